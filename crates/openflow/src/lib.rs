@@ -1,0 +1,142 @@
+//! The OpenFlow wire protocol, versions 1.3 (1.3.5) and 1.0, for peregrine.
+//!
+//! Two levels, in the style of smoltcp's `wire` module: [`wire::Reader`] is a view over
+//! received bytes whose accessors never panic, and each protocol structure has a typed
+//! representation with `decode` (from a reader, validating lengths and numbers) and
+//! `encode` (into a [`wire::Writer`]). Numeric codes that may grow (commands, reasons,
+//! types) are enums with an `Unknown(n)` variant, so nothing read is lost; what cannot be
+//! represented is a decode error, an [`OfpError`] that names the exact `OFPT_ERROR`
+//! type/code a switch answers with ([`error::error_reply`] builds that reply).
+//!
+//! - [`Frame`] is one whole message of either version: header fields plus
+//!   [`v13::Message`] or [`v10::Message`].
+//! - [`framing::Framer`] splits a byte stream into messages.
+//! - [`text`] holds the ovs-ofctl text form of flows, actions, groups and meters.
+//!
+//! This crate does no I/O and knows nothing of tables or ports.
+
+pub mod action;
+pub mod error;
+pub mod framing;
+pub mod header;
+pub mod instruction;
+pub mod match13;
+pub mod oxm;
+pub mod text;
+pub mod v10;
+pub mod v13;
+pub mod wire;
+
+pub use error::{error_reply, ErrorKind, OfpError};
+pub use header::{Header, OFP10_VERSION, OFP13_VERSION};
+pub use wire::{MacAddr, Reader, Writer};
+
+/// A message of either supported version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    V13(v13::Message),
+    V10(v10::Message),
+}
+
+/// One complete OpenFlow message: the header's version and xid, and the typed body.
+///
+/// A hello of any version decodes (it is how versions are negotiated): versions other
+/// than 1.0 use the 1.3 hello form (elements), and `version` keeps the number read.
+/// Every other message must be version 1 or 4 (`OFPBRC_BAD_VERSION` otherwise).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub version: u8,
+    pub xid: u32,
+    pub message: Message,
+}
+
+impl Frame {
+    pub fn v13(xid: u32, message: v13::Message) -> Self {
+        Frame {
+            version: OFP13_VERSION,
+            xid,
+            message: Message::V13(message),
+        }
+    }
+
+    pub fn v10(xid: u32, message: v10::Message) -> Self {
+        Frame {
+            version: OFP10_VERSION,
+            xid,
+            message: Message::V10(message),
+        }
+    }
+
+    /// Decodes exactly one message; `bytes` must be the whole message (as the framer
+    /// yields it): the header length must equal `bytes.len()`.
+    pub fn decode(bytes: &[u8]) -> Result<Frame, OfpError> {
+        let mut r = Reader::new(bytes);
+        let h = Header::decode(&mut r)?;
+        if h.length as usize != bytes.len() {
+            return Err(OfpError::new(
+                ErrorKind::BAD_REQUEST_BAD_LEN,
+                format!(
+                    "header length {} but message is {} bytes",
+                    h.length,
+                    bytes.len()
+                ),
+            ));
+        }
+        let message = match h.version {
+            OFP13_VERSION => Message::V13(v13::Message::decode(h.msg_type, &mut r)?),
+            OFP10_VERSION => Message::V10(v10::Message::decode(h.msg_type, &mut r)?),
+            _ if h.msg_type == header::OFPT_HELLO => {
+                Message::V13(v13::Message::decode(h.msg_type, &mut r)?)
+            }
+            v => {
+                return Err(OfpError::new(
+                    ErrorKind::BAD_REQUEST_BAD_VERSION,
+                    format!("unsupported OpenFlow version 0x{v:02x}"),
+                ))
+            }
+        };
+        Ok(Frame {
+            version: h.version,
+            xid: h.xid,
+            message,
+        })
+    }
+
+    /// Decodes and then applies the stateless semantic checks a switch makes on a
+    /// request (see [`v13::Message::validate`] and [`v10::Message::validate`]).
+    pub fn decode_validated(bytes: &[u8]) -> Result<Frame, OfpError> {
+        let f = Frame::decode(bytes)?;
+        match &f.message {
+            Message::V13(m) => m.validate()?,
+            Message::V10(m) => m.validate()?,
+        }
+        Ok(f)
+    }
+
+    /// The message type number written in the header.
+    pub fn msg_type(&self) -> u8 {
+        match &self.message {
+            Message::V13(m) => m.msg_type(),
+            Message::V10(m) => m.msg_type(),
+        }
+    }
+
+    /// Encodes the whole message. Fails only if the body exceeds 65535 bytes
+    /// (`OFPBRC_BAD_LEN`); callers split multipart replies before that.
+    pub fn encode(&self) -> Result<Vec<u8>, OfpError> {
+        let mut w = Writer::with_capacity(64);
+        let at = Header::encode_start(self.version, self.msg_type(), self.xid, &mut w);
+        match &self.message {
+            Message::V13(m) => m.encode_body(&mut w),
+            Message::V10(m) => m.encode_body(&mut w),
+        }
+        if w.len() > u16::MAX as usize {
+            return Err(OfpError::new(
+                ErrorKind::BAD_REQUEST_BAD_LEN,
+                format!("message of {} bytes exceeds 65535", w.len()),
+            ));
+        }
+        w.patch_len16(at + 2, at);
+        Ok(w.into_vec())
+    }
+}

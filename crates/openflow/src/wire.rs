@@ -1,0 +1,323 @@
+//! Byte-level reading and writing for the codec.
+//!
+//! [`Reader`] is a cursor over a borrowed slice whose accessors never panic: running past
+//! the end returns the `OfpError` given by the caller's context (normally
+//! `BadRequest/BadLen`), so every decoder is total over its input. [`Writer`] appends
+//! big-endian fields to a `Vec<u8>` and patches length fields once a body is known.
+
+use crate::error::{ErrorKind, OfpError};
+use std::fmt;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// An Ethernet MAC address.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct MacAddr(pub [u8; 6]);
+
+impl MacAddr {
+    pub const BROADCAST: MacAddr = MacAddr([0xff; 6]);
+    pub const ZERO: MacAddr = MacAddr([0; 6]);
+}
+
+impl fmt::Display for MacAddr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        write!(
+            f,
+            "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
+            b[0], b[1], b[2], b[3], b[4], b[5]
+        )
+    }
+}
+
+impl fmt::Debug for MacAddr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::str::FromStr for MacAddr {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut out = [0u8; 6];
+        let mut n = 0;
+        for part in s.split(':') {
+            if n == 6 || part.is_empty() || part.len() > 2 {
+                return Err(format!("invalid MAC address `{s}`"));
+            }
+            out[n] =
+                u8::from_str_radix(part, 16).map_err(|_| format!("invalid MAC address `{s}`"))?;
+            n += 1;
+        }
+        if n != 6 {
+            return Err(format!("invalid MAC address `{s}`"));
+        }
+        Ok(MacAddr(out))
+    }
+}
+
+/// A bounds-checked cursor over received bytes. No accessor panics.
+#[derive(Clone, Debug)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    /// Bytes not yet consumed.
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// Offset of the cursor from the start of the slice this reader was made from.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// The unconsumed bytes, without consuming them.
+    pub fn rest(&self) -> &'a [u8] {
+        &self.buf[self.pos..]
+    }
+
+    fn short(&self, want: usize) -> OfpError {
+        OfpError::new(
+            ErrorKind::BAD_REQUEST_BAD_LEN,
+            format!(
+                "truncated: need {want} bytes at offset {}, {} left",
+                self.pos,
+                self.remaining()
+            ),
+        )
+    }
+
+    /// Takes the next `n` bytes.
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], OfpError> {
+        if self.remaining() < n {
+            return Err(self.short(n));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// Takes the next `n` bytes as a sub-reader (for a length-delimited structure).
+    pub fn sub(&mut self, n: usize) -> Result<Reader<'a>, OfpError> {
+        Ok(Reader::new(self.bytes(n)?))
+    }
+
+    /// Takes everything that is left.
+    pub fn take_rest(&mut self) -> &'a [u8] {
+        let s = &self.buf[self.pos..];
+        self.pos = self.buf.len();
+        s
+    }
+
+    pub fn skip(&mut self, n: usize) -> Result<(), OfpError> {
+        self.bytes(n).map(|_| ())
+    }
+
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], OfpError> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.bytes(N)?);
+        Ok(out)
+    }
+
+    pub fn u8(&mut self) -> Result<u8, OfpError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    pub fn u16(&mut self) -> Result<u16, OfpError> {
+        Ok(u16::from_be_bytes(self.array()?))
+    }
+
+    pub fn u32(&mut self) -> Result<u32, OfpError> {
+        Ok(u32::from_be_bytes(self.array()?))
+    }
+
+    pub fn u64(&mut self) -> Result<u64, OfpError> {
+        Ok(u64::from_be_bytes(self.array()?))
+    }
+
+    pub fn mac(&mut self) -> Result<MacAddr, OfpError> {
+        Ok(MacAddr(self.array()?))
+    }
+
+    pub fn ipv4(&mut self) -> Result<Ipv4Addr, OfpError> {
+        Ok(Ipv4Addr::from(self.array::<4>()?))
+    }
+
+    pub fn ipv6(&mut self) -> Result<Ipv6Addr, OfpError> {
+        Ok(Ipv6Addr::from(self.array::<16>()?))
+    }
+
+    /// Reads a fixed-size, NUL-padded string field (port names, descriptions).
+    pub fn fixed_str(&mut self, n: usize) -> Result<String, OfpError> {
+        let raw = self.bytes(n)?;
+        let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+        Ok(String::from_utf8_lossy(&raw[..end]).into_owned())
+    }
+
+    /// Peeks a big-endian u16 at `offset` bytes past the cursor without consuming.
+    pub fn peek_u16(&self, offset: usize) -> Result<u16, OfpError> {
+        let start = self.pos + offset;
+        match self.buf.get(start..start + 2) {
+            Some(b) => Ok(u16::from_be_bytes([b[0], b[1]])),
+            None => Err(self.short(offset + 2)),
+        }
+    }
+
+    /// Peeks a big-endian u32 at `offset` bytes past the cursor without consuming.
+    pub fn peek_u32(&self, offset: usize) -> Result<u32, OfpError> {
+        let start = self.pos + offset;
+        match self.buf.get(start..start + 4) {
+            Some(b) => Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+            None => Err(self.short(offset + 4)),
+        }
+    }
+}
+
+/// Appends big-endian fields to an owned buffer.
+#[derive(Clone, Debug, Default)]
+pub struct Writer {
+    pub buf: Vec<u8>,
+}
+
+impl Writer {
+    pub fn new() -> Self {
+        Writer { buf: Vec::new() }
+    }
+
+    pub fn with_capacity(n: usize) -> Self {
+        Writer {
+            buf: Vec::with_capacity(n),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    pub fn into_vec(self) -> Vec<u8> {
+        self.buf
+    }
+
+    pub fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+
+    pub fn u16(&mut self, v: u16) {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+    }
+
+    pub fn u32(&mut self, v: u32) {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+    }
+
+    pub fn u64(&mut self, v: u64) {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+
+    pub fn mac(&mut self, m: MacAddr) {
+        self.buf.extend_from_slice(&m.0);
+    }
+
+    pub fn ipv4(&mut self, a: Ipv4Addr) {
+        self.buf.extend_from_slice(&a.octets());
+    }
+
+    pub fn ipv6(&mut self, a: Ipv6Addr) {
+        self.buf.extend_from_slice(&a.octets());
+    }
+
+    /// Appends `n` zero bytes.
+    pub fn zeros(&mut self, n: usize) {
+        self.buf.resize(self.buf.len() + n, 0);
+    }
+
+    /// Pads with zeros until the length from `start` is a multiple of `align`.
+    pub fn pad_to(&mut self, start: usize, align: usize) {
+        let len = self.buf.len() - start;
+        let padded = len.div_ceil(align) * align;
+        self.zeros(padded - len);
+    }
+
+    /// Writes `s` into a fixed `n`-byte field, NUL padded (truncated to `n - 1` bytes so a
+    /// terminator always remains).
+    pub fn fixed_str(&mut self, s: &str, n: usize) {
+        let b = s.as_bytes();
+        let take = b.len().min(n.saturating_sub(1));
+        self.buf.extend_from_slice(&b[..take]);
+        self.zeros(n - take);
+    }
+
+    /// Overwrites a big-endian u16 at absolute offset `at` (a length field written as a
+    /// placeholder before its body).
+    pub fn patch_u16(&mut self, at: usize, v: u16) {
+        self.buf[at..at + 2].copy_from_slice(&v.to_be_bytes());
+    }
+
+    /// Overwrites a big-endian u32 at absolute offset `at`.
+    pub fn patch_u32(&mut self, at: usize, v: u32) {
+        self.buf[at..at + 4].copy_from_slice(&v.to_be_bytes());
+    }
+
+    /// Patches the u16 length field at `at` with the number of bytes written since
+    /// `start`. Lengths beyond 65535 saturate; the message-level encoder rejects them.
+    pub fn patch_len16(&mut self, at: usize, start: usize) {
+        let len = self.buf.len() - start;
+        self.patch_u16(at, u16::try_from(len).unwrap_or(u16::MAX));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reader_never_reads_past_end() {
+        let mut r = Reader::new(&[1, 2, 3]);
+        assert_eq!(r.u16().unwrap(), 0x0102);
+        let e = r.u16().unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+        assert_eq!(r.u8().unwrap(), 3);
+        assert!(r.is_empty());
+        assert!(r.peek_u16(0).is_err());
+    }
+
+    #[test]
+    fn writer_pads_and_patches() {
+        let mut w = Writer::new();
+        w.u16(0);
+        w.u8(7);
+        w.pad_to(0, 8);
+        assert_eq!(w.len(), 8);
+        w.patch_len16(0, 0);
+        assert_eq!(&w.buf[..3], &[0, 8, 7]);
+        w.fixed_str("eth0", 6);
+        assert_eq!(&w.buf[8..], b"eth0\0\0");
+    }
+
+    #[test]
+    fn mac_parse_and_print() {
+        let m: MacAddr = "00:1a:2B:3c:4d:5e".parse().unwrap();
+        assert_eq!(m.to_string(), "00:1a:2b:3c:4d:5e");
+        assert!("00:1a:2b:3c:4d".parse::<MacAddr>().is_err());
+        assert!("00:1a:2b:3c:4d:5e:6f".parse::<MacAddr>().is_err());
+        assert!("zz:1a:2b:3c:4d:5e".parse::<MacAddr>().is_err());
+    }
+}

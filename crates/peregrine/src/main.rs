@@ -1,0 +1,3 @@
+//! The `peregrine` command line.
+
+fn main() {}
