@@ -33,13 +33,6 @@ fn round8(n: usize) -> usize {
     n.div_ceil(8) * 8
 }
 
-/// Bytes `oxm` takes on the wire (header included).
-fn oxm_wire_len(oxm: &Oxm) -> usize {
-    let mut w = Writer::new();
-    oxm.encode(&mut w);
-    w.len()
-}
-
 /// The fixed wire length of an action type, `None` for variable ones (set-field,
 /// experimenter) and unknown types.
 fn fixed_len(ty: u16) -> Option<usize> {
@@ -114,7 +107,7 @@ impl Action {
     /// Bytes [`Action::encode`] writes: the `len` field of the encoded action.
     pub fn wire_len(&self) -> usize {
         match self {
-            Action::SetField(oxm) => round8(SET_FIELD_HEADER + oxm_wire_len(oxm)),
+            Action::SetField(oxm) => round8(SET_FIELD_HEADER + oxm.wire_len()),
             Action::Experimenter { data, .. } => MIN_LEN + round8(data.len()),
             other => fixed_len(other.action_type()).unwrap_or(MIN_LEN),
         }

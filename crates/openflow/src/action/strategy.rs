@@ -2,11 +2,12 @@
 //!
 //! [`arb_action`] yields every variant with values the wire form can carry, so that
 //! encode→decode is the identity; [`arb_valid_action`] yields only actions that pass
-//! [`Action::validate`]. Set-field OXMs are generated here, unmasked, with values in the
-//! width the wire gives each field.
+//! [`Action::validate`]. Set-field OXMs are unmasked: any TLV of the OXM strategies
+//! for the codec, the settable fields with values in range for the valid actions.
 
 use super::port;
 use super::*;
+use crate::oxm::strategy::{arb_basic_oxm, arb_other_oxm};
 use crate::oxm::OFPVID_PRESENT;
 use crate::wire::MacAddr;
 use proptest::prelude::*;
@@ -66,19 +67,14 @@ pub fn arb_settable_oxm() -> impl Strategy<Value = Oxm> {
     ]
 }
 
-/// Unmasked OXMs a set-field action can carry on the wire, valid or not: the settable
-/// fields, the ones set-field may not write, and a field of another class.
+/// Unmasked OXMs a set-field action can carry on the wire, valid or not: any basic
+/// field (those set-field may not write included) and fields of other classes.
 pub fn arb_set_field_oxm() -> impl Strategy<Value = Oxm> {
     prop_oneof![
-        8 => arb_settable_oxm(),
-        1 => any::<u32>().prop_map(Oxm::InPort),
-        1 => any::<u32>().prop_map(Oxm::InPhyPort),
-        1 => any::<u64>().prop_map(|v| Oxm::Metadata(v, None)),
-        1 => any::<u16>().prop_map(|v| Oxm::Ipv6Exthdr(v & 0x1ff, None)),
-        1 => (0u8..128, proptest::collection::vec(any::<u8>(), 0..12)).prop_map(
-            |(field, payload)| Oxm::Other { class: 0x0001, field, has_mask: false, payload }
-        ),
+        4 => arb_basic_oxm(),
+        1 => arb_other_oxm(),
     ]
+    .prop_filter("set-field OXMs carry no mask", |o| !o.has_mask())
 }
 
 /// Experimenter data: a multiple of 8 bytes, so the action needs no padding.

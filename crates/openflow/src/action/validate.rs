@@ -77,24 +77,6 @@ fn valid_out_port(p: u32) -> bool {
     p != 0 && (p <= port::MAX || (port::IN_PORT..=port::LOCAL).contains(&p))
 }
 
-/// Whether an OXM carries a mask.
-fn has_mask(oxm: &Oxm) -> bool {
-    match oxm {
-        Oxm::Metadata(_, m) | Oxm::TunnelId(_, m) => m.is_some(),
-        Oxm::EthDst(_, m) | Oxm::EthSrc(_, m) | Oxm::ArpSha(_, m) | Oxm::ArpTha(_, m) => {
-            m.is_some()
-        }
-        Oxm::VlanVid(_, m) | Oxm::Ipv6Exthdr(_, m) => m.is_some(),
-        Oxm::Ipv4Src(_, m) | Oxm::Ipv4Dst(_, m) | Oxm::ArpSpa(_, m) | Oxm::ArpTpa(_, m) => {
-            m.is_some()
-        }
-        Oxm::Ipv6Src(_, m) | Oxm::Ipv6Dst(_, m) => m.is_some(),
-        Oxm::Ipv6Flabel(_, m) | Oxm::PbbIsid(_, m) => m.is_some(),
-        Oxm::Other { has_mask, .. } => *has_mask,
-        _ => false,
-    }
-}
-
 /// Checks the OXM of a set-field action.
 fn validate_set_field(oxm: &Oxm) -> Result<(), OfpError> {
     match oxm {
@@ -119,7 +101,7 @@ fn validate_set_field(oxm: &Oxm) -> Result<(), OfpError> {
         }
         _ => {}
     }
-    if has_mask(oxm) {
+    if oxm.has_mask() {
         return Err(bad_set_arg(format!(
             "set_field OXM carries a mask: {oxm:?}"
         )));
