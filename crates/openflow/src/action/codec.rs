@@ -273,11 +273,11 @@ fn decode_body(ty: u16, len: usize, body: &mut Reader) -> Result<Action, OfpErro
 /// Padding bytes are not checked; the encoder writes them as zeros.
 fn decode_set_field(len: usize, body: &mut Reader) -> Result<Oxm, OfpError> {
     let class = body.peek_u16(0).map_err(set_len)?;
-    let field_byte = body.peek_u16(2).map_err(set_len)?;
+    let field_and_len = body.peek_u16(2).map_err(set_len)?;
     let (field, has_mask, oxm_len) = (
-        (field_byte >> 9) as u8,
-        (field_byte >> 8) as u8 & OXM_HASMASK != 0,
-        usize::from(field_byte as u8),
+        (field_and_len >> 9) as u8,
+        (field_and_len >> 8) as u8 & OXM_HASMASK != 0,
+        usize::from(field_and_len as u8),
     );
     let tlv_len = 4 + oxm_len;
     if tlv_len > body.remaining() {
