@@ -192,7 +192,7 @@ impl Match {
     /// Wildcarded fields are omitted. `in_port` is renumbered (reserved 1.0 ports
     /// `0xff00..` become `0xffffff00..`). `dl_vlan` [`OFP_VLAN_NONE`] becomes
     /// `VLAN_VID = OFPVID_NONE` (and the PCP is ignored, an untagged frame has none); any
-    /// other VID becomes `OFPVID_PRESENT | vid`; a PCP matched with the VID wildcarded
+    /// other VID becomes `OFPVID_PRESENT | (vid & 0xfff)`; a PCP matched with the VID wildcarded
     /// adds `VLAN_VID = present/present` (any tagged frame), its 1.3 prerequisite.
     /// Network fields appear only when `dl_type` is matched and is IPv4 (ToS → DSCP,
     /// proto, masked addresses) or ARP (`nw_proto` → `ARP_OP`, addresses → `ARP_SPA` /
