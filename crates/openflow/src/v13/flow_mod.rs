@@ -207,7 +207,12 @@ pub(crate) mod strategy {
 
     pub fn arb_flow_mod() -> impl Strategy<Value = FlowMod> {
         (
-            (any::<u64>(), any::<u64>(), any::<u8>(), prop_oneof![0u8..6, any::<u8>()]),
+            (
+                any::<u64>(),
+                any::<u64>(),
+                any::<u8>(),
+                prop_oneof![0u8..6, any::<u8>()],
+            ),
             (any::<u16>(), any::<u16>(), any::<u16>()),
             (any::<u32>(), any::<u32>(), any::<u32>(), any::<u16>()),
             arb_match(),
@@ -258,7 +263,7 @@ mod tests {
         b.extend_from_slice(&[0xff; 4]); // out_port OFPP_ANY
         b.extend_from_slice(&[0xff; 4]); // out_group OFPG_ANY
         b.extend_from_slice(&[0, 1, 0, 0]); // flags SEND_FLOW_REM, pad
-        // ofp_match: OXM type, length 12, OXM_OF_IN_PORT = 1, 4 pad bytes.
+                                            // ofp_match: OXM type, length 12, OXM_OF_IN_PORT = 1, 4 pad bytes.
         b.extend_from_slice(&[0, 1, 0, 12, 0x80, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 0]);
         // OFPIT_APPLY_ACTIONS, len 24, pad 4, OFPAT_OUTPUT len 16 port 2 max_len 0.
         b.extend_from_slice(&[0, 4, 0, 24, 0, 0, 0, 0]);

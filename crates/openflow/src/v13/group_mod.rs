@@ -366,7 +366,11 @@ mod tests {
             b[9] = len;
             b.truncate(b.len() - cut);
             let e = GroupMod::decode(&mut Reader::new(&b)).unwrap_err();
-            assert_eq!(e.kind, ErrorKind::GROUP_MOD_FAILED_BAD_BUCKET, "len {len} cut {cut}");
+            assert_eq!(
+                e.kind,
+                ErrorKind::GROUP_MOD_FAILED_BAD_BUCKET,
+                "len {len} cut {cut}"
+            );
         }
         let mut b = spec_bytes();
         b.extend_from_slice(&[0; 8]);

@@ -39,7 +39,11 @@ pub struct Hello {
 impl Hello {
     /// A hello with one version-bitmap element announcing `versions`.
     pub fn with_versions(versions: &[u8]) -> Hello {
-        let words = versions.iter().map(|&v| v as usize / 32 + 1).max().unwrap_or(1);
+        let words = versions
+            .iter()
+            .map(|&v| v as usize / 32 + 1)
+            .max()
+            .unwrap_or(1);
         let mut bitmap = vec![0u32; words];
         for &v in versions {
             if let Some(word) = bitmap.get_mut(v as usize / 32) {
@@ -183,7 +187,10 @@ mod tests {
         assert_eq!(h.elements, vec![HelloElement::VersionBitmap(vec![0x12])]);
         assert_eq!(h.versions(), Some(vec![1, 4]));
         let h = Hello::with_versions(&[4, 33]);
-        assert_eq!(h.elements, vec![HelloElement::VersionBitmap(vec![0x10, 0x2])]);
+        assert_eq!(
+            h.elements,
+            vec![HelloElement::VersionBitmap(vec![0x10, 0x2])]
+        );
         assert_eq!(h.versions(), Some(vec![4, 33]));
         assert_eq!(Hello::default().versions(), None);
     }
@@ -233,12 +240,12 @@ mod tests {
     #[test]
     fn bad_lengths() {
         for bytes in [
-            &[0u8, 1, 0][..],                       // short element header
-            &[0, 1, 0, 3, 0, 0, 0, 0],              // length below 4
-            &[0, 1, 0, 16, 0, 0, 0, 0],             // past the end
-            &[0, 1, 0, 6, 0, 0, 0, 0],              // bitmap not a multiple of 4
-            &[0, 9, 0, 5, 0xaa, 0, 0, 0, 1, 0, 0],  // partial padding then more
-            &[0, 9, 0, 5, 0xaa, 0, 0, 0, 0, 1, 0],  // trailing short header
+            &[0u8, 1, 0][..],                      // short element header
+            &[0, 1, 0, 3, 0, 0, 0, 0],             // length below 4
+            &[0, 1, 0, 16, 0, 0, 0, 0],            // past the end
+            &[0, 1, 0, 6, 0, 0, 0, 0],             // bitmap not a multiple of 4
+            &[0, 9, 0, 5, 0xaa, 0, 0, 0, 1, 0, 0], // partial padding then more
+            &[0, 9, 0, 5, 0xaa, 0, 0, 0, 0, 1, 0], // trailing short header
         ] {
             assert_eq!(
                 decode(bytes).unwrap_err().kind,

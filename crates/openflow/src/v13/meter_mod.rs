@@ -392,7 +392,9 @@ mod tests {
     #[test]
     fn experimenter_band_keeps_its_bytes() {
         let mut b = vec![0, 0, 0, 1, 0, 0, 0, 1];
-        b.extend_from_slice(&[0xff, 0xff, 0, 18, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0x23, 0x20, 7, 8]);
+        b.extend_from_slice(&[
+            0xff, 0xff, 0, 18, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0x23, 0x20, 7, 8,
+        ]);
         let m = MeterMod::decode(&mut Reader::new(&b)).unwrap();
         assert_eq!(
             m.bands,
@@ -414,7 +416,11 @@ mod tests {
         for (at, v) in [(11usize, 11u8), (11, 64), (11, 24), (27, 8)] {
             let mut b = spec_bytes();
             b[at] = v;
-            assert_eq!(decode(&b), ErrorKind::BAD_REQUEST_BAD_LEN, "byte {at} = {v}");
+            assert_eq!(
+                decode(&b),
+                ErrorKind::BAD_REQUEST_BAD_LEN,
+                "byte {at} = {v}"
+            );
         }
         let mut b = spec_bytes();
         b[9] = 3;

@@ -288,7 +288,9 @@ pub(crate) mod strategy {
 
     pub fn arb_message() -> impl Strategy<Value = Message> {
         let arms: Vec<BoxedStrategy<Message>> = vec![
-            hello::strategy::arb_hello().prop_map(Message::Hello).boxed(),
+            hello::strategy::arb_hello()
+                .prop_map(Message::Hello)
+                .boxed(),
             error_msg::strategy::arb_error_msg()
                 .prop_map(Message::Error)
                 .boxed(),
@@ -343,7 +345,9 @@ pub(crate) mod strategy {
             role::strategy::arb_role()
                 .prop_map(Message::RoleRequest)
                 .boxed(),
-            role::strategy::arb_role().prop_map(Message::RoleReply).boxed(),
+            role::strategy::arb_role()
+                .prop_map(Message::RoleReply)
+                .boxed(),
             Just(Message::GetAsyncRequest).boxed(),
             role::strategy::arb_async_config()
                 .prop_map(Message::GetAsyncReply)

@@ -185,7 +185,13 @@ pub(crate) mod strategy {
 
     pub fn arb_packet_in() -> impl Strategy<Value = PacketIn> {
         (
-            (any::<u32>(), any::<u16>(), any::<u8>(), any::<u8>(), any::<u64>()),
+            (
+                any::<u32>(),
+                any::<u16>(),
+                any::<u8>(),
+                any::<u8>(),
+                any::<u64>(),
+            ),
             arb_match(),
             proptest::collection::vec(any::<u8>(), 0..80),
         )

@@ -104,7 +104,9 @@ mod tests {
     use proptest::prelude::*;
 
     fn spec_bytes() -> Vec<u8> {
-        let mut b = vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfd, 0, 16, 0, 0, 0, 0, 0, 0];
+        let mut b = vec![
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfd, 0, 16, 0, 0, 0, 0, 0, 0,
+        ];
         // OUTPUT to port 1, max_len 0xffe5 (OFPCML_MAX).
         b.extend_from_slice(&[0, 0, 0, 16, 0, 0, 0, 1, 0xff, 0xe5, 0, 0, 0, 0, 0, 0]);
         b.extend_from_slice(&[0x11; 20]);
@@ -152,7 +154,14 @@ mod tests {
             p.in_port = ok;
             assert!(p.validate().is_ok(), "{ok:#x}");
         }
-        for bad in [0, ofpp::MAX + 1, ofpp::ANY, ofpp::IN_PORT, ofpp::TABLE, ofpp::FLOOD] {
+        for bad in [
+            0,
+            ofpp::MAX + 1,
+            ofpp::ANY,
+            ofpp::IN_PORT,
+            ofpp::TABLE,
+            ofpp::FLOOD,
+        ] {
             p.in_port = bad;
             assert_eq!(
                 p.validate().unwrap_err().kind,

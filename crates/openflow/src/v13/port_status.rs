@@ -158,7 +158,9 @@ mod tests {
     #[test]
     fn spec_bytes() {
         let mut bytes = vec![2, 0, 0, 0, 0, 0, 0, 0];
-        bytes.extend_from_slice(&[0, 0, 0, 7, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0, 0]);
+        bytes.extend_from_slice(&[
+            0, 0, 0, 7, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0, 0,
+        ]);
         bytes.extend_from_slice(b"veth7\0\0\0\0\0\0\0\0\0\0\0");
         bytes.extend_from_slice(&[0, 0, 0, 1]); // config PORT_DOWN
         bytes.extend_from_slice(&[0; 28]);
@@ -172,8 +174,8 @@ mod tests {
         assert_eq!(w.buf, bytes);
 
         let bytes = [
-            0, 0, 0, 3, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0, 0, 0, 0, 0, 1, 0, 0, 0,
-            1, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 3, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1,
+            0, 0, 0, 0, 0, 0, 0, 0,
         ];
         let m = PortMod::decode(&mut Reader::new(&bytes)).unwrap();
         assert_eq!(m.port_no, 3);

@@ -324,7 +324,10 @@ mod tests {
         b[25] = 9;
         assert_eq!(
             decode(&b).unwrap().queues[0].properties,
-            vec![QueueProperty::Unknown { ty: 9, data: vec![] }]
+            vec![QueueProperty::Unknown {
+                ty: 9,
+                data: vec![]
+            }]
         );
         // Trailing bytes that cannot be a queue.
         let mut b = spec_reply();
@@ -337,7 +340,10 @@ mod tests {
         let mut w = Writer::new();
         encode_request(0xffff_fffc, &mut w);
         assert_eq!(w.buf, [0xff, 0xff, 0xff, 0xfc, 0, 0, 0, 0]);
-        assert_eq!(decode_request(&mut Reader::new(&w.buf)).unwrap(), 0xffff_fffc);
+        assert_eq!(
+            decode_request(&mut Reader::new(&w.buf)).unwrap(),
+            0xffff_fffc
+        );
     }
 
     proptest! {

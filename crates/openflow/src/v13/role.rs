@@ -114,11 +114,9 @@ pub(crate) mod strategy {
     use proptest::prelude::*;
 
     pub fn arb_role() -> impl Strategy<Value = Role> {
-        (prop_oneof![0u32..5, any::<u32>()], any::<u64>()).prop_map(|(role, generation_id)| {
-            Role {
-                role: ControllerRole::from_u32(role),
-                generation_id,
-            }
+        (prop_oneof![0u32..5, any::<u32>()], any::<u64>()).prop_map(|(role, generation_id)| Role {
+            role: ControllerRole::from_u32(role),
+            generation_id,
         })
     }
 

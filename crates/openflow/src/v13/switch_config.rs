@@ -60,7 +60,10 @@ impl SwitchConfig {
         if self.flags & !config_flags::FRAG_MASK != 0 {
             return Err(OfpError::new(
                 ErrorKind::SWITCH_CONFIG_FAILED_BAD_FLAGS,
-                format!("switch config flags 0x{:04x} set undefined bits", self.flags),
+                format!(
+                    "switch config flags 0x{:04x} set undefined bits",
+                    self.flags
+                ),
             ));
         }
         Ok(())

@@ -77,7 +77,10 @@ fn names_and_type_numbers() {
     assert_eq!(type_name(30), None);
     assert_eq!(Message::FlowMod(FlowMod::default()).name(), "OFPT_FLOW_MOD");
     assert_eq!(Message::BarrierReply.msg_type(), 21);
-    assert_eq!(Message::QueueGetConfigRequest(1).name(), "OFPT_QUEUE_GET_CONFIG_REQUEST");
+    assert_eq!(
+        Message::QueueGetConfigRequest(1).name(),
+        "OFPT_QUEUE_GET_CONFIG_REQUEST"
+    );
 }
 
 #[test]
@@ -127,7 +130,10 @@ fn spec_bytes_through_frame() {
             frame_bytes(t13::ECHO_REQUEST, b"ping"),
             Message::EchoRequest(b"ping".to_vec()),
         ),
-        (frame_bytes(t13::BARRIER_REQUEST, &[]), Message::BarrierRequest),
+        (
+            frame_bytes(t13::BARRIER_REQUEST, &[]),
+            Message::BarrierRequest,
+        ),
         (
             frame_bytes(t13::SET_CONFIG, &[0, 0, 0xff, 0xe5]),
             Message::SetConfig(SwitchConfig {
@@ -136,7 +142,10 @@ fn spec_bytes_through_frame() {
             }),
         ),
         (
-            frame_bytes(t13::QUEUE_GET_CONFIG_REQUEST, &[0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]),
+            frame_bytes(
+                t13::QUEUE_GET_CONFIG_REQUEST,
+                &[0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0],
+            ),
             Message::QueueGetConfigRequest(0xffff_ffff),
         ),
         (
@@ -191,8 +200,8 @@ fn validate_through_frame() {
             frame_bytes(
                 t13::PORT_MOD,
                 &[
-                    0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 1, 0,
-                    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 1, 0, 0,
+                    0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
                 ],
             ),
             ErrorKind::PORT_MOD_FAILED_BAD_PORT,
@@ -204,7 +213,9 @@ fn validate_through_frame() {
         (
             frame_bytes(
                 t13::PACKET_OUT,
-                &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0],
+                &[
+                    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0,
+                ],
             ),
             ErrorKind::BAD_REQUEST_BAD_PORT,
         ),
