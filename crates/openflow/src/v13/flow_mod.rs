@@ -191,7 +191,7 @@ impl FlowMod {
         }
         self.match_.validate()?;
         if self.installs() {
-            let _ = &self.instructions; // VALIDATE_LIST_PENDING
+            Instruction::validate_list(&self.instructions, self.table_id)?;
         }
         Ok(())
     }

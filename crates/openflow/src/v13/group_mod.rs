@@ -265,7 +265,7 @@ impl GroupMod {
                     "fast-failover bucket {i} watches neither a port nor a group"
                 ));
             }
-            let _ = &b.actions; // VALIDATE_LIST_PENDING
+            Action::validate_list(&b.actions)?;
         }
         Ok(())
     }

@@ -70,7 +70,7 @@ impl PacketOut {
                 ),
             ));
         }
-        Ok(())
+        Action::validate_list(&self.actions)
     }
 }
 
@@ -140,6 +140,31 @@ mod tests {
         bytes.truncate(16 + 8);
         let e = PacketOut::decode(&mut Reader::new(&bytes)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+    }
+
+    #[test]
+    fn validate_actions() {
+        let p = PacketOut {
+            buffer_id: OFP_NO_BUFFER,
+            in_port: ofpp::CONTROLLER,
+            actions: vec![Action::Output {
+                port: 0,
+                max_len: 0,
+            }],
+            data: vec![1, 2, 3],
+        };
+        assert_eq!(
+            p.validate().unwrap_err().kind,
+            ErrorKind::BAD_ACTION_BAD_OUT_PORT
+        );
+        let p = PacketOut {
+            actions: vec![Action::Output {
+                port: ofpp::TABLE,
+                max_len: 0,
+            }],
+            ..p
+        };
+        assert!(p.validate().is_ok());
     }
 
     #[test]
