@@ -1,0 +1,238 @@
+//! Meters in ovs-ofctl text: `add-meter`/`mod-meter`/`del-meter` syntax to [`MeterMod`],
+//! and [`MeterMod`]s back to what `ovs-ofctl -O OpenFlow13 dump-meters` prints.
+//!
+//! Input: `meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100`; each
+//! `type=` after `bands=` starts a band (`drop`, `dscp_remark` with `prec_level=`, or our
+//! `experimenter` with `experimenter=ID`). The dump form, with spaces and newlines for
+//! commas, parses too. As in Open vSwitch, a meter to add or modify must say `kbps` or
+//! `pktps`, and with `burst` every band must give `burst_size`. Output is Open vSwitch's
+//! multi-line form: `meter=1 kbps burst stats bands=` then one `type=drop rate=1000
+//! burst_size=100` line per band (`burst_size` only with the `burst` flag).
+
+use super::error::{Span, TextError};
+use super::field::hex_bytes;
+use super::lexer::{Item, Lexer};
+use super::value::*;
+use crate::v13::meter_mod::{
+    meter_flags as mf, MeterBand, MeterMod, MeterModCommand, OFPM_ALL, OFPM_CONTROLLER,
+    OFPM_SLOWPATH,
+};
+
+const FLAGS: [(&str, u16); 4] = [
+    ("kbps", mf::KBPS),
+    ("pktps", mf::PKTPS),
+    ("burst", mf::BURST),
+    ("stats", mf::STATS),
+];
+
+fn parse_meter_id(sp: Span<'_>) -> Result<u32, TextError> {
+    match sp.text {
+        "all" => Ok(OFPM_ALL),
+        "slowpath" => Ok(OFPM_SLOWPATH),
+        "controller" => Ok(OFPM_CONTROLLER),
+        _ => Ok(parse_num(sp, u32::MAX as u64, "meter id")? as u32),
+    }
+}
+
+fn format_meter_id(m: u32) -> String {
+    match m {
+        OFPM_ALL => "all".into(),
+        OFPM_SLOWPATH => "slowpath".into(),
+        OFPM_CONTROLLER => "controller".into(),
+        n => n.to_string(),
+    }
+}
+
+/// One band being parsed: its kind and the settings seen so far.
+struct BandText<'a> {
+    token: Item<'a>,
+    kind: &'a str,
+    rate: Option<u32>,
+    burst_size: Option<u32>,
+    prec_level: Option<u8>,
+    experimenter: Option<u32>,
+    data: Vec<u8>,
+}
+
+/// Parses a meter in the syntax of `add-meter` (`Add`), `mod-meter` (`Modify`) or
+/// `del-meter` (`Delete`: only `meter=`, default `all`).
+pub fn parse_meter_mod(s: &str, command: MeterModCommand) -> Result<MeterMod, TextError> {
+    let whole = Span::new(s, 0);
+    if let MeterModCommand::Unknown(n) = command {
+        return Err(whole.err(format!("meter-mod command {n} has no ovs-ofctl syntax")));
+    }
+    let is_del = command == MeterModCommand::Delete;
+    let mut mm = MeterMod {
+        command,
+        flags: 0,
+        meter_id: OFPM_ALL,
+        bands: Vec::new(),
+    };
+    let mut have_id = false;
+    let mut in_bands = false;
+    let mut bands: Vec<BandText<'_>> = Vec::new();
+    let mut band_items: Vec<Item<'_>> = Vec::new();
+    for it in Lexer::new(whole).collect_all()? {
+        if in_bands {
+            band_items.push(it);
+            continue;
+        }
+        match it.key.text {
+            "meter" => {
+                mm.meter_id = parse_meter_id(it.need_value()?)?;
+                have_id = true;
+            }
+            "bands" => {
+                if is_del {
+                    return Err(it.err("del-meter takes no bands"));
+                }
+                in_bands = true;
+                if let Some(v) = it.value {
+                    band_items.extend(Lexer::new(v).collect_all()?);
+                }
+            }
+            k => match FLAGS.iter().find(|(n, _)| *n == k) {
+                Some(&(_, bit)) => {
+                    it.no_value()?;
+                    if is_del {
+                        return Err(it.err("del-meter takes no flags"));
+                    }
+                    mm.flags |= bit;
+                }
+                None => return Err(it.err(format!("unknown meter keyword \"{k}\""))),
+            },
+        }
+    }
+    for it in band_items {
+        let v = it.need_value()?;
+        if it.key.text == "type" {
+            if !matches!(v.text, "drop" | "dscp_remark" | "experimenter") {
+                return Err(v.err(format!(
+                    "unknown band type \"{}\" (drop, dscp_remark, experimenter)",
+                    v.text
+                )));
+            }
+            bands.push(BandText {
+                token: it,
+                kind: v.text,
+                rate: None,
+                burst_size: None,
+                prec_level: None,
+                experimenter: None,
+                data: Vec::new(),
+            });
+            continue;
+        }
+        let Some(b) = bands.last_mut() else {
+            return Err(it.err("a band must start with type="));
+        };
+        match it.key.text {
+            "rate" => b.rate = Some(parse_num(v, u32::MAX as u64, "rate")? as u32),
+            "burst_size" => {
+                b.burst_size = Some(parse_num(v, u32::MAX as u64, "burst_size")? as u32)
+            }
+            "prec_level" if b.kind == "dscp_remark" => {
+                b.prec_level = Some(parse_num(v, 255, "prec_level")? as u8)
+            }
+            "experimenter" if b.kind == "experimenter" => {
+                b.experimenter = Some(parse_num(v, u32::MAX as u64, "experimenter")? as u32)
+            }
+            "data" if b.kind == "experimenter" => {
+                let h = v.text.strip_prefix("0x").unwrap_or(v.text);
+                b.data = (0..h.len() / 2)
+                    .map(|i| h.get(2 * i..2 * i + 2).and_then(|d| u8::from_str_radix(d, 16).ok()))
+                    .collect::<Option<Vec<u8>>>()
+                    .filter(|_| h.len() % 2 == 0)
+                    .ok_or_else(|| v.err("data must be an even number of hex digits"))?;
+            }
+            k => {
+                return Err(it.err(format!("\"{k}\" is not a setting of a {} band", b.kind)))
+            }
+        }
+    }
+    if !is_del {
+        if !have_id {
+            return Err(whole.slice(0, 0).err("a meter needs meter=N"));
+        }
+        if mm.flags & (mf::KBPS | mf::PKTPS) == 0 {
+            return Err(whole.slice(0, 0).err("a meter must say kbps or pktps"));
+        }
+    }
+    for b in bands {
+        let rate = b.rate.ok_or_else(|| b.token.err("a band needs rate="))?;
+        if mm.flags & mf::BURST != 0 && b.burst_size.is_none() {
+            return Err(b
+                .token
+                .err("a band needs burst_size= when the meter has the burst flag"));
+        }
+        let burst_size = b.burst_size.unwrap_or(0);
+        mm.bands.push(match b.kind {
+            "drop" => MeterBand::Drop { rate, burst_size },
+            "dscp_remark" => MeterBand::DscpRemark {
+                rate,
+                burst_size,
+                prec_level: b
+                    .prec_level
+                    .ok_or_else(|| b.token.err("a dscp_remark band needs prec_level="))?,
+            },
+            _ => MeterBand::Experimenter {
+                rate,
+                burst_size,
+                experimenter: b
+                    .experimenter
+                    .ok_or_else(|| b.token.err("an experimenter band needs experimenter="))?,
+                data: b.data,
+            },
+        });
+    }
+    Ok(mm)
+}
+
+/// Prints a meter as `ovs-ofctl -O OpenFlow13 dump-meters` does: the meter line, then
+/// one line per band (lines joined by `\n`, no trailing newline). For deletes only
+/// `meter=N` is printed.
+pub fn format_meter_mod(mm: &MeterMod) -> String {
+    let mut s = format!("meter={}", format_meter_id(mm.meter_id));
+    if mm.command == MeterModCommand::Delete {
+        return s;
+    }
+    s.push(' ');
+    for (n, bit) in FLAGS {
+        if mm.flags & bit != 0 {
+            s.push_str(n);
+            s.push(' ');
+        }
+    }
+    s.push_str("bands=");
+    let burst = mm.flags & mf::BURST != 0;
+    for b in &mm.bands {
+        let (kind, rate, bs) = match b {
+            MeterBand::Drop { rate, burst_size } => ("drop", rate, burst_size),
+            MeterBand::DscpRemark {
+                rate, burst_size, ..
+            } => ("dscp_remark", rate, burst_size),
+            MeterBand::Experimenter {
+                rate, burst_size, ..
+            } => ("experimenter", rate, burst_size),
+        };
+        s.push_str(&format!("\ntype={kind} rate={rate}"));
+        if burst {
+            s.push_str(&format!(" burst_size={bs}"));
+        }
+        match b {
+            MeterBand::DscpRemark { prec_level, .. } => {
+                s.push_str(&format!(" prec_level={prec_level}"))
+            }
+            MeterBand::Experimenter {
+                experimenter, data, ..
+            } => {
+                s.push_str(&format!(" experimenter={experimenter:#x}"));
+                if !data.is_empty() {
+                    s.push_str(&format!(" data=0x{}", hex_bytes(data)));
+                }
+            }
+            MeterBand::Drop { .. } => {}
+        }
+    }
+    s
+}
