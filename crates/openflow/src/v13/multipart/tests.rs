@@ -452,3 +452,48 @@ fn every_type_has_its_name() {
     dedup.dedup();
     assert_eq!(dedup.len(), names.len());
 }
+
+/// Every multipart request and reply in os-ken's OpenFlow 1.3 captures (a third party's
+/// encoder) decodes and re-encodes byte for byte. The directory comes from
+/// `OSKEN_PACKET_DATA` (`os_ken/tests/packet_data`, as `.ci/run` exports it).
+#[test]
+#[ignore = "needs os-ken's captures (OSKEN_PACKET_DATA)"]
+fn osken_multipart_captures_roundtrip() {
+    let dir = std::path::PathBuf::from(
+        std::env::var("OSKEN_PACKET_DATA").expect("OSKEN_PACKET_DATA not set"),
+    )
+    .join("of13");
+    let mut seen = std::collections::BTreeSet::new();
+    let mut failures = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|x| x != "packet") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut r = Reader::new(&bytes);
+        while r.remaining() >= 8 {
+            let len = r.peek_u16(2).unwrap() as usize;
+            let Ok(msg) = r.bytes(len.max(8)) else { break };
+            let body = &msg[8..];
+            let (kind, result) = match msg[1] {
+                18 => ("request", req(body).map(|m| (m.body.name(), enc_req(&m)))),
+                19 => ("reply", rep(body).map(|m| (m.body.name(), enc_rep(&m)))),
+                _ => continue,
+            };
+            match result {
+                Ok((n, out)) if out == body => {
+                    seen.insert(format!("{n} {kind}"));
+                }
+                Ok((n, out)) => failures.push(format!(
+                    "{name}: {n} {kind} re-encodes differently (first at {:?})",
+                    body.iter().zip(&out).position(|(a, b)| a != b)
+                )),
+                Err(e) => failures.push(format!("{name}: {kind} does not decode: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(seen.len() >= 28, "only {seen:?}");
+}
