@@ -1,3 +1,57 @@
-//! The `peregrine` command line.
+//! The `peregrine` command line: one subcommand per job, each a thin shell over a library
+//! crate.
 
-fn main() {}
+mod ofp_parse;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// peregrine: a high-performance OpenFlow software switch for Linux.
+#[derive(Parser)]
+#[command(name = "peregrine", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decode a file of concatenated binary OpenFlow messages (1.0 and 1.3) and print
+    /// each one in ovs-ofctl style.
+    OfpParse {
+        /// File of raw OpenFlow messages, back to back.
+        file: PathBuf,
+        /// Re-encode every decoded message and report any byte that differs.
+        #[arg(long)]
+        roundtrip: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::OfpParse { file, roundtrip } => {
+            let bytes = match std::fs::read(&file) {
+                Ok(b) => b,
+                Err(e) => {
+                    eprintln!("peregrine ofp-parse: {}: {e}", file.display());
+                    return ExitCode::FAILURE;
+                }
+            };
+            let stdout = std::io::stdout();
+            let report = ofp_parse::run(&bytes, roundtrip, &mut stdout.lock());
+            if report.failures > 0 {
+                eprintln!(
+                    "peregrine ofp-parse: {}: {} of {} messages failed",
+                    file.display(),
+                    report.failures,
+                    report.messages
+                );
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+    }
+}
