@@ -4,6 +4,15 @@
 //! instruction type is a decode error (`OFPBIC_UNKNOWN_INST`); a bad length is
 //! `OFPBIC_BAD_LEN`; errors inside an action list keep the action's own error kind.
 //! Experimenter instructions keep their bytes opaque.
+//!
+//! Layouts (1.3.5 §7.2.4), each `type:u16, len:u16` then: goto-table `table_id:u8,
+//! pad[3]` (8 bytes); write-metadata `pad[4], metadata:u64, metadata_mask:u64` (24);
+//! write-/apply-actions `pad[4]` then the action list to `len`; clear-actions `pad[4]`
+//! (8); meter `meter_id:u32` (8); experimenter `experimenter:u32` then data to `len`.
+//! Padding is read without being checked and written as zeros.
+//!
+//! [`Instruction::validate_list`] makes the stateless checks on an instruction set; see
+//! [`Instruction::validate`] for the error each rule answers with.
 
 use crate::action::Action;
 
@@ -38,19 +47,175 @@ pub enum Instruction {
 }
 
 use crate::error::{ErrorKind, OfpError};
+use crate::v13::flow_mod::OFPTT_MAX;
+use crate::v13::meter_mod::{OFPM_CONTROLLER, OFPM_MAX, OFPM_SLOWPATH};
 use crate::wire::{Reader, Writer};
+use instruction_type as t;
+
+#[cfg(test)]
+pub(crate) mod strategy;
+#[cfg(test)]
+mod tests;
+
+/// Length of the instruction header plus the smallest body.
+const MIN_LEN: usize = 8;
+/// `sizeof(struct ofp_instruction_write_metadata)`.
+const WRITE_METADATA_LEN: usize = 24;
+
+fn bad_len(detail: String) -> OfpError {
+    OfpError::new(ErrorKind::BAD_INSTRUCTION_BAD_LEN, detail)
+}
+
+/// The fixed wire length of an instruction type; `None` for variable ones (actions,
+/// experimenter) and unknown types.
+fn fixed_len(ty: u16) -> Option<usize> {
+    match ty {
+        t::GOTO_TABLE | t::CLEAR_ACTIONS | t::METER => Some(MIN_LEN),
+        t::WRITE_METADATA => Some(WRITE_METADATA_LEN),
+        _ => None,
+    }
+}
+
+fn type_name(ty: u16) -> &'static str {
+    match ty {
+        t::GOTO_TABLE => "goto_table",
+        t::WRITE_METADATA => "write_metadata",
+        t::WRITE_ACTIONS => "write_actions",
+        t::APPLY_ACTIONS => "apply_actions",
+        t::CLEAR_ACTIONS => "clear_actions",
+        t::METER => "meter",
+        t::EXPERIMENTER => "experimenter",
+        _ => "unknown",
+    }
+}
 
 impl Instruction {
-    /// Reads one instruction.
-    pub fn decode(_r: &mut Reader) -> Result<Instruction, OfpError> {
-        Err(OfpError::new(
-            ErrorKind::BAD_INSTRUCTION_UNKNOWN_INST,
-            "not yet",
-        ))
+    /// The `ofp_instruction_type` number of this instruction.
+    pub fn instruction_type(&self) -> u16 {
+        match self {
+            Instruction::GotoTable(_) => t::GOTO_TABLE,
+            Instruction::WriteMetadata { .. } => t::WRITE_METADATA,
+            Instruction::WriteActions(_) => t::WRITE_ACTIONS,
+            Instruction::ApplyActions(_) => t::APPLY_ACTIONS,
+            Instruction::ClearActions => t::CLEAR_ACTIONS,
+            Instruction::Meter(_) => t::METER,
+            Instruction::Experimenter { .. } => t::EXPERIMENTER,
+        }
     }
 
-    /// Writes one instruction.
-    pub fn encode(&self, _w: &mut Writer) {}
+    /// Bytes [`Instruction::encode`] writes: the `len` field of the encoded instruction.
+    pub fn wire_len(&self) -> usize {
+        match self {
+            Instruction::WriteActions(a) | Instruction::ApplyActions(a) => {
+                MIN_LEN + Action::list_wire_len(a)
+            }
+            Instruction::Experimenter { data, .. } => MIN_LEN + data.len().div_ceil(8) * 8,
+            other => fixed_len(other.instruction_type()).unwrap_or(MIN_LEN),
+        }
+    }
+
+    /// Reads one instruction.
+    ///
+    /// Errors: fewer than 4 bytes, `len` below 8, not a multiple of 8, past the end of
+    /// the reader, or not the size of a fixed-size type → `OFPBIC_BAD_LEN`; an unknown
+    /// type → `OFPBIC_UNKNOWN_INST`; a failure inside an action list keeps the action's
+    /// own kind (`OFPBAC_*`).
+    pub fn decode(r: &mut Reader) -> Result<Instruction, OfpError> {
+        if r.remaining() < 4 {
+            return Err(bad_len(format!(
+                "instruction header needs 4 bytes, {} left",
+                r.remaining()
+            )));
+        }
+        let ty = r.peek_u16(0).map_err(|e| bad_len(e.detail))?;
+        let len = usize::from(r.peek_u16(2).map_err(|e| bad_len(e.detail))?);
+        let name = type_name(ty);
+        if len < MIN_LEN || len % 8 != 0 {
+            return Err(bad_len(format!(
+                "{name} instruction (type {ty}) has length {len}: must be a multiple of 8, at least 8"
+            )));
+        }
+        if len > r.remaining() {
+            return Err(bad_len(format!(
+                "{name} instruction (type {ty}) has length {len} but only {} bytes are left",
+                r.remaining()
+            )));
+        }
+        if let Some(want) = fixed_len(ty) {
+            if len != want {
+                return Err(bad_len(format!(
+                    "{name} instruction has length {len}, must be {want}"
+                )));
+            }
+        }
+        let mut body = r.sub(len)?;
+        body.skip(4)?;
+        let own = |e: OfpError| bad_len(format!("{name} instruction: {}", e.detail));
+        let inst = match ty {
+            t::GOTO_TABLE => Instruction::GotoTable(body.u8().map_err(own)?),
+            t::WRITE_METADATA => {
+                body.skip(4).map_err(own)?;
+                let metadata = body.u64().map_err(own)?;
+                let mask = body.u64().map_err(own)?;
+                Instruction::WriteMetadata { metadata, mask }
+            }
+            t::WRITE_ACTIONS | t::APPLY_ACTIONS => {
+                body.skip(4).map_err(own)?;
+                let actions = Action::decode_list(&mut body)?;
+                if ty == t::WRITE_ACTIONS {
+                    Instruction::WriteActions(actions)
+                } else {
+                    Instruction::ApplyActions(actions)
+                }
+            }
+            t::CLEAR_ACTIONS => Instruction::ClearActions,
+            t::METER => Instruction::Meter(body.u32().map_err(own)?),
+            t::EXPERIMENTER => Instruction::Experimenter {
+                experimenter: body.u32().map_err(own)?,
+                data: body.take_rest().to_vec(),
+            },
+            _ => {
+                return Err(OfpError::new(
+                    ErrorKind::BAD_INSTRUCTION_UNKNOWN_INST,
+                    format!("unknown instruction type {ty}"),
+                ))
+            }
+        };
+        Ok(inst)
+    }
+
+    /// Writes one instruction, padding written as zeros.
+    ///
+    /// An experimenter instruction whose `data` is not a multiple of 8 bytes long gets
+    /// zero padding after it (so it decodes with the padding as part of `data`).
+    pub fn encode(&self, w: &mut Writer) {
+        let start = w.len();
+        w.u16(self.instruction_type());
+        w.u16(0);
+        match self {
+            Instruction::GotoTable(table) => {
+                w.u8(*table);
+                w.zeros(3);
+            }
+            Instruction::WriteMetadata { metadata, mask } => {
+                w.zeros(4);
+                w.u64(*metadata);
+                w.u64(*mask);
+            }
+            Instruction::WriteActions(actions) | Instruction::ApplyActions(actions) => {
+                w.zeros(4);
+                Action::encode_list(actions, w);
+            }
+            Instruction::ClearActions => w.zeros(4),
+            Instruction::Meter(id) => w.u32(*id),
+            Instruction::Experimenter { experimenter, data } => {
+                w.u32(*experimenter);
+                w.bytes(data);
+            }
+        }
+        w.pad_to(start, 8);
+        w.patch_len16(start + 2, start);
+    }
 
     /// Reads instructions until the reader is empty.
     pub fn decode_list(r: &mut Reader) -> Result<Vec<Instruction>, OfpError> {
@@ -67,15 +232,62 @@ impl Instruction {
             i.encode(w);
         }
     }
-}
 
-/// proptest strategies for instructions (replaced by complete ones).
-#[cfg(test)]
-pub(crate) mod strategy {
-    use super::*;
-    use proptest::prelude::*;
+    /// Total bytes [`Instruction::encode_list`] writes for `insts`.
+    pub fn list_wire_len(insts: &[Instruction]) -> usize {
+        insts.iter().map(Instruction::wire_len).sum()
+    }
 
-    pub fn arb_instruction() -> impl Strategy<Value = Instruction> {
-        any::<u8>().prop_map(Instruction::GotoTable)
+    /// Stateless checks on one instruction of a rule in table `table_id`:
+    ///
+    /// - goto-table to a table not after `table_id`, or above `OFPTT_MAX` (0xfe) →
+    ///   `OFPBIC_BAD_TABLE_ID` (1.3.5 §5.9: the pipeline only goes forward);
+    /// - meter 0, or above `OFPM_MAX` other than the virtual meters `OFPM_SLOWPATH` and
+    ///   `OFPM_CONTROLLER` → `OFPMMFC_INVALID_METER` (the spec's text for that code:
+    ///   "meter specified is invalid, or invalid meter in meter action"; a meter that is
+    ///   valid but not configured is the agent's `OFPMMFC_UNKNOWN_METER`);
+    /// - apply-actions: [`Action::validate_list`]; write-actions:
+    ///   [`Action::validate_action_set`] (one action per action-set slot).
+    pub fn validate(&self, table_id: u8) -> Result<(), OfpError> {
+        match self {
+            Instruction::GotoTable(next) if *next <= table_id || *next > OFPTT_MAX => {
+                Err(OfpError::new(
+                    ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID,
+                    format!(
+                        "goto_table {next} from table {table_id}: must be in {}..={OFPTT_MAX}",
+                        u16::from(table_id) + 1
+                    ),
+                ))
+            }
+            Instruction::Meter(id)
+                if *id == 0
+                    || (*id > OFPM_MAX && *id != OFPM_SLOWPATH && *id != OFPM_CONTROLLER) =>
+            {
+                Err(OfpError::new(
+                    ErrorKind::METER_MOD_FAILED_INVALID_METER,
+                    format!("meter instruction names invalid meter {id:#x}"),
+                ))
+            }
+            Instruction::ApplyActions(actions) => Action::validate_list(actions),
+            Instruction::WriteActions(actions) => Action::validate_action_set(actions),
+            _ => Ok(()),
+        }
+    }
+
+    /// Stateless checks on the instruction set of a rule in table `table_id`: at most
+    /// one instruction of each type (`OFPBIC_DUP_INST`), then [`Instruction::validate`]
+    /// on each, in order. The order of the list is free (the pipeline applies the
+    /// instructions in the spec's fixed order, not the list's).
+    pub fn validate_list(insts: &[Instruction], table_id: u8) -> Result<(), OfpError> {
+        for (i, inst) in insts.iter().enumerate() {
+            let ty = inst.instruction_type();
+            if insts[..i].iter().any(|o| o.instruction_type() == ty) {
+                return Err(OfpError::new(
+                    ErrorKind::BAD_INSTRUCTION_DUP_INST,
+                    format!("two {} instructions", type_name(ty)),
+                ));
+            }
+        }
+        insts.iter().try_for_each(|i| i.validate(table_id))
     }
 }

@@ -55,6 +55,17 @@ impl std::str::FromStr for MacAddr {
     }
 }
 
+/// Cuts `s` to at most `n` bytes on a character boundary.
+fn truncate_on_char(s: &mut String, n: usize) {
+    if s.len() > n {
+        let mut end = n;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+}
+
 /// A bounds-checked cursor over received bytes. No accessor panics.
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
@@ -157,11 +168,16 @@ impl<'a> Reader<'a> {
         Ok(Ipv6Addr::from(self.array::<16>()?))
     }
 
-    /// Reads a fixed-size, NUL-padded string field (port names, descriptions).
+    /// Reads a fixed-size, NUL-padded string field (port names, descriptions). Bytes
+    /// after the first NUL are dropped; invalid UTF-8 is replaced, and the result is cut
+    /// on a character boundary to at most `n` bytes, so [`Writer::fixed_str`] writes it
+    /// back unchanged.
     pub fn fixed_str(&mut self, n: usize) -> Result<String, OfpError> {
         let raw = self.bytes(n)?;
         let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
-        Ok(String::from_utf8_lossy(&raw[..end]).into_owned())
+        let mut s = String::from_utf8_lossy(&raw[..end]).into_owned();
+        truncate_on_char(&mut s, n);
+        Ok(s)
     }
 
     /// Peeks a big-endian u16 at `offset` bytes past the cursor without consuming.
@@ -256,13 +272,16 @@ impl Writer {
         self.zeros(padded - len);
     }
 
-    /// Writes `s` into a fixed `n`-byte field, NUL padded (truncated to `n - 1` bytes so a
-    /// terminator always remains).
+    /// Writes `s` into a fixed `n`-byte field, NUL padded. A string of exactly `n` bytes
+    /// fills the field without a terminator (as received); a longer one is cut on a
+    /// character boundary.
     pub fn fixed_str(&mut self, s: &str, n: usize) {
-        let b = s.as_bytes();
-        let take = b.len().min(n.saturating_sub(1));
-        self.buf.extend_from_slice(&b[..take]);
-        self.zeros(n - take);
+        let mut end = s.len().min(n);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.buf.extend_from_slice(&s.as_bytes()[..end]);
+        self.zeros(n - end);
     }
 
     /// Overwrites a big-endian u16 at absolute offset `at` (a length field written as a
@@ -310,6 +329,26 @@ mod tests {
         assert_eq!(&w.buf[..3], &[0, 8, 7]);
         w.fixed_str("eth0", 6);
         assert_eq!(&w.buf[8..], b"eth0\0\0");
+    }
+
+    #[test]
+    fn fixed_strings_survive_a_round_trip() {
+        for raw in [
+            &b"0123456789abcdef"[..],
+            b"ab\0cdefghijklmno",
+            b"\xff\xfe\xfdabcdefghijklm",
+            b"caf\xc3\xa9\0\0\0\0\0\0\0\0\0\0\0",
+        ] {
+            let s = Reader::new(raw).fixed_str(16).unwrap();
+            let mut w = Writer::new();
+            w.fixed_str(&s, 16);
+            assert_eq!(w.len(), 16);
+            assert_eq!(Reader::new(&w.buf).fixed_str(16).unwrap(), s);
+        }
+        assert_eq!(
+            Reader::new(b"0123456789abcdef").fixed_str(16).unwrap(),
+            "0123456789abcdef"
+        );
     }
 
     #[test]

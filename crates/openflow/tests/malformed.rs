@@ -166,7 +166,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, ErrorKind)> {
         v.resize(24, 0);
         v
     };
-    let mut short_header = vec![4, 2, 0, 4, 0, 0, 0, 1];
+    let mut short_header = vec![4, 2, 0, 4, 0, 0, 0x12, 0x34];
     short_header.truncate(8);
     let mut len_mismatch = m13(2, &[1, 2, 3, 4]);
     len_mismatch[3] = 20;
@@ -287,7 +287,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, ErrorKind)> {
         ),
         (
             "action length not a multiple of 8",
-            fm_actions(&[vec![0, 0, 0, 12, 0, 0, 0, 1, 0, 0, 0, 0]]),
+            fm_actions(&[vec![0, 0, 0, 12, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]]),
             K::BAD_ACTION_BAD_LEN,
         ),
         (

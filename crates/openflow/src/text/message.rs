@@ -9,8 +9,8 @@ use crate::{Frame, Message};
 /// Renders a whole message on one line.
 pub fn format_frame(f: &Frame) -> String {
     let (name, body) = match &f.message {
-        Message::V13(m) => ("OFPT", format!("{m:?}")),
-        Message::V10(m) => ("OFPT", format!("{m:?}")),
+        Message::V13(m) => (m.name(), format!("{m:?}")),
+        Message::V10(m) => (m.name(), format!("{m:?}")),
     };
     format!(
         "{name} ({}) (xid={:#x}): {body}",

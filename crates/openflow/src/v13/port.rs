@@ -50,7 +50,7 @@ pub mod port_features {
 pub struct Port {
     pub port_no: u32,
     pub hw_addr: MacAddr,
-    /// At most 15 bytes survive encoding (the field is 16 bytes, NUL terminated).
+    /// At most 16 bytes survive encoding (the field is 16 bytes, NUL padded).
     pub name: String,
     pub config: u32,
     pub state: u32,

@@ -1,0 +1,371 @@
+//! `OFPT_FLOW_MOD` and `OFPT_FLOW_REMOVED` of OpenFlow 1.0.
+//!
+//! Flow mod body: `ofp_match (40), cookie:u64, command:u16, idle_timeout:u16,
+//! hard_timeout:u16, priority:u16, buffer_id:u32, out_port:u16, flags:u16`, then actions
+//! to the end of the message (64 bytes before the actions).
+//!
+//! Flow removed body: `ofp_match (40), cookie:u64, priority:u16, reason:u8, pad[1],
+//! duration_sec:u32, duration_nsec:u32, idle_timeout:u16, pad[2], packet_count:u64,
+//! byte_count:u64` (80 bytes).
+
+use super::action10::Action;
+use super::match10::Match;
+use super::port::ofpp;
+use crate::error::{ErrorKind, OfpError};
+use crate::wire::{Reader, Writer};
+
+/// `OFP_NO_BUFFER` / the 1.0 "no buffer" id.
+pub const NO_BUFFER: u32 = 0xffff_ffff;
+
+/// `ofp_flow_mod_command` (a u16 in 1.0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlowModCommand {
+    Add,
+    Modify,
+    ModifyStrict,
+    Delete,
+    DeleteStrict,
+    Unknown(u16),
+}
+
+impl FlowModCommand {
+    pub fn from_u16(v: u16) -> Self {
+        match v {
+            0 => Self::Add,
+            1 => Self::Modify,
+            2 => Self::ModifyStrict,
+            3 => Self::Delete,
+            4 => Self::DeleteStrict,
+            n => Self::Unknown(n),
+        }
+    }
+
+    pub fn to_u16(self) -> u16 {
+        match self {
+            Self::Add => 0,
+            Self::Modify => 1,
+            Self::ModifyStrict => 2,
+            Self::Delete => 3,
+            Self::DeleteStrict => 4,
+            Self::Unknown(n) => n,
+        }
+    }
+}
+
+/// `ofp_flow_mod_flags` bits (1.0).
+pub mod flow_mod_flags {
+    pub const SEND_FLOW_REM: u16 = 1 << 0;
+    pub const CHECK_OVERLAP: u16 = 1 << 1;
+    /// Install into the emergency flow cache; such flows must have zero timeouts.
+    pub const EMERG: u16 = 1 << 2;
+}
+
+/// An `OFPT_FLOW_MOD` body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FlowMod {
+    pub match_: Match,
+    pub cookie: u64,
+    pub command: FlowModCommand,
+    pub idle_timeout: u16,
+    pub hard_timeout: u16,
+    pub priority: u16,
+    pub buffer_id: u32,
+    /// For deletes: only flows with an output to this port (`OFPP_NONE` = any).
+    pub out_port: u16,
+    pub flags: u16,
+    pub actions: Vec<Action>,
+}
+
+impl Default for FlowMod {
+    /// An add with the match-everything match, priority 0x8000, no buffer, out port
+    /// `OFPP_NONE`, everything else zero.
+    fn default() -> Self {
+        FlowMod {
+            match_: Match::all(),
+            cookie: 0,
+            command: FlowModCommand::Add,
+            idle_timeout: 0,
+            hard_timeout: 0,
+            priority: 0x8000,
+            buffer_id: NO_BUFFER,
+            out_port: ofpp::NONE,
+            flags: 0,
+            actions: Vec::new(),
+        }
+    }
+}
+
+impl FlowMod {
+    /// Length of the body before the actions.
+    pub const FIXED_LEN: usize = 64;
+
+    /// Reads the body; the actions run to the end of `r`.
+    pub fn decode(r: &mut Reader) -> Result<FlowMod, OfpError> {
+        Ok(FlowMod {
+            match_: Match::decode(r)?,
+            cookie: r.u64()?,
+            command: FlowModCommand::from_u16(r.u16()?),
+            idle_timeout: r.u16()?,
+            hard_timeout: r.u16()?,
+            priority: r.u16()?,
+            buffer_id: r.u32()?,
+            out_port: r.u16()?,
+            flags: r.u16()?,
+            actions: Action::decode_list(r)?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        self.match_.encode(w);
+        w.u64(self.cookie);
+        w.u16(self.command.to_u16());
+        w.u16(self.idle_timeout);
+        w.u16(self.hard_timeout);
+        w.u16(self.priority);
+        w.u32(self.buffer_id);
+        w.u16(self.out_port);
+        w.u16(self.flags);
+        Action::encode_list(&self.actions, w);
+    }
+
+    /// Stateless checks: a known command (`OFPFMFC_BAD_COMMAND`), zero timeouts on an
+    /// emergency flow (`OFPFMFC_BAD_EMERG_TIMEOUT`, expressed as
+    /// `FLOW_MOD_FAILED_BAD_TIMEOUT`), and valid actions ([`Action::validate`]).
+    pub fn validate(&self) -> Result<(), OfpError> {
+        if let FlowModCommand::Unknown(c) = self.command {
+            return Err(OfpError::new(
+                ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND,
+                format!("unknown flow mod command {c}"),
+            ));
+        }
+        if self.flags & flow_mod_flags::EMERG != 0
+            && (self.idle_timeout != 0 || self.hard_timeout != 0)
+        {
+            return Err(OfpError::new(
+                ErrorKind::FLOW_MOD_FAILED_BAD_TIMEOUT,
+                format!(
+                    "emergency flow with idle timeout {} and hard timeout {}",
+                    self.idle_timeout, self.hard_timeout
+                ),
+            ));
+        }
+        Action::validate_list(&self.actions)
+    }
+}
+
+/// `ofp_flow_removed_reason`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlowRemovedReason {
+    IdleTimeout,
+    HardTimeout,
+    Delete,
+    Unknown(u8),
+}
+
+impl FlowRemovedReason {
+    pub fn from_u8(v: u8) -> Self {
+        match v {
+            0 => Self::IdleTimeout,
+            1 => Self::HardTimeout,
+            2 => Self::Delete,
+            n => Self::Unknown(n),
+        }
+    }
+
+    pub fn to_u8(self) -> u8 {
+        match self {
+            Self::IdleTimeout => 0,
+            Self::HardTimeout => 1,
+            Self::Delete => 2,
+            Self::Unknown(n) => n,
+        }
+    }
+}
+
+/// An `OFPT_FLOW_REMOVED` body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FlowRemoved {
+    pub match_: Match,
+    pub cookie: u64,
+    pub priority: u16,
+    pub reason: FlowRemovedReason,
+    pub duration_sec: u32,
+    pub duration_nsec: u32,
+    pub idle_timeout: u16,
+    pub packet_count: u64,
+    pub byte_count: u64,
+}
+
+impl FlowRemoved {
+    pub const BODY_LEN: usize = 80;
+
+    pub fn decode(r: &mut Reader) -> Result<FlowRemoved, OfpError> {
+        let match_ = Match::decode(r)?;
+        let cookie = r.u64()?;
+        let priority = r.u16()?;
+        let reason = FlowRemovedReason::from_u8(r.u8()?);
+        r.skip(1)?;
+        let duration_sec = r.u32()?;
+        let duration_nsec = r.u32()?;
+        let idle_timeout = r.u16()?;
+        r.skip(2)?;
+        Ok(FlowRemoved {
+            match_,
+            cookie,
+            priority,
+            reason,
+            duration_sec,
+            duration_nsec,
+            idle_timeout,
+            packet_count: r.u64()?,
+            byte_count: r.u64()?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        self.match_.encode(w);
+        w.u64(self.cookie);
+        w.u16(self.priority);
+        w.u8(self.reason.to_u8());
+        w.zeros(1);
+        w.u32(self.duration_sec);
+        w.u32(self.duration_nsec);
+        w.u16(self.idle_timeout);
+        w.zeros(2);
+        w.u64(self.packet_count);
+        w.u64(self.byte_count);
+    }
+}
+
+/// proptest strategies for flow mods and flow-removed bodies.
+#[cfg(test)]
+pub(crate) mod strategy {
+    use super::super::action10::strategy::arb_actions;
+    use super::super::match10::strategy::arb_match;
+    use super::*;
+    use proptest::prelude::*;
+
+    pub fn arb_flow_mod() -> impl Strategy<Value = FlowMod> {
+        (
+            arb_match(),
+            (any::<u64>(), any::<u16>(), any::<u16>(), any::<u16>()),
+            (any::<u16>(), any::<u32>(), any::<u16>(), any::<u16>()),
+            arb_actions(),
+        )
+            .prop_map(
+                |(
+                    match_,
+                    (cookie, command, idle_timeout, hard_timeout),
+                    (priority, buffer_id, out_port, flags),
+                    actions,
+                )| FlowMod {
+                    match_,
+                    cookie,
+                    command: FlowModCommand::from_u16(command % 7),
+                    idle_timeout,
+                    hard_timeout,
+                    priority,
+                    buffer_id,
+                    out_port,
+                    flags,
+                    actions,
+                },
+            )
+    }
+
+    pub fn arb_flow_removed() -> impl Strategy<Value = FlowRemoved> {
+        (
+            arb_match(),
+            (any::<u64>(), any::<u16>(), any::<u8>()),
+            (any::<u32>(), any::<u32>(), any::<u16>()),
+            (any::<u64>(), any::<u64>()),
+        )
+            .prop_map(
+                |(
+                    match_,
+                    (cookie, priority, reason),
+                    (duration_sec, duration_nsec, idle_timeout),
+                    (packet_count, byte_count),
+                )| FlowRemoved {
+                    match_,
+                    cookie,
+                    priority,
+                    reason: FlowRemovedReason::from_u8(reason),
+                    duration_sec,
+                    duration_nsec,
+                    idle_timeout,
+                    packet_count,
+                    byte_count,
+                },
+            )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn flow_mod_roundtrip(f in strategy::arb_flow_mod()) {
+            let mut w = Writer::new();
+            f.encode(&mut w);
+            let mut r = Reader::new(&w.buf);
+            prop_assert_eq!(FlowMod::decode(&mut r).unwrap(), f);
+        }
+
+        #[test]
+        fn flow_removed_roundtrip(f in strategy::arb_flow_removed()) {
+            let mut w = Writer::new();
+            f.encode(&mut w);
+            prop_assert_eq!(w.len(), FlowRemoved::BODY_LEN);
+            prop_assert_eq!(FlowRemoved::decode(&mut Reader::new(&w.buf)).unwrap(), f);
+        }
+    }
+
+    #[test]
+    fn command_numbers() {
+        for v in 0..10u16 {
+            assert_eq!(FlowModCommand::from_u16(v).to_u16(), v);
+        }
+        assert_eq!(FlowModCommand::from_u16(3), FlowModCommand::Delete);
+        assert_eq!(FlowModCommand::from_u16(5), FlowModCommand::Unknown(5));
+        for v in 0..5u8 {
+            assert_eq!(FlowRemovedReason::from_u8(v).to_u8(), v);
+        }
+    }
+
+    #[test]
+    fn validate_command_and_timeouts() {
+        let ok = FlowMod::default();
+        assert!(ok.validate().is_ok());
+        let bad = FlowMod {
+            command: FlowModCommand::Unknown(5),
+            ..FlowMod::default()
+        };
+        let e = bad.validate().unwrap_err();
+        assert_eq!(e.kind, ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND);
+        assert_eq!(e.kind.to_v10(), (3, 4));
+        let emerg = FlowMod {
+            flags: flow_mod_flags::EMERG,
+            hard_timeout: 10,
+            ..FlowMod::default()
+        };
+        let e = emerg.validate().unwrap_err();
+        assert_eq!(e.kind.to_v10(), (3, 3));
+        let emerg_ok = FlowMod {
+            flags: flow_mod_flags::EMERG,
+            ..FlowMod::default()
+        };
+        assert!(emerg_ok.validate().is_ok());
+        let bad_action = FlowMod {
+            actions: vec![Action::SetVlanPcp(9)],
+            ..FlowMod::default()
+        };
+        assert_eq!(
+            bad_action.validate().unwrap_err().kind,
+            ErrorKind::BAD_ACTION_BAD_ARGUMENT
+        );
+    }
+}

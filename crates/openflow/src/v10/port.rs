@@ -1,0 +1,358 @@
+//! OpenFlow 1.0 ports: port numbers, `ofp_phy_port` (48 bytes), `OFPT_PORT_STATUS` and
+//! `OFPT_PORT_MOD`.
+//!
+//! 1.0 port numbers are 16 bits: physical ports are `1..=OFPP_MAX` (0xff00), reserved
+//! ports sit at `0xfff8..=0xffff`. [`port_to_v13`] / [`port_from_v13`] renumber between
+//! the 16-bit and the 32-bit (1.3) spaces the way Open vSwitch does: the reserved range
+//! `0xff00..` maps onto `0xffffff00..`.
+
+use crate::error::OfpError;
+use crate::wire::{MacAddr, Reader, Writer};
+
+/// `OFPP_*` port numbers of OpenFlow 1.0.
+pub mod ofpp {
+    /// Largest physical port number.
+    pub const MAX: u16 = 0xff00;
+    pub const IN_PORT: u16 = 0xfff8;
+    pub const TABLE: u16 = 0xfff9;
+    pub const NORMAL: u16 = 0xfffa;
+    pub const FLOOD: u16 = 0xfffb;
+    pub const ALL: u16 = 0xfffc;
+    pub const CONTROLLER: u16 = 0xfffd;
+    pub const LOCAL: u16 = 0xfffe;
+    /// Not a port: "no output port" in flow mods and stats requests.
+    pub const NONE: u16 = 0xffff;
+}
+
+/// A 1.0 port number in the 1.3 numbering (`0xff00..=0xffff` → `0xffffff00..`).
+pub fn port_to_v13(port: u16) -> u32 {
+    if port >= ofpp::MAX {
+        0xffff_0000 | u32::from(port)
+    } else {
+        u32::from(port)
+    }
+}
+
+/// A 1.3 port number in the 1.0 numbering, `None` if it has no 1.0 counterpart
+/// (`0xff00..0xffffff00`).
+pub fn port_from_v13(port: u32) -> Option<u16> {
+    if port < u32::from(ofpp::MAX) {
+        Some(port as u16)
+    } else if port >= 0xffff_ff00 {
+        Some((port & 0xffff) as u16)
+    } else {
+        None
+    }
+}
+
+/// Length of `ofp_phy_port` on the wire.
+pub const PHY_PORT_LEN: usize = 48;
+/// Length of the name field (`OFP_MAX_PORT_NAME_LEN`).
+pub const PORT_NAME_LEN: usize = 16;
+
+/// `ofp_port_config` bits (1.0).
+pub mod port_config {
+    pub const PORT_DOWN: u32 = 1 << 0;
+    pub const NO_STP: u32 = 1 << 1;
+    pub const NO_RECV: u32 = 1 << 2;
+    pub const NO_RECV_STP: u32 = 1 << 3;
+    pub const NO_FLOOD: u32 = 1 << 4;
+    pub const NO_FWD: u32 = 1 << 5;
+    pub const NO_PACKET_IN: u32 = 1 << 6;
+}
+
+/// `ofp_port_state` bits and STP state values (1.0).
+pub mod port_state {
+    pub const LINK_DOWN: u32 = 1 << 0;
+    pub const STP_LISTEN: u32 = 0 << 8;
+    pub const STP_LEARN: u32 = 1 << 8;
+    pub const STP_FORWARD: u32 = 2 << 8;
+    pub const STP_BLOCK: u32 = 3 << 8;
+    pub const STP_MASK: u32 = 3 << 8;
+}
+
+/// `ofp_port_features` bits (1.0).
+pub mod port_features {
+    pub const F_10MB_HD: u32 = 1 << 0;
+    pub const F_10MB_FD: u32 = 1 << 1;
+    pub const F_100MB_HD: u32 = 1 << 2;
+    pub const F_100MB_FD: u32 = 1 << 3;
+    pub const F_1GB_HD: u32 = 1 << 4;
+    pub const F_1GB_FD: u32 = 1 << 5;
+    pub const F_10GB_FD: u32 = 1 << 6;
+    pub const COPPER: u32 = 1 << 7;
+    pub const FIBER: u32 = 1 << 8;
+    pub const AUTONEG: u32 = 1 << 9;
+    pub const PAUSE: u32 = 1 << 10;
+    pub const PAUSE_ASYM: u32 = 1 << 11;
+}
+
+/// `ofp_phy_port`: a port's number, address, name, configuration, state and features.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct PhyPort {
+    pub port_no: u16,
+    pub hw_addr: MacAddr,
+    /// Read up to the first NUL; at most 15 bytes survive encoding (the field is 16
+    /// bytes, NUL terminated).
+    pub name: String,
+    pub config: u32,
+    pub state: u32,
+    pub curr: u32,
+    pub advertised: u32,
+    pub supported: u32,
+    pub peer: u32,
+}
+
+impl PhyPort {
+    pub fn decode(r: &mut Reader) -> Result<PhyPort, OfpError> {
+        Ok(PhyPort {
+            port_no: r.u16()?,
+            hw_addr: r.mac()?,
+            name: r.fixed_str(PORT_NAME_LEN)?,
+            config: r.u32()?,
+            state: r.u32()?,
+            curr: r.u32()?,
+            advertised: r.u32()?,
+            supported: r.u32()?,
+            peer: r.u32()?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u16(self.port_no);
+        w.mac(self.hw_addr);
+        w.fixed_str(&self.name, PORT_NAME_LEN);
+        for v in [
+            self.config,
+            self.state,
+            self.curr,
+            self.advertised,
+            self.supported,
+            self.peer,
+        ] {
+            w.u32(v);
+        }
+    }
+}
+
+/// `ofp_port_reason`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PortStatusReason {
+    Add,
+    Delete,
+    Modify,
+    Unknown(u8),
+}
+
+impl PortStatusReason {
+    pub fn from_u8(v: u8) -> Self {
+        match v {
+            0 => Self::Add,
+            1 => Self::Delete,
+            2 => Self::Modify,
+            n => Self::Unknown(n),
+        }
+    }
+
+    pub fn to_u8(self) -> u8 {
+        match self {
+            Self::Add => 0,
+            Self::Delete => 1,
+            Self::Modify => 2,
+            Self::Unknown(n) => n,
+        }
+    }
+}
+
+/// `OFPT_PORT_STATUS` body: `reason:u8, pad[7], ofp_phy_port` (56 bytes).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PortStatus {
+    pub reason: PortStatusReason,
+    pub desc: PhyPort,
+}
+
+impl PortStatus {
+    pub const BODY_LEN: usize = 8 + PHY_PORT_LEN;
+
+    pub fn decode(r: &mut Reader) -> Result<PortStatus, OfpError> {
+        let reason = PortStatusReason::from_u8(r.u8()?);
+        r.skip(7)?;
+        Ok(PortStatus {
+            reason,
+            desc: PhyPort::decode(r)?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u8(self.reason.to_u8());
+        w.zeros(7);
+        self.desc.encode(w);
+    }
+}
+
+/// `OFPT_PORT_MOD` body: `port_no:u16, hw_addr[6], config:u32, mask:u32,
+/// advertise:u32, pad[4]` (24 bytes). Only the `config` bits set in `mask` change;
+/// `advertise` 0 leaves the advertised features alone.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PortMod {
+    pub port_no: u16,
+    pub hw_addr: MacAddr,
+    pub config: u32,
+    pub mask: u32,
+    pub advertise: u32,
+}
+
+impl PortMod {
+    pub const BODY_LEN: usize = 24;
+
+    pub fn decode(r: &mut Reader) -> Result<PortMod, OfpError> {
+        let pm = PortMod {
+            port_no: r.u16()?,
+            hw_addr: r.mac()?,
+            config: r.u32()?,
+            mask: r.u32()?,
+            advertise: r.u32()?,
+        };
+        r.skip(4)?;
+        Ok(pm)
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u16(self.port_no);
+        w.mac(self.hw_addr);
+        w.u32(self.config);
+        w.u32(self.mask);
+        w.u32(self.advertise);
+        w.zeros(4);
+    }
+}
+
+/// proptest strategies for 1.0 port structures whose names survive encoding.
+#[cfg(test)]
+pub(crate) mod strategy {
+    use super::*;
+    use proptest::prelude::*;
+
+    pub fn arb_phy_port() -> impl Strategy<Value = PhyPort> {
+        (
+            any::<u16>(),
+            any::<[u8; 6]>(),
+            "[a-z0-9-]{0,15}",
+            proptest::array::uniform6(any::<u32>()),
+        )
+            .prop_map(|(port_no, mac, name, v)| PhyPort {
+                port_no,
+                hw_addr: MacAddr(mac),
+                name,
+                config: v[0],
+                state: v[1],
+                curr: v[2],
+                advertised: v[3],
+                supported: v[4],
+                peer: v[5],
+            })
+    }
+
+    pub fn arb_port_status() -> impl Strategy<Value = PortStatus> {
+        (any::<u8>(), arb_phy_port()).prop_map(|(r, desc)| PortStatus {
+            reason: PortStatusReason::from_u8(r),
+            desc,
+        })
+    }
+
+    pub fn arb_port_mod() -> impl Strategy<Value = PortMod> {
+        (
+            any::<u16>(),
+            any::<[u8; 6]>(),
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+        )
+            .prop_map(|(port_no, mac, config, mask, advertise)| PortMod {
+                port_no,
+                hw_addr: MacAddr(mac),
+                config,
+                mask,
+                advertise,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn phy_port_roundtrip(p in strategy::arb_phy_port()) {
+            let mut w = Writer::new();
+            p.encode(&mut w);
+            prop_assert_eq!(w.len(), PHY_PORT_LEN);
+            prop_assert_eq!(PhyPort::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+        }
+
+        #[test]
+        fn port_status_roundtrip(p in strategy::arb_port_status()) {
+            let mut w = Writer::new();
+            p.encode(&mut w);
+            prop_assert_eq!(w.len(), PortStatus::BODY_LEN);
+            prop_assert_eq!(PortStatus::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+        }
+
+        #[test]
+        fn port_mod_roundtrip(p in strategy::arb_port_mod()) {
+            let mut w = Writer::new();
+            p.encode(&mut w);
+            prop_assert_eq!(w.len(), PortMod::BODY_LEN);
+            prop_assert_eq!(PortMod::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+        }
+
+        #[test]
+        fn port_numbers_roundtrip_through_v13(p in any::<u16>()) {
+            prop_assert_eq!(port_from_v13(port_to_v13(p)), Some(p));
+        }
+    }
+
+    #[test]
+    fn port_renumbering() {
+        assert_eq!(port_to_v13(1), 1);
+        assert_eq!(port_to_v13(0xfeff), 0xfeff);
+        assert_eq!(port_to_v13(ofpp::MAX), 0xffff_ff00);
+        assert_eq!(
+            port_to_v13(ofpp::CONTROLLER),
+            crate::action::port::CONTROLLER
+        );
+        assert_eq!(port_to_v13(ofpp::NONE), crate::action::port::ANY);
+        assert_eq!(port_from_v13(crate::action::port::LOCAL), Some(ofpp::LOCAL));
+        assert_eq!(port_from_v13(0x1_0000), None);
+        assert_eq!(port_from_v13(0xffff_feff), None);
+    }
+
+    #[test]
+    fn phy_port_bytes() {
+        let p = PhyPort {
+            port_no: 7,
+            hw_addr: MacAddr([0xf2, 0x0b, 0xa4, 0xd0, 0x3f, 0x70]),
+            name: "Port7".into(),
+            config: 0,
+            state: 0,
+            curr: 0x10,
+            advertised: 0x288,
+            supported: 0x280,
+            peer: 0x288,
+        };
+        let mut w = Writer::new();
+        p.encode(&mut w);
+        let mut want = vec![0, 7, 0xf2, 0x0b, 0xa4, 0xd0, 0x3f, 0x70];
+        want.extend_from_slice(b"Port7\0\0\0\0\0\0\0\0\0\0\0");
+        for v in [0u32, 0, 0x10, 0x288, 0x280, 0x288] {
+            want.extend_from_slice(&v.to_be_bytes());
+        }
+        assert_eq!(w.buf, want);
+        assert_eq!(PhyPort::decode(&mut Reader::new(&want)).unwrap(), p);
+        for n in 0..PHY_PORT_LEN {
+            assert!(PhyPort::decode(&mut Reader::new(&want[..n])).is_err());
+        }
+    }
+}

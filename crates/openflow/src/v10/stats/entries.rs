@@ -1,0 +1,376 @@
+//! The entries of OpenFlow 1.0 stats replies: description strings, flow entries,
+//! aggregate counters, tables, ports and queues. Each encodes to its fixed size (flow
+//! entries: 88 bytes plus actions, their length field derived from the actions).
+
+use super::{bad_len, DESC_STR_LEN, SERIAL_NUM_LEN, TABLE_NAME_LEN};
+use crate::error::OfpError;
+use crate::v10::action10::Action;
+use crate::v10::match10::Match;
+use crate::wire::{Reader, Writer};
+
+/// `ofp_desc_stats`: NUL-padded strings, read up to their first NUL (at most length − 1
+/// bytes survive encoding).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DescStats {
+    pub mfr_desc: String,
+    pub hw_desc: String,
+    pub sw_desc: String,
+    pub serial_num: String,
+    pub dp_desc: String,
+}
+
+impl DescStats {
+    pub const LEN: usize = 4 * DESC_STR_LEN + SERIAL_NUM_LEN;
+
+    pub fn decode(r: &mut Reader) -> Result<DescStats, OfpError> {
+        Ok(DescStats {
+            mfr_desc: r.fixed_str(DESC_STR_LEN)?,
+            hw_desc: r.fixed_str(DESC_STR_LEN)?,
+            sw_desc: r.fixed_str(DESC_STR_LEN)?,
+            serial_num: r.fixed_str(SERIAL_NUM_LEN)?,
+            dp_desc: r.fixed_str(DESC_STR_LEN)?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.fixed_str(&self.mfr_desc, DESC_STR_LEN);
+        w.fixed_str(&self.hw_desc, DESC_STR_LEN);
+        w.fixed_str(&self.sw_desc, DESC_STR_LEN);
+        w.fixed_str(&self.serial_num, SERIAL_NUM_LEN);
+        w.fixed_str(&self.dp_desc, DESC_STR_LEN);
+    }
+}
+
+/// `ofp_flow_stats`: one flow entry. The length field is derived from the actions.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FlowStats {
+    pub table_id: u8,
+    pub match_: Match,
+    pub duration_sec: u32,
+    pub duration_nsec: u32,
+    pub priority: u16,
+    pub idle_timeout: u16,
+    pub hard_timeout: u16,
+    pub cookie: u64,
+    pub packet_count: u64,
+    pub byte_count: u64,
+    pub actions: Vec<Action>,
+}
+
+impl FlowStats {
+    /// Length before the actions.
+    pub const FIXED_LEN: usize = 88;
+
+    /// Reads one entry; its length field must cover the fixed part and fit in `r`.
+    pub fn decode(r: &mut Reader) -> Result<FlowStats, OfpError> {
+        let len = usize::from(r.peek_u16(0)?);
+        if len < Self::FIXED_LEN || len > r.remaining() {
+            return Err(bad_len(format!(
+                "flow stats entry has length {len} ({} bytes left, at least {} needed)",
+                r.remaining(),
+                Self::FIXED_LEN
+            )));
+        }
+        let mut b = r.sub(len)?;
+        b.skip(2)?;
+        let table_id = b.u8()?;
+        b.skip(1)?;
+        let match_ = Match::decode(&mut b)?;
+        let duration_sec = b.u32()?;
+        let duration_nsec = b.u32()?;
+        let priority = b.u16()?;
+        let idle_timeout = b.u16()?;
+        let hard_timeout = b.u16()?;
+        b.skip(6)?;
+        Ok(FlowStats {
+            table_id,
+            match_,
+            duration_sec,
+            duration_nsec,
+            priority,
+            idle_timeout,
+            hard_timeout,
+            cookie: b.u64()?,
+            packet_count: b.u64()?,
+            byte_count: b.u64()?,
+            actions: Action::decode_list(&mut b)?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        let start = w.len();
+        w.u16(0);
+        w.u8(self.table_id);
+        w.zeros(1);
+        self.match_.encode(w);
+        w.u32(self.duration_sec);
+        w.u32(self.duration_nsec);
+        w.u16(self.priority);
+        w.u16(self.idle_timeout);
+        w.u16(self.hard_timeout);
+        w.zeros(6);
+        w.u64(self.cookie);
+        w.u64(self.packet_count);
+        w.u64(self.byte_count);
+        Action::encode_list(&self.actions, w);
+        w.patch_len16(start, start);
+    }
+}
+
+/// `ofp_aggregate_stats_reply`: `packet_count:u64, byte_count:u64, flow_count:u32,
+/// pad[4]` (24 bytes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AggregateStats {
+    pub packet_count: u64,
+    pub byte_count: u64,
+    pub flow_count: u32,
+}
+
+impl AggregateStats {
+    pub const LEN: usize = 24;
+
+    pub fn decode(r: &mut Reader) -> Result<AggregateStats, OfpError> {
+        let a = AggregateStats {
+            packet_count: r.u64()?,
+            byte_count: r.u64()?,
+            flow_count: r.u32()?,
+        };
+        r.skip(4)?;
+        Ok(a)
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u64(self.packet_count);
+        w.u64(self.byte_count);
+        w.u32(self.flow_count);
+        w.zeros(4);
+    }
+}
+
+/// `ofp_table_stats`: one table. `name` is read up to its first NUL.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TableStats {
+    pub table_id: u8,
+    pub name: String,
+    /// The `ofp_flow_wildcards` bits the table supports.
+    pub wildcards: u32,
+    pub max_entries: u32,
+    pub active_count: u32,
+    pub lookup_count: u64,
+    pub matched_count: u64,
+}
+
+impl TableStats {
+    pub const LEN: usize = 64;
+
+    pub fn decode(r: &mut Reader) -> Result<TableStats, OfpError> {
+        let table_id = r.u8()?;
+        r.skip(3)?;
+        Ok(TableStats {
+            table_id,
+            name: r.fixed_str(TABLE_NAME_LEN)?,
+            wildcards: r.u32()?,
+            max_entries: r.u32()?,
+            active_count: r.u32()?,
+            lookup_count: r.u64()?,
+            matched_count: r.u64()?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u8(self.table_id);
+        w.zeros(3);
+        w.fixed_str(&self.name, TABLE_NAME_LEN);
+        w.u32(self.wildcards);
+        w.u32(self.max_entries);
+        w.u32(self.active_count);
+        w.u64(self.lookup_count);
+        w.u64(self.matched_count);
+    }
+}
+
+/// `ofp_port_stats`: one port's counters (all ones = unavailable).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PortStats {
+    pub port_no: u16,
+    pub rx_packets: u64,
+    pub tx_packets: u64,
+    pub rx_bytes: u64,
+    pub tx_bytes: u64,
+    pub rx_dropped: u64,
+    pub tx_dropped: u64,
+    pub rx_errors: u64,
+    pub tx_errors: u64,
+    pub rx_frame_err: u64,
+    pub rx_over_err: u64,
+    pub rx_crc_err: u64,
+    pub collisions: u64,
+}
+
+impl PortStats {
+    pub const LEN: usize = 104;
+
+    pub fn decode(r: &mut Reader) -> Result<PortStats, OfpError> {
+        let port_no = r.u16()?;
+        r.skip(6)?;
+        Ok(PortStats {
+            port_no,
+            rx_packets: r.u64()?,
+            tx_packets: r.u64()?,
+            rx_bytes: r.u64()?,
+            tx_bytes: r.u64()?,
+            rx_dropped: r.u64()?,
+            tx_dropped: r.u64()?,
+            rx_errors: r.u64()?,
+            tx_errors: r.u64()?,
+            rx_frame_err: r.u64()?,
+            rx_over_err: r.u64()?,
+            rx_crc_err: r.u64()?,
+            collisions: r.u64()?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u16(self.port_no);
+        w.zeros(6);
+        for v in [
+            self.rx_packets,
+            self.tx_packets,
+            self.rx_bytes,
+            self.tx_bytes,
+            self.rx_dropped,
+            self.tx_dropped,
+            self.rx_errors,
+            self.tx_errors,
+            self.rx_frame_err,
+            self.rx_over_err,
+            self.rx_crc_err,
+            self.collisions,
+        ] {
+            w.u64(v);
+        }
+    }
+}
+
+/// `ofp_queue_stats`: one queue's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct QueueStats {
+    pub port_no: u16,
+    pub queue_id: u32,
+    pub tx_bytes: u64,
+    pub tx_packets: u64,
+    pub tx_errors: u64,
+}
+
+impl QueueStats {
+    pub const LEN: usize = 32;
+
+    pub fn decode(r: &mut Reader) -> Result<QueueStats, OfpError> {
+        let port_no = r.u16()?;
+        r.skip(2)?;
+        Ok(QueueStats {
+            port_no,
+            queue_id: r.u32()?,
+            tx_bytes: r.u64()?,
+            tx_packets: r.u64()?,
+            tx_errors: r.u64()?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u16(self.port_no);
+        w.zeros(2);
+        w.u32(self.queue_id);
+        w.u64(self.tx_bytes);
+        w.u64(self.tx_packets);
+        w.u64(self.tx_errors);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    #[test]
+    fn port_stats_field_order() {
+        let p = PortStats {
+            port_no: 3,
+            rx_packets: 1,
+            tx_packets: 2,
+            rx_bytes: 3,
+            tx_bytes: 4,
+            rx_dropped: 5,
+            tx_dropped: 6,
+            rx_errors: 7,
+            tx_errors: 8,
+            rx_frame_err: 9,
+            rx_over_err: 10,
+            rx_crc_err: 11,
+            collisions: 12,
+        };
+        let mut w = Writer::new();
+        p.encode(&mut w);
+        assert_eq!(w.len(), PortStats::LEN);
+        assert_eq!(&w.buf[..8], &[0, 3, 0, 0, 0, 0, 0, 0]);
+        for i in 0..12u8 {
+            let at = 8 + usize::from(i) * 8;
+            assert_eq!(&w.buf[at..at + 8], &u64::from(i + 1).to_be_bytes());
+        }
+        assert_eq!(PortStats::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+    }
+
+    #[test]
+    fn queue_and_table_bytes() {
+        let q = QueueStats {
+            port_no: 1,
+            queue_id: 2,
+            tx_bytes: 3,
+            tx_packets: 4,
+            tx_errors: 5,
+        };
+        let mut w = Writer::new();
+        q.encode(&mut w);
+        assert_eq!(w.len(), QueueStats::LEN);
+        assert_eq!(&w.buf[..8], &[0, 1, 0, 0, 0, 0, 0, 2]);
+        let t = TableStats {
+            table_id: 0,
+            name: "classifier".into(),
+            wildcards: 0x3f_ffff,
+            max_entries: 1_000_000,
+            active_count: 2,
+            lookup_count: 3,
+            matched_count: 4,
+        };
+        let mut w = Writer::new();
+        t.encode(&mut w);
+        assert_eq!(w.len(), TableStats::LEN);
+        assert_eq!(&w.buf[4..15], b"classifier\0");
+        assert_eq!(&w.buf[36..40], &[0, 0x3f, 0xff, 0xff]);
+        assert_eq!(TableStats::decode(&mut Reader::new(&w.buf)).unwrap(), t);
+    }
+
+    #[test]
+    fn flow_stats_bad_action_inside_entry() {
+        let f = FlowStats {
+            table_id: 0,
+            match_: Match::all(),
+            duration_sec: 0,
+            duration_nsec: 0,
+            priority: 0,
+            idle_timeout: 0,
+            hard_timeout: 0,
+            cookie: 0,
+            packet_count: 0,
+            byte_count: 0,
+            actions: vec![Action::StripVlan],
+        };
+        let mut w = Writer::new();
+        f.encode(&mut w);
+        assert_eq!(w.len(), FlowStats::FIXED_LEN + 8);
+        // Unknown action type inside the entry.
+        w.buf[FlowStats::FIXED_LEN + 1] = 0x33;
+        let e = FlowStats::decode(&mut Reader::new(&w.buf)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_TYPE);
+    }
+}

@@ -1,0 +1,462 @@
+//! OpenFlow 1.0 statistics (`OFPT_STATS_REQUEST` / `OFPT_STATS_REPLY`).
+//!
+//! Both messages are `type:u16, flags:u16`, then a body whose form depends on `type`
+//! and on the direction. Fixed-size bodies must have exactly their size and lists must
+//! be whole multiples of their element size (`OFPBRC_BAD_LEN` otherwise); an unknown
+//! type is `OFPBRC_BAD_STAT` (expressed as `BAD_REQUEST_BAD_MULTIPART`). Vendor stats
+//! keep the vendor id and the bytes after it.
+//!
+//! | type | request | reply |
+//! |---|---|---|
+//! | DESC (0) | empty | 4 × 256-byte strings and a 32-byte serial (1056) |
+//! | FLOW (1) | match, table_id, pad, out_port (44) | [`FlowStats`] list (88 + actions each) |
+//! | AGGREGATE (2) | as FLOW | packets, bytes, flows, pad (24) |
+//! | TABLE (3) | empty | [`TableStats`] list (64 each) |
+//! | PORT (4) | port_no, pad (8) | [`PortStats`] list (104 each) |
+//! | QUEUE (5) | port_no, pad, queue_id (8) | [`QueueStats`] list (32 each) |
+//! | VENDOR (0xffff) | vendor, data | vendor, data |
+//!
+//! The reply entries live in [`entries`].
+
+pub mod entries;
+#[cfg(test)]
+pub(crate) mod strategy;
+
+use super::match10::Match;
+use crate::error::{ErrorKind, OfpError};
+use crate::wire::{Reader, Writer};
+
+pub use entries::{AggregateStats, DescStats, FlowStats, PortStats, QueueStats, TableStats};
+
+/// `ofp_stats_types` numbers.
+pub mod stats_type {
+    pub const DESC: u16 = 0;
+    pub const FLOW: u16 = 1;
+    pub const AGGREGATE: u16 = 2;
+    pub const TABLE: u16 = 3;
+    pub const PORT: u16 = 4;
+    pub const QUEUE: u16 = 5;
+    pub const VENDOR: u16 = 0xffff;
+}
+
+/// `OFPSF_REPLY_MORE`: more replies follow.
+pub const OFPSF_REPLY_MORE: u16 = 1;
+/// `OFPQ_ALL`: every queue (queue stats request).
+pub const OFPQ_ALL: u32 = 0xffff_ffff;
+/// `DESC_STR_LEN` and `SERIAL_NUM_LEN`.
+pub const DESC_STR_LEN: usize = 256;
+pub const SERIAL_NUM_LEN: usize = 32;
+/// `OFP_MAX_TABLE_NAME_LEN`.
+pub const TABLE_NAME_LEN: usize = 32;
+
+fn bad_len(detail: String) -> OfpError {
+    OfpError::new(ErrorKind::BAD_REQUEST_BAD_LEN, detail)
+}
+
+fn bad_type(ty: u16) -> OfpError {
+    OfpError::new(
+        ErrorKind::BAD_REQUEST_BAD_MULTIPART,
+        format!("unknown OpenFlow 1.0 stats type {ty}"),
+    )
+}
+
+/// Checks that a fixed-size body was consumed exactly.
+fn expect_end(r: &Reader, what: &str) -> Result<(), OfpError> {
+    if r.is_empty() {
+        Ok(())
+    } else {
+        Err(bad_len(format!(
+            "{} trailing bytes after the {what} stats body",
+            r.remaining()
+        )))
+    }
+}
+
+/// Reads a list of fixed-size elements filling `r`.
+fn fixed_list<T>(
+    r: &mut Reader,
+    size: usize,
+    what: &str,
+    f: impl Fn(&mut Reader) -> Result<T, OfpError>,
+) -> Result<Vec<T>, OfpError> {
+    if r.remaining() / size * size != r.remaining() {
+        return Err(bad_len(format!(
+            "{what} stats list of {} bytes is not a multiple of {size}",
+            r.remaining()
+        )));
+    }
+    let mut out = Vec::with_capacity(r.remaining() / size);
+    while !r.is_empty() {
+        out.push(f(r)?);
+    }
+    Ok(out)
+}
+
+/// An `OFPT_STATS_REQUEST` body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StatsRequest {
+    pub flags: u16,
+    pub body: StatsRequestBody,
+}
+
+/// What a stats request asks for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StatsRequestBody {
+    Desc,
+    Flow(FlowStatsRequest),
+    Aggregate(FlowStatsRequest),
+    Table,
+    Port(PortStatsRequest),
+    Queue(QueueStatsRequest),
+    Vendor { vendor: u32, data: Vec<u8> },
+}
+
+/// `ofp_flow_stats_request` (also the aggregate request): which flows to report.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FlowStatsRequest {
+    pub match_: Match,
+    /// A table, or 0xff for all tables.
+    pub table_id: u8,
+    /// Only flows with an output to this port; `OFPP_NONE` for any.
+    pub out_port: u16,
+}
+
+impl FlowStatsRequest {
+    pub const LEN: usize = 44;
+
+    pub fn decode(r: &mut Reader) -> Result<FlowStatsRequest, OfpError> {
+        let match_ = Match::decode(r)?;
+        let table_id = r.u8()?;
+        r.skip(1)?;
+        Ok(FlowStatsRequest {
+            match_,
+            table_id,
+            out_port: r.u16()?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        self.match_.encode(w);
+        w.u8(self.table_id);
+        w.zeros(1);
+        w.u16(self.out_port);
+    }
+}
+
+/// `ofp_port_stats_request`: one port, or `OFPP_NONE` for all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PortStatsRequest {
+    pub port_no: u16,
+}
+
+/// `ofp_queue_stats_request`: a port (`OFPP_ALL` for all) and a queue ([`OFPQ_ALL`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QueueStatsRequest {
+    pub port_no: u16,
+    pub queue_id: u32,
+}
+
+impl StatsRequestBody {
+    /// The stats type number.
+    pub fn type_code(&self) -> u16 {
+        use stats_type as t;
+        match self {
+            Self::Desc => t::DESC,
+            Self::Flow(_) => t::FLOW,
+            Self::Aggregate(_) => t::AGGREGATE,
+            Self::Table => t::TABLE,
+            Self::Port(_) => t::PORT,
+            Self::Queue(_) => t::QUEUE,
+            Self::Vendor { .. } => t::VENDOR,
+        }
+    }
+}
+
+impl StatsRequest {
+    pub fn decode(r: &mut Reader) -> Result<StatsRequest, OfpError> {
+        use stats_type as t;
+        let ty = r.u16()?;
+        let flags = r.u16()?;
+        let body = match ty {
+            t::DESC => StatsRequestBody::Desc,
+            t::FLOW => StatsRequestBody::Flow(FlowStatsRequest::decode(r)?),
+            t::AGGREGATE => StatsRequestBody::Aggregate(FlowStatsRequest::decode(r)?),
+            t::TABLE => StatsRequestBody::Table,
+            t::PORT => {
+                let port_no = r.u16()?;
+                r.skip(6)?;
+                StatsRequestBody::Port(PortStatsRequest { port_no })
+            }
+            t::QUEUE => {
+                let port_no = r.u16()?;
+                r.skip(2)?;
+                StatsRequestBody::Queue(QueueStatsRequest {
+                    port_no,
+                    queue_id: r.u32()?,
+                })
+            }
+            t::VENDOR => StatsRequestBody::Vendor {
+                vendor: r.u32()?,
+                data: r.take_rest().to_vec(),
+            },
+            _ => return Err(bad_type(ty)),
+        };
+        expect_end(r, "request")?;
+        Ok(StatsRequest { flags, body })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u16(self.body.type_code());
+        w.u16(self.flags);
+        match &self.body {
+            StatsRequestBody::Desc | StatsRequestBody::Table => {}
+            StatsRequestBody::Flow(f) | StatsRequestBody::Aggregate(f) => f.encode(w),
+            StatsRequestBody::Port(p) => {
+                w.u16(p.port_no);
+                w.zeros(6);
+            }
+            StatsRequestBody::Queue(q) => {
+                w.u16(q.port_no);
+                w.zeros(2);
+                w.u32(q.queue_id);
+            }
+            StatsRequestBody::Vendor { vendor, data } => {
+                w.u32(*vendor);
+                w.bytes(data);
+            }
+        }
+    }
+}
+
+/// An `OFPT_STATS_REPLY` body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StatsReply {
+    /// [`OFPSF_REPLY_MORE`] when more replies follow.
+    pub flags: u16,
+    pub body: StatsReplyBody,
+}
+
+/// The statistics a reply carries.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StatsReplyBody {
+    Desc(DescStats),
+    Flow(Vec<FlowStats>),
+    Aggregate(AggregateStats),
+    Table(Vec<TableStats>),
+    Port(Vec<PortStats>),
+    Queue(Vec<QueueStats>),
+    Vendor { vendor: u32, data: Vec<u8> },
+}
+
+impl StatsReplyBody {
+    /// The stats type number.
+    pub fn type_code(&self) -> u16 {
+        use stats_type as t;
+        match self {
+            Self::Desc(_) => t::DESC,
+            Self::Flow(_) => t::FLOW,
+            Self::Aggregate(_) => t::AGGREGATE,
+            Self::Table(_) => t::TABLE,
+            Self::Port(_) => t::PORT,
+            Self::Queue(_) => t::QUEUE,
+            Self::Vendor { .. } => t::VENDOR,
+        }
+    }
+}
+
+impl StatsReply {
+    pub fn decode(r: &mut Reader) -> Result<StatsReply, OfpError> {
+        use stats_type as t;
+        let ty = r.u16()?;
+        let flags = r.u16()?;
+        let body = match ty {
+            t::DESC => StatsReplyBody::Desc(DescStats::decode(r)?),
+            t::FLOW => {
+                let mut flows = Vec::new();
+                while !r.is_empty() {
+                    flows.push(FlowStats::decode(r)?);
+                }
+                StatsReplyBody::Flow(flows)
+            }
+            t::AGGREGATE => StatsReplyBody::Aggregate(AggregateStats::decode(r)?),
+            t::TABLE => {
+                StatsReplyBody::Table(fixed_list(r, TableStats::LEN, "table", TableStats::decode)?)
+            }
+            t::PORT => {
+                StatsReplyBody::Port(fixed_list(r, PortStats::LEN, "port", PortStats::decode)?)
+            }
+            t::QUEUE => {
+                StatsReplyBody::Queue(fixed_list(r, QueueStats::LEN, "queue", QueueStats::decode)?)
+            }
+            t::VENDOR => StatsReplyBody::Vendor {
+                vendor: r.u32()?,
+                data: r.take_rest().to_vec(),
+            },
+            _ => return Err(bad_type(ty)),
+        };
+        expect_end(r, "reply")?;
+        Ok(StatsReply { flags, body })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u16(self.body.type_code());
+        w.u16(self.flags);
+        match &self.body {
+            StatsReplyBody::Desc(d) => d.encode(w),
+            StatsReplyBody::Flow(l) => l.iter().for_each(|f| f.encode(w)),
+            StatsReplyBody::Aggregate(a) => a.encode(w),
+            StatsReplyBody::Table(l) => l.iter().for_each(|t| t.encode(w)),
+            StatsReplyBody::Port(l) => l.iter().for_each(|p| p.encode(w)),
+            StatsReplyBody::Queue(l) => l.iter().for_each(|q| q.encode(w)),
+            StatsReplyBody::Vendor { vendor, data } => {
+                w.u32(*vendor);
+                w.bytes(data);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::v10::action10::Action;
+    use proptest::prelude::*;
+
+    fn enc_req(s: &StatsRequest) -> Vec<u8> {
+        let mut w = Writer::new();
+        s.encode(&mut w);
+        w.into_vec()
+    }
+
+    fn enc_rep(s: &StatsReply) -> Vec<u8> {
+        let mut w = Writer::new();
+        s.encode(&mut w);
+        w.into_vec()
+    }
+
+    proptest! {
+        #[test]
+        fn request_roundtrip(s in strategy::arb_stats_request()) {
+            let b = enc_req(&s);
+            prop_assert_eq!(StatsRequest::decode(&mut Reader::new(&b)).unwrap(), s);
+        }
+
+        #[test]
+        fn reply_roundtrip(s in strategy::arb_stats_reply()) {
+            let b = enc_rep(&s);
+            prop_assert_eq!(StatsReply::decode(&mut Reader::new(&b)).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn body_sizes() {
+        let sizes = [
+            (StatsReplyBody::Desc(DescStats::default()), 4 + 1056),
+            (StatsReplyBody::Aggregate(AggregateStats::default()), 4 + 24),
+            (StatsReplyBody::Table(vec![TableStats::default()]), 4 + 64),
+            (StatsReplyBody::Port(vec![PortStats::default()]), 4 + 104),
+            (StatsReplyBody::Queue(vec![QueueStats::default()]), 4 + 32),
+        ];
+        for (body, len) in sizes {
+            assert_eq!(enc_rep(&StatsReply { flags: 0, body }).len(), len);
+        }
+        let fs = FlowStats {
+            table_id: 0,
+            match_: Match::all(),
+            duration_sec: 0,
+            duration_nsec: 0,
+            priority: 0,
+            idle_timeout: 0,
+            hard_timeout: 0,
+            cookie: 0,
+            packet_count: 0,
+            byte_count: 0,
+            actions: vec![Action::StripVlan],
+        };
+        let b = enc_rep(&StatsReply {
+            flags: OFPSF_REPLY_MORE,
+            body: StatsReplyBody::Flow(vec![fs]),
+        });
+        assert_eq!(b.len(), 4 + 96);
+        assert_eq!(&b[..6], &[0, 1, 0, 1, 0, 96]);
+        let req = |body| enc_req(&StatsRequest { flags: 0, body });
+        assert_eq!(req(StatsRequestBody::Desc).len(), 4);
+        assert_eq!(
+            req(StatsRequestBody::Port(PortStatsRequest { port_no: 1 })),
+            [0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(
+            req(StatsRequestBody::Queue(QueueStatsRequest {
+                port_no: 0xfffc,
+                queue_id: OFPQ_ALL
+            })),
+            [0, 5, 0, 0, 0xff, 0xfc, 0, 0, 0xff, 0xff, 0xff, 0xff]
+        );
+        let flow_req = req(StatsRequestBody::Flow(FlowStatsRequest {
+            match_: Match::all(),
+            table_id: 0xff,
+            out_port: 0xffff,
+        }));
+        assert_eq!(flow_req.len(), 4 + FlowStatsRequest::LEN);
+        assert_eq!(&flow_req[44..], &[0xff, 0, 0xff, 0xff]);
+    }
+
+    #[test]
+    fn unknown_type_is_bad_stat() {
+        for ty in [6u16, 13, 0xfffe] {
+            let mut b = ty.to_be_bytes().to_vec();
+            b.extend_from_slice(&[0, 0]);
+            let e = StatsRequest::decode(&mut Reader::new(&b)).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
+            assert_eq!(e.kind.to_v10(), (1, 2));
+            let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
+        }
+    }
+
+    #[test]
+    fn length_errors() {
+        // Trailing bytes after an empty or fixed request body.
+        for b in [
+            &[0u8, 0, 0, 0, 0][..],
+            &[0, 3, 0, 0, 1, 2, 3, 4][..],
+            &[0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0][..],
+        ] {
+            let e = StatsRequest::decode(&mut Reader::new(b)).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN, "{b:?}");
+        }
+        // Short request bodies.
+        for b in [
+            &[0u8, 4, 0, 0, 0, 1][..],
+            &[0, 1, 0, 0][..],
+            &[0xff, 0xff, 0, 0, 0][..],
+        ] {
+            let e = StatsRequest::decode(&mut Reader::new(b)).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN, "{b:?}");
+        }
+        // A port stats list that is not a multiple of 104.
+        let mut b = enc_rep(&StatsReply {
+            flags: 0,
+            body: StatsReplyBody::Port(vec![PortStats::default(); 2]),
+        });
+        b.pop();
+        let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+        // Aggregate reply with trailing bytes.
+        let mut b = enc_rep(&StatsReply {
+            flags: 0,
+            body: StatsReplyBody::Aggregate(AggregateStats::default()),
+        });
+        b.push(0);
+        let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+        // Flow stats whose length is below the fixed part, or beyond the body.
+        for len in [0u16, 8, 87, 200] {
+            let mut b = vec![0, 1, 0, 0];
+            b.extend_from_slice(&len.to_be_bytes());
+            b.resize(4 + 88, 0);
+            let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN, "len {len}");
+        }
+    }
+}

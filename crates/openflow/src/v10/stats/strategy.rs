@@ -1,0 +1,148 @@
+//! proptest strategies for 1.0 stats requests and replies (names that survive
+//! encoding; vendor data of any length).
+
+use super::*;
+use crate::v10::action10::strategy::arb_actions;
+use crate::v10::match10::strategy::arb_match;
+use proptest::prelude::*;
+
+fn arb_flow_req() -> impl Strategy<Value = FlowStatsRequest> {
+    (arb_match(), any::<u8>(), any::<u16>()).prop_map(|(match_, table_id, out_port)| {
+        FlowStatsRequest {
+            match_,
+            table_id,
+            out_port,
+        }
+    })
+}
+
+fn arb_vendor() -> impl Strategy<Value = (u32, Vec<u8>)> {
+    (any::<u32>(), proptest::collection::vec(any::<u8>(), 0..24))
+}
+
+pub fn arb_stats_request() -> impl Strategy<Value = StatsRequest> {
+    let body = prop_oneof![
+        Just(StatsRequestBody::Desc),
+        arb_flow_req().prop_map(StatsRequestBody::Flow),
+        arb_flow_req().prop_map(StatsRequestBody::Aggregate),
+        Just(StatsRequestBody::Table),
+        any::<u16>().prop_map(|port_no| StatsRequestBody::Port(PortStatsRequest { port_no })),
+        (any::<u16>(), any::<u32>()).prop_map(|(port_no, queue_id)| {
+            StatsRequestBody::Queue(QueueStatsRequest { port_no, queue_id })
+        }),
+        arb_vendor().prop_map(|(vendor, data)| StatsRequestBody::Vendor { vendor, data }),
+    ];
+    (any::<u16>(), body).prop_map(|(flags, body)| StatsRequest { flags, body })
+}
+
+fn arb_desc() -> impl Strategy<Value = DescStats> {
+    let s = || "[a-zA-Z0-9 ._-]{0,40}";
+    (s(), s(), s(), "[a-zA-Z0-9]{0,31}", s()).prop_map(
+        |(mfr_desc, hw_desc, sw_desc, serial_num, dp_desc)| DescStats {
+            mfr_desc,
+            hw_desc,
+            sw_desc,
+            serial_num,
+            dp_desc,
+        },
+    )
+}
+
+fn arb_flow_stats() -> impl Strategy<Value = FlowStats> {
+    (
+        (any::<u8>(), arb_match(), any::<u32>(), any::<u32>()),
+        (any::<u16>(), any::<u16>(), any::<u16>()),
+        (any::<u64>(), any::<u64>(), any::<u64>()),
+        arb_actions(),
+    )
+        .prop_map(
+            |(
+                (table_id, match_, duration_sec, duration_nsec),
+                (priority, idle_timeout, hard_timeout),
+                (cookie, packet_count, byte_count),
+                actions,
+            )| FlowStats {
+                table_id,
+                match_,
+                duration_sec,
+                duration_nsec,
+                priority,
+                idle_timeout,
+                hard_timeout,
+                cookie,
+                packet_count,
+                byte_count,
+                actions,
+            },
+        )
+}
+
+fn arb_table_stats() -> impl Strategy<Value = TableStats> {
+    (
+        any::<u8>(),
+        "[a-z0-9_]{0,31}",
+        any::<(u32, u32, u32)>(),
+        any::<(u64, u64)>(),
+    )
+        .prop_map(
+            |(table_id, name, (wildcards, max_entries, active_count), (l, m))| TableStats {
+                table_id,
+                name,
+                wildcards,
+                max_entries,
+                active_count,
+                lookup_count: l,
+                matched_count: m,
+            },
+        )
+}
+
+fn arb_port_stats() -> impl Strategy<Value = PortStats> {
+    (any::<u16>(), proptest::array::uniform12(any::<u64>())).prop_map(|(port_no, c)| PortStats {
+        port_no,
+        rx_packets: c[0],
+        tx_packets: c[1],
+        rx_bytes: c[2],
+        tx_bytes: c[3],
+        rx_dropped: c[4],
+        tx_dropped: c[5],
+        rx_errors: c[6],
+        tx_errors: c[7],
+        rx_frame_err: c[8],
+        rx_over_err: c[9],
+        rx_crc_err: c[10],
+        collisions: c[11],
+    })
+}
+
+fn arb_queue_stats() -> impl Strategy<Value = QueueStats> {
+    (any::<u16>(), any::<u32>(), any::<(u64, u64, u64)>()).prop_map(
+        |(port_no, queue_id, (tx_bytes, tx_packets, tx_errors))| QueueStats {
+            port_no,
+            queue_id,
+            tx_bytes,
+            tx_packets,
+            tx_errors,
+        },
+    )
+}
+
+pub fn arb_stats_reply() -> impl Strategy<Value = StatsReply> {
+    use proptest::collection::vec;
+    let body = prop_oneof![
+        arb_desc().prop_map(StatsReplyBody::Desc),
+        vec(arb_flow_stats(), 0..3).prop_map(StatsReplyBody::Flow),
+        any::<(u64, u64, u32)>().prop_map(|(packet_count, byte_count, flow_count)| {
+            StatsReplyBody::Aggregate(AggregateStats {
+                packet_count,
+                byte_count,
+                flow_count,
+            })
+        }),
+        vec(arb_table_stats(), 0..3).prop_map(StatsReplyBody::Table),
+        vec(arb_port_stats(), 0..3).prop_map(StatsReplyBody::Port),
+        vec(arb_queue_stats(), 0..3).prop_map(StatsReplyBody::Queue),
+        arb_vendor().prop_map(|(vendor, data)| StatsReplyBody::Vendor { vendor, data }),
+    ];
+    (any::<u16>(), body).prop_map(|(flags, body)| StatsReply { flags, body })
+}

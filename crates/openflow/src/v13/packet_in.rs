@@ -1,0 +1,323 @@
+//! `OFPT_PACKET_IN` and `OFPT_FLOW_REMOVED` (OpenFlow 1.3): the switch's asynchronous
+//! reports about packets and flow entries.
+//!
+//! Packet-in wire form: `buffer_id:u32, total_len:u16, reason:u8, table_id:u8,
+//! cookie:u64`, an `ofp_match` (with its padding), `pad[2]`, then the packet (or its
+//! first `miss_send_len`/`max_len` bytes when buffered) to the end. `total_len` is the
+//! full frame length and is not checked against the data carried.
+//!
+//! Flow-removed wire form: `cookie:u64, priority:u16, reason:u8, table_id:u8,
+//! duration_sec:u32, duration_nsec:u32, idle_timeout:u16, hard_timeout:u16,
+//! packet_count:u64, byte_count:u64`, then an `ofp_match` ending the message.
+
+use crate::error::OfpError;
+use crate::match13::Match;
+use crate::wire::{Reader, Writer};
+
+/// `ofp_packet_in_reason`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PacketInReason {
+    /// No matching flow (table-miss flow entry).
+    NoMatch,
+    /// Output to the controller in an action.
+    Action,
+    /// The packet has an invalid TTL.
+    InvalidTtl,
+    Unknown(u8),
+}
+
+impl PacketInReason {
+    pub fn from_u8(v: u8) -> Self {
+        match v {
+            0 => Self::NoMatch,
+            1 => Self::Action,
+            2 => Self::InvalidTtl,
+            n => Self::Unknown(n),
+        }
+    }
+
+    pub fn to_u8(self) -> u8 {
+        match self {
+            Self::NoMatch => 0,
+            Self::Action => 1,
+            Self::InvalidTtl => 2,
+            Self::Unknown(n) => n,
+        }
+    }
+}
+
+/// An `OFPT_PACKET_IN` body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PacketIn {
+    /// `OFP_NO_BUFFER` when the whole packet is in `data`.
+    pub buffer_id: u32,
+    pub total_len: u16,
+    pub reason: PacketInReason,
+    pub table_id: u8,
+    pub cookie: u64,
+    /// The pipeline fields of the packet (at least `IN_PORT`).
+    pub match_: Match,
+    pub data: Vec<u8>,
+}
+
+impl PacketIn {
+    pub fn decode(r: &mut Reader) -> Result<PacketIn, OfpError> {
+        let buffer_id = r.u32()?;
+        let total_len = r.u16()?;
+        let reason = PacketInReason::from_u8(r.u8()?);
+        let table_id = r.u8()?;
+        let cookie = r.u64()?;
+        let match_ = Match::decode(r)?;
+        r.skip(2)?;
+        Ok(PacketIn {
+            buffer_id,
+            total_len,
+            reason,
+            table_id,
+            cookie,
+            match_,
+            data: r.take_rest().to_vec(),
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u32(self.buffer_id);
+        w.u16(self.total_len);
+        w.u8(self.reason.to_u8());
+        w.u8(self.table_id);
+        w.u64(self.cookie);
+        self.match_.encode(w);
+        w.zeros(2);
+        w.bytes(&self.data);
+    }
+}
+
+/// `ofp_flow_removed_reason`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlowRemovedReason {
+    IdleTimeout,
+    HardTimeout,
+    Delete,
+    GroupDelete,
+    /// 1.3.5's `OFPRR_METER_DELETE`.
+    MeterDelete,
+    Unknown(u8),
+}
+
+impl FlowRemovedReason {
+    pub fn from_u8(v: u8) -> Self {
+        match v {
+            0 => Self::IdleTimeout,
+            1 => Self::HardTimeout,
+            2 => Self::Delete,
+            3 => Self::GroupDelete,
+            4 => Self::MeterDelete,
+            n => Self::Unknown(n),
+        }
+    }
+
+    pub fn to_u8(self) -> u8 {
+        match self {
+            Self::IdleTimeout => 0,
+            Self::HardTimeout => 1,
+            Self::Delete => 2,
+            Self::GroupDelete => 3,
+            Self::MeterDelete => 4,
+            Self::Unknown(n) => n,
+        }
+    }
+}
+
+/// An `OFPT_FLOW_REMOVED` body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FlowRemoved {
+    pub cookie: u64,
+    pub priority: u16,
+    pub reason: FlowRemovedReason,
+    pub table_id: u8,
+    pub duration_sec: u32,
+    pub duration_nsec: u32,
+    pub idle_timeout: u16,
+    pub hard_timeout: u16,
+    pub packet_count: u64,
+    pub byte_count: u64,
+    pub match_: Match,
+}
+
+impl FlowRemoved {
+    pub fn decode(r: &mut Reader) -> Result<FlowRemoved, OfpError> {
+        Ok(FlowRemoved {
+            cookie: r.u64()?,
+            priority: r.u16()?,
+            reason: FlowRemovedReason::from_u8(r.u8()?),
+            table_id: r.u8()?,
+            duration_sec: r.u32()?,
+            duration_nsec: r.u32()?,
+            idle_timeout: r.u16()?,
+            hard_timeout: r.u16()?,
+            packet_count: r.u64()?,
+            byte_count: r.u64()?,
+            match_: Match::decode(r)?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u64(self.cookie);
+        w.u16(self.priority);
+        w.u8(self.reason.to_u8());
+        w.u8(self.table_id);
+        w.u32(self.duration_sec);
+        w.u32(self.duration_nsec);
+        w.u16(self.idle_timeout);
+        w.u16(self.hard_timeout);
+        w.u64(self.packet_count);
+        w.u64(self.byte_count);
+        self.match_.encode(w);
+    }
+}
+
+/// proptest strategies for packet-in and flow-removed.
+#[cfg(test)]
+pub(crate) mod strategy {
+    use super::*;
+    use crate::match13::strategy::arb_match;
+    use proptest::prelude::*;
+
+    pub fn arb_packet_in() -> impl Strategy<Value = PacketIn> {
+        (
+            (
+                any::<u32>(),
+                any::<u16>(),
+                any::<u8>(),
+                any::<u8>(),
+                any::<u64>(),
+            ),
+            arb_match(),
+            proptest::collection::vec(any::<u8>(), 0..80),
+        )
+            .prop_map(
+                |((buffer_id, total_len, reason, table_id, cookie), match_, data)| PacketIn {
+                    buffer_id,
+                    total_len,
+                    reason: PacketInReason::from_u8(reason),
+                    table_id,
+                    cookie,
+                    match_,
+                    data,
+                },
+            )
+    }
+
+    pub fn arb_flow_removed() -> impl Strategy<Value = FlowRemoved> {
+        (
+            (any::<u64>(), any::<u16>(), any::<u8>(), any::<u8>()),
+            (any::<u32>(), any::<u32>(), any::<u16>(), any::<u16>()),
+            (any::<u64>(), any::<u64>()),
+            arb_match(),
+        )
+            .prop_map(
+                |(
+                    (cookie, priority, reason, table_id),
+                    (duration_sec, duration_nsec, idle_timeout, hard_timeout),
+                    (packet_count, byte_count),
+                    match_,
+                )| FlowRemoved {
+                    cookie,
+                    priority,
+                    reason: FlowRemovedReason::from_u8(reason),
+                    table_id,
+                    duration_sec,
+                    duration_nsec,
+                    idle_timeout,
+                    hard_timeout,
+                    packet_count,
+                    byte_count,
+                    match_,
+                },
+            )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::oxm::Oxm;
+    use proptest::prelude::*;
+
+    /// `ofp_match` holding only `IN_PORT = port`: type 1, length 12, the TLV, 4 pad bytes.
+    pub(crate) fn in_port_match_bytes(port: u32) -> Vec<u8> {
+        let mut b = vec![0, 1, 0, 12, 0x80, 0, 0, 4];
+        b.extend_from_slice(&port.to_be_bytes());
+        b.extend_from_slice(&[0; 4]);
+        b
+    }
+
+    #[test]
+    fn packet_in_spec_bytes() {
+        let mut bytes = vec![0xff, 0xff, 0xff, 0xff, 0, 60, 0, 3];
+        bytes.extend_from_slice(&0x1234u64.to_be_bytes());
+        bytes.extend_from_slice(&in_port_match_bytes(2));
+        bytes.extend_from_slice(&[0, 0]);
+        bytes.extend_from_slice(&[0xaa; 14]);
+        let p = PacketIn::decode(&mut Reader::new(&bytes)).unwrap();
+        assert_eq!(
+            p,
+            PacketIn {
+                buffer_id: 0xffff_ffff,
+                total_len: 60,
+                reason: PacketInReason::NoMatch,
+                table_id: 3,
+                cookie: 0x1234,
+                match_: Match {
+                    fields: vec![Oxm::InPort(2)]
+                },
+                data: vec![0xaa; 14],
+            }
+        );
+        let mut w = Writer::new();
+        p.encode(&mut w);
+        assert_eq!(w.buf, bytes);
+        // Cut inside the two pad bytes after the match.
+        let cut = 16 + 16 + 1;
+        let e = PacketIn::decode(&mut Reader::new(&bytes[..cut])).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+    }
+
+    #[test]
+    fn flow_removed_spec_bytes() {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&7u64.to_be_bytes());
+        bytes.extend_from_slice(&[0x80, 0, 1, 1]); // priority 0x8000, HARD_TIMEOUT, table 1
+        bytes.extend_from_slice(&[0, 0, 0, 10, 0, 0, 0, 5, 0, 10, 0, 20]);
+        bytes.extend_from_slice(&3u64.to_be_bytes());
+        bytes.extend_from_slice(&180u64.to_be_bytes());
+        bytes.extend_from_slice(&in_port_match_bytes(1));
+        let f = FlowRemoved::decode(&mut Reader::new(&bytes)).unwrap();
+        assert_eq!(f.cookie, 7);
+        assert_eq!(f.priority, 0x8000);
+        assert_eq!(f.reason, FlowRemovedReason::HardTimeout);
+        assert_eq!(f.table_id, 1);
+        assert_eq!((f.duration_sec, f.duration_nsec), (10, 5));
+        assert_eq!((f.idle_timeout, f.hard_timeout), (10, 20));
+        assert_eq!((f.packet_count, f.byte_count), (3, 180));
+        assert_eq!(f.match_.fields, vec![Oxm::InPort(1)]);
+        let mut w = Writer::new();
+        f.encode(&mut w);
+        assert_eq!(w.buf, bytes);
+    }
+
+    proptest! {
+        #[test]
+        fn roundtrip(p in strategy::arb_packet_in(), f in strategy::arb_flow_removed()) {
+            let mut w = Writer::new();
+            p.encode(&mut w);
+            prop_assert_eq!(PacketIn::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+            let mut w = Writer::new();
+            f.encode(&mut w);
+            let mut r = Reader::new(&w.buf);
+            prop_assert_eq!(FlowRemoved::decode(&mut r).unwrap(), f);
+            prop_assert!(r.is_empty());
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! `OFPT_PACKET_OUT` (OpenFlow 1.3): send a packet through an action list.
+//!
+//! Wire form: `buffer_id:u32, in_port:u32, actions_len:u16, pad[6]`, `actions_len`
+//! bytes of actions, then the packet to the end (empty when `buffer_id` names a buffered
+//! packet). An `actions_len` past the end of the message is `OFPBRC_BAD_LEN`.
+
+use crate::action::{port as ofpp, Action};
+use crate::error::{ErrorKind, OfpError};
+use crate::v13::bad_len;
+use crate::wire::{Reader, Writer};
+
+/// An `OFPT_PACKET_OUT` body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PacketOut {
+    /// A switch buffer, or `OFP_NO_BUFFER` when `data` holds the packet.
+    pub buffer_id: u32,
+    /// The packet's ingress port for the pipeline: a physical port, `OFPP_CONTROLLER`
+    /// or `OFPP_LOCAL`.
+    pub in_port: u32,
+    pub actions: Vec<Action>,
+    pub data: Vec<u8>,
+}
+
+impl PacketOut {
+    pub fn decode(r: &mut Reader) -> Result<PacketOut, OfpError> {
+        let buffer_id = r.u32()?;
+        let in_port = r.u32()?;
+        let actions_len = r.u16()? as usize;
+        r.skip(6)?;
+        if actions_len > r.remaining() {
+            return Err(bad_len(format!(
+                "packet-out actions_len {actions_len} exceeds the {} bytes left",
+                r.remaining()
+            )));
+        }
+        let actions = Action::decode_list(&mut r.sub(actions_len)?)?;
+        Ok(PacketOut {
+            buffer_id,
+            in_port,
+            actions,
+            data: r.take_rest().to_vec(),
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u32(self.buffer_id);
+        w.u32(self.in_port);
+        let len_at = w.len();
+        w.u16(0);
+        w.zeros(6);
+        let start = w.len();
+        Action::encode_list(&self.actions, w);
+        w.patch_len16(len_at, start);
+        w.bytes(&self.data);
+    }
+
+    /// Checks the ingress port (`OFPBRC_BAD_PORT` unless it is 1..=`OFPP_MAX`,
+    /// `OFPP_CONTROLLER` or `OFPP_LOCAL`) and the actions. A packet-out with no buffer
+    /// and no data is allowed (it sends an empty packet nowhere useful, but is valid).
+    pub fn validate(&self) -> Result<(), OfpError> {
+        let port_ok = matches!(self.in_port, 1..=ofpp::MAX)
+            || self.in_port == ofpp::CONTROLLER
+            || self.in_port == ofpp::LOCAL;
+        if !port_ok {
+            return Err(OfpError::new(
+                ErrorKind::BAD_REQUEST_BAD_PORT,
+                format!(
+                    "packet-out in_port 0x{:08x} is not a port or CONTROLLER/LOCAL",
+                    self.in_port
+                ),
+            ));
+        }
+        Action::validate_list(&self.actions)
+    }
+}
+
+/// proptest strategy for packet-outs.
+#[cfg(test)]
+pub(crate) mod strategy {
+    use super::*;
+    use crate::action::strategy::arb_action;
+    use proptest::prelude::*;
+
+    pub fn arb_packet_out() -> impl Strategy<Value = PacketOut> {
+        (
+            any::<u32>(),
+            any::<u32>(),
+            proptest::collection::vec(arb_action(), 0..4),
+            proptest::collection::vec(any::<u8>(), 0..80),
+        )
+            .prop_map(|(buffer_id, in_port, actions, data)| PacketOut {
+                buffer_id,
+                in_port,
+                actions,
+                data,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::v13::flow_mod::OFP_NO_BUFFER;
+    use proptest::prelude::*;
+
+    fn spec_bytes() -> Vec<u8> {
+        let mut b = vec![
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfd, 0, 16, 0, 0, 0, 0, 0, 0,
+        ];
+        // OUTPUT to port 1, max_len 0xffe5 (OFPCML_MAX).
+        b.extend_from_slice(&[0, 0, 0, 16, 0, 0, 0, 1, 0xff, 0xe5, 0, 0, 0, 0, 0, 0]);
+        b.extend_from_slice(&[0x11; 20]);
+        b
+    }
+
+    #[test]
+    fn decodes_spec_bytes() {
+        let bytes = spec_bytes();
+        let p = PacketOut::decode(&mut Reader::new(&bytes)).unwrap();
+        assert_eq!(
+            p,
+            PacketOut {
+                buffer_id: OFP_NO_BUFFER,
+                in_port: ofpp::CONTROLLER,
+                actions: vec![Action::Output {
+                    port: 1,
+                    max_len: 0xffe5
+                }],
+                data: vec![0x11; 20],
+            }
+        );
+        let mut w = Writer::new();
+        p.encode(&mut w);
+        assert_eq!(w.buf, bytes);
+    }
+
+    #[test]
+    fn actions_len_past_end() {
+        let mut bytes = spec_bytes();
+        bytes.truncate(16 + 8);
+        let e = PacketOut::decode(&mut Reader::new(&bytes)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+    }
+
+    #[test]
+    fn validate_actions() {
+        let p = PacketOut {
+            buffer_id: OFP_NO_BUFFER,
+            in_port: ofpp::CONTROLLER,
+            actions: vec![Action::Output {
+                port: 0,
+                max_len: 0,
+            }],
+            data: vec![1, 2, 3],
+        };
+        assert_eq!(
+            p.validate().unwrap_err().kind,
+            ErrorKind::BAD_ACTION_BAD_OUT_PORT
+        );
+        let p = PacketOut {
+            actions: vec![Action::Output {
+                port: ofpp::TABLE,
+                max_len: 0,
+            }],
+            ..p
+        };
+        assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn validate_in_port() {
+        let mut p = PacketOut {
+            buffer_id: OFP_NO_BUFFER,
+            in_port: 1,
+            actions: vec![],
+            data: vec![],
+        };
+        for ok in [1, ofpp::MAX, ofpp::CONTROLLER, ofpp::LOCAL] {
+            p.in_port = ok;
+            assert!(p.validate().is_ok(), "{ok:#x}");
+        }
+        for bad in [
+            0,
+            ofpp::MAX + 1,
+            ofpp::ANY,
+            ofpp::IN_PORT,
+            ofpp::TABLE,
+            ofpp::FLOOD,
+        ] {
+            p.in_port = bad;
+            assert_eq!(
+                p.validate().unwrap_err().kind,
+                ErrorKind::BAD_REQUEST_BAD_PORT,
+                "{bad:#x}"
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn roundtrip(p in strategy::arb_packet_out()) {
+            let mut w = Writer::new();
+            p.encode(&mut w);
+            prop_assert_eq!(PacketOut::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! `OFPT_PORT_STATUS` and `OFPT_PORT_MOD` (OpenFlow 1.3).
+//!
+//! Port status wire form (72 bytes): `reason:u8, pad[7], ofp_port` (64 bytes).
+//!
+//! Port mod wire form (32 bytes): `port_no:u32, pad[4], hw_addr[6], pad[2], config:u32,
+//! mask:u32, advertise:u32, pad[4]`. Only the config bits set in `mask` change;
+//! `advertise` 0 leaves advertisement unchanged.
+
+use crate::action::port as ofpp;
+use crate::error::{ErrorKind, OfpError};
+use crate::v13::port::Port;
+use crate::wire::{MacAddr, Reader, Writer};
+
+/// `ofp_port_reason`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PortReason {
+    Add,
+    Delete,
+    Modify,
+    Unknown(u8),
+}
+
+impl PortReason {
+    pub fn from_u8(v: u8) -> Self {
+        match v {
+            0 => Self::Add,
+            1 => Self::Delete,
+            2 => Self::Modify,
+            n => Self::Unknown(n),
+        }
+    }
+
+    pub fn to_u8(self) -> u8 {
+        match self {
+            Self::Add => 0,
+            Self::Delete => 1,
+            Self::Modify => 2,
+            Self::Unknown(n) => n,
+        }
+    }
+}
+
+/// An `OFPT_PORT_STATUS` body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PortStatus {
+    pub reason: PortReason,
+    pub port: Port,
+}
+
+impl PortStatus {
+    pub fn decode(r: &mut Reader) -> Result<PortStatus, OfpError> {
+        let reason = PortReason::from_u8(r.u8()?);
+        r.skip(7)?;
+        Ok(PortStatus {
+            reason,
+            port: Port::decode(r)?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u8(self.reason.to_u8());
+        w.zeros(7);
+        self.port.encode(w);
+    }
+}
+
+/// An `OFPT_PORT_MOD` body.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PortMod {
+    pub port_no: u32,
+    /// Must equal the port's address (a sanity check by the switch, not a change).
+    pub hw_addr: MacAddr,
+    pub config: u32,
+    pub mask: u32,
+    pub advertise: u32,
+}
+
+impl PortMod {
+    pub fn decode(r: &mut Reader) -> Result<PortMod, OfpError> {
+        let port_no = r.u32()?;
+        r.skip(4)?;
+        let hw_addr = r.mac()?;
+        r.skip(2)?;
+        let config = r.u32()?;
+        let mask = r.u32()?;
+        let advertise = r.u32()?;
+        r.skip(4)?;
+        Ok(PortMod {
+            port_no,
+            hw_addr,
+            config,
+            mask,
+            advertise,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u32(self.port_no);
+        w.zeros(4);
+        w.mac(self.hw_addr);
+        w.zeros(2);
+        w.u32(self.config);
+        w.u32(self.mask);
+        w.u32(self.advertise);
+        w.zeros(4);
+    }
+
+    /// Rejects a port number above `OFPP_MAX` (`OFPPMFC_BAD_PORT`): reserved ports
+    /// cannot be configured. Whether the port exists is for the switch to check.
+    pub fn validate(&self) -> Result<(), OfpError> {
+        if self.port_no > ofpp::MAX {
+            return Err(OfpError::new(
+                ErrorKind::PORT_MOD_FAILED_BAD_PORT,
+                format!("port 0x{:08x} is not a physical port", self.port_no),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// proptest strategies for port messages.
+#[cfg(test)]
+pub(crate) mod strategy {
+    use super::*;
+    use crate::v13::port::strategy::arb_port;
+    use proptest::prelude::*;
+
+    pub fn arb_port_status() -> impl Strategy<Value = PortStatus> {
+        (any::<u8>(), arb_port()).prop_map(|(reason, port)| PortStatus {
+            reason: PortReason::from_u8(reason),
+            port,
+        })
+    }
+
+    pub fn arb_port_mod() -> impl Strategy<Value = PortMod> {
+        (
+            any::<u32>(),
+            any::<[u8; 6]>(),
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+        )
+            .prop_map(|(port_no, mac, config, mask, advertise)| PortMod {
+                port_no,
+                hw_addr: MacAddr(mac),
+                config,
+                mask,
+                advertise,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn spec_bytes() {
+        let mut bytes = vec![2, 0, 0, 0, 0, 0, 0, 0];
+        bytes.extend_from_slice(&[
+            0, 0, 0, 7, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0, 0,
+        ]);
+        bytes.extend_from_slice(b"veth7\0\0\0\0\0\0\0\0\0\0\0");
+        bytes.extend_from_slice(&[0, 0, 0, 1]); // config PORT_DOWN
+        bytes.extend_from_slice(&[0; 28]);
+        let s = PortStatus::decode(&mut Reader::new(&bytes)).unwrap();
+        assert_eq!(s.reason, PortReason::Modify);
+        assert_eq!(s.port.port_no, 7);
+        assert_eq!(s.port.name, "veth7");
+        assert_eq!(s.port.config, 1);
+        let mut w = Writer::new();
+        s.encode(&mut w);
+        assert_eq!(w.buf, bytes);
+
+        let bytes = [
+            0, 0, 0, 3, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1,
+            0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        let m = PortMod::decode(&mut Reader::new(&bytes)).unwrap();
+        assert_eq!(m.port_no, 3);
+        assert_eq!(m.hw_addr, MacAddr([0, 0x11, 0x22, 0x33, 0x44, 0x55]));
+        assert_eq!((m.config, m.mask, m.advertise), (1, 1, 0));
+        let mut w = Writer::new();
+        m.encode(&mut w);
+        assert_eq!(w.buf, bytes);
+    }
+
+    #[test]
+    fn validate() {
+        let mut m = PortMod {
+            port_no: ofpp::MAX,
+            ..PortMod::default()
+        };
+        assert!(m.validate().is_ok());
+        m.port_no = ofpp::LOCAL;
+        assert_eq!(
+            m.validate().unwrap_err().kind,
+            ErrorKind::PORT_MOD_FAILED_BAD_PORT
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn roundtrip(s in strategy::arb_port_status(), m in strategy::arb_port_mod()) {
+            let mut w = Writer::new();
+            s.encode(&mut w);
+            prop_assert_eq!(w.len(), 72);
+            prop_assert_eq!(PortStatus::decode(&mut Reader::new(&w.buf)).unwrap(), s);
+            let mut w = Writer::new();
+            m.encode(&mut w);
+            prop_assert_eq!(w.len(), 32);
+            prop_assert_eq!(PortMod::decode(&mut Reader::new(&w.buf)).unwrap(), m);
+        }
+    }
+}
