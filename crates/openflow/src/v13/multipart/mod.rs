@@ -1,0 +1,490 @@
+//! OpenFlow 1.3 multipart requests and replies (`OFPT_MULTIPART_REQUEST` / `_REPLY`).
+//!
+//! After the 8-byte OpenFlow header both carry `type:u16, flags:u16, pad[4]` and then a
+//! body whose layout the type selects ([`mp_type`]). [`MultipartRequestBody`] and
+//! [`MultipartReplyBody`] have one variant per OpenFlow 1.3.5 type; the structures of
+//! the bodies live in the submodules named after what they describe.
+//!
+//! Decoding rules:
+//! - a type number 1.3 does not define is `OFPBRC_BAD_MULTIPART`;
+//! - the body must fill the message exactly: trailing bytes after a fixed body, a list
+//!   element cut short, or an element `length` below its fixed part or beyond the
+//!   message are `OFPBRC_BAD_LEN`;
+//! - errors inside nested structures keep their own kind (a bad match stays
+//!   `OFPET_BAD_MATCH`, a bad table-features property `OFPTFFC_*`, a bad action
+//!   `OFPBAC_*`).
+//!
+//! A long list reply is sent as several messages: [`MultipartReply::split`] cuts it into
+//! parts that each fit one message, flagged [`OFPMPF_REPLY_MORE`] on all but the last.
+
+pub mod desc;
+pub mod flow;
+pub mod group;
+pub mod meter;
+pub mod port_stats;
+mod split;
+pub mod table;
+
+#[cfg(test)]
+pub(crate) mod strategy;
+#[cfg(test)]
+mod tests;
+
+pub use desc::Desc;
+pub use flow::{AggregateStats, FlowStats, FlowStatsRequest};
+pub use group::{BucketCounter, GroupDesc, GroupFeatures, GroupStats};
+pub use meter::{MeterBandStats, MeterConfig, MeterFeatures, MeterStats};
+pub use port_stats::{PortStats, QueueStats};
+pub use split::MAX_REPLY_BODY;
+pub use table::TableStats;
+
+use crate::error::{ErrorKind, OfpError};
+use crate::v13::port::Port;
+use crate::v13::table_features::TableFeatures;
+use crate::wire::{Reader, Writer};
+
+/// `OFPMPF_REQ_MORE`: more request messages follow.
+pub const OFPMPF_REQ_MORE: u16 = 1;
+/// `OFPMPF_REPLY_MORE`: more reply messages follow.
+pub const OFPMPF_REPLY_MORE: u16 = 1;
+/// Length of the multipart header after the OpenFlow header (`type, flags, pad[4]`).
+pub const MULTIPART_HEADER_LEN: usize = 8;
+
+/// `ofp_multipart_type` numbers.
+pub mod mp_type {
+    pub const DESC: u16 = 0;
+    pub const FLOW: u16 = 1;
+    pub const AGGREGATE: u16 = 2;
+    pub const TABLE: u16 = 3;
+    pub const PORT_STATS: u16 = 4;
+    pub const QUEUE: u16 = 5;
+    pub const GROUP: u16 = 6;
+    pub const GROUP_DESC: u16 = 7;
+    pub const GROUP_FEATURES: u16 = 8;
+    pub const METER: u16 = 9;
+    pub const METER_CONFIG: u16 = 10;
+    pub const METER_FEATURES: u16 = 11;
+    pub const TABLE_FEATURES: u16 = 12;
+    pub const PORT_DESC: u16 = 13;
+    pub const EXPERIMENTER: u16 = 0xffff;
+}
+
+/// The spec's name of a multipart type (`OFPMP_FLOW`), if 1.3 defines it.
+pub fn type_name(ty: u16) -> Option<&'static str> {
+    use mp_type as t;
+    Some(match ty {
+        t::DESC => "OFPMP_DESC",
+        t::FLOW => "OFPMP_FLOW",
+        t::AGGREGATE => "OFPMP_AGGREGATE",
+        t::TABLE => "OFPMP_TABLE",
+        t::PORT_STATS => "OFPMP_PORT_STATS",
+        t::QUEUE => "OFPMP_QUEUE",
+        t::GROUP => "OFPMP_GROUP",
+        t::GROUP_DESC => "OFPMP_GROUP_DESC",
+        t::GROUP_FEATURES => "OFPMP_GROUP_FEATURES",
+        t::METER => "OFPMP_METER",
+        t::METER_CONFIG => "OFPMP_METER_CONFIG",
+        t::METER_FEATURES => "OFPMP_METER_FEATURES",
+        t::TABLE_FEATURES => "OFPMP_TABLE_FEATURES",
+        t::PORT_DESC => "OFPMP_PORT_DESC",
+        t::EXPERIMENTER => "OFPMP_EXPERIMENTER",
+        _ => return None,
+    })
+}
+
+fn bad_multipart(ty: u16) -> OfpError {
+    OfpError::new(
+        ErrorKind::BAD_REQUEST_BAD_MULTIPART,
+        format!("unknown multipart type {ty}"),
+    )
+}
+
+/// Fails with `OFPBRC_BAD_LEN` if `r` still holds bytes after a body.
+pub(crate) fn expect_end(r: &Reader, what: &str) -> Result<(), OfpError> {
+    if r.is_empty() {
+        Ok(())
+    } else {
+        Err(OfpError::new(
+            ErrorKind::BAD_REQUEST_BAD_LEN,
+            format!("{} bytes after the {what} body", r.remaining()),
+        ))
+    }
+}
+
+/// Takes a length-prefixed element as a sub-reader: the u16 length at `len_offset`
+/// must be at least `min` and fit in `r` (`OFPBRC_BAD_LEN` otherwise).
+pub(crate) fn take_sized<'a>(
+    r: &mut Reader<'a>,
+    len_offset: usize,
+    min: usize,
+    what: &str,
+) -> Result<Reader<'a>, OfpError> {
+    let len = r.peek_u16(len_offset)? as usize;
+    if len < min || len > r.remaining() {
+        return Err(OfpError::new(
+            ErrorKind::BAD_REQUEST_BAD_LEN,
+            format!(
+                "{what} length {len} (at least {min} and at most the {} bytes left)",
+                r.remaining()
+            ),
+        ));
+    }
+    r.sub(len)
+}
+
+/// Reads elements with `f` until `r` is empty.
+fn decode_list<T>(
+    r: &mut Reader,
+    f: impl Fn(&mut Reader) -> Result<T, OfpError>,
+) -> Result<Vec<T>, OfpError> {
+    let mut out = Vec::new();
+    while !r.is_empty() {
+        out.push(f(r)?);
+    }
+    Ok(out)
+}
+
+/// An `OFPT_MULTIPART_REQUEST` body (after the OpenFlow header).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MultipartRequest {
+    /// `OFPMPF_REQ_*` flags.
+    pub flags: u16,
+    pub body: MultipartRequestBody,
+}
+
+/// The type-specific part of a multipart request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MultipartRequestBody {
+    Desc,
+    Flow(FlowStatsRequest),
+    Aggregate(FlowStatsRequest),
+    Table,
+    /// `ofp_port_stats_request` (`OFPP_ANY` for all ports).
+    PortStats {
+        port_no: u32,
+    },
+    /// `ofp_queue_stats_request` (`OFPP_ANY`, `OFPQ_ALL` wildcards).
+    Queue {
+        port_no: u32,
+        queue_id: u32,
+    },
+    /// `ofp_group_stats_request` (`OFPG_ALL` for all groups).
+    Group {
+        group_id: u32,
+    },
+    GroupDesc,
+    GroupFeatures,
+    /// `ofp_meter_multipart_request` (`OFPM_ALL` for all meters).
+    Meter {
+        meter_id: u32,
+    },
+    MeterConfig {
+        meter_id: u32,
+    },
+    MeterFeatures,
+    /// Empty: a query; otherwise the controller's desired table configuration.
+    TableFeatures(Vec<TableFeatures>),
+    PortDesc,
+    /// `ofp_experimenter_multipart_header` and the bytes after it.
+    Experimenter {
+        experimenter: u32,
+        exp_type: u32,
+        data: Vec<u8>,
+    },
+}
+
+impl MultipartRequestBody {
+    /// The `ofp_multipart_type` number.
+    pub fn multipart_type(&self) -> u16 {
+        use mp_type as t;
+        match self {
+            Self::Desc => t::DESC,
+            Self::Flow(_) => t::FLOW,
+            Self::Aggregate(_) => t::AGGREGATE,
+            Self::Table => t::TABLE,
+            Self::PortStats { .. } => t::PORT_STATS,
+            Self::Queue { .. } => t::QUEUE,
+            Self::Group { .. } => t::GROUP,
+            Self::GroupDesc => t::GROUP_DESC,
+            Self::GroupFeatures => t::GROUP_FEATURES,
+            Self::Meter { .. } => t::METER,
+            Self::MeterConfig { .. } => t::METER_CONFIG,
+            Self::MeterFeatures => t::METER_FEATURES,
+            Self::TableFeatures(_) => t::TABLE_FEATURES,
+            Self::PortDesc => t::PORT_DESC,
+            Self::Experimenter { .. } => t::EXPERIMENTER,
+        }
+    }
+
+    /// The spec's name of the type (`OFPMP_FLOW`).
+    pub fn name(&self) -> &'static str {
+        type_name(self.multipart_type()).unwrap_or("OFPMP_UNKNOWN")
+    }
+
+    /// Reads the body of type `ty`; `r` must hold exactly the body.
+    pub fn decode(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
+        use mp_type as t;
+        let body = match ty {
+            t::DESC => Self::Desc,
+            t::FLOW => Self::Flow(FlowStatsRequest::decode(r)?),
+            t::AGGREGATE => Self::Aggregate(FlowStatsRequest::decode(r)?),
+            t::TABLE => Self::Table,
+            t::PORT_STATS => {
+                let port_no = r.u32()?;
+                r.skip(4)?;
+                Self::PortStats { port_no }
+            }
+            t::QUEUE => Self::Queue {
+                port_no: r.u32()?,
+                queue_id: r.u32()?,
+            },
+            t::GROUP => {
+                let group_id = r.u32()?;
+                r.skip(4)?;
+                Self::Group { group_id }
+            }
+            t::GROUP_DESC => Self::GroupDesc,
+            t::GROUP_FEATURES => Self::GroupFeatures,
+            t::METER => {
+                let meter_id = r.u32()?;
+                r.skip(4)?;
+                Self::Meter { meter_id }
+            }
+            t::METER_CONFIG => {
+                let meter_id = r.u32()?;
+                r.skip(4)?;
+                Self::MeterConfig { meter_id }
+            }
+            t::METER_FEATURES => Self::MeterFeatures,
+            t::TABLE_FEATURES => Self::TableFeatures(TableFeatures::decode_list(r)?),
+            t::PORT_DESC => Self::PortDesc,
+            t::EXPERIMENTER => Self::Experimenter {
+                experimenter: r.u32()?,
+                exp_type: r.u32()?,
+                data: r.take_rest().to_vec(),
+            },
+            _ => return Err(bad_multipart(ty)),
+        };
+        expect_end(r, type_name(ty).unwrap_or("multipart"))?;
+        Ok(body)
+    }
+
+    /// Writes the body (without the multipart header).
+    pub fn encode(&self, w: &mut Writer) {
+        match self {
+            Self::Desc
+            | Self::Table
+            | Self::GroupDesc
+            | Self::GroupFeatures
+            | Self::MeterFeatures
+            | Self::PortDesc => {}
+            Self::Flow(f) | Self::Aggregate(f) => f.encode(w),
+            Self::PortStats { port_no } => {
+                w.u32(*port_no);
+                w.zeros(4);
+            }
+            Self::Queue { port_no, queue_id } => {
+                w.u32(*port_no);
+                w.u32(*queue_id);
+            }
+            Self::Group { group_id: id }
+            | Self::Meter { meter_id: id }
+            | Self::MeterConfig { meter_id: id } => {
+                w.u32(*id);
+                w.zeros(4);
+            }
+            Self::TableFeatures(tables) => tables.iter().for_each(|t| t.encode(w)),
+            Self::Experimenter {
+                experimenter,
+                exp_type,
+                data,
+            } => {
+                w.u32(*experimenter);
+                w.u32(*exp_type);
+                w.bytes(data);
+            }
+        }
+    }
+}
+
+impl MultipartRequest {
+    /// Reads the multipart header and body (everything after the OpenFlow header).
+    pub fn decode(r: &mut Reader) -> Result<Self, OfpError> {
+        let ty = r.u16()?;
+        let flags = r.u16()?;
+        r.skip(4)?;
+        Ok(MultipartRequest {
+            flags,
+            body: MultipartRequestBody::decode(ty, r)?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u16(self.body.multipart_type());
+        w.u16(self.flags);
+        w.zeros(4);
+        self.body.encode(w);
+    }
+
+    /// The stateless checks a switch makes before serving the request: a flow or
+    /// aggregate request's match is consistent (its own `OFPET_BAD_MATCH` kinds), and
+    /// table-features requests name real tables with valid properties (`OFPTFFC_*`).
+    pub fn validate(&self) -> Result<(), OfpError> {
+        match &self.body {
+            MultipartRequestBody::Flow(f) | MultipartRequestBody::Aggregate(f) => {
+                f.match_.validate()
+            }
+            MultipartRequestBody::TableFeatures(tables) => {
+                tables.iter().try_for_each(TableFeatures::validate)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// An `OFPT_MULTIPART_REPLY` body (after the OpenFlow header).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MultipartReply {
+    /// `OFPMPF_REPLY_*` flags.
+    pub flags: u16,
+    pub body: MultipartReplyBody,
+}
+
+/// The type-specific part of a multipart reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MultipartReplyBody {
+    Desc(Desc),
+    Flow(Vec<FlowStats>),
+    Aggregate(AggregateStats),
+    Table(Vec<TableStats>),
+    PortStats(Vec<PortStats>),
+    Queue(Vec<QueueStats>),
+    Group(Vec<GroupStats>),
+    GroupDesc(Vec<GroupDesc>),
+    GroupFeatures(GroupFeatures),
+    Meter(Vec<MeterStats>),
+    MeterConfig(Vec<MeterConfig>),
+    MeterFeatures(MeterFeatures),
+    TableFeatures(Vec<TableFeatures>),
+    PortDesc(Vec<Port>),
+    /// `ofp_experimenter_multipart_header` and the bytes after it.
+    Experimenter {
+        experimenter: u32,
+        exp_type: u32,
+        data: Vec<u8>,
+    },
+}
+
+impl MultipartReplyBody {
+    /// The `ofp_multipart_type` number.
+    pub fn multipart_type(&self) -> u16 {
+        use mp_type as t;
+        match self {
+            Self::Desc(_) => t::DESC,
+            Self::Flow(_) => t::FLOW,
+            Self::Aggregate(_) => t::AGGREGATE,
+            Self::Table(_) => t::TABLE,
+            Self::PortStats(_) => t::PORT_STATS,
+            Self::Queue(_) => t::QUEUE,
+            Self::Group(_) => t::GROUP,
+            Self::GroupDesc(_) => t::GROUP_DESC,
+            Self::GroupFeatures(_) => t::GROUP_FEATURES,
+            Self::Meter(_) => t::METER,
+            Self::MeterConfig(_) => t::METER_CONFIG,
+            Self::MeterFeatures(_) => t::METER_FEATURES,
+            Self::TableFeatures(_) => t::TABLE_FEATURES,
+            Self::PortDesc(_) => t::PORT_DESC,
+            Self::Experimenter { .. } => t::EXPERIMENTER,
+        }
+    }
+
+    /// The spec's name of the type (`OFPMP_FLOW`).
+    pub fn name(&self) -> &'static str {
+        type_name(self.multipart_type()).unwrap_or("OFPMP_UNKNOWN")
+    }
+
+    /// Reads the body of type `ty`; `r` must hold exactly the body.
+    pub fn decode(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
+        use mp_type as t;
+        let body = match ty {
+            t::DESC => Self::Desc(Desc::decode(r)?),
+            t::FLOW => Self::Flow(decode_list(r, FlowStats::decode)?),
+            t::AGGREGATE => Self::Aggregate(AggregateStats::decode(r)?),
+            t::TABLE => Self::Table(decode_list(r, TableStats::decode)?),
+            t::PORT_STATS => Self::PortStats(decode_list(r, PortStats::decode)?),
+            t::QUEUE => Self::Queue(decode_list(r, QueueStats::decode)?),
+            t::GROUP => Self::Group(decode_list(r, GroupStats::decode)?),
+            t::GROUP_DESC => Self::GroupDesc(decode_list(r, GroupDesc::decode)?),
+            t::GROUP_FEATURES => Self::GroupFeatures(GroupFeatures::decode(r)?),
+            t::METER => Self::Meter(decode_list(r, MeterStats::decode)?),
+            t::METER_CONFIG => Self::MeterConfig(decode_list(r, MeterConfig::decode)?),
+            t::METER_FEATURES => Self::MeterFeatures(MeterFeatures::decode(r)?),
+            t::TABLE_FEATURES => Self::TableFeatures(TableFeatures::decode_list(r)?),
+            t::PORT_DESC => Self::PortDesc(decode_list(r, Port::decode)?),
+            t::EXPERIMENTER => Self::Experimenter {
+                experimenter: r.u32()?,
+                exp_type: r.u32()?,
+                data: r.take_rest().to_vec(),
+            },
+            _ => return Err(bad_multipart(ty)),
+        };
+        expect_end(r, type_name(ty).unwrap_or("multipart"))?;
+        Ok(body)
+    }
+
+    /// Writes the body (without the multipart header).
+    pub fn encode(&self, w: &mut Writer) {
+        match self {
+            Self::Desc(d) => d.encode(w),
+            Self::Flow(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::Aggregate(a) => a.encode(w),
+            Self::Table(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::PortStats(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::Queue(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::Group(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::GroupDesc(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::GroupFeatures(f) => f.encode(w),
+            Self::Meter(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::MeterConfig(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::MeterFeatures(f) => f.encode(w),
+            Self::TableFeatures(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::PortDesc(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::Experimenter {
+                experimenter,
+                exp_type,
+                data,
+            } => {
+                w.u32(*experimenter);
+                w.u32(*exp_type);
+                w.bytes(data);
+            }
+        }
+    }
+
+    /// The number of bytes [`Self::encode`] writes.
+    pub fn encoded_len(&self) -> usize {
+        let mut w = Writer::new();
+        self.encode(&mut w);
+        w.len()
+    }
+}
+
+impl MultipartReply {
+    /// Reads the multipart header and body (everything after the OpenFlow header).
+    pub fn decode(r: &mut Reader) -> Result<Self, OfpError> {
+        let ty = r.u16()?;
+        let flags = r.u16()?;
+        r.skip(4)?;
+        Ok(MultipartReply {
+            flags,
+            body: MultipartReplyBody::decode(ty, r)?,
+        })
+    }
+
+    pub fn encode(&self, w: &mut Writer) {
+        w.u16(self.body.multipart_type());
+        w.u16(self.flags);
+        w.zeros(4);
+        self.body.encode(w);
+    }
+}

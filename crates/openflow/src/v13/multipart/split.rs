@@ -1,0 +1,101 @@
+//! Splitting a long multipart reply into messages that each fit in 65535 bytes.
+//!
+//! List bodies are cut between elements, greedily: each part holds as many elements as
+//! fit in `max_body` encoded bytes. An element that alone exceeds `max_body` gets a part
+//! of its own (elements are never cut). Bodies that are not lists (desc, aggregate,
+//! features, experimenter) and empty lists come back as a single part, so every reply
+//! yields at least one message.
+
+use super::{MultipartReply, MultipartReplyBody, MULTIPART_HEADER_LEN, OFPMPF_REPLY_MORE};
+use crate::header::HEADER_LEN;
+use crate::wire::Writer;
+
+/// The largest body (after the OpenFlow and multipart headers) one message can carry.
+pub const MAX_REPLY_BODY: usize = u16::MAX as usize - HEADER_LEN - MULTIPART_HEADER_LEN;
+
+/// Groups `items` into runs whose encodings each total at most `max` bytes.
+fn chunk<T>(items: Vec<T>, max: usize, enc: impl Fn(&T, &mut Writer)) -> Vec<Vec<T>> {
+    let mut parts = Vec::new();
+    let mut cur = Vec::new();
+    let mut cur_len = 0;
+    let mut scratch = Writer::new();
+    for item in items {
+        scratch.buf.clear();
+        enc(&item, &mut scratch);
+        let n = scratch.len();
+        if !cur.is_empty() && cur_len + n > max {
+            parts.push(std::mem::take(&mut cur));
+            cur_len = 0;
+        }
+        cur_len += n;
+        cur.push(item);
+    }
+    if !cur.is_empty() || parts.is_empty() {
+        parts.push(cur);
+    }
+    parts
+}
+
+fn parts<T>(
+    items: Vec<T>,
+    max: usize,
+    enc: impl Fn(&T, &mut Writer),
+    wrap: fn(Vec<T>) -> MultipartReplyBody,
+) -> Vec<MultipartReplyBody> {
+    chunk(items, max, enc).into_iter().map(wrap).collect()
+}
+
+impl MultipartReplyBody {
+    /// Splits a list body into parts whose bodies each encode to at most `max_body`
+    /// bytes (see the module comment for the exceptions); concatenating the parts'
+    /// lists gives back the original list.
+    pub fn split(self, max_body: usize) -> Vec<MultipartReplyBody> {
+        use MultipartReplyBody as B;
+        let m = max_body;
+        match self {
+            B::Flow(v) => parts(v, m, |x, w| x.encode(w), B::Flow),
+            B::Table(v) => parts(v, m, |x, w| x.encode(w), B::Table),
+            B::PortStats(v) => parts(v, m, |x, w| x.encode(w), B::PortStats),
+            B::Queue(v) => parts(v, m, |x, w| x.encode(w), B::Queue),
+            B::Group(v) => parts(v, m, |x, w| x.encode(w), B::Group),
+            B::GroupDesc(v) => parts(v, m, |x, w| x.encode(w), B::GroupDesc),
+            B::Meter(v) => parts(v, m, |x, w| x.encode(w), B::Meter),
+            B::MeterConfig(v) => parts(v, m, |x, w| x.encode(w), B::MeterConfig),
+            B::TableFeatures(v) => parts(v, m, |x, w| x.encode(w), B::TableFeatures),
+            B::PortDesc(v) => parts(v, m, |x, w| x.encode(w), B::PortDesc),
+            other @ (B::Desc(_)
+            | B::Aggregate(_)
+            | B::GroupFeatures(_)
+            | B::MeterFeatures(_)
+            | B::Experimenter { .. }) => vec![other],
+        }
+    }
+}
+
+impl MultipartReply {
+    /// Splits the reply into messages whose bodies each encode to at most `max_body`
+    /// bytes ([`MAX_REPLY_BODY`] makes every whole message fit in 65535 bytes). All but
+    /// the last carry [`OFPMPF_REPLY_MORE`]; the last keeps `self.flags`.
+    pub fn split(self, max_body: usize) -> Vec<MultipartReply> {
+        let flags = self.flags;
+        let bodies = self.body.split(max_body);
+        let last = bodies.len().saturating_sub(1);
+        bodies
+            .into_iter()
+            .enumerate()
+            .map(|(i, body)| MultipartReply {
+                flags: if i == last {
+                    flags
+                } else {
+                    flags | OFPMPF_REPLY_MORE
+                },
+                body,
+            })
+            .collect()
+    }
+
+    /// [`Self::split`] at the largest size one message allows.
+    pub fn into_messages(self) -> Vec<MultipartReply> {
+        self.split(MAX_REPLY_BODY)
+    }
+}

@@ -1,0 +1,371 @@
+//! proptest strategies for multipart requests and replies, covering every body type.
+
+use super::*;
+use crate::action::strategy::arb_action;
+use crate::instruction::strategy::arb_instruction;
+use crate::match13::strategy::arb_match;
+use crate::v13::group_mod::{Bucket, GroupType};
+use crate::v13::meter_mod::MeterBand;
+use crate::v13::port::strategy::arb_port;
+use crate::v13::table_features::strategy::arb_table_features;
+use proptest::collection::vec;
+use proptest::prelude::*;
+
+pub fn arb_flow_stats_request() -> impl Strategy<Value = FlowStatsRequest> {
+    (
+        any::<u8>(),
+        any::<u32>(),
+        any::<u32>(),
+        any::<u64>(),
+        any::<u64>(),
+        arb_match(),
+    )
+        .prop_map(
+            |(table_id, out_port, out_group, cookie, cookie_mask, match_)| FlowStatsRequest {
+                table_id,
+                out_port,
+                out_group,
+                cookie,
+                cookie_mask,
+                match_,
+            },
+        )
+}
+
+fn arb_experimenter_parts() -> impl Strategy<Value = (u32, u32, Vec<u8>)> {
+    (any::<u32>(), any::<u32>(), vec(any::<u8>(), 0..24))
+}
+
+pub fn arb_request_body() -> impl Strategy<Value = MultipartRequestBody> {
+    use MultipartRequestBody as B;
+    prop_oneof![
+        Just(B::Desc),
+        arb_flow_stats_request().prop_map(B::Flow),
+        arb_flow_stats_request().prop_map(B::Aggregate),
+        Just(B::Table),
+        any::<u32>().prop_map(|port_no| B::PortStats { port_no }),
+        (any::<u32>(), any::<u32>()).prop_map(|(port_no, queue_id)| B::Queue { port_no, queue_id }),
+        any::<u32>().prop_map(|group_id| B::Group { group_id }),
+        Just(B::GroupDesc),
+        Just(B::GroupFeatures),
+        any::<u32>().prop_map(|meter_id| B::Meter { meter_id }),
+        any::<u32>().prop_map(|meter_id| B::MeterConfig { meter_id }),
+        Just(B::MeterFeatures),
+        vec(arb_table_features(), 0..3).prop_map(B::TableFeatures),
+        Just(B::PortDesc),
+        arb_experimenter_parts().prop_map(|(experimenter, exp_type, data)| B::Experimenter {
+            experimenter,
+            exp_type,
+            data
+        }),
+    ]
+}
+
+pub fn arb_multipart_request() -> impl Strategy<Value = MultipartRequest> {
+    (any::<u16>(), arb_request_body()).prop_map(|(flags, body)| MultipartRequest { flags, body })
+}
+
+pub fn arb_desc() -> impl Strategy<Value = Desc> {
+    let s = || "[ -~]{0,40}";
+    (s(), s(), s(), "[ -~]{0,31}", s()).prop_map(
+        |(mfr_desc, hw_desc, sw_desc, serial_num, dp_desc)| Desc {
+            mfr_desc,
+            hw_desc,
+            sw_desc,
+            serial_num,
+            dp_desc,
+        },
+    )
+}
+
+pub fn arb_flow_stats() -> impl Strategy<Value = FlowStats> {
+    (
+        (any::<u8>(), any::<u32>(), any::<u32>(), any::<u16>()),
+        (any::<u16>(), any::<u16>(), any::<u16>()),
+        (any::<u64>(), any::<u64>(), any::<u64>()),
+        arb_match(),
+        vec(arb_instruction(), 0..4),
+    )
+        .prop_map(
+            |(
+                (table_id, duration_sec, duration_nsec, priority),
+                (idle_timeout, hard_timeout, flags),
+                (cookie, packet_count, byte_count),
+                match_,
+                instructions,
+            )| FlowStats {
+                table_id,
+                duration_sec,
+                duration_nsec,
+                priority,
+                idle_timeout,
+                hard_timeout,
+                flags,
+                cookie,
+                packet_count,
+                byte_count,
+                match_,
+                instructions,
+            },
+        )
+}
+
+pub fn arb_table_stats() -> impl Strategy<Value = TableStats> {
+    (any::<u8>(), any::<u32>(), any::<u64>(), any::<u64>()).prop_map(
+        |(table_id, active_count, lookup_count, matched_count)| TableStats {
+            table_id,
+            active_count,
+            lookup_count,
+            matched_count,
+        },
+    )
+}
+
+pub fn arb_port_stats() -> impl Strategy<Value = PortStats> {
+    (
+        any::<u32>(),
+        proptest::array::uniform12(any::<u64>()),
+        any::<u32>(),
+        any::<u32>(),
+    )
+        .prop_map(|(port_no, c, duration_sec, duration_nsec)| PortStats {
+            port_no,
+            rx_packets: c[0],
+            tx_packets: c[1],
+            rx_bytes: c[2],
+            tx_bytes: c[3],
+            rx_dropped: c[4],
+            tx_dropped: c[5],
+            rx_errors: c[6],
+            tx_errors: c[7],
+            rx_frame_err: c[8],
+            rx_over_err: c[9],
+            rx_crc_err: c[10],
+            collisions: c[11],
+            duration_sec,
+            duration_nsec,
+        })
+}
+
+pub fn arb_queue_stats() -> impl Strategy<Value = QueueStats> {
+    (
+        (any::<u32>(), any::<u32>()),
+        (any::<u64>(), any::<u64>(), any::<u64>()),
+        (any::<u32>(), any::<u32>()),
+    )
+        .prop_map(
+            |(
+                (port_no, queue_id),
+                (tx_bytes, tx_packets, tx_errors),
+                (duration_sec, duration_nsec),
+            )| {
+                QueueStats {
+                    port_no,
+                    queue_id,
+                    tx_bytes,
+                    tx_packets,
+                    tx_errors,
+                    duration_sec,
+                    duration_nsec,
+                }
+            },
+        )
+}
+
+pub fn arb_group_stats() -> impl Strategy<Value = GroupStats> {
+    (
+        (any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>()),
+        (any::<u32>(), any::<u32>()),
+        vec(
+            (any::<u64>(), any::<u64>()).prop_map(|(packet_count, byte_count)| BucketCounter {
+                packet_count,
+                byte_count,
+            }),
+            0..4,
+        ),
+    )
+        .prop_map(
+            |(
+                (group_id, ref_count, packet_count, byte_count),
+                (duration_sec, duration_nsec),
+                bucket_stats,
+            )| {
+                GroupStats {
+                    group_id,
+                    ref_count,
+                    packet_count,
+                    byte_count,
+                    duration_sec,
+                    duration_nsec,
+                    bucket_stats,
+                }
+            },
+        )
+}
+
+pub fn arb_bucket() -> impl Strategy<Value = Bucket> {
+    (
+        any::<u16>(),
+        any::<u32>(),
+        any::<u32>(),
+        vec(arb_action(), 0..3),
+    )
+        .prop_map(|(weight, watch_port, watch_group, actions)| Bucket {
+            weight,
+            watch_port,
+            watch_group,
+            actions,
+        })
+}
+
+pub fn arb_group_desc() -> impl Strategy<Value = GroupDesc> {
+    (any::<u8>(), any::<u32>(), vec(arb_bucket(), 0..3)).prop_map(|(t, group_id, buckets)| {
+        GroupDesc {
+            group_type: GroupType::from_u8(t),
+            group_id,
+            buckets,
+        }
+    })
+}
+
+pub fn arb_group_features() -> impl Strategy<Value = GroupFeatures> {
+    (
+        any::<u32>(),
+        any::<u32>(),
+        any::<[u32; 4]>(),
+        any::<[u32; 4]>(),
+    )
+        .prop_map(|(types, capabilities, max_groups, actions)| GroupFeatures {
+            types,
+            capabilities,
+            max_groups,
+            actions,
+        })
+}
+
+pub fn arb_meter_stats() -> impl Strategy<Value = MeterStats> {
+    (
+        (any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>()),
+        (any::<u32>(), any::<u32>()),
+        vec(
+            (any::<u64>(), any::<u64>()).prop_map(|(packet_band_count, byte_band_count)| {
+                MeterBandStats {
+                    packet_band_count,
+                    byte_band_count,
+                }
+            }),
+            0..4,
+        ),
+    )
+        .prop_map(
+            |(
+                (meter_id, flow_count, packet_in_count, byte_in_count),
+                (duration_sec, duration_nsec),
+                band_stats,
+            )| {
+                MeterStats {
+                    meter_id,
+                    flow_count,
+                    packet_in_count,
+                    byte_in_count,
+                    duration_sec,
+                    duration_nsec,
+                    band_stats,
+                }
+            },
+        )
+}
+
+pub fn arb_meter_band() -> impl Strategy<Value = MeterBand> {
+    prop_oneof![
+        (any::<u32>(), any::<u32>())
+            .prop_map(|(rate, burst_size)| MeterBand::Drop { rate, burst_size }),
+        (any::<u32>(), any::<u32>(), any::<u8>()).prop_map(|(rate, burst_size, prec_level)| {
+            MeterBand::DscpRemark {
+                rate,
+                burst_size,
+                prec_level,
+            }
+        }),
+        (
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+            prop_oneof![Just(0usize), Just(8)]
+        )
+            .prop_flat_map(|(rate, burst_size, experimenter, n)| {
+                vec(any::<u8>(), n).prop_map(move |data| MeterBand::Experimenter {
+                    rate,
+                    burst_size,
+                    experimenter,
+                    data,
+                })
+            }),
+    ]
+}
+
+pub fn arb_meter_config() -> impl Strategy<Value = MeterConfig> {
+    (any::<u16>(), any::<u32>(), vec(arb_meter_band(), 0..3)).prop_map(
+        |(flags, meter_id, bands)| MeterConfig {
+            flags,
+            meter_id,
+            bands,
+        },
+    )
+}
+
+pub fn arb_meter_features() -> impl Strategy<Value = MeterFeatures> {
+    (
+        any::<u32>(),
+        any::<u32>(),
+        any::<u32>(),
+        any::<u8>(),
+        any::<u8>(),
+    )
+        .prop_map(
+            |(max_meter, band_types, capabilities, max_bands, max_color)| MeterFeatures {
+                max_meter,
+                band_types,
+                capabilities,
+                max_bands,
+                max_color,
+            },
+        )
+}
+
+pub fn arb_reply_body() -> impl Strategy<Value = MultipartReplyBody> {
+    use MultipartReplyBody as B;
+    prop_oneof![
+        arb_desc().prop_map(B::Desc),
+        vec(arb_flow_stats(), 0..3).prop_map(B::Flow),
+        (any::<u64>(), any::<u64>(), any::<u32>()).prop_map(
+            |(packet_count, byte_count, flow_count)| {
+                B::Aggregate(AggregateStats {
+                    packet_count,
+                    byte_count,
+                    flow_count,
+                })
+            }
+        ),
+        vec(arb_table_stats(), 0..4).prop_map(B::Table),
+        vec(arb_port_stats(), 0..3).prop_map(B::PortStats),
+        vec(arb_queue_stats(), 0..4).prop_map(B::Queue),
+        vec(arb_group_stats(), 0..3).prop_map(B::Group),
+        vec(arb_group_desc(), 0..3).prop_map(B::GroupDesc),
+        arb_group_features().prop_map(B::GroupFeatures),
+        vec(arb_meter_stats(), 0..3).prop_map(B::Meter),
+        vec(arb_meter_config(), 0..3).prop_map(B::MeterConfig),
+        arb_meter_features().prop_map(B::MeterFeatures),
+        vec(arb_table_features(), 0..3).prop_map(B::TableFeatures),
+        vec(arb_port(), 0..3).prop_map(B::PortDesc),
+        arb_experimenter_parts().prop_map(|(experimenter, exp_type, data)| B::Experimenter {
+            experimenter,
+            exp_type,
+            data
+        }),
+    ]
+}
+
+pub fn arb_multipart_reply() -> impl Strategy<Value = MultipartReply> {
+    (any::<u16>(), arb_reply_body()).prop_map(|(flags, body)| MultipartReply { flags, body })
+}
