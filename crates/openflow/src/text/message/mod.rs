@@ -1,0 +1,124 @@
+//! Whole messages rendered as `ovs-ofctl ofp-print` does (`peregrine ofp-parse`).
+//!
+//! The head names the message, version and xid (`OFPT_FLOW_MOD (OF1.3) (xid=0x1): `);
+//! the body follows Open vSwitch's wording (`ADD table:0 priority=100,ip actions=output:2`,
+//! `total_len=60 in_port=1 (via no_match) data_len=60 buffer=0x00000001`, ...) and uses
+//! the flow text form ([`super::format_match`], [`super::format_actions`], ...) for
+//! matches, actions, instructions, groups and meters. A message is one line, except that
+//! lists (multipart/stats replies, the ports of a 1.0 features reply, desc strings) put
+//! each element on its own line after `"\n "`, as ovs-ofctl does.
+//!
+//! Every field is already decoded, so rendering cannot fail; data dumps are cut to
+//! [`MAX_DUMP`] bytes and nothing indexes out of range.
+//!
+//! Submodules: `v13` (OpenFlow 1.3 messages), `multipart` (1.3 multipart requests and
+//! replies), `v10` (OpenFlow 1.0 messages and stats), `packet` (the short summary of an
+//! Ethernet frame carried in packet-in/packet-out), `port` (port descriptions, shared by
+//! both versions).
+
+mod multipart;
+mod packet;
+mod port;
+mod v10;
+mod v13;
+
+#[cfg(test)]
+mod tests;
+
+use crate::{Frame, Message};
+
+/// The most data bytes printed in hex (echo payloads, error data, experimenter bodies);
+/// longer data is cut and marked with `...`.
+pub const MAX_DUMP: usize = 64;
+
+/// Renders a whole message: `NAME (OFx.y) (xid=0x..): body`. With an empty body the
+/// line ends at the colon, as ovs-ofctl prints `OFPT_BARRIER_REQUEST (OF1.3) (xid=0x2):`.
+pub fn format_frame(f: &Frame) -> String {
+    let (name, body) = match &f.message {
+        Message::V13(m) => (m.name(), v13::body(m)),
+        Message::V10(m) => (m.name(), v10::body(m)),
+    };
+    let mut s = format!("{name} ({}) (xid={:#x}):", version_name(f.version), f.xid);
+    if !body.is_empty() {
+        s.push(' ');
+        s.push_str(&body);
+    }
+    s
+}
+
+/// `OF1.0`, `OF1.3`, ..., or `OF 0x..` for numbers no OpenFlow version has.
+pub fn version_name(v: u8) -> String {
+    match v {
+        1 => "OF1.0".into(),
+        2 => "OF1.1".into(),
+        3 => "OF1.2".into(),
+        4 => "OF1.3".into(),
+        5 => "OF1.4".into(),
+        6 => "OF1.5".into(),
+        n => format!("OF 0x{n:02x}"),
+    }
+}
+
+/// Lowercase hex of at most [`MAX_DUMP`] bytes, `...` appended when `data` is longer.
+pub(super) fn hex_dump(data: &[u8]) -> String {
+    let shown = data.get(..MAX_DUMP).unwrap_or(data);
+    let mut s = super::field::hex_bytes(shown);
+    if data.len() > shown.len() {
+        s.push_str("...");
+    }
+    s
+}
+
+/// `data_len=N` and, when there is data, ` data=0x<hex>` (cut as [`hex_dump`] does).
+pub(super) fn data_summary(data: &[u8]) -> String {
+    if data.is_empty() {
+        "data_len=0".into()
+    } else {
+        format!("data_len={} data=0x{}", data.len(), hex_dump(data))
+    }
+}
+
+/// The names of the set bits of `bits` separated by spaces, as Open vSwitch's
+/// `ofp_print_bit_names` does: bits without a name as one `0x..` value, `0` when none
+/// are set.
+pub(super) fn bit_names(bits: u32, names: &[(u32, &str)]) -> String {
+    if bits == 0 {
+        return "0".into();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut rest = bits;
+    for &(bit, name) in names {
+        if bits & bit != 0 {
+            parts.push(name.into());
+            rest &= !bit;
+        }
+    }
+    if rest != 0 {
+        parts.push(format!("{rest:#x}"));
+    }
+    parts.join(" ")
+}
+
+/// A 32-bit port as the flow text form prints it (`LOCAL`, `CONTROLLER`, `5`).
+pub(super) fn port_name(p: u32) -> String {
+    super::value::format_port(p)
+}
+
+/// A 64-bit counter, `?` when all ones (the value for "not available").
+pub(super) fn counter(v: u64) -> String {
+    if v == u64::MAX {
+        "?".into()
+    } else {
+        v.to_string()
+    }
+}
+
+/// Joins list lines after a head: `head\n line\n line` (nothing added for no lines).
+pub(super) fn with_lines(head: String, lines: impl IntoIterator<Item = String>) -> String {
+    let mut s = head;
+    for l in lines {
+        s.push_str("\n ");
+        s.push_str(&l);
+    }
+    s
+}
