@@ -287,9 +287,9 @@ pub(crate) fn parse_experimenter(it: &Item<'_>) -> Result<(u32, Vec<u8>), TextEr
     Ok((id, data))
 }
 
-fn parse_hex_bytes(sp: Span<'_>) -> Result<Vec<u8>, TextError> {
+pub(crate) fn parse_hex_bytes(sp: Span<'_>) -> Result<Vec<u8>, TextError> {
     let h = sp.text.strip_prefix("0x").unwrap_or(sp.text);
-    if h.len() % 2 != 0 || !h.bytes().all(|c| c.is_ascii_hexdigit()) {
+    if h.len() & 1 == 1 || !h.bytes().all(|c| c.is_ascii_hexdigit()) {
         return Err(sp.err("data must be an even number of hex digits after 0x"));
     }
     (0..h.len() / 2)

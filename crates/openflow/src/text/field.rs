@@ -726,7 +726,6 @@ pub(crate) fn format_match_prio(m: &Match, priority: Option<u16>) -> String {
                 skip_proto = true;
                 match (p, v6) {
                     (Some(PROTO_ICMP), false) => Some("icmp"),
-                    (Some(PROTO_IGMP), false) => Some("igmp"),
                     (Some(PROTO_TCP), false) => Some("tcp"),
                     (Some(PROTO_UDP), false) => Some("udp"),
                     (Some(PROTO_SCTP), false) => Some("sctp"),

@@ -290,7 +290,7 @@ pub struct FlowStatsText<'a> {
 pub fn format_duration(sec: u32, nsec: u32) -> String {
     let mut s = sec.to_string();
     if nsec > 0 {
-        if nsec % 1_000_000 == 0 {
+        if (nsec / 1_000_000) * 1_000_000 == nsec {
             s.push_str(&format!(".{:03}", nsec / 1_000_000));
         } else {
             let frac = format!("{nsec:09}");

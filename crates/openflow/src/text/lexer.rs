@@ -199,7 +199,7 @@ mod tests {
             vec![
                 ("write_actions".into(), Some("output:1,group:2".into()), 0),
                 ("controller".into(), Some("max_len=5".into()), 32),
-                ("x".into(), Some("a(b,c)d".into()), 55),
+                ("x".into(), Some("a(b,c)d".into()), 54),
             ]
         );
     }

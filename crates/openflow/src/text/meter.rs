@@ -9,6 +9,7 @@
 //! multi-line form: `meter=1 kbps burst stats bands=` then one `type=drop rate=1000
 //! burst_size=100` line per band (`burst_size` only with the `burst` flag).
 
+use super::action::parse_hex_bytes;
 use super::error::{Span, TextError};
 use super::field::hex_bytes;
 use super::lexer::{Item, Lexer};
@@ -137,14 +138,7 @@ pub fn parse_meter_mod(s: &str, command: MeterModCommand) -> Result<MeterMod, Te
             "experimenter" if b.kind == "experimenter" => {
                 b.experimenter = Some(parse_num(v, u32::MAX as u64, "experimenter")? as u32)
             }
-            "data" if b.kind == "experimenter" => {
-                let h = v.text.strip_prefix("0x").unwrap_or(v.text);
-                b.data = (0..h.len() / 2)
-                    .map(|i| h.get(2 * i..2 * i + 2).and_then(|d| u8::from_str_radix(d, 16).ok()))
-                    .collect::<Option<Vec<u8>>>()
-                    .filter(|_| h.len() % 2 == 0)
-                    .ok_or_else(|| v.err("data must be an even number of hex digits"))?;
-            }
+            "data" if b.kind == "experimenter" => b.data = parse_hex_bytes(v)?,
             k => {
                 return Err(it.err(format!("\"{k}\" is not a setting of a {} band", b.kind)))
             }
