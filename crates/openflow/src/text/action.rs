@@ -336,9 +336,8 @@ fn parse_set_field(it: &Item<'_>, st: &ActState) -> Result<Oxm, TextError> {
         F::VlanVid => Oxm::VlanVid(num(0x1fff)? as u16, None),
         F::DlVlanPcp | F::VlanPcp => Oxm::VlanPcp(num(7)? as u8),
         F::VlanTci => {
-            return Err(name.err(
-                "vlan_tci cannot be set in OpenFlow 1.3; set vlan_vid and vlan_pcp instead",
-            ))
+            return Err(name
+                .err("vlan_tci cannot be set in OpenFlow 1.3; set vlan_vid and vlan_pcp instead"))
         }
         F::IpDscp => Oxm::IpDscp(num(63)? as u8),
         F::NwTos => {

@@ -330,10 +330,12 @@ impl<'a> MatchBuilder<'a> {
         let p: Option<Pending> = match f {
             F::InPort => oxm(Oxm::InPort(parse_port(no_mask(name, value)?)?)),
             F::InPhyPort => oxm(Oxm::InPhyPort(parse_port(no_mask(name, value)?)?)),
-            F::Metadata => num_masked_norm(value, u64::MAX, name)?
-                .and_then(|(v, m)| oxm(Oxm::Metadata(v, m))),
-            F::TunId => num_masked_norm(value, u64::MAX, name)?
-                .and_then(|(v, m)| oxm(Oxm::TunnelId(v, m))),
+            F::Metadata => {
+                num_masked_norm(value, u64::MAX, name)?.and_then(|(v, m)| oxm(Oxm::Metadata(v, m)))
+            }
+            F::TunId => {
+                num_masked_norm(value, u64::MAX, name)?.and_then(|(v, m)| oxm(Oxm::TunnelId(v, m)))
+            }
             F::EthSrc | F::EthDst | F::ArpSha | F::ArpTha => {
                 let (v, m) = parse_mac_masked(value)?;
                 norm_mask(v, m, mac_and, MacAddr::BROADCAST, MacAddr::ZERO).and_then(|(v, m)| {
@@ -378,7 +380,9 @@ impl<'a> MatchBuilder<'a> {
                 self.tci(v as u16, m.unwrap_or(0xffff) as u16, token);
                 None
             }
-            F::IpDscp => oxm(Oxm::IpDscp(parse_num(no_mask(name, value)?, 63, name)? as u8)),
+            F::IpDscp => oxm(Oxm::IpDscp(
+                parse_num(no_mask(name, value)?, 63, name)? as u8
+            )),
             F::NwTos => {
                 let v = parse_num(no_mask(name, value)?, 255, name)? as u8;
                 if v & 3 != 0 {
@@ -395,14 +399,14 @@ impl<'a> MatchBuilder<'a> {
             )),
             F::NwSrc | F::NwDst | F::ArpSpa | F::ArpTpa => {
                 let (v, m) = parse_ipv4_masked(value)?;
-                norm_mask(v, m, v4_and, Ipv4Addr::BROADCAST, Ipv4Addr::UNSPECIFIED).map(
-                    |(v, m)| match f {
+                norm_mask(v, m, v4_and, Ipv4Addr::BROADCAST, Ipv4Addr::UNSPECIFIED).map(|(v, m)| {
+                    match f {
                         F::NwSrc => Pending::NwSrc(v, m),
                         F::NwDst => Pending::NwDst(v, m),
                         F::ArpSpa => Pending::Oxm(Oxm::ArpSpa(v, m)),
                         _ => Pending::Oxm(Oxm::ArpTpa(v, m)),
-                    },
-                )
+                    }
+                })
             }
             F::TpSrc | F::TpDst => Some(Pending::Tp {
                 src: f == F::TpSrc,
@@ -430,7 +434,7 @@ impl<'a> MatchBuilder<'a> {
                 parse_num(no_mask(name, value)?, 255, name)? as u8,
             )),
             F::ArpOp => oxm(Oxm::ArpOp(
-                parse_num(no_mask(name, value)?, 0xffff, name)? as u16,
+                parse_num(no_mask(name, value)?, 0xffff, name)? as u16
             )),
             F::Ipv6Src | F::Ipv6Dst => {
                 let (v, m) = parse_ipv6_masked(value)?;
@@ -456,7 +460,9 @@ impl<'a> MatchBuilder<'a> {
                 parse_num(no_mask(name, value)?, 0xfffff, name)? as u32,
             )),
             F::MplsTc => oxm(Oxm::MplsTc(parse_num(no_mask(name, value)?, 7, name)? as u8)),
-            F::MplsBos => oxm(Oxm::MplsBos(parse_num(no_mask(name, value)?, 1, name)? as u8)),
+            F::MplsBos => oxm(Oxm::MplsBos(
+                parse_num(no_mask(name, value)?, 1, name)? as u8
+            )),
             F::PbbIsid => num_masked_norm(value, 0xff_ffff, name)?
                 .and_then(|(v, m)| oxm(Oxm::PbbIsid(v as u32, m.map(|m| m as u32)))),
             F::Ipv6Exthdr => num_masked_norm(value, 0x1ff, name)?
@@ -849,8 +855,9 @@ pub(crate) fn format_match_prio(m: &Match, priority: Option<u16>) -> String {
         (OxmField::Icmpv6Type, "icmp_type"),
         (OxmField::Icmpv6Code, "icmp_code"),
     ] {
-        if let Some(Oxm::Icmpv4Type(v) | Oxm::Icmpv4Code(v) | Oxm::Icmpv6Type(v) | Oxm::Icmpv6Code(v)) =
-            get(f)
+        if let Some(
+            Oxm::Icmpv4Type(v) | Oxm::Icmpv4Code(v) | Oxm::Icmpv6Type(v) | Oxm::Icmpv6Code(v),
+        ) = get(f)
         {
             parts.push(format!("{name}={v}"));
         }
@@ -873,7 +880,11 @@ pub(crate) fn format_match_prio(m: &Match, priority: Option<u16>) -> String {
         (OxmField::SctpDst, "tp_dst"),
     ] {
         if let Some(
-            Oxm::TcpSrc(v) | Oxm::UdpSrc(v) | Oxm::SctpSrc(v) | Oxm::TcpDst(v) | Oxm::UdpDst(v)
+            Oxm::TcpSrc(v)
+            | Oxm::UdpSrc(v)
+            | Oxm::SctpSrc(v)
+            | Oxm::TcpDst(v)
+            | Oxm::UdpDst(v)
             | Oxm::SctpDst(v),
         ) = get(f)
         {

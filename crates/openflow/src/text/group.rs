@@ -93,9 +93,9 @@ pub fn parse_group_mod(s: &str, command: GroupModCommand) -> Result<GroupMod, Te
             return Err(whole.slice(0, 0).err("a group needs group_id=N"));
         }
         if !have_type {
-            return Err(whole.slice(0, 0).err(
-                "a group needs type=all, type=select, type=indirect or type=ff",
-            ));
+            return Err(whole
+                .slice(0, 0)
+                .err("a group needs type=all, type=select, type=indirect or type=ff"));
         }
     }
     for b in buckets {

@@ -139,9 +139,7 @@ pub fn parse_meter_mod(s: &str, command: MeterModCommand) -> Result<MeterMod, Te
                 b.experimenter = Some(parse_num(v, u32::MAX as u64, "experimenter")? as u32)
             }
             "data" if b.kind == "experimenter" => b.data = parse_hex_bytes(v)?,
-            k => {
-                return Err(it.err(format!("\"{k}\" is not a setting of a {} band", b.kind)))
-            }
+            k => return Err(it.err(format!("\"{k}\" is not a setting of a {} band", b.kind))),
         }
     }
     if !is_del {

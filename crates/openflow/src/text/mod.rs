@@ -36,8 +36,7 @@ mod tests;
 pub use action::{format_action, format_actions};
 pub use error::TextError;
 pub use flow::{
-    format_duration, format_flow_mod, format_flow_stats, parse_flow, parse_flow_mod,
-    FlowStatsText,
+    format_duration, format_flow_mod, format_flow_stats, parse_flow, parse_flow_mod, FlowStatsText,
 };
 pub use group::{format_group_mod, parse_group_mod};
 pub use meter::{format_meter_mod, parse_meter_mod};

@@ -27,10 +27,18 @@ pub fn arb_port() -> impl Strategy<Value = u32> {
         Just(port::IN_PORT),
         Just(port::CONTROLLER),
     ]
-    .prop_filter("OpenFlow 1.0 reserved range", |p| !(0xff00..=0xffff).contains(p))
+    .prop_filter("OpenFlow 1.0 reserved range", |p| {
+        !(0xff00..=0xffff).contains(p)
+    })
 }
 
-fn norm<T: Copy + PartialEq>(v: T, m: Option<T>, ones: T, zero: T, and: fn(T, T) -> T) -> (T, Option<T>) {
+fn norm<T: Copy + PartialEq>(
+    v: T,
+    m: Option<T>,
+    ones: T,
+    zero: T,
+    and: fn(T, T) -> T,
+) -> (T, Option<T>) {
     match m {
         Some(m) if m != ones && m != zero => (and(v, m), Some(m)),
         _ => (v, None),
@@ -58,7 +66,13 @@ fn masked_mac() -> impl Strategy<Value = (MacAddr, Option<MacAddr>)> {
 }
 
 fn masked_v4() -> impl Strategy<Value = (Ipv4Addr, Option<Ipv4Addr>)> {
-    (any::<u32>(), option::of(prop_oneof![any::<u32>(), (0u32..=32).prop_map(|n| u32::MAX.checked_shl(32 - n).unwrap_or(0))]))
+    (
+        any::<u32>(),
+        option::of(prop_oneof![
+            any::<u32>(),
+            (0u32..=32).prop_map(|n| u32::MAX.checked_shl(32 - n).unwrap_or(0))
+        ]),
+    )
         .prop_map(|(v, m)| {
             let (v, m) = norm(v, m, u32::MAX, 0, |a, b| a & b);
             (Ipv4Addr::from(v), m.map(Ipv4Addr::from))
@@ -66,7 +80,13 @@ fn masked_v4() -> impl Strategy<Value = (Ipv4Addr, Option<Ipv4Addr>)> {
 }
 
 fn masked_v6() -> impl Strategy<Value = (Ipv6Addr, Option<Ipv6Addr>)> {
-    (any::<u128>(), option::of(prop_oneof![any::<u128>(), (0u32..=128).prop_map(|n| u128::MAX.checked_shl(128 - n).unwrap_or(0))]))
+    (
+        any::<u128>(),
+        option::of(prop_oneof![
+            any::<u128>(),
+            (0u32..=128).prop_map(|n| u128::MAX.checked_shl(128 - n).unwrap_or(0))
+        ]),
+    )
         .prop_map(|(v, m)| {
             let (v, m) = norm(v, m, u128::MAX, 0, |a, b| a & b);
             (Ipv6Addr::from(v), m.map(Ipv6Addr::from))
@@ -82,8 +102,13 @@ fn arb_v6() -> impl Strategy<Value = Ipv6Addr> {
 }
 
 fn vlan() -> impl Strategy<Value = Vec<Oxm>> {
-    (0u16..=0x1fff, 1u16..=0x1fff, option::of(0u8..=7), any::<bool>()).prop_map(
-        |(v, m, pcp, exact)| {
+    (
+        0u16..=0x1fff,
+        1u16..=0x1fff,
+        option::of(0u8..=7),
+        any::<bool>(),
+    )
+        .prop_map(|(v, m, pcp, exact)| {
             let m = if exact { 0x1fff } else { m };
             let v = v & m;
             let mut out = vec![Oxm::VlanVid(v, (m != 0x1fff).then_some(m))];
@@ -93,8 +118,7 @@ fn vlan() -> impl Strategy<Value = Vec<Oxm>> {
                 }
             }
             out
-        },
-    )
+        })
 }
 
 fn l4(v6: bool) -> BoxedStrategy<Vec<Oxm>> {
@@ -125,7 +149,12 @@ fn l4(v6: bool) -> BoxedStrategy<Vec<Oxm>> {
         .prop_map(|p| vec![Oxm::IpProto(p)]);
     let icmp = if v6 {
         (
-            prop_oneof![Just(None), Just(Some(135u8)), Just(Some(136u8)), any::<u8>().prop_map(Some)],
+            prop_oneof![
+                Just(None),
+                Just(Some(135u8)),
+                Just(Some(136u8)),
+                any::<u8>().prop_map(Some)
+            ],
             option::of(any::<u8>()),
             option::of(arb_v6()),
             option::of(arb_mac()),
@@ -168,8 +197,13 @@ fn l4(v6: bool) -> BoxedStrategy<Vec<Oxm>> {
 
 fn l3() -> BoxedStrategy<Vec<Oxm>> {
     let tos = || (option::of(0u8..=63), option::of(0u8..=3));
-    let ip = (option::of(masked_v4()), option::of(masked_v4()), tos(), l4(false)).prop_map(
-        |(s, d, (dscp, ecn), l4)| {
+    let ip = (
+        option::of(masked_v4()),
+        option::of(masked_v4()),
+        tos(),
+        l4(false),
+    )
+        .prop_map(|(s, d, (dscp, ecn), l4)| {
             let mut o = vec![Oxm::EthType(0x0800)];
             o.extend(s.map(|(a, m)| Oxm::Ipv4Src(a, m)));
             o.extend(d.map(|(a, m)| Oxm::Ipv4Dst(a, m)));
@@ -177,8 +211,7 @@ fn l3() -> BoxedStrategy<Vec<Oxm>> {
             o.extend(ecn.map(Oxm::IpEcn));
             o.extend(l4);
             o
-        },
-    );
+        });
     let ip6 = (
         option::of(masked_v6()),
         option::of(masked_v6()),
@@ -362,7 +395,9 @@ pub fn arb_text_instructions() -> impl Strategy<Value = Vec<Instruction>> {
                 mask: m.unwrap_or(u64::MAX),
             }));
             v.extend(goto.map(Instruction::GotoTable));
-            v.extend(exp.map(|(experimenter, data)| Instruction::Experimenter { experimenter, data }));
+            v.extend(
+                exp.map(|(experimenter, data)| Instruction::Experimenter { experimenter, data }),
+            );
             v
         })
 }
@@ -379,18 +414,20 @@ pub fn arb_text_flow_mod() -> impl Strategy<Value = FlowMod> {
         arb_text_match(),
         arb_text_instructions(),
     )
-        .prop_map(|(table_id, priority, cookie, idle, hard, flags, m, insts)| FlowMod {
-            table_id,
-            priority,
-            cookie,
-            idle_timeout: idle,
-            hard_timeout: hard,
-            flags,
-            match_: m,
-            instructions: insts,
-            command: FlowModCommand::Add,
-            ..FlowMod::default()
-        })
+        .prop_map(
+            |(table_id, priority, cookie, idle, hard, flags, m, insts)| FlowMod {
+                table_id,
+                priority,
+                cookie,
+                idle_timeout: idle,
+                hard_timeout: hard,
+                flags,
+                match_: m,
+                instructions: insts,
+                command: FlowModCommand::Add,
+                ..FlowMod::default()
+            },
+        )
 }
 
 /// A group to add.
@@ -405,7 +442,12 @@ pub fn arb_text_group_mod() -> impl Strategy<Value = GroupMod> {
         ],
         any::<u32>(),
         vec(
-            (any::<u16>(), arb_port(), any::<u32>(), vec(arb_text_action(), 0..3)),
+            (
+                any::<u16>(),
+                arb_port(),
+                any::<u32>(),
+                vec(arb_text_action(), 0..3),
+            ),
             0..4,
         ),
     )
@@ -416,7 +458,11 @@ pub fn arb_text_group_mod() -> impl Strategy<Value = GroupMod> {
             buckets: bs
                 .into_iter()
                 .map(|(w, watch_port, watch_group, actions)| Bucket {
-                    weight: if group_type == GroupType::Select { w } else { 0 },
+                    weight: if group_type == GroupType::Select {
+                        w
+                    } else {
+                        0
+                    },
                     watch_port,
                     watch_group,
                     actions,
@@ -433,7 +479,13 @@ pub fn arb_text_meter_mod() -> impl Strategy<Value = MeterMod> {
         any::<bool>(),
         any::<u32>(),
         vec(
-            (0u8..3, any::<u32>(), any::<u32>(), any::<u8>(), vec(any::<u8>(), 0..6)),
+            (
+                0u8..3,
+                any::<u32>(),
+                any::<u32>(),
+                any::<u8>(),
+                vec(any::<u8>(), 0..6),
+            ),
             0..4,
         ),
     )
