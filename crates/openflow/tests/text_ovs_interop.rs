@@ -5,10 +5,12 @@
 //! parse from the text we added, and our printer must print exactly what ovs-ofctl
 //! printed. The daemons are stopped by the PIDs in their pidfiles, from a `Drop` guard.
 
+use openflow::text::parse_flow_mod;
 use openflow::text::{
     format_flow_mod, format_group_mod, format_meter_mod, parse_flow, parse_group_mod,
     parse_meter_mod,
 };
+use openflow::v13::flow_mod::FlowModCommand;
 use openflow::v13::group_mod::GroupModCommand;
 use openflow::v13::meter_mod::MeterModCommand;
 use std::collections::BTreeMap;
@@ -323,4 +325,18 @@ fn ovs_dumps_parse_to_what_we_parse_and_we_print_what_ovs_prints() {
         assert_eq!(&got, want, "dumped meter {block:?}");
         assert_eq!(format_meter_mod(want), block.trim(), "our printing");
     }
+
+    // Our del-flows printing is what ovs-ofctl del-flows reads: deleting table 6's IPv4
+    // flows that output to port 7 removes exactly the priority-602 flow.
+    let del = parse_flow_mod("table=6,out_port=7,ip", FlowModCommand::Delete).unwrap();
+    let del_text = format_flow_mod(&del);
+    assert_eq!(del_text, "table=6, out_port=7, ip");
+    ovs.ofctl(&["del-flows", &br, &del_text]);
+    let dump = ovs.ofctl(&["dump-flows", &br, "table=6"]);
+    let left: Vec<u16> = body_lines(&dump)
+        .iter()
+        .map(|l| parse_flow(l).unwrap().priority)
+        .collect();
+    assert_eq!(left.len(), 3, "table 6 after del-flows:\n{dump}");
+    assert!(!left.contains(&602), "table 6 after del-flows:\n{dump}");
 }

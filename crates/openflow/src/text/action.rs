@@ -509,7 +509,7 @@ pub fn format_action(a: &Action) -> String {
         }) => format!(
             "set_field:oxm(class=0x{class:04x},field={field}{},payload=0x{})",
             if *has_mask { ",masked" } else { "" },
-            super::field::hex_bytes(payload)
+            super::match_format::hex_bytes(payload)
         ),
         Action::SetField(o) => {
             let (name, v) = set_field_parts(o);
@@ -522,7 +522,7 @@ pub fn format_action(a: &Action) -> String {
         Action::PopPbb => "pop_pbb".into(),
         Action::Experimenter { experimenter, data } => format!(
             "experimenter(id={experimenter:#x},data=0x{})",
-            super::field::hex_bytes(data)
+            super::match_format::hex_bytes(data)
         ),
     }
 }

@@ -12,9 +12,10 @@
 
 use super::action::ActState;
 use super::error::{Span, TextError};
-use super::field::{field_by_name, format_match_prio, is_ovs_only_field, MatchBuilder};
+use super::field::{field_by_name, is_ovs_only_field, MatchBuilder};
 use super::instruction::{format_instructions, parse_instructions};
 use super::lexer::Lexer;
+use super::match_format::format_match_prio;
 use super::value::*;
 use crate::action::{port, OFPG_ANY};
 use crate::instruction::Instruction;

@@ -12,8 +12,8 @@ use super::action::{
     format_actions, parse_action, parse_action_list, parse_experimenter, ActState,
 };
 use super::error::{Span, TextError};
-use super::field::hex_bytes;
 use super::lexer::Lexer;
+use super::match_format::hex_bytes;
 use super::value::*;
 use crate::instruction::Instruction;
 

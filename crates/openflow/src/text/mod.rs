@@ -25,6 +25,7 @@ mod flow;
 mod group;
 mod instruction;
 mod lexer;
+mod match_format;
 mod meter;
 mod value;
 
@@ -48,7 +49,7 @@ use crate::match13::Match;
 /// Prints a match as `dump-flows` does (shorthands like `tcp`, then fields in Open
 /// vSwitch's order); empty for a match-all.
 pub fn format_match(m: &Match) -> String {
-    field::format_match_prio(m, None)
+    match_format::format_match_prio(m, None)
 }
 
 /// Parses a match alone (`ip,nw_src=10.0.0.0/8,tcp_dst=80`).
