@@ -287,9 +287,9 @@ pub(crate) fn parse_experimenter(it: &Item<'_>) -> Result<(u32, Vec<u8>), TextEr
     Ok((id, data))
 }
 
-fn parse_hex_bytes(sp: Span<'_>) -> Result<Vec<u8>, TextError> {
+pub(crate) fn parse_hex_bytes(sp: Span<'_>) -> Result<Vec<u8>, TextError> {
     let h = sp.text.strip_prefix("0x").unwrap_or(sp.text);
-    if h.len() % 2 != 0 || !h.bytes().all(|c| c.is_ascii_hexdigit()) {
+    if h.len() & 1 == 1 || !h.bytes().all(|c| c.is_ascii_hexdigit()) {
         return Err(sp.err("data must be an even number of hex digits after 0x"));
     }
     (0..h.len() / 2)
@@ -336,9 +336,8 @@ fn parse_set_field(it: &Item<'_>, st: &ActState) -> Result<Oxm, TextError> {
         F::VlanVid => Oxm::VlanVid(num(0x1fff)? as u16, None),
         F::DlVlanPcp | F::VlanPcp => Oxm::VlanPcp(num(7)? as u8),
         F::VlanTci => {
-            return Err(name.err(
-                "vlan_tci cannot be set in OpenFlow 1.3; set vlan_vid and vlan_pcp instead",
-            ))
+            return Err(name
+                .err("vlan_tci cannot be set in OpenFlow 1.3; set vlan_vid and vlan_pcp instead"))
         }
         F::IpDscp => Oxm::IpDscp(num(63)? as u8),
         F::NwTos => {
@@ -510,7 +509,7 @@ pub fn format_action(a: &Action) -> String {
         }) => format!(
             "set_field:oxm(class=0x{class:04x},field={field}{},payload=0x{})",
             if *has_mask { ",masked" } else { "" },
-            super::field::hex_bytes(payload)
+            super::match_format::hex_bytes(payload)
         ),
         Action::SetField(o) => {
             let (name, v) = set_field_parts(o);
@@ -523,7 +522,7 @@ pub fn format_action(a: &Action) -> String {
         Action::PopPbb => "pop_pbb".into(),
         Action::Experimenter { experimenter, data } => format!(
             "experimenter(id={experimenter:#x},data=0x{})",
-            super::field::hex_bytes(data)
+            super::match_format::hex_bytes(data)
         ),
     }
 }

@@ -10,12 +10,13 @@
 //! `hard_age`) are accepted and ignored, so a dumped line parses. Defaults: table 0
 //! (`OFPTT_ALL` for deletes), priority 32768, no buffer, out port and group `ANY`.
 
+use super::action::ActState;
 use super::error::{Span, TextError};
-use super::field::{field_by_name, format_match_prio, is_ovs_only_field, MatchBuilder};
+use super::field::{field_by_name, is_ovs_only_field, MatchBuilder};
 use super::instruction::{format_instructions, parse_instructions};
 use super::lexer::Lexer;
+use super::match_format::format_match_prio;
 use super::value::*;
-use super::action::ActState;
 use crate::action::{port, OFPG_ANY};
 use crate::instruction::Instruction;
 use crate::match13::Match;
@@ -65,7 +66,11 @@ pub fn parse_flow_mod(s: &str, command: FlowModCommand) -> Result<FlowMod, TextE
         let not_for = |what: &str| {
             it.err(format!(
                 "{what} cannot be used with {cmd_name}{}",
-                if key == "priority" { " without --strict" } else { "" }
+                if key == "priority" {
+                    " without --strict"
+                } else {
+                    ""
+                }
             ))
         };
         match key {
@@ -169,7 +174,9 @@ pub fn parse_flow_mod(s: &str, command: FlowModCommand) -> Result<FlowMod, TextE
         }
         None if is_add || is_mod => {
             let end = Span::new("", s.len());
-            return Err(end.err(format!("{cmd_name} needs actions= (use actions=drop to drop)")));
+            return Err(end.err(format!(
+                "{cmd_name} needs actions= (use actions=drop to drop)"
+            )));
         }
         None => {}
     }
@@ -290,7 +297,7 @@ pub struct FlowStatsText<'a> {
 pub fn format_duration(sec: u32, nsec: u32) -> String {
     let mut s = sec.to_string();
     if nsec > 0 {
-        if nsec % 1_000_000 == 0 {
+        if (nsec / 1_000_000) * 1_000_000 == nsec {
             s.push_str(&format!(".{:03}", nsec / 1_000_000));
         } else {
             let frac = format!("{nsec:09}");

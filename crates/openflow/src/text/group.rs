@@ -93,9 +93,9 @@ pub fn parse_group_mod(s: &str, command: GroupModCommand) -> Result<GroupMod, Te
             return Err(whole.slice(0, 0).err("a group needs group_id=N"));
         }
         if !have_type {
-            return Err(whole.slice(0, 0).err(
-                "a group needs type=all, type=select, type=indirect or type=ff",
-            ));
+            return Err(whole
+                .slice(0, 0)
+                .err("a group needs type=all, type=select, type=indirect or type=ff"));
         }
     }
     for b in buckets {
@@ -187,4 +187,73 @@ pub fn format_group_mod(gm: &GroupMod) -> String {
         s.push_str(&format_actions(&b.actions));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_print_like_ovs() {
+        #[track_caller]
+        fn g(input: &str, printed: &str) {
+            let gm = parse_group_mod(input, GroupModCommand::Add).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(format_group_mod(&gm), printed);
+            assert_eq!(parse_group_mod(printed, GroupModCommand::Add).unwrap(), gm);
+        }
+        g(
+            "group_id=5,type=fast_failover,bucket=watch_port:1,output:1",
+            "group_id=5,type=ff,bucket=watch_port:1,actions=output:1",
+        );
+        g(
+            "group_id=3,type=indirect,bucket=actions=output:3",
+            "group_id=3,type=indirect,bucket=actions=output:3",
+        );
+        g(
+            "group_id=4,type=ff,bucket=watch_port:1,actions=output:1,bucket=watch_port:2,watch_group:1,actions=output:2",
+            "group_id=4,type=ff,bucket=watch_port:1,actions=output:1,bucket=watch_port:2,watch_group:1,actions=output:2",
+        );
+        g(
+            "group_id=2,type=all,bucket=output:1,bucket=output:2,mod_dl_src:00:00:00:00:00:01",
+            "group_id=2,type=all,bucket=actions=output:1,bucket=actions=output:2,set_field:00:00:00:00:00:01->eth_src",
+        );
+        g("group_id=7,type=all", "group_id=7,type=all");
+        g(
+            "group_id=1,type=select,bucket=weight:10,watch_port:1,actions=output:1,bucket=weight:20,actions=output:2",
+            "group_id=1,type=select,bucket=weight:10,watch_port:1,actions=output:1,bucket=weight:20,actions=output:2",
+        );
+        g(
+            "group_id=11,type=select,bucket=weight:1,watch_port:3,actions=output:1,bucket=weight:0,output:2",
+            "group_id=11,type=select,bucket=watch_port:3,actions=output:1,bucket=weight:0,actions=output:2",
+        );
+        g(
+            "group_id=9,type=all,bucket=actions=drop",
+            "group_id=9,type=all,bucket=actions=drop",
+        );
+        let gm = parse_group_mod(
+            "group_id=1,type=select,bucket=output:1",
+            GroupModCommand::Add,
+        )
+        .unwrap();
+        assert_eq!(gm.buckets[0].weight, 1);
+        let del = parse_group_mod("", GroupModCommand::Delete).unwrap();
+        assert_eq!(del.group_id, OFPG_ALL);
+        assert_eq!(format_group_mod(&del), "group_id=all");
+        let e = parse_group_mod("group_id=1,bucket=output:1", GroupModCommand::Add).unwrap_err();
+        assert!(e.message.contains("type="), "{e}");
+        let e = parse_group_mod(
+            "group_id=1,type=all,bucket=weight:5,output:1",
+            GroupModCommand::Add,
+        )
+        .unwrap_err();
+        assert_eq!((e.pos, e.token.as_str()), (27, "weight:5"));
+        let e = parse_group_mod("group_id=1,type=bogus", GroupModCommand::Add).unwrap_err();
+        assert_eq!((e.pos, e.token.as_str()), (16, "bogus"));
+        let e = parse_group_mod(
+            "group_id=1,type=all,bucket=output:1,frob",
+            GroupModCommand::Add,
+        )
+        .unwrap_err();
+        assert_eq!((e.pos, e.token.as_str()), (36, "frob"));
+    }
 }

@@ -8,10 +8,12 @@
 //! printer writes them in that order. An empty apply list (`drop`, or nothing) yields no
 //! apply-actions instruction, and no instructions at all print as `drop`.
 
-use super::action::{format_actions, parse_action, parse_action_list, parse_experimenter, ActState};
+use super::action::{
+    format_actions, parse_action, parse_action_list, parse_experimenter, ActState,
+};
 use super::error::{Span, TextError};
-use super::field::hex_bytes;
 use super::lexer::Lexer;
+use super::match_format::hex_bytes;
 use super::value::*;
 use crate::instruction::Instruction;
 
@@ -50,9 +52,11 @@ pub(crate) fn parse_instructions(
     for it in &items {
         let key = it.key.text.to_ascii_lowercase();
         let inst = match key.as_str() {
-            "meter" => Some(Instruction::Meter(
-                parse_num(it.need_value()?, u32::MAX as u64, "meter")? as u32,
-            )),
+            "meter" => {
+                Some(Instruction::Meter(
+                    parse_num(it.need_value()?, u32::MAX as u64, "meter")? as u32,
+                ))
+            }
             "clear_actions" => {
                 it.no_value()?;
                 Some(Instruction::ClearActions)
@@ -70,9 +74,11 @@ pub(crate) fn parse_instructions(
                     mask: m.unwrap_or(u64::MAX),
                 })
             }
-            "goto_table" => Some(Instruction::GotoTable(
-                parse_num(it.need_value()?, 254, "goto_table")? as u8,
-            )),
+            "goto_table" => {
+                Some(Instruction::GotoTable(
+                    parse_num(it.need_value()?, 254, "goto_table")? as u8,
+                ))
+            }
             "experimenter_instruction" => {
                 let (experimenter, data) = parse_experimenter(it)?;
                 Some(Instruction::Experimenter { experimenter, data })

@@ -67,17 +67,17 @@ impl<'a> Lexer<'a> {
         while self.at < b.len() && !is_sep(b[self.at]) && !matches!(b[self.at], b':' | b'=' | b'(')
         {
             if b[self.at] == b')' {
-                return Err(self
-                    .src
-                    .slice(self.at, self.at + 1)
-                    .err("unbalanced \")\""));
+                return Err(self.src.slice(self.at, self.at + 1).err("unbalanced \")\""));
             }
             self.at += 1;
         }
         let key = self.src.slice(start, self.at);
         if key.text.is_empty() {
             let end = self.scan_value(start + 1)?;
-            return Err(self.src.slice(start, end).err("missing keyword before value"));
+            return Err(self
+                .src
+                .slice(start, end)
+                .err("missing keyword before value"));
         }
         let value = match b.get(self.at) {
             Some(b':') | Some(b'=') => {
@@ -176,7 +176,13 @@ mod tests {
             .collect_all()
             .unwrap()
             .into_iter()
-            .map(|i| (i.key.text.into(), i.value.map(|v| v.text.into()), i.token.pos))
+            .map(|i| {
+                (
+                    i.key.text.into(),
+                    i.value.map(|v| v.text.into()),
+                    i.token.pos,
+                )
+            })
             .collect()
     }
 
@@ -199,7 +205,7 @@ mod tests {
             vec![
                 ("write_actions".into(), Some("output:1,group:2".into()), 0),
                 ("controller".into(), Some("max_len=5".into()), 32),
-                ("x".into(), Some("a(b,c)d".into()), 55),
+                ("x".into(), Some("a(b,c)d".into()), 54),
             ]
         );
     }
@@ -220,7 +226,9 @@ mod tests {
         assert_eq!(e.pos, 2);
         let e = Lexer::new(Span::new("a,b)", 0)).collect_all().unwrap_err();
         assert_eq!(e.pos, 3);
-        let e = Lexer::new(Span::new("x=1,=5", 0)).collect_all().unwrap_err();
+        let e = Lexer::new(Span::new("x=1,=5", 0))
+            .collect_all()
+            .unwrap_err();
         assert_eq!((e.pos, e.token.as_str()), (4, "=5"));
     }
 }

@@ -9,9 +9,10 @@
 //! multi-line form: `meter=1 kbps burst stats bands=` then one `type=drop rate=1000
 //! burst_size=100` line per band (`burst_size` only with the `burst` flag).
 
+use super::action::parse_hex_bytes;
 use super::error::{Span, TextError};
-use super::field::hex_bytes;
 use super::lexer::{Item, Lexer};
+use super::match_format::hex_bytes;
 use super::value::*;
 use crate::v13::meter_mod::{
     meter_flags as mf, MeterBand, MeterMod, MeterModCommand, OFPM_ALL, OFPM_CONTROLLER,
@@ -137,17 +138,8 @@ pub fn parse_meter_mod(s: &str, command: MeterModCommand) -> Result<MeterMod, Te
             "experimenter" if b.kind == "experimenter" => {
                 b.experimenter = Some(parse_num(v, u32::MAX as u64, "experimenter")? as u32)
             }
-            "data" if b.kind == "experimenter" => {
-                let h = v.text.strip_prefix("0x").unwrap_or(v.text);
-                b.data = (0..h.len() / 2)
-                    .map(|i| h.get(2 * i..2 * i + 2).and_then(|d| u8::from_str_radix(d, 16).ok()))
-                    .collect::<Option<Vec<u8>>>()
-                    .filter(|_| h.len() % 2 == 0)
-                    .ok_or_else(|| v.err("data must be an even number of hex digits"))?;
-            }
-            k => {
-                return Err(it.err(format!("\"{k}\" is not a setting of a {} band", b.kind)))
-            }
+            "data" if b.kind == "experimenter" => b.data = parse_hex_bytes(v)?,
+            k => return Err(it.err(format!("\"{k}\" is not a setting of a {} band", b.kind))),
         }
     }
     if !is_del {
@@ -235,4 +227,68 @@ pub fn format_meter_mod(mm: &MeterMod) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meters_print_like_ovs() {
+        #[track_caller]
+        fn m(input: &str, printed: &str) {
+            let mm = parse_meter_mod(input, MeterModCommand::Add).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(format_meter_mod(&mm), printed);
+            assert_eq!(parse_meter_mod(printed, MeterModCommand::Add).unwrap(), mm);
+        }
+        m(
+            "meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100",
+            "meter=1 kbps burst stats bands=\ntype=drop rate=1000 burst_size=100",
+        );
+        m(
+            "meter=2,pktps,bands=type=drop,rate=10",
+            "meter=2 pktps bands=\ntype=drop rate=10",
+        );
+        m(
+            "meter=4,kbps,burst,bands=type=drop,rate=1000,burst_size=10,type=drop,rate=2000,burst_size=20",
+            "meter=4 kbps burst bands=\ntype=drop rate=1000 burst_size=10\ntype=drop rate=2000 burst_size=20",
+        );
+        m(
+            "meter=3,kbps,bands=type=dscp_remark,rate=100,prec_level=1",
+            "meter=3 kbps bands=\ntype=dscp_remark rate=100 prec_level=1",
+        );
+        m(
+            "meter=7 pktps stats bands=type=drop rate=5",
+            "meter=7 pktps stats bands=\ntype=drop rate=5",
+        );
+        let mm = parse_meter_mod(
+            "meter=1,kbps,bands=type=dscp_remark,rate=5,prec_level=2",
+            MeterModCommand::Add,
+        )
+        .unwrap();
+        assert_eq!(
+            mm.bands,
+            vec![MeterBand::DscpRemark {
+                rate: 5,
+                burst_size: 0,
+                prec_level: 2
+            }]
+        );
+        let e =
+            parse_meter_mod("meter=1,bands=type=drop,rate=5", MeterModCommand::Add).unwrap_err();
+        assert!(e.message.contains("kbps or pktps"));
+        let e = parse_meter_mod(
+            "meter=1,kbps,burst,bands=type=drop,rate=5",
+            MeterModCommand::Add,
+        )
+        .unwrap_err();
+        assert_eq!((e.pos, e.token.as_str()), (25, "type=drop"));
+        let e = parse_meter_mod("meter=1,kbps,bands=type=foo,rate=1", MeterModCommand::Add)
+            .unwrap_err();
+        assert_eq!((e.pos, e.token.as_str()), (24, "foo"));
+        let e = parse_meter_mod("meter=1,kbps,bands=rate=1", MeterModCommand::Add).unwrap_err();
+        assert!(e.message.contains("type="));
+        let del = parse_meter_mod("meter=5", MeterModCommand::Delete).unwrap();
+        assert_eq!(format_meter_mod(&del), "meter=5");
+    }
 }

@@ -25,6 +25,7 @@ mod flow;
 mod group;
 mod instruction;
 mod lexer;
+mod match_format;
 pub mod message;
 mod meter;
 mod value;
@@ -37,8 +38,7 @@ mod tests;
 pub use action::{format_action, format_actions};
 pub use error::TextError;
 pub use flow::{
-    format_duration, format_flow_mod, format_flow_stats, parse_flow, parse_flow_mod,
-    FlowStatsText,
+    format_duration, format_flow_mod, format_flow_stats, parse_flow, parse_flow_mod, FlowStatsText,
 };
 pub use group::{format_group_mod, parse_group_mod};
 pub use meter::{format_meter_mod, parse_meter_mod};
@@ -50,7 +50,7 @@ use crate::match13::Match;
 /// Prints a match as `dump-flows` does (shorthands like `tcp`, then fields in Open
 /// vSwitch's order); empty for a match-all.
 pub fn format_match(m: &Match) -> String {
-    field::format_match_prio(m, None)
+    match_format::format_match_prio(m, None)
 }
 
 /// Parses a match alone (`ip,nw_src=10.0.0.0/8,tcp_dst=80`).

@@ -289,17 +289,29 @@ mod tests {
     #[test]
     fn ipv4_masks_prefix_and_dotted() {
         let (a, m) = parse_ipv4_masked(sp("10.1.2.3/8")).unwrap();
-        assert_eq!((a, m), ("10.1.2.3".parse().unwrap(), Some("255.0.0.0".parse().unwrap())));
+        assert_eq!(
+            (a, m),
+            (
+                "10.1.2.3".parse().unwrap(),
+                Some("255.0.0.0".parse().unwrap())
+            )
+        );
         let (_, m) = parse_ipv4_masked(sp("10.1.2.3/0")).unwrap();
         assert_eq!(m, Some(Ipv4Addr::UNSPECIFIED));
         assert!(parse_ipv4_masked(sp("10.1.2.3/33")).is_err());
         assert!(parse_ipv4_masked(sp("10.1.2/8")).is_err());
         assert_eq!(
-            format_ipv4_masked("1.0.3.0".parse().unwrap(), Some("255.0.255.0".parse().unwrap())),
+            format_ipv4_masked(
+                "1.0.3.0".parse().unwrap(),
+                Some("255.0.255.0".parse().unwrap())
+            ),
             "1.0.3.0/255.0.255.0"
         );
         assert_eq!(
-            format_ipv4_masked("1.2.0.0".parse().unwrap(), Some("255.255.0.0".parse().unwrap())),
+            format_ipv4_masked(
+                "1.2.0.0".parse().unwrap(),
+                Some("255.255.0.0".parse().unwrap())
+            ),
             "1.2.0.0/16"
         );
     }
@@ -317,7 +329,10 @@ mod tests {
         assert_eq!(f("1:2:3:4:5:6:7:8"), "1:2:3:4:5:6:7:8");
         assert_eq!(f("1:0:2:3:4:5:6:7"), "1:0:2:3:4:5:6:7");
         assert_eq!(
-            format_ipv6_masked("2001::".parse().unwrap(), Some("ffff:0:ffff::".parse().unwrap())),
+            format_ipv6_masked(
+                "2001::".parse().unwrap(),
+                Some("ffff:0:ffff::".parse().unwrap())
+            ),
             "2001::/ffff:0:ffff::"
         );
         assert_eq!(
@@ -332,7 +347,10 @@ mod tests {
         assert_eq!(parse_port(sp("65534")).unwrap(), port::LOCAL);
         assert_eq!(parse_port(sp("4294967040")).unwrap(), 0xffff_ff00);
         assert_eq!(parse_port(sp("NONE")).unwrap(), port::ANY);
-        assert!(parse_port(sp("eth0")).unwrap_err().message.contains("unknown port"));
+        assert!(parse_port(sp("eth0"))
+            .unwrap_err()
+            .message
+            .contains("unknown port"));
         assert_eq!(format_port(port::LOCAL), "LOCAL");
         assert_eq!(format_port(0xffff_ff00), "65280");
         assert_eq!(format_port(7), "7");
