@@ -10,7 +10,7 @@ pub const SERIAL_NUM_LEN: usize = 32;
 /// Length of `ofp_desc` on the wire.
 pub const DESC_LEN: usize = 4 * DESC_STR_LEN + SERIAL_NUM_LEN;
 
-/// `ofp_desc`. Each string is a fixed NUL-padded field; at most 255 bytes (31 for
+/// `ofp_desc`. Each string is a fixed NUL-padded field; at most 256 bytes (32 for
 /// `serial_num`) survive encoding.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Desc {

@@ -4,7 +4,6 @@
 //! (`ofp_group_features`).
 
 use super::take_sized;
-use crate::action::Action;
 use crate::error::{ErrorKind, OfpError};
 use crate::v13::group_mod::{Bucket, GroupType};
 use crate::wire::{Reader, Writer};
@@ -107,14 +106,10 @@ impl GroupDesc {
         let group_type = GroupType::from_u8(s.u8()?);
         s.skip(1)?;
         let group_id = s.u32()?;
-        let mut buckets = Vec::new();
-        while !s.is_empty() {
-            buckets.push(decode_bucket(&mut s)?);
-        }
         Ok(GroupDesc {
             group_type,
             group_id,
-            buckets,
+            buckets: Bucket::decode_list(&mut s)?,
         })
     }
 
@@ -124,9 +119,7 @@ impl GroupDesc {
         w.u8(self.group_type.to_u8());
         w.zeros(1);
         w.u32(self.group_id);
-        for b in &self.buckets {
-            encode_bucket(b, w);
-        }
+        Bucket::encode_list(&self.buckets, w);
         w.patch_len16(start, start);
     }
 }
@@ -175,35 +168,4 @@ impl GroupFeatures {
         self.max_groups.iter().for_each(|&m| w.u32(m));
         self.actions.iter().for_each(|&a| w.u32(a));
     }
-}
-
-/// Length of the fixed part of `ofp_bucket`.
-const BUCKET_FIXED_LEN: usize = 16;
-
-/// Reads one `ofp_bucket` (`len:u16, weight:u16, watch_port:u32, watch_group:u32, pad[4],
-/// actions`) of a group description.
-fn decode_bucket(r: &mut Reader) -> Result<Bucket, OfpError> {
-    let mut s = take_sized(r, 0, BUCKET_FIXED_LEN, "bucket")?;
-    s.skip(2)?;
-    let weight = s.u16()?;
-    let watch_port = s.u32()?;
-    let watch_group = s.u32()?;
-    s.skip(4)?;
-    Ok(Bucket {
-        weight,
-        watch_port,
-        watch_group,
-        actions: Action::decode_list(&mut s)?,
-    })
-}
-
-fn encode_bucket(b: &Bucket, w: &mut Writer) {
-    let start = w.len();
-    w.u16(0);
-    w.u16(b.weight);
-    w.u32(b.watch_port);
-    w.u32(b.watch_group);
-    w.zeros(4);
-    Action::encode_list(&b.actions, w);
-    w.patch_len16(start, start);
 }

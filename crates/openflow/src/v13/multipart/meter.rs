@@ -103,14 +103,10 @@ impl MeterConfig {
         s.skip(2)?;
         let flags = s.u16()?;
         let meter_id = s.u32()?;
-        let mut bands = Vec::new();
-        while !s.is_empty() {
-            bands.push(decode_band(&mut s)?);
-        }
         Ok(MeterConfig {
             flags,
             meter_id,
-            bands,
+            bands: MeterBand::decode_list(&mut s)?,
         })
     }
 
@@ -119,9 +115,7 @@ impl MeterConfig {
         w.u16(0);
         w.u16(self.flags);
         w.u32(self.meter_id);
-        for b in &self.bands {
-            encode_band(b, w);
-        }
+        MeterBand::encode_list(&self.bands, w);
         w.patch_len16(start, start);
     }
 }
@@ -158,89 +152,4 @@ impl MeterFeatures {
         w.u8(self.max_color);
         w.zeros(2);
     }
-}
-
-/// `ofp_meter_band_type` numbers.
-const OFPMBT_DROP: u16 = 1;
-const OFPMBT_DSCP_REMARK: u16 = 2;
-const OFPMBT_EXPERIMENTER: u16 = 0xffff;
-/// Length of a drop or DSCP-remark band, and the fixed part of an experimenter band.
-const BAND_LEN: usize = 16;
-
-/// Reads one meter band (`type:u16, len:u16, rate:u32, burst_size:u32`, then the
-/// type's tail) of a meter configuration.
-fn decode_band(r: &mut Reader) -> Result<MeterBand, OfpError> {
-    let ty = r.peek_u16(0)?;
-    let mut s = take_sized(r, 2, BAND_LEN, "meter band")?;
-    s.skip(4)?;
-    let rate = s.u32()?;
-    let burst_size = s.u32()?;
-    let band = match ty {
-        OFPMBT_DROP => {
-            s.skip(4)?;
-            MeterBand::Drop { rate, burst_size }
-        }
-        OFPMBT_DSCP_REMARK => {
-            let prec_level = s.u8()?;
-            s.skip(3)?;
-            MeterBand::DscpRemark {
-                rate,
-                burst_size,
-                prec_level,
-            }
-        }
-        OFPMBT_EXPERIMENTER => MeterBand::Experimenter {
-            rate,
-            burst_size,
-            experimenter: s.u32()?,
-            data: s.take_rest().to_vec(),
-        },
-        _ => {
-            return Err(OfpError::new(
-                ErrorKind::METER_MOD_FAILED_BAD_BAND,
-                format!("unknown meter band type {ty}"),
-            ))
-        }
-    };
-    if !s.is_empty() {
-        return Err(OfpError::new(
-            ErrorKind::BAD_REQUEST_BAD_LEN,
-            format!(
-                "meter band type {ty} has {} bytes past its body",
-                s.remaining()
-            ),
-        ));
-    }
-    Ok(band)
-}
-
-fn encode_band(b: &MeterBand, w: &mut Writer) {
-    let start = w.len();
-    let (ty, rate, burst_size) = match b {
-        MeterBand::Drop { rate, burst_size } => (OFPMBT_DROP, rate, burst_size),
-        MeterBand::DscpRemark {
-            rate, burst_size, ..
-        } => (OFPMBT_DSCP_REMARK, rate, burst_size),
-        MeterBand::Experimenter {
-            rate, burst_size, ..
-        } => (OFPMBT_EXPERIMENTER, rate, burst_size),
-    };
-    w.u16(ty);
-    w.u16(0);
-    w.u32(*rate);
-    w.u32(*burst_size);
-    match b {
-        MeterBand::Drop { .. } => w.zeros(4),
-        MeterBand::DscpRemark { prec_level, .. } => {
-            w.u8(*prec_level);
-            w.zeros(3);
-        }
-        MeterBand::Experimenter {
-            experimenter, data, ..
-        } => {
-            w.u32(*experimenter);
-            w.bytes(data);
-        }
-    }
-    w.patch_len16(start + 2, start);
 }

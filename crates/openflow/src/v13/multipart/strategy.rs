@@ -1,11 +1,11 @@
 //! proptest strategies for multipart requests and replies, covering every body type.
 
 use super::*;
-use crate::action::strategy::arb_action;
 use crate::instruction::strategy::arb_instruction;
 use crate::match13::strategy::arb_match;
-use crate::v13::group_mod::{Bucket, GroupType};
-use crate::v13::meter_mod::MeterBand;
+use crate::v13::group_mod::strategy::arb_bucket;
+use crate::v13::group_mod::GroupType;
+use crate::v13::meter_mod::strategy::arb_meter_band;
 use crate::v13::port::strategy::arb_port;
 use crate::v13::table_features::strategy::arb_table_features;
 use proptest::collection::vec;
@@ -67,7 +67,7 @@ pub fn arb_multipart_request() -> impl Strategy<Value = MultipartRequest> {
 
 pub fn arb_desc() -> impl Strategy<Value = Desc> {
     let s = || "[ -~]{0,40}";
-    (s(), s(), s(), "[ -~]{0,31}", s()).prop_map(
+    (s(), s(), s(), "[ -~]{0,32}", s()).prop_map(
         |(mfr_desc, hw_desc, sw_desc, serial_num, dp_desc)| Desc {
             mfr_desc,
             hw_desc,
@@ -203,21 +203,6 @@ pub fn arb_group_stats() -> impl Strategy<Value = GroupStats> {
         )
 }
 
-pub fn arb_bucket() -> impl Strategy<Value = Bucket> {
-    (
-        any::<u16>(),
-        any::<u32>(),
-        any::<u32>(),
-        vec(arb_action(), 0..3),
-    )
-        .prop_map(|(weight, watch_port, watch_group, actions)| Bucket {
-            weight,
-            watch_port,
-            watch_group,
-            actions,
-        })
-}
-
 pub fn arb_group_desc() -> impl Strategy<Value = GroupDesc> {
     (any::<u8>(), any::<u32>(), vec(arb_bucket(), 0..3)).prop_map(|(t, group_id, buckets)| {
         GroupDesc {
@@ -274,34 +259,6 @@ pub fn arb_meter_stats() -> impl Strategy<Value = MeterStats> {
                 }
             },
         )
-}
-
-pub fn arb_meter_band() -> impl Strategy<Value = MeterBand> {
-    prop_oneof![
-        (any::<u32>(), any::<u32>())
-            .prop_map(|(rate, burst_size)| MeterBand::Drop { rate, burst_size }),
-        (any::<u32>(), any::<u32>(), any::<u8>()).prop_map(|(rate, burst_size, prec_level)| {
-            MeterBand::DscpRemark {
-                rate,
-                burst_size,
-                prec_level,
-            }
-        }),
-        (
-            any::<u32>(),
-            any::<u32>(),
-            any::<u32>(),
-            prop_oneof![Just(0usize), Just(8)]
-        )
-            .prop_flat_map(|(rate, burst_size, experimenter, n)| {
-                vec(any::<u8>(), n).prop_map(move |data| MeterBand::Experimenter {
-                    rate,
-                    burst_size,
-                    experimenter,
-                    data,
-                })
-            }),
-    ]
 }
 
 pub fn arb_meter_config() -> impl Strategy<Value = MeterConfig> {

@@ -497,3 +497,88 @@ fn osken_multipart_captures_roundtrip() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(seen.len() >= 28, "only {seen:?}");
 }
+
+#[test]
+fn split_flow_stats_frames_fit_and_decode() {
+    use crate::instruction::Instruction;
+    use crate::oxm::Oxm;
+    use crate::{Frame, Message};
+    let flow = |i: u32| FlowStats {
+        table_id: 0,
+        duration_sec: i,
+        duration_nsec: 0,
+        priority: 100,
+        idle_timeout: 0,
+        hard_timeout: 0,
+        flags: 0,
+        cookie: u64::from(i),
+        packet_count: 0,
+        byte_count: 0,
+        match_: crate::match13::Match {
+            fields: vec![Oxm::InPort(i)],
+        },
+        instructions: vec![Instruction::GotoTable(1)],
+    };
+    let flows: Vec<FlowStats> = (0..1000).map(flow).collect();
+    let reply = MultipartReply {
+        flags: 0,
+        body: MultipartReplyBody::Flow(flows.clone()),
+    };
+    let mut back = Vec::new();
+    let msgs = reply.into_messages();
+    assert!(msgs.len() > 1);
+    let last = msgs.len() - 1;
+    for (i, m) in msgs.into_iter().enumerate() {
+        let bytes = Frame::v13(7, crate::v13::Message::MultipartReply(m))
+            .encode()
+            .unwrap();
+        assert!(bytes.len() <= u16::MAX as usize);
+        let f = Frame::decode(&bytes).unwrap();
+        let Message::V13(crate::v13::Message::MultipartReply(r)) = f.message else {
+            panic!("not a multipart reply");
+        };
+        assert_eq!(r.flags & OFPMPF_REPLY_MORE != 0, i != last);
+        let MultipartReplyBody::Flow(v) = r.body else {
+            panic!("not a flow reply");
+        };
+        back.extend(v);
+    }
+    assert_eq!(back, flows);
+}
+
+#[test]
+fn request_validate_reports_match_and_table_feature_errors() {
+    use crate::oxm::Oxm;
+    // tcp_dst without its eth_type/ip_proto prerequisites.
+    let m = MultipartRequest {
+        flags: 0,
+        body: MultipartRequestBody::Flow(FlowStatsRequest {
+            match_: crate::match13::Match {
+                fields: vec![Oxm::TcpDst(80)],
+            },
+            ..FlowStatsRequest::default()
+        }),
+    };
+    assert_eq!(
+        m.validate().unwrap_err().kind,
+        ErrorKind::BAD_MATCH_BAD_PREREQ
+    );
+    let ok = MultipartRequest {
+        flags: 0,
+        body: MultipartRequestBody::Aggregate(FlowStatsRequest::default()),
+    };
+    assert!(ok.validate().is_ok());
+    let tf = MultipartRequest {
+        flags: 0,
+        body: MultipartRequestBody::TableFeatures(vec![
+            crate::v13::table_features::TableFeatures {
+                table_id: 0xff,
+                ..Default::default()
+            },
+        ]),
+    };
+    assert_eq!(
+        tf.validate().unwrap_err().kind,
+        ErrorKind::TABLE_FEATURES_FAILED_BAD_TABLE
+    );
+}

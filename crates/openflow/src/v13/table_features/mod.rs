@@ -27,7 +27,7 @@ pub const TABLE_NAME_LEN: usize = 32;
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct TableFeatures {
     pub table_id: u8,
-    /// At most 31 bytes survive encoding (the field is 32 bytes, NUL terminated).
+    /// At most 32 bytes survive encoding (the field is 32 bytes, NUL padded).
     pub name: String,
     pub metadata_match: u64,
     pub metadata_write: u64,
@@ -128,7 +128,7 @@ pub(crate) mod strategy {
     pub fn arb_table_features() -> impl Strategy<Value = TableFeatures> {
         (
             any::<u8>(),
-            "[a-zA-Z0-9 _-]{0,31}",
+            "[a-zA-Z0-9 _-]{0,32}",
             any::<u64>(),
             any::<u64>(),
             any::<u32>(),
