@@ -232,6 +232,7 @@ impl Message {
             Message::RoleRequest(m) => m.validate(),
             Message::PortMod(m) => m.validate(),
             Message::TableMod(m) => m.validate(),
+            Message::MultipartRequest(m) => m.validate(),
             _ => Ok(()),
         }
     }
