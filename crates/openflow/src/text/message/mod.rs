@@ -62,7 +62,7 @@ pub fn version_name(v: u8) -> String {
 /// Lowercase hex of at most [`MAX_DUMP`] bytes, `...` appended when `data` is longer.
 pub(super) fn hex_dump(data: &[u8]) -> String {
     let shown = data.get(..MAX_DUMP).unwrap_or(data);
-    let mut s = super::field::hex_bytes(shown);
+    let mut s = super::match_format::hex_bytes(shown);
     if data.len() > shown.len() {
         s.push_str("...");
     }

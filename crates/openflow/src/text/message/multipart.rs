@@ -7,7 +7,7 @@ use super::v13::{one_line_meter, table_name};
 use super::{bit_names, counter, data_summary, port_name, with_lines};
 use crate::action::{port, OFPG_ALL, OFPG_ANY};
 use crate::oxm::OXM_CLASS_EXPERIMENTER;
-use crate::text::field::format_match_prio;
+use crate::text::match_format::format_match_prio;
 use crate::text::{
     format_duration, format_flow_stats, format_group_mod, format_meter_mod, FlowStatsText,
 };

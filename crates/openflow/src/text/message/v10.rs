@@ -9,7 +9,7 @@ use super::v13::{
     echo, error_data, flow_flags, packet_data, rate, removed_tail, switch_config, FlowModText,
 };
 use super::{bit_names, counter, data_summary, hex_dump, port_name, with_lines};
-use crate::text::field::format_match_prio;
+use crate::text::match_format::format_match_prio;
 use crate::text::{format_flow_stats, FlowStatsText};
 use crate::v10::features::capabilities as cap;
 use crate::v10::flow::flow_mod_flags as ff;

@@ -4,7 +4,7 @@ use super::port::{features13, format_port13, format_port_mod};
 use super::{bit_names, data_summary, hex_dump, multipart, packet, port_name};
 use crate::action::{port, OFPG_ANY};
 use crate::header::Header;
-use crate::text::field::format_match_prio;
+use crate::text::match_format::format_match_prio;
 use crate::text::{format_duration, format_group_mod, format_instructions, format_match};
 use crate::v13::features::capabilities as cap;
 use crate::v13::flow_mod::{flow_mod_flags as ff, FlowModCommand, OFP_NO_BUFFER};
