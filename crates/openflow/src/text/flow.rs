@@ -123,7 +123,9 @@ pub fn parse_flow_mod(s: &str, command: FlowModCommand) -> Result<FlowMod, TextE
                 if is_del {
                     return Err(not_for(key));
                 }
-                fm.flags = parse_num(it.need_value()?, 0xffff, key)? as u16;
+                // Adds to the named flags rather than replacing them: the printer writes
+                // the named bits by name and only the rest as `flags=`.
+                fm.flags |= parse_num(it.need_value()?, 0xffff, key)? as u16;
             }
             "out_port" => {
                 if !is_del {

@@ -715,3 +715,14 @@ fn errors_name_token_and_position() {
     err("ip,tp_dst", Add, 3, "tp_dst", "needs a value");
     err("ip=5,actions=drop", Add, 0, "ip=5", "takes no value");
 }
+
+/// Found by the `text_parse` fuzz target: numeric flags with both named and unnamed bits
+/// print as names plus `flags=` for the rest, and must parse back to the same bits.
+#[test]
+fn numeric_flags_round_trip_with_named_bits() {
+    let fm = parse_flow_mod("flags=80,actions=2", FlowModCommand::Add).unwrap();
+    assert_eq!(fm.flags, 80);
+    let printed = format_flow_mod(&fm);
+    assert_eq!(printed, "no_byte_counts flags=0x40 actions=output:2");
+    assert_eq!(parse_flow_mod(&printed, FlowModCommand::Add).unwrap(), fm);
+}
