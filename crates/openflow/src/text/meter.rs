@@ -7,7 +7,7 @@
 //! commas, parses too. As in Open vSwitch, a meter to add or modify must say `kbps` or
 //! `pktps`, and with `burst` every band must give `burst_size`. Output is Open vSwitch's
 //! multi-line form: `meter=1 kbps burst stats bands=` then one `type=drop rate=1000
-//! burst_size=100` line per band (`burst_size` only with the `burst` flag).
+//! burst_size=100` line per band (`burst_size` with the `burst` flag, or when nonzero).
 
 use super::action::parse_hex_bytes;
 use super::error::{Span, TextError};
@@ -208,7 +208,9 @@ pub fn format_meter_mod(mm: &MeterMod) -> String {
             } => ("experimenter", rate, burst_size),
         };
         s.push_str(&format!("\ntype={kind} rate={rate}"));
-        if burst {
+        // OVS prints burst_size only under the burst flag; a nonzero size given without
+        // the flag is printed too, so the text parses back to the same meter.
+        if burst || *bs != 0 {
             s.push_str(&format!(" burst_size={bs}"));
         }
         match b {

@@ -726,3 +726,18 @@ fn numeric_flags_round_trip_with_named_bits() {
     assert_eq!(printed, "no_byte_counts flags=0x40 actions=output:2");
     assert_eq!(parse_flow_mod(&printed, FlowModCommand::Add).unwrap(), fm);
 }
+
+/// Found by the `text_parse` fuzz target: a burst size given without the `burst` flag is
+/// kept, so it must be printed for the meter to parse back the same.
+#[test]
+fn meter_burst_size_without_burst_flag_round_trips() {
+    use crate::v13::meter_mod::MeterModCommand;
+    let mm = parse_meter_mod(
+        "meter=1,kbps,bands=type=drop,rate=1000,burst_size=100",
+        MeterModCommand::Add,
+    )
+    .unwrap();
+    let printed = format_meter_mod(&mm);
+    assert!(printed.contains("burst_size=100"), "{printed}");
+    assert_eq!(parse_meter_mod(&printed, MeterModCommand::Add).unwrap(), mm);
+}
