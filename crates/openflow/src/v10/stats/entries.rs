@@ -2,44 +2,14 @@
 //! aggregate counters, tables, ports and queues. Each encodes to its fixed size (flow
 //! entries: 88 bytes plus actions, their length field derived from the actions).
 
-use super::{bad_len, DESC_STR_LEN, SERIAL_NUM_LEN, TABLE_NAME_LEN};
+use super::{bad_len, TABLE_NAME_LEN};
 use crate::error::OfpError;
 use crate::v10::action10::Action;
 use crate::v10::match10::Match;
 use crate::wire::{Reader, Writer};
 
-/// `ofp_desc_stats`: NUL-padded strings, read up to their first NUL (at most length − 1
-/// bytes survive encoding).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct DescStats {
-    pub mfr_desc: String,
-    pub hw_desc: String,
-    pub sw_desc: String,
-    pub serial_num: String,
-    pub dp_desc: String,
-}
-
-impl DescStats {
-    pub const LEN: usize = 4 * DESC_STR_LEN + SERIAL_NUM_LEN;
-
-    pub fn decode(r: &mut Reader) -> Result<DescStats, OfpError> {
-        Ok(DescStats {
-            mfr_desc: r.fixed_str(DESC_STR_LEN)?,
-            hw_desc: r.fixed_str(DESC_STR_LEN)?,
-            sw_desc: r.fixed_str(DESC_STR_LEN)?,
-            serial_num: r.fixed_str(SERIAL_NUM_LEN)?,
-            dp_desc: r.fixed_str(DESC_STR_LEN)?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.fixed_str(&self.mfr_desc, DESC_STR_LEN);
-        w.fixed_str(&self.hw_desc, DESC_STR_LEN);
-        w.fixed_str(&self.sw_desc, DESC_STR_LEN);
-        w.fixed_str(&self.serial_num, SERIAL_NUM_LEN);
-        w.fixed_str(&self.dp_desc, DESC_STR_LEN);
-    }
-}
+/// `ofp_desc_stats` has the same layout in 1.0 as `ofp_desc` in 1.3.
+pub use crate::v13::multipart::Desc as DescStats;
 
 /// `ofp_flow_stats`: one flow entry. The length field is derived from the actions.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

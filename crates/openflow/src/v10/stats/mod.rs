@@ -43,9 +43,6 @@ pub mod stats_type {
 pub const OFPSF_REPLY_MORE: u16 = 1;
 /// `OFPQ_ALL`: every queue (queue stats request).
 pub const OFPQ_ALL: u32 = 0xffff_ffff;
-/// `DESC_STR_LEN` and `SERIAL_NUM_LEN`.
-pub const DESC_STR_LEN: usize = 256;
-pub const SERIAL_NUM_LEN: usize = 32;
 /// `OFP_MAX_TABLE_NAME_LEN`.
 pub const TABLE_NAME_LEN: usize = 32;
 
