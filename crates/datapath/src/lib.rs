@@ -1,5 +1,10 @@
 //! peregrine's hot path: packet parsing to a flow key, the classifier, the multi-table
 //! pipeline, groups, meters, counters, the exact-match cache and the tracer.
 //!
-//! Not built yet: this crate is the subject of issue 4. It will receive compiled rules
-//! from `switch`, never wire-format types from `openflow`.
+//! It receives compiled rules ([`key::FlowMatch`], [`action::Action`]) from `switch`,
+//! never wire-format types from `openflow`.
+
+pub mod action;
+pub mod classifier;
+pub mod key;
+pub mod packet;

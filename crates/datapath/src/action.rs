@@ -1,0 +1,46 @@
+//! Compiled actions: what the pipeline executes, free of wire-format types.
+//!
+//! The agent translates OpenFlow actions into these. Port numbers use OpenFlow 1.3's
+//! numbering, including its reserved ports (see [`port`]).
+
+use crate::key::Field;
+
+/// OpenFlow 1.3 port numbers the datapath knows.
+pub mod port {
+    pub const MAX: u32 = 0xffff_ff00;
+    pub const IN_PORT: u32 = 0xffff_fff8;
+    pub const TABLE: u32 = 0xffff_fff9;
+    pub const NORMAL: u32 = 0xffff_fffa;
+    pub const FLOOD: u32 = 0xffff_fffb;
+    pub const ALL: u32 = 0xffff_fffc;
+    pub const CONTROLLER: u32 = 0xffff_fffd;
+    pub const LOCAL: u32 = 0xffff_fffe;
+    pub const ANY: u32 = 0xffff_ffff;
+}
+
+/// One action on a packet.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Output to a port number (physical, or a reserved port: IN_PORT, FLOOD, ALL,
+    /// LOCAL, NORMAL, TABLE). CONTROLLER uses [`Action::Controller`].
+    Output(u32),
+    /// Send to the controller, at most `max_len` bytes (0xffff: whole packet).
+    Controller { max_len: u16 },
+    /// Set a header field to a value (right-aligned, of the field's width). Checksums
+    /// that cover the field are updated.
+    SetField(Field, u128),
+    PushVlan(u16),
+    PopVlan,
+    PushMpls(u16),
+    PopMpls(u16),
+    SetMplsTtl(u8),
+    DecMplsTtl,
+    SetNwTtl(u8),
+    DecNwTtl,
+    CopyTtlOut,
+    CopyTtlIn,
+    PushPbb(u16),
+    PopPbb,
+    SetQueue(u32),
+    Group(u32),
+}

@@ -1,0 +1,108 @@
+//! The reference classifier: every rule in a list, every lookup a full scan. Obviously
+//! correct, used as the model the fast classifiers are tested against.
+
+use super::{better, Classify};
+use crate::key::{FlowKey, FlowMatch};
+
+struct Entry<T> {
+    m: FlowMatch,
+    priority: u16,
+    seq: u64,
+    value: T,
+}
+
+/// A linear-scan classifier.
+pub struct LinearClassifier<T> {
+    rules: Vec<Entry<T>>,
+    next_seq: u64,
+}
+
+impl<T> Default for LinearClassifier<T> {
+    fn default() -> Self {
+        LinearClassifier {
+            rules: Vec::new(),
+            next_seq: 0,
+        }
+    }
+}
+
+impl<T> LinearClassifier<T> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// All rules with their priorities, in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&FlowMatch, u16, &T)> {
+        self.rules.iter().map(|e| (&e.m, e.priority, &e.value))
+    }
+}
+
+impl<T> Classify<T> for LinearClassifier<T> {
+    fn insert(&mut self, m: FlowMatch, priority: u16, value: T) -> Option<T> {
+        if let Some(e) = self
+            .rules
+            .iter_mut()
+            .find(|e| e.priority == priority && e.m == m)
+        {
+            return Some(std::mem::replace(&mut e.value, value));
+        }
+        self.rules.push(Entry {
+            m,
+            priority,
+            seq: self.next_seq,
+            value,
+        });
+        self.next_seq += 1;
+        None
+    }
+
+    fn remove(&mut self, m: &FlowMatch, priority: u16) -> Option<T> {
+        let i = self
+            .rules
+            .iter()
+            .position(|e| e.priority == priority && e.m == *m)?;
+        Some(self.rules.remove(i).value)
+    }
+
+    fn lookup(&self, key: &FlowKey) -> Option<(&FlowMatch, u16, &T)> {
+        let mut best: Option<&Entry<T>> = None;
+        for e in &self.rules {
+            if e.m.matches(key) && best.is_none_or(|b| better(e.priority, e.seq, b.priority, b.seq))
+            {
+                best = Some(e);
+            }
+        }
+        best.map(|e| (&e.m, e.priority, &e.value))
+    }
+
+    fn len(&self) -> usize {
+        self.rules.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::Field;
+
+    #[test]
+    fn priority_then_insertion_order() {
+        let mut c = LinearClassifier::new();
+        let any = FlowMatch::ANY;
+        let ip = FlowMatch::ANY.exact(Field::EthType, 0x0800);
+        let ip2 = FlowMatch::ANY.exact(Field::IpProto, 6);
+        assert_eq!(c.insert(any, 0, "miss"), None);
+        assert_eq!(c.insert(ip, 10, "ip"), None);
+        assert_eq!(c.insert(ip2, 10, "tcp"), None);
+        let mut k = FlowKey::ZERO;
+        assert_eq!(c.lookup(&k).map(|r| *r.2), Some("miss"));
+        k.set(Field::EthType, 0x0800);
+        k.set(Field::IpProto, 6);
+        assert_eq!(c.lookup(&k).map(|r| *r.2), Some("ip"));
+        assert_eq!(c.insert(ip, 10, "ip-again"), Some("ip"));
+        assert_eq!(c.lookup(&k).map(|r| *r.2), Some("ip-again"));
+        assert_eq!(c.remove(&ip, 10), Some("ip-again"));
+        assert_eq!(c.lookup(&k).map(|r| *r.2), Some("tcp"));
+        assert_eq!(c.len(), 2);
+    }
+}

@@ -1,0 +1,125 @@
+//! A packet buffer with headroom, and the header offsets the parser found.
+//!
+//! [`Packet`] owns its bytes with free space in front (`HEADROOM`), so pushing a VLAN or
+//! MPLS header moves the start back instead of copying the frame. [`Layers`] records
+//! where each parsed header starts; actions use it to rewrite fields in place and must
+//! keep it true (or re-parse) when they insert or remove headers.
+
+/// Bytes kept free in front of a received frame for pushed headers.
+pub const HEADROOM: usize = 64;
+
+/// A frame being processed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Packet {
+    buf: Vec<u8>,
+    start: usize,
+}
+
+impl Packet {
+    /// Copies `frame` into a new buffer with headroom.
+    pub fn from_slice(frame: &[u8]) -> Packet {
+        let mut buf = Vec::with_capacity(HEADROOM + frame.len());
+        buf.resize(HEADROOM, 0);
+        buf.extend_from_slice(frame);
+        Packet {
+            buf,
+            start: HEADROOM,
+        }
+    }
+
+    /// The frame's bytes.
+    #[inline]
+    pub fn data(&self) -> &[u8] {
+        &self.buf[self.start..]
+    }
+
+    #[inline]
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        &mut self.buf[self.start..]
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.buf.len() - self.start
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Inserts `n` zero bytes at offset `at` of the frame (shifting the `at` bytes before
+    /// it towards the front), returning the new bytes. Uses headroom when there is some.
+    pub fn insert(&mut self, at: usize, n: usize) -> &mut [u8] {
+        let at = at.min(self.len());
+        if self.start >= n {
+            let s = self.start;
+            self.buf.copy_within(s..s + at, s - n);
+            self.start -= n;
+            let region = &mut self.buf[self.start + at..self.start + at + n];
+            region.fill(0);
+            region
+        } else {
+            let pos = self.start + at;
+            self.buf.splice(pos..pos, std::iter::repeat_n(0, n));
+            &mut self.buf[pos..pos + n]
+        }
+    }
+
+    /// Removes `n` bytes at offset `at` of the frame (moving the bytes before them back).
+    /// Removes fewer if the frame is shorter.
+    pub fn remove(&mut self, at: usize, n: usize) {
+        let at = at.min(self.len());
+        let n = n.min(self.len() - at);
+        let s = self.start;
+        self.buf.copy_within(s..s + at, s + n);
+        self.start += n;
+    }
+
+    /// Cuts the frame to at most `len` bytes.
+    pub fn truncate(&mut self, len: usize) {
+        self.buf.truncate(self.start + len);
+    }
+}
+
+impl std::fmt::Debug for Packet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Packet({} bytes)", self.len())
+    }
+}
+
+/// Offsets (from the frame start) of the headers the parser found; `None` when absent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Layers {
+    /// Offset of the outermost VLAN tag (its TPID), if any.
+    pub vlan: Option<u16>,
+    /// Offset of the outermost MPLS label stack entry, if any.
+    pub mpls: Option<u16>,
+    /// Offset of the ethertype that names the L3 protocol (after tags).
+    pub ethertype: u16,
+    /// Offset of the IPv4/IPv6/ARP header.
+    pub l3: Option<u16>,
+    /// Offset of the TCP/UDP/SCTP/ICMP header (first fragment only).
+    pub l4: Option<u16>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_and_remove_keep_the_rest() {
+        let mut p = Packet::from_slice(&[1, 2, 3, 4, 5, 6]);
+        p.insert(2, 3).copy_from_slice(&[9, 9, 9]);
+        assert_eq!(p.data(), &[1, 2, 9, 9, 9, 3, 4, 5, 6]);
+        p.remove(2, 3);
+        assert_eq!(p.data(), &[1, 2, 3, 4, 5, 6]);
+        let mut big = Packet::from_slice(&[7; 4]);
+        big.insert(1, HEADROOM + 10);
+        assert_eq!(big.len(), 4 + HEADROOM + 10);
+        assert_eq!(big.data()[0], 7);
+        assert_eq!(big.data()[big.len() - 1], 7);
+        big.remove(0, 10_000);
+        assert!(big.is_empty());
+    }
+}
