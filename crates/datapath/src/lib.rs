@@ -8,3 +8,5 @@ pub mod action;
 pub mod classifier;
 pub mod key;
 pub mod packet;
+pub mod parse;
+pub mod rewrite;
