@@ -5,8 +5,14 @@
 //! never wire-format types from `openflow`.
 
 pub mod action;
+pub mod cache;
 pub mod classifier;
+pub mod counters;
+pub mod group;
 pub mod key;
+pub mod meter;
 pub mod packet;
 pub mod parse;
+pub mod pipeline;
 pub mod rewrite;
+pub mod trace;

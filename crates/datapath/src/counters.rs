@@ -1,0 +1,446 @@
+//! Counters: per worker, summed when read.
+//!
+//! Each worker owns a [`WorkerCounters`] and is the only thread that writes it. A counter
+//! is an `AtomicU64` updated with a relaxed load and a relaxed store (no read-modify-write,
+//! no shared cache line between workers), so the per-packet cost is that of a plain
+//! increment; the atomics only make the values readable by another thread. Readers sum
+//! every registered worker's value (workers that stop keep their counters registered, so
+//! totals never go back).
+//!
+//! Rules, groups, buckets, meters and bands are counted by a dense slot assigned by the
+//! writer ([`SlotAlloc`]). A slot freed by a change is zeroed in every worker and reused
+//! only after the publish that retired it has returned: by then no worker can still be
+//! crediting it (they have all left the old version, and a worker's exact-match cache
+//! never uses an entry of an older version), so the writer's zeroing races with no
+//! writer. Counter storage grows in chunks of [`CHUNK`] slots, allocated when a worker
+//! first credits a slot of the chunk.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+use crate::parse::ParseError;
+
+/// Slots per storage chunk.
+pub const CHUNK: usize = 1024;
+/// Most rule slots.
+pub const MAX_RULES: usize = 1 << 24;
+/// Most group, bucket, meter and band slots (each).
+pub const MAX_OBJECTS: usize = 1 << 20;
+/// Distinct parse error kinds counted per worker.
+const PARSE_SLOTS: usize = 32;
+
+/// One chunk: [`CHUNK`] slots of `N` counters.
+type Chunk<const N: usize> = Box<[[AtomicU64; N]]>;
+
+/// Slots of `N` counters each, allocated a chunk at a time.
+pub struct CounterArray<const N: usize> {
+    chunks: Box<[OnceLock<Chunk<N>>]>,
+}
+
+impl<const N: usize> CounterArray<N> {
+    pub fn new(max_slots: usize) -> Self {
+        CounterArray {
+            chunks: (0..max_slots.div_ceil(CHUNK))
+                .map(|_| OnceLock::new())
+                .collect(),
+        }
+    }
+
+    /// The counters of `slot`, allocating its chunk if needed (writer side).
+    #[inline]
+    fn slot_mut(&self, slot: u32) -> Option<&[AtomicU64; N]> {
+        let s = slot as usize;
+        let chunk = self.chunks.get(s / CHUNK)?.get_or_init(|| {
+            (0..CHUNK)
+                .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
+                .collect()
+        });
+        chunk.get(s % CHUNK)
+    }
+
+    /// The counters of `slot` if any were ever written (reader side).
+    #[inline]
+    pub fn get(&self, slot: u32) -> Option<&[AtomicU64; N]> {
+        let s = slot as usize;
+        self.chunks.get(s / CHUNK)?.get()?.get(s % CHUNK)
+    }
+
+    /// Adds `d` to counter `k` of `slot`. Only the owning worker may call this.
+    #[inline]
+    pub fn add(&self, slot: u32, k: usize, d: u64) {
+        if let Some(c) = self.slot_mut(slot).and_then(|s| s.get(k)) {
+            c.store(c.load(Ordering::Relaxed).wrapping_add(d), Ordering::Relaxed);
+        }
+    }
+
+    /// Sets counter `k` of `slot` to `v`. Only the owning worker may call this.
+    #[inline]
+    pub fn set(&self, slot: u32, k: usize, v: u64) {
+        if let Some(c) = self.slot_mut(slot).and_then(|s| s.get(k)) {
+            c.store(v, Ordering::Relaxed);
+        }
+    }
+
+    /// Counter `k` of `slot` (0 when never written).
+    #[inline]
+    pub fn read(&self, slot: u32, k: usize) -> u64 {
+        self.get(slot)
+            .and_then(|s| s.get(k))
+            .map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+
+    /// Zeroes `slot` (only while no worker can write it; see the module comment).
+    pub fn zero(&self, slot: u32) {
+        if let Some(s) = self.get(slot) {
+            for c in s {
+                c.store(0, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// Counters that are not per object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(usize)]
+pub enum Misc {
+    /// Packets processed.
+    Packets,
+    /// Packets whose parse stopped early (also counted per reason).
+    ParseErrors,
+    /// No rule matched and the miss behaviour drops.
+    TableMissDrops,
+    /// Received on a port with `no_recv`.
+    NoRecvDrops,
+    /// Dropped by a meter band.
+    MeterDrops,
+    /// TTL expired (also when sent to the controller).
+    InvalidTtl,
+    /// Packet-ins queued.
+    PacketIns,
+    /// Packet-ins lost because the queue was full.
+    PacketInDropped,
+    /// Output to the ingress port by number (OpenFlow drops it; IN_PORT must be used).
+    OutputToInPortDrops,
+    /// Output to a port with `no_fwd`, to an unknown port, or to an unusable reserved
+    /// port.
+    OutputDrops,
+    /// Rewrites skipped because the packet lacked the header.
+    MissingHeader,
+    /// Group actions naming an absent group, or chains deeper than `group::MAX_DEPTH`.
+    GroupDrops,
+    CacheHits,
+    CacheMisses,
+}
+
+impl Misc {
+    pub const ALL: [Misc; 14] = [
+        Misc::Packets,
+        Misc::ParseErrors,
+        Misc::TableMissDrops,
+        Misc::NoRecvDrops,
+        Misc::MeterDrops,
+        Misc::InvalidTtl,
+        Misc::PacketIns,
+        Misc::PacketInDropped,
+        Misc::OutputToInPortDrops,
+        Misc::OutputDrops,
+        Misc::MissingHeader,
+        Misc::GroupDrops,
+        Misc::CacheHits,
+        Misc::CacheMisses,
+    ];
+}
+
+/// Rule counter indices.
+pub(crate) const PACKETS: usize = 0;
+pub(crate) const BYTES: usize = 1;
+pub(crate) const LAST_USED: usize = 2;
+/// Port counter indices.
+pub(crate) const RX_PACKETS: usize = 0;
+pub(crate) const RX_BYTES: usize = 1;
+pub(crate) const TX_PACKETS: usize = 2;
+pub(crate) const TX_BYTES: usize = 3;
+
+/// One worker's counters.
+pub struct WorkerCounters {
+    pub(crate) rules: CounterArray<3>,
+    /// Per table: lookups, matches.
+    pub(crate) tables: CounterArray<2>,
+    pub(crate) groups: CounterArray<2>,
+    pub(crate) buckets: CounterArray<2>,
+    pub(crate) meters: CounterArray<2>,
+    pub(crate) bands: CounterArray<2>,
+    pub(crate) ports: CounterArray<4>,
+    misc: [AtomicU64; Misc::ALL.len()],
+    parse_kinds: [OnceLock<ParseError>; PARSE_SLOTS],
+    parse_counts: [AtomicU64; PARSE_SLOTS],
+}
+
+impl Default for WorkerCounters {
+    fn default() -> Self {
+        WorkerCounters {
+            rules: CounterArray::new(MAX_RULES),
+            tables: CounterArray::new(256),
+            groups: CounterArray::new(MAX_OBJECTS),
+            buckets: CounterArray::new(MAX_OBJECTS),
+            meters: CounterArray::new(MAX_OBJECTS),
+            bands: CounterArray::new(MAX_OBJECTS),
+            ports: CounterArray::new(crate::pipeline::MAX_PORT_SLOTS),
+            misc: std::array::from_fn(|_| AtomicU64::new(0)),
+            parse_kinds: std::array::from_fn(|_| OnceLock::new()),
+            parse_counts: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
+}
+
+impl WorkerCounters {
+    #[inline]
+    pub(crate) fn misc(&self, m: Misc, d: u64) {
+        if let Some(c) = self.misc.get(m as usize) {
+            c.store(c.load(Ordering::Relaxed).wrapping_add(d), Ordering::Relaxed);
+        }
+    }
+
+    pub(crate) fn read_misc(&self, m: Misc) -> u64 {
+        self.misc
+            .get(m as usize)
+            .map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+
+    /// Counts a parse error by its kind (the first [`PARSE_SLOTS`] kinds seen get their
+    /// own counter; a kind is registered once, then found by comparison).
+    pub(crate) fn parse_error(&self, e: ParseError) {
+        self.misc(Misc::ParseErrors, 1);
+        for (k, c) in self.parse_kinds.iter().zip(&self.parse_counts) {
+            let kind = match k.get() {
+                Some(kind) => *kind,
+                None => *k.get_or_init(|| e),
+            };
+            if kind == e {
+                c.store(c.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+                return;
+            }
+        }
+    }
+
+    fn parse_errors(&self) -> impl Iterator<Item = (ParseError, u64)> + '_ {
+        self.parse_kinds
+            .iter()
+            .zip(&self.parse_counts)
+            .filter_map(|(k, c)| k.get().map(|k| (*k, c.load(Ordering::Relaxed))))
+    }
+}
+
+/// Packets and bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub packets: u64,
+    pub bytes: u64,
+}
+
+/// A rule's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RuleStats {
+    pub packets: u64,
+    pub bytes: u64,
+    /// Latest `now_ns` a packet matched (0: never).
+    pub last_used_ns: u64,
+}
+
+/// A table's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableStats {
+    pub lookups: u64,
+    pub matched: u64,
+}
+
+/// A port's counters as the pipeline sees them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortStats {
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+}
+
+/// Sums over workers.
+pub(crate) struct Sum<'a>(pub &'a [std::sync::Arc<WorkerCounters>]);
+
+impl Sum<'_> {
+    fn two(&self, f: impl Fn(&WorkerCounters) -> &CounterArray<2>, slot: u32) -> Stats {
+        let mut s = Stats::default();
+        for w in self.0 {
+            s.packets += f(w).read(slot, PACKETS);
+            s.bytes += f(w).read(slot, BYTES);
+        }
+        s
+    }
+
+    pub fn rule(&self, slot: u32) -> RuleStats {
+        let mut s = RuleStats::default();
+        for w in self.0 {
+            s.packets += w.rules.read(slot, PACKETS);
+            s.bytes += w.rules.read(slot, BYTES);
+            s.last_used_ns = s.last_used_ns.max(w.rules.read(slot, LAST_USED));
+        }
+        s
+    }
+
+    pub fn table(&self, t: u8) -> TableStats {
+        let s = self.two(|w| &w.tables, t as u32);
+        TableStats {
+            lookups: s.packets,
+            matched: s.bytes,
+        }
+    }
+
+    pub fn group(&self, slot: u32) -> Stats {
+        self.two(|w| &w.groups, slot)
+    }
+
+    pub fn bucket(&self, slot: u32) -> Stats {
+        self.two(|w| &w.buckets, slot)
+    }
+
+    pub fn meter(&self, slot: u32) -> Stats {
+        self.two(|w| &w.meters, slot)
+    }
+
+    pub fn band(&self, slot: u32) -> Stats {
+        self.two(|w| &w.bands, slot)
+    }
+
+    pub fn port(&self, slot: u16) -> PortStats {
+        let mut s = PortStats::default();
+        for w in self.0 {
+            s.rx_packets += w.ports.read(slot as u32, RX_PACKETS);
+            s.rx_bytes += w.ports.read(slot as u32, RX_BYTES);
+            s.tx_packets += w.ports.read(slot as u32, TX_PACKETS);
+            s.tx_bytes += w.ports.read(slot as u32, TX_BYTES);
+        }
+        s
+    }
+
+    pub fn misc(&self, m: Misc) -> u64 {
+        self.0.iter().map(|w| w.read_misc(m)).sum()
+    }
+
+    pub fn parse_errors(&self) -> Vec<(ParseError, u64)> {
+        let mut out: Vec<(ParseError, u64)> = Vec::new();
+        for w in self.0 {
+            for (k, n) in w.parse_errors() {
+                match out.iter_mut().find(|(e, _)| *e == k) {
+                    Some((_, t)) => *t += n,
+                    None => out.push((k, n)),
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Dense slot numbers with delayed reuse: a retired slot becomes free only when
+/// [`SlotAlloc::release`] is called after the publish that retired it.
+#[derive(Debug)]
+pub(crate) struct SlotAlloc {
+    next: u32,
+    max: u32,
+    free: Vec<u32>,
+    retiring: Vec<u32>,
+}
+
+impl SlotAlloc {
+    pub fn new(max: usize) -> SlotAlloc {
+        SlotAlloc {
+            next: 0,
+            max: max.min(u32::MAX as usize) as u32,
+            free: Vec::new(),
+            retiring: Vec::new(),
+        }
+    }
+
+    pub fn alloc(&mut self) -> Option<u32> {
+        if let Some(s) = self.free.pop() {
+            return Some(s);
+        }
+        if self.next < self.max {
+            self.next += 1;
+            Some(self.next - 1)
+        } else {
+            None
+        }
+    }
+
+    pub fn retire(&mut self, slot: u32) {
+        self.retiring.push(slot);
+    }
+
+    /// Moves the retired slots to the free list, returning them (to be zeroed first).
+    pub fn release(&mut self) -> Vec<u32> {
+        let r = std::mem::take(&mut self.retiring);
+        self.free.extend_from_slice(&r);
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn sums_over_workers_and_zeroes() {
+        let ws: Vec<Arc<WorkerCounters>> = (0..3).map(|_| Arc::default()).collect();
+        for (i, w) in ws.iter().enumerate() {
+            w.rules.add(5000, PACKETS, 1 + i as u64);
+            w.rules.add(5000, BYTES, 100);
+            w.rules.set(5000, LAST_USED, 10 * i as u64);
+            w.misc(Misc::Packets, 2);
+        }
+        let sum = Sum(&ws);
+        assert_eq!(
+            sum.rule(5000),
+            RuleStats {
+                packets: 6,
+                bytes: 300,
+                last_used_ns: 20
+            }
+        );
+        assert_eq!(sum.rule(1), RuleStats::default());
+        assert_eq!(sum.misc(Misc::Packets), 6);
+        for w in &ws {
+            w.rules.zero(5000);
+        }
+        assert_eq!(Sum(&ws).rule(5000), RuleStats::default());
+        assert_eq!(
+            sum.rule(u32::MAX),
+            RuleStats::default(),
+            "out of range reads 0"
+        );
+        ws[0].rules.add(u32::MAX, PACKETS, 1);
+    }
+
+    #[test]
+    fn parse_errors_by_kind() {
+        let w = Arc::new(WorkerCounters::default());
+        w.parse_error(ParseError::TruncatedEthernet);
+        w.parse_error(ParseError::TruncatedEthernet);
+        let ws = [w];
+        assert_eq!(
+            Sum(&ws).parse_errors(),
+            vec![(ParseError::TruncatedEthernet, 2)]
+        );
+        assert_eq!(Sum(&ws).misc(Misc::ParseErrors), 2);
+    }
+
+    #[test]
+    fn slots_are_reused_only_after_release() {
+        let mut a = SlotAlloc::new(3);
+        assert_eq!((a.alloc(), a.alloc()), (Some(0), Some(1)));
+        a.retire(0);
+        assert_eq!(a.alloc(), Some(2));
+        assert_eq!(a.alloc(), None);
+        assert_eq!(a.release(), vec![0]);
+        assert_eq!(a.alloc(), Some(0));
+    }
+}

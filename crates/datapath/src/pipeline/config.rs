@@ -1,0 +1,135 @@
+//! Datapath-wide settings published with each pipeline version, and the port liveness
+//! table that fast-failover groups read.
+//!
+//! Ports: [`DatapathConfig::ports`] lists the switch's ports sorted by number; each has a
+//! `slot`, a small dense index chosen by the agent that stays the same for the port's
+//! life. The slot indexes the per-worker port counters and the [`PortLiveness`] table.
+//! Liveness changes without a new version (a link going down must switch fast-failover
+//! groups at once); it is read per packet only by fast-failover (and select) buckets
+//! that watch a port.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::action::Action;
+use crate::key::FlowKey;
+use crate::packet::{Layers, Packet};
+use crate::rewrite::RewriteError;
+
+/// Most port slots a datapath tracks.
+pub const MAX_PORT_SLOTS: usize = 4096;
+
+/// The header rewrite function: [`crate::rewrite::apply`] in production; tests may
+/// substitute a model.
+pub type RewriteFn =
+    fn(&mut Packet, &mut FlowKey, &mut Layers, &Action) -> Result<(), RewriteError>;
+
+/// What happens to a packet that no rule of a table matches (OpenFlow 1.3: dropped; the
+/// table-miss entry is an ordinary priority-0 rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MissBehaviour {
+    Drop,
+    /// OpenFlow 1.0 behaviour: a packet-in with reason `NoMatch`, `max_len` bytes.
+    Controller {
+        max_len: u16,
+    },
+}
+
+/// One switch port as the pipeline sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortInfo {
+    /// OpenFlow port number (below `port::MAX`).
+    pub no: u32,
+    /// Dense index (< [`MAX_PORT_SLOTS`]) for counters and liveness.
+    pub slot: u16,
+    /// `OFPPC_NO_RECV`: drop every packet received here.
+    pub no_recv: bool,
+    /// `OFPPC_NO_FWD`: drop every packet output here.
+    pub no_fwd: bool,
+    /// `OFPPC_NO_FLOOD`: leave out of FLOOD.
+    pub no_flood: bool,
+    /// `OFPPC_NO_PACKET_IN`: no packet-ins for packets received here.
+    pub no_packet_in: bool,
+}
+
+impl PortInfo {
+    pub fn new(no: u32, slot: u16) -> PortInfo {
+        PortInfo {
+            no,
+            slot,
+            no_recv: false,
+            no_fwd: false,
+            no_flood: false,
+            no_packet_in: false,
+        }
+    }
+}
+
+/// Settings that change rarely; replaced as a whole by `Writer::set_config`.
+#[derive(Clone, Debug)]
+pub struct DatapathConfig {
+    /// Ports, sorted by number (`set_config` sorts them).
+    pub ports: Vec<PortInfo>,
+    /// `OFPC_INVALID_TTL_TO_CONTROLLER`: a TTL decrement reaching zero sends a packet-in
+    /// (reason `InvalidTtl`) instead of a silent drop.
+    pub invalid_ttl_to_controller: bool,
+    pub miss: MissBehaviour,
+    /// Bytes of a packet-in's data when the action asks for the whole packet.
+    pub packet_in_max_len: u16,
+    pub rewrite: RewriteFn,
+}
+
+impl Default for DatapathConfig {
+    fn default() -> Self {
+        DatapathConfig {
+            ports: Vec::new(),
+            invalid_ttl_to_controller: false,
+            miss: MissBehaviour::Drop,
+            packet_in_max_len: u16::MAX,
+            rewrite: crate::rewrite::apply,
+        }
+    }
+}
+
+impl DatapathConfig {
+    /// The port numbered `no`.
+    #[inline]
+    pub fn port(&self, no: u32) -> Option<&PortInfo> {
+        self.ports
+            .binary_search_by_key(&no, |p| p.no)
+            .ok()
+            .and_then(|i| self.ports.get(i))
+    }
+}
+
+/// Whether each port slot's link is up; shared by the agent (writer) and every worker.
+pub struct PortLiveness {
+    live: Box<[AtomicBool]>,
+}
+
+impl PortLiveness {
+    /// Every slot starts live.
+    pub fn new() -> PortLiveness {
+        PortLiveness {
+            live: (0..MAX_PORT_SLOTS).map(|_| AtomicBool::new(true)).collect(),
+        }
+    }
+
+    #[inline]
+    pub fn is_live(&self, slot: u16) -> bool {
+        self.live
+            .get(slot as usize)
+            .is_some_and(|b| b.load(Ordering::Relaxed))
+    }
+
+    pub fn set(&self, slot: u16, live: bool) {
+        if let Some(b) = self.live.get(slot as usize) {
+            b.store(live, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Default for PortLiveness {
+    fn default() -> Self {
+        PortLiveness::new()
+    }
+}

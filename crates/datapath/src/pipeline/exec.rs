@@ -1,0 +1,615 @@
+//! Executing one packet through a pipeline version.
+//!
+//! [`Exec`] runs with a version, the worker's counters (absent when tracing) and an
+//! [`Observer`] that the tracer uses to record each step; with the silent observer every
+//! `if O::ON` branch compiles away. Nothing here allocates per packet except packet copies
+//! (an output that is not the packet's last use, group buckets) and packet-in data.
+//!
+//! Order of work (OpenFlow 1.3 §5.9–5.10): parse; table 0; for each matched rule its
+//! meter, apply-actions, clear-actions, write-actions, write-metadata, goto-table; then
+//! the action set. A rewrite reporting `InvalidTtl` ends the packet (packet-in with reason
+//! `InvalidTtl` when configured); `MissingHeader` skips the action.
+
+use std::ops::ControlFlow;
+use std::sync::mpsc::SyncSender;
+
+use super::{ActionSet, PacketIn, PacketInReason, PipelineVersion, Rule, RuleTable, NUM_TABLES};
+use super::{NormalPacket, Outputs, PortInfo, PortLiveness, Tx};
+use crate::action::{port, Action};
+use crate::cache::{ExactCache, Path, NO_RULE};
+use crate::counters::{
+    Misc, WorkerCounters, BYTES, LAST_USED, PACKETS, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS,
+};
+use crate::group::{GroupEnv, MAX_DEPTH};
+use crate::key::{Field, FlowKey};
+use crate::meter::{remark_dscp, MeterOutcome};
+use crate::packet::{Layers, Packet};
+use crate::parse::parse;
+use crate::rewrite::RewriteError;
+use crate::trace::TraceEvent;
+
+/// Receives the steps of a packet's processing (the tracer) or ignores them.
+pub(crate) trait Observer {
+    /// Whether events are wanted (a constant, so that building them compiles away).
+    const ON: bool;
+    fn event(&mut self, e: TraceEvent);
+}
+
+/// The observer of real forwarding: records nothing.
+pub(crate) struct Silent;
+
+impl Observer for Silent {
+    const ON: bool = false;
+    #[inline]
+    fn event(&mut self, _: TraceEvent) {}
+}
+
+/// A packet in flight.
+#[derive(Clone)]
+struct Pkt {
+    packet: Packet,
+    key: FlowKey,
+    layers: Layers,
+    in_port: u32,
+    queue: Option<u32>,
+}
+
+/// The rule an action came from (for packet-in reason, table and cookie).
+#[derive(Clone, Copy)]
+struct Source {
+    table: u8,
+    cookie: u64,
+    table_miss: bool,
+}
+
+/// Everything one packet's execution reads and writes.
+pub(crate) struct Exec<'a, C, O> {
+    pub v: &'a PipelineVersion<C>,
+    pub live: &'a PortLiveness,
+    /// None when tracing: no counter, meter bucket or queue is touched.
+    pub counters: Option<&'a WorkerCounters>,
+    pub packet_in: Option<&'a SyncSender<PacketIn>>,
+    pub now_ns: u64,
+    pub out: &'a mut Outputs,
+    pub obs: &'a mut O,
+    /// The key changed in a way the exact-match cache cannot replay (meter remark).
+    remarked: bool,
+    in_info: Option<&'a PortInfo>,
+}
+
+enum Next {
+    Goto(u8),
+    End,
+    Drop,
+}
+
+impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        v: &'a PipelineVersion<C>,
+        live: &'a PortLiveness,
+        counters: Option<&'a WorkerCounters>,
+        packet_in: Option<&'a SyncSender<PacketIn>>,
+        now_ns: u64,
+        out: &'a mut Outputs,
+        obs: &'a mut O,
+    ) -> Self {
+        Exec {
+            v,
+            live,
+            counters,
+            packet_in,
+            now_ns,
+            out,
+            obs,
+            remarked: false,
+            in_info: None,
+        }
+    }
+
+    #[inline]
+    fn count(&self, f: impl FnOnce(&WorkerCounters)) {
+        if let Some(c) = self.counters {
+            f(c)
+        }
+    }
+
+    /// Processes one received frame.
+    pub fn run(&mut self, packet: Packet, in_port: u32, cache: Option<&mut ExactCache>) {
+        let mut key = FlowKey::ZERO;
+        let parsed = parse(packet.data(), in_port, &mut key);
+        let len = packet.len() as u64;
+        self.count(|c| c.misc(Misc::Packets, 1));
+        if O::ON {
+            self.obs.event(TraceEvent::Parsed {
+                key,
+                error: parsed.error,
+            });
+        }
+        if let Some(e) = parsed.error {
+            self.count(|c| c.parse_error(e));
+        }
+        let cfg: &'a super::DatapathConfig = &self.v.config;
+        self.in_info = cfg.port(in_port);
+        self.remarked = false;
+        if let Some(p) = self.in_info {
+            self.count(|c| {
+                c.ports.add(p.slot as u32, RX_PACKETS, 1);
+                c.ports.add(p.slot as u32, RX_BYTES, len);
+            });
+            if p.no_recv {
+                self.count(|c| c.misc(Misc::NoRecvDrops, 1));
+                if O::ON {
+                    self.obs.event(TraceEvent::Dropped("port has no_recv"));
+                }
+                return;
+            }
+        }
+        let mut st = Pkt {
+            packet,
+            key,
+            layers: parsed.layers,
+            in_port,
+            queue: None,
+        };
+        let initial = key;
+        let (cache, cached) = match cache {
+            Some(c) if parsed.error.is_none() => {
+                let hit = c.get(&initial, self.v.version);
+                self.count(|w| {
+                    w.misc(
+                        if hit.is_some() {
+                            Misc::CacheHits
+                        } else {
+                            Misc::CacheMisses
+                        },
+                        1,
+                    )
+                });
+                (Some(c), hit)
+            }
+            _ => (None, None),
+        };
+        let mut path = Path::default();
+        let mut cacheable = cache.is_some();
+        let mut follow = cached;
+        let mut set = ActionSet::new();
+        let mut last: Option<Source> = None;
+        let mut table = 0u8;
+        let mut step = 0usize;
+        let ended = loop {
+            let rule = self.lookup(table, &st.key, &mut follow, step);
+            step += 1;
+            cacheable &= path.push(table, rule.map_or(NO_RULE, |r| r.id));
+            self.count(|c| {
+                c.tables.add(table as u32, 0, 1);
+                c.tables.add(table as u32, 1, rule.is_some() as u64);
+            });
+            if O::ON {
+                self.obs.event(TraceEvent::Table {
+                    table,
+                    key: st.key,
+                    rule: rule.map(|r| (r.id, r.priority, r.cookie)),
+                });
+            }
+            let Some(rule) = rule else {
+                self.miss(&st, table);
+                break false;
+            };
+            let bytes = st.packet.len() as u64;
+            let now = self.now_ns;
+            self.count(|c| {
+                c.rules.add(rule.id, PACKETS, 1);
+                c.rules.add(rule.id, BYTES, bytes);
+                c.rules.set(rule.id, LAST_USED, now);
+            });
+            let src = Source {
+                table,
+                cookie: rule.cookie,
+                table_miss: rule.table_miss,
+            };
+            last = Some(src);
+            match self.instructions(rule, src, &mut st, &mut set) {
+                Next::Goto(t) => {
+                    cacheable &= rule.cache_safe;
+                    table = t;
+                }
+                Next::End => break true,
+                Next::Drop => break false,
+            }
+            if self.remarked {
+                cacheable = false;
+                follow = None;
+            }
+        };
+        if let Some(c) = cache {
+            if cacheable && !self.remarked && cached != Some(path) {
+                c.insert(&initial, self.v.version, path);
+            }
+        }
+        if ended {
+            if O::ON {
+                self.obs.event(TraceEvent::ActionSet(set.to_vec()));
+            }
+            if let Some(src) = last {
+                self.execute_set(&set, st, src, 0);
+            }
+        }
+    }
+
+    /// The rule table `table` gives: from the cached path while it applies, else looked
+    /// up.
+    #[inline]
+    fn lookup(
+        &self,
+        table: u8,
+        key: &FlowKey,
+        follow: &mut Option<Path>,
+        step: usize,
+    ) -> Option<&'a Rule> {
+        let v: &'a PipelineVersion<C> = self.v;
+        if let Some(s) = follow.and_then(|p| p.get(step)) {
+            if s.table == table {
+                if s.rule == NO_RULE {
+                    return None;
+                }
+                if let Some(r) = v.rule(s.rule) {
+                    return Some(r);
+                }
+            }
+        }
+        *follow = None;
+        v.tables
+            .get(table as usize)?
+            .lookup(key)
+            .map(|(_, _, r)| &**r)
+    }
+
+    fn miss(&mut self, st: &Pkt, table: u8) {
+        match self.v.config.miss {
+            super::MissBehaviour::Drop => {
+                self.count(|c| c.misc(Misc::TableMissDrops, 1));
+                if O::ON {
+                    self.obs.event(TraceEvent::Dropped("table miss"));
+                }
+            }
+            super::MissBehaviour::Controller { max_len } => {
+                let c = Cause {
+                    reason: PacketInReason::NoMatch,
+                    table,
+                    cookie: u64::MAX,
+                };
+                self.packet_in(st.packet.data(), &st.key, st.in_port, c, max_len)
+            }
+        }
+    }
+
+    fn instructions(
+        &mut self,
+        rule: &Rule,
+        src: Source,
+        st: &mut Pkt,
+        set: &mut ActionSet,
+    ) -> Next {
+        let ins = &rule.instructions;
+        if let Some(m) = ins.meter {
+            if self.meter(m, st).is_break() {
+                return Next::Drop;
+            }
+        }
+        for a in &ins.apply {
+            if O::ON {
+                self.obs.event(TraceEvent::Apply(a.clone()));
+            }
+            if self.action(a, st, src, 0).is_break() {
+                return Next::Drop;
+            }
+        }
+        if ins.clear_actions {
+            if O::ON {
+                self.obs.event(TraceEvent::ClearActions);
+            }
+            set.clear();
+        }
+        if let Some(w) = &ins.write_actions {
+            if O::ON {
+                self.obs.event(TraceEvent::WriteActions(w.clone()));
+            }
+            set.merge(w);
+        }
+        if let Some((value, mask)) = ins.write_metadata {
+            let md = st.key.get(Field::Metadata) as u64;
+            let md = (md & !mask) | (value & mask);
+            st.key.set(Field::Metadata, md as u128);
+            if O::ON {
+                self.obs.event(TraceEvent::WriteMetadata(md));
+            }
+        }
+        match ins.goto_table {
+            Some(t) if t > src.table && (t as usize) < NUM_TABLES => {
+                if O::ON {
+                    self.obs.event(TraceEvent::Goto(t));
+                }
+                Next::Goto(t)
+            }
+            _ => Next::End,
+        }
+    }
+
+    /// Runs meter `id`; breaks when it drops the packet.
+    fn meter(&mut self, id: u32, st: &mut Pkt) -> ControlFlow<()> {
+        let v: &'a PipelineVersion<C> = self.v;
+        let Some(m) = v.meter(id) else {
+            return ControlFlow::Continue(());
+        };
+        let len = st.packet.len();
+        let outcome = if self.counters.is_some() {
+            m.apply(len, self.now_ns)
+        } else {
+            m.peek(len, self.now_ns)
+        };
+        if O::ON {
+            self.obs.event(TraceEvent::Meter { meter: id, outcome });
+        }
+        self.count(|c| {
+            c.meters.add(m.counter, PACKETS, 1);
+            c.meters.add(m.counter, BYTES, len as u64);
+        });
+        let band = match outcome {
+            MeterOutcome::Pass => return ControlFlow::Continue(()),
+            MeterOutcome::Drop { band } | MeterOutcome::Remark { band, .. } => band,
+        };
+        if let Some(b) = m.state.get(band) {
+            self.count(|c| {
+                c.bands.add(b.counter, PACKETS, 1);
+                c.bands.add(b.counter, BYTES, len as u64);
+            });
+        }
+        match outcome {
+            MeterOutcome::Remark { prec_level, .. } => {
+                let dscp = st.key.get(Field::IpDscp) as u8;
+                let new = remark_dscp(dscp, prec_level);
+                if new != dscp {
+                    self.remarked = true;
+                    self.rewrite(&Action::SetField(Field::IpDscp, new as u128), st, None)
+                } else {
+                    ControlFlow::Continue(())
+                }
+            }
+            _ => {
+                self.count(|c| c.misc(Misc::MeterDrops, 1));
+                if O::ON {
+                    self.obs.event(TraceEvent::Dropped("meter band"));
+                }
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    /// Executes one action on `st`; breaks when the packet is gone (TTL expired).
+    fn action(&mut self, a: &Action, st: &mut Pkt, src: Source, depth: usize) -> ControlFlow<()> {
+        match *a {
+            Action::Output(p) => {
+                let copy = st.packet.clone();
+                self.output(p, copy, &st.key, st.in_port, st.queue, src);
+            }
+            Action::Controller { max_len } => {
+                self.packet_in(st.packet.data(), &st.key, st.in_port, cause(src), max_len)
+            }
+            Action::Group(g) => self.group(g, st, src, depth),
+            Action::SetQueue(q) => st.queue = Some(q),
+            _ => return self.rewrite(a, st, Some(src)),
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn rewrite(&mut self, a: &Action, st: &mut Pkt, src: Option<Source>) -> ControlFlow<()> {
+        match (self.v.config.rewrite)(&mut st.packet, &mut st.key, &mut st.layers, a) {
+            Ok(()) | Err(RewriteError::NotARewrite) => ControlFlow::Continue(()),
+            Err(RewriteError::MissingHeader) => {
+                self.count(|c| c.misc(Misc::MissingHeader, 1));
+                ControlFlow::Continue(())
+            }
+            Err(RewriteError::InvalidTtl) => {
+                self.count(|c| c.misc(Misc::InvalidTtl, 1));
+                if self.v.config.invalid_ttl_to_controller {
+                    let (table, cookie) = src.map_or((0, u64::MAX), |s| (s.table, s.cookie));
+                    let c = Cause {
+                        reason: PacketInReason::InvalidTtl,
+                        table,
+                        cookie,
+                    };
+                    self.packet_in(st.packet.data(), &st.key, st.in_port, c, u16::MAX);
+                } else if O::ON {
+                    self.obs.event(TraceEvent::Dropped("invalid TTL"));
+                }
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    /// Executes an action set on `st` (the packet's last use).
+    fn execute_set(&mut self, set: &ActionSet, mut st: Pkt, src: Source, depth: usize) {
+        let mut output: Option<Action> = None;
+        let flow = set.for_each(|a| match a {
+            Action::Output(_) | Action::Controller { .. } => {
+                output = Some(a.clone());
+                ControlFlow::Continue(())
+            }
+            _ => {
+                if O::ON {
+                    self.obs.event(TraceEvent::SetAction(a.clone()));
+                }
+                self.action(a, &mut st, src, depth)
+            }
+        });
+        if flow.is_break() {
+            return;
+        }
+        match output {
+            Some(Action::Output(p)) => {
+                if O::ON {
+                    self.obs.event(TraceEvent::SetAction(Action::Output(p)));
+                }
+                self.output(p, st.packet, &st.key, st.in_port, st.queue, src)
+            }
+            Some(Action::Controller { max_len }) => {
+                if O::ON {
+                    self.obs
+                        .event(TraceEvent::SetAction(Action::Controller { max_len }));
+                }
+                self.packet_in(st.packet.data(), &st.key, st.in_port, cause(src), max_len)
+            }
+            _ => {}
+        }
+    }
+
+    fn group(&mut self, id: u32, st: &Pkt, src: Source, depth: usize) {
+        let v: &'a PipelineVersion<C> = self.v;
+        let g = match v.group(id) {
+            Some(g) if depth < MAX_DEPTH => g,
+            _ => {
+                self.count(|c| c.misc(Misc::GroupDrops, 1));
+                return;
+            }
+        };
+        let len = st.packet.len() as u64;
+        self.count(|c| {
+            c.groups.add(g.counter, PACKETS, 1);
+            c.groups.add(g.counter, BYTES, len);
+        });
+        let env = GroupEnv {
+            groups: &v.groups,
+            config: &v.config,
+            live: self.live,
+        };
+        env.choose(g, &st.key, depth, |i| {
+            let Some(b) = g.buckets.get(i) else { return };
+            self.count(|c| {
+                c.buckets.add(b.counter, PACKETS, 1);
+                c.buckets.add(b.counter, BYTES, len);
+            });
+            if O::ON {
+                self.obs.event(TraceEvent::Bucket {
+                    group: id,
+                    bucket: i,
+                });
+            }
+            self.execute_set(&b.set, st.clone(), src, depth + 1);
+        });
+    }
+
+    /// Sends `packet`, whose key is `key`, to `port_no`.
+    fn output(
+        &mut self,
+        port_no: u32,
+        packet: Packet,
+        key: &FlowKey,
+        in_port: u32,
+        queue: Option<u32>,
+        src: Source,
+    ) {
+        let cfg: &'a super::DatapathConfig = &self.v.config;
+        match port_no {
+            port::IN_PORT => self.tx(in_port, queue, packet),
+            port::LOCAL => self.tx(port::LOCAL, queue, packet),
+            port::NORMAL => {
+                if O::ON {
+                    self.obs.event(TraceEvent::Normal);
+                }
+                self.out.normal.push(NormalPacket {
+                    in_port,
+                    key: *key,
+                    packet,
+                })
+            }
+            port::FLOOD | port::ALL => {
+                for p in &cfg.ports {
+                    if p.no != in_port && !p.no_fwd && !(port_no == port::FLOOD && p.no_flood) {
+                        self.tx(p.no, queue, packet.clone());
+                    }
+                }
+            }
+            port::CONTROLLER => self.packet_in(packet.data(), key, in_port, cause(src), u16::MAX),
+            p if p == in_port => self.count(|c| c.misc(Misc::OutputToInPortDrops, 1)),
+            p => match cfg.port(p) {
+                Some(info) if !info.no_fwd => self.tx(p, queue, packet),
+                _ => self.count(|c| c.misc(Misc::OutputDrops, 1)),
+            },
+        }
+    }
+
+    fn tx(&mut self, port_no: u32, queue: Option<u32>, packet: Packet) {
+        if O::ON {
+            self.obs.event(TraceEvent::Output {
+                port: port_no,
+                queue,
+            });
+        }
+        if let Some(p) = self.v.config.port(port_no) {
+            let len = packet.len() as u64;
+            self.count(|c| {
+                c.ports.add(p.slot as u32, TX_PACKETS, 1);
+                c.ports.add(p.slot as u32, TX_BYTES, len);
+            });
+        }
+        self.out.tx.push(Tx {
+            port: port_no,
+            queue,
+            packet,
+        });
+    }
+
+    fn packet_in(&mut self, data: &[u8], key: &FlowKey, in_port: u32, cause: Cause, max_len: u16) {
+        if self.in_info.is_some_and(|p| p.no_packet_in) {
+            return;
+        }
+        let limit = if max_len == u16::MAX {
+            self.v.config.packet_in_max_len
+        } else {
+            max_len
+        } as usize;
+        let pi = PacketIn {
+            reason: cause.reason,
+            table_id: cause.table,
+            cookie: cause.cookie,
+            in_port,
+            key: *key,
+            total_len: data.len(),
+            data: data.get(..limit.min(data.len())).unwrap_or(data).to_vec(),
+        };
+        if O::ON {
+            self.obs.event(TraceEvent::PacketIn(pi));
+            return;
+        }
+        if let Some(q) = self.packet_in {
+            let m = if q.try_send(pi).is_ok() {
+                Misc::PacketIns
+            } else {
+                Misc::PacketInDropped
+            };
+            self.count(|c| c.misc(m, 1));
+        }
+    }
+}
+
+/// Why, from where, and for which rule a packet-in is sent.
+#[derive(Clone, Copy)]
+struct Cause {
+    reason: PacketInReason,
+    table: u8,
+    cookie: u64,
+}
+
+/// OpenFlow 1.3 reports packet-ins sent by the table-miss entry as "no match".
+fn cause(src: Source) -> Cause {
+    Cause {
+        reason: if src.table_miss {
+            PacketInReason::NoMatch
+        } else {
+            PacketInReason::Action
+        },
+        table: src.table,
+        cookie: src.cookie,
+    }
+}

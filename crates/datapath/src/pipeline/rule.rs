@@ -1,0 +1,110 @@
+//! Compiled rules: a match, a priority and OpenFlow 1.3 instructions, as the agent hands
+//! them to the datapath (never wire types).
+//!
+//! Invariants kept by the [`Writer`](super::Writer) when a rule is inserted:
+//! - `id` is a dense slot number unique among the rules of the published pipeline; it
+//!   indexes the per-worker counters and the version's id → rule table.
+//! - `cache_safe` says whether the rule's apply-actions change the flow key only as a
+//!   function of the key itself (see [`Instructions::cache_safe`]); the exact-match cache
+//!   relies on it.
+
+use crate::action::Action;
+use crate::key::FlowMatch;
+
+/// A rule's dense counter slot.
+pub type RuleId = u32;
+
+/// The instructions of a rule, executed in this order (OpenFlow 1.3 §5.9): meter,
+/// apply-actions, clear-actions, write-actions, write-metadata, goto-table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Instructions {
+    /// Meter the packet first; the meter may drop it or remark its DSCP.
+    pub meter: Option<u32>,
+    /// Actions executed at once, in list order (an output sends a copy).
+    pub apply: Vec<Action>,
+    /// Empty the action set.
+    pub clear_actions: bool,
+    /// Actions merged into the action set (one per action type, the newest wins).
+    pub write_actions: Option<Vec<Action>>,
+    /// `(value, mask)`: metadata = (metadata & !mask) | (value & mask).
+    pub write_metadata: Option<(u64, u64)>,
+    /// Continue in this table (which must be greater than the current one; a goto to an
+    /// earlier or the same table ends the pipeline, as the agent should have refused it).
+    pub goto_table: Option<u8>,
+}
+
+impl Instructions {
+    /// Whether executing the apply-actions leaves a flow key that depends only on the
+    /// key before them. Pops and TTL copies read header bytes the key does not hold
+    /// (an inner tag, an MPLS TTL), so after them two packets with equal keys may differ;
+    /// the exact-match cache does not record paths that look up a table after such a rule.
+    pub fn cache_safe(&self) -> bool {
+        !self.apply.iter().any(|a| {
+            matches!(
+                a,
+                Action::PopVlan
+                    | Action::PopMpls(_)
+                    | Action::PopPbb
+                    | Action::CopyTtlIn
+                    | Action::CopyTtlOut
+            )
+        })
+    }
+}
+
+/// A flow entry of one table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Counter slot, assigned by the writer on insertion (any value given is replaced).
+    pub id: RuleId,
+    pub cookie: u64,
+    pub priority: u16,
+    pub flow_match: FlowMatch,
+    pub instructions: Instructions,
+    /// Kept for the agent (which expires rules from the counters' last-used time).
+    pub idle_timeout: u16,
+    pub hard_timeout: u16,
+    /// OpenFlow `OFPFF_*` flags, kept for the agent.
+    pub flags: u16,
+    pub(crate) cache_safe: bool,
+    pub(crate) table_miss: bool,
+    pub(crate) table: u8,
+}
+
+impl Rule {
+    /// A rule with no cookie, timeouts or flags.
+    pub fn new(flow_match: FlowMatch, priority: u16, instructions: Instructions) -> Rule {
+        let mut r = Rule {
+            id: 0,
+            cookie: 0,
+            priority,
+            flow_match,
+            instructions,
+            idle_timeout: 0,
+            hard_timeout: 0,
+            flags: 0,
+            cache_safe: true,
+            table_miss: false,
+            table: 0,
+        };
+        r.refresh();
+        r
+    }
+
+    /// Recomputes the derived flags after the public fields changed.
+    pub(crate) fn refresh(&mut self) {
+        self.cache_safe = self.instructions.cache_safe();
+        self.table_miss = self.priority == 0 && self.flow_match.mask == FlowMatch::ANY.mask;
+    }
+
+    /// Whether this is the table-miss entry (priority 0, matches everything): packet-ins
+    /// it sends carry reason `NoMatch`.
+    pub fn is_table_miss(&self) -> bool {
+        self.table_miss
+    }
+
+    /// The table the rule was inserted into.
+    pub fn table(&self) -> u8 {
+        self.table
+    }
+}

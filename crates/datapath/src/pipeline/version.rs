@@ -1,0 +1,556 @@
+//! Pipeline versions, the two published copies, the writer and the counter readers (the
+//! mechanism is described in the parent module's comment).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
+
+use super::{
+    DatapathConfig, DefaultClassifier, IdMap, PacketIn, PortLiveness, Rule, RuleId, RuleTable,
+    NUM_TABLES,
+};
+use crate::counters::{
+    Misc, PortStats, RuleStats, SlotAlloc, Stats, Sum, TableStats, WorkerCounters, MAX_OBJECTS,
+    MAX_RULES,
+};
+use crate::group::Group;
+use crate::key::FlowMatch;
+use crate::meter::Meter;
+use crate::parse::ParseError;
+
+/// One state of the whole pipeline: tables, groups, meters, settings.
+pub struct PipelineVersion<C = DefaultClassifier> {
+    pub(crate) version: u64,
+    pub(crate) tables: Box<[C]>,
+    pub(crate) rules: Vec<Option<Arc<Rule>>>,
+    pub(crate) groups: IdMap<Arc<Group>>,
+    pub(crate) meters: IdMap<Arc<Meter>>,
+    pub(crate) config: Arc<DatapathConfig>,
+}
+
+impl<C: RuleTable> PipelineVersion<C> {
+    fn new(config: Arc<DatapathConfig>) -> Self {
+        PipelineVersion {
+            version: 1,
+            tables: (0..NUM_TABLES).map(|_| C::default()).collect(),
+            rules: Vec::new(),
+            groups: IdMap::default(),
+            meters: IdMap::default(),
+            config,
+        }
+    }
+
+    /// The version number (1 at creation, +1 per publish).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    pub fn table(&self, id: u8) -> Option<&C> {
+        self.tables.get(id as usize)
+    }
+
+    /// The rule holding counter slot `id`.
+    #[inline]
+    pub fn rule(&self, id: RuleId) -> Option<&Rule> {
+        self.rules.get(id as usize)?.as_deref()
+    }
+
+    pub fn group(&self, id: u32) -> Option<&Arc<Group>> {
+        self.groups.get(id)
+    }
+
+    pub fn meter(&self, id: u32) -> Option<&Arc<Meter>> {
+        self.meters.get(id)
+    }
+
+    pub fn config(&self) -> &DatapathConfig {
+        &self.config
+    }
+
+    fn apply(&mut self, ch: &Change) -> Replaced {
+        match ch {
+            Change::InsertRule { table, rule } => {
+                let Some(t) = self.tables.get_mut(*table as usize) else {
+                    return Replaced::None;
+                };
+                let old = t.insert(rule.flow_match, rule.priority, rule.clone());
+                if let Some(o) = &old {
+                    self.set_rule_slot(o.id, None);
+                }
+                self.set_rule_slot(rule.id, Some(rule.clone()));
+                old.map_or(Replaced::None, Replaced::Rule)
+            }
+            Change::RemoveRule { table, m, priority } => {
+                let Some(t) = self.tables.get_mut(*table as usize) else {
+                    return Replaced::None;
+                };
+                let old = t.remove(m, *priority);
+                if let Some(o) = &old {
+                    self.set_rule_slot(o.id, None);
+                }
+                old.map_or(Replaced::None, Replaced::Rule)
+            }
+            Change::SetGroup(g) => self
+                .groups
+                .insert(g.id, g.clone())
+                .map_or(Replaced::None, Replaced::Group),
+            Change::RemoveGroup(id) => self
+                .groups
+                .remove(*id)
+                .map_or(Replaced::None, Replaced::Group),
+            Change::SetMeter(m) => self
+                .meters
+                .insert(m.id, m.clone())
+                .map_or(Replaced::None, Replaced::Meter),
+            Change::RemoveMeter(id) => self
+                .meters
+                .remove(*id)
+                .map_or(Replaced::None, Replaced::Meter),
+            Change::SetConfig(c) => {
+                self.config = c.clone();
+                Replaced::None
+            }
+            Change::SetVersion(v) => {
+                self.version = *v;
+                Replaced::None
+            }
+        }
+    }
+
+    fn set_rule_slot(&mut self, id: RuleId, r: Option<Arc<Rule>>) {
+        let i = id as usize;
+        if i >= self.rules.len() {
+            if r.is_none() {
+                return;
+            }
+            self.rules.resize(i + 1, None);
+        }
+        if let Some(s) = self.rules.get_mut(i) {
+            *s = r;
+        }
+    }
+}
+
+/// A change, applied to one copy at once and replayed on the other after the swap.
+enum Change {
+    InsertRule {
+        table: u8,
+        rule: Arc<Rule>,
+    },
+    RemoveRule {
+        table: u8,
+        m: FlowMatch,
+        priority: u16,
+    },
+    SetGroup(Arc<Group>),
+    RemoveGroup(u32),
+    SetMeter(Arc<Meter>),
+    RemoveMeter(u32),
+    SetConfig(Arc<DatapathConfig>),
+    SetVersion(u64),
+}
+
+enum Replaced {
+    None,
+    Rule(Arc<Rule>),
+    Group(Arc<Group>),
+    Meter(Arc<Meter>),
+}
+
+/// What the datapath's threads share.
+pub(crate) struct Shared<C> {
+    copies: [RwLock<PipelineVersion<C>>; 2],
+    active: AtomicUsize,
+    pub(crate) live: PortLiveness,
+    pub(crate) workers: Mutex<Vec<Arc<WorkerCounters>>>,
+    pub(crate) packet_in: SyncSender<PacketIn>,
+}
+
+impl<C> Shared<C> {
+    /// Read-locks the published copy; never waits for the writer (see the module
+    /// comment): a copy that cannot be read-locked is being written, so it is no longer
+    /// the published one.
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, PipelineVersion<C>> {
+        loop {
+            let i = self.active.load(Ordering::SeqCst) & 1;
+            let Some(copy) = self.copies.get(i) else {
+                continue;
+            };
+            let g = match copy.try_read() {
+                Ok(g) => g,
+                Err(TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(TryLockError::WouldBlock) => {
+                    std::hint::spin_loop();
+                    continue;
+                }
+            };
+            if self.active.load(Ordering::SeqCst) & 1 == i {
+                return g;
+            }
+        }
+    }
+
+    fn write(&self, i: usize) -> RwLockWriteGuard<'_, PipelineVersion<C>> {
+        let copy = if i & 1 == 0 {
+            &self.copies[0]
+        } else {
+            &self.copies[1]
+        };
+        copy.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn sum<R>(&self, f: impl FnOnce(&Sum) -> R) -> R {
+        let ws = self.workers.lock().unwrap_or_else(PoisonError::into_inner);
+        f(&Sum(&ws))
+    }
+}
+
+/// The forwarding side's handle: clone it into every worker thread. Creates workers,
+/// runs batches, traces packets, reads counters.
+pub struct Datapath<C = DefaultClassifier> {
+    pub(crate) shared: Arc<Shared<C>>,
+}
+
+impl<C> Clone for Datapath<C> {
+    fn clone(&self) -> Self {
+        Datapath {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<C: RuleTable> Datapath<C> {
+    /// A datapath with empty tables, its single writer, and the receiving end of the
+    /// packet-in queue (which holds at most `packet_in_capacity` records).
+    pub fn new(
+        config: DatapathConfig,
+        packet_in_capacity: usize,
+    ) -> (Datapath<C>, Writer<C>, Receiver<PacketIn>) {
+        let config = Arc::new(sorted(config));
+        let (tx, rx) = sync_channel(packet_in_capacity);
+        let shared = Arc::new(Shared {
+            copies: [
+                RwLock::new(PipelineVersion::new(config.clone())),
+                RwLock::new(PipelineVersion::new(config)),
+            ],
+            active: AtomicUsize::new(0),
+            live: PortLiveness::new(),
+            workers: Mutex::new(Vec::new()),
+            packet_in: tx,
+        });
+        let writer = Writer {
+            shared: shared.clone(),
+            log: Vec::new(),
+            rule_slots: SlotAlloc::new(MAX_RULES),
+            group_slots: SlotAlloc::new(MAX_OBJECTS),
+            bucket_slots: SlotAlloc::new(MAX_OBJECTS),
+            meter_slots: SlotAlloc::new(MAX_OBJECTS),
+            band_slots: SlotAlloc::new(MAX_OBJECTS),
+            removed: Vec::new(),
+        };
+        (Datapath { shared }, writer, rx)
+    }
+
+    /// The published version (held read-locked: drop it soon, like a batch).
+    pub fn current(&self) -> RwLockReadGuard<'_, PipelineVersion<C>> {
+        self.shared.read()
+    }
+
+    /// Marks a port slot's link up or down; fast-failover groups follow at once.
+    pub fn set_port_live(&self, slot: u16, live: bool) {
+        self.shared.live.set(slot, live);
+    }
+
+    pub fn read_rule(&self, id: RuleId) -> RuleStats {
+        self.shared.sum(|s| s.rule(id))
+    }
+
+    pub fn read_table(&self, table: u8) -> TableStats {
+        self.shared.sum(|s| s.table(table))
+    }
+
+    /// A group's counters and its buckets', by group id (None if absent).
+    pub fn read_group(&self, id: u32) -> Option<(Stats, Vec<Stats>)> {
+        let g = self.current().group(id)?.clone();
+        Some(self.shared.sum(|s| {
+            (
+                s.group(g.counter),
+                g.buckets.iter().map(|b| s.bucket(b.counter)).collect(),
+            )
+        }))
+    }
+
+    /// A meter's counters and its bands', by meter id (None if absent).
+    pub fn read_meter(&self, id: u32) -> Option<(Stats, Vec<Stats>)> {
+        let m = self.current().meter(id)?.clone();
+        Some(self.shared.sum(|s| {
+            (
+                s.meter(m.counter),
+                m.state.iter().map(|b| s.band(b.counter)).collect(),
+            )
+        }))
+    }
+
+    pub fn read_port(&self, slot: u16) -> PortStats {
+        self.shared.sum(|s| s.port(slot))
+    }
+
+    pub fn read_misc(&self, m: Misc) -> u64 {
+        self.shared.sum(|s| s.misc(m))
+    }
+
+    pub fn read_parse_errors(&self) -> Vec<(ParseError, u64)> {
+        self.shared.sum(|s| s.parse_errors())
+    }
+}
+
+fn sorted(mut c: DatapathConfig) -> DatapathConfig {
+    c.ports.sort_by_key(|p| p.no);
+    c
+}
+
+/// Why a change was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteError {
+    /// Table id above 253.
+    BadTable,
+    /// No counter slot left.
+    Full,
+    /// No such rule (modify).
+    NoSuchRule,
+}
+
+/// A rule removed or replaced by the changes of a publish, with its final counters.
+#[derive(Clone, Debug)]
+pub struct RemovedRule {
+    pub table: u8,
+    pub rule: Arc<Rule>,
+    pub stats: RuleStats,
+}
+
+/// What a publish did.
+#[derive(Clone, Debug)]
+pub struct Published {
+    pub version: u64,
+    pub removed: Vec<RemovedRule>,
+}
+
+/// The single writer (the agent's side): changes the unpublished copy, then publishes.
+pub struct Writer<C = DefaultClassifier> {
+    shared: Arc<Shared<C>>,
+    log: Vec<Change>,
+    rule_slots: SlotAlloc,
+    group_slots: SlotAlloc,
+    bucket_slots: SlotAlloc,
+    meter_slots: SlotAlloc,
+    band_slots: SlotAlloc,
+    removed: Vec<(u8, Arc<Rule>)>,
+}
+
+impl<C: RuleTable> Writer<C> {
+    fn inactive(&self) -> usize {
+        (self.shared.active.load(Ordering::SeqCst) & 1) ^ 1
+    }
+
+    fn change(&mut self, ch: Change) -> Replaced {
+        let r = self.shared.write(self.inactive()).apply(&ch);
+        self.log.push(ch);
+        r
+    }
+
+    /// The state as changed so far (published or not).
+    pub fn pending(&self) -> RwLockReadGuard<'_, PipelineVersion<C>> {
+        let copy = if self.inactive() == 0 {
+            &self.shared.copies[0]
+        } else {
+            &self.shared.copies[1]
+        };
+        copy.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds `rule` to `table`, replacing the rule with the same match and priority (whose
+    /// counters end; the new rule starts at zero). Returns the new rule's id.
+    pub fn insert_rule(&mut self, table: u8, mut rule: Rule) -> Result<RuleId, WriteError> {
+        if table as usize >= NUM_TABLES {
+            return Err(WriteError::BadTable);
+        }
+        rule.id = self.rule_slots.alloc().ok_or(WriteError::Full)?;
+        rule.table = table;
+        rule.refresh();
+        let id = rule.id;
+        if let Replaced::Rule(old) = self.change(Change::InsertRule {
+            table,
+            rule: Arc::new(rule),
+        }) {
+            self.retire_rule(table, old);
+        }
+        Ok(id)
+    }
+
+    /// Changes rule `id` in place, keeping its id, counters, table, match and priority
+    /// (flow-mod modify); `f` may change its cookie, instructions, timeouts and flags.
+    pub fn modify_rule(&mut self, id: RuleId, f: impl FnOnce(&mut Rule)) -> Result<(), WriteError> {
+        let mut rule = self
+            .pending()
+            .rule(id)
+            .cloned()
+            .ok_or(WriteError::NoSuchRule)?;
+        let (table, fm, priority) = (rule.table, rule.flow_match, rule.priority);
+        f(&mut rule);
+        rule.id = id;
+        rule.table = table;
+        rule.flow_match = fm;
+        rule.priority = priority;
+        rule.refresh();
+        self.change(Change::InsertRule {
+            table,
+            rule: Arc::new(rule),
+        });
+        Ok(())
+    }
+
+    /// Removes the rule with exactly this match and priority.
+    pub fn remove_rule(&mut self, table: u8, m: &FlowMatch, priority: u16) -> Option<Arc<Rule>> {
+        if table as usize >= NUM_TABLES {
+            return None;
+        }
+        match self.change(Change::RemoveRule {
+            table,
+            m: *m,
+            priority,
+        }) {
+            Replaced::Rule(old) => {
+                self.retire_rule(table, old.clone());
+                Some(old)
+            }
+            _ => None,
+        }
+    }
+
+    fn retire_rule(&mut self, table: u8, old: Arc<Rule>) {
+        self.rule_slots.retire(old.id);
+        self.removed.push((table, old));
+    }
+
+    /// Adds or replaces a group (its counters start at zero).
+    pub fn set_group(&mut self, mut g: Group) -> Result<(), WriteError> {
+        g.counter = self.group_slots.alloc().ok_or(WriteError::Full)?;
+        for b in &mut g.buckets {
+            b.counter = self.bucket_slots.alloc().ok_or(WriteError::Full)?;
+        }
+        g.compile();
+        if let Replaced::Group(old) = self.change(Change::SetGroup(Arc::new(g))) {
+            self.retire_group(&old);
+        }
+        Ok(())
+    }
+
+    pub fn remove_group(&mut self, id: u32) -> Option<Arc<Group>> {
+        match self.change(Change::RemoveGroup(id)) {
+            Replaced::Group(old) => {
+                self.retire_group(&old);
+                Some(old)
+            }
+            _ => None,
+        }
+    }
+
+    fn retire_group(&mut self, g: &Group) {
+        self.group_slots.retire(g.counter);
+        for b in &g.buckets {
+            self.bucket_slots.retire(b.counter);
+        }
+    }
+
+    /// Adds or replaces a meter (its buckets start full, its counters at zero).
+    pub fn set_meter(&mut self, mut m: Meter) -> Result<(), WriteError> {
+        m.counter = self.meter_slots.alloc().ok_or(WriteError::Full)?;
+        for b in m.state.iter_mut() {
+            b.counter = self.band_slots.alloc().ok_or(WriteError::Full)?;
+        }
+        if let Replaced::Meter(old) = self.change(Change::SetMeter(Arc::new(m))) {
+            self.retire_meter(&old);
+        }
+        Ok(())
+    }
+
+    pub fn remove_meter(&mut self, id: u32) -> Option<Arc<Meter>> {
+        match self.change(Change::RemoveMeter(id)) {
+            Replaced::Meter(old) => {
+                self.retire_meter(&old);
+                Some(old)
+            }
+            _ => None,
+        }
+    }
+
+    fn retire_meter(&mut self, m: &Meter) {
+        self.meter_slots.retire(m.counter);
+        for b in m.state.iter() {
+            self.band_slots.retire(b.counter);
+        }
+    }
+
+    /// Replaces the settings (ports are sorted by number).
+    pub fn set_config(&mut self, c: DatapathConfig) {
+        self.change(Change::SetConfig(Arc::new(sorted(c))));
+    }
+
+    /// Publishes every change made since the last publish and returns once every worker
+    /// has moved to the new version (see the module comment). With no change it returns
+    /// at once: every earlier change is already published.
+    pub fn publish(&mut self) -> Published {
+        let inactive = self.inactive();
+        if self.log.is_empty() {
+            return Published {
+                version: self.pending().version,
+                removed: Vec::new(),
+            };
+        }
+        let version = {
+            let w = self.shared.write(inactive);
+            w.version + 1
+        };
+        self.change(Change::SetVersion(version));
+        self.shared.active.store(inactive, Ordering::SeqCst);
+        {
+            // Waits for the batches still running on the old copy.
+            let mut old = self.shared.write(inactive ^ 1);
+            for ch in self.log.drain(..) {
+                old.apply(&ch);
+            }
+        }
+        let removed = self.shared.sum(|s| {
+            self.removed
+                .drain(..)
+                .map(|(table, rule)| RemovedRule {
+                    table,
+                    stats: s.rule(rule.id),
+                    rule,
+                })
+                .collect()
+        });
+        let ws = self
+            .shared
+            .workers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for s in self.rule_slots.release() {
+            ws.iter().for_each(|w| w.rules.zero(s));
+        }
+        for s in self.group_slots.release() {
+            ws.iter().for_each(|w| w.groups.zero(s));
+        }
+        for s in self.bucket_slots.release() {
+            ws.iter().for_each(|w| w.buckets.zero(s));
+        }
+        for s in self.meter_slots.release() {
+            ws.iter().for_each(|w| w.meters.zero(s));
+        }
+        for s in self.band_slots.release() {
+            ws.iter().for_each(|w| w.bands.zero(s));
+        }
+        Published { version, removed }
+    }
+}

@@ -1,0 +1,104 @@
+//! Workers: per-thread state (counters, exact-match cache) and batches.
+//!
+//! A worker processes packets in batches: [`Datapath::batch`] read-locks the published
+//! version for the batch, and dropping the [`Batch`] releases it. Between batches — in
+//! particular while waiting for packets — a worker holds no version, which is how it
+//! tells the writer it is quiescent: `Writer::publish` waits only for batches in
+//! progress. A worker must therefore not keep a `Batch` alive while idle.
+
+use std::sync::{Arc, PoisonError, RwLockReadGuard};
+
+use super::exec::{Exec, Silent};
+use super::version::Shared;
+use super::{Datapath, Outputs, PipelineVersion, RuleTable};
+use crate::cache::ExactCache;
+use crate::counters::WorkerCounters;
+use crate::packet::Packet;
+
+/// One forwarding thread's state.
+pub struct WorkerState {
+    pub(crate) counters: Arc<WorkerCounters>,
+    pub(crate) cache: Option<ExactCache>,
+}
+
+impl<C: RuleTable> Datapath<C> {
+    /// A new worker, its counters registered for reading, with an exact-match cache of
+    /// `cache_entries` entries (0: no cache).
+    pub fn worker(&self, cache_entries: usize) -> WorkerState {
+        let counters = Arc::new(WorkerCounters::default());
+        self.shared
+            .workers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(counters.clone());
+        WorkerState {
+            counters,
+            cache: (cache_entries > 0).then(|| ExactCache::new(cache_entries)),
+        }
+    }
+
+    /// Starts a batch on the published version at time `now_ns` (used by meters and
+    /// rule last-used times). Never waits for the writer.
+    pub fn batch<'a>(&'a self, worker: &'a mut WorkerState, now_ns: u64) -> Batch<'a, C> {
+        Batch {
+            v: self.shared.read(),
+            shared: &self.shared,
+            worker,
+            now_ns,
+        }
+    }
+
+    /// Processes one packet in a batch of its own.
+    pub fn process(
+        &self,
+        worker: &mut WorkerState,
+        packet: Packet,
+        in_port: u32,
+        now_ns: u64,
+        out: &mut Outputs,
+    ) {
+        self.batch(worker, now_ns).process(packet, in_port, out);
+    }
+}
+
+/// A batch in progress: holds one pipeline version until dropped.
+pub struct Batch<'a, C: RuleTable> {
+    v: RwLockReadGuard<'a, PipelineVersion<C>>,
+    shared: &'a Shared<C>,
+    worker: &'a mut WorkerState,
+    now_ns: u64,
+}
+
+impl<C: RuleTable> Batch<'_, C> {
+    /// The version this batch runs on.
+    pub fn version(&self) -> u64 {
+        self.v.version
+    }
+
+    /// Processes one received packet, adding what it produces to `out`.
+    #[inline]
+    pub fn process(&mut self, packet: Packet, in_port: u32, out: &mut Outputs) {
+        let mut obs = Silent;
+        let mut exec = Exec::new(
+            &self.v,
+            &self.shared.live,
+            Some(&self.worker.counters),
+            Some(&self.shared.packet_in),
+            self.now_ns,
+            out,
+            &mut obs,
+        );
+        exec.run(packet, in_port, self.worker.cache.as_mut());
+    }
+
+    /// Processes every packet of `packets` (frame, in_port).
+    pub fn process_all(
+        &mut self,
+        packets: impl IntoIterator<Item = (Packet, u32)>,
+        out: &mut Outputs,
+    ) {
+        for (p, port) in packets {
+            self.process(p, port, out);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The packet tracer: runs a frame through the published pipeline exactly as a worker
+//! would, recording every step, without touching counters, meter buckets, the
+//! exact-match cache or the packet-in queue (meters report what they would decide).
+
+use crate::action::Action;
+use crate::key::FlowKey;
+use crate::meter::MeterOutcome;
+use crate::packet::Packet;
+use crate::parse::ParseError;
+use crate::pipeline::exec::{Exec, Observer};
+use crate::pipeline::{Datapath, Outputs, PacketIn, RuleId, RuleTable};
+
+/// One step of a packet's processing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceEvent {
+    /// The parser's key and where it stopped early, if it did.
+    Parsed {
+        key: FlowKey,
+        error: Option<ParseError>,
+    },
+    /// A table looked up with `key`: the matched rule's id, priority and cookie.
+    Table {
+        table: u8,
+        key: FlowKey,
+        rule: Option<(RuleId, u16, u64)>,
+    },
+    Meter {
+        meter: u32,
+        outcome: MeterOutcome,
+    },
+    /// An apply-actions action executed.
+    Apply(Action),
+    ClearActions,
+    WriteActions(Vec<Action>),
+    /// The metadata after write-metadata.
+    WriteMetadata(u64),
+    Goto(u8),
+    /// The action set at the end of the pipeline, in execution order.
+    ActionSet(Vec<Action>),
+    /// An action executed from an action set (the pipeline's or a bucket's).
+    SetAction(Action),
+    /// A group bucket taken.
+    Bucket {
+        group: u32,
+        bucket: usize,
+    },
+    Output {
+        port: u32,
+        queue: Option<u32>,
+    },
+    Normal,
+    PacketIn(PacketIn),
+    Dropped(&'static str),
+}
+
+/// Everything a traced packet went through.
+#[derive(Debug, Default)]
+pub struct Trace {
+    /// The version traced against.
+    pub version: u64,
+    pub events: Vec<TraceEvent>,
+    pub outputs: Outputs,
+}
+
+impl Trace {
+    /// The actions executed from action sets, in order.
+    pub fn set_actions(&self) -> Vec<Action> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                TraceEvent::SetAction(a) => Some(a.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The tables visited and the rule each matched.
+    pub fn tables(&self) -> Vec<(u8, Option<RuleId>)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                TraceEvent::Table { table, rule, .. } => Some((*table, rule.map(|r| r.0))),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn packet_ins(&self) -> Vec<&PacketIn> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                TraceEvent::PacketIn(p) => Some(p),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+struct Recorder(Vec<TraceEvent>);
+
+impl Observer for Recorder {
+    const ON: bool = true;
+    fn event(&mut self, e: TraceEvent) {
+        self.0.push(e);
+    }
+}
+
+impl<C: RuleTable> Datapath<C> {
+    /// Traces `frame` received on `in_port` at `now_ns` through the published version.
+    pub fn trace(&self, frame: &[u8], in_port: u32, now_ns: u64) -> Trace {
+        let v = self.shared.read();
+        let mut rec = Recorder(Vec::new());
+        let mut outputs = Outputs::new();
+        let mut exec = Exec::new(
+            &v,
+            &self.shared.live,
+            None,
+            None,
+            now_ns,
+            &mut outputs,
+            &mut rec,
+        );
+        exec.run(Packet::from_slice(frame), in_port, None);
+        Trace {
+            version: v.version,
+            events: rec.0,
+            outputs,
+        }
+    }
+}
