@@ -139,7 +139,7 @@ enum Change {
     },
     RemoveRule {
         table: u8,
-        m: FlowMatch,
+        m: Box<FlowMatch>,
         priority: u16,
     },
     SetGroup(Arc<Group>),
@@ -416,7 +416,7 @@ impl<C: RuleTable> Writer<C> {
         }
         match self.change(Change::RemoveRule {
             table,
-            m: *m,
+            m: Box::new(*m),
             priority,
         }) {
             Replaced::Rule(old) => {

@@ -1,0 +1,386 @@
+//! Instructions, the action set, table-miss, outputs, packet-ins, TTL, the tracer.
+
+use super::*;
+use crate::action::port;
+use crate::counters::Misc;
+use crate::trace::TraceEvent;
+
+#[test]
+fn instructions_run_in_spec_order_and_goto_sees_the_new_key() {
+    let (dp, mut wr, _rx) = datapath(config(4));
+    // Table 0: apply changes EthSrc and outputs a copy; the action set written here is
+    // cleared by table 1; metadata is written; goto 1.
+    wr.insert_rule(
+        0,
+        Rule::new(
+            FlowMatch::ANY,
+            5,
+            Instructions {
+                apply: vec![Action::SetField(Field::EthSrc, 0x42), Action::Output(2)],
+                write_actions: Some(vec![Action::Output(4)]),
+                write_metadata: Some((0xab, 0xff)),
+                goto_table: Some(1),
+                ..ins()
+            },
+        ),
+    )
+    .unwrap();
+    // Table 1 matches only the key as changed by table 0.
+    let m = FlowMatch::ANY
+        .exact(Field::Metadata, 0xab)
+        .exact(Field::EthSrc, 0x42);
+    wr.insert_rule(
+        1,
+        Rule::new(
+            m,
+            5,
+            Instructions {
+                apply: vec![Action::Output(3)],
+                clear_actions: true,
+                write_actions: Some(vec![Action::SetQueue(9), Action::Output(1)]),
+                ..ins()
+            },
+        ),
+    )
+    .unwrap();
+    wr.publish();
+    let t = dp.trace(&frame(1, 2), 4, 0);
+    let kinds: Vec<String> = t
+        .events
+        .iter()
+        .map(|e| match e {
+            TraceEvent::Parsed { .. } => "parsed".into(),
+            TraceEvent::Table { table, rule, .. } => format!("table{table}:{}", rule.is_some()),
+            TraceEvent::Apply(a) => format!("apply {a:?}"),
+            TraceEvent::ClearActions => "clear".into(),
+            TraceEvent::WriteActions(_) => "write".into(),
+            TraceEvent::WriteMetadata(m) => format!("metadata {m:#x}"),
+            TraceEvent::Goto(t) => format!("goto {t}"),
+            TraceEvent::ActionSet(s) => format!("set {s:?}"),
+            TraceEvent::SetAction(a) => format!("exec {a:?}"),
+            TraceEvent::Output { port, queue } => format!("out {port} {queue:?}"),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            "parsed",
+            "table0:true",
+            "apply SetField(EthSrc, 66)",
+            "apply Output(2)",
+            "out 2 None",
+            "write",
+            "metadata 0xab",
+            "goto 1",
+            "table1:true",
+            "apply Output(3)",
+            "out 3 None",
+            "clear",
+            "write",
+            "set [SetQueue(9), Output(1)]",
+            "exec SetQueue(9)",
+            "exec Output(1)",
+            "out 1 Some(9)",
+        ]
+    );
+    // Forwarding agrees with the trace, in order.
+    let mut w = dp.worker(0);
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 0).ports(), vec![2, 3]);
+    let mut w = dp.worker(0);
+    let out = run(&dp, &mut w, &frame(1, 2), 2, 0);
+    assert_eq!(
+        out.ports(),
+        vec![3, 1],
+        "output to the in_port by number is dropped"
+    );
+    assert_eq!(dp.read_misc(Misc::OutputToInPortDrops), 2);
+}
+
+#[test]
+fn action_set_executes_in_spec_order() {
+    let (dp, mut wr, _rx) = datapath(config(4));
+    let written = vec![
+        Action::Output(2),
+        Action::SetQueue(1),
+        Action::SetField(Field::EthDst, 7),
+        Action::DecNwTtl,
+        Action::SetNwTtl(64),
+        Action::CopyTtlOut,
+        Action::PushVlan(0x8100),
+        Action::PushPbb(0x88e7),
+        Action::PushMpls(0x8847),
+        Action::PopVlan,
+        Action::CopyTtlIn,
+    ];
+    let r = Rule::new(
+        FlowMatch::ANY,
+        1,
+        Instructions {
+            apply: vec![Action::SetNwTtl(9)],
+            write_actions: Some(written),
+            ..ins()
+        },
+    );
+    wr.insert_rule(0, r).unwrap();
+    wr.publish();
+    let t = dp.trace(&frame(1, 2), 1, 0);
+    assert_eq!(
+        t.set_actions(),
+        vec![
+            Action::CopyTtlIn,
+            Action::PopVlan,
+            Action::PushMpls(0x8847),
+            Action::PushPbb(0x88e7),
+            Action::PushVlan(0x8100),
+            Action::CopyTtlOut,
+            Action::DecNwTtl,
+            Action::SetNwTtl(64),
+            Action::SetField(Field::EthDst, 7),
+            Action::SetQueue(1),
+            Action::Output(2),
+        ]
+    );
+    assert_eq!(t.outputs.ports(), vec![2]);
+    assert_eq!(t.outputs.tx[0].queue, Some(1));
+    // Without the apply-actions' TTL the decrement fails and ends the packet there.
+    wr.modify_rule(0, |r| r.instructions.apply.clear()).unwrap();
+    wr.publish();
+    let t = dp.trace(&frame(1, 2), 1, 0);
+    assert_eq!(t.set_actions().last(), Some(&Action::DecNwTtl));
+    assert!(t.outputs.tx.is_empty());
+    assert!(t.events.contains(&TraceEvent::Dropped("invalid TTL")));
+}
+
+#[test]
+fn table_miss_drops_or_uses_the_miss_rule_or_the_controller() {
+    let (dp, mut wr, rx) = datapath(config(2));
+    let mut w = dp.worker(16);
+    assert!(run(&dp, &mut w, &frame(1, 2), 1, 0).tx.is_empty());
+    assert_eq!(dp.read_misc(Misc::TableMissDrops), 1);
+    assert_eq!(dp.read_table(0).lookups, 1);
+    assert_eq!(dp.read_table(0).matched, 0);
+
+    let mut miss = Rule::new(
+        FlowMatch::ANY,
+        0,
+        apply(vec![Action::Controller { max_len: 20 }]),
+    );
+    miss.cookie = 77;
+    assert!(miss.is_table_miss());
+    wr.insert_rule(0, miss).unwrap();
+    wr.publish();
+    run(&dp, &mut w, &frame(1, 2), 1, 0);
+    let pi = rx.try_recv().unwrap();
+    assert_eq!(
+        (
+            pi.reason,
+            pi.table_id,
+            pi.cookie,
+            pi.in_port,
+            pi.total_len,
+            pi.data.len()
+        ),
+        (PacketInReason::NoMatch, 0, 77, 1, 64, 20)
+    );
+    assert_eq!(pi.data, frame(1, 2)[..20].to_vec());
+
+    // A goto into an empty table, with the 1.0 miss behaviour.
+    let mut c = config(2);
+    c.miss = MissBehaviour::Controller { max_len: 128 };
+    wr.set_config(c);
+    wr.insert_rule(
+        0,
+        Rule::new(
+            on_port(2),
+            9,
+            Instructions {
+                goto_table: Some(3),
+                ..ins()
+            },
+        ),
+    )
+    .unwrap();
+    wr.publish();
+    run(&dp, &mut w, &frame(1, 2), 2, 0);
+    let pi = rx.try_recv().unwrap();
+    assert_eq!(
+        (pi.reason, pi.table_id, pi.cookie, pi.data.len()),
+        (PacketInReason::NoMatch, 3, u64::MAX, 64)
+    );
+}
+
+#[test]
+fn every_output_kind() {
+    let mut c = config(4);
+    c.ports[2].no_flood = true; // port 3
+    c.ports[3].no_fwd = true; // port 4
+    let (dp, mut wr, rx) = datapath(c);
+    let outs = |p: u32| Rule::new(on_port(1), 1, apply(vec![Action::Output(p)]));
+    let mut w = dp.worker(0);
+    let mut check = |wr: &mut Writer, p: u32| {
+        wr.insert_rule(0, outs(p)).unwrap();
+        wr.publish();
+        run(&dp, &mut w, &frame(1, 2), 1, 0)
+    };
+    assert_eq!(check(&mut wr, 2).ports(), vec![2]);
+    assert_eq!(check(&mut wr, port::FLOOD).ports(), vec![2]);
+    assert_eq!(check(&mut wr, port::ALL).ports(), vec![2, 3]);
+    assert_eq!(check(&mut wr, port::IN_PORT).ports(), vec![1]);
+    assert_eq!(check(&mut wr, port::LOCAL).ports(), vec![port::LOCAL]);
+    assert_eq!(check(&mut wr, 4).ports(), Vec::<u32>::new(), "no_fwd");
+    assert_eq!(
+        check(&mut wr, 99).ports(),
+        Vec::<u32>::new(),
+        "unknown port"
+    );
+    assert_eq!(check(&mut wr, port::TABLE).ports(), Vec::<u32>::new());
+    let n = check(&mut wr, port::NORMAL);
+    assert_eq!((n.tx.len(), n.normal.len()), (0, 1));
+    assert_eq!(n.normal[0].in_port, 1);
+    assert_eq!(n.normal[0].packet.data(), &frame(1, 2)[..]);
+    assert!(check(&mut wr, port::CONTROLLER).tx.is_empty());
+    let pi = rx.try_recv().unwrap();
+    assert_eq!((pi.reason, pi.data.len()), (PacketInReason::Action, 64));
+    assert_eq!(dp.read_misc(Misc::OutputDrops), 3);
+
+    struct Echo;
+    impl NormalHandler for Echo {
+        fn handle(&mut self, p: NormalPacket, out: &mut Outputs) {
+            out.tx.push(Tx {
+                port: p.in_port,
+                queue: None,
+                packet: p.packet,
+            });
+        }
+    }
+    let mut n = n;
+    n.drain_normal(&mut Echo);
+    assert_eq!((n.ports(), n.normal.len()), (vec![1], 0));
+    // Port counters.
+    assert_eq!(dp.read_port(1).tx_packets, 3, "direct, FLOOD and ALL");
+    assert_eq!(dp.read_port(0).rx_packets, 10);
+    assert_eq!(dp.read_port(0).rx_bytes, 640);
+}
+
+#[test]
+fn ports_with_no_recv_and_no_packet_in() {
+    let mut c = config(2);
+    c.ports[0].no_recv = true;
+    c.ports[1].no_packet_in = true;
+    let (dp, mut wr, rx) = datapath(c);
+    wr.insert_rule(
+        0,
+        Rule::new(
+            FlowMatch::ANY,
+            0,
+            apply(vec![
+                Action::Controller { max_len: 0xffff },
+                Action::Output(port::ALL),
+            ]),
+        ),
+    )
+    .unwrap();
+    wr.publish();
+    let mut w = dp.worker(0);
+    assert!(run(&dp, &mut w, &frame(1, 2), 1, 0).tx.is_empty());
+    assert_eq!(dp.read_misc(Misc::NoRecvDrops), 1);
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 2, 0).ports(), vec![1]);
+    assert!(rx.try_recv().is_err());
+}
+
+#[test]
+fn packet_in_queue_full_drops_and_counts() {
+    let (dp, mut wr, rx) = Datapath::<DefaultClassifier>::new(config(2), 2);
+    wr.insert_rule(
+        0,
+        Rule::new(
+            FlowMatch::ANY,
+            3,
+            apply(vec![Action::Controller { max_len: 10 }]),
+        ),
+    )
+    .unwrap();
+    wr.publish();
+    let mut w = dp.worker(0);
+    for _ in 0..5 {
+        run(&dp, &mut w, &frame(1, 2), 1, 0);
+    }
+    assert_eq!(rx.try_iter().count(), 2);
+    assert_eq!(dp.read_misc(Misc::PacketIns), 2);
+    assert_eq!(dp.read_misc(Misc::PacketInDropped), 3);
+}
+
+#[test]
+fn invalid_ttl_goes_to_controller_when_configured() {
+    let mut c = config(2);
+    c.invalid_ttl_to_controller = true;
+    let (dp, mut wr, rx) = datapath(c);
+    let dec = |ttl: u8| {
+        Rule::new(
+            on_port(1),
+            1,
+            apply(vec![
+                Action::SetNwTtl(ttl),
+                Action::DecNwTtl,
+                Action::Output(2),
+            ]),
+        )
+    };
+    wr.insert_rule(0, dec(2)).unwrap();
+    wr.publish();
+    let mut w = dp.worker(0);
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 0).ports(), vec![2]);
+    wr.insert_rule(0, dec(1)).unwrap();
+    wr.publish();
+    assert!(run(&dp, &mut w, &frame(1, 2), 1, 0).tx.is_empty());
+    let pi = rx.try_recv().unwrap();
+    assert_eq!(pi.reason, PacketInReason::InvalidTtl);
+    assert_eq!(pi.key.get(Field::IpTtl), 1);
+    assert_eq!(dp.read_misc(Misc::InvalidTtl), 1);
+}
+
+#[test]
+fn trace_touches_no_counter() {
+    let (dp, mut wr, rx) = datapath(config(2));
+    let id = wr
+        .insert_rule(
+            0,
+            Rule::new(
+                FlowMatch::ANY,
+                1,
+                apply(vec![Action::Output(2), Action::Controller { max_len: 5 }]),
+            ),
+        )
+        .unwrap();
+    wr.publish();
+    let _w = dp.worker(8);
+    let t = dp.trace(&frame(1, 2), 1, 5);
+    assert_eq!(t.tables(), vec![(0, Some(id))]);
+    assert_eq!(t.outputs.ports(), vec![2]);
+    assert_eq!(t.packet_ins().len(), 1);
+    assert_eq!(dp.read_rule(id).packets, 0);
+    assert_eq!(dp.read_table(0).lookups, 0);
+    assert_eq!(dp.read_misc(Misc::Packets), 0);
+    assert!(rx.try_recv().is_err());
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200), port in 0u32..4) {
+        let (dp, mut wr, _rx) = datapath(config(3));
+        wr.insert_rule(0, Rule::new(FlowMatch::ANY, 0, Instructions {
+            apply: vec![Action::Output(port::ALL), Action::Controller { max_len: 0xffff }],
+            goto_table: Some(1),
+            ..ins()
+        })).unwrap();
+        wr.insert_rule(1, Rule::new(FlowMatch::ANY, 0, apply(vec![Action::PopVlan, Action::DecNwTtl, Action::Output(1)]))).unwrap();
+        wr.publish();
+        let mut w = dp.worker(8);
+        run(&dp, &mut w, &bytes, port, 0);
+        let _ = dp.trace(&bytes, port, 0);
+        if bytes.len() < 14 {
+            proptest::prop_assert_eq!(dp.read_misc(Misc::ParseErrors), 1);
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! Versions and publishing, counters over workers, rule slots.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::*;
+
+fn out_to(p: u32) -> Rule {
+    Rule::new(FlowMatch::ANY, 1, apply(vec![Action::Output(p)]))
+}
+
+#[test]
+fn counters_are_summed_over_workers() {
+    let (dp, mut wr, _rx) = datapath(config(3));
+    let id = wr.insert_rule(0, out_to(2)).unwrap();
+    wr.publish();
+    let threads: Vec<_> = (0..3u64)
+        .map(|i| {
+            let dp = dp.clone();
+            std::thread::spawn(move || {
+                let mut w = dp.worker(if i == 0 { 0 } else { 32 });
+                for n in 0..100 * (i + 1) {
+                    run(&dp, &mut w, &frame(1, n % 7), 1, 1000 * i + 5);
+                }
+            })
+        })
+        .collect();
+    threads.into_iter().for_each(|t| t.join().unwrap());
+    let s = dp.read_rule(id);
+    assert_eq!((s.packets, s.bytes, s.last_used_ns), (600, 600 * 64, 2005));
+    assert_eq!(dp.read_table(0).lookups, 600);
+    assert_eq!(dp.read_port(1).tx_packets, 600);
+    assert_eq!(dp.read_misc(crate::counters::Misc::CacheHits), 500 - 14);
+}
+
+#[test]
+fn removed_rules_report_final_counters_and_slots_restart_at_zero() {
+    let (dp, mut wr, _rx) = datapath(config(3));
+    let id = wr.insert_rule(0, out_to(2)).unwrap();
+    wr.publish();
+    let mut w = dp.worker(8);
+    for _ in 0..3 {
+        run(&dp, &mut w, &frame(1, 2), 1, 7);
+    }
+    assert!(wr.remove_rule(0, &FlowMatch::ANY, 1).is_some());
+    assert!(wr.remove_rule(0, &FlowMatch::ANY, 1).is_none());
+    let p = wr.publish();
+    assert_eq!(p.removed.len(), 1);
+    assert_eq!((p.removed[0].rule.id, p.removed[0].stats.packets), (id, 3));
+    assert!(
+        run(&dp, &mut w, &frame(1, 2), 1, 7).tx.is_empty(),
+        "the cached path is gone"
+    );
+    let id2 = wr.insert_rule(0, out_to(3)).unwrap();
+    assert_eq!(id2, id, "slot reused");
+    wr.publish();
+    assert_eq!(dp.read_rule(id2).packets, 0);
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 7).ports(), vec![3]);
+    assert_eq!(dp.read_rule(id2).packets, 1);
+}
+
+#[test]
+fn insert_replaces_and_modify_keeps_counters() {
+    let (dp, mut wr, _rx) = datapath(config(3));
+    let id = wr.insert_rule(0, out_to(2)).unwrap();
+    wr.publish();
+    let mut w = dp.worker(8);
+    run(&dp, &mut w, &frame(1, 2), 1, 0);
+    wr.modify_rule(id, |r| r.instructions.apply = vec![Action::Output(3)])
+        .unwrap();
+    assert_eq!(wr.publish().removed.len(), 0);
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 0).ports(), vec![3]);
+    assert_eq!(dp.read_rule(id).packets, 2);
+    assert_eq!(dp.current().rule(id).unwrap().table(), 0);
+    let id2 = wr.insert_rule(0, out_to(1)).unwrap();
+    let p = wr.publish();
+    assert_ne!(id2, id);
+    assert_eq!(p.removed[0].stats.packets, 2);
+    assert_eq!(wr.modify_rule(id, |_| {}), Err(WriteError::NoSuchRule));
+    assert_eq!(wr.insert_rule(254, out_to(1)), Err(WriteError::BadTable));
+    assert_eq!(wr.pending().table(0).unwrap().len(), 1);
+}
+
+#[test]
+fn versions_increase_and_empty_publish_is_free() {
+    let (dp, mut wr, _rx) = datapath(config(3));
+    assert_eq!(dp.current().version(), 1);
+    assert_eq!(wr.publish().version, 1);
+    wr.insert_rule(0, out_to(2)).unwrap();
+    assert_eq!(dp.current().version(), 1, "not visible before publish");
+    assert_eq!(wr.publish().version, 2);
+    assert_eq!(dp.current().version(), 2);
+    assert_eq!(dp.current().table(0).unwrap().len(), 1);
+}
+
+#[test]
+fn publish_waits_for_running_batches_but_not_for_idle_workers() {
+    let (dp, mut wr, _rx) = datapath(config(3));
+    let _idle = dp.worker(8);
+    wr.insert_rule(0, out_to(2)).unwrap();
+    wr.publish();
+    let mut w = dp.worker(8);
+    let batch = dp.batch(&mut w, 0);
+    assert_eq!(batch.version(), 2);
+    let done = Arc::new(AtomicBool::new(false));
+    let t = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            wr.insert_rule(0, out_to(3)).unwrap();
+            let v = wr.publish().version;
+            done.store(true, Ordering::SeqCst);
+            v
+        })
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        !done.load(Ordering::SeqCst),
+        "publish returned while a batch ran on the old version"
+    );
+    let mut out = Outputs::new();
+    let mut batch = batch;
+    batch.process(Packet::from_slice(&frame(1, 2)), 1, &mut out);
+    assert_eq!(out.ports(), vec![2], "a running batch keeps its version");
+    drop(batch);
+    assert_eq!(t.join().unwrap(), 3);
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 0).ports(), vec![3]);
+}
+
+#[test]
+fn every_packet_after_publish_sees_the_new_rules() {
+    let (dp, mut wr, _rx) = datapath(config(4));
+    wr.insert_rule(0, out_to(2)).unwrap();
+    wr.publish();
+    let published = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(false));
+    let after = Arc::new(AtomicU64::new(0));
+    let fwd = {
+        let (dp, published, stop, after) =
+            (dp.clone(), published.clone(), stop.clone(), after.clone());
+        std::thread::spawn(move || {
+            let mut w = dp.worker(64);
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let mut n = 0u64;
+            while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
+                let was_published = published.load(Ordering::SeqCst);
+                let mut out = Outputs::new();
+                let mut b = dp.batch(&mut w, 0);
+                for i in 0..32 {
+                    b.process(Packet::from_slice(&frame(1, (n + i) % 5)), 1, &mut out);
+                }
+                drop(b);
+                n += 32;
+                if was_published {
+                    assert!(
+                        out.ports().iter().all(|&p| p == 3),
+                        "old rule after publish"
+                    );
+                    after.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(20));
+    // A burst of changes to other tables, then the change that matters.
+    for i in 0..2000u32 {
+        wr.insert_rule(1, Rule::new(on_port(i + 10), 5, ins()))
+            .unwrap();
+    }
+    wr.insert_rule(0, out_to(3)).unwrap();
+    wr.publish();
+    published.store(true, Ordering::SeqCst);
+    let t0 = Instant::now();
+    while after.load(Ordering::SeqCst) < 20 && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::yield_now();
+    }
+    stop.store(true, Ordering::SeqCst);
+    fwd.join().unwrap();
+    assert!(after.load(Ordering::SeqCst) >= 20);
+}
