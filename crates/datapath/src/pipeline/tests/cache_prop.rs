@@ -86,21 +86,27 @@ fn rule_spec() -> impl Strategy<Value = RuleSpec> {
         proptest::option::of(0u64..4),
         proptest::option::of(1u8..3),
     )
-        .prop_map(|(table, priority, in_port, dst, src, metadata, apply, write, write_metadata, goto)| RuleSpec {
-            table,
-            priority,
-            in_port,
-            dst,
-            src,
-            metadata,
-            apply,
-            write,
-            write_metadata,
-            goto,
-        })
+        .prop_map(
+            |(table, priority, in_port, dst, src, metadata, apply, write, write_metadata, goto)| {
+                RuleSpec {
+                    table,
+                    priority,
+                    in_port,
+                    dst,
+                    src,
+                    metadata,
+                    apply,
+                    write,
+                    write_metadata,
+                    goto,
+                }
+            },
+        )
 }
 
 type Pkt = (u32, u64, u64);
+/// What one packet produced: (port, queue, bytes) per output, and the packet-ins.
+type Produced = (Vec<(u32, Option<u32>, Vec<u8>)>, Vec<PacketIn>);
 
 fn packets() -> impl Strategy<Value = Vec<Pkt>> {
     vec((1u32..5, 0u64..4, 0u64..4), 1..60)
@@ -117,8 +123,11 @@ struct Side {
 impl Side {
     fn new(cache: usize) -> Side {
         let (dp, mut wr, rx) = Datapath::new(config(4), 10_000);
-        let buckets = (1..=3).map(|p| Bucket::new(vec![Action::Output(p)])).collect();
-        wr.set_group(Group::new(1, GroupKind::Select, buckets)).unwrap();
+        let buckets = (1..=3)
+            .map(|p| Bucket::new(vec![Action::Output(p)]))
+            .collect();
+        wr.set_group(Group::new(1, GroupKind::Select, buckets))
+            .unwrap();
         let w = dp.worker(cache);
         Side { dp, wr, rx, w }
     }
@@ -134,9 +143,13 @@ impl Side {
     }
 
     /// Outputs (port, queue, bytes), NORMAL packets and packet-ins of one packet.
-    fn run(&mut self, p: Pkt) -> (Vec<(u32, Option<u32>, Vec<u8>)>, Vec<PacketIn>) {
+    fn run(&mut self, p: Pkt) -> Produced {
         let out = run(&self.dp, &mut self.w, &frame(p.1, p.2), p.0, 0);
-        let tx = out.tx.iter().map(|t| (t.port, t.queue, t.packet.data().to_vec())).collect();
+        let tx = out
+            .tx
+            .iter()
+            .map(|t| (t.port, t.queue, t.packet.data().to_vec()))
+            .collect();
         (tx, self.rx.try_iter().collect())
     }
 
