@@ -164,8 +164,22 @@ impl ParseCounters {
 
     /// The count for one error.
     pub fn get(&self, e: ParseError) -> u64 {
-        let mut c = *self;
-        *c.slot(e)
+        match e {
+            ParseError::TruncatedEthernet => self.truncated_ethernet,
+            ParseError::TruncatedVlan => self.truncated_vlan,
+            ParseError::TruncatedPbb => self.truncated_pbb,
+            ParseError::TruncatedMpls => self.truncated_mpls,
+            ParseError::TruncatedArp => self.truncated_arp,
+            ParseError::TruncatedIpv4 => self.truncated_ipv4,
+            ParseError::BadIpv4Header => self.bad_ipv4_header,
+            ParseError::TruncatedIpv6 => self.truncated_ipv6,
+            ParseError::BadIpv6Header => self.bad_ipv6_header,
+            ParseError::BadIpv6ExtHeader => self.bad_ipv6_ext_header,
+            ParseError::TruncatedL4 => self.truncated_l4,
+            ParseError::BadTcpHeader => self.bad_tcp_header,
+            ParseError::TruncatedNd => self.truncated_nd,
+            ParseError::BadNdOption => self.bad_nd_option,
+        }
     }
 
     /// Frames that stopped at any error.

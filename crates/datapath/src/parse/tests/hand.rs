@@ -439,8 +439,9 @@ fn ipv6_extension_chains() {
     assert_eq!(o.layers.l4, Some(at as u16));
     assert_eq!(o.layers.l3, Some(14));
 
-    // (first, chain, IpProto, Ipv6Exthdr, IpFrag, L4 parsed)
-    let cases: Vec<(u8, Vec<Vec<u8>>, u8, u16, u128, bool)> = vec![
+    /// First next header, chain, IpProto, Ipv6Exthdr, IpFrag, L4 parsed.
+    type Case = (u8, Vec<Vec<u8>>, u8, u16, u128, bool);
+    let cases: Vec<Case> = vec![
         (17, vec![], 17, 0, 0, true),
         // Routing then hop-by-hop: out of sequence.
         (
