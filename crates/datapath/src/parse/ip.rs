@@ -19,7 +19,8 @@
 use super::{be128, be16, be32, chunk, l4, mac, put, put128, ParseError, ParseOutcome};
 use crate::key::{Field, FlowKey};
 
-/// `OFPIEH_*` bits of `IPV6_EXTHDR` (OpenFlow 1.3 §7.2.3.8).
+/// `OFPIEH_*` bits of `IPV6_EXTHDR` (OpenFlow 1.3 `ofp_ipv6exthdr_flags`). `UNREP`: a header
+/// repeated beyond what RFC 8200 allows; `UNSEQ`: headers not in its preferred order.
 pub mod ieh {
     pub const NONEXT: u16 = 1 << 0;
     pub const ESP: u16 = 1 << 1;

@@ -4,7 +4,7 @@
 //! match field it finds into the key (see `key.rs` for the layout). It is the first step
 //! of every packet on the hot path, so it allocates nothing, takes no locks, never panics
 //! on any input, and reads each header through small bounds-checked helpers
-//! ([`chunk`] gives a fixed-size array view or `None`).
+//! (`chunk` gives a fixed-size array view or `None`).
 //!
 //! What it understands, layer by layer:
 //!
@@ -14,9 +14,9 @@
 //!   (`OFP_DL_TYPE_NOT_ETH_TYPE`) and parsing stops. PBB (0x88e7) fills `PBB_ISID` from the
 //!   I-TAG and stops. MPLS (0x8847/0x8848) fills label/TC/BoS from the outermost label
 //!   stack entry and stops: OpenFlow 1.3 does not look below MPLS.
-//! * **L3** ([`ip`]): Ethernet/IPv4 ARP, IPv4 (options skipped, fragments), IPv6 with its
+//! * **L3** (`ip.rs`): Ethernet/IPv4 ARP, IPv4 (options skipped, fragments), IPv6 with its
 //!   extension header chain and the `OFPIEH_*` bits.
-//! * **L4** ([`l4`]): TCP, UDP, SCTP, ICMPv4, ICMPv6 with neighbour discovery; only for
+//! * **L4** (`l4.rs`): TCP, UDP, SCTP, ICMPv4, ICMPv6 with neighbour discovery; only for
 //!   non-fragments and first fragments.
 //!
 //! Invariants of the result:
