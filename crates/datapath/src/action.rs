@@ -25,7 +25,9 @@ pub enum Action {
     /// LOCAL, NORMAL, TABLE). CONTROLLER uses [`Action::Controller`].
     Output(u32),
     /// Send to the controller, at most `max_len` bytes (0xffff: whole packet).
-    Controller { max_len: u16 },
+    Controller {
+        max_len: u16,
+    },
     /// Set a header field to a value (right-aligned, of the field's width). Checksums
     /// that cover the field are updated.
     SetField(Field, u128),

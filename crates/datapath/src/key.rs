@@ -261,9 +261,11 @@ mod tests {
 
     #[test]
     fn masked_match() {
-        let m = FlowMatch::ANY
-            .exact(Field::EthType, 0x0800)
-            .masked(Field::Ipv4Dst, 0x0a01_0203, 0xffff_0000);
+        let m = FlowMatch::ANY.exact(Field::EthType, 0x0800).masked(
+            Field::Ipv4Dst,
+            0x0a01_0203,
+            0xffff_0000,
+        );
         assert_eq!(m.key.get(Field::Ipv4Dst), 0x0a01_0000);
         let mut p = FlowKey::ZERO;
         p.set(Field::EthType, 0x0800);

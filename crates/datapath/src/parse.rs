@@ -31,7 +31,10 @@ pub fn parse(frame: &[u8], in_port: u32, key: &mut FlowKey) -> ParseOutcome {
     let mac = |b: &[u8]| b.iter().fold(0u128, |a, &x| (a << 8) | x as u128);
     key.set(Field::EthDst, mac(&frame[0..6]));
     key.set(Field::EthSrc, mac(&frame[6..12]));
-    key.set(Field::EthType, u16::from_be_bytes([frame[12], frame[13]]) as u128);
+    key.set(
+        Field::EthType,
+        u16::from_be_bytes([frame[12], frame[13]]) as u128,
+    );
     out.layers.ethertype = 12;
     out
 }
