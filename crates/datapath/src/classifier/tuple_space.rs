@@ -257,6 +257,25 @@ impl<T> TupleSpace<T> {
         }
     }
 
+    /// How many subtables [`find`](Self::find) visits for `key` (for diagnostics and
+    /// benchmarks: the cost of a lookup is about this many hash probes).
+    pub fn subtables_visited(&self, key: &FlowKey) -> usize {
+        let mut best: Option<RuleRef<'_, T>> = None;
+        let mut n = 0;
+        for r in &self.order {
+            if !r.may_beat(&best) {
+                break;
+            }
+            n += 1;
+            if let Some(c) = self.subtables[r.id as usize].find(key) {
+                if c.beats(&best) {
+                    best = Some(c);
+                }
+            }
+        }
+        n
+    }
+
     /// Looks up every key of `keys`, writing the result for `keys[i]` to `out[i]` (only
     /// the first `min(keys.len(), out.len())` keys). Same results as [`find`](Self::find)
     /// key by key, with the probes of a batch interleaved and prefetched.

@@ -430,3 +430,14 @@ proptest! {
         prop_assert_eq!(a, b);
     }
 }
+
+#[test]
+fn visits_stop_at_the_first_subtable_that_cannot_win() {
+    let mut c = TupleSpace::new();
+    c.insert(ip(1), 100, "best");
+    c.insert(FlowMatch::ANY.exact(Field::IpProto, 6), 50, "tcp");
+    c.insert(FlowMatch::ANY, 0, "miss");
+    assert_eq!(c.subtables_visited(&pkt(1, 6)), 1);
+    assert_eq!(c.subtables_visited(&pkt(2, 6)), 2);
+    assert_eq!(c.subtables_visited(&pkt(2, 17)), 3);
+}
