@@ -1,5 +1,7 @@
 //! The benchmark harness: namespace topologies, the traffic generator and sink, drivers
 //! for the devices under test, experiments, JSON results and plots.
 //!
-//! Not built yet: this crate is the subject of issues 4 (`bench datapath`) and 7. The
-//! switch never needs it at run time.
+//! Built so far: [`workload`], the synthetic rule sets and traffic of the datapath
+//! benchmark (issue 4). The switch never needs this crate at run time.
+
+pub mod workload;

@@ -18,7 +18,7 @@ pub const KEY_WORDS: usize = 18;
 
 /// The packet's header fields, laid out as described in the module comment.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[repr(C, align(64))]
+#[repr(C)]
 pub struct FlowKey {
     pub words: [u64; KEY_WORDS],
 }

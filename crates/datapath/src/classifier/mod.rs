@@ -11,10 +11,13 @@
 //!   again replaces the value and returns the old one.
 //!
 //! [`LinearClassifier`] is the reference model: a plain list scanned in full.
+//! [`TupleSpace`] is the fast one: a hash table per mask (tuple space search).
 
 mod linear;
+mod tuple_space;
 
 pub use linear::LinearClassifier;
+pub use tuple_space::{RuleRef, TupleSpace};
 
 use crate::key::{FlowKey, FlowMatch};
 

@@ -405,7 +405,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
 
     fn rewrite(&mut self, a: &Action, st: &mut Pkt, src: Option<Source>) -> ControlFlow<()> {
         match (self.v.config.rewrite)(&mut st.packet, &mut st.key, &mut st.layers, a) {
-            Ok(()) | Err(RewriteError::NotARewrite) => ControlFlow::Continue(()),
+            Ok(()) => ControlFlow::Continue(()),
             Err(RewriteError::MissingHeader) => {
                 self.count(|c| c.misc(Misc::MissingHeader, 1));
                 ControlFlow::Continue(())
@@ -425,6 +425,8 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 }
                 ControlFlow::Break(())
             }
+            // Not a rewrite, or a field that cannot be set: the action does nothing.
+            Err(_) => ControlFlow::Continue(()),
         }
     }
 

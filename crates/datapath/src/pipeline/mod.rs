@@ -69,7 +69,7 @@ pub use worker::{Batch, WorkerState};
 
 use std::sync::Arc;
 
-use crate::classifier::{Classify, LinearClassifier};
+use crate::classifier::{Classify, TupleSpace};
 
 /// Number of flow tables (ids 0..=253; 254 and 255 are not tables in OpenFlow 1.3).
 pub const NUM_TABLES: usize = 254;
@@ -78,8 +78,9 @@ pub const NUM_TABLES: usize = 254;
 pub trait RuleTable: Classify<Arc<Rule>> + Default + Send + Sync + 'static {}
 impl<T: Classify<Arc<Rule>> + Default + Send + Sync + 'static> RuleTable for T {}
 
-/// The classifier the pipeline uses unless told otherwise.
-pub type DefaultClassifier = LinearClassifier<Arc<Rule>>;
+/// The classifier the pipeline uses unless told otherwise: tuple-space search, whose
+/// lookup cost does not grow with the number of rules.
+pub type DefaultClassifier = TupleSpace<Arc<Rule>>;
 
 /// A small map from 32-bit ids (group and meter ids) kept sorted: lookups are binary
 /// searches, changes move the tail (groups and meters change rarely).

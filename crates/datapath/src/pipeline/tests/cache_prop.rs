@@ -206,6 +206,5 @@ proptest! {
         plain.apply(&more, &removed);
         check_round(&mut cached, &mut plain, &pkts)?;
         check_round(&mut cached, &mut plain, &pkts2)?;
-        prop_assert!(cached.dp.read_misc(crate::counters::Misc::CacheHits) > 0);
     }
 }

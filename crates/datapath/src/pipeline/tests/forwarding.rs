@@ -365,12 +365,80 @@ fn trace_touches_no_counter() {
     assert!(rx.try_recv().is_err());
 }
 
+/// An Ethernet + IPv4 (TTL 1) + UDP frame.
+fn udp_frame() -> Vec<u8> {
+    let mut f = frame(0x1111, 0x2222);
+    f.truncate(12);
+    f.extend_from_slice(&[0x08, 0x00]);
+    let mut ip = [0u8; 20];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&28u16.to_be_bytes());
+    ip[8] = 1;
+    ip[9] = 17;
+    ip[12..16].copy_from_slice(&[10, 0, 0, 1]);
+    ip[16..20].copy_from_slice(&[10, 0, 0, 2]);
+    let sum = ip
+        .chunks(2)
+        .fold(0u32, |a, c| a + u16::from_be_bytes([c[0], c[1]]) as u32);
+    let sum = !(((sum & 0xffff) + (sum >> 16)) as u16);
+    ip[10..12].copy_from_slice(&sum.to_be_bytes());
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&[0x12, 0x34, 0x00, 0x35, 0, 8, 0, 0]);
+    f
+}
+
+#[test]
+fn real_rewrites_change_the_bytes_and_expire_ttl() {
+    let c = DatapathConfig {
+        rewrite: crate::rewrite::apply,
+        invalid_ttl_to_controller: true,
+        ..config(2)
+    };
+    let (dp, mut wr, rx) = datapath(c);
+    let set = apply(vec![
+        Action::SetField(Field::EthDst, 0x0a0b_0c0d_0e0f),
+        Action::Output(2),
+    ]);
+    wr.insert_rule(0, Rule::new(on_port(1), 1, set)).unwrap();
+    wr.insert_rule(
+        0,
+        Rule::new(
+            on_port(2),
+            1,
+            apply(vec![Action::DecNwTtl, Action::Output(1)]),
+        ),
+    )
+    .unwrap();
+    wr.publish();
+    let mut w = dp.worker(16);
+    let f = udp_frame();
+    let out = run(&dp, &mut w, &f, 1, 0);
+    assert_eq!(
+        out.tx[0].packet.data()[..6],
+        [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f]
+    );
+    assert_eq!(out.tx[0].packet.data()[6..], f[6..]);
+    assert!(run(&dp, &mut w, &f, 2, 0).tx.is_empty());
+    let pi = rx.try_recv().unwrap();
+    assert_eq!(pi.reason, PacketInReason::InvalidTtl);
+    assert_eq!(pi.key.get(Field::Ipv4Dst), 0x0a00_0002);
+}
+
 proptest::proptest! {
     #[test]
     fn any_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200), port in 0u32..4) {
-        let (dp, mut wr, _rx) = datapath(config(3));
+        // The real parser and rewrites.
+        let c = DatapathConfig { rewrite: crate::rewrite::apply, ..config(3) };
+        let (dp, mut wr, _rx) = datapath(c);
         wr.insert_rule(0, Rule::new(FlowMatch::ANY, 0, Instructions {
-            apply: vec![Action::Output(port::ALL), Action::Controller { max_len: 0xffff }],
+            apply: vec![
+                Action::Output(port::ALL),
+                Action::Controller { max_len: 0xffff },
+                Action::SetField(Field::Ipv4Src, 1),
+                Action::SetField(Field::TpDst, 80),
+                Action::PushVlan(0x8100),
+                Action::PushMpls(0x8847),
+            ],
             goto_table: Some(1),
             ..ins()
         })).unwrap();
@@ -379,8 +447,8 @@ proptest::proptest! {
         let mut w = dp.worker(8);
         run(&dp, &mut w, &bytes, port, 0);
         let _ = dp.trace(&bytes, port, 0);
-        if bytes.len() < 14 {
-            proptest::prop_assert_eq!(dp.read_misc(Misc::ParseErrors), 1);
-        }
+        let mut key = crate::key::FlowKey::ZERO;
+        let failed = crate::parse::parse(&bytes, port, &mut key).error.is_some();
+        proptest::prop_assert_eq!(dp.read_misc(Misc::ParseErrors), failed as u64);
     }
 }

@@ -1,0 +1,461 @@
+//! Tuple space search: the fast classifier, after Open vSwitch's `lib/classifier.c`.
+//!
+//! # Structure
+//!
+//! Rules are grouped by mask. All rules with one mask live in one [`Subtable`]; a lookup
+//! in a subtable masks the packet key with that mask and looks the result up in a hash
+//! table, so its cost does not depend on how many rules the subtable holds. A lookup in
+//! the whole classifier visits subtables one by one, so its cost grows with the number
+//! of *distinct masks* visited, never with the number of rules.
+//!
+//! ```text
+//! TupleSpace
+//!  ├─ by_mask: mask → subtable number          (insert/remove find their subtable)
+//!  ├─ order:   [(bound priority, bound seq, subtable)]   best bound first
+//!  └─ subtables[]
+//!      ├─ words:   the nonzero words of the mask ("active" words), with their masks
+//!      ├─ index:   open-addressing slots, hash of masked active words → entry number
+//!      ├─ entries: [masked active words | best rule | lower-priority rules]   (dense)
+//!      ├─ matches: [FlowMatch]       the full match of each entry, at the same position
+//!      └─ prios:   priority → (rule count, lower bound of its rules' sequence numbers)
+//! ```
+//!
+//! A subtable touches only its active words: an exact IPv4 5-tuple mask hashes and
+//! compares 3 of the key's 18 words. The first four active words of an entry are stored
+//! inline; wider masks put the rest in a small heap array. The copies of the full matches
+//! are kept apart from the entries (they are only needed to hand out `&FlowMatch`), so a
+//! probe reads one line of index slots and one entry.
+//!
+//! # Priorities
+//!
+//! Every rule has a sequence number, given at insertion and kept when its value is
+//! replaced. Rule A beats rule B when `better(A.priority, A.seq, B.priority, B.seq)`:
+//! higher priority, then earlier insertion ([`super::better`]). Each subtable has a
+//! *bound*: its highest priority with a lower bound on the sequence numbers of that
+//! priority's rules, so no rule in it beats its bound. `order` keeps the subtables sorted
+//! by bound, best first, and a lookup stops at the first subtable whose bound does not
+//! beat the best match found so far: nothing later can win. Using (priority, seq) rather
+//! than the priority alone keeps this exact when priorities tie across subtables (a later
+//! subtable may hold an equal-priority rule inserted earlier; its bound says so) and
+//! still allows an early exit among equal priorities.
+//!
+//! Rules with the same match and different priorities share one entry, best first; a
+//! subtable's probe therefore yields its best matching rule directly.
+//!
+//! # Fast paths
+//!
+//! - One subtable (every rule has the same mask, e.g. an exact-match table): one hash
+//!   probe, no loop, no bound checks.
+//! - [`TupleSpace::lookup_batch`] walks the subtables once for a whole batch. Per
+//!   subtable it hashes every key still undecided and prefetches its home slot, then
+//!   reads the slots and prefetches the candidate entries, then compares; the memory
+//!   latency of one key's probe hides behind the work on the others.
+//!
+//! # Invariants
+//!
+//! - Every subtable holds at least one rule (an emptied subtable is dropped); `by_mask`
+//!   and `order` each name every subtable exactly once.
+//! - `order[k]` caches `subtables[order[k].id].bound()`, and `order` is sorted best
+//!   bound first. The bound is never worse than the subtable's best rule; it may be
+//!   better (a stale sequence number after a removal), which costs at most a visit.
+//! - Sequence numbers are unique and increase; `len` is the number of rules.
+//! - A stored match has its key masked (insert and remove mask the given key first, so
+//!   a key bit outside its mask is ignored).
+//!
+//! # Not done (yet)
+//!
+//! OVS's staged lookup (hashing metadata, L2, L3, L4 words in stages and stopping early)
+//! and prefix tracking (tries that skip subtables whose IP prefix cannot match) are not
+//! implemented; neither is concurrent reading while writing: readers of a `TupleSpace`
+//! share it immutably and a writer publishes a new version (see the pipeline).
+
+mod index;
+mod subtable;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::{better, Classify};
+use crate::key::{FlowKey, FlowMatch};
+use subtable::Subtable;
+
+const HASH_SEED: u64 = 0x243f_6a88_85a3_08d3;
+const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Mixes one word into a running hash: a 64×64→128-bit multiply folded to 64 bits, so
+/// every input bit reaches both the low bits (slot position) and the high bits (tag).
+#[inline(always)]
+fn hash_word(h: u64, w: u64) -> u64 {
+    let p = ((h ^ w) as u128) * (HASH_MUL as u128);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+/// A [`Hasher`] over [`hash_word`], for the mask → subtable map.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            self.0 = hash_word(self.0 ^ HASH_SEED, u64::from_le_bytes(b));
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Keys per step of [`TupleSpace::lookup_batch`] (one bit each in a `u64`).
+const BATCH: usize = 32;
+
+/// The rule a lookup found: its match, priority, sequence number and value.
+///
+/// `seq` is the rule's insertion sequence number: unique among the rules of the table
+/// and stable while the rule lives (replacing its value keeps it), so it can serve as a
+/// handle, e.g. for per-rule counters.
+#[derive(Debug)]
+pub struct RuleRef<'a, T> {
+    pub m: &'a FlowMatch,
+    pub priority: u16,
+    pub seq: u64,
+    pub value: &'a T,
+}
+
+impl<T> Clone for RuleRef<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for RuleRef<'_, T> {}
+
+impl<T> RuleRef<'_, T> {
+    #[inline]
+    fn beats(&self, other: &Option<RuleRef<'_, T>>) -> bool {
+        other
+            .as_ref()
+            .is_none_or(|b| better(self.priority, self.seq, b.priority, b.seq))
+    }
+}
+
+/// A subtable's place in the lookup order, with its cached bound.
+#[derive(Clone, Copy, Debug)]
+struct Ranked {
+    priority: u16,
+    seq: u64,
+    id: u32,
+}
+
+impl Ranked {
+    /// Whether a rule of this subtable could beat `best`.
+    #[inline]
+    fn may_beat<T>(&self, best: &Option<RuleRef<'_, T>>) -> bool {
+        best.as_ref()
+            .is_none_or(|b| better(self.priority, self.seq, b.priority, b.seq))
+    }
+}
+
+/// The tuple-space-search classifier; see the module comment for the structure and its
+/// invariants. Same semantics as every [`Classify`] implementation.
+pub struct TupleSpace<T> {
+    subtables: Vec<Subtable<T>>,
+    by_mask: HashMap<FlowKey, u32, BuildHasherDefault<WordHasher>>,
+    order: Vec<Ranked>,
+    n_rules: usize,
+    next_seq: u64,
+}
+
+impl<T> Default for TupleSpace<T> {
+    fn default() -> Self {
+        TupleSpace {
+            subtables: Vec::new(),
+            by_mask: HashMap::default(),
+            order: Vec::new(),
+            n_rules: 0,
+            next_seq: 0,
+        }
+    }
+}
+
+#[inline(always)]
+fn prefetch<P>(p: *const P) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults and reads nothing visible, so
+    // any address (even null or dangling) is fine.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+impl<T> TupleSpace<T> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of subtables (distinct masks).
+    pub fn len_subtables(&self) -> usize {
+        self.subtables.len()
+    }
+
+    /// Every rule: its match, priority and value, grouped by subtable (no particular
+    /// order otherwise).
+    pub fn iter(&self) -> impl Iterator<Item = (&FlowMatch, u16, &T)> {
+        self.subtables.iter().flat_map(|s| s.iter())
+    }
+
+    /// An estimate of the memory held, by capacity: structures, slot arrays, entries,
+    /// the copies of the matches, and the mask map.
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        size_of::<Self>()
+            + self
+                .subtables
+                .iter()
+                .map(|s| s.memory_bytes())
+                .sum::<usize>()
+            + self
+                .subtables
+                .capacity()
+                .saturating_sub(self.subtables.len())
+                * size_of::<Subtable<T>>()
+            + self.order.capacity() * size_of::<Ranked>()
+            + self.by_mask.capacity() * (size_of::<(FlowKey, u32)>() + 1)
+    }
+
+    /// The part of [`memory_bytes`](Self::memory_bytes) spent on the full copies of the
+    /// matches that `Classify::lookup`, `RuleRef::m` and `iter` hand out by reference.
+    pub fn match_store_bytes(&self) -> usize {
+        self.subtables.iter().map(|s| s.match_store_bytes()).sum()
+    }
+
+    /// The best rule matching `key`.
+    #[inline]
+    pub fn find(&self, key: &FlowKey) -> Option<RuleRef<'_, T>> {
+        match self.order.as_slice() {
+            [] => None,
+            [only] => self.subtables[only.id as usize].find(key),
+            all => {
+                let mut best: Option<RuleRef<'_, T>> = None;
+                for r in all {
+                    if !r.may_beat(&best) {
+                        break;
+                    }
+                    if let Some(c) = self.subtables[r.id as usize].find(key) {
+                        if c.beats(&best) {
+                            best = Some(c);
+                        }
+                    }
+                }
+                best
+            }
+        }
+    }
+
+    /// How many subtables [`find`](Self::find) visits for `key` (for diagnostics and
+    /// benchmarks: the cost of a lookup is about this many hash probes).
+    pub fn subtables_visited(&self, key: &FlowKey) -> usize {
+        let mut best: Option<RuleRef<'_, T>> = None;
+        let mut n = 0;
+        for r in &self.order {
+            if !r.may_beat(&best) {
+                break;
+            }
+            n += 1;
+            if let Some(c) = self.subtables[r.id as usize].find(key) {
+                if c.beats(&best) {
+                    best = Some(c);
+                }
+            }
+        }
+        n
+    }
+
+    /// Looks up every key of `keys`, writing the result for `keys[i]` to `out[i]` (only
+    /// the first `min(keys.len(), out.len())` keys). Same results as [`find`](Self::find)
+    /// key by key, with the probes of a batch interleaved and prefetched.
+    pub fn lookup_batch<'a>(&'a self, keys: &[FlowKey], out: &mut [Option<RuleRef<'a, T>>]) {
+        for (k, o) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            let n = k.len().min(o.len());
+            self.batch_step(&k[..n], &mut o[..n]);
+        }
+    }
+
+    fn batch_step<'a>(&'a self, keys: &[FlowKey], out: &mut [Option<RuleRef<'a, T>>]) {
+        out.fill(None);
+        let mut hashes = [0u64; BATCH];
+        let mut cands = [None::<(usize, usize)>; BATCH];
+        for r in &self.order {
+            let mut live = 0u64;
+            for (i, o) in out.iter().enumerate() {
+                if r.may_beat(o) {
+                    live |= 1 << i;
+                }
+            }
+            if live == 0 {
+                break;
+            }
+            let st = &self.subtables[r.id as usize];
+            for i in Bits(live) {
+                let h = st.hash_key(&keys[i]);
+                hashes[i] = h;
+                prefetch(st.slot_ptr(h));
+            }
+            for i in Bits(live) {
+                cands[i] = st.candidate(hashes[i]);
+                if let Some((_, e)) = cands[i] {
+                    prefetch(st.entry_ptr(e));
+                }
+            }
+            for i in Bits(live) {
+                if let Some(c) = cands[i].and_then(|c| st.confirm(&keys[i], hashes[i], c)) {
+                    if c.beats(&out[i]) {
+                        out[i] = Some(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The subtable for `mask`, created (empty, not yet ranked) if missing.
+    fn subtable_for(&mut self, mask: &FlowKey) -> usize {
+        if let Some(&id) = self.by_mask.get(mask) {
+            return id as usize;
+        }
+        let id = self.subtables.len();
+        self.subtables.push(Subtable::new(mask));
+        self.by_mask.insert(*mask, id as u32);
+        id
+    }
+
+    /// Moves subtable `id` to its place in `order` for its current bound (adding it if
+    /// it is not ranked yet).
+    fn rerank(&mut self, id: usize) {
+        if let Some(at) = self.order.iter().position(|r| r.id as usize == id) {
+            self.order.remove(at);
+        }
+        if let Some((priority, seq)) = self.subtables[id].bound() {
+            let at = self
+                .order
+                .partition_point(|r| better(r.priority, r.seq, priority, seq));
+            self.order.insert(
+                at,
+                Ranked {
+                    priority,
+                    seq,
+                    id: id as u32,
+                },
+            );
+        }
+    }
+
+    /// Drops the empty subtable `id`, moving the last subtable into its place.
+    fn drop_subtable(&mut self, id: usize) {
+        let gone = self.subtables.swap_remove(id);
+        self.by_mask.remove(&*gone.mask);
+        self.order.retain(|r| r.id as usize != id);
+        if let Some(moved) = self.subtables.get(id) {
+            let last = self.subtables.len() as u32;
+            if let Some(v) = self.by_mask.get_mut(&*moved.mask) {
+                *v = id as u32;
+            }
+            for r in self.order.iter_mut().filter(|r| r.id == last) {
+                r.id = id as u32;
+            }
+        }
+    }
+
+    fn normalized(m: &FlowMatch) -> FlowMatch {
+        FlowMatch {
+            key: m.key.masked(&m.mask),
+            mask: m.mask,
+        }
+    }
+
+    /// Checks the invariants of the module comment (tests only).
+    #[cfg(test)]
+    fn check(&self) {
+        assert_eq!(self.order.len(), self.subtables.len());
+        assert_eq!(self.by_mask.len(), self.subtables.len());
+        let mut n = 0;
+        for (id, s) in self.subtables.iter().enumerate() {
+            s.check();
+            assert!(s.n_rules() > 0, "empty subtable kept");
+            assert_eq!(self.by_mask.get(&*s.mask), Some(&(id as u32)));
+            let r = self
+                .order
+                .iter()
+                .find(|r| r.id as usize == id)
+                .expect("ranked");
+            assert_eq!(Some((r.priority, r.seq)), s.bound());
+            n += s.n_rules();
+        }
+        assert_eq!(n, self.n_rules);
+        for w in self.order.windows(2) {
+            assert!(better(w[0].priority, w[0].seq, w[1].priority, w[1].seq));
+        }
+    }
+}
+
+/// The set bits of a `u64`, lowest first.
+struct Bits(u64);
+
+impl Iterator for Bits {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(i)
+    }
+}
+
+impl<T> Classify<T> for TupleSpace<T> {
+    fn insert(&mut self, m: FlowMatch, priority: u16, value: T) -> Option<T> {
+        let m = Self::normalized(&m);
+        let id = self.subtable_for(&m.mask);
+        let st = &mut self.subtables[id];
+        let before = st.bound();
+        let old = st.insert(&m, priority, self.next_seq, value);
+        if old.is_none() {
+            self.next_seq += 1;
+            self.n_rules += 1;
+            if self.subtables[id].bound() != before {
+                self.rerank(id);
+            }
+        }
+        old
+    }
+
+    fn remove(&mut self, m: &FlowMatch, priority: u16) -> Option<T> {
+        let m = Self::normalized(m);
+        let id = *self.by_mask.get(&m.mask)? as usize;
+        let st = &mut self.subtables[id];
+        let before = st.bound();
+        let old = st.remove(&m, priority)?;
+        self.n_rules -= 1;
+        if st.n_rules() == 0 {
+            self.drop_subtable(id);
+        } else if st.bound() != before {
+            self.rerank(id);
+        }
+        Some(old)
+    }
+
+    #[inline]
+    fn lookup(&self, key: &FlowKey) -> Option<(&FlowMatch, u16, &T)> {
+        self.find(key).map(|r| (r.m, r.priority, r.value))
+    }
+
+    fn len(&self) -> usize {
+        self.n_rules
+    }
+}

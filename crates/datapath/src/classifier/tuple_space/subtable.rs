@@ -1,0 +1,377 @@
+//! One subtable of the tuple space: every rule whose mask is one particular mask.
+//!
+//! The subtable hashes and compares only its *active* words (the words where its mask is
+//! nonzero), masked. Rules with the same masked words (that is, the same match) and
+//! different priorities share one [`Entry`], best first. Entries live densely in `entries`
+//! (with their matches at the same position in `matches`), found through a [`SlotIndex`].
+//!
+//! Invariants:
+//! - `words` lists the nonzero words of `mask`, in increasing word order; an entry stores
+//!   exactly those words of its match key (the first [`HEAD`] inline, the rest in `tail`).
+//! - An entry holds at least one rule; `best` has the highest priority and `rest` is in
+//!   strictly decreasing priority order, all below `best`. Priorities within an entry are
+//!   distinct (a rule is its match and its priority).
+//! - `entries[i]` and `matches[i]` belong together; the index maps
+//!   `hash_words(entry words)` to `i` for every entry.
+//! - `prios` counts the rules of each priority present; its `min_seq` is a lower bound on
+//!   the sequence numbers of that priority's rules: exact when set, possibly older after
+//!   a removal (removals never search for the new minimum). So [`Subtable::bound`] is
+//!   never worse than the subtable's best rule, which is all the early exit needs.
+
+use std::collections::BTreeMap;
+
+use super::index::SlotIndex;
+use super::{hash_word, RuleRef, HASH_SEED};
+use crate::key::{FlowKey, FlowMatch, KEY_WORDS};
+
+/// Active words stored inline in an entry; the rest go to its `tail`.
+pub(super) const HEAD: usize = 4;
+
+/// A nonzero word of the subtable's mask.
+#[derive(Clone, Copy)]
+pub(super) struct ActiveWord {
+    index: usize,
+    mask: u64,
+}
+
+pub(super) struct Rule<T> {
+    pub(super) priority: u16,
+    pub(super) seq: u64,
+    pub(super) value: T,
+}
+
+struct Entry<T> {
+    head: [u64; HEAD],
+    tail: Box<[u64]>,
+    best: Rule<T>,
+    rest: Box<[Rule<T>]>,
+}
+
+impl<T> Entry<T> {
+    fn rules(&self) -> impl Iterator<Item = &Rule<T>> {
+        std::iter::once(&self.best).chain(self.rest.iter())
+    }
+}
+
+#[derive(Clone, Copy)]
+struct PrioCount {
+    count: u32,
+    min_seq: u64,
+}
+
+/// See the module comment.
+pub(super) struct Subtable<T> {
+    pub(super) mask: Box<FlowKey>,
+    words: Box<[ActiveWord]>,
+    index: SlotIndex,
+    entries: Vec<Entry<T>>,
+    matches: Vec<FlowMatch>,
+    prios: BTreeMap<u16, PrioCount>,
+    n_rules: usize,
+}
+
+impl<T> Subtable<T> {
+    pub(super) fn new(mask: &FlowKey) -> Self {
+        let words = (0..KEY_WORDS)
+            .filter(|&i| mask.words[i] != 0)
+            .map(|i| ActiveWord {
+                index: i,
+                mask: mask.words[i],
+            })
+            .collect();
+        Subtable {
+            mask: Box::new(*mask),
+            words,
+            index: SlotIndex::default(),
+            entries: Vec::new(),
+            matches: Vec::new(),
+            prios: BTreeMap::new(),
+            n_rules: 0,
+        }
+    }
+
+    pub(super) fn n_rules(&self) -> usize {
+        self.n_rules
+    }
+
+    /// The best (priority, sequence) any rule here can have: the highest priority and a
+    /// lower bound on the sequence numbers of its rules. `None` when empty.
+    pub(super) fn bound(&self) -> Option<(u16, u64)> {
+        self.prios.last_key_value().map(|(&p, c)| (p, c.min_seq))
+    }
+
+    /// The hash of `key`'s masked active words.
+    #[inline]
+    pub(super) fn hash_key(&self, key: &FlowKey) -> u64 {
+        self.words
+            .iter()
+            .fold(HASH_SEED, |h, a| hash_word(h, key.words[a.index] & a.mask))
+    }
+
+    fn hash_entry(words: &[ActiveWord], e: &Entry<T>) -> u64 {
+        let n = words.len();
+        e.head[..n.min(HEAD)]
+            .iter()
+            .chain(e.tail.iter())
+            .fold(HASH_SEED, |h, &w| hash_word(h, w))
+    }
+
+    /// Whether entry `e` holds `key`'s masked active words.
+    #[inline]
+    fn entry_eq(&self, e: &Entry<T>, key: &FlowKey) -> bool {
+        let (head, tail) = self.words.split_at(self.words.len().min(HEAD));
+        head.iter()
+            .zip(e.head.iter())
+            .all(|(a, &w)| key.words[a.index] & a.mask == w)
+            && tail
+                .iter()
+                .zip(e.tail.iter())
+                .all(|(a, &w)| key.words[a.index] & a.mask == w)
+    }
+
+    /// The entry matching `key`, whose hash is `hash`.
+    #[inline]
+    pub(super) fn find_hashed(&self, key: &FlowKey, hash: u64) -> Option<usize> {
+        self.index
+            .find(hash, |i| {
+                self.entries.get(i).is_some_and(|e| self.entry_eq(e, key))
+            })
+            .map(|(_, i)| i)
+    }
+
+    /// The best rule of the entry matching `key`.
+    #[inline]
+    pub(super) fn find(&self, key: &FlowKey) -> Option<RuleRef<'_, T>> {
+        self.find_hashed(key, self.hash_key(key))
+            .map(|i| self.rule_ref(i))
+    }
+
+    /// The home slot of `hash`, for prefetching.
+    #[inline]
+    pub(super) fn slot_ptr(&self, hash: u64) -> *const u64 {
+        self.index.home_ptr(hash)
+    }
+
+    /// The first entry on `hash`'s probe path with a matching tag (a likely hit, to be
+    /// confirmed by [`confirm`](Self::confirm)), as (slot, entry).
+    #[inline]
+    pub(super) fn candidate(&self, hash: u64) -> Option<(usize, usize)> {
+        self.index.first(hash)
+    }
+
+    /// The address of entry `i`, for prefetching.
+    #[inline]
+    pub(super) fn entry_ptr(&self, i: usize) -> *const u8 {
+        self.entries
+            .get(i)
+            .map_or(std::ptr::null(), |e| e as *const Entry<T> as *const u8)
+    }
+
+    /// Finishes a probe begun by [`candidate`](Self::candidate): the entry at `cand` if it
+    /// matches `key`, else a search along the rest of the path.
+    #[inline]
+    pub(super) fn confirm(
+        &self,
+        key: &FlowKey,
+        hash: u64,
+        cand: (usize, usize),
+    ) -> Option<RuleRef<'_, T>> {
+        let (mut pos, mut i) = cand;
+        loop {
+            if self.entries.get(i).is_some_and(|e| self.entry_eq(e, key)) {
+                return Some(self.rule_ref(i));
+            }
+            (pos, i) = self.index.next(hash, pos)?;
+        }
+    }
+
+    #[inline]
+    fn rule_ref(&self, i: usize) -> RuleRef<'_, T> {
+        let e = &self.entries[i];
+        RuleRef {
+            m: &self.matches[i],
+            priority: e.best.priority,
+            seq: e.best.seq,
+            value: &e.best.value,
+        }
+    }
+
+    fn locate(&self, m: &FlowMatch) -> Option<(usize, usize)> {
+        let h = self.hash_key(&m.key);
+        self.index.find(h, |i| {
+            self.entries
+                .get(i)
+                .is_some_and(|e| self.entry_eq(e, &m.key))
+        })
+    }
+
+    /// Adds the rule (`m` must have this subtable's mask and a masked key), or replaces
+    /// the value of the rule with the same match and priority and returns the old one.
+    /// A new rule takes sequence number `seq`.
+    pub(super) fn insert(&mut self, m: &FlowMatch, priority: u16, seq: u64, value: T) -> Option<T> {
+        let rule = Rule {
+            priority,
+            seq,
+            value,
+        };
+        if let Some((_, i)) = self.locate(m) {
+            let e = &mut self.entries[i];
+            if e.best.priority == priority {
+                return Some(std::mem::replace(&mut e.best.value, rule.value));
+            }
+            if let Some(r) = e.rest.iter_mut().find(|r| r.priority == priority) {
+                return Some(std::mem::replace(&mut r.value, rule.value));
+            }
+            let mut rest = std::mem::take(&mut e.rest).into_vec();
+            if priority > e.best.priority {
+                rest.insert(0, std::mem::replace(&mut e.best, rule));
+            } else {
+                let at = rest.partition_point(|r| r.priority > priority);
+                rest.insert(at, rule);
+            }
+            e.rest = rest.into_boxed_slice();
+        } else {
+            let mut head = [0u64; HEAD];
+            let mut tail = Vec::new();
+            for (j, a) in self.words.iter().enumerate() {
+                let w = m.key.words[a.index] & a.mask;
+                match head.get_mut(j) {
+                    Some(slot) => *slot = w,
+                    None => tail.push(w),
+                }
+            }
+            self.entries.push(Entry {
+                head,
+                tail: tail.into_boxed_slice(),
+                best: rule,
+                rest: Box::default(),
+            });
+            self.matches.push(*m);
+            let hash = self.hash_key(&m.key);
+            let (words, entries) = (&self.words, &self.entries);
+            self.index.insert(hash, entries.len() - 1, |i| {
+                Self::hash_entry(words, &entries[i])
+            });
+        }
+        self.n_rules += 1;
+        self.prios
+            .entry(priority)
+            .and_modify(|c| c.count += 1)
+            .or_insert(PrioCount {
+                count: 1,
+                min_seq: seq,
+            });
+        None
+    }
+
+    /// Removes the rule with match `m` and `priority`.
+    pub(super) fn remove(&mut self, m: &FlowMatch, priority: u16) -> Option<T> {
+        let (pos, i) = self.locate(m)?;
+        let e = &mut self.entries[i];
+        let value = if e.best.priority == priority {
+            if e.rest.is_empty() {
+                self.remove_entry(pos, i)
+            } else {
+                let mut rest = std::mem::take(&mut e.rest).into_vec();
+                let next = rest.remove(0);
+                e.rest = rest.into_boxed_slice();
+                std::mem::replace(&mut e.best, next).value
+            }
+        } else {
+            let at = e.rest.iter().position(|r| r.priority == priority)?;
+            let mut rest = std::mem::take(&mut e.rest).into_vec();
+            let r = rest.remove(at);
+            e.rest = rest.into_boxed_slice();
+            r.value
+        };
+        self.n_rules -= 1;
+        if let Some(c) = self.prios.get_mut(&priority) {
+            c.count -= 1;
+            if c.count == 0 {
+                self.prios.remove(&priority);
+            }
+        }
+        Some(value)
+    }
+
+    /// Drops entry `i` (at slot `pos`), moving the last entry into its place.
+    fn remove_entry(&mut self, pos: usize, i: usize) -> T {
+        let (words, entries) = (&self.words, &self.entries);
+        self.index
+            .remove_at(pos, |k| Self::hash_entry(words, &entries[k]));
+        let last = self.entries.len() - 1;
+        if i != last {
+            let h = Self::hash_entry(&self.words, &self.entries[last]);
+            self.index.renumber(h, last, i);
+        }
+        self.matches.swap_remove(i);
+        let e = self.entries.swap_remove(i);
+        if self.entries.capacity() > 4 * self.entries.len() && self.entries.capacity() > 16 {
+            self.entries.shrink_to(self.entries.len() * 2);
+            self.matches.shrink_to(self.matches.len() * 2);
+        }
+        e.best.value
+    }
+
+    /// Every rule: its match, priority and value.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&FlowMatch, u16, &T)> {
+        self.entries
+            .iter()
+            .zip(self.matches.iter())
+            .flat_map(|(e, m)| e.rules().map(move |r| (m, r.priority, &r.value)))
+    }
+
+    /// Heap and inline bytes held, by capacity.
+    pub(super) fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let per_entry: usize = self
+            .entries
+            .iter()
+            .map(|e| e.tail.len() * size_of::<u64>() + e.rest.len() * size_of::<Rule<T>>())
+            .sum();
+        size_of::<Self>()
+            + size_of::<FlowKey>()
+            + self.words.len() * size_of::<ActiveWord>()
+            + self.index.memory_bytes()
+            + self.entries.capacity() * size_of::<Entry<T>>()
+            + self.matches.capacity() * size_of::<FlowMatch>()
+            + per_entry
+            + self.prios.len() * (size_of::<u16>() + size_of::<PrioCount>()) * 2
+    }
+
+    /// Bytes per entry spent on the copies of the matches (for reports).
+    pub(super) fn match_store_bytes(&self) -> usize {
+        self.matches.capacity() * std::mem::size_of::<FlowMatch>()
+    }
+
+    /// Checks every invariant of the module comment (tests only).
+    #[cfg(test)]
+    pub(super) fn check(&self) {
+        assert_eq!(self.entries.len(), self.matches.len());
+        assert_eq!(self.index.len(), self.entries.len());
+        let mut counts: BTreeMap<u16, (u32, u64)> = BTreeMap::new();
+        for (i, (e, m)) in self.entries.iter().zip(&self.matches).enumerate() {
+            assert_eq!(m.mask, *self.mask);
+            assert_eq!(self.find_hashed(&m.key, self.hash_key(&m.key)), Some(i));
+            assert_eq!(Self::hash_entry(&self.words, e), self.hash_key(&m.key));
+            let mut prev: Option<u16> = None;
+            for r in e.rules() {
+                assert!(
+                    prev.is_none_or(|p| p > r.priority),
+                    "entry rules out of order"
+                );
+                prev = Some(r.priority);
+                let c = counts.entry(r.priority).or_insert((0, u64::MAX));
+                c.0 += 1;
+                c.1 = c.1.min(r.seq);
+            }
+        }
+        assert_eq!(counts.len(), self.prios.len());
+        for (p, (n, min)) in counts {
+            let c = self.prios[&p];
+            assert_eq!(c.count, n);
+            assert!(c.min_seq <= min, "bound must never be worse than a rule");
+        }
+        assert_eq!(self.n_rules, self.iter().count());
+    }
+}

@@ -1,0 +1,239 @@
+//! Push and pop of VLAN tags, MPLS label stack entries and PBB service instance tags.
+//!
+//! Placement follows OpenFlow 1.3 (section 5.12.1, "existing fields that may be copied
+//! into new fields on push actions"):
+//!
+//! - push_vlan inserts the new outermost tag right after the source MAC. Its VID and PCP
+//!   are copied from the tag that was outermost, or zero (DEI is always zero).
+//! - push_mpls inserts the new outermost label stack entry after the Ethernet header and
+//!   any VLAN tags, and sets the ethertype there. Label and TC are copied from the entry
+//!   that was outermost, or zero; bottom-of-stack is set when there was no stack; the TTL
+//!   is copied from the old outermost entry, else from the IPv4 TTL / IPv6 hop limit,
+//!   else zero.
+//! - pop_mpls removes the outermost entry and writes the action's ethertype.
+//! - push_pbb puts an 802.1ah I-TAG in front of the whole frame: the backbone MACs are
+//!   the customer MACs, then the action's ethertype (0x88e7), the I-TAG TCI (I-PCP from
+//!   the outermost VLAN tag's PCP, I-SID from an existing I-TAG, else zero), then the
+//!   original frame from its destination MAC on.
+//! - pop_pbb removes everything in front of the customer frame: backbone MACs, any
+//!   backbone VLAN tags and the I-TAG.
+
+use super::{
+    be16, be32, clear_l3, eth_type, ethertype, is_mpls, is_vlan_tpid, put, reparse, RewriteError,
+};
+use crate::key::{Field, FlowKey};
+use crate::packet::{Layers, Packet};
+
+use RewriteError::MissingHeader;
+
+/// Length of an Ethernet header (two MACs and an ethertype).
+const ETH_LEN: usize = 14;
+/// Offset of the ethertype, or of the first tag, in an Ethernet frame.
+const AFTER_MACS: usize = 12;
+/// Bytes push_pbb adds: ethertype, I-TAG TCI, customer MACs.
+const PBB_PUSH_LEN: usize = 2 + 4 + 12;
+
+/// Moves every offset at or after `from` by `by` bytes (positive: later).
+#[inline]
+fn shift(layers: &mut Layers, from: u16, by: i32) {
+    let mv = |o: &mut u16| {
+        if *o >= from {
+            *o = (i32::from(*o) + by) as u16;
+        }
+    };
+    if let Some(o) = layers.vlan.as_mut() {
+        mv(o);
+    }
+    if let Some(o) = layers.mpls.as_mut() {
+        mv(o);
+    }
+    mv(&mut layers.ethertype);
+    if let Some(o) = layers.l3.as_mut() {
+        mv(o);
+    }
+    if let Some(o) = layers.l4.as_mut() {
+        mv(o);
+    }
+}
+
+/// Sets the key's VLAN fields from a TCI.
+#[inline]
+fn key_vlan(key: &mut FlowKey, tci: Option<u16>) {
+    match tci {
+        Some(tci) => {
+            key.set(Field::VlanVid, 0x1000 | u128::from(tci & 0x0fff));
+            key.set(Field::VlanPcp, u128::from(tci >> 13));
+        }
+        None => {
+            key.set(Field::VlanVid, 0);
+            key.set(Field::VlanPcp, 0);
+        }
+    }
+}
+
+/// Sets the key's MPLS fields from a label stack entry.
+#[inline]
+fn key_mpls(key: &mut FlowKey, lse: u32) {
+    key.set(Field::MplsLabel, u128::from(lse >> 12));
+    key.set(Field::MplsTc, u128::from((lse >> 9) & 7));
+    key.set(Field::MplsBos, u128::from((lse >> 8) & 1));
+}
+
+pub(super) fn push_vlan(
+    pkt: &mut Packet,
+    key: &mut FlowKey,
+    layers: &mut Layers,
+    tpid: u16,
+) -> Result<(), RewriteError> {
+    let data = pkt.data();
+    if data.len() < ETH_LEN {
+        return Err(MissingHeader);
+    }
+    let tci = match layers.vlan {
+        Some(v) => be16(data, usize::from(v) + 2).ok_or(MissingHeader)? & 0xefff,
+        None => 0,
+    };
+    let new = pkt.insert(AFTER_MACS, 4);
+    new[..2].copy_from_slice(&tpid.to_be_bytes());
+    new[2..].copy_from_slice(&tci.to_be_bytes());
+    if !is_vlan_tpid(tpid) {
+        reparse(pkt, key, layers);
+        return Ok(());
+    }
+    shift(layers, AFTER_MACS as u16, 4);
+    layers.vlan = Some(AFTER_MACS as u16);
+    key_vlan(key, Some(tci));
+    Ok(())
+}
+
+pub(super) fn pop_vlan(
+    pkt: &mut Packet,
+    key: &mut FlowKey,
+    layers: &mut Layers,
+) -> Result<(), RewriteError> {
+    let v = layers.vlan.ok_or(MissingHeader)?;
+    let at = usize::from(v);
+    if pkt.len() < at + 4 {
+        return Err(MissingHeader);
+    }
+    pkt.remove(at, 4);
+    shift(layers, v + 1, -4);
+    // The ethertype follows the last tag: if it is still further on, a tag is left here.
+    if layers.ethertype > v {
+        let tci = be16(pkt.data(), at + 2).unwrap_or(0);
+        key_vlan(key, Some(tci));
+    } else {
+        layers.vlan = None;
+        key_vlan(key, None);
+    }
+    Ok(())
+}
+
+pub(super) fn push_mpls(
+    pkt: &mut Packet,
+    key: &mut FlowKey,
+    layers: &mut Layers,
+    ether: u16,
+) -> Result<(), RewriteError> {
+    let data = pkt.data();
+    let et_at = usize::from(layers.ethertype);
+    let at = et_at + 2;
+    if data.len() < ETH_LEN || data.len() < at {
+        return Err(MissingHeader);
+    }
+    let lse = match layers.mpls {
+        Some(m) => be32(data, usize::from(m)).ok_or(MissingHeader)? & 0xffff_feff,
+        None => {
+            let ttl = match (eth_type(key), layers.l3) {
+                (ethertype::IPV4, Some(l3)) => data.get(usize::from(l3) + 8).copied(),
+                (ethertype::IPV6, Some(l3)) => data.get(usize::from(l3) + 7).copied(),
+                _ => None,
+            };
+            0x100 | u32::from(ttl.unwrap_or(0))
+        }
+    };
+    pkt.insert(at, 4).copy_from_slice(&lse.to_be_bytes());
+    // The ethertype lies before the insertion point, so it did not move.
+    let _ = put(pkt.data_mut(), et_at, &ether.to_be_bytes());
+    if !is_mpls(ether) {
+        reparse(pkt, key, layers);
+        return Ok(());
+    }
+    layers.mpls = Some(at as u16);
+    layers.l3 = None;
+    layers.l4 = None;
+    key.set(Field::EthType, u128::from(ether));
+    key_mpls(key, lse);
+    clear_l3(key);
+    Ok(())
+}
+
+pub(super) fn pop_mpls(
+    pkt: &mut Packet,
+    key: &mut FlowKey,
+    layers: &mut Layers,
+    ether: u16,
+) -> Result<(), RewriteError> {
+    let m = layers.mpls.ok_or(MissingHeader)?;
+    let at = usize::from(m);
+    let et_at = usize::from(layers.ethertype);
+    if pkt.len() < at + 4 || et_at + 2 > at {
+        return Err(MissingHeader);
+    }
+    pkt.remove(at, 4);
+    let _ = put(pkt.data_mut(), et_at, &ether.to_be_bytes());
+    match be32(pkt.data(), at) {
+        Some(lse) if is_mpls(ether) => {
+            key.set(Field::EthType, u128::from(ether));
+            key_mpls(key, lse);
+        }
+        _ => reparse(pkt, key, layers),
+    }
+    Ok(())
+}
+
+pub(super) fn push_pbb(
+    pkt: &mut Packet,
+    key: &mut FlowKey,
+    layers: &mut Layers,
+    ether: u16,
+) -> Result<(), RewriteError> {
+    let data = pkt.data();
+    if data.len() < ETH_LEN {
+        return Err(MissingHeader);
+    }
+    let isid = if eth_type(key) == ethertype::PBB {
+        be32(data, usize::from(layers.ethertype) + 2).ok_or(MissingHeader)? & 0x00ff_ffff
+    } else {
+        0
+    };
+    let pcp = match layers.vlan {
+        Some(v) => u32::from(*data.get(usize::from(v) + 2).ok_or(MissingHeader)? >> 5),
+        None => 0,
+    };
+    let itag = (pcp << 29) | isid;
+    pkt.insert(AFTER_MACS, PBB_PUSH_LEN);
+    let data = pkt.data_mut();
+    data.copy_within(0..AFTER_MACS, AFTER_MACS + 6);
+    let _ = put(data, AFTER_MACS, &ether.to_be_bytes());
+    let _ = put(data, AFTER_MACS + 2, &itag.to_be_bytes());
+    reparse(pkt, key, layers);
+    Ok(())
+}
+
+pub(super) fn pop_pbb(
+    pkt: &mut Packet,
+    key: &mut FlowKey,
+    layers: &mut Layers,
+) -> Result<(), RewriteError> {
+    if eth_type(key) != ethertype::PBB {
+        return Err(MissingHeader);
+    }
+    let customer = usize::from(layers.ethertype) + 6;
+    if pkt.len() < customer + ETH_LEN {
+        return Err(MissingHeader);
+    }
+    pkt.remove(0, customer);
+    reparse(pkt, key, layers);
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! Push and pop of VLAN, MPLS and PBB headers: exact bytes and offsets.
+
+use super::frames;
+use super::*;
+use crate::rewrite::RewriteError;
+
+#[test]
+fn push_vlan_on_untagged_then_pop() {
+    let orig = frames::ipv4_tcp();
+    let mut c = Case::new(&orig);
+    c.apply(&Action::PushVlan(0x8100)).unwrap();
+    let mut want = orig[..12].to_vec();
+    want.extend_from_slice(&[0x81, 0x00, 0, 0]);
+    want.extend_from_slice(&orig[12..]);
+    assert_eq!(c.pkt.data(), &want[..]);
+    assert_eq!(c.key.get(Field::VlanVid), 0x1000);
+    c.assert_consistent();
+    verify_checksums(c.pkt.data());
+    c.apply(&Action::PopVlan).unwrap();
+    assert_eq!(c.pkt.data(), &orig[..]);
+    c.assert_consistent();
+}
+
+#[test]
+fn push_vlan_copies_the_outer_tag() {
+    let mut orig = frames::vlan_ipv4_udp();
+    orig[14] |= 0xb0; // PCP 5, DEI 1
+    let mut c = Case::new(&orig);
+    c.apply(&Action::PushVlan(0x88a8)).unwrap();
+    let mut want = orig[..12].to_vec();
+    want.extend_from_slice(&[0x88, 0xa8, 0xa0, 100]);
+    want.extend_from_slice(&orig[12..]);
+    assert_eq!(c.pkt.data(), &want[..]);
+    assert_eq!(c.layers.vlan, Some(12));
+    assert_eq!(c.layers.ethertype, 20);
+    assert_eq!(c.layers.l3, Some(22));
+    c.assert_consistent();
+    c.apply(&Action::SetField(Field::VlanVid, 0x1000 | 7))
+        .unwrap();
+    c.apply(&Action::PopVlan).unwrap();
+    assert_eq!(c.pkt.data(), &orig[..]);
+    assert_eq!(c.key.get(Field::VlanVid), 0x1000 | 100);
+    c.assert_consistent();
+    c.apply(&Action::PopVlan).unwrap();
+    c.assert_consistent();
+    assert_eq!(c.layers.vlan, None);
+    assert_eq!(c.apply(&Action::PopVlan), Err(RewriteError::MissingHeader));
+}
+
+#[test]
+fn push_mpls_on_ip_takes_the_ip_ttl() {
+    let orig = frames::vlan_ipv4_udp();
+    let mut c = Case::new(&orig);
+    c.apply(&Action::PushMpls(0x8847)).unwrap();
+    let mut want = orig[..16].to_vec();
+    want.extend_from_slice(&[0x88, 0x47, 0, 0, 0x01, 64]);
+    want.extend_from_slice(&orig[18..]);
+    assert_eq!(c.pkt.data(), &want[..]);
+    assert_eq!(c.layers.mpls, Some(18));
+    assert_eq!(c.key.get(Field::MplsBos), 1);
+    assert_eq!(c.key.get(Field::Ipv4Src), 0);
+    c.assert_consistent();
+    // A second push copies label, TC and TTL and clears bottom-of-stack.
+    c.apply(&Action::SetField(Field::MplsLabel, 99)).unwrap();
+    c.apply(&Action::PushMpls(0x8848)).unwrap();
+    assert_eq!(
+        &c.pkt.data()[16..26],
+        &[0x88, 0x48, 0, 0x06, 0x30, 64, 0, 0x06, 0x31, 64]
+    );
+    assert_eq!(
+        (c.key.get(Field::MplsLabel), c.key.get(Field::MplsBos)),
+        (99, 0)
+    );
+    c.assert_consistent();
+    c.apply(&Action::PopMpls(0x8847)).unwrap();
+    assert_eq!(&c.pkt.data()[16..22], &[0x88, 0x47, 0, 0x06, 0x31, 64]);
+    assert_eq!(
+        (c.key.get(Field::MplsLabel), c.key.get(Field::MplsBos)),
+        (99, 1)
+    );
+    c.assert_consistent();
+    c.apply(&Action::PopMpls(0x0800)).unwrap();
+    assert_eq!(c.pkt.data()[..16], orig[..16]);
+    assert_eq!(c.pkt.data()[16..], orig[16..]);
+    assert_eq!(
+        c.apply(&Action::PopMpls(0x0800)),
+        Err(RewriteError::MissingHeader)
+    );
+}
+
+#[test]
+fn push_mpls_on_non_ip_has_ttl_zero() {
+    let orig = frames::arp();
+    let mut c = Case::new(&orig);
+    c.apply(&Action::PushMpls(0x8847)).unwrap();
+    assert_eq!(&c.pkt.data()[12..18], &[0x88, 0x47, 0, 0, 0x01, 0]);
+    assert_eq!(c.pkt.data()[18..], orig[14..]);
+    c.assert_consistent();
+}
+
+#[test]
+fn push_pbb_puts_an_itag_in_front() {
+    let mut orig = frames::vlan_ipv4_udp();
+    orig[14] |= 0x60; // PCP 3
+    let mut c = Case::new(&orig);
+    c.apply(&Action::PushPbb(0x88e7)).unwrap();
+    let mut want = orig[..12].to_vec();
+    want.extend_from_slice(&[0x88, 0xe7, 0x60, 0, 0, 0]);
+    want.extend_from_slice(&orig);
+    assert_eq!(c.pkt.data(), &want[..]);
+    assert_eq!(c.key.get(Field::EthType), 0x88e7);
+    // A second push keeps the I-SID.
+    let mut k = c.key;
+    k.set(Field::PbbIsid, 0xabcdef);
+    c.key = k;
+    c.pkt.data_mut()[15..18].copy_from_slice(&[0xab, 0xcd, 0xef]);
+    c.apply(&Action::PushPbb(0x88e7)).unwrap();
+    assert_eq!(&c.pkt.data()[12..18], &[0x88, 0xe7, 0, 0xab, 0xcd, 0xef]);
+    c.key.set(Field::EthType, 0x88e7);
+    c.apply(&Action::PopPbb).unwrap();
+    c.key.set(Field::EthType, 0x88e7);
+    c.layers.ethertype = 12;
+    c.apply(&Action::PopPbb).unwrap();
+    assert_eq!(c.pkt.data(), &orig[..]);
+}
+
+#[test]
+fn pop_on_missing_headers_leaves_everything() {
+    for a in [Action::PopVlan, Action::PopMpls(0x0800), Action::PopPbb] {
+        let mut c = Case::new(&frames::ipv4_tcp());
+        let (p, k, l) = (c.pkt.clone(), c.key, c.layers);
+        assert_eq!(c.apply(&a), Err(RewriteError::MissingHeader), "{a:?}");
+        assert_eq!((c.pkt, c.key, c.layers), (p, k, l));
+    }
+    let mut c = Case::new(&[0u8; 10]);
+    for a in [
+        Action::PushVlan(0x8100),
+        Action::PushMpls(0x8847),
+        Action::PushPbb(0x88e7),
+    ] {
+        assert_eq!(c.apply(&a), Err(RewriteError::MissingHeader), "{a:?}");
+    }
+}
+
+#[test]
+fn not_rewrites() {
+    let mut c = Case::new(&frames::ipv4_tcp());
+    for a in [
+        Action::Output(1),
+        Action::Controller { max_len: 128 },
+        Action::Group(1),
+        Action::SetQueue(1),
+    ] {
+        assert_eq!(c.apply(&a), Err(RewriteError::NotARewrite));
+    }
+}
+
+#[test]
+fn push_beyond_headroom_still_works() {
+    let orig = frames::ipv4_tcp();
+    let mut c = Case::new(&orig);
+    for _ in 0..20 {
+        c.apply(&Action::PushVlan(0x8100)).unwrap();
+    }
+    assert_eq!(c.pkt.len(), orig.len() + 80);
+    assert_eq!(c.layers.l3, Some(14 + 80));
+    c.assert_consistent();
+    verify_checksums(c.pkt.data());
+}
