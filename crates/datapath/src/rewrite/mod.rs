@@ -9,18 +9,22 @@
 //!   the non-packet fields (in_port, in_phy_port, metadata, tunnel_id) kept.
 //! - On `Err`, the packet, key and layers are unchanged.
 //! - Checksums stay valid: the IPv4 header, TCP, UDP, ICMPv4 and ICMPv6 checksums are
-//!   updated incrementally (RFC 1624, [`checksum`]); a UDP checksum of zero ("none")
+//!   updated incrementally (RFC 1624, `checksum.rs`); a UDP checksum of zero ("none")
 //!   stays zero; the SCTP CRC32c is recomputed over the SCTP packet.
 //! - No allocation, except when a push needs more room than the packet's headroom.
 //!
 //! Field sets write the bytes in place and set the key field directly. Pushes and pops of
 //! VLAN tags and MPLS label stack entries move the offsets by hand. The rare rewrites
 //! that change how the rest of the frame is read (setting eth_type or ip_proto, changing
-//! an ICMPv6 type to or from neighbor discovery, popping the last MPLS entry, pushing or
-//! popping a PBB header) re-parse the frame instead.
+//! an ICMPv6 type or code to or from neighbor discovery, popping the last MPLS entry,
+//! pushing or popping a PBB header, pushing or popping a VLAN tag where the parser's view
+//! of at most two tags, the inner one 0x8100, then sees a different ethertype) re-parse
+//! the frame instead.
 //!
 //! Where the packet lacks what an action needs (a set of `ipv4_src` on an IPv6 packet, a
-//! pop_vlan on an untagged frame, a truncated header) the result is
+//! pop_vlan on an untagged frame, a truncated header), or has it in a form the parser
+//! does not read (ND fields of an NS/NA with a nonzero code, ARP fields of an ARP that is
+//! not Ethernet/IPv4, the MACs of a frame shorter than an Ethernet header), the result is
 //! [`RewriteError::MissingHeader`]. OpenFlow checks prerequisites when a flow is added,
 //! but earlier actions of the same list can still change the packet.
 

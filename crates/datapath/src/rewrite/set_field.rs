@@ -30,6 +30,31 @@ fn l3_of(key: &FlowKey, layers: &Layers, kind: u16) -> Result<usize, RewriteErro
     }
 }
 
+/// Where the ARP header is, if the packet is Ethernet/IPv4 ARP in full: the parser reads
+/// the ARP fields of no other kind.
+#[inline]
+fn arp_of(key: &FlowKey, layers: &Layers, data: &[u8]) -> Result<usize, RewriteError> {
+    let l3 = l3_of(key, layers, ethertype::ARP)?;
+    match data.get(l3..l3 + 28) {
+        Some([0, 1, 0x08, 0x00, 6, 4, ..]) => Ok(l3),
+        _ => Err(MissingHeader),
+    }
+}
+
+/// Where the ICMPv6 header is, if it is a neighbor solicitation or advertisement the
+/// parser reads as one (code 0, the target address inside the IP packet), with its type.
+#[inline]
+fn nd_of(key: &FlowKey, layers: &Layers, data: &[u8]) -> Result<(usize, u8), RewriteError> {
+    let (l3, l4) = l4_of(key, layers, &[proto::ICMPV6])?;
+    if eth_type(key) != ethertype::IPV6 || l4 + 24 > ip_end(key, data, l3) {
+        return Err(MissingHeader);
+    }
+    match data.get(l4..l4 + 2) {
+        Some(&[t @ (ND_NS | ND_NA), 0]) => Ok((l4, t)),
+        _ => Err(MissingHeader),
+    }
+}
+
 /// Where the L4 header is, if the packet is IPv4 or IPv6 carrying one of `protos`.
 #[inline]
 fn l4_of(key: &FlowKey, layers: &Layers, protos: &[u8]) -> Result<(usize, usize), RewriteError> {
@@ -115,12 +140,16 @@ pub(super) fn set_field(
     match f {
         Field::EthDst | Field::EthSrc => {
             let at = if f == Field::EthDst { 0 } else { 6 };
+            // A runt frame has no Ethernet header as far as the parser is concerned.
+            if data.len() < 14 {
+                return Err(MissingHeader);
+            }
             write_plain(data, at, &bytes::<6>(v))?;
             key.set(f, v);
         }
         Field::EthType => {
             let at = usize::from(layers.ethertype);
-            if data.len() < 14 {
+            if data.len() < 14 || at < 12 {
                 return Err(MissingHeader);
             }
             write_plain(data, at, &bytes::<2>(v))?;
@@ -146,7 +175,8 @@ pub(super) fn set_field(
         Field::Ipv4Src | Field::Ipv4Dst => {
             let src = f == Field::Ipv4Src;
             let new = bytes::<4>(v);
-            if let Ok(l3) = l3_of(key, layers, ethertype::ARP) {
+            if eth_type(key) == ethertype::ARP {
+                let l3 = arp_of(key, layers, data)?;
                 write_plain(data, l3 + if src { 14 } else { 24 }, &new)?;
             } else {
                 let l3 = l3_of(key, layers, ethertype::IPV4)?;
@@ -201,27 +231,26 @@ pub(super) fn set_field(
             }
         }
         Field::ArpOp => {
-            let l3 = l3_of(key, layers, ethertype::ARP)?;
+            let l3 = arp_of(key, layers, data)?;
             write_plain(data, l3 + 6, &bytes::<2>(v))?;
             key.set(f, v);
         }
         Field::ArpSha | Field::ArpTha => {
             let new = bytes::<6>(v);
-            if let Ok(l3) = l3_of(key, layers, ethertype::ARP) {
+            if eth_type(key) == ethertype::ARP {
+                let l3 = arp_of(key, layers, data)?;
                 write_plain(data, l3 + if f == Field::ArpSha { 8 } else { 18 }, &new)?;
             } else {
-                let (l3, l4) = l4_of(key, layers, &[proto::ICMPV6])?;
-                if eth_type(key) != ethertype::IPV6 {
-                    return Err(MissingHeader);
-                }
+                let (l4, t) = nd_of(key, layers, data)?;
                 let (want_type, opt) = if f == Field::ArpSha {
                     (ND_NS, 1)
                 } else {
                     (ND_NA, 2)
                 };
-                if data.get(l4) != Some(&want_type) {
+                if t != want_type {
                     return Err(MissingHeader);
                 }
+                let l3 = usize::from(layers.l3.ok_or(MissingHeader)?);
                 let end = ip_end(key, data, l3);
                 let at = nd_option(data, l4 + 24, end, opt).ok_or(MissingHeader)?;
                 write_summed(data, l4, at, &new, l4 + 2)?;
@@ -247,11 +276,7 @@ pub(super) fn set_field(
             key.set(f, v & 0x000f_ffff);
         }
         Field::Ipv6NdTarget => {
-            let (_, l4) = l4_of(key, layers, &[proto::ICMPV6])?;
-            let t = *data.get(l4).ok_or(MissingHeader)?;
-            if eth_type(key) != ethertype::IPV6 || (t != ND_NS && t != ND_NA) {
-                return Err(MissingHeader);
-            }
+            let (l4, _) = nd_of(key, layers, data)?;
             write_summed(data, l4, l4 + 8, &v.to_be_bytes(), l4 + 2)?;
             key.set(f, v);
         }

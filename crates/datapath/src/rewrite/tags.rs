@@ -5,6 +5,8 @@
 //!
 //! - push_vlan inserts the new outermost tag right after the source MAC. Its VID and PCP
 //!   are copied from the tag that was outermost, or zero (DEI is always zero).
+//!   The parser reads at most two tags (the inner one only with TPID 0x8100), so a push
+//!   or pop that moves a tag into or out of that view re-parses the frame.
 //! - push_mpls inserts the new outermost label stack entry after the Ethernet header and
 //!   any VLAN tags, and sets the ethertype there. Label and TC are copied from the entry
 //!   that was outermost, or zero; bottom-of-stack is set when there was no stack; the TTL
@@ -93,10 +95,19 @@ pub(super) fn push_vlan(
         Some(v) => be16(data, usize::from(v) + 2).ok_or(MissingHeader)? & 0xefff,
         None => 0,
     };
+    // The parser reads at most two tags, the inner one only with TPID 0x8100. The new
+    // tag leaves the rest of the frame read as before when it is the only tag, or when
+    // it goes on top of a single 0x8100 tag; otherwise what follows it is read anew.
+    let same_rest = is_vlan_tpid(tpid)
+        && match layers.ethertype {
+            12 => true,
+            16 => be16(data, AFTER_MACS) == Some(ethertype::VLAN),
+            _ => false,
+        };
     let new = pkt.insert(AFTER_MACS, 4);
     new[..2].copy_from_slice(&tpid.to_be_bytes());
     new[2..].copy_from_slice(&tci.to_be_bytes());
-    if !is_vlan_tpid(tpid) {
+    if !same_rest {
         reparse(pkt, key, layers);
         return Ok(());
     }
@@ -117,8 +128,16 @@ pub(super) fn pop_vlan(
         return Err(MissingHeader);
     }
     pkt.remove(at, 4);
+    // One or two tags in front of an ethertype that is not a TPID: the inner tag (TPID
+    // 0x8100), if any, becomes the outer one and the rest reads as before. A TPID left
+    // after the tags (a third tag, or an S-tag inside an S-tag) now reads as a tag.
+    let same_rest =
+        !is_vlan_tpid(eth_type(key)) && (layers.ethertype == 16 || layers.ethertype == 20);
+    if !same_rest {
+        reparse(pkt, key, layers);
+        return Ok(());
+    }
     shift(layers, v + 1, -4);
-    // The ethertype follows the last tag: if it is still further on, a tag is left here.
     if layers.ethertype > v {
         let tci = be16(pkt.data(), at + 2).unwrap_or(0);
         key_vlan(key, Some(tci));
@@ -138,7 +157,7 @@ pub(super) fn push_mpls(
     let data = pkt.data();
     let et_at = usize::from(layers.ethertype);
     let at = et_at + 2;
-    if data.len() < ETH_LEN || data.len() < at {
+    if data.len() < ETH_LEN || data.len() < at || et_at < AFTER_MACS {
         return Err(MissingHeader);
     }
     let lse = match layers.mpls {
@@ -165,6 +184,8 @@ pub(super) fn push_mpls(
     key.set(Field::EthType, u128::from(ether));
     key_mpls(key, lse);
     clear_l3(key);
+    // An I-TAG the ethertype named is now below the stack, where the parser stops.
+    key.set(Field::PbbIsid, 0);
     Ok(())
 }
 

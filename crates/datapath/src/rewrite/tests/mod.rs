@@ -1,8 +1,9 @@
 //! Tests of the rewrites, checked against etherparse and against straightforward
 //! full checksum computations written here.
 //!
-//! `scan` is a small reference reader of the frames these tests build, giving the key and
-//! offsets that `apply` starts from and must keep true.
+//! Every case starts from the key and offsets that [`crate::parse::parse`] gives for the
+//! frame, and after each rewrite checks that parsing the new bytes gives back exactly the
+//! key and offsets `apply` left (apart from the fields that are not packet bytes).
 
 mod push_pop;
 mod random;
@@ -13,6 +14,7 @@ use super::apply;
 use crate::action::Action;
 use crate::key::{Field, FlowKey};
 use crate::packet::{Layers, Packet};
+use crate::parse::parse;
 use etherparse::PacketBuilder;
 
 pub(super) const SRC_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x01];
@@ -24,113 +26,11 @@ fn be16(d: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([d[at], d[at + 1]])
 }
 
-fn be_u128(b: &[u8]) -> u128 {
-    b.iter().fold(0, |a, &x| (a << 8) | u128::from(x))
-}
-
-/// Reads a frame the way the parser does (for the frames these tests build).
-pub(super) fn scan(f: &[u8], in_port: u32) -> (FlowKey, Layers) {
+/// What the parser makes of `f`: the key and the offsets.
+pub(super) fn parsed(f: &[u8], in_port: u32) -> (FlowKey, Layers) {
     let mut k = FlowKey::ZERO;
-    let mut l = Layers::default();
-    k.set(Field::InPort, u128::from(in_port));
-    if f.len() < 14 {
-        return (k, l);
-    }
-    k.set(Field::EthDst, be_u128(&f[0..6]));
-    k.set(Field::EthSrc, be_u128(&f[6..12]));
-    let mut at = 12;
-    while f.len() >= at + 6 && matches!(be16(f, at), 0x8100 | 0x88a8) {
-        if l.vlan.is_none() {
-            let tci = be16(f, at + 2);
-            l.vlan = Some(at as u16);
-            k.set(Field::VlanVid, 0x1000 | u128::from(tci & 0xfff));
-            k.set(Field::VlanPcp, u128::from(tci >> 13));
-        }
-        at += 4;
-    }
-    l.ethertype = at as u16;
-    let et = be16(f, at);
-    k.set(Field::EthType, u128::from(et));
-    let p = at + 2;
-    match et {
-        0x8847 | 0x8848 if f.len() >= p + 4 => {
-            let w = u32::from_be_bytes([f[p], f[p + 1], f[p + 2], f[p + 3]]);
-            l.mpls = Some(p as u16);
-            k.set(Field::MplsLabel, u128::from(w >> 12));
-            k.set(Field::MplsTc, u128::from((w >> 9) & 7));
-            k.set(Field::MplsBos, u128::from((w >> 8) & 1));
-        }
-        0x88e7 if f.len() >= p + 4 => {
-            k.set(Field::PbbIsid, be_u128(&f[p + 1..p + 4]));
-        }
-        0x0806 if f.len() >= p + 28 => {
-            l.l3 = Some(p as u16);
-            k.set(Field::ArpOp, u128::from(be16(f, p + 6)));
-            k.set(Field::ArpSha, be_u128(&f[p + 8..p + 14]));
-            k.set(Field::Ipv4Src, be_u128(&f[p + 14..p + 18]));
-            k.set(Field::ArpTha, be_u128(&f[p + 18..p + 24]));
-            k.set(Field::Ipv4Dst, be_u128(&f[p + 24..p + 28]));
-        }
-        0x0800 if f.len() >= p + 20 => {
-            l.l3 = Some(p as u16);
-            let ihl = usize::from(f[p] & 0xf) * 4;
-            k.set(Field::IpDscp, u128::from(f[p + 1] >> 2));
-            k.set(Field::IpEcn, u128::from(f[p + 1] & 3));
-            k.set(Field::IpTtl, u128::from(f[p + 8]));
-            k.set(Field::IpProto, u128::from(f[p + 9]));
-            k.set(Field::Ipv4Src, be_u128(&f[p + 12..p + 16]));
-            k.set(Field::Ipv4Dst, be_u128(&f[p + 16..p + 20]));
-            l4(f, p + ihl, f[p + 9], &mut k, &mut l);
-        }
-        0x86dd if f.len() >= p + 40 => {
-            l.l3 = Some(p as u16);
-            let w = u32::from_be_bytes([f[p], f[p + 1], f[p + 2], f[p + 3]]);
-            let tc = (w >> 20) as u8;
-            k.set(Field::IpDscp, u128::from(tc >> 2));
-            k.set(Field::IpEcn, u128::from(tc & 3));
-            k.set(Field::Ipv6Flabel, u128::from(w & 0xfffff));
-            k.set(Field::IpTtl, u128::from(f[p + 7]));
-            k.set(Field::IpProto, u128::from(f[p + 6]));
-            k.set(Field::Ipv6Src, be_u128(&f[p + 8..p + 24]));
-            k.set(Field::Ipv6Dst, be_u128(&f[p + 24..p + 40]));
-            l4(f, p + 40, f[p + 6], &mut k, &mut l);
-        }
-        _ => {}
-    }
-    (k, l)
-}
-
-fn l4(f: &[u8], at: usize, proto: u8, k: &mut FlowKey, l: &mut Layers) {
-    match proto {
-        6 | 17 | 132 if f.len() >= at + 4 => {
-            l.l4 = Some(at as u16);
-            k.set(Field::TpSrc, u128::from(be16(f, at)));
-            k.set(Field::TpDst, u128::from(be16(f, at + 2)));
-            if proto == 6 && f.len() >= at + 14 {
-                k.set(Field::TcpFlags, u128::from(be16(f, at + 12) & 0xfff));
-            }
-        }
-        1 | 58 if f.len() >= at + 4 => {
-            l.l4 = Some(at as u16);
-            k.set(Field::IcmpType, u128::from(f[at]));
-            k.set(Field::IcmpCode, u128::from(f[at + 1]));
-            if proto == 58 && matches!(f[at], 135 | 136) && f[at + 1] == 0 && f.len() >= at + 24 {
-                k.set(Field::Ipv6NdTarget, be_u128(&f[at + 8..at + 24]));
-                let mut o = at + 24;
-                while o + 8 <= f.len() && f[o + 1] != 0 {
-                    let len = usize::from(f[o + 1]) * 8;
-                    if len == 8 && f[o] == 1 && f[at] == 135 {
-                        k.set(Field::ArpSha, be_u128(&f[o + 2..o + 8]));
-                    }
-                    if len == 8 && f[o] == 2 && f[at] == 136 {
-                        k.set(Field::ArpTha, be_u128(&f[o + 2..o + 8]));
-                    }
-                    o += len;
-                }
-            }
-        }
-        _ => {}
-    }
+    let out = parse(f, in_port, &mut k);
+    (k, out.layers)
 }
 
 /// A packet with the key and offsets that describe it.
@@ -142,7 +42,7 @@ pub(super) struct Case {
 
 impl Case {
     pub fn new(frame: &[u8]) -> Case {
-        let (key, layers) = scan(frame, 7);
+        let (key, layers) = parsed(frame, 7);
         Case {
             pkt: Packet::from_slice(frame),
             key,
@@ -154,10 +54,10 @@ impl Case {
         apply(&mut self.pkt, &mut self.key, &mut self.layers, a)
     }
 
-    /// Asserts that key and layers describe the bytes as `scan` reads them.
+    /// Asserts that key and layers describe the bytes as the parser reads them.
     pub fn assert_consistent(&self) {
-        let (mut k, l) = scan(self.pkt.data(), 7);
-        for f in [Field::TunnelId, Field::Metadata] {
+        let (mut k, l) = parsed(self.pkt.data(), 7);
+        for f in [Field::InPhyPort, Field::TunnelId, Field::Metadata] {
             k.set(f, self.key.get(f));
         }
         assert_eq!(self.layers, l, "layers");
@@ -193,35 +93,34 @@ pub(super) fn crc32c_bitwise(d: &[u8]) -> u32 {
     !c
 }
 
-/// Verifies every checksum of an Ethernet/[VLAN]/IPv4|IPv6/L4 frame by full recomputation.
+/// Verifies every checksum of an Ethernet/[VLAN]/IPv4|IPv6/L4 frame by full recomputation
+/// (the L4 checksum of non-first fragments is not checked: it covers other fragments).
 pub(super) fn verify_checksums(f: &[u8]) {
-    let (k, l) = scan(f, 0);
+    let (k, l) = parsed(f, 0);
     let Some(l3) = l.l3.map(usize::from) else {
         return;
     };
     let et = k.get(Field::EthType) as u16;
-    let (end, pseudo): (usize, Vec<u8>) = match et {
+    let proto = k.get(Field::IpProto) as u8;
+    let end = match et {
         0x0800 => {
             let ihl = usize::from(f[l3] & 0xf) * 4;
             assert_eq!(ones(&f[l3..l3 + ihl]), 0xffff, "IPv4 header checksum");
-            let end = l3 + usize::from(be16(f, l3 + 2));
-            let mut p = f[l3 + 12..l3 + 20].to_vec();
-            p.extend_from_slice(&[0, f[l3 + 9]]);
-            p.extend_from_slice(&((end - l3 - ihl) as u16).to_be_bytes());
-            (end, p)
+            l3 + usize::from(be16(f, l3 + 2))
         }
-        0x86dd => {
-            let end = l3 + 40 + usize::from(be16(f, l3 + 4));
-            let mut p = f[l3 + 8..l3 + 40].to_vec();
-            p.extend_from_slice(&((end - l3 - 40) as u32).to_be_bytes());
-            p.extend_from_slice(&[0, 0, 0, f[l3 + 6]]);
-            (end, p)
-        }
+        0x86dd => l3 + 40 + usize::from(be16(f, l3 + 4)),
         _ => return,
     };
     let Some(l4) = l.l4.map(usize::from) else {
         return;
     };
+    // The pseudo-header: addresses, upper-layer length and protocol.
+    let mut pseudo = match et {
+        0x0800 => f[l3 + 12..l3 + 20].to_vec(),
+        _ => f[l3 + 8..l3 + 40].to_vec(),
+    };
+    pseudo.extend_from_slice(&((end - l4) as u32).to_be_bytes());
+    pseudo.extend_from_slice(&[0, 0, 0, proto]);
     let seg = &f[l4..end];
     let with_pseudo = || {
         let mut s = ones(&pseudo) + ones(seg);
@@ -230,7 +129,7 @@ pub(super) fn verify_checksums(f: &[u8]) {
         }
         s
     };
-    match k.get(Field::IpProto) {
+    match proto {
         6 => assert_eq!(with_pseudo(), 0xffff, "TCP checksum"),
         17 if be16(seg, 6) != 0 => assert_eq!(with_pseudo(), 0xffff, "UDP checksum"),
         58 => assert_eq!(with_pseudo(), 0xffff, "ICMPv6 checksum"),
@@ -338,27 +237,69 @@ pub(super) mod frames {
     }
 
     /// Ethernet + IPv6 + `l4` (next header `nh`), with the ICMPv6 checksum filled in.
-    pub fn ip6_raw(nh: u8, mut l4: Vec<u8>, icmp: bool) -> Vec<u8> {
+    pub fn ip6_raw(nh: u8, l4: Vec<u8>, icmp: bool) -> Vec<u8> {
+        ip6_ext(nh, &[], nh, l4, icmp.then_some(2))
+    }
+
+    /// Ethernet + IPv6 (first next header `nh`) + extension headers `ext` + an upper-layer
+    /// packet `l4` of protocol `upper`, whose checksum at `csum` (if any) is filled in.
+    pub fn ip6_ext(nh: u8, ext: &[u8], upper: u8, mut l4: Vec<u8>, csum: Option<usize>) -> Vec<u8> {
         let mut v = Vec::new();
         v.extend_from_slice(&DST_MAC);
         v.extend_from_slice(&SRC_MAC);
         v.extend_from_slice(&[0x86, 0xdd, 0x60, 0, 0, 0]);
-        v.extend_from_slice(&(l4.len() as u16).to_be_bytes());
+        v.extend_from_slice(&((ext.len() + l4.len()) as u16).to_be_bytes());
         v.extend_from_slice(&[nh, 255]);
         v.extend_from_slice(&V6_SRC);
         v.extend_from_slice(&V6_DST);
-        if icmp {
+        if let Some(at) = csum {
             let mut p = v[22..54].to_vec();
             p.extend_from_slice(&(l4.len() as u32).to_be_bytes());
-            p.extend_from_slice(&[0, 0, 0, nh]);
+            p.extend_from_slice(&[0, 0, 0, upper]);
+            l4[at..at + 2].fill(0);
             let mut s = ones(&p) + ones(&l4);
             while s > 0xffff {
                 s = (s & 0xffff) + (s >> 16);
             }
-            l4[2..4].copy_from_slice(&(!(s as u16)).to_be_bytes());
+            l4[at..at + 2].copy_from_slice(&(!(s as u16)).to_be_bytes());
         }
+        v.extend_from_slice(ext);
         v.extend_from_slice(&l4);
         v
+    }
+
+    /// IPv6 with hop-by-hop and destination options headers before TCP.
+    pub fn ipv6_ext_tcp() -> Vec<u8> {
+        let ext = [60, 0, 1, 4, 0, 0, 0, 0, 6, 0, 1, 4, 0, 0, 0, 0];
+        let mut tcp = vec![0x04, 0xd2, 0x01, 0xbb, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x18];
+        tcp.extend_from_slice(&[0x10, 0, 0, 0, 0, 0]);
+        tcp.extend_from_slice(b"ext payload");
+        ip6_ext(0, &ext, 6, tcp, Some(16))
+    }
+
+    /// IPv6 first fragment (fragment header, more fragments) of a UDP datagram.
+    pub fn ipv6_frag_udp() -> Vec<u8> {
+        let ext = [17, 0, 0, 1, 0xca, 0xfe, 0xba, 0xbe];
+        let mut udp = vec![0x03, 0xe8, 0x07, 0xd0, 0, 16, 0, 0];
+        udp.extend_from_slice(b"fragment");
+        ip6_ext(44, &ext, 17, udp, Some(6))
+    }
+
+    /// ND solicitation with a code other than 0: not read as ND.
+    pub fn nd_bad_code() -> Vec<u8> {
+        let mut icmp = vec![135, 1, 0, 0, 0, 0, 0, 0];
+        icmp.extend_from_slice(&V6_DST);
+        icmp.extend_from_slice(&[1, 1, 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee]);
+        ip6_raw(58, icmp, true)
+    }
+
+    /// ND solicitation carrying a target link-layer option before its source one.
+    pub fn nd_two_options() -> Vec<u8> {
+        let mut icmp = vec![135, 0, 0, 0, 0, 0, 0, 0];
+        icmp.extend_from_slice(&V6_DST);
+        icmp.extend_from_slice(&[2, 1, 0x02, 0x11, 0x11, 0x11, 0x11, 0x11]);
+        icmp.extend_from_slice(&[1, 1, 0x02, 0x22, 0x22, 0x22, 0x22, 0x22]);
+        ip6_raw(58, icmp, true)
     }
 
     /// Ethernet + IPv4 + SCTP (common header and one DATA chunk), padded to 64 bytes.
@@ -410,5 +351,124 @@ pub(super) mod frames {
         v.extend_from_slice(&lse.to_be_bytes());
         v.extend_from_slice(&inner[14..]);
         v
+    }
+
+    /// `frame` with a 4-byte tag (`tpid`, `tci`) inserted after the MACs.
+    pub fn tagged(frame: &[u8], tpid: u16, tci: u16) -> Vec<u8> {
+        let mut v = frame[..12].to_vec();
+        v.extend_from_slice(&tpid.to_be_bytes());
+        v.extend_from_slice(&tci.to_be_bytes());
+        v.extend_from_slice(&frame[12..]);
+        v
+    }
+
+    /// 802.1ad: an S-tag (0x88a8) outside a C-tag, IPv4/UDP.
+    pub fn qinq_ipv4_udp() -> Vec<u8> {
+        tagged(&vlan_ipv4_udp(), 0x88a8, 0x6005)
+    }
+
+    /// Three tags (S, C, C): the parser reads two and stops at the third TPID.
+    pub fn three_tags() -> Vec<u8> {
+        tagged(&tagged(&vlan_ipv4_udp(), 0x8100, 0x0007), 0x88a8, 0x6005)
+    }
+
+    /// A single S-tag (0x88a8) whose inner ethertype is 0x88a8 again.
+    pub fn stag_stag() -> Vec<u8> {
+        tagged(&tagged(&ipv4_tcp(), 0x88a8, 9), 0x88a8, 3)
+    }
+
+    /// 802.3 with an LLC header: a length where the ethertype would be.
+    pub fn llc() -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(&DST_MAC);
+        v.extend_from_slice(&SRC_MAC);
+        v.extend_from_slice(&[0, 46, 0x42, 0x42, 0x03]);
+        v.resize(60, 0);
+        v
+    }
+
+    /// 802.1ah: backbone MACs, I-TAG (I-PCP 3, I-SID 0x0abcde), then a tagged customer
+    /// frame.
+    pub fn pbb() -> Vec<u8> {
+        let customer = vlan_ipv4_udp();
+        let mut v = vec![0x02, 0xbb, 0, 0, 0, 0x02, 0x02, 0xbb, 0, 0, 0, 0x01];
+        v.extend_from_slice(&[0x88, 0xe7, 0x60, 0x0a, 0xbc, 0xde]);
+        v.extend_from_slice(&customer);
+        v
+    }
+
+    /// Two MPLS label stack entries over IPv4/TCP.
+    pub fn mpls2_ipv4() -> Vec<u8> {
+        let inner = mpls_ipv4();
+        let mut v = inner[..14].to_vec();
+        let lse: u32 = (77 << 12) | (2 << 9) | 50;
+        v.extend_from_slice(&lse.to_be_bytes());
+        v.extend_from_slice(&inner[14..]);
+        v
+    }
+
+    /// IPv4 with one option word (IHL 6) carrying UDP.
+    pub fn ipv4_options_udp() -> Vec<u8> {
+        let b = ipv4_udp_nocsum();
+        let mut v = b[..14].to_vec();
+        let mut ip = b[14..34].to_vec();
+        ip[0] = 0x46;
+        let total = be16(&ip, 2) + 4;
+        ip[2..4].copy_from_slice(&total.to_be_bytes());
+        ip.extend_from_slice(&[1, 1, 1, 0]);
+        ip[10..12].fill(0);
+        let c = !(ones(&ip) as u16);
+        ip[10..12].copy_from_slice(&c.to_be_bytes());
+        v.extend_from_slice(&ip);
+        v.extend_from_slice(&b[34..]);
+        v
+    }
+
+    /// A later IPv4 fragment (offset 8 bytes) of a TCP segment: no L4 header.
+    pub fn ipv4_later_fragment() -> Vec<u8> {
+        let mut v = ipv4_tcp();
+        v[20..22].copy_from_slice(&[0x00, 0x01]);
+        v[24..26].fill(0);
+        let c = !(ones(&v[14..34]) as u16);
+        v[24..26].copy_from_slice(&c.to_be_bytes());
+        v
+    }
+
+    /// ARP for a non-Ethernet hardware type: the parser leaves the ARP fields zero.
+    pub fn arp_not_ethernet() -> Vec<u8> {
+        let mut v = arp();
+        v[15] = 6;
+        v
+    }
+
+    /// Every frame above: valid packets of every kind the parser knows.
+    pub fn all() -> Vec<Vec<u8>> {
+        vec![
+            ipv4_tcp(),
+            vlan_ipv4_udp(),
+            ipv4_udp_nocsum(),
+            ipv6_tcp(),
+            ipv6_udp(),
+            ipv4_icmp(),
+            ipv6_icmp(),
+            nd(135),
+            nd(136),
+            nd_bad_code(),
+            nd_two_options(),
+            ipv6_ext_tcp(),
+            ipv6_frag_udp(),
+            ipv4_sctp(),
+            arp(),
+            arp_not_ethernet(),
+            mpls_ipv4(),
+            mpls2_ipv4(),
+            qinq_ipv4_udp(),
+            three_tags(),
+            stag_stag(),
+            llc(),
+            pbb(),
+            ipv4_options_udp(),
+            ipv4_later_fragment(),
+        ]
     }
 }

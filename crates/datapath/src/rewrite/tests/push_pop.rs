@@ -109,19 +109,25 @@ fn push_pbb_puts_an_itag_in_front() {
     want.extend_from_slice(&orig);
     assert_eq!(c.pkt.data(), &want[..]);
     assert_eq!(c.key.get(Field::EthType), 0x88e7);
+    assert_eq!((c.layers.ethertype, c.layers.l3), (12, None));
+    c.assert_consistent();
     // A second push keeps the I-SID.
-    let mut k = c.key;
-    k.set(Field::PbbIsid, 0xabcdef);
-    c.key = k;
-    c.pkt.data_mut()[15..18].copy_from_slice(&[0xab, 0xcd, 0xef]);
+    c.apply(&Action::SetField(Field::PbbIsid, 0xabcdef))
+        .unwrap();
+    c.assert_consistent();
     c.apply(&Action::PushPbb(0x88e7)).unwrap();
     assert_eq!(&c.pkt.data()[12..18], &[0x88, 0xe7, 0, 0xab, 0xcd, 0xef]);
-    c.key.set(Field::EthType, 0x88e7);
+    assert_eq!(c.key.get(Field::PbbIsid), 0xabcdef);
+    c.assert_consistent();
     c.apply(&Action::PopPbb).unwrap();
-    c.key.set(Field::EthType, 0x88e7);
-    c.layers.ethertype = 12;
+    assert_eq!(c.key.get(Field::PbbIsid), 0xabcdef);
+    c.assert_consistent();
     c.apply(&Action::PopPbb).unwrap();
     assert_eq!(c.pkt.data(), &orig[..]);
+    assert_eq!(c.key.get(Field::PbbIsid), 0);
+    assert_eq!(c.layers.vlan, Some(12));
+    c.assert_consistent();
+    assert_eq!(c.apply(&Action::PopPbb), Err(RewriteError::MissingHeader));
 }
 
 #[test]
@@ -161,9 +167,68 @@ fn push_beyond_headroom_still_works() {
     let mut c = Case::new(&orig);
     for _ in 0..20 {
         c.apply(&Action::PushVlan(0x8100)).unwrap();
+        c.assert_consistent();
     }
     assert_eq!(c.pkt.len(), orig.len() + 80);
-    assert_eq!(c.layers.l3, Some(14 + 80));
-    c.assert_consistent();
+    // The parser reads two tags; the third TPID is the ethertype.
+    assert_eq!(c.layers.ethertype, 20);
+    assert_eq!(c.key.get(Field::EthType), 0x8100);
+    assert_eq!(c.layers.l3, None);
+    for _ in 0..20 {
+        c.apply(&Action::PopVlan).unwrap();
+        c.assert_consistent();
+    }
+    assert_eq!(c.pkt.data(), &orig[..]);
+    assert_eq!(c.layers.l3, Some(14));
     verify_checksums(c.pkt.data());
+}
+
+#[test]
+fn tags_past_the_second_change_what_follows() {
+    // A C-tag pushed on a QinQ frame: the S-tag, now second, is not read as a tag (only
+    // 0x8100 is, inside), so its TPID becomes the ethertype.
+    let orig = frames::qinq_ipv4_udp();
+    let mut c = Case::new(&orig);
+    assert_eq!(c.layers.l3, Some(22));
+    c.apply(&Action::PushVlan(0x8100)).unwrap();
+    assert_eq!(c.key.get(Field::EthType), 0x88a8);
+    assert_eq!((c.layers.ethertype, c.layers.l3), (16, None));
+    assert_eq!(c.key.get(Field::Ipv4Src), 0);
+    c.assert_consistent();
+    c.apply(&Action::PopVlan).unwrap();
+    assert_eq!(c.pkt.data(), &orig[..]);
+    assert_eq!(c.key.get(Field::Ipv4Src), 0x0a00_0001);
+    c.assert_consistent();
+    // Three tags with 0x8100 second: the parser stops at the third TPID.
+    let mut c = Case::new(&frames::three_tags());
+    assert_eq!(c.key.get(Field::EthType), 0x8100);
+    assert_eq!((c.layers.ethertype, c.layers.l3), (20, None));
+    c.apply(&Action::PopVlan).unwrap();
+    assert_eq!((c.layers.ethertype, c.layers.l3), (20, Some(22)));
+    assert_eq!(c.key.get(Field::VlanVid), 0x1000 | 7);
+    c.assert_consistent();
+
+    // An S-tag inside an S-tag is an ethertype; popping the outer one makes it a tag.
+    let mut c = Case::new(&frames::stag_stag());
+    assert_eq!((c.key.get(Field::EthType), c.layers.l3), (0x88a8, None));
+    c.apply(&Action::PopVlan).unwrap();
+    assert_eq!(c.key.get(Field::EthType), 0x0800);
+    assert_eq!(c.key.get(Field::VlanVid), 0x1000 | 9);
+    assert_eq!((c.layers.ethertype, c.layers.l3), (16, Some(18)));
+    c.assert_consistent();
+
+    // A tag pushed on a single S-tag leaves it as the ethertype.
+    let mut c = Case::new(&frames::tagged(&frames::ipv4_tcp(), 0x88a8, 5));
+    c.apply(&Action::PushVlan(0x8100)).unwrap();
+    assert_eq!((c.key.get(Field::EthType), c.layers.l3), (0x88a8, None));
+    c.assert_consistent();
+}
+
+#[test]
+fn push_mpls_on_pbb_hides_the_itag() {
+    let mut c = Case::new(&frames::pbb());
+    assert_eq!(c.key.get(Field::PbbIsid), 0x0abcde);
+    c.apply(&Action::PushMpls(0x8847)).unwrap();
+    assert_eq!(c.key.get(Field::PbbIsid), 0);
+    c.assert_consistent();
 }

@@ -272,11 +272,11 @@ fn mpls_fields() {
 fn pbb_isid() {
     let mut c = Case::new(&frames::ipv4_tcp());
     c.apply(&Action::PushPbb(0x88e7)).unwrap();
-    c.key.set(Field::EthType, 0x88e7);
     c.apply(&Action::SetField(Field::PbbIsid, 0x123456))
         .unwrap();
     assert_eq!(&c.pkt.data()[14..18], &[0, 0x12, 0x34, 0x56]);
     assert_eq!(c.key.get(Field::PbbIsid), 0x123456);
+    c.assert_consistent();
 }
 
 #[test]
@@ -326,4 +326,36 @@ fn wrong_packet_kind_is_missing_header_and_unchanged() {
         );
         assert_eq!((c.pkt, c.key, c.layers), (p, k, l));
     }
+}
+
+#[test]
+fn headers_the_parser_does_not_read_are_missing() {
+    type Frame = fn() -> Vec<u8>;
+    let cases: &[(Frame, Field)] = &[
+        // ND fields only for code 0.
+        (frames::nd_bad_code, Field::Ipv6NdTarget),
+        (frames::nd_bad_code, Field::ArpSha),
+        // ARP fields only for Ethernet/IPv4 ARP.
+        (frames::arp_not_ethernet, Field::ArpOp),
+        (frames::arp_not_ethernet, Field::Ipv4Src),
+        (frames::arp_not_ethernet, Field::ArpTha),
+        // No Ethernet header in a runt frame.
+        (|| frames::ipv4_tcp()[..13].to_vec(), Field::EthSrc),
+    ];
+    for &(frame, f) in cases {
+        let mut c = Case::new(&frame());
+        let (p, k, l) = (c.pkt.clone(), c.key, c.layers);
+        assert_eq!(
+            c.apply(&Action::SetField(f, 1)),
+            Err(RewriteError::MissingHeader),
+            "{f:?}"
+        );
+        assert_eq!((c.pkt, c.key, c.layers), (p, k, l));
+    }
+    // The SLL option of an NS is found past a TLL option, which an NS does not use.
+    let b = set(&frames::nd_two_options(), Field::ArpSha, 0x0233_3333_3333);
+    assert_eq!(
+        &b[14 + 40 + 34..14 + 40 + 40],
+        &[0x02, 0x33, 0x33, 0x33, 0x33, 0x33]
+    );
 }
