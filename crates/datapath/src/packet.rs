@@ -27,6 +27,15 @@ impl Packet {
         }
     }
 
+    /// Replaces the contents with `frame`, reusing this buffer's allocation (a receive
+    /// loop recycles transmitted packets this way instead of allocating per packet).
+    pub fn refill(&mut self, frame: &[u8]) {
+        self.buf.clear();
+        self.buf.resize(HEADROOM, 0);
+        self.buf.extend_from_slice(frame);
+        self.start = HEADROOM;
+    }
+
     /// The frame's bytes.
     #[inline]
     pub fn data(&self) -> &[u8] {
@@ -121,5 +130,9 @@ mod tests {
         assert_eq!(big.data()[big.len() - 1], 7);
         big.remove(0, 10_000);
         assert!(big.is_empty());
+        let cap = big.buf.capacity();
+        big.refill(&[1, 2, 3]);
+        assert_eq!(big.data(), &[1, 2, 3]);
+        assert_eq!(big.buf.capacity(), cap, "refill reuses the allocation");
     }
 }

@@ -1,6 +1,7 @@
 //! The `peregrine` command line: one subcommand per job, each a thin shell over a library
 //! crate.
 
+mod bench_cmd;
 mod ofp_parse;
 
 use clap::{Parser, Subcommand};
@@ -26,11 +27,21 @@ enum Command {
         #[arg(long)]
         roundtrip: bool,
     },
+    /// Benchmarks (see `peregrine bench datapath --help`).
+    #[command(subcommand)]
+    Bench(bench_cmd::BenchCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Bench(b) => match bench_cmd::run(b) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("peregrine bench: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::OfpParse { file, roundtrip } => {
             let bytes = match std::fs::read(&file) {
                 Ok(b) => b,

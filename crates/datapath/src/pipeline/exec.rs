@@ -75,6 +75,19 @@ pub(crate) struct Exec<'a, C, O> {
     /// The key changed in a way the exact-match cache cannot replay (meter remark).
     remarked: bool,
     in_info: Option<&'a PortInfo>,
+    /// An apply-actions output to a port (or IN_PORT/LOCAL) not yet sent. It is sent
+    /// with a copy of the packet as soon as anything else reads or changes the packet,
+    /// or with the packet itself when the pipeline ends without another use of it — so
+    /// the common "apply output, done" rule costs no copy. Outputs keep their order.
+    pending: Option<PendingOut>,
+}
+
+/// An output whose packet is the packet as it is now.
+#[derive(Clone, Copy)]
+struct PendingOut {
+    port: u32,
+    queue: Option<u32>,
+    src: Source,
 }
 
 enum Next {
@@ -104,6 +117,16 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             obs,
             remarked: false,
             in_info: None,
+            pending: None,
+        }
+    }
+
+    /// Sends the pending output, if any, with a copy of the packet.
+    #[inline]
+    fn flush_pending(&mut self, st: &Pkt) {
+        if let Some(p) = self.pending.take() {
+            let copy = st.packet.clone();
+            self.output(p.port, copy, &st.key, st.in_port, p.queue, p.src);
         }
     }
 
@@ -173,7 +196,8 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         let mut path = Path::default();
         let mut cacheable = cache.is_some();
         let mut follow = cached;
-        let mut set = ActionSet::new();
+        let mut set: Option<ActionSet> = None;
+        self.pending = None;
         let mut last: Option<Source> = None;
         let mut table = 0u8;
         let mut step = 0usize;
@@ -227,12 +251,20 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 c.insert(&initial, self.v.version, path);
             }
         }
-        if ended {
-            if O::ON {
-                self.obs.event(TraceEvent::ActionSet(set.to_vec()));
+        if O::ON && ended {
+            let actions = set.as_ref().map_or_else(Vec::new, |s| s.to_vec());
+            self.obs.event(TraceEvent::ActionSet(actions));
+        }
+        match (ended, set.as_ref().filter(|s| !s.is_empty()), last) {
+            (true, Some(set), Some(src)) => {
+                self.flush_pending(&st);
+                self.execute_set(set, st, src, 0);
             }
-            if let Some(src) = last {
-                self.execute_set(&set, st, src, 0);
+            _ => {
+                // The packet has no further use: the pending output takes it.
+                if let Some(p) = self.pending.take() {
+                    self.output(p.port, st.packet, &st.key, st.in_port, p.queue, p.src);
+                }
             }
         }
     }
@@ -289,7 +321,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         rule: &Rule,
         src: Source,
         st: &mut Pkt,
-        set: &mut ActionSet,
+        set: &mut Option<ActionSet>,
     ) -> Next {
         let ins = &rule.instructions;
         if let Some(m) = ins.meter {
@@ -309,13 +341,15 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             if O::ON {
                 self.obs.event(TraceEvent::ClearActions);
             }
-            set.clear();
+            if let Some(s) = set {
+                s.clear();
+            }
         }
         if let Some(w) = &ins.write_actions {
             if O::ON {
                 self.obs.event(TraceEvent::WriteActions(w.clone()));
             }
-            set.merge(w);
+            set.get_or_insert_with(ActionSet::new).merge(w);
         }
         if let Some((value, mask)) = ins.write_metadata {
             let md = st.key.get(Field::Metadata) as u64;
@@ -388,7 +422,18 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
 
     /// Executes one action on `st`; breaks when the packet is gone (TTL expired).
     fn action(&mut self, a: &Action, st: &mut Pkt, src: Source, depth: usize) -> ControlFlow<()> {
+        self.flush_pending(st);
         match *a {
+            // Deferred only when not tracing, so a trace shows each output where it happens.
+            Action::Output(p)
+                if !O::ON && (p <= port::MAX || p == port::IN_PORT || p == port::LOCAL) =>
+            {
+                self.pending = Some(PendingOut {
+                    port: p,
+                    queue: st.queue,
+                    src,
+                });
+            }
             Action::Output(p) => {
                 let copy = st.packet.clone();
                 self.output(p, copy, &st.key, st.in_port, st.queue, src);
@@ -404,6 +449,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
     }
 
     fn rewrite(&mut self, a: &Action, st: &mut Pkt, src: Option<Source>) -> ControlFlow<()> {
+        self.flush_pending(st);
         match (self.v.config.rewrite)(&mut st.packet, &mut st.key, &mut st.layers, a) {
             Ok(()) => ControlFlow::Continue(()),
             Err(RewriteError::MissingHeader) => {

@@ -1,0 +1,132 @@
+//! `peregrine bench …`: argument parsing for the benchmark harness in the `bench` crate.
+
+use bench::datapath_bench::{self, Options};
+use bench::workload::RuleKind;
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// The datapath on in-memory ports: Mpps, ns/packet, cache hit rate, bytes per rule,
+    /// build time, forwarding under rule churn.
+    Datapath(DatapathArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Kind {
+    Exact,
+    Wildcard,
+    Prefix,
+    Mix,
+}
+
+#[derive(Args)]
+pub struct DatapathArgs {
+    /// Number of rules (suffixes K and M allowed: 100K, 1M).
+    #[arg(long, default_value = "1", value_parser = parse_count)]
+    rules: usize,
+    /// Rule shape.
+    #[arg(long, value_enum, default_value = "exact")]
+    kind: Kind,
+    /// Distinct masks for wildcard and mix rules.
+    #[arg(long, default_value_t = 100)]
+    masks: usize,
+    /// Share of exact rules in a mix, in percent.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
+    exact_percent: u8,
+    /// Number of distinct flows in the traffic (K and M allowed).
+    #[arg(long, default_value = "1", value_parser = parse_count)]
+    flows: usize,
+    /// Forwarding threads.
+    #[arg(long, default_value_t = 1)]
+    workers: usize,
+    /// CPUs to pin workers to, comma separated (the churn writer takes the next one).
+    #[arg(long, value_delimiter = ',')]
+    cpus: Vec<usize>,
+    /// Frame size in bytes, 64..=1518.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(64..=1518))]
+    size: u16,
+    /// Length of each phase in seconds.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Rule updates per second in a second, churn phase (0: none).
+    #[arg(long, default_value = "0", value_parser = parse_count)]
+    churn: usize,
+    /// Tables the packet walks (rules in the last; the others goto the next).
+    #[arg(long, default_value_t = 1)]
+    tables: u8,
+    /// Exact-match cache entries per worker (0: off).
+    #[arg(long, default_value = "0", value_parser = parse_count)]
+    cache: usize,
+    /// Seed of the workload generator.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the result as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// A count with an optional K (×1000) or M (×1000000) suffix.
+fn parse_count(s: &str) -> Result<usize, String> {
+    let (num, mul) = match s.chars().last() {
+        Some('k' | 'K') => (&s[..s.len() - 1], 1_000),
+        Some('m' | 'M') => (&s[..s.len() - 1], 1_000_000),
+        _ => (s, 1),
+    };
+    num.parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(mul))
+        .ok_or_else(|| format!("`{s}` is not a count (like 1000, 100K or 1M)"))
+}
+
+pub fn run(cmd: BenchCommand) -> Result<(), String> {
+    match cmd {
+        BenchCommand::Datapath(a) => {
+            let kind = match a.kind {
+                Kind::Exact => RuleKind::Exact,
+                Kind::Wildcard => RuleKind::Wildcard { masks: a.masks },
+                Kind::Prefix => RuleKind::Prefix,
+                Kind::Mix => RuleKind::Mix {
+                    exact_percent: a.exact_percent,
+                    masks: a.masks,
+                },
+            };
+            let opts = Options {
+                rules: a.rules,
+                kind,
+                flows: a.flows,
+                workers: a.workers,
+                cpus: a.cpus,
+                size: a.size as usize,
+                seconds: a.seconds,
+                churn: a.churn as u64,
+                tables: a.tables,
+                cache: a.cache,
+                seed: a.seed,
+            };
+            let report = datapath_bench::run(&opts)?;
+            print!("{}", datapath_bench::format_report(&report));
+            if let Some(path) = a.json {
+                let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+                std::fs::write(&path, json + "\n")
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_take_suffixes_and_reject_junk() {
+        assert_eq!(parse_count("100K"), Ok(100_000));
+        assert_eq!(parse_count("1M"), Ok(1_000_000));
+        assert_eq!(parse_count("42"), Ok(42));
+        assert!(parse_count("1.5M").unwrap_err().contains("1.5M"));
+        assert!(parse_count("M").is_err());
+        assert!(parse_count("99999999999999999999M").is_err());
+    }
+}
