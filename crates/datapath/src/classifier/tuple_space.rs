@@ -69,6 +69,7 @@
 //! implemented; neither is concurrent reading while writing: readers of a `TupleSpace`
 //! share it immutably and a writer publishes a new version (see the pipeline).
 
+mod filter;
 mod index;
 mod subtable;
 #[cfg(test)]
@@ -246,7 +247,12 @@ impl<T> TupleSpace<T> {
                     if !r.may_beat(&best) {
                         break;
                     }
-                    if let Some(c) = self.subtables[r.id as usize].find(key) {
+                    let st = &self.subtables[r.id as usize];
+                    let h = st.hash_key(key);
+                    if !st.may_contain(h) {
+                        continue;
+                    }
+                    if let Some(c) = st.find_with_hash(key, h) {
                         if c.beats(&best) {
                             best = Some(c);
                         }
@@ -304,7 +310,14 @@ impl<T> TupleSpace<T> {
             for i in Bits(live) {
                 let h = st.hash_key(&keys[i]);
                 hashes[i] = h;
-                prefetch(st.slot_ptr(h));
+                prefetch(st.filter_ptr(h));
+            }
+            for i in Bits(live) {
+                if st.may_contain(hashes[i]) {
+                    prefetch(st.slot_ptr(hashes[i]));
+                } else {
+                    live &= !(1 << i);
+                }
             }
             for i in Bits(live) {
                 cands[i] = st.candidate(hashes[i]);

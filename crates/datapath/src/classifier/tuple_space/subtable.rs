@@ -20,6 +20,7 @@
 
 use std::collections::BTreeMap;
 
+use super::filter::HashFilter;
 use super::index::SlotIndex;
 use super::{hash_word, RuleRef, HASH_SEED};
 use crate::key::{FlowKey, FlowMatch, KEY_WORDS};
@@ -64,6 +65,7 @@ pub(super) struct Subtable<T> {
     pub(super) mask: Box<FlowKey>,
     words: Box<[ActiveWord]>,
     index: SlotIndex,
+    filter: HashFilter,
     entries: Vec<Entry<T>>,
     matches: Vec<FlowMatch>,
     prios: BTreeMap<u16, PrioCount>,
@@ -83,6 +85,7 @@ impl<T> Subtable<T> {
             mask: Box::new(*mask),
             words,
             index: SlotIndex::default(),
+            filter: HashFilter::default(),
             entries: Vec::new(),
             matches: Vec::new(),
             prios: BTreeMap::new(),
@@ -144,6 +147,31 @@ impl<T> Subtable<T> {
     pub(super) fn find(&self, key: &FlowKey) -> Option<RuleRef<'_, T>> {
         self.find_hashed(key, self.hash_key(key))
             .map(|i| self.rule_ref(i))
+    }
+
+    /// Whether an entry with this hash may be here (see [`HashFilter`]): false proves a
+    /// miss without touching the slots or the entries.
+    #[inline]
+    pub(super) fn may_contain(&self, hash: u64) -> bool {
+        self.filter.may_contain(hash)
+    }
+
+    /// The filter word of `hash`, for prefetching.
+    #[inline]
+    pub(super) fn filter_ptr(&self, hash: u64) -> *const u64 {
+        self.filter.word_ptr(hash)
+    }
+
+    /// The best rule of the entry matching `key`, whose hash is `hash`.
+    #[inline]
+    pub(super) fn find_with_hash(&self, key: &FlowKey, hash: u64) -> Option<RuleRef<'_, T>> {
+        self.find_hashed(key, hash).map(|i| self.rule_ref(i))
+    }
+
+    fn rebuild_filter(&mut self) {
+        let words = &self.words;
+        self.filter
+            .rebuild(self.entries.iter().map(|e| Self::hash_entry(words, e)));
     }
 
     /// The home slot of `hash`, for prefetching.
@@ -252,6 +280,9 @@ impl<T> Subtable<T> {
             self.index.insert(hash, entries.len() - 1, |i| {
                 Self::hash_entry(words, &entries[i])
             });
+            if self.filter.insert(hash) {
+                self.rebuild_filter();
+            }
         }
         self.n_rules += 1;
         self.prios
@@ -310,6 +341,9 @@ impl<T> Subtable<T> {
             self.entries.shrink_to(self.entries.len() * 2);
             self.matches.shrink_to(self.matches.len() * 2);
         }
+        if self.filter.remove() {
+            self.rebuild_filter();
+        }
         e.best.value
     }
 
@@ -333,6 +367,7 @@ impl<T> Subtable<T> {
             + size_of::<FlowKey>()
             + self.words.len() * size_of::<ActiveWord>()
             + self.index.memory_bytes()
+            + self.filter.memory_bytes()
             + self.entries.capacity() * size_of::<Entry<T>>()
             + self.matches.capacity() * size_of::<FlowMatch>()
             + per_entry
@@ -354,6 +389,10 @@ impl<T> Subtable<T> {
             assert_eq!(m.mask, *self.mask);
             assert_eq!(self.find_hashed(&m.key, self.hash_key(&m.key)), Some(i));
             assert_eq!(Self::hash_entry(&self.words, e), self.hash_key(&m.key));
+            assert!(
+                self.filter.may_contain(self.hash_key(&m.key)),
+                "filter lost an entry"
+            );
             let mut prev: Option<u16> = None;
             for r in e.rules() {
                 assert!(
