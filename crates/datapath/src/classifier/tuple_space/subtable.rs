@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 
 use super::filter::HashFilter;
 use super::index::SlotIndex;
+use super::prefix::prefix_len;
 use super::{hash_word, RuleRef, HASH_SEED};
 use crate::key::{FlowKey, FlowMatch, KEY_WORDS};
 
@@ -70,6 +71,11 @@ pub(super) struct Subtable<T> {
     matches: Vec<FlowMatch>,
     prios: BTreeMap<u16, PrioCount>,
     n_rules: usize,
+    /// The mask's prefix length on each tracked field (see [`super::prefix`]), 0 where
+    /// it is not a nonzero prefix.
+    pub(super) plen: [u8; 2],
+    /// Whether this subtable's rules are recorded in the prefix tracker.
+    pub(super) tracked: bool,
 }
 
 impl<T> Subtable<T> {
@@ -81,6 +87,7 @@ impl<T> Subtable<T> {
                 mask: mask.words[i],
             })
             .collect();
+        let plen = [prefix_len(mask, 0), prefix_len(mask, 1)];
         Subtable {
             mask: Box::new(*mask),
             words,
@@ -90,11 +97,22 @@ impl<T> Subtable<T> {
             matches: Vec::new(),
             prios: BTreeMap::new(),
             n_rules: 0,
+            plen,
+            tracked: plen != [0, 0],
         }
     }
 
     pub(super) fn n_rules(&self) -> usize {
         self.n_rules
+    }
+
+    /// The prefix lengths a lookup checks before visiting: `plen` when tracked, else 0s.
+    pub(super) fn tracked_plen(&self) -> [u8; 2] {
+        if self.tracked {
+            self.plen
+        } else {
+            [0, 0]
+        }
     }
 
     /// The best (priority, sequence) any rule here can have: the highest priority and a
@@ -231,6 +249,15 @@ impl<T> Subtable<T> {
                 .get(i)
                 .is_some_and(|e| self.entry_eq(e, &m.key))
         })
+    }
+
+    /// The value of the rule with match `m` and `priority`.
+    pub(super) fn get(&self, m: &FlowMatch, priority: u16) -> Option<&T> {
+        let (_, i) = self.locate(m)?;
+        self.entries[i]
+            .rules()
+            .find(|r| r.priority == priority)
+            .map(|r| &r.value)
     }
 
     /// Adds the rule (`m` must have this subtable's mask and a masked key), or replaces
