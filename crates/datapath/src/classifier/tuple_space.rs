@@ -11,9 +11,11 @@
 //! ```text
 //! TupleSpace
 //!  ├─ by_mask: mask → subtable number          (insert/remove find their subtable)
-//!  ├─ order:   [(bound priority, bound seq, subtable)]   best bound first
+//!  ├─ order:   [(bound priority, bound seq, prefix lengths, subtable)]   best first
+//!  ├─ prefixes: per IPv4 src/dst prefix length, a bit array of the rules' prefixes
 //!  └─ subtables[]
 //!      ├─ words:   the nonzero words of the mask ("active" words), with their masks
+//!      ├─ filter:  bit array over the entries' hashes
 //!      ├─ index:   open-addressing slots, hash of masked active words → entry number
 //!      ├─ entries: [masked active words | best rule | lower-priority rules]   (dense)
 //!      ├─ matches: [FlowMatch]       the full match of each entry, at the same position
@@ -62,12 +64,27 @@
 //! - A stored match has its key masked (insert and remove mask the given key first, so
 //!   a key bit outside its mask is ignored).
 //!
+//! # Skipping subtables
+//!
+//! Most visits of a lookup over many masks miss. Two filters make a miss cheap:
+//! - *Prefix tracking* ([`prefix`]): for the IPv4 source and destination, every prefix
+//!   length in use has a bit array of the rules' prefixes of that length. A lookup that
+//!   reaches a tracked subtable tests the packet's prefixes once against every length;
+//!   each ranked subtable carries its prefix lengths in `order`, so a subtable none of
+//!   whose rules can have the packet's prefix is skipped without being touched. Subtables
+//!   with more than [`MAX_TRACKED_RULES`] rules are not tracked.
+//! - A per-subtable *hash filter* ([`filter`]): after hashing the key's active words, one
+//!   bit (16 bits per entry, L2-sized) tells whether the probe can hit, before the slot
+//!   array and the entries are read.
+//!
+//! Neither changes a result: both only ever answer "cannot match" when no rule matches.
+//!
 //! # Not done (yet)
 //!
 //! OVS's staged lookup (hashing metadata, L2, L3, L4 words in stages and stopping early)
-//! and prefix tracking (tries that skip subtables whose IP prefix cannot match) are not
-//! implemented; neither is concurrent reading while writing: readers of a `TupleSpace`
-//! share it immutably and a writer publishes a new version (see the pipeline).
+//! is not implemented, nor prefix tracking of IPv6 addresses; neither is concurrent
+//! reading while writing: readers of a `TupleSpace` share it immutably and a writer
+//! publishes a new version (see the pipeline).
 
 mod filter;
 mod index;
