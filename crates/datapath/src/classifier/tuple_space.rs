@@ -346,13 +346,16 @@ impl<T> TupleSpace<T> {
         let mut hashes = [0u64; BATCH];
         let mut cands = [None::<(usize, usize)>; BATCH];
         let mut memos = [Memo::default(); BATCH];
+        // With one subtable the probe itself decides; the prefix test and the filter
+        // would only add work.
+        let single = self.order.len() == 1;
         for r in &self.order {
             let mut live = 0u64;
             let mut open = 0u64;
             for (i, o) in out.iter().enumerate() {
                 if r.may_beat(o) {
                     open |= 1 << i;
-                    if self.prefixes.may_match(r.plen, &keys[i], &mut memos[i]) {
+                    if single || self.prefixes.may_match(r.plen, &keys[i], &mut memos[i]) {
                         live |= 1 << i;
                     }
                 }
@@ -367,10 +370,12 @@ impl<T> TupleSpace<T> {
             for i in Bits(live) {
                 let h = st.hash_key(&keys[i]);
                 hashes[i] = h;
-                prefetch(st.filter_ptr(h));
+                if !single {
+                    prefetch(st.filter_ptr(h));
+                }
             }
             for i in Bits(live) {
-                if st.may_contain(hashes[i]) {
+                if single || st.may_contain(hashes[i]) {
                     prefetch(st.slot_ptr(hashes[i]));
                 } else {
                     live &= !(1 << i);
