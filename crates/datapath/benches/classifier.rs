@@ -10,6 +10,10 @@
 //!   keys in random order (every lookup hits, the working set is far beyond the caches).
 //! - `wild_100k`: 100K rules over 100 masks (IPv4 source and destination prefixes of
 //!   several lengths, some with an exact destination port), random priorities.
+//! - `wild_100k_lpf`: 100K rules over 100 masks as `crates/bench/src/workload.rs` draws
+//!   them (`RuleKind::Wildcard { masks: 100 }`): UDP, random source and destination
+//!   prefix lengths 0..=32, each port exact or not, priority growing with the prefix
+//!   lengths (longest prefix first), so priorities tie across many subtables.
 //! - `classbench_10k`: 10K ClassBench-like ACL rules: source and destination prefixes of
 //!   random length, protocol exact or any, ports exact, any, or a range written as a
 //!   prefix mask.
@@ -125,6 +129,42 @@ fn wild_rules(r: &mut Rng) -> Vec<(FlowMatch, u16)> {
     rules
 }
 
+/// `workload.rs`'s wildcard rules: 100 distinct shapes, 1000 rules each, priority =
+/// src_len + dst_len + 2 * (ports matched) + 1.
+fn wild_lpf_rules(r: &mut Rng) -> Vec<(FlowMatch, u16)> {
+    let mut shapes = Vec::new();
+    while shapes.len() < 100 {
+        let s = (
+            r.below(33) as u32,
+            r.below(33) as u32,
+            r.below(2) == 1,
+            r.below(2) == 1,
+        );
+        if !shapes.contains(&s) {
+            shapes.push(s);
+        }
+    }
+    let mut rules = Vec::with_capacity(100_000);
+    for &(src, dst, sport, dport) in &shapes {
+        for _ in 0..1000 {
+            let mut m = FlowMatch::ANY
+                .exact(Field::EthType, 0x0800)
+                .exact(Field::IpProto, 17)
+                .masked(Field::Ipv4Src, r.next() as u128, prefix(32, src))
+                .masked(Field::Ipv4Dst, r.next() as u128, prefix(32, dst));
+            if sport {
+                m = m.exact(Field::TpSrc, r.below(65536) as u128);
+            }
+            if dport {
+                m = m.exact(Field::TpDst, r.below(65536) as u128);
+            }
+            let prio = src + dst + 2 * (sport as u32 + dport as u32) + 1;
+            rules.push((m, prio as u16));
+        }
+    }
+    rules
+}
+
 fn classbench_rules(r: &mut Rng) -> Vec<(FlowMatch, u16)> {
     const LENS: [u32; 8] = [0, 8, 16, 16, 24, 24, 32, 32];
     const PORT_MASKS: [u128; 4] = [0, 0xffff, 0xfc00, 0xff00];
@@ -222,6 +262,11 @@ fn bench(c: &mut Criterion) {
         let rules = wild_rules(&mut r);
         let (ts, keys) = build("wild_100k", rules, &mut r);
         lookups(c, "wild_100k", &ts, &keys);
+    }
+    {
+        let rules = wild_lpf_rules(&mut r);
+        let (ts, keys) = build("wild_100k_lpf", rules, &mut r);
+        lookups(c, "wild_100k_lpf", &ts, &keys);
     }
     {
         let rules = classbench_rules(&mut r);

@@ -11,9 +11,11 @@
 //! ```text
 //! TupleSpace
 //!  ├─ by_mask: mask → subtable number          (insert/remove find their subtable)
-//!  ├─ order:   [(bound priority, bound seq, subtable)]   best bound first
+//!  ├─ order:   [(bound priority, bound seq, prefix lengths, subtable)]   best first
+//!  ├─ prefixes: per IPv4 src/dst prefix length, a bit array of the rules' prefixes
 //!  └─ subtables[]
 //!      ├─ words:   the nonzero words of the mask ("active" words), with their masks
+//!      ├─ filter:  bit array over the entries' hashes
 //!      ├─ index:   open-addressing slots, hash of masked active words → entry number
 //!      ├─ entries: [masked active words | best rule | lower-priority rules]   (dense)
 //!      ├─ matches: [FlowMatch]       the full match of each entry, at the same position
@@ -62,14 +64,31 @@
 //! - A stored match has its key masked (insert and remove mask the given key first, so
 //!   a key bit outside its mask is ignored).
 //!
+//! # Skipping subtables
+//!
+//! Most visits of a lookup over many masks miss. Two filters make a miss cheap:
+//! - *Prefix tracking* ([`prefix`]): for the IPv4 source and destination, every prefix
+//!   length in use has a bit array of the rules' prefixes of that length. A lookup that
+//!   reaches a tracked subtable tests the packet's prefixes once against every length;
+//!   each ranked subtable carries its prefix lengths in `order`, so a subtable none of
+//!   whose rules can have the packet's prefix is skipped without being touched. Subtables
+//!   with more than [`MAX_TRACKED_RULES`] rules are not tracked.
+//! - A per-subtable *hash filter* ([`filter`]): after hashing the key's active words, one
+//!   bit (16 bits per entry, L2-sized) tells whether the probe can hit, before the slot
+//!   array and the entries are read.
+//!
+//! Neither changes a result: both only ever answer "cannot match" when no rule matches.
+//!
 //! # Not done (yet)
 //!
 //! OVS's staged lookup (hashing metadata, L2, L3, L4 words in stages and stopping early)
-//! and prefix tracking (tries that skip subtables whose IP prefix cannot match) are not
-//! implemented; neither is concurrent reading while writing: readers of a `TupleSpace`
-//! share it immutably and a writer publishes a new version (see the pipeline).
+//! is not implemented, nor prefix tracking of IPv6 addresses; neither is concurrent
+//! reading while writing: readers of a `TupleSpace` share it immutably and a writer
+//! publishes a new version (see the pipeline).
 
+mod filter;
 mod index;
+mod prefix;
 mod subtable;
 #[cfg(test)]
 mod tests;
@@ -79,7 +98,17 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{better, Classify};
 use crate::key::{FlowKey, FlowMatch};
+use prefix::{Memo, PrefixTracker};
 use subtable::Subtable;
+
+/// Subtables with more rules than this leave the prefix tracker (their prefixes would
+/// cost memory and rebuild time, and one probe of a large subtable costs no more than the
+/// prefix test that could skip it).
+#[cfg(not(test))]
+const MAX_TRACKED_RULES: usize = 1 << 16;
+/// Small in tests, so that the property tests take subtables out of the tracker.
+#[cfg(test)]
+const MAX_TRACKED_RULES: usize = 6;
 
 const HASH_SEED: u64 = 0x243f_6a88_85a3_08d3;
 const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -146,6 +175,8 @@ impl<T> RuleRef<'_, T> {
 #[derive(Clone, Copy, Debug)]
 struct Ranked {
     priority: u16,
+    /// The subtable's tracked prefix lengths (`Subtable::tracked_plen`).
+    plen: [u8; 2],
     seq: u64,
     id: u32,
 }
@@ -165,6 +196,7 @@ pub struct TupleSpace<T> {
     subtables: Vec<Subtable<T>>,
     by_mask: HashMap<FlowKey, u32, BuildHasherDefault<WordHasher>>,
     order: Vec<Ranked>,
+    prefixes: PrefixTracker,
     n_rules: usize,
     next_seq: u64,
 }
@@ -175,6 +207,7 @@ impl<T> Default for TupleSpace<T> {
             subtables: Vec::new(),
             by_mask: HashMap::default(),
             order: Vec::new(),
+            prefixes: PrefixTracker::default(),
             n_rules: 0,
             next_seq: 0,
         }
@@ -225,6 +258,7 @@ impl<T> TupleSpace<T> {
                 .saturating_sub(self.subtables.len())
                 * size_of::<Subtable<T>>()
             + self.order.capacity() * size_of::<Ranked>()
+            + self.prefixes.memory_bytes()
             + self.by_mask.capacity() * (size_of::<(FlowKey, u32)>() + 1)
     }
 
@@ -232,6 +266,14 @@ impl<T> TupleSpace<T> {
     /// matches that `Classify::lookup`, `RuleRef::m` and `iter` hand out by reference.
     pub fn match_store_bytes(&self) -> usize {
         self.subtables.iter().map(|s| s.match_store_bytes()).sum()
+    }
+
+    /// The value of the rule with exactly this match and priority (OVS's
+    /// `classifier_find_rule_exactly`), if there is one.
+    pub fn get(&self, m: &FlowMatch, priority: u16) -> Option<&T> {
+        let m = Self::normalized(m);
+        let id = *self.by_mask.get(&m.mask)? as usize;
+        self.subtables[id].get(&m, priority)
     }
 
     /// The best rule matching `key`.
@@ -242,11 +284,20 @@ impl<T> TupleSpace<T> {
             [only] => self.subtables[only.id as usize].find(key),
             all => {
                 let mut best: Option<RuleRef<'_, T>> = None;
+                let mut memo = Memo::default();
                 for r in all {
                     if !r.may_beat(&best) {
                         break;
                     }
-                    if let Some(c) = self.subtables[r.id as usize].find(key) {
+                    if !self.prefixes.may_match(r.plen, key, &mut memo) {
+                        continue;
+                    }
+                    let st = &self.subtables[r.id as usize];
+                    let h = st.hash_key(key);
+                    if !st.may_contain(h) {
+                        continue;
+                    }
+                    if let Some(c) = st.find_with_hash(key, h) {
                         if c.beats(&best) {
                             best = Some(c);
                         }
@@ -257,14 +308,18 @@ impl<T> TupleSpace<T> {
         }
     }
 
-    /// How many subtables [`find`](Self::find) visits for `key` (for diagnostics and
-    /// benchmarks: the cost of a lookup is about this many hash probes).
+    /// How many subtables [`find`](Self::find) visits for `key`, that is hashes the
+    /// key for, after the prefix tracker's skips (for diagnostics and benchmarks).
     pub fn subtables_visited(&self, key: &FlowKey) -> usize {
         let mut best: Option<RuleRef<'_, T>> = None;
+        let mut memo = Memo::default();
         let mut n = 0;
         for r in &self.order {
             if !r.may_beat(&best) {
                 break;
+            }
+            if !self.prefixes.may_match(r.plen, key, &mut memo) {
+                continue;
             }
             n += 1;
             if let Some(c) = self.subtables[r.id as usize].find(key) {
@@ -290,21 +345,41 @@ impl<T> TupleSpace<T> {
         out.fill(None);
         let mut hashes = [0u64; BATCH];
         let mut cands = [None::<(usize, usize)>; BATCH];
+        let mut memos = [Memo::default(); BATCH];
+        // With one subtable the probe itself decides; the prefix test and the filter
+        // would only add work.
+        let single = self.order.len() == 1;
         for r in &self.order {
             let mut live = 0u64;
+            let mut open = 0u64;
             for (i, o) in out.iter().enumerate() {
                 if r.may_beat(o) {
-                    live |= 1 << i;
+                    open |= 1 << i;
+                    if single || self.prefixes.may_match(r.plen, &keys[i], &mut memos[i]) {
+                        live |= 1 << i;
+                    }
                 }
             }
-            if live == 0 {
+            if open == 0 {
                 break;
+            }
+            if live == 0 {
+                continue;
             }
             let st = &self.subtables[r.id as usize];
             for i in Bits(live) {
                 let h = st.hash_key(&keys[i]);
                 hashes[i] = h;
-                prefetch(st.slot_ptr(h));
+                if !single {
+                    prefetch(st.filter_ptr(h));
+                }
+            }
+            for i in Bits(live) {
+                if single || st.may_contain(hashes[i]) {
+                    prefetch(st.slot_ptr(hashes[i]));
+                } else {
+                    live &= !(1 << i);
+                }
             }
             for i in Bits(live) {
                 cands[i] = st.candidate(hashes[i]);
@@ -343,10 +418,12 @@ impl<T> TupleSpace<T> {
             let at = self
                 .order
                 .partition_point(|r| better(r.priority, r.seq, priority, seq));
+            let plen = self.subtables[id].tracked_plen();
             self.order.insert(
                 at,
                 Ranked {
                     priority,
+                    plen,
                     seq,
                     id: id as u32,
                 },
@@ -368,6 +445,59 @@ impl<T> TupleSpace<T> {
                 r.id = id as u32;
             }
         }
+    }
+
+    /// Records a new rule of subtable `id` in the prefix tracker, or takes a subtable
+    /// that grew past [`MAX_TRACKED_RULES`] out of it.
+    fn track_insert(&mut self, id: usize, key: &FlowKey) {
+        let st = &mut self.subtables[id];
+        if !st.tracked {
+            return;
+        }
+        let plen = st.plen;
+        if st.n_rules() > MAX_TRACKED_RULES {
+            st.tracked = false;
+            for r in self.order.iter_mut().filter(|r| r.id as usize == id) {
+                r.plen = [0, 0];
+            }
+            for (f, &len) in plen.iter().enumerate() {
+                if len != 0 {
+                    self.rebuild_level(f, len);
+                }
+            }
+            return;
+        }
+        for (f, &len) in plen.iter().enumerate() {
+            if len != 0 && self.prefixes.add(f, len, key) {
+                self.rebuild_level(f, len);
+            }
+        }
+    }
+
+    /// Records in the prefix tracker that subtable `id` lost a rule.
+    fn track_remove(&mut self, id: usize) {
+        let st = &self.subtables[id];
+        if !st.tracked {
+            return;
+        }
+        let plen = st.plen;
+        for (f, &len) in plen.iter().enumerate() {
+            if len != 0 && self.prefixes.remove(f, len) {
+                self.rebuild_level(f, len);
+            }
+        }
+    }
+
+    /// Rebuilds the tracker's level (`f`, `len`) from every tracked subtable's rules.
+    fn rebuild_level(&mut self, f: usize, len: u8) {
+        let on = move |s: &&Subtable<T>| s.tracked && s.plen[f] == len;
+        let live = self.subtables.iter().filter(on).map(|s| s.n_rules()).sum();
+        let keys = self
+            .subtables
+            .iter()
+            .filter(on)
+            .flat_map(|s| s.iter().map(|(m, _, _)| &m.key));
+        self.prefixes.rebuild(f, len, live, keys);
     }
 
     fn normalized(m: &FlowMatch) -> FlowMatch {
@@ -393,6 +523,16 @@ impl<T> TupleSpace<T> {
                 .find(|r| r.id as usize == id)
                 .expect("ranked");
             assert_eq!(Some((r.priority, r.seq)), s.bound());
+            assert_eq!(r.plen, s.tracked_plen());
+            if s.tracked {
+                for (m, _, _) in s.iter() {
+                    for (f, &len) in s.plen.iter().enumerate() {
+                        if len != 0 {
+                            self.prefixes.check_has(f, len, &m.key);
+                        }
+                    }
+                }
+            }
             n += s.n_rules();
         }
         assert_eq!(n, self.n_rules);
@@ -428,6 +568,7 @@ impl<T> Classify<T> for TupleSpace<T> {
         if old.is_none() {
             self.next_seq += 1;
             self.n_rules += 1;
+            self.track_insert(id, &m.key);
             if self.subtables[id].bound() != before {
                 self.rerank(id);
             }
@@ -442,6 +583,8 @@ impl<T> Classify<T> for TupleSpace<T> {
         let before = st.bound();
         let old = st.remove(&m, priority)?;
         self.n_rules -= 1;
+        self.track_remove(id);
+        let st = &self.subtables[id];
         if st.n_rules() == 0 {
             self.drop_subtable(id);
         } else if st.bound() != before {

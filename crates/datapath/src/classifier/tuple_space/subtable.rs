@@ -20,7 +20,9 @@
 
 use std::collections::BTreeMap;
 
+use super::filter::HashFilter;
 use super::index::SlotIndex;
+use super::prefix::prefix_len;
 use super::{hash_word, RuleRef, HASH_SEED};
 use crate::key::{FlowKey, FlowMatch, KEY_WORDS};
 
@@ -64,10 +66,16 @@ pub(super) struct Subtable<T> {
     pub(super) mask: Box<FlowKey>,
     words: Box<[ActiveWord]>,
     index: SlotIndex,
+    filter: HashFilter,
     entries: Vec<Entry<T>>,
     matches: Vec<FlowMatch>,
     prios: BTreeMap<u16, PrioCount>,
     n_rules: usize,
+    /// The mask's prefix length on each tracked field (see [`super::prefix`]), 0 where
+    /// it is not a nonzero prefix.
+    pub(super) plen: [u8; 2],
+    /// Whether this subtable's rules are recorded in the prefix tracker.
+    pub(super) tracked: bool,
 }
 
 impl<T> Subtable<T> {
@@ -79,19 +87,32 @@ impl<T> Subtable<T> {
                 mask: mask.words[i],
             })
             .collect();
+        let plen = [prefix_len(mask, 0), prefix_len(mask, 1)];
         Subtable {
             mask: Box::new(*mask),
             words,
             index: SlotIndex::default(),
+            filter: HashFilter::default(),
             entries: Vec::new(),
             matches: Vec::new(),
             prios: BTreeMap::new(),
             n_rules: 0,
+            plen,
+            tracked: plen != [0, 0],
         }
     }
 
     pub(super) fn n_rules(&self) -> usize {
         self.n_rules
+    }
+
+    /// The prefix lengths a lookup checks before visiting: `plen` when tracked, else 0s.
+    pub(super) fn tracked_plen(&self) -> [u8; 2] {
+        if self.tracked {
+            self.plen
+        } else {
+            [0, 0]
+        }
     }
 
     /// The best (priority, sequence) any rule here can have: the highest priority and a
@@ -144,6 +165,31 @@ impl<T> Subtable<T> {
     pub(super) fn find(&self, key: &FlowKey) -> Option<RuleRef<'_, T>> {
         self.find_hashed(key, self.hash_key(key))
             .map(|i| self.rule_ref(i))
+    }
+
+    /// Whether an entry with this hash may be here (see [`HashFilter`]): false proves a
+    /// miss without touching the slots or the entries.
+    #[inline]
+    pub(super) fn may_contain(&self, hash: u64) -> bool {
+        self.filter.may_contain(hash)
+    }
+
+    /// The filter word of `hash`, for prefetching.
+    #[inline]
+    pub(super) fn filter_ptr(&self, hash: u64) -> *const u64 {
+        self.filter.word_ptr(hash)
+    }
+
+    /// The best rule of the entry matching `key`, whose hash is `hash`.
+    #[inline]
+    pub(super) fn find_with_hash(&self, key: &FlowKey, hash: u64) -> Option<RuleRef<'_, T>> {
+        self.find_hashed(key, hash).map(|i| self.rule_ref(i))
+    }
+
+    fn rebuild_filter(&mut self) {
+        let words = &self.words;
+        self.filter
+            .rebuild(self.entries.iter().map(|e| Self::hash_entry(words, e)));
     }
 
     /// The home slot of `hash`, for prefetching.
@@ -205,6 +251,15 @@ impl<T> Subtable<T> {
         })
     }
 
+    /// The value of the rule with match `m` and `priority`.
+    pub(super) fn get(&self, m: &FlowMatch, priority: u16) -> Option<&T> {
+        let (_, i) = self.locate(m)?;
+        self.entries[i]
+            .rules()
+            .find(|r| r.priority == priority)
+            .map(|r| &r.value)
+    }
+
     /// Adds the rule (`m` must have this subtable's mask and a masked key), or replaces
     /// the value of the rule with the same match and priority and returns the old one.
     /// A new rule takes sequence number `seq`.
@@ -252,6 +307,9 @@ impl<T> Subtable<T> {
             self.index.insert(hash, entries.len() - 1, |i| {
                 Self::hash_entry(words, &entries[i])
             });
+            if self.filter.insert(hash) {
+                self.rebuild_filter();
+            }
         }
         self.n_rules += 1;
         self.prios
@@ -310,6 +368,9 @@ impl<T> Subtable<T> {
             self.entries.shrink_to(self.entries.len() * 2);
             self.matches.shrink_to(self.matches.len() * 2);
         }
+        if self.filter.remove() {
+            self.rebuild_filter();
+        }
         e.best.value
     }
 
@@ -333,6 +394,7 @@ impl<T> Subtable<T> {
             + size_of::<FlowKey>()
             + self.words.len() * size_of::<ActiveWord>()
             + self.index.memory_bytes()
+            + self.filter.memory_bytes()
             + self.entries.capacity() * size_of::<Entry<T>>()
             + self.matches.capacity() * size_of::<FlowMatch>()
             + per_entry
@@ -354,6 +416,10 @@ impl<T> Subtable<T> {
             assert_eq!(m.mask, *self.mask);
             assert_eq!(self.find_hashed(&m.key, self.hash_key(&m.key)), Some(i));
             assert_eq!(Self::hash_entry(&self.words, e), self.hash_key(&m.key));
+            assert!(
+                self.filter.may_contain(self.hash_key(&m.key)),
+                "filter lost an entry"
+            );
             let mut prev: Option<u16> = None;
             for r in e.rules() {
                 assert!(

@@ -120,6 +120,9 @@ fn same_match_several_priorities_share_an_entry() {
     c.insert(ip(1), 20, "mid");
     assert_eq!(c.len(), 3);
     assert_eq!(c.len_subtables(), 1);
+    assert_eq!(c.get(&ip(1), 20), Some(&"mid"));
+    assert_eq!(c.get(&ip(1), 21), None);
+    assert_eq!(c.get(&ip(2), 20), None);
     assert_eq!(found(&c, &pkt(1, 0)), Some("high"));
     assert_eq!(c.remove(&ip(1), 50), Some("high"));
     assert_eq!(found(&c, &pkt(1, 0)), Some("mid"));
@@ -257,7 +260,7 @@ fn batch_handles_any_length_and_short_outputs() {
 
 /// Mask shapes: prefixes of several lengths, exact tuples, a two-word field, a mask wider
 /// than the inline words, and all-ones.
-const SHAPES: usize = 14;
+const SHAPES: usize = 16;
 
 fn prefix(bits: u32, len: u32) -> u128 {
     if len == 0 {
@@ -316,9 +319,30 @@ fn shape(s: usize, seed: u64) -> FlowMatch {
             }
             m
         }
-        _ => any
+        13 => any
             .masked(Field::Ipv4Src, v(2), prefix(32, 12))
             .masked(Field::TpDst, v(4), 0xff00),
+        // Prefix lengths drawn from the seed (a few of them, so lengths repeat across
+        // subtables), with values near each other so that prefixes often match.
+        14 => any
+            .masked(
+                Field::Ipv4Src,
+                0x0a00_0000 | (seed as u128 >> 40 & 0xff),
+                prefix(32, [1, 8, 24, 32][(seed >> 8) as usize % 4]),
+            )
+            .masked(
+                Field::Ipv4Dst,
+                v(0),
+                prefix(32, [0, 8, 16, 31][(seed >> 12) as usize % 4]),
+            ),
+        _ => any
+            .exact(Field::EthType, 0x0800)
+            .masked(
+                Field::Ipv4Dst,
+                0x0a00_0000 | (seed as u128 >> 48 & 0x3),
+                prefix(32, 30 + (seed >> 16) as u32 % 3),
+            )
+            .masked(Field::Ipv4Src, v(2), 0xff00_ff00),
     }
 }
 
@@ -398,7 +422,10 @@ proptest! {
                     let m = shape(s, seed);
                     let p = PRIOS[prio];
                     let v = step as u32;
+                    let had = model.iter().find(|r| *r.0 == m && r.1 == p).map(|r| *r.2);
+                    prop_assert_eq!(ts.get(&m, p).copied(), had);
                     prop_assert_eq!(ts.insert(m, p, v), model.insert(m, p, v));
+                    prop_assert_eq!(ts.get(&m, p).copied(), Some(v));
                 }
                 Op::Remove { pick, miss } => {
                     let live: Vec<(FlowMatch, u16)> = model.iter().map(|(m, p, _)| (*m, p)).collect();
@@ -438,6 +465,50 @@ fn visits_stop_at_the_first_subtable_that_cannot_win() {
     c.insert(FlowMatch::ANY.exact(Field::IpProto, 6), 50, "tcp");
     c.insert(FlowMatch::ANY, 0, "miss");
     assert_eq!(c.subtables_visited(&pkt(1, 6)), 1);
-    assert_eq!(c.subtables_visited(&pkt(2, 6)), 2);
-    assert_eq!(c.subtables_visited(&pkt(2, 17)), 3);
+    // The /32 destination subtable holds no rule for 2: the prefix tracker skips it.
+    assert_eq!(c.subtables_visited(&pkt(2, 6)), 1);
+    assert_eq!(c.subtables_visited(&pkt(2, 17)), 2);
+}
+
+#[test]
+fn prefix_tracking_skips_subtables_and_keeps_results() {
+    let mut c = TupleSpace::new();
+    let net = |v: u128, len: u32| {
+        FlowMatch::ANY
+            .exact(Field::EthType, 0x0800)
+            .masked(Field::Ipv4Dst, v, prefix(32, len))
+    };
+    c.insert(net(0x0a00_0000, 8), 8, "10/8");
+    c.insert(net(0x0a01_0000, 16), 16, "10.1/16");
+    c.insert(net(0x0a01_0200, 24), 24, "10.1.2/24");
+    c.insert(net(0xc0a8_0000, 16), 16, "192.168/16");
+    c.insert(FlowMatch::ANY, 0, "miss");
+    c.check();
+    assert_eq!(found(&c, &pkt(0x0a01_0203, 0)), Some("10.1.2/24"));
+    assert_eq!(found(&c, &pkt(0x0a01_0303, 0)), Some("10.1/16"));
+    assert_eq!(found(&c, &pkt(0x0a02_0303, 0)), Some("10/8"));
+    assert_eq!(found(&c, &pkt(0x0b02_0303, 0)), Some("miss"));
+    // 11.x: no /24, /16 or /8 prefix matches, only the catch-all subtable is probed.
+    assert_eq!(c.subtables_visited(&pkt(0x0b02_0303, 0)), 1);
+    // 10.2.x: the /24 and /16 levels say no; /8 matches and wins.
+    assert_eq!(c.subtables_visited(&pkt(0x0a02_0303, 0)), 1);
+    // Removing the /24 rule clears its prefix from the lookups' point of view.
+    c.remove(&net(0x0a01_0200, 24), 24);
+    assert_eq!(found(&c, &pkt(0x0a01_0203, 0)), Some("10.1/16"));
+    c.check();
+}
+
+#[test]
+fn large_subtables_leave_the_prefix_tracker() {
+    let mut c = TupleSpace::new();
+    for i in 0..(MAX_TRACKED_RULES as u128 + 3) {
+        c.insert(ip(i), 1, i);
+        c.check();
+    }
+    c.insert(FlowMatch::ANY, 0, 9999);
+    c.check();
+    assert_eq!(found(&c, &pkt(2, 0)), Some(2));
+    assert_eq!(found(&c, &pkt(0xffff, 0)), Some(9999));
+    // Untracked now: the /32 subtable is probed even for an address it lacks.
+    assert_eq!(c.subtables_visited(&pkt(0xffff, 0)), 2);
 }
