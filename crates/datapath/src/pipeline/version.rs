@@ -5,9 +5,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
+use super::config::PortIndex;
 use super::{
-    DatapathConfig, DefaultClassifier, IdMap, PacketIn, PortLiveness, Rule, RuleId, RuleTable,
-    NUM_TABLES,
+    DatapathConfig, DefaultClassifier, IdMap, PacketIn, PortInfo, PortLiveness, Rule, RuleId,
+    RuleTable, NUM_TABLES,
 };
 use crate::counters::{
     Misc, PortStats, RuleStats, SlotAlloc, Stats, Sum, TableStats, WorkerCounters, MAX_OBJECTS,
@@ -26,6 +27,8 @@ pub struct PipelineVersion<C = DefaultClassifier> {
     pub(crate) groups: IdMap<Arc<Group>>,
     pub(crate) meters: IdMap<Arc<Meter>>,
     pub(crate) config: Arc<DatapathConfig>,
+    /// Built from `config` whenever it is set.
+    pub(crate) ports: PortIndex,
 }
 
 impl<C: RuleTable> PipelineVersion<C> {
@@ -36,6 +39,7 @@ impl<C: RuleTable> PipelineVersion<C> {
             rules: Vec::new(),
             groups: IdMap::default(),
             meters: IdMap::default(),
+            ports: PortIndex::new(&config),
             config,
         }
     }
@@ -65,6 +69,12 @@ impl<C: RuleTable> PipelineVersion<C> {
 
     pub fn config(&self) -> &DatapathConfig {
         &self.config
+    }
+
+    /// The port numbered `no` (as `config().port(no)`, by direct index).
+    #[inline]
+    pub(crate) fn port(&self, no: u32) -> Option<&PortInfo> {
+        self.ports.get(&self.config, no)
     }
 
     fn apply(&mut self, ch: &Change) -> Replaced {
@@ -108,6 +118,7 @@ impl<C: RuleTable> PipelineVersion<C> {
                 .map_or(Replaced::None, Replaced::Meter),
             Change::SetConfig(c) => {
                 self.config = c.clone();
+                self.ports = PortIndex::new(c);
                 Replaced::None
             }
             Change::SetVersion(v) => {
