@@ -258,8 +258,39 @@ impl WorkerCounters {
     }
 }
 
+/// Packets and bytes of a run of packets on one port slot, to be added to counters
+/// `first` (packets) and `first + 1` (bytes) of the slot.
+#[derive(Clone, Copy, Debug, Default)]
+struct PortRun {
+    slot: Option<u16>,
+    counts: [u64; 2],
+}
+
+impl PortRun {
+    #[inline]
+    fn add(&mut self, c: Option<&WorkerCounters>, first: usize, slot: u16, bytes: u64) {
+        if self.slot != Some(slot) {
+            if let Some(c) = c {
+                self.flush(c, first);
+            }
+            self.slot = Some(slot);
+        }
+        self.counts[0] += 1;
+        self.counts[1] += bytes;
+    }
+
+    fn flush(&mut self, c: &WorkerCounters, first: usize) {
+        if let Some(s) = self.slot.take() {
+            c.ports.add(s as u32, first, self.counts[0]);
+            c.ports.add(s as u32, first + 1, self.counts[1]);
+        }
+        self.counts = [0; 2];
+    }
+}
+
 /// Counts of one batch not yet added to the worker's counters (see the module comment).
-/// Only counters whose every packet adds to the same few places are tallied.
+/// Only counters whose packets mostly add to the same few places are tallied: packets
+/// seen, cache hits and misses, table 0, and runs of packets on one input or output port.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Tally {
     pub packets: u64,
@@ -267,29 +298,22 @@ pub(crate) struct Tally {
     pub cache_misses: u64,
     /// Table 0: lookups, matches.
     pub table0: [u64; 2],
-    /// Receive counts (packets, bytes) of the port slot `rx_slot`.
-    rx_slot: Option<u16>,
-    rx: [u64; 2],
+    rx: PortRun,
+    tx: PortRun,
 }
 
 impl Tally {
-    /// Counts a packet of `bytes` received on port slot `slot`.
+    /// Counts a packet of `bytes` received on port slot `slot` (`c`: where a run that
+    /// ends goes).
     #[inline]
     pub fn rx(&mut self, c: Option<&WorkerCounters>, slot: u16, bytes: u64) {
-        if self.rx_slot != Some(slot) {
-            if let (Some(c), Some(old)) = (c, self.rx_slot) {
-                self.flush_rx(c, old);
-            }
-            self.rx_slot = Some(slot);
-        }
-        self.rx[0] += 1;
-        self.rx[1] += bytes;
+        self.rx.add(c, RX_PACKETS, slot, bytes)
     }
 
-    fn flush_rx(&mut self, c: &WorkerCounters, slot: u16) {
-        c.ports.add(slot as u32, RX_PACKETS, self.rx[0]);
-        c.ports.add(slot as u32, RX_BYTES, self.rx[1]);
-        self.rx = [0; 2];
+    /// Counts a packet of `bytes` sent to port slot `slot`.
+    #[inline]
+    pub fn tx(&mut self, c: Option<&WorkerCounters>, slot: u16, bytes: u64) {
+        self.tx.add(c, TX_PACKETS, slot, bytes)
     }
 
     /// Adds everything to `c` and starts again from zero.
@@ -306,9 +330,8 @@ impl Tally {
             c.tables.add(0, 0, self.table0[0]);
             c.tables.add(0, 1, self.table0[1]);
         }
-        if let Some(s) = self.rx_slot {
-            self.flush_rx(c, s);
-        }
+        self.rx.flush(c, RX_PACKETS);
+        self.tx.flush(c, TX_PACKETS);
         *self = Tally::default();
     }
 }

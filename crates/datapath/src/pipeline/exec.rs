@@ -18,7 +18,7 @@ use super::{ActionSet, PacketIn, PacketInReason, PipelineVersion, Rule, RuleTabl
 use super::{NormalPacket, Outputs, PortInfo, PortLiveness, Tx};
 use crate::action::{port, Action};
 use crate::cache::{key_hash, ExactCache, Path, NO_RULE};
-use crate::counters::{Misc, Tally, WorkerCounters, BYTES, PACKETS, TX_BYTES, TX_PACKETS};
+use crate::counters::{Misc, Tally, WorkerCounters, BYTES, PACKETS};
 use crate::group::{GroupEnv, MAX_DEPTH};
 use crate::key::{Field, FlowKey};
 use crate::meter::{remark_dscp, MeterOutcome};
@@ -190,7 +190,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         key: &FlowKey,
         parsed: &ParseOutcome,
         in_port: u32,
-        first: Option<Option<&'a Rule>>,
+        mut first: Option<Option<&'a Rule>>,
         probe: Option<Probe<'_>>,
     ) {
         let len = packet.len() as u64;
@@ -228,6 +228,21 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 return;
             }
         }
+        if !O::ON && probe.as_ref().is_none_or(|p| p.hit.is_none()) {
+            // Table 0's rule outputs to a port and ends the pipeline: nothing else to run.
+            let v: &'a PipelineVersion<C> = self.v;
+            let rule = match first {
+                Some(r) => r,
+                None => v.tables.first().and_then(|t| t.lookup(key)).map(|r| &**r.2),
+            };
+            if let Some(rule) = rule {
+                if let Fast::Output(p) = rule.fast {
+                    self.direct(rule, p, packet, key, in_port, probe);
+                    return;
+                }
+            }
+            first = Some(rule);
+        }
         let st = Pkt {
             packet,
             key: *key,
@@ -236,6 +251,38 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             queue: None,
         };
         self.walk(st, key, first, probe);
+    }
+
+    /// A packet whose table-0 rule is `Fast::Output(port_no)`: what [`walk`](Self::walk)
+    /// does for it, without its generality (same counts, cache entry and output).
+    #[inline]
+    fn direct(
+        &mut self,
+        rule: &Rule,
+        port_no: u32,
+        packet: Packet,
+        key: &FlowKey,
+        in_port: u32,
+        probe: Option<Probe<'_>>,
+    ) {
+        let bytes = packet.len() as u64;
+        let now = self.now_ns;
+        self.count_table(0, true);
+        self.count(|c| c.credit_rule(rule.id, bytes, now));
+        if let Some(pr) = probe {
+            let mut path = Path::default();
+            path.push(0, rule.id);
+            path.set_decision(port_no);
+            if pr.hit != Some(path) {
+                pr.cache.insert_hashed(key, pr.hash, self.v.version, path);
+            }
+        }
+        let src = Source {
+            table: 0,
+            cookie: rule.cookie,
+            table_miss: rule.table_miss,
+        };
+        self.output(port_no, packet, key, in_port, None, src);
     }
 
     /// A cache hit with a decision: credits the path and outputs, reading no rule.
@@ -711,11 +758,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             });
         }
         if let Some(slot) = slot {
-            let len = packet.len() as u64;
-            self.count(|c| {
-                c.ports.add(slot as u32, TX_PACKETS, 1);
-                c.ports.add(slot as u32, TX_BYTES, len);
-            });
+            self.tally.tx(self.counters, slot, packet.len() as u64);
         }
         self.out.tx.push(Tx {
             port: port_no,
