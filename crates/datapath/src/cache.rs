@@ -25,6 +25,10 @@
 //!   so a hit credits the path's rules and tables and sends the packet to that port
 //!   without reading the rules at all. Every other path is replayed through the rules.
 //!
+//! Workers bypass the cache (no probe, no insert, no hit or miss counted) while the
+//! published version's tables hold at most one tuple-space subtable in all: a lookup is
+//! then one hash probe, no dearer than the cache's own.
+//!
 //! Layout: 2-way set associative. The flow hash ([`key_hash`], computed once per packet)
 //! picks a bucket of two ways; each entry starts with its version, a 32-bit tag of the
 //! hash and the path on one cache line, and the key follows, so a probe reads one line per

@@ -3,7 +3,8 @@
 //!
 //! [`Batch::process_batch`] takes up to [`BATCH`] packets at a time through:
 //! 1. parse every packet into its flow key (kept in the worker's [`Scratch`]);
-//! 2. with an exact-match cache: hash every key once, prefetch its bucket, then probe;
+//! 2. with an exact-match cache: hash every key once, prefetch its bucket, then probe
+//!    (skipped when the version's lookups cost no more than a probe: `cheap_lookup`);
 //! 3. table 0 for every packet the cache did not answer, in one classifier call (the
 //!    tuple space's `lookup_batch`, which interleaves and prefetches the probes);
 //! 4. prefetch each packet's table-0 rule, then its counters;
@@ -111,7 +112,7 @@ impl<C: RuleTable> Batch<'_, C> {
             // The cache.
             let mut need = [0u8; BATCH];
             let mut m = 0usize;
-            if let Some(c) = cache.as_ref() {
+            if let Some(c) = cache.as_ref().filter(|_| !v.cheap_lookup) {
                 for (i, (_, port)) in chunk.iter().enumerate() {
                     let ok = s.parsed[i].error.is_none() && !exec.refuses(*port);
                     s.cacheable[i] = ok;
@@ -175,7 +176,7 @@ impl<C: RuleTable> Batch<'_, C> {
             for (i, (packet, port)) in chunk.iter_mut().enumerate() {
                 let packet = std::mem::take(packet);
                 let probe = match cache.as_mut() {
-                    Some(c) if s.cacheable[i] => Some(Probe {
+                    Some(c) if s.cacheable[i] && !v.cheap_lookup => Some(Probe {
                         cache: c,
                         hash: s.hashes[i],
                         hit: s.hits[i],

@@ -159,7 +159,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         let mut key = FlowKey::ZERO;
         let parsed = parse(packet.data(), in_port, &mut key);
         let probe = match cache {
-            Some(c) if parsed.error.is_none() && !self.refuses(in_port) => {
+            Some(c) if parsed.error.is_none() && !self.refuses(in_port) && !self.v.cheap_lookup => {
                 let hash = key_hash(&key);
                 let hit = c.get_hashed(&key, hash, self.v.version);
                 Some(Probe {

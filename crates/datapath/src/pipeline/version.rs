@@ -1,6 +1,7 @@
 //! Pipeline versions, the two published copies, the writer and the counter readers (the
 //! mechanism is described in the parent module's comment).
 
+use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
@@ -10,6 +11,7 @@ use super::{
     DatapathConfig, DefaultClassifier, IdMap, PacketIn, PortInfo, PortLiveness, Rule, RuleId,
     RuleTable, NUM_TABLES,
 };
+use crate::classifier::TupleSpace;
 use crate::counters::{
     Misc, PortStats, RuleStats, SlotAlloc, Stats, Sum, TableStats, WorkerCounters, MAX_OBJECTS,
     MAX_RULES,
@@ -29,6 +31,10 @@ pub struct PipelineVersion<C = DefaultClassifier> {
     pub(crate) config: Arc<DatapathConfig>,
     /// Built from `config` whenever it is set.
     pub(crate) ports: PortIndex,
+    /// Whether looking the tables up costs no more than probing the exact-match cache:
+    /// every table is a tuple space and they hold at most one subtable in all (one hash
+    /// probe). Workers then bypass their cache. Recomputed at each publish.
+    pub(crate) cheap_lookup: bool,
 }
 
 impl<C: RuleTable> PipelineVersion<C> {
@@ -41,7 +47,29 @@ impl<C: RuleTable> PipelineVersion<C> {
             meters: IdMap::default(),
             ports: PortIndex::new(&config),
             config,
+            cheap_lookup: false,
         }
+        .with_cost()
+    }
+
+    /// Sets `cheap_lookup` from the tables.
+    fn with_cost(mut self) -> Self {
+        self.cheap_lookup = self.lookup_is_cheap();
+        self
+    }
+
+    fn lookup_is_cheap(&self) -> bool {
+        let mut subtables = 0;
+        for t in self.tables.iter() {
+            match (t as &dyn Any).downcast_ref::<TupleSpace<Arc<Rule>>>() {
+                Some(ts) => subtables += ts.len_subtables(),
+                None => return false,
+            }
+            if subtables > 1 {
+                return false;
+            }
+        }
+        true
     }
 
     /// The version number (1 at creation, +1 per publish).
@@ -122,7 +150,9 @@ impl<C: RuleTable> PipelineVersion<C> {
                 Replaced::None
             }
             Change::SetVersion(v) => {
+                // Last change of a publish: the tables are final for this version.
                 self.version = *v;
+                self.cheap_lookup = self.lookup_is_cheap();
                 Replaced::None
             }
         }
