@@ -19,6 +19,12 @@
 //! it. When no goto follows, the [`ActionSet`] executes in its fixed order. Outputs
 //! collect in [`Outputs`]; packet-ins go to a bounded queue.
 //!
+//! A port loop hands whole batches to [`Batch::process_batch`] (see `batch.rs`): every
+//! packet is parsed, probed in the cache and looked up in table 0 before any runs, with
+//! the memory each will need prefetched; results are those of per-packet processing. A
+//! table-0 rule of the plainest shape (one apply-output to a port) skips the general
+//! instruction walk.
+//!
 //! # Versions: two copies, one published (left-right)
 //!
 //! Rebuilding a table of a million rules per change is far too slow, and so is cloning
