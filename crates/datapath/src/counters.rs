@@ -16,7 +16,7 @@
 //! first credits a slot of the chunk.
 //!
 //! A worker adds the counters every packet touches (packets seen, cache hits and misses,
-//! table 0's lookups and matches, the input port's receive counts) to a [`Tally`] first
+//! table 0's lookups and matches, the input port's receive counts) to a `Tally` first
 //! and moves the sums to its counters at the end of each batch: readers see them once
 //! the batch is over, as they see everything else of a batch.
 
