@@ -14,6 +14,11 @@
 //! never uses an entry of an older version), so the writer's zeroing races with no
 //! writer. Counter storage grows in chunks of [`CHUNK`] slots, allocated when a worker
 //! first credits a slot of the chunk.
+//!
+//! A worker adds the counters every packet touches (packets seen, cache hits and misses,
+//! table 0's lookups and matches, the input port's receive counts) to a `Tally` first
+//! and moves the sums to its counters at the end of each batch: readers see them once
+//! the batch is over, as they see everything else of a batch.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -78,6 +83,15 @@ impl<const N: usize> CounterArray<N> {
     pub fn set(&self, slot: u32, k: usize, v: u64) {
         if let Some(c) = self.slot_mut(slot).and_then(|s| s.get(k)) {
             c.store(v, Ordering::Relaxed);
+        }
+    }
+
+    /// Hints the CPU to fetch the line holding `slot`'s counters (a batch does this for
+    /// the rules of its packets before crediting them).
+    #[inline]
+    pub(crate) fn prefetch(&self, slot: u32) {
+        if let Some(s) = self.get(slot) {
+            crate::pipeline::prefetch(s.as_ptr());
         }
     }
 
@@ -201,6 +215,19 @@ impl WorkerCounters {
         }
     }
 
+    /// Credits rule slot `id` with one packet of `bytes` bytes seen at `now`.
+    #[inline]
+    pub(crate) fn credit_rule(&self, id: u32, bytes: u64, now: u64) {
+        if let Some([p, b, t]) = self.rules.slot_mut(id) {
+            p.store(p.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+            b.store(
+                b.load(Ordering::Relaxed).wrapping_add(bytes),
+                Ordering::Relaxed,
+            );
+            t.store(now, Ordering::Relaxed);
+        }
+    }
+
     pub(crate) fn read_misc(&self, m: Misc) -> u64 {
         self.misc
             .get(m as usize)
@@ -228,6 +255,84 @@ impl WorkerCounters {
             .iter()
             .zip(&self.parse_counts)
             .filter_map(|(k, c)| k.get().map(|k| (*k, c.load(Ordering::Relaxed))))
+    }
+}
+
+/// Packets and bytes of a run of packets on one port slot, to be added to counters
+/// `first` (packets) and `first + 1` (bytes) of the slot.
+#[derive(Clone, Copy, Debug, Default)]
+struct PortRun {
+    slot: Option<u16>,
+    counts: [u64; 2],
+}
+
+impl PortRun {
+    #[inline]
+    fn add(&mut self, c: Option<&WorkerCounters>, first: usize, slot: u16, bytes: u64) {
+        if self.slot != Some(slot) {
+            if let Some(c) = c {
+                self.flush(c, first);
+            }
+            self.slot = Some(slot);
+        }
+        self.counts[0] += 1;
+        self.counts[1] += bytes;
+    }
+
+    fn flush(&mut self, c: &WorkerCounters, first: usize) {
+        if let Some(s) = self.slot.take() {
+            c.ports.add(s as u32, first, self.counts[0]);
+            c.ports.add(s as u32, first + 1, self.counts[1]);
+        }
+        self.counts = [0; 2];
+    }
+}
+
+/// Counts of one batch not yet added to the worker's counters (see the module comment).
+/// Only counters whose packets mostly add to the same few places are tallied: packets
+/// seen, cache hits and misses, table 0, and runs of packets on one input or output port.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Tally {
+    pub packets: u64,
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+    /// Table 0: lookups, matches.
+    pub table0: [u64; 2],
+    rx: PortRun,
+    tx: PortRun,
+}
+
+impl Tally {
+    /// Counts a packet of `bytes` received on port slot `slot` (`c`: where a run that
+    /// ends goes).
+    #[inline]
+    pub fn rx(&mut self, c: Option<&WorkerCounters>, slot: u16, bytes: u64) {
+        self.rx.add(c, RX_PACKETS, slot, bytes)
+    }
+
+    /// Counts a packet of `bytes` sent to port slot `slot`.
+    #[inline]
+    pub fn tx(&mut self, c: Option<&WorkerCounters>, slot: u16, bytes: u64) {
+        self.tx.add(c, TX_PACKETS, slot, bytes)
+    }
+
+    /// Adds everything to `c` and starts again from zero.
+    pub fn flush(&mut self, c: &WorkerCounters) {
+        let add = |m: Misc, n: u64| {
+            if n > 0 {
+                c.misc(m, n)
+            }
+        };
+        add(Misc::Packets, self.packets);
+        add(Misc::CacheHits, self.cache_hits);
+        add(Misc::CacheMisses, self.cache_misses);
+        if self.table0[0] > 0 {
+            c.tables.add(0, 0, self.table0[0]);
+            c.tables.add(0, 1, self.table0[1]);
+        }
+        self.rx.flush(c, RX_PACKETS);
+        self.tx.flush(c, TX_PACKETS);
+        *self = Tally::default();
     }
 }
 

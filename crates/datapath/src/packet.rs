@@ -8,11 +8,22 @@
 /// Bytes kept free in front of a received frame for pushed headers.
 pub const HEADROOM: usize = 64;
 
-/// A frame being processed.
-#[derive(Clone, PartialEq, Eq)]
+/// A frame being processed. Two packets are equal when their frames are (the headroom
+/// is not compared).
+#[derive(Clone)]
 pub struct Packet {
     buf: Vec<u8>,
     start: usize,
+}
+
+/// An empty packet; holds no allocation.
+impl Default for Packet {
+    fn default() -> Self {
+        Packet {
+            buf: Vec::new(),
+            start: 0,
+        }
+    }
 }
 
 impl Packet {
@@ -30,8 +41,14 @@ impl Packet {
     /// Replaces the contents with `frame`, reusing this buffer's allocation (a receive
     /// loop recycles transmitted packets this way instead of allocating per packet).
     pub fn refill(&mut self, frame: &[u8]) {
-        self.buf.clear();
-        self.buf.resize(HEADROOM, 0);
+        // The headroom's bytes are never read (`insert` zeroes what it uses), so a buffer
+        // that has them keeps them as they are.
+        if self.buf.len() >= HEADROOM {
+            self.buf.truncate(HEADROOM);
+        } else {
+            self.buf.clear();
+            self.buf.resize(HEADROOM, 0);
+        }
         self.buf.extend_from_slice(frame);
         self.start = HEADROOM;
     }
@@ -90,6 +107,14 @@ impl Packet {
         self.buf.truncate(self.start + len);
     }
 }
+
+impl PartialEq for Packet {
+    fn eq(&self, other: &Packet) -> bool {
+        self.data() == other.data()
+    }
+}
+
+impl Eq for Packet {}
 
 impl std::fmt::Debug for Packet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -101,6 +101,46 @@ impl DatapathConfig {
     }
 }
 
+/// Port numbers below this are found in a [`PortIndex`] by direct indexing; higher ones
+/// by binary search.
+const DIRECT_PORTS: usize = 1024;
+
+/// Port number → the config's [`PortInfo`], built with each config so that a packet's
+/// port lookups (input, output) cost one array read for the usual small port numbers.
+/// Invariant: gives exactly what [`DatapathConfig::port`] gives for every number.
+#[derive(Clone, Debug)]
+pub(crate) struct PortIndex {
+    /// For each number below [`DIRECT_PORTS`]: 1 + the index in `ports`, or 0.
+    direct: Box<[u16]>,
+}
+
+impl PortIndex {
+    pub fn new(cfg: &DatapathConfig) -> PortIndex {
+        let mut direct = vec![0u16; DIRECT_PORTS].into_boxed_slice();
+        for p in &cfg.ports {
+            let found = cfg
+                .ports
+                .binary_search_by_key(&p.no, |q| q.no)
+                .ok()
+                .and_then(|i| u16::try_from(i + 1).ok());
+            if let (Some(slot), Some(i)) = (direct.get_mut(p.no as usize), found) {
+                *slot = i;
+            }
+        }
+        PortIndex { direct }
+    }
+
+    /// The port numbered `no` in `cfg` (the config this index was built from).
+    #[inline]
+    pub fn get<'c>(&self, cfg: &'c DatapathConfig, no: u32) -> Option<&'c PortInfo> {
+        match self.direct.get(no as usize) {
+            Some(0) => None,
+            Some(&i) => cfg.ports.get(i as usize - 1),
+            None => cfg.port(no),
+        }
+    }
+}
+
 /// Whether each port slot's link is up; shared by the agent (writer) and every worker.
 pub struct PortLiveness {
     live: Box<[AtomicBool]>,
@@ -131,5 +171,33 @@ impl PortLiveness {
 impl Default for PortLiveness {
     fn default() -> Self {
         PortLiveness::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn port_index_agrees_with_binary_search() {
+        let mut ports: Vec<PortInfo> = [1u32, 7, 1023, 1024, 5000, port_max()]
+            .iter()
+            .enumerate()
+            .map(|(i, &no)| PortInfo::new(no, i as u16))
+            .collect();
+        ports.sort_by_key(|p| p.no);
+        let cfg = DatapathConfig {
+            ports,
+            ..DatapathConfig::default()
+        };
+        let idx = PortIndex::new(&cfg);
+        for no in (0..1100).chain([4999, 5000, 5001, port_max(), u32::MAX]) {
+            assert_eq!(idx.get(&cfg, no), cfg.port(no), "port {no}");
+        }
+        assert_eq!(idx.get(&cfg, 1023).map(|p| p.slot), Some(2));
+    }
+
+    fn port_max() -> u32 {
+        crate::action::port::MAX
     }
 }

@@ -13,18 +13,17 @@
 use std::ops::ControlFlow;
 use std::sync::mpsc::SyncSender;
 
+use super::rule::Fast;
 use super::{ActionSet, PacketIn, PacketInReason, PipelineVersion, Rule, RuleTable, NUM_TABLES};
 use super::{NormalPacket, Outputs, PortInfo, PortLiveness, Tx};
 use crate::action::{port, Action};
-use crate::cache::{ExactCache, Path, NO_RULE};
-use crate::counters::{
-    Misc, WorkerCounters, BYTES, LAST_USED, PACKETS, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS,
-};
+use crate::cache::{key_hash, ExactCache, Path, NO_RULE};
+use crate::counters::{Misc, Tally, WorkerCounters, BYTES, PACKETS};
 use crate::group::{GroupEnv, MAX_DEPTH};
 use crate::key::{Field, FlowKey};
 use crate::meter::{remark_dscp, MeterOutcome};
 use crate::packet::{Layers, Packet};
-use crate::parse::parse;
+use crate::parse::{parse, ParseOutcome};
 use crate::rewrite::RewriteError;
 use crate::trace::TraceEvent;
 
@@ -72,6 +71,8 @@ pub(crate) struct Exec<'a, C, O> {
     pub now_ns: u64,
     pub out: &'a mut Outputs,
     pub obs: &'a mut O,
+    /// Counts not yet added to `counters` (see [`Exec::finish`]).
+    pub tally: Tally,
     /// The key changed in a way the exact-match cache cannot replay (meter remark).
     remarked: bool,
     in_info: Option<&'a PortInfo>,
@@ -80,6 +81,14 @@ pub(crate) struct Exec<'a, C, O> {
     /// or with the packet itself when the pipeline ends without another use of it — so
     /// the common "apply output, done" rule costs no copy. Outputs keep their order.
     pending: Option<PendingOut>,
+}
+
+/// The exact-match cache for one packet: the cache, the key's hash and what the cache
+/// holds for the key in the current version.
+pub(crate) struct Probe<'c> {
+    pub cache: &'c mut ExactCache,
+    pub hash: u64,
+    pub hit: Option<Path>,
 }
 
 /// An output whose packet is the packet as it is now.
@@ -115,6 +124,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             now_ns,
             out,
             obs,
+            tally: Tally::default(),
             remarked: false,
             in_info: None,
             pending: None,
@@ -130,6 +140,13 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         }
     }
 
+    /// Adds the tallied counts to the worker's counters; call when done with a batch.
+    pub fn finish(&mut self) {
+        if let Some(c) = self.counters {
+            self.tally.flush(c);
+        }
+    }
+
     #[inline]
     fn count(&self, f: impl FnOnce(&WorkerCounters)) {
         if let Some(c) = self.counters {
@@ -141,25 +158,57 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
     pub fn run(&mut self, packet: Packet, in_port: u32, cache: Option<&mut ExactCache>) {
         let mut key = FlowKey::ZERO;
         let parsed = parse(packet.data(), in_port, &mut key);
+        let probe = match cache {
+            Some(c) if parsed.error.is_none() && !self.refuses(in_port) && !self.v.cheap_lookup => {
+                let hash = key_hash(&key);
+                let hit = c.get_hashed(&key, hash, self.v.version);
+                Some(Probe {
+                    cache: c,
+                    hash,
+                    hit,
+                })
+            }
+            _ => None,
+        };
+        self.run_parsed(packet, &key, &parsed, in_port, None, probe);
+    }
+
+    /// Whether packets received on `in_port` are dropped at once (`no_recv`).
+    #[inline]
+    pub fn refuses(&self, in_port: u32) -> bool {
+        self.v.port(in_port).is_some_and(|p| p.no_recv)
+    }
+
+    /// Processes a parsed frame: `key` and `parsed` are what [`parse`] gave for it.
+    /// `first`, when given, is table 0's rule for `key` (looked up ahead, for a batch);
+    /// `probe` is the exact-match cache and what it holds for `key` (only for packets
+    /// that parsed without error and whose port accepts them).
+    #[inline]
+    pub fn run_parsed(
+        &mut self,
+        packet: Packet,
+        key: &FlowKey,
+        parsed: &ParseOutcome,
+        in_port: u32,
+        mut first: Option<Option<&'a Rule>>,
+        probe: Option<Probe<'_>>,
+    ) {
         let len = packet.len() as u64;
-        self.count(|c| c.misc(Misc::Packets, 1));
+        self.tally.packets += 1;
         if O::ON {
             self.obs.event(TraceEvent::Parsed {
-                key,
+                key: *key,
                 error: parsed.error,
             });
         }
         if let Some(e) = parsed.error {
             self.count(|c| c.parse_error(e));
         }
-        let cfg: &'a super::DatapathConfig = &self.v.config;
-        self.in_info = cfg.port(in_port);
+        self.in_info = self.v.port(in_port);
         self.remarked = false;
+        self.pending = None;
         if let Some(p) = self.in_info {
-            self.count(|c| {
-                c.ports.add(p.slot as u32, RX_PACKETS, 1);
-                c.ports.add(p.slot as u32, RX_BYTES, len);
-            });
+            self.tally.rx(self.counters, p.slot, len);
             if p.no_recv {
                 self.count(|c| c.misc(Misc::NoRecvDrops, 1));
                 if O::ON {
@@ -168,47 +217,128 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 return;
             }
         }
-        let mut st = Pkt {
+        if let Some(pr) = &probe {
+            if pr.hit.is_some() {
+                self.tally.cache_hits += 1;
+            } else {
+                self.tally.cache_misses += 1;
+            }
+            if let Some((path, port)) = pr.hit.and_then(|p| Some((p, p.decision()?))) {
+                self.replay(&path, port, packet, key, in_port);
+                return;
+            }
+        }
+        if !O::ON && probe.as_ref().is_none_or(|p| p.hit.is_none()) {
+            // Table 0's rule outputs to a port and ends the pipeline: nothing else to run.
+            let v: &'a PipelineVersion<C> = self.v;
+            let rule = match first {
+                Some(r) => r,
+                None => v.tables.first().and_then(|t| t.lookup(key)).map(|r| &**r.2),
+            };
+            if let Some(rule) = rule {
+                if let Fast::Output(p) = rule.fast {
+                    self.direct(rule, p, packet, key, in_port, probe);
+                    return;
+                }
+            }
+            first = Some(rule);
+        }
+        let st = Pkt {
             packet,
-            key,
+            key: *key,
             layers: parsed.layers,
             in_port,
             queue: None,
         };
-        let initial = key;
-        let (cache, cached) = match cache {
-            Some(c) if parsed.error.is_none() => {
-                let hit = c.get(&initial, self.v.version);
-                self.count(|w| {
-                    w.misc(
-                        if hit.is_some() {
-                            Misc::CacheHits
-                        } else {
-                            Misc::CacheMisses
-                        },
-                        1,
-                    )
-                });
-                (Some(c), hit)
+        self.walk(st, key, first, probe);
+    }
+
+    /// A packet whose table-0 rule is `Fast::Output(port_no)`: what [`walk`](Self::walk)
+    /// does for it, without its generality (same counts, cache entry and output).
+    #[inline]
+    fn direct(
+        &mut self,
+        rule: &Rule,
+        port_no: u32,
+        packet: Packet,
+        key: &FlowKey,
+        in_port: u32,
+        probe: Option<Probe<'_>>,
+    ) {
+        let bytes = packet.len() as u64;
+        let now = self.now_ns;
+        self.count_table(0, true);
+        self.count(|c| c.credit_rule(rule.id, bytes, now));
+        if let Some(pr) = probe {
+            let mut path = Path::default();
+            path.push(0, rule.id);
+            path.set_decision(port_no);
+            if pr.hit != Some(path) {
+                pr.cache.insert_hashed(key, pr.hash, self.v.version, path);
             }
-            _ => (None, None),
+        }
+        let src = Source {
+            table: 0,
+            cookie: rule.cookie,
+            table_miss: rule.table_miss,
         };
+        self.output(port_no, packet, key, in_port, None, src);
+    }
+
+    /// A cache hit with a decision: credits the path and outputs, reading no rule.
+    #[inline]
+    fn replay(&mut self, path: &Path, port_no: u32, packet: Packet, key: &FlowKey, in_port: u32) {
+        let bytes = packet.len() as u64;
+        let now = self.now_ns;
+        for s in path.steps() {
+            self.count_table(s.table, true);
+            self.count(|c| c.credit_rule(s.rule, bytes, now));
+        }
+        let src = Source {
+            table: 0,
+            cookie: u64::MAX,
+            table_miss: false,
+        };
+        self.output(port_no, packet, key, in_port, None, src);
+    }
+
+    /// Counts a lookup in `table` (and a match).
+    #[inline]
+    fn count_table(&mut self, table: u8, matched: bool) {
+        if table == 0 {
+            self.tally.table0[0] += 1;
+            self.tally.table0[1] += matched as u64;
+        } else {
+            self.count(|c| {
+                c.tables.add(table as u32, 0, 1);
+                c.tables.add(table as u32, 1, matched as u64);
+            });
+        }
+    }
+
+    /// The tables, from table 0, then the action set.
+    fn walk(
+        &mut self,
+        mut st: Pkt,
+        initial: &FlowKey,
+        mut first: Option<Option<&'a Rule>>,
+        probe: Option<Probe<'_>>,
+    ) {
+        let cached = probe.as_ref().and_then(|p| p.hit);
         let mut path = Path::default();
-        let mut cacheable = cache.is_some();
+        let mut cacheable = probe.is_some();
+        // The port of the path's decision while every rule so far allows one.
+        let mut decision: Option<Option<u32>> = Some(None);
         let mut follow = cached;
         let mut set: Option<ActionSet> = None;
-        self.pending = None;
         let mut last: Option<Source> = None;
         let mut table = 0u8;
         let mut step = 0usize;
         let ended = loop {
-            let rule = self.lookup(table, &st.key, &mut follow, step);
+            let rule = self.lookup(table, &st.key, &mut follow, step, &mut first);
             step += 1;
             cacheable &= path.push(table, rule.map_or(NO_RULE, |r| r.id));
-            self.count(|c| {
-                c.tables.add(table as u32, 0, 1);
-                c.tables.add(table as u32, 1, rule.is_some() as u64);
-            });
+            self.count_table(table, rule.is_some());
             if O::ON {
                 self.obs.event(TraceEvent::Table {
                     table,
@@ -222,18 +352,34 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             };
             let bytes = st.packet.len() as u64;
             let now = self.now_ns;
-            self.count(|c| {
-                c.rules.add(rule.id, PACKETS, 1);
-                c.rules.add(rule.id, BYTES, bytes);
-                c.rules.set(rule.id, LAST_USED, now);
-            });
+            self.count(|c| c.credit_rule(rule.id, bytes, now));
             let src = Source {
                 table,
                 cookie: rule.cookie,
                 table_miss: rule.table_miss,
             };
             last = Some(src);
-            match self.instructions(rule, src, &mut st, &mut set) {
+            let next = match rule.fast {
+                Fast::Output(p) if !O::ON => {
+                    decision = decision.filter(|d| d.is_none()).map(|_| Some(p));
+                    self.flush_pending(&st);
+                    self.pending = Some(PendingOut {
+                        port: p,
+                        queue: st.queue,
+                        src,
+                    });
+                    Next::End
+                }
+                Fast::Goto => {
+                    decision = decision.filter(|d| d.is_none());
+                    self.instructions(rule, src, &mut st, &mut set)
+                }
+                _ => {
+                    decision = None;
+                    self.instructions(rule, src, &mut st, &mut set)
+                }
+            };
+            match next {
                 Next::Goto(t) => {
                     cacheable &= rule.cache_safe;
                     table = t;
@@ -246,9 +392,13 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 follow = None;
             }
         };
-        if let Some(c) = cache {
+        if let Some(pr) = probe {
+            if let Some(Some(p)) = decision.filter(|_| ended) {
+                path.set_decision(p);
+            }
             if cacheable && !self.remarked && cached != Some(path) {
-                c.insert(&initial, self.v.version, path);
+                pr.cache
+                    .insert_hashed(initial, pr.hash, self.v.version, path);
             }
         }
         if O::ON && ended {
@@ -269,8 +419,8 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         }
     }
 
-    /// The rule table `table` gives: from the cached path while it applies, else looked
-    /// up.
+    /// The rule table `table` gives: from the cached path while it applies, else from
+    /// `first` (table 0's rule looked up ahead), else looked up.
     #[inline]
     fn lookup(
         &self,
@@ -278,6 +428,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         key: &FlowKey,
         follow: &mut Option<Path>,
         step: usize,
+        first: &mut Option<Option<&'a Rule>>,
     ) -> Option<&'a Rule> {
         let v: &'a PipelineVersion<C> = self.v;
         if let Some(s) = follow.and_then(|p| p.get(step)) {
@@ -291,6 +442,11 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             }
         }
         *follow = None;
+        if step == 0 {
+            if let Some(r) = first.take() {
+                return r;
+            }
+        }
         v.tables
             .get(table as usize)?
             .lookup(key)
@@ -580,26 +736,29 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             }
             port::CONTROLLER => self.packet_in(packet.data(), key, in_port, cause(src), u16::MAX),
             p if p == in_port => self.count(|c| c.misc(Misc::OutputToInPortDrops, 1)),
-            p => match cfg.port(p) {
-                Some(info) if !info.no_fwd => self.tx(p, queue, packet),
+            p => match self.v.port(p) {
+                Some(info) if !info.no_fwd => self.tx_slot(p, Some(info.slot), queue, packet),
                 _ => self.count(|c| c.misc(Misc::OutputDrops, 1)),
             },
         }
     }
 
     fn tx(&mut self, port_no: u32, queue: Option<u32>, packet: Packet) {
+        let slot = self.v.port(port_no).map(|p| p.slot);
+        self.tx_slot(port_no, slot, queue, packet)
+    }
+
+    /// [`tx`](Self::tx) to a port whose slot (if it is a switch port) is known.
+    #[inline]
+    fn tx_slot(&mut self, port_no: u32, slot: Option<u16>, queue: Option<u32>, packet: Packet) {
         if O::ON {
             self.obs.event(TraceEvent::Output {
                 port: port_no,
                 queue,
             });
         }
-        if let Some(p) = self.v.config.port(port_no) {
-            let len = packet.len() as u64;
-            self.count(|c| {
-                c.ports.add(p.slot as u32, TX_PACKETS, 1);
-                c.ports.add(p.slot as u32, TX_BYTES, len);
-            });
+        if let Some(slot) = slot {
+            self.tally.tx(self.counters, slot, packet.len() as u64);
         }
         self.out.tx.push(Tx {
             port: port_no,

@@ -19,6 +19,12 @@
 //! it. When no goto follows, the [`ActionSet`] executes in its fixed order. Outputs
 //! collect in [`Outputs`]; packet-ins go to a bounded queue.
 //!
+//! A port loop hands whole batches to [`Batch::process_batch`] (see `batch.rs`): every
+//! packet is parsed, probed in the cache and looked up in table 0 before any runs, with
+//! the memory each will need prefetched; results are those of per-packet processing. A
+//! table-0 rule of the plainest shape (one apply-output to a port) skips the general
+//! instruction walk.
+//!
 //! # Versions: two copies, one published (left-right)
 //!
 //! Rebuilding a table of a million rules per change is far too slow, and so is cloning
@@ -48,6 +54,7 @@
 //! outside the versions altogether ([`PortLiveness`]).
 
 mod action_set;
+mod batch;
 mod config;
 pub(crate) mod exec;
 mod output;
@@ -81,6 +88,19 @@ impl<T: Classify<Arc<Rule>> + Default + Send + Sync + 'static> RuleTable for T {
 /// The classifier the pipeline uses unless told otherwise: tuple-space search, whose
 /// lookup cost does not grow with the number of rules.
 pub type DefaultClassifier = TupleSpace<Arc<Rule>>;
+
+/// Hints the CPU to fetch the cache line at `p` (nothing on other architectures).
+#[inline(always)]
+pub(crate) fn prefetch<P>(p: *const P) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and reads nothing the program
+    // sees, so any address (even a dangling one) is fine.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
 
 /// A small map from 32-bit ids (group and meter ids) kept sorted: lookups are binary
 /// searches, changes move the tail (groups and meters change rarely).

@@ -7,8 +7,14 @@
 //! - `cache_safe` says whether the rule's apply-actions change the flow key only as a
 //!   function of the key itself (see [`Instructions::cache_safe`]); the exact-match cache
 //!   relies on it.
+//! - `fast` is the compiled shape of the instructions (see [`Fast`]), recomputed with the
+//!   other derived fields whenever the rule changes.
+//!
+//! Layout: `Rule` is `repr(C)` with what a forwarded packet reads first (id, the fast
+//! form, flags, cookie) at the start, so a rule of the common shape costs one cache line
+//! per packet; the 288-byte match, which forwarding never reads, comes last.
 
-use crate::action::Action;
+use crate::action::{port, Action};
 use crate::key::FlowMatch;
 
 /// A rule's dense counter slot.
@@ -52,23 +58,52 @@ impl Instructions {
     }
 }
 
+/// The shape of a rule's instructions, for the fast paths of forwarding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fast {
+    /// Exactly one instruction, apply-actions `[Output(port)]` to a port number (not a
+    /// reserved port): the packet goes to that port and the pipeline ends.
+    Output(u32),
+    /// Exactly one instruction, a valid goto-table (to a later table): the packet moves
+    /// on unchanged.
+    Goto,
+    /// Anything else: run the instructions in full.
+    Other,
+}
+
+impl Fast {
+    fn of(ins: &Instructions, table: u8) -> Fast {
+        let only_apply = ins.meter.is_none()
+            && !ins.clear_actions
+            && ins.write_actions.is_none()
+            && ins.write_metadata.is_none();
+        match (only_apply, ins.apply.as_slice(), ins.goto_table) {
+            (true, [Action::Output(p)], None) if *p <= port::MAX => Fast::Output(*p),
+            (true, [], Some(t)) if t > table && (t as usize) < super::NUM_TABLES => Fast::Goto,
+            _ => Fast::Other,
+        }
+    }
+}
+
 /// A flow entry of one table.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Rule {
     /// Counter slot, assigned by the writer on insertion (any value given is replaced).
     pub id: RuleId,
-    pub cookie: u64,
+    pub(crate) fast: Fast,
+    pub(crate) cache_safe: bool,
+    pub(crate) table_miss: bool,
+    pub(crate) table: u8,
     pub priority: u16,
-    pub flow_match: FlowMatch,
+    pub cookie: u64,
     pub instructions: Instructions,
     /// Kept for the agent (which expires rules from the counters' last-used time).
     pub idle_timeout: u16,
     pub hard_timeout: u16,
     /// OpenFlow `OFPFF_*` flags, kept for the agent.
     pub flags: u16,
-    pub(crate) cache_safe: bool,
-    pub(crate) table_miss: bool,
-    pub(crate) table: u8,
+    pub flow_match: FlowMatch,
 }
 
 impl Rule {
@@ -83,6 +118,7 @@ impl Rule {
             idle_timeout: 0,
             hard_timeout: 0,
             flags: 0,
+            fast: Fast::Other,
             cache_safe: true,
             table_miss: false,
             table: 0,
@@ -94,6 +130,7 @@ impl Rule {
     /// Recomputes the derived flags after the public fields changed.
     pub(crate) fn refresh(&mut self) {
         self.cache_safe = self.instructions.cache_safe();
+        self.fast = Fast::of(&self.instructions, self.table);
         self.table_miss = self.priority == 0 && self.flow_match.mask == FlowMatch::ANY.mask;
     }
 

@@ -1,14 +1,17 @@
 //! Pipeline versions, the two published copies, the writer and the counter readers (the
 //! mechanism is described in the parent module's comment).
 
+use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
+use super::config::PortIndex;
 use super::{
-    DatapathConfig, DefaultClassifier, IdMap, PacketIn, PortLiveness, Rule, RuleId, RuleTable,
-    NUM_TABLES,
+    DatapathConfig, DefaultClassifier, IdMap, PacketIn, PortInfo, PortLiveness, Rule, RuleId,
+    RuleTable, NUM_TABLES,
 };
+use crate::classifier::TupleSpace;
 use crate::counters::{
     Misc, PortStats, RuleStats, SlotAlloc, Stats, Sum, TableStats, WorkerCounters, MAX_OBJECTS,
     MAX_RULES,
@@ -26,6 +29,12 @@ pub struct PipelineVersion<C = DefaultClassifier> {
     pub(crate) groups: IdMap<Arc<Group>>,
     pub(crate) meters: IdMap<Arc<Meter>>,
     pub(crate) config: Arc<DatapathConfig>,
+    /// Built from `config` whenever it is set.
+    pub(crate) ports: PortIndex,
+    /// Whether looking the tables up costs no more than probing the exact-match cache:
+    /// every table is a tuple space and they hold at most one subtable in all (one hash
+    /// probe). Workers then bypass their cache. Recomputed at each publish.
+    pub(crate) cheap_lookup: bool,
 }
 
 impl<C: RuleTable> PipelineVersion<C> {
@@ -36,8 +45,31 @@ impl<C: RuleTable> PipelineVersion<C> {
             rules: Vec::new(),
             groups: IdMap::default(),
             meters: IdMap::default(),
+            ports: PortIndex::new(&config),
             config,
+            cheap_lookup: false,
         }
+        .with_cost()
+    }
+
+    /// Sets `cheap_lookup` from the tables.
+    fn with_cost(mut self) -> Self {
+        self.cheap_lookup = self.lookup_is_cheap();
+        self
+    }
+
+    fn lookup_is_cheap(&self) -> bool {
+        let mut subtables = 0;
+        for t in self.tables.iter() {
+            match (t as &dyn Any).downcast_ref::<TupleSpace<Arc<Rule>>>() {
+                Some(ts) => subtables += ts.len_subtables(),
+                None => return false,
+            }
+            if subtables > 1 {
+                return false;
+            }
+        }
+        true
     }
 
     /// The version number (1 at creation, +1 per publish).
@@ -65,6 +97,12 @@ impl<C: RuleTable> PipelineVersion<C> {
 
     pub fn config(&self) -> &DatapathConfig {
         &self.config
+    }
+
+    /// The port numbered `no` (as `config().port(no)`, by direct index).
+    #[inline]
+    pub(crate) fn port(&self, no: u32) -> Option<&PortInfo> {
+        self.ports.get(&self.config, no)
     }
 
     fn apply(&mut self, ch: &Change) -> Replaced {
@@ -108,10 +146,13 @@ impl<C: RuleTable> PipelineVersion<C> {
                 .map_or(Replaced::None, Replaced::Meter),
             Change::SetConfig(c) => {
                 self.config = c.clone();
+                self.ports = PortIndex::new(c);
                 Replaced::None
             }
             Change::SetVersion(v) => {
+                // Last change of a publish: the tables are final for this version.
                 self.version = *v;
+                self.cheap_lookup = self.lookup_is_cheap();
                 Replaced::None
             }
         }

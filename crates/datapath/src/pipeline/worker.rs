@@ -8,6 +8,7 @@
 
 use std::sync::{Arc, PoisonError, RwLockReadGuard};
 
+use super::batch::Scratch;
 use super::exec::{Exec, Silent};
 use super::version::Shared;
 use super::{Datapath, Outputs, PipelineVersion, RuleTable};
@@ -19,6 +20,7 @@ use crate::packet::Packet;
 pub struct WorkerState {
     pub(crate) counters: Arc<WorkerCounters>,
     pub(crate) cache: Option<ExactCache>,
+    pub(crate) scratch: Box<Scratch>,
 }
 
 impl<C: RuleTable> Datapath<C> {
@@ -34,6 +36,7 @@ impl<C: RuleTable> Datapath<C> {
         WorkerState {
             counters,
             cache: (cache_entries > 0).then(|| ExactCache::new(cache_entries)),
+            scratch: Scratch::new(),
         }
     }
 
@@ -63,10 +66,10 @@ impl<C: RuleTable> Datapath<C> {
 
 /// A batch in progress: holds one pipeline version until dropped.
 pub struct Batch<'a, C: RuleTable> {
-    v: RwLockReadGuard<'a, PipelineVersion<C>>,
-    shared: &'a Shared<C>,
-    worker: &'a mut WorkerState,
-    now_ns: u64,
+    pub(crate) v: RwLockReadGuard<'a, PipelineVersion<C>>,
+    pub(crate) shared: &'a Shared<C>,
+    pub(crate) worker: &'a mut WorkerState,
+    pub(crate) now_ns: u64,
 }
 
 impl<C: RuleTable> Batch<'_, C> {
@@ -89,9 +92,11 @@ impl<C: RuleTable> Batch<'_, C> {
             &mut obs,
         );
         exec.run(packet, in_port, self.worker.cache.as_mut());
+        exec.finish();
     }
 
-    /// Processes every packet of `packets` (frame, in_port).
+    /// Processes every packet of `packets` (frame, in_port), one at a time (see
+    /// [`process_batch`](Self::process_batch) for the staged way).
     pub fn process_all(
         &mut self,
         packets: impl IntoIterator<Item = (Packet, u32)>,

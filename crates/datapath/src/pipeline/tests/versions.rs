@@ -14,6 +14,10 @@ fn out_to(p: u32) -> Rule {
 fn counters_are_summed_over_workers() {
     let (dp, mut wr, _rx) = datapath(config(3));
     let id = wr.insert_rule(0, out_to(2)).unwrap();
+    // A second mask, so that lookups are dearer than the cache and workers use it.
+    let other = FlowMatch::ANY.exact(Field::EthType, 0x0800);
+    wr.insert_rule(0, Rule::new(other, 0, apply(vec![])))
+        .unwrap();
     wr.publish();
     let threads: Vec<_> = (0..3u64)
         .map(|i| {
@@ -32,6 +36,35 @@ fn counters_are_summed_over_workers() {
     assert_eq!(dp.read_table(0).lookups, 600);
     assert_eq!(dp.read_port(1).tx_packets, 600);
     assert_eq!(dp.read_misc(crate::counters::Misc::CacheHits), 500 - 14);
+}
+
+#[test]
+fn cache_is_bypassed_while_lookups_are_one_probe() {
+    let (dp, mut wr, _rx) = datapath(config(3));
+    wr.insert_rule(0, out_to(2)).unwrap();
+    wr.publish();
+    let mut w = dp.worker(64);
+    let hits = |dp: &Datapath| {
+        dp.read_misc(crate::counters::Misc::CacheHits)
+            + dp.read_misc(crate::counters::Misc::CacheMisses)
+    };
+    for _ in 0..3 {
+        assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 7).ports(), vec![2]);
+    }
+    assert_eq!(hits(&dp), 0, "one subtable: no cache probe");
+    let m = FlowMatch::ANY.exact(Field::EthDst, 9);
+    wr.insert_rule(0, Rule::new(m, 5, apply(vec![Action::Output(3)])))
+        .unwrap();
+    wr.publish();
+    for _ in 0..3 {
+        assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 7).ports(), vec![2]);
+    }
+    assert_eq!(dp.read_misc(crate::counters::Misc::CacheHits), 2);
+    assert_eq!(hits(&dp), 3, "two subtables: the cache is used");
+    assert!(wr.remove_rule(0, &m, 5).is_some());
+    wr.publish();
+    assert_eq!(run(&dp, &mut w, &frame(9, 2), 1, 7).ports(), vec![2]);
+    assert_eq!(hits(&dp), 3, "back to one subtable");
 }
 
 #[test]
