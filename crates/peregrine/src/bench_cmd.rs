@@ -55,8 +55,9 @@ pub struct DatapathArgs {
     /// Tables the packet walks (rules in the last; the others goto the next).
     #[arg(long, default_value_t = 1)]
     tables: u8,
-    /// Exact-match cache entries per worker (0: off).
-    #[arg(long, default_value = "0", value_parser = parse_count)]
+    /// Exact-match cache entries per worker (0: off). The datapath bypasses the cache
+    /// while every table is a single hash probe, so it costs nothing there.
+    #[arg(long, default_value = "64K", value_parser = parse_count)]
     cache: usize,
     /// Seed of the workload generator.
     #[arg(long, default_value_t = 1)]
