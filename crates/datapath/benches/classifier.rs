@@ -86,14 +86,12 @@ fn build(name: &str, rules: Vec<(FlowMatch, u16)>, r: &mut Rng) -> (TupleSpace<u
     let took = start.elapsed();
     let n = ts.len().max(1);
     eprintln!(
-        "{name}: {} rules, {} subtables, built in {:.3} s ({:.0} ns/rule), {:.0} bytes/rule \
-         ({:.0} of them the FlowMatch copies)",
+        "{name}: {} rules, {} subtables, built in {:.3} s ({:.0} ns/rule), {:.0} bytes/rule",
         ts.len(),
         ts.len_subtables(),
         took.as_secs_f64(),
         took.as_nanos() as f64 / n as f64,
         ts.memory_bytes() as f64 / n as f64,
-        ts.match_store_bytes() as f64 / n as f64,
     );
     let mut keys: Vec<FlowKey> = rules.iter().map(|(m, _)| hit(m, r)).collect();
     shuffle(&mut keys, r);

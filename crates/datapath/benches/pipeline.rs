@@ -51,9 +51,9 @@ impl Classify<Arc<Rule>> for MacTable {
             .remove(&(m.key.get(Field::EthDst) as u64))
             .map(|o| o.1)
     }
-    fn lookup(&self, key: &FlowKey) -> Option<(&FlowMatch, u16, &Arc<Rule>)> {
+    fn lookup(&self, key: &FlowKey) -> Option<(u16, &Arc<Rule>)> {
         let (p, r) = self.rules.get(&(key.get(Field::EthDst) as u64))?;
-        Some((&r.flow_match, *p, r))
+        Some((*p, r))
     }
     fn len(&self) -> usize {
         self.rules.len()

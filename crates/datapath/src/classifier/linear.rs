@@ -1,9 +1,12 @@
 //! The reference classifier: every rule in a list, every lookup a full scan. Obviously
-//! correct, used as the model the fast classifiers are tested against.
+//! correct, used as the model the fast classifiers are tested against. Unlike the fast
+//! classifiers it keeps every rule's match as given (masked), so [`LinearClassifier::find`]
+//! can say which match won.
 
 use super::{better, Classify};
 use crate::key::{FlowKey, FlowMatch};
 
+/// A rule; `m.key` is masked by `m.mask` (insert and remove mask the given key first).
 struct Entry<T> {
     m: FlowMatch,
     priority: u16,
@@ -31,14 +34,36 @@ impl<T> LinearClassifier<T> {
         Self::default()
     }
 
-    /// All rules with their priorities, in insertion order.
-    pub fn iter(&self) -> impl Iterator<Item = (&FlowMatch, u16, &T)> {
-        self.rules.iter().map(|e| (&e.m, e.priority, &e.value))
+    /// All rules with their priorities, in insertion order (matches by value, as
+    /// [`TupleSpace::iter`](super::TupleSpace::iter) gives them).
+    pub fn iter(&self) -> impl Iterator<Item = (FlowMatch, u16, &T)> {
+        self.rules.iter().map(|e| (e.m, e.priority, &e.value))
+    }
+
+    /// The best matching rule for `key` with its match (what
+    /// [`Classify::lookup`] returns, plus the match).
+    pub fn find(&self, key: &FlowKey) -> Option<(&FlowMatch, u16, &T)> {
+        let mut best: Option<&Entry<T>> = None;
+        for e in &self.rules {
+            if e.m.matches(key) && best.is_none_or(|b| better(e.priority, e.seq, b.priority, b.seq))
+            {
+                best = Some(e);
+            }
+        }
+        best.map(|e| (&e.m, e.priority, &e.value))
+    }
+
+    fn normalized(m: &FlowMatch) -> FlowMatch {
+        FlowMatch {
+            key: m.key.masked(&m.mask),
+            mask: m.mask,
+        }
     }
 }
 
 impl<T> Classify<T> for LinearClassifier<T> {
     fn insert(&mut self, m: FlowMatch, priority: u16, value: T) -> Option<T> {
+        let m = Self::normalized(&m);
         if let Some(e) = self
             .rules
             .iter_mut()
@@ -57,6 +82,7 @@ impl<T> Classify<T> for LinearClassifier<T> {
     }
 
     fn remove(&mut self, m: &FlowMatch, priority: u16) -> Option<T> {
+        let m = &Self::normalized(m);
         let i = self
             .rules
             .iter()
@@ -64,15 +90,8 @@ impl<T> Classify<T> for LinearClassifier<T> {
         Some(self.rules.remove(i).value)
     }
 
-    fn lookup(&self, key: &FlowKey) -> Option<(&FlowMatch, u16, &T)> {
-        let mut best: Option<&Entry<T>> = None;
-        for e in &self.rules {
-            if e.m.matches(key) && best.is_none_or(|b| better(e.priority, e.seq, b.priority, b.seq))
-            {
-                best = Some(e);
-            }
-        }
-        best.map(|e| (&e.m, e.priority, &e.value))
+    fn lookup(&self, key: &FlowKey) -> Option<(u16, &T)> {
+        self.find(key).map(|(_, p, v)| (p, v))
     }
 
     fn len(&self) -> usize {
@@ -95,14 +114,29 @@ mod tests {
         assert_eq!(c.insert(ip, 10, "ip"), None);
         assert_eq!(c.insert(ip2, 10, "tcp"), None);
         let mut k = FlowKey::ZERO;
-        assert_eq!(c.lookup(&k).map(|r| *r.2), Some("miss"));
+        assert_eq!(c.lookup(&k).map(|r| *r.1), Some("miss"));
         k.set(Field::EthType, 0x0800);
         k.set(Field::IpProto, 6);
-        assert_eq!(c.lookup(&k).map(|r| *r.2), Some("ip"));
+        assert_eq!(c.lookup(&k).map(|r| *r.1), Some("ip"));
         assert_eq!(c.insert(ip, 10, "ip-again"), Some("ip"));
-        assert_eq!(c.lookup(&k).map(|r| *r.2), Some("ip-again"));
+        assert_eq!(c.lookup(&k).map(|r| *r.1), Some("ip-again"));
         assert_eq!(c.remove(&ip, 10), Some("ip-again"));
-        assert_eq!(c.lookup(&k).map(|r| *r.2), Some("tcp"));
+        assert_eq!(c.lookup(&k).map(|r| *r.1), Some("tcp"));
         assert_eq!(c.len(), 2);
+        assert_eq!(c.find(&k).map(|r| (*r.0, r.1)), Some((ip2, 10)));
+    }
+
+    #[test]
+    fn key_bits_outside_the_mask_are_ignored() {
+        let mut c = LinearClassifier::new();
+        let mut m = FlowMatch::ANY.exact(Field::EthType, 0x0800);
+        m.key.set(Field::IpProto, 6);
+        assert_eq!(c.insert(m, 1, "ip"), None);
+        let mut k = FlowKey::ZERO;
+        k.set(Field::EthType, 0x0800);
+        assert_eq!(c.lookup(&k), Some((1, &"ip")));
+        let clean = FlowMatch::ANY.exact(Field::EthType, 0x0800);
+        assert_eq!(c.iter().next().map(|r| r.0), Some(clean));
+        assert_eq!(c.remove(&clean, 1), Some("ip"));
     }
 }

@@ -17,16 +17,21 @@
 //!      ├─ words:   the nonzero words of the mask ("active" words), with their masks
 //!      ├─ filter:  bit array over the entries' hashes
 //!      ├─ index:   open-addressing slots, hash of masked active words → entry number
+//!      ├─ mask:    the full mask (with an entry's words, it is the entry's match)
 //!      ├─ entries: [masked active words | best rule | lower-priority rules]   (dense)
-//!      ├─ matches: [FlowMatch]       the full match of each entry, at the same position
 //!      └─ prios:   priority → (rule count, lower bound of its rules' sequence numbers)
 //! ```
 //!
 //! A subtable touches only its active words: an exact IPv4 5-tuple mask hashes and
 //! compares 3 of the key's 18 words. The first four active words of an entry are stored
-//! inline; wider masks put the rest in a small heap array. The copies of the full matches
-//! are kept apart from the entries (they are only needed to hand out `&FlowMatch`), so a
-//! probe reads one line of index slots and one entry.
+//! inline; wider masks put the rest in a small heap array. A probe reads one line of
+//! index slots and one entry.
+//!
+//! No full [`FlowMatch`] is stored per rule: a rule's match is its subtable's mask with
+//! its entry's masked words, which is all that insert, remove and replace compare, and
+//! [`TupleSpace::iter`] rebuilds it by value. A lookup result ([`RuleRef`]) carries the
+//! subtable's mask instead, since the match of a rule found for `key` is `key` under that
+//! mask ([`RuleRef::flow_match`]).
 //!
 //! # Priorities
 //!
@@ -141,14 +146,17 @@ impl Hasher for WordHasher {
 /// Keys per step of [`TupleSpace::lookup_batch`] (one bit each in a `u64`).
 const BATCH: usize = 32;
 
-/// The rule a lookup found: its match, priority, sequence number and value.
+/// The rule a lookup found: its mask, priority, sequence number and value.
 ///
 /// `seq` is the rule's insertion sequence number: unique among the rules of the table
 /// and stable while the rule lives (replacing its value keeps it), so it can serve as a
 /// handle, e.g. for per-rule counters.
+///
+/// `mask` is the mask of the rule's subtable; the rule's full match is the looked-up key
+/// under it, see [`flow_match`](Self::flow_match).
 #[derive(Debug)]
 pub struct RuleRef<'a, T> {
-    pub m: &'a FlowMatch,
+    pub mask: &'a FlowKey,
     pub priority: u16,
     pub seq: u64,
     pub value: &'a T,
@@ -163,6 +171,15 @@ impl<T> Clone for RuleRef<'_, T> {
 impl<T> Copy for RuleRef<'_, T> {}
 
 impl<T> RuleRef<'_, T> {
+    /// The rule's match, rebuilt by value: `key` must be the key this rule was found for
+    /// (a rule matches `key` exactly when its match key is `key` under its mask).
+    pub fn flow_match(&self, key: &FlowKey) -> FlowMatch {
+        FlowMatch {
+            key: key.masked(self.mask),
+            mask: *self.mask,
+        }
+    }
+
     #[inline]
     fn beats(&self, other: &Option<RuleRef<'_, T>>) -> bool {
         other
@@ -236,14 +253,14 @@ impl<T> TupleSpace<T> {
         self.subtables.len()
     }
 
-    /// Every rule: its match, priority and value, grouped by subtable (no particular
-    /// order otherwise).
-    pub fn iter(&self) -> impl Iterator<Item = (&FlowMatch, u16, &T)> {
+    /// Every rule: its match (rebuilt by value from the subtable's mask and the entry's
+    /// words), priority and value, grouped by subtable (no particular order otherwise).
+    pub fn iter(&self) -> impl Iterator<Item = (FlowMatch, u16, &T)> {
         self.subtables.iter().flat_map(|s| s.iter())
     }
 
     /// An estimate of the memory held, by capacity: structures, slot arrays, entries,
-    /// the copies of the matches, and the mask map.
+    /// filters, the prefix tracker and the mask map.
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         size_of::<Self>()
@@ -260,12 +277,6 @@ impl<T> TupleSpace<T> {
             + self.order.capacity() * size_of::<Ranked>()
             + self.prefixes.memory_bytes()
             + self.by_mask.capacity() * (size_of::<(FlowKey, u32)>() + 1)
-    }
-
-    /// The part of [`memory_bytes`](Self::memory_bytes) spent on the full copies of the
-    /// matches that `Classify::lookup`, `RuleRef::m` and `iter` hand out by reference.
-    pub fn match_store_bytes(&self) -> usize {
-        self.subtables.iter().map(|s| s.match_store_bytes()).sum()
     }
 
     /// The value of the rule with exactly this match and priority (OVS's
@@ -496,7 +507,7 @@ impl<T> TupleSpace<T> {
             .subtables
             .iter()
             .filter(on)
-            .flat_map(|s| s.iter().map(|(m, _, _)| &m.key));
+            .flat_map(|s| s.entry_keys());
         self.prefixes.rebuild(f, len, live, keys);
     }
 
@@ -594,8 +605,8 @@ impl<T> Classify<T> for TupleSpace<T> {
     }
 
     #[inline]
-    fn lookup(&self, key: &FlowKey) -> Option<(&FlowMatch, u16, &T)> {
-        self.find(key).map(|r| (r.m, r.priority, r.value))
+    fn lookup(&self, key: &FlowKey) -> Option<(u16, &T)> {
+        self.find(key).map(|r| (r.priority, r.value))
     }
 
     fn len(&self) -> usize {

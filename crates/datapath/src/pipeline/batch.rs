@@ -70,7 +70,7 @@ fn lookup_many<'a, C: RuleTable>(t: &'a C, keys: &[FlowKey], out: &mut [Option<&
         }
     } else {
         for (o, k) in out.iter_mut().zip(keys) {
-            *o = t.lookup(k).map(|(_, _, r)| &**r);
+            *o = t.lookup(k).map(|(_, r)| &**r);
         }
     }
 }

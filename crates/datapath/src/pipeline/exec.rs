@@ -233,7 +233,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             let v: &'a PipelineVersion<C> = self.v;
             let rule = match first {
                 Some(r) => r,
-                None => v.tables.first().and_then(|t| t.lookup(key)).map(|r| &**r.2),
+                None => v.tables.first().and_then(|t| t.lookup(key)).map(|r| &**r.1),
             };
             if let Some(rule) = rule {
                 if let Fast::Output(p) = rule.fast {
@@ -447,10 +447,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 return r;
             }
         }
-        v.tables
-            .get(table as usize)?
-            .lookup(key)
-            .map(|(_, _, r)| &**r)
+        v.tables.get(table as usize)?.lookup(key).map(|(_, r)| &**r)
     }
 
     fn miss(&mut self, st: &Pkt, table: u8) {

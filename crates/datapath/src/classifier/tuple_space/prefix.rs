@@ -161,12 +161,12 @@ impl PrefixTracker {
     }
 
     /// Rebuilds level (`f`, `len`) from the keys of all its rules, `live` of them.
-    pub(super) fn rebuild<'a>(
+    pub(super) fn rebuild(
         &mut self,
         f: usize,
         len: u8,
         live: usize,
-        keys: impl Iterator<Item = &'a FlowKey>,
+        keys: impl Iterator<Item = FlowKey>,
     ) {
         if self.levels.is_empty() {
             self.levels
@@ -185,7 +185,7 @@ impl PrefixTracker {
         let n = want.min((1u64 << len).max(64)) as usize;
         l.bits = vec![0u64; n / 64].into_boxed_slice();
         for k in keys {
-            let b = l.bit(prefix_of(k, f, len), len);
+            let b = l.bit(prefix_of(&k, f, len), len);
             l.bits[b / 64] |= 1 << (b % 64);
         }
     }
@@ -242,7 +242,7 @@ mod tests {
         for len in [1u8, 8, 12, 20, 32] {
             for (i, k) in keys.iter().enumerate() {
                 if t.add(0, len, k) {
-                    t.rebuild(0, len, i + 1, keys[..=i].iter());
+                    t.rebuild(0, len, i + 1, keys[..=i].iter().copied());
                 }
             }
             for k in &keys {
@@ -276,7 +276,7 @@ mod tests {
         let mut t = PrefixTracker::default();
         let k = key(0x0a00_0000, 0);
         assert!(t.add(0, 8, &k));
-        t.rebuild(0, 8, 1, [k].iter());
+        t.rebuild(0, 8, 1, [k].into_iter());
         let mut memo = Memo::default();
         assert!(t.may_match([8, 0], &k, &mut memo));
         assert!(!t.may_match([8, 0], &key(0x0b00_0000, 0), &mut Memo::default()));
@@ -291,12 +291,12 @@ mod tests {
         let mut t = PrefixTracker::default();
         let k = key(1, 2);
         assert!(t.add(1, 16, &k));
-        t.rebuild(1, 16, 1, [k].iter());
+        t.rebuild(1, 16, 1, [k].into_iter());
         assert!(
             t.remove(1, 16),
             "the last rule gone: rebuild to free the level"
         );
-        t.rebuild(1, 16, 0, [].iter());
+        t.rebuild(1, 16, 0, std::iter::empty());
         assert_eq!(
             t.memory_bytes(),
             t.levels.capacity() * std::mem::size_of::<Level>()

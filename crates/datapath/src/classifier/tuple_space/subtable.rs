@@ -2,8 +2,12 @@
 //!
 //! The subtable hashes and compares only its *active* words (the words where its mask is
 //! nonzero), masked. Rules with the same masked words (that is, the same match) and
-//! different priorities share one [`Entry`], best first. Entries live densely in `entries`
-//! (with their matches at the same position in `matches`), found through a [`SlotIndex`].
+//! different priorities share one [`Entry`], best first. Entries live densely in `entries`,
+//! found through a [`SlotIndex`].
+//!
+//! No rule's full [`FlowMatch`] is stored: the subtable's `mask` and an entry's masked
+//! active words are the match, and [`Subtable::iter`] rebuilds it from them on demand
+//! (a 288-byte copy per rule would cost more than the entry itself).
 //!
 //! Invariants:
 //! - `words` lists the nonzero words of `mask`, in increasing word order; an entry stores
@@ -11,8 +15,8 @@
 //! - An entry holds at least one rule; `best` has the highest priority and `rest` is in
 //!   strictly decreasing priority order, all below `best`. Priorities within an entry are
 //!   distinct (a rule is its match and its priority).
-//! - `entries[i]` and `matches[i]` belong together; the index maps
-//!   `hash_words(entry words)` to `i` for every entry.
+//! - An entry's words are masked (no bit outside the mask's word is set), and the index
+//!   maps `hash_words(entry words)` to `i` for every entry `entries[i]`.
 //! - `prios` counts the rules of each priority present; its `min_seq` is a lower bound on
 //!   the sequence numbers of that priority's rules: exact when set, possibly older after
 //!   a removal (removals never search for the new minimum). So [`Subtable::bound`] is
@@ -68,7 +72,6 @@ pub(super) struct Subtable<T> {
     index: SlotIndex,
     filter: HashFilter,
     entries: Vec<Entry<T>>,
-    matches: Vec<FlowMatch>,
     prios: BTreeMap<u16, PrioCount>,
     n_rules: usize,
     /// The mask's prefix length on each tracked field (see [`super::prefix`]), 0 where
@@ -94,7 +97,6 @@ impl<T> Subtable<T> {
             index: SlotIndex::default(),
             filter: HashFilter::default(),
             entries: Vec::new(),
-            matches: Vec::new(),
             prios: BTreeMap::new(),
             n_rules: 0,
             plen,
@@ -235,10 +237,23 @@ impl<T> Subtable<T> {
     fn rule_ref(&self, i: usize) -> RuleRef<'_, T> {
         let e = &self.entries[i];
         RuleRef {
-            m: &self.matches[i],
+            mask: &self.mask,
             priority: e.best.priority,
             seq: e.best.seq,
             value: &e.best.value,
+        }
+    }
+
+    /// The match of entry `e`, rebuilt from the mask and the entry's masked words.
+    fn entry_match(&self, e: &Entry<T>) -> FlowMatch {
+        let mut key = FlowKey::ZERO;
+        let words = e.head.iter().chain(e.tail.iter());
+        for (a, &w) in self.words.iter().zip(words) {
+            key.words[a.index] = w;
+        }
+        FlowMatch {
+            key,
+            mask: *self.mask,
         }
     }
 
@@ -301,7 +316,6 @@ impl<T> Subtable<T> {
                 best: rule,
                 rest: Box::default(),
             });
-            self.matches.push(*m);
             let hash = self.hash_key(&m.key);
             let (words, entries) = (&self.words, &self.entries);
             self.index.insert(hash, entries.len() - 1, |i| {
@@ -362,11 +376,9 @@ impl<T> Subtable<T> {
             let h = Self::hash_entry(&self.words, &self.entries[last]);
             self.index.renumber(h, last, i);
         }
-        self.matches.swap_remove(i);
         let e = self.entries.swap_remove(i);
         if self.entries.capacity() > 4 * self.entries.len() && self.entries.capacity() > 16 {
             self.entries.shrink_to(self.entries.len() * 2);
-            self.matches.shrink_to(self.matches.len() * 2);
         }
         if self.filter.remove() {
             self.rebuild_filter();
@@ -374,12 +386,17 @@ impl<T> Subtable<T> {
         e.best.value
     }
 
-    /// Every rule: its match, priority and value.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (&FlowMatch, u16, &T)> {
-        self.entries
-            .iter()
-            .zip(self.matches.iter())
-            .flat_map(|(e, m)| e.rules().map(move |r| (m, r.priority, &r.value)))
+    /// Every rule: its match (rebuilt, by value), priority and value.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (FlowMatch, u16, &T)> {
+        self.entries.iter().flat_map(move |e| {
+            let m = self.entry_match(e);
+            e.rules().map(move |r| (m, r.priority, &r.value))
+        })
+    }
+
+    /// Every entry's match key (one per entry, whatever its number of rules).
+    pub(super) fn entry_keys(&self) -> impl Iterator<Item = FlowKey> + '_ {
+        self.entries.iter().map(|e| self.entry_match(e).key)
     }
 
     /// Heap and inline bytes held, by capacity.
@@ -396,24 +413,19 @@ impl<T> Subtable<T> {
             + self.index.memory_bytes()
             + self.filter.memory_bytes()
             + self.entries.capacity() * size_of::<Entry<T>>()
-            + self.matches.capacity() * size_of::<FlowMatch>()
             + per_entry
             + self.prios.len() * (size_of::<u16>() + size_of::<PrioCount>()) * 2
-    }
-
-    /// Bytes per entry spent on the copies of the matches (for reports).
-    pub(super) fn match_store_bytes(&self) -> usize {
-        self.matches.capacity() * std::mem::size_of::<FlowMatch>()
     }
 
     /// Checks every invariant of the module comment (tests only).
     #[cfg(test)]
     pub(super) fn check(&self) {
-        assert_eq!(self.entries.len(), self.matches.len());
         assert_eq!(self.index.len(), self.entries.len());
         let mut counts: BTreeMap<u16, (u32, u64)> = BTreeMap::new();
-        for (i, (e, m)) in self.entries.iter().zip(&self.matches).enumerate() {
-            assert_eq!(m.mask, *self.mask);
+        for (i, e) in self.entries.iter().enumerate() {
+            assert_eq!(e.head.len() + e.tail.len(), self.words.len().max(HEAD));
+            let m = self.entry_match(e);
+            assert_eq!(m.key, m.key.masked(&self.mask), "entry words not masked");
             assert_eq!(self.find_hashed(&m.key, self.hash_key(&m.key)), Some(i));
             assert_eq!(Self::hash_entry(&self.words, e), self.hash_key(&m.key));
             assert!(

@@ -22,7 +22,7 @@ fn pkt(dst: u128, proto: u128) -> FlowKey {
 }
 
 fn found<T: Copy>(c: &TupleSpace<T>, k: &FlowKey) -> Option<T> {
-    c.lookup(k).map(|r| *r.2)
+    c.lookup(k).map(|r| *r.1)
 }
 
 #[test]
@@ -30,7 +30,7 @@ fn empty_table_finds_nothing() {
     let c: TupleSpace<u32> = TupleSpace::new();
     assert_eq!(found(&c, &FlowKey::ZERO), None);
     let mut out = [Some(RuleRef {
-        m: &FlowMatch::ANY,
+        mask: &FlowKey::ZERO,
         priority: 0,
         seq: 0,
         value: &0,
@@ -230,12 +230,68 @@ fn iter_yields_every_rule() {
     c.insert(ip(1), 1, 10);
     c.insert(ip(1), 2, 20);
     c.insert(FlowMatch::ANY, 0, 30);
-    let mut all: Vec<(FlowMatch, u16, i32)> = c.iter().map(|(m, p, v)| (*m, p, *v)).collect();
+    let mut all: Vec<(FlowMatch, u16, i32)> = c.iter().map(|(m, p, v)| (m, p, *v)).collect();
     all.sort_by_key(|r| r.2);
     assert_eq!(
         all,
         vec![(ip(1), 1, 10), (ip(1), 2, 20), (FlowMatch::ANY, 0, 30)]
     );
+}
+
+#[test]
+fn matches_are_rebuilt_from_mask_and_entry_words() {
+    let mut c = TupleSpace::new();
+    // A partial-word mask, a mask past the inline words, and a key with stray bits
+    // outside its mask (stored masked, so rebuilt without them).
+    let net = FlowMatch::ANY.exact(Field::EthType, 0x0800).masked(
+        Field::Ipv4Dst,
+        0x0a01_0203,
+        0xffff_ff00,
+    );
+    let wide = FlowMatch::ANY
+        .exact(Field::InPort, 3)
+        .exact(Field::EthType, 0x86dd)
+        .exact(Field::Ipv6Src, 0x2001_0db8 << 96 | 7)
+        .exact(Field::Ipv6Dst, 0xfe80 << 112 | 9)
+        .exact(Field::TpDst, 443);
+    let mut stray = FlowMatch::ANY.exact(Field::IpProto, 17);
+    stray.key.set(Field::TpSrc, 53);
+    let clean = FlowMatch::ANY.exact(Field::IpProto, 17);
+    c.insert(net, 7, 1);
+    c.insert(wide, 8, 2);
+    c.insert(stray, 9, 3);
+    let mut all: Vec<_> = c.iter().map(|(m, p, v)| (m, p, *v)).collect();
+    all.sort_by_key(|r| r.2);
+    assert_eq!(all, vec![(net, 7, 1), (wide, 8, 2), (clean, 9, 3)]);
+    // A lookup's rule gives back the same match for the key it was found for.
+    for (m, v) in [(net, 1), (wide, 2), (clean, 3)] {
+        let mut k = m.key;
+        k.set(Field::IpTtl, 64);
+        let r = c.find(&k).expect("hit");
+        assert_eq!((r.flow_match(&k), *r.value), (m, v));
+    }
+}
+
+#[test]
+fn remove_and_replace_find_the_exact_rule() {
+    let mut c = TupleSpace::new();
+    c.insert(ip(1), 5, "a5");
+    c.insert(ip(1), 6, "a6");
+    c.insert(ip(2), 5, "b5");
+    // Same mask, same priority, other key: a different rule.
+    assert_eq!(c.remove(&ip(3), 5), None);
+    // Same key, other priority: a different rule.
+    assert_eq!(c.remove(&ip(2), 6), None);
+    assert_eq!(c.insert(ip(1), 5, "a5'"), Some("a5"));
+    // Stray key bits outside the mask name the same rule.
+    let mut noisy = ip(2);
+    noisy.key.set(Field::IpProto, 6);
+    assert_eq!(c.insert(noisy, 5, "b5'"), Some("b5"));
+    assert_eq!(c.remove(&noisy, 5), Some("b5'"));
+    assert_eq!(c.remove(&ip(1), 6), Some("a6"));
+    assert_eq!(c.get(&ip(1), 5), Some(&"a5'"));
+    assert_eq!(c.len(), 1);
+    c.check();
 }
 
 #[test]
@@ -422,13 +478,13 @@ proptest! {
                     let m = shape(s, seed);
                     let p = PRIOS[prio];
                     let v = step as u32;
-                    let had = model.iter().find(|r| *r.0 == m && r.1 == p).map(|r| *r.2);
+                    let had = model.iter().find(|r| r.0 == m && r.1 == p).map(|r| *r.2);
                     prop_assert_eq!(ts.get(&m, p).copied(), had);
                     prop_assert_eq!(ts.insert(m, p, v), model.insert(m, p, v));
                     prop_assert_eq!(ts.get(&m, p).copied(), Some(v));
                 }
                 Op::Remove { pick, miss } => {
-                    let live: Vec<(FlowMatch, u16)> = model.iter().map(|(m, p, _)| (*m, p)).collect();
+                    let live: Vec<(FlowMatch, u16)> = model.iter().map(|(m, p, _)| (m, p)).collect();
                     let (m, p) = match live.get(pick % live.len().max(1)) {
                         Some(&(m, p)) if !miss => (m, p),
                         Some(&(m, p)) => (m, p.wrapping_add(1)),
@@ -443,15 +499,20 @@ proptest! {
             let mut batch = vec![None; keys.len()];
             ts.lookup_batch(&keys, &mut batch);
             for (k, b) in keys.iter().zip(&batch) {
-                let want = model.lookup(k).map(|(m, p, v)| (*m, p, *v));
-                let got = ts.lookup(k).map(|(m, p, v)| (*m, p, *v));
+                let want = model.find(k).map(|(m, p, v)| (*m, p, *v));
+                prop_assert_eq!(
+                    ts.lookup(k).map(|(p, v)| (p, *v)),
+                    model.lookup(k).map(|(p, v)| (p, *v)),
+                    "step {} key {:?}", step, k
+                );
+                let got = ts.find(k).map(|r| (r.flow_match(k), r.priority, *r.value));
                 prop_assert_eq!(got, want, "step {} key {:?}", step, k);
-                let got_batch = b.map(|r| (*r.m, r.priority, *r.value));
+                let got_batch = b.map(|r| (r.flow_match(k), r.priority, *r.value));
                 prop_assert_eq!(got_batch, want, "batch, step {}", step);
             }
         }
-        let mut a: Vec<_> = ts.iter().map(|(m, p, v)| (*m, p, *v)).collect();
-        let mut b: Vec<_> = model.iter().map(|(m, p, v)| (*m, p, *v)).collect();
+        let mut a: Vec<_> = ts.iter().map(|(m, p, v)| (m, p, *v)).collect();
+        let mut b: Vec<_> = model.iter().map(|(m, p, v)| (m, p, *v)).collect();
         a.sort_by_key(|r| r.2);
         b.sort_by_key(|r| r.2);
         prop_assert_eq!(a, b);
