@@ -215,11 +215,15 @@ impl WorkerCounters {
         }
     }
 
-    /// Credits rule slot `id` with one packet of `bytes` bytes seen at `now`.
+    /// Credits rule slot `id` with `packets` packets of `bytes` bytes in all, the last
+    /// seen at `now`.
     #[inline]
-    pub(crate) fn credit_rule(&self, id: u32, bytes: u64, now: u64) {
+    pub(crate) fn credit_rule(&self, id: u32, packets: u64, bytes: u64, now: u64) {
         if let Some([p, b, t]) = self.rules.slot_mut(id) {
-            p.store(p.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+            p.store(
+                p.load(Ordering::Relaxed).wrapping_add(packets),
+                Ordering::Relaxed,
+            );
             b.store(
                 b.load(Ordering::Relaxed).wrapping_add(bytes),
                 Ordering::Relaxed,
@@ -288,9 +292,70 @@ impl PortRun {
     }
 }
 
+/// Rule credits held back before they reach the counters.
+const HELD_RULES: usize = 32;
+
+/// Rule credits not yet added to the counters: one entry per run of consecutive credits
+/// to the same rule (packets of one flow arrive together, so most of a batch of one flow
+/// costs one counter update), all with the batch's `now`. Holding a credit back until
+/// the end of the batch also gives the prefetch of its counters, issued when it is held,
+/// the rest of the batch to arrive instead of stalling the packet's store.
+#[derive(Clone, Copy, Debug, Default)]
+struct HeldRules {
+    len: usize,
+    now: u64,
+    ids: [u32; HELD_RULES],
+    packets: [u64; HELD_RULES],
+    bytes: [u64; HELD_RULES],
+}
+
+impl HeldRules {
+    #[inline]
+    fn add(&mut self, c: &WorkerCounters, id: u32, bytes: u64, now: u64) {
+        if let Some(last) = self.len.checked_sub(1) {
+            if self.ids.get(last) == Some(&id) && self.now == now {
+                if let (Some(p), Some(b)) = (self.packets.get_mut(last), self.bytes.get_mut(last)) {
+                    *p += 1;
+                    *b += bytes;
+                    return;
+                }
+            }
+        }
+        if self.len >= HELD_RULES || (self.len > 0 && self.now != now) {
+            self.flush(c);
+        }
+        let i = self.len;
+        if let (Some(r), Some(p), Some(b)) = (
+            self.ids.get_mut(i),
+            self.packets.get_mut(i),
+            self.bytes.get_mut(i),
+        ) {
+            *r = id;
+            *p = 1;
+            *b = bytes;
+            self.len += 1;
+            self.now = now;
+            c.rules.prefetch(id);
+        }
+    }
+
+    fn flush(&mut self, c: &WorkerCounters) {
+        let n = self.len.min(HELD_RULES);
+        for ((&id, &p), &b) in self.ids[..n]
+            .iter()
+            .zip(&self.packets[..n])
+            .zip(&self.bytes[..n])
+        {
+            c.credit_rule(id, p, b, self.now);
+        }
+        self.len = 0;
+    }
+}
+
 /// Counts of one batch not yet added to the worker's counters (see the module comment).
 /// Only counters whose packets mostly add to the same few places are tallied: packets
-/// seen, cache hits and misses, table 0, and runs of packets on one input or output port.
+/// seen, cache hits and misses, table 0, runs of packets on one input or output port,
+/// and rule credits (see `HeldRules`).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Tally {
     pub packets: u64,
@@ -300,6 +365,7 @@ pub(crate) struct Tally {
     pub table0: [u64; 2],
     rx: PortRun,
     tx: PortRun,
+    rules: HeldRules,
 }
 
 impl Tally {
@@ -316,8 +382,16 @@ impl Tally {
         self.tx.add(c, TX_PACKETS, slot, bytes)
     }
 
+    /// Credits rule slot `id` with one packet of `bytes` bytes seen at `now` (`c`: where
+    /// credits go when too many are held).
+    #[inline]
+    pub fn rule(&mut self, c: &WorkerCounters, id: u32, bytes: u64, now: u64) {
+        self.rules.add(c, id, bytes, now)
+    }
+
     /// Adds everything to `c` and starts again from zero.
     pub fn flush(&mut self, c: &WorkerCounters) {
+        self.rules.flush(c);
         let add = |m: Misc, n: u64| {
             if n > 0 {
                 c.misc(m, n)

@@ -7,13 +7,14 @@
 //!    (skipped when the version's lookups cost no more than a probe: `cheap_lookup`);
 //! 3. table 0 for every packet the cache did not answer, in one classifier call (the
 //!    tuple space's `lookup_batch`, which interleaves and prefetches the probes);
-//! 4. prefetch each packet's table-0 rule (and, a few packets ahead of 5, its counters);
+//! 4. prefetch each packet's table-0 rule;
 //! 5. run each packet, in order, exactly as [`Batch::process`] would (`Exec::run_parsed`
 //!    with table 0's answer given): the results are the same packet for packet, only the
 //!    order of memory accesses changes. Later tables are looked up per packet.
 //!
 //! Counts every packet adds to the same place (packets, cache hits, table 0, the input
-//! port) are tallied per batch and added to the worker's counters at its end.
+//! port) are tallied per batch and added to the worker's counters at its end; so are
+//! rule credits, whose counters are prefetched when the credit is held.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -29,8 +30,6 @@ use crate::parse::{parse, ParseOutcome};
 
 /// Packets per stage.
 pub const BATCH: usize = 32;
-/// How many packets ahead of the one running its rule's counters are prefetched.
-const AHEAD: usize = 4;
 
 /// A worker's space for the stages of a batch (boxed: about 10 KiB).
 pub(crate) struct Scratch {
@@ -160,28 +159,12 @@ impl<C: RuleTable> Batch<'_, C> {
                     }
                 }
             }
-            // Prefetch the rules, then (once they are on their way) their counters.
+            // Prefetch the rules (a rule's counters are prefetched when the packet's
+            // credit is held, and written at the end of the batch).
             for r in first[..n].iter().flatten().flatten() {
                 prefetch_rule(r);
             }
-            // The rule of packet `i + AHEAD` is (likely) in cache by the time packet `i`
-            // runs: prefetch its counters then.
-            let counter_of = |i: usize| -> Option<u32> {
-                match (first.get(i)?, s.hits.get(i)?) {
-                    (Some(Some(r)), _) => Some(r.id),
-                    (None, Some(p)) => p.get(0).map(|step| step.rule),
-                    _ => None,
-                }
-            };
-            for i in 0..AHEAD.min(n) {
-                if let Some(id) = counter_of(i) {
-                    counters.rules.prefetch(id);
-                }
-            }
             for (i, (packet, port)) in chunk.iter_mut().enumerate() {
-                if let Some(id) = counter_of(i + AHEAD).filter(|_| i + AHEAD < n) {
-                    counters.rules.prefetch(id);
-                }
                 let packet = std::mem::take(packet);
                 let probe = match cache.as_mut() {
                     Some(c) if s.cacheable[i] && !v.cheap_lookup => Some(Probe {

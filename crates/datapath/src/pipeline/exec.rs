@@ -268,7 +268,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         let bytes = packet.len() as u64;
         let now = self.now_ns;
         self.count_table(0, true);
-        self.count(|c| c.credit_rule(rule.id, bytes, now));
+        self.credit(rule.id, bytes, now);
         if let Some(pr) = probe {
             let mut path = Path::default();
             path.push(0, rule.id);
@@ -282,7 +282,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             cookie: rule.cookie,
             table_miss: rule.table_miss,
         };
-        self.output(port_no, packet, key, in_port, None, src);
+        self.output_fast(port_no, packet, key, in_port, src);
     }
 
     /// A cache hit with a decision: credits the path and outputs, reading no rule.
@@ -292,14 +292,22 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         let now = self.now_ns;
         for s in path.steps() {
             self.count_table(s.table, true);
-            self.count(|c| c.credit_rule(s.rule, bytes, now));
+            self.credit(s.rule, bytes, now);
         }
         let src = Source {
             table: 0,
             cookie: u64::MAX,
             table_miss: false,
         };
-        self.output(port_no, packet, key, in_port, None, src);
+        self.output_fast(port_no, packet, key, in_port, src);
+    }
+
+    /// Credits rule `id` with a packet of `bytes` (held in the tally until the batch ends).
+    #[inline]
+    fn credit(&mut self, id: u32, bytes: u64, now: u64) {
+        if let Some(c) = self.counters {
+            self.tally.rule(c, id, bytes, now);
+        }
     }
 
     /// Counts a lookup in `table` (and a match).
@@ -352,7 +360,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             };
             let bytes = st.packet.len() as u64;
             let now = self.now_ns;
-            self.count(|c| c.credit_rule(rule.id, bytes, now));
+            self.credit(rule.id, bytes, now);
             let src = Source {
                 table,
                 cookie: rule.cookie,
@@ -700,6 +708,25 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         });
     }
 
+    /// [`output`](Self::output), with the common case (a switch port other than the
+    /// input port, which forwards) inline.
+    #[inline(always)]
+    fn output_fast(
+        &mut self,
+        port_no: u32,
+        packet: Packet,
+        key: &FlowKey,
+        in_port: u32,
+        src: Source,
+    ) {
+        if port_no <= port::MAX && port_no != in_port {
+            if let Some(info) = self.v.port(port_no).filter(|i| !i.no_fwd) {
+                return self.tx_slot(port_no, Some(info.slot), None, packet);
+            }
+        }
+        self.output(port_no, packet, key, in_port, None, src)
+    }
+
     /// Sends `packet`, whose key is `key`, to `port_no`.
     fn output(
         &mut self,
@@ -746,7 +773,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
     }
 
     /// [`tx`](Self::tx) to a port whose slot (if it is a switch port) is known.
-    #[inline]
+    #[inline(always)]
     fn tx_slot(&mut self, port_no: u32, slot: Option<u16>, queue: Option<u32>, packet: Packet) {
         if O::ON {
             self.obs.event(TraceEvent::Output {
