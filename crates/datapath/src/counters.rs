@@ -12,7 +12,8 @@
 //! only after the publish that retired it has returned: by then no worker can still be
 //! crediting it (they have all left the old version, and a worker's exact-match cache
 //! never uses an entry of an older version), so the writer's zeroing races with no
-//! writer. Counter storage grows in chunks of [`CHUNK`] slots, allocated when a worker
+//! writer. Counter storage grows in chunks of [`CHUNK`] slots (rules: 64 Ki slots of 32
+//! bytes, mapped with huge pages where the kernel gives them), allocated when a worker
 //! first credits a slot of the chunk.
 //!
 //! A worker adds the counters every packet touches (packets seen, cache hits and misses,
@@ -34,20 +35,141 @@ pub const MAX_OBJECTS: usize = 1 << 20;
 /// Distinct parse error kinds counted per worker.
 const PARSE_SLOTS: usize = 32;
 
-/// One chunk: [`CHUNK`] slots of `N` counters.
-type Chunk<const N: usize> = Box<[[AtomicU64; N]]>;
+/// Rule slots per chunk (as a shift): 64 Ki slots of 32 bytes, one 2 MiB huge page.
+const RULE_CHUNK_SHIFT: u32 = 16;
+/// A huge page (x86-64, aarch64 with 4 KiB pages).
+const HUGE_PAGE: usize = 2 << 20;
+
+/// One chunk of slots of `N` counters: a boxed slice, or (for rules) memory mapped on
+/// its own with the kernel asked for huge pages, because a million rules' counters are
+/// read at random and a TLB miss per packet costs as much as the cache miss.
+enum Chunk<const N: usize> {
+    Boxed(Box<[[AtomicU64; N]]>),
+    Mapped(Mapped<N>),
+}
+
+impl<const N: usize> Chunk<N> {
+    fn new(slots: usize, huge: bool) -> Self {
+        match huge.then(|| Mapped::new(slots)).flatten() {
+            Some(m) => Chunk::Mapped(m),
+            None => Chunk::Boxed(
+                (0..slots)
+                    .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
+                    .collect(),
+            ),
+        }
+    }
+
+    #[inline]
+    fn slots(&self) -> &[[AtomicU64; N]] {
+        match self {
+            Chunk::Boxed(b) => b,
+            Chunk::Mapped(m) => m.slots(),
+        }
+    }
+}
+
+/// `len` slots in an anonymous mapping of their own, aligned to [`HUGE_PAGE`].
+struct Mapped<const N: usize> {
+    ptr: std::ptr::NonNull<[AtomicU64; N]>,
+    len: usize,
+}
+
+// SAFETY: the mapping holds only atomics and is owned by this value alone.
+unsafe impl<const N: usize> Send for Mapped<N> {}
+// SAFETY: shared access only reads or writes the atomics.
+unsafe impl<const N: usize> Sync for Mapped<N> {}
+
+impl<const N: usize> Mapped<N> {
+    #[cfg(target_os = "linux")]
+    fn new(len: usize) -> Option<Self> {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<[AtomicU64; N]>())?
+            .checked_next_multiple_of(HUGE_PAGE)?;
+        let total = bytes.checked_add(HUGE_PAGE)?;
+        // SAFETY: a new private anonymous mapping; no memory in use is affected.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                total,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return None;
+        }
+        let start = p as usize;
+        let aligned = start.next_multiple_of(HUGE_PAGE);
+        let (head, tail) = (aligned - start, total - (aligned - start) - bytes);
+        // SAFETY: unmaps only the parts of the mapping just made outside the aligned
+        // range kept; munmap of a valid range of our own cannot fail harmfully. The
+        // advice only asks for huge pages (failure leaves ordinary pages).
+        unsafe {
+            if head > 0 {
+                libc::munmap(p, head);
+            }
+            if tail > 0 {
+                libc::munmap((aligned + bytes) as *mut libc::c_void, tail);
+            }
+            libc::madvise(aligned as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
+        }
+        let ptr = std::ptr::NonNull::new(aligned as *mut [AtomicU64; N])?;
+        Some(Mapped { ptr, len })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn new(_len: usize) -> Option<Self> {
+        None
+    }
+
+    #[inline]
+    fn slots(&self) -> &[[AtomicU64; N]] {
+        // SAFETY: `ptr` starts a live mapping of at least `len` slots, zero-filled by the
+        // kernel (a valid `AtomicU64` 0), page aligned, and unmapped only by `drop`.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<const N: usize> Drop for Mapped<N> {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        {
+            let bytes =
+                (self.len * std::mem::size_of::<[AtomicU64; N]>()).next_multiple_of(HUGE_PAGE);
+            // SAFETY: the range is exactly what `new` kept mapped; no reference to it
+            // outlives `self`.
+            unsafe {
+                libc::munmap(self.ptr.as_ptr() as *mut libc::c_void, bytes);
+            }
+        }
+    }
+}
 
 /// Slots of `N` counters each, allocated a chunk at a time.
 pub struct CounterArray<const N: usize> {
     chunks: Box<[OnceLock<Chunk<N>>]>,
+    /// Slots per chunk, as a shift.
+    shift: u32,
+    /// Whether chunks are mapped with huge pages.
+    huge: bool,
 }
 
 impl<const N: usize> CounterArray<N> {
+    /// Room for `max_slots` slots, in chunks of [`CHUNK`] slots.
     pub fn new(max_slots: usize) -> Self {
+        Self::with_chunks(max_slots, CHUNK.trailing_zeros(), false)
+    }
+
+    fn with_chunks(max_slots: usize, shift: u32, huge: bool) -> Self {
         CounterArray {
-            chunks: (0..max_slots.div_ceil(CHUNK))
+            chunks: (0..max_slots.div_ceil(1 << shift))
                 .map(|_| OnceLock::new())
                 .collect(),
+            shift,
+            huge,
         }
     }
 
@@ -55,19 +177,22 @@ impl<const N: usize> CounterArray<N> {
     #[inline]
     fn slot_mut(&self, slot: u32) -> Option<&[AtomicU64; N]> {
         let s = slot as usize;
-        let chunk = self.chunks.get(s / CHUNK)?.get_or_init(|| {
-            (0..CHUNK)
-                .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
-                .collect()
-        });
-        chunk.get(s % CHUNK)
+        let chunk = self
+            .chunks
+            .get(s >> self.shift)?
+            .get_or_init(|| Chunk::new(1 << self.shift, self.huge));
+        chunk.slots().get(s & ((1 << self.shift) - 1))
     }
 
     /// The counters of `slot` if any were ever written (reader side).
     #[inline]
     pub fn get(&self, slot: u32) -> Option<&[AtomicU64; N]> {
         let s = slot as usize;
-        self.chunks.get(s / CHUNK)?.get()?.get(s % CHUNK)
+        self.chunks
+            .get(s >> self.shift)?
+            .get()?
+            .slots()
+            .get(s & ((1 << self.shift) - 1))
     }
 
     /// Adds `d` to counter `k` of `slot`. Only the owning worker may call this.
@@ -177,7 +302,9 @@ pub(crate) const TX_BYTES: usize = 3;
 
 /// One worker's counters.
 pub struct WorkerCounters {
-    pub(crate) rules: CounterArray<3>,
+    /// Per rule: packets, bytes, last used, and a spare counter that makes a slot 32
+    /// bytes, so that no slot spans two cache lines.
+    pub(crate) rules: CounterArray<4>,
     /// Per table: lookups, matches.
     pub(crate) tables: CounterArray<2>,
     pub(crate) groups: CounterArray<2>,
@@ -193,7 +320,7 @@ pub struct WorkerCounters {
 impl Default for WorkerCounters {
     fn default() -> Self {
         WorkerCounters {
-            rules: CounterArray::new(MAX_RULES),
+            rules: CounterArray::with_chunks(MAX_RULES, RULE_CHUNK_SHIFT, true),
             tables: CounterArray::new(256),
             groups: CounterArray::new(MAX_OBJECTS),
             buckets: CounterArray::new(MAX_OBJECTS),
@@ -219,7 +346,7 @@ impl WorkerCounters {
     /// seen at `now`.
     #[inline]
     pub(crate) fn credit_rule(&self, id: u32, packets: u64, bytes: u64, now: u64) {
-        if let Some([p, b, t]) = self.rules.slot_mut(id) {
+        if let Some([p, b, t, _]) = self.rules.slot_mut(id) {
             p.store(
                 p.load(Ordering::Relaxed).wrapping_add(packets),
                 Ordering::Relaxed,
@@ -566,6 +693,24 @@ impl SlotAlloc {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[test]
+    fn held_rule_credits_merge_runs_and_reach_the_counters() {
+        let w = WorkerCounters::default();
+        let mut t = Tally::default();
+        // Slots in two huge-page chunks; 40 credits overflow the held entries.
+        for i in 0..40u32 {
+            let id = if i % 3 == 2 { 70_000 + i } else { 7 };
+            t.rule(&w, id, 64, 99);
+        }
+        t.flush(&w);
+        let s = Sum(&[Arc::new(w)]);
+        assert_eq!(s.rule(7).packets, 27);
+        assert_eq!(s.rule(7).bytes, 27 * 64);
+        assert_eq!(s.rule(7).last_used_ns, 99);
+        assert_eq!(s.rule(70_002).packets, 1);
+        assert_eq!(s.rule(70_003).packets, 0);
+    }
 
     #[test]
     fn sums_over_workers_and_zeroes() {
