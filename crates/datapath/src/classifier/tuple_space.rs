@@ -77,7 +77,11 @@
 //!   reaches a tracked subtable tests the packet's prefixes once against every length;
 //!   each ranked subtable carries its prefix lengths in `order`, so a subtable none of
 //!   whose rules can have the packet's prefix is skipped without being touched. Subtables
-//!   with more than [`MAX_TRACKED_RULES`] rules are not tracked.
+//!   with more than [`MAX_TRACKED_RULES`] rules are not tracked. With at most
+//!   [`MAX_BITMAP_SUBTABLES`] subtables, `by_len` maps each (field, prefix length) to a
+//!   bitmap of positions in `order`; a lookup ORs the bitmaps of the lengths that pass
+//!   and ANDs the fields, then visits only the set positions, lowest (best) first,
+//!   instead of walking every header (a batch visits the union of its keys' sets).
 //! - A per-subtable *hash filter* ([`filter`]): after hashing the key's active words, one
 //!   bit (16 bits per entry, L2-sized) tells whether the probe can hit, before the slot
 //!   array and the entries are read.
@@ -103,7 +107,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{better, Classify};
 use crate::key::{FlowKey, FlowMatch};
-use prefix::{Memo, PrefixTracker};
+use prefix::{Memo, PrefixTracker, LEVELS};
 use subtable::Subtable;
 
 /// Subtables with more rules than this leave the prefix tracker (their prefixes would
@@ -114,6 +118,14 @@ const MAX_TRACKED_RULES: usize = 1 << 16;
 /// Small in tests, so that the property tests take subtables out of the tracker.
 #[cfg(test)]
 const MAX_TRACKED_RULES: usize = 6;
+
+/// Tables with at most this many subtables pick their candidates from bitmaps over the
+/// positions in `order` (one `u128`); larger ones walk every header.
+#[cfg(not(test))]
+const MAX_BITMAP_SUBTABLES: usize = 128;
+/// Small in tests, so that the property tests cover both ways.
+#[cfg(test)]
+const MAX_BITMAP_SUBTABLES: usize = 6;
 
 const HASH_SEED: u64 = 0x243f_6a88_85a3_08d3;
 const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -214,6 +226,12 @@ pub struct TupleSpace<T> {
     by_mask: HashMap<FlowKey, u32, BuildHasherDefault<WordHasher>>,
     order: Vec<Ranked>,
     prefixes: PrefixTracker,
+    /// Per tracked field and prefix length, the positions in `order` of the subtables
+    /// with that prefix length on the field (length 0: not tracked on it). Empty while
+    /// there are more than [`MAX_BITMAP_SUBTABLES`] subtables.
+    by_len: Box<[[u128; LEVELS]]>,
+    /// Per field, bit `len` set when `by_len[f][len]` is not empty.
+    lens_used: [u64; 2],
     n_rules: usize,
     next_seq: u64,
 }
@@ -225,6 +243,8 @@ impl<T> Default for TupleSpace<T> {
             by_mask: HashMap::default(),
             order: Vec::new(),
             prefixes: PrefixTracker::default(),
+            by_len: Box::default(),
+            lens_used: [0; 2],
             n_rules: 0,
             next_seq: 0,
         }
@@ -276,6 +296,7 @@ impl<T> TupleSpace<T> {
                 * size_of::<Subtable<T>>()
             + self.order.capacity() * size_of::<Ranked>()
             + self.prefixes.memory_bytes()
+            + self.by_len.len() * size_of::<[u128; LEVELS]>()
             + self.by_mask.capacity() * (size_of::<(FlowKey, u32)>() + 1)
     }
 
@@ -293,6 +314,28 @@ impl<T> TupleSpace<T> {
         match self.order.as_slice() {
             [] => None,
             [only] => self.subtables[only.id as usize].find(key),
+            all if !self.by_len.is_empty() => {
+                let mut best: Option<RuleRef<'_, T>> = None;
+                let mut cand = self.candidates(key);
+                while cand != 0 {
+                    let r = &all[cand.trailing_zeros() as usize];
+                    cand &= cand - 1;
+                    if !r.may_beat(&best) {
+                        break;
+                    }
+                    let st = &self.subtables[r.id as usize];
+                    let h = st.hash_key(key);
+                    if !st.may_contain(h) {
+                        continue;
+                    }
+                    if let Some(c) = st.find_with_hash(key, h) {
+                        if c.beats(&best) {
+                            best = Some(c);
+                        }
+                    }
+                }
+                best
+            }
             all => {
                 let mut best: Option<RuleRef<'_, T>> = None;
                 let mut memo = Memo::default();
@@ -315,6 +358,47 @@ impl<T> TupleSpace<T> {
                     }
                 }
                 best
+            }
+        }
+    }
+
+    /// The positions in `order` of the subtables that the prefix tracker lets through
+    /// for `key`: those whose prefix length on each tracked field may hold `key`'s
+    /// prefix, the same set as [`PrefixTracker::may_match`] passes (needs `by_len`).
+    #[inline]
+    fn candidates(&self, key: &FlowKey) -> u128 {
+        let pass = self.prefixes.matching_lengths(key);
+        let mut c = [0u128; 2];
+        for (f, c) in c.iter_mut().enumerate() {
+            let mut lens = pass[f] & self.lens_used[f];
+            while lens != 0 {
+                let len = lens.trailing_zeros() as usize;
+                lens &= lens - 1;
+                *c |= self.by_len[f][len];
+            }
+        }
+        c[0] & c[1]
+    }
+
+    /// Rebuilds `by_len` and `lens_used` from `order` (after any change of positions or
+    /// prefix lengths there).
+    fn reindex(&mut self) {
+        self.lens_used = [0; 2];
+        if self.order.len() > MAX_BITMAP_SUBTABLES {
+            self.by_len = Box::default();
+            return;
+        }
+        if self.by_len.is_empty() {
+            self.by_len = vec![[0u128; LEVELS]; 2].into_boxed_slice();
+        }
+        for row in self.by_len.iter_mut() {
+            row.fill(0);
+        }
+        for (pos, r) in self.order.iter().enumerate() {
+            for f in 0..2 {
+                let len = r.plen[f] as usize;
+                self.by_len[f][len] |= 1 << pos;
+                self.lens_used[f] |= 1 << len;
             }
         }
     }
@@ -353,6 +437,9 @@ impl<T> TupleSpace<T> {
     }
 
     fn batch_step<'a>(&'a self, keys: &[FlowKey], out: &mut [Option<RuleRef<'a, T>>]) {
+        if self.order.len() > 1 && !self.by_len.is_empty() {
+            return self.batch_step_bits(keys, out);
+        }
         out.fill(None);
         let mut hashes = [0u64; BATCH];
         let mut cands = [None::<(usize, usize)>; BATCH];
@@ -408,6 +495,73 @@ impl<T> TupleSpace<T> {
         }
     }
 
+    /// [`batch_step`](Self::batch_step) with candidates from `by_len`: each key's
+    /// candidate positions are computed once, and only the subtables some key still
+    /// needs are visited, best first.
+    fn batch_step_bits<'a>(&'a self, keys: &[FlowKey], out: &mut [Option<RuleRef<'a, T>>]) {
+        out.fill(None);
+        let mut hashes = [0u64; BATCH];
+        let mut found = [None::<(usize, usize)>; BATCH];
+        let mut cands = [0u128; BATCH];
+        let mut any = 0u128;
+        for (c, k) in cands.iter_mut().zip(keys) {
+            *c = self.candidates(k);
+            any |= *c;
+        }
+        while any != 0 {
+            let pos = any.trailing_zeros() as usize;
+            let bit = 1u128 << pos;
+            any &= !bit;
+            let r = &self.order[pos];
+            let mut live = 0u64;
+            let mut closed = false;
+            for (i, c) in cands.iter_mut().enumerate().take(keys.len()) {
+                if *c & bit == 0 {
+                    continue;
+                }
+                if r.may_beat(&out[i]) {
+                    live |= 1 << i;
+                } else {
+                    // `order` is sorted: no later subtable can beat it either.
+                    *c = 0;
+                    closed = true;
+                }
+            }
+            if closed {
+                any = cands.iter().fold(0, |a, c| a | c) & !(bit | (bit - 1));
+            }
+            if live == 0 {
+                continue;
+            }
+            let st = &self.subtables[r.id as usize];
+            for i in Bits(live) {
+                let h = st.hash_key(&keys[i]);
+                hashes[i] = h;
+                prefetch(st.filter_ptr(h));
+            }
+            for i in Bits(live) {
+                if st.may_contain(hashes[i]) {
+                    prefetch(st.slot_ptr(hashes[i]));
+                } else {
+                    live &= !(1 << i);
+                }
+            }
+            for i in Bits(live) {
+                found[i] = st.candidate(hashes[i]);
+                if let Some((_, e)) = found[i] {
+                    prefetch(st.entry_ptr(e));
+                }
+            }
+            for i in Bits(live) {
+                if let Some(c) = found[i].and_then(|c| st.confirm(&keys[i], hashes[i], c)) {
+                    if c.beats(&out[i]) {
+                        out[i] = Some(c);
+                    }
+                }
+            }
+        }
+    }
+
     /// The subtable for `mask`, created (empty, not yet ranked) if missing.
     fn subtable_for(&mut self, mask: &FlowKey) -> usize {
         if let Some(&id) = self.by_mask.get(mask) {
@@ -440,6 +594,7 @@ impl<T> TupleSpace<T> {
                 },
             );
         }
+        self.reindex();
     }
 
     /// Drops the empty subtable `id`, moving the last subtable into its place.
@@ -456,6 +611,7 @@ impl<T> TupleSpace<T> {
                 r.id = id as u32;
             }
         }
+        self.reindex();
     }
 
     /// Records a new rule of subtable `id` in the prefix tracker, or takes a subtable
@@ -471,6 +627,7 @@ impl<T> TupleSpace<T> {
             for r in self.order.iter_mut().filter(|r| r.id as usize == id) {
                 r.plen = [0, 0];
             }
+            self.reindex();
             for (f, &len) in plen.iter().enumerate() {
                 if len != 0 {
                     self.rebuild_level(f, len);
@@ -549,6 +706,22 @@ impl<T> TupleSpace<T> {
         assert_eq!(n, self.n_rules);
         for w in self.order.windows(2) {
             assert!(better(w[0].priority, w[0].seq, w[1].priority, w[1].seq));
+        }
+        if !self.order.is_empty() {
+            assert_eq!(
+                self.by_len.is_empty(),
+                self.order.len() > MAX_BITMAP_SUBTABLES
+            );
+        }
+        if !self.by_len.is_empty() {
+            for (pos, r) in self.order.iter().enumerate() {
+                for f in 0..2 {
+                    for len in 0..LEVELS {
+                        let set = self.by_len[f][len] >> pos & 1 != 0;
+                        assert_eq!(set, r.plen[f] as usize == len);
+                    }
+                }
+            }
         }
     }
 }

@@ -26,7 +26,7 @@ use crate::key::{Field, FlowKey};
 /// The tracked fields.
 pub(super) const FIELDS: [Field; 2] = [Field::Ipv4Src, Field::Ipv4Dst];
 const WIDTH: u32 = 32;
-const LEVELS: usize = WIDTH as usize + 1;
+pub(super) const LEVELS: usize = WIDTH as usize + 1;
 /// Hashed levels keep at least this many bits per rule.
 const BITS_PER_RULE: usize = 16;
 
@@ -99,7 +99,7 @@ pub(super) struct PrefixTracker {
 impl PrefixTracker {
     /// The lengths, per field, whose level may hold `key`'s prefix (see [`Memo`]).
     #[inline]
-    fn matching_lengths(&self, key: &FlowKey) -> [u64; 2] {
+    pub(super) fn matching_lengths(&self, key: &FlowKey) -> [u64; 2] {
         let mut out = [1u64; 2];
         for (f, o) in out.iter_mut().enumerate() {
             let mut lens = self.in_use[f];
