@@ -75,6 +75,8 @@
 //! - *Prefix tracking* ([`prefix`]): for the IPv4 source and destination, every prefix
 //!   length in use has a bit array of the rules' prefixes of that length. A lookup that
 //!   reaches a tracked subtable tests the packet's prefixes once against every length;
+//!   (a field with many rules answers most lengths from one *top table* entry indexed
+//!   by the address's top 16 bits);
 //!   each ranked subtable carries its prefix lengths in `order`, so a subtable none of
 //!   whose rules can have the packet's prefix is skipped without being touched. Subtables
 //!   with more than [`MAX_TRACKED_RULES`] rules are not tracked. With at most
@@ -638,6 +640,14 @@ impl<T> TupleSpace<T> {
         for (f, &len) in plen.iter().enumerate() {
             if len != 0 && self.prefixes.add(f, len, key) {
                 self.rebuild_level(f, len);
+            }
+            if self.prefixes.wants_table(f) {
+                let rules = self
+                    .subtables
+                    .iter()
+                    .filter(|s| s.tracked && s.plen[f] != 0)
+                    .flat_map(|s| s.entry_keys().map(move |k| (s.plen[f], k)));
+                self.prefixes.build_table(f, rules);
             }
         }
     }
