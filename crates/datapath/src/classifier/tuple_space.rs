@@ -497,64 +497,54 @@ impl<T> TupleSpace<T> {
         }
     }
 
-    /// [`batch_step`](Self::batch_step) with candidates from `by_len`: each key's
-    /// candidate positions are computed once, and only the subtables some key still
-    /// needs are visited, best first.
+    /// [`batch_step`](Self::batch_step) with candidates from `by_len`, in rounds: each
+    /// round, every key walks its candidates (best first) to the next one whose filter
+    /// passes, then the round's probes run together, so up to a batch of slot and entry
+    /// loads overlap whatever subtables they are in. Per key, the same visits as
+    /// [`find`](Self::find).
     fn batch_step_bits<'a>(&'a self, keys: &[FlowKey], out: &mut [Option<RuleRef<'a, T>>]) {
         out.fill(None);
         let mut hashes = [0u64; BATCH];
+        let mut subs = [0u32; BATCH];
         let mut found = [None::<(usize, usize)>; BATCH];
         let mut cands = [0u128; BATCH];
-        let mut any = 0u128;
         for (c, k) in cands.iter_mut().zip(keys) {
             *c = self.candidates(k);
-            any |= *c;
         }
-        while any != 0 {
-            let pos = any.trailing_zeros() as usize;
-            let bit = 1u128 << pos;
-            any &= !bit;
-            let r = &self.order[pos];
+        loop {
             let mut live = 0u64;
-            let mut closed = false;
             for (i, c) in cands.iter_mut().enumerate().take(keys.len()) {
-                if *c & bit == 0 {
-                    continue;
+                while *c != 0 {
+                    let r = &self.order[c.trailing_zeros() as usize];
+                    *c &= *c - 1;
+                    if !r.may_beat(&out[i]) {
+                        // `order` is sorted: no later subtable can beat it either.
+                        *c = 0;
+                        break;
+                    }
+                    let st = &self.subtables[r.id as usize];
+                    let h = st.hash_key(&keys[i]);
+                    if st.may_contain(h) {
+                        prefetch(st.slot_ptr(h));
+                        hashes[i] = h;
+                        subs[i] = r.id;
+                        live |= 1 << i;
+                        break;
+                    }
                 }
-                if r.may_beat(&out[i]) {
-                    live |= 1 << i;
-                } else {
-                    // `order` is sorted: no later subtable can beat it either.
-                    *c = 0;
-                    closed = true;
-                }
-            }
-            if closed {
-                any = cands.iter().fold(0, |a, c| a | c) & !(bit | (bit - 1));
             }
             if live == 0 {
-                continue;
-            }
-            let st = &self.subtables[r.id as usize];
-            for i in Bits(live) {
-                let h = st.hash_key(&keys[i]);
-                hashes[i] = h;
-                prefetch(st.filter_ptr(h));
+                return;
             }
             for i in Bits(live) {
-                if st.may_contain(hashes[i]) {
-                    prefetch(st.slot_ptr(hashes[i]));
-                } else {
-                    live &= !(1 << i);
-                }
-            }
-            for i in Bits(live) {
+                let st = &self.subtables[subs[i] as usize];
                 found[i] = st.candidate(hashes[i]);
                 if let Some((_, e)) = found[i] {
                     prefetch(st.entry_ptr(e));
                 }
             }
             for i in Bits(live) {
+                let st = &self.subtables[subs[i] as usize];
                 if let Some(c) = found[i].and_then(|c| st.confirm(&keys[i], hashes[i], c)) {
                     if c.beats(&out[i]) {
                         out[i] = Some(c);
