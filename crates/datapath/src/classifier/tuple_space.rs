@@ -56,7 +56,9 @@
 //! - [`TupleSpace::lookup_batch`] walks the subtables once for a whole batch. Per
 //!   subtable it hashes every key still undecided and prefetches its home slot, then
 //!   reads the slots and prefetches the candidate entries, then compares; the memory
-//!   latency of one key's probe hides behind the work on the others.
+//!   latency of one key's probe hides behind the work on the others. With candidate
+//!   bitmaps (below) it goes in rounds instead: each key takes its next candidate whose
+//!   filter passes, whatever its subtable, and the round's probes overlap.
 //!
 //! # Invariants
 //!
