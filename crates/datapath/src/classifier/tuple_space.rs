@@ -56,7 +56,9 @@
 //! - [`TupleSpace::lookup_batch`] walks the subtables once for a whole batch. Per
 //!   subtable it hashes every key still undecided and prefetches its home slot, then
 //!   reads the slots and prefetches the candidate entries, then compares; the memory
-//!   latency of one key's probe hides behind the work on the others.
+//!   latency of one key's probe hides behind the work on the others. With candidate
+//!   bitmaps (below) it goes in rounds instead: each key takes its next candidate whose
+//!   filter passes, whatever its subtable, and the round's probes overlap.
 //!
 //! # Invariants
 //!
@@ -75,9 +77,15 @@
 //! - *Prefix tracking* ([`prefix`]): for the IPv4 source and destination, every prefix
 //!   length in use has a bit array of the rules' prefixes of that length. A lookup that
 //!   reaches a tracked subtable tests the packet's prefixes once against every length;
+//!   (a field with many rules answers most lengths from one *top table* entry indexed
+//!   by the address's top 16 bits);
 //!   each ranked subtable carries its prefix lengths in `order`, so a subtable none of
 //!   whose rules can have the packet's prefix is skipped without being touched. Subtables
-//!   with more than [`MAX_TRACKED_RULES`] rules are not tracked.
+//!   with more than [`MAX_TRACKED_RULES`] rules are not tracked. With at most
+//!   [`MAX_BITMAP_SUBTABLES`] subtables, `by_len` maps each (field, prefix length) to a
+//!   bitmap of positions in `order`; a lookup ORs the bitmaps of the lengths that pass
+//!   and ANDs the fields, then visits only the set positions, lowest (best) first,
+//!   instead of walking every header (a batch visits the union of its keys' sets).
 //! - A per-subtable *hash filter* ([`filter`]): after hashing the key's active words, one
 //!   bit (16 bits per entry, L2-sized) tells whether the probe can hit, before the slot
 //!   array and the entries are read.
@@ -103,7 +111,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{better, Classify};
 use crate::key::{FlowKey, FlowMatch};
-use prefix::{Memo, PrefixTracker};
+use prefix::{Memo, PrefixTracker, LEVELS};
 use subtable::Subtable;
 
 /// Subtables with more rules than this leave the prefix tracker (their prefixes would
@@ -114,6 +122,14 @@ const MAX_TRACKED_RULES: usize = 1 << 16;
 /// Small in tests, so that the property tests take subtables out of the tracker.
 #[cfg(test)]
 const MAX_TRACKED_RULES: usize = 6;
+
+/// Tables with at most this many subtables pick their candidates from bitmaps over the
+/// positions in `order` (one `u128`); larger ones walk every header.
+#[cfg(not(test))]
+const MAX_BITMAP_SUBTABLES: usize = 128;
+/// Small in tests, so that the property tests cover both ways.
+#[cfg(test)]
+const MAX_BITMAP_SUBTABLES: usize = 6;
 
 const HASH_SEED: u64 = 0x243f_6a88_85a3_08d3;
 const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -214,6 +230,12 @@ pub struct TupleSpace<T> {
     by_mask: HashMap<FlowKey, u32, BuildHasherDefault<WordHasher>>,
     order: Vec<Ranked>,
     prefixes: PrefixTracker,
+    /// Per tracked field and prefix length, the positions in `order` of the subtables
+    /// with that prefix length on the field (length 0: not tracked on it). Empty while
+    /// there are more than [`MAX_BITMAP_SUBTABLES`] subtables.
+    by_len: Box<[[u128; LEVELS]]>,
+    /// Per field, bit `len` set when `by_len[f][len]` is not empty.
+    lens_used: [u64; 2],
     n_rules: usize,
     next_seq: u64,
 }
@@ -225,6 +247,8 @@ impl<T> Default for TupleSpace<T> {
             by_mask: HashMap::default(),
             order: Vec::new(),
             prefixes: PrefixTracker::default(),
+            by_len: Box::default(),
+            lens_used: [0; 2],
             n_rules: 0,
             next_seq: 0,
         }
@@ -276,6 +300,7 @@ impl<T> TupleSpace<T> {
                 * size_of::<Subtable<T>>()
             + self.order.capacity() * size_of::<Ranked>()
             + self.prefixes.memory_bytes()
+            + self.by_len.len() * size_of::<[u128; LEVELS]>()
             + self.by_mask.capacity() * (size_of::<(FlowKey, u32)>() + 1)
     }
 
@@ -293,6 +318,28 @@ impl<T> TupleSpace<T> {
         match self.order.as_slice() {
             [] => None,
             [only] => self.subtables[only.id as usize].find(key),
+            all if !self.by_len.is_empty() => {
+                let mut best: Option<RuleRef<'_, T>> = None;
+                let mut cand = self.candidates(key);
+                while cand != 0 {
+                    let r = &all[cand.trailing_zeros() as usize];
+                    cand &= cand - 1;
+                    if !r.may_beat(&best) {
+                        break;
+                    }
+                    let st = &self.subtables[r.id as usize];
+                    let h = st.hash_key(key);
+                    if !st.may_contain(h) {
+                        continue;
+                    }
+                    if let Some(c) = st.find_with_hash(key, h) {
+                        if c.beats(&best) {
+                            best = Some(c);
+                        }
+                    }
+                }
+                best
+            }
             all => {
                 let mut best: Option<RuleRef<'_, T>> = None;
                 let mut memo = Memo::default();
@@ -315,6 +362,47 @@ impl<T> TupleSpace<T> {
                     }
                 }
                 best
+            }
+        }
+    }
+
+    /// The positions in `order` of the subtables that the prefix tracker lets through
+    /// for `key`: those whose prefix length on each tracked field may hold `key`'s
+    /// prefix, the same set as [`PrefixTracker::may_match`] passes (needs `by_len`).
+    #[inline]
+    fn candidates(&self, key: &FlowKey) -> u128 {
+        let pass = self.prefixes.matching_lengths(key);
+        let mut c = [0u128; 2];
+        for (f, c) in c.iter_mut().enumerate() {
+            let mut lens = pass[f] & self.lens_used[f];
+            while lens != 0 {
+                let len = lens.trailing_zeros() as usize;
+                lens &= lens - 1;
+                *c |= self.by_len[f][len];
+            }
+        }
+        c[0] & c[1]
+    }
+
+    /// Rebuilds `by_len` and `lens_used` from `order` (after any change of positions or
+    /// prefix lengths there).
+    fn reindex(&mut self) {
+        self.lens_used = [0; 2];
+        if self.order.len() > MAX_BITMAP_SUBTABLES {
+            self.by_len = Box::default();
+            return;
+        }
+        if self.by_len.is_empty() {
+            self.by_len = vec![[0u128; LEVELS]; 2].into_boxed_slice();
+        }
+        for row in self.by_len.iter_mut() {
+            row.fill(0);
+        }
+        for (pos, r) in self.order.iter().enumerate() {
+            for f in 0..2 {
+                let len = r.plen[f] as usize;
+                self.by_len[f][len] |= 1 << pos;
+                self.lens_used[f] |= 1 << len;
             }
         }
     }
@@ -353,6 +441,9 @@ impl<T> TupleSpace<T> {
     }
 
     fn batch_step<'a>(&'a self, keys: &[FlowKey], out: &mut [Option<RuleRef<'a, T>>]) {
+        if self.order.len() > 1 && !self.by_len.is_empty() {
+            return self.batch_step_bits(keys, out);
+        }
         out.fill(None);
         let mut hashes = [0u64; BATCH];
         let mut cands = [None::<(usize, usize)>; BATCH];
@@ -408,6 +499,63 @@ impl<T> TupleSpace<T> {
         }
     }
 
+    /// [`batch_step`](Self::batch_step) with candidates from `by_len`, in rounds: each
+    /// round, every key walks its candidates (best first) to the next one whose filter
+    /// passes, then the round's probes run together, so up to a batch of slot and entry
+    /// loads overlap whatever subtables they are in. Per key, the same visits as
+    /// [`find`](Self::find).
+    fn batch_step_bits<'a>(&'a self, keys: &[FlowKey], out: &mut [Option<RuleRef<'a, T>>]) {
+        out.fill(None);
+        let mut hashes = [0u64; BATCH];
+        let mut subs = [0u32; BATCH];
+        let mut found = [None::<(usize, usize)>; BATCH];
+        let mut cands = [0u128; BATCH];
+        for (c, k) in cands.iter_mut().zip(keys) {
+            *c = self.candidates(k);
+        }
+        loop {
+            let mut live = 0u64;
+            for (i, c) in cands.iter_mut().enumerate().take(keys.len()) {
+                while *c != 0 {
+                    let r = &self.order[c.trailing_zeros() as usize];
+                    *c &= *c - 1;
+                    if !r.may_beat(&out[i]) {
+                        // `order` is sorted: no later subtable can beat it either.
+                        *c = 0;
+                        break;
+                    }
+                    let st = &self.subtables[r.id as usize];
+                    let h = st.hash_key(&keys[i]);
+                    if st.may_contain(h) {
+                        prefetch(st.slot_ptr(h));
+                        hashes[i] = h;
+                        subs[i] = r.id;
+                        live |= 1 << i;
+                        break;
+                    }
+                }
+            }
+            if live == 0 {
+                return;
+            }
+            for i in Bits(live) {
+                let st = &self.subtables[subs[i] as usize];
+                found[i] = st.candidate(hashes[i]);
+                if let Some((_, e)) = found[i] {
+                    prefetch(st.entry_ptr(e));
+                }
+            }
+            for i in Bits(live) {
+                let st = &self.subtables[subs[i] as usize];
+                if let Some(c) = found[i].and_then(|c| st.confirm(&keys[i], hashes[i], c)) {
+                    if c.beats(&out[i]) {
+                        out[i] = Some(c);
+                    }
+                }
+            }
+        }
+    }
+
     /// The subtable for `mask`, created (empty, not yet ranked) if missing.
     fn subtable_for(&mut self, mask: &FlowKey) -> usize {
         if let Some(&id) = self.by_mask.get(mask) {
@@ -440,6 +588,7 @@ impl<T> TupleSpace<T> {
                 },
             );
         }
+        self.reindex();
     }
 
     /// Drops the empty subtable `id`, moving the last subtable into its place.
@@ -456,6 +605,7 @@ impl<T> TupleSpace<T> {
                 r.id = id as u32;
             }
         }
+        self.reindex();
     }
 
     /// Records a new rule of subtable `id` in the prefix tracker, or takes a subtable
@@ -471,6 +621,7 @@ impl<T> TupleSpace<T> {
             for r in self.order.iter_mut().filter(|r| r.id as usize == id) {
                 r.plen = [0, 0];
             }
+            self.reindex();
             for (f, &len) in plen.iter().enumerate() {
                 if len != 0 {
                     self.rebuild_level(f, len);
@@ -481,6 +632,14 @@ impl<T> TupleSpace<T> {
         for (f, &len) in plen.iter().enumerate() {
             if len != 0 && self.prefixes.add(f, len, key) {
                 self.rebuild_level(f, len);
+            }
+            if self.prefixes.wants_table(f) {
+                let rules = self
+                    .subtables
+                    .iter()
+                    .filter(|s| s.tracked && s.plen[f] != 0)
+                    .flat_map(|s| s.entry_keys().map(move |k| (s.plen[f], k)));
+                self.prefixes.build_table(f, rules);
             }
         }
     }
@@ -549,6 +708,22 @@ impl<T> TupleSpace<T> {
         assert_eq!(n, self.n_rules);
         for w in self.order.windows(2) {
             assert!(better(w[0].priority, w[0].seq, w[1].priority, w[1].seq));
+        }
+        if !self.order.is_empty() {
+            assert_eq!(
+                self.by_len.is_empty(),
+                self.order.len() > MAX_BITMAP_SUBTABLES
+            );
+        }
+        if !self.by_len.is_empty() {
+            for (pos, r) in self.order.iter().enumerate() {
+                for f in 0..2 {
+                    for len in 0..LEVELS {
+                        let set = self.by_len[f][len] >> pos & 1 != 0;
+                        assert_eq!(set, r.plen[f] as usize == len);
+                    }
+                }
+            }
         }
     }
 }

@@ -11,6 +11,14 @@
 //! packet's prefix in every level in use; a clear bit proves that no subtable with that
 //! prefix length can match, so all of them are skipped from the header array alone.
 //!
+//! A field with many tracked rules (at least [`TABLE_MIN_RULES`]) also gets a *top
+//! table*: one `u32` per value of the field's top [`TOP_BITS`] bits, bit `len - 1` set
+//! when a rule of length `len` may match an address with those top bits. For
+//! `len <= TOP_BITS` the entry is exact and replaces the level's test; a longer length is
+//! tested in its level only when its bit is set (some rule of that length shares the top
+//! bits). So a lookup loads one entry and a few level words per field instead of one
+//! word per length in use.
+//!
 //! Invariants:
 //! - For every rule of every *tracked* subtable and every tracked field on which its
 //!   mask is a prefix of length `len > 0`, the bit of the rule's prefix is set in level
@@ -19,6 +27,10 @@
 //!   in `stale`; the owner rebuilds a level from its rules when the stale bits outnumber
 //!   the live ones or the hashed array gets too full, so the work is amortised O(1) per
 //!   change.
+//! - When a field has a top table, for every rule counted in its levels the table has
+//!   bit `len - 1` set in every entry whose top bits extend the rule's prefix (`len <=
+//!   TOP_BITS`) or in the entry of the rule's top bits (`len > TOP_BITS`). Removals
+//!   leave bits set; rebuilding a level rebuilds its bit in the table.
 //! - A level's bit array is empty (no rules) or a power of two of at least 64 bits.
 
 use crate::key::{Field, FlowKey};
@@ -26,9 +38,17 @@ use crate::key::{Field, FlowKey};
 /// The tracked fields.
 pub(super) const FIELDS: [Field; 2] = [Field::Ipv4Src, Field::Ipv4Dst];
 const WIDTH: u32 = 32;
-const LEVELS: usize = WIDTH as usize + 1;
+pub(super) const LEVELS: usize = WIDTH as usize + 1;
 /// Hashed levels keep at least this many bits per rule.
 const BITS_PER_RULE: usize = 16;
+/// Address bits that index a top table.
+const TOP_BITS: u32 = 16;
+/// A field gets a top table from this many tracked rules on, and loses it below a quarter.
+#[cfg(not(test))]
+const TABLE_MIN_RULES: usize = 4096;
+/// Small in tests, so that the property tests build and drop tables.
+#[cfg(test)]
+const TABLE_MIN_RULES: usize = 4;
 
 /// The prefix length of `mask` on tracked field `f` when it is a nonzero prefix, else 0
 /// (not trackable: zero, or not contiguous from the top).
@@ -87,6 +107,30 @@ pub(super) struct Memo {
     pass: Option<[u64; 2]>,
 }
 
+/// Sets in top table `t` (of field `f`; empty: none) the bits of a rule of length `len`
+/// with key `key`.
+fn mark(t: &mut [u32], f: usize, len: u8, key: &FlowKey) {
+    if t.is_empty() || len == 0 {
+        return;
+    }
+    let bit = 1u32 << (len - 1);
+    let top = prefix_of(key, f, TOP_BITS as u8) as usize;
+    if len as u32 >= TOP_BITS {
+        if let Some(e) = t.get_mut(top) {
+            *e |= bit;
+        }
+        return;
+    }
+    let span = 1usize << (TOP_BITS - len as u32);
+    let start = top & !(span - 1);
+    // Ranges of one length are aligned and set whole, so the first entry tells.
+    if t.get(start).is_some_and(|e| e & bit == 0) {
+        for e in t.iter_mut().skip(start).take(span) {
+            *e |= bit;
+        }
+    }
+}
+
 /// See the module comment.
 #[derive(Default)]
 pub(super) struct PrefixTracker {
@@ -94,15 +138,23 @@ pub(super) struct PrefixTracker {
     levels: Vec<Level>,
     /// Per field, bit `len` set when level `len` holds rules.
     in_use: [u64; 2],
+    /// Per field, the top table (empty: none); see the module comment.
+    top: [Box<[u32]>; 2],
 }
 
 impl PrefixTracker {
     /// The lengths, per field, whose level may hold `key`'s prefix (see [`Memo`]).
     #[inline]
-    fn matching_lengths(&self, key: &FlowKey) -> [u64; 2] {
+    pub(super) fn matching_lengths(&self, key: &FlowKey) -> [u64; 2] {
         let mut out = [1u64; 2];
         for (f, o) in out.iter_mut().enumerate() {
             let mut lens = self.in_use[f];
+            if let Some(&e) = self.top[f].get(prefix_of(key, f, TOP_BITS as u8) as usize) {
+                let short = (2u64 << TOP_BITS) - 1;
+                let may = ((e as u64) << 1) & lens;
+                *o |= may & short;
+                lens = may & !short;
+            }
             while lens != 0 {
                 let len = lens.trailing_zeros() as u8;
                 lens &= lens - 1;
@@ -138,6 +190,7 @@ impl PrefixTracker {
                 .resize_with(FIELDS.len() * LEVELS, Level::default);
         }
         self.in_use[f] |= 1 << len;
+        mark(&mut self.top[f], f, len, key);
         let l = &mut self.levels[f * LEVELS + len as usize];
         l.live += 1;
         let n = l.bits.len() * 64;
@@ -157,7 +210,39 @@ impl PrefixTracker {
         };
         l.live = l.live.saturating_sub(1);
         l.stale += 1;
-        l.live == 0 || l.stale > l.live.max(64)
+        let rebuild = l.live == 0 || l.stale > l.live.max(64);
+        self.shrink_table(f);
+        rebuild
+    }
+
+    /// Drops field `f`'s top table when its rules fell below a quarter of
+    /// [`TABLE_MIN_RULES`].
+    fn shrink_table(&mut self, f: usize) {
+        if !self.top[f].is_empty() && self.field_live(f) * 4 < TABLE_MIN_RULES {
+            self.top[f] = Box::default();
+        }
+    }
+
+    /// Rules counted in field `f`'s levels.
+    fn field_live(&self, f: usize) -> usize {
+        let at = f * LEVELS;
+        self.levels
+            .get(at..at + LEVELS)
+            .map_or(0, |ls| ls.iter().map(|l| l.live).sum())
+    }
+
+    /// Whether field `f` has enough rules for a top table and has none: the owner then
+    /// calls [`build_table`](Self::build_table).
+    pub(super) fn wants_table(&self, f: usize) -> bool {
+        self.top[f].is_empty() && self.field_live(f) >= TABLE_MIN_RULES
+    }
+
+    /// Builds field `f`'s top table from the (length, key) of every rule in its levels.
+    pub(super) fn build_table(&mut self, f: usize, rules: impl Iterator<Item = (u8, FlowKey)>) {
+        self.top[f] = vec![0u32; 1 << TOP_BITS].into_boxed_slice();
+        for (len, key) in rules {
+            mark(&mut self.top[f], f, len, &key);
+        }
     }
 
     /// Rebuilds level (`f`, `len`) from the keys of all its rules, `live` of them.
@@ -172,12 +257,19 @@ impl PrefixTracker {
             self.levels
                 .resize_with(FIELDS.len() * LEVELS, Level::default);
         }
+        if len != 0 {
+            let clear = !(1u32 << (len - 1));
+            for e in self.top[f].iter_mut() {
+                *e &= clear;
+            }
+        }
         let l = &mut self.levels[f * LEVELS + len as usize];
         l.live = live;
         l.stale = 0;
         if live == 0 {
             l.bits = Box::default();
             self.in_use[f] &= !(1 << len);
+            self.shrink_table(f);
             return;
         }
         self.in_use[f] |= 1 << len;
@@ -185,6 +277,7 @@ impl PrefixTracker {
         let n = want.min((1u64 << len).max(64)) as usize;
         l.bits = vec![0u64; n / 64].into_boxed_slice();
         for k in keys {
+            mark(&mut self.top[f], f, len, &k);
             let b = l.bit(prefix_of(&k, f, len), len);
             l.bits[b / 64] |= 1 << (b % 64);
         }
@@ -194,6 +287,7 @@ impl PrefixTracker {
     pub(super) fn memory_bytes(&self) -> usize {
         self.levels.capacity() * std::mem::size_of::<Level>()
             + self.levels.iter().map(|l| l.bits.len() * 8).sum::<usize>()
+            + self.top.iter().map(|t| t.len() * 4).sum::<usize>()
     }
 
     /// Checks that every given rule's bit is set (tests only).
@@ -284,6 +378,43 @@ mod tests {
         assert!(t.may_match([8, 0], &key(0x0b00_0000, 0), &mut memo));
         assert!(!t.may_match([16, 0], &k, &mut memo), "no /16 rules at all");
         assert!(t.may_match([0, 0], &key(0x0b00_0000, 0), &mut Memo::default()));
+    }
+
+    #[test]
+    fn top_table_is_exact_for_short_prefixes_and_keeps_long_ones() {
+        let mut t = PrefixTracker::default();
+        let rules = [
+            (8u8, key(0x0a00_0000, 0)),
+            (12, key(0x0b10_0000, 0)),
+            (24, key(0x0c01_0200, 0)),
+            (32, key(0x0d01_0203, 0)),
+        ];
+        for (i, (len, k)) in rules.iter().enumerate() {
+            if t.add(0, *len, k) {
+                t.rebuild(0, *len, 1, [*k].into_iter());
+            }
+            assert_eq!(t.wants_table(0), i + 1 >= TABLE_MIN_RULES);
+        }
+        t.build_table(0, rules.iter().copied());
+        assert!(!t.wants_table(0));
+        for (len, k) in &rules {
+            t.check_has(0, *len, k);
+        }
+        let may = |t: &PrefixTracker, len: u8, src: u32| {
+            t.may_match([len, 0], &key(src, 0), &mut Memo::default())
+        };
+        assert!(may(&t, 8, 0x0aff_ffff));
+        assert!(!may(&t, 8, 0x0b00_0000), "short lengths are exact");
+        assert!(!may(&t, 12, 0x0b20_0000));
+        assert!(!may(&t, 24, 0x0c02_0200), "other top bits: not even tested");
+        assert!(
+            !may(&t, 32, 0x0d01_0204),
+            "same top bits: the level decides"
+        );
+        // A level rebuilt without its rule clears the table bit too.
+        t.rebuild(0, 12, 0, std::iter::empty());
+        assert!(!may(&t, 12, 0x0b10_0000));
+        assert!(may(&t, 8, 0x0a00_0001));
     }
 
     #[test]

@@ -573,3 +573,34 @@ fn large_subtables_leave_the_prefix_tracker() {
     // Untracked now: the /32 subtable is probed even for an address it lacks.
     assert_eq!(c.subtables_visited(&pkt(0xffff, 0)), 2);
 }
+
+#[test]
+fn candidate_bitmaps_come_and_go_with_the_subtable_count() {
+    let mut ts = TupleSpace::new();
+    let n = MAX_BITMAP_SUBTABLES as u32 + 3;
+    let rule = |len: u32| {
+        FlowMatch::ANY
+            .exact(Field::EthType, 0x0800)
+            .masked(Field::Ipv4Dst, 0x0a00_0000, prefix(32, len))
+            .masked(Field::Ipv4Src, 0x0b00_0000, prefix(32, 33 - len))
+    };
+    let hit = pkt(0x0a00_0001, 17);
+    let mut hit = hit;
+    hit.set(Field::Ipv4Src, 0x0b00_0000);
+    for len in 1..=n {
+        ts.insert(rule(len), len as u16, len);
+        ts.check();
+        assert_eq!(found(&ts, &hit), Some(len), "{len} subtables");
+        let mut out = [None; 1];
+        ts.lookup_batch(&[hit], &mut out);
+        assert_eq!(out[0].map(|r| *r.value), Some(len));
+    }
+    for len in (2..=n).rev() {
+        ts.remove(&rule(len), len as u16);
+        ts.check();
+        assert_eq!(found(&ts, &hit), Some(len - 1));
+        let mut out = [None; 1];
+        ts.lookup_batch(&[hit], &mut out);
+        assert_eq!(out[0].map(|r| *r.value), Some(len - 1));
+    }
+}
