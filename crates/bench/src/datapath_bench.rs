@@ -112,21 +112,6 @@ pub struct Report {
     pub churn_ratio_per_cpu: Option<f64>,
 }
 
-/// Hints the CPU to fetch a frame's first line (a hint only: reads nothing).
-#[inline]
-fn prefetch_frame(f: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and has no visible effect; the address is a live
-    // slice's anyway.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            f.as_ptr() as *const i8
-        )
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = f;
-}
-
 /// Nanoseconds the calling thread has spent on a CPU (0 if unknown).
 fn thread_cpu_ns() -> u64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")
@@ -322,7 +307,7 @@ fn forward_phase(
                     // What a NIC's receive ring gives: the next batch's frames are on
                     // their way to the cache while this one is processed.
                     for k in 0..BATCH {
-                        prefetch_frame(frames[(next + k) % frames.len()]);
+                        datapath::prefetch::prefetch(frames[(next + k) % frames.len()].as_ptr());
                     }
                     let mut batch = dp.batch(&mut worker, now.as_nanos() as u64);
                     batch.process_batch(&mut batch_in, &mut out);

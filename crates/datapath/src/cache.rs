@@ -39,7 +39,8 @@
 //! rules, which is why the tag check matters.
 
 use crate::key::{FlowKey, KEY_WORDS};
-use crate::pipeline::{prefetch, RuleId};
+use crate::pipeline::RuleId;
+use crate::prefetch::prefetch;
 
 /// Longest cached path (tables visited).
 pub const MAX_STEPS: usize = 8;

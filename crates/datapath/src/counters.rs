@@ -216,7 +216,7 @@ impl<const N: usize> CounterArray<N> {
     #[inline]
     pub(crate) fn prefetch(&self, slot: u32) {
         if let Some(s) = self.get(slot) {
-            crate::pipeline::prefetch(s.as_ptr());
+            crate::prefetch::prefetch(s.as_ptr());
         }
     }
 

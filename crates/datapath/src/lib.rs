@@ -14,5 +14,6 @@ pub mod meter;
 pub mod packet;
 pub mod parse;
 pub mod pipeline;
+pub mod prefetch;
 pub mod rewrite;
 pub mod trace;

@@ -111,6 +111,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{better, Classify};
 use crate::key::{FlowKey, FlowMatch};
+use crate::prefetch::prefetch;
 use prefix::{Memo, PrefixTracker, LEVELS};
 use subtable::Subtable;
 
@@ -253,18 +254,6 @@ impl<T> Default for TupleSpace<T> {
             next_seq: 0,
         }
     }
-}
-
-#[inline(always)]
-fn prefetch<P>(p: *const P) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it never faults and reads nothing visible, so
-    // any address (even null or dangling) is fine.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 impl<T> TupleSpace<T> {

@@ -21,12 +21,13 @@ use std::sync::Arc;
 
 use super::exec::{Exec, Probe, Silent};
 use super::worker::{Batch, WorkerState};
-use super::{prefetch, Outputs, PipelineVersion, Rule, RuleTable};
+use super::{Outputs, PipelineVersion, Rule, RuleTable};
 use crate::cache::{key_hash, Path};
 use crate::classifier::TupleSpace;
 use crate::key::FlowKey;
 use crate::packet::Packet;
 use crate::parse::{parse, ParseOutcome};
+use crate::prefetch::prefetch;
 
 /// Packets per stage.
 pub const BATCH: usize = 32;

@@ -89,19 +89,6 @@ impl<T: Classify<Arc<Rule>> + Default + Send + Sync + 'static> RuleTable for T {
 /// lookup cost does not grow with the number of rules.
 pub type DefaultClassifier = TupleSpace<Arc<Rule>>;
 
-/// Hints the CPU to fetch the cache line at `p` (nothing on other architectures).
-#[inline(always)]
-pub(crate) fn prefetch<P>(p: *const P) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint: it never faults and reads nothing the program
-    // sees, so any address (even a dangling one) is fine.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 /// A small map from 32-bit ids (group and meter ids) kept sorted: lookups are binary
 /// searches, changes move the tail (groups and meters change rarely).
 #[derive(Clone, Debug)]
