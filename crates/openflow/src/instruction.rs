@@ -49,7 +49,7 @@ pub enum Instruction {
 use crate::error::{ErrorKind, OfpError};
 use crate::v13::flow_mod::OFPTT_MAX;
 use crate::v13::meter_mod::{OFPM_CONTROLLER, OFPM_MAX, OFPM_SLOWPATH};
-use crate::wire::{Reader, Writer};
+use crate::wire::{Reader, Tlv8, Writer};
 use instruction_type as t;
 
 #[cfg(test)]
@@ -121,35 +121,14 @@ impl Instruction {
     /// type → `OFPBIC_UNKNOWN_INST`; a failure inside an action list keeps the action's
     /// own kind (`OFPBAC_*`).
     pub fn decode(r: &mut Reader) -> Result<Instruction, OfpError> {
-        if r.remaining() < 4 {
-            return Err(bad_len(format!(
-                "instruction header needs 4 bytes, {} left",
-                r.remaining()
-            )));
-        }
-        let ty = r.peek_u16(0).map_err(|e| bad_len(e.detail))?;
-        let len = usize::from(r.peek_u16(2).map_err(|e| bad_len(e.detail))?);
+        const FRAMING: Tlv8 = Tlv8 {
+            what: "instruction",
+            type_name,
+            fixed_len,
+            bad_len: ErrorKind::BAD_INSTRUCTION_BAD_LEN,
+        };
+        let (ty, _, mut body) = FRAMING.take(r)?;
         let name = type_name(ty);
-        if len < MIN_LEN || len % 8 != 0 {
-            return Err(bad_len(format!(
-                "{name} instruction (type {ty}) has length {len}: must be a multiple of 8, at least 8"
-            )));
-        }
-        if len > r.remaining() {
-            return Err(bad_len(format!(
-                "{name} instruction (type {ty}) has length {len} but only {} bytes are left",
-                r.remaining()
-            )));
-        }
-        if let Some(want) = fixed_len(ty) {
-            if len != want {
-                return Err(bad_len(format!(
-                    "{name} instruction has length {len}, must be {want}"
-                )));
-            }
-        }
-        let mut body = r.sub(len)?;
-        body.skip(4)?;
         let own = |e: OfpError| bad_len(format!("{name} instruction: {}", e.detail));
         let inst = match ty {
             t::GOTO_TABLE => Instruction::GotoTable(body.u8().map_err(own)?),

@@ -199,6 +199,56 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// How a kind of 8-aligned TLV (actions, instructions) is framed: its name in messages,
+/// the names and fixed sizes of its types, and the error a framing fault gets.
+pub(crate) struct Tlv8 {
+    pub what: &'static str,
+    pub type_name: fn(u16) -> &'static str,
+    pub fixed_len: fn(u16) -> Option<usize>,
+    pub bad_len: ErrorKind,
+}
+
+impl Tlv8 {
+    /// Takes one `type:u16, len:u16, body` TLV whose `len` counts the header, is a
+    /// multiple of 8 and at least 8, fits in `r`, and equals the type's fixed size if it
+    /// has one; any fault is `self.bad_len`. Returns the type, `len` and the body after
+    /// the 4-byte header.
+    pub fn take<'a>(&self, r: &mut Reader<'a>) -> Result<(u16, usize, Reader<'a>), OfpError> {
+        let err = |detail: String| OfpError::new(self.bad_len, detail);
+        let what = self.what;
+        if r.remaining() < 4 {
+            return Err(err(format!(
+                "{what} header needs 4 bytes, {} left",
+                r.remaining()
+            )));
+        }
+        let ty = r.peek_u16(0).map_err(|e| err(e.detail))?;
+        let len = usize::from(r.peek_u16(2).map_err(|e| err(e.detail))?);
+        let name = (self.type_name)(ty);
+        if len < 8 || len % 8 != 0 {
+            return Err(err(format!(
+                "{name} {what} (type {ty}) has length {len}: must be a multiple of 8, at least 8"
+            )));
+        }
+        if len > r.remaining() {
+            return Err(err(format!(
+                "{name} {what} (type {ty}) has length {len} but only {} bytes are left",
+                r.remaining()
+            )));
+        }
+        if let Some(want) = (self.fixed_len)(ty) {
+            if len != want {
+                return Err(err(format!(
+                    "{name} {what} has length {len}, must be {want}"
+                )));
+            }
+        }
+        let mut body = r.sub(len)?;
+        body.skip(4)?;
+        Ok((ty, len, body))
+    }
+}
+
 /// Appends big-endian fields to an owned buffer.
 #[derive(Clone, Debug, Default)]
 pub struct Writer {

@@ -13,7 +13,7 @@ use super::action_type as t;
 use super::Action;
 use crate::error::{ErrorKind, OfpError};
 use crate::oxm::Oxm;
-use crate::wire::{Reader, Writer};
+use crate::wire::{Reader, Tlv8, Writer};
 
 /// Length of every action header (`type`, `len`) plus the smallest body.
 const MIN_LEN: usize = 8;
@@ -120,35 +120,14 @@ impl Action {
     /// type → `OFPBAC_BAD_TYPE`; a bad set-field OXM → `OFPBAC_BAD_SET_TYPE`,
     /// `OFPBAC_BAD_SET_LEN` or `OFPBAC_BAD_SET_ARGUMENT` (the OXM's own error, renumbered).
     pub fn decode(r: &mut Reader) -> Result<Action, OfpError> {
-        if r.remaining() < 4 {
-            return Err(bad_len(format!(
-                "action header needs 4 bytes, {} left in the action list",
-                r.remaining()
-            )));
-        }
-        let ty = r.peek_u16(0).map_err(|e| bad_len(e.detail))?;
-        let len = usize::from(r.peek_u16(2).map_err(|e| bad_len(e.detail))?);
+        const FRAMING: Tlv8 = Tlv8 {
+            what: "action",
+            type_name,
+            fixed_len,
+            bad_len: ErrorKind::BAD_ACTION_BAD_LEN,
+        };
+        let (ty, len, mut body) = FRAMING.take(r)?;
         let name = type_name(ty);
-        if len < MIN_LEN || len % 8 != 0 {
-            return Err(bad_len(format!(
-                "{name} action (type {ty}) has length {len}: must be a multiple of 8, at least 8"
-            )));
-        }
-        if len > r.remaining() {
-            return Err(bad_len(format!(
-                "{name} action (type {ty}) has length {len} but only {} bytes are left in the action list",
-                r.remaining()
-            )));
-        }
-        if let Some(want) = fixed_len(ty) {
-            if len != want {
-                return Err(bad_len(format!(
-                    "{name} action has length {len}, must be {want}"
-                )));
-            }
-        }
-        let mut body = r.sub(len)?;
-        body.skip(4)?;
         decode_body(ty, len, &mut body).map_err(|e| {
             if e.kind == ErrorKind::BAD_REQUEST_BAD_LEN {
                 bad_len(format!("{name} action: {}", e.detail))
