@@ -16,8 +16,8 @@ use crate::v13::meter_mod::{MeterMod, MeterModCommand, OFPM_ALL, OFPM_CONTROLLER
 use crate::v13::multipart::*;
 use crate::v13::table_features::{FeatureId, OxmId, TableFeatureProp, TableFeatures};
 
-/// The multipart head: type name and flags.
-fn head(type_name: &str, flags: u16) -> String {
+/// The multipart head: type name and flags (the "more" bit is 1 in 1.0 stats too).
+pub(super) fn head(type_name: &str, flags: u16) -> String {
     let mut s = type_name.to_string();
     if flags & OFPMPF_REPLY_MORE != 0 {
         s.push_str(" flags=[more]");
@@ -30,7 +30,7 @@ fn head(type_name: &str, flags: u16) -> String {
 }
 
 /// `head` then ` text` when `text` is not empty.
-fn join(head: String, text: String) -> String {
+pub(super) fn join(head: String, text: String) -> String {
     if text.is_empty() {
         head
     } else {

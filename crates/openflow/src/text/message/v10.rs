@@ -3,7 +3,7 @@
 //! printed here with Open vSwitch's names (`output:1`, `mod_vlan_vid:5`, `strip_vlan`,
 //! `enqueue:1:2`, ...).
 
-use super::multipart::{aggregate, queue_id, PortCounters};
+use super::multipart::{aggregate, head, join, queue_id, PortCounters};
 use super::port::{features10, format_port10, format_port_mod};
 use super::v13::{
     echo, error_data, flow_flags, packet_data, rate, removed_tail, switch_config, FlowModText,
@@ -14,7 +14,7 @@ use crate::text::{format_flow_stats, FlowStatsText};
 use crate::v10::features::capabilities as cap;
 use crate::v10::flow::flow_mod_flags as ff;
 use crate::v10::port::{ofpp, port_to_v13};
-use crate::v10::stats::{stats_type, OFPSF_REPLY_MORE};
+use crate::v10::stats::stats_type;
 use crate::v10::*;
 
 fn port10(p: u16) -> String {
@@ -318,23 +318,7 @@ fn stats_name(ty: u16) -> String {
 }
 
 fn stats_head(ty: u16, flags: u16) -> String {
-    let mut s = stats_name(ty);
-    if flags & OFPSF_REPLY_MORE != 0 {
-        s.push_str(" flags=[more]");
-    }
-    let rest = flags & !OFPSF_REPLY_MORE;
-    if rest != 0 {
-        s.push_str(&format!(" flags=[***unknown flags {rest:#06x}***]"));
-    }
-    s
-}
-
-fn join(head: String, text: String) -> String {
-    if text.is_empty() {
-        head
-    } else {
-        format!("{head} {text}")
-    }
+    head(&stats_name(ty), flags)
 }
 
 fn stats_request(r: &StatsRequest) -> String {
