@@ -17,7 +17,9 @@ use datapath::action::Action;
 use datapath::classifier::Classify;
 use datapath::key::{Field, FlowKey, FlowMatch};
 use datapath::packet::Packet;
-use datapath::pipeline::{Datapath, DatapathConfig, Instructions, Outputs, PortInfo, Rule};
+use datapath::pipeline::{
+    Datapath, DatapathConfig, Instructions, Outputs, PortInfo, Rule, TableRule,
+};
 
 fn frame(dst: u64, src: u64) -> Vec<u8> {
     let mut f = Vec::with_capacity(64);
@@ -38,20 +40,20 @@ fn config() -> DatapathConfig {
 /// Rules matching exactly one EthDst each (any priority; the best is kept per address).
 #[derive(Default)]
 struct MacTable {
-    rules: HashMap<u64, (u16, Arc<Rule>)>,
+    rules: HashMap<u64, (u16, TableRule)>,
 }
 
-impl Classify<Arc<Rule>> for MacTable {
-    fn insert(&mut self, m: FlowMatch, priority: u16, value: Arc<Rule>) -> Option<Arc<Rule>> {
+impl Classify<TableRule> for MacTable {
+    fn insert(&mut self, m: FlowMatch, priority: u16, value: TableRule) -> Option<TableRule> {
         let mac = m.key.get(Field::EthDst) as u64;
         self.rules.insert(mac, (priority, value)).map(|o| o.1)
     }
-    fn remove(&mut self, m: &FlowMatch, _priority: u16) -> Option<Arc<Rule>> {
+    fn remove(&mut self, m: &FlowMatch, _priority: u16) -> Option<TableRule> {
         self.rules
             .remove(&(m.key.get(Field::EthDst) as u64))
             .map(|o| o.1)
     }
-    fn lookup(&self, key: &FlowKey) -> Option<(u16, &Arc<Rule>)> {
+    fn lookup(&self, key: &FlowKey) -> Option<(u16, &TableRule)> {
         let (p, r) = self.rules.get(&(key.get(Field::EthDst) as u64))?;
         Some((*p, r))
     }

@@ -342,6 +342,12 @@ impl WorkerCounters {
         }
     }
 
+    /// Hints the CPU to fetch rule slot `id`'s counters.
+    #[inline]
+    pub(crate) fn prefetch_rule(&self, id: u32) {
+        self.rules.prefetch(id)
+    }
+
     /// Credits rule slot `id` with `packets` packets of `bytes` bytes in all, the last
     /// seen at `now`.
     #[inline]

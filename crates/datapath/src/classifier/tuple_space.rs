@@ -433,6 +433,9 @@ impl<T> TupleSpace<T> {
         if self.order.len() > 1 && !self.by_len.is_empty() {
             return self.batch_step_bits(keys, out);
         }
+        if let [only] = self.order.as_slice() {
+            return self.batch_step_one(&self.subtables[only.id as usize], keys, out);
+        }
         out.fill(None);
         let mut hashes = [0u64; BATCH];
         let mut cands = [None::<(usize, usize)>; BATCH];
@@ -485,6 +488,33 @@ impl<T> TupleSpace<T> {
                     }
                 }
             }
+        }
+    }
+
+    /// [`batch_step`](Self::batch_step) for a classifier of one subtable: its probe
+    /// decides, so every key goes through the three stages (hash and prefetch the slot,
+    /// read the slot and prefetch the entry, compare) with no bound or filter to test.
+    fn batch_step_one<'a>(
+        &'a self,
+        st: &'a Subtable<T>,
+        keys: &[FlowKey],
+        out: &mut [Option<RuleRef<'a, T>>],
+    ) {
+        let n = keys.len().min(out.len()).min(BATCH);
+        let mut hashes = [0u64; BATCH];
+        for (h, k) in hashes[..n].iter_mut().zip(keys) {
+            *h = st.hash_key(k);
+            prefetch(st.slot_ptr(*h));
+        }
+        let mut cands = [None::<(usize, usize)>; BATCH];
+        for (c, &h) in cands[..n].iter_mut().zip(&hashes[..n]) {
+            *c = st.candidate(h);
+            if let Some((_, e)) = *c {
+                prefetch(st.entry_ptr(e));
+            }
+        }
+        for (((o, k), &h), c) in out.iter_mut().zip(keys).zip(&hashes[..n]).zip(&cands[..n]) {
+            *o = c.and_then(|c| st.confirm(k, h, c));
         }
     }
 

@@ -7,7 +7,9 @@
 //!    (skipped when the version's lookups cost no more than a probe: `cheap_lookup`);
 //! 3. table 0 for every packet the cache did not answer, in one classifier call (the
 //!    tuple space's `lookup_batch`, which interleaves and prefetches the probes);
-//! 4. prefetch each packet's table-0 rule;
+//! 4. prefetch what running each packet reads first: the counters of a table-0 rule
+//!    that only outputs (the classifier entry holds the rest, see [`TableRule`]), or
+//!    the rule itself;
 //! 5. run each packet, in order, exactly as [`Batch::process`] would (`Exec::run_parsed`
 //!    with table 0's answer given): the results are the same packet for packet, only the
 //!    order of memory accesses changes. Later tables are looked up per packet.
@@ -16,12 +18,12 @@
 //! port) are tallied per batch and added to the worker's counters at its end; so are
 //! rule credits, whose counters are prefetched when the credit is held.
 
+use crate::counters::WorkerCounters;
 use std::any::Any;
-use std::sync::Arc;
 
 use super::exec::{Exec, Probe, Silent};
 use super::worker::{Batch, WorkerState};
-use super::{Outputs, PipelineVersion, Rule, RuleTable};
+use super::{Outputs, PipelineVersion, Rule, RuleTable, TableRule};
 use crate::cache::{key_hash, Path};
 use crate::classifier::TupleSpace;
 use crate::key::FlowKey;
@@ -60,29 +62,34 @@ impl Scratch {
 /// Table `t`'s rule for each key: the tuple space's batch lookup when `C` is one, else
 /// one lookup per key.
 #[inline]
-fn lookup_many<'a, C: RuleTable>(t: &'a C, keys: &[FlowKey], out: &mut [Option<&'a Rule>]) {
-    if let Some(ts) = (t as &dyn Any).downcast_ref::<TupleSpace<Arc<Rule>>>() {
+fn lookup_many<'a, C: RuleTable>(t: &'a C, keys: &[FlowKey], out: &mut [Option<&'a TableRule>]) {
+    if let Some(ts) = (t as &dyn Any).downcast_ref::<TupleSpace<TableRule>>() {
         let n = keys.len().min(out.len()).min(BATCH);
         let mut refs = [None; BATCH];
         ts.lookup_batch(&keys[..n], &mut refs[..n]);
         for (o, r) in out.iter_mut().zip(&refs[..n]) {
-            *o = r.map(|r| &**r.value);
+            *o = r.map(|r| r.value);
         }
     } else {
         for (o, k) in out.iter_mut().zip(keys) {
-            *o = t.lookup(k).map(|(_, r)| &**r);
+            *o = t.lookup(k).map(|(_, r)| r);
         }
     }
 }
 
-/// Hints the CPU to fetch what running a packet of the common shapes reads of `rule`:
-/// its fields up to the cookie, which span two lines for one rule in four (an `Arc`'s
-/// rule starts 16 bytes into its allocation, which is only 16-aligned).
+/// Hints the CPU to fetch what running a packet will read for table 0's `t`: for a rule
+/// that only outputs to a port, its counters (the table entry holds the rest); for any
+/// other, the rule's fields up to the cookie, which span two lines for one rule in four
+/// (an `Arc`'s rule starts 16 bytes into its allocation, which is only 16-aligned).
 #[inline]
-fn prefetch_rule(rule: &Rule) {
-    let p = rule as *const Rule as *const u8;
-    prefetch(p);
-    prefetch(p.wrapping_add(std::mem::offset_of!(Rule, cookie) + 7));
+fn prefetch_rule(t: &TableRule, counters: &WorkerCounters) {
+    if t.fast_output().is_some() {
+        counters.prefetch_rule(t.id);
+    } else {
+        let p = &**t as *const Rule as *const u8;
+        prefetch(p);
+        prefetch(p.wrapping_add(std::mem::offset_of!(Rule, cookie) + 7));
+    }
 }
 
 impl<C: RuleTable> Batch<'_, C> {
@@ -143,9 +150,9 @@ impl<C: RuleTable> Batch<'_, C> {
                 }
             }
             // Table 0 for the packets that need it.
-            let mut first: [Option<Option<&Rule>>; BATCH] = [None; BATCH];
+            let mut first: [Option<Option<&TableRule>>; BATCH] = [None; BATCH];
             if let Some(t0) = v.tables.first().filter(|_| m > 0) {
-                let mut found: [Option<&Rule>; BATCH] = [None; BATCH];
+                let mut found: [Option<&TableRule>; BATCH] = [None; BATCH];
                 if m == n {
                     lookup_many(t0, &s.keys[..n], &mut found[..n]);
                     for (f, r) in first.iter_mut().zip(&found[..n]) {
@@ -161,10 +168,10 @@ impl<C: RuleTable> Batch<'_, C> {
                     }
                 }
             }
-            // Prefetch the rules (a rule's counters are prefetched when the packet's
-            // credit is held, and written at the end of the batch).
+            // Prefetch what running each packet reads: its rule, or for a rule that
+            // only outputs, the rule's counters (written at the end of the batch).
             for r in first[..n].iter().flatten().flatten() {
-                prefetch_rule(r);
+                prefetch_rule(r, counters);
             }
             for (i, (packet, port)) in chunk.iter_mut().enumerate() {
                 let packet = std::mem::take(packet);

@@ -14,6 +14,7 @@ use std::ops::ControlFlow;
 use std::sync::mpsc::SyncSender;
 
 use super::rule::Fast;
+use super::TableRule;
 use super::{ActionSet, PacketIn, PacketInReason, PipelineVersion, Rule, RuleTable, NUM_TABLES};
 use super::{NormalPacket, Outputs, PortInfo, PortLiveness, Tx};
 use crate::action::{port, Action};
@@ -190,7 +191,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         key: &FlowKey,
         parsed: &ParseOutcome,
         in_port: u32,
-        mut first: Option<Option<&'a Rule>>,
+        first: Option<Option<&'a TableRule>>,
         probe: Option<Probe<'_>>,
     ) {
         let len = packet.len() as u64;
@@ -233,16 +234,25 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             let v: &'a PipelineVersion<C> = self.v;
             let rule = match first {
                 Some(r) => r,
-                None => v.tables.first().and_then(|t| t.lookup(key)).map(|r| &**r.1),
+                None => v.tables.first().and_then(|t| t.lookup(key)).map(|r| r.1),
             };
             if let Some(rule) = rule {
-                if let Fast::Output(p) = rule.fast {
+                if let Some(p) = rule.fast_output() {
                     self.direct(rule, p, packet, key, in_port, probe);
                     return;
                 }
             }
-            first = Some(rule);
+            let first = Some(rule.map(|r| &**r));
+            let st = Pkt {
+                packet,
+                key: *key,
+                layers: parsed.layers,
+                in_port,
+                queue: None,
+            };
+            return self.walk(st, key, first, probe);
         }
+        let first = first.map(|r| r.map(|r| &**r));
         let st = Pkt {
             packet,
             key: *key,
@@ -258,7 +268,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
     #[inline]
     fn direct(
         &mut self,
-        rule: &Rule,
+        rule: &'a TableRule,
         port_no: u32,
         packet: Packet,
         key: &FlowKey,
@@ -277,12 +287,15 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 pr.cache.insert_hashed(key, pr.hash, self.v.version, path);
             }
         }
+        if let Some(slot) = self.deliverable(port_no, in_port) {
+            return self.tx_slot(port_no, Some(slot), None, packet);
+        }
         let src = Source {
             table: 0,
             cookie: rule.cookie,
             table_miss: rule.table_miss,
         };
-        self.output_fast(port_no, packet, key, in_port, src);
+        self.output(port_no, packet, key, in_port, None, src)
     }
 
     /// A cache hit with a decision: credits the path and outputs, reading no rule.
@@ -719,12 +732,21 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         in_port: u32,
         src: Source,
     ) {
-        if port_no <= port::MAX && port_no != in_port {
-            if let Some(info) = self.v.port(port_no).filter(|i| !i.no_fwd) {
-                return self.tx_slot(port_no, Some(info.slot), None, packet);
-            }
+        if let Some(slot) = self.deliverable(port_no, in_port) {
+            return self.tx_slot(port_no, Some(slot), None, packet);
         }
         self.output(port_no, packet, key, in_port, None, src)
+    }
+
+    /// The counter slot of `port_no` when an output there is a plain send: a port that
+    /// exists, forwards and is not the input port (anything else takes [`output`](Self::output)).
+    #[inline]
+    fn deliverable(&self, port_no: u32, in_port: u32) -> Option<u16> {
+        if port_no <= port::MAX && port_no != in_port {
+            self.v.port(port_no).filter(|i| !i.no_fwd).map(|i| i.slot)
+        } else {
+            None
+        }
     }
 
     /// Sends `packet`, whose key is `key`, to `port_no`.

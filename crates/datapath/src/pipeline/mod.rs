@@ -70,24 +70,22 @@ pub use config::{
     DatapathConfig, MissBehaviour, PortInfo, PortLiveness, RewriteFn, MAX_PORT_SLOTS,
 };
 pub use output::{NormalHandler, NormalPacket, Outputs, PacketIn, PacketInReason, Tx};
-pub use rule::{Instructions, Rule, RuleId};
+pub use rule::{Instructions, Rule, RuleId, TableRule};
 pub use version::{Datapath, PipelineVersion, Published, RemovedRule, WriteError, Writer};
 pub use worker::{Batch, WorkerState};
-
-use std::sync::Arc;
 
 use crate::classifier::{Classify, TupleSpace};
 
 /// Number of flow tables (ids 0..=253; 254 and 255 are not tables in OpenFlow 1.3).
 pub const NUM_TABLES: usize = 254;
 
-/// What a table is: any classifier of shared rules.
-pub trait RuleTable: Classify<Arc<Rule>> + Default + Send + Sync + 'static {}
-impl<T: Classify<Arc<Rule>> + Default + Send + Sync + 'static> RuleTable for T {}
+/// What a table is: any classifier of shared rules (as [`TableRule`]s).
+pub trait RuleTable: Classify<TableRule> + Default + Send + Sync + 'static {}
+impl<T: Classify<TableRule> + Default + Send + Sync + 'static> RuleTable for T {}
 
 /// The classifier the pipeline uses unless told otherwise: tuple-space search, whose
 /// lookup cost does not grow with the number of rules.
-pub type DefaultClassifier = TupleSpace<Arc<Rule>>;
+pub type DefaultClassifier = TupleSpace<TableRule>;
 
 /// A small map from 32-bit ids (group and meter ids) kept sorted: lookups are binary
 /// searches, changes move the tail (groups and meters change rarely).

@@ -14,6 +14,9 @@
 //! form, flags, cookie) at the start, so a rule of the common shape costs one cache line
 //! per packet; the 288-byte match, which forwarding never reads, comes last.
 
+use std::ops::Deref;
+use std::sync::Arc;
+
 use crate::action::{port, Action};
 use crate::key::FlowMatch;
 
@@ -143,5 +146,59 @@ impl Rule {
     /// The table the rule was inserted into.
     pub fn table(&self) -> u8 {
         self.table
+    }
+}
+
+/// What a table's classifier holds for a rule: the shared rule, with what a packet of the
+/// common shape reads copied beside it (the counter slot and, for a `Fast::Output` rule,
+/// the port), so the classifier's entry answers such a packet without loading the rule
+/// from memory. Derefs to the rule. Invariant: `id` and `out` are the rule's own `id`
+/// and `fast` output port, fixed when it was built (rules are immutable once shared).
+#[derive(Clone, Debug)]
+pub struct TableRule {
+    pub(crate) id: RuleId,
+    /// The port of a `Fast::Output` rule, else [`TableRule::NOT_FAST`].
+    out: u32,
+    rule: Arc<Rule>,
+}
+
+impl TableRule {
+    /// `out` of a rule that is not `Fast::Output` (above every port number it can hold).
+    const NOT_FAST: u32 = u32::MAX;
+
+    pub fn new(rule: Arc<Rule>) -> TableRule {
+        let out = match rule.fast {
+            Fast::Output(p) => p,
+            _ => Self::NOT_FAST,
+        };
+        TableRule {
+            id: rule.id,
+            out,
+            rule,
+        }
+    }
+
+    /// The port a `Fast::Output` rule sends to (read from the table entry itself).
+    #[inline]
+    pub(crate) fn fast_output(&self) -> Option<u32> {
+        (self.out != Self::NOT_FAST).then_some(self.out)
+    }
+
+    /// The shared rule.
+    pub fn rule(&self) -> &Arc<Rule> {
+        &self.rule
+    }
+
+    /// Gives back the shared rule.
+    pub fn into_rule(self) -> Arc<Rule> {
+        self.rule
+    }
+}
+
+impl Deref for TableRule {
+    type Target = Rule;
+    #[inline]
+    fn deref(&self) -> &Rule {
+        &self.rule
     }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGua
 use super::config::PortIndex;
 use super::{
     DatapathConfig, DefaultClassifier, IdMap, PacketIn, PortInfo, PortLiveness, Rule, RuleId,
-    RuleTable, NUM_TABLES,
+    RuleTable, TableRule, NUM_TABLES,
 };
 use crate::classifier::TupleSpace;
 use crate::counters::{
@@ -61,7 +61,7 @@ impl<C: RuleTable> PipelineVersion<C> {
     fn lookup_is_cheap(&self) -> bool {
         let mut subtables = 0;
         for t in self.tables.iter() {
-            match (t as &dyn Any).downcast_ref::<TupleSpace<Arc<Rule>>>() {
+            match (t as &dyn Any).downcast_ref::<TupleSpace<TableRule>>() {
                 Some(ts) => subtables += ts.len_subtables(),
                 None => return false,
             }
@@ -111,12 +111,12 @@ impl<C: RuleTable> PipelineVersion<C> {
                 let Some(t) = self.tables.get_mut(*table as usize) else {
                     return Replaced::None;
                 };
-                let old = t.insert(rule.flow_match, rule.priority, rule.clone());
+                let old = t.insert(rule.flow_match, rule.priority, TableRule::new(rule.clone()));
                 if let Some(o) = &old {
                     self.set_rule_slot(o.id, None);
                 }
                 self.set_rule_slot(rule.id, Some(rule.clone()));
-                old.map_or(Replaced::None, Replaced::Rule)
+                old.map_or(Replaced::None, |o| Replaced::Rule(o.into_rule()))
             }
             Change::RemoveRule { table, m, priority } => {
                 let Some(t) = self.tables.get_mut(*table as usize) else {
@@ -126,7 +126,7 @@ impl<C: RuleTable> PipelineVersion<C> {
                 if let Some(o) = &old {
                     self.set_rule_slot(o.id, None);
                 }
-                old.map_or(Replaced::None, Replaced::Rule)
+                old.map_or(Replaced::None, |o| Replaced::Rule(o.into_rule()))
             }
             Change::SetGroup(g) => self
                 .groups

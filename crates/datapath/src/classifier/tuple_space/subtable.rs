@@ -46,10 +46,13 @@ pub(super) struct Rule<T> {
     pub(super) value: T,
 }
 
+/// Laid out so that a probe of a mask of up to [`HEAD`] words reads one stretch: the
+/// inline words, then the best rule (for the pipeline's 16-byte values, one cache line).
+#[repr(C)]
 struct Entry<T> {
     head: [u64; HEAD],
-    tail: Box<[u64]>,
     best: Rule<T>,
+    tail: Box<[u64]>,
     rest: Box<[Rule<T>]>,
 }
 
@@ -140,12 +143,16 @@ impl<T> Subtable<T> {
     }
 
     /// Whether entry `e` holds `key`'s masked active words.
+    /// (Branch-free over the inline words: they are few, and a probe that got here
+    /// through a matching tag almost always matches.)
     #[inline]
     fn entry_eq(&self, e: &Entry<T>, key: &FlowKey) -> bool {
         let (head, tail) = self.words.split_at(self.words.len().min(HEAD));
-        head.iter()
-            .zip(e.head.iter())
-            .all(|(a, &w)| key.words[a.index] & a.mask == w)
+        let mut diff = 0u64;
+        for (a, &w) in head.iter().zip(e.head.iter()) {
+            diff |= (key.words.get(a.index).copied().unwrap_or(0) & a.mask) ^ w;
+        }
+        diff == 0
             && tail
                 .iter()
                 .zip(e.tail.iter())
@@ -217,7 +224,7 @@ impl<T> Subtable<T> {
 
     /// Finishes a probe begun by [`candidate`](Self::candidate): the entry at `cand` if it
     /// matches `key`, else a search along the rest of the path.
-    #[inline]
+    #[inline(always)]
     pub(super) fn confirm(
         &self,
         key: &FlowKey,
