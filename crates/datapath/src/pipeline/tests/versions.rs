@@ -211,3 +211,136 @@ fn every_packet_after_publish_sees_the_new_rules() {
     fwd.join().unwrap();
     assert!(after.load(Ordering::SeqCst) >= 20);
 }
+
+/// While a writer thread inserts, removes and publishes without pause, a worker's every
+/// packet (cache on, staged batches and single packets alike) goes where a plain linear
+/// scan of the rules of the version it ran on says: the classifier, the cache and the
+/// publication never show a rule set that was not published as a whole.
+#[test]
+fn lookups_equal_a_linear_scan_of_their_version_across_concurrent_updates() {
+    const PORTS: u32 = 64;
+    // Packets come in on a port no rule outputs to (an output to the input port drops).
+    const IN: u32 = PORTS + 1;
+    let (dp, mut wr, _rx) = datapath(config(IN));
+    // The table-miss rule: every packet produces exactly one output.
+    wr.insert_rule(
+        0,
+        Rule::new(FlowMatch::ANY, 0, apply(vec![Action::Output(PORTS)])),
+    )
+    .unwrap();
+    wr.publish();
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut rng = 0x2545_f491_4f6c_dd1du64;
+            let mut next = || {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                rng
+            };
+            // (match, priority) of the live rules; rule i outputs to port i + 1.
+            let mut live: Vec<Option<(FlowMatch, u16)>> = vec![None; PORTS as usize - 1];
+            let mut priority = 1u16;
+            let start = Instant::now();
+            let mut ops = 0u32;
+            while !stop.load(Ordering::Relaxed)
+                && ops < 200_000
+                && start.elapsed() < Duration::from_secs(5)
+            {
+                let slot = (next() % live.len() as u64) as usize;
+                match live[slot].take() {
+                    Some((m, p)) => {
+                        assert!(wr.remove_rule(0, &m, p).is_some());
+                    }
+                    None => {
+                        // A few masks over the low bits of the MACs, so several subtables.
+                        let bits = [0xfu128, 0xff, 0x3, 0xf0][(next() % 4) as usize];
+                        let mut m = FlowMatch::ANY;
+                        m.set(Field::EthDst, next() as u128 & 0xff, bits);
+                        if next() % 2 == 0 {
+                            m.set(Field::EthSrc, next() as u128 & 0xf, 0xf);
+                        }
+                        priority = priority % 60_000 + 1;
+                        let port = slot as u32 + 1;
+                        // Half take the fast path, half the action set.
+                        let ins = if next() % 2 == 0 {
+                            apply(vec![Action::Output(port)])
+                        } else {
+                            Instructions {
+                                write_actions: Some(vec![Action::Output(port)]),
+                                ..ins()
+                            }
+                        };
+                        wr.insert_rule(0, Rule::new(m, priority, ins)).unwrap();
+                        live[slot] = Some((m, priority));
+                    }
+                }
+                ops += 1;
+                if next() % 4 == 0 {
+                    wr.publish();
+                }
+            }
+            wr.publish();
+            ops
+        })
+    };
+    let mut w = dp.worker(256);
+    let mut rng = 7u64;
+    let mut checked = 0u32;
+    let start = Instant::now();
+    while checked < 20_000 && start.elapsed() < Duration::from_millis(1500) {
+        let frames: Vec<Vec<u8>> = (0..32)
+            .map(|_| {
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                frame((rng >> 40) & 0xff, (rng >> 20) & 0xf)
+            })
+            .collect();
+        let mut b = dp.batch(&mut w, 1);
+        // The reference: the best rule of table 0 in this batch's version, by a full
+        // scan (priorities are distinct among live rules, so "best" is unambiguous).
+        let expected: Vec<u32> = frames
+            .iter()
+            .map(|f| {
+                let mut key = FlowKey::ZERO;
+                crate::parse::parse(f, IN, &mut key);
+                let best =
+                    b.v.rules
+                        .iter()
+                        .flatten()
+                        .filter(|r| r.table() == 0 && r.flow_match.matches(&key))
+                        .max_by_key(|r| r.priority)
+                        .expect("the table-miss rule matches");
+                match (
+                    &best.instructions.apply[..],
+                    &best.instructions.write_actions,
+                ) {
+                    ([Action::Output(p)], _) => *p,
+                    (_, Some(w)) => match w[..] {
+                        [Action::Output(p)] => p,
+                        _ => unreachable!("the test's rules output once"),
+                    },
+                    _ => unreachable!("the test's rules output once"),
+                }
+            })
+            .collect();
+        let mut out = Outputs::new();
+        if checked % 2 == 0 {
+            let mut pkts: Vec<(Packet, u32)> =
+                frames.iter().map(|f| (Packet::from_slice(f), IN)).collect();
+            b.process_batch(&mut pkts, &mut out);
+        } else {
+            b.process_all(frames.iter().map(|f| (Packet::from_slice(f), IN)), &mut out);
+        }
+        drop(b);
+        let got: Vec<u32> = out.tx.iter().map(|t| t.port).collect();
+        assert_eq!(got, expected, "batch {checked}");
+        checked += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let ops = writer.join().unwrap();
+    assert!(ops > 100 && checked > 100, "ops {ops}, batches {checked}");
+}
