@@ -291,7 +291,7 @@ impl ExactCache {
             *w1 = new;
         } else {
             self.crowded = self.crowded.wrapping_add(1);
-            if self.crowded % EVICT_EVERY == 0 {
+            if self.crowded.is_multiple_of(EVICT_EVERY) {
                 *w1 = *w0;
                 *w0 = new;
             }

@@ -328,7 +328,7 @@ fn lookups_equal_a_linear_scan_of_their_version_across_concurrent_updates() {
             })
             .collect();
         let mut out = Outputs::new();
-        if checked % 2 == 0 {
+        if checked.is_multiple_of(2) {
             let mut pkts: Vec<(Packet, u32)> =
                 frames.iter().map(|f| (Packet::from_slice(f), IN)).collect();
             b.process_batch(&mut pkts, &mut out);
