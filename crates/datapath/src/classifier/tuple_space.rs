@@ -478,7 +478,7 @@ impl<T> TupleSpace<T> {
             for i in Bits(live) {
                 cands[i] = st.candidate(hashes[i]);
                 if let Some((_, e)) = cands[i] {
-                    prefetch(st.entry_ptr(e));
+                    st.prefetch_entry(e);
                 }
             }
             for i in Bits(live) {
@@ -510,7 +510,7 @@ impl<T> TupleSpace<T> {
         for (c, &h) in cands[..n].iter_mut().zip(&hashes[..n]) {
             *c = st.candidate(h);
             if let Some((_, e)) = *c {
-                prefetch(st.entry_ptr(e));
+                st.prefetch_entry(e);
             }
         }
         for (((o, k), &h), c) in out.iter_mut().zip(keys).zip(&hashes[..n]).zip(&cands[..n]) {
@@ -561,7 +561,7 @@ impl<T> TupleSpace<T> {
                 let st = &self.subtables[subs[i] as usize];
                 found[i] = st.candidate(hashes[i]);
                 if let Some((_, e)) = found[i] {
-                    prefetch(st.entry_ptr(e));
+                    st.prefetch_entry(e);
                 }
             }
             for i in Bits(live) {

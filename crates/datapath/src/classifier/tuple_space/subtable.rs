@@ -29,6 +29,7 @@ use super::index::SlotIndex;
 use super::prefix::prefix_len;
 use super::{hash_word, RuleRef, HASH_SEED};
 use crate::key::{FlowKey, FlowMatch, KEY_WORDS};
+use crate::prefetch::prefetch;
 
 /// Active words stored inline in an entry; the rest go to its `tail`.
 pub(super) const HEAD: usize = 4;
@@ -152,11 +153,13 @@ impl<T> Subtable<T> {
         for (a, &w) in head.iter().zip(e.head.iter()) {
             diff |= (key.words.get(a.index).copied().unwrap_or(0) & a.mask) ^ w;
         }
+        // `e.tail` lies on the entry's second line: not read unless the mask needs it.
         diff == 0
-            && tail
-                .iter()
-                .zip(e.tail.iter())
-                .all(|(a, &w)| key.words[a.index] & a.mask == w)
+            && (tail.is_empty()
+                || tail
+                    .iter()
+                    .zip(e.tail.iter())
+                    .all(|(a, &w)| key.words[a.index] & a.mask == w))
     }
 
     /// The entry matching `key`, whose hash is `hash`.
@@ -220,6 +223,15 @@ impl<T> Subtable<T> {
         self.entries
             .get(i)
             .map_or(std::ptr::null(), |e| e as *const Entry<T> as *const u8)
+    }
+
+    /// Hints the CPU to fetch what a probe reads of entry `i`: its inline words and best
+    /// rule, which straddle two lines for most entries (entries are not line-aligned).
+    #[inline]
+    pub(super) fn prefetch_entry(&self, i: usize) {
+        let p = self.entry_ptr(i);
+        prefetch(p);
+        prefetch(p.wrapping_add(std::mem::offset_of!(Entry<T>, tail) - 1));
     }
 
     /// Finishes a probe begun by [`candidate`](Self::candidate): the entry at `cand` if it
