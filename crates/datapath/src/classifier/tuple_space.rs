@@ -82,10 +82,12 @@
 //!   each ranked subtable carries its prefix lengths in `order`, so a subtable none of
 //!   whose rules can have the packet's prefix is skipped without being touched. Subtables
 //!   with more than [`MAX_TRACKED_RULES`] rules are not tracked. With at most
-//!   [`MAX_BITMAP_SUBTABLES`] subtables, `by_len` maps each (field, prefix length) to a
-//!   bitmap of positions in `order`; a lookup ORs the bitmaps of the lengths that pass
-//!   and ANDs the fields, then visits only the set positions, lowest (best) first,
-//!   instead of walking every header (a batch visits the union of its keys' sets).
+//!   [`MAX_BITMAP_SUBTABLES`] subtables, `blocks` maps each (field, prefix length) to a
+//!   bitmap of positions in `order`, [`BLOCK`] positions per block; a lookup ORs, block
+//!   by block (best first), the bitmaps of the lengths that pass and ANDs the fields,
+//!   then visits only the set positions, lowest (best) first, instead of walking every
+//!   header, and stops at the first position whose bound cannot win (ClassBench-like
+//!   prefix rule sets have thousands of masks: 100K of them make 2,672 subtables).
 //! - A per-subtable *hash filter* ([`filter`]): after hashing the key's active words, one
 //!   bit (16 bits per entry, L2-sized) tells whether the probe can hit, before the slot
 //!   array and the entries are read.
@@ -124,13 +126,58 @@ const MAX_TRACKED_RULES: usize = 1 << 16;
 #[cfg(test)]
 const MAX_TRACKED_RULES: usize = 6;
 
-/// Tables with at most this many subtables pick their candidates from bitmaps over the
-/// positions in `order` (one `u128`); larger ones walk every header.
+/// Positions of `order` per candidate bitmap block (at most 128: one `u128`).
 #[cfg(not(test))]
-const MAX_BITMAP_SUBTABLES: usize = 128;
+const BLOCK: usize = 128;
+/// Small in tests, so that the property tests cover several blocks.
+#[cfg(test)]
+const BLOCK: usize = 4;
+
+/// Tables with at most this many subtables pick their candidates from bitmaps over the
+/// positions in `order`, a block of [`BLOCK`] positions at a time; larger ones walk
+/// every header.
+#[cfg(not(test))]
+const MAX_BITMAP_SUBTABLES: usize = 64 * BLOCK;
 /// Small in tests, so that the property tests cover both ways.
 #[cfg(test)]
-const MAX_BITMAP_SUBTABLES: usize = 6;
+const MAX_BITMAP_SUBTABLES: usize = 3 * BLOCK;
+
+/// The candidate bitmaps of [`BLOCK`] consecutive positions of `order`, from `base`.
+#[derive(Clone)]
+struct Block {
+    /// Per tracked field and prefix length, the positions (bit `p`: `base + p`) of the
+    /// subtables with that prefix length on the field (length 0: not tracked on it).
+    by_len: [[u128; LEVELS]; 2],
+    /// Per field, bit `len` set when `by_len[f][len]` is not empty.
+    lens_used: [u64; 2],
+}
+
+impl Default for Block {
+    fn default() -> Self {
+        Block {
+            by_len: [[0; LEVELS]; 2],
+            lens_used: [0; 2],
+        }
+    }
+}
+
+impl Block {
+    /// The positions of this block that the prefix tracker lets through for a key whose
+    /// passing lengths are `pass` (from `PrefixTracker::matching_lengths`).
+    #[inline]
+    fn candidates(&self, pass: &[u64; 2]) -> u128 {
+        let mut c = [0u128; 2];
+        for (f, c) in c.iter_mut().enumerate() {
+            let mut lens = pass[f] & self.lens_used[f];
+            while lens != 0 {
+                let len = lens.trailing_zeros() as usize;
+                lens &= lens - 1;
+                *c |= self.by_len[f][len];
+            }
+        }
+        c[0] & c[1]
+    }
+}
 
 const HASH_SEED: u64 = 0x243f_6a88_85a3_08d3;
 const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -231,12 +278,9 @@ pub struct TupleSpace<T> {
     by_mask: HashMap<FlowKey, u32, BuildHasherDefault<WordHasher>>,
     order: Vec<Ranked>,
     prefixes: PrefixTracker,
-    /// Per tracked field and prefix length, the positions in `order` of the subtables
-    /// with that prefix length on the field (length 0: not tracked on it). Empty while
-    /// there are more than [`MAX_BITMAP_SUBTABLES`] subtables.
-    by_len: Box<[[u128; LEVELS]]>,
-    /// Per field, bit `len` set when `by_len[f][len]` is not empty.
-    lens_used: [u64; 2],
+    /// The candidate bitmaps of `order`, block `b` covering positions `b * BLOCK ..`.
+    /// Empty while there are more than [`MAX_BITMAP_SUBTABLES`] subtables.
+    blocks: Vec<Block>,
     n_rules: usize,
     next_seq: u64,
 }
@@ -248,8 +292,7 @@ impl<T> Default for TupleSpace<T> {
             by_mask: HashMap::default(),
             order: Vec::new(),
             prefixes: PrefixTracker::default(),
-            by_len: Box::default(),
-            lens_used: [0; 2],
+            blocks: Vec::new(),
             n_rules: 0,
             next_seq: 0,
         }
@@ -289,7 +332,7 @@ impl<T> TupleSpace<T> {
                 * size_of::<Subtable<T>>()
             + self.order.capacity() * size_of::<Ranked>()
             + self.prefixes.memory_bytes()
-            + self.by_len.len() * size_of::<[u128; LEVELS]>()
+            + self.blocks.capacity() * size_of::<Block>()
             + self.by_mask.capacity() * (size_of::<(FlowKey, u32)>() + 1)
     }
 
@@ -307,23 +350,28 @@ impl<T> TupleSpace<T> {
         match self.order.as_slice() {
             [] => None,
             [only] => self.subtables[only.id as usize].find(key),
-            all if !self.by_len.is_empty() => {
+            all if !self.blocks.is_empty() => {
                 let mut best: Option<RuleRef<'_, T>> = None;
-                let mut cand = self.candidates(key);
-                while cand != 0 {
-                    let r = &all[cand.trailing_zeros() as usize];
-                    cand &= cand - 1;
-                    if !r.may_beat(&best) {
-                        break;
-                    }
-                    let st = &self.subtables[r.id as usize];
-                    let h = st.hash_key(key);
-                    if !st.may_contain(h) {
-                        continue;
-                    }
-                    if let Some(c) = st.find_with_hash(key, h) {
-                        if c.beats(&best) {
-                            best = Some(c);
+                let pass = self.prefixes.matching_lengths(key);
+                for (b, block) in self.blocks.iter().enumerate() {
+                    let base = b * BLOCK;
+                    let mut cand = block.candidates(&pass);
+                    while cand != 0 {
+                        let r = &all[base + cand.trailing_zeros() as usize];
+                        cand &= cand - 1;
+                        if !r.may_beat(&best) {
+                            // `order` is sorted: nothing later can beat it either.
+                            return best;
+                        }
+                        let st = &self.subtables[r.id as usize];
+                        let h = st.hash_key(key);
+                        if !st.may_contain(h) {
+                            continue;
+                        }
+                        if let Some(c) = st.find_with_hash(key, h) {
+                            if c.beats(&best) {
+                                best = Some(c);
+                            }
                         }
                     }
                 }
@@ -355,43 +403,23 @@ impl<T> TupleSpace<T> {
         }
     }
 
-    /// The positions in `order` of the subtables that the prefix tracker lets through
-    /// for `key`: those whose prefix length on each tracked field may hold `key`'s
-    /// prefix, the same set as [`PrefixTracker::may_match`] passes (needs `by_len`).
-    #[inline]
-    fn candidates(&self, key: &FlowKey) -> u128 {
-        let pass = self.prefixes.matching_lengths(key);
-        let mut c = [0u128; 2];
-        for (f, c) in c.iter_mut().enumerate() {
-            let mut lens = pass[f] & self.lens_used[f];
-            while lens != 0 {
-                let len = lens.trailing_zeros() as usize;
-                lens &= lens - 1;
-                *c |= self.by_len[f][len];
-            }
-        }
-        c[0] & c[1]
-    }
-
-    /// Rebuilds `by_len` and `lens_used` from `order` (after any change of positions or
-    /// prefix lengths there).
+    /// Rebuilds `blocks` from `order` (after any change of positions or prefix lengths
+    /// there). A block's bits are the subtables whose prefix length on each tracked field
+    /// may hold a key's prefix: the same set as [`PrefixTracker::may_match`] passes.
     fn reindex(&mut self) {
-        self.lens_used = [0; 2];
         if self.order.len() > MAX_BITMAP_SUBTABLES {
-            self.by_len = Box::default();
+            self.blocks = Vec::new();
             return;
         }
-        if self.by_len.is_empty() {
-            self.by_len = vec![[0u128; LEVELS]; 2].into_boxed_slice();
-        }
-        for row in self.by_len.iter_mut() {
-            row.fill(0);
-        }
+        self.blocks.clear();
+        self.blocks
+            .resize(self.order.len().div_ceil(BLOCK), Block::default());
         for (pos, r) in self.order.iter().enumerate() {
+            let block = &mut self.blocks[pos / BLOCK];
             for f in 0..2 {
                 let len = r.plen[f] as usize;
-                self.by_len[f][len] |= 1 << pos;
-                self.lens_used[f] |= 1 << len;
+                block.by_len[f][len] |= 1 << (pos % BLOCK);
+                block.lens_used[f] |= 1 << len;
             }
         }
     }
@@ -430,7 +458,7 @@ impl<T> TupleSpace<T> {
     }
 
     fn batch_step<'a>(&'a self, keys: &[FlowKey], out: &mut [Option<RuleRef<'a, T>>]) {
-        if self.order.len() > 1 && !self.by_len.is_empty() {
+        if self.order.len() > 1 && !self.blocks.is_empty() {
             return self.batch_step_bits(keys, out);
         }
         if let [only] = self.order.as_slice() {
@@ -518,29 +546,57 @@ impl<T> TupleSpace<T> {
         }
     }
 
-    /// [`batch_step`](Self::batch_step) with candidates from `by_len`, in rounds: each
-    /// round, every key walks its candidates (best first) to the next one whose filter
-    /// passes, then the round's probes run together, so up to a batch of slot and entry
-    /// loads overlap whatever subtables they are in. Per key, the same visits as
-    /// [`find`](Self::find).
+    /// [`batch_step`](Self::batch_step) with candidates from `blocks`, block by block and
+    /// in rounds within a block: each round, every key walks its candidates (best first)
+    /// to the next one whose filter passes, then the round's probes run together, so up
+    /// to a batch of slot and entry loads overlap whatever subtables they are in. Per
+    /// key, the same visits as [`find`](Self::find).
     fn batch_step_bits<'a>(&'a self, keys: &[FlowKey], out: &mut [Option<RuleRef<'a, T>>]) {
         out.fill(None);
+        let n = keys.len().min(out.len()).min(BATCH);
+        let mut pass = [[0u64; 2]; BATCH];
+        for (p, k) in pass.iter_mut().zip(&keys[..n]) {
+            *p = self.prefixes.matching_lengths(k);
+        }
+        // Keys that found a rule no later subtable can beat.
+        let mut done = 0u64;
+        for (b, block) in self.blocks.iter().enumerate() {
+            let base = b * BLOCK;
+            let mut cands = [0u128; BATCH];
+            for i in (0..n).filter(|i| done >> i & 1 == 0) {
+                cands[i] = block.candidates(&pass[i]);
+            }
+            self.block_rounds(base, &keys[..n], &mut cands[..n], &mut done, out);
+            if done.count_ones() as usize == n {
+                return;
+            }
+        }
+    }
+
+    /// The rounds of [`batch_step_bits`](Self::batch_step_bits) over one block: `cands[i]`
+    /// holds key `i`'s candidate positions `base + bit`; a key found to have a rule that
+    /// no later subtable can beat is added to `done`.
+    fn block_rounds<'a>(
+        &'a self,
+        base: usize,
+        keys: &[FlowKey],
+        cands: &mut [u128],
+        done: &mut u64,
+        out: &mut [Option<RuleRef<'a, T>>],
+    ) {
         let mut hashes = [0u64; BATCH];
         let mut subs = [0u32; BATCH];
         let mut found = [None::<(usize, usize)>; BATCH];
-        let mut cands = [0u128; BATCH];
-        for (c, k) in cands.iter_mut().zip(keys) {
-            *c = self.candidates(k);
-        }
         loop {
             let mut live = 0u64;
-            for (i, c) in cands.iter_mut().enumerate().take(keys.len()) {
+            for (i, c) in cands.iter_mut().enumerate() {
                 while *c != 0 {
-                    let r = &self.order[c.trailing_zeros() as usize];
+                    let r = &self.order[base + c.trailing_zeros() as usize];
                     *c &= *c - 1;
                     if !r.may_beat(&out[i]) {
                         // `order` is sorted: no later subtable can beat it either.
                         *c = 0;
+                        *done |= 1 << i;
                         break;
                     }
                     let st = &self.subtables[r.id as usize];
@@ -730,16 +786,22 @@ impl<T> TupleSpace<T> {
         }
         if !self.order.is_empty() {
             assert_eq!(
-                self.by_len.is_empty(),
+                self.blocks.is_empty(),
                 self.order.len() > MAX_BITMAP_SUBTABLES
             );
         }
-        if !self.by_len.is_empty() {
+        if !self.blocks.is_empty() {
+            assert_eq!(self.blocks.len(), self.order.len().div_ceil(BLOCK));
             for (pos, r) in self.order.iter().enumerate() {
+                let block = &self.blocks[pos / BLOCK];
                 for f in 0..2 {
                     for len in 0..LEVELS {
-                        let set = self.by_len[f][len] >> pos & 1 != 0;
+                        let set = block.by_len[f][len] >> (pos % BLOCK) & 1 != 0;
                         assert_eq!(set, r.plen[f] as usize == len);
+                        assert_eq!(
+                            block.lens_used[f] >> len & 1 != 0,
+                            block.by_len[f][len] != 0
+                        );
                     }
                 }
             }
