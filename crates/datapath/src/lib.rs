@@ -14,6 +14,7 @@ pub mod meter;
 pub mod packet;
 pub mod parse;
 pub mod pipeline;
+pub mod port;
 pub mod prefetch;
 pub mod rewrite;
 pub mod trace;
