@@ -17,4 +17,5 @@ pub mod pipeline;
 pub mod port;
 pub mod prefetch;
 pub mod rewrite;
+pub mod runtime;
 pub mod trace;

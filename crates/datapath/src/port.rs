@@ -18,7 +18,7 @@
 //! - `rx_fd`, when given, becomes readable when frames are waiting; the worker sleeps
 //!   in poll(2) on it when idle. A backend without one (in-memory, pcap) is polled.
 
-use std::os::fd::RawFd;
+use std::os::fd::BorrowedFd;
 
 use crate::packet::Packet;
 
@@ -33,5 +33,5 @@ pub trait PortIo: Send {
     fn send(&mut self, tx: &mut Vec<Packet>, pool: &mut Vec<Packet>);
 
     /// A descriptor that polls readable when frames wait to be received.
-    fn rx_fd(&self) -> Option<RawFd>;
+    fn rx_fd(&self) -> Option<BorrowedFd<'_>>;
 }

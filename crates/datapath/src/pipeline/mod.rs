@@ -66,6 +66,7 @@ mod worker;
 mod tests;
 
 pub use action_set::ActionSet;
+pub use batch::BATCH;
 pub use config::{
     DatapathConfig, MissBehaviour, PortInfo, PortLiveness, RewriteFn, MAX_PORT_SLOTS,
 };

@@ -74,7 +74,7 @@ impl Outputs {
     }
 
     /// Hands every NORMAL packet to `h` (which may add to `tx`).
-    pub fn drain_normal(&mut self, h: &mut impl NormalHandler) {
+    pub fn drain_normal<H: NormalHandler + ?Sized>(&mut self, h: &mut H) {
         let normal = std::mem::take(&mut self.normal);
         for p in normal {
             h.handle(p, self);

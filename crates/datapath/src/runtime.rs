@@ -1,0 +1,497 @@
+//! The worker runtime: N forwarding threads, each running rx → parse → cache → pipeline
+//! → tx in batches over the ports it was given.
+//!
+//! # Structure
+//!
+//! Each worker owns its [`WorkerPort`]s outright (one [`PortIo`] per switch port: its
+//! share of the port's receive queues and its own transmit path), its
+//! [`WorkerState`] (counters, exact-match cache) and, in standalone mode, its handle on
+//! the learning switch ([`NormalWorker`]). Nothing is shared between workers per packet:
+//! the datapath version is taken per batch, counters are per worker. How flows are
+//! spread over workers is the backends' business (AF_PACKET fanout by flow hash, one
+//! tap queue per worker), which keeps a flow on one worker and so in order.
+//!
+//! One round of the loop visits every port once, starting one port further each round,
+//! and takes at most [`BUDGET`] frames from each, so a busy port cannot starve another:
+//! under overload every input port gets the same share of the worker. Frames are
+//! processed in batches of up to [`BATCH`](crate::pipeline::BATCH) as they are gathered;
+//! what a round produces is queued per output port and sent at the end of the round (one
+//! `send` per port per round).
+//!
+//! # Polling
+//!
+//! While frames come the worker busy-polls. After [`SPIN_ROUNDS`] rounds that found
+//! nothing it sleeps in poll(2) on every port's receive descriptor and a stop event, so
+//! an idle switch costs no CPU and the first frame wakes it at once. Ports without a
+//! descriptor (in-memory, pcap replay) are checked every [`IDLE_TICK`] instead.
+//!
+//! # Stopping
+//!
+//! [`Runtime::stop`] sets a flag and writes the stop event; each worker finishes its
+//! round, sends what it holds and returns its ports' handles, dropped with the thread.
+
+use std::io;
+use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::eventfd::{EfdFlags, EventFd};
+
+use crate::packet::Packet;
+use crate::pipeline::{Datapath, NormalHandler, Outputs, RuleTable, WorkerState, BATCH};
+use crate::port::PortIo;
+
+/// Frames taken from one port per round.
+pub const BUDGET: usize = BATCH;
+/// Empty rounds before a worker sleeps in poll(2).
+pub const SPIN_ROUNDS: u32 = 256;
+/// How often an idle worker looks at ports that have no descriptor to poll.
+pub const IDLE_TICK: Duration = Duration::from_millis(1);
+/// Packet buffers a worker keeps for reuse (more are freed).
+const POOL_MAX: usize = 4096;
+
+/// One worker's handle on a switch port.
+pub struct WorkerPort {
+    /// The OpenFlow port number (what rules match as in_port and output to).
+    pub no: u32,
+    pub io: Box<dyn PortIo>,
+}
+
+/// A worker's handle on the NORMAL (learning switch) pipeline.
+pub trait NormalWorker: NormalHandler + Send {
+    /// Called before a batch's NORMAL packets are handed over, with the batch's time.
+    fn begin_batch(&mut self, now_ns: u64);
+}
+
+/// What one worker thread gets.
+pub struct WorkerSpec {
+    /// Pin the thread to this CPU.
+    pub cpu: Option<usize>,
+    pub ports: Vec<WorkerPort>,
+    /// Exact-match cache entries (0: none).
+    pub cache_entries: usize,
+    /// Where packets output to NORMAL go (none: they are dropped and counted).
+    pub normal: Option<Box<dyn NormalWorker>>,
+}
+
+/// The running workers.
+pub struct Runtime {
+    threads: Vec<JoinHandle<()>>,
+    stop: Arc<Stop>,
+}
+
+/// The stop flag and the event that wakes sleeping workers.
+struct Stop {
+    flag: AtomicBool,
+    event: EventFd,
+}
+
+impl Runtime {
+    /// Starts one thread per spec, forwarding through `dp`. `start` is the time origin
+    /// of the batches' `now` (the one the agent uses for idle timeouts).
+    pub fn start<C: RuleTable>(
+        dp: Arc<Datapath<C>>,
+        workers: Vec<WorkerSpec>,
+        start: Instant,
+    ) -> io::Result<Runtime> {
+        let event = EventFd::from_flags(EfdFlags::EFD_NONBLOCK).map_err(io::Error::from)?;
+        let stop = Arc::new(Stop {
+            flag: AtomicBool::new(false),
+            event,
+        });
+        let mut threads = Vec::with_capacity(workers.len());
+        for (i, spec) in workers.into_iter().enumerate() {
+            let (dp, stop) = (dp.clone(), stop.clone());
+            let t = std::thread::Builder::new()
+                .name(format!("worker{i}"))
+                .spawn(move || {
+                    if let Some(cpu) = spec.cpu {
+                        core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
+                    }
+                    Worker::new(&dp, spec, start).run(&stop);
+                })?;
+            threads.push(t);
+        }
+        Ok(Runtime { threads, stop })
+    }
+
+    /// Stops every worker and waits for them.
+    pub fn stop(mut self) {
+        self.halt();
+    }
+
+    fn halt(&mut self) {
+        self.stop.flag.store(true, Ordering::Relaxed);
+        // A full counter only means a wakeup is already pending.
+        let _ = self.stop.event.write(1);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+/// One worker's loop state.
+struct Worker<'d, C: RuleTable> {
+    dp: &'d Datapath<C>,
+    state: WorkerState,
+    ports: Vec<WorkerPort>,
+    normal: Option<Box<dyn NormalWorker>>,
+    start: Instant,
+    pool: Vec<Packet>,
+    rx: Vec<Packet>,
+    batch: Vec<(Packet, u32)>,
+    out: Outputs,
+    /// Per port (same index as `ports`): frames to send at the end of the round.
+    tx: Vec<Vec<Packet>>,
+    /// The next round starts at this port.
+    first: usize,
+}
+
+impl<'d, C: RuleTable> Worker<'d, C> {
+    fn new(dp: &'d Datapath<C>, spec: WorkerSpec, start: Instant) -> Self {
+        let n = spec.ports.len();
+        Worker {
+            dp,
+            state: dp.worker(spec.cache_entries),
+            ports: spec.ports,
+            normal: spec.normal,
+            start,
+            pool: Vec::with_capacity(POOL_MAX),
+            rx: Vec::with_capacity(BUDGET),
+            batch: Vec::with_capacity(BATCH),
+            out: Outputs::new(),
+            tx: (0..n).map(|_| Vec::with_capacity(BATCH)).collect(),
+            first: 0,
+        }
+    }
+
+    fn run(&mut self, stop: &Stop) {
+        let mut empty = 0u32;
+        while !stop.flag.load(Ordering::Relaxed) {
+            if self.round() > 0 {
+                empty = 0;
+            } else {
+                empty += 1;
+                if empty >= SPIN_ROUNDS {
+                    self.sleep(stop);
+                    empty = 0;
+                }
+            }
+        }
+    }
+
+    /// One round over the ports; returns the frames received.
+    fn round(&mut self) -> usize {
+        let n = self.ports.len();
+        let mut got = 0;
+        for k in 0..n {
+            let i = (self.first + k) % n;
+            let port = &mut self.ports[i];
+            let m = port.io.recv(&mut self.rx, BUDGET, &mut self.pool);
+            got += m;
+            let no = port.no;
+            let mut rx = std::mem::take(&mut self.rx);
+            for p in rx.drain(..) {
+                self.batch.push((p, no));
+                if self.batch.len() == BATCH {
+                    self.process();
+                }
+            }
+            self.rx = rx;
+        }
+        if n > 0 {
+            self.first = (self.first + 1) % n;
+        }
+        if !self.batch.is_empty() {
+            self.process();
+        }
+        for (port, q) in self.ports.iter_mut().zip(self.tx.iter_mut()) {
+            if !q.is_empty() {
+                port.io.send(q, &mut self.pool);
+            }
+        }
+        self.pool.truncate(POOL_MAX);
+        got
+    }
+
+    /// Runs the gathered batch through the pipeline and queues what it produced.
+    fn process(&mut self) {
+        let now = self.start.elapsed().as_nanos() as u64;
+        {
+            let mut b = self.dp.batch(&mut self.state, now);
+            b.process_batch(&mut self.batch, &mut self.out);
+        }
+        match self.normal.as_mut() {
+            Some(h) if !self.out.normal.is_empty() => {
+                h.begin_batch(now);
+                self.out.drain_normal(&mut **h);
+            }
+            _ => self.out.normal.clear(),
+        }
+        for t in self.out.tx.drain(..) {
+            match self.ports.iter().position(|p| p.no == t.port) {
+                Some(i) => self.tx[i].push(t.packet),
+                // Not a port of this worker (a port being removed): dropped.
+                None => self.pool.push(t.packet),
+            }
+        }
+    }
+
+    /// Waits for frames (or the stop event) without using the CPU.
+    fn sleep(&mut self, stop: &Stop) {
+        let mut fds: Vec<PollFd> = Vec::with_capacity(self.ports.len() + 1);
+        fds.push(PollFd::new(stop.event.as_fd(), PollFlags::POLLIN));
+        let mut all = true;
+        for p in &self.ports {
+            match p.io.rx_fd() {
+                Some(fd) => fds.push(PollFd::new(fd, PollFlags::POLLIN)),
+                None => all = false,
+            }
+        }
+        let timeout = if all {
+            PollTimeout::NONE
+        } else {
+            PollTimeout::try_from(IDLE_TICK).unwrap_or(PollTimeout::ZERO)
+        };
+        // EINTR or any other error: go back to polling the ports.
+        let _ = poll(&mut fds, timeout);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::os::fd::BorrowedFd;
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::action::{port, Action};
+    use crate::key::{Field, FlowMatch};
+    use crate::pipeline::{DatapathConfig, Instructions, NormalPacket, PortInfo, Rule, Tx};
+
+    /// A port whose frames the test queues and whose sent frames it collects.
+    #[derive(Clone, Default)]
+    struct Queue {
+        rx: Arc<Mutex<VecDeque<Vec<u8>>>>,
+        sent: Arc<Mutex<Vec<Vec<u8>>>>,
+    }
+
+    impl PortIo for Queue {
+        fn recv(&mut self, rx: &mut Vec<Packet>, max: usize, pool: &mut Vec<Packet>) -> usize {
+            let mut q = self.rx.lock().unwrap();
+            let mut n = 0;
+            while n < max {
+                let Some(f) = q.pop_front() else { break };
+                let mut p = pool.pop().unwrap_or_default();
+                p.refill(&f);
+                rx.push(p);
+                n += 1;
+            }
+            n
+        }
+        fn send(&mut self, tx: &mut Vec<Packet>, pool: &mut Vec<Packet>) {
+            let mut s = self.sent.lock().unwrap();
+            for p in tx.drain(..) {
+                s.push(p.data().to_vec());
+                pool.push(p);
+            }
+        }
+        fn rx_fd(&self) -> Option<BorrowedFd<'_>> {
+            None
+        }
+    }
+
+    /// A frame numbered `n` from input port `from` (both in the payload).
+    fn frame(from: u8, n: u32) -> Vec<u8> {
+        let mut f = vec![0u8; 64];
+        f[0..6].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
+        f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, from]);
+        f[12..14].copy_from_slice(&0x88b5u16.to_be_bytes());
+        f[14] = from;
+        f[15..19].copy_from_slice(&n.to_be_bytes());
+        f
+    }
+
+    fn datapath(ports: u32, rules: Vec<Rule>) -> Arc<Datapath> {
+        let cfg = DatapathConfig {
+            ports: (1..=ports)
+                .map(|i| PortInfo::new(i, (i - 1) as u16))
+                .collect(),
+            ..DatapathConfig::default()
+        };
+        let (dp, mut w, _rx) = Datapath::new(cfg, 64);
+        for r in rules {
+            w.insert_rule(0, r).unwrap();
+        }
+        w.publish();
+        Arc::new(dp)
+    }
+
+    fn output(m: FlowMatch, to: u32) -> Rule {
+        Rule::new(
+            m,
+            10,
+            Instructions {
+                apply: vec![Action::Output(to)],
+                ..Instructions::default()
+            },
+        )
+    }
+
+    fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+        let t = Instant::now();
+        while !done() {
+            assert!(t.elapsed() < Duration::from_secs(10), "timed out: {what}");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn spec(ports: Vec<WorkerPort>, normal: Option<Box<dyn NormalWorker>>) -> WorkerSpec {
+        WorkerSpec {
+            cpu: None,
+            ports,
+            cache_entries: 64,
+            normal,
+        }
+    }
+
+    #[test]
+    fn forwards_every_frame_in_order_and_stops() {
+        let dp = datapath(2, vec![output(FlowMatch::ANY.exact(Field::InPort, 1), 2)]);
+        let (a, b) = (Queue::default(), Queue::default());
+        let frames: Vec<Vec<u8>> = (0..1000).map(|n| frame(1, n)).collect();
+        a.rx.lock().unwrap().extend(frames.iter().cloned());
+        let ports = vec![
+            WorkerPort {
+                no: 1,
+                io: Box::new(a.clone()),
+            },
+            WorkerPort {
+                no: 2,
+                io: Box::new(b.clone()),
+            },
+        ];
+        let rt = Runtime::start(dp.clone(), vec![spec(ports, None)], Instant::now()).unwrap();
+        wait_for("1000 frames on port 2", || {
+            b.sent.lock().unwrap().len() == 1000
+        });
+        // Frames that arrive while the worker sleeps are found within a tick.
+        a.rx.lock().unwrap().push_back(frame(1, 1000));
+        wait_for("a frame after idling", || {
+            b.sent.lock().unwrap().len() == 1001
+        });
+        let t = Instant::now();
+        rt.stop();
+        assert!(t.elapsed() < Duration::from_secs(1));
+        let sent = b.sent.lock().unwrap();
+        assert_eq!(&sent[..1000], &frames[..]);
+        assert!(a.sent.lock().unwrap().is_empty());
+        assert_eq!(dp.read_port(0).rx_packets, 1001);
+        assert_eq!(dp.read_port(1).tx_packets, 1001);
+    }
+
+    #[test]
+    fn input_ports_share_the_worker_round_robin() {
+        // Two busy inputs into one output: at every point of the output, the two inputs'
+        // counts differ by at most one round's budget.
+        let dp = datapath(
+            3,
+            vec![
+                output(FlowMatch::ANY.exact(Field::InPort, 1), 3),
+                output(FlowMatch::ANY.exact(Field::InPort, 2), 3),
+            ],
+        );
+        let (a, b, c) = (Queue::default(), Queue::default(), Queue::default());
+        a.rx.lock().unwrap().extend((0..5000).map(|n| frame(1, n)));
+        b.rx.lock().unwrap().extend((0..5000).map(|n| frame(2, n)));
+        let ports = vec![
+            WorkerPort {
+                no: 1,
+                io: Box::new(a.clone()),
+            },
+            WorkerPort {
+                no: 2,
+                io: Box::new(b.clone()),
+            },
+            WorkerPort {
+                no: 3,
+                io: Box::new(c.clone()),
+            },
+        ];
+        let rt = Runtime::start(dp, vec![spec(ports, None)], Instant::now()).unwrap();
+        wait_for("10000 frames", || c.sent.lock().unwrap().len() == 10_000);
+        rt.stop();
+        let sent = c.sent.lock().unwrap();
+        let mut count = [0i64; 2];
+        for f in sent.iter() {
+            count[(f[14] - 1) as usize] += 1;
+            if count[0] < 5000 && count[1] < 5000 {
+                assert!((count[0] - count[1]).abs() <= BUDGET as i64, "{count:?}");
+            }
+        }
+        assert_eq!(count, [5000, 5000]);
+    }
+
+    /// Sends every NORMAL packet to port 2 and records the batch times it was given.
+    struct ToTwo(Arc<Mutex<Vec<u64>>>);
+
+    impl NormalHandler for ToTwo {
+        fn handle(&mut self, p: NormalPacket, out: &mut Outputs) {
+            out.tx.push(Tx {
+                port: 2,
+                queue: None,
+                packet: p.packet,
+            });
+        }
+    }
+
+    impl NormalWorker for ToTwo {
+        fn begin_batch(&mut self, now_ns: u64) {
+            self.0.lock().unwrap().push(now_ns);
+        }
+    }
+
+    #[test]
+    fn normal_packets_go_to_the_handler_and_unknown_ports_are_dropped() {
+        let dp = datapath(
+            2,
+            vec![
+                output(FlowMatch::ANY.exact(Field::InPort, 1), port::NORMAL),
+                // Port 9 is in no worker's port list.
+                output(FlowMatch::ANY.exact(Field::InPort, 2), 9),
+            ],
+        );
+        let (a, b) = (Queue::default(), Queue::default());
+        a.rx.lock().unwrap().extend((0..10).map(|n| frame(1, n)));
+        b.rx.lock().unwrap().extend((0..10).map(|n| frame(2, n)));
+        let times = Arc::new(Mutex::new(Vec::new()));
+        let ports = vec![
+            WorkerPort {
+                no: 1,
+                io: Box::new(a.clone()),
+            },
+            WorkerPort {
+                no: 2,
+                io: Box::new(b.clone()),
+            },
+        ];
+        let normal: Box<dyn NormalWorker> = Box::new(ToTwo(times.clone()));
+        let rt = Runtime::start(dp, vec![spec(ports, Some(normal))], Instant::now()).unwrap();
+        wait_for("10 NORMAL frames", || b.sent.lock().unwrap().len() == 10);
+        rt.stop();
+        assert!(a.sent.lock().unwrap().is_empty());
+        let sent = b.sent.lock().unwrap();
+        assert!(sent.iter().all(|f| f[14] == 1), "only NORMAL's frames");
+        let times = times.lock().unwrap();
+        assert!(!times.is_empty() && times.windows(2).all(|w| w[0] <= w[1]));
+    }
+}
