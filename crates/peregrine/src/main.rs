@@ -2,6 +2,7 @@
 //! crate.
 
 mod bench_cmd;
+mod config;
 mod ofp_parse;
 
 use clap::{Parser, Subcommand};

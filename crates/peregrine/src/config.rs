@@ -1,0 +1,612 @@
+//! The switch's run configuration: a TOML file (`--config FILE`) and the flags of
+//! `peregrine run`, merged and checked into one [`RunConfig`].
+//!
+//! Flags win over the file: `--port` given at least once replaces the file's ports (in
+//! the order given, numbered 1, 2, …), and every other flag replaces its key. Every error
+//! says where it is (the file with line and column, or the flag) and what is wrong.
+//!
+//! ```toml
+//! dpid = "00000000000000a1"
+//! workers = 2
+//! cpus = "0-1"              # or [0, 1]
+//! fail_mode = "standalone"  # or "secure"
+//! cache = 65536             # exact-match cache entries per worker (0: off)
+//! mac_aging = 300           # seconds
+//! controller = ["tcp:192.0.2.1:6653"]
+//! listen = ["ptcp:6653"]
+//!
+//! [[port]]
+//! name = "veth0"
+//! backend = "afpacket"      # or "tap"
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// How a port is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendName {
+    Afpacket,
+    Tap,
+}
+
+impl BackendName {
+    const ALL: &'static str = "afpacket, tap";
+
+    fn parse(s: &str) -> Result<BackendName, String> {
+        match s {
+            "afpacket" => Ok(BackendName::Afpacket),
+            "tap" => Ok(BackendName::Tap),
+            "afxdp" => {
+                Err("backend afxdp is not available yet in this build (use afpacket or tap)".into())
+            }
+            other => Err(format!(
+                "unknown backend {other:?} (one of: {})",
+                BackendName::ALL
+            )),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendName::Afpacket => "afpacket",
+            BackendName::Tap => "tap",
+        }
+    }
+}
+
+/// What the switch does without a controller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum FailMode {
+    /// Learning L2 switch (NORMAL) while no controller is connected.
+    Standalone,
+    /// Keep the flow table as it is; forward nothing new.
+    Secure,
+}
+
+/// One switch port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortConfig {
+    pub name: String,
+    pub backend: BackendName,
+}
+
+/// Everything `peregrine run` needs, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunConfig {
+    /// In OpenFlow port order (port `i + 1` is `ports[i]`).
+    pub ports: Vec<PortConfig>,
+    pub workers: usize,
+    /// One CPU per worker, or none (the OS places them).
+    pub cpus: Vec<usize>,
+    pub dpid: u64,
+    pub fail_mode: FailMode,
+    pub controllers: Vec<String>,
+    pub listen: Vec<String>,
+    pub cache_entries: usize,
+    pub mac_aging_s: u64,
+}
+
+/// A configuration error: where, and what is wrong.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub place: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.place, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn err(place: impl Into<String>, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        place: place.into(),
+        message: message.into(),
+    }
+}
+
+/// The file's keys (all optional).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    dpid: Option<String>,
+    workers: Option<usize>,
+    cpus: Option<CpuList>,
+    fail_mode: Option<FailMode>,
+    cache: Option<usize>,
+    mac_aging: Option<u64>,
+    #[serde(default)]
+    controller: Vec<String>,
+    #[serde(default)]
+    listen: Vec<String>,
+    #[serde(default)]
+    port: Vec<FilePort>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePort {
+    name: String,
+    #[serde(default = "default_backend")]
+    backend: BackendName,
+}
+
+fn default_backend() -> BackendName {
+    BackendName::Afpacket
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum CpuList {
+    Text(String),
+    List(Vec<usize>),
+}
+
+/// The flags of `peregrine run` that feed the configuration.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct RunFlags {
+    /// TOML configuration file (flags override its keys).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A port: IFACE[,backend=afpacket|tap]; repeat for more (numbered 1, 2, … in order).
+    #[arg(long = "port", value_name = "IFACE[,backend=B]")]
+    pub ports: Vec<String>,
+    /// Forwarding threads.
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// CPUs to pin the workers to, one per worker: a list like 0,2-3.
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// Datapath id, up to 16 hex digits.
+    #[arg(long, value_name = "HEX")]
+    pub dpid: Option<String>,
+    /// Active controller connection (tcp:IP[:PORT]); repeatable.
+    #[arg(long = "controller", value_name = "TARGET")]
+    pub controllers: Vec<String>,
+    /// Passive controller listener (ptcp:[PORT][:IP]); repeatable.
+    #[arg(long = "listen", value_name = "TARGET")]
+    pub listen: Vec<String>,
+    /// What to do without a controller.
+    #[arg(long, value_enum)]
+    pub fail_mode: Option<FailMode>,
+    /// Exact-match cache entries per worker (0: off).
+    #[arg(long)]
+    pub cache: Option<usize>,
+}
+
+impl RunConfig {
+    /// Reads the file named by `flags.config` (if any) and merges the flags over it.
+    /// `cpus_online` is how many CPUs the machine has (CPU numbers must be below it).
+    pub fn load(flags: &RunFlags, cpus_online: usize) -> Result<RunConfig, ConfigError> {
+        let (file, place) = match &flags.config {
+            Some(path) => (read_file(path)?, path.display().to_string()),
+            None => (FileConfig::default(), String::new()),
+        };
+        Self::merge(file, &place, flags, cpus_online)
+    }
+
+    fn merge(
+        file: FileConfig,
+        file_place: &str,
+        flags: &RunFlags,
+        cpus_online: usize,
+    ) -> Result<RunConfig, ConfigError> {
+        let at = |key: &str| format!("{file_place}: {key}");
+        let ports = if flags.ports.is_empty() {
+            file.port
+                .into_iter()
+                .map(|p| PortConfig {
+                    name: p.name,
+                    backend: p.backend,
+                })
+                .collect()
+        } else {
+            flags
+                .ports
+                .iter()
+                .map(|s| parse_port_flag(s).map_err(|m| err(format!("--port {s}"), m)))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        if ports.is_empty() {
+            return Err(err(
+                "ports",
+                "no port given (use --port IFACE or [[port]] in the config file)",
+            ));
+        }
+        for (i, p) in ports.iter().enumerate() {
+            if let Err(m) = check_ifname(&p.name) {
+                return Err(err(format!("port {}", i + 1), m));
+            }
+            if ports[..i].iter().any(|q| q.name == p.name) {
+                return Err(err(
+                    format!("port {}", i + 1),
+                    format!("{} is given twice", p.name),
+                ));
+            }
+        }
+        let workers = flags.workers.or(file.workers).unwrap_or(1);
+        let workers_place = if flags.workers.is_some() {
+            "--workers".to_string()
+        } else {
+            at("workers")
+        };
+        if workers == 0 || workers > 64 {
+            return Err(err(workers_place, "must be 1 to 64"));
+        }
+        let cpus = match (&flags.cpus, file.cpus) {
+            (Some(s), _) => parse_cpu_list(s, cpus_online).map_err(|m| err("--cpus", m))?,
+            (None, Some(CpuList::Text(s))) => {
+                parse_cpu_list(&s, cpus_online).map_err(|m| err(at("cpus"), m))?
+            }
+            (None, Some(CpuList::List(l))) => {
+                check_cpus(&l, cpus_online).map_err(|m| err(at("cpus"), m))?;
+                l
+            }
+            (None, None) => Vec::new(),
+        };
+        if !cpus.is_empty() && cpus.len() != workers {
+            return Err(err(
+                if flags.cpus.is_some() {
+                    "--cpus".into()
+                } else {
+                    at("cpus")
+                },
+                format!(
+                    "{} CPUs for {workers} worker(s): give one CPU per worker",
+                    cpus.len()
+                ),
+            ));
+        }
+        let dpid = match (&flags.dpid, &file.dpid) {
+            (Some(s), _) => parse_dpid(s).map_err(|m| err("--dpid", m))?,
+            (None, Some(s)) => parse_dpid(s).map_err(|m| err(at("dpid"), m))?,
+            (None, None) => 1,
+        };
+        let controllers = if flags.controllers.is_empty() {
+            file.controller
+        } else {
+            flags.controllers.clone()
+        };
+        for c in &controllers {
+            check_target(c, "tcp:", "ssl:").map_err(|m| err(format!("controller {c}"), m))?;
+        }
+        let listen = if flags.listen.is_empty() {
+            file.listen
+        } else {
+            flags.listen.clone()
+        };
+        for l in &listen {
+            check_target(l, "ptcp:", "pssl:").map_err(|m| err(format!("listen {l}"), m))?;
+        }
+        Ok(RunConfig {
+            ports,
+            workers,
+            cpus,
+            dpid,
+            fail_mode: flags
+                .fail_mode
+                .or(file.fail_mode)
+                .unwrap_or(FailMode::Standalone),
+            controllers,
+            listen,
+            cache_entries: flags.cache.or(file.cache).unwrap_or(65_536),
+            mac_aging_s: file.mac_aging.unwrap_or(300),
+        })
+    }
+}
+
+fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| err(path.display().to_string(), format!("cannot read: {e}")))?;
+    toml::from_str(&text).map_err(|e| {
+        let place = match e.span() {
+            Some(span) => {
+                let (line, col) = line_col(&text, span.start);
+                format!("{}:{line}:{col}", path.display())
+            }
+            None => path.display().to_string(),
+        };
+        err(place, e.message().to_string())
+    })
+}
+
+/// 1-based line and column of byte `at` of `text`.
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..at.min(text.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    (line, col)
+}
+
+/// `IFACE[,backend=NAME]`.
+fn parse_port_flag(s: &str) -> Result<PortConfig, String> {
+    let mut parts = s.split(',');
+    let name = parts.next().unwrap_or_default().to_string();
+    let mut backend = BackendName::Afpacket;
+    for opt in parts {
+        match opt.split_once('=') {
+            Some(("backend", b)) => backend = BackendName::parse(b)?,
+            _ => return Err(format!("unknown option {opt:?} (only backend=…)")),
+        }
+    }
+    Ok(PortConfig { name, backend })
+}
+
+/// A Linux interface name: 1 to 15 bytes, no '/', whitespace or ':'.
+fn check_ifname(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 15 {
+        return Err(format!(
+            "interface name {name:?} must be 1 to 15 characters"
+        ));
+    }
+    if name
+        .chars()
+        .any(|c| c == '/' || c == ':' || c.is_whitespace())
+    {
+        return Err(format!("interface name {name:?} has a '/', ':' or space"));
+    }
+    Ok(())
+}
+
+/// A CPU list like `0,2-3` (each CPU once, all below `online`).
+pub fn parse_cpu_list(s: &str, online: usize) -> Result<Vec<usize>, String> {
+    let mut cpus = Vec::new();
+    for part in s.split(',').map(str::trim) {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("{t:?} is not a CPU number (in {s:?})"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    return Err(format!("range {part:?} runs backwards"));
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(num(part)?),
+        }
+    }
+    check_cpus(&cpus, online)?;
+    Ok(cpus)
+}
+
+fn check_cpus(cpus: &[usize], online: usize) -> Result<(), String> {
+    for (i, &c) in cpus.iter().enumerate() {
+        if c >= online {
+            return Err(format!(
+                "CPU {c} does not exist (this machine has CPUs 0-{})",
+                online.saturating_sub(1)
+            ));
+        }
+        if cpus[..i].contains(&c) {
+            return Err(format!("CPU {c} is listed twice"));
+        }
+    }
+    if cpus.is_empty() {
+        return Err("the CPU list is empty".into());
+    }
+    Ok(())
+}
+
+/// Up to 16 hex digits, optionally with a 0x prefix.
+fn parse_dpid(s: &str) -> Result<u64, String> {
+    let t = s.strip_prefix("0x").unwrap_or(s);
+    if t.is_empty() || t.len() > 16 {
+        return Err(format!("datapath id {s:?} must be 1 to 16 hex digits"));
+    }
+    u64::from_str_radix(t, 16).map_err(|_| format!("datapath id {s:?} is not hexadecimal"))
+}
+
+/// `active:IP[:PORT]` or `passive:[PORT][:IP]` as Open vSwitch writes them.
+fn check_target(s: &str, plain: &str, tls: &str) -> Result<(), String> {
+    let rest = s
+        .strip_prefix(plain)
+        .or_else(|| s.strip_prefix(tls))
+        .ok_or_else(|| format!("must start with {plain} or {tls}"))?;
+    let port_ok = |p: &str| p.is_empty() || p.parse::<u16>().is_ok_and(|n| n > 0);
+    let ok = if plain == "tcp:" {
+        // IP[:PORT]; an IPv6 address is written in brackets.
+        match rest.rsplit_once(':') {
+            _ if rest.is_empty() => false,
+            Some((ip, port))
+                if !ip.ends_with(':')
+                    && (ip.parse::<std::net::IpAddr>().is_ok() || ip.starts_with('[')) =>
+            {
+                port_ok(port)
+            }
+            _ => rest.parse::<std::net::IpAddr>().is_ok() || rest.starts_with('['),
+        }
+    } else {
+        // [PORT][:IP]
+        match rest.split_once(':') {
+            Some((port, ip)) => {
+                port_ok(port) && (ip.parse::<std::net::IpAddr>().is_ok() || ip.starts_with('['))
+            }
+            None => port_ok(rest),
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot read {s:?} (write {plain}{} )",
+            if plain == "tcp:" {
+                "IP[:PORT]"
+            } else {
+                "[PORT][:IP]"
+            }
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(ports: &[&str]) -> RunFlags {
+        RunFlags {
+            ports: ports.iter().map(|s| s.to_string()).collect(),
+            ..RunFlags::default()
+        }
+    }
+
+    fn from_toml(text: &str, f: &RunFlags) -> Result<RunConfig, ConfigError> {
+        let file: FileConfig = toml::from_str(text).map_err(|e| err("t", e.message()))?;
+        RunConfig::merge(file, "t.toml", f, 4)
+    }
+
+    #[test]
+    fn flags_alone() {
+        let mut f = flags(&["veth0", "tap1,backend=tap"]);
+        f.workers = Some(2);
+        f.cpus = Some("0,2".into());
+        f.dpid = Some("0xa1".into());
+        let c = RunConfig::load(&f, 4).unwrap();
+        assert_eq!(
+            c.ports,
+            vec![
+                PortConfig {
+                    name: "veth0".into(),
+                    backend: BackendName::Afpacket
+                },
+                PortConfig {
+                    name: "tap1".into(),
+                    backend: BackendName::Tap
+                },
+            ]
+        );
+        assert_eq!((c.workers, c.cpus, c.dpid), (2, vec![0, 2], 0xa1));
+        assert_eq!(c.fail_mode, FailMode::Standalone);
+    }
+
+    #[test]
+    fn file_then_flags_override() {
+        let text = r#"
+            dpid = "ff"
+            workers = 2
+            cpus = [1, 3]
+            fail_mode = "secure"
+            listen = ["ptcp:6653"]
+            [[port]]
+            name = "a"
+            [[port]]
+            name = "b"
+            backend = "tap"
+        "#;
+        let c = from_toml(text, &RunFlags::default()).unwrap();
+        assert_eq!(c.ports.len(), 2);
+        assert_eq!(c.ports[1].backend, BackendName::Tap);
+        assert_eq!((c.dpid, c.workers, c.cpus.clone()), (0xff, 2, vec![1, 3]));
+        assert_eq!(c.fail_mode, FailMode::Secure);
+        assert_eq!(c.listen, vec!["ptcp:6653".to_string()]);
+        let mut f = flags(&["x"]);
+        f.workers = Some(1);
+        f.cpus = Some("2".into());
+        let c = from_toml(text, &f).unwrap();
+        assert_eq!(c.ports.len(), 1);
+        assert_eq!((c.workers, c.cpus), (1, vec![2]));
+    }
+
+    #[test]
+    fn errors_say_where_and_what() {
+        let e = |text: &str, f: &RunFlags| from_toml(text, f).unwrap_err().to_string();
+        assert_eq!(
+            e("", &RunFlags::default()),
+            "ports: no port given (use --port IFACE or [[port]] in the config file)"
+        );
+        assert!(e("", &flags(&["a,backend=foo"])).contains("unknown backend \"foo\""));
+        assert!(e("", &flags(&["a,backend=afxdp"])).contains("not available yet"));
+        assert!(e("", &flags(&["a,speed=1"])).starts_with("--port a,speed=1: unknown option"));
+        assert!(e("", &flags(&["a", "a"])).contains("port 2: a is given twice"));
+        assert!(e("", &flags(&["averyveryverylongname"])).contains("1 to 15 characters"));
+        let mut f = flags(&["a"]);
+        f.cpus = Some("7".into());
+        assert_eq!(
+            e("", &f),
+            "--cpus: CPU 7 does not exist (this machine has CPUs 0-3)"
+        );
+        f.cpus = Some("1,x".into());
+        assert!(e("", &f).contains("\"x\" is not a CPU number"));
+        f.cpus = Some("0-1".into());
+        assert!(e("", &f).contains("2 CPUs for 1 worker(s)"));
+        f.cpus = None;
+        f.workers = Some(0);
+        assert_eq!(e("", &f), "--workers: must be 1 to 64");
+        assert!(e("workers = 0\n", &flags(&["a"])).starts_with("t.toml: workers"));
+        assert!(e("dpid = \"xyz\"\n", &flags(&["a"]))
+            .contains("dpid: datapath id \"xyz\" is not hexadecimal"));
+        let mut f = flags(&["a"]);
+        f.controllers = vec!["tcp:".into()];
+        assert!(e("", &f).contains("controller tcp:"));
+        f.controllers = vec!["udp:1.2.3.4".into()];
+        assert!(e("", &f).contains("must start with tcp: or ssl:"));
+    }
+
+    #[test]
+    fn controller_targets_as_ovs_writes_them() {
+        for ok in [
+            "tcp:10.0.0.1",
+            "tcp:10.0.0.1:6653",
+            "ssl:[::1]:6653",
+            "tcp:::1",
+        ] {
+            assert_eq!(check_target(ok, "tcp:", "ssl:"), Ok(()), "{ok}");
+        }
+        for ok in [
+            "ptcp:",
+            "ptcp:6653",
+            "ptcp:6653:127.0.0.1",
+            "pssl::10.0.0.1",
+        ] {
+            assert_eq!(check_target(ok, "ptcp:", "pssl:"), Ok(()), "{ok}");
+        }
+        for bad in ["tcp:", "tcp:host", "tcp:1.2.3.4:0", "tcp:1.2.3.4:99999"] {
+            assert!(check_target(bad, "tcp:", "ssl:").is_err(), "{bad}");
+        }
+        for bad in ["ptcp:x", "ptcp:6653:nohost", "tcp:6653"] {
+            assert!(check_target(bad, "ptcp:", "pssl:").is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bad_toml_names_file_line_and_column() {
+        let dir = std::env::temp_dir().join(format!("pg-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bad.toml");
+        std::fs::write(&path, "workers = 2\nfail_mode = \"sometimes\"\n").unwrap();
+        let f = RunFlags {
+            config: Some(path.clone()),
+            ..flags(&["a"])
+        };
+        let e = RunConfig::load(&f, 4).unwrap_err();
+        assert_eq!(e.place, format!("{}:2:13", path.display()));
+        assert!(e.message.contains("sometimes"), "{}", e.message);
+        std::fs::write(&path, "wrokers = 2\n").unwrap();
+        let e = RunConfig::load(&f, 4).unwrap_err();
+        assert_eq!(e.place, format!("{}:1:1", path.display()));
+        assert!(
+            e.message.contains("unknown field `wrokers`"),
+            "{}",
+            e.message
+        );
+        let missing = RunFlags {
+            config: Some(dir.join("none.toml")),
+            ..flags(&["a"])
+        };
+        assert!(RunConfig::load(&missing, 4)
+            .unwrap_err()
+            .message
+            .starts_with("cannot read"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
