@@ -5,4 +5,5 @@
 //! benchmark (issue 4). The switch never needs this crate at run time.
 
 pub mod datapath_bench;
+pub mod topo;
 pub mod workload;
