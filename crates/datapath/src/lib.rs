@@ -11,6 +11,7 @@ pub mod counters;
 pub mod group;
 pub mod key;
 pub mod meter;
+pub mod normal;
 pub mod packet;
 pub mod parse;
 pub mod pipeline;
