@@ -66,6 +66,12 @@ pub trait NormalWorker: NormalHandler + Send {
     fn begin_batch(&mut self, now_ns: u64);
 }
 
+impl NormalWorker for crate::normal::NormalSwitch {
+    fn begin_batch(&mut self, now_ns: u64) {
+        crate::normal::NormalSwitch::begin_batch(self, now_ns)
+    }
+}
+
 /// What one worker thread gets.
 pub struct WorkerSpec {
     /// Pin the thread to this CPU.

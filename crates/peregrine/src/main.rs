@@ -3,6 +3,8 @@
 
 mod bench_cmd;
 mod config;
+mod demo;
+mod run;
 mod ofp_parse;
 
 use clap::{Parser, Subcommand};
@@ -28,6 +30,12 @@ enum Command {
         #[arg(long)]
         roundtrip: bool,
     },
+    /// Run the switch on network interfaces (standalone learning switch unless a
+    /// controller programs it).
+    Run(config::RunFlags),
+    /// Three hosts in network namespaces on a peregrine switch: ping, iperf3, per-port
+    /// statistics; everything is removed afterwards.
+    Demo(demo::DemoArgs),
     /// Benchmarks (see `peregrine bench datapath --help`).
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
@@ -36,6 +44,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run(flags) => run::main(&flags),
+        Command::Demo(args) => demo::main(&args),
         Command::Bench(b) => match bench_cmd::run(b) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

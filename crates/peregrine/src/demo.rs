@@ -1,0 +1,175 @@
+//! `peregrine demo`: three hosts in network namespaces on one peregrine switch. Builds
+//! the topology, starts the switch (standalone learning switch), pings between the
+//! hosts, runs a short iperf3, prints the switch's per-port statistics and removes
+//! everything again — also after a failure or Ctrl-C (the topology and the switch are
+//! guards whose drop undoes them).
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bench::topo::{Host, Topology};
+
+use crate::config::{BackendName, FailMode, PortConfig, RunConfig};
+use crate::run::Switch;
+
+/// Options of `peregrine demo`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct DemoArgs {
+    /// Seconds of iperf3 traffic (0: skip iperf3).
+    #[arg(long, default_value_t = 2)]
+    pub iperf_seconds: u32,
+    /// Forwarding threads.
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
+}
+
+pub fn main(args: &DemoArgs) -> ExitCode {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        // A second handler cannot be installed; then Ctrl-C simply ends the process
+        // after the drops of the normal path.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+    match demo(args, &interrupted) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("peregrine demo: {e}");
+            if interrupted.load(Ordering::SeqCst) {
+                eprintln!("peregrine demo: interrupted; topology removed");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn step(interrupted: &AtomicBool) -> anyhow::Result<()> {
+    if interrupted.load(Ordering::SeqCst) {
+        anyhow::bail!("interrupted");
+    }
+    Ok(())
+}
+
+fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
+    crate::run::require_root("demo")?;
+    for tool in ["ip", "ping"] {
+        if which(tool).is_none() {
+            anyhow::bail!("`{tool}` not found (install iproute2 and iputils-ping)");
+        }
+    }
+    let mut topo = Topology::new();
+    println!("topology {}: three hosts, each on a switch port", topo.prefix());
+    let hosts: Vec<Host> = (1..=3)
+        .map(|i| topo.add_host(i))
+        .collect::<Result<_, _>>()?;
+    for (i, h) in hosts.iter().enumerate() {
+        println!(
+            "  port {}: {:<14} host {} {} ({})",
+            i + 1,
+            h.port,
+            h.ns,
+            h.ip,
+            h.mac
+        );
+    }
+    step(interrupted)?;
+    let cfg = RunConfig {
+        ports: hosts
+            .iter()
+            .map(|h| PortConfig {
+                name: h.port.clone(),
+                backend: BackendName::Afpacket,
+            })
+            .collect(),
+        workers: args.workers,
+        cpus: Vec::new(),
+        dpid: 1,
+        fail_mode: FailMode::Standalone,
+        controllers: Vec::new(),
+        listen: Vec::new(),
+        cache_entries: 65_536,
+        mac_aging_s: 300,
+    };
+    let switch = Switch::start(&cfg)?;
+    println!(
+        "switch started: {} worker(s), standalone learning switch (table 0: NORMAL)",
+        args.workers
+    );
+    for (a, b) in [(0, 1), (0, 2), (1, 2)] {
+        step(interrupted)?;
+        let (from, to) = (&hosts[a], &hosts[b]);
+        let out = topo.in_ns(
+            &from.ns,
+            "ping",
+            &["-c", "3", "-i", "0.2", "-W", "2", &to.ip],
+        )?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let summary = text
+            .lines()
+            .filter(|l| l.contains("packet loss") || l.starts_with("rtt"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        println!("ping {} -> {}: {summary}", from.ip, to.ip);
+    }
+    if args.iperf_seconds > 0 {
+        step(interrupted)?;
+        if which("iperf3").is_none() {
+            println!("iperf3 not found: skipped (install iperf3)");
+        } else {
+            iperf(&topo, &hosts[0], &hosts[2], args.iperf_seconds)?;
+        }
+    }
+    step(interrupted)?;
+    println!();
+    print!("{}", switch.stats_table());
+    switch.stop();
+    drop(topo);
+    println!("\ntopology removed");
+    Ok(())
+}
+
+/// A TCP stream from `client` to `server` for `seconds`, its rate printed.
+fn iperf(topo: &Topology, client: &Host, server: &Host, seconds: u32) -> anyhow::Result<()> {
+    let mut srv = topo.spawn_in(&server.ns, "iperf3", &["-s", "-1"])?;
+    // The server needs a moment to listen; the client retries its connect.
+    let start = Instant::now();
+    let result = loop {
+        let r = topo.in_ns(
+            &client.ns,
+            "iperf3",
+            &["-c", &server.ip, "-t", &seconds.to_string(), "-f", "m"],
+        );
+        match r {
+            Ok(out) => break Ok(out),
+            Err(_) if start.elapsed() < Duration::from_secs(3) => {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            Err(e) => break Err(e),
+        }
+    };
+    // The server exits after one test; end it anyway if the client failed.
+    let _ = srv.kill();
+    let _ = srv.wait();
+    let out = result?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rate = text
+        .lines()
+        .filter(|l| l.contains("receiver") || l.contains("sender"))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>();
+    println!("iperf3 {} -> {} ({seconds} s):", client.ip, server.ip);
+    for l in rate {
+        println!("  {l}");
+    }
+    Ok(())
+}
+
+fn which(tool: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(tool))
+            .find(|p| p.is_file())
+    })
+}

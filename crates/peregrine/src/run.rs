@@ -1,0 +1,280 @@
+//! `peregrine run`: the switch on real interfaces. Opens the ports, builds the datapath
+//! (in standalone mode with the learning switch as table 0's NORMAL rule), starts the
+//! workers and a link monitor, and runs until SIGINT or SIGTERM, then prints per-port
+//! statistics.
+//!
+//! [`Switch`] is the running switch as a value (the demo and the tests start it the
+//! same way); dropping it stops the workers and closes the ports.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use datapath::action::{port as ofport, Action};
+use datapath::key::FlowMatch;
+use datapath::normal::{MacTable, MacTableConfig, SECOND_NS};
+use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule};
+use datapath::runtime::{NormalWorker, Runtime, WorkerPort, WorkerSpec};
+use ports::{Backend, LinkEvent, LinkMonitor, PortCounters};
+
+use crate::config::{BackendName, FailMode, RunConfig, RunFlags};
+
+/// Packet-in records the datapath queues for the agent.
+const PACKET_IN_QUEUE: usize = 1024;
+
+/// One opened switch port.
+struct SwitchPort {
+    no: u32,
+    name: String,
+    ifindex: u32,
+    backend: BackendName,
+    counters: Vec<Arc<PortCounters>>,
+}
+
+/// A running switch.
+pub struct Switch {
+    dp: Arc<Datapath>,
+    ports: Vec<SwitchPort>,
+    macs: MacTable,
+    runtime: Option<Runtime>,
+    _links: Option<LinkMonitor>,
+    started: Instant,
+}
+
+/// Fails unless running as root (ports need CAP_NET_RAW and CAP_NET_ADMIN).
+pub fn require_root(what: &str) -> anyhow::Result<()> {
+    if !nix::unistd::geteuid().is_root() {
+        anyhow::bail!(
+            "peregrine {what} needs root (CAP_NET_RAW and CAP_NET_ADMIN) to open ports: run it with sudo"
+        );
+    }
+    Ok(())
+}
+
+impl Switch {
+    /// Opens every port of `cfg` and starts forwarding.
+    pub fn start(cfg: &RunConfig) -> anyhow::Result<Switch> {
+        let mut opened = Vec::with_capacity(cfg.ports.len());
+        let mut handles = Vec::with_capacity(cfg.ports.len());
+        for (i, p) in cfg.ports.iter().enumerate() {
+            let no = i as u32 + 1;
+            let backend = match p.backend {
+                BackendName::Afpacket => Backend::AfPacket,
+                BackendName::Tap => Backend::Tap,
+            };
+            let port = ports::open(&p.name, backend, cfg.workers)
+                .with_context(|| format!("port {no} ({}, {})", p.name, p.backend.as_str()))?;
+            opened.push(SwitchPort {
+                no,
+                name: p.name.clone(),
+                ifindex: port.info.ifindex,
+                backend: p.backend,
+                counters: port.counters,
+            });
+            handles.push(port.handles);
+        }
+        let dcfg = DatapathConfig {
+            ports: opened
+                .iter()
+                .map(|p| PortInfo::new(p.no, (p.no - 1) as u16))
+                .collect(),
+            ..DatapathConfig::default()
+        };
+        let (dp, mut writer, packet_ins) = Datapath::new(dcfg, PACKET_IN_QUEUE);
+        // Nobody reads packet-ins until the agent exists: the bounded queue fills and
+        // further ones are dropped and counted, which costs the workers nothing.
+        drop(packet_ins);
+        if cfg.fail_mode == FailMode::Standalone {
+            // The learning switch, as an ordinary rule so the tracer and stats see it.
+            let normal = Rule::new(
+                FlowMatch::ANY,
+                0,
+                Instructions {
+                    apply: vec![Action::Output(ofport::NORMAL)],
+                    ..Instructions::default()
+                },
+            );
+            writer
+                .insert_rule(0, normal)
+                .map_err(|e| anyhow::anyhow!("installing the NORMAL rule: {e:?}"))?;
+        }
+        writer.publish();
+        let dp = Arc::new(dp);
+        let macs = MacTable::new(MacTableConfig {
+            aging_ns: cfg.mac_aging_s.saturating_mul(SECOND_NS),
+            ..MacTableConfig::default()
+        });
+        macs.set_ports(&opened.iter().map(|p| p.no).collect::<Vec<_>>());
+        let mut specs: Vec<WorkerSpec> = (0..cfg.workers)
+            .map(|w| WorkerSpec {
+                cpu: cfg.cpus.get(w).copied(),
+                ports: Vec::new(),
+                cache_entries: cfg.cache_entries,
+                normal: Some(Box::new(macs.handler()) as Box<dyn NormalWorker>),
+            })
+            .collect();
+        for (p, hs) in opened.iter().zip(handles) {
+            for (w, io) in hs.into_iter().enumerate() {
+                if let Some(s) = specs.get_mut(w) {
+                    s.ports.push(WorkerPort { no: p.no, io });
+                }
+            }
+        }
+        let started = Instant::now();
+        let runtime = Runtime::start(dp.clone(), specs, started).context("starting workers")?;
+        let links = {
+            let watched: Vec<(u32, u32, String)> = opened
+                .iter()
+                .map(|p| (p.ifindex, p.no, p.name.clone()))
+                .collect();
+            let (dp, macs) = (dp.clone(), macs.clone());
+            LinkMonitor::start(move |ev: LinkEvent| {
+                let Some((_, no, name)) = watched.iter().find(|w| w.0 == ev.ifindex) else {
+                    return;
+                };
+                let live = ev.up && !ev.removed;
+                dp.set_port_live((no - 1) as u16, live);
+                if !live {
+                    macs.forget_port(*no);
+                }
+                let state = if ev.removed {
+                    "removed"
+                } else if live {
+                    "up"
+                } else {
+                    "down"
+                };
+                eprintln!("peregrine: port {no} ({name}) link {state}");
+            })
+            .map_err(|e| eprintln!("peregrine: link monitor unavailable ({e}); link changes will not be noticed"))
+            .ok()
+        };
+        Ok(Switch {
+            dp,
+            ports: opened,
+            macs,
+            runtime: Some(runtime),
+            _links: links,
+            started,
+        })
+    }
+
+    /// The per-port statistics as a table: the switch's counts per port, the backend's
+    /// drops and errors, and the learning switch's counts.
+    pub fn stats_table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{:<5} {:<15} {:<8} {:>10} {:>12} {:>10} {:>12} {:>8} {:>8}",
+            "port", "name", "backend", "rx pkts", "rx bytes", "tx pkts", "tx bytes", "drops", "errors"
+        );
+        for p in &self.ports {
+            let c = self.dp.read_port((p.no - 1) as u16);
+            let mut b = ports::PortStats::default();
+            for k in &p.counters {
+                b += k.snapshot();
+            }
+            let _ = writeln!(
+                s,
+                "{:<5} {:<15} {:<8} {:>10} {:>12} {:>10} {:>12} {:>8} {:>8}",
+                p.no,
+                p.name,
+                p.backend.as_str(),
+                c.rx_packets,
+                c.rx_bytes,
+                c.tx_packets,
+                c.tx_bytes,
+                b.rx_dropped + b.tx_dropped,
+                b.rx_errors + b.tx_errors
+            );
+        }
+        let n = self.macs.stats();
+        let _ = writeln!(
+            s,
+            "learning switch: {} MACs learned ({} moved), {} forwarded, {} flooded, {} dropped",
+            n.learned, n.moved, n.forwarded, n.flooded, n.dropped
+        );
+        let _ = writeln!(
+            s,
+            "up {:.1} s",
+            self.started.elapsed().as_secs_f64()
+        );
+        s
+    }
+
+    /// The datapath (for tests: counters, rules).
+    #[cfg(test)]
+    pub fn datapath(&self) -> &Arc<Datapath> {
+        &self.dp
+    }
+
+    /// Stops forwarding and closes the ports.
+    pub fn stop(mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.stop();
+        }
+    }
+}
+
+impl Drop for Switch {
+    fn drop(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.stop();
+        }
+    }
+}
+
+/// CPUs this process may run on (CPU numbers below this exist).
+pub fn cpus_online() -> usize {
+    core_affinity::get_core_ids()
+        .map(|ids| ids.iter().map(|c| c.id + 1).max().unwrap_or(1))
+        .unwrap_or(1)
+}
+
+pub fn main(flags: &RunFlags) -> ExitCode {
+    match run(flags) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("peregrine run: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(flags: &RunFlags) -> anyhow::Result<()> {
+    let cfg = RunConfig::load(flags, cpus_online())?;
+    require_root("run")?;
+    if !cfg.controllers.is_empty() || !cfg.listen.is_empty() {
+        if cfg.fail_mode == FailMode::Secure {
+            anyhow::bail!(
+                "controller connections are not implemented in this version, and fail mode secure would forward nothing: use --fail-mode standalone or no controller"
+            );
+        }
+        eprintln!(
+            "peregrine run: controller connections are not implemented in this version; running standalone (learning switch)"
+        );
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    })
+    .context("installing the signal handler")?;
+    let switch = Switch::start(&cfg)?;
+    eprintln!(
+        "peregrine: switching between {} port(s) with {} worker(s), dpid {:016x}, fail mode {}; Ctrl-C to stop",
+        cfg.ports.len(),
+        cfg.workers,
+        cfg.dpid,
+        match cfg.fail_mode {
+            FailMode::Standalone => "standalone",
+            FailMode::Secure => "secure",
+        }
+    );
+    let _ = rx.recv();
+    let table = switch.stats_table();
+    switch.stop();
+    print!("{table}");
+    Ok(())
+}

@@ -1,0 +1,259 @@
+//! End-to-end tests of `peregrine run` between network namespaces: real veth pairs and
+//! taps, real ping and iperf3, the switch as a separate process ended by PID.
+//!
+//! They need root (namespaces, raw sockets), so they are ignored by default; CI runs them
+//! with `cargo test -- --ignored` as root. Every name is unique per run and everything
+//! is removed on drop, also when an assertion fails.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use bench::topo::{ip, Host, Topology};
+
+/// The switch process; killed (SIGKILL, by PID) on drop if still running.
+struct SwitchProc {
+    child: Option<Child>,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl SwitchProc {
+    /// Starts `peregrine run` with `args` and waits until it says it is switching.
+    fn start(args: &[&str]) -> SwitchProc {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+            .arg("run")
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start peregrine");
+        let err = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut p = SwitchProc {
+            child: Some(child),
+            stderr: rx,
+        };
+        p.wait_line("switching between", Duration::from_secs(10));
+        p
+    }
+
+    /// Waits for a stderr line containing `what`.
+    fn wait_line(&mut self, what: &str, limit: Duration) -> String {
+        let t = Instant::now();
+        let mut seen = Vec::new();
+        while let Some(left) = limit.checked_sub(t.elapsed()) {
+            match self.stderr.recv_timeout(left) {
+                Ok(l) if l.contains(what) => return l,
+                Ok(l) => seen.push(l),
+                Err(_) => break,
+            }
+        }
+        panic!("no line with {what:?} from the switch; it said: {seen:?}");
+    }
+
+    fn pid(&self) -> i32 {
+        self.child.as_ref().unwrap().id() as i32
+    }
+
+    /// CPU seconds (user + system) the process has used.
+    fn cpu_seconds(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
+        // Fields after the parenthesised command name; utime and stime are 14 and 15.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
+        ticks / 100.0
+    }
+
+    fn alive(&mut self) -> bool {
+        matches!(self.child.as_mut().unwrap().try_wait(), Ok(None))
+    }
+
+    /// Sends SIGTERM, waits for the exit and returns its stdout (the stats table).
+    fn stop(mut self) -> String {
+        let mut child = self.child.take().unwrap();
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let t = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                panic!("the switch did not stop on SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut out = String::new();
+        child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+        assert!(status.success(), "exit {status:?}; stdout {out}");
+        out
+    }
+}
+
+impl Drop for SwitchProc {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn ping(topo: &Topology, from: &Host, to: &str, count: u32) -> bool {
+    topo.in_ns(
+        &from.ns,
+        "ping",
+        &["-c", &count.to_string(), "-i", "0.1", "-W", "2", to],
+    )
+    .is_ok()
+}
+
+/// Pings until one gets through (the first may wait for ARP and learning), at most 5 s.
+fn ping_until_ok(topo: &Topology, from: &Host, to: &str) {
+    let t = Instant::now();
+    while !ping(topo, from, to, 1) {
+        assert!(t.elapsed() < Duration::from_secs(5), "{} cannot reach {to}", from.ns);
+    }
+}
+
+/// The row of the stats table for port `no`: (rx pkts, tx pkts).
+fn port_row(table: &str, no: u32) -> (u64, u64) {
+    let row = table
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(&no.to_string()))
+        .unwrap_or_else(|| panic!("no row for port {no} in\n{table}"));
+    let f: Vec<&str> = row.split_whitespace().collect();
+    (f[3].parse().unwrap(), f[5].parse().unwrap())
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn ping_iperf_and_learning_through_afpacket() {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
+    let sw = SwitchProc::start(&[
+        "--port", &h[0].port, "--port", &h[1].port, "--port", &h[2].port, "--workers", "2",
+    ]);
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    assert!(ping(&topo, &h[0], &h[1].ip, 20), "20 pings h1 -> h2");
+    // iperf3: a TCP stream through the switch.
+    let mut srv = topo.spawn_in(&h[1].ns, "iperf3", &["-s", "-1"]).unwrap();
+    let t = Instant::now();
+    let out = loop {
+        match topo.in_ns(&h[0].ns, "iperf3", &["-c", &h[1].ip, "-t", "1", "-f", "m"]) {
+            Ok(o) => break o,
+            Err(e) if t.elapsed() > Duration::from_secs(5) => panic!("iperf3: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
+        }
+    };
+    let _ = srv.kill();
+    let _ = srv.wait();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let receiver = text.lines().find(|l| l.contains("receiver")).unwrap();
+    let mbits: f64 = receiver
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .find(|w| w[1] == "Mbits/sec")
+        .map(|w| w[0].parse().unwrap())
+        .unwrap();
+    assert!(mbits > 1.0, "iperf3 through the switch: {receiver}");
+    let table = sw.stop();
+    // Learning: h3 saw the first broadcasts (ARP) and at most the first unknown
+    // unicast; not the 20 pings, nor the iperf3 stream.
+    let (_, tx3) = port_row(&table, 3);
+    let (rx1, _) = port_row(&table, 1);
+    assert!(rx1 > 1000, "{table}");
+    assert!(tx3 < 10, "port 3 got {tx3} frames: still flooding?\n{table}");
+    assert!(table.contains("MACs learned"), "{table}");
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn tap_port_reaches_a_namespace() {
+    let mut topo = Topology::new();
+    let h1 = topo.add_host(1).unwrap();
+    let tap = format!("{}t", topo.prefix());
+    // A namespace for the tap's side: host 2 without its veth.
+    let h2 = topo.add_host(2).unwrap();
+    let sw = SwitchProc::start(&["--port", &h1.port, "--port", &format!("{tap},backend=tap")]);
+    // The switch made the tap; move it into host 2's namespace as its second interface.
+    ip(&["link", "set", &tap, "netns", &h2.ns]).unwrap();
+    let addr = h1.ip.rsplit_once('.').unwrap().0.to_string() + ".22";
+    topo.in_ns(&h2.ns, "ip", &["addr", "add", &format!("{addr}/24"), "dev", &tap])
+        .unwrap();
+    topo.in_ns(&h2.ns, "ip", &["link", "set", &tap, "up"]).unwrap();
+    // Host 2's veth has an address in the same subnet; take it out of the way.
+    topo.in_ns(&h2.ns, "ip", &["link", "set", "eth0", "down"]).unwrap();
+    ping_until_ok(&topo, &h1, &addr);
+    assert!(ping(&topo, &h1, &addr, 5));
+    let table = sw.stop();
+    let (rx2, tx2) = port_row(&table, 2);
+    assert!(rx2 >= 5 && tx2 >= 5, "{table}");
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn link_down_up_and_removal_do_not_stop_the_switch() {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
+    let mut sw = SwitchProc::start(&["--port", &h[0].port, "--port", &h[1].port, "--port", &h[2].port]);
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    ip(&["link", "set", &h[1].port, "down"]).unwrap();
+    sw.wait_line(&format!("port 2 ({}) link down", h[1].port), Duration::from_secs(5));
+    assert!(!ping(&topo, &h[0], &h[1].ip, 2), "a down port forwards nothing");
+    ip(&["link", "set", &h[1].port, "up"]).unwrap();
+    sw.wait_line(&format!("port 2 ({}) link up", h[1].port), Duration::from_secs(5));
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    // Remove port 3's interface while the switch runs.
+    ip(&["link", "del", &h[2].port]).unwrap();
+    sw.wait_line("link removed", Duration::from_secs(5));
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    assert!(sw.alive());
+    sw.stop();
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn an_idle_switch_uses_almost_no_cpu() {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
+    let sw = SwitchProc::start(&["--port", &h[0].port, "--port", &h[1].port, "--workers", "2"]);
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    std::thread::sleep(Duration::from_millis(500));
+    let before = sw.cpu_seconds();
+    std::thread::sleep(Duration::from_secs(3));
+    let used = sw.cpu_seconds() - before;
+    assert!(used < 0.15, "idle switch used {used:.2} CPU-s in 3 s (limit 5% of a core)");
+    // And it still forwards at once after idling.
+    assert!(ping(&topo, &h[0], &h[1].ip, 1));
+    sw.stop();
+}
+
+#[test]
+fn bad_flags_say_what_is_wrong() {
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .args(["run", "--port", "x", "--cpus", "9999"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--cpus: CPU 9999 does not exist"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .args(["run"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no port given"));
+}
