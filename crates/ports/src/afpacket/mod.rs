@@ -29,8 +29,9 @@
 //! `recv` copies frames out of retired RX blocks into pooled packets (re-inserting a
 //! VLAN tag the kernel lifted into the ring header) and hands blocks back. `send` copies
 //! each frame into a TX slot and makes one `send(fd, NULL, 0, MSG_DONTWAIT)` call per
-//! batch; a full ring drops the rest of the batch (counted), a failed call gives its
-//! untaken slots back and counts them dropped.
+//! batch; a full ring drops the rest of the batch (counted), and slots the kernel did
+//! not take in that call (link down, interface gone, socket buffer full) are given back
+//! and counted as dropped, so nothing is sent late.
 //!
 //! Frames arrive with up to one block timeout (1 ms) of delay at low rates: the kernel
 //! hands a block over when it is full or when the timeout expires.
@@ -130,22 +131,20 @@ impl AfPacketPort {
             sys::getsockopt::<libc::c_int>(self.fd.as_raw_fd(), libc::SOL_SOCKET, libc::SO_ERROR);
     }
 
-    /// One `send()` kick for the slots filled since the last; Err on failure.
-    fn kick(&self) -> Result<(), i32> {
-        for _ in 0..2 {
+    /// One `send()` kick for the slots filled since the last. A failed call is tried
+    /// again: the first send after the link came back fails with the socket's pending
+    /// ENETDOWN, which that failure clears. Whether it succeeded or not, some slots may
+    /// be left untaken (the caller checks).
+    fn kick(&self) {
+        for _ in 0..3 {
             // SAFETY: send(2) with a null buffer of length 0 is the TX ring's kick; it
             // reads no user memory.
             let r =
                 unsafe { libc::send(self.fd.as_raw_fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT) };
             if r >= 0 {
-                return Ok(());
-            }
-            let e = sys::errno();
-            if e != libc::EINTR {
-                return Err(e);
+                return;
             }
         }
-        Err(libc::EINTR)
     }
 }
 
@@ -165,7 +164,7 @@ impl PortIo for AfPacketPort {
             }
         } else {
             self.empty_streak = 0;
-            if out.losing || self.calls % STATS_EVERY == 0 {
+            if out.losing || self.calls.is_multiple_of(STATS_EVERY) {
                 self.read_kernel_stats();
             }
         }
@@ -186,7 +185,12 @@ impl PortIo for AfPacketPort {
             }
             pool.push(p);
         }
-        if filled > 0 && self.kick().is_err() {
+        if filled > 0 {
+            self.kick();
+        }
+        // The kernel takes slots in order and stops at the first it cannot send (device
+        // down or gone, socket buffer full): what it left is dropped, not sent later.
+        if filled > 0 && self.tx.last_untaken(&self.map) {
             let (lost, lost_bytes) = self.tx.rewind(&self.map, filled);
             filled -= lost as usize;
             bytes -= lost_bytes.min(bytes);

@@ -22,9 +22,9 @@
 //! - Every offset, length and count read from the ring is checked against the block
 //!   before use; a bad entry ends its block (counted as an error), never panics.
 //! - TX: `head` is the next slot to fill. After every kick, no SEND_REQUEST slot is left
-//!   behind `head` that the kernel will not take next: a failed kick's untaken slots are
-//!   returned to AVAILABLE and `head` moves back to the first of them (the kernel, which
-//!   takes slots strictly in order, stopped right there).
+//!   behind `head`: slots a kick left untaken are returned to AVAILABLE and `head` moves
+//!   back to the first of them (the kernel, which takes slots strictly in order, stopped
+//!   right there, so its position and `head` agree again).
 
 use std::io;
 use std::mem::offset_of;
@@ -395,7 +395,17 @@ impl TxRing {
         true
     }
 
-    /// After a failed kick: gives back the slots of the last `count` pushes (those
+    /// Whether the last pushed slot (before `head`) is still requested, i.e. the last
+    /// kick did not take it.
+    pub(crate) fn last_untaken(&self, map: &Mapping) -> bool {
+        let nr = self.geo.frame_nr();
+        let slot = self.slot(map, (self.head + nr - 1) % nr);
+        // SAFETY: a slot inside the mapping.
+        let status = unsafe { status_word(slot.add(H_STATUS)) };
+        status.load(Ordering::Acquire) & libc::TP_STATUS_SEND_REQUEST != 0
+    }
+
+    /// After a kick that left slots untaken: gives back the slots of the last `count` pushes (those
     /// before `head`) that the kernel did not take, moving `head` back to the first of
     /// them. Returns how many frames and bytes were given back (not sent).
     pub(crate) fn rewind(&mut self, map: &Mapping, count: usize) -> (u64, u64) {
@@ -432,8 +442,11 @@ impl TxRing {
 mod tests {
     use super::*;
 
+    /// A frame for `block`: bytes, original length, lifted VLAN tag.
+    type Spec<'a> = (&'a [u8], u32, Option<(u16, u16)>);
+
     /// A fake retired block: frames laid out as the kernel does (header, gap, frame).
-    fn block(frames: &[(&[u8], u32, Option<(u16, u16)>)], size: usize) -> Vec<u8> {
+    fn block(frames: &[Spec<'_>], size: usize) -> Vec<u8> {
         let mut b = vec![0u8; size];
         let first = 48usize;
         b[BLOCK_NUM_PKTS..BLOCK_NUM_PKTS + 4].copy_from_slice(&(frames.len() as u32).to_ne_bytes());
@@ -557,8 +570,7 @@ mod tests {
     #[test]
     fn a_walk_resumes_where_it_stopped() {
         let frames: Vec<[u8; 20]> = (0..5u8).map(|i| [i; 20]).collect();
-        let spec: Vec<(&[u8], u32, Option<(u16, u16)>)> =
-            frames.iter().map(|f| (&f[..], 20, None)).collect();
+        let spec: Vec<Spec<'_>> = frames.iter().map(|f| (&f[..], 20, None)).collect();
         let b = block(&spec, 4096);
         let mut c = BlockCursor::start(&b);
         let first: Vec<_> = (0..2).map(|_| c.next(&b).unwrap()).collect();
