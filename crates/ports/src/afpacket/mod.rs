@@ -1,0 +1,358 @@
+//! AF_PACKET ports with TPACKET_V3 rings: any kernel interface (veth, NIC, bridge
+//! port...) as a switch port, one socket per worker.
+//!
+//! # Sockets
+//!
+//! [`open`] makes one AF_PACKET socket per worker, each with its own RX and TX ring
+//! (see [`ring`]), bound to the interface by index, receiving every protocol. Each
+//! socket:
+//! - asks for promiscuous mode (PACKET_MR_PROMISC membership; dropped when it closes);
+//! - ignores frames the host transmits on the interface (PACKET_IGNORE_OUTGOING, and
+//!   the fanout flag of the same name, since a fanout group has its own hook): a switch
+//!   port receives what arrives from the link, not its own or the host's output;
+//! - sends past the qdisc (PACKET_QDISC_BYPASS), so transmitted frames are not seen by
+//!   other packet sockets (tcpdump) on the host either;
+//! - sets PACKET_LOSS, so the kernel skips a slot it cannot send instead of stopping the
+//!   ring on it.
+//!
+//! With more than one worker the sockets join one fanout group of type
+//! PACKET_FANOUT_HASH: the kernel spreads received frames over them by flow hash, so a
+//! flow stays on one worker. The group id is allocated by the kernel
+//! (PACKET_FANOUT_FLAG_UNIQUEID) and so is unique in the namespace, not only in this
+//! process. PACKET_FANOUT_FLAG_DEFRAG is not set: it makes the kernel reassemble IPv4
+//! fragments for the group, and a reassembled datagram is larger than the MTU and could
+//! not be forwarded. Fragments stay together without it (the flow hash of a fragment
+//! covers addresses only).
+//!
+//! # Data path
+//!
+//! `recv` copies frames out of retired RX blocks into pooled packets (re-inserting a
+//! VLAN tag the kernel lifted into the ring header) and hands blocks back. `send` copies
+//! each frame into a TX slot and makes one `send(fd, NULL, 0, MSG_DONTWAIT)` call per
+//! batch; a full ring drops the rest of the batch (counted), and slots the kernel did
+//! not take in that call (link down, interface gone, socket buffer full) are given back
+//! and counted as dropped, so nothing is sent late.
+//!
+//! Frames arrive with up to one block timeout (1 ms) of delay at low rates: the kernel
+//! hands a block over when it is full or when the timeout expires.
+//!
+//! Kernel-side drops (RX ring full) are read from PACKET_STATISTICS when a block reports
+//! loss, after runs of empty polls, and every few thousand calls, and are added to
+//! `rx_dropped`. After the interface goes away the socket stays open and idle: `recv`
+//! returns 0 and `send` drops and counts; reopen the port when it comes back.
+
+mod ring;
+
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::sync::Arc;
+
+use datapath::packet::Packet;
+use datapath::port::PortIo;
+
+use crate::counters::PortCounters;
+use crate::error::PortError;
+use crate::info::InterfaceInfo;
+use crate::sys;
+use ring::{Geometry, Mapping, RxRing, TxRing, TX_DATA};
+
+/// RX ring: 32 blocks of 64 KiB (2 MiB). The frame size only matters to the kernel's
+/// sanity checks in V3; frames are packed at their own length.
+const RX_GEOMETRY: Geometry = Geometry {
+    block_size: 64 << 10,
+    block_nr: 32,
+    frame_size: 2048,
+};
+/// Block retire timeout, in ms: the longest a frame waits in a partly filled block.
+const RX_RETIRE_MS: u32 = 1;
+/// TX ring size in bytes.
+const TX_BYTES: usize = 1 << 20;
+/// Ethernet header plus one VLAN tag: the most a frame may carry beyond the MTU (the
+/// kernel refuses longer ones, and logs each).
+const L2_OVERHEAD: usize = 14 + 4;
+/// Calls between unconditional PACKET_STATISTICS reads.
+const STATS_EVERY: u32 = 4096;
+/// Empty receive calls in a row between PACKET_STATISTICS / SO_ERROR reads.
+const IDLE_CHECK_EVERY: u32 = 16;
+
+/// TX ring geometry for an interface MTU: slots of 2 KiB up to MTU 1500-ish, else the
+/// next power of two that holds a full frame; blocks of at least 64 KiB; 1 MiB in all.
+fn tx_geometry(mtu: u32) -> Geometry {
+    let need = TX_DATA + mtu as usize + L2_OVERHEAD;
+    let frame_size = need.next_power_of_two().clamp(2048, 1 << 17);
+    let block_size = frame_size.max(64 << 10);
+    Geometry {
+        block_size,
+        block_nr: (TX_BYTES / block_size).max(1),
+        frame_size,
+    }
+}
+
+/// One worker's AF_PACKET socket on a port. See the module comment.
+pub struct AfPacketPort {
+    rx: RxRing,
+    tx: TxRing,
+    /// The rings' memory: dropped (unmapped) before the socket closes.
+    map: Mapping,
+    fd: OwnedFd,
+    counters: Arc<PortCounters>,
+    /// Longest frame `send` passes to the kernel (slot capacity and MTU).
+    max_frame: usize,
+    calls: u32,
+    empty_streak: u32,
+}
+
+// SAFETY: the raw pointers inside `map` point to a mapping this struct owns alone (the
+// rings index it by offsets); nothing about it is tied to the thread that made it.
+unsafe impl Send for AfPacketPort {}
+
+impl AfPacketPort {
+    /// This handle's counters.
+    pub fn counters(&self) -> &Arc<PortCounters> {
+        &self.counters
+    }
+
+    /// Adds the kernel's drop count (reset on each read) to `rx_dropped`.
+    fn read_kernel_stats(&self) {
+        if let Ok(st) = sys::getsockopt::<libc::tpacket_stats_v3>(
+            self.fd.as_raw_fd(),
+            libc::SOL_PACKET,
+            libc::PACKET_STATISTICS,
+        ) {
+            if st.tp_drops > 0 {
+                self.counters.add_rx_dropped(u64::from(st.tp_drops));
+            }
+        }
+    }
+
+    /// Reads and clears a pending socket error (ENETDOWN after the link went down or
+    /// the interface vanished), so that poll(2) stops reporting it.
+    fn clear_socket_error(&self) {
+        let _ =
+            sys::getsockopt::<libc::c_int>(self.fd.as_raw_fd(), libc::SOL_SOCKET, libc::SO_ERROR);
+    }
+
+    /// One `send()` kick for the slots filled since the last. A failed call is tried
+    /// again: the first send after the link came back fails with the socket's pending
+    /// ENETDOWN, which that failure clears. Whether it succeeded or not, some slots may
+    /// be left untaken (the caller checks).
+    fn kick(&self) {
+        for _ in 0..3 {
+            // SAFETY: send(2) with a null buffer of length 0 is the TX ring's kick; it
+            // reads no user memory.
+            let r =
+                unsafe { libc::send(self.fd.as_raw_fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT) };
+            if r >= 0 {
+                return;
+            }
+        }
+    }
+}
+
+impl PortIo for AfPacketPort {
+    fn recv(&mut self, rx: &mut Vec<Packet>, max: usize, pool: &mut Vec<Packet>) -> usize {
+        let out = self.rx.read(&self.map, rx, max, pool);
+        self.counters.add_rx(out.frames as u64, out.bytes);
+        if out.errors > 0 {
+            self.counters.add_rx_errors(out.errors);
+        }
+        self.calls = self.calls.wrapping_add(1);
+        if out.frames == 0 {
+            self.empty_streak = self.empty_streak.wrapping_add(1);
+            if self.empty_streak % IDLE_CHECK_EVERY == 1 {
+                self.clear_socket_error();
+                self.read_kernel_stats();
+            }
+        } else {
+            self.empty_streak = 0;
+            if out.losing || self.calls.is_multiple_of(STATS_EVERY) {
+                self.read_kernel_stats();
+            }
+        }
+        out.frames
+    }
+
+    fn send(&mut self, tx: &mut Vec<Packet>, pool: &mut Vec<Packet>) {
+        let (mut filled, mut bytes, mut dropped, mut errors) = (0usize, 0u64, 0u64, 0u64);
+        for p in tx.drain(..) {
+            let len = p.len();
+            if !(14..=self.max_frame).contains(&len) {
+                errors += 1;
+            } else if self.tx.push(&self.map, p.data()) {
+                filled += 1;
+                bytes += len as u64;
+            } else {
+                dropped += 1;
+            }
+            pool.push(p);
+        }
+        if filled > 0 {
+            self.kick();
+        }
+        // The kernel takes slots in order and stops at the first it cannot send (device
+        // down or gone, socket buffer full): what it left is dropped, not sent later.
+        if filled > 0 && self.tx.last_untaken(&self.map) {
+            let (lost, lost_bytes) = self.tx.rewind(&self.map, filled);
+            filled -= lost as usize;
+            bytes -= lost_bytes.min(bytes);
+            dropped += lost;
+        }
+        self.counters.add_tx(filled as u64, bytes);
+        if dropped > 0 {
+            self.counters.add_tx_dropped(dropped);
+        }
+        if errors > 0 {
+            self.counters.add_tx_errors(errors);
+        }
+    }
+
+    fn rx_fd(&self) -> Option<RawFd> {
+        Some(self.fd.as_raw_fd())
+    }
+}
+
+/// Opens `workers` AF_PACKET sockets on interface `name` (in the calling thread's
+/// network namespace), bringing the interface administratively up if it is down. With
+/// more than one worker the sockets share a fanout group.
+pub fn open(name: &str, workers: usize) -> Result<(InterfaceInfo, Vec<AfPacketPort>), PortError> {
+    if workers == 0 {
+        return Err(PortError::NoWorkers);
+    }
+    let mut info = InterfaceInfo::by_name(name)?;
+    if !info.admin_up {
+        crate::info::set_admin_up(name)?;
+        info = InterfaceInfo::by_name(name)?;
+    }
+    let mut ports = Vec::with_capacity(workers);
+    let mut group: Option<u32> = None;
+    for _ in 0..workers {
+        let port = open_socket(&info)?;
+        if workers > 1 {
+            group = Some(join_fanout(&port, group, name)?);
+        }
+        ports.push(port);
+    }
+    Ok((info, ports))
+}
+
+/// Fanout type and flags of every group member (UNIQUEID is only for the first).
+const FANOUT_FLAGS: u32 = libc::PACKET_FANOUT_HASH | libc::PACKET_FANOUT_FLAG_IGNORE_OUTGOING;
+
+/// Joins `port` to fanout group `group`, or creates a group with a kernel-chosen id;
+/// returns the group id.
+fn join_fanout(port: &AfPacketPort, group: Option<u32>, name: &str) -> Result<u32, PortError> {
+    let fd = port.fd.as_raw_fd();
+    let err = |e| PortError::os("PACKET_FANOUT", name, "CAP_NET_RAW", e);
+    let arg: libc::c_int = match group {
+        Some(id) => (id | (FANOUT_FLAGS << 16)) as libc::c_int,
+        None => ((FANOUT_FLAGS | libc::PACKET_FANOUT_FLAG_UNIQUEID) << 16) as libc::c_int,
+    };
+    sys::setsockopt(fd, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg).map_err(err)?;
+    match group {
+        Some(id) => Ok(id),
+        None => {
+            let v = sys::getsockopt::<libc::c_int>(fd, libc::SOL_PACKET, libc::PACKET_FANOUT)
+                .map_err(err)?;
+            Ok(v as u32 & 0xffff)
+        }
+    }
+}
+
+/// One socket with its rings, bound to the interface, in promiscuous mode.
+fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
+    let name = info.name.as_str();
+    let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
+    // Protocol 0: nothing is received before bind.
+    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
+    let raw = fd.as_raw_fd();
+    let one: libc::c_int = 1;
+    let v3 = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &v3)
+        .map_err(err("PACKET_VERSION"))?;
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_LOSS, &one).map_err(err("PACKET_LOSS"))?;
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &one)
+        .map_err(err("PACKET_QDISC_BYPASS"))?;
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, &one)
+        .map_err(err("PACKET_IGNORE_OUTGOING"))?;
+    let rx_geo = RX_GEOMETRY;
+    let tx_geo = tx_geometry(info.mtu);
+    sys::setsockopt(
+        raw,
+        libc::SOL_PACKET,
+        libc::PACKET_RX_RING,
+        &rx_geo.req(RX_RETIRE_MS),
+    )
+    .map_err(err("PACKET_RX_RING"))?;
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_TX_RING, &tx_geo.req(0))
+        .map_err(err("PACKET_TX_RING"))?;
+    let map =
+        Mapping::new(raw, rx_geo.bytes() + tx_geo.bytes()).map_err(err("mmap of packet rings"))?;
+
+    // SAFETY: sockaddr_ll is plain integers and byte arrays; all zeroes is valid.
+    let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    addr.sll_family = libc::AF_PACKET as u16;
+    addr.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
+    addr.sll_ifindex = info.ifindex as i32;
+    // SAFETY: `addr` is a live sockaddr_ll and we pass its exact size.
+    sys::cvt(unsafe {
+        libc::bind(
+            raw,
+            (&addr as *const libc::sockaddr_ll).cast(),
+            std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+        )
+    })
+    .map_err(err("bind"))?;
+
+    let mreq = libc::packet_mreq {
+        mr_ifindex: info.ifindex as i32,
+        mr_type: libc::PACKET_MR_PROMISC as u16,
+        mr_alen: 0,
+        mr_address: [0; 8],
+    };
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)
+        .map_err(err("PACKET_ADD_MEMBERSHIP"))?;
+
+    let tx = TxRing::new(tx_geo, rx_geo.bytes());
+    let max_frame = tx.capacity().min(info.mtu as usize + L2_OVERHEAD);
+    Ok(AfPacketPort {
+        rx: RxRing::new(rx_geo),
+        tx,
+        map,
+        fd,
+        counters: Arc::default(),
+        max_frame,
+        calls: 0,
+        empty_streak: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tx_slots_hold_a_full_frame() {
+        for mtu in [576, 1500, 1600, 9000, 65535] {
+            let g = tx_geometry(mtu);
+            assert!(
+                g.frame_size - TX_DATA >= mtu as usize + L2_OVERHEAD,
+                "mtu {mtu}"
+            );
+            assert_eq!(g.block_size % g.frame_size, 0);
+            assert_eq!(g.block_size % 4096, 0);
+            assert!(g.bytes() <= 1 << 20 || g.block_nr == 1);
+        }
+        assert_eq!(tx_geometry(1500).frame_size, 2048);
+    }
+
+    #[test]
+    fn missing_interface_is_named() {
+        match open("nosuchif0x", 2) {
+            Err(e @ PortError::NoSuchInterface { .. }) => {
+                assert!(e.to_string().contains("nosuchif0x"))
+            }
+            Err(e) => panic!("wrong error {e}"),
+            Ok(_) => panic!("opened a missing interface"),
+        }
+        assert!(matches!(open("lo", 0), Err(PortError::NoWorkers)));
+    }
+}

@@ -1,0 +1,200 @@
+//! Tap ports: a multi-queue tap device, one queue per worker.
+//!
+//! A tap is a virtual Ethernet interface whose other end is a file descriptor: frames
+//! the host stack sends out of the interface are read from the descriptor, frames
+//! written to it arrive at the host stack as if received. It is the switch's LOCAL port,
+//! and any tap (a VM's, a test's) can be a port.
+//!
+//! [`open`] attaches `workers` queues to the tap `name` with TUNSETIFF (IFF_TAP |
+//! IFF_NO_PI | IFF_MULTI_QUEUE), creating the device if there is none, and brings it up.
+//! A device created here lives as long as its descriptors (it is not made persistent);
+//! an existing persistent multi-queue tap (`ip tuntap add mode tap multi_queue`) is
+//! reused and left in place. The kernel spreads the host's frames over the queues by
+//! flow hash.
+//!
+//! Descriptors are non-blocking. `recv` reads one frame per read(2) until `max` or
+//! EAGAIN; `send` writes one frame per write(2), dropping (and counting) a frame the
+//! kernel does not take. After the interface is deleted the descriptors stay open but
+//! detached: `recv` returns 0, `send` drops, and poll(2) reports an error on `rx_fd`
+//! until the port is closed, so the owner should close it on the link's removal.
+
+use std::ffi::CStr;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::Arc;
+
+use datapath::packet::Packet;
+use datapath::port::PortIo;
+
+use crate::counters::PortCounters;
+use crate::error::PortError;
+use crate::info::{self, InterfaceInfo};
+use crate::sys;
+
+/// Largest frame a tap can carry (MTU 65521 plus headers), rounded up.
+const READ_BUF: usize = 64 << 10;
+
+/// The clone device of the tun/tap driver.
+const TUN_DEVICE: &CStr = c"/dev/net/tun";
+
+/// One worker's queue of a tap. See the module comment.
+pub struct TapPort {
+    fd: OwnedFd,
+    counters: Arc<PortCounters>,
+    /// Scratch space for one frame (a frame is read whole or not at all).
+    buf: Box<[u8]>,
+}
+
+impl TapPort {
+    /// This handle's counters.
+    pub fn counters(&self) -> &Arc<PortCounters> {
+        &self.counters
+    }
+}
+
+/// Whether an errno from a tap read or write means "nothing now / not any more" rather
+/// than a fault: no data, no room, link down, device gone.
+fn transient(errno: i32) -> bool {
+    matches!(
+        errno,
+        libc::EAGAIN
+            | libc::ENOBUFS
+            | libc::EIO
+            | libc::EBADFD
+            | libc::ENETDOWN
+            | libc::ENXIO
+            | libc::EPIPE
+    )
+}
+
+impl PortIo for TapPort {
+    fn recv(&mut self, rx: &mut Vec<Packet>, max: usize, pool: &mut Vec<Packet>) -> usize {
+        let (mut got, mut bytes, mut errors) = (0usize, 0u64, 0u64);
+        while got < max {
+            // SAFETY: reads into our own buffer, at most its length.
+            let n = unsafe {
+                libc::read(
+                    self.fd.as_raw_fd(),
+                    self.buf.as_mut_ptr().cast(),
+                    self.buf.len(),
+                )
+            };
+            if n < 0 {
+                let e = sys::errno();
+                if e == libc::EINTR {
+                    continue;
+                }
+                if !transient(e) {
+                    errors += 1;
+                }
+                break;
+            }
+            let n = n as usize;
+            if n == 0 {
+                break;
+            }
+            let mut p = pool.pop().unwrap_or_default();
+            p.refill(&self.buf[..n.min(self.buf.len())]);
+            bytes += n as u64;
+            got += 1;
+            rx.push(p);
+        }
+        self.counters.add_rx(got as u64, bytes);
+        if errors > 0 {
+            self.counters.add_rx_errors(errors);
+        }
+        got
+    }
+
+    fn send(&mut self, tx: &mut Vec<Packet>, pool: &mut Vec<Packet>) {
+        let (mut sent, mut bytes, mut dropped, mut errors) = (0u64, 0u64, 0u64, 0u64);
+        for p in tx.drain(..) {
+            if p.len() < 14 {
+                errors += 1;
+                pool.push(p);
+                continue;
+            }
+            let data = p.data();
+            let n = loop {
+                // SAFETY: writes from the packet's own bytes, exactly their length.
+                let n =
+                    unsafe { libc::write(self.fd.as_raw_fd(), data.as_ptr().cast(), data.len()) };
+                if n >= 0 || sys::errno() != libc::EINTR {
+                    break n;
+                }
+            };
+            if n == data.len() as isize {
+                sent += 1;
+                bytes += n as u64;
+            } else if n < 0 && transient(sys::errno()) {
+                dropped += 1;
+            } else {
+                errors += 1;
+            }
+            pool.push(p);
+        }
+        self.counters.add_tx(sent, bytes);
+        if dropped > 0 {
+            self.counters.add_tx_dropped(dropped);
+        }
+        if errors > 0 {
+            self.counters.add_tx_errors(errors);
+        }
+    }
+
+    fn rx_fd(&self) -> Option<RawFd> {
+        Some(self.fd.as_raw_fd())
+    }
+}
+
+/// Attaches `workers` queues to tap `name` (creating it if missing, in the calling
+/// thread's network namespace) and brings it up.
+pub fn open(name: &str, workers: usize) -> Result<(InterfaceInfo, Vec<TapPort>), PortError> {
+    if workers == 0 {
+        return Err(PortError::NoWorkers);
+    }
+    sys::check_ifname(name)?;
+    let mut ports = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        ports.push(attach_queue(name)?);
+    }
+    info::set_admin_up(name)?;
+    Ok((InterfaceInfo::by_name(name)?, ports))
+}
+
+/// Opens /dev/net/tun and attaches it as one queue of tap `name`.
+fn attach_queue(name: &str) -> Result<TapPort, PortError> {
+    // SAFETY: open(2) of a constant NUL-terminated path; a non-negative result is a
+    // new descriptor we own.
+    let raw = unsafe {
+        libc::open(
+            TUN_DEVICE.as_ptr(),
+            libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+        )
+    };
+    let raw =
+        sys::cvt(raw).map_err(|e| PortError::os("open /dev/net/tun", name, "CAP_NET_ADMIN", e))?;
+    // SAFETY: `raw` is the fresh descriptor opened above.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    let mut req = sys::ifreq(name);
+    req.ifr_ifru.ifru_flags =
+        (libc::IFF_TAP | libc::IFF_NO_PI | libc::IFF_MULTI_QUEUE) as libc::c_short;
+    if let Err(e) = sys::ioctl_ifreq(fd.as_raw_fd(), libc::TUNSETIFF, &mut req) {
+        let tap_err = |reason| PortError::Tap {
+            name: name.to_string(),
+            reason,
+        };
+        return Err(match e.raw_os_error() {
+            Some(libc::EINVAL) => {
+                tap_err("an interface of this name exists and is not a multi-queue tap")
+            }
+            Some(libc::EBUSY) => tap_err("in use by another process"),
+            Some(libc::E2BIG) => tap_err("too many queues (the kernel allows 256)"),
+            _ => PortError::os("TUNSETIFF", name, "CAP_NET_ADMIN", e),
+        });
+    }
+    Ok(TapPort {
+        fd,
+        counters: Arc::default(),
+        buf: vec![0u8; READ_BUF].into_boxed_slice(),
+    })
+}
