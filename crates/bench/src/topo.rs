@@ -79,7 +79,8 @@ impl Topology {
 
     /// Adds host `i`: namespace `<prefix>h<i>`, veth `<prefix>h<i>` (root side, up, no
     /// IPv6 so the port stays quiet) ↔ `eth0` in the namespace with `10.<net>.0.<i>/24`
-    /// (net from the prefix, so parallel topologies use different subnets).
+    /// (net from the prefix, so parallel topologies use different subnets) and transmit
+    /// checksum and segmentation offloads off (needs `ethtool`).
     pub fn add_host(&mut self, i: u8) -> io::Result<Host> {
         let ns = format!("{}h{i}", self.prefix);
         let port = ns.clone();
@@ -88,14 +89,22 @@ impl Topology {
         self.namespaces.push(ns.clone());
         ip(&["link", "add", &port, "type", "veth", "peer", "name", &peer])?;
         self.links.push(port.clone());
-        let _ = std::fs::write(
-            format!("/proc/sys/net/ipv6/conf/{port}/disable_ipv6"),
-            "1",
-        );
+        let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{port}/disable_ipv6"), "1");
         ip(&["link", "set", &peer, "netns", &ns])?;
         let addr = format!("10.{}.0.{i}", self.net);
         self.in_ns(&ns, "ip", &["link", "set", &peer, "name", "eth0"])?;
-        self.in_ns(&ns, "ip", &["addr", "add", &format!("{addr}/24"), "dev", "eth0"])?;
+        self.in_ns(
+            &ns,
+            "ip",
+            &["addr", "add", &format!("{addr}/24"), "dev", "eth0"],
+        )?;
+        // The host's stack would leave TCP/UDP checksums to the veth (and hand over
+        // 64 KiB TCP segments); a switch port reading raw frames must get finished ones.
+        self.in_ns(
+            &ns,
+            "ethtool",
+            &["-K", "eth0", "tx", "off", "tso", "off", "gso", "off"],
+        )?;
         self.in_ns(&ns, "ip", &["link", "set", "eth0", "up"])?;
         self.in_ns(&ns, "ip", &["link", "set", "lo", "up"])?;
         ip(&["link", "set", &port, "up"])?;

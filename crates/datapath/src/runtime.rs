@@ -160,6 +160,8 @@ struct Worker<'d, C: RuleTable> {
     tx: Vec<Vec<Packet>>,
     /// The next round starts at this port.
     first: usize,
+    /// Per port: its descriptor reported an error; not polled any more.
+    broken: Vec<bool>,
 }
 
 impl<'d, C: RuleTable> Worker<'d, C> {
@@ -177,6 +179,7 @@ impl<'d, C: RuleTable> Worker<'d, C> {
             out: Outputs::new(),
             tx: (0..n).map(|_| Vec::with_capacity(BATCH)).collect(),
             first: 0,
+            broken: vec![false; n],
         }
     }
 
@@ -239,7 +242,9 @@ impl<'d, C: RuleTable> Worker<'d, C> {
         match self.normal.as_mut() {
             Some(h) if !self.out.normal.is_empty() => {
                 h.begin_batch(now);
+                let before = self.out.tx.len();
                 self.out.drain_normal(&mut **h);
+                self.dp.count_tx(&self.state, &self.out.tx[before..]);
             }
             _ => self.out.normal.clear(),
         }
@@ -255,11 +260,15 @@ impl<'d, C: RuleTable> Worker<'d, C> {
     /// Waits for frames (or the stop event) without using the CPU.
     fn sleep(&mut self, stop: &Stop) {
         let mut fds: Vec<PollFd> = Vec::with_capacity(self.ports.len() + 1);
+        let mut which: Vec<usize> = Vec::with_capacity(self.ports.len());
         fds.push(PollFd::new(stop.event.as_fd(), PollFlags::POLLIN));
         let mut all = true;
-        for p in &self.ports {
-            match p.io.rx_fd() {
-                Some(fd) => fds.push(PollFd::new(fd, PollFlags::POLLIN)),
+        for (i, p) in self.ports.iter().enumerate() {
+            match p.io.rx_fd().filter(|_| !self.broken[i]) {
+                Some(fd) => {
+                    fds.push(PollFd::new(fd, PollFlags::POLLIN));
+                    which.push(i);
+                }
                 None => all = false,
             }
         }
@@ -269,7 +278,17 @@ impl<'d, C: RuleTable> Worker<'d, C> {
             PollTimeout::try_from(IDLE_TICK).unwrap_or(PollTimeout::ZERO)
         };
         // EINTR or any other error: go back to polling the ports.
-        let _ = poll(&mut fds, timeout);
+        if poll(&mut fds, timeout).is_ok() {
+            // A descriptor that reports an error or hang-up (a tap whose interface was
+            // deleted) would wake every poll at once: stop polling it; its port is
+            // still served while the worker is busy.
+            let bad = PollFlags::POLLERR | PollFlags::POLLHUP | PollFlags::POLLNVAL;
+            for (fd, &i) in fds[1..].iter().zip(&which) {
+                if fd.revents().is_some_and(|r| r.intersects(bad)) {
+                    self.broken[i] = true;
+                }
+            }
+        }
     }
 }
 
@@ -491,9 +510,11 @@ mod tests {
             },
         ];
         let normal: Box<dyn NormalWorker> = Box::new(ToTwo(times.clone()));
-        let rt = Runtime::start(dp, vec![spec(ports, Some(normal))], Instant::now()).unwrap();
+        let rt =
+            Runtime::start(dp.clone(), vec![spec(ports, Some(normal))], Instant::now()).unwrap();
         wait_for("10 NORMAL frames", || b.sent.lock().unwrap().len() == 10);
         rt.stop();
+        assert_eq!(dp.read_port(1).tx_packets, 10, "NORMAL's sends are counted");
         assert!(a.sent.lock().unwrap().is_empty());
         let sent = b.sent.lock().unwrap();
         assert!(sent.iter().all(|f| f[14] == 1), "only NORMAL's frames");

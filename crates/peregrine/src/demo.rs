@@ -60,7 +60,10 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
         }
     }
     let mut topo = Topology::new();
-    println!("topology {}: three hosts, each on a switch port", topo.prefix());
+    println!(
+        "topology {}: three hosts, each on a switch port",
+        topo.prefix()
+    );
     let hosts: Vec<Host> = (1..=3)
         .map(|i| topo.add_host(i))
         .collect::<Result<_, _>>()?;

@@ -4,8 +4,8 @@
 mod bench_cmd;
 mod config;
 mod demo;
-mod run;
 mod ofp_parse;
+mod run;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

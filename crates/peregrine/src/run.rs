@@ -29,6 +29,8 @@ struct SwitchPort {
     no: u32,
     name: String,
     ifindex: u32,
+    /// Whether the link was up when opened.
+    up: bool,
     backend: BackendName,
     counters: Vec<Arc<PortCounters>>,
 }
@@ -70,6 +72,7 @@ impl Switch {
                 no,
                 name: p.name.clone(),
                 ifindex: port.info.ifindex,
+                up: port.info.is_up(),
                 backend: p.backend,
                 counters: port.counters,
             });
@@ -125,20 +128,24 @@ impl Switch {
         let started = Instant::now();
         let runtime = Runtime::start(dp.clone(), specs, started).context("starting workers")?;
         let links = {
-            let watched: Vec<(u32, u32, String)> = opened
+            // (ifindex, port number, name, last state reported: up, down or removed)
+            let mut watched: Vec<(u32, u32, String, &'static str)> = opened
                 .iter()
-                .map(|p| (p.ifindex, p.no, p.name.clone()))
+                .map(|p| {
+                    (
+                        p.ifindex,
+                        p.no,
+                        p.name.clone(),
+                        if p.up { "up" } else { "down" },
+                    )
+                })
                 .collect();
             let (dp, macs) = (dp.clone(), macs.clone());
             LinkMonitor::start(move |ev: LinkEvent| {
-                let Some((_, no, name)) = watched.iter().find(|w| w.0 == ev.ifindex) else {
+                let Some(w) = watched.iter_mut().find(|w| w.0 == ev.ifindex) else {
                     return;
                 };
                 let live = ev.up && !ev.removed;
-                dp.set_port_live((no - 1) as u16, live);
-                if !live {
-                    macs.forget_port(*no);
-                }
                 let state = if ev.removed {
                     "removed"
                 } else if live {
@@ -146,9 +153,21 @@ impl Switch {
                 } else {
                     "down"
                 };
-                eprintln!("peregrine: port {no} ({name}) link {state}");
+                if state == w.3 {
+                    return;
+                }
+                w.3 = state;
+                dp.set_port_live((w.1 - 1) as u16, live);
+                if !live {
+                    macs.forget_port(w.1);
+                }
+                eprintln!("peregrine: port {} ({}) link {state}", w.1, w.2);
             })
-            .map_err(|e| eprintln!("peregrine: link monitor unavailable ({e}); link changes will not be noticed"))
+            .map_err(|e| {
+                eprintln!(
+                    "peregrine: link monitor unavailable ({e}); link changes will not be noticed"
+                )
+            })
             .ok()
         };
         Ok(Switch {
@@ -168,7 +187,15 @@ impl Switch {
         let _ = writeln!(
             s,
             "{:<5} {:<15} {:<8} {:>10} {:>12} {:>10} {:>12} {:>8} {:>8}",
-            "port", "name", "backend", "rx pkts", "rx bytes", "tx pkts", "tx bytes", "drops", "errors"
+            "port",
+            "name",
+            "backend",
+            "rx pkts",
+            "rx bytes",
+            "tx pkts",
+            "tx bytes",
+            "drops",
+            "errors"
         );
         for p in &self.ports {
             let c = self.dp.read_port((p.no - 1) as u16);
@@ -196,18 +223,8 @@ impl Switch {
             "learning switch: {} MACs learned ({} moved), {} forwarded, {} flooded, {} dropped",
             n.learned, n.moved, n.forwarded, n.flooded, n.dropped
         );
-        let _ = writeln!(
-            s,
-            "up {:.1} s",
-            self.started.elapsed().as_secs_f64()
-        );
+        let _ = writeln!(s, "up {:.1} s", self.started.elapsed().as_secs_f64());
         s
-    }
-
-    /// The datapath (for tests: counters, rules).
-    #[cfg(test)]
-    pub fn datapath(&self) -> &Arc<Datapath> {
-        &self.dp
     }
 
     /// Stops forwarding and closes the ports.

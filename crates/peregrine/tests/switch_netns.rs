@@ -96,7 +96,12 @@ impl SwitchProc {
             std::thread::sleep(Duration::from_millis(20));
         };
         let mut out = String::new();
-        child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
         assert!(status.success(), "exit {status:?}; stdout {out}");
         out
     }
@@ -124,7 +129,11 @@ fn ping(topo: &Topology, from: &Host, to: &str, count: u32) -> bool {
 fn ping_until_ok(topo: &Topology, from: &Host, to: &str) {
     let t = Instant::now();
     while !ping(topo, from, to, 1) {
-        assert!(t.elapsed() < Duration::from_secs(5), "{} cannot reach {to}", from.ns);
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "{} cannot reach {to}",
+            from.ns
+        );
     }
 }
 
@@ -144,7 +153,14 @@ fn ping_iperf_and_learning_through_afpacket() {
     let mut topo = Topology::new();
     let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
     let sw = SwitchProc::start(&[
-        "--port", &h[0].port, "--port", &h[1].port, "--port", &h[2].port, "--workers", "2",
+        "--port",
+        &h[0].port,
+        "--port",
+        &h[1].port,
+        "--port",
+        &h[2].port,
+        "--workers",
+        "2",
     ]);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     assert!(ping(&topo, &h[0], &h[1].ip, 20), "20 pings h1 -> h2");
@@ -176,7 +192,10 @@ fn ping_iperf_and_learning_through_afpacket() {
     let (_, tx3) = port_row(&table, 3);
     let (rx1, _) = port_row(&table, 1);
     assert!(rx1 > 1000, "{table}");
-    assert!(tx3 < 10, "port 3 got {tx3} frames: still flooding?\n{table}");
+    assert!(
+        tx3 < 10,
+        "port 3 got {tx3} frames: still flooding?\n{table}"
+    );
     assert!(table.contains("MACs learned"), "{table}");
 }
 
@@ -192,11 +211,17 @@ fn tap_port_reaches_a_namespace() {
     // The switch made the tap; move it into host 2's namespace as its second interface.
     ip(&["link", "set", &tap, "netns", &h2.ns]).unwrap();
     let addr = h1.ip.rsplit_once('.').unwrap().0.to_string() + ".22";
-    topo.in_ns(&h2.ns, "ip", &["addr", "add", &format!("{addr}/24"), "dev", &tap])
+    topo.in_ns(
+        &h2.ns,
+        "ip",
+        &["addr", "add", &format!("{addr}/24"), "dev", &tap],
+    )
+    .unwrap();
+    topo.in_ns(&h2.ns, "ip", &["link", "set", &tap, "up"])
         .unwrap();
-    topo.in_ns(&h2.ns, "ip", &["link", "set", &tap, "up"]).unwrap();
     // Host 2's veth has an address in the same subnet; take it out of the way.
-    topo.in_ns(&h2.ns, "ip", &["link", "set", "eth0", "down"]).unwrap();
+    topo.in_ns(&h2.ns, "ip", &["link", "set", "eth0", "down"])
+        .unwrap();
     ping_until_ok(&topo, &h1, &addr);
     assert!(ping(&topo, &h1, &addr, 5));
     let table = sw.stop();
@@ -209,13 +234,24 @@ fn tap_port_reaches_a_namespace() {
 fn link_down_up_and_removal_do_not_stop_the_switch() {
     let mut topo = Topology::new();
     let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
-    let mut sw = SwitchProc::start(&["--port", &h[0].port, "--port", &h[1].port, "--port", &h[2].port]);
+    let mut sw = SwitchProc::start(&[
+        "--port", &h[0].port, "--port", &h[1].port, "--port", &h[2].port,
+    ]);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     ip(&["link", "set", &h[1].port, "down"]).unwrap();
-    sw.wait_line(&format!("port 2 ({}) link down", h[1].port), Duration::from_secs(5));
-    assert!(!ping(&topo, &h[0], &h[1].ip, 2), "a down port forwards nothing");
+    sw.wait_line(
+        &format!("port 2 ({}) link down", h[1].port),
+        Duration::from_secs(5),
+    );
+    assert!(
+        !ping(&topo, &h[0], &h[1].ip, 2),
+        "a down port forwards nothing"
+    );
     ip(&["link", "set", &h[1].port, "up"]).unwrap();
-    sw.wait_line(&format!("port 2 ({}) link up", h[1].port), Duration::from_secs(5));
+    sw.wait_line(
+        &format!("port 2 ({}) link up", h[1].port),
+        Duration::from_secs(5),
+    );
     ping_until_ok(&topo, &h[0], &h[1].ip);
     // Remove port 3's interface while the switch runs.
     ip(&["link", "del", &h[2].port]).unwrap();
@@ -236,7 +272,10 @@ fn an_idle_switch_uses_almost_no_cpu() {
     let before = sw.cpu_seconds();
     std::thread::sleep(Duration::from_secs(3));
     let used = sw.cpu_seconds() - before;
-    assert!(used < 0.15, "idle switch used {used:.2} CPU-s in 3 s (limit 5% of a core)");
+    assert!(
+        used < 0.15,
+        "idle switch used {used:.2} CPU-s in 3 s (limit 5% of a core)"
+    );
     // And it still forwards at once after idling.
     assert!(ping(&topo, &h[0], &h[1].ip, 1));
     sw.stop();

@@ -169,7 +169,7 @@ impl PortIo for MemoryPort {
         }
     }
 
-    fn rx_fd(&self) -> Option<std::os::fd::RawFd> {
+    fn rx_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
         None
     }
 }

@@ -156,7 +156,7 @@ impl PortIo for PcapPort {
         }
     }
 
-    fn rx_fd(&self) -> Option<std::os::fd::RawFd> {
+    fn rx_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
         None
     }
 }

@@ -19,7 +19,7 @@
 //! until the port is closed, so the owner should close it on the link's removal.
 
 use std::ffi::CStr;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 
 use datapath::packet::Packet;
@@ -141,8 +141,8 @@ impl PortIo for TapPort {
         }
     }
 
-    fn rx_fd(&self) -> Option<RawFd> {
-        Some(self.fd.as_raw_fd())
+    fn rx_fd(&self) -> Option<BorrowedFd<'_>> {
+        Some(self.fd.as_fd())
     }
 }
 

@@ -527,7 +527,7 @@ fn deleting_the_interface_under_open_handles_drops_and_counts() {
             h.send(&mut tx, &mut pool);
             assert!(tx.is_empty());
             // The socket error was read, so an idle worker would sleep in poll.
-            assert_eq!(poll_now(h.rx_fd().unwrap()) & libc::POLLERR, 0);
+            assert_eq!(poll_now(h.rx_fd().unwrap().as_raw_fd()) & libc::POLLERR, 0);
         }
     }
     let st = port.stats();

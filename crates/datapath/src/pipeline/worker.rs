@@ -11,9 +11,9 @@ use std::sync::{Arc, PoisonError, RwLockReadGuard};
 use super::batch::Scratch;
 use super::exec::{Exec, Silent};
 use super::version::Shared;
-use super::{Datapath, Outputs, PipelineVersion, RuleTable};
+use super::{Datapath, Outputs, PipelineVersion, RuleTable, Tx};
 use crate::cache::ExactCache;
-use crate::counters::WorkerCounters;
+use crate::counters::{Tally, WorkerCounters};
 use crate::packet::Packet;
 
 /// One forwarding thread's state.
@@ -49,6 +49,22 @@ impl<C: RuleTable> Datapath<C> {
             worker,
             now_ns,
         }
+    }
+
+    /// Counts in the ports' transmit counters packets sent outside the pipeline on its
+    /// behalf (what the NORMAL handler produced for packets the pipeline gave it).
+    pub fn count_tx(&self, worker: &WorkerState, sent: &[Tx]) {
+        if sent.is_empty() {
+            return;
+        }
+        let v = self.shared.read();
+        let mut tally = Tally::default();
+        for t in sent {
+            if let Some(p) = v.port(t.port) {
+                tally.tx(Some(&worker.counters), p.slot, t.packet.len() as u64);
+            }
+        }
+        tally.flush(&worker.counters);
     }
 
     /// Processes one packet in a batch of its own.

@@ -43,7 +43,7 @@
 
 mod ring;
 
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::sync::Arc;
 
 use datapath::packet::Packet;
@@ -205,8 +205,8 @@ impl PortIo for AfPacketPort {
         }
     }
 
-    fn rx_fd(&self) -> Option<RawFd> {
-        Some(self.fd.as_raw_fd())
+    fn rx_fd(&self) -> Option<BorrowedFd<'_>> {
+        Some(self.fd.as_fd())
     }
 }
 
