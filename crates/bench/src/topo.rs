@@ -80,7 +80,7 @@ impl Topology {
     /// Adds host `i`: namespace `<prefix>h<i>`, veth `<prefix>h<i>` (root side, up, no
     /// IPv6 so the port stays quiet) ↔ `eth0` in the namespace with `10.<net>.0.<i>/24`
     /// (net from the prefix, so parallel topologies use different subnets) and transmit
-    /// checksum and segmentation offloads off (needs `ethtool`).
+    /// checksum and segmentation offloads off (needs `ethtool`) and IPv6 off.
     pub fn add_host(&mut self, i: u8) -> io::Result<Host> {
         let ns = format!("{}h{i}", self.prefix);
         let port = ns.clone();
@@ -104,6 +104,13 @@ impl Topology {
             &ns,
             "ethtool",
             &["-K", "eth0", "tx", "off", "tso", "off", "gso", "off"],
+        )?;
+        // No IPv6: the host sends only what it is asked to (no router or neighbour
+        // solicitations), so a test can count what reaches it.
+        self.in_ns(
+            &ns,
+            "sh",
+            &["-c", "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6"],
         )?;
         self.in_ns(&ns, "ip", &["link", "set", "eth0", "up"])?;
         self.in_ns(&ns, "ip", &["link", "set", "lo", "up"])?;
