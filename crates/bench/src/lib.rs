@@ -4,6 +4,7 @@
 //! Built so far: [`workload`], the synthetic rule sets and traffic of the datapath
 //! benchmark (issue 4). The switch never needs this crate at run time.
 
+pub mod blast;
 pub mod datapath_bench;
 pub mod topo;
 pub mod workload;

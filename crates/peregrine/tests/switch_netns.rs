@@ -296,3 +296,56 @@ fn bad_flags_say_what_is_wrong() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("no port given"));
 }
+
+/// The row of the stats table for port `no`: its drops column.
+fn port_drops(table: &str, no: u32) -> u64 {
+    let row = table
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(&no.to_string()))
+        .unwrap();
+    row.split_whitespace().nth(7).unwrap().parse().unwrap()
+}
+
+fn mac_bytes(mac: &str) -> [u8; 6] {
+    let mut m = [0u8; 6];
+    for (b, h) in m.iter_mut().zip(mac.split(':')) {
+        *b = u8::from_str_radix(h, 16).unwrap();
+    }
+    m
+}
+
+/// A 64-byte UDP frame from host `a` to host `b`.
+fn udp(a: &Host, b: &Host) -> Vec<u8> {
+    let ip = |h: &Host| -> u32 { h.ip.parse::<std::net::Ipv4Addr>().unwrap().into() };
+    let mut f = bench::workload::udp_frame(ip(a), ip(b), 9, 9, 64);
+    f[0..6].copy_from_slice(&mac_bytes(&b.mac));
+    f[6..12].copy_from_slice(&mac_bytes(&a.mac));
+    f
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn two_overloading_inputs_get_equal_shares() {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
+    // One worker, on the last CPU; both sources share the first.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let last = (cpus - 1).to_string();
+    let sw = SwitchProc::start(&[
+        "--port", &h[0].port, "--port", &h[1].port, "--port", &h[2].port, "--cpus", &last,
+    ]);
+    ping_until_ok(&topo, &h[0], &h[2].ip);
+    ping_until_ok(&topo, &h[1], &h[2].ip);
+    let secs = Duration::from_secs(2);
+    let a = bench::blast::start(&h[0].ns, "eth0", vec![udp(&h[0], &h[2])], secs, Some(0));
+    let b = bench::blast::start(&h[1].ns, "eth0", vec![udp(&h[1], &h[2])], secs, Some(0));
+    let (sa, sb) = (a.join().unwrap().unwrap(), b.join().unwrap().unwrap());
+    let table = sw.stop();
+    let ((rx1, _), (rx2, _)) = (port_row(&table, 1), port_row(&table, 2));
+    let drops = port_drops(&table, 1) + port_drops(&table, 2);
+    let msg = format!("sent {sa:?} {sb:?}\n{table}");
+    eprintln!("{msg}");
+    assert!(drops > 0, "the switch was not overloaded: {msg}");
+    let (lo, hi) = (rx1.min(rx2) as f64, rx1.max(rx2) as f64);
+    assert!(lo >= 0.9 * hi, "shares {rx1} and {rx2} differ by more than 10%: {msg}");
+}
