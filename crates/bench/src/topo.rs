@@ -125,6 +125,12 @@ impl Topology {
         })
     }
 
+    /// Takes root-namespace link `name` (made by the caller, e.g. a bridge) into this
+    /// topology: it is deleted with it.
+    pub fn track_link(&mut self, name: &str) {
+        self.links.push(name.to_string());
+    }
+
     /// Runs `cmd args…` inside namespace `ns`.
     pub fn in_ns(&self, ns: &str, cmd: &str, args: &[&str]) -> io::Result<Output> {
         let mut all = vec!["netns", "exec", ns, cmd];

@@ -10,6 +10,9 @@ pub enum BenchCommand {
     /// The datapath on in-memory ports: Mpps, ns/packet, cache hit rate, bytes per rule,
     /// build time, forwarding under rule churn.
     Datapath(DatapathArgs),
+    /// Forwarding through veth pairs between two namespace hosts: peregrine (AF_PACKET,
+    /// learning switch) and the Linux bridge in the same run (needs root).
+    Veth(crate::bench_veth::VethArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -82,6 +85,7 @@ fn parse_count(s: &str) -> Result<usize, String> {
 
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
+        BenchCommand::Veth(a) => crate::bench_veth::run(&a),
         BenchCommand::Datapath(a) => {
             let kind = match a.kind {
                 Kind::Exact => RuleKind::Exact,

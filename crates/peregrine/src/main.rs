@@ -2,6 +2,7 @@
 //! crate.
 
 mod bench_cmd;
+mod bench_veth;
 mod config;
 mod demo;
 mod ofp_parse;

@@ -347,5 +347,8 @@ fn two_overloading_inputs_get_equal_shares() {
     eprintln!("{msg}");
     assert!(drops > 0, "the switch was not overloaded: {msg}");
     let (lo, hi) = (rx1.min(rx2) as f64, rx1.max(rx2) as f64);
-    assert!(lo >= 0.9 * hi, "shares {rx1} and {rx2} differ by more than 10%: {msg}");
+    assert!(
+        lo >= 0.9 * hi,
+        "shares {rx1} and {rx2} differ by more than 10%: {msg}"
+    );
 }

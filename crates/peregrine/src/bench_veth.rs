@@ -1,0 +1,192 @@
+//! `peregrine bench veth`: forwarding rate through veth pairs, one generator host to one
+//! sink host, with peregrine (its AF_PACKET ports, learning switch) and the Linux bridge
+//! as devices under test in the same run.
+//!
+//! Each trial builds a fresh two-host topology, starts the device under test on the
+//! root-side ends, lets the hosts learn each other (a ping), then floods 64..1518-byte
+//! UDP frames from host 1 (`bench::blast`, pinned to the generator CPU) for the given
+//! time and counts what host 2's interface received. The frames are addressed to a MAC
+//! no host has, so both devices flood them to the only other port and host 2's stack
+//! drops them at once as not its own (its IP stack, and its ICMP replies, would otherwise
+//! run in the softirq of whoever transmits to it: the device under test). The offered rate is reported next
+//! to the forwarded one: a generator that cannot outrun the device makes the figure a
+//! floor, not a measurement. Results are medians over the runs.
+
+use std::time::{Duration, Instant};
+
+use bench::topo::{ip, Host, Topology};
+
+use crate::config::{BackendName, FailMode, PortConfig, RunConfig};
+use crate::run::Switch;
+
+/// Options of `peregrine bench veth`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct VethArgs {
+    /// Devices under test, in order: peregrine, bridge.
+    #[arg(long, value_delimiter = ',', default_value = "peregrine,bridge")]
+    pub dut: Vec<Dut>,
+    /// Frame sizes in bytes (64..=1518), comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "64,1500")]
+    pub size: Vec<usize>,
+    /// Seconds of traffic per trial.
+    #[arg(long, default_value_t = 3.0)]
+    pub seconds: f64,
+    /// Trials per device and size (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// CPU of the generator.
+    #[arg(long, default_value_t = 0)]
+    pub gen_cpu: usize,
+    /// CPU of peregrine's worker.
+    #[arg(long, default_value_t = 1)]
+    pub dut_cpu: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Dut {
+    Peregrine,
+    Bridge,
+}
+
+/// One trial's figures.
+struct Trial {
+    offered_pps: f64,
+    forwarded_pps: f64,
+}
+
+pub fn run(a: &VethArgs) -> Result<(), String> {
+    crate::run::require_root("bench veth").map_err(|e| e.to_string())?;
+    println!(
+        "veth forwarding, generator on CPU {}, peregrine's worker on CPU {} (the bridge runs in softirq wherever the kernel puts it); {} s per trial, median of {}",
+        a.gen_cpu, a.dut_cpu, a.seconds, a.runs
+    );
+    println!(
+        "{:<10} {:>6} {:>14} {:>14} {:>8}",
+        "dut", "bytes", "offered Mpps", "forwarded Mpps", "Gbit/s"
+    );
+    for &size in &a.size {
+        if !(64..=1518).contains(&size) {
+            return Err(format!("--size {size}: frames are 64 to 1518 bytes"));
+        }
+        for &dut in &a.dut {
+            let mut trials = Vec::with_capacity(a.runs);
+            for _ in 0..a.runs.max(1) {
+                trials.push(trial(dut, size, a).map_err(|e| format!("{dut:?}, {size} B: {e}"))?);
+            }
+            let med = |f: &dyn Fn(&Trial) -> f64| {
+                let mut v: Vec<f64> = trials.iter().map(f).collect();
+                v.sort_by(|x, y| x.total_cmp(y));
+                v[v.len() / 2]
+            };
+            let fwd = med(&|t| t.forwarded_pps);
+            println!(
+                "{:<10} {:>6} {:>14.3} {:>14.3} {:>8.2}",
+                format!("{dut:?}").to_lowercase(),
+                size,
+                med(&|t| t.offered_pps) / 1e6,
+                fwd / 1e6,
+                // On the wire: frame + FCS + preamble and gap.
+                fwd * (size + 20) as f64 * 8.0 / 1e9
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Frames host `h`'s interface has received.
+fn rx_packets(topo: &Topology, h: &Host) -> Result<u64, String> {
+    let out = topo
+        .in_ns(&h.ns, "cat", &["/sys/class/net/eth0/statistics/rx_packets"])
+        .map_err(|e| e.to_string())?;
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .map_err(|e| format!("rx_packets: {e}"))
+}
+
+fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
+    let mut topo = Topology::new();
+    let h1 = topo.add_host(1).map_err(|e| e.to_string())?;
+    let h2 = topo.add_host(2).map_err(|e| e.to_string())?;
+    let bridge = format!("{}br", topo.prefix());
+    let switch = match dut {
+        Dut::Peregrine => Some(
+            Switch::start(&RunConfig {
+                ports: [&h1, &h2]
+                    .iter()
+                    .map(|h| PortConfig {
+                        name: h.port.clone(),
+                        backend: BackendName::Afpacket,
+                    })
+                    .collect(),
+                workers: 1,
+                cpus: vec![a.dut_cpu],
+                dpid: 1,
+                fail_mode: FailMode::Standalone,
+                controllers: Vec::new(),
+                listen: Vec::new(),
+                cache_entries: 65_536,
+                mac_aging_s: 300,
+            })
+            .map_err(|e| format!("{e:#}"))?,
+        ),
+        Dut::Bridge => {
+            ip(&["link", "add", "name", &bridge, "type", "bridge"]).map_err(|e| e.to_string())?;
+            topo.track_link(&bridge);
+            for p in [&h1.port, &h2.port] {
+                ip(&["link", "set", p, "master", &bridge]).map_err(|e| e.to_string())?;
+            }
+            ip(&["link", "set", &bridge, "up"]).map_err(|e| e.to_string())?;
+            None
+        }
+    };
+    // Learning (and ARP) before the flood.
+    let t = Instant::now();
+    while topo
+        .in_ns(&h1.ns, "ping", &["-c", "1", "-W", "1", &h2.ip])
+        .is_err()
+    {
+        if t.elapsed() > Duration::from_secs(5) {
+            return Err("host 1 cannot reach host 2".into());
+        }
+    }
+    let before = rx_packets(&topo, &h2)?;
+    let frame = frame(&h1, &h2, size);
+    let sent = bench::blast::start(
+        &h1.ns,
+        "eth0",
+        vec![frame],
+        Duration::from_secs_f64(a.seconds),
+        Some(a.gen_cpu),
+    )
+    .join()
+    .map_err(|_| "generator panicked".to_string())?
+    .map_err(|e| e.to_string())?;
+    // Let the last frames through.
+    std::thread::sleep(Duration::from_millis(100));
+    let after = rx_packets(&topo, &h2)?;
+    drop(switch);
+    let secs = sent.elapsed.as_secs_f64();
+    Ok(Trial {
+        offered_pps: sent.packets as f64 / secs,
+        forwarded_pps: after.saturating_sub(before) as f64 / secs,
+    })
+}
+
+/// The destination MAC of the flood: locally administered, no host's.
+const NOBODY: [u8; 6] = [0x02, 0x00, 0x5e, 0x00, 0x00, 0x99];
+
+fn frame(a: &Host, b: &Host, size: usize) -> Vec<u8> {
+    let ip = |h: &Host| -> u32 { h.ip.parse::<std::net::Ipv4Addr>().map_or(0, u32::from) };
+    let mac = |h: &Host| -> [u8; 6] {
+        let mut m = [0u8; 6];
+        for (b, x) in m.iter_mut().zip(h.mac.split(':')) {
+            *b = u8::from_str_radix(x, 16).unwrap_or(0);
+        }
+        m
+    };
+    let mut f = bench::workload::udp_frame(ip(a), ip(b), 9, 9, size);
+    f[0..6].copy_from_slice(&NOBODY);
+    f[6..12].copy_from_slice(&mac(a));
+    f
+}
