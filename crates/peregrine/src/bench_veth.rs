@@ -119,6 +119,7 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
                         backend: BackendName::Afpacket,
                     })
                     .collect(),
+                local: None,
                 workers: 1,
                 cpus: vec![a.dut_cpu],
                 dpid: 1,

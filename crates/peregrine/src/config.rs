@@ -12,6 +12,7 @@
 //! fail_mode = "standalone"  # or "secure"
 //! cache = 65536             # exact-match cache entries per worker (0: off)
 //! mac_aging = 300           # seconds
+//! local = "pg0"             # a tap, the OpenFlow LOCAL port (to the host stack)
 //! controller = ["tcp:192.0.2.1:6653"]
 //! listen = ["ptcp:6653"]
 //!
@@ -80,6 +81,8 @@ pub struct PortConfig {
 pub struct RunConfig {
     /// In OpenFlow port order (port `i + 1` is `ports[i]`).
     pub ports: Vec<PortConfig>,
+    /// The tap that is the OpenFlow LOCAL port, if any (created if missing).
+    pub local: Option<String>,
     pub workers: usize,
     /// One CPU per worker, or none (the OS places them).
     pub cpus: Vec<usize>,
@@ -123,6 +126,7 @@ struct FileConfig {
     fail_mode: Option<FailMode>,
     cache: Option<usize>,
     mac_aging: Option<u64>,
+    local: Option<String>,
     #[serde(default)]
     controller: Vec<String>,
     #[serde(default)]
@@ -180,6 +184,9 @@ pub struct RunFlags {
     /// Exact-match cache entries per worker (0: off).
     #[arg(long)]
     pub cache: Option<usize>,
+    /// A tap (created if missing) as the OpenFlow LOCAL port, to the host stack.
+    #[arg(long, value_name = "IFACE")]
+    pub local: Option<String>,
 }
 
 impl RunConfig {
@@ -230,6 +237,18 @@ impl RunConfig {
                     format!("port {}", i + 1),
                     format!("{} is given twice", p.name),
                 ));
+            }
+        }
+        let local = flags.local.clone().or(file.local);
+        if let Some(l) = &local {
+            let place = if flags.local.is_some() {
+                "--local".to_string()
+            } else {
+                at("local")
+            };
+            check_ifname(l).map_err(|m| err(place.clone(), m))?;
+            if ports.iter().any(|p| &p.name == l) {
+                return Err(err(place, format!("{l} is also a numbered port")));
             }
         }
         let workers = flags.workers.or(file.workers).unwrap_or(1);
@@ -288,6 +307,7 @@ impl RunConfig {
         }
         Ok(RunConfig {
             ports,
+            local,
             workers,
             cpus,
             dpid,
@@ -471,7 +491,9 @@ mod tests {
         f.workers = Some(2);
         f.cpus = Some("0,2".into());
         f.dpid = Some("0xa1".into());
+        f.local = Some("pg0".into());
         let c = RunConfig::load(&f, 4).unwrap();
+        assert_eq!(c.local.as_deref(), Some("pg0"));
         assert_eq!(
             c.ports,
             vec![
@@ -529,6 +551,10 @@ mod tests {
         assert!(e("", &flags(&["a,speed=1"])).starts_with("--port a,speed=1: unknown option"));
         assert!(e("", &flags(&["a", "a"])).contains("port 2: a is given twice"));
         assert!(e("", &flags(&["averyveryverylongname"])).contains("1 to 15 characters"));
+        assert_eq!(
+            e("local = \"a\"\n", &flags(&["a"])),
+            "t.toml: local: a is also a numbered port"
+        );
         let mut f = flags(&["a"]);
         f.cpus = Some("7".into());
         assert_eq!(

@@ -86,6 +86,7 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
                 backend: BackendName::Afpacket,
             })
             .collect(),
+        local: None,
         workers: args.workers,
         cpus: Vec::new(),
         dpid: 1,

@@ -27,12 +27,24 @@ const PACKET_IN_QUEUE: usize = 1024;
 /// One opened switch port.
 struct SwitchPort {
     no: u32,
+    /// Its counter slot in the datapath.
+    slot: u16,
     name: String,
     ifindex: u32,
     /// Whether the link was up when opened.
     up: bool,
     backend: BackendName,
     counters: Vec<Arc<PortCounters>>,
+}
+
+/// A port as the link monitor follows it.
+struct Watched {
+    ifindex: u32,
+    slot: u16,
+    no: u32,
+    name: String,
+    /// The state last reported: up, down or removed.
+    state: &'static str,
 }
 
 /// A running switch.
@@ -70,6 +82,7 @@ impl Switch {
                 .with_context(|| format!("port {no} ({}, {})", p.name, p.backend.as_str()))?;
             opened.push(SwitchPort {
                 no,
+                slot: opened.len() as u16,
                 name: p.name.clone(),
                 ifindex: port.info.ifindex,
                 up: port.info.is_up(),
@@ -78,11 +91,23 @@ impl Switch {
             });
             handles.push(port.handles);
         }
+        if let Some(name) = &cfg.local {
+            let port = ports::open(name, Backend::Tap, cfg.workers)
+                .with_context(|| format!("LOCAL port ({name}, tap)"))?;
+            opened.push(SwitchPort {
+                no: ofport::LOCAL,
+                slot: opened.len() as u16,
+                name: name.clone(),
+                ifindex: port.info.ifindex,
+                up: port.info.is_up(),
+                backend: BackendName::Tap,
+                counters: port.counters,
+            });
+            handles.push(port.handles);
+        }
+        // Slots in opening order (LOCAL, if any, comes last, as its number sorts last).
         let dcfg = DatapathConfig {
-            ports: opened
-                .iter()
-                .map(|p| PortInfo::new(p.no, (p.no - 1) as u16))
-                .collect(),
+            ports: opened.iter().map(|p| PortInfo::new(p.no, p.slot)).collect(),
             ..DatapathConfig::default()
         };
         let (dp, mut writer, packet_ins) = Datapath::new(dcfg, PACKET_IN_QUEUE);
@@ -128,21 +153,19 @@ impl Switch {
         let started = Instant::now();
         let runtime = Runtime::start(dp.clone(), specs, started).context("starting workers")?;
         let links = {
-            // (ifindex, port number, name, last state reported: up, down or removed)
-            let mut watched: Vec<(u32, u32, String, &'static str)> = opened
+            let mut watched: Vec<Watched> = opened
                 .iter()
-                .map(|p| {
-                    (
-                        p.ifindex,
-                        p.no,
-                        p.name.clone(),
-                        if p.up { "up" } else { "down" },
-                    )
+                .map(|p| Watched {
+                    ifindex: p.ifindex,
+                    slot: p.slot,
+                    no: p.no,
+                    name: p.name.clone(),
+                    state: if p.up { "up" } else { "down" },
                 })
                 .collect();
             let (dp, macs) = (dp.clone(), macs.clone());
             LinkMonitor::start(move |ev: LinkEvent| {
-                let Some(w) = watched.iter_mut().find(|w| w.0 == ev.ifindex) else {
+                let Some(w) = watched.iter_mut().find(|w| w.ifindex == ev.ifindex) else {
                     return;
                 };
                 let live = ev.up && !ev.removed;
@@ -153,15 +176,15 @@ impl Switch {
                 } else {
                     "down"
                 };
-                if state == w.3 {
+                if state == w.state {
                     return;
                 }
-                w.3 = state;
-                dp.set_port_live((w.1 - 1) as u16, live);
+                w.state = state;
+                dp.set_port_live(w.slot, live);
                 if !live {
-                    macs.forget_port(w.1);
+                    macs.forget_port(w.no);
                 }
-                eprintln!("peregrine: port {} ({}) link {state}", w.1, w.2);
+                eprintln!("peregrine: port {} ({}) link {state}", label(w.no), w.name);
             })
             .map_err(|e| {
                 eprintln!(
@@ -198,7 +221,7 @@ impl Switch {
             "errors"
         );
         for p in &self.ports {
-            let c = self.dp.read_port((p.no - 1) as u16);
+            let c = self.dp.read_port(p.slot);
             let mut b = ports::PortStats::default();
             for k in &p.counters {
                 b += k.snapshot();
@@ -206,7 +229,7 @@ impl Switch {
             let _ = writeln!(
                 s,
                 "{:<5} {:<15} {:<8} {:>10} {:>12} {:>10} {:>12} {:>8} {:>8}",
-                p.no,
+                label(p.no),
                 p.name,
                 p.backend.as_str(),
                 c.rx_packets,
@@ -240,6 +263,15 @@ impl Drop for Switch {
         if let Some(rt) = self.runtime.take() {
             rt.stop();
         }
+    }
+}
+
+/// How a port number is shown: its number, or LOCAL.
+fn label(no: u32) -> String {
+    if no == ofport::LOCAL {
+        "LOCAL".to_string()
+    } else {
+        no.to_string()
     }
 }
 

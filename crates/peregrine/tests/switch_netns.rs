@@ -199,15 +199,39 @@ fn ping_iperf_and_learning_through_afpacket() {
     assert!(table.contains("MACs learned"), "{table}");
 }
 
+/// A numbered tap port, and a tap as the LOCAL port, each moved into a namespace after
+/// the switch made it.
 #[test]
 #[ignore = "needs root: network namespaces"]
-fn tap_port_reaches_a_namespace() {
+fn tap_and_local_ports_reach_a_namespace() {
     let mut topo = Topology::new();
     let h1 = topo.add_host(1).unwrap();
     let tap = format!("{}t", topo.prefix());
     // A namespace for the tap's side: host 2 without its veth.
     let h2 = topo.add_host(2).unwrap();
-    let sw = SwitchProc::start(&["--port", &h1.port, "--port", &format!("{tap},backend=tap")]);
+    let local = format!("{}l", topo.prefix());
+    let h3 = topo.add_host(3).unwrap();
+    let sw = SwitchProc::start(&[
+        "--port",
+        &h1.port,
+        "--port",
+        &format!("{tap},backend=tap"),
+        "--local",
+        &local,
+    ]);
+    // LOCAL: host 3 gets the LOCAL tap instead of its veth.
+    ip(&["link", "set", &local, "netns", &h3.ns]).unwrap();
+    let local_addr = h1.ip.rsplit_once('.').unwrap().0.to_string() + ".33";
+    topo.in_ns(&h3.ns, "ip", &["link", "set", "eth0", "down"])
+        .unwrap();
+    topo.in_ns(
+        &h3.ns,
+        "ip",
+        &["addr", "add", &format!("{local_addr}/24"), "dev", &local],
+    )
+    .unwrap();
+    topo.in_ns(&h3.ns, "ip", &["link", "set", &local, "up"])
+        .unwrap();
     // The switch made the tap; move it into host 2's namespace as its second interface.
     ip(&["link", "set", &tap, "netns", &h2.ns]).unwrap();
     let addr = h1.ip.rsplit_once('.').unwrap().0.to_string() + ".22";
@@ -224,9 +248,15 @@ fn tap_port_reaches_a_namespace() {
         .unwrap();
     ping_until_ok(&topo, &h1, &addr);
     assert!(ping(&topo, &h1, &addr, 5));
+    ping_until_ok(&topo, &h1, &local_addr);
+    assert!(ping(&topo, &h1, &local_addr, 5));
     let table = sw.stop();
     let (rx2, tx2) = port_row(&table, 2);
     assert!(rx2 >= 5 && tx2 >= 5, "{table}");
+    let local_row = table.lines().find(|l| l.starts_with("LOCAL")).unwrap();
+    let f: Vec<&str> = local_row.split_whitespace().collect();
+    let (rx, tx): (u64, u64) = (f[3].parse().unwrap(), f[5].parse().unwrap());
+    assert!(rx >= 5 && tx >= 5, "{table}");
 }
 
 #[test]
