@@ -10,7 +10,8 @@
 //! drops them at once as not its own (its IP stack, and its ICMP replies, would otherwise
 //! run in the softirq of whoever transmits to it: the device under test). The offered rate is reported next
 //! to the forwarded one: a generator that cannot outrun the device makes the figure a
-//! floor, not a measurement. Results are medians over the runs.
+//! floor, not a measurement. Before the flood, 20 pings through the idle device give
+//! its idle round-trip time. Results are medians over the runs.
 
 use std::time::{Duration, Instant};
 
@@ -50,6 +51,8 @@ pub enum Dut {
 
 /// One trial's figures.
 struct Trial {
+    /// Median round-trip time of pings through the idle device.
+    rtt_ms: f64,
     offered_pps: f64,
     forwarded_pps: f64,
 }
@@ -61,8 +64,8 @@ pub fn run(a: &VethArgs) -> Result<(), String> {
         a.gen_cpu, a.dut_cpu, a.seconds, a.runs
     );
     println!(
-        "{:<10} {:>6} {:>14} {:>14} {:>8}",
-        "dut", "bytes", "offered Mpps", "forwarded Mpps", "Gbit/s"
+        "{:<10} {:>6} {:>14} {:>14} {:>8} {:>12}",
+        "dut", "bytes", "offered Mpps", "forwarded Mpps", "Gbit/s", "idle rtt ms"
     );
     for &size in &a.size {
         if !(64..=1518).contains(&size) {
@@ -80,17 +83,36 @@ pub fn run(a: &VethArgs) -> Result<(), String> {
             };
             let fwd = med(&|t| t.forwarded_pps);
             println!(
-                "{:<10} {:>6} {:>14.3} {:>14.3} {:>8.2}",
+                "{:<10} {:>6} {:>14.3} {:>14.3} {:>8.2} {:>12.3}",
                 format!("{dut:?}").to_lowercase(),
                 size,
                 med(&|t| t.offered_pps) / 1e6,
                 fwd / 1e6,
-                // On the wire: frame + FCS + preamble and gap.
-                fwd * (size + 20) as f64 * 8.0 / 1e9
+                // On the wire: frame (FCS included) + preamble and gap.
+                fwd * (size + 20) as f64 * 8.0 / 1e9,
+                med(&|t| t.rtt_ms)
             );
         }
     }
     Ok(())
+}
+
+/// The median round trip of 20 pings, 50 ms apart, from `a` to `b` (through the idle
+/// device under test).
+fn idle_rtt_ms(topo: &Topology, a: &Host, b: &Host) -> Result<f64, String> {
+    let out = topo
+        .in_ns(&a.ns, "ping", &["-c", "20", "-i", "0.05", "-W", "1", &b.ip])
+        .map_err(|e| e.to_string())?;
+    let mut rtts: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split("time=").nth(1))
+        .filter_map(|t| t.split_whitespace().next()?.parse().ok())
+        .collect();
+    if rtts.is_empty() {
+        return Err("no ping answered".into());
+    }
+    rtts.sort_by(|x, y| x.total_cmp(y));
+    Ok(rtts[rtts.len() / 2])
 }
 
 /// Frames host `h`'s interface has received.
@@ -151,6 +173,7 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
             return Err("host 1 cannot reach host 2".into());
         }
     }
+    let rtt_ms = idle_rtt_ms(&topo, &h1, &h2)?;
     let before = rx_packets(&topo, &h2)?;
     let frame = frame(&h1, &h2, size);
     let sent = bench::blast::start(
@@ -169,6 +192,7 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
     drop(switch);
     let secs = sent.elapsed.as_secs_f64();
     Ok(Trial {
+        rtt_ms,
         offered_pps: sent.packets as f64 / secs,
         forwarded_pps: after.saturating_sub(before) as f64 / secs,
     })
