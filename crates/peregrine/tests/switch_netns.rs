@@ -137,6 +137,39 @@ fn ping_until_ok(topo: &Topology, from: &Host, to: &str) {
     }
 }
 
+/// One second of TCP from `client` to an iperf3 server started in `server_ns` at
+/// `server_ip`; the receiver's rate in Mbit/s.
+fn iperf(topo: &Topology, client: &Host, server_ns: &str, server_ip: &str) -> f64 {
+    let mut srv = topo.spawn_in(server_ns, "iperf3", &["-s", "-1"]).unwrap();
+    let t = Instant::now();
+    let out = loop {
+        match topo.in_ns(
+            &client.ns,
+            "iperf3",
+            &["-c", server_ip, "-t", "1", "-f", "m"],
+        ) {
+            Ok(o) => break o,
+            Err(e) if t.elapsed() > Duration::from_secs(5) => {
+                let _ = srv.kill();
+                let _ = srv.wait();
+                panic!("iperf3: {e}")
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
+        }
+    };
+    let _ = srv.kill();
+    let _ = srv.wait();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let receiver = text.lines().find(|l| l.contains("receiver")).unwrap();
+    receiver
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .find(|w| w[1] == "Mbits/sec")
+        .map(|w| w[0].parse().unwrap())
+        .unwrap()
+}
+
 /// The row of the stats table for port `no`: (rx pkts, tx pkts).
 fn port_row(table: &str, no: u32) -> (u64, u64) {
     let row = table
@@ -164,28 +197,8 @@ fn ping_iperf_and_learning_through_afpacket() {
     ]);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     assert!(ping(&topo, &h[0], &h[1].ip, 20), "20 pings h1 -> h2");
-    // iperf3: a TCP stream through the switch.
-    let mut srv = topo.spawn_in(&h[1].ns, "iperf3", &["-s", "-1"]).unwrap();
-    let t = Instant::now();
-    let out = loop {
-        match topo.in_ns(&h[0].ns, "iperf3", &["-c", &h[1].ip, "-t", "1", "-f", "m"]) {
-            Ok(o) => break o,
-            Err(e) if t.elapsed() > Duration::from_secs(5) => panic!("iperf3: {e}"),
-            Err(_) => std::thread::sleep(Duration::from_millis(100)),
-        }
-    };
-    let _ = srv.kill();
-    let _ = srv.wait();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let receiver = text.lines().find(|l| l.contains("receiver")).unwrap();
-    let mbits: f64 = receiver
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .windows(2)
-        .find(|w| w[1] == "Mbits/sec")
-        .map(|w| w[0].parse().unwrap())
-        .unwrap();
-    assert!(mbits > 1.0, "iperf3 through the switch: {receiver}");
+    let mbits = iperf(&topo, &h[0], &h[1].ns, &h[1].ip);
+    assert!(mbits > 1.0, "iperf3 through the switch: {mbits} Mbit/s");
     let table = sw.stop();
     // Learning: h3 saw the first broadcasts (ARP) and at most the first unknown
     // unicast; not the 20 pings, nor the iperf3 stream.
@@ -248,6 +261,8 @@ fn tap_and_local_ports_reach_a_namespace() {
         .unwrap();
     ping_until_ok(&topo, &h1, &addr);
     assert!(ping(&topo, &h1, &addr, 5));
+    let mbits = iperf(&topo, &h1, &h2.ns, &addr);
+    assert!(mbits > 1.0, "iperf3 through the tap: {mbits} Mbit/s");
     ping_until_ok(&topo, &h1, &local_addr);
     assert!(ping(&topo, &h1, &local_addr, 5));
     let table = sw.stop();
