@@ -61,7 +61,7 @@ pub struct Switch {
 pub fn require_root(what: &str) -> anyhow::Result<()> {
     if !nix::unistd::geteuid().is_root() {
         anyhow::bail!(
-            "peregrine {what} needs root (CAP_NET_RAW and CAP_NET_ADMIN) to open ports: run it with sudo"
+            "needs root (CAP_NET_RAW and CAP_NET_ADMIN) to open ports: run `peregrine {what}` with sudo"
         );
     }
     Ok(())

@@ -397,3 +397,108 @@ fn two_overloading_inputs_get_equal_shares() {
         "shares {rx1} and {rx2} differ by more than 10%: {msg}"
     );
 }
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn missing_interface_and_missing_privileges_are_named() {
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .args(["run", "--port", "pgnosuch0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("port 1 (pgnosuch0, afpacket): no such network interface"),
+        "{err}"
+    );
+    // The same binary as an unprivileged user (setpriv from util-linux).
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_peregrine"))
+        .args(["run", "--port", "x"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("needs root (CAP_NET_RAW and CAP_NET_ADMIN)"),
+        "{err}"
+    );
+}
+
+/// Namespaces whose name starts with `prefix`.
+fn namespaces_named(prefix: &str) -> Vec<String> {
+    let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| n.starts_with(prefix))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn demo_runs_and_removes_everything() {
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .args(["demo", "--iperf-seconds", "1"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(text.matches(" 0% packet loss").count(), 3, "{text}");
+    assert!(text.contains("learning switch: 3 MACs learned"), "{text}");
+    let prefix = text
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(':');
+    assert!(prefix.starts_with("pg"), "{text}");
+    assert!(namespaces_named(prefix).is_empty(), "{prefix} left behind");
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn demo_cleans_up_on_ctrl_c() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .args(["demo", "--iperf-seconds", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let prefix = first
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(':')
+        .to_string();
+    for l in lines.by_ref() {
+        if l.unwrap().starts_with("switch started") {
+            break;
+        }
+    }
+    assert!(!namespaces_named(&prefix).is_empty());
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(15),
+            "demo did not end on SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success(), "an interrupted demo reports failure");
+    assert!(namespaces_named(&prefix).is_empty(), "{prefix} left behind");
+}
