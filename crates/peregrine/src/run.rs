@@ -80,6 +80,16 @@ impl Switch {
             };
             let port = ports::open(&p.name, backend, cfg.workers)
                 .with_context(|| format!("port {no} ({}, {})", p.name, p.backend.as_str()))?;
+            // Every worker must be able to send on every port.
+            if port.handles.len() < cfg.workers {
+                anyhow::bail!(
+                    "port {no} ({}, {}): {} queue(s) for {} workers; give the interface at least as many queues as workers (a veth: `ip link add … numrxqueues N numtxqueues N`) or use fewer workers",
+                    p.name,
+                    p.backend.as_str(),
+                    port.handles.len(),
+                    cfg.workers
+                );
+            }
             opened.push(SwitchPort {
                 no,
                 slot: opened.len() as u16,
