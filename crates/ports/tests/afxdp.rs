@@ -505,7 +505,7 @@ fn afxdp_bursts_arrive_or_are_counted() {
     for i in 0..5000u32 {
         peer.send(&frame(10_000 + i, 2, 64));
     }
-    let got2 = recv_all(&mut port, 5000, Duration::from_secs(2)).concat();
+    let got2 = recv_all(&mut port, 5000, Duration::from_secs(1)).concat();
     let (st2, link2) = drops(&mut port, &mut pool);
     let lost = (st2.rx_dropped - st.rx_dropped) + (link2 - link);
     assert!(lost > 0, "{st2:?}");
@@ -648,7 +648,8 @@ fn afxdp_link_down_and_removal_drop_and_count() {
         .map(|i| Packet::from_slice(&frame(10_000 + i, 1, 20)))
         .collect();
     port.handles[0].send(&mut tx, &mut pool);
-    let got = peer.recv_marked(6, Duration::from_secs(2));
+    let mut got = peer.recv_marked(5, Duration::from_secs(2));
+    got.extend(peer.recv_marked(1, Duration::from_millis(200)));
     assert_eq!(
         seqs(&got),
         (10_000..10_005).collect::<Vec<_>>(),
@@ -676,7 +677,8 @@ fn afxdp_link_down_and_removal_drop_and_count() {
         .map(|i| Packet::from_slice(&frame(30_000 + i, 1, 20)))
         .collect();
     port.handles[0].send(&mut tx, &mut pool);
-    let got = peer.recv_marked(70, Duration::from_secs(2));
+    let mut got = peer.recv_marked(69, Duration::from_secs(2));
+    got.extend(peer.recv_marked(1, Duration::from_millis(200)));
     let expect: Vec<u32> = (20_000..20_064).chain(30_000..30_005).collect();
     assert_eq!(
         seqs(&got),

@@ -13,8 +13,10 @@
 //!    `Auto` tries native (driver) mode and falls back to generic (SKB) mode, printing a
 //!    line on stderr that says so and why; `Native` and `Generic` try only that mode;
 //! 4. makes one AF_XDP socket per rx queue (see [`socket`]), binding it zero-copy
-//!    (XDP_ZEROCOPY) and, where the driver refuses, in copy mode (XDP_COPY, with a line
-//!    on stderr), always with XDP_USE_NEED_WAKEUP, and puts it in the program's XSKMAP.
+//!    (XDP_ZEROCOPY) when the program is attached natively and, where the driver
+//!    refuses (veth does) or in generic mode, in copy mode (XDP_COPY; a fallback is
+//!    noted on stderr), always with XDP_USE_NEED_WAKEUP, and puts it in the program's
+//!    XSKMAP.
 //!
 //! # Handles and queues
 //!
@@ -22,7 +24,8 @@
 //! queues `i`, `i + handles`, `i + 2 * handles`, …: every queue has a socket, so no
 //! frame reaches the kernel stack while the port is open. **More workers than queues:
 //! the extra workers get no handle for this port** (a veth with one queue gives one
-//! handle, for worker 0), as with pcap ports. Fewer workers than queues: a handle reads
+//! handle, for worker 0), as with pcap ports; such a worker cannot transmit on the port
+//! either (the runtime drops what it would forward there). Fewer workers than queues: a handle reads
 //! its queues round-robin and its `rx_fd` is an epoll descriptor over their sockets
 //! (readable when any has frames); it transmits on its first queue's socket.
 //!
@@ -261,7 +264,8 @@ pub fn open(
     let mut attachment = Attachment::attach(name, info.ifindex, queues, mode)?;
 
     let mut groups: Vec<Vec<XskSocket>> = (0..handles).map(|_| Vec::new()).collect();
-    let mut try_zero_copy = true;
+    // Zero-copy needs the driver's own XDP path: not tried in generic mode.
+    let mut try_zero_copy = attachment.mode() == AttachMode::Native;
     for q in 0..queues {
         let sock = bind_queue(name, info.ifindex, q, geometry, &mut try_zero_copy)?;
         attachment.insert(name, q, sock.fd())?;

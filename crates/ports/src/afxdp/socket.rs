@@ -391,15 +391,26 @@ impl XskSocket {
         count
     }
 
-    /// Kicks the TX ring while the kernel asks for it and leaves descriptors there
-    /// (bounded by the number queued).
+    /// Kicks the TX ring while the kernel asks for it and leaves descriptors there;
+    /// bounded by the number queued, and ended by two kicks in a row that move nothing
+    /// (a busy device queue: what is left goes with the next `send`'s kicks).
     fn kick(&mut self, count: &mut TxCount) {
         let limit = self.inflight.len() + 2;
+        let mut idle = 0;
         for _ in 0..limit {
             if self.dead || self.link_down || self.tx.pending() == 0 || !self.tx.needs_wakeup() {
                 return;
             }
+            let before = self.tx.pending();
             if !self.kick_once(count) {
+                return;
+            }
+            idle = if self.tx.pending() == before {
+                idle + 1
+            } else {
+                0
+            };
+            if idle == 2 {
                 return;
             }
         }
