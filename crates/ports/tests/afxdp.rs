@@ -584,6 +584,40 @@ fn afxdp_queues_handles_and_detach_on_last_drop() {
     assert_eq!(xdp_shown(&v.ns_a, &v.a), None);
 }
 
+/// Clears CAP_NET_RAW, CAP_NET_ADMIN, CAP_SYS_ADMIN and CAP_BPF from the calling
+/// thread's effective set (capabilities are per thread: the rest of the process keeps
+/// them).
+fn drop_net_caps() {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const VERSION_3: u32 = 0x2008_0522;
+    let mut header = Header {
+        version: VERSION_3,
+        pid: 0,
+    };
+    let mut data = [Data::default(); 2];
+    // SAFETY: capget/capset with a v3 header and room for the two data words they use.
+    unsafe {
+        let r = libc::syscall(libc::SYS_capget, &mut header, data.as_mut_ptr());
+        assert_eq!(r, 0, "capget: {}", std::io::Error::last_os_error());
+        for cap in [12u32, 13, 21, 39] {
+            data[(cap / 32) as usize].effective &= !(1 << (cap % 32));
+        }
+        let r = libc::syscall(libc::SYS_capset, &mut header, data.as_ptr());
+        assert_eq!(r, 0, "capset: {}", std::io::Error::last_os_error());
+    }
+}
+
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn afxdp_open_errors_are_named() {
@@ -602,6 +636,18 @@ fn afxdp_open_errors_are_named() {
         assert!(text.contains("XDP"), "{text}");
         drop(first);
     });
+    assert_eq!(xdp_shown(&v.ns_a, &v.a), None);
+    // Without the capabilities (dropped on the opening thread only): not permitted,
+    // naming what is needed.
+    let err = v
+        .ns_a
+        .run(|| {
+            drop_net_caps();
+            open(&v.a, "afxdp".parse().unwrap(), 1)
+        })
+        .unwrap_err();
+    assert!(matches!(err, PortError::NotPermitted { .. }), "{err}");
+    assert!(err.to_string().contains("CAP_BPF"), "{err}");
     assert_eq!(xdp_shown(&v.ns_a, &v.a), None);
     // Too large an MTU for the UMEM frames is refused with the limit.
     v.ns_a.ip(&["link", "set", &v.a, "mtu", "9000"]);

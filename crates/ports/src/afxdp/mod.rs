@@ -9,10 +9,10 @@
 //!    XDP_USE_SG is not supported);
 //! 2. asks the driver for its rx queue count (ETHTOOL_GCHANNELS; veth: its
 //!    `numrxqueues`, usually 1);
-//! 3. loads the XDP program (see [`program`]) and attaches it as [`AttachMode`] says:
+//! 3. loads the XDP program (program.rs, bpf/redirect.c) and attaches it as [`AttachMode`] says:
 //!    `Auto` tries native (driver) mode and falls back to generic (SKB) mode, printing a
 //!    line on stderr that says so and why; `Native` and `Generic` try only that mode;
-//! 4. makes one AF_XDP socket per rx queue (see [`socket`]), binding it zero-copy
+//! 4. makes one AF_XDP socket per rx queue (socket.rs), binding it zero-copy
 //!    (XDP_ZEROCOPY) when the program is attached natively and, where the driver
 //!    refuses (veth does) or in generic mode, in copy mode (XDP_COPY; a fallback is
 //!    noted on stderr), always with XDP_USE_NEED_WAKEUP, and puts it in the program's
@@ -24,10 +24,11 @@
 //! queues `i`, `i + handles`, `i + 2 * handles`, …: every queue has a socket, so no
 //! frame reaches the kernel stack while the port is open. **More workers than queues:
 //! the extra workers get no handle for this port** (a veth with one queue gives one
-//! handle, for worker 0), as with pcap ports; such a worker cannot transmit on the port
-//! either (the runtime drops what it would forward there). Fewer workers than queues: a handle reads
-//! its queues round-robin and its `rx_fd` is an epoll descriptor over their sockets
-//! (readable when any has frames); it transmits on its first queue's socket.
+//! handle, for worker 0), as with pcap ports; such a worker cannot transmit on the
+//! port either (the runtime drops what it would forward there). Fewer workers than
+//! queues: a handle reads its queues round-robin and its `rx_fd` is an epoll descriptor
+//! over their sockets (readable when any has frames); it transmits on its first
+//! queue's socket.
 //!
 //! The program stays attached while any handle lives and is detached when the last
 //! one is dropped. A queue whose socket is closed passes its frames to the kernel stack.
@@ -50,7 +51,11 @@
 //! In generic (SKB) mode, GRO- or GSO-merged frames longer than a UMEM frame cannot be
 //! delivered and are dropped (counted); turn those offloads off on the sending side if
 //! it matters. After the interface goes away the sockets are unbound: `recv` returns 0
-//! and `send` drops and counts; reopen the port.
+//! and `send` drops and counts; reopen the port. Without carrier every frame is dropped
+//! and counted. One difference from afpacket: when the interface is set
+//! administratively down, the batch already on the TX ring when that happened stays
+//! there (the kernel gives no way to take it back) and is sent when the link is up
+//! again; everything given to `send` after that is dropped and counted.
 //!
 //! Opening needs root, or CAP_NET_RAW, CAP_BPF and CAP_NET_ADMIN, and each queue pins
 //! 8 MiB of UMEM (CAP_IPC_LOCK, or a RLIMIT_MEMLOCK that large); errors say which.
