@@ -1,5 +1,6 @@
-//! Port backends behind one batch trait ([`datapath::port::PortIo`]): AF_PACKET with
-//! TPACKET_V3 rings, tap devices, pcap replay/record, and in-memory ports; plus the
+//! Port backends behind one batch trait ([`datapath::port::PortIo`]): AF_XDP sockets,
+//! AF_PACKET with TPACKET_V3 rings, tap devices, pcap replay/record, and in-memory ports;
+//! plus the
 //! interface facts ([`InterfaceInfo`]) and the link monitor ([`LinkMonitor`]) a switch
 //! needs around them. It knows nothing of OpenFlow.
 //!
@@ -13,12 +14,13 @@
 //! | backend | handles | rx_fd | notes |
 //! |---|---|---|---|
 //! | `afpacket` | `workers` (fanout by flow hash) | yes | interface must exist; brought up |
+//! | `afxdp` | `min(workers, rx queues)` | yes | XDP program + one AF_XDP socket per queue ([`afxdp`]) |
 //! | `tap` | `workers` (one queue each) | yes | created if missing; brought up |
 //! | `pcap` | 1 | no | replay once, record on send |
 //! | memory ([`memory::open`]) | 1 | no | tests and benchmarks |
 //!
 //! Opening needs root or CAP_NET_RAW (afpacket) / CAP_NET_ADMIN (tap, bringing an
-//! interface up); errors say which. Everything happens in the calling thread's network
+//! interface up) / CAP_NET_RAW, CAP_BPF and CAP_NET_ADMIN (afxdp); errors say which. Everything happens in the calling thread's network
 //! namespace. After opening, no call returns an error: data-path trouble is dropped and
 //! counted ([`PortCounters`]), and the owner watches the links with [`LinkMonitor`]
 //! (a removed interface is reopened, not repaired in place).
@@ -27,7 +29,7 @@
 //! use ports::{open, Backend, LinkMonitor};
 //! use datapath::packet::Packet;
 //!
-//! let backend: Backend = "afpacket".parse()?;          // or "tap"
+//! let backend: Backend = "afpacket".parse()?;          // or "afxdp", "tap"
 //! let mut port = open("veth0", backend, 2)?;             // two workers
 //! println!("{} ifindex {} mac {:02x?} mtu {}", port.info.name, port.info.ifindex, port.info.mac, port.info.mtu);
 //! let (monitor, link_events) = LinkMonitor::channel()?;  // LinkEvent { ifindex, name, up, removed }
@@ -61,6 +63,7 @@
 //! ```
 
 pub mod afpacket;
+pub mod afxdp;
 pub mod counters;
 pub mod error;
 pub mod info;
@@ -87,6 +90,9 @@ pub use link::{LinkEvent, LinkMonitor};
 pub enum Backend {
     /// AF_PACKET sockets with TPACKET_V3 rings on an existing interface.
     AfPacket,
+    /// An XDP program and AF_XDP sockets (one per rx queue) on an existing interface,
+    /// the program attached as `mode` says.
+    AfXdp { mode: afxdp::AttachMode },
     /// A multi-queue tap device, created if missing.
     Tap,
     /// Frames replayed from a pcap file (once) and/or recorded to one; either may be
@@ -99,17 +105,28 @@ pub enum Backend {
 
 impl Backend {
     /// The names [`Backend::from_str`] accepts.
-    pub const NAMES: &'static str = "afpacket, tap";
+    pub const NAMES: &'static str = "afpacket, afxdp, afxdp-native, afxdp-generic, tap";
 }
 
 impl FromStr for Backend {
     type Err = PortError;
 
-    /// Parses "afpacket" or "tap" (pcap ports name their files, so they are built as
+    /// Parses "afpacket", "afxdp" (native XDP, else generic), "afxdp-native",
+    /// "afxdp-generic" or "tap" (pcap ports name their files, so they are built as
     /// `Backend::Pcap { .. }`).
     fn from_str(s: &str) -> Result<Backend, PortError> {
+        use afxdp::AttachMode;
         match s {
             "afpacket" => Ok(Backend::AfPacket),
+            "afxdp" => Ok(Backend::AfXdp {
+                mode: AttachMode::Auto,
+            }),
+            "afxdp-native" => Ok(Backend::AfXdp {
+                mode: AttachMode::Native,
+            }),
+            "afxdp-generic" => Ok(Backend::AfXdp {
+                mode: AttachMode::Generic,
+            }),
             "tap" => Ok(Backend::Tap),
             _ => Err(PortError::UnknownBackend {
                 given: s.to_string(),
@@ -123,6 +140,11 @@ impl fmt::Display for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Backend::AfPacket => "afpacket",
+            Backend::AfXdp { mode } => match mode {
+                afxdp::AttachMode::Auto => "afxdp",
+                afxdp::AttachMode::Native => "afxdp-native",
+                afxdp::AttachMode::Generic => "afxdp-generic",
+            },
             Backend::Tap => "tap",
             Backend::Pcap { .. } => "pcap",
         })
@@ -132,7 +154,8 @@ impl fmt::Display for Backend {
 /// An opened port: its facts, one handle per worker that has one, and their counters.
 ///
 /// `handles[i]` is worker `i`'s and `counters[i]` is that handle's; `handles.len()` is
-/// `workers` for afpacket and tap, 1 for pcap and memory ports (worker 0 only).
+/// `workers` for afpacket and tap, `min(workers, rx queues)` for afxdp, 1 for pcap and
+/// memory ports (worker 0 only).
 pub struct OpenPort {
     /// The interface as it was when opened (synthetic for pcap and memory ports).
     pub info: InterfaceInfo,
@@ -176,6 +199,19 @@ pub fn open(name: &str, backend: Backend, workers: usize) -> Result<OpenPort, Po
                 counters,
             })
         }
+        Backend::AfXdp { mode } => {
+            let (info, ports) = afxdp::open(name, workers, mode)?;
+            let counters = ports.iter().map(|p| p.counters().clone()).collect();
+            let handles = ports
+                .into_iter()
+                .map(|p| Box::new(p) as Box<dyn PortIo>)
+                .collect();
+            Ok(OpenPort {
+                info,
+                handles,
+                counters,
+            })
+        }
         Backend::Tap => {
             let (info, ports) = tap::open(name, workers)?;
             let counters = ports.iter().map(|p| p.counters().clone()).collect();
@@ -208,13 +244,44 @@ mod tests {
     fn backend_names() {
         assert_eq!("afpacket".parse::<Backend>().unwrap(), Backend::AfPacket);
         assert_eq!("tap".parse::<Backend>().unwrap(), Backend::Tap);
-        for bad in ["", "AF_PACKET", "afxdp", "pcap", "tap "] {
+        let xdp = |mode| Backend::AfXdp { mode };
+        assert_eq!(
+            "afxdp".parse::<Backend>().unwrap(),
+            xdp(afxdp::AttachMode::Auto)
+        );
+        assert_eq!(
+            "afxdp-native".parse::<Backend>().unwrap(),
+            xdp(afxdp::AttachMode::Native)
+        );
+        assert_eq!(
+            "afxdp-generic".parse::<Backend>().unwrap(),
+            xdp(afxdp::AttachMode::Generic)
+        );
+        for bad in [
+            "",
+            "AF_PACKET",
+            "AF_XDP",
+            "af_xdp",
+            "afxdp-skb",
+            "afxdp ",
+            "pcap",
+            "tap ",
+        ] {
             let err = bad.parse::<Backend>().unwrap_err();
             let msg = err.to_string();
-            assert!(msg.contains("afpacket") && msg.contains("tap"), "{msg}");
+            assert!(
+                msg.contains("afpacket") && msg.contains("tap") && msg.contains("afxdp-generic"),
+                "{msg}"
+            );
             assert!(msg.contains(&format!("{bad:?}")), "{msg}");
         }
-        for b in [Backend::AfPacket, Backend::Tap] {
+        for b in [
+            Backend::AfPacket,
+            Backend::Tap,
+            xdp(afxdp::AttachMode::Auto),
+            xdp(afxdp::AttachMode::Native),
+            xdp(afxdp::AttachMode::Generic),
+        ] {
             assert_eq!(b.to_string().parse::<Backend>().unwrap(), b);
         }
     }

@@ -1,0 +1,760 @@
+//! Root tests of the AF_XDP backend on veth pairs between namespaces made for the test.
+//!
+//! Each test makes its own namespaces (named with the process id and a counter, removed
+//! by a guard even when the test fails), opens the port from a thread that has entered
+//! the port's namespace with setns(2), and checks frames end to end against a plain
+//! AF_PACKET socket on the peer. Every wait is bounded.
+
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use datapath::packet::Packet;
+use ports::afxdp::{self, AttachMode};
+use ports::{open, Backend, OpenPort, PortError};
+
+/// Marks the test's frames (the payload starts with it).
+const MARK: &[u8; 8] = b"PGXDPTST";
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A short unique name (fits an interface name): `px<pid><tag><n>`.
+fn unique(tag: &str) -> String {
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("px{}{tag}{n}", std::process::id() % 100_000)
+}
+
+fn ip(args: &[&str]) -> String {
+    let out = Command::new("ip").args(args).output().expect("run ip");
+    assert!(
+        out.status.success(),
+        "ip {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A network namespace, deleted on drop (with the interfaces in it).
+struct Netns(String);
+
+impl Netns {
+    fn new() -> Netns {
+        let name = unique("ns");
+        ip(&["netns", "add", &name]);
+        let ns = Netns(name);
+        for key in ["all", "default"] {
+            let _ = Command::new("ip")
+                .args(["netns", "exec", &ns.0, "sysctl", "-qw"])
+                .arg(format!("net.ipv6.conf.{key}.disable_ipv6=1"))
+                .output();
+        }
+        ns
+    }
+
+    /// `ip -n <ns> args...`, its output.
+    fn ip(&self, args: &[&str]) -> String {
+        let mut all = vec!["-n", self.0.as_str()];
+        all.extend_from_slice(args);
+        ip(&all)
+    }
+
+    /// Runs `f` on a thread that has entered this namespace.
+    fn run<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
+        let path = format!("/var/run/netns/{}", self.0);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let file = File::open(&path).expect("open netns");
+                // SAFETY: setns(2) on an open namespace file; it changes only this
+                // thread's network namespace, which is what the test wants.
+                let r = unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) };
+                assert_eq!(r, 0, "setns: {}", std::io::Error::last_os_error());
+                f()
+            })
+            .join()
+            .expect("namespace thread")
+        })
+    }
+
+    /// Interface `ifname`'s drop counters from /proc/net/dev: (rx drop, tx drop).
+    fn drops(&self, ifname: &str) -> (u64, u64) {
+        let out = Command::new("ip")
+            .args(["netns", "exec", &self.0, "cat", "/proc/net/dev"])
+            .output()
+            .expect("read /proc/net/dev");
+        let text = String::from_utf8_lossy(&out.stdout);
+        for line in text.lines() {
+            if let Some((name, rest)) = line.split_once(':') {
+                if name.trim() == ifname {
+                    let v: Vec<u64> = rest
+                        .split_whitespace()
+                        .map(|x| x.parse().unwrap())
+                        .collect();
+                    return (v[3], v[11]);
+                }
+            }
+        }
+        panic!("{ifname} not in /proc/net/dev: {text}");
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.0]).output();
+    }
+}
+
+/// Two namespaces joined by a veth pair (`a` in the first, `b` in the second), both up,
+/// each end with `queues` rx and tx queues.
+struct Veth {
+    ns_a: Netns,
+    ns_b: Netns,
+    a: String,
+    b: String,
+}
+
+fn veth(queues: u32) -> Veth {
+    let (ns_a, ns_b) = (Netns::new(), Netns::new());
+    let (a, b) = (unique("a"), unique("b"));
+    let q = queues.to_string();
+    ns_a.ip(&[
+        "link",
+        "add",
+        "name",
+        &a,
+        "numrxqueues",
+        &q,
+        "numtxqueues",
+        &q,
+        "type",
+        "veth",
+        "peer",
+        "name",
+        &b,
+        "numrxqueues",
+        &q,
+        "numtxqueues",
+        &q,
+        "netns",
+        &ns_b.0,
+    ]);
+    ns_a.ip(&["link", "set", &a, "up"]);
+    ns_b.ip(&["link", "set", &b, "up"]);
+    Veth { ns_a, ns_b, a, b }
+}
+
+/// The XDP attachment `ip link` shows on `ifname`: "xdp" (native), "xdpgeneric", or
+/// None.
+fn xdp_shown(ns: &Netns, ifname: &str) -> Option<&'static str> {
+    let out = ns.ip(&["link", "show", "dev", ifname]);
+    let first = out.lines().next().unwrap_or("");
+    if first.contains(" xdpgeneric") {
+        Some("xdpgeneric")
+    } else if first.contains(" xdp") || out.contains("prog/xdp") {
+        Some("xdp")
+    } else {
+        None
+    }
+}
+
+/// A plain AF_PACKET socket on one interface: the test's end of the wire.
+struct RawSock(OwnedFd);
+
+impl RawSock {
+    /// Opens it on `ifname` in the calling thread's namespace.
+    fn bind(ifname: &str) -> RawSock {
+        let cname = std::ffi::CString::new(ifname).unwrap();
+        // SAFETY: plain C calls with valid arguments; the new descriptor is owned below.
+        unsafe {
+            let ifindex = libc::if_nametoindex(cname.as_ptr());
+            assert!(ifindex > 0, "no interface {ifname}");
+            let fd = libc::socket(
+                libc::AF_PACKET,
+                libc::SOCK_RAW | libc::SOCK_NONBLOCK,
+                (libc::ETH_P_ALL as u16).to_be() as i32,
+            );
+            assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+            let fd = OwnedFd::from_raw_fd(fd);
+            let mut addr: libc::sockaddr_ll = std::mem::zeroed();
+            addr.sll_family = libc::AF_PACKET as u16;
+            addr.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
+            addr.sll_ifindex = ifindex as i32;
+            let r = libc::bind(
+                fd.as_raw_fd(),
+                (&addr as *const libc::sockaddr_ll).cast(),
+                std::mem::size_of::<libc::sockaddr_ll>() as u32,
+            );
+            assert_eq!(r, 0, "bind: {}", std::io::Error::last_os_error());
+            RawSock(fd)
+        }
+    }
+
+    fn send(&self, frame: &[u8]) {
+        for _ in 0..1000 {
+            // SAFETY: sends from a live slice of its own length.
+            let n =
+                unsafe { libc::send(self.0.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+            if n == frame.len() as isize {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        panic!("raw send failed: {}", std::io::Error::last_os_error());
+    }
+
+    /// Received test frames (those carrying MARK), until `want` of them or `wait`.
+    fn recv_marked(&self, want: usize, wait: Duration) -> Vec<Vec<u8>> {
+        let deadline = Instant::now() + wait;
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; 65536];
+        while got.len() < want && Instant::now() < deadline {
+            // SAFETY: receives into our own buffer, at most its length.
+            let n =
+                unsafe { libc::recv(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+            if n < 0 {
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
+            let f = &buf[..n as usize];
+            if marked(f).is_some() {
+                got.push(f.to_vec());
+            }
+        }
+        got
+    }
+}
+
+/// An IPv4/UDP frame of `14 + 20 + 8 + 12 + payload` bytes carrying MARK and `seq`,
+/// from UDP port `sport`.
+fn frame(seq: u32, sport: u16, payload: usize) -> Vec<u8> {
+    let mut f = Vec::new();
+    f.extend_from_slice(&[0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00]);
+    let udp_len = 8 + MARK.len() + 4 + payload;
+    let ip_len = 20 + udp_len;
+    f.extend_from_slice(&[
+        0x45,
+        0,
+        (ip_len >> 8) as u8,
+        ip_len as u8,
+        0,
+        1,
+        0,
+        0,
+        64,
+        17,
+        0,
+        0,
+    ]);
+    f.extend_from_slice(&[10, 78, 0, 1, 10, 78, 0, 2]);
+    f.extend_from_slice(&sport.to_be_bytes());
+    f.extend_from_slice(&[0x30, 0x39, (udp_len >> 8) as u8, udp_len as u8, 0, 0]);
+    f.extend_from_slice(MARK);
+    f.extend_from_slice(&seq.to_be_bytes());
+    f.extend((0..payload).map(|i| (i * 7 + seq as usize) as u8));
+    f
+}
+
+/// A test frame of exactly `len` bytes (at least 54).
+fn frame_of_len(seq: u32, len: usize) -> Vec<u8> {
+    frame(seq, 7, len - 54)
+}
+
+/// The sequence number of a test frame.
+fn marked(f: &[u8]) -> Option<u32> {
+    (f.get(42..50)? == MARK).then(|| u32::from_be_bytes(f[50..54].try_into().unwrap()))
+}
+
+/// Receives on every handle until `want` test frames arrived in all or `wait` passed;
+/// returns each handle's frames.
+fn recv_all(port: &mut OpenPort, want: usize, wait: Duration) -> Vec<Vec<Vec<u8>>> {
+    let deadline = Instant::now() + wait;
+    let mut per: Vec<Vec<Vec<u8>>> = vec![Vec::new(); port.handles.len()];
+    let mut pool = Vec::new();
+    while per.iter().map(Vec::len).sum::<usize>() < want && Instant::now() < deadline {
+        let mut idle = true;
+        for (h, got) in port.handles.iter_mut().zip(per.iter_mut()) {
+            let mut rx = Vec::new();
+            if h.recv(&mut rx, 64, &mut pool) > 0 {
+                idle = false;
+            }
+            got.extend(
+                rx.iter()
+                    .filter(|p| marked(p.data()).is_some())
+                    .map(|p| p.data().to_vec()),
+            );
+            pool.append(&mut rx);
+        }
+        if idle {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    per
+}
+
+fn seqs(frames: &[Vec<u8>]) -> Vec<u32> {
+    let mut s: Vec<u32> = frames.iter().filter_map(|f| marked(f)).collect();
+    s.sort_unstable();
+    s
+}
+
+/// Waits until `ifname` in `ns` has carrier (IFF_RUNNING).
+fn wait_running(ns: &Netns, ifname: &str) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        if ns.run(|| {
+            ports::InterfaceInfo::by_name(ifname)
+                .map(|i| i.running)
+                .unwrap_or(false)
+        }) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("{ifname} never got carrier");
+}
+
+/// poll(2) result flags of `fd`, not waiting.
+fn poll_now(fd: i32) -> i16 {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one live pollfd.
+    let r = unsafe { libc::poll(&mut p, 1, 0) };
+    assert!(r >= 0);
+    p.revents
+}
+
+/// Polls `fd` until readable or `wait` passes.
+fn wait_readable(fd: i32, wait: Duration) -> bool {
+    let deadline = Instant::now() + wait;
+    while Instant::now() < deadline {
+        if poll_now(fd) & libc::POLLIN != 0 {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    false
+}
+
+/// Frames both ways through one port opened with `backend`, byte-exact; returns the
+/// port for further checks.
+fn round_trip(v: &Veth, backend: &str) -> OpenPort {
+    let backend: Backend = backend.parse().unwrap();
+    let mut port = v.ns_a.run(|| open(&v.a, backend, 1)).expect("open afxdp");
+    assert_eq!(port.handles.len(), 1);
+    assert_eq!(port.info.name, v.a);
+    let peer = v.ns_b.run(|| RawSock::bind(&v.b));
+    wait_running(&v.ns_a, &v.a);
+
+    // Peer -> port: small frames, a 1500-byte frame and a full-MTU (1514-byte) one.
+    let mut sent: Vec<Vec<u8>> = (0..100u32).map(|i| frame(i, 1000 + i as u16, 20)).collect();
+    sent.push(frame_of_len(100, 1500));
+    sent.push(frame_of_len(101, 1514));
+    sent.push(frame_of_len(102, 60));
+    let fd = port.handles[0].rx_fd().expect("rx fd").as_raw_fd();
+    assert_eq!(poll_now(fd) & libc::POLLIN, 0, "nothing waiting yet");
+    for f in &sent {
+        peer.send(f);
+    }
+    assert!(
+        wait_readable(fd, Duration::from_secs(3)),
+        "rx_fd became readable"
+    );
+    let got = recv_all(&mut port, sent.len(), Duration::from_secs(5)).concat();
+    assert_eq!(seqs(&got), (0..sent.len() as u32).collect::<Vec<_>>());
+    for f in &got {
+        assert_eq!(
+            f,
+            &sent[marked(f).unwrap() as usize],
+            "frame bytes unchanged"
+        );
+    }
+    assert_eq!(poll_now(fd) & libc::POLLIN, 0, "drained: not readable");
+    let st = port.stats();
+    assert_eq!(st.rx_packets, sent.len() as u64, "{st:?}");
+    assert_eq!(
+        st.rx_bytes,
+        sent.iter().map(|f| f.len() as u64).sum::<u64>()
+    );
+
+    // Port -> peer, byte-exact, including a full-MTU frame.
+    let mut out: Vec<Vec<u8>> = (0..50u32).map(|i| frame(1000 + i, 9, 100)).collect();
+    out.push(frame_of_len(1050, 1514));
+    let mut pool = Vec::new();
+    let mut tx: Vec<Packet> = out.iter().map(|f| Packet::from_slice(f)).collect();
+    port.handles[0].send(&mut tx, &mut pool);
+    assert!(tx.is_empty());
+    assert_eq!(pool.len(), out.len(), "sent buffers return to the pool");
+    let arrived = peer.recv_marked(out.len(), Duration::from_secs(5));
+    assert_eq!(seqs(&arrived), (1000..1051).collect::<Vec<_>>());
+    for f in &arrived {
+        assert_eq!(f, &out[(marked(f).unwrap() - 1000) as usize]);
+    }
+    let st = port.stats();
+    assert_eq!(st.tx_packets, out.len() as u64, "{st:?}");
+    assert_eq!(st.tx_bytes, out.iter().map(|f| f.len() as u64).sum::<u64>());
+    assert_eq!((st.tx_dropped, st.tx_errors), (0, 0), "{st:?}");
+
+    // Too long and too short frames are refused and counted; the rest still goes.
+    let mut tx = vec![
+        Packet::from_slice(&frame_of_len(2000, 1519)),
+        Packet::from_slice(&[0u8; 10]),
+        Packet::from_slice(&frame(2001, 9, 10)),
+    ];
+    port.handles[0].send(&mut tx, &mut pool);
+    assert_eq!(port.stats().tx_errors, 2);
+    assert_eq!(
+        seqs(&peer.recv_marked(1, Duration::from_secs(3))),
+        vec![2001]
+    );
+    // Our own transmissions do not come back in.
+    let echo = recv_all(&mut port, 1, Duration::from_millis(200)).concat();
+    assert!(echo.is_empty(), "received own frames: {:?}", seqs(&echo));
+    port
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn afxdp_native_frames_both_ways_byte_exact() {
+    let v = veth(1);
+    // Opened directly to see the modes it got: veth has native XDP, no zero-copy.
+    let (info, handles) = v
+        .ns_a
+        .run(|| afxdp::open(&v.a, 4, AttachMode::Auto))
+        .expect("open");
+    assert_eq!(
+        handles.len(),
+        1,
+        "one queue: one handle, extra workers get none"
+    );
+    assert_eq!(handles[0].attach_mode(), AttachMode::Native);
+    assert!(!handles[0].zero_copy(), "veth has no zero-copy AF_XDP");
+    assert_eq!(handles[0].queues(), vec![0]);
+    assert!(handles[0].max_rx_frame() >= info.mtu + 18);
+    assert_eq!(xdp_shown(&v.ns_a, &v.a), Some("xdp"));
+    drop(handles);
+    assert_eq!(xdp_shown(&v.ns_a, &v.a), None);
+
+    let port = round_trip(&v, "afxdp");
+    assert_eq!(xdp_shown(&v.ns_a, &v.a), Some("xdp"));
+    drop(port);
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn afxdp_generic_frames_both_ways_byte_exact() {
+    let v = veth(1);
+    let modes = v
+        .ns_a
+        .run(|| afxdp::open(&v.a, 1, AttachMode::Generic))
+        .map(|(_, h)| (h[0].attach_mode(), h[0].zero_copy()))
+        .expect("open generic");
+    assert_eq!(modes, (AttachMode::Generic, false));
+    let port = round_trip(&v, "afxdp-generic");
+    assert_eq!(xdp_shown(&v.ns_a, &v.a), Some("xdpgeneric"));
+    drop(port);
+    assert_eq!(xdp_shown(&v.ns_a, &v.a), None);
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn afxdp_bursts_arrive_or_are_counted() {
+    let v = veth(1);
+    let mut port = v
+        .ns_a
+        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
+        .expect("open");
+    let peer = v.ns_b.run(|| RawSock::bind(&v.b));
+    wait_running(&v.ns_a, &v.a);
+    let mut pool = Vec::new();
+    let drops = |p: &mut OpenPort, pool: &mut Vec<Packet>| {
+        // Empty polls let the handle read the kernel's statistics.
+        for _ in 0..40 {
+            p.handles[0].recv(&mut Vec::new(), 64, pool);
+        }
+        // Frames the peer's veth could not pass on (its ring full) never reached XDP.
+        // (The port's veth counts XDP's drops as its rx drops too: not added, they are
+        // the socket's.)
+        let (_, b_tx) = v.ns_b.drops(&v.b);
+        (p.stats(), b_tx)
+    };
+
+    // 2000 frames while nobody reads: the UMEM (2048 RX frames) holds them all, or
+    // what is lost is counted by the socket or by the veth before it.
+    for i in 0..2000u32 {
+        peer.send(&frame(i, 1 + (i % 500) as u16, 64));
+    }
+    let got = recv_all(&mut port, 2000, Duration::from_secs(5)).concat();
+    let (st, link) = drops(&mut port, &mut pool);
+    assert_eq!(
+        got.len() as u64 + st.rx_dropped + link,
+        2000,
+        "received {} {st:?} link drops {link}",
+        got.len()
+    );
+    assert_eq!(st.rx_packets, got.len() as u64);
+    let mut s = seqs(&got);
+    s.dedup();
+    assert_eq!(s.len(), got.len(), "no frame twice");
+
+    // 5000 more while nobody reads: more than the UMEM and the veth's ring hold, so
+    // some are lost, and every one is either received or counted.
+    for i in 0..5000u32 {
+        peer.send(&frame(10_000 + i, 2, 64));
+    }
+    let got2 = recv_all(&mut port, 5000, Duration::from_secs(1)).concat();
+    let (st2, link2) = drops(&mut port, &mut pool);
+    let lost = (st2.rx_dropped - st.rx_dropped) + (link2 - link);
+    assert!(lost > 0, "{st2:?}");
+    assert_eq!(
+        got2.len() as u64 + lost,
+        5000,
+        "received {} {st2:?}",
+        got2.len()
+    );
+    assert!(
+        st2.rx_dropped > st.rx_dropped,
+        "the socket counted its fill ring running dry: {st2:?}"
+    );
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn afxdp_queues_handles_and_detach_on_last_drop() {
+    let v = veth(2);
+    let peer = v.ns_b.run(|| RawSock::bind(&v.b));
+    wait_running(&v.ns_a, &v.a);
+
+    // Two queues, three workers: two handles, one queue each.
+    let (_, handles) = v
+        .ns_a
+        .run(|| afxdp::open(&v.a, 3, AttachMode::Auto))
+        .expect("open");
+    assert_eq!(handles.len(), 2);
+    assert_eq!(handles[0].queues(), vec![0]);
+    assert_eq!(handles[1].queues(), vec![1]);
+    let mut port = OpenPort {
+        info: v.ns_a.run(|| ports::InterfaceInfo::by_name(&v.a)).unwrap(),
+        counters: handles.iter().map(|h| h.counters().clone()).collect(),
+        handles: handles
+            .into_iter()
+            .map(|h| Box::new(h) as Box<dyn datapath::port::PortIo>)
+            .collect(),
+    };
+    for i in 0..200u32 {
+        peer.send(&frame(i, 3000 + i as u16, 16));
+    }
+    let per = recv_all(&mut port, 200, Duration::from_secs(5));
+    assert_eq!(seqs(&per.concat()), (0..200).collect::<Vec<_>>());
+    assert!(
+        per.iter().all(|p| !p.is_empty()),
+        "both queues delivered: {:?}",
+        per.iter().map(Vec::len).collect::<Vec<_>>()
+    );
+    // The program stays while any handle lives.
+    let last = port.handles.pop().unwrap();
+    drop(port);
+    assert!(xdp_shown(&v.ns_a, &v.a).is_some(), "detached too early");
+    drop(last);
+    assert_eq!(
+        xdp_shown(&v.ns_a, &v.a),
+        None,
+        "detached with the last handle"
+    );
+
+    // One worker: one handle serving both queues, polled through one descriptor.
+    let mut port = v
+        .ns_a
+        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
+        .expect("reopen");
+    assert_eq!(port.handles.len(), 1);
+    let fd = port.handles[0].rx_fd().unwrap().as_raw_fd();
+    assert_eq!(poll_now(fd) & libc::POLLIN, 0);
+    for i in 0..200u32 {
+        peer.send(&frame(i, 5000 + i as u16, 16));
+    }
+    assert!(wait_readable(fd, Duration::from_secs(3)));
+    let got = recv_all(&mut port, 200, Duration::from_secs(5)).concat();
+    assert_eq!(seqs(&got), (0..200).collect::<Vec<_>>());
+    assert_eq!(poll_now(fd) & libc::POLLIN, 0);
+    drop(port);
+    assert_eq!(xdp_shown(&v.ns_a, &v.a), None);
+}
+
+/// Clears CAP_NET_RAW, CAP_NET_ADMIN, CAP_SYS_ADMIN and CAP_BPF from the calling
+/// thread's effective set (capabilities are per thread: the rest of the process keeps
+/// them).
+fn drop_net_caps() {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const VERSION_3: u32 = 0x2008_0522;
+    let mut header = Header {
+        version: VERSION_3,
+        pid: 0,
+    };
+    let mut data = [Data::default(); 2];
+    // SAFETY: capget/capset with a v3 header and room for the two data words they use.
+    unsafe {
+        let r = libc::syscall(libc::SYS_capget, &mut header, data.as_mut_ptr());
+        assert_eq!(r, 0, "capget: {}", std::io::Error::last_os_error());
+        for cap in [12u32, 13, 21, 39] {
+            data[(cap / 32) as usize].effective &= !(1 << (cap % 32));
+        }
+        let r = libc::syscall(libc::SYS_capset, &mut header, data.as_ptr());
+        assert_eq!(r, 0, "capset: {}", std::io::Error::last_os_error());
+    }
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn afxdp_open_errors_are_named() {
+    let v = veth(1);
+    v.ns_a.run(|| {
+        let err = open("nosuchxdp1", "afxdp".parse().unwrap(), 1).unwrap_err();
+        assert!(matches!(err, PortError::NoSuchInterface { .. }), "{err}");
+        assert!(err.to_string().contains("nosuchxdp1"), "{err}");
+
+        // A second port on an interface that already has our program is refused, and
+        // the first keeps its program.
+        let first = open(&v.a, "afxdp".parse().unwrap(), 1).expect("first");
+        let err = open(&v.a, "afxdp".parse().unwrap(), 1).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(&v.a), "{text}");
+        assert!(text.contains("XDP"), "{text}");
+        drop(first);
+    });
+    assert_eq!(xdp_shown(&v.ns_a, &v.a), None);
+    // Without the capabilities (dropped on the opening thread only): not permitted,
+    // naming what is needed.
+    let err = v
+        .ns_a
+        .run(|| {
+            drop_net_caps();
+            open(&v.a, "afxdp".parse().unwrap(), 1)
+        })
+        .unwrap_err();
+    assert!(matches!(err, PortError::NotPermitted { .. }), "{err}");
+    assert!(err.to_string().contains("CAP_BPF"), "{err}");
+    assert_eq!(xdp_shown(&v.ns_a, &v.a), None);
+    // Too large an MTU for the UMEM frames is refused with the limit.
+    v.ns_a.ip(&["link", "set", &v.a, "mtu", "9000"]);
+    let err = v
+        .ns_a
+        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
+        .unwrap_err();
+    assert!(err.to_string().contains("MTU 9000"), "{err}");
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn afxdp_link_down_and_removal_drop_and_count() {
+    let v = veth(1);
+    let mut port = v
+        .ns_a
+        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
+        .expect("open");
+    wait_running(&v.ns_a, &v.a);
+    let mut pool = Vec::new();
+
+    // No carrier (the peer is down): the device drops what it is given, counted.
+    v.ns_b.ip(&["link", "set", &v.b, "down"]);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while v
+        .ns_a
+        .run(|| ports::InterfaceInfo::by_name(&v.a).unwrap().running)
+    {
+        assert!(Instant::now() < deadline, "carrier never went");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for batch in 0..4u32 {
+        let mut tx: Vec<Packet> = (0..64)
+            .map(|i| Packet::from_slice(&frame(batch * 64 + i, 1, 200)))
+            .collect();
+        port.handles[0].send(&mut tx, &mut pool);
+    }
+    let st = port.stats();
+    assert_eq!((st.tx_packets, st.tx_dropped), (0, 256), "{st:?}");
+    v.ns_b.ip(&["link", "set", &v.b, "up"]);
+    wait_running(&v.ns_a, &v.a);
+    let peer = v.ns_b.run(|| RawSock::bind(&v.b));
+    let mut tx: Vec<Packet> = (0..5)
+        .map(|i| Packet::from_slice(&frame(10_000 + i, 1, 20)))
+        .collect();
+    port.handles[0].send(&mut tx, &mut pool);
+    let mut got = peer.recv_marked(5, Duration::from_secs(2));
+    got.extend(peer.recv_marked(1, Duration::from_millis(200)));
+    assert_eq!(
+        seqs(&got),
+        (10_000..10_005).collect::<Vec<_>>(),
+        "none sent late"
+    );
+    assert_eq!(port.stats().tx_packets, 5);
+
+    // Administratively down: the batch that meets it stays on the ring (the kernel
+    // keeps it) and goes when the link is back; every later packet is dropped and
+    // counted, never sent.
+    v.ns_a.ip(&["link", "set", &v.a, "down"]);
+    let before = port.stats();
+    for batch in 0..10u32 {
+        let mut tx: Vec<Packet> = (0..64)
+            .map(|i| Packet::from_slice(&frame(20_000 + batch * 64 + i, 1, 200)))
+            .collect();
+        port.handles[0].send(&mut tx, &mut pool);
+    }
+    let st = port.stats();
+    assert_eq!(st.tx_dropped - before.tx_dropped, 9 * 64, "{st:?}");
+    assert_eq!(st.tx_packets, before.tx_packets, "{st:?}");
+    v.ns_a.ip(&["link", "set", &v.a, "up"]);
+    wait_running(&v.ns_a, &v.a);
+    let mut tx: Vec<Packet> = (0..5)
+        .map(|i| Packet::from_slice(&frame(30_000 + i, 1, 20)))
+        .collect();
+    port.handles[0].send(&mut tx, &mut pool);
+    let mut got = peer.recv_marked(69, Duration::from_secs(2));
+    got.extend(peer.recv_marked(1, Duration::from_millis(200)));
+    let expect: Vec<u32> = (20_000..20_064).chain(30_000..30_005).collect();
+    assert_eq!(
+        seqs(&got),
+        expect,
+        "the first batch late, the new ones, no others"
+    );
+    let st = port.stats();
+    assert_eq!(st.tx_packets - before.tx_packets, 64 + 5, "{st:?}");
+    assert_eq!(
+        st.tx_packets + st.tx_dropped,
+        256 + 5 + 640 + 5,
+        "every packet counted once: {st:?}"
+    );
+
+    // Interface removed: recv gives nothing, send drops and counts, poll stays quiet.
+    v.ns_a.ip(&["link", "del", &v.a]);
+    let before = port.stats();
+    for round in 0..3u32 {
+        for _ in 0..20 {
+            assert_eq!(port.handles[0].recv(&mut Vec::new(), 64, &mut pool), 0);
+        }
+        let mut tx: Vec<Packet> = (0..10)
+            .map(|i| Packet::from_slice(&frame(round * 10 + i, 1, 20)))
+            .collect();
+        port.handles[0].send(&mut tx, &mut pool);
+        assert!(tx.is_empty());
+        let fd = port.handles[0].rx_fd().unwrap().as_raw_fd();
+        assert_eq!(poll_now(fd) & (libc::POLLERR | libc::POLLIN), 0);
+    }
+    let st = port.stats();
+    assert_eq!(st.tx_dropped - before.tx_dropped, 30, "{st:?}");
+    assert_eq!(st.tx_packets, before.tx_packets);
+}
