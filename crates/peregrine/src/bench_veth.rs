@@ -1,6 +1,6 @@
 //! `peregrine bench veth`: forwarding rate through veth pairs, one generator host to one
-//! sink host, with peregrine (its AF_PACKET ports, learning switch) and the Linux bridge
-//! as devices under test in the same run.
+//! sink host, with peregrine (AF_XDP or AF_PACKET ports, learning switch) and the Linux
+//! bridge as devices under test in the same run.
 //!
 //! Each trial builds a fresh two-host topology, starts the device under test on the
 //! root-side ends, lets the hosts learn each other (a ping), then floods 64..1518-byte
@@ -23,8 +23,12 @@ use crate::run::Switch;
 /// Options of `peregrine bench veth`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct VethArgs {
-    /// Devices under test, in order: peregrine, bridge.
-    #[arg(long, value_delimiter = ',', default_value = "peregrine,bridge")]
+    /// Devices under test, in order.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "peregrine-afxdp,peregrine-afpacket,bridge"
+    )]
     pub dut: Vec<Dut>,
     /// Frame sizes in bytes (64..=1518), comma separated.
     #[arg(long, value_delimiter = ',', default_value = "64,1500")]
@@ -45,8 +49,34 @@ pub struct VethArgs {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Dut {
-    Peregrine,
+    /// peregrine with AF_XDP ports (native mode where the driver allows).
+    PeregrineAfxdp,
+    /// peregrine with AF_XDP ports in generic (SKB) mode.
+    PeregrineAfxdpGeneric,
+    /// peregrine with AF_PACKET (TPACKET_V3) ports.
+    PeregrineAfpacket,
+    /// The Linux bridge (learning).
     Bridge,
+}
+
+impl Dut {
+    fn name(self) -> &'static str {
+        match self {
+            Dut::PeregrineAfxdp => "peregrine-afxdp",
+            Dut::PeregrineAfxdpGeneric => "peregrine-afxdp-generic",
+            Dut::PeregrineAfpacket => "peregrine-afpacket",
+            Dut::Bridge => "bridge",
+        }
+    }
+
+    fn backend(self) -> Option<BackendName> {
+        match self {
+            Dut::PeregrineAfxdp => Some(BackendName::Afxdp),
+            Dut::PeregrineAfxdpGeneric => Some(BackendName::AfxdpGeneric),
+            Dut::PeregrineAfpacket => Some(BackendName::Afpacket),
+            Dut::Bridge => None,
+        }
+    }
 }
 
 /// One trial's figures.
@@ -64,7 +94,7 @@ pub fn run(a: &VethArgs) -> Result<(), String> {
         a.gen_cpu, a.dut_cpu, a.seconds, a.runs
     );
     println!(
-        "{:<10} {:>6} {:>14} {:>14} {:>8} {:>12}",
+        "{:<24} {:>6} {:>14} {:>14} {:>8} {:>12}",
         "dut", "bytes", "offered Mpps", "forwarded Mpps", "Gbit/s", "idle rtt ms"
     );
     for &size in &a.size {
@@ -74,7 +104,9 @@ pub fn run(a: &VethArgs) -> Result<(), String> {
         for &dut in &a.dut {
             let mut trials = Vec::with_capacity(a.runs);
             for _ in 0..a.runs.max(1) {
-                trials.push(trial(dut, size, a).map_err(|e| format!("{dut:?}, {size} B: {e}"))?);
+                trials.push(
+                    trial(dut, size, a).map_err(|e| format!("{}, {size} B: {e}", dut.name()))?,
+                );
             }
             let med = |f: &dyn Fn(&Trial) -> f64| {
                 let mut v: Vec<f64> = trials.iter().map(f).collect();
@@ -83,8 +115,8 @@ pub fn run(a: &VethArgs) -> Result<(), String> {
             };
             let fwd = med(&|t| t.forwarded_pps);
             println!(
-                "{:<10} {:>6} {:>14.3} {:>14.3} {:>8.2} {:>12.3}",
-                format!("{dut:?}").to_lowercase(),
+                "{:<24} {:>6} {:>14.3} {:>14.3} {:>8.2} {:>12.3}",
+                dut.name(),
                 size,
                 med(&|t| t.offered_pps) / 1e6,
                 fwd / 1e6,
@@ -131,14 +163,14 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
     let h1 = topo.add_host(1).map_err(|e| e.to_string())?;
     let h2 = topo.add_host(2).map_err(|e| e.to_string())?;
     let bridge = format!("{}br", topo.prefix());
-    let switch = match dut {
-        Dut::Peregrine => Some(
+    let switch = match dut.backend() {
+        Some(backend) => Some(
             Switch::start(&RunConfig {
                 ports: [&h1, &h2]
                     .iter()
                     .map(|h| PortConfig {
                         name: h.port.clone(),
-                        backend: BackendName::Afpacket,
+                        backend,
                     })
                     .collect(),
                 local: None,
@@ -153,7 +185,7 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
             })
             .map_err(|e| format!("{e:#}"))?,
         ),
-        Dut::Bridge => {
+        None => {
             ip(&["link", "add", "name", &bridge, "type", "bridge"]).map_err(|e| e.to_string())?;
             topo.track_link(&bridge);
             for p in [&h1.port, &h2.port] {

@@ -18,7 +18,7 @@
 //!
 //! [[port]]
 //! name = "veth0"
-//! backend = "afpacket"      # or "tap"
+//! backend = "afpacket"      # or "afxdp" (-native, -generic), "tap"
 //! ```
 
 use std::fmt;
@@ -28,31 +28,42 @@ use serde::Deserialize;
 
 /// How a port is opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum BackendName {
+    /// AF_XDP, attached natively where the driver allows, else generic.
+    Afxdp,
+    /// AF_XDP in native (driver) mode only.
+    AfxdpNative,
+    /// AF_XDP in generic (SKB) mode.
+    AfxdpGeneric,
     Afpacket,
     Tap,
 }
 
 impl BackendName {
-    const ALL: &'static str = "afpacket, tap";
+    const ALL: [BackendName; 5] = [
+        BackendName::Afxdp,
+        BackendName::AfxdpNative,
+        BackendName::AfxdpGeneric,
+        BackendName::Afpacket,
+        BackendName::Tap,
+    ];
 
     fn parse(s: &str) -> Result<BackendName, String> {
-        match s {
-            "afpacket" => Ok(BackendName::Afpacket),
-            "tap" => Ok(BackendName::Tap),
-            "afxdp" => {
-                Err("backend afxdp is not available yet in this build (use afpacket or tap)".into())
-            }
-            other => Err(format!(
-                "unknown backend {other:?} (one of: {})",
-                BackendName::ALL
-            )),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|b| b.as_str() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|b| b.as_str()).collect();
+                format!("unknown backend {s:?} (one of: {})", names.join(", "))
+            })
     }
 
     pub fn as_str(self) -> &'static str {
         match self {
+            BackendName::Afxdp => "afxdp",
+            BackendName::AfxdpNative => "afxdp-native",
+            BackendName::AfxdpGeneric => "afxdp-generic",
             BackendName::Afpacket => "afpacket",
             BackendName::Tap => "tap",
         }
@@ -160,7 +171,8 @@ pub struct RunFlags {
     /// TOML configuration file (flags override its keys).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// A port: IFACE[,backend=afpacket|tap]; repeat for more (numbered 1, 2, … in order).
+    /// A port: IFACE[,backend=afxdp|afxdp-native|afxdp-generic|afpacket|tap]; repeat for
+    /// more (numbered 1, 2, … in order). The default backend is afpacket.
     #[arg(long = "port", value_name = "IFACE[,backend=B]")]
     pub ports: Vec<String>,
     /// Forwarding threads.
@@ -547,7 +559,8 @@ mod tests {
             "ports: no port given (use --port IFACE or [[port]] in the config file)"
         );
         assert!(e("", &flags(&["a,backend=foo"])).contains("unknown backend \"foo\""));
-        assert!(e("", &flags(&["a,backend=afxdp"])).contains("not available yet"));
+        assert!(e("", &flags(&["a,backend=xdp"]))
+            .contains("(one of: afxdp, afxdp-native, afxdp-generic, afpacket, tap)"));
         assert!(e("", &flags(&["a,speed=1"])).starts_with("--port a,speed=1: unknown option"));
         assert!(e("", &flags(&["a", "a"])).contains("port 2: a is given twice"));
         assert!(e("", &flags(&["averyveryverylongname"])).contains("1 to 15 characters"));

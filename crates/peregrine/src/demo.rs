@@ -23,6 +23,10 @@ pub struct DemoArgs {
     /// Forwarding threads.
     #[arg(long, default_value_t = 1)]
     pub workers: usize,
+    /// How the switch opens its ports: afpacket, or afxdp (one worker: the demo's veth
+    /// pairs have one queue).
+    #[arg(long, default_value = "afpacket", value_parser = ["afpacket", "afxdp"])]
+    pub backend: String,
 }
 
 pub fn main(args: &DemoArgs) -> ExitCode {
@@ -83,7 +87,11 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
             .iter()
             .map(|h| PortConfig {
                 name: h.port.clone(),
-                backend: BackendName::Afpacket,
+                backend: if args.backend == "afxdp" {
+                    BackendName::Afxdp
+                } else {
+                    BackendName::Afpacket
+                },
             })
             .collect(),
         local: None,
@@ -98,8 +106,8 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
     };
     let switch = Switch::start(&cfg)?;
     println!(
-        "switch started: {} worker(s), standalone learning switch (table 0: NORMAL)",
-        args.workers
+        "switch started: {} worker(s), {} ports, standalone learning switch (table 0: NORMAL)",
+        args.workers, args.backend
     );
     for (a, b) in [(0, 1), (0, 2), (1, 2)] {
         step(interrupted)?;

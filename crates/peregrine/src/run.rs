@@ -17,6 +17,7 @@ use datapath::key::FlowMatch;
 use datapath::normal::{MacTable, MacTableConfig, SECOND_NS};
 use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule};
 use datapath::runtime::{NormalWorker, Runtime, WorkerPort, WorkerSpec};
+use ports::afxdp::AttachMode;
 use ports::{Backend, LinkEvent, LinkMonitor, PortCounters};
 
 use crate::config::{BackendName, FailMode, RunConfig, RunFlags};
@@ -61,7 +62,7 @@ pub struct Switch {
 pub fn require_root(what: &str) -> anyhow::Result<()> {
     if !nix::unistd::geteuid().is_root() {
         anyhow::bail!(
-            "needs root (CAP_NET_RAW and CAP_NET_ADMIN) to open ports: run `peregrine {what}` with sudo"
+            "needs root (CAP_NET_RAW and CAP_NET_ADMIN; CAP_BPF for AF_XDP) to open ports: run `peregrine {what}` with sudo"
         );
     }
     Ok(())
@@ -75,6 +76,15 @@ impl Switch {
         for (i, p) in cfg.ports.iter().enumerate() {
             let no = i as u32 + 1;
             let backend = match p.backend {
+                BackendName::Afxdp => Backend::AfXdp {
+                    mode: AttachMode::Auto,
+                },
+                BackendName::AfxdpNative => Backend::AfXdp {
+                    mode: AttachMode::Native,
+                },
+                BackendName::AfxdpGeneric => Backend::AfXdp {
+                    mode: AttachMode::Generic,
+                },
                 BackendName::Afpacket => Backend::AfPacket,
                 BackendName::Tap => Backend::Tap,
             };

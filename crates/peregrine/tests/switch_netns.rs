@@ -502,3 +502,21 @@ fn demo_cleans_up_on_ctrl_c() {
     assert!(!status.success(), "an interrupted demo reports failure");
     assert!(namespaces_named(&prefix).is_empty(), "{prefix} left behind");
 }
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn ping_and_iperf_through_afxdp() {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
+    let p1 = format!("{},backend=afxdp", h[0].port);
+    let p2 = format!("{},backend=afxdp", h[1].port);
+    let sw = SwitchProc::start(&["--port", &p1, "--port", &p2]);
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    assert!(ping(&topo, &h[0], &h[1].ip, 10), "10 pings h1 -> h2");
+    let mbits = iperf(&topo, &h[0], &h[1].ns, &h[1].ip);
+    assert!(mbits > 1.0, "iperf3 through AF_XDP ports: {mbits} Mbit/s");
+    let table = sw.stop();
+    let ((rx1, tx1), (rx2, tx2)) = (port_row(&table, 1), port_row(&table, 2));
+    assert!(rx1 > 1000 && tx2 > 1000 && rx2 > 10 && tx1 > 10, "{table}");
+    assert!(table.contains("afxdp"), "{table}");
+}
