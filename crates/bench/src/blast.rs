@@ -4,8 +4,9 @@
 //! rate control, AF_XDP) is a separate piece.
 //!
 //! Each source is a thread that enters the namespace (setns(2) affects only that
-//! thread), opens the interface with the `ports` crate's AF_PACKET backend and sends
-//! batches of the given frames round-robin until its time is up.
+//! thread), opens the interface with one of the `ports` crate's backends (AF_PACKET by
+//! default, AF_XDP for more speed) and sends batches of the given frames round-robin
+//! until its time is up.
 
 use std::fs::File;
 use std::io;
@@ -27,8 +28,20 @@ pub struct Sent {
 }
 
 /// Starts a source in namespace `ns` on `ifname`, pinned to `cpu` if given, sending
-/// `frames` in turn for `duration`.
+/// `frames` in turn for `duration` through the `ports` crate's AF_PACKET backend.
 pub fn start(
+    ns: &str,
+    ifname: &str,
+    frames: Vec<Vec<u8>>,
+    duration: Duration,
+    cpu: Option<usize>,
+) -> JoinHandle<io::Result<Sent>> {
+    start_with(ports::Backend::AfPacket, ns, ifname, frames, duration, cpu)
+}
+
+/// [`start`] with another transmit backend (AF_XDP sends faster).
+pub fn start_with(
+    backend: ports::Backend,
     ns: &str,
     ifname: &str,
     frames: Vec<Vec<u8>>,
@@ -42,8 +55,8 @@ pub fn start(
         }
         let netns = File::open(format!("/var/run/netns/{ns}"))?;
         setns(&netns, CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
-        let mut port = ports::open(&ifname, ports::Backend::AfPacket, 1)
-            .map_err(|e| io::Error::other(e.to_string()))?;
+        let mut port =
+            ports::open(&ifname, backend, 1).map_err(|e| io::Error::other(e.to_string()))?;
         let io = port
             .handles
             .first_mut()

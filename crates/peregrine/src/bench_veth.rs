@@ -45,6 +45,15 @@ pub struct VethArgs {
     /// CPU of peregrine's worker.
     #[arg(long, default_value_t = 1)]
     pub dut_cpu: usize,
+    /// How the generator sends.
+    #[arg(long, value_enum, default_value = "afxdp")]
+    pub generator: Generator,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Generator {
+    Afxdp,
+    Afpacket,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -90,8 +99,8 @@ struct Trial {
 pub fn run(a: &VethArgs) -> Result<(), String> {
     crate::run::require_root("bench veth").map_err(|e| e.to_string())?;
     println!(
-        "veth forwarding, generator on CPU {}, peregrine's worker on CPU {} (the bridge runs in softirq wherever the kernel puts it); {} s per trial, median of {}",
-        a.gen_cpu, a.dut_cpu, a.seconds, a.runs
+        "veth forwarding, generator ({:?}) on CPU {}, peregrine's worker on CPU {} (the bridge runs in softirq wherever the kernel puts it); {} s per trial, median of {}",
+        a.generator, a.gen_cpu, a.dut_cpu, a.seconds, a.runs
     );
     println!(
         "{:<24} {:>6} {:>14} {:>14} {:>8} {:>12}",
@@ -208,7 +217,14 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
     let rtt_ms = idle_rtt_ms(&topo, &h1, &h2)?;
     let before = rx_packets(&topo, &h2)?;
     let frame = frame(&h1, &h2, size);
-    let sent = bench::blast::start(
+    let gen = match a.generator {
+        Generator::Afxdp => ports::Backend::AfXdp {
+            mode: ports::afxdp::AttachMode::Auto,
+        },
+        Generator::Afpacket => ports::Backend::AfPacket,
+    };
+    let sent = bench::blast::start_with(
+        gen,
         &h1.ns,
         "eth0",
         vec![frame],
