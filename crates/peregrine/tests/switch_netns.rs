@@ -421,7 +421,7 @@ fn missing_interface_and_missing_privileges_are_named() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("needs root (CAP_NET_RAW and CAP_NET_ADMIN)"),
+        err.contains("needs root (CAP_NET_RAW and CAP_NET_ADMIN;"),
         "{err}"
     );
 }
