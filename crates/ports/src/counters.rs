@@ -73,6 +73,30 @@ impl PortCounters {
         bump(&self.tx_errors, n);
     }
 
+    /// One `recv` call's outcome: `packets` frames of `bytes` bytes handed over, and
+    /// `errors` as for [`add_rx_errors`](Self::add_rx_errors) (not written when zero).
+    #[inline]
+    pub fn add_rx_batch(&self, packets: u64, bytes: u64, errors: u64) {
+        self.add_rx(packets, bytes);
+        if errors > 0 {
+            self.add_rx_errors(errors);
+        }
+    }
+
+    /// One `send` call's outcome: `packets` frames of `bytes` bytes accepted, and
+    /// `dropped` and `errors` as for [`add_tx_dropped`](Self::add_tx_dropped) and
+    /// [`add_tx_errors`](Self::add_tx_errors) (neither written when zero).
+    #[inline]
+    pub fn add_tx_batch(&self, packets: u64, bytes: u64, dropped: u64, errors: u64) {
+        self.add_tx(packets, bytes);
+        if dropped > 0 {
+            self.add_tx_dropped(dropped);
+        }
+        if errors > 0 {
+            self.add_tx_errors(errors);
+        }
+    }
+
     /// The counters' current values.
     pub fn snapshot(&self) -> PortStats {
         PortStats {
@@ -154,6 +178,28 @@ mod tests {
                 tx_packets: 4,
                 tx_bytes: 400,
                 tx_dropped: 5,
+                tx_errors: 1,
+            }
+        );
+    }
+
+    #[test]
+    fn batch_adds_are_the_single_adds() {
+        let c = PortCounters::default();
+        c.add_rx_batch(3, 300, 0);
+        c.add_rx_batch(1, 64, 2);
+        c.add_tx_batch(5, 500, 0, 0);
+        c.add_tx_batch(0, 0, 4, 1);
+        assert_eq!(
+            c.snapshot(),
+            PortStats {
+                rx_packets: 4,
+                rx_bytes: 364,
+                rx_dropped: 0,
+                rx_errors: 2,
+                tx_packets: 5,
+                tx_bytes: 500,
+                tx_dropped: 4,
                 tx_errors: 1,
             }
         );

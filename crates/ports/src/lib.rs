@@ -188,51 +188,41 @@ pub fn open(name: &str, backend: Backend, workers: usize) -> Result<OpenPort, Po
     match backend {
         Backend::AfPacket => {
             let (info, ports) = afpacket::open(name, workers)?;
-            let counters = ports.iter().map(|p| p.counters().clone()).collect();
-            let handles = ports
-                .into_iter()
-                .map(|p| Box::new(p) as Box<dyn PortIo>)
-                .collect();
-            Ok(OpenPort {
-                info,
-                handles,
-                counters,
-            })
+            Ok(open_port(info, ports, afpacket::AfPacketPort::counters))
         }
         Backend::AfXdp { mode } => {
             let (info, ports) = afxdp::open(name, workers, mode)?;
-            let counters = ports.iter().map(|p| p.counters().clone()).collect();
-            let handles = ports
-                .into_iter()
-                .map(|p| Box::new(p) as Box<dyn PortIo>)
-                .collect();
-            Ok(OpenPort {
-                info,
-                handles,
-                counters,
-            })
+            Ok(open_port(info, ports, afxdp::AfXdpPort::counters))
         }
         Backend::Tap => {
             let (info, ports) = tap::open(name, workers)?;
-            let counters = ports.iter().map(|p| p.counters().clone()).collect();
-            let handles = ports
-                .into_iter()
-                .map(|p| Box::new(p) as Box<dyn PortIo>)
-                .collect();
-            Ok(OpenPort {
-                info,
-                handles,
-                counters,
-            })
+            Ok(open_port(info, ports, tap::TapPort::counters))
         }
         Backend::Pcap { replay, record } => {
             let port = pcap::PcapPort::open(replay.as_deref(), record.as_deref())?;
-            Ok(OpenPort {
-                info: InterfaceInfo::synthetic(name),
-                counters: vec![port.counters().clone()],
-                handles: vec![Box::new(port)],
-            })
+            Ok(open_port(
+                InterfaceInfo::synthetic(name),
+                vec![port],
+                pcap::PcapPort::counters,
+            ))
         }
+    }
+}
+
+/// An [`OpenPort`] of `info` whose handles are `ports` (boxed, in order), each with the
+/// counters `counters` gives for it.
+fn open_port<P: PortIo + 'static>(
+    info: InterfaceInfo,
+    ports: Vec<P>,
+    counters: impl Fn(&P) -> &Arc<PortCounters>,
+) -> OpenPort {
+    OpenPort {
+        info,
+        counters: ports.iter().map(|p| counters(p).clone()).collect(),
+        handles: ports
+            .into_iter()
+            .map(|p| Box::new(p) as Box<dyn PortIo>)
+            .collect(),
     }
 }
 

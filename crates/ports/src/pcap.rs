@@ -119,10 +119,7 @@ impl PortIo for PcapPort {
         if ended {
             self.replay = None;
         }
-        self.counters.add_rx(got as u64, bytes);
-        if errors > 0 {
-            self.counters.add_rx_errors(errors);
-        }
+        self.counters.add_rx_batch(got as u64, bytes, errors);
         got
     }
 
@@ -147,13 +144,7 @@ impl PortIo for PcapPort {
             }
             pool.push(p);
         }
-        self.counters.add_tx(sent, bytes);
-        if dropped > 0 {
-            self.counters.add_tx_dropped(dropped);
-        }
-        if errors > 0 {
-            self.counters.add_tx_errors(errors);
-        }
+        self.counters.add_tx_batch(sent, bytes, dropped, errors);
     }
 
     fn rx_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {

@@ -98,10 +98,7 @@ impl PortIo for TapPort {
             got += 1;
             rx.push(p);
         }
-        self.counters.add_rx(got as u64, bytes);
-        if errors > 0 {
-            self.counters.add_rx_errors(errors);
-        }
+        self.counters.add_rx_batch(got as u64, bytes, errors);
         got
     }
 
@@ -132,13 +129,7 @@ impl PortIo for TapPort {
             }
             pool.push(p);
         }
-        self.counters.add_tx(sent, bytes);
-        if dropped > 0 {
-            self.counters.add_tx_dropped(dropped);
-        }
-        if errors > 0 {
-            self.counters.add_tx_errors(errors);
-        }
+        self.counters.add_tx_batch(sent, bytes, dropped, errors);
     }
 
     fn rx_fd(&self) -> Option<BorrowedFd<'_>> {

@@ -5,78 +5,18 @@
 //! the port's namespace with setns(2), and checks frames end to end against a plain
 //! AF_PACKET socket on the peer. Every wait is bounded.
 
-use std::fs::File;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+mod common;
+
+use std::os::fd::AsRawFd;
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use common::{frame, marked, poll_now, recv_all, seqs, veth, wait_running, Netns, RawSock, Veth};
 use datapath::packet::Packet;
 use ports::afxdp::{self, AttachMode};
 use ports::{open, Backend, OpenPort, PortError};
 
-/// Marks the test's frames (the payload starts with it).
-const MARK: &[u8; 8] = b"PGXDPTST";
-
-static COUNTER: AtomicU32 = AtomicU32::new(0);
-
-/// A short unique name (fits an interface name): `px<pid><tag><n>`.
-fn unique(tag: &str) -> String {
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("px{}{tag}{n}", std::process::id() % 100_000)
-}
-
-fn ip(args: &[&str]) -> String {
-    let out = Command::new("ip").args(args).output().expect("run ip");
-    assert!(
-        out.status.success(),
-        "ip {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A network namespace, deleted on drop (with the interfaces in it).
-struct Netns(String);
-
 impl Netns {
-    fn new() -> Netns {
-        let name = unique("ns");
-        ip(&["netns", "add", &name]);
-        let ns = Netns(name);
-        for key in ["all", "default"] {
-            let _ = Command::new("ip")
-                .args(["netns", "exec", &ns.0, "sysctl", "-qw"])
-                .arg(format!("net.ipv6.conf.{key}.disable_ipv6=1"))
-                .output();
-        }
-        ns
-    }
-
-    /// `ip -n <ns> args...`, its output.
-    fn ip(&self, args: &[&str]) -> String {
-        let mut all = vec!["-n", self.0.as_str()];
-        all.extend_from_slice(args);
-        ip(&all)
-    }
-
-    /// Runs `f` on a thread that has entered this namespace.
-    fn run<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
-        let path = format!("/var/run/netns/{}", self.0);
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                let file = File::open(&path).expect("open netns");
-                // SAFETY: setns(2) on an open namespace file; it changes only this
-                // thread's network namespace, which is what the test wants.
-                let r = unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) };
-                assert_eq!(r, 0, "setns: {}", std::io::Error::last_os_error());
-                f()
-            })
-            .join()
-            .expect("namespace thread")
-        })
-    }
-
     /// Interface `ifname`'s drop counters from /proc/net/dev: (rx drop, tx drop).
     fn drops(&self, ifname: &str) -> (u64, u64) {
         let out = Command::new("ip")
@@ -99,51 +39,6 @@ impl Netns {
     }
 }
 
-impl Drop for Netns {
-    fn drop(&mut self) {
-        let _ = Command::new("ip").args(["netns", "del", &self.0]).output();
-    }
-}
-
-/// Two namespaces joined by a veth pair (`a` in the first, `b` in the second), both up,
-/// each end with `queues` rx and tx queues.
-struct Veth {
-    ns_a: Netns,
-    ns_b: Netns,
-    a: String,
-    b: String,
-}
-
-fn veth(queues: u32) -> Veth {
-    let (ns_a, ns_b) = (Netns::new(), Netns::new());
-    let (a, b) = (unique("a"), unique("b"));
-    let q = queues.to_string();
-    ns_a.ip(&[
-        "link",
-        "add",
-        "name",
-        &a,
-        "numrxqueues",
-        &q,
-        "numtxqueues",
-        &q,
-        "type",
-        "veth",
-        "peer",
-        "name",
-        &b,
-        "numrxqueues",
-        &q,
-        "numtxqueues",
-        &q,
-        "netns",
-        &ns_b.0,
-    ]);
-    ns_a.ip(&["link", "set", &a, "up"]);
-    ns_b.ip(&["link", "set", &b, "up"]);
-    Veth { ns_a, ns_b, a, b }
-}
-
 /// The XDP attachment `ip link` shows on `ifname`: "xdp" (native), "xdpgeneric", or
 /// None.
 fn xdp_shown(ns: &Netns, ifname: &str) -> Option<&'static str> {
@@ -158,173 +53,9 @@ fn xdp_shown(ns: &Netns, ifname: &str) -> Option<&'static str> {
     }
 }
 
-/// A plain AF_PACKET socket on one interface: the test's end of the wire.
-struct RawSock(OwnedFd);
-
-impl RawSock {
-    /// Opens it on `ifname` in the calling thread's namespace.
-    fn bind(ifname: &str) -> RawSock {
-        let cname = std::ffi::CString::new(ifname).unwrap();
-        // SAFETY: plain C calls with valid arguments; the new descriptor is owned below.
-        unsafe {
-            let ifindex = libc::if_nametoindex(cname.as_ptr());
-            assert!(ifindex > 0, "no interface {ifname}");
-            let fd = libc::socket(
-                libc::AF_PACKET,
-                libc::SOCK_RAW | libc::SOCK_NONBLOCK,
-                (libc::ETH_P_ALL as u16).to_be() as i32,
-            );
-            assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
-            let fd = OwnedFd::from_raw_fd(fd);
-            let mut addr: libc::sockaddr_ll = std::mem::zeroed();
-            addr.sll_family = libc::AF_PACKET as u16;
-            addr.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
-            addr.sll_ifindex = ifindex as i32;
-            let r = libc::bind(
-                fd.as_raw_fd(),
-                (&addr as *const libc::sockaddr_ll).cast(),
-                std::mem::size_of::<libc::sockaddr_ll>() as u32,
-            );
-            assert_eq!(r, 0, "bind: {}", std::io::Error::last_os_error());
-            RawSock(fd)
-        }
-    }
-
-    fn send(&self, frame: &[u8]) {
-        for _ in 0..1000 {
-            // SAFETY: sends from a live slice of its own length.
-            let n =
-                unsafe { libc::send(self.0.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
-            if n == frame.len() as isize {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        panic!("raw send failed: {}", std::io::Error::last_os_error());
-    }
-
-    /// Received test frames (those carrying MARK), until `want` of them or `wait`.
-    fn recv_marked(&self, want: usize, wait: Duration) -> Vec<Vec<u8>> {
-        let deadline = Instant::now() + wait;
-        let mut got = Vec::new();
-        let mut buf = vec![0u8; 65536];
-        while got.len() < want && Instant::now() < deadline {
-            // SAFETY: receives into our own buffer, at most its length.
-            let n =
-                unsafe { libc::recv(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
-            if n < 0 {
-                std::thread::sleep(Duration::from_millis(1));
-                continue;
-            }
-            let f = &buf[..n as usize];
-            if marked(f).is_some() {
-                got.push(f.to_vec());
-            }
-        }
-        got
-    }
-}
-
-/// An IPv4/UDP frame of `14 + 20 + 8 + 12 + payload` bytes carrying MARK and `seq`,
-/// from UDP port `sport`.
-fn frame(seq: u32, sport: u16, payload: usize) -> Vec<u8> {
-    let mut f = Vec::new();
-    f.extend_from_slice(&[0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00]);
-    let udp_len = 8 + MARK.len() + 4 + payload;
-    let ip_len = 20 + udp_len;
-    f.extend_from_slice(&[
-        0x45,
-        0,
-        (ip_len >> 8) as u8,
-        ip_len as u8,
-        0,
-        1,
-        0,
-        0,
-        64,
-        17,
-        0,
-        0,
-    ]);
-    f.extend_from_slice(&[10, 78, 0, 1, 10, 78, 0, 2]);
-    f.extend_from_slice(&sport.to_be_bytes());
-    f.extend_from_slice(&[0x30, 0x39, (udp_len >> 8) as u8, udp_len as u8, 0, 0]);
-    f.extend_from_slice(MARK);
-    f.extend_from_slice(&seq.to_be_bytes());
-    f.extend((0..payload).map(|i| (i * 7 + seq as usize) as u8));
-    f
-}
-
 /// A test frame of exactly `len` bytes (at least 54).
 fn frame_of_len(seq: u32, len: usize) -> Vec<u8> {
     frame(seq, 7, len - 54)
-}
-
-/// The sequence number of a test frame.
-fn marked(f: &[u8]) -> Option<u32> {
-    (f.get(42..50)? == MARK).then(|| u32::from_be_bytes(f[50..54].try_into().unwrap()))
-}
-
-/// Receives on every handle until `want` test frames arrived in all or `wait` passed;
-/// returns each handle's frames.
-fn recv_all(port: &mut OpenPort, want: usize, wait: Duration) -> Vec<Vec<Vec<u8>>> {
-    let deadline = Instant::now() + wait;
-    let mut per: Vec<Vec<Vec<u8>>> = vec![Vec::new(); port.handles.len()];
-    let mut pool = Vec::new();
-    while per.iter().map(Vec::len).sum::<usize>() < want && Instant::now() < deadline {
-        let mut idle = true;
-        for (h, got) in port.handles.iter_mut().zip(per.iter_mut()) {
-            let mut rx = Vec::new();
-            if h.recv(&mut rx, 64, &mut pool) > 0 {
-                idle = false;
-            }
-            got.extend(
-                rx.iter()
-                    .filter(|p| marked(p.data()).is_some())
-                    .map(|p| p.data().to_vec()),
-            );
-            pool.append(&mut rx);
-        }
-        if idle {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    }
-    per
-}
-
-fn seqs(frames: &[Vec<u8>]) -> Vec<u32> {
-    let mut s: Vec<u32> = frames.iter().filter_map(|f| marked(f)).collect();
-    s.sort_unstable();
-    s
-}
-
-/// Waits until `ifname` in `ns` has carrier (IFF_RUNNING).
-fn wait_running(ns: &Netns, ifname: &str) {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while Instant::now() < deadline {
-        if ns.run(|| {
-            ports::InterfaceInfo::by_name(ifname)
-                .map(|i| i.running)
-                .unwrap_or(false)
-        }) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    panic!("{ifname} never got carrier");
-}
-
-/// poll(2) result flags of `fd`, not waiting.
-fn poll_now(fd: i32) -> i16 {
-    let mut p = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one live pollfd.
-    let r = unsafe { libc::poll(&mut p, 1, 0) };
-    assert!(r >= 0);
-    p.revents
 }
 
 /// Polls `fd` until readable or `wait` passes.

@@ -151,10 +151,8 @@ impl AfPacketPort {
 impl PortIo for AfPacketPort {
     fn recv(&mut self, rx: &mut Vec<Packet>, max: usize, pool: &mut Vec<Packet>) -> usize {
         let out = self.rx.read(&self.map, rx, max, pool);
-        self.counters.add_rx(out.frames as u64, out.bytes);
-        if out.errors > 0 {
-            self.counters.add_rx_errors(out.errors);
-        }
+        self.counters
+            .add_rx_batch(out.frames as u64, out.bytes, out.errors);
         self.calls = self.calls.wrapping_add(1);
         if out.frames == 0 {
             self.empty_streak = self.empty_streak.wrapping_add(1);
@@ -196,13 +194,8 @@ impl PortIo for AfPacketPort {
             bytes -= lost_bytes.min(bytes);
             dropped += lost;
         }
-        self.counters.add_tx(filled as u64, bytes);
-        if dropped > 0 {
-            self.counters.add_tx_dropped(dropped);
-        }
-        if errors > 0 {
-            self.counters.add_tx_errors(errors);
-        }
+        self.counters
+            .add_tx_batch(filled as u64, bytes, dropped, errors);
     }
 
     fn rx_fd(&self) -> Option<BorrowedFd<'_>> {
