@@ -363,16 +363,7 @@ impl<T> TupleSpace<T> {
                             // `order` is sorted: nothing later can beat it either.
                             return best;
                         }
-                        let st = &self.subtables[r.id as usize];
-                        let h = st.hash_key(key);
-                        if !st.may_contain(h) {
-                            continue;
-                        }
-                        if let Some(c) = st.find_with_hash(key, h) {
-                            if c.beats(&best) {
-                                best = Some(c);
-                            }
-                        }
+                        self.probe_into(r.id, key, &mut best);
                     }
                 }
                 best
@@ -387,18 +378,25 @@ impl<T> TupleSpace<T> {
                     if !self.prefixes.may_match(r.plen, key, &mut memo) {
                         continue;
                     }
-                    let st = &self.subtables[r.id as usize];
-                    let h = st.hash_key(key);
-                    if !st.may_contain(h) {
-                        continue;
-                    }
-                    if let Some(c) = st.find_with_hash(key, h) {
-                        if c.beats(&best) {
-                            best = Some(c);
-                        }
-                    }
+                    self.probe_into(r.id, key, &mut best);
                 }
                 best
+            }
+        }
+    }
+
+    /// Probes subtable `id` for `key` (its hash filter first) and keeps the rule found in
+    /// `best` if it wins.
+    #[inline]
+    fn probe_into<'a>(&'a self, id: u32, key: &FlowKey, best: &mut Option<RuleRef<'a, T>>) {
+        let st = &self.subtables[id as usize];
+        let h = st.hash_key(key);
+        if !st.may_contain(h) {
+            return;
+        }
+        if let Some(c) = st.find_with_hash(key, h) {
+            if c.beats(best) {
+                *best = Some(c);
             }
         }
     }
