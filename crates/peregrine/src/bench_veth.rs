@@ -48,6 +48,16 @@ pub struct VethArgs {
     /// How the generator sends.
     #[arg(long, value_enum, default_value = "afxdp")]
     pub generator: Generator,
+    /// peregrine's flow table: `simple` is in_port=1,actions=output:2 and back; `normal`
+    /// the learning switch alone.
+    #[arg(long, value_enum, default_value = "simple")]
+    pub rules: Rules,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Rules {
+    Simple,
+    Normal,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -99,8 +109,16 @@ struct Trial {
 pub fn run(a: &VethArgs) -> Result<(), String> {
     crate::run::require_root("bench veth").map_err(|e| e.to_string())?;
     println!(
-        "veth forwarding, generator ({:?}) on CPU {}, peregrine's worker on CPU {} (the bridge runs in softirq wherever the kernel puts it); {} s per trial, median of {}",
-        a.generator, a.gen_cpu, a.dut_cpu, a.seconds, a.runs
+        "veth forwarding, generator ({:?}) on CPU {}, peregrine's worker on CPU {} with {} rules (the bridge runs in softirq wherever the kernel puts it); {} s per trial, median of {}",
+        a.generator,
+        a.gen_cpu,
+        a.dut_cpu,
+        match a.rules {
+            Rules::Simple => "in_port=1,actions=output:2 (and back)",
+            Rules::Normal => "NORMAL (learning switch)",
+        },
+        a.seconds,
+        a.runs
     );
     println!(
         "{:<24} {:>6} {:>14} {:>14} {:>8} {:>12}",
@@ -183,6 +201,20 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
                     })
                     .collect(),
                 local: None,
+                flows: match a.rules {
+                    Rules::Simple => ["in_port=1,actions=output:2", "in_port=2,actions=output:1"]
+                        .iter()
+                        .map(|f| {
+                            let fm = openflow::text::parse_flow_mod(
+                                f,
+                                openflow::v13::flow_mod::FlowModCommand::Add,
+                            )
+                            .map_err(|e| format!("{f}: {e}"))?;
+                            Ok((f.to_string(), fm))
+                        })
+                        .collect::<Result<Vec<_>, String>>()?,
+                    Rules::Normal => Vec::new(),
+                },
                 workers: 1,
                 cpus: vec![a.dut_cpu],
                 dpid: 1,

@@ -13,6 +13,7 @@
 //! cache = 65536             # exact-match cache entries per worker (0: off)
 //! mac_aging = 300           # seconds
 //! local = "pg0"             # a tap, the OpenFlow LOCAL port (to the host stack)
+//! flows = ["in_port=1,actions=output:2", "in_port=2,actions=output:1"]
 //! controller = ["tcp:192.0.2.1:6653"]
 //! listen = ["ptcp:6653"]
 //!
@@ -24,6 +25,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 use serde::Deserialize;
 
 /// How a port is opened.
@@ -94,6 +96,9 @@ pub struct RunConfig {
     pub ports: Vec<PortConfig>,
     /// The tap that is the OpenFlow LOCAL port, if any (created if missing).
     pub local: Option<String>,
+    /// Flows installed at start (ovs-ofctl `add-flow` syntax), each checked, with where
+    /// it came from (for messages).
+    pub flows: Vec<(String, FlowMod)>,
     pub workers: usize,
     /// One CPU per worker, or none (the OS places them).
     pub cpus: Vec<usize>,
@@ -138,6 +143,8 @@ struct FileConfig {
     cache: Option<usize>,
     mac_aging: Option<u64>,
     local: Option<String>,
+    #[serde(default)]
+    flows: Vec<String>,
     #[serde(default)]
     controller: Vec<String>,
     #[serde(default)]
@@ -199,6 +206,13 @@ pub struct RunFlags {
     /// A tap (created if missing) as the OpenFlow LOCAL port, to the host stack.
     #[arg(long, value_name = "IFACE")]
     pub local: Option<String>,
+    /// A flow to install at start, in ovs-ofctl add-flow syntax; repeatable.
+    #[arg(long = "flow", value_name = "FLOW")]
+    pub flows: Vec<String>,
+    /// A file of flows to install at start, one per line (ovs-ofctl add-flows: `#`
+    /// comments and blank lines skipped).
+    #[arg(long = "flows", value_name = "FILE")]
+    pub flows_file: Option<PathBuf>,
 }
 
 impl RunConfig {
@@ -263,6 +277,27 @@ impl RunConfig {
                 return Err(err(place, format!("{l} is also a numbered port")));
             }
         }
+        let mut flows = Vec::new();
+        for (i, f) in file.flows.iter().enumerate() {
+            let place = at(&format!("flows[{i}]"));
+            flows.push((place.clone(), parse_flow(f).map_err(|m| err(place, m))?));
+        }
+        if let Some(path) = &flags.flows_file {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| err(path.display().to_string(), format!("cannot read: {e}")))?;
+            for (n, line) in text.lines().enumerate() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let place = format!("{}:{}", path.display(), n + 1);
+                flows.push((place.clone(), parse_flow(line).map_err(|m| err(place, m))?));
+            }
+        }
+        for f in &flags.flows {
+            let place = format!("--flow {f}");
+            flows.push((place.clone(), parse_flow(f).map_err(|m| err(place, m))?));
+        }
         let workers = flags.workers.or(file.workers).unwrap_or(1);
         let workers_place = if flags.workers.is_some() {
             "--workers".to_string()
@@ -320,6 +355,7 @@ impl RunConfig {
         Ok(RunConfig {
             ports,
             local,
+            flows,
             workers,
             cpus,
             dpid,
@@ -356,6 +392,15 @@ fn line_col(text: &str, at: usize) -> (usize, usize) {
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
     let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
     (line, col)
+}
+
+/// A flow in ovs-ofctl add-flow syntax, with the OpenFlow 1.3 checks a switch applies
+/// to a flow-mod (prerequisites, argument ranges).
+fn parse_flow(s: &str) -> Result<FlowMod, String> {
+    let fm = openflow::text::parse_flow_mod(s, FlowModCommand::Add)
+        .map_err(|e| format!("column {}: {} ({:?})", e.pos + 1, e.message, e.token))?;
+    fm.validate().map_err(|e| format!("{e}"))?;
+    Ok(fm)
 }
 
 /// `IFACE[,backend=NAME]`.
@@ -589,6 +634,55 @@ mod tests {
         assert!(e("", &f).contains("controller tcp:"));
         f.controllers = vec!["udp:1.2.3.4".into()];
         assert!(e("", &f).contains("must start with tcp: or ssl:"));
+    }
+
+    #[test]
+    fn flows_from_file_flags_and_toml_with_places() {
+        let dir = std::env::temp_dir().join(format!("pg-flows-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("flows.txt");
+        std::fs::write(
+            &path,
+            "# two\n\nin_port=1,actions=output:2\npriority=5,actions=drop\n",
+        )
+        .unwrap();
+        let mut f = flags(&["a"]);
+        f.flows_file = Some(path.clone());
+        f.flows = vec!["in_port=2,actions=output:1".into()];
+        let c = from_toml("flows = [\"actions=normal\"]\n", &f).unwrap();
+        let places: Vec<&str> = c.flows.iter().map(|(p, _)| p.as_str()).collect();
+        let file_place = |n: usize| format!("{}:{n}", path.display());
+        assert_eq!(
+            places,
+            vec![
+                "t.toml: flows[0]",
+                &file_place(3),
+                &file_place(4),
+                "--flow in_port=2,actions=output:1"
+            ]
+        );
+        assert_eq!(c.flows[2].1.priority, 5);
+        std::fs::write(
+            &path,
+            "in_port=1,actions=output:2\nin_port=1,tcp_dst=80,actions=drop\n",
+        )
+        .unwrap();
+        let e = from_toml("", &f).unwrap_err();
+        assert_eq!(e.place, file_place(2));
+        assert!(
+            e.message.contains("prerequisite") || e.message.contains("PREREQ"),
+            "{}",
+            e.message
+        );
+        f.flows_file = None;
+        f.flows = vec!["in_port=1,actions=outptu:2".into()];
+        let e = from_toml("", &f).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("--flow in_port=1,actions=outptu:2: column 19"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

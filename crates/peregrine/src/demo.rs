@@ -95,6 +95,7 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
             })
             .collect(),
         local: None,
+        flows: Vec::new(),
         workers: args.workers,
         cpus: Vec::new(),
         dpid: 1,

@@ -1,7 +1,7 @@
 //! `peregrine run`: the switch on real interfaces. Opens the ports, builds the datapath
-//! (in standalone mode with the learning switch as table 0's NORMAL rule), starts the
-//! workers and a link monitor, and runs until SIGINT or SIGTERM, then prints per-port
-//! statistics.
+//! (in standalone mode with the learning switch as table 0's priority-0 NORMAL rule, and
+//! the flows given with `--flow`/`--flows` over it), starts the workers and a link
+//! monitor, and runs until SIGINT or SIGTERM, then prints per-port statistics.
 //!
 //! [`Switch`] is the running switch as a value (the demo and the tests start it the
 //! same way); dropping it stops the workers and closes the ports.
@@ -147,6 +147,13 @@ impl Switch {
             writer
                 .insert_rule(0, normal)
                 .map_err(|e| anyhow::anyhow!("installing the NORMAL rule: {e:?}"))?;
+        }
+        for (place, fm) in &cfg.flows {
+            let rule = switch::translate::flow_mod_to_rule(fm, fm.table_id)
+                .map_err(|e| anyhow::anyhow!("{place}: {e}"))?;
+            writer
+                .insert_rule(fm.table_id, rule)
+                .map_err(|e| anyhow::anyhow!("{place}: {e:?}"))?;
         }
         writer.publish();
         let dp = Arc::new(dp);
