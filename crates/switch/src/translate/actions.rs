@@ -96,7 +96,10 @@ fn action_to_datapath(a: &OfAction) -> Result<Action, TranslateError> {
 fn set_field(oxm: &Oxm) -> Result<Action, TranslateError> {
     match field_value(oxm) {
         Some(FieldValue {
-            field, value, mask: None, ..
+            field,
+            value,
+            mask: None,
+            ..
         }) => Ok(Action::SetField(field, value)),
         // Validation refuses masks and other classes; kept total rather than panicking.
         _ => Err(TranslateError::Invalid(openflow::OfpError::new(
@@ -134,7 +137,9 @@ pub fn instructions_to_datapath(insts: &[Instruction]) -> Result<Instructions, T
             Instruction::WriteMetadata { metadata, mask } => {
                 out.write_metadata = Some((metadata, mask))
             }
-            Instruction::WriteActions(ref a) => out.write_actions = Some(action_set_to_datapath(a)?),
+            Instruction::WriteActions(ref a) => {
+                out.write_actions = Some(action_set_to_datapath(a)?)
+            }
             Instruction::ApplyActions(ref a) => out.apply = actions_to_datapath(a)?,
             Instruction::ClearActions => out.clear_actions = true,
             Instruction::Meter(id) => {

@@ -24,6 +24,7 @@ mod tests;
 pub use actions::{action_set_to_datapath, actions_to_datapath, instructions_to_datapath};
 pub use flow_match::match_to_flow;
 
+use datapath::action::Action;
 use datapath::key::Field;
 use datapath::pipeline::{Instructions, Rule, NUM_TABLES};
 use openflow::instruction::Instruction;
@@ -49,11 +50,15 @@ pub enum TranslateError {
     ExperimenterInstruction { experimenter: u32 },
     /// A goto-table to a table the datapath does not have (it has tables
     /// 0..`NUM_TABLES`).
-    #[error("goto_table {0}: the datapath has tables 0..=253")]
+    #[error("goto_table {0}: the datapath has tables 0..={last}", last = NUM_TABLES - 1)]
     GotoTable(u8),
     /// A flow-mod for a table the datapath does not have.
-    #[error("table {0}: the datapath has tables 0..=253")]
+    #[error("table {0}: the datapath has tables 0..={last}", last = NUM_TABLES - 1)]
     Table(u8),
+    /// An output to `OFPP_TABLE` in a flow entry: OpenFlow 1.3 allows it only in
+    /// packet-out, and the pipeline does not resubmit from a rule.
+    #[error("output to TABLE is only valid in packet-out, not in a flow entry")]
+    OutputToTable,
     /// A meter instruction naming a virtual meter (`OFPM_SLOWPATH`, `OFPM_CONTROLLER`),
     /// which the datapath does not have.
     #[error("meter {0:#x} is a virtual meter, which this switch does not support")]
@@ -76,6 +81,7 @@ impl TranslateError {
             }
             TranslateError::GotoTable(_) => ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID,
             TranslateError::Table(_) => ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID,
+            TranslateError::OutputToTable => ErrorKind::BAD_ACTION_BAD_OUT_PORT,
             TranslateError::VirtualMeter(_) => ErrorKind::METER_MOD_FAILED_INVALID_METER,
             TranslateError::SharedSetField(_) => ErrorKind::BAD_ACTION_TOO_MANY,
         }
@@ -100,7 +106,8 @@ impl From<TranslateError> for OfpError {
 /// Checked, in this order: the table exists in the datapath (`OFPFMFC_BAD_TABLE_ID`),
 /// the flag bits (`OFPFMFC_BAD_FLAGS`), the match ([`match_to_flow`]), the instruction
 /// set for this table ([`Instruction::validate_list`]: duplicates, goto-table only
-/// forward, meter ids, action lists), then the translation of the instructions.
+/// forward, meter ids, action lists), the translation of the instructions, and that no
+/// action outputs to `OFPP_TABLE` (valid in packet-out only).
 pub fn flow_mod_to_rule(fm: &FlowMod, table: u8) -> Result<Rule, TranslateError> {
     if usize::from(table) >= NUM_TABLES {
         return Err(TranslateError::Table(table));
@@ -114,6 +121,12 @@ pub fn flow_mod_to_rule(fm: &FlowMod, table: u8) -> Result<Rule, TranslateError>
     let flow_match = match_to_flow(&fm.match_)?;
     Instruction::validate_list(&fm.instructions, table).map_err(TranslateError::Invalid)?;
     let instructions: Instructions = instructions_to_datapath(&fm.instructions)?;
+    let to_table = |a: &Action| *a == Action::Output(datapath::action::port::TABLE);
+    if instructions.apply.iter().any(to_table)
+        || instructions.write_actions.iter().flatten().any(to_table)
+    {
+        return Err(TranslateError::OutputToTable);
+    }
     let mut rule = Rule::new(flow_match, fm.priority, instructions);
     rule.cookie = fm.cookie;
     rule.idle_timeout = fm.idle_timeout;
