@@ -520,3 +520,35 @@ fn ping_and_iperf_through_afxdp() {
     assert!(rx1 > 1000 && tx2 > 1000 && rx2 > 10 && tx1 > 10, "{table}");
     assert!(table.contains("afxdp"), "{table}");
 }
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn flows_given_at_start_forward_and_secure_mode_adds_no_normal() {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
+    let sw = SwitchProc::start(&[
+        "--port",
+        &h[0].port,
+        "--port",
+        &h[1].port,
+        "--port",
+        &h[2].port,
+        "--fail-mode",
+        "secure",
+        "--flow",
+        "in_port=1,actions=output:2",
+        "--flow",
+        "in_port=2,actions=output:1",
+    ]);
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    assert!(ping(&topo, &h[0], &h[1].ip, 5));
+    // No flow reaches port 3 and secure mode installs no NORMAL rule.
+    assert!(!ping(&topo, &h[0], &h[2].ip, 2));
+    let table = sw.stop();
+    assert_eq!(
+        port_row(&table, 3).1,
+        0,
+        "nothing was sent to port 3:\n{table}"
+    );
+    assert!(table.contains("0 MACs learned"), "{table}");
+}
