@@ -71,31 +71,24 @@ pub fn require_root(what: &str) -> anyhow::Result<()> {
 impl Switch {
     /// Opens every port of `cfg` and starts forwarding.
     pub fn start(cfg: &RunConfig) -> anyhow::Result<Switch> {
-        let mut opened = Vec::with_capacity(cfg.ports.len());
-        let mut handles = Vec::with_capacity(cfg.ports.len());
-        for (i, p) in cfg.ports.iter().enumerate() {
-            let no = i as u32 + 1;
-            let backend = match p.backend {
-                BackendName::Afxdp => Backend::AfXdp {
-                    mode: AttachMode::Auto,
-                },
-                BackendName::AfxdpNative => Backend::AfXdp {
-                    mode: AttachMode::Native,
-                },
-                BackendName::AfxdpGeneric => Backend::AfXdp {
-                    mode: AttachMode::Generic,
-                },
-                BackendName::Afpacket => Backend::AfPacket,
-                BackendName::Tap => Backend::Tap,
-            };
-            let port = ports::open(&p.name, backend, cfg.workers)
-                .with_context(|| format!("port {no} ({}, {})", p.name, p.backend.as_str()))?;
+        let mut opened = Vec::with_capacity(cfg.ports.len() + 1);
+        let mut handles = Vec::with_capacity(cfg.ports.len() + 1);
+        let numbered = cfg
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i as u32 + 1, p.name.as_str(), p.backend));
+        let local = cfg
+            .local
+            .iter()
+            .map(|name| (ofport::LOCAL, name.as_str(), BackendName::Tap));
+        for (no, name, backend) in numbered.chain(local) {
+            let what = format!("port {} ({name}, {})", label(no), backend.as_str());
+            let port = ports::open(name, backend_of(backend), cfg.workers).context(what.clone())?;
             // Every worker must be able to send on every port.
             if port.handles.len() < cfg.workers {
                 anyhow::bail!(
-                    "port {no} ({}, {}): {} queue(s) for {} workers; give the interface at least as many queues as workers (a veth: `ip link add … numrxqueues N numtxqueues N`) or use fewer workers",
-                    p.name,
-                    p.backend.as_str(),
+                    "{what}: {} queue(s) for {} workers; give the interface at least as many queues as workers (a veth: `ip link add … numrxqueues N numtxqueues N`) or use fewer workers",
                     port.handles.len(),
                     cfg.workers
                 );
@@ -103,24 +96,10 @@ impl Switch {
             opened.push(SwitchPort {
                 no,
                 slot: opened.len() as u16,
-                name: p.name.clone(),
+                name: name.to_string(),
                 ifindex: port.info.ifindex,
                 up: port.info.is_up(),
-                backend: p.backend,
-                counters: port.counters,
-            });
-            handles.push(port.handles);
-        }
-        if let Some(name) = &cfg.local {
-            let port = ports::open(name, Backend::Tap, cfg.workers)
-                .with_context(|| format!("LOCAL port ({name}, tap)"))?;
-            opened.push(SwitchPort {
-                no: ofport::LOCAL,
-                slot: opened.len() as u16,
-                name: name.clone(),
-                ifindex: port.info.ifindex,
-                up: port.info.is_up(),
-                backend: BackendName::Tap,
+                backend,
                 counters: port.counters,
             });
             handles.push(port.handles);
@@ -290,6 +269,23 @@ impl Drop for Switch {
         if let Some(rt) = self.runtime.take() {
             rt.stop();
         }
+    }
+}
+
+/// The `ports` backend of a configured one.
+fn backend_of(b: BackendName) -> Backend {
+    match b {
+        BackendName::Afxdp => Backend::AfXdp {
+            mode: AttachMode::Auto,
+        },
+        BackendName::AfxdpNative => Backend::AfXdp {
+            mode: AttachMode::Native,
+        },
+        BackendName::AfxdpGeneric => Backend::AfXdp {
+            mode: AttachMode::Generic,
+        },
+        BackendName::Afpacket => Backend::AfPacket,
+        BackendName::Tap => Backend::Tap,
     }
 }
 
