@@ -82,6 +82,8 @@ pub(crate) struct Exec<'a, C, O> {
     /// or with the packet itself when the pipeline ends without another use of it — so
     /// the common "apply output, done" rule costs no copy. Outputs keep their order.
     pending: Option<PendingOut>,
+    /// The last input port looked up and its config (see `in_port_info`).
+    last_in: Option<(u32, Option<&'a PortInfo>)>,
 }
 
 /// The exact-match cache for one packet: the cache, the key's hash and what the cache
@@ -129,6 +131,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             remarked: false,
             in_info: None,
             pending: None,
+            last_in: None,
         }
     }
 
@@ -176,8 +179,22 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
 
     /// Whether packets received on `in_port` are dropped at once (`no_recv`).
     #[inline]
-    pub fn refuses(&self, in_port: u32) -> bool {
-        self.v.port(in_port).is_some_and(|p| p.no_recv)
+    pub fn refuses(&mut self, in_port: u32) -> bool {
+        self.in_port_info(in_port).is_some_and(|p| p.no_recv)
+    }
+
+    /// The config of input port `in_port`, remembered for the next packet (those of a
+    /// batch mostly come from one port).
+    #[inline]
+    fn in_port_info(&mut self, in_port: u32) -> Option<&'a PortInfo> {
+        match self.last_in {
+            Some((no, info)) if no == in_port => info,
+            _ => {
+                let info = self.v.port(in_port);
+                self.last_in = Some((in_port, info));
+                info
+            }
+        }
     }
 
     /// Processes a parsed frame: `key` and `parsed` are what [`parse`] gave for it.
@@ -205,7 +222,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         if let Some(e) = parsed.error {
             self.count(|c| c.parse_error(e));
         }
-        self.in_info = self.v.port(in_port);
+        self.in_info = self.in_port_info(in_port);
         self.remarked = false;
         self.pending = None;
         if let Some(p) = self.in_info {
