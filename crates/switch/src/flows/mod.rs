@@ -29,7 +29,8 @@
 //! A refused flow-mod changes nothing.
 //!
 //! [`FlowTables::expire`] removes entries past their hard or idle timeout; the idle time
-//! counts from the last packet the datapath saw for the entry's rule (or installation).
+//! counts from the last packet the datapath saw for the entry's rule (or installation);
+//! [`FlowTables::next_expiry`] says when to call it next.
 //! [`FlowTables::select`] yields the entries a flow-stats (or aggregate) request names.
 //!
 //! Costs: strict commands and replacing adds find their entry in O(log n); non-strict
@@ -153,17 +154,26 @@ impl FlowEntry {
     }
 
     fn idle_expired(&self, now: u64, last_used: Option<u64>) -> bool {
-        let last = last_used.map_or(self.installed_at, |t| t.max(self.installed_at));
-        self.idle_timeout != 0
-            && now >= last.saturating_add(u64::from(self.idle_timeout) * NS_PER_SEC)
+        self.idle_deadline(last_used).is_some_and(|d| now >= d)
     }
 
     fn hard_expired(&self, now: u64) -> bool {
-        self.hard_timeout != 0
-            && now
-                >= self
-                    .installed_at
-                    .saturating_add(u64::from(self.hard_timeout) * NS_PER_SEC)
+        self.hard_deadline().is_some_and(|d| now >= d)
+    }
+
+    /// When the hard timeout falls, if the entry has one.
+    fn hard_deadline(&self) -> Option<u64> {
+        (self.hard_timeout != 0).then(|| {
+            self.installed_at
+                .saturating_add(u64::from(self.hard_timeout) * NS_PER_SEC)
+        })
+    }
+
+    /// When the idle timeout falls if no packet comes after `last_used`.
+    fn idle_deadline(&self, last_used: Option<u64>) -> Option<u64> {
+        let last = last_used.map_or(self.installed_at, |t| t.max(self.installed_at));
+        (self.idle_timeout != 0)
+            .then(|| last.saturating_add(u64::from(self.idle_timeout) * NS_PER_SEC))
     }
 }
 
@@ -455,6 +465,20 @@ impl FlowTables {
             });
         }
         changes
+    }
+
+    /// The earliest time at which [`FlowTables::expire`] would remove an entry, given
+    /// the same `last_used` (later packets can only push an idle deadline back), or
+    /// `None` if no entry has a timeout. Scans every table.
+    pub fn next_expiry(&self, last_used: impl Fn(RuleId) -> Option<u64>) -> Option<u64> {
+        self.tables
+            .iter()
+            .flat_map(BTreeMap::values)
+            .filter_map(|e| {
+                let idle = e.idle_deadline(e.rule.and_then(&last_used));
+                e.hard_deadline().into_iter().chain(idle).min()
+            })
+            .min()
     }
 
     /// The entries a flow-stats or aggregate-stats request names, table by table: in

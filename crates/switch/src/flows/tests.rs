@@ -871,3 +871,24 @@ mod normal_form {
         assert!(!norm(vec![Oxm::InPort(1)]).overlaps(&norm(vec![Oxm::InPort(2)])));
     }
 }
+
+#[test]
+fn next_expiry_is_the_earliest_deadline() {
+    let mut t = FlowTables::new();
+    t.apply(&add(1, vec![], out(1)), 0).unwrap();
+    assert_eq!(t.next_expiry(|_| None), None);
+    let f = FlowMod {
+        idle_timeout: 5,
+        hard_timeout: 30,
+        ..add(2, vec![], out(1))
+    };
+    t.apply(&f, 10 * SEC).unwrap();
+    t.set_rule(0, &key(2, vec![]), 1);
+    assert_eq!(t.next_expiry(|_| None), Some(15 * SEC));
+    // A packet at 27 s pushes the idle deadline past the hard one.
+    assert_eq!(t.next_expiry(|_| Some(27 * SEC)), Some(32 * SEC));
+    assert_eq!(t.next_expiry(|_| Some(37 * SEC)), Some(40 * SEC));
+    assert!(t.expire(40 * SEC - 1, |_| Some(37 * SEC)).is_empty());
+    assert_eq!(t.expire(40 * SEC, |_| Some(37 * SEC)).len(), 1);
+    assert_eq!(t.next_expiry(|_| None), None);
+}
