@@ -5,4 +5,5 @@
 //! to the datapath's compiled rules. The agent itself is the subject of issue 6. This
 //! crate never forwards packets itself.
 
+pub mod flows;
 pub mod translate;

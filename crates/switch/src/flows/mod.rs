@@ -1,0 +1,583 @@
+//! The agent's authoritative OpenFlow 1.3 flow tables, sans-IO: no sockets and no clock
+//! (every call that needs time takes `now`, nanoseconds on the caller's monotonic clock).
+//!
+//! [`FlowTables`] holds tables `0..NUM_TABLES` (the datapath's tables). Each maps a
+//! [`FlowKey`] — the match normalised for comparison ([`NormMatch`], see `norm.rs`) and
+//! the priority — to a [`FlowEntry`]: what the controller sent (match as sent, cookie,
+//! timeouts, flags, instructions), when it was installed, and the datapath rule that
+//! implements it once the caller has installed one ([`FlowTables::set_rule`]).
+//!
+//! [`FlowTables::apply`] applies a flow-mod with the OpenFlow 1.3.5 semantics (§6.4) and
+//! returns the [`FlowChange`]s the caller must publish to the datapath, including the
+//! removals that need an `OFPT_FLOW_REMOVED` (§5.5, entries with `OFPFF_SEND_FLOW_REM`):
+//! - ADD replaces an entry of identical match and priority (its duration restarts; its
+//!   counters are kept unless the add sets `OFPFF_RESET_COUNTS`; no flow-removed is
+//!   sent); with `OFPFF_CHECK_OVERLAP` it is refused (`OFPFMFC_OVERLAP`) if an entry of
+//!   the same priority in the table could match a packet the new one matches, an
+//!   identical entry included. Cookie mask, out_port and out_group are ignored.
+//! - MODIFY (entries whose match the flow-mod's covers, any priority) and MODIFY_STRICT
+//!   (identical match and priority), filtered by cookie/cookie_mask, replace the
+//!   instructions only: cookie, timeouts, flags and duration stay; counters are reset if
+//!   the modify sets `OFPFF_RESET_COUNTS`. A modify that selects nothing changes nothing
+//!   (it is not an add in 1.3). out_port and out_group are ignored.
+//! - DELETE and DELETE_STRICT select as the modifies do, in one table or all
+//!   (`OFPTT_ALL`), further filtered by out_port / out_group (the entry's own actions,
+//!   apply or write, must output to that port / group; groups are not followed).
+//!
+//! Errors: those of [`FlowMod::validate`], then `OFPFMFC_BAD_TABLE_ID` for a table the
+//! datapath lacks, `OFPBIC_BAD_TABLE_ID` for a goto to such a table, `OFPFMFC_OVERLAP`.
+//! A refused flow-mod changes nothing.
+//!
+//! [`FlowTables::expire`] removes entries past their hard or idle timeout; the idle time
+//! counts from the last packet the datapath saw for the entry's rule (or installation);
+//! [`FlowTables::next_expiry`] says when to call it next.
+//! [`FlowTables::select`] yields the entries a flow-stats (or aggregate) request names.
+//!
+//! Costs: strict commands and replacing adds find their entry in O(log n); non-strict
+//! commands, overlap checks, stats and expiry scan the table(s).
+
+mod norm;
+
+#[cfg(test)]
+mod tests;
+
+pub use norm::NormMatch;
+
+use datapath::pipeline::RuleId;
+use openflow::action::{port, Action, OFPG_ANY};
+use openflow::instruction::Instruction;
+use openflow::match13::Match;
+use openflow::v13::flow_mod::{flow_mod_flags, FlowMod, FlowModCommand, OFPTT_ALL};
+use openflow::v13::multipart::FlowStatsRequest;
+use openflow::v13::packet_in::{FlowRemoved, FlowRemovedReason};
+use openflow::{ErrorKind, OfpError};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// Number of flow tables: those of the datapath, `0..NUM_TABLES`.
+pub const NUM_TABLES: usize = datapath::pipeline::NUM_TABLES;
+
+const NS_PER_SEC: u64 = 1_000_000_000;
+
+/// What identifies a flow entry within its table: its normalised match and priority.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FlowKey {
+    pub match_: NormMatch,
+    pub priority: u16,
+}
+
+/// One flow entry as the controller installed it.
+/// Invariant: `FlowKey { match_: NormMatch::new(&self.match_), priority: self.priority }`
+/// is the key it is stored under.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowEntry {
+    /// The match as the flow-mod that installed the entry sent it (for flow-removed and
+    /// flow-stats replies).
+    pub match_: Match,
+    pub priority: u16,
+    pub cookie: u64,
+    /// Seconds; 0 is none.
+    pub idle_timeout: u16,
+    /// Seconds; 0 is none.
+    pub hard_timeout: u16,
+    /// `ofp_flow_mod_flags` of the add.
+    pub flags: u16,
+    pub instructions: Vec<Instruction>,
+    /// When the entry was added (ns, the caller's clock); its duration counts from here.
+    pub installed_at: u64,
+    /// The datapath rule implementing the entry, once the caller has set it.
+    pub rule: Option<RuleId>,
+}
+
+impl FlowEntry {
+    fn actions(&self) -> impl Iterator<Item = &Action> {
+        self.instructions.iter().flat_map(|i| match i {
+            Instruction::ApplyActions(a) | Instruction::WriteActions(a) => a.as_slice(),
+            _ => &[],
+        })
+    }
+
+    /// The out_port filter of deletes and stats: true for `OFPP_ANY`, otherwise whether
+    /// one of the entry's own actions outputs to `out_port`.
+    pub fn outputs_to(&self, out_port: u32) -> bool {
+        out_port == port::ANY
+            || self
+                .actions()
+                .any(|a| matches!(a, Action::Output { port, .. } if *port == out_port))
+    }
+
+    /// The out_group filter: true for `OFPG_ANY`, otherwise whether one of the entry's
+    /// own actions is `group:out_group`.
+    pub fn outputs_to_group(&self, out_group: u32) -> bool {
+        out_group == OFPG_ANY
+            || self
+                .actions()
+                .any(|a| matches!(a, Action::Group(g) if *g == out_group))
+    }
+
+    /// Whether `cookie & mask == entry cookie & mask`.
+    pub fn cookie_matches(&self, cookie: u64, mask: u64) -> bool {
+        self.cookie & mask == cookie & mask
+    }
+
+    /// Time since installation as `(seconds, nanoseconds)`, 0 if `now` is earlier.
+    pub fn duration(&self, now: u64) -> (u32, u32) {
+        let d = now.saturating_sub(self.installed_at);
+        let sec = u32::try_from(d / NS_PER_SEC).unwrap_or(u32::MAX);
+        (sec, (d % NS_PER_SEC) as u32)
+    }
+
+    /// The `OFPT_FLOW_REMOVED` body for this entry, removed from `table_id` at `now`
+    /// with the datapath's final counters.
+    pub fn flow_removed(
+        &self,
+        table_id: u8,
+        reason: FlowRemovedReason,
+        now: u64,
+        packet_count: u64,
+        byte_count: u64,
+    ) -> FlowRemoved {
+        let (duration_sec, duration_nsec) = self.duration(now);
+        FlowRemoved {
+            cookie: self.cookie,
+            priority: self.priority,
+            reason,
+            table_id,
+            duration_sec,
+            duration_nsec,
+            idle_timeout: self.idle_timeout,
+            hard_timeout: self.hard_timeout,
+            packet_count,
+            byte_count,
+            match_: self.match_.clone(),
+        }
+    }
+
+    fn idle_expired(&self, now: u64, last_used: Option<u64>) -> bool {
+        self.idle_deadline(last_used).is_some_and(|d| now >= d)
+    }
+
+    fn hard_expired(&self, now: u64) -> bool {
+        self.hard_deadline().is_some_and(|d| now >= d)
+    }
+
+    /// When the hard timeout falls, if the entry has one.
+    fn hard_deadline(&self) -> Option<u64> {
+        (self.hard_timeout != 0).then(|| {
+            self.installed_at
+                .saturating_add(u64::from(self.hard_timeout) * NS_PER_SEC)
+        })
+    }
+
+    /// When the idle timeout falls if no packet comes after `last_used`.
+    fn idle_deadline(&self, last_used: Option<u64>) -> Option<u64> {
+        let last = last_used.map_or(self.installed_at, |t| t.max(self.installed_at));
+        (self.idle_timeout != 0)
+            .then(|| last.saturating_add(u64::from(self.idle_timeout) * NS_PER_SEC))
+    }
+}
+
+/// A change to the tables that the caller must carry to the datapath.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlowChange {
+    /// A new entry at `key` in `table`: install a rule and record it with
+    /// [`FlowTables::set_rule`].
+    Add { table: u8, key: FlowKey },
+    /// An add replaced the identical entry `old`. The new entry still names `old.rule`:
+    /// rewrite that rule (keeping its counters unless `reset_counts`), or install a new
+    /// one, carry the counters over unless `reset_counts`, and set it.
+    Replace {
+        table: u8,
+        key: FlowKey,
+        old: FlowEntry,
+        reset_counts: bool,
+    },
+    /// A modify replaced the instructions of the entry at `key`; reset its rule's
+    /// counters if `reset_counts`.
+    Modify {
+        table: u8,
+        key: FlowKey,
+        reset_counts: bool,
+    },
+    /// The entry was removed: drop `entry.rule` from the datapath, and if
+    /// [`FlowChange::sends_flow_removed`] send [`FlowEntry::flow_removed`] with `reason`.
+    Remove {
+        table: u8,
+        key: FlowKey,
+        reason: FlowRemovedReason,
+        entry: FlowEntry,
+    },
+}
+
+impl FlowChange {
+    /// Whether this change calls for an `OFPT_FLOW_REMOVED`: a removal of an entry that
+    /// was added with `OFPFF_SEND_FLOW_REM`.
+    pub fn sends_flow_removed(&self) -> bool {
+        matches!(self, FlowChange::Remove { entry, .. }
+            if entry.flags & flow_mod_flags::SEND_FLOW_REM != 0)
+    }
+}
+
+/// The flow tables. Invariant: `tables.len() == NUM_TABLES`; every entry is stored under
+/// the key its own match and priority give (see [`FlowEntry`]).
+#[derive(Clone, Debug)]
+pub struct FlowTables {
+    tables: Vec<BTreeMap<FlowKey, FlowEntry>>,
+}
+
+impl Default for FlowTables {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn bad_table(table_id: u8) -> OfpError {
+    OfpError::new(
+        ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID,
+        format!(
+            "table {table_id}: the switch has tables 0..={}",
+            NUM_TABLES - 1
+        ),
+    )
+}
+
+/// How a modify or delete selects entries, from its flow-mod or stats request.
+struct Selector {
+    match_: NormMatch,
+    /// `Some(priority)` for strict commands.
+    strict: Option<u16>,
+    cookie: u64,
+    cookie_mask: u64,
+    out_port: u32,
+    out_group: u32,
+}
+
+impl Selector {
+    fn selects(&self, key: &FlowKey, e: &FlowEntry) -> bool {
+        let by_match = match self.strict {
+            Some(p) => key.priority == p && key.match_ == self.match_,
+            None => self.match_.covers(&key.match_),
+        };
+        by_match
+            && e.cookie_matches(self.cookie, self.cookie_mask)
+            && e.outputs_to(self.out_port)
+            && e.outputs_to_group(self.out_group)
+    }
+}
+
+impl FlowTables {
+    /// Empty tables `0..NUM_TABLES`.
+    pub fn new() -> FlowTables {
+        FlowTables {
+            tables: vec![BTreeMap::new(); NUM_TABLES],
+        }
+    }
+
+    /// Applies one flow-mod at `now` (see the module comment for the semantics) and
+    /// returns what changed, in the order it changed. On error nothing changed.
+    pub fn apply(&mut self, fm: &FlowMod, now: u64) -> Result<Vec<FlowChange>, OfpError> {
+        fm.validate()?;
+        let all_tables = fm.table_id == OFPTT_ALL;
+        if !all_tables && usize::from(fm.table_id) >= NUM_TABLES {
+            return Err(bad_table(fm.table_id));
+        }
+        let strict = matches!(
+            fm.command,
+            FlowModCommand::ModifyStrict | FlowModCommand::DeleteStrict
+        );
+        let mut sel = Selector {
+            match_: NormMatch::new(&fm.match_),
+            strict: strict.then_some(fm.priority),
+            cookie: fm.cookie,
+            cookie_mask: fm.cookie_mask,
+            out_port: port::ANY,
+            out_group: OFPG_ANY,
+        };
+        match fm.command {
+            FlowModCommand::Add => {
+                check_goto(&fm.instructions)?;
+                self.add(fm, sel.match_, now)
+            }
+            FlowModCommand::Modify | FlowModCommand::ModifyStrict => {
+                check_goto(&fm.instructions)?;
+                Ok(self.modify(fm, &sel))
+            }
+            FlowModCommand::Delete | FlowModCommand::DeleteStrict => {
+                sel.out_port = fm.out_port;
+                sel.out_group = fm.out_group;
+                let tables = if all_tables {
+                    0..NUM_TABLES
+                } else {
+                    let t = usize::from(fm.table_id);
+                    t..t + 1
+                };
+                let mut changes = Vec::new();
+                for t in tables {
+                    self.remove_where(t, FlowRemovedReason::Delete, &mut changes, |k, e| {
+                        sel.selects(k, e)
+                    });
+                }
+                Ok(changes)
+            }
+            // `validate` refused unknown commands.
+            FlowModCommand::Unknown(n) => Err(OfpError::new(
+                ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND,
+                format!("flow-mod command {n} is not defined"),
+            )),
+        }
+    }
+
+    fn add(
+        &mut self,
+        fm: &FlowMod,
+        match_: NormMatch,
+        now: u64,
+    ) -> Result<Vec<FlowChange>, OfpError> {
+        let table = &mut self.tables[usize::from(fm.table_id)];
+        let key = FlowKey {
+            match_,
+            priority: fm.priority,
+        };
+        if fm.flags & flow_mod_flags::CHECK_OVERLAP != 0 {
+            if let Some(k) = table
+                .keys()
+                .find(|k| k.priority == key.priority && k.match_.overlaps(&key.match_))
+            {
+                return Err(OfpError::new(
+                    ErrorKind::FLOW_MOD_FAILED_OVERLAP,
+                    format!(
+                        "table {}: an entry of priority {} overlaps the new one{}",
+                        fm.table_id,
+                        k.priority,
+                        if *k == key { " (identical match)" } else { "" }
+                    ),
+                ));
+            }
+        }
+        let mut entry = FlowEntry {
+            match_: fm.match_.clone(),
+            priority: fm.priority,
+            cookie: fm.cookie,
+            idle_timeout: fm.idle_timeout,
+            hard_timeout: fm.hard_timeout,
+            flags: fm.flags,
+            instructions: fm.instructions.clone(),
+            installed_at: now,
+            rule: None,
+        };
+        let change = match table.remove(&key) {
+            Some(old) => {
+                entry.rule = old.rule;
+                FlowChange::Replace {
+                    table: fm.table_id,
+                    key: key.clone(),
+                    old,
+                    reset_counts: fm.flags & flow_mod_flags::RESET_COUNTS != 0,
+                }
+            }
+            None => FlowChange::Add {
+                table: fm.table_id,
+                key: key.clone(),
+            },
+        };
+        table.insert(key, entry);
+        Ok(vec![change])
+    }
+
+    fn modify(&mut self, fm: &FlowMod, sel: &Selector) -> Vec<FlowChange> {
+        let reset_counts = fm.flags & flow_mod_flags::RESET_COUNTS != 0;
+        let table_id = fm.table_id;
+        let table = &mut self.tables[usize::from(table_id)];
+        let mut changes = Vec::new();
+        let mut update = |key: &FlowKey, e: &mut FlowEntry| {
+            e.instructions = fm.instructions.clone();
+            changes.push(FlowChange::Modify {
+                table: table_id,
+                key: key.clone(),
+                reset_counts,
+            });
+        };
+        if sel.strict.is_some() {
+            let key = FlowKey {
+                match_: sel.match_.clone(),
+                priority: fm.priority,
+            };
+            if let Some(e) = table.get_mut(&key) {
+                if sel.selects(&key, e) {
+                    update(&key, e);
+                }
+            }
+        } else {
+            for (k, e) in table.iter_mut() {
+                if sel.selects(k, e) {
+                    update(k, e);
+                }
+            }
+        }
+        changes
+    }
+
+    /// Removes the entries of table `t` that `pred` picks, reporting each with `reason`.
+    fn remove_where(
+        &mut self,
+        t: usize,
+        reason: FlowRemovedReason,
+        changes: &mut Vec<FlowChange>,
+        mut pred: impl FnMut(&FlowKey, &FlowEntry) -> bool,
+    ) {
+        let table = &mut self.tables[t];
+        let doomed: Vec<FlowKey> = table
+            .iter()
+            .filter(|(k, e)| pred(k, e))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in doomed {
+            if let Some(entry) = table.remove(&key) {
+                changes.push(FlowChange::Remove {
+                    table: t as u8,
+                    key,
+                    reason,
+                    entry,
+                });
+            }
+        }
+    }
+
+    /// Removes every entry past its hard timeout (reason `OFPRR_HARD_TIMEOUT`, checked
+    /// first) or idle timeout (`OFPRR_IDLE_TIMEOUT`) at `now`. `last_used(rule)` is when
+    /// the datapath last saw a packet for `rule` (`None`: never); an entry without a rule
+    /// yet, or whose rule saw no packet since installation, idles from `installed_at`.
+    pub fn expire(
+        &mut self,
+        now: u64,
+        last_used: impl Fn(RuleId) -> Option<u64>,
+    ) -> Vec<FlowChange> {
+        let mut changes = Vec::new();
+        for t in 0..NUM_TABLES {
+            if self.tables[t].is_empty() {
+                continue;
+            }
+            self.remove_where(t, FlowRemovedReason::HardTimeout, &mut changes, |_, e| {
+                e.hard_expired(now)
+            });
+            self.remove_where(t, FlowRemovedReason::IdleTimeout, &mut changes, |_, e| {
+                e.idle_expired(now, e.rule.and_then(&last_used))
+            });
+        }
+        changes
+    }
+
+    /// The earliest time at which [`FlowTables::expire`] would remove an entry, given
+    /// the same `last_used` (later packets can only push an idle deadline back), or
+    /// `None` if no entry has a timeout. Scans every table.
+    pub fn next_expiry(&self, last_used: impl Fn(RuleId) -> Option<u64>) -> Option<u64> {
+        self.tables
+            .iter()
+            .flat_map(BTreeMap::values)
+            .filter_map(|e| {
+                let idle = e.idle_deadline(e.rule.and_then(&last_used));
+                e.hard_deadline().into_iter().chain(idle).min()
+            })
+            .min()
+    }
+
+    /// The entries a flow-stats or aggregate-stats request names, table by table: in
+    /// `req.table_id` (or all tables for `OFPTT_ALL`), whose match `req.match_` covers,
+    /// with the request's cookie, out_port and out_group filters. A table the switch
+    /// lacks is `OFPBRC_BAD_TABLE_ID`.
+    pub fn select<'a>(
+        &'a self,
+        req: &FlowStatsRequest,
+    ) -> Result<impl Iterator<Item = (u8, &'a FlowKey, &'a FlowEntry)> + 'a, OfpError> {
+        let tables = if req.table_id == OFPTT_ALL {
+            0..NUM_TABLES
+        } else if usize::from(req.table_id) < NUM_TABLES {
+            let t = usize::from(req.table_id);
+            t..t + 1
+        } else {
+            return Err(OfpError::new(
+                ErrorKind::BAD_REQUEST_BAD_TABLE_ID,
+                format!(
+                    "table {}: the switch has tables 0..={}",
+                    req.table_id,
+                    NUM_TABLES - 1
+                ),
+            ));
+        };
+        let sel = Rc::new(Selector {
+            match_: NormMatch::new(&req.match_),
+            strict: None,
+            cookie: req.cookie,
+            cookie_mask: req.cookie_mask,
+            out_port: req.out_port,
+            out_group: req.out_group,
+        });
+        Ok(tables.flat_map(move |t| {
+            let sel = Rc::clone(&sel);
+            self.tables[t]
+                .iter()
+                .filter(move |(k, e)| sel.selects(k, e))
+                .map(move |(k, e)| (t as u8, k, e))
+        }))
+    }
+
+    /// The entry at `key` in `table`.
+    pub fn get(&self, table: u8, key: &FlowKey) -> Option<&FlowEntry> {
+        self.tables.get(usize::from(table))?.get(key)
+    }
+
+    /// Records the datapath rule implementing the entry at `key`; false if there is no
+    /// such entry.
+    pub fn set_rule(&mut self, table: u8, key: &FlowKey, rule: RuleId) -> bool {
+        match self
+            .tables
+            .get_mut(usize::from(table))
+            .and_then(|t| t.get_mut(key))
+        {
+            Some(e) => {
+                e.rule = Some(rule);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The entries of `table` in key order (empty for a table the switch lacks).
+    pub fn table(&self, table: u8) -> impl Iterator<Item = (&FlowKey, &FlowEntry)> {
+        self.tables.get(usize::from(table)).into_iter().flatten()
+    }
+
+    /// Number of entries in `table` (0 for a table the switch lacks).
+    pub fn table_len(&self, table: u8) -> usize {
+        self.tables.get(usize::from(table)).map_or(0, BTreeMap::len)
+    }
+
+    /// Number of entries in all tables.
+    pub fn len(&self) -> usize {
+        self.tables.iter().map(BTreeMap::len).sum()
+    }
+
+    /// Whether every table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.tables.iter().all(BTreeMap::is_empty)
+    }
+}
+
+/// Refuses a goto to a table the switch lacks (`OFPBIC_BAD_TABLE_ID`); `validate`
+/// already checked that gotos go forward and stay within `OFPTT_MAX`.
+fn check_goto(insts: &[Instruction]) -> Result<(), OfpError> {
+    for i in insts {
+        if let Instruction::GotoTable(t) = i {
+            if usize::from(*t) >= NUM_TABLES {
+                return Err(OfpError::new(
+                    ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID,
+                    format!(
+                        "goto_table {t}: the switch has tables 0..={}",
+                        NUM_TABLES - 1
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,134 @@
+//! OpenFlow 1.3 matches normalised for comparison, and the two relations flow-mod
+//! semantics need between them: "covers" (non-strict modify/delete and flow-stats
+//! filters) and "overlaps" (`OFPFF_CHECK_OVERLAP`).
+//!
+//! A [`NormMatch`] is the set of a match's constraints, one per field, sorted by OXM
+//! header (class, field), each as `(value, mask)` wire bytes of the field's width with:
+//! - an absent mask written out as all ones, and mask bits beyond a field's meaningful
+//!   width cleared (`VLAN_VID` 13 bits, `IPV6_FLABEL` 20, `IPV6_EXTHDR` 9): those bits
+//!   constrain nothing, so `vlan_vid=0x1005/0xffff` equals `vlan_vid=0x1005`;
+//! - value bits outside the mask cleared;
+//! - fully wildcarded fields (mask all zero) dropped, as spec §7.2.3.5 makes an all-zero
+//!   mask equal to omitting the TLV.
+//!
+//! Hence two matches that select the same packets field by field compare equal whatever
+//! their TLV order or mask spelling. Prerequisites are not expanded: `tcp_dst=80` is only
+//! valid with `eth_type` and `ip_proto`, which the match must then carry itself.
+
+use openflow::match13::Match;
+use openflow::oxm::OxmField;
+
+/// One field's constraint: a packet's field `p` satisfies it when `p & mask == value`.
+/// Invariants: `value.len() == mask.len()`, `value & !mask == 0`, mask not all zero.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Constraint {
+    /// The OXM header without `hasmask` and length: `class << 16 | field << 9`.
+    header: u32,
+    value: Vec<u8>,
+    mask: Vec<u8>,
+}
+
+/// A match normalised for comparison (see the module comment). Invariant: constraints
+/// sorted by header, at most one per header.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NormMatch {
+    fields: Vec<Constraint>,
+}
+
+/// Bits of a maskable field that carry meaning, for fields narrower than their wire
+/// width.
+fn width_mask(f: Option<OxmField>) -> Option<&'static [u8]> {
+    match f? {
+        OxmField::VlanVid => Some(&[0x1f, 0xff]),
+        OxmField::Ipv6Flabel => Some(&[0x00, 0x0f, 0xff, 0xff]),
+        OxmField::Ipv6Exthdr => Some(&[0x01, 0xff]),
+        _ => None,
+    }
+}
+
+impl NormMatch {
+    /// Normalises `m`. Never fails: a match that `Match::validate` would refuse (a
+    /// duplicate field) keeps the constraint that comes first in wire order.
+    pub fn new(m: &Match) -> NormMatch {
+        let mut fields: Vec<Constraint> = Vec::with_capacity(m.fields.len());
+        for x in &m.fields {
+            let header = x.header() & 0xffff_fe00;
+            if fields.iter().any(|c| c.header == header) {
+                continue;
+            }
+            let mut value = x.value_bytes();
+            let mut mask = x.mask_bytes().unwrap_or_else(|| vec![0xff; value.len()]);
+            mask.resize(value.len(), 0);
+            if let Some(w) = width_mask(x.field()) {
+                for (m, w) in mask.iter_mut().zip(w) {
+                    *m &= w;
+                }
+            }
+            for (v, m) in value.iter_mut().zip(&mask) {
+                *v &= m;
+            }
+            if mask.iter().all(|&b| b == 0) {
+                continue;
+            }
+            fields.push(Constraint {
+                header,
+                value,
+                mask,
+            });
+        }
+        fields.sort();
+        NormMatch { fields }
+    }
+
+    /// Whether the match has no constraints (matches every packet).
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
+    fn get(&self, header: u32) -> Option<&Constraint> {
+        self.fields
+            .binary_search_by_key(&header, |c| c.header)
+            .ok()
+            .map(|i| &self.fields[i])
+    }
+
+    /// Whether every packet `other` matches is matched by `self`: `other` is at least as
+    /// specific as `self` in every field `self` constrains. This is how non-strict modify
+    /// and delete, and flow-stats requests, select entries (spec §6.4).
+    pub fn covers(&self, other: &NormMatch) -> bool {
+        self.fields.iter().all(|c| {
+            other.get(c.header).is_some_and(|o| {
+                o.value.len() == c.value.len()
+                    && c.mask.iter().zip(&o.mask).all(|(cm, om)| cm & !om == 0)
+                    && o.value
+                        .iter()
+                        .zip(&c.mask)
+                        .zip(&c.value)
+                        .all(|((ov, cm), cv)| ov & cm == *cv)
+            })
+        })
+    }
+
+    /// Whether some packet could match both: in every field both constrain, the values
+    /// agree on the bits both masks care about. (Fields only one constrains leave the
+    /// other free.)
+    pub fn overlaps(&self, other: &NormMatch) -> bool {
+        self.fields.iter().all(|c| match other.get(c.header) {
+            None => true,
+            Some(o) => {
+                o.value.len() == c.value.len()
+                    && c.value
+                        .iter()
+                        .zip(&o.value)
+                        .zip(c.mask.iter().zip(&o.mask))
+                        .all(|((cv, ov), (cm, om))| (cv ^ ov) & cm & om == 0)
+            }
+        })
+    }
+}
+
+/// Test helper: the normal form of a match of these fields.
+#[cfg(test)]
+pub(crate) fn norm(fields: Vec<openflow::oxm::Oxm>) -> NormMatch {
+    NormMatch::new(&Match { fields })
+}
