@@ -217,7 +217,17 @@ mod tests {
                 t[2..4].copy_from_slice(&l.to_be_bytes());
                 if t.len() < bytes.len() {
                     if let Ok(g) = Frame::decode(&t) {
-                        prop_assert_ne!(&g, &f);
+                        // The same message back is only right when what was cut is
+                        // trailing padding (a HELLO element's, which decoders accept
+                        // without its padding, as Open vSwitch does).
+                        if g == f {
+                            prop_assert!(
+                                bytes[t.len()..].iter().all(|&b| b == 0),
+                                "cut {} non-padding bytes and decoded the same: {:?}",
+                                bytes.len() - t.len(),
+                                f
+                            );
+                        }
                     }
                 }
                 // Mutated bytes past the header.
