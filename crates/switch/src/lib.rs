@@ -11,5 +11,6 @@
 //! The connection state machine and the rest of the agent are the subject of issue 6.
 //! This crate never forwards packets itself.
 
+pub mod conn;
 pub mod flows;
 pub mod translate;
