@@ -6,9 +6,13 @@
 //!   datapath's compiled rules;
 //! - [`flows`]: the authoritative flow tables with OpenFlow 1.3.5 flow-mod semantics
 //!   (add/modify/delete, strict and not, overlap check, cookie and out-port filters,
-//!   timeouts with an injected clock, flow-stats selection), sans-IO.
+//!   timeouts with an injected clock, flow-stats selection), sans-IO;
+//! - [`conn`]: one controller connection's protocol state machine, sans-IO (version
+//!   negotiation for 1.0 and 1.3, framing, error replies, echo and liveness, features
+//!   and switch config; everything else handed to the agent as events, in order).
 //!
-//! The connection state machine and the rest of the agent are the subject of issue 6.
+//! The agent that ties them to the datapath (and the tokio shell) is the subject of
+//! issue 6.
 //! This crate never forwards packets itself.
 
 pub mod conn;
