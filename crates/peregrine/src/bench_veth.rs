@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use bench::topo::{ip, Host, Topology};
 
-use crate::config::{BackendName, FailMode, PortConfig, RunConfig};
+use crate::config::{BackendName, PortConfig, RunConfig};
 use crate::run::Switch;
 
 /// Options of `peregrine bench veth`.
@@ -191,41 +191,35 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
     let h2 = topo.add_host(2).map_err(|e| e.to_string())?;
     let bridge = format!("{}br", topo.prefix());
     let switch = match dut.backend() {
-        Some(backend) => Some(
-            Switch::start(&RunConfig {
-                ports: [&h1, &h2]
+        Some(backend) => {
+            let ports = [&h1, &h2]
+                .iter()
+                .map(|h| PortConfig {
+                    name: h.port.clone(),
+                    backend,
+                })
+                .collect();
+            let flows = match a.rules {
+                Rules::Simple => ["in_port=1,actions=output:2", "in_port=2,actions=output:1"]
                     .iter()
-                    .map(|h| PortConfig {
-                        name: h.port.clone(),
-                        backend,
+                    .map(|f| {
+                        let fm = openflow::text::parse_flow_mod(
+                            f,
+                            openflow::v13::flow_mod::FlowModCommand::Add,
+                        )
+                        .map_err(|e| format!("{f}: {e}"))?;
+                        Ok((f.to_string(), fm))
                     })
-                    .collect(),
-                local: None,
-                flows: match a.rules {
-                    Rules::Simple => ["in_port=1,actions=output:2", "in_port=2,actions=output:1"]
-                        .iter()
-                        .map(|f| {
-                            let fm = openflow::text::parse_flow_mod(
-                                f,
-                                openflow::v13::flow_mod::FlowModCommand::Add,
-                            )
-                            .map_err(|e| format!("{f}: {e}"))?;
-                            Ok((f.to_string(), fm))
-                        })
-                        .collect::<Result<Vec<_>, String>>()?,
-                    Rules::Normal => Vec::new(),
-                },
-                workers: 1,
+                    .collect::<Result<Vec<_>, String>>()?,
+                Rules::Normal => Vec::new(),
+            };
+            let cfg = RunConfig {
+                flows,
                 cpus: vec![a.dut_cpu],
-                dpid: 1,
-                fail_mode: FailMode::Standalone,
-                controllers: Vec::new(),
-                listen: Vec::new(),
-                cache_entries: 65_536,
-                mac_aging_s: 300,
-            })
-            .map_err(|e| format!("{e:#}"))?,
-        ),
+                ..RunConfig::with_ports(ports)
+            };
+            Some(Switch::start(&cfg).map_err(|e| format!("{e:#}"))?)
+        }
         None => {
             ip(&["link", "add", "name", &bridge, "type", "bridge"]).map_err(|e| e.to_string())?;
             topo.track_link(&bridge);

@@ -216,6 +216,24 @@ pub struct RunFlags {
 }
 
 impl RunConfig {
+    /// A standalone switch on `ports` with every other setting at its default: one
+    /// worker placed by the OS, dpid 1, no LOCAL port, flow or controller.
+    pub fn with_ports(ports: Vec<PortConfig>) -> RunConfig {
+        RunConfig {
+            ports,
+            local: None,
+            flows: Vec::new(),
+            workers: 1,
+            cpus: Vec::new(),
+            dpid: 1,
+            fail_mode: FailMode::Standalone,
+            controllers: Vec::new(),
+            listen: Vec::new(),
+            cache_entries: 65_536,
+            mac_aging_s: 300,
+        }
+    }
+
     /// Reads the file named by `flags.config` (if any) and merges the flags over it.
     /// `cpus_online` is how many CPUs the machine has (CPU numbers must be below it).
     pub fn load(flags: &RunFlags, cpus_online: usize) -> Result<RunConfig, ConfigError> {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
 
-use crate::config::{BackendName, FailMode, PortConfig, RunConfig};
+use crate::config::{BackendName, PortConfig, RunConfig};
 use crate::run::Switch;
 
 /// Options of `peregrine demo`.
@@ -82,28 +82,20 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
         );
     }
     step(interrupted)?;
+    let ports = hosts
+        .iter()
+        .map(|h| PortConfig {
+            name: h.port.clone(),
+            backend: if args.backend == "afxdp" {
+                BackendName::Afxdp
+            } else {
+                BackendName::Afpacket
+            },
+        })
+        .collect();
     let cfg = RunConfig {
-        ports: hosts
-            .iter()
-            .map(|h| PortConfig {
-                name: h.port.clone(),
-                backend: if args.backend == "afxdp" {
-                    BackendName::Afxdp
-                } else {
-                    BackendName::Afpacket
-                },
-            })
-            .collect(),
-        local: None,
-        flows: Vec::new(),
         workers: args.workers,
-        cpus: Vec::new(),
-        dpid: 1,
-        fail_mode: FailMode::Standalone,
-        controllers: Vec::new(),
-        listen: Vec::new(),
-        cache_entries: 65_536,
-        mac_aging_s: 300,
+        ..RunConfig::with_ports(ports)
     };
     let switch = Switch::start(&cfg)?;
     println!(
