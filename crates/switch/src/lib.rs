@@ -15,6 +15,7 @@
 //! issue 6.
 //! This crate never forwards packets itself.
 
+pub mod agent;
 pub mod conn;
 pub mod flows;
 pub mod translate;
