@@ -182,8 +182,6 @@ impl FlowAgent {
                     entry,
                     ..
                 } => {
-                    let sends =
-                        entry.flags & openflow::v13::flow_mod::flow_mod_flags::SEND_FLOW_REM != 0;
                     let base = self.drop_rule(table, &entry);
                     if sends {
                         pending.push(PendingRemoved {
