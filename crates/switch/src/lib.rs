@@ -11,8 +11,12 @@
 //!   negotiation for 1.0 and 1.3, framing, error replies, echo and liveness, features
 //!   and switch config; everything else handed to the agent as events, in order).
 //!
-//! The agent that ties them to the datapath (and the tokio shell) is the subject of
-//! issue 6.
+//! - [`agent`]: the first piece of the agent, [`agent::FlowAgent`], which keeps the flow
+//!   tables and the datapath in step (flow-mods, barrier publishing, timeouts with
+//!   flow-removed, flow stats from the datapath's counters).
+//!
+//! The rest of the agent (groups, meters, ports, packet-in/out, roles, multipart) and its
+//! tokio shell are the subject of issue 6.
 //! This crate never forwards packets itself.
 
 pub mod agent;
