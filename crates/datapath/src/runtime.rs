@@ -380,6 +380,17 @@ mod tests {
         }
     }
 
+    /// Worker ports numbered 1, 2, … over the given queues.
+    fn numbered(queues: &[&Queue]) -> Vec<WorkerPort> {
+        (1..)
+            .zip(queues)
+            .map(|(no, q)| WorkerPort {
+                no,
+                io: Box::new((*q).clone()),
+            })
+            .collect()
+    }
+
     fn spec(ports: Vec<WorkerPort>, normal: Option<Box<dyn NormalWorker>>) -> WorkerSpec {
         WorkerSpec {
             cpu: None,
@@ -395,16 +406,7 @@ mod tests {
         let (a, b) = (Queue::default(), Queue::default());
         let frames: Vec<Vec<u8>> = (0..1000).map(|n| frame(1, n)).collect();
         a.rx.lock().unwrap().extend(frames.iter().cloned());
-        let ports = vec![
-            WorkerPort {
-                no: 1,
-                io: Box::new(a.clone()),
-            },
-            WorkerPort {
-                no: 2,
-                io: Box::new(b.clone()),
-            },
-        ];
+        let ports = numbered(&[&a, &b]);
         let rt = Runtime::start(dp.clone(), vec![spec(ports, None)], Instant::now()).unwrap();
         wait_for("1000 frames on port 2", || {
             b.sent.lock().unwrap().len() == 1000
@@ -438,20 +440,7 @@ mod tests {
         let (a, b, c) = (Queue::default(), Queue::default(), Queue::default());
         a.rx.lock().unwrap().extend((0..5000).map(|n| frame(1, n)));
         b.rx.lock().unwrap().extend((0..5000).map(|n| frame(2, n)));
-        let ports = vec![
-            WorkerPort {
-                no: 1,
-                io: Box::new(a.clone()),
-            },
-            WorkerPort {
-                no: 2,
-                io: Box::new(b.clone()),
-            },
-            WorkerPort {
-                no: 3,
-                io: Box::new(c.clone()),
-            },
-        ];
+        let ports = numbered(&[&a, &b, &c]);
         let rt = Runtime::start(dp, vec![spec(ports, None)], Instant::now()).unwrap();
         wait_for("10000 frames", || c.sent.lock().unwrap().len() == 10_000);
         rt.stop();
@@ -499,16 +488,7 @@ mod tests {
         a.rx.lock().unwrap().extend((0..10).map(|n| frame(1, n)));
         b.rx.lock().unwrap().extend((0..10).map(|n| frame(2, n)));
         let times = Arc::new(Mutex::new(Vec::new()));
-        let ports = vec![
-            WorkerPort {
-                no: 1,
-                io: Box::new(a.clone()),
-            },
-            WorkerPort {
-                no: 2,
-                io: Box::new(b.clone()),
-            },
-        ];
+        let ports = numbered(&[&a, &b]);
         let normal: Box<dyn NormalWorker> = Box::new(ToTwo(times.clone()));
         let rt =
             Runtime::start(dp.clone(), vec![spec(ports, Some(normal))], Instant::now()).unwrap();

@@ -116,6 +116,18 @@ impl Drop for SwitchProc {
     }
 }
 
+/// `n` namespace hosts and a switch on their ports (numbered 1..=n) with `extra`
+/// arguments. Bind the result as `let (topo, h, sw) = …` so that the switch is ended
+/// before the namespaces are removed.
+fn hosts_on_switch(n: u8, extra: &[&str]) -> (Topology, Vec<Host>, SwitchProc) {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=n).map(|i| topo.add_host(i).unwrap()).collect();
+    let mut args: Vec<&str> = h.iter().flat_map(|h| ["--port", h.port.as_str()]).collect();
+    args.extend_from_slice(extra);
+    let sw = SwitchProc::start(&args);
+    (topo, h, sw)
+}
+
 fn ping(topo: &Topology, from: &Host, to: &str, count: u32) -> bool {
     topo.in_ns(
         &from.ns,
@@ -183,18 +195,7 @@ fn port_row(table: &str, no: u32) -> (u64, u64) {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ping_iperf_and_learning_through_afpacket() {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
-    let sw = SwitchProc::start(&[
-        "--port",
-        &h[0].port,
-        "--port",
-        &h[1].port,
-        "--port",
-        &h[2].port,
-        "--workers",
-        "2",
-    ]);
+    let (topo, h, sw) = hosts_on_switch(3, &["--workers", "2"]);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     assert!(ping(&topo, &h[0], &h[1].ip, 20), "20 pings h1 -> h2");
     let mbits = iperf(&topo, &h[0], &h[1].ns, &h[1].ip);
@@ -277,11 +278,7 @@ fn tap_and_local_ports_reach_a_namespace() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn link_down_up_and_removal_do_not_stop_the_switch() {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
-    let mut sw = SwitchProc::start(&[
-        "--port", &h[0].port, "--port", &h[1].port, "--port", &h[2].port,
-    ]);
+    let (topo, h, mut sw) = hosts_on_switch(3, &[]);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     ip(&["link", "set", &h[1].port, "down"]).unwrap();
     sw.wait_line(
@@ -309,9 +306,7 @@ fn link_down_up_and_removal_do_not_stop_the_switch() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn an_idle_switch_uses_almost_no_cpu() {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
-    let sw = SwitchProc::start(&["--port", &h[0].port, "--port", &h[1].port, "--workers", "2"]);
+    let (topo, h, sw) = hosts_on_switch(2, &["--workers", "2"]);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     std::thread::sleep(Duration::from_millis(500));
     let before = sw.cpu_seconds();
@@ -371,14 +366,10 @@ fn udp(a: &Host, b: &Host) -> Vec<u8> {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn two_overloading_inputs_get_equal_shares() {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
     // One worker, on the last CPU; both sources share the first.
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let last = (cpus - 1).to_string();
-    let sw = SwitchProc::start(&[
-        "--port", &h[0].port, "--port", &h[1].port, "--port", &h[2].port, "--cpus", &last,
-    ]);
+    let (topo, h, sw) = hosts_on_switch(3, &["--cpus", &last]);
     ping_until_ok(&topo, &h[0], &h[2].ip);
     ping_until_ok(&topo, &h[1], &h[2].ip);
     let secs = Duration::from_secs(2);
@@ -524,22 +515,17 @@ fn ping_and_iperf_through_afxdp() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn flows_given_at_start_forward_and_secure_mode_adds_no_normal() {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
-    let sw = SwitchProc::start(&[
-        "--port",
-        &h[0].port,
-        "--port",
-        &h[1].port,
-        "--port",
-        &h[2].port,
-        "--fail-mode",
-        "secure",
-        "--flow",
-        "in_port=1,actions=output:2",
-        "--flow",
-        "in_port=2,actions=output:1",
-    ]);
+    let (topo, h, sw) = hosts_on_switch(
+        3,
+        &[
+            "--fail-mode",
+            "secure",
+            "--flow",
+            "in_port=1,actions=output:2",
+            "--flow",
+            "in_port=2,actions=output:1",
+        ],
+    );
     ping_until_ok(&topo, &h[0], &h[1].ip);
     assert!(ping(&topo, &h[0], &h[1].ip, 5));
     // No flow reaches port 3 and secure mode installs no NORMAL rule.
