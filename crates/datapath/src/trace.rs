@@ -1,5 +1,5 @@
 //! The packet tracer: runs a frame through the published pipeline exactly as a worker
-//! would, recording every step, without touching counters, meter buckets, the
+//! would (or a packet-out's actions on it, as the agent would), recording every step, without touching counters, meter buckets, the
 //! exact-match cache or the packet-in queue (meters report what they would decide).
 
 use crate::action::Action;
@@ -28,7 +28,8 @@ pub enum TraceEvent {
         meter: u32,
         outcome: MeterOutcome,
     },
-    /// An apply-actions action executed.
+    /// An apply-actions action executed (or a packet-out's action, see
+    /// [`Datapath::trace_packet_out`]).
     Apply(Action),
     ClearActions,
     WriteActions(Vec<Action>),
@@ -121,6 +122,37 @@ impl<C: RuleTable> Datapath<C> {
             &mut rec,
         );
         exec.run(Packet::from_slice(frame), in_port, None);
+        Trace {
+            version: v.version,
+            events: rec.0,
+            outputs,
+        }
+    }
+
+    /// Traces a packet-out of `frame` with input port `in_port` and action list
+    /// `actions` (see [`Batch::packet_out`](crate::pipeline::Batch::packet_out)): each
+    /// action shows as [`TraceEvent::Apply`]; an `Output(TABLE)` is followed by the
+    /// pipeline's steps for the packet it sends there.
+    pub fn trace_packet_out(
+        &self,
+        frame: &[u8],
+        in_port: u32,
+        actions: &[Action],
+        now_ns: u64,
+    ) -> Trace {
+        let v = self.shared.read();
+        let mut rec = Recorder(Vec::new());
+        let mut outputs = Outputs::new();
+        let mut exec = Exec::new(
+            &v,
+            &self.shared.live,
+            None,
+            None,
+            now_ns,
+            &mut outputs,
+            &mut rec,
+        );
+        exec.packet_out(Packet::from_slice(frame), in_port, actions);
         Trace {
             version: v.version,
             events: rec.0,

@@ -28,7 +28,8 @@ pub type RewriteFn =
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MissBehaviour {
     Drop,
-    /// OpenFlow 1.0 behaviour: a packet-in with reason `NoMatch`, `max_len` bytes.
+    /// OpenFlow 1.0 behaviour: a packet-in with reason `NoMatch`, asking for `max_len`
+    /// bytes (0xffff: the config's `packet_in_max_len`).
     Controller {
         max_len: u16,
     },
@@ -73,7 +74,8 @@ pub struct DatapathConfig {
     /// (reason `InvalidTtl`) instead of a silent drop.
     pub invalid_ttl_to_controller: bool,
     pub miss: MissBehaviour,
-    /// Bytes of a packet-in's data when the action asks for the whole packet.
+    /// The `max_len` given to packet-ins that no action gave a length for (see
+    /// [`PacketIn::max_len`](super::PacketIn::max_len)); 0xffff: the whole packet.
     pub packet_in_max_len: u16,
     pub rewrite: RewriteFn,
 }

@@ -9,6 +9,10 @@
 //! meter, apply-actions, clear-actions, write-actions, write-metadata, goto-table; then
 //! the action set. A rewrite reporting `InvalidTtl` ends the packet (packet-in with reason
 //! `InvalidTtl` when configured); `MissingHeader` skips the action.
+//!
+//! A packet-out ([`Exec::packet_out`]) runs its action list like an apply-actions
+//! instruction; its `Output(TABLE)` enters the pipeline above at table 0, without the
+//! exact-match cache.
 
 use std::ops::ControlFlow;
 use std::sync::mpsc::SyncSender;
@@ -175,6 +179,74 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             _ => None,
         };
         self.run_parsed(packet, &key, &parsed, in_port, None, probe);
+    }
+
+    /// Runs an OpenFlow packet-out (1.3.5 §7.3.7): `actions` apply to `packet` in order,
+    /// as an apply-actions instruction would, with `in_port` (a port, LOCAL, CONTROLLER
+    /// or ANY) as its input port. An output sends the packet as it is at that point;
+    /// `Output(TABLE)` runs a copy of it through the pipeline from table 0 (see
+    /// [`resubmit`](Self::resubmit)), which an output to TABLE anywhere else (a rule,
+    /// a group bucket) does not: there it is dropped as an unknown port.
+    ///
+    /// A packet-in sent by these actions has reason `Action` (1.3 has no packet-out
+    /// reason; 1.4 adds one), table 0 (no table was looked up) and cookie `u64::MAX` (no
+    /// rule sent it, §7.4.1). The packet was not received on a port: nothing counts it
+    /// as received (port rx, packets seen, parse errors), and its input port's `no_recv`
+    /// and `no_packet_in` do not apply. What it sends counts as usual.
+    pub fn packet_out(&mut self, packet: Packet, in_port: u32, actions: &[Action]) {
+        let mut key = FlowKey::ZERO;
+        let parsed = parse(packet.data(), in_port, &mut key);
+        if O::ON {
+            self.obs.event(TraceEvent::Parsed {
+                key,
+                error: parsed.error,
+            });
+        }
+        self.in_info = None;
+        self.remarked = false;
+        self.pending = None;
+        let src = Source {
+            table: 0,
+            cookie: u64::MAX,
+            table_miss: false,
+        };
+        let mut st = Pkt {
+            packet,
+            key,
+            layers: parsed.layers,
+            in_port,
+            queue: None,
+        };
+        for (i, a) in actions.iter().enumerate() {
+            if O::ON {
+                self.obs.event(TraceEvent::Apply(a.clone()));
+            }
+            if *a == Action::Output(port::TABLE) {
+                self.flush_pending(&st);
+                if i + 1 == actions.len() {
+                    return self.resubmit(st);
+                }
+                self.resubmit(st.clone());
+                continue;
+            }
+            if self.action(a, &mut st, src, 0).is_break() {
+                break;
+            }
+        }
+        // The packet has no further use: the pending output takes it.
+        if let Some(p) = self.pending.take() {
+            self.output(p.port, st.packet, &st.key, st.in_port, p.queue, p.src);
+        }
+    }
+
+    /// A packet-out's output to TABLE: `st` through the tables from table 0 and its
+    /// action set, as a received packet would go (rules and tables count it), but
+    /// without the exact-match cache (neither read nor filled) and without receive
+    /// counts.
+    fn resubmit(&mut self, st: Pkt) {
+        self.remarked = false;
+        let key = st.key;
+        self.walk(st, &key, None, None);
     }
 
     /// Whether packets received on `in_port` are dropped at once (`no_recv`).
@@ -502,6 +574,11 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                     table,
                     cookie: u64::MAX,
                 };
+                let max_len = if max_len == u16::MAX {
+                    self.unasked_len()
+                } else {
+                    max_len
+                };
                 self.packet_in(st.packet.data(), &st.key, st.in_port, c, max_len)
             }
         }
@@ -656,7 +733,8 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                         table,
                         cookie,
                     };
-                    self.packet_in(st.packet.data(), &st.key, st.in_port, c, u16::MAX);
+                    let max_len = self.unasked_len();
+                    self.packet_in(st.packet.data(), &st.key, st.in_port, c, max_len);
                 } else if O::ON {
                     self.obs.event(TraceEvent::Dropped("invalid TTL"));
                 }
@@ -778,7 +856,11 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
     ) {
         let cfg: &'a super::DatapathConfig = &self.v.config;
         match port_no {
-            port::IN_PORT => self.tx(in_port, queue, packet),
+            // A packet-out's input port may be CONTROLLER or ANY: nowhere to send back to.
+            port::IN_PORT if in_port <= port::MAX || in_port == port::LOCAL => {
+                self.tx(in_port, queue, packet)
+            }
+            port::IN_PORT => self.count(|c| c.misc(Misc::OutputDrops, 1)),
             port::LOCAL => self.tx(port::LOCAL, queue, packet),
             port::NORMAL => {
                 if O::ON {
@@ -797,7 +879,10 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                     }
                 }
             }
-            port::CONTROLLER => self.packet_in(packet.data(), key, in_port, cause(src), u16::MAX),
+            port::CONTROLLER => {
+                let max_len = self.unasked_len();
+                self.packet_in(packet.data(), key, in_port, cause(src), max_len)
+            }
             p if p == in_port => self.count(|c| c.misc(Misc::OutputToInPortDrops, 1)),
             p => match self.v.port(p) {
                 Some(info) if !info.no_fwd => self.tx_slot(p, Some(info.slot), queue, packet),
@@ -830,23 +915,26 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         });
     }
 
+    /// The `max_len` of a packet-in that no action gave a length for.
+    fn unasked_len(&self) -> u16 {
+        self.v.config.packet_in_max_len
+    }
+
+    /// Sends the whole frame `data` to the controller, asking for `max_len` bytes (see
+    /// [`PacketIn::max_len`]).
     fn packet_in(&mut self, data: &[u8], key: &FlowKey, in_port: u32, cause: Cause, max_len: u16) {
         if self.in_info.is_some_and(|p| p.no_packet_in) {
             return;
         }
-        let limit = if max_len == u16::MAX {
-            self.v.config.packet_in_max_len
-        } else {
-            max_len
-        } as usize;
         let pi = PacketIn {
             reason: cause.reason,
             table_id: cause.table,
             cookie: cause.cookie,
             in_port,
             key: *key,
+            max_len,
             total_len: data.len(),
-            data: data.get(..limit.min(data.len())).unwrap_or(data).to_vec(),
+            data: data.to_vec(),
         };
         if O::ON {
             self.obs.event(TraceEvent::PacketIn(pi));

@@ -35,19 +35,31 @@ pub enum PacketInReason {
     InvalidTtl,
 }
 
-/// A packet-in record for the agent.
+/// A packet-in record for the agent: the whole frame and the length the controller asked
+/// for. The agent cuts the frame to `max_len` and buffers it (or not) as OpenFlow says;
+/// the datapath never cuts.
+///
+/// Invariant: `total_len == data.len()`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PacketIn {
     pub reason: PacketInReason,
+    /// The table whose rule (or miss) sent it; 0 for a packet-out's actions.
     pub table_id: u8,
     /// Cookie of the rule that sent it (`u64::MAX` when no rule did, as OpenFlow asks).
     pub cookie: u64,
     pub in_port: u32,
     /// The key at the time (metadata included), for the packet-in's match.
     pub key: FlowKey,
-    /// Length of the whole frame.
+    /// The length asked for: an [`Action::Controller`](crate::action::Action::Controller)'s
+    /// `max_len` as given, 0xffff (`OFPCML_NO_BUFFER`) meaning "the whole packet, not
+    /// buffered"; for a packet-in no action gave a length for (output to the CONTROLLER
+    /// port, an invalid TTL, a miss under
+    /// [`MissBehaviour::Controller`](super::MissBehaviour::Controller) asking for 0xffff),
+    /// the config's `packet_in_max_len`.
+    pub max_len: u16,
+    /// Length of the whole frame (`data.len()`).
     pub total_len: usize,
-    /// The frame, cut to the requested length.
+    /// The whole frame as it was when sent (after the rewrites before the action).
     pub data: Vec<u8>,
 }
 

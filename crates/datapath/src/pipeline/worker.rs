@@ -12,6 +12,7 @@ use super::batch::Scratch;
 use super::exec::{Exec, Silent};
 use super::version::Shared;
 use super::{Datapath, Outputs, PipelineVersion, RuleTable, Tx};
+use crate::action::Action;
 use crate::cache::ExactCache;
 use crate::counters::{Tally, WorkerCounters};
 use crate::packet::Packet;
@@ -108,6 +109,47 @@ impl<C: RuleTable> Batch<'_, C> {
             &mut obs,
         );
         exec.run(packet, in_port, self.worker.cache.as_mut());
+        exec.finish();
+    }
+
+    /// Runs an OpenFlow packet-out (1.3.5 §7.3.7), adding what it produces to `out`:
+    /// `actions` apply to `packet` in order like an apply-actions instruction, with
+    /// `in_port` (a switch port, LOCAL, CONTROLLER or ANY) as its input port.
+    ///
+    /// - An output sends the packet as it is at that point (set-field, push/pop and TTL
+    ///   actions before it have changed it); a group action runs the group.
+    /// - `Output(IN_PORT)` sends it to `in_port` when that is a port (or LOCAL); FLOOD
+    ///   and ALL leave out `in_port` only when it is one (CONTROLLER and ANY are not).
+    ///   NORMAL packets land in `out.normal`, as in ordinary processing.
+    /// - `Output(TABLE)` runs the packet as it is then through the pipeline from table
+    ///   0 with `in_port` as its input port: tables and rules count it; the exact-match
+    ///   cache is neither used nor filled.
+    /// - Controller (the action or output to CONTROLLER) sends a packet-in with reason
+    ///   `Action` (1.3 has no packet-out reason), table 0 and cookie `u64::MAX` (no rule
+    ///   sent it, §7.4.1).
+    ///
+    /// The packet is not counted as received anywhere (no port rx, packets seen or parse
+    /// error counts; the input port's `no_recv` and `no_packet_in` do not apply); what it
+    /// sends counts as tx on its ports as usual. To be run by the agent on a
+    /// [`WorkerState`] of its own; like any batch, drop it before publishing.
+    pub fn packet_out(
+        &mut self,
+        packet: Packet,
+        in_port: u32,
+        actions: &[Action],
+        out: &mut Outputs,
+    ) {
+        let mut obs = Silent;
+        let mut exec = Exec::new(
+            &self.v,
+            &self.shared.live,
+            Some(&self.worker.counters),
+            Some(&self.shared.packet_in),
+            self.now_ns,
+            out,
+            &mut obs,
+        );
+        exec.packet_out(packet, in_port, actions);
         exec.finish();
     }
 

@@ -178,12 +178,12 @@ fn table_miss_drops_or_uses_the_miss_rule_or_the_controller() {
             pi.table_id,
             pi.cookie,
             pi.in_port,
+            pi.max_len,
             pi.total_len,
-            pi.data.len()
         ),
-        (PacketInReason::NoMatch, 0, 77, 1, 64, 20)
+        (PacketInReason::NoMatch, 0, 77, 1, 20, 64)
     );
-    assert_eq!(pi.data, frame(1, 2)[..20].to_vec());
+    assert_eq!(pi.data, frame(1, 2), "the whole frame: the agent cuts it");
 
     // A goto into an empty table, with the 1.0 miss behaviour.
     let mut c = config(2);
@@ -205,9 +205,18 @@ fn table_miss_drops_or_uses_the_miss_rule_or_the_controller() {
     run(&dp, &mut w, &frame(1, 2), 2, 0);
     let pi = rx.try_recv().unwrap();
     assert_eq!(
-        (pi.reason, pi.table_id, pi.cookie, pi.data.len()),
-        (PacketInReason::NoMatch, 3, u64::MAX, 64)
+        (pi.reason, pi.table_id, pi.cookie, pi.max_len, pi.data.len()),
+        (PacketInReason::NoMatch, 3, u64::MAX, 128, 64)
     );
+    // A miss asking for the whole packet gets the config's length.
+    let mut c = config(2);
+    c.miss = MissBehaviour::Controller { max_len: 0xffff };
+    c.packet_in_max_len = 50;
+    wr.set_config(c);
+    wr.publish();
+    run(&dp, &mut w, &frame(1, 2), 2, 0);
+    let pi = rx.try_recv().unwrap();
+    assert_eq!((pi.max_len, pi.data.len()), (50, 64));
 }
 
 #[test]
@@ -241,7 +250,12 @@ fn every_output_kind() {
     assert_eq!(n.normal[0].packet.data(), &frame(1, 2)[..]);
     assert!(check(&mut wr, port::CONTROLLER).tx.is_empty());
     let pi = rx.try_recv().unwrap();
-    assert_eq!((pi.reason, pi.data.len()), (PacketInReason::Action, 64));
+    assert_eq!(
+        (pi.reason, pi.max_len, pi.total_len),
+        (PacketInReason::Action, u16::MAX, 64),
+        "output to CONTROLLER: the config's length"
+    );
+    assert_eq!(pi.data, frame(1, 2));
     assert_eq!(dp.read_misc(Misc::OutputDrops), 3);
 
     struct Echo;

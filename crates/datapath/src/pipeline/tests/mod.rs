@@ -5,6 +5,7 @@
 mod cache_prop;
 mod forwarding;
 mod groups_meters;
+mod packet_out;
 mod versions;
 
 use std::sync::mpsc::Receiver;
