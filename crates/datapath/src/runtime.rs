@@ -21,19 +21,34 @@
 //! # Polling
 //!
 //! While frames come the worker busy-polls. After [`SPIN_ROUNDS`] rounds that found
-//! nothing it sleeps in poll(2) on every port's receive descriptor and a stop event, so
-//! an idle switch costs no CPU and the first frame wakes it at once. Ports without a
-//! descriptor (in-memory, pcap replay) are checked every [`IDLE_TICK`] instead.
+//! nothing it sleeps in poll(2) on every port's receive descriptor and a stop event (and,
+//! worker 0, the injection event), so an idle switch costs no CPU and the first frame
+//! wakes it at once. Ports without a descriptor (in-memory, pcap replay) are checked
+//! every [`IDLE_TICK`] instead.
+//!
+//! # Injecting packets (packet-outs)
+//!
+//! The agent runs a packet-out itself ([`Batch::packet_out`](crate::pipeline::Batch::packet_out)),
+//! but the ports' handles belong to the workers. An [`Injector`] ([`Runtime::injector`])
+//! queues what a packet-out produced for **worker 0** alone (one consumer keeps
+//! packet-outs in order) and writes an event that worker also sleeps on. Worker 0 looks
+//! at the queue once per round with one relaxed atomic load (the lock is taken only when
+//! something is queued), then sends the injected packets with the round's other output,
+//! NORMAL ones through its NORMAL handler. The queue holds at most [`INJECT_CAPACITY`]
+//! packets.
 //!
 //! # Stopping
 //!
 //! [`Runtime::stop`] sets a flag and writes the stop event; each worker finishes its
 //! round, sends what it holds and returns its ports' handles, dropped with the thread.
+//! Injectors then refuse packets ([`InjectError::Stopped`]); what was still queued is
+//! dropped.
 
+use std::fmt;
 use std::io;
 use std::os::fd::AsFd;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -52,6 +67,8 @@ pub const SPIN_ROUNDS: u32 = 256;
 pub const IDLE_TICK: Duration = Duration::from_millis(1);
 /// Packet buffers a worker keeps for reuse (more are freed).
 const POOL_MAX: usize = 4096;
+/// Most packets (`tx` and `normal` together) an [`Injector`]'s queue holds.
+pub const INJECT_CAPACITY: usize = 4096;
 
 /// One worker's handle on a switch port.
 pub struct WorkerPort {
@@ -87,12 +104,128 @@ pub struct WorkerSpec {
 pub struct Runtime {
     threads: Vec<JoinHandle<()>>,
     stop: Arc<Stop>,
+    inject: Arc<Inject>,
 }
 
 /// The stop flag and the event that wakes sleeping workers.
 struct Stop {
     flag: AtomicBool,
     event: EventFd,
+}
+
+/// Hands packets from other threads (the agent's packet-outs) to worker 0, which sends
+/// them on its ports (see the module comment). Cheap to clone; stays usable after the
+/// runtime stopped, when [`send`](Self::send) fails with [`InjectError::Stopped`].
+#[derive(Clone)]
+pub struct Injector {
+    inner: Arc<Inject>,
+}
+
+/// Why [`Injector::send`] queued nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InjectError {
+    /// The queue holds `queued` packets and cannot take `adding` more
+    /// ([`INJECT_CAPACITY`] in all): worker 0 is behind.
+    Full { queued: usize, adding: usize },
+    /// The runtime has stopped (or never had a worker).
+    Stopped,
+}
+
+impl fmt::Display for InjectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InjectError::Full { queued, adding } => write!(
+                f,
+                "injection queue full: {queued} packets queued, {adding} more would exceed {INJECT_CAPACITY}"
+            ),
+            InjectError::Stopped => f.write_str("the forwarding workers have stopped"),
+        }
+    }
+}
+
+impl std::error::Error for InjectError {}
+
+/// The injection queue. Invariant: `queued` equals the packets in `state.out` whenever
+/// the lock is free; it is written only under the lock.
+struct Inject {
+    queued: AtomicUsize,
+    state: Mutex<Injected>,
+    /// Written on every send; worker 0 polls it while asleep.
+    event: EventFd,
+}
+
+struct Injected {
+    out: Outputs,
+    stopped: bool,
+}
+
+impl Inject {
+    fn new(stopped: bool) -> io::Result<Inject> {
+        Ok(Inject {
+            queued: AtomicUsize::new(0),
+            state: Mutex::new(Injected {
+                out: Outputs::new(),
+                stopped,
+            }),
+            event: EventFd::from_flags(EfdFlags::EFD_NONBLOCK).map_err(io::Error::from)?,
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Injected> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Swaps everything queued into `out` (empty), leaving `out`'s buffers to the queue.
+    fn take(&self, out: &mut Outputs) {
+        let mut q = self.lock();
+        std::mem::swap(&mut q.out, out);
+        self.queued.store(0, Ordering::Relaxed);
+    }
+
+    /// Refuses every later send and drops what is queued.
+    fn close(&self) {
+        let mut q = self.lock();
+        q.stopped = true;
+        q.out.clear();
+        self.queued.store(0, Ordering::Relaxed);
+    }
+}
+
+impl Injector {
+    /// Queues `out` for worker 0, which sends `out.tx` on its ports (as they are: their
+    /// transmit counts were taken when the packet-out produced them) and hands
+    /// `out.normal` to its NORMAL handler (counting what that sends, as for its own
+    /// packets; without a handler they are dropped). Packets keep their order, across
+    /// calls too. All or nothing: when the queue cannot take every packet of `out`, or
+    /// the runtime has stopped, nothing of it is queued.
+    pub fn send(&self, out: Outputs) -> Result<(), InjectError> {
+        let adding = out.tx.len() + out.normal.len();
+        {
+            let mut q = self.inner.lock();
+            if q.stopped {
+                return Err(InjectError::Stopped);
+            }
+            let queued = q.out.tx.len() + q.out.normal.len();
+            if queued + adding > INJECT_CAPACITY {
+                return Err(InjectError::Full { queued, adding });
+            }
+            if adding == 0 {
+                return Ok(());
+            }
+            let Outputs { tx, normal } = out;
+            q.out.tx.extend(tx);
+            q.out.normal.extend(normal);
+            self.inner.queued.store(queued + adding, Ordering::Relaxed);
+        }
+        // A full counter only means a wakeup is already pending.
+        let _ = self.inner.event.write(1);
+        Ok(())
+    }
+
+    /// Packets queued and not yet taken by worker 0.
+    pub fn queued(&self) -> usize {
+        self.inner.queued.load(Ordering::Relaxed)
+    }
 }
 
 impl Runtime {
@@ -108,20 +241,34 @@ impl Runtime {
             flag: AtomicBool::new(false),
             event,
         });
-        let mut threads = Vec::with_capacity(workers.len());
+        let inject = Arc::new(Inject::new(workers.is_empty())?);
+        let mut rt = Runtime {
+            threads: Vec::with_capacity(workers.len()),
+            stop,
+            inject,
+        };
         for (i, spec) in workers.into_iter().enumerate() {
-            let (dp, stop) = (dp.clone(), stop.clone());
+            let (dp, stop) = (dp.clone(), rt.stop.clone());
+            let inject = (i == 0).then(|| rt.inject.clone());
+            // On failure `rt` is dropped: the workers already started stop.
             let t = std::thread::Builder::new()
                 .name(format!("worker{i}"))
                 .spawn(move || {
                     if let Some(cpu) = spec.cpu {
                         core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
                     }
-                    Worker::new(&dp, spec, start).run(&stop);
+                    Worker::new(&dp, spec, start, inject).run(&stop);
                 })?;
-            threads.push(t);
+            rt.threads.push(t);
         }
-        Ok(Runtime { threads, stop })
+        Ok(rt)
+    }
+
+    /// A handle that queues packets for worker 0 to send (see [`Injector`]).
+    pub fn injector(&self) -> Injector {
+        Injector {
+            inner: self.inject.clone(),
+        }
     }
 
     /// Stops every worker and waits for them.
@@ -130,6 +277,7 @@ impl Runtime {
     }
 
     fn halt(&mut self) {
+        self.inject.close();
         self.stop.flag.store(true, Ordering::Relaxed);
         // A full counter only means a wakeup is already pending.
         let _ = self.stop.event.write(1);
@@ -162,10 +310,17 @@ struct Worker<'d, C: RuleTable> {
     first: usize,
     /// Per port: its descriptor reported an error; not polled any more.
     broken: Vec<bool>,
+    /// The injection queue, for worker 0 only.
+    inject: Option<Arc<Inject>>,
 }
 
 impl<'d, C: RuleTable> Worker<'d, C> {
-    fn new(dp: &'d Datapath<C>, spec: WorkerSpec, start: Instant) -> Self {
+    fn new(
+        dp: &'d Datapath<C>,
+        spec: WorkerSpec,
+        start: Instant,
+        inject: Option<Arc<Inject>>,
+    ) -> Self {
         let n = spec.ports.len();
         Worker {
             dp,
@@ -180,6 +335,7 @@ impl<'d, C: RuleTable> Worker<'d, C> {
             tx: (0..n).map(|_| Vec::with_capacity(BATCH)).collect(),
             first: 0,
             broken: vec![false; n],
+            inject,
         }
     }
 
@@ -198,7 +354,7 @@ impl<'d, C: RuleTable> Worker<'d, C> {
         }
     }
 
-    /// One round over the ports; returns the frames received.
+    /// One round over the ports; returns the frames received (and packets injected).
     fn round(&mut self) -> usize {
         let n = self.ports.len();
         let mut got = 0;
@@ -223,6 +379,13 @@ impl<'d, C: RuleTable> Worker<'d, C> {
         if !self.batch.is_empty() {
             self.process();
         }
+        if self
+            .inject
+            .as_ref()
+            .is_some_and(|i| i.queued.load(Ordering::Relaxed) != 0)
+        {
+            got += self.injected();
+        }
         for (port, q) in self.ports.iter_mut().zip(self.tx.iter_mut()) {
             if !q.is_empty() {
                 port.io.send(q, &mut self.pool);
@@ -239,6 +402,25 @@ impl<'d, C: RuleTable> Worker<'d, C> {
             let mut b = self.dp.batch(&mut self.state, now);
             b.process_batch(&mut self.batch, &mut self.out);
         }
+        self.dispatch(now);
+    }
+
+    /// Takes what injectors queued into `out` and queues it like the pipeline's output;
+    /// returns how many packets that was.
+    fn injected(&mut self) -> usize {
+        let Some(inject) = self.inject.as_ref() else {
+            return 0;
+        };
+        inject.take(&mut self.out);
+        let n = self.out.tx.len() + self.out.normal.len();
+        let now = self.start.elapsed().as_nanos() as u64;
+        self.dispatch(now);
+        n
+    }
+
+    /// Hands `out`'s NORMAL packets to the handler (counting what it sends) and queues
+    /// `out.tx` per port, leaving `out` empty.
+    fn dispatch(&mut self, now: u64) {
         match self.normal.as_mut() {
             Some(h) if !self.out.normal.is_empty() => {
                 h.begin_batch(now);
@@ -259,9 +441,13 @@ impl<'d, C: RuleTable> Worker<'d, C> {
 
     /// Waits for frames (or the stop event) without using the CPU.
     fn sleep(&mut self, stop: &Stop) {
-        let mut fds: Vec<PollFd> = Vec::with_capacity(self.ports.len() + 1);
+        let mut fds: Vec<PollFd> = Vec::with_capacity(self.ports.len() + 2);
         let mut which: Vec<usize> = Vec::with_capacity(self.ports.len());
         fds.push(PollFd::new(stop.event.as_fd(), PollFlags::POLLIN));
+        if let Some(i) = &self.inject {
+            fds.push(PollFd::new(i.event.as_fd(), PollFlags::POLLIN));
+        }
+        let first_port = fds.len();
         let mut all = true;
         for (i, p) in self.ports.iter().enumerate() {
             match p.io.rx_fd().filter(|_| !self.broken[i]) {
@@ -283,10 +469,20 @@ impl<'d, C: RuleTable> Worker<'d, C> {
             // deleted) would wake every poll at once: stop polling it; its port is
             // still served while the worker is busy.
             let bad = PollFlags::POLLERR | PollFlags::POLLHUP | PollFlags::POLLNVAL;
-            for (fd, &i) in fds[1..].iter().zip(&which) {
+            for (fd, &i) in fds[first_port..].iter().zip(&which) {
                 if fd.revents().is_some_and(|r| r.intersects(bad)) {
                     self.broken[i] = true;
                 }
+            }
+            // Reset the injection event before the next round looks at the queue, so that
+            // a send after that look leaves it set for the next sleep.
+            let woken = first_port > 1
+                && fds
+                    .get(1)
+                    .and_then(PollFd::revents)
+                    .is_some_and(|r| r.contains(PollFlags::POLLIN));
+            if let Some(i) = self.inject.as_ref().filter(|_| woken) {
+                let _ = i.event.read();
             }
         }
     }
@@ -303,11 +499,27 @@ mod tests {
     use crate::key::{Field, FlowMatch};
     use crate::pipeline::{DatapathConfig, Instructions, NormalPacket, PortInfo, Rule, Tx};
 
-    /// A port whose frames the test queues and whose sent frames it collects.
+    /// A port whose frames the test queues and whose sent frames it collects. With
+    /// `quiet`, it gives the worker a descriptor to sleep on that never becomes readable
+    /// (so the worker sleeps without a timeout and only an event wakes it).
     #[derive(Clone, Default)]
     struct Queue {
         rx: Arc<Mutex<VecDeque<Vec<u8>>>>,
         sent: Arc<Mutex<Vec<Vec<u8>>>>,
+        quiet: Option<Arc<EventFd>>,
+    }
+
+    impl Queue {
+        fn quiet() -> Queue {
+            Queue {
+                quiet: Some(Arc::new(EventFd::new().unwrap())),
+                ..Queue::default()
+            }
+        }
+
+        fn sent(&self) -> Vec<Vec<u8>> {
+            self.sent.lock().unwrap().clone()
+        }
     }
 
     impl PortIo for Queue {
@@ -331,7 +543,7 @@ mod tests {
             }
         }
         fn rx_fd(&self) -> Option<BorrowedFd<'_>> {
-            None
+            self.quiet.as_ref().map(|e| e.as_fd())
         }
     }
 
@@ -500,5 +712,216 @@ mod tests {
         assert!(sent.iter().all(|f| f[14] == 1), "only NORMAL's frames");
         let times = times.lock().unwrap();
         assert!(!times.is_empty() && times.windows(2).all(|w| w[0] <= w[1]));
+    }
+
+    /// What a packet-out of `frame(0, n)` from CONTROLLER with `actions` produces (its
+    /// transmissions counted by an agent-side worker state of `dp`).
+    fn packet_out(dp: &Datapath, n: u32, actions: &[Action]) -> Outputs {
+        let mut w = dp.worker(0);
+        let mut out = Outputs::new();
+        dp.batch(&mut w, 0).packet_out(
+            Packet::from_slice(&frame(0, n)),
+            port::CONTROLLER,
+            actions,
+            &mut out,
+        );
+        out
+    }
+
+    /// A hand-made output of `frame(0, n)` to `port`.
+    fn tx_to(port: u32, n: u32) -> Outputs {
+        let mut out = Outputs::new();
+        out.tx.push(Tx {
+            port,
+            queue: None,
+            packet: Packet::from_slice(&frame(0, n)),
+        });
+        out
+    }
+
+    #[test]
+    fn injected_packets_wake_the_sleeping_worker_0_and_leave_in_order() {
+        let dp = datapath(2, vec![]);
+        // Two workers, each with its own handles on ports 1 and 2.
+        let (a0, b0) = (Queue::quiet(), Queue::quiet());
+        let (a1, b1) = (Queue::quiet(), Queue::quiet());
+        let specs = vec![
+            spec(numbered(&[&a0, &b0]), None),
+            spec(numbered(&[&a1, &b1]), None),
+        ];
+        let rt = Runtime::start(dp.clone(), specs, Instant::now()).unwrap();
+        let inj = rt.injector();
+        for round in 0..3u32 {
+            // Long enough for the workers to spin out and sleep with no timeout (every
+            // port has a descriptor): only the injection event can wake worker 0.
+            std::thread::sleep(Duration::from_millis(50));
+            let base = round * 10;
+            inj.send(packet_out(
+                &dp,
+                base,
+                &[Action::Output(1), Action::Output(2)],
+            ))
+            .unwrap();
+            inj.send(packet_out(&dp, base + 1, &[Action::Output(2)]))
+                .unwrap();
+            inj.send(packet_out(&dp, base + 2, &[Action::Output(1)]))
+                .unwrap();
+            let want = (round + 1) as usize * 2;
+            wait_for("injected frames", || {
+                a0.sent.lock().unwrap().len() == want && b0.sent.lock().unwrap().len() == want
+            });
+        }
+        rt.stop();
+        let on = |ns: &[u32]| ns.iter().map(|&n| frame(0, n)).collect::<Vec<_>>();
+        assert_eq!(a0.sent(), on(&[0, 2, 10, 12, 20, 22]));
+        assert_eq!(b0.sent(), on(&[0, 1, 10, 11, 20, 21]));
+        assert!(
+            a1.sent().is_empty() && b1.sent().is_empty(),
+            "worker 0 only"
+        );
+        assert_eq!(inj.queued(), 0);
+        // Counted once, when the packet-outs produced them; never as received.
+        assert_eq!(dp.read_port(0).tx_packets, 6);
+        assert_eq!(dp.read_port(1).tx_packets, 6);
+        assert_eq!(dp.read_port(0).rx_packets + dp.read_port(1).rx_packets, 0);
+    }
+
+    #[test]
+    fn injected_packets_keep_their_order_while_the_worker_is_busy() {
+        let dp = datapath(3, vec![output(FlowMatch::ANY.exact(Field::InPort, 1), 2)]);
+        let (a, b, c) = (Queue::default(), Queue::default(), Queue::default());
+        a.rx.lock()
+            .unwrap()
+            .extend((0..20_000).map(|n| frame(1, n)));
+        let ports = numbered(&[&a, &b, &c]);
+        let rt = Runtime::start(dp, vec![spec(ports, None)], Instant::now()).unwrap();
+        let inj = rt.injector();
+        for n in 0..300 {
+            inj.send(tx_to(2 + n % 2, n)).unwrap();
+        }
+        wait_for("every frame", || {
+            b.sent.lock().unwrap().len() == 20_150 && c.sent.lock().unwrap().len() == 150
+        });
+        rt.stop();
+        let on = |ns: Vec<u32>| ns.into_iter().map(|n| frame(0, n)).collect::<Vec<_>>();
+        assert_eq!(c.sent(), on((0..300).filter(|n| n % 2 == 1).collect()));
+        let (injected, forwarded): (Vec<_>, Vec<_>) =
+            b.sent().into_iter().partition(|f| f[14] == 0);
+        assert_eq!(injected, on((0..300).filter(|n| n % 2 == 0).collect()));
+        assert_eq!(
+            forwarded,
+            (0..20_000).map(|n| frame(1, n)).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_full_queue_refuses_the_whole_send() {
+        let dp = datapath(2, vec![]);
+        let (a, b) = (Queue::default(), Queue::default());
+        let rt = Runtime::start(dp, vec![spec(numbered(&[&a, &b]), None)], Instant::now()).unwrap();
+        let inj = rt.injector();
+        let mut big = Outputs::new();
+        for n in 0..=INJECT_CAPACITY as u32 {
+            big.tx.extend(tx_to(1, n).tx);
+        }
+        assert_eq!(
+            inj.send(big),
+            Err(InjectError::Full {
+                queued: 0,
+                adding: INJECT_CAPACITY + 1
+            })
+        );
+        // Hold worker 0 inside its send to port 1 while the queue fills.
+        let held = a.sent.lock().unwrap();
+        inj.send(tx_to(1, 0)).unwrap();
+        wait_for("worker 0 took the first packet", || inj.queued() == 0);
+        for n in 1..=INJECT_CAPACITY as u32 {
+            inj.send(tx_to(2, n)).unwrap();
+        }
+        assert_eq!(inj.queued(), INJECT_CAPACITY);
+        let refused = inj.send(tx_to(1, 9999));
+        assert_eq!(
+            refused,
+            Err(InjectError::Full {
+                queued: INJECT_CAPACITY,
+                adding: 1
+            })
+        );
+        assert!(refused.unwrap_err().to_string().contains("full"));
+        assert_eq!(inj.send(Outputs::new()), Ok(()), "nothing to add fits");
+        drop(held);
+        wait_for("the queue drains", || {
+            b.sent.lock().unwrap().len() == INJECT_CAPACITY
+        });
+        inj.send(tx_to(1, 5000)).unwrap();
+        wait_for("a send after draining", || {
+            a.sent.lock().unwrap().len() == 2
+        });
+        rt.stop();
+        assert_eq!(
+            a.sent(),
+            vec![frame(0, 0), frame(0, 5000)],
+            "9999 was refused"
+        );
+        let want: Vec<_> = (1..=INJECT_CAPACITY as u32).map(|n| frame(0, n)).collect();
+        assert_eq!(b.sent(), want);
+    }
+
+    #[test]
+    fn injectors_fail_once_the_runtime_stopped() {
+        let dp = datapath(1, vec![]);
+        let a = Queue::default();
+        let rt = Runtime::start(
+            dp.clone(),
+            vec![spec(numbered(&[&a]), None)],
+            Instant::now(),
+        )
+        .unwrap();
+        fn shareable<T: Clone + Send + Sync + 'static>(_: &T) {}
+        let inj = rt.injector();
+        let other = inj.clone();
+        shareable(&other);
+        rt.stop();
+        assert_eq!(inj.send(tx_to(1, 0)), Err(InjectError::Stopped));
+        assert_eq!(other.send(Outputs::new()), Err(InjectError::Stopped));
+        assert!(a.sent().is_empty());
+        // Dropping the runtime stops it too; a runtime without workers never takes any.
+        let rt = Runtime::start(
+            dp.clone(),
+            vec![spec(numbered(&[&a]), None)],
+            Instant::now(),
+        )
+        .unwrap();
+        let inj = rt.injector();
+        drop(rt);
+        assert_eq!(inj.send(tx_to(1, 0)), Err(InjectError::Stopped));
+        let rt = Runtime::start(dp, vec![], Instant::now()).unwrap();
+        assert_eq!(rt.injector().send(tx_to(1, 0)), Err(InjectError::Stopped));
+    }
+
+    #[test]
+    fn injected_normal_packets_go_to_worker_0s_handler() {
+        let dp = datapath(2, vec![]);
+        let (a, b) = (Queue::quiet(), Queue::quiet());
+        let times = Arc::new(Mutex::new(Vec::new()));
+        let normal: Box<dyn NormalWorker> = Box::new(ToTwo(times.clone()));
+        let ports = numbered(&[&a, &b]);
+        let rt =
+            Runtime::start(dp.clone(), vec![spec(ports, Some(normal))], Instant::now()).unwrap();
+        let out = packet_out(&dp, 7, &[Action::Output(port::NORMAL), Action::Output(1)]);
+        assert_eq!((out.tx.len(), out.normal.len()), (1, 1));
+        rt.injector().send(out).unwrap();
+        wait_for("both frames", || {
+            a.sent.lock().unwrap().len() == 1 && b.sent.lock().unwrap().len() == 1
+        });
+        rt.stop();
+        assert_eq!((a.sent(), b.sent()), (vec![frame(0, 7)], vec![frame(0, 7)]));
+        assert_eq!(dp.read_port(0).tx_packets, 1, "counted by the packet-out");
+        assert_eq!(
+            dp.read_port(1).tx_packets,
+            1,
+            "counted by worker 0 (NORMAL)"
+        );
+        assert_eq!(times.lock().unwrap().len(), 1);
     }
 }

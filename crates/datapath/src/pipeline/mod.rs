@@ -17,7 +17,9 @@
 //! write-actions, write-metadata, goto-table. Metadata lives in the flow key, so goto
 //! looks the next table up with the key as the apply-actions and write-metadata left
 //! it. When no goto follows, the [`ActionSet`] executes in its fixed order. Outputs
-//! collect in [`Outputs`]; packet-ins go to a bounded queue.
+//! collect in [`Outputs`]; packet-ins (the whole frame, see [`PacketIn`]) go to a bounded
+//! queue. A packet-out ([`Batch::packet_out`]) runs its action list like an apply-actions
+//! instruction, its `Output(TABLE)` through the tables above.
 //!
 //! A port loop hands whole batches to [`Batch::process_batch`] (see `batch.rs`): every
 //! packet is parsed, probed in the cache and looked up in table 0 before any runs, with

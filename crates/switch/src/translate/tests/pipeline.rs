@@ -308,7 +308,11 @@ fn reserved_ports_and_controller() {
         assert_eq!(pi.cookie, 0x42);
         assert_eq!(pi.in_port, 3);
         assert_eq!(pi.total_len, f.len());
-        assert_eq!((pi.max_len, &pi.data), (32, &f), "the datapath leaves cutting to the agent");
+        assert_eq!(
+            (pi.max_len, &pi.data),
+            (32, &f),
+            "the datapath leaves cutting to the agent"
+        );
     }
     assert!(sw.packet_ins.try_recv().is_err());
 }
