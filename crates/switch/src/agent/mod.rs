@@ -29,6 +29,7 @@
 
 mod buffers;
 mod compat10;
+mod extension;
 mod flow_agent;
 mod multipart;
 mod session;
@@ -58,6 +59,7 @@ use openflow::v13::switch_config::TableMod;
 use openflow::{v10, v13, ErrorKind, Frame, Message, OfpError, OFP10_VERSION};
 
 pub use buffers::{Buffered, PacketBuffers, MAX_BUFFERS};
+pub use extension::{exp_type, PEREGRINE_EXPERIMENTER};
 pub use flow_agent::FlowAgent;
 pub use session::{default_async, AsyncKind, SessionKind};
 
@@ -659,6 +661,9 @@ impl Agent {
             M::QueueGetConfigRequest(p) => self.queue_config(p),
             // The peer's errors and replies to our echo need no answer.
             M::Error(_) | M::EchoReply(_) => Ok(vec![]),
+            M::Experimenter(e) if e.experimenter == PEREGRINE_EXPERIMENTER => {
+                self.extension(&e, now)
+            }
             M::Experimenter(e) => Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER,
                 format!("experimenter {:#x} is not supported", e.experimenter),

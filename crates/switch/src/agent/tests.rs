@@ -546,3 +546,28 @@ fn startup_flows_forward_at_once_and_show_to_controllers() {
         ErrorKind::BAD_ACTION_BAD_OUT_GROUP
     );
 }
+
+#[test]
+fn peregrine_requests_answer_with_json_and_unknown_types_are_refused() {
+    let mut r = Rig::new();
+    let m = r.connect(SessionKind::Management, OFP13_VERSION);
+    r.flow(m, "table=3,actions=output:2", FlowModCommand::Add);
+    let req = |t| {
+        v13::Message::Experimenter(v13::Experimenter {
+            experimenter: PEREGRINE_EXPERIMENTER,
+            exp_type: t,
+            data: b"{}".to_vec(),
+        })
+    };
+    let xid = r.send13(m, req(exp_type::STATUS), 0);
+    let got = r.read(m);
+    let Message::V13(v13::Message::Experimenter(e)) = &got[0].message else {
+        panic!("{got:?}")
+    };
+    assert_eq!(got[0].xid, xid);
+    let v: serde_json::Value = serde_json::from_slice(&e.data).unwrap();
+    assert_eq!(v["flows_per_table"]["3"], 1);
+    assert_eq!(v["connections"][0]["kind"], "management");
+    assert_eq!(v["connections"][0]["version"], "OF1.3");
+    assert_eq!(r.error_of(m, req(999)), ErrorKind::BAD_REQUEST_BAD_EXP_TYPE);
+}
