@@ -288,6 +288,26 @@ impl Misc {
         Misc::CacheHits,
         Misc::CacheMisses,
     ];
+
+    /// A short snake_case name, for statistics output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Misc::Packets => "packets",
+            Misc::ParseErrors => "parse_errors",
+            Misc::TableMissDrops => "table_miss_drops",
+            Misc::NoRecvDrops => "no_recv_drops",
+            Misc::MeterDrops => "meter_drops",
+            Misc::InvalidTtl => "invalid_ttl",
+            Misc::PacketIns => "packet_ins",
+            Misc::PacketInDropped => "packet_in_dropped",
+            Misc::OutputToInPortDrops => "output_to_in_port_drops",
+            Misc::OutputDrops => "output_drops",
+            Misc::MissingHeader => "missing_header",
+            Misc::GroupDrops => "group_drops",
+            Misc::CacheHits => "cache_hits",
+            Misc::CacheMisses => "cache_misses",
+        }
+    }
 }
 
 /// Rule counter indices.
@@ -315,6 +335,10 @@ pub struct WorkerCounters {
     misc: [AtomicU64; Misc::ALL.len()],
     parse_kinds: [OnceLock<ParseError>; PARSE_SLOTS],
     parse_counts: [AtomicU64; PARSE_SLOTS],
+    /// The name of the thread that created the counters (a worker registers its
+    /// counters on its own thread; the runtime names its threads `worker{i}`), for
+    /// statistics output.
+    thread: Option<String>,
 }
 
 impl Default for WorkerCounters {
@@ -330,6 +354,7 @@ impl Default for WorkerCounters {
             misc: std::array::from_fn(|_| AtomicU64::new(0)),
             parse_kinds: std::array::from_fn(|_| OnceLock::new()),
             parse_counts: std::array::from_fn(|_| AtomicU64::new(0)),
+            thread: std::thread::current().name().map(str::to_string),
         }
     }
 }
@@ -575,6 +600,29 @@ pub struct PortStats {
     pub tx_bytes: u64,
 }
 
+/// One worker's counters that are not per object (read by `Datapath::read_workers`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerStats {
+    /// The worker's place in registration order (0: the first `Datapath::worker` call).
+    pub index: usize,
+    /// The name of the thread that registered the worker, if it had one (the runtime's
+    /// threads are `worker{i}`; the agent's own worker, which runs packet-outs, is
+    /// created on the thread that built the agent).
+    pub thread: Option<String>,
+    /// Every [`Misc`] counter, in [`Misc::ALL`] order (read with [`WorkerStats::get`]).
+    pub misc: [u64; Misc::ALL.len()],
+    /// Parse errors by kind, in the order the worker first saw them (kinds never seen
+    /// are absent).
+    pub parse_errors: Vec<(ParseError, u64)>,
+}
+
+impl WorkerStats {
+    /// The worker's counter `m`.
+    pub fn get(&self, m: Misc) -> u64 {
+        self.misc.get(m as usize).copied().unwrap_or(0)
+    }
+}
+
 /// Sums over workers.
 pub(crate) struct Sum<'a>(pub &'a [std::sync::Arc<WorkerCounters>]);
 
@@ -635,6 +683,20 @@ impl Sum<'_> {
 
     pub fn misc(&self, m: Misc) -> u64 {
         self.0.iter().map(|w| w.read_misc(m)).sum()
+    }
+
+    /// Each worker's own counters (not summed), in registration order.
+    pub fn workers(&self) -> Vec<WorkerStats> {
+        self.0
+            .iter()
+            .enumerate()
+            .map(|(index, w)| WorkerStats {
+                index,
+                thread: w.thread.clone(),
+                misc: Misc::ALL.map(|m| w.read_misc(m)),
+                parse_errors: w.parse_errors().collect(),
+            })
+            .collect()
     }
 
     pub fn parse_errors(&self) -> Vec<(ParseError, u64)> {
@@ -761,6 +823,45 @@ mod tests {
             vec![(ParseError::TruncatedEthernet, 2)]
         );
         assert_eq!(Sum(&ws).misc(Misc::ParseErrors), 2);
+    }
+
+    #[test]
+    fn workers_read_one_by_one_with_their_thread_names() {
+        let ws: Vec<Arc<WorkerCounters>> = (0..2)
+            .map(|i| {
+                std::thread::Builder::new()
+                    .name(format!("w{i}"))
+                    .spawn(|| Arc::new(WorkerCounters::default()))
+                    .unwrap()
+                    .join()
+                    .unwrap()
+            })
+            .collect();
+        ws[0].misc(Misc::Packets, 3);
+        ws[1].misc(Misc::Packets, 5);
+        ws[1].misc(Misc::CacheHits, 4);
+        ws[1].parse_error(ParseError::TruncatedIpv4);
+        let got = Sum(&ws).workers();
+        assert_eq!(got.len(), 2);
+        assert_eq!((got[0].index, got[0].thread.as_deref()), (0, Some("w0")));
+        assert_eq!((got[1].index, got[1].thread.as_deref()), (1, Some("w1")));
+        assert_eq!(got[0].get(Misc::Packets), 3);
+        assert_eq!(got[0].get(Misc::CacheHits), 0);
+        assert_eq!(got[0].parse_errors, vec![]);
+        assert_eq!(got[1].get(Misc::Packets), 5);
+        assert_eq!(got[1].get(Misc::CacheHits), 4);
+        assert_eq!(got[1].get(Misc::ParseErrors), 1);
+        assert_eq!(got[1].parse_errors, vec![(ParseError::TruncatedIpv4, 1)]);
+    }
+
+    #[test]
+    fn misc_names_are_distinct_snake_case() {
+        let names: Vec<&str> = Misc::ALL.iter().map(|m| m.name()).collect();
+        for (i, n) in names.iter().enumerate() {
+            assert!(n.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{n}");
+            assert!(!names[..i].contains(n), "{n} twice");
+        }
+        assert!(Misc::ALL.iter().enumerate().all(|(i, m)| *m as usize == i));
     }
 
     #[test]

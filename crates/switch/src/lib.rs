@@ -25,6 +25,7 @@ pub mod conn;
 pub mod flows;
 pub mod groups;
 pub mod meters;
+pub mod metrics;
 pub mod ports;
 pub mod shell;
 pub mod translate;

@@ -9,7 +9,8 @@
 //!   datapath publishes;
 //! - an **I/O thread** runs a single-threaded tokio runtime: listeners (`ptcp:`, the
 //!   management unix socket), active connections (`tcp:`) that reconnect with backoff
-//!   (1 s doubling to 8 s), and one task per connection moving bytes both ways;
+//!   (1 s doubling to 8 s), and one task per connection moving bytes both ways; and,
+//!   when asked ([`Shell::serve_metrics`]), the Prometheus endpoint;
 //! - a **packet-in thread** moves the datapath's packet-in records onto the agent's
 //!   channel.
 //!
@@ -158,6 +159,8 @@ pub struct Shell {
     agent: Option<JoinHandle<()>>,
     io: Option<JoinHandle<()>>,
     io_stop: Option<tokio::sync::oneshot::Sender<()>>,
+    /// The I/O thread's runtime, for tasks started after [`Shell::start`].
+    io_rt: tokio::runtime::Handle,
     mgmt: Option<PathBuf>,
 }
 
@@ -200,6 +203,7 @@ impl Shell {
             .enable_all()
             .build()?;
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
+        let io_rt = rt.handle().clone();
         let io_input = input.clone();
         let active: Vec<Target> = targets.into_iter().filter(|t| !t.is_passive()).collect();
         let io = std::thread::Builder::new()
@@ -226,8 +230,27 @@ impl Shell {
             agent: Some(agent),
             io: Some(io),
             io_stop: Some(stop_tx),
+            io_rt,
             mgmt,
         })
+    }
+
+    /// Serves the Prometheus metrics (`GET /metrics`, see [`crate::metrics`]) on `addr`
+    /// from the I/O thread, rendering them on the agent thread; returns the address
+    /// bound (the port chosen when `addr`'s is 0). Bind errors reach the caller.
+    pub fn serve_metrics(&self, addr: SocketAddr) -> io::Result<SocketAddr> {
+        let ctx = |e: io::Error| io::Error::new(e.kind(), format!("metrics on {addr}: {e}"));
+        let l = std::net::TcpListener::bind(addr).map_err(ctx)?;
+        l.set_nonblocking(true).map_err(ctx)?;
+        let bound = l.local_addr().map_err(ctx)?;
+        let input = self.input.clone();
+        self.io_rt.spawn(async move {
+            match tokio::net::TcpListener::from_std(l) {
+                Ok(l) => crate::metrics::serve(l, input).await,
+                Err(e) => eprintln!("peregrine: the metrics listener could not start: {e}"),
+            }
+        });
+        Ok(bound)
     }
 
     /// A sender of inputs to the agent thread (link changes, calls).

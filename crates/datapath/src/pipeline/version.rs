@@ -13,8 +13,8 @@ use super::{
 };
 use crate::classifier::TupleSpace;
 use crate::counters::{
-    Misc, PortStats, RuleStats, SlotAlloc, Stats, Sum, TableStats, WorkerCounters, MAX_OBJECTS,
-    MAX_RULES,
+    Misc, PortStats, RuleStats, SlotAlloc, Stats, Sum, TableStats, WorkerCounters, WorkerStats,
+    MAX_OBJECTS, MAX_RULES,
 };
 use crate::group::Group;
 use crate::key::FlowMatch;
@@ -342,6 +342,11 @@ impl<C: RuleTable> Datapath<C> {
 
     pub fn read_parse_errors(&self) -> Vec<(ParseError, u64)> {
         self.shared.sum(|s| s.parse_errors())
+    }
+
+    /// Every registered worker's own counters (not summed), in registration order.
+    pub fn read_workers(&self) -> Vec<WorkerStats> {
+        self.shared.sum(|s| s.workers())
     }
 }
 

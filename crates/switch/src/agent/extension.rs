@@ -22,6 +22,10 @@ pub mod exp_type {
     /// The agent's state: connections (kind, version, role), fail-open, what it counted,
     /// flow entries per non-empty table. Request data: `{}`.
     pub const STATUS: u32 = 1;
+    /// Each datapath worker's own counters (packets, exact-match cache hits and misses,
+    /// packet-ins queued and dropped, parse errors, drops by reason), as documented at
+    /// [`crate::agent::stats::workers_json`]. Request data: `{}` (ignored).
+    pub const WORKERS: u32 = 3;
 }
 
 impl Agent {
@@ -72,6 +76,7 @@ impl Agent {
         let _ = now;
         match e.exp_type {
             exp_type::STATUS => Ok(reply(e, self.status_json())),
+            exp_type::WORKERS => Ok(reply(e, self.workers_json())),
             t => Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_BAD_EXP_TYPE,
                 format!("peregrine request type {t} does not exist"),

@@ -33,6 +33,7 @@ mod extension;
 mod flow_agent;
 mod multipart;
 mod session;
+pub mod stats;
 #[cfg(test)]
 mod tests;
 

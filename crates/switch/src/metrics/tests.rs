@@ -1,0 +1,602 @@
+//! [`render`] on an agent whose datapath ran packets (checked line by line and for the
+//! format's rules), label escaping, the request parser, the `WORKERS` request, and the
+//! endpoint served by a [`Shell`] on loopback.
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use datapath::packet::Packet;
+use datapath::pipeline::{Datapath, DatapathConfig, Outputs, PacketIn, WorkerState};
+use openflow::framing::Framer;
+use openflow::text::{parse_flow_mod, parse_group_mod, parse_meter_mod};
+use openflow::v13::flow_mod::FlowModCommand;
+use openflow::v13::group_mod::GroupModCommand;
+use openflow::v13::meter_mod::MeterModCommand;
+use openflow::{v13, Frame, Message, OFP13_VERSION};
+
+use super::*;
+use crate::agent::{exp_type, AgentConfig, SessionId, Transmit, PEREGRINE_EXPERIMENTER};
+use crate::ports::{BackendStats, PortSpec, PortTable};
+use crate::shell::Shell;
+
+const SEC: u64 = 1_000_000_000;
+/// Port 3's name: a quote, a backslash and a line feed to escape.
+const ODD_NAME: &str = "q\"\\\nx";
+
+struct Discard;
+
+impl Transmit for Discard {
+    fn transmit(&mut self, _: Outputs) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+fn spec(no: u32, name: &str, up: bool) -> PortSpec {
+    PortSpec {
+        no,
+        slot: (no - 1) as u16,
+        name: name.to_string(),
+        hw_addr: [2, 0, 0, 0, 0, no as u8],
+        speed_mbps: None,
+        up,
+        backend: Some(Arc::new(move || BackendStats {
+            rx_dropped: 7 * no as u64,
+            ..BackendStats::default()
+        })),
+    }
+}
+
+/// A 64-byte Ethernet/IPv4/UDP frame.
+fn frame() -> Vec<u8> {
+    let mut f = vec![0u8; 64];
+    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0b]);
+    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0a]);
+    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+    f[14] = 0x45;
+    f[16..18].copy_from_slice(&50u16.to_be_bytes());
+    f[22] = 64;
+    f[23] = 17;
+    f
+}
+
+/// An agent over a real datapath with ports 1 (`eth1`), 2 (`eth2`, link down) and 3
+/// ([`ODD_NAME`]), a management connection past its handshake, and a worker of the
+/// test's own to run packets.
+struct Rig {
+    agent: Agent,
+    dp: Datapath,
+    worker: WorkerState,
+    _packet_ins: Receiver<PacketIn>,
+    mgmt: SessionId,
+    framer: Framer,
+    xid: u32,
+}
+
+impl Rig {
+    fn new() -> Rig {
+        let table = PortTable::new(
+            vec![
+                spec(1, "eth1", true),
+                spec(2, "eth2", false),
+                spec(3, ODD_NAME, true),
+            ],
+            0,
+        );
+        let dcfg = DatapathConfig {
+            ports: table.datapath_ports(),
+            ..DatapathConfig::default()
+        };
+        let (dp, writer, packet_ins) = Datapath::new(dcfg, 64);
+        let mut agent = Agent::new(
+            AgentConfig::default(),
+            dp.clone(),
+            writer,
+            table,
+            Box::new(Discard),
+            0,
+        );
+        let worker = dp.worker(64);
+        let mgmt = agent.open(SessionKind::Management, 0);
+        let hello = Frame::v13(
+            1,
+            v13::Message::Hello(v13::Hello::with_versions(&[OFP13_VERSION])),
+        );
+        agent.receive(mgmt, &hello.encode().unwrap(), 0);
+        let mut r = Rig {
+            agent,
+            dp,
+            worker,
+            _packet_ins: packet_ins,
+            mgmt,
+            framer: Framer::new(),
+            xid: 10,
+        };
+        r.replies();
+        r
+    }
+
+    /// Every message the switch queued on the management connection.
+    fn replies(&mut self) -> Vec<v13::Message> {
+        while let Some(b) = self.agent.poll_transmit(self.mgmt) {
+            self.framer.push(&b);
+        }
+        let mut out = Vec::new();
+        while let Some(m) = self.framer.next_message().unwrap() {
+            match Frame::decode(m).unwrap().message {
+                Message::V13(m) => out.push(m),
+                other => panic!("{other:?}"),
+            }
+        }
+        out
+    }
+
+    /// Sends `m` and returns the replies, none of them an error.
+    fn send(&mut self, m: v13::Message) -> Vec<v13::Message> {
+        self.xid += 1;
+        let bytes = Frame::v13(self.xid, m).encode().unwrap();
+        self.agent.receive(self.mgmt, &bytes, 0);
+        let got = self.replies();
+        assert!(
+            !got.iter().any(|m| matches!(m, v13::Message::Error(_))),
+            "{got:?}"
+        );
+        got
+    }
+
+    fn packet(&mut self, data: &[u8], in_port: u32) {
+        let mut out = Outputs::new();
+        self.dp.process(
+            &mut self.worker,
+            Packet::from_slice(data),
+            in_port,
+            SEC,
+            &mut out,
+        );
+    }
+
+    /// Meter 1 (1 packet/s, burst 1: of packets at one instant the first passes), group
+    /// 1 (all: ports 2 and 3), flows: port 1 through the meter to table 1 whose flow
+    /// outputs to the group; port 2 to port 1; nothing for port 3 (table miss). Then
+    /// three frames in on port 1, one on port 2, one on port 3 and a 10-byte frame (a
+    /// parse error, then a table miss) on port 3.
+    fn programmed() -> Rig {
+        let mut r = Rig::new();
+        let mm = parse_meter_mod(
+            "meter=1,pktps,burst,bands=type=drop,rate=1,burst_size=1",
+            MeterModCommand::Add,
+        )
+        .unwrap();
+        r.send(v13::Message::MeterMod(mm));
+        let gm = parse_group_mod(
+            "group_id=1,type=all,bucket=output:2,bucket=output:3",
+            GroupModCommand::Add,
+        )
+        .unwrap();
+        r.send(v13::Message::GroupMod(gm));
+        for f in [
+            "table=0,priority=10,in_port=1,actions=meter:1,goto_table:1",
+            "table=0,priority=10,in_port=2,actions=output:1",
+            "table=1,actions=group:1",
+        ] {
+            let fm = parse_flow_mod(f, FlowModCommand::Add).unwrap();
+            r.send(v13::Message::FlowMod(fm));
+        }
+        r.send(v13::Message::BarrierRequest);
+        for _ in 0..3 {
+            r.packet(&frame(), 1);
+        }
+        r.packet(&frame(), 2);
+        r.packet(&frame(), 3);
+        r.packet(&frame()[..10], 3);
+        r
+    }
+}
+
+/// Checks the text format's rules: every sample follows its family's `# HELP` and
+/// `# TYPE` lines, families are contiguous and appear once, counters end in `_total`
+/// and gauges do not, names are `peregrine_*`, label sets parse (with escapes) and
+/// values are numbers.
+fn check_format(text: &str) {
+    assert!(text.ends_with('\n'));
+    let mut seen = BTreeSet::new();
+    let mut family: Option<String> = None;
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if let Some(rest) = line.strip_prefix("# HELP ") {
+            let name = rest.split(' ').next().unwrap().to_string();
+            assert!(name.starts_with("peregrine_"), "{line}");
+            assert!(seen.insert(name.clone()), "family {name} twice");
+            let ty = lines.next().unwrap();
+            let kind = ty
+                .strip_prefix(&format!("# TYPE {name} "))
+                .unwrap_or_else(|| panic!("{ty} after {line}"));
+            match kind {
+                "counter" => assert!(name.ends_with("_total"), "{name}"),
+                "gauge" => assert!(!name.ends_with("_total"), "{name}"),
+                k => panic!("type {k}"),
+            }
+            family = Some(name);
+            continue;
+        }
+        assert!(!line.starts_with('#'), "{line}");
+        let name_end = line.find(['{', ' ']).unwrap();
+        assert_eq!(Some(&line[..name_end]), family.as_deref(), "{line}");
+        let mut rest = &line[name_end..];
+        if let Some(r) = rest.strip_prefix('{') {
+            rest = skip_labels(r).unwrap_or_else(|| panic!("bad labels: {line}"));
+        }
+        let value = rest.strip_prefix(' ').unwrap();
+        value.parse::<u64>().unwrap();
+    }
+}
+
+/// Skips `k="v",...}` and returns what follows the `}`.
+fn skip_labels(mut s: &str) -> Option<&str> {
+    loop {
+        let eq = s.find('=')?;
+        let key = &s[..eq];
+        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        s = s[eq..].strip_prefix("=\"")?;
+        let mut chars = s.char_indices();
+        let end = loop {
+            match chars.next()? {
+                (_, '\\') => match chars.next()? {
+                    (_, '\\' | '"' | 'n') => {}
+                    _ => return None,
+                },
+                (i, '"') => break i,
+                (_, '\n') => return None,
+                _ => {}
+            }
+        };
+        s = &s[end + 1..];
+        if let Some(r) = s.strip_prefix('}') {
+            return Some(r);
+        }
+        s = s.strip_prefix(',')?;
+    }
+}
+
+#[test]
+fn render_reports_ports_tables_groups_meters_workers_and_the_agent() {
+    let r = Rig::programmed();
+    let text = render(&r.agent, 2 * SEC);
+    check_format(&text);
+    let lines: BTreeSet<&str> = text.lines().collect();
+    let odd = r#"port="3",name="q\"\\\nx""#;
+    let thread = std::thread::current().name().unwrap_or("").to_string();
+    let mut want = vec![
+        // Ports: the datapath's counts, the backend's drops, the link.
+        r#"peregrine_port_rx_packets_total{port="1",name="eth1"} 3"#.to_string(),
+        r#"peregrine_port_rx_bytes_total{port="1",name="eth1"} 192"#.to_string(),
+        r#"peregrine_port_rx_packets_total{port="2",name="eth2"} 1"#.to_string(),
+        format!("peregrine_port_rx_packets_total{{{odd}}} 2"),
+        format!("peregrine_port_rx_bytes_total{{{odd}}} 74"),
+        r#"peregrine_port_tx_packets_total{port="1",name="eth1"} 1"#.to_string(),
+        r#"peregrine_port_tx_packets_total{port="2",name="eth2"} 1"#.to_string(),
+        r#"peregrine_port_tx_bytes_total{port="2",name="eth2"} 64"#.to_string(),
+        format!("peregrine_port_tx_packets_total{{{odd}}} 1"),
+        r#"peregrine_port_rx_dropped_total{port="2",name="eth2"} 14"#.to_string(),
+        r#"peregrine_port_tx_errors_total{port="1",name="eth1"} 0"#.to_string(),
+        r#"peregrine_port_link_up{port="1",name="eth1"} 1"#.to_string(),
+        r#"peregrine_port_link_up{port="2",name="eth2"} 0"#.to_string(),
+        // Tables: 0 and 1 (the only ones with flows or lookups).
+        r#"peregrine_table_active_flows{table="0"} 2"#.to_string(),
+        r#"peregrine_table_active_flows{table="1"} 1"#.to_string(),
+        r#"peregrine_table_lookups_total{table="0"} 6"#.to_string(),
+        r#"peregrine_table_matches_total{table="0"} 4"#.to_string(),
+        r#"peregrine_table_lookups_total{table="1"} 1"#.to_string(),
+        r#"peregrine_table_matches_total{table="1"} 1"#.to_string(),
+        // The one packet the meter passed went through the group's two buckets.
+        r#"peregrine_group_packets_total{group="1"} 1"#.to_string(),
+        r#"peregrine_group_bytes_total{group="1"} 64"#.to_string(),
+        r#"peregrine_group_bucket_packets_total{group="1",bucket="0"} 1"#.to_string(),
+        r#"peregrine_group_bucket_bytes_total{group="1",bucket="1"} 64"#.to_string(),
+        r#"peregrine_meter_packets_total{meter="1"} 3"#.to_string(),
+        r#"peregrine_meter_bytes_total{meter="1"} 192"#.to_string(),
+        r#"peregrine_meter_band_packets_total{meter="1",band="0",type="drop"} 2"#.to_string(),
+        r#"peregrine_meter_band_bytes_total{meter="1",band="0",type="drop"} 128"#.to_string(),
+        // Workers: the agent's own (index 0, packet-outs only) and the test's.
+        format!(r#"peregrine_worker_packets_total{{worker="0",thread="{thread}"}} 0"#),
+        format!(r#"peregrine_worker_packets_total{{worker="1",thread="{thread}"}} 6"#),
+        // The datapath.
+        "peregrine_datapath_packets_total 6".to_string(),
+        r#"peregrine_datapath_drops_total{reason="table_miss"} 2"#.to_string(),
+        r#"peregrine_datapath_drops_total{reason="meter"} 2"#.to_string(),
+        r#"peregrine_datapath_drops_total{reason="group"} 0"#.to_string(),
+        r#"peregrine_datapath_parse_errors_total{kind="truncated_ethernet"} 1"#.to_string(),
+        r#"peregrine_datapath_parse_errors_total{kind="truncated_ipv4"} 0"#.to_string(),
+        "peregrine_datapath_packet_ins_total 0".to_string(),
+        // The agent.
+        r#"peregrine_agent_connections{kind="management",role="equal"} 1"#.to_string(),
+        r#"peregrine_agent_connections{kind="controller",role="equal"} 0"#.to_string(),
+        r#"peregrine_agent_connections{kind="controller",role="master"} 0"#.to_string(),
+        "peregrine_agent_fail_open 0".to_string(),
+        "peregrine_agent_flow_mods_total 3".to_string(),
+        "peregrine_agent_errors_sent_total 0".to_string(),
+        "peregrine_agent_packet_outs_total 0".to_string(),
+    ];
+    want.push("# TYPE peregrine_port_rx_packets_total counter".into());
+    want.push("# TYPE peregrine_port_link_up gauge".into());
+    for w in &want {
+        assert!(lines.contains(w.as_str()), "missing {w:?} in\n{text}");
+    }
+    // Cache: of the test worker's 6 packets, the 2nd and 3rd on port 1 hit; the one
+    // that failed to parse is not looked up in the cache at all.
+    let hits = format!(r#"peregrine_worker_cache_hits_total{{worker="1",thread="{thread}"}} 2"#);
+    let misses =
+        format!(r#"peregrine_worker_cache_misses_total{{worker="1",thread="{thread}"}} 3"#);
+    assert!(lines.contains(hits.as_str()), "{text}");
+    assert!(lines.contains(misses.as_str()), "{text}");
+    // Only tables 0 and 1 are listed.
+    let tables: BTreeSet<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("peregrine_table_lookups_total"))
+        .collect();
+    assert_eq!(tables.len(), 2, "{text}");
+    // Every drop reason and parse error kind has a line.
+    let drops = text
+        .lines()
+        .filter(|l| l.starts_with("peregrine_datapath_drops_total{"))
+        .count();
+    assert_eq!(drops, DROP_REASONS.len());
+    let kinds = text
+        .lines()
+        .filter(|l| l.starts_with("peregrine_datapath_parse_errors_total{"))
+        .count();
+    assert_eq!(kinds, ParseError::ALL.len());
+}
+
+#[test]
+fn render_of_a_fresh_agent_has_every_family_and_zero_counts() {
+    let r = Rig::new();
+    let text = render(&r.agent, 0);
+    check_format(&text);
+    assert!(text.contains("\nperegrine_datapath_packets_total 0\n"));
+    assert!(text.contains("\nperegrine_table_lookups_total{table=\"0\"} 0\n"));
+    // No group or meter: their families are there, without samples.
+    assert!(text.contains("# TYPE peregrine_group_packets_total counter\n# HELP"));
+    assert!(!text.contains("peregrine_meter_packets_total{"));
+}
+
+#[test]
+fn label_values_and_help_are_escaped() {
+    assert_eq!(escape_label(r"a\b"), r"a\\b");
+    assert_eq!(escape_label("say \"hi\""), r#"say \"hi\""#);
+    assert_eq!(escape_label("two\nlines"), r"two\nlines");
+    assert_eq!(escape_label("plain é{}=,"), "plain é{}=,");
+    assert_eq!(
+        labels(&[("port", "1"), ("name", "x\"\\\n")]),
+        r#"{port="1",name="x\"\\\n"}"#
+    );
+    assert_eq!(labels(&[]), "");
+    assert_eq!(escape_help("a\\b\nc \"q\""), "a\\\\b\\nc \"q\"");
+}
+
+#[test]
+fn requests_for_the_metrics() {
+    let ok = Some(Request::Metrics { head: false });
+    for r in [
+        &b"GET /metrics HTTP/1.1\r\nHost: localhost:9464\r\nAccept: */*\r\n\r\n"[..],
+        b"GET /metrics HTTP/1.0\r\n\r\n",
+        b"GET /metrics HTTP/1.1\n\n",
+        b"\r\n\r\nGET /metrics HTTP/1.1\r\n\r\n",
+        b"GET /metrics?name[]=x HTTP/1.1\r\n\r\n",
+        b"GET http://127.0.0.1:9464/metrics HTTP/1.1\r\n\r\n",
+        b"GET HTTP://h/metrics?a HTTP/1.1\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nX-Empty:\r\nX-Bin: \x80\xff\tz\r\n\r\n",
+        // What follows the head is not read.
+        b"GET /metrics HTTP/1.1\r\n\r\n\x00\x01garbage",
+    ] {
+        assert_eq!(parse_request(r), ok, "{:?}", String::from_utf8_lossy(r));
+    }
+    assert_eq!(
+        parse_request(b"HEAD /metrics HTTP/1.1\r\n\r\n"),
+        Some(Request::Metrics { head: true })
+    );
+}
+
+#[test]
+fn requests_not_complete_yet() {
+    for r in [
+        &b""[..],
+        b"\r\n",
+        b"GET /metr",
+        b"GET /metrics HTTP/1.1\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r",
+    ] {
+        assert_eq!(parse_request(r), None, "{:?}", String::from_utf8_lossy(r));
+    }
+    let mut long = b"GET /metrics HTTP/1.1\r\nX: ".to_vec();
+    long.resize(MAX_HEAD - 1, b'a');
+    assert_eq!(parse_request(&long), None);
+}
+
+#[test]
+fn requests_for_other_paths_and_methods() {
+    for r in [
+        &b"GET / HTTP/1.1\r\n\r\n"[..],
+        b"GET /metrics/ HTTP/1.1\r\n\r\n",
+        b"GET /Metrics HTTP/1.1\r\n\r\n",
+        b"GET /favicon.ico HTTP/1.1\r\n\r\n",
+        b"POST /other HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi",
+        b"GET http://h HTTP/1.1\r\n\r\n",
+        b"OPTIONS * HTTP/1.1\r\n\r\n",
+    ] {
+        assert_eq!(
+            parse_request(r),
+            Some(Request::NotFound),
+            "{:?}",
+            String::from_utf8_lossy(r)
+        );
+    }
+    for r in [
+        &b"POST /metrics HTTP/1.1\r\n\r\n"[..],
+        b"DELETE /metrics HTTP/1.1\r\n\r\n",
+        b"get /metrics HTTP/1.1\r\n\r\n",
+        b"OPTIONS /metrics HTTP/1.1\r\n\r\n",
+    ] {
+        assert_eq!(
+            parse_request(r),
+            Some(Request::MethodNotAllowed),
+            "{:?}",
+            String::from_utf8_lossy(r)
+        );
+    }
+}
+
+#[test]
+fn garbage_is_a_bad_request() {
+    for r in [
+        &b"GET /metrics\r\n\r\n"[..],
+        b"GET /metrics HTTP/2.0\r\n\r\n",
+        b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+        b"GET /metrics HTTP/1.1 extra\r\n\r\n",
+        b"GET  /metrics HTTP/1.1\r\n\r\n",
+        b" GET /metrics HTTP/1.1\r\n\r\n",
+        b"G(T /metrics HTTP/1.1\r\n\r\n",
+        b"GET metrics HTTP/1.1\r\n\r\n",
+        b"GET http:///metrics HTTP/1.1\r\n\r\n",
+        b"GET /m\xc3\xa9trics HTTP/1.1\r\n\r\n",
+        b"GET /metrics\tHTTP/1.1\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost x\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHo st: x\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\n: x\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nX: a\x00b\r\n\r\n",
+        b"GET /metrics HTTP/1.1\rHost: x\r\n\r\n",
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\n\n",
+    ] {
+        assert_eq!(
+            parse_request(r),
+            Some(Request::BadRequest),
+            "{:?}",
+            String::from_utf8_lossy(r)
+        );
+    }
+    // A head that does not end within MAX_HEAD bytes.
+    assert_eq!(
+        parse_request(&vec![b'a'; MAX_HEAD]),
+        Some(Request::BadRequest)
+    );
+    let mut long = b"GET /metrics HTTP/1.1\r\nX: ".to_vec();
+    long.resize(MAX_HEAD + 100, b'a');
+    long.extend_from_slice(b"\r\n\r\n");
+    assert_eq!(parse_request(&long), Some(Request::BadRequest));
+}
+
+#[test]
+fn responses_carry_length_type_and_close() {
+    let r = String::from_utf8(response(200, CONTENT_TYPE, "a 1\n", false)).unwrap();
+    assert_eq!(
+        r,
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n\
+         Content-Length: 4\r\nConnection: close\r\n\r\na 1\n"
+    );
+    let head = String::from_utf8(response(200, CONTENT_TYPE, "a 1\n", true)).unwrap();
+    assert!(
+        head.ends_with("Content-Length: 4\r\nConnection: close\r\n\r\n"),
+        "{head}"
+    );
+    let e = String::from_utf8(error_response(405, "no\n")).unwrap();
+    assert!(e.starts_with("HTTP/1.1 405 Method Not Allowed\r\n"), "{e}");
+    assert!(e.contains("\r\nAllow: GET, HEAD\r\n"), "{e}");
+    assert!(e.ends_with("\r\n\r\nno\n"), "{e}");
+}
+
+#[test]
+fn workers_request_reports_each_worker() {
+    let mut r = Rig::programmed();
+    let got = r.send(v13::Message::Experimenter(v13::Experimenter {
+        experimenter: PEREGRINE_EXPERIMENTER,
+        exp_type: exp_type::WORKERS,
+        data: b"{}".to_vec(),
+    }));
+    let [v13::Message::Experimenter(e)] = got.as_slice() else {
+        panic!("{got:?}")
+    };
+    assert_eq!(
+        (e.experimenter, e.exp_type),
+        (PEREGRINE_EXPERIMENTER, exp_type::WORKERS)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&e.data).unwrap();
+    let ws = v["workers"].as_array().unwrap();
+    assert_eq!(ws.len(), 2, "{v}");
+    let thread = std::thread::current().name().map(str::to_string);
+    assert_eq!(ws[0]["worker"], 0);
+    assert_eq!(ws[0]["packets"], 0);
+    let w = &ws[1];
+    assert_eq!(w["worker"], 1);
+    assert_eq!(w["thread"], serde_json::json!(thread));
+    assert_eq!(w["packets"], 6);
+    assert_eq!(
+        (&w["cache_hits"], &w["cache_misses"]),
+        (&2.into(), &3.into())
+    );
+    assert_eq!(w["drops"]["table_miss"], 2);
+    assert_eq!(w["drops"]["meter"], 2);
+    assert_eq!(w["drops"]["output"], 0);
+    assert_eq!(w["parse_errors"], 1);
+    assert_eq!(
+        w["parse_errors_by_kind"],
+        serde_json::json!({"truncated_ethernet": 1})
+    );
+    assert_eq!(
+        (&w["packet_ins"], &w["packet_ins_dropped"]),
+        (&0.into(), &0.into())
+    );
+}
+
+/// One request on a fresh connection to `addr`; the whole response (the server closes).
+fn fetch(addr: std::net::SocketAddr, request: &[u8]) -> String {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request).unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn the_shell_serves_the_metrics_over_http() {
+    let r = Rig::programmed();
+    let (_tx, packet_ins) = std::sync::mpsc::channel();
+    let shell = Shell::start(r.agent, vec![], None, packet_ins, Instant::now()).unwrap();
+    let addr = shell.serve_metrics("127.0.0.1:0".parse().unwrap()).unwrap();
+    assert_ne!(addr.port(), 0);
+    let ok = fetch(addr, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    let (head, body) = ok.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    assert!(
+        head.contains(&format!("Content-Length: {}", body.len())),
+        "{head}"
+    );
+    assert!(
+        head.contains("Content-Type: text/plain; version=0.0.4"),
+        "{head}"
+    );
+    check_format(body);
+    assert!(
+        body.contains("\nperegrine_port_rx_packets_total{port=\"1\",name=\"eth1\"} 3\n"),
+        "{body}"
+    );
+    let head_only = fetch(addr, b"HEAD /metrics HTTP/1.1\r\n\r\n");
+    assert!(head_only.starts_with("HTTP/1.1 200 OK\r\n"));
+    assert!(head_only.ends_with("\r\n\r\n"), "{head_only}");
+    assert!(fetch(addr, b"GET /nope HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 "));
+    assert!(fetch(addr, b"PUT /metrics HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 405 "));
+    assert!(fetch(addr, b"hello\r\n\r\n").starts_with("HTTP/1.1 400 "));
+    // A client that closes without a request gets nothing.
+    assert_eq!(fetch(addr, b""), "");
+    // A busy address is an error for the caller.
+    let e = shell.serve_metrics(addr).unwrap_err();
+    assert!(e.to_string().contains(&format!("metrics on {addr}")), "{e}");
+    shell.stop();
+}
