@@ -18,6 +18,7 @@
 //! listen = ["ptcp:6653"]
 //! name = "peregrine"        # the management socket is /run/peregrine/NAME.mgmt
 //! mgmt = "/run/peregrine/peregrine.mgmt"  # or "none"
+//! metrics = "127.0.0.1:9464"  # Prometheus GET /metrics (off unless given)
 //!
 //! [[port]]
 //! name = "veth0"
@@ -25,6 +26,7 @@
 //! ```
 
 use std::fmt;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
@@ -114,6 +116,8 @@ pub struct RunConfig {
     pub mgmt: Option<PathBuf>,
     pub cache_entries: usize,
     pub mac_aging_s: u64,
+    /// Where to serve the Prometheus metrics (`GET /metrics`), if anywhere.
+    pub metrics: Option<SocketAddr>,
 }
 
 /// A configuration error: where, and what is wrong.
@@ -157,6 +161,7 @@ struct FileConfig {
     listen: Vec<String>,
     name: Option<String>,
     mgmt: Option<String>,
+    metrics: Option<String>,
     #[serde(default)]
     port: Vec<FilePort>,
 }
@@ -228,6 +233,10 @@ pub struct RunFlags {
     /// comments and blank lines skipped).
     #[arg(long = "flows", value_name = "FILE")]
     pub flows_file: Option<PathBuf>,
+    /// Serve Prometheus metrics (HTTP GET /metrics) on this address, e.g.
+    /// 127.0.0.1:9464.
+    #[arg(long, value_name = "IP:PORT")]
+    pub metrics: Option<String>,
 }
 
 impl RunConfig {
@@ -248,6 +257,7 @@ impl RunConfig {
             mgmt: None,
             cache_entries: 65_536,
             mac_aging_s: 300,
+            metrics: None,
         }
     }
 
@@ -405,6 +415,11 @@ impl RunConfig {
             Some(p) => Some(PathBuf::from(p)),
             None => Some(mgmt_path(&name)),
         };
+        let metrics = match (&flags.metrics, &file.metrics) {
+            (Some(a), _) => Some(parse_metrics_addr(a).map_err(|m| err("--metrics", m))?),
+            (None, Some(a)) => Some(parse_metrics_addr(a).map_err(|m| err(at("metrics"), m))?),
+            (None, None) => None,
+        };
         Ok(RunConfig {
             ports,
             local,
@@ -422,6 +437,7 @@ impl RunConfig {
             mgmt,
             cache_entries: flags.cache.or(file.cache).unwrap_or(65_536),
             mac_aging_s: file.mac_aging.unwrap_or(300),
+            metrics,
         })
     }
 }
@@ -456,6 +472,13 @@ fn parse_flow(s: &str) -> Result<FlowMod, String> {
         .map_err(|e| format!("column {}: {} ({:?})", e.pos + 1, e.message, e.token))?;
     fm.validate().map_err(|e| format!("{e}"))?;
     Ok(fm)
+}
+
+/// The metrics endpoint's address: `IP:PORT` (an IPv6 address in brackets).
+fn parse_metrics_addr(s: &str) -> Result<SocketAddr, String> {
+    s.parse().map_err(|_| {
+        format!("{s:?} is not an address to listen on (write IP:PORT, e.g. 127.0.0.1:9464 or [::1]:9464)")
+    })
 }
 
 /// `IFACE[,backend=NAME]`.
@@ -762,6 +785,28 @@ mod tests {
             "{e}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn metrics_address_from_flag_or_file() {
+        let c = from_toml("", &flags(&["a"])).unwrap();
+        assert_eq!(c.metrics, None);
+        let c = from_toml("metrics = \"127.0.0.1:9464\"\n", &flags(&["a"])).unwrap();
+        assert_eq!(c.metrics, Some("127.0.0.1:9464".parse().unwrap()));
+        let mut f = flags(&["a"]);
+        f.metrics = Some("[::1]:9100".into());
+        let c = from_toml("metrics = \"127.0.0.1:9464\"\n", &f).unwrap();
+        assert_eq!(c.metrics, Some("[::1]:9100".parse().unwrap()));
+        f.metrics = Some("localhost:9464".into());
+        let e = from_toml("", &f).unwrap_err();
+        assert_eq!(e.place, "--metrics");
+        assert!(
+            e.message.contains("\"localhost:9464\" is not an address"),
+            "{e}"
+        );
+        let e = from_toml("metrics = \"9464\"\n", &flags(&["a"])).unwrap_err();
+        assert_eq!(e.place, "t.toml: metrics");
+        assert!(e.message.contains("write IP:PORT"), "{e}");
     }
 
     #[test]

@@ -33,7 +33,7 @@ enum Command {
     },
     /// Run the switch on network interfaces (standalone learning switch unless a
     /// controller programs it).
-    Run(config::RunFlags),
+    Run(Box<config::RunFlags>),
     /// Three hosts in network namespaces on a peregrine switch: ping, iperf3, per-port
     /// statistics; everything is removed afterwards.
     Demo(demo::DemoArgs),

@@ -8,6 +8,7 @@
 //! same way); dropping it stops the workers and closes the ports.
 
 use std::fmt::Write as _;
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -62,6 +63,8 @@ pub struct Switch {
     shell: Option<Shell>,
     _links: Option<LinkMonitor>,
     started: Instant,
+    /// Where the Prometheus metrics are served, if anywhere.
+    metrics: Option<SocketAddr>,
 }
 
 /// Packet-out traffic to the workers, once they run.
@@ -220,6 +223,14 @@ impl Switch {
         let _ = injector.set(runtime.injector());
         let shell = Shell::start(agent, targets, cfg.mgmt.clone(), packet_ins, started)
             .context("starting the OpenFlow channels")?;
+        let metrics = match cfg.metrics {
+            Some(a) => Some(
+                shell
+                    .serve_metrics(a)
+                    .context("starting the metrics endpoint")?,
+            ),
+            None => None,
+        };
         let agent_input = shell.input();
         let links = {
             let mut watched: Vec<Watched> = opened
@@ -269,7 +280,14 @@ impl Switch {
             shell: Some(shell),
             _links: links,
             started,
+            metrics,
         })
+    }
+
+    /// The address the Prometheus metrics are served on (the port chosen, when the
+    /// configured one was 0).
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics
     }
 
     /// The per-port statistics as a table: the switch's counts per port, the backend's
@@ -414,6 +432,9 @@ fn run(flags: &RunFlags) -> anyhow::Result<()> {
             m.display(),
             m.display()
         );
+    }
+    if let Some(a) = switch.metrics_addr() {
+        eprintln!("peregrine: metrics on http://{a}/metrics");
     }
     let _ = rx.recv();
     let table = switch.stats_table();

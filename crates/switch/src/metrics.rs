@@ -739,10 +739,11 @@ async fn read_request(s: &mut TcpStream) -> Option<Request> {
     let mut chunk = [0u8; 1024];
     loop {
         let room = MAX_HEAD.saturating_sub(buf.len()).min(chunk.len());
-        let n = match s.read(chunk.get_mut(..room).unwrap_or_default()).await {
-            Ok(n) => n,
-            Err(_) => 0,
-        };
+        // A read error ends the request as the client closing would.
+        let n: usize = s
+            .read(chunk.get_mut(..room).unwrap_or_default())
+            .await
+            .unwrap_or(0);
         if n == 0 {
             let blank = buf.iter().all(|&b| b == b'\r' || b == b'\n');
             return (!blank).then_some(Request::BadRequest);

@@ -239,7 +239,7 @@ impl Shell {
     /// from the I/O thread, rendering them on the agent thread; returns the address
     /// bound (the port chosen when `addr`'s is 0). Bind errors reach the caller.
     pub fn serve_metrics(&self, addr: SocketAddr) -> io::Result<SocketAddr> {
-        let ctx = |e: io::Error| io::Error::new(e.kind(), format!("metrics on {addr}: {e}"));
+        let ctx = |e: io::Error| io::Error::new(e.kind(), format!("listening on {addr}: {e}"));
         let l = std::net::TcpListener::bind(addr).map_err(ctx)?;
         l.set_nonblocking(true).map_err(ctx)?;
         let bound = l.local_addr().map_err(ctx)?;

@@ -597,6 +597,9 @@ fn the_shell_serves_the_metrics_over_http() {
     assert_eq!(fetch(addr, b""), "");
     // A busy address is an error for the caller.
     let e = shell.serve_metrics(addr).unwrap_err();
-    assert!(e.to_string().contains(&format!("metrics on {addr}")), "{e}");
+    assert!(
+        e.to_string().contains(&format!("listening on {addr}")),
+        "{e}"
+    );
     shell.stop();
 }
