@@ -27,5 +27,6 @@ pub mod groups;
 pub mod meters;
 pub mod ports;
 pub mod shell;
+pub mod tls;
 pub mod translate;
 pub mod v10;
