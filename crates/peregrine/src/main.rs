@@ -20,6 +20,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per run: the size of the `run` flags does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Decode a file of concatenated binary OpenFlow messages (1.0 and 1.3) and print
