@@ -396,3 +396,21 @@ fn pssl_serves_ovs_ofctl_with_a_controller_certificate_only() {
     assert!(!refused.status.success());
     drop(topo);
 }
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn standalone_falls_back_to_learning_when_the_controller_dies() {
+    let port = free_port();
+    let target = format!("tcp:127.0.0.1:{port}");
+    let ctl = Controller::start("learning_switch_13", port);
+    let (topo, h, mut sw) =
+        hosts_on_switch(3, &["--controller", &target, "--fail-mode", "standalone"]);
+    let mut ctl = ctl;
+    ctl.wait_line("switch connected", Duration::from_secs(15));
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    drop(ctl);
+    // Pairs the controller never saw still reach each other: the learning switch forwards.
+    ping_until_ok(&topo, &h[2], &h[1].ip);
+    assert!(sw.alive());
+    drop(topo);
+}
