@@ -27,5 +27,7 @@ pub mod groups;
 pub mod meters;
 pub mod ports;
 pub mod shell;
+#[cfg(test)]
+mod testing;
 pub mod translate;
 pub mod v10;
