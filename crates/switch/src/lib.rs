@@ -27,6 +27,8 @@ pub mod groups;
 pub mod meters;
 pub mod ports;
 pub mod shell;
+#[cfg(test)]
+mod testing;
 pub mod tls;
 pub mod translate;
 pub mod v10;
