@@ -148,6 +148,9 @@ pub struct Conn {
     xids: Xids,
     limits: Limits,
     buf: Vec<u8>,
+    /// Whether [`Conn::recv`] also returns the echo requests it answers (`monitor`
+    /// prints them, as ovs-ofctl does).
+    pub pass_echoes: bool,
 }
 
 /// How many requests [`Conn::transact_noreply`] sends between two looks at what the
@@ -166,9 +169,15 @@ impl Conn {
         let connect_timeout = remaining(limits.deadline)
             .map_or(limits.idle, |r| r.min(limits.idle))
             .max(Duration::from_millis(1));
-        let stream = target
-            .connect(connect_timeout)
-            .map_err(|e| CtlError::fatal(format!("{name}: failed to connect ({e})")))?;
+        let stream = target.connect(connect_timeout).map_err(|e| {
+            let to = match target {
+                Target::Unix(p) if p.to_string_lossy() != name => {
+                    format!(" to {}", p.display())
+                }
+                _ => String::new(),
+            };
+            CtlError::fatal(format!("{name}: failed to connect{to} ({})", io_text(&e)))
+        })?;
         Conn::handshake(stream, name, versions, xids, limits)
     }
 
@@ -188,6 +197,7 @@ impl Conn {
             xids,
             limits,
             buf: vec![0; 64 * 1024],
+            pass_echoes: false,
         };
         let xid = c.next_xid();
         let hello = versions.hello(xid);
@@ -252,7 +262,7 @@ impl Conn {
         ) {
             CtlError::Timeout(format!("{}: timed out waiting for the switch", self.name))
         } else {
-            CtlError::fatal(format!("{}: {what} ({e})", self.name))
+            CtlError::fatal(format!("{}: {what} ({})", self.name, io_text(&e)))
         }
     }
 
@@ -305,11 +315,11 @@ impl Conn {
     }
 
     /// Reads the next message that is not an echo request (echo requests are
-    /// answered on the way).
+    /// answered on the way, and returned too when `pass_echoes` is set).
     pub fn recv(&mut self) -> Result<Received, CtlError> {
         loop {
             let r = self.recv_raw()?;
-            if self.answer_echo(&r)? {
+            if self.answer_echo(&r)? && !self.pass_echoes {
                 continue;
             }
             return Ok(r);
@@ -510,6 +520,15 @@ impl Conn {
                 }
             }
         }
+    }
+}
+
+/// An I/O error's text without Rust's ` (os error N)` suffix.
+fn io_text(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error ") {
+        Some(at) => s[..at].to_string(),
+        None => s,
     }
 }
 

@@ -180,7 +180,11 @@ pub fn group_desc(g: &GroupDesc) -> Value {
             json!({
                 "weight": b.weight,
                 "watch_port": port_name(b.watch_port),
-                "watch_group": b.watch_group,
+                "watch_group": if b.watch_group == openflow::action::OFPG_ANY {
+                    Value::Null
+                } else {
+                    json!(b.watch_group)
+                },
                 "actions": action_list(&openflow::text::format_actions(&b.actions)),
             })
         })

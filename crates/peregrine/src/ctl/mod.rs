@@ -67,7 +67,7 @@
 //!   ovs-ofctl line. Sorted when `--sort`/`--rsort` are given.
 //! - `dump-aggregate`: `{"packet_count", "byte_count", "flow_count"}`.
 //! - `dump-groups`: `[{"group_id", "type", "buckets": [{"weight", "watch_port",
-//!   "watch_group", "actions": [..]}], "text"}]`; `dump-group-stats`: `[{"group_id",
+//!   "watch_group" (`null` for any), "actions": [..]}], "text"}]`; `dump-group-stats`: `[{"group_id",
 //!   "duration_sec", "duration_nsec", "ref_count", "packet_count", "byte_count",
 //!   "buckets": [{"packet_count", "byte_count"}]}]`; `dump-group-features`:
 //!   `{"types": [..], "capabilities": [..], "groups": {TYPE: {"max_groups",

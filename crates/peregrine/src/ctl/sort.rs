@@ -1,8 +1,11 @@
 //! `dump-flows --sort[=FIELD]` / `--rsort[=FIELD]`, as ovs-ofctl sorts: by each
 //! criterion in the order given on the command line, a bare `--sort` meaning priority.
 //! For a field, flows that match on it come before flows that do not (in both
-//! directions), and values compare as their big-endian bytes; flows equal on every
-//! criterion keep the switch's order.
+//! directions), and values compare as their big-endian bytes. Flows without the field
+//! still compare among themselves by what Open vSwitch keeps in its place (an ARP
+//! flow's `arp_spa` for `nw_src`, a UDP flow's port for `tp_src`, else zero). Flows
+//! equal on every criterion keep the switch's order (ovs-ofctl's order for them is
+//! arbitrary).
 //!
 //! Field names are ovs-ofctl's (`nw_src`, `tp_dst`, `dl_vlan`, ...) and the OpenFlow
 //! 1.3 OXM names (`ipv4_src`, `tcp_dst`, `vlan_vid`, ...).
@@ -89,6 +92,36 @@ fn field_value(e: &FlowEntry, f: OxmField) -> Option<Vec<u8>> {
         .map(|o| o.value_bytes())
 }
 
+/// Fields Open vSwitch keeps in the same place of its flow structure as `f` (so that
+/// a flow without `f` still has a value there that sorting compares).
+fn siblings(f: OxmField) -> &'static [OxmField] {
+    use OxmField as F;
+    const SRC: [F; 5] = [F::TcpSrc, F::UdpSrc, F::SctpSrc, F::Icmpv4Type, F::Icmpv6Type];
+    const DST: [F; 5] = [F::TcpDst, F::UdpDst, F::SctpDst, F::Icmpv4Code, F::Icmpv6Code];
+    match f {
+        F::Ipv4Src | F::ArpSpa => &[F::Ipv4Src, F::ArpSpa],
+        F::Ipv4Dst | F::ArpTpa => &[F::Ipv4Dst, F::ArpTpa],
+        F::TcpSrc | F::UdpSrc | F::SctpSrc | F::Icmpv4Type | F::Icmpv6Type => &SRC,
+        F::TcpDst | F::UdpDst | F::SctpDst | F::Icmpv4Code | F::Icmpv6Code => &DST,
+        _ => &[],
+    }
+}
+
+/// The value a flow without `f` has in `f`'s place: a sibling's, widened or cut to
+/// `f`'s width, or zeros.
+fn stored_value(e: &FlowEntry, f: OxmField) -> Vec<u8> {
+    let width = f.value_len();
+    for s in siblings(f) {
+        if let Some(mut v) = field_value(e, *s) {
+            while v.len() < width {
+                v.insert(0, 0);
+            }
+            return v[v.len() - width..].to_vec();
+        }
+    }
+    vec![0; width]
+}
+
 fn compare(a: &FlowEntry, b: &FlowEntry, keys: &[SortKey]) -> Ordering {
     for k in keys {
         let ord = match k.field {
@@ -97,7 +130,7 @@ fn compare(a: &FlowEntry, b: &FlowEntry, keys: &[SortKey]) -> Ordering {
                 (Some(x), Some(y)) => x.cmp(&y),
                 (Some(_), None) => return Ordering::Less,
                 (None, Some(_)) => return Ordering::Greater,
-                (None, None) => Ordering::Equal,
+                (None, None) => stored_value(a, f).cmp(&stored_value(b, f)),
             },
         };
         if ord != Ordering::Equal {
@@ -155,6 +188,10 @@ mod tests {
         assert_eq!(prios(&v), vec![7, 1, 5, 9]);
         sort_flows(&mut v, &[SortKey::parse("ipv4_src", true).unwrap()]);
         assert_eq!(prios(&v), vec![5, 1, 7, 9]);
+        // Without the field, an ARP flow's arp_spa stands in for nw_src.
+        let mut w = vec![flow(1, "arp,arp_spa=10.0.0.1"), flow(2, "arp"), flow(3, "ip,nw_src=1.1.1.1")];
+        sort_flows(&mut w, &[SortKey::parse("nw_src", false).unwrap()]);
+        assert_eq!(prios(&w), vec![3, 2, 1]);
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub fn monitor(ctx: &Ctx, args: &[String]) -> Result<(), CtlError> {
     if let Some(m) = miss {
         set_miss_len(&mut c, m)?;
     }
+    c.pass_echoes = true;
     while let Some(r) = c.recv_until_deadline()? {
         if ctx.json {
             out(&format!("{}\n", event(&r)))?;
