@@ -25,7 +25,8 @@ const USE_13: &str = "(use -O OpenFlow13)";
 
 /// A 1.3 port number in 1.0's 16 bits.
 pub fn port10(p: u32) -> Result<u16, String> {
-    port_from_v13(p).ok_or_else(|| format!("port {p} does not exist in OpenFlow 1.0 (ports are 16 bits)"))
+    port_from_v13(p)
+        .ok_or_else(|| format!("port {p} does not exist in OpenFlow 1.0 (ports are 16 bits)"))
 }
 
 fn field_text(o: &Oxm) -> String {
@@ -43,26 +44,27 @@ fn prefix_len(mask: Ipv4Addr) -> Option<u32> {
 /// The 1.0 match equal to a 1.3 match.
 pub fn match10(m: &Match) -> Result<match10::Match, String> {
     let mut r = match10::Match::all();
-    let set_nw = |r: &mut match10::Match, src: bool, a: Ipv4Addr, mask: Option<Ipv4Addr>, o: &Oxm| {
-        let plen = match mask {
-            None => 32,
-            Some(mk) => prefix_len(mk).ok_or_else(|| {
-                format!(
-                    "{}: OpenFlow 1.0 matches only address prefixes {USE_13}",
-                    field_text(o)
-                )
-            })?,
+    let set_nw =
+        |r: &mut match10::Match, src: bool, a: Ipv4Addr, mask: Option<Ipv4Addr>, o: &Oxm| {
+            let plen = match mask {
+                None => 32,
+                Some(mk) => prefix_len(mk).ok_or_else(|| {
+                    format!(
+                        "{}: OpenFlow 1.0 matches only address prefixes {USE_13}",
+                        field_text(o)
+                    )
+                })?,
+            };
+            let wild = 32 - plen;
+            if src {
+                r.nw_src = a;
+                r.wildcards = (r.wildcards & !w::NW_SRC_MASK) | (wild << w::NW_SRC_SHIFT);
+            } else {
+                r.nw_dst = a;
+                r.wildcards = (r.wildcards & !w::NW_DST_MASK) | (wild << w::NW_DST_SHIFT);
+            }
+            Ok::<(), String>(())
         };
-        let wild = 32 - plen;
-        if src {
-            r.nw_src = a;
-            r.wildcards = (r.wildcards & !w::NW_SRC_MASK) | (wild << w::NW_SRC_SHIFT);
-        } else {
-            r.nw_dst = a;
-            r.wildcards = (r.wildcards & !w::NW_DST_MASK) | (wild << w::NW_DST_SHIFT);
-        }
-        Ok::<(), String>(())
-    };
     for o in &m.fields {
         match o {
             Oxm::InPort(p) => {
@@ -231,7 +233,10 @@ pub fn flow_mod10(fm: &openflow::v13::FlowMod) -> Result<openflow::v10::FlowMod,
         ));
     }
     if fm.out_group != OFPG_ANY {
-        return Err(format!("out_group={}: OpenFlow 1.0 has no groups {USE_13}", fm.out_group));
+        return Err(format!(
+            "out_group={}: OpenFlow 1.0 has no groups {USE_13}",
+            fm.out_group
+        ));
     }
     if fm.flags & !(ff::SEND_FLOW_REM | ff::CHECK_OVERLAP) != 0 {
         return Err(format!(
@@ -276,7 +281,7 @@ mod tests {
     #[test]
     fn flows_convert_like_ovs_sends_them() {
         let f = flow_mod10(&fm(
-            "priority=100,in_port=1,tcp,nw_src=10.0.0.0/8,tp_dst=80,actions=mod_vlan_vid:5,mod_nw_tos:8,strip_vlan,enqueue:2:3,output:LOCAL",
+            "priority=100,in_port=1,tcp,nw_src=10.0.0.0/8,tp_dst=80,actions=mod_vlan_vid:5,mod_nw_tos:8,strip_vlan,set_queue:3,output:2,output:LOCAL",
             FlowModCommand::Add,
         ))
         .unwrap();
@@ -316,19 +321,45 @@ mod tests {
     fn what_10_cannot_say_is_an_error() {
         for (s, c, want) in [
             ("table=1,actions=drop", FlowModCommand::Add, "only table 0"),
-            ("ipv6,actions=drop", FlowModCommand::Add, "cannot match"),
-            ("ip,nw_src=10.0.0.1/255.0.255.0,actions=drop", FlowModCommand::Add, "prefixes"),
-            ("actions=goto_table:1", FlowModCommand::Add, "instructions need"),
+            (
+                "ipv6,ipv6_src=::1,actions=drop",
+                FlowModCommand::Add,
+                "cannot match",
+            ),
+            (
+                "ip,nw_src=10.0.0.1/255.0.255.0,actions=drop",
+                FlowModCommand::Add,
+                "prefixes",
+            ),
+            (
+                "actions=goto_table:1",
+                FlowModCommand::Add,
+                "instructions need",
+            ),
             ("actions=group:1", FlowModCommand::Add, "no such action"),
             ("cookie=1/1", FlowModCommand::Delete, "by cookie"),
-            ("reset_counts,actions=drop", FlowModCommand::Add, "reset_counts"),
+            (
+                "reset_counts,actions=drop",
+                FlowModCommand::Add,
+                "reset_counts",
+            ),
             ("actions=output:70000", FlowModCommand::Add, "16 bits"),
         ] {
             let e = flow_mod10(&fm(s, c)).unwrap_err();
             assert!(e.contains(want), "{s}: {e}");
-            assert!(e.contains("OpenFlow13") || e.contains("16 bits"), "{s}: {e}");
+            assert!(
+                e.contains("OpenFlow13") || e.contains("16 bits"),
+                "{s}: {e}"
+            );
         }
-        // A delete over all tables is fine.
+        // An ethertype alone is fine; so is a delete over all tables.
+        assert_eq!(
+            flow_mod10(&fm("ipv6,actions=drop", FlowModCommand::Add))
+                .unwrap()
+                .match_
+                .dl_type,
+            0x86dd
+        );
         let d = flow_mod10(&fm("ip", FlowModCommand::Delete)).unwrap();
         assert_eq!(d.out_port, 0xffff);
     }

@@ -203,9 +203,9 @@ impl Conn {
         let hello = versions.hello(xid);
         c.write_frame(&hello)?;
         let first = c.recv_raw()?;
-        let frame = first.frame.map_err(|e| {
-            CtlError::fatal(format!("{name}: bad hello from the switch: {e}"))
-        })?;
+        let frame = first
+            .frame
+            .map_err(|e| CtlError::fatal(format!("{name}: bad hello from the switch: {e}")))?;
         match frame.msg_type() {
             openflow::header::OFPT_HELLO => {}
             openflow::header::OFPT_ERROR => {
@@ -241,9 +241,9 @@ impl Conn {
 
     /// Sends one frame.
     pub fn write_frame(&mut self, f: &Frame) -> Result<(), CtlError> {
-        let bytes = f.encode().map_err(|e| {
-            CtlError::fatal(format!("{}: cannot encode request: {e}", self.name))
-        })?;
+        let bytes = f
+            .encode()
+            .map_err(|e| CtlError::fatal(format!("{}: cannot encode request: {e}", self.name)))?;
         self.write_bytes(&bytes)
     }
 
@@ -607,7 +607,10 @@ mod tests {
 
     #[test]
     fn reply_types() {
-        assert_eq!(reply_type_for(4, t13::FEATURES_REQUEST), t13::FEATURES_REPLY);
+        assert_eq!(
+            reply_type_for(4, t13::FEATURES_REQUEST),
+            t13::FEATURES_REPLY
+        );
         assert_eq!(reply_type_for(1, t10::STATS_REQUEST), t10::STATS_REPLY);
         assert_eq!(reply_type_for(1, t10::BARRIER_REQUEST), t10::BARRIER_REPLY);
         assert_eq!(reply_type_for(4, t13::BARRIER_REQUEST), t13::BARRIER_REPLY);

@@ -23,9 +23,7 @@ pub fn read_lines(name: &str) -> Result<Vec<Line>, String> {
     let reader: Box<dyn Read> = if name == "-" {
         Box::new(std::io::stdin())
     } else {
-        Box::new(
-            std::fs::File::open(name).map_err(|e| format!("{name}: open failed ({e})"))?,
-        )
+        Box::new(std::fs::File::open(name).map_err(|e| format!("{name}: open failed ({e})"))?)
     };
     split_lines(BufReader::new(reader)).map_err(|e| format!("{name}: read failed ({e})"))
 }
@@ -155,7 +153,8 @@ mod tests {
 
     #[test]
     fn bad_line_names_file_and_line() {
-        let lines = split_lines("ip,actions=drop\n\nip,nw_scr=1.2.3.4,actions=drop\n".as_bytes()).unwrap();
+        let lines =
+            split_lines("ip,actions=drop\n\nip,nw_scr=1.2.3.4,actions=drop\n".as_bytes()).unwrap();
         let e = parse_flows("flows.txt", &lines, FlowModCommand::Add).unwrap_err();
         assert!(e.starts_with("flows.txt:3: "), "{e}");
         assert!(e.contains("nw_scr"), "{e}");
@@ -163,7 +162,9 @@ mod tests {
 
     #[test]
     fn group_lines() {
-        let lines = split_lines("group_id=1,type=all,bucket=output:1\ndelete group_id=1\n".as_bytes()).unwrap();
+        let lines =
+            split_lines("group_id=1,type=all,bucket=output:1\ndelete group_id=1\n".as_bytes())
+                .unwrap();
         let g = parse_groups("g", &lines).unwrap();
         assert_eq!(g[0].1.command, GroupModCommand::Add);
         assert_eq!(g[1].1.command, GroupModCommand::Delete);

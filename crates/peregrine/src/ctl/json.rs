@@ -356,7 +356,10 @@ mod tests {
         );
         assert_eq!(match_object(&Match::default()), json!({}));
         let a = openflow::text::parse_match("arp,arp_op=1").unwrap();
-        assert_eq!(match_object(&a), json!({"dl_type": "0x0806", "arp_op": "1"}));
+        assert_eq!(
+            match_object(&a),
+            json!({"dl_type": "0x0806", "arp_op": "1"})
+        );
     }
 
     #[test]

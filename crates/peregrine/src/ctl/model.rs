@@ -452,7 +452,11 @@ mod tests {
         let f = Features::from_v13(&f13);
         assert_eq!(
             f.capabilities,
-            cap::FLOW_STATS | cap::TABLE_STATS | cap::PORT_STATS | cap::GROUP_STATS | cap::QUEUE_STATS
+            cap::FLOW_STATS
+                | cap::TABLE_STATS
+                | cap::PORT_STATS
+                | cap::GROUP_STATS
+                | cap::QUEUE_STATS
         );
     }
 
@@ -460,7 +464,10 @@ mod tests {
     fn v10_actions_print_like_ovs() {
         use std::net::Ipv4Addr;
         let acts = vec![
-            A10::Output { port: 2, max_len: 0 },
+            A10::Output {
+                port: 2,
+                max_len: 0,
+            },
             A10::Output {
                 port: 0xfffd,
                 max_len: 128,
@@ -489,7 +496,11 @@ mod tests {
     fn splits_at_top_level_commas() {
         assert_eq!(
             split_top_level("meter:1,write_actions(output:1,output:2),goto_table:3"),
-            vec!["meter:1", "write_actions(output:1,output:2)", "goto_table:3"]
+            vec![
+                "meter:1",
+                "write_actions(output:1,output:2)",
+                "goto_table:3"
+            ]
         );
         assert_eq!(split_top_level("drop"), vec!["drop"]);
         assert!(split_top_level("").is_empty());

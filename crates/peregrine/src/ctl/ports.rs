@@ -116,7 +116,10 @@ mod tests {
         let ports = vec![p(1, "p1"), p(2, "p2"), p(0xffff_fffe, "br0")];
         assert_eq!(find_port(&ports, "p2").map(|p| p.port_no), Some(2));
         assert_eq!(find_port(&ports, "1").map(|p| p.name.as_str()), Some("p1"));
-        assert_eq!(find_port(&ports, "LOCAL").map(|p| p.name.as_str()), Some("br0"));
+        assert_eq!(
+            find_port(&ports, "LOCAL").map(|p| p.name.as_str()),
+            Some("br0")
+        );
         assert!(find_port(&ports, "p9").is_none());
         assert!(find_port(&ports, "7").is_none());
     }

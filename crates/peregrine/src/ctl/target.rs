@@ -61,17 +61,17 @@ impl Target {
         if s.contains('/') {
             return Ok(Target::Unix(PathBuf::from(s)));
         }
-        Ok(Target::Unix(PathBuf::from(rundir).join(format!("{s}.mgmt"))))
+        Ok(Target::Unix(
+            PathBuf::from(rundir).join(format!("{s}.mgmt")),
+        ))
     }
 
     /// Opens the connection; TCP connects give up after `timeout`.
     pub fn connect(&self, timeout: Duration) -> io::Result<Box<dyn Stream>> {
         match self {
             Target::Tcp { host, port } => {
-                let mut last = io::Error::new(
-                    io::ErrorKind::NotFound,
-                    format!("{host}: no address found"),
-                );
+                let mut last =
+                    io::Error::new(io::ErrorKind::NotFound, format!("{host}: no address found"));
                 for addr in (host.as_str(), *port).to_socket_addrs()? {
                     match TcpStream::connect_timeout(&addr, timeout) {
                         Ok(s) => {
@@ -175,7 +175,10 @@ mod tests {
         assert_eq!(p("tcp:127.0.0.1:6633"), Ok(tcp("127.0.0.1", 6633)));
         assert_eq!(p("tcp:[::1]:7000"), Ok(tcp("::1", 7000)));
         assert_eq!(p("tcp:[fe80::1]"), Ok(tcp("fe80::1", 6653)));
-        assert_eq!(p("tcp:switch.example:16653"), Ok(tcp("switch.example", 16653)));
+        assert_eq!(
+            p("tcp:switch.example:16653"),
+            Ok(tcp("switch.example", 16653))
+        );
         let e = p("tcp:1.2.3.4:http").unwrap_err();
         assert!(e.contains("\"http\" is not a port number"), "{e}");
         assert!(p("tcp:1.2.3.4:0").is_err());
@@ -187,12 +190,12 @@ mod tests {
     #[test]
     fn unix_paths_and_bridge_names() {
         assert_eq!(p("unix:/tmp/s"), Ok(Target::Unix("/tmp/s".into())));
-        assert_eq!(p("/var/run/x.mgmt"), Ok(Target::Unix("/var/run/x.mgmt".into())));
-        assert_eq!(p("./rel/sock"), Ok(Target::Unix("./rel/sock".into())));
         assert_eq!(
-            p("br0"),
-            Ok(Target::Unix("/run/peregrine/br0.mgmt".into()))
+            p("/var/run/x.mgmt"),
+            Ok(Target::Unix("/var/run/x.mgmt".into()))
         );
+        assert_eq!(p("./rel/sock"), Ok(Target::Unix("./rel/sock".into())));
+        assert_eq!(p("br0"), Ok(Target::Unix("/run/peregrine/br0.mgmt".into())));
         assert_eq!(
             Target::parse("sw1", "/tmp/rd"),
             Ok(Target::Unix("/tmp/rd/sw1.mgmt".into()))
@@ -204,7 +207,9 @@ mod tests {
     fn other_methods_are_refused_with_a_reason() {
         assert!(p("ssl:1.2.3.4:6653").unwrap_err().contains("SSL"));
         assert!(p("ptcp:6653").unwrap_err().contains("passive"));
-        assert!(p("udp:1.2.3.4").unwrap_err().contains("unknown connection method"));
+        assert!(p("udp:1.2.3.4")
+            .unwrap_err()
+            .contains("unknown connection method"));
         assert!(p("").is_err());
     }
 

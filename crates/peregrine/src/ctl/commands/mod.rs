@@ -198,9 +198,13 @@ mod tests {
     fn arity_messages_like_ovs_ofctl() {
         assert!(check_arity("show", 1).is_ok());
         let e = check_arity("show", 2).unwrap_err();
-        assert!(matches!(e, CtlError::Fatal(ref m) if m == "'show' command takes at most 1 arguments"));
+        assert!(
+            matches!(e, CtlError::Fatal(ref m) if m == "'show' command takes at most 1 arguments")
+        );
         let e = check_arity("mod-port", 2).unwrap_err();
-        assert!(matches!(e, CtlError::Fatal(ref m) if m == "'mod-port' command requires at least 3 arguments"));
+        assert!(
+            matches!(e, CtlError::Fatal(ref m) if m == "'mod-port' command requires at least 3 arguments")
+        );
         let e = check_arity("frob", 1).unwrap_err();
         assert!(matches!(e, CtlError::Fatal(ref m) if m.contains("unknown command 'frob'")));
         assert!(check_arity("packet-out", 5).is_ok());

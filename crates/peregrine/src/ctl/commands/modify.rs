@@ -121,9 +121,11 @@ pub enum GroupCmd {
 
 fn group_msg(version: u8, gm: &GroupMod) -> Result<Message, String> {
     if version == OFP10_VERSION {
-        Err("groups need OpenFlow 1.3, but the switch speaks OpenFlow 1.0 \
+        Err(
+            "groups need OpenFlow 1.3, but the switch speaks OpenFlow 1.0 \
              (use -O OpenFlow13 with a switch that supports it)"
-            .into())
+                .into(),
+        )
     } else {
         Ok(Message::V13(M13::GroupMod(gm.clone())))
     }
@@ -172,9 +174,11 @@ pub fn meter_cmd(ctx: &Ctx, arg: Option<&str>, cmd: MeterCmd) -> Result<(), CtlE
         .map_err(|e| CtlError::fatal(e.to_string()))?;
     send(ctx, None, &[(None, mm)], |version, mm: &MeterMod| {
         if version == OFP10_VERSION {
-            Err("meters need OpenFlow 1.3, but the switch speaks OpenFlow 1.0 \
+            Err(
+                "meters need OpenFlow 1.3, but the switch speaks OpenFlow 1.0 \
                  (use -O OpenFlow13 with a switch that supports it)"
-                .into())
+                    .into(),
+            )
         } else {
             Ok(Message::V13(M13::MeterMod(mm.clone())))
         }
@@ -408,8 +412,10 @@ mod tests {
 
     #[test]
     fn packet_out_string() {
-        let p = parse_packet_out("in_port=1,packet=ffffffffffff0000000000010800,actions=output:2,output:3")
-            .unwrap();
+        let p = parse_packet_out(
+            "in_port=1,packet=ffffffffffff0000000000010800,actions=output:2,output:3",
+        )
+        .unwrap();
         assert_eq!(p.in_port, "1");
         assert_eq!(p.packet.len(), 14);
         assert_eq!(p.actions, "output:2,output:3");
@@ -423,6 +429,8 @@ mod tests {
             parse_packet_out("in_port=1,frob=2,packet=ffffffffffff0000000000010800"),
             Err("unknown keyword frob".into())
         );
-        assert!(parse_packet_out("packet=zz").unwrap_err().starts_with("packet: "));
+        assert!(parse_packet_out("packet=zz")
+            .unwrap_err()
+            .starts_with("packet: "));
     }
 }

@@ -152,8 +152,12 @@ fn body(f: &Frame) -> Option<Value> {
             "byte_count": r.byte_count,
             "match": json::match_object(&r.match_.to_oxm()),
         }),
-        Message::V13(M13::PortStatus(p)) => port_status(p.reason.to_u8(), &PortDesc::from_v13(&p.port)),
-        Message::V10(M10::PortStatus(p)) => port_status(p.reason.to_u8(), &PortDesc::from_v10(&p.desc)),
+        Message::V13(M13::PortStatus(p)) => {
+            port_status(p.reason.to_u8(), &PortDesc::from_v13(&p.port))
+        }
+        Message::V10(M10::PortStatus(p)) => {
+            port_status(p.reason.to_u8(), &PortDesc::from_v10(&p.desc))
+        }
         _ => return None,
     })
 }
@@ -181,7 +185,10 @@ mod tests {
             table_id: 0,
             cookie: u64::MAX,
             match_: openflow::text::parse_match("in_port=3").unwrap(),
-            data: vec![0xff; 6].into_iter().chain([0, 0, 0, 0, 0, 1, 0x88, 0xcc]).collect(),
+            data: vec![0xff; 6]
+                .into_iter()
+                .chain([0, 0, 0, 0, 0, 1, 0x88, 0xcc])
+                .collect(),
         };
         let f = Frame::v13(0, M13::PacketIn(pi));
         let bytes = f.encode().unwrap();

@@ -116,7 +116,12 @@ pub fn show(ctx: &Ctx) -> Result<(), CtlError> {
     let features = match &feat.message {
         Message::V13(M13::FeaturesReply(f)) => Features::from_v13(f),
         Message::V10(M10::FeaturesReply(f)) => Features::from_v10(f),
-        _ => return Err(CtlError::fatal(format!("{}: bad features reply", ctx.switch))),
+        _ => {
+            return Err(CtlError::fatal(format!(
+                "{}: bad features reply",
+                ctx.switch
+            )))
+        }
     };
     let mut ports: Vec<PortDesc> = features.ports.clone().unwrap_or_default();
     for b in bodies13(&port_frames) {
@@ -224,7 +229,10 @@ pub fn dump_ports(ctx: &Ctx, port: Option<&str>) -> Result<(), CtlError> {
             list.extend(ps.iter().map(PortCounters::from_v10));
         }
     }
-    out_json(&json!(list.iter().map(json::port_counters).collect::<Vec<_>>()))
+    out_json(&json!(list
+        .iter()
+        .map(json::port_counters)
+        .collect::<Vec<_>>()))
 }
 
 /// `dump-ports-desc`. As ovs-ofctl over OpenFlow 1.3, the PORT argument is accepted
@@ -245,7 +253,10 @@ pub fn dump_ports_desc(ctx: &Ctx) -> Result<(), CtlError> {
             .flatten()
             .collect();
         if ctx.json {
-            return out_json(&json!(ports.iter().map(json::port_desc).collect::<Vec<_>>()));
+            return out_json(&json!(ports
+                .iter()
+                .map(json::port_desc)
+                .collect::<Vec<_>>()));
         }
         return out(&print::port_desc_reply(OFP10_VERSION, xid, &ports));
     }
@@ -259,7 +270,10 @@ pub fn dump_ports_desc(ctx: &Ctx) -> Result<(), CtlError> {
             ports.extend(ps.iter().map(PortDesc::from_v13));
         }
     }
-    out_json(&json!(ports.iter().map(json::port_desc).collect::<Vec<_>>()))
+    out_json(&json!(ports
+        .iter()
+        .map(json::port_desc)
+        .collect::<Vec<_>>()))
 }
 
 /// The flow-stats (or aggregate) request for a FLOW filter.

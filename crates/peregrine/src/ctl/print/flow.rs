@@ -93,7 +93,9 @@ pub fn flow_line(e: &FlowEntry, show_stats: bool) -> String {
 
 /// The body of a flow-stats reply: each flow on its own line.
 pub(super) fn flow_lines(entries: impl Iterator<Item = FlowEntry>) -> String {
-    entries.map(|e| format!("\n {}", flow_line(&e, true))).collect()
+    entries
+        .map(|e| format!("\n {}", flow_line(&e, true)))
+        .collect()
 }
 
 /// The common tail of both versions' flow-mods.

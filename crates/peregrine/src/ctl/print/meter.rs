@@ -5,8 +5,8 @@
 
 use super::{bit_names, duration};
 use openflow::v13::meter_mod::{
-    meter_flags as mf, MeterBand, MeterMod, MeterModCommand, OFPM_ALL, OFPM_CONTROLLER,
-    OFPM_MAX, OFPM_SLOWPATH,
+    meter_flags as mf, MeterBand, MeterMod, MeterModCommand, OFPM_ALL, OFPM_CONTROLLER, OFPM_MAX,
+    OFPM_SLOWPATH,
 };
 use openflow::v13::multipart::{MeterConfig, MeterFeatures, MeterStats};
 

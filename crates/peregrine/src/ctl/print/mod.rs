@@ -317,8 +317,13 @@ fn reply13(b: &R13) -> String {
         R13::Flow(fs) => flow::flow_lines(fs.iter().map(FlowEntry::from_v13)),
         R13::Aggregate(a) => aggregate(a.packet_count, a.byte_count, a.flow_count),
         R13::Table(ts) => table::tables(&ts.iter().map(TableEntry::from_v13).collect::<Vec<_>>()),
-        R13::PortStats(ps) => port::port_stats(&ps.iter().map(PortCounters::from_v13).collect::<Vec<_>>()),
-        R13::PortDesc(ps) => format!("\n{}", port::ports(&ps.iter().map(PortDesc::from_v13).collect::<Vec<_>>())),
+        R13::PortStats(ps) => {
+            port::port_stats(&ps.iter().map(PortCounters::from_v13).collect::<Vec<_>>())
+        }
+        R13::PortDesc(ps) => format!(
+            "\n{}",
+            port::ports(&ps.iter().map(PortDesc::from_v13).collect::<Vec<_>>())
+        ),
         R13::Group(gs) => group::group_stats(gs),
         R13::GroupDesc(gd) => group::group_descs(gd),
         R13::GroupFeatures(g) => group::group_features(g),
@@ -338,12 +343,13 @@ fn reply13(b: &R13) -> String {
 fn request10(b: &Q10) -> String {
     use openflow::v10::port::port_to_v13;
     match b {
-        Q10::Flow(r) | Q10::Aggregate(r) => flow::flow_request(
-            r.table_id,
-            port_to_v13(r.out_port),
-            &r.match_.to_oxm(),
+        Q10::Flow(r) | Q10::Aggregate(r) => {
+            flow::flow_request(r.table_id, port_to_v13(r.out_port), &r.match_.to_oxm())
+        }
+        Q10::Port(p) => format!(
+            " port_no={}",
+            super::model::port_name(port_to_v13(p.port_no))
         ),
-        Q10::Port(p) => format!(" port_no={}", super::model::port_name(port_to_v13(p.port_no))),
         Q10::Queue(q) => format!(
             " port={} queue={}",
             super::model::port_name(port_to_v13(q.port_no)),
@@ -359,7 +365,9 @@ fn reply10(b: &R10) -> String {
         R10::Flow(fs) => flow::flow_lines(fs.iter().map(FlowEntry::from_v10)),
         R10::Aggregate(a) => aggregate(a.packet_count, a.byte_count, a.flow_count),
         R10::Table(ts) => table::tables(&ts.iter().map(TableEntry::from_v10).collect::<Vec<_>>()),
-        R10::Port(ps) => port::port_stats(&ps.iter().map(PortCounters::from_v10).collect::<Vec<_>>()),
+        R10::Port(ps) => {
+            port::port_stats(&ps.iter().map(PortCounters::from_v10).collect::<Vec<_>>())
+        }
         other => fallback(&Frame::v10(
             0,
             M10::StatsReply(openflow::v10::stats::StatsReply {
@@ -417,7 +425,11 @@ pub fn hex_dump(data: &[u8]) -> String {
         }
         s.push('|');
         for &b in chunk {
-            s.push(if (32..127).contains(&b) { b as char } else { '.' });
+            s.push(if (32..127).contains(&b) {
+                b as char
+            } else {
+                '.'
+            });
         }
         for _ in chunk.len()..16 {
             s.push(' ');

@@ -28,14 +28,16 @@ impl<'a> Bytes<'a> {
         self.get(at, 2).map(|b| u16::from_be_bytes([b[0], b[1]]))
     }
     fn u32(&self, at: usize) -> Option<u32> {
-        self.get(at, 4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        self.get(at, 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
     fn mac(&self, at: usize) -> Option<MacAddr> {
         self.get(at, 6)
             .map(|b| MacAddr([b[0], b[1], b[2], b[3], b[4], b[5]]))
     }
     fn ipv4(&self, at: usize) -> Option<Ipv4Addr> {
-        self.get(at, 4).map(|b| Ipv4Addr::new(b[0], b[1], b[2], b[3]))
+        self.get(at, 4)
+            .map(|b| Ipv4Addr::new(b[0], b[1], b[2], b[3]))
     }
     fn ipv6(&self, at: usize) -> Option<Ipv6Addr> {
         self.get(at, 16).map(|b| {
@@ -260,14 +262,9 @@ fn ipv4(l3: &[u8]) -> ((Ipv4Addr, Ipv4Addr), Net, Transport) {
 fn ipv6(l3: &[u8]) -> ((Ipv6Addr, Ipv6Addr), u32, Net, Transport) {
     let b = Bytes(l3);
     let zero = Ipv6Addr::UNSPECIFIED;
-    let (Some(first), Some(plen), Some(next), Some(hops), Some(src), Some(dst)) = (
-        b.u32(0),
-        b.u16(4),
-        b.u8(6),
-        b.u8(7),
-        b.ipv6(8),
-        b.ipv6(24),
-    ) else {
+    let (Some(first), Some(plen), Some(next), Some(hops), Some(src), Some(dst)) =
+        (b.u32(0), b.u16(4), b.u8(6), b.u8(7), b.ipv6(8), b.ipv6(24))
+    else {
         return ((zero, zero), 0, Net::default(), Transport::default());
     };
     let end = (40 + usize::from(plen)).min(l3.len());
@@ -558,7 +555,9 @@ mod tests {
     fn bad_ipv4_header_leaves_zeros() {
         // IPv4 total length (84) beyond the 80 bytes present: Open vSwitch leaves the
         // network fields at zero.
-        let mut p = hex("ffffffffffffaa55aa550001080045000054000040004001f95c0a0000010a000002080047ac00010001");
+        let mut p = hex(
+            "ffffffffffffaa55aa550001080045000054000040004001f95c0a0000010a000002080047ac00010001",
+        );
         p.resize(94, 0);
         assert_eq!(
             summary(&p),

@@ -181,7 +181,13 @@ pub(super) fn port_stats(list: &[PortCounters]) -> String {
 }
 
 /// The body of a port-mod.
-pub(super) fn port_mod(port_no: u32, addr: MacAddr, config: u32, mask: u32, advertise: u32) -> String {
+pub(super) fn port_mod(
+    port_no: u32,
+    addr: MacAddr,
+    config: u32,
+    mask: u32,
+    advertise: u32,
+) -> String {
     let mut s = format!(" port: {}: addr:{addr}\n", port_name(port_no));
     s.push_str(&format!("     config: {}\n", config_names(config)));
     s.push_str(&format!("     mask:   {}\n", config_names(mask)));

@@ -61,7 +61,10 @@ pub(super) fn features(f: &Features) -> String {
         s.push_str(&format!(", auxiliary_id:{}", f.auxiliary_id));
     }
     s.push('\n');
-    s.push_str(&format!("capabilities: {}\n", capability_names(f.capabilities)));
+    s.push_str(&format!(
+        "capabilities: {}\n",
+        capability_names(f.capabilities)
+    ));
     if let Some(a) = f.actions10 {
         if a != 0 {
             s.push_str(&format!("actions: {}\n", actions10_names(a)));

@@ -160,9 +160,7 @@ fn sequential(a: &str, b: &str) -> bool {
     if ra.is_empty() && rb.is_empty() {
         return false;
     }
-    digits(ra)
-        && digits(rb)
-        && ra.parse::<u64>().ok().map(|n| n + 1) == rb.parse::<u64>().ok()
+    digits(ra) && digits(rb) && ra.parse::<u64>().ok().map(|n| n + 1) == rb.parse::<u64>().ok()
 }
 
 fn sequential_run(ids: &[&str]) -> usize {
@@ -220,7 +218,10 @@ mod tests {
             print_names(&all, 0),
             "in_port eth_{src,dst,type} vlan_{vid,pcp} ip_{src,dst} nw_{proto,tos} tcp_{src,dst}"
         );
-        assert_eq!(print_names(&["reg0", "reg1", "reg2", "reg3"], 0), "reg0...reg3");
+        assert_eq!(
+            print_names(&["reg0", "reg1", "reg2", "reg3"], 0),
+            "reg0...reg3"
+        );
         assert_eq!(print_names(&["reg0", "reg1"], 0), "reg0 reg1");
         assert_eq!(print_names(&["a"], 0), "a");
     }
