@@ -11,7 +11,7 @@ use std::os::unix::net::UnixListener;
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use openflow::framing::Framer;
 use openflow::v13::multipart::{
@@ -154,16 +154,41 @@ fn serve(mut s: impl Read + Write, log: Log) {
     }
 }
 
+/// How long a fake switch waits for connections before it stops listening.
+const LISTEN_FOR: Duration = Duration::from_secs(60);
+
+/// Accepts up to `max` connections for [`LISTEN_FOR`], serving each on its own thread.
+fn accept_loop<S: Read + Write + Send + 'static>(
+    max: usize,
+    log: Log,
+    mut accept: impl FnMut() -> std::io::Result<S>,
+) {
+    let until = Instant::now() + LISTEN_FOR;
+    let mut n = 0;
+    while n < max && Instant::now() < until {
+        match accept() {
+            Ok(s) => {
+                n += 1;
+                let log = log.clone();
+                thread::spawn(move || serve(s, log));
+            }
+            Err(_) => thread::sleep(Duration::from_millis(5)),
+        }
+    }
+}
+
 /// Starts a fake switch on a free TCP port; returns `tcp:127.0.0.1:PORT`.
 fn fake_tcp(log: Log) -> String {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
     let addr = l.local_addr().unwrap();
     thread::spawn(move || {
-        for s in l.incoming().take(8).flatten() {
-            let _ = s.set_read_timeout(Some(Duration::from_secs(20)));
-            let log = log.clone();
-            thread::spawn(move || serve(s, log));
-        }
+        accept_loop(8, log, || {
+            let (s, _) = l.accept()?;
+            s.set_nonblocking(false)?;
+            s.set_read_timeout(Some(Duration::from_secs(20)))?;
+            Ok(s)
+        })
     });
     format!("tcp:127.0.0.1:{}", addr.port())
 }
@@ -322,13 +347,16 @@ fn bare_switch_names_use_the_management_socket() {
     let path = dir.join("sw9.mgmt");
     let _ = std::fs::remove_file(&path);
     let l = UnixListener::bind(&path).unwrap();
+    l.set_nonblocking(true).unwrap();
     let log = Log::default();
     let l2 = log.clone();
     thread::spawn(move || {
-        if let Some(Ok(s)) = l.incoming().next() {
-            let _ = s.set_read_timeout(Some(Duration::from_secs(20)));
-            serve(s, l2);
-        }
+        accept_loop(1, l2, || {
+            let (s, _) = l.accept()?;
+            s.set_nonblocking(false)?;
+            s.set_read_timeout(Some(Duration::from_secs(20)))?;
+            Ok(s)
+        })
     });
     let o = Command::new(env!("CARGO_BIN_EXE_peregrine"))
         .env("PEREGRINE_RUNDIR", &dir)

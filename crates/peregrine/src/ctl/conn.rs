@@ -605,6 +605,165 @@ mod tests {
         assert_eq!(g.step(&part(0)), Step::Done);
     }
 
+    /// A scripted peer on the other end of a socket pair: it reads the client's
+    /// hello, then writes `script` in small pieces (so headers straddle reads), then
+    /// reads until the client hangs up and returns everything it read.
+    fn peer(
+        script: Vec<u8>,
+    ) -> (
+        std::os::unix::net::UnixStream,
+        std::thread::JoinHandle<Vec<u8>>,
+    ) {
+        use std::io::Write;
+        let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+        b.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let h = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            let mut buf = [0u8; 512];
+            for chunk in script.chunks(5) {
+                if b.write_all(chunk).is_err() {
+                    break;
+                }
+            }
+            for _ in 0..1000 {
+                match b.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                }
+            }
+            got
+        });
+        (a, h)
+    }
+
+    fn limits() -> Limits {
+        Limits {
+            deadline: Some(Instant::now() + Duration::from_secs(10)),
+            idle: Duration::from_secs(10),
+        }
+    }
+
+    fn bytes(frames: &[Frame]) -> Vec<u8> {
+        frames.iter().flat_map(|f| f.encode().unwrap()).collect()
+    }
+
+    #[test]
+    fn conn_negotiates_gathers_and_answers_echoes() {
+        use openflow::v13::Hello;
+        let script = bytes(&[
+            Frame::v13(1, M13::Hello(Hello::with_versions(&[1, 4]))),
+            mp(2, OFPMPF_REPLY_MORE),
+            Frame::v13(9, M13::EchoRequest(vec![1, 2, 3])),
+            Frame::v13(5, M13::BarrierReply),
+            mp(2, 0),
+        ]);
+        let (a, h) = peer(script);
+        let xids = Xids::new(Cell::new(1));
+        let mut c =
+            Conn::handshake(Box::new(a), "pair", &Versions::default(), xids, limits()).unwrap();
+        assert_eq!(c.version, 4);
+        let parts = c
+            .dump(Message::V13(M13::MultipartRequest(
+                openflow::v13::multipart::MultipartRequest {
+                    flags: 0,
+                    body: openflow::v13::multipart::MultipartRequestBody::Flow(Default::default()),
+                },
+            )))
+            .unwrap();
+        assert_eq!(parts.len(), 2, "both parts, nothing else");
+        assert!(parts.iter().all(|p| p.xid == 2));
+        drop(c);
+        let sent = h.join().unwrap();
+        let mut fr = Framer::new();
+        fr.push(&sent);
+        let mut seen = Vec::new();
+        while let Ok(Some(m)) = fr.next_message() {
+            seen.push(Frame::decode(m).unwrap());
+        }
+        assert!(matches!(seen[0].message, Message::V13(M13::Hello(_))));
+        assert_eq!(seen[0].xid, 1);
+        assert!(matches!(
+            seen[1].message,
+            Message::V13(M13::MultipartRequest(_))
+        ));
+        assert_eq!(seen[1].xid, 2);
+        assert_eq!(seen[2], Frame::v13(9, M13::EchoReply(vec![1, 2, 3])));
+    }
+
+    #[test]
+    fn conn_collects_refusals_until_the_barrier() {
+        use openflow::v13::Hello;
+        let err = |xid| {
+            Frame::v13(
+                xid,
+                M13::Error(openflow::v13::ErrorMsg::Standard {
+                    kind: openflow::ErrorKind::BAD_REQUEST_BAD_LEN,
+                    data: vec![],
+                }),
+            )
+        };
+        // Hello (1), three requests (2, 3, 4), barrier (5): 3 fails, 2 and 4 do not.
+        let script = bytes(&[
+            Frame::v13(1, M13::Hello(Hello::with_versions(&[4]))),
+            err(3),
+            Frame::v13(5, M13::BarrierReply),
+        ]);
+        let (a, h) = peer(script);
+        let mut c = Conn::handshake(
+            Box::new(a),
+            "pair",
+            &Versions::default(),
+            Xids::new(Cell::new(1)),
+            limits(),
+        )
+        .unwrap();
+        let refusals = c
+            .transact_noreply(vec![
+                Message::V13(M13::FeaturesRequest),
+                Message::V13(M13::GetConfigRequest),
+                Message::V13(M13::GetAsyncRequest),
+            ])
+            .unwrap();
+        assert_eq!(refusals.len(), 1);
+        assert_eq!(refusals[0].index, Some(1));
+        drop(c);
+        h.join().unwrap();
+    }
+
+    #[test]
+    fn conn_reports_a_failed_negotiation_and_a_silent_switch() {
+        let script = bytes(&[Frame::v10(1, M10::Hello(vec![]))]);
+        let (a, h) = peer(script);
+        let only13 = Versions::parse("OpenFlow13").unwrap();
+        let e = Conn::handshake(
+            Box::new(a),
+            "pair",
+            &only13,
+            Xids::new(Cell::new(1)),
+            limits(),
+        )
+        .err()
+        .unwrap();
+        assert!(matches!(e, CtlError::Fatal(ref m) if m.contains("version negotiation failed")));
+        h.join().unwrap();
+
+        let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let short = Limits {
+            deadline: None,
+            idle: Duration::from_millis(50),
+        };
+        let e = Conn::handshake(
+            Box::new(a),
+            "pair",
+            &Versions::default(),
+            Xids::new(Cell::new(1)),
+            short,
+        )
+        .err()
+        .unwrap();
+        assert!(e.is_timeout(), "{e:?}");
+    }
+
     #[test]
     fn reply_types() {
         assert_eq!(
