@@ -8,7 +8,7 @@
 //! ```
 //!
 //! It is a plain OpenFlow client: it connects to SWITCH ([`target`]), exchanges hellos
-//! ([`versions`]), sends requests and prints the replies ([`conn`], [`print`]). It uses
+//! ([`versions`]), sends requests and prints the replies ([`conn`], [`print`](mod@print)). It uses
 //! no Open vSwitch extension, so it works with any OpenFlow 1.0/1.3 switch.
 //!
 //! Commands: `show`, `dump-desc`, `dump-tables`, `dump-ports [PORT]`,
@@ -19,8 +19,11 @@
 //! `dump-group-features`, `add-meter METER`, `mod-meter METER`, `del-meter[s] [METER]`,
 //! `dump-meter[s] [METER]`, `meter-stats [METER]`, `meter-features`,
 //! `packet-out IN_PORT ACTIONS PACKET...` or `packet-out "in_port=..,packet=..,actions=.."`,
-//! `monitor [MISS-LEN]`, `probe`. A FLOW, GROUP or METER argument of `-` reads a file
-//! of them from standard input. See `commands` for each.
+//! `monitor [MISS-LEN]`, `probe`. A FLOW or GROUP argument of `-` reads a file of them
+//! from standard input. As ovs-ofctl with OpenFlow 1.0 and 1.3, `dump-ports-desc` and
+//! `dump-groups` accept a PORT or GROUP but list everything (the requests have no such
+//! field before OpenFlow 1.5). `dump-table-features` is not implemented. See `commands`
+//! for each.
 //!
 //! Where we differ from ovs-ofctl, on purpose:
 //! - Versions: with no `-O`, we offer OpenFlow 1.0 and 1.3 and use what the switch
@@ -28,8 +31,15 @@
 //!   narrows the offer; other versions are refused.
 //! - Over OpenFlow 1.0 we use standard 1.0 only: what needs Open vSwitch's Nicira
 //!   extensions (tables other than 0, cookie masks, IPv6 fields, ...) is an error that
-//!   says to use `-O OpenFlow13`. `dump-ports-desc` over 1.0 lists the ports of the
-//!   features reply under ovs-ofctl's `OFPST_PORT_DESC reply` heading.
+//!   says to use `-O OpenFlow13`; flow dumps are headed `OFPST_FLOW reply` (ovs-ofctl
+//!   asks Open vSwitch for `NXST_FLOW`, which adds `idle_age`). `dump-ports-desc` over
+//!   1.0 lists the ports of the features reply under ovs-ofctl's `OFPST_PORT_DESC
+//!   reply` heading. `monitor` asks for no Nicira packet-in format, so packet-ins print
+//!   as `OFPT_PACKET_IN` where ovs-ofctl shows Open vSwitch's `NXT_PACKET_IN2`.
+//! - Flows, actions and fields are parsed and printed by `openflow::text`, which speaks
+//!   OpenFlow 1.3: Open vSwitch's extension fields and actions (`tcp_flags`, `nw_ttl`
+//!   matches, `enqueue` in 1.3, ...) are refused, and such items in a switch's replies
+//!   print in their generic form.
 //! - A switch's error reply always makes the exit status 1 (ovs-ofctl exits 0 when a
 //!   dump command gets one) and is printed on standard error.
 //! - `add-flows` (and `add-groups`) send everything, then one barrier, and report every
