@@ -4,7 +4,8 @@
 //!
 //! [`summary`] reads Ethernet (up to two VLAN tags), IPv4, IPv6 (with hop-by-hop,
 //! routing, destination-option and fragment headers), ARP, and TCP, UDP, SCTP, ICMP,
-//! ICMPv6 (with neighbour discovery) and IGMP, with Open vSwitch's rules for what a
+//! ICMPv6 (with neighbour discovery) and IGMP (and 802.3 frames with an LLC/SNAP
+//! header), with Open vSwitch's rules for what a
 //! malformed or cut frame still shows: a header that fails its checks leaves that
 //! layer's fields at zero, as `flow_extract` does. Every read is bounds-checked.
 
@@ -77,12 +78,14 @@ struct Transport {
 }
 
 /// The flow of an Ethernet frame and its checksum, e.g. `tcp,vlan_tci=0x0000,dl_src=..,
-/// ...,tcp_flags=syn tcp_csum:74c3`; empty for a frame shorter than an Ethernet
-/// header.
+/// ...,tcp_flags=syn tcp_csum:74c3`. A frame shorter than an Ethernet header shows
+/// zero addresses and type, as Open vSwitch shows it.
 pub fn summary(data: &[u8]) -> String {
     let b = Bytes(data);
     let (Some(dst), Some(src), Some(mut ty)) = (b.mac(0), b.mac(6), b.u16(12)) else {
-        return String::new();
+        // Open vSwitch parses nothing of a frame shorter than an Ethernet header.
+        return "vlan_tci=0x0000,dl_src=00:00:00:00:00:00,dl_dst=00:00:00:00:00:00,dl_type=0x0000"
+            .into();
     };
     let mut off = 14;
     let mut vlans: Vec<u16> = Vec::new();
@@ -93,6 +96,17 @@ pub fn summary(data: &[u8]) -> String {
         vlans.push(tci | 0x1000);
         ty = inner;
         off += 4;
+    }
+    if ty < 0x600 {
+        // An 802.3 length: only an LLC/SNAP header with Ethernet's OUI carries a type.
+        let snap = b.get(off, 6) == Some(&[0xaa, 0xaa, 0x03, 0, 0, 0][..]);
+        ty = match b.u16(off + 6) {
+            Some(t) if snap && t >= 0x600 => {
+                off += 8;
+                t
+            }
+            _ => 0x05ff,
+        };
     }
     let l3 = &data[off.min(data.len())..];
     let mut fields: Vec<String> = Vec::new();
@@ -252,7 +266,10 @@ fn ipv4(l3: &[u8]) -> ((Ipv4Addr, Ipv4Addr), Net, Transport) {
     let addrs = (b.ipv4(12).unwrap_or(zero), b.ipv4(16).unwrap_or(zero));
     let l4 = &l3[ihl..tot];
     let t = if net.frag.1 {
-        Transport::default()
+        Transport {
+            csum: checksum(net.proto, l4, false),
+            ..Transport::default()
+        }
     } else {
         transport(net.proto, l4, false)
     };
@@ -302,11 +319,28 @@ fn ipv6(l3: &[u8]) -> ((Ipv6Addr, Ipv6Addr), u32, Net, Transport) {
     }
     let l4 = l3.get(off..end).unwrap_or(&[]);
     let t = if net.frag.1 {
-        Transport::default()
+        Transport {
+            csum: checksum(net.proto, l4, true),
+            ..Transport::default()
+        }
     } else {
         transport(net.proto, l4, true)
     };
     ((src, dst), first & 0x000f_ffff, net, t)
+}
+
+/// The checksum text Open vSwitch appends when the transport header is there (it
+/// looks at the bytes after the IP header even in later fragments).
+fn checksum(proto: u8, l4: &[u8], v6: bool) -> Option<String> {
+    let b = Bytes(l4);
+    match proto {
+        6 if l4.len() >= 20 => b.u16(16).map(|c| format!("tcp_csum:{c:x}")),
+        17 if l4.len() >= 8 => b.u16(6).map(|c| format!("udp_csum:{c:x}")),
+        132 if l4.len() >= 12 => b.u32(8).map(|c| format!("sctp_csum:{c:x}")),
+        1 if !v6 && l4.len() >= 8 => b.u16(2).map(|c| format!("icmp_csum:{c:x}")),
+        58 if v6 && l4.len() >= 4 => b.u16(2).map(|c| format!("icmp6_csum:{c:x}")),
+        _ => None,
+    }
 }
 
 fn transport(proto: u8, l4: &[u8], v6: bool) -> Transport {
@@ -572,12 +606,44 @@ mod tests {
             summary(&arp),
             "arp,dl_vlan=5,dl_vlan_pcp=1,vlan_tci1=0x0000,dl_src=00:00:00:00:00:01,dl_dst=ff:ff:ff:ff:ff:ff,arp_spa=192.168.0.1,arp_tpa=192.168.0.2,arp_op=1,arp_sha=00:00:00:00:00:01,arp_tha=00:00:00:00:00:00"
         );
-        assert_eq!(summary(&[1, 2, 3]), "");
+        assert_eq!(
+            summary(&[1, 2, 3]),
+            "vlan_tci=0x0000,dl_src=00:00:00:00:00:00,dl_dst=00:00:00:00:00:00,dl_type=0x0000"
+        );
+        // 802.3 with a length and no SNAP header.
+        let llc = hex("ffffffffffff0000000000010026424203000000");
+        assert!(
+            summary(&llc).ends_with(",dl_type=0x05ff"),
+            "{}",
+            summary(&llc)
+        );
         let other = hex("ffffffffffff00000000000188cc00");
         assert_eq!(
             summary(&other),
             "vlan_tci=0x0000,dl_src=00:00:00:00:00:01,dl_dst=ff:ff:ff:ff:ff:ff,dl_type=0x88cc"
         );
+    }
+
+    #[test]
+    fn random_frames_never_panic() {
+        let mut x: u32 = 7;
+        for len in 0..300usize {
+            for ty in [0x0800u16, 0x86dd, 0x0806, 0x8100, 0x8847, 0x1234] {
+                let mut b: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                        (x >> 16) as u8
+                    })
+                    .collect();
+                if b.len() >= 14 {
+                    b[12..14].copy_from_slice(&ty.to_be_bytes());
+                }
+                if b.len() >= 15 && ty == 0x0800 {
+                    b[14] = 0x45;
+                }
+                assert!(summary(&b).contains("dl_src="), "{len} {ty:#x}");
+            }
+        }
     }
 
     #[test]
