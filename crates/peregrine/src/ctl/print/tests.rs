@@ -549,7 +549,7 @@ fn async_messages() {
     );
     assert_eq!(
         frame(&pi, 2),
-        "OFPT_PACKET_IN (xid=0x0): total_len=54 in_port=LOCAL (via action) data_len=54 (unbuffered)\nvlan_tci=0x0000,dl_src=ff:ff:ff:ff:ff:ff,dl_dst=ff:ff:ff:ff:ff:ff,dl_type=0x0000\n"
+        "OFPT_PACKET_IN (xid=0x0): total_len=54 in_port=LOCAL (via action) data_len=54 (unbuffered)\nvlan_tci=0x0000,dl_src=ff:ff:ff:ff:ff:ff,dl_dst=ff:ff:ff:ff:ff:ff,dl_type=0x05ff\n"
     );
 }
 
