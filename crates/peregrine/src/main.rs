@@ -4,6 +4,7 @@
 mod bench_cmd;
 mod bench_veth;
 mod config;
+mod ctl;
 mod demo;
 mod ofp_parse;
 mod run;
@@ -39,6 +40,8 @@ enum Command {
     /// Three hosts in network namespaces on a peregrine switch: ping, iperf3, per-port
     /// statistics; everything is removed afterwards.
     Demo(demo::DemoArgs),
+    /// An OpenFlow client with ovs-ofctl's commands, arguments and output.
+    Ctl(ctl::CtlArgs),
     /// Benchmarks (see `peregrine bench datapath --help`).
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(flags) => run::main(&flags),
         Command::Demo(args) => demo::main(&args),
+        Command::Ctl(args) => ctl::main(&args),
         Command::Bench(b) => match bench_cmd::run(b) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
