@@ -18,6 +18,9 @@
 //! listen = ["ptcp:6653"]
 //! name = "peregrine"        # the management socket is /run/peregrine/NAME.mgmt
 //! mgmt = "/run/peregrine/peregrine.mgmt"  # or "none"
+//! private_key = "sc-privkey.pem"   # TLS identity and CA for ssl: and pssl: targets
+//! certificate = "sc-cert.pem"
+//! ca_cert = "cacert.pem"
 //! metrics = "127.0.0.1:9464"  # Prometheus GET /metrics (off unless given)
 //!
 //! [[port]]
@@ -114,6 +117,8 @@ pub struct RunConfig {
     pub name: String,
     /// The management socket (`peregrine ctl NAME` connects here), or none.
     pub mgmt: Option<PathBuf>,
+    /// TLS files for `ssl:` and `pssl:` targets (all three given, or none).
+    pub tls: Option<switch::tls::TlsFiles>,
     pub cache_entries: usize,
     pub mac_aging_s: u64,
     /// Where to serve the Prometheus metrics (`GET /metrics`), if anywhere.
@@ -161,6 +166,9 @@ struct FileConfig {
     listen: Vec<String>,
     name: Option<String>,
     mgmt: Option<String>,
+    private_key: Option<PathBuf>,
+    certificate: Option<PathBuf>,
+    ca_cert: Option<PathBuf>,
     metrics: Option<String>,
     #[serde(default)]
     port: Vec<FilePort>,
@@ -217,6 +225,15 @@ pub struct RunFlags {
     /// The management socket's path, or `none` for no management socket.
     #[arg(long, value_name = "PATH|none")]
     pub mgmt: Option<String>,
+    /// PEM private key for ssl:/pssl: controller channels.
+    #[arg(long, value_name = "FILE")]
+    pub private_key: Option<PathBuf>,
+    /// PEM certificate (chain) matching --private-key.
+    #[arg(long, value_name = "FILE")]
+    pub certificate: Option<PathBuf>,
+    /// PEM CA certificate(s) that controllers' certificates must chain to.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
     /// What to do without a controller.
     #[arg(long, value_enum)]
     pub fail_mode: Option<FailMode>,
@@ -255,6 +272,7 @@ impl RunConfig {
             listen: Vec::new(),
             name: DEFAULT_NAME.to_string(),
             mgmt: None,
+            tls: None,
             cache_entries: 65_536,
             mac_aging_s: 300,
             metrics: None,
@@ -415,6 +433,42 @@ impl RunConfig {
             Some(p) => Some(PathBuf::from(p)),
             None => Some(mgmt_path(&name)),
         };
+        let tls = {
+            let key = flags.private_key.clone().or(file.private_key);
+            let cert = flags.certificate.clone().or(file.certificate);
+            let ca = flags.ca_cert.clone().or(file.ca_cert);
+            let uses_tls = controllers
+                .iter()
+                .chain(&listen)
+                .any(|t| t.starts_with("ssl:") || t.starts_with("pssl:"));
+            match (key, cert, ca) {
+                (Some(private_key), Some(certificate), Some(ca_cert)) => {
+                    Some(switch::tls::TlsFiles {
+                        private_key,
+                        certificate,
+                        ca_cert,
+                    })
+                }
+                (None, None, None) if !uses_tls => None,
+                (k, c, a) => {
+                    let missing: Vec<&str> = [
+                        ("--private-key", k.is_none()),
+                        ("--certificate", c.is_none()),
+                        ("--ca-cert", a.is_none()),
+                    ]
+                    .into_iter()
+                    .filter_map(|(n, m)| m.then_some(n))
+                    .collect();
+                    return Err(err(
+                        "TLS",
+                        format!(
+                            "ssl:/pssl: channels need --private-key, --certificate and --ca-cert (or the file keys private_key, certificate, ca_cert); missing {}",
+                            missing.join(", ")
+                        ),
+                    ));
+                }
+            }
+        };
         let metrics = match (&flags.metrics, &file.metrics) {
             (Some(a), _) => Some(parse_metrics_addr(a).map_err(|m| err("--metrics", m))?),
             (None, Some(a)) => Some(parse_metrics_addr(a).map_err(|m| err(at("metrics"), m))?),
@@ -435,6 +489,7 @@ impl RunConfig {
             listen,
             name,
             mgmt,
+            tls,
             cache_entries: flags.cache.or(file.cache).unwrap_or(65_536),
             mac_aging_s: file.mac_aging.unwrap_or(300),
             metrics,
@@ -696,6 +751,43 @@ mod tests {
         let c = from_toml(text, &f).unwrap();
         assert_eq!(c.ports.len(), 1);
         assert_eq!((c.workers, c.cpus), (1, vec![2]));
+    }
+
+    #[test]
+    fn names_management_sockets_and_tls_files() {
+        let c = from_toml("", &flags(&["a"])).unwrap();
+        assert_eq!(
+            (c.name.as_str(), c.mgmt),
+            ("peregrine", Some(mgmt_path("peregrine")))
+        );
+        assert_eq!(c.tls, None);
+        let c = from_toml("name = \"br1\"\nmgmt = \"none\"", &flags(&["a"])).unwrap();
+        assert_eq!((c.name.as_str(), c.mgmt), ("br1", None));
+        let mut f = flags(&["a"]);
+        f.name = Some("br2".into());
+        assert_eq!(
+            from_toml("", &f).unwrap().mgmt,
+            Some(PathBuf::from("/run/peregrine/br2.mgmt"))
+        );
+        f.name = Some("../x".into());
+        assert!(from_toml("", &f)
+            .unwrap_err()
+            .to_string()
+            .starts_with("--name: \"../x\""));
+        let mut f = flags(&["a"]);
+        f.listen = vec!["pssl:6634".into()];
+        f.private_key = Some("k.pem".into());
+        let e = from_toml("", &f).unwrap_err().to_string();
+        assert!(e.contains("missing --certificate, --ca-cert"), "{e}");
+        let c = from_toml("certificate = \"c.pem\"\nca_cert = \"ca.pem\"", &f).unwrap();
+        assert_eq!(
+            c.tls,
+            Some(switch::tls::TlsFiles {
+                private_key: "k.pem".into(),
+                certificate: "c.pem".into(),
+                ca_cert: "ca.pem".into()
+            })
+        );
     }
 
     #[test]

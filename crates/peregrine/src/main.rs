@@ -4,6 +4,7 @@
 mod bench_cmd;
 mod bench_veth;
 mod config;
+mod ctl;
 mod demo;
 mod ofp_parse;
 mod run;
@@ -20,6 +21,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per run: the size of the `run` flags does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Decode a file of concatenated binary OpenFlow messages (1.0 and 1.3) and print
@@ -33,10 +36,12 @@ enum Command {
     },
     /// Run the switch on network interfaces (standalone learning switch unless a
     /// controller programs it).
-    Run(Box<config::RunFlags>),
+    Run(config::RunFlags),
     /// Three hosts in network namespaces on a peregrine switch: ping, iperf3, per-port
     /// statistics; everything is removed afterwards.
     Demo(demo::DemoArgs),
+    /// An OpenFlow client with ovs-ofctl's commands, arguments and output.
+    Ctl(ctl::CtlArgs),
     /// Benchmarks (see `peregrine bench datapath --help`).
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
@@ -47,6 +52,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(flags) => run::main(&flags),
         Command::Demo(args) => demo::main(&args),
+        Command::Ctl(args) => ctl::main(&args),
         Command::Bench(b) => match bench_cmd::run(b) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

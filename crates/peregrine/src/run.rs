@@ -90,6 +90,10 @@ pub fn require_root(what: &str) -> anyhow::Result<()> {
 impl Switch {
     /// Opens every port of `cfg` and starts forwarding.
     pub fn start(cfg: &RunConfig) -> anyhow::Result<Switch> {
+        let tls = match &cfg.tls {
+            Some(files) => Some(switch::tls::Tls::load(files).context("loading the TLS files")?),
+            None => None,
+        };
         let mut opened = Vec::with_capacity(cfg.ports.len() + 1);
         let mut handles = Vec::with_capacity(cfg.ports.len() + 1);
         let numbered = cfg
@@ -221,7 +225,7 @@ impl Switch {
         }
         let runtime = Runtime::start(dp.clone(), wspecs, started).context("starting workers")?;
         let _ = injector.set(runtime.injector());
-        let shell = Shell::start(agent, targets, cfg.mgmt.clone(), packet_ins, started)
+        let shell = Shell::start(agent, targets, tls, cfg.mgmt.clone(), packet_ins, started)
             .context("starting the OpenFlow channels")?;
         let metrics = match cfg.metrics {
             Some(a) => Some(

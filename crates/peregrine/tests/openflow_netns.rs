@@ -307,3 +307,110 @@ fn standalone_mode_learns_while_the_controller_is_away() {
     ping_until_ok(&topo, &h[0], &h[1].ip);
     drop(topo);
 }
+
+/// An Open vSwitch style PKI made with `ovs-pki` in a fresh directory: a switch CA and a
+/// controller CA, a switch identity (`sc-*`) and a controller identity (`ctl-*`).
+struct Pki {
+    dir: PathBuf,
+}
+
+impl Pki {
+    fn new() -> Pki {
+        let dir = std::env::temp_dir().join(format!("pg-pki-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let pki = dir.join("pki");
+        let run = |args: &[&str]| {
+            let out = Command::new("ovs-pki")
+                .arg(format!("--dir={}", pki.display()))
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .expect("ovs-pki (openvswitch-common) is needed");
+            assert!(
+                out.status.success(),
+                "ovs-pki {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        run(&["init", "--force"]);
+        run(&["req+sign", "sc", "switch"]);
+        run(&["req+sign", "ctl", "controller"]);
+        Pki { dir }
+    }
+
+    fn path(&self, p: &str) -> String {
+        self.dir.join(p).display().to_string()
+    }
+}
+
+impl Drop for Pki {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn pssl_serves_ovs_ofctl_with_a_controller_certificate_only() {
+    let pki = Pki::new();
+    let port = free_port();
+    let listen = format!("pssl:{port}:127.0.0.1");
+    let (key, cert, ca) = (
+        pki.path("sc-privkey.pem"),
+        pki.path("sc-cert.pem"),
+        pki.path("pki/controllerca/cacert.pem"),
+    );
+    let (topo, _h, _sw) = hosts_on_switch(
+        2,
+        &[
+            "--listen",
+            &listen,
+            "--private-key",
+            &key,
+            "--certificate",
+            &cert,
+            "--ca-cert",
+            &ca,
+        ],
+    );
+    let ofctl_ssl = |key: &str, cert: &str| {
+        Command::new("ovs-ofctl")
+            .args(["-O", "OpenFlow13", "--timeout=5"])
+            .arg(format!("--private-key={key}"))
+            .arg(format!("--certificate={cert}"))
+            .arg(format!("--ca-cert={}", pki.path("pki/switchca/cacert.pem")))
+            .args(["dump-flows", &format!("ssl:127.0.0.1:{port}")])
+            .output()
+            .unwrap()
+    };
+    let ok = ofctl_ssl(&pki.path("ctl-privkey.pem"), &pki.path("ctl-cert.pem"));
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("OFPST_FLOW reply"));
+    // The switch's own identity is not signed by the controller CA: refused.
+    let refused = ofctl_ssl(&key, &cert);
+    assert!(!refused.status.success());
+    drop(topo);
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn standalone_falls_back_to_learning_when_the_controller_dies() {
+    let port = free_port();
+    let target = format!("tcp:127.0.0.1:{port}");
+    let ctl = Controller::start("learning_switch_13", port);
+    let (topo, h, mut sw) =
+        hosts_on_switch(3, &["--controller", &target, "--fail-mode", "standalone"]);
+    let mut ctl = ctl;
+    ctl.wait_line("switch connected", Duration::from_secs(15));
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    drop(ctl);
+    // Pairs the controller never saw still reach each other: the learning switch forwards.
+    ping_until_ok(&topo, &h[2], &h[1].ip);
+    assert!(sw.alive());
+    drop(topo);
+}

@@ -28,5 +28,8 @@ pub mod meters;
 pub mod metrics;
 pub mod ports;
 pub mod shell;
+#[cfg(test)]
+mod testing;
+pub mod tls;
 pub mod translate;
 pub mod v10;

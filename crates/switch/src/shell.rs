@@ -14,8 +14,9 @@
 //! - a **packet-in thread** moves the datapath's packet-in records onto the agent's
 //!   channel.
 //!
-//! Targets are written as Open vSwitch writes them: `tcp:IP[:PORT]`, `ptcp:[PORT][:IP]`,
-//! `unix:PATH`, `punix:PATH`; the default port is 6653. The management socket is a
+//! Targets are written as Open vSwitch writes them: `tcp:IP[:PORT]`, `ssl:IP[:PORT]`,
+//! `ptcp:[PORT][:IP]`, `pssl:[PORT][:IP]`, `unix:PATH`, `punix:PATH`; the default port is
+//! 6653. `ssl:`/`pssl:` use TLS with mutual authentication ([`crate::tls`]). The management socket is a
 //! `punix:` listener created with mode 0600 (root only) whose connections are
 //! [`SessionKind::Management`].
 
@@ -34,22 +35,31 @@ use datapath::pipeline::PacketIn as DpPacketIn;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
+use tokio_rustls::TlsAcceptor;
+
 use crate::agent::{Agent, SessionId, SessionKind};
+use crate::tls::Tls;
 
 /// The default OpenFlow port.
 pub const DEFAULT_PORT: u16 = 6653;
 /// Longest wait between reconnection attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
+/// Longest a TLS handshake may take.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where to connect or listen.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
     /// `tcp:IP[:PORT]`: connect to a controller.
     Tcp(SocketAddr),
+    /// `ssl:IP[:PORT]`: connect to a controller over TLS.
+    Ssl(SocketAddr),
     /// `unix:PATH`: connect to a controller on a unix socket.
     Unix(PathBuf),
     /// `ptcp:[PORT][:IP]`: listen for controllers.
     PTcp(SocketAddr),
+    /// `pssl:[PORT][:IP]`: listen for controllers over TLS.
+    PSsl(SocketAddr),
     /// `punix:PATH`: listen on a unix socket.
     PUnix(PathBuf),
 }
@@ -58,19 +68,23 @@ impl Target {
     /// Parses a target in Open vSwitch's syntax.
     pub fn parse(s: &str) -> Result<Target, String> {
         let (kind, rest) = s.split_once(':').ok_or_else(|| {
-            format!("{s:?}: expected tcp:IP[:PORT], ptcp:[PORT][:IP], unix:PATH or punix:PATH")
+            format!("{s:?}: expected tcp:IP[:PORT], ssl:IP[:PORT], ptcp:[PORT][:IP], pssl:[PORT][:IP], unix:PATH or punix:PATH")
         })?;
         match kind {
-            "tcp" => {
+            "tcp" | "ssl" => {
                 let (ip, port) = match rest.rsplit_once(':') {
                     Some((ip, p)) if !ip.contains(':') || ip.starts_with('[') => (ip, Some(p)),
                     _ => (rest, None),
                 };
                 let ip = parse_ip(ip).map_err(|e| format!("{s:?}: {e}"))?;
-                let port = parse_port(port, s)?;
-                Ok(Target::Tcp(SocketAddr::new(ip, port)))
+                let a = SocketAddr::new(ip, parse_port(port, s)?);
+                Ok(if kind == "tcp" {
+                    Target::Tcp(a)
+                } else {
+                    Target::Ssl(a)
+                })
             }
-            "ptcp" => {
+            "ptcp" | "pssl" => {
                 let (port, ip) = match rest.split_once(':') {
                     Some((p, ip)) => (p, Some(ip)),
                     None => (rest, None),
@@ -80,22 +94,31 @@ impl Target {
                     Some(ip) => parse_ip(ip).map_err(|e| format!("{s:?}: {e}"))?,
                     None => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
                 };
-                Ok(Target::PTcp(SocketAddr::new(ip, port)))
+                let a = SocketAddr::new(ip, port);
+                Ok(if kind == "ptcp" {
+                    Target::PTcp(a)
+                } else {
+                    Target::PSsl(a)
+                })
             }
-            "unix" | "punix" if rest.is_empty() => Err(format!("{s:?}: the socket path is missing")),
+            "unix" | "punix" if rest.is_empty() => {
+                Err(format!("{s:?}: the socket path is missing"))
+            }
             "unix" => Ok(Target::Unix(PathBuf::from(rest))),
             "punix" => Ok(Target::PUnix(PathBuf::from(rest))),
-            "ssl" | "pssl" => Err(format!(
-                "{s:?}: SSL channels are not supported by this build; use tcp:/ptcp: (for example over a VPN or ssh tunnel)"
-            )),
             _ => Err(format!(
-                "{s:?}: unknown connection type {kind:?} (tcp, ptcp, unix, punix)"
+                "{s:?}: unknown connection type {kind:?} (tcp, ssl, ptcp, pssl, unix, punix)"
             )),
         }
     }
 
     fn is_passive(&self) -> bool {
-        matches!(self, Target::PTcp(_) | Target::PUnix(_))
+        matches!(self, Target::PTcp(_) | Target::PSsl(_) | Target::PUnix(_))
+    }
+
+    /// Whether the target uses TLS (and so needs the TLS files).
+    pub fn is_tls(&self) -> bool {
+        matches!(self, Target::Ssl(_) | Target::PSsl(_))
     }
 }
 
@@ -103,6 +126,8 @@ impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Target::Tcp(a) => write!(f, "tcp:{a}"),
+            Target::Ssl(a) => write!(f, "ssl:{a}"),
+            Target::PSsl(a) => write!(f, "pssl:{}:{}", a.port(), a.ip()),
             Target::Unix(p) => write!(f, "unix:{}", p.display()),
             Target::PTcp(a) => write!(f, "ptcp:{}:{}", a.port(), a.ip()),
             Target::PUnix(p) => write!(f, "punix:{}", p.display()),
@@ -166,16 +191,25 @@ pub struct Shell {
 
 impl Shell {
     /// Starts the agent thread, the packet-in thread and the I/O thread serving
-    /// `targets` (controllers and listeners) and the management socket `mgmt`.
-    /// `clock` is the time origin shared with the datapath workers.
+    /// `targets` (controllers and listeners, TLS ones with `tls`) and the management
+    /// socket `mgmt`. `clock` is the time origin shared with the datapath workers.
     pub fn start(
         agent: Agent,
         targets: Vec<Target>,
+        tls: Option<Tls>,
         mgmt: Option<PathBuf>,
         packet_ins: Receiver<DpPacketIn>,
         clock: Instant,
     ) -> io::Result<Shell> {
         let (input, inputs) = std::sync::mpsc::channel::<Input>();
+        if tls.is_none() {
+            if let Some(t) = targets.iter().find(|t| t.is_tls()) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{t} needs a private key, a certificate and a CA certificate"),
+                ));
+            }
+        }
         // Bind listeners here, so that errors reach the caller.
         let mut listeners = Vec::new();
         for t in targets.iter().filter(|t| t.is_passive()) {
@@ -212,7 +246,7 @@ impl Shell {
                 rt.block_on(async move {
                     let keys = Arc::new(AtomicU64::new(1));
                     for (l, kind) in listeners {
-                        match l.into_tokio() {
+                        match l.into_tokio(tls.as_ref()) {
                             Ok(l) => {
                                 tokio::spawn(accept_loop(l, kind, io_input.clone(), keys.clone()));
                             }
@@ -220,7 +254,8 @@ impl Shell {
                         }
                     }
                     for t in active {
-                        tokio::spawn(connect_loop(t, io_input.clone(), keys.clone()));
+                        let client = tls.as_ref().map(|t| t.client.clone());
+                        tokio::spawn(connect_loop(t, client, io_input.clone(), keys.clone()));
                     }
                     let _ = stop_rx.await;
                 });
@@ -362,19 +397,28 @@ fn agent_loop(mut agent: Agent, inputs: Receiver<Input>, clock: Instant) {
 /// A bound listening socket, made a tokio one inside the I/O thread's runtime.
 enum StdListener {
     Tcp(std::net::TcpListener),
+    Tls(std::net::TcpListener),
     Unix(std::os::unix::net::UnixListener),
 }
 
 enum Listener {
     Tcp(tokio::net::TcpListener),
+    Tls(tokio::net::TcpListener, TlsAcceptor),
     Unix(tokio::net::UnixListener),
 }
 
 impl StdListener {
     /// Must run inside a tokio runtime.
-    fn into_tokio(self) -> io::Result<Listener> {
+    fn into_tokio(self, tls: Option<&Tls>) -> io::Result<Listener> {
         Ok(match self {
             StdListener::Tcp(l) => Listener::Tcp(tokio::net::TcpListener::from_std(l)?),
+            StdListener::Tls(l) => {
+                let tls = tls.ok_or_else(|| io::Error::other("TLS listener without TLS files"))?;
+                Listener::Tls(
+                    tokio::net::TcpListener::from_std(l)?,
+                    TlsAcceptor::from(tls.server.clone()),
+                )
+            }
             StdListener::Unix(l) => Listener::Unix(tokio::net::UnixListener::from_std(l)?),
         })
     }
@@ -382,11 +426,15 @@ impl StdListener {
 
 fn bind(t: &Target) -> io::Result<StdListener> {
     match t {
-        Target::PTcp(a) => {
+        Target::PTcp(a) | Target::PSsl(a) => {
             let l = std::net::TcpListener::bind(a)
                 .map_err(|e| io::Error::new(e.kind(), format!("listening on {t}: {e}")))?;
             l.set_nonblocking(true)?;
-            Ok(StdListener::Tcp(l))
+            Ok(if t.is_tls() {
+                StdListener::Tls(l)
+            } else {
+                StdListener::Tcp(l)
+            })
         }
         Target::PUnix(p) => bind_unix(p, 0o600),
         _ => Err(io::Error::new(
@@ -434,6 +482,22 @@ async fn accept_loop(l: Listener, kind: SessionKind, input: Sender<Input>, keys:
                 }
                 Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
             },
+            Listener::Tls(t, acceptor) => match t.accept().await {
+                Ok((s, _)) => {
+                    let _ = s.set_nodelay(true);
+                    let (acceptor, input) = (acceptor.clone(), input.clone());
+                    let key = keys.fetch_add(1, Ordering::Relaxed);
+                    tokio::spawn(async move {
+                        // A failed handshake (no or a foreign certificate) just closes.
+                        if let Ok(Ok(s)) =
+                            tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(s)).await
+                        {
+                            serve(s, kind, input, key).await;
+                        }
+                    });
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            },
             Listener::Unix(u) => match u.accept().await {
                 Ok((s, _)) => {
                     tokio::spawn(serve(
@@ -449,10 +513,34 @@ async fn accept_loop(l: Listener, kind: SessionKind, input: Sender<Input>, keys:
     }
 }
 
-async fn connect_loop(t: Target, input: Sender<Input>, keys: Arc<AtomicU64>) {
+async fn connect_loop(
+    t: Target,
+    tls: Option<Arc<rustls::ClientConfig>>,
+    input: Sender<Input>,
+    keys: Arc<AtomicU64>,
+) {
     let mut backoff = Duration::from_secs(1);
     loop {
         let served = match &t {
+            Target::Ssl(a) => {
+                let Some(cfg) = tls.clone() else { return };
+                let name = rustls_pki_types::ServerName::IpAddress(a.ip().into());
+                match tokio::net::TcpStream::connect(a).await {
+                    Ok(s) => {
+                        let _ = s.set_nodelay(true);
+                        let hs = tokio_rustls::TlsConnector::from(cfg).connect(name, s);
+                        match tokio::time::timeout(HANDSHAKE_TIMEOUT, hs).await {
+                            Ok(Ok(s)) => {
+                                let key = keys.fetch_add(1, Ordering::Relaxed);
+                                serve(s, SessionKind::Controller, input.clone(), key).await;
+                                true
+                            }
+                            _ => false,
+                        }
+                    }
+                    Err(_) => false,
+                }
+            }
             Target::Tcp(a) => match tokio::net::TcpStream::connect(a).await {
                 Ok(s) => {
                     let _ = s.set_nodelay(true);
@@ -538,4 +626,60 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
         _ = writer => {}
     }
     let _ = input.send(Input::Hangup { key });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_as_open_vswitch_writes_them() {
+        let a = |s: &str| s.parse::<SocketAddr>().unwrap();
+        assert_eq!(
+            Target::parse("tcp:192.0.2.1"),
+            Ok(Target::Tcp(a("192.0.2.1:6653")))
+        );
+        assert_eq!(
+            Target::parse("tcp:192.0.2.1:6633"),
+            Ok(Target::Tcp(a("192.0.2.1:6633")))
+        );
+        assert_eq!(
+            Target::parse("ssl:[2001:db8::1]:7"),
+            Ok(Target::Ssl(a("[2001:db8::1]:7")))
+        );
+        assert_eq!(
+            Target::parse("tcp:2001:db8::1"),
+            Ok(Target::Tcp(a("[2001:db8::1]:6653")))
+        );
+        assert_eq!(Target::parse("ptcp:"), Ok(Target::PTcp(a("0.0.0.0:6653"))));
+        assert_eq!(
+            Target::parse("ptcp:6633:127.0.0.1"),
+            Ok(Target::PTcp(a("127.0.0.1:6633")))
+        );
+        assert_eq!(
+            Target::parse("pssl:6634"),
+            Ok(Target::PSsl(a("0.0.0.0:6634")))
+        );
+        assert_eq!(
+            Target::parse("punix:/run/x.sock"),
+            Ok(Target::PUnix("/run/x.sock".into()))
+        );
+        assert!(Target::parse("tcp:")
+            .unwrap_err()
+            .contains("not an IP address"));
+        assert!(Target::parse("tcp:1.2.3.4:99999")
+            .unwrap_err()
+            .contains("not a port number"));
+        assert!(Target::parse("udp:1.2.3.4")
+            .unwrap_err()
+            .contains("unknown connection type"));
+        assert!(Target::parse("punix:")
+            .unwrap_err()
+            .contains("path is missing"));
+        assert!(Target::parse("6653").unwrap_err().contains("expected tcp:"));
+        for t in ["tcp:192.0.2.1:6633", "pssl:6634:10.0.0.1", "punix:/a/b"] {
+            let p = Target::parse(t).unwrap();
+            assert_eq!(Target::parse(&p.to_string()), Ok(p), "{t}");
+        }
+    }
 }

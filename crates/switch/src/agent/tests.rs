@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 
 use datapath::pipeline::{DatapathConfig, WorkerState};
 use openflow::framing::Framer;
-use openflow::text::parse_flow_mod;
 use openflow::v13::flow_mod::FlowModCommand;
 use openflow::v13::multipart::{FlowStatsRequest, MultipartReplyBody, MultipartRequestBody};
 use openflow::v13::role::AsyncConfig;
@@ -15,8 +14,7 @@ use openflow::{ErrorKind, OFP13_VERSION};
 
 use super::*;
 use crate::ports::PortSpec;
-
-const SEC: u64 = 1_000_000_000;
+use crate::testing::{flow_mod, frame, send_frame, SEC};
 
 #[derive(Clone, Default)]
 struct Capture(Arc<Mutex<Vec<Outputs>>>);
@@ -60,19 +58,6 @@ fn spec(no: u32) -> PortSpec {
         up: true,
         backend: None,
     }
-}
-
-/// A 64-byte Ethernet/IPv4/UDP frame from 02:..:0a to 02:..:0b.
-fn frame() -> Vec<u8> {
-    let mut f = vec![0u8; 64];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0b]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0a]);
-    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&50u16.to_be_bytes());
-    f[22] = 64;
-    f[23] = 17;
-    f
 }
 
 impl Rig {
@@ -142,8 +127,7 @@ impl Rig {
     }
 
     fn flow(&mut self, id: SessionId, s: &str, cmd: FlowModCommand) {
-        let fm = parse_flow_mod(s, cmd).unwrap();
-        self.send13(id, v13::Message::FlowMod(fm), 0);
+        self.send13(id, v13::Message::FlowMod(flow_mod(s, cmd)), 0);
     }
 
     /// Sends a request and returns the error the switch answered it with.
@@ -178,15 +162,7 @@ impl Rig {
 
     /// Runs the test frame in on `in_port` through the datapath.
     fn packet(&mut self, in_port: u32, now: u64) -> Vec<u32> {
-        let mut out = Outputs::new();
-        self.dp.process(
-            &mut self.worker,
-            Packet::from_slice(&frame()),
-            in_port,
-            now,
-            &mut out,
-        );
-        out.ports()
+        send_frame(&self.dp, &mut self.worker, in_port, now)
     }
 
     /// Hands the datapath's queued packet-ins to the agent.
@@ -243,12 +219,12 @@ fn barrier_replies_after_the_changes_before_it() {
 fn errors_keep_the_connection_and_name_the_request() {
     let mut r = Rig::new();
     let c = r.connect(SessionKind::Controller, OFP13_VERSION);
-    let fm = parse_flow_mod("table=0,actions=group:7", FlowModCommand::Add).unwrap();
+    let fm = flow_mod("table=0,actions=group:7", FlowModCommand::Add);
     assert_eq!(
         r.error_of(c, v13::Message::FlowMod(fm)),
         ErrorKind::BAD_ACTION_BAD_OUT_GROUP
     );
-    let fm = parse_flow_mod("table=0,actions=meter:7,output:1", FlowModCommand::Add).unwrap();
+    let fm = flow_mod("table=0,actions=meter:7,output:1", FlowModCommand::Add);
     assert_eq!(
         r.error_of(c, v13::Message::FlowMod(fm)),
         ErrorKind::METER_MOD_FAILED_UNKNOWN_METER
@@ -384,7 +360,7 @@ fn roles_generation_ids_and_slave_restrictions() {
         r.error_of(a, role(ControllerRole::Master, 4)),
         ErrorKind::ROLE_REQUEST_FAILED_STALE
     );
-    let fm = parse_flow_mod("actions=output:2", FlowModCommand::Add).unwrap();
+    let fm = flow_mod("actions=output:2", FlowModCommand::Add);
     assert_eq!(
         r.error_of(a, v13::Message::FlowMod(fm)),
         ErrorKind::BAD_REQUEST_IS_SLAVE
@@ -535,12 +511,12 @@ fn dead_peers_close_and_flows_expire_with_flow_removed() {
 #[test]
 fn startup_flows_forward_at_once_and_show_to_controllers() {
     let mut r = Rig::new();
-    let fm = parse_flow_mod("in_port=1,actions=output:3", FlowModCommand::Add).unwrap();
+    let fm = flow_mod("in_port=1,actions=output:3", FlowModCommand::Add);
     r.agent.flow_mod(&fm, 0).unwrap();
     assert_eq!(r.packet(1, SEC), vec![3]);
     let c = r.connect(SessionKind::Controller, OFP13_VERSION);
     assert_eq!(flows_in(&r.dump_flows(c)).len(), 1);
-    let bad = parse_flow_mod("actions=group:1", FlowModCommand::Add).unwrap();
+    let bad = flow_mod("actions=group:1", FlowModCommand::Add);
     assert_eq!(
         r.agent.flow_mod(&bad, 0).unwrap_err().kind,
         ErrorKind::BAD_ACTION_BAD_OUT_GROUP

@@ -2,34 +2,17 @@
 //! its writer, frames run through `Datapath::process` after a publish.
 
 use super::*;
-use crate::translate::flow_mod_to_rule;
-use datapath::packet::Packet;
-use datapath::pipeline::{DatapathConfig, Outputs, PortInfo, WorkerState};
+use crate::testing::{install_flow, send_frame, small_datapath, SEC};
+use datapath::pipeline::WorkerState;
 use openflow::action::OFPG_MAX;
-use openflow::text::{parse_flow_mod, parse_group_mod};
-use openflow::v13::flow_mod::FlowModCommand;
+use openflow::text::parse_group_mod;
 use std::sync::Arc;
-
-const SEC: u64 = 1_000_000_000;
 
 struct Rig {
     table: GroupTable,
     dp: Datapath,
     w: Writer,
     worker: WorkerState,
-}
-
-/// A 64-byte Ethernet/IPv4/UDP frame.
-fn frame() -> Vec<u8> {
-    let mut f = vec![0u8; 64];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0b]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0a]);
-    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&50u16.to_be_bytes());
-    f[22] = 64;
-    f[23] = 17;
-    f
 }
 
 fn gm(s: &str, command: GroupModCommand) -> GroupMod {
@@ -62,12 +45,7 @@ fn indirect_to(id: u32, to: u32) -> GroupMod {
 
 impl Rig {
     fn new() -> Rig {
-        let config = DatapathConfig {
-            ports: (1..=4).map(|i| PortInfo::new(i, (i - 1) as u16)).collect(),
-            ..DatapathConfig::default()
-        };
-        let (dp, w, _rx) = Datapath::new(config, 16);
-        let worker = dp.worker(64);
+        let (dp, w, worker) = small_datapath();
         Rig {
             table: GroupTable::new(),
             dp,
@@ -109,21 +87,11 @@ impl Rig {
     }
 
     fn flow(&mut self, s: &str) {
-        let fm = parse_flow_mod(s, FlowModCommand::Add).unwrap_or_else(|e| panic!("{s}: {e}"));
-        let rule = flow_mod_to_rule(&fm, 0).expect("rule");
-        self.w.insert_rule(0, rule).expect("insert");
+        install_flow(&mut self.w, s);
     }
 
     fn send(&mut self, in_port: u32, now: u64) -> Vec<u32> {
-        let mut out = Outputs::new();
-        self.dp.process(
-            &mut self.worker,
-            Packet::from_slice(&frame()),
-            in_port,
-            now,
-            &mut out,
-        );
-        let mut p = out.ports();
+        let mut p = send_frame(&self.dp, &mut self.worker, in_port, now);
         p.sort_unstable();
         p
     }

@@ -21,8 +21,8 @@ use super::*;
 use crate::agent::{exp_type, AgentConfig, SessionId, Transmit, PEREGRINE_EXPERIMENTER};
 use crate::ports::{BackendStats, PortSpec, PortTable};
 use crate::shell::Shell;
+use crate::testing::{frame, SEC};
 
-const SEC: u64 = 1_000_000_000;
 /// Port 3's name: a quote, a backslash and a line feed to escape.
 const ODD_NAME: &str = "q\"\\\nx";
 
@@ -47,19 +47,6 @@ fn spec(no: u32, name: &str, up: bool) -> PortSpec {
             ..BackendStats::default()
         })),
     }
-}
-
-/// A 64-byte Ethernet/IPv4/UDP frame.
-fn frame() -> Vec<u8> {
-    let mut f = vec![0u8; 64];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0b]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0a]);
-    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&50u16.to_be_bytes());
-    f[22] = 64;
-    f[23] = 17;
-    f
 }
 
 /// An agent over a real datapath with ports 1 (`eth1`), 2 (`eth2`, link down) and 3
@@ -568,7 +555,7 @@ fn fetch(addr: std::net::SocketAddr, request: &[u8]) -> String {
 fn the_shell_serves_the_metrics_over_http() {
     let r = Rig::programmed();
     let (_tx, packet_ins) = std::sync::mpsc::channel();
-    let shell = Shell::start(r.agent, vec![], None, packet_ins, Instant::now()).unwrap();
+    let shell = Shell::start(r.agent, vec![], None, None, packet_ins, Instant::now()).unwrap();
     let addr = shell.serve_metrics("127.0.0.1:0".parse().unwrap()).unwrap();
     assert_ne!(addr.port(), 0);
     let ok = fetch(addr, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");

@@ -24,7 +24,6 @@
 //! cuts it.
 
 use openflow::action::{port as p13, OFPG_ANY};
-use openflow::header::HEADER_LEN;
 use openflow::v10::match10::wildcards as fw;
 use openflow::v10::port::ofpp as p10;
 use openflow::v10::stats::{
@@ -37,7 +36,6 @@ use openflow::v13::multipart::{
     MultipartReplyBody as Reply13, MultipartRequest, MultipartRequestBody as Req13,
     TableStats as TableStats13,
 };
-use openflow::wire::Writer;
 use openflow::{ErrorKind, OfpError};
 
 use super::actions::{instructions_from_v13, PacketFacts};
@@ -45,8 +43,8 @@ use super::flow_match::{match_from_v13, match_to_v13};
 use super::ports::{port_no_from_v13, port_no_to_v13};
 
 /// The largest stats-reply body (after the OpenFlow header and the 4-byte `type, flags`)
-/// one 1.0 message can carry.
-pub const MAX_STATS_REPLY_BODY: usize = u16::MAX as usize - HEADER_LEN - 4;
+/// one 1.0 message can carry ([`openflow::v10::stats::MAX_REPLY_BODY`]).
+pub const MAX_STATS_REPLY_BODY: usize = openflow::v10::stats::MAX_REPLY_BODY;
 
 /// The number of flow entries a 1.0 table stats entry reports as its capacity: the
 /// datapath's rule limit (shared by all tables).
@@ -183,67 +181,11 @@ pub fn stats_reply_to_v10(rep: &MultipartReply) -> Result<StatsReply, OfpError> 
     })
 }
 
-/// Groups `items` into runs whose encodings each total at most `max` bytes; an item
-/// larger than `max` gets a run of its own; at least one run (maybe empty).
-fn chunk<T>(items: Vec<T>, max: usize, enc: impl Fn(&T, &mut Writer)) -> Vec<Vec<T>> {
-    let mut runs = Vec::new();
-    let mut cur = Vec::new();
-    let mut cur_len = 0;
-    let mut scratch = Writer::new();
-    for item in items {
-        scratch.buf.clear();
-        enc(&item, &mut scratch);
-        let n = scratch.len();
-        if !cur.is_empty() && cur_len + n > max {
-            runs.push(std::mem::take(&mut cur));
-            cur_len = 0;
-        }
-        cur_len += n;
-        cur.push(item);
-    }
-    if !cur.is_empty() || runs.is_empty() {
-        runs.push(cur);
-    }
-    runs
-}
-
 /// Cuts a stats reply into replies whose bodies each encode to at most `max_body` bytes
 /// ([`MAX_STATS_REPLY_BODY`] for real messages), cutting lists between entries (an entry
 /// is never cut: one larger than `max_body` gets a reply of its own). Every part but the
 /// last has `OFPSF_REPLY_MORE`; the last keeps the original flags. Desc, aggregate and
-/// vendor replies, and empty lists, come back whole.
+/// vendor replies, and empty lists, come back whole. This is [`StatsReply::split`].
 pub fn split_stats_reply(reply: StatsReply, max_body: usize) -> Vec<StatsReply> {
-    use StatsReplyBody as B;
-    let bodies: Vec<StatsReplyBody> = match reply.body {
-        B::Flow(v) => chunk(v, max_body, |x, w| x.encode(w))
-            .into_iter()
-            .map(B::Flow)
-            .collect(),
-        B::Table(v) => chunk(v, max_body, |x, w| x.encode(w))
-            .into_iter()
-            .map(B::Table)
-            .collect(),
-        B::Port(v) => chunk(v, max_body, |x, w| x.encode(w))
-            .into_iter()
-            .map(B::Port)
-            .collect(),
-        B::Queue(v) => chunk(v, max_body, |x, w| x.encode(w))
-            .into_iter()
-            .map(B::Queue)
-            .collect(),
-        other => vec![other],
-    };
-    let n = bodies.len();
-    bodies
-        .into_iter()
-        .enumerate()
-        .map(|(i, body)| StatsReply {
-            flags: if i + 1 < n {
-                reply.flags | OFPSF_REPLY_MORE
-            } else {
-                reply.flags
-            },
-            body,
-        })
-        .collect()
+    reply.split(max_body)
 }

@@ -16,9 +16,11 @@
 //! | QUEUE (5) | port_no, pad, queue_id (8) | [`QueueStats`] list (32 each) |
 //! | VENDOR (0xffff) | vendor, data | vendor, data |
 //!
-//! The reply entries live in [`entries`].
+//! The reply entries live in [`entries`]. A reply too long for one message is cut with
+//! [`StatsReply::split`].
 
 pub mod entries;
+mod split;
 #[cfg(test)]
 pub(crate) mod strategy;
 
@@ -27,6 +29,8 @@ use crate::error::{ErrorKind, OfpError};
 use crate::wire::{Reader, Writer};
 
 pub use entries::{AggregateStats, DescStats, FlowStats, PortStats, QueueStats, TableStats};
+pub(crate) use split::chunk;
+pub use split::MAX_REPLY_BODY;
 
 /// `ofp_stats_types` numbers.
 pub mod stats_type {

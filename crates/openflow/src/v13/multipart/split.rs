@@ -8,42 +8,10 @@
 
 use super::{MultipartReply, MultipartReplyBody, MULTIPART_HEADER_LEN, OFPMPF_REPLY_MORE};
 use crate::header::HEADER_LEN;
-use crate::wire::Writer;
+use crate::v10::stats::chunk;
 
 /// The largest body (after the OpenFlow and multipart headers) one message can carry.
 pub const MAX_REPLY_BODY: usize = u16::MAX as usize - HEADER_LEN - MULTIPART_HEADER_LEN;
-
-/// Groups `items` into runs whose encodings each total at most `max` bytes.
-fn chunk<T>(items: Vec<T>, max: usize, enc: impl Fn(&T, &mut Writer)) -> Vec<Vec<T>> {
-    let mut parts = Vec::new();
-    let mut cur = Vec::new();
-    let mut cur_len = 0;
-    let mut scratch = Writer::new();
-    for item in items {
-        scratch.buf.clear();
-        enc(&item, &mut scratch);
-        let n = scratch.len();
-        if !cur.is_empty() && cur_len + n > max {
-            parts.push(std::mem::take(&mut cur));
-            cur_len = 0;
-        }
-        cur_len += n;
-        cur.push(item);
-    }
-    if !cur.is_empty() || parts.is_empty() {
-        parts.push(cur);
-    }
-    parts
-}
-
-fn parts<T>(
-    items: Vec<T>,
-    max: usize,
-    enc: impl Fn(&T, &mut Writer),
-    wrap: fn(Vec<T>) -> MultipartReplyBody,
-) -> Vec<MultipartReplyBody> {
-    chunk(items, max, enc).into_iter().map(wrap).collect()
-}
 
 impl MultipartReplyBody {
     /// Splits a list body into parts whose bodies each encode to at most `max_body`
@@ -53,16 +21,16 @@ impl MultipartReplyBody {
         use MultipartReplyBody as B;
         let m = max_body;
         match self {
-            B::Flow(v) => parts(v, m, |x, w| x.encode(w), B::Flow),
-            B::Table(v) => parts(v, m, |x, w| x.encode(w), B::Table),
-            B::PortStats(v) => parts(v, m, |x, w| x.encode(w), B::PortStats),
-            B::Queue(v) => parts(v, m, |x, w| x.encode(w), B::Queue),
-            B::Group(v) => parts(v, m, |x, w| x.encode(w), B::Group),
-            B::GroupDesc(v) => parts(v, m, |x, w| x.encode(w), B::GroupDesc),
-            B::Meter(v) => parts(v, m, |x, w| x.encode(w), B::Meter),
-            B::MeterConfig(v) => parts(v, m, |x, w| x.encode(w), B::MeterConfig),
-            B::TableFeatures(v) => parts(v, m, |x, w| x.encode(w), B::TableFeatures),
-            B::PortDesc(v) => parts(v, m, |x, w| x.encode(w), B::PortDesc),
+            B::Flow(v) => chunk(v, m, |x, w| x.encode(w), B::Flow),
+            B::Table(v) => chunk(v, m, |x, w| x.encode(w), B::Table),
+            B::PortStats(v) => chunk(v, m, |x, w| x.encode(w), B::PortStats),
+            B::Queue(v) => chunk(v, m, |x, w| x.encode(w), B::Queue),
+            B::Group(v) => chunk(v, m, |x, w| x.encode(w), B::Group),
+            B::GroupDesc(v) => chunk(v, m, |x, w| x.encode(w), B::GroupDesc),
+            B::Meter(v) => chunk(v, m, |x, w| x.encode(w), B::Meter),
+            B::MeterConfig(v) => chunk(v, m, |x, w| x.encode(w), B::MeterConfig),
+            B::TableFeatures(v) => chunk(v, m, |x, w| x.encode(w), B::TableFeatures),
+            B::PortDesc(v) => chunk(v, m, |x, w| x.encode(w), B::PortDesc),
             other @ (B::Desc(_)
             | B::Aggregate(_)
             | B::GroupFeatures(_)

@@ -2,43 +2,18 @@
 //! `Datapath::process` with injected times, and the same times are given to the agent.
 
 use super::*;
-use datapath::packet::Packet;
-use datapath::pipeline::{DatapathConfig, Outputs, PortInfo, WorkerState};
-use openflow::text::parse_flow_mod;
+use crate::testing::{flow_mod, frame, send_frame, small_datapath, SEC};
+use datapath::pipeline::WorkerState;
 use openflow::v13::packet_in::FlowRemovedReason;
-
-const SEC: u64 = 1_000_000_000;
 
 struct Rig {
     agent: FlowAgent,
     worker: WorkerState,
 }
 
-/// A 64-byte Ethernet/IPv4 frame (contents do not matter: the flows match on in_port).
-fn frame() -> Vec<u8> {
-    let mut f = vec![0u8; 64];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0b]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0a]);
-    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&50u16.to_be_bytes());
-    f[22] = 64;
-    f[23] = 17;
-    f
-}
-
-fn fm(s: &str, command: FlowModCommand) -> FlowMod {
-    parse_flow_mod(s, command).unwrap_or_else(|e| panic!("{s}: {e}"))
-}
-
 impl Rig {
     fn new() -> Rig {
-        let config = DatapathConfig {
-            ports: (1..=4).map(|i| PortInfo::new(i, (i - 1) as u16)).collect(),
-            ..DatapathConfig::default()
-        };
-        let (dp, writer, _rx) = Datapath::new(config, 16);
-        let worker = dp.worker(64);
+        let (dp, writer, worker) = small_datapath();
         Rig {
             agent: FlowAgent::new(dp, writer),
             worker,
@@ -46,21 +21,12 @@ impl Rig {
     }
 
     fn send(&mut self, in_port: u32, now: u64) -> Vec<u32> {
-        let mut out = Outputs::new();
-        let dp = self.agent.datapath().clone();
-        dp.process(
-            &mut self.worker,
-            Packet::from_slice(&frame()),
-            in_port,
-            now,
-            &mut out,
-        );
-        out.ports()
+        send_frame(self.agent.datapath(), &mut self.worker, in_port, now)
     }
 
     fn ok(&mut self, s: &str, command: FlowModCommand, now: u64) -> Vec<FlowRemoved> {
         self.agent
-            .handle_flow_mod(&fm(s, command), now)
+            .handle_flow_mod(&flow_mod(s, command), now)
             .unwrap_or_else(|e| panic!("{s}: refused: {e}"))
     }
 
@@ -149,7 +115,7 @@ fn refused_overlap_changes_nothing() {
     let e = r
         .agent
         .handle_flow_mod(
-            &fm(
+            &flow_mod(
                 "priority=5,check_overlap,actions=output:3",
                 FlowModCommand::Add,
             ),
@@ -190,7 +156,7 @@ fn translation_error_changes_nothing() {
     ] {
         let e = r
             .agent
-            .handle_flow_mod(&fm(s, cmd), SEC)
+            .handle_flow_mod(&flow_mod(s, cmd), SEC)
             .expect_err("does not translate");
         assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_OUT_PORT, "{s}");
         let after: Vec<_> = r

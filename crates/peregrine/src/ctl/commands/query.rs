@@ -1,0 +1,507 @@
+//! Query commands: `show`, `dump-desc`, `dump-tables`, `dump-ports`,
+//! `dump-ports-desc`, `dump-flows`, `dump-aggregate`, `dump-groups`,
+//! `dump-group-stats`, `dump-group-features`, `dump-meters`, `meter-stats`,
+//! `meter-features`, `probe`.
+//!
+//! Each sends its request (as ovs-ofctl builds it) and prints every reply message as
+//! it arrives, so a reply split over several messages prints as several, each with its
+//! `flags=[more]` heading, exactly as ovs-ofctl shows it. With `--json` the parts are
+//! gathered first and joined into one document; `dump-flows` also gathers them for
+//! `--sort`/`--rsort`/`--no-stats`, which print bare flow lines as ovs-ofctl does.
+
+use serde_json::{json, Value};
+
+use openflow::v10::stats::{
+    FlowStatsRequest as Fsr10, PortStatsRequest, StatsReplyBody as R10, StatsRequestBody as Q10,
+};
+use openflow::v10::Message as M10;
+use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
+use openflow::v13::group_mod::GroupModCommand;
+use openflow::v13::meter_mod::{MeterModCommand, OFPM_ALL};
+use openflow::v13::multipart::{
+    FlowStatsRequest, MultipartReplyBody as R13, MultipartRequestBody as Q13,
+};
+use openflow::v13::Message as M13;
+use openflow::{Frame, Message, OFP10_VERSION};
+
+use super::{mp, need13, out, out_json, parse_flow_arg, st};
+use crate::ctl::compat10;
+use crate::ctl::conn::Conn;
+use crate::ctl::json;
+use crate::ctl::model::{Features, FlowEntry, PortCounters, PortDesc, TableEntry};
+use crate::ctl::ports;
+use crate::ctl::print;
+use crate::ctl::sort;
+use crate::ctl::{CtlError, Ctx};
+
+/// Sends `msg`: without `--json`, prints each reply as it comes and returns nothing;
+/// with `--json`, returns the replies.
+fn dump(ctx: &Ctx, c: &mut Conn, msg: Message) -> Result<Vec<Frame>, CtlError> {
+    let f = c.frame(msg);
+    if ctx.json {
+        c.dump_frame(f)
+    } else {
+        c.dump_each(f, |fr| out(&print::frame(fr, 1)))?;
+        Ok(Vec::new())
+    }
+}
+
+/// The 1.3 multipart bodies of `frames`.
+fn bodies13(frames: &[Frame]) -> impl Iterator<Item = &R13> {
+    frames.iter().filter_map(|f| match &f.message {
+        Message::V13(M13::MultipartReply(r)) => Some(&r.body),
+        _ => None,
+    })
+}
+
+/// The 1.0 stats bodies of `frames`.
+fn bodies10(frames: &[Frame]) -> impl Iterator<Item = &R10> {
+    frames.iter().filter_map(|f| match &f.message {
+        Message::V10(M10::StatsReply(r)) => Some(&r.body),
+        _ => None,
+    })
+}
+
+fn features_json(f: &Features) -> Value {
+    let mut v = json!({
+        "datapath_id": format!("{:016x}", f.datapath_id),
+        "n_tables": f.n_tables,
+        "n_buffers": f.n_buffers,
+        "auxiliary_id": f.auxiliary_id,
+        "capabilities": words(&print::capability_names(f.capabilities)),
+    });
+    if let (Some(a), Some(o)) = (f.actions10, v.as_object_mut()) {
+        o.insert(
+            "actions".into(),
+            json!(words(&print::actions10_names(a).replace("<none>", ""))),
+        );
+    }
+    v
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split(' ')
+        .filter(|w| !w.is_empty() && *w != "0")
+        .map(str::to_string)
+        .collect()
+}
+
+/// `show`: the features reply, the ports (a port-desc request on 1.3, whose features
+/// reply has none) and, over a second connection as ovs-ofctl does, the config.
+pub fn show(ctx: &Ctx) -> Result<(), CtlError> {
+    let mut c = ctx.open()?;
+    let v10 = c.version == OFP10_VERSION;
+    let feat = c.transact(if v10 {
+        Message::V10(M10::FeaturesRequest)
+    } else {
+        Message::V13(M13::FeaturesRequest)
+    })?;
+    if !ctx.json {
+        out(&print::frame(&feat, 1))?;
+    }
+    let port_frames = if v10 {
+        Vec::new()
+    } else {
+        dump(ctx, &mut c, mp(Q13::PortDesc))?
+    };
+    let mut c2 = ctx.open()?;
+    let cfg = c2.transact(if v10 {
+        Message::V10(M10::GetConfigRequest)
+    } else {
+        Message::V13(M13::GetConfigRequest)
+    })?;
+    if !ctx.json {
+        return out(&print::frame(&cfg, 1));
+    }
+    let features = match &feat.message {
+        Message::V13(M13::FeaturesReply(f)) => Features::from_v13(f),
+        Message::V10(M10::FeaturesReply(f)) => Features::from_v10(f),
+        _ => {
+            return Err(CtlError::fatal(format!(
+                "{}: bad features reply",
+                ctx.switch
+            )))
+        }
+    };
+    let mut ports: Vec<PortDesc> = features.ports.clone().unwrap_or_default();
+    for b in bodies13(&port_frames) {
+        if let R13::PortDesc(ps) = b {
+            ports.extend(ps.iter().map(PortDesc::from_v13));
+        }
+    }
+    let (flags, miss) = match &cfg.message {
+        Message::V13(M13::GetConfigReply(c)) => (c.flags, c.miss_send_len),
+        Message::V10(M10::GetConfigReply(c)) => (c.flags, c.miss_send_len),
+        _ => return Err(CtlError::fatal(format!("{}: bad config reply", ctx.switch))),
+    };
+    let frags = ["normal", "drop", "reassemble", "nx-match"][usize::from(flags & 3)];
+    out_json(&json!({
+        "features": features_json(&features),
+        "ports": ports.iter().map(json::port_desc).collect::<Vec<_>>(),
+        "config": {"frags": frags, "miss_send_len": miss},
+    }))
+}
+
+pub fn dump_desc(ctx: &Ctx) -> Result<(), CtlError> {
+    let mut c = ctx.open()?;
+    let msg = if c.version == OFP10_VERSION {
+        st(Q10::Desc)
+    } else {
+        mp(Q13::Desc)
+    };
+    let frames = dump(ctx, &mut c, msg)?;
+    if !ctx.json {
+        return Ok(());
+    }
+    let d = bodies13(&frames)
+        .find_map(|b| match b {
+            R13::Desc(d) => Some(d),
+            _ => None,
+        })
+        .or_else(|| {
+            bodies10(&frames).find_map(|b| match b {
+                R10::Desc(d) => Some(d),
+                _ => None,
+            })
+        });
+    match d {
+        Some(d) => out_json(&json!({
+            "manufacturer": d.mfr_desc,
+            "hardware": d.hw_desc,
+            "software": d.sw_desc,
+            "serial_num": d.serial_num,
+            "dp_description": d.dp_desc,
+        })),
+        None => Err(CtlError::fatal(format!("{}: empty desc reply", ctx.switch))),
+    }
+}
+
+pub fn dump_tables(ctx: &Ctx) -> Result<(), CtlError> {
+    let mut c = ctx.open()?;
+    let msg = if c.version == OFP10_VERSION {
+        st(Q10::Table)
+    } else {
+        mp(Q13::Table)
+    };
+    let frames = dump(ctx, &mut c, msg)?;
+    if !ctx.json {
+        return Ok(());
+    }
+    let mut tables: Vec<TableEntry> = Vec::new();
+    for b in bodies13(&frames) {
+        if let R13::Table(ts) = b {
+            tables.extend(ts.iter().map(TableEntry::from_v13));
+        }
+    }
+    for b in bodies10(&frames) {
+        if let R10::Table(ts) = b {
+            tables.extend(ts.iter().map(TableEntry::from_v10));
+        }
+    }
+    out_json(&json!(tables.iter().map(json::table).collect::<Vec<_>>()))
+}
+
+pub fn dump_ports(ctx: &Ctx, port: Option<&str>) -> Result<(), CtlError> {
+    let mut c = ctx.open()?;
+    let port_no = match port {
+        Some(p) => ports::resolve_port(&mut c, p)?,
+        None => openflow::action::port::ANY,
+    };
+    let msg = if c.version == OFP10_VERSION {
+        st(Q10::Port(PortStatsRequest {
+            port_no: compat10::port10(port_no).map_err(CtlError::Fatal)?,
+        }))
+    } else {
+        mp(Q13::PortStats { port_no })
+    };
+    let frames = dump(ctx, &mut c, msg)?;
+    if !ctx.json {
+        return Ok(());
+    }
+    let mut list: Vec<PortCounters> = Vec::new();
+    for b in bodies13(&frames) {
+        if let R13::PortStats(ps) = b {
+            list.extend(ps.iter().map(PortCounters::from_v13));
+        }
+    }
+    for b in bodies10(&frames) {
+        if let R10::Port(ps) = b {
+            list.extend(ps.iter().map(PortCounters::from_v10));
+        }
+    }
+    out_json(&json!(list
+        .iter()
+        .map(json::port_counters)
+        .collect::<Vec<_>>()))
+}
+
+/// `dump-ports-desc`. As ovs-ofctl over OpenFlow 1.3, the PORT argument is accepted
+/// but every port is listed (1.3's port-desc request has no port field). Over 1.0 the
+/// ports come from the features reply.
+pub fn dump_ports_desc(ctx: &Ctx) -> Result<(), CtlError> {
+    let mut c = ctx.open()?;
+    if c.version == OFP10_VERSION {
+        let f = c.frame(Message::V10(M10::FeaturesRequest));
+        let xid = f.xid;
+        let frames = c.dump_frame(f)?;
+        let ports: Vec<PortDesc> = frames
+            .iter()
+            .filter_map(|f| match &f.message {
+                Message::V10(M10::FeaturesReply(r)) => Features::from_v10(r).ports,
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        if ctx.json {
+            return out_json(&json!(ports
+                .iter()
+                .map(json::port_desc)
+                .collect::<Vec<_>>()));
+        }
+        return out(&print::port_desc_reply(OFP10_VERSION, xid, &ports));
+    }
+    let frames = dump(ctx, &mut c, mp(Q13::PortDesc))?;
+    if !ctx.json {
+        return Ok(());
+    }
+    let mut ports: Vec<PortDesc> = Vec::new();
+    for b in bodies13(&frames) {
+        if let R13::PortDesc(ps) = b {
+            ports.extend(ps.iter().map(PortDesc::from_v13));
+        }
+    }
+    out_json(&json!(ports
+        .iter()
+        .map(json::port_desc)
+        .collect::<Vec<_>>()))
+}
+
+/// The flow-stats (or aggregate) request for a FLOW filter.
+fn flow_request(version: u8, fm: &FlowMod, aggregate: bool) -> Result<Message, CtlError> {
+    if version == OFP10_VERSION {
+        if fm.cookie_mask != 0 {
+            return Err(CtlError::fatal(
+                "cookie=VALUE/MASK: OpenFlow 1.0 cannot select flows by cookie (use -O OpenFlow13)",
+            ));
+        }
+        if fm.out_group != openflow::action::OFPG_ANY {
+            return Err(CtlError::fatal(
+                "out_group: OpenFlow 1.0 has no groups (use -O OpenFlow13)",
+            ));
+        }
+        let r = Fsr10 {
+            match_: compat10::match10(&fm.match_).map_err(CtlError::Fatal)?,
+            table_id: fm.table_id,
+            out_port: compat10::port10(fm.out_port).map_err(CtlError::Fatal)?,
+        };
+        Ok(st(if aggregate {
+            Q10::Aggregate(r)
+        } else {
+            Q10::Flow(r)
+        }))
+    } else {
+        let r = FlowStatsRequest {
+            table_id: fm.table_id,
+            out_port: fm.out_port,
+            out_group: fm.out_group,
+            cookie: fm.cookie,
+            cookie_mask: fm.cookie_mask,
+            match_: fm.match_.clone(),
+        };
+        Ok(mp(if aggregate {
+            Q13::Aggregate(r)
+        } else {
+            Q13::Flow(r)
+        }))
+    }
+}
+
+/// The flows of flow-stats replies.
+pub fn flow_entries(frames: &[Frame]) -> Vec<FlowEntry> {
+    let mut flows = Vec::new();
+    for b in bodies13(frames) {
+        if let R13::Flow(fs) = b {
+            flows.extend(fs.iter().map(FlowEntry::from_v13));
+        }
+    }
+    for b in bodies10(frames) {
+        if let R10::Flow(fs) = b {
+            flows.extend(fs.iter().map(FlowEntry::from_v10));
+        }
+    }
+    flows
+}
+
+pub fn dump_flows(ctx: &Ctx, filter: &str) -> Result<(), CtlError> {
+    let fm = parse_flow_arg(filter, FlowModCommand::Delete).map_err(CtlError::Fatal)?;
+    let mut c = ctx.open()?;
+    let msg = flow_request(c.version, &fm, false)?;
+    let gather = ctx.json || !ctx.sort.is_empty() || !ctx.show_stats;
+    if !gather {
+        dump(ctx, &mut c, msg)?;
+        return Ok(());
+    }
+    let frames = c.dump(msg)?;
+    let mut flows = flow_entries(&frames);
+    sort::sort_flows(&mut flows, &ctx.sort);
+    if ctx.json {
+        return out_json(&json!(flows.iter().map(json::flow).collect::<Vec<_>>()));
+    }
+    let text: String = flows
+        .iter()
+        .map(|f| format!(" {}\n", print::flow_line(f, ctx.show_stats)))
+        .collect();
+    out(&text)
+}
+
+pub fn dump_aggregate(ctx: &Ctx, filter: &str) -> Result<(), CtlError> {
+    let fm = parse_flow_arg(filter, FlowModCommand::Delete).map_err(CtlError::Fatal)?;
+    let mut c = ctx.open()?;
+    let msg = flow_request(c.version, &fm, true)?;
+    let frames = dump(ctx, &mut c, msg)?;
+    if !ctx.json {
+        return Ok(());
+    }
+    let agg = bodies13(&frames)
+        .find_map(|b| match b {
+            R13::Aggregate(a) => Some((a.packet_count, a.byte_count, a.flow_count)),
+            _ => None,
+        })
+        .or_else(|| {
+            bodies10(&frames).find_map(|b| match b {
+                R10::Aggregate(a) => Some((a.packet_count, a.byte_count, a.flow_count)),
+                _ => None,
+            })
+        })
+        .ok_or_else(|| CtlError::fatal(format!("{}: empty aggregate reply", ctx.switch)))?;
+    out_json(&json!({"packet_count": agg.0, "byte_count": agg.1, "flow_count": agg.2}))
+}
+
+/// `dump-groups`. As ovs-ofctl over OpenFlow 1.3, a GROUP argument is accepted but
+/// every group is listed (1.3's group-desc request has no group field).
+pub fn dump_groups(ctx: &Ctx) -> Result<(), CtlError> {
+    let mut c = ctx.open()?;
+    need13(&c, "dump-groups")?;
+    let frames = dump(ctx, &mut c, mp(Q13::GroupDesc))?;
+    if !ctx.json {
+        return Ok(());
+    }
+    let mut list = Vec::new();
+    for b in bodies13(&frames) {
+        if let R13::GroupDesc(gs) = b {
+            list.extend(gs.iter().map(json::group_desc));
+        }
+    }
+    out_json(&json!(list))
+}
+
+pub fn dump_group_stats(ctx: &Ctx, arg: &str) -> Result<(), CtlError> {
+    let gm = openflow::text::parse_group_mod(arg, GroupModCommand::Delete)
+        .map_err(|e| CtlError::fatal(e.to_string()))?;
+    let mut c = ctx.open()?;
+    need13(&c, "dump-group-stats")?;
+    let frames = dump(
+        ctx,
+        &mut c,
+        mp(Q13::Group {
+            group_id: gm.group_id,
+        }),
+    )?;
+    if !ctx.json {
+        return Ok(());
+    }
+    let mut list = Vec::new();
+    for b in bodies13(&frames) {
+        if let R13::Group(gs) = b {
+            list.extend(gs.iter().map(json::group_stats));
+        }
+    }
+    out_json(&json!(list))
+}
+
+pub fn dump_group_features(ctx: &Ctx) -> Result<(), CtlError> {
+    let mut c = ctx.open()?;
+    need13(&c, "dump-group-features")?;
+    let frames = dump(ctx, &mut c, mp(Q13::GroupFeatures))?;
+    if !ctx.json {
+        return Ok(());
+    }
+    let found = bodies13(&frames).find_map(|b| match b {
+        R13::GroupFeatures(g) => Some(json::group_features(g)),
+        _ => None,
+    });
+    match found {
+        Some(g) => out_json(&g),
+        None => Err(CtlError::fatal(format!(
+            "{}: empty group features reply",
+            ctx.switch
+        ))),
+    }
+}
+
+/// `dump-meters` (`stats` false) and `meter-stats` (`stats` true).
+pub fn dump_meters(ctx: &Ctx, arg: Option<&str>, stats: bool) -> Result<(), CtlError> {
+    let meter_id = match arg {
+        Some(a) => {
+            openflow::text::parse_meter_mod(a, MeterModCommand::Delete)
+                .map_err(|e| CtlError::fatal(e.to_string()))?
+                .meter_id
+        }
+        None => OFPM_ALL,
+    };
+    let mut c = ctx.open()?;
+    need13(&c, if stats { "meter-stats" } else { "dump-meters" })?;
+    let body = if stats {
+        Q13::Meter { meter_id }
+    } else {
+        Q13::MeterConfig { meter_id }
+    };
+    let frames = dump(ctx, &mut c, mp(body))?;
+    if !ctx.json {
+        return Ok(());
+    }
+    let mut list = Vec::new();
+    for b in bodies13(&frames) {
+        match b {
+            R13::Meter(ms) => list.extend(ms.iter().map(json::meter_stats)),
+            R13::MeterConfig(ms) => list.extend(ms.iter().map(json::meter_config)),
+            _ => {}
+        }
+    }
+    out_json(&json!(list))
+}
+
+pub fn meter_features(ctx: &Ctx) -> Result<(), CtlError> {
+    let mut c = ctx.open()?;
+    need13(&c, "meter-features")?;
+    let frames = dump(ctx, &mut c, mp(Q13::MeterFeatures))?;
+    if !ctx.json {
+        return Ok(());
+    }
+    let found = bodies13(&frames).find_map(|b| match b {
+        R13::MeterFeatures(f) => Some(json::meter_features(f)),
+        _ => None,
+    });
+    match found {
+        Some(f) => out_json(&f),
+        None => Err(CtlError::fatal(format!(
+            "{}: empty meter features reply",
+            ctx.switch
+        ))),
+    }
+}
+
+/// `probe`: an echo request that must be answered.
+pub fn probe(ctx: &Ctx) -> Result<(), CtlError> {
+    let mut c = ctx.open()?;
+    let msg = if c.version == OFP10_VERSION {
+        Message::V10(M10::EchoRequest(Vec::new()))
+    } else {
+        Message::V13(M13::EchoRequest(Vec::new()))
+    };
+    c.transact(msg)?;
+    if ctx.json {
+        out_json(&json!({"ok": true}))?;
+    }
+    Ok(())
+}

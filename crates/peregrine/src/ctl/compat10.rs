@@ -1,0 +1,374 @@
+//! OpenFlow 1.0 forms of what the ovs-ofctl text parser (`openflow::text`, which speaks
+//! OpenFlow 1.3) produces: matches, actions, flow-mods, flow-stats requests.
+//!
+//! The conversions follow what Open vSwitch sends for the same text over 1.0:
+//! `mod_vlan_vid` (a 1.3 push_vlan + set_field pair) becomes `SET_VLAN_VID`, `strip_vlan`
+//! `STRIP_VLAN`, `enqueue` (set_queue + output) `ENQUEUE`, `mod_nw_tos` `SET_NW_TOS`,
+//! set-fields of Ethernet/IPv4/L4 fields the matching `SET_*` actions. Anything 1.0
+//! cannot say — IPv6 or MPLS fields, masks other than IPv4 prefixes, a table other
+//! than 0, cookie masks, groups, meters, instructions other than apply-actions, the 1.3
+//! flow flags — is an error that names the item and says to use `-O OpenFlow13`
+//! (Open vSwitch would switch to its Nicira extensions instead; a plain OpenFlow 1.0
+//! client cannot).
+
+use openflow::action::{port, Action, OFPG_ANY};
+use openflow::instruction::Instruction;
+use openflow::match13::Match;
+use openflow::oxm::{Oxm, OFPVID_NONE, OFPVID_PRESENT};
+use openflow::v10::match10::{self, wildcards as w};
+use openflow::v10::port::port_from_v13;
+use openflow::v10::Action as A10;
+use openflow::v13::flow_mod::{flow_mod_flags as ff, FlowModCommand, OFPTT_ALL};
+use std::net::Ipv4Addr;
+
+const USE_13: &str = "(use -O OpenFlow13)";
+
+/// A 1.3 port number in 1.0's 16 bits.
+pub fn port10(p: u32) -> Result<u16, String> {
+    port_from_v13(p)
+        .ok_or_else(|| format!("port {p} does not exist in OpenFlow 1.0 (ports are 16 bits)"))
+}
+
+fn field_text(o: &Oxm) -> String {
+    openflow::text::format_match(&Match {
+        fields: vec![o.clone()],
+    })
+}
+
+fn prefix_len(mask: Ipv4Addr) -> Option<u32> {
+    let m = u32::from(mask);
+    let n = m.leading_ones();
+    (m.checked_shl(n).unwrap_or(0) == 0).then_some(n)
+}
+
+/// The 1.0 match equal to a 1.3 match.
+pub fn match10(m: &Match) -> Result<match10::Match, String> {
+    let mut r = match10::Match::all();
+    let set_nw =
+        |r: &mut match10::Match, src: bool, a: Ipv4Addr, mask: Option<Ipv4Addr>, o: &Oxm| {
+            let plen = match mask {
+                None => 32,
+                Some(mk) => prefix_len(mk).ok_or_else(|| {
+                    format!(
+                        "{}: OpenFlow 1.0 matches only address prefixes {USE_13}",
+                        field_text(o)
+                    )
+                })?,
+            };
+            let wild = 32 - plen;
+            if src {
+                r.nw_src = a;
+                r.wildcards = (r.wildcards & !w::NW_SRC_MASK) | (wild << w::NW_SRC_SHIFT);
+            } else {
+                r.nw_dst = a;
+                r.wildcards = (r.wildcards & !w::NW_DST_MASK) | (wild << w::NW_DST_SHIFT);
+            }
+            Ok::<(), String>(())
+        };
+    for o in &m.fields {
+        match o {
+            Oxm::InPort(p) => {
+                r.in_port = port10(*p)?;
+                r.wildcards &= !w::IN_PORT;
+            }
+            Oxm::EthSrc(a, None) => {
+                r.dl_src = *a;
+                r.wildcards &= !w::DL_SRC;
+            }
+            Oxm::EthDst(a, None) => {
+                r.dl_dst = *a;
+                r.wildcards &= !w::DL_DST;
+            }
+            Oxm::EthType(t) => {
+                r.dl_type = *t;
+                r.wildcards &= !w::DL_TYPE;
+            }
+            Oxm::VlanVid(v, None) if *v == OFPVID_NONE || *v & OFPVID_PRESENT != 0 => {
+                r.dl_vlan = if *v == OFPVID_NONE {
+                    match10::OFP_VLAN_NONE
+                } else {
+                    *v & 0x0fff
+                };
+                r.wildcards &= !w::DL_VLAN;
+            }
+            Oxm::VlanPcp(p) => {
+                r.dl_vlan_pcp = *p;
+                r.wildcards &= !w::DL_VLAN_PCP;
+            }
+            Oxm::IpDscp(d) => {
+                r.nw_tos = d << 2;
+                r.wildcards &= !w::NW_TOS;
+            }
+            Oxm::IpProto(p) => {
+                r.nw_proto = *p;
+                r.wildcards &= !w::NW_PROTO;
+            }
+            Oxm::ArpOp(op) if *op <= 0xff => {
+                r.nw_proto = *op as u8;
+                r.wildcards &= !w::NW_PROTO;
+            }
+            Oxm::Ipv4Src(a, mk) | Oxm::ArpSpa(a, mk) => set_nw(&mut r, true, *a, *mk, o)?,
+            Oxm::Ipv4Dst(a, mk) | Oxm::ArpTpa(a, mk) => set_nw(&mut r, false, *a, *mk, o)?,
+            Oxm::TcpSrc(p) | Oxm::UdpSrc(p) | Oxm::SctpSrc(p) => {
+                r.tp_src = *p;
+                r.wildcards &= !w::TP_SRC;
+            }
+            Oxm::TcpDst(p) | Oxm::UdpDst(p) | Oxm::SctpDst(p) => {
+                r.tp_dst = *p;
+                r.wildcards &= !w::TP_DST;
+            }
+            Oxm::Icmpv4Type(t) => {
+                r.tp_src = u16::from(*t);
+                r.wildcards &= !w::TP_SRC;
+            }
+            Oxm::Icmpv4Code(c) => {
+                r.tp_dst = u16::from(*c);
+                r.wildcards &= !w::TP_DST;
+            }
+            other => {
+                return Err(format!(
+                    "{}: OpenFlow 1.0 cannot match this {USE_13}",
+                    field_text(other)
+                ))
+            }
+        }
+    }
+    Ok(r)
+}
+
+fn action_err(a: &Action) -> String {
+    format!(
+        "{}: OpenFlow 1.0 has no such action {USE_13}",
+        openflow::text::format_action(a)
+    )
+}
+
+/// The 1.0 actions equal to a 1.3 action list.
+pub fn actions10(acts: &[Action]) -> Result<Vec<A10>, String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(a) = acts.get(i) {
+        let next = acts.get(i + 1);
+        i += 1;
+        let b = match a {
+            Action::Output { port, max_len } => A10::Output {
+                port: port10(*port)?,
+                max_len: *max_len,
+            },
+            Action::PushVlan(0x8100) => match next {
+                Some(Action::SetField(Oxm::VlanVid(v, None))) => {
+                    i += 1;
+                    A10::SetVlanVid(v & 0x0fff)
+                }
+                Some(Action::SetField(Oxm::VlanPcp(p))) => {
+                    i += 1;
+                    A10::SetVlanPcp(*p)
+                }
+                _ => return Err(action_err(a)),
+            },
+            Action::PopVlan => A10::StripVlan,
+            Action::SetQueue(q) => match next {
+                Some(Action::Output { port, .. }) => {
+                    i += 1;
+                    A10::Enqueue {
+                        port: port10(*port)?,
+                        queue_id: *q,
+                    }
+                }
+                _ => return Err(action_err(a)),
+            },
+            Action::SetField(f) => match f {
+                Oxm::EthSrc(m, None) => A10::SetDlSrc(*m),
+                Oxm::EthDst(m, None) => A10::SetDlDst(*m),
+                Oxm::VlanVid(v, None) => A10::SetVlanVid(v & 0x0fff),
+                Oxm::VlanPcp(p) => A10::SetVlanPcp(*p),
+                Oxm::Ipv4Src(ip, None) => A10::SetNwSrc(*ip),
+                Oxm::Ipv4Dst(ip, None) => A10::SetNwDst(*ip),
+                Oxm::IpDscp(d) => A10::SetNwTos(d << 2),
+                Oxm::TcpSrc(p) | Oxm::UdpSrc(p) | Oxm::SctpSrc(p) => A10::SetTpSrc(*p),
+                Oxm::TcpDst(p) | Oxm::UdpDst(p) | Oxm::SctpDst(p) => A10::SetTpDst(*p),
+                _ => return Err(action_err(a)),
+            },
+            _ => return Err(action_err(a)),
+        };
+        out.push(b);
+    }
+    Ok(out)
+}
+
+/// The 1.0 actions equal to a 1.3 instruction list (apply-actions only).
+pub fn instructions10(insts: &[Instruction]) -> Result<Vec<A10>, String> {
+    let mut out = Vec::new();
+    for ins in insts {
+        match ins {
+            Instruction::ApplyActions(a) => out.extend(actions10(a)?),
+            other => {
+                return Err(format!(
+                    "{}: instructions need OpenFlow 1.1 or later {USE_13}",
+                    openflow::text::format_instructions(std::slice::from_ref(other))
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A 1.0 flow-mod equal to a 1.3 one.
+pub fn flow_mod10(fm: &openflow::v13::FlowMod) -> Result<openflow::v10::FlowMod, String> {
+    use openflow::v10::FlowModCommand as C10;
+    let is_del = matches!(
+        fm.command,
+        FlowModCommand::Delete | FlowModCommand::DeleteStrict
+    );
+    if fm.table_id != 0 && !(is_del && fm.table_id == OFPTT_ALL) {
+        return Err(format!(
+            "table={}: OpenFlow 1.0 has only table 0 {USE_13}",
+            fm.table_id
+        ));
+    }
+    if fm.cookie_mask != 0 {
+        return Err(format!(
+            "cookie={:#x}/{:#x}: OpenFlow 1.0 cannot select flows by cookie {USE_13}",
+            fm.cookie, fm.cookie_mask
+        ));
+    }
+    if fm.out_group != OFPG_ANY {
+        return Err(format!(
+            "out_group={}: OpenFlow 1.0 has no groups {USE_13}",
+            fm.out_group
+        ));
+    }
+    if fm.flags & !(ff::SEND_FLOW_REM | ff::CHECK_OVERLAP) != 0 {
+        return Err(format!(
+            "reset_counts, no_packet_counts and no_byte_counts need OpenFlow 1.3 {USE_13}"
+        ));
+    }
+    let command = match fm.command {
+        FlowModCommand::Add => C10::Add,
+        FlowModCommand::Modify => C10::Modify,
+        FlowModCommand::ModifyStrict => C10::ModifyStrict,
+        FlowModCommand::Delete => C10::Delete,
+        FlowModCommand::DeleteStrict => C10::DeleteStrict,
+        FlowModCommand::Unknown(n) => C10::Unknown(u16::from(n)),
+    };
+    Ok(openflow::v10::FlowMod {
+        match_: match10(&fm.match_)?,
+        cookie: fm.cookie,
+        command,
+        idle_timeout: fm.idle_timeout,
+        hard_timeout: fm.hard_timeout,
+        priority: fm.priority,
+        buffer_id: fm.buffer_id,
+        out_port: if fm.out_port == port::ANY {
+            openflow::v10::port::ofpp::NONE
+        } else {
+            port10(fm.out_port)?
+        },
+        flags: fm.flags,
+        actions: instructions10(&fm.instructions)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openflow::text::parse_flow_mod;
+
+    fn fm(s: &str, c: FlowModCommand) -> openflow::v13::FlowMod {
+        parse_flow_mod(s, c).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn flows_convert_like_ovs_sends_them() {
+        let f = flow_mod10(&fm(
+            "priority=100,in_port=1,tcp,nw_src=10.0.0.0/8,tp_dst=80,actions=mod_vlan_vid:5,mod_nw_tos:8,strip_vlan,set_queue:3,output:2,output:LOCAL",
+            FlowModCommand::Add,
+        ))
+        .unwrap();
+        assert_eq!(f.priority, 100);
+        assert_eq!(f.match_.in_port, 1);
+        assert_eq!(f.match_.dl_type, 0x0800);
+        assert_eq!(f.match_.nw_proto, 6);
+        assert_eq!(f.match_.nw_src, Ipv4Addr::new(10, 0, 0, 0));
+        assert_eq!(f.match_.nw_src_prefix_len(), 8);
+        assert_eq!(f.match_.tp_dst, 80);
+        assert!(f.match_.is_wildcarded(w::TP_SRC));
+        assert_eq!(
+            f.actions,
+            vec![
+                A10::SetVlanVid(5),
+                A10::SetNwTos(8),
+                A10::StripVlan,
+                A10::Enqueue {
+                    port: 2,
+                    queue_id: 3
+                },
+                A10::Output {
+                    port: 0xfffe,
+                    max_len: 0
+                },
+            ]
+        );
+        // It prints back as the same flow.
+        let back = f.match_.to_oxm();
+        assert_eq!(
+            openflow::text::format_match(&back),
+            "tcp,in_port=1,nw_src=10.0.0.0/8,tp_dst=80"
+        );
+    }
+
+    #[test]
+    fn what_10_cannot_say_is_an_error() {
+        for (s, c, want) in [
+            ("table=1,actions=drop", FlowModCommand::Add, "only table 0"),
+            (
+                "ipv6,ipv6_src=::1,actions=drop",
+                FlowModCommand::Add,
+                "cannot match",
+            ),
+            (
+                "ip,nw_src=10.0.0.1/255.0.255.0,actions=drop",
+                FlowModCommand::Add,
+                "prefixes",
+            ),
+            (
+                "actions=goto_table:1",
+                FlowModCommand::Add,
+                "instructions need",
+            ),
+            ("actions=group:1", FlowModCommand::Add, "no such action"),
+            ("cookie=1/1", FlowModCommand::Delete, "by cookie"),
+            (
+                "reset_counts,actions=drop",
+                FlowModCommand::Add,
+                "reset_counts",
+            ),
+            ("actions=output:70000", FlowModCommand::Add, "16 bits"),
+        ] {
+            let e = flow_mod10(&fm(s, c)).unwrap_err();
+            assert!(e.contains(want), "{s}: {e}");
+            assert!(
+                e.contains("OpenFlow13") || e.contains("16 bits"),
+                "{s}: {e}"
+            );
+        }
+        // An ethertype alone is fine; so is a delete over all tables.
+        assert_eq!(
+            flow_mod10(&fm("ipv6,actions=drop", FlowModCommand::Add))
+                .unwrap()
+                .match_
+                .dl_type,
+            0x86dd
+        );
+        let d = flow_mod10(&fm("ip", FlowModCommand::Delete)).unwrap();
+        assert_eq!(d.out_port, 0xffff);
+    }
+
+    #[test]
+    fn vlan_matches() {
+        let m = match10(&openflow::text::parse_match("dl_vlan=7").unwrap()).unwrap();
+        assert_eq!(m.dl_vlan, 7);
+        let none = match10(&openflow::text::parse_match("vlan_tci=0").unwrap()).unwrap();
+        assert_eq!(none.dl_vlan, 0xffff);
+    }
+}

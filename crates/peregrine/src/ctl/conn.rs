@@ -1,0 +1,777 @@
+//! One OpenFlow connection to a switch, with blocking sockets and timeouts.
+//!
+//! [`Conn::open`] connects, sends our hello, reads the switch's and settles the version
+//! ([`super::versions`]). After that:
+//! - [`Conn::dump`] sends a request and gathers every reply with its xid: a multipart
+//!   (1.3) or stats (1.0) reply flagged `REPLY_MORE` is followed by more, until one
+//!   without the flag ([`Gather`] holds that rule, apart from the socket);
+//! - [`Conn::transact`] sends a request that has exactly one reply;
+//! - [`Conn::transact_noreply`] sends requests that have no reply unless they fail,
+//!   then one barrier, and returns the errors that came back before the barrier reply.
+//!
+//! Echo requests from the switch are answered wherever we wait. Messages with other xids
+//! are skipped, as ovs-ofctl does. Every wait is bounded: by the `--timeout` deadline
+//! when there is one, and by `idle` (no byte from the switch for that long) otherwise.
+//! Xids come from one counter per run, shared by every connection of the run, starting
+//! at 1 with the hello, so a command's requests carry the xids ovs-ofctl would give them.
+
+use std::cell::Cell;
+use std::io::{self, Read};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use openflow::framing::Framer;
+use openflow::header::{t10, t13, Header};
+use openflow::v10::Message as M10;
+use openflow::v13::Message as M13;
+use openflow::{Frame, Message, OFP10_VERSION};
+
+use super::target::{Stream, Target};
+use super::versions::Versions;
+use super::CtlError;
+
+/// The xid counter of a run (shared by its connections).
+pub type Xids = Rc<Cell<u32>>;
+
+/// How long the run may wait.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// The `--timeout` deadline for the whole run.
+    pub deadline: Option<Instant>,
+    /// The longest silence tolerated from the switch while a reply is due.
+    pub idle: Duration,
+}
+
+/// What a received message means for a request being gathered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Not ours (another xid): skip it.
+    Skip,
+    /// Part of the reply; more parts follow.
+    More,
+    /// The last (or only) part of the reply.
+    Done,
+    /// The switch answered with an error.
+    Error,
+    /// Our xid, but a message that does not answer the request.
+    Unexpected,
+}
+
+/// The rule for gathering the replies to one request: which xid, and whether the
+/// request is a multipart/stats one (whose replies may come in several parts).
+#[derive(Clone, Copy, Debug)]
+pub struct Gather {
+    pub xid: u32,
+    /// The message type of the reply (`t13::MULTIPART_REPLY`, `t10::STATS_REPLY`,
+    /// `t13::FEATURES_REPLY`, ...).
+    pub reply_type: u8,
+}
+
+impl Gather {
+    /// Classifies one received message (already decoded).
+    pub fn step(&self, f: &Frame) -> Step {
+        if f.xid != self.xid {
+            return Step::Skip;
+        }
+        match &f.message {
+            Message::V13(M13::Error(_)) | Message::V10(M10::Error(_)) => Step::Error,
+            _ if f.msg_type() != self.reply_type => Step::Unexpected,
+            Message::V13(M13::MultipartReply(r)) => {
+                if r.flags & openflow::v13::multipart::OFPMPF_REPLY_MORE != 0 {
+                    Step::More
+                } else {
+                    Step::Done
+                }
+            }
+            Message::V10(M10::StatsReply(r)) => {
+                if r.flags & openflow::v10::stats::OFPSF_REPLY_MORE != 0 {
+                    Step::More
+                } else {
+                    Step::Done
+                }
+            }
+            _ => Step::Done,
+        }
+    }
+}
+
+/// The reply type that answers a request of type `req_type` in `version`.
+pub fn reply_type_for(version: u8, req_type: u8) -> u8 {
+    if version == OFP10_VERSION {
+        match req_type {
+            t10::FEATURES_REQUEST => t10::FEATURES_REPLY,
+            t10::GET_CONFIG_REQUEST => t10::GET_CONFIG_REPLY,
+            t10::STATS_REQUEST => t10::STATS_REPLY,
+            t10::BARRIER_REQUEST => t10::BARRIER_REPLY,
+            t10::ECHO_REQUEST => t10::ECHO_REPLY,
+            t10::QUEUE_GET_CONFIG_REQUEST => t10::QUEUE_GET_CONFIG_REPLY,
+            other => other,
+        }
+    } else {
+        match req_type {
+            t13::FEATURES_REQUEST => t13::FEATURES_REPLY,
+            t13::GET_CONFIG_REQUEST => t13::GET_CONFIG_REPLY,
+            t13::MULTIPART_REQUEST => t13::MULTIPART_REPLY,
+            t13::BARRIER_REQUEST => t13::BARRIER_REPLY,
+            t13::ECHO_REQUEST => t13::ECHO_REPLY,
+            t13::QUEUE_GET_CONFIG_REQUEST => t13::QUEUE_GET_CONFIG_REPLY,
+            t13::ROLE_REQUEST => t13::ROLE_REPLY,
+            t13::GET_ASYNC_REQUEST => t13::GET_ASYNC_REPLY,
+            other => other,
+        }
+    }
+}
+
+/// A message as read: its bytes, and the decoded frame when it decodes.
+#[derive(Clone, Debug)]
+pub struct Received {
+    pub bytes: Vec<u8>,
+    pub frame: Result<Frame, openflow::OfpError>,
+}
+
+/// A request the switch refused: the index of the request (in the order given to
+/// [`Conn::transact_noreply`]) when its xid is known, and the error message as read.
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    pub index: Option<usize>,
+    pub error: Received,
+}
+
+/// An open, version-negotiated connection.
+pub struct Conn {
+    stream: Box<dyn Stream>,
+    framer: Framer,
+    /// The negotiated version (1 or 4).
+    pub version: u8,
+    /// The SWITCH argument as given (for messages).
+    pub name: String,
+    xids: Xids,
+    limits: Limits,
+    buf: Vec<u8>,
+    /// Whether [`Conn::recv`] also returns the echo requests it answers (`monitor`
+    /// prints them, as ovs-ofctl does).
+    pub pass_echoes: bool,
+}
+
+/// How many requests [`Conn::transact_noreply`] sends between two looks at what the
+/// switch sent back (so a switch blocked on writing errors cannot block us).
+const DRAIN_EVERY: usize = 64;
+
+impl Conn {
+    /// Connects to `target` and negotiates the version.
+    pub fn open(
+        target: &Target,
+        name: &str,
+        versions: &Versions,
+        xids: Xids,
+        limits: Limits,
+    ) -> Result<Conn, CtlError> {
+        let connect_timeout = remaining(limits.deadline)
+            .map_or(limits.idle, |r| r.min(limits.idle))
+            .max(Duration::from_millis(1));
+        let stream = target.connect(connect_timeout).map_err(|e| {
+            let to = match target {
+                Target::Unix(p) if p.to_string_lossy() != name => {
+                    format!(" to {}", p.display())
+                }
+                _ => String::new(),
+            };
+            CtlError::fatal(format!("{name}: failed to connect{to} ({})", io_text(&e)))
+        })?;
+        Conn::handshake(stream, name, versions, xids, limits)
+    }
+
+    /// Says hello over an already connected stream and negotiates the version.
+    pub fn handshake(
+        stream: Box<dyn Stream>,
+        name: &str,
+        versions: &Versions,
+        xids: Xids,
+        limits: Limits,
+    ) -> Result<Conn, CtlError> {
+        let mut c = Conn {
+            stream,
+            framer: Framer::new(),
+            version: versions.max(),
+            name: name.to_string(),
+            xids,
+            limits,
+            buf: vec![0; 64 * 1024],
+            pass_echoes: false,
+        };
+        let xid = c.next_xid();
+        let hello = versions.hello(xid);
+        c.write_frame(&hello)?;
+        let first = c.recv_raw()?;
+        let frame = first
+            .frame
+            .map_err(|e| CtlError::fatal(format!("{name}: bad hello from the switch: {e}")))?;
+        match frame.msg_type() {
+            openflow::header::OFPT_HELLO => {}
+            openflow::header::OFPT_ERROR => {
+                return Err(CtlError::reported(super::print::frame(&frame, 2)))
+            }
+            t => {
+                return Err(CtlError::fatal(format!(
+                    "{name}: the switch sent message type {t} instead of a hello"
+                )))
+            }
+        }
+        c.version = versions
+            .negotiate(&frame)
+            .map_err(|e| CtlError::fatal(format!("{name}: {e}")))?;
+        Ok(c)
+    }
+
+    /// The next xid of the run.
+    pub fn next_xid(&self) -> u32 {
+        let x = self.xids.get();
+        self.xids.set(x.wrapping_add(1));
+        x
+    }
+
+    /// Wraps a message of the negotiated version in a frame with a fresh xid.
+    pub fn frame(&self, message: Message) -> Frame {
+        Frame {
+            version: self.version,
+            xid: self.next_xid(),
+            message,
+        }
+    }
+
+    /// Sends one frame.
+    pub fn write_frame(&mut self, f: &Frame) -> Result<(), CtlError> {
+        let bytes = f
+            .encode()
+            .map_err(|e| CtlError::fatal(format!("{}: cannot encode request: {e}", self.name)))?;
+        self.write_bytes(&bytes)
+    }
+
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), CtlError> {
+        let t = self.wait_limit()?;
+        self.stream
+            .set_write_timeout(Some(t))
+            .and_then(|_| io::Write::write_all(&mut self.stream, bytes))
+            .map_err(|e| self.io_error("send failed", e))
+    }
+
+    fn io_error(&self, what: &str, e: io::Error) -> CtlError {
+        if matches!(
+            e.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+        ) {
+            CtlError::Timeout(format!("{}: timed out waiting for the switch", self.name))
+        } else {
+            CtlError::fatal(format!("{}: {what} ({})", self.name, io_text(&e)))
+        }
+    }
+
+    /// How long the next blocking call may take.
+    fn wait_limit(&self) -> Result<Duration, CtlError> {
+        match remaining(self.limits.deadline) {
+            Some(r) if r.is_zero() => Err(CtlError::Timeout(format!(
+                "{}: timed out waiting for the switch",
+                self.name
+            ))),
+            Some(r) => Ok(r.min(self.limits.idle)),
+            None => Ok(self.limits.idle),
+        }
+    }
+
+    /// Reads one whole message (answering nothing).
+    fn recv_raw(&mut self) -> Result<Received, CtlError> {
+        loop {
+            match self.framer.next_message() {
+                Ok(Some(m)) => {
+                    let bytes = m.to_vec();
+                    let frame = Frame::decode(&bytes);
+                    return Ok(Received { bytes, frame });
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    return Err(CtlError::fatal(format!(
+                        "{}: unreadable stream from the switch: {e}",
+                        self.name
+                    )))
+                }
+            }
+            let t = self.wait_limit()?;
+            self.stream
+                .set_read_timeout(Some(t))
+                .map_err(|e| self.io_error("socket setup failed", e))?;
+            let n = match self.stream.read(&mut self.buf) {
+                Ok(0) => {
+                    return Err(CtlError::fatal(format!(
+                        "{}: connection closed by the switch",
+                        self.name
+                    )))
+                }
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(self.io_error("receive failed", e)),
+            };
+            self.framer.push(&self.buf[..n]);
+        }
+    }
+
+    /// Reads the next message that is not an echo request (echo requests are
+    /// answered on the way, and returned too when `pass_echoes` is set).
+    pub fn recv(&mut self) -> Result<Received, CtlError> {
+        loop {
+            let r = self.recv_raw()?;
+            if self.answer_echo(&r)? && !self.pass_echoes {
+                continue;
+            }
+            return Ok(r);
+        }
+    }
+
+    /// Like [`Conn::recv`], but waits with no idle bound (for `monitor`): only the
+    /// `--timeout` deadline ends the wait, with `Ok(None)`.
+    pub fn recv_until_deadline(&mut self) -> Result<Option<Received>, CtlError> {
+        let saved = self.limits.idle;
+        self.limits.idle = Duration::from_secs(3600);
+        let r = loop {
+            match self.recv() {
+                Err(e) if self.deadline_passed() && e.is_timeout() => break Ok(None),
+                Err(e) if e.is_timeout() && self.limits.deadline.is_none() => continue,
+                Err(e) => break Err(e),
+                Ok(m) => break Ok(Some(m)),
+            }
+        };
+        self.limits.idle = saved;
+        r
+    }
+
+    fn deadline_passed(&self) -> bool {
+        self.limits.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    fn answer_echo(&mut self, r: &Received) -> Result<bool, CtlError> {
+        let Ok(h) = Header::peek(&r.bytes) else {
+            return Ok(false);
+        };
+        let echo_req = openflow::header::t13::ECHO_REQUEST;
+        if h.msg_type != echo_req {
+            return Ok(false);
+        }
+        let mut reply = r.bytes.clone();
+        if let Some(t) = reply.get_mut(1) {
+            *t = openflow::header::t13::ECHO_REPLY;
+        }
+        self.write_bytes(&reply)?;
+        Ok(true)
+    }
+
+    /// Sends `message` and gathers its replies (see [`Gather`]). A switch error is
+    /// returned as [`CtlError::Switch`].
+    pub fn dump(&mut self, message: Message) -> Result<Vec<Frame>, CtlError> {
+        let f = self.frame(message);
+        self.dump_frame(f)
+    }
+
+    /// [`Conn::dump`] for a frame already built.
+    pub fn dump_frame(&mut self, f: Frame) -> Result<Vec<Frame>, CtlError> {
+        let mut out = Vec::new();
+        self.dump_each(f, |fr| {
+            out.push(fr.clone());
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Sends `f` and hands each reply part to `each` as it arrives.
+    pub fn dump_each(
+        &mut self,
+        f: Frame,
+        mut each: impl FnMut(&Frame) -> Result<(), CtlError>,
+    ) -> Result<(), CtlError> {
+        let g = Gather {
+            xid: f.xid,
+            reply_type: reply_type_for(f.version, f.msg_type()),
+        };
+        self.write_frame(&f)?;
+        loop {
+            let r = self.recv()?;
+            let frame = match &r.frame {
+                Ok(fr) => fr,
+                Err(e) => {
+                    if Header::peek(&r.bytes).is_ok_and(|h| h.xid == g.xid) {
+                        return Err(CtlError::fatal(format!(
+                            "{}: undecodable reply: {e}\n{}",
+                            self.name,
+                            super::print::raw(&r.bytes, 1)
+                        )));
+                    }
+                    continue;
+                }
+            };
+            match g.step(frame) {
+                Step::Skip => {}
+                Step::More => each(frame)?,
+                Step::Done => return each(frame),
+                Step::Error => return Err(CtlError::Switch(Box::new(r))),
+                Step::Unexpected => {
+                    return Err(CtlError::fatal(format!(
+                        "received bad reply: {}",
+                        super::print::frame(frame, 1)
+                    )))
+                }
+            }
+        }
+    }
+
+    /// Sends `message` and returns its one reply.
+    pub fn transact(&mut self, message: Message) -> Result<Frame, CtlError> {
+        let mut v = self.dump(message)?;
+        v.pop()
+            .ok_or_else(|| CtlError::fatal(format!("{}: empty reply", self.name)))
+    }
+
+    /// Sends every message, then a barrier; returns the refusals that arrived before
+    /// the barrier reply, in arrival order.
+    pub fn transact_noreply(&mut self, messages: Vec<Message>) -> Result<Vec<Refusal>, CtlError> {
+        let frames: Vec<Frame> = messages.into_iter().map(|m| self.frame(m)).collect();
+        self.transact_frames_noreply(&frames)
+    }
+
+    /// [`Conn::transact_noreply`] for frames already built (their xids are used).
+    pub fn transact_frames_noreply(&mut self, frames: &[Frame]) -> Result<Vec<Refusal>, CtlError> {
+        let mut refusals = Vec::new();
+        for (i, f) in frames.iter().enumerate() {
+            self.write_frame(f)?;
+            if (i + 1) % DRAIN_EVERY == 0 {
+                for r in self.drain_available()? {
+                    self.note_refusal(r, frames, &mut refusals);
+                }
+            }
+        }
+        let barrier = if self.version == OFP10_VERSION {
+            Message::V10(M10::BarrierRequest)
+        } else {
+            Message::V13(M13::BarrierRequest)
+        };
+        let b = self.frame(barrier);
+        self.write_frame(&b)?;
+        loop {
+            let r = self.recv()?;
+            if let Ok(f) = &r.frame {
+                if f.xid == b.xid && f.msg_type() == reply_type_for(b.version, b.msg_type()) {
+                    return Ok(refusals);
+                }
+            }
+            self.note_refusal(r, frames, &mut refusals);
+        }
+    }
+
+    fn note_refusal(&self, r: Received, frames: &[Frame], out: &mut Vec<Refusal>) {
+        let Ok(h) = Header::peek(&r.bytes) else {
+            return;
+        };
+        if h.msg_type != openflow::header::OFPT_ERROR {
+            return;
+        }
+        let index = frames.iter().position(|f| f.xid == h.xid);
+        out.push(Refusal { index, error: r });
+    }
+
+    /// Reads whatever the switch has already sent, without waiting.
+    fn drain_available(&mut self) -> Result<Vec<Received>, CtlError> {
+        let mut got = Vec::new();
+        self.stream
+            .set_nonblocking(true)
+            .map_err(|e| self.io_error("socket setup failed", e))?;
+        let res = loop {
+            match self.stream.read(&mut self.buf) {
+                Ok(0) => {
+                    break Err(CtlError::fatal(format!(
+                        "{}: connection closed by the switch",
+                        self.name
+                    )))
+                }
+                Ok(n) => self.framer.push(&self.buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(self.io_error("receive failed", e)),
+            }
+        };
+        let back = self
+            .stream
+            .set_nonblocking(false)
+            .map_err(|e| self.io_error("socket setup failed", e));
+        res?;
+        back?;
+        loop {
+            match self.framer.next_message() {
+                Ok(Some(m)) => {
+                    let bytes = m.to_vec();
+                    let frame = Frame::decode(&bytes);
+                    let r = Received { bytes, frame };
+                    if !self.answer_echo(&r)? {
+                        got.push(r);
+                    }
+                }
+                Ok(None) => return Ok(got),
+                Err(e) => {
+                    return Err(CtlError::fatal(format!(
+                        "{}: unreadable stream from the switch: {e}",
+                        self.name
+                    )))
+                }
+            }
+        }
+    }
+}
+
+/// An I/O error's text without Rust's ` (os error N)` suffix.
+fn io_text(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error ") {
+        Some(at) => s[..at].to_string(),
+        None => s,
+    }
+}
+
+fn remaining(deadline: Option<Instant>) -> Option<Duration> {
+    deadline.map(|d| d.saturating_duration_since(Instant::now()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openflow::v13::multipart::{
+        AggregateStats, MultipartReply, MultipartReplyBody, OFPMPF_REPLY_MORE,
+    };
+
+    fn mp(xid: u32, flags: u16) -> Frame {
+        Frame::v13(
+            xid,
+            M13::MultipartReply(MultipartReply {
+                flags,
+                body: MultipartReplyBody::Flow(vec![]),
+            }),
+        )
+    }
+
+    #[test]
+    fn gathers_multipart_parts_until_the_last() {
+        let g = Gather {
+            xid: 7,
+            reply_type: t13::MULTIPART_REPLY,
+        };
+        assert_eq!(g.step(&mp(7, OFPMPF_REPLY_MORE)), Step::More);
+        assert_eq!(g.step(&mp(6, 0)), Step::Skip);
+        assert_eq!(g.step(&mp(7, 0)), Step::Done);
+        let err = Frame::v13(
+            7,
+            M13::Error(openflow::v13::ErrorMsg::Standard {
+                kind: openflow::ErrorKind::BAD_REQUEST_BAD_MULTIPART,
+                data: vec![],
+            }),
+        );
+        assert_eq!(g.step(&err), Step::Error);
+        assert_eq!(g.step(&Frame::v13(7, M13::BarrierReply)), Step::Unexpected);
+        let agg = Frame::v13(
+            7,
+            M13::MultipartReply(MultipartReply {
+                flags: 0,
+                body: MultipartReplyBody::Aggregate(AggregateStats {
+                    packet_count: 1,
+                    byte_count: 2,
+                    flow_count: 3,
+                }),
+            }),
+        );
+        assert_eq!(g.step(&agg), Step::Done);
+    }
+
+    #[test]
+    fn gathers_v10_stats_parts() {
+        use openflow::v10::stats::{StatsReply, StatsReplyBody, OFPSF_REPLY_MORE};
+        let g = Gather {
+            xid: 3,
+            reply_type: t10::STATS_REPLY,
+        };
+        let part = |flags| {
+            Frame::v10(
+                3,
+                M10::StatsReply(StatsReply {
+                    flags,
+                    body: StatsReplyBody::Flow(vec![]),
+                }),
+            )
+        };
+        assert_eq!(g.step(&part(OFPSF_REPLY_MORE)), Step::More);
+        assert_eq!(g.step(&part(0)), Step::Done);
+    }
+
+    /// A scripted peer on the other end of a socket pair: it reads the client's
+    /// hello, then writes `script` in small pieces (so headers straddle reads), then
+    /// reads until the client hangs up and returns everything it read.
+    fn peer(
+        script: Vec<u8>,
+    ) -> (
+        std::os::unix::net::UnixStream,
+        std::thread::JoinHandle<Vec<u8>>,
+    ) {
+        use std::io::Write;
+        let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+        b.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let h = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            let mut buf = [0u8; 512];
+            for chunk in script.chunks(5) {
+                if b.write_all(chunk).is_err() {
+                    break;
+                }
+            }
+            for _ in 0..1000 {
+                match b.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                }
+            }
+            got
+        });
+        (a, h)
+    }
+
+    fn limits() -> Limits {
+        Limits {
+            deadline: Some(Instant::now() + Duration::from_secs(10)),
+            idle: Duration::from_secs(10),
+        }
+    }
+
+    fn bytes(frames: &[Frame]) -> Vec<u8> {
+        frames.iter().flat_map(|f| f.encode().unwrap()).collect()
+    }
+
+    #[test]
+    fn conn_negotiates_gathers_and_answers_echoes() {
+        use openflow::v13::Hello;
+        let script = bytes(&[
+            Frame::v13(1, M13::Hello(Hello::with_versions(&[1, 4]))),
+            mp(2, OFPMPF_REPLY_MORE),
+            Frame::v13(9, M13::EchoRequest(vec![1, 2, 3])),
+            Frame::v13(5, M13::BarrierReply),
+            mp(2, 0),
+        ]);
+        let (a, h) = peer(script);
+        let xids = Xids::new(Cell::new(1));
+        let mut c =
+            Conn::handshake(Box::new(a), "pair", &Versions::default(), xids, limits()).unwrap();
+        assert_eq!(c.version, 4);
+        let parts = c
+            .dump(Message::V13(M13::MultipartRequest(
+                openflow::v13::multipart::MultipartRequest {
+                    flags: 0,
+                    body: openflow::v13::multipart::MultipartRequestBody::Flow(Default::default()),
+                },
+            )))
+            .unwrap();
+        assert_eq!(parts.len(), 2, "both parts, nothing else");
+        assert!(parts.iter().all(|p| p.xid == 2));
+        drop(c);
+        let sent = h.join().unwrap();
+        let mut fr = Framer::new();
+        fr.push(&sent);
+        let mut seen = Vec::new();
+        while let Ok(Some(m)) = fr.next_message() {
+            seen.push(Frame::decode(m).unwrap());
+        }
+        assert!(matches!(seen[0].message, Message::V13(M13::Hello(_))));
+        assert_eq!(seen[0].xid, 1);
+        assert!(matches!(
+            seen[1].message,
+            Message::V13(M13::MultipartRequest(_))
+        ));
+        assert_eq!(seen[1].xid, 2);
+        assert_eq!(seen[2], Frame::v13(9, M13::EchoReply(vec![1, 2, 3])));
+    }
+
+    #[test]
+    fn conn_collects_refusals_until_the_barrier() {
+        use openflow::v13::Hello;
+        let err = |xid| {
+            Frame::v13(
+                xid,
+                M13::Error(openflow::v13::ErrorMsg::Standard {
+                    kind: openflow::ErrorKind::BAD_REQUEST_BAD_LEN,
+                    data: vec![],
+                }),
+            )
+        };
+        // Hello (1), three requests (2, 3, 4), barrier (5): 3 fails, 2 and 4 do not.
+        let script = bytes(&[
+            Frame::v13(1, M13::Hello(Hello::with_versions(&[4]))),
+            err(3),
+            Frame::v13(5, M13::BarrierReply),
+        ]);
+        let (a, h) = peer(script);
+        let mut c = Conn::handshake(
+            Box::new(a),
+            "pair",
+            &Versions::default(),
+            Xids::new(Cell::new(1)),
+            limits(),
+        )
+        .unwrap();
+        let refusals = c
+            .transact_noreply(vec![
+                Message::V13(M13::FeaturesRequest),
+                Message::V13(M13::GetConfigRequest),
+                Message::V13(M13::GetAsyncRequest),
+            ])
+            .unwrap();
+        assert_eq!(refusals.len(), 1);
+        assert_eq!(refusals[0].index, Some(1));
+        drop(c);
+        h.join().unwrap();
+    }
+
+    #[test]
+    fn conn_reports_a_failed_negotiation_and_a_silent_switch() {
+        let script = bytes(&[Frame::v10(1, M10::Hello(vec![]))]);
+        let (a, h) = peer(script);
+        let only13 = Versions::parse("OpenFlow13").unwrap();
+        let e = Conn::handshake(
+            Box::new(a),
+            "pair",
+            &only13,
+            Xids::new(Cell::new(1)),
+            limits(),
+        )
+        .err()
+        .unwrap();
+        assert!(matches!(e, CtlError::Fatal(ref m) if m.contains("version negotiation failed")));
+        h.join().unwrap();
+
+        let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let short = Limits {
+            deadline: None,
+            idle: Duration::from_millis(50),
+        };
+        let e = Conn::handshake(
+            Box::new(a),
+            "pair",
+            &Versions::default(),
+            Xids::new(Cell::new(1)),
+            short,
+        )
+        .err()
+        .unwrap();
+        assert!(e.is_timeout(), "{e:?}");
+    }
+
+    #[test]
+    fn reply_types() {
+        assert_eq!(
+            reply_type_for(4, t13::FEATURES_REQUEST),
+            t13::FEATURES_REPLY
+        );
+        assert_eq!(reply_type_for(1, t10::STATS_REQUEST), t10::STATS_REPLY);
+        assert_eq!(reply_type_for(1, t10::BARRIER_REQUEST), t10::BARRIER_REPLY);
+        assert_eq!(reply_type_for(4, t13::BARRIER_REQUEST), t13::BARRIER_REPLY);
+    }
+}

@@ -1,0 +1,515 @@
+//! Version-independent views of what switches report (ports, port counters, flows,
+//! tables, features), built from OpenFlow 1.0 or 1.3 messages the way Open vSwitch's
+//! `ofputil_*` decoders build theirs, so that one printer and one JSON renderer serve
+//! both versions.
+//!
+//! Conventions, as in Open vSwitch: port numbers use the 32-bit (1.3) numbering (1.0's
+//! reserved ports `0xfff8..` become `0xfffffff8..`); port config and state bits use the
+//! 1.0 positions (the 1.3 set is a subset, except `BLOCKED`/`LIVE`, which keep their 1.3
+//! bits 1 and 2 and do not collide with 1.0's STP state at bits 8-9); port features
+//! use the 1.3 layout (1.0's media bits move up by four); speeds are in kbit/s (1.0
+//! ports get them from their current/supported features).
+
+use openflow::instruction::Instruction;
+use openflow::match13::Match;
+use openflow::v10::port::{port_to_v13, PhyPort};
+use openflow::v10::Action as A10;
+use openflow::wire::MacAddr;
+
+/// A port description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortDesc {
+    pub port_no: u32,
+    pub hw_addr: MacAddr,
+    pub name: String,
+    pub config: u32,
+    pub state: u32,
+    pub curr: u32,
+    pub advertised: u32,
+    pub supported: u32,
+    pub peer: u32,
+    pub curr_speed: u32,
+    pub max_speed: u32,
+}
+
+/// 1.0 config bits (all seven), and the 1.3 subset.
+const CONFIG10_ALL: u32 = 0x7f;
+const CONFIG13_ALL: u32 = 0x65;
+/// 1.0 state: link down and the STP state; 1.3: link down, blocked, live.
+const STATE10_ALL: u32 = 0x301;
+const STATE13_ALL: u32 = 0x7;
+
+/// 1.0 port features in the 1.3 layout (`netdev_port_features_from_ofp10`).
+pub fn features_from_v10(f: u32) -> u32 {
+    (f & 0x7f) | ((f & 0xf80) << 4)
+}
+
+/// The speed in kbit/s that a set of (1.3 layout) feature bits stands for.
+fn speed_of(features: u32) -> u32 {
+    const SPEEDS: [(u32, u64); 7] = [
+        (1 << 9, 1_000_000_000_000),
+        (1 << 8, 100_000_000_000),
+        (1 << 7, 40_000_000_000),
+        (1 << 6, 10_000_000_000),
+        (3 << 4, 1_000_000_000),
+        (3 << 2, 100_000_000),
+        (3, 10_000_000),
+    ];
+    SPEEDS
+        .iter()
+        .find(|(bits, _)| features & bits != 0)
+        .map_or(0, |(_, bps)| (bps / 1000).min(u64::from(u32::MAX)) as u32)
+}
+
+impl PortDesc {
+    pub fn from_v13(p: &openflow::v13::port::Port) -> PortDesc {
+        PortDesc {
+            port_no: p.port_no,
+            hw_addr: p.hw_addr,
+            name: p.name.clone(),
+            config: p.config & CONFIG13_ALL,
+            state: p.state & STATE13_ALL,
+            curr: p.curr & 0xffff,
+            advertised: p.advertised & 0xffff,
+            supported: p.supported & 0xffff,
+            peer: p.peer & 0xffff,
+            curr_speed: p.curr_speed,
+            max_speed: p.max_speed,
+        }
+    }
+
+    pub fn from_v10(p: &PhyPort) -> PortDesc {
+        let curr = features_from_v10(p.curr);
+        let supported = features_from_v10(p.supported);
+        PortDesc {
+            port_no: port_to_v13(p.port_no),
+            hw_addr: p.hw_addr,
+            name: p.name.clone(),
+            config: p.config & CONFIG10_ALL,
+            state: p.state & STATE10_ALL,
+            curr,
+            advertised: features_from_v10(p.advertised),
+            supported,
+            peer: features_from_v10(p.peer),
+            curr_speed: speed_of(curr),
+            max_speed: speed_of(supported),
+        }
+    }
+}
+
+/// One port's counters; `u64::MAX` means "not available". 1.0 has no duration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortCounters {
+    pub port_no: u32,
+    pub rx_packets: u64,
+    pub tx_packets: u64,
+    pub rx_bytes: u64,
+    pub tx_bytes: u64,
+    pub rx_dropped: u64,
+    pub tx_dropped: u64,
+    pub rx_errors: u64,
+    pub tx_errors: u64,
+    pub rx_frame_err: u64,
+    pub rx_over_err: u64,
+    pub rx_crc_err: u64,
+    pub collisions: u64,
+    pub duration: Option<(u32, u32)>,
+}
+
+impl PortCounters {
+    pub fn from_v13(p: &openflow::v13::multipart::PortStats) -> PortCounters {
+        PortCounters {
+            port_no: p.port_no,
+            rx_packets: p.rx_packets,
+            tx_packets: p.tx_packets,
+            rx_bytes: p.rx_bytes,
+            tx_bytes: p.tx_bytes,
+            rx_dropped: p.rx_dropped,
+            tx_dropped: p.tx_dropped,
+            rx_errors: p.rx_errors,
+            tx_errors: p.tx_errors,
+            rx_frame_err: p.rx_frame_err,
+            rx_over_err: p.rx_over_err,
+            rx_crc_err: p.rx_crc_err,
+            collisions: p.collisions,
+            duration: (p.duration_sec != u32::MAX).then_some((p.duration_sec, p.duration_nsec)),
+        }
+    }
+
+    pub fn from_v10(p: &openflow::v10::stats::entries::PortStats) -> PortCounters {
+        PortCounters {
+            port_no: port_to_v13(p.port_no),
+            rx_packets: p.rx_packets,
+            tx_packets: p.tx_packets,
+            rx_bytes: p.rx_bytes,
+            tx_bytes: p.tx_bytes,
+            rx_dropped: p.rx_dropped,
+            tx_dropped: p.tx_dropped,
+            rx_errors: p.rx_errors,
+            tx_errors: p.tx_errors,
+            rx_frame_err: p.rx_frame_err,
+            rx_over_err: p.rx_over_err,
+            rx_crc_err: p.rx_crc_err,
+            collisions: p.collisions,
+            duration: None,
+        }
+    }
+}
+
+/// What a flow does: 1.3 instructions or 1.0 actions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Actions {
+    V13(Vec<Instruction>),
+    V10(Vec<A10>),
+}
+
+impl Actions {
+    /// The text after `actions=` in ovs-ofctl's output.
+    pub fn format(&self) -> String {
+        match self {
+            Actions::V13(i) => openflow::text::format_instructions(i),
+            Actions::V10(a) => format_actions10(a),
+        }
+    }
+}
+
+/// One flow entry of a flow-stats reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowEntry {
+    pub table_id: u8,
+    pub duration_sec: u32,
+    pub duration_nsec: u32,
+    pub priority: u16,
+    pub idle_timeout: u16,
+    pub hard_timeout: u16,
+    pub flags: u16,
+    pub cookie: u64,
+    pub packet_count: u64,
+    pub byte_count: u64,
+    pub match_: Match,
+    pub actions: Actions,
+}
+
+impl FlowEntry {
+    pub fn from_v13(f: &openflow::v13::multipart::FlowStats) -> FlowEntry {
+        FlowEntry {
+            table_id: f.table_id,
+            duration_sec: f.duration_sec,
+            duration_nsec: f.duration_nsec,
+            priority: f.priority,
+            idle_timeout: f.idle_timeout,
+            hard_timeout: f.hard_timeout,
+            flags: f.flags,
+            cookie: f.cookie,
+            packet_count: f.packet_count,
+            byte_count: f.byte_count,
+            match_: f.match_.clone(),
+            actions: Actions::V13(f.instructions.clone()),
+        }
+    }
+
+    pub fn from_v10(f: &openflow::v10::stats::entries::FlowStats) -> FlowEntry {
+        FlowEntry {
+            table_id: f.table_id,
+            duration_sec: f.duration_sec,
+            duration_nsec: f.duration_nsec,
+            priority: f.priority,
+            idle_timeout: f.idle_timeout,
+            hard_timeout: f.hard_timeout,
+            flags: 0,
+            cookie: f.cookie,
+            packet_count: f.packet_count,
+            byte_count: f.byte_count,
+            match_: f.match_.to_oxm(),
+            actions: Actions::V10(f.actions.clone()),
+        }
+    }
+}
+
+/// One table of a table-stats reply (1.0 adds a name, wildcards and a size).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableEntry {
+    pub table_id: u8,
+    pub name: String,
+    pub wildcards: Option<u32>,
+    pub max_entries: u32,
+    pub active_count: u32,
+    pub lookup_count: u64,
+    pub matched_count: u64,
+}
+
+impl TableEntry {
+    pub fn from_v13(t: &openflow::v13::multipart::TableStats) -> TableEntry {
+        TableEntry {
+            table_id: t.table_id,
+            name: String::new(),
+            wildcards: None,
+            max_entries: 0,
+            active_count: t.active_count,
+            lookup_count: t.lookup_count,
+            matched_count: t.matched_count,
+        }
+    }
+
+    pub fn from_v10(t: &openflow::v10::stats::entries::TableStats) -> TableEntry {
+        TableEntry {
+            table_id: t.table_id,
+            name: t.name.clone(),
+            wildcards: Some(t.wildcards),
+            max_entries: t.max_entries,
+            active_count: t.active_count,
+            lookup_count: t.lookup_count,
+            matched_count: t.matched_count,
+        }
+    }
+}
+
+/// Capability bits as Open vSwitch numbers them internally (its printing order).
+pub mod cap {
+    pub const FLOW_STATS: u32 = 1 << 0;
+    pub const TABLE_STATS: u32 = 1 << 1;
+    pub const PORT_STATS: u32 = 1 << 2;
+    pub const STP: u32 = 1 << 3;
+    pub const GROUP_STATS: u32 = 1 << 4;
+    pub const IP_REASM: u32 = 1 << 5;
+    pub const QUEUE_STATS: u32 = 1 << 6;
+    pub const ARP_MATCH_IP: u32 = 1 << 7;
+    pub const PORT_BLOCKED: u32 = 1 << 8;
+}
+
+/// A features reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Features {
+    pub datapath_id: u64,
+    pub n_buffers: u32,
+    pub n_tables: u8,
+    pub auxiliary_id: u8,
+    /// In the [`cap`] numbering.
+    pub capabilities: u32,
+    /// 1.0 only: the supported action types (bit n = 1.0 action type n).
+    pub actions10: Option<u32>,
+    /// 1.0 only: the ports.
+    pub ports: Option<Vec<PortDesc>>,
+}
+
+impl Features {
+    pub fn from_v13(f: &openflow::v13::FeaturesReply) -> Features {
+        let common = f.capabilities & 0x67;
+        let mut caps = common | (f.capabilities & cap::PORT_BLOCKED);
+        if f.capabilities & (1 << 3) != 0 {
+            caps |= cap::GROUP_STATS;
+        }
+        Features {
+            datapath_id: f.datapath_id,
+            n_buffers: f.n_buffers,
+            n_tables: f.n_tables,
+            auxiliary_id: f.auxiliary_id,
+            capabilities: caps,
+            actions10: None,
+            ports: None,
+        }
+    }
+
+    pub fn from_v10(f: &openflow::v10::FeaturesReply) -> Features {
+        let mut caps = f.capabilities & (0x67 | cap::ARP_MATCH_IP);
+        if f.capabilities & (1 << 3) != 0 {
+            caps |= cap::STP;
+        }
+        Features {
+            datapath_id: f.datapath_id,
+            n_buffers: f.n_buffers,
+            n_tables: f.n_tables,
+            auxiliary_id: 0,
+            capabilities: caps,
+            actions10: Some(f.actions),
+            ports: Some(f.ports.iter().map(PortDesc::from_v10).collect()),
+        }
+    }
+}
+
+/// A port number as ovs-ofctl prints it: reserved ports by name, others in decimal.
+pub fn port_name(p: u32) -> String {
+    match p {
+        0xffff_fff7 => "UNSET".into(),
+        0xffff_fff8 => "IN_PORT".into(),
+        0xffff_fff9 => "TABLE".into(),
+        0xffff_fffa => "NORMAL".into(),
+        0xffff_fffb => "FLOOD".into(),
+        0xffff_fffc => "ALL".into(),
+        0xffff_fffd => "CONTROLLER".into(),
+        0xffff_fffe => "LOCAL".into(),
+        0xffff_ffff => "ANY".into(),
+        n => n.to_string(),
+    }
+}
+
+/// One 1.0 action as Open vSwitch prints it.
+pub fn format_action10(a: &A10) -> String {
+    use openflow::v10::port::ofpp;
+    match a {
+        A10::Output { port, max_len } => {
+            if *port == ofpp::CONTROLLER {
+                format!("CONTROLLER:{max_len}")
+            } else if *port < ofpp::MAX {
+                format!("output:{port}")
+            } else {
+                port_name(port_to_v13(*port))
+            }
+        }
+        A10::SetVlanVid(v) => format!("mod_vlan_vid:{v}"),
+        A10::SetVlanPcp(p) => format!("mod_vlan_pcp:{p}"),
+        A10::StripVlan => "strip_vlan".into(),
+        A10::SetDlSrc(m) => format!("mod_dl_src:{m}"),
+        A10::SetDlDst(m) => format!("mod_dl_dst:{m}"),
+        A10::SetNwSrc(a) => format!("mod_nw_src:{a}"),
+        A10::SetNwDst(a) => format!("mod_nw_dst:{a}"),
+        A10::SetNwTos(t) => format!("mod_nw_tos:{t}"),
+        A10::SetTpSrc(p) => format!("mod_tp_src:{p}"),
+        A10::SetTpDst(p) => format!("mod_tp_dst:{p}"),
+        A10::Enqueue { port, queue_id } => {
+            format!("enqueue:{}:{queue_id}", port_name(port_to_v13(*port)))
+        }
+        A10::Vendor { vendor, data } => {
+            let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+            format!("vendor({vendor:#x},data=0x{hex})")
+        }
+    }
+}
+
+/// A 1.0 action list (`drop` when empty).
+pub fn format_actions10(actions: &[A10]) -> String {
+    if actions.is_empty() {
+        "drop".into()
+    } else {
+        actions
+            .iter()
+            .map(format_action10)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// Splits an action or instruction list as printed (`a,b(c,d),e`) into its items, at
+/// the commas outside parentheses.
+pub fn split_top_level(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut cur = String::new();
+    for ch in s.chars() {
+        match ch {
+            '(' => {
+                depth += 1;
+                cur.push(ch);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                cur.push(ch);
+            }
+            ',' if depth == 0 => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(ch),
+        }
+    }
+    if !cur.is_empty() || !out.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v10_ports_get_speeds_and_moved_media_bits() {
+        use openflow::v10::port::port_features as f;
+        let p = PhyPort {
+            port_no: 0xfffe,
+            name: "br0".into(),
+            curr: f::F_10GB_FD | f::COPPER,
+            supported: f::F_1GB_FD | f::F_100MB_FD,
+            state: 1 | (2 << 8) | (1 << 4),
+            config: 1,
+            ..PhyPort::default()
+        };
+        let d = PortDesc::from_v10(&p);
+        assert_eq!(d.port_no, 0xffff_fffe);
+        assert_eq!(d.curr, (1 << 6) | (1 << 11));
+        assert_eq!(d.curr_speed, 10_000_000);
+        assert_eq!(d.max_speed, 1_000_000);
+        assert_eq!(d.state, 1 | (2 << 8), "unknown state bits dropped");
+    }
+
+    #[test]
+    fn capabilities_move_to_ovs_numbering() {
+        let f13 = openflow::v13::FeaturesReply {
+            datapath_id: 1,
+            n_buffers: 0,
+            n_tables: 254,
+            auxiliary_id: 0,
+            capabilities: 0b0100_1111,
+            reserved: 0,
+        };
+        let f = Features::from_v13(&f13);
+        assert_eq!(
+            f.capabilities,
+            cap::FLOW_STATS
+                | cap::TABLE_STATS
+                | cap::PORT_STATS
+                | cap::GROUP_STATS
+                | cap::QUEUE_STATS
+        );
+    }
+
+    #[test]
+    fn v10_actions_print_like_ovs() {
+        use std::net::Ipv4Addr;
+        let acts = vec![
+            A10::Output {
+                port: 2,
+                max_len: 0,
+            },
+            A10::Output {
+                port: 0xfffd,
+                max_len: 128,
+            },
+            A10::Output {
+                port: 0xfffe,
+                max_len: 0,
+            },
+            A10::SetVlanVid(5),
+            A10::StripVlan,
+            A10::SetNwSrc(Ipv4Addr::new(10, 0, 0, 1)),
+            A10::SetNwTos(8),
+            A10::Enqueue {
+                port: 1,
+                queue_id: 2,
+            },
+        ];
+        assert_eq!(
+            format_actions10(&acts),
+            "output:2,CONTROLLER:128,LOCAL,mod_vlan_vid:5,strip_vlan,mod_nw_src:10.0.0.1,mod_nw_tos:8,enqueue:1:2"
+        );
+        assert_eq!(format_actions10(&[]), "drop");
+    }
+
+    #[test]
+    fn splits_at_top_level_commas() {
+        assert_eq!(
+            split_top_level("meter:1,write_actions(output:1,output:2),goto_table:3"),
+            vec![
+                "meter:1",
+                "write_actions(output:1,output:2)",
+                "goto_table:3"
+            ]
+        );
+        assert_eq!(split_top_level("drop"), vec!["drop"]);
+        assert!(split_top_level("").is_empty());
+    }
+
+    #[test]
+    fn reserved_port_names() {
+        assert_eq!(port_name(0xffff_fffe), "LOCAL");
+        assert_eq!(port_name(0xffff_ffff), "ANY");
+        assert_eq!(port_name(7), "7");
+    }
+}

@@ -1,0 +1,666 @@
+//! Packet-ins and packet-outs, and the one-line flow of an Ethernet frame that
+//! ovs-ofctl prints under them (Open vSwitch's `ofp_packet_to_string`: the frame's flow
+//! as `flow_format` prints it, then the transport checksum).
+//!
+//! [`summary`] reads Ethernet (up to two VLAN tags), IPv4, IPv6 (with hop-by-hop,
+//! routing, destination-option and fragment headers), ARP, and TCP, UDP, SCTP, ICMP,
+//! ICMPv6 (with neighbour discovery) and IGMP (and 802.3 frames with an LLC/SNAP
+//! header), with Open vSwitch's rules for what a
+//! malformed or cut frame still shows: a header that fails its checks leaves that
+//! layer's fields at zero, as `flow_extract` does. Every read is bounds-checked.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use super::hex_dump;
+use crate::ctl::model::port_name;
+use openflow::wire::MacAddr;
+
+/// A byte slice reader that never panics.
+struct Bytes<'a>(&'a [u8]);
+
+impl<'a> Bytes<'a> {
+    fn get(&self, at: usize, n: usize) -> Option<&'a [u8]> {
+        self.0.get(at..at.checked_add(n)?)
+    }
+    fn u8(&self, at: usize) -> Option<u8> {
+        self.0.get(at).copied()
+    }
+    fn u16(&self, at: usize) -> Option<u16> {
+        self.get(at, 2).map(|b| u16::from_be_bytes([b[0], b[1]]))
+    }
+    fn u32(&self, at: usize) -> Option<u32> {
+        self.get(at, 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn mac(&self, at: usize) -> Option<MacAddr> {
+        self.get(at, 6)
+            .map(|b| MacAddr([b[0], b[1], b[2], b[3], b[4], b[5]]))
+    }
+    fn ipv4(&self, at: usize) -> Option<Ipv4Addr> {
+        self.get(at, 4)
+            .map(|b| Ipv4Addr::new(b[0], b[1], b[2], b[3]))
+    }
+    fn ipv6(&self, at: usize) -> Option<Ipv6Addr> {
+        self.get(at, 16).map(|b| {
+            let mut a = [0u8; 16];
+            a.copy_from_slice(b);
+            Ipv6Addr::from(a)
+        })
+    }
+}
+
+const ETH_IP: u16 = 0x0800;
+const ETH_ARP: u16 = 0x0806;
+const ETH_RARP: u16 = 0x8035;
+const ETH_IPV6: u16 = 0x86dd;
+const ETH_MPLS: u16 = 0x8847;
+const ETH_MPLS_MCAST: u16 = 0x8848;
+
+/// The network layer of a frame as Open vSwitch's flow has it.
+#[derive(Default)]
+struct Net {
+    proto: u8,
+    tos: u8,
+    ttl: u8,
+    /// (fragment, later fragment)
+    frag: (bool, bool),
+}
+
+/// The transport layer: ports (or ICMP type/code), TCP flags, checksum text.
+#[derive(Default)]
+struct Transport {
+    masked: bool,
+    src: u16,
+    dst: u16,
+    tcp_flags: Option<u16>,
+    csum: Option<String>,
+    nd: Option<(Ipv6Addr, MacAddr, MacAddr)>,
+}
+
+/// The flow of an Ethernet frame and its checksum, e.g. `tcp,vlan_tci=0x0000,dl_src=..,
+/// ...,tcp_flags=syn tcp_csum:74c3`. A frame shorter than an Ethernet header shows
+/// zero addresses and type, as Open vSwitch shows it.
+pub fn summary(data: &[u8]) -> String {
+    let b = Bytes(data);
+    let (Some(dst), Some(src), Some(mut ty)) = (b.mac(0), b.mac(6), b.u16(12)) else {
+        // Open vSwitch parses nothing of a frame shorter than an Ethernet header.
+        return "vlan_tci=0x0000,dl_src=00:00:00:00:00:00,dl_dst=00:00:00:00:00:00,dl_type=0x0000"
+            .into();
+    };
+    let mut off = 14;
+    let mut vlans: Vec<u16> = Vec::new();
+    while (ty == 0x8100 || ty == 0x88a8) && vlans.len() < 2 {
+        let (Some(tci), Some(inner)) = (b.u16(off), b.u16(off + 2)) else {
+            break;
+        };
+        vlans.push(tci | 0x1000);
+        ty = inner;
+        off += 4;
+    }
+    if ty < 0x600 {
+        // An 802.3 length: only an LLC/SNAP header with Ethernet's OUI carries a type.
+        let snap = b.get(off, 6) == Some(&[0xaa, 0xaa, 0x03, 0, 0, 0][..]);
+        ty = match b.u16(off + 6) {
+            Some(t) if snap && t >= 0x600 => {
+                off += 8;
+                t
+            }
+            _ => 0x05ff,
+        };
+    }
+    let l3 = &data[off.min(data.len())..];
+    let mut fields: Vec<String> = Vec::new();
+    let mut shorthand: Option<&str> = None;
+    let mut l3_fields: Vec<String> = Vec::new();
+    let mut transport = Transport::default();
+    match ty {
+        ETH_IP => {
+            let (addrs, net, t) = ipv4(l3);
+            transport = t;
+            shorthand = Some(match net.proto {
+                1 => "icmp",
+                6 => "tcp",
+                17 => "udp",
+                132 => "sctp",
+                _ => "ip",
+            });
+            l3_fields.push(format!("nw_src={}", addrs.0));
+            l3_fields.push(format!("nw_dst={}", addrs.1));
+            ip_tail(&mut l3_fields, &net, shorthand == Some("ip"));
+        }
+        ETH_IPV6 => {
+            let (addrs, label, net, t) = ipv6(l3);
+            transport = t;
+            shorthand = Some(match net.proto {
+                58 => "icmp6",
+                6 => "tcp6",
+                17 => "udp6",
+                132 => "sctp6",
+                _ => "ipv6",
+            });
+            l3_fields.push(format!("ipv6_src={}", addrs.0));
+            l3_fields.push(format!("ipv6_dst={}", addrs.1));
+            l3_fields.push(format!("ipv6_label=0x{label:05x}"));
+            ip_tail(&mut l3_fields, &net, shorthand == Some("ipv6"));
+        }
+        ETH_ARP | ETH_RARP => {
+            shorthand = Some(if ty == ETH_ARP { "arp" } else { "rarp" });
+            let a = Bytes(l3);
+            let valid = a.u16(0) == Some(1)
+                && a.u16(2) == Some(ETH_IP)
+                && a.u8(4) == Some(6)
+                && a.u8(5) == Some(4);
+            let zero4 = Ipv4Addr::UNSPECIFIED;
+            let (op, sha, spa, tha, tpa) = if valid {
+                (
+                    a.u16(6).filter(|o| *o <= 0xff).unwrap_or(0),
+                    a.mac(8).unwrap_or(MacAddr::ZERO),
+                    a.ipv4(14).unwrap_or(zero4),
+                    a.mac(18).unwrap_or(MacAddr::ZERO),
+                    a.ipv4(24).unwrap_or(zero4),
+                )
+            } else {
+                (0, MacAddr::ZERO, zero4, MacAddr::ZERO, zero4)
+            };
+            l3_fields.push(format!("arp_spa={spa}"));
+            l3_fields.push(format!("arp_tpa={tpa}"));
+            l3_fields.push(format!("arp_op={op}"));
+            l3_fields.push(format!("arp_sha={sha}"));
+            l3_fields.push(format!("arp_tha={tha}"));
+        }
+        ETH_MPLS | ETH_MPLS_MCAST => {
+            shorthand = Some(if ty == ETH_MPLS { "mpls" } else { "mplsm" });
+            let m = Bytes(l3);
+            if let Some(lse) = m.u32(0) {
+                l3_fields.push(format!("mpls_label={}", lse >> 12));
+                l3_fields.push(format!("mpls_tc={}", (lse >> 9) & 7));
+                l3_fields.push(format!("mpls_ttl={}", lse & 0xff));
+                l3_fields.push(format!("mpls_bos={}", (lse >> 8) & 1));
+            }
+        }
+        _ => {}
+    }
+    if let Some(sh) = shorthand {
+        fields.push(sh.into());
+    }
+    for (i, tci) in vlans.iter().chain(std::iter::once(&0)).enumerate().take(2) {
+        let n = if i == 0 { String::new() } else { i.to_string() };
+        if *tci == 0 {
+            fields.push(format!("vlan_tci{n}=0x0000"));
+            break;
+        }
+        fields.push(format!("dl_vlan{n}={}", tci & 0xfff));
+        fields.push(format!("dl_vlan_pcp{n}={}", tci >> 13));
+    }
+    fields.push(format!("dl_src={src}"));
+    fields.push(format!("dl_dst={dst}"));
+    if shorthand.is_none() {
+        fields.push(format!("dl_type=0x{ty:04x}"));
+    }
+    fields.extend(l3_fields);
+    if transport.masked {
+        let icmp = matches!(shorthand, Some("icmp") | Some("icmp6"));
+        let (a, b) = if icmp {
+            ("icmp_type", "icmp_code")
+        } else {
+            ("tp_src", "tp_dst")
+        };
+        fields.push(format!("{a}={}", transport.src));
+        fields.push(format!("{b}={}", transport.dst));
+        if let Some((target, sll, tll)) = transport.nd {
+            fields.push(format!("nd_target={target}"));
+            fields.push(format!("nd_sll={sll}"));
+            fields.push(format!("nd_tll={tll}"));
+        }
+        if let Some(f) = transport.tcp_flags {
+            fields.push(format!("tcp_flags={}", tcp_flag_names(f)));
+        }
+    }
+    let mut s = fields.join(",");
+    if let Some(c) = transport.csum {
+        s.push(' ');
+        s.push_str(&c);
+    }
+    s
+}
+
+/// `nw_proto` (unless the shorthand says it), `nw_tos`, `nw_ecn`, `nw_ttl`, `nw_frag`.
+fn ip_tail(out: &mut Vec<String>, n: &Net, show_proto: bool) {
+    if show_proto {
+        out.push(format!("nw_proto={}", n.proto));
+    }
+    out.push(format!("nw_tos={}", n.tos & 0xfc));
+    out.push(format!("nw_ecn={}", n.tos & 3));
+    out.push(format!("nw_ttl={}", n.ttl));
+    out.push(format!(
+        "nw_frag={}",
+        match n.frag {
+            (false, false) => "no",
+            (true, false) => "first",
+            (_, true) => "later",
+        }
+    ));
+}
+
+fn ipv4(l3: &[u8]) -> ((Ipv4Addr, Ipv4Addr), Net, Transport) {
+    let b = Bytes(l3);
+    let zero = Ipv4Addr::UNSPECIFIED;
+    let Some(vihl) = b.u8(0) else {
+        return ((zero, zero), Net::default(), Transport::default());
+    };
+    let ihl = usize::from(vihl & 0x0f) * 4;
+    let tot = b.u16(2).map_or(0, usize::from);
+    let valid = vihl >> 4 == 4 && ihl >= 20 && l3.len() >= ihl && tot >= ihl && tot <= l3.len();
+    if !valid {
+        return ((zero, zero), Net::default(), Transport::default());
+    }
+    let frag_word = b.u16(6).unwrap_or(0);
+    let more = frag_word & 0x2000 != 0;
+    let offset = frag_word & 0x1fff;
+    let net = Net {
+        proto: b.u8(9).unwrap_or(0),
+        tos: b.u8(1).unwrap_or(0),
+        ttl: b.u8(8).unwrap_or(0),
+        frag: (more || offset != 0, offset != 0),
+    };
+    let addrs = (b.ipv4(12).unwrap_or(zero), b.ipv4(16).unwrap_or(zero));
+    let l4 = &l3[ihl..tot];
+    let t = if net.frag.1 {
+        Transport {
+            csum: checksum(net.proto, l4, false),
+            ..Transport::default()
+        }
+    } else {
+        transport(net.proto, l4, false)
+    };
+    (addrs, net, t)
+}
+
+fn ipv6(l3: &[u8]) -> ((Ipv6Addr, Ipv6Addr), u32, Net, Transport) {
+    let b = Bytes(l3);
+    let zero = Ipv6Addr::UNSPECIFIED;
+    let (Some(first), Some(plen), Some(next), Some(hops), Some(src), Some(dst)) =
+        (b.u32(0), b.u16(4), b.u8(6), b.u8(7), b.ipv6(8), b.ipv6(24))
+    else {
+        return ((zero, zero), 0, Net::default(), Transport::default());
+    };
+    let end = (40 + usize::from(plen)).min(l3.len());
+    let mut net = Net {
+        proto: next,
+        tos: ((first >> 20) & 0xff) as u8,
+        ttl: hops,
+        frag: (false, false),
+    };
+    let mut off = 40;
+    // Extension headers, as far as they are there.
+    for _ in 0..8 {
+        match net.proto {
+            0 | 43 | 60 => {
+                let (Some(nh), Some(len)) = (b.u8(off), b.u8(off + 1)) else {
+                    break;
+                };
+                net.proto = nh;
+                off += (usize::from(len) + 1) * 8;
+            }
+            44 => {
+                let (Some(nh), Some(fw)) = (b.u8(off), b.u16(off + 2)) else {
+                    break;
+                };
+                net.proto = nh;
+                let offset = fw >> 3;
+                net.frag = (true, offset != 0);
+                off += 8;
+                if offset != 0 {
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    let l4 = l3.get(off..end).unwrap_or(&[]);
+    let t = if net.frag.1 {
+        Transport {
+            csum: checksum(net.proto, l4, true),
+            ..Transport::default()
+        }
+    } else {
+        transport(net.proto, l4, true)
+    };
+    ((src, dst), first & 0x000f_ffff, net, t)
+}
+
+/// The checksum text Open vSwitch appends when the transport header is there (it
+/// looks at the bytes after the IP header even in later fragments).
+fn checksum(proto: u8, l4: &[u8], v6: bool) -> Option<String> {
+    let b = Bytes(l4);
+    match proto {
+        6 if l4.len() >= 20 => b.u16(16).map(|c| format!("tcp_csum:{c:x}")),
+        17 if l4.len() >= 8 => b.u16(6).map(|c| format!("udp_csum:{c:x}")),
+        132 if l4.len() >= 12 => b.u32(8).map(|c| format!("sctp_csum:{c:x}")),
+        1 if !v6 && l4.len() >= 8 => b.u16(2).map(|c| format!("icmp_csum:{c:x}")),
+        58 if v6 && l4.len() >= 4 => b.u16(2).map(|c| format!("icmp6_csum:{c:x}")),
+        _ => None,
+    }
+}
+
+fn transport(proto: u8, l4: &[u8], v6: bool) -> Transport {
+    let b = Bytes(l4);
+    let mut t = Transport::default();
+    match proto {
+        6 => {
+            t.masked = true;
+            if l4.len() >= 20 {
+                let hlen = b.u8(12).map_or(0, |o| usize::from(o >> 4) * 4);
+                t.csum = b.u16(16).map(|c| format!("tcp_csum:{c:x}"));
+                if hlen >= 20 && l4.len() >= hlen {
+                    t.src = b.u16(0).unwrap_or(0);
+                    t.dst = b.u16(2).unwrap_or(0);
+                    t.tcp_flags = b.u16(12).map(|w| w & 0x0fff);
+                }
+            }
+            t.tcp_flags.get_or_insert(0);
+        }
+        17 => {
+            t.masked = true;
+            if l4.len() >= 8 {
+                t.src = b.u16(0).unwrap_or(0);
+                t.dst = b.u16(2).unwrap_or(0);
+                t.csum = b.u16(6).map(|c| format!("udp_csum:{c:x}"));
+            }
+        }
+        132 => {
+            t.masked = true;
+            if l4.len() >= 12 {
+                t.src = b.u16(0).unwrap_or(0);
+                t.dst = b.u16(2).unwrap_or(0);
+                t.csum = b.u32(8).map(|c| format!("sctp_csum:{c:x}"));
+            }
+        }
+        1 if !v6 => {
+            t.masked = true;
+            if l4.len() >= 8 {
+                t.src = b.u8(0).map_or(0, u16::from);
+                t.dst = b.u8(1).map_or(0, u16::from);
+                t.csum = b.u16(2).map(|c| format!("icmp_csum:{c:x}"));
+            }
+        }
+        2 if !v6 => {
+            t.masked = true;
+            if l4.len() >= 8 {
+                t.src = b.u8(0).map_or(0, u16::from);
+                t.dst = b.u8(1).map_or(0, u16::from);
+            }
+        }
+        58 if v6 => {
+            t.masked = true;
+            if l4.len() >= 4 {
+                let (ty, code) = (b.u8(0).unwrap_or(0), b.u8(1).unwrap_or(0));
+                t.src = u16::from(ty);
+                t.dst = u16::from(code);
+                t.csum = b.u16(2).map(|c| format!("icmp6_csum:{c:x}"));
+                if (ty == 135 || ty == 136) && code == 0 {
+                    t.nd = Some(nd(&b));
+                }
+            }
+        }
+        _ => {}
+    }
+    t
+}
+
+/// The target and link-layer addresses of a neighbour solicitation/advertisement.
+fn nd(b: &Bytes) -> (Ipv6Addr, MacAddr, MacAddr) {
+    let target = b.ipv6(8).unwrap_or(Ipv6Addr::UNSPECIFIED);
+    let (mut sll, mut tll) = (MacAddr::ZERO, MacAddr::ZERO);
+    let mut off = 24;
+    while let (Some(ty), Some(len)) = (b.u8(off), b.u8(off + 1)) {
+        if len == 0 {
+            break;
+        }
+        if len == 1 {
+            if let Some(m) = b.mac(off + 2) {
+                match ty {
+                    1 => sll = m,
+                    2 => tll = m,
+                    _ => {}
+                }
+            }
+        }
+        off += usize::from(len) * 8;
+    }
+    (target, sll, tll)
+}
+
+/// TCP flags as Open vSwitch names them, joined by `|` (`0` when none).
+pub fn tcp_flag_names(flags: u16) -> String {
+    if flags == 0 {
+        return "0".into();
+    }
+    let names = [
+        "fin", "syn", "rst", "psh", "ack", "urg", "ece", "cwr", "ns", "[200]", "[400]", "[800]",
+    ];
+    (0..12)
+        .filter(|i| flags & (1 << i) != 0)
+        .map(|i| names[i].to_string())
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// `data_len=N (unbuffered)` etc., and the packet lines for `verbosity`.
+fn data_tail(total_len: u16, buffer_id: u32, data: &[u8], verbosity: u8) -> String {
+    let mut s = format!(" data_len={}", data.len());
+    if buffer_id == u32::MAX {
+        s.push_str(" (unbuffered)");
+        if usize::from(total_len) != data.len() {
+            s.push_str(" (***total_len != data_len***)");
+        }
+    } else {
+        s.push_str(&format!(" buffer=0x{buffer_id:08x}"));
+        if usize::from(total_len) < data.len() {
+            s.push_str(" (***total_len < data_len***)");
+        }
+    }
+    s.push('\n');
+    s.push_str(&packet_lines(data, verbosity));
+    s
+}
+
+fn packet_lines(data: &[u8], verbosity: u8) -> String {
+    let mut s = String::new();
+    if verbosity > 0 {
+        s.push_str(&summary(data));
+        s.push('\n');
+    }
+    if verbosity > 2 {
+        s.push_str(&hex_dump(data));
+    }
+    s
+}
+
+/// The reason word of a 1.3 packet-in.
+pub fn reason13(r: openflow::v13::PacketInReason) -> String {
+    use openflow::v13::PacketInReason as R;
+    match r {
+        R::NoMatch => "no_match".into(),
+        R::Action => "action".into(),
+        R::InvalidTtl => "invalid_ttl".into(),
+        R::Unknown(n) => n.to_string(),
+    }
+}
+
+/// The reason word of a 1.0 packet-in.
+pub fn reason10(r: openflow::v10::PacketInReason) -> String {
+    use openflow::v10::PacketInReason as R;
+    match r {
+        R::NoMatch => "no_match".into(),
+        R::Action => "action".into(),
+        R::Unknown(n) => n.to_string(),
+    }
+}
+
+pub(super) fn packet_in13(p: &openflow::v13::PacketIn, verbosity: u8) -> String {
+    let mut s = String::new();
+    if p.table_id != 0 {
+        s.push_str(&format!(" table_id={}", p.table_id));
+    }
+    if p.cookie != u64::MAX {
+        s.push_str(&format!(" cookie={:#x}", p.cookie));
+    }
+    s.push_str(&format!(
+        " total_len={} {} (via {})",
+        p.total_len,
+        openflow::text::format_match(&p.match_),
+        reason13(p.reason)
+    ));
+    s.push_str(&data_tail(p.total_len, p.buffer_id, &p.data, verbosity));
+    s
+}
+
+pub(super) fn packet_in10(p: &openflow::v10::PacketIn, verbosity: u8) -> String {
+    let mut s = format!(
+        " total_len={} in_port={} (via {})",
+        p.total_len,
+        port_name(openflow::v10::port::port_to_v13(p.in_port)),
+        reason10(p.reason)
+    );
+    s.push_str(&data_tail(p.total_len, p.buffer_id, &p.data, verbosity));
+    s
+}
+
+fn packet_out(in_port: u32, actions: String, buffer_id: u32, data: &[u8], verbosity: u8) -> String {
+    let mut s = format!(" in_port={} actions={actions}", port_name(in_port));
+    if buffer_id == u32::MAX {
+        s.push_str(&format!(" data_len={}", data.len()));
+        if verbosity > 0 && !data.is_empty() {
+            s.push('\n');
+            s.push_str(&summary(data));
+            s.push('\n');
+        }
+        if verbosity > 2 {
+            s.push_str(&hex_dump(data));
+        }
+    } else {
+        s.push_str(&format!(" buffer=0x{buffer_id:08x}"));
+    }
+    s
+}
+
+pub(super) fn packet_out13(p: &openflow::v13::PacketOut, verbosity: u8) -> String {
+    packet_out(
+        p.in_port,
+        openflow::text::format_actions(&p.actions),
+        p.buffer_id,
+        &p.data,
+        verbosity,
+    )
+}
+
+pub(super) fn packet_out10(p: &openflow::v10::PacketOut, verbosity: u8) -> String {
+    packet_out(
+        openflow::v10::port::port_to_v13(p.in_port),
+        crate::ctl::model::format_actions10(&p.actions),
+        p.buffer_id,
+        &p.data,
+        verbosity,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn tcp_syn_prints_like_ovs() {
+        let p = hex("aa55aa550000aa55aa5500010800450000280001000040063ccd0a0000010a0000020400005000000000000000005002200074c30000");
+        assert_eq!(
+            summary(&p),
+            "tcp,vlan_tci=0x0000,dl_src=aa:55:aa:55:00:01,dl_dst=aa:55:aa:55:00:00,nw_src=10.0.0.1,nw_dst=10.0.0.2,nw_tos=0,nw_ecn=0,nw_ttl=64,nw_frag=no,tp_src=1024,tp_dst=80,tcp_flags=syn tcp_csum:74c3"
+        );
+    }
+
+    #[test]
+    fn bad_ipv4_header_leaves_zeros() {
+        // IPv4 total length (84) beyond the 80 bytes present: Open vSwitch leaves the
+        // network fields at zero.
+        let mut p = hex(
+            "ffffffffffffaa55aa550001080045000054000040004001f95c0a0000010a000002080047ac00010001",
+        );
+        p.resize(94, 0);
+        assert_eq!(
+            summary(&p),
+            "ip,vlan_tci=0x0000,dl_src=aa:55:aa:55:00:01,dl_dst=ff:ff:ff:ff:ff:ff,nw_src=0.0.0.0,nw_dst=0.0.0.0,nw_proto=0,nw_tos=0,nw_ecn=0,nw_ttl=0,nw_frag=no"
+        );
+    }
+
+    #[test]
+    fn vlan_arp_and_short_frames() {
+        let arp = hex("ffffffffffff0000000000018100200508060001080006040001000000000001c0a80001000000000000c0a80002");
+        assert_eq!(
+            summary(&arp),
+            "arp,dl_vlan=5,dl_vlan_pcp=1,vlan_tci1=0x0000,dl_src=00:00:00:00:00:01,dl_dst=ff:ff:ff:ff:ff:ff,arp_spa=192.168.0.1,arp_tpa=192.168.0.2,arp_op=1,arp_sha=00:00:00:00:00:01,arp_tha=00:00:00:00:00:00"
+        );
+        assert_eq!(
+            summary(&[1, 2, 3]),
+            "vlan_tci=0x0000,dl_src=00:00:00:00:00:00,dl_dst=00:00:00:00:00:00,dl_type=0x0000"
+        );
+        // 802.3 with a length and no SNAP header.
+        let llc = hex("ffffffffffff0000000000010026424203000000");
+        assert!(
+            summary(&llc).ends_with(",dl_type=0x05ff"),
+            "{}",
+            summary(&llc)
+        );
+        let other = hex("ffffffffffff00000000000188cc00");
+        assert_eq!(
+            summary(&other),
+            "vlan_tci=0x0000,dl_src=00:00:00:00:00:01,dl_dst=ff:ff:ff:ff:ff:ff,dl_type=0x88cc"
+        );
+    }
+
+    #[test]
+    fn random_frames_never_panic() {
+        let mut x: u32 = 7;
+        for len in 0..300usize {
+            for ty in [0x0800u16, 0x86dd, 0x0806, 0x8100, 0x8847, 0x1234] {
+                let mut b: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                        (x >> 16) as u8
+                    })
+                    .collect();
+                if b.len() >= 14 {
+                    b[12..14].copy_from_slice(&ty.to_be_bytes());
+                }
+                if b.len() >= 15 && ty == 0x0800 {
+                    b[14] = 0x45;
+                }
+                assert!(summary(&b).contains("dl_src="), "{len} {ty:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn tcp_flag_words() {
+        assert_eq!(tcp_flag_names(0x12), "syn|ack");
+        assert_eq!(tcp_flag_names(0), "0");
+    }
+
+    #[test]
+    fn truncated_frames_never_panic() {
+        let p = hex("aa55aa550000aa55aa5500010800450000280001000040063ccd0a0000010a0000020400005000000000000000005002200074c30000");
+        for n in 0..p.len() {
+            let _ = summary(&p[..n]);
+        }
+        let v6 = hex("3333000000010000000000010086dd6000000000203aff fe800000000000000000000000000001ff0200000000000000000000000000018700000000000000fe800000000000000000000000000002".replace(' ', "").as_str());
+        for n in 0..v6.len() {
+            let _ = summary(&v6[..n]);
+        }
+    }
+}
