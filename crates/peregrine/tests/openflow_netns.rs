@@ -414,3 +414,67 @@ fn standalone_falls_back_to_learning_when_the_controller_dies() {
     assert!(sw.alive());
     drop(topo);
 }
+
+/// Runs `peregrine ctl ARGS…`; (success, stdout, stderr).
+fn ctl(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .arg("ctl")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn peregrine_ctl_drives_the_switch_through_its_management_socket() {
+    let dir = std::env::temp_dir().join(format!("pg-ctl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mgmt = dir.join("br.mgmt").display().to_string();
+    let (topo, h, _sw) = hosts_on_switch(2, &["--mgmt", &mgmt, "--fail-mode", "secure"]);
+    let flows = dir.join("flows.txt");
+    std::fs::write(
+        &flows,
+        "# both directions\nin_port=1,actions=output:2\n\npriority=5,in_port=2,actions=output:1\n",
+    )
+    .unwrap();
+    let (ok, _, err) = ctl(&["add-flows", &mgmt, &flows.display().to_string()]);
+    assert!(ok, "{err}");
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    let (ok, out, _) = ctl(&["dump-flows", &mgmt]);
+    assert!(ok);
+    assert_eq!(flow_lines(&out).len(), 2, "{out}");
+    let (ok, json, _) = ctl(&["--json", "dump-flows", &mgmt, "in_port=2"]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v.as_array().map(Vec::len), Some(1), "{json}");
+    assert_eq!(v[0]["priority"], 5);
+    assert!(v[0]["n_packets"].as_u64().unwrap() >= 1, "{json}");
+    // A bad line is named, and nothing of the file is sent.
+    std::fs::write(
+        &flows,
+        "in_port=1,actions=output:2\nin_port=1,actions=frobnicate\n",
+    )
+    .unwrap();
+    let (ok, _, err) = ctl(&["add-flows", &mgmt, &flows.display().to_string()]);
+    assert!(!ok && err.contains("flows.txt:2"), "{err}");
+    // A refused flow-mod is reported with the switch's error.
+    let (ok, _, err) = ctl(&["add-flow", &mgmt, "actions=group:7"]);
+    assert!(!ok, "refused");
+    assert!(err.contains("OFPBAC_BAD_OUT_GROUP"), "{err}");
+    let (ok, _, _) = ctl(&["mod-port", &mgmt, "2", "down"]);
+    assert!(ok);
+    assert!(!ping(&topo, &h[0], &h[1].ip, 1), "port 2 is down");
+    let (_, desc, _) = ctl(&["dump-ports-desc", &mgmt]);
+    assert!(desc.contains("PORT_DOWN"), "{desc}");
+    let (ok, _, _) = ctl(&["del-flows", &mgmt]);
+    assert!(ok);
+    let (_, agg, _) = ctl(&["dump-aggregate", &mgmt]);
+    assert!(agg.contains("flow_count=0"), "{agg}");
+    drop(topo);
+    let _ = std::fs::remove_dir_all(&dir);
+}
