@@ -353,8 +353,12 @@ fn set_ip_proto(
     layers: &Layers,
     v: u8,
 ) -> Result<(), RewriteError> {
+    // The protocol is part of the transport checksum's pseudo-header (the low byte of
+    // a 16-bit word there, as it is in the IPv4 header's TTL/protocol word): the old
+    // transport header's checksum follows the change, as if recomputed.
     if let Ok(l3) = l3_of(key, layers, ethertype::IPV4) {
-        write_summed(data, l3, l3 + 9, &[v], l3 + 10)?;
+        let d = write_summed(data, l3, l3 + 9, &[v], l3 + 10)?;
+        fix_pseudo(key, layers, data, d);
         return Ok(());
     }
     let l3 = l3_of(key, layers, ethertype::IPV6)?;
@@ -372,7 +376,13 @@ fn set_ip_proto(
         nh_at = hdr;
         hdr += len;
     }
-    write_plain(data, nh_at, &[v])
+    let old = *data.get(nh_at).ok_or(MissingHeader)?;
+    write_plain(data, nh_at, &[v])?;
+    let mut word = [0u8, old];
+    if let Some(d) = checksum::write(&mut word, 0, 1, &[v]) {
+        fix_pseudo(key, layers, data, d);
+    }
+    Ok(())
 }
 
 /// The offset of the link-layer address in the first ND option of type `opt` (8 bytes

@@ -208,9 +208,35 @@ pub(super) fn pop_mpls(
             key.set(Field::EthType, u128::from(ether));
             key_mpls(key, lse);
         }
-        _ => reparse(pkt, key, layers),
+        _ => {
+            trim_padding(pkt, at, ether);
+            reparse(pkt, key, layers)
+        }
     }
     Ok(())
+}
+
+/// Drops the Ethernet padding after the IP packet that starts at `l3` (a short MPLS
+/// frame is padded to the minimum length; once the label is gone the padding would
+/// otherwise look like data after the IP packet). Nothing changes unless the IP header's
+/// length is sane and shorter than what follows `l3`.
+fn trim_padding(pkt: &mut Packet, l3: usize, ether: u16) {
+    let data = pkt.data();
+    let ip_len = match ether {
+        ethertype::IPV4 => data
+            .get(l3 + 2..l3 + 4)
+            .map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])))
+            .filter(|&n| n >= 20),
+        ethertype::IPV6 => data
+            .get(l3 + 4..l3 + 6)
+            .map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])) + 40),
+        _ => None,
+    };
+    if let Some(n) = ip_len {
+        if l3 + n < data.len() {
+            pkt.truncate(l3 + n);
+        }
+    }
 }
 
 pub(super) fn push_pbb(

@@ -89,6 +89,37 @@ fn push_mpls_on_ip_takes_the_ip_ttl() {
 }
 
 #[test]
+fn pop_mpls_to_ip_drops_the_ethernet_padding() {
+    // A short IPv4/ICMP packet under one label, padded to the 60-byte minimum.
+    let ip_packet: Vec<u8> = {
+        let mut ip = vec![
+            0x45, 0, 0, 28, 0, 1, 0, 0, 64, 1, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
+        let c = !super::ones(&ip) as u16;
+        ip[10..12].copy_from_slice(&c.to_be_bytes());
+        ip.extend_from_slice(&[8, 0, 0xf7, 0xff, 0, 0, 0, 0]);
+        ip
+    };
+    let mut f = vec![
+        2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0x47, 0, 0x01, 0x01, 64,
+    ];
+    f.extend_from_slice(&ip_packet);
+    f.resize(60, 0);
+    let mut c = Case::new(&f);
+    c.apply(&Action::PopMpls(0x0800)).unwrap();
+    assert_eq!(c.pkt.len(), 14 + 28, "padding is gone");
+    assert_eq!(&c.pkt.data()[14..], &ip_packet[..]);
+    assert_eq!(&c.pkt.data()[12..14], &[0x08, 0x00]);
+    c.assert_consistent();
+    // A length that does not fit leaves the frame as it is.
+    let mut g = f.clone();
+    g[18 + 3] = 200;
+    let mut c = Case::new(&g);
+    c.apply(&Action::PopMpls(0x0800)).unwrap();
+    assert_eq!(c.pkt.len(), 56);
+}
+
+#[test]
 fn push_mpls_on_non_ip_has_ttl_zero() {
     let orig = frames::arp();
     let mut c = Case::new(&orig);

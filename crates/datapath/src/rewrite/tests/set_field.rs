@@ -121,14 +121,15 @@ fn dscp_and_ecn_v4_and_v6() {
 }
 
 #[test]
-fn ip_proto_rewrites_the_protocol_byte() {
-    let mut c = Case::new(&frames::ipv4_tcp());
-    c.apply(&Action::SetField(Field::IpProto, 17)).unwrap();
-    assert_eq!(ipv4(c.pkt.data()).protocol.0, 17);
-    assert_eq!(ones(&c.pkt.data()[14..34]), 0xffff);
-    let mut c = Case::new(&frames::ipv6_udp());
-    c.apply(&Action::SetField(Field::IpProto, 6)).unwrap();
-    assert_eq!(c.pkt.data()[20], 6);
+fn ip_proto_rewrites_the_protocol_byte_and_the_pseudo_header_checksum() {
+    // `set` verifies every checksum with the new protocol in the pseudo-header.
+    let b = set(&frames::ipv4_tcp(), Field::IpProto, 17);
+    assert_eq!(ipv4(&b).protocol.0, 17);
+    assert_eq!(ones(&b[14..34]), 0xffff);
+    let b = set(&frames::ipv6_udp(), Field::IpProto, 6);
+    assert_eq!(b[20], 6);
+    let b = set(&frames::ipv6_tcp(), Field::IpProto, 17);
+    assert_eq!(b[20], 17);
 }
 
 #[test]
