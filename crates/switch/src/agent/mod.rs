@@ -32,6 +32,7 @@ mod compat10;
 mod extension;
 mod flow_agent;
 mod multipart;
+mod requests;
 mod session;
 pub mod stats;
 #[cfg(test)]
@@ -41,23 +42,18 @@ use std::collections::BTreeMap;
 
 use datapath::action::{port as dport, Action as DpAction};
 use datapath::key::{Field, FlowKey, FlowMatch};
-use datapath::packet::Packet;
 use datapath::pipeline::{
     Datapath, DatapathConfig, Instructions, MissBehaviour, Outputs, PacketIn as DpPacketIn,
     PacketInReason as DpReason, Rule, WorkerState,
 };
-use openflow::action::{port, Action, OFPG_ANY};
-use openflow::instruction::Instruction;
 use openflow::match13::Match;
 use openflow::oxm::Oxm;
 use openflow::v13::flow_mod::{FlowMod, OFP_NO_BUFFER};
 use openflow::v13::multipart::Desc;
 use openflow::v13::packet_in::{FlowRemoved, PacketIn, PacketInReason};
-use openflow::v13::packet_out::PacketOut;
-use openflow::v13::port_status::{PortMod, PortReason, PortStatus};
-use openflow::v13::role::{ControllerRole, Role};
-use openflow::v13::switch_config::TableMod;
-use openflow::{v10, v13, ErrorKind, Frame, Message, OfpError, OFP10_VERSION};
+use openflow::v13::port_status::{PortReason, PortStatus};
+use openflow::v13::role::ControllerRole;
+use openflow::{v13, Frame, Message, OfpError, OFP10_VERSION};
 
 pub use buffers::{Buffered, PacketBuffers, MAX_BUFFERS};
 pub use extension::{exp_type, PEREGRINE_EXPERIMENTER};
@@ -68,7 +64,6 @@ use crate::conn::{ConnConfig, Connection, Event, SwitchFacts};
 use crate::groups::GroupTable;
 use crate::meters::MeterTable;
 use crate::ports::{PortChange, PortTable};
-use crate::translate::actions_to_datapath;
 use session::Session;
 
 /// Identifies a connection within the agent.
@@ -574,321 +569,6 @@ impl Agent {
             );
         }
     }
-
-    /// Refuses instructions that name a group or meter the switch lacks.
-    fn check_refs(&self, insts: &[Instruction]) -> Result<(), OfpError> {
-        for i in insts {
-            match i {
-                Instruction::Meter(m) if !self.meters.contains(*m) => {
-                    return Err(OfpError::new(
-                        ErrorKind::METER_MOD_FAILED_UNKNOWN_METER,
-                        format!("meter {m} does not exist"),
-                    ))
-                }
-                Instruction::ApplyActions(a) | Instruction::WriteActions(a) => {
-                    self.check_actions(a)?
-                }
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
-    fn check_actions(&self, actions: &[Action]) -> Result<(), OfpError> {
-        for a in actions {
-            if let Action::Group(g) = a {
-                if !self.groups.contains(*g) {
-                    return Err(OfpError::new(
-                        ErrorKind::BAD_ACTION_BAD_OUT_GROUP,
-                        format!("group {g} does not exist"),
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn is_slave(&self, id: SessionId) -> bool {
-        self.sessions.get(&id).is_some_and(Session::is_slave)
-    }
-
-    /// Handles a 1.3 request; returns the replies and errors, in order.
-    fn request13(&mut self, id: SessionId, m: v13::Message, now: u64) -> Vec<Out> {
-        use v13::Message as M;
-        let modifies = matches!(
-            m,
-            M::FlowMod(_)
-                | M::GroupMod(_)
-                | M::MeterMod(_)
-                | M::PortMod(_)
-                | M::TableMod(_)
-                | M::PacketOut(_)
-        );
-        if modifies && self.is_slave(id) {
-            return vec![Out::Err(OfpError::new(
-                ErrorKind::BAD_REQUEST_IS_SLAVE,
-                "a slave controller may not change the switch".to_string(),
-            ))];
-        }
-        let r: Result<Vec<v13::Message>, OfpError> = match m {
-            M::FlowMod(fm) => return self.flow_mod_request(&fm, now),
-            M::GroupMod(gm) => self.group_mod(&gm, now).map(|()| vec![]),
-            M::MeterMod(mm) => self.meter_mod(&mm, now).map(|()| vec![]),
-            M::PortMod(pm) => self.port_mod(&pm).map(|()| vec![]),
-            M::TableMod(tm) => table_mod(&tm).map(|()| vec![]),
-            M::PacketOut(po) => self.packet_out(&po, now).map(|()| vec![]),
-            M::MultipartRequest(req) => self.multipart(&req, now),
-            M::BarrierRequest => {
-                self.flows.barrier();
-                self.dirty = false;
-                Ok(vec![M::BarrierReply])
-            }
-            M::RoleRequest(r) => self.role_request(id, r).map(|r| vec![M::RoleReply(r)]),
-            M::GetAsyncRequest => Ok(self
-                .sessions
-                .get(&id)
-                .map(|s| vec![M::GetAsyncReply(s.async_cfg)])
-                .unwrap_or_default()),
-            M::SetAsync(c) => {
-                if let Some(s) = self.sessions.get_mut(&id) {
-                    s.async_cfg = c;
-                }
-                Ok(vec![])
-            }
-            M::SetConfig(c) => {
-                self.set_config(c);
-                Ok(vec![])
-            }
-            M::QueueGetConfigRequest(p) => self.queue_config(p),
-            // The peer's errors and replies to our echo need no answer.
-            M::Error(_) | M::EchoReply(_) => Ok(vec![]),
-            M::Experimenter(e) if e.experimenter == PEREGRINE_EXPERIMENTER => {
-                self.extension(&e, now)
-            }
-            M::Experimenter(e) => Err(OfpError::new(
-                ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER,
-                format!("experimenter {:#x} is not supported", e.experimenter),
-            )),
-            other => Err(OfpError::new(
-                ErrorKind::BAD_REQUEST_BAD_TYPE,
-                format!("{} is not a request a switch serves", msg_name(&other)),
-            )),
-        };
-        match r {
-            Ok(ms) => ms.into_iter().map(Out::Msg).collect(),
-            Err(e) => vec![Out::Err(e)],
-        }
-    }
-
-    /// A flow-mod from a connection: applied, then its buffered packet (if any) runs
-    /// through the tables as a packet-out to `OFPP_TABLE` would.
-    fn flow_mod_request(&mut self, fm: &FlowMod, now: u64) -> Vec<Out> {
-        self.counters.flow_mods += 1;
-        if let Err(e) = self.check_refs(&fm.instructions) {
-            return vec![Out::Err(e)];
-        }
-        match self.flows.handle_flow_mod(fm, now) {
-            Ok(removed) => {
-                self.dirty = true;
-                self.broadcast_flow_removed(removed);
-            }
-            Err(e) => return vec![Out::Err(e)],
-        }
-        let adds = matches!(
-            fm.command,
-            v13::flow_mod::FlowModCommand::Add
-                | v13::flow_mod::FlowModCommand::Modify
-                | v13::flow_mod::FlowModCommand::ModifyStrict
-        );
-        if fm.buffer_id == OFP_NO_BUFFER || !adds {
-            return vec![];
-        }
-        let r = self.buffers.take(fm.buffer_id, now).and_then(|b| {
-            self.publish();
-            self.run_packet_out(b.data, b.in_port, &[DpAction::Output(dport::TABLE)], now)
-        });
-        match r {
-            Ok(()) => vec![],
-            Err(e) => vec![Out::Err(e)],
-        }
-    }
-
-    fn group_mod(&mut self, gm: &v13::group_mod::GroupMod, now: u64) -> Result<(), OfpError> {
-        let ch = self.groups.apply(gm, self.flows.writer(), now)?;
-        self.dirty = true;
-        for g in ch.deleted {
-            let removed = self.flows.delete_where(
-                |e| e.outputs_to_group(g),
-                v13::packet_in::FlowRemovedReason::GroupDelete,
-                now,
-            );
-            self.broadcast_flow_removed(removed);
-        }
-        Ok(())
-    }
-
-    fn meter_mod(&mut self, mm: &v13::meter_mod::MeterMod, now: u64) -> Result<(), OfpError> {
-        let ch = self.meters.apply(mm, self.flows.writer(), now)?;
-        self.dirty = true;
-        for m in ch.deleted {
-            let removed = self.flows.delete_where(
-                |e| e.instructions.contains(&Instruction::Meter(m)),
-                v13::packet_in::FlowRemovedReason::MeterDelete,
-                now,
-            );
-            self.broadcast_flow_removed(removed);
-        }
-        Ok(())
-    }
-
-    fn port_mod(&mut self, pm: &PortMod) -> Result<(), OfpError> {
-        if let Some(ch) = self.ports.port_mod(pm)? {
-            self.port_changed(ch);
-        }
-        Ok(())
-    }
-
-    fn packet_out(&mut self, po: &PacketOut, now: u64) -> Result<(), OfpError> {
-        self.counters.packet_outs += 1;
-        let valid_in = po.in_port == port::CONTROLLER
-            || po.in_port == port::ANY
-            || po.in_port == port::LOCAL
-            || self.ports.contains(po.in_port);
-        if !valid_in {
-            return Err(OfpError::new(
-                ErrorKind::BAD_REQUEST_BAD_PORT,
-                format!("in_port {} is not a port of the switch", po.in_port),
-            ));
-        }
-        self.check_actions(&po.actions)?;
-        let actions =
-            actions_to_datapath(&po.actions).map_err(|e| OfpError::new(e.kind(), e.to_string()))?;
-        let data = if po.buffer_id != OFP_NO_BUFFER {
-            self.buffers.take(po.buffer_id, now)?.data
-        } else {
-            po.data.clone()
-        };
-        // The packet-out sees every earlier change (OFPP_TABLE, groups).
-        self.publish();
-        self.run_packet_out(data, po.in_port, &actions, now)
-    }
-
-    fn run_packet_out(
-        &mut self,
-        data: Vec<u8>,
-        in_port: u32,
-        actions: &[DpAction],
-        now: u64,
-    ) -> Result<(), OfpError> {
-        let mut out = Outputs::new();
-        {
-            let dp = self.flows.datapath().clone();
-            let mut b = dp.batch(&mut self.worker, now);
-            b.packet_out(Packet::from_slice(&data), in_port, actions, &mut out);
-        }
-        if out.tx.is_empty() && out.normal.is_empty() {
-            return Ok(());
-        }
-        if self.tx.transmit(out).is_err() {
-            self.counters.packet_out_drops += 1;
-        }
-        Ok(())
-    }
-
-    /// OpenFlow 1.3.5 §6.3.5.
-    fn role_request(&mut self, id: SessionId, r: Role) -> Result<Role, OfpError> {
-        let current = |a: &Agent| Role {
-            role: a
-                .sessions
-                .get(&id)
-                .map_or(ControllerRole::Equal, |s| s.role),
-            generation_id: a.generation.unwrap_or(0),
-        };
-        match r.role {
-            ControllerRole::NoChange => return Ok(current(self)),
-            ControllerRole::Equal => {}
-            ControllerRole::Master | ControllerRole::Slave => {
-                if let Some(g) = self.generation {
-                    if (r.generation_id.wrapping_sub(g) as i64) < 0 {
-                        return Err(OfpError::new(
-                            ErrorKind::ROLE_REQUEST_FAILED_STALE,
-                            format!("generation id {} is older than {g}", r.generation_id),
-                        ));
-                    }
-                }
-                self.generation = Some(r.generation_id);
-            }
-            ControllerRole::Unknown(n) => {
-                return Err(OfpError::new(
-                    ErrorKind::ROLE_REQUEST_FAILED_BAD_ROLE,
-                    format!("role {n} does not exist"),
-                ))
-            }
-        }
-        if r.role == ControllerRole::Master {
-            for (other, s) in self.sessions.iter_mut() {
-                if *other != id && s.role == ControllerRole::Master {
-                    s.role = ControllerRole::Slave;
-                }
-            }
-        }
-        if let Some(s) = self.sessions.get_mut(&id) {
-            s.role = r.role;
-        }
-        Ok(current(self))
-    }
-
-    fn queue_config(&self, p: u32) -> Result<Vec<v13::Message>, OfpError> {
-        if p != port::ANY && !self.ports.contains(p) {
-            return Err(OfpError::new(
-                ErrorKind::QUEUE_OP_FAILED_BAD_PORT,
-                format!("port {p} does not exist"),
-            ));
-        }
-        Ok(vec![v13::Message::QueueGetConfigReply(
-            v13::queue_config::QueueGetConfigReply {
-                port: p,
-                queues: Vec::new(),
-            },
-        )])
-    }
-
-    /// Handles a 1.0 request by translating it to 1.3.
-    fn request10(&mut self, id: SessionId, m: v10::Message, now: u64) -> Vec<Out> {
-        match compat10::request_to_v13(m) {
-            Ok(compat10::Request10::Plain(m13)) => self.request13(id, m13, now),
-            Ok(compat10::Request10::FlowMod(t)) => {
-                if self.is_slave(id) {
-                    return self.request13(id, v13::Message::FlowMod(t.flow_mod), now);
-                }
-                match t.add_if_unmatched {
-                    Some(add) if !self.modify_selects_any(&t.flow_mod) => {
-                        self.flow_mod_request(&add, now)
-                    }
-                    _ => self.flow_mod_request(&t.flow_mod, now),
-                }
-            }
-            Ok(compat10::Request10::None) => vec![],
-            Err(e) => vec![Out::Err(e)],
-        }
-    }
-
-    /// Whether a modify flow-mod selects at least one entry.
-    fn modify_selects_any(&self, fm: &FlowMod) -> bool {
-        let strict = fm.command == v13::flow_mod::FlowModCommand::ModifyStrict;
-        let req = v13::multipart::FlowStatsRequest {
-            table_id: fm.table_id,
-            out_port: port::ANY,
-            out_group: OFPG_ANY,
-            cookie: fm.cookie,
-            cookie_mask: fm.cookie_mask,
-            match_: fm.match_.clone(),
-        };
-        match self.flows.flows().select(&req) {
-            Ok(mut it) => it.any(|(_, _, e)| !strict || e.priority == fm.priority),
-            Err(_) => false,
-        }
-    }
 }
 
 /// Priority of the fail-open rule (the highest).
@@ -910,31 +590,4 @@ fn packet_in_match(key: &FlowKey) -> Match {
         f.push(Oxm::TunnelId(tun, None));
     }
     Match::new(f)
-}
-
-/// Table-mod (1.3.5 §7.3.3): tables take no configuration in 1.3 but the deprecated
-/// miss bits, which are accepted and have no effect.
-fn table_mod(tm: &TableMod) -> Result<(), OfpError> {
-    const DEPRECATED_MASK: u32 = 3;
-    if tm.table_id != v13::flow_mod::OFPTT_ALL && tm.table_id as usize >= crate::flows::NUM_TABLES {
-        return Err(OfpError::new(
-            ErrorKind::TABLE_MOD_FAILED_BAD_TABLE,
-            format!("table {} does not exist", tm.table_id),
-        ));
-    }
-    if tm.config & !DEPRECATED_MASK != 0 {
-        return Err(OfpError::new(
-            ErrorKind::TABLE_MOD_FAILED_BAD_CONFIG,
-            format!("table config {:#x} is not supported", tm.config),
-        ));
-    }
-    Ok(())
-}
-
-fn msg_name(m: &v13::Message) -> String {
-    let s = format!("{m:?}");
-    s.split(['(', ' ', '{'])
-        .next()
-        .unwrap_or("message")
-        .to_string()
 }

@@ -15,6 +15,12 @@ use openflow::{ErrorKind, OFP13_VERSION};
 use super::*;
 use crate::ports::PortSpec;
 use crate::testing::{flow_mod, frame, send_frame, SEC};
+use datapath::packet::Packet;
+use openflow::action::{port, Action, OFPG_ANY};
+use openflow::v13::packet_out::PacketOut;
+use openflow::v13::port_status::PortMod;
+use openflow::v13::role::Role;
+use openflow::v13::switch_config::TableMod;
 
 #[derive(Clone, Default)]
 struct Capture(Arc<Mutex<Vec<Outputs>>>);
