@@ -827,7 +827,7 @@ mod tests {
                 58 if v6 => {
                     let ty = [135, 136, vals[11] as u8][(vals[13] % 3) as usize];
                     m.set(Field::IcmpType, ty.into(), u128::MAX);
-                    let code = if vals[14] % 2 == 0 {
+                    let code = if vals[14] & 1 == 0 {
                         0
                     } else {
                         vals[12] & 0xff
