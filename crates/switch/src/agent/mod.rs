@@ -35,6 +35,7 @@ mod multipart;
 mod session;
 #[cfg(test)]
 mod tests;
+mod trace;
 
 use std::collections::BTreeMap;
 
