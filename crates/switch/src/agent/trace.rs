@@ -44,7 +44,9 @@
 //!   went to the learning switch; `packet_ins`: the packet-ins it would send; `drops`:
 //!   the drop reasons;
 //! - `text`: all of it as lines, e.g. `table 0: priority 100, cookie 0x1: in_port=1
-//!   actions=output:2` then `  output:2` and `    -> output to port 2 (eth2)`.
+//!   actions=output:2` then `  output:2` and `    -> output to port 2 (eth2)`;
+//! - `truncated`: present (true) when the reply would not fit in one OpenFlow message:
+//!   `steps` is then null, `drops` shortened and `text` cut at a line.
 
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -88,6 +90,45 @@ impl Refusal {
 /// The most bytes a traced frame may have (the parser looks at no more).
 const MAX_FRAME: usize = 65_535;
 
+/// The most bytes of JSON one reply can carry: an OpenFlow message is at most 65535
+/// bytes, 16 of them the experimenter message's headers.
+const MAX_REPLY: usize = 65_535 - 16;
+
+/// The reply's bytes, cut to fit one message: first without `steps`, then with fewer
+/// `drops` and the `text` cut at a line (saying so); `truncated` is set when cut.
+fn fit(mut reply: Value) -> Vec<u8> {
+    let bytes = reply.to_string().into_bytes();
+    if bytes.len() <= MAX_REPLY {
+        return bytes;
+    }
+    reply["truncated"] = true.into();
+    reply["steps"] = Value::Null;
+    if let Some(d) = reply["drops"].as_array_mut() {
+        d.truncate(16);
+    }
+    let text = match reply["text"].take() {
+        Value::String(t) => t,
+        _ => String::new(),
+    };
+    reply["text"] = "".into();
+    let room = MAX_REPLY.saturating_sub(reply.to_string().len() + 200);
+    let mut kept = String::new();
+    let mut used = 0;
+    for line in text.lines() {
+        // Escaped as JSON, plus the newline's two bytes.
+        let cost = serde_json::to_string(line).map_or(usize::MAX, |e| e.len());
+        if used + cost > room {
+            break;
+        }
+        used += cost;
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    kept.push_str("... (the trace is too long for one reply: cut here)\n");
+    reply["text"] = kept.into();
+    reply.to_string().into_bytes()
+}
+
 impl Agent {
     /// Serves a `TRACE` request (see the module comment) at `now`: the reply's JSON.
     pub(super) fn trace_request(&mut self, data: &[u8], now: u64) -> Result<Vec<u8>, OfpError> {
@@ -112,7 +153,7 @@ impl Agent {
                 v
             }
         };
-        Ok(reply.to_string().into_bytes())
+        Ok(fit(reply))
     }
 
     /// The frame and input port a request names.

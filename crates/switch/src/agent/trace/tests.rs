@@ -453,3 +453,22 @@ fn trace_field_parsing() {
     assert_eq!(rest, format!("tcp,{:8} in_port=2,{:13}", "", ""));
     assert_eq!(extra, vec![(Field::IpTtl, 7), (Field::IpFrag, 1)]);
 }
+
+#[test]
+fn a_trace_too_long_for_one_message_is_cut_to_fit() {
+    let mut r = controller_rig();
+    let buckets: Vec<String> = (0..1000).map(|_| "bucket=output:2".to_string()).collect();
+    r.group(&format!("group_id=1,type=all,{}", buckets.join(",")));
+    r.flow("in_port=1,actions=group:1");
+    let v = r.trace_flow("in_port=1");
+    assert_eq!(v["truncated"], true);
+    assert_eq!(v["steps"], Value::Null);
+    assert_eq!(v["outputs"].as_array().unwrap().len(), 1000);
+    let text = v["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Packet: 64 bytes on port 1 (eth1)"),
+        "{text}"
+    );
+    assert!(text.ends_with("cut here)\n"), "{text}");
+    assert!(v.to_string().len() <= MAX_REPLY);
+}
