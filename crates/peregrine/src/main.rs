@@ -7,6 +7,7 @@ mod config;
 mod demo;
 mod ofp_parse;
 mod run;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -37,6 +38,9 @@ enum Command {
     /// Three hosts in network namespaces on a peregrine switch: ping, iperf3, per-port
     /// statistics; everything is removed afterwards.
     Demo(demo::DemoArgs),
+    /// Trace a flow (ovs-ofctl syntax) or a captured packet through a running switch's
+    /// pipeline: every table, matched flow, action and output.
+    Trace(trace_cmd::TraceArgs),
     /// Benchmarks (see `peregrine bench datapath --help`).
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(flags) => run::main(&flags),
         Command::Demo(args) => demo::main(&args),
+        Command::Trace(args) => trace_cmd::main(&args),
         Command::Bench(b) => match bench_cmd::run(b) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
