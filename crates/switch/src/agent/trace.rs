@@ -16,6 +16,9 @@
 //! connection is published, without touching counters, meter buckets, the exact-match
 //! cache or the packet-in queue; nothing is sent anywhere.
 //!
+//! Flow entries are found for the rules the trace matched by one pass over the flow
+//! tables (a trace is a diagnostic, not a hot path).
+//!
 //! Errors: request data that is not a JSON object is answered with `OFPBRC_BAD_LEN` (a
 //! client bug). Everything a user can get wrong (flow text, hex, unknown input port,
 //! fields no frame can carry) is answered with a normal reply `{"error": "...",
@@ -842,7 +845,7 @@ fn oxm_of(f: Field, v: u128, key: &DpKey) -> Option<Oxm> {
 /// A packet's key in ovs-ofctl text: every field its protocols have (as `ofproto/trace`
 /// prints a flow), then `nw_ttl`, `nw_frag` and `tcp_flags`, which a trace request
 /// accepts back.
-pub(crate) fn key_text(key: &DpKey) -> String {
+fn key_text(key: &DpKey) -> String {
     let et = key.get(Field::EthType) as u16;
     let proto = key.get(Field::IpProto) as u8;
     let frag = key.get(Field::IpFrag);

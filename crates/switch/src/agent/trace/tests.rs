@@ -4,9 +4,10 @@
 
 use datapath::pipeline::{Datapath, DatapathConfig, Outputs, WorkerState};
 use openflow::framing::Framer;
-use openflow::text::{parse_flow_mod, parse_group_mod};
+use openflow::text::{parse_flow_mod, parse_group_mod, parse_meter_mod};
 use openflow::v13::flow_mod::FlowModCommand;
 use openflow::v13::group_mod::GroupModCommand;
+use openflow::v13::meter_mod::MeterModCommand;
 use openflow::v13::multipart::{FlowStatsRequest, MultipartReplyBody, MultipartRequestBody};
 use openflow::{v13, Frame, Message};
 use serde_json::Value;
@@ -471,4 +472,26 @@ fn a_trace_too_long_for_one_message_is_cut_to_fit() {
     );
     assert!(text.ends_with("cut here)\n"), "{text}");
     assert!(v.to_string().len() <= MAX_REPLY);
+}
+
+#[test]
+fn meters_show_what_they_would_decide() {
+    let mut r = controller_rig();
+    let mm = parse_meter_mod(
+        "meter=1,pktps,bands=type=drop,rate=10",
+        MeterModCommand::Add,
+    )
+    .unwrap();
+    r.send(v13::Message::MeterMod(mm));
+    assert!(r.read().is_empty());
+    r.flow("in_port=1,actions=meter:1,output:2");
+    for _ in 0..3 {
+        let v = r.trace_flow("in_port=1");
+        let m = steps_of(&v, "meter");
+        assert_eq!(m.len(), 1, "{v}");
+        assert_eq!(m[0]["meter"], 1);
+        assert_eq!(m[0]["outcome"], "pass", "a trace takes no token: {v}");
+        assert_eq!(v["outputs"], json!([2]));
+        assert!(v["text"].as_str().unwrap().contains("  meter:1: pass\n"));
+    }
 }
