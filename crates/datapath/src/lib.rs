@@ -7,6 +7,7 @@
 pub mod action;
 pub mod cache;
 pub mod classifier;
+pub mod compose;
 pub mod counters;
 pub mod group;
 pub mod key;

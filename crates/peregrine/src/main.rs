@@ -8,6 +8,7 @@ mod ctl;
 mod demo;
 mod ofp_parse;
 mod run;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -42,6 +43,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// An OpenFlow client with ovs-ofctl's commands, arguments and output.
     Ctl(ctl::CtlArgs),
+    /// Trace a flow (ovs-ofctl syntax) or a captured packet through a running switch's
+    /// pipeline: every table, matched flow, action and output.
+    Trace(trace_cmd::TraceArgs),
     /// Benchmarks (see `peregrine bench datapath --help`).
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
         Command::Run(flags) => run::main(&flags),
         Command::Demo(args) => demo::main(&args),
         Command::Ctl(args) => ctl::main(&args),
+        Command::Trace(args) => trace_cmd::main(&args),
         Command::Bench(b) => match bench_cmd::run(b) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

@@ -22,6 +22,10 @@ pub mod exp_type {
     /// The agent's state: connections (kind, version, role), fail-open, what it counted,
     /// flow entries per non-empty table. Request data: `{}`.
     pub const STATUS: u32 = 1;
+    /// Traces a flow (ovs-ofctl match text) or a frame (hex) through the live pipeline.
+    /// Request data: `{"flow": "..."}` or `{"packet": "...", "in_port": N}`; the reply,
+    /// and the `{"error": ...}` reply for a user's mistake, are described in `trace.rs`.
+    pub const TRACE: u32 = 2;
     /// Each datapath worker's own counters (packets, exact-match cache hits and misses,
     /// packet-ins queued and dropped, parse errors, drops by reason), as documented at
     /// [`crate::agent::stats::workers_json`]. Request data: `{}` (ignored).
@@ -73,9 +77,9 @@ impl Agent {
         e: &Experimenter,
         now: u64,
     ) -> Result<Vec<v13::Message>, OfpError> {
-        let _ = now;
         match e.exp_type {
             exp_type::STATUS => Ok(reply(e, self.status_json())),
+            exp_type::TRACE => Ok(reply(e, self.trace_request(&e.data, now)?)),
             exp_type::WORKERS => Ok(reply(e, self.workers_json())),
             t => Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_BAD_EXP_TYPE,

@@ -37,6 +37,7 @@ mod session;
 pub mod stats;
 #[cfg(test)]
 mod tests;
+mod trace;
 
 use std::collections::BTreeMap;
 

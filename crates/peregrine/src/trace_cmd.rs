@@ -1,0 +1,736 @@
+//! `peregrine trace`: runs a flow (ovs-ofctl match syntax) or a packet from a pcap file
+//! through a running switch's pipeline and prints every step.
+//!
+//! The command is a thin client: it connects to the switch's management socket (or an
+//! OpenFlow listener), says HELLO for OpenFlow 1.3, sends peregrine's `TRACE`
+//! experimenter request (see `switch::agent` `trace.rs` for the request and the reply)
+//! and prints the reply's `text`, or the whole reply with `--json`. It uses blocking
+//! sockets with a deadline for the whole exchange; echo requests that arrive meanwhile
+//! are answered, other messages (port status, packet-ins) are skipped.
+//!
+//! Pcap files are read here (classic pcap, microsecond or nanosecond, either byte
+//! order, Ethernet link type); pcapng is refused with a hint to convert it.
+
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use openflow::framing::Framer;
+use openflow::{v13, Frame, Message};
+use serde_json::{json, Value};
+use switch::agent::{exp_type, PEREGRINE_EXPERIMENTER};
+use switch::shell::Target;
+
+/// How long the whole exchange with the switch may take.
+const DEADLINE: Duration = Duration::from_secs(10);
+
+/// Options of `peregrine trace`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct TraceArgs {
+    /// Print the switch's JSON reply instead of the text.
+    #[arg(long)]
+    pub json: bool,
+    /// The switch: unix:PATH, tcp:IP[:PORT], a socket path (with a '/'), or a switch
+    /// NAME (its management socket /run/peregrine/NAME.mgmt).
+    pub switch: String,
+    /// The packet as a flow in ovs-ofctl match syntax, with in_port; also nw_ttl,
+    /// tcp_flags and nw_frag. Example: tcp,in_port=1,nw_dst=10.0.0.2,tcp_dst=80
+    #[arg(required_unless_present = "pcap", conflicts_with = "pcap")]
+    pub flow: Option<String>,
+    /// Trace a packet from this capture (classic pcap, Ethernet) instead of a flow.
+    #[arg(long, value_name = "FILE")]
+    pub pcap: Option<PathBuf>,
+    /// Which packet of the capture, counting from 1.
+    #[arg(long, value_name = "N")]
+    pub packet: Option<usize>,
+    /// The port the captured packet arrives on (default 1).
+    #[arg(long = "in-port", value_name = "P")]
+    pub in_port: Option<u32>,
+}
+
+pub fn main(args: &TraceArgs) -> ExitCode {
+    match run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("peregrine trace: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &TraceArgs) -> Result<ExitCode, String> {
+    let req = request(args)?;
+    let ep = Endpoint::parse(&args.switch)?;
+    let reply = ask(&ep, req.to_string().into_bytes())?;
+    let v: Value =
+        serde_json::from_slice(&reply).map_err(|e| format!("{ep}: the reply is not JSON ({e})"))?;
+    let error = v.get("error").and_then(Value::as_str);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string())
+        );
+    } else if let Some(e) = error {
+        let column = v.get("column").and_then(Value::as_u64);
+        eprintln!(
+            "peregrine trace: {}",
+            error_message(e, args.flow.as_deref(), column)
+        );
+    } else {
+        let text = v.get("text").and_then(Value::as_str).unwrap_or_default();
+        let mut out = io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+    Ok(if error.is_some() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The TRACE request's data.
+fn request(args: &TraceArgs) -> Result<Value, String> {
+    if args.pcap.is_none() && (args.packet.is_some() || args.in_port.is_some()) {
+        return Err("--packet and --in-port go with --pcap (a flow names its own in_port)".into());
+    }
+    match (&args.flow, &args.pcap) {
+        (Some(flow), None) => Ok(json!({ "flow": flow })),
+        (None, Some(path)) => {
+            let n = args.packet.unwrap_or(1);
+            let pkt = pcap_packet(path, n)?;
+            if pkt.data.len() < pkt.orig_len {
+                eprintln!(
+                    "peregrine trace: packet {n} of {} was captured cut to {} of its {} bytes; \
+                     tracing the bytes captured",
+                    path.display(),
+                    pkt.data.len(),
+                    pkt.orig_len
+                );
+            }
+            let hex: String = pkt.data.iter().map(|b| format!("{b:02x}")).collect();
+            Ok(json!({ "packet": hex, "in_port": args.in_port.unwrap_or(1) }))
+        }
+        _ => Err("give either a FLOW or --pcap FILE".into()),
+    }
+}
+
+/// The switch's message, with the flow and a caret under `column` when there is one.
+fn error_message(e: &str, flow: Option<&str>, column: Option<u64>) -> String {
+    match (flow, column) {
+        (Some(flow), Some(c)) if c >= 1 && (c as usize) <= flow.len() + 1 => {
+            let pad: String = flow
+                .get(..c as usize - 1)
+                .unwrap_or("")
+                .chars()
+                .map(|ch| if ch == '\t' { '\t' } else { ' ' })
+                .collect();
+            format!("{e}\n  {flow}\n  {pad}^")
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// Where the switch listens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Endpoint {
+    /// A unix socket; `name` is the switch name it was derived from, if any.
+    Unix {
+        path: PathBuf,
+        name: Option<String>,
+    },
+    Tcp(SocketAddr),
+}
+
+impl Endpoint {
+    /// `unix:PATH`, `tcp:IP[:PORT]`, a path containing '/', or a switch name.
+    fn parse(s: &str) -> Result<Endpoint, String> {
+        if s.starts_with("unix:") || s.starts_with("tcp:") {
+            return match Target::parse(s)? {
+                Target::Unix(path) => Ok(Endpoint::Unix { path, name: None }),
+                Target::Tcp(a) => Ok(Endpoint::Tcp(a)),
+                other => Err(format!("{other}: not a switch to connect to")),
+            };
+        }
+        if s.contains('/') {
+            return Ok(Endpoint::Unix {
+                path: PathBuf::from(s),
+                name: None,
+            });
+        }
+        let ok = !s.is_empty()
+            && !s.starts_with('.')
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        if !ok {
+            return Err(format!(
+                "{s:?}: expected unix:PATH, tcp:IP[:PORT], a socket path or a switch name"
+            ));
+        }
+        Ok(Endpoint::Unix {
+            path: crate::config::mgmt_path(s),
+            name: Some(s.to_string()),
+        })
+    }
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Unix { path, .. } => write!(f, "unix:{}", path.display()),
+            Endpoint::Tcp(a) => write!(f, "tcp:{a}"),
+        }
+    }
+}
+
+trait Stream: Read + Write {
+    fn set_timeout(&self, t: Duration) -> io::Result<()>;
+}
+
+impl Stream for UnixStream {
+    fn set_timeout(&self, t: Duration) -> io::Result<()> {
+        self.set_read_timeout(Some(t))?;
+        self.set_write_timeout(Some(t))
+    }
+}
+
+impl Stream for TcpStream {
+    fn set_timeout(&self, t: Duration) -> io::Result<()> {
+        self.set_read_timeout(Some(t))?;
+        self.set_write_timeout(Some(t))
+    }
+}
+
+fn connect(ep: &Endpoint) -> Result<Box<dyn Stream>, String> {
+    let hint = match ep {
+        Endpoint::Unix {
+            name: Some(name), ..
+        } => format!(
+            "is the switch running? start it with `peregrine run --name {name} ...`, or check \
+             the name (or give the socket's path)"
+        ),
+        Endpoint::Unix { .. } => "is the switch running (`peregrine run --mgmt PATH ...`)? check \
+                                  the path"
+            .to_string(),
+        Endpoint::Tcp(_) => "is the switch running with a listener there \
+                             (`peregrine run --listen ptcp:PORT ...`)?"
+            .to_string(),
+    };
+    let s: Box<dyn Stream> = match ep {
+        Endpoint::Unix { path, .. } => match UnixStream::connect(path) {
+            Ok(s) => Box::new(s),
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                return Err(format!(
+                    "cannot connect to {ep}: {e} (the management socket is root's: run as root)"
+                ))
+            }
+            Err(e) => return Err(format!("cannot connect to {ep}: {e}; {hint}")),
+        },
+        Endpoint::Tcp(a) => match TcpStream::connect_timeout(a, DEADLINE) {
+            Ok(s) => Box::new(s),
+            Err(e) => return Err(format!("cannot connect to {ep}: {e}; {hint}")),
+        },
+    };
+    Ok(s)
+}
+
+/// Sends a TRACE request with `data` to the switch at `ep` and returns the reply's data.
+fn ask(ep: &Endpoint, data: Vec<u8>) -> Result<Vec<u8>, String> {
+    let mut c = Client {
+        stream: connect(ep)?,
+        framer: Framer::new(),
+        ep,
+        start: Instant::now(),
+    };
+    c.send(Frame::v13(
+        1,
+        v13::Message::Hello(v13::Hello::with_versions(&[openflow::OFP13_VERSION])),
+    ))?;
+    let hello =
+        c.next(|f| matches!(f.message, Message::V13(v13::Message::Hello(_))) || f.xid == 1)?;
+    if let Message::V13(v13::Message::Error(e)) = &hello.message {
+        return Err(format!("{ep}: the switch refused the connection: {e:?}"));
+    }
+    if hello.version != openflow::OFP13_VERSION {
+        return Err(format!(
+            "{ep}: the switch speaks OpenFlow version {} only; trace needs 1.3",
+            hello.version
+        ));
+    }
+    const XID: u32 = 2;
+    c.send(Frame::v13(
+        XID,
+        v13::Message::Experimenter(v13::Experimenter {
+            experimenter: PEREGRINE_EXPERIMENTER,
+            exp_type: exp_type::TRACE,
+            data,
+        }),
+    ))?;
+    let reply = c.next(|f| f.xid == XID)?;
+    match reply.message {
+        Message::V13(v13::Message::Experimenter(e)) if e.experimenter == PEREGRINE_EXPERIMENTER => {
+            Ok(e.data)
+        }
+        Message::V13(v13::Message::Error(v13::ErrorMsg::Standard { kind, .. })) => Err(
+            if kind == openflow::ErrorKind::BAD_REQUEST_BAD_EXP_TYPE
+                || kind == openflow::ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER
+            {
+                format!("{ep}: the switch does not serve trace requests ({kind})")
+            } else {
+                format!("{ep}: the switch refused the trace request: {kind}")
+            },
+        ),
+        other => Err(format!("{ep}: unexpected reply {other:?}")),
+    }
+}
+
+struct Client<'a> {
+    stream: Box<dyn Stream>,
+    framer: Framer,
+    ep: &'a Endpoint,
+    start: Instant,
+}
+
+impl Client<'_> {
+    fn left(&self) -> Result<Duration, String> {
+        DEADLINE
+            .checked_sub(self.start.elapsed())
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| format!("{}: no answer within {} s", self.ep, DEADLINE.as_secs()))
+    }
+
+    fn send(&mut self, f: Frame) -> Result<(), String> {
+        let bytes = f.encode().map_err(|e| format!("{}: {e}", self.ep))?;
+        let left = self.left()?;
+        self.stream
+            .set_timeout(left)
+            .and_then(|()| self.stream.write_all(&bytes))
+            .map_err(|e| format!("{}: cannot send: {e}", self.ep))
+    }
+
+    /// The next message `want` accepts; echo requests are answered and other messages
+    /// skipped on the way.
+    fn next(&mut self, want: impl Fn(&Frame) -> bool) -> Result<Frame, String> {
+        let mut buf = vec![0u8; 65_536];
+        loop {
+            while let Some(m) = self
+                .framer
+                .next_message()
+                .map_err(|e| format!("{}: bad message from the switch: {e}", self.ep))?
+            {
+                let Ok(f) = Frame::decode(m) else {
+                    continue;
+                };
+                if let Message::V13(v13::Message::EchoRequest(d)) = &f.message {
+                    let echo = Frame::v13(f.xid, v13::Message::EchoReply(d.clone()));
+                    self.send(echo)?;
+                    continue;
+                }
+                if want(&f) {
+                    return Ok(f);
+                }
+            }
+            let left = self.left()?;
+            self.stream
+                .set_timeout(left)
+                .map_err(|e| format!("{}: {e}", self.ep))?;
+            match self.stream.read(&mut buf) {
+                Ok(0) => return Err(format!("{}: the switch closed the connection", self.ep)),
+                Ok(n) => self.framer.push(&buf[..n]),
+                Err(e)
+                    if e.kind() == io::ErrorKind::WouldBlock
+                        || e.kind() == io::ErrorKind::TimedOut =>
+                {
+                    return Err(format!(
+                        "{}: no answer within {} s",
+                        self.ep,
+                        DEADLINE.as_secs()
+                    ))
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(format!("{}: {e}", self.ep)),
+            }
+        }
+    }
+}
+
+/// One packet of a capture: the bytes captured and the length it had on the wire.
+#[derive(Debug, PartialEq, Eq)]
+struct PcapPacket {
+    data: Vec<u8>,
+    orig_len: usize,
+}
+
+/// The largest record a classic pcap file holds (what tcpdump accepts).
+const MAX_RECORD: usize = 262_144;
+
+/// Packet `n` (from 1) of the pcap file at `path`.
+fn pcap_packet(path: &Path, n: usize) -> Result<PcapPacket, String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    read_pcap_packet(io::BufReader::new(f), n).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Packet `n` (from 1) of a classic pcap stream.
+fn read_pcap_packet(mut r: impl Read, n: usize) -> Result<PcapPacket, String> {
+    if n == 0 {
+        return Err("packets are counted from 1".into());
+    }
+    let mut head = [0u8; 24];
+    r.read_exact(&mut head)
+        .map_err(|_| "too short for a pcap file".to_string())?;
+    let magic = [head[0], head[1], head[2], head[3]];
+    let big = match magic {
+        [0xd4, 0xc3, 0xb2, 0xa1] | [0x4d, 0x3c, 0xb2, 0xa1] => false,
+        [0xa1, 0xb2, 0xc3, 0xd4] | [0xa1, 0xb2, 0x3c, 0x4d] => true,
+        [0x0a, 0x0d, 0x0d, 0x0a] => {
+            return Err("a pcapng file, which is not supported: convert it with \
+                        `editcap -F pcap IN OUT` (or `tcpdump -r IN -w OUT`)"
+                .into())
+        }
+        _ => return Err("not a pcap file (unknown magic number)".into()),
+    };
+    let u32_at = |b: &[u8], i: usize| {
+        let w = [b[i], b[i + 1], b[i + 2], b[i + 3]];
+        if big {
+            u32::from_be_bytes(w)
+        } else {
+            u32::from_le_bytes(w)
+        }
+    };
+    let link = u32_at(&head, 20) & 0x0fff_ffff;
+    if link != 1 {
+        return Err(format!(
+            "link type {link} is not Ethernet (1): only Ethernet captures can be traced"
+        ));
+    }
+    let mut rec = [0u8; 16];
+    for i in 1..=n {
+        match r.read_exact(&mut rec) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                let s = if i == 2 { "" } else { "s" };
+                return Err(format!(
+                    "no packet {n}: the capture has {} packet{s}",
+                    i - 1
+                ));
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+        let incl = u32_at(&rec, 8) as usize;
+        let orig = u32_at(&rec, 12) as usize;
+        if incl > MAX_RECORD {
+            return Err(format!(
+                "packet {i} claims {incl} bytes: the file is damaged"
+            ));
+        }
+        if i < n {
+            let skipped = io::copy(&mut (&mut r).take(incl as u64), &mut io::sink())
+                .map_err(|e| e.to_string())?;
+            if skipped != incl as u64 {
+                return Err(format!("the capture is cut short in packet {i}"));
+            }
+            continue;
+        }
+        let mut data = vec![0u8; incl];
+        r.read_exact(&mut data)
+            .map_err(|_| format!("the capture is cut short in packet {i}"))?;
+        return Ok(PcapPacket {
+            data,
+            orig_len: orig.max(incl),
+        });
+    }
+    Err(format!("no packet {n}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A microsecond pcap of `frames` (each `(captured, original length)`), big- or
+    /// little-endian.
+    fn pcap(frames: &[(&[u8], u32)], big: bool) -> Vec<u8> {
+        let w32 = |v: u32| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let w16 = |v: u16| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let mut f = Vec::new();
+        f.extend_from_slice(&w32(0xa1b2_c3d4));
+        f.extend_from_slice(&w16(2));
+        f.extend_from_slice(&w16(4));
+        f.extend_from_slice(&[0; 8]);
+        f.extend_from_slice(&w32(65535));
+        f.extend_from_slice(&w32(1));
+        for (i, (data, orig)) in frames.iter().enumerate() {
+            f.extend_from_slice(&w32(i as u32));
+            f.extend_from_slice(&w32(0));
+            f.extend_from_slice(&w32(data.len() as u32));
+            f.extend_from_slice(&w32(*orig));
+            f.extend_from_slice(data);
+        }
+        f
+    }
+
+    #[test]
+    fn reads_the_packet_asked_in_either_byte_order() {
+        for big in [false, true] {
+            let file = pcap(&[(&[1, 2, 3], 3), (&[4, 5], 60)], big);
+            let p = read_pcap_packet(&file[..], 2).unwrap();
+            assert_eq!(
+                p,
+                PcapPacket {
+                    data: vec![4, 5],
+                    orig_len: 60
+                }
+            );
+            assert_eq!(read_pcap_packet(&file[..], 1).unwrap().data, vec![1, 2, 3]);
+            let e = read_pcap_packet(&file[..], 3).unwrap_err();
+            assert_eq!(e, "no packet 3: the capture has 2 packets");
+        }
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_read() {
+        let file = pcap(&[(&[1, 2, 3, 4], 4)], false);
+        assert!(read_pcap_packet(&file[..file.len() - 1], 1)
+            .unwrap_err()
+            .contains("cut short in packet 1"));
+        assert!(read_pcap_packet(&file[..], 0)
+            .unwrap_err()
+            .contains("from 1"));
+        let mut ng = file.clone();
+        ng[..4].copy_from_slice(&[0x0a, 0x0d, 0x0d, 0x0a]);
+        assert!(read_pcap_packet(&ng[..], 1).unwrap_err().contains("pcapng"));
+        let mut raw = file.clone();
+        raw[20..24].copy_from_slice(&101u32.to_le_bytes());
+        assert!(read_pcap_packet(&raw[..], 1)
+            .unwrap_err()
+            .contains("link type 101"));
+        assert!(read_pcap_packet(&[0u8; 10][..], 1)
+            .unwrap_err()
+            .contains("too short"));
+        let e = read_pcap_packet(&pcap(&[], false)[..], 1).unwrap_err();
+        assert_eq!(e, "no packet 1: the capture has 0 packets");
+    }
+
+    #[test]
+    fn switch_names_paths_and_targets() {
+        assert_eq!(
+            Endpoint::parse("br0").unwrap(),
+            Endpoint::Unix {
+                path: PathBuf::from("/run/peregrine/br0.mgmt"),
+                name: Some("br0".into())
+            }
+        );
+        assert_eq!(
+            Endpoint::parse("/tmp/x.mgmt").unwrap(),
+            Endpoint::Unix {
+                path: PathBuf::from("/tmp/x.mgmt"),
+                name: None
+            }
+        );
+        assert_eq!(
+            Endpoint::parse("unix:x.mgmt").unwrap(),
+            Endpoint::Unix {
+                path: PathBuf::from("x.mgmt"),
+                name: None
+            }
+        );
+        assert_eq!(
+            Endpoint::parse("tcp:127.0.0.1").unwrap(),
+            Endpoint::Tcp("127.0.0.1:6653".parse().unwrap())
+        );
+        assert!(Endpoint::parse("ptcp:6653").is_err());
+        assert!(Endpoint::parse("a b").is_err());
+        assert!(Endpoint::parse("").is_err());
+    }
+
+    #[test]
+    fn a_missing_switch_says_how_to_start_it() {
+        let name = format!("no-such-switch-{}", std::process::id());
+        let e = connect(&Endpoint::parse(&name).unwrap()).err().unwrap();
+        assert!(e.contains(&format!("peregrine run --name {name}")), "{e}");
+        let e = connect(&Endpoint::parse("/nonexistent/x.mgmt").unwrap())
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("cannot connect to unix:/nonexistent/x.mgmt"),
+            "{e}"
+        );
+    }
+
+    /// A switch (agent, datapath and shell, no port backends) serving a management
+    /// socket; stopped and its socket removed on drop.
+    struct LocalSwitch {
+        shell: Option<switch::shell::Shell>,
+        path: PathBuf,
+    }
+
+    impl Drop for LocalSwitch {
+        fn drop(&mut self) {
+            if let Some(s) = self.shell.take() {
+                s.stop();
+            }
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+
+    struct Discard;
+
+    impl switch::agent::Transmit for Discard {
+        fn transmit(&mut self, _: datapath::pipeline::Outputs) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    fn local_switch(flows: &[&str]) -> LocalSwitch {
+        use datapath::pipeline::{Datapath, DatapathConfig};
+        use switch::agent::{Agent, AgentConfig};
+        use switch::ports::{PortSpec, PortTable};
+        let specs = (1..=2)
+            .map(|no| PortSpec {
+                no,
+                slot: (no - 1) as u16,
+                name: format!("p{no}"),
+                hw_addr: [2, 0, 0, 0, 0, no as u8],
+                speed_mbps: None,
+                up: true,
+                backend: None,
+            })
+            .collect();
+        let table = PortTable::new(specs, 0);
+        let cfg = DatapathConfig {
+            ports: table.datapath_ports(),
+            ..DatapathConfig::default()
+        };
+        let (dp, writer, packet_ins) = Datapath::new(cfg, 64);
+        let mut agent = Agent::new(
+            AgentConfig::default(),
+            dp,
+            writer,
+            table,
+            Box::new(Discard),
+            0,
+        );
+        for f in flows {
+            let fm =
+                openflow::text::parse_flow_mod(f, openflow::v13::flow_mod::FlowModCommand::Add)
+                    .unwrap();
+            agent.flow_mod(&fm, 0).unwrap();
+        }
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "peregrine-trace-{}-{}.mgmt",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        ));
+        let shell = switch::shell::Shell::start(
+            agent,
+            vec![],
+            Some(path.clone()),
+            packet_ins,
+            Instant::now(),
+        )
+        .unwrap();
+        LocalSwitch {
+            shell: Some(shell),
+            path,
+        }
+    }
+
+    #[test]
+    fn traces_through_a_switch_on_its_management_socket() {
+        let sw = local_switch(&["priority=10,in_port=1,ip,actions=output:2"]);
+        let ep = Endpoint::parse(&format!("unix:{}", sw.path.display())).unwrap();
+        let reply = ask(
+            &ep,
+            json!({ "flow": "udp,in_port=1" }).to_string().into_bytes(),
+        )
+        .unwrap();
+        let v: Value = serde_json::from_slice(&reply).unwrap();
+        assert_eq!(v["outputs"], json!([2]));
+        let text = v["text"].as_str().unwrap();
+        assert!(
+            text.contains("table 0: priority 10, cookie 0x0: ip,in_port=1 actions=output:2"),
+            "{text}"
+        );
+        assert!(text.contains("-> output to port 2 (p2)"), "{text}");
+        // A pcap packet, by path this time.
+        let dir = std::env::temp_dir().join(format!("peregrine-trace-pcap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("one.pcap");
+        let frame = hex_bytes(v["packet"].as_str().unwrap());
+        std::fs::write(&file, pcap(&[(&frame, frame.len() as u32)], false)).unwrap();
+        let args = TraceArgs {
+            json: false,
+            switch: sw.path.display().to_string(),
+            flow: None,
+            pcap: Some(file),
+            packet: Some(1),
+            in_port: Some(1),
+        };
+        let req = request(&args).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let ep = Endpoint::parse(&args.switch).unwrap();
+        let by_pcap: Value =
+            serde_json::from_slice(&ask(&ep, req.to_string().into_bytes()).unwrap()).unwrap();
+        assert_eq!(by_pcap["text"], v["text"]);
+        // A mistake comes back as an error reply.
+        let bad: Value = serde_json::from_slice(
+            &ask(
+                &ep,
+                json!({ "flow": "in_port=1,nw_scr=1" })
+                    .to_string()
+                    .into_bytes(),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(bad["column"], 11);
+    }
+
+    fn hex_bytes(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn pcap_options_need_a_pcap() {
+        let args = TraceArgs {
+            json: false,
+            switch: "br0".into(),
+            flow: Some("in_port=1".into()),
+            pcap: None,
+            packet: Some(2),
+            in_port: None,
+        };
+        assert!(request(&args).unwrap_err().contains("--pcap"));
+        let args = TraceArgs {
+            packet: None,
+            ..args
+        };
+        assert_eq!(request(&args).unwrap(), json!({ "flow": "in_port=1" }));
+    }
+
+    #[test]
+    fn errors_point_at_their_column() {
+        let m = error_message("bad", Some("in_port=1,nw_scr=1"), Some(11));
+        assert_eq!(m, "bad\n  in_port=1,nw_scr=1\n            ^");
+        assert_eq!(error_message("bad", Some("x"), None), "bad");
+        assert_eq!(error_message("bad", None, Some(3)), "bad");
+    }
+}
