@@ -639,6 +639,7 @@ mod tests {
         let shell = switch::shell::Shell::start(
             agent,
             vec![],
+            None,
             Some(path.clone()),
             packet_ins,
             Instant::now(),
