@@ -52,7 +52,14 @@ pub struct FlowAgent {
     /// Counter baselines `(packets, bytes)` of rules whose counters were reset; absent is
     /// zero. Entries are dropped when their rule is removed.
     base: HashMap<RuleId, (u64, u64)>,
+    /// When to look for expired entries next (see [`FlowAgent::next_check`]): never later
+    /// than the earliest expiry.
+    check_at: Option<u64>,
 }
+
+/// The least time between two scans for expired entries: OpenFlow timeouts are whole
+/// seconds, and a scan looks at every entry with a timeout.
+pub const EXPIRY_GRANULARITY_NS: u64 = 100_000_000;
 
 /// A removal waiting for the publish that gives its rule's final counters.
 struct PendingRemoved {
@@ -77,6 +84,7 @@ impl FlowAgent {
             dp,
             writer,
             base: HashMap::new(),
+            check_at: None,
         }
     }
 
@@ -271,6 +279,14 @@ impl FlowAgent {
                 }
             }
         }
+        let first = [fm.idle_timeout, fm.hard_timeout]
+            .into_iter()
+            .filter(|&t| t != 0)
+            .min();
+        if let (Some(t), FlowModCommand::Add) = (first, fm.command) {
+            let due = now.saturating_add(u64::from(t) * 1_000_000_000);
+            self.check_at = Some(self.check_at.map_or(due, |c| c.min(due)));
+        }
         Ok(self.finish_removed(pending))
     }
 
@@ -409,7 +425,20 @@ impl FlowAgent {
         }
         let removed = self.finish_removed(pending);
         self.writer.publish();
+        self.check_at = self
+            .next_expiry()
+            .map(|t| t.max(now.saturating_add(EXPIRY_GRANULARITY_NS)));
         removed
+    }
+
+    /// When [`FlowAgent::expire`] should next be called: the earliest expiry as of the
+    /// last call (or earlier, after an add with a timeout), but not sooner than
+    /// [`EXPIRY_GRANULARITY_NS`] after it; `None` if no entry had a timeout. Constant
+    /// time, unlike [`FlowAgent::next_expiry`]. An entry may thus outlive its timeout by
+    /// up to the granularity, and a call may find nothing due (traffic pushed idle
+    /// deadlines back).
+    pub fn next_check(&self) -> Option<u64> {
+        self.check_at
     }
 
     /// When [`FlowAgent::expire`] should next be called (given the traffic seen so far),

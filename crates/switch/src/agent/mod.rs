@@ -269,7 +269,7 @@ impl Agent {
     /// When [`Agent::handle_timeout`] should next run.
     pub fn next_timeout(&self) -> Option<u64> {
         let conns = self.sessions.values().filter_map(|s| s.conn.next_timeout());
-        conns.chain(self.flows.next_expiry()).min()
+        conns.chain(self.flows.next_check()).min()
     }
 
     /// Runs the timers due at `now`.
@@ -281,7 +281,7 @@ impl Agent {
             }
             self.drain_events(id, now);
         }
-        if self.flows.next_expiry().is_some_and(|t| t <= now) {
+        if self.flows.next_check().is_some_and(|t| t <= now) {
             let removed = self.flows.expire(now);
             self.broadcast_flow_removed(removed);
         }

@@ -51,7 +51,7 @@ use openflow::v13::flow_mod::{flow_mod_flags, FlowMod, FlowModCommand, OFPTT_ALL
 use openflow::v13::multipart::FlowStatsRequest;
 use openflow::v13::packet_in::{FlowRemoved, FlowRemovedReason};
 use openflow::{ErrorKind, OfpError};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 /// Number of flow tables: those of the datapath, `0..NUM_TABLES`.
@@ -153,6 +153,11 @@ impl FlowEntry {
         }
     }
 
+    /// Whether the entry has an idle or a hard timeout.
+    fn has_timeout(&self) -> bool {
+        self.idle_timeout != 0 || self.hard_timeout != 0
+    }
+
     fn idle_expired(&self, now: u64, last_used: Option<u64>) -> bool {
         self.idle_deadline(last_used).is_some_and(|d| now >= d)
     }
@@ -218,11 +223,14 @@ impl FlowChange {
     }
 }
 
-/// The flow tables. Invariant: `tables.len() == NUM_TABLES`; every entry is stored under
-/// the key its own match and priority give (see [`FlowEntry`]).
+/// The flow tables. Invariants: `tables.len() == NUM_TABLES`; every entry is stored under
+/// the key its own match and priority give (see [`FlowEntry`]); `timed` holds exactly
+/// the `(table, key)` of the entries with an idle or hard timeout, so that expiry costs
+/// nothing for the entries without one.
 #[derive(Clone, Debug)]
 pub struct FlowTables {
     tables: Vec<BTreeMap<FlowKey, FlowEntry>>,
+    timed: BTreeSet<(u8, FlowKey)>,
 }
 
 impl Default for FlowTables {
@@ -270,6 +278,7 @@ impl FlowTables {
     pub fn new() -> FlowTables {
         FlowTables {
             tables: vec![BTreeMap::new(); NUM_TABLES],
+            timed: BTreeSet::new(),
         }
     }
 
@@ -365,6 +374,7 @@ impl FlowTables {
             installed_at: now,
             rule: None,
         };
+        let timed = entry.has_timeout();
         let change = match table.remove(&key) {
             Some(old) => {
                 entry.rule = old.rule;
@@ -380,7 +390,12 @@ impl FlowTables {
                 key: key.clone(),
             },
         };
-        table.insert(key, entry);
+        if timed {
+            self.timed.insert((fm.table_id, key.clone()));
+        } else {
+            self.timed.remove(&(fm.table_id, key.clone()));
+        }
+        self.tables[usize::from(fm.table_id)].insert(key, entry);
         Ok(vec![change])
     }
 
@@ -433,6 +448,9 @@ impl FlowTables {
             .collect();
         for key in doomed {
             if let Some(entry) = table.remove(&key) {
+                if entry.has_timeout() {
+                    self.timed.remove(&(t as u8, key.clone()));
+                }
                 changes.push(FlowChange::Remove {
                     table: t as u8,
                     key,
@@ -452,28 +470,45 @@ impl FlowTables {
         now: u64,
         last_used: impl Fn(RuleId) -> Option<u64>,
     ) -> Vec<FlowChange> {
-        let mut changes = Vec::new();
-        for t in 0..NUM_TABLES {
-            if self.tables[t].is_empty() {
+        let mut hard: Vec<(u8, FlowKey)> = Vec::new();
+        let mut idle: Vec<(u8, FlowKey)> = Vec::new();
+        for (t, k) in &self.timed {
+            let Some(e) = self.tables.get(usize::from(*t)).and_then(|m| m.get(k)) else {
                 continue;
+            };
+            if e.hard_expired(now) {
+                hard.push((*t, k.clone()));
+            } else if e.idle_expired(now, e.rule.and_then(&last_used)) {
+                idle.push((*t, k.clone()));
             }
-            self.remove_where(t, FlowRemovedReason::HardTimeout, &mut changes, |_, e| {
-                e.hard_expired(now)
-            });
-            self.remove_where(t, FlowRemovedReason::IdleTimeout, &mut changes, |_, e| {
-                e.idle_expired(now, e.rule.and_then(&last_used))
-            });
+        }
+        let mut changes = Vec::new();
+        for (reason, doomed) in [
+            (FlowRemovedReason::HardTimeout, hard),
+            (FlowRemovedReason::IdleTimeout, idle),
+        ] {
+            for (t, key) in doomed {
+                self.timed.remove(&(t, key.clone()));
+                if let Some(entry) = self.tables[usize::from(t)].remove(&key) {
+                    changes.push(FlowChange::Remove {
+                        table: t,
+                        key,
+                        reason,
+                        entry,
+                    });
+                }
+            }
         }
         changes
     }
 
     /// The earliest time at which [`FlowTables::expire`] would remove an entry, given
     /// the same `last_used` (later packets can only push an idle deadline back), or
-    /// `None` if no entry has a timeout. Scans every table.
+    /// `None` if no entry has a timeout. Looks only at the entries with a timeout.
     pub fn next_expiry(&self, last_used: impl Fn(RuleId) -> Option<u64>) -> Option<u64> {
-        self.tables
+        self.timed
             .iter()
-            .flat_map(BTreeMap::values)
+            .filter_map(|(t, k)| self.tables.get(usize::from(*t))?.get(k))
             .filter_map(|e| {
                 let idle = e.idle_deadline(e.rule.and_then(&last_used));
                 e.hard_deadline().into_iter().chain(idle).min()

@@ -311,3 +311,43 @@ fn flow_stats_count_and_reset_counts() {
     );
     assert!(bad.is_err());
 }
+
+#[test]
+fn next_check_follows_adds_and_keeps_the_granularity_after_a_scan() {
+    let mut r = Rig::new();
+    assert_eq!(r.agent.next_check(), None);
+    r.ok("in_port=1,actions=output:2", FlowModCommand::Add, 0);
+    assert_eq!(r.agent.next_check(), None, "no timeout, no check");
+    r.ok(
+        "hard_timeout=5,in_port=2,actions=output:1",
+        FlowModCommand::Add,
+        0,
+    );
+    assert_eq!(r.agent.next_check(), Some(5 * SEC));
+    r.ok(
+        "idle_timeout=2,in_port=3,actions=output:1",
+        FlowModCommand::Add,
+        SEC / 2,
+    );
+    assert_eq!(r.agent.next_check(), Some(2 * SEC + SEC / 2));
+    // A hard timeout due just after a scan waits for the granularity.
+    r.ok(
+        "hard_timeout=1,in_port=4,actions=output:1",
+        FlowModCommand::Add,
+        4 * SEC + SEC / 2 + 1,
+    );
+    r.agent.expire(5 * SEC + SEC / 2);
+    assert_eq!(
+        r.agent.flows().len(),
+        2,
+        "the idle and the 5 s entries expired"
+    );
+    assert_eq!(
+        r.agent.next_check(),
+        Some(5 * SEC + SEC / 2 + EXPIRY_GRANULARITY_NS),
+        "due 1 ns later, checked one granularity later"
+    );
+    r.agent.expire(5 * SEC + SEC / 2 + EXPIRY_GRANULARITY_NS);
+    assert_eq!(r.agent.flows().len(), 1);
+    assert_eq!(r.agent.next_check(), None);
+}
