@@ -25,6 +25,8 @@ mod v13;
 #[cfg(test)]
 mod tests;
 
+pub use v10::error_name as error_name10;
+
 use crate::{Frame, Message};
 
 /// The most data bytes printed in hex (echo payloads, error data, experimenter bodies);

@@ -93,8 +93,9 @@ pub(super) fn body(m: &Message) -> String {
 }
 
 /// The OpenFlow 1.0 name of an error type/code (`OFPBRC_BAD_LEN`); numbers when 1.0
-/// has no name for it.
-pub(super) fn error_name(ty: u16, code: u16) -> String {
+/// has no name for it: `OFPET_BAD_ACTION(code=99)` for a code a known type lacks,
+/// `type=9,code=0` for an unknown type.
+pub fn error_name(ty: u16, code: u16) -> String {
     const HELLO: &[&str] = &["OFPHFC_INCOMPATIBLE", "OFPHFC_EPERM"];
     const REQUEST: &[&str] = &[
         "OFPBRC_BAD_VERSION",
