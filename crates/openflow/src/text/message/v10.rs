@@ -187,8 +187,9 @@ fn features(f: &FeaturesReply) -> String {
     )
 }
 
-/// One 1.0 action as Open vSwitch prints it.
-pub(super) fn format_action10(a: &Action) -> String {
+/// One 1.0 action as Open vSwitch prints it; reserved ports by the names of the flow
+/// text form, vendor data cut after [`super::MAX_DUMP`] bytes.
+pub fn format_action10(a: &Action) -> String {
     match a {
         Action::Output { port, max_len } => {
             if *port == ofpp::CONTROLLER {
