@@ -40,7 +40,7 @@ pub struct TraceArgs {
     /// Print the switch's JSON reply instead of the text.
     #[arg(long)]
     pub json: bool,
-    /// The switch: unix:PATH, tcp:IP[:PORT], a socket path (with a '/'), or a switch
+    /// The switch: unix:PATH, tcp:HOST[:PORT], a socket path (with a '/'), or a switch
     /// NAME (its management socket /run/peregrine/NAME.mgmt).
     pub switch: String,
     /// The packet as a flow in ovs-ofctl match syntax, with in_port; also nw_ttl,
