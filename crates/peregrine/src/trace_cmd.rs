@@ -4,25 +4,32 @@
 //! The command is a thin client: it connects to the switch's management socket (or an
 //! OpenFlow listener), says HELLO for OpenFlow 1.3, sends peregrine's `TRACE`
 //! experimenter request (see `switch::agent` `trace.rs` for the request and the reply)
-//! and prints the reply's `text`, or the whole reply with `--json`. It uses blocking
-//! sockets with a deadline for the whole exchange; echo requests that arrive meanwhile
-//! are answered, other messages (port status, packet-ins) are skipped.
+//! and prints the reply's `text`, or the whole reply with `--json`. The SWITCH argument
+//! and the connection are `peregrine ctl`'s ([`Target`], [`Conn`]): blocking sockets
+//! with a deadline for the whole exchange; echo requests that arrive meanwhile are
+//! answered, messages with other xids (port status, packet-ins) are skipped. What is
+//! trace's own is the wording of its failures: how to start a switch that is not
+//! there, and what a refused TRACE request means.
 //!
 //! Pcap files are read here (classic pcap, microsecond or nanosecond, either byte
 //! order, Ethernet link type); pcapng is refused with a hint to convert it.
 
+use std::cell::Cell;
 use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use openflow::framing::Framer;
 use openflow::{v13, Frame, Message};
 use serde_json::{json, Value};
 use switch::agent::{exp_type, PEREGRINE_EXPERIMENTER};
-use switch::shell::Target;
+
+use crate::ctl::conn::{Conn, Limits};
+use crate::ctl::print;
+use crate::ctl::target::{self, Stream, Target};
+use crate::ctl::versions::Versions;
+use crate::ctl::CtlError;
 
 /// How long the whole exchange with the switch may take.
 const DEADLINE: Duration = Duration::from_secs(10);
@@ -33,7 +40,7 @@ pub struct TraceArgs {
     /// Print the switch's JSON reply instead of the text.
     #[arg(long)]
     pub json: bool,
-    /// The switch: unix:PATH, tcp:IP[:PORT], a socket path (with a '/'), or a switch
+    /// The switch: unix:PATH, tcp:HOST[:PORT], a socket path (with a '/'), or a switch
     /// NAME (its management socket /run/peregrine/NAME.mgmt).
     pub switch: String,
     /// The packet as a flow in ovs-ofctl match syntax, with in_port; also nw_ttl,
@@ -63,10 +70,10 @@ pub fn main(args: &TraceArgs) -> ExitCode {
 
 fn run(args: &TraceArgs) -> Result<ExitCode, String> {
     let req = request(args)?;
-    let ep = Endpoint::parse(&args.switch)?;
-    let reply = ask(&ep, req.to_string().into_bytes())?;
+    let (t, name) = target(&args.switch)?;
+    let reply = ask(&t, name, req.to_string().into_bytes())?;
     let v: Value =
-        serde_json::from_slice(&reply).map_err(|e| format!("{ep}: the reply is not JSON ({e})"))?;
+        serde_json::from_slice(&reply).map_err(|e| format!("{t}: the reply is not JSON ({e})"))?;
     let error = v.get("error").and_then(Value::as_str);
     if args.json {
         println!(
@@ -134,226 +141,99 @@ fn error_message(e: &str, flow: Option<&str>, column: Option<u64>) -> String {
     }
 }
 
-/// Where the switch listens.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Endpoint {
-    /// A unix socket; `name` is the switch name it was derived from, if any.
-    Unix {
-        path: PathBuf,
-        name: Option<String>,
-    },
-    Tcp(SocketAddr),
-}
-
-impl Endpoint {
-    /// `unix:PATH`, `tcp:IP[:PORT]`, a path containing '/', or a switch name.
-    fn parse(s: &str) -> Result<Endpoint, String> {
-        if s.starts_with("unix:") || s.starts_with("tcp:") {
-            return match Target::parse(s)? {
-                Target::Unix(path) => Ok(Endpoint::Unix { path, name: None }),
-                Target::Tcp(a) => Ok(Endpoint::Tcp(a)),
-                other => Err(format!("{other}: not a switch to connect to")),
-            };
-        }
-        if s.contains('/') {
-            return Ok(Endpoint::Unix {
-                path: PathBuf::from(s),
-                name: None,
-            });
-        }
-        let ok = !s.is_empty()
-            && !s.starts_with('.')
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-        if !ok {
-            return Err(format!(
-                "{s:?}: expected unix:PATH, tcp:IP[:PORT], a socket path or a switch name"
-            ));
-        }
-        Ok(Endpoint::Unix {
-            path: crate::config::mgmt_path(s),
-            name: Some(s.to_string()),
-        })
-    }
-}
-
-impl std::fmt::Display for Endpoint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Endpoint::Unix { path, .. } => write!(f, "unix:{}", path.display()),
-            Endpoint::Tcp(a) => write!(f, "tcp:{a}"),
-        }
-    }
-}
-
-trait Stream: Read + Write {
-    fn set_timeout(&self, t: Duration) -> io::Result<()>;
-}
-
-impl Stream for UnixStream {
-    fn set_timeout(&self, t: Duration) -> io::Result<()> {
-        self.set_read_timeout(Some(t))?;
-        self.set_write_timeout(Some(t))
-    }
-}
-
-impl Stream for TcpStream {
-    fn set_timeout(&self, t: Duration) -> io::Result<()> {
-        self.set_read_timeout(Some(t))?;
-        self.set_write_timeout(Some(t))
-    }
-}
-
-fn connect(ep: &Endpoint) -> Result<Box<dyn Stream>, String> {
-    let hint = match ep {
-        Endpoint::Unix {
-            name: Some(name), ..
-        } => format!(
-            "is the switch running? start it with `peregrine run --name {name} ...`, or check \
-             the name (or give the socket's path)"
-        ),
-        Endpoint::Unix { .. } => "is the switch running (`peregrine run --mgmt PATH ...`)? check \
-                                  the path"
-            .to_string(),
-        Endpoint::Tcp(_) => "is the switch running with a listener there \
-                             (`peregrine run --listen ptcp:PORT ...`)?"
-            .to_string(),
-    };
-    let s: Box<dyn Stream> = match ep {
-        Endpoint::Unix { path, .. } => match UnixStream::connect(path) {
-            Ok(s) => Box::new(s),
-            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-                return Err(format!(
-                    "cannot connect to {ep}: {e} (the management socket is root's: run as root)"
-                ))
-            }
-            Err(e) => return Err(format!("cannot connect to {ep}: {e}; {hint}")),
-        },
-        Endpoint::Tcp(a) => match TcpStream::connect_timeout(a, DEADLINE) {
-            Ok(s) => Box::new(s),
-            Err(e) => return Err(format!("cannot connect to {ep}: {e}; {hint}")),
-        },
-    };
-    Ok(s)
-}
-
-/// Sends a TRACE request with `data` to the switch at `ep` and returns the reply's data.
-fn ask(ep: &Endpoint, data: Vec<u8>) -> Result<Vec<u8>, String> {
-    let mut c = Client {
-        stream: connect(ep)?,
-        framer: Framer::new(),
-        ep,
-        start: Instant::now(),
-    };
-    c.send(Frame::v13(
-        1,
-        v13::Message::Hello(v13::Hello::with_versions(&[openflow::OFP13_VERSION])),
-    ))?;
-    let hello =
-        c.next(|f| matches!(f.message, Message::V13(v13::Message::Hello(_))) || f.xid == 1)?;
-    if let Message::V13(v13::Message::Error(e)) = &hello.message {
-        return Err(format!("{ep}: the switch refused the connection: {e:?}"));
-    }
-    if hello.version != openflow::OFP13_VERSION {
+/// The SWITCH argument, parsed as `peregrine ctl` parses it (a bare name is the
+/// management socket `peregrine run --name NAME` makes under /run/peregrine), and the
+/// switch name when it was one (for the hint when nothing listens there).
+fn target(s: &str) -> Result<(Target, Option<&str>), String> {
+    let name = target::bare_name(s);
+    let ok = name.is_none_or(|n| {
+        !n.starts_with('.')
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    });
+    if !ok {
         return Err(format!(
-            "{ep}: the switch speaks OpenFlow version {} only; trace needs 1.3",
-            hello.version
+            "{s:?}: expected unix:PATH, tcp:HOST[:PORT], a socket path or a switch name"
         ));
     }
-    const XID: u32 = 2;
-    c.send(Frame::v13(
-        XID,
-        v13::Message::Experimenter(v13::Experimenter {
-            experimenter: PEREGRINE_EXPERIMENTER,
-            exp_type: exp_type::TRACE,
-            data,
-        }),
-    ))?;
-    let reply = c.next(|f| f.xid == XID)?;
+    Ok((Target::parse(s, target::DEFAULT_RUNDIR)?, name))
+}
+
+/// Connects to the switch at `t`; when nothing listens there, says how to start it.
+fn connect(t: &Target, name: Option<&str>) -> Result<Box<dyn Stream>, String> {
+    t.connect(DEADLINE).map_err(|e| {
+        let hint = match (t, name) {
+            (Target::Unix(_), _) if e.kind() == io::ErrorKind::PermissionDenied => {
+                return format!(
+                    "cannot connect to {t}: {e} (the management socket is root's: run as root)"
+                )
+            }
+            (Target::Unix(_), Some(name)) => format!(
+                "is the switch running? start it with `peregrine run --name {name} ...`, or \
+                 check the name (or give the socket's path)"
+            ),
+            (Target::Unix(_), None) => "is the switch running (`peregrine run --mgmt PATH ...`)? \
+                                        check the path"
+                .to_string(),
+            (Target::Tcp { .. }, _) => "is the switch running with a listener there \
+                                        (`peregrine run --listen ptcp:PORT ...`)?"
+                .to_string(),
+        };
+        format!("cannot connect to {t}: {e}; {hint}")
+    })
+}
+
+/// Sends a TRACE request with `data` to the switch at `t` (`name`: see [`target`]) over
+/// OpenFlow 1.3 and returns the reply's data.
+fn ask(t: &Target, name: Option<&str>, data: Vec<u8>) -> Result<Vec<u8>, String> {
+    let stream = connect(t, name)?;
+    let ep = t.to_string();
+    let limits = Limits {
+        deadline: Some(Instant::now() + DEADLINE),
+        idle: DEADLINE,
+    };
+    let only13 = Versions::parse("OpenFlow13")?;
+    let xids = Rc::new(Cell::new(1));
+    let mut conn = Conn::handshake(stream, &ep, &only13, xids, limits)
+        .map_err(|e| failure(&ep, e, "the switch refused the connection"))?;
+    let request = Message::V13(v13::Message::Experimenter(v13::Experimenter {
+        experimenter: PEREGRINE_EXPERIMENTER,
+        exp_type: exp_type::TRACE,
+        data,
+    }));
+    let reply = conn
+        .transact(request)
+        .map_err(|e| failure(&ep, e, "the switch refused the trace request"))?;
     match reply.message {
         Message::V13(v13::Message::Experimenter(e)) if e.experimenter == PEREGRINE_EXPERIMENTER => {
             Ok(e.data)
         }
-        Message::V13(v13::Message::Error(v13::ErrorMsg::Standard { kind, .. })) => Err(
-            if kind == openflow::ErrorKind::BAD_REQUEST_BAD_EXP_TYPE
-                || kind == openflow::ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER
-            {
-                format!("{ep}: the switch does not serve trace requests ({kind})")
-            } else {
-                format!("{ep}: the switch refused the trace request: {kind}")
-            },
-        ),
         other => Err(format!("{ep}: unexpected reply {other:?}")),
     }
 }
 
-struct Client<'a> {
-    stream: Box<dyn Stream>,
-    framer: Framer,
-    ep: &'a Endpoint,
-    start: Instant,
-}
-
-impl Client<'_> {
-    fn left(&self) -> Result<Duration, String> {
-        DEADLINE
-            .checked_sub(self.start.elapsed())
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| format!("{}: no answer within {} s", self.ep, DEADLINE.as_secs()))
-    }
-
-    fn send(&mut self, f: Frame) -> Result<(), String> {
-        let bytes = f.encode().map_err(|e| format!("{}: {e}", self.ep))?;
-        let left = self.left()?;
-        self.stream
-            .set_timeout(left)
-            .and_then(|()| self.stream.write_all(&bytes))
-            .map_err(|e| format!("{}: cannot send: {e}", self.ep))
-    }
-
-    /// The next message `want` accepts; echo requests are answered and other messages
-    /// skipped on the way.
-    fn next(&mut self, want: impl Fn(&Frame) -> bool) -> Result<Frame, String> {
-        let mut buf = vec![0u8; 65_536];
-        loop {
-            while let Some(m) = self
-                .framer
-                .next_message()
-                .map_err(|e| format!("{}: bad message from the switch: {e}", self.ep))?
+/// The message for a failed exchange with the switch at `ep`; `refused` says what a
+/// refusal by the switch means at this step.
+fn failure(ep: &str, e: CtlError, refused: &str) -> String {
+    match e {
+        CtlError::Timeout(_) => format!("{ep}: no answer within {} s", DEADLINE.as_secs()),
+        CtlError::Fatal(m) => m,
+        CtlError::Reported(text) => format!("{ep}: {refused}:\n{}", text.trim_end()),
+        CtlError::Switch(r) => match r.frame {
+            Ok(Frame {
+                message: Message::V13(v13::Message::Error(v13::ErrorMsg::Standard { kind, .. })),
+                ..
+            }) if kind == openflow::ErrorKind::BAD_REQUEST_BAD_EXP_TYPE
+                || kind == openflow::ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER =>
             {
-                let Ok(f) = Frame::decode(m) else {
-                    continue;
-                };
-                if let Message::V13(v13::Message::EchoRequest(d)) = &f.message {
-                    let echo = Frame::v13(f.xid, v13::Message::EchoReply(d.clone()));
-                    self.send(echo)?;
-                    continue;
-                }
-                if want(&f) {
-                    return Ok(f);
-                }
+                format!("{ep}: the switch does not serve trace requests ({kind})")
             }
-            let left = self.left()?;
-            self.stream
-                .set_timeout(left)
-                .map_err(|e| format!("{}: {e}", self.ep))?;
-            match self.stream.read(&mut buf) {
-                Ok(0) => return Err(format!("{}: the switch closed the connection", self.ep)),
-                Ok(n) => self.framer.push(&buf[..n]),
-                Err(e)
-                    if e.kind() == io::ErrorKind::WouldBlock
-                        || e.kind() == io::ErrorKind::TimedOut =>
-                {
-                    return Err(format!(
-                        "{}: no answer within {} s",
-                        self.ep,
-                        DEADLINE.as_secs()
-                    ))
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(format!("{}: {e}", self.ep)),
-            }
-        }
+            Ok(Frame {
+                message: Message::V13(v13::Message::Error(v13::ErrorMsg::Standard { kind, .. })),
+                ..
+            }) => format!("{ep}: {refused}: {kind}"),
+            _ => format!("{ep}: {refused}:\n{}", print::raw(&r.bytes, 1).trim_end()),
+        },
     }
 }
 
@@ -528,47 +408,121 @@ mod tests {
     #[test]
     fn switch_names_paths_and_targets() {
         assert_eq!(
-            Endpoint::parse("br0").unwrap(),
-            Endpoint::Unix {
-                path: PathBuf::from("/run/peregrine/br0.mgmt"),
-                name: Some("br0".into())
-            }
+            target("br0").unwrap(),
+            (Target::Unix("/run/peregrine/br0.mgmt".into()), Some("br0"))
         );
         assert_eq!(
-            Endpoint::parse("/tmp/x.mgmt").unwrap(),
-            Endpoint::Unix {
-                path: PathBuf::from("/tmp/x.mgmt"),
-                name: None
-            }
+            target("/tmp/x.mgmt").unwrap(),
+            (Target::Unix("/tmp/x.mgmt".into()), None)
         );
         assert_eq!(
-            Endpoint::parse("unix:x.mgmt").unwrap(),
-            Endpoint::Unix {
-                path: PathBuf::from("x.mgmt"),
-                name: None
-            }
+            target("unix:x.mgmt").unwrap(),
+            (Target::Unix("x.mgmt".into()), None)
         );
-        assert_eq!(
-            Endpoint::parse("tcp:127.0.0.1").unwrap(),
-            Endpoint::Tcp("127.0.0.1:6653".parse().unwrap())
-        );
-        assert!(Endpoint::parse("ptcp:6653").is_err());
-        assert!(Endpoint::parse("a b").is_err());
-        assert!(Endpoint::parse("").is_err());
+        let (tcp, name) = target("tcp:127.0.0.1").unwrap();
+        assert_eq!(name, None);
+        assert_eq!(tcp.to_string(), "tcp:127.0.0.1:6653");
+        assert!(target("ptcp:6653").is_err());
+        assert!(target("a b").unwrap_err().contains("a switch name"));
+        assert!(target(".hidden").is_err());
+        assert!(target("").is_err());
     }
 
     #[test]
     fn a_missing_switch_says_how_to_start_it() {
         let name = format!("no-such-switch-{}", std::process::id());
-        let e = connect(&Endpoint::parse(&name).unwrap()).err().unwrap();
+        let (t, n) = target(&name).unwrap();
+        let e = connect(&t, n).err().unwrap();
         assert!(e.contains(&format!("peregrine run --name {name}")), "{e}");
-        let e = connect(&Endpoint::parse("/nonexistent/x.mgmt").unwrap())
-            .err()
-            .unwrap();
+        let (t, n) = target("/nonexistent/x.mgmt").unwrap();
+        let e = connect(&t, n).err().unwrap();
         assert!(
             e.contains("cannot connect to unix:/nonexistent/x.mgmt"),
             "{e}"
         );
+        assert!(e.contains("--mgmt PATH"), "{e}");
+    }
+
+    /// A peer that answers the hello with a 1.3 hello, then `answer(xid of the request)`.
+    fn scripted_switch(
+        answer: impl FnOnce(u32) -> Vec<Frame> + Send + 'static,
+    ) -> (PathBuf, std::thread::JoinHandle<()>) {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "peregrine-trace-peer-{}-{}.sock",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        ));
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let h = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[4])));
+            s.write_all(&hello.encode().unwrap()).unwrap();
+            let mut framer = openflow::framing::Framer::new();
+            let mut buf = [0u8; 4096];
+            // The client's hello, then its request.
+            let mut got = Vec::new();
+            while got.len() < 2 {
+                let n = s.read(&mut buf).unwrap();
+                assert!(n > 0, "the client hung up early");
+                framer.push(&buf[..n]);
+                while let Ok(Some(m)) = framer.next_message() {
+                    got.push(Frame::decode(m).unwrap());
+                }
+            }
+            for r in answer(got[1].xid) {
+                s.write_all(&r.encode().unwrap()).unwrap();
+            }
+        });
+        (path, h)
+    }
+
+    #[test]
+    fn refusals_keep_their_messages_and_other_xids_are_skipped() {
+        let refuse = |kind| {
+            move |xid| {
+                vec![Frame::v13(
+                    xid,
+                    v13::Message::Error(v13::ErrorMsg::Standard { kind, data: vec![] }),
+                )]
+            }
+        };
+        let cases = [
+            (
+                openflow::ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER,
+                "does not serve trace requests",
+            ),
+            (
+                openflow::ErrorKind::BAD_REQUEST_EPERM,
+                "the switch refused the trace request: OFPET_BAD_REQUEST/OFPBRC_EPERM",
+            ),
+        ];
+        for (kind, want) in cases {
+            let (path, h) = scripted_switch(refuse(kind));
+            let e = ask(&Target::Unix(path.clone()), None, b"{}".to_vec()).unwrap_err();
+            h.join().unwrap();
+            let _ = std::fs::remove_file(&path);
+            assert!(e.contains(want), "{e}");
+        }
+        // Replies with other xids are skipped; the one with the request's xid counts.
+        let (path, h) = scripted_switch(|xid| {
+            let exp = |xid, data: &[u8]| {
+                Frame::v13(
+                    xid,
+                    v13::Message::Experimenter(v13::Experimenter {
+                        experimenter: PEREGRINE_EXPERIMENTER,
+                        exp_type: exp_type::TRACE,
+                        data: data.to_vec(),
+                    }),
+                )
+            };
+            vec![exp(xid + 7, b"other"), exp(xid, b"ours")]
+        });
+        let got = ask(&Target::Unix(path.clone()), None, b"{}".to_vec());
+        h.join().unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(got.unwrap(), b"ours");
     }
 
     /// A switch (agent, datapath and shell, no port backends) serving a management
@@ -654,9 +608,11 @@ mod tests {
     #[test]
     fn traces_through_a_switch_on_its_management_socket() {
         let sw = local_switch(&["priority=10,in_port=1,ip,actions=output:2"]);
-        let ep = Endpoint::parse(&format!("unix:{}", sw.path.display())).unwrap();
+        let arg = format!("unix:{}", sw.path.display());
+        let (t, name) = target(&arg).unwrap();
         let reply = ask(
-            &ep,
+            &t,
+            name,
             json!({ "flow": "udp,in_port=1" }).to_string().into_bytes(),
         )
         .unwrap();
@@ -684,14 +640,15 @@ mod tests {
         };
         let req = request(&args).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
-        let ep = Endpoint::parse(&args.switch).unwrap();
+        let (t, name) = target(&args.switch).unwrap();
         let by_pcap: Value =
-            serde_json::from_slice(&ask(&ep, req.to_string().into_bytes()).unwrap()).unwrap();
+            serde_json::from_slice(&ask(&t, name, req.to_string().into_bytes()).unwrap()).unwrap();
         assert_eq!(by_pcap["text"], v["text"]);
         // A mistake comes back as an error reply.
         let bad: Value = serde_json::from_slice(
             &ask(
-                &ep,
+                &t,
+                name,
                 json!({ "flow": "in_port=1,nw_scr=1" })
                     .to_string()
                     .into_bytes(),

@@ -69,41 +69,47 @@ pub fn parse_flows(
     default: FlowModCommand,
 ) -> Result<Vec<(usize, FlowMod)>, String> {
     let words = ["add", "modify", "modify_strict", "delete", "delete_strict"];
-    lines
-        .iter()
-        .map(|l| {
-            let (word, rest) = command_word(&l.text, &words);
-            let command = match word {
-                Some("add") => FlowModCommand::Add,
-                Some("modify") => FlowModCommand::Modify,
-                Some("modify_strict") => FlowModCommand::ModifyStrict,
-                Some("delete") => FlowModCommand::Delete,
-                Some("delete_strict") => FlowModCommand::DeleteStrict,
-                _ => default,
-            };
-            let rest = rest.trim_start_matches([',', ' ', '\t']);
-            super::commands::parse_flow_arg(rest, command)
-                .map(|f| (l.number, f))
-                .map_err(|e| format!("{file}:{}: {e}", l.number))
-        })
-        .collect()
+    parse_lines(file, lines, &words, |word, rest| {
+        let command = match word {
+            Some("add") => FlowModCommand::Add,
+            Some("modify") => FlowModCommand::Modify,
+            Some("modify_strict") => FlowModCommand::ModifyStrict,
+            Some("delete") => FlowModCommand::Delete,
+            Some("delete_strict") => FlowModCommand::DeleteStrict,
+            _ => default,
+        };
+        super::commands::parse_flow_arg(rest, command)
+    })
 }
 
 /// Parses a file's lines as groups.
 pub fn parse_groups(file: &str, lines: &[Line]) -> Result<Vec<(usize, GroupMod)>, String> {
-    let words = ["add", "modify", "delete"];
+    parse_lines(file, lines, &["add", "modify", "delete"], |word, rest| {
+        let command = match word {
+            Some("modify") => GroupModCommand::Modify,
+            Some("delete") => GroupModCommand::Delete,
+            _ => GroupModCommand::Add,
+        };
+        openflow::text::parse_group_mod(rest, command).map_err(|e| e.to_string())
+    })
+}
+
+/// Parses each line with `parse`, which gets the line's command word (when its first
+/// token is one of `words`) and the rest; the items with their line numbers, or the
+/// first failure as `FILE:LINE: what is wrong`.
+fn parse_lines<T>(
+    file: &str,
+    lines: &[Line],
+    words: &[&str],
+    parse: impl Fn(Option<&str>, &str) -> Result<T, String>,
+) -> Result<Vec<(usize, T)>, String> {
     lines
         .iter()
         .map(|l| {
-            let (word, rest) = command_word(&l.text, &words);
-            let command = match word {
-                Some("modify") => GroupModCommand::Modify,
-                Some("delete") => GroupModCommand::Delete,
-                _ => GroupModCommand::Add,
-            };
+            let (word, rest) = command_word(&l.text, words);
             let rest = rest.trim_start_matches([',', ' ', '\t']);
-            openflow::text::parse_group_mod(rest, command)
-                .map(|g| (l.number, g))
+            parse(word, rest)
+                .map(|item| (l.number, item))
                 .map_err(|e| format!("{file}:{}: {e}", l.number))
         })
         .collect()
@@ -168,6 +174,7 @@ mod tests {
         let g = parse_groups("g", &lines).unwrap();
         assert_eq!(g[0].1.command, GroupModCommand::Add);
         assert_eq!(g[1].1.command, GroupModCommand::Delete);
-        assert!(parse_groups("g", &split_lines("group_id=x\n".as_bytes()).unwrap()).is_err());
+        let e = parse_groups("g", &split_lines("\ngroup_id=x\n".as_bytes()).unwrap()).unwrap_err();
+        assert!(e.starts_with("g:2: "), "{e}");
     }
 }

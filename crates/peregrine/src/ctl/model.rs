@@ -343,29 +343,15 @@ pub fn port_name(p: u32) -> String {
     }
 }
 
-/// One 1.0 action as Open vSwitch prints it.
+/// One 1.0 action as Open vSwitch prints it: `openflow`'s text form, but reserved ports
+/// by [`port_name`] (`UNSET`, and the 32-bit number of an unnamed one) and vendor data
+/// in full.
 pub fn format_action10(a: &A10) -> String {
     use openflow::v10::port::ofpp;
     match a {
-        A10::Output { port, max_len } => {
-            if *port == ofpp::CONTROLLER {
-                format!("CONTROLLER:{max_len}")
-            } else if *port < ofpp::MAX {
-                format!("output:{port}")
-            } else {
-                port_name(port_to_v13(*port))
-            }
+        A10::Output { port, .. } if *port >= ofpp::MAX && *port != ofpp::CONTROLLER => {
+            port_name(port_to_v13(*port))
         }
-        A10::SetVlanVid(v) => format!("mod_vlan_vid:{v}"),
-        A10::SetVlanPcp(p) => format!("mod_vlan_pcp:{p}"),
-        A10::StripVlan => "strip_vlan".into(),
-        A10::SetDlSrc(m) => format!("mod_dl_src:{m}"),
-        A10::SetDlDst(m) => format!("mod_dl_dst:{m}"),
-        A10::SetNwSrc(a) => format!("mod_nw_src:{a}"),
-        A10::SetNwDst(a) => format!("mod_nw_dst:{a}"),
-        A10::SetNwTos(t) => format!("mod_nw_tos:{t}"),
-        A10::SetTpSrc(p) => format!("mod_tp_src:{p}"),
-        A10::SetTpDst(p) => format!("mod_tp_dst:{p}"),
         A10::Enqueue { port, queue_id } => {
             format!("enqueue:{}:{queue_id}", port_name(port_to_v13(*port)))
         }
@@ -373,6 +359,7 @@ pub fn format_action10(a: &A10) -> String {
             let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
             format!("vendor({vendor:#x},data=0x{hex})")
         }
+        other => openflow::text::message::format_action10(other),
     }
 }
 
@@ -490,6 +477,23 @@ mod tests {
             "output:2,CONTROLLER:128,LOCAL,mod_vlan_vid:5,strip_vlan,mod_nw_src:10.0.0.1,mod_nw_tos:8,enqueue:1:2"
         );
         assert_eq!(format_actions10(&[]), "drop");
+        // Where Open vSwitch's names differ from openflow's text form.
+        let out = |port| A10::Output { port, max_len: 0 };
+        assert_eq!(format_action10(&out(0xfff7)), "UNSET");
+        assert_eq!(format_action10(&out(0xff00)), "4294967040");
+        let enqueue = A10::Enqueue {
+            port: 0xfff7,
+            queue_id: 1,
+        };
+        assert_eq!(format_action10(&enqueue), "enqueue:UNSET:1");
+        let vendor = A10::Vendor {
+            vendor: 0x2320,
+            data: vec![0xab; 100],
+        };
+        assert_eq!(
+            format_action10(&vendor),
+            format!("vendor(0x2320,data=0x{})", "ab".repeat(100))
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //!
 //! `ssl:` and the other methods ovs-ofctl knows are refused with a message.
 
+use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
@@ -58,12 +59,12 @@ impl Target {
                 return Err(format!("{s}: {why}"));
             }
         }
-        if s.contains('/') {
-            return Ok(Target::Unix(PathBuf::from(s)));
+        match bare_name(s) {
+            Some(name) => Ok(Target::Unix(
+                PathBuf::from(rundir).join(format!("{name}.mgmt")),
+            )),
+            None => Ok(Target::Unix(PathBuf::from(s))),
         }
-        Ok(Target::Unix(
-            PathBuf::from(rundir).join(format!("{s}.mgmt")),
-        ))
     }
 
     /// Opens the connection; TCP connects give up after `timeout`.
@@ -84,6 +85,24 @@ impl Target {
                 Err(last)
             }
             Target::Unix(path) => Ok(Box::new(UnixStream::connect(path)?)),
+        }
+    }
+}
+
+/// `s` when it is a bare switch name (what [`Target::parse`] turns into `RUNDIR/s.mgmt`):
+/// not empty, with neither a `:` (a connection method) nor a `/` (a socket path).
+pub fn bare_name(s: &str) -> Option<&str> {
+    (!s.is_empty() && !s.contains([':', '/'])).then_some(s)
+}
+
+/// `tcp:HOST:PORT` (an IPv6 host in brackets) or `unix:PATH`: a form [`Target::parse`]
+/// reads back as the same target.
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Tcp { host, port } if host.contains(':') => write!(f, "tcp:[{host}]:{port}"),
+            Target::Tcp { host, port } => write!(f, "tcp:{host}:{port}"),
+            Target::Unix(path) => write!(f, "unix:{}", path.display()),
         }
     }
 }
@@ -201,6 +220,25 @@ mod tests {
             Ok(Target::Unix("/tmp/rd/sw1.mgmt".into()))
         );
         assert!(p("unix:").is_err());
+    }
+
+    #[test]
+    fn bare_names_and_how_targets_print() {
+        assert_eq!(bare_name("br0"), Some("br0"));
+        assert_eq!(bare_name("x.mgmt"), Some("x.mgmt"));
+        assert_eq!(bare_name("./br0"), None);
+        assert_eq!(bare_name("tcp:1.2.3.4"), None);
+        assert_eq!(bare_name(""), None);
+        for s in ["tcp:10.0.0.1:6633", "tcp:[::1]:6653", "unix:/tmp/s.mgmt"] {
+            let t = p(s).unwrap();
+            assert_eq!(t.to_string(), s);
+            assert_eq!(p(&t.to_string()), Ok(t));
+        }
+        assert_eq!(p("tcp:h").unwrap().to_string(), "tcp:h:6653");
+        assert_eq!(
+            p("br0").unwrap().to_string(),
+            "unix:/run/peregrine/br0.mgmt"
+        );
     }
 
     #[test]

@@ -25,6 +25,9 @@ mod v13;
 #[cfg(test)]
 mod tests;
 
+pub use v10::{error_name as error_name10, format_action10};
+pub use v13::command_name as flow_mod_command_name;
+
 use crate::{Frame, Message};
 
 /// The most data bytes printed in hex (echo payloads, error data, experimenter bodies);

@@ -93,8 +93,9 @@ pub(super) fn body(m: &Message) -> String {
 }
 
 /// The OpenFlow 1.0 name of an error type/code (`OFPBRC_BAD_LEN`); numbers when 1.0
-/// has no name for it.
-pub(super) fn error_name(ty: u16, code: u16) -> String {
+/// has no name for it: `OFPET_BAD_ACTION(code=99)` for a code a known type lacks,
+/// `type=9,code=0` for an unknown type.
+pub fn error_name(ty: u16, code: u16) -> String {
     const HELLO: &[&str] = &["OFPHFC_INCOMPATIBLE", "OFPHFC_EPERM"];
     const REQUEST: &[&str] = &[
         "OFPBRC_BAD_VERSION",
@@ -186,8 +187,9 @@ fn features(f: &FeaturesReply) -> String {
     )
 }
 
-/// One 1.0 action as Open vSwitch prints it.
-pub(super) fn format_action10(a: &Action) -> String {
+/// One 1.0 action as Open vSwitch prints it; reserved ports by the names of the flow
+/// text form, vendor data cut after [`super::MAX_DUMP`] bytes.
+pub fn format_action10(a: &Action) -> String {
     match a {
         Action::Output { port, max_len } => {
             if *port == ofpp::CONTROLLER {

@@ -337,7 +337,7 @@ fn packet_out(p: &PacketOut) -> String {
 }
 
 /// `ADD`, `MOD`, `MOD_STRICT`, `DEL`, `DEL_STRICT`, `cmd:N`.
-pub(super) fn command_name(c: FlowModCommand) -> String {
+pub fn command_name(c: FlowModCommand) -> String {
     match c {
         FlowModCommand::Add => "ADD".into(),
         FlowModCommand::Modify => "MOD".into(),

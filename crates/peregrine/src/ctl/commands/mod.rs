@@ -19,7 +19,7 @@ use openflow::v10::Message as M10;
 use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 use openflow::v13::multipart::{MultipartRequest, MultipartRequestBody};
 use openflow::v13::Message as M13;
-use openflow::{Message, OFP10_VERSION};
+use openflow::{Frame, Message, OFP10_VERSION};
 
 use super::conn::Conn;
 use super::{CtlError, Ctx};
@@ -169,6 +169,22 @@ fn need13(c: &Conn, what: &str) -> Result<(), CtlError> {
     } else {
         Ok(())
     }
+}
+
+/// Asks for the switch configuration in the connection's version: the reply as it came,
+/// and its `(flags, miss_send_len)` when it is a configuration reply.
+fn get_config(c: &mut Conn) -> Result<(Frame, Option<(u16, u16)>), CtlError> {
+    let reply = c.transact(if c.version == OFP10_VERSION {
+        Message::V10(M10::GetConfigRequest)
+    } else {
+        Message::V13(M13::GetConfigRequest)
+    })?;
+    let config = match &reply.message {
+        Message::V13(M13::GetConfigReply(c)) => Some((c.flags, c.miss_send_len)),
+        Message::V10(M10::GetConfigReply(c)) => Some((c.flags, c.miss_send_len)),
+        _ => None,
+    };
+    Ok((reply, config))
 }
 
 /// Writes to standard output; a closed pipe ends the run quietly.

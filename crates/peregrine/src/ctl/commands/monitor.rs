@@ -19,18 +19,8 @@ use crate::ctl::print;
 use crate::ctl::{CtlError, Ctx};
 
 fn set_miss_len(c: &mut Conn, miss: u16) -> Result<(), CtlError> {
-    let v10 = c.version == OFP10_VERSION;
-    let cfg = c.transact(if v10 {
-        Message::V10(M10::GetConfigRequest)
-    } else {
-        Message::V13(M13::GetConfigRequest)
-    })?;
-    let flags = match &cfg.message {
-        Message::V13(M13::GetConfigReply(c)) => c.flags,
-        Message::V10(M10::GetConfigReply(c)) => c.flags,
-        _ => 0,
-    };
-    let set = if v10 {
+    let flags = super::get_config(c)?.1.map_or(0, |(flags, _)| flags);
+    let set = if c.version == OFP10_VERSION {
         Message::V10(M10::SetConfig(openflow::v10::SwitchConfig {
             flags,
             miss_send_len: miss,

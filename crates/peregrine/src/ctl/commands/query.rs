@@ -24,7 +24,7 @@ use openflow::v13::multipart::{
 use openflow::v13::Message as M13;
 use openflow::{Frame, Message, OFP10_VERSION};
 
-use super::{mp, need13, out, out_json, parse_flow_arg, st};
+use super::{get_config, mp, need13, out, out_json, parse_flow_arg, st};
 use crate::ctl::compat10;
 use crate::ctl::conn::Conn;
 use crate::ctl::json;
@@ -104,12 +104,7 @@ pub fn show(ctx: &Ctx) -> Result<(), CtlError> {
     } else {
         dump(ctx, &mut c, mp(Q13::PortDesc))?
     };
-    let mut c2 = ctx.open()?;
-    let cfg = c2.transact(if v10 {
-        Message::V10(M10::GetConfigRequest)
-    } else {
-        Message::V13(M13::GetConfigRequest)
-    })?;
+    let (cfg, config) = get_config(&mut ctx.open()?)?;
     if !ctx.json {
         return out(&print::frame(&cfg, 1));
     }
@@ -129,11 +124,8 @@ pub fn show(ctx: &Ctx) -> Result<(), CtlError> {
             ports.extend(ps.iter().map(PortDesc::from_v13));
         }
     }
-    let (flags, miss) = match &cfg.message {
-        Message::V13(M13::GetConfigReply(c)) => (c.flags, c.miss_send_len),
-        Message::V10(M10::GetConfigReply(c)) => (c.flags, c.miss_send_len),
-        _ => return Err(CtlError::fatal(format!("{}: bad config reply", ctx.switch))),
-    };
+    let (flags, miss) =
+        config.ok_or_else(|| CtlError::fatal(format!("{}: bad config reply", ctx.switch)))?;
     let frags = ["normal", "drop", "reassemble", "nx-match"][usize::from(flags & 3)];
     out_json(&json!({
         "features": features_json(&features),

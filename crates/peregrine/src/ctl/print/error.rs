@@ -32,53 +32,15 @@ pub fn error_name(ty: u16, code: u16, version: u8) -> String {
     }
 }
 
+/// Open vSwitch's name for an OpenFlow 1.0 error: the 1.0 names of `openflow`'s text
+/// form, but `OFPFMFC_TABLE_FULL` for 1.0's `OFPFMFC_ALL_TABLES_FULL` (Open vSwitch
+/// names the error by its 1.1+ name) and `OFPET_9(code=0)` for a type 1.0 lacks (its
+/// types are 0 to 5), as for 1.3.
 fn error_name10(ty: u16, code: u16) -> String {
-    const HELLO: &[&str] = &["OFPHFC_INCOMPATIBLE", "OFPHFC_EPERM"];
-    const REQUEST: &[&str] = &[
-        "OFPBRC_BAD_VERSION",
-        "OFPBRC_BAD_TYPE",
-        "OFPBRC_BAD_STAT",
-        "OFPBRC_BAD_VENDOR",
-        "OFPBRC_BAD_SUBTYPE",
-        "OFPBRC_EPERM",
-        "OFPBRC_BAD_LEN",
-        "OFPBRC_BUFFER_EMPTY",
-        "OFPBRC_BUFFER_UNKNOWN",
-    ];
-    const ACTION: &[&str] = &[
-        "OFPBAC_BAD_TYPE",
-        "OFPBAC_BAD_LEN",
-        "OFPBAC_BAD_VENDOR",
-        "OFPBAC_BAD_VENDOR_TYPE",
-        "OFPBAC_BAD_OUT_PORT",
-        "OFPBAC_BAD_ARGUMENT",
-        "OFPBAC_EPERM",
-        "OFPBAC_TOO_MANY",
-        "OFPBAC_BAD_QUEUE",
-    ];
-    const FLOW_MOD: &[&str] = &[
-        "OFPFMFC_TABLE_FULL",
-        "OFPFMFC_OVERLAP",
-        "OFPFMFC_EPERM",
-        "OFPFMFC_BAD_EMERG_TIMEOUT",
-        "OFPFMFC_BAD_COMMAND",
-        "OFPFMFC_UNSUPPORTED",
-    ];
-    const PORT_MOD: &[&str] = &["OFPPMFC_BAD_PORT", "OFPPMFC_BAD_HW_ADDR"];
-    const QUEUE_OP: &[&str] = &["OFPQOFC_BAD_PORT", "OFPQOFC_BAD_QUEUE", "OFPQOFC_EPERM"];
-    const TYPES: [(&str, &[&str]); 6] = [
-        ("OFPET_HELLO_FAILED", HELLO),
-        ("OFPET_BAD_REQUEST", REQUEST),
-        ("OFPET_BAD_ACTION", ACTION),
-        ("OFPET_FLOW_MOD_FAILED", FLOW_MOD),
-        ("OFPET_PORT_MOD_FAILED", PORT_MOD),
-        ("OFPET_QUEUE_OP_FAILED", QUEUE_OP),
-    ];
-    match TYPES.get(usize::from(ty)) {
-        Some((t, codes)) => codes
-            .get(usize::from(code))
-            .map_or_else(|| format!("{t}(code={code})"), |c| (*c).to_string()),
-        None => format!("OFPET_{ty}(code={code})"),
+    match (ty, code) {
+        (3, 0) => "OFPFMFC_TABLE_FULL".into(),
+        (0..=5, _) => openflow::text::message::error_name10(ty, code),
+        _ => format!("OFPET_{ty}(code={code})"),
     }
 }
 
@@ -137,5 +99,11 @@ mod tests {
         assert_eq!(error_name(3, 0, 1), "OFPFMFC_TABLE_FULL");
         assert_eq!(error_name(2, 4, 1), "OFPBAC_BAD_OUT_PORT");
         assert_eq!(error_name(9, 0, 1), "OFPET_9(code=0)");
+        assert_eq!(error_name(1, 6, 1), "OFPBRC_BAD_LEN");
+        assert_eq!(error_name(0, 1, 1), "OFPHFC_EPERM");
+        assert_eq!(error_name(5, 2, 1), "OFPQOFC_EPERM");
+        assert_eq!(error_name(1, 9, 1), "OFPET_BAD_REQUEST(code=9)");
+        assert_eq!(error_name(5, 3, 1), "OFPET_QUEUE_OP_FAILED(code=3)");
+        assert_eq!(error_name(6, 0, 1), "OFPET_6(code=0)");
     }
 }

@@ -150,22 +150,11 @@ impl ModText<'_> {
     }
 }
 
-fn command_name(c: FlowModCommand) -> String {
-    match c {
-        FlowModCommand::Add => "ADD".into(),
-        FlowModCommand::Modify => "MOD".into(),
-        FlowModCommand::ModifyStrict => "MOD_STRICT".into(),
-        FlowModCommand::Delete => "DEL".into(),
-        FlowModCommand::DeleteStrict => "DEL_STRICT".into(),
-        FlowModCommand::Unknown(n) => format!("cmd:{n}"),
-    }
-}
-
 /// The body of a 1.3 flow-mod.
 pub(super) fn flow_mod13(f: &openflow::v13::FlowMod) -> String {
     let add = f.command == FlowModCommand::Add;
     ModText {
-        command: command_name(f.command),
+        command: openflow::text::message::flow_mod_command_name(f.command),
         table: Some(f.table_id),
         match_: &f.match_,
         priority: f.priority,
@@ -194,7 +183,7 @@ pub(super) fn flow_mod10(f: &openflow::v10::FlowMod) -> String {
     };
     let m = f.match_.to_oxm();
     ModText {
-        command: command_name(command),
+        command: openflow::text::message::flow_mod_command_name(command),
         table: None,
         match_: &m,
         priority: f.priority,

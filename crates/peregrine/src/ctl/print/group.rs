@@ -99,16 +99,7 @@ pub fn action_bitmap_names(bits: u32) -> String {
         (20, "pop_mpls"),
         (21, "set_queue"),
     ];
-    let names: Vec<&str> = ORDER
-        .iter()
-        .filter(|(b, _)| bits & (1 << b) != 0)
-        .map(|(_, n)| *n)
-        .collect();
-    if names.is_empty() {
-        "<none>".into()
-    } else {
-        names.join(" ")
-    }
+    super::ordered_bit_names(bits, &ORDER)
 }
 
 pub(super) fn group_features(g: &GroupFeatures) -> String {

@@ -412,6 +412,22 @@ pub(super) fn bit_names(bits: u32, name: impl Fn(u32) -> Option<&'static str>) -
     parts.join(" ")
 }
 
+/// The names `order` gives the set bits of `bits` (each entry a bit number and its
+/// name), in `order`'s order and space separated; bits it does not name are left out,
+/// `<none>` when no bit it names is set.
+pub(super) fn ordered_bit_names(bits: u32, order: &[(u32, &str)]) -> String {
+    let names: Vec<&str> = order
+        .iter()
+        .filter(|(b, _)| 1u32.checked_shl(*b).is_some_and(|m| bits & m != 0))
+        .map(|(_, n)| *n)
+        .collect();
+    if names.is_empty() {
+        "<none>".into()
+    } else {
+        names.join(" ")
+    }
+}
+
 /// Open vSwitch's `ds_put_hex_dump` with the ASCII column: 16 bytes a line.
 pub fn hex_dump(data: &[u8]) -> String {
     let mut s = String::new();

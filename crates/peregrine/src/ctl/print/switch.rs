@@ -39,16 +39,7 @@ pub fn actions10_names(bits: u32) -> String {
         (9, "mod_tp_src"),
         (10, "mod_tp_dst"),
     ];
-    let names: Vec<&str> = ORDER
-        .iter()
-        .filter(|(b, _)| bits & (1 << b) != 0)
-        .map(|(_, n)| *n)
-        .collect();
-    if names.is_empty() {
-        "<none>".into()
-    } else {
-        names.join(" ")
-    }
+    super::ordered_bit_names(bits, &ORDER)
 }
 
 /// The body of a features reply, with the 1.0 ports when it has them.

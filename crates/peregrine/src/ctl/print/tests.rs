@@ -604,3 +604,13 @@ fn hex_dump_layout() {
         "00000000  04 0e 00 70 41 42 43 44-45 46 47 48 49 4a 4b 4c |...pABCDEFGHIJKL|\n00000010  4d 4e 4f 50                                     |MNOP            |\n"
     );
 }
+
+#[test]
+fn ordered_bit_names_follow_the_table_and_skip_the_rest() {
+    let order = [(3, "c"), (0, "a"), (40, "beyond")];
+    assert_eq!(ordered_bit_names(0b1001, &order), "c a");
+    assert_eq!(ordered_bit_names(0b0110, &order), "<none>");
+    assert_eq!(ordered_bit_names(u32::MAX, &order), "c a");
+    assert_eq!(action_bitmap_names(1 | (1 << 21)), "output set_queue");
+    assert_eq!(actions10_names((1 << 11) | 1), "output enqueue");
+}
