@@ -128,12 +128,14 @@ pub(super) fn pop_vlan(
         return Err(MissingHeader);
     }
     pkt.remove(at, 4);
+    // Padding adds bytes the parser may now read (a frame cut short by its sender).
+    let padded = pad_to_minimum(pkt);
     // One or two tags in front of an ethertype that is not a TPID: the inner tag (TPID
     // 0x8100), if any, becomes the outer one and the rest reads as before. A TPID left
     // after the tags (a third tag, or an S-tag inside an S-tag) now reads as a tag.
     let same_rest =
         !is_vlan_tpid(eth_type(key)) && (layers.ethertype == 16 || layers.ethertype == 20);
-    if !same_rest {
+    if !same_rest || padded {
         reparse(pkt, key, layers);
         return Ok(());
     }
@@ -210,16 +212,32 @@ pub(super) fn pop_mpls(
         }
         _ => {
             trim_padding(pkt, at, ether);
+            pad_to_minimum(pkt);
             reparse(pkt, key, layers)
         }
     }
     Ok(())
 }
 
+/// The shortest Ethernet frame without its FCS.
+pub(crate) const MIN_FRAME: usize = 60;
+
+/// Pads a frame that a pop made shorter than the Ethernet minimum with zeros, as a NIC
+/// would on the wire (veth and AF_XDP send frames as they are); true if it did.
+fn pad_to_minimum(pkt: &mut Packet) -> bool {
+    let len = pkt.len();
+    if len < MIN_FRAME {
+        pkt.insert(len, MIN_FRAME - len).fill(0);
+        true
+    } else {
+        false
+    }
+}
+
 /// Drops the Ethernet padding after the IP packet that starts at `l3` (a short MPLS
-/// frame is padded to the minimum length; once the label is gone the padding would
-/// otherwise look like data after the IP packet). Nothing changes unless the IP header's
-/// length is sane and shorter than what follows `l3`.
+/// frame is padded to the minimum length; once the label is gone the old padding would
+/// be the wrong length), so that the frame can be padded afresh. Nothing changes unless
+/// the IP header's length is sane and shorter than what follows `l3`.
 fn trim_padding(pkt: &mut Packet, l3: usize, ether: u16) {
     let data = pkt.data();
     let ip_len = match ether {
@@ -281,6 +299,7 @@ pub(super) fn pop_pbb(
         return Err(MissingHeader);
     }
     pkt.remove(0, customer);
+    pad_to_minimum(pkt);
     reparse(pkt, key, layers);
     Ok(())
 }

@@ -89,7 +89,7 @@ fn push_mpls_on_ip_takes_the_ip_ttl() {
 }
 
 #[test]
-fn pop_mpls_to_ip_drops_the_ethernet_padding() {
+fn pop_mpls_to_ip_pads_afresh_to_the_minimum_frame() {
     // A short IPv4/ICMP packet under one label, padded to the 60-byte minimum.
     let ip_packet: Vec<u8> = {
         let mut ip = vec![
@@ -104,19 +104,25 @@ fn pop_mpls_to_ip_drops_the_ethernet_padding() {
         2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0x47, 0, 0x01, 0x01, 64,
     ];
     f.extend_from_slice(&ip_packet);
-    f.resize(60, 0);
+    // Non-zero padding shows that the old padding goes, not just that zeros are added.
+    f.resize(60, 0xee);
     let mut c = Case::new(&f);
     c.apply(&Action::PopMpls(0x0800)).unwrap();
-    assert_eq!(c.pkt.len(), 14 + 28, "padding is gone");
-    assert_eq!(&c.pkt.data()[14..], &ip_packet[..]);
+    assert_eq!(c.pkt.len(), 60, "padded to the minimum");
+    assert_eq!(&c.pkt.data()[14..42], &ip_packet[..]);
+    assert!(
+        c.pkt.data()[42..].iter().all(|&b| b == 0),
+        "fresh zero padding"
+    );
     assert_eq!(&c.pkt.data()[12..14], &[0x08, 0x00]);
     c.assert_consistent();
-    // A length that does not fit leaves the frame as it is.
+    // A length that does not fit keeps what followed, padded to the minimum.
     let mut g = f.clone();
     g[18 + 3] = 200;
     let mut c = Case::new(&g);
     c.apply(&Action::PopMpls(0x0800)).unwrap();
-    assert_eq!(c.pkt.len(), 56);
+    assert_eq!(c.pkt.len(), 60);
+    assert_eq!(&c.pkt.data()[54..56], &[0xee, 0xee]);
 }
 
 #[test]
