@@ -115,6 +115,8 @@ STATUS="set-up did not finish"
 FINISHED=0
 
 log() { echo "[$(date +%T)] $*" >&2; }
+# Runs a command in the namespace. Not for background jobs: "$!" of a backgrounded
+# function is a subshell, not the process, so those call ip netns exec directly.
 nsx() { ip netns exec "$NS" "$@"; }
 
 stop_pid() {  # stop_pid PID: TERM, wait up to 5 s, then KILL; only our own children
@@ -197,7 +199,7 @@ done
 
 # ---- the tester app (the controller of both switches)
 : > "$OUT/cases.jsonl"
-nsx "$PY" "$HELPER" run --cases "$WORK/cases" --results "$OUT/cases.jsonl" \
+ip netns exec "$NS" "$PY" "$HELPER" run --cases "$WORK/cases" --results "$OUT/cases.jsonl" \
     --port "$OF_PORT" --target-dpid "$TARGET_DPID" --tester-dpid "$TESTER_DPID" \
     > "$OUT/tester.log" 2>&1 &
 TESTER_PID=$!
@@ -241,7 +243,7 @@ start_target() {
     local extra=()
     "$PEREGRINE" run --help 2>/dev/null | grep -q -- '--mgmt' && extra+=(--mgmt none)
     echo "=== $(date +%T) start" >> "$OUT/peregrine.log"
-    nsx "$PEREGRINE" run --port "tg1,backend=$BACKEND" --port "tg2,backend=$BACKEND" \
+    ip netns exec "$NS" "$PEREGRINE" run --port "tg1,backend=$BACKEND" --port "tg2,backend=$BACKEND" \
         --port "tg3,backend=$BACKEND" --dpid "$TARGET_DPID" \
         --controller "tcp:127.0.0.1:$OF_PORT" --fail-mode secure --workers 1 \
         ${extra[@]+"${extra[@]}"} >> "$OUT/peregrine.log" 2>&1 &
