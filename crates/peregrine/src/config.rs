@@ -16,6 +16,8 @@
 //! flows = ["in_port=1,actions=output:2", "in_port=2,actions=output:1"]
 //! controller = ["tcp:192.0.2.1:6653"]
 //! listen = ["ptcp:6653"]
+//! name = "peregrine"        # the management socket is /run/peregrine/NAME.mgmt
+//! mgmt = "/run/peregrine/peregrine.mgmt"  # or "none"
 //!
 //! [[port]]
 //! name = "veth0"
@@ -106,6 +108,10 @@ pub struct RunConfig {
     pub fail_mode: FailMode,
     pub controllers: Vec<String>,
     pub listen: Vec<String>,
+    /// The switch's name (its management socket's default name).
+    pub name: String,
+    /// The management socket (`peregrine ctl NAME` connects here), or none.
+    pub mgmt: Option<PathBuf>,
     pub cache_entries: usize,
     pub mac_aging_s: u64,
 }
@@ -149,6 +155,8 @@ struct FileConfig {
     controller: Vec<String>,
     #[serde(default)]
     listen: Vec<String>,
+    name: Option<String>,
+    mgmt: Option<String>,
     #[serde(default)]
     port: Vec<FilePort>,
 }
@@ -197,6 +205,13 @@ pub struct RunFlags {
     /// Passive controller listener (ptcp:[PORT][:IP]); repeatable.
     #[arg(long = "listen", value_name = "TARGET")]
     pub listen: Vec<String>,
+    /// The switch's name: its management socket is /run/peregrine/NAME.mgmt
+    /// (default name: peregrine).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The management socket's path, or `none` for no management socket.
+    #[arg(long, value_name = "PATH|none")]
+    pub mgmt: Option<String>,
     /// What to do without a controller.
     #[arg(long, value_enum)]
     pub fail_mode: Option<FailMode>,
@@ -229,6 +244,8 @@ impl RunConfig {
             fail_mode: FailMode::Standalone,
             controllers: Vec::new(),
             listen: Vec::new(),
+            name: DEFAULT_NAME.to_string(),
+            mgmt: None,
             cache_entries: 65_536,
             mac_aging_s: 300,
         }
@@ -361,6 +378,7 @@ impl RunConfig {
         };
         for c in &controllers {
             check_target(c, "tcp:", "ssl:").map_err(|m| err(format!("controller {c}"), m))?;
+            switch::shell::Target::parse(c).map_err(|m| err(format!("controller {c}"), m))?;
         }
         let listen = if flags.listen.is_empty() {
             file.listen
@@ -369,7 +387,24 @@ impl RunConfig {
         };
         for l in &listen {
             check_target(l, "ptcp:", "pssl:").map_err(|m| err(format!("listen {l}"), m))?;
+            switch::shell::Target::parse(l).map_err(|m| err(format!("listen {l}"), m))?;
         }
+        let name = match (&flags.name, file.name) {
+            (Some(n), _) => check_name(n).map_err(|m| err("--name", m))?,
+            (None, Some(n)) => check_name(&n).map_err(|m| err(at("name"), m))?,
+            (None, None) => DEFAULT_NAME.to_string(),
+        };
+        let mgmt = match flags.mgmt.clone().or(file.mgmt) {
+            Some(p) if p == "none" => None,
+            Some(p) if p.is_empty() => {
+                return Err(err(
+                    "mgmt",
+                    "empty path (use none for no management socket)",
+                ))
+            }
+            Some(p) => Some(PathBuf::from(p)),
+            None => Some(mgmt_path(&name)),
+        };
         Ok(RunConfig {
             ports,
             local,
@@ -383,6 +418,8 @@ impl RunConfig {
                 .unwrap_or(FailMode::Standalone),
             controllers,
             listen,
+            name,
+            mgmt,
             cache_entries: flags.cache.or(file.cache).unwrap_or(65_536),
             mac_aging_s: file.mac_aging.unwrap_or(300),
         })
@@ -503,6 +540,30 @@ fn parse_dpid(s: &str) -> Result<u64, String> {
 }
 
 /// `active:IP[:PORT]` or `passive:[PORT][:IP]` as Open vSwitch writes them.
+/// The switch name when none is given.
+pub const DEFAULT_NAME: &str = "peregrine";
+
+/// Where the management socket of switch `name` is.
+pub fn mgmt_path(name: &str) -> PathBuf {
+    PathBuf::from(format!("/run/peregrine/{name}.mgmt"))
+}
+
+/// A switch name: what can be part of a file name.
+fn check_name(n: &str) -> Result<String, String> {
+    let ok = !n.is_empty()
+        && n.len() <= 64
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && !n.starts_with('.');
+    if ok {
+        Ok(n.to_string())
+    } else {
+        Err(format!(
+            "{n:?}: a name is 1-64 letters, digits, '-', '_' or '.', not starting with '.'"
+        ))
+    }
+}
+
 fn check_target(s: &str, plain: &str, tls: &str) -> Result<(), String> {
     let rest = s
         .strip_prefix(plain)

@@ -1,24 +1,28 @@
 //! `peregrine run`: the switch on real interfaces. Opens the ports, builds the datapath
-//! (in standalone mode with the learning switch as table 0's priority-0 NORMAL rule, and
-//! the flows given with `--flow`/`--flows` over it), starts the workers and a link
-//! monitor, and runs until SIGINT or SIGTERM, then prints per-port statistics.
+//! and the OpenFlow agent (in standalone mode without controllers, the learning switch
+//! as table 0's priority-0 NORMAL flow, and the flows given with `--flow`/`--flows` over
+//! it), starts the workers, the agent's controller channels and management socket, and a
+//! link monitor, and runs until SIGINT or SIGTERM, then prints per-port statistics.
 //!
 //! [`Switch`] is the running switch as a value (the demo and the tests start it the
 //! same way); dropping it stops the workers and closes the ports.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context;
-use datapath::action::{port as ofport, Action};
-use datapath::key::FlowMatch;
+use datapath::action::port as ofport;
 use datapath::normal::{MacTable, MacTableConfig, SECOND_NS};
-use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule};
-use datapath::runtime::{NormalWorker, Runtime, WorkerPort, WorkerSpec};
+use datapath::pipeline::{Datapath, DatapathConfig, Outputs, PortInfo};
+use datapath::runtime::{Injector, NormalWorker, Runtime, WorkerPort, WorkerSpec};
 use ports::afxdp::AttachMode;
 use ports::{Backend, LinkEvent, LinkMonitor, PortCounters};
+use switch::agent::{Agent, AgentConfig, Transmit};
+use switch::conn::SwitchFacts;
+use switch::ports::{BackendStats, PortSpec, PortTable};
+use switch::shell::{Input, Shell, Target};
 
 use crate::config::{BackendName, FailMode, RunConfig, RunFlags};
 
@@ -34,6 +38,8 @@ struct SwitchPort {
     ifindex: u32,
     /// Whether the link was up when opened.
     up: bool,
+    mac: [u8; 6],
+    speed_mbps: Option<u32>,
     backend: BackendName,
     counters: Vec<Arc<PortCounters>>,
 }
@@ -41,7 +47,6 @@ struct SwitchPort {
 /// A port as the link monitor follows it.
 struct Watched {
     ifindex: u32,
-    slot: u16,
     no: u32,
     name: String,
     /// The state last reported: up, down or removed.
@@ -54,8 +59,19 @@ pub struct Switch {
     ports: Vec<SwitchPort>,
     macs: MacTable,
     runtime: Option<Runtime>,
+    shell: Option<Shell>,
     _links: Option<LinkMonitor>,
     started: Instant,
+}
+
+/// Packet-out traffic to the workers, once they run.
+struct ToWorkers(Arc<OnceLock<Injector>>);
+
+impl Transmit for ToWorkers {
+    fn transmit(&mut self, out: Outputs) -> Result<(), String> {
+        let inj = self.0.get().ok_or("the workers are not running")?;
+        inj.send(out).map_err(|e| e.to_string())
+    }
 }
 
 /// Fails unless running as root (ports need CAP_NET_RAW and CAP_NET_ADMIN).
@@ -99,6 +115,8 @@ impl Switch {
                 name: name.to_string(),
                 ifindex: port.info.ifindex,
                 up: port.info.is_up(),
+                mac: port.info.mac,
+                speed_mbps: port.info.speed_mbps,
                 backend,
                 counters: port.counters,
             });
@@ -109,39 +127,81 @@ impl Switch {
             ports: opened.iter().map(|p| PortInfo::new(p.no, p.slot)).collect(),
             ..DatapathConfig::default()
         };
-        let (dp, mut writer, packet_ins) = Datapath::new(dcfg, PACKET_IN_QUEUE);
-        // Nobody reads packet-ins until the agent exists: the bounded queue fills and
-        // further ones are dropped and counted, which costs the workers nothing.
-        drop(packet_ins);
-        if cfg.fail_mode == FailMode::Standalone {
-            // The learning switch, as an ordinary rule so the tracer and stats see it.
-            let normal = Rule::new(
-                FlowMatch::ANY,
-                0,
-                Instructions {
-                    apply: vec![Action::Output(ofport::NORMAL)],
-                    ..Instructions::default()
-                },
-            );
-            writer
-                .insert_rule(0, normal)
-                .map_err(|e| anyhow::anyhow!("installing the NORMAL rule: {e:?}"))?;
+        let (dp, writer, packet_ins) = Datapath::new(dcfg, PACKET_IN_QUEUE);
+        let started = Instant::now();
+        let specs: Vec<PortSpec> = opened
+            .iter()
+            .map(|p| {
+                let counters = p.counters.clone();
+                PortSpec {
+                    no: p.no,
+                    slot: p.slot,
+                    name: p.name.clone(),
+                    hw_addr: p.mac,
+                    speed_mbps: p.speed_mbps,
+                    up: p.up,
+                    backend: Some(Arc::new(move || {
+                        let mut b = BackendStats::default();
+                        for c in &counters {
+                            let s = c.snapshot();
+                            b.rx_dropped += s.rx_dropped;
+                            b.tx_dropped += s.tx_dropped;
+                            b.rx_errors += s.rx_errors;
+                            b.tx_errors += s.tx_errors;
+                        }
+                        b
+                    })),
+                }
+            })
+            .collect();
+        let mut targets = Vec::new();
+        for t in cfg.controllers.iter().chain(&cfg.listen) {
+            targets.push(Target::parse(t).map_err(|e| anyhow::anyhow!(e))?);
+        }
+        let acfg = AgentConfig {
+            facts: SwitchFacts {
+                datapath_id: cfg.dpid,
+                ..SwitchFacts::default()
+            },
+            fail_mode: match cfg.fail_mode {
+                FailMode::Standalone => switch::agent::FailMode::Standalone,
+                FailMode::Secure => switch::agent::FailMode::Secure,
+            },
+            controllers: !targets.is_empty(),
+            ..AgentConfig::default()
+        };
+        let injector = Arc::new(OnceLock::new());
+        let mut agent = Agent::new(
+            acfg,
+            dp.clone(),
+            writer,
+            PortTable::new(specs, 0),
+            Box::new(ToWorkers(injector.clone())),
+            0,
+        );
+        if cfg.fail_mode == FailMode::Standalone && targets.is_empty() {
+            // The learning switch, as an ordinary flow that controllers and `ctl` see.
+            let normal = openflow::text::parse_flow_mod(
+                "priority=0,actions=NORMAL",
+                openflow::v13::flow_mod::FlowModCommand::Add,
+            )
+            .map_err(|e| anyhow::anyhow!("the NORMAL flow: {e:?}"))?;
+            agent
+                .flow_mod(&normal, 0)
+                .map_err(|e| anyhow::anyhow!("installing the NORMAL flow: {e}"))?;
         }
         for (place, fm) in &cfg.flows {
-            let rule = switch::translate::flow_mod_to_rule(fm, fm.table_id)
+            agent
+                .flow_mod(fm, 0)
                 .map_err(|e| anyhow::anyhow!("{place}: {e}"))?;
-            writer
-                .insert_rule(fm.table_id, rule)
-                .map_err(|e| anyhow::anyhow!("{place}: {e:?}"))?;
         }
-        writer.publish();
         let dp = Arc::new(dp);
         let macs = MacTable::new(MacTableConfig {
             aging_ns: cfg.mac_aging_s.saturating_mul(SECOND_NS),
             ..MacTableConfig::default()
         });
         macs.set_ports(&opened.iter().map(|p| p.no).collect::<Vec<_>>());
-        let mut specs: Vec<WorkerSpec> = (0..cfg.workers)
+        let mut wspecs: Vec<WorkerSpec> = (0..cfg.workers)
             .map(|w| WorkerSpec {
                 cpu: cfg.cpus.get(w).copied(),
                 ports: Vec::new(),
@@ -151,25 +211,27 @@ impl Switch {
             .collect();
         for (p, hs) in opened.iter().zip(handles) {
             for (w, io) in hs.into_iter().enumerate() {
-                if let Some(s) = specs.get_mut(w) {
+                if let Some(s) = wspecs.get_mut(w) {
                     s.ports.push(WorkerPort { no: p.no, io });
                 }
             }
         }
-        let started = Instant::now();
-        let runtime = Runtime::start(dp.clone(), specs, started).context("starting workers")?;
+        let runtime = Runtime::start(dp.clone(), wspecs, started).context("starting workers")?;
+        let _ = injector.set(runtime.injector());
+        let shell = Shell::start(agent, targets, cfg.mgmt.clone(), packet_ins, started)
+            .context("starting the OpenFlow channels")?;
+        let agent_input = shell.input();
         let links = {
             let mut watched: Vec<Watched> = opened
                 .iter()
                 .map(|p| Watched {
                     ifindex: p.ifindex,
-                    slot: p.slot,
                     no: p.no,
                     name: p.name.clone(),
                     state: if p.up { "up" } else { "down" },
                 })
                 .collect();
-            let (dp, macs) = (dp.clone(), macs.clone());
+            let macs = macs.clone();
             LinkMonitor::start(move |ev: LinkEvent| {
                 let Some(w) = watched.iter_mut().find(|w| w.ifindex == ev.ifindex) else {
                     return;
@@ -186,7 +248,7 @@ impl Switch {
                     return;
                 }
                 w.state = state;
-                dp.set_port_live(w.slot, live);
+                let _ = agent_input.send(Input::Link { no: w.no, up: live });
                 if !live {
                     macs.forget_port(w.no);
                 }
@@ -204,6 +266,7 @@ impl Switch {
             ports: opened,
             macs,
             runtime: Some(runtime),
+            shell: Some(shell),
             _links: links,
             started,
         })
@@ -256,8 +319,15 @@ impl Switch {
         s
     }
 
-    /// Stops forwarding and closes the ports.
+    /// Stops the agent and forwarding, and closes the ports.
     pub fn stop(mut self) {
+        self.halt();
+    }
+
+    fn halt(&mut self) {
+        if let Some(sh) = self.shell.take() {
+            sh.stop();
+        }
         if let Some(rt) = self.runtime.take() {
             rt.stop();
         }
@@ -266,9 +336,7 @@ impl Switch {
 
 impl Drop for Switch {
     fn drop(&mut self) {
-        if let Some(rt) = self.runtime.take() {
-            rt.stop();
-        }
+        self.halt();
     }
 }
 
@@ -318,16 +386,6 @@ pub fn main(flags: &RunFlags) -> ExitCode {
 fn run(flags: &RunFlags) -> anyhow::Result<()> {
     let cfg = RunConfig::load(flags, cpus_online())?;
     require_root("run")?;
-    if !cfg.controllers.is_empty() || !cfg.listen.is_empty() {
-        if cfg.fail_mode == FailMode::Secure {
-            anyhow::bail!(
-                "controller connections are not implemented in this version, and fail mode secure would forward nothing: use --fail-mode standalone or no controller"
-            );
-        }
-        eprintln!(
-            "peregrine run: controller connections are not implemented in this version; running standalone (learning switch)"
-        );
-    }
     let (tx, rx) = std::sync::mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = tx.send(());
@@ -344,6 +402,19 @@ fn run(flags: &RunFlags) -> anyhow::Result<()> {
             FailMode::Secure => "secure",
         }
     );
+    for c in &cfg.controllers {
+        eprintln!("peregrine: controller {c} (reconnecting with backoff while unreachable)");
+    }
+    for l in &cfg.listen {
+        eprintln!("peregrine: listening for controllers on {l}");
+    }
+    if let Some(m) = &cfg.mgmt {
+        eprintln!(
+            "peregrine: management socket {} (peregrine ctl COMMAND {})",
+            m.display(),
+            m.display()
+        );
+    }
     let _ = rx.recv();
     let table = switch.stats_table();
     switch.stop();

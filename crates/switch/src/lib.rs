@@ -1,25 +1,31 @@
 //! The OpenFlow agent: a sans-IO connection state machine, the authoritative flow, group,
-//! meter and port state, and the translation of that state into datapath updates.
+//! meter and port state, the translation of that state into datapath updates, and a thin
+//! I/O shell around it.
 //!
-//! Built so far:
 //! - [`translate`]: OpenFlow 1.3 matches, actions, instructions and flow-mods to the
 //!   datapath's compiled rules;
-//! - [`flows`]: the authoritative flow tables with OpenFlow 1.3.5 flow-mod semantics
-//!   (add/modify/delete, strict and not, overlap check, cookie and out-port filters,
-//!   timeouts with an injected clock, flow-stats selection), sans-IO;
-//! - [`conn`]: one controller connection's protocol state machine, sans-IO (version
-//!   negotiation for 1.0 and 1.3, framing, error replies, echo and liveness, features
-//!   and switch config; everything else handed to the agent as events, in order).
+//! - [`flows`]: the authoritative flow tables with OpenFlow 1.3.5 flow-mod semantics;
+//! - [`groups`], [`meters`]: the group and meter tables with 1.3.5 group-mod and
+//!   meter-mod semantics and errors;
+//! - [`ports`]: the switch's ports as OpenFlow sees them (descriptions, port-mod, link
+//!   state, statistics);
+//! - [`conn`]: one connection's protocol state machine (negotiation, framing, errors,
+//!   echo and liveness, features, switch config);
+//! - [`v10`]: OpenFlow 1.0 requests onto the 1.3 state and 1.3 replies back to 1.0;
+//! - [`agent`]: the agent itself, sans-IO: every connection, roles, asynchronous
+//!   configuration, packet-in buffers and packet-out, multipart replies, barriers, fail
+//!   mode, timeouts ([`agent::FlowAgent`] keeps the flow tables and the datapath in step);
+//! - [`shell`]: the threads and sockets around the agent (controller channels,
+//!   listeners, the management socket).
 //!
-//! - [`agent`]: the first piece of the agent, [`agent::FlowAgent`], which keeps the flow
-//!   tables and the datapath in step (flow-mods, barrier publishing, timeouts with
-//!   flow-removed, flow stats from the datapath's counters).
-//!
-//! The rest of the agent (groups, meters, ports, packet-in/out, roles, multipart) and its
-//! tokio shell are the subject of issue 6.
 //! This crate never forwards packets itself.
 
 pub mod agent;
 pub mod conn;
 pub mod flows;
+pub mod groups;
+pub mod meters;
+pub mod ports;
+pub mod shell;
 pub mod translate;
+pub mod v10;

@@ -1,20 +1,68 @@
-//! Tests of the flow agent against a real datapath: frames are run through
-//! `Datapath::process` with injected times, and the same times are given to the agent.
+//! The agent driven directly, without sockets: connections are byte streams the tests
+//! write OpenFlow messages into and decode replies from; the datapath is real (packets
+//! run through it with injected times); packet-out traffic is captured.
+
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex};
+
+use datapath::pipeline::{DatapathConfig, WorkerState};
+use openflow::framing::Framer;
+use openflow::text::parse_flow_mod;
+use openflow::v13::flow_mod::FlowModCommand;
+use openflow::v13::multipart::{FlowStatsRequest, MultipartReplyBody, MultipartRequestBody};
+use openflow::v13::role::AsyncConfig;
+use openflow::{ErrorKind, OFP13_VERSION};
 
 use super::*;
-use datapath::packet::Packet;
-use datapath::pipeline::{DatapathConfig, Outputs, PortInfo, WorkerState};
-use openflow::text::parse_flow_mod;
-use openflow::v13::packet_in::FlowRemovedReason;
+use crate::ports::PortSpec;
 
 const SEC: u64 = 1_000_000_000;
 
-struct Rig {
-    agent: FlowAgent,
-    worker: WorkerState,
+#[derive(Clone, Default)]
+struct Capture(Arc<Mutex<Vec<Outputs>>>);
+
+impl Transmit for Capture {
+    fn transmit(&mut self, out: Outputs) -> Result<(), String> {
+        self.0.lock().unwrap().push(out);
+        Ok(())
+    }
 }
 
-/// A 64-byte Ethernet/IPv4 frame (contents do not matter: the flows match on in_port).
+impl Capture {
+    /// The ports the captured packets went to, in order.
+    fn ports(&self) -> Vec<u32> {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .flat_map(|o| o.tx.iter().map(|t| t.port))
+            .collect()
+    }
+}
+
+struct Rig {
+    agent: Agent,
+    dp: Datapath,
+    worker: WorkerState,
+    packet_ins: Receiver<DpPacketIn>,
+    sent: Capture,
+    framers: BTreeMap<SessionId, Framer>,
+    xid: u32,
+}
+
+fn spec(no: u32) -> PortSpec {
+    PortSpec {
+        no,
+        slot: (no - 1) as u16,
+        name: format!("eth{no}"),
+        hw_addr: [2, 0, 0, 0, 0, no as u8],
+        speed_mbps: Some(10_000),
+        up: true,
+        backend: None,
+    }
+}
+
+/// A 64-byte Ethernet/IPv4/UDP frame from 02:..:0a to 02:..:0b.
 fn frame() -> Vec<u8> {
     let mut f = vec![0u8; 64];
     f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0b]);
@@ -27,28 +75,111 @@ fn frame() -> Vec<u8> {
     f
 }
 
-fn fm(s: &str, command: FlowModCommand) -> FlowMod {
-    parse_flow_mod(s, command).unwrap_or_else(|e| panic!("{s}: {e}"))
-}
-
 impl Rig {
-    fn new() -> Rig {
-        let config = DatapathConfig {
-            ports: (1..=4).map(|i| PortInfo::new(i, (i - 1) as u16)).collect(),
+    fn with(cfg: AgentConfig) -> Rig {
+        let ports: Vec<PortSpec> = (1..=3).map(spec).collect();
+        let table = PortTable::new(ports, 0);
+        let dcfg = DatapathConfig {
+            ports: table.datapath_ports(),
             ..DatapathConfig::default()
         };
-        let (dp, writer, _rx) = Datapath::new(config, 16);
-        let worker = dp.worker(64);
+        let (dp, writer, packet_ins) = Datapath::new(dcfg, 64);
+        let worker = dp.worker(0);
+        let sent = Capture::default();
+        let agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(sent.clone()), 0);
         Rig {
-            agent: FlowAgent::new(dp, writer),
+            agent,
+            dp,
             worker,
+            packet_ins,
+            sent,
+            framers: BTreeMap::new(),
+            xid: 100,
         }
     }
 
-    fn send(&mut self, in_port: u32, now: u64) -> Vec<u32> {
+    fn new() -> Rig {
+        Rig::with(AgentConfig::default())
+    }
+
+    /// Opens a connection and completes the 1.3 handshake; the switch's HELLO is read.
+    fn connect(&mut self, kind: SessionKind, version: u8) -> SessionId {
+        let id = self.agent.open(kind, 0);
+        self.framers.insert(id, Framer::new());
+        let hello = Frame::v13(
+            1,
+            v13::Message::Hello(v13::Hello::with_versions(&[version])),
+        );
+        let mut bytes = hello.encode().unwrap();
+        bytes[0] = version;
+        self.agent.receive(id, &bytes, 0);
+        let got = self.read(id);
+        assert!(matches!(
+            got[0].message,
+            Message::V13(v13::Message::Hello(_))
+        ));
+        id
+    }
+
+    fn send13(&mut self, id: SessionId, m: v13::Message, now: u64) -> u32 {
+        self.xid += 1;
+        let bytes = Frame::v13(self.xid, m).encode().unwrap();
+        self.agent.receive(id, &bytes, now);
+        self.xid
+    }
+
+    /// Every message the switch queued on `id`.
+    fn read(&mut self, id: SessionId) -> Vec<Frame> {
+        let f = self.framers.get_mut(&id).unwrap();
+        while let Some(b) = self.agent.poll_transmit(id) {
+            f.push(&b);
+        }
+        let mut out = Vec::new();
+        while let Some(m) = f.next_message().unwrap() {
+            out.push(Frame::decode(m).unwrap());
+        }
+        out
+    }
+
+    fn flow(&mut self, id: SessionId, s: &str, cmd: FlowModCommand) {
+        let fm = parse_flow_mod(s, cmd).unwrap();
+        self.send13(id, v13::Message::FlowMod(fm), 0);
+    }
+
+    /// Sends a request and returns the error the switch answered it with.
+    fn error_of(&mut self, id: SessionId, m: v13::Message) -> ErrorKind {
+        let xid = self.send13(id, m, 0);
+        let got = self.read(id);
+        match got.as_slice() {
+            [Frame {
+                xid: x,
+                message: Message::V13(v13::Message::Error(v13::ErrorMsg::Standard { kind, .. })),
+                ..
+            }] if *x == xid => *kind,
+            other => panic!("expected one error, got {other:?}"),
+        }
+    }
+
+    fn dump_flows(&mut self, id: SessionId) -> Vec<Frame> {
+        let req = v13::multipart::MultipartRequest {
+            flags: 0,
+            body: MultipartRequestBody::Flow(FlowStatsRequest {
+                table_id: v13::flow_mod::OFPTT_ALL,
+                out_port: port::ANY,
+                out_group: OFPG_ANY,
+                cookie: 0,
+                cookie_mask: 0,
+                match_: Match::default(),
+            }),
+        };
+        self.send13(id, v13::Message::MultipartRequest(req), 0);
+        self.read(id)
+    }
+
+    /// Runs the test frame in on `in_port` through the datapath.
+    fn packet(&mut self, in_port: u32, now: u64) -> Vec<u32> {
         let mut out = Outputs::new();
-        let dp = self.agent.datapath().clone();
-        dp.process(
+        self.dp.process(
             &mut self.worker,
             Packet::from_slice(&frame()),
             in_port,
@@ -58,290 +189,360 @@ impl Rig {
         out.ports()
     }
 
-    fn ok(&mut self, s: &str, command: FlowModCommand, now: u64) -> Vec<FlowRemoved> {
-        self.agent
-            .handle_flow_mod(&fm(s, command), now)
-            .unwrap_or_else(|e| panic!("{s}: refused: {e}"))
-    }
-
-    /// The published version after a barrier (unchanged by a barrier with nothing to
-    /// publish, so equal versions around a call mean it changed nothing in the datapath).
-    fn version(&mut self) -> u64 {
-        self.agent.barrier();
-        let v = self.agent.datapath().current().version();
-        v
-    }
-
-    fn next_expiry(&self) -> Option<u64> {
-        self.agent.next_expiry()
-    }
-
-    fn stats(&self, now: u64) -> Vec<FlowStats> {
-        self.agent
-            .flow_stats(&FlowStatsRequest::default(), now)
-            .expect("stats")
+    /// Hands the datapath's queued packet-ins to the agent.
+    fn deliver_packet_ins(&mut self, now: u64) {
+        while let Ok(pi) = self.packet_ins.try_recv() {
+            self.agent.packet_in(pi, now);
+        }
     }
 }
 
+fn flows_in(frames: &[Frame]) -> Vec<v13::multipart::FlowStats> {
+    frames
+        .iter()
+        .flat_map(|f| match &f.message {
+            Message::V13(v13::Message::MultipartReply(r)) => match &r.body {
+                MultipartReplyBody::Flow(v) => v.clone(),
+                _ => vec![],
+            },
+            _ => vec![],
+        })
+        .collect()
+}
+
 #[test]
-fn add_modify_delete_follow_in_the_datapath() {
+fn a_flow_mod_forwards_without_a_barrier_and_shows_in_flow_stats() {
     let mut r = Rig::new();
-    assert!(r
-        .ok(
-            "in_port=1,send_flow_rem,cookie=7,actions=output:2",
-            FlowModCommand::Add,
-            0
-        )
-        .is_empty());
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    r.flow(c, "in_port=1,actions=output:2", FlowModCommand::Add);
+    assert!(r.read(c).is_empty(), "a good flow-mod has no reply");
+    assert_eq!(r.packet(1, SEC), vec![2]);
+    let flows = flows_in(&r.dump_flows(c));
+    assert_eq!(flows.len(), 1);
+    assert_eq!(flows[0].packet_count, 1);
+    assert_eq!(flows[0].byte_count, 64);
+}
+
+#[test]
+fn barrier_replies_after_the_changes_before_it() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    r.flow(c, "in_port=1,actions=output:3", FlowModCommand::Add);
+    let xid = r.send13(c, v13::Message::BarrierRequest, 0);
+    let got = r.read(c);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].xid, xid);
+    assert!(matches!(
+        got[0].message,
+        Message::V13(v13::Message::BarrierReply)
+    ));
+    assert_eq!(r.packet(1, SEC), vec![3]);
+}
+
+#[test]
+fn errors_keep_the_connection_and_name_the_request() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    let fm = parse_flow_mod("table=0,actions=group:7", FlowModCommand::Add).unwrap();
     assert_eq!(
-        r.send(1, SEC),
-        Vec::<u32>::new(),
-        "not visible before the barrier"
+        r.error_of(c, v13::Message::FlowMod(fm)),
+        ErrorKind::BAD_ACTION_BAD_OUT_GROUP
     );
-    r.agent.barrier();
-    assert_eq!(r.send(1, SEC), vec![2]);
-    assert_eq!(r.send(3, SEC), Vec::<u32>::new());
-
-    r.ok(
-        "in_port=1,actions=output:3",
-        FlowModCommand::Modify,
-        2 * SEC,
-    );
-    r.agent.barrier();
-    assert_eq!(r.send(1, 3 * SEC), vec![3]);
-    assert_eq!(r.send(1, 3 * SEC), vec![3]);
-
-    let removed = r.ok("in_port=1", FlowModCommand::Delete, 5 * SEC);
-    assert_eq!(removed.len(), 1);
-    let fr = &removed[0];
-    assert_eq!(fr.reason, FlowRemovedReason::Delete);
-    assert_eq!(fr.packet_count, 3, "counters carried across the modify");
-    assert_eq!(fr.byte_count, 3 * frame().len() as u64);
-    assert_eq!(fr.cookie, 7, "a modify keeps the cookie");
-    assert_eq!((fr.duration_sec, fr.duration_nsec), (5, 0));
-    r.agent.barrier();
-    assert_eq!(r.send(1, 6 * SEC), Vec::<u32>::new());
-    assert!(r.agent.flows().is_empty());
-}
-
-#[test]
-fn delete_without_send_flow_rem_yields_nothing_but_removes() {
-    let mut r = Rig::new();
-    r.ok("in_port=1,actions=output:2", FlowModCommand::Add, 0);
-    r.agent.barrier();
-    assert_eq!(r.send(1, 0), vec![2]);
-    assert!(r
-        .ok("in_port=1", FlowModCommand::DeleteStrict, SEC)
-        .is_empty());
-    r.agent.barrier();
-    assert_eq!(r.send(1, 2 * SEC), Vec::<u32>::new());
-}
-
-#[test]
-fn refused_overlap_changes_nothing() {
-    let mut r = Rig::new();
-    r.ok(
-        "priority=5,in_port=1,actions=output:2",
-        FlowModCommand::Add,
-        0,
-    );
-    let v = r.version();
-    let e = r
-        .agent
-        .handle_flow_mod(
-            &fm(
-                "priority=5,check_overlap,actions=output:3",
-                FlowModCommand::Add,
-            ),
-            SEC,
-        )
-        .expect_err("overlaps");
-    assert_eq!(e.kind, ErrorKind::FLOW_MOD_FAILED_OVERLAP);
-    assert_eq!(r.version(), v, "the datapath did not change");
-    assert_eq!(r.agent.flows().len(), 1);
-    assert_eq!(r.send(1, SEC), vec![2]);
+    let fm = parse_flow_mod("table=0,actions=meter:7,output:1", FlowModCommand::Add).unwrap();
     assert_eq!(
-        r.send(2, SEC),
-        Vec::<u32>::new(),
-        "the refused flow is absent"
+        r.error_of(c, v13::Message::FlowMod(fm)),
+        ErrorKind::METER_MOD_FAILED_UNKNOWN_METER
     );
-}
-
-#[test]
-fn translation_error_changes_nothing() {
-    let mut r = Rig::new();
-    r.ok("in_port=1,actions=output:2", FlowModCommand::Add, 0);
-    let v = r.version();
-    let before: Vec<_> = r
-        .agent
-        .flows()
-        .table(0)
-        .map(|(k, e)| (k.clone(), e.clone()))
-        .collect();
-    // Output to TABLE is refused by the translation only (packet-out only).
-    for (s, cmd) in [
-        ("in_port=2,actions=output:table", FlowModCommand::Add),
-        ("in_port=1,actions=output:table", FlowModCommand::Add),
-        ("in_port=1,actions=output:table", FlowModCommand::Modify),
-        (
-            "in_port=1,actions=output:table",
-            FlowModCommand::ModifyStrict,
-        ),
-    ] {
-        let e = r
-            .agent
-            .handle_flow_mod(&fm(s, cmd), SEC)
-            .expect_err("does not translate");
-        assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_OUT_PORT, "{s}");
-        let after: Vec<_> = r
-            .agent
-            .flows()
-            .table(0)
-            .map(|(k, e)| (k.clone(), e.clone()))
-            .collect();
-        assert_eq!(after, before, "{s}: the tables changed");
-        assert_eq!(r.version(), v, "{s}: the datapath changed");
-    }
-    assert_eq!(r.send(1, SEC), vec![2]);
-    assert_eq!(r.send(2, SEC), Vec::<u32>::new());
-}
-
-#[test]
-fn idle_timeout_counts_from_the_last_packet() {
-    let mut r = Rig::new();
-    r.ok(
-        "in_port=1,idle_timeout=10,send_flow_rem,actions=output:2",
-        FlowModCommand::Add,
-        0,
-    );
-    r.agent.barrier();
-    assert_eq!(r.next_expiry(), Some(10 * SEC));
-    assert_eq!(r.send(1, SEC), vec![2]);
-    assert_eq!(r.send(1, 5 * SEC), vec![2]);
-    assert_eq!(r.next_expiry(), Some(15 * SEC), "pushed back by traffic");
-    assert!(r.agent.expire(12 * SEC).is_empty(), "idle since 5 s only");
-    assert_eq!(r.send(1, 12 * SEC), vec![2]);
-    assert!(r.agent.expire(21 * SEC).is_empty(), "idle since 12 s only");
-    let removed = r.agent.expire(22 * SEC);
-    assert_eq!(removed.len(), 1);
-    assert_eq!(removed[0].reason, FlowRemovedReason::IdleTimeout);
-    assert_eq!(removed[0].packet_count, 3);
-    assert_eq!(removed[0].duration_sec, 22);
-    assert!(r.agent.flows().is_empty());
-    assert_eq!(r.send(1, 23 * SEC), Vec::<u32>::new(), "expire published");
-    assert_eq!(r.next_expiry(), None);
-}
-
-#[test]
-fn hard_timeout_ignores_traffic() {
-    let mut r = Rig::new();
-    r.ok(
-        "in_port=1,hard_timeout=3,send_flow_rem,actions=output:2",
-        FlowModCommand::Add,
-        0,
-    );
-    r.agent.barrier();
-    assert_eq!(r.send(1, 2 * SEC), vec![2]);
-    assert!(r.agent.expire(2 * SEC).is_empty());
-    let removed = r.agent.expire(3 * SEC);
-    assert_eq!(removed.len(), 1);
-    assert_eq!(removed[0].reason, FlowRemovedReason::HardTimeout);
-    assert_eq!(removed[0].packet_count, 1);
-    assert_eq!(r.send(1, 3 * SEC), Vec::<u32>::new());
-}
-
-#[test]
-fn flow_stats_count_and_reset_counts() {
-    let mut r = Rig::new();
-    r.ok(
-        "priority=9,in_port=1,cookie=1,actions=output:2",
-        FlowModCommand::Add,
-        0,
-    );
-    r.ok(
-        "priority=9,in_port=2,cookie=2,actions=output:1",
-        FlowModCommand::Add,
-        SEC,
-    );
-    r.agent.barrier();
-    for _ in 0..3 {
-        assert_eq!(r.send(1, 2 * SEC), vec![2]);
-    }
-    assert_eq!(r.send(2, 2 * SEC), vec![1]);
-    let len = frame().len() as u64;
-    let by_cookie = |r: &Rig, now| {
-        let mut v: Vec<_> = r
-            .stats(now)
-            .into_iter()
-            .map(|s| (s.cookie, s.packet_count, s.byte_count, s.duration_sec))
-            .collect();
-        v.sort();
-        v
+    let tm = TableMod {
+        table_id: 0,
+        config: 8,
     };
     assert_eq!(
-        by_cookie(&r, 4 * SEC),
-        vec![(1, 3, 3 * len, 4), (2, 1, len, 3)]
+        r.error_of(c, v13::Message::TableMod(tm)),
+        ErrorKind::TABLE_MOD_FAILED_BAD_CONFIG
     );
-
-    // A replacing add keeps the counters (and restarts the duration)...
-    r.ok(
-        "priority=9,in_port=1,cookie=3,actions=output:4",
-        FlowModCommand::Add,
-        5 * SEC,
-    );
-    r.agent.barrier();
-    assert_eq!(r.send(1, 6 * SEC), vec![4]);
+    let fr = v13::features::FeaturesReply {
+        datapath_id: 1,
+        n_buffers: 0,
+        n_tables: 1,
+        auxiliary_id: 0,
+        capabilities: 0,
+        reserved: 0,
+    };
     assert_eq!(
-        by_cookie(&r, 6 * SEC),
-        vec![(2, 1, len, 5), (3, 4, 4 * len, 1)]
+        r.error_of(c, v13::Message::FeaturesReply(fr)),
+        ErrorKind::BAD_REQUEST_BAD_TYPE
     );
-    // ...unless it sets reset_counts.
-    r.ok(
-        "priority=9,in_port=1,cookie=4,reset_counts,actions=output:4",
-        FlowModCommand::Add,
-        7 * SEC,
+    let po = PacketOut {
+        buffer_id: OFP_NO_BUFFER,
+        in_port: 9,
+        actions: vec![],
+        data: frame(),
+    };
+    assert_eq!(
+        r.error_of(c, v13::Message::PacketOut(po)),
+        ErrorKind::BAD_REQUEST_BAD_PORT
     );
-    r.agent.barrier();
-    assert_eq!(by_cookie(&r, 7 * SEC), vec![(2, 1, len, 6), (4, 0, 0, 0)]);
-    assert_eq!(r.send(1, 8 * SEC), vec![4]);
-    // A modify with reset_counts resets too; one without keeps them.
-    r.ok(
-        "in_port=2,actions=output:3",
-        FlowModCommand::Modify,
-        8 * SEC,
+    let po = PacketOut {
+        buffer_id: 0x1234,
+        in_port: port::CONTROLLER,
+        actions: vec![],
+        data: vec![],
+    };
+    assert_eq!(
+        r.error_of(c, v13::Message::PacketOut(po)),
+        ErrorKind::BAD_REQUEST_BUFFER_UNKNOWN
     );
-    r.agent.barrier();
-    assert_eq!(r.send(2, 8 * SEC), vec![3]);
-    r.ok(
-        "in_port=1,reset_counts,actions=output:2",
-        FlowModCommand::Modify,
-        9 * SEC,
+    // Still serving.
+    r.flow(c, "actions=output:2", FlowModCommand::Add);
+    assert_eq!(flows_in(&r.dump_flows(c)).len(), 1);
+    assert!(!r.agent.is_closed(c));
+}
+
+#[test]
+fn packet_in_buffers_and_packet_out_releases_the_buffer() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    r.flow(c, "priority=0,actions=CONTROLLER:32", FlowModCommand::Add);
+    assert!(r.packet(1, SEC).is_empty());
+    r.deliver_packet_ins(SEC);
+    let got = r.read(c);
+    let Message::V13(v13::Message::PacketIn(pi)) = &got[0].message else {
+        panic!("expected a packet-in, got {got:?}")
+    };
+    assert_eq!(pi.data, frame()[..32]);
+    assert_eq!(pi.total_len, 64);
+    assert_ne!(pi.buffer_id, OFP_NO_BUFFER);
+    assert_eq!(
+        pi.match_.get(openflow::oxm::OxmField::InPort),
+        Some(&Oxm::InPort(1))
+    );
+    let po = PacketOut {
+        buffer_id: pi.buffer_id,
+        in_port: 1,
+        actions: vec![Action::Output {
+            port: 3,
+            max_len: 0,
+        }],
+        data: vec![],
+    };
+    r.send13(c, v13::Message::PacketOut(po.clone()), SEC);
+    assert!(r.read(c).is_empty());
+    assert_eq!(r.sent.ports(), vec![3]);
+    let captured = r.sent.0.lock().unwrap()[0].tx[0].packet.data().to_vec();
+    assert_eq!(captured, frame(), "the whole buffered frame goes out");
+    assert_eq!(
+        r.error_of(c, v13::Message::PacketOut(po)),
+        ErrorKind::BAD_REQUEST_BUFFER_EMPTY
+    );
+}
+
+#[test]
+fn packet_out_to_table_runs_the_pipeline() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    r.flow(c, "in_port=2,actions=output:1", FlowModCommand::Add);
+    let po = PacketOut {
+        buffer_id: OFP_NO_BUFFER,
+        in_port: 2,
+        actions: vec![Action::Output {
+            port: port::TABLE,
+            max_len: 0,
+        }],
+        data: frame(),
+    };
+    r.send13(c, v13::Message::PacketOut(po), 0);
+    assert_eq!(r.sent.ports(), vec![1]);
+    assert_eq!(flows_in(&r.dump_flows(c))[0].packet_count, 1);
+}
+
+#[test]
+fn roles_generation_ids_and_slave_restrictions() {
+    let mut r = Rig::new();
+    let a = r.connect(SessionKind::Controller, OFP13_VERSION);
+    let b = r.connect(SessionKind::Controller, OFP13_VERSION);
+    let role = |role, generation_id| {
+        v13::Message::RoleRequest(Role {
+            role,
+            generation_id,
+        })
+    };
+    r.send13(a, role(ControllerRole::Master, 5), 0);
+    let got = r.read(a);
+    assert!(
+        matches!(&got[0].message, Message::V13(v13::Message::RoleReply(x)) if x.role == ControllerRole::Master && x.generation_id == 5)
+    );
+    r.send13(b, role(ControllerRole::Master, 6), 0);
+    r.read(b);
+    // a was demoted.
+    r.send13(a, role(ControllerRole::NoChange, 0), 0);
+    let got = r.read(a);
+    assert!(
+        matches!(&got[0].message, Message::V13(v13::Message::RoleReply(x)) if x.role == ControllerRole::Slave && x.generation_id == 6)
     );
     assert_eq!(
-        by_cookie(&r, 9 * SEC),
-        vec![(2, 2, 2 * len, 8), (4, 0, 0, 2)]
+        r.error_of(a, role(ControllerRole::Master, 4)),
+        ErrorKind::ROLE_REQUEST_FAILED_STALE
     );
+    let fm = parse_flow_mod("actions=output:2", FlowModCommand::Add).unwrap();
+    assert_eq!(
+        r.error_of(a, v13::Message::FlowMod(fm)),
+        ErrorKind::BAD_REQUEST_IS_SLAVE
+    );
+    // Only the master gets packet-ins.
+    r.flow(
+        b,
+        "priority=0,actions=CONTROLLER:65535",
+        FlowModCommand::Add,
+    );
+    r.packet(1, SEC);
+    r.deliver_packet_ins(SEC);
+    assert!(r.read(a).is_empty());
+    assert_eq!(r.read(b).len(), 1);
+    // A slave that asks for packet-ins through its async config gets them.
+    let cfg = AsyncConfig {
+        packet_in_mask: [0, 0b11],
+        ..default_async()
+    };
+    r.send13(a, v13::Message::SetAsync(cfg), 0);
+    r.packet(1, SEC);
+    r.deliver_packet_ins(SEC);
+    assert_eq!(r.read(a).len(), 1);
+    assert_eq!(
+        r.error_of(a, role(ControllerRole::Unknown(9), 0)),
+        ErrorKind::ROLE_REQUEST_FAILED_BAD_ROLE
+    );
+}
 
-    let one = r
-        .agent
-        .flow_stats(
-            &FlowStatsRequest {
-                cookie: 2,
-                cookie_mask: u64::MAX,
-                ..FlowStatsRequest::default()
-            },
-            9 * SEC,
-        )
-        .expect("stats");
-    assert_eq!(one.len(), 1);
-    assert_eq!(one[0].packet_count, 2);
-    assert_eq!(one[0].priority, 9);
-    let bad = r.agent.flow_stats(
-        &FlowStatsRequest {
-            table_id: 254,
-            ..FlowStatsRequest::default()
-        },
-        9 * SEC,
+#[test]
+fn long_flow_stats_replies_are_split() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    for i in 0..1500u32 {
+        let s = format!(
+            "tcp,nw_src=10.0.{}.{},tp_dst={},actions=output:2",
+            i / 256,
+            i % 256,
+            i
+        );
+        r.flow(c, &s, FlowModCommand::Add);
+    }
+    let frames = r.dump_flows(c);
+    assert!(frames.len() > 1, "{} messages", frames.len());
+    for (i, f) in frames.iter().enumerate() {
+        let Message::V13(v13::Message::MultipartReply(m)) = &f.message else {
+            panic!("not a reply")
+        };
+        let more = m.flags & v13::multipart::OFPMPF_REPLY_MORE != 0;
+        assert_eq!(more, i + 1 < frames.len());
+    }
+    assert_eq!(flows_in(&frames).len(), 1500);
+}
+
+#[test]
+fn port_mod_reports_port_status_and_bad_ports_are_refused() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    let m = r.connect(SessionKind::Management, OFP13_VERSION);
+    let pm = PortMod {
+        port_no: 2,
+        hw_addr: openflow::wire::MacAddr([2, 0, 0, 0, 0, 2]),
+        config: v13::port::port_config::NO_FWD,
+        mask: v13::port::port_config::NO_FWD,
+        advertise: 0,
+    };
+    r.send13(m, v13::Message::PortMod(pm), 0);
+    for id in [c, m] {
+        let got = r.read(id);
+        assert!(
+            matches!(&got[0].message, Message::V13(v13::Message::PortStatus(s)) if s.port.port_no == 2 && s.port.config == v13::port::port_config::NO_FWD),
+            "{got:?}"
+        );
+    }
+    r.flow(c, "in_port=1,actions=output:2", FlowModCommand::Add);
+    assert!(r.packet(1, SEC).is_empty(), "no-fwd port gets nothing");
+    let bad = PortMod { port_no: 9, ..pm };
+    assert_eq!(
+        r.error_of(c, v13::Message::PortMod(bad)),
+        ErrorKind::PORT_MOD_FAILED_BAD_PORT
     );
-    assert!(bad.is_err());
+    r.agent.link(3, false);
+    let got = r.read(c);
+    assert!(
+        matches!(&got[0].message, Message::V13(v13::Message::PortStatus(s)) if s.port.port_no == 3)
+    );
+}
+
+#[test]
+fn standalone_fails_open_while_no_controller_is_connected() {
+    let cfg = AgentConfig {
+        fail_mode: FailMode::Standalone,
+        ..AgentConfig::default()
+    };
+    let mut r = Rig::with(cfg);
+    assert!(r.agent.in_fail_open());
+    let mut out = Outputs::new();
+    r.dp.process(&mut r.worker, Packet::from_slice(&frame()), 1, 0, &mut out);
+    assert_eq!(
+        out.normal.len(),
+        1,
+        "fail-open hands packets to the learning switch"
+    );
+    let m = r.connect(SessionKind::Management, OFP13_VERSION);
+    assert!(
+        r.agent.in_fail_open(),
+        "the management socket is no controller"
+    );
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    assert!(!r.agent.in_fail_open());
+    assert!(
+        flows_in(&r.dump_flows(m)).is_empty(),
+        "the fail-open rule is hidden"
+    );
+    let mut out = Outputs::new();
+    r.dp.process(&mut r.worker, Packet::from_slice(&frame()), 1, 0, &mut out);
+    assert!(
+        out.normal.is_empty(),
+        "a connected controller's (empty) tables decide"
+    );
+    r.agent.remove(c);
+    assert!(r.agent.in_fail_open());
+    // Secure mode never fails open.
+    let r = Rig::new();
+    assert!(!r.agent.in_fail_open());
+}
+
+#[test]
+fn dead_peers_close_and_flows_expire_with_flow_removed() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    r.flow(
+        c,
+        "hard_timeout=2,send_flow_rem,actions=output:2",
+        FlowModCommand::Add,
+    );
+    let t = r.agent.next_timeout().unwrap();
+    assert!(t <= 2 * SEC);
+    r.agent.handle_timeout(2 * SEC);
+    let got = r.read(c);
+    assert!(got
+        .iter()
+        .any(|f| matches!(&f.message, Message::V13(v13::Message::FlowRemoved(_)))));
+    r.agent.handle_timeout(60 * SEC);
+    assert!(r.agent.is_closed(c));
+}
+
+#[test]
+fn startup_flows_forward_at_once_and_show_to_controllers() {
+    let mut r = Rig::new();
+    let fm = parse_flow_mod("in_port=1,actions=output:3", FlowModCommand::Add).unwrap();
+    r.agent.flow_mod(&fm, 0).unwrap();
+    assert_eq!(r.packet(1, SEC), vec![3]);
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    assert_eq!(flows_in(&r.dump_flows(c)).len(), 1);
+    let bad = parse_flow_mod("actions=group:1", FlowModCommand::Add).unwrap();
+    assert_eq!(
+        r.agent.flow_mod(&bad, 0).unwrap_err().kind,
+        ErrorKind::BAD_ACTION_BAD_OUT_GROUP
+    );
 }

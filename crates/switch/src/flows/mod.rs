@@ -547,6 +547,14 @@ impl FlowTables {
         self.tables.get(usize::from(table)).into_iter().flatten()
     }
 
+    /// Every entry with its table, tables in order.
+    pub fn iter(&self) -> impl Iterator<Item = (u8, &FlowKey, &FlowEntry)> {
+        self.tables
+            .iter()
+            .enumerate()
+            .flat_map(|(t, m)| m.iter().map(move |(k, e)| (t as u8, k, e)))
+    }
+
     /// Number of entries in `table` (0 for a table the switch lacks).
     pub fn table_len(&self, table: u8) -> usize {
         self.tables.get(usize::from(table)).map_or(0, BTreeMap::len)

@@ -1,0 +1,156 @@
+//! What the end-to-end tests of `peregrine run` share: the switch as a child process,
+//! namespace hosts on its ports, ping.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use bench::topo::{Host, Topology};
+
+/// The switch process; killed (SIGKILL, by PID) on drop if still running.
+pub struct SwitchProc {
+    child: Option<Child>,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl SwitchProc {
+    /// Starts `peregrine run` with `args` and waits until it says it is switching.
+    /// Without `--mgmt` in `args` the switch gets no management socket (tests run in
+    /// parallel and would share the default one).
+    pub fn start(args: &[&str]) -> SwitchProc {
+        let mgmt: &[&str] = if args.contains(&"--mgmt") {
+            &[]
+        } else {
+            &["--mgmt", "none"]
+        };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+            .arg("run")
+            .args(args)
+            .args(mgmt)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start peregrine");
+        let err = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut p = SwitchProc {
+            child: Some(child),
+            stderr: rx,
+        };
+        p.wait_line("switching between", Duration::from_secs(10));
+        p
+    }
+
+    /// Waits for a stderr line containing `what`.
+    pub fn wait_line(&mut self, what: &str, limit: Duration) -> String {
+        let t = Instant::now();
+        let mut seen = Vec::new();
+        while let Some(left) = limit.checked_sub(t.elapsed()) {
+            match self.stderr.recv_timeout(left) {
+                Ok(l) if l.contains(what) => return l,
+                Ok(l) => seen.push(l),
+                Err(_) => break,
+            }
+        }
+        panic!("no line with {what:?} from the switch; it said: {seen:?}");
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.as_ref().unwrap().id() as i32
+    }
+
+    /// CPU seconds (user + system) the process has used.
+    pub fn cpu_seconds(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
+        // Fields after the parenthesised command name; utime and stime are 14 and 15.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
+        ticks / 100.0
+    }
+
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.as_mut().unwrap().try_wait(), Ok(None))
+    }
+
+    /// Sends SIGTERM, waits for the exit and returns its stdout (the stats table).
+    pub fn stop(mut self) -> String {
+        let mut child = self.child.take().unwrap();
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let t = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                panic!("the switch did not stop on SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        assert!(status.success(), "exit {status:?}; stdout {out}");
+        out
+    }
+}
+
+impl Drop for SwitchProc {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// `n` namespace hosts and a switch on their ports (numbered 1..=n) with `extra`
+/// arguments. Bind the result as `let (topo, h, sw) = …` so that the switch is ended
+/// before the namespaces are removed.
+pub fn hosts_on_switch(n: u8, extra: &[&str]) -> (Topology, Vec<Host>, SwitchProc) {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=n).map(|i| topo.add_host(i).unwrap()).collect();
+    let mut args: Vec<&str> = h.iter().flat_map(|h| ["--port", h.port.as_str()]).collect();
+    args.extend_from_slice(extra);
+    let sw = SwitchProc::start(&args);
+    (topo, h, sw)
+}
+
+pub fn ping(topo: &Topology, from: &Host, to: &str, count: u32) -> bool {
+    topo.in_ns(
+        &from.ns,
+        "ping",
+        &["-c", &count.to_string(), "-i", "0.1", "-W", "2", to],
+    )
+    .is_ok()
+}
+
+/// Pings until one gets through (the first may wait for ARP and learning), at most 5 s.
+pub fn ping_until_ok(topo: &Topology, from: &Host, to: &str) {
+    let t = Instant::now();
+    while !ping(topo, from, to, 1) {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "{} cannot reach {to}",
+            from.ns
+        );
+    }
+}

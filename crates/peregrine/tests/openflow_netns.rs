@@ -1,0 +1,309 @@
+//! The OpenFlow agent end to end: `peregrine run` between namespace hosts, programmed
+//! by a real client (`ovs-ofctl`, OpenFlow 1.3 and 1.0) over its `ptcp:` listener and by
+//! real controllers (os-ken applications in this directory, started through
+//! `os_ken.base.app_manager`), checked with ping.
+//!
+//! Root is needed (namespaces, raw sockets), so they are ignored by default; CI runs them
+//! as root with `cargo test -- --ignored`. os-ken comes from the repository's `.venv`
+//! (`.ci/run` installs it); a test that needs it says so if it is missing.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{hosts_on_switch, ping, ping_until_ok};
+
+/// A TCP port free on 127.0.0.1 now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Runs `ovs-ofctl -O VERSION CMD tcp:127.0.0.1:PORT ARGS…`; its stdout, or a panic with
+/// its stderr.
+fn ofctl(version: &str, cmd: &str, port: u16, args: &[&str]) -> String {
+    let out = try_ofctl(version, cmd, port, args);
+    match out {
+        Ok(s) => s,
+        Err(e) => panic!("ovs-ofctl {cmd} {args:?}: {e}"),
+    }
+}
+
+fn try_ofctl(version: &str, cmd: &str, port: u16, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("ovs-ofctl")
+        .args([
+            "-O",
+            version,
+            "--timeout=10",
+            cmd,
+            &format!("tcp:127.0.0.1:{port}"),
+        ])
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run ovs-ofctl: {e} (install openvswitch-switch)"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// The flow lines of a dump-flows output, without durations and counters' times.
+fn flow_lines(dump: &str) -> Vec<String> {
+    dump.lines()
+        .filter(|l| l.contains("actions="))
+        .map(|l| {
+            l.split(", ")
+                .filter(|f| !f.trim_start().starts_with("duration="))
+                .collect::<Vec<_>>()
+                .join(", ")
+                .trim()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn ovs_ofctl_13_programs_flows_groups_meters_and_ports() {
+    let port = free_port();
+    let listen = format!("ptcp:{port}:127.0.0.1");
+    let (topo, h, _sw) = hosts_on_switch(2, &["--listen", &listen, "--fail-mode", "secure"]);
+    let v = "OpenFlow13";
+    // Secure mode without flows forwards nothing.
+    assert!(!ping(&topo, &h[0], &h[1].ip, 1));
+    ofctl(v, "add-flow", port, &["in_port=1,actions=output:2"]);
+    ofctl(v, "add-flow", port, &["in_port=2,actions=output:1"]);
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    let flows = flow_lines(&ofctl(v, "dump-flows", port, &[]));
+    assert_eq!(flows.len(), 2, "{flows:?}");
+    assert!(
+        flows[0].contains("in_port=1") && flows[0].ends_with("actions=output:2"),
+        "{flows:?}"
+    );
+    let n_packets: u64 = flows[0]
+        .split(", ")
+        .find_map(|f| f.strip_prefix("n_packets="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(n_packets >= 1, "{flows:?}");
+    // Port statistics count what went through.
+    let ports = ofctl(v, "dump-ports", port, &["1"]);
+    assert!(ports.contains("port  1: rx pkts="), "{ports}");
+    assert!(!ports.contains("rx pkts=0,"), "{ports}");
+    // Groups and meters.
+    ofctl(
+        v,
+        "add-group",
+        port,
+        &["group_id=5,type=all,bucket=output:1,bucket=output:2"],
+    );
+    let groups = ofctl(v, "dump-groups", port, &[]);
+    assert!(
+        groups.contains("group_id=5,type=all,bucket=actions=output:1,bucket=actions=output:2"),
+        "{groups}"
+    );
+    ofctl(
+        v,
+        "add-meter",
+        port,
+        &["meter=3,kbps,band=type=drop,rate=1000"],
+    );
+    let meters = ofctl(v, "dump-meters", port, &[]);
+    assert!(
+        meters.contains("meter=3 kbps bands=\ntype=drop rate=1000")
+            || meters.contains("meter=3 kbps bands=type=drop rate=1000"),
+        "{meters}"
+    );
+    // A flow to a missing group is refused with the right error; the connection lives.
+    let e = try_ofctl(v, "add-flow", port, &["in_port=1,actions=group:99"]).unwrap_err();
+    assert!(e.contains("OFPBAC_BAD_OUT_GROUP"), "{e}");
+    // Deleting the flows stops forwarding.
+    ofctl(v, "del-flows", port, &[]);
+    assert!(flow_lines(&ofctl(v, "dump-flows", port, &[])).is_empty());
+    assert!(!ping(&topo, &h[0], &h[1].ip, 1));
+    // mod-port down shows in the port description.
+    ofctl(v, "mod-port", port, &["1", "down"]);
+    let desc = ofctl(v, "dump-ports-desc", port, &[]);
+    assert!(desc.contains("config:     PORT_DOWN"), "{desc}");
+    drop(topo);
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn ovs_ofctl_10_programs_flows_on_the_same_state() {
+    let port = free_port();
+    let listen = format!("ptcp:{port}:127.0.0.1");
+    let (topo, h, _sw) = hosts_on_switch(2, &["--listen", &listen, "--fail-mode", "secure"]);
+    ofctl(
+        "OpenFlow10",
+        "add-flow",
+        port,
+        &["in_port=1,actions=output:2"],
+    );
+    ofctl(
+        "OpenFlow10",
+        "add-flow",
+        port,
+        &["in_port=2,actions=output:1"],
+    );
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    let flows10 = flow_lines(&ofctl("OpenFlow10", "dump-flows", port, &[]));
+    assert_eq!(flows10.len(), 2, "{flows10:?}");
+    // A 1.3 client sees the flows a 1.0 client made.
+    let flows13 = flow_lines(&ofctl("OpenFlow13", "dump-flows", port, &[]));
+    assert_eq!(flows13.len(), 2, "{flows13:?}");
+    let ports = ofctl("OpenFlow10", "dump-ports", port, &[]);
+    assert!(ports.contains("port  2: rx pkts="), "{ports}");
+    ofctl("OpenFlow10", "del-flows", port, &["in_port=1"]);
+    assert_eq!(
+        flow_lines(&ofctl("OpenFlow10", "dump-flows", port, &[])).len(),
+        1
+    );
+    drop(topo);
+}
+
+/// An os-ken application process; killed by PID on drop.
+struct Controller {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+fn venv_python() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let py = root.join(".venv/bin/python");
+    assert!(
+        py.exists(),
+        "{} is missing: run .ci/run (or `python3 -m venv .venv && .venv/bin/pip install os-ken==4.2.2`)",
+        py.display()
+    );
+    py
+}
+
+impl Controller {
+    fn start(app: &str, port: u16) -> Controller {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/osken");
+        let mut child = Command::new(venv_python())
+            .arg(dir.join("run_app.py"))
+            .arg(port.to_string())
+            .arg(app)
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start os-ken");
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut c = Controller { child, lines };
+        c.wait_line("listening", Duration::from_secs(20));
+        c
+    }
+
+    fn wait_line(&mut self, what: &str, limit: Duration) {
+        let t = Instant::now();
+        while let Some(left) = limit.checked_sub(t.elapsed()) {
+            match self.lines.recv_timeout(left) {
+                Ok(l) if l.contains(what) => return,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        panic!("the controller never printed {what:?}");
+    }
+}
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn os_ken_13_learning_switch_and_controller_restart_in_secure_mode() {
+    let port = free_port();
+    let target = format!("tcp:127.0.0.1:{port}");
+    let ofport = free_port();
+    let listen = format!("ptcp:{ofport}:127.0.0.1");
+    let mut ctl = Controller::start("learning_switch_13", port);
+    let (topo, h, _sw) = hosts_on_switch(
+        3,
+        &[
+            "--controller",
+            &target,
+            "--listen",
+            &listen,
+            "--fail-mode",
+            "secure",
+        ],
+    );
+    ctl.wait_line("switch connected", Duration::from_secs(15));
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    ping_until_ok(&topo, &h[2], &h[1].ip);
+    let flows = flow_lines(&ofctl("OpenFlow13", "dump-flows", ofport, &[]));
+    let learned: Vec<&String> = flows.iter().filter(|f| f.contains("dl_dst=")).collect();
+    assert!(
+        learned.len() >= 2,
+        "the controller installed no flows: {flows:?}"
+    );
+    // The controller goes away: secure mode keeps every flow, learned paths still work.
+    drop(ctl);
+    std::thread::sleep(Duration::from_millis(500));
+    let after = flow_lines(&ofctl("OpenFlow13", "dump-flows", ofport, &[]));
+    assert_eq!(
+        after.len(),
+        flows.len(),
+        "flows lost: {flows:?} -> {after:?}"
+    );
+    assert!(ping(&topo, &h[0], &h[1].ip, 3));
+    // A new controller process: the switch reconnects to it.
+    let mut ctl = Controller::start("learning_switch_13", port);
+    ctl.wait_line("switch connected", Duration::from_secs(20));
+    ping_until_ok(&topo, &h[1], &h[2].ip);
+    drop(ctl);
+    drop(topo);
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn os_ken_10_learning_switch() {
+    let port = free_port();
+    let target = format!("tcp:127.0.0.1:{port}");
+    let mut ctl = Controller::start("learning_switch_10", port);
+    let (topo, h, _sw) = hosts_on_switch(2, &["--controller", &target, "--fail-mode", "secure"]);
+    ctl.wait_line("switch connected", Duration::from_secs(15));
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    assert!(ping(&topo, &h[1], &h[0].ip, 3));
+    drop(ctl);
+    drop(topo);
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn standalone_mode_learns_while_the_controller_is_away() {
+    let port = free_port();
+    let target = format!("tcp:127.0.0.1:{port}");
+    // No controller listens: standalone falls back to learning.
+    let (topo, h, _sw) =
+        hosts_on_switch(2, &["--controller", &target, "--fail-mode", "standalone"]);
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    drop(topo);
+}

@@ -1,0 +1,456 @@
+//! The flow half of the OpenFlow agent, sans-IO: [`FlowAgent`] owns the authoritative
+//! flow tables ([`FlowTables`]) and the datapath's single [`Writer`], and keeps the
+//! datapath's rules in step with the tables. No sockets and no clock: every call that
+//! needs time takes `now` (ns on the caller's monotonic clock, the same clock the
+//! datapath's batches are given).
+//!
+//! Invariants, between calls:
+//! - every flow entry has a datapath rule (`FlowEntry::rule` is `Some`), in the writer's
+//!   pending version, with the entry's table, match and priority, and no other rule was
+//!   installed by the agent;
+//! - a refused flow-mod (validation, translation, overlap, table full) changes neither the
+//!   tables nor the datapath: the flow-mod is validated and translated before the tables
+//!   are touched, and the only later failure (no counter slot for an add) is rolled back
+//!   (a replace or modify whose entry lost its rule reinstalls it, and running out of
+//!   slots there is reported after the tables changed; the agent never leaves an entry
+//!   without a rule, so this path does not run);
+//! - an entry's OpenFlow counters are its rule's datapath counters minus the baseline in
+//!   `base` (set when a modify or replacing add asks for `OFPFF_RESET_COUNTS`). Replacing
+//!   adds and modifies rewrite the rule in place (same id), so counters and the last-used
+//!   time carry over as OpenFlow 1.3.5 §6.4 asks unless reset.
+//!
+//! Changes reach packets when the writer publishes: at [`FlowAgent::barrier`], at
+//! [`FlowAgent::expire`], and at a flow-mod that removes an entry with
+//! `OFPFF_SEND_FLOW_REM` (its final counters are known only once every batch that could
+//! still count it has ended, which publishing waits for). Otherwise changes may wait for
+//! the next of those.
+
+#[cfg(test)]
+#[path = "flow_agent/tests.rs"]
+mod tests;
+
+use std::collections::HashMap;
+
+use datapath::pipeline::{Datapath, RuleId, WriteError, Writer};
+use openflow::action::{port, OFPG_ANY};
+use openflow::match13::Match;
+use openflow::v13::flow_mod::OFPTT_ALL;
+use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
+use openflow::v13::multipart::{AggregateStats, FlowStats, FlowStatsRequest, TableStats};
+use openflow::v13::packet_in::{FlowRemoved, FlowRemovedReason};
+use openflow::{ErrorKind, OfpError};
+
+use crate::flows::{FlowChange, FlowEntry, FlowKey, FlowTables};
+use crate::translate::flow_mod_to_rule;
+
+/// The agent's flow state and the datapath writer it drives (see the module comment for
+/// the invariants).
+pub struct FlowAgent {
+    flows: FlowTables,
+    dp: Datapath,
+    writer: Writer,
+    /// Counter baselines `(packets, bytes)` of rules whose counters were reset; absent is
+    /// zero. Entries are dropped when their rule is removed.
+    base: HashMap<RuleId, (u64, u64)>,
+}
+
+/// A removal waiting for the publish that gives its rule's final counters.
+struct PendingRemoved {
+    rule: Option<RuleId>,
+    removed: FlowRemoved,
+    base: (u64, u64),
+}
+
+fn table_full(table: u8, e: WriteError) -> OfpError {
+    OfpError::new(
+        ErrorKind::FLOW_MOD_FAILED_TABLE_FULL,
+        format!("table {table}: the datapath refused the rule ({e:?})"),
+    )
+}
+
+impl FlowAgent {
+    /// An agent over `dp` and its writer. The datapath should hold no rules the agent did
+    /// not install (normally a fresh one from [`Datapath::new`]).
+    pub fn new(dp: Datapath, writer: Writer) -> FlowAgent {
+        FlowAgent {
+            flows: FlowTables::new(),
+            dp,
+            writer,
+            base: HashMap::new(),
+        }
+    }
+
+    /// The authoritative flow tables.
+    pub fn flows(&self) -> &FlowTables {
+        &self.flows
+    }
+
+    /// The datapath handle (for counters and processing).
+    pub fn datapath(&self) -> &Datapath {
+        &self.dp
+    }
+
+    /// The datapath's writer, for the other tables the agent keeps in the datapath
+    /// (groups, meters, port config). Rules must change only through this type.
+    pub fn writer(&mut self) -> &mut Writer {
+        &mut self.writer
+    }
+
+    /// Removes every entry for which `pick` holds (a deleted group's or meter's users),
+    /// as strict deletes would, and returns the flow-removed bodies of those with
+    /// `OFPFF_SEND_FLOW_REM`, with `reason`. Unpublished unless a flow-removed is due.
+    pub fn delete_where(
+        &mut self,
+        pick: impl Fn(&FlowEntry) -> bool,
+        reason: FlowRemovedReason,
+        now: u64,
+    ) -> Vec<FlowRemoved> {
+        let all = FlowStatsRequest {
+            table_id: OFPTT_ALL,
+            out_port: port::ANY,
+            out_group: OFPG_ANY,
+            cookie: 0,
+            cookie_mask: 0,
+            match_: Match::default(),
+        };
+        let victims: Vec<(u8, u16, Match)> = match self.flows.select(&all) {
+            Ok(it) => it
+                .filter(|(_, _, e)| pick(e))
+                .map(|(t, _, e)| (t, e.priority, e.match_.clone()))
+                .collect(),
+            Err(_) => return Vec::new(),
+        };
+        let mut removed = Vec::new();
+        for (table_id, priority, match_) in victims {
+            let fm = FlowMod {
+                command: FlowModCommand::DeleteStrict,
+                table_id,
+                priority,
+                match_,
+                out_port: port::ANY,
+                out_group: OFPG_ANY,
+                ..FlowMod::default()
+            };
+            if let Ok(r) = self.handle_flow_mod(&fm, now) {
+                removed.extend(r.into_iter().map(|f| FlowRemoved { reason, ..f }));
+            }
+        }
+        removed
+    }
+
+    /// The aggregate of the entries `req` names: packets, bytes, and how many.
+    pub fn aggregate(&self, req: &FlowStatsRequest) -> Result<AggregateStats, OfpError> {
+        let mut a = AggregateStats::default();
+        for (_, _, e) in self.flows.select(req)? {
+            let (p, b) = self.counts(e);
+            a.packet_count += p;
+            a.byte_count += b;
+            a.flow_count += 1;
+        }
+        Ok(a)
+    }
+
+    /// Statistics of every table: entries, lookups and matches.
+    pub fn table_stats(&self) -> Vec<TableStats> {
+        (0..crate::flows::NUM_TABLES as u8)
+            .map(|t| {
+                let s = self.dp.read_table(t);
+                TableStats {
+                    table_id: t,
+                    active_count: self.flows.table_len(t) as u32,
+                    lookup_count: s.lookups,
+                    matched_count: s.matched,
+                }
+            })
+            .collect()
+    }
+
+    /// Applies one flow-mod at `now`: the tables change per OpenFlow 1.3.5 and the
+    /// datapath follows. Returns the `OFPT_FLOW_REMOVED` bodies its removals call for
+    /// (with final counters; the writer has then published). On error nothing changed.
+    pub fn handle_flow_mod(
+        &mut self,
+        fm: &FlowMod,
+        now: u64,
+    ) -> Result<Vec<FlowRemoved>, OfpError> {
+        fm.validate()?;
+        let rule = match fm.command {
+            FlowModCommand::Add | FlowModCommand::Modify | FlowModCommand::ModifyStrict => {
+                Some(flow_mod_to_rule(fm, fm.table_id)?)
+            }
+            _ => None,
+        };
+        let changes = self.flows.apply(fm, now)?;
+        let mut pending = Vec::new();
+        for ch in changes {
+            let sends = ch.sends_flow_removed();
+            match ch {
+                FlowChange::Add { table, key } => {
+                    let Some(rule) = rule.clone() else { continue };
+                    match self.writer.insert_rule(table, rule) {
+                        Ok(id) => {
+                            self.flows.set_rule(table, &key, id);
+                        }
+                        Err(e) => {
+                            // An add is the only change of its flow-mod: undo it.
+                            self.rollback_add(fm, now);
+                            return Err(table_full(table, e));
+                        }
+                    }
+                }
+                FlowChange::Replace {
+                    table,
+                    key,
+                    old,
+                    reset_counts,
+                } => {
+                    let Some(new) = rule.clone() else { continue };
+                    let rewritten = old.rule.and_then(|id| {
+                        self.writer
+                            .modify_rule(id, |r| {
+                                r.cookie = new.cookie;
+                                r.idle_timeout = new.idle_timeout;
+                                r.hard_timeout = new.hard_timeout;
+                                r.flags = new.flags;
+                                r.instructions = new.instructions.clone();
+                            })
+                            .ok()
+                            .map(|()| id)
+                    });
+                    match rewritten {
+                        Some(id) => {
+                            if reset_counts {
+                                self.reset_counts(id);
+                            }
+                        }
+                        None => {
+                            let id = self
+                                .writer
+                                .insert_rule(table, new)
+                                .map_err(|e| table_full(table, e))?;
+                            self.flows.set_rule(table, &key, id);
+                        }
+                    }
+                }
+                FlowChange::Modify {
+                    table,
+                    key,
+                    reset_counts,
+                } => {
+                    let Some(new) = &rule else { continue };
+                    let current = self.flows.get(table, &key).and_then(|e| e.rule);
+                    let rewritten = current.and_then(|id| {
+                        self.writer
+                            .modify_rule(id, |r| r.instructions = new.instructions.clone())
+                            .ok()
+                            .map(|()| id)
+                    });
+                    match rewritten {
+                        Some(id) => {
+                            if reset_counts {
+                                self.reset_counts(id);
+                            }
+                        }
+                        None => self.reinstall(table, &key)?,
+                    }
+                }
+                FlowChange::Remove {
+                    table,
+                    reason,
+                    entry,
+                    ..
+                } => {
+                    let base = self.drop_rule(table, &entry);
+                    if sends {
+                        pending.push(PendingRemoved {
+                            rule: entry.rule,
+                            removed: entry.flow_removed(table, reason, now, 0, 0),
+                            base,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(self.finish_removed(pending))
+    }
+
+    /// Undoes the add `fm` made to the tables (its entry has no rule yet).
+    fn rollback_add(&mut self, fm: &FlowMod, now: u64) {
+        let del = FlowMod {
+            command: FlowModCommand::DeleteStrict,
+            table_id: fm.table_id,
+            priority: fm.priority,
+            match_: fm.match_.clone(),
+            cookie: 0,
+            cookie_mask: 0,
+            out_port: port::ANY,
+            out_group: OFPG_ANY,
+            instructions: Vec::new(),
+            ..fm.clone()
+        };
+        // A strict delete of the entry just added: it exists and has no rule.
+        let _ = self.flows.apply(&del, now);
+    }
+
+    /// Installs a fresh rule for the entry at `key` (whose rule is missing from the
+    /// datapath), from the entry itself.
+    fn reinstall(&mut self, table: u8, key: &FlowKey) -> Result<(), OfpError> {
+        let Some(e) = self.flows.get(table, key) else {
+            return Ok(());
+        };
+        let fm = FlowMod {
+            table_id: table,
+            priority: e.priority,
+            cookie: e.cookie,
+            idle_timeout: e.idle_timeout,
+            hard_timeout: e.hard_timeout,
+            flags: e.flags,
+            match_: e.match_.clone(),
+            instructions: e.instructions.clone(),
+            ..FlowMod::default()
+        };
+        let rule = flow_mod_to_rule(&fm, table)?;
+        let id = self
+            .writer
+            .insert_rule(table, rule)
+            .map_err(|e| table_full(table, e))?;
+        self.flows.set_rule(table, key, id);
+        Ok(())
+    }
+
+    /// Sets rule `id`'s counter baseline to its counters now.
+    fn reset_counts(&mut self, id: RuleId) {
+        let s = self.dp.read_rule(id);
+        self.base.insert(id, (s.packets, s.bytes));
+    }
+
+    /// Removes `entry`'s rule from the datapath (unpublished) and forgets its baseline,
+    /// which it returns.
+    fn drop_rule(&mut self, table: u8, entry: &FlowEntry) -> (u64, u64) {
+        let Some(id) = entry.rule else {
+            return (0, 0);
+        };
+        let m = self
+            .writer
+            .pending()
+            .rule(id)
+            .map(|r| (r.flow_match, r.priority));
+        if let Some((m, priority)) = m {
+            self.writer.remove_rule(table, &m, priority);
+        }
+        self.base.remove(&id).unwrap_or((0, 0))
+    }
+
+    /// Publishes if some removal waits for its final counters, and fills them in.
+    fn finish_removed(&mut self, pending: Vec<PendingRemoved>) -> Vec<FlowRemoved> {
+        if pending.is_empty() {
+            return Vec::new();
+        }
+        let published = self.writer.publish();
+        let finals: HashMap<RuleId, (u64, u64)> = published
+            .removed
+            .iter()
+            .map(|r| (r.rule.id, (r.stats.packets, r.stats.bytes)))
+            .collect();
+        pending
+            .into_iter()
+            .map(|p| {
+                let (packets, bytes) = p
+                    .rule
+                    .and_then(|id| finals.get(&id).copied())
+                    .unwrap_or((0, 0));
+                FlowRemoved {
+                    packet_count: packets.saturating_sub(p.base.0),
+                    byte_count: bytes.saturating_sub(p.base.1),
+                    ..p.removed
+                }
+            })
+            .collect()
+    }
+
+    /// Publishes every change made so far and returns once every packet batch still
+    /// running on an older version has ended: a packet processed after this returns sees
+    /// every earlier flow-mod (what an `OFPT_BARRIER_REPLY` promises).
+    pub fn barrier(&mut self) {
+        self.writer.publish();
+    }
+
+    /// When the datapath last saw a packet for `id` (`None`: never).
+    fn last_used(dp: &Datapath, id: RuleId) -> Option<u64> {
+        let t = dp.read_rule(id).last_used_ns;
+        (t != 0).then_some(t)
+    }
+
+    /// Removes the entries past their hard or idle timeout at `now` (idle time counts
+    /// from the datapath's last-used time of the rule), publishes, and returns the
+    /// `OFPT_FLOW_REMOVED` bodies for those with `OFPFF_SEND_FLOW_REM`.
+    pub fn expire(&mut self, now: u64) -> Vec<FlowRemoved> {
+        let dp = &self.dp;
+        let changes = self.flows.expire(now, |id| Self::last_used(dp, id));
+        let mut pending = Vec::new();
+        for ch in changes {
+            let sends = ch.sends_flow_removed();
+            if let FlowChange::Remove {
+                table,
+                reason,
+                entry,
+                ..
+            } = ch
+            {
+                let base = self.drop_rule(table, &entry);
+                if sends {
+                    pending.push(PendingRemoved {
+                        rule: entry.rule,
+                        removed: entry.flow_removed(table, reason, now, 0, 0),
+                        base,
+                    });
+                }
+            }
+        }
+        let removed = self.finish_removed(pending);
+        self.writer.publish();
+        removed
+    }
+
+    /// When [`FlowAgent::expire`] should next be called (given the traffic seen so far),
+    /// or `None` if no entry has a timeout.
+    pub fn next_expiry(&self) -> Option<u64> {
+        let dp = &self.dp;
+        self.flows.next_expiry(|id| Self::last_used(dp, id))
+    }
+
+    /// The flow-stats reply entries for `req` at `now`, with the datapath's counters.
+    /// A table the switch lacks is `OFPBRC_BAD_TABLE_ID`.
+    pub fn flow_stats(&self, req: &FlowStatsRequest, now: u64) -> Result<Vec<FlowStats>, OfpError> {
+        Ok(self
+            .flows
+            .select(req)?
+            .map(|(table_id, _, e)| {
+                let (packet_count, byte_count) = self.counts(e);
+                let (duration_sec, duration_nsec) = e.duration(now);
+                FlowStats {
+                    table_id,
+                    duration_sec,
+                    duration_nsec,
+                    priority: e.priority,
+                    idle_timeout: e.idle_timeout,
+                    hard_timeout: e.hard_timeout,
+                    flags: e.flags,
+                    cookie: e.cookie,
+                    packet_count,
+                    byte_count,
+                    match_: e.match_.clone(),
+                    instructions: e.instructions.clone(),
+                }
+            })
+            .collect())
+    }
+
+    /// An entry's `(packets, bytes)` as OpenFlow counts them.
+    fn counts(&self, e: &FlowEntry) -> (u64, u64) {
+        let Some(id) = e.rule else { return (0, 0) };
+        let s = self.dp.read_rule(id);
+        let (bp, bb) = self.base.get(&id).copied().unwrap_or((0, 0));
+        (s.packets.saturating_sub(bp), s.bytes.saturating_sub(bb))
+    }
+}

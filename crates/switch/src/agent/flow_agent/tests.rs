@@ -1,0 +1,347 @@
+//! Tests of the flow agent against a real datapath: frames are run through
+//! `Datapath::process` with injected times, and the same times are given to the agent.
+
+use super::*;
+use datapath::packet::Packet;
+use datapath::pipeline::{DatapathConfig, Outputs, PortInfo, WorkerState};
+use openflow::text::parse_flow_mod;
+use openflow::v13::packet_in::FlowRemovedReason;
+
+const SEC: u64 = 1_000_000_000;
+
+struct Rig {
+    agent: FlowAgent,
+    worker: WorkerState,
+}
+
+/// A 64-byte Ethernet/IPv4 frame (contents do not matter: the flows match on in_port).
+fn frame() -> Vec<u8> {
+    let mut f = vec![0u8; 64];
+    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0b]);
+    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0x0a]);
+    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+    f[14] = 0x45;
+    f[16..18].copy_from_slice(&50u16.to_be_bytes());
+    f[22] = 64;
+    f[23] = 17;
+    f
+}
+
+fn fm(s: &str, command: FlowModCommand) -> FlowMod {
+    parse_flow_mod(s, command).unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
+impl Rig {
+    fn new() -> Rig {
+        let config = DatapathConfig {
+            ports: (1..=4).map(|i| PortInfo::new(i, (i - 1) as u16)).collect(),
+            ..DatapathConfig::default()
+        };
+        let (dp, writer, _rx) = Datapath::new(config, 16);
+        let worker = dp.worker(64);
+        Rig {
+            agent: FlowAgent::new(dp, writer),
+            worker,
+        }
+    }
+
+    fn send(&mut self, in_port: u32, now: u64) -> Vec<u32> {
+        let mut out = Outputs::new();
+        let dp = self.agent.datapath().clone();
+        dp.process(
+            &mut self.worker,
+            Packet::from_slice(&frame()),
+            in_port,
+            now,
+            &mut out,
+        );
+        out.ports()
+    }
+
+    fn ok(&mut self, s: &str, command: FlowModCommand, now: u64) -> Vec<FlowRemoved> {
+        self.agent
+            .handle_flow_mod(&fm(s, command), now)
+            .unwrap_or_else(|e| panic!("{s}: refused: {e}"))
+    }
+
+    /// The published version after a barrier (unchanged by a barrier with nothing to
+    /// publish, so equal versions around a call mean it changed nothing in the datapath).
+    fn version(&mut self) -> u64 {
+        self.agent.barrier();
+        let v = self.agent.datapath().current().version();
+        v
+    }
+
+    fn next_expiry(&self) -> Option<u64> {
+        self.agent.next_expiry()
+    }
+
+    fn stats(&self, now: u64) -> Vec<FlowStats> {
+        self.agent
+            .flow_stats(&FlowStatsRequest::default(), now)
+            .expect("stats")
+    }
+}
+
+#[test]
+fn add_modify_delete_follow_in_the_datapath() {
+    let mut r = Rig::new();
+    assert!(r
+        .ok(
+            "in_port=1,send_flow_rem,cookie=7,actions=output:2",
+            FlowModCommand::Add,
+            0
+        )
+        .is_empty());
+    assert_eq!(
+        r.send(1, SEC),
+        Vec::<u32>::new(),
+        "not visible before the barrier"
+    );
+    r.agent.barrier();
+    assert_eq!(r.send(1, SEC), vec![2]);
+    assert_eq!(r.send(3, SEC), Vec::<u32>::new());
+
+    r.ok(
+        "in_port=1,actions=output:3",
+        FlowModCommand::Modify,
+        2 * SEC,
+    );
+    r.agent.barrier();
+    assert_eq!(r.send(1, 3 * SEC), vec![3]);
+    assert_eq!(r.send(1, 3 * SEC), vec![3]);
+
+    let removed = r.ok("in_port=1", FlowModCommand::Delete, 5 * SEC);
+    assert_eq!(removed.len(), 1);
+    let fr = &removed[0];
+    assert_eq!(fr.reason, FlowRemovedReason::Delete);
+    assert_eq!(fr.packet_count, 3, "counters carried across the modify");
+    assert_eq!(fr.byte_count, 3 * frame().len() as u64);
+    assert_eq!(fr.cookie, 7, "a modify keeps the cookie");
+    assert_eq!((fr.duration_sec, fr.duration_nsec), (5, 0));
+    r.agent.barrier();
+    assert_eq!(r.send(1, 6 * SEC), Vec::<u32>::new());
+    assert!(r.agent.flows().is_empty());
+}
+
+#[test]
+fn delete_without_send_flow_rem_yields_nothing_but_removes() {
+    let mut r = Rig::new();
+    r.ok("in_port=1,actions=output:2", FlowModCommand::Add, 0);
+    r.agent.barrier();
+    assert_eq!(r.send(1, 0), vec![2]);
+    assert!(r
+        .ok("in_port=1", FlowModCommand::DeleteStrict, SEC)
+        .is_empty());
+    r.agent.barrier();
+    assert_eq!(r.send(1, 2 * SEC), Vec::<u32>::new());
+}
+
+#[test]
+fn refused_overlap_changes_nothing() {
+    let mut r = Rig::new();
+    r.ok(
+        "priority=5,in_port=1,actions=output:2",
+        FlowModCommand::Add,
+        0,
+    );
+    let v = r.version();
+    let e = r
+        .agent
+        .handle_flow_mod(
+            &fm(
+                "priority=5,check_overlap,actions=output:3",
+                FlowModCommand::Add,
+            ),
+            SEC,
+        )
+        .expect_err("overlaps");
+    assert_eq!(e.kind, ErrorKind::FLOW_MOD_FAILED_OVERLAP);
+    assert_eq!(r.version(), v, "the datapath did not change");
+    assert_eq!(r.agent.flows().len(), 1);
+    assert_eq!(r.send(1, SEC), vec![2]);
+    assert_eq!(
+        r.send(2, SEC),
+        Vec::<u32>::new(),
+        "the refused flow is absent"
+    );
+}
+
+#[test]
+fn translation_error_changes_nothing() {
+    let mut r = Rig::new();
+    r.ok("in_port=1,actions=output:2", FlowModCommand::Add, 0);
+    let v = r.version();
+    let before: Vec<_> = r
+        .agent
+        .flows()
+        .table(0)
+        .map(|(k, e)| (k.clone(), e.clone()))
+        .collect();
+    // Output to TABLE is refused by the translation only (packet-out only).
+    for (s, cmd) in [
+        ("in_port=2,actions=output:table", FlowModCommand::Add),
+        ("in_port=1,actions=output:table", FlowModCommand::Add),
+        ("in_port=1,actions=output:table", FlowModCommand::Modify),
+        (
+            "in_port=1,actions=output:table",
+            FlowModCommand::ModifyStrict,
+        ),
+    ] {
+        let e = r
+            .agent
+            .handle_flow_mod(&fm(s, cmd), SEC)
+            .expect_err("does not translate");
+        assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_OUT_PORT, "{s}");
+        let after: Vec<_> = r
+            .agent
+            .flows()
+            .table(0)
+            .map(|(k, e)| (k.clone(), e.clone()))
+            .collect();
+        assert_eq!(after, before, "{s}: the tables changed");
+        assert_eq!(r.version(), v, "{s}: the datapath changed");
+    }
+    assert_eq!(r.send(1, SEC), vec![2]);
+    assert_eq!(r.send(2, SEC), Vec::<u32>::new());
+}
+
+#[test]
+fn idle_timeout_counts_from_the_last_packet() {
+    let mut r = Rig::new();
+    r.ok(
+        "in_port=1,idle_timeout=10,send_flow_rem,actions=output:2",
+        FlowModCommand::Add,
+        0,
+    );
+    r.agent.barrier();
+    assert_eq!(r.next_expiry(), Some(10 * SEC));
+    assert_eq!(r.send(1, SEC), vec![2]);
+    assert_eq!(r.send(1, 5 * SEC), vec![2]);
+    assert_eq!(r.next_expiry(), Some(15 * SEC), "pushed back by traffic");
+    assert!(r.agent.expire(12 * SEC).is_empty(), "idle since 5 s only");
+    assert_eq!(r.send(1, 12 * SEC), vec![2]);
+    assert!(r.agent.expire(21 * SEC).is_empty(), "idle since 12 s only");
+    let removed = r.agent.expire(22 * SEC);
+    assert_eq!(removed.len(), 1);
+    assert_eq!(removed[0].reason, FlowRemovedReason::IdleTimeout);
+    assert_eq!(removed[0].packet_count, 3);
+    assert_eq!(removed[0].duration_sec, 22);
+    assert!(r.agent.flows().is_empty());
+    assert_eq!(r.send(1, 23 * SEC), Vec::<u32>::new(), "expire published");
+    assert_eq!(r.next_expiry(), None);
+}
+
+#[test]
+fn hard_timeout_ignores_traffic() {
+    let mut r = Rig::new();
+    r.ok(
+        "in_port=1,hard_timeout=3,send_flow_rem,actions=output:2",
+        FlowModCommand::Add,
+        0,
+    );
+    r.agent.barrier();
+    assert_eq!(r.send(1, 2 * SEC), vec![2]);
+    assert!(r.agent.expire(2 * SEC).is_empty());
+    let removed = r.agent.expire(3 * SEC);
+    assert_eq!(removed.len(), 1);
+    assert_eq!(removed[0].reason, FlowRemovedReason::HardTimeout);
+    assert_eq!(removed[0].packet_count, 1);
+    assert_eq!(r.send(1, 3 * SEC), Vec::<u32>::new());
+}
+
+#[test]
+fn flow_stats_count_and_reset_counts() {
+    let mut r = Rig::new();
+    r.ok(
+        "priority=9,in_port=1,cookie=1,actions=output:2",
+        FlowModCommand::Add,
+        0,
+    );
+    r.ok(
+        "priority=9,in_port=2,cookie=2,actions=output:1",
+        FlowModCommand::Add,
+        SEC,
+    );
+    r.agent.barrier();
+    for _ in 0..3 {
+        assert_eq!(r.send(1, 2 * SEC), vec![2]);
+    }
+    assert_eq!(r.send(2, 2 * SEC), vec![1]);
+    let len = frame().len() as u64;
+    let by_cookie = |r: &Rig, now| {
+        let mut v: Vec<_> = r
+            .stats(now)
+            .into_iter()
+            .map(|s| (s.cookie, s.packet_count, s.byte_count, s.duration_sec))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        by_cookie(&r, 4 * SEC),
+        vec![(1, 3, 3 * len, 4), (2, 1, len, 3)]
+    );
+
+    // A replacing add keeps the counters (and restarts the duration)...
+    r.ok(
+        "priority=9,in_port=1,cookie=3,actions=output:4",
+        FlowModCommand::Add,
+        5 * SEC,
+    );
+    r.agent.barrier();
+    assert_eq!(r.send(1, 6 * SEC), vec![4]);
+    assert_eq!(
+        by_cookie(&r, 6 * SEC),
+        vec![(2, 1, len, 5), (3, 4, 4 * len, 1)]
+    );
+    // ...unless it sets reset_counts.
+    r.ok(
+        "priority=9,in_port=1,cookie=4,reset_counts,actions=output:4",
+        FlowModCommand::Add,
+        7 * SEC,
+    );
+    r.agent.barrier();
+    assert_eq!(by_cookie(&r, 7 * SEC), vec![(2, 1, len, 6), (4, 0, 0, 0)]);
+    assert_eq!(r.send(1, 8 * SEC), vec![4]);
+    // A modify with reset_counts resets too; one without keeps them.
+    r.ok(
+        "in_port=2,actions=output:3",
+        FlowModCommand::Modify,
+        8 * SEC,
+    );
+    r.agent.barrier();
+    assert_eq!(r.send(2, 8 * SEC), vec![3]);
+    r.ok(
+        "in_port=1,reset_counts,actions=output:2",
+        FlowModCommand::Modify,
+        9 * SEC,
+    );
+    assert_eq!(
+        by_cookie(&r, 9 * SEC),
+        vec![(2, 2, 2 * len, 8), (4, 0, 0, 2)]
+    );
+
+    let one = r
+        .agent
+        .flow_stats(
+            &FlowStatsRequest {
+                cookie: 2,
+                cookie_mask: u64::MAX,
+                ..FlowStatsRequest::default()
+            },
+            9 * SEC,
+        )
+        .expect("stats");
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0].packet_count, 2);
+    assert_eq!(one[0].priority, 9);
+    let bad = r.agent.flow_stats(
+        &FlowStatsRequest {
+            table_id: 254,
+            ..FlowStatsRequest::default()
+        },
+        9 * SEC,
+    );
+    assert!(bad.is_err());
+}

@@ -1,0 +1,72 @@
+//! One connection as the agent sees it: the protocol machine ([`Connection`]), what kind
+//! of peer it is, its controller role and its asynchronous-message filter.
+//!
+//! Roles (OpenFlow 1.3.5 §6.3.5): every connection starts EQUAL. A slave receives no
+//! packet-ins and no flow-removed by default and may not change the switch's state. The
+//! role of a 1.0 connection is always EQUAL (1.0 has no roles).
+
+use openflow::v13::role::{AsyncConfig, ControllerRole};
+
+use crate::conn::Connection;
+
+/// What kind of peer a connection serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionKind {
+    /// A controller (active or passive OpenFlow channel): counts for the fail mode.
+    Controller,
+    /// The management socket (`peregrine ctl`): served alike, but its presence or
+    /// absence does not change the fail mode.
+    Management,
+}
+
+/// Asynchronous message kinds, for the per-role masks of [`AsyncConfig`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AsyncKind {
+    PacketIn,
+    PortStatus,
+    FlowRemoved,
+}
+
+/// The default filter of OpenFlow 1.3.5 §6.1.1: masters and equals get every packet-in
+/// (no match, action, invalid TTL), port-status and flow-removed reason; slaves get only
+/// port-status.
+pub fn default_async() -> AsyncConfig {
+    AsyncConfig {
+        packet_in_mask: [0b111, 0],
+        port_status_mask: [0b111, 0b111],
+        flow_removed_mask: [0b1111, 0],
+    }
+}
+
+pub(crate) struct Session {
+    pub conn: Connection,
+    pub kind: SessionKind,
+    pub role: ControllerRole,
+    pub async_cfg: AsyncConfig,
+}
+
+impl Session {
+    pub fn new(conn: Connection, kind: SessionKind) -> Session {
+        Session {
+            conn,
+            kind,
+            role: ControllerRole::Equal,
+            async_cfg: default_async(),
+        }
+    }
+
+    pub fn is_slave(&self) -> bool {
+        self.role == ControllerRole::Slave
+    }
+
+    /// Whether this connection wants an asynchronous message of `kind` with `reason`.
+    pub fn wants(&self, kind: AsyncKind, reason: u8) -> bool {
+        let i = usize::from(self.is_slave());
+        let masks = match kind {
+            AsyncKind::PacketIn => self.async_cfg.packet_in_mask,
+            AsyncKind::PortStatus => self.async_cfg.port_status_mask,
+            AsyncKind::FlowRemoved => self.async_cfg.flow_removed_mask,
+        };
+        reason < 32 && masks.get(i).is_some_and(|m| m & (1 << reason) != 0)
+    }
+}

@@ -1,0 +1,171 @@
+//! OpenFlow 1.0 flow-mods as 1.3 flow-mods, and 1.3 flow-removed messages as 1.0 ones.
+//!
+//! A 1.0 flow-mod becomes a 1.3 flow-mod for table 0 with the same command, cookie (and
+//! cookie mask 0: 1.0 never filters by cookie), timeouts, buffer id and out port
+//! (`OFPP_NONE` → `OFPP_ANY`; out group `OFPG_ANY`), the match of [`match_to_v13`] and
+//! one apply-actions instruction ([`actions_to_v13`] with the facts of the match; no
+//! instruction for an empty list, which drops). Where 1.0 and 1.3 differ:
+//!
+//! - priority: an exact-match 1.0 flow (no bit of `OFPFW_ALL` set) is "always the highest
+//!   priority" (1.0 §3.4), so it gets 0xffff whatever the message says, for every
+//!   command (so strict modifies and deletes find it), as Open vSwitch does;
+//! - ADD: 1.0 removes an identical entry "including its counters" (§4.6), so the 1.3 add
+//!   carries `OFPFF_RESET_COUNTS`;
+//! - MODIFY / MODIFY_STRICT: in 1.0 a modify that matches no entry acts like an ADD
+//!   (with zeroed counters); [`FlowModV13::add_if_unmatched`] is that add, for the agent
+//!   to apply when the modify selected nothing. Otherwise only the actions change, as in
+//!   1.3 (cookie, timeouts, flags, counters stay);
+//! - DELETE / DELETE_STRICT: 1.0 ignores their actions, so they are not translated;
+//! - flags: `SEND_FLOW_REM` and `CHECK_OVERLAP` keep their meaning; `EMERG` is refused as
+//!   Open vSwitch refuses it (no emergency flow cache): with a timeout
+//!   `OFPFMFC_BAD_EMERG_TIMEOUT` (1.0 §4.6, from `FlowMod::validate`), otherwise
+//!   `OFPFMFC_ALL_TABLES_FULL` (1.3 `OFPFMFC_TABLE_FULL`), for every command; a bit 1.0
+//!   does not define is `OFPFMFC_BAD_FLAGS` (sent to a 1.0 peer as `OFPFMFC_UNSUPPORTED`).
+//!
+//! A 1.3 flow-removed becomes the 1.0 one with the match of [`match_from_v13`]; the table
+//! id and hard timeout are dropped (1.0 has neither); the group- and meter-delete reasons
+//! become `OFPRR_DELETE`.
+
+use openflow::action::OFPG_ANY;
+use openflow::instruction::Instruction;
+use openflow::v10::flow::{flow_mod_flags as f10, FlowModCommand as Cmd10};
+use openflow::v10::match10::wildcards as fw;
+use openflow::v10::FlowRemovedReason as Reason10;
+use openflow::v10::{FlowMod as FlowMod10, FlowRemoved as FlowRemoved10};
+use openflow::v13::flow_mod::{
+    flow_mod_flags as f13, FlowMod as FlowMod13, FlowModCommand as Cmd13,
+};
+use openflow::v13::{FlowRemoved as FlowRemoved13, FlowRemovedReason as Reason13};
+use openflow::{ErrorKind, OfpError};
+
+use super::actions::{actions_to_v13, PacketFacts};
+use super::flow_match::{match_from_v13, match_to_v13};
+use super::ports::port_no_to_v13;
+
+/// The priority of an exact-match 1.0 flow.
+const EXACT_PRIORITY: u16 = 0xffff;
+
+/// A 1.0 flow-mod in 1.3 terms.
+///
+/// Invariant: `add_if_unmatched` is `Some` exactly when `flow_mod` is a MODIFY or
+/// MODIFY_STRICT, and is then the same flow-mod as an ADD (with `OFPFF_RESET_COUNTS`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowModV13 {
+    /// The flow-mod to apply.
+    pub flow_mod: FlowMod13,
+    /// For a modify: the add to apply instead when the modify selects no entry (1.0 §4.6).
+    pub add_if_unmatched: Option<FlowMod13>,
+}
+
+/// Translates a 1.0 flow-mod (module comment). Errors, in this order: those of
+/// [`FlowMod10::validate`] (unknown command, `EMERG` with timeouts, bad action
+/// arguments), `EMERG` (`OFPFMFC_TABLE_FULL`), undefined flag bits
+/// (`OFPFMFC_BAD_FLAGS`), and for adds and modifies those of [`actions_to_v13`].
+pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
+    fm.validate()?;
+    if fm.flags & f10::EMERG != 0 {
+        return Err(OfpError::new(
+            ErrorKind::FLOW_MOD_FAILED_TABLE_FULL,
+            "this switch has no emergency flow cache (OFPFF_EMERG)",
+        ));
+    }
+    let known = f10::SEND_FLOW_REM | f10::CHECK_OVERLAP;
+    if fm.flags & !known != 0 {
+        return Err(OfpError::new(
+            ErrorKind::FLOW_MOD_FAILED_BAD_FLAGS,
+            format!(
+                "flow-mod flags {:#06x} set bits OpenFlow 1.0 does not define",
+                fm.flags
+            ),
+        ));
+    }
+    let (command, installs) = match fm.command {
+        Cmd10::Add => (Cmd13::Add, true),
+        Cmd10::Modify => (Cmd13::Modify, true),
+        Cmd10::ModifyStrict => (Cmd13::ModifyStrict, true),
+        Cmd10::Delete => (Cmd13::Delete, false),
+        Cmd10::DeleteStrict => (Cmd13::DeleteStrict, false),
+        // `validate` refused it already; kept total.
+        Cmd10::Unknown(n) => {
+            return Err(OfpError::new(
+                ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND,
+                format!("unknown flow-mod command {n}"),
+            ))
+        }
+    };
+    let instructions = if installs {
+        let actions = actions_to_v13(&fm.actions, PacketFacts::of_match(&fm.match_))?;
+        if actions.is_empty() {
+            Vec::new()
+        } else {
+            vec![Instruction::ApplyActions(actions)]
+        }
+    } else {
+        Vec::new()
+    };
+    let mut flags = 0;
+    if fm.flags & f10::SEND_FLOW_REM != 0 {
+        flags |= f13::SEND_FLOW_REM;
+    }
+    if fm.flags & f10::CHECK_OVERLAP != 0 {
+        flags |= f13::CHECK_OVERLAP;
+    }
+    let priority = if fm.match_.wildcards & fw::ALL == 0 {
+        EXACT_PRIORITY
+    } else {
+        fm.priority
+    };
+    let mut flow_mod = FlowMod13 {
+        cookie: fm.cookie,
+        cookie_mask: 0,
+        table_id: 0,
+        command,
+        idle_timeout: fm.idle_timeout,
+        hard_timeout: fm.hard_timeout,
+        priority,
+        buffer_id: fm.buffer_id,
+        out_port: port_no_to_v13(fm.out_port),
+        out_group: OFPG_ANY,
+        flags,
+        match_: match_to_v13(&fm.match_),
+        instructions,
+    };
+    let as_add = |m: &FlowMod13| FlowMod13 {
+        command: Cmd13::Add,
+        flags: m.flags | f13::RESET_COUNTS,
+        ..m.clone()
+    };
+    let add_if_unmatched = match command {
+        Cmd13::Modify | Cmd13::ModifyStrict => Some(as_add(&flow_mod)),
+        _ => None,
+    };
+    if command == Cmd13::Add {
+        flow_mod.flags |= f13::RESET_COUNTS;
+    }
+    Ok(FlowModV13 {
+        flow_mod,
+        add_if_unmatched,
+    })
+}
+
+/// A 1.3 flow-removed as a 1.0 one (module comment); the error of [`match_from_v13`]
+/// when 1.0 cannot express the entry's match.
+pub fn flow_removed_to_v10(fr: &FlowRemoved13) -> Result<FlowRemoved10, OfpError> {
+    let reason = match fr.reason {
+        Reason13::IdleTimeout => Reason10::IdleTimeout,
+        Reason13::HardTimeout => Reason10::HardTimeout,
+        Reason13::Delete | Reason13::GroupDelete | Reason13::MeterDelete => Reason10::Delete,
+        Reason13::Unknown(n) => Reason10::Unknown(n),
+    };
+    Ok(FlowRemoved10 {
+        match_: match_from_v13(&fr.match_)?,
+        cookie: fr.cookie,
+        priority: fr.priority,
+        reason,
+        duration_sec: fr.duration_sec,
+        duration_nsec: fr.duration_nsec,
+        idle_timeout: fr.idle_timeout,
+        packet_count: fr.packet_count,
+        byte_count: fr.byte_count,
+    })
+}

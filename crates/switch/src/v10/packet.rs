@@ -1,0 +1,98 @@
+//! OpenFlow 1.0 packet-outs as 1.3 ones, and 1.3 packet-ins as 1.0 ones.
+//!
+//! Packet-out: buffer id and data unchanged; the actions by [`actions_to_v13`] with the
+//! facts the frame's bytes give ([`PacketFacts::of_frame`]; nothing is known of a
+//! buffered packet sent without data). The input port is renumbered, except that 1.0's
+//! `OFPP_NONE` ("no input port", what 1.0 controllers send for packets of their own)
+//! becomes 1.3's `OFPP_CONTROLLER`, the port 1.3 uses for that; an output or enqueue to
+//! `OFPP_IN_PORT` then goes nowhere in 1.0, so it is left out rather than sent to the
+//! controller.
+//!
+//! Packet-in: the input port comes from the match's `IN_PORT` (renumbered); the table id,
+//! cookie and other match fields are dropped (1.0 has none); buffer id, total length and
+//! data are unchanged. 1.0 has no `OFPR_INVALID_TTL` (it has no TTL actions), so such a
+//! packet-in is not for a 1.0 controller: an error.
+
+use openflow::action::port as p13;
+use openflow::oxm::Oxm;
+use openflow::v10::port::ofpp as p10;
+use openflow::v10::PacketInReason as Reason10;
+use openflow::v10::{Action as Action10, PacketIn as PacketIn10, PacketOut as PacketOut10};
+use openflow::v13::{PacketIn as PacketIn13, PacketInReason as Reason13, PacketOut as PacketOut13};
+use openflow::{ErrorKind, OfpError};
+
+use super::actions::{actions_to_v13, PacketFacts};
+use super::ports::{port_no_from_v13, port_no_to_v13};
+
+/// Translates a 1.0 packet-out (module comment); the errors of [`actions_to_v13`].
+pub fn packet_out_to_v13(po: &PacketOut10) -> Result<PacketOut13, OfpError> {
+    let facts = if po.data.is_empty() {
+        PacketFacts::UNKNOWN
+    } else {
+        PacketFacts::of_frame(&po.data)
+    };
+    let no_in_port = po.in_port == p10::NONE;
+    let to_in_port = |a: &Action10| {
+        matches!(
+            *a,
+            Action10::Output {
+                port: p10::IN_PORT,
+                ..
+            } | Action10::Enqueue {
+                port: p10::IN_PORT,
+                ..
+            }
+        )
+    };
+    let actions: Vec<Action10> = po
+        .actions
+        .iter()
+        .filter(|a| !(no_in_port && to_in_port(a)))
+        .cloned()
+        .collect();
+    Ok(PacketOut13 {
+        buffer_id: po.buffer_id,
+        in_port: if no_in_port {
+            p13::CONTROLLER
+        } else {
+            port_no_to_v13(po.in_port)
+        },
+        actions: actions_to_v13(&actions, facts)?,
+        data: po.data.clone(),
+    })
+}
+
+/// Translates a 1.3 packet-in (module comment). Errors: no `IN_PORT` in the match or
+/// one without a 1.0 number (`OFPBRC_BAD_PORT`), reason `OFPR_INVALID_TTL`
+/// (`OFPBRC_EPERM`: not sent to 1.0 controllers).
+pub fn packet_in_to_v10(pi: &PacketIn13) -> Result<PacketIn10, OfpError> {
+    let reason = match pi.reason {
+        Reason13::NoMatch => Reason10::NoMatch,
+        Reason13::Action => Reason10::Action,
+        Reason13::Unknown(n) => Reason10::Unknown(n),
+        Reason13::InvalidTtl => {
+            return Err(OfpError::new(
+                ErrorKind::BAD_REQUEST_EPERM,
+                "OpenFlow 1.0 has no invalid-TTL packet-in",
+            ))
+        }
+    };
+    let in_port = pi
+        .match_
+        .fields
+        .iter()
+        .find_map(|f| match f {
+            Oxm::InPort(p) => Some(*p),
+            _ => None,
+        })
+        .ok_or_else(|| {
+            OfpError::new(ErrorKind::BAD_REQUEST_BAD_PORT, "packet-in without IN_PORT")
+        })?;
+    Ok(PacketIn10 {
+        buffer_id: pi.buffer_id,
+        total_len: pi.total_len,
+        in_port: port_no_from_v13(in_port)?,
+        reason,
+        data: pi.data.clone(),
+    })
+}

@@ -1,0 +1,249 @@
+//! OpenFlow 1.0 statistics requests as 1.3 multipart requests, and the 1.3 replies as
+//! 1.0 statistics replies.
+//!
+//! Requests: desc, flow, aggregate, table, port and queue map to the 1.3 types of the same
+//! name. Flow and aggregate keep the table id (0xff is `OFPTT_ALL` in both) and take the
+//! match of [`match_to_v13`], the out port renumbered (`OFPP_NONE` → `OFPP_ANY`), out
+//! group `OFPG_ANY`, no cookie filter. Port stats: `OFPP_NONE` ("all") → `OFPP_ANY`.
+//! Queue stats: 1.0 says "all ports" with `OFPP_ALL`, 1.3 with `OFPP_ANY`; `OFPQ_ALL` is
+//! the same. The 1.0 request flags (none defined) are not carried. Vendor stats:
+//! `OFPBRC_BAD_VENDOR` (this switch has no vendor extensions).
+//!
+//! Replies: desc and aggregate are the same structures; flow entries take the match of
+//! [`match_from_v13`] and the actions of [`instructions_from_v13`] (with the match's
+//! facts); an entry 1.0 cannot express (an IPv6 match, a goto or meter, actions whose 1.0
+//! meaning differs) is left out of the reply — a 1.0 controller cannot read it and
+//! could not modify or delete it other than by a wider match. Port and queue entries of
+//! ports without a 1.0 number are left out; their durations are dropped. Table entries
+//! get what 1.0 adds ([`table_stats_to_v10`]). The `OFPSF_REPLY_MORE` flag is the same bit.
+//! A 1.3-only reply type (groups, meters, table features, port descriptions) is not the
+//! answer to any 1.0 request: `OFPBRC_BAD_STAT`.
+//!
+//! A 1.0 flow entry can be longer than its 1.3 form (the fixed 40-byte match), so a
+//! reply that fitted one 1.3 message may not fit one 1.0 message: [`split_stats_reply`]
+//! cuts it.
+
+use openflow::action::{port as p13, OFPG_ANY};
+use openflow::header::HEADER_LEN;
+use openflow::v10::match10::wildcards as fw;
+use openflow::v10::port::ofpp as p10;
+use openflow::v10::stats::{
+    AggregateStats as Aggregate10, FlowStats as FlowStats10, FlowStatsRequest as FlowReq10,
+    PortStats as PortStats10, QueueStats as QueueStats10, StatsReply, StatsReplyBody, StatsRequest,
+    StatsRequestBody, TableStats as TableStats10, OFPSF_REPLY_MORE,
+};
+use openflow::v13::multipart::{
+    FlowStats as FlowStats13, FlowStatsRequest as FlowReq13, MultipartReply,
+    MultipartReplyBody as Reply13, MultipartRequest, MultipartRequestBody as Req13,
+    TableStats as TableStats13,
+};
+use openflow::wire::Writer;
+use openflow::{ErrorKind, OfpError};
+
+use super::actions::{instructions_from_v13, PacketFacts};
+use super::flow_match::{match_from_v13, match_to_v13};
+use super::ports::{port_no_from_v13, port_no_to_v13};
+
+/// The largest stats-reply body (after the OpenFlow header and the 4-byte `type, flags`)
+/// one 1.0 message can carry.
+pub const MAX_STATS_REPLY_BODY: usize = u16::MAX as usize - HEADER_LEN - 4;
+
+/// The number of flow entries a 1.0 table stats entry reports as its capacity: the
+/// datapath's rule limit (shared by all tables).
+const MAX_ENTRIES: u32 = datapath::counters::MAX_RULES as u32;
+
+fn flow_request(r: &FlowReq10) -> FlowReq13 {
+    FlowReq13 {
+        table_id: r.table_id,
+        out_port: port_no_to_v13(r.out_port),
+        out_group: OFPG_ANY,
+        cookie: 0,
+        cookie_mask: 0,
+        match_: match_to_v13(&r.match_),
+    }
+}
+
+/// Translates a 1.0 stats request (module comment).
+pub fn stats_request_to_v13(req: &StatsRequest) -> Result<MultipartRequest, OfpError> {
+    let body = match &req.body {
+        StatsRequestBody::Desc => Req13::Desc,
+        StatsRequestBody::Flow(r) => Req13::Flow(flow_request(r)),
+        StatsRequestBody::Aggregate(r) => Req13::Aggregate(flow_request(r)),
+        StatsRequestBody::Table => Req13::Table,
+        StatsRequestBody::Port(p) => Req13::PortStats {
+            port_no: port_no_to_v13(p.port_no),
+        },
+        StatsRequestBody::Queue(q) => Req13::Queue {
+            port_no: if q.port_no == p10::ALL {
+                p13::ANY
+            } else {
+                port_no_to_v13(q.port_no)
+            },
+            queue_id: q.queue_id,
+        },
+        StatsRequestBody::Vendor { vendor, .. } => {
+            return Err(OfpError::new(
+                ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER,
+                format!("vendor statistics of vendor {vendor:#x} are not supported"),
+            ))
+        }
+    };
+    Ok(MultipartRequest { flags: 0, body })
+}
+
+/// A 1.3 table stats entry as a 1.0 one: named `table<N>`, every 1.0 wildcard supported
+/// (`OFPFW_ALL`), `max_entries` the datapath's rule limit, counters unchanged.
+pub fn table_stats_to_v10(t: &TableStats13) -> TableStats10 {
+    TableStats10 {
+        table_id: t.table_id,
+        name: format!("table{}", t.table_id),
+        wildcards: fw::ALL,
+        max_entries: MAX_ENTRIES,
+        active_count: t.active_count,
+        lookup_count: t.lookup_count,
+        matched_count: t.matched_count,
+    }
+}
+
+/// A flow entry in 1.0 form, if 1.0 can express it.
+fn flow_stats(f: &FlowStats13) -> Option<FlowStats10> {
+    let match_ = match_from_v13(&f.match_).ok()?;
+    let actions = instructions_from_v13(&f.instructions, PacketFacts::of_match(&match_)).ok()?;
+    Some(FlowStats10 {
+        table_id: f.table_id,
+        match_,
+        duration_sec: f.duration_sec,
+        duration_nsec: f.duration_nsec,
+        priority: f.priority,
+        idle_timeout: f.idle_timeout,
+        hard_timeout: f.hard_timeout,
+        cookie: f.cookie,
+        packet_count: f.packet_count,
+        byte_count: f.byte_count,
+        actions,
+    })
+}
+
+/// Translates a 1.3 multipart reply (module comment). The result may need
+/// [`split_stats_reply`] to fit in messages.
+pub fn stats_reply_to_v10(rep: &MultipartReply) -> Result<StatsReply, OfpError> {
+    let body = match &rep.body {
+        Reply13::Desc(d) => StatsReplyBody::Desc(d.clone()),
+        Reply13::Flow(v) => StatsReplyBody::Flow(v.iter().filter_map(flow_stats).collect()),
+        Reply13::Aggregate(a) => StatsReplyBody::Aggregate(Aggregate10 {
+            packet_count: a.packet_count,
+            byte_count: a.byte_count,
+            flow_count: a.flow_count,
+        }),
+        Reply13::Table(v) => StatsReplyBody::Table(v.iter().map(table_stats_to_v10).collect()),
+        Reply13::PortStats(v) => StatsReplyBody::Port(
+            v.iter()
+                .filter_map(|p| {
+                    Some(PortStats10 {
+                        port_no: port_no_from_v13(p.port_no).ok()?,
+                        rx_packets: p.rx_packets,
+                        tx_packets: p.tx_packets,
+                        rx_bytes: p.rx_bytes,
+                        tx_bytes: p.tx_bytes,
+                        rx_dropped: p.rx_dropped,
+                        tx_dropped: p.tx_dropped,
+                        rx_errors: p.rx_errors,
+                        tx_errors: p.tx_errors,
+                        rx_frame_err: p.rx_frame_err,
+                        rx_over_err: p.rx_over_err,
+                        rx_crc_err: p.rx_crc_err,
+                        collisions: p.collisions,
+                    })
+                })
+                .collect(),
+        ),
+        Reply13::Queue(v) => StatsReplyBody::Queue(
+            v.iter()
+                .filter_map(|q| {
+                    Some(QueueStats10 {
+                        port_no: port_no_from_v13(q.port_no).ok()?,
+                        queue_id: q.queue_id,
+                        tx_bytes: q.tx_bytes,
+                        tx_packets: q.tx_packets,
+                        tx_errors: q.tx_errors,
+                    })
+                })
+                .collect(),
+        ),
+        other => {
+            return Err(OfpError::new(
+                ErrorKind::BAD_REQUEST_BAD_MULTIPART,
+                format!("{} has no OpenFlow 1.0 statistics form", other.name()),
+            ))
+        }
+    };
+    Ok(StatsReply {
+        flags: rep.flags & OFPSF_REPLY_MORE,
+        body,
+    })
+}
+
+/// Groups `items` into runs whose encodings each total at most `max` bytes; an item
+/// larger than `max` gets a run of its own; at least one run (maybe empty).
+fn chunk<T>(items: Vec<T>, max: usize, enc: impl Fn(&T, &mut Writer)) -> Vec<Vec<T>> {
+    let mut runs = Vec::new();
+    let mut cur = Vec::new();
+    let mut cur_len = 0;
+    let mut scratch = Writer::new();
+    for item in items {
+        scratch.buf.clear();
+        enc(&item, &mut scratch);
+        let n = scratch.len();
+        if !cur.is_empty() && cur_len + n > max {
+            runs.push(std::mem::take(&mut cur));
+            cur_len = 0;
+        }
+        cur_len += n;
+        cur.push(item);
+    }
+    if !cur.is_empty() || runs.is_empty() {
+        runs.push(cur);
+    }
+    runs
+}
+
+/// Cuts a stats reply into replies whose bodies each encode to at most `max_body` bytes
+/// ([`MAX_STATS_REPLY_BODY`] for real messages), cutting lists between entries (an entry
+/// is never cut: one larger than `max_body` gets a reply of its own). Every part but the
+/// last has `OFPSF_REPLY_MORE`; the last keeps the original flags. Desc, aggregate and
+/// vendor replies, and empty lists, come back whole.
+pub fn split_stats_reply(reply: StatsReply, max_body: usize) -> Vec<StatsReply> {
+    use StatsReplyBody as B;
+    let bodies: Vec<StatsReplyBody> = match reply.body {
+        B::Flow(v) => chunk(v, max_body, |x, w| x.encode(w))
+            .into_iter()
+            .map(B::Flow)
+            .collect(),
+        B::Table(v) => chunk(v, max_body, |x, w| x.encode(w))
+            .into_iter()
+            .map(B::Table)
+            .collect(),
+        B::Port(v) => chunk(v, max_body, |x, w| x.encode(w))
+            .into_iter()
+            .map(B::Port)
+            .collect(),
+        B::Queue(v) => chunk(v, max_body, |x, w| x.encode(w))
+            .into_iter()
+            .map(B::Queue)
+            .collect(),
+        other => vec![other],
+    };
+    let n = bodies.len();
+    bodies
+        .into_iter()
+        .enumerate()
+        .map(|(i, body)| StatsReply {
+            flags: if i + 1 < n {
+                reply.flags | OFPSF_REPLY_MORE
+            } else {
+                reply.flags
+            },
+            body,
+        })
+        .collect()
+}
