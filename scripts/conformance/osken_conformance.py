@@ -23,7 +23,10 @@ so a run that is cut short keeps every case that finished; the tester's end (nor
 not) appends {"end": message}. A case in which the tester itself raises an exception it
 does not expect (a bug path of tester.py, e.g. a reply it asserts cannot happen) is
 recorded as an error with that exception and the suite goes on with the next case,
-instead of the tester's test thread dying and the run hanging.
+instead of the tester's test thread dying and the run hanging. Where the tester finds a
+received frame different from the expected one but no differing protocol field (its
+reason is then only "it is malformed"), the reason gets the lengths and the first
+differing bytes of both frames, marked "[runner: ...]".
 
 summarize: writes OUT/results.txt (one line per case that ran, in run order, with the
 tester's failure reason under each failed case) and OUT/summary.txt (pass/fail/not-run
@@ -140,6 +143,18 @@ class CaseRecorder:
         return os.path.relpath(os.path.abspath(path), self.cases_root)
 
 
+def byte_diff(expected, received):
+    """Where two frames differ, for the tester's reason when its protocol-level
+    comparison finds nothing (it then says only that the packet is "malformed")."""
+    expected, received = bytes(expected or b""), bytes(received or b"")
+    n = min(len(expected), len(received))
+    at = next((i for i in range(n) if expected[i] != received[i]), n)
+    return "[runner: expected %d bytes, received %d; first difference at byte %d: " \
+        "expected %s, received %s]" % (
+            len(expected), len(received), at,
+            expected[at:at + 8].hex() or "(end)", received[at:at + 8].hex() or "(end)")
+
+
 def run(args):
     # The hub type is read when os_ken.lib.hub is first imported; with os-ken 4.2.2's
     # default native hub the tester's timeouts never fire.
@@ -229,6 +244,14 @@ def run(args):
         })
         return result_type
 
+    orig_diff = T.OfTester._diff_packets.__func__
+
+    def diff_packets(cls, model_pkt, rcv_pkt):
+        text = orig_diff(cls, model_pkt, rcv_pkt)
+        if text.startswith("Encounter an error"):
+            text += " " + byte_diff(model_pkt.data, rcv_pkt.data)
+        return text
+
     orig_end = T.OfTester._test_end
 
     def end(self, msg=None, report=None):
@@ -240,6 +263,7 @@ def run(args):
     T.OfTester._test_file_execute = file_execute
     T.OfTester._test_execute = execute
     T.OfTester._test_end = end
+    T.OfTester._diff_packets = classmethod(diff_packets)
 
     mgr = AppManager.get_instance()
     mgr.load_apps(["os_ken.tests.switch.tester", "os_ken.controller.ofp_handler"])
@@ -318,6 +342,7 @@ def split_top(text, sep):
 def reason_group(reason):
     """A failure reason with its case-specific values taken out, so that cases failing
     for the same cause fall into one group."""
+    reason = re.sub(r" \[runner: [^\]]*\]", "", reason)
     m = re.search(r"OFPErrorMsg\[type=0x([0-9a-f]+), code=0x([0-9a-f]+)\]", reason)
     if m:
         name = error_name(int(m.group(1), 16), int(m.group(2), 16))
