@@ -12,8 +12,13 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-/// Cases of the quick subset that must pass: the count measured when the subset was
-/// chosen. Raise it when the switch gets better; a drop below it is a regression.
+/// Cases of the quick subset that must pass. Measured: 63 of 63 in each of three runs
+/// (release and debug builds, 2-core box, switch agent of commit ab2d292), so the floor is
+/// all of them. That is safe because the subset holds no throughput case (group and
+/// meter cases depend on the tester's Python packet generator, which the box's load
+/// slows): every case is one packet and its expected output or packet-in, which does
+/// not depend on speed. Lower it only with a reason (a case found wrong in os-ken, as
+/// its SCTP checksum is); a pass count below it is a regression.
 const QUICK_PASS_FLOOR: usize = 63;
 
 /// The cases the quick subset holds (QUICK in scripts/conformance/osken_conformance.py).
