@@ -184,7 +184,6 @@ impl Switch {
             writer,
             PortTable::new(specs, 0),
             Box::new(ToWorkers(injector.clone())),
-            0,
         );
         if cfg.fail_mode == FailMode::Standalone && targets.is_empty() {
             // The learning switch, as an ordinary flow that controllers and `ctl` see.

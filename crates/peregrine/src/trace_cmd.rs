@@ -570,14 +570,7 @@ mod tests {
             ..DatapathConfig::default()
         };
         let (dp, writer, packet_ins) = Datapath::new(cfg, 64);
-        let mut agent = Agent::new(
-            AgentConfig::default(),
-            dp,
-            writer,
-            table,
-            Box::new(Discard),
-            0,
-        );
+        let mut agent = Agent::new(AgentConfig::default(), dp, writer, table, Box::new(Discard));
         for f in flows {
             let fm =
                 openflow::text::parse_flow_mod(f, openflow::v13::flow_mod::FlowModCommand::Add)

@@ -250,7 +250,6 @@ mod channel_tests {
             w,
             PortTable::new(Vec::new(), 0),
             Box::new(Nowhere),
-            0,
         );
         Shell::start(agent, targets, Some(tls), None, rx, Instant::now()).unwrap()
     }

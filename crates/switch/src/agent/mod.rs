@@ -168,7 +168,6 @@ impl Agent {
         writer: datapath::pipeline::Writer,
         ports: PortTable,
         tx: Box<dyn Transmit>,
-        now: u64,
     ) -> Agent {
         let worker = dp.worker(0);
         let mut a = Agent {
@@ -190,7 +189,6 @@ impl Agent {
         a.cfg.facts.n_buffers = a.buffers.capacity() as u32;
         a.update_fail_open();
         a.publish();
-        let _ = now;
         a
     }
 

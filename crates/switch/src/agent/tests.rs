@@ -77,7 +77,7 @@ impl Rig {
         let (dp, writer, packet_ins) = Datapath::new(dcfg, 64);
         let worker = dp.worker(0);
         let sent = Capture::default();
-        let agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(sent.clone()), 0);
+        let agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(sent.clone()));
         Rig {
             agent,
             dp,

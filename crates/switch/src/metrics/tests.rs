@@ -83,7 +83,6 @@ impl Rig {
             writer,
             table,
             Box::new(Discard),
-            0,
         );
         let worker = dp.worker(64);
         let mgmt = agent.open(SessionKind::Management, 0);

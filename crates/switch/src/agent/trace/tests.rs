@@ -60,7 +60,7 @@ impl Rig {
             fail_mode,
             ..AgentConfig::default()
         };
-        let mut agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(Discard), 0);
+        let mut agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(Discard));
         let conn = agent.open(kind, 0);
         let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[4])));
         agent.receive(conn, &hello.encode().unwrap(), 0);
