@@ -250,14 +250,21 @@ fn dump_flows_answers_echo_and_joins_parts() {
          OFPST_FLOW reply (OF1.3) (xid=0x2):\n \
          cookie=0x0, duration=1.500s, table=0, n_packets=3, n_bytes=180, priority=20,tcp,tp_dst=80 actions=drop\n"
     );
-    // The request carried the filter, and the echo was answered with its payload.
+    // The request carried the filter, and the echo was answered with its payload (the
+    // server thread may still be reading it when ctl has exited: wait, bounded).
     let seen = log.lock().unwrap().clone();
     assert!(seen.iter().any(|f| matches!(&f.message,
         Message::V13(M::MultipartRequest(r)) if matches!(&r.body, MultipartRequestBody::Flow(q) if q.table_id == 0))));
-    assert!(seen
-        .iter()
-        .any(|f| f.xid == 0x7777
-            && matches!(&f.message, Message::V13(M::EchoReply(d)) if d == b"ping")));
+    let echoed = |log: &Log| {
+        log.lock().unwrap().iter().any(|f| {
+            f.xid == 0x7777 && matches!(&f.message, Message::V13(M::EchoReply(d)) if d == b"ping")
+        })
+    };
+    let t = std::time::Instant::now();
+    while !echoed(&log) && t.elapsed() < std::time::Duration::from_secs(5) {
+        thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(echoed(&log), "no echo reply with the request's payload");
 
     let s = ctl(&["--rsort", "--no-stats", "dump-flows", &sw]);
     assert_eq!(
