@@ -442,13 +442,10 @@ impl Agent {
     }
 
     /// SET_CONFIG (one switch-wide setting, whichever connection sets it): the length of
-    /// packet-ins no action gave a length for, and `OFPC_INVALID_TTL_TO_CONTROLLER`.
+    /// packet-ins no action gave a length for (fragment flags other than normal never
+    /// get here: the connection refuses them).
     fn set_config(&mut self, c: v13::SwitchConfig) {
-        const INVALID_TTL_TO_CONTROLLER: u16 = 1 << 2;
-        self.change_config(|cfg| {
-            cfg.packet_in_max_len = c.miss_send_len;
-            cfg.invalid_ttl_to_controller = c.flags & INVALID_TTL_TO_CONTROLLER != 0;
-        });
+        self.change_config(|cfg| cfg.packet_in_max_len = c.miss_send_len);
     }
 
     /// OpenFlow 1.0 sends table misses to the controller; 1.3 drops them (its table-miss

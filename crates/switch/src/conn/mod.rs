@@ -550,6 +550,23 @@ impl Connection {
                     miss_send_len: self.switch_config.miss_send_len,
                 }),
             )),
+            Message::V13(v13::Message::SetConfig(v13::SwitchConfig { flags, .. }))
+            | Message::V10(v10::Message::SetConfig(v10::SwitchConfig { flags, .. }))
+                if *flags != 0 =>
+            {
+                // Fragments are forwarded as they are (OFPC_FRAG_NORMAL) only.
+                let e = OfpError::new(
+                    ErrorKind::SWITCH_CONFIG_FAILED_BAD_FLAGS,
+                    format!("fragment handling {flags:#x}: only OFPC_FRAG_NORMAL is supported"),
+                );
+                self.counters.rx_errors += 1;
+                self.queue_bytes(error_reply(
+                    v,
+                    &e,
+                    &raw[..raw.len().min(openflow::error::ERROR_DATA_LEN)],
+                ));
+                return;
+            }
             Message::V13(v13::Message::SetConfig(c)) => {
                 self.switch_config = *c;
                 None

@@ -327,7 +327,7 @@ fn features_and_config_13() {
     c.receive(&enc(Frame::v13(5, v13::Message::FeaturesRequest)), 1);
     c.receive(&enc(Frame::v13(6, v13::Message::GetConfigRequest)), 1);
     let set = v13::SwitchConfig {
-        flags: 1,
+        flags: 0,
         miss_send_len: 0xffff,
     };
     let set_bytes = enc(Frame::v13(7, v13::Message::SetConfig(set)));
@@ -385,6 +385,45 @@ fn set_config_with_bad_flags_is_refused_13() {
 }
 
 #[test]
+fn fragment_handling_other_than_normal_is_refused() {
+    for (v, flags) in [
+        (OFP13_VERSION, 1u16),
+        (OFP13_VERSION, 2),
+        (OFP10_VERSION, 1),
+    ] {
+        let mut c = connected(v);
+        let bad = if v == OFP13_VERSION {
+            enc(Frame::v13(
+                9,
+                v13::Message::SetConfig(v13::SwitchConfig {
+                    flags,
+                    miss_send_len: 1,
+                }),
+            ))
+        } else {
+            enc(Frame::v10(
+                9,
+                v10::Message::SetConfig(v10::SwitchConfig {
+                    flags,
+                    miss_send_len: 1,
+                }),
+            ))
+        };
+        c.receive(&bad, 1);
+        // 1.0 has no OFPET_SWITCH_CONFIG_FAILED: OFPBRC_EPERM there.
+        let (ty, code) = if v == OFP13_VERSION { (10, 0) } else { (1, 5) };
+        assert_eq!(
+            drain(&mut c),
+            vec![error_bytes(v, 9, ty, code, &bad)],
+            "version {v} flags {flags}"
+        );
+        assert_eq!(c.switch_config().miss_send_len, 128);
+        assert!(events(&mut c).is_empty());
+        assert!(!c.is_closed());
+    }
+}
+
+#[test]
 fn features_and_config_10() {
     let mut c = connected(OFP10_VERSION);
     let port = v10::PhyPort {
@@ -395,7 +434,7 @@ fn features_and_config_10() {
     c.facts_mut().v10_ports = vec![port.clone()];
     c.receive(&enc(Frame::v10(5, v10::Message::FeaturesRequest)), 1);
     let set = v10::SwitchConfig {
-        flags: 2,
+        flags: 0,
         miss_send_len: 200,
     };
     c.receive(&enc(Frame::v10(6, v10::Message::SetConfig(set))), 1);
