@@ -467,52 +467,71 @@ fn bind_unix(path: &Path, mode: u32) -> io::Result<StdListener> {
     Ok(StdListener::Unix(l))
 }
 
+/// A connection's byte stream, whatever carries it.
+trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
+
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Stream for T {}
+
+fn tcp_stream(s: tokio::net::TcpStream) -> Box<dyn Stream> {
+    let _ = s.set_nodelay(true);
+    Box::new(s)
+}
+
+/// Accepts connections for ever; each is served by a task of its own (after its TLS
+/// handshake, for a TLS listener: one that fails or takes too long just closes).
 async fn accept_loop(l: Listener, kind: SessionKind, input: Sender<Input>, keys: Arc<AtomicU64>) {
     loop {
-        match &l {
-            Listener::Tcp(t) => match t.accept().await {
-                Ok((s, _)) => {
-                    let _ = s.set_nodelay(true);
-                    tokio::spawn(serve(
-                        s,
-                        kind,
-                        input.clone(),
-                        keys.fetch_add(1, Ordering::Relaxed),
-                    ));
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-            },
-            Listener::Tls(t, acceptor) => match t.accept().await {
-                Ok((s, _)) => {
-                    let _ = s.set_nodelay(true);
-                    let (acceptor, input) = (acceptor.clone(), input.clone());
-                    let key = keys.fetch_add(1, Ordering::Relaxed);
-                    tokio::spawn(async move {
-                        // A failed handshake (no or a foreign certificate) just closes.
-                        if let Ok(Ok(s)) =
-                            tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(s)).await
-                        {
-                            serve(s, kind, input, key).await;
-                        }
-                    });
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-            },
-            Listener::Unix(u) => match u.accept().await {
-                Ok((s, _)) => {
-                    tokio::spawn(serve(
-                        s,
-                        kind,
-                        input.clone(),
-                        keys.fetch_add(1, Ordering::Relaxed),
-                    ));
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-            },
-        }
+        let conn = match &l {
+            Listener::Tcp(t) => t.accept().await.map(|(s, _)| (tcp_stream(s), None)),
+            Listener::Tls(t, a) => t
+                .accept()
+                .await
+                .map(|(s, _)| (tcp_stream(s), Some(a.clone()))),
+            Listener::Unix(u) => u
+                .accept()
+                .await
+                .map(|(s, _)| (Box::new(s) as Box<dyn Stream>, None)),
+        };
+        let Ok((s, tls)) = conn else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let (input, keys) = (input.clone(), keys.clone());
+        tokio::spawn(async move {
+            let s = match tls {
+                None => s,
+                Some(a) => match tokio::time::timeout(HANDSHAKE_TIMEOUT, a.accept(s)).await {
+                    Ok(Ok(s)) => Box::new(s),
+                    _ => return,
+                },
+            };
+            serve(s, kind, input, &keys).await;
+        });
     }
 }
 
+/// Connects to an active target (`tcp:`, `ssl:` with `tls`, `unix:`).
+async fn dial(t: &Target, tls: Option<&Arc<rustls::ClientConfig>>) -> Option<Box<dyn Stream>> {
+    match t {
+        Target::Tcp(a) => Some(tcp_stream(tokio::net::TcpStream::connect(a).await.ok()?)),
+        Target::Ssl(a) => {
+            let s = tcp_stream(tokio::net::TcpStream::connect(a).await.ok()?);
+            let name = rustls_pki_types::ServerName::IpAddress(a.ip().into());
+            let hs = tokio_rustls::TlsConnector::from(tls?.clone()).connect(name, s);
+            let s = tokio::time::timeout(HANDSHAKE_TIMEOUT, hs)
+                .await
+                .ok()?
+                .ok()?;
+            Some(Box::new(s))
+        }
+        Target::Unix(p) => Some(Box::new(tokio::net::UnixStream::connect(p).await.ok()?)),
+        Target::PTcp(_) | Target::PSsl(_) | Target::PUnix(_) => None,
+    }
+}
+
+/// Keeps a connection to an active target: serves it while it lasts, then reconnects,
+/// waiting 1 s after a connection that was up and doubling up to [`MAX_BACKOFF`] while
+/// attempts fail.
 async fn connect_loop(
     t: Target,
     tls: Option<Arc<rustls::ClientConfig>>,
@@ -521,72 +540,23 @@ async fn connect_loop(
 ) {
     let mut backoff = Duration::from_secs(1);
     loop {
-        let served = match &t {
-            Target::Ssl(a) => {
-                let Some(cfg) = tls.clone() else { return };
-                let name = rustls_pki_types::ServerName::IpAddress(a.ip().into());
-                match tokio::net::TcpStream::connect(a).await {
-                    Ok(s) => {
-                        let _ = s.set_nodelay(true);
-                        let hs = tokio_rustls::TlsConnector::from(cfg).connect(name, s);
-                        match tokio::time::timeout(HANDSHAKE_TIMEOUT, hs).await {
-                            Ok(Ok(s)) => {
-                                let key = keys.fetch_add(1, Ordering::Relaxed);
-                                serve(s, SessionKind::Controller, input.clone(), key).await;
-                                true
-                            }
-                            _ => false,
-                        }
-                    }
-                    Err(_) => false,
-                }
+        match dial(&t, tls.as_ref()).await {
+            Some(s) => {
+                serve(s, SessionKind::Controller, input.clone(), &keys).await;
+                backoff = Duration::from_secs(1);
+                tokio::time::sleep(backoff).await;
             }
-            Target::Tcp(a) => match tokio::net::TcpStream::connect(a).await {
-                Ok(s) => {
-                    let _ = s.set_nodelay(true);
-                    serve(
-                        s,
-                        SessionKind::Controller,
-                        input.clone(),
-                        keys.fetch_add(1, Ordering::Relaxed),
-                    )
-                    .await;
-                    true
-                }
-                Err(_) => false,
-            },
-            Target::Unix(p) => match tokio::net::UnixStream::connect(p).await {
-                Ok(s) => {
-                    serve(
-                        s,
-                        SessionKind::Controller,
-                        input.clone(),
-                        keys.fetch_add(1, Ordering::Relaxed),
-                    )
-                    .await;
-                    true
-                }
-                Err(_) => false,
-            },
-            _ => return,
-        };
-        if served {
-            backoff = Duration::from_secs(1);
-        }
-        tokio::time::sleep(backoff).await;
-        if !served {
-            backoff = (backoff * 2).min(MAX_BACKOFF);
+            None => {
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
         }
     }
 }
 
 /// Moves bytes between one socket and the agent until either side ends.
-async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
-    s: S,
-    kind: SessionKind,
-    input: Sender<Input>,
-    key: u64,
-) {
+async fn serve(s: Box<dyn Stream>, kind: SessionKind, input: Sender<Input>, keys: &AtomicU64) {
+    let key = keys.fetch_add(1, Ordering::Relaxed);
     let (out_tx, mut out_rx) = unbounded_channel::<Vec<u8>>();
     if input
         .send(Input::Open {
