@@ -1,0 +1,260 @@
+//! The markdown report of a study: the machine and pinning, then one section per
+//! experiment with a table that puts every device under test side by side.
+//!
+//! A table has one row per `x` value seen in the experiment and, for the ceiling and
+//! each device in turn, one column per metric that device has at any point. A cell is
+//! the median, with `(min–max)` after it when more than one run was taken; `–` marks a
+//! value not measured. Loss is shown in percent. A device's forwarded rate within 5% of
+//! the ceiling at the same `x` is marked `†` and listed under the table: the generator,
+//! not the device, set that figure.
+
+use std::fmt::Write;
+
+use super::plot;
+use super::results::{jain_index, Experiment, ExperimentKind, Metric, Point, Results, Summary};
+
+/// How close to the ceiling a forwarded rate must be to count as generator-bound.
+const CEILING_MARGIN: f64 = 0.05;
+
+/// The report of `results` as markdown.
+pub fn render_markdown(results: &Results) -> String {
+    let mut out = String::new();
+    let m = &results.machine;
+    let cpu = if m.cpu_model.is_empty() {
+        "unknown CPU"
+    } else {
+        &m.cpu_model
+    };
+    let _ = writeln!(out, "# Benchmark study\n");
+    let _ = writeln!(
+        out,
+        "- Machine: {cpu}, {} cores, Linux {}",
+        m.cores, m.kernel
+    );
+    let _ = writeln!(out, "- Pinning: {}", results.pinning);
+    let _ = writeln!(out, "- Started: {}", results.started);
+    let _ = writeln!(out, "- Schema: {}", results.schema);
+    let plans = plot::plan(results);
+    for (exp, figures) in results.experiments.iter().zip(&plans) {
+        let files: Vec<&str> = figures.iter().map(|f| f.file.as_str()).collect();
+        section(&mut out, exp, &files);
+    }
+    out
+}
+
+/// One experiment's section.
+fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
+    let _ = writeln!(out, "\n## {} (`{}`)\n", exp.kind.heading(), exp.kind.name());
+    if !exp.note.is_empty() {
+        let _ = writeln!(out, "{}\n", exp.note);
+    }
+    if !files.is_empty() {
+        let list: Vec<String> = files.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(out, "Plots: {}\n", list.join(", "));
+    }
+
+    // Groups: (device name, None for the ceiling; its points). Columns: (header, group
+    // number, metric).
+    let mut groups: Vec<(Option<&str>, &[Point])> = Vec::new();
+    if !exp.ceiling.is_empty() {
+        groups.push((None, &exp.ceiling));
+    }
+    for s in &exp.series {
+        groups.push((Some(&s.dut), &s.points));
+    }
+    let mut columns: Vec<(String, usize, Metric)> = Vec::new();
+    for (g, (name, points)) in groups.iter().enumerate() {
+        for metric in Metric::ALL {
+            if points.iter().any(|p| metric.of(p).is_some()) {
+                let name = name.unwrap_or("ceiling");
+                columns.push((format!("{name} {}", metric.label()), g, metric));
+            }
+        }
+    }
+    if columns.is_empty() {
+        let _ = writeln!(out, "No measurements.");
+        return;
+    }
+
+    let mut xs: Vec<f64> = groups
+        .iter()
+        .flat_map(|(_, points)| points.iter().map(|p| p.x))
+        .filter(|x| x.is_finite())
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup_by(|a, b| same_x(*a, *b));
+
+    let _ = write!(out, "| {} |", exp.kind.x_label());
+    for (header, _, _) in &columns {
+        let _ = write!(out, " {header} |");
+    }
+    let _ = write!(out, "\n|---:|");
+    for _ in &columns {
+        let _ = write!(out, "---:|");
+    }
+    out.push('\n');
+
+    let mut bound: Vec<String> = Vec::new();
+    for &x in &xs {
+        let _ = write!(out, "| {} |", fmt_x(x));
+        let ceiling = at(&exp.ceiling, x).and_then(|p| p.forwarded_mpps);
+        for &(_, g, metric) in &columns {
+            let (dut, points) = groups[g];
+            let value = at(points, x).and_then(|p| metric.of(p));
+            let cell = match value {
+                None => "–".to_string(),
+                Some(s) => fmt_summary(metric, &s),
+            };
+            let marked = match (dut, metric, value, ceiling) {
+                (Some(dut), Metric::Forwarded, Some(v), Some(c))
+                    if generator_bound(v.median, c.median) =>
+                {
+                    bound.push(format!("{dut} at {} {}", fmt_x(x), unit_of(exp.kind)));
+                    " †"
+                }
+                _ => "",
+            };
+            let _ = write!(out, " {cell}{marked} |");
+        }
+        out.push('\n');
+    }
+    if !bound.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n† generator-bound (within 5% of the ceiling): a floor, not a measurement: {}.",
+            bound.join(", ")
+        );
+    }
+    if exp.kind == ExperimentKind::Fairness {
+        let indices: Vec<String> = exp
+            .series
+            .iter()
+            .filter_map(|s| fairness_index(&s.points).map(|(j, m)| (s, j, m)))
+            .map(|(s, j, m)| format!("{} {j:.3} (of {})", s.dut, m.label()))
+            .collect();
+        if !indices.is_empty() {
+            let _ = writeln!(out, "\nJain's fairness index: {}.", indices.join(", "));
+        }
+    }
+}
+
+/// Jain's index of a fairness series over its per-flow medians: of the forwarded rate
+/// where measured, else of the loss.
+pub(super) fn fairness_index(points: &[Point]) -> Option<(f64, Metric)> {
+    [Metric::Forwarded, Metric::Loss].into_iter().find_map(|m| {
+        let shares: Vec<f64> = points
+            .iter()
+            .filter_map(|p| m.of(p))
+            .map(|s| s.median)
+            .collect();
+        jain_index(&shares).map(|j| (j, m))
+    })
+}
+
+/// Whether a forwarded rate is within [`CEILING_MARGIN`] of the ceiling's.
+fn generator_bound(forwarded: f64, ceiling: f64) -> bool {
+    ceiling > 0.0 && (forwarded - ceiling).abs() <= CEILING_MARGIN * ceiling
+}
+
+/// The unit of an experiment's `x` for running text.
+fn unit_of(kind: ExperimentKind) -> &'static str {
+    match kind {
+        ExperimentKind::ThroughputVsSize | ExperimentKind::ZeroLoss => "B",
+        ExperimentKind::Load | ExperimentKind::LatencyProbe => "Mpps",
+        ExperimentKind::TableSize | ExperimentKind::FlowInstall => "rules",
+        ExperimentKind::ExactVsWildcard => "masks",
+        ExperimentKind::Fairness => "(flow)",
+        ExperimentKind::WorkerScaling => "workers",
+    }
+}
+
+/// Whether two `x` values name the same point (equal up to rounding).
+pub(super) fn same_x(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// The point of `points` at `x`.
+pub(super) fn at(points: &[Point], x: f64) -> Option<&Point> {
+    points.iter().find(|p| same_x(p.x, x))
+}
+
+/// `x` as an integer when it is one, else with three significant digits.
+fn fmt_x(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        fmt_num(x)
+    }
+}
+
+/// A value with about three significant digits.
+pub(super) fn fmt_num(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 || a == 0.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A summary as `median (min–max)`, loss in percent.
+fn fmt_summary(metric: Metric, s: &Summary) -> String {
+    let (scale, suffix) = if metric == Metric::Loss {
+        (100.0, "%")
+    } else {
+        (1.0, "")
+    };
+    let median = fmt_num(s.median * scale);
+    if s.n > 1 {
+        format!(
+            "{median}{suffix} ({}–{}{suffix})",
+            fmt_num(s.min * scale),
+            fmt_num(s.max * scale)
+        )
+    } else {
+        format!("{median}{suffix}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_keep_three_digits() {
+        assert_eq!(fmt_num(1234.4), "1234");
+        assert_eq!(fmt_num(12.34), "12.3");
+        assert_eq!(fmt_num(1.234), "1.23");
+        assert_eq!(fmt_num(0.01234), "0.012");
+        assert_eq!(fmt_num(0.0), "0");
+        assert_eq!(fmt_x(64.0), "64");
+        assert_eq!(fmt_x(0.5), "0.500");
+    }
+
+    #[test]
+    fn loss_is_shown_in_percent_with_range() {
+        let s = Summary {
+            median: 0.02,
+            min: 0.01,
+            max: 0.5,
+            n: 3,
+        };
+        assert_eq!(fmt_summary(Metric::Loss, &s), "2.00% (1.00%–50.0%)");
+        assert_eq!(
+            fmt_summary(Metric::Forwarded, &Summary::single(1.5)),
+            "1.50"
+        );
+    }
+
+    #[test]
+    fn ceiling_margin_is_five_percent_both_ways() {
+        assert!(generator_bound(0.96, 1.0));
+        assert!(generator_bound(1.04, 1.0));
+        assert!(!generator_bound(0.94, 1.0));
+        assert!(!generator_bound(0.0, 0.0));
+    }
+}

@@ -1,0 +1,452 @@
+//! The results document of a benchmark study, as saved to `results.json`.
+//!
+//! ```text
+//! Results { schema: 1, machine, pinning, started, experiments[] }
+//!  └─ Experiment { kind, title, ceiling[], series[] }
+//!      ├─ ceiling: [Point]            generator → sink with no device under test
+//!      └─ series:  [Series { dut, points: [Point] }]
+//!          └─ Point { x, offered_mpps, forwarded_mpps, loss_ratio, latency_us,
+//!                     cpu_ns_per_pkt, flow_mods_per_s }   each a Summary or absent
+//! ```
+//!
+//! The meaning of a point's `x` depends on the experiment's kind
+//! ([`ExperimentKind::x_label`]): frame size, offered load, table size, workers, flow
+//! number, …. Every measured value is a [`Summary`] over the runs of one trial; a value an
+//! experiment does not measure is absent (`null` or missing in the JSON). The document
+//! carries its version in `schema`; [`load`] refuses any version but
+//! [`SCHEMA_VERSION`].
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The version of the document written by this code, kept in its `schema` field.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A benchmark study's results: where it ran and what it measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    /// Always [`SCHEMA_VERSION`] for a document this code wrote or accepted.
+    pub schema: u32,
+    pub machine: Machine,
+    /// How the generator, the device under test and the sink were pinned to CPUs, in words.
+    pub pinning: String,
+    /// When the study started, UTC, RFC 3339 (`2026-11-22T23:26:23Z`).
+    pub started: String,
+    pub experiments: Vec<Experiment>,
+}
+
+/// The machine a study ran on, as read from `/proc`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// `model name` of the first CPU in `/proc/cpuinfo` (empty when absent).
+    pub cpu_model: String,
+    /// Online CPUs.
+    pub cores: usize,
+    /// `/proc/sys/kernel/osrelease`.
+    pub kernel: String,
+}
+
+impl Machine {
+    /// Reads this machine's description; what cannot be read is left empty (or 0 cores)
+    /// rather than failing the study.
+    pub fn detect() -> Machine {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or_else(|_| count_processors(&cpuinfo));
+        Machine {
+            cpu_model: cpu_model(&cpuinfo),
+            cores,
+            kernel: kernel.trim().to_string(),
+        }
+    }
+}
+
+/// The `model name` of the first CPU listed in the text of `/proc/cpuinfo`.
+fn cpu_model(cpuinfo: &str) -> String {
+    cpuinfo
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.trim() == "model name")
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// The number of `processor` entries in the text of `/proc/cpuinfo`.
+fn count_processors(cpuinfo: &str) -> usize {
+    cpuinfo
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .filter(|(k, _)| k.trim() == "processor")
+        .count()
+}
+
+/// What an experiment varies, which fixes the meaning of its points' `x`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExperimentKind {
+    /// Forwarding rate against frame size (`x`: bytes).
+    ThroughputVsSize,
+    /// Forwarding rate and latency against offered load (`x`: offered Mpps).
+    Load,
+    /// Forwarding rate against the number of rules (`x`: rules).
+    TableSize,
+    /// Forwarding rate with exact against wildcard rules (`x`: distinct masks; 0 or 1 is
+    /// all exact).
+    ExactVsWildcard,
+    /// Per-flow share of many concurrent flows (`x`: flow number).
+    Fairness,
+    /// Forwarding rate against forwarding threads (`x`: workers).
+    WorkerScaling,
+    /// Latency of probes through a loaded device (`x`: offered Mpps of background load).
+    LatencyProbe,
+    /// The highest rate forwarded with no loss (`x`: bytes).
+    ZeroLoss,
+    /// Rate of flow installation (`x`: rules installed per batch).
+    FlowInstall,
+}
+
+impl ExperimentKind {
+    /// Every kind, in the order a report lists them.
+    pub const ALL: [ExperimentKind; 9] = [
+        ExperimentKind::ThroughputVsSize,
+        ExperimentKind::Load,
+        ExperimentKind::TableSize,
+        ExperimentKind::ExactVsWildcard,
+        ExperimentKind::Fairness,
+        ExperimentKind::WorkerScaling,
+        ExperimentKind::LatencyProbe,
+        ExperimentKind::ZeroLoss,
+        ExperimentKind::FlowInstall,
+    ];
+
+    /// The name used in the JSON and in file names (`throughput_vs_size`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ExperimentKind::ThroughputVsSize => "throughput_vs_size",
+            ExperimentKind::Load => "load",
+            ExperimentKind::TableSize => "table_size",
+            ExperimentKind::ExactVsWildcard => "exact_vs_wildcard",
+            ExperimentKind::Fairness => "fairness",
+            ExperimentKind::WorkerScaling => "worker_scaling",
+            ExperimentKind::LatencyProbe => "latency_probe",
+            ExperimentKind::ZeroLoss => "zero_loss",
+            ExperimentKind::FlowInstall => "flow_install",
+        }
+    }
+
+    /// A heading for the experiment in words.
+    pub fn heading(self) -> &'static str {
+        match self {
+            ExperimentKind::ThroughputVsSize => "Throughput vs frame size",
+            ExperimentKind::Load => "Throughput and latency vs offered load",
+            ExperimentKind::TableSize => "Throughput vs table size",
+            ExperimentKind::ExactVsWildcard => "Exact vs wildcard rules",
+            ExperimentKind::Fairness => "Fairness between flows",
+            ExperimentKind::WorkerScaling => "Worker scaling",
+            ExperimentKind::LatencyProbe => "Latency under load",
+            ExperimentKind::ZeroLoss => "Zero-loss throughput",
+            ExperimentKind::FlowInstall => "Flow installation rate",
+        }
+    }
+
+    /// What `x` is, with its unit.
+    pub fn x_label(self) -> &'static str {
+        match self {
+            ExperimentKind::ThroughputVsSize | ExperimentKind::ZeroLoss => "frame size (B)",
+            ExperimentKind::Load => "offered load (Mpps)",
+            ExperimentKind::TableSize => "rules",
+            ExperimentKind::ExactVsWildcard => "masks",
+            ExperimentKind::Fairness => "flow",
+            ExperimentKind::WorkerScaling => "workers",
+            ExperimentKind::LatencyProbe => "background load (Mpps)",
+            ExperimentKind::FlowInstall => "rules per batch",
+        }
+    }
+}
+
+impl fmt::Display for ExperimentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One experiment: the same sweep of `x` for every device under test, and for the bare
+/// generator → sink path.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Experiment {
+    pub kind: ExperimentKind,
+    /// Free text shown under the heading (the fixed parameters: frame size, rules, …).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+    /// Generator → sink with no device under test, at the same `x` values; empty when not
+    /// measured.
+    #[serde(default)]
+    pub ceiling: Vec<Point>,
+    /// One series per device under test, in the order they are shown.
+    pub series: Vec<Series>,
+}
+
+/// The points of one device under test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    /// The device's name (`peregrine-afxdp`, `bridge`, …); unique in an experiment.
+    pub dut: String,
+    pub points: Vec<Point>,
+}
+
+/// What was measured at one value of the experiment's variable.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// The experiment's variable ([`ExperimentKind::x_label`]).
+    pub x: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_mpps: Option<Summary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forwarded_mpps: Option<Summary>,
+    /// Lost share of the offered frames, 0..=1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_ratio: Option<Summary>,
+    /// One-way or round-trip latency in microseconds, as the experiment's note says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_us: Option<Summary>,
+    /// CPU time of the device under test per forwarded packet, in nanoseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns_per_pkt: Option<Summary>,
+    /// Flow table modifications applied per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_mods_per_s: Option<Summary>,
+}
+
+/// The runs of one measurement: their median, extremes and count. Invariant for a
+/// summary built by [`Summary::of`]: `min <= median <= max` and `n >= 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub n: usize,
+}
+
+impl Summary {
+    /// The summary of `runs` (the mean of the middle two for an even count); `None` when
+    /// there are no runs or one is not a number.
+    pub fn of(runs: &[f64]) -> Option<Summary> {
+        if runs.is_empty() || runs.iter().any(|v| v.is_nan()) {
+            return None;
+        }
+        let mut v = runs.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Some(Summary {
+            median,
+            min: v[0],
+            max: v[n - 1],
+            n,
+        })
+    }
+
+    /// A single run.
+    pub fn single(value: f64) -> Summary {
+        Summary {
+            median: value,
+            min: value,
+            max: value,
+            n: 1,
+        }
+    }
+}
+
+/// A measured quantity of a [`Point`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Forwarded,
+    Offered,
+    Loss,
+    Latency,
+    Cpu,
+    FlowMods,
+}
+
+impl Metric {
+    /// Every metric, in the order a report's columns list them.
+    pub const ALL: [Metric; 6] = [
+        Metric::Forwarded,
+        Metric::Offered,
+        Metric::Loss,
+        Metric::Latency,
+        Metric::Cpu,
+        Metric::FlowMods,
+    ];
+
+    /// The metric's value at `p`, if measured.
+    pub fn of(self, p: &Point) -> Option<Summary> {
+        match self {
+            Metric::Forwarded => p.forwarded_mpps,
+            Metric::Offered => p.offered_mpps,
+            Metric::Loss => p.loss_ratio,
+            Metric::Latency => p.latency_us,
+            Metric::Cpu => p.cpu_ns_per_pkt,
+            Metric::FlowMods => p.flow_mods_per_s,
+        }
+    }
+
+    /// A column or axis label with the unit.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Forwarded => "forwarded (Mpps)",
+            Metric::Offered => "offered (Mpps)",
+            Metric::Loss => "loss",
+            Metric::Latency => "latency (µs)",
+            Metric::Cpu => "CPU (ns/pkt)",
+            Metric::FlowMods => "flow mods/s",
+        }
+    }
+}
+
+impl Results {
+    /// An empty study started now on this machine.
+    pub fn new(pinning: impl Into<String>) -> Results {
+        Results {
+            schema: SCHEMA_VERSION,
+            machine: Machine::detect(),
+            pinning: pinning.into(),
+            started: utc_now_rfc3339(),
+            experiments: Vec::new(),
+        }
+    }
+}
+
+/// Jain's fairness index of `shares`: (Σx)² / (n·Σx²), 1 when all are equal, 1/n when
+/// one takes everything; `None` for no shares or all zero.
+pub fn jain_index(shares: &[f64]) -> Option<f64> {
+    let sum: f64 = shares.iter().sum();
+    let squares: f64 = shares.iter().map(|x| x * x).sum();
+    if shares.is_empty() || squares <= 0.0 || !squares.is_finite() {
+        return None;
+    }
+    Some(sum * sum / (shares.len() as f64 * squares))
+}
+
+/// The first fields of a document, read before the rest so that a document of another
+/// version is refused for its version rather than for a field it lacks.
+#[derive(Deserialize)]
+struct Version {
+    schema: Option<u32>,
+}
+
+/// Reads a results document, refusing one of another schema version. Errors name the
+/// file and, for bad JSON, the line and column.
+pub fn load(path: &Path) -> Result<Results, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parses the text of a results document (see [`load`]).
+pub fn parse(text: &str) -> Result<Results, String> {
+    let version: Version =
+        serde_json::from_str(text).map_err(|e| format!("not a results document: {e}"))?;
+    match version.schema {
+        Some(SCHEMA_VERSION) => {}
+        Some(v) => return Err(format!(
+            "schema version {v} is not supported (this peregrine reads version {SCHEMA_VERSION})"
+        )),
+        None => return Err("not a results document: no `schema` field".to_string()),
+    }
+    serde_json::from_str(text).map_err(|e| format!("not a results document: {e}"))
+}
+
+/// Writes `results` as pretty JSON to `path`, replacing it.
+pub fn save(results: &Results, path: &Path) -> Result<(), String> {
+    let json = serde_json::to_string_pretty(results)
+        .map_err(|e| format!("{}: cannot encode: {e}", path.display()))?;
+    std::fs::write(path, json + "\n").map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+/// The current time, UTC, as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    rfc3339(secs)
+}
+
+/// `secs` since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian, UTC).
+fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Days to civil date, after Howard Hinnant's `civil_from_days`.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3_600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_takes_median_and_extremes() {
+        let s = Summary::of(&[3.0, 1.0, 2.0]).unwrap();
+        assert_eq!((s.median, s.min, s.max, s.n), (2.0, 1.0, 3.0, 3));
+        let s = Summary::of(&[4.0, 1.0, 2.0, 3.0]).unwrap();
+        assert_eq!((s.median, s.min, s.max, s.n), (2.5, 1.0, 4.0, 4));
+        assert_eq!(Summary::of(&[]), None);
+        assert_eq!(Summary::of(&[1.0, f64::NAN]), None);
+    }
+
+    #[test]
+    fn jain_index_spans_one_over_n_to_one() {
+        assert_eq!(jain_index(&[2.0, 2.0, 2.0, 2.0]), Some(1.0));
+        assert_eq!(jain_index(&[4.0, 0.0, 0.0, 0.0]), Some(0.25));
+        let j = jain_index(&[1.0, 3.0]).unwrap();
+        assert!((j - 0.8).abs() < 1e-12, "{j}");
+        assert_eq!(jain_index(&[]), None);
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn dates_are_civil_utc() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_795_389_983), "2026-11-22T23:26:23Z");
+    }
+
+    #[test]
+    fn cpuinfo_fields_are_read() {
+        let text = "processor\t: 0\nmodel name\t: Example CPU @ 2.0GHz\n\nprocessor\t: 1\nmodel name\t: Example CPU @ 2.0GHz\n";
+        assert_eq!(cpu_model(text), "Example CPU @ 2.0GHz");
+        assert_eq!(count_processors(text), 2);
+        assert_eq!(cpu_model(""), "");
+    }
+
+    #[test]
+    fn kinds_serialize_by_name() {
+        for k in ExperimentKind::ALL {
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(json, format!("\"{}\"", k.name()));
+        }
+    }
+}
