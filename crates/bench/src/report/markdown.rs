@@ -130,7 +130,7 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
             .series
             .iter()
             .filter_map(|s| fairness_index(&s.points).map(|(j, m)| (s, j, m)))
-            .map(|(s, j, m)| format!("{} {j:.3} (of {})", s.dut, m.label()))
+            .map(|(s, j, m)| format!("{} {j:.3} (over per-flow {})", s.dut, m.label()))
             .collect();
         if !indices.is_empty() {
             let _ = writeln!(out, "\nJain's fairness index: {}.", indices.join(", "));
@@ -243,7 +243,7 @@ mod tests {
             max: 0.5,
             n: 3,
         };
-        assert_eq!(fmt_summary(Metric::Loss, &s), "2.00% (1.00%–50.0%)");
+        assert_eq!(fmt_summary(Metric::Loss, &s), "2.00% (1.00–50.0%)");
         assert_eq!(
             fmt_summary(Metric::Forwarded, &Summary::single(1.5)),
             "1.50"

@@ -357,9 +357,11 @@ pub fn parse(text: &str) -> Result<Results, String> {
         serde_json::from_str(text).map_err(|e| format!("not a results document: {e}"))?;
     match version.schema {
         Some(SCHEMA_VERSION) => {}
-        Some(v) => return Err(format!(
+        Some(v) => {
+            return Err(format!(
             "schema version {v} is not supported (this peregrine reads version {SCHEMA_VERSION})"
-        )),
+        ))
+        }
         None => return Err("not a results document: no `schema` field".to_string()),
     }
     serde_json::from_str(text).map_err(|e| format!("not a results document: {e}"))
