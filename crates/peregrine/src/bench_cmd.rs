@@ -13,6 +13,12 @@ pub enum BenchCommand {
     /// Forwarding through veth pairs between two namespace hosts: peregrine (AF_PACKET,
     /// learning switch) and the Linux bridge in the same run (needs root).
     Veth(crate::bench_veth::VethArgs),
+    /// Re-renders a study folder: reads DIR/results.json, writes DIR/report.md and the
+    /// SVG figures next to it, and prints the paths written.
+    Report {
+        /// The study's folder.
+        dir: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -86,6 +92,12 @@ fn parse_count(s: &str) -> Result<usize, String> {
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
         BenchCommand::Veth(a) => crate::bench_veth::run(&a),
+        BenchCommand::Report { dir } => {
+            for path in bench::report::write_report(&dir)? {
+                println!("{}", path.display());
+            }
+            Ok(())
+        }
         BenchCommand::Datapath(a) => {
             let kind = match a.kind {
                 Kind::Exact => RuleKind::Exact,
@@ -133,5 +145,27 @@ mod tests {
         assert!(parse_count("1.5M").unwrap_err().contains("1.5M"));
         assert!(parse_count("M").is_err());
         assert!(parse_count("99999999999999999999M").is_err());
+    }
+
+    #[test]
+    fn report_renders_a_study_folder_and_names_a_missing_file() {
+        let dir =
+            std::env::temp_dir().join(format!("peregrine-bench-report-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let e = run(BenchCommand::Report { dir: dir.clone() }).unwrap_err();
+        assert!(
+            e.contains("results.json") && e.contains("cannot read"),
+            "{e}"
+        );
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../bench/tests/data/results_fixture.json"
+        );
+        std::fs::copy(fixture, dir.join("results.json")).unwrap();
+        assert_eq!(run(BenchCommand::Report { dir: dir.clone() }), Ok(()));
+        let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert!(report.starts_with("# Benchmark study"), "{report}");
+        assert!(dir.join("throughput_vs_size.svg").exists());
     }
 }
