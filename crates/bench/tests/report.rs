@@ -152,7 +152,12 @@ fn plots_are_svg_with_series_and_axis_labels() {
         ),
         (
             "throughput_vs_load.svg",
-            &["peregrine-afxdp", "offered load (Mpps)", "forwarded (Mpps)"],
+            &[
+                "peregrine-afxdp",
+                "offered load (Mpps)",
+                "forwarded (Mpps)",
+                "no loss",
+            ],
         ),
         (
             "latency_vs_load.svg",
@@ -185,6 +190,9 @@ fn plots_are_svg_with_series_and_axis_labels() {
         }
     }
     assert!(!svg(&dir.0, "throughput_vs_load.svg").contains("bridge"));
+    assert!(!svg(&dir.0, "latency_vs_load.svg").contains("no loss"));
+    // Whole numbers of workers: no fractional tick labels.
+    assert!(!svg(&dir.0, "worker_scaling.svg").contains("\n1.50\n"));
 }
 
 #[test]
@@ -271,4 +279,37 @@ fn load_errors_name_the_file_and_the_problem() {
     let e = report::write_report(&dir.0).unwrap_err();
     assert!(e.contains("results.json"), "{e}");
     assert!(!dir.0.join("report.md").exists());
+}
+
+#[test]
+fn an_empty_experiment_has_no_table_and_no_figures() {
+    let mut results = fixture();
+    results.experiments = vec![report::Experiment {
+        kind: ExperimentKind::FlowInstall,
+        note: String::new(),
+        ceiling: Vec::new(),
+        series: vec![report::Series {
+            dut: "a|b".to_string(),
+            points: vec![report::Point {
+                x: 1.0,
+                ..Default::default()
+            }],
+        }],
+    }];
+    let md = report::render_markdown(&results);
+    assert!(
+        md.contains("## Flow installation rate (`flow_install`)\n\nNo measurements.\n"),
+        "{md}"
+    );
+    assert!(!md.contains("Plots:"), "{md}");
+    assert_eq!(report::plot::plan(&results), vec![Vec::new()]);
+
+    results.experiments[0].series[0].points[0].flow_mods_per_s = Some(report::Summary::single(5e4));
+    let md = report::render_markdown(&results);
+    assert!(
+        md.contains("| rules per batch | a\\|b flow mods/s |\n"),
+        "{md}"
+    );
+    assert!(md.contains("| 1 | 50000 |\n"), "{md}");
+    assert!(md.contains("Plots: `flow_install.svg`"), "{md}");
 }

@@ -67,6 +67,7 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
         for metric in Metric::ALL {
             if points.iter().any(|p| metric.of(p).is_some()) {
                 let name = name.unwrap_or("ceiling");
+                let name = name.replace('|', "\\|");
                 columns.push((format!("{name} {}", metric.label()), g, metric));
             }
         }
@@ -187,14 +188,15 @@ fn fmt_x(x: f64) -> String {
     }
 }
 
-/// A value with about three significant digits.
+/// A value with about three significant digits (judged after rounding, so 0.99999 is
+/// `1.00`, not `1.000`).
 pub(super) fn fmt_num(v: f64) -> String {
     let a = v.abs();
-    if a >= 100.0 || a == 0.0 {
+    if a >= 99.95 || a == 0.0 {
         format!("{v:.0}")
-    } else if a >= 10.0 {
+    } else if a >= 9.995 {
         format!("{v:.1}")
-    } else if a >= 1.0 {
+    } else if a >= 0.9995 {
         format!("{v:.2}")
     } else {
         format!("{v:.3}")
@@ -231,6 +233,8 @@ mod tests {
         assert_eq!(fmt_num(1.234), "1.23");
         assert_eq!(fmt_num(0.01234), "0.012");
         assert_eq!(fmt_num(0.0), "0");
+        assert_eq!(fmt_num(0.99999), "1.00");
+        assert_eq!(fmt_num(9.999), "10.0");
         assert_eq!(fmt_x(64.0), "64");
         assert_eq!(fmt_x(0.5), "0.500");
     }

@@ -201,11 +201,14 @@ fn draw(exp: &Experiment, fig: &Figure, path: &Path) -> Result<(), String> {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let data = lines(exp, fig.metric);
     let x_label = exp.kind.x_label();
+    let y_label = fig.metric.axis_label();
+    // Forwarded against offered load: the line where nothing is lost.
+    let diagonal = exp.kind == ExperimentKind::Load && fig.metric == Metric::Forwarded;
     match fig.style {
-        Style::Lines => line_chart(&root, &fig.title, x_label, fig.metric.label(), &data)?,
+        Style::Lines => line_chart(&root, &fig.title, x_label, y_label, &data, diagonal)?,
         Style::LinesAndGbps => {
             let (left, right) = root.split_horizontally(SIZE.0 / 2);
-            line_chart(&left, &fig.title, x_label, fig.metric.label(), &data)?;
+            line_chart(&left, &fig.title, x_label, y_label, &data, false)?;
             // Gbit/s of frame bytes: Mpps × bytes × 8 / 1000.
             let gbps: Vec<Line> = data
                 .iter()
@@ -224,6 +227,7 @@ fn draw(exp: &Experiment, fig: &Figure, path: &Path) -> Result<(), String> {
                 x_label,
                 "forwarded (Gbit/s of frames)",
                 &gbps,
+                false,
             )?;
         }
         Style::Bars => bar_chart(&root, &fig.title, x_label, fig.metric, exp)?,
@@ -263,17 +267,35 @@ fn y_range(ys: impl Iterator<Item = f64>) -> Range<f64> {
     }
 }
 
-/// Lines with a marker and a min–max whisker at each point.
+/// Lines with a marker and a min–max whisker at each point; with `diagonal`, a dashed
+/// grey `y = x` line labelled "no loss" under them. When every `x` is a whole number,
+/// only whole-number ticks are labelled.
 fn line_chart(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
     title: &str,
     x_label: &str,
     y_label: &str,
     data: &[Line],
+    diagonal: bool,
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<_>| e.to_string();
     let xs = x_range(data.iter().flat_map(|l| l.points.iter().map(|p| p.0)));
     let ys = y_range(data.iter().flat_map(|l| l.points.iter().map(|p| p.1.max)));
+    let whole = data
+        .iter()
+        .flat_map(|l| l.points.iter())
+        .all(|p| p.0.fract() == 0.0);
+    let x_format = move |v: &f64| {
+        if !whole {
+            fmt_num(*v)
+        } else if v.fract() == 0.0 {
+            format!("{}", *v as i64)
+        } else {
+            String::new()
+        }
+    };
+    // The diagonal kept inside both ranges (points outside them are not clipped).
+    let diagonal_span = (xs.start.max(ys.start), xs.end.min(ys.end));
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 20))
         .margin(12)
@@ -285,10 +307,24 @@ fn line_chart(
         .configure_mesh()
         .x_desc(x_label)
         .y_desc(y_label)
-        .x_label_formatter(&|v| fmt_num(*v))
+        .x_label_formatter(&x_format)
         .y_label_formatter(&|v| fmt_num(*v))
         .draw()
         .map_err(err)?;
+    let (d0, d1) = diagonal_span;
+    if diagonal && d1 > d0 {
+        let grey = RGBColor(150, 150, 150);
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(d0, d0), (d1, d1)],
+                6,
+                4,
+                grey.stroke_width(1),
+            ))
+            .map_err(err)?
+            .label("no loss")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
+    }
     for (i, line) in data.iter().enumerate() {
         let c = colour(line, i);
         chart
@@ -364,7 +400,7 @@ fn bar_chart(
         .configure_mesh()
         .disable_x_mesh()
         .x_desc(x_label)
-        .y_desc(metric.label())
+        .y_desc(metric.axis_label())
         .x_label_formatter(&|v| {
             labels
                 .get(v.floor().max(0.0) as usize)

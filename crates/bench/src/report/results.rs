@@ -310,6 +310,14 @@ impl Metric {
             Metric::FlowMods => "flow mods/s",
         }
     }
+
+    /// An axis label with the unit, for values as stored (loss as a ratio, not percent).
+    pub fn axis_label(self) -> &'static str {
+        match self {
+            Metric::Loss => "loss (share of offered)",
+            other => other.label(),
+        }
+    }
 }
 
 impl Results {
