@@ -157,7 +157,7 @@ struct Line {
     points: Vec<(f64, Summary)>,
 }
 
-/// The lines of `fig`: the ceiling first (for rate metrics), then each device.
+/// The lines of `metric`: the ceiling first (where it has the metric), then each device.
 fn lines(exp: &Experiment, metric: Metric) -> Vec<Line> {
     let pick = |points: &[Point]| -> Vec<(f64, Summary)> {
         let mut v: Vec<(f64, Summary)> = points
