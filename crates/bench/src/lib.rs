@@ -6,6 +6,7 @@
 
 pub mod blast;
 pub mod datapath_bench;
+pub mod dut;
 pub mod report;
 pub mod topo;
 pub mod workload;

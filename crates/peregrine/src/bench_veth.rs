@@ -1,21 +1,24 @@
 //! `peregrine bench veth`: forwarding rate through veth pairs, one generator host to one
-//! sink host, with peregrine (AF_XDP or AF_PACKET ports, learning switch) and the Linux
-//! bridge as devices under test in the same run.
+//! sink host, with peregrine (AF_XDP or AF_PACKET ports), the Linux bridge, Linux IPv4
+//! routing and Open vSwitch's userspace datapath as devices under test in the same run.
+//! peregrine is started here (`Switch::start`); the others by `bench::dut`.
 //!
 //! Each trial builds a fresh two-host topology, starts the device under test on the
-//! root-side ends, lets the hosts learn each other (a ping), then floods 64..1518-byte
-//! UDP frames from host 1 (`bench::blast`, pinned to the generator CPU) for the given
-//! time and counts what host 2's interface received. The frames are addressed to a MAC
-//! no host has, so both devices flood them to the only other port and host 2's stack
-//! drops them at once as not its own (its IP stack, and its ICMP replies, would otherwise
-//! run in the softirq of whoever transmits to it: the device under test). The offered rate is reported next
+//! root-side ends (the router and OVS move them into a namespace of their own), lets the
+//! hosts learn each other (a ping), then floods 64..1518-byte UDP frames from host 1
+//! (`bench::blast`, pinned to the generator CPU) for the given time and counts what host
+//! 2's interface received. For the switches the frames are addressed to a MAC no host
+//! has, so they flood them to the only other port and host 2's stack drops them at once
+//! as not its own (its IP stack, and its ICMP replies, would otherwise run in the softirq
+//! of whoever transmits to it: the device under test); for the router they go to its MAC
+//! and to a prefix it routes to host 2, which drops them as not its own address. The offered rate is reported next
 //! to the forwarded one: a generator that cannot outrun the device makes the figure a
 //! floor, not a measurement. Before the flood, 20 pings through the idle device give
 //! its idle round-trip time. Results are medians over the runs.
 
 use std::time::{Duration, Instant};
 
-use bench::topo::{ip, Host, Topology};
+use bench::topo::{Host, Topology};
 
 use crate::config::{BackendName, PortConfig, RunConfig};
 use crate::run::Switch;
@@ -48,6 +51,9 @@ pub struct VethArgs {
     /// How the generator sends.
     #[arg(long, value_enum, default_value = "afxdp")]
     pub generator: Generator,
+    /// Extra routes (random /24 and /32 prefixes towards the sink) in the router.
+    #[arg(long, default_value_t = 0)]
+    pub routes: usize,
     /// peregrine's flow table: `simple` is in_port=1,actions=output:2 and back; `normal`
     /// the learning switch alone.
     #[arg(long, value_enum, default_value = "simple")]
@@ -76,6 +82,14 @@ pub enum Dut {
     PeregrineAfpacket,
     /// The Linux bridge (learning).
     Bridge,
+    /// The Linux bridge, learning off, static FDB entries for both hosts.
+    BridgeStatic,
+    /// Linux IPv4 forwarding in a namespace of its own (`--routes` extra routes).
+    Router,
+    /// Open vSwitch userspace datapath, AF_PACKET (`type=system`) ports.
+    OvsAfpacket,
+    /// Open vSwitch userspace datapath, AF_XDP (`type=afxdp`) ports.
+    OvsAfxdp,
 }
 
 impl Dut {
@@ -85,6 +99,10 @@ impl Dut {
             Dut::PeregrineAfxdpGeneric => "peregrine-afxdp-generic",
             Dut::PeregrineAfpacket => "peregrine-afpacket",
             Dut::Bridge => "bridge",
+            Dut::BridgeStatic => "bridge-static",
+            Dut::Router => "router",
+            Dut::OvsAfpacket => "ovs-afpacket",
+            Dut::OvsAfxdp => "ovs-afxdp",
         }
     }
 
@@ -93,7 +111,26 @@ impl Dut {
             Dut::PeregrineAfxdp => Some(BackendName::Afxdp),
             Dut::PeregrineAfxdpGeneric => Some(BackendName::AfxdpGeneric),
             Dut::PeregrineAfpacket => Some(BackendName::Afpacket),
-            Dut::Bridge => None,
+            _ => None,
+        }
+    }
+
+    /// The `bench::dut` driver of a device other than peregrine.
+    fn spec(self, a: &VethArgs) -> Option<bench::dut::Spec> {
+        use bench::dut::{bridge::Fdb, ovs::PortType, Spec};
+        match self {
+            Dut::Bridge => Some(Spec::Bridge(Fdb::Learned)),
+            Dut::BridgeStatic => Some(Spec::Bridge(Fdb::Static)),
+            Dut::Router => Some(Spec::Router { routes: a.routes }),
+            Dut::OvsAfpacket | Dut::OvsAfxdp => Some(Spec::Ovs {
+                ports: if self == Dut::OvsAfxdp {
+                    PortType::Afxdp
+                } else {
+                    PortType::Afpacket
+                },
+                cpu: Some(a.dut_cpu),
+            }),
+            _ => None,
         }
     }
 }
@@ -109,7 +146,7 @@ struct Trial {
 pub fn run(a: &VethArgs) -> Result<(), String> {
     crate::run::require_root("bench veth").map_err(|e| e.to_string())?;
     println!(
-        "veth forwarding, generator ({:?}) on CPU {}, peregrine's worker on CPU {} with {} rules (the bridge runs in softirq wherever the kernel puts it); {} s per trial, median of {}",
+        "veth forwarding, generator ({:?}) on CPU {}, peregrine's worker and OVS's daemons on CPU {} with {} rules (the bridge and the router run in softirq wherever the kernel puts it; the router has {} extra routes); {} s per trial, median of {}",
         a.generator,
         a.gen_cpu,
         a.dut_cpu,
@@ -117,6 +154,7 @@ pub fn run(a: &VethArgs) -> Result<(), String> {
             Rules::Simple => "in_port=1,actions=output:2 (and back)",
             Rules::Normal => "NORMAL (learning switch)",
         },
+        a.routes,
         a.seconds,
         a.runs
     );
@@ -189,9 +227,11 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
     let mut topo = Topology::new();
     let h1 = topo.add_host(1).map_err(|e| e.to_string())?;
     let h2 = topo.add_host(2).map_err(|e| e.to_string())?;
-    let bridge = format!("{}br", topo.prefix());
-    let switch = match dut.backend() {
-        Some(backend) => {
+    // Exactly one of the two is set; each tears its device down when dropped.
+    let mut switch = None;
+    let mut other = None;
+    match (dut.backend(), dut.spec(a)) {
+        (Some(backend), _) => {
             let ports = [&h1, &h2]
                 .iter()
                 .map(|h| PortConfig {
@@ -218,17 +258,17 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
                 cpus: vec![a.dut_cpu],
                 ..RunConfig::with_ports(ports)
             };
-            Some(Switch::start(&cfg).map_err(|e| format!("{e:#}"))?)
+            switch = Some(Switch::start(&cfg).map_err(|e| format!("{e:#}"))?);
         }
-        None => {
-            ip(&["link", "add", "name", &bridge, "type", "bridge"]).map_err(|e| e.to_string())?;
-            topo.track_link(&bridge);
-            for p in [&h1.port, &h2.port] {
-                ip(&["link", "set", p, "master", &bridge]).map_err(|e| e.to_string())?;
-            }
-            ip(&["link", "set", &bridge, "up"]).map_err(|e| e.to_string())?;
-            None
-        }
+        (None, Some(spec)) => other = Some(spec.start(&mut topo, &h1, &h2)?),
+        (None, None) => return Err("no driver for this device".into()),
+    }
+    let target = match &other {
+        Some(d) => d.target(&h2),
+        None => bench::dut::Target {
+            dst_mac: bench::dut::NOBODY,
+            dst_ip: h2.ip.parse().map_err(|_| "bad host address".to_string())?,
+        },
     };
     // Learning (and ARP) before the flood.
     let t = Instant::now();
@@ -242,7 +282,7 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
     }
     let rtt_ms = idle_rtt_ms(&topo, &h1, &h2)?;
     let before = rx_packets(&topo, &h2)?;
-    let frame = frame(&h1, &h2, size);
+    let frame = frame(&h1, target, size)?;
     let gen = match a.generator {
         Generator::Afxdp => ports::Backend::AfXdp {
             mode: ports::afxdp::AttachMode::Auto,
@@ -264,6 +304,7 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
     std::thread::sleep(Duration::from_millis(100));
     let after = rx_packets(&topo, &h2)?;
     drop(switch);
+    drop(other);
     let secs = sent.elapsed.as_secs_f64();
     Ok(Trial {
         rtt_ms,
@@ -272,20 +313,11 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
     })
 }
 
-/// The destination MAC of the flood: locally administered, no host's.
-const NOBODY: [u8; 6] = [0x02, 0x00, 0x5e, 0x00, 0x00, 0x99];
-
-fn frame(a: &Host, b: &Host, size: usize) -> Vec<u8> {
-    let ip = |h: &Host| -> u32 { h.ip.parse::<std::net::Ipv4Addr>().map_or(0, u32::from) };
-    let mac = |h: &Host| -> [u8; 6] {
-        let mut m = [0u8; 6];
-        for (b, x) in m.iter_mut().zip(h.mac.split(':')) {
-            *b = u8::from_str_radix(x, 16).unwrap_or(0);
-        }
-        m
-    };
-    let mut f = bench::workload::udp_frame(ip(a), ip(b), 9, 9, size);
-    f[0..6].copy_from_slice(&NOBODY);
-    f[6..12].copy_from_slice(&mac(a));
-    f
+/// A `size`-byte UDP frame from host `a` addressed as `t` says.
+fn frame(a: &Host, t: bench::dut::Target, size: usize) -> Result<Vec<u8>, String> {
+    let src: std::net::Ipv4Addr = a.ip.parse().map_err(|_| format!("bad address {}", a.ip))?;
+    let mut f = bench::workload::udp_frame(src.into(), t.dst_ip.into(), 9, 9, size);
+    f[0..6].copy_from_slice(&t.dst_mac);
+    f[6..12].copy_from_slice(&bench::dut::parse_mac(&a.mac)?);
+    Ok(f)
 }

@@ -1,0 +1,298 @@
+//! Open vSwitch's userspace (netdev) datapath as a device under test, with daemons of
+//! its own: never the system's ovsdb or vswitchd.
+//!
+//! Every file (database, sockets, pidfiles, logs) lives in a fresh directory under the
+//! temp dir, and both daemons run inside the device's namespace ([`DutNs`], holding the
+//! hosts' root-side ends), so the `ovs-netdev` tap and bridge port of the netdev
+//! datapath never meet another OVS on the box. Both are pinned with `taskset` to the
+//! device CPU when one is given (and so is the PMD thread, by `pmd-cpu-mask`). The bridge
+//! is `fail-mode=secure` with `in_port=1,actions=output:2` and back installed with
+//! `ovs-ofctl` on its management socket; `flow-limit` is left at its default. On drop
+//! both daemons are ended by the PIDs in their pidfiles (only processes this driver
+//! started) and the directory is removed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{have, DutNs};
+use crate::topo::{Host, Topology};
+
+/// The message when Open vSwitch is missing.
+pub const NOT_INSTALLED: &str = "Open vSwitch is not installed: apt-get install openvswitch-switch";
+
+/// Where Debian's package puts the database schema.
+const SCHEMA: &str = "/usr/share/openvswitch/vswitch.ovsschema";
+
+/// How OVS opens the two ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortType {
+    /// `type=system`: AF_PACKET sockets, served by the main thread.
+    Afpacket,
+    /// `type=afxdp`: AF_XDP sockets, served by a PMD thread.
+    Afxdp,
+}
+
+impl PortType {
+    /// The suffix in DUT names.
+    pub fn name(self) -> &'static str {
+        match self {
+            PortType::Afpacket => "afpacket",
+            PortType::Afxdp => "afxdp",
+        }
+    }
+}
+
+/// A running private Open vSwitch.
+#[derive(Debug)]
+pub struct Ovs {
+    dir: PathBuf,
+    // Dropped after the daemons are stopped (fields drop after `Drop::drop`).
+    ns: DutNs,
+}
+
+/// The `ovs-vsctl` arguments (after the database option) creating bridge `br` with
+/// ports `ports` as OpenFlow ports 1 and 2.
+pub fn vsctl_bridge_args(
+    br: &str,
+    ports: &[String; 2],
+    ty: PortType,
+    cpu: Option<usize>,
+) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    let mut push = |s: &[&str]| v.extend(s.iter().map(|x| x.to_string()));
+    if let Some(c) = cpu {
+        push(&[
+            "set",
+            "Open_vSwitch",
+            ".",
+            &format!("other_config:pmd-cpu-mask={:x}", 1u128 << c.min(127)),
+            "--",
+        ]);
+    }
+    push(&[
+        "add-br",
+        br,
+        "--",
+        "set",
+        "bridge",
+        br,
+        "datapath_type=netdev",
+        "fail-mode=secure",
+    ]);
+    for (i, p) in ports.iter().enumerate() {
+        push(&["--", "add-port", br, p, "--", "set", "interface", p]);
+        let ofport = format!("ofport_request={}", i + 1);
+        push(&[&ofport]);
+        if ty == PortType::Afxdp {
+            push(&["type=afxdp"]);
+        }
+    }
+    v
+}
+
+/// The flows: port 1 to port 2 and back.
+pub const FLOWS: [&str; 2] = ["in_port=1,actions=output:2", "in_port=2,actions=output:1"];
+
+impl Ovs {
+    /// Starts ovsdb-server and ovs-vswitchd in a namespace holding `a`'s and `b`'s
+    /// root-side ends, creates the bridge and installs [`FLOWS`].
+    pub fn start(
+        topo: &mut Topology,
+        ty: PortType,
+        cpu: Option<usize>,
+        a: &Host,
+        b: &Host,
+    ) -> Result<Ovs, String> {
+        for p in [
+            "ovs-vswitchd",
+            "ovsdb-server",
+            "ovsdb-tool",
+            "ovs-vsctl",
+            "ovs-ofctl",
+        ] {
+            if !have(p) {
+                return Err(NOT_INSTALLED.into());
+            }
+        }
+        if !Path::new(SCHEMA).exists() {
+            return Err(format!("{SCHEMA} is missing; {NOT_INSTALLED}"));
+        }
+        let dir = std::env::temp_dir().join(format!("{}-ovs", topo.prefix()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let ns = DutNs::new(topo, a, b).inspect_err(|_| {
+            let _ = std::fs::remove_dir_all(&dir);
+        })?;
+        let ovs = Ovs { dir, ns };
+        ovs.setup(ty, cpu)?;
+        Ok(ovs)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.join(name).display().to_string()
+    }
+
+    /// Runs an OVS command with every OVS directory pointing at ours, inside the
+    /// namespace, pinned to `cpu` if given.
+    fn cmd(&self, cpu: Option<usize>, prog: &str, args: &[&str]) -> Result<String, String> {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.ns.name]);
+        if let Some(cpu) = cpu {
+            c.args(["taskset", "-c", &cpu.to_string()]);
+        }
+        let d = self.dir.display().to_string();
+        for v in ["OVS_RUNDIR", "OVS_LOGDIR", "OVS_DBDIR", "OVS_SYSCONFDIR"] {
+            c.env(v, &d);
+        }
+        let out = c
+            .arg(prog)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("{prog}: {e}"))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(format!(
+                "`{prog} {}` failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    }
+
+    fn setup(&self, ty: PortType, cpu: Option<usize>) -> Result<(), String> {
+        let db = self.path("conf.db");
+        let sock = format!("unix:{}", self.path("db.sock"));
+        self.cmd(None, "ovsdb-tool", &["create", &db, SCHEMA])?;
+        self.cmd(
+            cpu,
+            "ovsdb-server",
+            &[
+                &db,
+                &format!("--remote=p{sock}"),
+                &format!("--pidfile={}", self.path("ovsdb.pid")),
+                &format!("--unixctl={}", self.path("ovsdb.ctl")),
+                &format!("--log-file={}", self.path("ovsdb.log")),
+                "--no-chdir",
+                "--detach",
+            ],
+        )?;
+        let vsctl = |args: &[String]| {
+            let mut all = vec![format!("--db={sock}"), "--timeout=20".to_string()];
+            all.extend_from_slice(args);
+            let all: Vec<&str> = all.iter().map(String::as_str).collect();
+            self.cmd(None, "ovs-vsctl", &all)
+        };
+        vsctl(&["--no-wait".into(), "init".into()])?;
+        self.cmd(
+            cpu,
+            "ovs-vswitchd",
+            &[
+                &sock,
+                &format!("--pidfile={}", self.path("vs.pid")),
+                &format!("--unixctl={}", self.path("vs.ctl")),
+                &format!("--log-file={}", self.path("vs.log")),
+                "--no-chdir",
+                "--detach",
+            ],
+        )?;
+        vsctl(&vsctl_bridge_args("br0", &self.ns.ports, ty, cpu))?;
+        for p in &self.ns.ports {
+            let err = vsctl(&["get".into(), "interface".into(), p.clone(), "error".into()])?;
+            let err = err.trim();
+            if !err.is_empty() && err != "[]" {
+                return Err(format!("OVS could not open {p}: {err}"));
+            }
+        }
+        let mgmt = format!("unix:{}", self.path("br0.mgmt"));
+        for f in FLOWS {
+            self.cmd(None, "ovs-ofctl", &["add-flow", &mgmt, f])?;
+        }
+        Ok(())
+    }
+
+    /// The device's namespace.
+    pub fn namespace(&self) -> &str {
+        &self.ns.name
+    }
+
+    /// The daemons' log files (for diagnosis when a trial fails).
+    pub fn logs(&self) -> [PathBuf; 2] {
+        [self.dir.join("ovsdb.log"), self.dir.join("vs.log")]
+    }
+}
+
+/// Reads a pidfile; `None` if absent or not a number.
+pub fn read_pid(path: &Path) -> Option<u32> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// Ends process `pid` (TERM, then KILL after 3 s), waiting at most 4 s in all.
+fn stop(pid: u32) {
+    let alive = || Path::new(&format!("/proc/{pid}")).exists();
+    let kill = |sig: &str| {
+        let _ = Command::new("kill")
+            .args([sig, &pid.to_string()])
+            .stderr(Stdio::null())
+            .status();
+    };
+    kill("-TERM");
+    let t = Instant::now();
+    while alive() && t.elapsed() < Duration::from_secs(4) {
+        if t.elapsed() > Duration::from_secs(3) {
+            kill("-KILL");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl Drop for Ovs {
+    fn drop(&mut self) {
+        for f in ["vs.pid", "ovsdb.pid"] {
+            if let Some(pid) = read_pid(&self.dir.join(f)) {
+                stop(pid);
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bridge_command() {
+        let ports = ["a".to_string(), "b".to_string()];
+        assert_eq!(
+            vsctl_bridge_args("br0", &ports, PortType::Afpacket, None).join(" "),
+            "add-br br0 -- set bridge br0 datapath_type=netdev fail-mode=secure \
+             -- add-port br0 a -- set interface a ofport_request=1 \
+             -- add-port br0 b -- set interface b ofport_request=2"
+        );
+        let x = vsctl_bridge_args("br0", &ports, PortType::Afxdp, Some(3)).join(" ");
+        assert!(
+            x.starts_with("set Open_vSwitch . other_config:pmd-cpu-mask=8 -- add-br"),
+            "{x}"
+        );
+        assert!(
+            x.ends_with("set interface b ofport_request=2 type=afxdp"),
+            "{x}"
+        );
+    }
+
+    #[test]
+    fn pidfiles() {
+        let d = std::env::temp_dir().join(format!("pg-ovs-pid-test-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let f = d.join("x.pid");
+        std::fs::write(&f, "1234\n").unwrap();
+        assert_eq!(read_pid(&f), Some(1234));
+        std::fs::write(&f, "junk").unwrap();
+        assert_eq!(read_pid(&f), None);
+        assert_eq!(read_pid(&d.join("absent.pid")), None);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
