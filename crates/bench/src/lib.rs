@@ -6,5 +6,6 @@
 
 pub mod blast;
 pub mod datapath_bench;
+pub mod method;
 pub mod topo;
 pub mod workload;
