@@ -205,14 +205,21 @@ pub fn ksoftirqd_pids(cpus: &BTreeSet<usize>) -> io::Result<Vec<u32>> {
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc")? {
         let entry = entry?;
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         // A process may end between the listing and the read.
         let Ok(comm) = std::fs::read_to_string(entry.path().join("comm")) else {
             continue;
         };
-        let cpu = comm.trim().strip_prefix("ksoftirqd/").and_then(|n| n.parse().ok());
+        let cpu = comm
+            .trim()
+            .strip_prefix("ksoftirqd/")
+            .and_then(|n| n.parse().ok());
         if cpu.is_some_and(|c| cpus.contains(&c)) {
             pids.push(pid);
         }
@@ -301,7 +308,11 @@ pub struct CpuSample {
 impl CpuSample {
     /// A sample from recorded texts: `/proc/stat`, `(pid, /proc/PID/stat)` pairs and
     /// `/proc/softirqs`.
-    pub fn parse(stat: &str, procs: &[(u32, &str)], softirqs: &str) -> Result<CpuSample, ParseError> {
+    pub fn parse(
+        stat: &str,
+        procs: &[(u32, &str)],
+        softirqs: &str,
+    ) -> Result<CpuSample, ParseError> {
         Ok(CpuSample {
             cpus: parse_proc_stat(stat)?,
             procs: procs
@@ -579,7 +590,13 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
                 steal: 633,
             }
         );
-        assert_eq!(s.procs[&100], ProcTimes { utime: 500, stime: 200 });
+        assert_eq!(
+            s.procs[&100],
+            ProcTimes {
+                utime: 500,
+                stime: 200
+            }
+        );
         assert_eq!(s.softirqs.net_rx[&1], 91000977);
         assert_eq!(s.softirqs.net_tx[&2], 3);
         // Old kernels: four fields.
@@ -604,10 +621,20 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
 
     #[test]
     fn cpu_time_per_packet() {
-        let d = sample(STAT_BEFORE, GEN_BEFORE, DUT_BEFORE, SOFTIRQS_BEFORE)
-            .delta(&sample(STAT_QUIET, GEN_AFTER, DUT_AFTER, SOFTIRQS_AFTER));
+        let d = sample(STAT_BEFORE, GEN_BEFORE, DUT_BEFORE, SOFTIRQS_BEFORE).delta(&sample(
+            STAT_QUIET,
+            GEN_AFTER,
+            DUT_AFTER,
+            SOFTIRQS_AFTER,
+        ));
         let dut_cpus: BTreeSet<usize> = [1].into_iter().collect();
-        assert_eq!(d.procs[&200], ProcTimes { utime: 40, stime: 20 });
+        assert_eq!(
+            d.procs[&200],
+            ProcTimes {
+                utime: 40,
+                stime: 20
+            }
+        );
         assert_eq!(d.softirq_jiffies(&dut_cpus), 30);
         assert_eq!(d.net_rx(&dut_cpus), 90_000);
         assert_eq!(d.net_tx(&ours()), 3);
@@ -618,8 +645,12 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
 
     #[test]
     fn a_quiet_run_passes() {
-        let d = sample(STAT_BEFORE, GEN_BEFORE, DUT_BEFORE, SOFTIRQS_BEFORE)
-            .delta(&sample(STAT_QUIET, GEN_AFTER, DUT_AFTER, SOFTIRQS_AFTER));
+        let d = sample(STAT_BEFORE, GEN_BEFORE, DUT_BEFORE, SOFTIRQS_BEFORE).delta(&sample(
+            STAT_QUIET,
+            GEN_AFTER,
+            DUT_AFTER,
+            SOFTIRQS_AFTER,
+        ));
         let v = detect_disturbance(&d, &ours(), &[100, 200], &Thresholds::default());
         assert!(!v.disturbed, "{:?}", v.reasons);
         assert!((v.outside_busy[&2] - 0.03).abs() < 1e-12);

@@ -87,7 +87,10 @@ mod tests {
             dut: vec![],
             sink: Some(5),
         };
-        assert_eq!(p.to_string(), "generator on CPU 5, DUT workers unpinned, sink on CPU 5");
+        assert_eq!(
+            p.to_string(),
+            "generator on CPU 5, DUT workers unpinned, sink on CPU 5"
+        );
         let j = serde_json::to_string(&p).unwrap();
         assert_eq!(serde_json::from_str::<Pinning>(&j).unwrap(), p);
     }

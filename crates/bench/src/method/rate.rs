@@ -45,7 +45,12 @@ pub enum RateError {
 impl Pacer {
     /// A schedule of `batch`-packet batches at `rate_pps` packets per second, the first
     /// due at `start_ns`, with at most `max_burst` batches released by one poll.
-    pub fn new(rate_pps: f64, batch: u32, max_burst: u32, start_ns: u64) -> Result<Pacer, RateError> {
+    pub fn new(
+        rate_pps: f64,
+        batch: u32,
+        max_burst: u32,
+        start_ns: u64,
+    ) -> Result<Pacer, RateError> {
         if !(rate_pps > 0.0 && rate_pps.is_finite()) {
             return Err(RateError::BadRate);
         }
@@ -86,7 +91,10 @@ impl Pacer {
     /// nothing.
     pub fn poll(&mut self, now_ns: u64) -> Due {
         if now_ns < self.next_due_ns() {
-            return Due { batches: 0, missed: 0 };
+            return Due {
+                batches: 0,
+                missed: 0,
+            };
         }
         // Batches 0..=k are due, where k is the largest with due_ns(k) <= now.
         let elapsed = (now_ns - self.start_ns) as f64;
@@ -95,7 +103,8 @@ impl Pacer {
         while upto > self.next + 1 && self.due_ns(upto - 1) > now_ns {
             upto -= 1;
         }
-        while self.due_ns(upto) <= now_ns {
+        // A due time that saturated at the end of the clock is never reached.
+        while upto < u64::MAX && self.due_ns(upto) < u64::MAX && self.due_ns(upto) <= now_ns {
             upto += 1;
         }
         let owed = upto - self.next;
@@ -130,7 +139,13 @@ mod tests {
         // 1 Mpps in batches of 32: one batch every 32 µs.
         let mut p = Pacer::new(1e6, 32, 4, 1_000).unwrap();
         assert_eq!(p.next_due_ns(), 1_000);
-        assert_eq!(p.poll(999), Due { batches: 0, missed: 0 });
+        assert_eq!(
+            p.poll(999),
+            Due {
+                batches: 0,
+                missed: 0
+            }
+        );
         assert_eq!(p.poll(1_000).batches, 1);
         assert_eq!(p.next_due_ns(), 33_000);
         assert_eq!(p.poll(32_999).batches, 0);
@@ -163,7 +178,13 @@ mod tests {
         let mut p = Pacer::new(1e6, 10, 3, 0).unwrap(); // a batch every 10 µs
         assert_eq!(p.poll(0).batches, 1);
         // Stalled for 1 ms: batches 1..=100 are due; 3 go now, 97 are missed.
-        assert_eq!(p.poll(1_000_000), Due { batches: 3, missed: 97 });
+        assert_eq!(
+            p.poll(1_000_000),
+            Due {
+                batches: 3,
+                missed: 97
+            }
+        );
         assert_eq!(p.next_due_ns(), 1_010_000);
         assert_eq!(p.poll(1_005_000).batches, 0);
         assert_eq!(p.poll(1_010_000).batches, 1);

@@ -78,7 +78,7 @@ impl SearchConfig {
         if !(self.low_pps > 0.0 && self.low_pps <= self.high_pps && self.high_pps.is_finite()) {
             return Err("rates must satisfy 0 < low <= high < infinity");
         }
-        if !(self.resolution_pps > 0.0) {
+        if self.resolution_pps.is_nan() || self.resolution_pps <= 0.0 {
             return Err("resolution must be positive");
         }
         if !(0.0..1.0).contains(&self.acceptable_loss) {
@@ -116,7 +116,10 @@ pub enum SearchError<E> {
 
 /// Runs the RFC 2544 search described in the module comment, calling `trial(rate_pps)`
 /// for each trial.
-pub fn zero_loss_search<E, F>(cfg: &SearchConfig, mut trial: F) -> Result<SearchResult, SearchError<E>>
+pub fn zero_loss_search<E, F>(
+    cfg: &SearchConfig,
+    mut trial: F,
+) -> Result<SearchResult, SearchError<E>>
 where
     F: FnMut(f64) -> Result<TrialOutcome, E>,
 {
@@ -194,11 +197,17 @@ mod tests {
         let cfg = SearchConfig::new(10_000.0, 1_000_000.0);
         let r = zero_loss_search(&cfg, device(437_000.0)).unwrap();
         let rate = r.rate_pps.unwrap();
-        assert!(rate <= 437_000.0 && 437_000.0 - rate <= cfg.resolution_pps, "{rate}");
+        assert!(
+            rate <= 437_000.0 && 437_000.0 - rate <= cfg.resolution_pps,
+            "{rate}"
+        );
         assert!(r.converged);
         assert!(r.lowest_fail_pps.unwrap() > 437_000.0);
         assert!(r.trials.len() <= cfg.max_trials);
-        assert!(r.trials.iter().all(|t| t.passed == (t.rate_pps <= 437_000.0)));
+        assert!(r
+            .trials
+            .iter()
+            .all(|t| t.passed == (t.rate_pps <= 437_000.0)));
     }
 
     #[test]
