@@ -1,12 +1,23 @@
 //! The benchmark harness: namespace topologies, the traffic generator and sink, drivers
 //! for the devices under test, experiments, JSON results and plots.
 //!
-//! Built so far: [`workload`], the synthetic rule sets and traffic of the datapath
-//! benchmark (issue 4). The switch never needs this crate at run time.
+//! - [`workload`], [`datapath_bench`]: the synthetic rule sets and traffic of the
+//!   in-memory datapath benchmark;
+//! - [`topo`]: namespace hosts on veth pairs; [`blast`]: the AF_XDP/AF_PACKET traffic
+//!   source;
+//! - [`dut`]: the devices under test other than peregrine (Linux bridge, Linux router,
+//!   Open vSwitch userspace);
+//! - [`method`]: summaries, loss and fairness, the RFC 2544 zero-loss search, the
+//!   generator's pacing, CPU accounting from /proc and disturbance detection, pinning;
+//! - [`report`]: the results document, the markdown report and the SVG plots.
+//!
+//! The study's experiments that put these together (`peregrine bench study`) are not
+//! built yet (issue 7). The switch never needs this crate at run time.
 
 pub mod blast;
 pub mod datapath_bench;
 pub mod dut;
+pub mod method;
 pub mod report;
 pub mod topo;
 pub mod workload;

@@ -221,49 +221,8 @@ pub struct Point {
     pub flow_mods_per_s: Option<Summary>,
 }
 
-/// The runs of one measurement: their median, extremes and count. Invariant for a
-/// summary built by [`Summary::of`]: `min <= median <= max` and `n >= 1`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    pub n: usize,
-}
-
-impl Summary {
-    /// The summary of `runs` (the mean of the middle two for an even count); `None` when
-    /// there are no runs or one is not a number.
-    pub fn of(runs: &[f64]) -> Option<Summary> {
-        if runs.is_empty() || runs.iter().any(|v| v.is_nan()) {
-            return None;
-        }
-        let mut v = runs.to_vec();
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        let median = if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
-        Some(Summary {
-            median,
-            min: v[0],
-            max: v[n - 1],
-            n,
-        })
-    }
-
-    /// A single run.
-    pub fn single(value: f64) -> Summary {
-        Summary {
-            median: value,
-            min: value,
-            max: value,
-            n: 1,
-        }
-    }
-}
+/// The runs of one measurement (median, extremes, count): the method's summary.
+pub use crate::method::stats::Summary;
 
 /// A measured quantity of a [`Point`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -336,12 +295,11 @@ impl Results {
 /// Jain's fairness index of `shares`: (Σx)² / (n·Σx²), 1 when all are equal, 1/n when
 /// one takes everything; `None` for no shares or all zero.
 pub fn jain_index(shares: &[f64]) -> Option<f64> {
-    let sum: f64 = shares.iter().sum();
     let squares: f64 = shares.iter().map(|x| x * x).sum();
     if shares.is_empty() || squares <= 0.0 || !squares.is_finite() {
         return None;
     }
-    Some(sum * sum / (shares.len() as f64 * squares))
+    Some(crate::method::stats::jain_index(shares))
 }
 
 /// The first fields of a document, read before the rest so that a document of another
@@ -424,7 +382,11 @@ mod tests {
         let s = Summary::of(&[4.0, 1.0, 2.0, 3.0]).unwrap();
         assert_eq!((s.median, s.min, s.max, s.n), (2.5, 1.0, 4.0, 4));
         assert_eq!(Summary::of(&[]), None);
-        assert_eq!(Summary::of(&[1.0, f64::NAN]), None);
+        assert_eq!(
+            Summary::of(&[f64::NAN]),
+            None,
+            "not-a-number runs are left out"
+        );
     }
 
     #[test]
