@@ -103,16 +103,23 @@ fn afpacket_two_workers_share_rx_and_both_transmit() {
     );
 }
 
-#[test]
-#[ignore = "needs root: network namespaces"]
-fn afpacket_ip_fragments_pass_as_they_are() {
+/// A veth pair with an AF_PACKET port of `workers` handles on side a (running) and a raw
+/// socket on side b.
+fn afpacket_with_peer(workers: usize) -> (common::Veth, ports::OpenPort, RawSock) {
     let v = veth(1);
-    let mut port = v
+    let port = v
         .ns_a
-        .run(|| open(&v.a, Backend::AfPacket, 2))
+        .run(|| open(&v.a, Backend::AfPacket, workers))
         .expect("open");
     let peer = v.ns_b.run(|| RawSock::bind(&v.b));
     wait_running(&v.ns_a, &v.a);
+    (v, port, peer)
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn afpacket_ip_fragments_pass_as_they_are() {
+    let (_v, mut port, peer) = afpacket_with_peer(2);
     // Two fragments of one datagram (offsets 0 and 8 bytes, MF on the first).
     let mut first = frame(1, 5, 0);
     first[20] = 0x20; // MF
@@ -128,13 +135,7 @@ fn afpacket_ip_fragments_pass_as_they_are() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn afpacket_counts_kernel_ring_drops() {
-    let v = veth(1);
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, Backend::AfPacket, 1))
-        .expect("open");
-    let peer = v.ns_b.run(|| RawSock::bind(&v.b));
-    wait_running(&v.ns_a, &v.a);
+    let (_v, mut port, peer) = afpacket_with_peer(1);
     // Far more than a 2 MiB ring holds, while nobody reads.
     let f = frame(0, 1, 1400);
     for _ in 0..6000 {
@@ -299,13 +300,7 @@ fn deleting_the_interface_under_open_handles_drops_and_counts() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn afpacket_across_link_down_and_up() {
-    let v = veth(1);
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, Backend::AfPacket, 2))
-        .expect("open");
-    let peer = v.ns_b.run(|| RawSock::bind(&v.b));
-    wait_running(&v.ns_a, &v.a);
+    let (v, mut port, peer) = afpacket_with_peer(2);
     v.ns_a.ip(&["link", "set", &v.a, "down"]);
     let mut pool = Vec::new();
     // More than a whole TX ring while down: every frame dropped, none left queued.
