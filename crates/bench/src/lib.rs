@@ -9,15 +9,18 @@
 //!   Open vSwitch userspace);
 //! - [`method`]: summaries, loss and fairness, the RFC 2544 zero-loss search, the
 //!   generator's pacing, CPU accounting from /proc and disturbance detection, pinning;
-//! - [`report`]: the results document, the markdown report and the SVG plots.
+//! - [`report`]: the results document, the markdown report and the SVG plots;
+//! - [`traffic`]: the study's generator and sink (paced streams, stamped frames,
+//!   one-way latency);
+//! - [`study`]: the experiments that put these together (`peregrine bench study`).
 //!
-//! The study's experiments that put these together (`peregrine bench study`) are not
-//! built yet (issue 7). The switch never needs this crate at run time.
+//! The switch never needs this crate at run time.
 
 pub mod blast;
 pub mod datapath_bench;
 pub mod dut;
 pub mod method;
 pub mod report;
+pub mod study;
 pub mod topo;
 pub mod workload;

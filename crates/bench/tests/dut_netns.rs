@@ -87,7 +87,6 @@ fn router_with_routes() {
 fn ovs_afpacket() {
     smoke(Spec::Ovs {
         ports: PortType::Afpacket,
-        cpu: None,
     });
 }
 
@@ -96,6 +95,5 @@ fn ovs_afpacket() {
 fn ovs_afxdp() {
     smoke(Spec::Ovs {
         ports: PortType::Afxdp,
-        cpu: None,
     });
 }

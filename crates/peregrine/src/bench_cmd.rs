@@ -1,6 +1,7 @@
 //! `peregrine bench …`: argument parsing for the benchmark harness in the `bench` crate.
 
 use bench::datapath_bench::{self, Options};
+use bench::report::results::ExperimentKind;
 use bench::workload::RuleKind;
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -13,6 +14,32 @@ pub enum BenchCommand {
     /// Forwarding through veth pairs between two namespace hosts: peregrine (AF_PACKET,
     /// learning switch) and the Linux bridge in the same run (needs root).
     Veth(crate::bench_veth::VethArgs),
+    /// The benchmark study: every experiment below against every device under test
+    /// (peregrine, the Linux bridge, the Linux router, Open vSwitch), written to
+    /// --out as results.json, report.md and SVG plots (needs root).
+    Study(crate::bench_study::StudyArgs),
+    /// Study experiment: throughput vs frame size.
+    Throughput(crate::bench_study::StudyArgs),
+    /// Study experiment: throughput, loss and latency vs offered load at 64 B.
+    Load(crate::bench_study::StudyArgs),
+    /// Study experiment: per-packet processing time from idle latency.
+    PacketTime(crate::bench_study::StudyArgs),
+    /// Study experiment: throughput vs table size (1 to 1M rules).
+    TableSize(crate::bench_study::StudyArgs),
+    /// Study experiment: exact vs wildcard vs mixed rules.
+    ExactWildcard(crate::bench_study::StudyArgs),
+    /// Study experiment: fairness between two flows, one and two input ports.
+    Fairness(crate::bench_study::StudyArgs),
+    /// Study experiment: worker scaling of the in-memory datapath.
+    Workers(crate::bench_study::StudyArgs),
+    /// Study experiment: latency of a probe flow beside bulk traffic.
+    Probe(crate::bench_study::StudyArgs),
+    /// Study experiment: RFC 2544 zero-loss throughput.
+    ZeroLoss(crate::bench_study::StudyArgs),
+    /// Study experiment: flow installation rate through OpenFlow.
+    FlowInstall(crate::bench_study::StudyArgs),
+    /// Study experiment: forwarding while rules change.
+    Churn(crate::bench_study::StudyArgs),
     /// Re-renders a study folder: reads DIR/results.json, writes DIR/report.md and the
     /// SVG figures next to it, and prints the paths written.
     Report {
@@ -77,7 +104,7 @@ pub struct DatapathArgs {
 }
 
 /// A count with an optional K (×1000) or M (×1000000) suffix.
-fn parse_count(s: &str) -> Result<usize, String> {
+pub(crate) fn parse_count(s: &str) -> Result<usize, String> {
     let (num, mul) = match s.chars().last() {
         Some('k' | 'K') => (&s[..s.len() - 1], 1_000),
         Some('m' | 'M') => (&s[..s.len() - 1], 1_000_000),
@@ -92,6 +119,28 @@ fn parse_count(s: &str) -> Result<usize, String> {
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
         BenchCommand::Veth(a) => crate::bench_veth::run(&a),
+        BenchCommand::Study(a) => crate::bench_study::run(&a, None),
+        BenchCommand::Throughput(a) => {
+            crate::bench_study::run(&a, Some(ExperimentKind::ThroughputVsSize))
+        }
+        BenchCommand::Load(a) => crate::bench_study::run(&a, Some(ExperimentKind::Load)),
+        BenchCommand::PacketTime(a) => {
+            crate::bench_study::run(&a, Some(ExperimentKind::PacketTime))
+        }
+        BenchCommand::TableSize(a) => crate::bench_study::run(&a, Some(ExperimentKind::TableSize)),
+        BenchCommand::ExactWildcard(a) => {
+            crate::bench_study::run(&a, Some(ExperimentKind::ExactVsWildcard))
+        }
+        BenchCommand::Fairness(a) => crate::bench_study::run(&a, Some(ExperimentKind::Fairness)),
+        BenchCommand::Workers(a) => {
+            crate::bench_study::run(&a, Some(ExperimentKind::WorkerScaling))
+        }
+        BenchCommand::Probe(a) => crate::bench_study::run(&a, Some(ExperimentKind::LatencyProbe)),
+        BenchCommand::ZeroLoss(a) => crate::bench_study::run(&a, Some(ExperimentKind::ZeroLoss)),
+        BenchCommand::FlowInstall(a) => {
+            crate::bench_study::run(&a, Some(ExperimentKind::FlowInstall))
+        }
+        BenchCommand::Churn(a) => crate::bench_study::run(&a, Some(ExperimentKind::Churn)),
         BenchCommand::Report { dir } => {
             for path in bench::report::write_report(&dir)? {
                 println!("{}", path.display());

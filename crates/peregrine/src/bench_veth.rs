@@ -128,7 +128,6 @@ impl Dut {
                 } else {
                     PortType::Afpacket
                 },
-                cpu: Some(a.dut_cpu),
             }),
             _ => None,
         }
@@ -260,7 +259,13 @@ fn trial(dut: Dut, size: usize, a: &VethArgs) -> Result<Trial, String> {
             };
             switch = Some(Switch::start(&cfg).map_err(|e| format!("{e:#}"))?);
         }
-        (None, Some(spec)) => other = Some(spec.start(&mut topo, &h1, &h2)?),
+        (None, Some(spec)) => {
+            let setup = bench::dut::Setup {
+                cpu: Some(a.dut_cpu),
+                ..bench::dut::Setup::pair(&h1, &h2)
+            };
+            other = Some(spec.start_on(&mut topo, &setup)?)
+        }
         (None, None) => return Err("no driver for this device".into()),
     }
     let target = match &other {

@@ -2,6 +2,7 @@
 //! crate.
 
 mod bench_cmd;
+mod bench_study;
 mod bench_veth;
 mod config;
 mod ctl;

@@ -1,8 +1,14 @@
 //! The Linux bridge as a device under test: a bridge `<prefix>br` in the root namespace
 //! enslaving the hosts' root-side ends, either learning (the default) or with learning
-//! off and static FDB entries for both hosts. The bridge is deleted on drop; the
-//! topology also tracks it, so it goes even if the driver is leaked.
+//! off and static FDB entries for every host. The setup's extra FDB entries (the table
+//! size experiment's random MACs) point at the sink's port, loaded with one
+//! `bridge -batch`. The bridge is deleted on drop; the topology also tracks it, so it
+//! goes even if the driver is leaked.
 
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use super::Setup;
 use crate::topo::{ip, Host, Topology};
 
 /// How the bridge knows where hosts are.
@@ -29,9 +35,50 @@ pub fn static_commands(h: &Host) -> Vec<Vec<String>> {
     ]
 }
 
+/// The `bridge -batch` lines pinning each of `macs` to `port` as static entries.
+pub fn fdb_batch(macs: &[[u8; 6]], port: &str) -> String {
+    let mut s = String::with_capacity(macs.len() * 64);
+    for m in macs {
+        let mac = m
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(":");
+        s.push_str(&format!("fdb replace {mac} dev {port} master static\n"));
+    }
+    s
+}
+
+/// Runs `bridge -batch -` with `batch` on its standard input.
+fn bridge_batch(batch: &str) -> Result<(), String> {
+    let mut child = Command::new("bridge")
+        .args(["-batch", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("bridge -batch: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(batch.as_bytes())
+            .map_err(|e| format!("bridge -batch: {e}"))?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("bridge -batch: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "loading FDB entries: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
 impl Bridge {
-    /// Creates the bridge on `a`'s and `b`'s root-side ends and brings it up.
-    pub fn start(topo: &mut Topology, fdb: Fdb, a: &Host, b: &Host) -> Result<Bridge, String> {
+    /// Creates the bridge on the setup's hosts' root-side ends and brings it up.
+    pub fn start(topo: &mut Topology, fdb: Fdb, setup: &Setup) -> Result<Bridge, String> {
         let name = format!("{}br", topo.prefix());
         ip(&["link", "add", "name", &name, "type", "bridge"]).map_err(|e| e.to_string())?;
         topo.track_link(&name);
@@ -40,14 +87,20 @@ impl Bridge {
             format!("/proc/sys/net/ipv6/conf/{}/disable_ipv6", br.name),
             "1",
         );
-        for h in [a, b] {
+        for h in setup.hosts() {
             ip(&["link", "set", &h.port, "master", &br.name]).map_err(|e| e.to_string())?;
+            if let Some(cpu) = setup.cpu {
+                super::steer(None, &h.port, cpu)?;
+            }
             if fdb == Fdb::Static {
                 for c in static_commands(h) {
                     let args: Vec<&str> = c.iter().map(String::as_str).collect();
                     crate::topo::run("bridge", &args).map_err(|e| e.to_string())?;
                 }
             }
+        }
+        if !setup.fdb.is_empty() {
+            bridge_batch(&fdb_batch(&setup.fdb, &setup.sink.port))?;
         }
         ip(&["link", "set", &br.name, "up"]).map_err(|e| e.to_string())?;
         Ok(br)
@@ -79,6 +132,11 @@ mod tests {
         assert_eq!(
             c[1].join(" "),
             "fdb replace 02:00:00:00:00:01 dev pg1x0h1 master static"
+        );
+        assert_eq!(
+            fdb_batch(&[[2, 0, 0, 0, 0xab, 1], [2, 0, 0, 0, 0, 2]], "p2"),
+            "fdb replace 02:00:00:00:ab:01 dev p2 master static\n\
+             fdb replace 02:00:00:00:00:02 dev p2 master static\n"
         );
     }
 }

@@ -2,13 +2,21 @@
 //! starts itself, this crate never depending on the switch): the Linux bridge, Linux
 //! IPv4 routing and Open vSwitch's userspace datapath, all driven the same way.
 //!
-//! A [`Spec`] says which device and how it is set up; [`Spec::start`] puts it between
-//! two [`Host`]s of a [`Topology`] (on the hosts' root-side veth ends) and returns a
-//! [`Running`] device, which is torn down when dropped (processes it started ended by
-//! PID, namespaces and links it made removed), also when a trial fails halfway. The
-//! [`Target`] of a running device says how generated traffic must be addressed for it
-//! to reach the sink host (a switch floods an unknown MAC; a router needs its own MAC
-//! and a routed destination).
+//! A [`Spec`] says which device; a [`Setup`] where it sits (generator-side input hosts,
+//! one sink host, the CPU it is pinned to) and what it is loaded with (OpenFlow flows,
+//! static FDB entries). [`Spec::start_on`] puts the device on the hosts' root-side veth
+//! ends and returns a [`Running`] device, which is torn down when dropped (processes it
+//! started ended by PID, namespaces and links it made removed), also when a trial fails
+//! halfway. The [`Target`] of a running device says how generated traffic from an input
+//! must be addressed to reach the sink host (a switch floods an unknown MAC; a router
+//! needs its own MAC on that input and a routed destination).
+//!
+//! Pinning: OVS's daemons are pinned with `taskset` (and its PMD thread with
+//! `pmd-cpu-mask`). The kernel devices have no thread to pin; their work runs in the
+//! softirq of the CPU that received the frame, which on veth is the sender's CPU (the
+//! generator's). [`Setup::cpu`] therefore turns on receive packet steering (RPS) to that
+//! CPU on every device port, so the bridge and the router do their work on the device
+//! CPU as the user-space switches do.
 //!
 //! Devices that must not touch the root namespace (the router's forwarding sysctl, the
 //! `ovs-netdev` tap of OVS) run in a namespace of their own ([`DutNs`]) into which the
@@ -38,11 +46,75 @@ pub enum Spec {
     },
     /// Open vSwitch's userspace (netdev) datapath, private daemons in a namespace.
     Ovs {
-        /// The OVS port type of both ports.
+        /// The OVS port type of every port.
         ports: ovs::PortType,
-        /// The CPU its daemons are pinned to (`taskset`), if any.
-        cpu: Option<usize>,
     },
+}
+
+/// Where a device sits and what it holds. Invariant: at least one input; hosts distinct.
+#[derive(Clone, Debug)]
+pub struct Setup<'a> {
+    /// The generator-side hosts, in port order (OpenFlow ports 1..=n).
+    pub inputs: Vec<&'a Host>,
+    /// The sink host (OpenFlow port n+1).
+    pub sink: &'a Host,
+    /// The CPU the device works on (see the module comment), if pinned.
+    pub cpu: Option<usize>,
+    /// OpenFlow devices: the flows (ovs-ofctl syntax) replacing the default
+    /// `in_port=i,actions=output:n+1` for every input and `in_port=n+1,actions=output:1`.
+    pub flows: Option<Vec<String>>,
+    /// The bridge: static FDB entries for these MACs on the sink's port.
+    pub fdb: Vec<[u8; 6]>,
+}
+
+impl<'a> Setup<'a> {
+    /// One input `a`, sink `b`, unpinned, default rules.
+    pub fn pair(a: &'a Host, b: &'a Host) -> Setup<'a> {
+        Setup {
+            inputs: vec![a],
+            sink: b,
+            cpu: None,
+            flows: None,
+            fdb: Vec::new(),
+        }
+    }
+
+    /// The default flows of an OpenFlow device (see [`Setup::flows`]).
+    pub fn default_flows(inputs: usize) -> Vec<String> {
+        let sink = inputs + 1;
+        let mut v: Vec<String> = (1..=inputs)
+            .map(|i| format!("in_port={i},actions=output:{sink}"))
+            .collect();
+        v.push(format!("in_port={sink},actions=output:1"));
+        v
+    }
+
+    /// The flows the device is to hold.
+    pub fn openflow(&self) -> Vec<String> {
+        self.flows
+            .clone()
+            .unwrap_or_else(|| Setup::default_flows(self.inputs.len()))
+    }
+
+    /// Every host, inputs first.
+    pub fn hosts(&self) -> Vec<&'a Host> {
+        let mut v = self.inputs.clone();
+        v.push(self.sink);
+        v
+    }
+}
+
+/// Steers received frames of `port` (in namespace `ns`, or the root namespace) to `cpu`
+/// with RPS.
+pub fn steer(ns: Option<&str>, port: &str, cpu: usize) -> Result<(), String> {
+    let mask = format!("{:x}", 1u128 << cpu.min(127));
+    let cmd = format!("echo {mask} > /sys/class/net/{port}/queues/rx-0/rps_cpus");
+    match ns {
+        None => crate::topo::run("sh", &["-c", &cmd]),
+        Some(ns) => ip(&["netns", "exec", ns, "sh", "-c", &cmd]),
+    }
+    .map(|_| ())
+    .map_err(|e| format!("steering {port} to CPU {cpu}: {e}"))
 }
 
 /// How traffic from host 1 must be addressed to reach host 2 through a device.
@@ -72,32 +144,53 @@ impl Spec {
             Spec::Bridge(bridge::Fdb::Learned) => "bridge".into(),
             Spec::Bridge(bridge::Fdb::Static) => "bridge-static".into(),
             Spec::Router { .. } => "router".into(),
-            Spec::Ovs { ports, .. } => format!("ovs-{}", ports.name()),
+            Spec::Ovs { ports } => format!("ovs-{}", ports.name()),
         }
     }
 
     /// Starts the device between `a` (the generator side) and `b` (the sink side), two
-    /// hosts of `topo` whose root-side ends are not yet used by anything.
+    /// hosts of `topo` whose root-side ends are not yet used by anything, unpinned and
+    /// with its default rules.
     pub fn start(&self, topo: &mut Topology, a: &Host, b: &Host) -> Result<Running, String> {
+        self.start_on(topo, &Setup::pair(a, b))
+    }
+
+    /// Starts the device as `setup` says, on hosts of `topo` whose root-side ends are
+    /// not yet used by anything.
+    pub fn start_on(&self, topo: &mut Topology, setup: &Setup) -> Result<Running, String> {
         match self {
-            Spec::Bridge(fdb) => bridge::Bridge::start(topo, *fdb, a, b).map(Running::Bridge),
+            Spec::Bridge(fdb) => bridge::Bridge::start(topo, *fdb, setup).map(Running::Bridge),
             Spec::Router { routes } => {
-                router::Router::start(topo, *routes, a, b).map(Running::Router)
+                router::Router::start(topo, *routes, setup).map(Running::Router)
             }
-            Spec::Ovs { ports, cpu } => ovs::Ovs::start(topo, *ports, *cpu, a, b).map(Running::Ovs),
+            Spec::Ovs { ports } => ovs::Ovs::start(topo, *ports, setup).map(Running::Ovs),
         }
     }
 }
 
 impl Running {
-    /// How traffic from the first host must be addressed to reach the second.
+    /// How traffic from the first input must be addressed to reach sink host `b`.
     pub fn target(&self, b: &Host) -> Target {
+        self.target_from(0, b)
+    }
+
+    /// How traffic from input `i` (from 0) must be addressed to reach sink host `b`.
+    pub fn target_from(&self, i: usize, b: &Host) -> Target {
         match self {
-            Running::Router(r) => r.target(),
+            Running::Router(r) => r.target(i),
             Running::Bridge(_) | Running::Ovs(_) => Target {
                 dst_mac: NOBODY,
                 dst_ip: b.ip.parse().unwrap_or(Ipv4Addr::UNSPECIFIED),
             },
+        }
+    }
+
+    /// The OpenFlow connection of an OpenFlow device (for flow installation), in
+    /// `ovs-ofctl`'s syntax.
+    pub fn openflow_target(&self) -> Option<String> {
+        match self {
+            Running::Ovs(o) => Some(o.openflow_target()),
+            _ => None,
         }
     }
 }
@@ -126,25 +219,25 @@ pub fn have(prog: &str) -> bool {
     found
 }
 
-/// A namespace of the device's own, holding the hosts' two former root-side ends under
-/// the same names; deleting it on drop deletes those ends (and so the veth pairs).
+/// A namespace of the device's own, holding the hosts' former root-side ends under the
+/// same names; deleting it on drop deletes those ends (and so the veth pairs).
 #[derive(Debug)]
 pub struct DutNs {
     /// The namespace's name (`<topology prefix>d`).
     pub name: String,
-    /// The two ports inside it, generator side first.
-    pub ports: [String; 2],
+    /// The ports inside it, in the order of the hosts given (inputs first, sink last).
+    pub ports: Vec<String>,
 }
 
 impl DutNs {
-    /// Makes namespace `<prefix>d` and moves `a`'s and `b`'s root-side ends into it, up,
+    /// Makes namespace `<prefix>d` and moves the `hosts`' root-side ends into it, up,
     /// IPv6 off (so the ports send nothing of their own).
-    pub fn new(topo: &Topology, a: &Host, b: &Host) -> Result<DutNs, String> {
+    pub fn new(topo: &Topology, hosts: &[&Host]) -> Result<DutNs, String> {
         let name = format!("{}d", topo.prefix());
         ip(&["netns", "add", &name]).map_err(|e| e.to_string())?;
         let ns = DutNs {
             name,
-            ports: [a.port.clone(), b.port.clone()],
+            ports: hosts.iter().map(|h| h.port.clone()).collect(),
         };
         ns.exec(
             "sh",
@@ -199,10 +292,21 @@ mod tests {
         assert_eq!(
             Spec::Ovs {
                 ports: ovs::PortType::Afxdp,
-                cpu: None
             }
             .name(),
             "ovs-afxdp"
+        );
+    }
+
+    #[test]
+    fn default_flows_send_every_input_to_the_sink_and_back_to_the_first() {
+        assert_eq!(
+            Setup::default_flows(2),
+            [
+                "in_port=1,actions=output:3",
+                "in_port=2,actions=output:3",
+                "in_port=3,actions=output:1"
+            ]
         );
     }
 }

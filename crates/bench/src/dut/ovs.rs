@@ -6,8 +6,9 @@
 //! hosts' root-side ends), so the `ovs-netdev` tap and bridge port of the netdev
 //! datapath never meet another OVS on the box. Both are pinned with `taskset` to the
 //! device CPU when one is given (and so is the PMD thread, by `pmd-cpu-mask`). The bridge
-//! is `fail-mode=secure` with `in_port=1,actions=output:2` and back installed with
-//! `ovs-ofctl` on its management socket; `flow-limit` is left at its default. On drop
+//! is `fail-mode=secure` with the setup's flows (by default every input to the sink and
+//! the sink back to input 1) installed with `ovs-ofctl add-flows` on its management
+//! socket; `flow-limit` is left at its default. On drop
 //! both daemons are ended by the PIDs in their pidfiles (only processes this driver
 //! started) and the directory is removed.
 
@@ -15,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{have, DutNs};
-use crate::topo::{Host, Topology};
+use super::{have, DutNs, Setup};
+use crate::topo::Topology;
 
 /// The message when Open vSwitch is missing.
 pub const NOT_INSTALLED: &str = "Open vSwitch is not installed: apt-get install openvswitch-switch";
@@ -52,10 +53,10 @@ pub struct Ovs {
 }
 
 /// The `ovs-vsctl` arguments (after the database option) creating bridge `br` with
-/// ports `ports` as OpenFlow ports 1 and 2.
+/// ports `ports` as OpenFlow ports 1, 2, … in order.
 pub fn vsctl_bridge_args(
     br: &str,
-    ports: &[String; 2],
+    ports: &[String],
     ty: PortType,
     cpu: Option<usize>,
 ) -> Vec<String> {
@@ -91,19 +92,10 @@ pub fn vsctl_bridge_args(
     v
 }
 
-/// The flows: port 1 to port 2 and back.
-pub const FLOWS: [&str; 2] = ["in_port=1,actions=output:2", "in_port=2,actions=output:1"];
-
 impl Ovs {
-    /// Starts ovsdb-server and ovs-vswitchd in a namespace holding `a`'s and `b`'s
-    /// root-side ends, creates the bridge and installs [`FLOWS`].
-    pub fn start(
-        topo: &mut Topology,
-        ty: PortType,
-        cpu: Option<usize>,
-        a: &Host,
-        b: &Host,
-    ) -> Result<Ovs, String> {
+    /// Starts ovsdb-server and ovs-vswitchd in a namespace holding the setup's hosts'
+    /// root-side ends, creates the bridge and installs the setup's flows.
+    pub fn start(topo: &mut Topology, ty: PortType, setup: &Setup) -> Result<Ovs, String> {
         for p in [
             "ovs-vswitchd",
             "ovsdb-server",
@@ -121,12 +113,18 @@ impl Ovs {
         let dir = std::env::temp_dir().join(format!("{}-ovs", topo.prefix()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let ns = DutNs::new(topo, a, b).inspect_err(|_| {
+        let ns = DutNs::new(topo, &setup.hosts()).inspect_err(|_| {
             let _ = std::fs::remove_dir_all(&dir);
         })?;
         let ovs = Ovs { dir, ns };
-        ovs.setup(ty, cpu)?;
+        ovs.setup(ty, setup.cpu, &setup.openflow())?;
         Ok(ovs)
+    }
+
+    /// The bridge's OpenFlow management socket, as `unix:PATH` (reachable from any
+    /// namespace: it is a file).
+    pub fn openflow_target(&self) -> String {
+        format!("unix:{}", self.path("br0.mgmt"))
     }
 
     fn path(&self, name: &str) -> String {
@@ -162,7 +160,7 @@ impl Ovs {
         }
     }
 
-    fn setup(&self, ty: PortType, cpu: Option<usize>) -> Result<(), String> {
+    fn setup(&self, ty: PortType, cpu: Option<usize>, flows: &[String]) -> Result<(), String> {
         let db = self.path("conf.db");
         let sock = format!("unix:{}", self.path("db.sock"));
         self.cmd(None, "ovsdb-tool", &["create", &db, SCHEMA])?;
@@ -206,11 +204,24 @@ impl Ovs {
                 return Err(format!("OVS could not open {p}: {err}"));
             }
         }
-        let mgmt = format!("unix:{}", self.path("br0.mgmt"));
-        for f in FLOWS {
-            self.cmd(None, "ovs-ofctl", &["add-flow", &mgmt, f])?;
-        }
+        let file = self.path("flows.txt");
+        let mut text = flows.join("\n");
+        text.push('\n');
+        std::fs::write(&file, text).map_err(|e| format!("{file}: {e}"))?;
+        self.cmd(
+            None,
+            "ovs-ofctl",
+            &["add-flows", &self.openflow_target(), &file],
+        )?;
         Ok(())
+    }
+
+    /// The daemons' PIDs (those whose pidfiles are there).
+    pub fn pids(&self) -> Vec<u32> {
+        ["vs.pid", "ovsdb.pid"]
+            .iter()
+            .filter_map(|f| read_pid(&self.dir.join(f)))
+            .collect()
     }
 
     /// The device's namespace.

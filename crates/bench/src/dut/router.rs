@@ -1,9 +1,9 @@
 //! Linux IPv4 routing as a device under test, in a namespace of its own ([`DutNs`]) so
 //! the root namespace's `ip_forward` is never touched.
 //!
-//! Layout, with the topology's hosts `10.N.0.1` (generator) and `10.N.0.2` (sink):
-//! the router's generator-side port gets `10.N.0.254/32`, its sink-side port
-//! `10.N.0.253/32`; each host's `/24` becomes a `/32` with a route to its router address
+//! Layout, with the topology's hosts `10.N.0.x`: the router's port towards input `i`
+//! (from 0) gets `10.N.0.(254 − 2i)/32`, its sink-side port `10.N.0.253/32`; each host's
+//! `/24` becomes a `/32` with a route to its router address
 //! and a default route through it, so every packet between them is routed. All
 //! neighbour entries (hosts' and router's) are static and permanent: no ARP runs during
 //! a trial. Generated traffic goes to [`SINK_NET`] inside `10.N.0.0/16`, a `/24` routed
@@ -16,8 +16,8 @@ use std::io::Write;
 use std::net::Ipv4Addr;
 use std::process::{Command, Stdio};
 
-use super::{parse_mac, DutNs, Target};
-use crate::topo::{Host, Topology};
+use super::{DutNs, Setup, Target};
+use crate::topo::Topology;
 
 /// The third octet of the `/24` the generated traffic is sent to.
 pub const SINK_NET: u8 = 200;
@@ -26,7 +26,8 @@ pub const SINK_NET: u8 = 200;
 #[derive(Debug)]
 pub struct Router {
     ns: DutNs,
-    target: Target,
+    /// Per input, in order; never empty.
+    targets: Vec<Target>,
 }
 
 /// `count` distinct prefixes, `/24` or `/32` at random (seeded with `seed`), none in
@@ -77,14 +78,23 @@ fn parse_ip(s: &str) -> Result<Ipv4Addr, String> {
 }
 
 impl Router {
-    /// Moves `a`'s and `b`'s root-side ends into the router's namespace and sets up
-    /// forwarding, addresses, static neighbours and `routes` extra routes.
-    pub fn start(topo: &mut Topology, routes: usize, a: &Host, b: &Host) -> Result<Router, String> {
-        let (ha, hb) = (parse_ip(&a.ip)?, parse_ip(&b.ip)?);
-        let (ra, rb) = (sibling(ha, 0, 254), sibling(ha, 0, 253));
-        let ns = DutNs::new(topo, a, b)?;
-        let [pa, pb] = ns.ports.clone();
-        for k in ["all", "default", &pa, &pb] {
+    /// Moves the setup's hosts' root-side ends into the router's namespace and sets up
+    /// forwarding, addresses, static neighbours and `routes` extra routes
+    /// ([`extra_prefixes`]).
+    pub fn start(topo: &mut Topology, routes: usize, setup: &Setup) -> Result<Router, String> {
+        let hosts = setup.hosts();
+        let ns = DutNs::new(topo, &hosts)?;
+        let first = parse_ip(&setup.inputs[0].ip)?;
+        // Router address of each host's port: the sink's .253, input i's .254 - 2i.
+        let n = setup.inputs.len();
+        let mine = |k: usize| {
+            if k == n {
+                sibling(first, 0, 253)
+            } else {
+                sibling(first, 0, 254u8.saturating_sub(2 * k as u8))
+            }
+        };
+        for k in ["all", "default"] {
             ns.exec(
                 "sh",
                 &[
@@ -94,32 +104,38 @@ impl Router {
             )?;
         }
         ns.exec("sh", &["-c", "echo 1 > /proc/sys/net/ipv4/ip_forward"])?;
-        let (mac_a, mac_b) = (ns.mac(&pa)?, ns.mac(&pb)?);
-        let fmt_mac = |m: [u8; 6]| {
-            m.iter()
-                .map(|x| format!("{x:02x}"))
-                .collect::<Vec<_>>()
-                .join(":")
-        };
-        for (port, mine, host, hmac) in [(&pa, ra, ha, &a.mac), (&pb, rb, hb, &b.mac)] {
-            ns.exec("ip", &["addr", "add", &format!("{mine}/32"), "dev", port])?;
-            ns.exec("ip", &["route", "add", &format!("{host}/32"), "dev", port])?;
+        let mut macs = Vec::with_capacity(hosts.len());
+        for (k, (h, port)) in hosts.iter().zip(&ns.ports).enumerate() {
+            let hip = parse_ip(&h.ip)?;
+            let r = mine(k);
+            ns.exec(
+                "sh",
+                &[
+                    "-c",
+                    &format!("echo 0 > /proc/sys/net/ipv4/conf/{port}/rp_filter"),
+                ],
+            )?;
+            if let Some(cpu) = setup.cpu {
+                super::steer(Some(&ns.name), port, cpu)?;
+            }
+            ns.exec("ip", &["addr", "add", &format!("{r}/32"), "dev", port])?;
+            ns.exec("ip", &["route", "add", &format!("{hip}/32"), "dev", port])?;
             ns.exec(
                 "ip",
                 &[
                     "neigh",
                     "replace",
-                    &host.to_string(),
+                    &hip.to_string(),
                     "lladdr",
-                    hmac,
+                    &h.mac,
                     "dev",
                     port,
                     "nud",
                     "permanent",
                 ],
             )?;
-        }
-        for (h, hip, r, rmac) in [(a, ha, ra, mac_a), (b, hb, rb, mac_b)] {
+            let rmac = ns.mac(port)?;
+            macs.push(rmac);
             let run = |args: &[&str]| topo.in_ns(&h.ns, "ip", args).map_err(|e| e.to_string());
             run(&["addr", "del", &format!("{hip}/24"), "dev", "eth0"])?;
             run(&["addr", "add", &format!("{hip}/32"), "dev", "eth0"])?;
@@ -145,13 +161,11 @@ impl Router {
                 "permanent",
             ])?;
         }
-        let sink = sibling(ha, SINK_NET, 0);
-        let mut batch = route_batch(&[(sink, 24)], hb, &pb);
-        batch.push_str(&route_batch(
-            &random_prefixes(routes, 0x9e37_79b9_7f4a_7c15 ^ routes as u64),
-            hb,
-            &pb,
-        ));
+        let hb = parse_ip(&setup.sink.ip)?;
+        let pb = &ns.ports[n];
+        let sink = sibling(first, SINK_NET, 0);
+        let mut batch = route_batch(&[(sink, 24)], hb, pb);
+        batch.push_str(&route_batch(&extra_prefixes(routes), hb, pb));
         let mut child = Command::new("ip")
             .args(["-n", &ns.name, "-batch", "-"])
             .stdin(Stdio::piped())
@@ -173,22 +187,40 @@ impl Router {
                 String::from_utf8_lossy(&out.stderr).trim()
             ));
         }
-        let target = Target {
-            dst_mac: parse_mac(&fmt_mac(mac_a))?,
-            dst_ip: sibling(ha, SINK_NET, 9),
-        };
-        Ok(Router { ns, target })
+        let targets = macs[..n]
+            .iter()
+            .map(|&dst_mac| Target {
+                dst_mac,
+                dst_ip: sibling(first, SINK_NET, 9),
+            })
+            .collect();
+        Ok(Router { ns, targets })
     }
 
-    /// Traffic to the sink: the router's generator-side MAC, an address in [`SINK_NET`].
-    pub fn target(&self) -> Target {
-        self.target
+    /// Traffic from input `i` to the sink: the router's MAC on that input, an address in
+    /// [`SINK_NET`] (the first input's when `i` is out of range).
+    pub fn target(&self, i: usize) -> Target {
+        self.targets.get(i).unwrap_or(&self.targets[0]).to_owned()
     }
 
     /// The router's namespace.
     pub fn namespace(&self) -> &str {
         &self.ns.name
     }
+}
+
+/// `aa:bb:…` of a MAC.
+fn fmt_mac(m: [u8; 6]) -> String {
+    m.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// The extra prefixes a router with `routes` extra routes holds (the same for the same
+/// count), for traffic that must hit them.
+pub fn extra_prefixes(routes: usize) -> Vec<(Ipv4Addr, u8)> {
+    random_prefixes(routes, 0x9e37_79b9_7f4a_7c15 ^ routes as u64)
 }
 
 #[cfg(test)]

@@ -94,6 +94,23 @@ pub fn jain_index(xs: &[f64]) -> f64 {
     sum * sum / (xs.len() as f64 * sum_sq)
 }
 
+/// Max-min fair shares of `demands` on a link of `capacity`: the smallest demands are
+/// met first, what is left is split evenly among the rest (water filling).
+pub fn max_min_shares(demands: &[f64], capacity: f64) -> Vec<f64> {
+    let mut share = vec![0.0; demands.len()];
+    let mut left = capacity.max(0.0);
+    let mut order: Vec<usize> = (0..demands.len()).collect();
+    order.sort_by(|&a, &b| demands[a].total_cmp(&demands[b]));
+    let mut remaining = order.len();
+    for i in order {
+        let s = demands[i].min(left / remaining as f64).max(0.0);
+        share[i] = s;
+        left -= s;
+        remaining -= 1;
+    }
+    share
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +156,13 @@ mod tests {
         assert_eq!(jain_index(&[]), 1.0);
         assert_eq!(jain_index(&[0.0, 0.0]), 1.0);
         assert!((jain_index(&[-2.0, 4.0]) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn max_min_fills_small_demands_first() {
+        assert_eq!(max_min_shares(&[1.0, 9.0], 4.0), vec![1.0, 3.0]);
+        assert_eq!(max_min_shares(&[9.0, 1.0], 20.0), vec![9.0, 1.0]);
+        assert_eq!(max_min_shares(&[5.0, 5.0], 4.0), vec![2.0, 2.0]);
+        assert!(max_min_shares(&[], 4.0).is_empty());
     }
 }

@@ -131,7 +131,7 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
             .series
             .iter()
             .filter_map(|s| fairness_index(&s.points).map(|(j, m)| (s, j, m)))
-            .map(|(s, j, m)| format!("{} {j:.3} (over per-flow {})", s.dut, m.label()))
+            .map(|(s, j, m)| format!("{} {j:.3} (over {m})", s.dut))
             .collect();
         if !indices.is_empty() {
             let _ = writeln!(out, "\nJain's fairness index: {}.", indices.join(", "));
@@ -139,16 +139,35 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
     }
 }
 
-/// Jain's index of a fairness series over its per-flow medians: of the forwarded rate
-/// where measured, else of the loss.
-pub(super) fn fairness_index(points: &[Point]) -> Option<(f64, Metric)> {
+/// Jain's index of a fairness series over its per-flow medians. When every flow has its
+/// offered and forwarded rate, of each flow's forwarded rate over its max-min fair share
+/// of what the device forwarded in all (so flows offered unequal loads can still score
+/// 1); else of the forwarded rate where measured, else of the loss.
+pub(super) fn fairness_index(points: &[Point]) -> Option<(f64, &'static str)> {
+    let both: Option<Vec<(f64, f64)>> = points
+        .iter()
+        .map(|p| Some((p.offered_mpps?.median, p.forwarded_mpps?.median)))
+        .collect();
+    if let Some(both) = both.filter(|b| !b.is_empty()) {
+        let offered: Vec<f64> = both.iter().map(|b| b.0).collect();
+        let total: f64 = both.iter().map(|b| b.1).sum();
+        let shares = crate::method::stats::max_min_shares(&offered, total);
+        let normalised: Option<Vec<f64>> = both
+            .iter()
+            .zip(&shares)
+            .map(|(b, &s)| (s > 0.0).then(|| b.1 / s))
+            .collect();
+        if let Some(j) = normalised.and_then(|n| jain_index(&n)) {
+            return Some((j, "per-flow forwarded over max-min fair share"));
+        }
+    }
     [Metric::Forwarded, Metric::Loss].into_iter().find_map(|m| {
         let shares: Vec<f64> = points
             .iter()
             .filter_map(|p| m.of(p))
             .map(|s| s.median)
             .collect();
-        jain_index(&shares).map(|j| (j, m))
+        jain_index(&shares).map(|j| (j, if m == Metric::Loss { "per-flow loss" } else { "per-flow forwarded (Mpps)" }))
     })
 }
 
@@ -160,10 +179,13 @@ fn generator_bound(forwarded: f64, ceiling: f64) -> bool {
 /// The unit of an experiment's `x` for running text.
 fn unit_of(kind: ExperimentKind) -> &'static str {
     match kind {
-        ExperimentKind::ThroughputVsSize | ExperimentKind::ZeroLoss => "B",
+        ExperimentKind::ThroughputVsSize
+        | ExperimentKind::ZeroLoss
+        | ExperimentKind::PacketTime => "B",
         ExperimentKind::Load | ExperimentKind::LatencyProbe => "Mpps",
         ExperimentKind::TableSize | ExperimentKind::FlowInstall => "rules",
-        ExperimentKind::ExactVsWildcard => "masks",
+        ExperimentKind::ExactVsWildcard => "% wildcard",
+        ExperimentKind::Churn => "flow mods/s",
         ExperimentKind::Fairness => "(flow)",
         ExperimentKind::WorkerScaling => "workers",
     }

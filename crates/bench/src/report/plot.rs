@@ -125,7 +125,9 @@ fn figures(exp: &Experiment) -> Vec<(&'static str, Style, Metric, String)> {
             vec![(name, Style::Lines, Metric::Forwarded, heading)]
         }
         ExperimentKind::LatencyProbe => vec![(name, Style::Lines, Metric::Latency, heading)],
-        ExperimentKind::FlowInstall => vec![(name, Style::Lines, Metric::FlowMods, heading)],
+        ExperimentKind::FlowInstall => vec![(name, Style::Bars, Metric::FlowMods, heading)],
+        ExperimentKind::PacketTime => vec![(name, Style::Bars, Metric::Latency, heading)],
+        ExperimentKind::Churn => vec![(name, Style::Lines, Metric::Forwarded, heading)],
     }
 }
 

@@ -94,8 +94,8 @@ pub enum ExperimentKind {
     Load,
     /// Forwarding rate against the number of rules (`x`: rules).
     TableSize,
-    /// Forwarding rate with exact against wildcard rules (`x`: distinct masks; 0 or 1 is
-    /// all exact).
+    /// Forwarding rate with exact against wildcard rules (`x`: the share of wildcard
+    /// rules in percent; 0 is all exact).
     ExactVsWildcard,
     /// Per-flow share of many concurrent flows (`x`: flow number).
     Fairness,
@@ -107,11 +107,17 @@ pub enum ExperimentKind {
     ZeroLoss,
     /// Rate of flow installation (`x`: rules installed per batch).
     FlowInstall,
+    /// Per-packet processing time: one-way latency through the idle device less the
+    /// ceiling's (`x`: frame size).
+    PacketTime,
+    /// Forwarding while a controller changes the rules (`x`: flow modifications per
+    /// second asked for).
+    Churn,
 }
 
 impl ExperimentKind {
     /// Every kind, in the order a report lists them.
-    pub const ALL: [ExperimentKind; 9] = [
+    pub const ALL: [ExperimentKind; 11] = [
         ExperimentKind::ThroughputVsSize,
         ExperimentKind::Load,
         ExperimentKind::TableSize,
@@ -121,6 +127,8 @@ impl ExperimentKind {
         ExperimentKind::LatencyProbe,
         ExperimentKind::ZeroLoss,
         ExperimentKind::FlowInstall,
+        ExperimentKind::PacketTime,
+        ExperimentKind::Churn,
     ];
 
     /// The name used in the JSON and in file names (`throughput_vs_size`).
@@ -135,6 +143,8 @@ impl ExperimentKind {
             ExperimentKind::LatencyProbe => "latency_probe",
             ExperimentKind::ZeroLoss => "zero_loss",
             ExperimentKind::FlowInstall => "flow_install",
+            ExperimentKind::PacketTime => "packet_time",
+            ExperimentKind::Churn => "churn",
         }
     }
 
@@ -150,20 +160,25 @@ impl ExperimentKind {
             ExperimentKind::LatencyProbe => "Latency under load",
             ExperimentKind::ZeroLoss => "Zero-loss throughput",
             ExperimentKind::FlowInstall => "Flow installation rate",
+            ExperimentKind::PacketTime => "Per-packet processing time",
+            ExperimentKind::Churn => "Forwarding while rules change",
         }
     }
 
     /// What `x` is, with its unit.
     pub fn x_label(self) -> &'static str {
         match self {
-            ExperimentKind::ThroughputVsSize | ExperimentKind::ZeroLoss => "frame size (B)",
+            ExperimentKind::ThroughputVsSize
+            | ExperimentKind::ZeroLoss
+            | ExperimentKind::PacketTime => "frame size (B)",
             ExperimentKind::Load => "offered load (Mpps)",
             ExperimentKind::TableSize => "rules",
-            ExperimentKind::ExactVsWildcard => "masks",
+            ExperimentKind::ExactVsWildcard => "wildcard rules (%)",
             ExperimentKind::Fairness => "flow",
             ExperimentKind::WorkerScaling => "workers",
             ExperimentKind::LatencyProbe => "background load (Mpps)",
             ExperimentKind::FlowInstall => "rules per batch",
+            ExperimentKind::Churn => "flow mods/s asked",
         }
     }
 }

@@ -1,0 +1,300 @@
+//! A test bed: one topology with a device under test (or none, for the ceiling), where
+//! its traffic enters and leaves, and one measured run of traffic through it with the
+//! study's method (CPU accounting, disturbed runs redone).
+//!
+//! Layout with a device: input hosts `h1..hn` (the generator sends from their `eth0`),
+//! the sink host `h(n+1)` (the sink reads its `eth0`), the device on the hosts' root-side
+//! ends. Without a device (the ceiling) one host: the generator sends from its `eth0`
+//! and the sink reads the root-side end of the same veth pair, so the path is one veth
+//! hop where a device's is two.
+//!
+//! Field order matters: the device is dropped (stopped) before the topology under it.
+
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+use crate::dut::{Running, Setup, Target, NOBODY};
+use crate::method::cpu::{self, CpuSample, Thresholds};
+use crate::topo::{Host, Topology};
+use crate::traffic::{self, Endpoint, FlowHeader, Outcome, Spread, Stream};
+
+use super::{Ctx, Dut};
+
+/// A started peregrine, kept alive while held (stopped when dropped).
+pub trait Switch: Send {
+    /// Its OpenFlow management connection in `ovs-ofctl` syntax (`unix:PATH`), if any.
+    fn openflow_target(&self) -> Option<String>;
+}
+
+/// Starts peregrine for the study (the `peregrine` binary implements it; this crate
+/// never depends on the switch).
+pub trait Launcher {
+    /// Starts peregrine with `backend` ports (`afxdp`, `afxdp-generic`, `afpacket`) on
+    /// the setup's hosts' root-side ends (inputs first, sink last, as OpenFlow ports
+    /// 1..), holding exactly the setup's flows (fail mode secure), with `workers`
+    /// workers pinned to `cpus` and a management socket.
+    fn start(
+        &self,
+        backend: &str,
+        setup: &Setup,
+        workers: usize,
+        cpus: &[usize],
+    ) -> Result<Box<dyn Switch>, String>;
+}
+
+/// What a device is loaded with.
+#[derive(Clone, Debug, Default)]
+pub struct Loadout {
+    /// OpenFlow devices: the flows (none: the default forwarding).
+    pub flows: Option<Vec<String>>,
+    /// The bridge: static FDB entries towards the sink.
+    pub fdb: Vec<[u8; 6]>,
+    /// The router: extra routes towards the sink.
+    pub routes: usize,
+    /// peregrine: workers.
+    pub workers: usize,
+}
+
+/// A started device.
+enum Device {
+    Peregrine(Box<dyn Switch>),
+    Other(Running),
+}
+
+/// One topology and its device; see the module comment.
+pub struct Bed {
+    device: Option<Device>,
+    /// Where the generator sends, one per input.
+    pub tx: Vec<Endpoint>,
+    /// Where the sink reads.
+    pub rx: Endpoint,
+    /// How traffic from each input must be addressed.
+    pub targets: Vec<Target>,
+    /// The input hosts (their MAC and address are the generated frames' source).
+    pub inputs: Vec<Host>,
+    /// The sink host (absent for the ceiling).
+    pub sink: Option<Host>,
+    /// Processes of the device other than this one (OVS's daemons), for CPU accounting.
+    pub pids: Vec<u32>,
+    topo: Topology,
+}
+
+impl Bed {
+    /// Builds a bed for `dut` (none: the ceiling) with `inputs` input hosts (1 or 2),
+    /// loaded with what `load` makes of the input hosts and the sink host.
+    pub fn new(
+        ctx: &Ctx,
+        dut: Option<Dut>,
+        inputs: usize,
+        load: &dyn Fn(&[Host], &Host) -> Result<Loadout, String>,
+    ) -> Result<Bed, String> {
+        let mut topo = Topology::new();
+        let Some(dut) = dut else {
+            let h = topo.add_host(1).map_err(|e| e.to_string())?;
+            return Ok(Bed {
+                device: None,
+                tx: vec![Endpoint {
+                    ns: Some(h.ns.clone()),
+                    ifname: "eth0".into(),
+                }],
+                rx: Endpoint {
+                    ns: None,
+                    ifname: h.port.clone(),
+                },
+                targets: vec![Target {
+                    dst_mac: NOBODY,
+                    dst_ip: parse_ip(&h.ip)?,
+                }],
+                inputs: vec![h],
+                sink: None,
+                pids: Vec::new(),
+                topo,
+            });
+        };
+        let mut hosts = Vec::with_capacity(inputs + 1);
+        for i in 1..=inputs + 1 {
+            hosts.push(topo.add_host(i as u8).map_err(|e| e.to_string())?);
+        }
+        let sink = hosts.pop().ok_or("no sink host")?;
+        let load = load(&hosts, &sink)?;
+        let setup = Setup {
+            inputs: hosts.iter().collect(),
+            sink: &sink,
+            cpu: Some(ctx.opts.dut_cpu),
+            flows: load.flows.clone(),
+            fdb: load.fdb.clone(),
+        };
+        let device = match dut.peregrine_backend() {
+            Some(backend) => {
+                let workers = load.workers.max(1);
+                let cpus: Vec<usize> = (0..workers)
+                    .map(|w| {
+                        if w == 0 {
+                            ctx.opts.dut_cpu
+                        } else {
+                            ctx.worker_cpu(w)
+                        }
+                    })
+                    .collect();
+                Device::Peregrine(ctx.launcher.start(backend, &setup, workers, &cpus)?)
+            }
+            None => {
+                let spec = dut.spec(load.routes).ok_or("no driver for this device")?;
+                Device::Other(spec.start_on(&mut topo, &setup)?)
+            }
+        };
+        let targets = (0..inputs)
+            .map(|i| match &device {
+                Device::Other(r) => r.target_from(i, &sink),
+                Device::Peregrine(_) => Target {
+                    dst_mac: NOBODY,
+                    dst_ip: parse_ip(&sink.ip).unwrap_or(Ipv4Addr::UNSPECIFIED),
+                },
+            })
+            .collect();
+        let pids = match &device {
+            Device::Other(Running::Ovs(o)) => o.pids(),
+            _ => Vec::new(),
+        };
+        Ok(Bed {
+            device: Some(device),
+            tx: hosts
+                .iter()
+                .map(|h| Endpoint {
+                    ns: Some(h.ns.clone()),
+                    ifname: "eth0".into(),
+                })
+                .collect(),
+            rx: Endpoint {
+                ns: Some(sink.ns.clone()),
+                ifname: "eth0".into(),
+            },
+            targets,
+            inputs: hosts,
+            sink: Some(sink),
+            pids,
+            topo,
+        })
+    }
+
+    /// The device's OpenFlow connection (`unix:PATH`), if it speaks OpenFlow.
+    pub fn openflow_target(&self) -> Option<String> {
+        match &self.device {
+            Some(Device::Peregrine(s)) => s.openflow_target(),
+            Some(Device::Other(r)) => r.openflow_target(),
+            None => None,
+        }
+    }
+
+    /// `n` flows from input `i` spread as `spread` says (random destination addresses
+    /// inside `ip_space` for [`Spread::DstIps`]).
+    pub fn flows(
+        &self,
+        i: usize,
+        spread: Spread,
+        n: usize,
+        ip_space: (Ipv4Addr, u8),
+        seed: u64,
+    ) -> Result<Vec<FlowHeader>, String> {
+        let h = &self.inputs[i];
+        Ok(traffic::flows(
+            spread,
+            n,
+            crate::dut::parse_mac(&h.mac)?,
+            parse_ip(&h.ip)?,
+            self.targets[i],
+            ip_space,
+            seed,
+        ))
+    }
+
+    /// The topology's name prefix (for log lines).
+    pub fn name(&self) -> &str {
+        self.topo.prefix()
+    }
+}
+
+fn parse_ip(s: &str) -> Result<Ipv4Addr, String> {
+    s.parse().map_err(|_| format!("bad IPv4 address {s:?}"))
+}
+
+/// What one measured run gave.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    pub outcome: Outcome,
+    /// The device's CPU time per received packet (busy time of the device CPU), ns.
+    pub cpu_ns_per_pkt: Option<f64>,
+}
+
+impl Measured {
+    pub fn offered_mpps(&self) -> f64 {
+        self.outcome.offered_pps() / 1e6
+    }
+    pub fn forwarded_mpps(&self) -> f64 {
+        self.outcome.received_pps() / 1e6
+    }
+    pub fn loss(&self) -> f64 {
+        crate::method::stats::loss_ratio(self.outcome.sent(), self.outcome.received())
+    }
+}
+
+/// Attempts at a run before a disturbed one is kept (and flagged in the log).
+pub const ATTEMPTS: usize = 3;
+
+/// Runs `streams` through `bed` for `seconds`, with the study's method: the device
+/// CPU's busy time is read from `/proc` around the run, and a run that foreign load
+/// disturbed ([`cpu::detect_disturbance`]) is redone, up to [`ATTEMPTS`] times.
+pub fn measure(
+    ctx: &mut Ctx,
+    bed: &Bed,
+    streams: Vec<Stream>,
+    seconds: f64,
+) -> Result<Measured, String> {
+    let ours = ctx.opts.pinning().cpus();
+    let mut pids = vec![std::process::id()];
+    pids.extend(&bed.pids);
+    pids.extend(cpu::ksoftirqd_pids(&ours).unwrap_or_default());
+    let mut last = None;
+    for attempt in 1..=ATTEMPTS {
+        let spec = traffic::Spec {
+            tx: bed.tx.clone(),
+            rx: bed.rx.clone(),
+            tx_backend: ctx.opts.tx_backend(),
+            rx_backend: ctx.opts.tx_backend(),
+            streams: streams.clone(),
+            duration: Duration::from_secs_f64(seconds),
+            max_packets: None,
+            drain: Duration::from_millis(100),
+            cpu: Some(ctx.opts.gen_cpu),
+            batch: 32,
+        };
+        let before = CpuSample::read(&pids).map_err(|e| format!("reading /proc: {e}"))?;
+        let outcome = traffic::run(spec)?;
+        let after = CpuSample::read(&pids).map_err(|e| format!("reading /proc: {e}"))?;
+        let delta = before.delta(&after);
+        let busy = delta
+            .cpus
+            .get(&ctx.opts.dut_cpu)
+            .map(|t| t.busy())
+            .unwrap_or(0);
+        let received = outcome.received();
+        let cpu_ns_per_pkt = (bed.device.is_some() && received > 0)
+            .then(|| cpu::jiffies_to_ns(busy) as f64 / received as f64);
+        let verdict = cpu::detect_disturbance(&delta, &ours, &pids, &Thresholds::default());
+        let m = Measured {
+            outcome,
+            cpu_ns_per_pkt,
+        };
+        if !verdict.disturbed {
+            return Ok(m);
+        }
+        ctx.disturbed += 1;
+        ctx.progress(&format!(
+            "  disturbed run (attempt {attempt} of {ATTEMPTS}): {}",
+            verdict.reasons.join("; ")
+        ));
+        last = Some(m);
+    }
+    ctx.kept_disturbed += 1;
+    last.ok_or_else(|| "no run".to_string())
+}

@@ -1,0 +1,957 @@
+//! The study's experiments, each a function from the study's state to one or more
+//! [`Experiment`]s of results. What each measures, and how:
+//!
+//! - **ceiling**: generator → sink over one veth pair, no device, flat out at 64 B.
+//! - **throughput vs size**: flat out, each frame size; the 64-byte figure is the
+//!   device's saturation rate, which the load-relative experiments scale by.
+//! - **load**: 64 B paced at fractions of the device's saturation rate (under- and
+//!   overload): forwarded rate, loss and one-way latency (median).
+//! - **packet time**: one-way latency at 10 kpps (idle device) less the ceiling's.
+//! - **table size**: N rules that the traffic's N random flows all hit: exact 5-tuple
+//!   flows (OpenFlow devices, random UDP ports), static FDB entries (the bridge, random
+//!   destination MACs), routes (the router, random destinations in them).
+//! - **exact vs wildcard**: OpenFlow devices only; rules for random destination
+//!   addresses, a share of them wildcard (8 prefix lengths).
+//! - **fairness**: F1 at `fairness_f1` % and F2 at each `fairness_f2` % of the ceiling
+//!   rate, from one input port and from two; per-flow forwarded rate and loss, the loss
+//!   difference, and Jain's index of the max-min normalised shares (in the report).
+//! - **worker scaling**: the in-memory datapath benchmark (no veth, no generator) at
+//!   each worker count, 1,000 exact rules and flows.
+//! - **latency probe**: a 1 kpps probe flow beside bulk traffic at fractions of the
+//!   saturation rate; the probe's one-way latency.
+//! - **zero loss**: the RFC 2544 binary search at 64 B up to the ceiling rate.
+//! - **flow install**: N exact flows added with one `ctl add-flows` (and `ovs-ofctl
+//!   add-flows` for Open vSwitch), client pinned to the generator CPU.
+//! - **churn**: flat-out 64 B traffic while a client adds and deletes rules at a rate.
+//!
+//! A device that fails to start or to forward is logged and left out of that
+//! experiment (its error in the note); the study goes on.
+
+use std::net::Ipv4Addr;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::datapath_bench;
+use crate::method::search::{zero_loss_search, SearchConfig, SearchError, TrialOutcome};
+use crate::method::stats::{loss_difference, Summary};
+use crate::report::results::{Experiment, ExperimentKind, Point, Series};
+use crate::traffic::{self, FlowHeader, Spread, Stream};
+use crate::workload::RuleKind;
+
+use super::bed::{measure, Bed, Loadout, Measured};
+use super::{rules, Ctx, Dut};
+
+/// Seed of every flow set (the same flows for the rules and the traffic).
+const SEED: u64 = 0x5eed;
+/// The probe's and the idle measurement's rate, packets per second.
+const PROBE_PPS: f64 = 1_000.0;
+const IDLE_PPS: f64 = 10_000.0;
+/// Address space of random destinations (shared address space, RFC 6598).
+const SPACE: (Ipv4Addr, u8) = (Ipv4Addr::new(100, 64, 0, 0), 10);
+
+/// Measures the ceiling (see the module comment) into `ctx.ceiling_pps`.
+pub fn ceiling(ctx: &mut Ctx) -> Result<(), String> {
+    let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
+    let frames = frames(&bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?, 64);
+    let runs = repeat(ctx, &bed, &|| vec![flat(&frames)])?;
+    let p = point(64.0, &runs);
+    ctx.ceiling_pps = p.forwarded_mpps.map(|s| s.median * 1e6).unwrap_or(0.0);
+    ctx.progress(&format!(
+        "ceiling: {:.3} Mpps received of {:.3} offered at 64 B",
+        ctx.ceiling_pps / 1e6,
+        p.offered_mpps.map(|s| s.median).unwrap_or(0.0)
+    ));
+    if ctx.ceiling_pps <= 0.0 {
+        return Err("the generator's frames do not reach the sink with no device at all".into());
+    }
+    Ok(())
+}
+
+/// Runs experiment `kind`.
+pub fn run(ctx: &mut Ctx, kind: ExperimentKind) -> Result<Vec<Experiment>, String> {
+    Ok(match kind {
+        ExperimentKind::ThroughputVsSize => vec![throughput_vs_size(ctx)?],
+        ExperimentKind::Load => vec![load(ctx)?],
+        ExperimentKind::PacketTime => vec![packet_time(ctx)?],
+        ExperimentKind::TableSize => vec![table_size(ctx)?],
+        ExperimentKind::ExactVsWildcard => vec![exact_vs_wildcard(ctx)?],
+        ExperimentKind::Fairness => fairness(ctx)?,
+        ExperimentKind::WorkerScaling => vec![worker_scaling(ctx)?],
+        ExperimentKind::LatencyProbe => vec![latency_probe(ctx)?],
+        ExperimentKind::ZeroLoss => vec![zero_loss(ctx)?],
+        ExperimentKind::FlowInstall => vec![flow_install(ctx)?],
+        ExperimentKind::Churn => vec![churn(ctx)?],
+    })
+}
+
+/// A stream of `frames` from input 0, flat out.
+fn flat(frames: &[Vec<u8>]) -> Stream {
+    Stream {
+        tx: 0,
+        frames: frames.to_vec(),
+        rate_pps: None,
+    }
+}
+
+/// A stream of `frames` from input `tx` at `pps`.
+fn paced(tx: usize, frames: &[Vec<u8>], pps: f64) -> Stream {
+    Stream {
+        tx,
+        frames: frames.to_vec(),
+        rate_pps: Some(pps),
+    }
+}
+
+fn frames(flows: &[FlowHeader], size: usize) -> Vec<Vec<u8>> {
+    flows.iter().map(|h| traffic::frame(h, size)).collect()
+}
+
+/// The device's usual random flows: UDP ports for OpenFlow devices, destination MACs
+/// for the bridge, destination addresses in the routed sink prefix for the router.
+fn usual_flows(ctx: &Ctx, bed: &Bed, dut: Dut, input: usize) -> Result<Vec<FlowHeader>, String> {
+    let (spread, space) = match dut {
+        Dut::Bridge | Dut::BridgeStatic => (Spread::DstMacs, SPACE),
+        Dut::Router => (Spread::DstIps, (bed.targets[input].dst_ip, 24)),
+        _ => (Spread::UdpPorts, SPACE),
+    };
+    let space = (
+        Ipv4Addr::from(u32::from(space.0) & (u32::MAX << (32 - space.1 as u32))),
+        space.1,
+    );
+    bed.flows(input, spread, ctx.opts.flows, space, SEED + input as u64)
+}
+
+/// `ctx.opts.runs` measured runs of the streams `make` gives, `ctx.opts.seconds` each.
+fn repeat(ctx: &mut Ctx, bed: &Bed, make: &dyn Fn() -> Vec<Stream>) -> Result<Vec<Measured>, String> {
+    let mut v = Vec::with_capacity(ctx.opts.runs);
+    for _ in 0..ctx.opts.runs.max(1) {
+        let secs = ctx.opts.seconds;
+        v.push(measure(ctx, bed, make(), secs)?);
+    }
+    Ok(v)
+}
+
+fn summary(xs: impl Iterator<Item = f64>) -> Option<Summary> {
+    let v: Vec<f64> = xs.filter(|x| x.is_finite()).collect();
+    Summary::of(&v)
+}
+
+/// A point at `x` from whole runs.
+fn point(x: f64, runs: &[Measured]) -> Point {
+    Point {
+        x,
+        offered_mpps: summary(runs.iter().map(|m| m.offered_mpps())),
+        forwarded_mpps: summary(runs.iter().map(|m| m.forwarded_mpps())),
+        loss_ratio: summary(runs.iter().map(|m| m.loss())),
+        latency_us: summary(
+            runs.iter()
+                .filter_map(|m| m.outcome.latency.as_ref())
+                .map(|l| l.median_ns as f64 / 1e3),
+        ),
+        cpu_ns_per_pkt: summary(runs.iter().filter_map(|m| m.cpu_ns_per_pkt)),
+        flow_mods_per_s: None,
+    }
+}
+
+/// Checks that a bed forwards at all (a short run), so a broken device fails fast with
+/// a clear message instead of giving zeros.
+fn warm_up(ctx: &mut Ctx, bed: &Bed, frames: &[Vec<u8>]) -> Result<(), String> {
+    let m = measure(ctx, bed, vec![paced(0, frames, 50_000.0)], 0.2)?;
+    if m.outcome.received() == 0 {
+        return Err(format!(
+            "forwards nothing ({} frames sent in the warm-up, none arrived)",
+            m.outcome.sent()
+        ));
+    }
+    Ok(())
+}
+
+/// A bed for `dut` with its default forwarding, warmed up, and its usual 64-byte frames.
+fn plain_bed(ctx: &mut Ctx, dut: Dut) -> Result<(Bed, Vec<FlowHeader>), String> {
+    let bed = Bed::new(ctx, Some(dut), 1, &|_, _| Ok(Loadout::default()))?;
+    let flows = usual_flows(ctx, &bed, dut, 0)?;
+    warm_up(ctx, &bed, &frames(&flows, 64))?;
+    Ok((bed, flows))
+}
+
+/// Runs `f` for each device; a device whose run fails is logged and noted.
+fn per_device(
+    ctx: &mut Ctx,
+    kind: ExperimentKind,
+    duts: &[Dut],
+    f: &mut dyn FnMut(&mut Ctx, Dut) -> Result<Vec<Point>, String>,
+) -> (Vec<Series>, Vec<String>) {
+    let mut series = Vec::new();
+    let mut failed = Vec::new();
+    for &dut in duts {
+        ctx.progress(&format!("{} {}", kind.name(), dut.name()));
+        match f(ctx, dut) {
+            Ok(points) => series.push(Series {
+                dut: dut.name().to_string(),
+                points,
+            }),
+            Err(e) => {
+                ctx.progress(&format!("  {}: failed: {e}", dut.name()));
+                failed.push(format!("{} failed: {e}", dut.name()));
+            }
+        }
+    }
+    (series, failed)
+}
+
+fn note(text: String, failed: &[String]) -> String {
+    if failed.is_empty() {
+        text
+    } else {
+        format!("{text} Left out: {}.", failed.join("; "))
+    }
+}
+
+fn log_point(ctx: &Ctx, what: &str, p: &Point) {
+    let m = |s: Option<Summary>| s.map(|s| s.median).unwrap_or(f64::NAN);
+    ctx.progress(&format!(
+        "  {what}: {:.3} Mpps forwarded of {:.3} offered, loss {:.2}%, latency {:.1} µs, {:.0} ns/pkt",
+        m(p.forwarded_mpps),
+        m(p.offered_mpps),
+        m(p.loss_ratio) * 100.0,
+        m(p.latency_us),
+        m(p.cpu_ns_per_pkt)
+    ));
+}
+
+fn throughput_vs_size(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::ThroughputVsSize;
+    let sizes = ctx.opts.sizes.clone();
+    let mut ceiling = Vec::new();
+    {
+        let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
+        let flows = bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?;
+        for &size in &sizes {
+            let fr = frames(&flows, size);
+            let runs = repeat(ctx, &bed, &|| vec![flat(&fr)])?;
+            let p = point(size as f64, &runs);
+            log_point(ctx, &format!("ceiling {size} B"), &p);
+            ceiling.push(p);
+        }
+    }
+    let duts = ctx.opts.duts.clone();
+    let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
+        let (bed, flows) = plain_bed(ctx, dut)?;
+        let mut points = Vec::new();
+        for &size in &sizes {
+            let fr = frames(&flows, size);
+            let runs = repeat(ctx, &bed, &|| vec![flat(&fr)])?;
+            let p = point(size as f64, &runs);
+            log_point(ctx, &format!("{size} B"), &p);
+            if size == 64 {
+                if let Some(f) = p.forwarded_mpps {
+                    ctx.saturation.push((dut, f.median * 1e6));
+                }
+            }
+            points.push(p);
+        }
+        Ok(points)
+    });
+    Ok(Experiment {
+        kind,
+        note: note(
+            format!(
+                "Flat out, {} random flows per device, {} s per run, {} runs per point.",
+                ctx.opts.flows, ctx.opts.seconds, ctx.opts.runs
+            ),
+            &failed,
+        ),
+        ceiling,
+        series,
+    })
+}
+
+/// The device's flat-out forwarded rate at 64 B (measured now if not yet).
+fn saturation(ctx: &mut Ctx, dut: Dut) -> Result<f64, String> {
+    if let Some(&(_, pps)) = ctx.saturation.iter().find(|(d, _)| *d == dut) {
+        return Ok(pps);
+    }
+    let (bed, flows) = plain_bed(ctx, dut)?;
+    let fr = frames(&flows, 64);
+    let runs = repeat(ctx, &bed, &|| vec![flat(&fr)])?;
+    let pps = point(64.0, &runs)
+        .forwarded_mpps
+        .map(|s| s.median * 1e6)
+        .unwrap_or(0.0);
+    if pps <= 0.0 {
+        return Err("forwards nothing at 64 B".into());
+    }
+    ctx.saturation.push((dut, pps));
+    Ok(pps)
+}
+
+fn load(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::Load;
+    let loads = ctx.opts.loads.clone();
+    let mut ceiling = Vec::new();
+    {
+        let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
+        let fr = frames(&bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?, 64);
+        for &f in loads.iter().filter(|&&f| f <= 1.0) {
+            let pps = f * ctx.ceiling_pps;
+            let runs = repeat(ctx, &bed, &|| vec![paced(0, &fr, pps)])?;
+            let p = point(pps / 1e6, &runs);
+            log_point(ctx, &format!("ceiling at {:.3} Mpps", pps / 1e6), &p);
+            ceiling.push(p);
+        }
+    }
+    let duts = ctx.opts.duts.clone();
+    let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
+        let sat = saturation(ctx, dut)?;
+        let (bed, flows) = plain_bed(ctx, dut)?;
+        let fr = frames(&flows, 64);
+        let mut points = Vec::new();
+        for &f in &loads {
+            let pps = (f * sat).min(ctx.ceiling_pps);
+            let runs = repeat(ctx, &bed, &|| vec![paced(0, &fr, pps)])?;
+            let p = point(pps / 1e6, &runs);
+            log_point(ctx, &format!("{:.0}% of saturation", f * 100.0), &p);
+            points.push(p);
+        }
+        Ok(points)
+    });
+    Ok(Experiment {
+        kind,
+        note: note(
+            format!(
+                "64 B frames paced at {} of each device's own flat-out rate at 64 B (capped at the ceiling); `x` is the rate asked for. Latency is one-way, generator to sink on the same clock, the median over the received frames.",
+                loads
+                    .iter()
+                    .map(|f| format!("{:.0}%", f * 100.0))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            &failed,
+        ),
+        ceiling,
+        series,
+    })
+}
+
+fn packet_time(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::PacketTime;
+    let sizes: Vec<usize> = vec![64, 1518];
+    let mut base = Vec::new();
+    let mut ceiling = Vec::new();
+    {
+        let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
+        let flows = bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?;
+        for &size in &sizes {
+            let fr = frames(&flows, size);
+            let runs = repeat(ctx, &bed, &|| vec![paced(0, &fr, IDLE_PPS)])?;
+            let p = point(size as f64, &runs);
+            base.push(p.latency_us.map(|s| s.median).unwrap_or(0.0));
+            ceiling.push(Point {
+                x: size as f64,
+                latency_us: p.latency_us,
+                ..Point::default()
+            });
+        }
+    }
+    let duts = ctx.opts.duts.clone();
+    let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
+        let (bed, flows) = plain_bed(ctx, dut)?;
+        let mut points = Vec::new();
+        for (i, &size) in sizes.iter().enumerate() {
+            let fr = frames(&flows, size);
+            let runs = repeat(ctx, &bed, &|| vec![paced(0, &fr, IDLE_PPS)])?;
+            let times: Vec<f64> = runs
+                .iter()
+                .filter_map(|m| m.outcome.latency.as_ref())
+                .map(|l| l.median_ns as f64 / 1e3 - base[i])
+                .collect();
+            let p = Point {
+                x: size as f64,
+                latency_us: Summary::of(&times),
+                cpu_ns_per_pkt: point(0.0, &runs).cpu_ns_per_pkt,
+                ..Point::default()
+            };
+            ctx.progress(&format!(
+                "  {size} B: {:.2} µs per packet",
+                p.latency_us.map(|s| s.median).unwrap_or(f64::NAN)
+            ));
+            points.push(p);
+        }
+        Ok(points)
+    });
+    Ok(Experiment {
+        kind,
+        note: note(
+            format!("One-way latency through the idle device ({} kpps) less the ceiling's at the same rate and size (the ceiling column is its raw latency); the device's time per packet including one more veth hop.", IDLE_PPS / 1e3),
+            &failed,
+        ),
+        ceiling,
+        series,
+    })
+}
+
+fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::TableSize;
+    let sizes = ctx.opts.table_sizes.clone();
+    let duts = ctx.opts.duts.clone();
+    let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
+        let mut points = Vec::new();
+        for &n in &sizes {
+            let routes = if n > 1 { n } else { 0 };
+            let t = Instant::now();
+            let bed = Bed::new(ctx, Some(dut), 1, &|inputs, sink| {
+                let base = traffic_base(inputs, sink)?;
+                Ok(match dut {
+                    Dut::Router => Loadout {
+                        routes,
+                        ..Loadout::default()
+                    },
+                    Dut::Bridge | Dut::BridgeStatic => Loadout {
+                        fdb: base
+                            .flows(Spread::DstMacs, n, SEED)
+                            .iter()
+                            .map(|h| h.dst_mac)
+                            .collect(),
+                        ..Loadout::default()
+                    },
+                    _ => Loadout {
+                        flows: Some(
+                            base.flows(Spread::UdpPorts, n, SEED)
+                                .iter()
+                                .map(|h| rules::exact(h, 1, 2))
+                                .collect(),
+                        ),
+                        ..Loadout::default()
+                    },
+                })
+            })?;
+            ctx.progress(&format!(
+                "  {n} rules loaded in {:.1} s",
+                t.elapsed().as_secs_f64()
+            ));
+            let flows: Vec<FlowHeader> = match dut {
+                Dut::Router if routes > 0 => {
+                    let base = bed.flows(0, Spread::DstIps, 1, SPACE, SEED)?[0];
+                    rules::addresses_in(&crate::dut::router::extra_prefixes(routes), n, SEED)
+                        .into_iter()
+                        .map(|dst_ip| FlowHeader { dst_ip, ..base })
+                        .collect()
+                }
+                Dut::Router => usual_flows(ctx, &bed, dut, 0)?,
+                Dut::Bridge | Dut::BridgeStatic => {
+                    bed.flows(0, Spread::DstMacs, n, SPACE, SEED)?
+                }
+                _ => bed.flows(0, Spread::UdpPorts, n, SPACE, SEED)?,
+            };
+            let fr = frames(&flows, 64);
+            warm_up(ctx, &bed, &fr)?;
+            let runs = repeat(ctx, &bed, &|| vec![flat(&fr)])?;
+            let p = point(n as f64, &runs);
+            log_point(ctx, &format!("{n} rules"), &p);
+            points.push(p);
+        }
+        Ok(points)
+    });
+    Ok(Experiment {
+        kind,
+        note: note(
+            "64 B frames flat out; N rules and N random flows that all hit them: exact 5-tuple flows for OpenFlow devices (random UDP ports), static FDB entries for the bridge (random destination MACs), routes for the router (/24 and /32 prefixes, random destinations inside).".into(),
+            &failed,
+        ),
+        ceiling: Vec::new(),
+        series,
+    })
+}
+
+/// What flows from the first input of a bed not yet started look like (for rules that
+/// must match the traffic): source from the input host, destination the sink host
+/// (the OpenFlow devices and the bridge flood or match whatever MAC is used).
+struct Base {
+    src_mac: [u8; 6],
+    src_ip: Ipv4Addr,
+    target: crate::dut::Target,
+}
+
+impl Base {
+    fn flows(&self, spread: Spread, n: usize, seed: u64) -> Vec<FlowHeader> {
+        traffic::flows(spread, n, self.src_mac, self.src_ip, self.target, SPACE, seed)
+    }
+}
+
+fn traffic_base(inputs: &[crate::topo::Host], sink: &crate::topo::Host) -> Result<Base, String> {
+    let h = inputs.first().ok_or("no input host")?;
+    Ok(Base {
+        src_mac: crate::dut::parse_mac(&h.mac)?,
+        src_ip: h.ip.parse().map_err(|_| format!("bad address {}", h.ip))?,
+        target: crate::dut::Target {
+            dst_mac: crate::dut::NOBODY,
+            dst_ip: sink.ip.parse().map_err(|_| format!("bad address {}", sink.ip))?,
+        },
+    })
+}
+
+fn exact_vs_wildcard(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::ExactVsWildcard;
+    let shares = ctx.opts.wildcard_percents.clone();
+    let n = ctx.opts.wildcard_rules;
+    let duts: Vec<Dut> = ctx.opts.duts.iter().copied().filter(|d| d.openflow()).collect();
+    let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
+        let mut points = Vec::new();
+        for &pct in &shares {
+            let bed = Bed::new(ctx, Some(dut), 1, &|inputs, sink| {
+                let base = traffic_base(inputs, sink)?;
+                Ok(Loadout {
+                    flows: Some(rules::mixed(&base.flows(Spread::DstIps, n, SEED), pct, 1, 2)),
+                    ..Loadout::default()
+                })
+            })?;
+            let fr = frames(&bed.flows(0, Spread::DstIps, n, SPACE, SEED)?, 64);
+            warm_up(ctx, &bed, &fr)?;
+            let runs = repeat(ctx, &bed, &|| vec![flat(&fr)])?;
+            let p = point(pct as f64, &runs);
+            log_point(ctx, &format!("{pct}% wildcard"), &p);
+            points.push(p);
+        }
+        Ok(points)
+    });
+    Ok(Experiment {
+        kind,
+        note: note(
+            format!("OpenFlow devices only. {n} rules for {n} random flows (random destinations in 100.64.0.0/10), 64 B flat out; `x` is the share of the rules that are wildcard (destination prefixes of {} distinct lengths), the rest exact 5-tuple rules; 0 is all exact, 50 mixed, 100 all wildcard.", rules::MASKS.len()),
+            &failed,
+        ),
+        ceiling: Vec::new(),
+        series,
+    })
+}
+
+fn fairness(ctx: &mut Ctx) -> Result<Vec<Experiment>, String> {
+    let kind = ExperimentKind::Fairness;
+    let mut out = Vec::new();
+    let f1 = ctx.opts.fairness_f1;
+    for ports in [1usize, 2] {
+        for f2 in ctx.opts.fairness_f2.clone() {
+            let (r1, r2) = (f1 / 100.0 * ctx.ceiling_pps, f2 / 100.0 * ctx.ceiling_pps);
+            let duts = ctx.opts.duts.clone();
+            let mut diffs = Vec::new();
+            let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
+                let bed = Bed::new(ctx, Some(dut), ports, &|_, _| Ok(Loadout::default()))?;
+                let a = usual_flows(ctx, &bed, dut, 0)?;
+                let b = usual_flows(ctx, &bed, dut, ports - 1)?;
+                let fa = frames(&a[..1], 64);
+                // F2 differs from F1 when both enter at the same port.
+                let fb = frames(&b[b.len().min(2) - 1..b.len().min(2)], 64);
+                warm_up(ctx, &bed, &fa)?;
+                let mut runs = Vec::new();
+                for _ in 0..ctx.opts.runs.max(1) {
+                    let secs = ctx.opts.seconds;
+                    runs.push(measure(
+                        ctx,
+                        &bed,
+                        vec![paced(0, &fa, r1), paced(ports - 1, &fb, r2)],
+                        secs,
+                    )?);
+                }
+                let per = |k: usize| {
+                    let secs = |m: &Measured| m.outcome.elapsed.as_secs_f64().max(1e-9);
+                    Point {
+                        x: (k + 1) as f64,
+                        offered_mpps: summary(
+                            runs.iter()
+                                .map(|m| m.outcome.streams[k].sent as f64 / secs(m) / 1e6),
+                        ),
+                        forwarded_mpps: summary(
+                            runs.iter()
+                                .map(|m| m.outcome.streams[k].received as f64 / secs(m) / 1e6),
+                        ),
+                        loss_ratio: summary(runs.iter().map(|m| {
+                            crate::method::stats::loss_ratio(
+                                m.outcome.streams[k].sent,
+                                m.outcome.streams[k].received,
+                            )
+                        })),
+                        ..Point::default()
+                    }
+                };
+                let d = summary(runs.iter().map(|m| {
+                    loss_difference(
+                        &m.outcome
+                            .streams
+                            .iter()
+                            .map(|s| (s.sent, s.received))
+                            .collect::<Vec<_>>(),
+                    )
+                }));
+                if let Some(d) = d {
+                    diffs.push(format!("{} {:.2}%", dut.name(), d.median * 100.0));
+                }
+                let (p1, p2) = (per(0), per(1));
+                log_point(ctx, "F1", &p1);
+                log_point(ctx, "F2", &p2);
+                Ok(vec![p1, p2])
+            });
+            out.push(Experiment {
+                kind,
+                note: note(
+                    format!(
+                        "F1 at {f1}% and F2 at {f2}% of the ceiling rate ({:.3} and {:.3} Mpps), 64 B, {}; `x` is the flow. Loss difference (F2's loss less F1's, median): {}.",
+                        r1 / 1e6,
+                        r2 / 1e6,
+                        if ports == 1 { "both from one input port" } else { "each from its own input port" },
+                        if diffs.is_empty() { "none measured".to_string() } else { diffs.join(", ") }
+                    ),
+                    &failed,
+                ),
+                ceiling: Vec::new(),
+                series,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn worker_scaling(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::WorkerScaling;
+    let mut points = Vec::new();
+    for &w in &ctx.opts.workers.clone() {
+        let mut mpps = Vec::new();
+        let mut ns = Vec::new();
+        for _ in 0..ctx.opts.runs.max(1) {
+            let opts = datapath_bench::Options {
+                rules: 1_000,
+                kind: RuleKind::Exact,
+                flows: 1_000,
+                workers: w,
+                cpus: (0..w).collect(),
+                size: 64,
+                seconds: ctx.opts.seconds.max(0.5),
+                churn: 0,
+                tables: 1,
+                cache: 65_536,
+                seed: 1,
+            };
+            let r = datapath_bench::run(&opts)?;
+            mpps.push(r.forwarding.mpps);
+            ns.push(r.forwarding.ns_per_packet);
+        }
+        let p = Point {
+            x: w as f64,
+            forwarded_mpps: Summary::of(&mpps),
+            cpu_ns_per_pkt: Summary::of(&ns),
+            ..Point::default()
+        };
+        log_point(ctx, &format!("{w} workers"), &p);
+        points.push(p);
+    }
+    Ok(Experiment {
+        kind,
+        note: "peregrine's datapath on in-memory ports (no veth, no generator): 1,000 exact rules, 1,000 flows, 64 B, workers pinned to CPUs 0..n-1; CPU is ns per packet per worker.".into(),
+        ceiling: Vec::new(),
+        series: vec![Series {
+            dut: "peregrine (in-memory)".into(),
+            points,
+        }],
+    })
+}
+
+fn latency_probe(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::LatencyProbe;
+    let loads = ctx.opts.probe_loads.clone();
+    let duts = ctx.opts.duts.clone();
+    let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
+        let sat = saturation(ctx, dut)?;
+        let (bed, flows) = plain_bed(ctx, dut)?;
+        let bulk = frames(&flows[1.min(flows.len() - 1)..], 64);
+        let probe = frames(&flows[..1], 64);
+        let mut points = Vec::new();
+        for &f in &loads {
+            let pps = (f * sat).min(ctx.ceiling_pps);
+            let mut runs = Vec::new();
+            for _ in 0..ctx.opts.runs.max(1) {
+                let mut streams = vec![paced(0, &probe, PROBE_PPS)];
+                if pps > 0.0 {
+                    streams.push(paced(0, &bulk, pps));
+                }
+                let secs = ctx.opts.seconds.max(0.5);
+                runs.push(measure(ctx, &bed, streams, secs)?);
+            }
+            let mut p = point(pps / 1e6, &runs);
+            p.latency_us = summary(
+                runs.iter()
+                    .filter_map(|m| m.outcome.streams[0].latency.as_ref())
+                    .map(|l| l.median_ns as f64 / 1e3),
+            );
+            log_point(ctx, &format!("probe beside {:.0}% load", f * 100.0), &p);
+            points.push(p);
+        }
+        Ok(points)
+    });
+    Ok(Experiment {
+        kind,
+        note: note(
+            format!("A {PROBE_PPS} pps probe flow (64 B) beside bulk 64 B traffic paced at {} of the device's flat-out rate; latency is the probe's one-way median, the other columns the whole traffic.", loads.iter().map(|f| format!("{:.0}%", f * 100.0)).collect::<Vec<_>>().join(", ")),
+            &failed,
+        ),
+        ceiling: Vec::new(),
+        series,
+    })
+}
+
+fn zero_loss(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::ZeroLoss;
+    let duts = ctx.opts.duts.clone();
+    let mut found = Vec::new();
+    let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
+        let (bed, flows) = plain_bed(ctx, dut)?;
+        let fr = frames(&flows, 64);
+        let cfg = SearchConfig {
+            resolution_pps: ctx.ceiling_pps / 50.0,
+            acceptable_loss: ctx.opts.acceptable_loss,
+            max_trials: ctx.opts.zero_loss_trials.max(2),
+            ..SearchConfig::new(ctx.ceiling_pps / 100.0, ctx.ceiling_pps)
+        };
+        let secs = ctx.opts.seconds;
+        let r = zero_loss_search(&cfg, |rate| {
+            let m = measure(ctx, &bed, vec![paced(0, &fr, rate)], secs)?;
+            ctx.progress(&format!(
+                "  trial at {:.3} Mpps: loss {:.3}%",
+                rate / 1e6,
+                m.loss() * 100.0
+            ));
+            Ok::<_, String>(TrialOutcome {
+                offered: m.outcome.sent(),
+                delivered: m.outcome.received(),
+            })
+        })
+        .map_err(|e| match e {
+            SearchError::BadConfig(s) => s.to_string(),
+            SearchError::Trial { error, .. } => error,
+        })?;
+        found.push(format!(
+            "{} {} after {} trials{}",
+            dut.name(),
+            r.rate_pps
+                .map(|p| format!("{:.3} Mpps", p / 1e6))
+                .unwrap_or_else(|| "none".into()),
+            r.trials.len(),
+            if r.converged { "" } else { " (not converged)" }
+        ));
+        Ok(vec![Point {
+            x: 64.0,
+            forwarded_mpps: Some(Summary::single(r.rate_pps.unwrap_or(0.0) / 1e6)),
+            offered_mpps: r.lowest_fail_pps.map(|p| Summary::single(p / 1e6)),
+            ..Point::default()
+        }])
+    });
+    Ok(Experiment {
+        kind,
+        note: note(
+            format!(
+                "RFC 2544 binary search at 64 B between 1% and 100% of the ceiling rate, {} s trials, at most {} trials, resolution 2% of the ceiling, acceptable loss {} (not the RFC's 0: veth drops a frame now and then for reasons other than capacity). Forwarded is the highest rate passed, offered the lowest rate failed. Found: {}.",
+                ctx.opts.seconds,
+                ctx.opts.zero_loss_trials,
+                ctx.opts.acceptable_loss,
+                found.join(", ")
+            ),
+            &failed,
+        ),
+        ceiling: Vec::new(),
+        series,
+    })
+}
+
+/// Runs `prog args…` pinned to `cpu`, failing with its stderr; returns the seconds taken.
+fn timed(cpu: usize, prog: &str, args: &[&str]) -> Result<f64, String> {
+    let t = Instant::now();
+    let out = Command::new("taskset")
+        .args(["-c", &cpu.to_string(), prog])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{prog}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{prog} {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(t.elapsed().as_secs_f64())
+}
+
+fn flow_install(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::FlowInstall;
+    let n = ctx.opts.install_rules;
+    let duts: Vec<Dut> = ctx.opts.duts.iter().copied().filter(|d| d.openflow()).collect();
+    let ctl = ctx.opts.ctl.clone();
+    let mut series = Vec::new();
+    let mut failed = Vec::new();
+    for dut in duts {
+        let mut clients: Vec<(&str, String)> = Vec::new();
+        if let Some(c) = &ctl {
+            clients.push(("peregrine ctl", c.display().to_string()));
+        }
+        if !dut.peregrine_backend().is_some() {
+            clients.push(("ovs-ofctl", "ovs-ofctl".into()));
+        }
+        for (client, prog) in clients {
+            let name = format!("{} via {client}", dut.name());
+            ctx.progress(&format!("{} {name}", kind.name()));
+            let mut run = || -> Result<Point, String> {
+                let mut rates = Vec::new();
+                for _ in 0..ctx.opts.runs.max(1) {
+                    let bed = Bed::new(ctx, Some(dut), 1, &|_, _| Ok(Loadout::default()))?;
+                    let target = bed.openflow_target().ok_or("no OpenFlow connection")?;
+                    let flows = bed.flows(0, Spread::UdpPorts, n, SPACE, SEED)?;
+                    let file = std::env::temp_dir().join(format!("{}-flows.txt", bed.name()));
+                    let text: String = flows
+                        .iter()
+                        .map(|h| rules::exact(h, 1, 2) + "\n")
+                        .collect();
+                    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+                    let mut args = vec![];
+                    if prog == "ovs-ofctl" {
+                        args.extend(["-O", "OpenFlow13"]);
+                    } else {
+                        args.push("ctl");
+                    }
+                    let path = file.display().to_string();
+                    args.extend(["add-flows", target.as_str(), path.as_str()]);
+                    let secs = timed(ctx.opts.gen_cpu, &prog, &args);
+                    let _ = std::fs::remove_file(&file);
+                    rates.push(n as f64 / secs?);
+                }
+                Ok(Point {
+                    x: n as f64,
+                    flow_mods_per_s: Summary::of(&rates),
+                    ..Point::default()
+                })
+            };
+            match run() {
+                Ok(p) => {
+                    ctx.progress(&format!(
+                        "  {:.0} flows/s",
+                        p.flow_mods_per_s.map(|s| s.median).unwrap_or(0.0)
+                    ));
+                    series.push(Series {
+                        dut: name,
+                        points: vec![p],
+                    });
+                }
+                Err(e) => {
+                    ctx.progress(&format!("  failed: {e}"));
+                    failed.push(format!("{name} failed: {e}"));
+                }
+            }
+        }
+    }
+    Ok(Experiment {
+        kind,
+        note: note(
+            format!("{n} exact flows added by one `add-flows` (OpenFlow 1.3 flow-mods and a barrier) into a device holding its default flows; the client pinned to CPU {}, the device to CPU {}.", ctx.opts.gen_cpu, ctx.opts.dut_cpu),
+            &failed,
+        ),
+        ceiling: Vec::new(),
+        series,
+    })
+}
+
+fn churn(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::Churn;
+    let rates = ctx.opts.churn_rates.clone();
+    let Some(ctl) = ctx.opts.ctl.clone() else {
+        return Ok(Experiment {
+            kind,
+            note: "Not measured: no `peregrine` binary was given for the rule client.".into(),
+            ceiling: Vec::new(),
+            series: Vec::new(),
+        });
+    };
+    let duts: Vec<Dut> = ctx.opts.duts.iter().copied().filter(|d| d.openflow()).collect();
+    let mut done = Vec::new();
+    let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
+        let (bed, flows) = plain_bed(ctx, dut)?;
+        let fr = frames(&flows, 64);
+        let target = bed.openflow_target().ok_or("no OpenFlow connection")?;
+        let mut points = Vec::new();
+        for &rate in &rates {
+            let mut runs = Vec::new();
+            let mut achieved = Vec::new();
+            for _ in 0..ctx.opts.runs.max(1) {
+                let secs = ctx.opts.seconds.max(0.5);
+                let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+                let churner = (rate > 0).then(|| {
+                    let (stop, ctl, target) = (stop.clone(), ctl.clone(), target.clone());
+                    let file = std::env::temp_dir().join(format!("{}-churn.txt", bed.name()));
+                    let cpu = ctx.opts.dut_cpu;
+                    std::thread::spawn(move || churn_loop(&ctl, &target, &file, rate, cpu, &stop))
+                });
+                let m = measure(ctx, &bed, vec![flat(&fr)], secs);
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                if let Some(h) = churner {
+                    let r = h.join().map_err(|_| "churn thread panicked".to_string())??;
+                    achieved.push(r);
+                }
+                runs.push(m?);
+            }
+            let p = point(rate as f64, &runs);
+            log_point(ctx, &format!("{rate} mods/s asked"), &p);
+            if let Some(a) = summary(achieved.into_iter()) {
+                done.push(format!("{} at {rate}: {:.0}", dut.name(), a.median));
+            }
+            points.push(p);
+        }
+        Ok(points)
+    });
+    Ok(Experiment {
+        kind,
+        note: note(
+            format!("64 B flat out through the device's default flows while `peregrine ctl` (pinned to the device CPU {}) adds batches of exact rules on other flows and deletes them again, every 100 ms, at the rate asked (adds plus deletes per second). Rates achieved: {}.", ctx.opts.dut_cpu, if done.is_empty() { "none".to_string() } else { done.join(", ") }),
+            &failed,
+        ),
+        ceiling: Vec::new(),
+        series,
+    })
+}
+
+/// Adds and deletes rules through `ctl` against `target` at about `rate` changes per
+/// second (half adds, half deletes, in 100 ms rounds) until `stop`; returns the rate
+/// achieved.
+fn churn_loop(
+    ctl: &std::path::Path,
+    target: &str,
+    file: &std::path::Path,
+    rate: usize,
+    cpu: usize,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<f64, String> {
+    let per_round = (rate / 20).max(1);
+    let t = Instant::now();
+    let mut changes = 0usize;
+    let mut round = 0u64;
+    let prog = ctl.display().to_string();
+    let path = file.display().to_string();
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) && t.elapsed() < Duration::from_secs(600) {
+        let text: String = (0..per_round)
+            .map(|i| {
+                format!(
+                    "priority=300,udp,nw_dst=198.18.{}.{},tp_dst=7,actions=drop\n",
+                    (i / 250) % 250,
+                    i % 250 + 1
+                )
+            })
+            .collect();
+        std::fs::write(file, text).map_err(|e| format!("{path}: {e}"))?;
+        timed(cpu, &prog, &["ctl", "add-flows", target, &path])?;
+        timed(cpu, &prog, &["ctl", "del-flows", target, "udp,tp_dst=7"])?;
+        changes += 2 * per_round;
+        round += 1;
+        let due = Duration::from_millis(100 * round);
+        if let Some(wait) = due.checked_sub(t.elapsed()) {
+            std::thread::sleep(wait);
+        }
+    }
+    let _ = std::fs::remove_file(file);
+    Ok(changes as f64 / t.elapsed().as_secs_f64().max(1e-9))
+}
+

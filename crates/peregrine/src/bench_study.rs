@@ -1,0 +1,314 @@
+//! `peregrine bench study` and its experiments as single subcommands: the options, and
+//! the launcher through which `bench::study` starts peregrine itself as a device under
+//! test (in this process, as `peregrine run` would, with a private management socket).
+
+use std::path::PathBuf;
+
+use bench::dut::Setup;
+use bench::report::results::ExperimentKind;
+use bench::study::{self, Dut, Io, Launcher, Options};
+
+use crate::config::{BackendName, FailMode, PortConfig, RunConfig};
+use crate::run::Switch;
+
+/// Options shared by `bench study` and the single experiments. Lists are comma
+/// separated; what is not given comes from the preset (`--quick` or the full study).
+#[derive(Clone, Debug, clap::Args)]
+pub struct StudyArgs {
+    /// The reduced study: few points, one short run each (minutes, not hours).
+    #[arg(long)]
+    pub quick: bool,
+    /// Where results.json, report.md and the plots go (created if missing).
+    #[arg(long, default_value = "bench-results")]
+    pub out: PathBuf,
+    /// Devices under test, in order.
+    #[arg(long, value_delimiter = ',', value_parser = parse_dut)]
+    pub dut: Vec<Dut>,
+    /// Experiments to run (`bench study` only; default all).
+    #[arg(long, value_delimiter = ',', value_parser = study::parse_experiment)]
+    pub experiments: Vec<ExperimentKind>,
+    /// Seconds of traffic per run.
+    #[arg(long)]
+    pub seconds: Option<f64>,
+    /// Runs per point (median, min and max are reported).
+    #[arg(long)]
+    pub runs: Option<usize>,
+    /// CPU of the generator and sink thread.
+    #[arg(long, default_value_t = 0)]
+    pub gen_cpu: usize,
+    /// CPU of the device under test.
+    #[arg(long, default_value_t = 1)]
+    pub dut_cpu: usize,
+    /// How the generator and the sink reach the wire.
+    #[arg(long, value_enum, default_value = "afxdp")]
+    pub generator: GenIo,
+    /// Frame sizes (throughput vs size).
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Vec<usize>,
+    /// Offered loads as fractions of each device's own 64-byte saturation rate.
+    #[arg(long, value_delimiter = ',')]
+    pub loads: Vec<f64>,
+    /// Rule counts (table size); K and M suffixes allowed.
+    #[arg(long, value_delimiter = ',', value_parser = crate::bench_cmd::parse_count)]
+    pub table_sizes: Vec<usize>,
+    /// F2's rates in percent of the ceiling (fairness).
+    #[arg(long, value_delimiter = ',')]
+    pub fairness_f2: Vec<f64>,
+    /// Worker counts (worker scaling).
+    #[arg(long, value_delimiter = ',')]
+    pub workers: Vec<usize>,
+    /// Rules per batch (flow install); K and M suffixes allowed.
+    #[arg(long, value_parser = crate::bench_cmd::parse_count)]
+    pub install_rules: Option<usize>,
+    /// Distinct flows in the plain traffic.
+    #[arg(long)]
+    pub flows: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GenIo {
+    Afxdp,
+    Afpacket,
+}
+
+fn parse_dut(s: &str) -> Result<Dut, String> {
+    s.parse()
+}
+
+impl StudyArgs {
+    /// The study's options: the preset with what was given on the command line.
+    pub fn options(&self, only: Option<ExperimentKind>) -> Result<Options, String> {
+        let mut o = if self.quick {
+            Options::quick()
+        } else {
+            Options::full()
+        };
+        if !self.dut.is_empty() {
+            o.duts = self.dut.clone();
+        }
+        if let Some(k) = only {
+            o.experiments = vec![k];
+        } else if !self.experiments.is_empty() {
+            o.experiments = self.experiments.clone();
+        }
+        if let Some(s) = self.seconds {
+            if !(s > 0.0 && s <= 60.0) {
+                return Err(format!("--seconds {s}: give 0 < seconds <= 60"));
+            }
+            o.seconds = s;
+        }
+        if let Some(r) = self.runs {
+            if r == 0 {
+                return Err("--runs 0: at least one run".into());
+            }
+            o.runs = r;
+        }
+        if self.gen_cpu == self.dut_cpu {
+            return Err(format!(
+                "--gen-cpu and --dut-cpu are both {}: the generator and the device need CPUs of their own",
+                self.gen_cpu
+            ));
+        }
+        o.gen_cpu = self.gen_cpu;
+        o.dut_cpu = self.dut_cpu;
+        o.io = match self.generator {
+            GenIo::Afxdp => Io::Afxdp,
+            GenIo::Afpacket => Io::Afpacket,
+        };
+        if let Some(bad) = self.sizes.iter().find(|s| !(64..=1518).contains(*s)) {
+            return Err(format!("--sizes {bad}: frames are 64 to 1518 bytes"));
+        }
+        if !self.sizes.is_empty() {
+            o.sizes = self.sizes.clone();
+        }
+        if let Some(bad) = self.loads.iter().find(|l| !(**l > 0.0 && **l <= 10.0)) {
+            return Err(format!("--loads {bad}: give fractions in (0, 10]"));
+        }
+        if !self.loads.is_empty() {
+            o.loads = self.loads.clone();
+        }
+        if self.table_sizes.contains(&0) {
+            return Err("--table-sizes: a table holds at least 1 rule".into());
+        }
+        if !self.table_sizes.is_empty() {
+            o.table_sizes = self.table_sizes.clone();
+        }
+        if let Some(bad) = self.fairness_f2.iter().find(|f| !(**f > 0.0 && **f <= 100.0)) {
+            return Err(format!("--fairness-f2 {bad}: give percents in (0, 100]"));
+        }
+        if !self.fairness_f2.is_empty() {
+            o.fairness_f2 = self.fairness_f2.clone();
+        }
+        if self.workers.contains(&0) {
+            return Err("--workers: at least 1 worker".into());
+        }
+        if !self.workers.is_empty() {
+            o.workers = self.workers.clone();
+        }
+        if let Some(n) = self.install_rules {
+            o.install_rules = n.max(1);
+        }
+        if let Some(n) = self.flows {
+            o.flows = n.max(1);
+        }
+        o.ctl = std::env::current_exe().ok();
+        Ok(o)
+    }
+}
+
+/// Runs the study (or the one experiment `only`) and writes the folder.
+pub fn run(a: &StudyArgs, only: Option<ExperimentKind>) -> Result<(), String> {
+    crate::run::require_root("bench study").map_err(|e| e.to_string())?;
+    let opts = a.options(only)?;
+    std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    eprintln!(
+        "study: {} on {}; {}; {} s per run, {} runs per point; writing {}",
+        opts.experiments
+            .iter()
+            .map(|k| k.name())
+            .collect::<Vec<_>>()
+            .join(", "),
+        opts.duts
+            .iter()
+            .map(|d| d.name())
+            .collect::<Vec<_>>()
+            .join(", "),
+        opts.pinning(),
+        opts.seconds,
+        opts.runs,
+        a.out.display()
+    );
+    let results = study::run(opts, &InProcess)?;
+    bench::report::results::save(&results, &a.out.join("results.json"))?;
+    println!("{}", a.out.join("results.json").display());
+    for path in bench::report::write_report(&a.out)? {
+        println!("{}", path.display());
+    }
+    Ok(())
+}
+
+/// Starts peregrine in this process.
+struct InProcess;
+
+/// A started peregrine and its management socket (removed on drop, after the switch).
+struct Started {
+    switch: Option<Switch>,
+    mgmt: PathBuf,
+}
+
+impl study::Switch for Started {
+    fn openflow_target(&self) -> Option<String> {
+        Some(format!("unix:{}", self.mgmt.display()))
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        drop(self.switch.take());
+        let _ = std::fs::remove_file(&self.mgmt);
+    }
+}
+
+impl Launcher for InProcess {
+    fn start(
+        &self,
+        backend: &str,
+        setup: &Setup,
+        workers: usize,
+        cpus: &[usize],
+    ) -> Result<Box<dyn study::Switch>, String> {
+        let backend = match backend {
+            "afxdp" => BackendName::Afxdp,
+            "afxdp-generic" => BackendName::AfxdpGeneric,
+            "afpacket" => BackendName::Afpacket,
+            other => return Err(format!("no peregrine backend `{other}`")),
+        };
+        let ports = setup
+            .hosts()
+            .iter()
+            .map(|h| PortConfig {
+                name: h.port.clone(),
+                backend,
+            })
+            .collect();
+        let flows = setup
+            .openflow()
+            .into_iter()
+            .map(|f| {
+                let fm = openflow::text::parse_flow_mod(
+                    &f,
+                    openflow::v13::flow_mod::FlowModCommand::Add,
+                )
+                .map_err(|e| format!("{f}: {e}"))?;
+                Ok((f, fm))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let name = format!("{}pg", setup.sink.ns);
+        let mgmt = std::env::temp_dir().join(format!("{name}.mgmt"));
+        let cfg = RunConfig {
+            flows,
+            workers,
+            cpus: cpus.to_vec(),
+            fail_mode: FailMode::Secure,
+            mgmt: Some(mgmt.clone()),
+            name,
+            ..RunConfig::with_ports(ports)
+        };
+        let switch = Switch::start(&cfg).map_err(|e| format!("{e:#}"))?;
+        Ok(Box::new(Started {
+            switch: Some(switch),
+            mgmt,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        a: StudyArgs,
+    }
+
+    fn args(v: &[&str]) -> StudyArgs {
+        let mut all = vec!["x"];
+        all.extend_from_slice(v);
+        Cli::try_parse_from(all).unwrap().a
+    }
+
+    #[test]
+    fn options_take_the_preset_and_the_overrides() {
+        let o = args(&["--quick", "--dut", "bridge,router", "--runs", "2"])
+            .options(None)
+            .unwrap();
+        assert_eq!(o.duts, [Dut::Bridge, Dut::Router]);
+        assert_eq!(o.runs, 2);
+        assert_eq!(o.sizes, Options::quick().sizes);
+        let o = args(&["--table-sizes", "1,8K,1M"])
+            .options(Some(ExperimentKind::TableSize))
+            .unwrap();
+        assert_eq!(o.table_sizes, [1, 8_000, 1_000_000]);
+        assert_eq!(o.experiments, [ExperimentKind::TableSize]);
+        assert_eq!(o.runs, Options::full().runs);
+    }
+
+    #[test]
+    fn bad_options_say_what_is_wrong() {
+        let e = args(&["--sizes", "64,9000"]).options(None).unwrap_err();
+        assert!(e.contains("9000") && e.contains("1518"), "{e}");
+        let e = args(&["--gen-cpu", "1"]).options(None).unwrap_err();
+        assert!(e.contains("both 1"), "{e}");
+        let e = args(&["--runs", "0"]).options(None).unwrap_err();
+        assert!(e.contains("--runs"), "{e}");
+        let e = args(&["--fairness-f2", "120"]).options(None).unwrap_err();
+        assert!(e.contains("120"), "{e}");
+        let mut all = vec!["x", "--dut", "switchy"];
+        let r = Cli::try_parse_from(all.drain(..));
+        assert!(r.is_err());
+        let r = Cli::try_parse_from(["x", "--experiments", "speed"]);
+        assert!(r.is_err());
+    }
+}
