@@ -1,14 +1,24 @@
 //! `bench::traffic` on a real veth pair: the generator sends from a namespace host's
 //! `eth0` and the sink receives on the pair's root-side end, so every frame sent can
-//! arrive. The topology is a guard (removed on drop, also when an assertion fails);
-//! each run is bounded by its duration and drain.
+//! arrive (one test puts a Linux bridge between two generator hosts and a sink host).
+//! The topology is a guard (removed on drop, also when an assertion fails); each run is
+//! bounded by its duration and drain, and the runs of this file take turns (they
+//! busy-poll, and paced streams must not compete with each other for the CPUs).
 
 use std::net::Ipv4Addr;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use bench::dut::{parse_mac, Target};
-use bench::topo::{Host, Topology};
+use bench::topo::{ip, run, Host, Topology};
 use bench::traffic::{self, Endpoint, Outcome, Spec, Spread, Stream};
+
+/// Held by each test while it runs traffic.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn turn() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn afxdp() -> ports::Backend {
     ports::Backend::AfXdp {
@@ -22,6 +32,11 @@ fn frames(h: &Host, n: usize, seed: u64) -> Vec<Vec<u8>> {
         dst_mac: [0x02, 0, 0x5e, 0, 0, 0x42],
         dst_ip: Ipv4Addr::new(10, 254, 0, 2),
     };
+    frames_to(h, target, n, seed)
+}
+
+/// `n` 64-byte frames from host `h` to `target`, ports spread.
+fn frames_to(h: &Host, target: Target, n: usize, seed: u64) -> Vec<Vec<u8>> {
     let src_ip: Ipv4Addr = h.ip.parse().expect("host ip");
     let flows = traffic::flows(
         Spread::UdpPorts,
@@ -51,6 +66,7 @@ fn spec(h: &Host, backend: ports::Backend, streams: Vec<Stream>, duration: Durat
 }
 
 fn flat_out(backend: ports::Backend) -> Outcome {
+    let _turn = turn();
     let mut topo = Topology::new();
     let h = topo.add_host(1).expect("host");
     let streams = vec![Stream {
@@ -107,6 +123,7 @@ fn flat_out_afpacket() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn two_paced_streams_keep_their_rates() {
+    let _turn = turn();
     let mut topo = Topology::new();
     let h = topo.add_host(1).expect("host");
     let rates = [20_000.0, 5_000.0];
@@ -144,6 +161,7 @@ fn two_paced_streams_keep_their_rates() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn max_packets_stops_sending_exactly() {
+    let _turn = turn();
     let mut topo = Topology::new();
     let h = topo.add_host(1).expect("host");
     let streams = vec![Stream {
@@ -163,6 +181,7 @@ fn max_packets_stops_sending_exactly() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn a_missing_interface_is_named() {
+    let _turn = turn();
     let mut topo = Topology::new();
     let h = topo.add_host(1).expect("host");
     let mut s = spec(
@@ -181,4 +200,63 @@ fn a_missing_interface_is_named() {
         e.starts_with("receive port (pgnosuchif0 in the root namespace)"),
         "{e}"
     );
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn two_ports_into_one_sink_through_a_bridge() {
+    let _turn = turn();
+    let mut topo = Topology::new();
+    let h1 = topo.add_host(1).expect("host 1");
+    let h2 = topo.add_host(2).expect("host 2");
+    let h3 = topo.add_host(3).expect("host 3");
+    let br = format!("{}br", topo.prefix());
+    ip(&["link", "add", "name", &br, "type", "bridge"]).expect("bridge");
+    topo.track_link(&br);
+    let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{br}/disable_ipv6"), "1");
+    for h in [&h1, &h2, &h3] {
+        ip(&["link", "set", &h.port, "master", &br]).expect("enslave");
+    }
+    // The sink's MAC is known, so the bridge sends the frames to its port only.
+    run(
+        "bridge",
+        &[
+            "fdb", "replace", &h3.mac, "dev", &h3.port, "master", "static",
+        ],
+    )
+    .expect("static fdb entry");
+    ip(&["link", "set", &br, "up"]).expect("bridge up");
+    let target = Target {
+        dst_mac: parse_mac(&h3.mac).expect("mac"),
+        dst_ip: h3.ip.parse().expect("ip"),
+    };
+    let rate = 10_000.0;
+    let streams = [&h1, &h2]
+        .iter()
+        .enumerate()
+        .map(|(i, h)| Stream {
+            tx: i,
+            frames: frames_to(h, target, 8, i as u64),
+            rate_pps: Some(rate),
+        })
+        .collect();
+    let spec = Spec {
+        tx: vec![
+            Endpoint::in_ns(&h1.ns, "eth0"),
+            Endpoint::in_ns(&h2.ns, "eth0"),
+        ],
+        rx: Endpoint::in_ns(&h3.ns, "eth0"),
+        ..spec(&h1, afxdp(), streams, Duration::from_millis(500))
+    };
+    let o = traffic::run(spec).expect("run");
+    println!("two ports: {o:?}");
+    let want = rate * o.elapsed.as_secs_f64();
+    for s in &o.streams {
+        assert!((s.sent as f64 - want).abs() <= 0.1 * want, "{o:?}");
+        // The bridge may lose a few, not most.
+        assert!(
+            s.received <= s.sent && s.received * 10 >= s.sent * 9,
+            "{o:?}"
+        );
+    }
 }
