@@ -4,7 +4,8 @@
 //! - [`workload`], [`datapath_bench`]: the synthetic rule sets and traffic of the
 //!   in-memory datapath benchmark;
 //! - [`topo`]: namespace hosts on veth pairs; [`blast`]: the AF_XDP/AF_PACKET traffic
-//!   source;
+//!   source; [`traffic`]: the study's generator and sink (stamped, paced, flow-spread
+//!   streams out of one or more ports, counted and timed at one sink port);
 //! - [`dut`]: the devices under test other than peregrine (Linux bridge, Linux router,
 //!   Open vSwitch userspace);
 //! - [`method`]: summaries, loss and fairness, the RFC 2544 zero-loss search, the
@@ -23,4 +24,5 @@ pub mod method;
 pub mod report;
 pub mod study;
 pub mod topo;
+pub mod traffic;
 pub mod workload;
