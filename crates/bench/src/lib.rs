@@ -11,8 +11,6 @@
 //! - [`method`]: summaries, loss and fairness, the RFC 2544 zero-loss search, the
 //!   generator's pacing, CPU accounting from /proc and disturbance detection, pinning;
 //! - [`report`]: the results document, the markdown report and the SVG plots;
-//! - [`traffic`]: the study's generator and sink (paced streams, stamped frames,
-//!   one-way latency);
 //! - [`study`]: the experiments that put these together (`peregrine bench study`).
 //!
 //! The switch never needs this crate at run time.

@@ -42,6 +42,11 @@ pub struct StudyArgs {
     /// How the generator and the sink reach the wire.
     #[arg(long, value_enum, default_value = "afxdp")]
     pub generator: GenIo,
+    /// Where the kernel's receive work for the device's ports runs: on the device's CPU
+    /// (`dut`: RPS and threaded NAPI, so each device has one CPU for all its work) or
+    /// where the kernel puts it (`sender`: on veth, the sending side's CPU).
+    #[arg(long, value_enum, default_value = "dut")]
+    pub kernel_rx: KernelRx,
     /// Frame sizes (throughput vs size).
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<usize>,
@@ -69,6 +74,12 @@ pub struct StudyArgs {
 pub enum GenIo {
     Afxdp,
     Afpacket,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KernelRx {
+    Dut,
+    Sender,
 }
 
 fn parse_dut(s: &str) -> Result<Dut, String> {
@@ -115,6 +126,7 @@ impl StudyArgs {
             GenIo::Afxdp => Io::Afxdp,
             GenIo::Afpacket => Io::Afpacket,
         };
+        o.steer = self.kernel_rx == KernelRx::Dut;
         if let Some(bad) = self.sizes.iter().find(|s| !(64..=1518).contains(*s)) {
             return Err(format!("--sizes {bad}: frames are 64 to 1518 bytes"));
         }
@@ -133,7 +145,11 @@ impl StudyArgs {
         if !self.table_sizes.is_empty() {
             o.table_sizes = self.table_sizes.clone();
         }
-        if let Some(bad) = self.fairness_f2.iter().find(|f| !(**f > 0.0 && **f <= 100.0)) {
+        if let Some(bad) = self
+            .fairness_f2
+            .iter()
+            .find(|f| !(**f > 0.0 && **f <= 100.0))
+        {
             return Err(format!("--fairness-f2 {bad}: give percents in (0, 100]"));
         }
         if !self.fairness_f2.is_empty() {

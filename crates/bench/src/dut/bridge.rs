@@ -89,7 +89,7 @@ impl Bridge {
         );
         for h in setup.hosts() {
             ip(&["link", "set", &h.port, "master", &br.name]).map_err(|e| e.to_string())?;
-            if let Some(cpu) = setup.cpu {
+            if let (Some(cpu), true) = (setup.cpu, setup.steer) {
                 super::steer(None, &h.port, cpu)?;
             }
             if fdb == Fdb::Static {

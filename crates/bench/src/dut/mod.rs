@@ -16,7 +16,10 @@
 //! softirq of the CPU that received the frame, which on veth is the sender's CPU (the
 //! generator's). [`Setup::cpu`] therefore turns on receive packet steering (RPS) to that
 //! CPU on every device port, so the bridge and the router do their work on the device
-//! CPU as the user-space switches do.
+//! CPU as the user-space switches do. A port with XDP attached (an AF_XDP port of
+//! peregrine or OVS) receives in the veth's NAPI instead, which also runs on the
+//! sender's CPU; [`thread_napi`] moves that NAPI into a kernel thread pinned to the
+//! device CPU, so there too the device's whole receive work is on its own CPU.
 //!
 //! Devices that must not touch the root namespace (the router's forwarding sysctl, the
 //! `ovs-netdev` tap of OVS) run in a namespace of their own ([`DutNs`]) into which the
@@ -60,6 +63,9 @@ pub struct Setup<'a> {
     pub sink: &'a Host,
     /// The CPU the device works on (see the module comment), if pinned.
     pub cpu: Option<usize>,
+    /// Whether the kernel's receive work for the device's ports is steered to `cpu`
+    /// (RPS; see the module comment), or left on the sender's CPU.
+    pub steer: bool,
     /// OpenFlow devices: the flows (ovs-ofctl syntax) replacing the default
     /// `in_port=i,actions=output:n+1` for every input and `in_port=n+1,actions=output:1`.
     pub flows: Option<Vec<String>>,
@@ -74,6 +80,7 @@ impl<'a> Setup<'a> {
             inputs: vec![a],
             sink: b,
             cpu: None,
+            steer: false,
             flows: None,
             fdb: Vec::new(),
         }
@@ -185,6 +192,15 @@ impl Running {
         }
     }
 
+    /// The namespace the device's ports are in (`None`: the root namespace).
+    pub fn namespace(&self) -> Option<&str> {
+        match self {
+            Running::Bridge(_) => None,
+            Running::Router(r) => Some(r.namespace()),
+            Running::Ovs(o) => Some(o.namespace()),
+        }
+    }
+
     /// The OpenFlow connection of an OpenFlow device (for flow installation), in
     /// `ovs-ofctl`'s syntax.
     pub fn openflow_target(&self) -> Option<String> {
@@ -217,6 +233,40 @@ pub fn have(prog: &str) -> bool {
         .chain(["/usr/sbin", "/sbin", "/usr/local/sbin"])
         .any(|d| std::path::Path::new(d).join(prog).is_file());
     found
+}
+
+/// Turns on threaded NAPI for `ports` (in namespace `ns`, or the root namespace) where
+/// the port has a NAPI instance (veth has one while XDP is attached), and pins the
+/// NAPI threads of names starting with `napi/<prefix>` (kernel thread names are cut at
+/// 15 characters, so the topology's prefix is what tells them apart) to `cpu`. Returns
+/// the PIDs of the threads pinned; ports without NAPI are left as they are.
+pub fn thread_napi(ns: Option<&str>, ports: &[String], prefix: &str, cpu: usize) -> Vec<u32> {
+    for p in ports {
+        let cmd = format!("echo 1 > /sys/class/net/{p}/threaded");
+        let _ = match ns {
+            None => crate::topo::run("sh", &["-c", &cmd]),
+            Some(ns) => ip(&["netns", "exec", ns, "sh", "-c", &cmd]),
+        };
+    }
+    let want = format!("napi/{prefix}");
+    let want = &want[..want.len().min(15)];
+    let mut pinned = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return pinned;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        if comm.trim_end().starts_with(want)
+            && crate::topo::run("taskset", &["-p", "-c", &cpu.to_string(), &pid.to_string()])
+                .is_ok()
+        {
+            pinned.push(pid);
+        }
+    }
+    pinned
 }
 
 /// A namespace of the device's own, holding the hosts' former root-side ends under the

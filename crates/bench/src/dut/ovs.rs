@@ -117,6 +117,11 @@ impl Ovs {
             let _ = std::fs::remove_dir_all(&dir);
         })?;
         let ovs = Ovs { dir, ns };
+        if let (Some(cpu), true) = (setup.cpu, setup.steer) {
+            for p in &ovs.ns.ports {
+                super::steer(Some(&ovs.ns.name), p, cpu)?;
+            }
+        }
         ovs.setup(ty, setup.cpu, &setup.openflow())?;
         Ok(ovs)
     }
@@ -242,7 +247,17 @@ pub fn read_pid(path: &Path) -> Option<u32> {
 
 /// Ends process `pid` (TERM, then KILL after 3 s), waiting at most 4 s in all.
 fn stop(pid: u32) {
-    let alive = || Path::new(&format!("/proc/{pid}")).exists();
+    // A daemon that exited stays a zombie until its parent (init, after `--detach`)
+    // reaps it: that counts as ended.
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+            })
+            .is_some_and(|zombie| !zombie)
+    };
     let kill = |sig: &str| {
         let _ = Command::new("kill")
             .args([sig, &pid.to_string()])

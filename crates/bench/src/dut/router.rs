@@ -115,7 +115,7 @@ impl Router {
                     &format!("echo 0 > /proc/sys/net/ipv4/conf/{port}/rp_filter"),
                 ],
             )?;
-            if let Some(cpu) = setup.cpu {
+            if let (Some(cpu), true) = (setup.cpu, setup.steer) {
                 super::steer(Some(&ns.name), port, cpu)?;
             }
             ns.exec("ip", &["addr", "add", &format!("{r}/32"), "dev", port])?;

@@ -202,6 +202,36 @@ pub fn read_pid_stat(pid: u32) -> io::Result<ProcTimes> {
 /// softirq work a CPU could not finish in interrupt context. CPUs without one (offline)
 /// are left out.
 pub fn ksoftirqd_pids(cpus: &BTreeSet<usize>) -> io::Result<Vec<u32>> {
+    per_cpu_thread_pids(cpus, |comm| comm.strip_prefix("ksoftirqd/"))
+}
+
+/// The process ids of the workqueue threads that may run on `cpus`: the per-CPU ones
+/// bound to them (`kworker/N:M…`) and the unbound ones (`kworker/uN:M…`, which run
+/// anywhere). Kernel work the traffic causes runs there (deferred and RCU frees, socket
+/// teardown: a flood of AF_PACKET traffic keeps an unbound worker busy reclaiming), so
+/// on a machine kept for benchmarks they count as the benchmark's. They come and go, so
+/// a list is good for one run at most.
+pub fn kworker_pids(cpus: &BTreeSet<usize>) -> io::Result<Vec<u32>> {
+    let any: BTreeSet<usize> = [usize::MAX].into();
+    let mut v = per_cpu_thread_pids(cpus, |comm| {
+        comm.strip_prefix("kworker/")
+            .and_then(|rest| rest.split_once(':'))
+            .map(|(cpu, _)| cpu)
+    })?;
+    v.extend(per_cpu_thread_pids(&any, |comm| {
+        comm.strip_prefix("kworker/u")
+            .and_then(|rest| rest.split_once(':'))
+            .map(|_| "18446744073709551615")
+    })?);
+    v.sort_unstable();
+    Ok(v)
+}
+
+/// The pids of the kernel threads whose `comm`, read by `cpu_of`, names one of `cpus`.
+fn per_cpu_thread_pids(
+    cpus: &BTreeSet<usize>,
+    cpu_of: impl Fn(&str) -> Option<&str>,
+) -> io::Result<Vec<u32>> {
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc")? {
         let entry = entry?;
@@ -216,16 +246,31 @@ pub fn ksoftirqd_pids(cpus: &BTreeSet<usize>) -> io::Result<Vec<u32>> {
         let Ok(comm) = std::fs::read_to_string(entry.path().join("comm")) else {
             continue;
         };
-        let cpu = comm
-            .trim()
-            .strip_prefix("ksoftirqd/")
-            .and_then(|n| n.parse().ok());
+        let cpu = cpu_of(comm.trim()).and_then(|n| n.parse().ok());
         if cpu.is_some_and(|c| cpus.contains(&c)) {
             pids.push(pid);
         }
     }
     pids.sort_unstable();
     Ok(pids)
+}
+
+/// [`CpuSample::read`] of those of `pids` still running: a process that ended is left
+/// out (its times went with it) instead of failing the sample.
+pub fn read_sample_of_living(pids: &[u32]) -> io::Result<CpuSample> {
+    let mut last = None;
+    for _ in 0..3 {
+        let living: Vec<u32> = pids
+            .iter()
+            .copied()
+            .filter(|p| std::path::Path::new(&format!("/proc/{p}/stat")).exists())
+            .collect();
+        match CpuSample::read(&living) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no sample")))
 }
 
 /// NET_TX and NET_RX counts of `/proc/softirqs` by CPU: how many times each softirq
@@ -417,15 +462,22 @@ pub struct Thresholds {
     /// The largest fraction of our CPUs' time that neither our processes nor interrupt
     /// work explain.
     pub foreign_on_ours: f64,
+    /// The foreign time on our CPUs must also exceed this many jiffies: process and CPU
+    /// times are accounted differently (scaled run time against ticks), which leaves a
+    /// few ticks unexplained in any run, a large fraction of a short one.
+    pub min_foreign_jiffies: u64,
 }
 
 impl Default for Thresholds {
-    /// 10% busy outside, 5% foreign on our CPUs (a few ticks of housekeeping per second
-    /// pass; a compiler or a second benchmark does not).
+    /// 10% busy outside, 10% foreign on our CPUs and at least 10 ticks (0.1 s) of it:
+    /// kernel housekeeping (memory monitoring, RCU) and the two ways of accounting leave
+    /// up to about 6% unexplained on a quiet 2-core machine under a flood; a compiler or
+    /// a second benchmark takes far more.
     fn default() -> Thresholds {
         Thresholds {
             outside_busy: 0.10,
-            foreign_on_ours: 0.05,
+            foreign_on_ours: 0.10,
+            min_foreign_jiffies: 10,
         }
     }
 }
@@ -455,7 +507,8 @@ pub struct Disturbance {
 /// 2. On `ours` together:
 ///    `foreign = max(0, Σ busy − Σ_{our_pids} (utime + stime) − Σ (irq + softirq))`,
 ///    `fraction = foreign / Σ total` (0 when `Σ total` is 0); the run is disturbed if
-///    it exceeds `th.foreign_on_ours`. Steal time counts as foreign.
+///    it exceeds `th.foreign_on_ours` and `foreign` exceeds `th.min_foreign_jiffies`.
+///    Steal time counts as foreign.
 ///
 /// Rule 2 needs every thread of `our_pids` pinned to `ours`: time they spend elsewhere
 /// would hide foreign time on ours. Softirq time counted twice (see the module comment)
@@ -493,7 +546,7 @@ pub fn detect_disturbance(
     } else {
         foreign as f64 / total as f64
     };
-    if foreign_on_ours > th.foreign_on_ours {
+    if foreign_on_ours > th.foreign_on_ours && foreign > th.min_foreign_jiffies {
         reasons.push(format!(
             "{:.1}% of the pinned CPUs' time was foreign load (limit {:.1}%)",
             foreign_on_ours * 100.0,
@@ -662,22 +715,38 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
     fn foreign_load_is_detected() {
         let before = sample(STAT_BEFORE, GEN_BEFORE, DUT_BEFORE, SOFTIRQS_BEFORE);
         let d = before.delta(&sample(STAT_LOADED, GEN_AFTER, DUT_AFTER, SOFTIRQS_AFTER));
-        let v = detect_disturbance(&d, &ours(), &[100, 200], &Thresholds::default());
+        // A stricter limit than the default's 10% on our CPUs.
+        let strict = Thresholds {
+            foreign_on_ours: 0.05,
+            ..Thresholds::default()
+        };
+        let v = detect_disturbance(&d, &ours(), &[100, 200], &strict);
         assert!(v.disturbed);
         assert_eq!(v.reasons.len(), 2, "{:?}", v.reasons);
         assert!((v.outside_busy[&2] - 0.80).abs() < 1e-12);
         // busy 100 + 100 = 200, explained 150 + 35: 15 of 200 ticks foreign.
         assert!((v.foreign_on_ours - 0.075).abs() < 1e-12);
+        // The default limit lets 7.5% pass; the outside CPU still fails it.
+        let v = detect_disturbance(&d, &ours(), &[100, 200], &Thresholds::default());
+        assert_eq!(v.reasons.len(), 1, "{:?}", v.reasons);
         // Only the outside CPU with a lenient outside limit.
         let th = Thresholds {
             outside_busy: 0.9,
-            ..Thresholds::default()
+            ..strict
         };
         let v = detect_disturbance(&d, &ours(), &[100, 200], &th);
         assert!(v.disturbed && v.reasons.len() == 1);
+        // 15 foreign ticks are tick noise when the floor is higher.
+        let th = Thresholds {
+            outside_busy: 0.9,
+            min_foreign_jiffies: 15,
+            ..strict
+        };
+        let v = detect_disturbance(&d, &ours(), &[100, 200], &th);
+        assert!(!v.disturbed, "{:?}", v.reasons);
         // Forgetting the DUT process makes its time foreign: the rule needs our pids.
         let d = before.delta(&sample(STAT_QUIET, GEN_AFTER, DUT_AFTER, SOFTIRQS_AFTER));
-        let v = detect_disturbance(&d, &ours(), &[100], &Thresholds::default());
+        let v = detect_disturbance(&d, &ours(), &[100], &strict);
         assert!(v.disturbed);
         assert!((v.foreign_on_ours - 60.0 / 200.0).abs() < 1e-12);
     }

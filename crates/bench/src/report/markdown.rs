@@ -1,8 +1,9 @@
 //! The markdown report of a study: the machine and pinning, then one section per
 //! experiment with a table that puts every device under test side by side.
 //!
-//! A table has one row per `x` value seen in the experiment and, for the ceiling and
-//! each device in turn, one column per metric that device has at any point. A cell is
+//! An experiment gets one table per metric measured (forwarded, offered, loss, latency,
+//! CPU, flow mods), each with one row per `x` value seen in the experiment and one
+//! column for the ceiling and for each device that has that metric. A cell is
 //! the median, with `(min–max)` after it when more than one run was taken; `–` marks a
 //! value not measured. Loss is shown in percent. A device's forwarded rate within 5% of
 //! the ceiling at the same `x` is marked `†` and listed under the table: the generator,
@@ -53,8 +54,7 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
         let _ = writeln!(out, "Plots: {}\n", list.join(", "));
     }
 
-    // Groups: (device name, None for the ceiling; its points). Columns: (header, group
-    // number, metric).
+    // Groups: (device name, None for the ceiling; its points).
     let mut groups: Vec<(Option<&str>, &[Point])> = Vec::new();
     if !exp.ceiling.is_empty() {
         groups.push((None, &exp.ceiling));
@@ -62,21 +62,6 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
     for s in &exp.series {
         groups.push((Some(&s.dut), &s.points));
     }
-    let mut columns: Vec<(String, usize, Metric)> = Vec::new();
-    for (g, (name, points)) in groups.iter().enumerate() {
-        for metric in Metric::ALL {
-            if points.iter().any(|p| metric.of(p).is_some()) {
-                let name = name.unwrap_or("ceiling");
-                let name = name.replace('|', "\\|");
-                columns.push((format!("{name} {}", metric.label()), g, metric));
-            }
-        }
-    }
-    if columns.is_empty() {
-        let _ = writeln!(out, "No measurements.");
-        return;
-    }
-
     let mut xs: Vec<f64> = groups
         .iter()
         .flat_map(|(_, points)| points.iter().map(|p| p.x))
@@ -85,44 +70,61 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
     xs.sort_by(f64::total_cmp);
     xs.dedup_by(|a, b| same_x(*a, *b));
 
-    let _ = write!(out, "| {} |", exp.kind.x_label());
-    for (header, _, _) in &columns {
-        let _ = write!(out, " {header} |");
-    }
-    let _ = write!(out, "\n|---:|");
-    for _ in &columns {
-        let _ = write!(out, "---:|");
-    }
-    out.push('\n');
-
     let mut bound: Vec<String> = Vec::new();
-    for &x in &xs {
-        let _ = write!(out, "| {} |", fmt_x(x));
-        let ceiling = at(&exp.ceiling, x).and_then(|p| p.forwarded_mpps);
-        for &(_, g, metric) in &columns {
-            let (dut, points) = groups[g];
-            let value = at(points, x).and_then(|p| metric.of(p));
-            let cell = match value {
-                None => "–".to_string(),
-                Some(s) => fmt_summary(metric, &s),
-            };
-            let marked = match (dut, metric, value, ceiling) {
-                (Some(dut), Metric::Forwarded, Some(v), Some(c))
-                    if generator_bound(v.median, c.median) =>
-                {
-                    bound.push(format!("{dut} at {} {}", fmt_x(x), unit_of(exp.kind)));
-                    " †"
-                }
-                _ => "",
-            };
-            let _ = write!(out, " {cell}{marked} |");
+    let mut any = false;
+    for metric in Metric::ALL {
+        // The groups that have this metric at some point: one column each.
+        let cols: Vec<(Option<&str>, &[Point])> = groups
+            .iter()
+            .copied()
+            .filter(|(_, points)| points.iter().any(|p| metric.of(p).is_some()))
+            .collect();
+        if cols.is_empty() {
+            continue;
+        }
+        any = true;
+        let _ = writeln!(out, "{}:\n", capitalised(metric.label()));
+        let _ = write!(out, "| {} |", exp.kind.x_label());
+        for (name, _) in &cols {
+            let _ = write!(out, " {} |", name.unwrap_or("ceiling").replace('|', "\\|"));
+        }
+        let _ = write!(out, "\n|---:|");
+        for _ in &cols {
+            let _ = write!(out, "---:|");
         }
         out.push('\n');
+        for &x in &xs {
+            let _ = write!(out, "| {} |", fmt_x(x));
+            let ceiling = at(&exp.ceiling, x).and_then(|p| p.forwarded_mpps);
+            for &(dut, points) in &cols {
+                let value = at(points, x).and_then(|p| metric.of(p));
+                let cell = match value {
+                    None => "–".to_string(),
+                    Some(s) => fmt_summary(metric, &s),
+                };
+                let marked = match (dut, metric, value, ceiling) {
+                    (Some(dut), Metric::Forwarded, Some(v), Some(c))
+                        if generator_bound(v.median, c.median) =>
+                    {
+                        bound.push(format!("{dut} at {} {}", fmt_x(x), unit_of(exp.kind)));
+                        " †"
+                    }
+                    _ => "",
+                };
+                let _ = write!(out, " {cell}{marked} |");
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    if !any {
+        let _ = writeln!(out, "No measurements.");
+        return;
     }
     if !bound.is_empty() {
         let _ = writeln!(
             out,
-            "\n† generator-bound (within 5% of the ceiling): a floor, not a measurement: {}.",
+            "† generator-bound (within 5% of the ceiling): a floor, not a measurement: {}.",
             bound.join(", ")
         );
     }
@@ -136,6 +138,15 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
         if !indices.is_empty() {
             let _ = writeln!(out, "\nJain's fairness index: {}.", indices.join(", "));
         }
+    }
+}
+
+/// `text` with its first letter upper case.
+fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
     }
 }
 
@@ -167,7 +178,16 @@ pub(super) fn fairness_index(points: &[Point]) -> Option<(f64, &'static str)> {
             .filter_map(|p| m.of(p))
             .map(|s| s.median)
             .collect();
-        jain_index(&shares).map(|j| (j, if m == Metric::Loss { "per-flow loss" } else { "per-flow forwarded (Mpps)" }))
+        jain_index(&shares).map(|j| {
+            (
+                j,
+                if m == Metric::Loss {
+                    "per-flow loss"
+                } else {
+                    "per-flow forwarded (Mpps)"
+                },
+            )
+        })
     })
 }
 
@@ -182,7 +202,7 @@ fn unit_of(kind: ExperimentKind) -> &'static str {
         ExperimentKind::ThroughputVsSize
         | ExperimentKind::ZeroLoss
         | ExperimentKind::PacketTime => "B",
-        ExperimentKind::Load | ExperimentKind::LatencyProbe => "Mpps",
+        ExperimentKind::Load | ExperimentKind::LatencyProbe => "% of saturation",
         ExperimentKind::TableSize | ExperimentKind::FlowInstall => "rules",
         ExperimentKind::ExactVsWildcard => "% wildcard",
         ExperimentKind::Churn => "flow mods/s",

@@ -161,11 +161,20 @@ struct Line {
 
 /// The lines of `metric`: the ceiling first (where it has the metric), then each device.
 fn lines(exp: &Experiment, metric: Metric) -> Vec<Line> {
+    // The load experiment's `x` is relative to each device's own saturation; its
+    // figures put the offered rate itself on the axis, as the classic ones do.
+    let by_offered = exp.kind == ExperimentKind::Load;
     let pick = |points: &[Point]| -> Vec<(f64, Summary)> {
         let mut v: Vec<(f64, Summary)> = points
             .iter()
-            .filter(|p| p.x.is_finite())
-            .filter_map(|p| metric.of(p).map(|s| (p.x, s)))
+            .filter_map(|p| {
+                let x = if by_offered {
+                    p.offered_mpps?.median
+                } else {
+                    p.x
+                };
+                x.is_finite().then_some(x).zip(metric.of(p))
+            })
             .collect();
         v.sort_by(|a, b| a.0.total_cmp(&b.0));
         v
@@ -202,7 +211,11 @@ fn draw(exp: &Experiment, fig: &Figure, path: &Path) -> Result<(), String> {
     let root = SVGBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let data = lines(exp, fig.metric);
-    let x_label = exp.kind.x_label();
+    let x_label = if exp.kind == ExperimentKind::Load {
+        "offered load (Mpps)"
+    } else {
+        exp.kind.x_label()
+    };
     let y_label = fig.metric.axis_label();
     // Forwarded against offered load: the line where nothing is lost.
     let diagonal = exp.kind == ExperimentKind::Load && fig.metric == Metric::Forwarded;

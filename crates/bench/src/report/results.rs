@@ -90,7 +90,8 @@ fn count_processors(cpuinfo: &str) -> usize {
 pub enum ExperimentKind {
     /// Forwarding rate against frame size (`x`: bytes).
     ThroughputVsSize,
-    /// Forwarding rate and latency against offered load (`x`: offered Mpps).
+    /// Forwarding rate and latency against offered load (`x`: offered load in percent of
+    /// the device's own saturation rate).
     Load,
     /// Forwarding rate against the number of rules (`x`: rules).
     TableSize,
@@ -101,7 +102,8 @@ pub enum ExperimentKind {
     Fairness,
     /// Forwarding rate against forwarding threads (`x`: workers).
     WorkerScaling,
-    /// Latency of probes through a loaded device (`x`: offered Mpps of background load).
+    /// Latency of probes through a loaded device (`x`: background load in percent of the
+    /// device's saturation rate).
     LatencyProbe,
     /// The highest rate forwarded with no loss (`x`: bytes).
     ZeroLoss,
@@ -171,12 +173,12 @@ impl ExperimentKind {
             ExperimentKind::ThroughputVsSize
             | ExperimentKind::ZeroLoss
             | ExperimentKind::PacketTime => "frame size (B)",
-            ExperimentKind::Load => "offered load (Mpps)",
+            ExperimentKind::Load => "offered load (% of saturation)",
             ExperimentKind::TableSize => "rules",
             ExperimentKind::ExactVsWildcard => "wildcard rules (%)",
             ExperimentKind::Fairness => "flow",
             ExperimentKind::WorkerScaling => "workers",
-            ExperimentKind::LatencyProbe => "background load (Mpps)",
+            ExperimentKind::LatencyProbe => "background load (% of saturation)",
             ExperimentKind::FlowInstall => "rules per batch",
             ExperimentKind::Churn => "flow mods/s asked",
         }

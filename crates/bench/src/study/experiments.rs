@@ -52,7 +52,10 @@ const SPACE: (Ipv4Addr, u8) = (Ipv4Addr::new(100, 64, 0, 0), 10);
 /// Measures the ceiling (see the module comment) into `ctx.ceiling_pps`.
 pub fn ceiling(ctx: &mut Ctx) -> Result<(), String> {
     let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
-    let frames = frames(&bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?, 64);
+    let frames = frames(
+        &bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?,
+        64,
+    );
     let runs = repeat(ctx, &bed, &|| vec![flat(&frames)])?;
     let p = point(64.0, &runs);
     ctx.ceiling_pps = p.forwarded_mpps.map(|s| s.median * 1e6).unwrap_or(0.0);
@@ -122,7 +125,11 @@ fn usual_flows(ctx: &Ctx, bed: &Bed, dut: Dut, input: usize) -> Result<Vec<FlowH
 }
 
 /// `ctx.opts.runs` measured runs of the streams `make` gives, `ctx.opts.seconds` each.
-fn repeat(ctx: &mut Ctx, bed: &Bed, make: &dyn Fn() -> Vec<Stream>) -> Result<Vec<Measured>, String> {
+fn repeat(
+    ctx: &mut Ctx,
+    bed: &Bed,
+    make: &dyn Fn() -> Vec<Stream>,
+) -> Result<Vec<Measured>, String> {
     let mut v = Vec::with_capacity(ctx.opts.runs);
     for _ in 0..ctx.opts.runs.max(1) {
         let secs = ctx.opts.seconds;
@@ -174,12 +181,15 @@ fn plain_bed(ctx: &mut Ctx, dut: Dut) -> Result<(Bed, Vec<FlowHeader>), String> 
     Ok((bed, flows))
 }
 
+/// One device's part of an experiment: its points.
+type PerDevice<'a> = dyn FnMut(&mut Ctx, Dut) -> Result<Vec<Point>, String> + 'a;
+
 /// Runs `f` for each device; a device whose run fails is logged and noted.
 fn per_device(
     ctx: &mut Ctx,
     kind: ExperimentKind,
     duts: &[Dut],
-    f: &mut dyn FnMut(&mut Ctx, Dut) -> Result<Vec<Point>, String>,
+    f: &mut PerDevice,
 ) -> (Vec<Series>, Vec<String>) {
     let mut series = Vec::new();
     let mut failed = Vec::new();
@@ -288,18 +298,6 @@ fn saturation(ctx: &mut Ctx, dut: Dut) -> Result<f64, String> {
 fn load(ctx: &mut Ctx) -> Result<Experiment, String> {
     let kind = ExperimentKind::Load;
     let loads = ctx.opts.loads.clone();
-    let mut ceiling = Vec::new();
-    {
-        let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
-        let fr = frames(&bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?, 64);
-        for &f in loads.iter().filter(|&&f| f <= 1.0) {
-            let pps = f * ctx.ceiling_pps;
-            let runs = repeat(ctx, &bed, &|| vec![paced(0, &fr, pps)])?;
-            let p = point(pps / 1e6, &runs);
-            log_point(ctx, &format!("ceiling at {:.3} Mpps", pps / 1e6), &p);
-            ceiling.push(p);
-        }
-    }
     let duts = ctx.opts.duts.clone();
     let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
         let sat = saturation(ctx, dut)?;
@@ -309,7 +307,7 @@ fn load(ctx: &mut Ctx) -> Result<Experiment, String> {
         for &f in &loads {
             let pps = (f * sat).min(ctx.ceiling_pps);
             let runs = repeat(ctx, &bed, &|| vec![paced(0, &fr, pps)])?;
-            let p = point(pps / 1e6, &runs);
+            let p = point(f * 100.0, &runs);
             log_point(ctx, &format!("{:.0}% of saturation", f * 100.0), &p);
             points.push(p);
         }
@@ -318,17 +316,10 @@ fn load(ctx: &mut Ctx) -> Result<Experiment, String> {
     Ok(Experiment {
         kind,
         note: note(
-            format!(
-                "64 B frames paced at {} of each device's own flat-out rate at 64 B (capped at the ceiling); `x` is the rate asked for. Latency is one-way, generator to sink on the same clock, the median over the received frames.",
-                loads
-                    .iter()
-                    .map(|f| format!("{:.0}%", f * 100.0))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            "64 B frames paced at a share of each device's own flat-out forwarding rate at 64 B (its saturation; capped at the ceiling), so every device is seen under- and overloaded; `x` is that share, the offered table the rate itself (the plots put it on the axis). Latency is one-way, generator to sink on one clock, the median over the frames received.".to_string(),
             &failed,
         ),
-        ceiling,
+        ceiling: Vec::new(),
         series,
     })
 }
@@ -438,9 +429,7 @@ fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
                         .collect()
                 }
                 Dut::Router => usual_flows(ctx, &bed, dut, 0)?,
-                Dut::Bridge | Dut::BridgeStatic => {
-                    bed.flows(0, Spread::DstMacs, n, SPACE, SEED)?
-                }
+                Dut::Bridge | Dut::BridgeStatic => bed.flows(0, Spread::DstMacs, n, SPACE, SEED)?,
                 _ => bed.flows(0, Spread::UdpPorts, n, SPACE, SEED)?,
             };
             let fr = frames(&flows, 64);
@@ -474,7 +463,15 @@ struct Base {
 
 impl Base {
     fn flows(&self, spread: Spread, n: usize, seed: u64) -> Vec<FlowHeader> {
-        traffic::flows(spread, n, self.src_mac, self.src_ip, self.target, SPACE, seed)
+        traffic::flows(
+            spread,
+            n,
+            self.src_mac,
+            self.src_ip,
+            self.target,
+            SPACE,
+            seed,
+        )
     }
 }
 
@@ -485,7 +482,10 @@ fn traffic_base(inputs: &[crate::topo::Host], sink: &crate::topo::Host) -> Resul
         src_ip: h.ip.parse().map_err(|_| format!("bad address {}", h.ip))?,
         target: crate::dut::Target {
             dst_mac: crate::dut::NOBODY,
-            dst_ip: sink.ip.parse().map_err(|_| format!("bad address {}", sink.ip))?,
+            dst_ip: sink
+                .ip
+                .parse()
+                .map_err(|_| format!("bad address {}", sink.ip))?,
         },
     })
 }
@@ -494,14 +494,25 @@ fn exact_vs_wildcard(ctx: &mut Ctx) -> Result<Experiment, String> {
     let kind = ExperimentKind::ExactVsWildcard;
     let shares = ctx.opts.wildcard_percents.clone();
     let n = ctx.opts.wildcard_rules;
-    let duts: Vec<Dut> = ctx.opts.duts.iter().copied().filter(|d| d.openflow()).collect();
+    let duts: Vec<Dut> = ctx
+        .opts
+        .duts
+        .iter()
+        .copied()
+        .filter(|d| d.openflow())
+        .collect();
     let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
         let mut points = Vec::new();
         for &pct in &shares {
             let bed = Bed::new(ctx, Some(dut), 1, &|inputs, sink| {
                 let base = traffic_base(inputs, sink)?;
                 Ok(Loadout {
-                    flows: Some(rules::mixed(&base.flows(Spread::DstIps, n, SEED), pct, 1, 2)),
+                    flows: Some(rules::mixed(
+                        &base.flows(Spread::DstIps, n, SEED),
+                        pct,
+                        1,
+                        2,
+                    )),
                     ..Loadout::default()
                 })
             })?;
@@ -675,7 +686,7 @@ fn latency_probe(ctx: &mut Ctx) -> Result<Experiment, String> {
                 let secs = ctx.opts.seconds.max(0.5);
                 runs.push(measure(ctx, &bed, streams, secs)?);
             }
-            let mut p = point(pps / 1e6, &runs);
+            let mut p = point(f * 100.0, &runs);
             p.latency_us = summary(
                 runs.iter()
                     .filter_map(|m| m.outcome.streams[0].latency.as_ref())
@@ -782,7 +793,13 @@ fn timed(cpu: usize, prog: &str, args: &[&str]) -> Result<f64, String> {
 fn flow_install(ctx: &mut Ctx) -> Result<Experiment, String> {
     let kind = ExperimentKind::FlowInstall;
     let n = ctx.opts.install_rules;
-    let duts: Vec<Dut> = ctx.opts.duts.iter().copied().filter(|d| d.openflow()).collect();
+    let duts: Vec<Dut> = ctx
+        .opts
+        .duts
+        .iter()
+        .copied()
+        .filter(|d| d.openflow())
+        .collect();
     let ctl = ctx.opts.ctl.clone();
     let mut series = Vec::new();
     let mut failed = Vec::new();
@@ -791,23 +808,20 @@ fn flow_install(ctx: &mut Ctx) -> Result<Experiment, String> {
         if let Some(c) = &ctl {
             clients.push(("peregrine ctl", c.display().to_string()));
         }
-        if !dut.peregrine_backend().is_some() {
+        if dut.peregrine_backend().is_none() {
             clients.push(("ovs-ofctl", "ovs-ofctl".into()));
         }
         for (client, prog) in clients {
             let name = format!("{} via {client}", dut.name());
             ctx.progress(&format!("{} {name}", kind.name()));
-            let mut run = || -> Result<Point, String> {
+            let run = || -> Result<Point, String> {
                 let mut rates = Vec::new();
                 for _ in 0..ctx.opts.runs.max(1) {
                     let bed = Bed::new(ctx, Some(dut), 1, &|_, _| Ok(Loadout::default()))?;
                     let target = bed.openflow_target().ok_or("no OpenFlow connection")?;
                     let flows = bed.flows(0, Spread::UdpPorts, n, SPACE, SEED)?;
                     let file = std::env::temp_dir().join(format!("{}-flows.txt", bed.name()));
-                    let text: String = flows
-                        .iter()
-                        .map(|h| rules::exact(h, 1, 2) + "\n")
-                        .collect();
+                    let text: String = flows.iter().map(|h| rules::exact(h, 1, 2) + "\n").collect();
                     std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
                     let mut args = vec![];
                     if prog == "ovs-ofctl" {
@@ -867,8 +881,15 @@ fn churn(ctx: &mut Ctx) -> Result<Experiment, String> {
             series: Vec::new(),
         });
     };
-    let duts: Vec<Dut> = ctx.opts.duts.iter().copied().filter(|d| d.openflow()).collect();
+    let duts: Vec<Dut> = ctx
+        .opts
+        .duts
+        .iter()
+        .copied()
+        .filter(|d| d.openflow())
+        .collect();
     let mut done = Vec::new();
+    ctx.check_foreign = false;
     let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
         let (bed, flows) = plain_bed(ctx, dut)?;
         let fr = frames(&flows, 64);
@@ -889,7 +910,9 @@ fn churn(ctx: &mut Ctx) -> Result<Experiment, String> {
                 let m = measure(ctx, &bed, vec![flat(&fr)], secs);
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
                 if let Some(h) = churner {
-                    let r = h.join().map_err(|_| "churn thread panicked".to_string())??;
+                    let r = h
+                        .join()
+                        .map_err(|_| "churn thread panicked".to_string())??;
                     achieved.push(r);
                 }
                 runs.push(m?);
@@ -903,6 +926,7 @@ fn churn(ctx: &mut Ctx) -> Result<Experiment, String> {
         }
         Ok(points)
     });
+    ctx.check_foreign = true;
     Ok(Experiment {
         kind,
         note: note(
@@ -931,7 +955,8 @@ fn churn_loop(
     let mut round = 0u64;
     let prog = ctl.display().to_string();
     let path = file.display().to_string();
-    while !stop.load(std::sync::atomic::Ordering::Relaxed) && t.elapsed() < Duration::from_secs(600) {
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) && t.elapsed() < Duration::from_secs(600)
+    {
         let text: String = (0..per_round)
             .map(|i| {
                 format!(
@@ -954,4 +979,3 @@ fn churn_loop(
     let _ = std::fs::remove_file(file);
     Ok(changes as f64 / t.elapsed().as_secs_f64().max(1e-9))
 }
-

@@ -112,13 +112,10 @@ impl Dut {
 impl FromStr for Dut {
     type Err = String;
     fn from_str(s: &str) -> Result<Dut, String> {
-        Dut::ALL
-            .into_iter()
-            .find(|d| d.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Dut::ALL.iter().map(|d| d.name()).collect();
-                format!("unknown device `{s}` (one of {})", names.join(", "))
-            })
+        Dut::ALL.into_iter().find(|d| d.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Dut::ALL.iter().map(|d| d.name()).collect();
+            format!("unknown device `{s}` (one of {})", names.join(", "))
+        })
     }
 }
 
@@ -198,6 +195,10 @@ pub struct Options {
     /// The loss a zero-loss trial may show (0 is RFC 2544's).
     pub acceptable_loss: f64,
     pub io: Io,
+    /// Whether the kernel's receive work for the device's ports runs on the device CPU
+    /// (RPS, threaded NAPI; the default) or where the kernel puts it (the sender's CPU,
+    /// on veth).
+    pub steer: bool,
     /// The `peregrine` binary, for `peregrine ctl add-flows` (flow installation).
     pub ctl: Option<PathBuf>,
 }
@@ -226,7 +227,7 @@ impl Options {
             wildcard_percents: vec![0, 50, 100],
             wildcard_rules: 1_000,
             fairness_f1: 10.0,
-            fairness_f2: vec![40.0, 90.0],
+            fairness_f2: vec![90.0],
             probe_loads: vec![0.0, 0.9],
             workers: vec![1, 2],
             install_rules: 10_000,
@@ -235,6 +236,7 @@ impl Options {
             zero_loss_trials: 5,
             acceptable_loss: 1e-3,
             io: Io::Afxdp,
+            steer: true,
             ctl: None,
         }
     }
@@ -295,6 +297,9 @@ pub struct Ctx<'a> {
     pub disturbed: usize,
     /// Runs kept although disturbed (every attempt was).
     pub kept_disturbed: usize,
+    /// Whether runs are checked for foreign load (off while an experiment runs processes
+    /// of its own beside the traffic).
+    pub check_foreign: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -307,6 +312,7 @@ impl<'a> Ctx<'a> {
             saturation: Vec::new(),
             disturbed: 0,
             kept_disturbed: 0,
+            check_foreign: true,
         }
     }
 
@@ -338,9 +344,16 @@ impl<'a> Ctx<'a> {
 pub fn run(opts: Options, launcher: &dyn Launcher) -> Result<Results, String> {
     let mut ctx = Ctx::new(opts, launcher);
     let mut results = Results::new(format!(
-        "{}; the generator and the sink are one thread; the bridge's and the router's \
-         softirq work is steered to the DUT CPU with RPS",
-        ctx.opts.pinning()
+        "{}; the generator and the sink are one thread; {}",
+        ctx.opts.pinning(),
+        if ctx.opts.steer {
+            "the kernel's receive work for the device's ports also runs on the DUT CPU \
+             (RPS for the bridge, the router and AF_PACKET ports; threaded NAPI for \
+             ports with XDP attached), so each device has exactly one CPU for all its work"
+        } else {
+            "the kernel's receive work for the device's ports runs where the kernel puts \
+             it (on veth: the sender's CPU, the generator's or the device's own)"
+        }
     ));
     experiments::ceiling(&mut ctx)?;
     for kind in ctx.opts.experiments.clone() {
@@ -371,11 +384,10 @@ mod tests {
         for k in EXPERIMENTS {
             assert_eq!(parse_experiment(k.name()), Ok(k));
         }
-        assert_eq!(
-            parse_experiment("zero-loss"),
-            Ok(ExperimentKind::ZeroLoss)
-        );
-        assert!(parse_experiment("speed").unwrap_err().contains("table_size"));
+        assert_eq!(parse_experiment("zero-loss"), Ok(ExperimentKind::ZeroLoss));
+        assert!(parse_experiment("speed")
+            .unwrap_err()
+            .contains("table_size"));
     }
 
     #[test]

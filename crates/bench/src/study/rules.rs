@@ -37,7 +37,12 @@ pub fn wildcard(h: &FlowHeader, i: usize, out: usize) -> String {
 
 /// Rules for `flows` (all entering at port `in_port`, sent to `out`) with
 /// `wildcard_percent` of them wildcard (the first ones) and the rest exact.
-pub fn mixed(flows: &[FlowHeader], wildcard_percent: u8, in_port: usize, out: usize) -> Vec<String> {
+pub fn mixed(
+    flows: &[FlowHeader],
+    wildcard_percent: u8,
+    in_port: usize,
+    out: usize,
+) -> Vec<String> {
     let wild = flows.len() * wildcard_percent.min(100) as usize / 100;
     flows
         .iter()
@@ -119,7 +124,9 @@ mod tests {
         assert_eq!(r.len(), 10);
         assert_eq!(r.iter().filter(|r| r.contains("tp_src")).count(), 7);
         assert!(mixed(&flows, 0, 1, 2).iter().all(|r| r.contains("tp_src")));
-        assert!(mixed(&flows, 100, 1, 2).iter().all(|r| !r.contains("tp_src")));
+        assert!(mixed(&flows, 100, 1, 2)
+            .iter()
+            .all(|r| !r.contains("tp_src")));
     }
 
     #[test]

@@ -9,9 +9,9 @@
 //!    missed), an unpaced one a batch every turn — each frame copied from the stream's
 //!    frames round-robin and [stamped](stamp) just before the batch is handed to `send`;
 //! 2. the sink drains the receive port (a few `recv` calls), and every frame with a
-//!    valid stamp counts for its stream and gives one latency sample (receive time minus
-//!    stamp, one clock since the same thread stamps and receives); anything else counts
-//!    as foreign.
+//!    valid stamp of this run (its tag) counts for its stream and gives one latency
+//!    sample (receive time minus stamp, one clock since the same thread stamps and
+//!    receives); anything else counts as foreign.
 //!
 //! When nothing is due the loop keeps polling the receive port (it busy-waits: this is
 //! the generator's CPU, and sleeping would delay stamps). Sending stops at `duration` or
@@ -55,6 +55,8 @@ const RX_BATCH: usize = 64;
 const RX_CALLS: usize = 4;
 /// Latency samples kept for the percentiles (16 MiB).
 const LATENCY_SAMPLES: usize = 1 << 21;
+/// Latency samples kept per stream.
+const STREAM_LATENCY_SAMPLES: usize = 1 << 18;
 
 /// Where a port is: an interface in a namespace (`None`: the namespace of the process's
 /// main thread, the root namespace for a process that did not move). A namespace is a
@@ -149,6 +151,8 @@ pub struct StreamResult {
     pub tx_dropped: u64,
     /// Frames the port refused (too short or too long for it).
     pub tx_errors: u64,
+    /// This stream's one-way latency; `None` when none of its frames arrived.
+    pub latency: Option<Latency>,
 }
 
 /// The result of [`run`].
@@ -258,12 +262,39 @@ fn open(ep: &Endpoint, backend: &ports::Backend, what: &str) -> Result<OpenPort,
     let path = ep.ns_path();
     let ns = File::open(&path).map_err(|e| format!("{what} ({ep}): namespace {path}: {e}"))?;
     setns(&ns, CloneFlags::CLONE_NEWNET).map_err(|e| format!("{what} ({ep}): setns: {e}"))?;
-    let port = ports::open(&ep.ifname, backend.clone(), 1)
-        .map_err(|e| format!("{what} ({ep}): cannot open as {backend}: {e}"))?;
+    // An AF_XDP socket of the previous run on the same queue is released by the kernel
+    // a little after it is closed; until then binding says "busy". Retry for a while.
+    let mut tries = 0;
+    let port = loop {
+        match ports::open(&ep.ifname, backend.clone(), 1) {
+            Ok(p) => break p,
+            Err(e) if tries < OPEN_RETRIES && e.to_string().contains("busy") => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(format!("{what} ({ep}): cannot open as {backend}: {e}")),
+        }
+    };
     if port.handles.is_empty() {
         return Err(format!("{what} ({ep}): the port has no handle"));
     }
     Ok(port)
+}
+
+/// Attempts (20 ms apart) at opening a port whose queue is still busy.
+const OPEN_RETRIES: u32 = 50;
+
+/// A tag for this run, different from the last runs' (from the clock's nanoseconds
+/// and a counter), never 0.
+fn run_tag() -> u16 {
+    static NEXT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let tag = n ^ ((t >> 10) as u16 & 0xff00);
+    tag.max(1)
 }
 
 /// A transmit port and the stream that sent on it last.
@@ -278,6 +309,8 @@ struct StreamState {
     dropped: u64,
     errors: u64,
     received: u64,
+    /// This stream's latency samples (a smaller sample than the whole run's).
+    latency: Reservoir,
     next: usize,
     pacer: Option<Pacer>,
 }
@@ -292,7 +325,13 @@ struct Sink {
 
 impl Sink {
     /// Up to [`RX_CALLS`] `recv` calls while frames come, each frame counted.
-    fn poll(&mut self, origin: Instant, streams: &mut [StreamState], pool: &mut Vec<Packet>) {
+    fn poll(
+        &mut self,
+        origin: Instant,
+        run: u16,
+        streams: &mut [StreamState],
+        pool: &mut Vec<Packet>,
+    ) {
         for _ in 0..RX_CALLS {
             let n = self.port.handles[0].recv(&mut self.rx, RX_BATCH, pool);
             if n == 0 {
@@ -301,8 +340,14 @@ impl Sink {
             let now = ns_since(origin);
             for p in self.rx.drain(..) {
                 match read_stamp(p.data()) {
-                    Some(s) if s.sent_ns <= now && usize::from(s.stream) < streams.len() => {
-                        streams[usize::from(s.stream)].received += 1;
+                    Some(s)
+                        if s.run == run
+                            && s.sent_ns <= now
+                            && usize::from(s.stream) < streams.len() =>
+                    {
+                        let st = &mut streams[usize::from(s.stream)];
+                        st.received += 1;
+                        st.latency.add(now - s.sent_ns);
                         self.latency.add(now - s.sent_ns);
                     }
                     _ => self.foreign += 1,
@@ -328,6 +373,8 @@ fn losses(port: &OpenPort) -> (u64, u64) {
 /// that transmit and receive share).
 struct Buffers {
     origin: Instant,
+    /// This run's tag, stamped into every frame.
+    run: u16,
     tx: Vec<Packet>,
     pool: Vec<Packet>,
 }
@@ -342,7 +389,12 @@ fn send_batch(
     st: &mut StreamState,
     port: &mut TxPort,
 ) {
-    let Buffers { origin, tx, pool } = b;
+    let Buffers {
+        origin,
+        run,
+        tx,
+        pool,
+    } = b;
     let origin = *origin;
     for _ in 0..count {
         let mut p = pool.pop().unwrap_or_default();
@@ -353,6 +405,7 @@ fn send_batch(
     let stamp = Stamp {
         // `check` bounds the stream count by u16::MAX.
         stream: i as u16,
+        run: *run,
         sent_ns: ns_since(origin),
     };
     for p in tx.iter_mut() {
@@ -402,6 +455,7 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
     };
     let mut b = Buffers {
         origin: Instant::now(),
+        run: run_tag(),
         tx: Vec::with_capacity(spec.batch as usize),
         pool: Vec::new(),
     };
@@ -423,6 +477,7 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
                 dropped: 0,
                 errors: 0,
                 received: 0,
+                latency: Reservoir::new(STREAM_LATENCY_SAMPLES),
                 next: 0,
                 pacer,
             })
@@ -449,7 +504,7 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
                 handed += u64::from(count);
             }
         }
-        sink.poll(origin, &mut streams, &mut b.pool);
+        sink.poll(origin, b.run, &mut streams, &mut b.pool);
         now = ns_since(origin);
     }
     let sent_end = ns_since(origin);
@@ -457,20 +512,21 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
         sent_end.saturating_add(u64::try_from(spec.drain.as_nanos()).unwrap_or(u64::MAX));
     loop {
         settle(&mut txs, &mut streams, &mut b);
-        sink.poll(origin, &mut streams, &mut b.pool);
+        sink.poll(origin, b.run, &mut streams, &mut b.pool);
         if ns_since(origin) >= drain_end {
             break;
         }
     }
     Ok(Outcome {
         streams: streams
-            .iter()
+            .into_iter()
             .map(|st| StreamResult {
                 sent: st.handed.saturating_sub(st.dropped + st.errors),
                 received: st.received,
                 missed: st.pacer.as_ref().map_or(0, |p| p.missed_packets()),
                 tx_dropped: st.dropped,
                 tx_errors: st.errors,
+                latency: st.latency.summary(),
             })
             .collect(),
         elapsed: Duration::from_nanos(sent_end - start),

@@ -6,7 +6,8 @@
 //! ```text
 //! 42..46  magic "PgTs"
 //! 46..48  stream index (u16)
-//! 48..50  reserved, 0
+//! 48..50  run tag (u16): a value of the run that sent it, so frames a device still
+//!         held from an earlier run are told apart (counted as foreign)
 //! 50..58  send time (u64 ns since the generator thread's origin)
 //! ```
 //!
@@ -28,6 +29,8 @@ pub const MIN_FRAME: usize = STAMP_OFFSET + STAMP_LEN;
 pub struct Stamp {
     /// The index of the stream that sent the frame.
     pub stream: u16,
+    /// The run that sent it.
+    pub run: u16,
     /// When it was handed to the port, in ns since the generator's origin.
     pub sent_ns: u64,
 }
@@ -40,7 +43,7 @@ pub fn write_stamp(frame: &mut [u8], stamp: Stamp) -> bool {
     };
     s[0..4].copy_from_slice(&MAGIC);
     s[4..6].copy_from_slice(&stamp.stream.to_be_bytes());
-    s[6..8].copy_from_slice(&[0, 0]);
+    s[6..8].copy_from_slice(&stamp.run.to_be_bytes());
     s[8..16].copy_from_slice(&stamp.sent_ns.to_be_bytes());
     true
 }
@@ -55,6 +58,7 @@ pub fn read_stamp(frame: &[u8]) -> Option<Stamp> {
     t.copy_from_slice(&s[8..16]);
     Some(Stamp {
         stream: u16::from_be_bytes([s[4], s[5]]),
+        run: u16::from_be_bytes([s[6], s[7]]),
         sent_ns: u64::from_be_bytes(t),
     })
 }
@@ -155,12 +159,13 @@ mod tests {
         let mut f = vec![0xeeu8; 60];
         let s = Stamp {
             stream: 0x0102,
+            run: 0x0304,
             sent_ns: 0x0a0b_0c0d_0e0f_1011,
         };
         assert!(write_stamp(&mut f, s));
         assert_eq!(read_stamp(&f), Some(s));
         assert_eq!(&f[42..46], b"PgTs");
-        assert_eq!(f[46..50], [1, 2, 0, 0]);
+        assert_eq!(f[46..50], [1, 2, 3, 4]);
         assert_eq!(f[50..58], [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11]);
         // Nothing outside the stamp changes.
         assert!(f[..42].iter().chain(&f[58..]).all(|&b| b == 0xee));
@@ -176,6 +181,7 @@ mod tests {
             &mut short,
             Stamp {
                 stream: 0,
+                run: 7,
                 sent_ns: 1
             }
         ));
@@ -185,6 +191,7 @@ mod tests {
             &mut f,
             Stamp {
                 stream: 0,
+                run: 7,
                 sent_ns: 1,
             },
         );

@@ -319,10 +319,15 @@ fn bind_queue(
     match XskSocket::build(name, ifindex, queue, geometry, false) {
         Ok(s) => {
             if let Some(e) = zero_copy_err {
-                eprintln!(
-                    "ports: afxdp {name}: zero-copy not available ({e}); \
-                     AF_XDP sockets bound in copy mode"
-                );
+                // Said once per process: a benchmark opens hundreds of such ports.
+                static SAID: std::sync::atomic::AtomicBool =
+                    std::sync::atomic::AtomicBool::new(false);
+                if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    eprintln!(
+                        "ports: afxdp {name}: zero-copy not available ({e}); \
+                         AF_XDP sockets bound in copy mode (said once for all ports)"
+                    );
+                }
                 *try_zero_copy = false;
             }
             Ok(s)
