@@ -11,9 +11,6 @@ pub enum BenchCommand {
     /// The datapath on in-memory ports: Mpps, ns/packet, cache hit rate, bytes per rule,
     /// build time, forwarding under rule churn.
     Datapath(DatapathArgs),
-    /// Forwarding through veth pairs between two namespace hosts: peregrine (AF_PACKET,
-    /// learning switch) and the Linux bridge in the same run (needs root).
-    Veth(crate::bench_veth::VethArgs),
     /// The benchmark study: every experiment below against every device under test
     /// (peregrine, the Linux bridge, the Linux router, Open vSwitch), written to
     /// --out as results.json, report.md and SVG plots (needs root).
@@ -118,7 +115,6 @@ pub(crate) fn parse_count(s: &str) -> Result<usize, String> {
 
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
-        BenchCommand::Veth(a) => crate::bench_veth::run(&a),
         BenchCommand::Study(a) => crate::bench_study::run(&a, None),
         BenchCommand::Throughput(a) => {
             crate::bench_study::run(&a, Some(ExperimentKind::ThroughputVsSize))

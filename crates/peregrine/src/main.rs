@@ -3,7 +3,6 @@
 
 mod bench_cmd;
 mod bench_study;
-mod bench_veth;
 mod config;
 mod ctl;
 mod demo;

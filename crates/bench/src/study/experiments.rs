@@ -51,7 +51,7 @@ const SPACE: (Ipv4Addr, u8) = (Ipv4Addr::new(100, 64, 0, 0), 10);
 
 /// Measures the ceiling (see the module comment) into `ctx.ceiling_pps`.
 pub fn ceiling(ctx: &mut Ctx) -> Result<(), String> {
-    let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
+    let bed = ceiling_bed(ctx)?;
     let frames = frames(
         &bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?,
         64,
@@ -68,6 +68,18 @@ pub fn ceiling(ctx: &mut Ctx) -> Result<(), String> {
         return Err("the generator's frames do not reach the sink with no device at all".into());
     }
     Ok(())
+}
+
+/// A bed with no device, warmed up by a flat-out second (the first runs on a fresh
+/// veth pair are slower: buffers, the XDP program, the NAPI thread are set up).
+fn ceiling_bed(ctx: &mut Ctx) -> Result<Bed, String> {
+    let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
+    let fr = frames(
+        &bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?,
+        64,
+    );
+    measure(ctx, &bed, vec![flat(&fr)], 1.0)?;
+    Ok(bed)
 }
 
 /// Runs experiment `kind`.
@@ -234,7 +246,7 @@ fn throughput_vs_size(ctx: &mut Ctx) -> Result<Experiment, String> {
     let sizes = ctx.opts.sizes.clone();
     let mut ceiling = Vec::new();
     {
-        let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
+        let bed = ceiling_bed(ctx)?;
         let flows = bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?;
         for &size in &sizes {
             let fr = frames(&flows, size);
@@ -330,7 +342,7 @@ fn packet_time(ctx: &mut Ctx) -> Result<Experiment, String> {
     let mut base = Vec::new();
     let mut ceiling = Vec::new();
     {
-        let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
+        let bed = ceiling_bed(ctx)?;
         let flows = bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?;
         for &size in &sizes {
             let fr = frames(&flows, size);

@@ -134,8 +134,13 @@ pub struct Spec {
     pub drain: Duration,
     /// Pin the thread to this CPU.
     pub cpu: Option<usize>,
-    /// Packets per send batch (e.g. 32).
+    /// Packets per send batch of an unpaced stream (e.g. 32); a paced stream sends what
+    /// it sends in 20 µs at its rate, from 1 up to this.
     pub batch: u32,
+    /// Once the sink's port is open, move its NAPI into a kernel thread pinned to this
+    /// CPU ([`crate::dut::thread_napi`]): on veth, an AF_XDP sink's receive work
+    /// otherwise runs on the sender's CPU, the generator's own.
+    pub rx_napi_cpu: Option<usize>,
 }
 
 /// What one stream did. `sent` counts frames the ring took (handed over minus
@@ -281,6 +286,19 @@ fn open(ep: &Endpoint, backend: &ports::Backend, what: &str) -> Result<OpenPort,
     Ok(port)
 }
 
+/// How long a paced stream's batch may last at its rate, in ns: a slow stream sends
+/// single frames (a probe must not queue behind its own burst), a fast one batches.
+const BATCH_SPAN_NS: f64 = 20_000.0;
+
+/// The frames per send of a stream at `rate_pps` (`None`: flat out, `max`), at most
+/// `max`: what the stream sends in [`BATCH_SPAN_NS`], at least 1.
+fn paced_batch(rate_pps: Option<f64>, max: u32) -> u32 {
+    match rate_pps {
+        None => max,
+        Some(r) => ((r * BATCH_SPAN_NS / 1e9) as u32).clamp(1, max.max(1)),
+    }
+}
+
 /// Attempts (20 ms apart) at opening a port whose queue is still busy.
 const OPEN_RETRIES: u32 = 50;
 
@@ -312,6 +330,8 @@ struct StreamState {
     /// This stream's latency samples (a smaller sample than the whole run's).
     latency: Reservoir,
     next: usize,
+    /// Frames per send of this stream ([`paced_batch`]).
+    batch: u32,
     pacer: Option<Pacer>,
 }
 
@@ -453,6 +473,15 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
         latency: Reservoir::new(LATENCY_SAMPLES),
         foreign: 0,
     };
+    if let Some(cpu) = spec.rx_napi_cpu {
+        let ns = spec.rx.ns.as_deref().filter(|n| !n.contains('/'));
+        crate::dut::thread_napi(
+            ns,
+            std::slice::from_ref(&spec.rx.ifname),
+            &spec.rx.ifname,
+            cpu,
+        );
+    }
     let mut b = Buffers {
         origin: Instant::now(),
         run: run_tag(),
@@ -465,10 +494,11 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
         .streams
         .iter()
         .map(|s| {
+            let batch = paced_batch(s.rate_pps, spec.batch);
             let pacer = match s.rate_pps {
                 None => None,
                 Some(r) => Some(
-                    Pacer::new(r, spec.batch, MAX_BURST, start)
+                    Pacer::new(r, batch, MAX_BURST, start)
                         .map_err(|e| format!("pacer for {r} pps: {e:?}"))?,
                 ),
             };
@@ -479,6 +509,7 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
                 received: 0,
                 latency: Reservoir::new(STREAM_LATENCY_SAMPLES),
                 next: 0,
+                batch,
                 pacer,
             })
         })
@@ -499,7 +530,7 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
                 if left == 0 {
                     break 'send;
                 }
-                let count = u64::from(spec.batch).min(left) as u32;
+                let count = u64::from(st.batch).min(left) as u32;
                 send_batch(&mut b, i, count, s, st, &mut txs[s.tx]);
                 handed += u64::from(count);
             }
@@ -551,6 +582,7 @@ mod tests {
             drain: Duration::ZERO,
             cpu: None,
             batch: 32,
+            rx_napi_cpu: None,
         }
     }
 
@@ -639,5 +671,14 @@ mod tests {
             "/proc/7/ns/net"
         );
         assert_eq!(Endpoint::root("x").ns_path(), "/proc/self/ns/net");
+    }
+
+    #[test]
+    fn paced_streams_batch_what_they_send_in_twenty_microseconds() {
+        assert_eq!(paced_batch(None, 32), 32);
+        assert_eq!(paced_batch(Some(1_000.0), 32), 1);
+        assert_eq!(paced_batch(Some(1e6), 32), 20);
+        assert_eq!(paced_batch(Some(1e8), 32), 32);
+        assert_eq!(paced_batch(Some(1e6), 0), 1);
     }
 }
