@@ -62,7 +62,6 @@ fn spec(h: &Host, backend: ports::Backend, streams: Vec<Stream>, duration: Durat
         drain: Duration::from_millis(100),
         cpu: None,
         batch: 32,
-        rx_napi_cpu: None,
     }
 }
 

@@ -3,6 +3,8 @@
 //! test (in this process, as `peregrine run` would, with a private management socket).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use bench::dut::Setup;
 use bench::report::results::ExperimentKind;
@@ -194,11 +196,24 @@ pub fn run(a: &StudyArgs, only: Option<ExperimentKind>) -> Result<(), String> {
         opts.runs,
         a.out.display()
     );
-    let results = study::run(opts, &InProcess)?;
+    // Ctrl-C or a TERM ends the study between runs, with every namespace and process
+    // it made removed and what was measured so far written.
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let flag = stop.clone();
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+    let results = study::run(opts, &InProcess, &stop)?;
     bench::report::results::save(&results, &a.out.join("results.json"))?;
     println!("{}", a.out.join("results.json").display());
     for path in bench::report::write_report(&a.out)? {
         println!("{}", path.display());
+    }
+    if stop.load(Ordering::SeqCst) {
+        return Err(format!(
+            "interrupted; the experiments finished before are in {}",
+            a.out.display()
+        ));
     }
     Ok(())
 }

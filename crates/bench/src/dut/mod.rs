@@ -248,25 +248,30 @@ pub fn thread_napi(ns: Option<&str>, ports: &[String], prefix: &str, cpu: usize)
             Some(ns) => ip(&["netns", "exec", ns, "sh", "-c", &cmd]),
         };
     }
-    let want = format!("napi/{prefix}");
-    let want = &want[..want.len().min(15)];
     let mut pinned = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return pinned;
-    };
-    for e in dir.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-        if comm.trim_end().starts_with(want)
-            && crate::topo::run("taskset", &["-p", "-c", &cpu.to_string(), &pid.to_string()])
-                .is_ok()
-        {
+    for pid in napi_threads(prefix) {
+        if crate::topo::run("taskset", &["-p", "-c", &cpu.to_string(), &pid.to_string()]).is_ok() {
             pinned.push(pid);
         }
     }
     pinned
+}
+
+/// The NAPI kernel threads of ports whose names start with `prefix` (names are cut at
+/// 15 characters: `napi/` and the first 10 of the port's).
+pub fn napi_threads(prefix: &str) -> Vec<u32> {
+    let want = format!("napi/{prefix}");
+    let want = &want[..want.len().min(15)];
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| c.trim_end().starts_with(want))
+        })
+        .collect()
 }
 
 /// A namespace of the device's own, holding the hosts' former root-side ends under the

@@ -303,4 +303,30 @@ mod tests {
         assert!(!generator_bound(0.94, 1.0));
         assert!(!generator_bound(0.0, 0.0));
     }
+
+    #[test]
+    fn fairness_is_judged_against_max_min_fair_shares() {
+        let p = |x: f64, offered: f64, forwarded: f64| Point {
+            x,
+            offered_mpps: Some(Summary::single(offered)),
+            forwarded_mpps: Some(Summary::single(forwarded)),
+            ..Point::default()
+        };
+        // F1 asks 1, F2 asks 9, 4 get through: the fair shares are 1 and 3.
+        let (j, over) = fairness_index(&[p(1.0, 1.0, 1.0), p(2.0, 9.0, 3.0)]).unwrap();
+        assert!((j - 1.0).abs() < 1e-12, "{j}");
+        assert!(over.contains("max-min"), "{over}");
+        // F1 starved to 0.1 while F2 takes 3.9: normalised shares 0.1 and 1.3.
+        let (j, _) = fairness_index(&[p(1.0, 1.0, 0.1), p(2.0, 9.0, 3.9)]).unwrap();
+        assert!((j - 1.96 / 3.4).abs() < 1e-9, "{j}");
+        // Without offered rates: Jain's index of the forwarded rates themselves.
+        let bare = |x: f64, f: f64| Point {
+            x,
+            forwarded_mpps: Some(Summary::single(f)),
+            ..Point::default()
+        };
+        let (j, over) = fairness_index(&[bare(1.0, 1.0), bare(2.0, 3.0)]).unwrap();
+        assert!((j - 16.0 / 20.0).abs() < 1e-12, "{j}");
+        assert_eq!(over, "per-flow forwarded (Mpps)");
+    }
 }

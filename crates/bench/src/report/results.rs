@@ -122,6 +122,7 @@ impl ExperimentKind {
     pub const ALL: [ExperimentKind; 11] = [
         ExperimentKind::ThroughputVsSize,
         ExperimentKind::Load,
+        ExperimentKind::PacketTime,
         ExperimentKind::TableSize,
         ExperimentKind::ExactVsWildcard,
         ExperimentKind::Fairness,
@@ -129,7 +130,6 @@ impl ExperimentKind {
         ExperimentKind::LatencyProbe,
         ExperimentKind::ZeroLoss,
         ExperimentKind::FlowInstall,
-        ExperimentKind::PacketTime,
         ExperimentKind::Churn,
     ];
 

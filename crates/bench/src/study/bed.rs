@@ -91,6 +91,24 @@ impl Bed {
         let mut topo = Topology::new();
         let Some(dut) = dut else {
             let h = topo.add_host(1).map_err(|e| e.to_string())?;
+            let mut pids = Vec::new();
+            if ctx.opts.steer {
+                // The sink reads the root end of the generator's own veth; its receive
+                // work (XDP, in that end's NAPI) goes to the device CPU as it would with
+                // a device there, so the ceiling is what the generator's CPU alone can
+                // send. GRO on gives the end a NAPI of its own now, which then lives as
+                // long as the bed (not only while the sink's XDP program is attached),
+                // so its thread is pinned once and its time accounted as ours.
+                crate::topo::run("ethtool", &["-K", &h.port, "gro", "on"])
+                    .map_err(|e| e.to_string())?;
+                pids = crate::dut::thread_napi(
+                    None,
+                    std::slice::from_ref(&h.port),
+                    topo.prefix(),
+                    ctx.opts.dut_cpu,
+                );
+            }
+            wait_quiet(&pids);
             return Ok(Bed {
                 device: None,
                 tx: vec![Endpoint {
@@ -107,7 +125,7 @@ impl Bed {
                 }],
                 inputs: vec![h],
                 sink: None,
-                pids: Vec::new(),
+                pids,
                 topo,
             });
         };
@@ -173,6 +191,7 @@ impl Bed {
             _ => Vec::new(),
         };
         pids.extend(napi);
+        wait_quiet(&pids);
         Ok(Bed {
             device: Some(device),
             tx: hosts
@@ -255,6 +274,42 @@ impl Measured {
     }
 }
 
+/// How long [`wait_quiet`] waits at most.
+const QUIET_WAIT: Duration = Duration::from_secs(5);
+/// The window [`wait_quiet`] judges the machine by.
+const QUIET_WINDOW: Duration = Duration::from_millis(300);
+/// The busy share of the machine, beyond this process and `pids`, below which it counts
+/// as quiet.
+const QUIET_SHARE: f64 = 0.10;
+
+/// Waits (at most [`QUIET_WAIT`]) until the machine is quiet: the CPU time of everything
+/// but this process and `pids` (the new device's processes) is below [`QUIET_SHARE`] of
+/// the CPUs over a [`QUIET_WINDOW`]. Tearing down a bed leaves the kernel up to seconds
+/// of cleanup (namespaces, sockets, RCU frees) on an unbound worker thread; a run under
+/// it gives the generator half its CPU. Returns whether it got quiet.
+pub fn wait_quiet(pids: &[u32]) -> bool {
+    let mut ours = vec![std::process::id()];
+    ours.extend(pids);
+    let t = std::time::Instant::now();
+    while t.elapsed() < QUIET_WAIT {
+        let Ok(a) = cpu::read_sample_of_living(&ours) else {
+            return false;
+        };
+        std::thread::sleep(QUIET_WINDOW);
+        let Ok(b) = cpu::read_sample_of_living(&ours) else {
+            return false;
+        };
+        let d = a.delta(&b);
+        let busy: u64 = d.cpus.values().map(|c| c.busy()).sum();
+        let total: u64 = d.cpus.values().map(|c| c.total()).sum();
+        let foreign = busy.saturating_sub(d.procs_jiffies(&ours));
+        if total > 0 && (foreign as f64) < QUIET_SHARE * total as f64 {
+            return true;
+        }
+    }
+    false
+}
+
 /// The pause before each run.
 const SETTLE: Duration = Duration::from_millis(50);
 
@@ -281,6 +336,9 @@ pub fn measure(
     let fixed = pids.len();
     let mut last = None;
     for attempt in 1..=ATTEMPTS {
+        if ctx.stopped() {
+            return Err("interrupted".into());
+        }
         // What the device still holds from the run before (an overload leaves queues
         // full) drains first, so it neither delays nor drops this run's frames.
         std::thread::sleep(SETTLE);
@@ -295,10 +353,6 @@ pub fn measure(
             drain: Duration::from_millis(100),
             cpu: Some(ctx.opts.gen_cpu),
             batch: 32,
-            // The ceiling's sink receives on the root end of the generator's own veth:
-            // its receive work goes to the device CPU, as it would with a device there,
-            // so the ceiling is what the generator's CPU alone can send.
-            rx_napi_cpu: (bed.device.is_none() && ctx.opts.steer).then_some(ctx.opts.dut_cpu),
         };
         pids.truncate(fixed);
         pids.extend(cpu::kworker_pids(&ours).unwrap_or_default());
@@ -316,9 +370,7 @@ pub fn measure(
         let cpu_ns_per_pkt = (bed.device.is_some() && received > 0)
             .then(|| cpu::jiffies_to_ns(busy) as f64 / received as f64);
         let mut verdict = cpu::detect_disturbance(&delta, &ours, &pids, &Thresholds::default());
-        // The ceiling's sink gets a fresh NAPI thread every run, which no sample before
-        // the run can follow: its time would read as foreign.
-        if !ctx.check_foreign || bed.device.is_none() {
+        if !ctx.check_foreign {
             verdict.disturbed = false;
         }
         let m = Measured {

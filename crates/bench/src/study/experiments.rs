@@ -20,16 +20,14 @@
 //! - **latency probe**: a 1 kpps probe flow beside bulk traffic at fractions of the
 //!   saturation rate; the probe's one-way latency.
 //! - **zero loss**: the RFC 2544 binary search at 64 B up to the ceiling rate.
-//! - **flow install**: N exact flows added with one `ctl add-flows` (and `ovs-ofctl
-//!   add-flows` for Open vSwitch), client pinned to the generator CPU.
-//! - **churn**: flat-out 64 B traffic while a client adds and deletes rules at a rate.
+//!
+//! The control-plane experiments (flow installation, churn) are in [`super::control`].
 //!
 //! A device that fails to start or to forward is logged and left out of that
 //! experiment (its error in the note); the study goes on.
 
 use std::net::Ipv4Addr;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::datapath_bench;
 use crate::method::search::{zero_loss_search, SearchConfig, SearchError, TrialOutcome};
@@ -42,12 +40,12 @@ use super::bed::{measure, Bed, Loadout, Measured};
 use super::{rules, Ctx, Dut};
 
 /// Seed of every flow set (the same flows for the rules and the traffic).
-const SEED: u64 = 0x5eed;
+pub(super) const SEED: u64 = 0x5eed;
 /// The probe's and the idle measurement's rate, packets per second.
 const PROBE_PPS: f64 = 1_000.0;
 const IDLE_PPS: f64 = 10_000.0;
 /// Address space of random destinations (shared address space, RFC 6598).
-const SPACE: (Ipv4Addr, u8) = (Ipv4Addr::new(100, 64, 0, 0), 10);
+pub(super) const SPACE: (Ipv4Addr, u8) = (Ipv4Addr::new(100, 64, 0, 0), 10);
 
 /// Measures the ceiling (see the module comment) into `ctx.ceiling_pps`.
 pub fn ceiling(ctx: &mut Ctx) -> Result<(), String> {
@@ -94,13 +92,13 @@ pub fn run(ctx: &mut Ctx, kind: ExperimentKind) -> Result<Vec<Experiment>, Strin
         ExperimentKind::WorkerScaling => vec![worker_scaling(ctx)?],
         ExperimentKind::LatencyProbe => vec![latency_probe(ctx)?],
         ExperimentKind::ZeroLoss => vec![zero_loss(ctx)?],
-        ExperimentKind::FlowInstall => vec![flow_install(ctx)?],
-        ExperimentKind::Churn => vec![churn(ctx)?],
+        ExperimentKind::FlowInstall => vec![super::control::flow_install(ctx)?],
+        ExperimentKind::Churn => vec![super::control::churn(ctx)?],
     })
 }
 
 /// A stream of `frames` from input 0, flat out.
-fn flat(frames: &[Vec<u8>]) -> Stream {
+pub(super) fn flat(frames: &[Vec<u8>]) -> Stream {
     Stream {
         tx: 0,
         frames: frames.to_vec(),
@@ -117,7 +115,7 @@ fn paced(tx: usize, frames: &[Vec<u8>], pps: f64) -> Stream {
     }
 }
 
-fn frames(flows: &[FlowHeader], size: usize) -> Vec<Vec<u8>> {
+pub(super) fn frames(flows: &[FlowHeader], size: usize) -> Vec<Vec<u8>> {
     flows.iter().map(|h| traffic::frame(h, size)).collect()
 }
 
@@ -150,13 +148,13 @@ fn repeat(
     Ok(v)
 }
 
-fn summary(xs: impl Iterator<Item = f64>) -> Option<Summary> {
+pub(super) fn summary(xs: impl Iterator<Item = f64>) -> Option<Summary> {
     let v: Vec<f64> = xs.filter(|x| x.is_finite()).collect();
     Summary::of(&v)
 }
 
 /// A point at `x` from whole runs.
-fn point(x: f64, runs: &[Measured]) -> Point {
+pub(super) fn point(x: f64, runs: &[Measured]) -> Point {
     Point {
         x,
         offered_mpps: summary(runs.iter().map(|m| m.offered_mpps())),
@@ -185,8 +183,24 @@ fn warm_up(ctx: &mut Ctx, bed: &Bed, frames: &[Vec<u8>]) -> Result<(), String> {
     Ok(())
 }
 
+/// The point at `x` of a freshly loaded bed: a warm-up, then `runs` flat-out runs of
+/// `frames`, logged as "`x` `what`".
+fn flat_point(
+    ctx: &mut Ctx,
+    bed: &Bed,
+    frames: &[Vec<u8>],
+    x: f64,
+    what: &str,
+) -> Result<Point, String> {
+    warm_up(ctx, bed, frames)?;
+    let runs = repeat(ctx, bed, &|| vec![flat(frames)])?;
+    let p = point(x, &runs);
+    log_point(ctx, &format!("{x} {what}"), &p);
+    Ok(p)
+}
+
 /// A bed for `dut` with its default forwarding, warmed up, and its usual 64-byte frames.
-fn plain_bed(ctx: &mut Ctx, dut: Dut) -> Result<(Bed, Vec<FlowHeader>), String> {
+pub(super) fn plain_bed(ctx: &mut Ctx, dut: Dut) -> Result<(Bed, Vec<FlowHeader>), String> {
     let bed = Bed::new(ctx, Some(dut), 1, &|_, _| Ok(Loadout::default()))?;
     let flows = usual_flows(ctx, &bed, dut, 0)?;
     warm_up(ctx, &bed, &frames(&flows, 64))?;
@@ -194,10 +208,10 @@ fn plain_bed(ctx: &mut Ctx, dut: Dut) -> Result<(Bed, Vec<FlowHeader>), String> 
 }
 
 /// One device's part of an experiment: its points.
-type PerDevice<'a> = dyn FnMut(&mut Ctx, Dut) -> Result<Vec<Point>, String> + 'a;
+pub(super) type PerDevice<'a> = dyn FnMut(&mut Ctx, Dut) -> Result<Vec<Point>, String> + 'a;
 
 /// Runs `f` for each device; a device whose run fails is logged and noted.
-fn per_device(
+pub(super) fn per_device(
     ctx: &mut Ctx,
     kind: ExperimentKind,
     duts: &[Dut],
@@ -206,6 +220,9 @@ fn per_device(
     let mut series = Vec::new();
     let mut failed = Vec::new();
     for &dut in duts {
+        if ctx.stopped() {
+            break;
+        }
         ctx.progress(&format!("{} {}", kind.name(), dut.name()));
         match f(ctx, dut) {
             Ok(points) => series.push(Series {
@@ -221,7 +238,7 @@ fn per_device(
     (series, failed)
 }
 
-fn note(text: String, failed: &[String]) -> String {
+pub(super) fn note(text: String, failed: &[String]) -> String {
     if failed.is_empty() {
         text
     } else {
@@ -229,7 +246,7 @@ fn note(text: String, failed: &[String]) -> String {
     }
 }
 
-fn log_point(ctx: &Ctx, what: &str, p: &Point) {
+pub(super) fn log_point(ctx: &Ctx, what: &str, p: &Point) {
     let m = |s: Option<Summary>| s.map(|s| s.median).unwrap_or(f64::NAN);
     ctx.progress(&format!(
         "  {what}: {:.3} Mpps forwarded of {:.3} offered, loss {:.2}%, latency {:.1} µs, {:.0} ns/pkt",
@@ -371,7 +388,6 @@ fn packet_time(ctx: &mut Ctx) -> Result<Experiment, String> {
             let p = Point {
                 x: size as f64,
                 latency_us: Summary::of(&times),
-                cpu_ns_per_pkt: point(0.0, &runs).cpu_ns_per_pkt,
                 ..Point::default()
             };
             ctx.progress(&format!(
@@ -444,12 +460,13 @@ fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
                 Dut::Bridge | Dut::BridgeStatic => bed.flows(0, Spread::DstMacs, n, SPACE, SEED)?,
                 _ => bed.flows(0, Spread::UdpPorts, n, SPACE, SEED)?,
             };
-            let fr = frames(&flows, 64);
-            warm_up(ctx, &bed, &fr)?;
-            let runs = repeat(ctx, &bed, &|| vec![flat(&fr)])?;
-            let p = point(n as f64, &runs);
-            log_point(ctx, &format!("{n} rules"), &p);
-            points.push(p);
+            points.push(flat_point(
+                ctx,
+                &bed,
+                &frames(&flows, 64),
+                n as f64,
+                "rules",
+            )?);
         }
         Ok(points)
     });
@@ -529,11 +546,7 @@ fn exact_vs_wildcard(ctx: &mut Ctx) -> Result<Experiment, String> {
                 })
             })?;
             let fr = frames(&bed.flows(0, Spread::DstIps, n, SPACE, SEED)?, 64);
-            warm_up(ctx, &bed, &fr)?;
-            let runs = repeat(ctx, &bed, &|| vec![flat(&fr)])?;
-            let p = point(pct as f64, &runs);
-            log_point(ctx, &format!("{pct}% wildcard"), &p);
-            points.push(p);
+            points.push(flat_point(ctx, &bed, &fr, pct as f64, "% wildcard")?);
         }
         Ok(points)
     });
@@ -781,213 +794,4 @@ fn zero_loss(ctx: &mut Ctx) -> Result<Experiment, String> {
         ceiling: Vec::new(),
         series,
     })
-}
-
-/// Runs `prog args…` pinned to `cpu`, failing with its stderr; returns the seconds taken.
-fn timed(cpu: usize, prog: &str, args: &[&str]) -> Result<f64, String> {
-    let t = Instant::now();
-    let out = Command::new("taskset")
-        .args(["-c", &cpu.to_string(), prog])
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("{prog}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "`{prog} {}` failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(t.elapsed().as_secs_f64())
-}
-
-fn flow_install(ctx: &mut Ctx) -> Result<Experiment, String> {
-    let kind = ExperimentKind::FlowInstall;
-    let n = ctx.opts.install_rules;
-    let duts: Vec<Dut> = ctx
-        .opts
-        .duts
-        .iter()
-        .copied()
-        .filter(|d| d.openflow())
-        .collect();
-    let ctl = ctx.opts.ctl.clone();
-    let mut series = Vec::new();
-    let mut failed = Vec::new();
-    for dut in duts {
-        let mut clients: Vec<(&str, String)> = Vec::new();
-        if let Some(c) = &ctl {
-            clients.push(("peregrine ctl", c.display().to_string()));
-        }
-        if dut.peregrine_backend().is_none() {
-            clients.push(("ovs-ofctl", "ovs-ofctl".into()));
-        }
-        for (client, prog) in clients {
-            let name = format!("{} via {client}", dut.name());
-            ctx.progress(&format!("{} {name}", kind.name()));
-            let run = || -> Result<Point, String> {
-                let mut rates = Vec::new();
-                for _ in 0..ctx.opts.runs.max(1) {
-                    let bed = Bed::new(ctx, Some(dut), 1, &|_, _| Ok(Loadout::default()))?;
-                    let target = bed.openflow_target().ok_or("no OpenFlow connection")?;
-                    let flows = bed.flows(0, Spread::UdpPorts, n, SPACE, SEED)?;
-                    let file = std::env::temp_dir().join(format!("{}-flows.txt", bed.name()));
-                    let text: String = flows.iter().map(|h| rules::exact(h, 1, 2) + "\n").collect();
-                    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
-                    let mut args = vec![];
-                    if prog == "ovs-ofctl" {
-                        args.extend(["-O", "OpenFlow13"]);
-                    } else {
-                        args.push("ctl");
-                    }
-                    let path = file.display().to_string();
-                    args.extend(["add-flows", target.as_str(), path.as_str()]);
-                    let secs = timed(ctx.opts.gen_cpu, &prog, &args);
-                    let _ = std::fs::remove_file(&file);
-                    rates.push(n as f64 / secs?);
-                }
-                Ok(Point {
-                    x: n as f64,
-                    flow_mods_per_s: Summary::of(&rates),
-                    ..Point::default()
-                })
-            };
-            match run() {
-                Ok(p) => {
-                    ctx.progress(&format!(
-                        "  {:.0} flows/s",
-                        p.flow_mods_per_s.map(|s| s.median).unwrap_or(0.0)
-                    ));
-                    series.push(Series {
-                        dut: name,
-                        points: vec![p],
-                    });
-                }
-                Err(e) => {
-                    ctx.progress(&format!("  failed: {e}"));
-                    failed.push(format!("{name} failed: {e}"));
-                }
-            }
-        }
-    }
-    Ok(Experiment {
-        kind,
-        note: note(
-            format!("{n} exact flows added by one `add-flows` (OpenFlow 1.3 flow-mods and a barrier) into a device holding its default flows; the client pinned to CPU {}, the device to CPU {}.", ctx.opts.gen_cpu, ctx.opts.dut_cpu),
-            &failed,
-        ),
-        ceiling: Vec::new(),
-        series,
-    })
-}
-
-fn churn(ctx: &mut Ctx) -> Result<Experiment, String> {
-    let kind = ExperimentKind::Churn;
-    let rates = ctx.opts.churn_rates.clone();
-    let Some(ctl) = ctx.opts.ctl.clone() else {
-        return Ok(Experiment {
-            kind,
-            note: "Not measured: no `peregrine` binary was given for the rule client.".into(),
-            ceiling: Vec::new(),
-            series: Vec::new(),
-        });
-    };
-    let duts: Vec<Dut> = ctx
-        .opts
-        .duts
-        .iter()
-        .copied()
-        .filter(|d| d.openflow())
-        .collect();
-    let mut done = Vec::new();
-    ctx.check_foreign = false;
-    let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
-        let (bed, flows) = plain_bed(ctx, dut)?;
-        let fr = frames(&flows, 64);
-        let target = bed.openflow_target().ok_or("no OpenFlow connection")?;
-        let mut points = Vec::new();
-        for &rate in &rates {
-            let mut runs = Vec::new();
-            let mut achieved = Vec::new();
-            for _ in 0..ctx.opts.runs.max(1) {
-                let secs = ctx.opts.seconds.max(0.5);
-                let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-                let churner = (rate > 0).then(|| {
-                    let (stop, ctl, target) = (stop.clone(), ctl.clone(), target.clone());
-                    let file = std::env::temp_dir().join(format!("{}-churn.txt", bed.name()));
-                    let cpu = ctx.opts.dut_cpu;
-                    std::thread::spawn(move || churn_loop(&ctl, &target, &file, rate, cpu, &stop))
-                });
-                let m = measure(ctx, &bed, vec![flat(&fr)], secs);
-                stop.store(true, std::sync::atomic::Ordering::Relaxed);
-                if let Some(h) = churner {
-                    let r = h
-                        .join()
-                        .map_err(|_| "churn thread panicked".to_string())??;
-                    achieved.push(r);
-                }
-                runs.push(m?);
-            }
-            let p = point(rate as f64, &runs);
-            log_point(ctx, &format!("{rate} mods/s asked"), &p);
-            if let Some(a) = summary(achieved.into_iter()) {
-                done.push(format!("{} at {rate}: {:.0}", dut.name(), a.median));
-            }
-            points.push(p);
-        }
-        Ok(points)
-    });
-    ctx.check_foreign = true;
-    Ok(Experiment {
-        kind,
-        note: note(
-            format!("64 B flat out through the device's default flows while `peregrine ctl` (pinned to the device CPU {}) adds batches of exact rules on other flows and deletes them again, every 100 ms, at the rate asked (adds plus deletes per second). Rates achieved: {}.", ctx.opts.dut_cpu, if done.is_empty() { "none".to_string() } else { done.join(", ") }),
-            &failed,
-        ),
-        ceiling: Vec::new(),
-        series,
-    })
-}
-
-/// Adds and deletes rules through `ctl` against `target` at about `rate` changes per
-/// second (half adds, half deletes, in 100 ms rounds) until `stop`; returns the rate
-/// achieved.
-fn churn_loop(
-    ctl: &std::path::Path,
-    target: &str,
-    file: &std::path::Path,
-    rate: usize,
-    cpu: usize,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Result<f64, String> {
-    let per_round = (rate / 20).max(1);
-    let t = Instant::now();
-    let mut changes = 0usize;
-    let mut round = 0u64;
-    let prog = ctl.display().to_string();
-    let path = file.display().to_string();
-    while !stop.load(std::sync::atomic::Ordering::Relaxed) && t.elapsed() < Duration::from_secs(600)
-    {
-        let text: String = (0..per_round)
-            .map(|i| {
-                format!(
-                    "priority=300,udp,nw_dst=198.18.{}.{},tp_dst=7,actions=drop\n",
-                    (i / 250) % 250,
-                    i % 250 + 1
-                )
-            })
-            .collect();
-        std::fs::write(file, text).map_err(|e| format!("{path}: {e}"))?;
-        timed(cpu, &prog, &["ctl", "add-flows", target, &path])?;
-        timed(cpu, &prog, &["ctl", "del-flows", target, "udp,tp_dst=7"])?;
-        changes += 2 * per_round;
-        round += 1;
-        let due = Duration::from_millis(100 * round);
-        if let Some(wait) = due.checked_sub(t.elapsed()) {
-            std::thread::sleep(wait);
-        }
-    }
-    let _ = std::fs::remove_file(file);
-    Ok(changes as f64 / t.elapsed().as_secs_f64().max(1e-9))
 }

@@ -15,11 +15,13 @@
 //! the bridge) leaves it out and says so in its note.
 
 pub mod bed;
+pub mod control;
 pub mod experiments;
 pub mod rules;
 
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::dut::{bridge::Fdb, ovs::PortType, Spec};
@@ -119,20 +121,9 @@ impl FromStr for Dut {
     }
 }
 
-/// The experiments a study can run (names as in the results).
-pub const EXPERIMENTS: [ExperimentKind; 11] = [
-    ExperimentKind::ThroughputVsSize,
-    ExperimentKind::Load,
-    ExperimentKind::PacketTime,
-    ExperimentKind::TableSize,
-    ExperimentKind::ExactVsWildcard,
-    ExperimentKind::Fairness,
-    ExperimentKind::WorkerScaling,
-    ExperimentKind::LatencyProbe,
-    ExperimentKind::ZeroLoss,
-    ExperimentKind::FlowInstall,
-    ExperimentKind::Churn,
-];
+/// The experiments a study can run, in the order it runs them (names as in the
+/// results).
+pub const EXPERIMENTS: [ExperimentKind; 11] = ExperimentKind::ALL;
 
 /// Parses an experiment's name (`throughput_vs_size`, …; `-` may stand for `_`).
 pub fn parse_experiment(s: &str) -> Result<ExperimentKind, String> {
@@ -300,10 +291,13 @@ pub struct Ctx<'a> {
     /// Whether runs are checked for foreign load (off while an experiment runs processes
     /// of its own beside the traffic).
     pub check_foreign: bool,
+    /// Set (by a signal handler) when the user wants the study to end: the next run
+    /// fails with "interrupted" and the study returns what it has.
+    pub stop: &'a AtomicBool,
 }
 
 impl<'a> Ctx<'a> {
-    pub fn new(opts: Options, launcher: &'a dyn Launcher) -> Ctx<'a> {
+    pub fn new(opts: Options, launcher: &'a dyn Launcher, stop: &'a AtomicBool) -> Ctx<'a> {
         Ctx {
             opts,
             launcher,
@@ -313,7 +307,13 @@ impl<'a> Ctx<'a> {
             disturbed: 0,
             kept_disturbed: 0,
             check_foreign: true,
+            stop,
         }
+    }
+
+    /// Whether the study was asked to end.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
 
     /// Prints a progress line with the time since the study started.
@@ -340,9 +340,10 @@ impl<'a> Ctx<'a> {
 }
 
 /// Runs the study `opts` describes and returns its results (also when a device fails:
-/// its error is logged and its series left out).
-pub fn run(opts: Options, launcher: &dyn Launcher) -> Result<Results, String> {
-    let mut ctx = Ctx::new(opts, launcher);
+/// its error is logged and its series left out). When `stop` is set midway the study
+/// ends after tearing down what runs, and returns the experiments finished so far.
+pub fn run(opts: Options, launcher: &dyn Launcher, stop: &AtomicBool) -> Result<Results, String> {
+    let mut ctx = Ctx::new(opts, launcher, stop);
     let mut results = Results::new(format!(
         "{}; the generator and the sink are one thread; {}",
         ctx.opts.pinning(),
@@ -358,8 +359,12 @@ pub fn run(opts: Options, launcher: &dyn Launcher) -> Result<Results, String> {
     experiments::ceiling(&mut ctx)?;
     for kind in ctx.opts.experiments.clone() {
         ctx.progress(&format!("experiment {}", kind.name()));
-        let exps = experiments::run(&mut ctx, kind)?;
-        results.experiments.extend(exps);
+        let exps = experiments::run(&mut ctx, kind);
+        if ctx.stopped() {
+            ctx.progress("interrupted: keeping the experiments finished before");
+            break;
+        }
+        results.experiments.extend(exps?);
     }
     ctx.progress(&format!(
         "done: {} disturbed runs redone, {} kept disturbed after {} attempts",

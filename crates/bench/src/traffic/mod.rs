@@ -137,10 +137,6 @@ pub struct Spec {
     /// Packets per send batch of an unpaced stream (e.g. 32); a paced stream sends what
     /// it sends in 20 µs at its rate, from 1 up to this.
     pub batch: u32,
-    /// Once the sink's port is open, move its NAPI into a kernel thread pinned to this
-    /// CPU ([`crate::dut::thread_napi`]): on veth, an AF_XDP sink's receive work
-    /// otherwise runs on the sender's CPU, the generator's own.
-    pub rx_napi_cpu: Option<usize>,
 }
 
 /// What one stream did. `sent` counts frames the ring took (handed over minus
@@ -473,15 +469,6 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
         latency: Reservoir::new(LATENCY_SAMPLES),
         foreign: 0,
     };
-    if let Some(cpu) = spec.rx_napi_cpu {
-        let ns = spec.rx.ns.as_deref().filter(|n| !n.contains('/'));
-        crate::dut::thread_napi(
-            ns,
-            std::slice::from_ref(&spec.rx.ifname),
-            &spec.rx.ifname,
-            cpu,
-        );
-    }
     let mut b = Buffers {
         origin: Instant::now(),
         run: run_tag(),
@@ -582,7 +569,6 @@ mod tests {
             drain: Duration::ZERO,
             cpu: None,
             batch: 32,
-            rx_napi_cpu: None,
         }
     }
 
