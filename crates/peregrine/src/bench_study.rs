@@ -41,11 +41,14 @@ pub struct StudyArgs {
     /// CPU of the device under test.
     #[arg(long, default_value_t = 1)]
     pub dut_cpu: usize,
+    /// peregrine's workers (the first on --dut-cpu, more on the CPUs left over).
+    #[arg(long, default_value_t = 1)]
+    pub dut_workers: usize,
     /// How the generator and the sink reach the wire.
     #[arg(long, value_enum, default_value = "afxdp")]
     pub generator: GenIo,
     /// Where the kernel's receive work for the device's ports runs: on the device's CPU
-    /// (`dut`: RPS and threaded NAPI, so each device has one CPU for all its work) or
+    /// (`dut`: threaded NAPI pinned there, so each device has one CPU for all its work) or
     /// where the kernel puts it (`sender`: on veth, the sending side's CPU).
     #[arg(long, value_enum, default_value = "dut")]
     pub kernel_rx: KernelRx,
@@ -124,6 +127,10 @@ impl StudyArgs {
         }
         o.gen_cpu = self.gen_cpu;
         o.dut_cpu = self.dut_cpu;
+        if self.dut_workers == 0 {
+            return Err("--dut-workers 0: at least one worker".into());
+        }
+        o.dut_workers = self.dut_workers;
         o.io = match self.generator {
             GenIo::Afxdp => Io::Afxdp,
             GenIo::Afpacket => Io::Afpacket,

@@ -89,9 +89,6 @@ impl Bridge {
         );
         for h in setup.hosts() {
             ip(&["link", "set", &h.port, "master", &br.name]).map_err(|e| e.to_string())?;
-            if let (Some(cpu), true) = (setup.cpu, setup.steer) {
-                super::steer(None, &h.port, cpu)?;
-            }
             if fdb == Fdb::Static {
                 for c in static_commands(h) {
                     let args: Vec<&str> = c.iter().map(String::as_str).collect();

@@ -12,14 +12,12 @@
 //! needs its own MAC on that input and a routed destination).
 //!
 //! Pinning: OVS's daemons are pinned with `taskset` (and its PMD thread with
-//! `pmd-cpu-mask`). The kernel devices have no thread to pin; their work runs in the
-//! softirq of the CPU that received the frame, which on veth is the sender's CPU (the
-//! generator's). [`Setup::cpu`] therefore turns on receive packet steering (RPS) to that
-//! CPU on every device port, so the bridge and the router do their work on the device
-//! CPU as the user-space switches do. A port with XDP attached (an AF_XDP port of
-//! peregrine or OVS) receives in the veth's NAPI instead, which also runs on the
-//! sender's CPU; [`thread_napi`] moves that NAPI into a kernel thread pinned to the
-//! device CPU, so there too the device's whole receive work is on its own CPU.
+//! `pmd-cpu-mask`) to [`Setup::cpu`]. The kernel's receive work for a veth port (the
+//! bridge's and the router's forwarding, an AF_PACKET socket's copy, an XDP program)
+//! runs in the softirq of the CPU that sent the frame, the generator's; [`thread_napi`]
+//! gives a port a NAPI instance of its own (GRO on, which veth serves through NAPI) in a
+//! kernel thread pinned to the device CPU. The study does that for every device port,
+//! so each device does all its work, in the kernel and out, on its own CPU.
 //!
 //! Devices that must not touch the root namespace (the router's forwarding sysctl, the
 //! `ovs-netdev` tap of OVS) run in a namespace of their own ([`DutNs`]) into which the
@@ -63,9 +61,6 @@ pub struct Setup<'a> {
     pub sink: &'a Host,
     /// The CPU the device works on (see the module comment), if pinned.
     pub cpu: Option<usize>,
-    /// Whether the kernel's receive work for the device's ports is steered to `cpu`
-    /// (RPS; see the module comment), or left on the sender's CPU.
-    pub steer: bool,
     /// OpenFlow devices: the flows (ovs-ofctl syntax) replacing the default
     /// `in_port=i,actions=output:n+1` for every input and `in_port=n+1,actions=output:1`.
     pub flows: Option<Vec<String>>,
@@ -80,7 +75,6 @@ impl<'a> Setup<'a> {
             inputs: vec![a],
             sink: b,
             cpu: None,
-            steer: false,
             flows: None,
             fdb: Vec::new(),
         }
@@ -109,19 +103,6 @@ impl<'a> Setup<'a> {
         v.push(self.sink);
         v
     }
-}
-
-/// Steers received frames of `port` (in namespace `ns`, or the root namespace) to `cpu`
-/// with RPS.
-pub fn steer(ns: Option<&str>, port: &str, cpu: usize) -> Result<(), String> {
-    let mask = format!("{:x}", 1u128 << cpu.min(127));
-    let cmd = format!("echo {mask} > /sys/class/net/{port}/queues/rx-0/rps_cpus");
-    match ns {
-        None => crate::topo::run("sh", &["-c", &cmd]),
-        Some(ns) => ip(&["netns", "exec", ns, "sh", "-c", &cmd]),
-    }
-    .map(|_| ())
-    .map_err(|e| format!("steering {port} to CPU {cpu}: {e}"))
 }
 
 /// How traffic from host 1 must be addressed to reach host 2 through a device.
@@ -235,18 +216,25 @@ pub fn have(prog: &str) -> bool {
     found
 }
 
-/// Turns on threaded NAPI for `ports` (in namespace `ns`, or the root namespace) where
-/// the port has a NAPI instance (veth has one while XDP is attached), and pins the
-/// NAPI threads of names starting with `napi/<prefix>` (kernel thread names are cut at
-/// 15 characters, so the topology's prefix is what tells them apart) to `cpu`. Returns
-/// the PIDs of the threads pinned; ports without NAPI are left as they are.
-pub fn thread_napi(ns: Option<&str>, ports: &[String], prefix: &str, cpu: usize) -> Vec<u32> {
+/// Gives each of `ports` (veth ends in namespace `ns`, or the root namespace) a NAPI
+/// instance of its own (GRO on: veth then receives through NAPI, as it does while XDP is
+/// attached), runs it threaded, and pins the NAPI threads of names starting with
+/// `napi/<prefix>` (kernel thread names are cut at 15 characters, so the topology's
+/// prefix is what tells them apart) to `cpu`. Returns the PIDs of the threads pinned.
+/// A NAPI instance made so lives as long as the port.
+pub fn thread_napi(
+    ns: Option<&str>,
+    ports: &[String],
+    prefix: &str,
+    cpu: usize,
+) -> Result<Vec<u32>, String> {
     for p in ports {
-        let cmd = format!("echo 1 > /sys/class/net/{p}/threaded");
-        let _ = match ns {
+        let cmd = format!("ethtool -K {p} gro on && echo 1 > /sys/class/net/{p}/threaded");
+        match ns {
             None => crate::topo::run("sh", &["-c", &cmd]),
             Some(ns) => ip(&["netns", "exec", ns, "sh", "-c", &cmd]),
-        };
+        }
+        .map_err(|e| format!("threaded NAPI on {p}: {e}"))?;
     }
     let mut pinned = Vec::new();
     for pid in napi_threads(prefix) {
@@ -254,7 +242,7 @@ pub fn thread_napi(ns: Option<&str>, ports: &[String], prefix: &str, cpu: usize)
             pinned.push(pid);
         }
     }
-    pinned
+    Ok(pinned)
 }
 
 /// The NAPI kernel threads of ports whose names start with `prefix` (names are cut at

@@ -117,11 +117,6 @@ impl Ovs {
             let _ = std::fs::remove_dir_all(&dir);
         })?;
         let ovs = Ovs { dir, ns };
-        if let (Some(cpu), true) = (setup.cpu, setup.steer) {
-            for p in &ovs.ns.ports {
-                super::steer(Some(&ovs.ns.name), p, cpu)?;
-            }
-        }
         ovs.setup(ty, setup.cpu, &setup.openflow())?;
         Ok(ovs)
     }

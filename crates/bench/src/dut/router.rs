@@ -115,9 +115,6 @@ impl Router {
                     &format!("echo 0 > /proc/sys/net/ipv4/conf/{port}/rp_filter"),
                 ],
             )?;
-            if let (Some(cpu), true) = (setup.cpu, setup.steer) {
-                super::steer(Some(&ns.name), port, cpu)?;
-            }
             ns.exec("ip", &["addr", "add", &format!("{r}/32"), "dev", port])?;
             ns.exec("ip", &["route", "add", &format!("{hip}/32"), "dev", port])?;
             ns.exec(

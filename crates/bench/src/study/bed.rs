@@ -55,8 +55,6 @@ pub struct Loadout {
     pub fdb: Vec<[u8; 6]>,
     /// The router: extra routes towards the sink.
     pub routes: usize,
-    /// peregrine: workers.
-    pub workers: usize,
 }
 
 /// A started device.
@@ -94,19 +92,14 @@ impl Bed {
             let mut pids = Vec::new();
             if ctx.opts.steer {
                 // The sink reads the root end of the generator's own veth; its receive
-                // work (XDP, in that end's NAPI) goes to the device CPU as it would with
-                // a device there, so the ceiling is what the generator's CPU alone can
-                // send. GRO on gives the end a NAPI of its own now, which then lives as
-                // long as the bed (not only while the sink's XDP program is attached),
-                // so its thread is pinned once and its time accounted as ours.
-                crate::topo::run("ethtool", &["-K", &h.port, "gro", "on"])
-                    .map_err(|e| e.to_string())?;
+                // work goes to the device CPU as it would with a device there, so the
+                // ceiling is what the generator's CPU alone can send.
                 pids = crate::dut::thread_napi(
                     None,
                     std::slice::from_ref(&h.port),
                     topo.prefix(),
                     ctx.opts.dut_cpu,
-                );
+                )?;
             }
             wait_quiet(&pids);
             return Ok(Bed {
@@ -139,28 +132,14 @@ impl Bed {
             inputs: hosts.iter().collect(),
             sink: &sink,
             cpu: Some(ctx.opts.dut_cpu),
-            steer: ctx.opts.steer,
             flows: load.flows.clone(),
             fdb: load.fdb.clone(),
         };
         let ports: Vec<String> = setup.hosts().iter().map(|h| h.port.clone()).collect();
         let device = match dut.peregrine_backend() {
             Some(backend) => {
-                if ctx.opts.steer {
-                    for p in &ports {
-                        crate::dut::steer(None, p, ctx.opts.dut_cpu)?;
-                    }
-                }
-                let workers = load.workers.max(1);
-                let cpus: Vec<usize> = (0..workers)
-                    .map(|w| {
-                        if w == 0 {
-                            ctx.opts.dut_cpu
-                        } else {
-                            ctx.worker_cpu(w)
-                        }
-                    })
-                    .collect();
+                let workers = ctx.opts.dut_workers.max(1);
+                let cpus = ctx.opts.worker_cpus();
                 Device::Peregrine(ctx.launcher.start(backend, &setup, workers, &cpus)?)
             }
             None => {
@@ -173,7 +152,7 @@ impl Bed {
             Device::Peregrine(_) => None,
         };
         let napi = if ctx.opts.steer {
-            crate::dut::thread_napi(ns, &ports, topo.prefix(), ctx.opts.dut_cpu)
+            crate::dut::thread_napi(ns, &ports, topo.prefix(), ctx.opts.dut_cpu)?
         } else {
             Vec::new()
         };

@@ -47,26 +47,41 @@ const IDLE_PPS: f64 = 10_000.0;
 /// Address space of random destinations (shared address space, RFC 6598).
 pub(super) const SPACE: (Ipv4Addr, u8) = (Ipv4Addr::new(100, 64, 0, 0), 10);
 
-/// Measures the ceiling (see the module comment) into `ctx.ceiling_pps`.
+/// Measures the ceiling (see the module comment) into `ctx.ceiling_pps`: the highest
+/// rate the generator reached at 64 B over [`CEILING_RUNS`] runs, each after a pause.
+/// The highest, not the median: the figure stands for what the generator can do (the
+/// study's line rate, which the fairness flows and the zero-loss search are scaled by),
+/// and a shared machine has slow spells (half the rate for seconds at a time on a
+/// virtual machine whose host is busy) that no process on it can see.
 pub fn ceiling(ctx: &mut Ctx) -> Result<(), String> {
     let bed = ceiling_bed(ctx)?;
-    let frames = frames(
-        &bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?,
-        64,
-    );
-    let runs = repeat(ctx, &bed, &|| vec![flat(&frames)])?;
-    let p = point(64.0, &runs);
-    ctx.ceiling_pps = p.forwarded_mpps.map(|s| s.median * 1e6).unwrap_or(0.0);
+    let frames = frames(&bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?, 64);
+    let mut rates = Vec::new();
+    for _ in 0..CEILING_RUNS {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let secs = ctx.opts.seconds;
+        let m = measure(ctx, &bed, vec![flat(&frames)], secs)?;
+        rates.push(m.forwarded_mpps() * 1e6);
+    }
+    ctx.ceiling_pps = rates.iter().copied().fold(0.0, f64::max);
     ctx.progress(&format!(
-        "ceiling: {:.3} Mpps received of {:.3} offered at 64 B",
+        "ceiling: {:.3} Mpps at 64 B (highest of {}: {})",
         ctx.ceiling_pps / 1e6,
-        p.offered_mpps.map(|s| s.median).unwrap_or(0.0)
+        rates.len(),
+        rates
+            .iter()
+            .map(|r| format!("{:.3}", r / 1e6))
+            .collect::<Vec<_>>()
+            .join(", ")
     ));
     if ctx.ceiling_pps <= 0.0 {
         return Err("the generator's frames do not reach the sink with no device at all".into());
     }
     Ok(())
 }
+
+/// Runs of the ceiling at the start of a study.
+const CEILING_RUNS: usize = 5;
 
 /// A bed with no device, warmed up by a flat-out second (the first runs on a fresh
 /// veth pair are slower: buffers, the XDP program, the NAPI thread are set up).
@@ -270,6 +285,10 @@ fn throughput_vs_size(ctx: &mut Ctx) -> Result<Experiment, String> {
             let runs = repeat(ctx, &bed, &|| vec![flat(&fr)])?;
             let p = point(size as f64, &runs);
             log_point(ctx, &format!("ceiling {size} B"), &p);
+            if size == 64 {
+                let best = runs.iter().map(|m| m.forwarded_mpps() * 1e6);
+                ctx.ceiling_pps = best.fold(ctx.ceiling_pps, f64::max);
+            }
             ceiling.push(p);
         }
     }
@@ -783,7 +802,8 @@ fn zero_loss(ctx: &mut Ctx) -> Result<Experiment, String> {
         kind,
         note: note(
             format!(
-                "RFC 2544 binary search at 64 B between 1% and 100% of the ceiling rate, {} s trials, at most {} trials, resolution 2% of the ceiling, acceptable loss {} (not the RFC's 0: veth drops a frame now and then for reasons other than capacity). Forwarded is the highest rate passed, offered the lowest rate failed. Found: {}.",
+                "RFC 2544 binary search at 64 B between 1% and 100% of the ceiling rate ({:.3} Mpps), {} s trials, at most {} trials, resolution 2% of the ceiling, acceptable loss {} (not the RFC's 0: veth drops a frame now and then for reasons other than capacity). Forwarded is the highest rate passed, offered the lowest rate failed. Found: {}.",
+                ctx.ceiling_pps / 1e6,
                 ctx.opts.seconds,
                 ctx.opts.zero_loss_trials,
                 ctx.opts.acceptable_loss,

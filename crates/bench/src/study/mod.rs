@@ -152,6 +152,10 @@ pub struct Options {
     pub experiments: Vec<ExperimentKind>,
     pub gen_cpu: usize,
     pub dut_cpu: usize,
+    /// peregrine's workers: the first on `dut_cpu`, the others on the CPUs used by
+    /// neither the generator nor the device, in turn (on veth an AF_XDP port has one
+    /// queue, so one worker serves it; AF_PACKET spreads over all by fanout).
+    pub dut_workers: usize,
     /// Seconds of traffic per run.
     pub seconds: f64,
     /// Runs per point (median, min, max reported).
@@ -187,8 +191,8 @@ pub struct Options {
     pub acceptable_loss: f64,
     pub io: Io,
     /// Whether the kernel's receive work for the device's ports runs on the device CPU
-    /// (RPS, threaded NAPI; the default) or where the kernel puts it (the sender's CPU,
-    /// on veth).
+    /// (threaded NAPI; the default) or where the kernel puts it (the sender's CPU, on
+    /// veth).
     pub steer: bool,
     /// The `peregrine` binary, for `peregrine ctl add-flows` (flow installation).
     pub ctl: Option<PathBuf>,
@@ -210,6 +214,7 @@ impl Options {
             experiments: EXPERIMENTS.to_vec(),
             gen_cpu: 0,
             dut_cpu: 1,
+            dut_workers: 1,
             seconds: 0.5,
             runs: 1,
             sizes: vec![64, 512, 1518],
@@ -256,11 +261,35 @@ impl Options {
 
     /// How the study is pinned.
     pub fn pinning(&self) -> Pinning {
+        let mut dut = self.worker_cpus();
+        dut.sort_unstable();
+        dut.dedup();
         Pinning {
             generator: self.gen_cpu,
-            dut: vec![self.dut_cpu],
+            dut,
             sink: Some(self.gen_cpu),
         }
+    }
+
+    /// The CPU of each of peregrine's `dut_workers` workers: the first on `dut_cpu`, the
+    /// others on the CPUs other than the generator's and the device's, in turn (the
+    /// device's when there are none).
+    pub fn worker_cpus(&self) -> Vec<usize> {
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        let spare: Vec<usize> = (0..cores)
+            .filter(|&c| c != self.gen_cpu && c != self.dut_cpu)
+            .collect();
+        let mut v = vec![self.dut_cpu];
+        for w in 1..self.dut_workers.max(1) {
+            v.push(if spare.is_empty() {
+                self.dut_cpu
+            } else {
+                spare[(w - 1) % spare.len()]
+            });
+        }
+        v
     }
 
     /// The `ports` backend of the generator and the sink.
@@ -321,22 +350,6 @@ impl<'a> Ctx<'a> {
         let s = self.started.elapsed().as_secs();
         eprintln!("[{:02}:{:02}] {msg}", s / 60, s % 60);
     }
-
-    /// The CPU of extra worker `w` (from 1): the CPUs other than the generator's and
-    /// the device's, in turn, or the device's when there are none.
-    pub fn worker_cpu(&self, w: usize) -> usize {
-        let cores = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
-        let spare: Vec<usize> = (0..cores)
-            .filter(|&c| c != self.opts.gen_cpu && c != self.opts.dut_cpu)
-            .collect();
-        if spare.is_empty() {
-            self.opts.dut_cpu
-        } else {
-            spare[(w - 1) % spare.len()]
-        }
-    }
 }
 
 /// Runs the study `opts` describes and returns its results (also when a device fails:
@@ -349,8 +362,8 @@ pub fn run(opts: Options, launcher: &dyn Launcher, stop: &AtomicBool) -> Result<
         ctx.opts.pinning(),
         if ctx.opts.steer {
             "the kernel's receive work for the device's ports also runs on the DUT CPU \
-             (RPS for the bridge, the router and AF_PACKET ports; threaded NAPI for \
-             ports with XDP attached), so each device has exactly one CPU for all its work"
+             (each port's NAPI in a kernel thread pinned there), so each device has \
+             exactly one CPU for all its work"
         } else {
             "the kernel's receive work for the device's ports runs where the kernel puts \
              it (on veth: the sender's CPU, the generator's or the device's own)"
@@ -409,6 +422,19 @@ mod tests {
             q.pinning().to_string(),
             "generator on CPU 0, DUT workers on CPU 1, sink on CPU 0"
         );
+    }
+
+    #[test]
+    fn extra_workers_keep_off_the_generator_cpu() {
+        let o = Options {
+            dut_workers: 3,
+            ..Options::quick()
+        };
+        let w = o.worker_cpus();
+        assert_eq!(w.len(), 3);
+        assert_eq!(w[0], o.dut_cpu);
+        assert!(!w.contains(&o.gen_cpu), "{w:?}");
+        assert_eq!(Options::quick().worker_cpus(), [o.dut_cpu]);
     }
 
     #[test]
