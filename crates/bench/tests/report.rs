@@ -56,7 +56,7 @@ fn markdown_puts_devices_side_by_side() {
         "Plots: `fairness.svg`",
         "Plots: `worker_scaling.svg`",
         "† generator-bound (within 5% of the ceiling): a floor, not a measurement: peregrine-afxdp at 1500 B.",
-        "Jain's fairness index: bridge 0.800 (over per-flow forwarded (Mpps)).",
+        "Jain's fairness index (over per-flow forwarded (Mpps)): bridge 0.800.",
     ] {
         assert!(md.lines().any(|l| l == line), "missing {line:?} in\n{md}");
     }

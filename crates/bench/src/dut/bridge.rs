@@ -5,9 +5,6 @@
 //! `bridge -batch`. The bridge is deleted on drop; the topology also tracks it, so it
 //! goes even if the driver is leaked.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use super::Setup;
 use crate::topo::{ip, Host, Topology};
 
@@ -49,33 +46,6 @@ pub fn fdb_batch(macs: &[[u8; 6]], port: &str) -> String {
     s
 }
 
-/// Runs `bridge -batch -` with `batch` on its standard input.
-fn bridge_batch(batch: &str) -> Result<(), String> {
-    let mut child = Command::new("bridge")
-        .args(["-batch", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("bridge -batch: {e}"))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(batch.as_bytes())
-            .map_err(|e| format!("bridge -batch: {e}"))?;
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("bridge -batch: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "loading FDB entries: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
 impl Bridge {
     /// Creates the bridge on the setup's hosts' root-side ends and brings it up.
     pub fn start(topo: &mut Topology, fdb: Fdb, setup: &Setup) -> Result<Bridge, String> {
@@ -97,7 +67,12 @@ impl Bridge {
             }
         }
         if !setup.fdb.is_empty() {
-            bridge_batch(&fdb_batch(&setup.fdb, &setup.sink.port))?;
+            super::run_batch(
+                "bridge",
+                &["-batch", "-"],
+                &fdb_batch(&setup.fdb, &setup.sink.port),
+                "loading FDB entries",
+            )?;
         }
         ip(&["link", "set", &br.name, "up"]).map_err(|e| e.to_string())?;
         Ok(br)

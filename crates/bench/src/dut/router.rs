@@ -12,9 +12,7 @@
 //! runs in the router's softirq. `routes` extra random `/24` and `/32` prefixes (outside
 //! `10.0.0.0/8`) also point at the sink host, to size the routing table.
 
-use std::io::Write;
 use std::net::Ipv4Addr;
-use std::process::{Command, Stdio};
 
 use super::{DutNs, Setup, Target};
 use crate::topo::Topology;
@@ -163,27 +161,12 @@ impl Router {
         let sink = sibling(first, SINK_NET, 0);
         let mut batch = route_batch(&[(sink, 24)], hb, pb);
         batch.push_str(&route_batch(&extra_prefixes(routes), hb, pb));
-        let mut child = Command::new("ip")
-            .args(["-n", &ns.name, "-batch", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("ip -batch: {e}"))?;
-        if let Some(mut stdin) = child.stdin.take() {
-            stdin
-                .write_all(batch.as_bytes())
-                .map_err(|e| format!("ip -batch: {e}"))?;
-        }
-        let out = child
-            .wait_with_output()
-            .map_err(|e| format!("ip -batch: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "installing routes: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
+        super::run_batch(
+            "ip",
+            &["-n", &ns.name, "-batch", "-"],
+            &batch,
+            "installing routes",
+        )?;
         let targets = macs[..n]
             .iter()
             .map(|&dst_mac| Target {

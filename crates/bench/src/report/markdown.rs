@@ -129,14 +129,27 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
         );
     }
     if exp.kind == ExperimentKind::Fairness {
-        let indices: Vec<String> = exp
+        let indices: Vec<(&str, f64, &str)> = exp
             .series
             .iter()
-            .filter_map(|s| fairness_index(&s.points).map(|(j, m)| (s, j, m)))
-            .map(|(s, j, m)| format!("{} {j:.3} (over {m})", s.dut))
+            .filter_map(|s| fairness_index(&s.points).map(|(j, m)| (s.dut.as_str(), j, m)))
             .collect();
-        if !indices.is_empty() {
-            let _ = writeln!(out, "\nJain's fairness index: {}.", indices.join(", "));
+        if let Some(&(_, _, first)) = indices.first() {
+            // One basis for all is said once; mixed bases are said per device.
+            let line = if indices.iter().all(|&(_, _, m)| m == first) {
+                let each: Vec<String> = indices
+                    .iter()
+                    .map(|(d, j, _)| format!("{d} {j:.3}"))
+                    .collect();
+                format!("Jain's fairness index (over {first}): {}.", each.join(", "))
+            } else {
+                let each: Vec<String> = indices
+                    .iter()
+                    .map(|(d, j, m)| format!("{d} {j:.3} (over {m})"))
+                    .collect();
+                format!("Jain's fairness index: {}.", each.join(", "))
+            };
+            let _ = writeln!(out, "\n{line}");
         }
     }
 }

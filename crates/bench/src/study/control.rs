@@ -39,16 +39,11 @@ fn timed(cpu: usize, prog: &str, args: &[&str]) -> Result<f64, String> {
     Ok(t.elapsed().as_secs_f64())
 }
 
+/// The flow installation experiment (see the module comment).
 pub fn flow_install(ctx: &mut Ctx) -> Result<Experiment, String> {
     let kind = ExperimentKind::FlowInstall;
     let n = ctx.opts.install_rules;
-    let duts: Vec<Dut> = ctx
-        .opts
-        .duts
-        .iter()
-        .copied()
-        .filter(|d| d.openflow())
-        .collect();
+    let duts: Vec<Dut> = ctx.opts.openflow_duts();
     let ctl = ctx.opts.ctl.clone();
     let mut series = Vec::new();
     let mut failed = Vec::new();
@@ -119,6 +114,7 @@ pub fn flow_install(ctx: &mut Ctx) -> Result<Experiment, String> {
     })
 }
 
+/// The churn experiment (see the module comment).
 pub fn churn(ctx: &mut Ctx) -> Result<Experiment, String> {
     let kind = ExperimentKind::Churn;
     let rates = ctx.opts.churn_rates.clone();
@@ -130,13 +126,7 @@ pub fn churn(ctx: &mut Ctx) -> Result<Experiment, String> {
             series: Vec::new(),
         });
     };
-    let duts: Vec<Dut> = ctx
-        .opts
-        .duts
-        .iter()
-        .copied()
-        .filter(|d| d.openflow())
-        .collect();
+    let duts: Vec<Dut> = ctx.opts.openflow_duts();
     let mut done = Vec::new();
     ctx.check_foreign = false;
     let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {

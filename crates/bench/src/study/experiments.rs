@@ -548,13 +548,7 @@ fn exact_vs_wildcard(ctx: &mut Ctx) -> Result<Experiment, String> {
     let kind = ExperimentKind::ExactVsWildcard;
     let shares = ctx.opts.wildcard_percents.clone();
     let n = ctx.opts.wildcard_rules;
-    let duts: Vec<Dut> = ctx
-        .opts
-        .duts
-        .iter()
-        .copied()
-        .filter(|d| d.openflow())
-        .collect();
+    let duts: Vec<Dut> = ctx.opts.openflow_duts();
     let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
         let mut points = Vec::new();
         for &pct in &shares {

@@ -259,6 +259,11 @@ impl Options {
         }
     }
 
+    /// The devices that take OpenFlow rules, in order.
+    pub fn openflow_duts(&self) -> Vec<Dut> {
+        self.duts.iter().copied().filter(|d| d.openflow()).collect()
+    }
+
     /// How the study is pinned.
     pub fn pinning(&self) -> Pinning {
         let mut dut = self.worker_cpus();
