@@ -1,0 +1,140 @@
+//! The records the fast-path XDP program (bpf/fastpath.c) and user space share: the
+//! exact-match key, the cached decision, the per-port record and the hit counters.
+//!
+//! Each struct here is `#[repr(C)]` and mirrors a struct of the same name in
+//! bpf/fastpath.c field for field, with every padding byte spelled out as a field, so
+//! that a key built here hashes to the same bytes as the key the program builds.
+//! Multi-byte numbers are in host byte order (the program converts from the wire);
+//! MAC addresses are in wire order.
+//!
+//! Invariant: `size_of` of each struct equals the C `sizeof` (checked by tests here and
+//! by `_Static_assert`s in the C file).
+
+/// The exact-match key the program builds from a frame it can parse (see the program's
+/// comment for which frames those are). A field the frame does not carry is zero.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FpKey {
+    /// The OpenFlow number of the port the frame arrived on.
+    pub in_port: u32,
+    pub eth_dst: [u8; 6],
+    pub eth_src: [u8; 6],
+    /// The ethertype after the VLAN tag, if any.
+    pub eth_type: u16,
+    /// `0x1000 | VID` when the frame has a tag (OpenFlow's `OFPVID_PRESENT`), else 0.
+    pub vlan_vid: u16,
+    pub vlan_pcp: u8,
+    pub ip_proto: u8,
+    /// The whole IPv4 TOS byte (DSCP << 2 | ECN).
+    pub ip_tos: u8,
+    pub ip_ttl: u8,
+    pub ipv4_src: u32,
+    pub ipv4_dst: u32,
+    /// TCP/UDP source port, or the ICMP type.
+    pub tp_src: u16,
+    /// TCP/UDP destination port, or the ICMP code.
+    pub tp_dst: u16,
+    /// The low 12 bits of the TCP header's flags word.
+    pub tcp_flags: u16,
+    pub pad: u16,
+}
+
+/// Drop the frame (`FpEntry::out`).
+pub const FP_DROP: u32 = u32::MAX;
+
+/// `FpEntry::flags`: which rewrites to apply.
+pub const FP_SET_ETH_DST: u32 = 1 << 0;
+pub const FP_SET_ETH_SRC: u32 = 1 << 1;
+pub const FP_SET_IPV4_SRC: u32 = 1 << 2;
+pub const FP_SET_IPV4_DST: u32 = 1 << 3;
+pub const FP_SET_TP_SRC: u32 = 1 << 4;
+pub const FP_SET_TP_DST: u32 = 1 << 5;
+pub const FP_SET_TOS: u32 = 1 << 6;
+pub const FP_SET_TTL: u32 = 1 << 7;
+/// Remove the frame's VLAN tag.
+pub const FP_VLAN_POP: u32 = 1 << 8;
+/// Insert a tag (`vlan_tpid`, `vlan_tci`) after the source MAC of an untagged frame.
+pub const FP_VLAN_PUSH: u32 = 1 << 9;
+/// Rewrite the VID and PCP of the frame's tag to those of `vlan_tci` (DEI is kept).
+pub const FP_VLAN_SET: u32 = 1 << 10;
+
+/// What the program does with a frame whose key matches: the rewrites, then redirect
+/// to the port in devmap slot `out` (or drop).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FpEntry {
+    /// The datapath version the decision was computed in; the entry is used only while
+    /// the program's current version (`FpState::version`) equals it.
+    pub version: u64,
+    /// The entry's counter slot (see [`FpCounter`]).
+    pub counter: u32,
+    /// The devmap slot of the output port, or [`FP_DROP`].
+    pub out: u32,
+    /// `FP_*` rewrite flags.
+    pub flags: u32,
+    /// `FP_VLAN_PUSH`: the tag's TCI; `FP_VLAN_SET`: the new VID and PCP bits.
+    pub vlan_tci: u16,
+    /// `FP_VLAN_PUSH`: the tag's TPID.
+    pub vlan_tpid: u16,
+    pub eth_dst: [u8; 6],
+    pub eth_src: [u8; 6],
+    pub ipv4_src: u32,
+    pub ipv4_dst: u32,
+    pub tp_src: u16,
+    pub tp_dst: u16,
+    pub ip_tos: u8,
+    pub ip_ttl: u8,
+    pub pad: u16,
+    pub pad2: u32,
+}
+
+/// One port the program is attached to, by ifindex (`ports` map).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FpPort {
+    /// Its OpenFlow port number (the key's `in_port`).
+    pub of_port: u32,
+    /// The XSKMAP index of its rx queue 0; queue `q` is at `xsk_base + q`.
+    pub xsk_base: u32,
+    /// Its rx queue count: frames of a queue at or above it go to the kernel stack.
+    pub queues: u32,
+}
+
+/// The program's state (`state` array, one element).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FpState {
+    /// The datapath version whose entries are live.
+    pub version: u64,
+    /// Counter slots per CPU in `counters`.
+    pub slots: u32,
+    pub pad: u32,
+}
+
+/// One counter slot on one CPU (`counters` array, mmapable: element
+/// `cpu * slots + slot`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FpCounter {
+    pub packets: u64,
+    /// Frame bytes as received (before rewrites).
+    pub bytes: u64,
+}
+
+/// Indexes of the program's per-CPU event counts (`events` array).
+pub mod event {
+    /// Frames that hit a live entry.
+    pub const HIT: u32 = 0;
+    /// Parsed frames with no entry.
+    pub const MISS: u32 = 1;
+    /// Parsed frames whose entry is of another version.
+    pub const STALE: u32 = 2;
+    /// Frames the program does not parse (sent to user space).
+    pub const UNPARSED: u32 = 3;
+    /// Frames of a queue or interface with no socket, passed to the kernel stack.
+    pub const PASSED: u32 = 4;
+    /// Hits whose rewrite could not be applied (frame too short for it): sent to user space.
+    pub const REWRITE_FAILED: u32 = 5;
+    /// Number of event kinds.
+    pub const COUNT: u32 = 6;
+}
