@@ -182,6 +182,17 @@ impl OpenPort {
 /// Opens port `name` with `backend` for `workers` workers (at least 1). For pcap, `name`
 /// is only the port's name (its info is synthetic). See the crate comment.
 pub fn open(name: &str, backend: Backend, workers: usize) -> Result<OpenPort, PortError> {
+    open_steered(name, backend, workers, None)
+}
+
+/// [`open`], with `steering`'s XDP program on an AF_XDP port instead of the port's own
+/// (see [`afxdp::Steering`]); other backends ignore it.
+pub fn open_steered(
+    name: &str,
+    backend: Backend,
+    workers: usize,
+    steering: Option<&dyn afxdp::Steering>,
+) -> Result<OpenPort, PortError> {
     if workers == 0 {
         return Err(PortError::NoWorkers);
     }
@@ -191,7 +202,10 @@ pub fn open(name: &str, backend: Backend, workers: usize) -> Result<OpenPort, Po
             Ok(open_port(info, ports, afpacket::AfPacketPort::counters))
         }
         Backend::AfXdp { mode } => {
-            let (info, ports) = afxdp::open(name, workers, mode)?;
+            let (info, ports) = match steering {
+                Some(s) => afxdp::open_steered(name, workers, mode, s)?,
+                None => afxdp::open(name, workers, mode)?,
+            };
             Ok(open_port(info, ports, afxdp::AfXdpPort::counters))
         }
         Backend::Tap => {

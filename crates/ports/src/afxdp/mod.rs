@@ -65,7 +65,7 @@ mod program;
 mod socket;
 mod umem;
 
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::Arc;
 
 use datapath::packet::Packet;
@@ -91,6 +91,46 @@ pub enum AttachMode {
     Generic,
 }
 
+/// The XDP program of an AF_XDP port: what attaches it to the interface. Every frame it
+/// does not handle itself must go to the socket of the rx queue it arrived on, through
+/// the XSKMAP entries [`SteeringAttachment::insert`] fills (a queue without one passes
+/// its frames to the kernel stack). The port's own program ([`open`]) redirects every
+/// frame; the in-kernel fast tier (`xdp` crate) supplies one that forwards some itself.
+pub trait Steering {
+    /// Attaches the program to interface `name` (`ifindex`, with `queues` rx queues) in
+    /// `mode`; detached when the returned attachment is dropped.
+    fn attach(
+        &self,
+        name: &str,
+        ifindex: u32,
+        queues: u32,
+        mode: AttachMode,
+    ) -> Result<Box<dyn SteeringAttachment>, PortError>;
+}
+
+/// An attached steering program (see [`Steering`]); detached when dropped.
+pub trait SteeringAttachment: Send + Sync {
+    /// The mode it is attached in: `Native` or `Generic`, never `Auto`.
+    fn mode(&self) -> AttachMode;
+    /// Sends the frames of rx queue `queue` to the AF_XDP socket `fd`.
+    fn insert(&mut self, queue: u32, fd: RawFd) -> Result<(), PortError>;
+}
+
+/// The port's own program: every frame to its queue's socket (program.rs).
+struct OwnProgram;
+
+impl Steering for OwnProgram {
+    fn attach(
+        &self,
+        name: &str,
+        ifindex: u32,
+        queues: u32,
+        mode: AttachMode,
+    ) -> Result<Box<dyn SteeringAttachment>, PortError> {
+        Ok(Box::new(Attachment::attach(name, ifindex, queues, mode)?))
+    }
+}
+
 /// Calls between unconditional XDP_STATISTICS reads.
 const STATS_EVERY: u32 = 4096;
 /// Empty receive calls in a row between XDP_STATISTICS reads.
@@ -112,7 +152,7 @@ pub struct AfXdpPort {
     empty_streak: u32,
     /// The XDP program: detached when the last handle's Arc goes (after the sockets,
     /// by field order).
-    attachment: Arc<Attachment>,
+    attachment: Arc<dyn SteeringAttachment>,
 }
 
 impl std::fmt::Debug for AfXdpPort {
@@ -242,6 +282,17 @@ pub fn open(
     workers: usize,
     mode: AttachMode,
 ) -> Result<(InterfaceInfo, Vec<AfXdpPort>), PortError> {
+    open_steered(name, workers, mode, &OwnProgram)
+}
+
+/// [`open`], with `steering`'s XDP program on the interface instead of the port's own
+/// (see [`Steering`]).
+pub fn open_steered(
+    name: &str,
+    workers: usize,
+    mode: AttachMode,
+    steering: &dyn Steering,
+) -> Result<(InterfaceInfo, Vec<AfXdpPort>), PortError> {
     if workers == 0 {
         return Err(PortError::NoWorkers);
     }
@@ -266,17 +317,17 @@ pub fn open(
     })?;
     let queues = channels::rx_queue_count(name)?;
     let handles = workers.min(queues as usize);
-    let mut attachment = Attachment::attach(name, info.ifindex, queues, mode)?;
+    let mut attachment = steering.attach(name, info.ifindex, queues, mode)?;
 
     let mut groups: Vec<Vec<XskSocket>> = (0..handles).map(|_| Vec::new()).collect();
     // Zero-copy needs the driver's own XDP path: not tried in generic mode.
     let mut try_zero_copy = attachment.mode() == AttachMode::Native;
     for q in 0..queues {
         let sock = bind_queue(name, info.ifindex, q, geometry, &mut try_zero_copy)?;
-        attachment.insert(name, q, sock.fd())?;
+        attachment.insert(q, sock.fd())?;
         groups[q as usize % handles].push(sock);
     }
-    let attachment = Arc::new(attachment);
+    let attachment: Arc<dyn SteeringAttachment> = Arc::from(attachment);
     let max_frame = (info.mtu + L2_OVERHEAD).min(geometry.frame_size) as usize;
     let mut ports = Vec::with_capacity(handles);
     for sockets in groups {

@@ -37,6 +37,8 @@ pub(super) struct Attachment {
     ebpf: Ebpf,
     /// The mode it is attached in: `Native` or `Generic`, never `Auto`.
     mode: AttachMode,
+    /// The interface's name, for errors.
+    name: String,
 }
 
 impl std::fmt::Debug for Attachment {
@@ -90,6 +92,7 @@ impl Attachment {
                     return Ok(Attachment {
                         ebpf,
                         mode: attached,
+                        name: name.to_string(),
                     });
                 }
                 Err(e) => failures.push((label, e)),
@@ -98,13 +101,15 @@ impl Attachment {
         Err(attach_error(name, &failures))
     }
 
-    /// The mode the program is attached in (`Native` or `Generic`).
-    pub fn mode(&self) -> AttachMode {
+}
+
+impl super::SteeringAttachment for Attachment {
+    fn mode(&self) -> AttachMode {
         self.mode
     }
 
-    /// Sends the frames of rx queue `queue` to the AF_XDP socket `fd`.
-    pub fn insert(&mut self, name: &str, queue: u32, fd: RawFd) -> Result<(), PortError> {
+    fn insert(&mut self, queue: u32, fd: RawFd) -> Result<(), PortError> {
+        let name = self.name.as_str();
         let map = self
             .ebpf
             .map_mut(MAP_NAME)
