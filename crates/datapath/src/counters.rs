@@ -269,10 +269,12 @@ pub enum Misc {
     GroupDrops,
     CacheHits,
     CacheMisses,
+    /// Packets forwarded or dropped by the in-kernel tier (also counted as packets).
+    KernelHits,
 }
 
 impl Misc {
-    pub const ALL: [Misc; 14] = [
+    pub const ALL: [Misc; 15] = [
         Misc::Packets,
         Misc::ParseErrors,
         Misc::TableMissDrops,
@@ -287,6 +289,7 @@ impl Misc {
         Misc::GroupDrops,
         Misc::CacheHits,
         Misc::CacheMisses,
+        Misc::KernelHits,
     ];
 
     /// A short snake_case name, for statistics output.
@@ -306,6 +309,7 @@ impl Misc {
             Misc::GroupDrops => "group_drops",
             Misc::CacheHits => "cache_hits",
             Misc::CacheMisses => "cache_misses",
+            Misc::KernelHits => "kernel_hits",
         }
     }
 }
@@ -360,6 +364,14 @@ impl Default for WorkerCounters {
 }
 
 impl WorkerCounters {
+    /// Counters registered under `name` rather than the current thread's name.
+    pub(crate) fn named(name: &str) -> WorkerCounters {
+        WorkerCounters {
+            thread: Some(name.to_string()),
+            ..WorkerCounters::default()
+        }
+    }
+
     #[inline]
     pub(crate) fn misc(&self, m: Misc, d: u64) {
         if let Some(c) = self.misc.get(m as usize) {

@@ -12,6 +12,7 @@ pub mod counters;
 pub mod group;
 pub mod key;
 pub mod meter;
+pub mod mirror;
 pub mod normal;
 pub mod packet;
 pub mod parse;

@@ -27,6 +27,7 @@ use super::{Outputs, PipelineVersion, Rule, RuleTable, TableRule};
 use crate::cache::{key_hash, Path};
 use crate::classifier::TupleSpace;
 use crate::key::FlowKey;
+use crate::mirror::OfferFilter;
 use crate::packet::Packet;
 use crate::parse::{parse, ParseOutcome};
 use crate::prefetch::prefetch;
@@ -101,7 +102,9 @@ impl<C: RuleTable> Batch<'_, C> {
             counters,
             cache,
             scratch,
+            offered,
         } = &mut *self.worker;
+        let mirror = self.shared.mirror.get();
         let v: &PipelineVersion<C> = &self.v;
         let mut obs = Silent;
         let mut exec = Exec::new(
@@ -184,6 +187,18 @@ impl<C: RuleTable> Batch<'_, C> {
                     _ => None,
                 };
                 exec.run_parsed(packet, &s.keys[i], &s.parsed[i], *port, first[i], probe);
+            }
+            if let Some(m) = mirror {
+                let f = offered.get_or_insert_with(OfferFilter::new);
+                for (i, (_, port)) in chunk.iter().enumerate() {
+                    let p = &s.parsed[i];
+                    if p.error.is_none() && !p.ip_truncated && !exec.refuses(*port) {
+                        let k = &s.keys[i];
+                        if f.fresh(key_hash(k), v.version) {
+                            m.offer(k, v.version);
+                        }
+                    }
+                }
             }
         }
         packets.clear();

@@ -4,7 +4,9 @@
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
+use std::sync::{
+    Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError,
+};
 
 use super::config::PortIndex;
 use super::{
@@ -19,6 +21,7 @@ use crate::counters::{
 use crate::group::Group;
 use crate::key::FlowMatch;
 use crate::meter::Meter;
+use crate::mirror::Mirror;
 use crate::parse::ParseError;
 
 /// One state of the whole pipeline: tables, groups, meters, settings.
@@ -205,6 +208,8 @@ pub(crate) struct Shared<C> {
     pub(crate) live: PortLiveness,
     pub(crate) workers: Mutex<Vec<Arc<WorkerCounters>>>,
     pub(crate) packet_in: SyncSender<PacketIn>,
+    /// The in-kernel tier, once set.
+    pub(crate) mirror: OnceLock<Arc<dyn Mirror>>,
 }
 
 impl<C> Shared<C> {
@@ -278,6 +283,7 @@ impl<C: RuleTable> Datapath<C> {
             live: PortLiveness::new(),
             workers: Mutex::new(Vec::new()),
             packet_in: tx,
+            mirror: OnceLock::new(),
         });
         let writer = Writer {
             shared: shared.clone(),
@@ -559,6 +565,9 @@ impl<C: RuleTable> Writer<C> {
         };
         self.change(Change::SetVersion(version));
         self.shared.active.store(inactive, Ordering::SeqCst);
+        if let Some(m) = self.shared.mirror.get() {
+            m.publish(version);
+        }
         {
             // Waits for the batches still running on the old copy.
             let mut old = self.shared.write(inactive ^ 1);

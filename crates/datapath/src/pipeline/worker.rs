@@ -13,7 +13,10 @@ use super::exec::{Exec, Silent};
 use super::version::Shared;
 use super::{Datapath, Outputs, PipelineVersion, RuleTable, Tx};
 use crate::action::Action;
-use crate::cache::ExactCache;
+use crate::cache::{key_hash, ExactCache};
+use crate::key::FlowKey;
+use crate::mirror::OfferFilter;
+use crate::parse::parse;
 use crate::counters::{Tally, WorkerCounters};
 use crate::packet::Packet;
 
@@ -22,6 +25,8 @@ pub struct WorkerState {
     pub(crate) counters: Arc<WorkerCounters>,
     pub(crate) cache: Option<ExactCache>,
     pub(crate) scratch: Box<Scratch>,
+    /// The keys offered to the in-kernel tier lately (made when first needed).
+    pub(crate) offered: Option<OfferFilter>,
 }
 
 impl<C: RuleTable> Datapath<C> {
@@ -38,6 +43,7 @@ impl<C: RuleTable> Datapath<C> {
             counters,
             cache: (cache_entries > 0).then(|| ExactCache::new(cache_entries)),
             scratch: Scratch::new(),
+            offered: None,
         }
     }
 
@@ -108,8 +114,20 @@ impl<C: RuleTable> Batch<'_, C> {
             out,
             &mut obs,
         );
+        let key = (self.shared.mirror.get().is_some()).then(|| {
+            let mut k = FlowKey::ZERO;
+            (parse(packet.data(), in_port, &mut k), k)
+        });
         exec.run(packet, in_port, self.worker.cache.as_mut());
         exec.finish();
+        if let (Some(m), Some((parsed, k))) = (self.shared.mirror.get(), key) {
+            if parsed.error.is_none() && !parsed.ip_truncated {
+                let f = self.worker.offered.get_or_insert_with(OfferFilter::new);
+                if f.fresh(key_hash(&k), self.v.version) {
+                    m.offer(&k, self.v.version);
+                }
+            }
+        }
     }
 
     /// Runs an OpenFlow packet-out (1.3.5 §7.3.7), adding what it produces to `out`:

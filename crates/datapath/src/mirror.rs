@@ -1,0 +1,337 @@
+//! The datapath's side of an in-kernel fast tier (the `xdp` crate): what a tier is told,
+//! which decisions it may copy, and how its hits are counted.
+//!
+//! A tier is a [`Mirror`] set once on the datapath ([`Datapath::set_mirror`]):
+//!
+//! - Workers **offer** it the flow keys of packets they processed (parsed cleanly, input
+//!   port accepting), at most once per key and version per worker slot of a small
+//!   direct-mapped filter ([`OFFER_SLOTS`]), so a flow the tier cannot take costs one
+//!   hash and one compare per packet. `offer` must not block.
+//! - The writer tells it of every **publish** right after the new version becomes the
+//!   one workers take and before the publish retires anything: from then on the tier
+//!   must serve only decisions of that version, and it must credit what its entries of
+//!   older versions were hit before the rule counter slots they name are reused. A
+//!   barrier answered after a publish therefore covers the kernel tier too.
+//!
+//! A decision the tier may copy is a [`Decision`] from [`Datapath::decision`]: the
+//! microflow's frame (composed from its key) run through the published pipeline by the
+//! tracer, accepted only when everything that happened to it is a function of the key
+//! that a kernel program can redo: tables, goto, write-metadata, clear/write-actions,
+//! set-field on Ethernet, VLAN, IPv4 and TCP/UDP port fields, push/pop VLAN, set/dec TTL,
+//! and at most one output to a port (none: a drop). Meters, groups, NORMAL, FLOOD/ALL,
+//! the controller, set-queue, MPLS, PBB, TTL copies and anything the tracer reports as
+//! dropped make it [`Ineligible`]. The decision carries the frame before and after, so
+//! the tier can check its own rewrite of the one into the other byte for byte.
+//!
+//! Hits counted in the kernel come back through [`KernelCounters`]: a counter set of its
+//! own, registered like a worker's (summed by every reader, zeroed with the others when
+//! a slot is freed), crediting for each hit what a worker would have: the rules on the
+//! path with their bytes, each table's lookup and match, the input port's receive and
+//! the output port's transmit counts, packets seen.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::action::{port, Action};
+use crate::compose::compose;
+use crate::counters::{
+    Misc, Tally, WorkerCounters, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS,
+};
+use crate::key::{Field, FlowKey, FlowMatch};
+use crate::parse::parse;
+use crate::pipeline::{Datapath, RuleId, RuleTable};
+use crate::trace::TraceEvent;
+
+/// Slots of a worker's offer filter (a power of two).
+pub const OFFER_SLOTS: usize = 4096;
+
+/// An in-kernel tier that mirrors decisions of the datapath (see the module comment).
+pub trait Mirror: Send + Sync {
+    /// A worker processed a packet with flow key `key` in version `version`. Must not
+    /// block: queue it, or forget it.
+    fn offer(&self, key: &FlowKey, version: u64);
+    /// The writer published `version` (called before the publish retires counter slots).
+    fn publish(&self, version: u64);
+}
+
+/// A worker's record of the keys it offered lately: slot `hash % OFFER_SLOTS` holds a
+/// tag of the last key and version offered there.
+pub(crate) struct OfferFilter {
+    tags: Box<[u64]>,
+}
+
+impl OfferFilter {
+    pub(crate) fn new() -> OfferFilter {
+        OfferFilter {
+            tags: vec![0; OFFER_SLOTS].into_boxed_slice(),
+        }
+    }
+
+    /// Whether `key` (hash `hash`) of `version` is new to its slot (and now recorded).
+    #[inline]
+    pub(crate) fn fresh(&mut self, hash: u64, version: u64) -> bool {
+        let tag = (hash ^ version.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
+        match self.tags.get_mut(hash as usize & (OFFER_SLOTS - 1)) {
+            Some(t) if *t != tag => {
+                *t = tag;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Why a microflow's decision cannot be copied into the kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ineligible {
+    /// No frame parses back to the key (a field the composer cannot carry).
+    Compose,
+    /// The frame does not parse cleanly.
+    Parse,
+    /// A meter is on the path.
+    Meter,
+    /// A group runs.
+    Group,
+    /// The packet goes to the controller.
+    Controller,
+    /// The packet goes to NORMAL.
+    Normal,
+    /// An action the kernel program does not do (named).
+    Action(String),
+    /// An output to a reserved port or with a queue.
+    Output(u32),
+    /// More than one copy of the packet is sent.
+    SeveralOutputs,
+    /// The pipeline dropped it for a reason of its own (named).
+    Dropped(&'static str),
+}
+
+impl std::fmt::Display for Ineligible {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ineligible::Compose => f.write_str("no frame carries this key"),
+            Ineligible::Parse => f.write_str("the frame does not parse cleanly"),
+            Ineligible::Meter => f.write_str("a meter is on its path"),
+            Ineligible::Group => f.write_str("a group runs"),
+            Ineligible::Controller => f.write_str("it goes to the controller"),
+            Ineligible::Normal => f.write_str("it goes to NORMAL"),
+            Ineligible::Action(a) => write!(f, "action {a} is not done in the kernel"),
+            Ineligible::Output(p) => write!(f, "output to port {p:#x} is not done in the kernel"),
+            Ineligible::SeveralOutputs => f.write_str("it is sent more than once"),
+            Ineligible::Dropped(why) => write!(f, "the pipeline drops it ({why})"),
+        }
+    }
+}
+
+/// One table a mirrored microflow visits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CreditStep {
+    pub table: u8,
+    /// The rule it matches there, if any.
+    pub rule: Option<RuleId>,
+    /// Bytes the frame has there more than when received (a VLAN push before: +4).
+    pub len_delta: i32,
+}
+
+/// Where a mirrored microflow's hits are counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Credit {
+    pub steps: Vec<CreditStep>,
+    /// The input port's counter slot.
+    pub in_slot: Option<u16>,
+    /// The output port's counter slot (none: dropped).
+    pub out_slot: Option<u16>,
+    /// Bytes the sent frame has more than the received one.
+    pub out_delta: i32,
+}
+
+/// A microflow's decision in one version, which the kernel may reproduce.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    /// The version it was computed in.
+    pub version: u64,
+    pub in_port: u32,
+    /// A frame of the microflow (composed from its key).
+    pub input: Vec<u8>,
+    /// The output port and the frame sent there; `None`: the frame is dropped.
+    pub output: Option<(u32, Vec<u8>)>,
+    pub credit: Credit,
+}
+
+/// Whether action `a` is one the kernel program can redo.
+fn kernel_action(a: &Action) -> Result<(), Ineligible> {
+    use Field::*;
+    match a {
+        Action::Output(p) if *p <= port::MAX || *p == port::IN_PORT => Ok(()),
+        Action::Output(port::NORMAL) => Err(Ineligible::Normal),
+        Action::Output(port::CONTROLLER) | Action::Controller { .. } => {
+            Err(Ineligible::Controller)
+        }
+        Action::Output(p) => Err(Ineligible::Output(*p)),
+        Action::SetField(
+            EthDst | EthSrc | VlanVid | VlanPcp | IpDscp | IpEcn | Ipv4Src | Ipv4Dst | TpSrc
+            | TpDst,
+            _,
+        ) => Ok(()),
+        Action::PushVlan(_) | Action::PopVlan | Action::SetNwTtl(_) | Action::DecNwTtl => Ok(()),
+        Action::Group(_) => Err(Ineligible::Group),
+        other => Err(Ineligible::Action(format!("{other:?}"))),
+    }
+}
+
+/// A match that gives every field `key` holds a value in (for the composer).
+fn match_of(key: &FlowKey) -> FlowMatch {
+    let mut m = FlowMatch::ANY;
+    for &f in Field::ALL {
+        let v = key.get(f);
+        let given = v != 0 || (f == Field::IpTtl && key.get(Field::EthType) == 0x0800);
+        if given && !matches!(f, Field::InPhyPort | Field::Metadata | Field::TunnelId) {
+            m.set(f, v, f.full());
+        }
+    }
+    m
+}
+
+impl<C: RuleTable> Datapath<C> {
+    /// Sets the in-kernel tier; false if one was set before (it stays).
+    pub fn set_mirror(&self, m: Arc<dyn Mirror>) -> bool {
+        self.shared.mirror.set(m).is_ok()
+    }
+
+    /// The decision the published version makes for the microflow of `key` (its input
+    /// port is the key's), if the kernel tier may copy it. See the module comment.
+    pub fn decision(&self, key: &FlowKey, now_ns: u64) -> Result<Decision, Ineligible> {
+        let in_port = key.get(Field::InPort) as u32;
+        let input = compose(&match_of(key)).map_err(|_| Ineligible::Compose)?;
+        let mut check = FlowKey::ZERO;
+        let parsed = parse(&input, in_port, &mut check);
+        if parsed.error.is_some() || parsed.ip_truncated {
+            return Err(Ineligible::Parse);
+        }
+        if check != *key {
+            return Err(Ineligible::Compose);
+        }
+        let trace = self.trace(&input, in_port, now_ns);
+        let tagged = |k: &FlowKey| (k.get(Field::VlanVid) & 0x1000 != 0) as i32;
+        let mut credit = Credit::default();
+        let mut out_port = None;
+        for e in &trace.events {
+            match e {
+                TraceEvent::Parsed { error: Some(_), .. } => return Err(Ineligible::Parse),
+                TraceEvent::Parsed { .. } => {}
+                TraceEvent::Table { table, key: k, rule } => credit.steps.push(CreditStep {
+                    table: *table,
+                    rule: rule.map(|r| r.0),
+                    len_delta: 4 * (tagged(k) - tagged(key)),
+                }),
+                TraceEvent::Meter { .. } => return Err(Ineligible::Meter),
+                TraceEvent::Apply(a) | TraceEvent::SetAction(a) => kernel_action(a)?,
+                TraceEvent::WriteActions(list) | TraceEvent::ActionSet(list) => {
+                    list.iter().try_for_each(kernel_action)?
+                }
+                TraceEvent::ClearActions | TraceEvent::WriteMetadata(_) | TraceEvent::Goto(_) => {}
+                TraceEvent::Bucket { .. } => return Err(Ineligible::Group),
+                TraceEvent::Output { port, queue } => {
+                    if queue.is_some() {
+                        return Err(Ineligible::Action("set_queue".into()));
+                    }
+                    if out_port.replace(*port).is_some() {
+                        return Err(Ineligible::SeveralOutputs);
+                    }
+                }
+                TraceEvent::Normal => return Err(Ineligible::Normal),
+                TraceEvent::PacketIn(_) => return Err(Ineligible::Controller),
+                TraceEvent::Dropped(why) => return Err(Ineligible::Dropped(why)),
+            }
+        }
+        let v = self.shared.read();
+        credit.in_slot = v.port(in_port).map(|p| p.slot);
+        let output = match (trace.outputs.tx.as_slice(), trace.outputs.normal.is_empty()) {
+            (_, false) => return Err(Ineligible::Normal),
+            ([], true) if out_port.is_none() => None,
+            ([tx], true) if out_port.is_some() => {
+                let p = v.port(tx.port).ok_or(Ineligible::Output(tx.port))?;
+                if tx.queue.is_some() {
+                    return Err(Ineligible::Action("set_queue".into()));
+                }
+                credit.out_slot = Some(p.slot);
+                credit.out_delta = tx.packet.len() as i32 - input.len() as i32;
+                Some((tx.port, tx.packet.data().to_vec()))
+            }
+            _ => return Err(Ineligible::SeveralOutputs),
+        };
+        Ok(Decision {
+            version: trace.version,
+            in_port,
+            input,
+            output,
+            credit,
+        })
+    }
+
+    /// A counter set for hits counted outside the workers (the kernel tier), registered
+    /// for reading like a worker's.
+    pub fn kernel_counters(&self) -> KernelCounters {
+        let counters = Arc::new(WorkerCounters::named("kernel"));
+        self.shared
+            .workers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(counters.clone());
+        KernelCounters {
+            counters: Mutex::new(counters),
+        }
+    }
+}
+
+/// Counters for the kernel tier's hits (see the module comment). The lock keeps them
+/// single-writer, as a worker's are.
+pub struct KernelCounters {
+    counters: Mutex<Arc<WorkerCounters>>,
+}
+
+impl KernelCounters {
+    /// Credits `packets` hits of `bytes` received bytes in all, the last at `now_ns` (the
+    /// workers' clock), where `credit` says.
+    pub fn credit(&self, credit: &Credit, packets: u64, bytes: u64, now_ns: u64) {
+        if packets == 0 {
+            return;
+        }
+        let c = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
+        let c: &WorkerCounters = &c;
+        let with = |delta: i32| bytes.wrapping_add_signed(i64::from(delta) * packets as i64);
+        let mut tally = Tally::default();
+        tally.packets = packets;
+        for s in &credit.steps {
+            let matched = s.rule.is_some() as u64;
+            if s.table == 0 {
+                tally.table0[0] += packets;
+                tally.table0[1] += matched * packets;
+            } else {
+                c.tables.add(u32::from(s.table), 0, packets);
+                c.tables.add(u32::from(s.table), 1, matched * packets);
+            }
+            if let Some(r) = s.rule {
+                c.credit_rule(r, packets, with(s.len_delta), now_ns);
+            }
+        }
+        if let Some(slot) = credit.in_slot.map(u32::from) {
+            c.ports.add(slot, RX_PACKETS, packets);
+            c.ports.add(slot, RX_BYTES, bytes);
+        }
+        match credit.out_slot.map(u32::from) {
+            Some(slot) => {
+                c.ports.add(slot, TX_PACKETS, packets);
+                c.ports.add(slot, TX_BYTES, with(credit.out_delta));
+            }
+            None if credit.steps.last().is_some_and(|s| s.rule.is_none()) => {
+                c.misc(Misc::TableMissDrops, packets)
+            }
+            None => {}
+        }
+        tally.flush(c);
+        c.misc(Misc::KernelHits, packets);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,159 @@
+use super::*;
+use crate::key::FlowMatch;
+use crate::pipeline::{DatapathConfig, Instructions, PortInfo, Rule};
+
+/// Ports 1..=3 in slots 0..3, the real header rewrites.
+fn datapath() -> (Datapath, crate::pipeline::Writer) {
+    let cfg = DatapathConfig {
+        ports: (1..=3).map(|i| PortInfo::new(i, (i - 1) as u16)).collect(),
+        ..DatapathConfig::default()
+    };
+    let (dp, wr, _rx) = Datapath::new(cfg, 16);
+    (dp, wr)
+}
+
+/// The key of an IPv4/UDP frame from port 1.
+fn udp_key() -> FlowKey {
+    let mut k = FlowKey::ZERO;
+    k.set(Field::InPort, 1);
+    k.set(Field::EthDst, 0x0200_0000_0002);
+    k.set(Field::EthSrc, 0x0200_0000_0001);
+    k.set(Field::EthType, 0x0800);
+    k.set(Field::IpProto, 17);
+    k.set(Field::IpTtl, 64);
+    k.set(Field::Ipv4Src, 0x0a00_0001);
+    k.set(Field::Ipv4Dst, 0x0a00_0002);
+    k.set(Field::TpSrc, 1000);
+    k.set(Field::TpDst, 2000);
+    k
+}
+
+fn rule(m: FlowMatch, prio: u16, apply: Vec<Action>, goto: Option<u8>) -> Rule {
+    Rule::new(
+        m,
+        prio,
+        Instructions {
+            apply,
+            goto_table: goto,
+            ..Instructions::default()
+        },
+    )
+}
+
+fn decide(rules: Vec<(u8, Rule)>) -> (Datapath, Result<Decision, Ineligible>) {
+    let (dp, mut wr) = datapath();
+    for (t, r) in rules {
+        wr.insert_rule(t, r).unwrap();
+    }
+    wr.publish();
+    let d = dp.decision(&udp_key(), 0);
+    (dp, d)
+}
+
+#[test]
+fn a_plain_output_is_the_frame_unchanged_to_that_port() {
+    let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None))]);
+    let d = d.unwrap();
+    let (port, out) = d.output.clone().unwrap();
+    assert_eq!(port, 2);
+    assert_eq!(out, d.input);
+    assert_eq!(d.in_port, 1);
+    assert_eq!(d.credit.in_slot, Some(0));
+    assert_eq!(d.credit.out_slot, Some(1));
+    assert_eq!(d.credit.steps.len(), 1);
+    assert!(d.credit.steps[0].rule.is_some());
+}
+
+#[test]
+fn rewrites_over_two_tables_show_in_the_output_frame() {
+    let (_, d) = decide(vec![
+        (
+            0,
+            rule(
+                FlowMatch::ANY,
+                1,
+                vec![Action::SetField(Field::EthDst, 0x0200_0000_0009)],
+                Some(1),
+            ),
+        ),
+        (
+            1,
+            rule(
+                FlowMatch::ANY,
+                1,
+                vec![Action::DecNwTtl, Action::PushVlan(0x8100), Action::Output(3)],
+                None,
+            ),
+        ),
+    ]);
+    let d = d.unwrap();
+    let (port, out) = d.output.unwrap();
+    assert_eq!(port, 3);
+    assert_eq!(out.len(), d.input.len() + 4);
+    assert_eq!(&out[..6], &[2, 0, 0, 0, 0, 9]);
+    assert_eq!(&out[12..14], &[0x81, 0x00]);
+    assert_eq!(d.credit.steps.len(), 2);
+    assert_eq!(d.credit.out_delta, 4);
+    assert!(d.credit.steps.iter().all(|s| s.len_delta == 0));
+}
+
+#[test]
+fn what_the_kernel_cannot_do_is_refused_with_its_reason() {
+    let cases: Vec<(Vec<Action>, Ineligible)> = vec![
+        (
+            vec![Action::Controller { max_len: 128 }],
+            Ineligible::Controller,
+        ),
+        (vec![Action::Output(port::FLOOD)], Ineligible::Output(port::FLOOD)),
+        (vec![Action::Output(port::NORMAL)], Ineligible::Normal),
+        (
+            vec![Action::Output(2), Action::Output(3)],
+            Ineligible::SeveralOutputs,
+        ),
+        (vec![Action::Group(7)], Ineligible::Group),
+    ];
+    for (actions, why) in cases {
+        let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, actions.clone(), None))]);
+        assert_eq!(d.unwrap_err(), why, "{actions:?}");
+    }
+}
+
+#[test]
+fn a_rule_without_actions_is_a_drop() {
+    let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, vec![], None))]);
+    let d = d.unwrap();
+    assert!(d.output.is_none());
+    assert_eq!(d.credit.out_slot, None);
+}
+
+#[test]
+fn kernel_hits_are_credited_to_rules_tables_and_ports() {
+    let (dp, mut wr) = datapath();
+    let id = wr
+        .insert_rule(0, rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None))
+        .unwrap();
+    wr.publish();
+    let d = dp.decision(&udp_key(), 0).unwrap();
+    let kc = dp.kernel_counters();
+    kc.credit(&d.credit, 10, 1000, 5);
+    let r = dp.read_rule(id);
+    assert_eq!((r.packets, r.bytes), (10, 1000));
+    assert_eq!(dp.read_table(0).lookups, 10);
+    assert_eq!(dp.read_table(0).matched, 10);
+    let p1 = dp.read_port(0);
+    let p2 = dp.read_port(1);
+    assert_eq!((p1.rx_packets, p1.rx_bytes), (10, 1000));
+    assert_eq!((p2.tx_packets, p2.tx_bytes), (10, 1000));
+    assert_eq!(dp.read_misc(Misc::KernelHits), 10);
+    assert_eq!(dp.read_misc(Misc::Packets), 10);
+}
+
+#[test]
+fn the_offer_filter_passes_a_key_once_per_version() {
+    let mut f = OfferFilter::new();
+    assert!(f.fresh(42, 1));
+    assert!(!f.fresh(42, 1));
+    assert!(f.fresh(42, 2));
+    assert!(f.fresh(42 + OFFER_SLOTS as u64, 2));
+    assert!(f.fresh(42, 2));
+}
