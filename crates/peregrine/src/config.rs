@@ -22,6 +22,8 @@
 //! certificate = "sc-cert.pem"
 //! ca_cert = "cacert.pem"
 //! metrics = "127.0.0.1:9464"  # Prometheus GET /metrics (off unless given)
+//! fast_path = "xdp"         # or "off": the in-kernel tier on afxdp ports
+//! fast_path_entries = 65536 # its flow map's size
 //!
 //! [[port]]
 //! name = "veth0"
@@ -89,6 +91,19 @@ pub enum FailMode {
     Secure,
 }
 
+/// The in-kernel fast tier (the `xdp` crate) on the switch's AF_XDP ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum FastPath {
+    /// The XDP program forwards the microflows the datapath mirrors into its map.
+    Xdp,
+    /// Every frame goes to the workers.
+    Off,
+}
+
+/// Flow entries the fast tier's map holds by default.
+pub const FAST_PATH_ENTRIES: u32 = 65_536;
+
 /// One switch port.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortConfig {
@@ -123,6 +138,10 @@ pub struct RunConfig {
     pub mac_aging_s: u64,
     /// Where to serve the Prometheus metrics (`GET /metrics`), if anywhere.
     pub metrics: Option<SocketAddr>,
+    /// The in-kernel fast tier on AF_XDP ports.
+    pub fast_path: FastPath,
+    /// Entries of the fast tier's flow map.
+    pub fast_path_entries: u32,
 }
 
 /// A configuration error: where, and what is wrong.
@@ -170,6 +189,8 @@ struct FileConfig {
     certificate: Option<PathBuf>,
     ca_cert: Option<PathBuf>,
     metrics: Option<String>,
+    fast_path: Option<FastPath>,
+    fast_path_entries: Option<u32>,
     #[serde(default)]
     port: Vec<FilePort>,
 }
@@ -254,6 +275,13 @@ pub struct RunFlags {
     /// 127.0.0.1:9464.
     #[arg(long, value_name = "IP:PORT")]
     pub metrics: Option<String>,
+    /// The in-kernel fast tier on AF_XDP ports: an XDP program that forwards the
+    /// microflows the datapath mirrors into it (default: xdp).
+    #[arg(long, value_enum)]
+    pub fast_path: Option<FastPath>,
+    /// Entries of the fast tier's flow map (default 65536).
+    #[arg(long, value_name = "N")]
+    pub fast_path_entries: Option<u32>,
 }
 
 impl RunConfig {
@@ -276,6 +304,8 @@ impl RunConfig {
             cache_entries: 65_536,
             mac_aging_s: 300,
             metrics: None,
+            fast_path: FastPath::Xdp,
+            fast_path_entries: FAST_PATH_ENTRIES,
         }
     }
 
@@ -474,6 +504,20 @@ impl RunConfig {
             (None, Some(a)) => Some(parse_metrics_addr(a).map_err(|m| err(at("metrics"), m))?),
             (None, None) => None,
         };
+        let fast_path_entries = flags
+            .fast_path_entries
+            .or(file.fast_path_entries)
+            .unwrap_or(FAST_PATH_ENTRIES);
+        if !(1..=1 << 24).contains(&fast_path_entries) {
+            return Err(err(
+                if flags.fast_path_entries.is_some() {
+                    "--fast-path-entries".into()
+                } else {
+                    at("fast_path_entries")
+                },
+                "must be 1 to 16777216",
+            ));
+        }
         Ok(RunConfig {
             ports,
             local,
@@ -493,6 +537,8 @@ impl RunConfig {
             cache_entries: flags.cache.or(file.cache).unwrap_or(65_536),
             mac_aging_s: file.mac_aging.unwrap_or(300),
             metrics,
+            fast_path: flags.fast_path.or(file.fast_path).unwrap_or(FastPath::Xdp),
+            fast_path_entries,
         })
     }
 }

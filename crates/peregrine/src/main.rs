@@ -6,6 +6,7 @@ mod bench_study;
 mod config;
 mod ctl;
 mod demo;
+mod fastpath;
 mod ofp_parse;
 mod run;
 mod trace_cmd;

@@ -25,7 +25,11 @@ use switch::conn::SwitchFacts;
 use switch::ports::{BackendStats, PortSpec, PortTable};
 use switch::shell::{Input, Shell, Target};
 
-use crate::config::{BackendName, FailMode, RunConfig, RunFlags};
+use xdp::program::FastPath;
+use xdp::tier::KernelTier;
+
+use crate::config::{BackendName, FailMode, FastPath as FastPathMode, RunConfig, RunFlags};
+use crate::fastpath::TierView;
 
 /// Packet-in records the datapath queues for the agent.
 const PACKET_IN_QUEUE: usize = 1024;
@@ -65,6 +69,8 @@ pub struct Switch {
     started: Instant,
     /// Where the Prometheus metrics are served, if anywhere.
     metrics: Option<SocketAddr>,
+    /// The in-kernel fast tier, if it runs.
+    tier: Option<Arc<KernelTier>>,
 }
 
 /// Packet-out traffic to the workers, once they run.
@@ -94,6 +100,7 @@ impl Switch {
             Some(files) => Some(switch::tls::Tls::load(files).context("loading the TLS files")?),
             None => None,
         };
+        let fast = load_fast_path(cfg);
         let mut opened = Vec::with_capacity(cfg.ports.len() + 1);
         let mut handles = Vec::with_capacity(cfg.ports.len() + 1);
         let numbered = cfg
@@ -107,7 +114,17 @@ impl Switch {
             .map(|name| (ofport::LOCAL, name.as_str(), BackendName::Tap));
         for (no, name, backend) in numbered.chain(local) {
             let what = format!("port {} ({name}, {})", label(no), backend.as_str());
-            let port = ports::open(name, backend_of(backend), cfg.workers).context(what.clone())?;
+            let steering = fast.as_ref().map(|fp| xdp::steering::PortSteering {
+                fp: fp.clone(),
+                of_port: no,
+            });
+            let port = ports::open_steered(
+                name,
+                backend_of(backend),
+                cfg.workers,
+                steering.as_ref().map(|s| s as &dyn ports::afxdp::Steering),
+            )
+            .context(what.clone())?;
             // Every worker must be able to send on every port.
             if port.handles.len() < cfg.workers {
                 anyhow::bail!(
@@ -201,6 +218,12 @@ impl Switch {
                 .flow_mod(fm, 0)
                 .map_err(|e| anyhow::anyhow!("{place}: {e}"))?;
         }
+        // The tier starts from the version holding the flows above.
+        let tier = fast.map(|fp| KernelTier::new(fp, dp.clone(), started));
+        if let Some(t) = &tier {
+            agent.set_fast_path(Arc::new(TierView(t.clone())));
+            t.start().context("starting the fast path's thread")?;
+        }
         let dp = Arc::new(dp);
         let macs = MacTable::new(MacTableConfig {
             aging_ns: cfg.mac_aging_s.saturating_mul(SECOND_NS),
@@ -284,6 +307,7 @@ impl Switch {
             _links: links,
             started,
             metrics,
+            tier,
         })
     }
 
@@ -352,12 +376,45 @@ impl Switch {
         if let Some(rt) = self.runtime.take() {
             rt.stop();
         }
+        if let Some(t) = self.tier.take() {
+            t.stop();
+        }
+    }
+
+    /// Whether the in-kernel fast tier runs.
+    pub fn fast_path(&self) -> bool {
+        self.tier.is_some()
     }
 }
 
 impl Drop for Switch {
     fn drop(&mut self) {
         self.halt();
+    }
+}
+
+/// The fast tier's program, loaded when the configuration asks for it and some port is
+/// an AF_XDP one. A failure to load it is said on stderr and the switch runs without
+/// it (everything then goes through the workers, as with `--fast-path off`).
+fn load_fast_path(cfg: &RunConfig) -> Option<Arc<FastPath>> {
+    let xdp_ports = cfg.ports.iter().any(|p| {
+        matches!(
+            p.backend,
+            BackendName::Afxdp | BackendName::AfxdpNative | BackendName::AfxdpGeneric
+        )
+    });
+    if cfg.fast_path != FastPathMode::Xdp || !xdp_ports {
+        return None;
+    }
+    let max_ports = cfg.ports.len() as u32 + 1;
+    match FastPath::load(cfg.fast_path_entries, max_ports) {
+        Ok(fp) => Some(Arc::new(fp)),
+        Err(e) => {
+            eprintln!(
+                "peregrine: the XDP fast path could not be loaded ({e}); running without it"
+            );
+            None
+        }
     }
 }
 
@@ -414,14 +471,15 @@ fn run(flags: &RunFlags) -> anyhow::Result<()> {
     .context("installing the signal handler")?;
     let switch = Switch::start(&cfg)?;
     eprintln!(
-        "peregrine: switching between {} port(s) with {} worker(s), dpid {:016x}, fail mode {}; Ctrl-C to stop",
+        "peregrine: switching between {} port(s) with {} worker(s), dpid {:016x}, fail mode {}, fast path {}; Ctrl-C to stop",
         cfg.ports.len(),
         cfg.workers,
         cfg.dpid,
         match cfg.fail_mode {
             FailMode::Standalone => "standalone",
             FailMode::Secure => "secure",
-        }
+        },
+        if switch.fast_path() { "xdp" } else { "off" }
     );
     for c in &cfg.controllers {
         eprintln!("peregrine: controller {c} (reconnecting with backoff while unreachable)");

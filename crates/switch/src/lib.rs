@@ -22,6 +22,7 @@
 
 pub mod agent;
 pub mod conn;
+pub mod fastpath;
 pub mod flows;
 pub mod groups;
 pub mod meters;

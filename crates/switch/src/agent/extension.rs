@@ -30,6 +30,11 @@ pub mod exp_type {
     /// packet-ins queued and dropped, parse errors, drops by reason), as documented at
     /// [`crate::agent::stats::workers_json`]. Request data: `{}` (ignored).
     pub const WORKERS: u32 = 3;
+    /// The in-kernel fast tier's entries (key, actions, version, whether live, hits) and
+    /// counts, as `peregrine ctl dump-fastpath` shows them. Request data: `{}` (ignored).
+    /// Reply: `{"enabled": false}` when the switch runs without the tier, else the
+    /// tier's own object (see the binary's `fastpath` view).
+    pub const FAST_PATH: u32 = 4;
 }
 
 impl Agent {
@@ -81,6 +86,13 @@ impl Agent {
             exp_type::STATUS => Ok(reply(e, self.status_json())),
             exp_type::TRACE => Ok(reply(e, self.trace_request(&e.data, now)?)),
             exp_type::WORKERS => Ok(reply(e, self.workers_json())),
+            exp_type::FAST_PATH => {
+                let v = match &self.fast_path {
+                    Some(f) => f.dump(),
+                    None => serde_json::json!({ "enabled": false }),
+                };
+                Ok(reply(e, v.to_string().into_bytes()))
+            }
             t => Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_BAD_EXP_TYPE,
                 format!("peregrine request type {t} does not exist"),

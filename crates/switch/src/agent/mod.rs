@@ -61,7 +61,10 @@ pub use extension::{exp_type, PEREGRINE_EXPERIMENTER};
 pub use flow_agent::FlowAgent;
 pub use session::{default_async, AsyncKind, SessionKind};
 
+use std::sync::Arc;
+
 use crate::conn::{ConnConfig, Connection, Event, SwitchFacts};
+use crate::fastpath::FastPathView;
 use crate::groups::GroupTable;
 use crate::meters::MeterTable;
 use crate::ports::{PortChange, PortTable};
@@ -157,6 +160,8 @@ pub struct Agent {
     /// Changes not yet published.
     dirty: bool,
     counters: AgentCounters,
+    /// The in-kernel fast tier, if the switch runs one.
+    fast_path: Option<Arc<dyn FastPathView>>,
 }
 
 impl Agent {
@@ -184,12 +189,26 @@ impl Agent {
             fail_open: false,
             dirty: false,
             counters: AgentCounters::default(),
+            fast_path: None,
             cfg,
         };
         a.cfg.facts.n_buffers = a.buffers.capacity() as u32;
         a.update_fail_open();
         a.publish();
         a
+    }
+
+    /// Gives the agent a view of the switch's in-kernel fast tier (for `dump-fastpath`,
+    /// the tracer and statistics).
+    pub fn set_fast_path(&mut self, v: Arc<dyn FastPathView>) {
+        self.fast_path = Some(v);
+    }
+
+    /// Credits the fast tier's hits so far, so that counters read next include them.
+    pub(crate) fn sync_fast_path(&self) {
+        if let Some(f) = &self.fast_path {
+            f.sync_counters();
+        }
     }
 
     pub fn flows(&self) -> &FlowAgent {

@@ -37,6 +37,7 @@ impl Agent {
                 "multipart requests spread over several messages are not gathered".to_string(),
             ));
         }
+        self.sync_fast_path();
         let dp = self.flows.datapath().clone();
         let body = match &req.body {
             R::Desc => B::Desc(self.cfg.desc.clone()),

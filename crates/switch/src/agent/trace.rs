@@ -43,6 +43,9 @@
 //!   or bucket), `bucket` (`group`, `bucket`, `actions`), `output` (`port`, `queue`),
 //!   `normal`, `packet_in` (`reason`, `table`, `cookie`, `max_len`), `drop` (`reason`,
 //!   and `port` when an output action sent nothing);
+//! - `fast_path`: what the in-kernel fast tier does with such frames, in words (served
+//!   in the kernel, mirrored after this packet, or why it stays in user space); null
+//!   when the switch runs without the tier;
 //! - `outputs`: the port numbers packets leave by, in order; `normal`: how many packets
 //!   went to the learning switch; `packet_ins`: the packet-ins it would send; `drops`:
 //!   the drop reasons;
@@ -238,6 +241,16 @@ impl Agent {
         let normal = t.outputs.normal.len();
         r.lines.push(String::new());
         r.lines.push(r.result_line(&outputs, normal));
+        let fast_path = self.fast_path.as_ref().and_then(|f| {
+            let key = t.events.iter().find_map(|e| match e {
+                TraceEvent::Parsed { key, .. } => Some(*key),
+                _ => None,
+            })?;
+            Some(f.verdict(&key))
+        });
+        if let Some(v) = &fast_path {
+            r.lines.push(format!("fast path: {v}"));
+        }
         let mut text = r.lines.join("\n");
         text.push('\n');
         json!({
@@ -251,6 +264,7 @@ impl Agent {
             "normal": normal,
             "packet_ins": r.packet_ins,
             "drops": r.drops,
+            "fast_path": fast_path,
             "text": text,
         })
     }

@@ -1,0 +1,667 @@
+//! The map sync: keeps the fast-path program's flow map in step with the datapath.
+//!
+//! [`KernelTier`] is the datapath's [`Mirror`]. Its parts:
+//!
+//! - **Offers** from the workers go into a bounded queue (a full queue forgets the offer:
+//!   the flow's next packet offers it again) and are handled by the tier's own thread:
+//!   the decision the published version makes for the key ([`Datapath::decision`]), the
+//!   key the program would build for such frames ([`FpKey::from_flow_key`]), and the
+//!   entry that redoes the decision: rewrites read off the frames before and after, then
+//!   checked by running the program's model ([`model::apply`]) on the frame before and
+//!   comparing with the pipeline's frame after, byte for byte. Only then is the entry
+//!   written, tagged with the version it was computed in. Keys that cannot be mirrored
+//!   are remembered per version, so a flow is judged once per version.
+//! - **Publish** (called by the datapath's writer right after workers move to a new
+//!   version, before it retires counter slots): the program's version is set to the new
+//!   one first, so no entry of an older version is used after that (the entries stay in
+//!   the map until overwritten or evicted; the program treats them as misses). Then every
+//!   entry's hits since the last harvest are credited under the rules they were computed
+//!   for, which still hold their counter slots at that moment.
+//! - **Harvest** (every [`HARVEST_EVERY`], at each publish and when statistics are
+//!   read): per entry, the counter's growth since the last harvest is credited through
+//!   the datapath's [`KernelCounters`] to the rules, tables and ports of its path, with
+//!   the harvest time as the rules' last-used time (so idle timeouts see kernel hits).
+//!   Growth on an entry of an older version after its publish harvest (a frame that was
+//!   inside the program while the version changed) is not credited: its rules may be
+//!   gone.
+//! - **Capacity**: the flow map is a hash of fixed size that this side fills alone; when
+//!   it is full, entries of older versions go first, then the eighth of the live entries
+//!   idle longest.
+//!
+//! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
+//! it was written with, and no two entries share a slot.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use datapath::key::FlowKey;
+use datapath::mirror::{Credit, Decision, KernelCounters, Mirror};
+use datapath::pipeline::Datapath;
+
+use crate::layout::*;
+use crate::model;
+use crate::program::{FastPath, FastPathError};
+
+/// How often the tier credits kernel hits without being asked.
+pub const HARVEST_EVERY: Duration = Duration::from_millis(100);
+/// Offers queued for the tier's thread.
+const OFFER_QUEUE: usize = 4096;
+/// Keys remembered as not mirrorable (cleared when it grows past this).
+const REFUSED_MAX: usize = 65_536;
+
+/// One entry written to the kernel map.
+#[derive(Clone, Debug)]
+struct Installed {
+    entry: FpEntry,
+    credit: Credit,
+    /// The counter's value at the last harvest.
+    base: FpCounter,
+    /// When its counter last grew (the workers' clock), or when it was written.
+    last_hit_ns: u64,
+    /// Kernel hits credited so far.
+    hits: u64,
+    /// The OpenFlow output port (none: a drop).
+    out_port: Option<u32>,
+}
+
+/// What the tier knows of the kernel map.
+struct Table {
+    entries: HashMap<FpKey, Installed>,
+    free: Vec<u32>,
+    /// Keys judged not mirrorable, with the version judged in and why.
+    refused: HashMap<FpKey, (u64, String)>,
+    /// The version the program serves.
+    version: u64,
+    stats: TierStats,
+}
+
+/// What the tier did, for `dump-fastpath` and metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TierStats {
+    pub offers: u64,
+    pub offers_lost: u64,
+    pub installed: u64,
+    pub refused: u64,
+    /// Decisions whose rewrite the program's model did not reproduce (not installed).
+    pub mismatched: u64,
+    pub evicted: u64,
+    pub publishes: u64,
+}
+
+/// The in-kernel tier's user-space side (see the module comment).
+pub struct KernelTier {
+    fp: Arc<FastPath>,
+    dp: Datapath,
+    counters: KernelCounters,
+    table: Mutex<Table>,
+    offers: SyncSender<FlowKey>,
+    /// Taken by `start`'s thread.
+    inbox: Mutex<Option<Receiver<FlowKey>>>,
+    started: Instant,
+    stop: AtomicBool,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// One entry as `dump-fastpath` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DumpEntry {
+    pub key: FpKey,
+    pub entry: FpEntry,
+    /// Whether the program serves it (its version is the current one).
+    pub live: bool,
+    /// Hits credited, plus those not yet harvested.
+    pub packets: u64,
+    pub bytes: u64,
+    /// The OpenFlow output port, if not a drop.
+    pub out_port: Option<u32>,
+}
+
+/// What the kernel tier does with one microflow (for the tracer).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// A live entry serves it in the kernel.
+    Served { packets: u64 },
+    /// Its entry is of an older version: the next packet goes to user space, which
+    /// rewrites it.
+    Stale,
+    /// It can be mirrored: its next packet in user space makes the entry.
+    Eligible,
+    /// It stays in user space, for this reason.
+    Refused(String),
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::Served { packets } => write!(
+                f,
+                "served in the kernel (XDP fast path; {packets} packets so far)"
+            ),
+            Verdict::Stale => f.write_str(
+                "in the kernel's map under an older version: handled in user space, then \
+                 mirrored again",
+            ),
+            Verdict::Eligible => f.write_str(
+                "handled in user space, then mirrored: later packets are served in the kernel",
+            ),
+            Verdict::Refused(why) => write!(f, "handled in user space only: {why}"),
+        }
+    }
+}
+
+impl KernelTier {
+    /// The tier for `dp` over the loaded program `fp`; `started` is the workers' clock
+    /// origin. Call [`start`](Self::start) to run its thread, and set it as the
+    /// datapath's mirror.
+    pub fn new(fp: Arc<FastPath>, dp: Datapath, started: Instant) -> Arc<KernelTier> {
+        let (tx, rx) = sync_channel(OFFER_QUEUE);
+        let counters = dp.kernel_counters();
+        let version = dp.current().version();
+        if let Err(e) = fp.set_version(version) {
+            eprintln!("xdp: setting the fast path's version: {e}");
+        }
+        let free = (0..fp.capacity()).rev().collect();
+        Arc::new(KernelTier {
+            fp,
+            dp,
+            counters,
+            table: Mutex::new(Table {
+                entries: HashMap::new(),
+                free,
+                refused: HashMap::new(),
+                version,
+                stats: TierStats::default(),
+            }),
+            offers: tx,
+            inbox: Mutex::new(Some(rx)),
+            started,
+            stop: AtomicBool::new(false),
+            thread: Mutex::new(None),
+        })
+    }
+
+    /// Sets the tier as `dp`'s mirror and starts its thread.
+    pub fn start(self: &Arc<Self>) -> std::io::Result<()> {
+        let rx = self
+            .inbox
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(rx) = rx else {
+            return Ok(());
+        };
+        let me = self.clone();
+        let h = std::thread::Builder::new()
+            .name("fastpath".into())
+            .spawn(move || me.run(rx))?;
+        *self.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(h);
+        self.dp.set_mirror(self.clone());
+        Ok(())
+    }
+
+    /// Stops the thread (the program keeps forwarding until detached).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let h = self
+            .thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(h) = h {
+            let _ = h.join();
+        }
+    }
+
+    /// The loaded program.
+    pub fn program(&self) -> &Arc<FastPath> {
+        &self.fp
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.started.elapsed().as_nanos() as u64
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The thread: handles offers, harvests every [`HARVEST_EVERY`].
+    fn run(&self, rx: Receiver<FlowKey>) {
+        let mut next_harvest = Instant::now() + HARVEST_EVERY;
+        while !self.stop.load(Ordering::SeqCst) {
+            let wait = next_harvest.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(wait.min(Duration::from_millis(50))) {
+                Ok(key) => self.consider(&key),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if Instant::now() >= next_harvest {
+                self.harvest();
+                next_harvest = Instant::now() + HARVEST_EVERY;
+            }
+        }
+    }
+
+    /// Judges one offered key and writes its entry if it can be mirrored.
+    pub fn consider(&self, key: &FlowKey) {
+        let Some(fk) = FpKey::from_flow_key(key) else {
+            return;
+        };
+        let version = self.dp.current().version();
+        {
+            let mut t = self.lock();
+            t.stats.offers += 1;
+            if let Some(e) = t.entries.get(&fk) {
+                if e.entry.version == version {
+                    return;
+                }
+            }
+            if t.refused.get(&fk).is_some_and(|(v, _)| *v == version) {
+                return;
+            }
+        }
+        let judged = self.judge(key);
+        let mut t = self.lock();
+        match judged {
+            Err(why) => {
+                t.stats.refused += 1;
+                if t.refused.len() >= REFUSED_MAX {
+                    t.refused.clear();
+                }
+                t.refused.insert(fk, (version, why));
+            }
+            Ok((d, entry, mismatch)) => {
+                if mismatch {
+                    t.stats.mismatched += 1;
+                    t.refused
+                        .insert(fk, (d.version, "the kernel's rewrite would differ".into()));
+                    return;
+                }
+                let out_port = d.output.as_ref().map(|o| o.0);
+                self.install(&mut t, fk, entry, d.credit, out_port);
+            }
+        }
+    }
+
+    /// The decision for `key` and the entry that redoes it (its counter slot not yet
+    /// set), and whether the model's rewrite differs from the pipeline's; or why not.
+    fn judge(&self, key: &FlowKey) -> Result<(Decision, FpEntry, bool), String> {
+        let d = self
+            .dp
+            .decision(key, self.now_ns())
+            .map_err(|e| e.to_string())?;
+        if self.fp.port_slot(d.in_port).is_none() {
+            return Err(format!(
+                "its input port {} has no XDP fast path (not an afxdp port)",
+                d.in_port
+            ));
+        }
+        let (out, after) = match &d.output {
+            None => (FP_DROP, None),
+            Some((port, frame)) => {
+                let slot = self.fp.port_slot(*port).ok_or_else(|| {
+                    format!("its output port {port} has no XDP fast path (not an afxdp port)")
+                })?;
+                (slot, Some(frame.as_slice()))
+            }
+        };
+        let mut entry = entry_for(&d.input, after).ok_or_else(|| {
+            "its rewrite is not one the kernel program does (two VLAN tags, a TPID change, \
+             ...)"
+                .to_string()
+        })?;
+        entry.version = d.version;
+        entry.out = out;
+        let mismatch = match after {
+            Some(after) => model::apply(&d.input, &entry).as_deref() != Some(after),
+            None => false,
+        };
+        Ok((d, entry, mismatch))
+    }
+
+    /// Writes `entry` for `key` (reusing the key's slot, else a free one, else evicting).
+    fn install(
+        &self,
+        t: &mut Table,
+        key: FpKey,
+        mut entry: FpEntry,
+        credit: Credit,
+        out_port: Option<u32>,
+    ) {
+        if entry.version < t.version {
+            // Computed before a publish that has happened since: useless.
+            return;
+        }
+        let slot = match t.entries.get(&key) {
+            Some(old) => old.entry.counter,
+            None => match t.free.pop() {
+                Some(s) => s,
+                None => {
+                    self.evict(t);
+                    match t.free.pop() {
+                        Some(s) => s,
+                        None => return,
+                    }
+                }
+            },
+        };
+        entry.counter = slot;
+        let base = self.fp.counter(slot);
+        match self.fp.insert(&key, &entry) {
+            Ok(()) => {
+                t.stats.installed += 1;
+                let hits = t.entries.get(&key).map_or(0, |e| e.hits);
+                t.entries.insert(
+                    key,
+                    Installed {
+                        entry,
+                        credit,
+                        base,
+                        last_hit_ns: self.now_ns(),
+                        hits,
+                        out_port,
+                    },
+                );
+            }
+            Err(e) => {
+                if !t.entries.contains_key(&key) {
+                    t.free.push(slot);
+                }
+                if !matches!(e, FastPathError::Full { .. }) {
+                    eprintln!("xdp: writing a fast-path entry: {e}");
+                }
+            }
+        }
+    }
+
+    /// Frees room in a full map: entries of older versions, else the idlest eighth.
+    fn evict(&self, t: &mut Table) {
+        let now = self.now_ns();
+        self.harvest_locked(t, now);
+        let version = t.version;
+        let mut victims: Vec<(u64, FpKey)> = t
+            .entries
+            .iter()
+            .filter(|(_, e)| e.entry.version < version)
+            .map(|(k, e)| (e.last_hit_ns, *k))
+            .collect();
+        if victims.is_empty() {
+            victims = t.entries.iter().map(|(k, e)| (e.last_hit_ns, *k)).collect();
+            victims.sort_unstable_by_key(|v| v.0);
+            victims.truncate((t.entries.len() / 8).max(1));
+        }
+        for (_, k) in victims {
+            match self.fp.remove(&k) {
+                Ok(_) => {
+                    if let Some(e) = t.entries.remove(&k) {
+                        t.free.push(e.entry.counter);
+                        t.stats.evicted += 1;
+                    }
+                }
+                // Kept (with its slot): it may still be in the map.
+                Err(e) => eprintln!("xdp: removing a fast-path entry: {e}"),
+            }
+        }
+    }
+
+    /// Credits what every entry was hit since the last harvest.
+    pub fn harvest(&self) {
+        let now = self.now_ns();
+        let mut t = self.lock();
+        self.harvest_locked(&mut t, now);
+    }
+
+    fn harvest_locked(&self, t: &mut Table, now: u64) {
+        let version = t.version;
+        for e in t.entries.values_mut() {
+            let c = self.fp.counter(e.entry.counter);
+            let packets = c.packets.wrapping_sub(e.base.packets);
+            let bytes = c.bytes.wrapping_sub(e.base.bytes);
+            e.base = c;
+            if packets == 0 || packets > u64::MAX / 2 {
+                continue;
+            }
+            if e.entry.version == version {
+                self.counters.credit(&e.credit, packets, bytes, now);
+                e.hits += packets;
+                e.last_hit_ns = now;
+            }
+        }
+    }
+
+    /// The entries as the program holds them, with their hit counts.
+    pub fn dump(&self) -> (Vec<DumpEntry>, TierStats) {
+        self.harvest();
+        let t = self.lock();
+        let mut out: Vec<DumpEntry> = t
+            .entries
+            .iter()
+            .map(|(k, e)| {
+                let c = self.fp.counter(e.entry.counter);
+                DumpEntry {
+                    key: *k,
+                    entry: e.entry,
+                    live: e.entry.version == t.version,
+                    packets: e.hits,
+                    bytes: c.bytes,
+                    out_port: e.out_port,
+                }
+            })
+            .collect();
+        out.sort_by_key(|d| (std::cmp::Reverse(d.packets), d.key.in_port));
+        (out, t.stats)
+    }
+
+    /// What the tier does with frames whose flow key is `key` (for the tracer).
+    pub fn verdict(&self, key: &FlowKey) -> Verdict {
+        let Some(fk) = FpKey::from_flow_key(key) else {
+            return Verdict::Refused(
+                "the kernel program does not parse such frames (IPv6, ARP, MPLS, fragments, \
+                 SCTP, two VLAN tags, ...)"
+                    .into(),
+            );
+        };
+        {
+            self.harvest();
+            let t = self.lock();
+            if let Some(e) = t.entries.get(&fk) {
+                return if e.entry.version == t.version {
+                    Verdict::Served { packets: e.hits }
+                } else {
+                    Verdict::Stale
+                };
+            }
+        }
+        match self.judge(key) {
+            Ok((_, _, false)) => Verdict::Eligible,
+            Ok((_, _, true)) => Verdict::Refused("the kernel's rewrite would differ".into()),
+            Err(why) => Verdict::Refused(why),
+        }
+    }
+}
+
+impl Mirror for KernelTier {
+    fn offer(&self, key: &FlowKey, _version: u64) {
+        if let Err(TrySendError::Full(_)) = self.offers.try_send(*key) {
+            self.lock().stats.offers_lost += 1;
+        }
+    }
+
+    fn publish(&self, version: u64) {
+        let now = self.now_ns();
+        let mut t = self.lock();
+        if let Err(e) = self.fp.set_version(version) {
+            eprintln!("xdp: setting the fast path's version: {e}; flushing its map");
+            let keys: Vec<FpKey> = t.entries.keys().copied().collect();
+            for k in keys {
+                let _ = self.fp.remove(&k);
+            }
+        }
+        self.harvest_locked(&mut t, now);
+        t.version = version;
+        t.stats.publishes += 1;
+        t.refused.clear();
+    }
+}
+
+impl Drop for KernelTier {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The VLAN tag of an Ethernet frame: (TPID, TCI), if it has one.
+fn tag(f: &[u8]) -> Option<(u16, u16)> {
+    let tpid = u16::from_be_bytes([*f.get(12)?, *f.get(13)?]);
+    (tpid == 0x8100 || tpid == 0x88a8).then(|| {
+        let tci = u16::from_be_bytes([*f.get(14).unwrap_or(&0), *f.get(15).unwrap_or(&0)]);
+        (tpid, tci)
+    })
+}
+
+/// The frame without its VLAN tag.
+fn untagged(f: &[u8]) -> Vec<u8> {
+    match tag(f) {
+        Some(_) if f.len() >= 16 => [&f[..12], &f[16..]].concat(),
+        _ => f.to_vec(),
+    }
+}
+
+/// The rewrites that turn frame `before` into `after` (`None`: dropped, no rewrite), as
+/// an entry (version, counter and output left to the caller), if the program can do
+/// them: at most one tag before and after, the same TPID when both have one, and
+/// otherwise changes only to MACs, VLAN VID/PCP, IPv4 TOS/TTL/addresses and TCP/UDP
+/// ports. The caller checks the result with the model.
+pub fn entry_for(before: &[u8], after: Option<&[u8]>) -> Option<FpEntry> {
+    let mut e = FpEntry::default();
+    let Some(after) = after else {
+        return Some(e);
+    };
+    let inner = |f: &[u8]| {
+        let u = untagged(f);
+        tag(&u).is_none().then_some(u)
+    };
+    match (tag(before), tag(after)) {
+        (None, None) => {}
+        (Some(_), None) => e.flags |= FP_VLAN_POP,
+        (None, Some((tpid, tci))) => {
+            e.flags |= FP_VLAN_PUSH;
+            e.vlan_tpid = tpid;
+            e.vlan_tci = tci;
+        }
+        (Some((ti, ci)), Some((to, co))) => {
+            if ti != to || (ci & 0x1000) != (co & 0x1000) {
+                return None;
+            }
+            if ci != co {
+                e.flags |= FP_VLAN_SET;
+                e.vlan_tci = co & !0x1000;
+            }
+        }
+    }
+    let (b, a) = (inner(before)?, inner(after)?);
+    if b.len() != a.len() || b.len() < 14 {
+        return None;
+    }
+    if a[..6] != b[..6] {
+        e.flags |= FP_SET_ETH_DST;
+        e.eth_dst.copy_from_slice(&a[..6]);
+    }
+    if a[6..12] != b[6..12] {
+        e.flags |= FP_SET_ETH_SRC;
+        e.eth_src.copy_from_slice(&a[6..12]);
+    }
+    if b[12..14] == [0x08, 0x00] && b.len() >= 34 {
+        let l3 = 14;
+        if a[l3 + 1] != b[l3 + 1] {
+            e.flags |= FP_SET_TOS;
+            e.ip_tos = a[l3 + 1];
+        }
+        if a[l3 + 8] != b[l3 + 8] {
+            e.flags |= FP_SET_TTL;
+            e.ip_ttl = a[l3 + 8];
+        }
+        let be32 = |f: &[u8], i: usize| u32::from_be_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]]);
+        if a[l3 + 12..l3 + 16] != b[l3 + 12..l3 + 16] {
+            e.flags |= FP_SET_IPV4_SRC;
+            e.ipv4_src = be32(&a, l3 + 12);
+        }
+        if a[l3 + 16..l3 + 20] != b[l3 + 16..l3 + 20] {
+            e.flags |= FP_SET_IPV4_DST;
+            e.ipv4_dst = be32(&a, l3 + 16);
+        }
+        let l4 = l3 + usize::from(b[l3] & 0x0f) * 4;
+        if matches!(b[l3 + 9], 6 | 17) && b.len() >= l4 + 4 {
+            let be16 = |f: &[u8], i: usize| u16::from_be_bytes([f[i], f[i + 1]]);
+            if a[l4..l4 + 2] != b[l4..l4 + 2] {
+                e.flags |= FP_SET_TP_SRC;
+                e.tp_src = be16(&a, l4);
+            }
+            if a[l4 + 2..l4 + 4] != b[l4 + 2..l4 + 4] {
+                e.flags |= FP_SET_TP_DST;
+                e.tp_dst = be16(&a, l4 + 2);
+            }
+        }
+    }
+    Some(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn udp_frame() -> Vec<u8> {
+        let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
+        f.extend_from_slice(&[
+            0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ]);
+        f.extend_from_slice(&[0x03, 0xe8, 0x07, 0xd0, 0, 8, 0, 0]);
+        f
+    }
+
+    #[test]
+    fn entry_for_reads_every_rewrite_off_the_frames() {
+        let b = udp_frame();
+        let mut a = b.clone();
+        a[0..6].copy_from_slice(&[2, 0, 0, 0, 0, 9]);
+        a[14 + 8] = 63;
+        a[14 + 16..14 + 20].copy_from_slice(&[10, 0, 0, 9]);
+        a[34..36].copy_from_slice(&[0x13, 0x88]);
+        let e = entry_for(&b, Some(&a)).unwrap();
+        assert_eq!(
+            e.flags,
+            FP_SET_ETH_DST | FP_SET_TTL | FP_SET_IPV4_DST | FP_SET_TP_SRC
+        );
+        assert_eq!(e.eth_dst, [2, 0, 0, 0, 0, 9]);
+        assert_eq!((e.ip_ttl, e.ipv4_dst, e.tp_src), (63, 0x0a00_0009, 5000));
+    }
+
+    #[test]
+    fn entry_for_pushes_pops_and_sets_tags() {
+        let b = udp_frame();
+        let tagged = [&b[..12], &[0x81, 0x00, 0x20, 0x05], &b[12..]].concat();
+        let e = entry_for(&b, Some(&tagged)).unwrap();
+        assert_eq!(e.flags, FP_VLAN_PUSH);
+        assert_eq!((e.vlan_tpid, e.vlan_tci), (0x8100, 0x2005));
+        let e = entry_for(&tagged, Some(&b)).unwrap();
+        assert_eq!(e.flags, FP_VLAN_POP);
+        let mut other = tagged.clone();
+        other[15] = 7;
+        let e = entry_for(&tagged, Some(&other)).unwrap();
+        assert_eq!((e.flags, e.vlan_tci), (FP_VLAN_SET, 0x2007));
+        let mut qinq = tagged.clone();
+        qinq[12..14].copy_from_slice(&[0x88, 0xa8]);
+        assert!(entry_for(&tagged, Some(&qinq)).is_none(), "a TPID change");
+        let double = [&tagged[..12], &[0x81, 0x00, 0, 1], &tagged[12..]].concat();
+        assert!(entry_for(&b, Some(&double)).is_none(), "two tags");
+    }
+
+    #[test]
+    fn a_drop_has_no_rewrites() {
+        assert_eq!(entry_for(&udp_frame(), None), Some(FpEntry::default()));
+    }
+}
