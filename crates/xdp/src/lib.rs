@@ -4,3 +4,8 @@
 //! See the modules for the parts.
 
 pub mod layout;
+pub mod key;
+pub mod model;
+pub mod program;
+
+pub use program::{Attached, FastPath, FastPathError};

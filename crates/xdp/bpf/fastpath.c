@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The in-kernel fast tier (crates/xdp): an exact-match cache of datapath decisions in
+// front of the AF_XDP sockets.
+//
+// Per frame:
+//  1. `ports[ingress_ifindex]` gives the port's OpenFlow number, its XSKMAP base and its
+//     rx queue count. No entry: XDP_PASS. A queue at or above the count: XDP_PASS
+//     (event PASSED).
+//  2. The frame is parsed into a `struct fp_key` (zeroed first). Parsed are exactly the
+//     frames that user space's parser (crates/datapath/src/parse) reads without error
+//     AND whose key this program can build in full: Ethernet II, at most one VLAN tag
+//     (0x8100 or 0x88a8; a second tag is not parsed), then IPv4 without fragments,
+//     without truncation (the IP total length fits the frame), with TCP (full header,
+//     options within the IP length), UDP, ICMP or any other protocol but SCTP; or any
+//     other ethertype >= 0x0600 except IPv6, ARP, MPLS and PBB (L2 fields only).
+//     Anything else is "unparsed" (event UNPARSED) and goes to user space.
+//  3. `flows[key]`: none -> MISS; an entry of another version than `state.version` ->
+//     STALE; both go to user space.
+//  4. A hit applies the entry's rewrites in a fixed order (IPv4 src, dst, TOS, TTL,
+//     TP src, dst, then eth dst, src, then VLAN pop, push, set), each with the same
+//     RFC 1624 incremental checksum update as user space's rewrite code
+//     (crates/datapath/src/rewrite/checksum.rs), so the bytes are identical. Every
+//     rewrite's header is checked to be there before anything is written; if one is
+//     not (or a pop would leave less than 60 bytes, which user space pads), the frame
+//     goes to user space unmodified (event REWRITE_FAILED). Then the entry's counter
+//     (`counters[cpu * state.slots + entry.counter]`) counts the frame and its length as
+//     received, event HIT, and the frame is dropped (out == FP_DROP) or redirected to
+//     devmap slot `out` of `tx_ports`.
+//  5. To user space: the XSKMAP entry `port.xsk_base + queue`; a queue without a socket
+//     passes the frame to the kernel stack.
+//
+// Invariants: the structs below mirror crates/xdp/src/layout.rs byte for byte (checked
+// by _Static_assert here and size tests there); numbers in them are host order, MACs
+// wire order. The program never writes a frame it does not forward from the cache.
+// Every loop is unrolled with a constant bound.
+//
+// Built by crates/xdp/build.rs with `clang -O2 -g -target bpf -c`; no headers: the few
+// uapi values are declared below with the names and numbers of <linux/bpf.h>.
+
+typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+
+#define SEC(name) __attribute__((section(name), used))
+#define __always_inline inline __attribute__((always_inline))
+
+// BTF-style map definitions (what libbpf's __uint/__type expand to).
+#define __uint(name, val) int (*name)[val]
+#define __type(name, val) typeof(val) *name
+
+// enum bpf_map_type.
+#define BPF_MAP_TYPE_HASH 1
+#define BPF_MAP_TYPE_ARRAY 2
+#define BPF_MAP_TYPE_PERCPU_ARRAY 6
+#define BPF_MAP_TYPE_DEVMAP 14
+#define BPF_MAP_TYPE_XSKMAP 17
+// map_flags.
+#define BPF_F_MMAPABLE (1U << 10)
+// enum xdp_action.
+#define XDP_ABORTED 0
+#define XDP_DROP 1
+#define XDP_PASS 2
+
+// The program's context (struct xdp_md in <linux/bpf.h>).
+struct xdp_md {
+	__u32 data;
+	__u32 data_end;
+	__u32 data_meta;
+	__u32 ingress_ifindex;
+	__u32 rx_queue_index;
+	__u32 egress_ifindex;
+};
+
+// Helpers (enum bpf_func_id).
+static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
+static __u32 (*bpf_get_smp_processor_id)(void) = (void *)8;
+static long (*bpf_xdp_adjust_head)(struct xdp_md *ctx, int delta) = (void *)44;
+static long (*bpf_redirect_map)(void *map, __u64 key, __u64 flags) = (void *)51;
+
+// ---- Shared records (crates/xdp/src/layout.rs) ----
+
+struct fp_key {
+	__u32 in_port;
+	__u8 eth_dst[6];
+	__u8 eth_src[6];
+	__u16 eth_type;
+	__u16 vlan_vid;
+	__u8 vlan_pcp;
+	__u8 ip_proto;
+	__u8 ip_tos;
+	__u8 ip_ttl;
+	__u32 ipv4_src;
+	__u32 ipv4_dst;
+	__u16 tp_src;
+	__u16 tp_dst;
+	__u16 tcp_flags;
+	__u16 pad;
+};
+_Static_assert(sizeof(struct fp_key) == 40, "fp_key mirrors layout::FpKey");
+
+#define FP_DROP 0xffffffffU
+#define FP_SET_ETH_DST (1U << 0)
+#define FP_SET_ETH_SRC (1U << 1)
+#define FP_SET_IPV4_SRC (1U << 2)
+#define FP_SET_IPV4_DST (1U << 3)
+#define FP_SET_TP_SRC (1U << 4)
+#define FP_SET_TP_DST (1U << 5)
+#define FP_SET_TOS (1U << 6)
+#define FP_SET_TTL (1U << 7)
+#define FP_VLAN_POP (1U << 8)
+#define FP_VLAN_PUSH (1U << 9)
+#define FP_VLAN_SET (1U << 10)
+
+struct fp_entry {
+	__u64 version;
+	__u32 counter;
+	__u32 out;
+	__u32 flags;
+	__u16 vlan_tci;
+	__u16 vlan_tpid;
+	__u8 eth_dst[6];
+	__u8 eth_src[6];
+	__u32 ipv4_src;
+	__u32 ipv4_dst;
+	__u16 tp_src;
+	__u16 tp_dst;
+	__u8 ip_tos;
+	__u8 ip_ttl;
+	__u16 pad;
+	__u32 pad2;
+};
+_Static_assert(sizeof(struct fp_entry) == 56, "fp_entry mirrors layout::FpEntry");
+
+struct fp_port {
+	__u32 of_port;
+	__u32 xsk_base;
+	__u32 queues;
+};
+_Static_assert(sizeof(struct fp_port) == 12, "fp_port mirrors layout::FpPort");
+
+struct fp_state {
+	__u64 version;
+	__u32 slots;
+	__u32 pad;
+};
+_Static_assert(sizeof(struct fp_state) == 16, "fp_state mirrors layout::FpState");
+
+struct fp_counter {
+	__u64 packets;
+	__u64 bytes;
+};
+_Static_assert(sizeof(struct fp_counter) == 16, "fp_counter mirrors layout::FpCounter");
+
+// layout::event.
+#define EV_HIT 0
+#define EV_MISS 1
+#define EV_STALE 2
+#define EV_UNPARSED 3
+#define EV_PASSED 4
+#define EV_REWRITE_FAILED 5
+#define EV_COUNT 6
+
+// ---- Maps (max_entries are set by the loader, src/program.rs) ----
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct fp_port);
+	__uint(max_entries, 64);
+} ports SEC(".maps");
+
+// Sized, not typed, as the ports crate's redirect.c does: older kernels refuse BTF
+// key/value types on XSKMAP and DEVMAP.
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 4096);
+} xsks SEC(".maps");
+
+// Value: struct bpf_devmap_val (ifindex, then a chained program fd/id, unused), the
+// form aya's DevMap writes on kernels that know it (5.8+).
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 8);
+	__uint(max_entries, 64);
+} tx_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct fp_key);
+	__type(value, struct fp_entry);
+	__uint(max_entries, 1024);
+} flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct fp_state);
+	__uint(max_entries, 1);
+} state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct fp_counter);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_MMAPABLE);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, EV_COUNT);
+} events SEC(".maps");
+
+// ---- Helpers ----
+
+static __always_inline void count(__u32 ev)
+{
+	__u64 *n = bpf_map_lookup_elem(&events, &ev);
+	if (n)
+		*n += 1;
+}
+
+static __always_inline __u16 ld16(const __u8 *p)
+{
+	return ((__u16)p[0] << 8) | p[1];
+}
+
+static __always_inline void st16(__u8 *p, __u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+// Folds a sum of at most a few thousand 16-bit words to 16 bits (end-around carry).
+static __always_inline __u16 fold(__u64 acc)
+{
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	return (__u16)acc;
+}
+
+// The delta of rewriting the even-aligned 16-bit words `old` to `new` (n words): user
+// space's checksum::write: !sum(before) + sum(after), each sum folded.
+static __always_inline __u64 delta1(__u16 old, __u16 new)
+{
+	return (__u64)(__u16)~fold(old) + fold(new);
+}
+
+static __always_inline __u64 delta2(__u16 o0, __u16 o1, __u16 n0, __u16 n1)
+{
+	return (__u64)(__u16)~fold((__u64)o0 + o1) + fold((__u64)n0 + n1);
+}
+
+// checksum::update: the stored checksum at `p` follows the delta.
+static __always_inline void csum_update(__u8 *p, __u64 d)
+{
+	__u16 hc = ld16(p);
+	st16(p, (__u16)~fold((__u64)(__u16)~hc + d));
+}
+
+// checksum::update_udp: zero ("no checksum") stays zero; a computed zero is 0xffff.
+static __always_inline void csum_update_udp(__u8 *p, __u64 d)
+{
+	__u16 hc = ld16(p);
+	if (hc == 0)
+		return;
+	__u16 v = (__u16)~fold((__u64)(__u16)~hc + d);
+	st16(p, v == 0 ? 0xffff : v);
+}
+
+// What the parser learnt beyond the key: where the headers are.
+struct hdrs {
+	__u32 l3;    // 14 or 18 (0: not IPv4)
+	__u32 l4;    // l3 + ihl (0: no TCP/UDP/ICMP header)
+	__u32 tagged;
+};
+
+#define ETH_P_IPV4 0x0800
+#define ETH_P_ARP 0x0806
+#define ETH_P_VLAN 0x8100
+#define ETH_P_QINQ 0x88a8
+#define ETH_P_IPV6 0x86dd
+#define ETH_P_MPLS 0x8847
+#define ETH_P_MPLS_MC 0x8848
+#define ETH_P_PBB 0x88e7
+
+// Step 2: 0 when the frame is parsed into `k`, -1 when it is not.
+static __always_inline int parse(struct xdp_md *ctx, struct fp_key *k, struct hdrs *h)
+{
+	__u8 *data = (__u8 *)(long)ctx->data;
+	__u8 *end = (__u8 *)(long)ctx->data_end;
+	__u64 len = end - data;
+
+	if (data + 14 > end)
+		return -1;
+	__builtin_memcpy(k->eth_dst, data, 6);
+	__builtin_memcpy(k->eth_src, data + 6, 6);
+	__u16 ty = ld16(data + 12);
+	__u32 l3 = 14;
+	if (ty == ETH_P_VLAN || ty == ETH_P_QINQ) {
+		if (data + 18 > end)
+			return -1;
+		__u16 tci = ld16(data + 14);
+		k->vlan_vid = 0x1000 | (tci & 0x0fff);
+		k->vlan_pcp = tci >> 13;
+		ty = ld16(data + 16);
+		if (ty == ETH_P_VLAN || ty == ETH_P_QINQ)
+			return -1;
+		h->tagged = 1;
+		l3 = 18;
+	}
+	if (ty < 0x0600 || ty == ETH_P_IPV6 || ty == ETH_P_ARP || ty == ETH_P_MPLS ||
+	    ty == ETH_P_MPLS_MC || ty == ETH_P_PBB)
+		return -1;
+	k->eth_type = ty;
+	if (ty != ETH_P_IPV4)
+		return 0;
+
+	__u8 *ip = data + l3;
+	if (ip + 20 > end)
+		return -1;
+	__u32 ihl = (ip[0] & 0x0f) * 4;
+	if ((ip[0] >> 4) != 4 || ihl < 20)
+		return -1;
+	__u32 total = ld16(ip + 2);
+	if (total < ihl || l3 + total > len)
+		return -1;
+	if (ld16(ip + 6) & 0x3fff)
+		return -1;
+	k->ip_tos = ip[1];
+	k->ip_ttl = ip[8];
+	k->ip_proto = ip[9];
+	k->ipv4_src = ((__u32)ld16(ip + 12) << 16) | ld16(ip + 14);
+	k->ipv4_dst = ((__u32)ld16(ip + 16) << 16) | ld16(ip + 18);
+	h->l3 = l3;
+
+	__u32 l4 = l3 + ihl;
+	__u32 ip_end = l3 + total;
+	__u8 *t = data + l4;
+	switch (k->ip_proto) {
+	case 6: {
+		if (l4 + 20 > ip_end || t + 20 > end)
+			return -1;
+		__u32 doff = (t[12] >> 4) * 4;
+		if (doff < 20 || l4 + doff > ip_end)
+			return -1;
+		k->tp_src = ld16(t);
+		k->tp_dst = ld16(t + 2);
+		k->tcp_flags = ld16(t + 12) & 0x0fff;
+		break;
+	}
+	case 17:
+		if (l4 + 8 > ip_end || t + 8 > end)
+			return -1;
+		k->tp_src = ld16(t);
+		k->tp_dst = ld16(t + 2);
+		break;
+	case 1:
+		if (l4 + 4 > ip_end || t + 4 > end)
+			return -1;
+		k->tp_src = t[0];
+		k->tp_dst = t[1];
+		break;
+	case 132:
+		return -1;
+	default:
+		return 0;
+	}
+	h->l4 = l4;
+	return 0;
+}
+
+#define L3_FLAGS (FP_SET_IPV4_SRC | FP_SET_IPV4_DST | FP_SET_TOS | FP_SET_TTL)
+#define TP_FLAGS (FP_SET_TP_SRC | FP_SET_TP_DST)
+
+// Whether every rewrite of `e` finds its header in the frame parsed as `k`/`h`.
+static __always_inline int can_rewrite(const struct fp_entry *e, const struct fp_key *k,
+				       const struct hdrs *h, __u64 len)
+{
+	__u32 f = e->flags;
+	if ((f & L3_FLAGS) && h->l3 == 0)
+		return 0;
+	if ((f & TP_FLAGS) && (h->l4 == 0 || (k->ip_proto != 6 && k->ip_proto != 17)))
+		return 0;
+	int tagged = h->tagged;
+	if (f & FP_VLAN_POP) {
+		if (!tagged || len - 4 < 60)
+			return 0;
+		tagged = 0;
+		len -= 4;
+	}
+	if (f & FP_VLAN_PUSH) {
+		if (tagged)
+			return 0;
+		tagged = 1;
+	}
+	if ((f & FP_VLAN_SET) && !tagged)
+		return 0;
+	return 1;
+}
+
+// Step 4's rewrites, once can_rewrite said yes. 0 on success, -1 if the frame turned out
+// shorter than the parse saw (cannot happen; the frame is then dropped as aborted).
+static __always_inline int rewrite(struct xdp_md *ctx, const struct fp_entry *e,
+				   const struct fp_key *k, const struct hdrs *h)
+{
+	__u32 f = e->flags;
+	__u8 *data = (__u8 *)(long)ctx->data;
+	__u8 *end = (__u8 *)(long)ctx->data_end;
+
+	if (f & L3_FLAGS) {
+		__u32 l3 = h->l3 & 0x1f;
+		__u8 *ip = data + l3;
+		if (ip + 20 > end)
+			return -1;
+		// The transport checksum that covers the pseudo-header, if any.
+		__u8 *tcs = 0;
+		int udp = 0;
+		if (h->l4 && (k->ip_proto == 6 || k->ip_proto == 17)) {
+			__u32 l4 = h->l4 & 0x7f;
+			__u8 *t = data + l4;
+			if (t + 20 > end && k->ip_proto == 6)
+				return -1;
+			if (t + 8 > end)
+				return -1;
+			if (k->ip_proto == 6) {
+				if (t + 18 > end)
+					return -1;
+				tcs = t + 16;
+			} else {
+				tcs = t + 6;
+				udp = 1;
+			}
+		}
+		if (f & FP_SET_IPV4_SRC) {
+			__u16 n0 = e->ipv4_src >> 16, n1 = e->ipv4_src & 0xffff;
+			__u64 d = delta2(ld16(ip + 12), ld16(ip + 14), n0, n1);
+			st16(ip + 12, n0);
+			st16(ip + 14, n1);
+			csum_update(ip + 10, d);
+			if (tcs) {
+				if (ip + 20 > end || tcs + 2 > end)
+					return -1;
+				if (udp)
+					csum_update_udp(tcs, d);
+				else
+					csum_update(tcs, d);
+			}
+		}
+		if (f & FP_SET_IPV4_DST) {
+			__u16 n0 = e->ipv4_dst >> 16, n1 = e->ipv4_dst & 0xffff;
+			__u64 d = delta2(ld16(ip + 16), ld16(ip + 18), n0, n1);
+			st16(ip + 16, n0);
+			st16(ip + 18, n1);
+			csum_update(ip + 10, d);
+			if (tcs) {
+				if (tcs + 2 > end)
+					return -1;
+				if (udp)
+					csum_update_udp(tcs, d);
+				else
+					csum_update(tcs, d);
+			}
+		}
+		if (f & FP_SET_TOS) {
+			__u16 old = ld16(ip);
+			__u16 new = (old & 0xff00) | e->ip_tos;
+			__u64 d = delta1(old, new);
+			ip[1] = e->ip_tos;
+			csum_update(ip + 10, d);
+		}
+		if (f & FP_SET_TTL) {
+			__u16 old = ld16(ip + 8);
+			__u16 new = ((__u16)e->ip_ttl << 8) | (old & 0xff);
+			__u64 d = delta1(old, new);
+			ip[8] = e->ip_ttl;
+			csum_update(ip + 10, d);
+		}
+	}
+
+	if (f & TP_FLAGS) {
+		__u32 l4 = h->l4 & 0x7f;
+		__u8 *t = data + l4;
+		if (t + 8 > end)
+			return -1;
+		int tcp = k->ip_proto == 6;
+		if (tcp && t + 20 > end)
+			return -1;
+		if (f & FP_SET_TP_SRC) {
+			__u64 d = delta1(ld16(t), e->tp_src);
+			st16(t, e->tp_src);
+			if (tcp) {
+				if (t + 20 > end)
+					return -1;
+				csum_update(t + 16, d);
+			} else {
+				csum_update_udp(t + 6, d);
+			}
+		}
+		if (f & FP_SET_TP_DST) {
+			__u64 d = delta1(ld16(t + 2), e->tp_dst);
+			st16(t + 2, e->tp_dst);
+			if (tcp) {
+				if (t + 20 > end)
+					return -1;
+				csum_update(t + 16, d);
+			} else {
+				csum_update_udp(t + 6, d);
+			}
+		}
+	}
+
+	if (data + 14 > end)
+		return -1;
+	if (f & FP_SET_ETH_DST)
+		__builtin_memcpy(data, e->eth_dst, 6);
+	if (f & FP_SET_ETH_SRC)
+		__builtin_memcpy(data + 6, e->eth_src, 6);
+
+	if (f & FP_VLAN_POP) {
+		__u8 macs[12];
+		if (data + 18 > end)
+			return -1;
+		__builtin_memcpy(macs, data, 12);
+		__builtin_memcpy(data + 4, macs, 12);
+		if (bpf_xdp_adjust_head(ctx, 4))
+			return -1;
+	}
+	if (f & FP_VLAN_PUSH) {
+		if (bpf_xdp_adjust_head(ctx, -4))
+			return -1;
+		data = (__u8 *)(long)ctx->data;
+		end = (__u8 *)(long)ctx->data_end;
+		if (data + 18 > end)
+			return -1;
+		__u8 macs[12];
+		__builtin_memcpy(macs, data + 4, 12);
+		__builtin_memcpy(data, macs, 12);
+		st16(data + 12, e->vlan_tpid);
+		st16(data + 14, e->vlan_tci);
+	}
+	if (f & FP_VLAN_SET) {
+		data = (__u8 *)(long)ctx->data;
+		end = (__u8 *)(long)ctx->data_end;
+		if (data + 18 > end)
+			return -1;
+		__u16 tci = ld16(data + 14);
+		st16(data + 14, (tci & 0x1000) | (e->vlan_tci & 0xefff));
+	}
+	return 0;
+}
+
+static __always_inline long to_user(const struct fp_port *port, __u32 queue)
+{
+	return bpf_redirect_map(&xsks, port->xsk_base + queue, XDP_PASS);
+}
+
+SEC("xdp")
+int fastpath(struct xdp_md *ctx)
+{
+	__u32 ifindex = ctx->ingress_ifindex;
+	__u32 queue = ctx->rx_queue_index;
+	const struct fp_port *port = bpf_map_lookup_elem(&ports, &ifindex);
+	if (!port)
+		return XDP_PASS;
+	if (queue >= port->queues) {
+		count(EV_PASSED);
+		return XDP_PASS;
+	}
+
+	struct fp_key key;
+	struct hdrs h = {0, 0, 0};
+	__builtin_memset(&key, 0, sizeof(key));
+	key.in_port = port->of_port;
+	if (parse(ctx, &key, &h)) {
+		count(EV_UNPARSED);
+		return to_user(port, queue);
+	}
+
+	const struct fp_entry *e = bpf_map_lookup_elem(&flows, &key);
+	if (!e) {
+		count(EV_MISS);
+		return to_user(port, queue);
+	}
+	__u32 zero = 0;
+	const struct fp_state *st = bpf_map_lookup_elem(&state, &zero);
+	if (!st || e->version != st->version) {
+		count(EV_STALE);
+		return to_user(port, queue);
+	}
+
+	__u64 len = (__u64)ctx->data_end - (__u64)ctx->data;
+	if (!can_rewrite(e, &key, &h, len)) {
+		count(EV_REWRITE_FAILED);
+		return to_user(port, queue);
+	}
+	// Read what is needed after the rewrites (which may move the frame) now.
+	__u32 out = e->out;
+	__u32 slot = e->counter;
+	__u32 slots = st->slots;
+	if (rewrite(ctx, e, &key, &h))
+		return XDP_ABORTED;
+
+	if (slot < slots) {
+		__u32 idx = bpf_get_smp_processor_id() * slots + slot;
+		struct fp_counter *c = bpf_map_lookup_elem(&counters, &idx);
+		if (c) {
+			c->packets += 1;
+			c->bytes += len;
+		}
+	}
+	count(EV_HIT);
+	if (out == FP_DROP)
+		return XDP_DROP;
+	return bpf_redirect_map(&tx_ports, out, 0);
+}
+
+// No GPL-only helpers are used.
+char _license[] SEC("license") = "Apache-2.0";

@@ -1,0 +1,242 @@
+//! Building fast-path keys from userspace flow keys, and the ovs-ofctl-like text of
+//! keys and entries (for dump commands).
+//!
+//! [`FpKey::from_flow_key`] gives the key the program builds for a frame whose userspace
+//! [`FlowKey`] is `k`, or `None` for the kinds of frames the program never parses. The
+//! `FlowKey` cannot tell everything the program checks (a truncated IPv4 packet, a
+//! second VLAN tag with TPID 0x8100 and options-only TCP problems leave no trace in
+//! it): for those frames the program sends the frame to user space although a key
+//! exists, which is safe, as such frames never look the key up.
+
+use datapath::key::{Field, FlowKey};
+
+use crate::layout::*;
+
+impl FpKey {
+    /// The key the program would build for any frame it parses whose userspace flow key
+    /// is `k`; `None` when the program does not parse such frames.
+    pub fn from_flow_key(k: &FlowKey) -> Option<FpKey> {
+        let get = |f: Field| k.get(f) as u64;
+        let eth_type = get(Field::EthType) as u16;
+        if matches!(
+            eth_type,
+            0x05ff | 0x86dd | 0x0806 | 0x8847 | 0x8848 | 0x88e7 | 0x8100 | 0x88a8
+        ) || eth_type < 0x0600
+        {
+            return None;
+        }
+        let mac = |f: Field| {
+            let b = get(f).to_be_bytes();
+            let mut m = [0u8; 6];
+            m.copy_from_slice(&b[2..]);
+            m
+        };
+        let mut out = FpKey {
+            in_port: get(Field::InPort) as u32,
+            eth_dst: mac(Field::EthDst),
+            eth_src: mac(Field::EthSrc),
+            eth_type,
+            vlan_vid: get(Field::VlanVid) as u16,
+            vlan_pcp: get(Field::VlanPcp) as u8,
+            ..FpKey::default()
+        };
+        if eth_type != 0x0800 {
+            return Some(out);
+        }
+        if get(Field::IpFrag) != 0 {
+            return None;
+        }
+        let proto = get(Field::IpProto) as u8;
+        if proto == 132 {
+            return None;
+        }
+        out.ip_proto = proto;
+        out.ip_tos = ((get(Field::IpDscp) as u8) << 2) | (get(Field::IpEcn) as u8 & 3);
+        out.ip_ttl = get(Field::IpTtl) as u8;
+        out.ipv4_src = get(Field::Ipv4Src) as u32;
+        out.ipv4_dst = get(Field::Ipv4Dst) as u32;
+        match proto {
+            6 => {
+                out.tp_src = get(Field::TpSrc) as u16;
+                out.tp_dst = get(Field::TpDst) as u16;
+                out.tcp_flags = get(Field::TcpFlags) as u16;
+            }
+            17 => {
+                out.tp_src = get(Field::TpSrc) as u16;
+                out.tp_dst = get(Field::TpDst) as u16;
+            }
+            1 => {
+                out.tp_src = get(Field::IcmpType) as u16;
+                out.tp_dst = get(Field::IcmpCode) as u16;
+            }
+            _ => {}
+        }
+        Some(out)
+    }
+
+    /// The key in ovs-ofctl's match syntax (VLAN fields only when tagged, IP fields only
+    /// for IPv4, ports only for TCP/UDP/ICMP).
+    pub fn describe(&self) -> String {
+        let mut s = format!(
+            "in_port={},dl_src={},dl_dst={}",
+            self.in_port,
+            mac_text(&self.eth_src),
+            mac_text(&self.eth_dst)
+        );
+        if self.vlan_vid != 0 {
+            s.push_str(&format!(
+                ",dl_vlan={},dl_vlan_pcp={}",
+                self.vlan_vid & 0x0fff,
+                self.vlan_pcp
+            ));
+        }
+        s.push_str(&format!(",dl_type=0x{:04x}", self.eth_type));
+        if self.eth_type == 0x0800 {
+            s.push_str(&format!(
+                ",nw_src={},nw_dst={},nw_proto={},nw_tos={},nw_ttl={}",
+                ip_text(self.ipv4_src),
+                ip_text(self.ipv4_dst),
+                self.ip_proto,
+                self.ip_tos,
+                self.ip_ttl
+            ));
+            match self.ip_proto {
+                6 => s.push_str(&format!(
+                    ",tp_src={},tp_dst={},tcp_flags=0x{:03x}",
+                    self.tp_src, self.tp_dst, self.tcp_flags
+                )),
+                17 => s.push_str(&format!(",tp_src={},tp_dst={}", self.tp_src, self.tp_dst)),
+                1 => s.push_str(&format!(
+                    ",icmp_type={},icmp_code={}",
+                    self.tp_src, self.tp_dst
+                )),
+                _ => {}
+            }
+        }
+        s
+    }
+}
+
+impl FpEntry {
+    /// The entry's actions in ovs-ofctl's action syntax, in the order the program
+    /// applies them, ending in `output slot N` or `drop`.
+    pub fn describe(&self) -> String {
+        let f = self.flags;
+        let mut parts: Vec<String> = Vec::new();
+        if f & FP_SET_IPV4_SRC != 0 {
+            parts.push(format!("set_field:{}->ip_src", ip_text(self.ipv4_src)));
+        }
+        if f & FP_SET_IPV4_DST != 0 {
+            parts.push(format!("set_field:{}->ip_dst", ip_text(self.ipv4_dst)));
+        }
+        if f & FP_SET_TOS != 0 {
+            parts.push(format!("mod_nw_tos:{}", self.ip_tos));
+        }
+        if f & FP_SET_TTL != 0 {
+            parts.push(format!("mod_nw_ttl:{}", self.ip_ttl));
+        }
+        if f & FP_SET_TP_SRC != 0 {
+            parts.push(format!("mod_tp_src:{}", self.tp_src));
+        }
+        if f & FP_SET_TP_DST != 0 {
+            parts.push(format!("mod_tp_dst:{}", self.tp_dst));
+        }
+        if f & FP_SET_ETH_DST != 0 {
+            parts.push(format!("set_field:{}->eth_dst", mac_text(&self.eth_dst)));
+        }
+        if f & FP_SET_ETH_SRC != 0 {
+            parts.push(format!("set_field:{}->eth_src", mac_text(&self.eth_src)));
+        }
+        if f & FP_VLAN_POP != 0 {
+            parts.push("pop_vlan".into());
+        }
+        if f & FP_VLAN_PUSH != 0 {
+            parts.push(format!(
+                "push_vlan:0x{:04x},set_field:{}->vlan_vid,set_field:{}->vlan_pcp",
+                self.vlan_tpid,
+                0x1000 | (self.vlan_tci & 0x0fff),
+                self.vlan_tci >> 13
+            ));
+        }
+        if f & FP_VLAN_SET != 0 {
+            parts.push(format!(
+                "set_field:{}->vlan_vid,set_field:{}->vlan_pcp",
+                0x1000 | (self.vlan_tci & 0x0fff),
+                self.vlan_tci >> 13
+            ));
+        }
+        if self.out == FP_DROP {
+            parts.push("drop".into());
+        } else {
+            parts.push(format!("output slot {}", self.out));
+        }
+        parts.join(",")
+    }
+}
+
+fn mac_text(m: &[u8; 6]) -> String {
+    format!(
+        "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
+        m[0], m[1], m[2], m[3], m[4], m[5]
+    )
+}
+
+fn ip_text(a: u32) -> String {
+    std::net::Ipv4Addr::from(a).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describes_a_tcp_key_and_its_entry() {
+        let k = FpKey {
+            in_port: 1,
+            eth_dst: [0, 0, 0, 0, 0, 2],
+            eth_src: [0, 0, 0, 0, 0, 1],
+            eth_type: 0x0800,
+            ip_proto: 6,
+            ip_ttl: 64,
+            ipv4_src: 0x0a00_0001,
+            ipv4_dst: 0x0a00_0002,
+            tp_src: 1000,
+            tp_dst: 80,
+            tcp_flags: 2,
+            ..FpKey::default()
+        };
+        assert_eq!(
+            k.describe(),
+            "in_port=1,dl_src=00:00:00:00:00:01,dl_dst=00:00:00:00:00:02,dl_type=0x0800,\
+             nw_src=10.0.0.1,nw_dst=10.0.0.2,nw_proto=6,nw_tos=0,nw_ttl=64,\
+             tp_src=1000,tp_dst=80,tcp_flags=0x002"
+        );
+        let e = FpEntry {
+            flags: FP_SET_ETH_DST | FP_VLAN_POP,
+            eth_dst: [2, 0, 0, 0, 0, 9],
+            out: 3,
+            ..FpEntry::default()
+        };
+        assert_eq!(
+            e.describe(),
+            "set_field:02:00:00:00:00:09->eth_dst,pop_vlan,output slot 3"
+        );
+        let d = FpEntry {
+            out: FP_DROP,
+            ..FpEntry::default()
+        };
+        assert_eq!(d.describe(), "drop");
+    }
+
+    #[test]
+    fn vlan_fields_only_when_tagged() {
+        let mut k = FpKey {
+            eth_type: 0x88cc,
+            ..FpKey::default()
+        };
+        assert!(!k.describe().contains("dl_vlan"));
+        k.vlan_vid = 0x1000 | 10;
+        k.vlan_pcp = 3;
+        assert!(k.describe().contains("dl_vlan=10,dl_vlan_pcp=3"));
+    }
+}

@@ -1,0 +1,746 @@
+//! The loader of the fast-path XDP program (bpf/fastpath.c, compiled by build.rs and
+//! embedded here): its maps, its attachment to interfaces, and the reads and writes
+//! user space makes on them.
+//!
+//! One [`FastPath`] holds one loaded program and its maps; the same program is attached
+//! to every interface of the switch ([`FastPath::attach`]), each getting a port slot
+//! `0..max_ports`: its `ports` record (OpenFlow number, XSKMAP base `slot * 64`, queue
+//! count) and devmap entry `tx_ports[slot] = ifindex`, so that an entry's `out` is the
+//! slot of its output port ([`FastPath::port_slot`]). The [`Attached`] guard detaches
+//! the program from its interface and clears the slot when dropped.
+//!
+//! The `counters` map is mmapped read-only at load: [`FastPath::counter`] sums a slot
+//! over the CPUs without a syscall. Everything else goes through the bpf syscall (aya),
+//! under one mutex.
+//!
+//! Invariants: `state.slots == capacity` (written at load); a slot's `ports`/`tx_ports`
+//! entries exist exactly while its `Attached` lives; the mapping is as long as the map
+//! (`possible CPUs * capacity` elements of 16 bytes, rounded up to a page).
+
+use std::error::Error;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use aya::maps::{Array, DevMap, HashMap, Map, MapError, PerCpuArray, XskMap};
+use aya::programs::{ProgramError, TestRun, TestRunOptions, Xdp, XdpMode};
+use aya::{Ebpf, EbpfLoader};
+use ports::afxdp::AttachMode;
+
+use crate::layout::{event, FpCounter, FpEntry, FpKey, FpPort, FpState};
+
+/// The compiled program (an ELF object for the bpf target).
+static PROGRAM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/fastpath.o"));
+const PROGRAM_NAME: &str = "fastpath";
+
+/// XSKMAP entries per port: a port has at most this many rx queues.
+pub const QUEUES_PER_PORT: u32 = 64;
+
+// SAFETY (for all five): each is a #[repr(C)] struct of integers and byte arrays with
+// every padding byte spelled out as a field (see layout.rs), so any bit pattern is a
+// valid value and no byte of it is uninitialised.
+unsafe impl aya::Pod for FpKey {}
+unsafe impl aya::Pod for FpEntry {}
+unsafe impl aya::Pod for FpPort {}
+unsafe impl aya::Pod for FpState {}
+unsafe impl aya::Pod for FpCounter {}
+
+/// What can go wrong loading or using the fast path.
+#[derive(Debug, thiserror::Error)]
+pub enum FastPathError {
+    /// The kernel refused for lack of privilege.
+    #[error("{step}: not permitted (loading and attaching XDP programs needs CAP_BPF and CAP_NET_ADMIN)")]
+    NotPermitted { step: &'static str },
+    /// Any other failure of one step, with the kernel's or aya's words.
+    #[error("{step}: {detail}")]
+    Failed { step: &'static str, detail: String },
+    /// The flow map holds `capacity` entries already.
+    #[error("the fast-path flow map is full ({capacity} entries)")]
+    Full { capacity: u32 },
+    /// Every port slot is taken.
+    #[error("attaching {name}: all {max_ports} fast-path port slots are in use")]
+    NoPortSlot { name: String, max_ports: u32 },
+    /// A queue number at or above the port's queue count.
+    #[error("queue {queue} is outside the port's {queues} queues")]
+    BadQueue { queue: u32, queues: u32 },
+}
+
+/// The loaded program with its maps; `Send + Sync`, cheap to share.
+pub struct FastPath {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    inner: Mutex<Inner>,
+    counters: CounterMap,
+    capacity: u32,
+    max_ports: u32,
+}
+
+struct Inner {
+    ebpf: Ebpf,
+    /// Per port slot: the (of_port, ifindex) using it.
+    slots: Vec<Option<(u32, u32)>>,
+}
+
+/// The read-only mapping of the `counters` map.
+struct CounterMap {
+    ptr: NonNull<u8>,
+    /// Bytes mapped.
+    len: usize,
+    /// Elements in the map (`cpus * capacity`).
+    elements: usize,
+    cpus: usize,
+}
+
+// SAFETY: the mapping is shared memory owned by this value until Drop; it is only read
+// (volatile reads of u64 words the kernel updates), which is sound from any thread.
+unsafe impl Send for CounterMap {}
+// SAFETY: as above: no &mut access to the mapping exists.
+unsafe impl Sync for CounterMap {}
+
+impl Drop for CounterMap {
+    fn drop(&mut self) {
+        // SAFETY: ptr/len are the exact region mmap returned and nothing else unmaps it.
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast(), self.len);
+        }
+    }
+}
+
+impl std::fmt::Debug for FastPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FastPath")
+            .field("capacity", &self.shared.capacity)
+            .field("max_ports", &self.shared.max_ports)
+            .finish()
+    }
+}
+
+impl FastPath {
+    /// Loads the program with room for `capacity` flow entries (and counter slots per
+    /// CPU) and `max_ports` ports, sets version 0, and maps the counters.
+    pub fn load(capacity: u32, max_ports: u32) -> Result<FastPath, FastPathError> {
+        let capacity = capacity.max(1);
+        let max_ports = max_ports.max(1);
+        let cpus = aya::util::nr_cpus().map_err(|(path, e)| FastPathError::Failed {
+            step: "counting the possible CPUs",
+            detail: format!("{path}: {e}"),
+        })?;
+        let elements = cpus
+            .checked_mul(capacity as usize)
+            .filter(|&n| n <= u32::MAX as usize)
+            .ok_or_else(|| FastPathError::Failed {
+                step: "sizing the counters map",
+                detail: format!("{cpus} CPUs x {capacity} slots is too many"),
+            })?;
+        let mut ebpf = EbpfLoader::new()
+            .map_max_entries("flows", capacity)
+            .map_max_entries("counters", elements as u32)
+            .map_max_entries("ports", max_ports)
+            .map_max_entries("tx_ports", max_ports)
+            .map_max_entries("xsks", max_ports.saturating_mul(QUEUES_PER_PORT))
+            .load(PROGRAM)
+            .map_err(|e| fail("creating the fast-path maps", &e))?;
+        let prog: &mut Xdp = ebpf
+            .program_mut(PROGRAM_NAME)
+            .ok_or_else(|| missing("program"))?
+            .try_into()
+            .map_err(|e: ProgramError| fail("loading the fast-path program", &e))?;
+        prog.load()
+            .map_err(|e| fail("loading the fast-path program (BPF_PROG_LOAD)", &e))?;
+
+        let mut st: Array<_, FpState> = Array::try_from(
+            ebpf.map_mut("state").ok_or_else(|| missing("state map"))?,
+        )
+        .map_err(|e| fail("opening the state map", &e))?;
+        st.set(
+            0,
+            FpState {
+                version: 0,
+                slots: capacity,
+                pad: 0,
+            },
+            0,
+        )
+        .map_err(|e| fail("writing the fast-path state", &e))?;
+
+        let counters = map_counters(&ebpf, elements, cpus)?;
+        Ok(FastPath {
+            shared: Arc::new(Shared {
+                inner: Mutex::new(Inner {
+                    ebpf,
+                    slots: vec![None; max_ports as usize],
+                }),
+                counters,
+                capacity,
+                max_ports,
+            }),
+        })
+    }
+
+    /// The flow map's size (and the counter slots per CPU).
+    pub fn capacity(&self) -> u32 {
+        self.shared.capacity
+    }
+
+    /// Attaches the program to interface `name` (index `ifindex`) as OpenFlow port
+    /// `of_port` with `queues` rx queues (at most 64), in `mode`.
+    pub fn attach(
+        &self,
+        name: &str,
+        ifindex: u32,
+        of_port: u32,
+        queues: u32,
+        mode: AttachMode,
+    ) -> Result<Attached, FastPathError> {
+        let queues = queues.clamp(1, QUEUES_PER_PORT);
+        let mut inner = self.shared.lock();
+        let slot = inner
+            .slots
+            .iter()
+            .position(Option::is_none)
+            .ok_or_else(|| FastPathError::NoPortSlot {
+                name: name.to_string(),
+                max_ports: self.shared.max_ports,
+            })? as u32;
+        let port = FpPort {
+            of_port,
+            xsk_base: slot * QUEUES_PER_PORT,
+            queues,
+        };
+        ports_map(&mut inner.ebpf)?
+            .insert(ifindex, port, 0)
+            .map_err(|e| fail("writing the fast-path port record", &e))?;
+        if let Err(e) = devmap(&mut inner.ebpf).and_then(|mut m| {
+            m.set(slot, ifindex, None, 0)
+                .map_err(|e| fail("writing the fast-path devmap", &e))
+        }) {
+            let _ = ports_map(&mut inner.ebpf).map(|mut m| m.remove(&ifindex));
+            return Err(e);
+        }
+
+        const NATIVE: (XdpMode, AttachMode, &str) =
+            (XdpMode::Driver, AttachMode::Native, "native (driver) mode");
+        const GENERIC: (XdpMode, AttachMode, &str) =
+            (XdpMode::Skb, AttachMode::Generic, "generic (SKB) mode");
+        let order: &[(XdpMode, AttachMode, &str)] = match mode {
+            AttachMode::Auto => &[NATIVE, GENERIC],
+            AttachMode::Native => &[NATIVE],
+            AttachMode::Generic => &[GENERIC],
+        };
+        let mut failures: Vec<(&str, ProgramError)> = Vec::new();
+        for &(xdp_mode, attached, label) in order {
+            let result = xdp_prog(&mut inner.ebpf)
+                .and_then(|p| p.attach_to_if_index(ifindex, xdp_mode).map_err(Some));
+            match result {
+                Ok(link) => {
+                    if let Some((failed, why)) = failures.first() {
+                        eprintln!(
+                            "xdp: fast path on {name}: XDP {failed} not available ({}); \
+                             attached in {label}",
+                            chain(why)
+                        );
+                    }
+                    inner.slots[slot as usize] = Some((of_port, ifindex));
+                    return Ok(Attached {
+                        shared: self.shared.clone(),
+                        slot,
+                        ifindex,
+                        queues,
+                        xsk_base: port.xsk_base,
+                        mode: attached,
+                        link: Some(link),
+                    });
+                }
+                Err(Some(e)) => failures.push((label, e)),
+                Err(None) => break,
+            }
+        }
+        clear_slot(&mut inner.ebpf, slot, ifindex);
+        Err(attach_error(name, &failures))
+    }
+
+    /// The devmap slot of OpenFlow port `of_port`, if it is attached.
+    pub fn port_slot(&self, of_port: u32) -> Option<u32> {
+        let inner = self.shared.lock();
+        inner
+            .slots
+            .iter()
+            .position(|s| matches!(s, Some((p, _)) if *p == of_port))
+            .map(|s| s as u32)
+    }
+
+    /// Makes `v` the live version: entries of other versions are no longer used.
+    pub fn set_version(&self, v: u64) -> Result<(), FastPathError> {
+        let mut inner = self.shared.lock();
+        let mut st: Array<_, FpState> = Array::try_from(
+            inner
+                .ebpf
+                .map_mut("state")
+                .ok_or_else(|| missing("state map"))?,
+        )
+        .map_err(|e| fail("opening the state map", &e))?;
+        st.set(
+            0,
+            FpState {
+                version: v,
+                slots: self.shared.capacity,
+                pad: 0,
+            },
+            0,
+        )
+        .map_err(|e| fail("writing the fast-path state", &e))
+    }
+
+    /// The live version.
+    pub fn version(&self) -> Result<u64, FastPathError> {
+        let inner = self.shared.lock();
+        let st: Array<_, FpState> =
+            Array::try_from(inner.ebpf.map("state").ok_or_else(|| missing("state map"))?)
+                .map_err(|e| fail("opening the state map", &e))?;
+        st.get(&0, 0)
+            .map(|s| s.version)
+            .map_err(|e| fail("reading the fast-path state", &e))
+    }
+
+    /// Inserts or replaces the entry for `key`.
+    pub fn insert(&self, key: &FpKey, entry: &FpEntry) -> Result<(), FastPathError> {
+        let mut inner = self.shared.lock();
+        let mut flows = flows_mut(&mut inner.ebpf)?;
+        flows.insert(key, entry, 0).map_err(|e| {
+            if errno_of(&e) == Some(libc::E2BIG) {
+                FastPathError::Full {
+                    capacity: self.shared.capacity,
+                }
+            } else {
+                fail("inserting a fast-path entry", &e)
+            }
+        })
+    }
+
+    /// Removes the entry for `key`; whether there was one.
+    pub fn remove(&self, key: &FpKey) -> Result<bool, FastPathError> {
+        let mut inner = self.shared.lock();
+        let mut flows = flows_mut(&mut inner.ebpf)?;
+        match flows.remove(key) {
+            Ok(()) => Ok(true),
+            Err(MapError::KeyNotFound) => Ok(false),
+            Err(e) if errno_of(&e) == Some(libc::ENOENT) => Ok(false),
+            Err(e) => Err(fail("removing a fast-path entry", &e)),
+        }
+    }
+
+    /// Every entry of the flow map (in the map's order).
+    pub fn entries(&self) -> Result<Vec<(FpKey, FpEntry)>, FastPathError> {
+        let inner = self.shared.lock();
+        let flows: HashMap<_, FpKey, FpEntry> =
+            HashMap::try_from(inner.ebpf.map("flows").ok_or_else(|| missing("flows map"))?)
+                .map_err(|e| fail("opening the flow map", &e))?;
+        let mut out = Vec::new();
+        for item in flows.iter() {
+            match item {
+                Ok(kv) => out.push(kv),
+                // An entry removed while iterating.
+                Err(MapError::KeyNotFound) => {}
+                Err(e) => return Err(fail("reading the fast-path flow map", &e)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Counter slot `slot` summed over the CPUs (zero for a slot out of range).
+    pub fn counter(&self, slot: u32) -> FpCounter {
+        let c = &self.shared.counters;
+        let cap = self.shared.capacity as usize;
+        let mut sum = FpCounter::default();
+        if slot as usize >= cap {
+            return sum;
+        }
+        for cpu in 0..c.cpus {
+            let i = cpu * cap + slot as usize;
+            if i >= c.elements {
+                break;
+            }
+            let at = i * std::mem::size_of::<FpCounter>();
+            // SAFETY: i < elements, so the 16 bytes at `at` lie inside the mapping
+            // (elements * 16 <= len); the mapping is page aligned and `at` a multiple of
+            // 16, so both u64 reads are aligned. Volatile: the kernel writes them.
+            let (p, b) = unsafe {
+                let base = c.ptr.as_ptr().add(at).cast::<u64>();
+                (base.read_volatile(), base.add(1).read_volatile())
+            };
+            sum.packets = sum.packets.wrapping_add(p);
+            sum.bytes = sum.bytes.wrapping_add(b);
+        }
+        sum
+    }
+
+    /// The event counts (indexed by `layout::event`), summed over the CPUs. A count
+    /// that cannot be read reads as zero.
+    pub fn events(&self) -> [u64; event::COUNT as usize] {
+        let mut out = [0u64; event::COUNT as usize];
+        let inner = self.shared.lock();
+        let Some(map) = inner.ebpf.map("events") else {
+            return out;
+        };
+        let Ok(ev) = PerCpuArray::<_, u64>::try_from(map) else {
+            return out;
+        };
+        for (i, slot) in out.iter_mut().enumerate() {
+            if let Ok(values) = ev.get(&(i as u32), 0) {
+                *slot = values.iter().fold(0u64, |a, v| a.wrapping_add(*v));
+            }
+        }
+        out
+    }
+
+    /// Runs the program once on `frame` with BPF_PROG_TEST_RUN, as if it arrived on
+    /// interface `ifindex` (which must exist in the caller's namespace), rx queue
+    /// `queue`: the program's return code and the frame as it left the program.
+    pub fn test_run(
+        &self,
+        frame: &[u8],
+        ifindex: u32,
+        queue: u32,
+    ) -> Result<(u32, Vec<u8>), FastPathError> {
+        let inner = self.shared.lock();
+        let prog: &Xdp = inner
+            .ebpf
+            .program(PROGRAM_NAME)
+            .ok_or_else(|| missing("program"))?
+            .try_into()
+            .map_err(|e: ProgramError| fail("finding the fast-path program", &e))?;
+        // struct xdp_md: data, data_end, data_meta, ingress_ifindex, rx_queue_index,
+        // egress_ifindex. The kernel takes data_end as the frame length.
+        let mut ctx = [0u8; 24];
+        ctx[4..8].copy_from_slice(&(frame.len() as u32).to_ne_bytes());
+        ctx[12..16].copy_from_slice(&ifindex.to_ne_bytes());
+        ctx[16..20].copy_from_slice(&queue.to_ne_bytes());
+        let mut out = vec![0u8; frame.len() + 256];
+        let mut opts = TestRunOptions::new();
+        opts.data_in = Some(frame);
+        opts.data_out = Some(&mut out);
+        opts.ctx_in = Some(&ctx);
+        let r = prog
+            .test_run(opts)
+            .map_err(|e| fail("running the fast-path program (BPF_PROG_TEST_RUN)", &e))?;
+        out.truncate(r.data_size_out as usize);
+        Ok((r.return_value, out))
+    }
+}
+
+/// The program attached to one interface, with its port slot; dropping it detaches the
+/// program from that interface and frees the slot.
+pub struct Attached {
+    shared: Arc<Shared>,
+    slot: u32,
+    ifindex: u32,
+    queues: u32,
+    xsk_base: u32,
+    mode: AttachMode,
+    link: Option<aya::programs::xdp::XdpLinkId>,
+}
+
+impl std::fmt::Debug for Attached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Attached")
+            .field("slot", &self.slot)
+            .field("ifindex", &self.ifindex)
+            .field("mode", &self.mode)
+            .finish()
+    }
+}
+
+impl Attached {
+    /// The mode the program is attached in: `Native` or `Generic`.
+    pub fn mode(&self) -> AttachMode {
+        self.mode
+    }
+
+    /// The port's devmap slot.
+    pub fn slot(&self) -> u32 {
+        self.slot
+    }
+
+    /// Sends the frames of rx queue `queue` that the program gives to user space to the
+    /// AF_XDP socket `fd`.
+    pub fn insert_xsk(&self, queue: u32, fd: RawFd) -> Result<(), FastPathError> {
+        if queue >= self.queues {
+            return Err(FastPathError::BadQueue {
+                queue,
+                queues: self.queues,
+            });
+        }
+        let mut inner = self.shared.lock();
+        let mut xsks = XskMap::try_from(
+            inner
+                .ebpf
+                .map_mut("xsks")
+                .ok_or_else(|| missing("xsks map"))?,
+        )
+        .map_err(|e| fail("opening the XSKMAP", &e))?;
+        xsks.set(self.xsk_base + queue, fd, 0)
+            .map_err(|e| fail("adding an AF_XDP socket to the XSKMAP", &e))
+    }
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        let mut inner = self.shared.lock();
+        if let (Some(link), Some(prog)) = (self.link.take(), xdp_prog(&mut inner.ebpf).ok()) {
+            if let Err(e) = prog.detach(link) {
+                eprintln!(
+                    "xdp: detaching the fast path from ifindex {}: {}",
+                    self.ifindex,
+                    chain(&e)
+                );
+            }
+        }
+        if let Ok(mut xsks) = inner
+            .ebpf
+            .map_mut("xsks")
+            .ok_or(())
+            .and_then(|m| XskMap::try_from(m).map_err(drop))
+        {
+            for q in 0..self.queues {
+                let _ = xsks.unset(self.xsk_base + q);
+            }
+        }
+        clear_slot(&mut inner.ebpf, self.slot, self.ifindex);
+        if let Some(s) = inner.slots.get_mut(self.slot as usize) {
+            *s = None;
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock leaves the maps as consistent as the kernel
+        // keeps them; go on.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Removes slot `slot`'s `ports` and `tx_ports` entries (best effort: the interface may
+/// be gone, and the kernel clears its devmap entries itself then).
+fn clear_slot(ebpf: &mut Ebpf, slot: u32, ifindex: u32) {
+    if let Ok(mut m) = ports_map(ebpf) {
+        let _ = m.remove(&ifindex);
+    }
+    if let Some(Map::DevMap(data)) = ebpf.map("tx_ports") {
+        delete_elem(data.fd().as_fd().as_raw_fd(), slot);
+    }
+}
+
+/// BPF_MAP_DELETE_ELEM of a u32 key (aya's DevMap has no removal).
+fn delete_elem(fd: RawFd, key: u32) {
+    #[repr(C)]
+    struct Attr {
+        map_fd: u32,
+        pad: u32,
+        key: u64,
+        value: u64,
+        flags: u64,
+    }
+    const BPF_MAP_DELETE_ELEM: libc::c_long = 3;
+    let attr = Attr {
+        map_fd: fd as u32,
+        pad: 0,
+        key: &key as *const u32 as u64,
+        value: 0,
+        flags: 0,
+    };
+    // SAFETY: `attr` is the map-element form of union bpf_attr, fully initialised, and
+    // lives (with `key`, which it points to) until the call returns; the kernel only
+    // reads it. The size passed is its size.
+    unsafe {
+        libc::syscall(
+            libc::SYS_bpf,
+            BPF_MAP_DELETE_ELEM,
+            &attr as *const Attr,
+            std::mem::size_of::<Attr>() as libc::c_uint,
+        );
+    }
+}
+
+fn ports_map(ebpf: &mut Ebpf) -> Result<HashMap<&mut aya::maps::MapData, u32, FpPort>, FastPathError> {
+    HashMap::try_from(ebpf.map_mut("ports").ok_or_else(|| missing("ports map"))?)
+        .map_err(|e| fail("opening the ports map", &e))
+}
+
+fn devmap(ebpf: &mut Ebpf) -> Result<DevMap<&mut aya::maps::MapData>, FastPathError> {
+    DevMap::try_from(ebpf.map_mut("tx_ports").ok_or_else(|| missing("tx_ports map"))?)
+        .map_err(|e| fail("opening the devmap", &e))
+}
+
+fn flows_mut(
+    ebpf: &mut Ebpf,
+) -> Result<HashMap<&mut aya::maps::MapData, FpKey, FpEntry>, FastPathError> {
+    HashMap::try_from(ebpf.map_mut("flows").ok_or_else(|| missing("flows map"))?)
+        .map_err(|e| fail("opening the flow map", &e))
+}
+
+/// The program; `Err(None)` if it is missing (cannot happen with the embedded object).
+fn xdp_prog(ebpf: &mut Ebpf) -> Result<&mut Xdp, Option<ProgramError>> {
+    ebpf.program_mut(PROGRAM_NAME)
+        .ok_or(None)?
+        .try_into()
+        .map_err(Some)
+}
+
+/// Maps the counters array read-only.
+fn map_counters(ebpf: &Ebpf, elements: usize, cpus: usize) -> Result<CounterMap, FastPathError> {
+    const STEP: &str = "mapping the fast-path counters";
+    let Some(Map::Array(data)) = ebpf.map("counters") else {
+        return Err(missing("counters map"));
+    };
+    let fd = data.fd().as_fd().as_raw_fd();
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    let page = if page > 0 { page as usize } else { 4096 };
+    let bytes = elements * std::mem::size_of::<FpCounter>();
+    let len = bytes.div_ceil(page) * page;
+    // SAFETY: a fresh shared read-only mapping of a BPF_F_MMAPABLE array map fd, at an
+    // address the kernel picks; no existing memory is affected. The result is checked.
+    let ptr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    };
+    if ptr == libc::MAP_FAILED {
+        let e = io::Error::last_os_error();
+        return Err(fail(STEP, &e));
+    }
+    let ptr = NonNull::new(ptr.cast::<u8>()).ok_or_else(|| FastPathError::Failed {
+        step: STEP,
+        detail: "mmap returned null".into(),
+    })?;
+    Ok(CounterMap {
+        ptr,
+        len,
+        elements,
+        cpus,
+    })
+}
+
+/// `e` and its sources, joined with ": ".
+fn chain(e: &(dyn Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        next = s.source();
+    }
+    text
+}
+
+/// The OS error number somewhere in `e`'s source chain.
+fn errno_of(e: &(dyn Error + 'static)) -> Option<i32> {
+    let mut next: Option<&(dyn Error + 'static)> = Some(e);
+    while let Some(s) = next {
+        if let Some(code) = s
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::raw_os_error)
+        {
+            return Some(code);
+        }
+        next = s.source();
+    }
+    None
+}
+
+/// A failed step: not permitted, or the whole story.
+fn fail(step: &'static str, e: &(dyn Error + 'static)) -> FastPathError {
+    match errno_of(e) {
+        Some(libc::EPERM) | Some(libc::EACCES) => FastPathError::NotPermitted { step },
+        _ => FastPathError::Failed {
+            step,
+            detail: chain(e),
+        },
+    }
+}
+
+/// The embedded object lacks a part it was built with (a build problem).
+fn missing(what: &str) -> FastPathError {
+    FastPathError::Failed {
+        step: "loading the fast-path program",
+        detail: format!("the embedded object has no {what}"),
+    }
+}
+
+/// Attaching failed in every mode tried.
+fn attach_error(name: &str, tries: &[(&str, ProgramError)]) -> FastPathError {
+    if !tries.is_empty()
+        && tries
+            .iter()
+            .all(|(_, e)| matches!(errno_of(e), Some(libc::EPERM) | Some(libc::EACCES)))
+    {
+        return FastPathError::NotPermitted {
+            step: "attaching the fast-path program",
+        };
+    }
+    let mut text = format!("{name}: no XDP attach mode worked: ");
+    for (i, (mode, e)) in tries.iter().enumerate() {
+        if i > 0 {
+            text.push_str("; ");
+        }
+        text.push_str(&format!("{mode}: {}", chain(e)));
+        if matches!(errno_of(e), Some(libc::EBUSY) | Some(libc::EEXIST)) {
+            text.push_str(" (another XDP program is attached to the interface)");
+        }
+    }
+    if tries.is_empty() {
+        text.push_str("the program is missing from its object");
+    }
+    FastPathError::Failed {
+        step: "attaching the fast-path program",
+        detail: text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_object_has_the_program_and_maps() {
+        assert_eq!(&PROGRAM[..4], b"\x7fELF");
+        assert_eq!(u16::from_le_bytes([PROGRAM[18], PROGRAM[19]]), 247);
+        let has = |s: &str| PROGRAM.windows(s.len()).any(|w| w == s.as_bytes());
+        for name in [
+            PROGRAM_NAME,
+            "ports",
+            "xsks",
+            "tx_ports",
+            "flows",
+            "state",
+            "counters",
+            "events",
+            ".maps",
+        ] {
+            assert!(has(name), "{name} missing from the object");
+        }
+    }
+
+    #[test]
+    fn permission_errors_name_the_capabilities() {
+        let e = fail(
+            "loading the fast-path program",
+            &io::Error::from_raw_os_error(libc::EPERM),
+        );
+        let text = e.to_string();
+        assert!(text.contains("CAP_BPF") && text.contains("CAP_NET_ADMIN"), "{text}");
+        assert!(text.contains("loading the fast-path program"), "{text}");
+    }
+}
