@@ -1,11 +1,21 @@
-//! The in-kernel fast tier: an XDP program with an exact-match cache map, its loader, and
-//! the map sync that mirrors eligible datapath decisions into the kernel.
+//! The in-kernel fast tier: an XDP program with an exact-match flow map on every switch
+//! port, its loader, and the map sync that mirrors the datapath's decisions into it.
 //!
-//! See the modules for the parts.
+//! It only copies what `datapath` decided; it never makes forwarding decisions of its
+//! own. The parts:
+//!
+//! - `bpf/fastpath.c`, [`layout`]: the program and the records it shares with user
+//!   space; [`model`]: the program in Rust, to check a decision before it is installed;
+//! - [`program`]: loading it, attaching it to interfaces, its maps and counters;
+//! - [`key`]: the program's key of a datapath flow key, and text forms for dumps;
+//! - [`steering`]: the program as an AF_XDP port's XDP program (`ports`);
+//! - [`tier`]: the datapath's `Mirror`: offers, publishes, harvests of hit counters.
 
-pub mod layout;
 pub mod key;
+pub mod layout;
 pub mod model;
 pub mod program;
+pub mod steering;
+pub mod tier;
 
 pub use program::{Attached, FastPath, FastPathError};

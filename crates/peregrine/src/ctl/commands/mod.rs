@@ -57,6 +57,7 @@ const COMMANDS: &[(&str, usize, usize)] = &[
     ("packet-out", 2, usize::MAX),
     ("monitor", 1, 3),
     ("probe", 1, 1),
+    ("dump-fastpath", 1, 1),
 ];
 
 /// Checks the command name and its number of arguments (SWITCH included).
@@ -97,6 +98,7 @@ pub fn run(ctx: &Ctx, cmd: &str, args: &[String]) -> Result<(), CtlError> {
         "meter-stats" => query::dump_meters(ctx, arg(0), true),
         "meter-features" => query::meter_features(ctx),
         "probe" => query::probe(ctx),
+        "dump-fastpath" => query::dump_fastpath(ctx),
         "mod-port" => modify::mod_port(ctx, &args[0], &args[1]),
         "add-flow" => modify::flow_cmd(ctx, &args[0], FlowModCommand::Add),
         "add-flows" => modify::flow_file(ctx, &args[0], FlowModCommand::Add),

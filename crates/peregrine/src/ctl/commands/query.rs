@@ -497,3 +497,79 @@ pub fn probe(ctx: &Ctx) -> Result<(), CtlError> {
     }
     Ok(())
 }
+
+/// `dump-fastpath`: the in-kernel fast tier's entries and counts (peregrine's own
+/// request, OpenFlow 1.3 only). Text: a heading with the tier's counts, then one line
+/// per entry, most hit first.
+pub fn dump_fastpath(ctx: &Ctx) -> Result<(), CtlError> {
+    use switch::agent::{exp_type, PEREGRINE_EXPERIMENTER};
+    let mut c = ctx.open()?;
+    need13(&c, "dump-fastpath")?;
+    let reply = c.transact(Message::V13(M13::Experimenter(openflow::v13::Experimenter {
+        experimenter: PEREGRINE_EXPERIMENTER,
+        exp_type: exp_type::FAST_PATH,
+        data: b"{}".to_vec(),
+    })))?;
+    let data = match reply.message {
+        Message::V13(M13::Experimenter(e)) if e.experimenter == PEREGRINE_EXPERIMENTER => e.data,
+        other => {
+            return Err(CtlError::fatal(format!(
+                "{}: unexpected reply {other:?}",
+                ctx.switch
+            )))
+        }
+    };
+    let v: Value = serde_json::from_slice(&data)
+        .map_err(|e| CtlError::fatal(format!("{}: a reply that is not JSON: {e}", ctx.switch)))?;
+    if ctx.json {
+        return out_json(&v);
+    }
+    out(&fastpath_text(&v))
+}
+
+/// The text form of a `FAST_PATH` reply.
+fn fastpath_text(v: &Value) -> String {
+    if v["enabled"] != Value::Bool(true) {
+        return "fast path: off (run the switch with afxdp ports and --fast-path xdp)\n".into();
+    }
+    let n = |v: &Value| v.as_u64().unwrap_or(0);
+    let entries = v["entries"].as_array().cloned().unwrap_or_default();
+    let ev = &v["events"];
+    let tier = &v["tier"];
+    let mut s = format!(
+        "fast path: xdp, version {}, {} of {} entries\n \
+         kernel: hit={} miss={} stale={} unparsed={} passed={} rewrite_failed={}\n \
+         mirror: installed={} refused={} mismatched={} evicted={} offers={} offers_lost={}\n",
+        n(&v["version"]),
+        entries.len(),
+        n(&v["capacity"]),
+        n(&ev["hit"]),
+        n(&ev["miss"]),
+        n(&ev["stale"]),
+        n(&ev["unparsed"]),
+        n(&ev["passed"]),
+        n(&ev["rewrite_failed"]),
+        n(&tier["installed"]),
+        n(&tier["refused"]),
+        n(&tier["mismatched"]),
+        n(&tier["evicted"]),
+        n(&tier["offers"]),
+        n(&tier["offers_lost"]),
+    );
+    for e in &entries {
+        s.push_str(&format!(
+            " packets={}, bytes={}, version={}{}, {} actions={}\n",
+            n(&e["packets"]),
+            n(&e["bytes"]),
+            n(&e["version"]),
+            if e["live"] == Value::Bool(true) {
+                ""
+            } else {
+                " (stale)"
+            },
+            e["key"].as_str().unwrap_or(""),
+            e["actions"].as_str().unwrap_or(""),
+        ));
+    }
+    s
+}
