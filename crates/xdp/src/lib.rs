@@ -3,8 +3,8 @@
 //!
 //! See the modules for the parts.
 
-pub mod layout;
 pub mod key;
+pub mod layout;
 pub mod model;
 pub mod program;
 
