@@ -746,6 +746,17 @@ mod tests {
     }
 
     #[test]
+    fn records_have_the_c_sizes() {
+        use std::mem::size_of;
+        // The sizes bpf/fastpath.c asserts with _Static_assert.
+        assert_eq!(size_of::<FpKey>(), 40);
+        assert_eq!(size_of::<FpEntry>(), 56);
+        assert_eq!(size_of::<FpPort>(), 12);
+        assert_eq!(size_of::<FpState>(), 16);
+        assert_eq!(size_of::<FpCounter>(), 16);
+    }
+
+    #[test]
     fn permission_errors_name_the_capabilities() {
         let e = fail(
             "loading the fast-path program",

@@ -192,3 +192,42 @@ fn full_map_is_reported() {
         ));
     });
 }
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn program_builds_the_model_key() {
+    in_fresh_netns(|| {
+        let fp = FastPath::load(16, 1).expect("load");
+        let _att = fp
+            .attach("lo", 1, 9, 1, AttachMode::Generic)
+            .expect("attach to lo");
+        let udp = udp_frame(7);
+        let mut tagged = udp.clone();
+        tagged.splice(12..12, [0x88, 0xa8, 0xe0, 0x07]);
+        let mut gre = udp.clone();
+        gre[23] = 47;
+        let mut icmp = udp.clone();
+        icmp[23] = 1;
+        let mut lldp = udp.clone();
+        lldp[12..14].copy_from_slice(&[0x88, 0xcc]);
+        let mut tcp = udp.clone();
+        tcp[23] = 6;
+        tcp[16..18].copy_from_slice(&40u16.to_be_bytes());
+        tcp[34 + 12] = 0x50;
+        tcp[34 + 13] = 0x18;
+        let frames = [udp, tagged, gre, icmp, lldp, tcp];
+        for (i, f) in frames.iter().enumerate() {
+            let key = model::parse(f, 9).unwrap_or_else(|| panic!("frame {i} parses"));
+            let e = FpEntry {
+                counter: i as u32,
+                out: FP_DROP,
+                ..FpEntry::default()
+            };
+            fp.insert(&key, &e).unwrap();
+            let (rc, _) = fp.test_run(f, 1, 0).unwrap();
+            assert_eq!(rc, XDP_DROP, "frame {i}: the program's key differs");
+            assert_eq!(fp.counter(i as u32).packets, 1, "frame {i}");
+        }
+        assert_eq!(fp.events()[event::HIT as usize], frames.len() as u64);
+    });
+}
