@@ -201,7 +201,7 @@ fn can_rewrite(e: &FpEntry, k: &FpKey, h: &Hdrs, len: usize) -> bool {
         }
         tagged = true;
     }
-    !(f & FP_VLAN_SET != 0 && !tagged)
+    f & FP_VLAN_SET == 0 || tagged
 }
 
 /// The frame the program sends when `frame` hits `entry` (whatever port it arrived

@@ -151,10 +151,9 @@ impl FastPath {
         prog.load()
             .map_err(|e| fail("loading the fast-path program (BPF_PROG_LOAD)", &e))?;
 
-        let mut st: Array<_, FpState> = Array::try_from(
-            ebpf.map_mut("state").ok_or_else(|| missing("state map"))?,
-        )
-        .map_err(|e| fail("opening the state map", &e))?;
+        let mut st: Array<_, FpState> =
+            Array::try_from(ebpf.map_mut("state").ok_or_else(|| missing("state map"))?)
+                .map_err(|e| fail("opening the state map", &e))?;
         st.set(
             0,
             FpState {
@@ -297,9 +296,13 @@ impl FastPath {
     /// The live version.
     pub fn version(&self) -> Result<u64, FastPathError> {
         let inner = self.shared.lock();
-        let st: Array<_, FpState> =
-            Array::try_from(inner.ebpf.map("state").ok_or_else(|| missing("state map"))?)
-                .map_err(|e| fail("opening the state map", &e))?;
+        let st: Array<_, FpState> = Array::try_from(
+            inner
+                .ebpf
+                .map("state")
+                .ok_or_else(|| missing("state map"))?,
+        )
+        .map_err(|e| fail("opening the state map", &e))?;
         st.get(&0, 0)
             .map(|s| s.version)
             .map_err(|e| fail("reading the fast-path state", &e))
@@ -335,9 +338,13 @@ impl FastPath {
     /// Every entry of the flow map (in the map's order).
     pub fn entries(&self) -> Result<Vec<(FpKey, FpEntry)>, FastPathError> {
         let inner = self.shared.lock();
-        let flows: HashMap<_, FpKey, FpEntry> =
-            HashMap::try_from(inner.ebpf.map("flows").ok_or_else(|| missing("flows map"))?)
-                .map_err(|e| fail("opening the flow map", &e))?;
+        let flows: HashMap<_, FpKey, FpEntry> = HashMap::try_from(
+            inner
+                .ebpf
+                .map("flows")
+                .ok_or_else(|| missing("flows map"))?,
+        )
+        .map_err(|e| fail("opening the flow map", &e))?;
         let mut out = Vec::new();
         for item in flows.iter() {
             match item {
@@ -565,14 +572,19 @@ fn delete_elem(fd: RawFd, key: u32) {
     }
 }
 
-fn ports_map(ebpf: &mut Ebpf) -> Result<HashMap<&mut aya::maps::MapData, u32, FpPort>, FastPathError> {
+fn ports_map(
+    ebpf: &mut Ebpf,
+) -> Result<HashMap<&mut aya::maps::MapData, u32, FpPort>, FastPathError> {
     HashMap::try_from(ebpf.map_mut("ports").ok_or_else(|| missing("ports map"))?)
         .map_err(|e| fail("opening the ports map", &e))
 }
 
 fn devmap(ebpf: &mut Ebpf) -> Result<DevMap<&mut aya::maps::MapData>, FastPathError> {
-    DevMap::try_from(ebpf.map_mut("tx_ports").ok_or_else(|| missing("tx_ports map"))?)
-        .map_err(|e| fail("opening the devmap", &e))
+    DevMap::try_from(
+        ebpf.map_mut("tx_ports")
+            .ok_or_else(|| missing("tx_ports map"))?,
+    )
+    .map_err(|e| fail("opening the devmap", &e))
 }
 
 fn flows_mut(
@@ -734,13 +746,27 @@ mod tests {
     }
 
     #[test]
+    fn records_have_the_c_sizes() {
+        use std::mem::size_of;
+        // The sizes bpf/fastpath.c asserts with _Static_assert.
+        assert_eq!(size_of::<FpKey>(), 40);
+        assert_eq!(size_of::<FpEntry>(), 56);
+        assert_eq!(size_of::<FpPort>(), 12);
+        assert_eq!(size_of::<FpState>(), 16);
+        assert_eq!(size_of::<FpCounter>(), 16);
+    }
+
+    #[test]
     fn permission_errors_name_the_capabilities() {
         let e = fail(
             "loading the fast-path program",
             &io::Error::from_raw_os_error(libc::EPERM),
         );
         let text = e.to_string();
-        assert!(text.contains("CAP_BPF") && text.contains("CAP_NET_ADMIN"), "{text}");
+        assert!(
+            text.contains("CAP_BPF") && text.contains("CAP_NET_ADMIN"),
+            "{text}"
+        );
         assert!(text.contains("loading the fast-path program"), "{text}");
     }
 }

@@ -49,7 +49,6 @@ fn ipv4(s: &Spec) -> Vec<u8> {
         f.extend_from_slice(&tci.to_be_bytes());
     }
     f.extend_from_slice(&ETH_P_IPV4.to_be_bytes());
-    let l3 = f.len();
     let ihl = usize::from(s.ihl_words) * 4;
     let mut l4 = s.l4.clone();
     if l4.is_empty() {
@@ -101,7 +100,6 @@ fn ipv4(s: &Spec) -> Vec<u8> {
     }
     f.extend_from_slice(&ip);
     f.extend_from_slice(&l4);
-    let _ = l3;
     if f.len() < 60 {
         f.resize(60, 0);
     }
@@ -188,7 +186,9 @@ fn frames() -> Vec<Vec<u8>> {
     b[16..18].copy_from_slice(&10u16.to_be_bytes());
     v.push(b);
     // Non-IP and L2 edge cases.
-    for ty in [0x88cc, 0x0806, 0x86dd, 0x8847, 0x8848, 0x88e7, 0x0600, 0x05dc, 0x9000] {
+    for ty in [
+        0x88cc, 0x0806, 0x86dd, 0x8847, 0x8848, 0x88e7, 0x0600, 0x05dc, 0x9000,
+    ] {
         v.push(l2(&[], ty, 46));
         v.push(l2(&[(0x8100, 7)], ty, 46));
     }
@@ -404,7 +404,10 @@ fn rewrites_equal_the_userspace_rewrites() {
             }
         }
     }
-    assert!(compared > 150 && refused > 20, "{compared} compared, {refused} refused");
+    assert!(
+        compared > 150 && refused > 20,
+        "{compared} compared, {refused} refused"
+    );
 }
 
 #[test]

@@ -1,0 +1,233 @@
+//! The loaded program under BPF_PROG_TEST_RUN, against the model (needs root).
+
+use ports::afxdp::AttachMode;
+use xdp::layout::{event, FpEntry, FP_DROP, FP_SET_IPV4_DST, FP_SET_TP_SRC, FP_VLAN_PUSH};
+use xdp::{model, FastPath};
+
+const XDP_DROP: u32 = 1;
+const XDP_PASS: u32 = 2;
+const XDP_REDIRECT: u32 = 4;
+
+/// Ethernet/IPv4/UDP with valid checksums.
+fn udp_frame(sport: u16) -> Vec<u8> {
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
+    let mut ip = vec![
+        0x45, 0, 0, 32, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+    ];
+    let c = csum(&ip);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let mut udp = vec![0, 0, 0, 53, 0, 12, 0, 0, 1, 2, 3, 4];
+    udp[..2].copy_from_slice(&sport.to_be_bytes());
+    let mut ph = ip[12..20].to_vec();
+    ph.extend_from_slice(&[0, 17, 0, 12]);
+    ph.extend_from_slice(&udp);
+    let c = csum(&ph);
+    udp[6..8].copy_from_slice(&c.to_be_bytes());
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&udp);
+    f.resize(60, 0);
+    f
+}
+
+fn csum(b: &[u8]) -> u16 {
+    let mut acc: u64 = b
+        .chunks(2)
+        .map(|c| u64::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
+        .sum();
+    while acc >> 16 != 0 {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    !(acc as u16)
+}
+
+/// Runs `body` on a thread moved into a fresh network namespace (which goes away with
+/// the thread), so the loopback there (ifindex 1) is ours alone.
+fn in_fresh_netns(body: impl FnOnce() + Send + 'static) {
+    std::thread::spawn(move || {
+        // SAFETY: unshare(CLONE_NEWNET) only changes this thread's network namespace;
+        // the thread is ours and ends when `body` returns.
+        let rc = unsafe { libc::unshare(libc::CLONE_NEWNET) };
+        assert_eq!(rc, 0, "unshare: {}", std::io::Error::last_os_error());
+        body();
+    })
+    .join()
+    .expect("test thread");
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn program_agrees_with_the_model() {
+    in_fresh_netns(|| {
+        let fp = FastPath::load(64, 4).expect("load");
+        let lo = 1;
+        let att = fp
+            .attach("lo", lo, 5, 1, AttachMode::Generic)
+            .expect("attach to lo");
+        assert_eq!(att.mode(), AttachMode::Generic);
+        assert_eq!(fp.port_slot(5), Some(att.slot()));
+        assert_eq!(fp.port_slot(6), None);
+        fp.set_version(7).unwrap();
+        assert_eq!(fp.version().unwrap(), 7);
+
+        // Miss.
+        let f = udp_frame(1000);
+        let (rc, _) = fp.test_run(&f, lo, 0).unwrap();
+        assert_eq!(rc, XDP_PASS);
+        assert_eq!(fp.events()[event::MISS as usize], 1);
+
+        // Hit with rewrites: redirected, bytes as the model says, counted.
+        let key = model::parse(&f, 5).unwrap();
+        let e = FpEntry {
+            version: 7,
+            counter: 3,
+            out: att.slot(),
+            flags: FP_SET_IPV4_DST | FP_SET_TP_SRC | FP_VLAN_PUSH,
+            ipv4_dst: 0xc0a8_0001,
+            tp_src: 4242,
+            vlan_tpid: 0x8100,
+            vlan_tci: 0x2064,
+            ..FpEntry::default()
+        };
+        fp.insert(&key, &e).unwrap();
+        assert_eq!(fp.entries().unwrap(), vec![(key, e)]);
+        let (rc, out) = fp.test_run(&f, lo, 0).unwrap();
+        assert_eq!(rc, XDP_REDIRECT);
+        assert_eq!(Some(out), model::apply(&f, &e));
+        let (rc, _) = fp.test_run(&f, lo, 0).unwrap();
+        assert_eq!(rc, XDP_REDIRECT);
+        let c = fp.counter(3);
+        assert_eq!((c.packets, c.bytes), (2, 2 * f.len() as u64));
+        assert_eq!(fp.counter(2).packets, 0);
+        assert_eq!(fp.counter(1_000_000).packets, 0);
+        assert_eq!(fp.events()[event::HIT as usize], 2);
+
+        // Drop.
+        let g = udp_frame(2000);
+        let gk = model::parse(&g, 5).unwrap();
+        let d = FpEntry {
+            version: 7,
+            counter: 4,
+            out: FP_DROP,
+            ..FpEntry::default()
+        };
+        fp.insert(&gk, &d).unwrap();
+        let (rc, out) = fp.test_run(&g, lo, 0).unwrap();
+        assert_eq!((rc, out), (XDP_DROP, g.clone()));
+        assert_eq!(fp.counter(4).packets, 1);
+
+        // Stale: another version is live.
+        fp.set_version(8).unwrap();
+        let (rc, out) = fp.test_run(&f, lo, 0).unwrap();
+        assert_eq!((rc, out), (XDP_PASS, f.clone()));
+        assert_eq!(fp.events()[event::STALE as usize], 1);
+        fp.set_version(7).unwrap();
+
+        // Rewrite failed: a push on a tagged frame is refused, the frame untouched.
+        let mut tagged = f.clone();
+        tagged.splice(12..12, [0x81, 0x00, 0x00, 0x05]);
+        let tk = model::parse(&tagged, 5).unwrap();
+        fp.insert(&tk, &e).unwrap();
+        let (rc, out) = fp.test_run(&tagged, lo, 0).unwrap();
+        assert_eq!((rc, out), (XDP_PASS, tagged.clone()));
+        assert_eq!(fp.events()[event::REWRITE_FAILED as usize], 1);
+
+        // Pop (with a port rewrite) on the tagged frame: the tag leaves, bytes as modelled.
+        let pop = FpEntry {
+            flags: xdp::layout::FP_VLAN_POP | FP_SET_TP_SRC | xdp::layout::FP_SET_ETH_SRC,
+            eth_src: [0x0a, 0, 0, 0, 0, 0x0b],
+            ..e
+        };
+        fp.insert(&tk, &pop).unwrap();
+        let (rc, out) = fp.test_run(&tagged, lo, 0).unwrap();
+        assert_eq!(rc, XDP_REDIRECT);
+        assert_eq!(out.len(), tagged.len() - 4);
+        assert_eq!(Some(out), model::apply(&tagged, &pop));
+        fp.remove(&tk).unwrap();
+
+        // Unparsed: IPv6 ethertype, a double tag, a fragment.
+        let mut v6 = f.clone();
+        v6[12..14].copy_from_slice(&[0x86, 0xdd]);
+        let mut frag = f.clone();
+        frag[20] = 0x20;
+        let mut double = tagged.clone();
+        double.splice(12..12, [0x88, 0xa8, 0x00, 0x06]);
+        for u in [&v6, &frag, &double] {
+            assert_eq!(model::parse(u, 5), None);
+            let (rc, _) = fp.test_run(u, lo, 0).unwrap();
+            assert_eq!(rc, XDP_PASS);
+        }
+        assert_eq!(fp.events()[event::UNPARSED as usize], 3);
+
+        // Removal.
+        assert!(fp.remove(&key).unwrap());
+        assert!(!fp.remove(&key).unwrap());
+        let (rc, _) = fp.test_run(&f, lo, 0).unwrap();
+        assert_eq!(rc, XDP_PASS);
+        assert_eq!(fp.events()[event::MISS as usize], 2);
+
+        // Detach frees the slot and the port record: frames then pass uncounted.
+        drop(att);
+        assert_eq!(fp.port_slot(5), None);
+        let before = fp.events();
+        let (rc, _) = fp.test_run(&g, lo, 0).unwrap();
+        assert_eq!(rc, XDP_PASS);
+        assert_eq!(fp.events(), before);
+    });
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn full_map_is_reported() {
+    in_fresh_netns(|| {
+        let fp = FastPath::load(2, 1).expect("load");
+        let e = FpEntry::default();
+        for i in 0..2u16 {
+            let k = model::parse(&udp_frame(i), 1).unwrap();
+            fp.insert(&k, &e).unwrap();
+        }
+        let k = model::parse(&udp_frame(99), 1).unwrap();
+        assert!(matches!(
+            fp.insert(&k, &e),
+            Err(xdp::FastPathError::Full { capacity: 2 })
+        ));
+    });
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn program_builds_the_model_key() {
+    in_fresh_netns(|| {
+        let fp = FastPath::load(16, 1).expect("load");
+        let _att = fp
+            .attach("lo", 1, 9, 1, AttachMode::Generic)
+            .expect("attach to lo");
+        let udp = udp_frame(7);
+        let mut tagged = udp.clone();
+        tagged.splice(12..12, [0x88, 0xa8, 0xe0, 0x07]);
+        let mut gre = udp.clone();
+        gre[23] = 47;
+        let mut icmp = udp.clone();
+        icmp[23] = 1;
+        let mut lldp = udp.clone();
+        lldp[12..14].copy_from_slice(&[0x88, 0xcc]);
+        let mut tcp = udp.clone();
+        tcp[23] = 6;
+        tcp[16..18].copy_from_slice(&40u16.to_be_bytes());
+        tcp[34 + 12] = 0x50;
+        tcp[34 + 13] = 0x18;
+        let frames = [udp, tagged, gre, icmp, lldp, tcp];
+        for (i, f) in frames.iter().enumerate() {
+            let key = model::parse(f, 9).unwrap_or_else(|| panic!("frame {i} parses"));
+            let e = FpEntry {
+                counter: i as u32,
+                out: FP_DROP,
+                ..FpEntry::default()
+            };
+            fp.insert(&key, &e).unwrap();
+            let (rc, _) = fp.test_run(f, 1, 0).unwrap();
+            assert_eq!(rc, XDP_DROP, "frame {i}: the program's key differs");
+            assert_eq!(fp.counter(i as u32).packets, 1, "frame {i}");
+        }
+        assert_eq!(fp.events()[event::HIT as usize], frames.len() as u64);
+    });
+}
