@@ -33,7 +33,7 @@ impl FastPathView for TierView {
             .map(|d| {
                 json!({
                     "key": d.key.describe(),
-                    "actions": d.entry.describe(),
+                    "actions": d.entry.describe_to(d.out_port),
                     "version": d.entry.version,
                     "live": d.live,
                     "packets": d.packets,

@@ -121,6 +121,12 @@ impl FpEntry {
     /// The entry's actions in ovs-ofctl's action syntax, in the order the program
     /// applies them, ending in `output slot N` or `drop`.
     pub fn describe(&self) -> String {
+        self.describe_to(None)
+    }
+
+    /// [`describe`](Self::describe), with the output shown as `output:PORT` when the
+    /// OpenFlow port of the entry's output slot is given.
+    pub fn describe_to(&self, out_port: Option<u32>) -> String {
         let f = self.flags;
         let mut parts: Vec<String> = Vec::new();
         if f & FP_SET_IPV4_SRC != 0 {
@@ -168,7 +174,10 @@ impl FpEntry {
         if self.out == FP_DROP {
             parts.push("drop".into());
         } else {
-            parts.push(format!("output slot {}", self.out));
+            parts.push(match out_port {
+                Some(p) => format!("output:{p}"),
+                None => format!("output slot {}", self.out),
+            });
         }
         parts.join(",")
     }
