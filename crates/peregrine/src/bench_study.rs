@@ -10,7 +10,7 @@ use bench::dut::Setup;
 use bench::report::results::ExperimentKind;
 use bench::study::{self, Dut, Io, Launcher, Options};
 
-use crate::config::{BackendName, FailMode, PortConfig, RunConfig};
+use crate::config::{BackendName, FailMode, FastPath, PortConfig, RunConfig};
 use crate::run::Switch;
 
 /// Options shared by `bench study` and the single experiments. Lists are comma
@@ -255,10 +255,11 @@ impl Launcher for InProcess {
         workers: usize,
         cpus: &[usize],
     ) -> Result<Box<dyn study::Switch>, String> {
-        let backend = match backend {
-            "afxdp" => BackendName::Afxdp,
-            "afxdp-generic" => BackendName::AfxdpGeneric,
-            "afpacket" => BackendName::Afpacket,
+        let (backend, fast_path) = match backend {
+            "afxdp+xdp" => (BackendName::Afxdp, FastPath::Xdp),
+            "afxdp" => (BackendName::Afxdp, FastPath::Off),
+            "afxdp-generic" => (BackendName::AfxdpGeneric, FastPath::Off),
+            "afpacket" => (BackendName::Afpacket, FastPath::Off),
             other => return Err(format!("no peregrine backend `{other}`")),
         };
         let ports = setup
@@ -290,9 +291,13 @@ impl Launcher for InProcess {
             fail_mode: FailMode::Secure,
             mgmt: Some(mgmt.clone()),
             name,
+            fast_path,
             ..RunConfig::with_ports(ports)
         };
         let switch = Switch::start(&cfg).map_err(|e| format!("{e:#}"))?;
+        if fast_path == FastPath::Xdp && !switch.fast_path() {
+            return Err("the XDP fast path did not load (see above)".into());
+        }
         Ok(Box::new(Started {
             switch: Some(switch),
             mgmt,

@@ -146,6 +146,9 @@ impl Switch {
             });
             handles.push(port.handles);
         }
+        if fast.is_some() {
+            veth_note(&opened);
+        }
         // Slots in opening order (LOCAL, if any, comes last, as its number sorts last).
         let dcfg = DatapathConfig {
             ports: opened.iter().map(|p| PortInfo::new(p.no, p.slot)).collect(),
@@ -415,6 +418,30 @@ fn load_fast_path(cfg: &RunConfig) -> Option<Arc<FastPath>> {
             );
             None
         }
+    }
+}
+
+/// Says once which fast-path ports are veths: the kernel delivers the frames the XDP
+/// program redirects into a veth only when NAPI runs on its peer (GRO on there, or an
+/// XDP program attached there); otherwise it drops them, unseen by any counter.
+fn veth_note(opened: &[SwitchPort]) {
+    let veths: Vec<&str> = opened
+        .iter()
+        .filter(|p| {
+            matches!(
+                p.backend,
+                BackendName::Afxdp | BackendName::AfxdpNative | BackendName::AfxdpGeneric
+            ) && ports::info::driver(&p.name).as_deref() == Some("veth")
+        })
+        .map(|p| p.name.as_str())
+        .collect();
+    if !veths.is_empty() {
+        eprintln!(
+            "peregrine: fast path: frames forwarded in the kernel into veth port(s) {} \
+             arrive only if the peer end runs NAPI: `ethtool -K PEER gro on` (or an XDP \
+             program on the peer); else run with --fast-path off",
+            veths.join(", ")
+        );
     }
 }
 

@@ -181,3 +181,62 @@ mod tests {
         assert!(a.is_up());
     }
 }
+
+/// `struct ethtool_drvinfo` of <linux/ethtool.h> (the whole layout the kernel writes;
+/// only the driver's name is read).
+#[repr(C)]
+#[allow(dead_code)]
+struct EthtoolDrvinfo {
+    cmd: u32,
+    driver: [u8; 32],
+    version: [u8; 32],
+    fw_version: [u8; 32],
+    bus_info: [u8; 32],
+    erom_version: [u8; 32],
+    reserved2: [u8; 12],
+    n_priv_flags: u32,
+    n_stats: u32,
+    testinfo_len: u32,
+    eedump_len: u32,
+    regdump_len: u32,
+}
+
+/// ETHTOOL_GDRVINFO: get the driver's name and version.
+const ETHTOOL_GDRVINFO: u32 = 0x03;
+/// SIOCETHTOOL: the ethtool ioctl.
+const SIOCETHTOOL: libc::Ioctl = 0x8946;
+
+/// The name of the driver of interface `name` (in the calling thread's namespace), e.g.
+/// `veth`, or `None` when it cannot be asked.
+pub fn driver(name: &str) -> Option<String> {
+    sys::check_ifname(name).ok()?;
+    let sock = sys::ioctl_socket().ok()?;
+    let mut info = EthtoolDrvinfo {
+        cmd: ETHTOOL_GDRVINFO,
+        driver: [0; 32],
+        version: [0; 32],
+        fw_version: [0; 32],
+        bus_info: [0; 32],
+        erom_version: [0; 32],
+        reserved2: [0; 12],
+        n_priv_flags: 0,
+        n_stats: 0,
+        testinfo_len: 0,
+        eedump_len: 0,
+        regdump_len: 0,
+    };
+    let mut req = sys::ifreq(name);
+    req.ifr_ifru.ifru_data = (&mut info as *mut EthtoolDrvinfo).cast();
+    sys::ioctl_ifreq(sock.as_raw_fd(), SIOCETHTOOL, &mut req).ok()?;
+    let end = info.driver.iter().position(|&b| b == 0).unwrap_or(32);
+    Some(String::from_utf8_lossy(&info.driver[..end]).into_owned())
+}
+
+#[cfg(test)]
+mod driver_tests {
+    #[test]
+    fn a_missing_interface_has_no_driver() {
+        assert_eq!(super::driver("nosuchif7x"), None);
+        assert_eq!(super::driver("bad/name"), None);
+    }
+}

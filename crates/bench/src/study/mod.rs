@@ -33,7 +33,11 @@ pub use bed::{Launcher, Switch};
 /// A device under test of the study.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dut {
-    /// peregrine with AF_XDP ports (native XDP where the driver has it).
+    /// peregrine with AF_XDP ports and its in-kernel fast tier (the XDP program forwards
+    /// the microflows it holds).
+    PeregrineXdp,
+    /// peregrine with AF_XDP ports (native XDP where the driver has it), the fast tier
+    /// off: every frame goes through the workers.
     PeregrineAfxdp,
     /// peregrine with AF_XDP ports in generic (SKB) mode.
     PeregrineAfxdpGeneric,
@@ -53,7 +57,8 @@ pub enum Dut {
 
 impl Dut {
     /// Every device, in the order a study lists them.
-    pub const ALL: [Dut; 8] = [
+    pub const ALL: [Dut; 9] = [
+        Dut::PeregrineXdp,
         Dut::PeregrineAfxdp,
         Dut::PeregrineAfxdpGeneric,
         Dut::PeregrineAfpacket,
@@ -67,6 +72,7 @@ impl Dut {
     /// The name in tables, JSON and on the command line.
     pub fn name(self) -> &'static str {
         match self {
+            Dut::PeregrineXdp => "peregrine-xdp",
             Dut::PeregrineAfxdp => "peregrine-afxdp",
             Dut::PeregrineAfxdpGeneric => "peregrine-afxdp-generic",
             Dut::PeregrineAfpacket => "peregrine-afpacket",
@@ -78,9 +84,11 @@ impl Dut {
         }
     }
 
-    /// peregrine's port backend, for the peregrine devices.
+    /// peregrine's port backend, for the peregrine devices (`afxdp+xdp`: AF_XDP ports
+    /// with the fast tier; every other one runs without it).
     pub fn peregrine_backend(self) -> Option<&'static str> {
         match self {
+            Dut::PeregrineXdp => Some("afxdp+xdp"),
             Dut::PeregrineAfxdp => Some("afxdp"),
             Dut::PeregrineAfxdpGeneric => Some("afxdp-generic"),
             Dut::PeregrineAfpacket => Some("afpacket"),
@@ -204,6 +212,7 @@ impl Options {
     pub fn quick() -> Options {
         Options {
             duts: vec![
+                Dut::PeregrineXdp,
                 Dut::PeregrineAfxdp,
                 Dut::PeregrineAfpacket,
                 Dut::Bridge,
