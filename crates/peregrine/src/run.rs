@@ -428,10 +428,9 @@ fn veth_note(opened: &[SwitchPort]) {
     let veths: Vec<&str> = opened
         .iter()
         .filter(|p| {
-            matches!(
-                p.backend,
-                BackendName::Afxdp | BackendName::AfxdpNative | BackendName::AfxdpGeneric
-            ) && ports::info::driver(&p.name).as_deref() == Some("veth")
+            // Generic (SKB) mode redirects through the veth's ordinary transmit path.
+            matches!(p.backend, BackendName::Afxdp | BackendName::AfxdpNative)
+                && ports::info::driver(&p.name).as_deref() == Some("veth")
         })
         .map(|p| p.name.as_str())
         .collect();
