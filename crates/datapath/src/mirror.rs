@@ -33,9 +33,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::action::{port, Action};
 use crate::compose::compose;
-use crate::counters::{
-    Misc, Tally, WorkerCounters, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS,
-};
+use crate::counters::{Misc, Tally, WorkerCounters, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS};
 use crate::key::{Field, FlowKey, FlowMatch};
 use crate::parse::parse;
 use crate::pipeline::{Datapath, RuleId, RuleTable};
@@ -163,9 +161,7 @@ fn kernel_action(a: &Action) -> Result<(), Ineligible> {
     match a {
         Action::Output(p) if *p <= port::MAX || *p == port::IN_PORT => Ok(()),
         Action::Output(port::NORMAL) => Err(Ineligible::Normal),
-        Action::Output(port::CONTROLLER) | Action::Controller { .. } => {
-            Err(Ineligible::Controller)
-        }
+        Action::Output(port::CONTROLLER) | Action::Controller { .. } => Err(Ineligible::Controller),
         Action::Output(p) => Err(Ineligible::Output(*p)),
         Action::SetField(
             EthDst | EthSrc | VlanVid | VlanPcp | IpDscp | IpEcn | Ipv4Src | Ipv4Dst | TpSrc
@@ -218,7 +214,11 @@ impl<C: RuleTable> Datapath<C> {
             match e {
                 TraceEvent::Parsed { error: Some(_), .. } => return Err(Ineligible::Parse),
                 TraceEvent::Parsed { .. } => {}
-                TraceEvent::Table { table, key: k, rule } => credit.steps.push(CreditStep {
+                TraceEvent::Table {
+                    table,
+                    key: k,
+                    rule,
+                } => credit.steps.push(CreditStep {
                     table: *table,
                     rule: rule.map(|r| r.0),
                     len_delta: 4 * (tagged(k) - tagged(key)),

@@ -413,9 +413,7 @@ fn load_fast_path(cfg: &RunConfig) -> Option<Arc<FastPath>> {
     match FastPath::load(cfg.fast_path_entries, max_ports) {
         Ok(fp) => Some(Arc::new(fp)),
         Err(e) => {
-            eprintln!(
-                "peregrine: the XDP fast path could not be loaded ({e}); running without it"
-            );
+            eprintln!("peregrine: the XDP fast path could not be loaded ({e}); running without it");
             None
         }
     }

@@ -232,6 +232,12 @@ pub fn render(agent: &Agent, now: u64) -> String {
             .map(|(m, r)| (labels(&[("reason", r)]), dp.read_misc(*m))),
     );
     t.single(
+        "peregrine_datapath_kernel_hits_total",
+        Counter,
+        "Packets the in-kernel fast tier forwarded or dropped itself (also in packets_total).",
+        dp.read_misc(Misc::KernelHits),
+    );
+    t.single(
         "peregrine_datapath_packet_ins_total",
         Counter,
         "Packet-ins the datapath queued for the agent.",

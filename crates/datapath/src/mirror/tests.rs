@@ -52,7 +52,10 @@ fn decide(rules: Vec<(u8, Rule)>) -> (Datapath, Result<Decision, Ineligible>) {
 
 #[test]
 fn a_plain_output_is_the_frame_unchanged_to_that_port() {
-    let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None))]);
+    let (_, d) = decide(vec![(
+        0,
+        rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None),
+    )]);
     let d = d.unwrap();
     let (port, out) = d.output.clone().unwrap();
     assert_eq!(port, 2);
@@ -81,7 +84,11 @@ fn rewrites_over_two_tables_show_in_the_output_frame() {
             rule(
                 FlowMatch::ANY,
                 1,
-                vec![Action::DecNwTtl, Action::PushVlan(0x8100), Action::Output(3)],
+                vec![
+                    Action::DecNwTtl,
+                    Action::PushVlan(0x8100),
+                    Action::Output(3),
+                ],
                 None,
             ),
         ),
@@ -104,7 +111,10 @@ fn what_the_kernel_cannot_do_is_refused_with_its_reason() {
             vec![Action::Controller { max_len: 128 }],
             Ineligible::Controller,
         ),
-        (vec![Action::Output(port::FLOOD)], Ineligible::Output(port::FLOOD)),
+        (
+            vec![Action::Output(port::FLOOD)],
+            Ineligible::Output(port::FLOOD),
+        ),
         (vec![Action::Output(port::NORMAL)], Ineligible::Normal),
         (
             vec![Action::Output(2), Action::Output(3)],

@@ -14,11 +14,11 @@ use super::version::Shared;
 use super::{Datapath, Outputs, PipelineVersion, RuleTable, Tx};
 use crate::action::Action;
 use crate::cache::{key_hash, ExactCache};
+use crate::counters::{Tally, WorkerCounters};
 use crate::key::FlowKey;
 use crate::mirror::OfferFilter;
-use crate::parse::parse;
-use crate::counters::{Tally, WorkerCounters};
 use crate::packet::Packet;
+use crate::parse::parse;
 
 /// One forwarding thread's state.
 pub struct WorkerState {

@@ -100,7 +100,6 @@ impl Attachment {
         }
         Err(attach_error(name, &failures))
     }
-
 }
 
 impl super::SteeringAttachment for Attachment {

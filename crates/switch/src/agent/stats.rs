@@ -54,14 +54,15 @@ impl Agent {
 ///
 /// ```json
 /// {"worker": 0, "thread": "worker0", "packets": 10, "cache_hits": 8,
-///  "cache_misses": 2, "packet_ins": 1, "packet_ins_dropped": 0, "parse_errors": 1,
-///  "missing_header": 0,
+///  "cache_misses": 2, "kernel_hits": 0, "packet_ins": 1, "packet_ins_dropped": 0,
+///  "parse_errors": 1, "missing_header": 0,
 ///  "drops": {"table_miss": 1, "no_recv": 0, "meter": 0, "invalid_ttl": 0,
 ///            "output_to_in_port": 0, "output": 0, "group": 0},
 ///  "parse_errors_by_kind": {"truncated_ipv4": 1}}
 /// ```
 ///
-/// `thread` is null for a worker registered on an unnamed thread; `drops` holds every
+/// `thread` is null for a worker registered on an unnamed thread, `kernel` for the
+/// counters of the in-kernel fast tier's hits (which only it counts); `drops` holds every
 /// reason of [`DROP_REASONS`]; `parse_errors_by_kind` only the kinds seen.
 pub fn workers_json(workers: &[WorkerStats]) -> Value {
     let list: Vec<Value> = workers
@@ -82,6 +83,7 @@ pub fn workers_json(workers: &[WorkerStats]) -> Value {
                 "packets": w.get(Misc::Packets),
                 "cache_hits": w.get(Misc::CacheHits),
                 "cache_misses": w.get(Misc::CacheMisses),
+                "kernel_hits": w.get(Misc::KernelHits),
                 "packet_ins": w.get(Misc::PacketIns),
                 "packet_ins_dropped": w.get(Misc::PacketInDropped),
                 "parse_errors": w.get(Misc::ParseErrors),
@@ -112,10 +114,11 @@ mod tests {
             Misc::MissingHeader,
             Misc::CacheHits,
             Misc::CacheMisses,
+            Misc::KernelHits,
         ] {
             assert!(!DROP_REASONS.iter().any(|(n, _)| *n == m), "{m:?}");
         }
-        assert_eq!(DROP_REASONS.len() + 7, Misc::ALL.len());
+        assert_eq!(DROP_REASONS.len() + 8, Misc::ALL.len());
     }
 
     #[test]

@@ -505,11 +505,13 @@ pub fn dump_fastpath(ctx: &Ctx) -> Result<(), CtlError> {
     use switch::agent::{exp_type, PEREGRINE_EXPERIMENTER};
     let mut c = ctx.open()?;
     need13(&c, "dump-fastpath")?;
-    let reply = c.transact(Message::V13(M13::Experimenter(openflow::v13::Experimenter {
-        experimenter: PEREGRINE_EXPERIMENTER,
-        exp_type: exp_type::FAST_PATH,
-        data: b"{}".to_vec(),
-    })))?;
+    let reply = c.transact(Message::V13(M13::Experimenter(
+        openflow::v13::Experimenter {
+            experimenter: PEREGRINE_EXPERIMENTER,
+            exp_type: exp_type::FAST_PATH,
+            data: b"{}".to_vec(),
+        },
+    )))?;
     let data = match reply.message {
         Message::V13(M13::Experimenter(e)) if e.experimenter == PEREGRINE_EXPERIMENTER => e.data,
         other => {
