@@ -415,8 +415,16 @@ impl KernelTier {
         self.harvest_locked(&mut t, now);
     }
 
+    /// Credits the growth of every entry of the current version (and, with `upto`, of
+    /// every version up to it: a publish's final harvest of the older entries, and of the
+    /// new version's entries the program may have served since it was told of it);
+    /// other entries' growth is dropped.
     fn harvest_locked(&self, t: &mut Table, now: u64) {
-        let version = t.version;
+        let v = t.version;
+        self.harvest_versions(t, now, |e| e == v);
+    }
+
+    fn harvest_versions(&self, t: &mut Table, now: u64, credited: impl Fn(u64) -> bool) {
         for e in t.entries.values_mut() {
             let c = self.fp.counter(e.entry.counter);
             let packets = c.packets.wrapping_sub(e.base.packets);
@@ -425,7 +433,7 @@ impl KernelTier {
             if packets == 0 || packets > u64::MAX / 2 {
                 continue;
             }
-            if e.entry.version == version {
+            if credited(e.entry.version) {
                 self.counters.credit(&e.credit, packets, bytes, now);
                 e.hits += packets;
                 e.last_hit_ns = now;
@@ -465,18 +473,19 @@ impl KernelTier {
                     .into(),
             );
         };
-        {
-            self.harvest();
+        self.harvest();
+        let stale = {
             let t = self.lock();
-            if let Some(e) = t.entries.get(&fk) {
-                return if e.entry.version == t.version {
-                    Verdict::Served { packets: e.hits }
-                } else {
-                    Verdict::Stale
-                };
+            match t.entries.get(&fk) {
+                Some(e) if e.entry.version == t.version => {
+                    return Verdict::Served { packets: e.hits }
+                }
+                Some(_) => true,
+                None => false,
             }
-        }
+        };
         match self.judge(key) {
+            Ok((_, _, false)) if stale => Verdict::Stale,
             Ok((_, _, false)) => Verdict::Eligible,
             Ok((_, _, true)) => Verdict::Refused("the kernel's rewrite would differ".into()),
             Err(why) => Verdict::Refused(why),
@@ -501,7 +510,7 @@ impl Mirror for KernelTier {
                 let _ = self.fp.remove(&k);
             }
         }
-        self.harvest_locked(&mut t, now);
+        self.harvest_versions(&mut t, now, |v| v <= version);
         t.version = version;
         t.stats.publishes += 1;
         t.refused.clear();

@@ -1,0 +1,176 @@
+//! The map sync against the loaded program (needs root): decisions mirrored into the
+//! map, frames run through the program with BPF_PROG_TEST_RUN, hits credited back to the
+//! datapath's counters, and a publish making every older entry a miss at once.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use datapath::action::Action;
+use datapath::key::{Field, FlowKey, FlowMatch};
+use datapath::parse::parse;
+use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule};
+use ports::afxdp::AttachMode;
+use xdp::layout::{event, FP_SET_ETH_DST};
+use xdp::tier::{KernelTier, Verdict};
+use xdp::FastPath;
+
+const XDP_PASS: u32 = 2;
+const XDP_REDIRECT: u32 = 4;
+
+/// Ethernet/IPv4/UDP from 10.0.0.1 to 10.0.0.2 with valid checksums, 60 bytes.
+fn udp_frame() -> Vec<u8> {
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
+    let mut ip = vec![
+        0x45, 0, 0, 32, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+    ];
+    let c = csum(&ip);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let mut udp = vec![0x03, 0xe8, 0, 53, 0, 12, 0, 0, 1, 2, 3, 4];
+    let mut ph = ip[12..20].to_vec();
+    ph.extend_from_slice(&[0, 17, 0, 12]);
+    ph.extend_from_slice(&udp);
+    let c = csum(&ph);
+    udp[6..8].copy_from_slice(&c.to_be_bytes());
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&udp);
+    f.resize(60, 0);
+    f
+}
+
+fn csum(b: &[u8]) -> u16 {
+    let mut acc: u64 = b
+        .chunks(2)
+        .map(|c| u64::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
+        .sum();
+    while acc >> 16 != 0 {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    !(acc as u16)
+}
+
+/// Runs `body` on a thread moved into a fresh network namespace (gone with the thread).
+fn in_fresh_netns(body: impl FnOnce() + Send + 'static) {
+    std::thread::spawn(move || {
+        // SAFETY: unshare(CLONE_NEWNET) only changes this thread's network namespace;
+        // the thread is ours and ends when `body` returns.
+        let rc = unsafe { libc::unshare(libc::CLONE_NEWNET) };
+        assert_eq!(rc, 0, "unshare: {}", std::io::Error::last_os_error());
+        body();
+    })
+    .join()
+    .expect("test thread");
+}
+
+/// `ip ARGS` in the calling thread's namespace.
+fn ip(args: &[&str]) {
+    let st = std::process::Command::new("ip")
+        .args(args)
+        .status()
+        .unwrap();
+    assert!(st.success(), "ip {args:?}");
+}
+
+fn output_rule(dst: u64, port: u32) -> Rule {
+    Rule::new(
+        FlowMatch::ANY.exact(Field::InPort, 1),
+        10,
+        Instructions {
+            apply: vec![
+                Action::SetField(Field::EthDst, dst as u128),
+                Action::Output(port),
+            ],
+            ..Instructions::default()
+        },
+    )
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn decisions_are_mirrored_credited_and_dropped_at_publish() {
+    in_fresh_netns(|| {
+        ip(&["link", "add", "fpa", "type", "veth", "peer", "name", "fpb"]);
+        ip(&["link", "set", "fpa", "up"]);
+        ip(&["link", "set", "fpb", "up"]);
+        let fpa = ports::InterfaceInfo::by_name("fpa").unwrap().ifindex;
+        let fp = Arc::new(FastPath::load(64, 4).expect("load"));
+        // Port 1 is the loopback (frames are run "arriving" there), port 2 the veth.
+        let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
+        let out = fp.attach("fpa", fpa, 2, 1, AttachMode::Generic).unwrap();
+        let cfg = DatapathConfig {
+            ports: vec![PortInfo::new(1, 0), PortInfo::new(2, 1)],
+            ..DatapathConfig::default()
+        };
+        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let id = wr.insert_rule(0, output_rule(0x0200_0000_0009, 2)).unwrap();
+        wr.publish();
+        let tier = KernelTier::new(fp.clone(), dp.clone(), Instant::now());
+        assert!(dp.set_mirror(tier.clone()));
+
+        let frame = udp_frame();
+        let mut key = FlowKey::ZERO;
+        assert!(parse(&frame, 1, &mut key).error.is_none());
+        assert_eq!(tier.verdict(&key), Verdict::Eligible);
+        tier.consider(&key);
+        let entries = fp.entries().unwrap();
+        assert_eq!(entries.len(), 1, "{entries:?}");
+        let (_, e) = entries[0];
+        assert_eq!(e.version, dp.current().version());
+        assert_eq!(e.flags, FP_SET_ETH_DST);
+        assert_eq!(e.out, out.slot());
+
+        // The program forwards it as the pipeline would have.
+        let expect = dp.trace(&frame, 1, 0).outputs.tx[0].packet.data().to_vec();
+        for _ in 0..3 {
+            let (rc, got) = fp.test_run(&frame, 1, 0).unwrap();
+            assert_eq!(rc, XDP_REDIRECT);
+            assert_eq!(got, expect);
+        }
+        // Its hits are credited to the rule, the table and both ports.
+        tier.harvest();
+        let r = dp.read_rule(id);
+        assert_eq!((r.packets, r.bytes), (3, 3 * frame.len() as u64));
+        assert_eq!(dp.read_table(0).lookups, 3);
+        assert_eq!(dp.read_port(0).rx_packets, 3);
+        assert_eq!(dp.read_port(1).tx_packets, 3);
+        assert!(matches!(tier.verdict(&key), Verdict::Served { packets: 3 }));
+
+        // A change: the entry is a miss from the publish on, and not credited further.
+        wr.modify_rule(id, |r| {
+            r.instructions.apply = vec![
+                Action::SetField(Field::EthDst, 0x0200_0000_0077),
+                Action::Output(2),
+            ]
+        })
+        .unwrap();
+        wr.publish();
+        let (rc, _) = fp.test_run(&frame, 1, 0).unwrap();
+        assert_eq!(rc, XDP_PASS, "a stale entry must not forward");
+        assert_eq!(fp.events()[event::STALE as usize], 1);
+        assert_eq!(tier.verdict(&key), Verdict::Stale);
+        tier.harvest();
+        assert_eq!(dp.read_rule(id).packets, 3);
+
+        // Mirrored again under the new version, with the new rewrite.
+        tier.consider(&key);
+        let (rc, got) = fp.test_run(&frame, 1, 0).unwrap();
+        assert_eq!(rc, XDP_REDIRECT);
+        assert_eq!(&got[..6], &[2, 0, 0, 0, 0, 0x77]);
+        tier.harvest();
+        assert_eq!(dp.read_rule(id).packets, 4);
+
+        // A decision the program cannot redo is not mirrored.
+        wr.modify_rule(id, |r| {
+            r.instructions.apply = vec![Action::Controller { max_len: 128 }]
+        })
+        .unwrap();
+        wr.publish();
+        tier.consider(&key);
+        assert!(matches!(tier.verdict(&key), Verdict::Refused(_)));
+        let (rc, _) = fp.test_run(&frame, 1, 0).unwrap();
+        assert_eq!(rc, XDP_PASS);
+        let (dump, stats) = tier.dump();
+        assert!(dump.iter().all(|d| !d.live), "{dump:?}");
+        assert_eq!(stats.publishes, 2);
+        drop((lo, out));
+    });
+}
