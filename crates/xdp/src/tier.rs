@@ -415,15 +415,17 @@ impl KernelTier {
         self.harvest_locked(&mut t, now);
     }
 
-    /// Credits the growth of every entry of the current version (and, with `upto`, of
-    /// every version up to it: a publish's final harvest of the older entries, and of the
-    /// new version's entries the program may have served since it was told of it);
-    /// other entries' growth is dropped.
+    /// Credits the growth of every entry of the current version; other entries' growth
+    /// is dropped (their rules may be gone).
     fn harvest_locked(&self, t: &mut Table, now: u64) {
         let v = t.version;
         self.harvest_versions(t, now, |e| e == v);
     }
 
+    /// Credits the growth of the entries whose version `credited` accepts (a publish:
+    /// every version up to the new one, i.e. the older entries' last hits and what the
+    /// new version's entries served since the program was told of it) and drops the
+    /// others'.
     fn harvest_versions(&self, t: &mut Table, now: u64, credited: impl Fn(u64) -> bool) {
         for e in t.entries.values_mut() {
             let c = self.fp.counter(e.entry.counter);
