@@ -52,6 +52,40 @@ impl SwitchProc {
         p
     }
 
+    /// [`SwitchProc::start`], also returning the line that says the switch is switching
+    /// (its ports, workers, fail mode and fast path).
+    pub fn start_banner(args: &[&str]) -> (SwitchProc, String) {
+        let mgmt: &[&str] = if args.contains(&"--mgmt") {
+            &[]
+        } else {
+            &["--mgmt", "none"]
+        };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+            .arg("run")
+            .args(args)
+            .args(mgmt)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start peregrine");
+        let err = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut p = SwitchProc {
+            child: Some(child),
+            stderr: rx,
+        };
+        let banner = p.wait_line("switching between", Duration::from_secs(10));
+        (p, banner)
+    }
+
     /// Waits for a stderr line containing `what`.
     pub fn wait_line(&mut self, what: &str, limit: Duration) -> String {
         let t = Instant::now();

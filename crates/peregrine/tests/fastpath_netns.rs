@@ -1,0 +1,695 @@
+//! End-to-end tests of the in-kernel fast tier (`peregrine run --fast-path xdp`) between
+//! network namespaces: hosts on AF_XDP ports, a switch in secure mode with flows given
+//! at start or through `peregrine ctl`, frames sent and captured with AF_PACKET sockets
+//! inside the hosts' namespaces.
+//!
+//! What they hold the tier to: the frames that come out are the same, byte for byte, as
+//! with the tier off (also across flow changes); the statistics count every frame the
+//! kernel served; and a rule change is obeyed by the very next frame after the barrier.
+//!
+//! Frames redirected by XDP into a veth are delivered only when the veth's peer has
+//! NAPI, so every host's `eth0` gets GRO on. Every test frame carries [`MAGIC`] and a
+//! sequence number in its UDP payload; captures keep only such frames.
+//!
+//! Needs root (namespaces, XDP, raw sockets, the management socket), so the tests are
+//! ignored by default; CI runs them with `cargo test -- --ignored` as root. Names are
+//! unique per run and everything (switch, namespaces, sockets' threads, the management
+//! socket's file) is removed on drop, also when an assertion fails.
+
+mod common;
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use bench::topo::{Host, Topology};
+use common::SwitchProc;
+use datapath::packet::Packet;
+use nix::sched::{setns, CloneFlags};
+use serde_json::Value;
+
+/// Marks a test frame's UDP payload; the sequence number follows it.
+const MAGIC: &[u8; 8] = b"PGFPTEST";
+/// Time between two frames sent, so that nothing is dropped for rate.
+const GAP: Duration = Duration::from_micros(200);
+
+/// A unique management socket path, removed on drop (the switch removes it only when it
+/// stops cleanly).
+struct MgmtPath(PathBuf);
+
+impl MgmtPath {
+    fn new() -> MgmtPath {
+        static N: AtomicU32 = AtomicU32::new(0);
+        MgmtPath(PathBuf::from(format!(
+            "/tmp/peregrine-fp-{}-{}.mgmt",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        )))
+    }
+
+    fn as_str(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for MgmtPath {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// `peregrine ctl ARGS...`, which must succeed.
+fn ctl(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .arg("ctl")
+        .args(args)
+        .output()
+        .expect("run peregrine ctl");
+    assert!(
+        out.status.success(),
+        "peregrine ctl {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `peregrine ctl --json ARGS...`, parsed.
+fn ctl_json(args: &[&str]) -> Value {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let out = ctl(&all);
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "ctl {args:?}: not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// Three hosts on AF_XDP ports 1..=3 of a switch in secure mode with a management
+/// socket and `flows` given at start, the fast path as `fast_path` says. Bind as
+/// `let (topo, h, sw, mgmt, banner) = …` so the switch ends before the namespaces go.
+fn three_hosts(
+    fast_path: &str,
+    flows: &[&str],
+) -> (Topology, Vec<Host>, SwitchProc, MgmtPath, String) {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
+    for host in &h {
+        // XDP_REDIRECT into a veth needs NAPI on its peer.
+        topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])
+            .unwrap();
+    }
+    let mgmt = MgmtPath::new();
+    let ports: Vec<String> = h
+        .iter()
+        .map(|x| format!("{},backend=afxdp", x.port))
+        .collect();
+    let mut args: Vec<&str> = Vec::new();
+    for p in &ports {
+        args.extend_from_slice(&["--port", p]);
+    }
+    args.extend_from_slice(&[
+        "--fail-mode",
+        "secure",
+        "--fast-path",
+        fast_path,
+        "--mgmt",
+        mgmt.as_str(),
+    ]);
+    for f in flows {
+        args.extend_from_slice(&["--flow", f]);
+    }
+    let (sw, banner) = SwitchProc::start_banner(&args);
+    (topo, h, sw, mgmt, banner)
+}
+
+/// The management socket as a `ctl` SWITCH argument.
+fn target(mgmt: &MgmtPath) -> String {
+    format!("unix:{}", mgmt.as_str())
+}
+
+/// Enters namespace `ns` (this thread only) and opens its `eth0` as an AF_PACKET port.
+fn open_in_ns(ns: &str) -> ports::OpenPort {
+    let netns = File::open(format!("/var/run/netns/{ns}")).expect("open the namespace");
+    setns(&netns, CloneFlags::CLONE_NEWNET).expect("setns");
+    ports::open("eth0", ports::Backend::AfPacket, 1).expect("open eth0 with AF_PACKET")
+}
+
+/// Sends `frames` in order from `eth0` of namespace `ns`, [`GAP`] apart; returns how
+/// many the kernel took.
+fn send_frames(ns: &str, frames: Vec<Vec<u8>>) -> u64 {
+    let ns = ns.to_string();
+    std::thread::spawn(move || {
+        let mut port = open_in_ns(&ns);
+        let io = &mut port.handles[0];
+        let mut pool: Vec<Packet> = Vec::new();
+        let mut tx: Vec<Packet> = Vec::with_capacity(1);
+        for f in &frames {
+            let mut p = pool.pop().unwrap_or_default();
+            p.refill(f);
+            tx.push(p);
+            io.send(&mut tx, &mut pool);
+            std::thread::sleep(GAP);
+        }
+        port.stats().tx_packets
+    })
+    .join()
+    .expect("sender thread")
+}
+
+/// Frames with [`MAGIC`] received on `eth0` of a namespace, in arrival order, by a
+/// thread that runs until the capture is finished or dropped.
+struct Capture {
+    stop: Arc<AtomicBool>,
+    frames: Arc<Mutex<Vec<Vec<u8>>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Capture {
+    /// Starts capturing in `ns` and returns once the socket is open.
+    fn start(ns: &str) -> Capture {
+        let stop = Arc::new(AtomicBool::new(false));
+        let frames = Arc::new(Mutex::new(Vec::new()));
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let (ns, st, fr) = (ns.to_string(), stop.clone(), frames.clone());
+        let thread = std::thread::spawn(move || {
+            let mut port = open_in_ns(&ns);
+            let _ = ready_tx.send(());
+            let io = &mut port.handles[0];
+            let (mut rx, mut pool) = (Vec::<Packet>::new(), Vec::<Packet>::new());
+            while !st.load(Ordering::Relaxed) {
+                let n = io.recv(&mut rx, 64, &mut pool);
+                if n == 0 {
+                    std::thread::sleep(Duration::from_micros(100));
+                    continue;
+                }
+                let mut got = fr.lock().unwrap();
+                for p in rx.drain(..) {
+                    if seq_of(p.data()).is_some() {
+                        got.push(p.data().to_vec());
+                    }
+                    pool.push(p);
+                }
+            }
+        });
+        ready_rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("capture socket did not open");
+        Capture {
+            stop,
+            frames,
+            thread: Some(thread),
+        }
+    }
+
+    /// What has arrived so far.
+    fn snapshot(&self) -> Vec<Vec<u8>> {
+        self.frames.lock().unwrap().clone()
+    }
+
+    /// Waits until at least `n` frames have arrived, at most `limit`; returns whether.
+    fn wait_for(&self, n: usize, limit: Duration) -> bool {
+        let t = Instant::now();
+        while t.elapsed() < limit {
+            if self.frames.lock().unwrap().len() >= n {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.frames.lock().unwrap().len() >= n
+    }
+
+    /// Waits until the frame with sequence number `seq` has arrived, at most `limit`.
+    fn wait_for_seq(&self, seq: u32, limit: Duration) -> bool {
+        let t = Instant::now();
+        while t.elapsed() < limit {
+            if has(&self.frames.lock().unwrap(), seq) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        has(&self.frames.lock().unwrap(), seq)
+    }
+
+    /// Stops the thread and returns everything captured.
+    fn finish(mut self) -> Vec<Vec<u8>> {
+        self.halt();
+        std::mem::take(&mut *self.frames.lock().unwrap())
+    }
+
+    fn halt(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+/// The sequence number of a test frame (the 4 bytes after [`MAGIC`]), if it is one.
+fn seq_of(frame: &[u8]) -> Option<u32> {
+    let at = frame.windows(MAGIC.len()).position(|w| w == MAGIC)? + MAGIC.len();
+    let b = frame.get(at..at + 4)?;
+    Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+fn csum_add(mut sum: u32, bytes: &[u8]) -> u32 {
+    for c in bytes.chunks(2) {
+        let hi = c[0] as u32;
+        let lo = c.get(1).copied().unwrap_or(0) as u32;
+        sum += (hi << 8) | lo;
+    }
+    sum
+}
+
+fn csum_fold(mut sum: u32) -> u16 {
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+/// A UDP/IPv4 frame 02:00:00:00:00:11 -> 02:00:00:00:00:aa, 10.99.0.1:5000 ->
+/// 10.99.0.2:`dport`, TTL 64, with [`MAGIC`] and `seq` in a 40-byte payload and correct
+/// IPv4 and UDP checksums.
+fn test_frame(dport: u16, seq: u32) -> Vec<u8> {
+    let mut payload = Vec::with_capacity(40);
+    payload.extend_from_slice(MAGIC);
+    payload.extend_from_slice(&seq.to_be_bytes());
+    payload.extend((0..28u8).map(|i| i.wrapping_mul(7) ^ (seq as u8)));
+    let (src, dst) = ([10u8, 99, 0, 1], [10u8, 99, 0, 2]);
+    let udp_len = (8 + payload.len()) as u16;
+    let mut udp = Vec::with_capacity(udp_len as usize);
+    udp.extend_from_slice(&5000u16.to_be_bytes());
+    udp.extend_from_slice(&dport.to_be_bytes());
+    udp.extend_from_slice(&udp_len.to_be_bytes());
+    udp.extend_from_slice(&[0, 0]);
+    udp.extend_from_slice(&payload);
+    let mut pseudo = Vec::with_capacity(12);
+    pseudo.extend_from_slice(&src);
+    pseudo.extend_from_slice(&dst);
+    pseudo.extend_from_slice(&[0, 17]);
+    pseudo.extend_from_slice(&udp_len.to_be_bytes());
+    let mut c = csum_fold(csum_add(csum_add(0, &pseudo), &udp));
+    if c == 0 {
+        c = 0xffff;
+    }
+    udp[6..8].copy_from_slice(&c.to_be_bytes());
+    let mut ip = vec![0u8; 20];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&(20 + udp_len).to_be_bytes());
+    ip[4..6].copy_from_slice(&(seq as u16).to_be_bytes());
+    ip[8] = 64;
+    ip[9] = 17;
+    ip[12..16].copy_from_slice(&src);
+    ip[16..20].copy_from_slice(&dst);
+    let c = csum_fold(csum_add(0, &ip));
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let mut f = vec![0x02, 0, 0, 0, 0, 0xaa, 0x02, 0, 0, 0, 0, 0x11, 0x08, 0x00];
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&udp);
+    f
+}
+
+/// `rounds` rounds of one frame per port in `dports`, interleaved, sequence numbers
+/// from `first` on; also returns the next free sequence number.
+fn interleaved(dports: &[u16], rounds: u32, first: u32) -> (Vec<Vec<u8>>, u32) {
+    let mut seq = first;
+    let mut out = Vec::new();
+    for _ in 0..rounds {
+        for &d in dports {
+            out.push(test_frame(d, seq));
+            seq += 1;
+        }
+    }
+    (out, seq)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Says where two captures of one port differ: the first frame that is not the same.
+fn first_difference(port: u32, xdp: &[Vec<u8>], off: &[Vec<u8>]) -> Option<String> {
+    let n = xdp.len().max(off.len());
+    (0..n).find_map(|i| {
+        let (a, b) = (xdp.get(i), off.get(i));
+        (a != b).then(|| {
+            format!(
+                "port {port}: frame {i} differs (xdp has {} frames, off has {}):\n  xdp seq {:?}: {}\n  off seq {:?}: {}",
+                xdp.len(),
+                off.len(),
+                a.and_then(|f| seq_of(f)),
+                a.map_or("(none)".into(), |f| hex(f)),
+                b.and_then(|f| seq_of(f)),
+                b.map_or("(none)".into(), |f| hex(f)),
+            )
+        })
+    })
+}
+
+/// The fast tier's entries whose key is for UDP destination port `dport`.
+fn entries_for(fp: &Value, dport: u16) -> Vec<Value> {
+    let tail = format!(",tp_dst={dport}");
+    fp["entries"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|e| e["key"].as_str().is_some_and(|k| k.ends_with(&tail)))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What one run of the sequence of test 1 saw: the frames captured on ports 2 and 3,
+/// in arrival order, the switch's banner and (tier on) its last `dump-fastpath`.
+struct SequenceRun {
+    port2: Vec<Vec<u8>>,
+    port3: Vec<Vec<u8>>,
+    banner: String,
+    fastpath: Option<Value>,
+}
+
+/// Flows of the sequence test; their cookies tell them apart in dumps.
+const SEQ_FLOWS: [&str; 5] = [
+    "cookie=0x11,udp,in_port=1,tp_dst=1001,actions=mod_dl_dst:02:00:00:00:00:22,dec_ttl,output:2",
+    "cookie=0x12,udp,in_port=1,tp_dst=1002,actions=push_vlan:0x8100,set_field:4101->vlan_vid,output:3",
+    "cookie=0x13,udp,in_port=1,tp_dst=1003,actions=set_field:10.1.1.1->ip_src,mod_tp_src:7777,output:2",
+    "cookie=0x14,udp,in_port=1,tp_dst=1004,actions=drop",
+    "cookie=0x15,udp,in_port=1,tp_dst=1005,actions=output:2,output:3",
+];
+/// Destination ports sent in each round: the five flows and one that no flow matches.
+const SEQ_DPORTS: [u16; 6] = [1001, 1002, 1003, 1004, 1005, 1006];
+const SEQ_ROUNDS: u32 = 30;
+
+/// Test 1's sequence with the fast path `mode`: three phases of interleaved frames from
+/// h1, with flows changed through `ctl` (which waits for the barrier) between them.
+fn run_sequence(mode: &str) -> SequenceRun {
+    let (topo, h, sw, mgmt, banner) = three_hosts(mode, &SEQ_FLOWS);
+    let sw_t = target(&mgmt);
+    let (c2, c3) = (Capture::start(&h[1].ns), Capture::start(&h[2].ns));
+    let mut sent = 0u64;
+
+    // Phase A: the flows as given.
+    let (frames, next) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, 0);
+    let n = frames.len() as u64;
+    sent += send_frames(&h[0].ns, frames);
+    // Let the userspace path drain before the rules change (frames sent before the
+    // barrier must meet the old rules in both runs).
+    std::thread::sleep(Duration::from_millis(100));
+    ctl(&[
+        "mod-flows",
+        &sw_t,
+        "udp,in_port=1,tp_dst=1001,actions=set_field:10.1.1.9->ip_dst,output:3",
+    ]);
+    ctl(&["del-flows", &sw_t, "udp,in_port=1,tp_dst=1003"]);
+
+    // Phase B: 1001 rewritten to port 3, 1003 gone (dropped in secure mode).
+    let (frames, next) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, next);
+    let n = n + frames.len() as u64;
+    sent += send_frames(&h[0].ns, frames);
+    std::thread::sleep(Duration::from_millis(100));
+    ctl(&[
+        "mod-flows",
+        &sw_t,
+        "udp,in_port=1,tp_dst=1002,actions=mod_nw_ttl:9,output:2",
+    ]);
+    ctl(&[
+        "add-flow",
+        &sw_t,
+        "cookie=0x16,udp,in_port=1,tp_dst=1003,actions=mod_tp_dst:9,output:3",
+    ]);
+
+    // Phase C: 1002 to port 2 with a new TTL, 1003 back with another rewrite.
+    let (frames, _) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, next);
+    let n = n + frames.len() as u64;
+    sent += send_frames(&h[0].ns, frames);
+    assert_eq!(sent, n, "the sender's kernel took {sent} of {n} frames");
+
+    let r = SEQ_ROUNDS as usize;
+    let (want2, want3) = (6 * r, 8 * r);
+    c2.wait_for(want2, Duration::from_secs(3));
+    c3.wait_for(want3, Duration::from_secs(3));
+    // Anything late or extra has time to show.
+    std::thread::sleep(Duration::from_millis(200));
+    let fastpath = (mode == "xdp").then(|| ctl_json(&["dump-fastpath", &sw_t]));
+    let (port2, port3) = (c2.finish(), c3.finish());
+    drop(sw);
+    drop(topo);
+    SequenceRun {
+        port2,
+        port3,
+        banner,
+        fastpath,
+    }
+}
+
+/// Frames of one flow (by the destination port the sender used, told by sequence
+/// number) must leave in the order they were sent: every frame that came after one of
+/// its flow with a higher sequence number is listed in the failure.
+fn assert_flow_order(mode: &str, port: u32, frames: &[Vec<u8>]) {
+    let per_round = SEQ_DPORTS.len() as u32;
+    let mut last: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    let mut late = Vec::new();
+    for f in frames {
+        let s = seq_of(f).unwrap();
+        let flow = s % per_round;
+        match last.get(&flow) {
+            Some(&prev) if s < prev => late.push(format!(
+                "seq {s} (flow udp_dst={}, round {}) after seq {prev}",
+                SEQ_DPORTS[flow as usize],
+                s / per_round
+            )),
+            _ => {
+                last.insert(flow, s);
+            }
+        }
+    }
+    assert!(
+        late.is_empty(),
+        "{mode}: port {port}: frames of one flow out of order: {late:?}; arrival order: {:?}",
+        frames
+            .iter()
+            .map(|f| seq_of(f).unwrap())
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn frames_are_the_same_with_the_fast_path_on_and_off() {
+    let on = run_sequence("xdp");
+    let off = run_sequence("off");
+    assert!(on.banner.contains("fast path xdp"), "{}", on.banner);
+    assert!(off.banner.contains("fast path off"), "{}", off.banner);
+
+    // What the flows say reaches each port: phase A 1001, 1003, 1005 to port 2 and
+    // 1002, 1005 to port 3; phase B 1005 to 2 and 1001, 1002, 1005 to 3; phase C 1002,
+    // 1005 to 2 and 1001, 1003, 1005 to 3.
+    let r = SEQ_ROUNDS as usize;
+    for (mode, run) in [("xdp", &on), ("off", &off)] {
+        assert_eq!(run.port2.len(), 6 * r, "{mode}: frames on port 2");
+        assert_eq!(run.port3.len(), 8 * r, "{mode}: frames on port 3");
+        assert_flow_order(mode, 2, &run.port2);
+        assert_flow_order(mode, 3, &run.port3);
+    }
+
+    // Byte for byte, frame for frame, per port. Different flows may interleave
+    // differently on one port (the kernel's frames overtake the workers'), so frames
+    // are compared in sequence order; the arrival order is reported when it differs.
+    for (port, a, b) in [(2, &on.port2, &off.port2), (3, &on.port3, &off.port3)] {
+        let mut sa = a.clone();
+        let mut sb = b.clone();
+        sa.sort_by_key(|f| seq_of(f));
+        sb.sort_by_key(|f| seq_of(f));
+        if let Some(d) = first_difference(port, &sa, &sb) {
+            panic!("{d}");
+        }
+        if let Some(d) = first_difference(port, a, b) {
+            eprintln!("note: arrival order differs between xdp and off: {d}");
+        }
+    }
+
+    let fp = on.fastpath.as_ref().unwrap();
+    let hits = fp["events"]["hit"].as_u64().unwrap_or(0);
+    assert!(hits > 0, "the kernel served nothing: {fp:#}");
+    assert!(
+        fp["events"]["stale"].as_u64().unwrap_or(0) > 0,
+        "no stale entry was met after the flow changes: {fp:#}"
+    );
+    eprintln!("fast path events: {}", fp["events"]);
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn statistics_count_the_frames_the_kernel_served() {
+    let flows = [
+        "cookie=0x21,udp,in_port=1,tp_dst=3001,actions=mod_dl_dst:02:00:00:00:00:22,dec_ttl,output:2",
+        "cookie=0x22,udp,in_port=1,tp_dst=3002,actions=push_vlan:0x8100,set_field:4101->vlan_vid,output:3",
+        "cookie=0x23,udp,in_port=1,tp_dst=3003,actions=drop",
+    ];
+    let (_topo, h, _sw, mgmt, banner) = three_hosts("xdp", &flows);
+    assert!(banner.contains("fast path xdp"), "{banner}");
+    let sw_t = target(&mgmt);
+    let (c2, c3) = (Capture::start(&h[1].ns), Capture::start(&h[2].ns));
+    const ROUNDS: u32 = 100;
+    let (frames, _) = interleaved(&[3001, 3002, 3003], ROUNDS, 0);
+    let n = frames.len() as u64;
+    assert_eq!(send_frames(&h[0].ns, frames), n);
+    assert!(c2.wait_for(ROUNDS as usize, Duration::from_secs(3)));
+    assert!(c3.wait_for(ROUNDS as usize, Duration::from_secs(3)));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(c2.snapshot().len(), ROUNDS as usize, "frames on port 2");
+    assert_eq!(c3.snapshot().len(), ROUNDS as usize, "frames on port 3");
+
+    let fp = ctl_json(&["dump-fastpath", &sw_t]);
+    for d in [3001, 3002, 3003] {
+        let served: u64 = entries_for(&fp, d)
+            .iter()
+            .map(|e| e["packets"].as_u64().unwrap_or(0))
+            .sum();
+        assert!(served > 0, "the kernel served no frame to port {d}: {fp:#}");
+    }
+
+    let dump = ctl_json(&["dump-flows", &sw_t]);
+    let rows = dump.as_array().expect("dump-flows is a list");
+    for cookie in ["0x21", "0x22", "0x23"] {
+        let row = rows
+            .iter()
+            .find(|r| r["cookie"] == cookie)
+            .unwrap_or_else(|| panic!("no flow with cookie {cookie}: {dump:#}"));
+        assert_eq!(
+            row["n_packets"].as_u64(),
+            Some(ROUNDS as u64),
+            "n_packets of cookie {cookie} (fast path {fp:#}): {row:#}"
+        );
+        assert_eq!(
+            row["n_bytes"].as_u64(),
+            Some(ROUNDS as u64 * test_frame(3001, 0).len() as u64),
+            "n_bytes of cookie {cookie}: {row:#}"
+        );
+    }
+
+    let ports = ctl_json(&["dump-ports", &sw_t]);
+    let port = |no: &str| -> Value {
+        ports
+            .as_array()
+            .and_then(|a| a.iter().find(|p| p["port"] == no).cloned())
+            .unwrap_or_else(|| panic!("no port {no}: {ports:#}"))
+    };
+    assert_eq!(
+        port("1")["rx_packets"].as_u64(),
+        Some(n),
+        "rx on port 1: {ports:#}"
+    );
+    assert_eq!(
+        port("2")["tx_packets"].as_u64(),
+        Some(ROUNDS as u64),
+        "tx on port 2: {ports:#}"
+    );
+    assert_eq!(
+        port("3")["tx_packets"].as_u64(),
+        Some(ROUNDS as u64),
+        "tx on port 3: {ports:#}"
+    );
+}
+
+/// Sends frames of `dport` from `h1` until the fast tier has a live entry for it with
+/// hits whose output is `out_port` (None: a drop), at most 3 s.
+fn warm_entry(h1: &Host, sw_t: &str, dport: u16, out_port: Option<u64>, seq: &mut u32) {
+    let t = Instant::now();
+    loop {
+        let frames: Vec<Vec<u8>> = (0..5).map(|i| test_frame(dport, *seq + i)).collect();
+        *seq += 5;
+        send_frames(&h1.ns, frames);
+        std::thread::sleep(Duration::from_millis(20));
+        let fp = ctl_json(&["dump-fastpath", sw_t]);
+        let live = entries_for(&fp, dport).into_iter().any(|e| {
+            e["live"] == true
+                && e["packets"].as_u64().unwrap_or(0) > 0
+                && e["out_port"].as_u64() == out_port
+        });
+        if live {
+            return;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(3),
+            "no live entry with hits to {out_port:?} for port {dport}: {fp:#}"
+        );
+    }
+}
+
+/// Whether a frame with sequence number `seq` is in `frames`.
+fn has(frames: &[Vec<u8>], seq: u32) -> bool {
+    frames.iter().any(|f| seq_of(f) == Some(seq))
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn the_next_frame_after_a_rule_change_obeys_it() {
+    const D: u16 = 2001;
+    let flow = |out: u32| format!("cookie=0x31,udp,in_port=1,tp_dst={D},actions=output:{out}");
+    let (_topo, h, _sw, mgmt, banner) = three_hosts("xdp", &[&flow(2)]);
+    assert!(banner.contains("fast path xdp"), "{banner}");
+    let sw_t = target(&mgmt);
+    let caps = [Capture::start(&h[1].ns), Capture::start(&h[2].ns)];
+    let mut seq = 0u32;
+    let matching = format!("udp,in_port=1,tp_dst={D}");
+
+    for round in 0..5 {
+        // From port `a` to port `b`, alternating.
+        let (a, b) = if round % 2 == 0 { (2u32, 3u32) } else { (3, 2) };
+        let (ca, cb) = (&caps[(a - 2) as usize], &caps[(b - 2) as usize]);
+        warm_entry(&h[0], &sw_t, D, Some(a as u64), &mut seq);
+
+        ctl(&[
+            "mod-flows",
+            &sw_t,
+            &format!("{matching},actions=output:{b}"),
+        ]);
+        let probe = seq;
+        seq += 1;
+        send_frames(&h[0].ns, vec![test_frame(D, probe)]);
+        assert!(
+            cb.wait_for_seq(probe, Duration::from_secs(2)),
+            "round {round}: the first frame after output:{a} -> output:{b} did not reach port {b}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            !has(&ca.snapshot(), probe),
+            "round {round}: the first frame after output:{a} -> output:{b} still went to port {a}"
+        );
+
+        warm_entry(&h[0], &sw_t, D, Some(b as u64), &mut seq);
+        ctl(&["del-flows", &sw_t, &matching]);
+        let probe = seq;
+        seq += 1;
+        send_frames(&h[0].ns, vec![test_frame(D, probe)]);
+        std::thread::sleep(Duration::from_millis(200));
+        for (port, c) in [(2, &caps[0]), (3, &caps[1])] {
+            assert!(
+                !has(&c.snapshot(), probe),
+                "round {round}: the first frame after del-flows reached port {port}"
+            );
+        }
+        // The flow back, to the port the next round starts from.
+        ctl(&["add-flow", &sw_t, &flow(b)]);
+    }
+    let fp = ctl_json(&["dump-fastpath", &sw_t]);
+    assert!(
+        fp["events"]["stale"].as_u64().unwrap_or(0) > 0,
+        "no stale entry was ever met: {fp:#}"
+    );
+}
