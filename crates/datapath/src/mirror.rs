@@ -6,7 +6,10 @@
 //! - Workers **offer** it the flow keys of packets they processed (parsed cleanly, input
 //!   port accepting), at most once per key and version per worker slot of a small
 //!   direct-mapped filter ([`OFFER_SLOTS`]), so a flow the tier cannot take costs one
-//!   hash and one compare per packet. `offer` must not block.
+//!   hash and one compare per packet. Offers are held until the worker has handed the
+//!   packets' output to the ports ([`Datapath::flush_offers`]): a kernel entry made from
+//!   an offer then cannot overtake the flow's packets still inside the worker. `offer`
+//!   must not block.
 //! - The writer tells it of every **publish** right after the new version becomes the
 //!   one workers take and before the publish retires anything: from then on the tier
 //!   must serve only decisions of that version, and it must credit what its entries of
@@ -51,16 +54,38 @@ pub trait Mirror: Send + Sync {
     fn publish(&self, version: u64);
 }
 
-/// A worker's record of the keys it offered lately: slot `hash % OFFER_SLOTS` holds a
-/// tag of the last key and version offered there.
+/// Most offers a worker holds between flushes (more are forgotten: the flows offer
+/// themselves again with their next packets).
+const HELD_OFFERS: usize = 256;
+
+/// A worker's record of the keys it offered lately (slot `hash % OFFER_SLOTS` holds a
+/// tag of the last key and version offered there), and the offers it holds until its
+/// output is sent.
 pub(crate) struct OfferFilter {
     tags: Box<[u64]>,
+    held: Vec<(FlowKey, u64)>,
 }
 
 impl OfferFilter {
     pub(crate) fn new() -> OfferFilter {
         OfferFilter {
             tags: vec![0; OFFER_SLOTS].into_boxed_slice(),
+            held: Vec::new(),
+        }
+    }
+
+    /// Holds an offer of `key` (hash `hash`) in `version` if it is new to its slot.
+    #[inline]
+    pub(crate) fn hold(&mut self, key: &FlowKey, hash: u64, version: u64) {
+        if self.held.len() < HELD_OFFERS && self.fresh(hash, version) {
+            self.held.push((*key, version));
+        }
+    }
+
+    /// Makes every held offer through `offer`.
+    pub(crate) fn flush(&mut self, mut offer: impl FnMut(&FlowKey, u64)) {
+        for (k, v) in self.held.drain(..) {
+            offer(&k, v);
         }
     }
 

@@ -391,6 +391,7 @@ impl<'d, C: RuleTable> Worker<'d, C> {
                 port.io.send(q, &mut self.pool);
             }
         }
+        self.dp.flush_offers(&mut self.state);
         self.pool.truncate(POOL_MAX);
         got
     }

@@ -167,3 +167,15 @@ fn the_offer_filter_passes_a_key_once_per_version() {
     assert!(f.fresh(42 + OFFER_SLOTS as u64, 2));
     assert!(f.fresh(42, 2));
 }
+
+#[test]
+fn offers_are_held_until_flushed_and_made_once() {
+    let mut f = OfferFilter::new();
+    let k = udp_key();
+    f.hold(&k, 7, 3);
+    f.hold(&k, 7, 3);
+    let mut made = Vec::new();
+    f.flush(|k, v| made.push((*k, v)));
+    assert_eq!(made, vec![(udp_key(), 3)]);
+    f.flush(|_, _| panic!("nothing is held after a flush"));
+}

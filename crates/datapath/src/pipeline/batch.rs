@@ -188,15 +188,13 @@ impl<C: RuleTable> Batch<'_, C> {
                 };
                 exec.run_parsed(packet, &s.keys[i], &s.parsed[i], *port, first[i], probe);
             }
-            if let Some(m) = mirror {
+            if mirror.is_some() {
                 let f = offered.get_or_insert_with(OfferFilter::new);
                 for (i, (_, port)) in chunk.iter().enumerate() {
                     let p = &s.parsed[i];
                     if p.error.is_none() && !p.ip_truncated && !exec.refuses(*port) {
                         let k = &s.keys[i];
-                        if f.fresh(key_hash(k), v.version) {
-                            m.offer(k, v.version);
-                        }
+                        f.hold(k, key_hash(k), v.version);
                     }
                 }
             }

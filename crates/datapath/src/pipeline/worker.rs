@@ -25,7 +25,8 @@ pub struct WorkerState {
     pub(crate) counters: Arc<WorkerCounters>,
     pub(crate) cache: Option<ExactCache>,
     pub(crate) scratch: Box<Scratch>,
-    /// The keys offered to the in-kernel tier lately (made when first needed).
+    /// The keys offered to the in-kernel tier lately (made when first needed), and the
+    /// offers held until the worker's output is sent.
     pub(crate) offered: Option<OfferFilter>,
 }
 
@@ -74,6 +75,16 @@ impl<C: RuleTable> Datapath<C> {
         tally.flush(&worker.counters);
     }
 
+    /// Hands the in-kernel tier the flows this worker processed since the last call
+    /// (see [`crate::mirror`]). A worker calls it once the output of those packets has
+    /// been given to the ports, so that a flow's kernel entry cannot start forwarding
+    /// while earlier packets of the flow still wait in the worker.
+    pub fn flush_offers(&self, worker: &mut WorkerState) {
+        if let (Some(m), Some(f)) = (self.shared.mirror.get(), worker.offered.as_mut()) {
+            f.flush(|k, v| m.offer(k, v));
+        }
+    }
+
     /// Processes one packet in a batch of its own.
     pub fn process(
         &self,
@@ -120,12 +131,10 @@ impl<C: RuleTable> Batch<'_, C> {
         });
         exec.run(packet, in_port, self.worker.cache.as_mut());
         exec.finish();
-        if let (Some(m), Some((parsed, k))) = (self.shared.mirror.get(), key) {
+        if let Some((parsed, k)) = key {
             if parsed.error.is_none() && !parsed.ip_truncated {
                 let f = self.worker.offered.get_or_insert_with(OfferFilter::new);
-                if f.fresh(key_hash(&k), self.v.version) {
-                    m.offer(&k, self.v.version);
-                }
+                f.hold(&k, key_hash(&k), self.v.version);
             }
         }
     }
