@@ -318,43 +318,64 @@ impl KernelCounters {
     /// Credits `packets` hits of `bytes` received bytes in all, the last at `now_ns` (the
     /// workers' clock), where `credit` says.
     pub fn credit(&self, credit: &Credit, packets: u64, bytes: u64, now_ns: u64) {
-        if packets == 0 {
-            return;
-        }
+        self.credit_many([(credit, packets, bytes)], now_ns);
+    }
+
+    /// [`credit`](Self::credit) for each `(credit, packets, bytes)`, under one lock and
+    /// one tally.
+    pub fn credit_many<'a>(
+        &self,
+        hits: impl IntoIterator<Item = (&'a Credit, u64, u64)>,
+        now_ns: u64,
+    ) {
         let c = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
         let c: &WorkerCounters = &c;
-        let with = |delta: i32| bytes.wrapping_add_signed(i64::from(delta) * packets as i64);
         let mut tally = Tally::default();
-        tally.packets = packets;
-        for s in &credit.steps {
-            let matched = s.rule.is_some() as u64;
-            if s.table == 0 {
-                tally.table0[0] += packets;
-                tally.table0[1] += matched * packets;
-            } else {
-                c.tables.add(u32::from(s.table), 0, packets);
-                c.tables.add(u32::from(s.table), 1, matched * packets);
+        let mut total = 0;
+        let mut miss_drops = 0;
+        for (credit, packets, bytes) in hits {
+            if packets == 0 {
+                continue;
             }
-            if let Some(r) = s.rule {
-                c.credit_rule(r, packets, with(s.len_delta), now_ns);
+            total += packets;
+            let with = |delta: i32| bytes.wrapping_add_signed(i64::from(delta) * packets as i64);
+            for s in &credit.steps {
+                let matched = s.rule.is_some() as u64;
+                if s.table == 0 {
+                    tally.table0[0] += packets;
+                    tally.table0[1] += matched * packets;
+                } else {
+                    c.tables.add(u32::from(s.table), 0, packets);
+                    c.tables.add(u32::from(s.table), 1, matched * packets);
+                }
+                if let Some(r) = s.rule {
+                    c.credit_rule(r, packets, with(s.len_delta), now_ns);
+                }
+            }
+            if let Some(slot) = credit.in_slot.map(u32::from) {
+                c.ports.add(slot, RX_PACKETS, packets);
+                c.ports.add(slot, RX_BYTES, bytes);
+            }
+            match credit.out_slot.map(u32::from) {
+                Some(slot) => {
+                    c.ports.add(slot, TX_PACKETS, packets);
+                    c.ports.add(slot, TX_BYTES, with(credit.out_delta));
+                }
+                None if credit.steps.last().is_some_and(|s| s.rule.is_none()) => {
+                    miss_drops += packets
+                }
+                None => {}
             }
         }
-        if let Some(slot) = credit.in_slot.map(u32::from) {
-            c.ports.add(slot, RX_PACKETS, packets);
-            c.ports.add(slot, RX_BYTES, bytes);
+        if total == 0 {
+            return;
         }
-        match credit.out_slot.map(u32::from) {
-            Some(slot) => {
-                c.ports.add(slot, TX_PACKETS, packets);
-                c.ports.add(slot, TX_BYTES, with(credit.out_delta));
-            }
-            None if credit.steps.last().is_some_and(|s| s.rule.is_none()) => {
-                c.misc(Misc::TableMissDrops, packets)
-            }
-            None => {}
-        }
+        tally.packets = total;
         tally.flush(c);
-        c.misc(Misc::KernelHits, packets);
+        c.misc(Misc::KernelHits, total);
+        if miss_drops > 0 {
+            c.misc(Misc::TableMissDrops, miss_drops);
+        }
     }
 }
 

@@ -242,6 +242,9 @@ impl study::Switch for Started {
 
 impl Drop for Started {
     fn drop(&mut self) {
+        if let Some(line) = self.switch.as_ref().and_then(Switch::fast_path_summary) {
+            eprintln!("  {line}");
+        }
         drop(self.switch.take());
         let _ = std::fs::remove_file(&self.mgmt);
     }

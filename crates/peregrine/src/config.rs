@@ -23,7 +23,7 @@
 //! ca_cert = "cacert.pem"
 //! metrics = "127.0.0.1:9464"  # Prometheus GET /metrics (off unless given)
 //! fast_path = "xdp"         # or "off": the in-kernel tier on afxdp ports
-//! fast_path_entries = 65536 # its flow map's size
+//! fast_path_entries = 262144 # its flow map's size
 //!
 //! [[port]]
 //! name = "veth0"
@@ -102,7 +102,7 @@ pub enum FastPath {
 }
 
 /// Flow entries the fast tier's map holds by default.
-pub const FAST_PATH_ENTRIES: u32 = 65_536;
+pub const FAST_PATH_ENTRIES: u32 = 262_144;
 
 /// One switch port.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -279,7 +279,7 @@ pub struct RunFlags {
     /// microflows the datapath mirrors into it (default: xdp).
     #[arg(long, value_enum)]
     pub fast_path: Option<FastPath>,
-    /// Entries of the fast tier's flow map (default 65536).
+    /// Entries of the fast tier's flow map (default 262144).
     #[arg(long, value_name = "N")]
     pub fast_path_entries: Option<u32>,
 }

@@ -225,7 +225,8 @@ impl Switch {
         let tier = fast.map(|fp| KernelTier::new(fp, dp.clone(), started));
         if let Some(t) = &tier {
             agent.set_fast_path(Arc::new(TierView(t.clone())));
-            t.start().context("starting the fast path's thread")?;
+            t.start(cfg.cpus.first().copied())
+                .context("starting the fast path's thread")?;
         }
         let dp = Arc::new(dp);
         let macs = MacTable::new(MacTableConfig {
@@ -382,6 +383,31 @@ impl Switch {
         if let Some(t) = self.tier.take() {
             t.stop();
         }
+    }
+
+    /// One line on what the in-kernel fast tier did, if it runs.
+    pub fn fast_path_summary(&self) -> Option<String> {
+        let t = self.tier.as_ref()?;
+        let (entries, s) = t.dump();
+        let ev = t.program().events();
+        let at = |i: u32| ev.get(i as usize).copied().unwrap_or(0);
+        use xdp::layout::event;
+        Some(format!(
+            "fast path: {} entries ({} live); kernel hit {} miss {} stale {} unparsed {}; \
+             mirrored {} refused {} mismatched {} evicted {} offers {} (lost {})",
+            entries.len(),
+            entries.iter().filter(|e| e.live).count(),
+            at(event::HIT),
+            at(event::MISS),
+            at(event::STALE),
+            at(event::UNPARSED),
+            s.installed,
+            s.refused,
+            s.mismatched,
+            s.evicted,
+            s.offers,
+            s.offers_lost
+        ))
     }
 
     /// Whether the in-kernel fast tier runs.

@@ -71,7 +71,8 @@ fn bench(args: &[&str], out: &Path, limit: Duration) -> Results {
     bench::report::load(&out.join("results.json")).unwrap_or_else(|e| panic!("{e}\nlog:\n{text}"))
 }
 
-const ALL: [&str; 8] = [
+const ALL: [&str; 9] = [
+    "peregrine-xdp",
     "peregrine-afxdp",
     "peregrine-afxdp-generic",
     "peregrine-afpacket",

@@ -17,8 +17,8 @@
 //!   the map until overwritten or evicted; the program treats them as misses). Then every
 //!   entry's hits since the last harvest are credited under the rules they were computed
 //!   for, which still hold their counter slots at that moment.
-//! - **Harvest** (every [`HARVEST_EVERY`], at each publish and when statistics are
-//!   read): per entry, the counter's growth since the last harvest is credited through
+//! - **Harvest** (every [`HARVEST_EVERY`], at each publish, when statistics are read
+//!   and before the agent expires idle flows): per entry, the counter's growth since the last harvest is credited through
 //!   the datapath's [`KernelCounters`] to the rules, tables and ports of its path, with
 //!   the harvest time as the rules' last-used time (so idle timeouts see kernel hits).
 //!   Growth on an entry of an older version after its publish harvest (a frame that was
@@ -47,7 +47,7 @@ use crate::model;
 use crate::program::{FastPath, FastPathError};
 
 /// How often the tier credits kernel hits without being asked.
-pub const HARVEST_EVERY: Duration = Duration::from_millis(100);
+pub const HARVEST_EVERY: Duration = Duration::from_secs(1);
 /// Offers queued for the tier's thread.
 const OFFER_QUEUE: usize = 4096;
 /// Keys remembered as not mirrorable (cleared when it grows past this).
@@ -184,8 +184,9 @@ impl KernelTier {
         })
     }
 
-    /// Sets the tier as `dp`'s mirror and starts its thread.
-    pub fn start(self: &Arc<Self>) -> std::io::Result<()> {
+    /// Sets the tier as `dp`'s mirror and starts its thread, pinned to `cpu` if given
+    /// (the switch pins it beside its first worker, which it works for).
+    pub fn start(self: &Arc<Self>, cpu: Option<usize>) -> std::io::Result<()> {
         let rx = self
             .inbox
             .lock()
@@ -197,7 +198,12 @@ impl KernelTier {
         let me = self.clone();
         let h = std::thread::Builder::new()
             .name("fastpath".into())
-            .spawn(move || me.run(rx))?;
+            .spawn(move || {
+                if let Some(id) = cpu {
+                    core_affinity::set_for_current(core_affinity::CoreId { id });
+                }
+                me.run(rx)
+            })?;
         *self.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(h);
         self.dp.set_mirror(self.clone());
         Ok(())
@@ -427,6 +433,7 @@ impl KernelTier {
     /// new version's entries served since the program was told of it) and drops the
     /// others'.
     fn harvest_versions(&self, t: &mut Table, now: u64, credited: impl Fn(u64) -> bool) {
+        let mut hits = Vec::new();
         for e in t.entries.values_mut() {
             let c = self.fp.counter(e.entry.counter);
             let packets = c.packets.wrapping_sub(e.base.packets);
@@ -436,11 +443,12 @@ impl KernelTier {
                 continue;
             }
             if credited(e.entry.version) {
-                self.counters.credit(&e.credit, packets, bytes, now);
                 e.hits += packets;
                 e.last_hit_ns = now;
+                hits.push((&e.credit, packets, bytes));
             }
         }
+        self.counters.credit_many(hits, now);
     }
 
     /// The entries as the program holds them, with their hit counts.

@@ -188,10 +188,20 @@ pub(super) fn point(x: f64, runs: &[Measured]) -> Point {
     }
 }
 
-/// Checks that a bed forwards at all (a short run), so a broken device fails fast with
-/// a clear message instead of giving zeros.
+/// Rate of the warm-up, which is also the learning pass.
+const LEARNING_PPS: f64 = 50_000.0;
+/// Longest learning pass, in seconds.
+const LEARNING_MAX_S: f64 = 10.0;
+
+/// Checks that a bed forwards at all, so a broken device fails fast with a clear message
+/// instead of giving zeros; the same run is the learning pass of RFC 2544 (section 23):
+/// every flow of `frames` is sent at least once, at a rate every device forwards, before
+/// the measured runs, so that devices that learn or cache flows (address learning, flow
+/// caches, peregrine's kernel tier) are measured in their steady state (at least 0.2 s,
+/// at most 10 s).
 fn warm_up(ctx: &mut Ctx, bed: &Bed, frames: &[Vec<u8>]) -> Result<(), String> {
-    let m = measure(ctx, bed, vec![paced(0, frames, 50_000.0)], 0.2)?;
+    let seconds = (frames.len() as f64 / LEARNING_PPS).clamp(0.2, LEARNING_MAX_S);
+    let m = measure(ctx, bed, vec![paced(0, frames, LEARNING_PPS)], seconds)?;
     if m.outcome.received() == 0 {
         return Err(format!(
             "forwards nothing ({} frames sent in the warm-up, none arrived)",

@@ -299,6 +299,8 @@ impl Agent {
             self.drain_events(id, now);
         }
         if self.flows.next_check().is_some_and(|t| t <= now) {
+            // Idle timeouts see the kernel tier's hits up to now.
+            self.sync_fast_path();
             let removed = self.flows.expire(now);
             self.broadcast_flow_removed(removed);
         }
