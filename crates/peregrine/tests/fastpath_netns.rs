@@ -19,15 +19,14 @@
 mod common;
 
 use std::fs::File;
-use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
-use common::SwitchProc;
+use common::{MgmtPath, SwitchProc};
 use datapath::packet::Packet;
 use nix::sched::{setns, CloneFlags};
 use serde_json::Value;
@@ -36,31 +35,6 @@ use serde_json::Value;
 const MAGIC: &[u8; 8] = b"PGFPTEST";
 /// Time between two frames sent, so that nothing is dropped for rate.
 const GAP: Duration = Duration::from_micros(200);
-
-/// A unique management socket path, removed on drop (the switch removes it only when it
-/// stops cleanly).
-struct MgmtPath(PathBuf);
-
-impl MgmtPath {
-    fn new() -> MgmtPath {
-        static N: AtomicU32 = AtomicU32::new(0);
-        MgmtPath(PathBuf::from(format!(
-            "/tmp/peregrine-fp-{}-{}.mgmt",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        )))
-    }
-
-    fn as_str(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for MgmtPath {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
 
 /// `peregrine ctl ARGS...`, which must succeed.
 fn ctl(args: &[&str]) -> Output {
@@ -105,7 +79,7 @@ fn three_hosts(
         topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])
             .unwrap();
     }
-    let mgmt = MgmtPath::new();
+    let mgmt = MgmtPath::new("fp");
     let ports: Vec<String> = h
         .iter()
         .map(|x| format!("{},backend=afxdp", x.port))

@@ -10,34 +10,8 @@ mod common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
 
-use common::{hosts_on_switch, ping_until_ok};
-
-/// A unique management socket path, removed on drop (the switch removes it when it
-/// stops cleanly, not when it is killed).
-struct MgmtPath(PathBuf);
-
-impl MgmtPath {
-    fn new() -> MgmtPath {
-        static N: AtomicU32 = AtomicU32::new(0);
-        MgmtPath(PathBuf::from(format!(
-            "/tmp/peregrine-trace-{}-{}.mgmt",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        )))
-    }
-
-    fn as_str(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for MgmtPath {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
+use common::{hosts_on_switch, ping_until_ok, MgmtPath};
 
 fn trace(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_peregrine"))
@@ -54,7 +28,7 @@ fn text(b: &[u8]) -> String {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn trace_names_the_flow_and_the_output_port_of_a_running_switch() {
-    let mgmt = MgmtPath::new();
+    let mgmt = MgmtPath::new("trace");
     let (topo, h, _sw) = hosts_on_switch(
         2,
         &[

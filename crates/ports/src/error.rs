@@ -85,3 +85,33 @@ impl PortError {
         }
     }
 }
+
+/// `e` and its sources, joined with ": " (a source already in the text is left out).
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        next = s.source();
+    }
+    text
+}
+
+/// The OS error number somewhere in `e`'s source chain.
+pub fn errno_in_chain(e: &(dyn std::error::Error + 'static)) -> Option<i32> {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = next {
+        if let Some(code) = s
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::raw_os_error)
+        {
+            return Some(code);
+        }
+        next = s.source();
+    }
+    None
+}

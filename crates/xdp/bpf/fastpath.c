@@ -58,6 +58,7 @@ typedef unsigned long long __u64;
 #define BPF_MAP_TYPE_XSKMAP 17
 // map_flags.
 #define BPF_F_MMAPABLE (1U << 10)
+#define BPF_F_NO_PREALLOC (1U << 0)
 // enum xdp_action.
 #define XDP_ABORTED 0
 #define XDP_DROP 1
@@ -189,11 +190,17 @@ struct {
 	__uint(max_entries, 64);
 } tx_ports SEC(".maps");
 
+// Not preallocated: elements come from the kernel's slab, in its directly mapped
+// memory, so a lookup among many entries costs cache misses but no TLB misses (a
+// preallocated map lives in vmalloc space, one 4 KiB page per few entries); and an
+// element that user space replaces is freed only after an RCU grace period, so the
+// program never reads an element being reused for another key.
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct fp_key);
 	__type(value, struct fp_entry);
 	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 } flows SEC(".maps");
 
 struct {

@@ -27,6 +27,7 @@ use aya::maps::{Array, DevMap, HashMap, Map, MapError, PerCpuArray, XskMap};
 use aya::programs::{ProgramError, TestRun, TestRunOptions, Xdp, XdpMode};
 use aya::{Ebpf, EbpfLoader};
 use ports::afxdp::AttachMode;
+use ports::error::{errno_in_chain as errno_of, error_chain as chain};
 
 use crate::layout::{event, FpCounter, FpEntry, FpKey, FpPort, FpState};
 
@@ -640,36 +641,6 @@ fn map_counters(ebpf: &Ebpf, elements: usize, cpus: usize) -> Result<CounterMap,
         elements,
         cpus,
     })
-}
-
-/// `e` and its sources, joined with ": ".
-fn chain(e: &(dyn Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut next = e.source();
-    while let Some(s) = next {
-        let part = s.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        next = s.source();
-    }
-    text
-}
-
-/// The OS error number somewhere in `e`'s source chain.
-fn errno_of(e: &(dyn Error + 'static)) -> Option<i32> {
-    let mut next: Option<&(dyn Error + 'static)> = Some(e);
-    while let Some(s) = next {
-        if let Some(code) = s
-            .downcast_ref::<io::Error>()
-            .and_then(io::Error::raw_os_error)
-        {
-            return Some(code);
-        }
-        next = s.source();
-    }
-    None
 }
 
 /// A failed step: not permitted, or the whole story.

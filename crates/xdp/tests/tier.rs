@@ -2,6 +2,8 @@
 //! map, frames run through the program with BPF_PROG_TEST_RUN, hits credited back to the
 //! datapath's counters, and a publish making every older entry a miss at once.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,52 +16,10 @@ use xdp::layout::{event, FP_SET_ETH_DST};
 use xdp::tier::{KernelTier, Verdict};
 use xdp::FastPath;
 
+use common::in_fresh_netns;
+
 const XDP_PASS: u32 = 2;
 const XDP_REDIRECT: u32 = 4;
-
-/// Ethernet/IPv4/UDP from 10.0.0.1 to 10.0.0.2 with valid checksums, 60 bytes.
-fn udp_frame() -> Vec<u8> {
-    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
-    let mut ip = vec![
-        0x45, 0, 0, 32, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-    ];
-    let c = csum(&ip);
-    ip[10..12].copy_from_slice(&c.to_be_bytes());
-    let mut udp = vec![0x03, 0xe8, 0, 53, 0, 12, 0, 0, 1, 2, 3, 4];
-    let mut ph = ip[12..20].to_vec();
-    ph.extend_from_slice(&[0, 17, 0, 12]);
-    ph.extend_from_slice(&udp);
-    let c = csum(&ph);
-    udp[6..8].copy_from_slice(&c.to_be_bytes());
-    f.extend_from_slice(&ip);
-    f.extend_from_slice(&udp);
-    f.resize(60, 0);
-    f
-}
-
-fn csum(b: &[u8]) -> u16 {
-    let mut acc: u64 = b
-        .chunks(2)
-        .map(|c| u64::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
-        .sum();
-    while acc >> 16 != 0 {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    !(acc as u16)
-}
-
-/// Runs `body` on a thread moved into a fresh network namespace (gone with the thread).
-fn in_fresh_netns(body: impl FnOnce() + Send + 'static) {
-    std::thread::spawn(move || {
-        // SAFETY: unshare(CLONE_NEWNET) only changes this thread's network namespace;
-        // the thread is ours and ends when `body` returns.
-        let rc = unsafe { libc::unshare(libc::CLONE_NEWNET) };
-        assert_eq!(rc, 0, "unshare: {}", std::io::Error::last_os_error());
-        body();
-    })
-    .join()
-    .expect("test thread");
-}
 
 /// `ip ARGS` in the calling thread's namespace.
 fn ip(args: &[&str]) {
@@ -106,7 +66,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         let tier = KernelTier::new(fp.clone(), dp.clone(), Instant::now());
         assert!(dp.set_mirror(tier.clone()));
 
-        let frame = udp_frame();
+        let frame = common::udp_frame(1000);
         let mut key = FlowKey::ZERO;
         assert!(parse(&frame, 1, &mut key).error.is_none());
         assert_eq!(tier.verdict(&key), Verdict::Eligible);

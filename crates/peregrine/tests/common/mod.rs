@@ -21,35 +21,7 @@ impl SwitchProc {
     /// Without `--mgmt` in `args` the switch gets no management socket (tests run in
     /// parallel and would share the default one).
     pub fn start(args: &[&str]) -> SwitchProc {
-        let mgmt: &[&str] = if args.contains(&"--mgmt") {
-            &[]
-        } else {
-            &["--mgmt", "none"]
-        };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_peregrine"))
-            .arg("run")
-            .args(args)
-            .args(mgmt)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start peregrine");
-        let err = child.stderr.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut p = SwitchProc {
-            child: Some(child),
-            stderr: rx,
-        };
-        p.wait_line("switching between", Duration::from_secs(10));
-        p
+        Self::start_banner(args).0
     }
 
     /// [`SwitchProc::start`], also returning the line that says the switch is switching
@@ -186,5 +158,30 @@ pub fn ping_until_ok(topo: &Topology, from: &Host, to: &str) {
             "{} cannot reach {to}",
             from.ns
         );
+    }
+}
+
+/// A unique management socket path under /tmp (`what` names the test file), removed on
+/// drop (the switch removes it when it stops cleanly, not when it is killed).
+pub struct MgmtPath(std::path::PathBuf);
+
+impl MgmtPath {
+    pub fn new(what: &str) -> MgmtPath {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        MgmtPath(std::path::PathBuf::from(format!(
+            "/tmp/peregrine-{what}-{}-{}.mgmt",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        )))
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for MgmtPath {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
 }

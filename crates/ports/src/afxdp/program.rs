@@ -21,7 +21,7 @@ use aya::programs::{Xdp, XdpMode};
 use aya::{Ebpf, EbpfLoader};
 
 use super::AttachMode;
-use crate::error::PortError;
+use crate::error::{errno_in_chain as errno_of, error_chain as chain, PortError};
 
 /// The compiled program (an ELF object for the bpf target).
 static PROGRAM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/redirect.o"));
@@ -158,36 +158,6 @@ impl AttachFailure {
             AttachFailure::Lost => None,
         }
     }
-}
-
-/// `e` and its sources, joined with ": ".
-fn chain(e: &(dyn Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut next = e.source();
-    while let Some(s) = next {
-        let part = s.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        next = s.source();
-    }
-    text
-}
-
-/// The OS error number somewhere in `e`'s source chain.
-fn errno_of(e: &(dyn Error + 'static)) -> Option<i32> {
-    let mut next: Option<&(dyn Error + 'static)> = Some(e);
-    while let Some(s) = next {
-        if let Some(code) = s
-            .downcast_ref::<io::Error>()
-            .and_then(io::Error::raw_os_error)
-        {
-            return Some(code);
-        }
-        next = s.source();
-    }
-    None
 }
 
 /// A failure to load the program or use its map: not permitted, or the whole story.

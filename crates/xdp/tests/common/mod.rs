@@ -1,0 +1,50 @@
+//! What the root tests of the program share: a UDP frame, the Internet checksum, a
+//! thread in a network namespace of its own.
+
+#![allow(dead_code)]
+
+/// Ethernet/IPv4/UDP with valid checksums.
+pub fn udp_frame(sport: u16) -> Vec<u8> {
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
+    let mut ip = vec![
+        0x45, 0, 0, 32, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+    ];
+    let c = csum(&ip);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let mut udp = vec![0, 0, 0, 53, 0, 12, 0, 0, 1, 2, 3, 4];
+    udp[..2].copy_from_slice(&sport.to_be_bytes());
+    let mut ph = ip[12..20].to_vec();
+    ph.extend_from_slice(&[0, 17, 0, 12]);
+    ph.extend_from_slice(&udp);
+    let c = csum(&ph);
+    udp[6..8].copy_from_slice(&c.to_be_bytes());
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&udp);
+    f.resize(60, 0);
+    f
+}
+
+pub fn csum(b: &[u8]) -> u16 {
+    let mut acc: u64 = b
+        .chunks(2)
+        .map(|c| u64::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
+        .sum();
+    while acc >> 16 != 0 {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    !(acc as u16)
+}
+
+/// Runs `body` on a thread moved into a fresh network namespace (which goes away with
+/// the thread), so the loopback there (ifindex 1) is ours alone.
+pub fn in_fresh_netns(body: impl FnOnce() + Send + 'static) {
+    std::thread::spawn(move || {
+        // SAFETY: unshare(CLONE_NEWNET) only changes this thread's network namespace;
+        // the thread is ours and ends when `body` returns.
+        let rc = unsafe { libc::unshare(libc::CLONE_NEWNET) };
+        assert_eq!(rc, 0, "unshare: {}", std::io::Error::last_os_error());
+        body();
+    })
+    .join()
+    .expect("test thread");
+}
