@@ -260,6 +260,7 @@ impl Launcher for InProcess {
     ) -> Result<Box<dyn study::Switch>, String> {
         let (backend, fast_path) = match backend {
             "afxdp+xdp" => (BackendName::Afxdp, FastPath::Xdp),
+            "afxdp-generic+xdp" => (BackendName::AfxdpGeneric, FastPath::Xdp),
             "afxdp" => (BackendName::Afxdp, FastPath::Off),
             "afxdp-generic" => (BackendName::AfxdpGeneric, FastPath::Off),
             "afpacket" => (BackendName::Afpacket, FastPath::Off),

@@ -36,6 +36,8 @@ pub enum Dut {
     /// peregrine with AF_XDP ports and its in-kernel fast tier (the XDP program forwards
     /// the microflows it holds).
     PeregrineXdp,
+    /// peregrine with AF_XDP ports in generic (SKB) mode and its in-kernel fast tier.
+    PeregrineXdpGeneric,
     /// peregrine with AF_XDP ports (native XDP where the driver has it), the fast tier
     /// off: every frame goes through the workers.
     PeregrineAfxdp,
@@ -57,8 +59,9 @@ pub enum Dut {
 
 impl Dut {
     /// Every device, in the order a study lists them.
-    pub const ALL: [Dut; 9] = [
+    pub const ALL: [Dut; 10] = [
         Dut::PeregrineXdp,
+        Dut::PeregrineXdpGeneric,
         Dut::PeregrineAfxdp,
         Dut::PeregrineAfxdpGeneric,
         Dut::PeregrineAfpacket,
@@ -73,6 +76,7 @@ impl Dut {
     pub fn name(self) -> &'static str {
         match self {
             Dut::PeregrineXdp => "peregrine-xdp",
+            Dut::PeregrineXdpGeneric => "peregrine-xdp-generic",
             Dut::PeregrineAfxdp => "peregrine-afxdp",
             Dut::PeregrineAfxdpGeneric => "peregrine-afxdp-generic",
             Dut::PeregrineAfpacket => "peregrine-afpacket",
@@ -84,11 +88,12 @@ impl Dut {
         }
     }
 
-    /// peregrine's port backend, for the peregrine devices (`afxdp+xdp`: AF_XDP ports
-    /// with the fast tier; every other one runs without it).
+    /// peregrine's port backend, for the peregrine devices (`+xdp`: with the fast tier;
+    /// every other one runs without it).
     pub fn peregrine_backend(self) -> Option<&'static str> {
         match self {
             Dut::PeregrineXdp => Some("afxdp+xdp"),
+            Dut::PeregrineXdpGeneric => Some("afxdp-generic+xdp"),
             Dut::PeregrineAfxdp => Some("afxdp"),
             Dut::PeregrineAfxdpGeneric => Some("afxdp-generic"),
             Dut::PeregrineAfpacket => Some("afpacket"),
