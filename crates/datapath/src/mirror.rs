@@ -10,20 +10,22 @@
 //!   packets' output to the ports ([`Datapath::flush_offers`]): a kernel entry made from
 //!   an offer then cannot overtake the flow's packets still inside the worker. `offer`
 //!   must not block.
-//! - The writer tells it of every **publish** right after the new version becomes the
-//!   one workers take and before the publish retires anything: from then on the tier
-//!   must serve only decisions of that version, and it must credit what its entries of
-//!   older versions were hit before the rule counter slots they name are reused. A
-//!   barrier answered after a publish therefore covers the kernel tier too.
+//! - The writer tells it of every **publish**, with what changed ([`Changes`]), right
+//!   after the new version becomes the one workers take and before the publish retires
+//!   anything: before it returns, the tier must stop serving every decision the changes
+//!   may have altered, and credit what those were hit before the rule counter slots they
+//!   name are reused. A barrier answered after a publish therefore covers the kernel
+//!   tier too.
 //!
 //! A decision the tier may copy is a [`Decision`] from [`Datapath::decision`]: the
 //! microflow's frame (composed from its key) run through the published pipeline by the
 //! tracer, accepted only when everything that happened to it is a function of the key
 //! that a kernel program can redo: tables, goto, write-metadata, clear/write-actions,
 //! set-field on Ethernet, VLAN, IPv4 and TCP/UDP port fields, push/pop VLAN, set/dec TTL,
-//! and at most one output to a port (none: a drop). Meters, groups, NORMAL, FLOOD/ALL,
-//! the controller, set-queue, MPLS, PBB, TTL copies and anything the tracer reports as
-//! dropped make it [`Ineligible`]. The decision carries the frame before and after, so
+//! and at most one output to a port (none, or a table miss that drops: a drop). Meters,
+//! groups, NORMAL, FLOOD/ALL, the controller, set-queue, MPLS, PBB, TTL copies, an
+//! output that sends nothing and any other drop the tracer reports make it
+//! [`Ineligible`]. The decision carries the frame before and after, so
 //! the tier can check its own rewrite of the one into the other byte for byte.
 //!
 //! Hits counted in the kernel come back through [`KernelCounters`]: a counter set of its
@@ -50,8 +52,25 @@ pub trait Mirror: Send + Sync {
     /// A worker processed a packet with flow key `key` in version `version`. Must not
     /// block: queue it, or forget it.
     fn offer(&self, key: &FlowKey, version: u64);
-    /// The writer published `version` (called before the publish retires counter slots).
-    fn publish(&self, version: u64);
+    /// The writer published `version`, whose `changes` since the last publish are given
+    /// (called before the publish retires counter slots).
+    fn publish(&self, version: u64, changes: &Changes);
+}
+
+/// What a publish changed, as far as a mirrored decision can depend on it (see the
+/// module comment). Group and meter changes are not in it: no mirrored decision runs a
+/// group or a meter, and a rule that starts to use one is a changed rule.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Rules inserted, modified (same id), replaced or removed: a decision whose path
+    /// names one of them may have changed.
+    pub rules: Vec<RuleId>,
+    /// Rules inserted or modified, as (table, match, priority): a decision that looked
+    /// this table up with a key the match matches, and matched a rule of no higher
+    /// priority (or none), may now take this rule instead.
+    pub added: Vec<(u8, FlowMatch, u16)>,
+    /// The settings changed (ports and their config): every decision may have changed.
+    pub config: bool,
 }
 
 /// Most offers a worker holds between flushes (more are forgotten: the flows offer
@@ -124,6 +143,8 @@ pub enum Ineligible {
     Output(u32),
     /// More than one copy of the packet is sent.
     SeveralOutputs,
+    /// Its output sends nothing (the port has `no_fwd`, or is the input port).
+    Undeliverable(u32),
     /// The pipeline dropped it for a reason of its own (named).
     Dropped(&'static str),
 }
@@ -140,19 +161,45 @@ impl std::fmt::Display for Ineligible {
             Ineligible::Action(a) => write!(f, "action {a} is not done in the kernel"),
             Ineligible::Output(p) => write!(f, "output to port {p:#x} is not done in the kernel"),
             Ineligible::SeveralOutputs => f.write_str("it is sent more than once"),
+            Ineligible::Undeliverable(p) => write!(
+                f,
+                "its output to port {p} sends nothing (no_fwd, or the input port)"
+            ),
             Ineligible::Dropped(why) => write!(f, "the pipeline drops it ({why})"),
         }
     }
 }
 
 /// One table a mirrored microflow visits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CreditStep {
     pub table: u8,
-    /// The rule it matches there, if any.
+    /// The rule it matches there, if any, and its priority.
     pub rule: Option<RuleId>,
+    pub priority: u16,
     /// Bytes the frame has there more than when received (a VLAN push before: +4).
     pub len_delta: i32,
+    /// The key the table is looked up with, when it is not the received frame's (an
+    /// earlier set-field or push/pop changed it).
+    pub key: Option<Box<FlowKey>>,
+}
+
+impl Credit {
+    /// Whether a publish with `changes` may have altered the decision whose path this is
+    /// and whose received frame has flow key `key`.
+    pub fn affected_by(&self, key: &FlowKey, changes: &Changes) -> bool {
+        if changes.config {
+            return true;
+        }
+        self.steps.iter().any(|s| {
+            s.rule.is_some_and(|r| changes.rules.contains(&r))
+                || changes.added.iter().any(|(t, m, p)| {
+                    *t == s.table
+                        && (s.rule.is_none() || *p >= s.priority)
+                        && m.matches(s.key.as_deref().unwrap_or(key))
+                })
+        })
+    }
 }
 
 /// Where a mirrored microflow's hits are counted.
@@ -235,6 +282,9 @@ impl<C: RuleTable> Datapath<C> {
         let tagged = |k: &FlowKey| (k.get(Field::VlanVid) & 0x1000 != 0) as i32;
         let mut credit = Credit::default();
         let mut out_port = None;
+        // The last output an action asked for (an output to a port with no_fwd shows
+        // no output event).
+        let mut asked = None;
         for e in &trace.events {
             match e {
                 TraceEvent::Parsed { error: Some(_), .. } => return Err(Ineligible::Parse),
@@ -246,10 +296,23 @@ impl<C: RuleTable> Datapath<C> {
                 } => credit.steps.push(CreditStep {
                     table: *table,
                     rule: rule.map(|r| r.0),
+                    priority: rule.map_or(0, |r| r.1),
                     len_delta: 4 * (tagged(k) - tagged(key)),
+                    key: (k != key).then(|| Box::new(*k)),
                 }),
                 TraceEvent::Meter { .. } => return Err(Ineligible::Meter),
-                TraceEvent::Apply(a) | TraceEvent::SetAction(a) => kernel_action(a)?,
+                // Output to the input port by number sends nothing (counted apart).
+                TraceEvent::Apply(Action::Output(p)) | TraceEvent::SetAction(Action::Output(p))
+                    if *p == in_port =>
+                {
+                    return Err(Ineligible::Undeliverable(*p))
+                }
+                TraceEvent::Apply(a) | TraceEvent::SetAction(a) => {
+                    kernel_action(a)?;
+                    if let Action::Output(p) = a {
+                        asked = Some(*p);
+                    }
+                }
                 TraceEvent::WriteActions(list) | TraceEvent::ActionSet(list) => {
                     list.iter().try_for_each(kernel_action)?
                 }
@@ -265,6 +328,8 @@ impl<C: RuleTable> Datapath<C> {
                 }
                 TraceEvent::Normal => return Err(Ineligible::Normal),
                 TraceEvent::PacketIn(_) => return Err(Ineligible::Controller),
+                // The end of the pipeline with no rule: the program drops it as well.
+                TraceEvent::Dropped("table miss") => {}
                 TraceEvent::Dropped(why) => return Err(Ineligible::Dropped(why)),
             }
         }
@@ -272,7 +337,10 @@ impl<C: RuleTable> Datapath<C> {
         credit.in_slot = v.port(in_port).map(|p| p.slot);
         let output = match (trace.outputs.tx.as_slice(), trace.outputs.normal.is_empty()) {
             (_, false) => return Err(Ineligible::Normal),
-            ([], true) if out_port.is_none() => None,
+            ([], true) => match out_port.or(asked) {
+                None => None,
+                Some(p) => return Err(Ineligible::Undeliverable(p)),
+            },
             ([tx], true) if out_port.is_some() => {
                 let p = v.port(tx.port).ok_or(Ineligible::Output(tx.port))?;
                 if tx.queue.is_some() {

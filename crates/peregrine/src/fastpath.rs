@@ -3,10 +3,11 @@
 //! tracer's verdict and statistics.
 //!
 //! The `FAST_PATH` reply (`ctl dump-fastpath --json` prints it as is):
-//! `{"enabled": true, "version", "capacity", "entries": [{"key", "actions", "version",
+//! `{"enabled": true, "generation", "capacity", "entries": [{"key", "actions", "generation",
 //! "live", "packets", "bytes", "out_port"}], "events": {"hit", "miss", "stale",
 //! "unparsed", "passed", "rewrite_failed"}, "tier": {"offers", "offers_lost",
-//! "installed", "refused", "mismatched", "evicted", "publishes"}}`. `key` and `actions`
+//! "installed", "refused", "mismatched", "evicted", "publishes", "revalidated",
+//! "flushes"}}`. `key` and `actions`
 //! are in ovs-ofctl-like text; `out_port` is the OpenFlow port (null for a drop);
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
 //! counter slot.
@@ -34,7 +35,7 @@ impl FastPathView for TierView {
                 json!({
                     "key": d.key.describe(),
                     "actions": d.entry.describe_to(d.out_port),
-                    "version": d.entry.version,
+                    "generation": d.entry.version,
                     "live": d.live,
                     "packets": d.packets,
                     "bytes": d.bytes,
@@ -44,7 +45,7 @@ impl FastPathView for TierView {
             .collect();
         json!({
             "enabled": true,
-            "version": fp.version().ok(),
+            "generation": fp.version().ok(),
             "capacity": fp.capacity(),
             "entries": entries,
             "events": {
@@ -63,6 +64,8 @@ impl FastPathView for TierView {
                 "mismatched": stats.mismatched,
                 "evicted": stats.evicted,
                 "publishes": stats.publishes,
+                "revalidated": stats.revalidated,
+                "flushes": stats.flushes,
             },
         })
     }

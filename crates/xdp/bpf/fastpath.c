@@ -15,7 +15,7 @@
 //     options within the IP length), UDP, ICMP or any other protocol but SCTP; or any
 //     other ethertype >= 0x0600 except IPv6, ARP, MPLS and PBB (L2 fields only).
 //     Anything else is "unparsed" (event UNPARSED) and goes to user space.
-//  3. `flows[key]`: none -> MISS; an entry of another version than `state.version` ->
+//  3. `flows[key]`: none -> MISS; an entry of another generation than `state.version` ->
 //     STALE; both go to user space.
 //  4. A hit applies the entry's rewrites in a fixed order (IPv4 src, dst, TOS, TTL,
 //     TP src, dst, then eth dst, src, then VLAN pop, push, set), each with the same

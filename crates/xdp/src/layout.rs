@@ -63,8 +63,9 @@ pub const FP_VLAN_SET: u32 = 1 << 10;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FpEntry {
-    /// The datapath version the decision was computed in; the entry is used only while
-    /// the program's current version (`FpState::version`) equals it.
+    /// The generation the entry was written in; the entry is used only while the
+    /// program's current generation (`FpState::version`) equals it. User space starts a
+    /// new generation to make every entry a miss at once.
     pub version: u64,
     /// The entry's counter slot (see [`FpCounter`]).
     pub counter: u32,
@@ -104,7 +105,7 @@ pub struct FpPort {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FpState {
-    /// The datapath version whose entries are live.
+    /// The generation whose entries are live.
     pub version: u64,
     /// Counter slots per CPU in `counters`.
     pub slots: u32,

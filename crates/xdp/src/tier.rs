@@ -9,24 +9,33 @@
 //!   entry that redoes the decision: rewrites read off the frames before and after, then
 //!   checked by running the program's model ([`model::apply`]) on the frame before and
 //!   comparing with the pipeline's frame after, byte for byte. Only then is the entry
-//!   written, tagged with the version it was computed in. Keys that cannot be mirrored
-//!   are remembered per version, so a flow is judged once per version.
+//!   written, tagged with the program's current generation. Keys that cannot be
+//!   mirrored are remembered until the next publish, so a flow is judged once per
+//!   version.
 //! - **Publish** (called by the datapath's writer right after workers move to a new
-//!   version, before it retires counter slots): the program's version is set to the new
-//!   one first, so no entry of an older version is used after that (the entries stay in
-//!   the map until overwritten or evicted; the program treats them as misses). Then every
-//!   entry's hits since the last harvest are credited under the rules they were computed
-//!   for, which still hold their counter slots at that moment.
+//!   version, before it retires counter slots, with what changed): every entry is first
+//!   credited its hits so far, while the rules it names still hold their counter slots.
+//!   Then the entries whose decision the changes may alter are removed from the map
+//!   before the publish returns, so no rule that was changed or deleted keeps forwarding
+//!   after the barrier: an entry is altered when a rule on its path changed or went, or
+//!   when an added rule in a table on its path matches the key that table looked up, at
+//!   a priority no lower than the rule it matched. The others keep forwarding. When the
+//!   settings changed (ports), or the check would be too long (more than
+//!   `MAX_CHECKS` entry and rule pairs), the publish **flushes** instead: it starts a
+//!   new generation, and the program treats every entry of an older one as a miss (they
+//!   stay in the map until overwritten or evicted). A decision judged in a version that
+//!   has been replaced by the time it would be written is dropped (the flow offers
+//!   itself again), so every entry written was checked against every change after it.
 //! - **Harvest** (every [`HARVEST_EVERY`], at each publish, when statistics are read
 //!   and before the agent expires idle flows): per entry, the counter's growth since the last harvest is credited through
 //!   the datapath's [`KernelCounters`] to the rules, tables and ports of its path, with
 //!   the harvest time as the rules' last-used time (so idle timeouts see kernel hits).
-//!   Growth on an entry of an older version after its publish harvest (a frame that was
-//!   inside the program while the version changed) is not credited: its rules may be
-//!   gone.
+//!   Growth on an entry after its last harvest at a publish that removed or flushed it
+//!   (a frame that was inside the program at that moment) is not credited: its rules
+//!   may be gone.
 //! - **Capacity**: the flow map is a hash of fixed size that this side fills alone; when
-//!   it is full, entries of older versions go first, then the eighth of the live entries
-//!   idle longest.
+//!   it is full, entries of older generations go first, then the eighth of the live
+//!   entries idle longest.
 //!
 //! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
 //! it was written with, and no two entries share a slot.
@@ -39,7 +48,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use datapath::key::FlowKey;
-use datapath::mirror::{Credit, Decision, KernelCounters, Mirror};
+use datapath::mirror::{Changes, Credit, Decision, KernelCounters, Mirror};
 use datapath::pipeline::Datapath;
 
 use crate::layout::*;
@@ -52,6 +61,8 @@ pub const HARVEST_EVERY: Duration = Duration::from_secs(1);
 const OFFER_QUEUE: usize = 4096;
 /// Keys remembered as not mirrorable (cleared when it grows past this).
 const REFUSED_MAX: usize = 65_536;
+/// Most (entry, added rule) pairs a publish checks; above it the publish flushes.
+const MAX_CHECKS: usize = 4_000_000;
 
 /// One entry written to the kernel map.
 #[derive(Clone, Debug)]
@@ -66,16 +77,22 @@ struct Installed {
     hits: u64,
     /// The OpenFlow output port (none: a drop).
     out_port: Option<u32>,
+    /// The datapath flow key of the microflow (what a publish's changes are checked
+    /// against, and what is judged again).
+    flow_key: FlowKey,
 }
 
 /// What the tier knows of the kernel map.
 struct Table {
     entries: HashMap<FpKey, Installed>,
     free: Vec<u32>,
-    /// Keys judged not mirrorable, with the version judged in and why.
+    /// Keys judged not mirrorable, with the datapath version judged in and why.
     refused: HashMap<FpKey, (u64, String)>,
-    /// The version the program serves.
-    version: u64,
+    /// The datapath version last published: only decisions computed in it are written.
+    dp_version: u64,
+    /// The program's generation: its entries of another generation are misses. It
+    /// changes only when a publish flushes the whole map.
+    generation: u64,
     stats: TierStats,
 }
 
@@ -90,6 +107,11 @@ pub struct TierStats {
     pub mismatched: u64,
     pub evicted: u64,
     pub publishes: u64,
+    /// Entries taken out because a publish changed a rule their decision depends on.
+    pub revalidated: u64,
+    /// Publishes that made every entry a miss (settings changed, or too many entries
+    /// to check).
+    pub flushes: u64,
 }
 
 /// The in-kernel tier's user-space side (see the module comment).
@@ -160,9 +182,10 @@ impl KernelTier {
     pub fn new(fp: Arc<FastPath>, dp: Datapath, started: Instant) -> Arc<KernelTier> {
         let (tx, rx) = sync_channel(OFFER_QUEUE);
         let counters = dp.kernel_counters();
-        let version = dp.current().version();
-        if let Err(e) = fp.set_version(version) {
-            eprintln!("xdp: setting the fast path's version: {e}");
+        let dp_version = dp.current().version();
+        let generation = 1;
+        if let Err(e) = fp.set_version(generation) {
+            eprintln!("xdp: setting the fast path's generation: {e}");
         }
         let free = (0..fp.capacity()).rev().collect();
         Arc::new(KernelTier {
@@ -173,7 +196,8 @@ impl KernelTier {
                 entries: HashMap::new(),
                 free,
                 refused: HashMap::new(),
-                version,
+                dp_version,
+                generation,
                 stats: TierStats::default(),
             }),
             offers: tx,
@@ -261,10 +285,11 @@ impl KernelTier {
         {
             let mut t = self.lock();
             t.stats.offers += 1;
-            if let Some(e) = t.entries.get(&fk) {
-                if e.entry.version == version {
-                    return;
-                }
+            if t.entries
+                .get(&fk)
+                .is_some_and(|e| e.entry.version == t.generation)
+            {
+                return;
             }
             if t.refused.get(&fk).is_some_and(|(v, _)| *v == version) {
                 return;
@@ -287,8 +312,14 @@ impl KernelTier {
                         .insert(fk, (d.version, "the kernel's rewrite would differ".into()));
                     return;
                 }
+                if d.version != t.dp_version {
+                    // Computed in a version a publish has replaced since: its changes
+                    // were not checked against this decision. The flow offers itself
+                    // again.
+                    return;
+                }
                 let out_port = d.output.as_ref().map(|o| o.0);
-                self.install(&mut t, fk, entry, d.credit, out_port);
+                self.install(&mut t, fk, entry, d.credit, out_port, *key);
             }
         }
     }
@@ -320,7 +351,6 @@ impl KernelTier {
              ...)"
                 .to_string()
         })?;
-        entry.version = d.version;
         entry.out = out;
         let mismatch = match after {
             Some(after) => model::apply(&d.input, &entry).as_deref() != Some(after),
@@ -337,11 +367,9 @@ impl KernelTier {
         mut entry: FpEntry,
         credit: Credit,
         out_port: Option<u32>,
+        flow_key: FlowKey,
     ) {
-        if entry.version < t.version {
-            // Computed before a publish that has happened since: useless.
-            return;
-        }
+        entry.version = t.generation;
         let slot = match t.entries.get(&key) {
             Some(old) => old.entry.counter,
             None => match t.free.pop() {
@@ -370,6 +398,7 @@ impl KernelTier {
                         last_hit_ns: self.now_ns(),
                         hits,
                         out_port,
+                        flow_key,
                     },
                 );
             }
@@ -388,11 +417,11 @@ impl KernelTier {
     fn evict(&self, t: &mut Table) {
         let now = self.now_ns();
         self.harvest_locked(t, now);
-        let version = t.version;
+        let generation = t.generation;
         let mut victims: Vec<(u64, FpKey)> = t
             .entries
             .iter()
-            .filter(|(_, e)| e.entry.version < version)
+            .filter(|(_, e)| e.entry.version != generation)
             .map(|(k, e)| (e.last_hit_ns, *k))
             .collect();
         if victims.is_empty() {
@@ -421,17 +450,15 @@ impl KernelTier {
         self.harvest_locked(&mut t, now);
     }
 
-    /// Credits the growth of every entry of the current version; other entries' growth
-    /// is dropped (their rules may be gone).
+    /// Credits the growth of every entry of the current generation; other entries'
+    /// growth is dropped (their rules may be gone).
     fn harvest_locked(&self, t: &mut Table, now: u64) {
-        let v = t.version;
-        self.harvest_versions(t, now, |e| e == v);
+        let g = t.generation;
+        self.harvest_versions(t, now, |e| e == g);
     }
 
-    /// Credits the growth of the entries whose version `credited` accepts (a publish:
-    /// every version up to the new one, i.e. the older entries' last hits and what the
-    /// new version's entries served since the program was told of it) and drops the
-    /// others'.
+    /// Credits the growth of the entries whose generation `credited` accepts and drops
+    /// the others'.
     fn harvest_versions(&self, t: &mut Table, now: u64, credited: impl Fn(u64) -> bool) {
         let mut hits = Vec::new();
         for e in t.entries.values_mut() {
@@ -463,7 +490,7 @@ impl KernelTier {
                 DumpEntry {
                     key: *k,
                     entry: e.entry,
-                    live: e.entry.version == t.version,
+                    live: e.entry.version == t.generation,
                     packets: e.hits,
                     bytes: c.bytes,
                     out_port: e.out_port,
@@ -487,7 +514,7 @@ impl KernelTier {
         let stale = {
             let t = self.lock();
             match t.entries.get(&fk) {
-                Some(e) if e.entry.version == t.version => {
+                Some(e) if e.entry.version == t.generation => {
                     return Verdict::Served { packets: e.hits }
                 }
                 Some(_) => true,
@@ -510,20 +537,66 @@ impl Mirror for KernelTier {
         }
     }
 
-    fn publish(&self, version: u64) {
+    fn publish(&self, version: u64, changes: &Changes) {
         let now = self.now_ns();
         let mut t = self.lock();
-        if let Err(e) = self.fp.set_version(version) {
-            eprintln!("xdp: setting the fast path's version: {e}; flushing its map");
+        let checks = t.entries.len().saturating_mul(changes.added.len());
+        if changes.config || checks > MAX_CHECKS {
+            self.flush(&mut t, now);
+        } else {
+            // Credit everything up to now, then take out what the changes may alter.
+            self.harvest_locked(&mut t, now);
+            let generation = t.generation;
+            let hit: Vec<FpKey> = t
+                .entries
+                .iter()
+                .filter(|(_, e)| {
+                    e.entry.version == generation && e.credit.affected_by(&e.flow_key, changes)
+                })
+                .map(|(k, _)| *k)
+                .collect();
+            let mut failed = false;
+            for k in hit {
+                match self.fp.remove(&k) {
+                    Ok(_) => {
+                        if let Some(e) = t.entries.remove(&k) {
+                            t.free.push(e.entry.counter);
+                            t.stats.revalidated += 1;
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("xdp: removing a changed fast-path entry: {e}");
+                        failed = true;
+                        break;
+                    }
+                }
+            }
+            if failed {
+                self.flush(&mut t, now);
+            }
+        }
+        t.dp_version = version;
+        t.stats.publishes += 1;
+        t.refused.clear();
+    }
+}
+
+impl KernelTier {
+    /// Makes every entry a miss at once (a new generation), after crediting what they
+    /// were hit. If the program cannot be told, every entry is removed instead.
+    fn flush(&self, t: &mut Table, now: u64) {
+        let old = t.generation;
+        t.generation += 1;
+        t.stats.flushes += 1;
+        if let Err(e) = self.fp.set_version(t.generation) {
+            eprintln!("xdp: setting the fast path's generation: {e}; emptying its map");
             let keys: Vec<FpKey> = t.entries.keys().copied().collect();
             for k in keys {
                 let _ = self.fp.remove(&k);
             }
         }
-        self.harvest_versions(&mut t, now, |v| v <= version);
-        t.version = version;
-        t.stats.publishes += 1;
-        t.refused.clear();
+        // The new generation's entries cannot be hit before this point: there are none.
+        self.harvest_versions(t, now, |g| g == old);
     }
 }
 

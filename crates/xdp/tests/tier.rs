@@ -74,7 +74,11 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         let entries = fp.entries().unwrap();
         assert_eq!(entries.len(), 1, "{entries:?}");
         let (_, e) = entries[0];
-        assert_eq!(e.version, dp.current().version());
+        assert_eq!(
+            e.version,
+            fp.version().unwrap(),
+            "written in the current generation"
+        );
         assert_eq!(e.flags, FP_SET_ETH_DST);
         assert_eq!(e.out, out.slot());
 
@@ -94,7 +98,29 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         assert_eq!(dp.read_port(1).tx_packets, 3);
         assert!(matches!(tier.verdict(&key), Verdict::Served { packets: 3 }));
 
-        // A change: the entry is a miss from the publish on, and not credited further.
+        // A rule the entry's key does not match: the entry keeps forwarding.
+        wr.insert_rule(
+            0,
+            Rule::new(
+                FlowMatch::ANY.exact(Field::InPort, 2),
+                20,
+                Instructions {
+                    apply: vec![Action::Output(1)],
+                    ..Instructions::default()
+                },
+            ),
+        )
+        .unwrap();
+        wr.publish();
+        let (rc, _) = fp.test_run(&frame, 1, 0).unwrap();
+        assert_eq!(
+            rc, XDP_REDIRECT,
+            "an unrelated change must not take the entry out"
+        );
+        assert!(matches!(tier.verdict(&key), Verdict::Served { .. }));
+
+        // A change of the rule it took: the entry is gone from the publish on, and its
+        // hits up to then are credited.
         wr.modify_rule(id, |r| {
             r.instructions.apply = vec![
                 Action::SetField(Field::EthDst, 0x0200_0000_0077),
@@ -103,12 +129,12 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         })
         .unwrap();
         wr.publish();
+        let misses = fp.events()[event::MISS as usize];
         let (rc, _) = fp.test_run(&frame, 1, 0).unwrap();
-        assert_eq!(rc, XDP_PASS, "a stale entry must not forward");
-        assert_eq!(fp.events()[event::STALE as usize], 1);
-        assert_eq!(tier.verdict(&key), Verdict::Stale);
-        tier.harvest();
-        assert_eq!(dp.read_rule(id).packets, 3);
+        assert_eq!(rc, XDP_PASS, "a changed decision must not forward");
+        assert_eq!(fp.events()[event::MISS as usize], misses + 1);
+        assert_eq!(tier.verdict(&key), Verdict::Eligible);
+        assert_eq!(dp.read_rule(id).packets, 4);
 
         // Mirrored again under the new version, with the new rewrite.
         tier.consider(&key);
@@ -116,7 +142,37 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         assert_eq!(rc, XDP_REDIRECT);
         assert_eq!(&got[..6], &[2, 0, 0, 0, 0, 0x77]);
         tier.harvest();
-        assert_eq!(dp.read_rule(id).packets, 4);
+        assert_eq!(dp.read_rule(id).packets, 5);
+
+        // A higher-priority rule that matches the key takes the entry out too.
+        let mut above = output_rule(0x0200_0000_0055, 2);
+        above.priority = 30;
+        wr.insert_rule(0, above).unwrap();
+        wr.publish();
+        let (rc, _) = fp.test_run(&frame, 1, 0).unwrap();
+        assert_eq!(
+            rc, XDP_PASS,
+            "a new rule above the entry's must take it out"
+        );
+        tier.consider(&key);
+        let (rc, got) = fp.test_run(&frame, 1, 0).unwrap();
+        assert_eq!(rc, XDP_REDIRECT);
+        assert_eq!(&got[..6], &[2, 0, 0, 0, 0, 0x55]);
+
+        // New settings (ports) flush the whole map: every entry a miss at once.
+        let mut cfg = dp.current().config().clone();
+        cfg.ports[1].no_fwd = true;
+        wr.set_config(cfg);
+        wr.publish();
+        let (rc, _) = fp.test_run(&frame, 1, 0).unwrap();
+        assert_eq!(rc, XDP_PASS);
+        assert_eq!(fp.events()[event::STALE as usize], 1);
+        assert_eq!(
+            tier.verdict(&key),
+            Verdict::Refused(
+                "its output to port 2 sends nothing (no_fwd, or the input port)".into()
+            )
+        );
 
         // A decision the program cannot redo is not mirrored.
         wr.modify_rule(id, |r| {
@@ -130,7 +186,8 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         assert_eq!(rc, XDP_PASS);
         let (dump, stats) = tier.dump();
         assert!(dump.iter().all(|d| !d.live), "{dump:?}");
-        assert_eq!(stats.publishes, 2);
+        assert_eq!((stats.publishes, stats.flushes), (5, 1));
+        assert_eq!(stats.revalidated, 2);
         drop((lo, out));
     });
 }

@@ -179,3 +179,94 @@ fn offers_are_held_until_flushed_and_made_once() {
     assert_eq!(made, vec![(udp_key(), 3)]);
     f.flush(|_, _| panic!("nothing is held after a flush"));
 }
+
+#[test]
+fn a_table_miss_is_a_drop_and_an_output_that_sends_nothing_is_refused() {
+    let (_, d) = decide(vec![]);
+    let d = d.unwrap();
+    assert!(d.output.is_none());
+    assert_eq!(d.credit.steps.len(), 1);
+    assert_eq!(d.credit.steps[0].rule, None);
+
+    // Output to the input port by number sends nothing.
+    let (_, d) = decide(vec![(
+        0,
+        rule(FlowMatch::ANY, 1, vec![Action::Output(1)], None),
+    )]);
+    assert_eq!(d.unwrap_err(), Ineligible::Undeliverable(1));
+}
+
+#[test]
+fn changes_alter_the_decisions_that_depend_on_them() {
+    let (dp, mut wr) = datapath();
+    let id = wr
+        .insert_rule(
+            0,
+            rule(
+                FlowMatch::ANY.exact(Field::InPort, 1),
+                10,
+                vec![Action::Output(2)],
+                None,
+            ),
+        )
+        .unwrap();
+    wr.publish();
+    let d = dp.decision(&udp_key(), 0).unwrap();
+    let key = udp_key();
+    let none = Changes::default();
+    assert!(!d.credit.affected_by(&key, &none));
+    let changed = Changes {
+        rules: vec![id],
+        ..Changes::default()
+    };
+    assert!(d.credit.affected_by(&key, &changed));
+    let add = |m: FlowMatch, p: u16| Changes {
+        added: vec![(0, m, p)],
+        ..Changes::default()
+    };
+    // Matching the key above the rule taken: altered; below it, or not matching, or in
+    // another table: not.
+    assert!(d.credit.affected_by(&key, &add(FlowMatch::ANY, 11)));
+    assert!(d.credit.affected_by(&key, &add(FlowMatch::ANY, 10)));
+    assert!(!d.credit.affected_by(&key, &add(FlowMatch::ANY, 9)));
+    assert!(!d
+        .credit
+        .affected_by(&key, &add(FlowMatch::ANY.exact(Field::InPort, 2), 99)));
+    assert!(!d.credit.affected_by(
+        &key,
+        &Changes {
+            added: vec![(1, FlowMatch::ANY, 99)],
+            ..Changes::default()
+        }
+    ));
+    assert!(d.credit.affected_by(
+        &key,
+        &Changes {
+            config: true,
+            ..Changes::default()
+        }
+    ));
+}
+
+#[test]
+fn an_output_to_a_port_with_no_fwd_is_refused() {
+    let (dp, mut wr) = datapath();
+    wr.insert_rule(
+        0,
+        rule(
+            FlowMatch::ANY,
+            1,
+            vec![Action::SetField(Field::EthDst, 5), Action::Output(2)],
+            None,
+        ),
+    )
+    .unwrap();
+    let mut cfg = dp.current().config().clone();
+    cfg.ports[1].no_fwd = true;
+    wr.set_config(cfg);
+    wr.publish();
+    assert_eq!(
+        dp.decision(&udp_key(), 0).unwrap_err(),
+        Ineligible::Undeliverable(2)
+    );
+}

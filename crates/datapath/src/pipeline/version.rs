@@ -21,7 +21,7 @@ use crate::counters::{
 use crate::group::Group;
 use crate::key::FlowMatch;
 use crate::meter::Meter;
-use crate::mirror::Mirror;
+use crate::mirror::{Changes, Mirror};
 use crate::parse::ParseError;
 
 /// One state of the whole pipeline: tables, groups, meters, settings.
@@ -192,6 +192,31 @@ enum Change {
     RemoveMeter(u32),
     SetConfig(Arc<DatapathConfig>),
     SetVersion(u64),
+}
+
+impl Changes {
+    /// What `log` (the changes since the last publish) did to rules, with `removed` the
+    /// rules those changes replaced or removed.
+    fn of(log: &[Change], removed: &[(u8, Arc<Rule>)]) -> Changes {
+        let mut c = Changes::default();
+        for ch in log {
+            match ch {
+                Change::InsertRule { table, rule } => {
+                    c.rules.push(rule.id);
+                    c.added.push((*table, rule.flow_match, rule.priority));
+                }
+                Change::SetConfig(_) => c.config = true,
+                Change::RemoveRule { .. }
+                | Change::SetGroup(_)
+                | Change::RemoveGroup(_)
+                | Change::SetMeter(_)
+                | Change::RemoveMeter(_)
+                | Change::SetVersion(_) => {}
+            }
+        }
+        c.rules.extend(removed.iter().map(|(_, r)| r.id));
+        c
+    }
 }
 
 enum Replaced {
@@ -563,10 +588,15 @@ impl<C: RuleTable> Writer<C> {
             let w = self.shared.write(inactive);
             w.version + 1
         };
+        let changes = self
+            .shared
+            .mirror
+            .get()
+            .map(|_| Changes::of(&self.log, &self.removed));
         self.change(Change::SetVersion(version));
         self.shared.active.store(inactive, Ordering::SeqCst);
-        if let Some(m) = self.shared.mirror.get() {
-            m.publish(version);
+        if let (Some(m), Some(c)) = (self.shared.mirror.get(), changes) {
+            m.publish(version, &c);
         }
         {
             // Waits for the batches still running on the old copy.

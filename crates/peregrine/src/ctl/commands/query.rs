@@ -539,10 +539,11 @@ fn fastpath_text(v: &Value) -> String {
     let ev = &v["events"];
     let tier = &v["tier"];
     let mut s = format!(
-        "fast path: xdp, version {}, {} of {} entries\n \
+        "fast path: xdp, generation {}, {} of {} entries\n \
          kernel: hit={} miss={} stale={} unparsed={} passed={} rewrite_failed={}\n \
-         mirror: installed={} refused={} mismatched={} evicted={} offers={} offers_lost={}\n",
-        n(&v["version"]),
+         mirror: installed={} refused={} mismatched={} evicted={} revalidated={} flushes={} \
+         offers={} offers_lost={}\n",
+        n(&v["generation"]),
         entries.len(),
         n(&v["capacity"]),
         n(&ev["hit"]),
@@ -555,15 +556,17 @@ fn fastpath_text(v: &Value) -> String {
         n(&tier["refused"]),
         n(&tier["mismatched"]),
         n(&tier["evicted"]),
+        n(&tier["revalidated"]),
+        n(&tier["flushes"]),
         n(&tier["offers"]),
         n(&tier["offers_lost"]),
     );
     for e in &entries {
         s.push_str(&format!(
-            " packets={}, bytes={}, version={}{}, {} actions={}\n",
+            " packets={}, bytes={}, generation={}{}, {} actions={}\n",
             n(&e["packets"]),
             n(&e["bytes"]),
-            n(&e["version"]),
+            n(&e["generation"]),
             if e["live"] == Value::Bool(true) {
                 ""
             } else {
