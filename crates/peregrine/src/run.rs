@@ -394,7 +394,8 @@ impl Switch {
         use xdp::layout::event;
         Some(format!(
             "fast path: {} entries ({} live); kernel hit {} miss {} stale {} unparsed {}; \
-             mirrored {} refused {} mismatched {} evicted {} offers {} (lost {})",
+             mirrored {} refused {} mismatched {} evicted {} revalidated {} flushes {} \
+             offers {} (lost {})",
             entries.len(),
             entries.iter().filter(|e| e.live).count(),
             at(event::HIT),
@@ -405,6 +406,8 @@ impl Switch {
             s.refused,
             s.mismatched,
             s.evicted,
+            s.revalidated,
+            s.flushes,
             s.offers,
             s.offers_lost
         ))
