@@ -180,6 +180,8 @@ fn band_type(b: &MeterBand) -> &'static str {
 /// Every statistic of the switch at `now` (ns on the agent's clock), in the Prometheus
 /// text format (see the module comment for the names and labels).
 pub fn render(agent: &Agent, now: u64) -> String {
+    // The kernel tier's hits up to now count like the workers'.
+    agent.sync_fast_path();
     let mut t = Text(String::with_capacity(16 * 1024));
     let dp = agent.flows().datapath();
     ports(&mut t, agent, now);
