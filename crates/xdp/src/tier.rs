@@ -152,8 +152,8 @@ pub struct DumpEntry {
 pub enum Verdict {
     /// A live entry serves it in the kernel.
     Served { packets: u64 },
-    /// Its entry is of an older version: the next packet goes to user space, which
-    /// rewrites it.
+    /// Its entry is of an older generation (the map was flushed since): the next packet
+    /// goes to user space, which mirrors it again.
     Stale,
     /// It can be mirrored: its next packet in user space makes the entry.
     Eligible,
@@ -169,7 +169,7 @@ impl std::fmt::Display for Verdict {
                 "served in the kernel (XDP fast path; {packets} packets so far)"
             ),
             Verdict::Stale => f.write_str(
-                "in the kernel's map under an older version: handled in user space, then \
+                "in the kernel's map from before a flush: handled in user space, then \
                  mirrored again",
             ),
             Verdict::Eligible => f.write_str(
@@ -418,7 +418,7 @@ impl KernelTier {
         }
     }
 
-    /// Frees room in a full map: entries of older versions, else the idlest eighth.
+    /// Frees room in a full map: entries of older generations, else the idlest eighth.
     fn evict(&self, t: &mut Table) {
         let now = self.now_ns();
         self.harvest_locked(t, now);
