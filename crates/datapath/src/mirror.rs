@@ -3,8 +3,9 @@
 //!
 //! A tier is a [`Mirror`] set once on the datapath ([`Datapath::set_mirror`]):
 //!
-//! - Workers **offer** it the flow keys of packets they processed (parsed cleanly, input
-//!   port accepting), at most once per key and version per worker slot of a small
+//! - Workers **offer** it the flow keys of packets they processed in batches
+//!   ([`Batch::process_batch`](crate::pipeline::Batch::process_batch): parsed cleanly,
+//!   input port accepting), at most once per key and version per worker slot of a small
 //!   direct-mapped filter ([`OFFER_SLOTS`]), so a flow the tier cannot take costs one
 //!   hash and one compare per packet. Offers are held until the worker has handed the
 //!   packets' output to the ports ([`Datapath::flush_offers`]): a kernel entry made from

@@ -24,7 +24,7 @@ use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use aya::maps::{Array, DevMap, HashMap, Map, MapError, PerCpuArray, XskMap};
-use aya::programs::{ProgramError, TestRun, TestRunOptions, Xdp, XdpMode};
+use aya::programs::{ProgramError, TestRun, TestRunOptions, Xdp};
 use aya::{Ebpf, EbpfLoader};
 use ports::afxdp::AttachMode;
 use ports::error::{errno_in_chain as errno_of, error_chain as chain};
@@ -221,15 +221,7 @@ impl FastPath {
             return Err(e);
         }
 
-        const NATIVE: (XdpMode, AttachMode, &str) =
-            (XdpMode::Driver, AttachMode::Native, "native (driver) mode");
-        const GENERIC: (XdpMode, AttachMode, &str) =
-            (XdpMode::Skb, AttachMode::Generic, "generic (SKB) mode");
-        let order: &[(XdpMode, AttachMode, &str)] = match mode {
-            AttachMode::Auto => &[NATIVE, GENERIC],
-            AttachMode::Native => &[NATIVE],
-            AttachMode::Generic => &[GENERIC],
-        };
+        let order = mode.tries();
         let mut failures: Vec<(&str, ProgramError)> = Vec::new();
         for &(xdp_mode, attached, label) in order {
             let result = xdp_prog(&mut inner.ebpf)

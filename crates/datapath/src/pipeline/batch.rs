@@ -189,12 +189,19 @@ impl<C: RuleTable> Batch<'_, C> {
                 exec.run_parsed(packet, &s.keys[i], &s.parsed[i], *port, first[i], probe);
             }
             if mirror.is_some() {
+                // The cache stage hashed the keys it probed.
+                let hashed = cache.is_some() && !v.cheap_lookup;
                 let f = offered.get_or_insert_with(OfferFilter::new);
                 for (i, (_, port)) in chunk.iter().enumerate() {
                     let p = &s.parsed[i];
                     if p.error.is_none() && !p.ip_truncated && !exec.refuses(*port) {
                         let k = &s.keys[i];
-                        f.hold(k, key_hash(k), v.version);
+                        let hash = if hashed && s.cacheable[i] {
+                            s.hashes[i]
+                        } else {
+                            key_hash(k)
+                        };
+                        f.hold(k, hash, v.version);
                     }
                 }
             }

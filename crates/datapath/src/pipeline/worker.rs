@@ -13,12 +13,10 @@ use super::exec::{Exec, Silent};
 use super::version::Shared;
 use super::{Datapath, Outputs, PipelineVersion, RuleTable, Tx};
 use crate::action::Action;
-use crate::cache::{key_hash, ExactCache};
+use crate::cache::ExactCache;
 use crate::counters::{Tally, WorkerCounters};
-use crate::key::FlowKey;
 use crate::mirror::OfferFilter;
 use crate::packet::Packet;
-use crate::parse::parse;
 
 /// One forwarding thread's state.
 pub struct WorkerState {
@@ -125,18 +123,8 @@ impl<C: RuleTable> Batch<'_, C> {
             out,
             &mut obs,
         );
-        let key = (self.shared.mirror.get().is_some()).then(|| {
-            let mut k = FlowKey::ZERO;
-            (parse(packet.data(), in_port, &mut k), k)
-        });
         exec.run(packet, in_port, self.worker.cache.as_mut());
         exec.finish();
-        if let Some((parsed, k)) = key {
-            if parsed.error.is_none() && !parsed.ip_truncated {
-                let f = self.worker.offered.get_or_insert_with(OfferFilter::new);
-                f.hold(&k, key_hash(&k), self.v.version);
-            }
-        }
     }
 
     /// Runs an OpenFlow packet-out (1.3.5 §7.3.7), adding what it produces to `out`:

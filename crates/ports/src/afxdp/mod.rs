@@ -131,6 +131,23 @@ impl Steering for OwnProgram {
     }
 }
 
+impl AttachMode {
+    /// The attach attempts this mode makes, in order: aya's mode, the mode it gives, and
+    /// its name for messages.
+    pub fn tries(self) -> &'static [(aya::programs::XdpMode, AttachMode, &'static str)] {
+        use aya::programs::XdpMode;
+        const NATIVE: (XdpMode, AttachMode, &str) =
+            (XdpMode::Driver, AttachMode::Native, "native (driver) mode");
+        const GENERIC: (XdpMode, AttachMode, &str) =
+            (XdpMode::Skb, AttachMode::Generic, "generic (SKB) mode");
+        match self {
+            AttachMode::Auto => &[NATIVE, GENERIC],
+            AttachMode::Native => &[NATIVE],
+            AttachMode::Generic => &[GENERIC],
+        }
+    }
+}
+
 /// Calls between unconditional XDP_STATISTICS reads.
 const STATS_EVERY: u32 = 4096;
 /// Empty receive calls in a row between XDP_STATISTICS reads.

@@ -70,15 +70,7 @@ impl Attachment {
         prog.load()
             .map_err(|e| load_error(name, "loading the XDP program (BPF_PROG_LOAD)", &e))?;
 
-        const NATIVE: (XdpMode, AttachMode, &str) =
-            (XdpMode::Driver, AttachMode::Native, "native (driver) mode");
-        const GENERIC: (XdpMode, AttachMode, &str) =
-            (XdpMode::Skb, AttachMode::Generic, "generic (SKB) mode");
-        let order: &[(XdpMode, AttachMode, &str)] = match mode {
-            AttachMode::Auto => &[NATIVE, GENERIC],
-            AttachMode::Native => &[NATIVE],
-            AttachMode::Generic => &[GENERIC],
-        };
+        let order = mode.tries();
         let mut failures: Vec<(&str, AttachFailure)> = Vec::new();
         for &(xdp_mode, attached, label) in order {
             match prog_attach(prog_mut(&mut ebpf), ifindex, xdp_mode) {
