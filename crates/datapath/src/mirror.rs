@@ -23,17 +23,19 @@
 //! tracer, accepted only when everything that happened to it is a function of the key
 //! that a kernel program can redo: tables, goto, write-metadata, clear/write-actions,
 //! set-field on Ethernet, VLAN, IPv4 and TCP/UDP port fields, push/pop VLAN, set/dec TTL,
-//! and at most one output to a port (none, or a table miss that drops: a drop). Meters,
-//! groups, NORMAL, FLOOD/ALL, the controller, set-queue, MPLS, PBB, TTL copies, an
-//! output that sends nothing and any other drop the tracer reports make it
-//! [`Ineligible`]. The decision carries the frame before and after, so
-//! the tier can check its own rewrite of the one into the other byte for byte.
+//! and outputs to ports, FLOOD and ALL included, as long as every port is sent the same
+//! frame once (or none: a rule without outputs, or a table miss that drops: a drop).
+//! Meters, groups, NORMAL, the controller, set-queue, MPLS, PBB, TTL copies, different
+//! frames to different ports, two copies to one port, an output that sends nothing and
+//! any other drop the tracer reports make it [`Ineligible`]. The decision carries the
+//! frame before and after, so the tier can check its own rewrite of the one into the
+//! other byte for byte.
 //!
 //! Hits counted in the kernel come back through [`KernelCounters`]: a counter set of its
 //! own, registered like a worker's (summed by every reader, zeroed with the others when
 //! a slot is freed), crediting for each hit what a worker would have: the rules on the
 //! path with their bytes, each table's lookup and match, the input port's receive and
-//! the output port's transmit counts, packets seen.
+//! each output port's transmit counts, packets seen.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -142,7 +144,7 @@ pub enum Ineligible {
     Action(String),
     /// An output to a reserved port or with a queue.
     Output(u32),
-    /// More than one copy of the packet is sent.
+    /// Copies that differ are sent, or two copies to one port.
     SeveralOutputs,
     /// Its output sends nothing (the port has `no_fwd`, or is the input port).
     Undeliverable(u32),
@@ -161,7 +163,9 @@ impl std::fmt::Display for Ineligible {
             Ineligible::Normal => f.write_str("it goes to NORMAL"),
             Ineligible::Action(a) => write!(f, "action {a} is not done in the kernel"),
             Ineligible::Output(p) => write!(f, "output to port {p:#x} is not done in the kernel"),
-            Ineligible::SeveralOutputs => f.write_str("it is sent more than once"),
+            Ineligible::SeveralOutputs => f.write_str(
+                "it is sent as different frames to different ports, or twice to one port",
+            ),
             Ineligible::Undeliverable(p) => write!(
                 f,
                 "its output to port {p} sends nothing (no_fwd, or the input port)"
@@ -209,8 +213,8 @@ pub struct Credit {
     pub steps: Vec<CreditStep>,
     /// The input port's counter slot.
     pub in_slot: Option<u16>,
-    /// The output port's counter slot (none: dropped).
-    pub out_slot: Option<u16>,
+    /// The output ports' counter slots, in the order sent (none: dropped).
+    pub out_slots: Vec<u16>,
     /// Bytes the sent frame has more than the received one.
     pub out_delta: i32,
 }
@@ -223,8 +227,9 @@ pub struct Decision {
     pub in_port: u32,
     /// A frame of the microflow (composed from its key).
     pub input: Vec<u8>,
-    /// The output port and the frame sent there; `None`: the frame is dropped.
-    pub output: Option<(u32, Vec<u8>)>,
+    /// The output ports (distinct, at least one, in the order sent) and the one frame
+    /// sent to each; `None`: the frame is dropped.
+    pub output: Option<(Vec<u32>, Vec<u8>)>,
     pub credit: Credit,
 }
 
@@ -232,7 +237,11 @@ pub struct Decision {
 fn kernel_action(a: &Action) -> Result<(), Ineligible> {
     use Field::*;
     match a {
-        Action::Output(p) if *p <= port::MAX || *p == port::IN_PORT => Ok(()),
+        Action::Output(p)
+            if *p <= port::MAX || matches!(*p, port::IN_PORT | port::FLOOD | port::ALL) =>
+        {
+            Ok(())
+        }
         Action::Output(port::NORMAL) => Err(Ineligible::Normal),
         Action::Output(port::CONTROLLER) | Action::Controller { .. } => Err(Ineligible::Controller),
         Action::Output(p) => Err(Ineligible::Output(*p)),
@@ -282,7 +291,7 @@ impl<C: RuleTable> Datapath<C> {
         let trace = self.trace(&input, in_port, now_ns);
         let tagged = |k: &FlowKey| (k.get(Field::VlanVid) & 0x1000 != 0) as i32;
         let mut credit = Credit::default();
-        let mut out_port = None;
+        let mut out_ports = Vec::new();
         // The last output an action asked for (an output to a port with no_fwd shows
         // no output event).
         let mut asked = None;
@@ -323,9 +332,10 @@ impl<C: RuleTable> Datapath<C> {
                     if queue.is_some() {
                         return Err(Ineligible::Action("set_queue".into()));
                     }
-                    if out_port.replace(*port).is_some() {
+                    if out_ports.contains(port) {
                         return Err(Ineligible::SeveralOutputs);
                     }
+                    out_ports.push(*port);
                 }
                 TraceEvent::Normal => return Err(Ineligible::Normal),
                 TraceEvent::PacketIn(_) => return Err(Ineligible::Controller),
@@ -336,22 +346,34 @@ impl<C: RuleTable> Datapath<C> {
         }
         let v = self.shared.read();
         credit.in_slot = v.port(in_port).map(|p| p.slot);
-        let output = match (trace.outputs.tx.as_slice(), trace.outputs.normal.is_empty()) {
-            (_, false) => return Err(Ineligible::Normal),
-            ([], true) => match out_port.or(asked) {
+        if !trace.outputs.normal.is_empty() {
+            return Err(Ineligible::Normal);
+        }
+        let output = match trace.outputs.tx.as_slice() {
+            [] => match out_ports.first().copied().or(asked) {
                 None => None,
                 Some(p) => return Err(Ineligible::Undeliverable(p)),
             },
-            ([tx], true) if out_port.is_some() => {
-                let p = v.port(tx.port).ok_or(Ineligible::Output(tx.port))?;
-                if tx.queue.is_some() {
-                    return Err(Ineligible::Action("set_queue".into()));
+            [first, ..] => {
+                let frame = first.packet.data();
+                let mut ports = Vec::with_capacity(trace.outputs.tx.len());
+                for tx in &trace.outputs.tx {
+                    let p = v.port(tx.port).ok_or(Ineligible::Output(tx.port))?;
+                    if tx.queue.is_some() {
+                        return Err(Ineligible::Action("set_queue".into()));
+                    }
+                    if tx.packet.data() != frame || ports.contains(&tx.port) {
+                        return Err(Ineligible::SeveralOutputs);
+                    }
+                    ports.push(tx.port);
+                    credit.out_slots.push(p.slot);
                 }
-                credit.out_slot = Some(p.slot);
-                credit.out_delta = tx.packet.len() as i32 - input.len() as i32;
-                Some((tx.port, tx.packet.data().to_vec()))
+                if ports != out_ports {
+                    return Err(Ineligible::SeveralOutputs);
+                }
+                credit.out_delta = frame.len() as i32 - input.len() as i32;
+                Some((ports, frame.to_vec()))
             }
-            _ => return Err(Ineligible::SeveralOutputs),
         };
         Ok(Decision {
             version: trace.version,
@@ -425,15 +447,14 @@ impl KernelCounters {
                 c.ports.add(slot, RX_PACKETS, packets);
                 c.ports.add(slot, RX_BYTES, bytes);
             }
-            match credit.out_slot.map(u32::from) {
-                Some(slot) => {
-                    c.ports.add(slot, TX_PACKETS, packets);
-                    c.ports.add(slot, TX_BYTES, with(credit.out_delta));
-                }
-                None if credit.steps.last().is_some_and(|s| s.rule.is_none()) => {
-                    miss_drops += packets
-                }
-                None => {}
+            for &slot in &credit.out_slots {
+                c.ports.add(u32::from(slot), TX_PACKETS, packets);
+                c.ports
+                    .add(u32::from(slot), TX_BYTES, with(credit.out_delta));
+            }
+            if credit.out_slots.is_empty() && credit.steps.last().is_some_and(|s| s.rule.is_none())
+            {
+                miss_drops += packets
             }
         }
         if total == 0 {

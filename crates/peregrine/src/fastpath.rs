@@ -4,11 +4,11 @@
 //!
 //! The `FAST_PATH` reply (`ctl dump-fastpath --json` prints it as is):
 //! `{"enabled": true, "generation", "capacity", "entries": [{"key", "actions", "generation",
-//! "live", "packets", "bytes", "out_port"}], "events": {"hit", "miss", "stale",
+//! "live", "packets", "bytes", "out_ports"}], "events": {"hit", "miss", "stale",
 //! "unparsed", "passed", "rewrite_failed"}, "tier": {"offers", "offers_lost",
 //! "installed", "refused", "mismatched", "evicted", "publishes", "revalidated",
 //! "flushes"}}`. `key` and `actions`
-//! are in ovs-ofctl-like text; `out_port` is the OpenFlow port (null for a drop);
+//! are in ovs-ofctl-like text; `out_ports` are the OpenFlow ports sent to (none for a drop);
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
 //! counter slot.
 
@@ -34,12 +34,12 @@ impl FastPathView for TierView {
             .map(|d| {
                 json!({
                     "key": d.key.describe(),
-                    "actions": d.entry.describe_to(d.out_port),
+                    "actions": d.entry.describe_to(&d.out_ports),
                     "generation": d.entry.version,
                     "live": d.live,
                     "packets": d.packets,
                     "bytes": d.bytes,
-                    "out_port": d.out_port,
+                    "out_ports": d.out_ports,
                 })
             })
             .collect();

@@ -405,15 +405,21 @@ fn run_sequence(mode: &str) -> SequenceRun {
         &sw_t,
         "cookie=0x16,udp,in_port=1,tp_dst=1003,actions=mod_tp_dst:9,output:3",
     ]);
+    ctl(&[
+        "mod-flows",
+        &sw_t,
+        "udp,in_port=1,tp_dst=1004,actions=mod_dl_src:02:00:00:00:00:44,flood",
+    ]);
 
-    // Phase C: 1002 to port 2 with a new TTL, 1003 back with another rewrite.
+    // Phase C: 1002 to port 2 with a new TTL, 1003 back with another rewrite, 1004
+    // flooded.
     let (frames, _) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, next);
     let n = n + frames.len() as u64;
     sent += send_frames(&h[0].ns, frames);
     assert_eq!(sent, n, "the sender's kernel took {sent} of {n} frames");
 
     let r = SEQ_ROUNDS as usize;
-    let (want2, want3) = (6 * r, 8 * r);
+    let (want2, want3) = (7 * r, 9 * r);
     c2.wait_for(want2, Duration::from_secs(3));
     c3.wait_for(want3, Duration::from_secs(3));
     // Anything late or extra has time to show.
@@ -471,11 +477,11 @@ fn frames_are_the_same_with_the_fast_path_on_and_off() {
 
     // What the flows say reaches each port: phase A 1001, 1003, 1005 to port 2 and
     // 1002, 1005 to port 3; phase B 1005 to 2 and 1001, 1002, 1005 to 3; phase C 1002,
-    // 1005 to 2 and 1001, 1003, 1005 to 3.
+    // 1004, 1005 to 2 and 1001, 1003, 1004, 1005 to 3.
     let r = SEQ_ROUNDS as usize;
     for (mode, run) in [("xdp", &on), ("off", &off)] {
-        assert_eq!(run.port2.len(), 6 * r, "{mode}: frames on port 2");
-        assert_eq!(run.port3.len(), 8 * r, "{mode}: frames on port 3");
+        assert_eq!(run.port2.len(), 7 * r, "{mode}: frames on port 2");
+        assert_eq!(run.port3.len(), 9 * r, "{mode}: frames on port 3");
         assert_flow_order(mode, 2, &run.port2);
         assert_flow_order(mode, 3, &run.port3);
     }
@@ -503,6 +509,18 @@ fn frames_are_the_same_with_the_fast_path_on_and_off() {
         fp["tier"]["revalidated"].as_u64().unwrap_or(0) > 0,
         "no entry was taken out by the flow changes: {fp:#}"
     );
+    // The two-output flow and the flood were served in the kernel, by broadcast.
+    for dport in [1004, 1005] {
+        let served = entries_for(fp, dport).iter().any(|e| {
+            e["live"] == true
+                && e["packets"].as_u64().unwrap_or(0) > 0
+                && e["out_ports"] == serde_json::json!([2, 3])
+        });
+        assert!(
+            served,
+            "udp_dst={dport} was not broadcast in the kernel: {fp:#}"
+        );
+    }
     eprintln!("fast path events: {}", fp["events"]);
 }
 
@@ -593,7 +611,7 @@ fn warm_entry(h1: &Host, sw_t: &str, dport: u16, out_port: Option<u64>, seq: &mu
         let live = entries_for(&fp, dport).into_iter().any(|e| {
             e["live"] == true
                 && e["packets"].as_u64().unwrap_or(0) > 0
-                && e["out_port"].as_u64() == out_port
+                && e["out_ports"] == serde_json::json!(out_port.into_iter().collect::<Vec<_>>())
         });
         if live {
             return;

@@ -25,8 +25,10 @@
 //     not (or a pop would leave less than 60 bytes, which user space pads), the frame
 //     goes to user space unmodified (event REWRITE_FAILED). Then the entry's counter
 //     (`counters[cpu * state.slots + entry.counter]`) counts the frame and its length as
-//     received, event HIT, and the frame is dropped (out == FP_DROP) or redirected to
-//     devmap slot `out` of `tx_ports`.
+//     received, event HIT, and the frame is dropped (out == FP_DROP), redirected to
+//     devmap slot `out` of `tx_ports`, or (out == FP_GROUP | g) broadcast to every port
+//     of group map `group<g>` but the one it came in on (several outputs of one frame:
+//     FLOOD, ALL, or a list of ports).
 //  5. To user space: the XSKMAP entry `port.xsk_base + queue`; a queue without a socket
 //     passes the frame to the kernel stack.
 //
@@ -56,9 +58,13 @@ typedef unsigned long long __u64;
 #define BPF_MAP_TYPE_PERCPU_ARRAY 6
 #define BPF_MAP_TYPE_DEVMAP 14
 #define BPF_MAP_TYPE_XSKMAP 17
+#define BPF_MAP_TYPE_DEVMAP_HASH 25
 // map_flags.
 #define BPF_F_MMAPABLE (1U << 10)
 #define BPF_F_NO_PREALLOC (1U << 0)
+// bpf_redirect_map flags.
+#define BPF_F_BROADCAST (1ULL << 3)
+#define BPF_F_EXCLUDE_INGRESS (1ULL << 4)
 // enum xdp_action.
 #define XDP_ABORTED 0
 #define XDP_DROP 1
@@ -102,6 +108,8 @@ struct fp_key {
 _Static_assert(sizeof(struct fp_key) == 40, "fp_key mirrors layout::FpKey");
 
 #define FP_DROP 0xffffffffU
+#define FP_GROUP 0x80000000U
+#define FP_GROUPS 8
 #define FP_SET_ETH_DST (1U << 0)
 #define FP_SET_ETH_SRC (1U << 1)
 #define FP_SET_IPV4_SRC (1U << 2)
@@ -195,6 +203,26 @@ struct {
 // preallocated map lives in vmalloc space, one 4 KiB page per few entries); and an
 // element that user space replaces is freed only after an RCU grace period, so the
 // program never reads an element being reused for another key.
+// The broadcast groups: a port set each (key: devmap slot, value: struct bpf_devmap_val
+// with the port's ifindex). The set includes the input port of the entries that use it,
+// which BPF_F_EXCLUDE_INGRESS leaves out, so one group serves a flood from any port.
+#define GROUP_MAP(n)                                      \
+	struct {                                          \
+		__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);   \
+		__uint(key_size, sizeof(__u32));          \
+		__uint(value_size, 8);                    \
+		__uint(max_entries, 64);                  \
+	} group##n SEC(".maps")
+GROUP_MAP(0);
+GROUP_MAP(1);
+GROUP_MAP(2);
+GROUP_MAP(3);
+GROUP_MAP(4);
+GROUP_MAP(5);
+GROUP_MAP(6);
+GROUP_MAP(7);
+_Static_assert(FP_GROUPS == 8, "one map per group");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct fp_key);
@@ -570,6 +598,23 @@ static __always_inline long to_user(const struct fp_port *port, __u32 queue)
 	return bpf_redirect_map(&xsks, port->xsk_base + queue, XDP_PASS);
 }
 
+static __always_inline long to_group(__u32 g)
+{
+	const __u64 f = BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS;
+	switch (g) {
+	case 0: return bpf_redirect_map(&group0, 0, f);
+	case 1: return bpf_redirect_map(&group1, 0, f);
+	case 2: return bpf_redirect_map(&group2, 0, f);
+	case 3: return bpf_redirect_map(&group3, 0, f);
+	case 4: return bpf_redirect_map(&group4, 0, f);
+	case 5: return bpf_redirect_map(&group5, 0, f);
+	case 6: return bpf_redirect_map(&group6, 0, f);
+	case 7: return bpf_redirect_map(&group7, 0, f);
+	}
+	// User space writes no other group.
+	return XDP_ABORTED;
+}
+
 SEC("xdp")
 int fastpath(struct xdp_md *ctx)
 {
@@ -627,6 +672,8 @@ int fastpath(struct xdp_md *ctx)
 	count(EV_HIT);
 	if (out == FP_DROP)
 		return XDP_DROP;
+	if (out & FP_GROUP)
+		return to_group(out & ~FP_GROUP);
 	return bpf_redirect_map(&tx_ports, out, 0);
 }
 

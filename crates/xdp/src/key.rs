@@ -119,14 +119,14 @@ impl FpKey {
 
 impl FpEntry {
     /// The entry's actions in ovs-ofctl's action syntax, in the order the program
-    /// applies them, ending in `output slot N` or `drop`.
+    /// applies them, ending in `output slot N`, `broadcast group N` or `drop`.
     pub fn describe(&self) -> String {
-        self.describe_to(None)
+        self.describe_to(&[])
     }
 
-    /// [`describe`](Self::describe), with the output shown as `output:PORT` when the
-    /// OpenFlow port of the entry's output slot is given.
-    pub fn describe_to(&self, out_port: Option<u32>) -> String {
+    /// [`describe`](Self::describe), with the outputs shown as `output:PORT` each when
+    /// the OpenFlow ports the entry sends to are given.
+    pub fn describe_to(&self, out_ports: &[u32]) -> String {
         let f = self.flags;
         let mut parts: Vec<String> = Vec::new();
         if f & FP_SET_IPV4_SRC != 0 {
@@ -173,11 +173,12 @@ impl FpEntry {
         }
         if self.out == FP_DROP {
             parts.push("drop".into());
+        } else if !out_ports.is_empty() {
+            parts.extend(out_ports.iter().map(|p| format!("output:{p}")));
+        } else if self.out & FP_GROUP != 0 {
+            parts.push(format!("broadcast group {}", self.out & !FP_GROUP));
         } else {
-            parts.push(match out_port {
-                Some(p) => format!("output:{p}"),
-                None => format!("output slot {}", self.out),
-            });
+            parts.push(format!("output slot {}", self.out));
         }
         parts.join(",")
     }
@@ -235,6 +236,17 @@ mod tests {
             ..FpEntry::default()
         };
         assert_eq!(d.describe(), "drop");
+        assert_eq!(d.describe_to(&[2]), "drop");
+        let b = FpEntry {
+            out: FP_GROUP | 5,
+            ..FpEntry::default()
+        };
+        assert_eq!(b.describe(), "broadcast group 5");
+        assert_eq!(b.describe_to(&[2, 3]), "output:2,output:3");
+        assert_eq!(
+            e.describe_to(&[4]),
+            "set_field:02:00:00:00:00:09->eth_dst,pop_vlan,output:4"
+        );
     }
 
     #[test]

@@ -41,6 +41,11 @@ pub struct FpKey {
 
 /// Drop the frame (`FpEntry::out`).
 pub const FP_DROP: u32 = u32::MAX;
+/// `FpEntry::out`: `FP_GROUP | g` broadcasts the frame to the ports of group `g` (less
+/// the input port).
+pub const FP_GROUP: u32 = 0x8000_0000;
+/// Broadcast groups the program has (maps `group0` ..).
+pub const FP_GROUPS: u32 = 8;
 
 /// `FpEntry::flags`: which rewrites to apply.
 pub const FP_SET_ETH_DST: u32 = 1 << 0;
@@ -69,7 +74,7 @@ pub struct FpEntry {
     pub version: u64,
     /// The entry's counter slot (see [`FpCounter`]).
     pub counter: u32,
-    /// The devmap slot of the output port, or [`FP_DROP`].
+    /// The devmap slot of the output port, [`FP_DROP`], or [`FP_GROUP`] | a group.
     pub out: u32,
     /// `FP_*` rewrite flags.
     pub flags: u32,

@@ -23,13 +23,13 @@ use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use aya::maps::{Array, DevMap, HashMap, Map, MapError, PerCpuArray, XskMap};
+use aya::maps::{Array, DevMap, DevMapHash, HashMap, Map, MapError, PerCpuArray, XskMap};
 use aya::programs::{ProgramError, TestRun, TestRunOptions, Xdp};
 use aya::{Ebpf, EbpfLoader};
 use ports::afxdp::AttachMode;
 use ports::error::{errno_in_chain as errno_of, error_chain as chain};
 
-use crate::layout::{event, FpCounter, FpEntry, FpKey, FpPort, FpState};
+use crate::layout::{event, FpCounter, FpEntry, FpKey, FpPort, FpState, FP_GROUPS};
 
 /// The compiled program (an ELF object for the bpf target).
 static PROGRAM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/fastpath.o"));
@@ -136,12 +136,18 @@ impl FastPath {
                 step: "sizing the counters map",
                 detail: format!("{cpus} CPUs x {capacity} slots is too many"),
             })?;
-        let mut ebpf = EbpfLoader::new()
+        let groups: Vec<String> = (0..FP_GROUPS).map(group_map).collect();
+        let mut loader = EbpfLoader::new();
+        loader
             .map_max_entries("flows", capacity)
             .map_max_entries("counters", elements as u32)
             .map_max_entries("ports", max_ports)
             .map_max_entries("tx_ports", max_ports)
-            .map_max_entries("xsks", max_ports.saturating_mul(QUEUES_PER_PORT))
+            .map_max_entries("xsks", max_ports.saturating_mul(QUEUES_PER_PORT));
+        for g in &groups {
+            loader.map_max_entries(g, max_ports);
+        }
+        let mut ebpf = loader
             .load(PROGRAM)
             .map_err(|e| fail("creating the fast-path maps", &e))?;
         let prog: &mut Xdp = ebpf
@@ -262,6 +268,44 @@ impl FastPath {
             .iter()
             .position(|s| matches!(s, Some((p, _)) if *p == of_port))
             .map(|s| s as u32)
+    }
+
+    /// Makes broadcast group `group` (below [`FP_GROUPS`]) the ports in devmap `slots`,
+    /// each of which must be attached.
+    pub fn set_group(&self, group: u32, slots: &[u32]) -> Result<(), FastPathError> {
+        const STEP: &str = "writing a fast-path broadcast group";
+        let mut inner = self.shared.lock();
+        let targets: Vec<(u32, u32)> = slots
+            .iter()
+            .map(|&s| match inner.slots.get(s as usize) {
+                Some(Some((_, ifindex))) => Ok((s, *ifindex)),
+                _ => Err(FastPathError::Failed {
+                    step: STEP,
+                    detail: format!("port slot {s} is not attached"),
+                }),
+            })
+            .collect::<Result<_, _>>()?;
+        let mut map = group_mut(&mut inner.ebpf, group)?;
+        let old: Vec<u32> = map.keys().filter_map(Result::ok).collect();
+        for k in old {
+            if !targets.iter().any(|(s, _)| *s == k) {
+                map.remove(k).map_err(|e| fail(STEP, &e))?;
+            }
+        }
+        for (slot, ifindex) in targets {
+            map.insert(slot, ifindex, None, 0)
+                .map_err(|e| fail(STEP, &e))?;
+        }
+        Ok(())
+    }
+
+    /// The devmap slots in broadcast group `group`.
+    pub fn group(&self, group: u32) -> Result<Vec<u32>, FastPathError> {
+        let mut inner = self.shared.lock();
+        let map = group_mut(&mut inner.ebpf, group)?;
+        let mut slots: Vec<u32> = map.keys().filter_map(Result::ok).collect();
+        slots.sort_unstable();
+        Ok(slots)
     }
 
     /// Makes `v` the live version: entries of other versions are no longer used.
@@ -509,6 +553,11 @@ impl Drop for Attached {
             }
         }
         clear_slot(&mut inner.ebpf, self.slot, self.ifindex);
+        for g in 0..FP_GROUPS {
+            if let Ok(mut m) = group_mut(&mut inner.ebpf, g) {
+                let _ = m.remove(self.slot);
+            }
+        }
         if let Some(s) = inner.slots.get_mut(self.slot as usize) {
             *s = None;
         }
@@ -578,6 +627,20 @@ fn devmap(ebpf: &mut Ebpf) -> Result<DevMap<&mut aya::maps::MapData>, FastPathEr
             .ok_or_else(|| missing("tx_ports map"))?,
     )
     .map_err(|e| fail("opening the devmap", &e))
+}
+
+/// The name of broadcast group `g`'s map.
+fn group_map(g: u32) -> String {
+    format!("group{g}")
+}
+
+fn group_mut(
+    ebpf: &mut Ebpf,
+    g: u32,
+) -> Result<DevMapHash<&mut aya::maps::MapData>, FastPathError> {
+    let name = group_map(g);
+    DevMapHash::try_from(ebpf.map_mut(&name).ok_or_else(|| missing(&name))?)
+        .map_err(|e| fail("opening a broadcast group map", &e))
 }
 
 fn flows_mut(

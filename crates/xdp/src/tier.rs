@@ -36,6 +36,14 @@
 //! - **Capacity**: the flow map is a hash of fixed size that this side fills alone; when
 //!   it is full, entries of older generations go first, then the eighth of the live
 //!   entries idle longest.
+//! - **Broadcast groups**: a decision that sends one frame to several ports (FLOOD, ALL,
+//!   a list of outputs) points at one of the program's [`FP_GROUPS`] group maps, which
+//!   holds those ports and the input port (the program's broadcast leaves the input port
+//!   out, so a flood from any port shares one group). Groups are shared by every entry
+//!   with the same port set. A group no live entry uses is given another set only after
+//!   [`GROUP_GRACE`], so a frame still inside the program with an entry just removed is
+//!   never sent to the new set. With every group in use, such decisions stay in user
+//!   space.
 //!
 //! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
 //! it was written with, and no two entries share a slot.
@@ -68,6 +76,8 @@ const OFFER_QUEUE: usize = 4096;
 const REFUSED_MAX: usize = 65_536;
 /// Most (entry, added rule) pairs a publish checks; above it the publish flushes.
 const MAX_CHECKS: usize = 4_000_000;
+/// How long a broadcast group stays unused before it may be given another port set.
+pub const GROUP_GRACE: Duration = Duration::from_millis(100);
 
 /// One entry written to the kernel map.
 #[derive(Clone, Debug)]
@@ -80,11 +90,21 @@ struct Installed {
     last_hit_ns: u64,
     /// Kernel hits credited so far.
     hits: u64,
-    /// The OpenFlow output port (none: a drop).
-    out_port: Option<u32>,
+    /// The OpenFlow output ports (none: a drop).
+    out_ports: Vec<u32>,
     /// The datapath flow key of the microflow (what a publish's changes are checked
     /// against, and what is judged again).
     flow_key: FlowKey,
+}
+
+/// A judged decision: the entry that redoes it (counter slot not yet set; a broadcast
+/// group's number not yet chosen), the sorted devmap slots of its group if it sends to
+/// several ports, and whether the model's rewrite differs from the pipeline's.
+struct Judged {
+    decision: Decision,
+    entry: FpEntry,
+    group: Option<Vec<u32>>,
+    mismatch: bool,
 }
 
 /// What the tier knows of the kernel map.
@@ -98,7 +118,18 @@ struct Table {
     /// The program's generation: its entries of another generation are misses. It
     /// changes only when a publish flushes the whole map.
     generation: u64,
+    /// The broadcast groups, by number.
+    groups: Vec<Group>,
     stats: TierStats,
+}
+
+/// One broadcast group as the tier has set it.
+#[derive(Clone, Debug, Default)]
+struct Group {
+    /// Its devmap slots, sorted; empty: never set.
+    slots: Vec<u32>,
+    /// When a search for a free group first found no live entry using it.
+    unused_since: Option<Instant>,
 }
 
 /// What the tier did, for `dump-fastpath` and metrics.
@@ -143,8 +174,8 @@ pub struct DumpEntry {
     /// Hits credited, plus those not yet harvested.
     pub packets: u64,
     pub bytes: u64,
-    /// The OpenFlow output port, if not a drop.
-    pub out_port: Option<u32>,
+    /// The OpenFlow output ports (none: a drop).
+    pub out_ports: Vec<u32>,
 }
 
 /// What the kernel tier does with one microflow (for the tracer).
@@ -203,6 +234,7 @@ impl KernelTier {
                 refused: HashMap::new(),
                 dp_version,
                 generation,
+                groups: vec![Group::default(); FP_GROUPS as usize],
                 stats: TierStats::default(),
             }),
             offers: tx,
@@ -303,14 +335,13 @@ impl KernelTier {
         let judged = self.judge(key);
         let mut t = self.lock();
         match judged {
-            Err(why) => {
-                t.stats.refused += 1;
-                if t.refused.len() >= REFUSED_MAX {
-                    t.refused.clear();
-                }
-                t.refused.insert(fk, (version, why));
-            }
-            Ok((d, entry, mismatch)) => {
+            Err(why) => refuse(&mut t, fk, version, why),
+            Ok(Judged {
+                decision: d,
+                entry,
+                group,
+                mismatch,
+            }) => {
                 if mismatch {
                     t.stats.mismatched += 1;
                     t.refused
@@ -323,15 +354,27 @@ impl KernelTier {
                     // again.
                     return;
                 }
-                let out_port = d.output.as_ref().map(|o| o.0);
-                self.install(&mut t, fk, entry, d.credit, out_port, *key);
+                let mut entry = entry;
+                if let Some(slots) = &group {
+                    match self.group_for(&mut t, slots) {
+                        Some(g) => entry.out = FP_GROUP | g,
+                        None => {
+                            let why = format!(
+                                "it is sent to several ports and all {FP_GROUPS} broadcast \
+                                 groups hold other port sets"
+                            );
+                            return refuse(&mut t, fk, d.version, why);
+                        }
+                    }
+                }
+                let out_ports = d.output.map(|o| o.0).unwrap_or_default();
+                self.install(&mut t, fk, entry, d.credit, out_ports, *key);
             }
         }
     }
 
-    /// The decision for `key` and the entry that redoes it (its counter slot not yet
-    /// set), and whether the model's rewrite differs from the pipeline's; or why not.
-    fn judge(&self, key: &FlowKey) -> Result<(Decision, FpEntry, bool), String> {
+    /// The decision for `key` and the entry that redoes it; or why not.
+    fn judge(&self, key: &FlowKey) -> Result<Judged, String> {
         let d = self
             .dp
             .decision(key, self.now_ns())
@@ -342,13 +385,30 @@ impl KernelTier {
                 d.in_port
             ));
         }
-        let (out, after) = match &d.output {
-            None => (FP_DROP, None),
-            Some((port, frame)) => {
-                let slot = self.fp.port_slot(*port).ok_or_else(|| {
-                    format!("its output port {port} has no XDP fast path (not an afxdp port)")
-                })?;
-                (slot, Some(frame.as_slice()))
+        let (out, group, after) = match &d.output {
+            None => (FP_DROP, None, None),
+            Some((ports, frame)) => {
+                let mut slots = ports
+                    .iter()
+                    .map(|p| {
+                        self.fp.port_slot(*p).ok_or_else(|| {
+                            format!("its output port {p} has no XDP fast path (not an afxdp port)")
+                        })
+                    })
+                    .collect::<Result<Vec<u32>, String>>()?;
+                match slots.as_slice() {
+                    [one] => (*one, None, Some(frame.as_slice())),
+                    _ if ports.contains(&d.in_port) => {
+                        return Err("it is sent back out its input port and to other ports \
+                                    (the kernel's broadcast leaves the input port out)"
+                            .into())
+                    }
+                    _ => {
+                        slots.extend(self.fp.port_slot(d.in_port));
+                        slots.sort_unstable();
+                        (FP_GROUP, Some(slots), Some(frame.as_slice()))
+                    }
+                }
             }
         };
         let mut entry = entry_for(&d.input, after).ok_or_else(|| {
@@ -361,7 +421,59 @@ impl KernelTier {
             Some(after) => model::apply(&d.input, &entry).as_deref() != Some(after),
             None => false,
         };
-        Ok((d, entry, mismatch))
+        Ok(Judged {
+            decision: d,
+            entry,
+            group,
+            mismatch,
+        })
+    }
+
+    /// The broadcast group holding exactly `slots` (sorted), set up if need be: the one
+    /// that holds them already, else one never set, else one no live entry has used for
+    /// [`GROUP_GRACE`]. `None` if there is none such.
+    fn group_for(&self, t: &mut Table, slots: &[u32]) -> Option<u32> {
+        if let Some(g) = t.groups.iter().position(|g| g.slots == slots) {
+            t.groups[g].unused_since = None;
+            return Some(g as u32);
+        }
+        let now = Instant::now();
+        let free = match t.groups.iter().position(|g| g.slots.is_empty()) {
+            Some(g) => g,
+            None => {
+                let mut used = vec![false; t.groups.len()];
+                for e in t.entries.values() {
+                    let out = e.entry.out;
+                    if out != FP_DROP && out & FP_GROUP != 0 && e.entry.version == t.generation {
+                        if let Some(u) = used.get_mut((out & !FP_GROUP) as usize) {
+                            *u = true;
+                        }
+                    }
+                }
+                let mut free = None;
+                for (g, grp) in t.groups.iter_mut().enumerate() {
+                    if used[g] {
+                        grp.unused_since = None;
+                        continue;
+                    }
+                    let since = *grp.unused_since.get_or_insert(now);
+                    if free.is_none() && now.duration_since(since) >= GROUP_GRACE {
+                        free = Some(g);
+                    }
+                }
+                free?
+            }
+        };
+        if let Err(e) = self.fp.set_group(free as u32, slots) {
+            eprintln!("xdp: {e}");
+            t.groups[free] = Group::default();
+            return None;
+        }
+        t.groups[free] = Group {
+            slots: slots.to_vec(),
+            unused_since: None,
+        };
+        Some(free as u32)
     }
 
     /// Writes `entry` for `key` (reusing the key's slot, else a free one, else evicting).
@@ -371,7 +483,7 @@ impl KernelTier {
         key: FpKey,
         mut entry: FpEntry,
         credit: Credit,
-        out_port: Option<u32>,
+        out_ports: Vec<u32>,
         flow_key: FlowKey,
     ) {
         entry.version = t.generation;
@@ -402,7 +514,7 @@ impl KernelTier {
                         base,
                         last_hit_ns: self.now_ns(),
                         hits,
-                        out_port,
+                        out_ports,
                         flow_key,
                     },
                 );
@@ -498,7 +610,7 @@ impl KernelTier {
                     live: e.entry.version == t.generation,
                     packets: e.hits,
                     bytes: c.bytes,
-                    out_port: e.out_port,
+                    out_ports: e.out_ports.clone(),
                 }
             })
             .collect();
@@ -527,9 +639,9 @@ impl KernelTier {
             }
         };
         match self.judge(key) {
-            Ok((_, _, false)) if stale => Verdict::Stale,
-            Ok((_, _, false)) => Verdict::Eligible,
-            Ok((_, _, true)) => Verdict::Refused("the kernel's rewrite would differ".into()),
+            Ok(j) if j.mismatch => Verdict::Refused("the kernel's rewrite would differ".into()),
+            Ok(_) if stale => Verdict::Stale,
+            Ok(_) => Verdict::Eligible,
             Err(why) => Verdict::Refused(why),
         }
     }
@@ -612,6 +724,15 @@ impl Drop for KernelTier {
 }
 
 /// The VLAN tag of an Ethernet frame: (TPID, TCI), if it has one.
+/// Remembers that `key` cannot be mirrored in datapath version `version`, and why.
+fn refuse(t: &mut Table, key: FpKey, version: u64, why: String) {
+    t.stats.refused += 1;
+    if t.refused.len() >= REFUSED_MAX {
+        t.refused.clear();
+    }
+    t.refused.insert(key, (version, why));
+}
+
 fn tag(f: &[u8]) -> Option<(u16, u16)> {
     let tpid = u16::from_be_bytes([*f.get(12)?, *f.get(13)?]);
     (tpid == 0x8100 || tpid == 0x88a8).then(|| {

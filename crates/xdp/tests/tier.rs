@@ -12,7 +12,7 @@ use datapath::key::{Field, FlowKey, FlowMatch};
 use datapath::parse::parse;
 use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule};
 use ports::afxdp::AttachMode;
-use xdp::layout::{event, FP_SET_ETH_DST};
+use xdp::layout::{event, FP_GROUP, FP_SET_ETH_DST};
 use xdp::tier::{KernelTier, Verdict};
 use xdp::FastPath;
 
@@ -189,5 +189,132 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         assert_eq!((stats.publishes, stats.flushes), (5, 1));
         assert_eq!(stats.revalidated, 2);
         drop((lo, out));
+    });
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
+    in_fresh_netns(|| {
+        let fp = Arc::new(FastPath::load(64, 8).expect("load"));
+        // Port 1 is the loopback (frames are run "arriving" there), ports 2..=6 veths.
+        let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
+        for p in 2..=6u32 {
+            let (a, b) = (format!("fg{p}"), format!("fh{p}"));
+            ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]);
+            ip(&["link", "set", &a, "up"]);
+            ip(&["link", "set", &b, "up"]);
+            let ifindex = ports::InterfaceInfo::by_name(&a).unwrap().ifindex;
+            attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
+        }
+        let slot = |p: u32| attached[p as usize - 1].slot();
+        let cfg = DatapathConfig {
+            ports: (1..=6).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
+            ..DatapathConfig::default()
+        };
+        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        // Flow i (UDP source port 1000 + i) is sent to port set i.
+        let sets: Vec<Vec<u32>> = vec![
+            vec![2, 3, 4, 5, 6],
+            vec![2, 3],
+            vec![2, 4],
+            vec![2, 5],
+            vec![2, 6],
+            vec![3, 4],
+            vec![3, 5],
+            vec![3, 6],
+            vec![4, 5],
+            vec![3, 2],
+        ];
+        let flow_match = |i: usize| {
+            FlowMatch::ANY
+                .exact(Field::InPort, 1)
+                .exact(Field::EthType, 0x0800)
+                .exact(Field::IpProto, 17)
+                .exact(Field::TpSrc, 1000 + i as u128)
+        };
+        for (i, set) in sets.iter().enumerate() {
+            let apply = if i == 0 {
+                vec![Action::Output(datapath::action::port::FLOOD)]
+            } else {
+                set.iter().map(|&p| Action::Output(p)).collect()
+            };
+            let instr = Instructions {
+                apply,
+                ..Instructions::default()
+            };
+            wr.insert_rule(0, Rule::new(flow_match(i), 10, instr))
+                .unwrap();
+        }
+        wr.publish();
+        let tier = KernelTier::new(fp.clone(), dp.clone(), Instant::now());
+        assert!(dp.set_mirror(tier.clone()));
+        let key = |i: usize| {
+            let mut k = FlowKey::ZERO;
+            assert!(parse(&common::udp_frame(1000 + i as u16), 1, &mut k)
+                .error
+                .is_none());
+            k
+        };
+        let out_of = |i: usize| {
+            let (dump, _) = tier.dump();
+            dump.iter()
+                .find(|d| d.key.tp_src == 1000 + i as u16)
+                .map(|d| (d.entry.out, d.out_ports.clone()))
+        };
+        let group_slots = |set: &[u32]| {
+            let mut s: Vec<u32> = set.iter().chain(&[1]).map(|&p| slot(p)).collect();
+            s.sort_unstable();
+            s
+        };
+
+        // The first eight sets take the eight groups, each holding its ports and the
+        // input port; the tenth flow's set is the second's, so it shares that group.
+        let mut groups = Vec::new();
+        for i in [0, 1, 2, 3, 4, 5, 6, 7, 9] {
+            tier.consider(&key(i));
+            let (out, ports) = out_of(i).unwrap_or_else(|| panic!("flow {i} not mirrored"));
+            assert_ne!(out & FP_GROUP, 0, "flow {i}: {out:#x}");
+            assert_eq!(ports, sets[i], "flow {i}");
+            let g = out & !FP_GROUP;
+            assert_eq!(fp.group(g).unwrap(), group_slots(&sets[i]), "flow {i}");
+            groups.push(g);
+        }
+        assert_eq!(groups[8], groups[1], "the same port set shares its group");
+        let mut distinct = groups[..8].to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 8);
+
+        // A ninth set finds every group in use: it stays in user space.
+        tier.consider(&key(8));
+        assert_eq!(out_of(8), None);
+
+        // The flood is broadcast and credited to every port it reaches.
+        let (rc, _) = fp.test_run(&common::udp_frame(1000), 1, 0).unwrap();
+        assert_eq!(rc, XDP_REDIRECT);
+        tier.harvest();
+        assert_eq!(dp.read_port(0).rx_packets, 1);
+        for s in 1..=5 {
+            assert_eq!(dp.read_port(s).tx_packets, 1, "port slot {s}");
+        }
+
+        // The flood's rule goes: its group is free, but only after the grace.
+        assert!(wr.remove_rule(0, &flow_match(0), 10).is_some());
+        wr.publish();
+        let (rc, _) = fp.test_run(&common::udp_frame(1000), 1, 0).unwrap();
+        assert_eq!(rc, XDP_PASS);
+        tier.consider(&key(8));
+        assert_eq!(out_of(8), None, "a group is not reused at once");
+        std::thread::sleep(xdp::tier::GROUP_GRACE + std::time::Duration::from_millis(50));
+        // (The flow is judged again in the next version.)
+        wr.insert_rule(0, output_rule(0x0200_0000_0009, 2)).unwrap();
+        wr.publish();
+        tier.consider(&key(8));
+        let (out, ports) = out_of(8).expect("mirrored once a group is free");
+        assert_eq!(out, FP_GROUP | groups[0]);
+        assert_eq!(ports, sets[8]);
+        assert_eq!(fp.group(groups[0]).unwrap(), group_slots(&sets[8]));
+        drop(attached);
     });
 }

@@ -57,12 +57,12 @@ fn a_plain_output_is_the_frame_unchanged_to_that_port() {
         rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None),
     )]);
     let d = d.unwrap();
-    let (port, out) = d.output.clone().unwrap();
-    assert_eq!(port, 2);
+    let (ports, out) = d.output.clone().unwrap();
+    assert_eq!(ports, vec![2]);
     assert_eq!(out, d.input);
     assert_eq!(d.in_port, 1);
     assert_eq!(d.credit.in_slot, Some(0));
-    assert_eq!(d.credit.out_slot, Some(1));
+    assert_eq!(d.credit.out_slots, vec![1]);
     assert_eq!(d.credit.steps.len(), 1);
     assert!(d.credit.steps[0].rule.is_some());
 }
@@ -94,8 +94,8 @@ fn rewrites_over_two_tables_show_in_the_output_frame() {
         ),
     ]);
     let d = d.unwrap();
-    let (port, out) = d.output.unwrap();
-    assert_eq!(port, 3);
+    let (ports, out) = d.output.unwrap();
+    assert_eq!(ports, vec![3]);
     assert_eq!(out.len(), d.input.len() + 4);
     assert_eq!(&out[..6], &[2, 0, 0, 0, 0, 9]);
     assert_eq!(&out[12..14], &[0x81, 0x00]);
@@ -112,12 +112,24 @@ fn what_the_kernel_cannot_do_is_refused_with_its_reason() {
             Ineligible::Controller,
         ),
         (
-            vec![Action::Output(port::FLOOD)],
-            Ineligible::Output(port::FLOOD),
+            vec![Action::Output(port::CONTROLLER)],
+            Ineligible::Controller,
+        ),
+        (
+            vec![Action::Output(port::LOCAL)],
+            Ineligible::Output(port::LOCAL),
         ),
         (vec![Action::Output(port::NORMAL)], Ineligible::Normal),
         (
-            vec![Action::Output(2), Action::Output(3)],
+            vec![
+                Action::Output(2),
+                Action::SetField(Field::EthDst, 9),
+                Action::Output(3),
+            ],
+            Ineligible::SeveralOutputs,
+        ),
+        (
+            vec![Action::Output(2), Action::Output(2)],
             Ineligible::SeveralOutputs,
         ),
         (vec![Action::Group(7)], Ineligible::Group),
@@ -133,7 +145,53 @@ fn a_rule_without_actions_is_a_drop() {
     let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, vec![], None))]);
     let d = d.unwrap();
     assert!(d.output.is_none());
-    assert_eq!(d.credit.out_slot, None);
+    assert!(d.credit.out_slots.is_empty());
+}
+
+#[test]
+fn the_same_frame_to_several_ports_is_one_output_to_each() {
+    for (actions, want) in [
+        (vec![Action::Output(port::FLOOD)], vec![2, 3]),
+        (vec![Action::Output(port::ALL)], vec![2, 3]),
+        (
+            vec![
+                Action::SetField(Field::EthDst, 9),
+                Action::Output(3),
+                Action::Output(2),
+            ],
+            vec![3, 2],
+        ),
+    ] {
+        let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, actions.clone(), None))]);
+        let d = d.unwrap();
+        let (ports, _) = d.output.clone().unwrap();
+        assert_eq!(ports, want, "{actions:?}");
+        let slots: Vec<u16> = want.iter().map(|p| (p - 1) as u16).collect();
+        assert_eq!(d.credit.out_slots, slots, "{actions:?}");
+    }
+}
+
+#[test]
+fn flood_leaves_out_no_flood_ports_and_sends_nothing_with_none_left() {
+    let (dp, mut wr) = datapath();
+    wr.insert_rule(
+        0,
+        rule(FlowMatch::ANY, 1, vec![Action::Output(port::FLOOD)], None),
+    )
+    .unwrap();
+    let mut cfg = dp.current().config().clone();
+    cfg.ports[2].no_flood = true;
+    wr.set_config(cfg.clone());
+    wr.publish();
+    let d = dp.decision(&udp_key(), 0).unwrap();
+    assert_eq!(d.output.unwrap().0, vec![2]);
+    cfg.ports[1].no_flood = true;
+    wr.set_config(cfg);
+    wr.publish();
+    assert_eq!(
+        dp.decision(&udp_key(), 0).unwrap_err(),
+        Ineligible::Undeliverable(port::FLOOD)
+    );
 }
 
 #[test]
@@ -156,6 +214,22 @@ fn kernel_hits_are_credited_to_rules_tables_and_ports() {
     assert_eq!((p2.tx_packets, p2.tx_bytes), (10, 1000));
     assert_eq!(dp.read_misc(Misc::KernelHits), 10);
     assert_eq!(dp.read_misc(Misc::Packets), 10);
+
+    // A flood credits every port it sends to.
+    let (dp, mut wr) = datapath();
+    wr.insert_rule(
+        0,
+        rule(FlowMatch::ANY, 1, vec![Action::Output(port::FLOOD)], None),
+    )
+    .unwrap();
+    wr.publish();
+    let d = dp.decision(&udp_key(), 0).unwrap();
+    dp.kernel_counters().credit(&d.credit, 3, 300, 5);
+    for slot in [1, 2] {
+        let p = dp.read_port(slot);
+        assert_eq!((p.tx_packets, p.tx_bytes), (3, 300), "slot {slot}");
+    }
+    assert_eq!(dp.read_port(0).tx_packets, 0);
 }
 
 #[test]
