@@ -130,6 +130,8 @@ struct Group {
     slots: Vec<u32>,
     /// When a search for a free group first found no live entry using it.
     unused_since: Option<Instant>,
+    /// Whether the group's map holds `slots` as the ports are now (false after a flush).
+    synced: bool,
 }
 
 /// What the tier did, for `dump-fastpath` and metrics.
@@ -434,6 +436,13 @@ impl KernelTier {
     /// [`GROUP_GRACE`]. `None` if there is none such.
     fn group_for(&self, t: &mut Table, slots: &[u32]) -> Option<u32> {
         if let Some(g) = t.groups.iter().position(|g| g.slots == slots) {
+            if !t.groups[g].synced {
+                if let Err(e) = self.fp.set_group(g as u32, slots) {
+                    eprintln!("xdp: {e}");
+                    return None;
+                }
+                t.groups[g].synced = true;
+            }
             t.groups[g].unused_since = None;
             return Some(g as u32);
         }
@@ -472,6 +481,7 @@ impl KernelTier {
         t.groups[free] = Group {
             slots: slots.to_vec(),
             unused_since: None,
+            synced: true,
         };
         Some(free as u32)
     }
@@ -714,6 +724,11 @@ impl KernelTier {
         }
         // The new generation's entries cannot be hit before this point: there are none.
         self.harvest_versions(t, now, |g| g == old);
+        // New settings may have moved ports to other interfaces (a slot detached and
+        // taken again): each group is written again before its next use.
+        for g in &mut t.groups {
+            g.synced = false;
+        }
     }
 }
 

@@ -207,7 +207,8 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
             let ifindex = ports::InterfaceInfo::by_name(&a).unwrap().ifindex;
             attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
         }
-        let slot = |p: u32| attached[p as usize - 1].slot();
+        let slots: Vec<u32> = attached.iter().map(|a| a.slot()).collect();
+        let slot = |p: u32| slots[p as usize - 1];
         let cfg = DatapathConfig {
             ports: (1..=6).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
             ..DatapathConfig::default()
@@ -315,6 +316,27 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
         assert_eq!(out, FP_GROUP | groups[0]);
         assert_eq!(ports, sets[8]);
         assert_eq!(fp.group(groups[0]).unwrap(), group_slots(&sets[8]));
+
+        // Port 6 detached (its slot leaves every group) and attached again in the same
+        // slot: after the settings' publish, its group is written again when used.
+        let six = attached.pop().unwrap();
+        let (old_slot, ifindex) = (
+            six.slot(),
+            ports::InterfaceInfo::by_name("fg6").unwrap().ifindex,
+        );
+        drop(six);
+        assert!(!fp.group(groups[4]).unwrap().contains(&old_slot));
+        attached.push(
+            fp.attach("fg6", ifindex, 6, 1, AttachMode::Generic)
+                .unwrap(),
+        );
+        assert_eq!(attached[5].slot(), old_slot);
+        let cfg = dp.current().config().clone();
+        wr.set_config(cfg);
+        wr.publish();
+        tier.consider(&key(4));
+        assert_eq!(out_of(4).map(|o| o.0), Some(FP_GROUP | groups[4]));
+        assert_eq!(fp.group(groups[4]).unwrap(), group_slots(&sets[4]));
         drop(attached);
     });
 }
