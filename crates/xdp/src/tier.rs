@@ -46,7 +46,9 @@
 //!   space.
 //!
 //! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
-//! it was written with, and no two entries share a slot.
+//! it was written with, and no two entries share a slot. A live entry whose output is a
+//! broadcast group was written after that group's map was set to its port set, and the
+//! group keeps that set while any live entry points at it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
