@@ -8,6 +8,13 @@
 //! document; a request the switch cannot serve gets an `OFPT_ERROR` (an unknown type is
 //! `OFPBRC_BAD_EXP_TYPE`, bad JSON `OFPBRC_BAD_LEN`... each handler documents its own).
 //! Only OpenFlow 1.3 connections carry them (1.0 vendor messages are refused).
+//!
+//! A reply longer than one message can carry (65519 bytes of data) cannot be an
+//! `OFPT_EXPERIMENTER`: such a request gets `OFPBRC_MULTIPART_BUFFER_OVERFLOW`. The same
+//! requests can be made as an `OFPMP_EXPERIMENTER` multipart request (same id, type and
+//! data), whose reply is cut into as many multipart replies as it needs, all but the
+//! last flagged `OFPMPF_REPLY_MORE`; their data concatenated is the document.
+//! `peregrine ctl dump-fastpath` asks that way.
 
 use openflow::v13::Experimenter;
 use openflow::{v13, ErrorKind, OfpError};
@@ -82,16 +89,37 @@ impl Agent {
         e: &Experimenter,
         now: u64,
     ) -> Result<Vec<v13::Message>, OfpError> {
-        match e.exp_type {
-            exp_type::STATUS => Ok(reply(e, self.status_json())),
-            exp_type::TRACE => Ok(reply(e, self.trace_request(&e.data, now)?)),
-            exp_type::WORKERS => Ok(reply(e, self.workers_json())),
+        let data = self.extension_data(e.exp_type, &e.data, now)?;
+        if data.len() > MAX_DATA {
+            return Err(OfpError::new(
+                ErrorKind::BAD_REQUEST_MULTIPART_BUFFER_OVERFLOW,
+                format!(
+                    "the reply ({} bytes) does not fit one message: ask with an \
+                     OFPMP_EXPERIMENTER multipart request",
+                    data.len()
+                ),
+            ));
+        }
+        Ok(reply(e, data))
+    }
+
+    /// The reply document of peregrine request `exp_type` with request data `data`.
+    pub(super) fn extension_data(
+        &mut self,
+        exp_type: u32,
+        data: &[u8],
+        now: u64,
+    ) -> Result<Vec<u8>, OfpError> {
+        match exp_type {
+            exp_type::STATUS => Ok(self.status_json()),
+            exp_type::TRACE => self.trace_request(data, now),
+            exp_type::WORKERS => Ok(self.workers_json()),
             exp_type::FAST_PATH => {
                 let v = match &self.fast_path {
                     Some(f) => f.dump(),
                     None => serde_json::json!({ "enabled": false }),
                 };
-                Ok(reply(e, v.to_string().into_bytes()))
+                Ok(v.to_string().into_bytes())
             }
             t => Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_BAD_EXP_TYPE,
@@ -100,6 +128,9 @@ impl Agent {
         }
     }
 }
+
+/// The most data an `OFPT_EXPERIMENTER` message carries (65535 less its 16-byte head).
+const MAX_DATA: usize = u16::MAX as usize - 16;
 
 /// The reply to request `e` carrying `data`.
 fn reply(e: &Experimenter, data: Vec<u8>) -> Vec<v13::Message> {

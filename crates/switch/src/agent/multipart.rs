@@ -90,6 +90,15 @@ impl Agent {
                 ))
             }
             R::PortDesc => B::PortDesc(self.ports.desc()),
+            R::Experimenter {
+                experimenter: super::PEREGRINE_EXPERIMENTER,
+                exp_type,
+                data,
+            } => B::Experimenter {
+                experimenter: super::PEREGRINE_EXPERIMENTER,
+                exp_type: *exp_type,
+                data: self.extension_data(*exp_type, data, now)?,
+            },
             R::Experimenter { experimenter, .. } => {
                 return Err(OfpError::new(
                     ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER,

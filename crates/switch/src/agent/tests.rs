@@ -553,3 +553,92 @@ fn peregrine_requests_answer_with_json_and_unknown_types_are_refused() {
     assert_eq!(v["connections"][0]["version"], "OF1.3");
     assert_eq!(r.error_of(m, req(999)), ErrorKind::BAD_REQUEST_BAD_EXP_TYPE);
 }
+
+/// A fast tier whose dump is a document of `entries` entries (about 100 bytes each).
+struct BigTier {
+    entries: usize,
+}
+
+impl crate::fastpath::FastPathView for BigTier {
+    fn dump(&self) -> serde_json::Value {
+        let entries: Vec<serde_json::Value> = (0..self.entries)
+            .map(|i| serde_json::json!({"key": format!("in_port=1,tp_src={i}"), "packets": i}))
+            .collect();
+        serde_json::json!({"enabled": true, "entries": entries})
+    }
+    fn verdict(&self, _: &datapath::key::FlowKey) -> String {
+        String::new()
+    }
+    fn sync_counters(&self) {}
+}
+
+#[test]
+fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
+    let mut r = Rig::new();
+    r.agent.set_fast_path(Arc::new(BigTier { entries: 5000 }));
+    let m = r.connect(SessionKind::Management, OFP13_VERSION);
+    let ask = |body| {
+        v13::Message::MultipartRequest(openflow::v13::multipart::MultipartRequest {
+            flags: 0,
+            body,
+        })
+    };
+    // Too long for one OFPT_EXPERIMENTER: refused, saying how to ask.
+    let plain = v13::Message::Experimenter(v13::Experimenter {
+        experimenter: PEREGRINE_EXPERIMENTER,
+        exp_type: exp_type::FAST_PATH,
+        data: b"{}".to_vec(),
+    });
+    assert_eq!(
+        r.error_of(m, plain),
+        ErrorKind::BAD_REQUEST_MULTIPART_BUFFER_OVERFLOW
+    );
+
+    let xid = r.send13(
+        m,
+        ask(MultipartRequestBody::Experimenter {
+            experimenter: PEREGRINE_EXPERIMENTER,
+            exp_type: exp_type::FAST_PATH,
+            data: b"{}".to_vec(),
+        }),
+        0,
+    );
+    let got = r.read(m);
+    assert!(got.len() > 1, "{} messages", got.len());
+    let mut data = Vec::new();
+    for (i, f) in got.iter().enumerate() {
+        assert_eq!(f.xid, xid);
+        let Message::V13(v13::Message::MultipartReply(mp)) = &f.message else {
+            panic!("{f:?}")
+        };
+        let more = mp.flags & openflow::v13::multipart::OFPMPF_REPLY_MORE != 0;
+        assert_eq!(more, i + 1 < got.len(), "part {i}");
+        let MultipartReplyBody::Experimenter {
+            experimenter,
+            exp_type: t,
+            data: d,
+        } = &mp.body
+        else {
+            panic!("{:?}", mp.body)
+        };
+        assert_eq!(
+            (*experimenter, *t),
+            (PEREGRINE_EXPERIMENTER, exp_type::FAST_PATH)
+        );
+        data.extend_from_slice(d);
+    }
+    let v: serde_json::Value = serde_json::from_slice(&data).unwrap();
+    assert_eq!(v["entries"].as_array().unwrap().len(), 5000);
+    assert_eq!(v["entries"][4999]["packets"], 4999);
+
+    // Another experimenter's multipart request is still refused.
+    let other = ask(MultipartRequestBody::Experimenter {
+        experimenter: 0x1234,
+        exp_type: 1,
+        data: vec![],
+    });
+    assert_eq!(
+        r.error_of(m, other),
+        ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER
+    );
+}

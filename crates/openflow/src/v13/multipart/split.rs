@@ -2,9 +2,10 @@
 //!
 //! List bodies are cut between elements, greedily: each part holds as many elements as
 //! fit in `max_body` encoded bytes. An element that alone exceeds `max_body` gets a part
-//! of its own (elements are never cut). Bodies that are not lists (desc, aggregate,
-//! features, experimenter) and empty lists come back as a single part, so every reply
-//! yields at least one message.
+//! of its own (elements are never cut). An experimenter body is cut between bytes of its
+//! data, each part repeating the experimenter header, so concatenating the parts' data
+//! gives back the data. Other bodies that are not lists (desc, aggregate, features) and
+//! empty lists come back as a single part, so every reply yields at least one message.
 
 use super::{MultipartReply, MultipartReplyBody, MULTIPART_HEADER_LEN, OFPMPF_REPLY_MORE};
 use crate::header::HEADER_LEN;
@@ -12,6 +13,8 @@ use crate::v10::stats::chunk;
 
 /// The largest body (after the OpenFlow and multipart headers) one message can carry.
 pub const MAX_REPLY_BODY: usize = u16::MAX as usize - HEADER_LEN - MULTIPART_HEADER_LEN;
+/// `ofp_experimenter_multipart_header`: experimenter and exp_type.
+const EXPERIMENTER_HEADER_LEN: usize = 8;
 
 impl MultipartReplyBody {
     /// Splits a list body into parts whose bodies each encode to at most `max_body`
@@ -31,11 +34,30 @@ impl MultipartReplyBody {
             B::MeterConfig(v) => chunk(v, m, |x, w| x.encode(w), B::MeterConfig),
             B::TableFeatures(v) => chunk(v, m, |x, w| x.encode(w), B::TableFeatures),
             B::PortDesc(v) => chunk(v, m, |x, w| x.encode(w), B::PortDesc),
-            other @ (B::Desc(_)
-            | B::Aggregate(_)
-            | B::GroupFeatures(_)
-            | B::MeterFeatures(_)
-            | B::Experimenter { .. }) => vec![other],
+            B::Experimenter {
+                experimenter,
+                exp_type,
+                data,
+            } => {
+                let room = m.saturating_sub(EXPERIMENTER_HEADER_LEN).max(1);
+                if data.len() <= room {
+                    return vec![B::Experimenter {
+                        experimenter,
+                        exp_type,
+                        data,
+                    }];
+                }
+                data.chunks(room)
+                    .map(|c| B::Experimenter {
+                        experimenter,
+                        exp_type,
+                        data: c.to_vec(),
+                    })
+                    .collect()
+            }
+            other @ (B::Desc(_) | B::Aggregate(_) | B::GroupFeatures(_) | B::MeterFeatures(_)) => {
+                vec![other]
+            }
         }
     }
 }

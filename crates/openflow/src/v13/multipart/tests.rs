@@ -124,17 +124,33 @@ proptest! {
     fn split_of_every_kind_concatenates_to_input(body in arb_reply_body(), max in 50usize..400) {
         use MultipartReplyBody as B;
         let parts = body.clone().split(max);
-        let mut joined = Writer::new();
         for p in &parts {
             prop_assert_eq!(p.multipart_type(), body.multipart_type());
-            p.encode(&mut joined);
         }
-        let mut whole = Writer::new();
-        body.encode(&mut whole);
-        prop_assert_eq!(joined.buf, whole.buf);
+        if let B::Experimenter { experimenter, exp_type, data } = &body {
+            // Cut between data bytes; each part repeats the header and fits.
+            let mut joined = Vec::new();
+            for p in &parts {
+                let B::Experimenter { experimenter: e, exp_type: t, data: d } = p else {
+                    return Err(TestCaseError::fail("not an experimenter part"));
+                };
+                prop_assert_eq!((e, t), (experimenter, exp_type));
+                prop_assert!(parts.len() == 1 || 8 + d.len() <= max);
+                joined.extend_from_slice(d);
+            }
+            prop_assert_eq!(&joined, data);
+        } else {
+            let mut joined = Writer::new();
+            for p in &parts {
+                p.encode(&mut joined);
+            }
+            let mut whole = Writer::new();
+            body.encode(&mut whole);
+            prop_assert_eq!(joined.buf, whole.buf);
+        }
         if matches!(
             body,
-            B::Desc(_) | B::Aggregate(_) | B::GroupFeatures(_) | B::MeterFeatures(_) | B::Experimenter { .. }
+            B::Desc(_) | B::Aggregate(_) | B::GroupFeatures(_) | B::MeterFeatures(_)
         ) {
             prop_assert_eq!(parts, vec![body]);
         }
@@ -581,4 +597,32 @@ fn request_validate_reports_match_and_table_feature_errors() {
         tf.validate().unwrap_err().kind,
         ErrorKind::TABLE_FEATURES_FAILED_BAD_TABLE
     );
+}
+
+#[test]
+fn split_an_experimenter_body_into_messages_that_fit() {
+    let data: Vec<u8> = (0..200_000u32).map(|i| i as u8).collect();
+    let reply = MultipartReply {
+        flags: 0,
+        body: MultipartReplyBody::Experimenter {
+            experimenter: 0x00ab_cdef,
+            exp_type: 4,
+            data: data.clone(),
+        },
+    };
+    let parts = reply.split(MAX_REPLY_BODY);
+    assert_eq!(parts.len(), 4);
+    let mut joined = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        let more = p.flags & OFPMPF_REPLY_MORE != 0;
+        assert_eq!(more, i + 1 < parts.len(), "part {i}");
+        let mut w = Writer::new();
+        p.body.encode(&mut w);
+        assert!(w.buf.len() <= MAX_REPLY_BODY, "part {i}: {}", w.buf.len());
+        let MultipartReplyBody::Experimenter { data: d, .. } = &p.body else {
+            panic!("part {i}: {:?}", p.body.multipart_type())
+        };
+        joined.extend_from_slice(d);
+    }
+    assert_eq!(joined, data);
 }

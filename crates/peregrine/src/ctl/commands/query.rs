@@ -499,28 +499,42 @@ pub fn probe(ctx: &Ctx) -> Result<(), CtlError> {
 }
 
 /// `dump-fastpath`: the in-kernel fast tier's entries and counts (peregrine's own
-/// request, OpenFlow 1.3 only). Text: a heading with the tier's counts, then one line
-/// per entry, most hit first.
+/// request, OpenFlow 1.3 only), asked as an `OFPMP_EXPERIMENTER` multipart request so
+/// that a map of any size comes back (in as many parts as it needs). Text: a heading
+/// with the tier's counts, then one line per entry, most hit first.
 pub fn dump_fastpath(ctx: &Ctx) -> Result<(), CtlError> {
     use switch::agent::{exp_type, PEREGRINE_EXPERIMENTER};
     let mut c = ctx.open()?;
     need13(&c, "dump-fastpath")?;
-    let reply = c.transact(Message::V13(M13::Experimenter(
-        openflow::v13::Experimenter {
-            experimenter: PEREGRINE_EXPERIMENTER,
-            exp_type: exp_type::FAST_PATH,
-            data: b"{}".to_vec(),
-        },
-    )))?;
-    let data = match reply.message {
-        Message::V13(M13::Experimenter(e)) if e.experimenter == PEREGRINE_EXPERIMENTER => e.data,
-        other => {
-            return Err(CtlError::fatal(format!(
-                "{}: unexpected reply {other:?}",
-                ctx.switch
-            )))
+    let replies = c.dump(mp(Q13::Experimenter {
+        experimenter: PEREGRINE_EXPERIMENTER,
+        exp_type: exp_type::FAST_PATH,
+        data: b"{}".to_vec(),
+    }))?;
+    let mut data = Vec::new();
+    for r in replies {
+        match r.message {
+            Message::V13(M13::MultipartReply(m)) => match m.body {
+                R13::Experimenter {
+                    experimenter: PEREGRINE_EXPERIMENTER,
+                    data: part,
+                    ..
+                } => data.extend_from_slice(&part),
+                other => {
+                    return Err(CtlError::fatal(format!(
+                        "{}: unexpected reply {other:?}",
+                        ctx.switch
+                    )))
+                }
+            },
+            other => {
+                return Err(CtlError::fatal(format!(
+                    "{}: unexpected reply {other:?}",
+                    ctx.switch
+                )))
+            }
         }
-    };
+    }
     let v: Value = serde_json::from_slice(&data)
         .map_err(|e| CtlError::fatal(format!("{}: a reply that is not JSON: {e}", ctx.switch)))?;
     if ctx.json {
