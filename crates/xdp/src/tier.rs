@@ -342,7 +342,7 @@ impl KernelTier {
             Err(why) => refuse(&mut t, fk, version, why),
             Ok(Judged {
                 decision: d,
-                entry,
+                mut entry,
                 group,
                 mismatch,
             }) => {
@@ -358,7 +358,6 @@ impl KernelTier {
                     // again.
                     return;
                 }
-                let mut entry = entry;
                 if let Some(slots) = &group {
                     match self.group_for(&mut t, slots) {
                         Some(g) => entry.out = FP_GROUP | g,

@@ -514,19 +514,15 @@ pub fn dump_fastpath(ctx: &Ctx) -> Result<(), CtlError> {
     let mut data = Vec::new();
     for r in replies {
         match r.message {
-            Message::V13(M13::MultipartReply(m)) => match m.body {
-                R13::Experimenter {
-                    experimenter: PEREGRINE_EXPERIMENTER,
-                    data: part,
-                    ..
-                } => data.extend_from_slice(&part),
-                other => {
-                    return Err(CtlError::fatal(format!(
-                        "{}: unexpected reply {other:?}",
-                        ctx.switch
-                    )))
-                }
-            },
+            Message::V13(M13::MultipartReply(openflow::v13::multipart::MultipartReply {
+                body:
+                    R13::Experimenter {
+                        experimenter: PEREGRINE_EXPERIMENTER,
+                        data: part,
+                        ..
+                    },
+                ..
+            })) => data.extend_from_slice(&part),
             other => {
                 return Err(CtlError::fatal(format!(
                     "{}: unexpected reply {other:?}",
