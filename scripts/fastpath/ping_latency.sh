@@ -12,6 +12,7 @@
 # rounds of each device's round median divided by the bridge's in the same round.
 # ping runs on CPU 0; peregrine (worker and tier thread) on CPU 1; the kernel's forwarding
 # runs in the softirq of the sending CPU. Build first: cargo build --release -p peregrine.
+# PGARGS: more arguments for the peregrine devices' `peregrine run` (e.g. --fast-path-entries 1024).
 set -u
 PG=${PG:-target/release/peregrine}
 N=${N:-50}
@@ -53,7 +54,7 @@ start() {
       [ "$dev" = off ] && mode=off
       ip netns exec ${S}${i}s taskset -c 1 $PG run --port p1,backend=$backend \
         --port p2,backend=$backend --cpus 1 --fail-mode secure --mgmt none \
-        --fast-path $mode --flow "in_port=1,actions=output:2" \
+        --fast-path $mode ${PGARGS:-} --flow "in_port=1,actions=output:2" \
         --flow "in_port=2,actions=output:1" >"$TMP/$dev.log" 2>&1 &
       PIDS+=($!)
       ;;
