@@ -7,7 +7,7 @@
 //! "live", "packets", "bytes", "out_ports"}], "events": {"hit", "miss", "stale",
 //! "unparsed", "passed", "rewrite_failed"}, "tier": {"offers", "offers_lost",
 //! "installed", "refused", "mismatched", "evicted", "publishes", "revalidated",
-//! "flushes"}}`. `key` and `actions`
+//! "flushes", "group_scans"}}`. `key` and `actions`
 //! are in ovs-ofctl-like text; `out_ports` are the OpenFlow ports sent to (none for a drop);
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
 //! counter slot.
@@ -66,6 +66,7 @@ impl FastPathView for TierView {
                 "publishes": stats.publishes,
                 "revalidated": stats.revalidated,
                 "flushes": stats.flushes,
+                "group_scans": stats.group_scans,
             },
         })
     }

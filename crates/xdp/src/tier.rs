@@ -122,6 +122,13 @@ struct Table {
     generation: u64,
     /// The broadcast groups, by number.
     groups: Vec<Group>,
+    /// Entries removed or replaced so far, and generations ended: the events that can
+    /// leave a broadcast group unused.
+    removals: u64,
+    /// After a search found no free group: `removals` then, and when the first group
+    /// found unused will have been so for [`GROUP_GRACE`] (none: every group was used).
+    /// Until either changes another search would find none either.
+    group_search: Option<(u64, Option<Instant>)>,
     stats: TierStats,
 }
 
@@ -152,6 +159,8 @@ pub struct TierStats {
     /// Publishes that made every entry a miss (settings changed, or too many entries
     /// to check).
     pub flushes: u64,
+    /// Searches of every entry for a broadcast group no live entry uses.
+    pub group_scans: u64,
 }
 
 /// The in-kernel tier's user-space side (see the module comment).
@@ -239,6 +248,8 @@ impl KernelTier {
                 dp_version,
                 generation,
                 groups: vec![Group::default(); FP_GROUPS as usize],
+                removals: 0,
+                group_search: None,
                 stats: TierStats::default(),
             }),
             offers: tx,
@@ -434,7 +445,10 @@ impl KernelTier {
 
     /// The broadcast group holding exactly `slots` (sorted), set up if need be: the one
     /// that holds them already, else one never set, else one no live entry has used for
-    /// [`GROUP_GRACE`]. `None` if there is none such.
+    /// [`GROUP_GRACE`]. `None` if there is none such. Finding the unused ones walks every
+    /// entry, so after a search that found none the next walks only once an entry went
+    /// or a group found unused has been so for the grace: until then it could find none
+    /// either (entries added in between only use groups).
     fn group_for(&self, t: &mut Table, slots: &[u32]) -> Option<u32> {
         if let Some(g) = t.groups.iter().position(|g| g.slots == slots) {
             if !t.groups[g].synced {
@@ -451,6 +465,12 @@ impl KernelTier {
         let free = match t.groups.iter().position(|g| g.slots.is_empty()) {
             Some(g) => g,
             None => {
+                if let Some((removals, ready)) = t.group_search {
+                    if removals == t.removals && ready.is_none_or(|r| now < r) {
+                        return None;
+                    }
+                }
+                t.stats.group_scans += 1;
                 let mut used = vec![false; t.groups.len()];
                 for e in t.entries.values() {
                     let out = e.entry.out;
@@ -461,6 +481,7 @@ impl KernelTier {
                     }
                 }
                 let mut free = None;
+                let mut ready: Option<Instant> = None;
                 for (g, grp) in t.groups.iter_mut().enumerate() {
                     if used[g] {
                         grp.unused_since = None;
@@ -470,10 +491,17 @@ impl KernelTier {
                     if free.is_none() && now.duration_since(since) >= GROUP_GRACE {
                         free = Some(g);
                     }
+                    let at = since + GROUP_GRACE;
+                    ready = Some(ready.map_or(at, |r| r.min(at)));
                 }
-                free?
+                let Some(free) = free else {
+                    t.group_search = Some((t.removals, ready));
+                    return None;
+                };
+                free
             }
         };
+        t.group_search = None;
         if let Err(e) = self.fp.set_group(free as u32, slots) {
             eprintln!("xdp: {e}");
             t.groups[free] = Group::default();
@@ -517,7 +545,7 @@ impl KernelTier {
             Ok(()) => {
                 t.stats.installed += 1;
                 let hits = t.entries.get(&key).map_or(0, |e| e.hits);
-                t.entries.insert(
+                let replaced = t.entries.insert(
                     key,
                     Installed {
                         entry,
@@ -529,6 +557,9 @@ impl KernelTier {
                         flow_key,
                     },
                 );
+                if replaced.is_some() {
+                    t.removals += 1;
+                }
             }
             Err(e) => {
                 if !t.entries.contains_key(&key) {
@@ -561,6 +592,7 @@ impl KernelTier {
             match self.fp.remove(&k) {
                 Ok(_) => {
                     if let Some(e) = t.entries.remove(&k) {
+                        t.removals += 1;
                         t.free.push(e.entry.counter);
                         t.stats.evicted += 1;
                     }
@@ -688,6 +720,7 @@ impl Mirror for KernelTier {
                 match self.fp.remove(&k) {
                     Ok(_) => {
                         if let Some(e) = t.entries.remove(&k) {
+                            t.removals += 1;
                             t.free.push(e.entry.counter);
                             t.stats.revalidated += 1;
                         }
@@ -715,6 +748,7 @@ impl KernelTier {
     fn flush(&self, t: &mut Table, now: u64) {
         let old = t.generation;
         t.generation += 1;
+        t.removals += 1;
         t.stats.flushes += 1;
         if let Err(e) = self.fp.set_version(t.generation) {
             eprintln!("xdp: setting the fast path's generation: {e}; emptying its map");

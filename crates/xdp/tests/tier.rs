@@ -226,6 +226,7 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
             vec![3, 6],
             vec![4, 5],
             vec![3, 2],
+            vec![4, 6],
         ];
         let flow_match = |i: usize| {
             FlowMatch::ANY
@@ -287,9 +288,15 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
         distinct.dedup();
         assert_eq!(distinct.len(), 8);
 
-        // A ninth set finds every group in use: it stays in user space.
+        // A ninth set finds every group in use: it stays in user space. So does a tenth,
+        // without another search of the entries: none went since the last.
+        let scans = || tier.dump().1.group_scans;
         tier.consider(&key(8));
         assert_eq!(out_of(8), None);
+        assert_eq!(scans(), 1);
+        tier.consider(&key(10));
+        assert_eq!(out_of(10), None);
+        assert_eq!(scans(), 1, "nothing went: no new search");
 
         // The flood is broadcast and credited to every port it reaches.
         let (rc, _) = fp.test_run(&common::udp_frame(1000), 1, 0).unwrap();
@@ -307,12 +314,14 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
         assert_eq!(rc, XDP_PASS);
         tier.consider(&key(8));
         assert_eq!(out_of(8), None, "a group is not reused at once");
+        assert_eq!(scans(), 2, "an entry went: searched again");
         std::thread::sleep(xdp::tier::GROUP_GRACE + std::time::Duration::from_millis(50));
         // (The flow is judged again in the next version.)
         wr.insert_rule(0, output_rule(0x0200_0000_0009, 2)).unwrap();
         wr.publish();
         tier.consider(&key(8));
         let (out, ports) = out_of(8).expect("mirrored once a group is free");
+        assert_eq!(scans(), 3);
         assert_eq!(out, FP_GROUP | groups[0]);
         assert_eq!(ports, sets[8]);
         assert_eq!(fp.group(groups[0]).unwrap(), group_slots(&sets[8]));
