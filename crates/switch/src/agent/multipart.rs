@@ -37,7 +37,12 @@ impl Agent {
                 "multipart requests spread over several messages are not gathered".to_string(),
             ));
         }
-        self.sync_fast_path();
+        // Statistics include the kernel tier's hits so far. Peregrine's own requests read
+        // what they need themselves, as their OFPT_EXPERIMENTER form does (the fast-path
+        // dump harvests on its own).
+        if !matches!(req.body, R::Experimenter { .. }) {
+            self.sync_fast_path();
+        }
         let dp = self.flows.datapath().clone();
         let body = match &req.body {
             R::Desc => B::Desc(self.cfg.desc.clone()),

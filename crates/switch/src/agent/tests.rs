@@ -554,9 +554,11 @@ fn peregrine_requests_answer_with_json_and_unknown_types_are_refused() {
     assert_eq!(r.error_of(m, req(999)), ErrorKind::BAD_REQUEST_BAD_EXP_TYPE);
 }
 
-/// A fast tier whose dump is a document of `entries` entries (about 100 bytes each).
+/// A fast tier whose dump is a document of `entries` entries (about 100 bytes each); it
+/// counts the agent's requests to credit its hits.
 struct BigTier {
     entries: usize,
+    syncs: std::sync::atomic::AtomicUsize,
 }
 
 impl crate::fastpath::FastPathView for BigTier {
@@ -569,13 +571,20 @@ impl crate::fastpath::FastPathView for BigTier {
     fn verdict(&self, _: &datapath::key::FlowKey) -> String {
         String::new()
     }
-    fn sync_counters(&self) {}
+    fn sync_counters(&self) {
+        self.syncs
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 #[test]
 fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
     let mut r = Rig::new();
-    r.agent.set_fast_path(Arc::new(BigTier { entries: 5000 }));
+    let tier = Arc::new(BigTier {
+        entries: 5000,
+        syncs: Default::default(),
+    });
+    r.agent.set_fast_path(tier.clone());
     let m = r.connect(SessionKind::Management, OFP13_VERSION);
     let ask = |body| {
         v13::Message::MultipartRequest(openflow::v13::multipart::MultipartRequest {
@@ -630,6 +639,12 @@ fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
     let v: serde_json::Value = serde_json::from_slice(&data).unwrap();
     assert_eq!(v["entries"].as_array().unwrap().len(), 5000);
     assert_eq!(v["entries"][4999]["packets"], 4999);
+    // The dump credits the tier's hits itself; a statistics request has the agent do it.
+    let syncs = || tier.syncs.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(syncs(), 0);
+    r.send13(m, ask(MultipartRequestBody::Table), 0);
+    assert!(!r.read(m).is_empty());
+    assert_eq!(syncs(), 1);
 
     // Another experimenter's multipart request is still refused.
     let other = ask(MultipartRequestBody::Experimenter {
