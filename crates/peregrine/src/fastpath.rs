@@ -5,18 +5,23 @@
 //! The `FAST_PATH` reply (`ctl dump-fastpath --json` prints it as is):
 //! `{"enabled": true, "generation", "capacity", "entries": [{"key", "actions", "generation",
 //! "live", "packets", "bytes", "out_ports"}], "events": {"hit", "miss", "stale",
-//! "unparsed", "passed", "rewrite_failed"}, "tier": {"offers", "offers_lost",
+//! "unparsed", "passed", "rewrite_failed", "partial_csum"}, "tier": {"offers", "offers_lost",
 //! "installed", "refused", "mismatched", "evicted", "publishes", "revalidated",
-//! "flushes", "group_scans"}}`. `key` and `actions`
+//! "flushes", "group_scans", "withdrawn"}, "ports": [{"port", "name", "mode", "delivery",
+//! "why", "lost"}], "lost_counted": true or why not}`. `key` and `actions`
 //! are in ovs-ofctl-like text; `out_ports` are the OpenFlow ports sent to (none for a drop);
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
-//! counter slot.
+//! counter slot. Per port: its attach `mode` (`native`/`generic`); `delivery`
+//! (`delivered`, `dropped`, `unknown`): whether the kernel delivers frames forwarded to it
+//! from native ports, with `why` not; `lost`: frames the kernel dropped after the program
+//! sent them there (see `xdp::delivery`).
 
 use std::sync::Arc;
 
 use datapath::key::FlowKey;
-use serde_json::json;
+use serde_json::{json, Value};
 use switch::fastpath::FastPathView;
+use xdp::delivery::Delivery;
 use xdp::layout::event;
 use xdp::tier::KernelTier;
 
@@ -24,7 +29,7 @@ use xdp::tier::KernelTier;
 pub struct TierView(pub Arc<KernelTier>);
 
 impl FastPathView for TierView {
-    fn dump(&self) -> serde_json::Value {
+    fn dump(&self) -> Value {
         let (entries, stats) = self.0.dump();
         let fp = self.0.program();
         let ev = fp.events();
@@ -43,6 +48,29 @@ impl FastPathView for TierView {
                 })
             })
             .collect();
+        let lost = fp.lost();
+        let ports: Vec<Value> = fp
+            .ports()
+            .iter()
+            .map(|p| {
+                let n = lost
+                    .as_ref()
+                    .ok()
+                    .and_then(|l| l.iter().find(|(q, _)| *q == p.of_port).map(|(_, n)| *n));
+                json!({
+                    "port": p.of_port,
+                    "name": p.name,
+                    "mode": if p.native { "native" } else { "generic" },
+                    "delivery": match p.delivery {
+                        Delivery::Delivered => "delivered",
+                        Delivery::Dropped => "dropped",
+                        Delivery::Unknown => "unknown",
+                    },
+                    "why": p.why_not(),
+                    "lost": n,
+                })
+            })
+            .collect();
         json!({
             "enabled": true,
             "generation": fp.version().ok(),
@@ -55,6 +83,7 @@ impl FastPathView for TierView {
                 "unparsed": at(event::UNPARSED),
                 "passed": at(event::PASSED),
                 "rewrite_failed": at(event::REWRITE_FAILED),
+                "partial_csum": at(event::PARTIAL_CSUM),
             },
             "tier": {
                 "offers": stats.offers,
@@ -67,6 +96,12 @@ impl FastPathView for TierView {
                 "revalidated": stats.revalidated,
                 "flushes": stats.flushes,
                 "group_scans": stats.group_scans,
+                "withdrawn": stats.withdrawn,
+            },
+            "ports": ports,
+            "lost_counted": match lost {
+                Ok(_) => Value::Bool(true),
+                Err(why) => Value::String(why),
             },
         })
     }

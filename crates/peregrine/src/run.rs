@@ -25,6 +25,8 @@ use switch::conn::SwitchFacts;
 use switch::ports::{BackendStats, PortSpec, PortTable};
 use switch::shell::{Input, Shell, Target};
 
+use ports::xdp_features::FeatureWatch;
+use xdp::delivery::{Delivery, PortUse};
 use xdp::program::FastPath;
 use xdp::tier::KernelTier;
 
@@ -71,6 +73,8 @@ pub struct Switch {
     metrics: Option<SocketAddr>,
     /// The in-kernel fast tier, if it runs.
     tier: Option<Arc<KernelTier>>,
+    /// Tells the tier when the kernel starts or stops delivering to a port.
+    _delivery_watch: Option<FeatureWatch>,
 }
 
 /// Packet-out traffic to the workers, once they run.
@@ -146,9 +150,6 @@ impl Switch {
             });
             handles.push(port.handles);
         }
-        if fast.is_some() {
-            veth_note(&opened);
-        }
         // Slots in opening order (LOCAL, if any, comes last, as its number sorts last).
         let dcfg = DatapathConfig {
             ports: opened.iter().map(|p| PortInfo::new(p.no, p.slot)).collect(),
@@ -160,6 +161,8 @@ impl Switch {
             .iter()
             .map(|p| {
                 let counters = p.counters.clone();
+                let fp = fast.clone();
+                let no = p.no;
                 PortSpec {
                     no: p.no,
                     slot: p.slot,
@@ -175,6 +178,11 @@ impl Switch {
                             b.tx_dropped += s.tx_dropped;
                             b.rx_errors += s.rx_errors;
                             b.tx_errors += s.tx_errors;
+                        }
+                        // What the kernel dropped after the fast path sent it here.
+                        if let Some(Ok(lost)) = fp.as_ref().map(|f| f.lost()) {
+                            let n = lost.iter().find(|(q, _)| *q == no).map_or(0, |(_, n)| *n);
+                            b.tx_dropped += n;
                         }
                         b
                     })),
@@ -228,6 +236,7 @@ impl Switch {
             t.start(cfg.cpus.first().copied())
                 .context("starting the fast path's thread")?;
         }
+        let delivery_watch = tier.as_ref().and_then(watch_delivery);
         let dp = Arc::new(dp);
         let macs = MacTable::new(MacTableConfig {
             aging_ns: cfg.mac_aging_s.saturating_mul(SECOND_NS),
@@ -312,6 +321,7 @@ impl Switch {
             started,
             metrics,
             tier,
+            _delivery_watch: delivery_watch,
         })
     }
 
@@ -380,6 +390,7 @@ impl Switch {
         if let Some(rt) = self.runtime.take() {
             rt.stop();
         }
+        self._delivery_watch.take();
         if let Some(t) = self.tier.take() {
             t.stop();
         }
@@ -448,26 +459,62 @@ fn load_fast_path(cfg: &RunConfig) -> Option<Arc<FastPath>> {
     }
 }
 
-/// Says once which fast-path ports are veths: the kernel delivers the frames the XDP
-/// program redirects into a veth only when NAPI runs on its peer (GRO on there, or an
-/// XDP program attached there); otherwise it drops them, unseen by any counter.
-fn veth_note(opened: &[SwitchPort]) {
-    let veths: Vec<&str> = opened
-        .iter()
-        .filter(|p| {
-            // Generic (SKB) mode redirects through the veth's ordinary transmit path.
-            matches!(p.backend, BackendName::Afxdp | BackendName::AfxdpNative)
-                && ports::info::driver(&p.name).as_deref() == Some("veth")
-        })
-        .map(|p| p.name.as_str())
-        .collect();
-    if !veths.is_empty() {
-        eprintln!(
-            "peregrine: fast path: frames forwarded in the kernel into veth port(s) {} \
-             arrive only if the peer end runs NAPI: `ethtool -K PEER gro on` (or an XDP \
-             program on the peer); else run with --fast-path off",
-            veths.join(", ")
-        );
+/// Says for each fast-path port what the kernel does with frames forwarded to it, then
+/// watches for changes: where the kernel stops delivering to a port (a veth's peer
+/// turned GRO off, say), the tier takes out the entries that send there and says so;
+/// where it starts, the flows kept in user space for it are mirrored again. Without
+/// the kernel's announcements (before Linux 6.3) the ports keep their state from start.
+fn watch_delivery(tier: &Arc<KernelTier>) -> Option<FeatureWatch> {
+    let fp = tier.program().clone();
+    let t = tier.clone();
+    let watch = match FeatureWatch::start(move |ifindex| {
+        if let Some((port, _)) = t.program().refresh(ifindex) {
+            eprintln!("peregrine: {}", delivery_line(&port, &t.program().ports()));
+            t.delivery_changed(&port);
+        }
+    }) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!(
+                "peregrine: fast path: cannot watch the ports' XDP features ({e}); a change \
+                 at a port's far end after start is not noticed"
+            );
+            None
+        }
+    };
+    // A change between attaching and watching: the watch may have missed it.
+    for p in fp.ports() {
+        if let Some((port, _)) = fp.refresh(p.ifindex) {
+            tier.delivery_changed(&port);
+        }
+    }
+    let all = fp.ports();
+    for p in &all {
+        eprintln!("peregrine: {}", delivery_line(p, &all));
+    }
+    watch
+}
+
+/// What happens to frames the fast path forwards to `port`, given every port `all`.
+fn delivery_line(port: &PortUse, all: &[PortUse]) -> String {
+    let mode = if port.native { "native" } else { "generic" };
+    let head = format!(
+        "fast path: port {} ({}, {mode} XDP)",
+        label(port.of_port),
+        port.name
+    );
+    let from_native = all.iter().any(|q| q.native && q.of_port != port.of_port);
+    match port.why_not() {
+        Some(why) if from_native => {
+            let fix = if port.veth && port.delivery == Delivery::Dropped {
+                "; `ethtool -K PEER gro on` at its peer lets the kernel serve them (noticed \
+                 at once)"
+            } else {
+                ""
+            };
+            format!("{head}: flows from native-XDP ports into it stay in user space: {why}{fix}")
+        }
+        _ => format!("{head}: the kernel forwards flows into it"),
     }
 }
 

@@ -72,6 +72,7 @@ pub mod memory;
 pub mod pcap;
 mod sys;
 pub mod tap;
+pub mod xdp_features;
 
 use std::fmt;
 use std::path::PathBuf;

@@ -36,22 +36,22 @@ pub struct LinkEvent {
     pub removed: bool,
 }
 
-const NLMSG_HDRLEN: usize = 16;
+pub(crate) const NLMSG_HDRLEN: usize = 16;
 const IFINFOMSG_LEN: usize = 16;
 const RTA_HDRLEN: usize = 4;
 const IFLA_IFNAME: u16 = 3;
 /// Attribute type bits (the top two are the nested / byte-order flags).
 const NLA_TYPE_MASK: u16 = 0x3fff;
 
-fn align4(n: usize) -> usize {
+pub(crate) fn align4(n: usize) -> usize {
     n.saturating_add(3) & !3
 }
 
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+pub(crate) fn u16_at(b: &[u8], at: usize) -> Option<u16> {
     Some(u16::from_ne_bytes(b.get(at..at + 2)?.try_into().ok()?))
 }
 
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+pub(crate) fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_ne_bytes(b.get(at..at + 4)?.try_into().ok()?))
 }
 
@@ -107,7 +107,7 @@ fn parse_link(removed: bool, payload: &[u8]) -> Option<LinkEvent> {
 /// A running link monitor. See the module comment.
 pub struct LinkMonitor {
     /// Written to wake the thread for stopping.
-    wake: OwnedFd,
+    wake: Wake,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -141,11 +141,7 @@ impl LinkMonitor {
             )
         })
         .map_err(err("bind(RTMGRP_LINK)"))?;
-        // SAFETY: eventfd(2) takes integers; a non-negative result is a new descriptor.
-        let wake = sys::cvt(unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) })
-            .map_err(err("eventfd"))?;
-        // SAFETY: `wake` is the fresh descriptor returned above.
-        let wake = unsafe { OwnedFd::from_raw_fd(wake) };
+        let wake = Wake::new().map_err(err("eventfd"))?;
         let wake_thread = wake.try_clone().map_err(err("dup(eventfd)"))?;
         let thread = std::thread::Builder::new()
             .name("link-monitor".into())
@@ -173,11 +169,7 @@ impl LinkMonitor {
 
     fn shutdown(&mut self) {
         if let Some(thread) = self.thread.take() {
-            let one: u64 = 1;
-            // SAFETY: writes 8 bytes from a live u64 to our eventfd.
-            unsafe {
-                libc::write(self.wake.as_raw_fd(), (&one as *const u64).cast(), 8);
-            }
+            self.wake.wake();
             let _ = thread.join();
         }
     }
@@ -189,10 +181,47 @@ impl Drop for LinkMonitor {
     }
 }
 
-/// The monitor thread: poll the socket and the wake fd, parse, deliver.
-fn run<F: FnMut(LinkEvent)>(sock: OwnedFd, wake: OwnedFd, mut on_event: F) {
-    let mut buf = vec![0u8; 64 << 10];
+/// The monitor thread: parse every datagram, deliver its events.
+fn run<F: FnMut(LinkEvent)>(sock: OwnedFd, wake: Wake, mut on_event: F) {
     let mut events = Vec::new();
+    pump(&sock, &wake, |buf| {
+        events.clear();
+        parse_link_messages(buf, &mut events);
+        for ev in events.drain(..) {
+            on_event(ev);
+        }
+    });
+}
+
+/// A thread's wake-up: an eventfd that [`wake`](Wake::wake) makes readable.
+pub(crate) struct Wake(OwnedFd);
+
+impl Wake {
+    pub(crate) fn new() -> std::io::Result<Wake> {
+        // SAFETY: eventfd(2) takes integers; a non-negative result is a new descriptor.
+        let fd = sys::cvt(unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) })?;
+        // SAFETY: `fd` is the fresh descriptor returned above, owned by nothing else.
+        Ok(Wake(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    pub(crate) fn try_clone(&self) -> std::io::Result<Wake> {
+        self.0.try_clone().map(Wake)
+    }
+
+    pub(crate) fn wake(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a live u64 to our eventfd.
+        unsafe {
+            libc::write(self.0.as_raw_fd(), (&one as *const u64).cast(), 8);
+        }
+    }
+}
+
+/// Reads netlink datagrams from `sock` until `wake` is woken or the socket fails,
+/// handing each to `on_datagram`. A receive buffer overrun (ENOBUFS: the kernel dropped
+/// notifications) is skipped.
+pub(crate) fn pump(sock: &OwnedFd, wake: &Wake, mut on_datagram: impl FnMut(&[u8])) {
+    let mut buf = vec![0u8; 64 << 10];
     loop {
         let mut fds = [
             libc::pollfd {
@@ -201,7 +230,7 @@ fn run<F: FnMut(LinkEvent)>(sock: OwnedFd, wake: OwnedFd, mut on_event: F) {
                 revents: 0,
             },
             libc::pollfd {
-                fd: wake.as_raw_fd(),
+                fd: wake.0.as_raw_fd(),
                 events: libc::POLLIN,
                 revents: 0,
             },
@@ -237,11 +266,7 @@ fn run<F: FnMut(LinkEvent)>(sock: OwnedFd, wake: OwnedFd, mut on_event: F) {
             if n == 0 {
                 break;
             }
-            events.clear();
-            parse_link_messages(&buf[..(n as usize).min(buf.len())], &mut events);
-            for ev in events.drain(..) {
-                on_event(ev);
-            }
+            on_datagram(&buf[..(n as usize).min(buf.len())]);
         }
     }
 }

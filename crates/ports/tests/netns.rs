@@ -332,3 +332,64 @@ fn afpacket_across_link_down_and_up() {
     let per = recv_all(&mut port, 50, Duration::from_secs(3));
     assert_eq!(seqs(&per.concat()), (0..50).collect::<Vec<_>>());
 }
+
+/// Whether `a` (in `ns_a`) takes XDP redirects now, per the kernel.
+fn redirect_target(v: &common::Veth) -> Option<bool> {
+    v.ns_a.run(|| {
+        let ifindex = ports::InterfaceInfo::by_name(&v.a).unwrap().ifindex;
+        ports::xdp_features::query(ifindex)
+            .expect("query xdp features")
+            .map(|f| f.redirect_target())
+    })
+}
+
+/// A veth end takes XDP redirects only while its peer runs NAPI: not with the peer's
+/// GRO off (as `ip link add` makes it), yes once GRO is on there; and the watch
+/// announces each change. On kernels without the netdev family there is nothing to see.
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn veth_redirect_target_follows_the_peers_gro_and_is_announced() {
+    let v = veth(1);
+    if redirect_target(&v).is_none() {
+        eprintln!("this kernel announces no XDP features (before 6.3): nothing to check");
+        return;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let watch = v
+        .ns_a
+        .run(|| {
+            ports::xdp_features::FeatureWatch::start(move |i| {
+                let _ = tx.send(i);
+            })
+        })
+        .expect("watch")
+        .expect("the family exists");
+    let ifindex = v
+        .ns_a
+        .run(|| ports::InterfaceInfo::by_name(&v.a))
+        .unwrap()
+        .ifindex;
+    assert_eq!(redirect_target(&v), Some(false), "peer GRO off");
+    let out = std::process::Command::new("ip")
+        .args([
+            "netns", "exec", &v.ns_b.0, "ethtool", "-K", &v.b, "gro", "on",
+        ])
+        .output()
+        .expect("ethtool");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let mut announced = false;
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        if rx.recv_timeout(left) == Ok(ifindex) {
+            announced = true;
+            break;
+        }
+    }
+    assert!(announced, "no notification for ifindex {ifindex}");
+    assert_eq!(redirect_target(&v), Some(true), "peer GRO on");
+    watch.stop();
+}

@@ -15,6 +15,8 @@
 //     options within the IP length), UDP, ICMP or any other protocol but SCTP; or any
 //     other ethertype >= 0x0600 except IPv6, ARP, MPLS and PBB (L2 fields only).
 //     Anything else is "unparsed" (event UNPARSED) and goes to user space.
+//     A parsed TCP/UDP frame whose checksum its sender left to the device (see
+//     PARSE_PARTIAL_CSUM) goes to user space (event PARTIAL_CSUM).
 //  3. `flows[key]`: none -> MISS; an entry of another generation than `state.version` ->
 //     STALE; both go to user space.
 //  4. A hit applies the entry's rewrites in a fixed order (IPv4 src, dst, TOS, TTL,
@@ -31,6 +33,15 @@
 //     FLOOD, ALL, or a list of ports).
 //  5. To user space: the XSKMAP entry `port.xsk_base + queue`; a queue without a socket
 //     passes the frame to the kernel stack.
+//
+// Two tracepoint programs count what the kernel drops after the program let a frame go
+// (`lost[slot]`, per port slot of the interface the frame was sent to): devmap
+// transmit drops (xdp:xdp_devmap_xmit: the driver took fewer frames than it was given,
+// e.g. a veth whose peer runs no NAPI, or a full ring) and redirects that failed
+// (xdp:xdp_redirect_err, e.g. an interface that takes no XDP frames), in both cases only
+// for frames that came in on one of the switch's ports and were bound for another.
+// User space reads their record fields at the offsets below after checking them
+// against the tracepoints' format files.
 //
 // Invariants: the structs below mirror crates/xdp/src/layout.rs byte for byte (checked
 // by _Static_assert here and size tests there); numbers in them are host order, MACs
@@ -169,7 +180,8 @@ _Static_assert(sizeof(struct fp_counter) == 16, "fp_counter mirrors layout::FpCo
 #define EV_UNPARSED 3
 #define EV_PASSED 4
 #define EV_REWRITE_FAILED 5
-#define EV_COUNT 6
+#define EV_PARTIAL_CSUM 6
+#define EV_COUNT 7
 
 // ---- Maps (max_entries are set by the loader, src/program.rs) ----
 
@@ -253,6 +265,14 @@ struct {
 	__uint(max_entries, EV_COUNT);
 } events SEC(".maps");
 
+// Frames the kernel dropped after the program sent them to a port, per port slot.
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 64);
+} lost SEC(".maps");
+
 // ---- Helpers ----
 
 static __always_inline void count(__u32 ev)
@@ -328,6 +348,26 @@ struct hdrs {
 #define ETH_P_PBB 0x88e7
 
 // Step 2: 0 when the frame is parsed into `k`, -1 when it is not.
+// What parse() returns for a TCP or UDP frame whose checksum field holds only the
+// pseudo-header's sum: its sender left the checksum to the device (transmit checksum
+// offload), and the frame as bytes no longer says so. User space finishes such sums
+// (crates/datapath/src/rewrite/offload.rs) before the frame goes on; a correct checksum
+// equals this sum with chance 1/65536 and takes the same way.
+#define PARSE_PARTIAL_CSUM 1
+
+// The folded one's-complement sum of the IPv4 pseudo-header of an L4 segment of `len`
+// bytes (what an offloading sender leaves in the checksum field).
+static __always_inline __u16 pseudo_sum(const __u8 *ip, __u32 len)
+{
+	__u32 s = (__u32)ld16(ip + 12) + ld16(ip + 14) + ld16(ip + 16) + ld16(ip + 18) +
+		  ip[9] + len;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+// Fills `k` and `h` from the frame: 0 when the program may serve it, PARSE_PARTIAL_CSUM
+// for a frame user space must finish first, -1 for a frame it does not parse.
 static __always_inline int parse(struct xdp_md *ctx, struct fp_key *k, struct hdrs *h)
 {
 	__u8 *data = (__u8 *)(long)ctx->data;
@@ -390,6 +430,8 @@ static __always_inline int parse(struct xdp_md *ctx, struct fp_key *k, struct hd
 		k->tp_src = ld16(t);
 		k->tp_dst = ld16(t + 2);
 		k->tcp_flags = ld16(t + 12) & 0x0fff;
+		if (ld16(t + 16) == pseudo_sum(ip, total - ihl))
+			return PARSE_PARTIAL_CSUM;
 		break;
 	}
 	case 17:
@@ -397,6 +439,8 @@ static __always_inline int parse(struct xdp_md *ctx, struct fp_key *k, struct hd
 			return -1;
 		k->tp_src = ld16(t);
 		k->tp_dst = ld16(t + 2);
+		if (ld16(t + 6) == pseudo_sum(ip, total - ihl))
+			return PARSE_PARTIAL_CSUM;
 		break;
 	case 1:
 		if (l4 + 4 > ip_end || t + 4 > end)
@@ -632,7 +676,12 @@ int fastpath(struct xdp_md *ctx)
 	struct hdrs h = {0, 0, 0};
 	__builtin_memset(&key, 0, sizeof(key));
 	key.in_port = port->of_port;
-	if (parse(ctx, &key, &h)) {
+	int parsed = parse(ctx, &key, &h);
+	if (parsed == PARSE_PARTIAL_CSUM) {
+		count(EV_PARTIAL_CSUM);
+		return to_user(port, queue);
+	}
+	if (parsed) {
 		count(EV_UNPARSED);
 		return to_user(port, queue);
 	}
@@ -675,6 +724,65 @@ int fastpath(struct xdp_md *ctx)
 	if (out & FP_GROUP)
 		return to_group(out & ~FP_GROUP);
 	return bpf_redirect_map(&tx_ports, out, 0);
+}
+
+// ---- Drops after the program (tracepoints) ----
+
+// XSKMAP entries per port: `fp_port.xsk_base` is the port's slot times this
+// (crates/xdp/src/program.rs, QUEUES_PER_PORT).
+#define QUEUES_PER_PORT 64
+
+// The records of the two tracepoints (their format files, after the 8 bytes of common
+// fields).
+struct devmap_xmit_args {
+	__u64 common;
+	int from_ifindex;
+	__u32 act;
+	int to_ifindex;
+	int drops;
+	int sent;
+	int err;
+};
+
+struct redirect_err_args {
+	__u64 common;
+	int prog_id;
+	__u32 act;
+	int ifindex;
+	int err;
+	int to_ifindex;
+	__u32 map_id;
+	int map_index;
+};
+
+// Adds `n` to the lost count of the port on `to_ifindex` if the frames came in on one of
+// the switch's ports (`from_ifindex`) and were bound for another.
+static __always_inline void count_lost(int from_ifindex, int to_ifindex, int n)
+{
+	__u32 from = from_ifindex, to = to_ifindex;
+	if (n <= 0 || !bpf_map_lookup_elem(&ports, &from))
+		return;
+	const struct fp_port *dst = bpf_map_lookup_elem(&ports, &to);
+	if (!dst)
+		return;
+	__u32 slot = dst->xsk_base / QUEUES_PER_PORT;
+	__u64 *c = bpf_map_lookup_elem(&lost, &slot);
+	if (c)
+		*c += n;
+}
+
+SEC("tracepoint/xdp/xdp_devmap_xmit")
+int fastpath_xmit_drops(struct devmap_xmit_args *ctx)
+{
+	count_lost(ctx->from_ifindex, ctx->to_ifindex, ctx->drops);
+	return 0;
+}
+
+SEC("tracepoint/xdp/xdp_redirect_err")
+int fastpath_redirect_err(struct redirect_err_args *ctx)
+{
+	count_lost(ctx->ifindex, ctx->to_ifindex, 1);
+	return 0;
 }
 
 // No GPL-only helpers are used.

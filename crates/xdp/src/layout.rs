@@ -141,6 +141,9 @@ pub mod event {
     pub const PASSED: u32 = 4;
     /// Hits whose rewrite could not be applied (frame too short for it): sent to user space.
     pub const REWRITE_FAILED: u32 = 5;
+    /// TCP/UDP frames whose checksum the sender left to the device (transmit checksum
+    /// offload): sent to user space, which finishes it.
+    pub const PARTIAL_CSUM: u32 = 6;
     /// Number of event kinds.
-    pub const COUNT: u32 = 6;
+    pub const COUNT: u32 = 7;
 }

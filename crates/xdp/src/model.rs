@@ -45,7 +45,8 @@ fn be32(b: &[u8], at: usize) -> Option<u32> {
 }
 
 /// The key the program builds for `frame` arriving on OpenFlow port `of_port`, or
-/// `None` when the program sends the frame to user space unparsed.
+/// `None` when the program sends the frame to user space before any lookup (a frame it
+/// does not parse, or a TCP/UDP frame whose checksum the sender left unfinished).
 pub fn parse(frame: &[u8], of_port: u32) -> Option<FpKey> {
     parse_hdrs(frame, of_port).map(|(k, _)| k)
 }
@@ -124,10 +125,16 @@ fn parse_hdrs(frame: &[u8], of_port: u32) -> Option<(FpKey, Hdrs)> {
             k.tp_src = be16(t, 0)?;
             k.tp_dst = be16(t, 2)?;
             k.tcp_flags = be16(t, 12)? & 0x0fff;
+            if be16(t, 16)? == pseudo_sum(ip, total - ihl) {
+                return None;
+            }
         }
         UDP => {
             k.tp_src = be16(t, 0)?;
             k.tp_dst = be16(t, 2)?;
+            if be16(t, 6)? == pseudo_sum(ip, total - ihl) {
+                return None;
+            }
         }
         _ => {
             k.tp_src = u16::from(t[0]);
@@ -136,6 +143,14 @@ fn parse_hdrs(frame: &[u8], of_port: u32) -> Option<(FpKey, Hdrs)> {
     }
     h.l4 = Some(l4);
     Some((k, h))
+}
+
+/// The folded sum of the IPv4 pseudo-header of an L4 segment of `len` bytes: what a
+/// sender that leaves the checksum to the device puts in the field (the program sends
+/// such frames to user space: event PARTIAL_CSUM).
+fn pseudo_sum(ip: &[u8], len: usize) -> u16 {
+    let w = |at: usize| u64::from(u16::from_be_bytes([ip[at], ip[at + 1]]));
+    fold(w(12) + w(14) + w(16) + w(18) + u64::from(ip[9]) + len as u64)
 }
 
 /// Folds a sum of 16-bit words to 16 bits (end-around carry).

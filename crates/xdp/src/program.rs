@@ -29,6 +29,7 @@ use aya::{Ebpf, EbpfLoader};
 use ports::afxdp::AttachMode;
 use ports::error::{errno_in_chain as errno_of, error_chain as chain};
 
+use crate::delivery::{self, PortUse};
 use crate::layout::{event, FpCounter, FpEntry, FpKey, FpPort, FpState, FP_GROUPS};
 
 /// The compiled program (an ELF object for the bpf target).
@@ -69,20 +70,22 @@ pub enum FastPathError {
 
 /// The loaded program with its maps; `Send + Sync`, cheap to share.
 pub struct FastPath {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
 }
 
-struct Shared {
+pub(crate) struct Shared {
     inner: Mutex<Inner>,
     counters: CounterMap,
     capacity: u32,
     max_ports: u32,
 }
 
-struct Inner {
-    ebpf: Ebpf,
-    /// Per port slot: the (of_port, ifindex) using it.
-    slots: Vec<Option<(u32, u32)>>,
+pub(crate) struct Inner {
+    pub(crate) ebpf: Ebpf,
+    /// Per port slot: the port using it.
+    pub(crate) slots: Vec<Option<PortUse>>,
+    /// Whether the kernel's drops after the program are counted, or why not.
+    pub(crate) lost_counting: Result<(), String>,
 }
 
 /// The read-only mapping of the `counters` map.
@@ -143,6 +146,7 @@ impl FastPath {
             .map_max_entries("counters", elements as u32)
             .map_max_entries("ports", max_ports)
             .map_max_entries("tx_ports", max_ports)
+            .map_max_entries("lost", max_ports)
             .map_max_entries("xsks", max_ports.saturating_mul(QUEUES_PER_PORT));
         for g in &groups {
             loader.map_max_entries(g, max_ports);
@@ -173,11 +177,13 @@ impl FastPath {
         .map_err(|e| fail("writing the fast-path state", &e))?;
 
         let counters = map_counters(&ebpf, elements, cpus)?;
+        let lost_counting = delivery::attach_lost_counters(&mut ebpf);
         Ok(FastPath {
             shared: Arc::new(Shared {
                 inner: Mutex::new(Inner {
                     ebpf,
                     slots: vec![None; max_ports as usize],
+                    lost_counting,
                 }),
                 counters,
                 capacity,
@@ -241,7 +247,9 @@ impl FastPath {
                             chain(why)
                         );
                     }
-                    inner.slots[slot as usize] = Some((of_port, ifindex));
+                    delivery::reset_lost(&mut inner.ebpf, slot);
+                    inner.slots[slot as usize] =
+                        Some(PortUse::new(of_port, name, ifindex, attached));
                     return Ok(Attached {
                         shared: self.shared.clone(),
                         slot,
@@ -266,7 +274,7 @@ impl FastPath {
         inner
             .slots
             .iter()
-            .position(|s| matches!(s, Some((p, _)) if *p == of_port))
+            .position(|s| s.as_ref().is_some_and(|s| s.of_port == of_port))
             .map(|s| s as u32)
     }
 
@@ -278,7 +286,7 @@ impl FastPath {
         let targets: Vec<(u32, u32)> = slots
             .iter()
             .map(|&s| match inner.slots.get(s as usize) {
-                Some(Some((_, ifindex))) => Ok((s, *ifindex)),
+                Some(Some(p)) => Ok((s, p.ifindex)),
                 _ => Err(FastPathError::Failed {
                     step: STEP,
                     detail: format!("port slot {s} is not attached"),
@@ -565,7 +573,7 @@ impl Drop for Attached {
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic while holding the lock leaves the maps as consistent as the kernel
         // keeps them; go on.
         self.inner.lock().unwrap_or_else(|p| p.into_inner())

@@ -61,6 +61,7 @@ use datapath::key::FlowKey;
 use datapath::mirror::{Changes, Credit, Decision, KernelCounters, Mirror};
 use datapath::pipeline::Datapath;
 
+use crate::delivery::PortUse;
 use crate::layout::*;
 use crate::model;
 use crate::program::{FastPath, FastPathError};
@@ -161,6 +162,8 @@ pub struct TierStats {
     pub flushes: u64,
     /// Searches of every entry for a broadcast group no live entry uses.
     pub group_scans: u64,
+    /// Entries taken out because the kernel stopped delivering to one of their ports.
+    pub withdrawn: u64,
 }
 
 /// The in-kernel tier's user-space side (see the module comment).
@@ -382,6 +385,15 @@ impl KernelTier {
                     }
                 }
                 let out_ports = d.output.map(|o| o.0).unwrap_or_default();
+                // Again under the table's lock: a port the kernel stopped delivering to
+                // since the judgement either shows here or has its entries taken out
+                // after this one is written (`delivery_changed` takes the lock too).
+                if let Some(why) = out_ports
+                    .iter()
+                    .find_map(|p| self.fp.delivers(d.in_port, *p).err())
+                {
+                    return refuse(&mut t, fk, d.version, why);
+                }
                 self.install(&mut t, fk, entry, d.credit, out_ports, *key);
             }
         }
@@ -410,6 +422,9 @@ impl KernelTier {
                         })
                     })
                     .collect::<Result<Vec<u32>, String>>()?;
+                for p in ports {
+                    self.fp.delivers(d.in_port, *p)?;
+                }
                 match slots.as_slice() {
                     [one] => (*one, None, Some(frame.as_slice())),
                     _ if ports.contains(&d.in_port) => {
@@ -743,6 +758,44 @@ impl Mirror for KernelTier {
 }
 
 impl KernelTier {
+    /// The kernel's delivery to `port` changed ([`crate::delivery`]). If it no longer
+    /// delivers there, every entry that sends to the port is taken out at once, so the
+    /// flows' next packets go to user space, which delivers; either way the flows
+    /// refused before are judged again.
+    pub fn delivery_changed(&self, port: &PortUse) {
+        let now = self.now_ns();
+        let mut t = self.lock();
+        if port.why_not().is_some() {
+            self.harvest_locked(&mut t, now);
+            let gone: Vec<FpKey> = t
+                .entries
+                .iter()
+                .filter(|(_, e)| e.out_ports.contains(&port.of_port))
+                .map(|(k, _)| *k)
+                .collect();
+            for k in gone {
+                match self.fp.remove(&k) {
+                    Ok(_) => {
+                        if let Some(e) = t.entries.remove(&k) {
+                            t.removals += 1;
+                            t.free.push(e.entry.counter);
+                            t.stats.withdrawn += 1;
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!(
+                            "xdp: removing a fast-path entry to port {}: {e}",
+                            port.of_port
+                        );
+                        self.flush(&mut t, now);
+                        break;
+                    }
+                }
+            }
+        }
+        t.refused.clear();
+    }
+
     /// Makes every entry a miss at once (a new generation), after crediting what they
     /// were hit. If the program cannot be told, every entry is removed instead.
     fn flush(&self, t: &mut Table, now: u64) {

@@ -9,7 +9,7 @@
 
 /// Folds a wide one's-complement sum to 16 bits with end-around carry.
 #[inline]
-fn fold(mut acc: u64) -> u16 {
+pub(crate) fn fold(mut acc: u64) -> u16 {
     while acc >> 16 != 0 {
         acc = (acc & 0xffff) + (acc >> 16);
     }

@@ -29,12 +29,15 @@
 //! but earlier actions of the same list can still change the packet.
 
 mod checksum;
+mod offload;
 mod set_field;
 mod tags;
 mod ttl;
 
 #[cfg(test)]
 mod tests;
+
+pub use offload::finish_offloaded_checksum;
 
 use crate::action::Action;
 use crate::key::{Field, FlowKey};

@@ -297,6 +297,10 @@ impl XskSocket {
                     Some(bytes) => {
                         let mut p = pool.pop().unwrap_or_default();
                         p.refill(bytes);
+                        // The frame as bytes has lost the kernel's note that its sender
+                        // left the checksum to the device: finish it here, as the device
+                        // would have.
+                        datapath::rewrite::finish_offloaded_checksum(p.data_mut());
                         rx.push(p);
                         count.frames += 1;
                         count.bytes += u64::from(desc.len);

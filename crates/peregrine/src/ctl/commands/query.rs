@@ -550,9 +550,9 @@ fn fastpath_text(v: &Value) -> String {
     let tier = &v["tier"];
     let mut s = format!(
         "fast path: xdp, generation {}, {} of {} entries\n \
-         kernel: hit={} miss={} stale={} unparsed={} passed={} rewrite_failed={}\n \
+         kernel: hit={} miss={} stale={} unparsed={} passed={} rewrite_failed={} partial_csum={}\n \
          mirror: installed={} refused={} mismatched={} evicted={} revalidated={} flushes={} \
-         offers={} offers_lost={}\n",
+         offers={} offers_lost={} withdrawn={}\n",
         n(&v["generation"]),
         entries.len(),
         n(&v["capacity"]),
@@ -562,6 +562,7 @@ fn fastpath_text(v: &Value) -> String {
         n(&ev["unparsed"]),
         n(&ev["passed"]),
         n(&ev["rewrite_failed"]),
+        n(&ev["partial_csum"]),
         n(&tier["installed"]),
         n(&tier["refused"]),
         n(&tier["mismatched"]),
@@ -570,7 +571,26 @@ fn fastpath_text(v: &Value) -> String {
         n(&tier["flushes"]),
         n(&tier["offers"]),
         n(&tier["offers_lost"]),
+        n(&tier["withdrawn"]),
     );
+    for p in v["ports"].as_array().into_iter().flatten() {
+        let lost = match (&p["lost"], &v["lost_counted"]) {
+            (Value::Number(l), _) => l.to_string(),
+            (_, Value::String(why)) => format!("not counted ({why})"),
+            _ => "not counted".to_string(),
+        };
+        s.push_str(&format!(
+            " port {} ({}): {} XDP, kernel delivers here from native ports: {}, lost={}\n",
+            n(&p["port"]),
+            p["name"].as_str().unwrap_or(""),
+            p["mode"].as_str().unwrap_or(""),
+            match p["why"].as_str() {
+                None => "yes".to_string(),
+                Some(why) => format!("no ({why})"),
+            },
+            lost,
+        ));
+    }
     for e in &entries {
         s.push_str(&format!(
             " packets={}, bytes={}, generation={}{}, {} actions={}\n",

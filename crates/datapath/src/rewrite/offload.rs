@@ -1,0 +1,238 @@
+//! Finishing the TCP/UDP checksum of a frame whose sender left it to the hardware.
+//!
+//! A host with transmit checksum offload on (a veth's default) hands its interface
+//! TCP and UDP segments whose checksum field holds only the sum of the pseudo-header:
+//! the rest is for the device to add (the kernel's `CHECKSUM_PARTIAL`). A switch port
+//! that takes the frame as bytes (AF_XDP) no longer has the kernel's note that the sum
+//! is unfinished, and a frame forwarded so arrives with a checksum the receiver rejects.
+//!
+//! [`finish_offloaded_checksum`] recognises such a frame by that field (it equals the
+//! pseudo-header's folded sum, which a correct checksum does with chance 1/65536, and
+//! then the frame is checked and left as it is) and writes the checksum the device
+//! would have: over IPv4 or IPv6 without extension headers, behind at most two VLAN
+//! tags, for unfragmented TCP and UDP (a UDP checksum of zero over IPv4 means none).
+
+use super::checksum::{fold, sum};
+
+/// The offset of the TCP/UDP checksum, the L4 segment's range, and the pseudo-header's
+/// one's-complement sum, if `frame` is an unfragmented IPv4/IPv6 TCP or UDP frame whose
+/// headers are all there.
+fn l4_of(frame: &[u8]) -> Option<(usize, std::ops::Range<usize>, u16)> {
+    let mut l3 = 14;
+    let mut ety = u16::from_be_bytes([*frame.get(12)?, *frame.get(13)?]);
+    for _ in 0..2 {
+        if ety != 0x8100 && ety != 0x88a8 {
+            break;
+        }
+        ety = u16::from_be_bytes([*frame.get(l3 + 2)?, *frame.get(l3 + 3)?]);
+        l3 += 4;
+    }
+    let (proto, l4, end, addrs) = match ety {
+        0x0800 => {
+            let ip = frame.get(l3..l3 + 20)?;
+            let ihl = usize::from(ip[0] & 0x0f) * 4;
+            let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
+            let frag = u16::from_be_bytes([ip[6], ip[7]]) & 0x3fff;
+            if ip[0] >> 4 != 4 || ihl < 20 || frag != 0 || total < ihl {
+                return None;
+            }
+            (ip[9], l3 + ihl, l3 + total, l3 + 12..l3 + 20)
+        }
+        0x86dd => {
+            let ip = frame.get(l3..l3 + 40)?;
+            let payload = usize::from(u16::from_be_bytes([ip[4], ip[5]]));
+            (ip[6], l3 + 40, l3 + 40 + payload, l3 + 8..l3 + 40)
+        }
+        _ => return None,
+    };
+    let at = match proto {
+        6 => l4 + 16,
+        17 => l4 + 6,
+        _ => return None,
+    };
+    if end > frame.len() || at + 2 > end {
+        return None;
+    }
+    let len = u32::try_from(end - l4).ok()?;
+    let mut pseudo = u64::from(sum(frame.get(addrs)?));
+    pseudo += u64::from(proto) + u64::from(len >> 16) + u64::from(len & 0xffff);
+    Some((at, l4..end, fold(pseudo)))
+}
+
+/// Writes the TCP/UDP checksum of `frame` if its sender left it unfinished (see the
+/// module comment); true if it did.
+pub fn finish_offloaded_checksum(frame: &mut [u8]) -> bool {
+    let Some((at, seg, pseudo)) = l4_of(frame) else {
+        return false;
+    };
+    let field = u16::from_be_bytes([frame[at], frame[at + 1]]);
+    let udp = at == seg.start + 6;
+    // The pseudo-header sum is never 0 (the protocol number is in it), but both forms
+    // of one's-complement zero are the same sum.
+    if field != pseudo && !(pseudo == 0xffff && field == 0) {
+        return false;
+    }
+    if udp && field == 0 && frame.get(12..14) != Some(&[0x86, 0xdd]) {
+        return false;
+    }
+    // With the pseudo-header's sum in the field, the segment's sum is the full sum.
+    let total = sum(&frame[seg]);
+    if total == 0xffff {
+        // Already a correct checksum that happens to equal the pseudo-header sum.
+        return false;
+    }
+    let mut check = !total;
+    if udp && check == 0 {
+        check = 0xffff;
+    }
+    frame[at..at + 2].copy_from_slice(&check.to_be_bytes());
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An Ethernet/IPv4/`proto` frame with `payload`, its L4 checksum correct.
+    fn v4(proto: u8, payload: &[u8], tags: usize) -> Vec<u8> {
+        let mut f = vec![0u8; 12];
+        f[0] = 2;
+        f[6] = 4;
+        for _ in 0..tags {
+            f.extend_from_slice(&[0x81, 0x00, 0x00, 0x05]);
+        }
+        f.extend_from_slice(&[0x08, 0x00]);
+        let l4len = if proto == 6 { 20 } else { 8 } + payload.len();
+        let total = (20 + l4len) as u16;
+        let ip = [
+            0x45,
+            0,
+            (total >> 8) as u8,
+            total as u8,
+            0,
+            1,
+            0x40,
+            0,
+            64,
+            proto,
+            0,
+            0,
+            10,
+            0,
+            0,
+            1,
+            10,
+            0,
+            0,
+            2,
+        ];
+        f.extend_from_slice(&ip);
+        if proto == 6 {
+            let mut th = [0u8; 20];
+            th[0..4].copy_from_slice(&[0x30, 0x39, 0x00, 0x50]);
+            th[12] = 0x50;
+            th[13] = 0x18;
+            f.extend_from_slice(&th);
+        } else {
+            let l = l4len as u16;
+            f.extend_from_slice(&[0x30, 0x39, 0x00, 0x35, (l >> 8) as u8, l as u8, 0, 0]);
+        }
+        f.extend_from_slice(payload);
+        let (at, seg, pseudo) = l4_of(&f).unwrap();
+        let full = fold(u64::from(pseudo) + u64::from(sum(&f[seg])));
+        f[at..at + 2].copy_from_slice(&(!full).to_be_bytes());
+        f
+    }
+
+    /// `f` as checksum offload leaves it: the pseudo-header sum in the field.
+    fn partial(mut f: Vec<u8>) -> Vec<u8> {
+        let (at, _, pseudo) = l4_of(&f).unwrap();
+        f[at..at + 2].copy_from_slice(&pseudo.to_be_bytes());
+        f
+    }
+
+    #[test]
+    fn partial_tcp_and_udp_are_finished_to_the_correct_checksum() {
+        for (proto, tags) in [(6, 0), (17, 0), (6, 1), (17, 2)] {
+            for len in [0usize, 1, 7, 100, 1001] {
+                let payload: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+                let good = v4(proto, &payload, tags);
+                let mut f = partial(good.clone());
+                assert_ne!(f, good);
+                assert!(finish_offloaded_checksum(&mut f), "proto {proto} len {len}");
+                assert_eq!(f, good, "proto {proto} tags {tags} len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn finished_frames_and_others_are_left_alone() {
+        let mut good = v4(6, b"hello", 0);
+        let copy = good.clone();
+        assert!(!finish_offloaded_checksum(&mut good));
+        assert_eq!(good, copy);
+        // A fragment, ICMP, ARP, and truncated frames.
+        let mut frag = partial(v4(17, b"abc", 0));
+        frag[14 + 6] |= 0x20;
+        assert!(!finish_offloaded_checksum(&mut frag));
+        let mut icmp = v4(6, b"x", 0);
+        icmp[14 + 9] = 1;
+        assert!(!finish_offloaded_checksum(&mut icmp));
+        let mut arp = partial(v4(6, b"x", 0));
+        arp[12..14].copy_from_slice(&[0x08, 0x06]);
+        assert!(!finish_offloaded_checksum(&mut arp));
+        let whole = partial(v4(6, b"0123456789", 0));
+        for cut in 0..whole.len() {
+            let mut f = whole[..cut].to_vec();
+            assert!(!finish_offloaded_checksum(&mut f), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn ipv6_udp_partial_is_finished() {
+        let mut f = vec![0u8; 12];
+        f.extend_from_slice(&[0x86, 0xdd]);
+        let payload = b"ipv6 payload";
+        let l4len = 8 + payload.len();
+        let mut ip = [0u8; 40];
+        ip[0] = 0x60;
+        ip[4..6].copy_from_slice(&(l4len as u16).to_be_bytes());
+        ip[6] = 17;
+        ip[7] = 64;
+        ip[8] = 0xfe;
+        ip[23] = 1;
+        ip[24] = 0xfe;
+        ip[39] = 2;
+        f.extend_from_slice(&ip);
+        f.extend_from_slice(&[0x12, 0x34, 0x00, 0x35, 0, l4len as u8, 0, 0]);
+        f.extend_from_slice(payload);
+        let (at, seg, pseudo) = l4_of(&f).unwrap();
+        let full = fold(u64::from(pseudo) + u64::from(sum(&f[seg.clone()])));
+        let mut good = f.clone();
+        good[at..at + 2].copy_from_slice(&(!full).to_be_bytes());
+        f[at..at + 2].copy_from_slice(&pseudo.to_be_bytes());
+        assert!(finish_offloaded_checksum(&mut f));
+        assert_eq!(f, good);
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        let mut x = 0x2545f4914f6cdd1du64;
+        for len in 0..300 {
+            let mut bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            if len > 14 {
+                bytes[12] = 0x08;
+                bytes[13] = 0x00;
+                bytes[14] = 0x45;
+            }
+            let _ = finish_offloaded_checksum(&mut bytes);
+        }
+    }
+}
