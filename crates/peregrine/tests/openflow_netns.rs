@@ -466,6 +466,21 @@ fn peregrine_ctl_drives_the_switch_through_its_management_socket() {
     let (ok, _, err) = ctl(&["add-flow", &mgmt, "actions=group:7"]);
     assert!(!ok, "refused");
     assert!(err.contains("OFPBAC_BAD_OUT_GROUP"), "{err}");
+    // A set-field whose prerequisite the match lacks is refused by the switch (ovs-ofctl
+    // would refuse it before sending); with the prerequisite it installs.
+    let (ok, _, err) = ctl(&[
+        "add-flow",
+        &mgmt,
+        "ip,actions=set_field:80->tcp_dst,output:1",
+    ]);
+    assert!(!ok, "refused");
+    assert!(err.contains("OFPBAC_MATCH_INCONSISTENT"), "{err}");
+    let (ok, _, err) = ctl(&[
+        "add-flow",
+        &mgmt,
+        "tcp,actions=set_field:80->tcp_dst,output:1",
+    ]);
+    assert!(ok, "{err}");
     let (ok, _, _) = ctl(&["mod-port", &mgmt, "2", "down"]);
     assert!(ok);
     assert!(!ping(&topo, &h[0], &h[1].ip, 1), "port 2 is down");

@@ -27,6 +27,8 @@ pub(crate) mod strategy;
 mod tests;
 mod validate;
 
+pub use validate::Facts;
+
 use crate::error::{ErrorKind, OfpError};
 use crate::oxm::OxmField;
 use crate::wire::{Reader, Writer};

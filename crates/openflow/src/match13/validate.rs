@@ -64,7 +64,7 @@ pub(super) fn validate(m: &Match) -> Result<(), OfpError> {
         check_wildcards(x, f)?;
         check_value(x)?;
     }
-    let c = Context::of(m);
+    let c = Facts::of(m);
     m.fields.iter().try_for_each(|x| check_prereq(&c, x))
 }
 
@@ -139,24 +139,30 @@ fn check_value(x: &Oxm) -> Result<(), OfpError> {
     }
 }
 
-/// What the rest of the match pins down, for prerequisite checks.
-struct Context {
-    in_port: bool,
-    vlan_tagged: bool,
-    eth_type: Option<u16>,
-    ip_proto: Option<u8>,
-    icmpv6_type: Option<u8>,
+/// What a match pins down about the packets it admits, as far as OpenFlow 1.3
+/// prerequisites (1.3.5 §7.2.3.7, table 12) care: whether the ingress port is given,
+/// whether an outer VLAN tag is present, the ethertype, the IP protocol and the ICMPv6
+/// type. [`Match::validate`] checks each match field against the whole match's facts
+/// (`OFPBMC_BAD_PREREQ`); the switch agent checks each set-field against the facts of
+/// the flow's match as the actions before it leave them (`OFPBAC_MATCH_INCONSISTENT`),
+/// with [`Facts::unmet`] for both, so there is one prerequisite table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Facts {
+    pub in_port: bool,
+    pub vlan_tagged: bool,
+    pub eth_type: Option<u16>,
+    pub ip_proto: Option<u8>,
+    pub icmpv6_type: Option<u8>,
 }
 
-impl Context {
-    fn of(m: &Match) -> Context {
-        let mut c = Context {
-            in_port: false,
-            vlan_tagged: false,
-            eth_type: None,
-            ip_proto: None,
-            icmpv6_type: None,
-        };
+impl Facts {
+    /// The facts of match `m` (for a field given twice, the last; a match that
+    /// validates has none twice). `ETH_TYPE`, `IP_PROTO` and `ICMPV6_TYPE` cannot be
+    /// masked, so a present one is exact; `VLAN_VID` says "tagged" when its value is
+    /// nonzero, masked or not (0x1000/0x1000 "any tagged" included): once bits outside
+    /// the mask are zero, a nonzero value cannot match the untagged value 0.
+    pub fn of(m: &Match) -> Facts {
+        let mut c = Facts::default();
         for x in &m.fields {
             match *x {
                 Oxm::InPort(_) => c.in_port = true,
@@ -181,71 +187,85 @@ impl Context {
     fn proto_is(&self, p: u8) -> bool {
         self.ip_proto == Some(p)
     }
+
+    /// `None` if these facts meet field `f`'s prerequisites; otherwise what `f` needs,
+    /// in words ("ip_proto 6 with eth_type 0x0800 or 0x86dd").
+    pub fn unmet(&self, f: OxmField) -> Option<&'static str> {
+        use OxmField as F;
+        let c = self;
+        let (ok, need) = match f {
+            F::InPhyPort => (c.in_port, "in_port"),
+            F::VlanPcp => (c.vlan_tagged, "vlan_vid other than OFPVID_NONE"),
+            F::IpDscp | F::IpEcn | F::IpProto => (c.ip(), "eth_type 0x0800 or 0x86dd"),
+            F::Ipv4Src | F::Ipv4Dst => (c.eth_is(&[ETH_IPV4]), "eth_type 0x0800"),
+            F::TcpSrc | F::TcpDst => (
+                c.ip() && c.proto_is(PROTO_TCP),
+                "ip_proto 6 with eth_type 0x0800 or 0x86dd",
+            ),
+            F::UdpSrc | F::UdpDst => (
+                c.ip() && c.proto_is(PROTO_UDP),
+                "ip_proto 17 with eth_type 0x0800 or 0x86dd",
+            ),
+            F::SctpSrc | F::SctpDst => (
+                c.ip() && c.proto_is(PROTO_SCTP),
+                "ip_proto 132 with eth_type 0x0800 or 0x86dd",
+            ),
+            F::Icmpv4Type | F::Icmpv4Code => (
+                c.eth_is(&[ETH_IPV4]) && c.proto_is(PROTO_ICMP),
+                "ip_proto 1 with eth_type 0x0800",
+            ),
+            F::ArpOp | F::ArpSpa | F::ArpTpa | F::ArpSha | F::ArpTha => {
+                (c.eth_is(&[ETH_ARP]), "eth_type 0x0806")
+            }
+            F::Ipv6Src | F::Ipv6Dst | F::Ipv6Flabel | F::Ipv6Exthdr => {
+                (c.eth_is(&[ETH_IPV6]), "eth_type 0x86dd")
+            }
+            F::Icmpv6Type | F::Icmpv6Code => (
+                c.eth_is(&[ETH_IPV6]) && c.proto_is(PROTO_ICMPV6),
+                "ip_proto 58 with eth_type 0x86dd",
+            ),
+            F::Ipv6NdTarget => (
+                c.eth_is(&[ETH_IPV6])
+                    && c.proto_is(PROTO_ICMPV6)
+                    && matches!(c.icmpv6_type, Some(ND_SOLICIT | ND_ADVERT)),
+                "icmpv6_type 135 or 136 (with ip_proto 58, eth_type 0x86dd)",
+            ),
+            F::Ipv6NdSll => (
+                c.eth_is(&[ETH_IPV6])
+                    && c.proto_is(PROTO_ICMPV6)
+                    && c.icmpv6_type == Some(ND_SOLICIT),
+                "icmpv6_type 135 (with ip_proto 58, eth_type 0x86dd)",
+            ),
+            F::Ipv6NdTll => (
+                c.eth_is(&[ETH_IPV6])
+                    && c.proto_is(PROTO_ICMPV6)
+                    && c.icmpv6_type == Some(ND_ADVERT),
+                "icmpv6_type 136 (with ip_proto 58, eth_type 0x86dd)",
+            ),
+            F::MplsLabel | F::MplsTc | F::MplsBos => (
+                c.eth_is(&[ETH_MPLS, ETH_MPLS_MC]),
+                "eth_type 0x8847 or 0x8848",
+            ),
+            F::PbbIsid => (c.eth_is(&[ETH_PBB]), "eth_type 0x88e7"),
+            F::InPort
+            | F::Metadata
+            | F::EthDst
+            | F::EthSrc
+            | F::EthType
+            | F::VlanVid
+            | F::TunnelId => (true, ""),
+        };
+        (!ok).then_some(need)
+    }
 }
 
-fn check_prereq(c: &Context, x: &Oxm) -> Result<(), OfpError> {
-    use OxmField as F;
+fn check_prereq(c: &Facts, x: &Oxm) -> Result<(), OfpError> {
     let Some(f) = x.field() else { return Ok(()) };
-    let (ok, need) = match f {
-        F::InPhyPort => (c.in_port, "in_port"),
-        F::VlanPcp => (c.vlan_tagged, "vlan_vid other than OFPVID_NONE"),
-        F::IpDscp | F::IpEcn | F::IpProto => (c.ip(), "eth_type 0x0800 or 0x86dd"),
-        F::Ipv4Src | F::Ipv4Dst => (c.eth_is(&[ETH_IPV4]), "eth_type 0x0800"),
-        F::TcpSrc | F::TcpDst => (
-            c.ip() && c.proto_is(PROTO_TCP),
-            "ip_proto 6 with eth_type 0x0800 or 0x86dd",
-        ),
-        F::UdpSrc | F::UdpDst => (
-            c.ip() && c.proto_is(PROTO_UDP),
-            "ip_proto 17 with eth_type 0x0800 or 0x86dd",
-        ),
-        F::SctpSrc | F::SctpDst => (
-            c.ip() && c.proto_is(PROTO_SCTP),
-            "ip_proto 132 with eth_type 0x0800 or 0x86dd",
-        ),
-        F::Icmpv4Type | F::Icmpv4Code => (
-            c.eth_is(&[ETH_IPV4]) && c.proto_is(PROTO_ICMP),
-            "ip_proto 1 with eth_type 0x0800",
-        ),
-        F::ArpOp | F::ArpSpa | F::ArpTpa | F::ArpSha | F::ArpTha => {
-            (c.eth_is(&[ETH_ARP]), "eth_type 0x0806")
-        }
-        F::Ipv6Src | F::Ipv6Dst | F::Ipv6Flabel | F::Ipv6Exthdr => {
-            (c.eth_is(&[ETH_IPV6]), "eth_type 0x86dd")
-        }
-        F::Icmpv6Type | F::Icmpv6Code => (
-            c.eth_is(&[ETH_IPV6]) && c.proto_is(PROTO_ICMPV6),
-            "ip_proto 58 with eth_type 0x86dd",
-        ),
-        F::Ipv6NdTarget => (
-            c.eth_is(&[ETH_IPV6])
-                && c.proto_is(PROTO_ICMPV6)
-                && matches!(c.icmpv6_type, Some(ND_SOLICIT | ND_ADVERT)),
-            "icmpv6_type 135 or 136 (with ip_proto 58, eth_type 0x86dd)",
-        ),
-        F::Ipv6NdSll => (
-            c.eth_is(&[ETH_IPV6]) && c.proto_is(PROTO_ICMPV6) && c.icmpv6_type == Some(ND_SOLICIT),
-            "icmpv6_type 135 (with ip_proto 58, eth_type 0x86dd)",
-        ),
-        F::Ipv6NdTll => (
-            c.eth_is(&[ETH_IPV6]) && c.proto_is(PROTO_ICMPV6) && c.icmpv6_type == Some(ND_ADVERT),
-            "icmpv6_type 136 (with ip_proto 58, eth_type 0x86dd)",
-        ),
-        F::MplsLabel | F::MplsTc | F::MplsBos => (
-            c.eth_is(&[ETH_MPLS, ETH_MPLS_MC]),
-            "eth_type 0x8847 or 0x8848",
-        ),
-        F::PbbIsid => (c.eth_is(&[ETH_PBB]), "eth_type 0x88e7"),
-        F::InPort | F::Metadata | F::EthDst | F::EthSrc | F::EthType | F::VlanVid | F::TunnelId => {
-            (true, "")
-        }
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(err(
+    match c.unmet(f) {
+        None => Ok(()),
+        Some(need) => Err(err(
             ErrorKind::BAD_MATCH_BAD_PREREQ,
             format!("{} requires {need}", f.name()),
-        ))
+        )),
     }
 }

@@ -239,6 +239,7 @@ impl Agent {
     /// Applies a flow-mod that does not come from a connection (startup flows).
     pub fn flow_mod(&mut self, fm: &FlowMod, now: u64) -> Result<(), OfpError> {
         self.check_refs(&fm.instructions)?;
+        self.check_group_prereqs(fm)?;
         let removed = self.flows.handle_flow_mod(fm, now)?;
         self.dirty = true;
         self.broadcast_flow_removed(removed);

@@ -17,6 +17,7 @@ use openflow::{v10, v13, ErrorKind, OfpError};
 use super::extension::PEREGRINE_EXPERIMENTER;
 use super::{compat10, session::Session, Agent, Out, SessionId};
 use crate::translate::actions_to_datapath;
+use crate::translate::prereq;
 
 impl Agent {
     /// Refuses instructions that name a group or meter the switch lacks.
@@ -47,6 +48,57 @@ impl Agent {
                         format!("group {g} does not exist"),
                     ));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses an add or modify that sends packets to a group with a bucket whose
+    /// set-field's prerequisites the flow's match, with the actions before the group,
+    /// does not meet (`OFPBAC_MATCH_INCONSISTENT`; see [`prereq`]). The flow's own
+    /// action lists are checked with the rest of its translation, and a match that does
+    /// not validate is left to it (its own error comes first).
+    pub(super) fn check_group_prereqs(&self, fm: &FlowMod) -> Result<(), OfpError> {
+        use v13::flow_mod::FlowModCommand as C;
+        let installs = matches!(fm.command, C::Add | C::Modify | C::ModifyStrict);
+        if !installs || !sends_to_group(&fm.instructions) || fm.match_.validate().is_err() {
+            return Ok(());
+        }
+        let lookup = |g: u32| self.groups.buckets(g);
+        match prereq::check_instructions(&fm.match_, &fm.instructions, &lookup) {
+            Err(e) if e.in_group => Err(e.error),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a group modify whose new buckets would not meet their set-fields'
+    /// prerequisites for some flow that sends packets to the group, directly or through
+    /// other groups (`OFPBAC_MATCH_INCONSISTENT`): the flows that lead to a group are
+    /// what its buckets are checked against. An added group has no such flow yet.
+    fn check_modified_group(&self, gm: &v13::group_mod::GroupMod) -> Result<(), OfpError> {
+        if gm.command != v13::group_mod::GroupModCommand::Modify
+            || !self.groups.contains(gm.group_id)
+        {
+            return Ok(());
+        }
+        let lookup = |g: u32| {
+            if g == gm.group_id {
+                Some(gm.buckets.as_slice())
+            } else {
+                self.groups.buckets(g)
+            }
+        };
+        for (table, _, e) in self.flows.flows().iter() {
+            if !sends_to_group(&e.instructions) {
+                continue;
+            }
+            if let Err(x) = prereq::check_instructions(&e.match_, &e.instructions, &lookup) {
+                let mut error = x.error;
+                error.detail = format!(
+                    "group {} would not suit the flow in table {table} at priority {}: {}",
+                    gm.group_id, e.priority, error.detail
+                );
+                return Err(error);
             }
         }
         Ok(())
@@ -128,7 +180,10 @@ impl Agent {
     /// through the tables as a packet-out to `OFPP_TABLE` would.
     fn flow_mod_request(&mut self, fm: &FlowMod, now: u64) -> Vec<Out> {
         self.counters.flow_mods += 1;
-        if let Err(e) = self.check_refs(&fm.instructions) {
+        if let Err(e) = self
+            .check_refs(&fm.instructions)
+            .and_then(|()| self.check_group_prereqs(fm))
+        {
             return vec![Out::Err(e)];
         }
         match self.flows.handle_flow_mod(fm, now) {
@@ -158,6 +213,7 @@ impl Agent {
     }
 
     fn group_mod(&mut self, gm: &v13::group_mod::GroupMod, now: u64) -> Result<(), OfpError> {
+        self.check_modified_group(gm)?;
         let ch = self.groups.apply(gm, self.flows.writer(), now)?;
         self.dirty = true;
         for g in ch.deleted {
@@ -360,4 +416,14 @@ fn msg_name(m: &v13::Message) -> String {
         .next()
         .unwrap_or("message")
         .to_string()
+}
+
+/// Whether an instruction set holds a group action.
+fn sends_to_group(insts: &[Instruction]) -> bool {
+    insts.iter().any(|i| match i {
+        Instruction::ApplyActions(a) | Instruction::WriteActions(a) => {
+            a.iter().any(|a| matches!(a, Action::Group(_)))
+        }
+        _ => false,
+    })
 }

@@ -657,3 +657,71 @@ fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
         ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER
     );
 }
+
+#[test]
+fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
+    use openflow::text::parse_group_mod;
+    use openflow::v13::group_mod::GroupModCommand;
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    let inconsistent = ErrorKind::BAD_ACTION_MATCH_INCONSISTENT;
+    for s in [
+        "ip,actions=set_field:80->tcp_dst,output:1",
+        "actions=set_field:80->tcp_dst,output:1",
+        "ip,actions=write_actions(set_field:80->tcp_dst,output:1)",
+        "arp,actions=set_field:10.0.0.1->ip_src,output:1",
+        "actions=set_field:3->vlan_pcp,output:1",
+    ] {
+        let fm = flow_mod(s, FlowModCommand::Add);
+        assert_eq!(
+            r.error_of(c, v13::Message::FlowMod(fm)),
+            inconsistent,
+            "{s}"
+        );
+    }
+    assert!(flows_in(&r.dump_flows(c)).is_empty());
+    // With the prerequisite (or a push that makes it hold) the same actions install.
+    for s in [
+        "tcp,actions=set_field:80->tcp_dst,output:1",
+        "tcp6,actions=write_actions(set_field:80->tcp_dst,output:1)",
+        "in_port=2,actions=push_vlan:0x8100,set_field:3->vlan_pcp,output:1",
+        "in_port=3,actions=set_field:00:11:22:33:44:55->eth_dst,output:1",
+    ] {
+        r.flow(c, s, FlowModCommand::Add);
+        assert!(r.read(c).is_empty(), "{s}: refused");
+    }
+    assert_eq!(flows_in(&r.dump_flows(c)).len(), 4);
+    // A group whose bucket sets tcp_dst: accepted alone (no flow leads there yet), and
+    // for flows that match TCP; a flow matching only IP may not send to it.
+    let add = parse_group_mod(
+        "group_id=1,type=all,bucket=set_field:80->tcp_dst,output:1",
+        GroupModCommand::Add,
+    )
+    .unwrap();
+    r.send13(c, v13::Message::GroupMod(add), 0);
+    assert!(r.read(c).is_empty(), "group refused");
+    let fm = flow_mod("ip,actions=group:1", FlowModCommand::Add);
+    assert_eq!(r.error_of(c, v13::Message::FlowMod(fm)), inconsistent);
+    let fm = flow_mod("ip,actions=write_actions(group:1)", FlowModCommand::Add);
+    assert_eq!(r.error_of(c, v13::Message::FlowMod(fm)), inconsistent);
+    r.flow(c, "priority=9,tcp,actions=group:1", FlowModCommand::Add);
+    assert!(r.read(c).is_empty(), "tcp flow to group 1 refused");
+    // Modifying the group to set a field the TCP flow cannot have is refused; the group
+    // keeps its buckets.
+    let modify = parse_group_mod(
+        "group_id=1,type=all,bucket=set_field:5->udp_dst,output:1",
+        GroupModCommand::Modify,
+    )
+    .unwrap();
+    assert_eq!(r.error_of(c, v13::Message::GroupMod(modify)), inconsistent);
+    let modify = parse_group_mod(
+        "group_id=1,type=all,bucket=set_field:10.0.0.7->ip_dst,output:2",
+        GroupModCommand::Modify,
+    )
+    .unwrap();
+    r.send13(c, v13::Message::GroupMod(modify), 0);
+    assert!(r.read(c).is_empty(), "consistent modify refused");
+    // Still serving.
+    assert_eq!(flows_in(&r.dump_flows(c)).len(), 5);
+    assert!(!r.agent.is_closed(c));
+}

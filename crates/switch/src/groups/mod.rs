@@ -136,6 +136,11 @@ impl GroupTable {
         self.groups.contains_key(&id)
     }
 
+    /// The buckets of group `id`, as the controller sent them.
+    pub fn buckets(&self, id: u32) -> Option<&[Bucket]> {
+        self.groups.get(&id).map(|e| e.buckets.as_slice())
+    }
+
     /// Number of groups.
     pub fn len(&self) -> usize {
         self.groups.len()

@@ -20,10 +20,12 @@
 //! OXM field; a write-actions list whose set-fields share a place (`IPV4_SRC` and
 //! `ARP_SPA`) is refused rather than silently keeping only the last.
 //!
-//! What needs switch state stays with the agent: whether ports, groups, meters and
-//! queues exist, whether the match meets a set-field's prerequisites
-//! (`OFPBAC_MATCH_INCONSISTENT`), and the direction of goto-table (which needs the rule's
-//! table: [`super::flow_mod_to_rule`] checks it).
+//! Whether the match meets a set-field's prerequisites (`OFPBAC_MATCH_INCONSISTENT`)
+//! needs the rule's match: [`super::flow_mod_to_rule`] checks it ([`super::prereq`]), and
+//! the agent for the buckets of the groups a flow sends to. So does the direction of
+//! goto-table (it needs the rule's table: [`super::flow_mod_to_rule`] checks it). What
+//! needs switch state stays with the agent: whether ports, groups, meters and queues
+//! exist.
 
 use datapath::action::Action;
 use datapath::pipeline::{Instructions, NUM_TABLES};

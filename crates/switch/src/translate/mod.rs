@@ -6,17 +6,20 @@
 //! - [`match_to_flow`] (`flow_match.rs`): OXM fields to places of the flow key;
 //! - [`actions_to_datapath`], [`action_set_to_datapath`], [`instructions_to_datapath`]
 //!   (`actions.rs`);
-//! - [`flow_mod_to_rule`]: the rule an add (or a modify's new instructions) installs.
+//! - [`flow_mod_to_rule`]: the rule an add (or a modify's new instructions) installs;
+//! - [`prereq`]: set-field prerequisites against the match that leads to the action
+//!   (`OFPBAC_MATCH_INCONSISTENT`), through apply-actions, write-actions and groups.
 //!
 //! Every function first applies `openflow`'s stateless validation of its input, so what it
 //! returns expresses the OpenFlow semantics exactly; anything refused is a
 //! [`TranslateError`] whose [`kind`](TranslateError::kind) is the `OFPT_ERROR` type/code
 //! the switch answers with. Checks that need switch state (do the ports, groups, meters
-//! and queues exist; does the match meet each set-field's prerequisites; overlap) belong to
-//! the agent.
+//! and queues exist; do the buckets of the groups a flow sends to meet their set-fields'
+//! prerequisites; overlap) belong to the agent.
 
 mod actions;
 mod flow_match;
+pub mod prereq;
 
 #[cfg(test)]
 mod tests;
@@ -106,8 +109,11 @@ impl From<TranslateError> for OfpError {
 /// Checked, in this order: the table exists in the datapath (`OFPFMFC_BAD_TABLE_ID`),
 /// the flag bits (`OFPFMFC_BAD_FLAGS`), the match ([`match_to_flow`]), the instruction
 /// set for this table ([`Instruction::validate_list`]: duplicates, goto-table only
-/// forward, meter ids, action lists), the translation of the instructions, and that no
-/// action outputs to `OFPP_TABLE` (valid in packet-out only).
+/// forward, meter ids, action lists), the translation of the instructions, that no
+/// action outputs to `OFPP_TABLE` (valid in packet-out only), and that the match (with
+/// the actions before each) meets every set-field's prerequisites
+/// (`OFPBAC_MATCH_INCONSISTENT`, [`prereq::check_instructions`]; the buckets of the
+/// groups the flow sends to are the agent's).
 pub fn flow_mod_to_rule(fm: &FlowMod, table: u8) -> Result<Rule, TranslateError> {
     if usize::from(table) >= NUM_TABLES {
         return Err(TranslateError::Table(table));
@@ -127,6 +133,8 @@ pub fn flow_mod_to_rule(fm: &FlowMod, table: u8) -> Result<Rule, TranslateError>
     {
         return Err(TranslateError::OutputToTable);
     }
+    prereq::check_instructions(&fm.match_, &fm.instructions, &|_| None)
+        .map_err(|e| TranslateError::Invalid(e.error))?;
     let mut rule = Rule::new(flow_match, fm.priority, instructions);
     rule.cookie = fm.cookie;
     rule.idle_timeout = fm.idle_timeout;

@@ -6,6 +6,7 @@ mod actions;
 mod fields;
 mod frames;
 mod pipeline;
+mod prereq;
 
 use super::*;
 use datapath::key::{Field, FlowKey, FlowMatch};
