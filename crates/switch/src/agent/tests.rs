@@ -657,3 +657,5 @@ fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
         ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER
     );
 }
+
+mod v10;

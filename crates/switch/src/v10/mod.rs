@@ -3,10 +3,13 @@
 //! replies and asynchronous messages back into 1.0.
 //!
 //! Requests, 1.0 → 1.3:
-//! - [`flow_mod_to_v13`]: a flow-mod for table 0 with one apply-actions instruction, plus
-//!   for MODIFY / MODIFY_STRICT the ADD the agent applies when the modify selected no
-//!   entry (1.0 §4.6: such a modify acts like an add) — [`FlowModV13`];
-//! - [`packet_out_to_v13`], [`port_mod_to_v13`], [`stats_request_to_v13`].
+//! - [`flow_mod_to_v13`]: a flow-mod with one apply-actions instruction, an ADD for
+//!   table 0 and the other commands for every table (as Open vSwitch does), plus for
+//!   MODIFY / MODIFY_STRICT the ADD the agent applies when the modify selected no entry
+//!   (1.0 §4.6: such a modify acts like an add) — [`FlowModV13`];
+//! - [`packet_out_to_v13`], [`port_mod_to_v13`], [`stats_request_to_v13`] (the agent
+//!   answers aggregate and table stats itself, counting only the flows the 1.0 flow dump
+//!   lists: [`flow_stats_to_v10`], [`aggregate_to_v10`], [`count_v10_flows`]).
 //!
 //! Replies and asynchronous messages, 1.3 → 1.0: [`packet_in_to_v10`],
 //! [`flow_removed_to_v10`], [`port_status_to_v10`] / [`port_to_v10`],
@@ -56,8 +59,8 @@ pub use ports::{
     port_status_to_v10, port_to_v10,
 };
 pub use stats::{
-    split_stats_reply, stats_reply_to_v10, stats_request_to_v13, table_stats_to_v10,
-    MAX_STATS_REPLY_BODY,
+    aggregate_to_v10, count_v10_flows, flow_request_to_v13, flow_stats_to_v10, split_stats_reply,
+    stats_reply_to_v10, stats_request_to_v13, table_stats_to_v10, MAX_STATS_REPLY_BODY,
 };
 
 #[cfg(doc)]
