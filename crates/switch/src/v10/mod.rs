@@ -21,8 +21,10 @@
 //! a 1.0 field whose prerequisites the match does not pin (nw_src without
 //! `dl_type=0x0800`, tp_src without `nw_proto` TCP/UDP/SCTP/ICMP) is ignored, not an error.
 //! Actions (`actions.rs`) keep the exact 1.0 meaning, given what the rule's match (or a
-//! packet-out's frame) says about the packet ([`PacketFacts`]); what 1.3 cannot say with
-//! that knowledge is refused, never approximated.
+//! packet-out's frame) says about the packet ([`PacketFacts`]); a VLAN, IP or transport
+//! set whose effect the match leaves open becomes peregrine's experimenter action for it
+//! (`conditional.rs`), which the datapath runs as Open vSwitch runs the 1.0 action;
+//! nothing is approximated.
 //!
 //! Every function is total: anything one version can say and the other cannot is an
 //! [`OfpError`] (for requests, the kind whose 1.0 number the switch answers with; for
@@ -39,6 +41,7 @@
 //! - `OFPP_NONE` ↔ `OFPP_ANY`; 1.0 reserved ports `0xff00..` ↔ 1.3 `0xffffff00..`.
 
 mod actions;
+mod conditional;
 mod errors;
 mod flow_match;
 mod flow_mod;
@@ -50,6 +53,9 @@ mod stats;
 mod tests;
 
 pub use actions::{actions_from_v13, actions_to_v13, instructions_from_v13, PacketFacts, Tag};
+pub use conditional::{
+    conditional_from_v13, conditional_to_datapath, conditional_to_v13, PEREGRINE_EXPERIMENTER,
+};
 pub use errors::{error_msg_to_v10, error_to_v10};
 pub use flow_match::{match_from_v13, match_to_v13};
 pub use flow_mod::{flow_mod_to_v13, flow_removed_to_v10, FlowModV13};

@@ -215,3 +215,106 @@ fn aggregate_and_table_stats_count_what_the_dump_lists() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The frames `frame` leaves by, run in on port 1 at `now`.
+fn run(r: &mut Rig, frame: &[u8], now: u64) -> Vec<Vec<u8>> {
+    let mut out = datapath::pipeline::Outputs::new();
+    r.dp.process(&mut r.worker, Packet::from_slice(frame), 1, now, &mut out);
+    out.tx.iter().map(|t| t.packet.data().to_vec()).collect()
+}
+
+/// The test frame with an 802.1Q tag of TCI `tci`.
+fn tagged(tci: u16) -> Vec<u8> {
+    let f = crate::testing::frame();
+    let mut t = f[..12].to_vec();
+    t.extend_from_slice(&[0x81, 0, (tci >> 8) as u8, tci as u8]);
+    t.extend_from_slice(&f[12..]);
+    t
+}
+
+/// An ARP request frame (60 bytes).
+fn arp() -> Vec<u8> {
+    let mut f = crate::testing::frame()[..60].to_vec();
+    f[12..14].copy_from_slice(&[0x08, 0x06]);
+    f[14..22].copy_from_slice(&[0, 1, 0x08, 0, 6, 4, 0, 1]);
+    f[28..32].copy_from_slice(&[10, 0, 0, 1]);
+    f[38..42].copy_from_slice(&[10, 0, 0, 2]);
+    f
+}
+
+/// Adds a 1.0 flow matching `in_port=1` (everything else open) with `actions` then
+/// output to port 2.
+fn add_in_port_1(r: &mut Rig, c10: SessionId, mut actions: Vec<A10>) {
+    actions.push(A10::Output {
+        port: 2,
+        max_len: 0,
+    });
+    r.send10(
+        c10,
+        M10::FlowMod(FlowMod10 {
+            match_: Match10 {
+                wildcards: fw::ALL & !fw::IN_PORT,
+                in_port: 1,
+                ..Match10::all()
+            },
+            actions,
+            ..FlowMod10::default()
+        }),
+    );
+    assert!(r.read(c10).is_empty(), "the flow-mod was refused");
+}
+
+#[test]
+fn set_vlan_where_the_match_leaves_the_tag_open_pushes_or_rewrites() {
+    let mut r = Rig::new();
+    let c10 = r.connect(SessionKind::Controller, OFP10_VERSION);
+    add_in_port_1(&mut r, c10, vec![A10::SetVlanVid(5)]);
+    // Untagged: a tag with VID 5, PCP 0, in front of the same frame.
+    assert_eq!(run(&mut r, &crate::testing::frame(), SEC), vec![tagged(5)]);
+    // Tagged (PCP 3, VID 7): the VID rewritten, the PCP kept, no second tag.
+    assert_eq!(
+        run(&mut r, &tagged(3 << 13 | 7), SEC),
+        vec![tagged(3 << 13 | 5)]
+    );
+    // The 1.0 dump shows the action as sent.
+    let dump = r.dump10(c10);
+    assert_eq!(dump[0].actions[0], A10::SetVlanVid(5));
+    // set_vlan_pcp on an untagged frame: VID 0 with that PCP.
+    add_in_port_1(&mut r, c10, vec![A10::SetVlanPcp(6)]);
+    assert_eq!(
+        run(&mut r, &crate::testing::frame(), SEC),
+        vec![tagged(6 << 13)]
+    );
+}
+
+#[test]
+fn set_nw_and_tp_where_the_match_leaves_the_protocol_open_act_only_on_their_headers() {
+    let mut r = Rig::new();
+    let c10 = r.connect(SessionKind::Controller, OFP10_VERSION);
+    add_in_port_1(
+        &mut r,
+        c10,
+        vec![
+            A10::SetNwSrc(std::net::Ipv4Addr::new(10, 9, 9, 9)),
+            A10::SetTpDst(8080),
+        ],
+    );
+    // ARP: unchanged (its sender address shares the IPv4 source's place).
+    let a = arp();
+    assert_eq!(run(&mut r, &a, SEC), vec![a]);
+    // IPv4/UDP: both rewritten, the IPv4 header checksum kept valid.
+    let sum = |h: &[u8]| {
+        let s: u32 = h
+            .chunks(2)
+            .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
+            .sum();
+        (s & 0xffff) + (s >> 16)
+    };
+    let mut f = crate::testing::frame();
+    let c = !(sum(&f[14..34]) as u16);
+    f[24..26].copy_from_slice(&c.to_be_bytes());
+    let got = run(&mut r, &f, SEC).remove(0);
+    assert_eq!(got[26..30], [10, 9, 9, 9]);
+    assert_eq!(u16::from_be_bytes([got[36], got[37]]), 8080);
+    assert_eq!(sum(&got[14..34]), 0xffff, "{:?}", &got[14..34]);
+}
