@@ -45,4 +45,18 @@ pub enum Action {
     PopPbb,
     SetQueue(u32),
     Group(u32),
+    /// Set the VID (12 bits) of the outermost VLAN tag; an untagged frame first gets an
+    /// 802.1Q tag with VID 0 and PCP 0. OpenFlow 1.0's `set_vlan_vid` where the rule does
+    /// not say whether the frame is tagged (as Open vSwitch does it).
+    ModVlanVid(u16),
+    /// Set the PCP (3 bits) of the outermost VLAN tag; an untagged frame first gets an
+    /// 802.1Q tag with VID 0 and PCP 0. OpenFlow 1.0's `set_vlan_pcp`, likewise.
+    ModVlanPcp(u8),
+    /// A set-field done only on packets that have the field's own header; others pass
+    /// unchanged: IPv4 for ipv4_src/ipv4_dst (not ARP, whose addresses share the place),
+    /// IPv4 or IPv6 for ip_dscp/ip_ecn, TCP, UDP or SCTP (not a fragment after the first)
+    /// for tp_src/tp_dst; any other field as [`Action::SetField`]. OpenFlow 1.0's
+    /// `set_nw_*` and `set_tp_*` where the rule leaves the protocol open (as Open vSwitch
+    /// does them).
+    SetFieldIfPresent(Field, u128),
 }

@@ -25,7 +25,8 @@
 //! set-field on Ethernet, VLAN, IPv4 and TCP/UDP port fields, push/pop VLAN, set/dec TTL,
 //! and outputs to ports, FLOOD and ALL included, as long as every port is sent the same
 //! frame once (or none: a rule without outputs, or a table miss that drops: a drop).
-//! Meters, groups, NORMAL, the controller, set-queue, MPLS, PBB, TTL copies, different
+//! Meters, groups, NORMAL, the controller, set-queue, MPLS, PBB, TTL copies, OpenFlow
+//! 1.0's conditional rewrites (`ModVlanVid`, `ModVlanPcp`, `SetFieldIfPresent`), different
 //! frames to different ports, two copies to one port, an output that sends nothing and
 //! any other drop the tracer reports make it [`Ineligible`]. The decision carries the
 //! frame before and after, so the tier can check its own rewrite of the one into the
@@ -252,6 +253,11 @@ fn kernel_action(a: &Action) -> Result<(), Ineligible> {
         ) => Ok(()),
         Action::PushVlan(_) | Action::PopVlan | Action::SetNwTtl(_) | Action::DecNwTtl => Ok(()),
         Action::Group(_) => Err(Ineligible::Group),
+        // Whether these push a tag or rewrite depends on the packet; the kernel program
+        // has no such conditional rewrite, so their flows stay in user space.
+        Action::ModVlanVid(_) | Action::ModVlanPcp(_) | Action::SetFieldIfPresent(..) => Err(
+            Ineligible::Action(format!("{a:?} (a rewrite that depends on the packet)")),
+        ),
         other => Err(Ineligible::Action(format!("{other:?}"))),
     }
 }

@@ -172,6 +172,75 @@ fn ovs_ofctl_10_programs_flows_on_the_same_state() {
     drop(topo);
 }
 
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn ovs_ofctl_10_reaches_every_table_counts_what_it_lists_and_tags_frames() {
+    let port = free_port();
+    let listen = format!("ptcp:{port}:127.0.0.1");
+    let (topo, h, _sw) = hosts_on_switch(2, &["--listen", &listen, "--fail-mode", "secure"]);
+    let (v10, v13) = ("OpenFlow10", "OpenFlow13");
+    for f in [
+        "table=0,priority=1,actions=goto_table:1",
+        "table=0,priority=5,ip,actions=output:2",
+        "table=1,priority=5,ip,actions=output:2",
+    ] {
+        ofctl(v13, "add-flow", port, &[f]);
+    }
+    // 1.0 cannot express the goto: its dump leaves it out, and so does its aggregate.
+    assert_eq!(flow_lines(&ofctl(v10, "dump-flows", port, &[])).len(), 2);
+    let agg = ofctl(v10, "dump-aggregate", port, &[]);
+    assert!(agg.contains("flow_count=2"), "{agg}");
+    // A 1.0 modify and delete act on both tables.
+    ofctl(v10, "mod-flows", port, &["ip,actions=output:1"]);
+    let flows13 = flow_lines(&ofctl(v13, "dump-flows", port, &[]));
+    let ip: Vec<_> = flows13
+        .iter()
+        .filter(|l| l.contains(" ip ") || l.contains(",ip "))
+        .collect();
+    assert_eq!(ip.len(), 2, "{flows13:?}");
+    assert!(
+        ip.iter().all(|l| l.ends_with("actions=output:1")),
+        "{flows13:?}"
+    );
+    ofctl(v10, "del-flows", port, &["ip"]);
+    let flows13 = flow_lines(&ofctl(v13, "dump-flows", port, &[]));
+    assert_eq!(flows13.len(), 1, "{flows13:?}");
+    assert!(flows13[0].contains("goto_table:1"), "{flows13:?}");
+    // set_vlan_vid on a flow that leaves the tag open: h1's untagged frames reach h2
+    // with a tag of VID 5 and PCP 0.
+    ofctl(v13, "del-flows", port, &[]);
+    ofctl(
+        v10,
+        "add-flow",
+        port,
+        &["in_port=1,actions=mod_vlan_vid:5,output:2"],
+    );
+    let ns = h[1].ns.clone();
+    let capture = std::thread::spawn(move || {
+        Command::new("ip")
+            .args([
+                "netns", "exec", &ns, "timeout", "8", "tcpdump", "-i", "eth0",
+            ])
+            .args(["-e", "-n", "-l", "-c", "1", "vlan 5"])
+            .output()
+            .expect("run tcpdump")
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    let t = Instant::now();
+    while !capture.is_finished() && t.elapsed() < Duration::from_secs(7) {
+        ping(&topo, &h[0], &h[1].ip, 1);
+    }
+    let out = capture.join().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("vlan 5, p 0"), "tcpdump saw: {text}");
+    let dump = flow_lines(&ofctl(v10, "dump-flows", port, &[]));
+    assert!(
+        dump[0].ends_with("actions=mod_vlan_vid:5,output:2"),
+        "{dump:?}"
+    );
+    drop(topo);
+}
+
 /// An os-ken application process; killed by PID on drop.
 struct Controller {
     child: Child,

@@ -138,6 +138,21 @@ fn what_the_kernel_cannot_do_is_refused_with_its_reason() {
         let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, actions.clone(), None))]);
         assert_eq!(d.unwrap_err(), why, "{actions:?}");
     }
+    // OpenFlow 1.0's conditional rewrites stay in user space, named.
+    for a in [
+        Action::ModVlanVid(5),
+        Action::ModVlanPcp(3),
+        Action::SetFieldIfPresent(Field::Ipv4Src, 1),
+    ] {
+        let (_, d) = decide(vec![(
+            0,
+            rule(FlowMatch::ANY, 1, vec![a.clone(), Action::Output(2)], None),
+        )]);
+        match d.unwrap_err() {
+            Ineligible::Action(why) => assert!(why.contains("depends on the packet"), "{why}"),
+            other => panic!("{a:?}: {other:?}"),
+        }
+    }
 }
 
 #[test]

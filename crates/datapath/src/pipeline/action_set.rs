@@ -15,7 +15,9 @@
 //! 11. output — skipped when a group is present.
 //!
 //! Writing an action replaces the one of the same type (set-field: of the same field).
-//! The set has a fixed size and never allocates.
+//! The set has a fixed size and never allocates. OpenFlow 1.0's conditional rewrites
+//! (`ModVlanVid`, `ModVlanPcp`, `SetFieldIfPresent`) have no slot: writing one does
+//! nothing (1.0 has no action set, and the agent never writes them).
 
 use std::ops::ControlFlow;
 
@@ -120,6 +122,9 @@ impl ActionSet {
             Action::PopPbb => self.pop_pbb = true,
             Action::SetQueue(q) => self.queue = Some(q),
             Action::Group(g) => self.group = Some(g),
+            // OpenFlow 1.0's conditional rewrites run only in action lists (1.0 has no
+            // action set); the agent refuses them in write-actions and group buckets.
+            Action::ModVlanVid(_) | Action::ModVlanPcp(_) | Action::SetFieldIfPresent(..) => {}
         }
     }
 

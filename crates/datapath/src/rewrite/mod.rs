@@ -21,6 +21,10 @@
 //! of at most two tags, the inner one 0x8100, then sees a different ethertype) re-parse
 //! the frame instead.
 //!
+//! The conditional rewrites (`conditional.rs`: OpenFlow 1.0's VLAN sets that push a tag
+//! onto an untagged frame, set-fields done only where the header is there) build on the
+//! same push and set-field.
+//!
 //! Where the packet lacks what an action needs (a set of `ipv4_src` on an IPv6 packet, a
 //! pop_vlan on an untagged frame, a truncated header), or has it in a form the parser
 //! does not read (ND fields of an NS/NA with a nonzero code, ARP fields of an ARP that is
@@ -29,6 +33,7 @@
 //! but earlier actions of the same list can still change the packet.
 
 mod checksum;
+mod conditional;
 mod offload;
 mod set_field;
 mod tags;
@@ -82,6 +87,13 @@ pub fn apply(
         Action::DecNwTtl => ttl::dec_nw_ttl(pkt, key, layers),
         Action::CopyTtlOut => ttl::copy_ttl_out(pkt, layers),
         Action::CopyTtlIn => ttl::copy_ttl_in(pkt, layers),
+        Action::ModVlanVid(vid) => {
+            conditional::mod_vlan(pkt, key, layers, Field::VlanVid, u128::from(vid))
+        }
+        Action::ModVlanPcp(pcp) => {
+            conditional::mod_vlan(pkt, key, layers, Field::VlanPcp, u128::from(pcp))
+        }
+        Action::SetFieldIfPresent(f, v) => conditional::set_if_present(pkt, key, layers, f, v),
         Action::Output(_) | Action::Controller { .. } | Action::Group(_) | Action::SetQueue(_) => {
             Err(RewriteError::NotARewrite)
         }

@@ -2,6 +2,7 @@
 //! becomes, and which 1.0 messages the agent's 1.3 replies and asynchronous messages
 //! become (the field-level translation is [`crate::v10`]).
 
+use openflow::v10::stats::{StatsRequest, StatsRequestBody};
 use openflow::v13::multipart::MultipartReply;
 use openflow::v13::queue_config::QueueGetConfigReply;
 use openflow::{v10, v13, ErrorKind, OfpError};
@@ -14,6 +15,12 @@ pub(super) enum Request10 {
     Plain(v13::Message),
     /// A flow-mod; for a modify, the add to apply when it selects no entry (1.0 §4.6).
     FlowMod(t::FlowModV13),
+    /// An aggregate request: answered from the flow stats of this selection, counting
+    /// only the entries the 1.0 flow dump lists ([`t::aggregate_to_v10`]).
+    Aggregate(v13::multipart::FlowStatsRequest),
+    /// A table stats request: active counts are those of the 1.0 flow dump
+    /// ([`t::count_v10_flows`]).
+    TableStats,
     /// Nothing to do (handled by the connection, or needing no answer).
     None,
 }
@@ -25,6 +32,14 @@ pub(super) fn request_to_v13(m: v10::Message) -> Result<Request10, OfpError> {
         M::FlowMod(fm) => Request10::FlowMod(t::flow_mod_to_v13(&fm)?),
         M::PacketOut(po) => Request10::Plain(N::PacketOut(t::packet_out_to_v13(&po)?)),
         M::PortMod(pm) => Request10::Plain(N::PortMod(t::port_mod_to_v13(&pm))),
+        M::StatsRequest(StatsRequest {
+            body: StatsRequestBody::Aggregate(r),
+            ..
+        }) => Request10::Aggregate(t::flow_request_to_v13(&r)),
+        M::StatsRequest(StatsRequest {
+            body: StatsRequestBody::Table,
+            ..
+        }) => Request10::TableStats,
         M::StatsRequest(r) => Request10::Plain(N::MultipartRequest(t::stats_request_to_v13(&r)?)),
         M::BarrierRequest => Request10::Plain(N::BarrierRequest),
         M::QueueGetConfigRequest(p) => {

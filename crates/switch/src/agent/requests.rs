@@ -180,6 +180,11 @@ impl Agent {
     /// through the tables as a packet-out to `OFPP_TABLE` would.
     fn flow_mod_request(&mut self, fm: &FlowMod, now: u64) -> Vec<Out> {
         self.counters.flow_mods += 1;
+        self.apply_flow_mod(fm, now)
+    }
+
+    /// [`Agent::flow_mod_request`] without counting the request.
+    fn apply_flow_mod(&mut self, fm: &FlowMod, now: u64) -> Vec<Out> {
         if let Err(e) = self
             .check_refs(&fm.instructions)
             .and_then(|()| self.check_group_prereqs(fm))
@@ -361,21 +366,82 @@ impl Agent {
                 if self.is_slave(id) {
                     return self.request13(id, v13::Message::FlowMod(t.flow_mod), now);
                 }
-                match t.add_if_unmatched {
-                    Some(add) if !self.modify_selects_any(&t.flow_mod) => {
-                        self.flow_mod_request(&add, now)
-                    }
-                    _ => self.flow_mod_request(&t.flow_mod, now),
+                match &t.add_if_unmatched {
+                    Some(add) => self.modify10(&t, add, now),
+                    None => self.flow_mod_request(&t.flow_mod, now),
                 }
             }
+            Ok(compat10::Request10::Aggregate(req)) => self.stats10(Some(&req), now),
+            Ok(compat10::Request10::TableStats) => self.stats10(None, now),
             Ok(compat10::Request10::None) => vec![],
             Err(e) => vec![Out::Err(e)],
         }
     }
 
-    /// Whether a modify flow-mod selects at least one entry.
-    fn modify_selects_any(&self, fm: &FlowMod) -> bool {
-        let strict = fm.command == v13::flow_mod::FlowModCommand::ModifyStrict;
+    /// The 1.3 reply (for the 1.0 connection's translation) to a 1.0 aggregate request
+    /// selecting `aggregate`, or with `None` to a 1.0 table stats request: both count the
+    /// entries the 1.0 flow dump lists, not every entry.
+    fn stats10(
+        &mut self,
+        aggregate: Option<&v13::multipart::FlowStatsRequest>,
+        now: u64,
+    ) -> Vec<Out> {
+        use v13::multipart::{MultipartReply, MultipartReplyBody as B};
+        self.sync_fast_path();
+        let all = v13::multipart::FlowStatsRequest::default();
+        let flows = match self.flows.flow_stats(aggregate.unwrap_or(&all), now) {
+            Ok(f) => f,
+            Err(e) => return vec![Out::Err(e)],
+        };
+        let body = match aggregate {
+            Some(_) => B::Aggregate(crate::v10::aggregate_to_v10(&flows)),
+            None => {
+                let mut tables = self.flows.table_stats();
+                crate::v10::count_v10_flows(&mut tables, &flows);
+                B::Table(tables)
+            }
+        };
+        vec![Out::Msg(v13::Message::MultipartReply(MultipartReply {
+            flags: 0,
+            body,
+        }))]
+    }
+
+    /// A 1.0 modify (for every table): applied to each table it selects entries in, in
+    /// table order, or the add `add` when it selects none (1.0 §4.6). The buffered packet,
+    /// if any, runs once, after the last table. The translation's errors (the actions)
+    /// do not depend on the table, so a refused modify is refused at its first table,
+    /// before any change.
+    fn modify10(&mut self, t: &crate::v10::FlowModV13, add: &FlowMod, now: u64) -> Vec<Out> {
+        let tables = self.modify_tables(&t.flow_mod);
+        let Some(&last) = tables.last() else {
+            return self.flow_mod_request(add, now);
+        };
+        self.counters.flow_mods += 1;
+        for table in tables {
+            let mut fm = t.per_table(table);
+            if table != last {
+                fm.buffer_id = OFP_NO_BUFFER;
+            }
+            let out = self.apply_flow_mod(&fm, now);
+            if !out.is_empty() {
+                return out;
+            }
+        }
+        vec![]
+    }
+
+    /// The tables in which a modify flow-mod (of any table id, `OFPTT_ALL` included)
+    /// selects at least one entry, in order: for MODIFY_STRICT an entry of identical match
+    /// and priority, for MODIFY one whose match the flow-mod's covers; both filtered by
+    /// cookie.
+    fn modify_tables(&self, fm: &FlowMod) -> Vec<u8> {
+        let strict = (fm.command == v13::flow_mod::FlowModCommand::ModifyStrict).then(|| {
+            crate::flows::FlowKey {
+                match_: crate::flows::NormMatch::new(&fm.match_),
+                priority: fm.priority,
+            }
+        });
         let req = v13::multipart::FlowStatsRequest {
             table_id: fm.table_id,
             out_port: port::ANY,
@@ -384,10 +450,15 @@ impl Agent {
             cookie_mask: fm.cookie_mask,
             match_: fm.match_.clone(),
         };
-        match self.flows.flows().select(&req) {
-            Ok(mut it) => it.any(|(_, _, e)| !strict || e.priority == fm.priority),
-            Err(_) => false,
+        let mut tables = Vec::new();
+        if let Ok(it) = self.flows.flows().select(&req) {
+            for (table, key, _) in it {
+                if strict.as_ref().is_none_or(|k| k == key) && tables.last() != Some(&table) {
+                    tables.push(table);
+                }
+            }
         }
+        tables
     }
 }
 

@@ -725,3 +725,5 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
     assert_eq!(flows_in(&r.dump_flows(c)).len(), 5);
     assert!(!r.agent.is_closed(c));
 }
+
+mod v10;

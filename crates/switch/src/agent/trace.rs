@@ -967,8 +967,34 @@ fn action_text(a: &DpAction, key: &DpKey) -> String {
         DpAction::PopPbb => Action::PopPbb,
         DpAction::SetQueue(q) => Action::SetQueue(q),
         DpAction::Group(g) => Action::Group(g),
+        DpAction::ModVlanVid(_) | DpAction::ModVlanPcp(_) | DpAction::SetFieldIfPresent(..) => {
+            return conditional_text(a)
+        }
     };
     format_action(&of)
+}
+
+/// OpenFlow 1.0's conditional rewrites in the words of ovs-ofctl's 1.0 actions
+/// (`mod_vlan_vid:5`, `mod_nw_src:10.0.0.1`, `mod_tp_dst:80`, ...), with what they do to
+/// a packet that lacks the header.
+fn conditional_text(a: &DpAction) -> String {
+    let ip = |v: u128| Ipv4Addr::from(v as u32);
+    match *a {
+        DpAction::ModVlanVid(v) => format!("mod_vlan_vid:{v} (pushes a tag if none)"),
+        DpAction::ModVlanPcp(p) => format!("mod_vlan_pcp:{p} (pushes a tag if none)"),
+        DpAction::SetFieldIfPresent(f, v) => {
+            let what = match f {
+                Field::Ipv4Src => format!("mod_nw_src:{}", ip(v)),
+                Field::Ipv4Dst => format!("mod_nw_dst:{}", ip(v)),
+                Field::IpDscp => format!("mod_nw_tos:{}", v << 2),
+                Field::TpSrc => format!("mod_tp_src:{v}"),
+                Field::TpDst => format!("mod_tp_dst:{v}"),
+                _ => format!("set_field:{v:#x}->{}", datapath::compose::field_name(f)),
+            };
+            format!("{what} (if the packet has the header)")
+        }
+        _ => format!("{a:?}"),
+    }
 }
 
 #[cfg(test)]

@@ -13,8 +13,9 @@
 //!   right-aligned and unchanged (`VLAN_VID` keeps `OFPVID_PRESENT`); fields that share a
 //!   place (`TCP_SRC`/`UDP_SRC`/`SCTP_SRC`, ...) set the same place, the packet's protocol
 //!   picks the header;
-//! - the other actions map one to one; experimenter actions and instructions are refused
-//!   (this switch supports no experimenter).
+//! - the other actions map one to one; experimenter actions and instructions are refused,
+//!   but for peregrine's own action for OpenFlow 1.0's packet-dependent sets in an action
+//!   list ([`crate::v10::conditional_to_datapath`]).
 //!
 //! The datapath's action set has one set-field slot per key place, OpenFlow's one per
 //! OXM field; a write-actions list whose set-fields share a place (`IPV4_SRC` and
@@ -37,11 +38,16 @@ use openflow::v13::meter_mod::{OFPM_CONTROLLER, OFPM_SLOWPATH};
 use super::flow_match::{field_value, FieldValue};
 use super::TranslateError;
 
-/// Translates an action list (apply-actions, a group bucket, a packet-out), in order,
-/// after [`OfAction::validate_list`].
+/// Translates an action list (apply-actions, a packet-out), in order, after
+/// [`OfAction::validate_list`]. Peregrine's experimenter action for OpenFlow 1.0's
+/// packet-dependent sets becomes its conditional rewrite
+/// ([`crate::v10::conditional_to_datapath`]); action sets refuse it.
 pub fn actions_to_datapath(actions: &[OfAction]) -> Result<Vec<Action>, TranslateError> {
     OfAction::validate_list(actions).map_err(TranslateError::Invalid)?;
-    actions.iter().map(action_to_datapath).collect()
+    actions
+        .iter()
+        .map(|a| crate::v10::conditional_to_datapath(a).map_or_else(|| action_to_datapath(a), Ok))
+        .collect()
 }
 
 /// Translates a write-actions list (or any list meant for an action set), after

@@ -3,11 +3,10 @@
 //! Some 1.0 actions mean different things on different packets, where 1.3 needs one
 //! action per case: `set_vlan_vid`/`set_vlan_pcp` change the tag of a tagged frame but
 //! push a new tag (priority or VID zero) onto an untagged one; `set_nw_*` act only on
-//! IPv4 packets and `set_tp_*` only on TCP and UDP, where the datapath's set-field also
-//! writes ARP addresses, IPv6 traffic classes and SCTP ports. The translation therefore
-//! takes [`PacketFacts`]: what the rule's match (or a packet-out's frame) says about the
-//! packet, updated as the list runs (`strip_vlan` leaves it untagged, a VLAN set leaves
-//! it tagged). With the facts:
+//! IP packets and `set_tp_*` only on TCP, UDP and SCTP, where the datapath's set-field
+//! also writes ARP addresses. The translation therefore takes [`PacketFacts`]: what the
+//! rule's match (or a packet-out's frame) says about the packet, updated as the list runs
+//! (`strip_vlan` leaves it untagged, a VLAN set leaves it tagged). With the facts:
 //!
 //! | 1.0 | 1.3 |
 //! |---|---|
@@ -20,16 +19,22 @@
 //! | `set_dl_src`/`set_dl_dst` | `set_field:eth_src`/`eth_dst` |
 //! | `set_nw_src`/`set_nw_dst` (IPv4) | `set_field:ipv4_src`/`ipv4_dst` |
 //! | `set_nw_tos:t` (IPv4) | `set_field:ip_dscp=t>>2` (1.0 refuses ECN bits in `t`) |
-//! | `set_tp_src`/`set_tp_dst` (TCP, UDP) | `set_field:tcp_*` / `udp_*` |
+//! | `set_tp_src`/`set_tp_dst` (TCP, UDP over IPv4) | `set_field:tcp_*` / `udp_*` |
 //! | `enqueue:p:q` | `set_queue:q, output:p'` |
+//! | a VLAN, `set_nw_*` or `set_tp_*` set otherwise | peregrine's conditional action |
 //!
-//! Refused, never approximated (`OFPBAC_MATCH_INCONSISTENT`, 1.0 `OFPBAC_BAD_ARGUMENT`): a
-//! VLAN set where the facts do not say whether the frame is tagged, a `set_nw_*` unless
-//! the packet is known to be IPv4, a `set_tp_*` unless it is known to be TCP or UDP over
-//! IPv4. Refused as `OFPBAC_UNSUPPORTED_ORDER` (1.0 `OFPBAC_BAD_ARGUMENT`): an output
-//! other than to the controller after an `enqueue` (1.3's `set_queue` would send it to
-//! the queue too, 1.0's plain output does not). Vendor actions: `OFPBAC_BAD_VENDOR`.
-//! Before all that, 1.0's own argument checks ([`Action10::validate`]).
+//! Where the facts do not pin what the action needs (a VLAN set where the match leaves
+//! the tag open, a `set_nw_*` unless the packet is known to be IPv4, a `set_tp_*` unless
+//! it is known to be TCP or UDP over IPv4), the action keeps its 1.0 meaning for every
+//! packet as Open vSwitch gives it, in peregrine's experimenter action
+//! (`conditional.rs`): a VLAN set rewrites a tag or pushes one, `set_nw_*`/`set_tp_*`
+//! change only packets that have the header. That includes a match that pins the header
+//! absent (`dl_type=0x0806` with `set_nw_src`): Open vSwitch accepts it over 1.0 and the
+//! action does nothing to such packets. Refused as `OFPBAC_UNSUPPORTED_ORDER` (1.0
+//! `OFPBAC_BAD_ARGUMENT`): an output other than to the controller after an `enqueue`
+//! (1.3's `set_queue` would send it to the queue too, 1.0's plain output does not).
+//! Vendor actions: `OFPBAC_BAD_VENDOR`. Before all that, 1.0's own argument checks
+//! ([`Action10::validate`]).
 //!
 //! Back, 1.3 → 1.0 ([`actions_from_v13`]): a 1.3 list is reported as the 1.0 list whose
 //! translation under the same facts is exactly that 1.3 list; any other list (from a 1.3
@@ -46,6 +51,7 @@ use openflow::v10::match10::{
 use openflow::v10::Action as Action10;
 use openflow::{ErrorKind, OfpError};
 
+use super::conditional::{conditional_from_v13, conditional_to_v13};
 use super::ports::{port_no_from_v13, port_no_to_v13};
 
 /// The 802.1Q TPID, the only tag OpenFlow 1.0 knows.
@@ -139,15 +145,19 @@ impl PacketFacts {
     }
 }
 
-fn inconsistent(what: &str, a: &Action10) -> OfpError {
-    OfpError::new(
-        ErrorKind::BAD_ACTION_MATCH_INCONSISTENT,
-        format!("{a:?}: {what}; OpenFlow 1.3 cannot express its 1.0 meaning here"),
-    )
+/// The conditional form of `a`, a VLAN, `set_nw_*` or `set_tp_*` set (whose argument
+/// [`Action10::validate`] checked already; kept total).
+fn conditional(a: &Action10) -> Result<Action13, OfpError> {
+    conditional_to_v13(a).ok_or_else(|| {
+        OfpError::new(
+            ErrorKind::BAD_ACTION_BAD_ARGUMENT,
+            format!("{a:?}: argument out of range"),
+        )
+    })
 }
 
 /// The 1.3 actions for one VLAN set: the set-field alone on a tagged packet, a push with
-/// both TCI fields on an untagged one.
+/// both TCI fields on an untagged one, the conditional action when it may be either.
 fn vlan_set(
     facts: &PacketFacts,
     a: &Action10,
@@ -158,18 +168,15 @@ fn vlan_set(
         Action10::SetVlanVid(_) => Oxm::VlanVid(OFPVID_PRESENT | vid, None),
         _ => Oxm::VlanPcp(pcp),
     };
-    match facts.tag {
-        Tag::Tagged => Ok(vec![Action13::SetField(only)]),
-        Tag::Untagged => Ok(vec![
+    Ok(match facts.tag {
+        Tag::Tagged => vec![Action13::SetField(only)],
+        Tag::Untagged => vec![
             Action13::PushVlan(TPID_8021Q),
             Action13::SetField(Oxm::VlanVid(OFPVID_PRESENT | vid, None)),
             Action13::SetField(Oxm::VlanPcp(pcp)),
-        ]),
-        Tag::Unknown => Err(inconsistent(
-            "the match does not say whether the frame has a VLAN tag (match dl_vlan)",
-            a,
-        )),
-    }
+        ],
+        Tag::Unknown => vec![conditional(a)?],
+    })
 }
 
 /// Translates a 1.0 action list for packets described by `facts` (module comment).
@@ -215,26 +222,21 @@ pub fn actions_to_v13(actions: &[Action10], facts: PacketFacts) -> Result<Vec<Ac
             Action10::SetNwSrc(_) | Action10::SetNwDst(_) | Action10::SetNwTos(_)
                 if !facts.is_ipv4() =>
             {
-                return Err(inconsistent("the match does not say dl_type=0x0800", a))
+                out.push(conditional(a)?)
             }
             Action10::SetNwSrc(ip) => out.push(Action13::SetField(Oxm::Ipv4Src(ip, None))),
             Action10::SetNwDst(ip) => out.push(Action13::SetField(Oxm::Ipv4Dst(ip, None))),
             Action10::SetNwTos(tos) => out.push(Action13::SetField(Oxm::IpDscp(tos >> 2))),
             Action10::SetTpSrc(p) | Action10::SetTpDst(p) => {
                 let src = matches!(a, Action10::SetTpSrc(_));
-                let oxm = match (facts.is_ipv4(), facts.nw_proto) {
-                    (true, Some(IP_PROTO_TCP)) if src => Oxm::TcpSrc(p),
-                    (true, Some(IP_PROTO_TCP)) => Oxm::TcpDst(p),
-                    (true, Some(IP_PROTO_UDP)) if src => Oxm::UdpSrc(p),
-                    (true, Some(IP_PROTO_UDP)) => Oxm::UdpDst(p),
-                    _ => {
-                        return Err(inconsistent(
-                            "the match does not say dl_type=0x0800 with nw_proto TCP or UDP",
-                            a,
-                        ))
-                    }
-                };
-                out.push(Action13::SetField(oxm));
+                let set = |oxm| Action13::SetField(oxm);
+                out.push(match (facts.is_ipv4(), facts.nw_proto) {
+                    (true, Some(IP_PROTO_TCP)) if src => set(Oxm::TcpSrc(p)),
+                    (true, Some(IP_PROTO_TCP)) => set(Oxm::TcpDst(p)),
+                    (true, Some(IP_PROTO_UDP)) if src => set(Oxm::UdpSrc(p)),
+                    (true, Some(IP_PROTO_UDP)) => set(Oxm::UdpDst(p)),
+                    _ => conditional(a)?,
+                });
             }
             Action10::Vendor { vendor, .. } => {
                 return Err(OfpError::new(
@@ -260,6 +262,9 @@ fn no_v10(what: String) -> OfpError {
 fn take_one(rest: &[Action13]) -> Result<(Action10, usize), OfpError> {
     use Action13 as A;
     let one = |a| Ok((a, 1));
+    if let Some(a) = rest.first().and_then(conditional_from_v13) {
+        return one(a);
+    }
     match rest {
         [A::PushVlan(TPID_8021Q), A::SetField(Oxm::VlanVid(v, None)), A::SetField(Oxm::VlanPcp(p)), ..]
             if v & OFPVID_PRESENT != 0 =>

@@ -1,19 +1,24 @@
 //! OpenFlow 1.0 flow-mods as 1.3 flow-mods, and 1.3 flow-removed messages as 1.0 ones.
 //!
-//! A 1.0 flow-mod becomes a 1.3 flow-mod for table 0 with the same command, cookie (and
+//! A 1.0 flow-mod becomes a 1.3 flow-mod with the same command, cookie (and
 //! cookie mask 0: 1.0 never filters by cookie), timeouts, buffer id and out port
 //! (`OFPP_NONE` → `OFPP_ANY`; out group `OFPG_ANY`), the match of [`match_to_v13`] and
 //! one apply-actions instruction ([`actions_to_v13`] with the facts of the match; no
 //! instruction for an empty list, which drops). Where 1.0 and 1.3 differ:
 //!
+//! - tables: 1.0 has no table field. An ADD goes to table 0; MODIFY, MODIFY_STRICT,
+//!   DELETE and DELETE_STRICT act on every table (`OFPTT_ALL`), as Open vSwitch does
+//!   (without its table-id extension), so a 1.0 controller reaches every entry its dump
+//!   lists. 1.3 allows `OFPTT_ALL` only for deletes: the agent applies a modify to each
+//!   table it selects entries in ([`FlowModV13::per_table`]);
 //! - priority: an exact-match 1.0 flow (no bit of `OFPFW_ALL` set) is "always the highest
 //!   priority" (1.0 §3.4), so it gets 0xffff whatever the message says, for every
 //!   command (so strict modifies and deletes find it), as Open vSwitch does;
 //! - ADD: 1.0 removes an identical entry "including its counters" (§4.6), so the 1.3 add
 //!   carries `OFPFF_RESET_COUNTS`;
 //! - MODIFY / MODIFY_STRICT: in 1.0 a modify that matches no entry acts like an ADD
-//!   (with zeroed counters); [`FlowModV13::add_if_unmatched`] is that add, for the agent
-//!   to apply when the modify selected nothing. Otherwise only the actions change, as in
+//!   (with zeroed counters); [`FlowModV13::add_if_unmatched`] is that add (to table 0),
+//!   for the agent to apply when the modify selected nothing in any table. Otherwise only the actions change, as in
 //!   1.3 (cookie, timeouts, flags, counters stay);
 //! - DELETE / DELETE_STRICT: 1.0 ignores their actions, so they are not translated;
 //! - flags: `SEND_FLOW_REM` and `CHECK_OVERLAP` keep their meaning; `EMERG` is refused as
@@ -33,7 +38,7 @@ use openflow::v10::match10::wildcards as fw;
 use openflow::v10::FlowRemovedReason as Reason10;
 use openflow::v10::{FlowMod as FlowMod10, FlowRemoved as FlowRemoved10};
 use openflow::v13::flow_mod::{
-    flow_mod_flags as f13, FlowMod as FlowMod13, FlowModCommand as Cmd13,
+    flow_mod_flags as f13, FlowMod as FlowMod13, FlowModCommand as Cmd13, OFPTT_ALL,
 };
 use openflow::v13::{FlowRemoved as FlowRemoved13, FlowRemovedReason as Reason13};
 use openflow::{ErrorKind, OfpError};
@@ -47,14 +52,27 @@ const EXACT_PRIORITY: u16 = 0xffff;
 
 /// A 1.0 flow-mod in 1.3 terms.
 ///
-/// Invariant: `add_if_unmatched` is `Some` exactly when `flow_mod` is a MODIFY or
-/// MODIFY_STRICT, and is then the same flow-mod as an ADD (with `OFPFF_RESET_COUNTS`).
+/// Invariants: `flow_mod.table_id` is 0 for an ADD and `OFPTT_ALL` for every other
+/// command; `add_if_unmatched` is `Some` exactly when `flow_mod` is a MODIFY or
+/// MODIFY_STRICT, and is then the same flow-mod as an ADD to table 0 (with
+/// `OFPFF_RESET_COUNTS`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlowModV13 {
     /// The flow-mod to apply.
     pub flow_mod: FlowMod13,
     /// For a modify: the add to apply instead when the modify selects no entry (1.0 §4.6).
     pub add_if_unmatched: Option<FlowMod13>,
+}
+
+impl FlowModV13 {
+    /// The flow-mod for one table: `flow_mod` with that table id (a modify is applied
+    /// this way to each table it selects entries in, 1.3 having no all-tables modify).
+    pub fn per_table(&self, table_id: u8) -> FlowMod13 {
+        FlowMod13 {
+            table_id,
+            ..self.flow_mod.clone()
+        }
+    }
 }
 
 /// Translates a 1.0 flow-mod (module comment). Errors, in this order: those of
@@ -118,7 +136,7 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
     let mut flow_mod = FlowMod13 {
         cookie: fm.cookie,
         cookie_mask: 0,
-        table_id: 0,
+        table_id: if command == Cmd13::Add { 0 } else { OFPTT_ALL },
         command,
         idle_timeout: fm.idle_timeout,
         hard_timeout: fm.hard_timeout,
@@ -132,6 +150,7 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
     };
     let as_add = |m: &FlowMod13| FlowMod13 {
         command: Cmd13::Add,
+        table_id: 0,
         flags: m.flags | f13::RESET_COUNTS,
         ..m.clone()
     };

@@ -2,7 +2,7 @@
 //! 1.0 statistics replies.
 //!
 //! Requests: desc, flow, aggregate, table, port and queue map to the 1.3 types of the same
-//! name. Flow and aggregate keep the table id (0xff is `OFPTT_ALL` in both) and take the
+//! name ([`stats_request_to_v13`]). Flow and aggregate keep the table id (0xff is `OFPTT_ALL` in both) and take the
 //! match of [`match_to_v13`], the out port renumbered (`OFPP_NONE` → `OFPP_ANY`), out
 //! group `OFPG_ANY`, no cookie filter. Port stats: `OFPP_NONE` ("all") → `OFPP_ANY`.
 //! Queue stats: 1.0 says "all ports" with `OFPP_ALL`, 1.3 with `OFPP_ANY`; `OFPQ_ALL` is
@@ -13,7 +13,11 @@
 //! [`match_from_v13`] and the actions of [`instructions_from_v13`] (with the match's
 //! facts); an entry 1.0 cannot express (an IPv6 match, a goto or meter, actions whose 1.0
 //! meaning differs) is left out of the reply — a 1.0 controller cannot read it and
-//! could not modify or delete it other than by a wider match. Port and queue entries of
+//! could not modify or delete it other than by a wider match. [`flow_stats_to_v10`] is
+//! that one selection, and whatever counts flows for a 1.0 controller counts the same
+//! ones: the agent answers a 1.0 aggregate request with [`aggregate_to_v10`] over the
+//! flow stats of the request (not with the 1.3 aggregate, which counts every entry),
+//! and 1.0 table stats with [`count_v10_flows`]'s active counts. Port and queue entries of
 //! ports without a 1.0 number are left out; their durations are dropped. Table entries
 //! get what 1.0 adds ([`table_stats_to_v10`]). The `OFPSF_REPLY_MORE` flag is the same bit.
 //! A 1.3-only reply type (groups, meters, table features, port descriptions) is not the
@@ -32,8 +36,8 @@ use openflow::v10::stats::{
     StatsRequestBody, TableStats as TableStats10, OFPSF_REPLY_MORE,
 };
 use openflow::v13::multipart::{
-    FlowStats as FlowStats13, FlowStatsRequest as FlowReq13, MultipartReply,
-    MultipartReplyBody as Reply13, MultipartRequest, MultipartRequestBody as Req13,
+    AggregateStats as AggregateStats13, FlowStats as FlowStats13, FlowStatsRequest as FlowReq13,
+    MultipartReply, MultipartReplyBody as Reply13, MultipartRequest, MultipartRequestBody as Req13,
     TableStats as TableStats13,
 };
 use openflow::{ErrorKind, OfpError};
@@ -50,7 +54,8 @@ pub const MAX_STATS_REPLY_BODY: usize = openflow::v10::stats::MAX_REPLY_BODY;
 /// datapath's rule limit (shared by all tables).
 const MAX_ENTRIES: u32 = datapath::counters::MAX_RULES as u32;
 
-fn flow_request(r: &FlowReq10) -> FlowReq13 {
+/// A 1.0 flow-stats (or aggregate) request's selection as a 1.3 flow-stats request.
+pub fn flow_request_to_v13(r: &FlowReq10) -> FlowReq13 {
     FlowReq13 {
         table_id: r.table_id,
         out_port: port_no_to_v13(r.out_port),
@@ -65,8 +70,8 @@ fn flow_request(r: &FlowReq10) -> FlowReq13 {
 pub fn stats_request_to_v13(req: &StatsRequest) -> Result<MultipartRequest, OfpError> {
     let body = match &req.body {
         StatsRequestBody::Desc => Req13::Desc,
-        StatsRequestBody::Flow(r) => Req13::Flow(flow_request(r)),
-        StatsRequestBody::Aggregate(r) => Req13::Aggregate(flow_request(r)),
+        StatsRequestBody::Flow(r) => Req13::Flow(flow_request_to_v13(r)),
+        StatsRequestBody::Aggregate(r) => Req13::Aggregate(flow_request_to_v13(r)),
         StatsRequestBody::Table => Req13::Table,
         StatsRequestBody::Port(p) => Req13::PortStats {
             port_no: port_no_to_v13(p.port_no),
@@ -103,8 +108,9 @@ pub fn table_stats_to_v10(t: &TableStats13) -> TableStats10 {
     }
 }
 
-/// A flow entry in 1.0 form, if 1.0 can express it.
-fn flow_stats(f: &FlowStats13) -> Option<FlowStats10> {
+/// A flow entry in 1.0 form, if 1.0 can express it (its match and its instructions):
+/// the selection of the entries a 1.0 controller sees (module comment).
+pub fn flow_stats_to_v10(f: &FlowStats13) -> Option<FlowStats10> {
     let match_ = match_from_v13(&f.match_).ok()?;
     let actions = instructions_from_v13(&f.instructions, PacketFacts::of_match(&match_)).ok()?;
     Some(FlowStats10 {
@@ -122,12 +128,39 @@ fn flow_stats(f: &FlowStats13) -> Option<FlowStats10> {
     })
 }
 
+/// The aggregate of the entries of `flows` that a 1.0 controller sees
+/// ([`flow_stats_to_v10`]): the answer to a 1.0 aggregate request whose selection gave
+/// `flows`, so that it counts what the 1.0 flow dump of the same request lists.
+pub fn aggregate_to_v10(flows: &[FlowStats13]) -> AggregateStats13 {
+    flows
+        .iter()
+        .filter(|f| flow_stats_to_v10(f).is_some())
+        .fold(AggregateStats13::default(), |mut a, f| {
+            a.packet_count += f.packet_count;
+            a.byte_count += f.byte_count;
+            a.flow_count += 1;
+            a
+        })
+}
+
+/// Sets each table's `active_count` to the number of entries of `flows` (every table's
+/// entries) in it that a 1.0 controller sees ([`flow_stats_to_v10`]), as the 1.0 flow
+/// dump of that table lists them.
+pub fn count_v10_flows(tables: &mut [TableStats13], flows: &[FlowStats13]) {
+    for t in tables.iter_mut() {
+        t.active_count = flows
+            .iter()
+            .filter(|f| f.table_id == t.table_id && flow_stats_to_v10(f).is_some())
+            .count() as u32;
+    }
+}
+
 /// Translates a 1.3 multipart reply (module comment). The result may need
 /// [`split_stats_reply`] to fit in messages.
 pub fn stats_reply_to_v10(rep: &MultipartReply) -> Result<StatsReply, OfpError> {
     let body = match &rep.body {
         Reply13::Desc(d) => StatsReplyBody::Desc(d.clone()),
-        Reply13::Flow(v) => StatsReplyBody::Flow(v.iter().filter_map(flow_stats).collect()),
+        Reply13::Flow(v) => StatsReplyBody::Flow(v.iter().filter_map(flow_stats_to_v10).collect()),
         Reply13::Aggregate(a) => StatsReplyBody::Aggregate(Aggregate10 {
             packet_count: a.packet_count,
             byte_count: a.byte_count,

@@ -5,6 +5,7 @@
 //! frame, and after each rewrite checks that parsing the new bytes gives back exactly the
 //! key and offsets `apply` left (apart from the fields that are not packet bytes).
 
+mod conditional;
 mod push_pop;
 mod random;
 mod set_field;

@@ -13,7 +13,7 @@ use openflow::v10::flow::{flow_mod_flags as f10, FlowModCommand as Cmd10};
 use openflow::v10::match10::{wildcards as fw, Match as Match10};
 use openflow::v10::stats::StatsReplyBody;
 use openflow::v10::{Action as A10, FlowMod as FlowMod10, FlowRemovedReason as R10};
-use openflow::v13::flow_mod::{flow_mod_flags as f13, FlowModCommand as Cmd13};
+use openflow::v13::flow_mod::{flow_mod_flags as f13, FlowModCommand as Cmd13, OFPTT_ALL};
 use openflow::v13::multipart::{FlowStats, FlowStatsRequest, MultipartReply, MultipartReplyBody};
 use openflow::v13::packet_in::{FlowRemoved, FlowRemovedReason as R13};
 use openflow::ErrorKind;
@@ -126,15 +126,18 @@ fn modify_as_add_installs_when_the_tables_hold_nothing() {
         ..add()
     })
     .unwrap();
-    let changes = tables.apply(&t.flow_mod, 0).unwrap();
+    // The modify is for every table; 1.3 modifies one table at a time.
+    assert_eq!(t.flow_mod.table_id, OFPTT_ALL);
+    let changes = tables.apply(&t.per_table(0), 0).unwrap();
     assert!(
         changes.is_empty(),
         "a 1.3 modify of nothing changes nothing"
     );
-    let add = t.add_if_unmatched.unwrap();
+    let add = t.add_if_unmatched.clone().unwrap();
+    assert_eq!(add.table_id, 0);
     assert_eq!(tables.apply(&add, 0).unwrap().len(), 1);
     // Now the modify selects the entry, so no add is needed.
-    assert_eq!(tables.apply(&t.flow_mod, 1).unwrap().len(), 1);
+    assert_eq!(tables.apply(&t.per_table(0), 1).unwrap().len(), 1);
 }
 
 #[test]
@@ -143,7 +146,7 @@ fn deletes_ignore_actions_and_filter_by_out_port() {
         (Cmd10::Delete, Cmd13::Delete),
         (Cmd10::DeleteStrict, Cmd13::DeleteStrict),
     ] {
-        // set_vlan_vid with the tag unknown would be refused in an add.
+        // Deletes ignore their actions: none are translated.
         let t = flow_mod_to_v13(&FlowMod10 {
             command: c10,
             out_port: 3,
@@ -152,6 +155,11 @@ fn deletes_ignore_actions_and_filter_by_out_port() {
         })
         .unwrap();
         assert_eq!(t.flow_mod.command, c13);
+        assert_eq!(
+            t.flow_mod.table_id, OFPTT_ALL,
+            "1.0 deletes act on every table"
+        );
+        t.flow_mod.validate().unwrap();
         assert_eq!(t.flow_mod.out_port, 3);
         assert!(t.flow_mod.instructions.is_empty());
         assert_eq!(t.add_if_unmatched, None);
@@ -233,13 +241,13 @@ fn undefined_flags_and_commands_are_refused() {
     })
     .unwrap_err();
     assert_eq!(e.kind.to_v10(), (3, 4), "OFPFMFC_BAD_COMMAND");
-    // An action 1.3 cannot express here: the add is refused.
+    // An action 1.0 itself refuses: so is the add.
     let e = flow_mod_to_v13(&FlowMod10 {
-        actions: vec![A10::SetVlanVid(5)],
+        actions: vec![A10::SetVlanVid(4096)],
         ..add()
     })
     .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::BAD_ACTION_MATCH_INCONSISTENT);
+    assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_ARGUMENT);
 }
 
 #[test]
