@@ -492,7 +492,17 @@ impl Agent {
     fn request(&mut self, id: SessionId, frame: Frame, head: &[u8], now: u64) {
         let xid = frame.xid;
         let outs = match frame.message {
-            Message::V13(m) => self.request13(id, m, now),
+            Message::V13(m) => {
+                let mut outs = self.request13(id, m, now);
+                for o in &mut outs {
+                    if let Out::Msg(v13::Message::MultipartReply(r)) = o {
+                        if let v13::multipart::MultipartReplyBody::Flow(stats) = &mut r.body {
+                            crate::v10::show_flow_stats_to_v13(stats);
+                        }
+                    }
+                }
+                outs
+            }
             Message::V10(m) => self.request10(id, m, now),
         };
         for o in outs {

@@ -8,11 +8,14 @@
 //! two zero bytes and its argument (32 bits, right-aligned: VID, PCP, IPv4 address, ToS
 //! or port), all big-endian.
 //!
-//! A 1.3 controller sees that experimenter action in its dump: what the entry does, not
-//! an approximation (Open vSwitch shows a 1.0 `set_vlan_vid` to 1.3 as a push_vlan and a
-//! set-field, which is wrong for tagged frames). A 1.3 controller may also send it: it
-//! means the same in an apply-actions list, and is refused (`OFPBAC_BAD_EXPERIMENTER`)
-//! in write-actions and group buckets, which are action sets.
+//! A 1.3 flow dump shows such an action as Open vSwitch shows the same 1.0 action to a
+//! 1.3 client ([`show_flow_stats_to_v13`]): `push_vlan` and a set-field for a VLAN set
+//! (the tag is pushed only where the frame has none), a set-field for the others (the
+//! UDP port unless the match names TCP or SCTP). Every 1.3 client decodes that; the
+//! entry itself keeps the exact action, and a 1.0 dump shows the 1.0 action. A 1.3
+//! controller may also send the experimenter action: it means the same in an
+//! apply-actions list, and is refused (`OFPBAC_BAD_EXPERIMENTER`) in write-actions and
+//! group buckets, which are action sets.
 //!
 //! In the datapath each becomes a conditional rewrite ([`DpAction::ModVlanVid`],
 //! [`DpAction::ModVlanPcp`], [`DpAction::SetFieldIfPresent`]), with the semantics of
@@ -25,8 +28,11 @@ use std::net::Ipv4Addr;
 use datapath::action::Action as DpAction;
 use datapath::key::Field;
 use openflow::action::Action as Action13;
+use openflow::instruction::Instruction;
+use openflow::oxm::Oxm;
 use openflow::v10::action10::action_type as t;
 use openflow::v10::Action as Action10;
+use openflow::v13::multipart::FlowStats;
 
 pub use crate::agent::PEREGRINE_EXPERIMENTER;
 
@@ -93,4 +99,55 @@ pub fn conditional_to_datapath(a: &Action13) -> Option<DpAction> {
         Action10::SetTpDst(p) => DpAction::SetFieldIfPresent(Field::TpDst, p.into()),
         _ => return None,
     })
+}
+
+/// The standard 1.3 actions a flow dump shows for `a`, this module's experimenter
+/// action, in a rule whose match names IP protocol `ip_proto` (module comment).
+fn shown_to_v13(a: &Action10, ip_proto: Option<u8>) -> Vec<Action13> {
+    let push = Action13::PushVlan(0x8100);
+    let set = |o: Oxm| Action13::SetField(o);
+    match *a {
+        Action10::SetVlanVid(v) => vec![push, set(Oxm::VlanVid(0x1000 | v, None))],
+        Action10::SetVlanPcp(p) => vec![push, set(Oxm::VlanPcp(p))],
+        Action10::SetNwSrc(ip) => vec![set(Oxm::Ipv4Src(ip, None))],
+        Action10::SetNwDst(ip) => vec![set(Oxm::Ipv4Dst(ip, None))],
+        Action10::SetNwTos(tos) => vec![set(Oxm::IpDscp(tos >> 2))],
+        Action10::SetTpSrc(p) => vec![set(match ip_proto {
+            Some(6) => Oxm::TcpSrc(p),
+            Some(132) => Oxm::SctpSrc(p),
+            _ => Oxm::UdpSrc(p),
+        })],
+        Action10::SetTpDst(p) => vec![set(match ip_proto {
+            Some(6) => Oxm::TcpDst(p),
+            Some(132) => Oxm::SctpDst(p),
+            _ => Oxm::UdpDst(p),
+        })],
+        _ => Vec::new(),
+    }
+}
+
+/// Rewrites the flow-stats entries of a reply to a 1.3 client so that this module's
+/// experimenter actions show as standard ones (module comment).
+pub fn show_flow_stats_to_v13(stats: &mut [FlowStats]) {
+    for fs in stats {
+        let ip_proto = fs.match_.fields.iter().find_map(|o| match o {
+            Oxm::IpProto(p) => Some(*p),
+            _ => None,
+        });
+        for ins in &mut fs.instructions {
+            let Instruction::ApplyActions(actions) = ins else {
+                continue;
+            };
+            if !actions.iter().any(|a| conditional_from_v13(a).is_some()) {
+                continue;
+            }
+            *actions = actions
+                .iter()
+                .flat_map(|a| match conditional_from_v13(a) {
+                    Some(a10) => shown_to_v13(&a10, ip_proto),
+                    None => vec![a.clone()],
+                })
+                .collect();
+        }
+    }
 }

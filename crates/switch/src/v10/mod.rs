@@ -54,7 +54,8 @@ mod tests;
 
 pub use actions::{actions_from_v13, actions_to_v13, instructions_from_v13, PacketFacts, Tag};
 pub use conditional::{
-    conditional_from_v13, conditional_to_datapath, conditional_to_v13, PEREGRINE_EXPERIMENTER,
+    conditional_from_v13, conditional_to_datapath, conditional_to_v13, show_flow_stats_to_v13,
+    PEREGRINE_EXPERIMENTER,
 };
 pub use errors::{error_msg_to_v10, error_to_v10};
 pub use flow_match::{match_from_v13, match_to_v13};

@@ -318,3 +318,45 @@ fn set_nw_and_tp_where_the_match_leaves_the_protocol_open_act_only_on_their_head
     assert_eq!(u16::from_be_bytes([got[36], got[37]]), 8080);
     assert_eq!(sum(&got[14..34]), 0xffff, "{:?}", &got[14..34]);
 }
+
+#[test]
+fn a_13_dump_shows_the_conditional_actions_as_standard_ones() {
+    use openflow::action::Action as A13;
+    use openflow::oxm::Oxm;
+    let mut r = Rig::new();
+    let c10 = r.connect(SessionKind::Controller, OFP10_VERSION);
+    let c13 = r.connect(SessionKind::Controller, OFP13_VERSION);
+    add_in_port_1(
+        &mut r,
+        c10,
+        vec![
+            A10::SetVlanVid(5),
+            A10::SetNwSrc(std::net::Ipv4Addr::new(10, 9, 9, 9)),
+            A10::SetTpDst(8080),
+        ],
+    );
+    let shown = r.entries(c13);
+    let [(0, _, ins)] = shown.as_slice() else {
+        panic!("one entry in table 0: {shown:?}");
+    };
+    assert_eq!(
+        ins,
+        &vec![Instruction::ApplyActions(vec![
+            A13::PushVlan(0x8100),
+            A13::SetField(Oxm::VlanVid(0x1005, None)),
+            A13::SetField(Oxm::Ipv4Src(std::net::Ipv4Addr::new(10, 9, 9, 9), None)),
+            A13::SetField(Oxm::UdpDst(8080)),
+            A13::Output {
+                port: 2,
+                max_len: 0
+            },
+        ])]
+    );
+    // The entry keeps its exact meaning: a 1.0 dump shows the 1.0 actions, and a tagged
+    // frame is not tagged again.
+    assert_eq!(r.dump10(c10)[0].actions[0], A10::SetVlanVid(5));
+    let out = run(&mut r, &tagged(7), SEC);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0][12..16], [0x81, 0x00, 0x00, 0x05]);
+    assert_ne!(out[0][16..18], [0x81, 0x00], "a second tag was pushed");
+}
