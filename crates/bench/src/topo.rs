@@ -82,6 +82,16 @@ impl Topology {
     /// (net from the prefix, so parallel topologies use different subnets) and transmit
     /// checksum and segmentation offloads off (needs `ethtool`) and IPv6 off.
     pub fn add_host(&mut self, i: u8) -> io::Result<Host> {
+        self.host(i, true)
+    }
+
+    /// [`Topology::add_host`] with `eth0` as `ip link add` makes it: checksum and
+    /// segmentation offloads on, GRO off (a container's veth).
+    pub fn add_default_host(&mut self, i: u8) -> io::Result<Host> {
+        self.host(i, false)
+    }
+
+    fn host(&mut self, i: u8, offloads_off: bool) -> io::Result<Host> {
         let ns = format!("{}h{i}", self.prefix);
         let port = ns.clone();
         let peer = format!("{}p{i}", self.prefix);
@@ -100,11 +110,13 @@ impl Topology {
         )?;
         // The host's stack would leave TCP/UDP checksums to the veth (and hand over
         // 64 KiB TCP segments); a switch port reading raw frames must get finished ones.
-        self.in_ns(
-            &ns,
-            "ethtool",
-            &["-K", "eth0", "tx", "off", "tso", "off", "gso", "off"],
-        )?;
+        if offloads_off {
+            self.in_ns(
+                &ns,
+                "ethtool",
+                &["-K", "eth0", "tx", "off", "tso", "off", "gso", "off"],
+            )?;
+        }
         // No IPv6: the host sends only what it is asked to (no router or neighbour
         // solicitations), so a test can count what reaches it.
         self.in_ns(

@@ -27,6 +27,14 @@ impl SwitchProc {
     /// [`SwitchProc::start`], also returning the line that says the switch is switching
     /// (its ports, workers, fail mode and fast path).
     pub fn start_banner(args: &[&str]) -> (SwitchProc, String) {
+        let (p, mut lines) = Self::start_lines(args);
+        let banner = lines.pop().unwrap_or_default();
+        (p, banner)
+    }
+
+    /// [`SwitchProc::start`], also returning what the switch said on stderr up to and
+    /// including the line that says it is switching.
+    pub fn start_lines(args: &[&str]) -> (SwitchProc, Vec<String>) {
         let mgmt: &[&str] = if args.contains(&"--mgmt") {
             &[]
         } else {
@@ -54,17 +62,25 @@ impl SwitchProc {
             child: Some(child),
             stderr: rx,
         };
-        let banner = p.wait_line("switching between", Duration::from_secs(10));
-        (p, banner)
+        let lines = p.wait_lines("switching between", Duration::from_secs(10));
+        (p, lines)
     }
 
     /// Waits for a stderr line containing `what`.
     pub fn wait_line(&mut self, what: &str, limit: Duration) -> String {
+        self.wait_lines(what, limit).pop().unwrap_or_default()
+    }
+
+    /// Waits for a stderr line containing `what`: the lines read, that one last.
+    pub fn wait_lines(&mut self, what: &str, limit: Duration) -> Vec<String> {
         let t = Instant::now();
         let mut seen = Vec::new();
         while let Some(left) = limit.checked_sub(t.elapsed()) {
             match self.stderr.recv_timeout(left) {
-                Ok(l) if l.contains(what) => return l,
+                Ok(l) if l.contains(what) => {
+                    seen.push(l);
+                    return seen;
+                }
                 Ok(l) => seen.push(l),
                 Err(_) => break,
             }
