@@ -28,6 +28,7 @@ fn check_object(krate: &str, name: &str) {
         .next()
         .unwrap_or("")
         .to_string();
+    // The object is there (include_bytes! would say so less clearly).
     read(&obj);
     if actual != recorded {
         // cargo::error fails the build with this message alone (no panic backtrace).
