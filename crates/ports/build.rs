@@ -1,37 +1,43 @@
-//! Compiles the AF_XDP backend's XDP program (bpf/redirect.c) into OUT_DIR with clang,
-//! for `include_bytes!` in src/afxdp/program.rs. The compiler is `clang` on PATH, or
-//! the one named by the CLANG environment variable.
+//! Checks that the committed XDP object (bpf/redirect.o, embedded by
+//! src/afxdp/program.rs) was compiled from the committed source: the SHA-256 of
+//! bpf/redirect.c must be the one recorded in bpf/redirect.c.sha256, which
+//! scripts/bpf-build.sh writes with the object. Nothing is compiled here, so a build
+//! needs no clang; that the object is what clang makes of the source is a system test
+//! (tests/bpf_object.rs).
 
-use std::env;
-use std::path::PathBuf;
-use std::process::Command;
+use sha2::{Digest, Sha256};
 
 fn main() {
-    let src = "bpf/redirect.c";
-    println!("cargo:rerun-if-changed={src}");
-    println!("cargo:rerun-if-env-changed=CLANG");
-    let clang = env::var("CLANG").unwrap_or_else(|_| "clang".to_string());
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("redirect.o");
-    let result = Command::new(&clang)
-        .args(["-O2", "-g", "-Wall", "-target", "bpf", "-c", src, "-o"])
-        .arg(&out)
-        .output();
-    match result {
-        Err(e) => panic!(
-            "cannot run {clang:?} ({e}): the ports crate compiles its XDP program (crates/ports/{src}) \
-             with clang. Install clang (Debian/Ubuntu: `apt-get install clang`), or set CLANG to a \
-             clang binary that can target bpf."
-        ),
-        Ok(o) if !o.status.success() => panic!(
-            "{clang} failed to compile crates/ports/{src} for the bpf target ({}):\n{}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr)
-        ),
-        Ok(o) => {
-            let warnings = String::from_utf8_lossy(&o.stderr);
-            for line in warnings.lines() {
-                println!("cargo:warning={line}");
-            }
-        }
+    check_object("ports", "redirect");
+}
+
+/// Fails the build when `bpf/NAME.c` is not the source `bpf/NAME.o` was compiled from.
+fn check_object(krate: &str, name: &str) {
+    let (src, obj, sum) = (
+        format!("bpf/{name}.c"),
+        format!("bpf/{name}.o"),
+        format!("bpf/{name}.c.sha256"),
+    );
+    for f in [&src, &obj, &sum] {
+        println!("cargo:rerun-if-changed={f}");
+    }
+    let read = |f: &str| std::fs::read(f).unwrap_or_else(|e| panic!("crates/{krate}/{f}: {e}"));
+    let actual = format!("{:x}", Sha256::digest(read(&src)));
+    let recorded = String::from_utf8_lossy(&read(&sum))
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    // The object is there (include_bytes! would say so less clearly).
+    read(&obj);
+    if actual != recorded {
+        // cargo::error fails the build with this message alone (no panic backtrace).
+        println!(
+            "cargo::error=crates/{krate}/{src} is not the source crates/{krate}/{obj} was \
+             compiled from (its SHA-256 is {actual}; crates/{krate}/{sum} records {recorded}). \
+             Recompile the committed XDP objects with `scripts/bpf-build.sh` (needs clang; \
+             the committed ones are Debian 12's clang 14) and commit the .c, .o and \
+             .c.sha256 together."
+        );
     }
 }

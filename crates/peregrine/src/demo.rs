@@ -17,7 +17,7 @@ use crate::run::Switch;
 /// Options of `peregrine demo`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct DemoArgs {
-    /// Seconds of iperf3 traffic (0: skip iperf3).
+    /// Seconds of iperf3 traffic (0: no iperf3, which then need not be installed).
     #[arg(long, default_value_t = 2)]
     pub iperf_seconds: u32,
     /// Forwarding threads.
@@ -57,12 +57,24 @@ fn step(interrupted: &AtomicBool) -> anyhow::Result<()> {
 }
 
 fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
-    crate::run::require_root("demo")?;
-    for tool in ["ip", "ping"] {
-        if which(tool).is_none() {
-            anyhow::bail!("`{tool}` not found (install iproute2 and iputils-ping)");
-        }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let missing = missing_tools(&path, args.iperf_seconds > 0);
+    if !missing.is_empty() {
+        let tools: Vec<_> = missing.iter().map(|(t, _)| *t).collect();
+        let packages: Vec<_> = missing.iter().map(|(_, p)| *p).collect();
+        anyhow::bail!(
+            "the demo runs {}, not found on PATH (Debian/Ubuntu: `apt-get install {}`; \
+             scripts/demo.sh installs what is missing and runs the demo{})",
+            tools.join(", "),
+            packages.join(" "),
+            if tools.contains(&"iperf3") {
+                "; `--iperf-seconds 0` does without iperf3"
+            } else {
+                ""
+            }
+        );
     }
+    crate::run::require_root("demo")?;
     let mut topo = Topology::new();
     println!(
         "topology {}: three hosts, each on a switch port",
@@ -120,11 +132,7 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
     }
     if args.iperf_seconds > 0 {
         step(interrupted)?;
-        if which("iperf3").is_none() {
-            println!("iperf3 not found: skipped (install iperf3)");
-        } else {
-            iperf(&topo, &hosts[0], &hosts[2], args.iperf_seconds)?;
-        }
+        iperf(&topo, &hosts[0], &hosts[2], args.iperf_seconds)?;
     }
     step(interrupted)?;
     println!();
@@ -171,10 +179,62 @@ fn iperf(topo: &Topology, client: &Host, server: &Host, seconds: u32) -> anyhow:
     Ok(())
 }
 
-fn which(tool: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join(tool))
-            .find(|p| p.is_file())
-    })
+/// The programs the demo runs and their Debian packages: `ip` builds the topology and
+/// runs commands in its namespaces, `ethtool` turns the hosts' transmit offloads off
+/// (the switch's AF_PACKET ports need finished checksums), `ping` and `iperf3` are the
+/// traffic.
+const TOOLS: [(&str, &str); 4] = [
+    ("ip", "iproute2"),
+    ("ethtool", "ethtool"),
+    ("ping", "iputils-ping"),
+    ("iperf3", "iperf3"),
+];
+
+/// The tools of [`TOOLS`] (with their packages) that no directory of `path` holds;
+/// iperf3 only if `iperf`.
+fn missing_tools(path: &std::ffi::OsStr, iperf: bool) -> Vec<(&'static str, &'static str)> {
+    TOOLS
+        .into_iter()
+        .filter(|(tool, _)| iperf || *tool != "iperf3")
+        .filter(|(tool, _)| !std::env::split_paths(path).any(|dir| dir.join(tool).is_file()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_tools_names_exactly_the_absent_ones() {
+        let base = std::env::temp_dir().join(format!("peregrine-demo-{}", std::process::id()));
+        let (a, b) = (base.join("a"), base.join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        std::fs::write(a.join("ip"), "").unwrap();
+        std::fs::write(b.join("ping"), "").unwrap();
+        // A directory of that name is not the program.
+        std::fs::create_dir_all(b.join("ethtool")).unwrap();
+        let path = std::env::join_paths([&a, &b]).unwrap();
+        let result = (
+            missing_tools(&path, true),
+            missing_tools(&path, false),
+            missing_tools(std::ffi::OsStr::new(""), false),
+        );
+        std::fs::write(b.join("iperf3"), "").unwrap();
+        std::fs::remove_dir(b.join("ethtool")).unwrap();
+        std::fs::write(b.join("ethtool"), "").unwrap();
+        let none_missing = missing_tools(&path, true);
+        std::fs::remove_dir_all(&base).unwrap();
+        assert_eq!(result.0, [("ethtool", "ethtool"), ("iperf3", "iperf3")]);
+        assert_eq!(result.1, [("ethtool", "ethtool")]);
+        assert_eq!(
+            result.2,
+            [
+                ("ip", "iproute2"),
+                ("ethtool", "ethtool"),
+                ("ping", "iputils-ping")
+            ]
+        );
+        assert!(none_missing.is_empty(), "{none_missing:?}");
+    }
 }

@@ -5,9 +5,10 @@
 // A queue without a socket in the map passes its frames to the kernel stack (the
 // XDP_PASS in the flags of bpf_redirect_map is the action taken when the lookup fails).
 //
-// Built by crates/ports/build.rs with `clang -O2 -g -target bpf -c`. It includes no
-// headers (libbpf's bpf_helpers.h is not assumed): the few uapi values it needs are
-// declared below, with the names and numbers of <linux/bpf.h>.
+// Compiled by scripts/bpf-build.sh (`clang -O2 -g -target bpf -c`) into the committed
+// redirect.o, which the crate embeds. It includes no headers (libbpf's bpf_helpers.h is
+// not assumed): the few uapi values it needs are declared below, with the names and
+// numbers of <linux/bpf.h>.
 
 typedef unsigned int __u32;
 typedef unsigned long long __u64;

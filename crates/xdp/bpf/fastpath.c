@@ -48,8 +48,9 @@
 // wire order. The program never writes a frame it does not forward from the cache.
 // Every loop is unrolled with a constant bound.
 //
-// Built by crates/xdp/build.rs with `clang -O2 -g -target bpf -c`; no headers: the few
-// uapi values are declared below with the names and numbers of <linux/bpf.h>.
+// Compiled by scripts/bpf-build.sh (`clang -O2 -g -target bpf -c`) into the committed
+// fastpath.o, which the crate embeds; no headers: the few uapi values are declared below
+// with the names and numbers of <linux/bpf.h>.
 
 typedef unsigned char __u8;
 typedef unsigned short __u16;

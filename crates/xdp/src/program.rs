@@ -1,6 +1,6 @@
-//! The loader of the fast-path XDP program (bpf/fastpath.c, compiled by build.rs and
-//! embedded here): its maps, its attachment to interfaces, and the reads and writes
-//! user space makes on them.
+//! The loader of the fast-path XDP program (bpf/fastpath.c, compiled into the committed
+//! bpf/fastpath.o by scripts/bpf-build.sh and embedded here): its maps, its attachment
+//! to interfaces, and the reads and writes user space makes on them.
 //!
 //! One [`FastPath`] holds one loaded program and its maps; the same program is attached
 //! to every interface of the switch ([`FastPath::attach`]), each getting a port slot
@@ -33,7 +33,7 @@ use crate::delivery::{self, PortUse};
 use crate::layout::{event, FpCounter, FpEntry, FpKey, FpPort, FpState, FP_GROUPS};
 
 /// The compiled program (an ELF object for the bpf target).
-static PROGRAM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/fastpath.o"));
+static PROGRAM: &[u8] = include_bytes!("../bpf/fastpath.o");
 const PROGRAM_NAME: &str = "fastpath";
 
 /// XSKMAP entries per port: a port has at most this many rx queues.

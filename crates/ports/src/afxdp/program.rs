@@ -1,10 +1,11 @@
 //! The XDP program that steers an interface's frames into its AF_XDP sockets, and its
 //! attachment.
 //!
-//! The program (crates/ports/bpf/redirect.c, compiled by build.rs and embedded here)
-//! redirects every frame to the `xsks` XSKMAP entry of the rx queue it arrived on, and
-//! passes it to the kernel stack when that entry is empty. [`Attachment::attach`] loads
-//! it with `xsks` sized to the interface's rx queue count and attaches it natively
+//! The program (crates/ports/bpf/redirect.c, compiled into the committed
+//! crates/ports/bpf/redirect.o by scripts/bpf-build.sh and embedded here) redirects
+//! every frame to the `xsks` XSKMAP entry of the rx queue it arrived on, and passes it
+//! to the kernel stack when that entry is empty. [`Attachment::attach`] loads it with
+//! `xsks` sized to the interface's rx queue count and attaches it natively
 //! (XDP_FLAGS_DRV_MODE) or in generic (SKB) mode as asked, falling back from native to
 //! generic in [`AttachMode::Auto`]. [`Attachment::insert`] puts a socket into the map.
 //!
@@ -24,7 +25,7 @@ use super::AttachMode;
 use crate::error::{errno_in_chain as errno_of, error_chain as chain, PortError};
 
 /// The compiled program (an ELF object for the bpf target).
-static PROGRAM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/redirect.o"));
+static PROGRAM: &[u8] = include_bytes!("../../bpf/redirect.o");
 /// Its function and map names in redirect.c.
 const PROGRAM_NAME: &str = "redirect_to_xsk";
 const MAP_NAME: &str = "xsks";
