@@ -19,7 +19,7 @@
 //!
 //! Receive: a socket bound with XDP_USE_SG (copy mode, where the kernel takes the flag)
 //! is given a frame longer than one UMEM frame as several descriptors, each but the last
-//! with XDP_PKT_CONTD in its options; `recv` gathers them into one packet (`chain`,
+//! with XDP_PKT_CONTD in its options; `recv` gathers them into one packet ([`Gather`],
 //! kept across calls when a batch ends inside a frame), at most [`MAX_GATHERED`] bytes.
 //! A longer chain, or one with a descriptor outside the UMEM, is dropped whole and
 //! counted as an rx error; every descriptor's frame still goes back to the fill ring.
@@ -131,11 +131,8 @@ pub(super) struct XskSocket {
     /// RX frames taken from the RX ring and not yet back in the fill ring.
     refill: Vec<u64>,
     /// The frame being gathered from descriptors with XDP_PKT_CONTD (bound with
-    /// XDP_USE_SG only): its bytes so far, kept across `recv` calls.
-    chain: Option<Packet>,
-    /// The frame being gathered is dropped when its last descriptor comes (too long, or
-    /// a descriptor outside the UMEM).
-    chain_bad: bool,
+    /// XDP_USE_SG only), kept across `recv` calls.
+    gather: Gather,
     /// Scratch: the segments of one packet cut by `send` (empty between calls).
     segments: Vec<Packet>,
     /// Lengths of the descriptors queued on the TX ring and not yet consumed, oldest first.
@@ -296,8 +293,7 @@ impl XskSocket {
                 free
             },
             refill: Vec::with_capacity(half),
-            chain: None,
-            chain_bad: false,
+            gather: Gather::default(),
             segments: Vec::new(),
             inflight: VecDeque::with_capacity(half),
             batch: Vec::with_capacity(half),
@@ -347,39 +343,26 @@ impl XskSocket {
         if budget > 0 && self.rx.available() > 0 {
             let mut ring = self.rx.receive(budget);
             while let Some(desc) = ring.read() {
-                match (self.area.frame(desc.addr, desc.len), &mut self.chain) {
-                    _ if self.chain_bad => {}
-                    (Some(bytes), None) => {
-                        let mut p = pool.pop().unwrap_or_default();
-                        p.refill(bytes);
-                        self.chain = Some(p);
-                    }
-                    (Some(bytes), Some(p)) if p.len() + bytes.len() <= MAX_GATHERED => {
-                        p.extend_from_slice(bytes);
-                    }
-                    _ => self.chain_bad = true,
-                }
+                let bytes = self.area.frame(desc.addr, desc.len);
+                let last = desc.options & XDP_PKT_CONTD == 0;
+                let done = self.gather.push(bytes, last, pool);
                 // A frame whose address is not in the UMEM cannot be given back (and was
                 // never ours); any other goes back to the kernel.
                 if let Some(chunk) = self.area.chunk_of(desc.addr) {
                     self.refill.push(chunk);
                 }
-                if desc.options & XDP_PKT_CONTD != 0 {
-                    continue;
-                }
-                // The frame's last descriptor.
-                let gathered = self.chain.take();
-                if std::mem::take(&mut self.chain_bad) {
-                    count.errors += 1;
-                    pool.extend(gathered);
-                } else if let Some(mut p) = gathered {
-                    // The frame as bytes has lost the kernel's note that its sender
-                    // left the checksum to the device: finish it here, as the device
-                    // would have.
-                    datapath::rewrite::finish_offloaded_checksum(p.data_mut());
-                    count.frames += 1;
-                    count.bytes += p.len() as u64;
-                    rx.push(p);
+                match done {
+                    Gathered::More => {}
+                    Gathered::Frame(mut p) => {
+                        // The frame as bytes has lost the kernel's note that its sender
+                        // left the checksum to the device: finish it here, as the device
+                        // would have.
+                        datapath::rewrite::finish_offloaded_checksum(p.data_mut());
+                        count.frames += 1;
+                        count.bytes += p.len() as u64;
+                        rx.push(p);
+                    }
+                    Gathered::Dropped => count.errors += 1,
                 }
             }
             ring.release();
@@ -640,6 +623,61 @@ impl XskSocket {
     }
 }
 
+/// Gathers one received frame from its descriptors' bytes: one descriptor, or a chain
+/// whose descriptors but the last have XDP_PKT_CONTD. Holds the frame so far between
+/// descriptors (and `recv` calls). Invariant: a frame handed out is at most
+/// [`MAX_GATHERED`] bytes; a chain that would be longer, or that has a descriptor
+/// outside the UMEM, is dropped whole when its last descriptor comes, and its packet
+/// goes back to the pool.
+#[derive(Debug, Default)]
+struct Gather {
+    /// The frame so far (`None` before a frame's first descriptor, or once it is bad).
+    frame: Option<Packet>,
+    /// The frame being gathered is dropped at its last descriptor.
+    bad: bool,
+}
+
+/// What one descriptor completed.
+#[derive(Debug)]
+enum Gathered {
+    /// The frame continues in the next descriptor.
+    More,
+    /// A whole frame.
+    Frame(Packet),
+    /// A frame dropped (too long, or a descriptor outside the UMEM).
+    Dropped,
+}
+
+impl Gather {
+    /// Takes one descriptor's bytes (`None`: it was not inside the UMEM), `last` if it
+    /// ends its frame; buffers come from `pool`.
+    fn push(&mut self, bytes: Option<&[u8]>, last: bool, pool: &mut Vec<Packet>) -> Gathered {
+        match (bytes, &mut self.frame) {
+            _ if self.bad => {}
+            (Some(b), None) => {
+                let mut p = pool.pop().unwrap_or_default();
+                p.refill(b);
+                self.frame = Some(p);
+            }
+            (Some(b), Some(p)) if p.len() + b.len() <= MAX_GATHERED => p.extend_from_slice(b),
+            _ => {
+                self.bad = true;
+                pool.extend(self.frame.take());
+            }
+        }
+        if !last {
+            return Gathered::More;
+        }
+        if std::mem::take(&mut self.bad) {
+            return Gathered::Dropped;
+        }
+        match self.frame.take() {
+            Some(p) => Gathered::Frame(p),
+            None => Gathered::Dropped,
+        }
+    }
+}
+
 /// A UMEM that could not be made: which limit, and what to do about it.
 fn umem_error(name: &str, e: io::Error) -> PortError {
     let mib = UMEM_BYTES >> 20;
@@ -697,6 +735,85 @@ fn memlock_limit() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn frame_of(g: Gathered) -> Vec<u8> {
+        match g {
+            Gathered::Frame(p) => p.data().to_vec(),
+            other => panic!("expected a frame, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn chains_are_gathered_across_calls_and_bounded() {
+        let mut g = Gather::default();
+        let mut pool = vec![Packet::from_slice(&[9; 100])];
+        // A single descriptor is a frame of its own, in a pooled buffer.
+        assert_eq!(
+            frame_of(g.push(Some(&[1, 2, 3]), true, &mut pool)),
+            [1, 2, 3]
+        );
+        assert!(pool.is_empty());
+        // A chain of three, as if split over two `recv` calls.
+        assert!(matches!(
+            g.push(Some(&[1; 3000]), false, &mut pool),
+            Gathered::More
+        ));
+        assert!(matches!(
+            g.push(Some(&[2; 3000]), false, &mut pool),
+            Gathered::More
+        ));
+        let f = frame_of(g.push(Some(&[3; 10]), true, &mut pool));
+        assert_eq!(f.len(), 6010);
+        assert_eq!((f[0], f[3000], f[6009]), (1, 2, 3));
+
+        // Longer than MAX_GATHERED: dropped at its end, the buffer back in the pool,
+        // and the next frame is whole again.
+        let piece = vec![7u8; 3840];
+        for _ in 0..MAX_GATHERED / piece.len() + 2 {
+            assert!(matches!(
+                g.push(Some(&piece), false, &mut pool),
+                Gathered::More
+            ));
+        }
+        assert!(matches!(
+            g.push(Some(&[1]), true, &mut pool),
+            Gathered::Dropped
+        ));
+        assert_eq!(pool.len(), 1, "the dropped frame's buffer is reused");
+        assert_eq!(frame_of(g.push(Some(&[5]), true, &mut pool)), [5]);
+
+        // Exactly MAX_GATHERED bytes pass.
+        let mut left = MAX_GATHERED;
+        while left > piece.len() {
+            assert!(matches!(
+                g.push(Some(&piece), false, &mut pool),
+                Gathered::More
+            ));
+            left -= piece.len();
+        }
+        assert_eq!(
+            frame_of(g.push(Some(&piece[..left]), true, &mut pool)).len(),
+            MAX_GATHERED
+        );
+
+        // A descriptor outside the UMEM spoils its whole chain, wherever it is.
+        assert!(matches!(
+            g.push(Some(&[1]), false, &mut pool),
+            Gathered::More
+        ));
+        assert!(matches!(g.push(None, false, &mut pool), Gathered::More));
+        assert!(matches!(
+            g.push(Some(&[1]), true, &mut pool),
+            Gathered::Dropped
+        ));
+        assert!(matches!(g.push(None, true, &mut pool), Gathered::Dropped));
+        assert_eq!(frame_of(g.push(Some(&[8, 8]), true, &mut pool)), [8, 8]);
+        // An empty descriptor is an empty frame, not a panic.
+        assert_eq!(
+            frame_of(g.push(Some(&[]), true, &mut pool)),
+            Vec::<u8>::new()
+        );
+    }
 
     #[test]
     fn umem_errors_say_what_to_do() {
