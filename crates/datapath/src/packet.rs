@@ -53,6 +53,17 @@ impl Packet {
         self.start = HEADROOM;
     }
 
+    /// Appends `bytes` to the end of the frame (a frame gathered from several pieces is
+    /// built with `refill` and then this; the buffer grows only while it is too small).
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
+        if self.buf.is_empty() {
+            // A default packet: give it the headroom `refill` would have.
+            self.buf.resize(HEADROOM, 0);
+            self.start = HEADROOM;
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
     /// The frame's bytes.
     #[inline]
     pub fn data(&self) -> &[u8] {

@@ -35,6 +35,7 @@
 mod checksum;
 mod conditional;
 mod offload;
+mod segment;
 mod set_field;
 mod tags;
 mod ttl;
@@ -43,6 +44,7 @@ mod ttl;
 mod tests;
 
 pub use offload::finish_offloaded_checksum;
+pub use segment::{segment_tcp, SegmentError};
 
 use crate::action::Action;
 use crate::key::{Field, FlowKey};

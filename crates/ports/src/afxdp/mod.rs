@@ -5,8 +5,8 @@
 //!
 //! [`open`] (or [`crate::open`] with [`crate::Backend::AfXdp`]) on interface `name`:
 //! 1. brings the interface up if it is down, and refuses an MTU above 3822 (frames must
-//!    fit one 4096-byte UMEM frame with the kernel's 256 bytes of headroom; multi-buffer
-//!    XDP_USE_SG is not supported);
+//!    fit one 4096-byte UMEM frame with the kernel's 256 bytes of headroom: longer
+//!    frames are received, see below, but not sent);
 //! 2. asks the driver for its rx queue count (ETHTOOL_GCHANNELS; veth: its
 //!    `numrxqueues`, usually 1);
 //! 3. loads the XDP program (program.rs, bpf/redirect.c) and attaches it as [`AttachMode`] says:
@@ -15,8 +15,9 @@
 //! 4. makes one AF_XDP socket per rx queue (socket.rs), binding it zero-copy
 //!    (XDP_ZEROCOPY) when the program is attached natively and, where the driver
 //!    refuses (veth does) or in generic mode, in copy mode (XDP_COPY; a fallback is
-//!    noted on stderr), always with XDP_USE_NEED_WAKEUP, and puts it in the program's
-//!    XSKMAP.
+//!    noted on stderr), always with XDP_USE_NEED_WAKEUP, in copy mode also with
+//!    XDP_USE_SG (multi-buffer receive) where the kernel takes it (6.6 and later; a
+//!    refusal is noted on stderr once), and puts it in the program's XSKMAP.
 //!
 //! # Handles and queues
 //!
@@ -38,9 +39,12 @@
 //! `recv` copies frames out of the UMEM into pooled packets and hands the frames back
 //! to the fill ring at once; `send` copies packets into free TX frames and kicks the
 //! kernel when the ring asks (need_wakeup). Nothing is allocated per packet once the
-//! pool is warm. Frames longer than `mtu + 18` or shorter than 14 bytes are refused
-//! (`tx_errors`); no free TX frame (a socket has 2048 of them, 1024 above MTU 1774, all
-//! in flight) drops and counts (`tx_dropped`).
+//! pool is warm. IPv4/IPv6 TCP frames longer than `mtu + 18` are cut into segments
+//! that fit (software GSO: `datapath::rewrite::segment_tcp`); other frames that long,
+//! and frames shorter than 14 bytes, are refused (`tx_errors`: IP fragmentation is not
+//! done); no free TX frame (a socket has 2048 of them, 1024 above MTU 1774, all in
+//! flight, even after kicking what the batch queued so far) drops and counts
+//! (`tx_dropped`).
 //!
 //! The kernel's drops (XDP_STATISTICS: frame too long for a UMEM frame, fill ring
 //! empty, RX ring full; invalid descriptors) are read after runs of empty polls and
@@ -48,9 +52,12 @@
 //! Frames dropped inside the driver before XDP runs (a veth's own ring overflowing) are
 //! the interface's statistics, not the port's.
 //!
-//! In generic (SKB) mode, GRO- or GSO-merged frames longer than a UMEM frame cannot be
-//! delivered and are dropped (counted); turn those offloads off on the sending side if
-//! it matters. After the interface goes away the sockets are unbound: `recv` returns 0
+//! In generic (SKB) mode the kernel hands the program GRO- or GSO-merged frames (a
+//! sending veth with TSO on, its default, makes them up to 64 KiB) as one linear frame;
+//! a socket bound with XDP_USE_SG receives one longer than a UMEM frame as several
+//! descriptors, gathered into one packet (socket.rs), and such TCP frames are segmented
+//! again on output. Without XDP_USE_SG (kernels before 6.6), or beyond 64 KiB, they are
+//! dropped (counted in `rx_dropped`, or `rx_errors` past 64 KiB). After the interface goes away the sockets are unbound: `recv` returns 0
 //! and `send` drops and counts; reopen the port. Without carrier every frame is dropped
 //! and counted. One difference from afpacket: when the interface is set
 //! administratively down, the batch already on the TX ring when that happened stays
@@ -165,6 +172,9 @@ pub struct AfXdpPort {
     counters: Arc<PortCounters>,
     /// Longest frame `send` passes on (MTU plus Ethernet and VLAN headers).
     max_frame: usize,
+    /// The interface's MTU when opened: the most a TCP segment's IP packet carries when
+    /// `send` cuts a longer frame.
+    mtu: usize,
     calls: u32,
     empty_streak: u32,
     /// The XDP program: detached when the last handle's Arc goes (after the sockets,
@@ -204,9 +214,20 @@ impl AfXdpPort {
     }
 
     /// Longest frame the kernel can deliver to this handle (longer ones are dropped and
-    /// counted in `rx_dropped`).
+    /// counted in `rx_dropped` or `rx_errors`): more than a UMEM frame when its sockets
+    /// are bound with XDP_USE_SG.
     pub fn max_rx_frame(&self) -> u32 {
-        self.sockets[0].max_rx_frame()
+        self.sockets
+            .iter()
+            .map(XskSocket::max_rx_frame)
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Whether this handle's sockets receive frames longer than a UMEM frame
+    /// (XDP_USE_SG).
+    pub fn multi_buffer(&self) -> bool {
+        self.sockets.iter().all(XskSocket::sg)
     }
 
     fn add_tx(&self, c: TxCount) {
@@ -276,7 +297,7 @@ impl PortIo for AfXdpPort {
     }
 
     fn send(&mut self, tx: &mut Vec<Packet>, pool: &mut Vec<Packet>) {
-        let c = self.sockets[0].send(tx, pool, self.max_frame);
+        let c = self.sockets[0].send(tx, pool, self.max_frame, self.mtu);
         self.add_tx(c);
     }
 
@@ -339,8 +360,16 @@ pub fn open_steered(
     let mut groups: Vec<Vec<XskSocket>> = (0..handles).map(|_| Vec::new()).collect();
     // Zero-copy needs the driver's own XDP path: not tried in generic mode.
     let mut try_zero_copy = attachment.mode() == AttachMode::Native;
+    let mut try_sg = true;
     for q in 0..queues {
-        let sock = bind_queue(name, info.ifindex, q, geometry, &mut try_zero_copy)?;
+        let sock = bind_queue(
+            name,
+            info.ifindex,
+            q,
+            geometry,
+            &mut try_zero_copy,
+            &mut try_sg,
+        )?;
         attachment.insert(q, sock.fd())?;
         groups[q as usize % handles].push(sock);
     }
@@ -359,6 +388,7 @@ pub fn open_steered(
             epoll,
             counters: Arc::default(),
             max_frame,
+            mtu: info.mtu as usize,
             calls: 0,
             empty_streak: 0,
             attachment: attachment.clone(),
@@ -368,40 +398,66 @@ pub fn open_steered(
 }
 
 /// A socket for queue `queue`: zero-copy while `try_zero_copy` (cleared, with a note on
-/// stderr, when the driver refuses), else copy mode.
+/// stderr, when the driver refuses), else copy mode, with XDP_USE_SG while `try_sg`
+/// (cleared, with a note on stderr, when the kernel refuses).
 fn bind_queue(
     name: &str,
     ifindex: u32,
     queue: u32,
     geometry: Geometry,
     try_zero_copy: &mut bool,
+    try_sg: &mut bool,
 ) -> Result<XskSocket, PortError> {
     let mut zero_copy_err = None;
     if *try_zero_copy {
-        match XskSocket::build(name, ifindex, queue, geometry, true) {
+        match XskSocket::build(name, ifindex, queue, geometry, true, false) {
             Ok(s) => return Ok(s),
             Err(BuildError::Other(e)) => return Err(e),
             Err(BuildError::Bind(e)) => zero_copy_err = Some(e),
         }
     }
-    match XskSocket::build(name, ifindex, queue, geometry, false) {
-        Ok(s) => {
-            if let Some(e) = zero_copy_err {
-                // Said once per process: a benchmark opens hundreds of such ports.
+    if *try_sg {
+        match XskSocket::build(name, ifindex, queue, geometry, false, true) {
+            Ok(s) => {
+                note_zero_copy_fallback(name, zero_copy_err, try_zero_copy);
+                return Ok(s);
+            }
+            Err(BuildError::Other(e)) => return Err(e),
+            Err(BuildError::Bind(e)) => {
+                // Said once per process, like the zero-copy note.
                 static SAID: std::sync::atomic::AtomicBool =
                     std::sync::atomic::AtomicBool::new(false);
                 if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
                     eprintln!(
-                        "ports: afxdp {name}: zero-copy not available ({e}); \
-                         AF_XDP sockets bound in copy mode (said once for all ports)"
+                        "ports: afxdp {name}: multi-buffer receive (XDP_USE_SG) not                          available ({e}); frames longer than a UMEM frame are dropped                          (said once for all ports)"
                     );
                 }
-                *try_zero_copy = false;
+                *try_sg = false;
             }
+        }
+    }
+    match XskSocket::build(name, ifindex, queue, geometry, false, false) {
+        Ok(s) => {
+            note_zero_copy_fallback(name, zero_copy_err, try_zero_copy);
             Ok(s)
         }
         Err(BuildError::Other(e)) => Err(e),
         Err(BuildError::Bind(e)) => Err(bind_error(name, queue, zero_copy_err, e)),
+    }
+}
+
+/// After a copy-mode bind: if zero-copy was tried and refused (`err`), says so on stderr
+/// (once per process: a benchmark opens hundreds of such ports) and clears `try_zero_copy`.
+fn note_zero_copy_fallback(name: &str, err: Option<std::io::Error>, try_zero_copy: &mut bool) {
+    if let Some(e) = err {
+        static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            eprintln!(
+                "ports: afxdp {name}: zero-copy not available ({e}); \
+                 AF_XDP sockets bound in copy mode (said once for all ports)"
+            );
+        }
+        *try_zero_copy = false;
     }
 }
 

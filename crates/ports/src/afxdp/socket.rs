@@ -11,8 +11,23 @@
 //!   back cannot fail; should it ever, they wait in `refill` for the next call.
 //! - TX half: free TX frames wait in `free_tx`. `send` copies each packet into one,
 //!   queues its descriptor on the TX ring and kicks the kernel; the completion ring
-//!   returns the frames (reaped at the start of every `send`). No free frame (all in
+//!   returns the frames (reaped at the start of every `send`, and whenever a batch has
+//!   used every free frame: what it queued is kicked first). No free frame (all in
 //!   flight) means the packet is dropped and counted.
+//!
+//! # Frames longer than a UMEM frame
+//!
+//! Receive: a socket bound with XDP_USE_SG (copy mode, where the kernel takes the flag)
+//! is given a frame longer than one UMEM frame as several descriptors, each but the last
+//! with XDP_PKT_CONTD in its options; `recv` gathers them into one packet ([`Gather`],
+//! kept across calls when a batch ends inside a frame), at most [`MAX_GATHERED`] bytes.
+//! A longer chain, or one with a descriptor outside the UMEM, is dropped whole and
+//! counted as an rx error; every descriptor's frame still goes back to the fill ring.
+//! Generic-mode XDP hands the socket a host's GSO/GRO super-frames (up to 64 KiB) so.
+//!
+//! Transmit: a packet longer than `max_frame` that is IPv4/IPv6 TCP is cut into segments
+//! that fit (`datapath::rewrite::segment_tcp`, what the kernel's GSO would have done);
+//! any other (UDP, non-IP: IP fragmentation is not done) is a tx error.
 //!
 //! # Wakeups (XDP_USE_NEED_WAKEUP)
 //!
@@ -51,18 +66,28 @@ use std::num::NonZeroU32;
 use std::os::fd::RawFd;
 
 use datapath::packet::Packet;
+use datapath::rewrite::segment_tcp;
 use xdpilone::xdp::XdpDesc;
 use xdpilone::{DeviceQueue, IfInfo, RingRx, RingTx, Socket, SocketConfig, Umem, UmemConfig, User};
 
 use super::umem::{Area, Geometry, UMEM_BYTES};
 use crate::error::PortError;
 
+/// Bind flag XDP_USE_SG (<linux/if_xdp.h>): frames may span several descriptors.
+const XDP_USE_SG: u16 = 1 << 4;
+/// Descriptor option XDP_PKT_CONTD: the frame continues in the next descriptor.
+const XDP_PKT_CONTD: u32 = 1;
+/// Longest frame gathered from several descriptors: a 64 KiB IP packet (the most GSO
+/// makes without BIG TCP) with its link-layer headers. Longer chains are dropped.
+pub(super) const MAX_GATHERED: usize = 65536 + 256;
+
 /// What one `recv` call on one socket gave.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(super) struct RxCount {
     pub frames: usize,
     pub bytes: u64,
-    /// Descriptors that did not fit the UMEM (a kernel bug if ever non-zero).
+    /// Frames dropped here: a descriptor that did not fit the UMEM (a kernel bug if ever
+    /// non-zero), or a multi-descriptor frame longer than [`MAX_GATHERED`].
     pub errors: u64,
 }
 
@@ -105,6 +130,11 @@ pub(super) struct XskSocket {
     free_tx: Vec<u64>,
     /// RX frames taken from the RX ring and not yet back in the fill ring.
     refill: Vec<u64>,
+    /// The frame being gathered from descriptors with XDP_PKT_CONTD (bound with
+    /// XDP_USE_SG only), kept across `recv` calls.
+    gather: Gather,
+    /// Scratch: the segments of one packet cut by `send` (empty between calls).
+    segments: Vec<Packet>,
     /// Lengths of the descriptors queued on the TX ring and not yet consumed, oldest first.
     inflight: VecDeque<u32>,
     /// Scratch: one batch of TX descriptors.
@@ -112,6 +142,8 @@ pub(super) struct XskSocket {
     /// Last cumulative kernel statistics read.
     last_stats: [u64; 3],
     zero_copy: bool,
+    /// Bound with XDP_USE_SG: frames longer than a UMEM frame arrive in several descriptors.
+    sg: bool,
     /// Unbound by the kernel (interface gone): transmit and receive nothing.
     dead: bool,
     /// The last kick met an interface that is administratively down (ENETDOWN): new
@@ -132,6 +164,7 @@ impl std::fmt::Debug for XskSocket {
             .field("queue", &self.queue)
             .field("fd", &self.fd())
             .field("zero_copy", &self.zero_copy)
+            .field("sg", &self.sg)
             .finish()
     }
 }
@@ -142,13 +175,15 @@ fn errno_io(e: xdpilone::Errno) -> io::Error {
 
 impl XskSocket {
     /// Makes a socket for rx queue `queue` of interface `name` (index `ifindex`, in the
-    /// calling thread's namespace) and binds it, zero-copy if `zero_copy` else copy mode.
+    /// calling thread's namespace) and binds it, zero-copy if `zero_copy` else copy mode,
+    /// and with XDP_USE_SG if `sg`.
     pub fn build(
         name: &str,
         ifindex: u32,
         queue: u32,
         geometry: Geometry,
         zero_copy: bool,
+        sg: bool,
     ) -> Result<XskSocket, BuildError> {
         let other = |op: &'static str, capability: &'static str| {
             move |e: xdpilone::Errno| {
@@ -202,6 +237,9 @@ impl XskSocket {
         } else {
             SocketConfig::XDP_BIND_COPY
         };
+        if sg {
+            bind_flags |= XDP_USE_SG;
+        }
         let user = umem
             .rx_tx(
                 &sock,
@@ -255,10 +293,13 @@ impl XskSocket {
                 free
             },
             refill: Vec::with_capacity(half),
+            gather: Gather::default(),
+            segments: Vec::new(),
             inflight: VecDeque::with_capacity(half),
             batch: Vec::with_capacity(half),
             last_stats: [0; 3],
             zero_copy,
+            sg,
             dead: false,
             link_down: false,
             queue,
@@ -280,9 +321,18 @@ impl XskSocket {
         self.zero_copy
     }
 
-    /// Longest frame the kernel can deliver into this socket's frames.
+    /// Bound with XDP_USE_SG (frames longer than a UMEM frame are received).
+    pub fn sg(&self) -> bool {
+        self.sg
+    }
+
+    /// Longest frame the kernel can deliver to this socket (and `recv` passes on).
     pub fn max_rx_frame(&self) -> u32 {
-        self.geometry.max_rx_frame()
+        if self.sg {
+            MAX_GATHERED as u32
+        } else {
+            self.geometry.max_rx_frame()
+        }
     }
 
     /// Appends up to `max` received frames to `rx`, buffers taken from `pool` first, and
@@ -293,24 +343,26 @@ impl XskSocket {
         if budget > 0 && self.rx.available() > 0 {
             let mut ring = self.rx.receive(budget);
             while let Some(desc) = ring.read() {
-                match self.area.frame(desc.addr, desc.len) {
-                    Some(bytes) => {
-                        let mut p = pool.pop().unwrap_or_default();
-                        p.refill(bytes);
-                        // The frame as bytes has lost the kernel's note that its sender
-                        // left the checksum to the device: finish it here, as the device
-                        // would have.
-                        datapath::rewrite::finish_offloaded_checksum(p.data_mut());
-                        rx.push(p);
-                        count.frames += 1;
-                        count.bytes += u64::from(desc.len);
-                    }
-                    None => count.errors += 1,
-                }
+                let bytes = self.area.frame(desc.addr, desc.len);
+                let last = desc.options & XDP_PKT_CONTD == 0;
+                let done = self.gather.push(bytes, last, pool);
                 // A frame whose address is not in the UMEM cannot be given back (and was
                 // never ours); any other goes back to the kernel.
                 if let Some(chunk) = self.area.chunk_of(desc.addr) {
                     self.refill.push(chunk);
+                }
+                match done {
+                    Gathered::More => {}
+                    Gathered::Frame(mut p) => {
+                        // The frame as bytes has lost the kernel's note that its sender
+                        // left the checksum to the device: finish it here, as the device
+                        // would have.
+                        datapath::rewrite::finish_offloaded_checksum(p.data_mut());
+                        count.frames += 1;
+                        count.bytes += p.len() as u64;
+                        rx.push(p);
+                    }
+                    Gathered::Dropped => count.errors += 1,
                 }
             }
             ring.release();
@@ -335,14 +387,16 @@ impl XskSocket {
     }
 
     /// Queues every packet of `tx` that fits a free TX frame (others are dropped or, if
-    /// too short or too long for `max_frame`, errors), kicks the kernel as its ring asks,
-    /// and returns the packets to `pool`. Returns what was settled, this batch's and
-    /// earlier ones'.
+    /// too short, errors), cutting TCP packets longer than `max_frame` into segments of
+    /// at most `max_frame` bytes and IP packets of at most `mtu` (other long packets are
+    /// errors), kicks the kernel as its ring asks, and returns the packets to `pool`.
+    /// Returns what was settled, this batch's and earlier ones'.
     pub fn send(
         &mut self,
         tx: &mut Vec<Packet>,
         pool: &mut Vec<Packet>,
         max_frame: usize,
+        mtu: usize,
     ) -> TxCount {
         let mut count = TxCount::default();
         self.reap_completions();
@@ -351,30 +405,61 @@ impl XskSocket {
             self.kick_once(&mut count);
         }
         self.batch.clear();
+        let mut segments = std::mem::take(&mut self.segments);
         for p in tx.drain(..) {
             let len = p.len();
-            if !(14..=max_frame).contains(&len) {
+            if len < 14 {
                 count.errors += 1;
-            } else if self.dead || self.link_down {
-                count.dropped += 1;
-            } else if let Some(addr) = self.free_tx.pop() {
-                if self.area.write(addr, p.data()) {
-                    self.batch.push(XdpDesc {
-                        addr,
-                        len: len as u32,
-                        options: 0,
-                    });
-                } else {
-                    // Longer than a frame: `max_frame` is never above the frame size, so
-                    // this does not happen; counted rather than trusted.
-                    self.free_tx.push(addr);
-                    count.errors += 1;
+            } else if len <= max_frame {
+                self.enqueue(p.data(), &mut count);
+            } else if segment_tcp(p.data(), mtu, max_frame, pool, &mut segments).is_ok() {
+                for s in segments.drain(..) {
+                    self.enqueue(s.data(), &mut count);
+                    pool.push(s);
                 }
             } else {
-                count.dropped += 1;
+                count.errors += 1;
             }
             pool.push(p);
         }
+        self.segments = segments;
+        self.flush(&mut count);
+        self.reap_completions();
+        count
+    }
+
+    /// Copies one frame (at most `max_frame` bytes) into a free TX frame and adds it to
+    /// the batch; with none free, the batch so far is flushed first to get some back.
+    fn enqueue(&mut self, data: &[u8], count: &mut TxCount) {
+        if self.free_tx.is_empty() && !self.batch.is_empty() {
+            // Every TX frame is in this batch or in flight: send the batch (in copy mode
+            // the kick transmits it and the frames come back at once).
+            self.flush(count);
+            self.reap_completions();
+        }
+        if self.dead || self.link_down {
+            count.dropped += 1;
+        } else if let Some(addr) = self.free_tx.pop() {
+            if self.area.write(addr, data) {
+                self.batch.push(XdpDesc {
+                    addr,
+                    len: data.len() as u32,
+                    options: 0,
+                });
+            } else {
+                // Longer than a frame: `max_frame` is never above the frame size, so
+                // this does not happen; counted rather than trusted.
+                self.free_tx.push(addr);
+                count.errors += 1;
+            }
+        } else {
+            count.dropped += 1;
+        }
+    }
+
+    /// Puts the batch on the TX ring, kicks the kernel as the ring asks and settles what
+    /// it consumed.
+    fn flush(&mut self, count: &mut TxCount) {
         if !self.batch.is_empty() {
             let want = u32::try_from(self.batch.len()).unwrap_or(u32::MAX);
             let mut ring = self.tx.transmit(want);
@@ -388,11 +473,10 @@ impl XskSocket {
                 count.dropped += 1;
             }
             self.inflight.extend(self.batch.iter().map(|d| d.len));
+            self.batch.clear();
         }
-        self.kick(&mut count);
-        self.settle(&mut count, false);
-        self.reap_completions();
-        count
+        self.kick(count);
+        self.settle(count, false);
     }
 
     /// Kicks the TX ring while the kernel asks for it and leaves descriptors there;
@@ -539,6 +623,61 @@ impl XskSocket {
     }
 }
 
+/// Gathers one received frame from its descriptors' bytes: one descriptor, or a chain
+/// whose descriptors but the last have XDP_PKT_CONTD. Holds the frame so far between
+/// descriptors (and `recv` calls). Invariant: a frame handed out is at most
+/// [`MAX_GATHERED`] bytes; a chain that would be longer, or that has a descriptor
+/// outside the UMEM, is dropped whole when its last descriptor comes, and its packet
+/// goes back to the pool.
+#[derive(Debug, Default)]
+struct Gather {
+    /// The frame so far (`None` before a frame's first descriptor, or once it is bad).
+    frame: Option<Packet>,
+    /// The frame being gathered is dropped at its last descriptor.
+    bad: bool,
+}
+
+/// What one descriptor completed.
+#[derive(Debug)]
+enum Gathered {
+    /// The frame continues in the next descriptor.
+    More,
+    /// A whole frame.
+    Frame(Packet),
+    /// A frame dropped (too long, or a descriptor outside the UMEM).
+    Dropped,
+}
+
+impl Gather {
+    /// Takes one descriptor's bytes (`None`: it was not inside the UMEM), `last` if it
+    /// ends its frame; buffers come from `pool`.
+    fn push(&mut self, bytes: Option<&[u8]>, last: bool, pool: &mut Vec<Packet>) -> Gathered {
+        match (bytes, &mut self.frame) {
+            _ if self.bad => {}
+            (Some(b), None) => {
+                let mut p = pool.pop().unwrap_or_default();
+                p.refill(b);
+                self.frame = Some(p);
+            }
+            (Some(b), Some(p)) if p.len() + b.len() <= MAX_GATHERED => p.extend_from_slice(b),
+            _ => {
+                self.bad = true;
+                pool.extend(self.frame.take());
+            }
+        }
+        if !last {
+            return Gathered::More;
+        }
+        if std::mem::take(&mut self.bad) {
+            return Gathered::Dropped;
+        }
+        match self.frame.take() {
+            Some(p) => Gathered::Frame(p),
+            None => Gathered::Dropped,
+        }
+    }
+}
+
 /// A UMEM that could not be made: which limit, and what to do about it.
 fn umem_error(name: &str, e: io::Error) -> PortError {
     let mib = UMEM_BYTES >> 20;
@@ -596,6 +735,85 @@ fn memlock_limit() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn frame_of(g: Gathered) -> Vec<u8> {
+        match g {
+            Gathered::Frame(p) => p.data().to_vec(),
+            other => panic!("expected a frame, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn chains_are_gathered_across_calls_and_bounded() {
+        let mut g = Gather::default();
+        let mut pool = vec![Packet::from_slice(&[9; 100])];
+        // A single descriptor is a frame of its own, in a pooled buffer.
+        assert_eq!(
+            frame_of(g.push(Some(&[1, 2, 3]), true, &mut pool)),
+            [1, 2, 3]
+        );
+        assert!(pool.is_empty());
+        // A chain of three, as if split over two `recv` calls.
+        assert!(matches!(
+            g.push(Some(&[1; 3000]), false, &mut pool),
+            Gathered::More
+        ));
+        assert!(matches!(
+            g.push(Some(&[2; 3000]), false, &mut pool),
+            Gathered::More
+        ));
+        let f = frame_of(g.push(Some(&[3; 10]), true, &mut pool));
+        assert_eq!(f.len(), 6010);
+        assert_eq!((f[0], f[3000], f[6009]), (1, 2, 3));
+
+        // Longer than MAX_GATHERED: dropped at its end, the buffer back in the pool,
+        // and the next frame is whole again.
+        let piece = vec![7u8; 3840];
+        for _ in 0..MAX_GATHERED / piece.len() + 2 {
+            assert!(matches!(
+                g.push(Some(&piece), false, &mut pool),
+                Gathered::More
+            ));
+        }
+        assert!(matches!(
+            g.push(Some(&[1]), true, &mut pool),
+            Gathered::Dropped
+        ));
+        assert_eq!(pool.len(), 1, "the dropped frame's buffer is reused");
+        assert_eq!(frame_of(g.push(Some(&[5]), true, &mut pool)), [5]);
+
+        // Exactly MAX_GATHERED bytes pass.
+        let mut left = MAX_GATHERED;
+        while left > piece.len() {
+            assert!(matches!(
+                g.push(Some(&piece), false, &mut pool),
+                Gathered::More
+            ));
+            left -= piece.len();
+        }
+        assert_eq!(
+            frame_of(g.push(Some(&piece[..left]), true, &mut pool)).len(),
+            MAX_GATHERED
+        );
+
+        // A descriptor outside the UMEM spoils its whole chain, wherever it is.
+        assert!(matches!(
+            g.push(Some(&[1]), false, &mut pool),
+            Gathered::More
+        ));
+        assert!(matches!(g.push(None, false, &mut pool), Gathered::More));
+        assert!(matches!(
+            g.push(Some(&[1]), true, &mut pool),
+            Gathered::Dropped
+        ));
+        assert!(matches!(g.push(None, true, &mut pool), Gathered::Dropped));
+        assert_eq!(frame_of(g.push(Some(&[8, 8]), true, &mut pool)), [8, 8]);
+        // An empty descriptor is an empty frame, not a panic.
+        assert_eq!(
+            frame_of(g.push(Some(&[]), true, &mut pool)),
+            Vec::<u8>::new()
+        );
+    }
 
     #[test]
     fn umem_errors_say_what_to_do() {
