@@ -1,20 +1,22 @@
-//! The committed XDP object bpf/fastpath.o, which the crate embeds, is exactly what
-//! clang makes of bpf/fastpath.c with the flags of scripts/bpf-build.sh. (The build
-//! itself only checks the source's SHA-256 against bpf/fastpath.c.sha256.)
+//! The committed XDP objects, which the crates embed (crates/xdp/bpf/fastpath.o,
+//! crates/ports/bpf/redirect.o), are exactly what clang makes of their sources with the
+//! flags of scripts/bpf-build.sh. (The builds themselves only check each source's SHA-256
+//! against its NAME.c.sha256.)
 
 use std::path::Path;
 use std::process::Command;
 
 #[test]
 #[ignore = "needs clang: Debian 12's clang 14, which .ci/run installs"]
-fn committed_object_is_what_clang_compiles_from_the_source() {
-    check_object("fastpath");
+fn committed_objects_are_what_clang_compiles_from_their_sources() {
+    check_object("xdp", "fastpath");
+    check_object("ports", "redirect");
 }
 
 /// Compiles the programs into a temporary directory with scripts/bpf-build.sh and
-/// compares `NAME.o` with the committed `bpf/NAME.o` byte for byte.
-fn check_object(name: &str) {
-    let krate = Path::new(env!("CARGO_MANIFEST_DIR"));
+/// compares `NAME.o` with the committed `crates/KRATE/bpf/NAME.o` byte for byte.
+fn check_object(krate: &str, name: &str) {
+    let krate = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(krate);
     let out = std::env::temp_dir().join(format!("peregrine-bpf-{}-{name}", std::process::id()));
     let result = Command::new(krate.join("../../scripts/bpf-build.sh"))
         .arg(&out)
@@ -32,9 +34,10 @@ fn check_object(name: &str) {
     let committed = std::fs::read(krate.join(format!("bpf/{name}.o"))).expect("committed object");
     assert!(
         built == committed,
-        "bpf/{name}.o is not what clang compiles from bpf/{name}.c: the committed object \
+        "{}/bpf/{name}.o is not what clang compiles from bpf/{name}.c: the committed object \
          ({} bytes, by {}) differs from this compiler's ({} bytes, by {}). Recompile it with \
          scripts/bpf-build.sh, using Debian 12's clang 14, and commit it.",
+        krate.display(),
         committed.len(),
         producer(&committed),
         built.len(),
