@@ -14,7 +14,8 @@
 //! (or is skipped) without panicking. Netlink uses host byte order.
 //!
 //! Stopping (`stop`, or dropping the monitor) wakes the thread through an eventfd and
-//! joins it; the callback is not called after `stop` returns.
+//! joins it; the callback is not called after `stop` returns. That thread
+//! ([`NetlinkThread`]) also serves the XDP feature watch (`crate::xdp_features`).
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::mpsc;
@@ -106,22 +107,20 @@ fn parse_link(removed: bool, payload: &[u8]) -> Option<LinkEvent> {
 
 /// A running link monitor. See the module comment.
 pub struct LinkMonitor {
-    /// Written to wake the thread for stopping.
-    wake: Wake,
-    thread: Option<JoinHandle<()>>,
+    thread: NetlinkThread,
 }
 
 impl std::fmt::Debug for LinkMonitor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LinkMonitor")
-            .field("running", &self.thread.is_some())
+            .field("running", &self.thread.running())
             .finish()
     }
 }
 
 impl LinkMonitor {
     /// Starts monitoring, calling `on_event` on the monitor's thread for every event.
-    pub fn start<F>(on_event: F) -> Result<LinkMonitor, PortError>
+    pub fn start<F>(mut on_event: F) -> Result<LinkMonitor, PortError>
     where
         F: FnMut(LinkEvent) + Send + 'static,
     {
@@ -141,16 +140,16 @@ impl LinkMonitor {
             )
         })
         .map_err(err("bind(RTMGRP_LINK)"))?;
-        let wake = Wake::new().map_err(err("eventfd"))?;
-        let wake_thread = wake.try_clone().map_err(err("dup(eventfd)"))?;
-        let thread = std::thread::Builder::new()
-            .name("link-monitor".into())
-            .spawn(move || run(sock, wake_thread, on_event))
-            .map_err(err("spawning the link monitor thread"))?;
-        Ok(LinkMonitor {
-            wake,
-            thread: Some(thread),
+        let mut events = Vec::new();
+        let thread = NetlinkThread::spawn("link-monitor", sock, move |buf| {
+            events.clear();
+            parse_link_messages(buf, &mut events);
+            for ev in events.drain(..) {
+                on_event(ev);
+            }
         })
+        .map_err(err("starting the link monitor thread"))?;
+        Ok(LinkMonitor { thread })
     }
 
     /// Starts monitoring, delivering events to the returned channel.
@@ -164,10 +163,41 @@ impl LinkMonitor {
 
     /// Stops the monitor thread and waits for it.
     pub fn stop(mut self) {
-        self.shutdown();
+        self.thread.stop();
+    }
+}
+
+/// A thread reading one netlink socket with [`pump`] until stopped (by `stop` or on
+/// drop); the callback is not called after either returns.
+pub(crate) struct NetlinkThread {
+    wake: Wake,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl NetlinkThread {
+    /// Starts thread `name` handing every datagram read from `sock` to `on_datagram`.
+    pub(crate) fn spawn(
+        name: &str,
+        sock: OwnedFd,
+        mut on_datagram: impl FnMut(&[u8]) + Send + 'static,
+    ) -> std::io::Result<NetlinkThread> {
+        let wake = Wake::new()?;
+        let wake_thread = wake.try_clone()?;
+        let thread = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || pump(&sock, &wake_thread, &mut on_datagram))?;
+        Ok(NetlinkThread {
+            wake,
+            thread: Some(thread),
+        })
     }
 
-    fn shutdown(&mut self) {
+    pub(crate) fn running(&self) -> bool {
+        self.thread.is_some()
+    }
+
+    /// Wakes the thread to end and waits for it.
+    pub(crate) fn stop(&mut self) {
         if let Some(thread) = self.thread.take() {
             self.wake.wake();
             let _ = thread.join();
@@ -175,40 +205,28 @@ impl LinkMonitor {
     }
 }
 
-impl Drop for LinkMonitor {
+impl Drop for NetlinkThread {
     fn drop(&mut self) {
-        self.shutdown();
+        self.stop();
     }
 }
 
-/// The monitor thread: parse every datagram, deliver its events.
-fn run<F: FnMut(LinkEvent)>(sock: OwnedFd, wake: Wake, mut on_event: F) {
-    let mut events = Vec::new();
-    pump(&sock, &wake, |buf| {
-        events.clear();
-        parse_link_messages(buf, &mut events);
-        for ev in events.drain(..) {
-            on_event(ev);
-        }
-    });
-}
-
 /// A thread's wake-up: an eventfd that [`wake`](Wake::wake) makes readable.
-pub(crate) struct Wake(OwnedFd);
+struct Wake(OwnedFd);
 
 impl Wake {
-    pub(crate) fn new() -> std::io::Result<Wake> {
+    fn new() -> std::io::Result<Wake> {
         // SAFETY: eventfd(2) takes integers; a non-negative result is a new descriptor.
         let fd = sys::cvt(unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) })?;
         // SAFETY: `fd` is the fresh descriptor returned above, owned by nothing else.
         Ok(Wake(unsafe { OwnedFd::from_raw_fd(fd) }))
     }
 
-    pub(crate) fn try_clone(&self) -> std::io::Result<Wake> {
+    fn try_clone(&self) -> std::io::Result<Wake> {
         self.0.try_clone().map(Wake)
     }
 
-    pub(crate) fn wake(&self) {
+    fn wake(&self) {
         let one: u64 = 1;
         // SAFETY: writes 8 bytes from a live u64 to our eventfd.
         unsafe {
@@ -220,7 +238,7 @@ impl Wake {
 /// Reads netlink datagrams from `sock` until `wake` is woken or the socket fails,
 /// handing each to `on_datagram`. A receive buffer overrun (ENOBUFS: the kernel dropped
 /// notifications) is skipped.
-pub(crate) fn pump(sock: &OwnedFd, wake: &Wake, mut on_datagram: impl FnMut(&[u8])) {
+fn pump(sock: &OwnedFd, wake: &Wake, mut on_datagram: impl FnMut(&[u8])) {
     let mut buf = vec![0u8; 64 << 10];
     loop {
         let mut fds = [

@@ -19,10 +19,9 @@
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::thread::JoinHandle;
 
 use crate::error::PortError;
-use crate::link::{align4, u16_at, u32_at, Wake, NLMSG_HDRLEN};
+use crate::link::{align4, u16_at, u32_at, NetlinkThread, NLMSG_HDRLEN};
 use crate::sys;
 
 /// `NETDEV_XDP_ACT_NDO_XMIT` in `enum netdev_xdp_act`.
@@ -256,16 +255,16 @@ fn notified(buf: &[u8], family: u16) -> Vec<u32> {
 }
 
 /// Calls back with an interface index whenever the kernel announces that interface's
-/// XDP features (or the interface) changed. See the module comment.
+/// XDP features (or the interface) changed. See the module comment. Stopped (the
+/// callback not called again) by `stop` or on drop.
 pub struct FeatureWatch {
-    wake: Wake,
-    thread: Option<JoinHandle<()>>,
+    thread: NetlinkThread,
 }
 
 impl std::fmt::Debug for FeatureWatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FeatureWatch")
-            .field("running", &self.thread.is_some())
+            .field("running", &self.thread.running())
             .finish()
     }
 }
@@ -292,40 +291,18 @@ impl FeatureWatch {
             &group,
         )
         .map_err(err("joining the netdev family's mgmt group"))?;
-        let wake = Wake::new().map_err(err("eventfd"))?;
-        let wake_thread = wake.try_clone().map_err(err("dup(eventfd)"))?;
-        let thread = std::thread::Builder::new()
-            .name("xdp-features".into())
-            .spawn(move || {
-                crate::link::pump(&sock, &wake_thread, |buf| {
-                    for ifindex in notified(buf, id) {
-                        on_change(ifindex);
-                    }
-                })
-            })
-            .map_err(err("spawning the XDP feature watch thread"))?;
-        Ok(Some(FeatureWatch {
-            wake,
-            thread: Some(thread),
-        }))
+        let thread = NetlinkThread::spawn("xdp-features", sock, move |buf| {
+            for ifindex in notified(buf, id) {
+                on_change(ifindex);
+            }
+        })
+        .map_err(err("starting the XDP feature watch thread"))?;
+        Ok(Some(FeatureWatch { thread }))
     }
 
-    /// Stops the thread and waits for it; `on_change` is not called after this returns.
+    /// Stops the thread and waits for it.
     pub fn stop(mut self) {
-        self.shutdown();
-    }
-
-    fn shutdown(&mut self) {
-        if let Some(thread) = self.thread.take() {
-            self.wake.wake();
-            let _ = thread.join();
-        }
-    }
-}
-
-impl Drop for FeatureWatch {
-    fn drop(&mut self) {
-        self.shutdown();
+        self.thread.stop();
     }
 }
 

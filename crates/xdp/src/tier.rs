@@ -730,26 +730,8 @@ impl Mirror for KernelTier {
                 })
                 .map(|(k, _)| *k)
                 .collect();
-            let mut failed = false;
-            for k in hit {
-                match self.fp.remove(&k) {
-                    Ok(_) => {
-                        if let Some(e) = t.entries.remove(&k) {
-                            t.removals += 1;
-                            t.free.push(e.entry.counter);
-                            t.stats.revalidated += 1;
-                        }
-                    }
-                    Err(e) => {
-                        eprintln!("xdp: removing a changed fast-path entry: {e}");
-                        failed = true;
-                        break;
-                    }
-                }
-            }
-            if failed {
-                self.flush(&mut t, now);
-            }
+            let n = self.take_out(&mut t, hit, now, "a changed fast-path entry");
+            t.stats.revalidated += n;
         }
         t.dp_version = version;
         t.stats.publishes += 1;
@@ -773,27 +755,34 @@ impl KernelTier {
                 .filter(|(_, e)| e.out_ports.contains(&port.of_port))
                 .map(|(k, _)| *k)
                 .collect();
-            for k in gone {
-                match self.fp.remove(&k) {
-                    Ok(_) => {
-                        if let Some(e) = t.entries.remove(&k) {
-                            t.removals += 1;
-                            t.free.push(e.entry.counter);
-                            t.stats.withdrawn += 1;
-                        }
+            let n = self.take_out(&mut t, gone, now, "a fast-path entry to a port");
+            t.stats.withdrawn += n;
+        }
+        t.refused.clear();
+    }
+
+    /// Removes the entries of `keys` from the map (their hits credited already) and
+    /// frees their slots: how many. If the map refuses a removal (`what` says which
+    /// entry), the whole map is flushed instead, so none of them forwards any more.
+    fn take_out(&self, t: &mut Table, keys: Vec<FpKey>, now: u64, what: &str) -> u64 {
+        let mut n = 0;
+        for k in keys {
+            match self.fp.remove(&k) {
+                Ok(_) => {
+                    if let Some(e) = t.entries.remove(&k) {
+                        t.removals += 1;
+                        t.free.push(e.entry.counter);
+                        n += 1;
                     }
-                    Err(e) => {
-                        eprintln!(
-                            "xdp: removing a fast-path entry to port {}: {e}",
-                            port.of_port
-                        );
-                        self.flush(&mut t, now);
-                        break;
-                    }
+                }
+                Err(e) => {
+                    eprintln!("xdp: removing {what}: {e}");
+                    self.flush(t, now);
+                    break;
                 }
             }
         }
-        t.refused.clear();
+        n
     }
 
     /// Makes every entry a miss at once (a new generation), after crediting what they
