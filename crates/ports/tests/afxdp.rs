@@ -492,47 +492,11 @@ fn afxdp_link_down_and_removal_drop_and_count() {
 
 /// An AF_PACKET socket with PACKET_VNET_HDR on one interface: sends TCP frames as GSO
 /// super-frames (what a host stack with TSO hands its interface) and receives frames.
-struct GsoSock(std::os::fd::OwnedFd);
-
-/// <linux/if_packet.h> PACKET_VNET_HDR.
-const PACKET_VNET_HDR: i32 = 15;
+struct GsoSock(common::RawSock);
 
 impl GsoSock {
     fn bind(ifname: &str) -> GsoSock {
-        use std::os::fd::FromRawFd;
-        let cname = std::ffi::CString::new(ifname).unwrap();
-        // SAFETY: plain C calls with valid arguments; the new descriptor is owned below.
-        unsafe {
-            let ifindex = libc::if_nametoindex(cname.as_ptr());
-            assert!(ifindex > 0, "no interface {ifname}");
-            let fd = libc::socket(
-                libc::AF_PACKET,
-                libc::SOCK_RAW | libc::SOCK_NONBLOCK,
-                (libc::ETH_P_ALL as u16).to_be() as i32,
-            );
-            assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
-            let fd = std::os::fd::OwnedFd::from_raw_fd(fd);
-            let one: i32 = 1;
-            let r = libc::setsockopt(
-                fd.as_raw_fd(),
-                libc::SOL_PACKET,
-                PACKET_VNET_HDR,
-                (&one as *const i32).cast(),
-                4,
-            );
-            assert_eq!(r, 0, "PACKET_VNET_HDR: {}", std::io::Error::last_os_error());
-            let mut addr: libc::sockaddr_ll = std::mem::zeroed();
-            addr.sll_family = libc::AF_PACKET as u16;
-            addr.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
-            addr.sll_ifindex = ifindex as i32;
-            let r = libc::bind(
-                fd.as_raw_fd(),
-                (&addr as *const libc::sockaddr_ll).cast(),
-                std::mem::size_of::<libc::sockaddr_ll>() as u32,
-            );
-            assert_eq!(r, 0, "bind: {}", std::io::Error::last_os_error());
-            GsoSock(fd)
-        }
+        GsoSock(common::RawSock::bind_vnet_hdr(ifname))
     }
 
     /// Sends an untagged IPv4/TCP `frame` (20-byte IP and TCP headers, its checksum
@@ -546,7 +510,7 @@ impl GsoSock {
         }
         buf.extend_from_slice(frame);
         // SAFETY: sends from a live buffer of its own length.
-        let n = unsafe { libc::send(self.0.as_raw_fd(), buf.as_ptr().cast(), buf.len(), 0) };
+        let n = unsafe { libc::send(self.0.fd(), buf.as_ptr().cast(), buf.len(), 0) };
         assert_eq!(
             n,
             buf.len() as isize,
@@ -568,7 +532,7 @@ impl GsoSock {
                 let mut from: libc::sockaddr_ll = std::mem::zeroed();
                 let mut len = std::mem::size_of::<libc::sockaddr_ll>() as u32;
                 let n = libc::recvfrom(
-                    self.0.as_raw_fd(),
+                    self.0.fd(),
                     buf.as_mut_ptr().cast(),
                     buf.len(),
                     0,

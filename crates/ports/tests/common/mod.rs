@@ -5,6 +5,9 @@
 //! Names are unique per run (`pg<pid><tag><n>`), every guard cleans up on drop (even
 //! when the test fails), and every wait is bounded.
 
+// Each test file uses a part of it.
+#![allow(dead_code)]
+
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::process::Command;
@@ -129,6 +132,23 @@ pub struct RawSock(OwnedFd);
 impl RawSock {
     /// Opens it on `ifname` in the calling thread's namespace.
     pub fn bind(ifname: &str) -> RawSock {
+        Self::open(ifname, false)
+    }
+
+    /// [`RawSock::bind`] with PACKET_VNET_HDR: a virtio_net_hdr precedes every frame
+    /// sent or received (GSO and checksum offload as a host's stack hands them over).
+    pub fn bind_vnet_hdr(ifname: &str) -> RawSock {
+        Self::open(ifname, true)
+    }
+
+    /// The socket's descriptor.
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        self.0.as_raw_fd()
+    }
+
+    fn open(ifname: &str, vnet_hdr: bool) -> RawSock {
+        /// <linux/if_packet.h> PACKET_VNET_HDR.
+        const PACKET_VNET_HDR: i32 = 15;
         let cname = std::ffi::CString::new(ifname).unwrap();
         // SAFETY: plain C calls with valid arguments; the new descriptor is owned below.
         unsafe {
@@ -141,6 +161,17 @@ impl RawSock {
             );
             assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
             let fd = OwnedFd::from_raw_fd(fd);
+            if vnet_hdr {
+                let one: i32 = 1;
+                let r = libc::setsockopt(
+                    fd.as_raw_fd(),
+                    libc::SOL_PACKET,
+                    PACKET_VNET_HDR,
+                    (&one as *const i32).cast(),
+                    4,
+                );
+                assert_eq!(r, 0, "PACKET_VNET_HDR: {}", std::io::Error::last_os_error());
+            }
             let mut addr: libc::sockaddr_ll = std::mem::zeroed();
             addr.sll_family = libc::AF_PACKET as u16;
             addr.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
