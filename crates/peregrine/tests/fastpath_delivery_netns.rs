@@ -175,26 +175,37 @@ fn native_ports_to_hosts_without_napi_stay_in_user_space_and_lose_nothing() {
     drop(sw);
 }
 
+/// What a bed whose flows the kernel may serve shows: a start-up line per port that
+/// says so (attached as `mode`), 1,000 pings each way and an iperf3 run get through, most
+/// pings in the kernel, nothing lost by it. The dump at the end.
+fn served_in_the_kernel(
+    topo: &Topology,
+    h: &[Host],
+    mgmt: &MgmtPath,
+    said: &[String],
+    mode: &str,
+) -> Value {
+    assert!(
+        lines_with(said, "stay in user space").is_empty(),
+        "{said:?}"
+    );
+    let serves = format!("{mode}: the kernel forwards flows into it");
+    assert_eq!(lines_with(said, &serves).len(), 2, "{said:?}");
+    thousand_pings_each_way(topo, h);
+    let mbits = iperf(topo, h);
+    assert!(mbits > 10.0, "iperf3: {mbits} Mbit/s");
+    let dump = fastpath(mgmt);
+    let hits = dump["events"]["hit"].as_u64().unwrap_or(0);
+    assert!(hits > 1500, "pings served in the kernel: {dump}");
+    nothing_lost(&dump);
+    dump
+}
+
 #[test]
 #[ignore = "needs root: network namespaces, XDP"]
 fn generic_ports_are_served_in_the_kernel_and_lose_nothing() {
     let (topo, h, sw, mgmt, said) = bed("afxdp-generic", false);
-    assert!(
-        lines_with(&said, "stay in user space").is_empty(),
-        "{said:?}"
-    );
-    assert_eq!(
-        lines_with(&said, "the kernel forwards flows into it").len(),
-        2,
-        "{said:?}"
-    );
-    thousand_pings_each_way(&topo, &h);
-    let mbits = iperf(&topo, &h);
-    assert!(mbits > 10.0, "iperf3: {mbits} Mbit/s");
-    let dump = fastpath(&mgmt);
-    let hits = dump["events"]["hit"].as_u64().unwrap_or(0);
-    assert!(hits > 1500, "pings served in the kernel: {dump}");
-    nothing_lost(&dump);
+    served_in_the_kernel(&topo, &h, &mgmt, &said, "generic XDP)");
     drop(sw);
 }
 
@@ -202,26 +213,11 @@ fn generic_ports_are_served_in_the_kernel_and_lose_nothing() {
 #[ignore = "needs root: network namespaces, XDP"]
 fn with_gro_on_at_the_hosts_the_kernel_serves_the_flows() {
     let (topo, h, sw, mgmt, said) = bed("afxdp", true);
-    assert!(
-        lines_with(&said, "stay in user space").is_empty(),
-        "{said:?}"
-    );
     assert!(lines_with(&said, "NAPI").is_empty(), "{said:?}");
-    assert_eq!(
-        lines_with(&said, "native XDP): the kernel forwards flows into it").len(),
-        2,
-        "{said:?}"
-    );
-    thousand_pings_each_way(&topo, &h);
-    let mbits = iperf(&topo, &h);
-    assert!(mbits > 10.0, "iperf3: {mbits} Mbit/s");
-    let dump = fastpath(&mgmt);
-    let hits = dump["events"]["hit"].as_u64().unwrap_or(0);
-    assert!(hits > 1500, "pings served in the kernel: {dump}");
+    let dump = served_in_the_kernel(&topo, &h, &mgmt, &said, "native XDP)");
     for no in [1, 2] {
         assert_eq!(port(&dump, no)["delivery"], "delivered", "{dump}");
     }
-    nothing_lost(&dump);
     drop(sw);
 }
 
