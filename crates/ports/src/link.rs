@@ -15,7 +15,7 @@
 //!
 //! Stopping (`stop`, or dropping the monitor) wakes the thread through an eventfd and
 //! joins it; the callback is not called after `stop` returns. That thread
-//! ([`NetlinkThread`]) also serves the XDP feature watch (`crate::xdp_features`).
+//! (`NetlinkThread`) also serves the XDP feature watch (`crate::xdp_features`).
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::mpsc;

@@ -68,6 +68,7 @@
 //! 8 MiB of UMEM (CAP_IPC_LOCK, or a RLIMIT_MEMLOCK that large); errors say which.
 
 mod channels;
+mod gather;
 mod program;
 mod socket;
 mod umem;
