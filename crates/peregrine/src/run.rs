@@ -507,12 +507,11 @@ fn delivery_line(port: &PortUse, all: &[PortUse]) -> String {
     match port.why_not() {
         Some(why) if from_native => {
             let fix = if port.veth && port.delivery == Delivery::Dropped {
-                "; `ethtool -K PEER gro on` at its peer lets the kernel serve them (noticed \
-                 at once)"
+                "; `ethtool -K PEER gro on` at the peer lets the kernel serve them"
             } else {
                 ""
             };
-            format!("{head}: flows from native-XDP ports into it stay in user space: {why}{fix}")
+            format!("{head}: flows into it from native-XDP ports stay in user space ({why}){fix}")
         }
         _ => format!("{head}: the kernel forwards flows into it"),
     }

@@ -86,15 +86,15 @@ impl PortUse {
         match (self.delivery, self.veth) {
             (Delivery::Delivered, _) => None,
             (Delivery::Dropped, true) => Some(format!(
-                "the kernel cannot deliver XDP frames into {name}: its veth peer runs no NAPI \
-                 (neither GRO on nor an XDP program there)"
+                "the kernel drops XDP frames sent into {name}: its veth peer runs no NAPI \
+                 (GRO off, no XDP program)"
             )),
             (Delivery::Dropped, false) => Some(format!(
-                "the kernel cannot deliver XDP frames into {name}: its driver takes none"
+                "the kernel drops XDP frames sent into {name}: its driver takes none"
             )),
             (Delivery::Unknown, _) => Some(format!(
-                "this kernel does not say whether it can deliver XDP frames into {name} \
-                 (no netdev netlink family; Linux 6.3 and later say)"
+                "this kernel does not say whether it takes XDP frames sent into {name} \
+                 (Linux 6.3 and later say)"
             )),
         }
     }

@@ -108,6 +108,8 @@ struct Judged {
     entry: FpEntry,
     group: Option<Vec<u32>>,
     mismatch: bool,
+    /// Why the kernel would not deliver to one of its output ports, if it would not.
+    undeliverable: Option<String>,
 }
 
 /// What the tier knows of the kernel map.
@@ -116,6 +118,12 @@ struct Table {
     free: Vec<u32>,
     /// Keys judged not mirrorable, with the datapath version judged in and why.
     refused: HashMap<FpKey, (u64, String)>,
+    /// Flows kept in user space only because the kernel would not deliver to one of
+    /// their ports (refused so, or withdrawn when a port stopped taking XDP frames):
+    /// judged again when a port starts taking them, since their workers offer them
+    /// again only after the next publish. Cleared at a publish (which makes workers
+    /// offer every flow again) and when it grows past [`REFUSED_MAX`].
+    waiting: HashMap<FpKey, FlowKey>,
     /// The datapath version last published: only decisions computed in it are written.
     dp_version: u64,
     /// The program's generation: its entries of another generation are misses. It
@@ -248,6 +256,7 @@ impl KernelTier {
                 entries: HashMap::new(),
                 free,
                 refused: HashMap::new(),
+                waiting: HashMap::new(),
                 dp_version,
                 generation,
                 groups: vec![Group::default(); FP_GROUPS as usize],
@@ -359,6 +368,7 @@ impl KernelTier {
                 mut entry,
                 group,
                 mismatch,
+                undeliverable,
             }) => {
                 if mismatch {
                     t.stats.mismatched += 1;
@@ -388,10 +398,13 @@ impl KernelTier {
                 // Again under the table's lock: a port the kernel stopped delivering to
                 // since the judgement either shows here or has its entries taken out
                 // after this one is written (`delivery_changed` takes the lock too).
-                if let Some(why) = out_ports
-                    .iter()
-                    .find_map(|p| self.fp.delivers(d.in_port, *p).err())
-                {
+                let undeliverable = undeliverable.or_else(|| {
+                    out_ports
+                        .iter()
+                        .find_map(|p| self.fp.delivers(d.in_port, *p).err())
+                });
+                if let Some(why) = undeliverable {
+                    wait(&mut t, fk, *key);
                     return refuse(&mut t, fk, d.version, why);
                 }
                 self.install(&mut t, fk, entry, d.credit, out_ports, *key);
@@ -422,9 +435,6 @@ impl KernelTier {
                         })
                     })
                     .collect::<Result<Vec<u32>, String>>()?;
-                for p in ports {
-                    self.fp.delivers(d.in_port, *p)?;
-                }
                 match slots.as_slice() {
                     [one] => (*one, None, Some(frame.as_slice())),
                     _ if ports.contains(&d.in_port) => {
@@ -450,11 +460,17 @@ impl KernelTier {
             Some(after) => model::apply(&d.input, &entry).as_deref() != Some(after),
             None => false,
         };
+        let undeliverable = d
+            .output
+            .iter()
+            .flat_map(|(ports, _)| ports)
+            .find_map(|p| self.fp.delivers(d.in_port, *p).err());
         Ok(Judged {
             decision: d,
             entry,
             group,
             mismatch,
+            undeliverable,
         })
     }
 
@@ -698,6 +714,10 @@ impl KernelTier {
         };
         match self.judge(key) {
             Ok(j) if j.mismatch => Verdict::Refused("the kernel's rewrite would differ".into()),
+            Ok(Judged {
+                undeliverable: Some(why),
+                ..
+            }) => Verdict::Refused(why),
             Ok(_) if stale => Verdict::Stale,
             Ok(_) => Verdict::Eligible,
             Err(why) => Verdict::Refused(why),
@@ -736,29 +756,43 @@ impl Mirror for KernelTier {
         t.dp_version = version;
         t.stats.publishes += 1;
         t.refused.clear();
+        t.waiting.clear();
     }
 }
 
 impl KernelTier {
     /// The kernel's delivery to `port` changed ([`crate::delivery`]). If it no longer
     /// delivers there, every entry that sends to the port is taken out at once, so the
-    /// flows' next packets go to user space, which delivers; either way the flows
-    /// refused before are judged again.
+    /// flows' next packets go to user space, which delivers. If it does, the flows kept
+    /// in user space for want of delivery are judged again now (their workers would
+    /// offer them again only after the next publish).
     pub fn delivery_changed(&self, port: &PortUse) {
         let now = self.now_ns();
-        let mut t = self.lock();
-        if port.why_not().is_some() {
-            self.harvest_locked(&mut t, now);
-            let gone: Vec<FpKey> = t
-                .entries
-                .iter()
-                .filter(|(_, e)| e.out_ports.contains(&port.of_port))
-                .map(|(k, _)| *k)
-                .collect();
-            let n = self.take_out(&mut t, gone, now, "a fast-path entry to a port");
-            t.stats.withdrawn += n;
+        let retry: Vec<FlowKey> = {
+            let mut t = self.lock();
+            t.refused.clear();
+            if port.why_not().is_some() {
+                self.harvest_locked(&mut t, now);
+                let gone: Vec<(FpKey, FlowKey)> = t
+                    .entries
+                    .iter()
+                    .filter(|(_, e)| e.out_ports.contains(&port.of_port))
+                    .map(|(k, e)| (*k, e.flow_key))
+                    .collect();
+                for (k, flow) in &gone {
+                    wait(&mut t, *k, *flow);
+                }
+                let keys = gone.into_iter().map(|(k, _)| k).collect();
+                let n = self.take_out(&mut t, keys, now, "a fast-path entry to a port");
+                t.stats.withdrawn += n;
+                Vec::new()
+            } else {
+                t.waiting.drain().map(|(_, k)| k).collect()
+            }
+        };
+        for k in &retry {
+            self.consider(k);
         }
-        t.refused.clear();
     }
 
     /// Removes the entries of `keys` from the map (their hits credited already) and
@@ -816,6 +850,14 @@ impl Drop for KernelTier {
 }
 
 /// The VLAN tag of an Ethernet frame: (TPID, TCI), if it has one.
+/// Remembers flow `flow` (program key `key`) as kept in user space for want of delivery.
+fn wait(t: &mut Table, key: FpKey, flow: FlowKey) {
+    if t.waiting.len() >= REFUSED_MAX {
+        t.waiting.clear();
+    }
+    t.waiting.insert(key, flow);
+}
+
 /// Remembers that `key` cannot be mirrored in datapath version `version`, and why.
 fn refuse(t: &mut Table, key: FpKey, version: u64, why: String) {
     t.stats.refused += 1;

@@ -139,7 +139,8 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
         tier.consider(&key);
         assert!(fp.entries().unwrap().is_empty());
 
-        // GRO on at dob: the kernel now takes XDP frames for doa, and the flow goes in.
+        // GRO on at dob: the kernel now takes XDP frames for doa, and the flow refused
+        // before goes in (its worker would not offer it again before the next publish).
         run("ethtool", &["-K", "dob", "gro", "on"]);
         let (port, before) = fp.refresh(doa).expect("a change");
         assert_eq!(
@@ -147,7 +148,6 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
             (Delivery::Dropped, Delivery::Delivered)
         );
         tier.delivery_changed(&port);
-        tier.consider(&key);
         assert_eq!(fp.entries().unwrap().len(), 1);
         let rx = rx_packets("dob");
         send(dib, &frame, 10);
@@ -176,5 +176,15 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
         assert_eq!(tier.dump().1.withdrawn, 1);
         tier.consider(&key);
         assert!(fp.entries().unwrap().is_empty());
+
+        // GRO on once more: the withdrawn flow is mirrored again by itself.
+        run("ethtool", &["-K", "dob", "gro", "on"]);
+        let (port, _) = fp.refresh(doa).expect("a change");
+        tier.delivery_changed(&port);
+        assert_eq!(fp.entries().unwrap().len(), 1);
+        let rx = rx_packets("dob");
+        send(dib, &frame, 5);
+        eventually("5 more frames reach dob", || rx_packets("dob") >= rx + 5);
+        assert_eq!(lost(2), 7);
     });
 }
