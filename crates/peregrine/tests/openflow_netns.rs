@@ -215,30 +215,86 @@ fn ovs_ofctl_10_reaches_every_table_counts_what_it_lists_and_tags_frames() {
         port,
         &["in_port=1,actions=mod_vlan_vid:5,output:2"],
     );
-    let ns = h[1].ns.clone();
-    let capture = std::thread::spawn(move || {
-        Command::new("ip")
-            .args([
-                "netns", "exec", &ns, "timeout", "8", "tcpdump", "-i", "eth0",
-            ])
-            .args(["-e", "-n", "-l", "-c", "1", "vlan 5"])
-            .output()
-            .expect("run tcpdump")
-    });
-    std::thread::sleep(Duration::from_millis(1500));
-    let t = Instant::now();
-    while !capture.is_finished() && t.elapsed() < Duration::from_secs(7) {
-        ping(&topo, &h[0], &h[1].ip, 1);
-    }
-    let out = capture.join().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = first_seen(&h[1].ns, "vlan 5", || ping(&topo, &h[0], &h[1].ip, 1));
     assert!(text.contains("vlan 5, p 0"), "tcpdump saw: {text}");
     let dump = flow_lines(&ofctl(v10, "dump-flows", port, &[]));
     assert!(
         dump[0].ends_with("actions=mod_vlan_vid:5,output:2"),
         "{dump:?}"
     );
+    // A 1.3 client decodes the dump: the action as push_vlan and a set-field.
+    let dump13 = ofctl(v13, "dump-flows", port, &[]);
+    assert!(!dump13.contains("decode error"), "{dump13}");
+    assert!(
+        flow_lines(&dump13)[0]
+            .ends_with("actions=push_vlan:0x8100,set_field:4101->vlan_vid,output:2"),
+        "{dump13}"
+    );
+    // A tagged frame (VID 7, PCP 3, written by a packet socket on h1) gets its VID
+    // rewritten and keeps its PCP: no second tag.
+    let send_tagged = "import socket; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); \
+                       s.bind(('eth0', 0)); \
+                       s.send(b'\\xff' * 6 + b'\\x02\\x00\\x00\\x00\\x00\\x07' \
+                       + b'\\x81\\x00\\x60\\x07\\x88\\xb5' + b'\\x00' * 46)";
+    let text = first_seen(&h[1].ns, "vlan 5", || {
+        topo.in_ns(&h[0].ns, "python3", &["-c", send_tagged])
+    });
+    assert!(
+        text.contains("vlan 5, p 3, ethertype") && text.contains("(0x88b5)"),
+        "tcpdump saw: {text}"
+    );
+    assert_eq!(text.matches("vlan").count(), 1, "one tag: {text}");
+    // set_nw_tos and set_tp_dst where the match leaves the protocol open: ICMP gets the
+    // ToS and keeps its type and code, UDP gets both; ARP passes unchanged.
+    ofctl(v13, "del-flows", port, &[]);
+    ofctl(
+        v10,
+        "add-flow",
+        port,
+        &["in_port=1,actions=mod_nw_tos:32,mod_tp_dst:9999,output:2"],
+    );
+    ofctl(v10, "add-flow", port, &["in_port=2,actions=output:1"]);
+    let text = first_seen(&h[1].ns, "icmp", || ping(&topo, &h[0], &h[1].ip, 1));
+    assert!(
+        text.contains("tos 0x20") && text.contains("ICMP echo request"),
+        "tcpdump saw: {text}"
+    );
+    let send_udp = format!("echo hello > /dev/udp/{}/5000", h[1].ip);
+    let text = first_seen(&h[1].ns, "udp", || {
+        let _ = topo.in_ns(&h[0].ns, "bash", &["-c", &send_udp]);
+    });
+    assert!(
+        text.contains(".9999:") && text.contains("tos 0x20"),
+        "tcpdump saw: {text}"
+    );
+    assert!(
+        ping(&topo, &h[0], &h[1].ip, 2),
+        "ARP and ICMP still get through"
+    );
     drop(topo);
+}
+
+/// The first frame tcpdump sees on `eth0` in namespace `ns` that passes `filter`
+/// (verbose, with link-level headers), while `send` runs every 300 ms; empty after 7 s.
+fn first_seen<T>(ns: &str, filter: &str, mut send: impl FnMut() -> T) -> String {
+    let (ns, filter) = (ns.to_string(), filter.to_string());
+    let capture = std::thread::spawn(move || {
+        Command::new("ip")
+            .args([
+                "netns", "exec", &ns, "timeout", "8", "tcpdump", "-i", "eth0",
+            ])
+            .args(["-e", "-n", "-v", "-l", "-c", "1", &filter])
+            .output()
+            .expect("run tcpdump")
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    let t = Instant::now();
+    while !capture.is_finished() && t.elapsed() < Duration::from_secs(7) {
+        let _ = send();
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let out = capture.join().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// An os-ken application process; killed by PID on drop.
