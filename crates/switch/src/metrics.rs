@@ -381,7 +381,7 @@ fn ports(t: &mut Text, agent: &Agent, now: u64) {
         ),
         (
             "peregrine_port_tx_dropped_total",
-            "Frames to send that the port backend dropped.",
+            "Frames to send that the port backend dropped, and frames the kernel dropped after the XDP fast path sent them to the port.",
             |s| s.tx_dropped,
         ),
         (
