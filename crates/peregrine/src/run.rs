@@ -74,7 +74,7 @@ pub struct Switch {
     /// The in-kernel fast tier, if it runs.
     tier: Option<Arc<KernelTier>>,
     /// Tells the tier when the kernel starts or stops delivering to a port.
-    _delivery_watch: Option<FeatureWatch>,
+    delivery_watch: Option<FeatureWatch>,
 }
 
 /// Packet-out traffic to the workers, once they run.
@@ -321,7 +321,7 @@ impl Switch {
             started,
             metrics,
             tier,
-            _delivery_watch: delivery_watch,
+            delivery_watch,
         })
     }
 
@@ -390,7 +390,7 @@ impl Switch {
         if let Some(rt) = self.runtime.take() {
             rt.stop();
         }
-        self._delivery_watch.take();
+        self.delivery_watch.take();
         if let Some(t) = self.tier.take() {
             t.stop();
         }
