@@ -12,11 +12,20 @@
 mod common;
 
 use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
 use common::{MgmtPath, SwitchProc};
 use serde_json::Value;
+
+/// One bed at a time: each counts lost pings and measures TCP, which a second bed's
+/// traffic on the same two CPUs would disturb.
+static TURN: Mutex<()> = Mutex::new(());
+
+fn turn() -> MutexGuard<'static, ()> {
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Two hosts with default settings (`gro`: GRO turned on at both) on a switch in
 /// secure mode with `backend` ports and a flow each way. Bind as
@@ -154,6 +163,7 @@ fn nothing_lost(dump: &Value) {
 #[test]
 #[ignore = "needs root: network namespaces, XDP"]
 fn native_ports_to_hosts_without_napi_stay_in_user_space_and_lose_nothing() {
+    let _turn = turn();
     let (topo, h, sw, mgmt, said) = bed("afxdp", false);
     let stay = lines_with(&said, "stay in user space");
     assert_eq!(stay.len(), 2, "one line per port: {said:?}");
@@ -204,6 +214,7 @@ fn served_in_the_kernel(
 #[test]
 #[ignore = "needs root: network namespaces, XDP"]
 fn generic_ports_are_served_in_the_kernel_and_lose_nothing() {
+    let _turn = turn();
     let (topo, h, sw, mgmt, said) = bed("afxdp-generic", false);
     served_in_the_kernel(&topo, &h, &mgmt, &said, "generic XDP)");
     drop(sw);
@@ -212,6 +223,7 @@ fn generic_ports_are_served_in_the_kernel_and_lose_nothing() {
 #[test]
 #[ignore = "needs root: network namespaces, XDP"]
 fn with_gro_on_at_the_hosts_the_kernel_serves_the_flows() {
+    let _turn = turn();
     let (topo, h, sw, mgmt, said) = bed("afxdp", true);
     assert!(lines_with(&said, "NAPI").is_empty(), "{said:?}");
     let dump = served_in_the_kernel(&topo, &h, &mgmt, &said, "native XDP)");
@@ -237,6 +249,7 @@ fn wait_dump(mgmt: &MgmtPath, what: &str, ok: impl Fn(&Value) -> bool) -> Value 
 #[test]
 #[ignore = "needs root: network namespaces, XDP"]
 fn a_host_turning_gro_off_and_on_moves_its_flows_between_the_tiers() {
+    let _turn = turn();
     let (topo, h, mut sw, mgmt, _) = bed("afxdp", true);
     thousand_pings_each_way(&topo, &h);
     let before = fastpath(&mgmt);
