@@ -561,7 +561,9 @@ mod tests {
                 };
                 assert_eq!(c.unwrap(), t.checksum());
             }
-            Some(TransportSlice::Icmpv4(i)) => {
+            // Over IPv6, protocol 1 gets no header of ours (ICMP there is ICMPv6):
+            // etherparse reads the padding as one.
+            Some(TransportSlice::Icmpv4(i)) if v4 => {
                 let c = i.header().icmp_type.calc_checksum(i.payload());
                 assert_eq!(c, i.checksum());
             }
