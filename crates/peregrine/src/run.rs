@@ -180,8 +180,7 @@ impl Switch {
                             b.tx_errors += s.tx_errors;
                         }
                         // What the kernel dropped after the fast path sent it here.
-                        if let Some(Ok(lost)) = fp.as_ref().map(|f| f.lost()) {
-                            let n = lost.iter().find(|(q, _)| *q == no).map_or(0, |(_, n)| *n);
+                        if let Some(Ok(n)) = fp.as_ref().map(|f| f.lost_of(no)) {
                             b.tx_dropped += n;
                         }
                         b

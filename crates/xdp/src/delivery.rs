@@ -251,6 +251,19 @@ impl FastPath {
     /// Frames the kernel dropped after the program sent them to each attached port
     /// (OpenFlow port, count); `Err` says why they are not counted.
     pub fn lost(&self) -> Result<Vec<(u32, u64)>, String> {
+        self.read_lost(|_| true)
+    }
+
+    /// [`FastPath::lost`] of OpenFlow port `of_port` alone (0 if it is not attached).
+    pub fn lost_of(&self, of_port: u32) -> Result<u64, String> {
+        Ok(self
+            .read_lost(|p| p == of_port)?
+            .first()
+            .map_or(0, |(_, n)| *n))
+    }
+
+    /// The lost counts of the attached ports that `which` picks, summed over the CPUs.
+    fn read_lost(&self, which: impl Fn(u32) -> bool) -> Result<Vec<(u32, u64)>, String> {
         let inner = self.shared.lock();
         inner.lost_counting.clone()?;
         let map = inner.ebpf.map("lost").ok_or("no lost map")?;
@@ -260,7 +273,7 @@ impl FastPath {
             .iter()
             .enumerate()
             .filter_map(|(slot, s)| {
-                let s = s.as_ref()?;
+                let s = s.as_ref().filter(|s| which(s.of_port))?;
                 let n = m
                     .get(&(slot as u32), 0)
                     .ok()

@@ -154,10 +154,7 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
         eventually("10 frames served in the kernel reach dob", || {
             rx_packets("dob") >= rx + 10
         });
-        let lost = |p: u32| {
-            let l = fp.lost().expect("drops are counted");
-            l.iter().find(|(q, _)| *q == p).map_or(0, |(_, n)| *n)
-        };
+        let lost = |p: u32| fp.lost_of(p).expect("drops are counted");
         assert_eq!(lost(2), 0);
 
         // GRO off again, the tier not yet told: what the entry sends is dropped by the
