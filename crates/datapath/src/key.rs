@@ -162,6 +162,16 @@ impl FlowKey {
         }
         out
     }
+
+    /// `self | other`, word by word (the union of two masks).
+    #[inline]
+    pub fn union(&self, other: &FlowKey) -> FlowKey {
+        let mut out = *self;
+        for (o, w) in out.words.iter_mut().zip(other.words) {
+            *o |= w;
+        }
+        out
+    }
 }
 
 impl std::fmt::Debug for FlowKey {

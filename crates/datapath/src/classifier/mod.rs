@@ -43,6 +43,15 @@ pub trait Classify<T> {
     fn lookup(&self, key: &FlowKey) -> Option<(u16, &T)>;
     /// Number of rules.
     fn len(&self) -> usize;
+    /// The bits of `key` the lookup's result depends on (a megaflow mask): every key
+    /// equal to `key` under this mask gets the same result from [`lookup`](Self::lookup)
+    /// while the rules do not change. An implementation may give more bits than needed;
+    /// the default gives all of them.
+    fn consulted(&self, _key: &FlowKey) -> FlowKey {
+        FlowKey {
+            words: [u64::MAX; crate::key::KEY_WORDS],
+        }
+    }
     fn is_empty(&self) -> bool {
         self.len() == 0
     }

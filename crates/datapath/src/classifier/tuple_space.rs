@@ -866,4 +866,26 @@ impl<T> Classify<T> for TupleSpace<T> {
     fn len(&self) -> usize {
         self.n_rules
     }
+
+    /// The union of the masks of the subtables [`find`](Self::find) may probe for `key`:
+    /// every one ranked before the point where no later subtable could beat the rule
+    /// found (prefix-tracker skips included, as they read the key's bits under the
+    /// subtable's mask too).
+    fn consulted(&self, key: &FlowKey) -> FlowKey {
+        let mut mask = FlowKey::ZERO;
+        let mut best: Option<RuleRef<'_, T>> = None;
+        for r in &self.order {
+            if !r.may_beat(&best) {
+                break;
+            }
+            let st = &self.subtables[r.id as usize];
+            mask = mask.union(&st.mask);
+            if let Some(c) = st.find(key) {
+                if c.beats(&best) {
+                    best = Some(c);
+                }
+            }
+        }
+        mask
+    }
 }

@@ -509,6 +509,16 @@ proptest! {
                 prop_assert_eq!(got, want, "step {} key {:?}", step, k);
                 let got_batch = b.map(|r| (r.flow_match(k), r.priority, *r.value));
                 prop_assert_eq!(got_batch, want, "batch, step {}", step);
+                // A key equal to `k` under the consulted mask gets the same rule.
+                let found = |c: &dyn Classify<u32>, k: &FlowKey| c.lookup(k).map(|(p, v)| (p, *v));
+                for c in [&ts as &dyn Classify<u32>, &model] {
+                    let mask = c.consulted(k);
+                    let mut other = *k;
+                    for (i, w) in other.words.iter_mut().enumerate() {
+                        *w = (*w & mask.words[i]) | (rng.next() & !mask.words[i]);
+                    }
+                    prop_assert_eq!(found(c, &other), found(c, k), "step {} mask {:?}", step, mask);
+                }
             }
         }
         let mut a: Vec<_> = ts.iter().map(|(m, p, v)| (m, p, *v)).collect();
@@ -603,4 +613,25 @@ fn candidate_bitmaps_come_and_go_with_the_subtable_count() {
         ts.lookup_batch(&[hit], &mut out);
         assert_eq!(out[0].map(|r| *r.value), Some(len - 1));
     }
+}
+
+#[test]
+fn consulted_bits_are_those_of_the_rules_that_could_win() {
+    let mut c = TupleSpace::new();
+    let net = FlowMatch::ANY
+        .exact(Field::EthType, 0x0800)
+        .masked(Field::Ipv4Dst, 0x0a01_0200, prefix(32, 24));
+    let tcp = FlowMatch::ANY.exact(Field::IpProto, 6);
+    c.insert(net, 100, "10.1.2/24");
+    c.insert(tcp, 50, "tcp");
+    c.insert(FlowMatch::ANY, 0, "miss");
+    // A hit in the top subtable: nothing below could beat it.
+    assert_eq!(c.consulted(&pkt(0x0a01_0203, 17)), net.mask);
+    // A miss there: the TCP subtable is consulted, and wins for TCP.
+    let both = net.mask.union(&tcp.mask);
+    assert_eq!(c.consulted(&pkt(0x0b00_0001, 6)), both);
+    // Neither: the catch-all adds no bits.
+    assert_eq!(c.consulted(&pkt(0x0b00_0001, 17)), both);
+    let empty: TupleSpace<u32> = TupleSpace::new();
+    assert_eq!(empty.consulted(&pkt(1, 6)), FlowKey::ZERO);
 }
