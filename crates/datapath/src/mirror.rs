@@ -32,6 +32,14 @@
 //! frame before and after, so the tier can check its own rewrite of the one into the
 //! other byte for byte.
 //!
+//! A decision covers more than its microflow: [`Credit::mask`] holds the bits of the
+//! received key it depends on (the megaflow mask), the union of what each table's
+//! classifier consulted for its lookup ([`Classify::consulted`]) and the input port and
+//! ethertype (and IPv4's protocol). Every frame equal to the key under the mask goes the
+//! same path with the same actions, so the tier may serve them all with one entry; a
+//! publish's added rules are checked against the whole megaflow
+//! ([`Credit::affected_by`]).
+//!
 //! Hits counted in the kernel come back through [`KernelCounters`]: a counter set of its
 //! own, registered like a worker's (summed by every reader, zeroed with the others when
 //! a slot is freed), crediting for each hit what a worker would have: the rules on the
@@ -41,9 +49,10 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::action::{port, Action};
+use crate::classifier::Classify;
 use crate::compose::compose;
 use crate::counters::{Misc, Tally, WorkerCounters, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS};
-use crate::key::{Field, FlowKey, FlowMatch};
+use crate::key::{Field, FlowKey, FlowMatch, KEY_WORDS};
 use crate::parse::parse;
 use crate::pipeline::{Datapath, RuleId, RuleTable};
 use crate::trace::TraceEvent;
@@ -151,6 +160,8 @@ pub enum Ineligible {
     Undeliverable(u32),
     /// The pipeline dropped it for a reason of its own (named).
     Dropped(&'static str),
+    /// The rules changed while it was being judged (it is judged again when offered).
+    Changed,
 }
 
 impl std::fmt::Display for Ineligible {
@@ -172,6 +183,7 @@ impl std::fmt::Display for Ineligible {
                 "its output to port {p} sends nothing (no_fwd, or the input port)"
             ),
             Ineligible::Dropped(why) => write!(f, "the pipeline drops it ({why})"),
+            Ineligible::Changed => f.write_str("the rules changed while it was judged"),
         }
     }
 }
@@ -191,8 +203,13 @@ pub struct CreditStep {
 }
 
 impl Credit {
-    /// Whether a publish with `changes` may have altered the decision whose path this is
-    /// and whose received frame has flow key `key`.
+    /// Whether a publish with `changes` may have altered the decision whose path this is,
+    /// for any received frame whose flow key equals `key` under [`Credit::mask`] (the
+    /// megaflow): a rule on the path changed, or an added rule in a table on the path
+    /// could match one of the keys that table looked up for such frames, at a priority
+    /// no lower than the rule matched there. A field a set-field rewrote before a table
+    /// is taken at its rewritten value if the mask holds it and as free otherwise, which
+    /// can only say "affected" more often.
     pub fn affected_by(&self, key: &FlowKey, changes: &Changes) -> bool {
         if changes.config {
             return true;
@@ -202,16 +219,26 @@ impl Credit {
                 || changes.added.iter().any(|(t, m, p)| {
                     *t == s.table
                         && (s.rule.is_none() || *p >= s.priority)
-                        && m.matches(s.key.as_deref().unwrap_or(key))
+                        && overlaps(m, s.key.as_deref().unwrap_or(key), &self.mask)
                 })
         })
     }
 }
 
-/// Where a mirrored microflow's hits are counted.
+/// Whether some key equal to `key` under `mask` matches `m`.
+fn overlaps(m: &FlowMatch, key: &FlowKey, mask: &FlowKey) -> bool {
+    (0..KEY_WORDS).all(|i| (key.words[i] ^ m.key.words[i]) & m.mask.words[i] & mask.words[i] == 0)
+}
+
+/// Where a mirrored decision's hits are counted, and which received frames it covers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Credit {
     pub steps: Vec<CreditStep>,
+    /// The bits of the received frame's flow key the decision depends on (its megaflow
+    /// mask): every frame whose key equals the decision's under this mask is processed
+    /// the same way, along the same path, while the rules and settings stay. Always
+    /// holds the input port and the ethertype (and the IP protocol of IPv4 frames).
+    pub mask: FlowKey,
     /// The input port's counter slot.
     pub in_slot: Option<u16>,
     /// The output ports' counter slots, in the order sent (none: dropped).
@@ -260,6 +287,20 @@ fn kernel_action(a: &Action) -> Result<(), Ineligible> {
         ),
         other => Err(Ineligible::Action(format!("{other:?}"))),
     }
+}
+
+/// The bits every decision depends on whatever its rules consult: the input port, the
+/// ethertype, and for IPv4 the protocol (which say how the frame is parsed and where
+/// its rewrites land).
+fn base_mask(key: &FlowKey) -> FlowKey {
+    let mut m = FlowKey::ZERO;
+    for f in [Field::InPort, Field::EthType] {
+        m.set(f, f.full());
+    }
+    if key.get(Field::EthType) == 0x0800 {
+        m.set(Field::IpProto, Field::IpProto.full());
+    }
+    m
 }
 
 /// A match that gives every field `key` holds a value in (for the composer).
@@ -351,6 +392,16 @@ impl<C: RuleTable> Datapath<C> {
             }
         }
         let v = self.shared.read();
+        if v.version() != trace.version {
+            return Err(Ineligible::Changed);
+        }
+        credit.mask = base_mask(key);
+        for s in &credit.steps {
+            let looked_up = s.key.as_deref().unwrap_or(key);
+            if let Some(t) = v.table(s.table) {
+                credit.mask = credit.mask.union(&t.consulted(looked_up));
+            }
+        }
         credit.in_slot = v.port(in_port).map(|p| p.slot);
         if !trace.outputs.normal.is_empty() {
             return Err(Ineligible::Normal);

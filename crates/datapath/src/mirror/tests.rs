@@ -359,3 +359,40 @@ fn an_output_to_a_port_with_no_fwd_is_refused() {
         Ineligible::Undeliverable(2)
     );
 }
+
+#[test]
+fn a_decision_covers_the_keys_equal_under_what_its_tables_consulted() {
+    let (dp, mut wr) = datapath();
+    let net = FlowMatch::ANY
+        .exact(Field::EthType, 0x0800)
+        .masked(Field::Ipv4Dst, 0x0a00_0000, 0xffff_ff00);
+    wr.insert_rule(0, rule(net, 10, vec![], Some(1))).unwrap();
+    wr.insert_rule(0, rule(FlowMatch::ANY, 0, vec![], None))
+        .unwrap();
+    let udp = FlowMatch::ANY.exact(Field::IpProto, 17);
+    wr.insert_rule(1, rule(udp, 5, vec![Action::Output(2)], None))
+        .unwrap();
+    wr.publish();
+    let key = udp_key();
+    let d = dp.decision(&key, 0).unwrap();
+    let mut want = net.mask.union(&udp.mask);
+    want.set(Field::InPort, Field::InPort.full());
+    assert_eq!(d.credit.mask, want, "the port, the /24, the ethertype and protocol");
+    // Another source port is the same megaflow; the check of added rules covers it: a
+    // rule on a source port this key does not have still overlaps the megaflow.
+    let other_port = FlowMatch::ANY
+        .exact(Field::IpProto, 17)
+        .exact(Field::TpSrc, 7);
+    let add = |t: u8, m: FlowMatch, p: u16| Changes {
+        added: vec![(t, m, p)],
+        ..Changes::default()
+    };
+    assert!(d.credit.affected_by(&key, &add(1, other_port, 6)));
+    assert!(!d.credit.affected_by(&key, &add(1, other_port, 4)));
+    // A rule for another /24 cannot match any frame of the megaflow.
+    let other_net = FlowMatch::ANY
+        .exact(Field::EthType, 0x0800)
+        .masked(Field::Ipv4Dst, 0x0a00_0100, 0xffff_ff00);
+    assert!(!d.credit.affected_by(&key, &add(0, other_net, 99)));
+    assert!(d.credit.affected_by(&key, &add(0, FlowMatch::ANY.exact(Field::TpDst, 9), 99)));
+}
