@@ -49,7 +49,6 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::action::{port, Action};
-use crate::classifier::Classify;
 use crate::compose::compose;
 use crate::counters::{Misc, Tally, WorkerCounters, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS};
 use crate::key::{Field, FlowKey, FlowMatch, KEY_WORDS};

@@ -17,8 +17,14 @@
 //     Anything else is "unparsed" (event UNPARSED) and goes to user space.
 //     A parsed TCP/UDP frame whose checksum its sender left to the device (see
 //     PARSE_PARTIAL_CSUM) goes to user space (event PARTIAL_CSUM).
-//  3. `flows[key]`: none -> MISS; an entry of another generation than `state.version` ->
-//     STALE; both go to user space.
+//  3. The megaflow lookup: for each mask slot `walk.order[i]`, i < `walk.n` (at most
+//     FP_MASKS), the key ANDed with `masks[slot]`, its `pad` set to the slot, is looked
+//     up in `flows`; the first entry of the current generation (`state.version`) found
+//     is the frame's. None found: MISS if no entry at all was found, else STALE (only
+//     entries of older generations); both go to user space. Every entry user space
+//     writes is correct for every frame its masked key covers, so where several cover a
+//     frame any of them may serve it. Slot 0 is set at load to the exact mask (every
+//     key bit), so an exact key with pad 0 is an entry of its own.
 //  4. A hit applies the entry's rewrites in a fixed order (IPv4 src, dst, TOS, TTL,
 //     TP src, dst, then eth dst, src, then VLAN pop, push, set), each with the same
 //     RFC 1624 incremental checksum update as user space's rewrite code
@@ -100,6 +106,8 @@ static long (*bpf_redirect_map)(void *map, __u64 key, __u64 flags) = (void *)51;
 
 // ---- Shared records (crates/xdp/src/layout.rs) ----
 
+// Also a mask (`masks`), and, masked with its `pad` set to the mask's slot, a flow
+// map key.
 struct fp_key {
 	__u32 in_port;
 	__u8 eth_dst[6];
@@ -118,6 +126,16 @@ struct fp_key {
 	__u16 pad;
 };
 _Static_assert(sizeof(struct fp_key) == 40, "fp_key mirrors layout::FpKey");
+
+#define FP_MASKS 32
+
+// The masks the lookup walks, in order (`walk` array, one element).
+struct fp_walk {
+	__u32 n;
+	__u8 order[FP_MASKS];
+	__u32 pad;
+};
+_Static_assert(sizeof(struct fp_walk) == 40, "fp_walk mirrors layout::FpWalk");
 
 #define FP_DROP 0xffffffffU
 #define FP_GROUP 0x80000000U
@@ -250,6 +268,22 @@ struct {
 	__type(value, struct fp_state);
 	__uint(max_entries, 1);
 } state SEC(".maps");
+
+// The megaflow masks, by slot. A slot's mask is rewritten only while no walk names it
+// and no entry uses it, after frames that may have read it have left the program.
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct fp_key);
+	__uint(max_entries, FP_MASKS);
+} masks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct fp_walk);
+	__uint(max_entries, 1);
+} walk SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -638,6 +672,47 @@ static __always_inline int rewrite(struct xdp_md *ctx, const struct fp_entry *e,
 	return 0;
 }
 
+// A key seen as the five words the masks apply to.
+union fp_words {
+	struct fp_key key;
+	__u64 w[5];
+};
+_Static_assert(sizeof(union fp_words) == sizeof(struct fp_key), "five words");
+
+// Step 3: the entry of the current generation `version` for the key in `kw`, walking the
+// masks in order; `*stale` is set if only entries of other generations were found.
+static __always_inline const struct fp_entry *lookup(const union fp_words *kw, __u64 version,
+						    int *stale)
+{
+	__u32 zero = 0;
+	const struct fp_walk *w = bpf_map_lookup_elem(&walk, &zero);
+	if (!w)
+		return 0;
+	__u32 n = w->n;
+	for (__u32 i = 0; i < FP_MASKS; i++) {
+		if (i >= n)
+			break;
+		__u32 slot = w->order[i];
+		const union fp_words *m = bpf_map_lookup_elem(&masks, &slot);
+		if (!m)
+			continue;
+		union fp_words mk;
+		mk.w[0] = kw->w[0] & m->w[0];
+		mk.w[1] = kw->w[1] & m->w[1];
+		mk.w[2] = kw->w[2] & m->w[2];
+		mk.w[3] = kw->w[3] & m->w[3];
+		mk.w[4] = kw->w[4] & m->w[4];
+		mk.key.pad = slot;
+		const struct fp_entry *e = bpf_map_lookup_elem(&flows, &mk.key);
+		if (!e)
+			continue;
+		if (e->version == version)
+			return e;
+		*stale = 1;
+	}
+	return 0;
+}
+
 static __always_inline long to_user(const struct fp_port *port, __u32 queue)
 {
 	return bpf_redirect_map(&xsks, port->xsk_base + queue, XDP_PASS);
@@ -673,11 +748,12 @@ int fastpath(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 
-	struct fp_key key;
+	union fp_words kw;
+	struct fp_key *kp = &kw.key;
 	struct hdrs h = {0, 0, 0};
-	__builtin_memset(&key, 0, sizeof(key));
-	key.in_port = port->of_port;
-	int parsed = parse(ctx, &key, &h);
+	__builtin_memset(&kw, 0, sizeof(kw));
+	kp->in_port = port->of_port;
+	int parsed = parse(ctx, kp, &h);
 	if (parsed == PARSE_PARTIAL_CSUM) {
 		count(EV_PARTIAL_CSUM);
 		return to_user(port, queue);
@@ -687,20 +763,19 @@ int fastpath(struct xdp_md *ctx)
 		return to_user(port, queue);
 	}
 
-	const struct fp_entry *e = bpf_map_lookup_elem(&flows, &key);
-	if (!e) {
-		count(EV_MISS);
-		return to_user(port, queue);
-	}
 	__u32 zero = 0;
 	const struct fp_state *st = bpf_map_lookup_elem(&state, &zero);
-	if (!st || e->version != st->version) {
-		count(EV_STALE);
+	if (!st)
+		return to_user(port, queue);
+	int stale = 0;
+	const struct fp_entry *e = lookup(&kw, st->version, &stale);
+	if (!e) {
+		count(stale ? EV_STALE : EV_MISS);
 		return to_user(port, queue);
 	}
 
 	__u64 len = (__u64)ctx->data_end - (__u64)ctx->data;
-	if (!can_rewrite(e, &key, &h, len)) {
+	if (!can_rewrite(e, kp, &h, len)) {
 		count(EV_REWRITE_FAILED);
 		return to_user(port, queue);
 	}
@@ -708,7 +783,7 @@ int fastpath(struct xdp_md *ctx)
 	__u32 out = e->out;
 	__u32 slot = e->counter;
 	__u32 slots = st->slots;
-	if (rewrite(ctx, e, &key, &h))
+	if (rewrite(ctx, e, kp, &h))
 		return XDP_ABORTED;
 
 	if (slot < slots) {

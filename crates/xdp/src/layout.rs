@@ -36,7 +36,69 @@ pub struct FpKey {
     pub tp_dst: u16,
     /// The low 12 bits of the TCP header's flags word.
     pub tcp_flags: u16,
+    /// Zero in a frame's key and in a mask; in a flow map key, the slot of the mask
+    /// the key was masked with.
     pub pad: u16,
+}
+
+/// Mask slots the program has (`masks`), and the most its lookup walks.
+pub const FP_MASKS: usize = 32;
+
+/// The mask slot holding the exact mask (every key bit), set at load.
+pub const FP_EXACT_MASK: u16 = 0;
+
+impl FpKey {
+    /// The mask of every bit of every field (an exact-match entry's mask).
+    pub const EXACT: FpKey = FpKey {
+        in_port: u32::MAX,
+        eth_dst: [0xff; 6],
+        eth_src: [0xff; 6],
+        eth_type: u16::MAX,
+        vlan_vid: u16::MAX,
+        vlan_pcp: u8::MAX,
+        ip_proto: u8::MAX,
+        ip_tos: u8::MAX,
+        ip_ttl: u8::MAX,
+        ipv4_src: u32::MAX,
+        ipv4_dst: u32::MAX,
+        tp_src: u16::MAX,
+        tp_dst: u16::MAX,
+        tcp_flags: u16::MAX,
+        pad: 0,
+    };
+
+    /// The flow map key of this frame key under `mask`, which is in slot `slot`: every
+    /// field ANDed with the mask's, `pad` set to the slot (what the program looks up).
+    pub fn masked(&self, mask: &FpKey, slot: u16) -> FpKey {
+        let m = |a: &[u8; 6], b: &[u8; 6]| std::array::from_fn(|i| a[i] & b[i]);
+        FpKey {
+            in_port: self.in_port & mask.in_port,
+            eth_dst: m(&self.eth_dst, &mask.eth_dst),
+            eth_src: m(&self.eth_src, &mask.eth_src),
+            eth_type: self.eth_type & mask.eth_type,
+            vlan_vid: self.vlan_vid & mask.vlan_vid,
+            vlan_pcp: self.vlan_pcp & mask.vlan_pcp,
+            ip_proto: self.ip_proto & mask.ip_proto,
+            ip_tos: self.ip_tos & mask.ip_tos,
+            ip_ttl: self.ip_ttl & mask.ip_ttl,
+            ipv4_src: self.ipv4_src & mask.ipv4_src,
+            ipv4_dst: self.ipv4_dst & mask.ipv4_dst,
+            tp_src: self.tp_src & mask.tp_src,
+            tp_dst: self.tp_dst & mask.tp_dst,
+            tcp_flags: self.tcp_flags & mask.tcp_flags,
+            pad: slot,
+        }
+    }
+}
+
+/// The masks the program's lookup walks (`walk` array, one element): slots
+/// `order[..n]` of `masks`, in that order.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FpWalk {
+    pub n: u32,
+    pub order: [u8; FP_MASKS],
+    pub pad: u32,
 }
 
 /// Drop the frame (`FpEntry::out`).

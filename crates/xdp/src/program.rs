@@ -30,7 +30,9 @@ use ports::afxdp::AttachMode;
 use ports::error::{errno_in_chain as errno_of, error_chain as chain};
 
 use crate::delivery::{self, PortUse};
-use crate::layout::{event, FpCounter, FpEntry, FpKey, FpPort, FpState, FP_GROUPS};
+use crate::layout::{
+    event, FpCounter, FpEntry, FpKey, FpPort, FpState, FpWalk, FP_EXACT_MASK, FP_GROUPS, FP_MASKS,
+};
 
 /// The compiled program (an ELF object for the bpf target).
 static PROGRAM: &[u8] = include_bytes!("../bpf/fastpath.o");
@@ -39,7 +41,7 @@ const PROGRAM_NAME: &str = "fastpath";
 /// XSKMAP entries per port: a port has at most this many rx queues.
 pub const QUEUES_PER_PORT: u32 = 64;
 
-// SAFETY (for all five): each is a #[repr(C)] struct of integers and byte arrays with
+// SAFETY (for all six): each is a #[repr(C)] struct of integers and byte arrays with
 // every padding byte spelled out as a field (see layout.rs), so any bit pattern is a
 // valid value and no byte of it is uninitialised.
 unsafe impl aya::Pod for FpKey {}
@@ -47,6 +49,7 @@ unsafe impl aya::Pod for FpEntry {}
 unsafe impl aya::Pod for FpPort {}
 unsafe impl aya::Pod for FpState {}
 unsafe impl aya::Pod for FpCounter {}
+unsafe impl aya::Pod for FpWalk {}
 
 /// What can go wrong loading or using the fast path.
 #[derive(Debug, thiserror::Error)]
@@ -175,6 +178,16 @@ impl FastPath {
             0,
         )
         .map_err(|e| fail("writing the fast-path state", &e))?;
+
+        let mut masks: Array<_, FpKey> =
+            Array::try_from(ebpf.map_mut("masks").ok_or_else(|| missing("masks map"))?)
+                .map_err(|e| fail("opening the masks map", &e))?;
+        masks
+            .set(u32::from(FP_EXACT_MASK), FpKey::EXACT, 0)
+            .map_err(|e| fail("writing the exact mask", &e))?;
+        let mut order = [0u8; FP_MASKS];
+        order[0] = FP_EXACT_MASK as u8;
+        write_walk(&mut ebpf, &FpWalk { n: 1, order, pad: 0 })?;
 
         let counters = map_counters(&ebpf, elements, cpus)?;
         let lost_counting = delivery::attach_lost_counters(&mut ebpf);
@@ -351,6 +364,32 @@ impl FastPath {
         st.get(&0, 0)
             .map(|s| s.version)
             .map_err(|e| fail("reading the fast-path state", &e))
+    }
+
+    /// Writes `mask` to mask slot `slot` (below [`FP_MASKS`]). The caller makes sure no
+    /// walk names the slot and no entry uses it (see the program's comment).
+    pub fn set_mask(&self, slot: u16, mask: &FpKey) -> Result<(), FastPathError> {
+        let mut inner = self.shared.lock();
+        let mut masks: Array<_, FpKey> = Array::try_from(
+            inner
+                .ebpf
+                .map_mut("masks")
+                .ok_or_else(|| missing("masks map"))?,
+        )
+        .map_err(|e| fail("opening the masks map", &e))?;
+        masks
+            .set(u32::from(slot), *mask, 0)
+            .map_err(|e| fail("writing a fast-path mask", &e))
+    }
+
+    /// Sets the mask slots the lookup walks, in order (at most [`FP_MASKS`]).
+    pub fn set_walk(&self, slots: &[u16]) -> Result<(), FastPathError> {
+        let mut w = FpWalk::default();
+        for (o, s) in w.order.iter_mut().zip(slots) {
+            *o = *s as u8;
+        }
+        w.n = slots.len().min(FP_MASKS) as u32;
+        write_walk(&mut self.shared.lock().ebpf, &w)
     }
 
     /// Inserts or replaces the entry for `key`.
@@ -659,6 +698,14 @@ fn flows_mut(
 }
 
 /// The program; `Err(None)` if it is missing (cannot happen with the embedded object).
+fn write_walk(ebpf: &mut Ebpf, w: &FpWalk) -> Result<(), FastPathError> {
+    let mut walk: Array<_, FpWalk> =
+        Array::try_from(ebpf.map_mut("walk").ok_or_else(|| missing("walk map"))?)
+            .map_err(|e| fail("opening the walk map", &e))?;
+    walk.set(0, *w, 0)
+        .map_err(|e| fail("writing the fast-path mask walk", &e))
+}
+
 fn xdp_prog(ebpf: &mut Ebpf) -> Result<&mut Xdp, Option<ProgramError>> {
     ebpf.program_mut(PROGRAM_NAME)
         .ok_or(None)?
@@ -773,6 +820,8 @@ mod tests {
             "state",
             "counters",
             "events",
+            "masks",
+            "walk",
             ".maps",
         ] {
             assert!(has(name), "{name} missing from the object");
@@ -788,6 +837,7 @@ mod tests {
         assert_eq!(size_of::<FpPort>(), 12);
         assert_eq!(size_of::<FpState>(), 16);
         assert_eq!(size_of::<FpCounter>(), 16);
+        assert_eq!(size_of::<FpWalk>(), 40);
     }
 
     #[test]

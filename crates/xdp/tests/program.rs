@@ -188,3 +188,67 @@ fn program_builds_the_model_key() {
         assert_eq!(fp.events()[event::HIT as usize], frames.len() as u64);
     });
 }
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn megaflow_masks_cover_every_key_equal_under_them() {
+    use xdp::layout::{FpKey, FP_EXACT_MASK};
+    in_fresh_netns(|| {
+        let fp = FastPath::load(16, 1).expect("load");
+        let _att = fp
+            .attach("lo", 1, 9, 1, AttachMode::Generic)
+            .expect("attach to lo");
+        fp.set_version(3).unwrap();
+        // Slot 5: the input port, the ethertype, the protocol and the /24 of the
+        // destination (what a rule `ip,nw_dst=10.0.0.0/24` consults).
+        let mask = FpKey {
+            in_port: u32::MAX,
+            eth_type: u16::MAX,
+            ip_proto: u8::MAX,
+            ipv4_dst: 0xffff_ff00,
+            ..FpKey::default()
+        };
+        fp.set_mask(5, &mask).unwrap();
+        fp.set_walk(&[FP_EXACT_MASK, 5]).unwrap();
+        let first = udp_frame(1000);
+        let key = model::parse(&first, 9).unwrap();
+        let drop_at = |counter: u32, version: u64| FpEntry {
+            version,
+            counter,
+            out: FP_DROP,
+            ..FpEntry::default()
+        };
+        fp.insert(&key.masked(&mask, 5), &drop_at(1, 3)).unwrap();
+        // Other source ports: the same megaflow, served from their first frame.
+        for sport in [1000, 1001, 40000] {
+            let (rc, _) = fp.test_run(&udp_frame(sport), 1, 0).unwrap();
+            assert_eq!(rc, XDP_DROP, "source port {sport}");
+        }
+        assert_eq!(fp.counter(1).packets, 3);
+        // Another /24: not covered.
+        let mut far = udp_frame(1000);
+        far[32] = 9;
+        far[24..26].copy_from_slice(&[0, 0]);
+        let c = common::csum(&far[14..34]);
+        far[24..26].copy_from_slice(&c.to_be_bytes());
+        let (rc, _) = fp.test_run(&far, 1, 0).unwrap();
+        assert_eq!(rc, XDP_PASS);
+        assert_eq!(fp.events()[event::MISS as usize], 1);
+        // A stale exact entry walked first does not hide the live megaflow behind it.
+        fp.insert(&key.masked(&FpKey::EXACT, FP_EXACT_MASK), &drop_at(2, 2))
+            .unwrap();
+        let (rc, _) = fp.test_run(&first, 1, 0).unwrap();
+        assert_eq!(rc, XDP_DROP);
+        assert_eq!((fp.counter(1).packets, fp.counter(2).packets), (4, 0));
+        // Only stale entries: STALE. A mask no longer walked is not consulted: MISS.
+        fp.set_version(4).unwrap();
+        let (rc, _) = fp.test_run(&first, 1, 0).unwrap();
+        assert_eq!(rc, XDP_PASS);
+        assert_eq!(fp.events()[event::STALE as usize], 1);
+        fp.insert(&key.masked(&mask, 5), &drop_at(1, 4)).unwrap();
+        fp.set_walk(&[FP_EXACT_MASK]).unwrap();
+        let (rc, _) = fp.test_run(&udp_frame(1001), 1, 0).unwrap();
+        assert_eq!(rc, XDP_PASS);
+        assert_eq!(fp.events()[event::MISS as usize], 2);
+    });
+}
