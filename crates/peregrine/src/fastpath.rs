@@ -3,13 +3,18 @@
 //! tracer's verdict and statistics.
 //!
 //! The `FAST_PATH` reply (`ctl dump-fastpath --json` prints it as is):
-//! `{"enabled": true, "generation", "capacity", "entries": [{"key", "actions", "generation",
-//! "live", "packets", "bytes", "out_ports"}], "events": {"hit", "miss", "stale",
+//! `{"enabled": true, "generation", "capacity", "entries": [{"key", "megaflow", "actions",
+//! "generation", "live", "packets", "bytes", "out_ports"}], "masks": [{"slot", "mask",
+//! "entries"}], "events": {"hit", "miss", "stale",
 //! "unparsed", "passed", "rewrite_failed", "partial_csum"}, "tier": {"offers", "offers_lost",
 //! "installed", "refused", "mismatched", "evicted", "publishes", "revalidated",
 //! "flushes", "group_scans", "withdrawn"}, "ports": [{"port", "name", "mode", "delivery",
 //! "why", "lost"}], "lost_counted": true or why not}`. `key` and `actions`
-//! are in ovs-ofctl-like text; `out_ports` are the OpenFlow ports sent to (none for a drop);
+//! are in ovs-ofctl-like text, the key showing only the fields its mask holds (a
+//! `megaflow` covers every frame equal to it there; otherwise it is one microflow, all
+//! fields shown); `masks` are the megaflow masks in the order the program tries them
+//! (slot 0, exact, always first at start), `mask` showing the bits each holds as
+//! `FIELD=ALL-ONES` or `FIELD=BITS/BITS`; `out_ports` are the OpenFlow ports sent to (none for a drop);
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
 //! counter slot. Per port: its attach `mode` (`native`/`generic`); `delivery`
 //! (`delivered`, `dropped`, `unknown`): whether the kernel delivers frames forwarded to it
@@ -22,7 +27,7 @@ use datapath::key::FlowKey;
 use serde_json::{json, Value};
 use switch::fastpath::FastPathView;
 use xdp::delivery::Delivery;
-use xdp::layout::event;
+use xdp::layout::{event, FpKey};
 use xdp::tier::KernelTier;
 
 /// The tier as the agent sees it.
@@ -38,13 +43,30 @@ impl FastPathView for TierView {
             .iter()
             .map(|d| {
                 json!({
-                    "key": d.key.describe(),
+                    "key": d.key.describe_masked(&d.mask),
+                    "megaflow": d.mask != FpKey::EXACT,
                     "actions": d.entry.describe_to(&d.out_ports),
                     "generation": d.entry.version,
                     "live": d.live,
                     "packets": d.packets,
                     "bytes": d.bytes,
                     "out_ports": d.out_ports,
+                })
+            })
+            .collect();
+        let masks: Vec<Value> = self
+            .0
+            .masks()
+            .iter()
+            .map(|m| {
+                json!({
+                    "slot": m.slot,
+                    "mask": if m.mask == FpKey::EXACT {
+                        "exact (every field)".to_string()
+                    } else {
+                        m.mask.describe_masked(&m.mask)
+                    },
+                    "entries": m.entries,
                 })
             })
             .collect();
@@ -76,6 +98,7 @@ impl FastPathView for TierView {
             "generation": fp.version().ok(),
             "capacity": fp.capacity(),
             "entries": entries,
+            "masks": masks,
             "events": {
                 "hit": at(event::HIT),
                 "miss": at(event::MISS),

@@ -74,6 +74,93 @@ impl FpKey {
         Some(out)
     }
 
+    /// The mask the program applies for a decision whose received flow key `k` depends
+    /// on the bits of `mask` ([`datapath::mirror::Credit::mask`]): each program key
+    /// field gets the bits of the flow key field it is built from for frames like `k`
+    /// (TCP/UDP ports or the ICMP type and code, DSCP and ECN in the TOS byte). Flow key
+    /// fields the program does not build are the same (zero) for every frame it parses
+    /// and need no bits.
+    pub fn mask_of(mask: &FlowKey, k: &FlowKey) -> FpKey {
+        let get = |f: Field| mask.get(f) as u64;
+        let mac = |f: Field| {
+            let b = get(f).to_be_bytes();
+            let mut m = [0u8; 6];
+            m.copy_from_slice(&b[2..]);
+            m
+        };
+        let mut out = FpKey {
+            in_port: get(Field::InPort) as u32,
+            eth_dst: mac(Field::EthDst),
+            eth_src: mac(Field::EthSrc),
+            eth_type: get(Field::EthType) as u16,
+            vlan_vid: get(Field::VlanVid) as u16,
+            vlan_pcp: get(Field::VlanPcp) as u8,
+            ..FpKey::default()
+        };
+        if k.get(Field::EthType) != 0x0800 {
+            return out;
+        }
+        out.ip_proto = get(Field::IpProto) as u8;
+        out.ip_tos = ((get(Field::IpDscp) as u8) << 2) | (get(Field::IpEcn) as u8 & 3);
+        out.ip_ttl = get(Field::IpTtl) as u8;
+        out.ipv4_src = get(Field::Ipv4Src) as u32;
+        out.ipv4_dst = get(Field::Ipv4Dst) as u32;
+        match k.get(Field::IpProto) {
+            6 => {
+                out.tp_src = get(Field::TpSrc) as u16;
+                out.tp_dst = get(Field::TpDst) as u16;
+                out.tcp_flags = get(Field::TcpFlags) as u16;
+            }
+            17 => {
+                out.tp_src = get(Field::TpSrc) as u16;
+                out.tp_dst = get(Field::TpDst) as u16;
+            }
+            1 => {
+                out.tp_src = get(Field::IcmpType) as u16;
+                out.tp_dst = get(Field::IcmpCode) as u16;
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// The key in ovs-ofctl's match syntax, showing only the fields `mask` holds bits
+    /// of (`FIELD=VALUE/MASK` where it holds some bits only): a megaflow.
+    pub fn describe_masked(&self, mask: &FpKey) -> String {
+        if *mask == FpKey::EXACT {
+            return self.describe();
+        }
+        let mut parts = vec![format!("in_port={}", self.in_port)];
+        let mut field = |name: &str, v: u64, m: u64, full: u64, text: &dyn Fn(u64) -> String| {
+            if m == full {
+                parts.push(format!("{name}={}", text(v)));
+            } else if m != 0 {
+                parts.push(format!("{name}={}/{}", text(v & m), text(m)));
+            }
+        };
+        let mac48 = |a: &[u8; 6]| a.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
+        let mac_t = |v: u64| mac_text(&std::array::from_fn(|i| (v >> (40 - 8 * i)) as u8));
+        let dec = |v: u64| v.to_string();
+        let hex = |v: u64| format!("0x{v:x}");
+        let ip = |v: u64| ip_text(v as u32);
+        field("dl_src", mac48(&self.eth_src), mac48(&mask.eth_src), (1 << 48) - 1, &mac_t);
+        field("dl_dst", mac48(&self.eth_dst), mac48(&mask.eth_dst), (1 << 48) - 1, &mac_t);
+        field("vlan_tci", u64::from(self.vlan_vid), u64::from(mask.vlan_vid), 0xffff, &hex);
+        field("dl_vlan_pcp", u64::from(self.vlan_pcp), u64::from(mask.vlan_pcp), 0xff, &dec);
+        field("dl_type", u64::from(self.eth_type), u64::from(mask.eth_type), 0xffff, &|v| {
+            format!("0x{v:04x}")
+        });
+        field("nw_proto", u64::from(self.ip_proto), u64::from(mask.ip_proto), 0xff, &dec);
+        field("nw_src", u64::from(self.ipv4_src), u64::from(mask.ipv4_src), 0xffff_ffff, &ip);
+        field("nw_dst", u64::from(self.ipv4_dst), u64::from(mask.ipv4_dst), 0xffff_ffff, &ip);
+        field("nw_tos", u64::from(self.ip_tos), u64::from(mask.ip_tos), 0xff, &dec);
+        field("nw_ttl", u64::from(self.ip_ttl), u64::from(mask.ip_ttl), 0xff, &dec);
+        field("tp_src", u64::from(self.tp_src), u64::from(mask.tp_src), 0xffff, &dec);
+        field("tp_dst", u64::from(self.tp_dst), u64::from(mask.tp_dst), 0xffff, &dec);
+        field("tcp_flags", u64::from(self.tcp_flags), u64::from(mask.tcp_flags), 0xffff, &hex);
+        parts.join(",")
+    }
+
     /// The key in ovs-ofctl's match syntax (VLAN fields only when tagged, IP fields only
     /// for IPv4, ports only for TCP/UDP/ICMP).
     pub fn describe(&self) -> String {
@@ -246,6 +333,41 @@ mod tests {
         assert_eq!(
             e.describe_to(&[4]),
             "set_field:02:00:00:00:00:09->eth_dst,pop_vlan,output:4"
+        );
+    }
+
+    #[test]
+    fn megaflow_masks_follow_the_flow_key_fields() {
+        let mut k = FlowKey::ZERO;
+        k.set(Field::EthType, 0x0800);
+        k.set(Field::IpProto, 1);
+        let mut m = FlowKey::ZERO;
+        for f in [Field::InPort, Field::EthType, Field::IpProto, Field::IcmpType] {
+            m.set(f, f.full());
+        }
+        m.set(Field::Ipv4Dst, 0xffff_ff00);
+        m.set(Field::IpDscp, 0x3f);
+        let fm = FpKey::mask_of(&m, &k);
+        assert_eq!(
+            (fm.in_port, fm.eth_type, fm.ip_proto, fm.ipv4_dst, fm.tp_src, fm.tp_dst),
+            (u32::MAX, 0xffff, 0xff, 0xffff_ff00, 0xff, 0)
+        );
+        assert_eq!((fm.ip_tos, fm.ipv4_src, fm.eth_src), (0xfc, 0, [0; 6]));
+        k.set(Field::IpProto, 17);
+        m.set(Field::TpSrc, 0xffff);
+        assert_eq!(FpKey::mask_of(&m, &k).tp_src, 0xffff);
+        let key = FpKey {
+            in_port: 3,
+            eth_type: 0x0800,
+            ip_proto: 17,
+            ipv4_dst: 0x0a00_0207,
+            tp_src: 99,
+            ..FpKey::default()
+        };
+        assert_eq!(
+            key.describe_masked(&FpKey::mask_of(&m, &k)),
+            "in_port=3,dl_type=0x0800,nw_proto=17,nw_dst=10.0.2.0/255.255.255.0,nw_tos=0/252,\
+             tp_src=99"
         );
     }
 

@@ -66,6 +66,11 @@ use crate::layout::*;
 use crate::model;
 use crate::program::{FastPath, FastPathError};
 
+mod masks;
+
+pub use masks::{MaskUse, MASK_GRACE};
+use masks::Masks;
+
 /// How often the tier credits kernel hits without being asked. Whoever reads counters
 /// asks first (statistics replies, metrics, idle expiry, dumps), so this only bounds how
 /// stale an unread count gets; a harvest walks every entry and the rule counters of the
@@ -95,9 +100,12 @@ struct Installed {
     hits: u64,
     /// The OpenFlow output ports (none: a drop).
     out_ports: Vec<u32>,
-    /// The datapath flow key of the microflow (what a publish's changes are checked
-    /// against, and what is judged again).
+    /// The datapath flow key of the microflow it was judged for (with the credit's
+    /// mask, what a publish's changes are checked against; what is judged again).
     flow_key: FlowKey,
+    /// Its mask and the mask's slot (the key is the microflow's under it).
+    mask: FpKey,
+    slot: u16,
 }
 
 /// A judged decision: the entry that redoes it (counter slot not yet set; a broadcast
@@ -106,6 +114,8 @@ struct Installed {
 struct Judged {
     decision: Decision,
     entry: FpEntry,
+    /// The program-key mask of the decision's megaflow.
+    mask: FpKey,
     group: Option<Vec<u32>>,
     mismatch: bool,
     /// Why the kernel would not deliver to one of its output ports, if it would not.
@@ -131,6 +141,8 @@ struct Table {
     generation: u64,
     /// The broadcast groups, by number.
     groups: Vec<Group>,
+    /// The megaflow mask slots and their walk.
+    masks: Masks,
     /// Entries removed or replaced so far, and generations ended: the events that can
     /// leave a broadcast group unused.
     removals: u64,
@@ -191,7 +203,10 @@ pub struct KernelTier {
 /// One entry as `dump-fastpath` shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DumpEntry {
+    /// The megaflow's key: a microflow's key under `mask`, `pad` the mask's slot.
     pub key: FpKey,
+    /// The megaflow's mask ([`FpKey::EXACT`]: one microflow).
+    pub mask: FpKey,
     pub entry: FpEntry,
     /// Whether the program serves it (its version is the current one).
     pub live: bool,
@@ -260,6 +275,7 @@ impl KernelTier {
                 dp_version,
                 generation,
                 groups: vec![Group::default(); FP_GROUPS as usize],
+                masks: Masks::new(),
                 removals: 0,
                 group_search: None,
                 stats: TierStats::default(),
@@ -334,7 +350,11 @@ impl KernelTier {
                 Err(RecvTimeoutError::Disconnected) => return,
             }
             if Instant::now() >= next_harvest {
-                self.harvest();
+                let now = self.now_ns();
+                let mut t = self.lock();
+                self.harvest_locked(&mut t, now);
+                t.masks.reorder(&self.fp);
+                drop(t);
                 next_harvest = Instant::now() + HARVEST_EVERY;
             }
         }
@@ -349,10 +369,7 @@ impl KernelTier {
         {
             let mut t = self.lock();
             t.stats.offers += 1;
-            if t.entries
-                .get(&fk)
-                .is_some_and(|e| e.entry.version == t.generation)
-            {
+            if covering(&t, &fk).is_some() {
                 return;
             }
             if t.refused.get(&fk).is_some_and(|(v, _)| *v == version) {
@@ -366,6 +383,7 @@ impl KernelTier {
             Ok(Judged {
                 decision: d,
                 mut entry,
+                mask,
                 group,
                 mismatch,
                 undeliverable,
@@ -407,7 +425,7 @@ impl KernelTier {
                     wait(&mut t, fk, *key);
                     return refuse(&mut t, fk, d.version, why);
                 }
-                self.install(&mut t, fk, entry, d.credit, out_ports, *key);
+                self.install(&mut t, fk, mask, entry, d.credit, out_ports, *key);
             }
         }
     }
@@ -460,6 +478,7 @@ impl KernelTier {
             Some(after) => model::apply(&d.input, &entry).as_deref() != Some(after),
             None => false,
         };
+        let mask = megaflow_mask(&d.credit.mask, key, &entry);
         let undeliverable = d
             .output
             .iter()
@@ -468,6 +487,7 @@ impl KernelTier {
         Ok(Judged {
             decision: d,
             entry,
+            mask,
             group,
             mismatch,
             undeliverable,
@@ -546,16 +566,29 @@ impl KernelTier {
         Some(free as u32)
     }
 
-    /// Writes `entry` for `key` (reusing the key's slot, else a free one, else evicting).
+    /// Writes `entry` for the megaflow of microflow `micro` under `mask` (reusing the
+    /// megaflow's counter slot, else a free one, else evicting). The mask goes in a mask
+    /// slot of its own if one is free, else the entry is the microflow's alone (exact).
+    #[allow(clippy::too_many_arguments)]
     fn install(
         &self,
         t: &mut Table,
-        key: FpKey,
+        micro: FpKey,
+        mask: FpKey,
         mut entry: FpEntry,
         credit: Credit,
         out_ports: Vec<u32>,
         flow_key: FlowKey,
     ) {
+        let (mask, mask_slot) = match t.masks.slot_for(&self.fp, &mask) {
+            Ok(Some(s)) => (mask, s),
+            Ok(None) => (FpKey::EXACT, FP_EXACT_MASK),
+            Err(e) => {
+                eprintln!("xdp: {e}");
+                (FpKey::EXACT, FP_EXACT_MASK)
+            }
+        };
+        let key = micro.masked(&mask, mask_slot);
         entry.version = t.generation;
         let slot = match t.entries.get(&key) {
             Some(old) => old.entry.counter,
@@ -586,15 +619,22 @@ impl KernelTier {
                         hits,
                         out_ports,
                         flow_key,
+                        mask,
+                        slot: mask_slot,
                     },
                 );
                 if replaced.is_some() {
                     t.removals += 1;
+                } else {
+                    t.masks.add_user(mask_slot);
                 }
             }
             Err(e) => {
                 if !t.entries.contains_key(&key) {
                     t.free.push(slot);
+                    // Takes the mask out of the walk again if nothing else uses it.
+                    t.masks.add_user(mask_slot);
+                    t.masks.remove_user(&self.fp, mask_slot);
                 }
                 if !matches!(e, FastPathError::Full { .. }) {
                     eprintln!("xdp: writing a fast-path entry: {e}");
@@ -625,6 +665,7 @@ impl KernelTier {
                     if let Some(e) = t.entries.remove(&k) {
                         t.removals += 1;
                         t.free.push(e.entry.counter);
+                        t.masks.remove_user(&self.fp, e.slot);
                         t.stats.evicted += 1;
                     }
                 }
@@ -652,7 +693,8 @@ impl KernelTier {
     /// the others'.
     fn harvest_versions(&self, t: &mut Table, now: u64, credited: impl Fn(u64) -> bool) {
         let mut hits = Vec::new();
-        for e in t.entries.values_mut() {
+        let Table { entries, masks, .. } = t;
+        for e in entries.values_mut() {
             let c = self.fp.counter(e.entry.counter);
             let packets = c.packets.wrapping_sub(e.base.packets);
             let bytes = c.bytes.wrapping_sub(e.base.bytes);
@@ -663,6 +705,7 @@ impl KernelTier {
             if credited(e.entry.version) {
                 e.hits += packets;
                 e.last_hit_ns = now;
+                masks.hit(e.slot, packets);
                 hits.push((&e.credit, packets, bytes));
             }
         }
@@ -680,6 +723,7 @@ impl KernelTier {
                 let c = self.fp.counter(e.entry.counter);
                 DumpEntry {
                     key: *k,
+                    mask: e.mask,
                     entry: e.entry,
                     live: e.entry.version == t.generation,
                     packets: e.hits,
@@ -690,6 +734,11 @@ impl KernelTier {
             .collect();
         out.sort_by_key(|d| (std::cmp::Reverse(d.packets), d.key.in_port));
         (out, t.stats)
+    }
+
+    /// The megaflow masks in use, in the order the program walks them.
+    pub fn masks(&self) -> Vec<MaskUse> {
+        self.lock().masks.in_use()
     }
 
     /// What the tier does with frames whose flow key is `key` (for the tracer).
@@ -704,13 +753,14 @@ impl KernelTier {
         self.harvest();
         let stale = {
             let t = self.lock();
-            match t.entries.get(&fk) {
-                Some(e) if e.entry.version == t.generation => {
-                    return Verdict::Served { packets: e.hits }
-                }
-                Some(_) => true,
-                None => false,
+            if let Some(e) = covering(&t, &fk) {
+                return Verdict::Served { packets: e.hits };
             }
+            let stale = t
+                .masks
+                .walked()
+                .any(|(s, m)| t.entries.contains_key(&fk.masked(m, s)));
+            stale
         };
         match self.judge(key) {
             Ok(j) if j.mismatch => Verdict::Refused("the kernel's rewrite would differ".into()),
@@ -806,6 +856,7 @@ impl KernelTier {
                     if let Some(e) = t.entries.remove(&k) {
                         t.removals += 1;
                         t.free.push(e.entry.counter);
+                        t.masks.remove_user(&self.fp, e.slot);
                         n += 1;
                     }
                 }
@@ -850,6 +901,36 @@ impl Drop for KernelTier {
 }
 
 /// The VLAN tag of an Ethernet frame: (TPID, TCI), if it has one.
+/// The live entry that serves frames with program key `fk`, if any: the first one the
+/// program's walk finds.
+fn covering<'a>(t: &'a Table, fk: &FpKey) -> Option<&'a Installed> {
+    t.masks.walked().find_map(|(s, m)| {
+        t.entries
+            .get(&fk.masked(m, s))
+            .filter(|e| e.entry.version == t.generation)
+    })
+}
+
+/// The program-key mask of a decision whose flow-key mask is `mask`, made for frames
+/// like `key`, with entry `entry`: `mask`'s bits ([`FpKey::mask_of`]) and the fields the
+/// entry's rewrites write whole where the pipeline wrote part (the TOS byte of a DSCP
+/// or ECN rewrite, TTL of a decrement, the tag of a VLAN rewrite, the tag's absence of
+/// a push), so every frame under it gets the same bytes as the decision's.
+fn megaflow_mask(mask: &FlowKey, key: &FlowKey, entry: &FpEntry) -> FpKey {
+    let mut m = FpKey::mask_of(mask, key);
+    if entry.flags & FP_SET_TOS != 0 {
+        m.ip_tos = u8::MAX;
+    }
+    if entry.flags & FP_SET_TTL != 0 {
+        m.ip_ttl = u8::MAX;
+    }
+    if entry.flags & (FP_VLAN_POP | FP_VLAN_PUSH | FP_VLAN_SET) != 0 {
+        m.vlan_vid = u16::MAX;
+        m.vlan_pcp = u8::MAX;
+    }
+    m
+}
+
 /// Remembers flow `flow` (program key `key`) as kept in user space for want of delivery.
 fn wait(t: &mut Table, key: FpKey, flow: FlowKey) {
     if t.waiting.len() >= REFUSED_MAX {

@@ -349,3 +349,90 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
         drop(attached);
     });
 }
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn a_megaflow_serves_new_microflows_and_goes_with_a_rule_that_overlaps_it() {
+    in_fresh_netns(|| {
+        ip(&["link", "add", "fpa", "type", "veth", "peer", "name", "fpb"]);
+        ip(&["link", "set", "fpa", "up"]);
+        ip(&["link", "set", "fpb", "up"]);
+        let fpa = ports::InterfaceInfo::by_name("fpa").unwrap().ifindex;
+        let fp = Arc::new(FastPath::load(64, 4).expect("load"));
+        let _lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
+        let _out = fp.attach("fpa", fpa, 2, 1, AttachMode::Generic).unwrap();
+        let cfg = DatapathConfig {
+            ports: vec![PortInfo::new(1, 0), PortInfo::new(2, 1)],
+            ..DatapathConfig::default()
+        };
+        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let net = FlowMatch::ANY
+            .exact(Field::InPort, 1)
+            .exact(Field::EthType, 0x0800)
+            .masked(Field::Ipv4Dst, 0x0a00_0000, 0xffff_ff00);
+        let to2 = Instructions {
+            apply: vec![Action::Output(2)],
+            ..Instructions::default()
+        };
+        let id = wr.insert_rule(0, Rule::new(net, 10, to2.clone())).unwrap();
+        wr.publish();
+        let tier = KernelTier::new(fp.clone(), dp.clone(), Instant::now());
+        assert!(dp.set_mirror(tier.clone()));
+
+        let key_of = |f: &[u8]| {
+            let mut k = FlowKey::ZERO;
+            assert!(parse(f, 1, &mut k).error.is_none());
+            k
+        };
+        tier.consider(&key_of(&common::udp_frame(1000)));
+        let masks = tier.masks();
+        assert_eq!(masks.len(), 2, "the exact mask and the megaflow's: {masks:?}");
+        let mega = masks.iter().find(|m| m.slot != 0).unwrap();
+        assert_eq!(mega.entries, 1);
+        assert_eq!(
+            (mega.mask.in_port, mega.mask.ipv4_dst, mega.mask.tp_src, mega.mask.ipv4_src),
+            (u32::MAX, 0xffff_ff00, 0, 0)
+        );
+        // Microflows never offered are served from their first frame, and credited.
+        for sport in [1000, 2000, 3000, 4000] {
+            let (rc, _) = fp.test_run(&common::udp_frame(sport), 1, 0).unwrap();
+            assert_eq!(rc, XDP_REDIRECT, "source port {sport}");
+            let k = key_of(&common::udp_frame(sport));
+            assert!(matches!(tier.verdict(&k), Verdict::Served { .. }));
+        }
+        tier.harvest();
+        assert_eq!(dp.read_rule(id).packets, 4);
+        let (dump, _) = tier.dump();
+        assert_eq!(dump.len(), 1);
+        assert_eq!(
+            dump[0].key.describe_masked(&dump[0].mask),
+            "in_port=1,dl_type=0x0800,nw_proto=17,nw_dst=10.0.0.0/255.255.255.0"
+        );
+
+        // A rule on one source port, above the megaflow's: it overlaps the megaflow
+        // though it matches no key offered, so the megaflow goes at the publish.
+        let one_port = FlowMatch::ANY
+            .exact(Field::EthType, 0x0800)
+            .exact(Field::IpProto, 17)
+            .exact(Field::TpSrc, 3000);
+        wr.insert_rule(0, Rule::new(one_port, 20, Instructions::default()))
+            .unwrap();
+        wr.publish();
+        for sport in [1000, 3000] {
+            let (rc, _) = fp.test_run(&common::udp_frame(sport), 1, 0).unwrap();
+            assert_eq!(rc, XDP_PASS, "source port {sport} after the change");
+        }
+        assert_eq!(tier.dump().1.revalidated, 1);
+        assert_eq!(tier.masks().len(), 1, "the megaflow's mask left the walk");
+
+        // Judged again: the new megaflow holds the source port (the new rule's table
+        // now consults it), so port 3000 is not under it.
+        tier.consider(&key_of(&common::udp_frame(1000)));
+        let (rc, _) = fp.test_run(&common::udp_frame(1000), 1, 0).unwrap();
+        assert_eq!(rc, XDP_REDIRECT);
+        let (rc, _) = fp.test_run(&common::udp_frame(3000), 1, 0).unwrap();
+        assert_eq!(rc, XDP_PASS);
+        let (rc, _) = fp.test_run(&common::udp_frame(1001), 1, 0).unwrap();
+        assert_eq!(rc, XDP_PASS, "another port is another megaflow now");
+    });
+}

@@ -591,9 +591,26 @@ fn fastpath_text(v: &Value) -> String {
             lost,
         ));
     }
+    let masks = v["masks"].as_array().cloned().unwrap_or_default();
+    if !masks.is_empty() {
+        s.push_str(&format!(" masks ({}, in lookup order):\n", masks.len()));
+        for m in &masks {
+            s.push_str(&format!(
+                "  slot {}: {} entries, {}\n",
+                n(&m["slot"]),
+                n(&m["entries"]),
+                m["mask"].as_str().unwrap_or(""),
+            ));
+        }
+    }
     for e in &entries {
         s.push_str(&format!(
-            " packets={}, bytes={}, generation={}{}, {} actions={}\n",
+            " {}packets={}, bytes={}, generation={}{}, {} actions={}\n",
+            if e["megaflow"] == Value::Bool(true) {
+                "megaflow "
+            } else {
+                ""
+            },
             n(&e["packets"]),
             n(&e["bytes"]),
             n(&e["generation"]),
