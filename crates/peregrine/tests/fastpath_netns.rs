@@ -268,6 +268,11 @@ fn csum_fold(mut sum: u32) -> u16 {
 /// 10.99.0.2:`dport`, TTL 64, with [`MAGIC`] and `seq` in a 40-byte payload and correct
 /// IPv4 and UDP checksums.
 fn test_frame(dport: u16, seq: u32) -> Vec<u8> {
+    test_frame_from(5000, dport, seq)
+}
+
+/// [`test_frame`] from UDP source port `sport`.
+fn test_frame_from(sport: u16, dport: u16, seq: u32) -> Vec<u8> {
     let mut payload = Vec::with_capacity(40);
     payload.extend_from_slice(MAGIC);
     payload.extend_from_slice(&seq.to_be_bytes());
@@ -275,7 +280,7 @@ fn test_frame(dport: u16, seq: u32) -> Vec<u8> {
     let (src, dst) = ([10u8, 99, 0, 1], [10u8, 99, 0, 2]);
     let udp_len = (8 + payload.len()) as u16;
     let mut udp = Vec::with_capacity(udp_len as usize);
-    udp.extend_from_slice(&5000u16.to_be_bytes());
+    udp.extend_from_slice(&sport.to_be_bytes());
     udp.extend_from_slice(&dport.to_be_bytes());
     udp.extend_from_slice(&udp_len.to_be_bytes());
     udp.extend_from_slice(&[0, 0]);
@@ -696,5 +701,80 @@ fn the_next_frame_after_a_rule_change_obeys_it() {
     assert!(
         fp["tier"]["revalidated"].as_u64().unwrap_or(0) >= 10,
         "the flow changes did not take the entries out: {fp:#}"
+    );
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn new_flows_under_a_megaflow_are_forwarded_in_the_kernel_from_their_first_frame() {
+    let _turn = turn();
+    const D: u16 = 4001;
+    let flows = [format!(
+        "cookie=0x41,udp,in_port=1,tp_dst={D},actions=output:2"
+    )];
+    let flows: Vec<&str> = flows.iter().map(String::as_str).collect();
+    let (_topo, h, _sw, mgmt, banner) = three_hosts("xdp", &flows);
+    assert!(banner.contains("fast path xdp"), "{banner}");
+    let sw_t = target(&mgmt);
+    let (c2, c3) = (Capture::start(&h[1].ns), Capture::start(&h[2].ns));
+    let mut seq = 0u32;
+    warm_entry(&h[0], &sw_t, D, Some(2), &mut seq);
+    let fp = ctl_json(&["dump-fastpath", &sw_t]);
+    let hits_before = fp["events"]["hit"].as_u64().unwrap_or(0);
+    let entries = entries_for(&fp, D);
+    assert!(
+        entries.len() == 1 && entries[0]["megaflow"] == true,
+        "one megaflow for the flow's frames: {fp:#}"
+    );
+
+    // 50 microflows never seen before (other source ports): every frame in the kernel.
+    let first = seq;
+    let frames: Vec<Vec<u8>> = (0..50u16)
+        .map(|i| test_frame_from(6000 + i, D, first + u32::from(i)))
+        .collect();
+    seq += 50;
+    assert_eq!(send_frames(&h[0].ns, frames), 50);
+    assert!(
+        c2.wait_for_seq(first + 49, Duration::from_secs(3)),
+        "the new flows' frames did not reach port 2"
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    let fp = ctl_json(&["dump-fastpath", &sw_t]);
+    assert_eq!(
+        fp["events"]["hit"].as_u64().unwrap_or(0) - hits_before,
+        50,
+        "every frame of the new flows is a kernel hit: {fp:#}"
+    );
+    assert_eq!(entries_for(&fp, D).len(), 1, "still one entry: {fp:#}");
+
+    // A rule for one source port, mid-stream: that flow's next frame obeys it, the
+    // others keep going where they went.
+    ctl(&[
+        "add-flow",
+        &sw_t,
+        &format!(
+            "cookie=0x42,priority=40000,udp,in_port=1,tp_dst={D},tp_src=6010,actions=output:3"
+        ),
+    ]);
+    let (p1, p2) = (seq, seq + 1);
+    send_frames(
+        &h[0].ns,
+        vec![test_frame_from(6010, D, p1), test_frame_from(6011, D, p2)],
+    );
+    assert!(
+        c3.wait_for_seq(p1, Duration::from_secs(2)),
+        "the first frame after the new rule did not reach port 3"
+    );
+    assert!(c2.wait_for_seq(p2, Duration::from_secs(2)));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        !has(&c2.snapshot(), p1),
+        "the frame the new rule sends to port 3 reached port 2"
+    );
+    assert!(!has(&c3.snapshot(), p2));
+    let fp = ctl_json(&["dump-fastpath", &sw_t]);
+    assert!(
+        fp["tier"]["revalidated"].as_u64().unwrap_or(0) >= 1,
+        "the overlapping rule did not take the megaflow out: {fp:#}"
     );
 }

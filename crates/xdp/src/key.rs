@@ -143,21 +143,97 @@ impl FpKey {
         let dec = |v: u64| v.to_string();
         let hex = |v: u64| format!("0x{v:x}");
         let ip = |v: u64| ip_text(v as u32);
-        field("dl_src", mac48(&self.eth_src), mac48(&mask.eth_src), (1 << 48) - 1, &mac_t);
-        field("dl_dst", mac48(&self.eth_dst), mac48(&mask.eth_dst), (1 << 48) - 1, &mac_t);
-        field("vlan_tci", u64::from(self.vlan_vid), u64::from(mask.vlan_vid), 0xffff, &hex);
-        field("dl_vlan_pcp", u64::from(self.vlan_pcp), u64::from(mask.vlan_pcp), 0xff, &dec);
-        field("dl_type", u64::from(self.eth_type), u64::from(mask.eth_type), 0xffff, &|v| {
-            format!("0x{v:04x}")
-        });
-        field("nw_proto", u64::from(self.ip_proto), u64::from(mask.ip_proto), 0xff, &dec);
-        field("nw_src", u64::from(self.ipv4_src), u64::from(mask.ipv4_src), 0xffff_ffff, &ip);
-        field("nw_dst", u64::from(self.ipv4_dst), u64::from(mask.ipv4_dst), 0xffff_ffff, &ip);
-        field("nw_tos", u64::from(self.ip_tos), u64::from(mask.ip_tos), 0xff, &dec);
-        field("nw_ttl", u64::from(self.ip_ttl), u64::from(mask.ip_ttl), 0xff, &dec);
-        field("tp_src", u64::from(self.tp_src), u64::from(mask.tp_src), 0xffff, &dec);
-        field("tp_dst", u64::from(self.tp_dst), u64::from(mask.tp_dst), 0xffff, &dec);
-        field("tcp_flags", u64::from(self.tcp_flags), u64::from(mask.tcp_flags), 0xffff, &hex);
+        field(
+            "dl_src",
+            mac48(&self.eth_src),
+            mac48(&mask.eth_src),
+            (1 << 48) - 1,
+            &mac_t,
+        );
+        field(
+            "dl_dst",
+            mac48(&self.eth_dst),
+            mac48(&mask.eth_dst),
+            (1 << 48) - 1,
+            &mac_t,
+        );
+        field(
+            "vlan_tci",
+            u64::from(self.vlan_vid),
+            u64::from(mask.vlan_vid),
+            0xffff,
+            &hex,
+        );
+        field(
+            "dl_vlan_pcp",
+            u64::from(self.vlan_pcp),
+            u64::from(mask.vlan_pcp),
+            0xff,
+            &dec,
+        );
+        field(
+            "dl_type",
+            u64::from(self.eth_type),
+            u64::from(mask.eth_type),
+            0xffff,
+            &|v| format!("0x{v:04x}"),
+        );
+        field(
+            "nw_proto",
+            u64::from(self.ip_proto),
+            u64::from(mask.ip_proto),
+            0xff,
+            &dec,
+        );
+        field(
+            "nw_src",
+            u64::from(self.ipv4_src),
+            u64::from(mask.ipv4_src),
+            0xffff_ffff,
+            &ip,
+        );
+        field(
+            "nw_dst",
+            u64::from(self.ipv4_dst),
+            u64::from(mask.ipv4_dst),
+            0xffff_ffff,
+            &ip,
+        );
+        field(
+            "nw_tos",
+            u64::from(self.ip_tos),
+            u64::from(mask.ip_tos),
+            0xff,
+            &dec,
+        );
+        field(
+            "nw_ttl",
+            u64::from(self.ip_ttl),
+            u64::from(mask.ip_ttl),
+            0xff,
+            &dec,
+        );
+        field(
+            "tp_src",
+            u64::from(self.tp_src),
+            u64::from(mask.tp_src),
+            0xffff,
+            &dec,
+        );
+        field(
+            "tp_dst",
+            u64::from(self.tp_dst),
+            u64::from(mask.tp_dst),
+            0xffff,
+            &dec,
+        );
+        field(
+            "tcp_flags",
+            u64::from(self.tcp_flags),
+            u64::from(mask.tcp_flags),
+            0xffff,
+            &hex,
+        );
         parts.join(",")
     }
 
@@ -342,14 +418,26 @@ mod tests {
         k.set(Field::EthType, 0x0800);
         k.set(Field::IpProto, 1);
         let mut m = FlowKey::ZERO;
-        for f in [Field::InPort, Field::EthType, Field::IpProto, Field::IcmpType] {
+        for f in [
+            Field::InPort,
+            Field::EthType,
+            Field::IpProto,
+            Field::IcmpType,
+        ] {
             m.set(f, f.full());
         }
         m.set(Field::Ipv4Dst, 0xffff_ff00);
         m.set(Field::IpDscp, 0x3f);
         let fm = FpKey::mask_of(&m, &k);
         assert_eq!(
-            (fm.in_port, fm.eth_type, fm.ip_proto, fm.ipv4_dst, fm.tp_src, fm.tp_dst),
+            (
+                fm.in_port,
+                fm.eth_type,
+                fm.ip_proto,
+                fm.ipv4_dst,
+                fm.tp_src,
+                fm.tp_dst
+            ),
             (u32::MAX, 0xffff, 0xff, 0xffff_ff00, 0xff, 0)
         );
         assert_eq!((fm.ip_tos, fm.ipv4_src, fm.eth_src), (0xfc, 0, [0; 6]));

@@ -187,7 +187,14 @@ impl FastPath {
             .map_err(|e| fail("writing the exact mask", &e))?;
         let mut order = [0u8; FP_MASKS];
         order[0] = FP_EXACT_MASK as u8;
-        write_walk(&mut ebpf, &FpWalk { n: 1, order, pad: 0 })?;
+        write_walk(
+            &mut ebpf,
+            &FpWalk {
+                n: 1,
+                order,
+                pad: 0,
+            },
+        )?;
 
         let counters = map_counters(&ebpf, elements, cpus)?;
         let lost_counting = delivery::attach_lost_counters(&mut ebpf);

@@ -68,8 +68,8 @@ use crate::program::{FastPath, FastPathError};
 
 mod masks;
 
-pub use masks::{MaskUse, MASK_GRACE};
 use masks::Masks;
+pub use masks::{MaskUse, MASK_GRACE};
 
 /// How often the tier credits kernel hits without being asked. Whoever reads counters
 /// asks first (statistics replies, metrics, idle expiry, dumps), so this only bounds how

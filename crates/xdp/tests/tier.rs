@@ -386,11 +386,20 @@ fn a_megaflow_serves_new_microflows_and_goes_with_a_rule_that_overlaps_it() {
         };
         tier.consider(&key_of(&common::udp_frame(1000)));
         let masks = tier.masks();
-        assert_eq!(masks.len(), 2, "the exact mask and the megaflow's: {masks:?}");
+        assert_eq!(
+            masks.len(),
+            2,
+            "the exact mask and the megaflow's: {masks:?}"
+        );
         let mega = masks.iter().find(|m| m.slot != 0).unwrap();
         assert_eq!(mega.entries, 1);
         assert_eq!(
-            (mega.mask.in_port, mega.mask.ipv4_dst, mega.mask.tp_src, mega.mask.ipv4_src),
+            (
+                mega.mask.in_port,
+                mega.mask.ipv4_dst,
+                mega.mask.tp_src,
+                mega.mask.ipv4_src
+            ),
             (u32::MAX, 0xffff_ff00, 0, 0)
         );
         // Microflows never offered are served from their first frame, and credited.

@@ -102,19 +102,17 @@ impl<T> Classify<T> for LinearClassifier<T> {
     /// rule of a higher priority, or of the same priority inserted earlier): a key equal
     /// under their union is matched or not by each of them alike.
     fn consulted(&self, key: &FlowKey) -> FlowKey {
-        let best = self
-            .rules
-            .iter()
-            .filter(|e| e.m.matches(key))
-            .fold(None::<&Entry<T>>, |b, e| match b {
+        let best = self.rules.iter().filter(|e| e.m.matches(key)).fold(
+            None::<&Entry<T>>,
+            |b, e| match b {
                 Some(b) if !better(e.priority, e.seq, b.priority, b.seq) => Some(b),
                 _ => Some(e),
-            });
+            },
+        );
         let mut mask = FlowKey::ZERO;
         for e in &self.rules {
-            let may_beat = best.is_none_or(|b| {
-                std::ptr::eq(b, e) || better(e.priority, e.seq, b.priority, b.seq)
-            });
+            let may_beat = best
+                .is_none_or(|b| std::ptr::eq(b, e) || better(e.priority, e.seq, b.priority, b.seq));
             if may_beat {
                 mask = mask.union(&e.m.mask);
             }

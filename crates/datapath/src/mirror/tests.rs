@@ -363,9 +363,11 @@ fn an_output_to_a_port_with_no_fwd_is_refused() {
 #[test]
 fn a_decision_covers_the_keys_equal_under_what_its_tables_consulted() {
     let (dp, mut wr) = datapath();
-    let net = FlowMatch::ANY
-        .exact(Field::EthType, 0x0800)
-        .masked(Field::Ipv4Dst, 0x0a00_0000, 0xffff_ff00);
+    let net = FlowMatch::ANY.exact(Field::EthType, 0x0800).masked(
+        Field::Ipv4Dst,
+        0x0a00_0000,
+        0xffff_ff00,
+    );
     wr.insert_rule(0, rule(net, 10, vec![], Some(1))).unwrap();
     wr.insert_rule(0, rule(FlowMatch::ANY, 0, vec![], None))
         .unwrap();
@@ -377,7 +379,10 @@ fn a_decision_covers_the_keys_equal_under_what_its_tables_consulted() {
     let d = dp.decision(&key, 0).unwrap();
     let mut want = net.mask.union(&udp.mask);
     want.set(Field::InPort, Field::InPort.full());
-    assert_eq!(d.credit.mask, want, "the port, the /24, the ethertype and protocol");
+    assert_eq!(
+        d.credit.mask, want,
+        "the port, the /24, the ethertype and protocol"
+    );
     // Another source port is the same megaflow; the check of added rules covers it: a
     // rule on a source port this key does not have still overlaps the megaflow.
     let other_port = FlowMatch::ANY
@@ -390,9 +395,13 @@ fn a_decision_covers_the_keys_equal_under_what_its_tables_consulted() {
     assert!(d.credit.affected_by(&key, &add(1, other_port, 6)));
     assert!(!d.credit.affected_by(&key, &add(1, other_port, 4)));
     // A rule for another /24 cannot match any frame of the megaflow.
-    let other_net = FlowMatch::ANY
-        .exact(Field::EthType, 0x0800)
-        .masked(Field::Ipv4Dst, 0x0a00_0100, 0xffff_ff00);
+    let other_net = FlowMatch::ANY.exact(Field::EthType, 0x0800).masked(
+        Field::Ipv4Dst,
+        0x0a00_0100,
+        0xffff_ff00,
+    );
     assert!(!d.credit.affected_by(&key, &add(0, other_net, 99)));
-    assert!(d.credit.affected_by(&key, &add(0, FlowMatch::ANY.exact(Field::TpDst, 9), 99)));
+    assert!(d
+        .credit
+        .affected_by(&key, &add(0, FlowMatch::ANY.exact(Field::TpDst, 9), 99)));
 }

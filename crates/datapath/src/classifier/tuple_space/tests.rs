@@ -618,9 +618,11 @@ fn candidate_bitmaps_come_and_go_with_the_subtable_count() {
 #[test]
 fn consulted_bits_are_those_of_the_rules_that_could_win() {
     let mut c = TupleSpace::new();
-    let net = FlowMatch::ANY
-        .exact(Field::EthType, 0x0800)
-        .masked(Field::Ipv4Dst, 0x0a01_0200, prefix(32, 24));
+    let net = FlowMatch::ANY.exact(Field::EthType, 0x0800).masked(
+        Field::Ipv4Dst,
+        0x0a01_0200,
+        prefix(32, 24),
+    );
     let tcp = FlowMatch::ANY.exact(Field::IpProto, 6);
     c.insert(net, 100, "10.1.2/24");
     c.insert(tcp, 50, "tcp");
