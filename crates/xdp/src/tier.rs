@@ -12,14 +12,21 @@
 //!   written, tagged with the program's current generation. Keys that cannot be
 //!   mirrored are remembered until the next publish, so a flow is judged once per
 //!   version.
+//! - **Megaflows**: an entry is keyed by the microflow's key under the decision's mask
+//!   (the bits its tables consulted, [`Credit::mask`], in program-key form, plus the
+//!   fields a rewrite writes whole: see `megaflow_mask`), so it serves every frame equal
+//!   to the microflow there, new flows from their first frame. Each distinct mask takes
+//!   one of the program's mask slots (see `tier/masks.rs`); when none is free the entry is the
+//!   microflow's alone, under the exact mask. An offer already covered by a live entry
+//!   is not judged again.
 //! - **Publish** (called by the datapath's writer right after workers move to a new
 //!   version, before it retires counter slots, with what changed): every entry is first
 //!   credited its hits so far, while the rules it names still hold their counter slots.
 //!   Then the entries whose decision the changes may alter are removed from the map
 //!   before the publish returns, so no rule that was changed or deleted keeps forwarding
 //!   after the barrier: an entry is altered when a rule on its path changed or went, or
-//!   when an added rule in a table on its path matches the key that table looked up, at
-//!   a priority no lower than the rule it matched. The others keep forwarding. When the
+//!   when an added rule in a table on its path could match a key that table looked up
+//!   for a frame of the megaflow, at a priority no lower than the rule it matched. The others keep forwarding. When the
 //!   settings changed (ports), or the check would be too long (more than
 //!   `MAX_CHECKS` entry and rule pairs), the publish **flushes** instead: it starts a
 //!   new generation, and the program treats every entry of an older one as a miss (they
@@ -46,7 +53,8 @@
 //!   space.
 //!
 //! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
-//! it was written with, and no two entries share a slot. A live entry whose output is a
+//! it was written with, and no two entries share a slot; every entry's key is a key
+//! under its mask with `pad` its mask slot, and that slot is walked and counts it. A live entry whose output is a
 //! broadcast group was written after that group's map was set to its port set, and the
 //! group keeps that set while any live entry points at it.
 
@@ -220,8 +228,12 @@ pub struct DumpEntry {
 /// What the kernel tier does with one microflow (for the tracer).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// A live entry serves it in the kernel.
-    Served { packets: u64 },
+    /// A live entry serves it in the kernel: `packets` hits so far, and the megaflow's
+    /// key if the entry covers more than this microflow.
+    Served {
+        packets: u64,
+        megaflow: Option<String>,
+    },
     /// Its entry is of an older generation (the map was flushed since): the next packet
     /// goes to user space, which mirrors it again.
     Stale,
@@ -234,9 +246,19 @@ pub enum Verdict {
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Verdict::Served { packets } => write!(
+            Verdict::Served {
+                packets,
+                megaflow: None,
+            } => write!(
                 f,
                 "served in the kernel (XDP fast path; {packets} packets so far)"
+            ),
+            Verdict::Served {
+                packets,
+                megaflow: Some(m),
+            } => write!(
+                f,
+                "served in the kernel (XDP fast path, megaflow {m}; {packets} packets so far)"
             ),
             Verdict::Stale => f.write_str(
                 "in the kernel's map from before a flush: handled in user space, then \
@@ -754,7 +776,11 @@ impl KernelTier {
         let stale = {
             let t = self.lock();
             if let Some(e) = covering(&t, &fk) {
-                return Verdict::Served { packets: e.hits };
+                return Verdict::Served {
+                    packets: e.hits,
+                    megaflow: (e.mask != FpKey::EXACT)
+                        .then(|| fk.masked(&e.mask, e.slot).describe_masked(&e.mask)),
+                };
             }
             let stale = t
                 .masks

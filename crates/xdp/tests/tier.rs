@@ -96,7 +96,10 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         assert_eq!(dp.read_table(0).lookups, 3);
         assert_eq!(dp.read_port(0).rx_packets, 3);
         assert_eq!(dp.read_port(1).tx_packets, 3);
-        assert!(matches!(tier.verdict(&key), Verdict::Served { packets: 3 }));
+        assert!(matches!(
+            tier.verdict(&key),
+            Verdict::Served { packets: 3, .. }
+        ));
 
         // A rule the entry's key does not match: the entry keeps forwarding.
         wr.insert_rule(
@@ -407,7 +410,11 @@ fn a_megaflow_serves_new_microflows_and_goes_with_a_rule_that_overlaps_it() {
             let (rc, _) = fp.test_run(&common::udp_frame(sport), 1, 0).unwrap();
             assert_eq!(rc, XDP_REDIRECT, "source port {sport}");
             let k = key_of(&common::udp_frame(sport));
-            assert!(matches!(tier.verdict(&k), Verdict::Served { .. }));
+            let v = tier.verdict(&k);
+            assert!(
+                matches!(&v, Verdict::Served { megaflow: Some(m), .. } if m.contains("nw_dst=10.0.0.0/255.255.255.0")),
+                "{v:?}"
+            );
         }
         tier.harvest();
         assert_eq!(dp.read_rule(id).packets, 4);
