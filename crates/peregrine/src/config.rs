@@ -95,7 +95,7 @@ pub enum FailMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum FastPath {
-    /// The XDP program forwards the microflows the datapath mirrors into its map.
+    /// The XDP program forwards the flows (megaflows) the datapath mirrors into its map.
     Xdp,
     /// Every frame goes to the workers.
     Off,
@@ -276,7 +276,8 @@ pub struct RunFlags {
     #[arg(long, value_name = "IP:PORT")]
     pub metrics: Option<String>,
     /// The in-kernel fast tier on AF_XDP ports: an XDP program that forwards the
-    /// microflows the datapath mirrors into it (default: xdp).
+    /// flows (megaflows: every frame equal under what the rules consulted) the datapath
+    /// mirrors into it (default: xdp).
     #[arg(long, value_enum)]
     pub fast_path: Option<FastPath>,
     /// Entries of the fast tier's flow map (default 262144).
