@@ -25,6 +25,9 @@ pub enum BenchCommand {
     TableSize(crate::bench_study::StudyArgs),
     /// Study experiment: exact vs wildcard vs mixed rules.
     ExactWildcard(crate::bench_study::StudyArgs),
+    /// Study experiment: throughput vs the number of random flows one wildcard rule
+    /// covers (1 to 1M).
+    FlowCount(crate::bench_study::StudyArgs),
     /// Study experiment: fairness between two flows, one and two input ports.
     Fairness(crate::bench_study::StudyArgs),
     /// Study experiment: worker scaling of the in-memory datapath.
@@ -127,6 +130,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
         BenchCommand::ExactWildcard(a) => {
             crate::bench_study::run(&a, Some(ExperimentKind::ExactVsWildcard))
         }
+        BenchCommand::FlowCount(a) => crate::bench_study::run(&a, Some(ExperimentKind::FlowCount)),
         BenchCommand::Fairness(a) => crate::bench_study::run(&a, Some(ExperimentKind::Fairness)),
         BenchCommand::Workers(a) => {
             crate::bench_study::run(&a, Some(ExperimentKind::WorkerScaling))

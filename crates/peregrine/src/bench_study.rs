@@ -61,6 +61,9 @@ pub struct StudyArgs {
     /// Rule counts (table size); K and M suffixes allowed.
     #[arg(long, value_delimiter = ',', value_parser = crate::bench_cmd::parse_count)]
     pub table_sizes: Vec<usize>,
+    /// Flow counts (flows under one wildcard rule); K and M suffixes allowed.
+    #[arg(long, value_delimiter = ',', value_parser = crate::bench_cmd::parse_count)]
+    pub flow_counts: Vec<usize>,
     /// F2's rates in percent of the ceiling (fairness).
     #[arg(long, value_delimiter = ',')]
     pub fairness_f2: Vec<f64>,
@@ -153,6 +156,12 @@ impl StudyArgs {
         }
         if !self.table_sizes.is_empty() {
             o.table_sizes = self.table_sizes.clone();
+        }
+        if self.flow_counts.contains(&0) {
+            return Err("--flow-counts: at least 1 flow".into());
+        }
+        if !self.flow_counts.is_empty() {
+            o.flow_counts = self.flow_counts.clone();
         }
         if let Some(bad) = self
             .fairness_f2
@@ -258,8 +267,9 @@ impl Launcher for InProcess {
         workers: usize,
         cpus: &[usize],
     ) -> Result<Box<dyn study::Switch>, String> {
+        let backend_name = backend;
         let (backend, fast_path) = match backend {
-            "afxdp+xdp" => (BackendName::Afxdp, FastPath::Xdp),
+            "afxdp+xdp" | "afxdp+xdp-exact" => (BackendName::Afxdp, FastPath::Xdp),
             "afxdp-generic+xdp" => (BackendName::AfxdpGeneric, FastPath::Xdp),
             "afxdp" => (BackendName::Afxdp, FastPath::Off),
             "afxdp-generic" => (BackendName::AfxdpGeneric, FastPath::Off),
@@ -296,6 +306,7 @@ impl Launcher for InProcess {
             mgmt: Some(mgmt.clone()),
             name,
             fast_path,
+            fast_path_exact: backend_name == "afxdp+xdp-exact",
             ..RunConfig::with_ports(ports)
         };
         let switch = Switch::start(&cfg).map_err(|e| format!("{e:#}"))?;

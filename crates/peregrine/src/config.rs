@@ -24,6 +24,7 @@
 //! metrics = "127.0.0.1:9464"  # Prometheus GET /metrics (off unless given)
 //! fast_path = "xdp"         # or "off": the in-kernel tier on afxdp ports
 //! fast_path_entries = 262144 # its flow map's size
+//! fast_path_exact = false   # true: one entry per microflow, no megaflows
 //!
 //! [[port]]
 //! name = "veth0"
@@ -142,6 +143,8 @@ pub struct RunConfig {
     pub fast_path: FastPath,
     /// Entries of the fast tier's flow map.
     pub fast_path_entries: u32,
+    /// Whether the fast tier's entries are exact microflows only (no megaflows).
+    pub fast_path_exact: bool,
 }
 
 /// A configuration error: where, and what is wrong.
@@ -191,6 +194,7 @@ struct FileConfig {
     metrics: Option<String>,
     fast_path: Option<FastPath>,
     fast_path_entries: Option<u32>,
+    fast_path_exact: Option<bool>,
     #[serde(default)]
     port: Vec<FilePort>,
 }
@@ -283,6 +287,10 @@ pub struct RunFlags {
     /// Entries of the fast tier's flow map (default 262144).
     #[arg(long, value_name = "N")]
     pub fast_path_entries: Option<u32>,
+    /// One fast-tier entry per microflow (every header field), no megaflows: each new
+    /// flow's first frames go through the workers (for comparison and diagnosis).
+    #[arg(long)]
+    pub fast_path_exact: bool,
 }
 
 impl RunConfig {
@@ -307,6 +315,7 @@ impl RunConfig {
             metrics: None,
             fast_path: FastPath::Xdp,
             fast_path_entries: FAST_PATH_ENTRIES,
+            fast_path_exact: false,
         }
     }
 
@@ -540,6 +549,7 @@ impl RunConfig {
             metrics,
             fast_path: flags.fast_path.or(file.fast_path).unwrap_or(FastPath::Xdp),
             fast_path_entries,
+            fast_path_exact: flags.fast_path_exact || file.fast_path_exact.unwrap_or(false),
         })
     }
 }

@@ -231,6 +231,9 @@ impl Switch {
         // The tier starts from the version holding the flows above.
         let tier = fast.map(|fp| KernelTier::new(fp, dp.clone(), started));
         if let Some(t) = &tier {
+            t.set_exact(cfg.fast_path_exact);
+        }
+        if let Some(t) = &tier {
             agent.set_fast_path(Arc::new(TierView(t.clone())));
             t.start(cfg.cpus.first().copied())
                 .context("starting the fast path's thread")?;

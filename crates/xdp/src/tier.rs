@@ -204,6 +204,8 @@ pub struct KernelTier {
     /// Taken by `start`'s thread.
     inbox: Mutex<Option<Receiver<FlowKey>>>,
     started: Instant,
+    /// Entries are exact microflows only (no megaflows).
+    exact: AtomicBool,
     stop: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
@@ -305,6 +307,7 @@ impl KernelTier {
             offers: tx,
             inbox: Mutex::new(Some(rx)),
             started,
+            exact: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
         })
@@ -333,6 +336,11 @@ impl KernelTier {
         *self.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(h);
         self.dp.set_mirror(self.clone());
         Ok(())
+    }
+
+    /// Whether entries made from now on are exact microflows only (no megaflows).
+    pub fn set_exact(&self, exact: bool) {
+        self.exact.store(exact, Ordering::Relaxed);
     }
 
     /// Stops the thread (the program keeps forwarding until detached).
@@ -500,7 +508,11 @@ impl KernelTier {
             Some(after) => model::apply(&d.input, &entry).as_deref() != Some(after),
             None => false,
         };
-        let mask = megaflow_mask(&d.credit.mask, key, &entry);
+        let mask = if self.exact.load(Ordering::Relaxed) {
+            FpKey::EXACT
+        } else {
+            megaflow_mask(&d.credit.mask, key, &entry)
+        };
         let undeliverable = d
             .output
             .iter()

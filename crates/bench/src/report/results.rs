@@ -98,6 +98,8 @@ pub enum ExperimentKind {
     /// Forwarding rate with exact against wildcard rules (`x`: the share of wildcard
     /// rules in percent; 0 is all exact).
     ExactVsWildcard,
+    /// Forwarding rate of many random flows that one wildcard rule covers (`x`: flows).
+    FlowCount,
     /// Per-flow share of many concurrent flows (`x`: flow number).
     Fairness,
     /// Forwarding rate against forwarding threads (`x`: workers).
@@ -119,12 +121,13 @@ pub enum ExperimentKind {
 
 impl ExperimentKind {
     /// Every kind, in the order a report lists them.
-    pub const ALL: [ExperimentKind; 11] = [
+    pub const ALL: [ExperimentKind; 12] = [
         ExperimentKind::ThroughputVsSize,
         ExperimentKind::Load,
         ExperimentKind::PacketTime,
         ExperimentKind::TableSize,
         ExperimentKind::ExactVsWildcard,
+        ExperimentKind::FlowCount,
         ExperimentKind::Fairness,
         ExperimentKind::WorkerScaling,
         ExperimentKind::LatencyProbe,
@@ -140,6 +143,7 @@ impl ExperimentKind {
             ExperimentKind::Load => "load",
             ExperimentKind::TableSize => "table_size",
             ExperimentKind::ExactVsWildcard => "exact_vs_wildcard",
+            ExperimentKind::FlowCount => "flow_count",
             ExperimentKind::Fairness => "fairness",
             ExperimentKind::WorkerScaling => "worker_scaling",
             ExperimentKind::LatencyProbe => "latency_probe",
@@ -157,6 +161,7 @@ impl ExperimentKind {
             ExperimentKind::Load => "Throughput and latency vs offered load",
             ExperimentKind::TableSize => "Throughput vs table size",
             ExperimentKind::ExactVsWildcard => "Exact vs wildcard rules",
+            ExperimentKind::FlowCount => "Throughput vs flows under one wildcard rule",
             ExperimentKind::Fairness => "Fairness between flows",
             ExperimentKind::WorkerScaling => "Worker scaling",
             ExperimentKind::LatencyProbe => "Latency under load",
@@ -176,6 +181,7 @@ impl ExperimentKind {
             ExperimentKind::Load => "offered load (% of saturation)",
             ExperimentKind::TableSize => "rules",
             ExperimentKind::ExactVsWildcard => "wildcard rules (%)",
+            ExperimentKind::FlowCount => "flows",
             ExperimentKind::Fairness => "flow",
             ExperimentKind::WorkerScaling => "workers",
             ExperimentKind::LatencyProbe => "background load (% of saturation)",

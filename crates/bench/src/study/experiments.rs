@@ -106,6 +106,7 @@ pub fn run(ctx: &mut Ctx, kind: ExperimentKind) -> Result<Vec<Experiment>, Strin
         ExperimentKind::PacketTime => vec![packet_time(ctx)?],
         ExperimentKind::TableSize => vec![table_size(ctx)?],
         ExperimentKind::ExactVsWildcard => vec![exact_vs_wildcard(ctx)?],
+        ExperimentKind::FlowCount => vec![flow_count(ctx)?],
         ExperimentKind::Fairness => fairness(ctx)?,
         ExperimentKind::WorkerScaling => vec![worker_scaling(ctx)?],
         ExperimentKind::LatencyProbe => vec![latency_probe(ctx)?],
@@ -583,6 +584,48 @@ fn exact_vs_wildcard(ctx: &mut Ctx) -> Result<Experiment, String> {
         kind,
         note: note(
             format!("OpenFlow devices only. {n} rules for {n} random flows (random destinations in 100.64.0.0/10), 64 B flat out; `x` is the share of the rules that are wildcard (destination prefixes of {} distinct lengths), the rest exact 5-tuple rules; 0 is all exact, 50 mixed, 100 all wildcard.", rules::MASKS.len()),
+            &failed,
+        ),
+        ceiling: Vec::new(),
+        series,
+    })
+}
+
+/// N random flows (random UDP ports to the sink) under one rule: for OpenFlow devices a
+/// wildcard rule on the input port and the sink's /24; the bridge and the router
+/// forward them as they forward any traffic to the sink.
+fn flow_count(ctx: &mut Ctx) -> Result<Experiment, String> {
+    let kind = ExperimentKind::FlowCount;
+    let counts = ctx.opts.flow_counts.clone();
+    let duts = ctx.opts.duts.clone();
+    let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
+        let bed = Bed::new(ctx, Some(dut), 1, &|_inputs, sink| {
+            let sink: Ipv4Addr = sink
+                .ip
+                .parse()
+                .map_err(|_| format!("bad address {}", sink.ip))?;
+            Ok(Loadout {
+                flows: Some(vec![rules::covering(sink, 1, 2)]),
+                ..Loadout::default()
+            })
+        })?;
+        let mut points = Vec::new();
+        for &n in &counts {
+            let flows = bed.flows(0, Spread::UdpPorts, n, SPACE, SEED)?;
+            points.push(flat_point(
+                ctx,
+                &bed,
+                &frames(&flows, 64),
+                n as f64,
+                "flows",
+            )?);
+        }
+        Ok(points)
+    });
+    Ok(Experiment {
+        kind,
+        note: note(
+            "64 B frames flat out; N random flows (random UDP source and destination ports) to the sink, all covered by one rule: `udp,in_port=1,nw_dst=SINK/24,actions=output:2` for OpenFlow devices; the bridge and the router forward them as any traffic.".into(),
             &failed,
         ),
         ceiling: Vec::new(),

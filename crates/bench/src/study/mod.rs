@@ -34,8 +34,10 @@ pub use bed::{Launcher, Switch};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dut {
     /// peregrine with AF_XDP ports and its in-kernel fast tier (the XDP program forwards
-    /// the microflows it holds).
+    /// the megaflows it holds).
     PeregrineXdp,
+    /// The same with the tier's entries exact microflows only (no megaflows).
+    PeregrineXdpExact,
     /// peregrine with AF_XDP ports in generic (SKB) mode and its in-kernel fast tier.
     PeregrineXdpGeneric,
     /// peregrine with AF_XDP ports (native XDP where the driver has it), the fast tier
@@ -59,8 +61,9 @@ pub enum Dut {
 
 impl Dut {
     /// Every device, in the order a study lists them.
-    pub const ALL: [Dut; 10] = [
+    pub const ALL: [Dut; 11] = [
         Dut::PeregrineXdp,
+        Dut::PeregrineXdpExact,
         Dut::PeregrineXdpGeneric,
         Dut::PeregrineAfxdp,
         Dut::PeregrineAfxdpGeneric,
@@ -76,6 +79,7 @@ impl Dut {
     pub fn name(self) -> &'static str {
         match self {
             Dut::PeregrineXdp => "peregrine-xdp",
+            Dut::PeregrineXdpExact => "peregrine-xdp-exact",
             Dut::PeregrineXdpGeneric => "peregrine-xdp-generic",
             Dut::PeregrineAfxdp => "peregrine-afxdp",
             Dut::PeregrineAfxdpGeneric => "peregrine-afxdp-generic",
@@ -93,6 +97,7 @@ impl Dut {
     pub fn peregrine_backend(self) -> Option<&'static str> {
         match self {
             Dut::PeregrineXdp => Some("afxdp+xdp"),
+            Dut::PeregrineXdpExact => Some("afxdp+xdp-exact"),
             Dut::PeregrineXdpGeneric => Some("afxdp-generic+xdp"),
             Dut::PeregrineAfxdp => Some("afxdp"),
             Dut::PeregrineAfxdpGeneric => Some("afxdp-generic"),
@@ -136,7 +141,7 @@ impl FromStr for Dut {
 
 /// The experiments a study can run, in the order it runs them (names as in the
 /// results).
-pub const EXPERIMENTS: [ExperimentKind; 11] = ExperimentKind::ALL;
+pub const EXPERIMENTS: [ExperimentKind; 12] = ExperimentKind::ALL;
 
 /// Parses an experiment's name (`throughput_vs_size`, …; `-` may stand for `_`).
 pub fn parse_experiment(s: &str) -> Result<ExperimentKind, String> {
@@ -184,6 +189,8 @@ pub struct Options {
     pub wildcard_percents: Vec<u8>,
     /// Rules (and flows) of the exact-vs-wildcard experiment.
     pub wildcard_rules: usize,
+    /// Flow counts of the flow-count experiment.
+    pub flow_counts: Vec<usize>,
     /// Fairness: F1's rate, percent of the ceiling.
     pub fairness_f1: f64,
     /// Fairness: F2's rates, percent of the ceiling.
@@ -236,6 +243,7 @@ impl Options {
             table_sizes: vec![1, 8_000],
             wildcard_percents: vec![0, 50, 100],
             wildcard_rules: 1_000,
+            flow_counts: vec![1, 128_000],
             fairness_f1: 10.0,
             fairness_f2: vec![90.0],
             probe_loads: vec![0.0, 0.9],
@@ -263,6 +271,7 @@ impl Options {
             sizes: vec![64, 128, 256, 512, 1024, 1518],
             loads: vec![0.1, 0.25, 0.5, 0.75, 0.9, 1.0, 1.25, 1.5, 2.0],
             table_sizes: vec![1, 8_000, 64_000, 128_000, 1_000_000],
+            flow_counts: vec![1, 128_000, 1_000_000],
             fairness_f2: vec![40.0, 50.0, 60.0, 70.0, 80.0, 90.0],
             probe_loads: vec![0.0, 0.5, 0.9, 1.2],
             workers: (1..=cores).collect(),

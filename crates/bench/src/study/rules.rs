@@ -35,6 +35,13 @@ pub fn wildcard(h: &FlowHeader, i: usize, out: usize) -> String {
     )
 }
 
+/// One rule covering every UDP flow from port `in_port` to the /24 of `dst`, sent to
+/// `out`.
+pub fn covering(dst: Ipv4Addr, in_port: usize, out: usize) -> String {
+    let net = Ipv4Addr::from(u32::from(dst) & 0xffff_ff00);
+    format!("priority=100,udp,in_port={in_port},nw_dst={net}/24,actions=output:{out}")
+}
+
 /// Rules for `flows` (all entering at port `in_port`, sent to `out`) with
 /// `wildcard_percent` of them wildcard (the first ones) and the rest exact.
 pub fn mixed(
