@@ -13,8 +13,8 @@
 //! are in ovs-ofctl-like text, the key showing only the fields its mask holds (a
 //! `megaflow` covers every frame equal to it there; otherwise it is one microflow, all
 //! fields shown); `masks` are the megaflow masks in the order the program tries them
-//! (slot 0, exact, always first at start), `mask` showing the bits each holds as
-//! `FIELD=ALL-ONES` or `FIELD=BITS/BITS`; `out_ports` are the OpenFlow ports sent to (none for a drop);
+//! (slot 0, exact, always first at start), `mask` naming the fields each holds, as
+//! `FIELD` (every bit) or `FIELD/BITS`; `out_ports` are the OpenFlow ports sent to (none for a drop);
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
 //! counter slot. Per port: its attach `mode` (`native`/`generic`); `delivery`
 //! (`delivered`, `dropped`, `unknown`): whether the kernel delivers frames forwarded to it
@@ -61,11 +61,7 @@ impl FastPathView for TierView {
             .map(|m| {
                 json!({
                     "slot": m.slot,
-                    "mask": if m.mask == FpKey::EXACT {
-                        "exact (every field)".to_string()
-                    } else {
-                        m.mask.describe_masked(&m.mask)
-                    },
+                    "mask": m.mask.describe_mask(),
                     "entries": m.entries,
                 })
             })

@@ -124,6 +124,26 @@ impl FpKey {
         out
     }
 
+    /// This key read as a mask: the fields it holds bits of, comma separated, each as
+    /// its name where it holds every bit and as `NAME/BITS` where only some
+    /// (`in_port,dl_type,nw_proto,nw_dst/255.255.255.0`); `exact` for [`FpKey::EXACT`].
+    pub fn describe_mask(&self) -> String {
+        if *self == FpKey::EXACT {
+            return "exact".into();
+        }
+        let text = self.describe_masked(self);
+        text.split(',')
+            .filter_map(|part| {
+                let (name, value) = part.split_once('=')?;
+                Some(match value.split_once('/') {
+                    Some((_, bits)) => format!("{name}/{bits}"),
+                    None => name.to_string(),
+                })
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
     /// The key in ovs-ofctl's match syntax, showing only the fields `mask` holds bits
     /// of (`FIELD=VALUE/MASK` where it holds some bits only): a megaflow.
     pub fn describe_masked(&self, mask: &FpKey) -> String {
@@ -452,6 +472,11 @@ mod tests {
             tp_src: 99,
             ..FpKey::default()
         };
+        assert_eq!(
+            FpKey::mask_of(&m, &k).describe_mask(),
+            "in_port,dl_type,nw_proto,nw_dst/255.255.255.0,nw_tos/252,tp_src"
+        );
+        assert_eq!(FpKey::EXACT.describe_mask(), "exact");
         assert_eq!(
             key.describe_masked(&FpKey::mask_of(&m, &k)),
             "in_port=3,dl_type=0x0800,nw_proto=17,nw_dst=10.0.2.0/255.255.255.0,nw_tos=0/252,\
