@@ -6,14 +6,14 @@
 //! `{"enabled": true, "generation", "capacity", "entries": [{"key", "megaflow", "actions",
 //! "generation", "live", "packets", "bytes", "out_ports"}], "masks": [{"slot", "mask",
 //! "entries"}], "events": {"hit", "miss", "stale",
-//! "unparsed", "passed", "rewrite_failed", "partial_csum"}, "tier": {"offers", "offers_lost",
+//! "unparsed", "passed", "rewrite_failed", "partial_csum", "csum_finished"}, "tier": {"offers", "offers_lost",
 //! "installed", "refused", "mismatched", "evicted", "publishes", "revalidated",
 //! "flushes", "group_scans", "withdrawn"}, "ports": [{"port", "name", "mode", "delivery",
 //! "why", "lost"}], "lost_counted": true or why not}`. `key` and `actions`
 //! are in ovs-ofctl-like text, the key showing only the fields its mask holds (a
 //! `megaflow` covers every frame equal to it there; otherwise it is one microflow, all
 //! fields shown); `masks` are the megaflow masks in the order the program tries them
-//! (slot 0, exact, always first at start), `mask` naming the fields each holds, as
+//! (only masks with entries; slot 0 holds the exact one), `mask` naming the fields each holds, as
 //! `FIELD` (every bit) or `FIELD/BITS`; `out_ports` are the OpenFlow ports sent to (none for a drop);
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
 //! counter slot. Per port: its attach `mode` (`native`/`generic`); `delivery`
@@ -103,6 +103,7 @@ impl FastPathView for TierView {
                 "passed": at(event::PASSED),
                 "rewrite_failed": at(event::REWRITE_FAILED),
                 "partial_csum": at(event::PARTIAL_CSUM),
+                "csum_finished": at(event::CSUM_FINISHED),
             },
             "tier": {
                 "offers": stats.offers,

@@ -16,7 +16,10 @@
 //     other ethertype >= 0x0600 except IPv6, ARP, MPLS and PBB (L2 fields only).
 //     Anything else is "unparsed" (event UNPARSED) and goes to user space.
 //     A parsed TCP/UDP frame whose checksum its sender left to the device (see
-//     PARSE_PARTIAL_CSUM) goes to user space (event PARTIAL_CSUM).
+//     parse()) is marked: on a hit its checksum is finished first (event
+//     CSUM_FINISHED), as user space would (crates/datapath/src/rewrite/offload.rs); a
+//     segment longer than CSUM_MAX goes to user space (event PARTIAL_CSUM), as does a
+//     miss, unmodified.
 //  3. The megaflow lookup: for each mask slot `walk.order[i]`, i < `walk.n` (at most
 //     FP_MASKS), the key ANDed with `masks[slot]`, its `pad` set to the slot, is looked
 //     up in `flows`; the first entry of the current generation (`state.version`) found
@@ -103,6 +106,12 @@ static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
 static __u32 (*bpf_get_smp_processor_id)(void) = (void *)8;
 static long (*bpf_xdp_adjust_head)(struct xdp_md *ctx, int delta) = (void *)44;
 static long (*bpf_redirect_map)(void *map, __u64 key, __u64 flags) = (void *)51;
+static long (*bpf_csum_diff)(__u32 *from, __u32 from_size, __u32 *to, __u32 to_size,
+			     __u32 seed) = (void *)28;
+static long (*bpf_xdp_load_bytes)(struct xdp_md *ctx, __u32 off, void *buf, __u32 len) =
+	(void *)189;
+static long (*bpf_xdp_store_bytes)(struct xdp_md *ctx, __u32 off, void *buf, __u32 len) =
+	(void *)190;
 
 // ---- Shared records (crates/xdp/src/layout.rs) ----
 
@@ -200,7 +209,8 @@ _Static_assert(sizeof(struct fp_counter) == 16, "fp_counter mirrors layout::FpCo
 #define EV_PASSED 4
 #define EV_REWRITE_FAILED 5
 #define EV_PARTIAL_CSUM 6
-#define EV_COUNT 7
+#define EV_CSUM_FINISHED 7
+#define EV_COUNT 8
 
 // ---- Maps (max_entries are set by the loader, src/program.rs) ----
 
@@ -300,6 +310,18 @@ struct {
 	__uint(max_entries, EV_COUNT);
 } events SEC(".maps");
 
+// A CPU's room for the piece of a segment finish_csum sums.
+struct fp_scratch {
+	__u8 b[512];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct fp_scratch);
+	__uint(max_entries, 1);
+} scratch SEC(".maps");
+
 // Frames the kernel dropped after the program sent them to a port, per port slot.
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -371,6 +393,8 @@ struct hdrs {
 	__u32 l3;    // 14 or 18 (0: not IPv4)
 	__u32 l4;    // l3 + ihl (0: no TCP/UDP/ICMP header)
 	__u32 tagged;
+	__u32 partial; // the TCP/UDP checksum is the sender's pseudo-header sum only
+	__u32 seg;     // the L4 segment's length (IPv4 total length less the header)
 };
 
 #define ETH_P_IPV4 0x0800
@@ -382,13 +406,15 @@ struct hdrs {
 #define ETH_P_MPLS_MC 0x8848
 #define ETH_P_PBB 0x88e7
 
-// Step 2: 0 when the frame is parsed into `k`, -1 when it is not.
-// What parse() returns for a TCP or UDP frame whose checksum field holds only the
-// pseudo-header's sum: its sender left the checksum to the device (transmit checksum
-// offload), and the frame as bytes no longer says so. User space finishes such sums
-// (crates/datapath/src/rewrite/offload.rs) before the frame goes on; a correct checksum
-// equals this sum with chance 1/65536 and takes the same way.
-#define PARSE_PARTIAL_CSUM 1
+// Step 2: 0 when the frame is parsed into `k`, -1 when it is not. A TCP or UDP frame
+// whose checksum field holds only the pseudo-header's sum has `partial` set: its sender
+// left the checksum to the device (transmit checksum offload), and the frame as bytes
+// no longer says so. Its checksum is finished before it goes on (finish_csum here on a
+// hit, user space otherwise); a correct checksum that equals this sum by chance (1 in
+// 65536) is recognised there by its segment summing to 0xffff and left as it is.
+
+// The longest L4 segment whose checksum the program finishes.
+#define CSUM_MAX 4096
 
 // The folded one's-complement sum of the IPv4 pseudo-header of an L4 segment of `len`
 // bytes (what an offloading sender leaves in the checksum field).
@@ -401,8 +427,8 @@ static __always_inline __u16 pseudo_sum(const __u8 *ip, __u32 len)
 	return s;
 }
 
-// Fills `k` and `h` from the frame: 0 when the program may serve it, PARSE_PARTIAL_CSUM
-// for a frame user space must finish first, -1 for a frame it does not parse.
+// Fills `k` and `h` from the frame: 0 when the program may serve it, -1 for a frame it
+// does not parse.
 static __always_inline int parse(struct xdp_md *ctx, struct fp_key *k, struct hdrs *h)
 {
 	__u8 *data = (__u8 *)(long)ctx->data;
@@ -466,7 +492,7 @@ static __always_inline int parse(struct xdp_md *ctx, struct fp_key *k, struct hd
 		k->tp_dst = ld16(t + 2);
 		k->tcp_flags = ld16(t + 12) & 0x0fff;
 		if (ld16(t + 16) == pseudo_sum(ip, total - ihl))
-			return PARSE_PARTIAL_CSUM;
+			h->partial = 1;
 		break;
 	}
 	case 17:
@@ -475,7 +501,7 @@ static __always_inline int parse(struct xdp_md *ctx, struct fp_key *k, struct hd
 		k->tp_src = ld16(t);
 		k->tp_dst = ld16(t + 2);
 		if (ld16(t + 6) == pseudo_sum(ip, total - ihl))
-			return PARSE_PARTIAL_CSUM;
+			h->partial = 1;
 		break;
 	case 1:
 		if (l4 + 4 > ip_end || t + 4 > end)
@@ -489,6 +515,7 @@ static __always_inline int parse(struct xdp_md *ctx, struct fp_key *k, struct hd
 		return 0;
 	}
 	h->l4 = l4;
+	h->seg = total - ihl;
 	return 0;
 }
 
@@ -713,6 +740,77 @@ static __always_inline const struct fp_entry *lookup(const union fp_words *kw, _
 	return 0;
 }
 
+// `x &= m`, kept although the compiler may think it implied: the verifier reads the AND
+// as a bound (and forgets what it knew of `x` beyond it), which comparisons compiled in
+// other forms may not give it.
+#define BOUND(x, m)                          \
+	do {                                 \
+		asm volatile("" : "+r"(x));  \
+		(x) &= (m);                  \
+	} while (0)
+
+// Finishes the checksum of a frame parsed with `partial` set: the one's-complement sum
+// of its L4 segment (whose checksum field holds the pseudo-header's sum, so this is the
+// full sum) is written, complemented, to the field (a UDP zero as 0xffff), unless the
+// segment already sums to 0xffff (its checksum was correct). The segment is copied into
+// `scratch` 512 bytes at a time (bpf_xdp_load_bytes, which also reads frames in several
+// buffers) and summed there by bpf_csum_diff, the last piece padded with zeros to a
+// whole word. The sum is taken in memory order throughout, which gives the same 16 bits
+// a big-endian sum would, stored the same way. `l4` is the segment's offset, `tcp`
+// whether it is TCP (else UDP). 0 on success, -1 for a segment longer than CSUM_MAX.
+// A global function: the verifier checks it once, on its own.
+__attribute__((noinline)) int finish_csum(struct xdp_md *ctx, __u32 l4, __u32 seg, __u32 tcp)
+{
+	if (seg > CSUM_MAX || seg < 8 || l4 > 127)
+		return -1;
+	__u32 zero = 0;
+	__u8 *buf = bpf_map_lookup_elem(&scratch, &zero);
+	if (!buf)
+		return -1;
+	__u64 sum = 0;
+	__u32 off = 0;
+	for (int i = 0; i < CSUM_MAX / 512; i++) {
+		if (off + 512 > seg)
+			break;
+		if (bpf_xdp_load_bytes(ctx, l4 + off, buf, 512))
+			return -1;
+		long s = bpf_csum_diff(0, 0, (__u32 *)buf, 512, 0);
+		if (s < 0)
+			return -1;
+		sum += (__u32)s;
+		off += 512;
+	}
+	__u32 at = l4 + off;
+	__u32 rest = seg - off;
+	BOUND(at, 0x1fff);
+	BOUND(rest, 0x1ff);
+	if (rest) {
+		// The word holding the segment's end is zeroed first: its bytes past the end
+		// stay zero (they add nothing to the sum).
+		__u32 last = rest & 0x1fc;
+		*(__u32 *)(buf + last) = 0;
+		if (bpf_xdp_load_bytes(ctx, at, buf, rest))
+			return -1;
+		__u32 n = rest + 3;
+		BOUND(n, 0x3fc);
+		if (n > 512)
+			return -1;
+		long s = bpf_csum_diff(0, 0, (__u32 *)buf, n, 0);
+		if (s < 0)
+			return -1;
+		sum += (__u32)s;
+	}
+	__u16 total = fold(sum);
+	if (total == 0xffff)
+		return 0;
+	__u16 check = ~total;
+	if (!tcp && check == 0)
+		check = 0xffff;
+	if (bpf_xdp_store_bytes(ctx, l4 + (tcp ? 16 : 6), &check, 2))
+		return -1;
+	return 0;
+}
+
 static __always_inline long to_user(const struct fp_port *port, __u32 queue)
 {
 	return bpf_redirect_map(&xsks, port->xsk_base + queue, XDP_PASS);
@@ -750,14 +848,10 @@ int fastpath(struct xdp_md *ctx)
 
 	union fp_words kw;
 	struct fp_key *kp = &kw.key;
-	struct hdrs h = {0, 0, 0};
+	struct hdrs h = {0, 0, 0, 0, 0};
 	__builtin_memset(&kw, 0, sizeof(kw));
 	kp->in_port = port->of_port;
 	int parsed = parse(ctx, kp, &h);
-	if (parsed == PARSE_PARTIAL_CSUM) {
-		count(EV_PARTIAL_CSUM);
-		return to_user(port, queue);
-	}
 	if (parsed) {
 		count(EV_UNPARSED);
 		return to_user(port, queue);
@@ -783,6 +877,13 @@ int fastpath(struct xdp_md *ctx)
 	__u32 out = e->out;
 	__u32 slot = e->counter;
 	__u32 slots = st->slots;
+	if (h.partial) {
+		if (finish_csum(ctx, h.l4 & 0x7f, h.seg, kp->ip_proto == 6)) {
+			count(EV_PARTIAL_CSUM);
+			return to_user(port, queue);
+		}
+		count(EV_CSUM_FINISHED);
+	}
 	if (rewrite(ctx, e, kp, &h))
 		return XDP_ABORTED;
 

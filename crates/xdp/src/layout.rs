@@ -41,6 +41,9 @@ pub struct FpKey {
     pub pad: u16,
 }
 
+/// The longest TCP/UDP segment whose unfinished checksum the program finishes.
+pub const CSUM_MAX: usize = 4096;
+
 /// Mask slots the program has (`masks`), and the most its lookup walks.
 pub const FP_MASKS: usize = 32;
 
@@ -203,9 +206,12 @@ pub mod event {
     pub const PASSED: u32 = 4;
     /// Hits whose rewrite could not be applied (frame too short for it): sent to user space.
     pub const REWRITE_FAILED: u32 = 5;
-    /// TCP/UDP frames whose checksum the sender left to the device (transmit checksum
-    /// offload): sent to user space, which finishes it.
+    /// Hits of TCP/UDP frames whose checksum the sender left to the device (transmit
+    /// checksum offload) with a segment too long for the program to finish
+    /// ([`super::CSUM_MAX`]): sent to user space, which finishes it.
     pub const PARTIAL_CSUM: u32 = 6;
+    /// Hits whose checksum the sender left to the device, finished by the program.
+    pub const CSUM_FINISHED: u32 = 7;
     /// Number of event kinds.
-    pub const COUNT: u32 = 7;
+    pub const COUNT: u32 = 8;
 }

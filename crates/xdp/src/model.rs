@@ -34,6 +34,10 @@ struct Hdrs {
     /// TCP/UDP/ICMP header offset.
     l4: Option<usize>,
     tagged: bool,
+    /// The TCP/UDP checksum field holds only the pseudo-header's sum.
+    partial: bool,
+    /// The L4 segment's length.
+    seg: usize,
 }
 
 fn be16(b: &[u8], at: usize) -> Option<u16> {
@@ -125,16 +129,12 @@ fn parse_hdrs(frame: &[u8], of_port: u32) -> Option<(FpKey, Hdrs)> {
             k.tp_src = be16(t, 0)?;
             k.tp_dst = be16(t, 2)?;
             k.tcp_flags = be16(t, 12)? & 0x0fff;
-            if be16(t, 16)? == pseudo_sum(ip, total - ihl) {
-                return None;
-            }
+            h.partial = be16(t, 16)? == pseudo_sum(ip, total - ihl);
         }
         UDP => {
             k.tp_src = be16(t, 0)?;
             k.tp_dst = be16(t, 2)?;
-            if be16(t, 6)? == pseudo_sum(ip, total - ihl) {
-                return None;
-            }
+            h.partial = be16(t, 6)? == pseudo_sum(ip, total - ihl);
         }
         _ => {
             k.tp_src = u16::from(t[0]);
@@ -142,12 +142,13 @@ fn parse_hdrs(frame: &[u8], of_port: u32) -> Option<(FpKey, Hdrs)> {
         }
     }
     h.l4 = Some(l4);
+    h.seg = total - ihl;
     Some((k, h))
 }
 
 /// The folded sum of the IPv4 pseudo-header of an L4 segment of `len` bytes: what a
 /// sender that leaves the checksum to the device puts in the field (the program sends
-/// such frames to user space: event PARTIAL_CSUM).
+/// such frames a mark, and finishes their checksum on a hit).
 fn pseudo_sum(ip: &[u8], len: usize) -> u16 {
     let w = |at: usize| u64::from(u16::from_be_bytes([ip[at], ip[at + 1]]));
     fold(w(12) + w(14) + w(16) + w(18) + u64::from(ip[9]) + len as u64)
@@ -192,6 +193,30 @@ fn csum_udp(f: &mut [u8], at: usize, d: u64) -> Option<()> {
     }
 }
 
+/// The program's finish_csum: the segment's sum, complemented, into the field (a UDP
+/// zero as 0xffff), unless the segment sums to 0xffff already; `None` for a segment
+/// longer than [`CSUM_MAX`] (or shorter than a UDP header).
+fn finish_csum(f: &mut [u8], k: &FpKey, h: &Hdrs) -> Option<()> {
+    if h.seg > CSUM_MAX || h.seg < 8 {
+        return None;
+    }
+    let l4 = h.l4?;
+    let seg = f.get(l4..l4 + h.seg)?;
+    let total = fold(
+        seg.chunks(2)
+            .map(|c| u64::from(u16::from_be_bytes([c[0], c.get(1).copied().unwrap_or(0)])))
+            .sum(),
+    );
+    if total == 0xffff {
+        return Some(());
+    }
+    let at = l4 + if k.ip_proto == TCP { 16 } else { 6 };
+    match !total {
+        0 if k.ip_proto == UDP => put16(f, at, 0xffff),
+        c => put16(f, at, c),
+    }
+}
+
 const L3_FLAGS: u32 = FP_SET_IPV4_SRC | FP_SET_IPV4_DST | FP_SET_TOS | FP_SET_TTL;
 const TP_FLAGS: u32 = FP_SET_TP_SRC | FP_SET_TP_DST;
 
@@ -220,13 +245,17 @@ fn can_rewrite(e: &FpEntry, k: &FpKey, h: &Hdrs, len: usize) -> bool {
 }
 
 /// The frame the program sends when `frame` hits `entry` (whatever port it arrived
-/// on), or `None` when the program does not parse `frame` or reports REWRITE_FAILED.
+/// on), or `None` when the program does not parse `frame` or sends it to user space
+/// (REWRITE_FAILED, or PARTIAL_CSUM: an unfinished checksum it does not finish).
 pub fn apply(frame: &[u8], entry: &FpEntry) -> Option<Vec<u8>> {
     let (k, h) = parse_hdrs(frame, 0)?;
     if !can_rewrite(entry, &k, &h, frame.len()) {
         return None;
     }
     let mut f = frame.to_vec();
+    if h.partial {
+        finish_csum(&mut f, &k, &h)?;
+    }
     let e = entry;
     if e.flags & L3_FLAGS != 0 {
         let ip = h.l3?;

@@ -287,6 +287,7 @@ impl KernelTier {
             eprintln!("xdp: setting the fast path's generation: {e}");
         }
         let free = (0..fp.capacity()).rev().collect();
+        let masks = Masks::new(&fp);
         Arc::new(KernelTier {
             fp,
             dp,
@@ -299,7 +300,7 @@ impl KernelTier {
                 dp_version,
                 generation,
                 groups: vec![Group::default(); FP_GROUPS as usize],
-                masks: Masks::new(),
+                masks,
                 removals: 0,
                 group_search: None,
                 stats: TierStats::default(),

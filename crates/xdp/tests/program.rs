@@ -252,3 +252,90 @@ fn megaflow_masks_cover_every_key_equal_under_them() {
         assert_eq!(fp.events()[event::MISS as usize], 2);
     });
 }
+
+/// An Ethernet/IPv4 TCP (proto 6) or UDP (17) frame with `payload` bytes whose L4
+/// checksum field holds the pseudo-header's sum only (as a sender with checksum
+/// offload leaves it), and the same frame with the full checksum.
+fn offloaded_frame(proto: u8, payload: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut l4 = if proto == 6 {
+        let mut t = vec![0u8; 20];
+        t[..4].copy_from_slice(&[0x9c, 0x40, 0x14, 0x51]);
+        t[12] = 0x50;
+        t[13] = 0x18;
+        t
+    } else {
+        let mut u = vec![0x9c, 0x40, 0x00, 0x35, 0, 0, 0, 0];
+        u[4..6].copy_from_slice(&((8 + payload) as u16).to_be_bytes());
+        u
+    };
+    l4.extend((0..payload).map(|i| (i * 13 + 5) as u8));
+    let mut ip = vec![
+        0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, proto, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+    ];
+    ip[2..4].copy_from_slice(&((20 + l4.len()) as u16).to_be_bytes());
+    let c = common::csum(&ip);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let mut pseudo = ip[12..20].to_vec();
+    pseudo.extend_from_slice(&[0, proto]);
+    pseudo.extend_from_slice(&(l4.len() as u16).to_be_bytes());
+    let at = if proto == 6 { 16 } else { 6 };
+    let partial = !common::csum(&pseudo);
+    let full = common::csum(&[pseudo.clone(), l4.clone()].concat());
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
+    f.extend_from_slice(&ip);
+    let mut part = f.clone();
+    let mut l4p = l4.clone();
+    l4p[at..at + 2].copy_from_slice(&partial.to_be_bytes());
+    l4[at..at + 2].copy_from_slice(&full.to_be_bytes());
+    part.extend_from_slice(&l4p);
+    f.extend_from_slice(&l4);
+    for x in [&mut part, &mut f] {
+        if x.len() < 60 {
+            x.resize(60, 0);
+        }
+    }
+    (part, f)
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn unfinished_checksums_are_finished_on_a_hit_as_the_model_says() {
+    in_fresh_netns(|| {
+        let fp = FastPath::load(64, 4).expect("load");
+        let att = fp
+            .attach("lo", 1, 5, 1, AttachMode::Generic)
+            .expect("attach to lo");
+        fp.set_version(1).unwrap();
+        let mut n = 0;
+        for proto in [6u8, 17] {
+            for payload in [0usize, 1, 2, 63, 64, 511, 512, 513, 1000, 1460] {
+                let (part, full) = offloaded_frame(proto, payload);
+                let key = model::parse(&part, 5).expect("parses");
+                // A miss goes to user space unmodified.
+                fp.remove(&key).unwrap();
+                let (rc, out) = fp.test_run(&part, 1, 0).unwrap();
+                assert_eq!((rc, &out), (XDP_PASS, &part), "miss, {proto}/{payload}");
+                let e = FpEntry {
+                    version: 1,
+                    counter: 1,
+                    out: att.slot(),
+                    flags: FP_SET_TP_SRC,
+                    tp_src: 4242,
+                    ..FpEntry::default()
+                };
+                fp.insert(&key, &e).unwrap();
+                let (rc, out) = fp.test_run(&part, 1, 0).unwrap();
+                assert_eq!(rc, XDP_REDIRECT, "{proto}/{payload}");
+                assert_eq!(
+                    Some(&out),
+                    model::apply(&part, &e).as_ref(),
+                    "{proto}/{payload}"
+                );
+                assert_eq!(Some(out), model::apply(&full, &e), "{proto}/{payload}");
+                n += 1;
+            }
+        }
+        assert_eq!(fp.events()[event::CSUM_FINISHED as usize], n);
+        assert_eq!(fp.events()[event::PARTIAL_CSUM as usize], 0);
+    });
+}

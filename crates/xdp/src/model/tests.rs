@@ -472,3 +472,83 @@ fn udp_checksum_zero_stays_zero() {
     assert_eq!(&out[14 + 20 + 6..14 + 20 + 8], &[0, 0]);
     assert_ne!(&out[14 + 10..14 + 12], &f[14 + 10..14 + 12]);
 }
+
+/// `f` (built by [`ipv4`]) as its sender would leave it with checksum offload: the
+/// TCP/UDP checksum field holding the pseudo-header's sum only.
+fn offloaded(f: &[u8]) -> Vec<u8> {
+    let mut f = f.to_vec();
+    let l3 = if f[12..14] == [0x08, 0x00] { 14 } else { 18 };
+    let ihl = usize::from(f[l3] & 0x0f) * 4;
+    let total = usize::from(u16::from_be_bytes([f[l3 + 2], f[l3 + 3]]));
+    let at = l3 + ihl + if f[l3 + 9] == TCP { 16 } else { 6 };
+    let sum = pseudo_sum(&f[l3..], total - ihl);
+    f[at..at + 2].copy_from_slice(&sum.to_be_bytes());
+    f
+}
+
+#[test]
+fn unfinished_checksums_are_finished_as_user_space_finishes_them() {
+    let (dp, _wr, _rx) = Datapath::new(
+        DatapathConfig {
+            ports: vec![PortInfo::new(1, 0), PortInfo::new(2, 1)],
+            ..DatapathConfig::default()
+        },
+        8,
+    );
+    let mut compared = 0;
+    for tag in [None, Some((0x8100, 0x3005))] {
+        for proto in [TCP, UDP] {
+            for payload in [0usize, 1, 63, 700, 1460] {
+                let mut l4 = match proto {
+                    TCP => {
+                        let mut t = vec![0u8; 20];
+                        t[..4].copy_from_slice(&[0x12, 0x34, 0, 80]);
+                        t[12] = 0x50;
+                        t[13] = 0x18;
+                        t
+                    }
+                    _ => {
+                        let len = (8 + payload) as u16;
+                        let mut u = vec![0x30, 0x39, 0, 53, 0, 0, 0, 0];
+                        u[4..6].copy_from_slice(&len.to_be_bytes());
+                        u
+                    }
+                };
+                l4.extend((0..payload).map(|i| (i * 31 + 7) as u8));
+                let full = ipv4(&Spec {
+                    tag,
+                    proto,
+                    l4,
+                    ..Spec::default()
+                });
+                let part = offloaded(&full);
+                assert_ne!(part, full);
+                let key = parse(&part, 1).expect("an offloaded frame parses");
+                assert_eq!(Some(key), parse(&full, 1));
+                for (j, e) in entries().iter().enumerate() {
+                    let Some(out) = apply(&part, e) else {
+                        assert_eq!(apply(&full, e), None, "entry {j}");
+                        continue;
+                    };
+                    let mut finished = part.clone();
+                    assert!(datapath::rewrite::finish_offloaded_checksum(&mut finished));
+                    assert_eq!(finished, full, "finishing gives the sender's full checksum");
+                    assert_eq!(Some(out), userspace_apply(&dp, &finished, e), "entry {j}");
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 100, "{compared} compared");
+    // A segment longer than the program finishes goes to user space.
+    let mut long = vec![0x30, 0x39, 0, 53, 0, 0, 0, 0];
+    long[4..6].copy_from_slice(&((8 + CSUM_MAX) as u16).to_be_bytes());
+    long.resize(8 + CSUM_MAX, 1);
+    let part = offloaded(&ipv4(&Spec {
+        proto: UDP,
+        l4: long,
+        ..Spec::default()
+    }));
+    assert!(parse(&part, 1).is_some());
+    assert_eq!(apply(&part, &FpEntry::default()), None);
+}

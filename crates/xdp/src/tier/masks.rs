@@ -1,20 +1,21 @@
 //! The tier's megaflow masks: which of the program's [`FP_MASKS`] mask slots hold which
 //! mask, how many entries use each, and the order the program walks them in.
 //!
-//! Slot [`FP_EXACT_MASK`] holds the exact mask from load on and is always walked: an
-//! entry whose own mask finds no slot is written there as an exact microflow, which is
-//! correct for any decision. Any other slot is taken by the first entry with a new mask,
-//! joins the walk before that entry is written, and leaves the walk when its last entry
-//! goes. Its mask is rewritten for another only [`MASK_GRACE`] after it left the walk:
-//! a frame that read the walk before can still be reading the old mask within that time,
-//! never after (the program runs to its end in far less), so no frame ever reads a mask
-//! half written while entries for it exist.
+//! Slot [`FP_EXACT_MASK`] holds the exact mask from load on, never another: an entry
+//! whose own mask finds no slot is written there as an exact microflow, which is correct
+//! for any decision. Any other slot is taken by the first entry with a new mask. A slot
+//! joins the walk before its first entry is written and leaves it when its last entry
+//! goes (so a frame walks only masks that have entries); it may join again with the same
+//! mask at once. Its mask is rewritten for another only [`MASK_GRACE`] after it left the
+//! walk: a frame that read the walk before can still be reading the old mask within that
+//! time, never after (the program runs to its end in far less), so no frame ever reads a
+//! mask half written while entries for it exist.
 //!
 //! The walk is ordered by hits (the most hit mask first), recomputed at each harvest,
 //! so frames of the busiest megaflows do the fewest lookups.
 //!
-//! Invariants: every slot with users is in `walk`; a slot not in `walk` has no users;
-//! `walk` never names a slot twice and always holds the exact slot.
+//! Invariants: every slot with users is in `walk`; `walk` never names a slot twice; the
+//! program walks `walk` (written after every change).
 
 use std::time::{Duration, Instant};
 
@@ -55,13 +56,17 @@ pub struct MaskUse {
 }
 
 impl Masks {
-    /// The state [`FastPath::load`] leaves: the exact mask in its slot, walked alone.
-    pub fn new() -> Masks {
+    /// The exact mask in its slot (as [`FastPath::load`] leaves it), nothing walked
+    /// (written to the program).
+    pub fn new(fp: &FastPath) -> Masks {
         let mut slots = vec![Slot::default(); FP_MASKS];
         slots[FP_EXACT_MASK as usize].mask = Some(FpKey::EXACT);
+        if let Err(e) = fp.set_walk(&[]) {
+            eprintln!("xdp: {e}");
+        }
         Masks {
             slots,
-            walk: vec![FP_EXACT_MASK],
+            walk: Vec::new(),
         }
     }
 
@@ -72,33 +77,42 @@ impl Masks {
             .filter_map(|&s| Some((s, self.slots.get(usize::from(s))?.mask.as_ref()?)))
     }
 
-    /// The slot to key an entry with mask `mask` under: the walked slot holding it, else
-    /// a free slot set to it and added to the walk (last), else none.
+    /// The slot to key an entry with mask `mask` under, walked: the slot holding that
+    /// mask (walked already, or added to the walk), else a free slot set to it and added
+    /// to the walk (last), else none.
     pub fn slot_for(&mut self, fp: &FastPath, mask: &FpKey) -> Result<Option<u16>, FastPathError> {
-        if let Some((s, _)) = self.walked().find(|(_, m)| *m == mask) {
-            return Ok(Some(s));
-        }
         let now = Instant::now();
-        let free = self.slots.iter().enumerate().position(|(i, s)| {
-            !self.walk.contains(&(i as u16))
-                && s.left.is_none_or(|t| now.duration_since(t) >= MASK_GRACE)
-        });
-        let Some(free) = free else {
-            return Ok(None);
+        let holding = self
+            .slots
+            .iter()
+            .position(|s| s.mask.as_ref() == Some(mask));
+        let slot = match holding {
+            Some(s) if self.walk.contains(&(s as u16)) => return Ok(Some(s as u16)),
+            Some(s) => s,
+            None => {
+                let free = self.slots.iter().enumerate().position(|(i, s)| {
+                    i != usize::from(FP_EXACT_MASK)
+                        && !self.walk.contains(&(i as u16))
+                        && s.left.is_none_or(|t| now.duration_since(t) >= MASK_GRACE)
+                });
+                let Some(free) = free else {
+                    return Ok(None);
+                };
+                fp.set_mask(free as u16, mask)?;
+                self.slots[free] = Slot {
+                    mask: Some(*mask),
+                    ..Slot::default()
+                };
+                free
+            }
         };
-        let slot = free as u16;
-        fp.set_mask(slot, mask)?;
-        self.slots[free] = Slot {
-            mask: Some(*mask),
-            ..Slot::default()
-        };
-        self.walk.push(slot);
+        self.walk.push(slot as u16);
         if let Err(e) = fp.set_walk(&self.walk) {
             self.walk.pop();
-            self.slots[free].left = Some(now);
+            self.slots[slot].left = Some(now);
             return Err(e);
         }
-        Ok(Some(slot))
+        Ok(Some(slot as u16))
     }
 
     /// An entry was keyed under `slot`.
@@ -109,13 +123,13 @@ impl Masks {
     }
 
     /// An entry keyed under `slot` left the map: when it was the last, the slot leaves
-    /// the walk (the exact slot stays).
+    /// the walk.
     pub fn remove_user(&mut self, fp: &FastPath, slot: u16) {
         let Some(s) = self.slots.get_mut(usize::from(slot)) else {
             return;
         };
         s.users = s.users.saturating_sub(1);
-        if s.users > 0 || slot == FP_EXACT_MASK {
+        if s.users > 0 || !self.walk.contains(&slot) {
             return;
         }
         s.left = Some(Instant::now());
@@ -163,11 +177,5 @@ impl Masks {
                 rank,
             })
             .collect()
-    }
-}
-
-impl Default for Masks {
-    fn default() -> Self {
-        Masks::new()
     }
 }

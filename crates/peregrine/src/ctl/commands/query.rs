@@ -550,7 +550,8 @@ fn fastpath_text(v: &Value) -> String {
     let tier = &v["tier"];
     let mut s = format!(
         "fast path: xdp, generation {}, {} of {} entries\n \
-         kernel: hit={} miss={} stale={} unparsed={} passed={} rewrite_failed={} partial_csum={}\n \
+         kernel: hit={} miss={} stale={} unparsed={} passed={} rewrite_failed={} partial_csum={} \
+         csum_finished={}\n \
          mirror: installed={} refused={} mismatched={} evicted={} revalidated={} flushes={} \
          offers={} offers_lost={} withdrawn={}\n",
         n(&v["generation"]),
@@ -563,6 +564,7 @@ fn fastpath_text(v: &Value) -> String {
         n(&ev["passed"]),
         n(&ev["rewrite_failed"]),
         n(&ev["partial_csum"]),
+        n(&ev["csum_finished"]),
         n(&tier["installed"]),
         n(&tier["refused"]),
         n(&tier["mismatched"]),
