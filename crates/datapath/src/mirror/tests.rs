@@ -132,7 +132,12 @@ fn what_the_kernel_cannot_do_is_refused_with_its_reason() {
             vec![Action::Output(2), Action::Output(2)],
             Ineligible::SeveralOutputs,
         ),
-        (vec![Action::Group(7)], Ineligible::Group),
+        (
+            vec![Action::Group(7)],
+            Ineligible::Group(
+                "group 7 does not exist (the packet is dropped and counted apart)".into(),
+            ),
+        ),
     ];
     for (actions, why) in cases {
         let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, actions.clone(), None))]);
