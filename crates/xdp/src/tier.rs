@@ -45,6 +45,12 @@
 //!   never sent to the new set. With every group in use, such decisions stay in user
 //!   space.
 //!
+//! - **Groups**: a decision through groups is mirrored like any other (the buckets the
+//!   worker takes for the microflow, see [`datapath::mirror::groups`]); a publish that
+//!   changes a group it ran or watched takes it out like a changed rule, and a port
+//!   whose liveness its select or fast-failover choice read going down or up takes it
+//!   out at once ([`liveness`]).
+//!
 //! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
 //! it was written with, and no two entries share a slot. A live entry whose output is a
 //! broadcast group was written after that group's map was set to its port set, and the
@@ -65,6 +71,8 @@ use crate::delivery::PortUse;
 use crate::layout::*;
 use crate::model;
 use crate::program::{FastPath, FastPathError};
+
+mod liveness;
 
 /// How often the tier credits kernel hits without being asked. Whoever reads counters
 /// asks first (statistics replies, metrics, idle expiry, dumps), so this only bounds how
@@ -131,6 +139,8 @@ struct Table {
     generation: u64,
     /// The broadcast groups, by number.
     groups: Vec<Group>,
+    /// Port liveness changes so far (see [`liveness`]).
+    live_epoch: u64,
     /// Entries removed or replaced so far, and generations ended: the events that can
     /// leave a broadcast group unused.
     removals: u64,
@@ -163,7 +173,8 @@ pub struct TierStats {
     pub mismatched: u64,
     pub evicted: u64,
     pub publishes: u64,
-    /// Entries taken out because a publish changed a rule their decision depends on.
+    /// Entries taken out because a publish changed a rule or group their decision
+    /// depends on, or a port whose liveness their group choice read went down or up.
     pub revalidated: u64,
     /// Publishes that made every entry a miss (settings changed, or too many entries
     /// to check).
@@ -260,6 +271,7 @@ impl KernelTier {
                 dp_version,
                 generation,
                 groups: vec![Group::default(); FP_GROUPS as usize],
+                live_epoch: 0,
                 removals: 0,
                 group_search: None,
                 stats: TierStats::default(),
@@ -346,7 +358,7 @@ impl KernelTier {
             return;
         };
         let version = self.dp.current().version();
-        {
+        let epoch = {
             let mut t = self.lock();
             t.stats.offers += 1;
             if t.entries
@@ -358,9 +370,16 @@ impl KernelTier {
             if t.refused.get(&fk).is_some_and(|(v, _)| *v == version) {
                 return;
             }
-        }
+            t.live_epoch
+        };
         let judged = self.judge(key);
         let mut t = self.lock();
+        if !liveness::same_epoch(&t, epoch) {
+            // A port's liveness changed while it was judged: a group's choice may have
+            // read it either way. Judged again.
+            drop(t);
+            return self.requeue(key);
+        }
         match judged {
             Err(why) => refuse(&mut t, fk, version, why),
             Ok(Judged {
@@ -730,6 +749,10 @@ impl Mirror for KernelTier {
         if let Err(TrySendError::Full(_)) = self.offers.try_send(*key) {
             self.lock().stats.offers_lost += 1;
         }
+    }
+
+    fn port_liveness(&self, slot: u16, _live: bool) {
+        self.liveness_changed(slot);
     }
 
     fn publish(&self, version: u64, changes: &Changes) {
