@@ -177,7 +177,11 @@ impl std::fmt::Display for Ineligible {
         match self {
             Ineligible::Compose => f.write_str("no frame carries this key"),
             Ineligible::Parse => f.write_str("the frame does not parse cleanly"),
-            Ineligible::Meter => f.write_str("a meter is on its path"),
+            Ineligible::Meter => f.write_str(
+                "a meter is on its path (meters run in user space only: the kernel has no \
+                 share of their token buckets, and a metered flow split between the two \
+                 would pass at up to twice the rate)",
+            ),
             Ineligible::Group(why) => write!(f, "{why}"),
             Ineligible::Controller => f.write_str("it goes to the controller"),
             Ineligible::Normal => f.write_str("it goes to NORMAL"),

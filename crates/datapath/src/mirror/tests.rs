@@ -364,3 +364,23 @@ fn an_output_to_a_port_with_no_fwd_is_refused() {
         Ineligible::Undeliverable(2)
     );
 }
+
+#[test]
+fn a_metered_flow_stays_in_user_space_and_says_why() {
+    use crate::meter::{Band, BandKind, Meter, MeterUnit};
+    let (dp, mut wr) = datapath();
+    let band = Band {
+        kind: BandKind::Drop,
+        rate: 10,
+        burst_size: 0,
+    };
+    wr.set_meter(Meter::new(1, MeterUnit::Pktps, false, vec![band]))
+        .unwrap();
+    let mut r = rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None);
+    r.instructions.meter = Some(1);
+    wr.insert_rule(0, r).unwrap();
+    wr.publish();
+    let why = dp.decision(&udp_key(), 0).unwrap_err();
+    assert_eq!(why, Ineligible::Meter);
+    assert!(why.to_string().contains("user space only"), "{why}");
+}
