@@ -368,6 +368,10 @@ struct GroupRun {
     port2: Vec<Vec<u8>>,
     port3: Vec<Vec<u8>>,
     group_stats: Value,
+    /// (cookie, packets, bytes) of each flow, sorted.
+    flow_stats: Vec<(String, u64, u64)>,
+    /// Port 1's received and ports 2 and 3's transmitted packets and bytes.
+    port_stats: Vec<(u64, u64)>,
     banner: String,
     fastpath: Option<Value>,
 }
@@ -439,6 +443,30 @@ fn run_groups(mode: &str) -> GroupRun {
     }
     std::thread::sleep(Duration::from_millis(200));
     let group_stats = ctl_json(&["dump-group-stats", &sw_t]);
+    let flows = ctl_json(&["dump-flows", &sw_t]);
+    let mut flow_stats: Vec<(String, u64, u64)> = flows
+        .as_array()
+        .expect("dump-flows is a list")
+        .iter()
+        .map(|r| {
+            (
+                r["cookie"].as_str().unwrap_or_default().to_string(),
+                r["n_packets"].as_u64().unwrap_or(u64::MAX),
+                r["n_bytes"].as_u64().unwrap_or(u64::MAX),
+            )
+        })
+        .collect();
+    flow_stats.sort();
+    let ports = ctl_json(&["dump-ports", &sw_t]);
+    let port = |no: &str, what: &str| -> (u64, u64) {
+        let p = ports
+            .as_array()
+            .and_then(|a| a.iter().find(|p| p["port"] == no).cloned())
+            .unwrap_or_else(|| panic!("no port {no}: {ports:#}"));
+        let n = |k: String| p[k.as_str()].as_u64().unwrap_or(u64::MAX);
+        (n(format!("{what}_packets")), n(format!("{what}_bytes")))
+    };
+    let port_stats = vec![port("1", "rx"), port("2", "tx"), port("3", "tx")];
     let fastpath = (mode == "xdp").then(|| ctl_json(&["dump-fastpath", &sw_t]));
     let (port2, port3) = (c2.finish(), c3.finish());
     drop(sw);
@@ -447,6 +475,8 @@ fn run_groups(mode: &str) -> GroupRun {
         port2,
         port3,
         group_stats,
+        flow_stats,
+        port_stats,
         banner,
         fastpath,
     }
@@ -536,6 +566,16 @@ fn group_flows_are_the_same_with_the_fast_path_on_and_off_across_a_link_down() {
         on.group_stats,
         off.group_stats
     );
+
+    // So do the flows' and the ports' (port 1's receive side: hosts 2 and 3 may send
+    // frames of their own when their link comes back).
+    assert_eq!(on.flow_stats, off.flow_stats, "flow stats");
+    assert_eq!(on.flow_stats.len(), 2, "{:?}", on.flow_stats);
+    assert_eq!(
+        on.port_stats, off.port_stats,
+        "port stats (1 rx, 2 tx, 3 tx)"
+    );
+    assert_eq!(on.port_stats[0].0, 3 * per_phase as u64, "port 1 rx");
 
     // The kernel served flows through both groups, and the link changes took entries
     // out.
