@@ -44,12 +44,11 @@
 //!   [`GROUP_GRACE`], so a frame still inside the program with an entry just removed is
 //!   never sent to the new set. With every group in use, such decisions stay in user
 //!   space.
-//!
 //! - **Groups**: a decision through groups is mirrored like any other (the buckets the
 //!   worker takes for the microflow, see [`datapath::mirror::groups`]); a publish that
 //!   changes a group it ran or watched takes it out like a changed rule, and a port
 //!   whose liveness its select or fast-failover choice read going down or up takes it
-//!   out at once ([`liveness`]).
+//!   out at once (`tier/liveness.rs`).
 //!
 //! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
 //! it was written with, and no two entries share a slot. A live entry whose output is a
@@ -139,7 +138,7 @@ struct Table {
     generation: u64,
     /// The broadcast groups, by number.
     groups: Vec<Group>,
-    /// Port liveness changes so far (see [`liveness`]).
+    /// Port liveness changes so far (see `tier/liveness.rs`).
     live_epoch: u64,
     /// Entries removed or replaced so far, and generations ended: the events that can
     /// leave a broadcast group unused.

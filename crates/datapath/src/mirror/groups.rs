@@ -7,7 +7,7 @@
 //! whole key picks among the live weighted ones, fast-failover the first live one. The
 //! tracer runs the very code a worker runs, so the buckets it reports are the worker's.
 //!
-//! [`GroupWalk`] follows a decision's trace events and records, per group run, the
+//! `GroupWalk` follows a decision's trace events and records, per group run, the
 //! group's counter slot, the buckets' counter slots and the frame's length there
 //! (relative to the received frame), so a kernel hit credits group and bucket
 //! statistics exactly as a worker would. It also records what the choices read: the
