@@ -14,28 +14,34 @@
 //! - The writer tells it of every **publish**, with what changed ([`Changes`]), right
 //!   after the new version becomes the one workers take and before the publish retires
 //!   anything: before it returns, the tier must stop serving every decision the changes
-//!   may have altered, and credit what those were hit before the rule counter slots they
-//!   name are reused. A barrier answered after a publish therefore covers the kernel
-//!   tier too.
+//!   may have altered, and credit what those were hit before the rule, group and bucket
+//!   counter slots they name are reused. A barrier answered after a publish therefore
+//!   covers the kernel tier too.
+//! - The datapath tells it when a port's **liveness** changes
+//!   ([`Datapath::set_port_live`], no publish): it must stop serving the decisions whose
+//!   select or fast-failover choice read that port's liveness ([`Credit::reads_liveness`]).
 //!
 //! A decision the tier may copy is a [`Decision`] from [`Datapath::decision`]: the
 //! microflow's frame (composed from its key) run through the published pipeline by the
 //! tracer, accepted only when everything that happened to it is a function of the key
 //! that a kernel program can redo: tables, goto, write-metadata, clear/write-actions,
 //! set-field on Ethernet, VLAN, IPv4 and TCP/UDP port fields, push/pop VLAN, set/dec TTL,
-//! and outputs to ports, FLOOD and ALL included, as long as every port is sent the same
-//! frame once (or none: a rule without outputs, or a table miss that drops: a drop).
-//! Meters, groups, NORMAL, the controller, set-queue, MPLS, PBB, TTL copies, OpenFlow
-//! 1.0's conditional rewrites (`ModVlanVid`, `ModVlanPcp`, `SetFieldIfPresent`), different
-//! frames to different ports, two copies to one port, an output that sends nothing and
-//! any other drop the tracer reports make it [`Ineligible`]. The decision carries the
-//! frame before and after, so the tier can check its own rewrite of the one into the
-//! other byte for byte.
+//! groups of every type (the buckets the worker's code takes for this microflow, see
+//! [`groups`]), and outputs to ports, FLOOD and ALL included, as long as every port is
+//! sent the same frame once (or none: a rule without outputs, a table miss, or a group
+//! with no live bucket: a drop). Meters, a group that does not exist or nests too deep,
+//! NORMAL, the controller, set-queue, MPLS, PBB, TTL copies, OpenFlow 1.0's conditional
+//! rewrites (`ModVlanVid`, `ModVlanPcp`, `SetFieldIfPresent`), different frames to
+//! different ports (an all group whose buckets rewrite differently), two copies to one
+//! port, an output that sends nothing and any other drop the tracer reports make it
+//! [`Ineligible`]. The decision carries the frame before and after, so the tier can check
+//! its own rewrite of the one into the other byte for byte.
 //!
 //! A decision covers more than its microflow: [`Credit::mask`] holds the bits of the
 //! received key it depends on (the megaflow mask), the union of what each table's
 //! classifier consulted for its lookup ([`Classify::consulted`]) and the input port and
-//! ethertype (and IPv4's protocol). Every frame equal to the key under the mask goes the
+//! ethertype (and IPv4's protocol); every bit when a select group runs (its bucket
+//! hashes the whole key). Every frame equal to the key under the mask goes the
 //! same path with the same actions, so the tier may serve them all with one entry; a
 //! publish's added rules are checked against the whole megaflow
 //! ([`Credit::affected_by`]).
@@ -43,18 +49,27 @@
 //! Hits counted in the kernel come back through [`KernelCounters`]: a counter set of its
 //! own, registered like a worker's (summed by every reader, zeroed with the others when
 //! a slot is freed), crediting for each hit what a worker would have: the rules on the
-//! path with their bytes, each table's lookup and match, the input port's receive and
-//! each output port's transmit counts, packets seen.
+//! path with their bytes, each table's lookup and match, each group run and bucket
+//! taken with the frame's bytes there, the input port's receive and each output port's
+//! transmit counts, packets seen.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::action::{port, Action};
 use crate::compose::compose;
-use crate::counters::{Misc, Tally, WorkerCounters, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS};
+use crate::counters::{
+    Misc, Tally, WorkerCounters, BYTES, PACKETS, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS,
+};
+use crate::group::GroupKind;
 use crate::key::{Field, FlowKey, FlowMatch, KEY_WORDS};
 use crate::parse::parse;
 use crate::pipeline::{Datapath, RuleId, RuleTable};
 use crate::trace::TraceEvent;
+
+pub mod groups;
+
+pub use groups::GroupHit;
+use groups::GroupWalk;
 
 /// Slots of a worker's offer filter (a power of two).
 pub const OFFER_SLOTS: usize = 4096;
@@ -67,11 +82,14 @@ pub trait Mirror: Send + Sync {
     /// The writer published `version`, whose `changes` since the last publish are given
     /// (called before the publish retires counter slots).
     fn publish(&self, version: u64, changes: &Changes);
+    /// Port slot `slot`'s liveness changed to `live` (workers already see it; no publish
+    /// follows). Must not block on the datapath.
+    fn port_liveness(&self, _slot: u16, _live: bool) {}
 }
 
 /// What a publish changed, as far as a mirrored decision can depend on it (see the
-/// module comment). Group and meter changes are not in it: no mirrored decision runs a
-/// group or a meter, and a rule that starts to use one is a changed rule.
+/// module comment). Meter changes are not in it: no mirrored decision runs a meter, and
+/// a rule that starts to use one is a changed rule.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Changes {
     /// Rules inserted, modified (same id), replaced or removed: a decision whose path
@@ -81,6 +99,9 @@ pub struct Changes {
     /// this table up with a key the match matches, and matched a rule of no higher
     /// priority (or none), may now take this rule instead.
     pub added: Vec<(u8, FlowMatch, u16)>,
+    /// Groups added, modified or removed: a decision that ran or watched one of them
+    /// may have changed.
+    pub groups: Vec<u32>,
     /// The settings changed (ports and their config): every decision may have changed.
     pub config: bool,
 }
@@ -143,8 +164,8 @@ pub enum Ineligible {
     Parse,
     /// A meter is on the path.
     Meter,
-    /// A group runs.
-    Group,
+    /// A group runs in a way the tier cannot copy (why).
+    Group(String),
     /// The packet goes to the controller.
     Controller,
     /// The packet goes to NORMAL.
@@ -168,8 +189,12 @@ impl std::fmt::Display for Ineligible {
         match self {
             Ineligible::Compose => f.write_str("no frame carries this key"),
             Ineligible::Parse => f.write_str("the frame does not parse cleanly"),
-            Ineligible::Meter => f.write_str("a meter is on its path"),
-            Ineligible::Group => f.write_str("a group runs"),
+            Ineligible::Meter => f.write_str(
+                "a meter is on its path (meters run in user space only: the kernel has no \
+                 share of their token buckets, and a metered flow split between the two \
+                 would pass at up to twice the rate)",
+            ),
+            Ineligible::Group(why) => write!(f, "{why}"),
             Ineligible::Controller => f.write_str("it goes to the controller"),
             Ineligible::Normal => f.write_str("it goes to NORMAL"),
             Ineligible::Action(a) => write!(f, "action {a} is not done in the kernel"),
@@ -213,6 +238,9 @@ impl Credit {
         if changes.config {
             return true;
         }
+        if changes.groups.iter().any(|g| self.groups_read.contains(g)) {
+            return true;
+        }
         self.steps.iter().any(|s| {
             s.rule.is_some_and(|r| changes.rules.contains(&r))
                 || changes.added.iter().any(|(t, m, p)| {
@@ -221,6 +249,11 @@ impl Credit {
                         && overlaps(m, s.key.as_deref().unwrap_or(key), &self.mask)
                 })
         })
+    }
+
+    /// Whether the decision's group choices read port slot `slot`'s liveness.
+    pub fn reads_liveness(&self, slot: u16) -> bool {
+        self.live_slots.binary_search(&slot).is_ok()
     }
 }
 
@@ -244,6 +277,12 @@ pub struct Credit {
     pub out_slots: Vec<u16>,
     /// Bytes the sent frame has more than the received one.
     pub out_delta: i32,
+    /// The groups run, in order, with the buckets taken.
+    pub groups: Vec<GroupHit>,
+    /// The groups run or watched (sorted): a change to one may alter the decision.
+    pub groups_read: Vec<u32>,
+    /// The port slots whose liveness a group choice read (sorted).
+    pub live_slots: Vec<u16>,
 }
 
 /// A microflow's decision in one version, which the kernel may reproduce.
@@ -278,7 +317,7 @@ fn kernel_action(a: &Action) -> Result<(), Ineligible> {
             _,
         ) => Ok(()),
         Action::PushVlan(_) | Action::PopVlan | Action::SetNwTtl(_) | Action::DecNwTtl => Ok(()),
-        Action::Group(_) => Err(Ineligible::Group),
+        Action::Group(_) => Ok(()),
         // Whether these push a tag or rewrite depends on the packet; the kernel program
         // has no such conditional rewrite, so their flows stay in user space.
         Action::ModVlanVid(_) | Action::ModVlanPcp(_) | Action::SetFieldIfPresent(..) => Err(
@@ -337,6 +376,8 @@ impl<C: RuleTable> Datapath<C> {
         let trace = self.trace(&input, in_port, now_ns);
         let tagged = |k: &FlowKey| (k.get(Field::VlanVid) & 0x1000 != 0) as i32;
         let mut credit = Credit::default();
+        let mut walk = GroupWalk::new(key);
+        let v = self.shared.read();
         let mut out_ports = Vec::new();
         // The last output an action asked for (an output to a port with no_fwd shows
         // no output event).
@@ -349,13 +390,16 @@ impl<C: RuleTable> Datapath<C> {
                     table,
                     key: k,
                     rule,
-                } => credit.steps.push(CreditStep {
-                    table: *table,
-                    rule: rule.map(|r| r.0),
-                    priority: rule.map_or(0, |r| r.1),
-                    len_delta: 4 * (tagged(k) - tagged(key)),
-                    key: (k != key).then(|| Box::new(*k)),
-                }),
+                } => {
+                    walk.table(k);
+                    credit.steps.push(CreditStep {
+                        table: *table,
+                        rule: rule.map(|r| r.0),
+                        priority: rule.map_or(0, |r| r.1),
+                        len_delta: 4 * (tagged(k) - tagged(key)),
+                        key: (k != key).then(|| Box::new(*k)),
+                    })
+                }
                 TraceEvent::Meter { .. } => return Err(Ineligible::Meter),
                 // Output to the input port by number sends nothing (counted apart).
                 TraceEvent::Apply(Action::Output(p)) | TraceEvent::SetAction(Action::Output(p))
@@ -364,16 +408,22 @@ impl<C: RuleTable> Datapath<C> {
                     return Err(Ineligible::Undeliverable(*p))
                 }
                 TraceEvent::Apply(a) | TraceEvent::SetAction(a) => {
+                    if matches!(e, TraceEvent::Apply(_)) {
+                        walk.top_level();
+                    }
                     kernel_action(a)?;
+                    walk.action(a, &v)?;
                     if let Action::Output(p) = a {
                         asked = Some(*p);
                     }
                 }
-                TraceEvent::WriteActions(list) | TraceEvent::ActionSet(list) => {
+                TraceEvent::WriteActions(list) => list.iter().try_for_each(kernel_action)?,
+                TraceEvent::ActionSet(list) => {
+                    walk.top_level();
                     list.iter().try_for_each(kernel_action)?
                 }
                 TraceEvent::ClearActions | TraceEvent::WriteMetadata(_) | TraceEvent::Goto(_) => {}
-                TraceEvent::Bucket { .. } => return Err(Ineligible::Group),
+                TraceEvent::Bucket { group, bucket } => walk.bucket(*group, *bucket, &v)?,
                 TraceEvent::Output { port, queue } => {
                     if queue.is_some() {
                         return Err(Ineligible::Action("set_queue".into()));
@@ -390,18 +440,35 @@ impl<C: RuleTable> Datapath<C> {
                 TraceEvent::Dropped(why) => return Err(Ineligible::Dropped(why)),
             }
         }
-        let v = self.shared.read();
         if v.version() != trace.version {
+            // A publish between the trace and this read: the tables and groups read may
+            // not be the traced ones.
             return Err(Ineligible::Changed);
         }
-        credit.mask = base_mask(key);
-        for s in &credit.steps {
-            let looked_up = s.key.as_deref().unwrap_or(key);
-            if let Some(t) = v.table(s.table) {
-                credit.mask = credit.mask.union(&t.consulted(looked_up));
+        // A select group's bucket depends on the hash of the whole key: such decisions
+        // cover their microflow alone.
+        let hashed = walk.hits.iter().any(|h| {
+            v.group(h.group)
+                .is_some_and(|g| g.kind == GroupKind::Select)
+        });
+        credit.mask = if hashed {
+            FlowKey {
+                words: [u64::MAX; KEY_WORDS],
             }
-        }
+        } else {
+            let mut mask = base_mask(key);
+            for s in &credit.steps {
+                let looked_up = s.key.as_deref().unwrap_or(key);
+                if let Some(t) = v.table(s.table) {
+                    mask = mask.union(&t.consulted(looked_up));
+                }
+            }
+            mask
+        };
         credit.in_slot = v.port(in_port).map(|p| p.slot);
+        credit.groups = walk.hits;
+        credit.groups_read = walk.groups;
+        credit.live_slots = walk.live_slots;
         if !trace.outputs.normal.is_empty() {
             return Err(Ineligible::Normal);
         }
@@ -497,6 +564,15 @@ impl KernelCounters {
                 }
                 if let Some(r) = s.rule {
                     c.credit_rule(r, packets, with(s.len_delta), now_ns);
+                }
+            }
+            for g in &credit.groups {
+                let b = with(g.len_delta);
+                c.groups.add(g.counter, PACKETS, packets);
+                c.groups.add(g.counter, BYTES, b);
+                for &s in &g.buckets {
+                    c.buckets.add(s, PACKETS, packets);
+                    c.buckets.add(s, BYTES, b);
                 }
             }
             if let Some(slot) = credit.in_slot.map(u32::from) {

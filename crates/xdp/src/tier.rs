@@ -51,6 +51,11 @@
 //!   [`GROUP_GRACE`], so a frame still inside the program with an entry just removed is
 //!   never sent to the new set. With every group in use, such decisions stay in user
 //!   space.
+//! - **Groups**: a decision through groups is mirrored like any other (the buckets the
+//!   worker takes for the microflow, see [`datapath::mirror::groups`]); a publish that
+//!   changes a group it ran or watched takes it out like a changed rule, and a port
+//!   whose liveness its select or fast-failover choice read going down or up takes it
+//!   out at once (`tier/liveness.rs`).
 //!
 //! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
 //! it was written with, and no two entries share a slot; every entry's key is a key
@@ -78,6 +83,7 @@ mod masks;
 
 use masks::Masks;
 pub use masks::{MaskUse, MASK_GRACE};
+mod liveness;
 
 /// How often the tier credits kernel hits without being asked. Whoever reads counters
 /// asks first (statistics replies, metrics, idle expiry, dumps), so this only bounds how
@@ -151,6 +157,8 @@ struct Table {
     groups: Vec<Group>,
     /// The megaflow mask slots and their walk.
     masks: Masks,
+    /// Port liveness changes so far (see `tier/liveness.rs`).
+    live_epoch: u64,
     /// Entries removed or replaced so far, and generations ended: the events that can
     /// leave a broadcast group unused.
     removals: u64,
@@ -183,7 +191,8 @@ pub struct TierStats {
     pub mismatched: u64,
     pub evicted: u64,
     pub publishes: u64,
-    /// Entries taken out because a publish changed a rule their decision depends on.
+    /// Entries taken out because a publish changed a rule or group their decision
+    /// depends on, or a port whose liveness their group choice read went down or up.
     pub revalidated: u64,
     /// Publishes that made every entry a miss (settings changed, or too many entries
     /// to check).
@@ -301,6 +310,7 @@ impl KernelTier {
                 generation,
                 groups: vec![Group::default(); FP_GROUPS as usize],
                 masks,
+                live_epoch: 0,
                 removals: 0,
                 group_search: None,
                 stats: TierStats::default(),
@@ -397,7 +407,7 @@ impl KernelTier {
             return;
         };
         let version = self.dp.current().version();
-        {
+        let epoch = {
             let mut t = self.lock();
             t.stats.offers += 1;
             if covering(&t, &fk).is_some() {
@@ -406,9 +416,16 @@ impl KernelTier {
             if t.refused.get(&fk).is_some_and(|(v, _)| *v == version) {
                 return;
             }
-        }
+            t.live_epoch
+        };
         let judged = self.judge(key);
         let mut t = self.lock();
+        if !liveness::same_epoch(&t, epoch) {
+            // A port's liveness changed while it was judged: a group's choice may have
+            // read it either way. Judged again.
+            drop(t);
+            return self.requeue(key);
+        }
         match judged {
             Err(why) => refuse(&mut t, fk, version, why),
             Ok(Judged {
@@ -819,6 +836,10 @@ impl Mirror for KernelTier {
         if let Err(TrySendError::Full(_)) = self.offers.try_send(*key) {
             self.lock().stats.offers_lost += 1;
         }
+    }
+
+    fn port_liveness(&self, slot: u16, _live: bool) {
+        self.liveness_changed(slot);
     }
 
     fn publish(&self, version: u64, changes: &Changes) {

@@ -132,7 +132,12 @@ fn what_the_kernel_cannot_do_is_refused_with_its_reason() {
             vec![Action::Output(2), Action::Output(2)],
             Ineligible::SeveralOutputs,
         ),
-        (vec![Action::Group(7)], Ineligible::Group),
+        (
+            vec![Action::Group(7)],
+            Ineligible::Group(
+                "group 7 does not exist (the packet is dropped and counted apart)".into(),
+            ),
+        ),
     ];
     for (actions, why) in cases {
         let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, actions.clone(), None))]);
@@ -404,4 +409,24 @@ fn a_decision_covers_the_keys_equal_under_what_its_tables_consulted() {
     assert!(d
         .credit
         .affected_by(&key, &add(0, FlowMatch::ANY.exact(Field::TpDst, 9), 99)));
+}
+
+#[test]
+fn a_metered_flow_stays_in_user_space_and_says_why() {
+    use crate::meter::{Band, BandKind, Meter, MeterUnit};
+    let (dp, mut wr) = datapath();
+    let band = Band {
+        kind: BandKind::Drop,
+        rate: 10,
+        burst_size: 0,
+    };
+    wr.set_meter(Meter::new(1, MeterUnit::Pktps, false, vec![band]))
+        .unwrap();
+    let mut r = rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None);
+    r.instructions.meter = Some(1);
+    wr.insert_rule(0, r).unwrap();
+    wr.publish();
+    let why = dp.decision(&udp_key(), 0).unwrap_err();
+    assert_eq!(why, Ineligible::Meter);
+    assert!(why.to_string().contains("user space only"), "{why}");
 }

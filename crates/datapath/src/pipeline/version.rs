@@ -195,8 +195,8 @@ enum Change {
 }
 
 impl Changes {
-    /// What `log` (the changes since the last publish) did to rules, with `removed` the
-    /// rules those changes replaced or removed.
+    /// What `log` (the changes since the last publish) did to rules and groups, with
+    /// `removed` the rules those changes replaced or removed.
     fn of(log: &[Change], removed: &[(u8, Arc<Rule>)]) -> Changes {
         let mut c = Changes::default();
         for ch in log {
@@ -206,9 +206,9 @@ impl Changes {
                     c.added.push((*table, rule.flow_match, rule.priority));
                 }
                 Change::SetConfig(_) => c.config = true,
+                Change::SetGroup(g) => c.groups.push(g.id),
+                Change::RemoveGroup(id) => c.groups.push(*id),
                 Change::RemoveRule { .. }
-                | Change::SetGroup(_)
-                | Change::RemoveGroup(_)
                 | Change::SetMeter(_)
                 | Change::RemoveMeter(_)
                 | Change::SetVersion(_) => {}
@@ -329,8 +329,15 @@ impl<C: RuleTable> Datapath<C> {
     }
 
     /// Marks a port slot's link up or down; fast-failover groups follow at once.
+    /// The in-kernel tier, if set, is told when the liveness changed.
     pub fn set_port_live(&self, slot: u16, live: bool) {
+        let was = self.shared.live.is_live(slot);
         self.shared.live.set(slot, live);
+        if was != live {
+            if let Some(m) = self.shared.mirror.get() {
+                m.port_liveness(slot, live);
+            }
+        }
     }
 
     pub fn read_rule(&self, id: RuleId) -> RuleStats {
