@@ -17,9 +17,10 @@
 //     Anything else is "unparsed" (event UNPARSED) and goes to user space.
 //     A parsed TCP/UDP frame whose checksum its sender left to the device (see
 //     parse()) is marked: on a hit its checksum is finished first (event
-//     CSUM_FINISHED), as user space would (crates/datapath/src/rewrite/offload.rs); a
-//     segment longer than CSUM_MAX goes to user space (event PARTIAL_CSUM), as does a
-//     miss, unmodified.
+//     CSUM_FINISHED), as user space would (crates/datapath/src/rewrite/offload.rs), on
+//     ports attached in native mode (FP_PORT_NATIVE); a hit on a generic-mode port or
+//     of a segment longer than CSUM_MAX goes to user space (event PARTIAL_CSUM), as
+//     does a miss, unmodified.
 //  3. The megaflow lookup: for each mask slot `walk.order[i]`, i < `walk.n` (at most
 //     FP_MASKS), the key ANDed with `masks[slot]`, its `pad` set to the slot, is looked
 //     up in `flows`; the first entry of the current generation (`state.version`) found
@@ -185,8 +186,15 @@ struct fp_port {
 	__u32 of_port;
 	__u32 xsk_base;
 	__u32 queues;
+	__u32 flags;
 };
-_Static_assert(sizeof(struct fp_port) == 12, "fp_port mirrors layout::FpPort");
+_Static_assert(sizeof(struct fp_port) == 16, "fp_port mirrors layout::FpPort");
+
+// fp_port.flags: the port is attached in native mode, where a frame forwarded is a new
+// buffer at its output and must carry a finished checksum. In generic mode the frame
+// stays the sender's socket buffer, whose unfinished checksum (and segmentation) the
+// kernel completes further on: there the program leaves it to user space as it is.
+#define FP_PORT_NATIVE (1U << 0)
 
 struct fp_state {
 	__u64 version;
@@ -878,7 +886,8 @@ int fastpath(struct xdp_md *ctx)
 	__u32 slot = e->counter;
 	__u32 slots = st->slots;
 	if (h.partial) {
-		if (finish_csum(ctx, h.l4 & 0x7f, h.seg, kp->ip_proto == 6)) {
+		if (!(port->flags & FP_PORT_NATIVE) ||
+		    finish_csum(ctx, h.l4 & 0x7f, h.seg, kp->ip_proto == 6)) {
 			count(EV_PARTIAL_CSUM);
 			return to_user(port, queue);
 		}

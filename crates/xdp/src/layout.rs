@@ -169,7 +169,14 @@ pub struct FpPort {
     pub xsk_base: u32,
     /// Its rx queue count: frames of a queue at or above it go to the kernel stack.
     pub queues: u32,
+    /// `FP_PORT_*` flags.
+    pub flags: u32,
 }
+
+/// `FpPort::flags`: attached in native mode (the program finishes checksums that
+/// senders left to the device on frames it forwards from the port; in generic mode the
+/// frame keeps its socket buffer, and the kernel finishes them further on).
+pub const FP_PORT_NATIVE: u32 = 1 << 0;
 
 /// The program's state (`state` array, one element).
 #[repr(C)]
@@ -207,8 +214,8 @@ pub mod event {
     /// Hits whose rewrite could not be applied (frame too short for it): sent to user space.
     pub const REWRITE_FAILED: u32 = 5;
     /// Hits of TCP/UDP frames whose checksum the sender left to the device (transmit
-    /// checksum offload) with a segment too long for the program to finish
-    /// ([`super::CSUM_MAX`]): sent to user space, which finishes it.
+    /// checksum offload) that the program does not finish (a segment longer than
+    /// [`super::CSUM_MAX`], or a port in generic mode): sent to user space.
     pub const PARTIAL_CSUM: u32 = 6;
     /// Hits whose checksum the sender left to the device, finished by the program.
     pub const CSUM_FINISHED: u32 = 7;

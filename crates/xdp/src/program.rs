@@ -32,6 +32,7 @@ use ports::error::{errno_in_chain as errno_of, error_chain as chain};
 use crate::delivery::{self, PortUse};
 use crate::layout::{
     event, FpCounter, FpEntry, FpKey, FpPort, FpState, FpWalk, FP_EXACT_MASK, FP_GROUPS, FP_MASKS,
+    FP_PORT_NATIVE,
 };
 
 /// The compiled program (an ELF object for the bpf target).
@@ -237,10 +238,11 @@ impl FastPath {
                 name: name.to_string(),
                 max_ports: self.shared.max_ports,
             })? as u32;
-        let port = FpPort {
+        let mut port = FpPort {
             of_port,
             xsk_base: slot * QUEUES_PER_PORT,
             queues,
+            flags: 0,
         };
         ports_map(&mut inner.ebpf)?
             .insert(ifindex, port, 0)
@@ -260,6 +262,19 @@ impl FastPath {
                 .and_then(|p| p.attach_to_if_index(ifindex, xdp_mode).map_err(Some));
             match result {
                 Ok(link) => {
+                    if attached == AttachMode::Native {
+                        port.flags |= FP_PORT_NATIVE;
+                        let written = ports_map(&mut inner.ebpf).and_then(|mut m| {
+                            m.insert(ifindex, port, 0)
+                                .map_err(|e| fail("writing the fast-path port record", &e))
+                        });
+                        if let Err(e) = written {
+                            eprintln!(
+                                "xdp: fast path on {name}: writing the port's mode: {e}; \
+                                 frames with unfinished checksums go to user space"
+                            );
+                        }
+                    }
                     if let Some((failed, why)) = failures.first() {
                         eprintln!(
                             "xdp: fast path on {name}: XDP {failed} not available ({}); \
@@ -841,7 +856,7 @@ mod tests {
         // The sizes bpf/fastpath.c asserts with _Static_assert.
         assert_eq!(size_of::<FpKey>(), 40);
         assert_eq!(size_of::<FpEntry>(), 56);
-        assert_eq!(size_of::<FpPort>(), 12);
+        assert_eq!(size_of::<FpPort>(), 16);
         assert_eq!(size_of::<FpState>(), 16);
         assert_eq!(size_of::<FpCounter>(), 16);
         assert_eq!(size_of::<FpWalk>(), 40);

@@ -301,9 +301,25 @@ fn offloaded_frame(proto: u8, payload: usize) -> (Vec<u8>, Vec<u8>) {
 #[ignore = "needs root: network namespaces"]
 fn unfinished_checksums_are_finished_on_a_hit_as_the_model_says() {
     in_fresh_netns(|| {
+        let ip = |args: &[&str]| {
+            let st = std::process::Command::new("ip")
+                .args(args)
+                .status()
+                .unwrap();
+            assert!(st.success(), "ip {args:?}");
+        };
+        ip(&["link", "add", "csa", "type", "veth", "peer", "name", "csb"]);
+        ip(&["link", "set", "csa", "up"]);
+        ip(&["link", "set", "csb", "up"]);
+        let csa = ports::InterfaceInfo::by_name("csa").unwrap().ifindex;
         let fp = FastPath::load(64, 4).expect("load");
-        let att = fp
-            .attach("lo", 1, 5, 1, AttachMode::Generic)
+        // Frames "arrive" on the veth, attached natively, and on the loopback, which has
+        // generic mode only.
+        let native = fp
+            .attach("csa", csa, 5, 1, AttachMode::Native)
+            .expect("native XDP on a veth");
+        let generic = fp
+            .attach("lo", 1, 6, 1, AttachMode::Generic)
             .expect("attach to lo");
         fp.set_version(1).unwrap();
         let mut n = 0;
@@ -313,18 +329,18 @@ fn unfinished_checksums_are_finished_on_a_hit_as_the_model_says() {
                 let key = model::parse(&part, 5).expect("parses");
                 // A miss goes to user space unmodified.
                 fp.remove(&key).unwrap();
-                let (rc, out) = fp.test_run(&part, 1, 0).unwrap();
+                let (rc, out) = fp.test_run(&part, csa, 0).unwrap();
                 assert_eq!((rc, &out), (XDP_PASS, &part), "miss, {proto}/{payload}");
                 let e = FpEntry {
                     version: 1,
                     counter: 1,
-                    out: att.slot(),
+                    out: native.slot(),
                     flags: FP_SET_TP_SRC,
                     tp_src: 4242,
                     ..FpEntry::default()
                 };
                 fp.insert(&key, &e).unwrap();
-                let (rc, out) = fp.test_run(&part, 1, 0).unwrap();
+                let (rc, out) = fp.test_run(&part, csa, 0).unwrap();
                 assert_eq!(rc, XDP_REDIRECT, "{proto}/{payload}");
                 assert_eq!(
                     Some(&out),
@@ -333,9 +349,20 @@ fn unfinished_checksums_are_finished_on_a_hit_as_the_model_says() {
                 );
                 assert_eq!(Some(out), model::apply(&full, &e), "{proto}/{payload}");
                 n += 1;
+                // From a generic-mode port the frame goes to user space as it is.
+                let gkey = model::parse(&part, 6).unwrap();
+                fp.insert(&gkey, &e).unwrap();
+                let (rc, out) = fp.test_run(&part, 1, 0).unwrap();
+                assert_eq!((rc, &out), (XDP_PASS, &part), "generic, {proto}/{payload}");
+                let (rc, _) = fp.test_run(&full, 1, 0).unwrap();
+                assert_eq!(
+                    rc, XDP_REDIRECT,
+                    "a finished checksum is served from generic"
+                );
             }
         }
         assert_eq!(fp.events()[event::CSUM_FINISHED as usize], n);
-        assert_eq!(fp.events()[event::PARTIAL_CSUM as usize], 0);
+        assert_eq!(fp.events()[event::PARTIAL_CSUM as usize], n);
+        drop((native, generic));
     });
 }
