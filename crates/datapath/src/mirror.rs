@@ -38,12 +38,13 @@
 //! path with their bytes, each table's lookup and match, the input port's receive and
 //! each output port's transmit counts, packets seen.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::action::{port, Action};
 use crate::compose::compose;
 use crate::counters::{Misc, Tally, WorkerCounters, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS};
 use crate::key::{Field, FlowKey, FlowMatch};
+use crate::normal::{MacTable, NormalTo, NormalWhy};
 use crate::parse::parse;
 use crate::pipeline::{Datapath, RuleId, RuleTable};
 use crate::trace::TraceEvent;
@@ -139,8 +140,9 @@ pub enum Ineligible {
     Group,
     /// The packet goes to the controller.
     Controller,
-    /// The packet goes to NORMAL.
-    Normal,
+    /// The packet goes to NORMAL, whose decision for it is not fixed by the MAC table as
+    /// it is (why).
+    Normal(NormalWhy),
     /// An action the kernel program does not do (named).
     Action(String),
     /// An output to a reserved port or with a queue.
@@ -161,7 +163,7 @@ impl std::fmt::Display for Ineligible {
             Ineligible::Meter => f.write_str("a meter is on its path"),
             Ineligible::Group => f.write_str("a group runs"),
             Ineligible::Controller => f.write_str("it goes to the controller"),
-            Ineligible::Normal => f.write_str("it goes to NORMAL"),
+            Ineligible::Normal(why) => write!(f, "it goes to NORMAL and {why}"),
             Ineligible::Action(a) => write!(f, "action {a} is not done in the kernel"),
             Ineligible::Output(p) => write!(f, "output to port {p:#x} is not done in the kernel"),
             Ineligible::SeveralOutputs => f.write_str(
@@ -173,6 +175,18 @@ impl std::fmt::Display for Ineligible {
             ),
             Ineligible::Dropped(why) => write!(f, "the pipeline drops it ({why})"),
         }
+    }
+}
+
+impl Ineligible {
+    /// Whether the decision may become one the kernel can copy through a change of the
+    /// MAC table alone (the learning switch learning or moving the flow's source), with
+    /// no publish: the tier judges such flows again after MAC changes.
+    pub fn waits_for_macs(&self) -> bool {
+        matches!(
+            self,
+            Ineligible::Normal(NormalWhy::Unlearned | NormalWhy::Elsewhere(_))
+        )
     }
 }
 
@@ -218,6 +232,36 @@ pub struct Credit {
     pub out_slots: Vec<u16>,
     /// Bytes the sent frame has more than the received one.
     pub out_delta: i32,
+    /// The learning switch's part, when the decision goes through NORMAL.
+    pub normal: Option<NormalCredit>,
+}
+
+/// What a decision through NORMAL depends on in the MAC table, and what its hits count
+/// there. It is fixed while the entries of (`vlan`, `src`) and (`vlan`, `dst`), the
+/// switch's ports and the table's settings do not change (a refresh of `src` on
+/// `in_port` changes nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NormalCredit {
+    pub outcome: NormalOutcome,
+    /// `Field::VlanVid` form, as NORMAL saw the frame (after any rewrite before it).
+    pub vlan: u16,
+    pub src: u64,
+    pub dst: u64,
+    pub in_port: u32,
+}
+
+/// What the learning switch did with a mirrored microflow (which of [`NormalStats`]'s
+/// counters its hits count in).
+///
+/// [`NormalStats`]: crate::normal::NormalStats
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NormalOutcome {
+    /// Sent to the one port its destination is learned on.
+    Forwarded,
+    /// Flooded (destination unknown, multicast or broadcast).
+    Flooded,
+    /// Dropped: its destination is learned on its input port.
+    Dropped,
 }
 
 /// A microflow's decision in one version, which the kernel may reproduce.
@@ -232,6 +276,9 @@ pub struct Decision {
     /// sent to each; `None`: the frame is dropped.
     pub output: Option<(Vec<u32>, Vec<u8>)>,
     pub credit: Credit,
+    /// Through NORMAL: the MAC table's generation the decision was read at (a change of
+    /// a later generation to what `credit.normal` names may have altered it).
+    pub mac_gen: Option<u64>,
 }
 
 /// Whether action `a` is one the kernel program can redo.
@@ -243,7 +290,8 @@ fn kernel_action(a: &Action) -> Result<(), Ineligible> {
         {
             Ok(())
         }
-        Action::Output(port::NORMAL) => Err(Ineligible::Normal),
+        // Judged once the pipeline is through: see `Datapath::decision`.
+        Action::Output(port::NORMAL) => Ok(()),
         Action::Output(port::CONTROLLER) | Action::Controller { .. } => Err(Ineligible::Controller),
         Action::Output(p) => Err(Ineligible::Output(*p)),
         Action::SetField(
@@ -343,7 +391,7 @@ impl<C: RuleTable> Datapath<C> {
                     }
                     out_ports.push(*port);
                 }
-                TraceEvent::Normal => return Err(Ineligible::Normal),
+                TraceEvent::Normal => {}
                 TraceEvent::PacketIn(_) => return Err(Ineligible::Controller),
                 // The end of the pipeline with no rule: the program drops it as well.
                 TraceEvent::Dropped("table miss") => {}
@@ -352,9 +400,72 @@ impl<C: RuleTable> Datapath<C> {
         }
         let v = self.shared.read();
         credit.in_slot = v.port(in_port).map(|p| p.slot);
-        if !trace.outputs.normal.is_empty() {
-            return Err(Ineligible::Normal);
-        }
+        let mut mac_gen = None;
+        let output = match (trace.outputs.normal.as_slice(), trace.outputs.tx.as_slice()) {
+            ([], _) => None,
+            ([n], []) => {
+                let macs = self
+                    .shared
+                    .normal
+                    .get()
+                    .ok_or(Ineligible::Normal(NormalWhy::NoTable))?;
+                let k = &n.key;
+                let (vlan, src, dst) = (
+                    k.get(Field::VlanVid) as u16,
+                    k.get(Field::EthSrc) as u64,
+                    k.get(Field::EthDst) as u64,
+                );
+                let r = macs
+                    .resolve(n.in_port, vlan, src, dst, now_ns)
+                    .map_err(Ineligible::Normal)?;
+                let (ports, outcome) = match r.to {
+                    NormalTo::Port(p) => (vec![p], NormalOutcome::Forwarded),
+                    NormalTo::Flood(ps) => (ps, NormalOutcome::Flooded),
+                    NormalTo::Drop => (Vec::new(), NormalOutcome::Dropped),
+                };
+                for p in &ports {
+                    credit
+                        .out_slots
+                        .push(v.port(*p).ok_or(Ineligible::Output(*p))?.slot);
+                }
+                let frame = n.packet.data();
+                credit.out_delta = frame.len() as i32 - input.len() as i32;
+                credit.normal = Some(NormalCredit {
+                    outcome,
+                    vlan,
+                    src,
+                    dst,
+                    in_port: n.in_port,
+                });
+                mac_gen = Some(r.gen);
+                Some((!ports.is_empty()).then(|| (ports, frame.to_vec())))
+            }
+            _ => return Err(Ineligible::Normal(NormalWhy::Mixed)),
+        };
+        let output = match output {
+            Some(o) => o,
+            None => self.plain_output(&trace, &v, &input, &out_ports, asked, &mut credit)?,
+        };
+        Ok(Decision {
+            version: trace.version,
+            in_port,
+            input,
+            output,
+            credit,
+            mac_gen,
+        })
+    }
+
+    /// The output of a decision not through NORMAL, as the trace shows it.
+    fn plain_output(
+        &self,
+        trace: &crate::trace::Trace,
+        v: &crate::pipeline::PipelineVersion<C>,
+        input: &[u8],
+        out_ports: &[u32],
+        asked: Option<u32>,
+        credit: &mut Credit,
+    ) -> Result<Option<(Vec<u32>, Vec<u8>)>, Ineligible> {
         let output = match trace.outputs.tx.as_slice() {
             [] => match out_ports.first().copied().or(asked) {
                 None => None,
@@ -381,13 +492,19 @@ impl<C: RuleTable> Datapath<C> {
                 Some((ports, frame.to_vec()))
             }
         };
-        Ok(Decision {
-            version: trace.version,
-            in_port,
-            input,
-            output,
-            credit,
-        })
+        Ok(output)
+    }
+
+    /// Attaches the learning switch's MAC table, so that decisions through NORMAL can be
+    /// read off it and their kernel hits counted in it; false if one was attached before
+    /// (it stays).
+    pub fn set_mac_table(&self, macs: MacTable) -> bool {
+        self.shared.normal.set(macs).is_ok()
+    }
+
+    /// The MAC table attached with [`set_mac_table`](Self::set_mac_table).
+    pub fn mac_table(&self) -> Option<&MacTable> {
+        self.shared.normal.get()
     }
 
     /// A counter set for hits counted outside the workers (the kernel tier), registered
@@ -401,6 +518,7 @@ impl<C: RuleTable> Datapath<C> {
             .push(counters.clone());
         KernelCounters {
             counters: Mutex::new(counters),
+            normal: self.shared.normal.clone(),
         }
     }
 }
@@ -409,6 +527,8 @@ impl<C: RuleTable> Datapath<C> {
 /// single-writer, as a worker's are.
 pub struct KernelCounters {
     counters: Mutex<Arc<WorkerCounters>>,
+    /// The datapath's MAC table, once attached (NORMAL's counters).
+    normal: Arc<OnceLock<MacTable>>,
 }
 
 impl KernelCounters {
@@ -430,6 +550,7 @@ impl KernelCounters {
         let mut tally = Tally::default();
         let mut total = 0;
         let mut miss_drops = 0;
+        let mut normal = [0u64; 3];
         for (credit, packets, bytes) in hits {
             if packets == 0 {
                 continue;
@@ -462,6 +583,12 @@ impl KernelCounters {
             {
                 miss_drops += packets
             }
+            if let Some(n) = &credit.normal {
+                normal[n.outcome as usize] += packets;
+            }
+        }
+        if let Some(m) = self.normal.get() {
+            m.credit_elsewhere(normal[0], normal[1], normal[2]);
         }
         if total == 0 {
             return;

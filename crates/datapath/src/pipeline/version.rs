@@ -235,6 +235,8 @@ pub(crate) struct Shared<C> {
     pub(crate) packet_in: SyncSender<PacketIn>,
     /// The in-kernel tier, once set.
     pub(crate) mirror: OnceLock<Arc<dyn Mirror>>,
+    /// The learning switch's MAC table, once attached (see [`crate::mirror`]).
+    pub(crate) normal: Arc<OnceLock<crate::normal::MacTable>>,
 }
 
 impl<C> Shared<C> {
@@ -309,6 +311,7 @@ impl<C: RuleTable> Datapath<C> {
             workers: Mutex::new(Vec::new()),
             packet_in: tx,
             mirror: OnceLock::new(),
+            normal: Arc::new(OnceLock::new()),
         });
         let writer = Writer {
             shared: shared.clone(),
