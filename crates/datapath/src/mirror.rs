@@ -25,7 +25,16 @@
 //! set-field on Ethernet, VLAN, IPv4 and TCP/UDP port fields, push/pop VLAN, set/dec TTL,
 //! and outputs to ports, FLOOD and ALL included, as long as every port is sent the same
 //! frame once (or none: a rule without outputs, or a table miss that drops: a drop).
-//! Meters, groups, NORMAL, the controller, set-queue, MPLS, PBB, TTL copies, OpenFlow
+//! An output to NORMAL (alone) is accepted when the learning switch's decision is fixed
+//! by its MAC table as it is (attached with [`Datapath::set_mac_table`], read with
+//! [`MacTable::resolve`]: the source learned and alive on the input port, the
+//! destination then one port, a flood to every other switch port, or a drop when it is
+//! the input port); the decision's [`NormalCredit`] names the (VLAN, MAC)s it depends
+//! on and `mac_gen` the table's generation it was read at, so the tier can withdraw it
+//! when the table changes (see [`crate::normal::MacListener`]). NORMAL with another
+//! output, or from a source not learned there ([`Ineligible::waits_for_macs`]), is
+//! refused.
+//! Meters, groups, the controller, set-queue, MPLS, PBB, TTL copies, OpenFlow
 //! 1.0's conditional rewrites (`ModVlanVid`, `ModVlanPcp`, `SetFieldIfPresent`), different
 //! frames to different ports, two copies to one port, an output that sends nothing and
 //! any other drop the tracer reports make it [`Ineligible`]. The decision carries the
@@ -36,7 +45,8 @@
 //! own, registered like a worker's (summed by every reader, zeroed with the others when
 //! a slot is freed), crediting for each hit what a worker would have: the rules on the
 //! path with their bytes, each table's lookup and match, the input port's receive and
-//! each output port's transmit counts, packets seen.
+//! each output port's transmit counts, packets seen, and for NORMAL its forwarded,
+//! flooded or dropped count in the MAC table's statistics.
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 

@@ -45,6 +45,22 @@
 //!   never sent to the new set. With every group in use, such decisions stay in user
 //!   space.
 //!
+//! - **NORMAL** (the learning switch; the `normal` submodule): a decision through
+//!   NORMAL is read off the MAC table attached to the datapath, and holds while the
+//!   table's entries for its source and destination, its ports and settings stay as
+//!   they are. The tier is the table's listener: a change of any of those withdraws the
+//!   entries that read it (credited first) from the table's write path, before workers
+//!   see the change; a decision read before such a change is not written. Flows
+//!   withdrawn or refused for the table's sake (source not learned on the input port)
+//!   wait and are judged again by the thread after the next change, as workers offer a
+//!   flow only once per datapath version. Harvested hits refresh the sources in the
+//!   table (outside the tier's lock), and count in NORMAL's statistics; the thread
+//!   also removes expired MAC entries (withdrawing what read them), and harvests at
+//!   least four times per aging time.
+//!
+//! Lock order: the MAC table's, then the tier's; the tier never waits for the MAC
+//! table's lock while holding its own.
+//!
 //! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
 //! it was written with, and no two entries share a slot. A live entry whose output is a
 //! broadcast group was written after that group's map was set to its port set, and the
@@ -58,13 +74,18 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use datapath::key::FlowKey;
-use datapath::mirror::{Changes, Credit, Decision, KernelCounters, Mirror};
+use datapath::mirror::{Changes, Credit, Decision, Ineligible, KernelCounters, Mirror};
+use datapath::normal::{MacChange, MacListener, MacTable};
 use datapath::pipeline::Datapath;
 
 use crate::delivery::PortUse;
 use crate::layout::*;
 use crate::model;
 use crate::program::{FastPath, FastPathError};
+
+mod normal;
+
+use normal::{Listener, NormalIndex};
 
 /// How often the tier credits kernel hits without being asked. Whoever reads counters
 /// asks first (statistics replies, metrics, idle expiry, dumps), so this only bounds how
@@ -73,6 +94,9 @@ use crate::program::{FastPath, FastPathError};
 /// while it runs (measured: 128K flows forwarded 15-40 % slower with a harvest every
 /// second).
 pub const HARVEST_EVERY: Duration = Duration::from_secs(10);
+/// How often the tier's thread refreshes the sources its NORMAL entries saw, removes
+/// expired MAC entries and judges waiting flows again.
+const CHORES_EVERY: Duration = Duration::from_millis(50);
 /// Offers queued for the tier's thread.
 const OFFER_QUEUE: usize = 4096;
 /// Keys remembered as not mirrorable (cleared when it grows past this).
@@ -112,6 +136,19 @@ struct Judged {
     undeliverable: Option<String>,
 }
 
+/// Why a flow is not mirrored, and whether a change of the MAC table alone may change
+/// that (then it waits for one: see the `normal` module).
+struct Refusal {
+    why: String,
+    macs: bool,
+}
+
+impl From<String> for Refusal {
+    fn from(why: String) -> Refusal {
+        Refusal { why, macs: false }
+    }
+}
+
 /// What the tier knows of the kernel map.
 struct Table {
     entries: HashMap<FpKey, Installed>,
@@ -138,6 +175,8 @@ struct Table {
     /// found unused will have been so for [`GROUP_GRACE`] (none: every group was used).
     /// Until either changes another search would find none either.
     group_search: Option<(u64, Option<Instant>)>,
+    /// NORMAL's entries by the (VLAN, MAC)s they depend on, and its waiting flows.
+    normal: NormalIndex,
     stats: TierStats,
 }
 
@@ -172,12 +211,21 @@ pub struct TierStats {
     pub group_scans: u64,
     /// Entries taken out because the kernel stopped delivering to one of their ports.
     pub withdrawn: u64,
+    /// Entries through NORMAL taken out because the MAC table changed what they depend
+    /// on.
+    pub mac_withdrawn: u64,
+    /// Decisions through NORMAL not written because the MAC table changed what they
+    /// depend on after they were read (judged again).
+    pub mac_stale: u64,
 }
 
 /// The in-kernel tier's user-space side (see the module comment).
 pub struct KernelTier {
     fp: Arc<FastPath>,
     dp: Datapath,
+    /// The learning switch's MAC table, if the datapath has one attached when the tier
+    /// is made (the tier is its listener).
+    macs: Option<MacTable>,
     counters: KernelCounters,
     table: Mutex<Table>,
     offers: SyncSender<FlowKey>,
@@ -186,6 +234,8 @@ pub struct KernelTier {
     started: Instant,
     stop: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// What the MAC table holds (weakly) to tell the tier of its changes.
+    listener: Arc<Listener>,
 }
 
 /// One entry as `dump-fastpath` shows it.
@@ -200,6 +250,8 @@ pub struct DumpEntry {
     pub bytes: u64,
     /// The OpenFlow output ports (none: a drop).
     pub out_ports: Vec<u32>,
+    /// Whether it copies a decision of NORMAL (the learning switch).
+    pub normal: bool,
 }
 
 /// What the kernel tier does with one microflow (for the tracer).
@@ -237,8 +289,10 @@ impl std::fmt::Display for Verdict {
 
 impl KernelTier {
     /// The tier for `dp` over the loaded program `fp`; `started` is the workers' clock
-    /// origin. Call [`start`](Self::start) to run its thread, and set it as the
-    /// datapath's mirror.
+    /// origin (the MAC table's too). Call [`start`](Self::start) to run its thread, and
+    /// set it as the datapath's mirror. Attach the datapath's MAC table first
+    /// ([`Datapath::set_mac_table`]) for NORMAL's decisions to be mirrored: the tier
+    /// becomes its listener.
     pub fn new(fp: Arc<FastPath>, dp: Datapath, started: Instant) -> Arc<KernelTier> {
         let (tx, rx) = sync_channel(OFFER_QUEUE);
         let counters = dp.kernel_counters();
@@ -248,9 +302,11 @@ impl KernelTier {
             eprintln!("xdp: setting the fast path's generation: {e}");
         }
         let free = (0..fp.capacity()).rev().collect();
-        Arc::new(KernelTier {
+        let macs = dp.mac_table().cloned();
+        let tier = Arc::new_cyclic(|me| KernelTier {
             fp,
             dp,
+            macs,
             counters,
             table: Mutex::new(Table {
                 entries: HashMap::new(),
@@ -262,6 +318,7 @@ impl KernelTier {
                 groups: vec![Group::default(); FP_GROUPS as usize],
                 removals: 0,
                 group_search: None,
+                normal: NormalIndex::new(),
                 stats: TierStats::default(),
             }),
             offers: tx,
@@ -269,7 +326,13 @@ impl KernelTier {
             started,
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
-        })
+            listener: Arc::new(Listener(me.clone())),
+        });
+        if let Some(m) = &tier.macs {
+            let l: Arc<dyn MacListener> = tier.listener.clone();
+            m.set_listener(Arc::downgrade(&l));
+        }
+        tier
     }
 
     /// Sets the tier as `dp`'s mirror and starts its thread, pinned to `cpu` if given
@@ -324,18 +387,27 @@ impl KernelTier {
     }
 
     /// The thread: handles offers, harvests every [`HARVEST_EVERY`].
+    /// The thread: handles offers, harvests every [`HARVEST_EVERY`] (more often when the
+    /// MAC table's aging asks: see [`Self::normal_chores`]), and does NORMAL's chores.
     fn run(&self, rx: Receiver<FlowKey>) {
-        let mut next_harvest = Instant::now() + HARVEST_EVERY;
+        let mut every = self.harvest_every();
+        let mut next_harvest = Instant::now() + every;
+        let mut next_chores = Instant::now();
         while !self.stop.load(Ordering::SeqCst) {
             let wait = next_harvest.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(wait.min(Duration::from_millis(50))) {
+            match rx.recv_timeout(wait.min(CHORES_EVERY)) {
                 Ok(key) => self.consider(&key),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
             if Instant::now() >= next_harvest {
                 self.harvest();
-                next_harvest = Instant::now() + HARVEST_EVERY;
+                every = self.harvest_every();
+                next_harvest = Instant::now() + every;
+            }
+            if Instant::now() >= next_chores {
+                self.normal_chores();
+                next_chores = Instant::now() + CHORES_EVERY;
             }
         }
     }
@@ -362,7 +434,12 @@ impl KernelTier {
         let judged = self.judge(key);
         let mut t = self.lock();
         match judged {
-            Err(why) => refuse(&mut t, fk, version, why),
+            Err(Refusal { why, macs }) => {
+                if macs {
+                    t.normal.wait(fk, *key);
+                }
+                refuse(&mut t, fk, version, why)
+            }
             Ok(Judged {
                 decision: d,
                 mut entry,
@@ -381,6 +458,16 @@ impl KernelTier {
                     // were not checked against this decision. The flow offers itself
                     // again.
                     return;
+                }
+                if let (Some(n), Some(gen)) = (&d.credit.normal, d.mac_gen) {
+                    if t.normal.stale(n, gen) {
+                        // The MAC table changed what it read since: judged again after
+                        // this change (workers offer it again only after a publish).
+                        t.stats.mac_stale += 1;
+                        t.normal.wait(fk, *key);
+                        t.normal.retry = true;
+                        return;
+                    }
                 }
                 if let Some(slots) = &group {
                     match self.group_for(&mut t, slots) {
@@ -413,16 +500,20 @@ impl KernelTier {
     }
 
     /// The decision for `key` and the entry that redoes it; or why not.
-    fn judge(&self, key: &FlowKey) -> Result<Judged, String> {
+    fn judge(&self, key: &FlowKey) -> Result<Judged, Refusal> {
         let d = self
             .dp
             .decision(key, self.now_ns())
-            .map_err(|e| e.to_string())?;
+            .map_err(|e: Ineligible| Refusal {
+                macs: e.waits_for_macs(),
+                why: e.to_string(),
+            })?;
         if self.fp.port_slot(d.in_port).is_none() {
             return Err(format!(
                 "its input port {} has no XDP fast path (not an afxdp port)",
                 d.in_port
-            ));
+            )
+            .into());
         }
         let (out, group, after) = match &d.output {
             None => (FP_DROP, None, None),
@@ -438,9 +529,11 @@ impl KernelTier {
                 match slots.as_slice() {
                     [one] => (*one, None, Some(frame.as_slice())),
                     _ if ports.contains(&d.in_port) => {
-                        return Err("it is sent back out its input port and to other ports \
-                                    (the kernel's broadcast leaves the input port out)"
-                            .into())
+                        return Err(Refusal::from(
+                            "it is sent back out its input port and to other ports (the \
+                             kernel's broadcast leaves the input port out)"
+                                .to_string(),
+                        ))
                     }
                     _ => {
                         slots.extend(self.fp.port_slot(d.in_port));
@@ -576,6 +669,13 @@ impl KernelTier {
             Ok(()) => {
                 t.stats.installed += 1;
                 let hits = t.entries.get(&key).map_or(0, |e| e.hits);
+                if let Some(n) = t.entries.get(&key).and_then(|e| e.credit.normal) {
+                    t.normal.remove(&key, &n);
+                }
+                if let Some(n) = &credit.normal {
+                    t.normal.add(key, n);
+                    t.normal.waiting.remove(&key);
+                }
                 let replaced = t.entries.insert(
                     key,
                     Installed {
@@ -626,6 +726,9 @@ impl KernelTier {
                         t.removals += 1;
                         t.free.push(e.entry.counter);
                         t.stats.evicted += 1;
+                        if let Some(n) = &e.credit.normal {
+                            t.normal.remove(&k, n);
+                        }
                     }
                 }
                 // Kept (with its slot): it may still be in the map.
@@ -634,11 +737,14 @@ impl KernelTier {
         }
     }
 
-    /// Credits what every entry was hit since the last harvest.
+    /// Credits what every entry was hit since the last harvest (and refreshes the MAC
+    /// table's entries of the sources NORMAL's entries saw).
     pub fn harvest(&self) {
         let now = self.now_ns();
         let mut t = self.lock();
         self.harvest_locked(&mut t, now);
+        drop(t);
+        self.refresh_sources(now);
     }
 
     /// Credits the growth of every entry of the current generation; other entries'
@@ -652,6 +758,7 @@ impl KernelTier {
     /// the others'.
     fn harvest_versions(&self, t: &mut Table, now: u64, credited: impl Fn(u64) -> bool) {
         let mut hits = Vec::new();
+        let seen = &mut t.normal.seen;
         for e in t.entries.values_mut() {
             let c = self.fp.counter(e.entry.counter);
             let packets = c.packets.wrapping_sub(e.base.packets);
@@ -663,6 +770,9 @@ impl KernelTier {
             if credited(e.entry.version) {
                 e.hits += packets;
                 e.last_hit_ns = now;
+                if let Some(n) = &e.credit.normal {
+                    seen.push((n.vlan, n.src, n.in_port));
+                }
                 hits.push((&e.credit, packets, bytes));
             }
         }
@@ -685,6 +795,7 @@ impl KernelTier {
                     packets: e.hits,
                     bytes: c.bytes,
                     out_ports: e.out_ports.clone(),
+                    normal: e.credit.normal.is_some(),
                 }
             })
             .collect();
@@ -720,7 +831,7 @@ impl KernelTier {
             }) => Verdict::Refused(why),
             Ok(_) if stale => Verdict::Stale,
             Ok(_) => Verdict::Eligible,
-            Err(why) => Verdict::Refused(why),
+            Err(r) => Verdict::Refused(r.why),
         }
     }
 }
@@ -757,6 +868,7 @@ impl Mirror for KernelTier {
         t.stats.publishes += 1;
         t.refused.clear();
         t.waiting.clear();
+        t.normal.waiting.clear();
     }
 }
 
@@ -795,6 +907,113 @@ impl KernelTier {
         }
     }
 
+    /// The MAC table made `changes` (it is now at generation `gen`): every entry through
+    /// NORMAL they may alter is credited its hits and removed from the map before this
+    /// returns, and its flow waits to be judged again. Called by the table's listener,
+    /// with the table's lock held (see the `normal` module).
+    fn mac_changed(&self, gen: u64, changes: &[MacChange]) {
+        let now = self.now_ns();
+        let mut t = self.lock();
+        let keys = match t.normal.note(gen, changes) {
+            Some(keys) => keys,
+            None => t
+                .entries
+                .iter()
+                .filter(|(_, e)| e.credit.normal.is_some())
+                .map(|(k, _)| *k)
+                .collect(),
+        };
+        if keys.is_empty() {
+            return;
+        }
+        self.harvest_keys(&mut t, &keys, now);
+        for k in &keys {
+            if let Some(flow) = t.entries.get(k).map(|e| e.flow_key) {
+                t.normal.wait(*k, flow);
+            }
+        }
+        let n = self.take_out(&mut t, keys, now, "a fast-path entry through NORMAL");
+        t.stats.mac_withdrawn += n;
+    }
+
+    /// Credits the growth of the entries of `keys` of the current generation (as
+    /// [`Self::harvest_locked`] does for all).
+    fn harvest_keys(&self, t: &mut Table, keys: &[FpKey], now: u64) {
+        let g = t.generation;
+        let mut grown = Vec::new();
+        for k in keys {
+            let Some(e) = t.entries.get_mut(k) else {
+                continue;
+            };
+            let c = self.fp.counter(e.entry.counter);
+            let packets = c.packets.wrapping_sub(e.base.packets);
+            let bytes = c.bytes.wrapping_sub(e.base.bytes);
+            e.base = c;
+            if packets == 0 || packets > u64::MAX / 2 || e.entry.version != g {
+                continue;
+            }
+            e.hits += packets;
+            e.last_hit_ns = now;
+            if let Some(n) = &e.credit.normal {
+                t.normal.seen.push((n.vlan, n.src, n.in_port));
+            }
+            grown.push((*k, packets, bytes));
+        }
+        let hits = grown
+            .iter()
+            .filter_map(|(k, p, b)| Some((&t.entries.get(k)?.credit, *p, *b)));
+        self.counters.credit_many(hits, now);
+    }
+
+    /// How often to harvest: [`HARVEST_EVERY`], or a quarter of the MAC table's aging
+    /// time if that is shorter, so that sources seen only by the kernel stay alive.
+    fn harvest_every(&self) -> Duration {
+        match &self.macs {
+            Some(m) => HARVEST_EVERY.min(Duration::from_nanos(m.config().aging_ns / 4)),
+            None => HARVEST_EVERY,
+        }
+        .max(CHORES_EVERY)
+    }
+
+    /// Refreshes, in the MAC table, the sources NORMAL's entries saw hits from (taken
+    /// outside the tier's lock: the lock order is MAC table, then tier).
+    fn refresh_sources(&self, now: u64) {
+        let Some(m) = &self.macs else {
+            return;
+        };
+        let mut seen = std::mem::take(&mut self.lock().normal.seen);
+        seen.sort_unstable();
+        seen.dedup();
+        m.refresh(&seen, now);
+    }
+
+    /// NORMAL's chores, which the tier's thread does every [`CHORES_EVERY`]: refresh the
+    /// sources seen; remove expired MAC entries (their removal withdraws the entries
+    /// that read them: with every frame served in the kernel, no worker would); judge
+    /// again the flows waiting for a MAC change, when one came.
+    pub fn normal_chores(&self) {
+        let Some(m) = &self.macs else {
+            return;
+        };
+        let now = self.now_ns();
+        self.refresh_sources(now);
+        m.expire(now);
+        let again: Vec<FlowKey> = {
+            let mut t = self.lock();
+            if !std::mem::take(&mut t.normal.retry) {
+                return;
+            }
+            let waiting: Vec<(FpKey, FlowKey)> = t.normal.waiting.drain().collect();
+            for (k, _) in &waiting {
+                t.refused.remove(k);
+            }
+            waiting.into_iter().map(|(_, f)| f).collect()
+        };
+        for k in &again {
+            self.consider(k);
+        }
+    }
+
     /// Removes the entries of `keys` from the map (their hits credited already) and
     /// frees their slots: how many. If the map refuses a removal (`what` says which
     /// entry), the whole map is flushed instead, so none of them forwards any more.
@@ -807,6 +1026,9 @@ impl KernelTier {
                         t.removals += 1;
                         t.free.push(e.entry.counter);
                         n += 1;
+                        if let Some(nc) = &e.credit.normal {
+                            t.normal.remove(&k, nc);
+                        }
                     }
                 }
                 Err(e) => {
