@@ -4,12 +4,13 @@
 //!
 //! The `FAST_PATH` reply (`ctl dump-fastpath --json` prints it as is):
 //! `{"enabled": true, "generation", "capacity", "entries": [{"key", "actions", "generation",
-//! "live", "packets", "bytes", "out_ports"}], "events": {"hit", "miss", "stale",
+//! "live", "packets", "bytes", "out_ports", "normal"}], "events": {"hit", "miss", "stale",
 //! "unparsed", "passed", "rewrite_failed", "partial_csum"}, "tier": {"offers", "offers_lost",
 //! "installed", "refused", "mismatched", "evicted", "publishes", "revalidated",
-//! "flushes", "group_scans", "withdrawn"}, "ports": [{"port", "name", "mode", "delivery",
-//! "why", "lost"}], "lost_counted": true or why not}`. `key` and `actions`
-//! are in ovs-ofctl-like text; `out_ports` are the OpenFlow ports sent to (none for a drop);
+//! "flushes", "group_scans", "withdrawn", "mac_withdrawn", "mac_stale"}, "ports": [{"port",
+//! "name", "mode", "delivery", "why", "lost"}], "lost_counted": true or why not}`. `key` and
+//! `actions` are in ovs-ofctl-like text; `out_ports` are the OpenFlow ports sent to (none for
+//! a drop); `normal` says the entry copies a decision of NORMAL (the learning switch);
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
 //! counter slot. Per port: its attach `mode` (`native`/`generic`); `delivery`
 //! (`delivered`, `dropped`, `unknown`): whether the kernel delivers frames forwarded to it
@@ -45,6 +46,7 @@ impl FastPathView for TierView {
                     "packets": d.packets,
                     "bytes": d.bytes,
                     "out_ports": d.out_ports,
+                    "normal": d.normal,
                 })
             })
             .collect();
@@ -97,6 +99,8 @@ impl FastPathView for TierView {
                 "flushes": stats.flushes,
                 "group_scans": stats.group_scans,
                 "withdrawn": stats.withdrawn,
+                "mac_withdrawn": stats.mac_withdrawn,
+                "mac_stale": stats.mac_stale,
             },
             "ports": ports,
             "lost_counted": match lost {

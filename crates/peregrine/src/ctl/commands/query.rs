@@ -552,7 +552,7 @@ fn fastpath_text(v: &Value) -> String {
         "fast path: xdp, generation {}, {} of {} entries\n \
          kernel: hit={} miss={} stale={} unparsed={} passed={} rewrite_failed={} partial_csum={}\n \
          mirror: installed={} refused={} mismatched={} evicted={} revalidated={} flushes={} \
-         offers={} offers_lost={} withdrawn={}\n",
+         offers={} offers_lost={} withdrawn={} mac_withdrawn={} mac_stale={}\n",
         n(&v["generation"]),
         entries.len(),
         n(&v["capacity"]),
@@ -572,6 +572,8 @@ fn fastpath_text(v: &Value) -> String {
         n(&tier["offers"]),
         n(&tier["offers_lost"]),
         n(&tier["withdrawn"]),
+        n(&tier["mac_withdrawn"]),
+        n(&tier["mac_stale"]),
     );
     for p in v["ports"].as_array().into_iter().flatten() {
         let lost = match (&p["lost"], &v["lost_counted"]) {
@@ -593,7 +595,7 @@ fn fastpath_text(v: &Value) -> String {
     }
     for e in &entries {
         s.push_str(&format!(
-            " packets={}, bytes={}, generation={}{}, {} actions={}\n",
+            " packets={}, bytes={}, generation={}{}, {} actions={}{}\n",
             n(&e["packets"]),
             n(&e["bytes"]),
             n(&e["generation"]),
@@ -604,6 +606,11 @@ fn fastpath_text(v: &Value) -> String {
             },
             e["key"].as_str().unwrap_or(""),
             e["actions"].as_str().unwrap_or(""),
+            if e["normal"] == Value::Bool(true) {
+                " (NORMAL)"
+            } else {
+                ""
+            },
         ));
     }
     s
