@@ -274,6 +274,10 @@ pub enum NormalOutcome {
     Dropped,
 }
 
+/// Where a decision sends a frame: the output ports (distinct, at least one, in the
+/// order sent) and the one frame sent to each.
+pub type Sent = (Vec<u32>, Vec<u8>);
+
 /// A microflow's decision in one version, which the kernel may reproduce.
 #[derive(Clone, Debug)]
 pub struct Decision {
@@ -282,9 +286,8 @@ pub struct Decision {
     pub in_port: u32,
     /// A frame of the microflow (composed from its key).
     pub input: Vec<u8>,
-    /// The output ports (distinct, at least one, in the order sent) and the one frame
-    /// sent to each; `None`: the frame is dropped.
-    pub output: Option<(Vec<u32>, Vec<u8>)>,
+    /// Where the frame goes; `None`: it is dropped.
+    pub output: Option<Sent>,
     pub credit: Credit,
     /// Through NORMAL: the MAC table's generation the decision was read at (a change of
     /// a later generation to what `credit.normal` names may have altered it).
@@ -475,7 +478,7 @@ impl<C: RuleTable> Datapath<C> {
         out_ports: &[u32],
         asked: Option<u32>,
         credit: &mut Credit,
-    ) -> Result<Option<(Vec<u32>, Vec<u8>)>, Ineligible> {
+    ) -> Result<Option<Sent>, Ineligible> {
         let output = match trace.outputs.tx.as_slice() {
             [] => match out_ports.first().copied().or(asked) {
                 None => None,

@@ -7,7 +7,8 @@
 //! (at least [`KERNEL_SHARE`] of it), and counted in the NORMAL flow's statistics; a
 //! MAC that moves to another port takes its traffic along at once, nothing more going
 //! to the old port; and every host receives the same frames, in the same order, as
-//! with the tier off.
+//! with the tier off. The tracer says which NORMAL flows the kernel serves, and why
+//! not the others.
 //!
 //! The test frames carry MACs of their own ([`A`], [`B`]), not the hosts'. Frames
 //! redirected by XDP into a veth are delivered only when the veth's peer has NAPI, so
@@ -77,6 +78,21 @@ fn ctl_json(args: &[&str]) -> Value {
             String::from_utf8_lossy(&out.stdout)
         )
     })
+}
+
+/// `peregrine trace SWITCH FLOW`, which must succeed: what it printed.
+fn trace(switch: &str, flow: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .args(["trace", switch, flow])
+        .output()
+        .expect("run peregrine trace");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
 }
 
 /// Three hosts on AF_XDP ports 1..=3 of a switch in standalone mode with a management
@@ -327,6 +343,28 @@ fn run(mode: &str) -> Run {
     caps[1].wait_for(n as usize, Duration::from_secs(3));
     std::thread::sleep(Duration::from_millis(100));
     let steady = dump().map_or(0, |fp| kernel_hits(&fp, 1, B));
+    if xdp {
+        // The tracer says which NORMAL flows the kernel serves, and why not the others.
+        let flow = |src: &str| {
+            format!(
+                "udp,in_port=1,dl_src={src},dl_dst=02:00:00:00:0b:02,nw_src=10.98.0.1,\
+                 nw_dst=10.98.0.2,udp_src=5000,udp_dst=6000"
+            )
+        };
+        let served = trace(&sw_t, &flow("02:00:00:00:0a:01"));
+        assert!(
+            served.contains("fast path: served in the kernel"),
+            "{served}"
+        );
+        let unknown = trace(&sw_t, &flow("02:00:00:00:0c:03"));
+        assert!(
+            unknown.contains(
+                "fast path: handled in user space only: it goes to NORMAL and its source MAC \
+                 is not learned yet"
+            ),
+            "{unknown}"
+        );
+    }
 
     // B moves: it speaks on port 3 (to A, now known on port 1).
     let at = 1 + n;
