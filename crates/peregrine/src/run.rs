@@ -336,6 +336,10 @@ impl Switch {
     /// The per-port statistics as a table: the switch's counts per port, the backend's
     /// drops and errors, and the learning switch's counts.
     pub fn stats_table(&self) -> String {
+        if let Some(t) = &self.tier {
+            // The kernel's hits since the last harvest count too.
+            t.harvest();
+        }
         let mut s = String::new();
         let _ = writeln!(
             s,
