@@ -483,6 +483,8 @@ fn normal_decisions_follow_the_mac_table() {
         tier.harvest();
         assert!(age(SRC) < 20_000_000, "refreshed from the kernel's hit");
         assert_eq!(run().0, XDP_REDIRECT, "a refresh withdraws nothing");
+        learn(&macs, 3, 0x0200_0000_0003, now());
+        assert_eq!(run().0, XDP_REDIRECT, "another MAC's learning withdraws nothing");
 
         // The destination moves: nothing more goes to its old port.
         learn(&macs, 3, DST, now());
@@ -517,7 +519,21 @@ fn normal_decisions_follow_the_mac_table() {
         learn(&macs, 1, SRC, now());
         learn(&macs, 2, DST, now());
         tier.normal_chores();
-        assert_eq!(run().0, XDP_REDIRECT);
+        assert_eq!(mine().0.expect("mirrored again").entry.out, slot(2));
+        // The source keeps sending through the kernel (and stays alive); the
+        // destination says nothing and ages out: its entry goes, and the flow floods.
+        let t0 = Instant::now();
+        while t0.elapsed() < std::time::Duration::from_millis(150) {
+            run();
+            tier.harvest();
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        tier.normal_chores();
+        assert_eq!(macs.lookup(0, DST, now()), None, "the destination aged out");
+        assert_eq!(macs.lookup(0, SRC, now()), Some(1), "kept alive by the kernel");
+        let d = mine().0.expect("the flood mirrored");
+        assert_eq!(d.out_ports, vec![2, 3]);
+        // Now the source stops too and ages out.
         std::thread::sleep(std::time::Duration::from_millis(150));
         tier.normal_chores();
         assert_eq!(run().0, XDP_PASS, "the source aged out");
