@@ -484,7 +484,11 @@ fn normal_decisions_follow_the_mac_table() {
         assert!(age(SRC) < 20_000_000, "refreshed from the kernel's hit");
         assert_eq!(run().0, XDP_REDIRECT, "a refresh withdraws nothing");
         learn(&macs, 3, 0x0200_0000_0003, now());
-        assert_eq!(run().0, XDP_REDIRECT, "another MAC's learning withdraws nothing");
+        assert_eq!(
+            run().0,
+            XDP_REDIRECT,
+            "another MAC's learning withdraws nothing"
+        );
 
         // The destination moves: nothing more goes to its old port.
         learn(&macs, 3, DST, now());
@@ -530,7 +534,11 @@ fn normal_decisions_follow_the_mac_table() {
         }
         tier.normal_chores();
         assert_eq!(macs.lookup(0, DST, now()), None, "the destination aged out");
-        assert_eq!(macs.lookup(0, SRC, now()), Some(1), "kept alive by the kernel");
+        assert_eq!(
+            macs.lookup(0, SRC, now()),
+            Some(1),
+            "kept alive by the kernel"
+        );
         let d = mine().0.expect("the flood mirrored");
         assert_eq!(d.out_ports, vec![2, 3]);
         // Now the source stops too and ages out.
