@@ -508,6 +508,14 @@ impl KernelTier {
                 macs: e.waits_for_macs(),
                 why: e.to_string(),
             })?;
+        if d.credit.normal.is_some() && self.macs.is_none() {
+            // Nothing would withdraw it when the MAC table changes.
+            return Err(Refusal::from(
+                "it goes to NORMAL, whose MAC table was attached after the fast path \
+                 started"
+                    .to_string(),
+            ));
+        }
         if self.fp.port_slot(d.in_port).is_none() {
             return Err(format!(
                 "its input port {} has no XDP fast path (not an afxdp port)",

@@ -549,3 +549,46 @@ fn normal_decisions_follow_the_mac_table() {
         drop(attached);
     });
 }
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn normal_is_not_mirrored_by_a_tier_that_does_not_follow_the_mac_table() {
+    in_fresh_netns(|| {
+        let fp = Arc::new(FastPath::load(64, 4).expect("load"));
+        let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
+        let cfg = DatapathConfig {
+            ports: vec![PortInfo::new(1, 0), PortInfo::new(2, 1)],
+            ..DatapathConfig::default()
+        };
+        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let normal = Instructions {
+            apply: vec![Action::Output(datapath::action::port::NORMAL)],
+            ..Instructions::default()
+        };
+        wr.insert_rule(0, Rule::new(FlowMatch::ANY, 0, normal))
+            .unwrap();
+        wr.publish();
+        let started = Instant::now();
+        // The tier is made before the table is attached: it is not the table's
+        // listener, so it must not copy NORMAL's decisions.
+        let tier = KernelTier::new(fp.clone(), dp.clone(), started);
+        let macs = MacTable::new(MacTableConfig::default());
+        macs.set_ports(&[1, 2]);
+        assert!(dp.set_mac_table(macs.clone()));
+        learn(
+            &macs,
+            1,
+            0x0200_0000_0001,
+            started.elapsed().as_nanos() as u64,
+        );
+        let mut key = FlowKey::ZERO;
+        assert!(parse(&common::udp_frame(1000), 1, &mut key).error.is_none());
+        match tier.verdict(&key) {
+            Verdict::Refused(why) => assert!(why.contains("attached after"), "{why}"),
+            v => panic!("{v:?}"),
+        }
+        tier.consider(&key);
+        assert!(fp.entries().unwrap().is_empty());
+        drop(lo);
+    });
+}
