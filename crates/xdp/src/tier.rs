@@ -386,9 +386,9 @@ impl KernelTier {
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The thread: handles offers, harvests every [`HARVEST_EVERY`].
     /// The thread: handles offers, harvests every [`HARVEST_EVERY`] (more often when the
-    /// MAC table's aging asks: see [`Self::normal_chores`]), and does NORMAL's chores.
+    /// MAC table's aging asks: see [`Self::harvest_every`]), and does NORMAL's chores
+    /// ([`Self::normal_chores`]).
     fn run(&self, rx: Receiver<FlowKey>) {
         let mut every = self.harvest_every();
         let mut next_harvest = Instant::now() + every;
@@ -418,7 +418,7 @@ impl KernelTier {
             return;
         };
         let version = self.dp.current().version();
-        {
+        let changes_before = {
             let mut t = self.lock();
             t.stats.offers += 1;
             if t.entries
@@ -430,13 +430,18 @@ impl KernelTier {
             if t.refused.get(&fk).is_some_and(|(v, _)| *v == version) {
                 return;
             }
-        }
+            t.normal.changes
+        };
         let judged = self.judge(key);
         let mut t = self.lock();
         match judged {
             Err(Refusal { why, macs }) => {
                 if macs {
                     t.normal.wait(fk, *key);
+                    // A change told while it was judged found it not waiting yet.
+                    if t.normal.changes != changes_before {
+                        t.normal.retry = true;
+                    }
                 }
                 refuse(&mut t, fk, version, why)
             }

@@ -63,6 +63,9 @@ pub(super) struct NormalIndex {
     pub waiting: HashMap<FpKey, FlowKey>,
     /// Whether a change came since `waiting` was last judged again.
     pub retry: bool,
+    /// How many times changes were told (a flow refused for the table's sake checks
+    /// that none came while it was judged, else it is judged again at once).
+    pub changes: u64,
     /// Sources of entries hit since they were last refreshed, as (VLAN, MAC, input
     /// port): refreshed in the MAC table outside the tier's lock.
     pub seen: Vec<(u16, u64, u32)>,
@@ -76,6 +79,7 @@ impl NormalIndex {
             all_changed: 0,
             waiting: HashMap::new(),
             retry: false,
+            changes: 0,
             seen: Vec::new(),
         }
     }
@@ -109,6 +113,7 @@ impl NormalIndex {
     /// alter; `None`: every NORMAL entry.
     pub(super) fn note(&mut self, gen: u64, changes: &[MacChange]) -> Option<Vec<FpKey>> {
         self.retry = true;
+        self.changes += 1;
         let mut keys = HashSet::new();
         for c in changes {
             match c {
