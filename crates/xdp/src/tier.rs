@@ -1000,7 +1000,7 @@ impl KernelTier {
         m.refresh(&seen, now);
     }
 
-    /// NORMAL's chores, which the tier's thread does every [`CHORES_EVERY`]: refresh the
+    /// NORMAL's chores, which the tier's thread does every 50 ms: refresh the
     /// sources seen; remove expired MAC entries (their removal withdraws the entries
     /// that read them: with every frame served in the kernel, no worker would); judge
     /// again the flows waiting for a MAC change, when one came.
