@@ -351,6 +351,17 @@ fn run(mode: &str) -> Run {
                  nw_dst=10.98.0.2,udp_src=5000,udp_dst=6000"
             )
         };
+        // dump-fastpath marks the entries copied from NORMAL.
+        let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+            .args(["ctl", "dump-fastpath", &sw_t])
+            .output()
+            .expect("run peregrine ctl");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.lines()
+                .any(|l| l.contains("dl_dst=02:00:00:00:0b:02") && l.ends_with("output:2 (NORMAL)")),
+            "{text}"
+        );
         let served = trace(&sw_t, &flow("02:00:00:00:0a:01"));
         assert!(
             served.contains("fast path: served in the kernel"),
