@@ -5,9 +5,11 @@
 //!
 //! - Workers **offer** it the flow keys of packets they processed in batches
 //!   ([`Batch::process_batch`](crate::pipeline::Batch::process_batch): parsed cleanly,
-//!   input port accepting), at most once per key and version per worker slot of a small
-//!   direct-mapped filter ([`OFFER_SLOTS`]), so a flow the tier cannot take costs one
-//!   hash and one compare per packet. Offers are held until the worker has handed the
+//!   input port accepting), at most once per key, version and offer round per worker
+//!   slot of a small direct-mapped filter ([`OFFER_SLOTS`]), so a flow the tier cannot
+//!   take costs one hash and one compare per packet. The tier starts a new round
+//!   ([`Datapath::reoffer`]) when decisions changed without a publish (the MAC table
+//!   changed under NORMAL): every flow then offers itself again with its next batch. Offers are held until the worker has handed the
 //!   packets' output to the ports ([`Datapath::flush_offers`]): a kernel entry made from
 //!   an offer then cannot overtake the flow's packets still inside the worker. `offer`
 //!   must not block.
@@ -48,6 +50,7 @@
 //! each output port's transmit counts, packets seen, and for NORMAL its forwarded,
 //! flooded or dropped count in the MAC table's statistics.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::action::{port, Action};
@@ -108,10 +111,11 @@ impl OfferFilter {
         }
     }
 
-    /// Holds an offer of `key` (hash `hash`) in `version` if it is new to its slot.
+    /// Holds an offer of `key` (hash `hash`) in `version` if it is new to its slot in
+    /// this `round` (a tag of the version and the offer round: [`offer_round`]).
     #[inline]
-    pub(crate) fn hold(&mut self, key: &FlowKey, hash: u64, version: u64) {
-        if self.held.len() < HELD_OFFERS && self.fresh(hash, version) {
+    pub(crate) fn hold(&mut self, key: &FlowKey, hash: u64, version: u64, round: u64) {
+        if self.held.len() < HELD_OFFERS && self.fresh(hash, round) {
             self.held.push((*key, version));
         }
     }
@@ -123,10 +127,10 @@ impl OfferFilter {
         }
     }
 
-    /// Whether `key` (hash `hash`) of `version` is new to its slot (and now recorded).
+    /// Whether `key` (hash `hash`) of `round` is new to its slot (and now recorded).
     #[inline]
-    pub(crate) fn fresh(&mut self, hash: u64, version: u64) -> bool {
-        let tag = (hash ^ version.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
+    pub(crate) fn fresh(&mut self, hash: u64, round: u64) -> bool {
+        let tag = (hash ^ round.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
         match self.tags.get_mut(hash as usize & (OFFER_SLOTS - 1)) {
             Some(t) if *t != tag => {
                 *t = tag;
@@ -135,6 +139,12 @@ impl OfferFilter {
             _ => false,
         }
     }
+}
+
+/// The offer filter's tag of datapath version `version` in offer round `epoch`.
+#[inline]
+pub(crate) fn offer_round(version: u64, epoch: u64) -> u64 {
+    version ^ epoch.rotate_left(32)
 }
 
 /// Why a microflow's decision cannot be copied into the kernel.
@@ -518,6 +528,14 @@ impl<C: RuleTable> Datapath<C> {
     /// The MAC table attached with [`set_mac_table`](Self::set_mac_table).
     pub fn mac_table(&self) -> Option<&MacTable> {
         self.shared.normal.get()
+    }
+
+    /// Starts a new offer round: every worker offers again each flow it processes from
+    /// its next batch on (once per filter slot, as after a publish), and holds those
+    /// offers until the output is sent as ever. For a tier whose decisions changed
+    /// without a publish (the MAC table's changes under NORMAL).
+    pub fn reoffer(&self) {
+        self.shared.offer_epoch.fetch_add(1, Ordering::Release);
     }
 
     /// A counter set for hits counted outside the workers (the kernel tier), registered

@@ -50,13 +50,15 @@
 //!   table's entries for its source and destination, its ports and settings stay as
 //!   they are. The tier is the table's listener: a change of any of those withdraws the
 //!   entries that read it (credited first) from the table's write path, before workers
-//!   see the change; a decision read before such a change is not written. Flows
-//!   withdrawn or refused for the table's sake (source not learned on the input port)
-//!   wait and are judged again by the thread after the next change, as workers offer a
-//!   flow only once per datapath version. Harvested hits refresh the sources in the
-//!   table (outside the tier's lock), and count in NORMAL's statistics; the thread
-//!   also removes expired MAC entries (withdrawing what read them), and harvests at
-//!   least four times per aging time.
+//!   see the change; a decision read before such a change is not written. Each change
+//!   starts a new offer round ([`Datapath::reoffer`]), so that the flows withdrawn,
+//!   refused for the table's sake (source not learned on the input port, which is not
+//!   remembered as refused) or not written offer themselves again with their next
+//!   packets; the thread also judges the withdrawn ones again at once, for flows that
+//!   pause across the change. Harvested hits refresh the sources in the table (outside the tier's
+//!   lock), and count in NORMAL's statistics; the thread also removes expired MAC
+//!   entries (withdrawing what read them), and harvests at least four times per aging
+//!   time.
 //!
 //! Lock order: the MAC table's, then the tier's; the tier never waits for the MAC
 //! table's lock while holding its own.
@@ -85,7 +87,7 @@ use crate::program::{FastPath, FastPathError};
 
 mod normal;
 
-use normal::{Listener, NormalIndex};
+use normal::{Listener, NormalIndex, WITHDRAWN_MAX};
 
 /// How often the tier credits kernel hits without being asked. Whoever reads counters
 /// asks first (statistics replies, metrics, idle expiry, dumps), so this only bounds how
@@ -215,7 +217,7 @@ pub struct TierStats {
     /// on.
     pub mac_withdrawn: u64,
     /// Decisions through NORMAL not written because the MAC table changed what they
-    /// depend on after they were read (judged again).
+    /// depend on after they were read (the flow offers itself again).
     pub mac_stale: u64,
 }
 
@@ -418,7 +420,7 @@ impl KernelTier {
             return;
         };
         let version = self.dp.current().version();
-        let changes_before = {
+        {
             let mut t = self.lock();
             t.stats.offers += 1;
             if t.entries
@@ -430,21 +432,14 @@ impl KernelTier {
             if t.refused.get(&fk).is_some_and(|(v, _)| *v == version) {
                 return;
             }
-            t.normal.changes
-        };
+        }
         let judged = self.judge(key);
         let mut t = self.lock();
         match judged {
-            Err(Refusal { why, macs }) => {
-                if macs {
-                    t.normal.wait(fk, *key);
-                    // A change told while it was judged found it not waiting yet.
-                    if t.normal.changes != changes_before {
-                        t.normal.retry = true;
-                    }
-                }
-                refuse(&mut t, fk, version, why)
-            }
+            // Not remembered: a change of the MAC table may make it eligible, and starts
+            // a new offer round.
+            Err(Refusal { macs: true, .. }) => t.stats.refused += 1,
+            Err(Refusal { why, .. }) => refuse(&mut t, fk, version, why),
             Ok(Judged {
                 decision: d,
                 mut entry,
@@ -466,11 +461,9 @@ impl KernelTier {
                 }
                 if let (Some(n), Some(gen)) = (&d.credit.normal, d.mac_gen) {
                     if t.normal.stale(n, gen) {
-                        // The MAC table changed what it read since: judged again after
-                        // this change (workers offer it again only after a publish).
+                        // The MAC table changed what it read since; the change started
+                        // a new offer round: the flow offers itself again.
                         t.stats.mac_stale += 1;
-                        t.normal.wait(fk, *key);
-                        t.normal.retry = true;
                         return;
                     }
                 }
@@ -687,7 +680,6 @@ impl KernelTier {
                 }
                 if let Some(n) = &credit.normal {
                     t.normal.add(key, n);
-                    t.normal.waiting.remove(&key);
                 }
                 let replaced = t.entries.insert(
                     key,
@@ -881,7 +873,6 @@ impl Mirror for KernelTier {
         t.stats.publishes += 1;
         t.refused.clear();
         t.waiting.clear();
-        t.normal.waiting.clear();
     }
 }
 
@@ -922,11 +913,12 @@ impl KernelTier {
 
     /// The MAC table made `changes` (it is now at generation `gen`): every entry through
     /// NORMAL they may alter is credited its hits and removed from the map before this
-    /// returns, and its flow waits to be judged again. Called by the table's listener,
-    /// with the table's lock held (see the `normal` module).
+    /// returns, and a new offer round starts (the flows offer themselves again). Called
+    /// by the table's listener, with the table's lock held (see the `normal` module).
     fn mac_changed(&self, gen: u64, changes: &[MacChange]) {
         let now = self.now_ns();
         let mut t = self.lock();
+        self.dp.reoffer();
         let keys = match t.normal.note(gen, changes) {
             Some(keys) => keys,
             None => t
@@ -942,7 +934,9 @@ impl KernelTier {
         self.harvest_keys(&mut t, &keys, now);
         for k in &keys {
             if let Some(flow) = t.entries.get(k).map(|e| e.flow_key) {
-                t.normal.wait(*k, flow);
+                if t.normal.withdrawn.len() < WITHDRAWN_MAX {
+                    t.normal.withdrawn.insert(*k, flow);
+                }
             }
         }
         let n = self.take_out(&mut t, keys, now, "a fast-path entry through NORMAL");
@@ -1000,10 +994,10 @@ impl KernelTier {
         m.refresh(&seen, now);
     }
 
-    /// NORMAL's chores, which the tier's thread does every 50 ms: refresh the
-    /// sources seen; remove expired MAC entries (their removal withdraws the entries
-    /// that read them: with every frame served in the kernel, no worker would); judge
-    /// again the flows waiting for a MAC change, when one came.
+    /// NORMAL's chores, which the tier's thread does every 50 ms: refresh the sources
+    /// seen; remove expired MAC entries (their removal withdraws the entries that read
+    /// them: with every frame served in the kernel, no worker would); judge again the
+    /// flows withdrawn since the last chores.
     pub fn normal_chores(&self) {
         let Some(m) = &self.macs else {
             return;
@@ -1011,18 +1005,8 @@ impl KernelTier {
         let now = self.now_ns();
         self.refresh_sources(now);
         m.expire(now);
-        let again: Vec<FlowKey> = {
-            let mut t = self.lock();
-            if !std::mem::take(&mut t.normal.retry) {
-                return;
-            }
-            let waiting: Vec<(FpKey, FlowKey)> = t.normal.waiting.drain().collect();
-            for (k, _) in &waiting {
-                t.refused.remove(k);
-            }
-            waiting.into_iter().map(|(_, f)| f).collect()
-        };
-        for k in &again {
+        let again = std::mem::take(&mut self.lock().normal.withdrawn);
+        for k in again.values() {
             self.consider(k);
         }
     }

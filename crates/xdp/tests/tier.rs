@@ -437,10 +437,11 @@ fn normal_decisions_follow_the_mac_table() {
         assert_eq!(mine().0, None);
         assert_eq!(run().0, XDP_PASS);
 
-        // Once it is learned, the flow waiting for it is judged again: the destination
-        // is unknown, so a flood to every other port, through a broadcast group.
+        // Once it is learned (which starts a new offer round: the flow's next packet in
+        // a worker offers it again, done here by hand), the destination is unknown, so
+        // a flood to every other port, through a broadcast group.
         learn(&macs, 1, SRC, now());
-        tier.normal_chores();
+        tier.consider(&key);
         let (d, _) = mine();
         let d = d.expect("the flood mirrored after the source was learned");
         assert!(d.normal);
@@ -461,6 +462,7 @@ fn normal_decisions_follow_the_mac_table() {
         learn(&macs, 2, DST, now());
         assert_eq!(run().0, XDP_PASS, "a flood must not outlive the learning");
         assert_eq!(mine().1.mac_withdrawn, 1);
+        // The thread judges withdrawn flows again at its next chores.
         tier.normal_chores();
         let (d, _) = mine();
         assert_eq!(d.expect("mirrored again").entry.out, slot(2));
@@ -493,14 +495,14 @@ fn normal_decisions_follow_the_mac_table() {
         // The destination moves: nothing more goes to its old port.
         learn(&macs, 3, DST, now());
         assert_eq!(run().0, XDP_PASS);
-        tier.normal_chores();
+        tier.consider(&key);
         assert_eq!(mine().0.expect("mirrored again").entry.out, slot(3));
 
         // The destination appears on the input port: NORMAL drops, and so does the
         // kernel.
         learn(&macs, 1, DST, now());
         assert_eq!(run().0, XDP_PASS);
-        tier.normal_chores();
+        tier.consider(&key);
         let d = mine().0.expect("the drop mirrored");
         assert_eq!(d.out_ports, Vec::<u32>::new());
         assert_eq!(run().0, XDP_DROP);
@@ -512,7 +514,7 @@ fn normal_decisions_follow_the_mac_table() {
         // source expire with no frame seen: the chores remove it, which withdraws the
         // entry.
         learn(&macs, 2, DST, now());
-        tier.normal_chores();
+        tier.consider(&key);
         assert_eq!(run().0, XDP_REDIRECT);
         macs.set_config(MacTableConfig {
             aging_ns: 100_000_000,
@@ -522,7 +524,7 @@ fn normal_decisions_follow_the_mac_table() {
         assert_eq!(run().0, XDP_PASS, "new settings withdraw it");
         learn(&macs, 1, SRC, now());
         learn(&macs, 2, DST, now());
-        tier.normal_chores();
+        tier.consider(&key);
         assert_eq!(mine().0.expect("mirrored again").entry.out, slot(2));
         // The source keeps sending through the kernel (and stays alive); the
         // destination says nothing and ages out: its entry goes, and the flow floods.
@@ -533,6 +535,7 @@ fn normal_decisions_follow_the_mac_table() {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         tier.normal_chores();
+        tier.consider(&key);
         assert_eq!(macs.lookup(0, DST, now()), None, "the destination aged out");
         assert_eq!(
             macs.lookup(0, SRC, now()),

@@ -269,12 +269,16 @@ fn the_offer_filter_passes_a_key_once_per_version() {
 fn offers_are_held_until_flushed_and_made_once() {
     let mut f = OfferFilter::new();
     let k = udp_key();
-    f.hold(&k, 7, 3);
-    f.hold(&k, 7, 3);
+    f.hold(&k, 7, 3, offer_round(3, 0));
+    f.hold(&k, 7, 3, offer_round(3, 0));
     let mut made = Vec::new();
     f.flush(|k, v| made.push((*k, v)));
     assert_eq!(made, vec![(udp_key(), 3)]);
     f.flush(|_, _| panic!("nothing is held after a flush"));
+    // A new round offers it again, with its version.
+    f.hold(&k, 7, 3, offer_round(3, 1));
+    f.flush(|k, v| made.push((*k, v)));
+    assert_eq!(made, vec![(udp_key(), 3), (udp_key(), 3)]);
 }
 
 #[test]
@@ -511,4 +515,43 @@ fn kernel_hits_through_normal_count_in_its_statistics() {
     assert_eq!(dp.read_port(0).rx_packets, 10);
     assert_eq!(dp.read_port(1).tx_packets, 3 + 5);
     assert_eq!(dp.read_port(2).tx_packets, 3);
+}
+
+/// Records the offers it is made.
+#[derive(Default)]
+struct Offers(Mutex<Vec<(FlowKey, u64)>>);
+
+impl Mirror for Offers {
+    fn offer(&self, key: &FlowKey, version: u64) {
+        self.0.lock().unwrap().push((*key, version));
+    }
+    fn publish(&self, _: u64, _: &Changes) {}
+}
+
+#[test]
+fn a_new_offer_round_makes_every_flow_offer_itself_again() {
+    let (dp, mut wr) = datapath();
+    wr.insert_rule(0, rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None))
+        .unwrap();
+    wr.publish();
+    let offers = Arc::new(Offers::default());
+    assert!(dp.set_mirror(offers.clone()));
+    let frame = compose(&match_of(&udp_key())).unwrap();
+    let mut w = dp.worker(0);
+    let mut out = crate::pipeline::Outputs::new();
+    let mut send = |w: &mut crate::pipeline::WorkerState| {
+        let mut batch = vec![(crate::packet::Packet::from_slice(&frame), 1)];
+        dp.batch(w, 0).process_batch(&mut batch, &mut out);
+        dp.flush_offers(w);
+        out.clear();
+    };
+    send(&mut w);
+    send(&mut w);
+    assert_eq!(offers.0.lock().unwrap().len(), 1, "once per round");
+    dp.reoffer();
+    send(&mut w);
+    send(&mut w);
+    let made = offers.0.lock().unwrap().clone();
+    assert_eq!(made.len(), 2, "again in the new round, once");
+    assert_eq!(made[1], (udp_key(), dp.current().version()));
 }

@@ -16,9 +16,15 @@
 //! generation of the latest change there (and of the latest change of everything), and
 //! the install checks the decision's generation against them under the tier's lock.
 //!
-//! Workers offer a flow once per datapath version, and a MAC change is no new version:
-//! flows withdrawn or refused for the MAC table's sake wait here and are judged again by
-//! the tier's thread after the next change.
+//! Workers offer a flow once per datapath version and offer round, and a MAC change is
+//! no new version: so every change told starts a new offer round
+//! ([`Datapath::reoffer`](datapath::pipeline::Datapath::reoffer)), after which the flows
+//! withdrawn, refused for the table's sake (source not learned on the input port) or
+//! read before the change offer themselves again with their next packets, once their
+//! workers have sent those packets (so a new entry cannot overtake them). The flows
+//! withdrawn are also judged again by the tier's thread soon after (at its next
+//! chores), so that traffic that pauses across the change, such as a flow whose
+//! destination moves, finds its new entry ready.
 //!
 //! Invariant: every entry of `Table::entries` whose credit has a NORMAL part is in
 //! `by_mac` under each (VLAN, MAC) its decision read, and `by_mac` names no other.
@@ -35,9 +41,9 @@ use crate::layout::FpKey;
 
 /// Slots of the filter of latest change generations (a power of two).
 const CHANGE_SLOTS: usize = 1024;
-/// Most flows waiting for a MAC change (more: the oldest are forgotten; they are judged
-/// again at the next publish, when workers offer every flow again).
-const WAITING_MAX: usize = 65_536;
+/// Most withdrawn flows kept to be judged again (more: the rest offer themselves again
+/// with their next packets).
+pub(super) const WITHDRAWN_MAX: usize = 65_536;
 /// The group bit of a MAC address.
 const GROUP_BIT: u64 = 1 << 40;
 
@@ -59,13 +65,8 @@ pub(super) struct NormalIndex {
     changed: Box<[u64]>,
     /// The generation after the latest change of everything.
     all_changed: u64,
-    /// Flows kept in user space for the MAC table's sake, by program key.
-    pub waiting: HashMap<FpKey, FlowKey>,
-    /// Whether a change came since `waiting` was last judged again.
-    pub retry: bool,
-    /// How many times changes were told (a flow refused for the table's sake checks
-    /// that none came while it was judged, else it is judged again at once).
-    pub changes: u64,
+    /// Flows withdrawn since the thread last judged them again, by program key.
+    pub withdrawn: HashMap<FpKey, FlowKey>,
     /// Sources of entries hit since they were last refreshed, as (VLAN, MAC, input
     /// port): refreshed in the MAC table outside the tier's lock.
     pub seen: Vec<(u16, u64, u32)>,
@@ -77,9 +78,7 @@ impl NormalIndex {
             by_mac: HashMap::new(),
             changed: vec![0; CHANGE_SLOTS].into_boxed_slice(),
             all_changed: 0,
-            waiting: HashMap::new(),
-            retry: false,
-            changes: 0,
+            withdrawn: HashMap::new(),
             seen: Vec::new(),
         }
     }
@@ -112,8 +111,6 @@ impl NormalIndex {
     /// Records `changes` (the table now at `gen`) and returns the entries they may
     /// alter; `None`: every NORMAL entry.
     pub(super) fn note(&mut self, gen: u64, changes: &[MacChange]) -> Option<Vec<FpKey>> {
-        self.retry = true;
-        self.changes += 1;
         let mut keys = HashSet::new();
         for c in changes {
             match c {
@@ -128,14 +125,6 @@ impl NormalIndex {
             }
         }
         Some(keys.into_iter().collect())
-    }
-
-    /// Keeps `flow` (program key `key`) to be judged again after the next change.
-    pub(super) fn wait(&mut self, key: FpKey, flow: FlowKey) {
-        if self.waiting.len() >= WAITING_MAX {
-            self.waiting.clear();
-        }
-        self.waiting.insert(key, flow);
     }
 }
 
@@ -195,7 +184,6 @@ mod tests {
         };
         assert_eq!(told(&mut ix, 5, b), vec![key(1), key(2)]);
         assert_eq!(told(&mut ix, 6, a), vec![key(1), key(3)]);
-        assert!(ix.retry);
         // Another VLAN is another key.
         let other = ix.note(7, &[MacChange::Key { key: mac_key(0, a) }]);
         assert_eq!(other, Some(vec![]));
