@@ -24,7 +24,8 @@
 //! workers have sent those packets (so a new entry cannot overtake them). The flows
 //! withdrawn are also judged again by the tier's thread soon after (at its next
 //! chores), so that traffic that pauses across the change, such as a flow whose
-//! destination moves, finds its new entry ready.
+//! destination moves, finds its new entry ready; a flow that does not pause may then
+//! see its new entry overtake packets still in a worker, as at a flow's start.
 //!
 //! Invariant: every entry of `Table::entries` whose credit has a NORMAL part is in
 //! `by_mac` under each (VLAN, MAC) its decision read, and `by_mac` names no other.
@@ -53,6 +54,7 @@ fn deps(n: &NormalCredit) -> impl Iterator<Item = u64> {
     std::iter::once(mac_key(n.vlan, n.src)).chain(dst)
 }
 
+/// The filter slot of a packed (VLAN, MAC).
 fn slot(key: u64) -> usize {
     (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54) as usize & (CHANGE_SLOTS - 1)
 }
