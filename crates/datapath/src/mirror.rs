@@ -9,10 +9,10 @@
 //!   slot of a small direct-mapped filter ([`OFFER_SLOTS`]), so a flow the tier cannot
 //!   take costs one hash and one compare per packet. The tier starts a new round
 //!   ([`Datapath::reoffer`]) when decisions changed without a publish (the MAC table
-//!   changed under NORMAL): every flow then offers itself again with its next batch. Offers are held until the worker has handed the
-//!   packets' output to the ports ([`Datapath::flush_offers`]): a kernel entry made from
-//!   an offer then cannot overtake the flow's packets still inside the worker. `offer`
-//!   must not block.
+//!   changed under NORMAL): every flow then offers itself again with its next batch.
+//!   Offers are held until the worker has handed the packets' output to the ports
+//!   ([`Datapath::flush_offers`]): a kernel entry made from an offer then cannot
+//!   overtake the flow's packets still inside the worker. `offer` must not block.
 //! - The writer tells it of every **publish**, with what changed ([`Changes`]), right
 //!   after the new version becomes the one workers take and before the publish retires
 //!   anything: before it returns, the tier must stop serving every decision the changes
@@ -201,7 +201,8 @@ impl std::fmt::Display for Ineligible {
 impl Ineligible {
     /// Whether the decision may become one the kernel can copy through a change of the
     /// MAC table alone (the learning switch learning or moving the flow's source), with
-    /// no publish: the tier judges such flows again after MAC changes.
+    /// no publish: the tier does not remember such flows as refused, and they offer
+    /// themselves again after a change (a new offer round).
     pub fn waits_for_macs(&self) -> bool {
         matches!(
             self,
