@@ -5,12 +5,14 @@
 //!
 //! - Workers **offer** it the flow keys of packets they processed in batches
 //!   ([`Batch::process_batch`](crate::pipeline::Batch::process_batch): parsed cleanly,
-//!   input port accepting), at most once per key and version per worker slot of a small
-//!   direct-mapped filter ([`OFFER_SLOTS`]), so a flow the tier cannot take costs one
-//!   hash and one compare per packet. Offers are held until the worker has handed the
-//!   packets' output to the ports ([`Datapath::flush_offers`]): a kernel entry made from
-//!   an offer then cannot overtake the flow's packets still inside the worker. `offer`
-//!   must not block.
+//!   input port accepting), at most once per key, version and offer round per worker
+//!   slot of a small direct-mapped filter ([`OFFER_SLOTS`]), so a flow the tier cannot
+//!   take costs one hash and one compare per packet. The tier starts a new round
+//!   ([`Datapath::reoffer`]) when decisions changed without a publish (the MAC table
+//!   changed under NORMAL): every flow then offers itself again with its next batch.
+//!   Offers are held until the worker has handed the packets' output to the ports
+//!   ([`Datapath::flush_offers`]): a kernel entry made from an offer then cannot
+//!   overtake the flow's packets still inside the worker. `offer` must not block.
 //! - The writer tells it of every **publish**, with what changed ([`Changes`]), right
 //!   after the new version becomes the one workers take and before the publish retires
 //!   anything: before it returns, the tier must stop serving every decision the changes
@@ -29,31 +31,43 @@
 //! groups of every type (the buckets the worker's code takes for this microflow, see
 //! [`groups`]), and outputs to ports, FLOOD and ALL included, as long as every port is
 //! sent the same frame once (or none: a rule without outputs, a table miss, or a group
-//! with no live bucket: a drop). Meters, a group that does not exist or nests too deep,
-//! NORMAL, the controller, set-queue, MPLS, PBB, TTL copies, OpenFlow 1.0's conditional
-//! rewrites (`ModVlanVid`, `ModVlanPcp`, `SetFieldIfPresent`), different frames to
-//! different ports (an all group whose buckets rewrite differently), two copies to one
-//! port, an output that sends nothing and any other drop the tracer reports make it
-//! [`Ineligible`]. The decision carries the frame before and after, so the tier can check
-//! its own rewrite of the one into the other byte for byte.
+//! with no live bucket: a drop).
+//! An output to NORMAL (alone) is accepted when the learning switch's decision is fixed
+//! by its MAC table as it is (attached with [`Datapath::set_mac_table`], read with
+//! [`MacTable::resolve`]: the source learned and alive on the input port, the
+//! destination then one port, a flood to every other switch port, or a drop when it is
+//! the input port); the decision's [`NormalCredit`] names the (VLAN, MAC)s it depends
+//! on and `mac_gen` the table's generation it was read at, so the tier can withdraw it
+//! when the table changes (see [`crate::normal::MacListener`]). NORMAL with another
+//! output, or from a source not learned there ([`Ineligible::waits_for_macs`]), is
+//! refused.
+//! Meters, a group that does not exist or nests too deep, the controller, set-queue,
+//! MPLS, PBB, TTL copies, OpenFlow 1.0's conditional rewrites (`ModVlanVid`,
+//! `ModVlanPcp`, `SetFieldIfPresent`), different frames to different ports (an all group
+//! whose buckets rewrite differently), two copies to one port, an output that sends
+//! nothing and any other drop the tracer reports make it [`Ineligible`]. The decision
+//! carries the frame before and after, so the tier can check its own rewrite of the one
+//! into the other byte for byte.
 //!
 //! A decision covers more than its microflow: [`Credit::mask`] holds the bits of the
 //! received key it depends on (the megaflow mask), the union of what each table's
 //! classifier consulted for its lookup ([`Classify::consulted`]) and the input port and
-//! ethertype (and IPv4's protocol); every bit when a select group runs (its bucket
-//! hashes the whole key). Every frame equal to the key under the mask goes the
-//! same path with the same actions, so the tier may serve them all with one entry; a
-//! publish's added rules are checked against the whole megaflow
-//! ([`Credit::affected_by`]).
+//! ethertype (and IPv4's protocol); with NORMAL, the VLAN and both MACs as well (what
+//! the learning switch reads); every bit when a select group runs (its bucket hashes the
+//! whole key). Every frame equal to the key under the mask goes the same path with the
+//! same actions, so the tier may serve them all with one entry; a publish's added rules
+//! are checked against the whole megaflow ([`Credit::affected_by`]).
 //!
 //! Hits counted in the kernel come back through [`KernelCounters`]: a counter set of its
 //! own, registered like a worker's (summed by every reader, zeroed with the others when
 //! a slot is freed), crediting for each hit what a worker would have: the rules on the
 //! path with their bytes, each table's lookup and match, each group run and bucket
 //! taken with the frame's bytes there, the input port's receive and each output port's
-//! transmit counts, packets seen.
+//! transmit counts, packets seen, and for NORMAL its forwarded, flooded or dropped count
+//! in the MAC table's statistics.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::action::{port, Action};
 use crate::compose::compose;
@@ -62,6 +76,7 @@ use crate::counters::{
 };
 use crate::group::GroupKind;
 use crate::key::{Field, FlowKey, FlowMatch, KEY_WORDS};
+use crate::normal::{MacTable, NormalTo, NormalWhy};
 use crate::parse::parse;
 use crate::pipeline::{Datapath, RuleId, RuleTable};
 use crate::trace::TraceEvent;
@@ -126,10 +141,11 @@ impl OfferFilter {
         }
     }
 
-    /// Holds an offer of `key` (hash `hash`) in `version` if it is new to its slot.
+    /// Holds an offer of `key` (hash `hash`) in `version` if it is new to its slot in
+    /// this `round` (a tag of the version and the offer round: [`offer_round`]).
     #[inline]
-    pub(crate) fn hold(&mut self, key: &FlowKey, hash: u64, version: u64) {
-        if self.held.len() < HELD_OFFERS && self.fresh(hash, version) {
+    pub(crate) fn hold(&mut self, key: &FlowKey, hash: u64, version: u64, round: u64) {
+        if self.held.len() < HELD_OFFERS && self.fresh(hash, round) {
             self.held.push((*key, version));
         }
     }
@@ -141,10 +157,10 @@ impl OfferFilter {
         }
     }
 
-    /// Whether `key` (hash `hash`) of `version` is new to its slot (and now recorded).
+    /// Whether `key` (hash `hash`) of `round` is new to its slot (and now recorded).
     #[inline]
-    pub(crate) fn fresh(&mut self, hash: u64, version: u64) -> bool {
-        let tag = (hash ^ version.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
+    pub(crate) fn fresh(&mut self, hash: u64, round: u64) -> bool {
+        let tag = (hash ^ round.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
         match self.tags.get_mut(hash as usize & (OFFER_SLOTS - 1)) {
             Some(t) if *t != tag => {
                 *t = tag;
@@ -153,6 +169,12 @@ impl OfferFilter {
             _ => false,
         }
     }
+}
+
+/// The offer filter's tag of datapath version `version` in offer round `epoch`.
+#[inline]
+pub(crate) fn offer_round(version: u64, epoch: u64) -> u64 {
+    version ^ epoch.rotate_left(32)
 }
 
 /// Why a microflow's decision cannot be copied into the kernel.
@@ -168,8 +190,9 @@ pub enum Ineligible {
     Group(String),
     /// The packet goes to the controller.
     Controller,
-    /// The packet goes to NORMAL.
-    Normal,
+    /// The packet goes to NORMAL, whose decision for it is not fixed by the MAC table as
+    /// it is (why).
+    Normal(NormalWhy),
     /// An action the kernel program does not do (named).
     Action(String),
     /// An output to a reserved port or with a queue.
@@ -196,7 +219,7 @@ impl std::fmt::Display for Ineligible {
             ),
             Ineligible::Group(why) => write!(f, "{why}"),
             Ineligible::Controller => f.write_str("it goes to the controller"),
-            Ineligible::Normal => f.write_str("it goes to NORMAL"),
+            Ineligible::Normal(why) => write!(f, "it goes to NORMAL and {why}"),
             Ineligible::Action(a) => write!(f, "action {a} is not done in the kernel"),
             Ineligible::Output(p) => write!(f, "output to port {p:#x} is not done in the kernel"),
             Ineligible::SeveralOutputs => f.write_str(
@@ -209,6 +232,19 @@ impl std::fmt::Display for Ineligible {
             Ineligible::Dropped(why) => write!(f, "the pipeline drops it ({why})"),
             Ineligible::Changed => f.write_str("the rules changed while it was judged"),
         }
+    }
+}
+
+impl Ineligible {
+    /// Whether the decision may become one the kernel can copy through a change of the
+    /// MAC table alone (the learning switch learning or moving the flow's source), with
+    /// no publish: the tier does not remember such flows as refused, and they offer
+    /// themselves again after a change (a new offer round).
+    pub fn waits_for_macs(&self) -> bool {
+        matches!(
+            self,
+            Ineligible::Normal(NormalWhy::Unlearned | NormalWhy::Elsewhere(_))
+        )
     }
 }
 
@@ -283,7 +319,41 @@ pub struct Credit {
     pub groups_read: Vec<u32>,
     /// The port slots whose liveness a group choice read (sorted).
     pub live_slots: Vec<u16>,
+    /// The learning switch's part, when the decision goes through NORMAL.
+    pub normal: Option<NormalCredit>,
 }
+
+/// What a decision through NORMAL depends on in the MAC table, and what its hits count
+/// there. It is fixed while the entries of (`vlan`, `src`) and (`vlan`, `dst`), the
+/// switch's ports and the table's settings do not change (a refresh of `src` on
+/// `in_port` changes nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NormalCredit {
+    pub outcome: NormalOutcome,
+    /// `Field::VlanVid` form, as NORMAL saw the frame (after any rewrite before it).
+    pub vlan: u16,
+    pub src: u64,
+    pub dst: u64,
+    pub in_port: u32,
+}
+
+/// What the learning switch did with a mirrored microflow (which of [`NormalStats`]'s
+/// counters its hits count in).
+///
+/// [`NormalStats`]: crate::normal::NormalStats
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NormalOutcome {
+    /// Sent to the one port its destination is learned on.
+    Forwarded,
+    /// Flooded (destination unknown, multicast or broadcast).
+    Flooded,
+    /// Dropped: its destination is learned on its input port.
+    Dropped,
+}
+
+/// Where a decision sends a frame: the output ports (distinct, at least one, in the
+/// order sent) and the one frame sent to each.
+pub type Sent = (Vec<u32>, Vec<u8>);
 
 /// A microflow's decision in one version, which the kernel may reproduce.
 #[derive(Clone, Debug)]
@@ -293,10 +363,12 @@ pub struct Decision {
     pub in_port: u32,
     /// A frame of the microflow (composed from its key).
     pub input: Vec<u8>,
-    /// The output ports (distinct, at least one, in the order sent) and the one frame
-    /// sent to each; `None`: the frame is dropped.
-    pub output: Option<(Vec<u32>, Vec<u8>)>,
+    /// Where the frame goes; `None`: it is dropped.
+    pub output: Option<Sent>,
     pub credit: Credit,
+    /// Through NORMAL: the MAC table's generation the decision was read at (a change of
+    /// a later generation to what `credit.normal` names may have altered it).
+    pub mac_gen: Option<u64>,
 }
 
 /// Whether action `a` is one the kernel program can redo.
@@ -308,7 +380,8 @@ fn kernel_action(a: &Action) -> Result<(), Ineligible> {
         {
             Ok(())
         }
-        Action::Output(port::NORMAL) => Err(Ineligible::Normal),
+        // Judged once the pipeline is through: see `Datapath::decision`.
+        Action::Output(port::NORMAL) => Ok(()),
         Action::Output(port::CONTROLLER) | Action::Controller { .. } => Err(Ineligible::Controller),
         Action::Output(p) => Err(Ineligible::Output(*p)),
         Action::SetField(
@@ -433,7 +506,7 @@ impl<C: RuleTable> Datapath<C> {
                     }
                     out_ports.push(*port);
                 }
-                TraceEvent::Normal => return Err(Ineligible::Normal),
+                TraceEvent::Normal => {}
                 TraceEvent::PacketIn(_) => return Err(Ineligible::Controller),
                 // The end of the pipeline with no rule: the program drops it as well.
                 TraceEvent::Dropped("table miss") => {}
@@ -469,9 +542,77 @@ impl<C: RuleTable> Datapath<C> {
         credit.groups = walk.hits;
         credit.groups_read = walk.groups;
         credit.live_slots = walk.live_slots;
-        if !trace.outputs.normal.is_empty() {
-            return Err(Ineligible::Normal);
-        }
+        let mut mac_gen = None;
+        let output = match (trace.outputs.normal.as_slice(), trace.outputs.tx.as_slice()) {
+            ([], _) => None,
+            ([n], []) => {
+                let macs = self
+                    .shared
+                    .normal
+                    .get()
+                    .ok_or(Ineligible::Normal(NormalWhy::NoTable))?;
+                let k = &n.key;
+                let (vlan, src, dst) = (
+                    k.get(Field::VlanVid) as u16,
+                    k.get(Field::EthSrc) as u64,
+                    k.get(Field::EthDst) as u64,
+                );
+                let r = macs
+                    .resolve(n.in_port, vlan, src, dst, now_ns)
+                    .map_err(Ineligible::Normal)?;
+                let (ports, outcome) = match r.to {
+                    NormalTo::Port(p) => (vec![p], NormalOutcome::Forwarded),
+                    NormalTo::Flood(ps) => (ps, NormalOutcome::Flooded),
+                    NormalTo::Drop => (Vec::new(), NormalOutcome::Dropped),
+                };
+                for p in &ports {
+                    credit
+                        .out_slots
+                        .push(v.port(*p).ok_or(Ineligible::Output(*p))?.slot);
+                }
+                let frame = n.packet.data();
+                credit.out_delta = frame.len() as i32 - input.len() as i32;
+                credit.normal = Some(NormalCredit {
+                    outcome,
+                    vlan,
+                    src,
+                    dst,
+                    in_port: n.in_port,
+                });
+                mac_gen = Some(r.gen);
+                // What the learning switch reads: the frame's VLAN and MACs (as received;
+                // a rewrite before NORMAL made them constants, which is as exact).
+                for f in [Field::VlanVid, Field::EthSrc, Field::EthDst] {
+                    credit.mask.set(f, f.full());
+                }
+                Some((!ports.is_empty()).then(|| (ports, frame.to_vec())))
+            }
+            _ => return Err(Ineligible::Normal(NormalWhy::Mixed)),
+        };
+        let output = match output {
+            Some(o) => o,
+            None => self.plain_output(&trace, &v, &input, &out_ports, asked, &mut credit)?,
+        };
+        Ok(Decision {
+            version: trace.version,
+            in_port,
+            input,
+            output,
+            credit,
+            mac_gen,
+        })
+    }
+
+    /// The output of a decision not through NORMAL, as the trace shows it.
+    fn plain_output(
+        &self,
+        trace: &crate::trace::Trace,
+        v: &crate::pipeline::PipelineVersion<C>,
+        input: &[u8],
+        out_ports: &[u32],
+        asked: Option<u32>,
+        credit: &mut Credit,
+    ) -> Result<Option<Sent>, Ineligible> {
         let output = match trace.outputs.tx.as_slice() {
             [] => match out_ports.first().copied().or(asked) {
                 None => None,
@@ -498,13 +639,27 @@ impl<C: RuleTable> Datapath<C> {
                 Some((ports, frame.to_vec()))
             }
         };
-        Ok(Decision {
-            version: trace.version,
-            in_port,
-            input,
-            output,
-            credit,
-        })
+        Ok(output)
+    }
+
+    /// Attaches the learning switch's MAC table, so that decisions through NORMAL can be
+    /// read off it and their kernel hits counted in it; false if one was attached before
+    /// (it stays).
+    pub fn set_mac_table(&self, macs: MacTable) -> bool {
+        self.shared.normal.set(macs).is_ok()
+    }
+
+    /// The MAC table attached with [`set_mac_table`](Self::set_mac_table).
+    pub fn mac_table(&self) -> Option<&MacTable> {
+        self.shared.normal.get()
+    }
+
+    /// Starts a new offer round: every worker offers again each flow it processes from
+    /// its next batch on (once per filter slot, as after a publish), and holds those
+    /// offers until the output is sent as ever. For a tier whose decisions changed
+    /// without a publish (the MAC table's changes under NORMAL).
+    pub fn reoffer(&self) {
+        self.shared.offer_epoch.fetch_add(1, Ordering::Release);
     }
 
     /// A counter set for hits counted outside the workers (the kernel tier), registered
@@ -518,6 +673,7 @@ impl<C: RuleTable> Datapath<C> {
             .push(counters.clone());
         KernelCounters {
             counters: Mutex::new(counters),
+            normal: self.shared.normal.clone(),
         }
     }
 }
@@ -526,6 +682,8 @@ impl<C: RuleTable> Datapath<C> {
 /// single-writer, as a worker's are.
 pub struct KernelCounters {
     counters: Mutex<Arc<WorkerCounters>>,
+    /// The datapath's MAC table, once attached (NORMAL's counters).
+    normal: Arc<OnceLock<MacTable>>,
 }
 
 impl KernelCounters {
@@ -547,6 +705,7 @@ impl KernelCounters {
         let mut tally = Tally::default();
         let mut total = 0;
         let mut miss_drops = 0;
+        let mut normal = [0u64; 3];
         for (credit, packets, bytes) in hits {
             if packets == 0 {
                 continue;
@@ -588,6 +747,12 @@ impl KernelCounters {
             {
                 miss_drops += packets
             }
+            if let Some(n) = &credit.normal {
+                normal[n.outcome as usize] += packets;
+            }
+        }
+        if let Some(m) = self.normal.get() {
+            m.credit_elsewhere(normal[0], normal[1], normal[2]);
         }
         if total == 0 {
             return;

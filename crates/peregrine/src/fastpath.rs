@@ -4,17 +4,19 @@
 //!
 //! The `FAST_PATH` reply (`ctl dump-fastpath --json` prints it as is):
 //! `{"enabled": true, "generation", "capacity", "entries": [{"key", "megaflow", "actions",
-//! "generation", "live", "packets", "bytes", "out_ports"}], "masks": [{"slot", "mask",
-//! "entries"}], "events": {"hit", "miss", "stale",
-//! "unparsed", "passed", "rewrite_failed", "partial_csum", "csum_finished"}, "tier": {"offers", "offers_lost",
+//! "generation", "live", "packets", "bytes", "out_ports", "normal"}], "masks": [{"slot",
+//! "mask", "entries"}], "events": {"hit", "miss", "stale", "unparsed", "passed",
+//! "rewrite_failed", "partial_csum", "csum_finished"}, "tier": {"offers", "offers_lost",
 //! "installed", "refused", "mismatched", "evicted", "publishes", "revalidated",
-//! "flushes", "group_scans", "withdrawn"}, "ports": [{"port", "name", "mode", "delivery",
-//! "why", "lost"}], "lost_counted": true or why not}`. `key` and `actions`
-//! are in ovs-ofctl-like text, the key showing only the fields its mask holds (a
-//! `megaflow` covers every frame equal to it there; otherwise it is one microflow, all
-//! fields shown); `masks` are the megaflow masks in the order the program tries them
-//! (only masks with entries; slot 0 holds the exact one), `mask` naming the fields each holds, as
-//! `FIELD` (every bit) or `FIELD/BITS`; `out_ports` are the OpenFlow ports sent to (none for a drop);
+//! "flushes", "group_scans", "withdrawn", "mac_withdrawn", "mac_stale"}, "ports": [{"port",
+//! "name", "mode", "delivery", "why", "lost"}], "lost_counted": true or why not}`. `key`
+//! and `actions` are in ovs-ofctl-like text, the key showing only the fields its mask
+//! holds (a `megaflow` covers every frame equal to it there; otherwise it is one
+//! microflow, all fields shown); `masks` are the megaflow masks in the order the program
+//! tries them (only masks with entries; slot 0 holds the exact one), `mask` naming the
+//! fields each holds, as `FIELD` (every bit) or `FIELD/BITS`; `out_ports` are the
+//! OpenFlow ports sent to (none for a drop); `normal` says the entry copies a decision of
+//! NORMAL (the learning switch);
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
 //! counter slot. Per port: its attach `mode` (`native`/`generic`); `delivery`
 //! (`delivered`, `dropped`, `unknown`): whether the kernel delivers frames forwarded to it
@@ -51,6 +53,7 @@ impl FastPathView for TierView {
                     "packets": d.packets,
                     "bytes": d.bytes,
                     "out_ports": d.out_ports,
+                    "normal": d.normal,
                 })
             })
             .collect();
@@ -117,6 +120,8 @@ impl FastPathView for TierView {
                 "flushes": stats.flushes,
                 "group_scans": stats.group_scans,
                 "withdrawn": stats.withdrawn,
+                "mac_withdrawn": stats.mac_withdrawn,
+                "mac_stale": stats.mac_stale,
             },
             "ports": ports,
             "lost_counted": match lost {

@@ -228,6 +228,14 @@ impl Switch {
                 .flow_mod(fm, 0)
                 .map_err(|e| anyhow::anyhow!("{place}: {e}"))?;
         }
+        // The learning switch's table, attached so that the tier can mirror NORMAL's
+        // decisions (it becomes the table's listener).
+        let macs = MacTable::new(MacTableConfig {
+            aging_ns: cfg.mac_aging_s.saturating_mul(SECOND_NS),
+            ..MacTableConfig::default()
+        });
+        macs.set_ports(&opened.iter().map(|p| p.no).collect::<Vec<_>>());
+        dp.set_mac_table(macs.clone());
         // The tier starts from the version holding the flows above.
         let tier = fast.map(|fp| KernelTier::new(fp, dp.clone(), started));
         if let Some(t) = &tier {
@@ -240,11 +248,6 @@ impl Switch {
         }
         let delivery_watch = tier.as_ref().and_then(watch_delivery);
         let dp = Arc::new(dp);
-        let macs = MacTable::new(MacTableConfig {
-            aging_ns: cfg.mac_aging_s.saturating_mul(SECOND_NS),
-            ..MacTableConfig::default()
-        });
-        macs.set_ports(&opened.iter().map(|p| p.no).collect::<Vec<_>>());
         let mut wspecs: Vec<WorkerSpec> = (0..cfg.workers)
             .map(|w| WorkerSpec {
                 cpu: cfg.cpus.get(w).copied(),
@@ -336,6 +339,10 @@ impl Switch {
     /// The per-port statistics as a table: the switch's counts per port, the backend's
     /// drops and errors, and the learning switch's counts.
     pub fn stats_table(&self) -> String {
+        if let Some(t) = &self.tier {
+            // The kernel's hits since the last harvest count too.
+            t.harvest();
+        }
         let mut s = String::new();
         let _ = writeln!(
             s,

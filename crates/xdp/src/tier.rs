@@ -57,6 +57,24 @@
 //!   whose liveness its select or fast-failover choice read going down or up takes it
 //!   out at once (`tier/liveness.rs`).
 //!
+//! - **NORMAL** (the learning switch; the `normal` submodule): a decision through
+//!   NORMAL is read off the MAC table attached to the datapath, and holds while the
+//!   table's entries for its source and destination, its ports and settings stay as
+//!   they are. The tier is the table's listener: a change of any of those withdraws the
+//!   entries that read it (credited first) from the table's write path, before workers
+//!   see the change; a decision read before such a change is not written. Each change
+//!   starts a new offer round ([`Datapath::reoffer`]), so that the flows withdrawn,
+//!   refused for the table's sake (source not learned on the input port, which is not
+//!   remembered as refused) or not written offer themselves again with their next
+//!   packets; the thread also judges the withdrawn ones again at once, for flows that
+//!   pause across the change. Harvested hits refresh the sources in the table (outside the tier's
+//!   lock), and count in NORMAL's statistics; the thread also removes expired MAC
+//!   entries (withdrawing what read them), and harvests at least four times per aging
+//!   time.
+//!
+//! Lock order: the MAC table's, then the tier's; the tier never waits for the MAC
+//! table's lock while holding its own.
+//!
 //! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
 //! it was written with, and no two entries share a slot; every entry's key is a key
 //! under its mask with `pad` its mask slot, and that slot is walked and counts it. A live entry whose output is a
@@ -71,7 +89,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use datapath::key::FlowKey;
-use datapath::mirror::{Changes, Credit, Decision, KernelCounters, Mirror};
+use datapath::mirror::{Changes, Credit, Decision, Ineligible, KernelCounters, Mirror};
+use datapath::normal::{MacChange, MacListener, MacTable};
 use datapath::pipeline::Datapath;
 
 use crate::delivery::PortUse;
@@ -79,11 +98,13 @@ use crate::layout::*;
 use crate::model;
 use crate::program::{FastPath, FastPathError};
 
+mod liveness;
 mod masks;
+mod normal;
 
 use masks::Masks;
 pub use masks::{MaskUse, MASK_GRACE};
-mod liveness;
+use normal::{Listener, NormalIndex, WITHDRAWN_MAX};
 
 /// How often the tier credits kernel hits without being asked. Whoever reads counters
 /// asks first (statistics replies, metrics, idle expiry, dumps), so this only bounds how
@@ -92,6 +113,9 @@ mod liveness;
 /// while it runs (measured: 128K flows forwarded 15-40 % slower with a harvest every
 /// second).
 pub const HARVEST_EVERY: Duration = Duration::from_secs(10);
+/// How often the tier's thread refreshes the sources its NORMAL entries saw, removes
+/// expired MAC entries and judges waiting flows again.
+const CHORES_EVERY: Duration = Duration::from_millis(50);
 /// Offers queued for the tier's thread.
 const OFFER_QUEUE: usize = 4096;
 /// Keys remembered as not mirrorable (cleared when it grows past this).
@@ -136,6 +160,19 @@ struct Judged {
     undeliverable: Option<String>,
 }
 
+/// Why a flow is not mirrored, and whether a change of the MAC table alone may change
+/// that (then it waits for one: see the `normal` module).
+struct Refusal {
+    why: String,
+    macs: bool,
+}
+
+impl From<String> for Refusal {
+    fn from(why: String) -> Refusal {
+        Refusal { why, macs: false }
+    }
+}
+
 /// What the tier knows of the kernel map.
 struct Table {
     entries: HashMap<FpKey, Installed>,
@@ -166,6 +203,8 @@ struct Table {
     /// found unused will have been so for [`GROUP_GRACE`] (none: every group was used).
     /// Until either changes another search would find none either.
     group_search: Option<(u64, Option<Instant>)>,
+    /// NORMAL's entries by the (VLAN, MAC)s they depend on, and its waiting flows.
+    normal: NormalIndex,
     stats: TierStats,
 }
 
@@ -201,12 +240,21 @@ pub struct TierStats {
     pub group_scans: u64,
     /// Entries taken out because the kernel stopped delivering to one of their ports.
     pub withdrawn: u64,
+    /// Entries through NORMAL taken out because the MAC table changed what they depend
+    /// on.
+    pub mac_withdrawn: u64,
+    /// Decisions through NORMAL not written because the MAC table changed what they
+    /// depend on after they were read (the flow offers itself again).
+    pub mac_stale: u64,
 }
 
 /// The in-kernel tier's user-space side (see the module comment).
 pub struct KernelTier {
     fp: Arc<FastPath>,
     dp: Datapath,
+    /// The learning switch's MAC table, if the datapath has one attached when the tier
+    /// is made (the tier is its listener).
+    macs: Option<MacTable>,
     counters: KernelCounters,
     table: Mutex<Table>,
     offers: SyncSender<FlowKey>,
@@ -217,6 +265,8 @@ pub struct KernelTier {
     exact: AtomicBool,
     stop: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// What the MAC table holds (weakly) to tell the tier of its changes.
+    listener: Arc<Listener>,
 }
 
 /// One entry as `dump-fastpath` shows it.
@@ -234,6 +284,8 @@ pub struct DumpEntry {
     pub bytes: u64,
     /// The OpenFlow output ports (none: a drop).
     pub out_ports: Vec<u32>,
+    /// Whether it copies a decision of NORMAL (the learning switch).
+    pub normal: bool,
 }
 
 /// What the kernel tier does with one microflow (for the tracer).
@@ -285,8 +337,10 @@ impl std::fmt::Display for Verdict {
 
 impl KernelTier {
     /// The tier for `dp` over the loaded program `fp`; `started` is the workers' clock
-    /// origin. Call [`start`](Self::start) to run its thread, and set it as the
-    /// datapath's mirror.
+    /// origin (the MAC table's too). Call [`start`](Self::start) to run its thread, and
+    /// set it as the datapath's mirror. Attach the datapath's MAC table first
+    /// ([`Datapath::set_mac_table`]) for NORMAL's decisions to be mirrored: the tier
+    /// becomes its listener.
     pub fn new(fp: Arc<FastPath>, dp: Datapath, started: Instant) -> Arc<KernelTier> {
         let (tx, rx) = sync_channel(OFFER_QUEUE);
         let counters = dp.kernel_counters();
@@ -297,9 +351,11 @@ impl KernelTier {
         }
         let free = (0..fp.capacity()).rev().collect();
         let masks = Masks::new(&fp);
-        Arc::new(KernelTier {
+        let macs = dp.mac_table().cloned();
+        let tier = Arc::new_cyclic(|me| KernelTier {
             fp,
             dp,
+            macs,
             counters,
             table: Mutex::new(Table {
                 entries: HashMap::new(),
@@ -313,6 +369,7 @@ impl KernelTier {
                 live_epoch: 0,
                 removals: 0,
                 group_search: None,
+                normal: NormalIndex::new(),
                 stats: TierStats::default(),
             }),
             offers: tx,
@@ -321,7 +378,13 @@ impl KernelTier {
             exact: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
-        })
+            listener: Arc::new(Listener(me.clone())),
+        });
+        if let Some(m) = &tier.macs {
+            let l: Arc<dyn MacListener> = tier.listener.clone();
+            m.set_listener(Arc::downgrade(&l));
+        }
+        tier
     }
 
     /// Sets the tier as `dp`'s mirror and starts its thread, pinned to `cpu` if given
@@ -380,23 +443,29 @@ impl KernelTier {
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The thread: handles offers, harvests every [`HARVEST_EVERY`].
+    /// The thread: handles offers, harvests every [`HARVEST_EVERY`] (more often when the
+    /// MAC table's aging asks: see [`Self::harvest_every`]), and does NORMAL's chores
+    /// ([`Self::normal_chores`]).
     fn run(&self, rx: Receiver<FlowKey>) {
-        let mut next_harvest = Instant::now() + HARVEST_EVERY;
+        let mut every = self.harvest_every();
+        let mut next_harvest = Instant::now() + every;
+        let mut next_chores = Instant::now();
         while !self.stop.load(Ordering::SeqCst) {
             let wait = next_harvest.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(wait.min(Duration::from_millis(50))) {
+            match rx.recv_timeout(wait.min(CHORES_EVERY)) {
                 Ok(key) => self.consider(&key),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
             if Instant::now() >= next_harvest {
-                let now = self.now_ns();
-                let mut t = self.lock();
-                self.harvest_locked(&mut t, now);
-                t.masks.reorder(&self.fp);
-                drop(t);
-                next_harvest = Instant::now() + HARVEST_EVERY;
+                self.harvest();
+                self.lock().masks.reorder(&self.fp);
+                every = self.harvest_every();
+                next_harvest = Instant::now() + every;
+            }
+            if Instant::now() >= next_chores {
+                self.normal_chores();
+                next_chores = Instant::now() + CHORES_EVERY;
             }
         }
     }
@@ -427,7 +496,10 @@ impl KernelTier {
             return self.requeue(key);
         }
         match judged {
-            Err(why) => refuse(&mut t, fk, version, why),
+            // Not remembered: a change of the MAC table may make it eligible, and starts
+            // a new offer round.
+            Err(Refusal { macs: true, .. }) => t.stats.refused += 1,
+            Err(Refusal { why, .. }) => refuse(&mut t, fk, version, why),
             Ok(Judged {
                 decision: d,
                 mut entry,
@@ -447,6 +519,14 @@ impl KernelTier {
                     // were not checked against this decision. The flow offers itself
                     // again.
                     return;
+                }
+                if let (Some(n), Some(gen)) = (&d.credit.normal, d.mac_gen) {
+                    if t.normal.stale(n, gen) {
+                        // The MAC table changed what it read since; the change started
+                        // a new offer round: the flow offers itself again.
+                        t.stats.mac_stale += 1;
+                        return;
+                    }
                 }
                 if let Some(slots) = &group {
                     match self.group_for(&mut t, slots) {
@@ -479,16 +559,28 @@ impl KernelTier {
     }
 
     /// The decision for `key` and the entry that redoes it; or why not.
-    fn judge(&self, key: &FlowKey) -> Result<Judged, String> {
+    fn judge(&self, key: &FlowKey) -> Result<Judged, Refusal> {
         let d = self
             .dp
             .decision(key, self.now_ns())
-            .map_err(|e| e.to_string())?;
+            .map_err(|e: Ineligible| Refusal {
+                macs: e.waits_for_macs(),
+                why: e.to_string(),
+            })?;
+        if d.credit.normal.is_some() && self.macs.is_none() {
+            // Nothing would withdraw it when the MAC table changes.
+            return Err(Refusal::from(
+                "it goes to NORMAL, whose MAC table was attached after the fast path \
+                 started"
+                    .to_string(),
+            ));
+        }
         if self.fp.port_slot(d.in_port).is_none() {
             return Err(format!(
                 "its input port {} has no XDP fast path (not an afxdp port)",
                 d.in_port
-            ));
+            )
+            .into());
         }
         let (out, group, after) = match &d.output {
             None => (FP_DROP, None, None),
@@ -504,9 +596,11 @@ impl KernelTier {
                 match slots.as_slice() {
                     [one] => (*one, None, Some(frame.as_slice())),
                     _ if ports.contains(&d.in_port) => {
-                        return Err("it is sent back out its input port and to other ports \
-                                    (the kernel's broadcast leaves the input port out)"
-                            .into())
+                        return Err(Refusal::from(
+                            "it is sent back out its input port and to other ports (the \
+                             kernel's broadcast leaves the input port out)"
+                                .to_string(),
+                        ))
                     }
                     _ => {
                         slots.extend(self.fp.port_slot(d.in_port));
@@ -661,6 +755,12 @@ impl KernelTier {
             Ok(()) => {
                 t.stats.installed += 1;
                 let hits = t.entries.get(&key).map_or(0, |e| e.hits);
+                if let Some(n) = t.entries.get(&key).and_then(|e| e.credit.normal) {
+                    t.normal.remove(&key, &n);
+                }
+                if let Some(n) = &credit.normal {
+                    t.normal.add(key, n);
+                }
                 let replaced = t.entries.insert(
                     key,
                     Installed {
@@ -719,6 +819,9 @@ impl KernelTier {
                         t.free.push(e.entry.counter);
                         t.masks.remove_user(&self.fp, e.slot);
                         t.stats.evicted += 1;
+                        if let Some(n) = &e.credit.normal {
+                            t.normal.remove(&k, n);
+                        }
                     }
                 }
                 // Kept (with its slot): it may still be in the map.
@@ -727,11 +830,14 @@ impl KernelTier {
         }
     }
 
-    /// Credits what every entry was hit since the last harvest.
+    /// Credits what every entry was hit since the last harvest (and refreshes the MAC
+    /// table's entries of the sources NORMAL's entries saw).
     pub fn harvest(&self) {
         let now = self.now_ns();
         let mut t = self.lock();
         self.harvest_locked(&mut t, now);
+        drop(t);
+        self.refresh_sources(now);
     }
 
     /// Credits the growth of every entry of the current generation; other entries'
@@ -745,7 +851,13 @@ impl KernelTier {
     /// the others'.
     fn harvest_versions(&self, t: &mut Table, now: u64, credited: impl Fn(u64) -> bool) {
         let mut hits = Vec::new();
-        let Table { entries, masks, .. } = t;
+        let Table {
+            entries,
+            masks,
+            normal,
+            ..
+        } = t;
+        let seen = &mut normal.seen;
         for e in entries.values_mut() {
             let c = self.fp.counter(e.entry.counter);
             let packets = c.packets.wrapping_sub(e.base.packets);
@@ -758,6 +870,9 @@ impl KernelTier {
                 e.hits += packets;
                 e.last_hit_ns = now;
                 masks.hit(e.slot, packets);
+                if let Some(n) = &e.credit.normal {
+                    seen.push((n.vlan, n.src, n.in_port));
+                }
                 hits.push((&e.credit, packets, bytes));
             }
         }
@@ -781,6 +896,7 @@ impl KernelTier {
                     packets: e.hits,
                     bytes: c.bytes,
                     out_ports: e.out_ports.clone(),
+                    normal: e.credit.normal.is_some(),
                 }
             })
             .collect();
@@ -826,7 +942,7 @@ impl KernelTier {
             }) => Verdict::Refused(why),
             Ok(_) if stale => Verdict::Stale,
             Ok(_) => Verdict::Eligible,
-            Err(why) => Verdict::Refused(why),
+            Err(r) => Verdict::Refused(r.why),
         }
     }
 }
@@ -905,6 +1021,106 @@ impl KernelTier {
         }
     }
 
+    /// The MAC table made `changes` (it is now at generation `gen`): every entry through
+    /// NORMAL they may alter is credited its hits and removed from the map before this
+    /// returns, and a new offer round starts (the flows offer themselves again). Called
+    /// by the table's listener, with the table's lock held (see the `normal` module).
+    fn mac_changed(&self, gen: u64, changes: &[MacChange]) {
+        let now = self.now_ns();
+        let mut t = self.lock();
+        self.dp.reoffer();
+        let keys = match t.normal.note(gen, changes) {
+            Some(keys) => keys,
+            None => t
+                .entries
+                .iter()
+                .filter(|(_, e)| e.credit.normal.is_some())
+                .map(|(k, _)| *k)
+                .collect(),
+        };
+        if keys.is_empty() {
+            return;
+        }
+        self.harvest_keys(&mut t, &keys, now);
+        for k in &keys {
+            if let Some(flow) = t.entries.get(k).map(|e| e.flow_key) {
+                if t.normal.withdrawn.len() < WITHDRAWN_MAX {
+                    t.normal.withdrawn.insert(*k, flow);
+                }
+            }
+        }
+        let n = self.take_out(&mut t, keys, now, "a fast-path entry through NORMAL");
+        t.stats.mac_withdrawn += n;
+    }
+
+    /// Credits the growth of the entries of `keys` of the current generation (as
+    /// [`Self::harvest_locked`] does for all).
+    fn harvest_keys(&self, t: &mut Table, keys: &[FpKey], now: u64) {
+        let g = t.generation;
+        let mut grown = Vec::new();
+        for k in keys {
+            let Some(e) = t.entries.get_mut(k) else {
+                continue;
+            };
+            let c = self.fp.counter(e.entry.counter);
+            let packets = c.packets.wrapping_sub(e.base.packets);
+            let bytes = c.bytes.wrapping_sub(e.base.bytes);
+            e.base = c;
+            if packets == 0 || packets > u64::MAX / 2 || e.entry.version != g {
+                continue;
+            }
+            e.hits += packets;
+            e.last_hit_ns = now;
+            if let Some(n) = &e.credit.normal {
+                t.normal.seen.push((n.vlan, n.src, n.in_port));
+            }
+            grown.push((*k, packets, bytes));
+        }
+        let hits = grown
+            .iter()
+            .filter_map(|(k, p, b)| Some((&t.entries.get(k)?.credit, *p, *b)));
+        self.counters.credit_many(hits, now);
+    }
+
+    /// How often to harvest: [`HARVEST_EVERY`], or a quarter of the MAC table's aging
+    /// time if that is shorter, so that sources seen only by the kernel stay alive.
+    fn harvest_every(&self) -> Duration {
+        match &self.macs {
+            Some(m) => HARVEST_EVERY.min(Duration::from_nanos(m.config().aging_ns / 4)),
+            None => HARVEST_EVERY,
+        }
+        .max(CHORES_EVERY)
+    }
+
+    /// Refreshes, in the MAC table, the sources NORMAL's entries saw hits from (taken
+    /// outside the tier's lock: the lock order is MAC table, then tier).
+    fn refresh_sources(&self, now: u64) {
+        let Some(m) = &self.macs else {
+            return;
+        };
+        let mut seen = std::mem::take(&mut self.lock().normal.seen);
+        seen.sort_unstable();
+        seen.dedup();
+        m.refresh(&seen, now);
+    }
+
+    /// NORMAL's chores, which the tier's thread does every 50 ms: refresh the sources
+    /// seen; remove expired MAC entries (their removal withdraws the entries that read
+    /// them: with every frame served in the kernel, no worker would); judge again the
+    /// flows withdrawn since the last chores.
+    pub fn normal_chores(&self) {
+        let Some(m) = &self.macs else {
+            return;
+        };
+        let now = self.now_ns();
+        self.refresh_sources(now);
+        m.expire(now);
+        let again = std::mem::take(&mut self.lock().normal.withdrawn);
+        for k in again.values() {
+            self.consider(k);
+        }
+    }
+
     /// Removes the entries of `keys` from the map (their hits credited already) and
     /// frees their slots: how many. If the map refuses a removal (`what` says which
     /// entry), the whole map is flushed instead, so none of them forwards any more.
@@ -918,6 +1134,9 @@ impl KernelTier {
                         t.free.push(e.entry.counter);
                         t.masks.remove_user(&self.fp, e.slot);
                         n += 1;
+                        if let Some(nc) = &e.credit.normal {
+                            t.normal.remove(&k, nc);
+                        }
                     }
                 }
                 Err(e) => {

@@ -9,8 +9,12 @@ use std::time::Instant;
 
 use datapath::action::Action;
 use datapath::key::{Field, FlowKey, FlowMatch};
+use datapath::normal::{MacTable, MacTableConfig};
+use datapath::packet::Packet;
 use datapath::parse::parse;
-use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule};
+use datapath::pipeline::{
+    Datapath, DatapathConfig, Instructions, NormalPacket, Outputs, PortInfo, Rule,
+};
 use ports::afxdp::AttachMode;
 use xdp::layout::{event, FP_GROUP, FP_SET_ETH_DST};
 use xdp::tier::{KernelTier, Verdict};
@@ -350,6 +354,248 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
         assert_eq!(out_of(4).map(|o| o.0), Some(FP_GROUP | groups[4]));
         assert_eq!(fp.group(groups[4]).unwrap(), group_slots(&sets[4]));
         drop(attached);
+    });
+}
+
+/// Teaches `macs` that `mac` is on `port` at `now`, as a broadcast frame from it would.
+fn learn(macs: &MacTable, port: u32, mac: u64, now: u64) {
+    let mut h = macs.handler();
+    h.begin_batch(now);
+    let mut key = FlowKey::ZERO;
+    key.set(Field::InPort, port.into());
+    key.set(Field::EthSrc, mac.into());
+    key.set(Field::EthDst, 0xffff_ffff_ffff);
+    let mut out = Outputs::new();
+    out.normal.push(NormalPacket {
+        in_port: port,
+        key,
+        packet: Packet::from_slice(&[0; 60]),
+    });
+    out.drain_normal(&mut h);
+    assert_eq!(macs.lookup(0, mac, now), Some(port));
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn normal_decisions_follow_the_mac_table() {
+    const SRC: u64 = 0x0200_0000_0001;
+    const DST: u64 = 0x0200_0000_0002;
+    const XDP_DROP: u32 = 1;
+    in_fresh_netns(|| {
+        let fp = Arc::new(FastPath::load(64, 4).expect("load"));
+        // Port 1 is the loopback (frames are run "arriving" there), ports 2 and 3 veths.
+        let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
+        for p in 2..=3u32 {
+            let (a, b) = (format!("fn{p}"), format!("fm{p}"));
+            ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]);
+            ip(&["link", "set", &a, "up"]);
+            ip(&["link", "set", &b, "up"]);
+            let ifindex = ports::InterfaceInfo::by_name(&a).unwrap().ifindex;
+            attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
+        }
+        let slot = |p: u32| attached[p as usize - 1].slot();
+        let cfg = DatapathConfig {
+            ports: (1..=3).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
+            ..DatapathConfig::default()
+        };
+        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let normal = Instructions {
+            apply: vec![Action::Output(datapath::action::port::NORMAL)],
+            ..Instructions::default()
+        };
+        let rule = wr
+            .insert_rule(0, Rule::new(FlowMatch::ANY, 0, normal))
+            .unwrap();
+        wr.publish();
+        let macs = MacTable::new(MacTableConfig {
+            refresh_ns: 1_000_000,
+            ..MacTableConfig::default()
+        });
+        macs.set_ports(&[1, 2, 3]);
+        assert!(dp.set_mac_table(macs.clone()));
+        let started = Instant::now();
+        let now = move || started.elapsed().as_nanos() as u64;
+        let tier = KernelTier::new(fp.clone(), dp.clone(), started);
+        assert!(dp.set_mirror(tier.clone()));
+
+        let frame = common::udp_frame(1000);
+        let mut key = FlowKey::ZERO;
+        assert!(parse(&frame, 1, &mut key).error.is_none());
+        let run = || fp.test_run(&frame, 1, 0).unwrap();
+        let mine = || {
+            let (dump, stats) = tier.dump();
+            let d = dump.into_iter().find(|d| d.live && d.key.in_port == 1);
+            (d, stats)
+        };
+
+        // The source is not learned: the frame must reach the learning switch.
+        match tier.verdict(&key) {
+            Verdict::Refused(why) => assert!(
+                why.contains("NORMAL") && why.contains("not learned"),
+                "{why}"
+            ),
+            v => panic!("{v:?}"),
+        }
+        tier.consider(&key);
+        assert_eq!(mine().0, None);
+        assert_eq!(run().0, XDP_PASS);
+
+        // Once it is learned (which starts a new offer round: the flow's next packet in
+        // a worker offers it again, done here by hand), the destination is unknown, so
+        // a flood to every other port, through a broadcast group.
+        learn(&macs, 1, SRC, now());
+        tier.consider(&key);
+        let (d, _) = mine();
+        let d = d.expect("the flood mirrored after the source was learned");
+        assert!(d.normal);
+        assert_eq!(d.out_ports, vec![2, 3]);
+        assert_ne!(d.entry.out & FP_GROUP, 0);
+        let (rc, got) = run();
+        assert_eq!(rc, XDP_REDIRECT);
+        assert_eq!(got, frame);
+        let before = macs.stats();
+        tier.harvest();
+        assert_eq!(macs.stats().flooded, before.flooded + 1);
+        assert_eq!(dp.read_rule(rule).packets, 1);
+        assert_eq!(dp.read_port(1).tx_packets, 1);
+        assert_eq!(dp.read_port(2).tx_packets, 1);
+
+        // The destination is learned: the flood is withdrawn at once, from the MAC
+        // table's write path, and the flow judged again goes to the one port.
+        learn(&macs, 2, DST, now());
+        assert_eq!(run().0, XDP_PASS, "a flood must not outlive the learning");
+        assert_eq!(mine().1.mac_withdrawn, 1);
+        // The thread judges withdrawn flows again at its next chores.
+        tier.normal_chores();
+        let (d, _) = mine();
+        assert_eq!(d.expect("mirrored again").entry.out, slot(2));
+        assert_eq!(run().0, XDP_REDIRECT);
+        tier.harvest();
+        assert_eq!(macs.stats().forwarded, before.forwarded + 1);
+
+        // Kernel hits keep the source alive: a harvest refreshes it.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let age = |mac: u64| {
+            let t = now();
+            macs.entries(t)
+                .iter()
+                .find(|e| e.mac == mac)
+                .unwrap()
+                .age_ns
+        };
+        assert!(age(SRC) >= 20_000_000);
+        assert_eq!(run().0, XDP_REDIRECT);
+        tier.harvest();
+        assert!(age(SRC) < 20_000_000, "refreshed from the kernel's hit");
+        assert_eq!(run().0, XDP_REDIRECT, "a refresh withdraws nothing");
+        learn(&macs, 3, 0x0200_0000_0003, now());
+        assert_eq!(
+            run().0,
+            XDP_REDIRECT,
+            "another MAC's learning withdraws nothing"
+        );
+
+        // The destination moves: nothing more goes to its old port.
+        learn(&macs, 3, DST, now());
+        assert_eq!(run().0, XDP_PASS);
+        tier.consider(&key);
+        assert_eq!(mine().0.expect("mirrored again").entry.out, slot(3));
+
+        // The destination appears on the input port: NORMAL drops, and so does the
+        // kernel.
+        learn(&macs, 1, DST, now());
+        assert_eq!(run().0, XDP_PASS);
+        tier.consider(&key);
+        let d = mine().0.expect("the drop mirrored");
+        assert_eq!(d.out_ports, Vec::<u32>::new());
+        assert_eq!(run().0, XDP_DROP);
+        let dropped = macs.stats().dropped;
+        tier.harvest();
+        assert_eq!(macs.stats().dropped, dropped + 1);
+
+        // New settings withdraw every NORMAL entry; a short aging then lets the
+        // source expire with no frame seen: the chores remove it, which withdraws the
+        // entry.
+        learn(&macs, 2, DST, now());
+        tier.consider(&key);
+        assert_eq!(run().0, XDP_REDIRECT);
+        macs.set_config(MacTableConfig {
+            aging_ns: 100_000_000,
+            refresh_ns: 1_000_000,
+            ..MacTableConfig::default()
+        });
+        assert_eq!(run().0, XDP_PASS, "new settings withdraw it");
+        learn(&macs, 1, SRC, now());
+        learn(&macs, 2, DST, now());
+        tier.consider(&key);
+        assert_eq!(mine().0.expect("mirrored again").entry.out, slot(2));
+        // The source keeps sending through the kernel (and stays alive); the
+        // destination says nothing and ages out: its entry goes, and the flow floods.
+        let t0 = Instant::now();
+        while t0.elapsed() < std::time::Duration::from_millis(150) {
+            run();
+            tier.harvest();
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        tier.normal_chores();
+        tier.consider(&key);
+        assert_eq!(macs.lookup(0, DST, now()), None, "the destination aged out");
+        assert_eq!(
+            macs.lookup(0, SRC, now()),
+            Some(1),
+            "kept alive by the kernel"
+        );
+        let d = mine().0.expect("the flood mirrored");
+        assert_eq!(d.out_ports, vec![2, 3]);
+        // Now the source stops too and ages out.
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        tier.normal_chores();
+        assert_eq!(run().0, XDP_PASS, "the source aged out");
+        assert_eq!(macs.lookup(0, SRC, now()), None);
+        drop(attached);
+    });
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn normal_is_not_mirrored_by_a_tier_that_does_not_follow_the_mac_table() {
+    in_fresh_netns(|| {
+        let fp = Arc::new(FastPath::load(64, 4).expect("load"));
+        let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
+        let cfg = DatapathConfig {
+            ports: vec![PortInfo::new(1, 0), PortInfo::new(2, 1)],
+            ..DatapathConfig::default()
+        };
+        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let normal = Instructions {
+            apply: vec![Action::Output(datapath::action::port::NORMAL)],
+            ..Instructions::default()
+        };
+        wr.insert_rule(0, Rule::new(FlowMatch::ANY, 0, normal))
+            .unwrap();
+        wr.publish();
+        let started = Instant::now();
+        // The tier is made before the table is attached: it is not the table's
+        // listener, so it must not copy NORMAL's decisions.
+        let tier = KernelTier::new(fp.clone(), dp.clone(), started);
+        let macs = MacTable::new(MacTableConfig::default());
+        macs.set_ports(&[1, 2]);
+        assert!(dp.set_mac_table(macs.clone()));
+        learn(
+            &macs,
+            1,
+            0x0200_0000_0001,
+            started.elapsed().as_nanos() as u64,
+        );
+        let mut key = FlowKey::ZERO;
+        assert!(parse(&common::udp_frame(1000), 1, &mut key).error.is_none());
+        match tier.verdict(&key) {
+            Verdict::Refused(why) => assert!(why.contains("attached after"), "{why}"),
+            v => panic!("{v:?}"),
+        }
+        tier.consider(&key);
+        assert!(fp.entries().unwrap().is_empty());
+        drop(lo);
     });
 }
 

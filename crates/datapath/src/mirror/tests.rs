@@ -1,5 +1,6 @@
 use super::*;
 use crate::key::FlowMatch;
+use crate::normal::{MacTable, MacTableConfig};
 use crate::pipeline::{DatapathConfig, Instructions, PortInfo, Rule};
 
 /// Ports 1..=3 in slots 0..3, the real header rewrites.
@@ -119,7 +120,14 @@ fn what_the_kernel_cannot_do_is_refused_with_its_reason() {
             vec![Action::Output(port::LOCAL)],
             Ineligible::Output(port::LOCAL),
         ),
-        (vec![Action::Output(port::NORMAL)], Ineligible::Normal),
+        (
+            vec![Action::Output(port::NORMAL)],
+            Ineligible::Normal(NormalWhy::NoTable),
+        ),
+        (
+            vec![Action::Output(2), Action::Output(port::NORMAL)],
+            Ineligible::Normal(NormalWhy::Mixed),
+        ),
         (
             vec![
                 Action::Output(2),
@@ -266,12 +274,16 @@ fn the_offer_filter_passes_a_key_once_per_version() {
 fn offers_are_held_until_flushed_and_made_once() {
     let mut f = OfferFilter::new();
     let k = udp_key();
-    f.hold(&k, 7, 3);
-    f.hold(&k, 7, 3);
+    f.hold(&k, 7, 3, offer_round(3, 0));
+    f.hold(&k, 7, 3, offer_round(3, 0));
     let mut made = Vec::new();
     f.flush(|k, v| made.push((*k, v)));
     assert_eq!(made, vec![(udp_key(), 3)]);
     f.flush(|_, _| panic!("nothing is held after a flush"));
+    // A new round offers it again, with its version.
+    f.hold(&k, 7, 3, offer_round(3, 1));
+    f.flush(|k, v| made.push((*k, v)));
+    assert_eq!(made, vec![(udp_key(), 3), (udp_key(), 3)]);
 }
 
 #[test]
@@ -429,4 +441,195 @@ fn a_metered_flow_stays_in_user_space_and_says_why() {
     let why = dp.decision(&udp_key(), 0).unwrap_err();
     assert_eq!(why, Ineligible::Meter);
     assert!(why.to_string().contains("user space only"), "{why}");
+}
+
+/// A datapath whose table 0 sends everything to NORMAL, with a MAC table on ports 1..=3
+/// attached.
+fn normal_datapath() -> (Datapath, MacTable) {
+    let (dp, mut wr) = datapath();
+    wr.insert_rule(
+        0,
+        rule(FlowMatch::ANY, 0, vec![Action::Output(port::NORMAL)], None),
+    )
+    .unwrap();
+    wr.publish();
+    let macs = MacTable::new(MacTableConfig::default());
+    macs.set_ports(&[1, 2, 3]);
+    assert!(dp.set_mac_table(macs.clone()));
+    (dp, macs)
+}
+
+/// Teaches `macs` that `mac` is on `port` at time 0, as a broadcast frame from it does.
+fn learn(macs: &MacTable, port: u32, mac: u64) {
+    let mut h = macs.handler();
+    h.begin_batch(0);
+    let mut key = FlowKey::ZERO;
+    key.set(Field::InPort, port.into());
+    key.set(Field::EthSrc, mac.into());
+    key.set(Field::EthDst, 0xffff_ffff_ffff);
+    let mut out = crate::pipeline::Outputs::new();
+    out.normal.push(crate::pipeline::NormalPacket {
+        in_port: port,
+        key,
+        packet: crate::packet::Packet::from_slice(&[0; 60]),
+    });
+    out.drain_normal(&mut h);
+    assert_eq!(macs.lookup(0, mac, 0), Some(port));
+}
+
+const SRC: u64 = 0x0200_0000_0001;
+const DST: u64 = 0x0200_0000_0002;
+
+#[test]
+fn normal_to_a_known_destination_is_one_output() {
+    let (dp, macs) = normal_datapath();
+    learn(&macs, 1, SRC);
+    learn(&macs, 2, DST);
+    let d = dp.decision(&udp_key(), 1).unwrap();
+    let (ports, out) = d.output.clone().unwrap();
+    assert_eq!(ports, vec![2]);
+    assert_eq!(out, d.input, "NORMAL sends the frame as it is");
+    assert_eq!(d.credit.out_slots, vec![1]);
+    assert_eq!(d.credit.out_delta, 0);
+    assert_eq!(d.credit.steps.len(), 1);
+    assert_eq!(
+        d.credit.normal,
+        Some(NormalCredit {
+            outcome: NormalOutcome::Forwarded,
+            vlan: 0,
+            src: SRC,
+            dst: DST,
+            in_port: 1,
+        })
+    );
+    assert!(d.mac_gen.is_some());
+    // Its megaflow: the port, ethertype and protocol, and what NORMAL reads; not the
+    // addresses or ports above L2.
+    let m = d.credit.mask;
+    for f in [Field::InPort, Field::VlanVid, Field::EthSrc, Field::EthDst] {
+        assert_eq!(m.get(f), f.full(), "{f:?}");
+    }
+    assert_eq!((m.get(Field::Ipv4Src), m.get(Field::TpSrc)), (0, 0));
+    // Read only: the decision learned and refreshed nothing.
+    assert_eq!(macs.stats().learned, 2);
+    assert_eq!(macs.entries(1).len(), 2);
+}
+
+#[test]
+fn normal_to_an_unknown_destination_floods_every_other_port() {
+    let (dp, macs) = normal_datapath();
+    learn(&macs, 1, SRC);
+    let d = dp.decision(&udp_key(), 1).unwrap();
+    let (ports, out) = d.output.clone().unwrap();
+    assert_eq!(ports, vec![2, 3]);
+    assert_eq!(out, d.input);
+    assert_eq!(d.credit.out_slots, vec![1, 2]);
+    assert_eq!(
+        d.credit.normal.map(|n| n.outcome),
+        Some(NormalOutcome::Flooded)
+    );
+    // Learning the destination on another port: one output from then on.
+    learn(&macs, 3, DST);
+    let d = dp.decision(&udp_key(), 1).unwrap();
+    assert_eq!(d.output.unwrap().0, vec![3]);
+}
+
+#[test]
+fn normal_from_a_source_not_learned_on_its_port_is_refused() {
+    let (dp, macs) = normal_datapath();
+    let e = dp.decision(&udp_key(), 1).unwrap_err();
+    assert_eq!(e, Ineligible::Normal(NormalWhy::Unlearned));
+    assert!(e.waits_for_macs());
+    assert!(e.to_string().contains("not learned"), "{e}");
+    learn(&macs, 2, SRC);
+    let e = dp.decision(&udp_key(), 1).unwrap_err();
+    assert_eq!(e, Ineligible::Normal(NormalWhy::Elsewhere(2)));
+    assert!(e.waits_for_macs());
+    // Learned once, but expired by the time of the decision.
+    learn(&macs, 1, SRC);
+    let aging = macs.config().aging_ns;
+    assert_eq!(
+        dp.decision(&udp_key(), aging).unwrap_err(),
+        Ineligible::Normal(NormalWhy::Unlearned)
+    );
+    // A multicast source is never learned.
+    let mut k = udp_key();
+    k.set(Field::EthSrc, 0x0100_5e00_0001);
+    let e = dp.decision(&k, 1).unwrap_err();
+    assert_eq!(e, Ineligible::Normal(NormalWhy::NotLearnable));
+    assert!(!e.waits_for_macs());
+}
+
+#[test]
+fn normal_to_a_destination_on_the_input_port_is_a_drop() {
+    let (dp, macs) = normal_datapath();
+    learn(&macs, 1, SRC);
+    learn(&macs, 1, DST);
+    let d = dp.decision(&udp_key(), 1).unwrap();
+    assert_eq!(d.output, None);
+    assert!(d.credit.out_slots.is_empty());
+    assert_eq!(
+        d.credit.normal.map(|n| n.outcome),
+        Some(NormalOutcome::Dropped)
+    );
+}
+
+#[test]
+fn kernel_hits_through_normal_count_in_its_statistics() {
+    let (dp, macs) = normal_datapath();
+    learn(&macs, 1, SRC);
+    let kc = dp.kernel_counters();
+    let flood = dp.decision(&udp_key(), 1).unwrap().credit;
+    learn(&macs, 2, DST);
+    let one = dp.decision(&udp_key(), 1).unwrap().credit;
+    learn(&macs, 1, DST);
+    let drop = dp.decision(&udp_key(), 1).unwrap().credit;
+    let before = macs.stats();
+    kc.credit_many([(&flood, 3, 300), (&one, 5, 500), (&drop, 2, 200)], 1);
+    let after = macs.stats();
+    assert_eq!(after.flooded - before.flooded, 3);
+    assert_eq!(after.forwarded - before.forwarded, 5);
+    assert_eq!(after.dropped - before.dropped, 2);
+    assert_eq!(dp.read_port(0).rx_packets, 10);
+    assert_eq!(dp.read_port(1).tx_packets, 3 + 5);
+    assert_eq!(dp.read_port(2).tx_packets, 3);
+}
+
+/// Records the offers it is made.
+#[derive(Default)]
+struct Offers(Mutex<Vec<(FlowKey, u64)>>);
+
+impl Mirror for Offers {
+    fn offer(&self, key: &FlowKey, version: u64) {
+        self.0.lock().unwrap().push((*key, version));
+    }
+    fn publish(&self, _: u64, _: &Changes) {}
+}
+
+#[test]
+fn a_new_offer_round_makes_every_flow_offer_itself_again() {
+    let (dp, mut wr) = datapath();
+    wr.insert_rule(0, rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None))
+        .unwrap();
+    wr.publish();
+    let offers = Arc::new(Offers::default());
+    assert!(dp.set_mirror(offers.clone()));
+    let frame = compose(&match_of(&udp_key())).unwrap();
+    let mut w = dp.worker(0);
+    let mut out = crate::pipeline::Outputs::new();
+    let mut send = |w: &mut crate::pipeline::WorkerState| {
+        let mut batch = vec![(crate::packet::Packet::from_slice(&frame), 1)];
+        dp.batch(w, 0).process_batch(&mut batch, &mut out);
+        dp.flush_offers(w);
+        out.clear();
+    };
+    send(&mut w);
+    send(&mut w);
+    assert_eq!(offers.0.lock().unwrap().len(), 1, "once per round");
+    dp.reoffer();
+    send(&mut w);
+    send(&mut w);
+    let made = offers.0.lock().unwrap().clone();
+    assert_eq!(made.len(), 2, "again in the new round, once");
+    assert_eq!(made[1], (udp_key(), dp.current().version()));
 }

@@ -80,6 +80,19 @@
 //! state itself (port set included). At worst a packet is flooded or goes where the MAC
 //! was, for one batch.
 //!
+//! # Decisions copied elsewhere
+//!
+//! The kernel tier copies NORMAL's decision for a flow whose source is learned and alive
+//! on its input port ([`MacTable::resolve`], read only): one port, a flood, or a drop.
+//! Such a copy holds while the entries of its source and destination, the ports and the
+//! settings stay as they are, so the table tells its [`MacListener`] of every change but
+//! refreshes (learned, moved, removed for whatever reason: [`MacChange::Key`]; flush,
+//! ports, settings: [`MacChange::All`]) while its lock is still held and before the
+//! generation that workers read moves on: a copy is withdrawn before any worker
+//! forwards by the change. Frames forwarded by copies keep their sources alive through
+//! [`MacTable::refresh`], as a worker's would, and count in the statistics through
+//! [`MacTable::credit_elsewhere`].
+//!
 //! Times are `u64` nanoseconds passed in by the caller; nothing here reads a clock.
 
 mod handler;
@@ -91,7 +104,9 @@ mod tests;
 
 pub use handler::NormalSwitch;
 pub use stats::NormalStats;
-pub use table::{MacEntry, MacTable};
+pub use table::{
+    mac_key, MacChange, MacEntry, MacListener, MacTable, NormalTo, NormalWhy, Resolved,
+};
 
 use std::hash::{BuildHasher, Hasher};
 

@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use super::handler::NormalSwitch;
 use super::stats::{Counter, Counters, NormalStats, Tally};
-use super::{alive, pack, unpack, KeyHash, KeyMap, MacTableConfig};
+use super::{alive, is_group, learnable, pack, unpack, KeyHash, KeyMap, MacTableConfig};
 
 /// Fewest changes the log keeps (it keeps `max(capacity, LOG_MIN)`).
 const LOG_MIN: usize = 1024;
@@ -49,6 +49,9 @@ pub(super) struct State {
     /// The latest changes; `log[i]` made generation `log_start + i + 1`.
     pub log: VecDeque<Change>,
     pub log_start: u64,
+    /// Who is told of changes (see [`MacListener`]), and the changes not yet told.
+    listener: Option<Weak<dyn MacListener>>,
+    pending: Vec<MacChange>,
 }
 
 impl State {
@@ -61,6 +64,15 @@ impl State {
             ports: Arc::from(Vec::new()),
             log: VecDeque::new(),
             log_start: 0,
+            listener: None,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Keeps `c` for the listener, if there is one.
+    fn note(&mut self, c: MacChange) {
+        if self.listener.is_some() {
+            self.pending.push(c);
         }
     }
 
@@ -92,8 +104,14 @@ impl State {
             last_seen,
             seq,
         };
-        if let Some(old) = self.entries.insert(key, e) {
+        let old = self.entries.insert(key, e);
+        if let Some(old) = old {
             self.by_age.remove(&(old.last_seen, old.seq));
+        }
+        // A refresh (alive on the same port before) changes no forwarding decision.
+        if !old.is_some_and(|o| o.port == port && alive(o.last_seen, last_seen, self.cfg.aging_ns))
+        {
+            self.note(MacChange::Key { key });
         }
         self.by_age.insert((last_seen, seq), key);
         self.record(Change::Set {
@@ -107,6 +125,7 @@ impl State {
     fn remove(&mut self, key: u64) -> Option<Entry> {
         let old = self.entries.remove(&key)?;
         self.by_age.remove(&(old.last_seen, old.seq));
+        self.note(MacChange::Key { key });
         self.record(Change::Remove(key));
         Some(old)
     }
@@ -213,7 +232,21 @@ impl DerefMut for Locked<'_> {
 }
 
 impl Drop for Locked<'_> {
+    /// Tells the listener of the changes made under the lock, then publishes the
+    /// generation: both before the lock is released, so no worker sees a change before
+    /// the listener has acted on it.
     fn drop(&mut self) {
+        if !self.guard.pending.is_empty() {
+            let changes = std::mem::take(&mut self.guard.pending);
+            match self.guard.listener.as_ref().and_then(Weak::upgrade) {
+                Some(l) => l.changed(self.guard.gen(), &changes),
+                None => self.guard.listener = None,
+            }
+            // The buffer is kept for the next changes.
+            let mut changes = changes;
+            changes.clear();
+            self.guard.pending = changes;
+        }
         self.gen.store(self.guard.gen(), Ordering::Release);
     }
 }
@@ -314,6 +347,7 @@ impl MacTable {
             st.remove(key);
             t.evicted += 1;
         }
+        st.note(MacChange::All);
         st.record(Change::Settings);
         drop(st);
         t.credit(|c, n| self.shared.retired.add(c, n));
@@ -329,6 +363,7 @@ impl MacTable {
         st.ports = Arc::from(v);
         let ports = st.ports.clone();
         st.remove_ports(|p| ports.binary_search(&p).is_err());
+        st.note(MacChange::All);
         st.record(Change::Ports);
     }
 
@@ -347,6 +382,7 @@ impl MacTable {
         let mut st = self.shared.lock();
         st.entries.clear();
         st.by_age.clear();
+        st.note(MacChange::All);
         st.record(Change::Clear);
     }
 
@@ -400,6 +436,96 @@ impl MacTable {
         v
     }
 
+    /// Sets who is told of every change that may alter a forwarding decision (replacing
+    /// any listener set before). See [`MacListener`].
+    pub fn set_listener(&self, l: Weak<dyn MacListener>) {
+        let mut st = self.shared.lock();
+        st.listener = Some(l);
+        st.pending.clear();
+    }
+
+    /// The number of changes made so far, as workers see it (a listener is told of a
+    /// change before this counts it).
+    pub fn generation(&self) -> u64 {
+        self.shared.gen.load(Ordering::Acquire)
+    }
+
+    /// What the learning switch would do, at `now`, with a frame on `in_port` of VLAN
+    /// `vlan` (`Field::VlanVid` form) from `src` to `dst`, if that is fixed by the table
+    /// as it is: its source learnable, and learned and alive on `in_port` (so the frame
+    /// would teach the table nothing but a refresh). Reads only; learns nothing.
+    pub fn resolve(
+        &self,
+        in_port: u32,
+        vlan: u16,
+        src: u64,
+        dst: u64,
+        now: u64,
+    ) -> Result<Resolved, NormalWhy> {
+        if !learnable(src) {
+            return Err(NormalWhy::NotLearnable);
+        }
+        let st = self.shared.lock();
+        if st.ports.binary_search(&in_port).is_err() {
+            return Err(NormalWhy::NotSwitchPort(in_port));
+        }
+        let aging = st.cfg.aging_ns;
+        let live = |mac: u64| {
+            st.entries
+                .get(&pack(vlan.into(), mac))
+                .filter(|e| alive(e.last_seen, now, aging))
+                .map(|e| e.port)
+        };
+        match live(src) {
+            None => return Err(NormalWhy::Unlearned),
+            Some(p) if p != in_port => return Err(NormalWhy::Elsewhere(p)),
+            Some(_) => {}
+        }
+        let to = match (!is_group(dst)).then(|| live(dst)).flatten() {
+            Some(p) if p == in_port => NormalTo::Drop,
+            Some(p) => NormalTo::Port(p),
+            None => NormalTo::Flood(st.ports.iter().copied().filter(|&p| p != in_port).collect()),
+        };
+        Ok(Resolved { gen: st.gen(), to })
+    }
+
+    /// Renews, at `now`, the entries of `(vlan, mac, port)` seen in frames forwarded
+    /// elsewhere (the kernel tier), as a worker would on seeing them: only an entry alive
+    /// on that very port, and only once `refresh_ns` has passed since it was set. An
+    /// entry that moved or went meanwhile is left as it is.
+    pub fn refresh(&self, seen: &[(u16, u64, u32)], now: u64) {
+        if seen.is_empty() {
+            return;
+        }
+        let mut st = self.shared.lock();
+        let cfg = st.cfg;
+        for &(vlan, mac, port) in seen {
+            let key = pack(vlan.into(), mac);
+            let due = st.entries.get(&key).is_some_and(|e| {
+                e.port == port
+                    && alive(e.last_seen, now, cfg.aging_ns)
+                    && now.saturating_sub(e.last_seen) >= cfg.refresh_ns
+            });
+            if due {
+                st.set(key, port, now);
+            }
+        }
+    }
+
+    /// Counts frames the learning switch's decisions forwarded elsewhere (the kernel
+    /// tier): sent to one port, flooded, dropped. Takes no lock on the state.
+    pub fn credit_elsewhere(&self, forwarded: u64, flooded: u64, dropped: u64) {
+        for (c, n) in [
+            (Counter::Forwarded, forwarded),
+            (Counter::Flooded, flooded),
+            (Counter::Dropped, dropped),
+        ] {
+            if n != 0 {
+                self.shared.retired.add(c, n);
+            }
+        }
+    }
+
     /// The counters of every handler, live or gone, and of this table's own operations,
     /// summed.
     pub fn stats(&self) -> NormalStats {
@@ -410,5 +536,87 @@ impl MacTable {
         }
         self.shared.retired.sum_into(&mut s);
         s
+    }
+}
+
+/// A change to the table that may alter a forwarding decision, as told to a
+/// [`MacListener`]. Refreshes (an entry set again on the port it was alive on) are not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MacChange {
+    /// The entry of one (VLAN, MAC) was learned, moved, or removed (aged out, evicted,
+    /// forgotten with its port). `key` packs them as [`mac_key`] does.
+    Key { key: u64 },
+    /// Every entry may have changed: a flush, new ports, new settings.
+    All,
+}
+
+/// Told of the table's changes from its write path: called with the table's lock held,
+/// after the changes are made and before any worker can see them. It must not call back
+/// into the table (the lock is held), and whatever lock it takes must never be held by
+/// anyone who then waits for the table's lock (the lock order is table, then listener).
+pub trait MacListener: Send + Sync {
+    /// `changes` were made; the table is now at generation `gen`.
+    fn changed(&self, gen: u64, changes: &[MacChange]);
+}
+
+/// Packs a (VLAN, MAC) as [`MacChange::Key`] names it.
+pub fn mac_key(vlan: u16, mac: u64) -> u64 {
+    pack(vlan.into(), mac)
+}
+
+/// What [`MacTable::resolve`] found: where the frame goes, and the table's generation
+/// then (a listener told of a later generation's change knows the answer may be stale).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    pub gen: u64,
+    pub to: NormalTo,
+}
+
+/// Where the learning switch sends a frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NormalTo {
+    /// To the one port its destination is learned on.
+    Port(u32),
+    /// To these ports (every switch port but the input port), sorted.
+    Flood(Vec<u32>),
+    /// Nowhere: its destination is learned on its input port.
+    Drop,
+}
+
+/// Why the learning switch's decision for a frame is not fixed by the table as it is
+/// (the frame must reach the learning switch itself).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NormalWhy {
+    /// No learning switch is attached.
+    NoTable,
+    /// It goes to NORMAL and somewhere else as well (or to NORMAL twice).
+    Mixed,
+    /// Its source MAC is multicast or zero (never learned).
+    NotLearnable,
+    /// Its input port (this one) is not one of the learning switch's ports.
+    NotSwitchPort(u32),
+    /// Its source MAC is not learned (or has expired) on its VLAN: the frame teaches it.
+    Unlearned,
+    /// Its source MAC is learned on this other port: the frame moves it.
+    Elsewhere(u32),
+}
+
+impl std::fmt::Display for NormalWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NormalWhy::NoTable => f.write_str("no learning switch is attached"),
+            NormalWhy::Mixed => f.write_str("it is also sent elsewhere"),
+            NormalWhy::NotLearnable => f.write_str("its source MAC is multicast or zero"),
+            NormalWhy::NotSwitchPort(p) => {
+                write!(f, "its input port {p} is not a learning switch port")
+            }
+            NormalWhy::Unlearned => {
+                f.write_str("its source MAC is not learned yet: the learning switch must see it")
+            }
+            NormalWhy::Elsewhere(p) => write!(
+                f,
+                "its source MAC is learned on port {p}: the learning switch must see it move"
+            ),
+        }
     }
 }

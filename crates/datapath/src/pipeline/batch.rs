@@ -20,6 +20,7 @@
 
 use crate::counters::WorkerCounters;
 use std::any::Any;
+use std::sync::atomic::Ordering;
 
 use super::exec::{Exec, Probe, Silent};
 use super::worker::{Batch, WorkerState};
@@ -27,7 +28,7 @@ use super::{Outputs, PipelineVersion, Rule, RuleTable, TableRule};
 use crate::cache::{key_hash, Path};
 use crate::classifier::TupleSpace;
 use crate::key::FlowKey;
-use crate::mirror::OfferFilter;
+use crate::mirror::{offer_round, OfferFilter};
 use crate::packet::Packet;
 use crate::parse::{parse, ParseOutcome};
 use crate::prefetch::prefetch;
@@ -105,6 +106,10 @@ impl<C: RuleTable> Batch<'_, C> {
             offered,
         } = &mut *self.worker;
         let mirror = self.shared.mirror.get();
+        let round = offer_round(
+            self.v.version,
+            self.shared.offer_epoch.load(Ordering::Acquire),
+        );
         let v: &PipelineVersion<C> = &self.v;
         let mut obs = Silent;
         let mut exec = Exec::new(
@@ -201,7 +206,7 @@ impl<C: RuleTable> Batch<'_, C> {
                         } else {
                             key_hash(k)
                         };
-                        f.hold(k, hash, v.version);
+                        f.hold(k, hash, v.version, round);
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! mechanism is described in the parent module's comment).
 
 use std::any::Any;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{
     Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError,
@@ -235,6 +235,11 @@ pub(crate) struct Shared<C> {
     pub(crate) packet_in: SyncSender<PacketIn>,
     /// The in-kernel tier, once set.
     pub(crate) mirror: OnceLock<Arc<dyn Mirror>>,
+    /// The offer round: workers offer every flow again when it changes (see
+    /// [`Datapath::reoffer`](crate::pipeline::Datapath::reoffer)).
+    pub(crate) offer_epoch: AtomicU64,
+    /// The learning switch's MAC table, once attached (see [`crate::mirror`]).
+    pub(crate) normal: Arc<OnceLock<crate::normal::MacTable>>,
 }
 
 impl<C> Shared<C> {
@@ -309,6 +314,8 @@ impl<C: RuleTable> Datapath<C> {
             workers: Mutex::new(Vec::new()),
             packet_in: tx,
             mirror: OnceLock::new(),
+            offer_epoch: AtomicU64::new(0),
+            normal: Arc::new(OnceLock::new()),
         });
         let writer = Writer {
             shared: shared.clone(),

@@ -515,3 +515,83 @@ fn concurrent_workers_converge_on_the_table() {
     let s = t.stats();
     assert!(s.moved > 0 && s.evicted > 0, "{s:?}");
 }
+
+/// Records what a [`super::MacListener`] is told, and checks it is told before the
+/// workers can see the change.
+struct Told(
+    std::sync::Mutex<Vec<(u64, Vec<super::MacChange>)>>,
+    MacTable,
+);
+
+impl super::MacListener for Told {
+    fn changed(&self, gen: u64, changes: &[super::MacChange]) {
+        assert!(self.1.generation() < gen, "told after workers may see it");
+        self.0.lock().unwrap().push((gen, changes.to_vec()));
+    }
+}
+
+impl Told {
+    fn take(&self) -> Vec<(u64, Vec<super::MacChange>)> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+#[test]
+fn the_listener_hears_every_change_but_refreshes_before_workers_see_it() {
+    use super::{mac_key, MacChange};
+    let cfg = MacTableConfig {
+        aging_ns: 10 * SECOND_NS,
+        refresh_ns: SECOND_NS,
+        capacity: 2,
+    };
+    let t = table(&[1, 2, 3], cfg);
+    let told = std::sync::Arc::new(Told(Default::default(), t.clone()));
+    let weak: std::sync::Weak<dyn super::MacListener> =
+        std::sync::Arc::downgrade(&(told.clone() as std::sync::Arc<dyn super::MacListener>));
+    t.set_listener(weak);
+    let mut h = t.handler();
+    let key = |m| MacChange::Key {
+        key: mac_key(UNTAGGED, m),
+    };
+    h.begin_batch(0);
+    send(&mut h, 1, UNTAGGED, A, B);
+    let got = told.take();
+    assert_eq!(got, vec![(t.generation(), vec![key(A)])]);
+    // A refresh is not a change of any decision.
+    h.begin_batch(2 * SECOND_NS);
+    send(&mut h, 1, UNTAGGED, A, B);
+    assert!(told.take().is_empty());
+    t.refresh(&[(UNTAGGED, A, 1)], 4 * SECOND_NS);
+    assert!(told.take().is_empty());
+    // ... but the refresh happened: the entry is 0 s old.
+    assert_eq!(t.entries(4 * SECOND_NS)[0].age_ns, 0);
+    // A refresh for a port the MAC is not on changes nothing.
+    t.refresh(&[(UNTAGGED, A, 2)], 6 * SECOND_NS);
+    assert_eq!(t.lookup(UNTAGGED, A, 6 * SECOND_NS), Some(1));
+    assert!(told.take().is_empty());
+    // A move.
+    send(&mut h, 2, UNTAGGED, A, B);
+    assert_eq!(told.take()[0].1, vec![key(A)]);
+    // Learning when full evicts the oldest: both told at once.
+    send(&mut h, 2, UNTAGGED, B, A);
+    told.take();
+    send(&mut h, 3, UNTAGGED, C, A);
+    assert_eq!(told.take()[0].1, vec![key(A), key(C)]);
+    // Aging, forgetting, flushing, ports, settings.
+    assert_eq!(t.expire(100 * SECOND_NS), 2);
+    assert_eq!(told.take()[0].1, vec![key(B), key(C)]);
+    h.begin_batch(100 * SECOND_NS);
+    send(&mut h, 1, UNTAGGED, D, A);
+    told.take();
+    assert_eq!(t.forget_port(1), 1);
+    assert_eq!(told.take()[0].1, vec![key(D)]);
+    t.flush();
+    assert_eq!(told.take()[0].1, vec![MacChange::All]);
+    t.set_ports(&[1, 2]);
+    assert_eq!(told.take()[0].1, vec![MacChange::All]);
+    t.set_config(cfg);
+    assert_eq!(told.take()[0].1, vec![MacChange::All]);
+    drop(told);
+    // A listener gone is forgotten.
+    send(&mut h, 1, UNTAGGED, A, B);
+}

@@ -553,7 +553,7 @@ fn fastpath_text(v: &Value) -> String {
          kernel: hit={} miss={} stale={} unparsed={} passed={} rewrite_failed={} partial_csum={} \
          csum_finished={}\n \
          mirror: installed={} refused={} mismatched={} evicted={} revalidated={} flushes={} \
-         offers={} offers_lost={} withdrawn={}\n",
+         offers={} offers_lost={} withdrawn={} mac_withdrawn={} mac_stale={}\n",
         n(&v["generation"]),
         entries.len(),
         n(&v["capacity"]),
@@ -574,6 +574,8 @@ fn fastpath_text(v: &Value) -> String {
         n(&tier["offers"]),
         n(&tier["offers_lost"]),
         n(&tier["withdrawn"]),
+        n(&tier["mac_withdrawn"]),
+        n(&tier["mac_stale"]),
     );
     for p in v["ports"].as_array().into_iter().flatten() {
         let lost = match (&p["lost"], &v["lost_counted"]) {
@@ -607,7 +609,7 @@ fn fastpath_text(v: &Value) -> String {
     }
     for e in &entries {
         s.push_str(&format!(
-            " {}packets={}, bytes={}, generation={}{}, {} actions={}\n",
+            " {}packets={}, bytes={}, generation={}{}, {} actions={}{}\n",
             if e["megaflow"] == Value::Bool(true) {
                 "megaflow "
             } else {
@@ -623,6 +625,11 @@ fn fastpath_text(v: &Value) -> String {
             },
             e["key"].as_str().unwrap_or(""),
             e["actions"].as_str().unwrap_or(""),
+            if e["normal"] == Value::Bool(true) {
+                " (NORMAL)"
+            } else {
+                ""
+            },
         ));
     }
     s

@@ -1,0 +1,474 @@
+//! End-to-end test of the in-kernel fast tier under the learning switch: `peregrine run`
+//! in standalone mode (no controller, the NORMAL flow only) with `--fast-path xdp`,
+//! three namespace hosts on AF_XDP ports, frames sent and captured with AF_PACKET
+//! sockets inside the hosts' namespaces.
+//!
+//! What it holds the tier to: steady traffic between two hosts is served in the kernel
+//! (at least [`KERNEL_SHARE`] of it), and counted in the NORMAL flow's statistics; a
+//! MAC that moves to another port takes its traffic along at once, nothing more going
+//! to the old port; and every host receives the same frames, in the same order, as
+//! with the tier off. The tracer says which NORMAL flows the kernel serves, and why
+//! not the others.
+//!
+//! The test frames carry MACs of their own ([`A`], [`B`]), not the hosts'. Frames
+//! redirected by XDP into a veth are delivered only when the veth's peer has NAPI, so
+//! every host's `eth0` gets GRO on, as in `fastpath_netns.rs`. Every test frame carries
+//! [`MAGIC`] and a sequence number in its UDP payload; captures keep only such frames.
+//!
+//! Needs root (namespaces, XDP, raw sockets, the management socket), so it is ignored by
+//! default. Names are unique per run and everything (switch, namespaces, capture
+//! threads, the management socket's file) is removed on drop, also when an assertion
+//! fails.
+
+mod common;
+
+use std::fs::File;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use bench::topo::{Host, Topology};
+use common::{MgmtPath, SwitchProc};
+use datapath::packet::Packet;
+use nix::sched::{setns, CloneFlags};
+use serde_json::Value;
+
+/// Marks a test frame's UDP payload; the sequence number follows it.
+const MAGIC: &[u8; 8] = b"PGNMTEST";
+/// Time between two frames sent, so that nothing is dropped for rate.
+const GAP: Duration = Duration::from_micros(200);
+/// The MAC of the test traffic's first end (sent from host 1).
+const A: [u8; 6] = [0x02, 0, 0, 0, 0x0a, 0x01];
+/// The MAC of its other end (host 2's, until it moves to host 3).
+const B: [u8; 6] = [0x02, 0, 0, 0, 0x0b, 0x02];
+/// Frames of the steady phase.
+const STEADY: u32 = 500;
+/// Frames after the move.
+const AFTER_MOVE: u32 = 200;
+/// The least share of the steady traffic the kernel must serve.
+const KERNEL_SHARE: f64 = 0.9;
+
+/// One test at a time (the frames are paced; a second switch and sender on the same
+/// CPUs could stall them).
+static TURN: Mutex<()> = Mutex::new(());
+
+fn turn() -> MutexGuard<'static, ()> {
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `peregrine ctl --json ARGS...`, which must succeed, parsed.
+fn ctl_json(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .arg("ctl")
+        .arg("--json")
+        .args(args)
+        .output()
+        .expect("run peregrine ctl");
+    assert!(
+        out.status.success(),
+        "peregrine ctl {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "ctl {args:?}: not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// `peregrine trace SWITCH FLOW`, which must succeed: what it printed.
+fn trace(switch: &str, flow: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .args(["trace", switch, flow])
+        .output()
+        .expect("run peregrine trace");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// Three hosts on AF_XDP ports 1..=3 of a switch in standalone mode with a management
+/// socket, the fast path as `fast_path` says. Bind as `let (topo, h, sw, mgmt) = …` so
+/// the switch ends before the namespaces go.
+fn three_hosts(fast_path: &str) -> (Topology, Vec<Host>, SwitchProc, MgmtPath) {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
+    for host in &h {
+        // XDP_REDIRECT into a veth needs NAPI on its peer.
+        topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])
+            .unwrap();
+    }
+    let mgmt = MgmtPath::new("nm");
+    let ports: Vec<String> = h
+        .iter()
+        .map(|x| format!("{},backend=afxdp", x.port))
+        .collect();
+    let mut args: Vec<&str> = Vec::new();
+    for p in &ports {
+        args.extend_from_slice(&["--port", p]);
+    }
+    args.extend_from_slice(&["--fast-path", fast_path, "--mgmt", mgmt.as_str()]);
+    let (sw, banner) = SwitchProc::start_banner(&args);
+    assert!(banner.contains("standalone"), "{banner}");
+    if fast_path == "xdp" {
+        assert!(banner.contains("fast path xdp"), "{banner}");
+    }
+    (topo, h, sw, mgmt)
+}
+
+/// Enters namespace `ns` (this thread only) and opens its `eth0` as an AF_PACKET port.
+fn open_in_ns(ns: &str) -> ports::OpenPort {
+    let netns = File::open(format!("/var/run/netns/{ns}")).expect("open the namespace");
+    setns(&netns, CloneFlags::CLONE_NEWNET).expect("setns");
+    ports::open("eth0", ports::Backend::AfPacket, 1).expect("open eth0 with AF_PACKET")
+}
+
+/// Sends `frames` in order from `eth0` of namespace `ns`, [`GAP`] apart; returns how
+/// many the kernel took.
+fn send_frames(ns: &str, frames: Vec<Vec<u8>>) -> u64 {
+    let ns = ns.to_string();
+    std::thread::spawn(move || {
+        let mut port = open_in_ns(&ns);
+        let io = &mut port.handles[0];
+        let mut pool: Vec<Packet> = Vec::new();
+        let mut tx: Vec<Packet> = Vec::with_capacity(1);
+        for f in &frames {
+            let mut p = pool.pop().unwrap_or_default();
+            p.refill(f);
+            tx.push(p);
+            io.send(&mut tx, &mut pool);
+            std::thread::sleep(GAP);
+        }
+        port.stats().tx_packets
+    })
+    .join()
+    .expect("sender thread")
+}
+
+/// Frames with [`MAGIC`] received on `eth0` of a namespace, in arrival order, by a
+/// thread that runs until the capture is finished or dropped.
+struct Capture {
+    stop: Arc<AtomicBool>,
+    frames: Arc<Mutex<Vec<Vec<u8>>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Capture {
+    /// Starts capturing in `ns` and returns once the socket is open.
+    fn start(ns: &str) -> Capture {
+        let stop = Arc::new(AtomicBool::new(false));
+        let frames = Arc::new(Mutex::new(Vec::new()));
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let (ns, st, fr) = (ns.to_string(), stop.clone(), frames.clone());
+        let thread = std::thread::spawn(move || {
+            let mut port = open_in_ns(&ns);
+            let _ = ready_tx.send(());
+            let io = &mut port.handles[0];
+            let (mut rx, mut pool) = (Vec::<Packet>::new(), Vec::<Packet>::new());
+            while !st.load(Ordering::Relaxed) {
+                let n = io.recv(&mut rx, 64, &mut pool);
+                if n == 0 {
+                    std::thread::sleep(Duration::from_micros(100));
+                    continue;
+                }
+                let mut got = fr.lock().unwrap();
+                for p in rx.drain(..) {
+                    if seq_of(p.data()).is_some() {
+                        got.push(p.data().to_vec());
+                    }
+                    pool.push(p);
+                }
+            }
+        });
+        ready_rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("capture socket did not open");
+        Capture {
+            stop,
+            frames,
+            thread: Some(thread),
+        }
+    }
+
+    /// How many frames have arrived so far.
+    fn count(&self) -> usize {
+        self.frames.lock().unwrap().len()
+    }
+
+    /// Waits until at least `n` frames have arrived, at most `limit`.
+    fn wait_for(&self, n: usize, limit: Duration) {
+        let t = Instant::now();
+        while t.elapsed() < limit && self.count() < n {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Stops the thread and returns everything captured.
+    fn finish(mut self) -> Vec<Vec<u8>> {
+        self.halt();
+        std::mem::take(&mut *self.frames.lock().unwrap())
+    }
+
+    fn halt(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+/// The sequence number of a test frame (the 4 bytes after [`MAGIC`]), if it is one.
+fn seq_of(frame: &[u8]) -> Option<u32> {
+    let at = frame.windows(MAGIC.len()).position(|w| w == MAGIC)? + MAGIC.len();
+    let b = frame.get(at..at + 4)?;
+    Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+fn csum(bytes: &[u8]) -> u16 {
+    let mut sum: u32 = bytes
+        .chunks(2)
+        .map(|c| u32::from(c[0]) << 8 | u32::from(c.get(1).copied().unwrap_or(0)))
+        .sum();
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+/// A UDP/IPv4 frame `src` -> `dst`, 10.98.0.1:5000 -> 10.98.0.2:6000, with [`MAGIC`] and
+/// `seq` in its payload and correct checksums (UDP's left zero: none).
+fn frame(src: [u8; 6], dst: [u8; 6], seq: u32) -> Vec<u8> {
+    let mut payload = Vec::with_capacity(32);
+    payload.extend_from_slice(MAGIC);
+    payload.extend_from_slice(&seq.to_be_bytes());
+    payload.extend((0..20u8).map(|i| i.wrapping_mul(5) ^ (seq as u8)));
+    let udp_len = (8 + payload.len()) as u16;
+    let mut ip = vec![0u8; 20];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&(20 + udp_len).to_be_bytes());
+    ip[4..6].copy_from_slice(&(seq as u16).to_be_bytes());
+    ip[8] = 64;
+    ip[9] = 17;
+    ip[12..16].copy_from_slice(&[10, 98, 0, 1]);
+    ip[16..20].copy_from_slice(&[10, 98, 0, 2]);
+    let c = csum(&ip);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let mut f = Vec::with_capacity(14 + 20 + udp_len as usize);
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&src);
+    f.extend_from_slice(&[0x08, 0x00]);
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&5000u16.to_be_bytes());
+    f.extend_from_slice(&6000u16.to_be_bytes());
+    f.extend_from_slice(&udp_len.to_be_bytes());
+    f.extend_from_slice(&[0, 0]);
+    f.extend_from_slice(&payload);
+    f
+}
+
+/// Frames `src` -> `dst` with sequence numbers `seqs`.
+fn frames(src: [u8; 6], dst: [u8; 6], seqs: std::ops::Range<u32>) -> Vec<Vec<u8>> {
+    seqs.map(|s| frame(src, dst, s)).collect()
+}
+
+/// What one run saw: the frames captured on each host, in arrival order, and (tier on)
+/// the kernel's share of the steady phase and of the phase after the move, and the
+/// NORMAL flow's packet count.
+struct Run {
+    got: [Vec<Vec<u8>>; 3],
+    steady_share: f64,
+    moved_share: f64,
+    normal_packets: u64,
+}
+
+/// Kernel hits, summed over the tier's NORMAL entries from `in_port` with destination
+/// MAC `dst`.
+fn kernel_hits(fp: &Value, in_port: u32, dst: [u8; 6]) -> u64 {
+    let dst = dst
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":");
+    let (port, dst) = (format!("in_port={in_port},"), format!("dl_dst={dst}"));
+    fp["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            e["normal"] == true
+                && e["key"]
+                    .as_str()
+                    .is_some_and(|k| k.contains(&port) && k.contains(&dst))
+        })
+        .map(|e| e["packets"].as_u64().unwrap_or(0))
+        .sum()
+}
+
+/// The scenario with the fast path `mode`: B on host 2 speaks once; steady traffic
+/// A -> B from host 1; B appears on host 3; traffic A -> B again.
+fn run(mode: &str) -> Run {
+    let (topo, h, sw, mgmt) = three_hosts(mode);
+    let sw_t = format!("unix:{}", mgmt.as_str());
+    let caps = [
+        Capture::start(&h[0].ns),
+        Capture::start(&h[1].ns),
+        Capture::start(&h[2].ns),
+    ];
+    let xdp = mode == "xdp";
+    let dump = || xdp.then(|| ctl_json(&["dump-fastpath", &sw_t]));
+
+    // B speaks on port 2: A is unknown, so it is flooded to hosts 1 and 3.
+    assert_eq!(send_frames(&h[1].ns, frames(B, A, 0..1)), 1);
+    caps[0].wait_for(1, Duration::from_secs(2));
+    caps[2].wait_for(1, Duration::from_secs(2));
+    std::thread::sleep(Duration::from_millis(50));
+
+    // Steady A -> B: to host 2 only.
+    let n = STEADY;
+    assert_eq!(send_frames(&h[0].ns, frames(A, B, 1..1 + n)), u64::from(n));
+    caps[1].wait_for(n as usize, Duration::from_secs(3));
+    std::thread::sleep(Duration::from_millis(100));
+    let steady = dump().map_or(0, |fp| kernel_hits(&fp, 1, B));
+    if xdp {
+        // The tracer says which NORMAL flows the kernel serves, and why not the others.
+        let flow = |src: &str| {
+            format!(
+                "udp,in_port=1,dl_src={src},dl_dst=02:00:00:00:0b:02,nw_src=10.98.0.1,\
+                 nw_dst=10.98.0.2,udp_src=5000,udp_dst=6000"
+            )
+        };
+        // dump-fastpath marks the entries copied from NORMAL.
+        let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+            .args(["ctl", "dump-fastpath", &sw_t])
+            .output()
+            .expect("run peregrine ctl");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.lines()
+                .any(|l| l.contains("dl_dst=02:00:00:00:0b:02") && l.ends_with("output:2 (NORMAL)")),
+            "{text}"
+        );
+        let served = trace(&sw_t, &flow("02:00:00:00:0a:01"));
+        assert!(
+            served.contains("fast path: served in the kernel"),
+            "{served}"
+        );
+        let unknown = trace(&sw_t, &flow("02:00:00:00:0c:03"));
+        assert!(
+            unknown.contains(
+                "fast path: handled in user space only: it goes to NORMAL and its source MAC \
+                 is not learned yet"
+            ),
+            "{unknown}"
+        );
+    }
+
+    // B moves: it speaks on port 3 (to A, now known on port 1).
+    let at = 1 + n;
+    assert_eq!(send_frames(&h[2].ns, frames(B, A, at..at + 1)), 1);
+    caps[0].wait_for(2, Duration::from_secs(2));
+    std::thread::sleep(Duration::from_millis(100));
+
+    // A -> B again: to host 3 only, nothing more to host 2.
+    let (from, m) = (at + 1, AFTER_MOVE);
+    assert_eq!(
+        send_frames(&h[0].ns, frames(A, B, from..from + m)),
+        u64::from(m)
+    );
+    caps[2].wait_for(1 + m as usize, Duration::from_secs(3));
+    // Anything late or extra has time to show.
+    std::thread::sleep(Duration::from_millis(200));
+    let fp = dump();
+    let after = fp.as_ref().map_or(0, |fp| kernel_hits(fp, 1, B));
+    if let Some(fp) = &fp {
+        eprintln!("{mode}: fast path {:#}", fp["tier"]);
+        eprintln!("{mode}: events {}", fp["events"]);
+    }
+    let flows = ctl_json(&["dump-flows", &sw_t]);
+    let normal_packets = flows
+        .as_array()
+        .and_then(|rows| {
+            rows.iter()
+                .find(|r| r["actions"].to_string().contains("NORMAL"))
+        })
+        .and_then(|r| r["n_packets"].as_u64())
+        .unwrap_or_else(|| panic!("no NORMAL flow: {flows:#}"));
+    let [c1, c2, c3] = caps;
+    let got = [c1.finish(), c2.finish(), c3.finish()];
+    drop(sw);
+    drop(topo);
+    Run {
+        got,
+        steady_share: steady as f64 / f64::from(n),
+        // The hits of the new entry (port 3) are all those after the move: the old
+        // entry's were credited before it went and are not in the dump any more.
+        moved_share: after as f64 / f64::from(m),
+        normal_packets,
+    }
+}
+
+fn seqs(frames: &[Vec<u8>]) -> Vec<u32> {
+    frames.iter().filter_map(|f| seq_of(f)).collect()
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn the_learning_switch_is_served_in_the_kernel_and_follows_a_move() {
+    let _turn = turn();
+    let xdp = run("xdp");
+    let off = run("off");
+    let n = STEADY;
+    let after = 2 + n..2 + n + AFTER_MOVE;
+    // What the learning switch does, with the tier off and on alike.
+    let want: [Vec<u32>; 3] = [
+        vec![0, 1 + n],
+        (1..1 + n).collect(),
+        std::iter::once(0).chain(after).collect(),
+    ];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(&seqs(&off.got[i]), w, "tier off: host {}", i + 1);
+        assert_eq!(&seqs(&xdp.got[i]), w, "tier on: host {}", i + 1);
+        assert!(
+            xdp.got[i] == off.got[i],
+            "host {}: the frames differ between tier on and off",
+            i + 1
+        );
+    }
+    eprintln!(
+        "kernel share: steady {:.3}, after the move {:.3}",
+        xdp.steady_share, xdp.moved_share
+    );
+    assert!(
+        xdp.steady_share >= KERNEL_SHARE,
+        "only {:.3} of the steady traffic was served in the kernel",
+        xdp.steady_share
+    );
+    assert!(
+        xdp.moved_share >= KERNEL_SHARE,
+        "only {:.3} of the traffic after the move was served in the kernel",
+        xdp.moved_share
+    );
+    // Every test frame counts in the NORMAL flow, wherever it was served (the hosts'
+    // own frames add to both runs).
+    let frames = u64::from(2 + n + AFTER_MOVE);
+    assert!(
+        xdp.normal_packets >= frames,
+        "the NORMAL flow counted {} packets of at least {frames}",
+        xdp.normal_packets
+    );
+    assert!(off.normal_packets >= frames);
+}
