@@ -269,7 +269,9 @@ impl Launcher for InProcess {
     ) -> Result<Box<dyn study::Switch>, String> {
         let backend_name = backend;
         let (backend, fast_path) = match backend {
-            "afxdp+xdp" | "afxdp+xdp-exact" => (BackendName::Afxdp, FastPath::Xdp),
+            "afxdp+xdp" | "afxdp+xdp-exact" | "afxdp+xdp-normal" => {
+                (BackendName::Afxdp, FastPath::Xdp)
+            }
             "afxdp-generic+xdp" => (BackendName::AfxdpGeneric, FastPath::Xdp),
             "afxdp" => (BackendName::Afxdp, FastPath::Off),
             "afxdp-generic" => (BackendName::AfxdpGeneric, FastPath::Off),
@@ -284,9 +286,12 @@ impl Launcher for InProcess {
                 backend,
             })
             .collect();
+        // The learning switch: standalone, its NORMAL flow only.
+        let learning = backend_name == "afxdp+xdp-normal";
         let flows = setup
             .openflow()
             .into_iter()
+            .filter(|_| !learning)
             .map(|f| {
                 let fm = openflow::text::parse_flow_mod(
                     &f,
@@ -302,7 +307,11 @@ impl Launcher for InProcess {
             flows,
             workers,
             cpus: cpus.to_vec(),
-            fail_mode: FailMode::Secure,
+            fail_mode: if learning {
+                FailMode::Standalone
+            } else {
+                FailMode::Secure
+            },
             mgmt: Some(mgmt.clone()),
             name,
             fast_path,

@@ -38,6 +38,9 @@ pub enum Dut {
     PeregrineXdp,
     /// The same with the tier's entries exact microflows only (no megaflows).
     PeregrineXdpExact,
+    /// peregrine with the tier as a standalone learning switch (its NORMAL flow; the
+    /// experiments' rules are not loaded).
+    PeregrineXdpNormal,
     /// peregrine with AF_XDP ports in generic (SKB) mode and its in-kernel fast tier.
     PeregrineXdpGeneric,
     /// peregrine with AF_XDP ports (native XDP where the driver has it), the fast tier
@@ -61,9 +64,10 @@ pub enum Dut {
 
 impl Dut {
     /// Every device, in the order a study lists them.
-    pub const ALL: [Dut; 11] = [
+    pub const ALL: [Dut; 12] = [
         Dut::PeregrineXdp,
         Dut::PeregrineXdpExact,
+        Dut::PeregrineXdpNormal,
         Dut::PeregrineXdpGeneric,
         Dut::PeregrineAfxdp,
         Dut::PeregrineAfxdpGeneric,
@@ -80,6 +84,7 @@ impl Dut {
         match self {
             Dut::PeregrineXdp => "peregrine-xdp",
             Dut::PeregrineXdpExact => "peregrine-xdp-exact",
+            Dut::PeregrineXdpNormal => "peregrine-xdp-normal",
             Dut::PeregrineXdpGeneric => "peregrine-xdp-generic",
             Dut::PeregrineAfxdp => "peregrine-afxdp",
             Dut::PeregrineAfxdpGeneric => "peregrine-afxdp-generic",
@@ -98,6 +103,7 @@ impl Dut {
         match self {
             Dut::PeregrineXdp => Some("afxdp+xdp"),
             Dut::PeregrineXdpExact => Some("afxdp+xdp-exact"),
+            Dut::PeregrineXdpNormal => Some("afxdp+xdp-normal"),
             Dut::PeregrineXdpGeneric => Some("afxdp-generic+xdp"),
             Dut::PeregrineAfxdp => Some("afxdp"),
             Dut::PeregrineAfxdpGeneric => Some("afxdp-generic"),
@@ -108,7 +114,8 @@ impl Dut {
 
     /// Whether the device takes OpenFlow rules.
     pub fn openflow(self) -> bool {
-        self.peregrine_backend().is_some() || matches!(self, Dut::OvsAfpacket | Dut::OvsAfxdp)
+        (self.peregrine_backend().is_some() && self != Dut::PeregrineXdpNormal)
+            || matches!(self, Dut::OvsAfpacket | Dut::OvsAfxdp)
     }
 
     /// The [`crate::dut`] driver of a device other than peregrine, with `routes` extra
