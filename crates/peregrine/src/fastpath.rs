@@ -4,11 +4,11 @@
 //!
 //! The `FAST_PATH` reply (`ctl dump-fastpath --json` prints it as is):
 //! `{"enabled": true, "generation", "capacity", "entries": [{"key", "megaflow", "actions",
-//! "generation", "live", "packets", "bytes", "out_ports", "normal"}], "masks": [{"slot",
+//! "generation", "live", "packets", "bytes", "out_ports", "normal", "groups"}], "masks": [{"slot",
 //! "mask", "entries"}], "events": {"hit", "miss", "stale", "unparsed", "passed",
-//! "rewrite_failed", "partial_csum", "csum_finished"}, "tier": {"offers", "offers_lost",
+//! "rewrite_failed", "partial_csum", "csum_finished", "undelivered"}, "tier": {"offers", "offers_lost",
 //! "installed", "refused", "mismatched", "evicted", "publishes", "revalidated",
-//! "flushes", "group_scans", "withdrawn", "mac_withdrawn", "mac_stale"}, "ports": [{"port",
+//! "flushes", "group_scans", "mac_withdrawn", "mac_stale"}, "ports": [{"port",
 //! "name", "mode", "delivery", "why", "lost"}], "lost_counted": true or why not}`. `key`
 //! and `actions` are in ovs-ofctl-like text, the key showing only the fields its mask
 //! holds (a `megaflow` covers every frame equal to it there; otherwise it is one
@@ -16,7 +16,7 @@
 //! tries them (only masks with entries; slot 0 holds the exact one), `mask` naming the
 //! fields each holds, as `FIELD` (every bit) or `FIELD/BITS`; `out_ports` are the
 //! OpenFlow ports sent to (none for a drop); `normal` says the entry copies a decision of
-//! NORMAL (the learning switch);
+//! NORMAL (the learning switch); `groups` the groups its decision runs, in order;
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
 //! counter slot. Per port: its attach `mode` (`native`/`generic`); `delivery`
 //! (`delivered`, `dropped`, `unknown`): whether the kernel delivers frames forwarded to it
@@ -54,6 +54,7 @@ impl FastPathView for TierView {
                     "bytes": d.bytes,
                     "out_ports": d.out_ports,
                     "normal": d.normal,
+                    "groups": d.groups,
                 })
             })
             .collect();
@@ -107,6 +108,7 @@ impl FastPathView for TierView {
                 "rewrite_failed": at(event::REWRITE_FAILED),
                 "partial_csum": at(event::PARTIAL_CSUM),
                 "csum_finished": at(event::CSUM_FINISHED),
+                "undelivered": at(event::UNDELIVERED),
             },
             "tier": {
                 "offers": stats.offers,
@@ -119,7 +121,6 @@ impl FastPathView for TierView {
                 "revalidated": stats.revalidated,
                 "flushes": stats.flushes,
                 "group_scans": stats.group_scans,
-                "withdrawn": stats.withdrawn,
                 "mac_withdrawn": stats.mac_withdrawn,
                 "mac_stale": stats.mac_stale,
             },

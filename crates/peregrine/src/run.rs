@@ -469,17 +469,17 @@ fn load_fast_path(cfg: &RunConfig) -> Option<Arc<FastPath>> {
 }
 
 /// Says for each fast-path port what the kernel does with frames forwarded to it, then
-/// watches for changes: where the kernel stops delivering to a port (a veth's peer
-/// turned GRO off, say), the tier takes out the entries that send there and says so;
-/// where it starts, the flows kept in user space for it are mirrored again. Without
-/// the kernel's announcements (before Linux 6.3) the ports keep their state from start.
+/// watches for changes and says them: where the kernel stops delivering to a port (a
+/// veth's peer turned GRO off, say), the program sends the frames of every entry to it
+/// from native ports to user space from then on; where it starts, the kernel serves
+/// them again (`FastPath::refresh` tells the program). Without the kernel's
+/// announcements (before Linux 6.3) the ports keep their state from start.
 fn watch_delivery(tier: &Arc<KernelTier>) -> Option<FeatureWatch> {
     let fp = tier.program().clone();
     let t = tier.clone();
     let watch = match FeatureWatch::start(move |ifindex| {
         if let Some((port, _)) = t.program().refresh(ifindex) {
             eprintln!("peregrine: {}", delivery_line(&port, &t.program().ports()));
-            t.delivery_changed(&port);
         }
     }) {
         Ok(w) => w,
@@ -493,9 +493,7 @@ fn watch_delivery(tier: &Arc<KernelTier>) -> Option<FeatureWatch> {
     };
     // A change between attaching and watching: the watch may have missed it.
     for p in fp.ports() {
-        if let Some((port, _)) = fp.refresh(p.ifindex) {
-            tier.delivery_changed(&port);
-        }
+        fp.refresh(p.ifindex);
     }
     let all = fp.ports();
     for p in &all {

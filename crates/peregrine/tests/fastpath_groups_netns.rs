@@ -26,7 +26,7 @@ use bench::topo::{Host, Topology};
 use common::{MgmtPath, SwitchProc};
 use datapath::packet::Packet;
 use nix::sched::{setns, CloneFlags};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// Marks a test frame's UDP payload; the sequence number follows it.
 const MAGIC: &[u8; 8] = b"PGFPTEST";
@@ -580,13 +580,13 @@ fn group_flows_are_the_same_with_the_fast_path_on_and_off_across_a_link_down() {
     // The kernel served flows through both groups, and the link changes took entries
     // out.
     let fp = on.fastpath.as_ref().unwrap();
-    for dport in [SELECT_DPORTS[0], FF_DPORT] {
+    for (dport, group) in [(SELECT_DPORTS[0], 1), (FF_DPORT, 2)] {
         let served = entries_for(fp, dport)
             .iter()
-            .any(|e| e["packets"].as_u64().unwrap_or(0) > 0);
+            .any(|e| e["packets"].as_u64().unwrap_or(0) > 0 && e["groups"] == json!([group]));
         assert!(
             served,
-            "udp_dst={dport} was not served in the kernel: {fp:#}"
+            "udp_dst={dport} was not served in the kernel through group {group}: {fp:#}"
         );
     }
     assert!(

@@ -29,6 +29,9 @@
 //     writes is correct for every frame its masked key covers, so where several cover a
 //     frame any of them may serve it. Slot 0 is set at load to the exact mask (every
 //     key bit), so an exact key with pad 0 is an entry of its own.
+//     A hit on a frame from a native-mode port whose entry sends to a port that takes
+//     no XDP frames now (not in `reach`, see delivered()) goes to user space (event
+//     UNDELIVERED), unmodified.
 //  4. A hit applies the entry's rewrites in a fixed order (IPv4 src, dst, TOS, TTL,
 //     TP src, dst, then eth dst, src, then VLAN pop, push, set), each with the same
 //     RFC 1624 incremental checksum update as user space's rewrite code
@@ -139,6 +142,10 @@ _Static_assert(sizeof(struct fp_key) == 40, "fp_key mirrors layout::FpKey");
 
 #define FP_MASKS 32
 
+// XSKMAP entries per port: `fp_port.xsk_base` is the port's slot times this
+// (crates/xdp/src/program.rs, QUEUES_PER_PORT).
+#define QUEUES_PER_PORT 64
+
 // The masks the lookup walks, in order (`walk` array, one element).
 struct fp_walk {
 	__u32 n;
@@ -218,7 +225,8 @@ _Static_assert(sizeof(struct fp_counter) == 16, "fp_counter mirrors layout::FpCo
 #define EV_REWRITE_FAILED 5
 #define EV_PARTIAL_CSUM 6
 #define EV_CSUM_FINISHED 7
-#define EV_COUNT 8
+#define EV_UNDELIVERED 8
+#define EV_COUNT 9
 
 // ---- Maps (max_entries are set by the loader, src/program.rs) ----
 
@@ -317,6 +325,38 @@ struct {
 	__type(value, __u64);
 	__uint(max_entries, EV_COUNT);
 } events SEC(".maps");
+
+// Where the kernel delivers what a native-mode port forwards (see fastpath()): element 0
+// holds a bit per devmap slot (below 64) whose interface takes XDP frames; element
+// 1 + g the slots of broadcast group g. Written by user space, one element at a time.
+#define REACH_PORTS 0
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1 + FP_GROUPS);
+} reach SEC(".maps");
+
+// Whether a frame that arrived on native-mode `port` and hits an entry sending to `out`
+// (a devmap slot, or FP_GROUP | g) would reach every output: each must take XDP frames
+// (the input port itself, which a broadcast leaves out, excepted).
+static __always_inline int delivered(const struct fp_port *port, __u32 out)
+{
+	__u32 zero = REACH_PORTS;
+	const __u64 *ok = bpf_map_lookup_elem(&reach, &zero);
+	if (!ok)
+		return 0;
+	if (out & FP_GROUP) {
+		__u32 g = 1 + (out & (FP_GROUPS - 1));
+		const __u64 *members = bpf_map_lookup_elem(&reach, &g);
+		if (!members)
+			return 0;
+		__u32 in_slot = port->xsk_base / QUEUES_PER_PORT;
+		__u64 in_bit = in_slot < 64 ? 1ULL << in_slot : 0;
+		return (*members & ~in_bit & ~*ok) == 0;
+	}
+	return out < 64 && (*ok >> out) & 1;
+}
 
 // A CPU's room for the piece of a segment finish_csum sums.
 struct fp_scratch {
@@ -876,6 +916,14 @@ int fastpath(struct xdp_md *ctx)
 		return to_user(port, queue);
 	}
 
+	// From a native-mode port the frame goes to the outputs' XDP transmit, which drops
+	// it where an interface takes no XDP frames: such frames go to user space, which
+	// delivers them, until the interface takes them again.
+	if ((port->flags & FP_PORT_NATIVE) && e->out != FP_DROP && !delivered(port, e->out)) {
+		count(EV_UNDELIVERED);
+		return to_user(port, queue);
+	}
+
 	__u64 len = (__u64)ctx->data_end - (__u64)ctx->data;
 	if (!can_rewrite(e, kp, &h, len)) {
 		count(EV_REWRITE_FAILED);
@@ -913,10 +961,6 @@ int fastpath(struct xdp_md *ctx)
 }
 
 // ---- Drops after the program (tracepoints) ----
-
-// XSKMAP entries per port: `fp_port.xsk_base` is the port's slot times this
-// (crates/xdp/src/program.rs, QUEUES_PER_PORT).
-#define QUEUES_PER_PORT 64
 
 // The records of the two tracepoints (their format files, after the 8 bytes of common
 // fields).

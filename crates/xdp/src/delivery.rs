@@ -11,14 +11,20 @@
 //!
 //! So each attached port carries a [`Delivery`], read from the kernel's own statement
 //! (`ports::xdp_features`, the bit the kernel's redirect code checks) when it is attached
-//! and again whenever the kernel announces a change ([`FastPath::refresh`]). The tier
-//! mirrors a decision only when every output is reached ([`FastPath::delivers`]):
-//! from a generic port always; from a native port only to ports whose delivery is
-//! [`Delivery::Delivered`]. Where the kernel does not say (before Linux 6.3), native
-//! forwarding to the port stays in user space, which always delivers.
+//! and again whenever the kernel announces a change ([`FastPath::refresh`]), and the
+//! program's `reach` map holds the slots of the ports that are [`Delivery::Delivered`]
+//! (written at every attach, detach and change; a slot past 63 is never in it). The
+//! program forwards a hit from a native port only when every output is in it (a
+//! broadcast group's ports less the input port), and sends the frame to user space
+//! otherwise (event UNDELIVERED); hits from generic ports are forwarded whatever the
+//! output. Entries are written whatever the delivery, and stay when it changes: the
+//! flows move between the tiers from their next frame, with no entry removed or
+//! written. Where the kernel does not say (before Linux 6.3), native forwarding to the
+//! port stays in user space, which always delivers. [`FastPath::delivers`] says the
+//! same for one pair of ports (for the tracer).
 //!
 //! What the kernel drops after the program let a frame go (a change at the peer before
-//! the tier took its entries out, a full ring) is counted per output port by two
+//! the program was told, a full ring) is counted per output port by two
 //! tracepoint programs in the same object ([`FastPath::lost`]); they need tracefs, which
 //! is mounted at `/sys/kernel/tracing` if it is not.
 
@@ -245,7 +251,9 @@ impl FastPath {
             return None;
         }
         slot.delivery = now;
-        Some((slot.clone(), before))
+        let changed = slot.clone();
+        crate::program::write_reach(&mut inner);
+        Some((changed, before))
     }
 
     /// Frames the kernel dropped after the program sent them to each attached port

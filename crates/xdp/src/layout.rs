@@ -219,6 +219,9 @@ pub mod event {
     pub const PARTIAL_CSUM: u32 = 6;
     /// Hits whose checksum the sender left to the device, finished by the program.
     pub const CSUM_FINISHED: u32 = 7;
+    /// Hits from a native-mode port whose output takes no XDP frames now (its veth
+    /// peer runs no NAPI, say): sent to user space, which delivers them.
+    pub const UNDELIVERED: u32 = 8;
     /// Number of event kinds.
-    pub const COUNT: u32 = 8;
+    pub const COUNT: u32 = 9;
 }

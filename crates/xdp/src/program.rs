@@ -285,6 +285,7 @@ impl FastPath {
                     delivery::reset_lost(&mut inner.ebpf, slot);
                     inner.slots[slot as usize] =
                         Some(PortUse::new(of_port, name, ifindex, attached));
+                    write_reach(&mut inner);
                     return Ok(Attached {
                         shared: self.shared.clone(),
                         slot,
@@ -335,11 +336,22 @@ impl FastPath {
                 map.remove(k).map_err(|e| fail(STEP, &e))?;
             }
         }
-        for (slot, ifindex) in targets {
-            map.insert(slot, ifindex, None, 0)
+        for (slot, ifindex) in &targets {
+            map.insert(*slot, *ifindex, None, 0)
                 .map_err(|e| fail(STEP, &e))?;
         }
-        Ok(())
+        // Its slots, for the program's check that each takes XDP frames (a slot past
+        // 63 has no bit: all of them then, so the group never counts as delivered from a
+        // native port).
+        let members = targets
+            .iter()
+            .fold(0u64, |m, (s, _)| match 1u64.checked_shl(*s) {
+                Some(bit) if *s < 64 => m | bit,
+                _ => u64::MAX,
+            });
+        reach_mut(&mut inner.ebpf)?
+            .set(1 + group, members, 0)
+            .map_err(|e| fail(STEP, &e))
     }
 
     /// The devmap slots in broadcast group `group`.
@@ -630,6 +642,7 @@ impl Drop for Attached {
         if let Some(s) = inner.slots.get_mut(self.slot as usize) {
             *s = None;
         }
+        write_reach(&mut inner);
     }
 }
 
@@ -643,6 +656,33 @@ impl Shared {
 
 /// Removes slot `slot`'s `ports` and `tx_ports` entries (best effort: the interface may
 /// be gone, and the kernel clears its devmap entries itself then).
+fn reach_mut(ebpf: &mut Ebpf) -> Result<Array<&mut aya::maps::MapData, u64>, FastPathError> {
+    Array::try_from(ebpf.map_mut("reach").ok_or_else(|| missing("reach map"))?)
+        .map_err(|e| fail("opening the reach map", &e))
+}
+
+/// Writes the program's set of slots whose interface takes XDP frames (see
+/// `delivery.rs`) from the ports as known now: a slot past 63 is never in it, so frames
+/// from native ports to it always go to user space.
+pub(crate) fn write_reach(inner: &mut Inner) {
+    let ok = inner
+        .slots
+        .iter()
+        .enumerate()
+        .take(64)
+        .filter(|(_, p)| {
+            p.as_ref()
+                .is_some_and(|p| p.delivery == delivery::Delivery::Delivered)
+        })
+        .fold(0u64, |m, (s, _)| m | 1 << s);
+    if let Err(e) = reach_mut(&mut inner.ebpf).and_then(|mut m| {
+        m.set(0, ok, 0)
+            .map_err(|e| fail("writing the reach map", &e))
+    }) {
+        eprintln!("xdp: {e}");
+    }
+}
+
 fn clear_slot(ebpf: &mut Ebpf, slot: u32, ifindex: u32) {
     if let Ok(mut m) = ports_map(ebpf) {
         let _ = m.remove(&ifindex);

@@ -93,7 +93,6 @@ use datapath::mirror::{Changes, Credit, Decision, Ineligible, KernelCounters, Mi
 use datapath::normal::{MacChange, MacListener, MacTable};
 use datapath::pipeline::Datapath;
 
-use crate::delivery::PortUse;
 use crate::layout::*;
 use crate::model;
 use crate::program::{FastPath, FastPathError};
@@ -179,12 +178,6 @@ struct Table {
     free: Vec<u32>,
     /// Keys judged not mirrorable, with the datapath version judged in and why.
     refused: HashMap<FpKey, (u64, String)>,
-    /// Flows kept in user space only because the kernel would not deliver to one of
-    /// their ports (refused so, or withdrawn when a port stopped taking XDP frames):
-    /// judged again when a port starts taking them, since their workers offer them
-    /// again only after the next publish. Cleared at a publish (which makes workers
-    /// offer every flow again) and when it grows past [`REFUSED_MAX`].
-    waiting: HashMap<FpKey, FlowKey>,
     /// The datapath version last published: only decisions computed in it are written.
     dp_version: u64,
     /// The program's generation: its entries of another generation are misses. It
@@ -238,8 +231,6 @@ pub struct TierStats {
     pub flushes: u64,
     /// Searches of every entry for a broadcast group no live entry uses.
     pub group_scans: u64,
-    /// Entries taken out because the kernel stopped delivering to one of their ports.
-    pub withdrawn: u64,
     /// Entries through NORMAL taken out because the MAC table changed what they depend
     /// on.
     pub mac_withdrawn: u64,
@@ -286,6 +277,8 @@ pub struct DumpEntry {
     pub out_ports: Vec<u32>,
     /// Whether it copies a decision of NORMAL (the learning switch).
     pub normal: bool,
+    /// The groups its decision runs, in order.
+    pub groups: Vec<u32>,
 }
 
 /// What the kernel tier does with one microflow (for the tracer).
@@ -361,7 +354,6 @@ impl KernelTier {
                 entries: HashMap::new(),
                 free,
                 refused: HashMap::new(),
-                waiting: HashMap::new(),
                 dp_version,
                 generation,
                 groups: vec![Group::default(); FP_GROUPS as usize],
@@ -506,7 +498,7 @@ impl KernelTier {
                 mask,
                 group,
                 mismatch,
-                undeliverable,
+                undeliverable: _,
             }) => {
                 if mismatch {
                     t.stats.mismatched += 1;
@@ -540,19 +532,9 @@ impl KernelTier {
                         }
                     }
                 }
+                // Written even where the kernel does not deliver now: the program sends
+                // such hits to user space until it does (see `delivery.rs`).
                 let out_ports = d.output.map(|o| o.0).unwrap_or_default();
-                // Again under the table's lock: a port the kernel stopped delivering to
-                // since the judgement either shows here or has its entries taken out
-                // after this one is written (`delivery_changed` takes the lock too).
-                let undeliverable = undeliverable.or_else(|| {
-                    out_ports
-                        .iter()
-                        .find_map(|p| self.fp.delivers(d.in_port, *p).err())
-                });
-                if let Some(why) = undeliverable {
-                    wait(&mut t, fk, *key);
-                    return refuse(&mut t, fk, d.version, why);
-                }
                 self.install(&mut t, fk, mask, entry, d.credit, out_ports, *key);
             }
         }
@@ -897,6 +879,7 @@ impl KernelTier {
                     bytes: c.bytes,
                     out_ports: e.out_ports.clone(),
                     normal: e.credit.normal.is_some(),
+                    groups: e.credit.groups.iter().map(|g| g.group).collect(),
                 }
             })
             .collect();
@@ -922,6 +905,14 @@ impl KernelTier {
         let stale = {
             let t = self.lock();
             if let Some(e) = covering(&t, &fk) {
+                let in_port = fk.in_port;
+                if let Some(why) = e
+                    .out_ports
+                    .iter()
+                    .find_map(|p| self.fp.delivers(in_port, *p).err())
+                {
+                    return Verdict::Refused(why);
+                }
                 return Verdict::Served {
                     packets: e.hits,
                     megaflow: (e.mask != FpKey::EXACT)
@@ -982,45 +973,10 @@ impl Mirror for KernelTier {
         t.dp_version = version;
         t.stats.publishes += 1;
         t.refused.clear();
-        t.waiting.clear();
     }
 }
 
 impl KernelTier {
-    /// The kernel's delivery to `port` changed ([`crate::delivery`]). If it no longer
-    /// delivers there, every entry that sends to the port is taken out at once, so the
-    /// flows' next packets go to user space, which delivers. If it does, the flows kept
-    /// in user space for want of delivery are judged again now (their workers would
-    /// offer them again only after the next publish).
-    pub fn delivery_changed(&self, port: &PortUse) {
-        let now = self.now_ns();
-        let retry: Vec<FlowKey> = {
-            let mut t = self.lock();
-            t.refused.clear();
-            if port.why_not().is_some() {
-                self.harvest_locked(&mut t, now);
-                let gone: Vec<(FpKey, FlowKey)> = t
-                    .entries
-                    .iter()
-                    .filter(|(_, e)| e.out_ports.contains(&port.of_port))
-                    .map(|(k, e)| (*k, e.flow_key))
-                    .collect();
-                for (k, flow) in &gone {
-                    wait(&mut t, *k, *flow);
-                }
-                let keys = gone.into_iter().map(|(k, _)| k).collect();
-                let n = self.take_out(&mut t, keys, now, "a fast-path entry to a port");
-                t.stats.withdrawn += n;
-                Vec::new()
-            } else {
-                t.waiting.drain().map(|(_, k)| k).collect()
-            }
-        };
-        for k in &retry {
-            self.consider(k);
-        }
-    }
-
     /// The MAC table made `changes` (it is now at generation `gen`): every entry through
     /// NORMAL they may alter is credited its hits and removed from the map before this
     /// returns, and a new offer round starts (the flows offer themselves again). Called
@@ -1208,14 +1164,6 @@ fn megaflow_mask(mask: &FlowKey, key: &FlowKey, entry: &FpEntry) -> FpKey {
         m.vlan_pcp = u8::MAX;
     }
     m
-}
-
-/// Remembers flow `flow` (program key `key`) as kept in user space for want of delivery.
-fn wait(t: &mut Table, key: FpKey, flow: FlowKey) {
-    if t.waiting.len() >= REFUSED_MAX {
-        t.waiting.clear();
-    }
-    t.waiting.insert(key, flow);
 }
 
 /// Remembers that `key` cannot be mirrored in datapath version `version`, and why.

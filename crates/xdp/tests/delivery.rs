@@ -1,6 +1,7 @@
-//! The tier's delivery rule against the kernel (needs root): a native port's entries
-//! send only where the kernel says it takes XDP frames, a change is followed, and what
-//! the kernel drops after the program let a frame go is counted per output port.
+//! The delivery rule against the kernel (needs root): a native port's hits are
+//! forwarded only where the kernel says it takes XDP frames (else sent to user space), a
+//! change is followed without touching the entries, and what the kernel drops after the
+//! program let a frame go is counted per output port.
 //!
 //! Frames are real: written into one veth's far end with a packet socket, served by the
 //! program on the near end in native mode, redirected to a second veth pair.
@@ -17,6 +18,7 @@ use datapath::parse::parse;
 use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule};
 use ports::afxdp::AttachMode;
 use xdp::delivery::Delivery;
+use xdp::layout::event;
 use xdp::tier::{KernelTier, Verdict};
 use xdp::FastPath;
 
@@ -136,29 +138,42 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
             Verdict::Refused(why) => assert!(why.contains("NAPI"), "{why}"),
             other => panic!("mirrored into a port that drops: {other:?}"),
         }
+        // Written all the same: the program sends its hits to user space while dob
+        // takes no XDP frames.
         tier.consider(&key);
-        assert!(fp.entries().unwrap().is_empty());
+        assert_eq!(fp.entries().unwrap().len(), 1);
+        let undelivered = || fp.events()[event::UNDELIVERED as usize];
+        let rx = rx_packets("dob");
+        send(dib, &frame, 10);
+        eventually("10 hits sent to user space", || undelivered() == 10);
+        assert_eq!(fp.events()[event::HIT as usize], 0);
+        assert_eq!(
+            rx_packets("dob"),
+            rx,
+            "nothing forwarded into dob by the kernel"
+        );
+        let lost = |p: u32| fp.lost_of(p).expect("drops are counted");
+        assert_eq!(lost(2), 0);
 
-        // GRO on at dob: the kernel now takes XDP frames for doa, and the flow refused
-        // before goes in (its worker would not offer it again before the next publish).
+        // GRO on at dob: the kernel now takes XDP frames for doa, and the same entry
+        // forwards from the next frame on.
         run("ethtool", &["-K", "dob", "gro", "on"]);
         let (port, before) = fp.refresh(doa).expect("a change");
         assert_eq!(
             (before, port.delivery),
             (Delivery::Dropped, Delivery::Delivered)
         );
-        tier.delivery_changed(&port);
-        assert_eq!(fp.entries().unwrap().len(), 1);
+        assert!(matches!(tier.verdict(&key), Verdict::Served { .. }));
         let rx = rx_packets("dob");
         send(dib, &frame, 10);
         eventually("10 frames served in the kernel reach dob", || {
             rx_packets("dob") >= rx + 10
         });
-        let lost = |p: u32| fp.lost_of(p).expect("drops are counted");
+        assert_eq!(fp.events()[event::HIT as usize], 10);
         assert_eq!(lost(2), 0);
 
-        // GRO off again, the tier not yet told: what the entry sends is dropped by the
-        // kernel, and counted against port 2.
+        // GRO off again, the program not yet told: what the entry sends is dropped by
+        // the kernel, and counted against port 2.
         run("ethtool", &["-K", "dob", "gro", "off"]);
         let rx = rx_packets("dob");
         send(dib, &frame, 7);
@@ -166,22 +181,25 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
         assert_eq!(rx_packets("dob"), rx);
         assert_eq!(lost(1), 0);
 
-        // Told: the entry is taken out, and the flow stays in user space.
-        let (port, _) = fp.refresh(doa).expect("a change");
-        tier.delivery_changed(&port);
-        assert!(fp.entries().unwrap().is_empty());
-        assert_eq!(tier.dump().1.withdrawn, 1);
-        tier.consider(&key);
-        assert!(fp.entries().unwrap().is_empty());
-
-        // GRO on once more: the withdrawn flow is mirrored again by itself.
-        run("ethtool", &["-K", "dob", "gro", "on"]);
-        let (port, _) = fp.refresh(doa).expect("a change");
-        tier.delivery_changed(&port);
+        // Told: the frames go to user space again; the entry stays.
+        fp.refresh(doa).expect("a change");
+        send(dib, &frame, 4);
+        eventually("4 more hits sent to user space", || undelivered() == 14);
+        assert_eq!(rx_packets("dob"), rx);
         assert_eq!(fp.entries().unwrap().len(), 1);
+        match tier.verdict(&key) {
+            Verdict::Refused(why) => assert!(why.contains("NAPI"), "{why}"),
+            other => panic!("served into a port that drops: {other:?}"),
+        }
+
+        // GRO on once more: served in the kernel again, nothing written.
+        let installed = tier.dump().1.installed;
+        run("ethtool", &["-K", "dob", "gro", "on"]);
+        fp.refresh(doa).expect("a change");
         let rx = rx_packets("dob");
         send(dib, &frame, 5);
         eventually("5 more frames reach dob", || rx_packets("dob") >= rx + 5);
         assert_eq!(lost(2), 7);
+        assert_eq!(tier.dump().1.installed, installed);
     });
 }

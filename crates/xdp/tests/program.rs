@@ -311,6 +311,12 @@ fn unfinished_checksums_are_finished_on_a_hit_as_the_model_says() {
         ip(&["link", "add", "csa", "type", "veth", "peer", "name", "csb"]);
         ip(&["link", "set", "csa", "up"]);
         ip(&["link", "set", "csb", "up"]);
+        // GRO on at the peer: the veth takes the XDP frames the program sends it.
+        let st = std::process::Command::new("ethtool")
+            .args(["-K", "csb", "gro", "on"])
+            .status()
+            .unwrap();
+        assert!(st.success(), "ethtool");
         let csa = ports::InterfaceInfo::by_name("csa").unwrap().ifindex;
         let fp = FastPath::load(64, 4).expect("load");
         // Frames "arrive" on the veth, attached natively, and on the loopback, which has

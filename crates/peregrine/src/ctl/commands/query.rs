@@ -551,9 +551,9 @@ fn fastpath_text(v: &Value) -> String {
     let mut s = format!(
         "fast path: xdp, generation {}, {} of {} entries\n \
          kernel: hit={} miss={} stale={} unparsed={} passed={} rewrite_failed={} partial_csum={} \
-         csum_finished={}\n \
+         csum_finished={} undelivered={}\n \
          mirror: installed={} refused={} mismatched={} evicted={} revalidated={} flushes={} \
-         offers={} offers_lost={} withdrawn={} mac_withdrawn={} mac_stale={}\n",
+         offers={} offers_lost={} mac_withdrawn={} mac_stale={}\n",
         n(&v["generation"]),
         entries.len(),
         n(&v["capacity"]),
@@ -565,6 +565,7 @@ fn fastpath_text(v: &Value) -> String {
         n(&ev["rewrite_failed"]),
         n(&ev["partial_csum"]),
         n(&ev["csum_finished"]),
+        n(&ev["undelivered"]),
         n(&tier["installed"]),
         n(&tier["refused"]),
         n(&tier["mismatched"]),
@@ -573,7 +574,6 @@ fn fastpath_text(v: &Value) -> String {
         n(&tier["flushes"]),
         n(&tier["offers"]),
         n(&tier["offers_lost"]),
-        n(&tier["withdrawn"]),
         n(&tier["mac_withdrawn"]),
         n(&tier["mac_stale"]),
     );
@@ -609,7 +609,7 @@ fn fastpath_text(v: &Value) -> String {
     }
     for e in &entries {
         s.push_str(&format!(
-            " {}packets={}, bytes={}, generation={}{}, {} actions={}{}\n",
+            " {}packets={}, bytes={}, generation={}{}, {} actions={}{}{}\n",
             if e["megaflow"] == Value::Bool(true) {
                 "megaflow "
             } else {
@@ -629,6 +629,16 @@ fn fastpath_text(v: &Value) -> String {
                 " (NORMAL)"
             } else {
                 ""
+            },
+            match e["groups"].as_array() {
+                Some(g) if !g.is_empty() => format!(
+                    " (group {})",
+                    g.iter()
+                        .map(|x| n(x).to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                _ => String::new(),
             },
         ));
     }
