@@ -5,6 +5,7 @@
 #   xdp          peregrine, AF_XDP ports, the XDP fast tier (native XDP on veth)
 #   xdp-generic  the same with the program attached in generic (skb) mode
 #   off          peregrine with the tier off (every frame through the workers)
+#   normal       peregrine with the tier as a standalone learning switch (NORMAL)
 #   bridge       the Linux bridge
 #   redirect     a one-line native XDP program redirecting p1 <-> p2 (no lookup: what
 #                native XDP on veth costs by itself)
@@ -17,7 +18,7 @@ set -u
 PG=${PG:-target/release/peregrine}
 N=${N:-50}
 ROUNDS=${ROUNDS:-10}
-DEVICES=${DEVICES:-xdp xdp-generic off bridge redirect}
+DEVICES=${DEVICES:-xdp xdp-generic normal off bridge redirect}
 S=pl$$
 TMP=$(mktemp -d)
 PIDS=()
@@ -56,6 +57,12 @@ start() {
         --port p2,backend=$backend --cpus 1 --fail-mode secure --mgmt none \
         --fast-path $mode ${PGARGS:-} --flow "in_port=1,actions=output:2" \
         --flow "in_port=2,actions=output:1" >"$TMP/$dev.log" 2>&1 &
+      PIDS+=($!)
+      ;;
+    normal)
+      ip netns exec ${S}${i}s taskset -c 1 $PG run --port p1,backend=afxdp \
+        --port p2,backend=afxdp --cpus 1 --fail-mode standalone --mgmt none \
+        ${PGARGS:-} >"$TMP/$dev.log" 2>&1 &
       PIDS+=($!)
       ;;
     bridge)

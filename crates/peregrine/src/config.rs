@@ -23,7 +23,7 @@
 //! ca_cert = "cacert.pem"
 //! metrics = "127.0.0.1:9464"  # Prometheus GET /metrics (off unless given)
 //! fast_path = "xdp"         # or "off": the in-kernel tier on afxdp ports
-//! fast_path_entries = 262144 # its flow map's size
+//! fast_path_entries = 1048576 # its flow map's size (default: by the CPU count)
 //! fast_path_exact = false   # true: one entry per microflow, no megaflows
 //!
 //! [[port]]
@@ -102,8 +102,39 @@ pub enum FastPath {
     Off,
 }
 
-/// Flow entries the fast tier's map holds by default.
-pub const FAST_PATH_ENTRIES: u32 = 262_144;
+/// Flow entries the fast tier's map holds by default: as many as 64 MiB of hit counters
+/// (16 bytes per entry and CPU) allow, a power of two from 65,536 to 1,048,576 (1M on a
+/// machine of up to 4 CPUs, 262,144 on 16). Entries take kernel memory only as they
+/// are written.
+pub fn fast_path_entries_default() -> u32 {
+    const COUNTER_BUDGET: usize = 64 << 20;
+    let cpus = std::fs::read_to_string("/sys/devices/system/cpu/possible")
+        .ok()
+        .and_then(|s| possible_cpus(s.trim()))
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let fit = COUNTER_BUDGET / (16 * cpus);
+    let pow = if fit.is_power_of_two() {
+        fit
+    } else {
+        fit.next_power_of_two() / 2
+    };
+    pow.clamp(65_536, 1_048_576) as u32
+}
+
+/// The number of CPUs in a `/sys/devices/system/cpu/possible` list (`0-3,8`).
+fn possible_cpus(list: &str) -> Option<usize> {
+    list.split(',').try_fold(0usize, |n, part| {
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (a.parse::<usize>().ok()?, b.parse::<usize>().ok()?),
+            None => {
+                let a = part.parse::<usize>().ok()?;
+                (a, a)
+            }
+        };
+        Some(n + b.checked_sub(a)? + 1)
+    })
+}
 
 /// One switch port.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -284,7 +315,8 @@ pub struct RunFlags {
     /// mirrors into it (default: xdp).
     #[arg(long, value_enum)]
     pub fast_path: Option<FastPath>,
-    /// Entries of the fast tier's flow map (default 262144).
+    /// Entries of the fast tier's flow map (default: 1048576 up to 4 CPUs, fewer on
+    /// more, as 64 MiB of per-CPU hit counters allow; at least 65536).
     #[arg(long, value_name = "N")]
     pub fast_path_entries: Option<u32>,
     /// One fast-tier entry per microflow (every header field), no megaflows: each new
@@ -314,7 +346,7 @@ impl RunConfig {
             mac_aging_s: 300,
             metrics: None,
             fast_path: FastPath::Xdp,
-            fast_path_entries: FAST_PATH_ENTRIES,
+            fast_path_entries: fast_path_entries_default(),
             fast_path_exact: false,
         }
     }
@@ -517,7 +549,7 @@ impl RunConfig {
         let fast_path_entries = flags
             .fast_path_entries
             .or(file.fast_path_entries)
-            .unwrap_or(FAST_PATH_ENTRIES);
+            .unwrap_or_else(fast_path_entries_default);
         if !(1..=1 << 24).contains(&fast_path_entries) {
             return Err(err(
                 if flags.fast_path_entries.is_some() {
@@ -743,6 +775,19 @@ fn check_target(s: &str, plain: &str, tls: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_map_size_follows_the_cpus() {
+        assert_eq!(possible_cpus("0-3"), Some(4));
+        assert_eq!(possible_cpus("0"), Some(1));
+        assert_eq!(possible_cpus("0-3,8-11,16"), Some(9));
+        assert_eq!(possible_cpus("x"), None);
+        let n = fast_path_entries_default();
+        assert!(
+            n.is_power_of_two() && (65_536..=1_048_576).contains(&n),
+            "{n}"
+        );
+    }
 
     fn flags(ports: &[&str]) -> RunFlags {
         RunFlags {
