@@ -90,20 +90,26 @@ use std::time::{Duration, Instant};
 
 use datapath::key::FlowKey;
 use datapath::mirror::{Changes, Credit, Decision, Ineligible, KernelCounters, Mirror};
-use datapath::normal::{MacChange, MacListener, MacTable};
+use datapath::normal::{MacListener, MacTable};
 use datapath::pipeline::Datapath;
 
 use crate::layout::*;
 use crate::model;
 use crate::program::{FastPath, FastPathError};
 
+mod broadcast;
+mod entry;
 mod liveness;
 mod masks;
 mod normal;
+mod view;
 
+use broadcast::Group;
+pub use entry::entry_for;
 use masks::Masks;
 pub use masks::{MaskUse, MASK_GRACE};
-use normal::{Listener, NormalIndex, WITHDRAWN_MAX};
+use normal::{Listener, NormalIndex};
+pub use view::{DumpEntry, Verdict};
 
 /// How often the tier credits kernel hits without being asked. Whoever reads counters
 /// asks first (statistics replies, metrics, idle expiry, dumps), so this only bounds how
@@ -201,17 +207,6 @@ struct Table {
     stats: TierStats,
 }
 
-/// One broadcast group as the tier has set it.
-#[derive(Clone, Debug, Default)]
-struct Group {
-    /// Its devmap slots, sorted; empty: never set.
-    slots: Vec<u32>,
-    /// When a search for a free group first found no live entry using it.
-    unused_since: Option<Instant>,
-    /// Whether the group's map holds `slots` as the ports are now (false after a flush).
-    synced: bool,
-}
-
 /// What the tier did, for `dump-fastpath` and metrics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TierStats {
@@ -258,74 +253,6 @@ pub struct KernelTier {
     thread: Mutex<Option<JoinHandle<()>>>,
     /// What the MAC table holds (weakly) to tell the tier of its changes.
     listener: Arc<Listener>,
-}
-
-/// One entry as `dump-fastpath` shows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DumpEntry {
-    /// The megaflow's key: a microflow's key under `mask`, `pad` the mask's slot.
-    pub key: FpKey,
-    /// The megaflow's mask ([`FpKey::EXACT`]: one microflow).
-    pub mask: FpKey,
-    pub entry: FpEntry,
-    /// Whether the program serves it (its version is the current one).
-    pub live: bool,
-    /// Hits credited, plus those not yet harvested.
-    pub packets: u64,
-    pub bytes: u64,
-    /// The OpenFlow output ports (none: a drop).
-    pub out_ports: Vec<u32>,
-    /// Whether it copies a decision of NORMAL (the learning switch).
-    pub normal: bool,
-    /// The groups its decision runs, in order.
-    pub groups: Vec<u32>,
-}
-
-/// What the kernel tier does with one microflow (for the tracer).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// A live entry serves it in the kernel: `packets` hits so far, and the megaflow's
-    /// key if the entry covers more than this microflow.
-    Served {
-        packets: u64,
-        megaflow: Option<String>,
-    },
-    /// Its entry is of an older generation (the map was flushed since): the next packet
-    /// goes to user space, which mirrors it again.
-    Stale,
-    /// It can be mirrored: its next packet in user space makes the entry.
-    Eligible,
-    /// It stays in user space, for this reason.
-    Refused(String),
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Verdict::Served {
-                packets,
-                megaflow: None,
-            } => write!(
-                f,
-                "served in the kernel (XDP fast path; {packets} packets so far)"
-            ),
-            Verdict::Served {
-                packets,
-                megaflow: Some(m),
-            } => write!(
-                f,
-                "served in the kernel (XDP fast path, megaflow {m}; {packets} packets so far)"
-            ),
-            Verdict::Stale => f.write_str(
-                "in the kernel's map from before a flush: handled in user space, then \
-                 mirrored again",
-            ),
-            Verdict::Eligible => f.write_str(
-                "handled in user space, then mirrored: later packets are served in the kernel",
-            ),
-            Verdict::Refused(why) => write!(f, "handled in user space only: {why}"),
-        }
-    }
 }
 
 impl KernelTier {
@@ -622,78 +549,6 @@ impl KernelTier {
         })
     }
 
-    /// The broadcast group holding exactly `slots` (sorted), set up if need be: the one
-    /// that holds them already, else one never set, else one no live entry has used for
-    /// [`GROUP_GRACE`]. `None` if there is none such. Finding the unused ones walks every
-    /// entry, so after a search that found none the next walks only once an entry went
-    /// or a group found unused has been so for the grace: until then it could find none
-    /// either (entries added in between only use groups).
-    fn group_for(&self, t: &mut Table, slots: &[u32]) -> Option<u32> {
-        if let Some(g) = t.groups.iter().position(|g| g.slots == slots) {
-            if !t.groups[g].synced {
-                if let Err(e) = self.fp.set_group(g as u32, slots) {
-                    eprintln!("xdp: {e}");
-                    return None;
-                }
-                t.groups[g].synced = true;
-            }
-            t.groups[g].unused_since = None;
-            return Some(g as u32);
-        }
-        let now = Instant::now();
-        let free = match t.groups.iter().position(|g| g.slots.is_empty()) {
-            Some(g) => g,
-            None => {
-                if let Some((removals, ready)) = t.group_search {
-                    if removals == t.removals && ready.is_none_or(|r| now < r) {
-                        return None;
-                    }
-                }
-                t.stats.group_scans += 1;
-                let mut used = vec![false; t.groups.len()];
-                for e in t.entries.values() {
-                    let out = e.entry.out;
-                    if out != FP_DROP && out & FP_GROUP != 0 && e.entry.version == t.generation {
-                        if let Some(u) = used.get_mut((out & !FP_GROUP) as usize) {
-                            *u = true;
-                        }
-                    }
-                }
-                let mut free = None;
-                let mut ready: Option<Instant> = None;
-                for (g, grp) in t.groups.iter_mut().enumerate() {
-                    if used[g] {
-                        grp.unused_since = None;
-                        continue;
-                    }
-                    let since = *grp.unused_since.get_or_insert(now);
-                    if free.is_none() && now.duration_since(since) >= GROUP_GRACE {
-                        free = Some(g);
-                    }
-                    let at = since + GROUP_GRACE;
-                    ready = Some(ready.map_or(at, |r| r.min(at)));
-                }
-                let Some(free) = free else {
-                    t.group_search = Some((t.removals, ready));
-                    return None;
-                };
-                free
-            }
-        };
-        t.group_search = None;
-        if let Err(e) = self.fp.set_group(free as u32, slots) {
-            eprintln!("xdp: {e}");
-            t.groups[free] = Group::default();
-            return None;
-        }
-        t.groups[free] = Group {
-            slots: slots.to_vec(),
-            unused_since: None,
-            synced: true,
-        };
-        Some(free as u32)
-    }
-
     /// Writes `entry` for the megaflow of microflow `micro` under `mask` (reusing the
     /// megaflow's counter slot, else a free one, else evicting). The mask goes in a mask
     /// slot of its own if one is free, else the entry is the microflow's alone (exact).
@@ -860,82 +715,6 @@ impl KernelTier {
         }
         self.counters.credit_many(hits, now);
     }
-
-    /// The entries as the program holds them, with their hit counts.
-    pub fn dump(&self) -> (Vec<DumpEntry>, TierStats) {
-        self.harvest();
-        let t = self.lock();
-        let mut out: Vec<DumpEntry> = t
-            .entries
-            .iter()
-            .map(|(k, e)| {
-                let c = self.fp.counter(e.entry.counter);
-                DumpEntry {
-                    key: *k,
-                    mask: e.mask,
-                    entry: e.entry,
-                    live: e.entry.version == t.generation,
-                    packets: e.hits,
-                    bytes: c.bytes,
-                    out_ports: e.out_ports.clone(),
-                    normal: e.credit.normal.is_some(),
-                    groups: e.credit.groups.iter().map(|g| g.group).collect(),
-                }
-            })
-            .collect();
-        out.sort_by_key(|d| (std::cmp::Reverse(d.packets), d.key.in_port));
-        (out, t.stats)
-    }
-
-    /// The megaflow masks in use, in the order the program walks them.
-    pub fn masks(&self) -> Vec<MaskUse> {
-        self.lock().masks.in_use()
-    }
-
-    /// What the tier does with frames whose flow key is `key` (for the tracer).
-    pub fn verdict(&self, key: &FlowKey) -> Verdict {
-        let Some(fk) = FpKey::from_flow_key(key) else {
-            return Verdict::Refused(
-                "the kernel program does not parse such frames (IPv6, ARP, MPLS, fragments, \
-                 SCTP, two VLAN tags, ...)"
-                    .into(),
-            );
-        };
-        self.harvest();
-        let stale = {
-            let t = self.lock();
-            if let Some(e) = covering(&t, &fk) {
-                let in_port = fk.in_port;
-                if let Some(why) = e
-                    .out_ports
-                    .iter()
-                    .find_map(|p| self.fp.delivers(in_port, *p).err())
-                {
-                    return Verdict::Refused(why);
-                }
-                return Verdict::Served {
-                    packets: e.hits,
-                    megaflow: (e.mask != FpKey::EXACT)
-                        .then(|| fk.masked(&e.mask, e.slot).describe_masked(&e.mask)),
-                };
-            }
-            let stale = t
-                .masks
-                .walked()
-                .any(|(s, m)| t.entries.contains_key(&fk.masked(m, s)));
-            stale
-        };
-        match self.judge(key) {
-            Ok(j) if j.mismatch => Verdict::Refused("the kernel's rewrite would differ".into()),
-            Ok(Judged {
-                undeliverable: Some(why),
-                ..
-            }) => Verdict::Refused(why),
-            Ok(_) if stale => Verdict::Stale,
-            Ok(_) => Verdict::Eligible,
-            Err(r) => Verdict::Refused(r.why),
-        }
-    }
 }
 
 impl Mirror for KernelTier {
@@ -977,106 +756,6 @@ impl Mirror for KernelTier {
 }
 
 impl KernelTier {
-    /// The MAC table made `changes` (it is now at generation `gen`): every entry through
-    /// NORMAL they may alter is credited its hits and removed from the map before this
-    /// returns, and a new offer round starts (the flows offer themselves again). Called
-    /// by the table's listener, with the table's lock held (see the `normal` module).
-    fn mac_changed(&self, gen: u64, changes: &[MacChange]) {
-        let now = self.now_ns();
-        let mut t = self.lock();
-        self.dp.reoffer();
-        let keys = match t.normal.note(gen, changes) {
-            Some(keys) => keys,
-            None => t
-                .entries
-                .iter()
-                .filter(|(_, e)| e.credit.normal.is_some())
-                .map(|(k, _)| *k)
-                .collect(),
-        };
-        if keys.is_empty() {
-            return;
-        }
-        self.harvest_keys(&mut t, &keys, now);
-        for k in &keys {
-            if let Some(flow) = t.entries.get(k).map(|e| e.flow_key) {
-                if t.normal.withdrawn.len() < WITHDRAWN_MAX {
-                    t.normal.withdrawn.insert(*k, flow);
-                }
-            }
-        }
-        let n = self.take_out(&mut t, keys, now, "a fast-path entry through NORMAL");
-        t.stats.mac_withdrawn += n;
-    }
-
-    /// Credits the growth of the entries of `keys` of the current generation (as
-    /// [`Self::harvest_locked`] does for all).
-    fn harvest_keys(&self, t: &mut Table, keys: &[FpKey], now: u64) {
-        let g = t.generation;
-        let mut grown = Vec::new();
-        for k in keys {
-            let Some(e) = t.entries.get_mut(k) else {
-                continue;
-            };
-            let c = self.fp.counter(e.entry.counter);
-            let packets = c.packets.wrapping_sub(e.base.packets);
-            let bytes = c.bytes.wrapping_sub(e.base.bytes);
-            e.base = c;
-            if packets == 0 || packets > u64::MAX / 2 || e.entry.version != g {
-                continue;
-            }
-            e.hits += packets;
-            e.last_hit_ns = now;
-            if let Some(n) = &e.credit.normal {
-                t.normal.seen.push((n.vlan, n.src, n.in_port));
-            }
-            grown.push((*k, packets, bytes));
-        }
-        let hits = grown
-            .iter()
-            .filter_map(|(k, p, b)| Some((&t.entries.get(k)?.credit, *p, *b)));
-        self.counters.credit_many(hits, now);
-    }
-
-    /// How often to harvest: [`HARVEST_EVERY`], or a quarter of the MAC table's aging
-    /// time if that is shorter, so that sources seen only by the kernel stay alive.
-    fn harvest_every(&self) -> Duration {
-        match &self.macs {
-            Some(m) => HARVEST_EVERY.min(Duration::from_nanos(m.config().aging_ns / 4)),
-            None => HARVEST_EVERY,
-        }
-        .max(CHORES_EVERY)
-    }
-
-    /// Refreshes, in the MAC table, the sources NORMAL's entries saw hits from (taken
-    /// outside the tier's lock: the lock order is MAC table, then tier).
-    fn refresh_sources(&self, now: u64) {
-        let Some(m) = &self.macs else {
-            return;
-        };
-        let mut seen = std::mem::take(&mut self.lock().normal.seen);
-        seen.sort_unstable();
-        seen.dedup();
-        m.refresh(&seen, now);
-    }
-
-    /// NORMAL's chores, which the tier's thread does every 50 ms: refresh the sources
-    /// seen; remove expired MAC entries (their removal withdraws the entries that read
-    /// them: with every frame served in the kernel, no worker would); judge again the
-    /// flows withdrawn since the last chores.
-    pub fn normal_chores(&self) {
-        let Some(m) = &self.macs else {
-            return;
-        };
-        let now = self.now_ns();
-        self.refresh_sources(now);
-        m.expire(now);
-        let again = std::mem::take(&mut self.lock().normal.withdrawn);
-        for k in again.values() {
-            self.consider(k);
-        }
-    }
-
     /// Removes the entries of `keys` from the map (their hits credited already) and
     /// frees their slots: how many. If the map refuses a removal (`what` says which
     /// entry), the whole map is flushed instead, so none of them forwards any more.
@@ -1173,155 +852,4 @@ fn refuse(t: &mut Table, key: FpKey, version: u64, why: String) {
         t.refused.clear();
     }
     t.refused.insert(key, (version, why));
-}
-
-fn tag(f: &[u8]) -> Option<(u16, u16)> {
-    let tpid = u16::from_be_bytes([*f.get(12)?, *f.get(13)?]);
-    (tpid == 0x8100 || tpid == 0x88a8).then(|| {
-        let tci = u16::from_be_bytes([*f.get(14).unwrap_or(&0), *f.get(15).unwrap_or(&0)]);
-        (tpid, tci)
-    })
-}
-
-/// The frame without its VLAN tag.
-fn untagged(f: &[u8]) -> Vec<u8> {
-    match tag(f) {
-        Some(_) if f.len() >= 16 => [&f[..12], &f[16..]].concat(),
-        _ => f.to_vec(),
-    }
-}
-
-/// The rewrites that turn frame `before` into `after` (`None`: dropped, no rewrite), as
-/// an entry (version, counter and output left to the caller), if the program can do
-/// them: at most one tag before and after, the same TPID when both have one, and
-/// otherwise changes only to MACs, VLAN VID/PCP, IPv4 TOS/TTL/addresses and TCP/UDP
-/// ports. The caller checks the result with the model.
-pub fn entry_for(before: &[u8], after: Option<&[u8]>) -> Option<FpEntry> {
-    let mut e = FpEntry::default();
-    let Some(after) = after else {
-        return Some(e);
-    };
-    let inner = |f: &[u8]| {
-        let u = untagged(f);
-        tag(&u).is_none().then_some(u)
-    };
-    match (tag(before), tag(after)) {
-        (None, None) => {}
-        (Some(_), None) => e.flags |= FP_VLAN_POP,
-        (None, Some((tpid, tci))) => {
-            e.flags |= FP_VLAN_PUSH;
-            e.vlan_tpid = tpid;
-            e.vlan_tci = tci;
-        }
-        (Some((ti, ci)), Some((to, co))) => {
-            if ti != to || (ci & 0x1000) != (co & 0x1000) {
-                return None;
-            }
-            if ci != co {
-                e.flags |= FP_VLAN_SET;
-                e.vlan_tci = co & !0x1000;
-            }
-        }
-    }
-    let (b, a) = (inner(before)?, inner(after)?);
-    if b.len() != a.len() || b.len() < 14 {
-        return None;
-    }
-    if a[..6] != b[..6] {
-        e.flags |= FP_SET_ETH_DST;
-        e.eth_dst.copy_from_slice(&a[..6]);
-    }
-    if a[6..12] != b[6..12] {
-        e.flags |= FP_SET_ETH_SRC;
-        e.eth_src.copy_from_slice(&a[6..12]);
-    }
-    if b[12..14] == [0x08, 0x00] && b.len() >= 34 {
-        let l3 = 14;
-        if a[l3 + 1] != b[l3 + 1] {
-            e.flags |= FP_SET_TOS;
-            e.ip_tos = a[l3 + 1];
-        }
-        if a[l3 + 8] != b[l3 + 8] {
-            e.flags |= FP_SET_TTL;
-            e.ip_ttl = a[l3 + 8];
-        }
-        let be32 = |f: &[u8], i: usize| u32::from_be_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]]);
-        if a[l3 + 12..l3 + 16] != b[l3 + 12..l3 + 16] {
-            e.flags |= FP_SET_IPV4_SRC;
-            e.ipv4_src = be32(&a, l3 + 12);
-        }
-        if a[l3 + 16..l3 + 20] != b[l3 + 16..l3 + 20] {
-            e.flags |= FP_SET_IPV4_DST;
-            e.ipv4_dst = be32(&a, l3 + 16);
-        }
-        let l4 = l3 + usize::from(b[l3] & 0x0f) * 4;
-        if matches!(b[l3 + 9], 6 | 17) && b.len() >= l4 + 4 {
-            let be16 = |f: &[u8], i: usize| u16::from_be_bytes([f[i], f[i + 1]]);
-            if a[l4..l4 + 2] != b[l4..l4 + 2] {
-                e.flags |= FP_SET_TP_SRC;
-                e.tp_src = be16(&a, l4);
-            }
-            if a[l4 + 2..l4 + 4] != b[l4 + 2..l4 + 4] {
-                e.flags |= FP_SET_TP_DST;
-                e.tp_dst = be16(&a, l4 + 2);
-            }
-        }
-    }
-    Some(e)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn udp_frame() -> Vec<u8> {
-        let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
-        f.extend_from_slice(&[
-            0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-        ]);
-        f.extend_from_slice(&[0x03, 0xe8, 0x07, 0xd0, 0, 8, 0, 0]);
-        f
-    }
-
-    #[test]
-    fn entry_for_reads_every_rewrite_off_the_frames() {
-        let b = udp_frame();
-        let mut a = b.clone();
-        a[0..6].copy_from_slice(&[2, 0, 0, 0, 0, 9]);
-        a[14 + 8] = 63;
-        a[14 + 16..14 + 20].copy_from_slice(&[10, 0, 0, 9]);
-        a[34..36].copy_from_slice(&[0x13, 0x88]);
-        let e = entry_for(&b, Some(&a)).unwrap();
-        assert_eq!(
-            e.flags,
-            FP_SET_ETH_DST | FP_SET_TTL | FP_SET_IPV4_DST | FP_SET_TP_SRC
-        );
-        assert_eq!(e.eth_dst, [2, 0, 0, 0, 0, 9]);
-        assert_eq!((e.ip_ttl, e.ipv4_dst, e.tp_src), (63, 0x0a00_0009, 5000));
-    }
-
-    #[test]
-    fn entry_for_pushes_pops_and_sets_tags() {
-        let b = udp_frame();
-        let tagged = [&b[..12], &[0x81, 0x00, 0x20, 0x05], &b[12..]].concat();
-        let e = entry_for(&b, Some(&tagged)).unwrap();
-        assert_eq!(e.flags, FP_VLAN_PUSH);
-        assert_eq!((e.vlan_tpid, e.vlan_tci), (0x8100, 0x2005));
-        let e = entry_for(&tagged, Some(&b)).unwrap();
-        assert_eq!(e.flags, FP_VLAN_POP);
-        let mut other = tagged.clone();
-        other[15] = 7;
-        let e = entry_for(&tagged, Some(&other)).unwrap();
-        assert_eq!((e.flags, e.vlan_tci), (FP_VLAN_SET, 0x2007));
-        let mut qinq = tagged.clone();
-        qinq[12..14].copy_from_slice(&[0x88, 0xa8]);
-        assert!(entry_for(&tagged, Some(&qinq)).is_none(), "a TPID change");
-        let double = [&tagged[..12], &[0x81, 0x00, 0, 1], &tagged[12..]].concat();
-        assert!(entry_for(&b, Some(&double)).is_none(), "two tags");
-    }
-
-    #[test]
-    fn a_drop_has_no_rewrites() {
-        assert_eq!(entry_for(&udp_frame(), None), Some(FpEntry::default()));
-    }
 }

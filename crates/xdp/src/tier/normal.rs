@@ -37,14 +37,16 @@ use datapath::key::FlowKey;
 use datapath::mirror::NormalCredit;
 use datapath::normal::{mac_key, MacChange, MacListener};
 
-use super::KernelTier;
+use std::time::Duration;
+
+use super::{KernelTier, Table, CHORES_EVERY, HARVEST_EVERY};
 use crate::layout::FpKey;
 
 /// Slots of the filter of latest change generations (a power of two).
 const CHANGE_SLOTS: usize = 1024;
 /// Most withdrawn flows kept to be judged again (more: the rest offer themselves again
 /// with their next packets).
-pub(super) const WITHDRAWN_MAX: usize = 65_536;
+const WITHDRAWN_MAX: usize = 65_536;
 /// The group bit of a MAC address.
 const GROUP_BIT: u64 = 1 << 40;
 
@@ -138,6 +140,108 @@ impl MacListener for Listener {
     fn changed(&self, gen: u64, changes: &[MacChange]) {
         if let Some(t) = self.0.upgrade() {
             t.mac_changed(gen, changes);
+        }
+    }
+}
+
+impl KernelTier {
+    /// The MAC table made `changes` (it is now at generation `gen`): every entry through
+    /// NORMAL they may alter is credited its hits and removed from the map before this
+    /// returns, and a new offer round starts (the flows offer themselves again). Called
+    /// by the table's listener, with the table's lock held (see the `normal` module).
+    pub(super) fn mac_changed(&self, gen: u64, changes: &[MacChange]) {
+        let now = self.now_ns();
+        let mut t = self.lock();
+        self.dp.reoffer();
+        let keys = match t.normal.note(gen, changes) {
+            Some(keys) => keys,
+            None => t
+                .entries
+                .iter()
+                .filter(|(_, e)| e.credit.normal.is_some())
+                .map(|(k, _)| *k)
+                .collect(),
+        };
+        if keys.is_empty() {
+            return;
+        }
+        self.harvest_keys(&mut t, &keys, now);
+        for k in &keys {
+            if let Some(flow) = t.entries.get(k).map(|e| e.flow_key) {
+                if t.normal.withdrawn.len() < WITHDRAWN_MAX {
+                    t.normal.withdrawn.insert(*k, flow);
+                }
+            }
+        }
+        let n = self.take_out(&mut t, keys, now, "a fast-path entry through NORMAL");
+        t.stats.mac_withdrawn += n;
+    }
+
+    /// Credits the growth of the entries of `keys` of the current generation (as
+    /// [`Self::harvest_locked`] does for all).
+    fn harvest_keys(&self, t: &mut Table, keys: &[FpKey], now: u64) {
+        let g = t.generation;
+        let mut grown = Vec::new();
+        for k in keys {
+            let Some(e) = t.entries.get_mut(k) else {
+                continue;
+            };
+            let c = self.fp.counter(e.entry.counter);
+            let packets = c.packets.wrapping_sub(e.base.packets);
+            let bytes = c.bytes.wrapping_sub(e.base.bytes);
+            e.base = c;
+            if packets == 0 || packets > u64::MAX / 2 || e.entry.version != g {
+                continue;
+            }
+            e.hits += packets;
+            e.last_hit_ns = now;
+            if let Some(n) = &e.credit.normal {
+                t.normal.seen.push((n.vlan, n.src, n.in_port));
+            }
+            grown.push((*k, packets, bytes));
+        }
+        let hits = grown
+            .iter()
+            .filter_map(|(k, p, b)| Some((&t.entries.get(k)?.credit, *p, *b)));
+        self.counters.credit_many(hits, now);
+    }
+
+    /// How often to harvest: [`HARVEST_EVERY`], or a quarter of the MAC table's aging
+    /// time if that is shorter, so that sources seen only by the kernel stay alive.
+    pub(super) fn harvest_every(&self) -> Duration {
+        match &self.macs {
+            Some(m) => HARVEST_EVERY.min(Duration::from_nanos(m.config().aging_ns / 4)),
+            None => HARVEST_EVERY,
+        }
+        .max(CHORES_EVERY)
+    }
+
+    /// Refreshes, in the MAC table, the sources NORMAL's entries saw hits from (taken
+    /// outside the tier's lock: the lock order is MAC table, then tier).
+    pub(super) fn refresh_sources(&self, now: u64) {
+        let Some(m) = &self.macs else {
+            return;
+        };
+        let mut seen = std::mem::take(&mut self.lock().normal.seen);
+        seen.sort_unstable();
+        seen.dedup();
+        m.refresh(&seen, now);
+    }
+
+    /// NORMAL's chores, which the tier's thread does every 50 ms: refresh the sources
+    /// seen; remove expired MAC entries (their removal withdraws the entries that read
+    /// them: with every frame served in the kernel, no worker would); judge again the
+    /// flows withdrawn since the last chores.
+    pub fn normal_chores(&self) {
+        let Some(m) = &self.macs else {
+            return;
+        };
+        let now = self.now_ns();
+        self.refresh_sources(now);
+        m.expire(now);
+        let again = std::mem::take(&mut self.lock().normal.withdrawn);
+        for k in again.values() {
+            self.consider(k);
         }
     }
 }
