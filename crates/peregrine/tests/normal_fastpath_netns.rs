@@ -22,23 +22,14 @@
 
 mod common;
 
-use std::fs::File;
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bench::topo::{Host, Topology};
+use common::fastpath::{ctl_json, send_frames, seq_of, turn, Capture, MAGIC};
 use common::{MgmtPath, SwitchProc};
-use datapath::packet::Packet;
-use nix::sched::{setns, CloneFlags};
 use serde_json::Value;
 
-/// Marks a test frame's UDP payload; the sequence number follows it.
-const MAGIC: &[u8; 8] = b"PGNMTEST";
-/// Time between two frames sent, so that nothing is dropped for rate.
-const GAP: Duration = Duration::from_micros(200);
 /// The MAC of the test traffic's first end (sent from host 1).
 const A: [u8; 6] = [0x02, 0, 0, 0, 0x0a, 0x01];
 /// The MAC of its other end (host 2's, until it moves to host 3).
@@ -49,36 +40,6 @@ const STEADY: u32 = 500;
 const AFTER_MOVE: u32 = 200;
 /// The least share of the steady traffic the kernel must serve.
 const KERNEL_SHARE: f64 = 0.9;
-
-/// One test at a time (the frames are paced; a second switch and sender on the same
-/// CPUs could stall them).
-static TURN: Mutex<()> = Mutex::new(());
-
-fn turn() -> MutexGuard<'static, ()> {
-    TURN.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// `peregrine ctl --json ARGS...`, which must succeed, parsed.
-fn ctl_json(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
-        .arg("ctl")
-        .arg("--json")
-        .args(args)
-        .output()
-        .expect("run peregrine ctl");
-    assert!(
-        out.status.success(),
-        "peregrine ctl {args:?} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "ctl {args:?}: not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
-}
 
 /// `peregrine trace SWITCH FLOW`, which must succeed: what it printed.
 fn trace(switch: &str, flow: &str) -> String {
@@ -122,120 +83,6 @@ fn three_hosts(fast_path: &str) -> (Topology, Vec<Host>, SwitchProc, MgmtPath) {
         assert!(banner.contains("fast path xdp"), "{banner}");
     }
     (topo, h, sw, mgmt)
-}
-
-/// Enters namespace `ns` (this thread only) and opens its `eth0` as an AF_PACKET port.
-fn open_in_ns(ns: &str) -> ports::OpenPort {
-    let netns = File::open(format!("/var/run/netns/{ns}")).expect("open the namespace");
-    setns(&netns, CloneFlags::CLONE_NEWNET).expect("setns");
-    ports::open("eth0", ports::Backend::AfPacket, 1).expect("open eth0 with AF_PACKET")
-}
-
-/// Sends `frames` in order from `eth0` of namespace `ns`, [`GAP`] apart; returns how
-/// many the kernel took.
-fn send_frames(ns: &str, frames: Vec<Vec<u8>>) -> u64 {
-    let ns = ns.to_string();
-    std::thread::spawn(move || {
-        let mut port = open_in_ns(&ns);
-        let io = &mut port.handles[0];
-        let mut pool: Vec<Packet> = Vec::new();
-        let mut tx: Vec<Packet> = Vec::with_capacity(1);
-        for f in &frames {
-            let mut p = pool.pop().unwrap_or_default();
-            p.refill(f);
-            tx.push(p);
-            io.send(&mut tx, &mut pool);
-            std::thread::sleep(GAP);
-        }
-        port.stats().tx_packets
-    })
-    .join()
-    .expect("sender thread")
-}
-
-/// Frames with [`MAGIC`] received on `eth0` of a namespace, in arrival order, by a
-/// thread that runs until the capture is finished or dropped.
-struct Capture {
-    stop: Arc<AtomicBool>,
-    frames: Arc<Mutex<Vec<Vec<u8>>>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Capture {
-    /// Starts capturing in `ns` and returns once the socket is open.
-    fn start(ns: &str) -> Capture {
-        let stop = Arc::new(AtomicBool::new(false));
-        let frames = Arc::new(Mutex::new(Vec::new()));
-        let (ready_tx, ready_rx) = mpsc::channel();
-        let (ns, st, fr) = (ns.to_string(), stop.clone(), frames.clone());
-        let thread = std::thread::spawn(move || {
-            let mut port = open_in_ns(&ns);
-            let _ = ready_tx.send(());
-            let io = &mut port.handles[0];
-            let (mut rx, mut pool) = (Vec::<Packet>::new(), Vec::<Packet>::new());
-            while !st.load(Ordering::Relaxed) {
-                let n = io.recv(&mut rx, 64, &mut pool);
-                if n == 0 {
-                    std::thread::sleep(Duration::from_micros(100));
-                    continue;
-                }
-                let mut got = fr.lock().unwrap();
-                for p in rx.drain(..) {
-                    if seq_of(p.data()).is_some() {
-                        got.push(p.data().to_vec());
-                    }
-                    pool.push(p);
-                }
-            }
-        });
-        ready_rx
-            .recv_timeout(Duration::from_secs(5))
-            .expect("capture socket did not open");
-        Capture {
-            stop,
-            frames,
-            thread: Some(thread),
-        }
-    }
-
-    /// How many frames have arrived so far.
-    fn count(&self) -> usize {
-        self.frames.lock().unwrap().len()
-    }
-
-    /// Waits until at least `n` frames have arrived, at most `limit`.
-    fn wait_for(&self, n: usize, limit: Duration) {
-        let t = Instant::now();
-        while t.elapsed() < limit && self.count() < n {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    /// Stops the thread and returns everything captured.
-    fn finish(mut self) -> Vec<Vec<u8>> {
-        self.halt();
-        std::mem::take(&mut *self.frames.lock().unwrap())
-    }
-
-    fn halt(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for Capture {
-    fn drop(&mut self) {
-        self.halt();
-    }
-}
-
-/// The sequence number of a test frame (the 4 bytes after [`MAGIC`]), if it is one.
-fn seq_of(frame: &[u8]) -> Option<u32> {
-    let at = frame.windows(MAGIC.len()).position(|w| w == MAGIC)? + MAGIC.len();
-    let b = frame.get(at..at + 4)?;
-    Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 fn csum(bytes: &[u8]) -> u16 {

@@ -16,8 +16,7 @@ impl FpKey {
     /// The key the program would build for any frame it parses whose userspace flow key
     /// is `k`; `None` when the program does not parse such frames.
     pub fn from_flow_key(k: &FlowKey) -> Option<FpKey> {
-        let get = |f: Field| k.get(f) as u64;
-        let eth_type = get(Field::EthType) as u16;
+        let eth_type = k.get(Field::EthType) as u16;
         if matches!(
             eth_type,
             0x05ff | 0x86dd | 0x0806 | 0x8847 | 0x8848 | 0x88e7 | 0x8100 | 0x88a8
@@ -25,53 +24,10 @@ impl FpKey {
         {
             return None;
         }
-        let mac = |f: Field| {
-            let b = get(f).to_be_bytes();
-            let mut m = [0u8; 6];
-            m.copy_from_slice(&b[2..]);
-            m
-        };
-        let mut out = FpKey {
-            in_port: get(Field::InPort) as u32,
-            eth_dst: mac(Field::EthDst),
-            eth_src: mac(Field::EthSrc),
-            eth_type,
-            vlan_vid: get(Field::VlanVid) as u16,
-            vlan_pcp: get(Field::VlanPcp) as u8,
-            ..FpKey::default()
-        };
-        if eth_type != 0x0800 {
-            return Some(out);
-        }
-        if get(Field::IpFrag) != 0 {
+        if eth_type == 0x0800 && (k.get(Field::IpFrag) != 0 || k.get(Field::IpProto) == 132) {
             return None;
         }
-        let proto = get(Field::IpProto) as u8;
-        if proto == 132 {
-            return None;
-        }
-        out.ip_proto = proto;
-        out.ip_tos = ((get(Field::IpDscp) as u8) << 2) | (get(Field::IpEcn) as u8 & 3);
-        out.ip_ttl = get(Field::IpTtl) as u8;
-        out.ipv4_src = get(Field::Ipv4Src) as u32;
-        out.ipv4_dst = get(Field::Ipv4Dst) as u32;
-        match proto {
-            6 => {
-                out.tp_src = get(Field::TpSrc) as u16;
-                out.tp_dst = get(Field::TpDst) as u16;
-                out.tcp_flags = get(Field::TcpFlags) as u16;
-            }
-            17 => {
-                out.tp_src = get(Field::TpSrc) as u16;
-                out.tp_dst = get(Field::TpDst) as u16;
-            }
-            1 => {
-                out.tp_src = get(Field::IcmpType) as u16;
-                out.tp_dst = get(Field::IcmpCode) as u16;
-            }
-            _ => {}
-        }
-        Some(out)
+        Some(FpKey::read(k, k))
     }
 
     /// The mask the program applies for a decision whose received flow key `k` depends
@@ -81,7 +37,14 @@ impl FpKey {
     /// fields the program does not build are the same (zero) for every frame it parses
     /// and need no bits.
     pub fn mask_of(mask: &FlowKey, k: &FlowKey) -> FpKey {
-        let get = |f: Field| mask.get(f) as u64;
+        FpKey::read(mask, k)
+    }
+
+    /// The program key fields read from `src` (a flow key or a mask of one) as the
+    /// program builds them for frames like `like`: L2 fields always; for IPv4 the L3
+    /// fields, and the ports (or ICMP type and code) of TCP, UDP and ICMP.
+    fn read(src: &FlowKey, like: &FlowKey) -> FpKey {
+        let get = |f: Field| src.get(f) as u64;
         let mac = |f: Field| {
             let b = get(f).to_be_bytes();
             let mut m = [0u8; 6];
@@ -97,7 +60,7 @@ impl FpKey {
             vlan_pcp: get(Field::VlanPcp) as u8,
             ..FpKey::default()
         };
-        if k.get(Field::EthType) != 0x0800 {
+        if like.get(Field::EthType) != 0x0800 {
             return out;
         }
         out.ip_proto = get(Field::IpProto) as u8;
@@ -105,7 +68,7 @@ impl FpKey {
         out.ip_ttl = get(Field::IpTtl) as u8;
         out.ipv4_src = get(Field::Ipv4Src) as u32;
         out.ipv4_dst = get(Field::Ipv4Dst) as u32;
-        match k.get(Field::IpProto) {
+        match like.get(Field::IpProto) {
             6 => {
                 out.tp_src = get(Field::TpSrc) as u16;
                 out.tp_dst = get(Field::TpDst) as u16;

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
 
+pub mod fastpath;
+
 /// The switch process; killed (SIGKILL, by PID) on drop if still running.
 pub struct SwitchProc {
     child: Option<Child>,
