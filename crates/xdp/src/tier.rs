@@ -146,8 +146,7 @@ struct Installed {
     /// The datapath flow key of the microflow it was judged for (with the credit's
     /// mask, what a publish's changes are checked against; what is judged again).
     flow_key: FlowKey,
-    /// Its mask and the mask's slot (the key is the microflow's under it).
-    mask: FpKey,
+    /// Its mask's slot (the key is the microflow's under that mask).
     slot: u16,
 }
 
@@ -161,8 +160,6 @@ struct Judged {
     mask: FpKey,
     group: Option<Vec<u32>>,
     mismatch: bool,
-    /// Why the kernel would not deliver to one of its output ports, if it would not.
-    undeliverable: Option<String>,
 }
 
 /// Why a flow is not mirrored, and whether a change of the MAC table alone may change
@@ -425,7 +422,6 @@ impl KernelTier {
                 mask,
                 group,
                 mismatch,
-                undeliverable: _,
             }) => {
                 if mismatch {
                     t.stats.mismatched += 1;
@@ -534,18 +530,12 @@ impl KernelTier {
         } else {
             megaflow_mask(&d.credit.mask, key, &entry)
         };
-        let undeliverable = d
-            .output
-            .iter()
-            .flat_map(|(ports, _)| ports)
-            .find_map(|p| self.fp.delivers(d.in_port, *p).err());
         Ok(Judged {
             decision: d,
             entry,
             mask,
             group,
             mismatch,
-            undeliverable,
         })
     }
 
@@ -608,7 +598,6 @@ impl KernelTier {
                         hits,
                         out_ports,
                         flow_key,
-                        mask,
                         slot: mask_slot,
                     },
                 );
@@ -621,9 +610,7 @@ impl KernelTier {
             Err(e) => {
                 if !t.entries.contains_key(&key) {
                     t.free.push(slot);
-                    // Takes the mask out of the walk again if nothing else uses it.
-                    t.masks.add_user(mask_slot);
-                    t.masks.remove_user(&self.fp, mask_slot);
+                    t.masks.settle(&self.fp, mask_slot);
                 }
                 if !matches!(e, FastPathError::Full { .. }) {
                     eprintln!("xdp: writing a fast-path entry: {e}");
@@ -651,14 +638,8 @@ impl KernelTier {
         for (_, k) in victims {
             match self.fp.remove(&k) {
                 Ok(_) => {
-                    if let Some(e) = t.entries.remove(&k) {
-                        t.removals += 1;
-                        t.free.push(e.entry.counter);
-                        t.masks.remove_user(&self.fp, e.slot);
+                    if self.forget(t, &k) {
                         t.stats.evicted += 1;
-                        if let Some(n) = &e.credit.normal {
-                            t.normal.remove(&k, n);
-                        }
                     }
                 }
                 // Kept (with its slot): it may still be in the map.
@@ -763,17 +744,7 @@ impl KernelTier {
         let mut n = 0;
         for k in keys {
             match self.fp.remove(&k) {
-                Ok(_) => {
-                    if let Some(e) = t.entries.remove(&k) {
-                        t.removals += 1;
-                        t.free.push(e.entry.counter);
-                        t.masks.remove_user(&self.fp, e.slot);
-                        n += 1;
-                        if let Some(nc) = &e.credit.normal {
-                            t.normal.remove(&k, nc);
-                        }
-                    }
-                }
+                Ok(_) => n += u64::from(self.forget(t, &k)),
                 Err(e) => {
                     eprintln!("xdp: removing {what}: {e}");
                     self.flush(t, now);
@@ -782,6 +753,21 @@ impl KernelTier {
             }
         }
         n
+    }
+
+    /// Forgets the entry of `k`, gone from the program's map: frees its counter slot,
+    /// releases its mask and takes it out of NORMAL's index. Whether there was one.
+    fn forget(&self, t: &mut Table, k: &FpKey) -> bool {
+        let Some(e) = t.entries.remove(k) else {
+            return false;
+        };
+        t.removals += 1;
+        t.free.push(e.entry.counter);
+        t.masks.remove_user(&self.fp, e.slot);
+        if let Some(n) = &e.credit.normal {
+            t.normal.remove(k, n);
+        }
+        true
     }
 
     /// Makes every entry a miss at once (a new generation), after crediting what they
@@ -829,7 +815,9 @@ fn covering<'a>(t: &'a Table, fk: &FpKey) -> Option<&'a Installed> {
 /// like `key`, with entry `entry`: `mask`'s bits ([`FpKey::mask_of`]) and the fields the
 /// entry's rewrites write whole where the pipeline wrote part (the TOS byte of a DSCP
 /// or ECN rewrite, TTL of a decrement, the tag of a VLAN rewrite, the tag's absence of
-/// a push), so every frame under it gets the same bytes as the decision's.
+/// a push), so every frame under it gets the same bytes as the decision's. A mask that
+/// holds every bit the program builds for such frames is the exact mask (its slot is
+/// always there), whatever it leaves out of fields such frames never have.
 fn megaflow_mask(mask: &FlowKey, key: &FlowKey, entry: &FpEntry) -> FpKey {
     let mut m = FpKey::mask_of(mask, key);
     if entry.flags & FP_SET_TOS != 0 {
@@ -842,6 +830,12 @@ fn megaflow_mask(mask: &FlowKey, key: &FlowKey, entry: &FpEntry) -> FpKey {
         m.vlan_vid = u16::MAX;
         m.vlan_pcp = u8::MAX;
     }
+    let every = FlowKey {
+        words: [u64::MAX; datapath::key::KEY_WORDS],
+    };
+    if m == FpKey::mask_of(&every, key) {
+        return FpKey::EXACT;
+    }
     m
 }
 
@@ -852,4 +846,36 @@ fn refuse(t: &mut Table, key: FpKey, version: u64, why: String) {
         t.refused.clear();
     }
     t.refused.insert(key, (version, why));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datapath::key::{Field, KEY_WORDS};
+
+    #[test]
+    fn a_mask_of_every_bit_of_the_frame_is_the_exact_mask() {
+        let mut icmp = FlowKey::ZERO;
+        icmp.set(Field::EthType, 0x0800);
+        icmp.set(Field::IpProto, 1);
+        let every = FlowKey {
+            words: [u64::MAX; KEY_WORDS],
+        };
+        let none = FpEntry::default();
+        assert_eq!(megaflow_mask(&every, &icmp, &none), FpKey::EXACT);
+        let mut part = FlowKey::ZERO;
+        part.set(Field::InPort, Field::InPort.full());
+        part.set(Field::Ipv4Dst, 0xffff_ff00);
+        let m = megaflow_mask(&part, &icmp, &none);
+        assert_ne!(m, FpKey::EXACT);
+        assert_eq!(
+            (m.in_port, m.ipv4_dst, m.ip_ttl),
+            (u32::MAX, 0xffff_ff00, 0)
+        );
+        let ttl = FpEntry {
+            flags: FP_SET_TTL,
+            ..FpEntry::default()
+        };
+        assert_eq!(megaflow_mask(&part, &icmp, &ttl).ip_ttl, u8::MAX);
+    }
 }

@@ -94,13 +94,8 @@ fn eventually(what: &str, ok: impl Fn() -> bool) {
 #[ignore = "needs root: network namespaces, native XDP"]
 fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
     in_fresh_netns(|| {
-        for (a, b) in [("dia", "dib"), ("doa", "dob")] {
-            run("ip", &["link", "add", a, "type", "veth", "peer", "name", b]);
-            run("ip", &["link", "set", a, "up"]);
-            run("ip", &["link", "set", b, "up"]);
-        }
-        let index = |n: &str| ports::InterfaceInfo::by_name(n).unwrap().ifindex;
-        let (dia, dib, doa) = (index("dia"), index("dib"), index("doa"));
+        let (dia, doa) = (common::veth("dia", "dib"), common::veth("doa", "dob"));
+        let dib = ports::InterfaceInfo::by_name("dib").unwrap().ifindex;
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
         let _in = fp.attach("dia", dia, 1, 1, AttachMode::Native).unwrap();
         let _out = fp.attach("doa", doa, 2, 1, AttachMode::Native).unwrap();

@@ -301,23 +301,9 @@ fn offloaded_frame(proto: u8, payload: usize) -> (Vec<u8>, Vec<u8>) {
 #[ignore = "needs root: network namespaces"]
 fn unfinished_checksums_are_finished_on_a_hit_as_the_model_says() {
     in_fresh_netns(|| {
-        let ip = |args: &[&str]| {
-            let st = std::process::Command::new("ip")
-                .args(args)
-                .status()
-                .unwrap();
-            assert!(st.success(), "ip {args:?}");
-        };
-        ip(&["link", "add", "csa", "type", "veth", "peer", "name", "csb"]);
-        ip(&["link", "set", "csa", "up"]);
-        ip(&["link", "set", "csb", "up"]);
+        let csa = common::veth("csa", "csb");
         // GRO on at the peer: the veth takes the XDP frames the program sends it.
-        let st = std::process::Command::new("ethtool")
-            .args(["-K", "csb", "gro", "on"])
-            .status()
-            .unwrap();
-        assert!(st.success(), "ethtool");
-        let csa = ports::InterfaceInfo::by_name("csa").unwrap().ifindex;
+        common::run_ok("ethtool", &["-K", "csb", "gro", "on"]);
         let fp = FastPath::load(64, 4).expect("load");
         // Frames "arrive" on the veth, attached natively, and on the loopback, which has
         // generic mode only.

@@ -25,15 +25,6 @@ use common::in_fresh_netns;
 const XDP_PASS: u32 = 2;
 const XDP_REDIRECT: u32 = 4;
 
-/// `ip ARGS` in the calling thread's namespace.
-fn ip(args: &[&str]) {
-    let st = std::process::Command::new("ip")
-        .args(args)
-        .status()
-        .unwrap();
-    assert!(st.success(), "ip {args:?}");
-}
-
 fn output_rule(dst: u64, port: u32) -> Rule {
     Rule::new(
         FlowMatch::ANY.exact(Field::InPort, 1),
@@ -52,10 +43,7 @@ fn output_rule(dst: u64, port: u32) -> Rule {
 #[ignore = "needs root: network namespaces"]
 fn decisions_are_mirrored_credited_and_dropped_at_publish() {
     in_fresh_netns(|| {
-        ip(&["link", "add", "fpa", "type", "veth", "peer", "name", "fpb"]);
-        ip(&["link", "set", "fpa", "up"]);
-        ip(&["link", "set", "fpb", "up"]);
-        let fpa = ports::InterfaceInfo::by_name("fpa").unwrap().ifindex;
+        let fpa = common::veth("fpa", "fpb");
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
         // Port 1 is the loopback (frames are run "arriving" there), port 2 the veth.
         let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
@@ -208,10 +196,7 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
         let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
         for p in 2..=6u32 {
             let (a, b) = (format!("fg{p}"), format!("fh{p}"));
-            ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]);
-            ip(&["link", "set", &a, "up"]);
-            ip(&["link", "set", &b, "up"]);
-            let ifindex = ports::InterfaceInfo::by_name(&a).unwrap().ifindex;
+            let ifindex = common::veth(&a, &b);
             attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
         }
         let slots: Vec<u32> = attached.iter().map(|a| a.slot()).collect();
@@ -387,10 +372,7 @@ fn normal_decisions_follow_the_mac_table() {
         let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
         for p in 2..=3u32 {
             let (a, b) = (format!("fn{p}"), format!("fm{p}"));
-            ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]);
-            ip(&["link", "set", &a, "up"]);
-            ip(&["link", "set", &b, "up"]);
-            let ifindex = ports::InterfaceInfo::by_name(&a).unwrap().ifindex;
+            let ifindex = common::veth(&a, &b);
             attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
         }
         let slot = |p: u32| attached[p as usize - 1].slot();
@@ -603,10 +585,7 @@ fn normal_is_not_mirrored_by_a_tier_that_does_not_follow_the_mac_table() {
 #[ignore = "needs root: network namespaces"]
 fn a_megaflow_serves_new_microflows_and_goes_with_a_rule_that_overlaps_it() {
     in_fresh_netns(|| {
-        ip(&["link", "add", "fpa", "type", "veth", "peer", "name", "fpb"]);
-        ip(&["link", "set", "fpa", "up"]);
-        ip(&["link", "set", "fpb", "up"]);
-        let fpa = ports::InterfaceInfo::by_name("fpa").unwrap().ifindex;
+        let fpa = common::veth("fpa", "fpb");
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
         let _lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
         let _out = fp.attach("fpa", fpa, 2, 1, AttachMode::Generic).unwrap();

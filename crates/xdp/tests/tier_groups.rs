@@ -24,14 +24,6 @@ use common::in_fresh_netns;
 const XDP_PASS: u32 = 2;
 const XDP_REDIRECT: u32 = 4;
 
-fn ip(args: &[&str]) {
-    let st = std::process::Command::new("ip")
-        .args(args)
-        .status()
-        .unwrap();
-    assert!(st.success(), "ip {args:?}");
-}
-
 fn out(p: u32) -> Bucket {
     Bucket::new(vec![Action::Output(p)])
 }
@@ -66,10 +58,7 @@ fn bed(
         let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
         for p in 2..=4u32 {
             let (a, b) = (format!("tg{p}"), format!("th{p}"));
-            ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]);
-            ip(&["link", "set", &a, "up"]);
-            ip(&["link", "set", &b, "up"]);
-            let ifindex = ports::InterfaceInfo::by_name(&a).unwrap().ifindex;
+            let ifindex = common::veth(&a, &b);
             attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
         }
         let mut slots = vec![u32::MAX];

@@ -77,6 +77,14 @@ impl Masks {
             .filter_map(|&s| Some((s, self.slots.get(usize::from(s))?.mask.as_ref()?)))
     }
 
+    /// The mask in `slot` (fixed while an entry uses the slot).
+    pub fn mask(&self, slot: u16) -> FpKey {
+        self.slots
+            .get(usize::from(slot))
+            .and_then(|s| s.mask)
+            .unwrap_or(FpKey::EXACT)
+    }
+
     /// The slot to key an entry with mask `mask` under, walked: the slot holding that
     /// mask (walked already, or added to the walk), else a free slot set to it and added
     /// to the walk (last), else none.
@@ -125,10 +133,17 @@ impl Masks {
     /// An entry keyed under `slot` left the map: when it was the last, the slot leaves
     /// the walk.
     pub fn remove_user(&mut self, fp: &FastPath, slot: u16) {
+        if let Some(s) = self.slots.get_mut(usize::from(slot)) {
+            s.users = s.users.saturating_sub(1);
+        }
+        self.settle(fp, slot);
+    }
+
+    /// Takes `slot` out of the walk if no entry uses it (after a write that failed).
+    pub fn settle(&mut self, fp: &FastPath, slot: u16) {
         let Some(s) = self.slots.get_mut(usize::from(slot)) else {
             return;
         };
-        s.users = s.users.saturating_sub(1);
         if s.users > 0 || !self.walk.contains(&slot) {
             return;
         }

@@ -86,7 +86,7 @@ impl KernelTier {
                 let c = self.fp.counter(e.entry.counter);
                 DumpEntry {
                     key: *k,
-                    mask: e.mask,
+                    mask: t.masks.mask(e.slot),
                     entry: e.entry,
                     live: e.entry.version == t.generation,
                     packets: e.hits,
@@ -119,18 +119,14 @@ impl KernelTier {
         let stale = {
             let t = self.lock();
             if let Some(e) = covering(&t, &fk) {
-                let in_port = fk.in_port;
-                if let Some(why) = e
-                    .out_ports
-                    .iter()
-                    .find_map(|p| self.fp.delivers(in_port, *p).err())
-                {
+                if let Some(why) = self.undelivered(fk.in_port, &e.out_ports) {
                     return Verdict::Refused(why);
                 }
                 return Verdict::Served {
                     packets: e.hits,
-                    megaflow: (e.mask != FpKey::EXACT)
-                        .then(|| fk.masked(&e.mask, e.slot).describe_masked(&e.mask)),
+                    megaflow: Some(t.masks.mask(e.slot))
+                        .filter(|m| *m != FpKey::EXACT)
+                        .map(|m| fk.masked(&m, e.slot).describe_masked(&m)),
                 };
             }
             let stale = t
@@ -141,13 +137,23 @@ impl KernelTier {
         };
         match self.judge(key) {
             Ok(j) if j.mismatch => Verdict::Refused("the kernel's rewrite would differ".into()),
-            Ok(Judged {
-                undeliverable: Some(why),
-                ..
-            }) => Verdict::Refused(why),
-            Ok(_) if stale => Verdict::Stale,
-            Ok(_) => Verdict::Eligible,
+            Ok(Judged { decision: d, .. }) => {
+                let ports = d.output.map(|o| o.0).unwrap_or_default();
+                match self.undelivered(d.in_port, &ports) {
+                    Some(why) => Verdict::Refused(why),
+                    None if stale => Verdict::Stale,
+                    None => Verdict::Eligible,
+                }
+            }
             Err(r) => Verdict::Refused(r.why),
         }
+    }
+
+    /// Why the program would send hits from `in_port` to `ports` to user space now
+    /// (an output takes no XDP frames from a native port), if it would.
+    fn undelivered(&self, in_port: u32, ports: &[u32]) -> Option<String> {
+        ports
+            .iter()
+            .find_map(|p| self.fp.delivers(in_port, *p).err())
     }
 }

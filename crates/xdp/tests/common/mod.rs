@@ -48,3 +48,17 @@ pub fn in_fresh_netns(body: impl FnOnce() + Send + 'static) {
     .join()
     .expect("test thread");
 }
+
+/// `CMD ARGS` in the calling thread's namespace, which must succeed.
+pub fn run_ok(cmd: &str, args: &[&str]) {
+    let st = std::process::Command::new(cmd).args(args).status().unwrap();
+    assert!(st.success(), "{cmd} {args:?}");
+}
+
+/// A veth pair `a`-`b`, both up, in the calling thread's namespace: `a`'s ifindex.
+pub fn veth(a: &str, b: &str) -> u32 {
+    run_ok("ip", &["link", "add", a, "type", "veth", "peer", "name", b]);
+    run_ok("ip", &["link", "set", a, "up"]);
+    run_ok("ip", &["link", "set", b, "up"]);
+    ports::InterfaceInfo::by_name(a).unwrap().ifindex
+}
