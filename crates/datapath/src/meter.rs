@@ -1,27 +1,189 @@
-//! Meters: rate limiters shared by every worker (OpenFlow 1.3 §5.7).
+//! Meters: rate limiters shared by every worker (OpenFlow 1.3 §5.7), and by the kernel
+//! tier when one is attached.
 //!
 //! Each band is a token bucket, implemented as GCRA (the "virtual scheduling" form of a
-//! token bucket) in one `AtomicU64`: the band keeps its theoretical arrival time `tat`
-//! in units of 1/16 ns. A packet costing `inc` units (1 packet, or its bits, divided by
-//! the rate) conforms when `max(tat, now) + inc - now <= tau`, where `tau` is the burst
-//! size over the rate; a conforming packet advances `tat` by one compare-exchange. A bucket
-//! that has been idle is full (it holds `burst` worth of tokens), exactly as a token
-//! bucket refilled at `rate` and capped at `burst` would be.
+//! token bucket) in one `AtomicU64` of its [`BandCell`]: the band keeps its theoretical
+//! arrival time `tat` in units of 1/16 ns. A packet costing `inc` units (its packet or
+//! byte cost, fixed-point integers computed once from the rate) conforms when
+//! `max(tat, now) + inc - now <= tau`, where `tau` is the burst size over the rate; a
+//! conforming packet advances `tat` by one compare-exchange. A bucket that has been idle
+//! is full (it holds `burst` worth of tokens), exactly as a token bucket refilled at
+//! `rate` and capped at `burst` would be.
 //!
 //! Several workers share one meter correctly because the whole band state is that one
 //! atomic word: this is the one atomic read-modify-write the hot path does, and only for
-//! packets of metered rules. Time is passed in (`now_ns`), never read here, so tests are
-//! deterministic.
+//! packets of metered rules. Time is passed in (`now_ns`, the workers' clock), never read
+//! here, so tests are deterministic.
+//!
+//! **Shared with the kernel.** The kernel tier lends the datapath an array of cells in
+//! memory it shares with its program ([`Datapath::set_band_cells`]): a meter set after
+//! that, with at most [`KERNEL_BANDS`] bands, takes a block of [`KERNEL_BANDS`] cells
+//! there (its [`kernel_slot`](Meter::kernel_slot)), and the program meters with the very
+//! same words, integer costs and rule, on the kernel's monotonic clock: the meter adds
+//! the pool's clock offset to the workers' time. A flow split between the workers and
+//! the kernel therefore draws on one bucket per band. The block goes back to the pool
+//! when the meter is dropped (no version holds it any more). Other meters keep their
+//! cells on the heap.
 //!
 //! A packet exceeds a band when the band's bucket lacks tokens for it. Of the exceeded
-//! bands the one with the highest rate applies: `Drop`, or `DscpRemark`, which raises
-//! the drop precedence of an AF DSCP (AFxy, y = 1..3) by `prec_level`, capped at 3.
-//! Without the burst flag a band's burst is one second of its rate.
+//! bands the one with the highest rate applies (the first of equal rates): `Drop`, or
+//! `DscpRemark`, which raises the drop precedence of an AF DSCP (AFxy, y = 1..3) by
+//! `prec_level`, capped at 3. Without the burst flag a band's burst is one second of its
+//! rate.
+//!
+//! [`Datapath::set_band_cells`]: crate::pipeline::Datapath::set_band_cells
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Units of time per nanosecond in a band's `tat`.
-const UNITS_PER_NS: u64 = 16;
+pub const UNITS_PER_NS: u64 = 16;
+/// Fixed-point shift of [`BandCell::per_byte`].
+pub const BYTE_COST_SHIFT: u32 = 16;
+/// Bands of a meter the kernel can run, and cells per kernel meter slot.
+pub const KERNEL_BANDS: usize = 4;
+/// The cost (and largest burst tolerance) that no packet can fit.
+const NEVER: u64 = u64::MAX / 4;
+
+/// [`BandCell::action`]'s low byte: what an exceeding packet undergoes.
+pub const CELL_DROP: u64 = 0;
+/// [`BandCell::action`]'s low byte for a DSCP remark; the next byte holds `prec_level`.
+pub const CELL_REMARK: u64 = 1;
+
+/// One band's state: its GCRA word, the integer costs both sides meter with, and what
+/// the kernel counted for it. Laid out as the kernel program's `struct fp_band` (64
+/// bytes, one cache line): only `tat` and the kernel's counts change after the band is
+/// set up, and a cell is set up before any entry names it.
+#[repr(C, align(64))]
+#[derive(Debug, Default)]
+pub struct BandCell {
+    /// Theoretical arrival time, in 1/16 ns of the kernel's monotonic clock (workers'
+    /// time plus the pool's offset) or of the workers' clock (cells on the heap).
+    pub tat: AtomicU64,
+    /// Burst tolerance, in the same units.
+    pub tau: AtomicU64,
+    /// Cost of a packet (`Pktps`), in units.
+    pub per_packet: AtomicU64,
+    /// Cost of a byte (`Kbps`), in units << [`BYTE_COST_SHIFT`].
+    pub per_byte: AtomicU64,
+    /// Bits 0-7: [`CELL_DROP`] or [`CELL_REMARK`]; 8-15: the remark's `prec_level`;
+    /// 32-63: the band's rate (the highest exceeded rate applies).
+    pub action: AtomicU64,
+    /// Frames the kernel program applied this band to, and their bytes.
+    pub kernel_packets: AtomicU64,
+    pub kernel_bytes: AtomicU64,
+    pub reserved: AtomicU64,
+}
+
+impl BandCell {
+    /// Sets the cell up for `band` of a meter measuring in `unit`, with the burst flag
+    /// `burst`: bucket full, kernel counts zero.
+    fn set_up(&self, unit: MeterUnit, burst: bool, band: &Band) {
+        let per_sec = 1_000_000_000u128 * UNITS_PER_NS as u128;
+        let rate = band.rate as u128;
+        let (per_packet, per_byte) = match (rate, unit) {
+            (0, _) => (NEVER, 0),
+            (r, MeterUnit::Pktps) => (((per_sec + r / 2) / r) as u64, 0),
+            // kbit/s: a byte is 8 bits of rate * 1000 per second.
+            (r, MeterUnit::Kbps) => {
+                let num = (per_sec * 8) << BYTE_COST_SHIFT;
+                let den = r * 1000;
+                (0, ((num + den / 2) / den).min(NEVER as u128) as u64)
+            }
+        };
+        let amount = if burst && band.burst_size > 0 {
+            band.burst_size
+        } else {
+            band.rate
+        } as u128;
+        // Burst in packets or kbit over the rate per second: seconds of burst.
+        let tau = if rate == 0 {
+            0
+        } else {
+            (amount * per_sec / rate).min(NEVER as u128) as u64
+        };
+        let action = match band.kind {
+            BandKind::Drop => CELL_DROP,
+            BandKind::DscpRemark { prec_level } => CELL_REMARK | (prec_level as u64) << 8,
+        } | (band.rate as u64) << 32;
+        self.tau.store(tau, Ordering::Relaxed);
+        self.per_packet.store(per_packet, Ordering::Relaxed);
+        self.per_byte.store(per_byte, Ordering::Relaxed);
+        self.action.store(action, Ordering::Relaxed);
+        self.kernel_packets.store(0, Ordering::Relaxed);
+        self.kernel_bytes.store(0, Ordering::Relaxed);
+        self.tat.store(0, Ordering::Release);
+    }
+
+    /// What a packet of `len` bytes costs in this band.
+    #[inline]
+    pub fn cost(&self, len: usize) -> u64 {
+        let per_byte = self.per_byte.load(Ordering::Relaxed);
+        let bytes = (len as u64).saturating_mul(per_byte) >> BYTE_COST_SHIFT;
+        self.per_packet
+            .load(Ordering::Relaxed)
+            .saturating_add(bytes)
+            .min(NEVER)
+    }
+}
+
+/// Cells lent by the kernel tier (see the module comment): blocks of [`KERNEL_BANDS`],
+/// handed out by the writer and given back when their meter is dropped.
+pub struct BandPool {
+    cells: &'static [BandCell],
+    free: Mutex<Vec<u32>>,
+    /// Added to the workers' time for the kernel's clock.
+    offset_ns: u64,
+}
+
+impl BandPool {
+    /// A pool of `cells` (whole blocks only), whose clock is the workers' plus
+    /// `offset_ns`.
+    pub fn new(cells: &'static [BandCell], offset_ns: u64) -> BandPool {
+        let blocks = (cells.len() / KERNEL_BANDS) as u32;
+        BandPool {
+            cells,
+            free: Mutex::new((0..blocks).rev().collect()),
+            offset_ns,
+        }
+    }
+
+    fn take(&self) -> Option<u32> {
+        self.free
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop()
+    }
+
+    fn block(&self, slot: u32) -> &'static [BandCell] {
+        let at = slot as usize * KERNEL_BANDS;
+        self.cells.get(at..at + KERNEL_BANDS).unwrap_or(&[])
+    }
+
+    /// Blocks not in use.
+    pub fn free_blocks(&self) -> usize {
+        self.free
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+}
+
+impl std::fmt::Debug for BandPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BandPool")
+            .field("cells", &self.cells.len())
+            .field("offset_ns", &self.offset_ns)
+            .finish()
+    }
+}
+
+/// Where a meter's cells are.
+#[derive(Debug)]
+enum Cells {
+    Heap(Box<[BandCell]>),
+    Kernel { pool: Arc<BandPool>, slot: u32 },
+}
 
 /// How a meter measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,13 +209,9 @@ pub struct Band {
     pub burst_size: u32,
 }
 
-/// The shared state of one band.
+/// A band's counter slot.
 #[derive(Debug)]
 pub(crate) struct BandState {
-    tat: AtomicU64,
-    /// Units per packet (Pktps) or per bit (Kbps), as a float multiplier.
-    inc_unit: f64,
-    tau: u64,
     pub(crate) counter: u32,
 }
 
@@ -67,6 +225,9 @@ pub struct Meter {
     pub bands: Vec<Band>,
     pub(crate) state: Box<[BandState]>,
     pub(crate) counter: u32,
+    cells: Cells,
+    /// Added to the workers' time before metering (the kernel clock's offset).
+    offset_ns: u64,
 }
 
 /// The decision for one packet.
@@ -86,50 +247,68 @@ pub enum MeterOutcome {
 
 impl Meter {
     pub fn new(id: u32, unit: MeterUnit, burst: bool, bands: Vec<Band>) -> Meter {
-        let state = bands
-            .iter()
-            .map(|b| {
-                let rate = b.rate.max(1) as f64;
-                let per_sec = 1e9 * UNITS_PER_NS as f64;
-                let inc_unit = match unit {
-                    MeterUnit::Pktps => per_sec / rate,
-                    MeterUnit::Kbps => per_sec / (rate * 1000.0),
-                };
-                let burst_amount = if burst && b.burst_size > 0 {
-                    b.burst_size
-                } else {
-                    b.rate
-                };
-                // Burst in packets or kbit, over rate per second: seconds of burst.
-                let tau = (burst_amount as f64 / rate * per_sec).min(u64::MAX as f64 / 4.0);
-                BandState {
-                    tat: AtomicU64::new(0),
-                    inc_unit: if b.rate == 0 { f64::INFINITY } else { inc_unit },
-                    tau: tau as u64,
-                    counter: 0,
-                }
-            })
-            .collect();
+        let cells: Box<[BandCell]> = bands.iter().map(|_| BandCell::default()).collect();
+        for (c, b) in cells.iter().zip(&bands) {
+            c.set_up(unit, burst, b);
+        }
         Meter {
             id,
             unit,
             burst,
+            state: bands.iter().map(|_| BandState { counter: 0 }).collect(),
             bands,
-            state,
             counter: 0,
+            cells: Cells::Heap(cells),
+            offset_ns: 0,
         }
     }
 
-    fn cost(&self, band: &BandState, len: usize) -> u64 {
-        let amount = match self.unit {
-            MeterUnit::Pktps => 1.0,
-            MeterUnit::Kbps => (len as f64) * 8.0,
+    /// Moves the meter's cells into a block of `pool` if it has one free and the meter
+    /// fits one (buckets full again); otherwise they stay on the heap.
+    pub(crate) fn lend_cells(&mut self, pool: &Arc<BandPool>) {
+        if self.bands.len() > KERNEL_BANDS || matches!(self.cells, Cells::Kernel { .. }) {
+            return;
+        }
+        let Some(slot) = pool.take() else {
+            return;
         };
-        let c = amount * band.inc_unit;
-        if c >= u64::MAX as f64 / 4.0 {
-            u64::MAX / 4
-        } else {
-            c as u64
+        for (c, b) in pool.block(slot).iter().zip(&self.bands) {
+            c.set_up(self.unit, self.burst, b);
+        }
+        self.cells = Cells::Kernel {
+            pool: pool.clone(),
+            slot,
+        };
+        self.offset_ns = pool.offset_ns;
+    }
+
+    /// The block of the kernel's cells the meter meters with (cells `slot *
+    /// KERNEL_BANDS ..`), if it has one.
+    pub fn kernel_slot(&self) -> Option<u32> {
+        match self.cells {
+            Cells::Kernel { slot, .. } => Some(slot),
+            Cells::Heap(_) => None,
+        }
+    }
+
+    fn cells(&self) -> &[BandCell] {
+        match &self.cells {
+            Cells::Heap(c) => c,
+            Cells::Kernel { pool, slot } => pool.block(*slot),
+        }
+    }
+
+    /// What the kernel program counted for band `band`: frames it applied the band to,
+    /// and their bytes.
+    pub fn kernel_counts(&self, band: usize) -> (u64, u64) {
+        match self.cells {
+            Cells::Kernel { .. } => self.cells().get(band).map_or((0, 0), |c| {
+                (
+                    c.kernel_packets.load(Ordering::Relaxed),
+                    c.kernel_bytes.load(Ordering::Relaxed),
+                )
+            }),
+            Cells::Heap(_) => (0, 0),
         }
     }
 
@@ -145,15 +324,18 @@ impl Meter {
     }
 
     fn decide(&self, len: usize, now_ns: u64, consume: bool) -> MeterOutcome {
-        let now = now_ns.saturating_mul(UNITS_PER_NS);
+        let now = now_ns
+            .saturating_add(self.offset_ns)
+            .saturating_mul(UNITS_PER_NS);
         let mut applied: Option<usize> = None;
-        for (i, (band, st)) in self.bands.iter().zip(self.state.iter()).enumerate() {
-            let inc = self.cost(st, len);
+        for (i, (band, cell)) in self.bands.iter().zip(self.cells()).enumerate() {
+            let inc = cell.cost(len);
+            let tau = cell.tau.load(Ordering::Relaxed);
             let exceeded = if consume {
-                !take(&st.tat, inc, st.tau, now)
+                !take(&cell.tat, inc, tau, now)
             } else {
-                let tat = st.tat.load(Ordering::Relaxed).max(now);
-                tat.saturating_add(inc) - now > st.tau
+                let tat = cell.tat.load(Ordering::Relaxed).max(now);
+                tat.saturating_add(inc) - now > tau
             };
             if exceeded
                 && applied.is_none_or(|a| self.bands.get(a).is_some_and(|b| band.rate > b.rate))
@@ -167,6 +349,17 @@ impl Meter {
                 BandKind::Drop => MeterOutcome::Drop { band },
                 BandKind::DscpRemark { prec_level } => MeterOutcome::Remark { band, prec_level },
             },
+        }
+    }
+}
+
+impl Drop for Meter {
+    fn drop(&mut self) {
+        if let Cells::Kernel { pool, slot } = &self.cells {
+            pool.free
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(*slot);
         }
     }
 }
@@ -321,6 +514,67 @@ mod tests {
         // At most one second at 1000 pkt/s plus the burst of 100, whatever the
         // interleaving; close to it since the clock is nearly monotonic.
         assert!((1050..=1101).contains(&total), "{total}");
+    }
+
+    #[test]
+    fn costs_are_integer_units_of_the_rate() {
+        // 1 Mpkt/s: 16,000 units (1 us) a packet whatever its size; bursts of one second.
+        let p = Meter::new(1, MeterUnit::Pktps, false, vec![drop_band(1_000_000, 0)]);
+        assert_eq!(p.cells()[0].cost(1500), 16_000);
+        assert_eq!(p.cells()[0].tau.load(Ordering::Relaxed), 16 * SEC);
+        // 1 Gbit/s: 8 ns a byte, 128 units.
+        let k = Meter::new(1, MeterUnit::Kbps, true, vec![drop_band(1_000_000, 500)]);
+        assert_eq!(k.cells()[0].cost(64), 64 * 128);
+        // 500 kbit at 1 Gbit/s: half a millisecond.
+        assert_eq!(
+            k.cells()[0].tau.load(Ordering::Relaxed),
+            SEC / 2000 * UNITS_PER_NS
+        );
+        // A rate of 0 passes nothing.
+        let z = Meter::new(1, MeterUnit::Pktps, false, vec![drop_band(0, 0)]);
+        assert_eq!(z.apply(64, SEC), MeterOutcome::Drop { band: 0 });
+    }
+
+    #[test]
+    fn a_lent_meter_shares_its_cells_on_the_pool_clock_and_gives_them_back() {
+        let cells: &'static [BandCell] =
+            Box::leak((0..2 * KERNEL_BANDS).map(|_| BandCell::default()).collect());
+        let offset = 7 * SEC;
+        let pool = Arc::new(BandPool::new(cells, offset));
+        let mut m = Meter::new(1, MeterUnit::Pktps, true, vec![drop_band(10, 2)]);
+        m.lend_cells(&pool);
+        assert_eq!(m.kernel_slot(), Some(0));
+        assert_eq!(pool.free_blocks(), 1);
+        let t = 3 * SEC;
+        assert_eq!(m.apply(64, t), MeterOutcome::Pass);
+        // The word is on the pool's clock: one packet (100 ms) past its time then.
+        let inc = SEC / 10 * UNITS_PER_NS;
+        assert_eq!(
+            cells[0].tat.load(Ordering::Relaxed),
+            (t + offset) * UNITS_PER_NS + inc
+        );
+        // The other side takes the last token from the same word: nothing is left.
+        assert!(take(
+            &cells[0].tat,
+            inc,
+            cells[0].tau.load(Ordering::Relaxed),
+            (t + offset) * UNITS_PER_NS
+        ));
+        assert_eq!(m.apply(64, t), MeterOutcome::Drop { band: 0 });
+        // What the other side counted shows as the band's.
+        cells[0].kernel_packets.store(3, Ordering::Relaxed);
+        assert_eq!(m.kernel_counts(0).0, 3);
+        // Too many bands for a block: the meter keeps its own cells.
+        let mut wide = Meter::new(
+            2,
+            MeterUnit::Pktps,
+            false,
+            vec![drop_band(10, 0); KERNEL_BANDS + 1],
+        );
+        wide.lend_cells(&pool);
+        assert_eq!((wide.kernel_slot(), pool.free_blocks()), (None, 1));
+        drop(m);
+        assert_eq!(pool.free_blocks(), 2);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::counters::{
 };
 use crate::group::Group;
 use crate::key::FlowMatch;
-use crate::meter::Meter;
+use crate::meter::{BandPool, Meter};
 use crate::mirror::{Changes, Mirror};
 use crate::parse::ParseError;
 
@@ -240,6 +240,8 @@ pub(crate) struct Shared<C> {
     pub(crate) offer_epoch: AtomicU64,
     /// The learning switch's MAC table, once attached (see [`crate::mirror`]).
     pub(crate) normal: Arc<OnceLock<crate::normal::MacTable>>,
+    /// The kernel tier's band cells, once lent (see [`crate::meter`]).
+    pub(crate) bands: OnceLock<Arc<BandPool>>,
 }
 
 impl<C> Shared<C> {
@@ -316,6 +318,7 @@ impl<C: RuleTable> Datapath<C> {
             mirror: OnceLock::new(),
             offer_epoch: AtomicU64::new(0),
             normal: Arc::new(OnceLock::new()),
+            bands: OnceLock::new(),
         });
         let writer = Writer {
             shared: shared.clone(),
@@ -369,12 +372,26 @@ impl<C: RuleTable> Datapath<C> {
     /// A meter's counters and its bands', by meter id (None if absent).
     pub fn read_meter(&self, id: u32) -> Option<(Stats, Vec<Stats>)> {
         let m = self.current().meter(id)?.clone();
-        Some(self.shared.sum(|s| {
+        let (meter, mut bands): (Stats, Vec<Stats>) = self.shared.sum(|s| {
             (
                 s.meter(m.counter),
                 m.state.iter().map(|b| s.band(b.counter)).collect(),
             )
-        }))
+        });
+        // What the kernel program counted in the meter's cells (its hits through the
+        // meter are credited to the meter's counter like a worker's).
+        for (i, b) in bands.iter_mut().enumerate() {
+            let (packets, bytes) = m.kernel_counts(i);
+            b.packets += packets;
+            b.bytes += bytes;
+        }
+        Some((meter, bands))
+    }
+
+    /// Lends the kernel tier's band cells to the meters set from now on (see
+    /// [`crate::meter`]); false if a pool was lent before (it stays).
+    pub fn set_band_cells(&self, pool: BandPool) -> bool {
+        self.shared.bands.set(Arc::new(pool)).is_ok()
     }
 
     pub fn read_port(&self, slot: u16) -> PortStats {
@@ -558,6 +575,9 @@ impl<C: RuleTable> Writer<C> {
         m.counter = self.meter_slots.alloc().ok_or(WriteError::Full)?;
         for b in m.state.iter_mut() {
             b.counter = self.band_slots.alloc().ok_or(WriteError::Full)?;
+        }
+        if let Some(pool) = self.shared.bands.get() {
+            m.lend_cells(pool);
         }
         if let Replaced::Meter(old) = self.change(Change::SetMeter(Arc::new(m))) {
             self.retire_meter(&old);
