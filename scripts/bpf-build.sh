@@ -29,18 +29,19 @@ command -v "$CLANG" >/dev/null || {
     exit 1
 }
 
-# crate directory, program name
-PROGRAMS=("crates/xdp fastpath" "crates/ports redirect")
+# crate directory, program name, extra flags (the fast path's meters compare-exchange,
+# an instruction of BPF's v3)
+PROGRAMS=("crates/xdp fastpath -mcpu=v3" "crates/ports redirect")
 
 for p in "${PROGRAMS[@]}"; do
-    read -r dir name <<<"$p"
+    read -r dir name flags <<<"$p"
     cd "$ROOT/$dir"
     if [ -n "$OUTDIR" ]; then
         out="$OUTDIR/$name.o"
     else
         out="bpf/$name.o"
     fi
-    "$CLANG" -O2 -g -Wall -target bpf -fdebug-compilation-dir=. -c "bpf/$name.c" -o "$out"
+    "$CLANG" -O2 -g -Wall -target bpf $flags -fdebug-compilation-dir=. -c "bpf/$name.c" -o "$out"
     if [ -z "$OUTDIR" ]; then
         (cd bpf && sha256sum "$name.c" >"$name.c.sha256")
         echo "$dir/$out ($("$CLANG" --version | head -n1))"

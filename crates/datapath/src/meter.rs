@@ -97,11 +97,9 @@ impl BandCell {
             band.rate
         } as u128;
         // Burst in packets or kbit over the rate per second: seconds of burst.
-        let tau = if rate == 0 {
-            0
-        } else {
-            (amount * per_sec / rate).min(NEVER as u128) as u64
-        };
+        let tau = (amount * per_sec)
+            .checked_div(rate)
+            .map_or(0, |t| t.min(NEVER as u128) as u64);
         let action = match band.kind {
             BandKind::Drop => CELL_DROP,
             BandKind::DscpRemark { prec_level } => CELL_REMARK | (prec_level as u64) << 8,

@@ -41,7 +41,14 @@
 //! when the table changes (see [`crate::normal::MacListener`]). NORMAL with another
 //! output, or from a source not learned there ([`Ineligible::waits_for_macs`]), is
 //! refused.
-//! Meters, a group that does not exist or nests too deep, the controller, set-queue,
+//! A meter is accepted when it is the path's only one, nothing was sent, grouped or
+//! resized before it, it has at most [`KERNEL_BANDS`](crate::meter::KERNEL_BANDS) bands and cells shared with the
+//! kernel (see [`crate::meter`]), and, if a band may remark the DSCP, no DSCP or ECN
+//! rewrite precedes it, no later table reads them and no select group hashes them:
+//! the decision is then the path of the frames it passes (traced with every meter
+//! passing), and its [`MeterCredit`] tells the kernel which cells to meter with; a frame
+//! a band drops there goes no further, one a band remarks is remarked as a worker would.
+//! Other meters, a group that does not exist or nests too deep, the controller, set-queue,
 //! MPLS, PBB, TTL copies, OpenFlow 1.0's conditional rewrites (`ModVlanVid`,
 //! `ModVlanPcp`, `SetFieldIfPresent`), different frames to different ports (an all group
 //! whose buckets rewrite differently), two copies to one port, an output that sends
@@ -67,13 +74,10 @@
 //! in the MAC table's statistics.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::Arc;
 
 use crate::action::{port, Action};
 use crate::compose::compose;
-use crate::counters::{
-    Misc, Tally, WorkerCounters, BYTES, PACKETS, RX_BYTES, RX_PACKETS, TX_BYTES, TX_PACKETS,
-};
 use crate::group::GroupKind;
 use crate::key::{Field, FlowKey, FlowMatch, KEY_WORDS};
 use crate::normal::{MacTable, NormalTo, NormalWhy};
@@ -82,9 +86,14 @@ use crate::pipeline::{Datapath, RuleId, RuleTable};
 use crate::trace::TraceEvent;
 
 pub mod groups;
+mod kernel_counters;
+mod meters;
 
 pub use groups::GroupHit;
 use groups::GroupWalk;
+pub use kernel_counters::{Hits, KernelCounters};
+use meters::metered;
+pub use meters::MeterCredit;
 
 /// Slots of a worker's offer filter (a power of two).
 pub const OFFER_SLOTS: usize = 4096;
@@ -103,8 +112,7 @@ pub trait Mirror: Send + Sync {
 }
 
 /// What a publish changed, as far as a mirrored decision can depend on it (see the
-/// module comment). Meter changes are not in it: no mirrored decision runs a meter, and
-/// a rule that starts to use one is a changed rule.
+/// module comment).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Changes {
     /// Rules inserted, modified (same id), replaced or removed: a decision whose path
@@ -117,6 +125,9 @@ pub struct Changes {
     /// Groups added, modified or removed: a decision that ran or watched one of them
     /// may have changed.
     pub groups: Vec<u32>,
+    /// Meters added, modified or removed: a decision that runs one of them may have
+    /// changed (a modified meter has new cells).
+    pub meters: Vec<u32>,
     /// The settings changed (ports and their config): every decision may have changed.
     pub config: bool,
 }
@@ -184,8 +195,8 @@ pub enum Ineligible {
     Compose,
     /// The frame does not parse cleanly.
     Parse,
-    /// A meter is on the path.
-    Meter,
+    /// A meter on the path runs in a way the kernel cannot copy (why).
+    Meter(String),
     /// A group runs in a way the tier cannot copy (why).
     Group(String),
     /// The packet goes to the controller.
@@ -212,11 +223,7 @@ impl std::fmt::Display for Ineligible {
         match self {
             Ineligible::Compose => f.write_str("no frame carries this key"),
             Ineligible::Parse => f.write_str("the frame does not parse cleanly"),
-            Ineligible::Meter => f.write_str(
-                "a meter is on its path (meters run in user space only: the kernel has no \
-                 share of their token buckets, and a metered flow split between the two \
-                 would pass at up to twice the rate)",
-            ),
+            Ineligible::Meter(why) => write!(f, "{why}"),
             Ineligible::Group(why) => write!(f, "{why}"),
             Ineligible::Controller => f.write_str("it goes to the controller"),
             Ineligible::Normal(why) => write!(f, "it goes to NORMAL and {why}"),
@@ -277,6 +284,9 @@ impl Credit {
         if changes.groups.iter().any(|g| self.groups_read.contains(g)) {
             return true;
         }
+        if self.meter.is_some_and(|m| changes.meters.contains(&m.id)) {
+            return true;
+        }
         self.steps.iter().any(|s| {
             s.rule.is_some_and(|r| changes.rules.contains(&r))
                 || changes.added.iter().any(|(t, m, p)| {
@@ -321,6 +331,8 @@ pub struct Credit {
     pub live_slots: Vec<u16>,
     /// The learning switch's part, when the decision goes through NORMAL.
     pub normal: Option<NormalCredit>,
+    /// The meter the decision runs, if any.
+    pub meter: Option<MeterCredit>,
 }
 
 /// What a decision through NORMAL depends on in the MAC table, and what its hits count
@@ -446,7 +458,7 @@ impl<C: RuleTable> Datapath<C> {
         if check != *key {
             return Err(Ineligible::Compose);
         }
-        let trace = self.trace(&input, in_port, now_ns);
+        let trace = self.trace_passing_meters(&input, in_port, now_ns);
         let tagged = |k: &FlowKey| (k.get(Field::VlanVid) & 0x1000 != 0) as i32;
         let mut credit = Credit::default();
         let mut walk = GroupWalk::new(key);
@@ -455,6 +467,8 @@ impl<C: RuleTable> Datapath<C> {
         // The last output an action asked for (an output to a port with no_fwd shows
         // no output event).
         let mut asked = None;
+        // An apply-actions rewrite of the DSCP or ECN so far.
+        let mut tos_set = false;
         for e in &trace.events {
             match e {
                 TraceEvent::Parsed { error: Some(_), .. } => return Err(Ineligible::Parse),
@@ -473,7 +487,15 @@ impl<C: RuleTable> Datapath<C> {
                         key: (k != key).then(|| Box::new(*k)),
                     })
                 }
-                TraceEvent::Meter { .. } => return Err(Ineligible::Meter),
+                TraceEvent::Meter { meter, .. } => {
+                    credit.meter = Some(metered(
+                        &v,
+                        *meter,
+                        &credit,
+                        asked.is_some() || !out_ports.is_empty() || !walk.hits.is_empty(),
+                        tos_set,
+                    )?)
+                }
                 // Output to the input port by number sends nothing (counted apart).
                 TraceEvent::Apply(Action::Output(p)) | TraceEvent::SetAction(Action::Output(p))
                     if *p == in_port =>
@@ -486,6 +508,13 @@ impl<C: RuleTable> Datapath<C> {
                     }
                     kernel_action(a)?;
                     walk.action(a, &v)?;
+                    tos_set |= matches!(
+                        (e, a),
+                        (
+                            TraceEvent::Apply(_),
+                            Action::SetField(Field::IpDscp | Field::IpEcn, _)
+                        )
+                    );
                     if let Action::Output(p) = a {
                         asked = Some(*p);
                     }
@@ -524,16 +553,32 @@ impl<C: RuleTable> Datapath<C> {
             v.group(h.group)
                 .is_some_and(|g| g.kind == GroupKind::Select)
         });
+        let remark_after = credit.meter.filter(|m| m.remark).map(|m| m.step);
+        if remark_after.is_some() && hashed {
+            return Err(Ineligible::Meter(
+                "its meter may remark the DSCP, which its select group's bucket choice hashes"
+                    .into(),
+            ));
+        }
         credit.mask = if hashed {
             FlowKey {
                 words: [u64::MAX; KEY_WORDS],
             }
         } else {
             let mut mask = base_mask(key);
-            for s in &credit.steps {
+            for (i, s) in credit.steps.iter().enumerate() {
                 let looked_up = s.key.as_deref().unwrap_or(key);
                 if let Some(t) = v.table(s.table) {
-                    mask = mask.union(&t.consulted(looked_up));
+                    let consulted = t.consulted(looked_up);
+                    if remark_after.is_some_and(|m| i > m)
+                        && (consulted.get(Field::IpDscp) | consulted.get(Field::IpEcn)) != 0
+                    {
+                        return Err(Ineligible::Meter(format!(
+                            "its meter may remark the DSCP, which table {} reads after it",
+                            s.table
+                        )));
+                    }
+                    mask = mask.union(&consulted);
                 }
             }
             mask
@@ -660,109 +705,6 @@ impl<C: RuleTable> Datapath<C> {
     /// without a publish (the MAC table's changes under NORMAL).
     pub fn reoffer(&self) {
         self.shared.offer_epoch.fetch_add(1, Ordering::Release);
-    }
-
-    /// A counter set for hits counted outside the workers (the kernel tier), registered
-    /// for reading like a worker's.
-    pub fn kernel_counters(&self) -> KernelCounters {
-        let counters = Arc::new(WorkerCounters::named("kernel"));
-        self.shared
-            .workers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(counters.clone());
-        KernelCounters {
-            counters: Mutex::new(counters),
-            normal: self.shared.normal.clone(),
-        }
-    }
-}
-
-/// Counters for the kernel tier's hits (see the module comment). The lock keeps them
-/// single-writer, as a worker's are.
-pub struct KernelCounters {
-    counters: Mutex<Arc<WorkerCounters>>,
-    /// The datapath's MAC table, once attached (NORMAL's counters).
-    normal: Arc<OnceLock<MacTable>>,
-}
-
-impl KernelCounters {
-    /// Credits `packets` hits of `bytes` received bytes in all, the last at `now_ns` (the
-    /// workers' clock), where `credit` says.
-    pub fn credit(&self, credit: &Credit, packets: u64, bytes: u64, now_ns: u64) {
-        self.credit_many([(credit, packets, bytes)], now_ns);
-    }
-
-    /// [`credit`](Self::credit) for each `(credit, packets, bytes)`, under one lock and
-    /// one tally.
-    pub fn credit_many<'a>(
-        &self,
-        hits: impl IntoIterator<Item = (&'a Credit, u64, u64)>,
-        now_ns: u64,
-    ) {
-        let c = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
-        let c: &WorkerCounters = &c;
-        let mut tally = Tally::default();
-        let mut total = 0;
-        let mut miss_drops = 0;
-        let mut normal = [0u64; 3];
-        for (credit, packets, bytes) in hits {
-            if packets == 0 {
-                continue;
-            }
-            total += packets;
-            let with = |delta: i32| bytes.wrapping_add_signed(i64::from(delta) * packets as i64);
-            for s in &credit.steps {
-                let matched = s.rule.is_some() as u64;
-                if s.table == 0 {
-                    tally.table0[0] += packets;
-                    tally.table0[1] += matched * packets;
-                } else {
-                    c.tables.add(u32::from(s.table), 0, packets);
-                    c.tables.add(u32::from(s.table), 1, matched * packets);
-                }
-                if let Some(r) = s.rule {
-                    c.credit_rule(r, packets, with(s.len_delta), now_ns);
-                }
-            }
-            for g in &credit.groups {
-                let b = with(g.len_delta);
-                c.groups.add(g.counter, PACKETS, packets);
-                c.groups.add(g.counter, BYTES, b);
-                for &s in &g.buckets {
-                    c.buckets.add(s, PACKETS, packets);
-                    c.buckets.add(s, BYTES, b);
-                }
-            }
-            if let Some(slot) = credit.in_slot.map(u32::from) {
-                c.ports.add(slot, RX_PACKETS, packets);
-                c.ports.add(slot, RX_BYTES, bytes);
-            }
-            for &slot in &credit.out_slots {
-                c.ports.add(u32::from(slot), TX_PACKETS, packets);
-                c.ports
-                    .add(u32::from(slot), TX_BYTES, with(credit.out_delta));
-            }
-            if credit.out_slots.is_empty() && credit.steps.last().is_some_and(|s| s.rule.is_none())
-            {
-                miss_drops += packets
-            }
-            if let Some(n) = &credit.normal {
-                normal[n.outcome as usize] += packets;
-            }
-        }
-        if let Some(m) = self.normal.get() {
-            m.credit_elsewhere(normal[0], normal[1], normal[2]);
-        }
-        if total == 0 {
-            return;
-        }
-        tally.packets = total;
-        tally.flush(c);
-        c.misc(Misc::KernelHits, total);
-        if miss_drops > 0 {
-            c.misc(Misc::TableMissDrops, miss_drops);
-        }
     }
 }
 

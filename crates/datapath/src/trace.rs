@@ -109,6 +109,16 @@ impl Observer for Recorder {
 impl<C: RuleTable> Datapath<C> {
     /// Traces `frame` received on `in_port` at `now_ns` through the published version.
     pub fn trace(&self, frame: &[u8], in_port: u32, now_ns: u64) -> Trace {
+        self.trace_with(frame, in_port, now_ns, false)
+    }
+
+    /// [`trace`](Self::trace) with every meter passing the frame: the path a metered
+    /// flow's conforming frames take.
+    pub(crate) fn trace_passing_meters(&self, frame: &[u8], in_port: u32, now_ns: u64) -> Trace {
+        self.trace_with(frame, in_port, now_ns, true)
+    }
+
+    fn trace_with(&self, frame: &[u8], in_port: u32, now_ns: u64, meters_pass: bool) -> Trace {
         let v = self.shared.read();
         let mut rec = Recorder(Vec::new());
         let mut outputs = Outputs::new();
@@ -121,6 +131,7 @@ impl<C: RuleTable> Datapath<C> {
             &mut outputs,
             &mut rec,
         );
+        exec.meters_pass = meters_pass;
         exec.run(Packet::from_slice(frame), in_port, None);
         Trace {
             version: v.version,

@@ -107,6 +107,7 @@ struct xdp_md {
 
 // Helpers (enum bpf_func_id).
 static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
+static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;
 static __u32 (*bpf_get_smp_processor_id)(void) = (void *)8;
 static long (*bpf_xdp_adjust_head)(struct xdp_md *ctx, int delta) = (void *)44;
 static long (*bpf_redirect_map)(void *map, __u64 key, __u64 flags) = (void *)51;
@@ -168,6 +169,15 @@ _Static_assert(sizeof(struct fp_walk) == 40, "fp_walk mirrors layout::FpWalk");
 #define FP_VLAN_POP (1U << 8)
 #define FP_VLAN_PUSH (1U << 9)
 #define FP_VLAN_SET (1U << 10)
+// Bits 12-14 of `flags`: how many bands the entry's meter has (1..FP_METER_BANDS).
+#define FP_METER_SHIFT 12
+#define FP_METER_BANDS 4
+#define FP_BAND_REMARK 1
+#define FP_BYTE_COST_SHIFT 16
+#define FP_UNITS_PER_NS 16
+#define FP_NEVER (~0ULL / 4)
+// Compare-exchange attempts on a band's word before the band counts as exceeded.
+#define FP_CAS_TRIES 8
 
 struct fp_entry {
 	__u64 version;
@@ -184,10 +194,29 @@ struct fp_entry {
 	__u16 tp_dst;
 	__u8 ip_tos;
 	__u8 ip_ttl;
-	__u16 pad;
-	__u32 pad2;
+	// The entry's meter: 1 + its block in `bands` (0: none); its band count is in
+	// `flags` (FP_METER_BANDS).
+	__u16 meter;
+	// The counter slot of the frames its meter dropped.
+	__u32 dropped;
 };
 _Static_assert(sizeof(struct fp_entry) == 56, "fp_entry mirrors layout::FpEntry");
+
+// A meter band's cell (crates/datapath/src/meter.rs, BandCell): GCRA on `tat`, shared
+// with the workers through the mmapped `bands` map, in 1/16 ns of the kernel's monotonic
+// clock. Only `tat` (compare-exchange, by both sides) and the kernel counts change once
+// an entry names the cell.
+struct fp_band {
+	__u64 tat;
+	__u64 tau;
+	__u64 per_packet;
+	__u64 per_byte;
+	__u64 action;
+	__u64 kernel_packets;
+	__u64 kernel_bytes;
+	__u64 reserved;
+};
+_Static_assert(sizeof(struct fp_band) == 64, "fp_band mirrors meter::BandCell");
 
 struct fp_port {
 	__u32 of_port;
@@ -226,7 +255,9 @@ _Static_assert(sizeof(struct fp_counter) == 16, "fp_counter mirrors layout::FpCo
 #define EV_PARTIAL_CSUM 6
 #define EV_CSUM_FINISHED 7
 #define EV_UNDELIVERED 8
-#define EV_COUNT 9
+#define EV_METERED 9
+#define EV_METER_DROPPED 10
+#define EV_COUNT 11
 
 // ---- Maps (max_entries are set by the loader, src/program.rs) ----
 
@@ -326,6 +357,15 @@ struct {
 	__uint(max_entries, EV_COUNT);
 } events SEC(".maps");
 
+// The meter bands' cells, FP_METER_BANDS per meter block; user space maps them.
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct fp_band);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_MMAPABLE);
+} bands SEC(".maps");
+
 // Where the kernel delivers what a native-mode port forwards (see fastpath()): element 0
 // holds a bit per devmap slot (below 64) whose interface takes XDP frames; element
 // 1 + g the slots of broadcast group g. Written by user space, one element at a time.
@@ -385,6 +425,19 @@ static __always_inline void count(__u32 ev)
 	__u64 *n = bpf_map_lookup_elem(&events, &ev);
 	if (n)
 		*n += 1;
+}
+
+// Counts a frame of `len` bytes in counter slot `slot` of CPU `cpu`.
+static __always_inline void count_hit(__u32 cpu, __u32 slots, __u32 slot, __u64 len)
+{
+	if (slot >= slots)
+		return;
+	__u32 idx = cpu * slots + slot;
+	struct fp_counter *c = bpf_map_lookup_elem(&counters, &idx);
+	if (c) {
+		c->packets += 1;
+		c->bytes += len;
+	}
 }
 
 static __always_inline __u16 ld16(const __u8 *p)
@@ -859,6 +912,79 @@ __attribute__((noinline)) int finish_csum(struct xdp_md *ctx, __u32 l4, __u32 se
 	return 0;
 }
 
+// Meters a frame of `len` bytes at `now` (1/16 ns of the kernel's clock) with the
+// `n` bands from cell `base` on, as crates/datapath/src/meter.rs does: every band whose
+// bucket has room for the frame's cost takes it (compare-exchange on its word, which the
+// workers update too); of the others, the one with the highest rate (the first of equal
+// rates) applies. Returns that band's cell, or 0 when the frame passes. A band whose word
+// changes under FP_CAS_TRIES attempts in a row counts as exceeded.
+static __always_inline struct fp_band *meter(__u32 base, __u32 n, __u64 len, __u64 now)
+{
+	struct fp_band *applied = 0;
+	__u64 applied_rate = 0;
+	for (__u32 i = 0; i < FP_METER_BANDS; i++) {
+		if (i >= n)
+			break;
+		__u32 idx = base + i;
+		struct fp_band *b = bpf_map_lookup_elem(&bands, &idx);
+		if (!b)
+			break;
+		__u64 cost = b->per_packet + ((len * b->per_byte) >> FP_BYTE_COST_SHIFT);
+		if (cost > FP_NEVER)
+			cost = FP_NEVER;
+		__u64 tau = b->tau;
+		__u64 cur = *(volatile __u64 *)&b->tat;
+		int taken = 0;
+		for (int t = 0; t < FP_CAS_TRIES; t++) {
+			__u64 next = (cur > now ? cur : now) + cost;
+			if (next - now > tau)
+				break;
+			__u64 seen = __sync_val_compare_and_swap(&b->tat, cur, next);
+			if (seen == cur) {
+				taken = 1;
+				break;
+			}
+			cur = seen;
+		}
+		if (taken)
+			continue;
+		__u64 rate = b->action >> 32;
+		if (!applied || rate > applied_rate) {
+			applied = b;
+			applied_rate = rate;
+		}
+	}
+	return applied;
+}
+
+// A DSCP remark band: raises an AF code point's drop precedence by `prec` (capped at 3;
+// other code points stay), updating the IPv4 header checksum, as user space's
+// remark_dscp and rewrite do. `l3` is the IPv4 header's offset.
+static __always_inline int remark(struct xdp_md *ctx, __u32 l3, __u32 prec)
+{
+	__u8 *data = (__u8 *)(long)ctx->data;
+	__u8 *end = (__u8 *)(long)ctx->data_end;
+	__u8 *ip = data + (l3 & 0x1f);
+	if (ip + 20 > end)
+		return -1;
+	__u8 dscp = ip[1] >> 2;
+	__u8 class = dscp >> 3, p = (dscp >> 1) & 3;
+	if (class < 1 || class > 4 || (dscp & 1) || p < 1)
+		return 0;
+	p += prec;
+	if (p > 3)
+		p = 3;
+	__u8 nd = (class << 3) | (p << 1);
+	if (nd == dscp)
+		return 0;
+	__u16 old = ld16(ip);
+	__u16 new = (old & 0xff03) | ((__u16)nd << 2);
+	__u64 d = delta1(old, new);
+	ip[1] = new & 0xff;
+	csum_update(ip + 10, d);
+	return 0;
+}
+
 static __always_inline long to_user(const struct fp_port *port, __u32 queue)
 {
 	return bpf_redirect_map(&xsks, port->xsk_base + queue, XDP_PASS);
@@ -941,17 +1067,31 @@ int fastpath(struct xdp_md *ctx)
 		}
 		count(EV_CSUM_FINISHED);
 	}
+	__u32 cpu = bpf_get_smp_processor_id();
+	if (e->meter) {
+		__u32 n = (e->flags >> FP_METER_SHIFT) & 7;
+		__u32 dropped = e->dropped;
+		__u32 base = (__u32)(e->meter - 1) * FP_METER_BANDS;
+		count(EV_METERED);
+		struct fp_band *b = meter(base, n, len, bpf_ktime_get_ns() * FP_UNITS_PER_NS);
+		if (b) {
+			__sync_fetch_and_add(&b->kernel_packets, 1);
+			__sync_fetch_and_add(&b->kernel_bytes, len);
+			__u64 action = b->action;
+			if ((action & 0xff) != FP_BAND_REMARK) {
+				count_hit(cpu, slots, slot, len);
+				count_hit(cpu, slots, dropped, len);
+				count(EV_METER_DROPPED);
+				return XDP_DROP;
+			}
+			if (h.l3 && remark(ctx, h.l3, (action >> 8) & 0xff))
+				return XDP_ABORTED;
+		}
+	}
 	if (rewrite(ctx, e, kp, &h))
 		return XDP_ABORTED;
 
-	if (slot < slots) {
-		__u32 idx = bpf_get_smp_processor_id() * slots + slot;
-		struct fp_counter *c = bpf_map_lookup_elem(&counters, &idx);
-		if (c) {
-			c->packets += 1;
-			c->bytes += len;
-		}
-	}
+	count_hit(cpu, slots, slot, len);
 	count(EV_HIT);
 	if (out == FP_DROP)
 		return XDP_DROP;

@@ -128,6 +128,13 @@ pub const FP_VLAN_PUSH: u32 = 1 << 9;
 /// Rewrite the VID and PCP of the frame's tag to those of `vlan_tci` (DEI is kept).
 pub const FP_VLAN_SET: u32 = 1 << 10;
 
+/// `FpEntry::flags` bits from here up (three): the entry's meter's band count.
+pub const FP_METER_SHIFT: u32 = 12;
+/// Cells of `bands` per meter block (`datapath::meter::KERNEL_BANDS`).
+pub const FP_METER_BANDS: usize = 4;
+/// Cells in the program's `bands` map (meter blocks times [`FP_METER_BANDS`]).
+pub const FP_BAND_CELLS: usize = 1024;
+
 /// What the program does with a frame whose key matches: the rewrites, then redirect
 /// to the port in devmap slot `out` (or drop).
 #[repr(C)]
@@ -155,8 +162,11 @@ pub struct FpEntry {
     pub tp_dst: u16,
     pub ip_tos: u8,
     pub ip_ttl: u8,
-    pub pad: u16,
-    pub pad2: u32,
+    /// 1 + the block of `bands` its meter meters with (0: no meter); the meter's band
+    /// count is in `flags` (see [`FP_METER_SHIFT`]).
+    pub meter: u16,
+    /// The counter slot of the frames its meter dropped (with a meter).
+    pub dropped: u32,
 }
 
 /// One port the program is attached to, by ifindex (`ports` map).
@@ -222,6 +232,10 @@ pub mod event {
     /// Hits from a native-mode port whose output takes no XDP frames now (its veth
     /// peer runs no NAPI, say): sent to user space, which delivers them.
     pub const UNDELIVERED: u32 = 8;
+    /// Hits of metered entries (metered in the kernel).
+    pub const METERED: u32 = 9;
+    /// Hits a meter band dropped in the kernel.
+    pub const METER_DROPPED: u32 = 10;
     /// Number of event kinds.
-    pub const COUNT: u32 = 9;
+    pub const COUNT: u32 = 11;
 }

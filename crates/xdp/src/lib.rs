@@ -7,12 +7,14 @@
 //! - `bpf/fastpath.c`, [`layout`]: the program and the records it shares with user
 //!   space; [`model`]: the program in Rust, to check a decision before it is installed;
 //! - [`program`]: loading it, attaching it to interfaces, its maps and counters;
+//! - [`bands`]: the meter bands the program and the datapath's meters share;
 //! - [`delivery`]: whether the kernel delivers what the program forwards, per port, and
 //!   its count of what it dropped anyway;
 //! - [`key`]: the program's key of a datapath flow key, and text forms for dumps;
 //! - [`steering`]: the program as an AF_XDP port's XDP program (`ports`);
 //! - [`tier`]: the datapath's `Mirror`: offers, publishes, harvests of hit counters.
 
+pub mod bands;
 pub mod delivery;
 pub mod key;
 pub mod layout;

@@ -80,6 +80,7 @@ pub struct FastPath {
 pub(crate) struct Shared {
     inner: Mutex<Inner>,
     counters: CounterMap,
+    bands: &'static [datapath::meter::BandCell],
     capacity: u32,
     max_ports: u32,
 }
@@ -198,6 +199,7 @@ impl FastPath {
         )?;
 
         let counters = map_counters(&ebpf, elements, cpus)?;
+        let bands = crate::bands::map_bands(&ebpf)?;
         let lost_counting = delivery::attach_lost_counters(&mut ebpf);
         Ok(FastPath {
             shared: Arc::new(Shared {
@@ -207,10 +209,16 @@ impl FastPath {
                     lost_counting,
                 }),
                 counters,
+                bands,
                 capacity,
                 max_ports,
             }),
         })
+    }
+
+    /// The meter band cells the program shares (see [`crate::bands`]).
+    pub fn band_cells(&self) -> &'static [datapath::meter::BandCell] {
+        self.shared.bands
     }
 
     /// The flow map's size (and the counter slots per CPU).
@@ -816,7 +824,7 @@ fn map_counters(ebpf: &Ebpf, elements: usize, cpus: usize) -> Result<CounterMap,
 }
 
 /// A failed step: not permitted, or the whole story.
-fn fail(step: &'static str, e: &(dyn Error + 'static)) -> FastPathError {
+pub(crate) fn fail(step: &'static str, e: &(dyn Error + 'static)) -> FastPathError {
     match errno_of(e) {
         Some(libc::EPERM) | Some(libc::EACCES) => FastPathError::NotPermitted { step },
         _ => FastPathError::Failed {
@@ -827,7 +835,7 @@ fn fail(step: &'static str, e: &(dyn Error + 'static)) -> FastPathError {
 }
 
 /// The embedded object lacks a part it was built with (a build problem).
-fn missing(what: &str) -> FastPathError {
+pub(crate) fn missing(what: &str) -> FastPathError {
     FastPathError::Failed {
         step: "loading the fast-path program",
         detail: format!("the embedded object has no {what}"),
@@ -884,6 +892,7 @@ mod tests {
             "events",
             "masks",
             "walk",
+            "bands",
             ".maps",
         ] {
             assert!(has(name), "{name} missing from the object");
@@ -900,6 +909,7 @@ mod tests {
         assert_eq!(size_of::<FpState>(), 16);
         assert_eq!(size_of::<FpCounter>(), 16);
         assert_eq!(size_of::<FpWalk>(), 40);
+        assert_eq!(size_of::<datapath::meter::BandCell>(), 64);
     }
 
     #[test]

@@ -89,7 +89,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use datapath::key::FlowKey;
-use datapath::mirror::{Changes, Credit, Decision, Ineligible, KernelCounters, Mirror};
+use datapath::meter::BandPool;
+use datapath::mirror::{Changes, Credit, Decision, Hits, Ineligible, KernelCounters, Mirror};
 use datapath::normal::{MacListener, MacTable};
 use datapath::pipeline::Datapath;
 
@@ -137,6 +138,8 @@ struct Installed {
     credit: Credit,
     /// The counter's value at the last harvest.
     base: FpCounter,
+    /// With a meter: its dropped counter's value at the last harvest.
+    dropped_base: FpCounter,
     /// When its counter last grew (the workers' clock), or when it was written.
     last_hit_ns: u64,
     /// Kernel hits credited so far.
@@ -148,6 +151,37 @@ struct Installed {
     flow_key: FlowKey,
     /// Its mask's slot (the key is the microflow's under that mask).
     slot: u16,
+}
+
+impl Installed {
+    /// What its counters grew by since the last call (none: nothing, or a counter that
+    /// went back, as a reused slot's may once).
+    fn grow(&mut self, fp: &FastPath) -> Option<Hits> {
+        let c = fp.counter(self.entry.counter);
+        let packets = c.packets.wrapping_sub(self.base.packets);
+        let bytes = c.bytes.wrapping_sub(self.base.bytes);
+        self.base = c;
+        let (dropped, dropped_bytes) = if self.entry.meter != 0 {
+            let d = fp.counter(self.entry.dropped);
+            let grown = (
+                d.packets.wrapping_sub(self.dropped_base.packets),
+                d.bytes.wrapping_sub(self.dropped_base.bytes),
+            );
+            self.dropped_base = d;
+            grown
+        } else {
+            (0, 0)
+        };
+        if packets == 0 || packets > u64::MAX / 2 || dropped > packets {
+            return None;
+        }
+        Some(Hits {
+            packets,
+            bytes,
+            dropped,
+            dropped_bytes,
+        })
+    }
 }
 
 /// A judged decision: the entry that redoes it (counter slot not yet set; a broadcast
@@ -244,6 +278,9 @@ pub struct KernelTier {
     /// Taken by `start`'s thread.
     inbox: Mutex<Option<Receiver<FlowKey>>>,
     started: Instant,
+    /// Whether the datapath's meters meter with this program's cells (see
+    /// [`crate::bands`]); if not, metered flows stay in user space.
+    meters: bool,
     /// Entries are exact microflows only (no megaflows).
     exact: AtomicBool,
     stop: AtomicBool,
@@ -268,6 +305,13 @@ impl KernelTier {
         }
         let free = (0..fp.capacity()).rev().collect();
         let masks = Masks::new(&fp);
+        // Meters set from now on meter with the program's cells; a datapath that had
+        // cells lent before (by another program) keeps them, and its metered flows stay
+        // in user space.
+        let meters = dp.set_band_cells(BandPool::new(
+            fp.band_cells(),
+            crate::bands::kernel_clock_offset(started),
+        ));
         let macs = dp.mac_table().cloned();
         let tier = Arc::new_cyclic(|me| KernelTier {
             fp,
@@ -291,6 +335,7 @@ impl KernelTier {
             offers: tx,
             inbox: Mutex::new(Some(rx)),
             started,
+            meters,
             exact: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
@@ -521,6 +566,26 @@ impl KernelTier {
                 .to_string()
         })?;
         entry.out = out;
+        if let Some(m) = d.credit.meter {
+            if !self.meters {
+                return Err(Refusal::from(
+                    "its meter's buckets are not shared with this fast path".to_string(),
+                ));
+            }
+            if m.remark && entry.flags & FP_SET_TOS != 0 {
+                return Err(Refusal::from(
+                    "its meter may remark the DSCP and its actions rewrite the TOS (the \
+                     kernel remarks first)"
+                        .to_string(),
+                ));
+            }
+            let block = u16::try_from(m.slot + 1)
+                .ok()
+                .filter(|b| usize::from(*b) * FP_METER_BANDS <= FP_BAND_CELLS)
+                .ok_or_else(|| format!("its meter's cells (block {}) are out of range", m.slot))?;
+            entry.meter = block;
+            entry.flags |= u32::from(m.bands) << FP_METER_SHIFT;
+        }
         let mismatch = match after {
             Some(after) => model::apply(&d.input, &entry).as_deref() != Some(after),
             None => false,
@@ -563,25 +628,44 @@ impl KernelTier {
         };
         let key = micro.masked(&mask, mask_slot);
         entry.version = t.generation;
+        // A metered entry counts its meter's drops in a second slot (taken first: an
+        // eviction for it may take out the entry being replaced).
+        let old_dropped = t
+            .entries
+            .get(&key)
+            .filter(|o| o.entry.meter != 0)
+            .map(|o| o.entry.dropped);
+        let new_dropped = match (entry.meter != 0, old_dropped) {
+            (false, _) => None,
+            (true, Some(d)) => Some(d),
+            (true, None) => match self.free_slot(t) {
+                Some(d) => Some(d),
+                None => return self.not_installed(t, &key, mask_slot),
+            },
+        };
         let slot = match t.entries.get(&key) {
             Some(old) => old.entry.counter,
-            None => match t.free.pop() {
+            None => match self.free_slot(t) {
                 Some(s) => s,
                 None => {
-                    self.evict(t);
-                    match t.free.pop() {
-                        Some(s) => s,
-                        None => return,
+                    if let (Some(d), None) = (new_dropped, old_dropped) {
+                        t.free.push(d);
                     }
+                    return self.not_installed(t, &key, mask_slot);
                 }
             },
         };
         entry.counter = slot;
+        entry.dropped = new_dropped.unwrap_or(0);
         let base = self.fp.counter(slot);
+        let dropped_base = new_dropped.map_or_else(FpCounter::default, |d| self.fp.counter(d));
         match self.fp.insert(&key, &entry) {
             Ok(()) => {
                 t.stats.installed += 1;
                 let hits = t.entries.get(&key).map_or(0, |e| e.hits);
+                if let (Some(d), None) = (old_dropped, new_dropped) {
+                    t.free.push(d);
+                }
                 if let Some(n) = t.entries.get(&key).and_then(|e| e.credit.normal) {
                     t.normal.remove(&key, &n);
                 }
@@ -594,6 +678,7 @@ impl KernelTier {
                         entry,
                         credit,
                         base,
+                        dropped_base,
                         last_hit_ns: self.now_ns(),
                         hits,
                         out_ports,
@@ -608,6 +693,9 @@ impl KernelTier {
                 }
             }
             Err(e) => {
+                if let (Some(d), None) = (new_dropped, old_dropped) {
+                    t.free.push(d);
+                }
                 if !t.entries.contains_key(&key) {
                     t.free.push(slot);
                     t.masks.settle(&self.fp, mask_slot);
@@ -617,6 +705,23 @@ impl KernelTier {
                 }
             }
         }
+    }
+
+    /// After an entry for `key` under mask slot `mask_slot` could not be written: the
+    /// mask slot settles if no entry uses it for that key.
+    fn not_installed(&self, t: &mut Table, key: &FpKey, mask_slot: u16) {
+        if !t.entries.contains_key(key) {
+            t.masks.settle(&self.fp, mask_slot);
+        }
+    }
+
+    /// A free counter slot, evicting entries if there is none.
+    fn free_slot(&self, t: &mut Table) -> Option<u32> {
+        if let Some(s) = t.free.pop() {
+            return Some(s);
+        }
+        self.evict(t);
+        t.free.pop()
     }
 
     /// Frees room in a full map: entries of older generations, else the idlest eighth.
@@ -677,21 +782,17 @@ impl KernelTier {
         } = t;
         let seen = &mut normal.seen;
         for e in entries.values_mut() {
-            let c = self.fp.counter(e.entry.counter);
-            let packets = c.packets.wrapping_sub(e.base.packets);
-            let bytes = c.bytes.wrapping_sub(e.base.bytes);
-            e.base = c;
-            if packets == 0 || packets > u64::MAX / 2 {
+            let Some(h) = e.grow(&self.fp) else {
                 continue;
-            }
+            };
             if credited(e.entry.version) {
-                e.hits += packets;
+                e.hits += h.packets;
                 e.last_hit_ns = now;
-                masks.hit(e.slot, packets);
+                masks.hit(e.slot, h.packets);
                 if let Some(n) = &e.credit.normal {
                     seen.push((n.vlan, n.src, n.in_port));
                 }
-                hits.push((&e.credit, packets, bytes));
+                hits.push((&e.credit, h));
             }
         }
         self.counters.credit_many(hits, now);
@@ -763,6 +864,9 @@ impl KernelTier {
         };
         t.removals += 1;
         t.free.push(e.entry.counter);
+        if e.entry.meter != 0 {
+            t.free.push(e.entry.dropped);
+        }
         t.masks.remove_user(&self.fp, e.slot);
         if let Some(n) = &e.credit.normal {
             t.normal.remove(k, n);

@@ -1,4 +1,7 @@
+use std::sync::Mutex;
+
 use super::*;
+use crate::counters::Misc;
 use crate::key::FlowMatch;
 use crate::normal::{MacTable, MacTableConfig};
 use crate::pipeline::{DatapathConfig, Instructions, PortInfo, Rule};
@@ -231,7 +234,7 @@ fn kernel_hits_are_credited_to_rules_tables_and_ports() {
     wr.publish();
     let d = dp.decision(&udp_key(), 0).unwrap();
     let kc = dp.kernel_counters();
-    kc.credit(&d.credit, 10, 1000, 5);
+    kc.credit(&d.credit, Hits::new(10, 1000), 5);
     let r = dp.read_rule(id);
     assert_eq!((r.packets, r.bytes), (10, 1000));
     assert_eq!(dp.read_table(0).lookups, 10);
@@ -252,7 +255,7 @@ fn kernel_hits_are_credited_to_rules_tables_and_ports() {
     .unwrap();
     wr.publish();
     let d = dp.decision(&udp_key(), 0).unwrap();
-    dp.kernel_counters().credit(&d.credit, 3, 300, 5);
+    dp.kernel_counters().credit(&d.credit, Hits::new(3, 300), 5);
     for slot in [1, 2] {
         let p = dp.read_port(slot);
         assert_eq!((p.tx_packets, p.tx_bytes), (3, 300), "slot {slot}");
@@ -423,26 +426,6 @@ fn a_decision_covers_the_keys_equal_under_what_its_tables_consulted() {
         .affected_by(&key, &add(0, FlowMatch::ANY.exact(Field::TpDst, 9), 99)));
 }
 
-#[test]
-fn a_metered_flow_stays_in_user_space_and_says_why() {
-    use crate::meter::{Band, BandKind, Meter, MeterUnit};
-    let (dp, mut wr) = datapath();
-    let band = Band {
-        kind: BandKind::Drop,
-        rate: 10,
-        burst_size: 0,
-    };
-    wr.set_meter(Meter::new(1, MeterUnit::Pktps, false, vec![band]))
-        .unwrap();
-    let mut r = rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None);
-    r.instructions.meter = Some(1);
-    wr.insert_rule(0, r).unwrap();
-    wr.publish();
-    let why = dp.decision(&udp_key(), 0).unwrap_err();
-    assert_eq!(why, Ineligible::Meter);
-    assert!(why.to_string().contains("user space only"), "{why}");
-}
-
 /// A datapath whose table 0 sends everything to NORMAL, with a MAC table on ports 1..=3
 /// attached.
 fn normal_datapath() -> (Datapath, MacTable) {
@@ -585,7 +568,14 @@ fn kernel_hits_through_normal_count_in_its_statistics() {
     learn(&macs, 1, DST);
     let drop = dp.decision(&udp_key(), 1).unwrap().credit;
     let before = macs.stats();
-    kc.credit_many([(&flood, 3, 300), (&one, 5, 500), (&drop, 2, 200)], 1);
+    kc.credit_many(
+        [
+            (&flood, Hits::new(3, 300)),
+            (&one, Hits::new(5, 500)),
+            (&drop, Hits::new(2, 200)),
+        ],
+        1,
+    );
     let after = macs.stats();
     assert_eq!(after.flooded - before.flooded, 3);
     assert_eq!(after.forwarded - before.forwarded, 5);

@@ -80,6 +80,9 @@ pub(crate) struct Exec<'a, C, O> {
     pub tally: Tally,
     /// The key changed in a way the exact-match cache cannot replay (meter remark).
     remarked: bool,
+    /// Every meter passes every packet (a trace of the path a metered flow's
+    /// conforming packets take).
+    pub meters_pass: bool,
     in_info: Option<&'a PortInfo>,
     /// An apply-actions output to a port (or IN_PORT/LOCAL) not yet sent. It is sent
     /// with a copy of the packet as soon as anything else reads or changes the packet,
@@ -133,6 +136,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             obs,
             tally: Tally::default(),
             remarked: false,
+            meters_pass: false,
             in_info: None,
             pending: None,
             last_in: None,
@@ -645,7 +649,9 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             return ControlFlow::Continue(());
         };
         let len = st.packet.len();
-        let outcome = if self.counters.is_some() {
+        let outcome = if self.meters_pass {
+            MeterOutcome::Pass
+        } else if self.counters.is_some() {
             m.apply(len, self.now_ns)
         } else {
             m.peek(len, self.now_ns)

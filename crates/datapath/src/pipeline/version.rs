@@ -208,10 +208,9 @@ impl Changes {
                 Change::SetConfig(_) => c.config = true,
                 Change::SetGroup(g) => c.groups.push(g.id),
                 Change::RemoveGroup(id) => c.groups.push(*id),
-                Change::RemoveRule { .. }
-                | Change::SetMeter(_)
-                | Change::RemoveMeter(_)
-                | Change::SetVersion(_) => {}
+                Change::SetMeter(m) => c.meters.push(m.id),
+                Change::RemoveMeter(id) => c.meters.push(*id),
+                Change::RemoveRule { .. } | Change::SetVersion(_) => {}
             }
         }
         c.rules.extend(removed.iter().map(|(_, r)| r.id));

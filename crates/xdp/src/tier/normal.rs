@@ -186,23 +186,22 @@ impl KernelTier {
             let Some(e) = t.entries.get_mut(k) else {
                 continue;
             };
-            let c = self.fp.counter(e.entry.counter);
-            let packets = c.packets.wrapping_sub(e.base.packets);
-            let bytes = c.bytes.wrapping_sub(e.base.bytes);
-            e.base = c;
-            if packets == 0 || packets > u64::MAX / 2 || e.entry.version != g {
+            let Some(h) = e.grow(&self.fp) else {
+                continue;
+            };
+            if e.entry.version != g {
                 continue;
             }
-            e.hits += packets;
+            e.hits += h.packets;
             e.last_hit_ns = now;
             if let Some(n) = &e.credit.normal {
                 t.normal.seen.push((n.vlan, n.src, n.in_port));
             }
-            grown.push((*k, packets, bytes));
+            grown.push((*k, h));
         }
         let hits = grown
             .iter()
-            .filter_map(|(k, p, b)| Some((&t.entries.get(k)?.credit, *p, *b)));
+            .filter_map(|(k, h)| Some((&t.entries.get(k)?.credit, *h)));
         self.counters.credit_many(hits, now);
     }
 

@@ -2,7 +2,7 @@ use crate::action::{port, Action};
 use crate::counters::Misc;
 use crate::group::{flow_hash, Bucket, Group, GroupKind, GROUP_ANY};
 use crate::key::{Field, FlowKey, FlowMatch};
-use crate::mirror::{Changes, Decision, Ineligible};
+use crate::mirror::{Changes, Decision, Hits, Ineligible};
 use crate::packet::Packet;
 use crate::pipeline::{
     Datapath, DatapathConfig, Instructions, Outputs, PortInfo, Rule, RuleId, Writer,
@@ -313,7 +313,7 @@ fn same_counts(groups: &[Group], apply: Vec<Action>, keys: &[FlowKey], n: u64) {
             a.process(&mut w, Packet::from_slice(&d.input), 1, 0, &mut o);
             assert_eq!(o.ports(), ports(&d));
         }
-        kc.credit(&d.credit, n, n * d.input.len() as u64, 0);
+        kc.credit(&d.credit, Hits::new(n, n * d.input.len() as u64), 0);
     }
     let (rsa, rsb) = (a.read_rule(ra), b.read_rule(rb));
     assert_eq!((rsa.packets, rsa.bytes), (rsb.packets, rsb.bytes));
