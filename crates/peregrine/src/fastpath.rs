@@ -4,9 +4,10 @@
 //!
 //! The `FAST_PATH` reply (`ctl dump-fastpath --json` prints it as is):
 //! `{"enabled": true, "generation", "capacity", "entries": [{"key", "megaflow", "actions",
-//! "generation", "live", "packets", "bytes", "out_ports", "normal", "groups"}], "masks": [{"slot",
+//! "generation", "live", "packets", "bytes", "out_ports", "normal", "groups", "meter"}], "masks": [{"slot",
 //! "mask", "entries"}], "events": {"hit", "miss", "stale", "unparsed", "passed",
-//! "rewrite_failed", "partial_csum", "csum_finished", "undelivered"}, "tier": {"offers", "offers_lost",
+//! "rewrite_failed", "partial_csum", "csum_finished", "undelivered", "metered",
+//! "meter_dropped"}, "tier": {"offers", "offers_lost",
 //! "installed", "refused", "mismatched", "evicted", "publishes", "revalidated",
 //! "flushes", "group_scans", "mac_withdrawn", "mac_stale"}, "ports": [{"port",
 //! "name", "mode", "delivery", "why", "lost"}], "lost_counted": true or why not}`. `key`
@@ -16,7 +17,8 @@
 //! tries them (only masks with entries; slot 0 holds the exact one), `mask` naming the
 //! fields each holds, as `FIELD` (every bit) or `FIELD/BITS`; `out_ports` are the
 //! OpenFlow ports sent to (none for a drop); `normal` says the entry copies a decision of
-//! NORMAL (the learning switch); `groups` the groups its decision runs, in order;
+//! NORMAL (the learning switch); `groups` the groups its decision runs, in order; `meter`
+//! the meter it runs in the kernel (null: none);
 //! `packets` counts hits credited so far, `bytes` the bytes received on the entry's
 //! counter slot. Per port: its attach `mode` (`native`/`generic`); `delivery`
 //! (`delivered`, `dropped`, `unknown`): whether the kernel delivers frames forwarded to it
@@ -55,6 +57,7 @@ impl FastPathView for TierView {
                     "out_ports": d.out_ports,
                     "normal": d.normal,
                     "groups": d.groups,
+                    "meter": d.meter,
                 })
             })
             .collect();
@@ -109,6 +112,8 @@ impl FastPathView for TierView {
                 "partial_csum": at(event::PARTIAL_CSUM),
                 "csum_finished": at(event::CSUM_FINISHED),
                 "undelivered": at(event::UNDELIVERED),
+                "metered": at(event::METERED),
+                "meter_dropped": at(event::METER_DROPPED),
             },
             "tier": {
                 "offers": stats.offers,

@@ -38,7 +38,12 @@
 //     (crates/datapath/src/rewrite/checksum.rs), so the bytes are identical. Every
 //     rewrite's header is checked to be there before anything is written; if one is
 //     not (or a pop would leave less than 60 bytes, which user space pads), the frame
-//     goes to user space unmodified (event REWRITE_FAILED). Then the entry's counter
+//     goes to user space unmodified (event REWRITE_FAILED). An entry with a meter
+//     (`meter` != 0) first meters the frame (event METERED) with its meter's band cells
+//     in `bands`, which the workers' meter updates too (see meter()): a drop band counts
+//     the frame in the entry's counter and its `dropped` counter and drops it (event
+//     METER_DROPPED); a remark band remarks an IPv4 frame's DSCP; both count the frame
+//     in the band's cell. Then the entry's counter
 //     (`counters[cpu * state.slots + entry.counter]`) counts the frame and its length as
 //     received, event HIT, and the frame is dropped (out == FP_DROP), redirected to
 //     devmap slot `out` of `tx_ports`, or (out == FP_GROUP | g) broadcast to every port

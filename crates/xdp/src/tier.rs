@@ -57,6 +57,14 @@
 //!   whose liveness its select or fast-failover choice read going down or up takes it
 //!   out at once (`tier/liveness.rs`).
 //!
+//! - **Meters**: a decision through a meter is mirrored with it when the datapath's
+//!   meters meter with this program's band cells (lent at [`KernelTier::new`], see
+//!   [`crate::bands`]): the entry names the meter's block of cells and its band count,
+//!   and counts the frames its meter dropped in a second counter slot, so a harvest
+//!   credits the rules and tables up to the meter with every hit and the rest with what
+//!   passed ([`Hits`]). A publish that changes the meter takes the entry out like a
+//!   changed rule.
+//!
 //! - **NORMAL** (the learning switch; the `normal` submodule): a decision through
 //!   NORMAL is read off the MAC table attached to the datapath, and holds while the
 //!   table's entries for its source and destination, its ports and settings stay as
@@ -76,7 +84,7 @@
 //! table's lock while holding its own.
 //!
 //! Invariant: every entry in the kernel map is in `Table::entries` with the counter slot
-//! it was written with, and no two entries share a slot; every entry's key is a key
+//! (and, metered, the dropped slot) it was written with, and no two entries share a slot; every entry's key is a key
 //! under its mask with `pad` its mask slot, and that slot is walked and counts it. A live entry whose output is a
 //! broadcast group was written after that group's map was set to its port set, and the
 //! group keeps that set while any live entry points at it.

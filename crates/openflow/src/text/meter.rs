@@ -1,8 +1,8 @@
 //! Meters in ovs-ofctl text: `add-meter`/`mod-meter`/`del-meter` syntax to [`MeterMod`],
 //! and [`MeterMod`]s back to what `ovs-ofctl -O OpenFlow13 dump-meters` prints.
 //!
-//! Input: `meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100`; each
-//! `type=` after `bands=` starts a band (`drop`, `dscp_remark` with `prec_level=`, or our
+//! Input: `meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100` (`band=`
+//! is taken for `bands=`, as Open vSwitch does); each `type=` after `bands=` starts a band (`drop`, `dscp_remark` with `prec_level=`, or our
 //! `experimenter` with `experimenter=ID`). The dump form, with spaces and newlines for
 //! commas, parses too. As in Open vSwitch, a meter to add or modify must say `kbps` or
 //! `pktps`, and with `burst` every band must give `burst_size`. Output is Open vSwitch's
@@ -83,7 +83,7 @@ pub fn parse_meter_mod(s: &str, command: MeterModCommand) -> Result<MeterMod, Te
                 mm.meter_id = parse_meter_id(it.need_value()?)?;
                 have_id = true;
             }
-            "bands" => {
+            "bands" | "band" => {
                 if is_del {
                     return Err(it.err("del-meter takes no bands"));
                 }
@@ -249,6 +249,11 @@ mod tests {
         );
         m(
             "meter=2,pktps,bands=type=drop,rate=10",
+            "meter=2 pktps bands=\ntype=drop rate=10",
+        );
+        // Open vSwitch takes `band=` as well.
+        m(
+            "meter=2,pktps,band=type=drop,rate=10",
             "meter=2 pktps bands=\ntype=drop rate=10",
         );
         m(

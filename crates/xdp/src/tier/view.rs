@@ -25,6 +25,8 @@ pub struct DumpEntry {
     pub normal: bool,
     /// The groups its decision runs, in order.
     pub groups: Vec<u32>,
+    /// The meter its decision runs, if any.
+    pub meter: Option<u32>,
 }
 
 /// What the kernel tier does with one microflow (for the tracer).
@@ -94,6 +96,7 @@ impl KernelTier {
                     out_ports: e.out_ports.clone(),
                     normal: e.credit.normal.is_some(),
                     groups: e.credit.groups.iter().map(|g| g.group).collect(),
+                    meter: e.credit.meter.map(|m| m.id),
                 }
             })
             .collect();

@@ -551,7 +551,7 @@ fn fastpath_text(v: &Value) -> String {
     let mut s = format!(
         "fast path: xdp, generation {}, {} of {} entries\n \
          kernel: hit={} miss={} stale={} unparsed={} passed={} rewrite_failed={} partial_csum={} \
-         csum_finished={} undelivered={}\n \
+         csum_finished={} undelivered={} metered={} meter_dropped={}\n \
          mirror: installed={} refused={} mismatched={} evicted={} revalidated={} flushes={} \
          offers={} offers_lost={} mac_withdrawn={} mac_stale={}\n",
         n(&v["generation"]),
@@ -566,6 +566,8 @@ fn fastpath_text(v: &Value) -> String {
         n(&ev["partial_csum"]),
         n(&ev["csum_finished"]),
         n(&ev["undelivered"]),
+        n(&ev["metered"]),
+        n(&ev["meter_dropped"]),
         n(&tier["installed"]),
         n(&tier["refused"]),
         n(&tier["mismatched"]),
@@ -609,7 +611,7 @@ fn fastpath_text(v: &Value) -> String {
     }
     for e in &entries {
         s.push_str(&format!(
-            " {}packets={}, bytes={}, generation={}{}, {} actions={}{}{}\n",
+            " {}packets={}, bytes={}, generation={}{}, {} actions={}{}{}{}\n",
             if e["megaflow"] == Value::Bool(true) {
                 "megaflow "
             } else {
@@ -639,6 +641,10 @@ fn fastpath_text(v: &Value) -> String {
                         .join(",")
                 ),
                 _ => String::new(),
+            },
+            match e["meter"].as_u64() {
+                Some(m) => format!(" (meter {m})"),
+                None => String::new(),
             },
         ));
     }
