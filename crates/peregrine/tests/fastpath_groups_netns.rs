@@ -137,30 +137,13 @@ fn run_groups(mode: &str) -> GroupRun {
     }
     std::thread::sleep(Duration::from_millis(200));
     let group_stats = ctl_json(&["dump-group-stats", &sw_t]);
-    let flows = ctl_json(&["dump-flows", &sw_t]);
-    let mut flow_stats: Vec<(String, u64, u64)> = flows
-        .as_array()
-        .expect("dump-flows is a list")
-        .iter()
-        .map(|r| {
-            (
-                r["cookie"].as_str().unwrap_or_default().to_string(),
-                r["n_packets"].as_u64().unwrap_or(u64::MAX),
-                r["n_bytes"].as_u64().unwrap_or(u64::MAX),
-            )
-        })
-        .collect();
-    flow_stats.sort();
+    let flow_stats = flow_stats(&sw_t);
     let ports = ctl_json(&["dump-ports", &sw_t]);
-    let port = |no: &str, what: &str| -> (u64, u64) {
-        let p = ports
-            .as_array()
-            .and_then(|a| a.iter().find(|p| p["port"] == no).cloned())
-            .unwrap_or_else(|| panic!("no port {no}: {ports:#}"));
-        let n = |k: String| p[k.as_str()].as_u64().unwrap_or(u64::MAX);
-        (n(format!("{what}_packets")), n(format!("{what}_bytes")))
-    };
-    let port_stats = vec![port("1", "rx"), port("2", "tx"), port("3", "tx")];
+    let port_stats = vec![
+        port_counts(&ports, "1", "rx"),
+        port_counts(&ports, "2", "tx"),
+        port_counts(&ports, "3", "tx"),
+    ];
     let fastpath = (mode == "xdp").then(|| ctl_json(&["dump-fastpath", &sw_t]));
     let (port2, port3) = (c2.finish(), c3.finish());
     drop(sw);

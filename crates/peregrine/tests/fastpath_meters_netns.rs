@@ -141,25 +141,8 @@ fn run_meters(mode: &str) -> MeterRun {
         })
         .collect();
     meter_stats.sort();
-    let flows = ctl_json(&["dump-flows", &sw_t]);
-    let mut flow_packets: Vec<(String, u64)> = flows
-        .as_array()
-        .expect("dump-flows is a list")
-        .iter()
-        .map(|r| {
-            (
-                r["cookie"].as_str().unwrap_or_default().to_string(),
-                r["n_packets"].as_u64().unwrap_or(u64::MAX),
-            )
-        })
-        .collect();
-    flow_packets.sort();
-    let ports = ctl_json(&["dump-ports", &sw_t]);
-    let port2_tx = ports
-        .as_array()
-        .and_then(|a| a.iter().find(|p| p["port"] == "2"))
-        .and_then(|p| p["tx_packets"].as_u64())
-        .unwrap_or(u64::MAX);
+    let flow_packets = flow_stats(&sw_t);
+    let port2_tx = port_counts(&ctl_json(&["dump-ports", &sw_t]), "2", "tx").0;
     let fastpath = (mode == "xdp").then(|| ctl_json(&["dump-fastpath", &sw_t]));
     drop(sw);
     drop(topo);

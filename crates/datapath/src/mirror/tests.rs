@@ -7,7 +7,7 @@ use crate::normal::{MacTable, MacTableConfig};
 use crate::pipeline::{DatapathConfig, Instructions, PortInfo, Rule};
 
 /// Ports 1..=3 in slots 0..3, the real header rewrites.
-fn datapath() -> (Datapath, crate::pipeline::Writer) {
+pub(crate) fn datapath() -> (Datapath, crate::pipeline::Writer) {
     let cfg = DatapathConfig {
         ports: (1..=3).map(|i| PortInfo::new(i, (i - 1) as u16)).collect(),
         ..DatapathConfig::default()
@@ -17,7 +17,7 @@ fn datapath() -> (Datapath, crate::pipeline::Writer) {
 }
 
 /// The key of an IPv4/UDP frame from port 1.
-fn udp_key() -> FlowKey {
+pub(crate) fn udp_key() -> FlowKey {
     let mut k = FlowKey::ZERO;
     k.set(Field::InPort, 1);
     k.set(Field::EthDst, 0x0200_0000_0002);

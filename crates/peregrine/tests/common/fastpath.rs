@@ -362,3 +362,32 @@ pub fn entries_for(fp: &Value, dport: u16) -> Vec<Value> {
 pub fn has(frames: &[Vec<u8>], seq: u32) -> bool {
     frames.iter().any(|f| seq_of(f) == Some(seq))
 }
+
+/// Each flow's (cookie, packets, bytes) from `dump-flows` of switch `sw_t`, sorted.
+pub fn flow_stats(sw_t: &str) -> Vec<(String, u64, u64)> {
+    let flows = ctl_json(&["dump-flows", sw_t]);
+    let mut out: Vec<(String, u64, u64)> = flows
+        .as_array()
+        .expect("dump-flows is a list")
+        .iter()
+        .map(|r| {
+            (
+                r["cookie"].as_str().unwrap_or_default().to_string(),
+                r["n_packets"].as_u64().unwrap_or(u64::MAX),
+                r["n_bytes"].as_u64().unwrap_or(u64::MAX),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Port `no`'s `what` (`rx` or `tx`) packets and bytes in `dump-ports` reply `ports`.
+pub fn port_counts(ports: &Value, no: &str, what: &str) -> (u64, u64) {
+    let p = ports
+        .as_array()
+        .and_then(|a| a.iter().find(|p| p["port"] == no).cloned())
+        .unwrap_or_else(|| panic!("no port {no}: {ports:#}"));
+    let n = |k: String| p[k.as_str()].as_u64().unwrap_or(u64::MAX);
+    (n(format!("{what}_packets")), n(format!("{what}_bytes")))
+}
