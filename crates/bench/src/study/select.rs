@@ -72,7 +72,7 @@ pub fn select_group(ctx: &mut Ctx) -> Result<Experiment, String> {
         kind,
         note: note(
             format!(
-                "64 B frames flat out; N random flows (random UDP source and destination ports, random destination addresses in the sink's /24) to the sink. OpenFlow devices: `{}` and one rule `udp,in_port=1,nw_dst=SINK/24,actions=group:{}`, so each flow takes one of the two buckets by the device's hash (both output to the sink). The bridge and the router have no groups: they forward the same flows as any traffic, the baseline. Forwarded relative to the {BASELINE} (median): {}. Read from the devices after each point (warm-up and runs): {}.",
+                "64 B frames flat out; N random flows (random UDP source and destination ports, random destination addresses in the sink's /24) to the sink. OpenFlow devices: `{}` and one rule `udp,in_port=1,nw_dst=SINK/24,actions=group:{}`, so each flow takes one of the two buckets by the device's hash (both output to the sink). Devices without OpenFlow rules (the bridge, the router, peregrine as a learning switch) have no groups: they forward the same flows as any traffic, the baseline. Forwarded relative to the {BASELINE} (median): {}. Read from the devices after each point (warm-up and runs): {}.",
                 rules::select_group(rules::GROUP, &rules::BUCKET_MACS, 2),
                 rules::GROUP,
                 if ratios.is_empty() { format!("no {BASELINE} measured") } else { ratios.join(", ") },
