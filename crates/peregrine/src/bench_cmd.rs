@@ -28,6 +28,9 @@ pub enum BenchCommand {
     /// Study experiment: throughput vs the number of random flows one wildcard rule
     /// covers (1 to 1M).
     FlowCount(crate::bench_study::StudyArgs),
+    /// Study experiment: throughput of random flows through an OpenFlow select group of
+    /// 2 buckets (the bridge and the router forward them as usual, the baseline).
+    SelectGroup(crate::bench_study::StudyArgs),
     /// Study experiment: fairness between two flows, one and two input ports.
     Fairness(crate::bench_study::StudyArgs),
     /// Study experiment: worker scaling of the in-memory datapath.
@@ -131,6 +134,9 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             crate::bench_study::run(&a, Some(ExperimentKind::ExactVsWildcard))
         }
         BenchCommand::FlowCount(a) => crate::bench_study::run(&a, Some(ExperimentKind::FlowCount)),
+        BenchCommand::SelectGroup(a) => {
+            crate::bench_study::run(&a, Some(ExperimentKind::SelectGroup))
+        }
         BenchCommand::Fairness(a) => crate::bench_study::run(&a, Some(ExperimentKind::Fairness)),
         BenchCommand::Workers(a) => {
             crate::bench_study::run(&a, Some(ExperimentKind::WorkerScaling))
@@ -194,6 +200,21 @@ mod tests {
         assert!(parse_count("1.5M").unwrap_err().contains("1.5M"));
         assert!(parse_count("M").is_err());
         assert!(parse_count("99999999999999999999M").is_err());
+    }
+
+    #[test]
+    fn select_group_is_a_subcommand_of_its_own() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(subcommand)]
+            cmd: BenchCommand,
+        }
+        let cli = Cli::try_parse_from(["bench", "select-group", "--group-flows", "64,1K"]);
+        match cli.map(|c| c.cmd) {
+            Ok(BenchCommand::SelectGroup(a)) => assert_eq!(a.group_flows, [64, 1_000]),
+            _ => panic!("`select-group` is not the select-group experiment"),
+        }
     }
 
     #[test]

@@ -1,14 +1,20 @@
 //! `peregrine bench study` and its experiments as single subcommands: the options, and
 //! the launcher through which `bench::study` starts peregrine itself as a device under
-//! test (in this process, as `peregrine run` would, with a private management socket).
+//! test (in this process, as `peregrine run` would, with a private management socket;
+//! a setup with groups gets its groups and then its flows through that socket, with
+//! `peregrine ctl`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use bench::dut::Setup;
 use bench::report::results::ExperimentKind;
 use bench::study::{self, Dut, Io, Launcher, Options};
+
+use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
+use openflow::v13::group_mod::{GroupMod, GroupModCommand};
 
 use crate::config::{BackendName, FailMode, FastPath, PortConfig, RunConfig};
 use crate::run::Switch;
@@ -64,6 +70,10 @@ pub struct StudyArgs {
     /// Flow counts (flows under one wildcard rule); K and M suffixes allowed.
     #[arg(long, value_delimiter = ',', value_parser = crate::bench_cmd::parse_count)]
     pub flow_counts: Vec<usize>,
+    /// Flow counts (random flows through a select group of 2 buckets); K and M suffixes
+    /// allowed.
+    #[arg(long, value_delimiter = ',', value_parser = crate::bench_cmd::parse_count)]
+    pub group_flows: Vec<usize>,
     /// F2's rates in percent of the ceiling (fairness).
     #[arg(long, value_delimiter = ',')]
     pub fairness_f2: Vec<f64>,
@@ -162,6 +172,12 @@ impl StudyArgs {
         }
         if !self.flow_counts.is_empty() {
             o.flow_counts = self.flow_counts.clone();
+        }
+        if self.group_flows.contains(&0) {
+            return Err("--group-flows: at least 1 flow".into());
+        }
+        if !self.group_flows.is_empty() {
+            o.group_flows = self.group_flows.clone();
         }
         if let Some(bad) = self
             .fairness_f2
@@ -288,23 +304,18 @@ impl Launcher for InProcess {
             .collect();
         // The learning switch: standalone, its NORMAL flow only.
         let learning = backend_name == "afxdp+xdp-normal";
-        let flows = setup
-            .openflow()
-            .into_iter()
-            .filter(|_| !learning)
-            .map(|f| {
-                let fm = openflow::text::parse_flow_mod(
-                    &f,
-                    openflow::v13::flow_mod::FlowModCommand::Add,
-                )
-                .map_err(|e| format!("{f}: {e}"))?;
-                Ok((f, fm))
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+        let (groups, flows) = loadout(setup, learning)?;
+        // Flows given at start are installed before anything could add a group, so with
+        // groups every flow waits for them and goes in over the management socket.
+        let (at_start, later) = if groups.is_empty() {
+            (flows, Vec::new())
+        } else {
+            (Vec::new(), flows)
+        };
         let name = format!("{}pg", setup.sink.ns);
         let mgmt = std::env::temp_dir().join(format!("{name}.mgmt"));
         let cfg = RunConfig {
-            flows,
+            flows: at_start,
             workers,
             cpus: cpus.to_vec(),
             fail_mode: if learning {
@@ -322,11 +333,89 @@ impl Launcher for InProcess {
         if fast_path == FastPath::Xdp && !switch.fast_path() {
             return Err("the XDP fast path did not load (see above)".into());
         }
-        Ok(Box::new(Started {
+        let started = Started {
             switch: Some(switch),
             mgmt,
-        }))
+        };
+        if !groups.is_empty() {
+            let groups: Vec<&str> = groups.iter().map(|(l, _)| l.as_str()).collect();
+            let flows: Vec<&str> = later.iter().map(|(l, _)| l.as_str()).collect();
+            install(&started.mgmt, "add-groups", &groups)?;
+            install(&started.mgmt, "add-flows", &flows)?;
+        }
+        Ok(Box::new(started))
     }
+}
+
+/// Lines of ovs-ofctl text, each with what it parsed as.
+type Checked<T> = Vec<(String, T)>;
+
+/// The groups and flows a device of `setup` is to hold, each checked and with its line
+/// (none for the learning switch).
+fn loadout(setup: &Setup, learning: bool) -> Result<(Checked<GroupMod>, Checked<FlowMod>), String> {
+    if learning {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let groups = setup
+        .groups
+        .iter()
+        .map(|g| {
+            let gm = openflow::text::parse_group_mod(g, GroupModCommand::Add)
+                .map_err(|e| format!("{g}: {e}"))?;
+            Ok((g.clone(), gm))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let flows = setup
+        .openflow()
+        .into_iter()
+        .map(|f| {
+            let fm = openflow::text::parse_flow_mod(&f, FlowModCommand::Add)
+                .map_err(|e| format!("{f}: {e}"))?;
+            Ok((f, fm))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok((groups, flows))
+}
+
+/// Sends `lines` to the switch whose management socket is `mgmt` with `peregrine ctl
+/// -O OpenFlow13 COMMAND` (`add-groups` or `add-flows`, from a file next to the
+/// socket), failing with what it printed.
+fn install(mgmt: &Path, command: &str, lines: &[&str]) -> Result<(), String> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("the peregrine binary: {e}"))?;
+    let file = mgmt.with_extension(format!("{command}.txt"));
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let target = format!("unix:{}", mgmt.display());
+    let out = Command::new(exe)
+        .args(ctl_args(command, &target, &file))
+        .stdin(Stdio::null())
+        .output();
+    let _ = std::fs::remove_file(&file);
+    let out = out.map_err(|e| format!("peregrine ctl: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let said = [&out.stdout, &out.stderr]
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        Err(format!("`peregrine ctl {command}` failed: {said}"))
+    }
+}
+
+/// The arguments of `peregrine` for `ctl -O OpenFlow13 COMMAND TARGET FILE`.
+fn ctl_args(command: &str, target: &str, file: &Path) -> Vec<String> {
+    ["ctl", "-O", "OpenFlow13", command, target]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([file.display().to_string()])
+        .collect()
 }
 
 #[cfg(test)]
@@ -360,6 +449,82 @@ mod tests {
         assert_eq!(o.table_sizes, [1, 8_000, 1_000_000]);
         assert_eq!(o.experiments, [ExperimentKind::TableSize]);
         assert_eq!(o.runs, Options::full().runs);
+    }
+
+    #[test]
+    fn group_flows_take_suffixes_and_the_subcommand_runs_only_its_experiment() {
+        let o = args(&["--quick", "--group-flows", "64,128K"])
+            .options(Some(ExperimentKind::SelectGroup))
+            .unwrap();
+        assert_eq!(o.group_flows, [64, 128_000]);
+        assert_eq!(o.experiments, [ExperimentKind::SelectGroup]);
+        assert_eq!(args(&[]).options(None).unwrap().group_flows, [64, 128_000]);
+        let o = args(&["--experiments", "select-group,flow_count"])
+            .options(None)
+            .unwrap();
+        assert_eq!(
+            o.experiments,
+            [ExperimentKind::SelectGroup, ExperimentKind::FlowCount]
+        );
+        let e = args(&["--group-flows", "64,0"]).options(None).unwrap_err();
+        assert!(e.contains("--group-flows"), "{e}");
+    }
+
+    fn host(i: u8) -> bench::topo::Host {
+        bench::topo::Host {
+            ns: format!("h{i}"),
+            port: format!("p{i}"),
+            ip: format!("10.9.0.{i}"),
+            mac: format!("02:00:00:00:00:0{i}"),
+        }
+    }
+
+    #[test]
+    fn the_select_group_and_its_rule_parse_as_peregrine_takes_them() {
+        use bench::study::rules;
+        let (a, b) = (host(1), host(2));
+        let mut setup = Setup::pair(&a, &b);
+        setup.groups = vec![rules::select_group(rules::GROUP, &rules::BUCKET_MACS, 2)];
+        setup.flows = Some(vec![rules::covering_group(
+            b.ip.parse().unwrap(),
+            1,
+            rules::GROUP,
+        )]);
+        let (groups, flows) = loadout(&setup, false).unwrap();
+        assert_eq!(groups.len(), 1);
+        let gm = &groups[0].1;
+        assert_eq!(gm.group_id, rules::GROUP);
+        assert_eq!(gm.group_type, openflow::v13::group_mod::GroupType::Select);
+        assert_eq!(gm.buckets.len(), 2);
+        assert_eq!(flows.len(), 1);
+        assert_eq!(flows[0].0, setup.openflow()[0]);
+        assert_eq!(loadout(&setup, true).unwrap(), (Vec::new(), Vec::new()));
+        setup.groups = vec!["group_id=1,type=sideways".into()];
+        let e = loadout(&setup, false).unwrap_err();
+        assert!(e.contains("sideways"), "{e}");
+        // Without groups the default flows are what the device holds.
+        let (groups, flows) = loadout(&Setup::pair(&a, &b), false).unwrap();
+        assert!(groups.is_empty());
+        assert_eq!(flows.len(), 2);
+    }
+
+    #[test]
+    fn groups_and_flows_go_in_over_openflow_13() {
+        assert_eq!(
+            ctl_args(
+                "add-groups",
+                "unix:/tmp/x.mgmt",
+                Path::new("/tmp/x.add-groups.txt")
+            ),
+            [
+                "ctl",
+                "-O",
+                "OpenFlow13",
+                "add-groups",
+                "unix:/tmp/x.mgmt",
+                "/tmp/x.add-groups.txt"
+            ]
+        );
     }
 
     #[test]

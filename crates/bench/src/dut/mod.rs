@@ -3,11 +3,11 @@
 //! IPv4 routing and Open vSwitch's userspace datapath, all driven the same way.
 //!
 //! A [`Spec`] says which device; a [`Setup`] where it sits (generator-side input hosts,
-//! one sink host, the CPU it is pinned to) and what it is loaded with (OpenFlow flows,
-//! static FDB entries). [`Spec::start_on`] puts the device on the hosts' root-side veth
-//! ends and returns a [`Running`] device, which is torn down when dropped (processes it
-//! started ended by PID, namespaces and links it made removed), also when a trial fails
-//! halfway. The [`Target`] of a running device says how generated traffic from an input
+//! one sink host, the CPU it is pinned to) and what it is loaded with (OpenFlow groups
+//! and flows, static FDB entries). [`Spec::start_on`] puts the device on the hosts'
+//! root-side veth ends and returns a [`Running`] device, which is torn down when dropped
+//! (processes it started ended by PID, namespaces and links it made removed), also when
+//! a trial fails halfway. The [`Target`] of a running device says how generated traffic from an input
 //! must be addressed to reach the sink host (a switch floods an unknown MAC; a router
 //! needs its own MAC on that input and a routed destination).
 //!
@@ -64,6 +64,9 @@ pub struct Setup<'a> {
     /// OpenFlow devices: the flows (ovs-ofctl syntax) replacing the default
     /// `in_port=i,actions=output:n+1` for every input and `in_port=n+1,actions=output:1`.
     pub flows: Option<Vec<String>>,
+    /// OpenFlow devices: groups (ovs-ofctl `add-group` syntax, OpenFlow 1.3) installed
+    /// before the flows, which may point at them.
+    pub groups: Vec<String>,
     /// The bridge: static FDB entries for these MACs on the sink's port.
     pub fdb: Vec<[u8; 6]>,
 }
@@ -76,6 +79,7 @@ impl<'a> Setup<'a> {
             sink: b,
             cpu: None,
             flows: None,
+            groups: Vec::new(),
             fdb: Vec::new(),
         }
     }

@@ -6,9 +6,10 @@
 //! hosts' root-side ends), so the `ovs-netdev` tap and bridge port of the netdev
 //! datapath never meet another OVS on the box. Both are pinned with `taskset` to the
 //! device CPU when one is given (and so is the PMD thread, by `pmd-cpu-mask`). The bridge
-//! is `fail-mode=secure` with the setup's flows (by default every input to the sink and
-//! the sink back to input 1) installed with `ovs-ofctl add-flows` on its management
-//! socket; `flow-limit` is left at its default. On drop
+//! is `fail-mode=secure` with the setup's groups installed with `ovs-ofctl add-groups`
+//! and then its flows (by default every input to the sink and the sink back to input 1)
+//! with `ovs-ofctl add-flows` on its management socket (OpenFlow 1.3 when there are
+//! groups); `flow-limit` is left at its default. On drop
 //! both daemons are ended by the PIDs in their pidfiles (only processes this driver
 //! started) and the directory is removed.
 
@@ -92,6 +93,23 @@ pub fn vsctl_bridge_args(
     v
 }
 
+/// The `ovs-ofctl` arguments of `command` (`add-flows`, `add-groups`) with `file`
+/// against `target`: OpenFlow 1.3 when the bridge is to hold groups (ovs-ofctl's default,
+/// OpenFlow 1.0, has none), its default otherwise.
+pub fn ofctl_args<'a>(
+    command: &'a str,
+    target: &'a str,
+    file: &'a str,
+    groups: &[String],
+) -> Vec<&'a str> {
+    let mut v = Vec::new();
+    if !groups.is_empty() {
+        v.extend(["-O", "OpenFlow13"]);
+    }
+    v.extend([command, target, file]);
+    v
+}
+
 impl Ovs {
     /// Starts ovsdb-server and ovs-vswitchd in a namespace holding the setup's hosts'
     /// root-side ends, creates the bridge and installs the setup's flows.
@@ -117,7 +135,7 @@ impl Ovs {
             let _ = std::fs::remove_dir_all(&dir);
         })?;
         let ovs = Ovs { dir, ns };
-        ovs.setup(ty, setup.cpu, &setup.openflow())?;
+        ovs.setup(ty, setup.cpu, &setup.groups, &setup.openflow())?;
         Ok(ovs)
     }
 
@@ -160,7 +178,13 @@ impl Ovs {
         }
     }
 
-    fn setup(&self, ty: PortType, cpu: Option<usize>, flows: &[String]) -> Result<(), String> {
+    fn setup(
+        &self,
+        ty: PortType,
+        cpu: Option<usize>,
+        groups: &[String],
+        flows: &[String],
+    ) -> Result<(), String> {
         let db = self.path("conf.db");
         let sock = format!("unix:{}", self.path("db.sock"));
         self.cmd(None, "ovsdb-tool", &["create", &db, SCHEMA])?;
@@ -204,15 +228,17 @@ impl Ovs {
                 return Err(format!("OVS could not open {p}: {err}"));
             }
         }
-        let file = self.path("flows.txt");
-        let mut text = flows.join("\n");
-        text.push('\n');
-        std::fs::write(&file, text).map_err(|e| format!("{file}: {e}"))?;
-        self.cmd(
-            None,
-            "ovs-ofctl",
-            &["add-flows", &self.openflow_target(), &file],
-        )?;
+        let target = self.openflow_target();
+        for (what, lines) in [("add-groups", groups), ("add-flows", flows)] {
+            if lines.is_empty() {
+                continue;
+            }
+            let file = self.path(&format!("{what}.txt"));
+            let mut text = lines.join("\n");
+            text.push('\n');
+            std::fs::write(&file, text).map_err(|e| format!("{file}: {e}"))?;
+            self.cmd(None, "ovs-ofctl", &ofctl_args(what, &target, &file, groups))?;
+        }
         Ok(())
     }
 
@@ -301,6 +327,23 @@ mod tests {
         assert!(
             x.ends_with("set interface b ofport_request=2 type=afxdp"),
             "{x}"
+        );
+    }
+
+    #[test]
+    fn groups_go_over_openflow_13() {
+        let groups = ["group_id=1,type=select,bucket=output:2".to_string()];
+        assert_eq!(
+            ofctl_args("add-groups", "unix:m", "g.txt", &groups),
+            ["-O", "OpenFlow13", "add-groups", "unix:m", "g.txt"]
+        );
+        assert_eq!(
+            ofctl_args("add-flows", "unix:m", "f.txt", &groups),
+            ["-O", "OpenFlow13", "add-flows", "unix:m", "f.txt"]
+        );
+        assert_eq!(
+            ofctl_args("add-flows", "unix:m", "f.txt", &[]),
+            ["add-flows", "unix:m", "f.txt"]
         );
     }
 

@@ -218,7 +218,7 @@ fn unit_of(kind: ExperimentKind) -> &'static str {
         ExperimentKind::Load | ExperimentKind::LatencyProbe => "% of saturation",
         ExperimentKind::TableSize | ExperimentKind::FlowInstall => "rules",
         ExperimentKind::ExactVsWildcard => "% wildcard",
-        ExperimentKind::FlowCount => "flows",
+        ExperimentKind::FlowCount | ExperimentKind::SelectGroup => "flows",
         ExperimentKind::Churn => "flow mods/s",
         ExperimentKind::Fairness => "(flow)",
         ExperimentKind::WorkerScaling => "workers",

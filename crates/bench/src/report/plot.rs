@@ -99,7 +99,10 @@ fn figures(exp: &Experiment) -> Vec<(&'static str, Style, Metric, String)> {
                 "Latency vs offered load".to_string(),
             ),
         ],
-        ExperimentKind::TableSize | ExperimentKind::ExactVsWildcard | ExperimentKind::FlowCount => {
+        ExperimentKind::TableSize
+        | ExperimentKind::ExactVsWildcard
+        | ExperimentKind::FlowCount
+        | ExperimentKind::SelectGroup => {
             vec![(name, Style::Bars, Metric::Forwarded, heading)]
         }
         ExperimentKind::Fairness => {

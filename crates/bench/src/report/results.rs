@@ -100,6 +100,9 @@ pub enum ExperimentKind {
     ExactVsWildcard,
     /// Forwarding rate of many random flows that one wildcard rule covers (`x`: flows).
     FlowCount,
+    /// Forwarding rate of random flows sent through a select group of two buckets (`x`:
+    /// flows).
+    SelectGroup,
     /// Per-flow share of many concurrent flows (`x`: flow number).
     Fairness,
     /// Forwarding rate against forwarding threads (`x`: workers).
@@ -121,13 +124,14 @@ pub enum ExperimentKind {
 
 impl ExperimentKind {
     /// Every kind, in the order a report lists them.
-    pub const ALL: [ExperimentKind; 12] = [
+    pub const ALL: [ExperimentKind; 13] = [
         ExperimentKind::ThroughputVsSize,
         ExperimentKind::Load,
         ExperimentKind::PacketTime,
         ExperimentKind::TableSize,
         ExperimentKind::ExactVsWildcard,
         ExperimentKind::FlowCount,
+        ExperimentKind::SelectGroup,
         ExperimentKind::Fairness,
         ExperimentKind::WorkerScaling,
         ExperimentKind::LatencyProbe,
@@ -144,6 +148,7 @@ impl ExperimentKind {
             ExperimentKind::TableSize => "table_size",
             ExperimentKind::ExactVsWildcard => "exact_vs_wildcard",
             ExperimentKind::FlowCount => "flow_count",
+            ExperimentKind::SelectGroup => "select_group",
             ExperimentKind::Fairness => "fairness",
             ExperimentKind::WorkerScaling => "worker_scaling",
             ExperimentKind::LatencyProbe => "latency_probe",
@@ -162,6 +167,7 @@ impl ExperimentKind {
             ExperimentKind::TableSize => "Throughput vs table size",
             ExperimentKind::ExactVsWildcard => "Exact vs wildcard rules",
             ExperimentKind::FlowCount => "Throughput vs flows under one wildcard rule",
+            ExperimentKind::SelectGroup => "Throughput through a select group of 2 buckets",
             ExperimentKind::Fairness => "Fairness between flows",
             ExperimentKind::WorkerScaling => "Worker scaling",
             ExperimentKind::LatencyProbe => "Latency under load",
@@ -181,7 +187,7 @@ impl ExperimentKind {
             ExperimentKind::Load => "offered load (% of saturation)",
             ExperimentKind::TableSize => "rules",
             ExperimentKind::ExactVsWildcard => "wildcard rules (%)",
-            ExperimentKind::FlowCount => "flows",
+            ExperimentKind::FlowCount | ExperimentKind::SelectGroup => "flows",
             ExperimentKind::Fairness => "flow",
             ExperimentKind::WorkerScaling => "workers",
             ExperimentKind::LatencyProbe => "background load (% of saturation)",

@@ -31,8 +31,8 @@ pub trait Switch: Send {
 pub trait Launcher {
     /// Starts peregrine with `backend` ports (`afxdp`, `afxdp-generic`, `afpacket`) on
     /// the setup's hosts' root-side ends (inputs first, sink last, as OpenFlow ports
-    /// 1..), holding exactly the setup's flows (fail mode secure), with `workers`
-    /// workers pinned to `cpus` and a management socket.
+    /// 1..), holding exactly the setup's groups and flows (fail mode secure), with
+    /// `workers` workers pinned to `cpus` and a management socket.
     fn start(
         &self,
         backend: &str,
@@ -51,6 +51,8 @@ pub type LoadFn<'a> = dyn Fn(&[Host], &Host) -> Result<Loadout, String> + 'a;
 pub struct Loadout {
     /// OpenFlow devices: the flows (none: the default forwarding).
     pub flows: Option<Vec<String>>,
+    /// OpenFlow devices: groups, installed before the flows.
+    pub groups: Vec<String>,
     /// The bridge: static FDB entries towards the sink.
     pub fdb: Vec<[u8; 6]>,
     /// The router: extra routes towards the sink.
@@ -133,6 +135,7 @@ impl Bed {
             sink: &sink,
             cpu: Some(ctx.opts.dut_cpu),
             flows: load.flows.clone(),
+            groups: load.groups.clone(),
             fdb: load.fdb.clone(),
         };
         let ports: Vec<String> = setup.hosts().iter().map(|h| h.port.clone()).collect();

@@ -21,7 +21,8 @@
 //!   saturation rate; the probe's one-way latency.
 //! - **zero loss**: the RFC 2544 binary search at 64 B up to the ceiling rate.
 //!
-//! The control-plane experiments (flow installation, churn) are in [`super::control`].
+//! The select-group experiment is in [`super::select`], the control-plane experiments
+//! (flow installation, churn) in [`super::control`].
 //!
 //! A device that fails to start or to forward is logged and left out of that
 //! experiment (its error in the note); the study goes on.
@@ -107,6 +108,7 @@ pub fn run(ctx: &mut Ctx, kind: ExperimentKind) -> Result<Vec<Experiment>, Strin
         ExperimentKind::TableSize => vec![table_size(ctx)?],
         ExperimentKind::ExactVsWildcard => vec![exact_vs_wildcard(ctx)?],
         ExperimentKind::FlowCount => vec![flow_count(ctx)?],
+        ExperimentKind::SelectGroup => vec![super::select::select_group(ctx)?],
         ExperimentKind::Fairness => fairness(ctx)?,
         ExperimentKind::WorkerScaling => vec![worker_scaling(ctx)?],
         ExperimentKind::LatencyProbe => vec![latency_probe(ctx)?],
@@ -214,7 +216,7 @@ fn warm_up(ctx: &mut Ctx, bed: &Bed, frames: &[Vec<u8>]) -> Result<(), String> {
 
 /// The point at `x` of a freshly loaded bed: a warm-up, then `runs` flat-out runs of
 /// `frames`, logged as "`x` `what`".
-fn flat_point(
+pub(super) fn flat_point(
     ctx: &mut Ctx,
     bed: &Bed,
     frames: &[Vec<u8>],

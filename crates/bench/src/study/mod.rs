@@ -18,6 +18,7 @@ pub mod bed;
 pub mod control;
 pub mod experiments;
 pub mod rules;
+pub mod select;
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -148,7 +149,7 @@ impl FromStr for Dut {
 
 /// The experiments a study can run, in the order it runs them (names as in the
 /// results).
-pub const EXPERIMENTS: [ExperimentKind; 12] = ExperimentKind::ALL;
+pub const EXPERIMENTS: [ExperimentKind; 13] = ExperimentKind::ALL;
 
 /// Parses an experiment's name (`throughput_vs_size`, …; `-` may stand for `_`).
 pub fn parse_experiment(s: &str) -> Result<ExperimentKind, String> {
@@ -198,6 +199,8 @@ pub struct Options {
     pub wildcard_rules: usize,
     /// Flow counts of the flow-count experiment.
     pub flow_counts: Vec<usize>,
+    /// Flow counts of the select-group experiment.
+    pub group_flows: Vec<usize>,
     /// Fairness: F1's rate, percent of the ceiling.
     pub fairness_f1: f64,
     /// Fairness: F2's rates, percent of the ceiling.
@@ -251,6 +254,7 @@ impl Options {
             wildcard_percents: vec![0, 50, 100],
             wildcard_rules: 1_000,
             flow_counts: vec![1, 128_000],
+            group_flows: vec![64],
             fairness_f1: 10.0,
             fairness_f2: vec![90.0],
             probe_loads: vec![0.0, 0.9],
@@ -279,6 +283,7 @@ impl Options {
             loads: vec![0.1, 0.25, 0.5, 0.75, 0.9, 1.0, 1.25, 1.5, 2.0],
             table_sizes: vec![1, 8_000, 64_000, 128_000, 1_000_000],
             flow_counts: vec![1, 128_000, 1_000_000],
+            group_flows: vec![64, 128_000],
             fairness_f2: vec![40.0, 50.0, 60.0, 70.0, 80.0, 90.0],
             probe_loads: vec![0.0, 0.5, 0.9, 1.2],
             workers: (1..=cores).collect(),
@@ -438,6 +443,10 @@ mod tests {
             assert_eq!(parse_experiment(k.name()), Ok(k));
         }
         assert_eq!(parse_experiment("zero-loss"), Ok(ExperimentKind::ZeroLoss));
+        assert_eq!(
+            parse_experiment("select-group"),
+            Ok(ExperimentKind::SelectGroup)
+        );
         assert!(parse_experiment("speed")
             .unwrap_err()
             .contains("table_size"));
@@ -449,6 +458,8 @@ mod tests {
         assert_eq!(q.experiments, EXPERIMENTS.to_vec());
         let f = Options::full();
         assert_eq!(f.table_sizes, [1, 8_000, 64_000, 128_000, 1_000_000]);
+        assert_eq!(q.group_flows, [64]);
+        assert_eq!(f.group_flows, [64, 128_000]);
         assert_eq!(f.fairness_f2.first(), Some(&40.0));
         assert_eq!(f.fairness_f2.last(), Some(&90.0));
         assert!(f.loads.iter().any(|&l| l < 1.0) && f.loads.iter().any(|&l| l > 1.0));

@@ -1,7 +1,7 @@
 //! The rule sets the study loads into the devices, derived from the flows the generator
-//! sends so that every generated packet hits a rule: OpenFlow flows (ovs-ofctl syntax,
-//! for peregrine and Open vSwitch alike), static FDB entries (the bridge) and the
-//! routes' traffic (the router).
+//! sends so that every generated packet hits a rule: OpenFlow flows and groups
+//! (ovs-ofctl syntax, for peregrine and Open vSwitch alike), static FDB entries (the
+//! bridge) and the routes' traffic (the router).
 //!
 //! Shapes, for the exact-vs-wildcard experiment: an exact rule matches a flow's whole
 //! 5-tuple; a wildcard rule matches only a prefix of its destination address, the prefix
@@ -38,8 +38,44 @@ pub fn wildcard(h: &FlowHeader, i: usize, out: usize) -> String {
 /// One rule covering every UDP flow from port `in_port` to the /24 of `dst`, sent to
 /// `out`.
 pub fn covering(dst: Ipv4Addr, in_port: usize, out: usize) -> String {
+    covering_to(dst, in_port, &format!("output:{out}"))
+}
+
+/// The same rule as [`covering`], sending its flows into group `group` instead.
+pub fn covering_group(dst: Ipv4Addr, in_port: usize, group: u32) -> String {
+    covering_to(dst, in_port, &format!("group:{group}"))
+}
+
+fn covering_to(dst: Ipv4Addr, in_port: usize, actions: &str) -> String {
     let net = Ipv4Addr::from(u32::from(dst) & 0xffff_ff00);
-    format!("priority=100,udp,in_port={in_port},nw_dst={net}/24,actions=output:{out}")
+    format!("priority=100,udp,in_port={in_port},nw_dst={net}/24,actions={actions}")
+}
+
+/// The group of the select-group experiment.
+pub const GROUP: u32 = 1;
+
+/// The destination MACs the select group's two buckets write (locally administered, no
+/// host's), so that each bucket is a path of its own.
+pub const BUCKET_MACS: [[u8; 6]; 2] = [
+    [0x02, 0x00, 0x5e, 0x00, 0x01, 0x01],
+    [0x02, 0x00, 0x5e, 0x00, 0x01, 0x02],
+];
+
+/// A select group `id` (ovs-ofctl `add-group` syntax) with one bucket per MAC of
+/// `macs`, each writing that destination MAC and sending to `out`, all of weight 1: the
+/// device picks a bucket by a hash of each flow.
+pub fn select_group(id: u32, macs: &[[u8; 6]], out: usize) -> String {
+    let buckets: String = macs
+        .iter()
+        .map(|m| {
+            let mac: Vec<String> = m.iter().map(|b| format!("{b:02x}")).collect();
+            format!(
+                ",bucket=actions=set_field:{}->eth_dst,output:{out}",
+                mac.join(":")
+            )
+        })
+        .collect();
+    format!("group_id={id},type=select{buckets}")
 }
 
 /// Rules for `flows` (all entering at port `in_port`, sent to `out`) with
@@ -122,6 +158,30 @@ mod tests {
             wildcard(&h, 15, 2),
             "priority=130,udp,nw_dst=100.64.171.204/30,actions=output:2"
         );
+    }
+
+    #[test]
+    fn covering_rules_send_to_a_port_or_a_group() {
+        let sink = Ipv4Addr::new(10, 1, 0, 2);
+        assert_eq!(
+            covering(sink, 1, 2),
+            "priority=100,udp,in_port=1,nw_dst=10.1.0.0/24,actions=output:2"
+        );
+        assert_eq!(
+            covering_group(sink, 1, GROUP),
+            "priority=100,udp,in_port=1,nw_dst=10.1.0.0/24,actions=group:1"
+        );
+    }
+
+    #[test]
+    fn select_groups_have_a_bucket_per_mac() {
+        assert_eq!(
+            select_group(GROUP, &BUCKET_MACS, 2),
+            "group_id=1,type=select,\
+             bucket=actions=set_field:02:00:5e:00:01:01->eth_dst,output:2,\
+             bucket=actions=set_field:02:00:5e:00:01:02->eth_dst,output:2"
+        );
+        assert_eq!(select_group(7, &[], 2), "group_id=7,type=select");
     }
 
     #[test]
