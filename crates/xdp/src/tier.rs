@@ -9,7 +9,17 @@
 //!   entry that redoes the decision: rewrites read off the frames before and after, then
 //!   checked by running the program's model ([`model::apply`]) on the frame before and
 //!   comparing with the pipeline's frame after, byte for byte. Only then is the entry
-//!   written, tagged with the program's current generation. Keys that cannot be
+//!   written, tagged with the program's current generation.
+//! - **MPLS**: the program parses MPLS frames (the outermost label stack entry's label,
+//!   TC and BoS) and pushes an entry onto frames without a stack, pops the outermost
+//!   one, and rewrites its label, TC, BoS and TTL (`entry::entry_for`). What a decision
+//!   does with the TTL, which keys do not hold, is read off the decision's frame traced
+//!   with other TTLs ([`Decision::ttl_variants`], `entry::mpls_ttl`): kept, set or
+//!   decremented, and frames of TTL 1 or 0 left to user space where the decision
+//!   decrements it; the model must give each variant's output too (or hand the variant
+//!   to user space where it goes another way). A push onto a label stack, two entries
+//!   pushed, and what reads below a pop (see [`datapath::mirror::mpls`]) stay in user
+//!   space. Keys that cannot be
 //!   mirrored are remembered until the next publish, so a flow is judged once per
 //!   version.
 //! - **Megaflows**: an entry is keyed by the microflow's key under the decision's mask
@@ -568,11 +578,9 @@ impl KernelTier {
                 }
             }
         };
-        let mut entry = entry_for(&d.input, after).ok_or_else(|| {
-            "its rewrite is not one the kernel program does (two VLAN tags, a TPID change, \
-             ...)"
-                .to_string()
-        })?;
+        let not_done = |why: &str| format!("its rewrite is not one the kernel program does: {why}");
+        let mut entry = entry_for(&d.input, after).map_err(not_done)?;
+        entry::mpls_ttl(&mut entry, &d.input, after, &d.ttl_variants).map_err(not_done)?;
         entry.out = out;
         if let Some(m) = d.credit.meter {
             if !self.meters {
@@ -597,7 +605,15 @@ impl KernelTier {
         let mismatch = match after {
             Some(after) => model::apply(&d.input, &entry).as_deref() != Some(after),
             None => false,
-        };
+        } || d
+            .ttl_variants
+            .iter()
+            .any(|v| match (v.same_path, &v.output) {
+                (true, Some(out)) => model::apply(&v.input, &entry).as_ref() != Some(out),
+                (true, None) => false,
+                // Another path: the program must hand it to user space.
+                (false, _) => model::apply(&v.input, &entry).is_some(),
+            });
         let mask = if self.exact.load(Ordering::Relaxed) {
             FpKey::EXACT
         } else {
@@ -912,7 +928,6 @@ impl Drop for KernelTier {
     }
 }
 
-/// The VLAN tag of an Ethernet frame: (TPID, TCI), if it has one.
 /// The live entry that serves frames with program key `fk`, if any: the first one the
 /// program's walk finds.
 fn covering<'a>(t: &'a Table, fk: &FpKey) -> Option<&'a Installed> {
@@ -927,7 +942,9 @@ fn covering<'a>(t: &'a Table, fk: &FpKey) -> Option<&'a Installed> {
 /// like `key`, with entry `entry`: `mask`'s bits ([`FpKey::mask_of`]) and the fields the
 /// entry's rewrites write whole where the pipeline wrote part (the TOS byte of a DSCP
 /// or ECN rewrite, TTL of a decrement, the tag of a VLAN rewrite, the tag's absence of
-/// a push), so every frame under it gets the same bytes as the decision's. A mask that
+/// a push, an MPLS entry's label, TC and BoS of their rewrite) or that they copy (the
+/// IPv4 TTL into a pushed MPLS entry), so every frame under it gets the same bytes as
+/// the decision's. A mask that
 /// holds every bit the program builds for such frames is the exact mask (its slot is
 /// always there), whatever it leaves out of fields such frames never have.
 fn megaflow_mask(mask: &FlowKey, key: &FlowKey, entry: &FpEntry) -> FpKey {
@@ -941,6 +958,13 @@ fn megaflow_mask(mask: &FlowKey, key: &FlowKey, entry: &FpEntry) -> FpKey {
     if entry.flags & (FP_VLAN_POP | FP_VLAN_PUSH | FP_VLAN_SET) != 0 {
         m.vlan_vid = u16::MAX;
         m.vlan_pcp = u8::MAX;
+    }
+    if entry.flags & FP_MPLS_SET != 0 {
+        m.ipv4_src |= FP_MPLS_LSE;
+    }
+    // The pushed entry's TTL is the IPv4 TTL's.
+    if entry.flags & FP_MPLS_PUSH != 0 && key.get(datapath::key::Field::EthType) == 0x0800 {
+        m.ip_ttl = u8::MAX;
     }
     let every = FlowKey {
         words: [u64::MAX; datapath::key::KEY_WORDS],
@@ -989,5 +1013,36 @@ mod tests {
             ..FpEntry::default()
         };
         assert_eq!(megaflow_mask(&part, &icmp, &ttl).ip_ttl, u8::MAX);
+    }
+
+    #[test]
+    fn mpls_rewrites_widen_the_mask_to_what_they_write_and_copy() {
+        let mut part = FlowKey::ZERO;
+        for f in [Field::InPort, Field::EthType] {
+            part.set(f, f.full());
+        }
+        let mut mpls = FlowKey::ZERO;
+        mpls.set(Field::EthType, 0x8847);
+        let set = FpEntry {
+            flags: FP_MPLS_SET | FP_MPLS_TTL_DEC,
+            ..FpEntry::default()
+        };
+        assert_eq!(megaflow_mask(&part, &mpls, &set).ipv4_src, FP_MPLS_LSE);
+        let pop = FpEntry {
+            flags: FP_MPLS_POP,
+            ..FpEntry::default()
+        };
+        assert_eq!(megaflow_mask(&part, &mpls, &pop).ipv4_src, 0);
+        let mut udp = FlowKey::ZERO;
+        udp.set(Field::EthType, 0x0800);
+        udp.set(Field::IpProto, 17);
+        let push = FpEntry {
+            flags: FP_MPLS_PUSH,
+            ..FpEntry::default()
+        };
+        assert_eq!(megaflow_mask(&part, &udp, &push).ip_ttl, u8::MAX);
+        let mut lldp = FlowKey::ZERO;
+        lldp.set(Field::EthType, 0x88cc);
+        assert_eq!(megaflow_mask(&part, &lldp, &push).ip_ttl, 0);
     }
 }
