@@ -65,7 +65,8 @@
 //! A decision covers more than its microflow: [`Credit::mask`] holds the bits of the
 //! received key it depends on (the megaflow mask), the union of what each table's
 //! classifier consulted for its lookup ([`Classify::consulted`]) and the input port and
-//! ethertype (and IPv4's protocol); with NORMAL, the VLAN and both MACs as well (what
+//! ethertype (and IPv4's protocol); the IPv4 TTL where a decrement or a push_mpls reads
+//! it; with NORMAL, the VLAN and both MACs as well (what
 //! the learning switch reads); every bit when a select group runs (its bucket hashes the
 //! whole key). Every frame equal to the key under the mask goes the same path with the
 //! same actions, so the tier may serve them all with one entry; a publish's added rules
@@ -503,6 +504,9 @@ impl<C: RuleTable> Datapath<C> {
         // An apply-actions rewrite of the DSCP or ECN so far.
         let mut tos_set = false;
         let mut after_pop = AfterPop::default();
+        // An action read the IP TTL: a decrement (which fails at 1) or a push_mpls
+        // (whose new entry copies it).
+        let mut ttl_read = false;
         for e in &trace.events {
             match e {
                 TraceEvent::Parsed { error: Some(_), .. } => return Err(Ineligible::Parse),
@@ -544,6 +548,7 @@ impl<C: RuleTable> Datapath<C> {
                     }
                     kernel_action(a)?;
                     after_pop.action(a)?;
+                    ttl_read |= matches!(a, Action::DecNwTtl | Action::PushMpls(_));
                     walk.action(a, &v)?;
                     tos_set |= matches!(
                         (e, a),
@@ -622,6 +627,9 @@ impl<C: RuleTable> Datapath<C> {
                     }
                     mask = mask.union(&consulted);
                 }
+            }
+            if ttl_read && key.get(Field::EthType) == 0x0800 {
+                mask.set(Field::IpTtl, Field::IpTtl.full());
             }
             mask
         };

@@ -147,11 +147,11 @@ impl KernelTier {
 /// like `key`, with entry `entry`: `mask`'s bits ([`FpKey::mask_of`]) and the fields the
 /// entry's rewrites write whole where the pipeline wrote part (the TOS byte of a DSCP
 /// or ECN rewrite, TTL of a decrement, the tag of a VLAN rewrite, the tag's absence of
-/// a push, an MPLS entry's label, TC and BoS of their rewrite) or that they copy (the
-/// IPv4 TTL into a pushed MPLS entry), so every frame under it gets the same bytes as
-/// the decision's. A mask that
-/// holds every bit the program builds for such frames is the exact mask (its slot is
-/// always there), whatever it leaves out of fields such frames never have.
+/// a push, an MPLS entry's label, TC and BoS of their rewrite), so every frame under it
+/// gets the same bytes as the decision's (the IPv4 TTL a pushed MPLS entry copies is in
+/// `mask` already: the decision depends on it). A mask that holds every bit the program
+/// builds for such frames is the exact mask (its slot is always there), whatever it
+/// leaves out of fields such frames never have.
 fn megaflow_mask(mask: &FlowKey, key: &FlowKey, entry: &FpEntry) -> FpKey {
     let mut m = FpKey::mask_of(mask, key);
     if entry.flags & FP_SET_TOS != 0 {
@@ -166,10 +166,6 @@ fn megaflow_mask(mask: &FlowKey, key: &FlowKey, entry: &FpEntry) -> FpKey {
     }
     if entry.flags & FP_MPLS_SET != 0 {
         m.ipv4_src |= FP_MPLS_LSE;
-    }
-    // The pushed entry's TTL is the IPv4 TTL's.
-    if entry.flags & FP_MPLS_PUSH != 0 && key.get(datapath::key::Field::EthType) == 0x0800 {
-        m.ip_ttl = u8::MAX;
     }
     let every = FlowKey {
         words: [u64::MAX; datapath::key::KEY_WORDS],
@@ -229,16 +225,5 @@ mod tests {
             ..FpEntry::default()
         };
         assert_eq!(megaflow_mask(&part, &mpls, &pop).ipv4_src, 0);
-        let mut udp = FlowKey::ZERO;
-        udp.set(Field::EthType, 0x0800);
-        udp.set(Field::IpProto, 17);
-        let push = FpEntry {
-            flags: FP_MPLS_PUSH,
-            ..FpEntry::default()
-        };
-        assert_eq!(megaflow_mask(&part, &udp, &push).ip_ttl, u8::MAX);
-        let mut lldp = FlowKey::ZERO;
-        lldp.set(Field::EthType, 0x88cc);
-        assert_eq!(megaflow_mask(&part, &lldp, &push).ip_ttl, 0);
     }
 }

@@ -51,6 +51,11 @@ fn a_push_onto_ipv4_is_copied_and_counted_four_bytes_longer() {
     assert_eq!(d.credit.out_delta, 4);
     assert_eq!(d.credit.steps[1].len_delta, 4, "table 1 sees the entry");
     assert!(d.ttl_variants.is_empty(), "the IPv4 TTL is in the key");
+    assert_eq!(
+        d.credit.mask.get(Field::IpTtl),
+        Field::IpTtl.full(),
+        "the new entry copies the IPv4 TTL: the decision depends on it"
+    );
     // Another ethertype would be read as what follows the entry.
     let odd = vec![Action::PushMpls(0x0800), Action::Output(2)];
     let e = decide_mpls(&udp_key(), vec![(0, rule(FlowMatch::ANY, 1, odd, None))]);
@@ -193,4 +198,23 @@ fn a_group_after_a_push_and_its_bucket_after_a_pop_count_their_length() {
     let deltas: Vec<i32> = d.credit.groups.iter().map(|g| g.len_delta).collect();
     assert_eq!(deltas, vec![4, 4]);
     assert_eq!(d.credit.out_delta, 0, "pushed, then popped in the bucket");
+}
+
+#[test]
+fn a_push_and_pop_around_a_decrement_depends_on_the_ipv4_ttl() {
+    // The IPv4 packet leaves as it came (its padding trimmed to the minimum by the pop),
+    // but a TTL of 1 fails the decrement.
+    let actions = vec![
+        Action::PushMpls(0x8847),
+        Action::DecMplsTtl,
+        Action::PopMpls(0x0800),
+        Action::Output(2),
+    ];
+    let d = decide_mpls(
+        &udp_key(),
+        vec![(0, rule(FlowMatch::ANY, 1, actions, None))],
+    )
+    .unwrap();
+    assert_eq!(d.output.clone().unwrap().1[..42], d.input[..42]);
+    assert_eq!(d.credit.mask.get(Field::IpTtl), Field::IpTtl.full());
 }
