@@ -39,15 +39,16 @@
 //     TP src, dst, then eth dst, src, then MPLS push, or pop, or label/TC/BoS, TTL set,
 //     TTL decrement, then VLAN pop, push, set), each with the same RFC 1624 incremental
 //     checksum update as user space's rewrite code (crates/datapath/src/rewrite), so the
-//     bytes are identical: an MPLS push (onto a frame without a label stack) inserts the
+//     bytes are identical. An MPLS push (onto a frame without a label stack) inserts the
 //     entry's label stack entry after the tag, if any, and sets the ethertype there, as
-//     user space's push_mpls does (which takes the label and TC of no entry there, and
-//     the TTL of the IPv4 header: the entry holds the result); a pop removes the
-//     outermost entry and writes the entry's ethertype. Every rewrite's header is checked
-//     to be there before anything is written; if one is not, or a pop would leave less
-//     than 60 bytes (which user space pads), or an MPLS pop to IPv4 or IPv6 would leave
-//     bytes after the IP packet (which user space trims), or the entry decrements the
-//     MPLS TTL (or its decision does before a pop or set: FP_MPLS_TTL_CHECK) and that
+//     user space's push_mpls does (its entry: label and TC 0, BoS 1, the IPv4 TTL; the
+//     program's holds that with the decision's later set-fields done); a pop removes the
+//     outermost entry and writes the entry's ethertype. Every rewrite's header is checked to be there before anything is
+//     written; if one is not, or a VLAN pop or an MPLS pop to another ethertype than
+//     MPLS's would leave less than 60 bytes (which user space pads; both pops counted),
+//     or an MPLS pop to MPLS finds no next entry, or an MPLS pop to IPv4 or IPv6 would
+//     leave bytes after the IP packet (which user space trims), or the entry decrements
+//     the MPLS TTL (or its decision does before a pop or set: FP_MPLS_TTL_CHECK) and that
 //     TTL is 0 or 1 (user space's decrement fails), the frame goes to user space
 //     unmodified (event REWRITE_FAILED). An entry with a meter
 //     (`meter` != 0) first meters the frame (event METERED) with its meter's band cells

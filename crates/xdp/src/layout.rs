@@ -287,7 +287,9 @@ pub mod event {
     pub const UNPARSED: u32 = 3;
     /// Frames of a queue or interface with no socket, passed to the kernel stack.
     pub const PASSED: u32 = 4;
-    /// Hits whose rewrite could not be applied (frame too short for it): sent to user space.
+    /// Hits whose rewrite could not be applied as user space's (a header missing, a pop
+    /// that leaves what user space pads or trims, an MPLS TTL whose decrement fails):
+    /// sent to user space.
     pub const REWRITE_FAILED: u32 = 5;
     /// Hits of TCP/UDP frames whose checksum the sender left to the device (transmit
     /// checksum offload) that the program does not finish (a segment longer than
