@@ -27,9 +27,10 @@
 //! microflow's frame (composed from its key) run through the published pipeline by the
 //! tracer, accepted only when everything that happened to it is a function of the key
 //! that a kernel program can redo: tables, goto, write-metadata, clear/write-actions,
-//! set-field on Ethernet, VLAN, IPv4 and TCP/UDP port fields, push/pop VLAN, set/dec TTL,
-//! groups of every type (the buckets the worker's code takes for this microflow, see
-//! [`groups`]), and outputs to ports, FLOOD and ALL included, as long as every port is
+//! set-field on Ethernet, VLAN, IPv4, TCP/UDP port and MPLS label, TC and
+//! bottom-of-stack fields, push/pop VLAN, push_mpls (ethertype 0x8847 or 0x8848),
+//! pop_mpls, set/dec IP and MPLS TTL, groups of every type (the buckets the worker's
+//! code takes for this microflow, see [`groups`]), and outputs to ports, FLOOD and ALL included, as long as every port is
 //! sent the same frame once (or none: a rule without outputs, a table miss, or a group
 //! with no live bucket: a drop).
 //! An output to NORMAL (alone) is accepted when the learning switch's decision is fixed
@@ -48,8 +49,13 @@
 //! the decision is then the path of the frames it passes (traced with every meter
 //! passing), and its [`MeterCredit`] tells the kernel which cells to meter with; a frame
 //! a band drops there goes no further, one a band remarks is remarked as a worker would.
+//! An MPLS frame's key holds its outermost label stack entry less the TTL, so what the
+//! path does after a pop_mpls (whose frame's key comes from below the stack) is limited
+//! to outputs, groups but select, and MAC and VLAN rewrites; and the decision carries
+//! its frame traced again with other TTLs ([`Decision::ttl_variants`]), which show what
+//! it does with the TTL (see [`mpls`]).
 //! Other meters, a group that does not exist or nests too deep, the controller, set-queue,
-//! MPLS, PBB, TTL copies, OpenFlow 1.0's conditional rewrites (`ModVlanVid`,
+//! PBB, TTL copies, OpenFlow 1.0's conditional rewrites (`ModVlanVid`,
 //! `ModVlanPcp`, `SetFieldIfPresent`), different frames to different ports (an all group
 //! whose buckets rewrite differently), two copies to one port, an output that sends
 //! nothing and any other drop the tracer reports make it [`Ineligible`]. The decision
@@ -59,7 +65,8 @@
 //! A decision covers more than its microflow: [`Credit::mask`] holds the bits of the
 //! received key it depends on (the megaflow mask), the union of what each table's
 //! classifier consulted for its lookup ([`Classify::consulted`]) and the input port and
-//! ethertype (and IPv4's protocol); with NORMAL, the VLAN and both MACs as well (what
+//! ethertype (and IPv4's protocol); the IPv4 TTL where a decrement or a push_mpls reads
+//! it; with NORMAL, the VLAN and both MACs as well (what
 //! the learning switch reads); every bit when a select group runs (its bucket hashes the
 //! whole key). Every frame equal to the key under the mask goes the same path with the
 //! same actions, so the tier may serve them all with one entry; a publish's added rules
@@ -88,12 +95,15 @@ use crate::trace::TraceEvent;
 pub mod groups;
 mod kernel_counters;
 mod meters;
+pub mod mpls;
 
 pub use groups::GroupHit;
 use groups::GroupWalk;
 pub use kernel_counters::{Hits, KernelCounters};
 use meters::metered;
 pub use meters::MeterCredit;
+use mpls::AfterPop;
+pub use mpls::TtlVariant;
 
 /// Slots of a worker's offer filter (a power of two).
 pub const OFFER_SLOTS: usize = 4096;
@@ -199,6 +209,8 @@ pub enum Ineligible {
     Meter(String),
     /// A group runs in a way the tier cannot copy (why).
     Group(String),
+    /// An MPLS frame is handled in a way its flow key does not fix (why).
+    Mpls(String),
     /// The packet goes to the controller.
     Controller,
     /// The packet goes to NORMAL, whose decision for it is not fixed by the MAC table as
@@ -225,6 +237,7 @@ impl std::fmt::Display for Ineligible {
             Ineligible::Parse => f.write_str("the frame does not parse cleanly"),
             Ineligible::Meter(why) => write!(f, "{why}"),
             Ineligible::Group(why) => write!(f, "{why}"),
+            Ineligible::Mpls(why) => write!(f, "{why}"),
             Ineligible::Controller => f.write_str("it goes to the controller"),
             Ineligible::Normal(why) => write!(f, "it goes to NORMAL and {why}"),
             Ineligible::Action(a) => write!(f, "action {a} is not done in the kernel"),
@@ -262,7 +275,8 @@ pub struct CreditStep {
     /// The rule it matches there, if any, and its priority.
     pub rule: Option<RuleId>,
     pub priority: u16,
-    /// Bytes the frame has there more than when received (a VLAN push before: +4).
+    /// Bytes the frame has there more than when received (a VLAN or MPLS push before:
+    /// +4).
     pub len_delta: i32,
     /// The key the table is looked up with, when it is not the received frame's (an
     /// earlier set-field or push/pop changed it).
@@ -373,7 +387,8 @@ pub struct Decision {
     /// The version it was computed in.
     pub version: u64,
     pub in_port: u32,
-    /// A frame of the microflow (composed from its key).
+    /// A frame of the microflow (composed from its key; an MPLS frame's bytes below its
+    /// label stack as [`mpls`] says).
     pub input: Vec<u8>,
     /// Where the frame goes; `None`: it is dropped.
     pub output: Option<Sent>,
@@ -381,6 +396,10 @@ pub struct Decision {
     /// Through NORMAL: the MAC table's generation the decision was read at (a change of
     /// a later generation to what `credit.normal` names may have altered it).
     pub mac_gen: Option<u64>,
+    /// An MPLS microflow's `input` with other TTLs in its outermost label stack entry,
+    /// which its key does not hold, and what the pipeline does with each (empty for
+    /// other frames).
+    pub ttl_variants: Vec<TtlVariant>,
 }
 
 /// Whether action `a` is one the kernel program can redo.
@@ -402,6 +421,13 @@ fn kernel_action(a: &Action) -> Result<(), Ineligible> {
             _,
         ) => Ok(()),
         Action::PushVlan(_) | Action::PopVlan | Action::SetNwTtl(_) | Action::DecNwTtl => Ok(()),
+        // With another ethertype the new entry is not read as one (user space parses
+        // the frame anew as that ethertype): not done.
+        Action::PushMpls(0x8847 | 0x8848) => Ok(()),
+        Action::PopMpls(_)
+        | Action::SetField(MplsLabel | MplsTc | MplsBos, _)
+        | Action::SetMplsTtl(_)
+        | Action::DecMplsTtl => Ok(()),
         Action::Group(_) => Ok(()),
         // Whether these push a tag or rewrite depends on the packet; the kernel program
         // has no such conditional rewrite, so their flows stay in user space.
@@ -426,12 +452,16 @@ fn base_mask(key: &FlowKey) -> FlowKey {
     m
 }
 
-/// A match that gives every field `key` holds a value in (for the composer).
+/// A match that gives every field `key` holds a value in (for the composer; a zero
+/// where the composer's default is another: an IPv4 TTL, an MPLS bottom-of-stack bit).
 fn match_of(key: &FlowKey) -> FlowMatch {
     let mut m = FlowMatch::ANY;
+    let ty = key.get(Field::EthType);
     for &f in Field::ALL {
         let v = key.get(f);
-        let given = v != 0 || (f == Field::IpTtl && key.get(Field::EthType) == 0x0800);
+        let given = v != 0
+            || (f == Field::IpTtl && ty == 0x0800)
+            || (f == Field::MplsBos && (ty == 0x8847 || ty == 0x8848));
         if given && !matches!(f, Field::InPhyPort | Field::Metadata | Field::TunnelId) {
             m.set(f, v, f.full());
         }
@@ -449,7 +479,7 @@ impl<C: RuleTable> Datapath<C> {
     /// port is the key's), if the kernel tier may copy it. See the module comment.
     pub fn decision(&self, key: &FlowKey, now_ns: u64) -> Result<Decision, Ineligible> {
         let in_port = key.get(Field::InPort) as u32;
-        let input = compose(&match_of(key)).map_err(|_| Ineligible::Compose)?;
+        let mut input = compose(&match_of(key)).map_err(|_| Ineligible::Compose)?;
         let mut check = FlowKey::ZERO;
         let parsed = parse(&input, in_port, &mut check);
         if parsed.error.is_some() || parsed.ip_truncated {
@@ -458,8 +488,12 @@ impl<C: RuleTable> Datapath<C> {
         if check != *key {
             return Err(Ineligible::Compose);
         }
+        // The outermost label stack entry's TTL, if an MPLS frame.
+        let ttl_at = parsed.layers.mpls.map(|m| {
+            mpls::shape(&mut input, usize::from(m));
+            usize::from(m) + 3
+        });
         let trace = self.trace_passing_meters(&input, in_port, now_ns);
-        let tagged = |k: &FlowKey| (k.get(Field::VlanVid) & 0x1000 != 0) as i32;
         let mut credit = Credit::default();
         let mut walk = GroupWalk::new(key);
         let v = self.shared.read();
@@ -469,6 +503,10 @@ impl<C: RuleTable> Datapath<C> {
         let mut asked = None;
         // An apply-actions rewrite of the DSCP or ECN so far.
         let mut tos_set = false;
+        let mut after_pop = AfterPop::default();
+        // An action read the IP TTL: a decrement (which fails at 1) or a push_mpls
+        // (whose new entry copies it).
+        let mut ttl_read = false;
         for e in &trace.events {
             match e {
                 TraceEvent::Parsed { error: Some(_), .. } => return Err(Ineligible::Parse),
@@ -478,16 +516,18 @@ impl<C: RuleTable> Datapath<C> {
                     key: k,
                     rule,
                 } => {
+                    after_pop.looks("a table looks it up")?;
                     walk.table(k);
                     credit.steps.push(CreditStep {
                         table: *table,
                         rule: rule.map(|r| r.0),
                         priority: rule.map_or(0, |r| r.1),
-                        len_delta: 4 * (tagged(k) - tagged(key)),
+                        len_delta: walk.len_delta(),
                         key: (k != key).then(|| Box::new(*k)),
                     })
                 }
                 TraceEvent::Meter { meter, .. } => {
+                    after_pop.looks("a meter runs")?;
                     credit.meter = Some(metered(
                         &v,
                         *meter,
@@ -507,6 +547,8 @@ impl<C: RuleTable> Datapath<C> {
                         walk.top_level();
                     }
                     kernel_action(a)?;
+                    after_pop.action(a)?;
+                    ttl_read |= matches!(a, Action::DecNwTtl | Action::PushMpls(_));
                     walk.action(a, &v)?;
                     tos_set |= matches!(
                         (e, a),
@@ -525,7 +567,12 @@ impl<C: RuleTable> Datapath<C> {
                     list.iter().try_for_each(kernel_action)?
                 }
                 TraceEvent::ClearActions | TraceEvent::WriteMetadata(_) | TraceEvent::Goto(_) => {}
-                TraceEvent::Bucket { group, bucket } => walk.bucket(*group, *bucket, &v)?,
+                TraceEvent::Bucket { group, bucket } => {
+                    if let Some(g) = v.group(*group) {
+                        after_pop.bucket(g.kind)?;
+                    }
+                    walk.bucket(*group, *bucket, &v)?
+                }
                 TraceEvent::Output { port, queue } => {
                     if queue.is_some() {
                         return Err(Ineligible::Action("set_queue".into()));
@@ -580,6 +627,9 @@ impl<C: RuleTable> Datapath<C> {
                     }
                     mask = mask.union(&consulted);
                 }
+            }
+            if ttl_read && key.get(Field::EthType) == 0x0800 {
+                mask.set(Field::IpTtl, Field::IpTtl.full());
             }
             mask
         };
@@ -638,6 +688,10 @@ impl<C: RuleTable> Datapath<C> {
             Some(o) => o,
             None => self.plain_output(&trace, &v, &input, &out_ports, asked, &mut credit)?,
         };
+        let ttl_variants = match ttl_at {
+            Some(at) => self.ttl_variants(&input, at, in_port, now_ns, &trace)?,
+            None => Vec::new(),
+        };
         Ok(Decision {
             version: trace.version,
             in_port,
@@ -645,6 +699,7 @@ impl<C: RuleTable> Datapath<C> {
             output,
             credit,
             mac_gen,
+            ttl_variants,
         })
     }
 

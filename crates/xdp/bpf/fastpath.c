@@ -12,9 +12,12 @@
 //     AND whose key this program can build in full: Ethernet II, at most one VLAN tag
 //     (0x8100 or 0x88a8; a second tag is not parsed), then IPv4 without fragments,
 //     without truncation (the IP total length fits the frame), with TCP (full header,
-//     options within the IP length), UDP, ICMP or any other protocol but SCTP; or any
-//     other ethertype >= 0x0600 except IPv6, ARP, MPLS and PBB (L2 fields only).
-//     Anything else is "unparsed" (event UNPARSED) and goes to user space.
+//     options within the IP length), UDP, ICMP or any other protocol but SCTP; MPLS
+//     (0x8847, 0x8848) with its outermost label stack entry in the frame, of which the
+//     key holds the label, TC and BoS (in ipv4_src, see struct fp_key) and nothing
+//     below, as user space's; or any other ethertype >= 0x0600 except IPv6, ARP and PBB
+//     (L2 fields only). Anything else is "unparsed" (event UNPARSED) and goes to user
+//     space.
 //     A parsed TCP/UDP frame whose checksum its sender left to the device (see
 //     parse()) is marked: on a hit its checksum is finished first (event
 //     CSUM_FINISHED), as user space would (crates/datapath/src/rewrite/offload.rs), on
@@ -33,12 +36,21 @@
 //     no XDP frames now (not in `reach`, see delivered()) goes to user space (event
 //     UNDELIVERED), unmodified.
 //  4. A hit applies the entry's rewrites in a fixed order (IPv4 src, dst, TOS, TTL,
-//     TP src, dst, then eth dst, src, then VLAN pop, push, set), each with the same
-//     RFC 1624 incremental checksum update as user space's rewrite code
-//     (crates/datapath/src/rewrite/checksum.rs), so the bytes are identical. Every
-//     rewrite's header is checked to be there before anything is written; if one is
-//     not (or a pop would leave less than 60 bytes, which user space pads), the frame
-//     goes to user space unmodified (event REWRITE_FAILED). An entry with a meter
+//     TP src, dst, then eth dst, src, then MPLS push, or pop, or label/TC/BoS, TTL set,
+//     TTL decrement, then VLAN pop, push, set), each with the same RFC 1624 incremental
+//     checksum update as user space's rewrite code (crates/datapath/src/rewrite), so the
+//     bytes are identical. An MPLS push (onto a frame without a label stack) inserts the
+//     entry's label stack entry after the tag, if any, and sets the ethertype there, as
+//     user space's push_mpls does (its entry: label and TC 0, BoS 1, the IPv4 TTL; the
+//     program's holds that with the decision's later set-fields done); a pop removes the
+//     outermost entry and writes the entry's ethertype. Every rewrite's header is checked to be there before anything is
+//     written; if one is not, or a VLAN pop or an MPLS pop to another ethertype than
+//     MPLS's would leave less than 60 bytes (which user space pads; both pops counted),
+//     or an MPLS pop to MPLS finds no next entry, or an MPLS pop to IPv4 or IPv6 would
+//     leave bytes after the IP packet (which user space trims), or the entry decrements
+//     the MPLS TTL (or its decision does before a pop or set: FP_MPLS_TTL_CHECK) and that
+//     TTL is 0 or 1 (user space's decrement fails), the frame goes to user space
+//     unmodified (event REWRITE_FAILED). An entry with a meter
 //     (`meter` != 0) first meters the frame (event METERED) with its meter's band cells
 //     in `bands`, which the workers' meter updates too (see meter()): a drop band counts
 //     the frame in the entry's counter and its `dropped` counter and drops it (event
@@ -126,7 +138,8 @@ static long (*bpf_xdp_store_bytes)(struct xdp_md *ctx, __u32 off, void *buf, __u
 // ---- Shared records (crates/xdp/src/layout.rs) ----
 
 // Also a mask (`masks`), and, masked with its `pad` set to the mask's slot, a flow
-// map key.
+// map key. An MPLS frame's has no L3 fields: its ipv4_src holds the outermost label stack
+// entry less the TTL (FP_MPLS_LSE bits: label << 12 | TC << 9 | BoS << 8).
 struct fp_key {
 	__u32 in_port;
 	__u8 eth_dst[6];
@@ -174,6 +187,17 @@ _Static_assert(sizeof(struct fp_walk) == 40, "fp_walk mirrors layout::FpWalk");
 #define FP_VLAN_POP (1U << 8)
 #define FP_VLAN_PUSH (1U << 9)
 #define FP_VLAN_SET (1U << 10)
+// The MPLS rewrites (layout.rs has what each does). Their operand, the MPLS word, is
+// (tp_src << 16 | tp_dst): an entry with one of them has no port rewrite.
+#define FP_MPLS_PUSH (1U << 16)
+#define FP_MPLS_MCAST (1U << 17)
+#define FP_MPLS_POP (1U << 18)
+#define FP_MPLS_SET (1U << 19)
+#define FP_MPLS_TTL_SET (1U << 20)
+#define FP_MPLS_TTL_DEC (1U << 21)
+#define FP_MPLS_TTL_CHECK (1U << 22)
+// The label stack entry bits an MPLS frame's key holds (in ipv4_src): label, TC, BoS.
+#define FP_MPLS_LSE 0xffffff00U
 // Bits 12-14 of `flags`: how many bands the entry's meter has (1..FP_METER_BANDS).
 #define FP_METER_SHIFT 12
 #define FP_METER_BANDS 4
@@ -456,6 +480,11 @@ static __always_inline void st16(__u8 *p, __u16 v)
 	p[1] = v & 0xff;
 }
 
+static __always_inline __u32 ld32(const __u8 *p)
+{
+	return ((__u32)ld16(p) << 16) | ld16(p + 2);
+}
+
 // Folds a sum of at most a few thousand 16-bit words to 16 bits (end-around carry).
 static __always_inline __u16 fold(__u64 acc)
 {
@@ -501,7 +530,16 @@ struct hdrs {
 	__u32 tagged;
 	__u32 partial; // the TCP/UDP checksum is the sender's pseudo-header sum only
 	__u32 seg;     // the L4 segment's length (IPv4 total length less the header)
+	__u32 mpls;    // the outermost label stack entry's offset, 14 or 18 (0: not MPLS)
+	__u32 mpls_ttl; // its TTL
+	__u32 trim;    // TRIM_*: a pop of it to that IP would have user space trim the frame
 };
+
+// hdrs.trim: the bytes below the entry hold an IPv4 total length of 20 or more, or an
+// IPv6 payload length that with the 40 bytes of its header, ends before the frame does
+// (user space's pop_mpls cuts the frame there, taking it for Ethernet padding).
+#define TRIM_IPV4 1
+#define TRIM_IPV6 2
 
 #define ETH_P_IPV4 0x0800
 #define ETH_P_ARP 0x0806
@@ -559,10 +597,30 @@ static __always_inline int parse(struct xdp_md *ctx, struct fp_key *k, struct hd
 		h->tagged = 1;
 		l3 = 18;
 	}
-	if (ty < 0x0600 || ty == ETH_P_IPV6 || ty == ETH_P_ARP || ty == ETH_P_MPLS ||
-	    ty == ETH_P_MPLS_MC || ty == ETH_P_PBB)
+	if (ty < 0x0600 || ty == ETH_P_IPV6 || ty == ETH_P_ARP || ty == ETH_P_PBB)
 		return -1;
 	k->eth_type = ty;
+	if (ty == ETH_P_MPLS || ty == ETH_P_MPLS_MC) {
+		__u8 *lse = data + l3;
+		if (lse + 4 > end)
+			return -1;
+		k->ipv4_src = ld32(lse) & FP_MPLS_LSE;
+		h->mpls = l3;
+		h->mpls_ttl = lse[3];
+		__u8 *below = lse + 4;
+		__u64 rest = len - l3 - 4;
+		if (below + 4 <= end) {
+			__u64 n = ld16(below + 2);
+			if (n >= 20 && n < rest)
+				h->trim |= TRIM_IPV4;
+		}
+		if (below + 6 <= end) {
+			__u64 n = ld16(below + 4) + 40;
+			if (n < rest)
+				h->trim |= TRIM_IPV6;
+		}
+		return 0;
+	}
 	if (ty != ETH_P_IPV4)
 		return 0;
 
@@ -627,6 +685,41 @@ static __always_inline int parse(struct xdp_md *ctx, struct fp_key *k, struct hd
 
 #define L3_FLAGS (FP_SET_IPV4_SRC | FP_SET_IPV4_DST | FP_SET_TOS | FP_SET_TTL)
 #define TP_FLAGS (FP_SET_TP_SRC | FP_SET_TP_DST)
+// The rewrites of an MPLS frame's outermost entry (other than a pop).
+#define MPLS_ENTRY_FLAGS (FP_MPLS_SET | FP_MPLS_TTL_SET | FP_MPLS_TTL_DEC)
+
+// Whether the MPLS rewrites of `e` apply to the frame parsed as `h` (`len` bytes) as user
+// space's do: a push onto a frame without a label stack; the rest on an MPLS frame, whose
+// TTL a decrement on the decision's path leaves above zero, and whose pop needs no
+// padding (the frame keeps 60 bytes, both pops counted in either order; a pop to MPLS
+// pads nothing but after a VLAN pop) or trimming (hdrs.trim).
+static __always_inline int can_rewrite_mpls(const struct fp_entry *e, const struct hdrs *h,
+					    __u64 len)
+{
+	__u32 f = e->flags;
+	if (f & FP_MPLS_PUSH)
+		return h->mpls == 0;
+	if (!(f & (FP_MPLS_POP | MPLS_ENTRY_FLAGS | FP_MPLS_TTL_CHECK)))
+		return 1;
+	if (!h->mpls)
+		return 0;
+	if ((f & (FP_MPLS_TTL_DEC | FP_MPLS_TTL_CHECK)) && h->mpls_ttl <= 1)
+		return 0;
+	if (!(f & FP_MPLS_POP))
+		return 1;
+	__u64 pops = (f & FP_VLAN_POP) ? 8 : 4;
+	__u64 rest = len - h->mpls - 4;
+	__u16 ty = e->tp_src;
+	if (ty == ETH_P_MPLS || ty == ETH_P_MPLS_MC)
+		return rest >= 4 && (!(f & FP_VLAN_POP) || len - pops >= 60);
+	if (len - pops < 60)
+		return 0;
+	if (ty == ETH_P_IPV4 && (h->trim & TRIM_IPV4))
+		return 0;
+	if (ty == ETH_P_IPV6 && (h->trim & TRIM_IPV6))
+		return 0;
+	return 1;
+}
 
 // Whether every rewrite of `e` finds its header in the frame parsed as `k`/`h`.
 static __always_inline int can_rewrite(const struct fp_entry *e, const struct fp_key *k,
@@ -636,6 +729,8 @@ static __always_inline int can_rewrite(const struct fp_entry *e, const struct fp
 	if ((f & L3_FLAGS) && h->l3 == 0)
 		return 0;
 	if ((f & TP_FLAGS) && (h->l4 == 0 || (k->ip_proto != 6 && k->ip_proto != 17)))
+		return 0;
+	if (!can_rewrite_mpls(e, h, len))
 		return 0;
 	int tagged = h->tagged;
 	if (f & FP_VLAN_POP) {
@@ -652,6 +747,79 @@ static __always_inline int can_rewrite(const struct fp_entry *e, const struct fp
 	if ((f & FP_VLAN_SET) && !tagged)
 		return 0;
 	return 1;
+}
+
+// Step 4's MPLS rewrites, once can_rewrite said yes: a push (after the tag, if any); else
+// a pop; else the outermost entry's label, TC and BoS, then its TTL set, then
+// decremented. 0 on success, -1 if the frame turned out shorter than the parse saw.
+static __always_inline int rewrite_mpls(struct xdp_md *ctx, const struct fp_entry *e,
+					const struct hdrs *h)
+{
+	__u32 f = e->flags;
+	__u32 w = ((__u32)e->tp_src << 16) | e->tp_dst;
+	__u8 *data = (__u8 *)(long)ctx->data;
+	__u8 *end = (__u8 *)(long)ctx->data_end;
+	__u8 hdr[16];
+
+	if (f & FP_MPLS_PUSH) {
+		__u16 ty = (f & FP_MPLS_MCAST) ? ETH_P_MPLS_MC : ETH_P_MPLS;
+		if (bpf_xdp_adjust_head(ctx, -4))
+			return -1;
+		data = (__u8 *)(long)ctx->data;
+		end = (__u8 *)(long)ctx->data_end;
+		// The MACs (and tag) move 4 bytes up; the ethertype and the entry follow them.
+		if (h->tagged) {
+			if (data + 22 > end)
+				return -1;
+			__builtin_memcpy(hdr, data + 4, 16);
+			__builtin_memcpy(data, hdr, 16);
+			st16(data + 16, ty);
+			st16(data + 18, w >> 16);
+			st16(data + 20, w & 0xffff);
+		} else {
+			if (data + 18 > end)
+				return -1;
+			__builtin_memcpy(hdr, data + 4, 12);
+			__builtin_memcpy(data, hdr, 12);
+			st16(data + 12, ty);
+			st16(data + 14, w >> 16);
+			st16(data + 16, w & 0xffff);
+		}
+		return 0;
+	}
+	if (f & FP_MPLS_POP) {
+		// The ethertype goes over the entry's last two bytes, the MACs (and tag) 4 bytes
+		// down, up to it; the frame then starts 4 bytes later.
+		if (h->tagged) {
+			if (data + 22 > end)
+				return -1;
+			st16(data + 20, e->tp_src);
+			__builtin_memcpy(hdr, data, 16);
+			__builtin_memcpy(data + 4, hdr, 16);
+		} else {
+			if (data + 18 > end)
+				return -1;
+			st16(data + 16, e->tp_src);
+			__builtin_memcpy(hdr, data, 12);
+			__builtin_memcpy(data + 4, hdr, 12);
+		}
+		return bpf_xdp_adjust_head(ctx, 4) ? -1 : 0;
+	}
+	if (f & MPLS_ENTRY_FLAGS) {
+		__u8 *p = data + (h->mpls & 0x1f);
+		if (p + 4 > end)
+			return -1;
+		__u32 lse = ld32(p);
+		if (f & FP_MPLS_SET)
+			lse = (lse & ~FP_MPLS_LSE) | (w & FP_MPLS_LSE);
+		if (f & FP_MPLS_TTL_SET)
+			lse = (lse & ~0xffU) | (w & 0xff);
+		if (f & FP_MPLS_TTL_DEC)
+			lse = (lse & ~0xffU) | (((lse & 0xff) - 1) & 0xff);
+		st16(p, lse >> 16);
+		st16(p + 2, lse & 0xffff);
+	}
+	return 0;
 }
 
 // Step 4's rewrites, once can_rewrite said yes. 0 on success, -1 if the frame turned out
@@ -771,6 +939,11 @@ static __always_inline int rewrite(struct xdp_md *ctx, const struct fp_entry *e,
 		__builtin_memcpy(data, e->eth_dst, 6);
 	if (f & FP_SET_ETH_SRC)
 		__builtin_memcpy(data + 6, e->eth_src, 6);
+
+	if ((f & (FP_MPLS_PUSH | FP_MPLS_POP | MPLS_ENTRY_FLAGS)) && rewrite_mpls(ctx, e, h))
+		return -1;
+	data = (__u8 *)(long)ctx->data;
+	end = (__u8 *)(long)ctx->data_end;
 
 	if (f & FP_VLAN_POP) {
 		__u8 macs[12];
@@ -1027,7 +1200,7 @@ int fastpath(struct xdp_md *ctx)
 
 	union fp_words kw;
 	struct fp_key *kp = &kw.key;
-	struct hdrs h = {0, 0, 0, 0, 0};
+	struct hdrs h = {0};
 	__builtin_memset(&kw, 0, sizeof(kw));
 	kp->in_port = port->of_port;
 	int parsed = parse(ctx, kp, &h);

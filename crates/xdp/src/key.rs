@@ -2,7 +2,8 @@
 //! keys and entries (for dump commands).
 //!
 //! [`FpKey::from_flow_key`] gives the key the program builds for a frame whose userspace
-//! [`FlowKey`] is `k`, or `None` for the kinds of frames the program never parses. The
+//! [`FlowKey`] is `k`, or `None` for the kinds of frames the program never parses. An
+//! MPLS frame's label, TC and BoS go where an IPv4 frame's source is (see [`FpKey`]). The
 //! `FlowKey` cannot tell everything the program checks (a truncated IPv4 packet, a
 //! second VLAN tag with TPID 0x8100 and options-only TCP problems leave no trace in
 //! it): for those frames the program sends the frame to user space although a key
@@ -19,7 +20,7 @@ impl FpKey {
         let eth_type = k.get(Field::EthType) as u16;
         if matches!(
             eth_type,
-            0x05ff | 0x86dd | 0x0806 | 0x8847 | 0x8848 | 0x88e7 | 0x8100 | 0x88a8
+            0x05ff | 0x86dd | 0x0806 | 0x88e7 | 0x8100 | 0x88a8
         ) || eth_type < 0x0600
         {
             return None;
@@ -41,7 +42,8 @@ impl FpKey {
     }
 
     /// The program key fields read from `src` (a flow key or a mask of one) as the
-    /// program builds them for frames like `like`: L2 fields always; for IPv4 the L3
+    /// program builds them for frames like `like`: L2 fields always; for MPLS the
+    /// outermost label stack entry's label, TC and BoS, in `ipv4_src`; for IPv4 the L3
     /// fields, and the ports (or ICMP type and code) of TCP, UDP and ICMP.
     fn read(src: &FlowKey, like: &FlowKey) -> FpKey {
         let get = |f: Field| src.get(f) as u64;
@@ -60,6 +62,12 @@ impl FpKey {
             vlan_pcp: get(Field::VlanPcp) as u8,
             ..FpKey::default()
         };
+        if is_mpls(like.get(Field::EthType) as u16) {
+            out.ipv4_src = ((get(Field::MplsLabel) as u32 & 0xf_ffff) << 12)
+                | ((get(Field::MplsTc) as u32 & 7) << 9)
+                | ((get(Field::MplsBos) as u32 & 1) << 8);
+            return out;
+        }
         if like.get(Field::EthType) != 0x0800 {
             return out;
         }
@@ -90,6 +98,8 @@ impl FpKey {
     /// This key read as a mask: the fields it holds bits of, comma separated, each as
     /// its name where it holds every bit and as `NAME/BITS` where only some
     /// (`in_port,dl_type,nw_proto,nw_dst/255.255.255.0`); `exact` for [`FpKey::EXACT`].
+    /// A mask serves frames of any ethertype: the bits of an MPLS frame's label, TC and
+    /// BoS show as `nw_src`'s (the field that holds them).
     pub fn describe_mask(&self) -> String {
         if *self == FpKey::EXACT {
             return "exact".into();
@@ -168,13 +178,29 @@ impl FpKey {
             0xff,
             &dec,
         );
-        field(
-            "nw_src",
-            u64::from(self.ipv4_src),
-            u64::from(mask.ipv4_src),
-            0xffff_ffff,
-            &ip,
-        );
+        if is_mpls(self.eth_type) {
+            for (name, shift, full) in [
+                ("mpls_label", 12, 0xf_ffff),
+                ("mpls_tc", 9, 7),
+                ("mpls_bos", 8, 1),
+            ] {
+                field(
+                    name,
+                    u64::from(self.ipv4_src >> shift) & full,
+                    u64::from(mask.ipv4_src >> shift) & full,
+                    full,
+                    &dec,
+                );
+            }
+        } else {
+            field(
+                "nw_src",
+                u64::from(self.ipv4_src),
+                u64::from(mask.ipv4_src),
+                0xffff_ffff,
+                &ip,
+            );
+        }
         field(
             "nw_dst",
             u64::from(self.ipv4_dst),
@@ -237,6 +263,15 @@ impl FpKey {
             ));
         }
         s.push_str(&format!(",dl_type=0x{:04x}", self.eth_type));
+        if is_mpls(self.eth_type) {
+            let l = self.ipv4_src;
+            s.push_str(&format!(
+                ",mpls_label={},mpls_tc={},mpls_bos={}",
+                l >> 12,
+                (l >> 9) & 7,
+                (l >> 8) & 1
+            ));
+        }
         if self.eth_type == 0x0800 {
             s.push_str(&format!(
                 ",nw_src={},nw_dst={},nw_proto={},nw_tos={},nw_ttl={}",
@@ -299,6 +334,7 @@ impl FpEntry {
         if f & FP_SET_ETH_SRC != 0 {
             parts.push(format!("set_field:{}->eth_src", mac_text(&self.eth_src)));
         }
+        self.describe_mpls(&mut parts);
         if f & FP_VLAN_POP != 0 {
             parts.push("pop_vlan".into());
         }
@@ -328,6 +364,51 @@ impl FpEntry {
         }
         parts.join(",")
     }
+}
+
+impl FpEntry {
+    /// The entry's MPLS rewrites, in ovs-ofctl's syntax ([`FP_MPLS_TTL_CHECK`] alone
+    /// shows as the decrement that fails at TTL 1 on the decision's path).
+    fn describe_mpls(&self, parts: &mut Vec<String>) {
+        let f = self.flags;
+        let w = self.mpls_word();
+        let fields = |parts: &mut Vec<String>| {
+            parts.push(format!("set_field:{}->mpls_label", w >> 12));
+            parts.push(format!("set_field:{}->mpls_tc", (w >> 9) & 7));
+            parts.push(format!("set_field:{}->mpls_bos", (w >> 8) & 1));
+        };
+        if f & FP_MPLS_PUSH != 0 {
+            let ty = if f & FP_MPLS_MCAST != 0 {
+                0x8848
+            } else {
+                0x8847
+            };
+            parts.push(format!("push_mpls:0x{ty:04x}"));
+            fields(parts);
+            parts.push(format!("set_mpls_ttl({})", w & 0xff));
+            return;
+        }
+        if f & FP_MPLS_TTL_CHECK != 0 && f & FP_MPLS_TTL_DEC == 0 {
+            parts.push("dec_mpls_ttl".into());
+        }
+        if f & FP_MPLS_POP != 0 {
+            parts.push(format!("pop_mpls:0x{:04x}", self.tp_src));
+            return;
+        }
+        if f & FP_MPLS_SET != 0 {
+            fields(parts);
+        }
+        if f & FP_MPLS_TTL_SET != 0 {
+            parts.push(format!("set_mpls_ttl({})", w & 0xff));
+        }
+        if f & FP_MPLS_TTL_DEC != 0 {
+            parts.push("dec_mpls_ttl".into());
+        }
+    }
+}
+
+fn is_mpls(eth_type: u16) -> bool {
+    eth_type == 0x8847 || eth_type == 0x8848
 }
 
 fn mac_text(m: &[u8; 6]) -> String {
@@ -457,5 +538,79 @@ mod tests {
         k.vlan_vid = 0x1000 | 10;
         k.vlan_pcp = 3;
         assert!(k.describe().contains("dl_vlan=10,dl_vlan_pcp=3"));
+    }
+
+    #[test]
+    fn an_mpls_key_holds_its_entry_less_the_ttl_where_ipv4_src_is() {
+        let mut k = FlowKey::ZERO;
+        k.set(Field::InPort, 4);
+        k.set(Field::EthType, 0x8847);
+        k.set(Field::MplsLabel, 0xabcde);
+        k.set(Field::MplsTc, 5);
+        k.set(Field::MplsBos, 1);
+        let fk = FpKey::from_flow_key(&k).unwrap();
+        assert_eq!(fk.ipv4_src, 0xabcd_eb00);
+        assert_eq!((fk.ipv4_dst, fk.ip_ttl, fk.ip_proto), (0, 0, 0));
+        // A mask of the label alone, as a table matching mpls_label consults it.
+        let mut m = FlowKey::ZERO;
+        for f in [Field::InPort, Field::EthType, Field::MplsLabel] {
+            m.set(f, f.full());
+        }
+        let fm = FpKey::mask_of(&m, &k);
+        assert_eq!(fm.ipv4_src, 0xffff_f000);
+        // A mask alone does not say which frames it is for: `ipv4_src`'s bits show as
+        // the IPv4 source's.
+        assert_eq!(fm.describe_mask(), "in_port,dl_type,nw_src/255.255.240.0");
+        assert_eq!(
+            fk.describe_masked(&fm),
+            "in_port=4,dl_type=0x8847,mpls_label=703710"
+        );
+        m.set(Field::MplsBos, 1);
+        assert_eq!(
+            fk.describe_masked(&FpKey::mask_of(&m, &k)),
+            "in_port=4,dl_type=0x8847,mpls_label=703710,mpls_bos=1"
+        );
+        // Every bit of such a key: its TTL bits are none.
+        let every = FlowKey {
+            words: [u64::MAX; datapath::key::KEY_WORDS],
+        };
+        assert_eq!(FpKey::mask_of(&every, &k).ipv4_src, FP_MPLS_LSE);
+        k.set(Field::EthType, 0x8848);
+        assert!(FpKey::from_flow_key(&k).is_some());
+    }
+
+    #[test]
+    fn mpls_rewrites_are_described_in_the_programs_order() {
+        let mut push = FpEntry {
+            flags: FP_MPLS_PUSH | FP_MPLS_MCAST | FP_SET_ETH_DST | FP_VLAN_POP,
+            eth_dst: [2, 0, 0, 0, 0, 9],
+            out: 1,
+            ..FpEntry::default()
+        };
+        push.set_mpls_word((1000 << 12) | (5 << 9) | (1 << 8) | 63);
+        assert_eq!(
+            push.describe(),
+            "set_field:02:00:00:00:00:09->eth_dst,push_mpls:0x8848,\
+             set_field:1000->mpls_label,set_field:5->mpls_tc,set_field:1->mpls_bos,\
+             set_mpls_ttl(63),pop_vlan,output slot 1"
+        );
+        let pop = FpEntry {
+            flags: FP_MPLS_POP | FP_MPLS_TTL_CHECK,
+            tp_src: 0x0800,
+            out: FP_DROP,
+            ..FpEntry::default()
+        };
+        assert_eq!(pop.describe(), "dec_mpls_ttl,pop_mpls:0x0800,drop");
+        let mut swap = FpEntry {
+            flags: FP_MPLS_SET | FP_MPLS_TTL_DEC | FP_MPLS_TTL_CHECK,
+            out: 2,
+            ..FpEntry::default()
+        };
+        swap.set_mpls_word((200 << 12) | (1 << 8));
+        assert_eq!(
+            swap.describe(),
+            "set_field:200->mpls_label,set_field:0->mpls_tc,set_field:1->mpls_bos,\
+             dec_mpls_ttl,output slot 2"
+        );
     }
 }

@@ -12,6 +12,11 @@
 
 /// The exact-match key the program builds from a frame it can parse (see the program's
 /// comment for which frames those are). A field the frame does not carry is zero.
+///
+/// An MPLS frame (ethertype 0x8847 or 0x8848) has no L3 fields: its `ipv4_src` holds
+/// the outermost label stack entry less its TTL (`label << 12 | TC << 9 | BoS << 8`,
+/// [`FP_MPLS_LSE`]), which user space's key holds as `mpls_label`, `mpls_tc` and
+/// `mpls_bos`; nothing below the entry is read.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FpKey {
@@ -28,6 +33,7 @@ pub struct FpKey {
     /// The whole IPv4 TOS byte (DSCP << 2 | ECN).
     pub ip_tos: u8,
     pub ip_ttl: u8,
+    /// The IPv4 source, or an MPLS frame's outermost label stack entry less its TTL.
     pub ipv4_src: u32,
     pub ipv4_dst: u32,
     /// TCP/UDP source port, or the ICMP type.
@@ -49,6 +55,10 @@ pub const FP_MASKS: usize = 32;
 
 /// The mask slot holding the exact mask (every key bit), set at load.
 pub const FP_EXACT_MASK: u16 = 0;
+
+/// The bits of a label stack entry an MPLS frame's key holds (`FpKey::ipv4_src`): the
+/// label, TC and bottom-of-stack bit, not the TTL.
+pub const FP_MPLS_LSE: u32 = 0xffff_ff00;
 
 impl FpKey {
     /// The mask of every bit of every field (an exact-match entry's mask).
@@ -130,6 +140,43 @@ pub const FP_VLAN_SET: u32 = 1 << 10;
 
 /// `FpEntry::flags` bits from here up (three): the entry's meter's band count.
 pub const FP_METER_SHIFT: u32 = 12;
+
+/// The MPLS rewrites (`FpEntry::flags`), done after the MACs' and before the VLAN
+/// tag's. Their operand is the entry's MPLS word ([`FpEntry::mpls_word`]), which takes
+/// the place of `tp_src` and `tp_dst`: an entry with one of these flags has no TCP/UDP
+/// port rewrite.
+///
+/// Push a label stack entry (the MPLS word) after the VLAN tag, if any, of a frame
+/// that has no label stack, and make the ethertype there 0x8847 (0x8848 with
+/// [`FP_MPLS_MCAST`]).
+pub const FP_MPLS_PUSH: u32 = 1 << 16;
+/// With [`FP_MPLS_PUSH`]: the ethertype is 0x8848.
+pub const FP_MPLS_MCAST: u32 = 1 << 17;
+/// Remove an MPLS frame's outermost label stack entry and write the ethertype in the
+/// MPLS word's high half. To another ethertype than MPLS's only where the frame keeps
+/// at least 60 bytes and the IPv4 or IPv6 header the ethertype names (if its length
+/// field is in the frame) ends where the frame ends (user space would pad, or trim
+/// the padding); else the frame goes to user space.
+pub const FP_MPLS_POP: u32 = 1 << 18;
+/// Rewrite the outermost entry's label, TC and bottom-of-stack bit to the MPLS word's
+/// ([`FP_MPLS_LSE`] bits).
+pub const FP_MPLS_SET: u32 = 1 << 19;
+/// Rewrite the outermost entry's TTL to the MPLS word's low byte.
+pub const FP_MPLS_TTL_SET: u32 = 1 << 20;
+/// Decrement the outermost entry's TTL (a frame whose TTL is 0 or 1 goes to user
+/// space, as with [`FP_MPLS_TTL_CHECK`]).
+pub const FP_MPLS_TTL_DEC: u32 = 1 << 21;
+/// A frame whose outermost entry's TTL is 0 or 1 goes to user space (the decision
+/// decrements that TTL, which fails there).
+pub const FP_MPLS_TTL_CHECK: u32 = 1 << 22;
+/// Every MPLS rewrite flag.
+pub const FP_MPLS_FLAGS: u32 = FP_MPLS_PUSH
+    | FP_MPLS_MCAST
+    | FP_MPLS_POP
+    | FP_MPLS_SET
+    | FP_MPLS_TTL_SET
+    | FP_MPLS_TTL_DEC
+    | FP_MPLS_TTL_CHECK;
 /// Cells of `bands` per meter block (`datapath::meter::KERNEL_BANDS`).
 pub const FP_METER_BANDS: usize = 4;
 /// Cells in the program's `bands` map (meter blocks times [`FP_METER_BANDS`]).
@@ -158,7 +205,10 @@ pub struct FpEntry {
     pub eth_src: [u8; 6],
     pub ipv4_src: u32,
     pub ipv4_dst: u32,
+    /// The new TCP/UDP source port; with an `FP_MPLS_*` flag, the MPLS word's high half.
     pub tp_src: u16,
+    /// The new TCP/UDP destination port; with an `FP_MPLS_*` flag, the MPLS word's low
+    /// half.
     pub tp_dst: u16,
     pub ip_tos: u8,
     pub ip_ttl: u8,
@@ -167,6 +217,22 @@ pub struct FpEntry {
     pub meter: u16,
     /// The counter slot of the frames its meter dropped (with a meter).
     pub dropped: u32,
+}
+
+impl FpEntry {
+    /// The operand of the `FP_MPLS_*` rewrites: the label stack entry pushed
+    /// ([`FP_MPLS_PUSH`]); the label, TC and bottom-of-stack bit ([`FP_MPLS_SET`]) and
+    /// TTL ([`FP_MPLS_TTL_SET`]) of the outermost entry; or, in its high half, the
+    /// ethertype a pop writes ([`FP_MPLS_POP`]).
+    pub fn mpls_word(&self) -> u32 {
+        (u32::from(self.tp_src) << 16) | u32::from(self.tp_dst)
+    }
+
+    /// Sets [`mpls_word`](Self::mpls_word).
+    pub fn set_mpls_word(&mut self, w: u32) {
+        self.tp_src = (w >> 16) as u16;
+        self.tp_dst = w as u16;
+    }
 }
 
 /// One port the program is attached to, by ifindex (`ports` map).
@@ -221,7 +287,9 @@ pub mod event {
     pub const UNPARSED: u32 = 3;
     /// Frames of a queue or interface with no socket, passed to the kernel stack.
     pub const PASSED: u32 = 4;
-    /// Hits whose rewrite could not be applied (frame too short for it): sent to user space.
+    /// Hits whose rewrite could not be applied as user space's (a header missing, a pop
+    /// that leaves what user space pads or trims, an MPLS TTL whose decrement fails):
+    /// sent to user space.
     pub const REWRITE_FAILED: u32 = 5;
     /// Hits of TCP/UDP frames whose checksum the sender left to the device (transmit
     /// checksum offload) that the program does not finish (a segment longer than

@@ -22,8 +22,9 @@ const TCP: u8 = 6;
 const UDP: u8 = 17;
 const ICMP: u8 = 1;
 const SCTP: u8 = 132;
-/// The shortest frame a VLAN pop may leave (user space pads shorter ones; the program
-/// hands those to user space instead).
+/// The shortest frame a VLAN pop, or an MPLS pop to another ethertype than MPLS's, may
+/// leave (user space pads shorter ones; the program hands those to user space
+/// instead).
 const MIN_FRAME: usize = 60;
 
 /// Where the parsed headers are.
@@ -38,6 +39,16 @@ struct Hdrs {
     partial: bool,
     /// The L4 segment's length.
     seg: usize,
+    /// An MPLS frame's outermost label stack entry's offset.
+    mpls: Option<usize>,
+    /// Its TTL.
+    mpls_ttl: u8,
+    /// Popping it to IPv4 would have user space trim the frame: the bytes below it hold
+    /// an IPv4 total length of 20 or more that ends before the frame does.
+    trim4: bool,
+    /// The same for IPv6: a payload length that, with the header's 40 bytes, ends
+    /// before the frame does.
+    trim6: bool,
 }
 
 fn be16(b: &[u8], at: usize) -> Option<u16> {
@@ -77,15 +88,21 @@ fn parse_hdrs(frame: &[u8], of_port: u32) -> Option<(FpKey, Hdrs)> {
         h.tagged = true;
         l3 = 18;
     }
-    if ty < 0x0600
-        || matches!(
-            ty,
-            ETH_P_IPV6 | ETH_P_ARP | ETH_P_MPLS | ETH_P_MPLS_MC | ETH_P_PBB
-        )
-    {
+    if ty < 0x0600 || matches!(ty, ETH_P_IPV6 | ETH_P_ARP | ETH_P_PBB) {
         return None;
     }
     k.eth_type = ty;
+    if is_mpls(ty) {
+        let lse = be32(frame, l3)?;
+        k.ipv4_src = lse & FP_MPLS_LSE;
+        h.mpls = Some(l3);
+        h.mpls_ttl = lse as u8;
+        let below = l3 + 4;
+        let rest = frame.len() - below;
+        h.trim4 = be16(frame, below + 2).is_some_and(|n| n >= 20 && usize::from(n) < rest);
+        h.trim6 = be16(frame, below + 4).is_some_and(|n| usize::from(n) + 40 < rest);
+        return Some((k, h));
+    }
     if ty != ETH_P_IPV4 {
         return Some((k, h));
     }
@@ -219,6 +236,45 @@ fn finish_csum(f: &mut [u8], k: &FpKey, h: &Hdrs) -> Option<()> {
 
 const L3_FLAGS: u32 = FP_SET_IPV4_SRC | FP_SET_IPV4_DST | FP_SET_TOS | FP_SET_TTL;
 const TP_FLAGS: u32 = FP_SET_TP_SRC | FP_SET_TP_DST;
+/// The MPLS rewrites of an MPLS frame's outermost entry (other than a pop).
+const MPLS_ENTRY_FLAGS: u32 = FP_MPLS_SET | FP_MPLS_TTL_SET | FP_MPLS_TTL_DEC;
+
+fn is_mpls(ty: u16) -> bool {
+    ty == ETH_P_MPLS || ty == ETH_P_MPLS_MC
+}
+
+/// Whether the MPLS rewrites of `e` apply to the frame parsed as `h` (`len` bytes)
+/// as user space's do: a push onto a frame without a label stack; the rest on an
+/// MPLS frame, whose TTL a decrement on the decision's path leaves above zero, and
+/// whose pop needs no padding or trimming (see [`FP_MPLS_POP`]).
+fn can_rewrite_mpls(e: &FpEntry, h: &Hdrs, len: usize) -> bool {
+    let f = e.flags;
+    if f & FP_MPLS_PUSH != 0 {
+        return h.mpls.is_none();
+    }
+    if f & (FP_MPLS_POP | MPLS_ENTRY_FLAGS | FP_MPLS_TTL_CHECK) == 0 {
+        return true;
+    }
+    if h.mpls.is_none() {
+        return false;
+    }
+    if f & (FP_MPLS_TTL_DEC | FP_MPLS_TTL_CHECK) != 0 && h.mpls_ttl <= 1 {
+        return false;
+    }
+    if f & FP_MPLS_POP == 0 {
+        return true;
+    }
+    let pops = if f & FP_VLAN_POP != 0 { 8 } else { 4 };
+    let rest = len - h.mpls.unwrap_or(0) - 4;
+    match e.tp_src {
+        t if is_mpls(t) => rest >= 4 && (f & FP_VLAN_POP == 0 || len - pops >= MIN_FRAME),
+        t => {
+            len - pops >= MIN_FRAME
+                && !(t == ETH_P_IPV4 && h.trim4)
+                && !(t == ETH_P_IPV6 && h.trim6)
+        }
+    }
+}
 
 fn can_rewrite(e: &FpEntry, k: &FpKey, h: &Hdrs, len: usize) -> bool {
     let f = e.flags;
@@ -226,6 +282,9 @@ fn can_rewrite(e: &FpEntry, k: &FpKey, h: &Hdrs, len: usize) -> bool {
         return false;
     }
     if f & TP_FLAGS != 0 && (h.l4.is_none() || (k.ip_proto != TCP && k.ip_proto != UDP)) {
+        return false;
+    }
+    if !can_rewrite_mpls(e, h, len) {
         return false;
     }
     let mut tagged = h.tagged;
@@ -320,6 +379,7 @@ pub fn apply(frame: &[u8], entry: &FpEntry) -> Option<Vec<u8>> {
     if e.flags & FP_SET_ETH_SRC != 0 {
         f.get_mut(6..12)?.copy_from_slice(&e.eth_src);
     }
+    apply_mpls(&mut f, e, &h)?;
     if e.flags & FP_VLAN_POP != 0 {
         f.drain(12..16);
     }
@@ -334,6 +394,40 @@ pub fn apply(frame: &[u8], entry: &FpEntry) -> Option<Vec<u8>> {
         put16(&mut f, 14, (tci & 0x1000) | (e.vlan_tci & 0xefff))?;
     }
     Some(f)
+}
+
+/// The MPLS rewrites, once [`can_rewrite_mpls`] said yes: a push; else a pop; else
+/// the outermost entry's label, TC and BoS, then its TTL set, then decremented.
+fn apply_mpls(f: &mut Vec<u8>, e: &FpEntry, h: &Hdrs) -> Option<()> {
+    let w = e.mpls_word();
+    if e.flags & FP_MPLS_PUSH != 0 {
+        let et = if h.tagged { 16 } else { 12 };
+        let ty = if e.flags & FP_MPLS_MCAST != 0 {
+            ETH_P_MPLS_MC
+        } else {
+            ETH_P_MPLS
+        };
+        put16(f, et, ty)?;
+        f.splice(et + 2..et + 2, w.to_be_bytes());
+    } else if e.flags & FP_MPLS_POP != 0 {
+        let at = h.mpls?;
+        f.drain(at..at + 4);
+        put16(f, at - 2, e.tp_src)?;
+    } else if e.flags & MPLS_ENTRY_FLAGS != 0 {
+        let at = h.mpls?;
+        let mut lse = be32(f, at)?;
+        if e.flags & FP_MPLS_SET != 0 {
+            lse = (lse & !FP_MPLS_LSE) | (w & FP_MPLS_LSE);
+        }
+        if e.flags & FP_MPLS_TTL_SET != 0 {
+            lse = (lse & !0xff) | (w & 0xff);
+        }
+        if e.flags & FP_MPLS_TTL_DEC != 0 {
+            lse = (lse & !0xff) | ((lse & 0xff).wrapping_sub(1) & 0xff);
+        }
+        f.get_mut(at..at + 4)?.copy_from_slice(&lse.to_be_bytes());
+    }
+    Some(())
 }
 
 #[cfg(test)]

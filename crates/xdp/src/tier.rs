@@ -7,14 +7,25 @@
 //!   the decision the published version makes for the key ([`Datapath::decision`]), the
 //!   key the program would build for such frames ([`FpKey::from_flow_key`]), and the
 //!   entry that redoes the decision: rewrites read off the frames before and after, then
-//!   checked by running the program's model ([`model::apply`]) on the frame before and
-//!   comparing with the pipeline's frame after, byte for byte. Only then is the entry
-//!   written, tagged with the program's current generation. Keys that cannot be
-//!   mirrored are remembered until the next publish, so a flow is judged once per
-//!   version.
+//!   checked by running the program's model ([`model::apply`](crate::model::apply)) on
+//!   the frame before and comparing with the pipeline's frame after, byte for byte
+//!   (`tier/judge.rs`). Only then is the entry written, tagged with the program's
+//!   current generation. Keys that cannot be mirrored are remembered until the next
+//!   publish, so a flow is judged once per version.
+//! - **MPLS**: the program parses MPLS frames (the outermost label stack entry's label,
+//!   TC and BoS) and pushes an entry onto frames without a stack, pops the outermost
+//!   one, and rewrites its label, TC, BoS and TTL (`entry::entry_for`). What a decision
+//!   does with the TTL, which keys do not hold, is read off the decision's frame traced
+//!   with other TTLs
+//!   ([`Decision::ttl_variants`](datapath::mirror::Decision::ttl_variants),
+//!   `entry::mpls_ttl`): kept, set or decremented, and frames of TTL 1 or 0 left to
+//!   user space where the decision decrements it; the model must give each variant's
+//!   output too (or hand the variant to user space where it goes another way). A push
+//!   onto a label stack, two entries pushed, and what reads below a pop (see
+//!   [`datapath::mirror::mpls`]) stay in user space.
 //! - **Megaflows**: an entry is keyed by the microflow's key under the decision's mask
 //!   (the bits its tables consulted, [`Credit::mask`], in program-key form, plus the
-//!   fields a rewrite writes whole: see `megaflow_mask`), so it serves every frame equal
+//!   fields a rewrite writes whole: see `judge::megaflow_mask`), so it serves every frame equal
 //!   to the microflow there, new flows from their first frame. Each distinct mask takes
 //!   one of the program's mask slots (see `tier/masks.rs`); when none is free the entry is the
 //!   microflow's alone, under the exact mask. An offer already covered by a live entry
@@ -98,16 +109,16 @@ use std::time::{Duration, Instant};
 
 use datapath::key::FlowKey;
 use datapath::meter::BandPool;
-use datapath::mirror::{Changes, Credit, Decision, Hits, Ineligible, KernelCounters, Mirror};
+use datapath::mirror::{Changes, Credit, Hits, KernelCounters, Mirror};
 use datapath::normal::{MacListener, MacTable};
 use datapath::pipeline::Datapath;
 
 use crate::layout::*;
-use crate::model;
 use crate::program::{FastPath, FastPathError};
 
 mod broadcast;
 mod entry;
+mod judge;
 mod liveness;
 mod masks;
 mod normal;
@@ -115,6 +126,7 @@ mod view;
 
 use broadcast::Group;
 pub use entry::entry_for;
+use judge::{Judged, Refusal};
 use masks::Masks;
 pub use masks::{MaskUse, MASK_GRACE};
 use normal::{Listener, NormalIndex};
@@ -189,31 +201,6 @@ impl Installed {
             dropped,
             dropped_bytes,
         })
-    }
-}
-
-/// A judged decision: the entry that redoes it (counter slot not yet set; a broadcast
-/// group's number not yet chosen), the sorted devmap slots of its group if it sends to
-/// several ports, and whether the model's rewrite differs from the pipeline's.
-struct Judged {
-    decision: Decision,
-    entry: FpEntry,
-    /// The program-key mask of the decision's megaflow.
-    mask: FpKey,
-    group: Option<Vec<u32>>,
-    mismatch: bool,
-}
-
-/// Why a flow is not mirrored, and whether a change of the MAC table alone may change
-/// that (then it waits for one: see the `normal` module).
-struct Refusal {
-    why: String,
-    macs: bool,
-}
-
-impl From<String> for Refusal {
-    fn from(why: String) -> Refusal {
-        Refusal { why, macs: false }
     }
 }
 
@@ -516,102 +503,6 @@ impl KernelTier {
         }
     }
 
-    /// The decision for `key` and the entry that redoes it; or why not.
-    fn judge(&self, key: &FlowKey) -> Result<Judged, Refusal> {
-        let d = self
-            .dp
-            .decision(key, self.now_ns())
-            .map_err(|e: Ineligible| Refusal {
-                macs: e.waits_for_macs(),
-                why: e.to_string(),
-            })?;
-        if d.credit.normal.is_some() && self.macs.is_none() {
-            // Nothing would withdraw it when the MAC table changes.
-            return Err(Refusal::from(
-                "it goes to NORMAL, whose MAC table was attached after the fast path \
-                 started"
-                    .to_string(),
-            ));
-        }
-        if self.fp.port_slot(d.in_port).is_none() {
-            return Err(format!(
-                "its input port {} has no XDP fast path (not an afxdp port)",
-                d.in_port
-            )
-            .into());
-        }
-        let (out, group, after) = match &d.output {
-            None => (FP_DROP, None, None),
-            Some((ports, frame)) => {
-                let mut slots = ports
-                    .iter()
-                    .map(|p| {
-                        self.fp.port_slot(*p).ok_or_else(|| {
-                            format!("its output port {p} has no XDP fast path (not an afxdp port)")
-                        })
-                    })
-                    .collect::<Result<Vec<u32>, String>>()?;
-                match slots.as_slice() {
-                    [one] => (*one, None, Some(frame.as_slice())),
-                    _ if ports.contains(&d.in_port) => {
-                        return Err(Refusal::from(
-                            "it is sent back out its input port and to other ports (the \
-                             kernel's broadcast leaves the input port out)"
-                                .to_string(),
-                        ))
-                    }
-                    _ => {
-                        slots.extend(self.fp.port_slot(d.in_port));
-                        slots.sort_unstable();
-                        (FP_GROUP, Some(slots), Some(frame.as_slice()))
-                    }
-                }
-            }
-        };
-        let mut entry = entry_for(&d.input, after).ok_or_else(|| {
-            "its rewrite is not one the kernel program does (two VLAN tags, a TPID change, \
-             ...)"
-                .to_string()
-        })?;
-        entry.out = out;
-        if let Some(m) = d.credit.meter {
-            if !self.meters {
-                return Err(Refusal::from(
-                    "its meter's buckets are not shared with this fast path".to_string(),
-                ));
-            }
-            if m.remark && entry.flags & FP_SET_TOS != 0 {
-                return Err(Refusal::from(
-                    "its meter may remark the DSCP and its actions rewrite the TOS (the \
-                     kernel remarks first)"
-                        .to_string(),
-                ));
-            }
-            let block = u16::try_from(m.slot + 1)
-                .ok()
-                .filter(|b| usize::from(*b) * FP_METER_BANDS <= FP_BAND_CELLS)
-                .ok_or_else(|| format!("its meter's cells (block {}) are out of range", m.slot))?;
-            entry.meter = block;
-            entry.flags |= u32::from(m.bands) << FP_METER_SHIFT;
-        }
-        let mismatch = match after {
-            Some(after) => model::apply(&d.input, &entry).as_deref() != Some(after),
-            None => false,
-        };
-        let mask = if self.exact.load(Ordering::Relaxed) {
-            FpKey::EXACT
-        } else {
-            megaflow_mask(&d.credit.mask, key, &entry)
-        };
-        Ok(Judged {
-            decision: d,
-            entry,
-            mask,
-            group,
-            mismatch,
-        })
-    }
-
     /// Writes `entry` for the megaflow of microflow `micro` under `mask` (reusing the
     /// megaflow's counter slot, else a free one, else evicting). The mask goes in a mask
     /// slot of its own if one is free, else the entry is the microflow's alone (exact).
@@ -912,7 +803,6 @@ impl Drop for KernelTier {
     }
 }
 
-/// The VLAN tag of an Ethernet frame: (TPID, TCI), if it has one.
 /// The live entry that serves frames with program key `fk`, if any: the first one the
 /// program's walk finds.
 fn covering<'a>(t: &'a Table, fk: &FpKey) -> Option<&'a Installed> {
@@ -923,34 +813,6 @@ fn covering<'a>(t: &'a Table, fk: &FpKey) -> Option<&'a Installed> {
     })
 }
 
-/// The program-key mask of a decision whose flow-key mask is `mask`, made for frames
-/// like `key`, with entry `entry`: `mask`'s bits ([`FpKey::mask_of`]) and the fields the
-/// entry's rewrites write whole where the pipeline wrote part (the TOS byte of a DSCP
-/// or ECN rewrite, TTL of a decrement, the tag of a VLAN rewrite, the tag's absence of
-/// a push), so every frame under it gets the same bytes as the decision's. A mask that
-/// holds every bit the program builds for such frames is the exact mask (its slot is
-/// always there), whatever it leaves out of fields such frames never have.
-fn megaflow_mask(mask: &FlowKey, key: &FlowKey, entry: &FpEntry) -> FpKey {
-    let mut m = FpKey::mask_of(mask, key);
-    if entry.flags & FP_SET_TOS != 0 {
-        m.ip_tos = u8::MAX;
-    }
-    if entry.flags & FP_SET_TTL != 0 {
-        m.ip_ttl = u8::MAX;
-    }
-    if entry.flags & (FP_VLAN_POP | FP_VLAN_PUSH | FP_VLAN_SET) != 0 {
-        m.vlan_vid = u16::MAX;
-        m.vlan_pcp = u8::MAX;
-    }
-    let every = FlowKey {
-        words: [u64::MAX; datapath::key::KEY_WORDS],
-    };
-    if m == FpKey::mask_of(&every, key) {
-        return FpKey::EXACT;
-    }
-    m
-}
-
 /// Remembers that `key` cannot be mirrored in datapath version `version`, and why.
 fn refuse(t: &mut Table, key: FpKey, version: u64, why: String) {
     t.stats.refused += 1;
@@ -958,36 +820,4 @@ fn refuse(t: &mut Table, key: FpKey, version: u64, why: String) {
         t.refused.clear();
     }
     t.refused.insert(key, (version, why));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use datapath::key::{Field, KEY_WORDS};
-
-    #[test]
-    fn a_mask_of_every_bit_of_the_frame_is_the_exact_mask() {
-        let mut icmp = FlowKey::ZERO;
-        icmp.set(Field::EthType, 0x0800);
-        icmp.set(Field::IpProto, 1);
-        let every = FlowKey {
-            words: [u64::MAX; KEY_WORDS],
-        };
-        let none = FpEntry::default();
-        assert_eq!(megaflow_mask(&every, &icmp, &none), FpKey::EXACT);
-        let mut part = FlowKey::ZERO;
-        part.set(Field::InPort, Field::InPort.full());
-        part.set(Field::Ipv4Dst, 0xffff_ff00);
-        let m = megaflow_mask(&part, &icmp, &none);
-        assert_ne!(m, FpKey::EXACT);
-        assert_eq!(
-            (m.in_port, m.ipv4_dst, m.ip_ttl),
-            (u32::MAX, 0xffff_ff00, 0)
-        );
-        let ttl = FpEntry {
-            flags: FP_SET_TTL,
-            ..FpEntry::default()
-        };
-        assert_eq!(megaflow_mask(&part, &icmp, &ttl).ip_ttl, u8::MAX);
-    }
 }

@@ -172,7 +172,9 @@ fn program_builds_the_model_key() {
         tcp[16..18].copy_from_slice(&40u16.to_be_bytes());
         tcp[34 + 12] = 0x50;
         tcp[34 + 13] = 0x18;
-        let frames = [udp, tagged, gre, icmp, lldp, tcp];
+        let mpls = mpls_frame(None, 0x8847, &[lse(0xabcde, 5, 0, 17), lse(3, 0, 1, 9)], 52);
+        let mpls_tagged = mpls_frame(Some(0x2007), 0x8848, &[lse(1, 2, 1, 0)], 40);
+        let frames = [udp, tagged, gre, icmp, lldp, tcp, mpls, mpls_tagged];
         for (i, f) in frames.iter().enumerate() {
             let key = model::parse(f, 9).unwrap_or_else(|| panic!("frame {i} parses"));
             let e = FpEntry {
@@ -250,6 +252,137 @@ fn megaflow_masks_cover_every_key_equal_under_them() {
         let (rc, _) = fp.test_run(&udp_frame(1001), 1, 0).unwrap();
         assert_eq!(rc, XDP_PASS);
         assert_eq!(fp.events()[event::MISS as usize], 2);
+    });
+}
+
+/// A label stack entry.
+fn lse(label: u32, tc: u32, bos: u32, ttl: u32) -> u32 {
+    (label << 12) | (tc << 9) | (bos << 8) | ttl
+}
+
+/// An MPLS frame (ethertype `ty`, tagged with TCI `tci` if given) with label stack
+/// `stack`, then an IPv4 packet of `ip_len` bytes (at least 20).
+fn mpls_frame(tci: Option<u16>, ty: u16, stack: &[u32], ip_len: usize) -> Vec<u8> {
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1];
+    if let Some(tci) = tci {
+        f.extend_from_slice(&[0x81, 0x00]);
+        f.extend_from_slice(&tci.to_be_bytes());
+    }
+    f.extend_from_slice(&ty.to_be_bytes());
+    for e in stack {
+        f.extend_from_slice(&e.to_be_bytes());
+    }
+    let mut ip = vec![
+        0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, 253, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+    ];
+    ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
+    let c = common::csum(&ip);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    ip.resize(ip_len, 0x77);
+    f.extend_from_slice(&ip);
+    f
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn mpls_frames_and_rewrites_agree_with_the_model() {
+    use xdp::layout::*;
+    in_fresh_netns(|| {
+        let fp = FastPath::load(64, 4).expect("load");
+        let att = fp
+            .attach("lo", 1, 5, 1, AttachMode::Generic)
+            .expect("attach to lo");
+        fp.set_version(1).unwrap();
+        let mut frames = Vec::new();
+        for tci in [None, Some(0x6005)] {
+            for ty in [0x8847, 0x8848] {
+                for stack in [
+                    vec![lse(100, 3, 1, 64)],
+                    vec![lse(100, 3, 0, 2), lse(200, 0, 1, 9)],
+                    vec![lse(7, 0, 1, 1)],
+                ] {
+                    for ip_len in [20, 42, 80] {
+                        frames.push(mpls_frame(tci, ty, &stack, ip_len));
+                    }
+                }
+                // Ethernet padding below the stack (user space trims it after a pop).
+                let mut padded = mpls_frame(tci, ty, &[lse(1, 0, 1, 64)], 50);
+                padded.extend_from_slice(&[0; 12]);
+                frames.push(padded);
+            }
+            // An IPv4 frame, for the pushes.
+            let mut udp = udp_frame(9);
+            if let Some(t) = tci {
+                udp.splice(12..12, [0x81, 0x00, (t >> 8) as u8, t as u8]);
+            }
+            frames.push(udp);
+        }
+        let entry = |flags: u32, word: u32| {
+            let mut e = FpEntry {
+                version: 1,
+                counter: 1,
+                out: att.slot(),
+                flags,
+                eth_src: [0x0a, 0, 0, 0, 0, 0x0b],
+                vlan_tpid: 0x88a8,
+                vlan_tci: 0x2064,
+                ip_ttl: 3,
+                ..FpEntry::default()
+            };
+            e.set_mpls_word(word);
+            e
+        };
+        let mut entries = Vec::new();
+        for ty in [0x0800u32, 0x86dd, 0x8847, 0x8848] {
+            for extra in [
+                0,
+                FP_MPLS_TTL_CHECK,
+                FP_VLAN_POP | FP_SET_ETH_SRC,
+                FP_VLAN_PUSH,
+            ] {
+                entries.push(entry(FP_MPLS_POP | extra, ty << 16));
+            }
+        }
+        let swap = lse(0x12345, 6, 1, 200);
+        for flags in [
+            FP_MPLS_SET,
+            FP_MPLS_SET | FP_MPLS_TTL_SET | FP_VLAN_SET,
+            FP_MPLS_TTL_DEC | FP_SET_ETH_SRC,
+            FP_MPLS_TTL_SET | FP_MPLS_TTL_CHECK | FP_VLAN_PUSH,
+            FP_MPLS_PUSH,
+            FP_MPLS_PUSH | FP_MPLS_MCAST | FP_SET_TTL | FP_VLAN_POP,
+            FP_MPLS_PUSH | FP_VLAN_PUSH,
+        ] {
+            entries.push(entry(flags, swap));
+        }
+        let (mut served, mut refused) = (0, 0);
+        for (i, f) in frames.iter().enumerate() {
+            let key = model::parse(f, 5).unwrap_or_else(|| panic!("frame {i} parses"));
+            for (j, e) in entries.iter().enumerate() {
+                fp.insert(&key, e).unwrap();
+                let (rc, out) = fp.test_run(f, 1, 0).unwrap();
+                let what = format!("frame {i} entry {j} ({})", e.describe());
+                match model::apply(f, e) {
+                    Some(m) => {
+                        assert_eq!(rc, XDP_REDIRECT, "{what}");
+                        assert_eq!(out, m, "{what}");
+                        served += 1;
+                    }
+                    None => {
+                        assert_eq!((rc, &out), (XDP_PASS, f), "{what}");
+                        refused += 1;
+                    }
+                }
+            }
+        }
+        let ev = fp.events();
+        assert_eq!(ev[event::HIT as usize], served);
+        assert_eq!(ev[event::REWRITE_FAILED as usize], refused);
+        assert!(
+            served > 150 && refused > 100,
+            "{served} served, {refused} refused"
+        );
+        drop(att);
     });
 }
 

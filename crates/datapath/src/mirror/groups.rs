@@ -9,7 +9,8 @@
 //!
 //! `GroupWalk` follows a decision's trace events and records, per group run, the
 //! group's counter slot, the buckets' counter slots and the frame's length there
-//! (relative to the received frame), so a kernel hit credits group and bucket
+//! (relative to the received frame: the VLAN tags and MPLS label stack entries pushed
+//! and popped before), so a kernel hit credits group and bucket
 //! statistics exactly as a worker would. It also records what the choices read: the
 //! groups run or watched (a group-mod of any of them may change the decision) and the
 //! port slots whose liveness a select or fast-failover choice read (a link change there
@@ -39,12 +40,13 @@ pub struct GroupHit {
     pub len_delta: i32,
 }
 
-/// A running group: its id, the index of its [`GroupHit`] and the VLAN tag count of the
-/// frame it was given (each bucket starts from that frame).
+/// A running group: its id, the index of its [`GroupHit`] and the VLAN tag and MPLS
+/// entry counts of the frame it was given (each bucket starts from that frame).
 struct Running {
     group: u32,
     hit: usize,
     tags: i32,
+    labels: i32,
 }
 
 /// Follows one decision's trace events (see the module comment).
@@ -53,6 +55,11 @@ pub(super) struct GroupWalk {
     tags_in: i32,
     /// VLAN tags of the frame as it is now.
     tags: i32,
+    /// MPLS label stack entries of the received frame (at least: 1, or 2 below an
+    /// entry that is not the bottom of the stack).
+    labels_in: i32,
+    /// MPLS entries pushed less those popped since (a key does not count them).
+    labels: i32,
     running: Vec<Running>,
     pub hits: Vec<GroupHit>,
     /// Groups run or watched, sorted and distinct.
@@ -65,11 +72,20 @@ fn tags_of(k: &FlowKey) -> i32 {
     (k.get(Field::VlanVid) & 0x1000 != 0) as i32
 }
 
+fn labels_of(k: &FlowKey) -> i32 {
+    match k.get(Field::EthType) {
+        0x8847 | 0x8848 => 2 - k.get(Field::MplsBos) as i32,
+        _ => 0,
+    }
+}
+
 impl GroupWalk {
     pub fn new(key: &FlowKey) -> GroupWalk {
         GroupWalk {
             tags_in: tags_of(key),
             tags: tags_of(key),
+            labels_in: labels_of(key),
+            labels: 0,
             running: Vec::new(),
             hits: Vec::new(),
             groups: Vec::new(),
@@ -79,6 +95,9 @@ impl GroupWalk {
 
     /// A table looked `key` up: every group has ended.
     pub fn table(&mut self, key: &FlowKey) {
+        if let Some(first) = self.running.first() {
+            self.labels = first.labels;
+        }
         self.running.clear();
         self.tags = tags_of(key);
     }
@@ -88,8 +107,14 @@ impl GroupWalk {
     pub fn top_level(&mut self) {
         if let Some(first) = self.running.first() {
             self.tags = first.tags;
+            self.labels = first.labels;
         }
         self.running.clear();
+    }
+
+    /// Bytes the frame has now more than when received.
+    pub fn len_delta(&self) -> i32 {
+        4 * (self.tags - self.tags_in + self.labels)
     }
 
     /// Action `a` executes (an apply-actions or action-set action).
@@ -101,6 +126,8 @@ impl GroupWalk {
         match a {
             Action::PushVlan(_) => self.tags += 1,
             Action::PopVlan => self.tags = (self.tags - 1).max(0),
+            Action::PushMpls(_) => self.labels += 1,
+            Action::PopMpls(_) if self.labels_in + self.labels > 0 => self.labels -= 1,
             Action::Group(id) => self.run(*id, v)?,
             _ => {}
         }
@@ -126,12 +153,13 @@ impl GroupWalk {
             group: id,
             hit: self.hits.len(),
             tags: self.tags,
+            labels: self.labels,
         });
         self.hits.push(GroupHit {
             group: id,
             counter: g.counter,
             buckets: Vec::new(),
-            len_delta: 4 * (self.tags - self.tags_in),
+            len_delta: self.len_delta(),
         });
         Ok(())
     }
@@ -173,6 +201,7 @@ impl GroupWalk {
             .get(bucket)
             .ok_or_else(|| Ineligible::Group(format!("group {group} has no bucket {bucket}")))?;
         self.tags = r.tags;
+        self.labels = r.labels;
         if let Some(h) = self.hits.get_mut(r.hit) {
             h.buckets.push(b.counter);
         }

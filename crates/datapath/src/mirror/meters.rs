@@ -47,7 +47,7 @@ pub(super) fn metered<C: RuleTable>(
         return why("its meter runs outside the tables");
     };
     if credit.steps.get(step).is_some_and(|s| s.len_delta != 0) {
-        return why("a VLAN push or pop changes its length before its meter");
+        return why("a VLAN or MPLS push or pop changes its length before its meter");
     }
     let m = v.meter(id).ok_or(Ineligible::Changed)?;
     let Some(slot) = m.kernel_slot() else {

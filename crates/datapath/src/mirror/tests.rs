@@ -1,3 +1,5 @@
+mod mpls;
+
 use std::sync::Mutex;
 
 use super::*;

@@ -1,5 +1,7 @@
 //! The model against the userspace parser and rewrites.
 
+mod mpls;
+
 use datapath::action::Action;
 use datapath::key::{Field, FlowKey};
 use datapath::pipeline::{Datapath, DatapathConfig, PortInfo};
@@ -274,6 +276,7 @@ fn actions(e: &FpEntry) -> Vec<Action> {
     if f & FP_SET_ETH_SRC != 0 {
         a.push(Action::SetField(Field::EthSrc, mac(&e.eth_src)));
     }
+    a.extend(mpls::actions(e));
     if f & FP_VLAN_POP != 0 {
         a.push(Action::PopVlan);
     }

@@ -113,7 +113,7 @@ impl KernelTier {
     pub fn verdict(&self, key: &FlowKey) -> Verdict {
         let Some(fk) = FpKey::from_flow_key(key) else {
             return Verdict::Refused(
-                "the kernel program does not parse such frames (IPv6, ARP, MPLS, fragments, \
+                "the kernel program does not parse such frames (IPv6, ARP, PBB, fragments, \
                  SCTP, two VLAN tags, ...)"
                     .into(),
             );
