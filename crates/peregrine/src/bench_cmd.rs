@@ -31,6 +31,9 @@ pub enum BenchCommand {
     /// Study experiment: throughput of random flows through an OpenFlow select group of
     /// 2 buckets (the bridge and the router forward them as usual, the baseline).
     SelectGroup(crate::bench_study::StudyArgs),
+    /// Study experiment: a few flows sent flat out through one OpenFlow meter, the
+    /// forwarded rate against the meter's (OpenFlow devices only).
+    Meter(crate::bench_study::StudyArgs),
     /// Study experiment: fairness between two flows, one and two input ports.
     Fairness(crate::bench_study::StudyArgs),
     /// Study experiment: worker scaling of the in-memory datapath.
@@ -137,6 +140,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
         BenchCommand::SelectGroup(a) => {
             crate::bench_study::run(&a, Some(ExperimentKind::SelectGroup))
         }
+        BenchCommand::Meter(a) => crate::bench_study::run(&a, Some(ExperimentKind::Meter)),
         BenchCommand::Fairness(a) => crate::bench_study::run(&a, Some(ExperimentKind::Fairness)),
         BenchCommand::Workers(a) => {
             crate::bench_study::run(&a, Some(ExperimentKind::WorkerScaling))
@@ -203,7 +207,7 @@ mod tests {
     }
 
     #[test]
-    fn select_group_is_a_subcommand_of_its_own() {
+    fn select_group_and_meter_are_subcommands_of_their_own() {
         use clap::Parser;
         #[derive(Parser)]
         struct Cli {
@@ -214,6 +218,11 @@ mod tests {
         match cli.map(|c| c.cmd) {
             Ok(BenchCommand::SelectGroup(a)) => assert_eq!(a.group_flows, [64, 1_000]),
             _ => panic!("`select-group` is not the select-group experiment"),
+        }
+        let cli = Cli::try_parse_from(["bench", "meter", "--meter-rates", "100K,400K"]);
+        match cli.map(|c| c.cmd) {
+            Ok(BenchCommand::Meter(a)) => assert_eq!(a.meter_rates, [100_000, 400_000]),
+            _ => panic!("`meter` is not the meter experiment"),
         }
     }
 

@@ -1,8 +1,8 @@
 //! `peregrine bench study` and its experiments as single subcommands: the options, and
 //! the launcher through which `bench::study` starts peregrine itself as a device under
 //! test (in this process, as `peregrine run` would, with a private management socket;
-//! a setup with groups gets its groups and then its flows through that socket, with
-//! `peregrine ctl`).
+//! a setup with meters or groups gets its meters, its groups and then its flows through
+//! that socket, with `peregrine ctl`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -15,6 +15,7 @@ use bench::study::{self, Dut, Io, Launcher, Options};
 
 use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 use openflow::v13::group_mod::{GroupMod, GroupModCommand};
+use openflow::v13::meter_mod::{MeterMod, MeterModCommand};
 
 use crate::config::{BackendName, FailMode, FastPath, PortConfig, RunConfig};
 use crate::run::Switch;
@@ -74,6 +75,14 @@ pub struct StudyArgs {
     /// allowed.
     #[arg(long, value_delimiter = ',', value_parser = crate::bench_cmd::parse_count)]
     pub group_flows: Vec<usize>,
+    /// Meter rates in packets per second (a few flows sent flat out through one meter);
+    /// K and M suffixes allowed.
+    #[arg(long, value_delimiter = ',', value_parser = crate::bench_cmd::parse_count)]
+    pub meter_rates: Vec<usize>,
+    /// The meter's burst in milliseconds of its rate (default 10, 1 % of the rate; each
+    /// run starts with it in the bucket).
+    #[arg(long)]
+    pub meter_burst_ms: Option<u64>,
     /// F2's rates in percent of the ceiling (fairness).
     #[arg(long, value_delimiter = ',')]
     pub fairness_f2: Vec<f64>,
@@ -178,6 +187,25 @@ impl StudyArgs {
         }
         if !self.group_flows.is_empty() {
             o.group_flows = self.group_flows.clone();
+        }
+        if let Some(bad) = self
+            .meter_rates
+            .iter()
+            .find(|r| **r == 0 || **r > u32::MAX as usize)
+        {
+            return Err(format!(
+                "--meter-rates {bad}: give 1 to {} packets/s",
+                u32::MAX
+            ));
+        }
+        if !self.meter_rates.is_empty() {
+            o.meter_rates = self.meter_rates.iter().map(|&r| r as u64).collect();
+        }
+        if let Some(ms) = self.meter_burst_ms {
+            if !(1..=1000).contains(&ms) {
+                return Err(format!("--meter-burst-ms {ms}: give 1 to 1000 ms"));
+            }
+            o.meter_burst_ms = ms;
         }
         if let Some(bad) = self
             .fairness_f2
@@ -304,13 +332,15 @@ impl Launcher for InProcess {
             .collect();
         // The learning switch: standalone, its NORMAL flow only.
         let learning = backend_name == "afxdp+xdp-normal";
-        let (groups, flows) = loadout(setup, learning)?;
-        // Flows given at start are installed before anything could add a group, so with
-        // groups every flow waits for them and goes in over the management socket.
-        let (at_start, later) = if groups.is_empty() {
-            (flows, Vec::new())
+        let load = loadout(setup, learning)?;
+        // Flows given at start are installed before anything could add a meter or a
+        // group, so with either every flow waits for them and goes in over the
+        // management socket.
+        let over_socket = !load.meters.is_empty() || !load.groups.is_empty();
+        let (at_start, later) = if over_socket {
+            (Vec::new(), load.flows)
         } else {
-            (Vec::new(), flows)
+            (load.flows, Vec::new())
         };
         let name = format!("{}pg", setup.sink.ns);
         let mgmt = std::env::temp_dir().join(format!("{name}.mgmt"));
@@ -337,8 +367,11 @@ impl Launcher for InProcess {
             switch: Some(switch),
             mgmt,
         };
-        if !groups.is_empty() {
-            let groups: Vec<&str> = groups.iter().map(|(l, _)| l.as_str()).collect();
+        if over_socket {
+            for (meter, _) in &load.meters {
+                ctl(&started.mgmt, "add-meter", meter)?;
+            }
+            let groups: Vec<&str> = load.groups.iter().map(|(l, _)| l.as_str()).collect();
             let flows: Vec<&str> = later.iter().map(|(l, _)| l.as_str()).collect();
             install(&started.mgmt, "add-groups", &groups)?;
             install(&started.mgmt, "add-flows", &flows)?;
@@ -350,12 +383,29 @@ impl Launcher for InProcess {
 /// Lines of ovs-ofctl text, each with what it parsed as.
 type Checked<T> = Vec<(String, T)>;
 
-/// The groups and flows a device of `setup` is to hold, each checked and with its line
-/// (none for the learning switch).
-fn loadout(setup: &Setup, learning: bool) -> Result<(Checked<GroupMod>, Checked<FlowMod>), String> {
+/// What a device is to hold, each line checked and with what it parsed as.
+#[derive(Debug, Default, PartialEq)]
+struct Load {
+    meters: Checked<MeterMod>,
+    groups: Checked<GroupMod>,
+    flows: Checked<FlowMod>,
+}
+
+/// The meters, groups and flows a device of `setup` is to hold (none for the learning
+/// switch).
+fn loadout(setup: &Setup, learning: bool) -> Result<Load, String> {
     if learning {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(Load::default());
     }
+    let meters = setup
+        .meters
+        .iter()
+        .map(|m| {
+            let mm = openflow::text::parse_meter_mod(m, MeterModCommand::Add)
+                .map_err(|e| format!("{m}: {e}"))?;
+            Ok((m.clone(), mm))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let groups = setup
         .groups
         .iter()
@@ -374,7 +424,11 @@ fn loadout(setup: &Setup, learning: bool) -> Result<(Checked<GroupMod>, Checked<
             Ok((f, fm))
         })
         .collect::<Result<Vec<_>, String>>()?;
-    Ok((groups, flows))
+    Ok(Load {
+        meters,
+        groups,
+        flows,
+    })
 }
 
 /// Sends `lines` to the switch whose management socket is `mgmt` with `peregrine ctl
@@ -384,18 +438,26 @@ fn install(mgmt: &Path, command: &str, lines: &[&str]) -> Result<(), String> {
     if lines.is_empty() {
         return Ok(());
     }
-    let exe = std::env::current_exe().map_err(|e| format!("the peregrine binary: {e}"))?;
     let file = mgmt.with_extension(format!("{command}.txt"));
     let mut text = lines.join("\n");
     text.push('\n');
     std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let done = ctl(mgmt, command, &file.display().to_string());
+    let _ = std::fs::remove_file(&file);
+    done
+}
+
+/// Runs `peregrine ctl -O OpenFlow13 COMMAND unix:MGMT ARG` (`add-meter` with one meter,
+/// `add-groups` or `add-flows` with a file) against the switch whose management socket
+/// is `mgmt`, failing with what it printed.
+fn ctl(mgmt: &Path, command: &str, arg: &str) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("the peregrine binary: {e}"))?;
     let target = format!("unix:{}", mgmt.display());
     let out = Command::new(exe)
-        .args(ctl_args(command, &target, &file))
+        .args(ctl_args(command, &target, arg))
         .stdin(Stdio::null())
-        .output();
-    let _ = std::fs::remove_file(&file);
-    let out = out.map_err(|e| format!("peregrine ctl: {e}"))?;
+        .output()
+        .map_err(|e| format!("peregrine ctl: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -409,12 +471,11 @@ fn install(mgmt: &Path, command: &str, lines: &[&str]) -> Result<(), String> {
     }
 }
 
-/// The arguments of `peregrine` for `ctl -O OpenFlow13 COMMAND TARGET FILE`.
-fn ctl_args(command: &str, target: &str, file: &Path) -> Vec<String> {
-    ["ctl", "-O", "OpenFlow13", command, target]
+/// The arguments of `peregrine` for `ctl -O OpenFlow13 COMMAND TARGET ARG`.
+fn ctl_args(command: &str, target: &str, arg: &str) -> Vec<String> {
+    ["ctl", "-O", "OpenFlow13", command, target, arg]
         .iter()
         .map(|s| s.to_string())
-        .chain([file.display().to_string()])
         .collect()
 }
 
@@ -490,7 +551,12 @@ mod tests {
             1,
             rules::GROUP,
         )]);
-        let (groups, flows) = loadout(&setup, false).unwrap();
+        let Load {
+            meters,
+            groups,
+            flows,
+        } = loadout(&setup, false).unwrap();
+        assert!(meters.is_empty());
         assert_eq!(groups.len(), 1);
         let gm = &groups[0].1;
         assert_eq!(gm.group_id, rules::GROUP);
@@ -498,24 +564,104 @@ mod tests {
         assert_eq!(gm.buckets.len(), 2);
         assert_eq!(flows.len(), 1);
         assert_eq!(flows[0].0, setup.openflow()[0]);
-        assert_eq!(loadout(&setup, true).unwrap(), (Vec::new(), Vec::new()));
+        assert_eq!(loadout(&setup, true).unwrap(), Load::default());
         setup.groups = vec!["group_id=1,type=sideways".into()];
         let e = loadout(&setup, false).unwrap_err();
         assert!(e.contains("sideways"), "{e}");
         // Without groups the default flows are what the device holds.
-        let (groups, flows) = loadout(&Setup::pair(&a, &b), false).unwrap();
-        assert!(groups.is_empty());
-        assert_eq!(flows.len(), 2);
+        let load = loadout(&Setup::pair(&a, &b), false).unwrap();
+        assert!(load.meters.is_empty() && load.groups.is_empty());
+        assert_eq!(load.flows.len(), 2);
     }
 
     #[test]
-    fn groups_and_flows_go_in_over_openflow_13() {
+    fn the_meter_and_its_rule_parse_as_peregrine_takes_them() {
+        use bench::study::{meter, rules};
+        use openflow::v13::meter_mod::{meter_flags, MeterBand};
+        let (a, b) = (host(1), host(2));
+        let mut setup = Setup::pair(&a, &b);
+        setup.meters = vec![rules::drop_meter(
+            rules::METER,
+            100_000,
+            meter::burst(100_000, 2),
+        )];
+        setup.flows = Some(vec![rules::covering_metered(
+            b.ip.parse().unwrap(),
+            1,
+            rules::METER,
+            2,
+        )]);
+        let load = loadout(&setup, false).unwrap();
+        assert_eq!(load.meters.len(), 1);
+        let mm = &load.meters[0].1;
+        assert_eq!(mm.meter_id, rules::METER);
+        assert_eq!(mm.flags, meter_flags::PKTPS | meter_flags::BURST);
         assert_eq!(
-            ctl_args(
-                "add-groups",
+            mm.bands,
+            [MeterBand::Drop {
+                rate: 100_000,
+                burst_size: 200
+            }]
+        );
+        assert!(load.groups.is_empty());
+        assert_eq!(load.flows.len(), 1);
+        assert_eq!(load.flows[0].0, setup.openflow()[0]);
+        assert_eq!(loadout(&setup, true).unwrap(), Load::default());
+        setup.meters = vec!["meter=1,pktps,bands=type=sideways,rate=1".into()];
+        let e = loadout(&setup, false).unwrap_err();
+        assert!(e.contains("sideways"), "{e}");
+    }
+
+    #[test]
+    fn meter_rates_take_suffixes_and_the_subcommand_runs_only_its_experiment() {
+        let o = args(&["--quick", "--meter-rates", "100K,1M,5000"])
+            .options(Some(ExperimentKind::Meter))
+            .unwrap();
+        assert_eq!(o.meter_rates, [100_000, 1_000_000, 5_000]);
+        assert_eq!(o.experiments, [ExperimentKind::Meter]);
+        assert_eq!(
+            args(&["--quick"]).options(None).unwrap().meter_rates,
+            [100_000]
+        );
+        assert_eq!(
+            args(&[]).options(None).unwrap().meter_rates,
+            [100_000, 400_000]
+        );
+        let o = args(&["--experiments", "meter"]).options(None).unwrap();
+        assert_eq!(o.experiments, [ExperimentKind::Meter]);
+        let e = args(&["--meter-rates", "100K,0"])
+            .options(None)
+            .unwrap_err();
+        assert!(e.contains("--meter-rates 0"), "{e}");
+        let e = args(&["--meter-rates", "5000M"]).options(None).unwrap_err();
+        assert!(e.contains("5000000000"), "{e}");
+        assert!(Cli::try_parse_from(["x", "--meter-rates", "fast"]).is_err());
+        assert_eq!(
+            args(&[]).options(None).unwrap().meter_burst_ms,
+            bench::study::meter::BURST_MS
+        );
+        let o = args(&["--meter-burst-ms", "2"]).options(None).unwrap();
+        assert_eq!(o.meter_burst_ms, 2);
+        let e = args(&["--meter-burst-ms", "0"]).options(None).unwrap_err();
+        assert!(e.contains("--meter-burst-ms 0"), "{e}");
+    }
+
+    #[test]
+    fn meters_groups_and_flows_go_in_over_openflow_13() {
+        let meter = "meter=1,pktps,burst,bands=type=drop,rate=10,burst_size=1";
+        assert_eq!(
+            ctl_args("add-meter", "unix:/tmp/x.mgmt", meter),
+            [
+                "ctl",
+                "-O",
+                "OpenFlow13",
+                "add-meter",
                 "unix:/tmp/x.mgmt",
-                Path::new("/tmp/x.add-groups.txt")
-            ),
+                meter
+            ]
+        );
+        assert_eq!(
+            ctl_args("add-groups", "unix:/tmp/x.mgmt", "/tmp/x.add-groups.txt"),
             [
                 "ctl",
                 "-O",

@@ -167,7 +167,7 @@ fn every_experiment_runs_end_to_end() {
             assert!(!e.note.contains("Left out"), "{}: {}", kind.name(), e.note);
             let expected: Vec<String> = match kind {
                 ExperimentKind::WorkerScaling => vec!["peregrine (in-memory)".into()],
-                ExperimentKind::ExactVsWildcard | ExperimentKind::Churn => {
+                ExperimentKind::ExactVsWildcard | ExperimentKind::Churn | ExperimentKind::Meter => {
                     vec!["peregrine-afpacket".into(), "ovs-afxdp".into()]
                 }
                 ExperimentKind::FlowInstall => vec![
@@ -203,6 +203,28 @@ fn every_experiment_runs_end_to_end() {
     }
     for s in &one(ExperimentKind::LatencyProbe).series {
         assert!(s.points[0].latency_us.is_some(), "{} probe latency", s.dut);
+    }
+    // The meter (100K packets/s in the quick study, a burst of 10 ms) dropped part of
+    // what was offered, and let through no more than its bucket holds: the rate over the
+    // 0.2 s of sending and the 0.1 s the sink drains after it (the device forwards what
+    // it still holds then), and one burst.
+    let meter = one(ExperimentKind::Meter);
+    for s in &meter.series {
+        let fwd = s.points[0].forwarded_mpps.expect("forwarded").median;
+        assert_eq!(s.points[0].x, 100_000.0, "{}", s.dut);
+        assert!(fwd > 0.0 && fwd <= 0.16, "{}: {fwd} Mpps", s.dut);
+        let head = format!("{} at 100000 packets/s: meter ", s.dut);
+        let line = meter
+            .note
+            .split_once(&head)
+            .unwrap_or_else(|| panic!("no counters of {}: {}", s.dut, meter.note))
+            .1;
+        let dropped: u64 = line
+            .split_once(" packets in, ")
+            .and_then(|(_, rest)| rest.split_once(" dropped by its band"))
+            .and_then(|(n, _)| n.parse().ok())
+            .unwrap_or_else(|| panic!("{}: {line}", s.dut));
+        assert!(dropped > 0, "{}: the meter dropped nothing: {line}", s.dut);
     }
     for s in &one(ExperimentKind::ZeroLoss).series {
         assert!(s.points[0].forwarded_mpps.is_some(), "{}", s.dut);

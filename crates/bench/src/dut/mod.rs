@@ -3,11 +3,11 @@
 //! IPv4 routing and Open vSwitch's userspace datapath, all driven the same way.
 //!
 //! A [`Spec`] says which device; a [`Setup`] where it sits (generator-side input hosts,
-//! one sink host, the CPU it is pinned to) and what it is loaded with (OpenFlow groups
-//! and flows, static FDB entries). [`Spec::start_on`] puts the device on the hosts'
-//! root-side veth ends and returns a [`Running`] device, which is torn down when dropped
-//! (processes it started ended by PID, namespaces and links it made removed), also when
-//! a trial fails halfway. The [`Target`] of a running device says how generated traffic from an input
+//! one sink host, the CPU it is pinned to) and what it is loaded with (OpenFlow meters,
+//! groups and flows, static FDB entries). [`Spec::start_on`] puts the device on the
+//! hosts' root-side veth ends and returns a [`Running`] device, which is torn down when
+//! dropped (processes it started ended by PID, namespaces and links it made removed),
+//! also when a trial fails halfway. The [`Target`] of a running device says how generated traffic from an input
 //! must be addressed to reach the sink host (a switch floods an unknown MAC; a router
 //! needs its own MAC on that input and a routed destination).
 //!
@@ -67,6 +67,9 @@ pub struct Setup<'a> {
     /// OpenFlow devices: groups (ovs-ofctl `add-group` syntax, OpenFlow 1.3) installed
     /// before the flows, which may point at them.
     pub groups: Vec<String>,
+    /// OpenFlow devices: meters (ovs-ofctl `add-meter` syntax, OpenFlow 1.3) installed
+    /// before the groups and the flows, which may use them.
+    pub meters: Vec<String>,
     /// The bridge: static FDB entries for these MACs on the sink's port.
     pub fdb: Vec<[u8; 6]>,
 }
@@ -80,6 +83,7 @@ impl<'a> Setup<'a> {
             cpu: None,
             flows: None,
             groups: Vec::new(),
+            meters: Vec::new(),
             fdb: Vec::new(),
         }
     }
@@ -99,6 +103,12 @@ impl<'a> Setup<'a> {
         self.flows
             .clone()
             .unwrap_or_else(|| Setup::default_flows(self.inputs.len()))
+    }
+
+    /// Whether the device needs OpenFlow 1.3 for its load (meters and groups are not in
+    /// OpenFlow 1.0).
+    pub fn needs_openflow13(&self) -> bool {
+        !self.meters.is_empty() || !self.groups.is_empty()
     }
 
     /// Every host, inputs first.

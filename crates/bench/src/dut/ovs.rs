@@ -6,10 +6,11 @@
 //! hosts' root-side ends), so the `ovs-netdev` tap and bridge port of the netdev
 //! datapath never meet another OVS on the box. Both are pinned with `taskset` to the
 //! device CPU when one is given (and so is the PMD thread, by `pmd-cpu-mask`). The bridge
-//! is `fail-mode=secure` with the setup's groups installed with `ovs-ofctl add-groups`
-//! and then its flows (by default every input to the sink and the sink back to input 1)
-//! with `ovs-ofctl add-flows` on its management socket (OpenFlow 1.3 when there are
-//! groups); `flow-limit` is left at its default. On drop
+//! is `fail-mode=secure` with the setup's meters installed one by one with `ovs-ofctl
+//! add-meter` (it has no command taking a file of meters), its groups with `ovs-ofctl
+//! add-groups` and then its flows (by default every input to the sink and the sink back
+//! to input 1) with `ovs-ofctl add-flows`, all on its management socket (OpenFlow 1.3
+//! when there are meters or groups); `flow-limit` is left at its default. On drop
 //! both daemons are ended by the PIDs in their pidfiles (only processes this driver
 //! started) and the directory is removed.
 
@@ -93,20 +94,16 @@ pub fn vsctl_bridge_args(
     v
 }
 
-/// The `ovs-ofctl` arguments of `command` (`add-flows`, `add-groups`) with `file`
-/// against `target`: OpenFlow 1.3 when the bridge is to hold groups (ovs-ofctl's default,
-/// OpenFlow 1.0, has none), its default otherwise.
-pub fn ofctl_args<'a>(
-    command: &'a str,
-    target: &'a str,
-    file: &'a str,
-    groups: &[String],
-) -> Vec<&'a str> {
+/// The `ovs-ofctl` arguments of `command` (`add-meter` with one meter, `add-groups` or
+/// `add-flows` with a file) with `arg` against `target`: OpenFlow 1.3 when `of13` (the
+/// bridge is to hold meters or groups, which ovs-ofctl's default, OpenFlow 1.0, lacks),
+/// its default otherwise.
+pub fn ofctl_args<'a>(command: &'a str, target: &'a str, arg: &'a str, of13: bool) -> Vec<&'a str> {
     let mut v = Vec::new();
-    if !groups.is_empty() {
+    if of13 {
         v.extend(["-O", "OpenFlow13"]);
     }
-    v.extend([command, target, file]);
+    v.extend([command, target, arg]);
     v
 }
 
@@ -135,7 +132,7 @@ impl Ovs {
             let _ = std::fs::remove_dir_all(&dir);
         })?;
         let ovs = Ovs { dir, ns };
-        ovs.setup(ty, setup.cpu, &setup.groups, &setup.openflow())?;
+        ovs.setup(ty, setup)?;
         Ok(ovs)
     }
 
@@ -178,13 +175,8 @@ impl Ovs {
         }
     }
 
-    fn setup(
-        &self,
-        ty: PortType,
-        cpu: Option<usize>,
-        groups: &[String],
-        flows: &[String],
-    ) -> Result<(), String> {
+    fn setup(&self, ty: PortType, setup: &Setup) -> Result<(), String> {
+        let cpu = setup.cpu;
         let db = self.path("conf.db");
         let sock = format!("unix:{}", self.path("db.sock"));
         self.cmd(None, "ovsdb-tool", &["create", &db, SCHEMA])?;
@@ -229,7 +221,18 @@ impl Ovs {
             }
         }
         let target = self.openflow_target();
-        for (what, lines) in [("add-groups", groups), ("add-flows", flows)] {
+        let of13 = setup.needs_openflow13();
+        for meter in &setup.meters {
+            self.cmd(
+                None,
+                "ovs-ofctl",
+                &ofctl_args("add-meter", &target, meter, of13),
+            )?;
+        }
+        for (what, lines) in [
+            ("add-groups", &setup.groups),
+            ("add-flows", &setup.openflow()),
+        ] {
             if lines.is_empty() {
                 continue;
             }
@@ -237,7 +240,7 @@ impl Ovs {
             let mut text = lines.join("\n");
             text.push('\n');
             std::fs::write(&file, text).map_err(|e| format!("{file}: {e}"))?;
-            self.cmd(None, "ovs-ofctl", &ofctl_args(what, &target, &file, groups))?;
+            self.cmd(None, "ovs-ofctl", &ofctl_args(what, &target, &file, of13))?;
         }
         Ok(())
     }
@@ -331,20 +334,41 @@ mod tests {
     }
 
     #[test]
-    fn groups_go_over_openflow_13() {
-        let groups = ["group_id=1,type=select,bucket=output:2".to_string()];
+    fn meters_and_groups_go_over_openflow_13() {
         assert_eq!(
-            ofctl_args("add-groups", "unix:m", "g.txt", &groups),
+            ofctl_args("add-groups", "unix:m", "g.txt", true),
             ["-O", "OpenFlow13", "add-groups", "unix:m", "g.txt"]
         );
         assert_eq!(
-            ofctl_args("add-flows", "unix:m", "f.txt", &groups),
+            ofctl_args("add-flows", "unix:m", "f.txt", true),
             ["-O", "OpenFlow13", "add-flows", "unix:m", "f.txt"]
         );
         assert_eq!(
-            ofctl_args("add-flows", "unix:m", "f.txt", &[]),
+            ofctl_args("add-flows", "unix:m", "f.txt", false),
             ["add-flows", "unix:m", "f.txt"]
         );
+        let meter = "meter=1,pktps,burst,bands=type=drop,rate=10,burst_size=1";
+        assert_eq!(
+            ofctl_args("add-meter", "unix:m", meter, true),
+            ["-O", "OpenFlow13", "add-meter", "unix:m", meter]
+        );
+        let (a, b) = (host(1), host(2));
+        let mut setup = Setup::pair(&a, &b);
+        assert!(!setup.needs_openflow13());
+        setup.meters = vec![meter.into()];
+        assert!(setup.needs_openflow13());
+        setup.meters.clear();
+        setup.groups = vec!["group_id=1,type=select,bucket=output:2".into()];
+        assert!(setup.needs_openflow13());
+    }
+
+    fn host(i: u8) -> crate::topo::Host {
+        crate::topo::Host {
+            ns: format!("h{i}"),
+            port: format!("p{i}"),
+            ip: format!("10.9.0.{i}"),
+            mac: format!("02:00:00:00:00:0{i}"),
+        }
     }
 
     #[test]

@@ -128,6 +128,16 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
             bound.join(", ")
         );
     }
+    if exp.kind == ExperimentKind::Meter {
+        let ratios = meter_ratios(exp);
+        if !ratios.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nForwarded rate over the meter rate (medians): {}.",
+                ratios.join(", ")
+            );
+        }
+    }
     if exp.kind == ExperimentKind::Fairness {
         let indices: Vec<(&str, f64, &str)> = exp
             .series
@@ -152,6 +162,25 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
             let _ = writeln!(out, "\n{line}");
         }
     }
+}
+
+/// Each device's median forwarded rate over the meter rate (`x`, packets per second) of
+/// a meter experiment: `peregrine-xdp 1.002× at 100000 packets/s`.
+pub(super) fn meter_ratios(exp: &Experiment) -> Vec<String> {
+    let mut v = Vec::new();
+    for s in &exp.series {
+        for p in &s.points {
+            if let (Some(f), true) = (p.forwarded_mpps, p.x > 0.0) {
+                v.push(format!(
+                    "{} {:.3}× at {} packets/s",
+                    s.dut,
+                    f.median * 1e6 / p.x,
+                    fmt_x(p.x)
+                ));
+            }
+        }
+    }
+    v
 }
 
 /// `text` with its first letter upper case.
@@ -219,6 +248,7 @@ fn unit_of(kind: ExperimentKind) -> &'static str {
         ExperimentKind::TableSize | ExperimentKind::FlowInstall => "rules",
         ExperimentKind::ExactVsWildcard => "% wildcard",
         ExperimentKind::FlowCount | ExperimentKind::SelectGroup => "flows",
+        ExperimentKind::Meter => "packets/s",
         ExperimentKind::Churn => "flow mods/s",
         ExperimentKind::Fairness => "(flow)",
         ExperimentKind::WorkerScaling => "workers",
@@ -307,6 +337,57 @@ mod tests {
         assert_eq!(
             fmt_summary(Metric::Forwarded, &Summary::single(1.5)),
             "1.50"
+        );
+    }
+
+    #[test]
+    fn meter_experiments_give_the_rate_over_the_meter_rate() {
+        let p = |x: f64, mpps: Option<f64>| Point {
+            x,
+            forwarded_mpps: mpps.map(Summary::single),
+            ..Point::default()
+        };
+        let exp = Experiment {
+            kind: ExperimentKind::Meter,
+            note: String::new(),
+            ceiling: Vec::new(),
+            series: vec![
+                crate::report::results::Series {
+                    dut: "peregrine-xdp".into(),
+                    points: vec![p(100_000.0, Some(0.1002)), p(400_000.0, Some(0.3996))],
+                },
+                crate::report::results::Series {
+                    dut: "ovs-afxdp".into(),
+                    points: vec![p(100_000.0, Some(0.099)), p(400_000.0, None)],
+                },
+            ],
+        };
+        assert_eq!(
+            meter_ratios(&exp),
+            [
+                "peregrine-xdp 1.002× at 100000 packets/s",
+                "peregrine-xdp 0.999× at 400000 packets/s",
+                "ovs-afxdp 0.990× at 100000 packets/s"
+            ]
+        );
+        let md = render_markdown(&Results {
+            schema: crate::report::results::SCHEMA_VERSION,
+            machine: crate::report::results::Machine {
+                cpu_model: String::new(),
+                cores: 2,
+                kernel: "6.18".into(),
+            },
+            pinning: "p".into(),
+            started: "s".into(),
+            experiments: vec![exp],
+        });
+        assert!(
+            md.contains("| meter rate (packets/s) | peregrine-xdp | ovs-afxdp |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("Forwarded rate over the meter rate (medians): peregrine-xdp 1.002×"),
+            "{md}"
         );
     }
 

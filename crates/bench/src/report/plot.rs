@@ -102,7 +102,8 @@ fn figures(exp: &Experiment) -> Vec<(&'static str, Style, Metric, String)> {
         ExperimentKind::TableSize
         | ExperimentKind::ExactVsWildcard
         | ExperimentKind::FlowCount
-        | ExperimentKind::SelectGroup => {
+        | ExperimentKind::SelectGroup
+        | ExperimentKind::Meter => {
             vec![(name, Style::Bars, Metric::Forwarded, heading)]
         }
         ExperimentKind::Fairness => {

@@ -103,6 +103,9 @@ pub enum ExperimentKind {
     /// Forwarding rate of random flows sent through a select group of two buckets (`x`:
     /// flows).
     SelectGroup,
+    /// Forwarding rate of a few flows sent flat out through one OpenFlow meter (`x`: the
+    /// meter's rate in packets per second).
+    Meter,
     /// Per-flow share of many concurrent flows (`x`: flow number).
     Fairness,
     /// Forwarding rate against forwarding threads (`x`: workers).
@@ -124,7 +127,7 @@ pub enum ExperimentKind {
 
 impl ExperimentKind {
     /// Every kind, in the order a report lists them.
-    pub const ALL: [ExperimentKind; 13] = [
+    pub const ALL: [ExperimentKind; 14] = [
         ExperimentKind::ThroughputVsSize,
         ExperimentKind::Load,
         ExperimentKind::PacketTime,
@@ -132,6 +135,7 @@ impl ExperimentKind {
         ExperimentKind::ExactVsWildcard,
         ExperimentKind::FlowCount,
         ExperimentKind::SelectGroup,
+        ExperimentKind::Meter,
         ExperimentKind::Fairness,
         ExperimentKind::WorkerScaling,
         ExperimentKind::LatencyProbe,
@@ -149,6 +153,7 @@ impl ExperimentKind {
             ExperimentKind::ExactVsWildcard => "exact_vs_wildcard",
             ExperimentKind::FlowCount => "flow_count",
             ExperimentKind::SelectGroup => "select_group",
+            ExperimentKind::Meter => "meter",
             ExperimentKind::Fairness => "fairness",
             ExperimentKind::WorkerScaling => "worker_scaling",
             ExperimentKind::LatencyProbe => "latency_probe",
@@ -168,6 +173,7 @@ impl ExperimentKind {
             ExperimentKind::ExactVsWildcard => "Exact vs wildcard rules",
             ExperimentKind::FlowCount => "Throughput vs flows under one wildcard rule",
             ExperimentKind::SelectGroup => "Throughput through a select group of 2 buckets",
+            ExperimentKind::Meter => "Forwarding through a meter",
             ExperimentKind::Fairness => "Fairness between flows",
             ExperimentKind::WorkerScaling => "Worker scaling",
             ExperimentKind::LatencyProbe => "Latency under load",
@@ -188,6 +194,7 @@ impl ExperimentKind {
             ExperimentKind::TableSize => "rules",
             ExperimentKind::ExactVsWildcard => "wildcard rules (%)",
             ExperimentKind::FlowCount | ExperimentKind::SelectGroup => "flows",
+            ExperimentKind::Meter => "meter rate (packets/s)",
             ExperimentKind::Fairness => "flow",
             ExperimentKind::WorkerScaling => "workers",
             ExperimentKind::LatencyProbe => "background load (% of saturation)",

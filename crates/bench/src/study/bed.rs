@@ -31,8 +31,8 @@ pub trait Switch: Send {
 pub trait Launcher {
     /// Starts peregrine with `backend` ports (`afxdp`, `afxdp-generic`, `afpacket`) on
     /// the setup's hosts' root-side ends (inputs first, sink last, as OpenFlow ports
-    /// 1..), holding exactly the setup's groups and flows (fail mode secure), with
-    /// `workers` workers pinned to `cpus` and a management socket.
+    /// 1..), holding exactly the setup's meters, groups and flows (fail mode secure),
+    /// with `workers` workers pinned to `cpus` and a management socket.
     fn start(
         &self,
         backend: &str,
@@ -53,6 +53,8 @@ pub struct Loadout {
     pub flows: Option<Vec<String>>,
     /// OpenFlow devices: groups, installed before the flows.
     pub groups: Vec<String>,
+    /// OpenFlow devices: meters, installed before the groups and the flows.
+    pub meters: Vec<String>,
     /// The bridge: static FDB entries towards the sink.
     pub fdb: Vec<[u8; 6]>,
     /// The router: extra routes towards the sink.
@@ -136,6 +138,7 @@ impl Bed {
             cpu: Some(ctx.opts.dut_cpu),
             flows: load.flows.clone(),
             groups: load.groups.clone(),
+            meters: load.meters.clone(),
             fdb: load.fdb.clone(),
         };
         let ports: Vec<String> = setup.hosts().iter().map(|h| h.port.clone()).collect();
@@ -311,6 +314,19 @@ pub fn measure(
     streams: Vec<Stream>,
     seconds: f64,
 ) -> Result<Measured, String> {
+    measure_each(ctx, bed, streams, seconds, &mut || {})
+}
+
+/// [`measure`], calling `before_attempt` before each attempt (before the pause that
+/// precedes it): what the device counts from the last call to the return is what the
+/// run kept did, whichever attempt that was.
+pub fn measure_each(
+    ctx: &mut Ctx,
+    bed: &Bed,
+    streams: Vec<Stream>,
+    seconds: f64,
+    before_attempt: &mut dyn FnMut(),
+) -> Result<Measured, String> {
     let ours = ctx.opts.pinning().cpus();
     let mut pids = vec![std::process::id()];
     pids.extend(&bed.pids);
@@ -321,6 +337,7 @@ pub fn measure(
         if ctx.stopped() {
             return Err("interrupted".into());
         }
+        before_attempt();
         // What the device still holds from the run before (an overload leaves queues
         // full) drains first, so it neither delays nor drops this run's frames.
         std::thread::sleep(SETTLE);

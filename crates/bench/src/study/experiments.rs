@@ -21,8 +21,9 @@
 //!   saturation rate; the probe's one-way latency.
 //! - **zero loss**: the RFC 2544 binary search at 64 B up to the ceiling rate.
 //!
-//! The select-group experiment is in [`super::select`], the control-plane experiments
-//! (flow installation, churn) in [`super::control`].
+//! The select-group experiment is in [`super::select`], the meter experiment in
+//! [`super::meter`], the control-plane experiments (flow installation, churn) in
+//! [`super::control`].
 //!
 //! A device that fails to start or to forward is logged and left out of that
 //! experiment (its error in the note); the study goes on.
@@ -109,6 +110,7 @@ pub fn run(ctx: &mut Ctx, kind: ExperimentKind) -> Result<Vec<Experiment>, Strin
         ExperimentKind::ExactVsWildcard => vec![exact_vs_wildcard(ctx)?],
         ExperimentKind::FlowCount => vec![flow_count(ctx)?],
         ExperimentKind::SelectGroup => vec![super::select::select_group(ctx)?],
+        ExperimentKind::Meter => vec![super::meter::meter(ctx)?],
         ExperimentKind::Fairness => fairness(ctx)?,
         ExperimentKind::WorkerScaling => vec![worker_scaling(ctx)?],
         ExperimentKind::LatencyProbe => vec![latency_probe(ctx)?],
@@ -202,7 +204,7 @@ const LEARNING_MAX_S: f64 = 10.0;
 /// the measured runs, so that devices that learn or cache flows (address learning, flow
 /// caches, peregrine's kernel tier) are measured in their steady state (at least 0.2 s,
 /// at most 10 s).
-fn warm_up(ctx: &mut Ctx, bed: &Bed, frames: &[Vec<u8>]) -> Result<(), String> {
+pub(super) fn warm_up(ctx: &mut Ctx, bed: &Bed, frames: &[Vec<u8>]) -> Result<(), String> {
     let seconds = (frames.len() as f64 / LEARNING_PPS).clamp(0.2, LEARNING_MAX_S);
     let m = measure(ctx, bed, vec![paced(0, frames, LEARNING_PPS)], seconds)?;
     if m.outcome.received() == 0 {

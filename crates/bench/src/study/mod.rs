@@ -17,6 +17,7 @@
 pub mod bed;
 pub mod control;
 pub mod experiments;
+pub mod meter;
 pub mod rules;
 pub mod select;
 
@@ -149,7 +150,7 @@ impl FromStr for Dut {
 
 /// The experiments a study can run, in the order it runs them (names as in the
 /// results).
-pub const EXPERIMENTS: [ExperimentKind; 13] = ExperimentKind::ALL;
+pub const EXPERIMENTS: [ExperimentKind; 14] = ExperimentKind::ALL;
 
 /// Parses an experiment's name (`throughput_vs_size`, …; `-` may stand for `_`).
 pub fn parse_experiment(s: &str) -> Result<ExperimentKind, String> {
@@ -201,6 +202,10 @@ pub struct Options {
     pub flow_counts: Vec<usize>,
     /// Flow counts of the select-group experiment.
     pub group_flows: Vec<usize>,
+    /// Meter rates of the meter experiment, packets per second.
+    pub meter_rates: Vec<u64>,
+    /// The meter experiment's burst, in milliseconds of the meter's rate.
+    pub meter_burst_ms: u64,
     /// Fairness: F1's rate, percent of the ceiling.
     pub fairness_f1: f64,
     /// Fairness: F2's rates, percent of the ceiling.
@@ -255,6 +260,8 @@ impl Options {
             wildcard_rules: 1_000,
             flow_counts: vec![1, 128_000],
             group_flows: vec![64],
+            meter_rates: vec![100_000],
+            meter_burst_ms: meter::BURST_MS,
             fairness_f1: 10.0,
             fairness_f2: vec![90.0],
             probe_loads: vec![0.0, 0.9],
@@ -284,6 +291,7 @@ impl Options {
             table_sizes: vec![1, 8_000, 64_000, 128_000, 1_000_000],
             flow_counts: vec![1, 128_000, 1_000_000],
             group_flows: vec![64, 128_000],
+            meter_rates: vec![100_000, 400_000],
             fairness_f2: vec![40.0, 50.0, 60.0, 70.0, 80.0, 90.0],
             probe_loads: vec![0.0, 0.5, 0.9, 1.2],
             workers: (1..=cores).collect(),
@@ -447,6 +455,7 @@ mod tests {
             parse_experiment("select-group"),
             Ok(ExperimentKind::SelectGroup)
         );
+        assert_eq!(parse_experiment("meter"), Ok(ExperimentKind::Meter));
         assert!(parse_experiment("speed")
             .unwrap_err()
             .contains("table_size"));
@@ -460,6 +469,8 @@ mod tests {
         assert_eq!(f.table_sizes, [1, 8_000, 64_000, 128_000, 1_000_000]);
         assert_eq!(q.group_flows, [64]);
         assert_eq!(f.group_flows, [64, 128_000]);
+        assert_eq!(q.meter_rates, [100_000]);
+        assert_eq!(f.meter_rates, [100_000, 400_000]);
         assert_eq!(f.fairness_f2.first(), Some(&40.0));
         assert_eq!(f.fairness_f2.last(), Some(&90.0));
         assert!(f.loads.iter().any(|&l| l < 1.0) && f.loads.iter().any(|&l| l > 1.0));

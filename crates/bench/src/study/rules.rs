@@ -1,5 +1,5 @@
 //! The rule sets the study loads into the devices, derived from the flows the generator
-//! sends so that every generated packet hits a rule: OpenFlow flows and groups
+//! sends so that every generated packet hits a rule: OpenFlow flows, groups and meters
 //! (ovs-ofctl syntax, for peregrine and Open vSwitch alike), static FDB entries (the
 //! bridge) and the routes' traffic (the router).
 //!
@@ -46,6 +46,11 @@ pub fn covering_group(dst: Ipv4Addr, in_port: usize, group: u32) -> String {
     covering_to(dst, in_port, &format!("group:{group}"))
 }
 
+/// The same rule as [`covering`], its flows going through meter `meter` first.
+pub fn covering_metered(dst: Ipv4Addr, in_port: usize, meter: u32, out: usize) -> String {
+    covering_to(dst, in_port, &format!("meter:{meter},output:{out}"))
+}
+
 fn covering_to(dst: Ipv4Addr, in_port: usize, actions: &str) -> String {
     let net = Ipv4Addr::from(u32::from(dst) & 0xffff_ff00);
     format!("priority=100,udp,in_port={in_port},nw_dst={net}/24,actions={actions}")
@@ -76,6 +81,15 @@ pub fn select_group(id: u32, macs: &[[u8; 6]], out: usize) -> String {
         })
         .collect();
     format!("group_id={id},type=select{buckets}")
+}
+
+/// The meter of the meter experiment.
+pub const METER: u32 = 1;
+
+/// A meter `id` (ovs-ofctl `add-meter` syntax) counting packets, with one band that drops
+/// what exceeds `rate` packets per second, `burst` packets of burst allowed.
+pub fn drop_meter(id: u32, rate: u64, burst: u64) -> String {
+    format!("meter={id},pktps,burst,bands=type=drop,rate={rate},burst_size={burst}")
 }
 
 /// Rules for `flows` (all entering at port `in_port`, sent to `out`) with
@@ -170,6 +184,18 @@ mod tests {
         assert_eq!(
             covering_group(sink, 1, GROUP),
             "priority=100,udp,in_port=1,nw_dst=10.1.0.0/24,actions=group:1"
+        );
+        assert_eq!(
+            covering_metered(sink, 1, METER, 2),
+            "priority=100,udp,in_port=1,nw_dst=10.1.0.0/24,actions=meter:1,output:2"
+        );
+    }
+
+    #[test]
+    fn drop_meters_count_packets_with_a_burst() {
+        assert_eq!(
+            drop_meter(METER, 100_000, 200),
+            "meter=1,pktps,burst,bands=type=drop,rate=100000,burst_size=200"
         );
     }
 

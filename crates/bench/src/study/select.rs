@@ -108,7 +108,7 @@ fn with_dsts(flows: Vec<FlowHeader>, dsts: &[FlowHeader]) -> Vec<FlowHeader> {
 /// The OpenFlow client of `dut` for queries (program and leading arguments):
 /// `peregrine ctl` for peregrine, `ovs-ofctl` for Open vSwitch, none for the devices
 /// without OpenFlow rules (or without a `peregrine` binary to ask with).
-fn client(ctx: &Ctx, dut: Dut) -> Option<Vec<String>> {
+pub(super) fn client(ctx: &Ctx, dut: Dut) -> Option<Vec<String>> {
     if !dut.openflow() {
         return None;
     }
@@ -124,7 +124,7 @@ fn client(ctx: &Ctx, dut: Dut) -> Option<Vec<String>> {
 
 /// Runs the client with `args` over OpenFlow 1.3, failing with its stderr; returns its
 /// standard output.
-fn query(client: &[String], args: &[&str]) -> Result<String, String> {
+pub(super) fn query(client: &[String], args: &[&str]) -> Result<String, String> {
     let (prog, lead) = client.split_first().ok_or("no client")?;
     let out = Command::new(prog)
         .args(lead)
@@ -163,10 +163,14 @@ impl Default for Counts {
 
 /// The fast tier's state as `dump-fastpath --json` gives it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Tier {
-    entries: usize,
-    hit: u64,
-    miss: u64,
+pub(super) struct Tier {
+    pub entries: usize,
+    pub hit: u64,
+    pub miss: u64,
+    /// Hits of metered entries (metered in the kernel).
+    pub metered: u64,
+    /// Of those, the frames a meter band dropped in the kernel.
+    pub meter_dropped: u64,
 }
 
 impl Counts {
@@ -243,8 +247,9 @@ fn bucket_packets(text: &str, group: u32) -> Option<Vec<u64>> {
     Some(v)
 }
 
-/// The fast tier's entries and kernel hits and misses from `dump-fastpath --json`.
-fn tier(json: &str) -> Result<Tier, String> {
+/// The fast tier's entries, kernel hits and misses and metering from `dump-fastpath
+/// --json`.
+pub(super) fn tier(json: &str) -> Result<Tier, String> {
     let v: serde_json::Value =
         serde_json::from_str(json).map_err(|e| format!("dump-fastpath: {e}"))?;
     if v["enabled"] != serde_json::Value::Bool(true) {
@@ -255,11 +260,13 @@ fn tier(json: &str) -> Result<Tier, String> {
         entries: v["entries"].as_array().map_or(0, Vec::len),
         hit: n(&v["events"]["hit"]),
         miss: n(&v["events"]["miss"]),
+        metered: n(&v["events"]["metered"]),
+        meter_dropped: n(&v["events"]["meter_dropped"]),
     })
 }
 
 /// `part` as a percentage of `whole`.
-fn percent(part: u64, whole: u64) -> String {
+pub(super) fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
         "-".into()
     } else {
@@ -359,13 +366,24 @@ mod tests {
     #[test]
     fn the_fast_tier_is_read_from_its_json() {
         let j = r#"{"enabled":true,"capacity":1024,"entries":[{"live":true},{"live":true}],
-                    "events":{"hit":990,"miss":10}}"#;
+                    "events":{"hit":990,"miss":10,"metered":500,"meter_dropped":300}}"#;
         assert_eq!(
             tier(j),
             Ok(Tier {
                 entries: 2,
                 hit: 990,
-                miss: 10
+                miss: 10,
+                metered: 500,
+                meter_dropped: 300
+            })
+        );
+        let old = r#"{"enabled":true,"entries":[],"events":{"hit":1,"miss":2}}"#;
+        assert_eq!(
+            tier(old),
+            Ok(Tier {
+                hit: 1,
+                miss: 2,
+                ..Tier::default()
             })
         );
         assert!(tier(r#"{"enabled":false}"#).unwrap_err().contains("off"));
@@ -380,6 +398,7 @@ mod tests {
                 entries: 64,
                 hit: 900,
                 miss: 100,
+                ..Tier::default()
             })),
         };
         assert_eq!(
@@ -393,6 +412,7 @@ mod tests {
                 entries: 64,
                 hit: 1900,
                 miss: 100,
+                ..Tier::default()
             })),
         };
         assert_eq!(
