@@ -30,9 +30,9 @@
 //! set-field on Ethernet, VLAN, IPv4, TCP/UDP port and MPLS label, TC and
 //! bottom-of-stack fields, push/pop VLAN, push_mpls (ethertype 0x8847 or 0x8848),
 //! pop_mpls, set/dec IP and MPLS TTL, groups of every type (the buckets the worker's
-//! code takes for this microflow, see [`groups`]), and outputs to ports, FLOOD and ALL included, as long as every port is
-//! sent the same frame once (or none: a rule without outputs, a table miss, or a group
-//! with no live bucket: a drop).
+//! code takes for this microflow, see [`groups`]), and outputs to ports, FLOOD and ALL
+//! included, as long as every port is sent the same frame once (or none: a rule without
+//! outputs, a table miss, or a group with no live bucket: a drop).
 //! An output to NORMAL (alone) is accepted when the learning switch's decision is fixed
 //! by its MAC table as it is (attached with [`Datapath::set_mac_table`], read with
 //! [`MacTable::resolve`]: the source learned and alive on the input port, the
@@ -43,9 +43,10 @@
 //! output, or from a source not learned there ([`Ineligible::waits_for_macs`]), is
 //! refused.
 //! A meter is accepted when it is the path's only one, nothing was sent, grouped or
-//! resized before it, it has at most [`KERNEL_BANDS`](crate::meter::KERNEL_BANDS) bands and cells shared with the
-//! kernel (see [`crate::meter`]), and, if a band may remark the DSCP, no DSCP or ECN
-//! rewrite precedes it, no later table reads them and no select group hashes them:
+//! resized before it, it has at most [`KERNEL_BANDS`](crate::meter::KERNEL_BANDS) bands
+//! and cells shared with the kernel (see [`crate::meter`]), and, if a band may remark
+//! the DSCP, no DSCP or ECN rewrite precedes it, no later table reads them and no select
+//! group hashes them:
 //! the decision is then the path of the frames it passes (traced with every meter
 //! passing), and its [`MeterCredit`] tells the kernel which cells to meter with; a frame
 //! a band drops there goes no further, one a band remarks is remarked as a worker would.
@@ -66,11 +67,11 @@
 //! received key it depends on (the megaflow mask), the union of what each table's
 //! classifier consulted for its lookup ([`Classify::consulted`]) and the input port and
 //! ethertype (and IPv4's protocol); the IPv4 TTL where a decrement or a push_mpls reads
-//! it; with NORMAL, the VLAN and both MACs as well (what
-//! the learning switch reads); every bit when a select group runs (its bucket hashes the
-//! whole key). Every frame equal to the key under the mask goes the same path with the
-//! same actions, so the tier may serve them all with one entry; a publish's added rules
-//! are checked against the whole megaflow ([`Credit::affected_by`]).
+//! it; with NORMAL, the VLAN and both MACs as well (what the learning switch reads);
+//! every bit when a select group runs (its bucket hashes the whole key). Every frame
+//! equal to the key under the mask goes the same path with the same actions, so the tier
+//! may serve them all with one entry; a publish's added rules are checked against the
+//! whole megaflow ([`Credit::affected_by`]).
 //!
 //! Hits counted in the kernel come back through [`KernelCounters`]: a counter set of its
 //! own, registered like a worker's (summed by every reader, zeroed with the others when
