@@ -180,7 +180,9 @@ fn metered_flows_pass_what_one_bucket_passes_with_the_fast_path_on_and_off() {
             "{mode}: after a second's refill passed {}",
             r.burst_passed[1]
         );
-        // The rate, over the time sent, plus the burst: within 3 %.
+        // The rate over the time sent, plus the burst: never more than one bucket passes
+        // (2 % of slack for the sending time's measure), and not much less (frames the
+        // sender's scheduling bunched up find the bucket empty more often).
         let want = STEADY_BURST as f64 + STEADY_RATE * r.steady_secs;
         let got = r.steady_passed as f64;
         eprintln!(
@@ -189,7 +191,7 @@ fn metered_flows_pass_what_one_bucket_passes_with_the_fast_path_on_and_off() {
             r.burst_passed, r.steady_sent, r.steady_secs
         );
         assert!(
-            (got - want).abs() <= want * 0.03,
+            got <= want * 1.02 + 2.0 && got >= want * 0.9,
             "{mode}: steady flow passed {got}, one bucket passes {want:.0} in {:.3} s",
             r.steady_secs
         );

@@ -6,9 +6,10 @@
 //! What it holds the tier to: steady traffic between two hosts is served in the kernel
 //! (at least [`KERNEL_SHARE`] of it), and counted in the NORMAL flow's statistics; a
 //! MAC that moves to another port takes its traffic along at once, nothing more going
-//! to the old port; and every host receives the same frames, in the same order, as
-//! with the tier off. The tracer says which NORMAL flows the kernel serves, and why
-//! not the others.
+//! to the old port; and every host receives the same frames as with the tier off. The tracer says which NORMAL flows the kernel serves, and why
+//! not the others. A flow's frames still in a worker's receive ring when its entry
+//! becomes live may be overtaken by the kernel's (at flow start only, as the README
+//! says); the order is held past the first [`FLOW_START`] frames of each flow.
 //!
 //! The test frames carry MACs of their own ([`A`], [`B`]), not the hosts'. Frames
 //! redirected by XDP into a veth are delivered only when the veth's peer has NAPI, so
@@ -268,6 +269,34 @@ fn run(mode: &str) -> Run {
     }
 }
 
+/// Frames a flow's entry may overtake when it becomes live: those still in a worker's
+/// receive ring then (the overtaking at flow start the README describes).
+const FLOW_START: usize = 32;
+
+/// `got` holds exactly the sequence numbers of `want`, in its order except that a frame
+/// among the first [`FLOW_START`] of `want`'s runs (the steady flow's start, the flow's
+/// start again after the move) may arrive after later ones.
+fn assert_in_order_past_flow_start(got: &[u32], want: &[u32], what: &str) {
+    let mut sorted = got.to_vec();
+    sorted.sort_unstable();
+    assert_eq!(sorted, want, "{what}: frames lost or duplicated");
+    let starts: Vec<u32> = want
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| *i == 0 || want[i - 1] + 1 != **s)
+        .map(|(_, s)| *s)
+        .collect();
+    let early = |s: u32| starts.iter().any(|&b| s >= b && s < b + FLOW_START as u32);
+    let mut highest = 0;
+    for &s in got {
+        assert!(
+            s >= highest || early(s),
+            "{what}: frame {s} came after {highest}, past its flow's start: {got:?}"
+        );
+        highest = highest.max(s);
+    }
+}
+
 fn seqs(frames: &[Vec<u8>]) -> Vec<u32> {
     frames.iter().filter_map(|f| seq_of(f)).collect()
 }
@@ -288,9 +317,14 @@ fn the_learning_switch_is_served_in_the_kernel_and_follows_a_move() {
     ];
     for (i, w) in want.iter().enumerate() {
         assert_eq!(&seqs(&off.got[i]), w, "tier off: host {}", i + 1);
-        assert_eq!(&seqs(&xdp.got[i]), w, "tier on: host {}", i + 1);
+        assert_in_order_past_flow_start(&seqs(&xdp.got[i]), w, &format!("tier on: host {}", i + 1));
+        let by_seq = |got: &[Vec<u8>]| {
+            let mut v = got.to_vec();
+            v.sort_by_key(|f| seq_of(f));
+            v
+        };
         assert!(
-            xdp.got[i] == off.got[i],
+            by_seq(&xdp.got[i]) == by_seq(&off.got[i]),
             "host {}: the frames differ between tier on and off",
             i + 1
         );
