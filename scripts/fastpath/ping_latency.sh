@@ -6,6 +6,7 @@
 #   xdp-generic  the same with the program attached in generic (skb) mode
 #   off          peregrine with the tier off (every frame through the workers)
 #   normal       peregrine with the tier as a standalone learning switch (NORMAL)
+#   afpacket     peregrine with AF_PACKET ports (no XDP; every frame through the workers)
 #   bridge       the Linux bridge
 #   redirect     a one-line native XDP program redirecting p1 <-> p2 (no lookup: what
 #                native XDP on veth costs by itself)
@@ -63,6 +64,13 @@ start() {
       ip netns exec ${S}${i}s taskset -c 1 $PG run --port p1,backend=afxdp \
         --port p2,backend=afxdp --cpus 1 --fail-mode standalone --mgmt none \
         ${PGARGS:-} >"$TMP/$dev.log" 2>&1 &
+      PIDS+=($!)
+      ;;
+    afpacket)
+      ip netns exec ${S}${i}s taskset -c 1 $PG run --port p1,backend=afpacket \
+        --port p2,backend=afpacket --cpus 1 --fail-mode secure --mgmt none \
+        ${PGARGS:-} --flow "in_port=1,actions=output:2" \
+        --flow "in_port=2,actions=output:1" >"$TMP/$dev.log" 2>&1 &
       PIDS+=($!)
       ;;
     bridge)
