@@ -1,5 +1,5 @@
 //! Port backends behind one batch trait ([`datapath::port::PortIo`]): AF_XDP sockets,
-//! AF_PACKET with TPACKET_V3 rings, tap devices, pcap replay/record, and in-memory ports;
+//! AF_PACKET with TPACKET_V2 rings, tap devices, pcap replay/record, and in-memory ports;
 //! plus the
 //! interface facts ([`InterfaceInfo`]) and the link monitor ([`LinkMonitor`]) a switch
 //! needs around them. It knows nothing of OpenFlow.
@@ -89,7 +89,7 @@ pub use link::{LinkEvent, LinkMonitor};
 /// Which kind of port to open.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Backend {
-    /// AF_PACKET sockets with TPACKET_V3 rings on an existing interface.
+    /// AF_PACKET sockets with TPACKET_V2 rings on an existing interface.
     AfPacket,
     /// An XDP program and AF_XDP sockets (one per rx queue) on an existing interface,
     /// the program attached as `mode` says.

@@ -1,4 +1,4 @@
-//! AF_PACKET ports with TPACKET_V3 rings: any kernel interface (veth, NIC, bridge
+//! AF_PACKET ports with TPACKET_V2 rings: any kernel interface (veth, NIC, bridge
 //! port...) as a switch port, one socket per worker.
 //!
 //! # Sockets
@@ -26,17 +26,22 @@
 //!
 //! # Data path
 //!
-//! `recv` copies frames out of retired RX blocks into pooled packets (re-inserting a
-//! VLAN tag the kernel lifted into the ring header) and hands blocks back. `send` copies
+//! `recv` copies frames out of user-owned RX slots into pooled packets (re-inserting a
+//! VLAN tag the kernel lifted into the slot header) and hands each slot back. `send` copies
 //! each frame into a TX slot and makes one `send(fd, NULL, 0, MSG_DONTWAIT)` call per
 //! batch; a full ring drops the rest of the batch (counted), and slots the kernel did
 //! not take in that call (link down, interface gone, socket buffer full) are given back
 //! and counted as dropped, so nothing is sent late.
 //!
-//! Frames arrive with up to one block timeout (1 ms) of delay at low rates: the kernel
-//! hands a block over when it is full or when the timeout expires.
+//! The rings are TPACKET_V2, not V3: V3 packs frames into blocks that the kernel hands
+//! over only when full or when the block timeout expires, which at low rates delays
+//! every frame by up to that timeout (at least 1 ms) per hop. A V2 slot is handed over
+//! as soon as its one frame is in it, and the socket becomes readable at once. The
+//! version applies to both rings, so TX slots carry a `tpacket2_hdr` too. RX slots are
+//! sized for a full frame at the interface's MTU; a longer frame (GRO) arrives cut
+//! short and is counted as an error (it could not be sent on at that MTU either).
 //!
-//! Kernel-side drops (RX ring full) are read from PACKET_STATISTICS when a block reports
+//! Kernel-side drops (RX ring full) are read from PACKET_STATISTICS when a slot reports
 //! loss, after runs of empty polls, and every few thousand calls, and are added to
 //! `rx_dropped`. After the interface goes away the socket stays open and idle: `recv`
 //! returns 0 and `send` drops and counts; reopen the port when it comes back.
@@ -53,17 +58,13 @@ use crate::counters::PortCounters;
 use crate::error::PortError;
 use crate::info::InterfaceInfo;
 use crate::sys;
-use ring::{Geometry, Mapping, RxRing, TxRing, TX_DATA};
+use ring::{Geometry, Mapping, RxRing, TxRing, RX_HEADROOM, TX_DATA};
 
-/// RX ring: 32 blocks of 64 KiB (2 MiB). The frame size only matters to the kernel's
-/// sanity checks in V3; frames are packed at their own length.
-const RX_GEOMETRY: Geometry = Geometry {
-    block_size: 64 << 10,
-    block_nr: 32,
-    frame_size: 2048,
-};
-/// Block retire timeout, in ms: the longest a frame waits in a partly filled block.
-const RX_RETIRE_MS: u32 = 1;
+/// RX ring size in bytes (more where a slot is so large that fewer than
+/// `RX_MIN_FRAMES` would fit).
+const RX_BYTES: usize = 2 << 20;
+/// Fewest slots in an RX ring.
+const RX_MIN_FRAMES: usize = 128;
 /// TX ring size in bytes.
 const TX_BYTES: usize = 1 << 20;
 /// Ethernet header plus one VLAN tag: the most a frame may carry beyond the MTU (the
@@ -74,17 +75,31 @@ const STATS_EVERY: u32 = 4096;
 /// Empty receive calls in a row between PACKET_STATISTICS / SO_ERROR reads.
 const IDLE_CHECK_EVERY: u32 = 16;
 
-/// TX ring geometry for an interface MTU: slots of 2 KiB up to MTU 1500-ish, else the
-/// next power of two that holds a full frame; blocks of at least 64 KiB; 1 MiB in all.
-fn tx_geometry(mtu: u32) -> Geometry {
-    let need = TX_DATA + mtu as usize + L2_OVERHEAD;
+/// Ring geometry for slots that hold `headroom` bytes and then a full frame at `mtu`:
+/// slots of 2 KiB up to MTU 1500-ish, else the next power of two that holds one; blocks
+/// of at least 64 KiB; `bytes` in all, or more to hold `min_frames` slots.
+fn geometry(mtu: u32, headroom: usize, bytes: usize, min_frames: usize) -> Geometry {
+    let need = headroom + mtu as usize + L2_OVERHEAD;
     let frame_size = need.next_power_of_two().clamp(2048, 1 << 17);
     let block_size = frame_size.max(64 << 10);
+    let per_block = block_size / frame_size;
     Geometry {
         block_size,
-        block_nr: (TX_BYTES / block_size).max(1),
+        block_nr: (bytes / block_size)
+            .max(min_frames.div_ceil(per_block))
+            .max(1),
         frame_size,
     }
+}
+
+/// RX ring geometry for an interface MTU.
+fn rx_geometry(mtu: u32) -> Geometry {
+    geometry(mtu, RX_HEADROOM, RX_BYTES, RX_MIN_FRAMES)
+}
+
+/// TX ring geometry for an interface MTU.
+fn tx_geometry(mtu: u32) -> Geometry {
+    geometry(mtu, TX_DATA, TX_BYTES, 1)
 }
 
 /// One worker's AF_PACKET socket on a port. See the module comment.
@@ -113,7 +128,7 @@ impl AfPacketPort {
 
     /// Adds the kernel's drop count (reset on each read) to `rx_dropped`.
     fn read_kernel_stats(&self) {
-        if let Ok(st) = sys::getsockopt::<libc::tpacket_stats_v3>(
+        if let Ok(st) = sys::getsockopt::<libc::tpacket_stats>(
             self.fd.as_raw_fd(),
             libc::SOL_PACKET,
             libc::PACKET_STATISTICS,
@@ -258,24 +273,19 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
     let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
     let raw = fd.as_raw_fd();
     let one: libc::c_int = 1;
-    let v3 = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &v3)
+    let v2 = libc::tpacket_versions::TPACKET_V2 as libc::c_int;
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &v2)
         .map_err(err("PACKET_VERSION"))?;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_LOSS, &one).map_err(err("PACKET_LOSS"))?;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &one)
         .map_err(err("PACKET_QDISC_BYPASS"))?;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, &one)
         .map_err(err("PACKET_IGNORE_OUTGOING"))?;
-    let rx_geo = RX_GEOMETRY;
+    let rx_geo = rx_geometry(info.mtu);
     let tx_geo = tx_geometry(info.mtu);
-    sys::setsockopt(
-        raw,
-        libc::SOL_PACKET,
-        libc::PACKET_RX_RING,
-        &rx_geo.req(RX_RETIRE_MS),
-    )
-    .map_err(err("PACKET_RX_RING"))?;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_TX_RING, &tx_geo.req(0))
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_RX_RING, &rx_geo.req())
+        .map_err(err("PACKET_RX_RING"))?;
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_TX_RING, &tx_geo.req())
         .map_err(err("PACKET_TX_RING"))?;
     let map =
         Mapping::new(raw, rx_geo.bytes() + tx_geo.bytes()).map_err(err("mmap of packet rings"))?;
@@ -335,6 +345,23 @@ mod tests {
             assert!(g.bytes() <= 1 << 20 || g.block_nr == 1);
         }
         assert_eq!(tx_geometry(1500).frame_size, 2048);
+    }
+
+    #[test]
+    fn rx_slots_hold_a_full_frame() {
+        for mtu in [576, 1500, 1600, 9000, 65535] {
+            let g = rx_geometry(mtu);
+            assert!(
+                g.frame_size - RX_HEADROOM >= mtu as usize + L2_OVERHEAD,
+                "mtu {mtu}"
+            );
+            assert_eq!(g.block_size % g.frame_size, 0);
+            assert_eq!(g.block_size % 4096, 0);
+            assert!(g.frame_nr() >= RX_MIN_FRAMES, "mtu {mtu}");
+            assert!(g.bytes() <= RX_BYTES || g.frame_nr() <= RX_MIN_FRAMES + g.frames_per_block());
+        }
+        assert_eq!(rx_geometry(1500).frame_size, 2048);
+        assert_eq!(rx_geometry(1500).bytes(), RX_BYTES);
     }
 
     #[test]

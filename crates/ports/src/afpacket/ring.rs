@@ -1,26 +1,30 @@
-//! The TPACKET_V3 rings of one AF_PACKET socket: the receive ring (variable-size frames
-//! packed into blocks) and the transmit ring (fixed-size frame slots).
+//! The TPACKET_V2 rings of one AF_PACKET socket: the receive ring and the transmit ring,
+//! both fixed-size frame slots.
 //!
 //! # Memory
 //!
 //! One shared mapping holds the receive ring's blocks followed by the transmit ring's.
-//! Ownership of each piece is passed between kernel and user by a status word in it:
+//! Each block holds `block_size / frame_size` slots (none spans two blocks); a slot is a
+//! `tpacket2_hdr` followed by one frame. Ownership of each slot is passed between kernel
+//! and user by its status word (`tp_status`, at offset 0):
 //!
-//! - RX block: `block_status` is `TP_STATUS_KERNEL` while the kernel fills it and gets
-//!   `TP_STATUS_USER` when the kernel retires it (full, or after the block timeout).
-//!   We read its frames only after seeing USER (acquire), and hand it back by storing
-//!   KERNEL (release) once every frame is copied out. Blocks are retired in ring order,
-//!   so `cur` walks them in order.
+//! - RX slot: `TP_STATUS_KERNEL` while the kernel may fill it; it stores
+//!   `TP_STATUS_USER` as soon as one frame is in it, so each frame is handed over at
+//!   once (no block to wait for). We read the slot only after seeing USER (acquire), and
+//!   hand it back by storing KERNEL (release) once the frame is copied out. The kernel
+//!   fills slots in ring order, so `cur` walks them in order.
 //! - TX slot: `tp_status` is AVAILABLE when we may fill it; we write the frame and store
 //!   SEND_REQUEST (release); the kernel takes requested slots in ring order during our
 //!   `send()` kick (SENDING) and marks them AVAILABLE once the frame left.
 //!
+//! The socket's version (set before the rings) fixes the slot header of both rings.
+//!
 //! # Invariants
 //!
-//! - Nothing in an RX block is read as a reference unless the block is user-owned, and
-//!   no reference to it outlives the release store.
-//! - Every offset, length and count read from the ring is checked against the block
-//!   before use; a bad entry ends its block (counted as an error), never panics.
+//! - Nothing in an RX slot is read as a reference unless the slot is user-owned, and no
+//!   reference to it outlives the release store.
+//! - Every offset and length read from the ring is checked against the slot before use;
+//!   a bad entry is counted as an error and its slot handed back, never a panic.
 //! - TX: `head` is the next slot to fill. After every kick, no SEND_REQUEST slot is left
 //!   behind `head`: slots a kick left untaken are returned to AVAILABLE and `head` moves
 //!   back to the first of them (the kernel, which takes slots strictly in order, stopped
@@ -34,28 +38,21 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use datapath::packet::Packet;
 
-/// Offset of a block's status word (`hdr.bh1.block_status`).
-const BLOCK_STATUS: usize = offset_of!(libc::tpacket_block_desc, hdr);
-/// Offset of a block's frame count (`hdr.bh1.num_pkts`).
-const BLOCK_NUM_PKTS: usize = BLOCK_STATUS + offset_of!(libc::tpacket_hdr_v1, num_pkts);
-/// Offset of a block's first frame header (`hdr.bh1.offset_to_first_pkt`).
-const BLOCK_FIRST: usize = BLOCK_STATUS + offset_of!(libc::tpacket_hdr_v1, offset_to_first_pkt);
-
-const H_NEXT: usize = offset_of!(libc::tpacket3_hdr, tp_next_offset);
-const H_SNAPLEN: usize = offset_of!(libc::tpacket3_hdr, tp_snaplen);
-const H_LEN: usize = offset_of!(libc::tpacket3_hdr, tp_len);
-const H_STATUS: usize = offset_of!(libc::tpacket3_hdr, tp_status);
-const H_MAC: usize = offset_of!(libc::tpacket3_hdr, tp_mac);
-const H_VLAN_TCI: usize =
-    offset_of!(libc::tpacket3_hdr, hv1) + offset_of!(libc::tpacket_hdr_variant1, tp_vlan_tci);
-const H_VLAN_TPID: usize =
-    offset_of!(libc::tpacket3_hdr, hv1) + offset_of!(libc::tpacket_hdr_variant1, tp_vlan_tpid);
-/// Bytes of a frame header.
-const H_SIZE: usize = std::mem::size_of::<libc::tpacket3_hdr>();
-/// Where a TX slot's frame starts: the header, 16-aligned (TPACKET3_HDRLEN minus the
+const H_STATUS: usize = offset_of!(libc::tpacket2_hdr, tp_status);
+const H_LEN: usize = offset_of!(libc::tpacket2_hdr, tp_len);
+const H_SNAPLEN: usize = offset_of!(libc::tpacket2_hdr, tp_snaplen);
+const H_MAC: usize = offset_of!(libc::tpacket2_hdr, tp_mac);
+const H_VLAN_TCI: usize = offset_of!(libc::tpacket2_hdr, tp_vlan_tci);
+const H_VLAN_TPID: usize = offset_of!(libc::tpacket2_hdr, tp_vlan_tpid);
+/// Bytes of a slot header.
+const H_SIZE: usize = std::mem::size_of::<libc::tpacket2_hdr>();
+/// Where a TX slot's frame starts: the header, 16-aligned (TPACKET2_HDRLEN minus the
 /// sockaddr_ll the kernel reserves for RX only).
 pub(crate) const TX_DATA: usize =
     (H_SIZE + libc::TPACKET_ALIGNMENT - 1) & !(libc::TPACKET_ALIGNMENT - 1);
+/// The most an RX slot holds before its frame: the kernel puts the MAC header so that
+/// the network header lands at TPACKET_ALIGN(TPACKET2_HDRLEN + 16) or later.
+pub(crate) const RX_HEADROOM: usize = 128;
 
 /// The shared mapping of a socket's rings; unmapped on drop.
 pub(crate) struct Mapping {
@@ -135,20 +132,23 @@ impl Geometry {
         self.frames_per_block() * self.block_nr
     }
 
-    pub(crate) fn req(&self, retire_ms: u32) -> libc::tpacket_req3 {
-        libc::tpacket_req3 {
+    pub(crate) fn req(&self) -> libc::tpacket_req {
+        libc::tpacket_req {
             tp_block_size: self.block_size as u32,
             tp_block_nr: self.block_nr as u32,
             tp_frame_size: self.frame_size as u32,
             tp_frame_nr: self.frame_nr() as u32,
-            tp_retire_blk_tov: retire_ms,
-            tp_sizeof_priv: 0,
-            tp_feature_req_word: 0,
         }
+    }
+
+    /// The offset of slot `i` (below `frame_nr()`) from the ring's start.
+    fn slot_offset(&self, i: usize) -> usize {
+        let fpb = self.frames_per_block();
+        (i / fpb) * self.block_size + (i % fpb) * self.frame_size
     }
 }
 
-/// One entry of an RX block, as found.
+/// What a user-owned RX slot holds.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Entry<'a> {
     /// A whole frame; `vlan` is the (TPID, TCI) the kernel took out of it, if any.
@@ -156,21 +156,10 @@ pub(crate) enum Entry<'a> {
         data: &'a [u8],
         vlan: Option<(u16, u16)>,
     },
-    /// A frame cut short by the ring (longer than a block can hold).
+    /// A frame cut short by the ring (longer than a slot can hold).
     Truncated,
-    /// A header or frame outside the block: the rest of the block is skipped.
+    /// A header or frame outside the slot.
     Malformed,
-}
-
-/// A walk over the frames of one user-owned RX block; survives between batches.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct BlockCursor {
-    /// Frames in the block.
-    num: u32,
-    /// Frames already taken.
-    taken: u32,
-    /// Offset of the next frame header.
-    offset: usize,
 }
 
 fn read_u32(b: &[u8], at: usize) -> Option<u32> {
@@ -185,73 +174,35 @@ fn read_u16(b: &[u8], at: usize) -> Option<u16> {
     ))
 }
 
-impl BlockCursor {
-    /// Starts a walk over `block` (a retired block's bytes).
-    pub(crate) fn start(block: &[u8]) -> BlockCursor {
-        match (
-            read_u32(block, BLOCK_NUM_PKTS),
-            read_u32(block, BLOCK_FIRST),
-        ) {
-            (Some(num), Some(first)) => BlockCursor {
-                num,
-                taken: 0,
-                offset: first as usize,
-            },
-            _ => BlockCursor::default(),
-        }
-    }
+/// The entry in `slot` (a user-owned RX slot's bytes, header first).
+pub(crate) fn parse_slot(slot: &[u8]) -> Entry<'_> {
+    parse(slot).unwrap_or(Entry::Malformed)
+}
 
-    /// Whether every frame of the block was taken.
-    pub(crate) fn done(&self) -> bool {
-        self.taken >= self.num
+fn parse(slot: &[u8]) -> Option<Entry<'_>> {
+    if slot.len() < H_SIZE {
+        return None;
     }
-
-    /// The next entry of `block` (the same block `start` was given), or `None` at its
-    /// end.
-    pub(crate) fn next<'a>(&mut self, block: &'a [u8]) -> Option<Entry<'a>> {
-        if self.done() {
-            return None;
-        }
-        self.taken += 1;
-        let at = self.offset;
-        let Some(entry) = Self::entry(block, at) else {
-            self.taken = self.num;
-            return Some(Entry::Malformed);
+    let status = read_u32(slot, H_STATUS)?;
+    let len = read_u32(slot, H_LEN)? as usize;
+    let snaplen = read_u32(slot, H_SNAPLEN)? as usize;
+    let mac = read_u16(slot, H_MAC)? as usize;
+    if mac < H_SIZE {
+        return None;
+    }
+    let data = slot.get(mac..mac.checked_add(snaplen)?)?;
+    if snaplen < len {
+        return Some(Entry::Truncated);
+    }
+    let vlan = (status & libc::TP_STATUS_VLAN_VALID != 0).then(|| {
+        let tci = read_u16(slot, H_VLAN_TCI).unwrap_or(0);
+        let tpid = match status & libc::TP_STATUS_VLAN_TPID_VALID {
+            0 => 0x8100,
+            _ => read_u16(slot, H_VLAN_TPID).unwrap_or(0x8100),
         };
-        if !self.done() {
-            // Entries follow each other: a zero step would loop, so it points the walk
-            // off the block and the next call reports the block malformed.
-            self.offset = match read_u32(block, at + H_NEXT) {
-                Some(next) if next > 0 => at.saturating_add(next as usize),
-                _ => usize::MAX,
-            };
-        }
-        Some(entry)
-    }
-
-    fn entry(block: &[u8], at: usize) -> Option<Entry<'_>> {
-        if at.checked_add(H_SIZE)? > block.len() {
-            return None;
-        }
-        let snaplen = read_u32(block, at + H_SNAPLEN)? as usize;
-        let len = read_u32(block, at + H_LEN)? as usize;
-        let status = read_u32(block, at + H_STATUS)?;
-        let mac = read_u16(block, at + H_MAC)? as usize;
-        let start = at.checked_add(mac)?;
-        let data = block.get(start..start.checked_add(snaplen)?)?;
-        if snaplen < len {
-            return Some(Entry::Truncated);
-        }
-        let vlan = (status & libc::TP_STATUS_VLAN_VALID != 0).then(|| {
-            let tci = read_u32(block, at + H_VLAN_TCI).unwrap_or(0) as u16;
-            let tpid = match status & libc::TP_STATUS_VLAN_TPID_VALID {
-                0 => 0x8100,
-                _ => read_u16(block, at + H_VLAN_TPID).unwrap_or(0x8100),
-            };
-            (tpid, tci)
-        });
-        Some(Entry::Frame { data, vlan })
-    }
+        (tpid, tci)
+    });
+    Some(Entry::Frame { data, vlan })
 }
 
 /// What one receive batch found besides frames.
@@ -260,30 +211,24 @@ pub(crate) struct RxOutcome {
     pub frames: usize,
     pub bytes: u64,
     pub errors: u64,
-    /// A retired block said the kernel dropped frames (TP_STATUS_LOSING).
+    /// A slot said the kernel dropped frames (TP_STATUS_LOSING).
     pub losing: bool,
 }
 
-/// The receive ring: blocks at the start of the mapping.
+/// The receive ring: slots at the start of the mapping.
 pub(crate) struct RxRing {
     geo: Geometry,
-    /// The next block to read (the kernel retires blocks in order).
+    /// The next slot to read (the kernel fills slots in order).
     cur: usize,
-    /// The walk inside block `cur` when the last batch stopped in it.
-    cursor: Option<BlockCursor>,
 }
 
 impl RxRing {
     pub(crate) fn new(geo: Geometry) -> RxRing {
-        RxRing {
-            geo,
-            cur: 0,
-            cursor: None,
-        }
+        RxRing { geo, cur: 0 }
     }
 
     /// Copies up to `max` frames into packets from `pool` appended to `rx`, handing
-    /// finished blocks back to the kernel.
+    /// each slot back to the kernel once read.
     pub(crate) fn read(
         &mut self,
         map: &Mapping,
@@ -293,52 +238,46 @@ impl RxRing {
     ) -> RxOutcome {
         let mut out = RxOutcome::default();
         while out.frames < max {
-            let base = map.at(self.cur * self.geo.block_size);
-            // SAFETY: `base` is a block start inside the mapping (page aligned), so its
+            let base = map.at(self.geo.slot_offset(self.cur));
+            // SAFETY: `base` is a slot start inside the mapping (16-aligned), so its
             // status word is inside it and 4-aligned.
-            let status = unsafe { status_word(base.add(BLOCK_STATUS)) };
+            let status = unsafe { status_word(base.add(H_STATUS)) };
             let s = status.load(Ordering::Acquire);
             if s & libc::TP_STATUS_USER == 0 {
                 break;
             }
             out.losing |= s & libc::TP_STATUS_LOSING != 0;
-            let finished = {
-                // SAFETY: the block is user-owned (status USER, acquired above): the
+            {
+                // SAFETY: the slot is user-owned (status USER, acquired above): the
                 // kernel does not write it until we store KERNEL below, after this
                 // slice is gone. It lies inside the mapping, which outlives the call.
-                let block = unsafe { std::slice::from_raw_parts(base, self.geo.block_size) };
-                let cursor = self.cursor.get_or_insert_with(|| BlockCursor::start(block));
-                while out.frames < max {
-                    match cursor.next(block) {
-                        None => break,
-                        Some(Entry::Frame { data, vlan }) => {
-                            let mut p = pool.pop().unwrap_or_default();
-                            p.refill(data);
-                            if let Some((tpid, tci)) = vlan {
-                                if data.len() < 12 {
-                                    out.errors += 1;
-                                    pool.push(p);
-                                    continue;
-                                }
-                                let tag = p.insert(12, 4);
-                                tag[..2].copy_from_slice(&tpid.to_be_bytes());
-                                tag[2..].copy_from_slice(&tci.to_be_bytes());
+                let slot = unsafe { std::slice::from_raw_parts(base, self.geo.frame_size) };
+                match parse_slot(slot) {
+                    Entry::Frame { data, vlan } => {
+                        let mut p = pool.pop().unwrap_or_default();
+                        p.refill(data);
+                        match vlan {
+                            Some(_) if data.len() < 12 => {
+                                out.errors += 1;
+                                pool.push(p);
                             }
-                            out.bytes += p.len() as u64;
-                            out.frames += 1;
-                            rx.push(p);
+                            _ => {
+                                if let Some((tpid, tci)) = vlan {
+                                    let tag = p.insert(12, 4);
+                                    tag[..2].copy_from_slice(&tpid.to_be_bytes());
+                                    tag[2..].copy_from_slice(&tci.to_be_bytes());
+                                }
+                                out.bytes += p.len() as u64;
+                                out.frames += 1;
+                                rx.push(p);
+                            }
                         }
-                        Some(Entry::Truncated) | Some(Entry::Malformed) => out.errors += 1,
                     }
+                    Entry::Truncated | Entry::Malformed => out.errors += 1,
                 }
-                cursor.done()
-            };
-            if !finished {
-                break;
             }
-            self.cursor = None;
             status.store(libc::TP_STATUS_KERNEL, Ordering::Release);
-            self.cur = (self.cur + 1) % self.geo.block_nr;
+            self.cur = (self.cur + 1) % self.geo.frame_nr();
         }
         out
     }
@@ -364,8 +303,7 @@ impl TxRing {
     }
 
     fn slot(&self, map: &Mapping, i: usize) -> *mut u8 {
-        let fpb = self.geo.frames_per_block();
-        map.at(self.base + (i / fpb) * self.geo.block_size + (i % fpb) * self.geo.frame_size)
+        map.at(self.base + self.geo.slot_offset(i))
     }
 
     /// Copies `frame` (at most `capacity()` bytes) into the head slot and requests its
@@ -385,7 +323,6 @@ impl TxRing {
         // it only after the SEND_REQUEST store below; header fields and the frame lie
         // inside the slot (TX_DATA + capacity = frame_size), all naturally aligned.
         unsafe {
-            slot.add(H_NEXT).cast::<u32>().write(0);
             slot.add(H_LEN).cast::<u32>().write(len as u32);
             slot.add(H_SNAPLEN).cast::<u32>().write(len as u32);
             std::ptr::copy_nonoverlapping(frame.as_ptr(), slot.add(TX_DATA), len);
@@ -442,151 +379,94 @@ impl TxRing {
 mod tests {
     use super::*;
 
-    /// A frame for `block`: bytes, original length, lifted VLAN tag.
-    type Spec<'a> = (&'a [u8], u32, Option<(u16, u16)>);
+    /// Where the kernel puts an untagged frame in a slot (MAC header at 66, network
+    /// header 16-aligned at 80).
+    const MAC: usize = 66;
 
-    /// A fake retired block: frames laid out as the kernel does (header, gap, frame).
-    fn block(frames: &[Spec<'_>], size: usize) -> Vec<u8> {
+    /// A fake user-owned RX slot of `size` bytes holding `data` (original length `len`),
+    /// laid out as the kernel does (header, gap, frame).
+    fn slot(data: &[u8], len: u32, vlan: Option<(u16, u16)>, size: usize) -> Vec<u8> {
         let mut b = vec![0u8; size];
-        let first = 48usize;
-        b[BLOCK_NUM_PKTS..BLOCK_NUM_PKTS + 4].copy_from_slice(&(frames.len() as u32).to_ne_bytes());
-        b[BLOCK_FIRST..BLOCK_FIRST + 4].copy_from_slice(&(first as u32).to_ne_bytes());
-        let mut at = first;
-        for (k, (data, len, vlan)) in frames.iter().enumerate() {
-            let mac = 82usize;
-            let total = (mac + data.len() + 15) & !15;
-            let next = if k + 1 < frames.len() {
-                total as u32
-            } else {
-                0
-            };
-            let put32 = |b: &mut Vec<u8>, o: usize, v: u32| {
-                b[at + o..at + o + 4].copy_from_slice(&v.to_ne_bytes())
-            };
-            put32(&mut b, H_NEXT, next);
-            put32(&mut b, H_SNAPLEN, data.len() as u32);
-            put32(&mut b, H_LEN, *len);
-            let mut status = libc::TP_STATUS_USER;
-            if let Some((tpid, tci)) = vlan {
-                status |= libc::TP_STATUS_VLAN_VALID | libc::TP_STATUS_VLAN_TPID_VALID;
-                put32(&mut b, H_VLAN_TCI, u32::from(*tci));
-                b[at + H_VLAN_TPID..at + H_VLAN_TPID + 2].copy_from_slice(&tpid.to_ne_bytes());
-            }
-            put32(&mut b, H_STATUS, status);
-            b[at + H_MAC..at + H_MAC + 2].copy_from_slice(&(mac as u16).to_ne_bytes());
-            b[at + mac..at + mac + data.len()].copy_from_slice(data);
-            at += total;
+        let put32 =
+            |b: &mut Vec<u8>, o: usize, v: u32| b[o..o + 4].copy_from_slice(&v.to_ne_bytes());
+        let put16 =
+            |b: &mut Vec<u8>, o: usize, v: u16| b[o..o + 2].copy_from_slice(&v.to_ne_bytes());
+        let mut status = libc::TP_STATUS_USER;
+        if let Some((tpid, tci)) = vlan {
+            status |= libc::TP_STATUS_VLAN_VALID | libc::TP_STATUS_VLAN_TPID_VALID;
+            put16(&mut b, H_VLAN_TCI, tci);
+            put16(&mut b, H_VLAN_TPID, tpid);
         }
+        put32(&mut b, H_STATUS, status);
+        put32(&mut b, H_LEN, len);
+        put32(&mut b, H_SNAPLEN, data.len() as u32);
+        put16(&mut b, H_MAC, MAC as u16);
+        b[MAC..MAC + data.len()].copy_from_slice(data);
         b
     }
 
-    fn walk(b: &[u8]) -> Vec<Entry<'_>> {
-        let mut c = BlockCursor::start(b);
-        let mut out = Vec::new();
-        while let Some(e) = c.next(b) {
-            out.push(e);
-            assert!(out.len() < 1000);
-        }
-        assert!(c.done());
-        out
-    }
-
     #[test]
-    fn block_walk_yields_frames_in_order() {
+    fn slots_yield_their_frame_and_vlan_tag() {
         let f1 = [1u8; 60];
         let f2 = [2u8; 100];
-        let b = block(&[(&f1, 60, None), (&f2, 100, Some((0x88a8, 0x2005)))], 4096);
         assert_eq!(
-            walk(&b),
-            vec![
-                Entry::Frame {
-                    data: &f1[..],
-                    vlan: None
-                },
-                Entry::Frame {
-                    data: &f2[..],
-                    vlan: Some((0x88a8, 0x2005))
-                },
-            ]
+            parse_slot(&slot(&f1, 60, None, 2048)),
+            Entry::Frame {
+                data: &f1[..],
+                vlan: None
+            }
+        );
+        assert_eq!(
+            parse_slot(&slot(&f2, 100, Some((0x88a8, 0x2005)), 2048)),
+            Entry::Frame {
+                data: &f2[..],
+                vlan: Some((0x88a8, 0x2005))
+            }
+        );
+        // A tag without a valid TPID is 802.1Q.
+        let mut s = slot(&f2, 100, Some((0x88a8, 7)), 2048);
+        let st = libc::TP_STATUS_USER | libc::TP_STATUS_VLAN_VALID;
+        s[H_STATUS..H_STATUS + 4].copy_from_slice(&st.to_ne_bytes());
+        assert_eq!(
+            parse_slot(&s),
+            Entry::Frame {
+                data: &f2[..],
+                vlan: Some((0x8100, 7))
+            }
+        );
+        // A frame that ends exactly at the slot's end.
+        let full = [4u8; 2048 - MAC];
+        assert_eq!(
+            parse_slot(&slot(&full, full.len() as u32, None, 2048)),
+            Entry::Frame {
+                data: &full[..],
+                vlan: None
+            }
         );
     }
 
     #[test]
     fn truncated_and_malformed_entries_are_reported_not_panicked() {
         let f = [3u8; 64];
-        let b = block(&[(&f, 9000, None), (&f, 64, None)], 4096);
-        assert_eq!(
-            walk(&b),
-            vec![
-                Entry::Truncated,
-                Entry::Frame {
-                    data: &f[..],
-                    vlan: None
-                }
-            ]
-        );
+        assert_eq!(parse_slot(&slot(&f, 9000, None, 2048)), Entry::Truncated);
 
-        // A frame that runs past the block ends the block.
-        let mut bad = block(&[(&f, 64, None), (&f, 64, None)], 4096);
-        bad[48 + H_SNAPLEN..48 + H_SNAPLEN + 4].copy_from_slice(&100_000u32.to_ne_bytes());
-        assert_eq!(walk(&bad), vec![Entry::Malformed]);
+        // A frame that runs past the slot.
+        let mut bad = slot(&f, 64, None, 2048);
+        bad[H_SNAPLEN..H_SNAPLEN + 4].copy_from_slice(&(2048 - MAC as u32 + 1).to_ne_bytes());
+        assert_eq!(parse_slot(&bad), Entry::Malformed);
+        bad[H_SNAPLEN..H_SNAPLEN + 4].copy_from_slice(&u32::MAX.to_ne_bytes());
+        assert_eq!(parse_slot(&bad), Entry::Malformed);
 
-        // A zero step with more frames announced.
-        let mut zero = block(&[(&f, 64, None), (&f, 64, None)], 4096);
-        zero[48 + H_NEXT..48 + H_NEXT + 4].copy_from_slice(&0u32.to_ne_bytes());
-        assert_eq!(
-            walk(&zero),
-            vec![
-                Entry::Frame {
-                    data: &f[..],
-                    vlan: None
-                },
-                Entry::Malformed
-            ]
-        );
+        // A frame offset outside the slot, or inside its header.
+        let mut off = slot(&f, 64, None, 2048);
+        off[H_MAC..H_MAC + 2].copy_from_slice(&u16::MAX.to_ne_bytes());
+        assert_eq!(parse_slot(&off), Entry::Malformed);
+        off[H_MAC..H_MAC + 2].copy_from_slice(&4u16.to_ne_bytes());
+        assert_eq!(parse_slot(&off), Entry::Malformed);
 
-        // First frame offset outside the block, a huge count, a block too short to
-        // hold even its own header.
-        let mut off = block(&[(&f, 64, None)], 4096);
-        off[BLOCK_FIRST..BLOCK_FIRST + 4].copy_from_slice(&u32::MAX.to_ne_bytes());
-        off[BLOCK_NUM_PKTS..BLOCK_NUM_PKTS + 4].copy_from_slice(&u32::MAX.to_ne_bytes());
-        assert_eq!(walk(&off), vec![Entry::Malformed]);
-        assert_eq!(walk(&[0u8; 10]), vec![]);
-        // Steps that run off the end.
-        let mut steps = block(&[(&f, 64, None), (&f, 64, None)], 4096);
-        steps[48 + H_NEXT..48 + H_NEXT + 4].copy_from_slice(&4090u32.to_ne_bytes());
-        assert_eq!(
-            walk(&steps),
-            vec![
-                Entry::Frame {
-                    data: &f[..],
-                    vlan: None
-                },
-                Entry::Malformed
-            ]
-        );
-    }
-
-    #[test]
-    fn a_walk_resumes_where_it_stopped() {
-        let frames: Vec<[u8; 20]> = (0..5u8).map(|i| [i; 20]).collect();
-        let spec: Vec<Spec<'_>> = frames.iter().map(|f| (&f[..], 20, None)).collect();
-        let b = block(&spec, 4096);
-        let mut c = BlockCursor::start(&b);
-        let first: Vec<_> = (0..2).map(|_| c.next(&b).unwrap()).collect();
-        assert!(!c.done());
-        let mut rest = Vec::new();
-        while let Some(e) = c.next(&b) {
-            rest.push(e);
-        }
-        assert_eq!(first.len() + rest.len(), 5);
-        assert_eq!(
-            rest[2],
-            Entry::Frame {
-                data: &frames[4][..],
-                vlan: None
-            }
-        );
+        // A slot too short to hold even its own header.
+        assert_eq!(parse_slot(&[0u8; 10]), Entry::Malformed);
+        assert_eq!(parse_slot(&[]), Entry::Malformed);
     }
 
     #[test]
@@ -596,9 +476,14 @@ mod tests {
             block_nr: 16,
             frame_size: 2048,
         };
-        let r = g.req(1);
+        let r = g.req();
         assert_eq!(r.tp_frame_nr, 32 * 16);
         assert_eq!(g.bytes(), 1 << 20);
-        assert_eq!(TX_DATA, 48);
+        assert_eq!(g.slot_offset(0), 0);
+        assert_eq!(g.slot_offset(31), 31 * 2048);
+        assert_eq!(g.slot_offset(32), 1 << 16);
+        assert_eq!(g.slot_offset(g.frame_nr() - 1) + 2048, g.bytes());
+        assert_eq!(TX_DATA, 32);
+        assert!(RX_HEADROOM >= libc::TPACKET2_HDRLEN + 16);
     }
 }
