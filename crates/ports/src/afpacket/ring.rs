@@ -53,6 +53,7 @@ pub(crate) const TX_DATA: usize =
 /// The most an RX slot holds before its frame: the kernel puts the MAC header so that
 /// the network header lands at TPACKET_ALIGN(TPACKET2_HDRLEN + 16) or later.
 pub(crate) const RX_HEADROOM: usize = 128;
+const _: () = assert!(RX_HEADROOM >= libc::TPACKET2_HDRLEN + 2 * libc::TPACKET_ALIGNMENT);
 
 /// The shared mapping of a socket's rings; unmapped on drop.
 pub(crate) struct Mapping {
@@ -484,6 +485,5 @@ mod tests {
         assert_eq!(g.slot_offset(32), 1 << 16);
         assert_eq!(g.slot_offset(g.frame_nr() - 1) + 2048, g.bytes());
         assert_eq!(TX_DATA, 32);
-        assert!(RX_HEADROOM >= libc::TPACKET2_HDRLEN + 16);
     }
 }
