@@ -17,7 +17,7 @@ use xdp::layout::*;
 use xdp::tier::{KernelTier, Verdict};
 use xdp::FastPath;
 
-use common::in_fresh_netns;
+use common::{in_fresh_netns, lse};
 
 const XDP_PASS: u32 = 2;
 const XDP_REDIRECT: u32 = 4;
@@ -40,25 +40,10 @@ fn key_of(frame: &[u8]) -> FlowKey {
     k
 }
 
-fn lse(label: u32, tc: u32, bos: u32, ttl: u32) -> u32 {
-    (label << 12) | (tc << 9) | (bos << 8) | ttl
-}
-
 /// An MPLS frame with label stack `stack` over an IPv4 packet of `ip_len` bytes, then
 /// `padding` zero bytes.
 fn mpls_frame(stack: &[u32], ip_len: usize, padding: usize) -> Vec<u8> {
-    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0x47];
-    for e in stack {
-        f.extend_from_slice(&e.to_be_bytes());
-    }
-    let mut ip = vec![
-        0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, 253, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-    ];
-    ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
-    let c = common::csum(&ip);
-    ip[10..12].copy_from_slice(&c.to_be_bytes());
-    ip.resize(ip_len, 0x77);
-    f.extend_from_slice(&ip);
+    let mut f = common::mpls_frame(None, 0x8847, stack, ip_len);
     f.resize(f.len() + padding, 0);
     f
 }

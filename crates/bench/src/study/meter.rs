@@ -31,7 +31,7 @@ use crate::traffic::Spread;
 
 use super::bed::{measure_each, Bed, Loadout, Measured};
 use super::experiments::{flat, frames, log_point, note, per_device, point, warm_up, SEED, SPACE};
-use super::select::{client, percent, query, tier, Tier};
+use super::select::{client, percent, query, read_tier, Tier};
 use super::{rules, Ctx, Dut};
 
 /// Distinct flows of the traffic.
@@ -201,11 +201,10 @@ impl Counts {
             meter_counts(&t, rules::METER)
                 .ok_or_else(|| format!("no counters of meter {}: {t}", rules::METER))
         });
-        let tier = dut
-            .peregrine_backend()
-            .is_some_and(|b| b.contains("+xdp"))
-            .then(|| query(client, &["--json", "dump-fastpath", &target]).and_then(|j| tier(&j)));
-        Counts { meter, tier }
+        Counts {
+            meter,
+            tier: read_tier(client, dut, &target),
+        }
     }
 
     /// What changed from `before` to `self` (the tier's entries are `self`'s).

@@ -185,11 +185,10 @@ impl Counts {
             bucket_packets(&t, rules::GROUP)
                 .ok_or_else(|| format!("no bucket counts of group {}: {t}", rules::GROUP))
         });
-        let tier = dut
-            .peregrine_backend()
-            .is_some_and(|b| b.contains("+xdp"))
-            .then(|| query(client, &["--json", "dump-fastpath", &target]).and_then(|j| tier(&j)));
-        Counts { buckets, tier }
+        Counts {
+            buckets,
+            tier: read_tier(client, dut, &target),
+        }
     }
 
     /// A line on what changed from `before` to `self`.
@@ -245,6 +244,13 @@ fn bucket_packets(text: &str, group: u32) -> Option<Vec<u64>> {
         v.push(value.parse().ok()?);
     }
     Some(v)
+}
+
+/// The fast tier's state read from `dut` (peregrine with the tier only) at `target`.
+pub(super) fn read_tier(client: &[String], dut: Dut, target: &str) -> Option<Result<Tier, String>> {
+    dut.peregrine_backend()
+        .is_some_and(|b| b.contains("+xdp"))
+        .then(|| query(client, &["--json", "dump-fastpath", target]).and_then(|j| tier(&j)))
 }
 
 /// The fast tier's entries, kernel hits and misses and metering from `dump-fastpath

@@ -62,3 +62,31 @@ pub fn veth(a: &str, b: &str) -> u32 {
     run_ok("ip", &["link", "set", b, "up"]);
     ports::InterfaceInfo::by_name(a).unwrap().ifindex
 }
+
+/// A label stack entry.
+pub fn lse(label: u32, tc: u32, bos: u32, ttl: u32) -> u32 {
+    (label << 12) | (tc << 9) | (bos << 8) | ttl
+}
+
+/// An MPLS frame (ethertype `ty`, tagged with TCI `tci` if given) with label stack
+/// `stack`, then an IPv4 packet of `ip_len` bytes (at least 20).
+pub fn mpls_frame(tci: Option<u16>, ty: u16, stack: &[u32], ip_len: usize) -> Vec<u8> {
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1];
+    if let Some(tci) = tci {
+        f.extend_from_slice(&[0x81, 0x00]);
+        f.extend_from_slice(&tci.to_be_bytes());
+    }
+    f.extend_from_slice(&ty.to_be_bytes());
+    for e in stack {
+        f.extend_from_slice(&e.to_be_bytes());
+    }
+    let mut ip = vec![
+        0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, 253, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+    ];
+    ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
+    let c = csum(&ip);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    ip.resize(ip_len, 0x77);
+    f.extend_from_slice(&ip);
+    f
+}
