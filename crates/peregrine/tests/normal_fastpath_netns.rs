@@ -27,7 +27,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use bench::topo::{Host, Topology};
-use common::fastpath::{ctl_json, send_frames, seq_of, turn, Capture, MAGIC};
+use common::fastpath::{ctl_json, send_frames, seq_of, three_hosts_with, turn, Capture, MAGIC};
 use common::{MgmtPath, SwitchProc};
 use serde_json::Value;
 
@@ -61,24 +61,7 @@ fn trace(switch: &str, flow: &str) -> String {
 /// socket, the fast path as `fast_path` says. Bind as `let (topo, h, sw, mgmt) = …` so
 /// the switch ends before the namespaces go.
 fn three_hosts(fast_path: &str) -> (Topology, Vec<Host>, SwitchProc, MgmtPath) {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
-    for host in &h {
-        // XDP_REDIRECT into a veth needs NAPI on its peer.
-        topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])
-            .unwrap();
-    }
-    let mgmt = MgmtPath::new("nm");
-    let ports: Vec<String> = h
-        .iter()
-        .map(|x| format!("{},backend=afxdp", x.port))
-        .collect();
-    let mut args: Vec<&str> = Vec::new();
-    for p in &ports {
-        args.extend_from_slice(&["--port", p]);
-    }
-    args.extend_from_slice(&["--fast-path", fast_path, "--mgmt", mgmt.as_str()]);
-    let (sw, banner) = SwitchProc::start_banner(&args);
+    let (topo, h, sw, mgmt, banner) = three_hosts_with(fast_path, &[]);
     assert!(banner.contains("standalone"), "{banner}");
     if fast_path == "xdp" {
         assert!(banner.contains("fast path xdp"), "{banner}");

@@ -73,10 +73,24 @@ pub fn three_hosts(
     fast_path: &str,
     flows: &[&str],
 ) -> (Topology, Vec<Host>, SwitchProc, MgmtPath, String) {
+    let mut extra = vec!["--fail-mode", "secure"];
+    for f in flows {
+        extra.extend_from_slice(&["--flow", f]);
+    }
+    three_hosts_with(fast_path, &extra)
+}
+
+/// Three hosts on AF_XDP ports 1..=3 of a switch with a management socket, the fast
+/// path as `fast_path` says and `extra` arguments for `peregrine run` (none: standalone
+/// mode). Each host's `eth0` has GRO on: XDP_REDIRECT into a veth needs NAPI on its
+/// peer. Bind as [`three_hosts`]'s result.
+pub fn three_hosts_with(
+    fast_path: &str,
+    extra: &[&str],
+) -> (Topology, Vec<Host>, SwitchProc, MgmtPath, String) {
     let mut topo = Topology::new();
     let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
     for host in &h {
-        // XDP_REDIRECT into a veth needs NAPI on its peer.
         topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])
             .unwrap();
     }
@@ -89,17 +103,8 @@ pub fn three_hosts(
     for p in &ports {
         args.extend_from_slice(&["--port", p]);
     }
-    args.extend_from_slice(&[
-        "--fail-mode",
-        "secure",
-        "--fast-path",
-        fast_path,
-        "--mgmt",
-        mgmt.as_str(),
-    ]);
-    for f in flows {
-        args.extend_from_slice(&["--flow", f]);
-    }
+    args.extend_from_slice(&["--fast-path", fast_path, "--mgmt", mgmt.as_str()]);
+    args.extend_from_slice(extra);
     let (sw, banner) = SwitchProc::start_banner(&args);
     (topo, h, sw, mgmt, banner)
 }
