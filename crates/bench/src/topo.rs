@@ -82,22 +82,32 @@ impl Topology {
     /// (net from the prefix, so parallel topologies use different subnets) and transmit
     /// checksum and segmentation offloads off (needs `ethtool`) and IPv6 off.
     pub fn add_host(&mut self, i: u8) -> io::Result<Host> {
-        self.host(i, true)
+        self.host(i, true, 1)
+    }
+
+    /// [`Topology::add_host`] with `queues` receive and transmit queues on both ends of
+    /// the veth pair (`numrxqueues`/`numtxqueues`; 1 is what `ip link add` makes). A veth
+    /// delivers a frame to the peer's receive queue of the number of the transmit queue
+    /// it was sent on, so a sender that spreads its frames over the transmit queues
+    /// spreads them over the peer's receive queues.
+    pub fn add_host_with_queues(&mut self, i: u8, queues: u32) -> io::Result<Host> {
+        self.host(i, true, queues.max(1))
     }
 
     /// [`Topology::add_host`] with `eth0` as `ip link add` makes it: checksum and
     /// segmentation offloads on, GRO off (a container's veth).
     pub fn add_default_host(&mut self, i: u8) -> io::Result<Host> {
-        self.host(i, false)
+        self.host(i, false, 1)
     }
 
-    fn host(&mut self, i: u8, offloads_off: bool) -> io::Result<Host> {
+    fn host(&mut self, i: u8, offloads_off: bool, queues: u32) -> io::Result<Host> {
         let ns = format!("{}h{i}", self.prefix);
         let port = ns.clone();
         let peer = format!("{}p{i}", self.prefix);
         ip(&["netns", "add", &ns])?;
         self.namespaces.push(ns.clone());
-        ip(&["link", "add", &port, "type", "veth", "peer", "name", &peer])?;
+        let q = queues.to_string();
+        ip(&veth_args(&port, &peer, &q))?;
         self.links.push(port.clone());
         let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{port}/disable_ipv6"), "1");
         ip(&["link", "set", &peer, "netns", &ns])?;
@@ -163,6 +173,20 @@ impl Topology {
     }
 }
 
+/// The `ip` arguments that make veth pair `port` ↔ `peer` with `queues` receive and
+/// transmit queues on each end.
+fn veth_args<'a>(port: &'a str, peer: &'a str, queues: &'a str) -> Vec<&'a str> {
+    let mut v = vec!["link", "add", port];
+    if queues != "1" {
+        v.extend(["numrxqueues", queues, "numtxqueues", queues]);
+    }
+    v.extend(["type", "veth", "peer", "name", peer]);
+    if queues != "1" {
+        v.extend(["numrxqueues", queues, "numtxqueues", queues]);
+    }
+    v
+}
+
 impl Default for Topology {
     fn default() -> Self {
         Topology::new()
@@ -179,5 +203,22 @@ impl Drop for Topology {
                 let _ = ip(&["link", "del", &l]);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn veth_pairs_get_their_queues_on_both_ends() {
+        assert_eq!(
+            veth_args("a", "b", "1"),
+            ["link", "add", "a", "type", "veth", "peer", "name", "b"]
+        );
+        assert_eq!(
+            veth_args("a", "b", "2").join(" "),
+            "link add a numrxqueues 2 numtxqueues 2 type veth peer name b numrxqueues 2 numtxqueues 2"
+        );
     }
 }

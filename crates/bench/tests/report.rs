@@ -319,6 +319,7 @@ fn an_empty_experiment_has_no_table_and_no_figures() {
         ceiling: Vec::new(),
         series: vec![report::Series {
             dut: "a|b".to_string(),
+            workers: None,
             points: vec![report::Point {
                 x: 1.0,
                 ..Default::default()

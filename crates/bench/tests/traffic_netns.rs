@@ -62,6 +62,7 @@ fn spec(h: &Host, backend: ports::Backend, streams: Vec<Stream>, duration: Durat
         drain: Duration::from_millis(100),
         cpu: None,
         batch: 32,
+        tx_queues: 1,
     }
 }
 

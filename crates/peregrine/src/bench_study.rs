@@ -48,14 +48,22 @@ pub struct StudyArgs {
     /// CPU of the device under test.
     #[arg(long, default_value_t = 1)]
     pub dut_cpu: usize,
-    /// peregrine's workers (the first on --dut-cpu, more on the CPUs left over).
-    #[arg(long, default_value_t = 1)]
-    pub dut_workers: usize,
+    /// peregrine's worker counts: every peregrine device is measured at each (its series
+    /// named `DEVICE ×N` when a count other than 1 is asked for). The first worker is on
+    /// --dut-cpu, more on the CPUs left over (the device CPU when there are none).
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    pub dut_workers: Vec<usize>,
+    /// Receive and transmit queues of every veth pair (default: the largest of
+    /// --dut-workers, so each AF_XDP worker gets a queue of every port). The generator
+    /// spreads its flows over them (AF_XDP generator only).
+    #[arg(long)]
+    pub queues: Option<u32>,
     /// How the generator and the sink reach the wire.
     #[arg(long, value_enum, default_value = "afxdp")]
     pub generator: GenIo,
     /// Where the kernel's receive work for the device's ports runs: on the device's CPU
-    /// (`dut`: threaded NAPI pinned there, so each device has one CPU for all its work) or
+    /// (`dut`: threaded NAPI pinned there, so each device has its workers' CPUs for all its
+    /// work) or
     /// where the kernel puts it (`sender`: on veth, the sending side's CPU).
     #[arg(long, value_enum, default_value = "dut")]
     pub kernel_rx: KernelRx,
@@ -149,10 +157,26 @@ impl StudyArgs {
         }
         o.gen_cpu = self.gen_cpu;
         o.dut_cpu = self.dut_cpu;
-        if self.dut_workers == 0 {
-            return Err("--dut-workers 0: at least one worker".into());
+        if self.dut_workers.is_empty() || self.dut_workers.contains(&0) {
+            return Err("--dut-workers: at least one worker".into());
         }
-        o.dut_workers = self.dut_workers;
+        // Each count once, in increasing order (series names stay unique).
+        let mut counts = self.dut_workers.clone();
+        counts.sort_unstable();
+        counts.dedup();
+        o.dut_workers = counts;
+        if let Some(q) = self.queues {
+            if !(1..=64).contains(&q) {
+                return Err(format!("--queues {q}: give 1 to 64"));
+            }
+            if (q as usize) < o.max_workers() {
+                return Err(format!(
+                    "--queues {q}: fewer queues than workers ({}); every AF_XDP worker needs a queue of each port",
+                    o.max_workers()
+                ));
+            }
+            o.queues = q;
+        }
         o.io = match self.generator {
             GenIo::Afxdp => Io::Afxdp,
             GenIo::Afpacket => Io::Afpacket,
@@ -510,6 +534,44 @@ mod tests {
         assert_eq!(o.table_sizes, [1, 8_000, 1_000_000]);
         assert_eq!(o.experiments, [ExperimentKind::TableSize]);
         assert_eq!(o.runs, Options::full().runs);
+        // One worker and one queue unless asked.
+        assert_eq!(o.dut_workers, [1]);
+        assert_eq!(o.bed_queues(), 1);
+    }
+
+    #[test]
+    fn worker_counts_give_the_queues_and_label_the_series() {
+        let o = args(&["--dut", "peregrine-afxdp,bridge", "--dut-workers", "1,2"])
+            .options(Some(ExperimentKind::ThroughputVsSize))
+            .unwrap();
+        assert_eq!(o.dut_workers, [1, 2]);
+        assert_eq!(o.bed_queues(), 2);
+        assert_eq!(o.worker_counts(Dut::PeregrineAfxdp), [Some(1), Some(2)]);
+        assert_eq!(o.worker_counts(Dut::Bridge), [None]);
+        assert_eq!(
+            study::series_label(Dut::PeregrineAfxdp, Some(2), &o),
+            "peregrine-afxdp ×2"
+        );
+        assert_eq!(
+            study::series_label(Dut::PeregrineAfxdp, Some(1), &o),
+            "peregrine-afxdp ×1"
+        );
+        assert_eq!(study::series_label(Dut::Bridge, None, &o), "bridge");
+        // One worker over two queues: explicit queues.
+        let o = args(&["--queues", "2"]).options(None).unwrap();
+        assert_eq!((o.bed_queues(), o.max_workers()), (2, 1));
+        assert_eq!(
+            study::series_label(Dut::PeregrineAfxdp, Some(1), &o),
+            "peregrine-afxdp"
+        );
+        let e = args(&["--dut-workers", "2", "--queues", "1"])
+            .options(None)
+            .unwrap_err();
+        assert!(e.contains("fewer queues than workers"), "{e}");
+        let e = args(&["--dut-workers", "1,0"]).options(None).unwrap_err();
+        assert!(e.contains("--dut-workers"), "{e}");
+        let e = args(&["--queues", "0"]).options(None).unwrap_err();
+        assert!(e.contains("--queues 0"), "{e}");
     }
 
     #[test]

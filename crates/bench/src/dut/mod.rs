@@ -15,9 +15,12 @@
 //! `pmd-cpu-mask`) to [`Setup::cpu`]. The kernel's receive work for a veth port (the
 //! bridge's and the router's forwarding, an AF_PACKET socket's copy, an XDP program)
 //! runs in the softirq of the CPU that sent the frame, the generator's; [`thread_napi`]
-//! gives a port a NAPI instance of its own (GRO on, which veth serves through NAPI) in a
-//! kernel thread pinned to the device CPU. The study does that for every device port,
-//! so each device does all its work, in the kernel and out, on its own CPU.
+//! gives a port a NAPI instance per receive queue (GRO on, which veth serves through NAPI),
+//! each in a kernel thread pinned to the device's CPUs. The study does that for every
+//! device port, so each device does all its work, in the kernel and out, on its own
+//! CPUs. [`wire`] joins two ports with a tc redirect, the least a device can do (the
+//! packet-time experiment's baseline); [`rx_queue_packets`] reads how many frames each
+//! receive queue of a veth took.
 //!
 //! Devices that must not touch the root namespace (the router's forwarding sysctl, the
 //! `ovs-netdev` tap of OVS) run in a namespace of their own ([`DutNs`]) into which the
@@ -261,16 +264,17 @@ pub fn have(prog: &str) -> bool {
 }
 
 /// Gives each of `ports` (veth ends in namespace `ns`, or the root namespace) a NAPI
-/// instance of its own (GRO on: veth then receives through NAPI, as it does while XDP is
-/// attached), runs it threaded, and pins the NAPI threads of names starting with
-/// `napi/<prefix>` (kernel thread names are cut at 15 characters, so the topology's
-/// prefix is what tells them apart) to `cpu`. Returns the PIDs of the threads pinned.
-/// A NAPI instance made so lives as long as the port.
+/// instance per receive queue (GRO on: veth then receives through NAPI, as it does
+/// while XDP is attached), runs them threaded, and pins the NAPI threads of names
+/// starting with `napi/<prefix>` (kernel thread names are cut at 15 characters, so the
+/// topology's prefix is what tells them apart, not the queue) to `cpus` (one CPU, or a
+/// set the scheduler places them in). Returns the PIDs of the threads pinned. A NAPI
+/// instance made so lives as long as the port.
 pub fn thread_napi(
     ns: Option<&str>,
     ports: &[String],
     prefix: &str,
-    cpu: usize,
+    cpus: &[usize],
 ) -> Result<Vec<u32>, String> {
     for p in ports {
         let cmd = format!("ethtool -K {p} gro on && echo 1 > /sys/class/net/{p}/threaded");
@@ -280,13 +284,87 @@ pub fn thread_napi(
         }
         .map_err(|e| format!("threaded NAPI on {p}: {e}"))?;
     }
+    let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+    let list = list.join(",");
     let mut pinned = Vec::new();
     for pid in napi_threads(prefix) {
-        if crate::topo::run("taskset", &["-p", "-c", &cpu.to_string(), &pid.to_string()]).is_ok() {
+        if crate::topo::run("taskset", &["-p", "-c", &list, &pid.to_string()]).is_ok() {
             pinned.push(pid);
         }
     }
     Ok(pinned)
+}
+
+/// Joins `from` to `to` (ports in namespace `ns`, or the root namespace) with nothing
+/// between them: every frame received on `from` is sent out of `to` by a tc ingress
+/// filter (`u32` matching all, `mirred egress redirect`), the least a device can do.
+/// The kernel's receive work on `from` is the only work. Removed with the port.
+pub fn wire(ns: Option<&str>, from: &str, to: &str) -> Result<(), String> {
+    let cmds = [
+        vec!["qdisc", "add", "dev", from, "clsact"],
+        vec![
+            "filter", "add", "dev", from, "ingress", "protocol", "all", "prio", "1", "u32",
+            "match", "u32", "0", "0", "action", "mirred", "egress", "redirect", "dev", to,
+        ],
+    ];
+    for args in cmds {
+        match ns {
+            None => crate::topo::run("tc", &args),
+            Some(ns) => {
+                let mut all = vec!["netns", "exec", ns, "tc"];
+                all.extend(args);
+                ip(&all)
+            }
+        }
+        .map_err(|e| format!("wiring {from} to {to}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The packets each receive queue of a veth took (its `rx_queue_N_xdp_packets` in
+/// `ethtool -S`, which counts every frame its NAPI instance received, XDP or not), in
+/// queue order, from the text `ethtool -S` printed. Empty when it has no such lines.
+pub fn parse_rx_queue_packets(text: &str) -> Vec<u64> {
+    let mut v: Vec<(usize, u64)> = text
+        .lines()
+        .filter_map(|l| {
+            let (k, n) = l.trim().split_once(':')?;
+            let q = k.strip_prefix("rx_queue_")?.strip_suffix("_xdp_packets")?;
+            Some((q.parse().ok()?, n.trim().parse().ok()?))
+        })
+        .collect();
+    v.sort_unstable();
+    v.into_iter().map(|(_, n)| n).collect()
+}
+
+/// [`parse_rx_queue_packets`] of port `port` in namespace `ns` (or the root namespace).
+pub fn rx_queue_packets(ns: Option<&str>, port: &str) -> Result<Vec<u64>, String> {
+    let out = match ns {
+        None => crate::topo::run("ethtool", &["-S", port]),
+        Some(ns) => ip(&["netns", "exec", ns, "ethtool", "-S", port]),
+    }
+    .map_err(|e| format!("queue statistics of {port}: {e}"))?;
+    Ok(parse_rx_queue_packets(&String::from_utf8_lossy(
+        &out.stdout,
+    )))
+}
+
+/// Each queue's share of `after − before` (two [`rx_queue_packets`] readings of one
+/// port); empty when the readings differ in length, cover one queue or nothing came.
+pub fn queue_shares(before: &[u64], after: &[u64]) -> Vec<f64> {
+    if before.len() != after.len() || after.len() < 2 {
+        return Vec::new();
+    }
+    let d: Vec<u64> = before
+        .iter()
+        .zip(after)
+        .map(|(a, b)| b.saturating_sub(*a))
+        .collect();
+    let total: u64 = d.iter().sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    d.iter().map(|&n| n as f64 / total as f64).collect()
 }
 
 /// The NAPI kernel threads of ports whose names start with `prefix` (names are cut at
@@ -370,6 +448,24 @@ mod tests {
         );
         assert!(parse_mac("02:00:5e:00:00").is_err());
         assert!(parse_mac("02:00:5e:00:00:zz").is_err());
+    }
+
+    #[test]
+    fn queue_statistics_parse_and_share() {
+        let text = "NIC statistics:\n     peer_ifindex: 11556\n     rx_queue_0_xdp_packets: 300\n     rx_queue_0_xdp_bytes: 19200\n     rx_queue_1_xdp_packets: 100\n     rx_queue_1_drops: 7\n     tx_queue_0_xdp_xmit: 5\n";
+        assert_eq!(parse_rx_queue_packets(text), [300, 100]);
+        // Lines in any order come out in queue order.
+        assert_eq!(
+            parse_rx_queue_packets("rx_queue_1_xdp_packets: 2\nrx_queue_0_xdp_packets: 1\n"),
+            [1, 2]
+        );
+        assert!(parse_rx_queue_packets("NIC statistics:\n rx_packets: 3\n").is_empty());
+        assert_eq!(queue_shares(&[300, 100], &[1300, 1100]), [0.5, 0.5]);
+        assert_eq!(queue_shares(&[0, 0], &[30, 10]), [0.75, 0.25]);
+        // Nothing came, one queue, or readings that do not match: no shares.
+        assert!(queue_shares(&[5, 5], &[5, 5]).is_empty());
+        assert!(queue_shares(&[1], &[9]).is_empty());
+        assert!(queue_shares(&[1, 2], &[9]).is_empty());
     }
 
     #[test]

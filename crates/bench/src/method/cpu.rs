@@ -418,6 +418,22 @@ impl CpuDelta {
             .sum()
     }
 
+    /// The times of `cpus` added up, field by field (CPUs the delta lacks add nothing).
+    pub fn cpus_sum(&self, cpus: &BTreeSet<usize>) -> CpuTimes {
+        cpus.iter()
+            .filter_map(|c| self.cpus.get(c))
+            .fold(CpuTimes::default(), |a, t| CpuTimes {
+                user: a.user + t.user,
+                nice: a.nice + t.nice,
+                system: a.system + t.system,
+                idle: a.idle + t.idle,
+                iowait: a.iowait + t.iowait,
+                irq: a.irq + t.irq,
+                softirq: a.softirq + t.softirq,
+                steal: a.steal + t.steal,
+            })
+    }
+
     /// The `/proc/stat` softirq time of `cpus`.
     pub fn softirq_jiffies(&self, cpus: &BTreeSet<usize>) -> u64 {
         cpus.iter()
@@ -452,6 +468,47 @@ pub fn cpu_ns_per_packet(dut: ProcTimes, softirq_jiffies: u64, packets: u64) -> 
     }
     let jiffies = dut.total().saturating_add(softirq_jiffies);
     Some(jiffies_to_ns(jiffies) as f64 / packets as f64)
+}
+
+/// The busy time of a device's CPUs per forwarded packet, split as `/proc/stat` splits
+/// it, in nanoseconds. Invariant: `user + system + softirq + irq + steal == busy`
+/// (up to rounding); see [`split_per_packet`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SplitNs {
+    /// User and nice time.
+    pub user: f64,
+    pub system: f64,
+    pub softirq: f64,
+    pub irq: f64,
+    /// Time a hypervisor took from the CPUs.
+    pub steal: f64,
+    /// All of the above: [`CpuTimes::busy`].
+    pub busy: f64,
+    /// The busy share of the time accounted on the CPUs, 0..=1 (0 when none was).
+    pub busy_share: f64,
+}
+
+/// `times` (the device's CPUs added up over a run, [`CpuDelta::cpus_sum`]) split per
+/// packet over `packets` forwarded; `None` when nothing was forwarded.
+pub fn split_per_packet(times: &CpuTimes, packets: u64) -> Option<SplitNs> {
+    if packets == 0 {
+        return None;
+    }
+    let per = |j: u64| jiffies_to_ns(j) as f64 / packets as f64;
+    let total = times.total();
+    Some(SplitNs {
+        user: per(times.user + times.nice),
+        system: per(times.system),
+        softirq: per(times.softirq),
+        irq: per(times.irq),
+        steal: per(times.steal),
+        busy: per(times.busy()),
+        busy_share: if total == 0 {
+            0.0
+        } else {
+            times.busy() as f64 / total as f64
+        },
+    })
 }
 
 /// The limits of [`detect_disturbance`], as fractions of the CPU time that passed.
@@ -694,6 +751,51 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
         // (60 + 30) jiffies = 900 ms over 1 M packets = 900 ns each.
         assert_eq!(cpu_ns_per_packet(d.procs[&200], 30, 1_000_000), Some(900.0));
         assert_eq!(cpu_ns_per_packet(d.procs[&200], 30, 0), None);
+    }
+
+    #[test]
+    fn the_split_adds_up_to_the_busy_time() {
+        let d = sample(STAT_BEFORE, GEN_BEFORE, DUT_BEFORE, SOFTIRQS_BEFORE).delta(&sample(
+            STAT_QUIET,
+            GEN_AFTER,
+            DUT_AFTER,
+            SOFTIRQS_AFTER,
+        ));
+        // cpu1, the DUT: user 40, system 20, softirq 30, idle 10 ticks.
+        let dut: BTreeSet<usize> = [1].into_iter().collect();
+        let t = d.cpus_sum(&dut);
+        assert_eq!((t.user, t.system, t.softirq, t.idle), (40, 20, 30, 10));
+        let s = split_per_packet(&t, 1_000_000).unwrap();
+        // 40 ticks = 400 ms over 1 M packets = 400 ns each.
+        assert_eq!(
+            (s.user, s.system, s.softirq, s.irq),
+            (400.0, 200.0, 300.0, 0.0)
+        );
+        assert_eq!(s.busy, 900.0);
+        assert_eq!(s.user + s.system + s.softirq + s.irq + s.steal, s.busy);
+        assert!((s.busy_share - 0.9).abs() < 1e-12);
+        // Two CPUs: both summed; nice counts as user, steal apart.
+        let t = d.cpus_sum(&ours());
+        assert_eq!(t.busy(), 95 + 90);
+        let s = split_per_packet(&t, 100).unwrap();
+        assert_eq!(s.user, jiffies_to_ns(100) as f64 / 100.0);
+        assert_eq!(s.user + s.system + s.softirq + s.irq + s.steal, s.busy);
+        assert!((s.busy_share - 185.0 / 200.0).abs() < 1e-12);
+        let nice = CpuTimes {
+            nice: 3,
+            steal: 2,
+            idle: 5,
+            ..CpuTimes::default()
+        };
+        let s = split_per_packet(&nice, 1).unwrap();
+        assert_eq!((s.user, s.steal, s.busy), (3e7, 2e7, 5e7));
+        assert_eq!(split_per_packet(&t, 0), None);
+        assert_eq!(
+            split_per_packet(&CpuTimes::default(), 5)
+                .unwrap()
+                .busy_share,
+            0.0
+        );
     }
 
     #[test]

@@ -8,11 +8,20 @@
 //! value not measured. Loss is shown in percent. A device's forwarded rate within 5% of
 //! the ceiling at the same `x` is marked `†` and listed under the table: the generator,
 //! not the device, set that figure.
+//!
+//! Where points carry a CPU split, a table gives it (user / system / softirq / irq ns
+//! per packet and the busy share of the device's CPUs); where they carry receive-queue
+//! shares, a line lists them. In the packet-time experiment the ceiling column is the
+//! wire's, and a per-packet time (or, in documents written before it was kept apart, a
+//! latency) below zero is printed as `n.r.` ("not resolved": the device's path was
+//! faster than the wire's by that much), never as a time.
 
 use std::fmt::Write;
 
 use super::plot;
-use super::results::{jain_index, Experiment, ExperimentKind, Metric, Point, Results, Summary};
+use super::results::{
+    jain_index, CpuSplit, Experiment, ExperimentKind, Metric, Point, Results, Summary,
+};
 
 /// How close to the ceiling a forwarded rate must be to count as generator-bound.
 const CEILING_MARGIN: f64 = 0.05;
@@ -71,6 +80,7 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
     xs.dedup_by(|a, b| same_x(*a, *b));
 
     let mut bound: Vec<String> = Vec::new();
+    let mut unresolved = false;
     let mut any = false;
     for metric in Metric::ALL {
         // The groups that have this metric at some point: one column each.
@@ -86,7 +96,11 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
         let _ = writeln!(out, "{}:\n", capitalised(metric.label()));
         let _ = write!(out, "| {} |", exp.kind.x_label());
         for (name, _) in &cols {
-            let _ = write!(out, " {} |", name.unwrap_or("ceiling").replace('|', "\\|"));
+            let _ = write!(
+                out,
+                " {} |",
+                name.unwrap_or(ceiling_name(exp.kind)).replace('|', "\\|")
+            );
         }
         let _ = write!(out, "\n|---:|");
         for _ in &cols {
@@ -100,6 +114,10 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
                 let value = at(points, x).and_then(|p| metric.of(p));
                 let cell = match value {
                     None => "–".to_string(),
+                    Some(s) if is_time_difference(exp, metric, dut) && s.median < 0.0 => {
+                        unresolved = true;
+                        format!("n.r. ({})", fmt_summary(metric, &s))
+                    }
                     Some(s) => fmt_summary(metric, &s),
                 };
                 let marked = match (dut, metric, value, ceiling) {
@@ -126,6 +144,21 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
             out,
             "† generator-bound (within 5% of the ceiling): a floor, not a measurement: {}.",
             bound.join(", ")
+        );
+    }
+    if unresolved {
+        let _ = writeln!(
+            out,
+            "n.r.: not resolved. The device's path was faster than the baseline's by the time in brackets (median, min–max), so the difference is no processing time: the device's time is below what this measurement can tell apart from the baseline."
+        );
+    }
+    cpu_split_table(out, exp, &groups, &xs);
+    let shares = queue_share_lines(exp);
+    if !shares.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nReceive queues of the device's first input port, share of its packets (medians): {}.",
+            shares.join("; ")
         );
     }
     if exp.kind == ExperimentKind::Meter {
@@ -162,6 +195,107 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
             let _ = writeln!(out, "\n{line}");
         }
     }
+}
+
+/// The name of the ceiling's column: the wire in the packet-time experiment.
+fn ceiling_name(kind: ExperimentKind) -> &'static str {
+    if kind == ExperimentKind::PacketTime {
+        "wire"
+    } else {
+        "ceiling"
+    }
+}
+
+/// Whether a cell of `metric` for `dut` (None: the ceiling) of experiment `exp` holds a
+/// device's time less a baseline's, which may come out negative: the per-packet time,
+/// and the device latencies of a packet-time experiment written before the difference
+/// was kept apart (no point has `packet_time_us`: `latency_us` held the difference).
+fn is_time_difference(exp: &Experiment, metric: Metric, dut: Option<&str>) -> bool {
+    if metric == Metric::PacketTime {
+        return true;
+    }
+    let old_packet_time = exp.kind == ExperimentKind::PacketTime
+        && !exp
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .any(|p| p.packet_time_us.is_some());
+    old_packet_time && metric == Metric::Latency && dut.is_some()
+}
+
+/// The CPU split table of an experiment (see the module comment); nothing when no point
+/// has a split.
+fn cpu_split_table(
+    out: &mut String,
+    exp: &Experiment,
+    groups: &[(Option<&str>, &[Point])],
+    xs: &[f64],
+) {
+    let cols: Vec<(&str, &[Point])> = groups
+        .iter()
+        .filter_map(|&(name, points)| Some((name?, points)))
+        .filter(|(_, points)| points.iter().any(|p| p.cpu_split.is_some()))
+        .collect();
+    if cols.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nCPU split, ns per forwarded packet (medians): user / system / softirq / irq, and the busy share of the device's CPUs. From `/proc/stat` of the device's CPUs; the kernel's receive work in a threaded NAPI thread counts as system time, softirq run on the way out of an interrupt or in ksoftirqd as softirq; the parts add up to the CPU column (steal time aside).\n"
+    );
+    let _ = write!(out, "| {} |", exp.kind.x_label());
+    for (name, _) in &cols {
+        let _ = write!(out, " {} |", name.replace('|', "\\|"));
+    }
+    let _ = write!(out, "\n|---:|");
+    for _ in &cols {
+        let _ = write!(out, "---:|");
+    }
+    out.push('\n');
+    for &x in xs {
+        let _ = write!(out, "| {} |", fmt_x(x));
+        for (_, points) in &cols {
+            let cell = at(points, x)
+                .and_then(|p| p.cpu_split)
+                .map_or_else(|| "–".to_string(), |c| fmt_split(&c));
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+}
+
+/// A split as `user / system / softirq / irq (busy%)`, medians.
+fn fmt_split(c: &CpuSplit) -> String {
+    format!(
+        "{} / {} / {} / {} ({:.0}%)",
+        fmt_num(c.user_ns.median),
+        fmt_num(c.system_ns.median),
+        fmt_num(c.softirq_ns.median),
+        fmt_num(c.irq_ns.median),
+        c.busy_share.median * 100.0
+    )
+}
+
+/// `DUT at X UNIT: 50/50%` for every point with receive-queue shares.
+fn queue_share_lines(exp: &Experiment) -> Vec<String> {
+    let mut v = Vec::new();
+    for s in &exp.series {
+        for p in s.points.iter().filter(|p| !p.queue_shares.is_empty()) {
+            let each: Vec<String> = p
+                .queue_shares
+                .iter()
+                .map(|q| format!("{:.0}", q * 100.0))
+                .collect();
+            v.push(format!(
+                "{} at {} {}: {}%",
+                s.dut,
+                fmt_x(p.x),
+                unit_of(exp.kind),
+                each.join("/")
+            ));
+        }
+    }
+    v
 }
 
 /// Each device's median forwarded rate over the meter rate (`x`, packets per second) of
@@ -311,6 +445,7 @@ fn fmt_summary(metric: Metric, s: &Summary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::results::Series;
 
     #[test]
     fn numbers_keep_three_digits() {
@@ -354,10 +489,12 @@ mod tests {
             series: vec![
                 crate::report::results::Series {
                     dut: "peregrine-xdp".into(),
+                    workers: None,
                     points: vec![p(100_000.0, Some(0.1002)), p(400_000.0, Some(0.3996))],
                 },
                 crate::report::results::Series {
                     dut: "ovs-afxdp".into(),
+                    workers: None,
                     points: vec![p(100_000.0, Some(0.099)), p(400_000.0, None)],
                 },
             ],
@@ -387,6 +524,175 @@ mod tests {
         );
         assert!(
             md.contains("Forwarded rate over the meter rate (medians): peregrine-xdp 1.002×"),
+            "{md}"
+        );
+    }
+
+    fn doc(exp: Experiment) -> Results {
+        Results {
+            schema: crate::report::results::SCHEMA_VERSION,
+            machine: crate::report::results::Machine {
+                cpu_model: String::new(),
+                cores: 2,
+                kernel: "6.18".into(),
+            },
+            pinning: "p".into(),
+            started: "s".into(),
+            experiments: vec![exp],
+        }
+    }
+
+    fn series(dut: &str, workers: Option<usize>, points: Vec<Point>) -> Series {
+        Series {
+            dut: dut.into(),
+            workers,
+            points,
+        }
+    }
+
+    #[test]
+    fn negative_packet_times_are_not_resolved_and_the_baseline_is_the_wire() {
+        let p = |x: f64, lat: f64, t: f64| Point {
+            x,
+            latency_us: Some(Summary::single(lat)),
+            packet_time_us: Some(Summary::single(t)),
+            ..Point::default()
+        };
+        let exp = Experiment {
+            kind: ExperimentKind::PacketTime,
+            note: String::new(),
+            ceiling: vec![Point {
+                x: 64.0,
+                latency_us: Some(Summary::single(20.0)),
+                ..Point::default()
+            }],
+            series: vec![
+                series("peregrine-afxdp", Some(1), vec![p(64.0, 25.0, 5.0)]),
+                series("bridge", None, vec![p(64.0, 5.5, -14.5)]),
+            ],
+        };
+        let md = render_markdown(&doc(exp));
+        assert!(
+            md.contains("| frame size (B) | wire | peregrine-afxdp | bridge |"),
+            "{md}"
+        );
+        assert!(md.contains("| 64 | 20.0 | 25.0 | 5.50 |"), "{md}");
+        assert!(
+            md.contains("| frame size (B) | peregrine-afxdp | bridge |\n|---:|---:|---:|\n| 64 | 5.00 | n.r. (-14.5) |"),
+            "{md}"
+        );
+        assert!(md.contains("n.r.: not resolved"), "{md}");
+
+        // A document from before the difference was kept apart: latency_us held it.
+        let old = Experiment {
+            kind: ExperimentKind::PacketTime,
+            note: String::new(),
+            ceiling: vec![Point {
+                x: 64.0,
+                latency_us: Some(Summary::single(20.0)),
+                ..Point::default()
+            }],
+            series: vec![series(
+                "bridge",
+                None,
+                vec![Point {
+                    x: 64.0,
+                    latency_us: Some(Summary::single(-14.5)),
+                    ..Point::default()
+                }],
+            )],
+        };
+        let md = render_markdown(&doc(old));
+        assert!(md.contains("| 64 | 20.0 | n.r. (-14.5) |"), "{md}");
+        // Elsewhere a latency is a latency and the ceiling keeps its name.
+        let load = Experiment {
+            kind: ExperimentKind::Load,
+            note: String::new(),
+            ceiling: vec![],
+            series: vec![series(
+                "bridge",
+                None,
+                vec![Point {
+                    x: 50.0,
+                    latency_us: Some(Summary::single(3.0)),
+                    ..Point::default()
+                }],
+            )],
+        };
+        let md = render_markdown(&doc(load));
+        assert!(!md.contains("n.r.") && !md.contains("wire"), "{md}");
+    }
+
+    #[test]
+    fn the_cpu_split_and_the_queue_shares_are_tabled_per_device() {
+        let split = CpuSplit {
+            user_ns: Summary::single(120.0),
+            system_ns: Summary::single(310.0),
+            softirq_ns: Summary::single(45.5),
+            irq_ns: Summary::single(0.0),
+            busy_share: Summary::single(0.98),
+        };
+        let exp = Experiment {
+            kind: ExperimentKind::ThroughputVsSize,
+            note: String::new(),
+            ceiling: vec![Point {
+                x: 64.0,
+                forwarded_mpps: Some(Summary::single(3.0)),
+                ..Point::default()
+            }],
+            series: vec![
+                series(
+                    "peregrine-afxdp ×2",
+                    Some(2),
+                    vec![Point {
+                        x: 64.0,
+                        forwarded_mpps: Some(Summary::single(1.0)),
+                        cpu_ns_per_pkt: Some(Summary::single(475.5)),
+                        cpu_split: Some(split),
+                        queue_shares: vec![0.52, 0.48],
+                        ..Point::default()
+                    }],
+                ),
+                series(
+                    "bridge",
+                    None,
+                    vec![Point {
+                        x: 64.0,
+                        forwarded_mpps: Some(Summary::single(1.5)),
+                        ..Point::default()
+                    }],
+                ),
+            ],
+        };
+        let md = render_markdown(&doc(exp));
+        assert!(md.contains("CPU split, ns per forwarded packet"), "{md}");
+        // Only the device with a split gets a column; the ceiling never does.
+        assert!(
+            md.contains("| frame size (B) | peregrine-afxdp ×2 |\n|---:|---:|\n| 64 | 120 / 310 / 45.5 / 0 (98%) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("share of its packets (medians): peregrine-afxdp ×2 at 64 B: 52/48%."),
+            "{md}"
+        );
+        // Without splits or shares neither appears.
+        let bare = Experiment {
+            kind: ExperimentKind::ThroughputVsSize,
+            note: String::new(),
+            ceiling: vec![],
+            series: vec![series(
+                "bridge",
+                None,
+                vec![Point {
+                    x: 64.0,
+                    forwarded_mpps: Some(Summary::single(1.5)),
+                    ..Point::default()
+                }],
+            )],
+        };
+        let md = render_markdown(&doc(bare));
+        assert!(
+            !md.contains("CPU split") && !md.contains("Receive queues"),
             "{md}"
         );
     }

@@ -4,9 +4,10 @@
 //! Results { schema: 1, machine, pinning, started, experiments[] }
 //!  └─ Experiment { kind, title, ceiling[], series[] }
 //!      ├─ ceiling: [Point]            generator → sink with no device under test
-//!      └─ series:  [Series { dut, points: [Point] }]
+//!      └─ series:  [Series { dut, workers?, points: [Point] }]
 //!          └─ Point { x, offered_mpps, forwarded_mpps, loss_ratio, latency_us,
-//!                     cpu_ns_per_pkt, flow_mods_per_s }   each a Summary or absent
+//!                     cpu_ns_per_pkt, flow_mods_per_s,     each a Summary or absent
+//!                     cpu_split?, packet_time_us?, queue_shares[] }
 //! ```
 //!
 //! The meaning of a point's `x` depends on the experiment's kind
@@ -118,7 +119,8 @@ pub enum ExperimentKind {
     /// Rate of flow installation (`x`: rules installed per batch).
     FlowInstall,
     /// Per-packet processing time: one-way latency through the idle device less the
-    /// ceiling's (`x`: frame size).
+    /// wire's (the same path with nothing but a redirect for a device; `x`: frame
+    /// size).
     PacketTime,
     /// Forwarding while a controller changes the rules (`x`: flow modifications per
     /// second asked for).
@@ -229,8 +231,13 @@ pub struct Experiment {
 /// The points of one device under test.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Series {
-    /// The device's name (`peregrine-afxdp`, `bridge`, …); unique in an experiment.
+    /// The device's name (`peregrine-afxdp`, `bridge`, …), with its worker count when
+    /// the study measured several (`peregrine-afxdp ×2`); unique in an experiment.
     pub dut: String,
+    /// peregrine's worker count for this series (absent for the other devices and in
+    /// documents written before worker counts were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<usize>,
     pub points: Vec<Point>,
 }
 
@@ -249,12 +256,43 @@ pub struct Point {
     /// One-way or round-trip latency in microseconds, as the experiment's note says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_us: Option<Summary>,
-    /// CPU time of the device under test per forwarded packet, in nanoseconds.
+    /// CPU time of the device under test per forwarded packet, in nanoseconds: the busy
+    /// time of the device's CPUs from `/proc/stat`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_ns_per_pkt: Option<Summary>,
+    /// `cpu_ns_per_pkt` split by where `/proc/stat` put the time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_split: Option<CpuSplit>,
+    /// The packet-time experiment: the device's one-way latency less the wire's
+    /// (`latency_us` less the ceiling's, which there is the wire's, at the same `x`), in microseconds. Negative when
+    /// the device's path was faster than the wire's: then it is no processing time, and
+    /// the report says so instead of printing it as one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_time_us: Option<Summary>,
+    /// The share of the packets each receive queue of the device's first input port
+    /// took (medians over the runs; in queue order, summing to about 1); empty when the
+    /// port has one queue or was not read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queue_shares: Vec<f64>,
     /// Flow table modifications applied per second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow_mods_per_s: Option<Summary>,
+}
+
+/// Where the device's CPUs spent their busy time, in nanoseconds per forwarded packet,
+/// from the per-CPU lines of `/proc/stat` over the device's CPUs. `user` is user plus
+/// nice; the kernel's receive work in a threaded NAPI kernel thread counts as `system`,
+/// softirq work run on the way out of an interrupt or in `ksoftirqd` as `softirq`
+/// (tick sampling: each tick is charged to what it interrupted). `user + system +
+/// softirq + irq` plus steal time is the busy time, `cpu_ns_per_pkt`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CpuSplit {
+    pub user_ns: Summary,
+    pub system_ns: Summary,
+    pub softirq_ns: Summary,
+    pub irq_ns: Summary,
+    /// The busy share of the device's CPUs over the run, 0..=1 (1: saturated).
+    pub busy_share: Summary,
 }
 
 /// The runs of one measurement (median, extremes, count): the method's summary.
@@ -267,17 +305,20 @@ pub enum Metric {
     Offered,
     Loss,
     Latency,
+    /// The packet-time experiment's latency less the wire's.
+    PacketTime,
     Cpu,
     FlowMods,
 }
 
 impl Metric {
     /// Every metric, in the order a report's columns list them.
-    pub const ALL: [Metric; 6] = [
+    pub const ALL: [Metric; 7] = [
         Metric::Forwarded,
         Metric::Offered,
         Metric::Loss,
         Metric::Latency,
+        Metric::PacketTime,
         Metric::Cpu,
         Metric::FlowMods,
     ];
@@ -289,6 +330,7 @@ impl Metric {
             Metric::Offered => p.offered_mpps,
             Metric::Loss => p.loss_ratio,
             Metric::Latency => p.latency_us,
+            Metric::PacketTime => p.packet_time_us,
             Metric::Cpu => p.cpu_ns_per_pkt,
             Metric::FlowMods => p.flow_mods_per_s,
         }
@@ -301,6 +343,7 @@ impl Metric {
             Metric::Offered => "offered (Mpps)",
             Metric::Loss => "loss",
             Metric::Latency => "latency (µs)",
+            Metric::PacketTime => "per-packet time (µs)",
             Metric::Cpu => "CPU (ns/pkt)",
             Metric::FlowMods => "flow mods/s",
         }

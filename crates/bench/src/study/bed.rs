@@ -6,7 +6,14 @@
 //! the sink host `h(n+1)` (the sink reads its `eth0`), the device on the hosts' root-side
 //! ends. Without a device (the ceiling) one host: the generator sends from its `eth0`
 //! and the sink reads the root-side end of the same veth pair, so the path is one veth
-//! hop where a device's is two.
+//! hop where a device's is two. The wire ([`Bed::wire`], the packet-time experiment's
+//! baseline) is a device bed whose device does nothing: the input host's root-side end
+//! is joined to the sink host's by a tc redirect, so its path is a device's path, hosts,
+//! generator, sink and pinning included.
+//!
+//! Every veth pair of a bed has [`super::Options::bed_queues`] receive and transmit
+//! queues; the generator spreads its flows over them, and the NAPI threads of every
+//! queue of the device's ports are pinned to the device's CPUs (those of its workers).
 //!
 //! Field order matters: the device is dropped (stopped) before the topology under it.
 
@@ -83,6 +90,11 @@ pub struct Bed {
     /// Processes of the device other than this one (OVS's daemons, the NAPI threads of
     /// its ports), for CPU accounting.
     pub pids: Vec<u32>,
+    /// Receive and transmit queues of every veth pair.
+    pub queues: u32,
+    /// The device-side port of the first input (namespace, name), whose receive
+    /// queues' statistics show how the traffic spread over them.
+    watch: (Option<String>, String),
     topo: Topology,
 }
 
@@ -91,8 +103,12 @@ impl Bed {
     /// loaded with what `load` makes of the input hosts and the sink host.
     pub fn new(ctx: &Ctx, dut: Option<Dut>, inputs: usize, load: &LoadFn) -> Result<Bed, String> {
         let mut topo = Topology::new();
+        let queues = ctx.opts.bed_queues();
+        let dut_cpus: Vec<usize> = ctx.dut_cpus().into_iter().collect();
         let Some(dut) = dut else {
-            let h = topo.add_host(1).map_err(|e| e.to_string())?;
+            let h = topo
+                .add_host_with_queues(1, queues)
+                .map_err(|e| e.to_string())?;
             let mut pids = Vec::new();
             if ctx.opts.steer {
                 // The sink reads the root end of the generator's own veth; its receive
@@ -102,7 +118,7 @@ impl Bed {
                     None,
                     std::slice::from_ref(&h.port),
                     topo.prefix(),
-                    ctx.opts.dut_cpu,
+                    &dut_cpus,
                 )?;
             }
             wait_quiet(&pids);
@@ -120,15 +136,20 @@ impl Bed {
                     dst_mac: NOBODY,
                     dst_ip: parse_ip(&h.ip)?,
                 }],
+                watch: (None, h.port.clone()),
                 inputs: vec![h],
                 sink: None,
                 pids,
+                queues,
                 topo,
             });
         };
         let mut hosts = Vec::with_capacity(inputs + 1);
         for i in 1..=inputs + 1 {
-            hosts.push(topo.add_host(i as u8).map_err(|e| e.to_string())?);
+            hosts.push(
+                topo.add_host_with_queues(i as u8, queues)
+                    .map_err(|e| e.to_string())?,
+            );
         }
         let sink = hosts.pop().ok_or("no sink host")?;
         let load = load(&hosts, &sink)?;
@@ -144,8 +165,8 @@ impl Bed {
         let ports: Vec<String> = setup.hosts().iter().map(|h| h.port.clone()).collect();
         let device = match dut.peregrine_backend() {
             Some(backend) => {
-                let workers = ctx.opts.dut_workers.max(1);
-                let cpus = ctx.opts.worker_cpus();
+                let workers = ctx.workers.unwrap_or(1).max(1);
+                let cpus = ctx.opts.worker_cpus(workers);
                 Device::Peregrine(ctx.launcher.start(backend, &setup, workers, &cpus)?)
             }
             None => {
@@ -157,8 +178,9 @@ impl Bed {
             Device::Other(r) => r.namespace(),
             Device::Peregrine(_) => None,
         };
+        let watch = (ns.map(str::to_string), ports[0].clone());
         let napi = if ctx.opts.steer {
-            crate::dut::thread_napi(ns, &ports, topo.prefix(), ctx.opts.dut_cpu)?
+            crate::dut::thread_napi(ns, &ports, topo.prefix(), &dut_cpus)?
         } else {
             Vec::new()
         };
@@ -191,11 +213,67 @@ impl Bed {
                 ifname: "eth0".into(),
             },
             targets,
+            watch,
             inputs: hosts,
             sink: Some(sink),
             pids,
+            queues,
             topo,
         })
+    }
+
+    /// The wire: a bed like a device's with one input, whose "device" is a tc redirect
+    /// from the input host's root-side end to the sink host's (see the module comment),
+    /// with the same queues and the same NAPI threads pinned to the device's CPUs.
+    pub fn wire(ctx: &Ctx) -> Result<Bed, String> {
+        let mut topo = Topology::new();
+        let queues = ctx.opts.bed_queues();
+        let dut_cpus: Vec<usize> = ctx.dut_cpus().into_iter().collect();
+        let h = topo
+            .add_host_with_queues(1, queues)
+            .map_err(|e| e.to_string())?;
+        let sink = topo
+            .add_host_with_queues(2, queues)
+            .map_err(|e| e.to_string())?;
+        crate::dut::wire(None, &h.port, &sink.port)?;
+        crate::dut::wire(None, &sink.port, &h.port)?;
+        let ports = [h.port.clone(), sink.port.clone()];
+        let pids = if ctx.opts.steer {
+            crate::dut::thread_napi(None, &ports, topo.prefix(), &dut_cpus)?
+        } else {
+            Vec::new()
+        };
+        wait_quiet(&pids);
+        Ok(Bed {
+            device: None,
+            tx: vec![Endpoint {
+                ns: Some(h.ns.clone()),
+                ifname: "eth0".into(),
+            }],
+            rx: Endpoint {
+                ns: Some(sink.ns.clone()),
+                ifname: "eth0".into(),
+            },
+            targets: vec![Target {
+                dst_mac: NOBODY,
+                dst_ip: parse_ip(&sink.ip)?,
+            }],
+            watch: (None, h.port.clone()),
+            inputs: vec![h],
+            sink: Some(sink),
+            pids,
+            queues,
+            topo,
+        })
+    }
+
+    /// The packets each receive queue of the first input's device-side port took so
+    /// far; empty with one queue (or when the statistics cannot be read).
+    fn queue_packets(&self) -> Vec<u64> {
+        if self.queues < 2 {
+            return Vec::new();
+        }
+        crate::dut::rx_queue_packets(self.watch.0.as_deref(), &self.watch.1).unwrap_or_default()
     }
 
     /// The device's OpenFlow connection (`unix:PATH`), if it speaks OpenFlow.
@@ -243,8 +321,13 @@ fn parse_ip(s: &str) -> Result<Ipv4Addr, String> {
 #[derive(Clone, Debug)]
 pub struct Measured {
     pub outcome: Outcome,
-    /// The device's CPU time per received packet (busy time of the device CPU), ns.
+    /// The device's CPU time per received packet (busy time of the device's CPUs), ns.
     pub cpu_ns_per_pkt: Option<f64>,
+    /// The same, split as `/proc/stat` splits it (`split.busy == cpu_ns_per_pkt`).
+    pub split: Option<cpu::SplitNs>,
+    /// Each receive queue's share of what the first input's device-side port received
+    /// in the run ([`crate::dut::queue_shares`]); empty with one queue.
+    pub queue_shares: Vec<f64>,
 }
 
 impl Measured {
@@ -328,6 +411,7 @@ pub fn measure_each(
     before_attempt: &mut dyn FnMut(),
 ) -> Result<Measured, String> {
     let ours = ctx.opts.pinning().cpus();
+    let dut_cpus = ctx.dut_cpus();
     let mut pids = vec![std::process::id()];
     pids.extend(&bed.pids);
     pids.extend(cpu::ksoftirqd_pids(&ours).unwrap_or_default());
@@ -352,22 +436,24 @@ pub fn measure_each(
             drain: Duration::from_millis(100),
             cpu: Some(ctx.opts.gen_cpu),
             batch: 32,
+            tx_queues: bed.queues,
         };
         pids.truncate(fixed);
         pids.extend(cpu::kworker_pids(&ours).unwrap_or_default());
+        let queues_before = bed.queue_packets();
         let before =
             cpu::read_sample_of_living(&pids).map_err(|e| format!("reading /proc: {e}"))?;
         let outcome = traffic::run(spec)?;
         let after = cpu::read_sample_of_living(&pids).map_err(|e| format!("reading /proc: {e}"))?;
+        let queue_shares = crate::dut::queue_shares(&queues_before, &bed.queue_packets());
         let delta = before.delta(&after);
-        let busy = delta
-            .cpus
-            .get(&ctx.opts.dut_cpu)
-            .map(|t| t.busy())
-            .unwrap_or(0);
         let received = outcome.received();
-        let cpu_ns_per_pkt = (bed.device.is_some() && received > 0)
-            .then(|| cpu::jiffies_to_ns(busy) as f64 / received as f64);
+        let split = if bed.device.is_some() {
+            cpu::split_per_packet(&delta.cpus_sum(&dut_cpus), received)
+        } else {
+            None
+        };
+        let cpu_ns_per_pkt = split.map(|s| s.busy);
         let mut verdict = cpu::detect_disturbance(&delta, &ours, &pids, &Thresholds::default());
         if !ctx.check_foreign {
             verdict.disturbed = false;
@@ -375,6 +461,8 @@ pub fn measure_each(
         let m = Measured {
             outcome,
             cpu_ns_per_pkt,
+            split,
+            queue_shares,
         };
         if !verdict.disturbed {
             return Ok(m);

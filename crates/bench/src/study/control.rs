@@ -93,6 +93,7 @@ pub fn flow_install(ctx: &mut Ctx) -> Result<Experiment, String> {
                     ));
                     series.push(Series {
                         dut: name,
+                        workers: None,
                         points: vec![p],
                     });
                 }

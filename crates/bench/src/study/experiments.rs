@@ -6,7 +6,8 @@
 //!   device's saturation rate, which the load-relative experiments scale by.
 //! - **load**: 64 B paced at fractions of the device's saturation rate (under- and
 //!   overload): forwarded rate, loss and one-way latency (median).
-//! - **packet time**: one-way latency at 10 kpps (idle device) less the ceiling's.
+//! - **packet time**: one-way latency at 10 kpps (idle device) less the wire's (the
+//!   same path with a tc redirect for a device, [`Bed::wire`]).
 //! - **table size**: N rules that the traffic's N random flows all hit: exact 5-tuple
 //!   flows (OpenFlow devices, random UDP ports), static FDB entries (the bridge, random
 //!   destination MACs), routes (the router, random destinations in them).
@@ -34,7 +35,7 @@ use std::time::Instant;
 use crate::datapath_bench;
 use crate::method::search::{zero_loss_search, SearchConfig, SearchError, TrialOutcome};
 use crate::method::stats::{loss_difference, Summary};
-use crate::report::results::{Experiment, ExperimentKind, Point, Series};
+use crate::report::results::{CpuSplit, Experiment, ExperimentKind, Point, Series};
 use crate::traffic::{self, FlowHeader, Spread, Stream};
 use crate::workload::RuleKind;
 
@@ -189,8 +190,44 @@ pub(super) fn point(x: f64, runs: &[Measured]) -> Point {
                 .map(|l| l.median_ns as f64 / 1e3),
         ),
         cpu_ns_per_pkt: summary(runs.iter().filter_map(|m| m.cpu_ns_per_pkt)),
+        cpu_split: cpu_split(runs),
+        packet_time_us: None,
+        queue_shares: queue_shares(runs),
         flow_mods_per_s: None,
     }
+}
+
+/// The CPU split of whole runs: each part's summary over the runs that have one.
+fn cpu_split(runs: &[Measured]) -> Option<CpuSplit> {
+    let splits: Vec<_> = runs.iter().filter_map(|m| m.split).collect();
+    let of = |f: &dyn Fn(&crate::method::cpu::SplitNs) -> f64| summary(splits.iter().map(f));
+    Some(CpuSplit {
+        user_ns: of(&|s| s.user)?,
+        system_ns: of(&|s| s.system)?,
+        softirq_ns: of(&|s| s.softirq)?,
+        irq_ns: of(&|s| s.irq)?,
+        busy_share: of(&|s| s.busy_share)?,
+    })
+}
+
+/// Each receive queue's median share over the runs that read the queues (all with the
+/// same number of queues); empty when none did.
+fn queue_shares(runs: &[Measured]) -> Vec<f64> {
+    let read: Vec<&Vec<f64>> = runs
+        .iter()
+        .map(|m| &m.queue_shares)
+        .filter(|q| !q.is_empty())
+        .collect();
+    let Some(n) = read.first().map(|q| q.len()) else {
+        return Vec::new();
+    };
+    (0..n)
+        .map(|i| {
+            summary(read.iter().filter_map(|q| q.get(i).copied()))
+                .map(|s| s.median)
+                .unwrap_or(0.0)
+        })
+        .collect()
 }
 
 /// Rate of the warm-up, which is also the learning pass.
@@ -253,18 +290,25 @@ pub(super) fn per_device(
     let mut series = Vec::new();
     let mut failed = Vec::new();
     for &dut in duts {
-        if ctx.stopped() {
-            break;
-        }
-        ctx.progress(&format!("{} {}", kind.name(), dut.name()));
-        match f(ctx, dut) {
-            Ok(points) => series.push(Series {
-                dut: dut.name().to_string(),
-                points,
-            }),
-            Err(e) => {
-                ctx.progress(&format!("  {}: failed: {e}", dut.name()));
-                failed.push(format!("{} failed: {e}", dut.name()));
+        for workers in ctx.opts.worker_counts(dut) {
+            if ctx.stopped() {
+                break;
+            }
+            let label = super::series_label(dut, workers, &ctx.opts);
+            ctx.progress(&format!("{} {label}", kind.name()));
+            ctx.workers = workers;
+            let result = f(ctx, dut);
+            ctx.workers = None;
+            match result {
+                Ok(points) => series.push(Series {
+                    dut: label,
+                    workers,
+                    points,
+                }),
+                Err(e) => {
+                    ctx.progress(&format!("  {label}: failed: {e}"));
+                    failed.push(format!("{label} failed: {e}"));
+                }
             }
         }
     }
@@ -282,13 +326,44 @@ pub(super) fn note(text: String, failed: &[String]) -> String {
 pub(super) fn log_point(ctx: &Ctx, what: &str, p: &Point) {
     let m = |s: Option<Summary>| s.map(|s| s.median).unwrap_or(f64::NAN);
     ctx.progress(&format!(
-        "  {what}: {:.3} Mpps forwarded of {:.3} offered, loss {:.2}%, latency {:.1} µs, {:.0} ns/pkt",
+        "  {what}: {:.3} Mpps forwarded of {:.3} offered, loss {:.2}%, latency {:.1} µs, {:.0} ns/pkt{}{}",
         m(p.forwarded_mpps),
         m(p.offered_mpps),
         m(p.loss_ratio) * 100.0,
         m(p.latency_us),
-        m(p.cpu_ns_per_pkt)
+        m(p.cpu_ns_per_pkt),
+        split_text(p),
+        queues_text(p)
     ));
+}
+
+/// ` (user U, system S, softirq Q, irq I; CPUs B% busy)` of a point's CPU split, in
+/// ns per packet (medians); empty without one.
+pub(super) fn split_text(p: &Point) -> String {
+    match p.cpu_split {
+        None => String::new(),
+        Some(c) => format!(
+            " (user {:.0}, system {:.0}, softirq {:.0}, irq {:.0}; CPUs {:.0}% busy)",
+            c.user_ns.median,
+            c.system_ns.median,
+            c.softirq_ns.median,
+            c.irq_ns.median,
+            c.busy_share.median * 100.0
+        ),
+    }
+}
+
+/// `, rx queues 51/49%` of a point's queue shares; empty without them.
+pub(super) fn queues_text(p: &Point) -> String {
+    if p.queue_shares.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = p
+        .queue_shares
+        .iter()
+        .map(|s| format!("{:.0}", s * 100.0))
+        .collect();
+    format!(", rx queues {}%", each.join("/"))
 }
 
 fn throughput_vs_size(ctx: &mut Ctx) -> Result<Experiment, String> {
@@ -305,7 +380,7 @@ fn throughput_vs_size(ctx: &mut Ctx) -> Result<Experiment, String> {
             log_point(ctx, &format!("{size} B"), &p);
             if size == 64 {
                 if let Some(f) = p.forwarded_mpps {
-                    ctx.saturation.push((dut, f.median * 1e6));
+                    ctx.saturation.push((dut, ctx.workers, f.median * 1e6));
                 }
             }
             points.push(p);
@@ -347,7 +422,12 @@ fn throughput_vs_size(ctx: &mut Ctx) -> Result<Experiment, String> {
 
 /// The device's flat-out forwarded rate at 64 B (measured now if not yet).
 fn saturation(ctx: &mut Ctx, dut: Dut) -> Result<f64, String> {
-    if let Some(&(_, pps)) = ctx.saturation.iter().find(|(d, _)| *d == dut) {
+    let workers = ctx.workers;
+    if let Some(&(_, _, pps)) = ctx
+        .saturation
+        .iter()
+        .find(|(d, w, _)| *d == dut && *w == workers)
+    {
         return Ok(pps);
     }
     let (bed, flows) = plain_bed(ctx, dut)?;
@@ -360,7 +440,7 @@ fn saturation(ctx: &mut Ctx, dut: Dut) -> Result<f64, String> {
     if pps <= 0.0 {
         return Err("forwards nothing at 64 B".into());
     }
-    ctx.saturation.push((dut, pps));
+    ctx.saturation.push((dut, workers, pps));
     Ok(pps)
 }
 
@@ -396,16 +476,24 @@ fn load(ctx: &mut Ctx) -> Result<Experiment, String> {
 fn packet_time(ctx: &mut Ctx) -> Result<Experiment, String> {
     let kind = ExperimentKind::PacketTime;
     let sizes: Vec<usize> = vec![64, 1518];
+    // The wire's median latency at each size: the baseline, measured on the devices'
+    // path (same hosts, generator, sink, queues and NAPI pinning) with a tc redirect
+    // for a device.
     let mut base = Vec::new();
     let mut ceiling = Vec::new();
     {
-        let bed = ceiling_bed(ctx)?;
+        let bed = Bed::wire(ctx)?;
         let flows = bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?;
+        warm_up(ctx, &bed, &frames(&flows, 64))?;
         for &size in &sizes {
             let fr = frames(&flows, size);
             let runs = repeat(ctx, &bed, &|| vec![paced(0, &fr, IDLE_PPS)])?;
             let p = point(size as f64, &runs);
-            base.push(p.latency_us.map(|s| s.median).unwrap_or(0.0));
+            ctx.progress(&format!(
+                "  wire {size} B: {:.2} µs one-way",
+                p.latency_us.map(|s| s.median).unwrap_or(f64::NAN)
+            ));
+            base.push(p.latency_us.map(|s| s.median));
             ceiling.push(Point {
                 x: size as f64,
                 latency_us: p.latency_us,
@@ -420,19 +508,20 @@ fn packet_time(ctx: &mut Ctx) -> Result<Experiment, String> {
         for (i, &size) in sizes.iter().enumerate() {
             let fr = frames(&flows, size);
             let runs = repeat(ctx, &bed, &|| vec![paced(0, &fr, IDLE_PPS)])?;
-            let times: Vec<f64> = runs
+            let lat: Vec<f64> = runs
                 .iter()
                 .filter_map(|m| m.outcome.latency.as_ref())
-                .map(|l| l.median_ns as f64 / 1e3 - base[i])
+                .map(|l| l.median_ns as f64 / 1e3)
                 .collect();
             let p = Point {
                 x: size as f64,
-                latency_us: Summary::of(&times),
+                latency_us: Summary::of(&lat),
+                packet_time_us: base[i].and_then(|b| less_baseline(&lat, b)),
                 ..Point::default()
             };
             ctx.progress(&format!(
-                "  {size} B: {:.2} µs per packet",
-                p.latency_us.map(|s| s.median).unwrap_or(f64::NAN)
+                "  {size} B: {}",
+                packet_time_text(p.latency_us, base[i], p.packet_time_us)
             ));
             points.push(p);
         }
@@ -441,12 +530,51 @@ fn packet_time(ctx: &mut Ctx) -> Result<Experiment, String> {
     Ok(Experiment {
         kind,
         note: note(
-            format!("One-way latency through the idle device ({} kpps) less the ceiling's at the same rate and size (the ceiling column is its raw latency); the device's time per packet including one more veth hop.", IDLE_PPS / 1e3),
+            format!("One-way latency through the idle device ({} kpps), and the same less the wire's: the wire is the devices' path (the same input and sink hosts, generator, sink, veth queues and NAPI threads pinned to the device's CPUs) with a tc redirect from the input port to the sink port for a device (its latency is the `wire` column). The per-packet time is then what the device adds to a frame's trip beyond that redirect. A device whose path is faster than the wire's gives a negative difference, shown as n.r. (not resolved): no processing time can be read from it.", IDLE_PPS / 1e3),
             &failed,
         ),
         ceiling,
         series,
     })
+}
+
+/// Each run's latency (`latencies_us`, one median per run) less the baseline's
+/// (`baseline_us`, the wire's median at the same size), summarised; `None` without
+/// runs. Not clamped: a negative result says the device's path was faster than the
+/// baseline's, and is reported as such ([`packet_time_text`]).
+pub(super) fn less_baseline(latencies_us: &[f64], baseline_us: f64) -> Option<Summary> {
+    if !baseline_us.is_finite() {
+        return None;
+    }
+    let d: Vec<f64> = latencies_us.iter().map(|l| l - baseline_us).collect();
+    Summary::of(&d)
+}
+
+/// The console's words for a device's packet time: `12.30 µs one-way, 2.10 µs per packet
+/// over the wire's 10.20 µs`, or, when the difference is negative, that it was not
+/// resolved (never a negative time as a processing time).
+pub(super) fn packet_time_text(
+    latency: Option<Summary>,
+    wire_us: Option<f64>,
+    time: Option<Summary>,
+) -> String {
+    let (Some(l), Some(w), Some(t)) = (latency, wire_us, time) else {
+        return format!(
+            "{:.2} µs one-way; no per-packet time (the wire's latency or the device's is missing)",
+            latency.map(|s| s.median).unwrap_or(f64::NAN)
+        );
+    };
+    if t.median < 0.0 {
+        format!(
+            "{:.2} µs one-way, {:.2} µs below the wire's {w:.2} µs: per-packet time not resolved",
+            l.median, -t.median
+        )
+    } else {
+        format!(
+            "{:.2} µs one-way, {:.2} µs per packet over the wire's {w:.2} µs",
+            l.median, t.median
+        )
+    }
 }
 
 fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
@@ -761,6 +889,7 @@ fn worker_scaling(ctx: &mut Ctx) -> Result<Experiment, String> {
         ceiling: Vec::new(),
         series: vec![Series {
             dut: "peregrine (in-memory)".into(),
+            workers: None,
             points,
         }],
     })
@@ -886,4 +1015,36 @@ fn zero_loss(ctx: &mut Ctx) -> Result<Experiment, String> {
         ceiling: Vec::new(),
         series,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_time_is_each_run_less_the_wire_and_keeps_its_sign() {
+        let t = less_baseline(&[12.0, 11.0, 13.5], 10.0).unwrap();
+        assert_eq!((t.median, t.min, t.max, t.n), (2.0, 1.0, 3.5, 3));
+        // Faster than the wire: negative, not clamped to 0.
+        let t = less_baseline(&[8.0, 9.0], 10.0).unwrap();
+        assert_eq!((t.median, t.min, t.max), (-1.5, -2.0, -1.0));
+        assert_eq!(less_baseline(&[], 10.0), None);
+        assert_eq!(less_baseline(&[5.0], f64::NAN), None);
+    }
+
+    #[test]
+    fn a_negative_packet_time_is_never_printed_as_a_time() {
+        let s = |v: f64| Some(Summary::single(v));
+        assert_eq!(
+            packet_time_text(s(12.3), Some(10.2), s(2.1)),
+            "12.30 µs one-way, 2.10 µs per packet over the wire's 10.20 µs"
+        );
+        let below = packet_time_text(s(8.0), Some(22.5), s(-14.5));
+        assert_eq!(
+            below,
+            "8.00 µs one-way, 14.50 µs below the wire's 22.50 µs: per-packet time not resolved"
+        );
+        assert!(!below.contains("-14"), "{below}");
+        assert!(packet_time_text(s(8.0), None, None).contains("no per-packet time"));
+    }
 }

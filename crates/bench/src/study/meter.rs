@@ -349,6 +349,8 @@ mod tests {
                 foreign: 0,
             },
             cpu_ns_per_pkt: None,
+            split: None,
+            queue_shares: Vec::new(),
         }
     }
 

@@ -179,10 +179,17 @@ pub struct Options {
     pub experiments: Vec<ExperimentKind>,
     pub gen_cpu: usize,
     pub dut_cpu: usize,
-    /// peregrine's workers: the first on `dut_cpu`, the others on the CPUs used by
-    /// neither the generator nor the device, in turn (on veth an AF_XDP port has one
-    /// queue, so one worker serves it; AF_PACKET spreads over all by fanout).
-    pub dut_workers: usize,
+    /// peregrine's worker counts: every peregrine device is measured once with each
+    /// (its series labelled with the count, see [`series_label`]); the other devices
+    /// once. The workers of a count `n` are on [`Options::worker_cpus`]`(n)`. Never
+    /// empty; every count at least 1.
+    pub dut_workers: Vec<usize>,
+    /// Receive and transmit queues of every veth pair of a bed (0: as many as the
+    /// largest worker count, so each AF_XDP worker gets a queue of each port). The
+    /// generator spreads its flows over the queues (AF_XDP generator only), the kernel's
+    /// receive work of every queue runs on the device's CPUs, and a worker count below
+    /// the queue count has its workers serve several queues each.
+    pub queues: u32,
     /// Seconds of traffic per run.
     pub seconds: f64,
     /// Runs per point (median, min, max reported).
@@ -250,7 +257,8 @@ impl Options {
             experiments: EXPERIMENTS.to_vec(),
             gen_cpu: 0,
             dut_cpu: 1,
-            dut_workers: 1,
+            dut_workers: vec![1],
+            queues: 0,
             seconds: 0.5,
             runs: 1,
             sizes: vec![64, 512, 1518],
@@ -307,9 +315,34 @@ impl Options {
         self.duts.iter().copied().filter(|d| d.openflow()).collect()
     }
 
-    /// How the study is pinned.
+    /// The largest worker count asked for.
+    pub fn max_workers(&self) -> usize {
+        self.dut_workers.iter().copied().max().unwrap_or(1).max(1)
+    }
+
+    /// The queues of every veth pair of a bed: [`Options::queues`], or the largest
+    /// worker count when that is 0.
+    pub fn bed_queues(&self) -> u32 {
+        if self.queues > 0 {
+            self.queues
+        } else {
+            self.max_workers() as u32
+        }
+    }
+
+    /// The worker counts a device is measured at: each of `dut_workers` for peregrine,
+    /// one run (reported as `None`) for the others.
+    pub fn worker_counts(&self, dut: Dut) -> Vec<Option<usize>> {
+        if dut.peregrine_backend().is_some() {
+            self.dut_workers.iter().map(|&w| Some(w.max(1))).collect()
+        } else {
+            vec![None]
+        }
+    }
+
+    /// How the study is pinned (with the largest worker count's CPUs).
     pub fn pinning(&self) -> Pinning {
-        let mut dut = self.worker_cpus();
+        let mut dut = self.worker_cpus(self.max_workers());
         dut.sort_unstable();
         dut.dedup();
         Pinning {
@@ -319,10 +352,10 @@ impl Options {
         }
     }
 
-    /// The CPU of each of peregrine's `dut_workers` workers: the first on `dut_cpu`, the
-    /// others on the CPUs other than the generator's and the device's, in turn (the
-    /// device's when there are none).
-    pub fn worker_cpus(&self) -> Vec<usize> {
+    /// The CPU of each of `workers` workers: the first on `dut_cpu`, the others on the
+    /// CPUs other than the generator's and the device's, in turn (the device's when
+    /// there are none, as on a 2-core machine).
+    pub fn worker_cpus(&self, workers: usize) -> Vec<usize> {
         let cores = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1);
@@ -330,7 +363,7 @@ impl Options {
             .filter(|&c| c != self.gen_cpu && c != self.dut_cpu)
             .collect();
         let mut v = vec![self.dut_cpu];
-        for w in 1..self.dut_workers.max(1) {
+        for w in 1..workers.max(1) {
             v.push(if spare.is_empty() {
                 self.dut_cpu
             } else {
@@ -359,8 +392,13 @@ pub struct Ctx<'a> {
     started: Instant,
     /// The ceiling's flat-out rate at 64 B, packets per second (0 before it is measured).
     pub ceiling_pps: f64,
-    /// Each device's flat-out forwarded rate at 64 B, packets per second.
-    pub saturation: Vec<(Dut, f64)>,
+    /// Each device's (at each worker count) flat-out forwarded rate at 64 B, packets per
+    /// second.
+    pub saturation: Vec<(Dut, Option<usize>, f64)>,
+    /// The worker count of the device being measured (`None` for a device other than
+    /// peregrine, or outside a device's part); [`bed::Bed::new`] starts peregrine with
+    /// it, 1 when `None`.
+    pub workers: Option<usize>,
     /// Runs found disturbed (and redone).
     pub disturbed: usize,
     /// Runs kept although disturbed (every attempt was).
@@ -381,11 +419,21 @@ impl<'a> Ctx<'a> {
             started: Instant::now(),
             ceiling_pps: 0.0,
             saturation: Vec::new(),
+            workers: None,
             disturbed: 0,
             kept_disturbed: 0,
             check_foreign: true,
             stop,
         }
+    }
+
+    /// The device's CPUs for the device being measured: those of its workers (the
+    /// device CPU alone for a device other than peregrine).
+    pub fn dut_cpus(&self) -> std::collections::BTreeSet<usize> {
+        self.opts
+            .worker_cpus(self.workers.unwrap_or(1))
+            .into_iter()
+            .collect()
     }
 
     /// Whether the study was asked to end.
@@ -400,18 +448,29 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The name of a device's series: the device's name, with the worker count after it
+/// (`peregrine-afxdp ×2`) whenever a count other than 1 was asked for, so that a study
+/// of one worker names its series as before.
+pub fn series_label(dut: Dut, workers: Option<usize>, opts: &Options) -> String {
+    match workers {
+        Some(w) if opts.dut_workers != [1] => format!("{} ×{w}", dut.name()),
+        _ => dut.name().to_string(),
+    }
+}
+
 /// Runs the study `opts` describes and returns its results (also when a device fails:
 /// its error is logged and its series left out). When `stop` is set midway the study
 /// ends after tearing down what runs, and returns the experiments finished so far.
 pub fn run(opts: Options, launcher: &dyn Launcher, stop: &AtomicBool) -> Result<Results, String> {
     let mut ctx = Ctx::new(opts, launcher, stop);
     let mut results = Results::new(format!(
-        "{}; the generator and the sink are one thread; {}",
+        "{}; the generator and the sink are one thread; {}{}",
         ctx.opts.pinning(),
+        queues_text(&ctx.opts),
         if ctx.opts.steer {
-            "the kernel's receive work for the device's ports also runs on the DUT CPU \
-             (each port's NAPI in a kernel thread pinned there), so each device has \
-             exactly one CPU for all its work"
+            "the kernel's receive work for the device's ports also runs on the DUT CPU(s) \
+             (the NAPI of each port's every queue in a kernel thread pinned there), so \
+             each device has its workers' CPUs, and no other, for all its work"
         } else {
             "the kernel's receive work for the device's ports runs where the kernel puts \
              it (on veth: the sender's CPU, the generator's or the device's own)"
@@ -434,6 +493,45 @@ pub fn run(opts: Options, launcher: &dyn Launcher, stop: &AtomicBool) -> Result<
         bed::ATTEMPTS
     ));
     Ok(results)
+}
+
+/// What the pinning text says of the queues and worker counts (empty for one queue and
+/// one worker, the study's default).
+fn queues_text(opts: &Options) -> String {
+    let q = opts.bed_queues();
+    if q <= 1 && opts.dut_workers == [1] {
+        return String::new();
+    }
+    let counts: Vec<String> = opts.dut_workers.iter().map(|w| w.to_string()).collect();
+    let cpus: Vec<String> = opts
+        .dut_workers
+        .iter()
+        .map(|&w| {
+            let on: Vec<String> = opts.worker_cpus(w).iter().map(|c| c.to_string()).collect();
+            format!("{w} on CPU {}", on.join(", "))
+        })
+        .collect();
+    format!(
+        "every veth has {q} receive and transmit queue(s) and the generator spreads its flows over them{}; peregrine runs with {} worker(s) ({}){}; ",
+        if opts.io == Io::Afpacket {
+            " (not with the AF_PACKET generator: its frames take the queue of its CPU)"
+        } else {
+            ""
+        },
+        counts.join(" and "),
+        cpus.join("; "),
+        if opts.worker_cpus(opts.max_workers()).len() > 1
+            && opts
+                .worker_cpus(opts.max_workers())
+                .iter()
+                .skip(1)
+                .all(|&c| c == opts.dut_cpu)
+        {
+            "; this machine has no CPU to spare, so extra workers share the device CPU and more workers cannot mean more speed here"
+        } else {
+            ""
+        }
+    )
 }
 
 #[cfg(test)]
@@ -484,14 +582,14 @@ mod tests {
     #[test]
     fn extra_workers_keep_off_the_generator_cpu() {
         let o = Options {
-            dut_workers: 3,
+            dut_workers: vec![1, 3],
             ..Options::quick()
         };
-        let w = o.worker_cpus();
+        let w = o.worker_cpus(3);
         assert_eq!(w.len(), 3);
         assert_eq!(w[0], o.dut_cpu);
         assert!(!w.contains(&o.gen_cpu), "{w:?}");
-        assert_eq!(Options::quick().worker_cpus(), [o.dut_cpu]);
+        assert_eq!(Options::quick().worker_cpus(1), [o.dut_cpu]);
     }
 
     #[test]

@@ -450,6 +450,7 @@ mod tests {
     fn ratios_are_to_the_baseline_at_the_same_point() {
         let s = |dut: &str, pts: &[(f64, f64)]| Series {
             dut: dut.into(),
+            workers: None,
             points: pts
                 .iter()
                 .map(|&(x, m)| Point {

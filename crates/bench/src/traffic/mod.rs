@@ -13,6 +13,12 @@
 //!    sample (receive time minus stamp, one clock since the same thread stamps and
 //!    receives); anything else counts as foreign.
 //!
+//! A transmit port with several queues ([`Spec::tx_queues`], AF_XDP only) is opened
+//! with one socket per queue, and frame `j` of a stream always goes out of socket
+//! `j % queues`: the frames of a stream are its flows, so each flow keeps to one queue
+//! (a veth hands a frame to the peer's receive queue of the number it was sent on, so
+//! the flows spread over the device's receive queues and each stays in order).
+//!
 //! When nothing is due the loop keeps polling the receive port (it busy-waits: this is
 //! the generator's CPU, and sleeping would delay stamps). Sending stops at `duration` or
 //! after `max_packets` frames handed to the ports; the sink goes on for `drain`, while
@@ -134,6 +140,11 @@ pub struct Spec {
     pub drain: Duration,
     /// Pin the thread to this CPU.
     pub cpu: Option<usize>,
+    /// Transmit queues to spread each stream's flows over on every transmit port (see
+    /// the module comment); 1 sends on one. Only AF_XDP sockets choose their queue: an
+    /// AF_PACKET sender's frames take the queue of its CPU whatever this says, so with
+    /// AF_PACKET every port is opened with one socket.
+    pub tx_queues: u32,
     /// Packets per send batch of an unpaced stream (e.g. 32); a paced stream sends what
     /// it sends in 20 µs at its rate, from 1 up to this.
     pub batch: u32,
@@ -227,6 +238,9 @@ fn check(spec: &Spec) -> Result<(), String> {
     if spec.batch == 0 {
         return Err("batch size 0".into());
     }
+    if spec.tx_queues == 0 {
+        return Err("0 transmit queues".into());
+    }
     for (i, s) in spec.streams.iter().enumerate() {
         if s.tx >= spec.tx.len() {
             return Err(format!(
@@ -258,8 +272,15 @@ fn check(spec: &Spec) -> Result<(), String> {
     Ok(())
 }
 
-/// Opens `ep` with `backend` from inside its namespace (the thread stays there).
-fn open(ep: &Endpoint, backend: &ports::Backend, what: &str) -> Result<OpenPort, String> {
+/// Opens `ep` with `backend` from inside its namespace (the thread stays there), with
+/// `handles` sockets where the interface has that many queues (AF_XDP; fewer where it
+/// has fewer).
+fn open(
+    ep: &Endpoint,
+    backend: &ports::Backend,
+    handles: usize,
+    what: &str,
+) -> Result<OpenPort, String> {
     let path = ep.ns_path();
     let ns = File::open(&path).map_err(|e| format!("{what} ({ep}): namespace {path}: {e}"))?;
     setns(&ns, CloneFlags::CLONE_NEWNET).map_err(|e| format!("{what} ({ep}): setns: {e}"))?;
@@ -267,7 +288,7 @@ fn open(ep: &Endpoint, backend: &ports::Backend, what: &str) -> Result<OpenPort,
     // a little after it is closed; until then binding says "busy". Retry for a while.
     let mut tries = 0;
     let port = loop {
-        match ports::open(&ep.ifname, backend.clone(), 1) {
+        match ports::open(&ep.ifname, backend.clone(), handles) {
             Ok(p) => break p,
             Err(e) if tries < OPEN_RETRIES && e.to_string().contains("busy") => {
                 tries += 1;
@@ -315,6 +336,13 @@ fn run_tag() -> u16 {
 struct TxPort {
     port: OpenPort,
     last: Option<usize>,
+}
+
+/// The socket (handle) of a transmit port with `handles` of them that frame `frame` of
+/// a stream goes out of: the same for every frame of the same index, so a flow keeps to
+/// one queue.
+fn handle_for(frame: usize, handles: usize) -> usize {
+    frame % handles.max(1)
 }
 
 /// The running state of one stream. Invariant: `next < frames.len()`.
@@ -391,7 +419,8 @@ struct Buffers {
     origin: Instant,
     /// This run's tag, stamped into every frame.
     run: u16,
-    tx: Vec<Packet>,
+    /// One batch per transmit socket ([`handle_for`]).
+    tx: Vec<Vec<Packet>>,
     pool: Vec<Packet>,
 }
 
@@ -412,11 +441,12 @@ fn send_batch(
         pool,
     } = b;
     let origin = *origin;
+    let handles = port.port.handles.len().min(tx.len()).max(1);
     for _ in 0..count {
         let mut p = pool.pop().unwrap_or_default();
         p.refill(&stream.frames[st.next]);
+        tx[handle_for(st.next, handles)].push(p);
         st.next = (st.next + 1) % stream.frames.len();
-        tx.push(p);
     }
     let stamp = Stamp {
         // `check` bounds the stream count by u16::MAX.
@@ -424,12 +454,16 @@ fn send_batch(
         run: *run,
         sent_ns: ns_since(origin),
     };
-    for p in tx.iter_mut() {
+    for p in tx.iter_mut().flatten() {
         write_stamp(p.data_mut(), stamp);
     }
     let before = losses(&port.port);
-    port.port.handles[0].send(tx, pool);
-    tx.clear();
+    for (h, batch) in port.port.handles.iter_mut().zip(tx.iter_mut()) {
+        if !batch.is_empty() {
+            h.send(batch, pool);
+            batch.clear();
+        }
+    }
     let after = losses(&port.port);
     st.handed += u64::from(count);
     st.dropped += after.0.wrapping_sub(before.0);
@@ -442,7 +476,9 @@ fn send_batch(
 fn settle(txs: &mut [TxPort], streams: &mut [StreamState], b: &mut Buffers) {
     for t in txs.iter_mut() {
         let before = losses(&t.port);
-        t.port.handles[0].send(&mut b.tx, &mut b.pool);
+        for h in t.port.handles.iter_mut() {
+            h.send(&mut b.tx[0], &mut b.pool);
+        }
         let after = losses(&t.port);
         if let Some(s) = t.last {
             streams[s].dropped += after.0.wrapping_sub(before.0);
@@ -460,11 +496,15 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
     }
     let mut txs = Vec::with_capacity(spec.tx.len());
     for (i, ep) in spec.tx.iter().enumerate() {
-        let port = open(ep, &spec.tx_backend, &format!("transmit port {i}"))?;
+        let handles = match spec.tx_backend {
+            ports::Backend::AfXdp { .. } => spec.tx_queues as usize,
+            _ => 1,
+        };
+        let port = open(ep, &spec.tx_backend, handles, &format!("transmit port {i}"))?;
         txs.push(TxPort { port, last: None });
     }
     let mut sink = Sink {
-        port: open(&spec.rx, &spec.rx_backend, "receive port")?,
+        port: open(&spec.rx, &spec.rx_backend, 1, "receive port")?,
         rx: Vec::with_capacity(RX_BATCH),
         latency: Reservoir::new(LATENCY_SAMPLES),
         foreign: 0,
@@ -472,7 +512,9 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
     let mut b = Buffers {
         origin: Instant::now(),
         run: run_tag(),
-        tx: Vec::with_capacity(spec.batch as usize),
+        tx: (0..spec.tx_queues.max(1))
+            .map(|_| Vec::with_capacity(spec.batch as usize))
+            .collect(),
         pool: Vec::new(),
     };
     let origin = b.origin;
@@ -569,6 +611,7 @@ mod tests {
             drain: Duration::ZERO,
             cpu: None,
             batch: 32,
+            tx_queues: 1,
         }
     }
 
@@ -599,7 +642,26 @@ mod tests {
         let mut s = spec(vec![stream(0, 60, None)]);
         s.batch = 0;
         assert_eq!(err(s), "batch size 0");
+        let mut s = spec(vec![stream(0, 60, None)]);
+        s.tx_queues = 0;
+        assert_eq!(err(s), "0 transmit queues");
         assert!(check(&spec(vec![stream(0, 58, Some(1e3)), stream(0, 1514, None)])).is_ok());
+    }
+
+    #[test]
+    fn each_flow_keeps_to_one_transmit_socket_and_flows_spread_over_all() {
+        // Frames (flows) 0..6 over 2 sockets: alternate, the same frame always alike.
+        let on: Vec<usize> = (0..6).map(|j| handle_for(j, 2)).collect();
+        assert_eq!(on, [0, 1, 0, 1, 0, 1]);
+        assert_eq!(handle_for(5, 2), handle_for(5, 2));
+        // One socket (or none reported): everything on the first.
+        assert!((0..6).all(|j| handle_for(j, 1) == 0 && handle_for(j, 0) == 0));
+        // Three queues, 64 flows: every queue gets flows.
+        let mut per = [0usize; 3];
+        for j in 0..64 {
+            per[handle_for(j, 3)] += 1;
+        }
+        assert_eq!(per, [22, 21, 21]);
     }
 
     #[test]
