@@ -161,6 +161,33 @@ fn two_paced_streams_keep_their_rates() {
 
 #[test]
 #[ignore = "needs root: network namespaces"]
+fn flows_spread_over_the_queues_of_a_multi_queue_veth() {
+    let _turn = turn();
+    let mut topo = Topology::new();
+    let h = topo.add_host_with_queues(1, 2).expect("host");
+    let before = bench::dut::rx_queue_packets(None, &h.port).expect("queue statistics");
+    assert_eq!(before.len(), 2, "{before:?}");
+    let streams = vec![Stream {
+        tx: 0,
+        frames: frames(&h, 16, 7),
+        rate_pps: Some(20_000.0),
+    }];
+    let spec = Spec {
+        tx_queues: 2,
+        ..spec(&h, afxdp(), streams, Duration::from_millis(500))
+    };
+    let o = traffic::run(spec).expect("run");
+    println!("two queues: {o:?}");
+    let after = bench::dut::rx_queue_packets(None, &h.port).expect("queue statistics");
+    let shares = bench::dut::queue_shares(&before, &after);
+    // 16 flows, 8 on each queue, frames sent round-robin: half each.
+    assert_eq!(shares.len(), 2, "{before:?} {after:?}");
+    assert!(shares.iter().all(|s| (0.4..=0.6).contains(s)), "{shares:?}");
+    assert!(o.received() * 10 >= o.sent() * 9, "{o:?}");
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
 fn max_packets_stops_sending_exactly() {
     let _turn = turn();
     let mut topo = Topology::new();
