@@ -75,6 +75,9 @@ pub struct Setup<'a> {
     pub meters: Vec<String>,
     /// The bridge: static FDB entries for these MACs on the sink's port.
     pub fdb: Vec<[u8; 6]>,
+    /// Receive queues of every port (at least 1): Open vSwitch's AF_XDP ports read
+    /// that many (`options:n_rxq`), so no queue's frames bypass it.
+    pub queues: u32,
 }
 
 impl<'a> Setup<'a> {
@@ -88,6 +91,7 @@ impl<'a> Setup<'a> {
             groups: Vec::new(),
             meters: Vec::new(),
             fdb: Vec::new(),
+            queues: 1,
         }
     }
 

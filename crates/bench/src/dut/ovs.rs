@@ -55,12 +55,14 @@ pub struct Ovs {
 }
 
 /// The `ovs-vsctl` arguments (after the database option) creating bridge `br` with
-/// ports `ports` as OpenFlow ports 1, 2, … in order.
+/// ports `ports` as OpenFlow ports 1, 2, … in order; AF_XDP ports read `queues` receive
+/// queues each (`options:n_rxq`, given when above 1).
 pub fn vsctl_bridge_args(
     br: &str,
     ports: &[String],
     ty: PortType,
     cpu: Option<usize>,
+    queues: u32,
 ) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     let mut push = |s: &[&str]| v.extend(s.iter().map(|x| x.to_string()));
@@ -89,6 +91,9 @@ pub fn vsctl_bridge_args(
         push(&[&ofport]);
         if ty == PortType::Afxdp {
             push(&["type=afxdp"]);
+            if queues > 1 {
+                push(&[&format!("options:n_rxq={queues}")]);
+            }
         }
     }
     v
@@ -212,7 +217,13 @@ impl Ovs {
                 "--detach",
             ],
         )?;
-        vsctl(&vsctl_bridge_args("br0", &self.ns.ports, ty, cpu))?;
+        vsctl(&vsctl_bridge_args(
+            "br0",
+            &self.ns.ports,
+            ty,
+            cpu,
+            setup.queues,
+        ))?;
         for p in &self.ns.ports {
             let err = vsctl(&["get".into(), "interface".into(), p.clone(), "error".into()])?;
             let err = err.trim();
@@ -317,18 +328,24 @@ mod tests {
     fn bridge_command() {
         let ports = ["a".to_string(), "b".to_string()];
         assert_eq!(
-            vsctl_bridge_args("br0", &ports, PortType::Afpacket, None).join(" "),
+            vsctl_bridge_args("br0", &ports, PortType::Afpacket, None, 2).join(" "),
             "add-br br0 -- set bridge br0 datapath_type=netdev fail-mode=secure \
              -- add-port br0 a -- set interface a ofport_request=1 \
              -- add-port br0 b -- set interface b ofport_request=2"
         );
-        let x = vsctl_bridge_args("br0", &ports, PortType::Afxdp, Some(3)).join(" ");
+        let x = vsctl_bridge_args("br0", &ports, PortType::Afxdp, Some(3), 1).join(" ");
         assert!(
             x.starts_with("set Open_vSwitch . other_config:pmd-cpu-mask=8 -- add-br"),
             "{x}"
         );
         assert!(
             x.ends_with("set interface b ofport_request=2 type=afxdp"),
+            "{x}"
+        );
+        // Two queues: AF_XDP ports read both.
+        let x = vsctl_bridge_args("br0", &ports, PortType::Afxdp, None, 2).join(" ");
+        assert!(
+            x.ends_with("set interface b ofport_request=2 type=afxdp options:n_rxq=2"),
             "{x}"
         );
     }

@@ -161,6 +161,7 @@ impl Bed {
             groups: load.groups.clone(),
             meters: load.meters.clone(),
             fdb: load.fdb.clone(),
+            queues,
         };
         let ports: Vec<String> = setup.hosts().iter().map(|h| h.port.clone()).collect();
         let device = match dut.peregrine_backend() {
