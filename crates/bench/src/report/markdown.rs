@@ -99,7 +99,7 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
             let _ = write!(
                 out,
                 " {} |",
-                name.unwrap_or(ceiling_name(exp.kind)).replace('|', "\\|")
+                name.unwrap_or(ceiling_name(exp)).replace('|', "\\|")
             );
         }
         let _ = write!(out, "\n|---:|");
@@ -116,7 +116,7 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
                     None => "–".to_string(),
                     Some(s) if is_time_difference(exp, metric, dut) && s.median < 0.0 => {
                         unresolved = true;
-                        format!("n.r. ({})", fmt_summary(metric, &s))
+                        fmt_unresolved(&s)
                     }
                     Some(s) => fmt_summary(metric, &s),
                 };
@@ -197,12 +197,36 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
     }
 }
 
-/// The name of the ceiling's column: the wire in the packet-time experiment.
-fn ceiling_name(kind: ExperimentKind) -> &'static str {
-    if kind == ExperimentKind::PacketTime {
+/// The name of the ceiling's column: the wire in a packet-time experiment that measured
+/// one (its points have `packet_time_us`; before, the ceiling's path was the baseline).
+fn ceiling_name(exp: &Experiment) -> &'static str {
+    if exp.kind == ExperimentKind::PacketTime && has_packet_times(exp) {
         "wire"
     } else {
         "ceiling"
+    }
+}
+
+/// Whether any device point of `exp` has a per-packet time kept apart.
+fn has_packet_times(exp: &Experiment) -> bool {
+    exp.series
+        .iter()
+        .flat_map(|s| &s.points)
+        .any(|p| p.packet_time_us.is_some())
+}
+
+/// A negative time difference as `n.r. (median, min–max)`: not a time (see the module
+/// comment).
+fn fmt_unresolved(s: &Summary) -> String {
+    if s.n > 1 {
+        format!(
+            "n.r. ({}, {}–{})",
+            fmt_num(s.median),
+            fmt_num(s.min),
+            fmt_num(s.max)
+        )
+    } else {
+        format!("n.r. ({})", fmt_num(s.median))
     }
 }
 
@@ -214,12 +238,7 @@ fn is_time_difference(exp: &Experiment, metric: Metric, dut: Option<&str>) -> bo
     if metric == Metric::PacketTime {
         return true;
     }
-    let old_packet_time = exp.kind == ExperimentKind::PacketTime
-        && !exp
-            .series
-            .iter()
-            .flat_map(|s| &s.points)
-            .any(|p| p.packet_time_us.is_some());
+    let old_packet_time = exp.kind == ExperimentKind::PacketTime && !has_packet_times(exp);
     old_packet_time && metric == Metric::Latency && dut.is_some()
 }
 
@@ -603,7 +622,17 @@ mod tests {
             )],
         };
         let md = render_markdown(&doc(old));
+        assert!(md.contains("| frame size (B) | ceiling | bridge |"), "{md}");
         assert!(md.contains("| 64 | 20.0 | n.r. (-14.5) |"), "{md}");
+        assert_eq!(
+            fmt_unresolved(&Summary {
+                median: -14.5,
+                min: -14.8,
+                max: -13.1,
+                n: 3
+            }),
+            "n.r. (-14.5, -14.8–-13.1)"
+        );
         // Elsewhere a latency is a latency and the ceiling keeps its name.
         let load = Experiment {
             kind: ExperimentKind::Load,
