@@ -149,7 +149,7 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
     if unresolved {
         let _ = writeln!(
             out,
-            "n.r.: not resolved. The device's path was faster than the baseline's by the time in brackets (median, min–max), so the difference is no processing time: the device's time is below what this measurement can tell apart from the baseline."
+            "n.r.: not resolved. The device's path was faster than the baseline's (the brackets hold the negative difference: median, min–max), so the difference is no processing time: the device's time is below what this measurement can tell apart from the baseline."
         );
     }
     cpu_split_table(out, exp, &groups, &xs);
