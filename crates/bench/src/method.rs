@@ -10,7 +10,9 @@
 //!   counts), CPU time per forwarded packet and the detection of runs disturbed by
 //!   foreign CPU load.
 //! - [`pinning`]: which CPU runs what, stated in every result.
+//! - [`awake`]: keeping idle CPUs polling instead of halting while latency is measured.
 
+pub mod awake;
 pub mod cpu;
 pub mod pinning;
 pub mod rate;

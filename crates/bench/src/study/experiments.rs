@@ -7,7 +7,8 @@
 //! - **load**: 64 B paced at fractions of the device's saturation rate (under- and
 //!   overload): forwarded rate, loss and one-way latency (median).
 //! - **packet time**: one-way latency at 10 kpps (idle device) less the wire's (the
-//!   same path with a tc redirect for a device, [`Bed::wire`]).
+//!   same path with a tc redirect for a device, [`Bed::wire`]), every CPU kept from
+//!   halting while idle ([`crate::method::awake`]).
 //! - **table size**: N rules that the traffic's N random flows all hit: exact 5-tuple
 //!   flows (OpenFlow devices, random UDP ports), static FDB entries (the bridge, random
 //!   destination MACs), routes (the router, random destinations in them).
@@ -476,6 +477,17 @@ fn load(ctx: &mut Ctx) -> Result<Experiment, String> {
 fn packet_time(ctx: &mut Ctx) -> Result<Experiment, String> {
     let kind = ExperimentKind::PacketTime;
     let sizes: Vec<usize> = vec![64, 1518];
+    // Every CPU polls rather than halts for the whole experiment, wire and devices alike
+    // (see `method::awake`): otherwise a device that busy-polls is spared the wake-up of
+    // a halted CPU that the wire and the interrupt-driven devices pay on every frame.
+    let awake = crate::method::awake::CpusAwake::hold();
+    let awake_text = match &awake {
+        Ok(_) => "Every CPU was kept polling instead of halting while idle (a PM QoS CPU latency request of 0), for the wire and the devices alike, so no figure includes the wake-up of a halted CPU.".to_string(),
+        Err(e) => {
+            ctx.progress(&format!("  the CPUs may halt while idle ({e}): a device that busy-polls is spared the wake-up the others pay"));
+            format!("The CPUs could not be kept from halting ({e}): a device that busy-polls is spared the wake-up of a halted CPU that the wire and interrupt-driven devices pay on every frame, which can put it below the wire.")
+        }
+    };
     // The wire's median latency at each size: the baseline, measured on the devices'
     // path (same hosts, generator, sink, queues and NAPI pinning) with a tc redirect
     // for a device.
@@ -527,10 +539,11 @@ fn packet_time(ctx: &mut Ctx) -> Result<Experiment, String> {
         }
         Ok(points)
     });
+    drop(awake);
     Ok(Experiment {
         kind,
         note: note(
-            format!("One-way latency through the idle device ({} kpps), and the same less the wire's: the wire is the devices' path (the same input and sink hosts, generator, sink, veth queues and NAPI threads pinned to the device's CPUs) with a tc redirect from the input port to the sink port for a device (its latency is the `wire` column). The per-packet time is then what the device adds to a frame's trip beyond that redirect. A device whose path is faster than the wire's gives a negative difference, shown as n.r. (not resolved): no processing time can be read from it.", IDLE_PPS / 1e3),
+            format!("One-way latency through the idle device ({} kpps), and the same less the wire's: the wire is the devices' path (the same input and sink hosts, generator, sink, veth queues and NAPI threads pinned to the device's CPUs) with a tc redirect from the input port to the sink port for a device (its latency is the `wire` column). The per-packet time is then what the device adds to a frame's trip beyond that redirect. {awake_text} A device whose path is faster than the wire's gives a negative difference, shown as n.r. (not resolved): no processing time can be read from it.", IDLE_PPS / 1e3),
             &failed,
         ),
         ceiling,
