@@ -260,7 +260,7 @@ fn cpu_split_table(
     }
     let _ = writeln!(
         out,
-        "\nCPU split, ns per forwarded packet (medians): user / system / softirq / irq, and the busy share of the device's CPUs. From `/proc/stat` of the device's CPUs; the kernel's receive work in a threaded NAPI thread counts as system time, softirq run on the way out of an interrupt or in ksoftirqd as softirq; the parts add up to the CPU column (steal time aside).\n"
+        "\nCPU split, ns per forwarded packet (medians): user / system / softirq / irq, and the busy share of the device's CPUs (over a window that also holds the generator's setup and the drain, so a device saturated while traffic flowed shows less than 100%). From `/proc/stat` of the device's CPUs; the kernel's receive work in a threaded NAPI thread counts as system time, softirq run on the way out of an interrupt or in ksoftirqd as softirq; the parts add up to the CPU column (steal time aside).\n"
     );
     let _ = write!(out, "| {} |", exp.kind.x_label());
     for (name, _) in &cols {

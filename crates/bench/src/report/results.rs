@@ -291,7 +291,10 @@ pub struct CpuSplit {
     pub system_ns: Summary,
     pub softirq_ns: Summary,
     pub irq_ns: Summary,
-    /// The busy share of the device's CPUs over the run, 0..=1 (1: saturated).
+    /// The busy share of the device's CPUs over the sampled window, 0..=1: the window
+    /// holds the generator's port setup and the 100 ms drain besides the sending, so a
+    /// device saturated while traffic flowed shows somewhat less than 1 (about 0.8 to
+    /// 0.9 for 2-second runs).
     pub busy_share: Summary,
 }
 
