@@ -1,0 +1,79 @@
+//! Doing at output what a packet's offload note left to the device, for ports that take
+//! frames as bytes only (AF_XDP, pcap, memory): what the kernel's GSO and checksum help
+//! would have made of the frame.
+//!
+//! [`resolve_offload`] turns one noted packet into finished frames: a TCP super-frame
+//! into segments of the noted size (`segment_tcp`, checksums computed whole), a
+//! partial checksum into the full one (`finish_partial_checksum`, at the TCP/UDP header
+//! found in the frame as it is now, so pushed or popped VLAN tags do not matter). Ports
+//! that take a `virtio_net_hdr` pass the note on instead and never call this.
+//!
+//! Invariants: every packet written to `out` carries no note and a finished checksum;
+//! on error nothing is written to `out` and the packet's buffer goes back to `pool`.
+//! Never panics on any frame or note.
+
+use super::offload::{finish_partial_checksum, locate_l4};
+use super::segment::{segment_tcp, SegmentError};
+use crate::packet::{GsoKind, Packet};
+
+/// Why a noted packet could not be finished (it is dropped; the port counts it as a
+/// transmit error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OffloadError {
+    /// The note asks for a checksum or TCP segmentation, and the frame has no TCP/UDP
+    /// header where the switch can find it (an MPLS label pushed on it, a frame cut
+    /// short, headers that contradict the note).
+    NoL4,
+    /// UDP segmentation (UDP_SEGMENT super-frames): not done in software; dropped.
+    UdpGso,
+    /// The TCP super-frame could not be cut (see [`SegmentError`]).
+    Segment(SegmentError),
+}
+
+/// Appends to `out` what `p` becomes on a port without offloads whose IP packets are
+/// at most `mtu` bytes and frames at most `max_frame`: `p` itself when it has no note,
+/// else its finished frames (see the module comment). Returns how many were appended.
+pub fn resolve_offload(
+    mut p: Packet,
+    mtu: usize,
+    max_frame: usize,
+    pool: &mut Vec<Packet>,
+    out: &mut Vec<Packet>,
+) -> Result<usize, OffloadError> {
+    let Some(note) = p.offload() else {
+        out.push(p);
+        return Ok(1);
+    };
+    p.set_offload(None);
+    let fail = |p: Packet, pool: &mut Vec<Packet>, e| {
+        pool.push(p);
+        Err(e)
+    };
+    if let Some(gso) = note.gso {
+        match gso.kind {
+            GsoKind::Udp => return fail(p, pool, OffloadError::UdpGso),
+            GsoKind::TcpV4 | GsoKind::TcpV6 => {
+                let Some(span) = locate_l4(p.data()).filter(|s| s.tcp) else {
+                    return fail(p, pool, OffloadError::NoL4);
+                };
+                // Segments of the noted size, within the port's limits.
+                let headers = span.hdr_end;
+                let seg_frame = max_frame.min(headers + usize::from(gso.size.max(1)));
+                match segment_tcp(p.data(), mtu, seg_frame, pool, out) {
+                    Ok(n) => {
+                        pool.push(p);
+                        return Ok(n);
+                    }
+                    // One segment's worth: only the checksum is left to do.
+                    Err(SegmentError::Fits) => {}
+                    Err(e) => return fail(p, pool, OffloadError::Segment(e)),
+                }
+            }
+        }
+    }
+    if note.partial_csum && !finish_partial_checksum(p.data_mut()) {
+        return fail(p, pool, OffloadError::NoL4);
+    }
+    out.push(p);
+    Ok(1)
+}
