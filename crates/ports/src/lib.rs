@@ -70,8 +70,10 @@ pub mod info;
 pub mod link;
 pub mod memory;
 pub mod pcap;
+mod resolve;
 mod sys;
 pub mod tap;
+pub mod vnet;
 pub mod xdp_features;
 
 use std::fmt;
@@ -207,7 +209,7 @@ pub fn open_steered(
                 Some(s) => afxdp::open_steered(name, workers, mode, s)?,
                 None => afxdp::open(name, workers, mode)?,
             };
-            Ok(open_port(info, ports, afxdp::AfXdpPort::counters))
+            Ok(open_resolving(info, ports, afxdp::AfXdpPort::counters))
         }
         Backend::Tap => {
             let (info, ports) = tap::open(name, workers)?;
@@ -215,7 +217,7 @@ pub fn open_steered(
         }
         Backend::Pcap { replay, record } => {
             let port = pcap::PcapPort::open(replay.as_deref(), record.as_deref())?;
-            Ok(open_port(
+            Ok(open_resolving(
                 InterfaceInfo::synthetic(name),
                 vec![port],
                 pcap::PcapPort::counters,
@@ -235,6 +237,32 @@ fn open_port<P: PortIo + 'static>(
         info,
         counters: ports.iter().map(|p| counters(p).clone()).collect(),
         handles: ports
+            .into_iter()
+            .map(|p| Box::new(p) as Box<dyn PortIo>)
+            .collect(),
+    }
+}
+
+/// [`open_port`] for a backend without offloads: each handle behind
+/// [`resolve::Resolving`], which finishes noted packets before the backend sees them.
+fn open_resolving<P: PortIo + 'static>(
+    info: InterfaceInfo,
+    ports: Vec<P>,
+    counters: impl Fn(&P) -> &Arc<PortCounters>,
+) -> OpenPort {
+    let mtu = info.mtu;
+    let wrapped: Vec<resolve::Resolving<P>> = ports
+        .into_iter()
+        .map(|p| {
+            let c = counters(&p).clone();
+            resolve::Resolving::new(p, mtu, c)
+        })
+        .collect();
+    let counters: Vec<Arc<PortCounters>> = wrapped.iter().map(|r| r.counters().clone()).collect();
+    OpenPort {
+        info,
+        counters,
+        handles: wrapped
             .into_iter()
             .map(|p| Box::new(p) as Box<dyn PortIo>)
             .collect(),
