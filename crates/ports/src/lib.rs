@@ -13,11 +13,17 @@
 //!
 //! | backend | handles | rx_fd | notes |
 //! |---|---|---|---|
-//! | `afpacket` | `workers` (fanout by flow hash) | yes | interface must exist; brought up |
+//! | `afpacket` | `workers` (fanout by flow hash) | yes | interface must exist; brought up; vnet header |
 //! | `afxdp` | `min(workers, rx queues)` | yes | XDP program + one AF_XDP socket per queue ([`afxdp`]) |
-//! | `tap` | `workers` (one queue each) | yes | created if missing; brought up |
+//! | `tap` | `workers` (one queue each) | yes | created if missing; brought up; vnet header |
 //! | `pcap` | 1 | no | replay once, record on send |
 //! | memory ([`memory::open`]) | 1 | no | tests and benchmarks |
+//!
+//! Offloads: ports with a vnet header ([`vnet`]) take hosts with their default
+//! offloads: received packets carry the kernel's offload note (partial checksum, TCP
+//! super-frame; `datapath::packet::Offload`), and sent ones hand it back to the kernel.
+//! The other backends are opened behind a step that first does what a note asks
+//! (segments, finished checksums; `resolve`), so they never see a noted packet.
 //!
 //! Opening needs root or CAP_NET_RAW (afpacket) / CAP_NET_ADMIN (tap, bringing an
 //! interface up) / CAP_NET_RAW, CAP_BPF and CAP_NET_ADMIN (afxdp); errors say which. Everything happens in the calling thread's network

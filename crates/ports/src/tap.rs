@@ -33,6 +33,7 @@ use std::sync::Arc;
 
 use datapath::packet::Packet;
 use datapath::port::PortIo;
+use datapath::rewrite::note_super_frame;
 
 use crate::counters::PortCounters;
 use crate::error::PortError;
@@ -58,6 +59,9 @@ pub struct TapPort {
     counters: Arc<PortCounters>,
     /// Scratch space for one frame (a frame is read whole or not at all).
     buf: Box<[u8]>,
+    /// The tap's MTU when opened, and the longest frame it carries unsegmented.
+    mtu: usize,
+    max_frame: usize,
 }
 
 impl TapPort {
@@ -133,7 +137,12 @@ impl PortIo for TapPort {
 
     fn send(&mut self, tx: &mut Vec<Packet>, pool: &mut Vec<Packet>) {
         let (mut sent, mut bytes, mut dropped, mut errors) = (0u64, 0u64, 0u64, 0u64);
-        for p in tx.drain(..) {
+        for mut p in tx.drain(..) {
+            if p.len() > self.max_frame {
+                // A TCP frame gathered whole by a port without vnet header: the host's
+                // stack takes it as a super-frame, as its sender's offload left it.
+                note_super_frame(&mut p, self.mtu, self.max_frame);
+            }
             let hdr = vnet::header_for(p.offload(), p.data());
             let (Some(hdr), true) = (hdr, p.len() >= 14) else {
                 errors += 1;
@@ -189,7 +198,13 @@ pub fn open(name: &str, workers: usize) -> Result<(InterfaceInfo, Vec<TapPort>),
         ports.push(attach_queue(name)?);
     }
     info::set_admin_up(name)?;
-    Ok((InterfaceInfo::by_name(name)?, ports))
+    let info = InterfaceInfo::by_name(name)?;
+    for p in &mut ports {
+        p.mtu = info.mtu as usize;
+        // Ethernet header and one VLAN tag.
+        p.max_frame = p.mtu + 18;
+    }
+    Ok((info, ports))
 }
 
 /// Opens /dev/net/tun and attaches it as one queue of tap `name`.
@@ -236,5 +251,7 @@ fn attach_queue(name: &str) -> Result<TapPort, PortError> {
         fd,
         counters: Arc::default(),
         buf: vec![0u8; READ_BUF].into_boxed_slice(),
+        mtu: 1500,
+        max_frame: 1518,
     })
 }

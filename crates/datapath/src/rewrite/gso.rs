@@ -12,9 +12,10 @@
 //! on error nothing is written to `out` and the packet's buffer goes back to `pool`.
 //! Never panics on any frame or note.
 
+use super::checksum::{fold, sum};
 use super::offload::{finish_partial_checksum, locate_l4};
 use super::segment::{segment_tcp, SegmentError};
-use crate::packet::{GsoKind, Packet};
+use crate::packet::{Gso, GsoKind, Offload, Packet};
 
 /// Why a noted packet could not be finished (it is dropped; the port counts it as a
 /// transmit error).
@@ -76,4 +77,43 @@ pub fn resolve_offload(
     }
     out.push(p);
     Ok(1)
+}
+
+/// Notes an unnoted TCP frame longer than `max_frame` (one gathered whole by a backend
+/// that reads no vnet header, e.g. an AF_XDP port in generic mode) for segmentation by
+/// a port that passes notes to the kernel: segments of at most `mtu` bytes of IP packet
+/// and `max_frame` of frame, the checksum field set to the pseudo-header's sum (what a
+/// partial checksum holds), as the sender's own offload would have left it. False, with
+/// nothing changed, when the frame is not such a TCP frame or already noted.
+pub fn note_super_frame(p: &mut Packet, mtu: usize, max_frame: usize) -> bool {
+    if p.offload().is_some() || p.len() <= max_frame {
+        return false;
+    }
+    let Some(s) = locate_l4(p.data()).filter(|s| s.tcp) else {
+        return false;
+    };
+    let size = max_frame
+        .saturating_sub(s.hdr_end)
+        .min(mtu.saturating_sub(s.hdr_end - s.l3));
+    let (Ok(size @ 1..), Ok(len)) = (u16::try_from(size), u32::try_from(s.end - s.l4)) else {
+        return false;
+    };
+    let d = p.data_mut();
+    let addrs = if s.v6 {
+        s.l3 + 8..s.l3 + 40
+    } else {
+        s.l3 + 12..s.l3 + 20
+    };
+    let pseudo =
+        fold(u64::from(sum(&d[addrs])) + 6 + u64::from(len >> 16) + u64::from(len & 0xffff));
+    d[s.csum_at..s.csum_at + 2].copy_from_slice(&pseudo.to_be_bytes());
+    p.set_offload(Some(Offload {
+        partial_csum: true,
+        gso: Some(Gso {
+            kind: if s.v6 { GsoKind::TcpV6 } else { GsoKind::TcpV4 },
+            size,
+            ecn: false,
+        }),
+    }));
+    true
 }

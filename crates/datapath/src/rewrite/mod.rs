@@ -49,7 +49,7 @@ mod ttl;
 #[cfg(test)]
 mod tests;
 
-pub use gso::{resolve_offload, OffloadError};
+pub use gso::{note_super_frame, resolve_offload, OffloadError};
 pub use offload::{finish_offloaded_checksum, finish_partial_checksum, locate_l4, L4Span};
 pub use segment::{segment_tcp, SegmentError};
 

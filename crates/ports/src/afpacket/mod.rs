@@ -13,7 +13,13 @@
 //! - sends past the qdisc (PACKET_QDISC_BYPASS), so transmitted frames are not seen by
 //!   other packet sockets (tcpdump) on the host either;
 //! - sets PACKET_LOSS, so the kernel skips a slot it cannot send instead of stopping the
-//!   ring on it.
+//!   ring on it;
+//! - sets PACKET_VNET_HDR: every frame in and out carries a `virtio_net_hdr`
+//!   ([`crate::vnet`]), so a host's offloads (partial checksums, TCP super-frames of up
+//!   to 64 KiB) come in as the packet's offload note and go out as they came; hosts
+//!   keep their default offloads;
+//! - sets PACKET_COPY_THRESH and a 4 MiB receive buffer (SO_RCVBUFFORCE, else what
+//!   SO_RCVBUF allows), for frames longer than an RX slot (below).
 //!
 //! With more than one worker the sockets join one fanout group of type
 //! PACKET_FANOUT_HASH: the kernel spreads received frames over them by flow hash, so a
@@ -27,19 +33,32 @@
 //! # Data path
 //!
 //! `recv` copies frames out of user-owned RX slots into pooled packets (re-inserting a
-//! VLAN tag the kernel lifted into the slot header) and hands each slot back. `send` copies
-//! each frame into a TX slot and makes one `send(fd, NULL, 0, MSG_DONTWAIT)` call per
+//! VLAN tag the kernel lifted into the slot header, noting what the vnet header says)
+//! and hands each slot back. `send` copies each frame, after the vnet header its note
+//! gives, into a TX slot and makes one `send(fd, NULL, 0, MSG_DONTWAIT)` call per
 //! batch; a full ring drops the rest of the batch (counted), and slots the kernel did
 //! not take in that call (link down, interface gone, socket buffer full) are given back
-//! and counted as dropped, so nothing is sent late.
+//! and counted as dropped, so nothing is sent late. A frame whose note no longer fits
+//! its headers (e.g. under a pushed MPLS label) is a transmit error.
+//!
+//! Super-frames: slots stay sized for the MTU (2 KiB at 1500), so the rings' memory
+//! (2 MiB RX + 1 MiB TX per socket) and their depth in frames (1,024 RX slots) are those
+//! of a port without offloads. Slots that held a 64 KiB frame would cost 68 KiB each:
+//! 1,024 of them 68 MiB per socket, or a ring 30 times shallower for small frames at
+//! today's memory. Instead a received frame longer than its slot is queued whole on the
+//! socket by the kernel (PACKET_COPY_THRESH; its slot says TP_STATUS_COPY) and read with
+//! one recv(2); if even that fails (the receive buffer is full), the slot holds a
+//! truncated frame, which is counted as an error and never passed on. A super-frame to
+//! send (longer than a TX slot, noted for segmentation) goes out, after whatever the
+//! ring holds, on a second socket without rings (one sendmsg(2) each). Either way one
+//! system call moves up to 64 KiB, never one per MTU-sized frame.
 //!
 //! The rings are TPACKET_V2, not V3: V3 packs frames into blocks that the kernel hands
 //! over only when full or when the block timeout expires, which at low rates delays
 //! every frame by up to that timeout (at least 1 ms) per hop. A V2 slot is handed over
 //! as soon as its one frame is in it, and the socket becomes readable at once. The
 //! version applies to both rings, so TX slots carry a `tpacket2_hdr` too. RX slots are
-//! sized for a full frame at the interface's MTU; a longer frame (GRO) arrives cut
-//! short and is counted as an error (it could not be sent on at that MTU either).
+//! sized for a full frame at the interface's MTU and its headers.
 //!
 //! Kernel-side drops (RX ring full) are read from PACKET_STATISTICS when a slot reports
 //! loss, after runs of empty polls, and every few thousand calls, and are added to
@@ -53,6 +72,7 @@ use std::sync::Arc;
 
 use datapath::packet::Packet;
 use datapath::port::PortIo;
+use datapath::rewrite::note_super_frame;
 
 use crate::counters::PortCounters;
 use crate::error::PortError;
@@ -120,8 +140,10 @@ pub struct AfPacketPort {
     /// one send(2) each.
     big: OwnedFd,
     counters: Arc<PortCounters>,
-    /// Longest frame `send` passes to the kernel (slot capacity and MTU).
+    /// Longest frame `send` passes to the kernel unsegmented (slot capacity and MTU).
     max_frame: usize,
+    /// The interface's MTU when opened.
+    mtu: usize,
     calls: u32,
     empty_streak: u32,
 }
@@ -251,8 +273,13 @@ impl PortIo for AfPacketPort {
 
     fn send(&mut self, tx: &mut Vec<Packet>, pool: &mut Vec<Packet>) {
         let mut c = TxCount::default();
-        for p in tx.drain(..) {
+        for mut p in tx.drain(..) {
             let len = p.len();
+            if len > self.max_frame {
+                // A TCP frame gathered whole by a port without vnet header: the kernel
+                // segments it as its sender's offload would have had it.
+                note_super_frame(&mut p, self.mtu, self.max_frame);
+            }
             let Some(hdr) = vnet::header_for(p.offload(), p.data()) else {
                 // A note the frame no longer fits (headers it needs are gone).
                 c.errors += 1;
@@ -406,6 +433,7 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
         big,
         counters: Arc::default(),
         max_frame,
+        mtu: info.mtu as usize,
         calls: 0,
         empty_streak: 0,
     })

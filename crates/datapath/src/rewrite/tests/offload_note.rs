@@ -5,7 +5,8 @@ use super::frames;
 use super::*;
 use crate::packet::{Gso, GsoKind, Offload};
 use crate::rewrite::{
-    finish_partial_checksum, locate_l4, resolve_offload, OffloadError, SegmentError,
+    finish_partial_checksum, locate_l4, note_super_frame, resolve_offload, segment_tcp,
+    OffloadError, SegmentError,
 };
 
 const PARTIAL: Offload = Offload {
@@ -181,6 +182,35 @@ fn super_frames_become_segments_of_the_noted_size_with_full_checksums() {
             assert_eq!(data, &orig[l.hdr_end..l.end]);
         }
     }
+}
+
+#[test]
+fn an_unnoted_super_frame_is_noted_as_its_sender_would_have() {
+    for v6 in [false, true] {
+        let orig = big_tcp(20_000, v6);
+        let mut p = Packet::from_slice(&orig);
+        assert!(note_super_frame(&mut p, 1500, 1514));
+        let note = p.offload().unwrap();
+        assert!(note.partial_csum);
+        let gso = note.gso.unwrap();
+        assert_eq!(gso.size, if v6 { 1440 } else { 1460 });
+        assert_eq!(
+            p.data(),
+            &partial(orig.clone())[..],
+            "the field holds the pseudo sum"
+        );
+        // Resolved, it gives what cutting the finished frame directly gives.
+        let (mut pool, mut via_note, mut direct) = (Vec::new(), Vec::new(), Vec::new());
+        resolve_offload(p, 1500, 1514, &mut pool, &mut via_note).unwrap();
+        segment_tcp(&orig, 1500, 1514, &mut pool, &mut direct).unwrap();
+        assert_eq!(via_note, direct);
+    }
+    // Short, noted already, or not TCP: left alone.
+    let mut short = Packet::from_slice(&big_tcp(100, false));
+    assert!(!note_super_frame(&mut short, 1500, 1514));
+    let mut udp = Packet::from_slice(&frames::vlan_ipv4_udp());
+    assert!(!note_super_frame(&mut udp, 20, 40));
+    assert_eq!(udp.offload(), None);
 }
 
 #[test]
