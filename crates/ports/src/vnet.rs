@@ -25,7 +25,6 @@ pub const LEN: usize = 10;
 const F_NEEDS_CSUM: u8 = 1;
 const GSO_NONE: u8 = 0;
 const GSO_TCPV4: u8 = 1;
-const GSO_UDP: u8 = 3;
 const GSO_TCPV6: u8 = 4;
 const GSO_UDP_L4: u8 = 5;
 const GSO_ECN: u8 = 0x80;
@@ -86,7 +85,8 @@ pub fn note_from(hdr: &[u8], frame: &mut [u8]) -> Result<Option<Offload>, VnetEr
                 ecn: gso_type & GSO_ECN != 0,
             })
         }
-        GSO_UDP | _ => return Err(VnetError::BadGso),
+        // GSO_UDP (UFO, which the kernel no longer makes) and unknown types.
+        _ => return Err(VnetError::BadGso),
     };
     Ok((partial || gso.is_some()).then_some(Offload {
         partial_csum: partial,
@@ -143,6 +143,9 @@ fn inet_sum(bytes: &[u8]) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// UFO, which the kernel no longer makes.
+    const GSO_UDP: u8 = 3;
 
     /// An Ethernet/IPv4/TCP (or UDP) frame with `payload` bytes; the checksum field
     /// holds `csum`.
