@@ -50,6 +50,10 @@ fn u16_at(h: &[u8], at: usize) -> u16 {
 pub fn note_from(hdr: &[u8], frame: &mut [u8]) -> Result<Option<Offload>, VnetError> {
     let hdr = hdr.get(..LEN).ok_or(VnetError::Short)?;
     let (flags, gso_type) = (hdr[0], hdr[1]);
+    if flags & F_NEEDS_CSUM == 0 && gso_type == GSO_NONE {
+        // The common case (nothing left to do): no look at the frame.
+        return Ok(None);
+    }
     let gso_size = u16_at(hdr, 4);
     let (csum_start, csum_offset) = (usize::from(u16_at(hdr, 6)), usize::from(u16_at(hdr, 8)));
     let span = locate_l4(frame);
