@@ -5,9 +5,9 @@
 //! port. Ports with a vnet header (afpacket, tap) pass the note on instead.
 //!
 //! Invariant: the inner backend's `send` never sees a noted packet. A packet whose note
-//! cannot be honoured (UDP segmentation, which is not done in software; a TCP/UDP
-//! header the frame no longer has) is dropped and counted as a transmit error of the
-//! handle. Unnoted packets cost one check each.
+//! cannot be honoured (a TCP/UDP header the frame no longer has, e.g. under a pushed
+//! MPLS label; UDP datagrams of the noted size that would exceed the MTU) is dropped
+//! and counted as a transmit error of the handle. Unnoted packets cost one check each.
 
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;

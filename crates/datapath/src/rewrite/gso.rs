@@ -3,8 +3,10 @@
 //! would have made of the frame.
 //!
 //! [`resolve_offload`] turns one noted packet into finished frames: a TCP super-frame
-//! into segments of the noted size (`segment_tcp`, checksums computed whole), a
-//! partial checksum into the full one (`finish_partial_checksum`, at the TCP/UDP header
+//! into segments of the noted size (`segment_tcp`, checksums computed whole), a UDP
+//! super-frame (UDP_SEGMENT) into datagrams of the noted size (`segment_udp`: each with
+//! the frame's headers, its own UDP length and checksum, IPv4 total length, ID `id + i`
+//! and header checksum, or IPv6 payload length), a partial checksum into the full one (`finish_partial_checksum`, at the TCP/UDP header
 //! found in the frame as it is now, so pushed or popped VLAN tags do not matter). Ports
 //! that take a `virtio_net_hdr` pass the note on instead and never call this.
 //!
@@ -25,8 +27,9 @@ pub enum OffloadError {
     /// header where the switch can find it (an MPLS label pushed on it, a frame cut
     /// short, headers that contradict the note).
     NoL4,
-    /// UDP segmentation (UDP_SEGMENT super-frames): not done in software; dropped.
-    UdpGso,
+    /// A UDP super-frame whose datagrams would not fit the port (headers plus the
+    /// noted size above `mtu` or `max_frame`), or a zero size.
+    UdpTooBig,
     /// The TCP super-frame could not be cut (see [`SegmentError`]).
     Segment(SegmentError),
 }
@@ -52,7 +55,15 @@ pub fn resolve_offload(
     };
     if let Some(gso) = note.gso {
         match gso.kind {
-            GsoKind::Udp => return fail(p, pool, OffloadError::UdpGso),
+            GsoKind::Udp => {
+                return match segment_udp(&p, usize::from(gso.size), mtu, max_frame, pool, out) {
+                    Ok(n) => {
+                        pool.push(p);
+                        Ok(n)
+                    }
+                    Err(e) => fail(p, pool, e),
+                };
+            }
             GsoKind::TcpV4 | GsoKind::TcpV6 => {
                 let Some(span) = locate_l4(p.data()).filter(|s| s.tcp) else {
                     return fail(p, pool, OffloadError::NoL4);
@@ -116,4 +127,63 @@ pub fn note_super_frame(p: &mut Packet, mtu: usize, max_frame: usize) -> bool {
         }),
     }));
     true
+}
+
+/// Cuts the UDP super-frame `p` into datagrams of `size` payload bytes (the last one
+/// shorter) appended to `out` in packets from `pool`; nothing is written on error.
+fn segment_udp(
+    p: &Packet,
+    size: usize,
+    mtu: usize,
+    max_frame: usize,
+    pool: &mut Vec<Packet>,
+    out: &mut Vec<Packet>,
+) -> Result<usize, OffloadError> {
+    let frame = p.data();
+    let Some(s) = locate_l4(frame).filter(|s| !s.tcp) else {
+        return Err(OffloadError::NoL4);
+    };
+    let headers = s.hdr_end;
+    if size == 0 || headers + size > max_frame || headers - s.l3 + size > mtu {
+        return Err(OffloadError::UdpTooBig);
+    }
+    let data = &frame[headers..s.end];
+    let id = u16::from_be_bytes([frame[s.l3 + 4], frame[s.l3 + 5]]);
+    let addrs = if s.v6 {
+        s.l3 + 8..s.l3 + 40
+    } else {
+        s.l3 + 12..s.l3 + 20
+    };
+    let addr_sum = u64::from(sum(&frame[addrs]));
+    let n = data.len().div_ceil(size).max(1);
+    out.reserve(n);
+    for i in 0..n {
+        let chunk = &data[(i * size).min(data.len())..((i + 1) * size).min(data.len())];
+        let mut q = pool.pop().unwrap_or_default();
+        q.refill(&frame[..headers]);
+        q.extend_from_slice(chunk);
+        let d = q.data_mut();
+        // Lengths fit 16 bits: each is at most the original's.
+        let udp_len = (8 + chunk.len()) as u16;
+        let ip_len = (headers - s.l3 + chunk.len()) as u16;
+        if s.v6 {
+            d[s.l3 + 4..s.l3 + 6].copy_from_slice(&udp_len.to_be_bytes());
+        } else {
+            d[s.l3 + 2..s.l3 + 4].copy_from_slice(&ip_len.to_be_bytes());
+            d[s.l3 + 4..s.l3 + 6].copy_from_slice(&id.wrapping_add(i as u16).to_be_bytes());
+            d[s.l3 + 10..s.l3 + 12].fill(0);
+            let check = !sum(&d[s.l3..s.l4]);
+            d[s.l3 + 10..s.l3 + 12].copy_from_slice(&check.to_be_bytes());
+        }
+        d[s.l4 + 4..s.l4 + 6].copy_from_slice(&udp_len.to_be_bytes());
+        d[s.csum_at..s.csum_at + 2].fill(0);
+        let pseudo = addr_sum + 17 + u64::from(udp_len);
+        let mut check = !fold(pseudo + u64::from(sum(&d[s.l4..])));
+        if check == 0 {
+            check = 0xffff;
+        }
+        d[s.csum_at..s.csum_at + 2].copy_from_slice(&check.to_be_bytes());
+        out.push(q);
+    }
+    Ok(n)
 }

@@ -213,6 +213,77 @@ fn an_unnoted_super_frame_is_noted_as_its_sender_would_have() {
     assert_eq!(udp.offload(), None);
 }
 
+/// An IPv4 or IPv6 UDP frame (VLAN-tagged) with `len` payload bytes, checksums right.
+fn big_udp(len: usize, v6: bool) -> Vec<u8> {
+    let payload: Vec<u8> = (0..len).map(|i| (i * 7 + 1) as u8).collect();
+    let mut v = Vec::new();
+    let b = PacketBuilder::ethernet2(SRC_MAC, DST_MAC)
+        .single_vlan(etherparse::VlanId::try_new(7).unwrap());
+    if v6 {
+        b.ipv6(V6_SRC, V6_DST, 64)
+            .udp(4000, 4001)
+            .write(&mut v, &payload)
+            .unwrap();
+    } else {
+        b.ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .udp(4000, 4001)
+            .write(&mut v, &payload)
+            .unwrap();
+    }
+    v
+}
+
+#[test]
+fn udp_super_frames_become_datagrams_of_the_noted_size() {
+    for v6 in [false, true] {
+        for (len, size) in [
+            (10_000usize, 1400u16),
+            (1400, 1400),
+            (3, 1000),
+            (2801, 1400),
+        ] {
+            let orig = big_udp(len, v6);
+            let mut p = Packet::from_slice(&partial(orig.clone()));
+            p.set_offload(Some(Offload {
+                partial_csum: true,
+                gso: Some(Gso {
+                    kind: GsoKind::Udp,
+                    size,
+                    ecn: false,
+                }),
+            }));
+            let (mut pool, mut out) = (Vec::new(), Vec::new());
+            let n = resolve_offload(p, 1500, 1518, &mut pool, &mut out).unwrap();
+            assert_eq!(
+                n,
+                len.div_ceil(usize::from(size)).max(1),
+                "len {len} v6 {v6}"
+            );
+            let mut data = Vec::new();
+            for (i, s) in out.iter().enumerate() {
+                assert_eq!(s.offload(), None);
+                verify_checksums(s.data());
+                let l = locate_l4(s.data()).unwrap();
+                assert_eq!(
+                    be16(s.data(), l.l4 + 4) as usize,
+                    l.end - l.l4,
+                    "UDP length"
+                );
+                assert!(l.end - l.hdr_end <= usize::from(size));
+                if !v6 {
+                    assert_eq!(
+                        be16(s.data(), l.l3 + 4),
+                        be16(&orig, l.l3 + 4).wrapping_add(i as u16)
+                    );
+                }
+                data.extend_from_slice(&s.data()[l.hdr_end..l.end]);
+            }
+            let l = locate_l4(&orig).unwrap();
+            assert_eq!(data, &orig[l.hdr_end..l.end]);
+        }
+    }
+}
+
 #[test]
 fn a_partial_checksum_alone_is_finished_and_unnoted_packets_pass_unchanged() {
     for f in udp_csum_frames() {
@@ -234,19 +305,19 @@ fn a_partial_checksum_alone_is_finished_and_unnoted_packets_pass_unchanged() {
 #[test]
 fn notes_that_cannot_be_honoured_are_errors_not_output() {
     let (mut pool, mut out) = (Vec::new(), Vec::new());
-    // UDP segmentation is not done.
+    // UDP datagrams that would not fit the port.
     let mut p = Packet::from_slice(&partial(frames::vlan_ipv4_udp()));
     p.set_offload(Some(Offload {
         partial_csum: true,
         gso: Some(Gso {
             kind: GsoKind::Udp,
-            size: 8,
+            size: 1480,
             ecn: false,
         }),
     }));
     assert_eq!(
         resolve_offload(p, 1500, 1518, &mut pool, &mut out),
-        Err(OffloadError::UdpGso)
+        Err(OffloadError::UdpTooBig)
     );
     // A partial checksum behind an MPLS label: no TCP/UDP header to be found.
     let mut p = Packet::from_slice(&frames::mpls_ipv4());
