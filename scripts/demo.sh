@@ -2,13 +2,13 @@
 # The README's first command: peregrine's demo on a Debian or Ubuntu machine that has
 # Rust. Installs with apt what the build and the demo need and the machine lacks (a C
 # compiler and linker if there is no `cc`: gcc, libc6-dev; the demo's iproute2,
-# iputils-ping, ethtool, iperf3), builds peregrine (`cargo build --release`) and runs
+# iputils-ping, iperf3), builds peregrine (`cargo build --release`) and runs
 # `peregrine demo` with this script's arguments. Run it as root, or as the user who
 # installed Rust: then apt and the demo (which needs root) run through sudo. Running it
 # again installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# `su` without `-` leaves the sbin directories out of PATH; ip and ethtool live there.
+# `su` without `-` leaves the sbin directories out of PATH; ip lives there.
 export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 
 as_root() {
@@ -23,7 +23,7 @@ as_root() {
 }
 
 # command, Debian packages that provide it
-NEEDS=("cc gcc libc6-dev" "ip iproute2" "ping iputils-ping" "ethtool ethtool" "iperf3 iperf3")
+NEEDS=("cc gcc libc6-dev" "ip iproute2" "ping iputils-ping" "iperf3 iperf3")
 missing=()
 for n in "${NEEDS[@]}"; do
     read -r cmd pkgs <<<"$n"

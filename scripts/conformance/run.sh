@@ -191,9 +191,6 @@ for n in 1 2 3; do
     nsx ip link add "tg$n" type veth peer name "ts$n"
     for dev in "tg$n" "ts$n"; do
         nsx ip link set "$dev" up
-        if command -v ethtool >/dev/null; then
-            nsx ethtool -K "$dev" tx off tso off gso off gro off >/dev/null 2>&1 || true
-        fi
     done
 done
 

@@ -79,10 +79,11 @@ impl Topology {
 
     /// Adds host `i`: namespace `<prefix>h<i>`, veth `<prefix>h<i>` (root side, up, no
     /// IPv6 so the port stays quiet) ↔ `eth0` in the namespace with `10.<net>.0.<i>/24`
-    /// (net from the prefix, so parallel topologies use different subnets) and transmit
-    /// checksum and segmentation offloads off (needs `ethtool`) and IPv6 off.
+    /// (net from the prefix, so parallel topologies use different subnets), IPv6 off,
+    /// and `eth0`'s offloads as `ip link add` makes them: checksum and segmentation
+    /// offloads on, GRO off (a container's veth).
     pub fn add_host(&mut self, i: u8) -> io::Result<Host> {
-        self.host(i, true, 1)
+        self.host(i, false, 1)
     }
 
     /// [`Topology::add_host`] with `queues` receive and transmit queues on both ends of
@@ -91,13 +92,14 @@ impl Topology {
     /// it was sent on, so a sender that spreads its frames over the transmit queues
     /// spreads them over the peer's receive queues.
     pub fn add_host_with_queues(&mut self, i: u8, queues: u32) -> io::Result<Host> {
-        self.host(i, true, queues.max(1))
+        self.host(i, false, queues.max(1))
     }
 
-    /// [`Topology::add_host`] with `eth0` as `ip link add` makes it: checksum and
-    /// segmentation offloads on, GRO off (a container's veth).
-    pub fn add_default_host(&mut self, i: u8) -> io::Result<Host> {
-        self.host(i, false, 1)
+    /// [`Topology::add_host`] with `eth0`'s transmit checksum and segmentation offloads
+    /// off (needs `ethtool`): only for a test that compares against hosts which hand
+    /// over finished, MTU-sized frames.
+    pub fn add_host_offloads_off(&mut self, i: u8) -> io::Result<Host> {
+        self.host(i, true, 1)
     }
 
     fn host(&mut self, i: u8, offloads_off: bool, queues: u32) -> io::Result<Host> {
@@ -118,8 +120,6 @@ impl Topology {
             "ip",
             &["addr", "add", &format!("{addr}/24"), "dev", "eth0"],
         )?;
-        // The host's stack would leave TCP/UDP checksums to the veth (and hand over
-        // 64 KiB TCP segments); a switch port reading raw frames must get finished ones.
         if offloads_off {
             self.in_ns(
                 &ns,

@@ -9,11 +9,49 @@
 pub const HEADROOM: usize = 64;
 
 /// A frame being processed. Two packets are equal when their frames are (the headroom
-/// is not compared).
+/// and the offload note are not compared).
+///
+/// The offload note ([`Offload`]) is set only by the receiving backend; every way of
+/// filling a packet with new bytes (`from_slice`, `refill`) clears it, and clones keep
+/// it (a flooded frame's copies carry the same note).
 #[derive(Clone)]
 pub struct Packet {
     buf: Vec<u8>,
     start: usize,
+    offload: Option<Offload>,
+}
+
+/// What the sender of a frame left for the device to do, as the kernel noted it in the
+/// `virtio_net_hdr` a port backend read with the frame: finish the TCP/UDP checksum,
+/// cut a super-frame into segments. It holds no offsets into the frame, so header pushes
+/// and pops never make it stale: whoever acts on it finds the L3/L4 headers in the frame
+/// as it is then (`crate::rewrite::locate_l4`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offload {
+    /// The TCP/UDP checksum field holds only the pseudo-header's sum (not complemented);
+    /// the rest of the segment is still to be added (the kernel's CHECKSUM_PARTIAL).
+    pub partial_csum: bool,
+    /// Segmentation still to be done, if any.
+    pub gso: Option<Gso>,
+}
+
+/// A super-frame's segmentation: what kind, and the payload bytes of each segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gso {
+    pub kind: GsoKind,
+    /// Payload bytes per segment (the MSS for TCP); at least 1 when set by a backend.
+    pub size: u16,
+    /// TCP with ECN: the CWR flag belongs to the first segment only.
+    pub ecn: bool,
+}
+
+/// The kinds of segmentation a backend can be handed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GsoKind {
+    TcpV4,
+    TcpV6,
+    /// UDP segmentation (UDP_SEGMENT): each segment is a UDP datagram of `size` bytes.
+    Udp,
 }
 
 /// An empty packet; holds no allocation.
@@ -22,6 +60,7 @@ impl Default for Packet {
         Packet {
             buf: Vec::new(),
             start: 0,
+            offload: None,
         }
     }
 }
@@ -35,7 +74,27 @@ impl Packet {
         Packet {
             buf,
             start: HEADROOM,
+            offload: None,
         }
+    }
+
+    /// The offload note, if the receiving backend set one (see [`Offload`]).
+    #[inline]
+    pub fn offload(&self) -> Option<Offload> {
+        self.offload
+    }
+
+    /// Sets or clears the offload note (receiving backends, and the output side once it
+    /// has done what the note asked).
+    #[inline]
+    pub fn set_offload(&mut self, offload: Option<Offload>) {
+        self.offload = offload;
+    }
+
+    /// Whether the TCP/UDP checksum is partial (see [`Offload::partial_csum`]).
+    #[inline]
+    pub fn partial_csum(&self) -> bool {
+        self.offload.is_some_and(|o| o.partial_csum)
     }
 
     /// Replaces the contents with `frame`, reusing this buffer's allocation (a receive
@@ -51,6 +110,7 @@ impl Packet {
         }
         self.buf.extend_from_slice(frame);
         self.start = HEADROOM;
+        self.offload = None;
     }
 
     /// Appends `bytes` to the end of the frame (a frame gathered from several pieces is

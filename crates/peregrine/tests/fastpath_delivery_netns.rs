@@ -32,7 +32,7 @@ fn turn() -> MutexGuard<'static, ()> {
 /// `let (topo, h, sw, mgmt, said) = …` so the switch ends before the namespaces go.
 fn bed(backend: &str, gro: bool) -> (Topology, Vec<Host>, SwitchProc, MgmtPath, Vec<String>) {
     let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=2).map(|i| topo.add_default_host(i).unwrap()).collect();
+    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
     if gro {
         for host in &h {
             topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])

@@ -13,11 +13,17 @@
 //!
 //! | backend | handles | rx_fd | notes |
 //! |---|---|---|---|
-//! | `afpacket` | `workers` (fanout by flow hash) | yes | interface must exist; brought up |
+//! | `afpacket` | `workers` (fanout by flow hash) | yes | interface must exist; brought up; vnet header |
 //! | `afxdp` | `min(workers, rx queues)` | yes | XDP program + one AF_XDP socket per queue ([`afxdp`]) |
-//! | `tap` | `workers` (one queue each) | yes | created if missing; brought up |
+//! | `tap` | `workers` (one queue each) | yes | created if missing; brought up; vnet header |
 //! | `pcap` | 1 | no | replay once, record on send |
 //! | memory ([`memory::open`]) | 1 | no | tests and benchmarks |
+//!
+//! Offloads: ports with a vnet header ([`vnet`]) take hosts with their default
+//! offloads: received packets carry the kernel's offload note (partial checksum, TCP
+//! super-frame; `datapath::packet::Offload`), and sent ones hand it back to the kernel.
+//! The other backends are opened behind a step that first does what a note asks
+//! (segments, finished checksums; `resolve`), so they never see a noted packet.
 //!
 //! Opening needs root or CAP_NET_RAW (afpacket) / CAP_NET_ADMIN (tap, bringing an
 //! interface up) / CAP_NET_RAW, CAP_BPF and CAP_NET_ADMIN (afxdp); errors say which. Everything happens in the calling thread's network
@@ -70,8 +76,10 @@ pub mod info;
 pub mod link;
 pub mod memory;
 pub mod pcap;
+mod resolve;
 mod sys;
 pub mod tap;
+pub mod vnet;
 pub mod xdp_features;
 
 use std::fmt;
@@ -207,7 +215,7 @@ pub fn open_steered(
                 Some(s) => afxdp::open_steered(name, workers, mode, s)?,
                 None => afxdp::open(name, workers, mode)?,
             };
-            Ok(open_port(info, ports, afxdp::AfXdpPort::counters))
+            Ok(open_resolving(info, ports, afxdp::AfXdpPort::counters))
         }
         Backend::Tap => {
             let (info, ports) = tap::open(name, workers)?;
@@ -215,7 +223,7 @@ pub fn open_steered(
         }
         Backend::Pcap { replay, record } => {
             let port = pcap::PcapPort::open(replay.as_deref(), record.as_deref())?;
-            Ok(open_port(
+            Ok(open_resolving(
                 InterfaceInfo::synthetic(name),
                 vec![port],
                 pcap::PcapPort::counters,
@@ -235,6 +243,32 @@ fn open_port<P: PortIo + 'static>(
         info,
         counters: ports.iter().map(|p| counters(p).clone()).collect(),
         handles: ports
+            .into_iter()
+            .map(|p| Box::new(p) as Box<dyn PortIo>)
+            .collect(),
+    }
+}
+
+/// [`open_port`] for a backend without offloads: each handle behind
+/// [`resolve::Resolving`], which finishes noted packets before the backend sees them.
+fn open_resolving<P: PortIo + 'static>(
+    info: InterfaceInfo,
+    ports: Vec<P>,
+    counters: impl Fn(&P) -> &Arc<PortCounters>,
+) -> OpenPort {
+    let mtu = info.mtu;
+    let wrapped: Vec<resolve::Resolving<P>> = ports
+        .into_iter()
+        .map(|p| {
+            let c = counters(&p).clone();
+            resolve::Resolving::new(p, mtu, c)
+        })
+        .collect();
+    let counters: Vec<Arc<PortCounters>> = wrapped.iter().map(|r| r.counters().clone()).collect();
+    OpenPort {
+        info,
+        counters,
+        handles: wrapped
             .into_iter()
             .map(|p| Box::new(p) as Box<dyn PortIo>)
             .collect(),

@@ -175,12 +175,16 @@ impl PortIo for MemoryPort {
 }
 
 /// An in-memory port shaped like [`crate::open`]'s result (one handle, for worker 0,
-/// with synthetic interface facts), and its peer.
+/// with synthetic interface facts, MTU 1500), and its peer. Like every port without a
+/// vnet header, it gets offload-noted packets finished (`crate::resolve`).
 pub fn open(name: &str, capacity: usize) -> (crate::OpenPort, MemoryPeer) {
     let (port, peer) = pair(capacity);
+    let info = crate::InterfaceInfo::synthetic(name);
+    let counters = port.counters.clone();
+    let port = crate::resolve::Resolving::new(port, info.mtu, counters.clone());
     let open = crate::OpenPort {
-        info: crate::InterfaceInfo::synthetic(name),
-        counters: vec![port.counters.clone()],
+        info,
+        counters: vec![counters],
         handles: vec![Box::new(port)],
     };
     (open, peer)

@@ -6,15 +6,24 @@
 //! and any tap (a VM's, a test's) can be a port.
 //!
 //! [`open`] attaches `workers` queues to the tap `name` with TUNSETIFF (IFF_TAP |
-//! IFF_NO_PI | IFF_MULTI_QUEUE), creating the device if there is none, and brings it up.
+//! IFF_NO_PI | IFF_MULTI_QUEUE | IFF_VNET_HDR), creating the device if there is none,
+//! and brings it up.
 //! A device created here lives as long as its descriptors (it is not made persistent);
 //! an existing persistent multi-queue tap (`ip tuntap add mode tap multi_queue`) is
 //! reused and left in place. The kernel spreads the host's frames over the queues by
 //! flow hash.
 //!
+//! Offloads: every frame read or written is preceded by a 10-byte `virtio_net_hdr`
+//! (TUNSETVNETHDRSZ; [`crate::vnet`]), and TUNSETOFFLOAD lets the host hand the switch
+//! TCP super-frames (TSO4, TSO6, with ECN) and partial checksums, which `recv` puts in
+//! each packet's offload note. `send` writes the note back as the header, so the host
+//! gets such frames as they came (the kernel segments or finishes them where it must);
+//! a frame whose note no longer fits its headers is counted as a transmit error. UDP
+//! segmentation is not offered, so the host segments UDP itself.
+//!
 //! Descriptors are non-blocking. `recv` reads one frame per read(2) until `max` or
-//! EAGAIN; `send` writes one frame per write(2), dropping (and counting) a frame the
-//! kernel does not take. After the interface is deleted the descriptors stay open but
+//! EAGAIN; `send` writes one frame per writev(2) (header and frame), dropping (and
+//! counting) a frame the kernel does not take. After the interface is deleted the descriptors stay open but
 //! detached: `recv` returns 0, `send` drops, and poll(2) reports an error on `rx_fd`
 //! until the port is closed, so the owner should close it on the link's removal.
 
@@ -24,14 +33,22 @@ use std::sync::Arc;
 
 use datapath::packet::Packet;
 use datapath::port::PortIo;
+use datapath::rewrite::note_super_frame;
 
 use crate::counters::PortCounters;
 use crate::error::PortError;
 use crate::info::{self, InterfaceInfo};
 use crate::sys;
+use crate::vnet;
 
-/// Largest frame a tap can carry (MTU 65521 plus headers), rounded up.
-const READ_BUF: usize = 64 << 10;
+/// Room for the largest frame a tap hands over (a 64 KiB super-frame, or MTU 65521,
+/// plus headers) and its vnet header, with room to spare: a read that fills it is
+/// counted as an error (it may have been cut).
+const READ_BUF: usize = 128 << 10;
+
+/// What TUNSETOFFLOAD offers the host: partial checksums and TCP segmentation.
+const OFFLOADS: libc::c_uint =
+    libc::TUN_F_CSUM | libc::TUN_F_TSO4 | libc::TUN_F_TSO6 | libc::TUN_F_TSO_ECN;
 
 /// The clone device of the tun/tap driver.
 const TUN_DEVICE: &CStr = c"/dev/net/tun";
@@ -42,6 +59,9 @@ pub struct TapPort {
     counters: Arc<PortCounters>,
     /// Scratch space for one frame (a frame is read whole or not at all).
     buf: Box<[u8]>,
+    /// The tap's MTU when opened, and the longest frame it carries unsegmented.
+    mtu: usize,
+    max_frame: usize,
 }
 
 impl TapPort {
@@ -92,9 +112,22 @@ impl PortIo for TapPort {
             if n == 0 {
                 break;
             }
+            if n < vnet::LEN + 14 || n >= self.buf.len() {
+                errors += 1;
+                continue;
+            }
+            let (hdr, frame) = self.buf[..n].split_at(vnet::LEN);
             let mut p = pool.pop().unwrap_or_default();
-            p.refill(&self.buf[..n.min(self.buf.len())]);
-            bytes += n as u64;
+            p.refill(frame);
+            match vnet::note_from(hdr, p.data_mut()) {
+                Ok(note) => p.set_offload(note),
+                Err(_) => {
+                    errors += 1;
+                    pool.push(p);
+                    continue;
+                }
+            }
+            bytes += p.len() as u64;
             got += 1;
             rx.push(p);
         }
@@ -104,24 +137,40 @@ impl PortIo for TapPort {
 
     fn send(&mut self, tx: &mut Vec<Packet>, pool: &mut Vec<Packet>) {
         let (mut sent, mut bytes, mut dropped, mut errors) = (0u64, 0u64, 0u64, 0u64);
-        for p in tx.drain(..) {
-            if p.len() < 14 {
+        for mut p in tx.drain(..) {
+            if p.len() > self.max_frame {
+                // A TCP frame gathered whole by a port without vnet header: the host's
+                // stack takes it as a super-frame, as its sender's offload left it.
+                note_super_frame(&mut p, self.mtu, self.max_frame);
+            }
+            let hdr = vnet::header_for(p.offload(), p.data());
+            let (Some(hdr), true) = (hdr, p.len() >= 14) else {
                 errors += 1;
                 pool.push(p);
                 continue;
-            }
+            };
             let data = p.data();
+            let iov = [
+                libc::iovec {
+                    iov_base: hdr.as_ptr() as *mut libc::c_void,
+                    iov_len: hdr.len(),
+                },
+                libc::iovec {
+                    iov_base: data.as_ptr() as *mut libc::c_void,
+                    iov_len: data.len(),
+                },
+            ];
             let n = loop {
-                // SAFETY: writes from the packet's own bytes, exactly their length.
-                let n =
-                    unsafe { libc::write(self.fd.as_raw_fd(), data.as_ptr().cast(), data.len()) };
+                // SAFETY: the iovecs point to the header and the packet's own bytes, of
+                // their exact lengths, which the kernel only reads.
+                let n = unsafe { libc::writev(self.fd.as_raw_fd(), iov.as_ptr(), 2) };
                 if n >= 0 || sys::errno() != libc::EINTR {
                     break n;
                 }
             };
-            if n == data.len() as isize {
+            if n == (vnet::LEN + data.len()) as isize {
                 sent += 1;
-                bytes += n as u64;
+                bytes += data.len() as u64;
             } else if n < 0 && transient(sys::errno()) {
                 dropped += 1;
             } else {
@@ -149,7 +198,13 @@ pub fn open(name: &str, workers: usize) -> Result<(InterfaceInfo, Vec<TapPort>),
         ports.push(attach_queue(name)?);
     }
     info::set_admin_up(name)?;
-    Ok((InterfaceInfo::by_name(name)?, ports))
+    let info = InterfaceInfo::by_name(name)?;
+    for p in &mut ports {
+        p.mtu = info.mtu as usize;
+        // Ethernet header and one VLAN tag.
+        p.max_frame = p.mtu + 18;
+    }
+    Ok((info, ports))
 }
 
 /// Opens /dev/net/tun and attaches it as one queue of tap `name`.
@@ -168,7 +223,8 @@ fn attach_queue(name: &str) -> Result<TapPort, PortError> {
     let fd = unsafe { OwnedFd::from_raw_fd(raw) };
     let mut req = sys::ifreq(name);
     req.ifr_ifru.ifru_flags =
-        (libc::IFF_TAP | libc::IFF_NO_PI | libc::IFF_MULTI_QUEUE) as libc::c_short;
+        (libc::IFF_TAP | libc::IFF_NO_PI | libc::IFF_MULTI_QUEUE | libc::IFF_VNET_HDR)
+            as libc::c_short;
     if let Err(e) = sys::ioctl_ifreq(fd.as_raw_fd(), libc::TUNSETIFF, &mut req) {
         let tap_err = |reason| PortError::Tap {
             name: name.to_string(),
@@ -183,9 +239,19 @@ fn attach_queue(name: &str) -> Result<TapPort, PortError> {
             _ => PortError::os("TUNSETIFF", name, "CAP_NET_ADMIN", e),
         });
     }
+    let raw = fd.as_raw_fd();
+    let hdr_len = vnet::LEN as libc::c_int;
+    // SAFETY: TUNSETVNETHDRSZ reads one int from the pointer, which lives across the call.
+    sys::cvt(unsafe { libc::ioctl(raw, libc::TUNSETVNETHDRSZ, &hdr_len) })
+        .map_err(|e| PortError::os("TUNSETVNETHDRSZ", name, "CAP_NET_ADMIN", e))?;
+    // SAFETY: TUNSETOFFLOAD takes its flags as the argument value itself.
+    sys::cvt(unsafe { libc::ioctl(raw, libc::TUNSETOFFLOAD, OFFLOADS as libc::c_ulong) })
+        .map_err(|e| PortError::os("TUNSETOFFLOAD", name, "CAP_NET_ADMIN", e))?;
     Ok(TapPort {
         fd,
         counters: Arc::default(),
         buf: vec![0u8; READ_BUF].into_boxed_slice(),
+        mtu: 1500,
+        max_frame: 1518,
     })
 }

@@ -583,7 +583,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 } else {
                     max_len
                 };
-                self.packet_in(st.packet.data(), &st.key, st.in_port, c, max_len)
+                self.packet_in(&st.packet, &st.key, st.in_port, c, max_len)
             }
         }
     }
@@ -713,7 +713,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 self.output(p, copy, &st.key, st.in_port, st.queue, src);
             }
             Action::Controller { max_len } => {
-                self.packet_in(st.packet.data(), &st.key, st.in_port, cause(src), max_len)
+                self.packet_in(&st.packet, &st.key, st.in_port, cause(src), max_len)
             }
             Action::Group(g) => self.group(g, st, src, depth),
             Action::SetQueue(q) => st.queue = Some(q),
@@ -740,7 +740,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                         cookie,
                     };
                     let max_len = self.unasked_len();
-                    self.packet_in(st.packet.data(), &st.key, st.in_port, c, max_len);
+                    self.packet_in(&st.packet, &st.key, st.in_port, c, max_len);
                 } else if O::ON {
                     self.obs.event(TraceEvent::Dropped("invalid TTL"));
                 }
@@ -781,7 +781,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                     self.obs
                         .event(TraceEvent::SetAction(Action::Controller { max_len }));
                 }
-                self.packet_in(st.packet.data(), &st.key, st.in_port, cause(src), max_len)
+                self.packet_in(&st.packet, &st.key, st.in_port, cause(src), max_len)
             }
             _ => {}
         }
@@ -887,7 +887,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             }
             port::CONTROLLER => {
                 let max_len = self.unasked_len();
-                self.packet_in(packet.data(), key, in_port, cause(src), max_len)
+                self.packet_in(&packet, key, in_port, cause(src), max_len)
             }
             p if p == in_port => self.count(|c| c.misc(Misc::OutputToInPortDrops, 1)),
             p => match self.v.port(p) {
@@ -926,11 +926,23 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         self.v.config.packet_in_max_len
     }
 
-    /// Sends the whole frame `data` to the controller, asking for `max_len` bytes (see
-    /// [`PacketIn::max_len`]).
-    fn packet_in(&mut self, data: &[u8], key: &FlowKey, in_port: u32, cause: Cause, max_len: u16) {
+    /// Sends the whole frame of `packet` to the controller, asking for `max_len` bytes
+    /// (see [`PacketIn::max_len`]). A partial TCP/UDP checksum (the packet's offload
+    /// note) is finished in the copy; a super-frame goes as it is, one frame.
+    fn packet_in(
+        &mut self,
+        packet: &Packet,
+        key: &FlowKey,
+        in_port: u32,
+        cause: Cause,
+        max_len: u16,
+    ) {
         if self.in_info.is_some_and(|p| p.no_packet_in) {
             return;
+        }
+        let mut data = packet.data().to_vec();
+        if packet.partial_csum() {
+            crate::rewrite::finish_partial_checksum(&mut data);
         }
         let pi = PacketIn {
             reason: cause.reason,
@@ -940,7 +952,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             key: *key,
             max_len,
             total_len: data.len(),
-            data: data.to_vec(),
+            data,
         };
         if O::ON {
             self.obs.event(TraceEvent::PacketIn(pi));

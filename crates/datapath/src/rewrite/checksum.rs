@@ -80,6 +80,17 @@ pub(crate) fn update(data: &mut [u8], at: usize, d: Delta) {
     }
 }
 
+/// Applies `d` to a partial checksum at `at`: a field that holds the (uncomplemented)
+/// sum of the pseudo-header, as checksum offload leaves it, which moves with the change
+/// itself: `m + (-old + new)`.
+#[inline]
+pub(crate) fn update_partial(data: &mut [u8], at: usize, d: Delta) {
+    if let Some(b) = data.get_mut(at..at + 2) {
+        let v = fold(u64::from(u16::from_be_bytes([b[0], b[1]])) + d.0);
+        b.copy_from_slice(&v.to_be_bytes());
+    }
+}
+
 /// Applies `d` to a UDP checksum at `at`: zero (no checksum) stays zero, and a computed
 /// zero is sent as `0xffff` (RFC 768).
 #[inline]

@@ -10,7 +10,12 @@
 //! - On `Err`, the packet, key and layers are unchanged.
 //! - Checksums stay valid: the IPv4 header, TCP, UDP, ICMPv4 and ICMPv6 checksums are
 //!   updated incrementally (RFC 1624, `checksum.rs`); a UDP checksum of zero ("none")
-//!   stays zero; the SCTP CRC32c is recomputed over the SCTP packet.
+//!   stays zero; the SCTP CRC32c is recomputed over the SCTP packet. On a packet whose
+//!   offload note says its TCP/UDP checksum is partial (the field holds the
+//!   pseudo-header's sum, the device adds the rest), address changes move that sum
+//!   and port changes leave it alone, so finishing it later gives the right checksum.
+//! - The offload note is kept: no rewrite stores offsets in it, so pushes and pops
+//!   leave it true (`gso.rs` finds the headers again at output).
 //! - No allocation, except when a push needs more room than the packet's headroom.
 //!
 //! Field sets write the bytes in place and set the key field directly. Pushes and pops of
@@ -34,6 +39,7 @@
 
 mod checksum;
 mod conditional;
+mod gso;
 mod offload;
 mod segment;
 mod set_field;
@@ -43,7 +49,8 @@ mod ttl;
 #[cfg(test)]
 mod tests;
 
-pub use offload::finish_offloaded_checksum;
+pub use gso::{note_super_frame, resolve_offload, OffloadError};
+pub use offload::{finish_offloaded_checksum, finish_partial_checksum, locate_l4, L4Span};
 pub use segment::{segment_tcp, SegmentError};
 
 use crate::action::Action;

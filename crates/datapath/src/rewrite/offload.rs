@@ -14,10 +14,31 @@
 
 use super::checksum::{fold, sum};
 
-/// The offset of the TCP/UDP checksum, the L4 segment's range, and the pseudo-header's
-/// one's-complement sum, if `frame` is an unfragmented IPv4/IPv6 TCP or UDP frame whose
-/// headers are all there.
-fn l4_of(frame: &[u8]) -> Option<(usize, std::ops::Range<usize>, u16)> {
+/// Where a frame's TCP or UDP header is, found from the frame itself: the offsets a
+/// `virtio_net_hdr` names and a checksum or segmentation needs. Offsets are from the
+/// frame's start; `l3 < l4 < csum_at + 2 <= hdr_end <= end <= frame.len()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct L4Span {
+    /// The IPv4/IPv6 header.
+    pub l3: usize,
+    /// The TCP/UDP header.
+    pub l4: usize,
+    /// The TCP/UDP checksum field.
+    pub csum_at: usize,
+    /// The end of the TCP header (data offset) or UDP header (8 bytes).
+    pub hdr_end: usize,
+    /// The end of the IP packet (what follows is padding).
+    pub end: usize,
+    /// TCP (else UDP).
+    pub tcp: bool,
+    /// IPv6 (else IPv4).
+    pub v6: bool,
+}
+
+/// The TCP/UDP layout of `frame`, if it is an unfragmented IPv4 or IPv6 (no extension
+/// headers) TCP or UDP frame behind at most two VLAN tags with all its headers inside
+/// it. Never panics.
+pub fn locate_l4(frame: &[u8]) -> Option<L4Span> {
     let mut l3 = 14;
     let mut ety = u16::from_be_bytes([*frame.get(12)?, *frame.get(13)?]);
     for _ in 0..2 {
@@ -27,7 +48,7 @@ fn l4_of(frame: &[u8]) -> Option<(usize, std::ops::Range<usize>, u16)> {
         ety = u16::from_be_bytes([*frame.get(l3 + 2)?, *frame.get(l3 + 3)?]);
         l3 += 4;
     }
-    let (proto, l4, end, addrs) = match ety {
+    let (proto, l4, end, v6) = match ety {
         0x0800 => {
             let ip = frame.get(l3..l3 + 20)?;
             let ihl = usize::from(ip[0] & 0x0f) * 4;
@@ -36,27 +57,72 @@ fn l4_of(frame: &[u8]) -> Option<(usize, std::ops::Range<usize>, u16)> {
             if ip[0] >> 4 != 4 || ihl < 20 || frag != 0 || total < ihl {
                 return None;
             }
-            (ip[9], l3 + ihl, l3 + total, l3 + 12..l3 + 20)
+            (ip[9], l3 + ihl, l3 + total, false)
         }
         0x86dd => {
             let ip = frame.get(l3..l3 + 40)?;
+            if ip[0] >> 4 != 6 {
+                return None;
+            }
             let payload = usize::from(u16::from_be_bytes([ip[4], ip[5]]));
-            (ip[6], l3 + 40, l3 + 40 + payload, l3 + 8..l3 + 40)
+            (ip[6], l3 + 40, l3 + 40 + payload, true)
         }
         _ => return None,
     };
-    let at = match proto {
-        6 => l4 + 16,
-        17 => l4 + 6,
+    let (csum_at, hdr_end, tcp) = match proto {
+        6 => {
+            let doff = usize::from(*frame.get(l4 + 12)? >> 4) * 4;
+            (l4 + 16, l4 + doff.max(20), true)
+        }
+        17 => (l4 + 6, l4 + 8, false),
         _ => return None,
     };
-    if end > frame.len() || at + 2 > end {
+    if end > frame.len() || hdr_end > end {
         return None;
     }
-    let len = u32::try_from(end - l4).ok()?;
+    Some(L4Span {
+        l3,
+        l4,
+        csum_at,
+        hdr_end,
+        end,
+        tcp,
+        v6,
+    })
+}
+
+/// The offset of the TCP/UDP checksum, the L4 segment's range, and the pseudo-header's
+/// one's-complement sum, if `frame` is an unfragmented IPv4/IPv6 TCP or UDP frame whose
+/// headers are all there.
+fn l4_of(frame: &[u8]) -> Option<(usize, std::ops::Range<usize>, u16)> {
+    let s = locate_l4(frame)?;
+    let addrs = if s.v6 {
+        s.l3 + 8..s.l3 + 40
+    } else {
+        s.l3 + 12..s.l3 + 20
+    };
+    let proto: u64 = if s.tcp { 6 } else { 17 };
+    let len = u32::try_from(s.end - s.l4).ok()?;
     let mut pseudo = u64::from(sum(frame.get(addrs)?));
-    pseudo += u64::from(proto) + u64::from(len >> 16) + u64::from(len & 0xffff);
-    Some((at, l4..end, fold(pseudo)))
+    pseudo += proto + u64::from(len >> 16) + u64::from(len & 0xffff);
+    Some((s.csum_at, s.l4..s.end, fold(pseudo)))
+}
+
+/// Finishes the partial TCP/UDP checksum of `frame`, whose sender is known (from the
+/// packet's offload note) to have left only the pseudo-header's sum in the field: adds
+/// the segment and stores the complement, as the device would have. False, with
+/// nothing written, when the frame has no TCP/UDP header to finish (see [`locate_l4`]).
+pub fn finish_partial_checksum(frame: &mut [u8]) -> bool {
+    let Some(s) = locate_l4(frame) else {
+        return false;
+    };
+    // The field holds the pseudo-header's sum, so the segment's sum is the full sum.
+    let mut check = !sum(&frame[s.l4..s.end]);
+    if !s.tcp && check == 0 {
+        check = 0xffff;
+    }
+    frame[s.csum_at..s.csum_at + 2].copy_from_slice(&check.to_be_bytes());
+    true
 }
 
 /// Writes the TCP/UDP checksum of `frame` if its sender left it unfinished (see the

@@ -82,12 +82,15 @@ fn ip_end(key: &FlowKey, data: &[u8], l3: usize) -> usize {
 }
 
 /// Applies the pseudo-header change `d` (an address change of `key`'s IP version) to the
-/// L4 checksum.
+/// L4 checksum. With `partial` (the packet's offload note: the TCP/UDP field holds the
+/// pseudo-header's own sum, not a complemented checksum) the sum is moved by `d` instead.
 #[inline]
-fn fix_pseudo(key: &FlowKey, layers: &Layers, data: &mut [u8], d: Delta) {
+fn fix_pseudo(key: &FlowKey, layers: &Layers, data: &mut [u8], d: Delta, partial: bool) {
     let Some(l4) = layers.l4 else { return };
     let l4 = usize::from(l4);
     match ip_proto(key) {
+        proto::TCP if partial => checksum::update_partial(data, l4 + 16, d),
+        proto::UDP if partial => checksum::update_partial(data, l4 + 6, d),
         proto::TCP => checksum::update(data, l4 + 16, d),
         proto::UDP => checksum::update_udp(data, l4 + 6, d),
         proto::ICMPV6 if eth_type(key) == ethertype::IPV6 => checksum::update(data, l4 + 2, d),
@@ -136,6 +139,9 @@ pub(super) fn set_field(
     f: Field,
     v: u128,
 ) -> Result<(), RewriteError> {
+    // A partial TCP/UDP checksum covers only the pseudo-header: address changes move
+    // it, port changes (inside the segment the device will sum) must not.
+    let partial = pkt.partial_csum();
     let data = pkt.data_mut();
     match f {
         Field::EthDst | Field::EthSrc => {
@@ -169,7 +175,7 @@ pub(super) fn set_field(
         }
         Field::IpDscp | Field::IpEcn => set_tos(data, key, layers, f, v as u8)?,
         Field::IpProto => {
-            set_ip_proto(data, key, layers, v as u8)?;
+            set_ip_proto(data, key, layers, v as u8, partial)?;
             reparse(pkt, key, layers);
         }
         Field::Ipv4Src | Field::Ipv4Dst => {
@@ -182,7 +188,7 @@ pub(super) fn set_field(
                 let l3 = l3_of(key, layers, ethertype::IPV4)?;
                 let at = l3 + if src { 12 } else { 16 };
                 let d = write_summed(data, l3, at, &new, l3 + 10)?;
-                fix_pseudo(key, layers, data, d);
+                fix_pseudo(key, layers, data, d, partial);
             }
             key.set(f, v);
         }
@@ -191,6 +197,13 @@ pub(super) fn set_field(
             let at = l4 + if f == Field::TpSrc { 0 } else { 2 };
             let new = bytes::<2>(v);
             match ip_proto(key) {
+                proto::TCP | proto::UDP if partial => {
+                    let hdr = if ip_proto(key) == proto::TCP { 20 } else { 8 };
+                    if l4 + hdr > data.len() {
+                        return Err(MissingHeader);
+                    }
+                    write_plain(data, at, &new)?;
+                }
                 proto::TCP => {
                     write_summed(data, l4, at, &new, l4 + 16)?;
                 }
@@ -264,7 +277,7 @@ pub(super) fn set_field(
             let d = checksum::write(data, l3, at, &new).ok_or(MissingHeader)?;
             let routed = key.get(Field::Ipv6Exthdr) & IEH_ROUTER != 0;
             if f == Field::Ipv6Src || !routed {
-                fix_pseudo(key, layers, data, d);
+                fix_pseudo(key, layers, data, d, partial);
             }
             key.set(f, v);
         }
@@ -352,13 +365,14 @@ fn set_ip_proto(
     key: &FlowKey,
     layers: &Layers,
     v: u8,
+    partial: bool,
 ) -> Result<(), RewriteError> {
     // The protocol is part of the transport checksum's pseudo-header (the low byte of
     // a 16-bit word there, as it is in the IPv4 header's TTL/protocol word): the old
     // transport header's checksum follows the change, as if recomputed.
     if let Ok(l3) = l3_of(key, layers, ethertype::IPV4) {
         let d = write_summed(data, l3, l3 + 9, &[v], l3 + 10)?;
-        fix_pseudo(key, layers, data, d);
+        fix_pseudo(key, layers, data, d, partial);
         return Ok(());
     }
     let l3 = l3_of(key, layers, ethertype::IPV6)?;
@@ -380,7 +394,7 @@ fn set_ip_proto(
     write_plain(data, nh_at, &[v])?;
     let mut word = [0u8, old];
     if let Some(d) = checksum::write(&mut word, 0, 1, &[v]) {
-        fix_pseudo(key, layers, data, d);
+        fix_pseudo(key, layers, data, d, partial);
     }
     Ok(())
 }

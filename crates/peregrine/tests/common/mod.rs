@@ -37,12 +37,30 @@ impl SwitchProc {
     /// [`SwitchProc::start`], also returning what the switch said on stderr up to and
     /// including the line that says it is switching.
     pub fn start_lines(args: &[&str]) -> (SwitchProc, Vec<String>) {
+        Self::start_lines_in(None, args)
+    }
+
+    /// [`SwitchProc::start`] inside network namespace `ns` (`ip netns exec` replaces
+    /// itself with the switch, so the PID is the switch's).
+    pub fn start_in(ns: &str, args: &[&str]) -> SwitchProc {
+        Self::start_lines_in(Some(ns), args).0
+    }
+
+    fn start_lines_in(ns: Option<&str>, args: &[&str]) -> (SwitchProc, Vec<String>) {
         let mgmt: &[&str] = if args.contains(&"--mgmt") {
             &[]
         } else {
             &["--mgmt", "none"]
         };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        let mut cmd = match ns {
+            Some(ns) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", ns, env!("CARGO_BIN_EXE_peregrine")]);
+                c
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_peregrine")),
+        };
+        let mut child = cmd
             .arg("run")
             .args(args)
             .args(mgmt)

@@ -13,7 +13,13 @@
 //! - sends past the qdisc (PACKET_QDISC_BYPASS), so transmitted frames are not seen by
 //!   other packet sockets (tcpdump) on the host either;
 //! - sets PACKET_LOSS, so the kernel skips a slot it cannot send instead of stopping the
-//!   ring on it.
+//!   ring on it;
+//! - sets PACKET_VNET_HDR: every frame in and out carries a `virtio_net_hdr`
+//!   ([`crate::vnet`]), so a host's offloads (partial checksums, TCP super-frames of up
+//!   to 64 KiB) come in as the packet's offload note and go out as they came; hosts
+//!   keep their default offloads;
+//! - sets PACKET_COPY_THRESH and a 4 MiB receive buffer (SO_RCVBUFFORCE, else what
+//!   SO_RCVBUF allows), for frames longer than an RX slot (below).
 //!
 //! With more than one worker the sockets join one fanout group of type
 //! PACKET_FANOUT_HASH: the kernel spreads received frames over them by flow hash, so a
@@ -27,19 +33,32 @@
 //! # Data path
 //!
 //! `recv` copies frames out of user-owned RX slots into pooled packets (re-inserting a
-//! VLAN tag the kernel lifted into the slot header) and hands each slot back. `send` copies
-//! each frame into a TX slot and makes one `send(fd, NULL, 0, MSG_DONTWAIT)` call per
+//! VLAN tag the kernel lifted into the slot header, noting what the vnet header says)
+//! and hands each slot back. `send` copies each frame, after the vnet header its note
+//! gives, into a TX slot and makes one `send(fd, NULL, 0, MSG_DONTWAIT)` call per
 //! batch; a full ring drops the rest of the batch (counted), and slots the kernel did
 //! not take in that call (link down, interface gone, socket buffer full) are given back
-//! and counted as dropped, so nothing is sent late.
+//! and counted as dropped, so nothing is sent late. A frame whose note no longer fits
+//! its headers (e.g. under a pushed MPLS label) is a transmit error.
+//!
+//! Super-frames: slots stay sized for the MTU (2 KiB at 1500), so the rings' memory
+//! (2 MiB RX + 1 MiB TX per socket) and their depth in frames (1,024 RX slots) are those
+//! of a port without offloads. Slots that held a 64 KiB frame would cost 68 KiB each:
+//! 1,024 of them 68 MiB per socket, or a ring 30 times shallower for small frames at
+//! today's memory. Instead a received frame longer than its slot is queued whole on the
+//! socket by the kernel (PACKET_COPY_THRESH; its slot says TP_STATUS_COPY) and read with
+//! one recv(2); if even that fails (the receive buffer is full), the slot holds a
+//! truncated frame, which is counted as an error and never passed on. A super-frame to
+//! send (longer than a TX slot, noted for segmentation) goes out, after whatever the
+//! ring holds, on a second socket without rings (one sendmsg(2) each). Either way one
+//! system call moves up to 64 KiB, never one per MTU-sized frame.
 //!
 //! The rings are TPACKET_V2, not V3: V3 packs frames into blocks that the kernel hands
 //! over only when full or when the block timeout expires, which at low rates delays
 //! every frame by up to that timeout (at least 1 ms) per hop. A V2 slot is handed over
 //! as soon as its one frame is in it, and the socket becomes readable at once. The
 //! version applies to both rings, so TX slots carry a `tpacket2_hdr` too. RX slots are
-//! sized for a full frame at the interface's MTU; a longer frame (GRO) arrives cut
-//! short and is counted as an error (it could not be sent on at that MTU either).
+//! sized for a full frame at the interface's MTU and its headers.
 //!
 //! Kernel-side drops (RX ring full) are read from PACKET_STATISTICS when a slot reports
 //! loss, after runs of empty polls, and every few thousand calls, and are added to
@@ -53,11 +72,13 @@ use std::sync::Arc;
 
 use datapath::packet::Packet;
 use datapath::port::PortIo;
+use datapath::rewrite::note_super_frame;
 
 use crate::counters::PortCounters;
 use crate::error::PortError;
 use crate::info::InterfaceInfo;
 use crate::sys;
+use crate::vnet;
 use ring::{Geometry, Mapping, RxRing, TxRing, RX_HEADROOM, TX_DATA};
 
 /// RX ring size in bytes (more where a slot is so large that fewer than
@@ -97,10 +118,15 @@ fn rx_geometry(mtu: u32) -> Geometry {
     geometry(mtu, RX_HEADROOM, RX_BYTES, RX_MIN_FRAMES)
 }
 
-/// TX ring geometry for an interface MTU.
+/// TX ring geometry for an interface MTU (a slot holds a vnet header and a frame).
 fn tx_geometry(mtu: u32) -> Geometry {
-    geometry(mtu, TX_DATA, TX_BYTES, 1)
+    geometry(mtu, TX_DATA + vnet::LEN, TX_BYTES, 1)
 }
+
+/// Receive buffer of a socket, for frames too long for an RX slot (super-frames) that
+/// wait to be read (see `ring`): room for a few dozen. Memory is taken only while
+/// frames wait.
+const RCVBUF: libc::c_int = 4 << 20;
 
 /// One worker's AF_PACKET socket on a port. See the module comment.
 pub struct AfPacketPort {
@@ -109,9 +135,15 @@ pub struct AfPacketPort {
     /// The rings' memory: dropped (unmapped) before the socket closes.
     map: Mapping,
     fd: OwnedFd,
+    /// A second socket on the interface, without rings and receiving nothing, that
+    /// sends the frames too long for a TX slot (super-frames, with their vnet header)
+    /// one send(2) each.
+    big: OwnedFd,
     counters: Arc<PortCounters>,
-    /// Longest frame `send` passes to the kernel (slot capacity and MTU).
+    /// Longest frame `send` passes to the kernel unsegmented (slot capacity and MTU).
     max_frame: usize,
+    /// The interface's MTU when opened.
+    mtu: usize,
     calls: u32,
     empty_streak: u32,
 }
@@ -163,6 +195,61 @@ impl AfPacketPort {
     }
 }
 
+/// One `send` call's tally.
+#[derive(Default)]
+struct TxCount {
+    /// Slots filled since the last kick.
+    filled: u64,
+    sent: u64,
+    bytes: u64,
+    dropped: u64,
+    errors: u64,
+}
+
+impl AfPacketPort {
+    /// Kicks the slots filled since the last kick; those the kernel left (device down
+    /// or gone, socket buffer full) are given back and counted as dropped, not sent
+    /// later.
+    fn flush(&mut self, c: &mut TxCount) {
+        if c.filled == 0 {
+            return;
+        }
+        self.kick();
+        let mut sent = c.filled;
+        if self.tx.last_untaken(&self.map) {
+            let (lost, lost_bytes) = self.tx.rewind(&self.map, c.filled as usize);
+            sent -= lost.min(sent);
+            c.bytes -= lost_bytes.min(c.bytes);
+            c.dropped += lost;
+        }
+        c.sent += sent;
+        c.filled = 0;
+    }
+
+    /// Sends one frame with its vnet header on the ringless socket; false if the kernel
+    /// did not take it.
+    fn send_big(&self, hdr: &[u8; vnet::LEN], frame: &[u8]) -> bool {
+        let iov = [
+            libc::iovec {
+                iov_base: hdr.as_ptr() as *mut libc::c_void,
+                iov_len: hdr.len(),
+            },
+            libc::iovec {
+                iov_base: frame.as_ptr() as *mut libc::c_void,
+                iov_len: frame.len(),
+            },
+        ];
+        // SAFETY: msghdr is plain integers and pointers; all zeroes is valid.
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = iov.as_ptr() as *mut libc::iovec;
+        msg.msg_iovlen = iov.len();
+        // SAFETY: the iovecs point to live buffers of their stated lengths, which the
+        // kernel only reads; the socket is bound, so no address is needed.
+        let n = unsafe { libc::sendmsg(self.big.as_raw_fd(), &msg, libc::MSG_DONTWAIT) };
+        n == (hdr.len() + frame.len()) as isize
+    }
+}
+
 impl PortIo for AfPacketPort {
     fn recv(&mut self, rx: &mut Vec<Packet>, max: usize, pool: &mut Vec<Packet>) -> usize {
         let out = self.rx.read(&self.map, rx, max, pool);
@@ -185,32 +272,43 @@ impl PortIo for AfPacketPort {
     }
 
     fn send(&mut self, tx: &mut Vec<Packet>, pool: &mut Vec<Packet>) {
-        let (mut filled, mut bytes, mut dropped, mut errors) = (0usize, 0u64, 0u64, 0u64);
-        for p in tx.drain(..) {
+        let mut c = TxCount::default();
+        for mut p in tx.drain(..) {
             let len = p.len();
-            if !(14..=self.max_frame).contains(&len) {
-                errors += 1;
-            } else if self.tx.push(&self.map, p.data()) {
-                filled += 1;
-                bytes += len as u64;
+            if len > self.max_frame {
+                // A TCP frame gathered whole by a port without vnet header: the kernel
+                // segments it as its sender's offload would have had it.
+                note_super_frame(&mut p, self.mtu, self.max_frame);
+            }
+            let Some(hdr) = vnet::header_for(p.offload(), p.data()) else {
+                // A note the frame no longer fits (headers it needs are gone).
+                c.errors += 1;
+                pool.push(p);
+                continue;
+            };
+            let gso = p.offload().is_some_and(|o| o.gso.is_some());
+            if len < 14 || (len > self.max_frame && !gso) {
+                c.errors += 1;
+            } else if len > self.tx.capacity() {
+                // A super-frame: after what the ring holds, so frames stay in order.
+                self.flush(&mut c);
+                if self.send_big(&hdr, p.data()) {
+                    c.sent += 1;
+                    c.bytes += len as u64;
+                } else {
+                    c.dropped += 1;
+                }
+            } else if self.tx.push(&self.map, &hdr, p.data()) {
+                c.filled += 1;
+                c.bytes += len as u64;
             } else {
-                dropped += 1;
+                c.dropped += 1;
             }
             pool.push(p);
         }
-        if filled > 0 {
-            self.kick();
-        }
-        // The kernel takes slots in order and stops at the first it cannot send (device
-        // down or gone, socket buffer full): what it left is dropped, not sent later.
-        if filled > 0 && self.tx.last_untaken(&self.map) {
-            let (lost, lost_bytes) = self.tx.rewind(&self.map, filled);
-            filled -= lost as usize;
-            bytes -= lost_bytes.min(bytes);
-            dropped += lost;
-        }
+        self.flush(&mut c);
         self.counters
-            .add_tx_batch(filled as u64, bytes, dropped, errors);
+            .add_tx_batch(c.sent, c.bytes, c.dropped, c.errors);
     }
 
     fn rx_fd(&self) -> Option<BorrowedFd<'_>> {
@@ -273,6 +371,15 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
     let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
     let raw = fd.as_raw_fd();
     let one: libc::c_int = 1;
+    // Before the rings: the vnet header changes the slots' layout.
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &one)
+        .map_err(err("PACKET_VNET_HDR"))?;
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_COPY_THRESH, &one)
+        .map_err(err("PACKET_COPY_THRESH"))?;
+    // Beyond the system's rmem_max needs CAP_NET_ADMIN; without it, what is allowed.
+    if sys::setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &RCVBUF).is_err() {
+        let _ = sys::setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUF, &RCVBUF);
+    }
     let v2 = libc::tpacket_versions::TPACKET_V2 as libc::c_int;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &v2)
         .map_err(err("PACKET_VERSION"))?;
@@ -305,6 +412,8 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
     })
     .map_err(err("bind"))?;
 
+    let big = big_socket(info)?;
+
     let mreq = libc::packet_mreq {
         mr_ifindex: info.ifindex as i32,
         mr_type: libc::PACKET_MR_PROMISC as u16,
@@ -317,15 +426,45 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
     let tx = TxRing::new(tx_geo, rx_geo.bytes());
     let max_frame = tx.capacity().min(info.mtu as usize + L2_OVERHEAD);
     Ok(AfPacketPort {
-        rx: RxRing::new(rx_geo),
+        rx: RxRing::new(rx_geo, raw),
         tx,
         map,
         fd,
+        big,
         counters: Arc::default(),
         max_frame,
+        mtu: info.mtu as usize,
         calls: 0,
         empty_streak: 0,
     })
+}
+
+/// The ringless socket that sends super-frames: vnet header, past the qdisc, bound to
+/// the interface with protocol 0 (so it receives nothing).
+fn big_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
+    let name = info.name.as_str();
+    let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
+    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
+    let raw = fd.as_raw_fd();
+    let one: libc::c_int = 1;
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &one)
+        .map_err(err("PACKET_VNET_HDR"))?;
+    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &one)
+        .map_err(err("PACKET_QDISC_BYPASS"))?;
+    // SAFETY: sockaddr_ll is plain integers and byte arrays; all zeroes is valid.
+    let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    addr.sll_family = libc::AF_PACKET as u16;
+    addr.sll_ifindex = info.ifindex as i32;
+    // SAFETY: `addr` is a live sockaddr_ll and we pass its exact size.
+    sys::cvt(unsafe {
+        libc::bind(
+            raw,
+            (&addr as *const libc::sockaddr_ll).cast(),
+            std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+        )
+    })
+    .map_err(err("bind"))?;
+    Ok(fd)
 }
 
 #[cfg(test)]
@@ -337,7 +476,7 @@ mod tests {
         for mtu in [576, 1500, 1600, 9000, 65535] {
             let g = tx_geometry(mtu);
             assert!(
-                g.frame_size - TX_DATA >= mtu as usize + L2_OVERHEAD,
+                g.frame_size - TX_DATA - vnet::LEN >= mtu as usize + L2_OVERHEAD,
                 "mtu {mtu}"
             );
             assert_eq!(g.block_size % g.frame_size, 0);

@@ -18,6 +18,17 @@
 //!   `send()` kick (SENDING) and marks them AVAILABLE once the frame left.
 //!
 //! The socket's version (set before the rings) fixes the slot header of both rings.
+//! The socket has PACKET_VNET_HDR set, so every frame in either ring is preceded by a
+//! `virtio_net_hdr` ([`crate::vnet`]): on RX the kernel writes it just before the
+//! frame, on TX we write it at the slot's data offset and the frame after it.
+//!
+//! An RX frame longer than its slot is not cut short: the socket has PACKET_COPY_THRESH
+//! set, so the kernel also queues the whole frame on the socket's receive queue and
+//! marks the slot TP_STATUS_COPY; the ring reads it from there (one recv(2) for such a
+//! frame, which is a super-frame of up to 64 KiB, never an MTU-sized one). Queued
+//! frames are in slot order, so each COPY slot's frame is the next one queued. A frame
+//! the kernel could not queue (receive buffer full) arrives truncated without COPY and
+//! is counted as an error.
 //!
 //! # Invariants
 //!
@@ -38,6 +49,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use datapath::packet::Packet;
 
+use crate::vnet;
+
 const H_STATUS: usize = offset_of!(libc::tpacket2_hdr, tp_status);
 const H_LEN: usize = offset_of!(libc::tpacket2_hdr, tp_len);
 const H_SNAPLEN: usize = offset_of!(libc::tpacket2_hdr, tp_snaplen);
@@ -53,7 +66,8 @@ pub(crate) const TX_DATA: usize =
 /// The most an RX slot holds before its frame: the kernel puts the MAC header so that
 /// the network header lands at TPACKET_ALIGN(TPACKET2_HDRLEN + 16) or later.
 pub(crate) const RX_HEADROOM: usize = 128;
-const _: () = assert!(RX_HEADROOM >= libc::TPACKET2_HDRLEN + 2 * libc::TPACKET_ALIGNMENT);
+const _: () =
+    assert!(RX_HEADROOM >= libc::TPACKET2_HDRLEN + 2 * libc::TPACKET_ALIGNMENT + vnet::LEN);
 
 /// The shared mapping of a socket's rings; unmapped on drop.
 pub(crate) struct Mapping {
@@ -152,11 +166,15 @@ impl Geometry {
 /// What a user-owned RX slot holds.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Entry<'a> {
-    /// A whole frame; `vlan` is the (TPID, TCI) the kernel took out of it, if any.
+    /// A whole frame and the `virtio_net_hdr` before it; `vlan` is the (TPID, TCI) the
+    /// kernel took out of it, if any.
     Frame {
         data: &'a [u8],
+        vnet: &'a [u8],
         vlan: Option<(u16, u16)>,
     },
+    /// A frame too long for the slot, queued whole on the socket (TP_STATUS_COPY).
+    Copied { vlan: Option<(u16, u16)> },
     /// A frame cut short by the ring (longer than a slot can hold).
     Truncated,
     /// A header or frame outside the slot.
@@ -188,13 +206,11 @@ fn parse(slot: &[u8]) -> Option<Entry<'_>> {
     let len = read_u32(slot, H_LEN)? as usize;
     let snaplen = read_u32(slot, H_SNAPLEN)? as usize;
     let mac = read_u16(slot, H_MAC)? as usize;
-    if mac < H_SIZE {
+    if mac < H_SIZE + vnet::LEN {
         return None;
     }
     let data = slot.get(mac..mac.checked_add(snaplen)?)?;
-    if snaplen < len {
-        return Some(Entry::Truncated);
-    }
+    let vnet = slot.get(mac - vnet::LEN..mac)?;
     let vlan = (status & libc::TP_STATUS_VLAN_VALID != 0).then(|| {
         let tci = read_u16(slot, H_VLAN_TCI).unwrap_or(0);
         let tpid = match status & libc::TP_STATUS_VLAN_TPID_VALID {
@@ -203,7 +219,13 @@ fn parse(slot: &[u8]) -> Option<Entry<'_>> {
         };
         (tpid, tci)
     });
-    Some(Entry::Frame { data, vlan })
+    if status & libc::TP_STATUS_COPY != 0 {
+        return Some(Entry::Copied { vlan });
+    }
+    if snaplen < len {
+        return Some(Entry::Truncated);
+    }
+    Some(Entry::Frame { data, vnet, vlan })
 }
 
 /// What one receive batch found besides frames.
@@ -221,11 +243,73 @@ pub(crate) struct RxRing {
     geo: Geometry,
     /// The next slot to read (the kernel fills slots in order).
     cur: usize,
+    /// The socket, for frames queued on it (TP_STATUS_COPY).
+    fd: RawFd,
+    /// Room for one queued frame and its header (allocated once).
+    big: Box<[u8]>,
+}
+
+/// The most a queued frame (with its `virtio_net_hdr`) may be: a 64 KiB super-frame
+/// and its headers, with room to spare; a longer one is counted as an error.
+pub(crate) const BIG_FRAME: usize = 128 << 10;
+
+/// Turns one received frame (`data`, with its `virtio_net_hdr` `hdr` and the VLAN tag
+/// the kernel lifted) into a noted packet from `pool` appended to `rx`; false (the
+/// buffer back in `pool`) when the header is refused or the tag cannot be put back.
+fn deliver(
+    data: &[u8],
+    hdr: &[u8],
+    vlan: Option<(u16, u16)>,
+    rx: &mut Vec<Packet>,
+    pool: &mut Vec<Packet>,
+) -> bool {
+    if vlan.is_some() && data.len() < 12 {
+        return false;
+    }
+    let mut p = pool.pop().unwrap_or_default();
+    p.refill(data);
+    // The header's offsets are those of the frame without the lifted tag.
+    match vnet::note_from(hdr, p.data_mut()) {
+        Ok(note) => p.set_offload(note),
+        Err(_) => {
+            pool.push(p);
+            return false;
+        }
+    }
+    if let Some((tpid, tci)) = vlan {
+        let tag = p.insert(12, 4);
+        tag[..2].copy_from_slice(&tpid.to_be_bytes());
+        tag[2..].copy_from_slice(&tci.to_be_bytes());
+    }
+    rx.push(p);
+    true
 }
 
 impl RxRing {
-    pub(crate) fn new(geo: Geometry) -> RxRing {
-        RxRing { geo, cur: 0 }
+    pub(crate) fn new(geo: Geometry, fd: RawFd) -> RxRing {
+        RxRing {
+            geo,
+            cur: 0,
+            fd,
+            big: vec![0u8; BIG_FRAME].into_boxed_slice(),
+        }
+    }
+
+    /// Reads the next frame queued on the socket into `big`; its length with the
+    /// header, or `None` if there is none or it did not fit.
+    fn recv_queued(&mut self) -> Option<usize> {
+        // SAFETY: receives into our own buffer, at most its length; MSG_TRUNC makes the
+        // result the frame's real length, so a longer one is seen (and refused).
+        let n = unsafe {
+            libc::recv(
+                self.fd,
+                self.big.as_mut_ptr().cast(),
+                self.big.len(),
+                libc::MSG_DONTWAIT | libc::MSG_TRUNC,
+            )
+        };
+        let n = usize::try_from(n).ok()?;
+        (vnet::LEN + 14..=self.big.len()).contains(&n).then_some(n)
     }
 
     /// Copies up to `max` frames into packets from `pool` appended to `rx`, handing
@@ -253,28 +337,22 @@ impl RxRing {
                 // kernel does not write it until we store KERNEL below, after this
                 // slice is gone. It lies inside the mapping, which outlives the call.
                 let slot = unsafe { std::slice::from_raw_parts(base, self.geo.frame_size) };
-                match parse_slot(slot) {
-                    Entry::Frame { data, vlan } => {
-                        let mut p = pool.pop().unwrap_or_default();
-                        p.refill(data);
-                        match vlan {
-                            Some(_) if data.len() < 12 => {
-                                out.errors += 1;
-                                pool.push(p);
-                            }
-                            _ => {
-                                if let Some((tpid, tci)) = vlan {
-                                    let tag = p.insert(12, 4);
-                                    tag[..2].copy_from_slice(&tpid.to_be_bytes());
-                                    tag[2..].copy_from_slice(&tci.to_be_bytes());
-                                }
-                                out.bytes += p.len() as u64;
-                                out.frames += 1;
-                                rx.push(p);
-                            }
+                let ok = match parse_slot(slot) {
+                    Entry::Frame { data, vnet, vlan } => deliver(data, vnet, vlan, rx, pool),
+                    Entry::Copied { vlan } => match self.recv_queued() {
+                        Some(n) => {
+                            let (hdr, data) = self.big[..n].split_at(vnet::LEN);
+                            deliver(data, hdr, vlan, rx, pool)
                         }
-                    }
-                    Entry::Truncated | Entry::Malformed => out.errors += 1,
+                        None => false,
+                    },
+                    Entry::Truncated | Entry::Malformed => false,
+                };
+                if ok {
+                    out.bytes += rx.last().map_or(0, |p| p.len() as u64);
+                    out.frames += 1;
+                } else {
+                    out.errors += 1;
                 }
             }
             status.store(libc::TP_STATUS_KERNEL, Ordering::Release);
@@ -298,18 +376,18 @@ impl TxRing {
         TxRing { geo, base, head: 0 }
     }
 
-    /// Bytes of frame one slot holds.
+    /// Bytes of frame one slot holds (after its `virtio_net_hdr`).
     pub(crate) fn capacity(&self) -> usize {
-        self.geo.frame_size - TX_DATA
+        self.geo.frame_size - TX_DATA - vnet::LEN
     }
 
     fn slot(&self, map: &Mapping, i: usize) -> *mut u8 {
         map.at(self.base + self.geo.slot_offset(i))
     }
 
-    /// Copies `frame` (at most `capacity()` bytes) into the head slot and requests its
-    /// sending; false when the head slot is still the kernel's (ring full).
-    pub(crate) fn push(&mut self, map: &Mapping, frame: &[u8]) -> bool {
+    /// Copies `hdr` and `frame` (at most `capacity()` bytes) into the head slot and
+    /// requests its sending; false when the head slot is still the kernel's (ring full).
+    pub(crate) fn push(&mut self, map: &Mapping, hdr: &[u8; vnet::LEN], frame: &[u8]) -> bool {
         debug_assert!(frame.len() <= self.capacity());
         let slot = self.slot(map, self.head);
         // SAFETY: `slot` is a 16-aligned slot inside the mapping.
@@ -320,13 +398,16 @@ impl TxRing {
             return false;
         }
         let len = frame.len().min(self.capacity());
+        let total = (vnet::LEN + len) as u32;
         // SAFETY: the slot is ours (not requested, not being sent) and the kernel reads
-        // it only after the SEND_REQUEST store below; header fields and the frame lie
-        // inside the slot (TX_DATA + capacity = frame_size), all naturally aligned.
+        // it only after the SEND_REQUEST store below; header fields, the vnet header and
+        // the frame lie inside the slot (TX_DATA + LEN + capacity = frame_size), the
+        // slot header's fields naturally aligned.
         unsafe {
-            slot.add(H_LEN).cast::<u32>().write(len as u32);
-            slot.add(H_SNAPLEN).cast::<u32>().write(len as u32);
-            std::ptr::copy_nonoverlapping(frame.as_ptr(), slot.add(TX_DATA), len);
+            slot.add(H_LEN).cast::<u32>().write(total);
+            slot.add(H_SNAPLEN).cast::<u32>().write(total);
+            std::ptr::copy_nonoverlapping(hdr.as_ptr(), slot.add(TX_DATA), vnet::LEN);
+            std::ptr::copy_nonoverlapping(frame.as_ptr(), slot.add(TX_DATA + vnet::LEN), len);
         }
         status.store(libc::TP_STATUS_SEND_REQUEST, Ordering::Release);
         self.head = (self.head + 1) % self.geo.frame_nr();
@@ -367,7 +448,7 @@ impl TxRing {
             status.store(libc::TP_STATUS_AVAILABLE, Ordering::Release);
             new_head.get_or_insert(i);
             frames += 1;
-            bytes += u64::from(len);
+            bytes += u64::from(len).saturating_sub(vnet::LEN as u64);
         }
         if let Some(h) = new_head {
             self.head = h;
@@ -380,9 +461,11 @@ impl TxRing {
 mod tests {
     use super::*;
 
-    /// Where the kernel puts an untagged frame in a slot (MAC header at 66, network
-    /// header 16-aligned at 80).
-    const MAC: usize = 66;
+    /// Where the kernel puts an untagged frame in a slot with a vnet header: the network
+    /// header at TPACKET_ALIGN(52 + 16) + 10 = 90, so the MAC header at 76.
+    const MAC: usize = 76;
+    /// The vnet header the fake slots carry before the frame.
+    const VNET: [u8; vnet::LEN] = [1, 0, 0, 0, 0, 0, 34, 0, 16, 0];
 
     /// A fake user-owned RX slot of `size` bytes holding `data` (original length `len`),
     /// laid out as the kernel does (header, gap, frame).
@@ -402,6 +485,7 @@ mod tests {
         put32(&mut b, H_LEN, len);
         put32(&mut b, H_SNAPLEN, data.len() as u32);
         put16(&mut b, H_MAC, MAC as u16);
+        b[MAC - vnet::LEN..MAC].copy_from_slice(&VNET);
         b[MAC..MAC + data.len()].copy_from_slice(data);
         b
     }
@@ -414,6 +498,7 @@ mod tests {
             parse_slot(&slot(&f1, 60, None, 2048)),
             Entry::Frame {
                 data: &f1[..],
+                vnet: &VNET[..],
                 vlan: None
             }
         );
@@ -421,6 +506,7 @@ mod tests {
             parse_slot(&slot(&f2, 100, Some((0x88a8, 0x2005)), 2048)),
             Entry::Frame {
                 data: &f2[..],
+                vnet: &VNET[..],
                 vlan: Some((0x88a8, 0x2005))
             }
         );
@@ -432,6 +518,7 @@ mod tests {
             parse_slot(&s),
             Entry::Frame {
                 data: &f2[..],
+                vnet: &VNET[..],
                 vlan: Some((0x8100, 7))
             }
         );
@@ -441,6 +528,7 @@ mod tests {
             parse_slot(&slot(&full, full.len() as u32, None, 2048)),
             Entry::Frame {
                 data: &full[..],
+                vnet: &VNET[..],
                 vlan: None
             }
         );
@@ -450,6 +538,19 @@ mod tests {
     fn truncated_and_malformed_entries_are_reported_not_panicked() {
         let f = [3u8; 64];
         assert_eq!(parse_slot(&slot(&f, 9000, None, 2048)), Entry::Truncated);
+        // Cut short, but queued whole on the socket.
+        let mut copied = slot(&f, 9000, Some((0x8100, 5)), 2048);
+        let st = libc::TP_STATUS_USER
+            | libc::TP_STATUS_COPY
+            | libc::TP_STATUS_VLAN_VALID
+            | libc::TP_STATUS_VLAN_TPID_VALID;
+        copied[H_STATUS..H_STATUS + 4].copy_from_slice(&st.to_ne_bytes());
+        assert_eq!(
+            parse_slot(&copied),
+            Entry::Copied {
+                vlan: Some((0x8100, 5))
+            }
+        );
 
         // A frame that runs past the slot.
         let mut bad = slot(&f, 64, None, 2048);
@@ -463,6 +564,9 @@ mod tests {
         off[H_MAC..H_MAC + 2].copy_from_slice(&u16::MAX.to_ne_bytes());
         assert_eq!(parse_slot(&off), Entry::Malformed);
         off[H_MAC..H_MAC + 2].copy_from_slice(&4u16.to_ne_bytes());
+        assert_eq!(parse_slot(&off), Entry::Malformed);
+        // ... or with no room for the vnet header before it.
+        off[H_MAC..H_MAC + 2].copy_from_slice(&(H_SIZE as u16 + 9).to_ne_bytes());
         assert_eq!(parse_slot(&off), Entry::Malformed);
 
         // A slot too short to hold even its own header.

@@ -164,6 +164,11 @@ pub struct Agent {
     fast_path: Option<Arc<dyn FastPathView>>,
 }
 
+/// The most frame bytes a packet-in carries: an OpenFlow message is at most 65535
+/// bytes, and the packet-in's own fields and match take at most a few dozen of them
+/// (this leaves 256).
+pub const PACKET_IN_DATA_MAX: usize = u16::MAX as usize - 256;
+
 impl Agent {
     /// An agent over `dp`/`writer` (a fresh datapath whose config holds `ports`' ports),
     /// sending packet-out traffic to `tx`. Enters fail-open at once if it applies.
@@ -308,7 +313,10 @@ impl Agent {
         self.publish();
     }
 
-    /// Sends a datapath packet-in record to the connections that want it.
+    /// Sends a datapath packet-in record to the connections that want it. A frame
+    /// longer than a message can carry (a TCP super-frame from a port that takes
+    /// offloads, up to 64 KiB) is sent cut to [`PACKET_IN_DATA_MAX`] bytes even when the
+    /// whole packet was asked for; `total_len` says how long it was (65535 at most).
     pub fn packet_in(&mut self, pi: DpPacketIn, now: u64) {
         let reason = match pi.reason {
             DpReason::NoMatch => PacketInReason::NoMatch,
@@ -333,6 +341,8 @@ impl Agent {
                 None => (OFP_NO_BUFFER, pi.data),
             }
         };
+        let mut data = data;
+        data.truncate(PACKET_IN_DATA_MAX);
         let msg = PacketIn {
             buffer_id,
             total_len: total.min(u16::MAX as usize) as u16,

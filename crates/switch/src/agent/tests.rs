@@ -320,6 +320,36 @@ fn packet_in_buffers_and_packet_out_releases_the_buffer() {
 }
 
 #[test]
+fn a_packet_in_of_a_super_frame_is_cut_to_fit_a_message() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    let mut key = datapath::key::FlowKey::ZERO;
+    key.set(datapath::key::Field::InPort, 1);
+    let big = vec![0x5a; 65_500];
+    r.agent.packet_in(
+        DpPacketIn {
+            reason: datapath::pipeline::PacketInReason::Action,
+            table_id: 0,
+            cookie: 0,
+            in_port: 1,
+            key,
+            max_len: openflow::action::OFPCML_NO_BUFFER,
+            total_len: big.len(),
+            data: big.clone(),
+        },
+        SEC,
+    );
+    let got = r.read(c);
+    let Message::V13(v13::Message::PacketIn(pi)) = &got[0].message else {
+        panic!("expected a packet-in, got {got:?}")
+    };
+    assert_eq!(pi.data.len(), PACKET_IN_DATA_MAX);
+    assert_eq!(pi.data[..], big[..PACKET_IN_DATA_MAX]);
+    assert_eq!(usize::from(pi.total_len), big.len());
+    assert_eq!(pi.buffer_id, OFP_NO_BUFFER);
+}
+
+#[test]
 fn packet_out_to_table_runs_the_pipeline() {
     let mut r = Rig::new();
     let c = r.connect(SessionKind::Controller, OFP13_VERSION);

@@ -466,3 +466,70 @@ proptest::proptest! {
         proptest::prop_assert_eq!(dp.read_misc(Misc::ParseErrors), failed as u64);
     }
 }
+
+#[test]
+fn a_partial_checksum_is_finished_for_the_controller_and_kept_on_outputs() {
+    use crate::packet::Offload;
+    let (dp, mut wr, rx) = datapath(config(3));
+    wr.insert_rule(
+        0,
+        Rule::new(
+            FlowMatch::ANY,
+            0,
+            apply(vec![
+                Action::Output(port::FLOOD),
+                Action::Controller { max_len: 0xffff },
+            ]),
+        ),
+    )
+    .unwrap();
+    wr.publish();
+    // An IPv4/UDP frame with a correct checksum, and as checksum offload leaves it.
+    let mut full = Vec::new();
+    etherparse::PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
+        .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+        .udp(1234, 53)
+        .write(&mut full, b"a partial checksum")
+        .unwrap();
+    let at = 14 + 20 + 6;
+    let ones = |d: &[u8]| -> u64 {
+        d.chunks(2)
+            .map(|w| u64::from(w[0]) << 8 | u64::from(*w.get(1).unwrap_or(&0)))
+            .sum()
+    };
+    let fold = |mut x: u64| {
+        while x > 0xffff {
+            x = (x & 0xffff) + (x >> 16);
+        }
+        x as u16
+    };
+    let mut zeroed = full.clone();
+    zeroed[at..at + 2].fill(0);
+    let check = u16::from_be_bytes([full[at], full[at + 1]]);
+    // The field's pseudo-header sum P satisfies check = !(P + segment).
+    let p = fold(u64::from(!check) + u64::from(!fold(ones(&zeroed[34..]))));
+    let mut part = full.clone();
+    part[at..at + 2].copy_from_slice(&p.to_be_bytes());
+    assert_ne!(part, full);
+
+    let note = Offload {
+        partial_csum: true,
+        gso: None,
+    };
+    let mut pkt = Packet::from_slice(&part);
+    pkt.set_offload(Some(note));
+    let mut w = dp.worker(16);
+    let mut out = Outputs::new();
+    dp.process(&mut w, pkt, 1, 0, &mut out);
+    let pi = rx.try_recv().unwrap();
+    assert_eq!(pi.data, full, "the controller gets the finished checksum");
+    assert_eq!(out.ports(), vec![2, 3]);
+    for t in &out.tx {
+        assert_eq!(
+            t.packet.data(),
+            &part[..],
+            "outputs keep the frame as it came"
+        );
+        assert_eq!(t.packet.offload(), Some(note), "and its note");
+    }
+}

@@ -6,6 +6,7 @@
 //! key and offsets `apply` left (apart from the fields that are not packet bytes).
 
 mod conditional;
+mod offload_note;
 mod push_pop;
 mod random;
 mod set_field;
