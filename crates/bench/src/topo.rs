@@ -91,8 +91,15 @@ impl Topology {
     /// delivers a frame to the peer's receive queue of the number of the transmit queue
     /// it was sent on, so a sender that spreads its frames over the transmit queues
     /// spreads them over the peer's receive queues.
+    ///
+    /// These are the study's hosts, and their `eth0` has transmit checksum and
+    /// segmentation offloads off: a veth whose sender offers TSO hands its frames to the
+    /// receiving end outside NAPI, in the backlog of the sending CPU, so the device's
+    /// receive work would run on the generator's CPU instead of the device's (threaded
+    /// NAPI pinned there, see `dut::thread_napi`), and the bridge would look free. The
+    /// generator sends finished frames either way; TCP tests use [`Topology::add_host`].
     pub fn add_host_with_queues(&mut self, i: u8, queues: u32) -> io::Result<Host> {
-        self.host(i, false, queues.max(1))
+        self.host(i, true, queues.max(1))
     }
 
     /// [`Topology::add_host`] with `eth0`'s transmit checksum and segmentation offloads
