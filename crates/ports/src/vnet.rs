@@ -68,7 +68,7 @@ pub fn note_from(hdr: &[u8], frame: &mut [u8]) -> Result<Option<Offload>, VnetEr
         } else {
             // A place the output side could not find again: finish it now, as the
             // device would (the field holds the pseudo-header's sum).
-            let check = !inet_sum(&frame[csum_start..]);
+            let check = !datapath::rewrite::ones_complement_sum(&frame[csum_start..]);
             frame[at..at + 2].copy_from_slice(&check.to_be_bytes());
         }
     }
@@ -125,23 +125,6 @@ pub fn header_for(note: Option<Offload>, frame: &[u8]) -> Option<[u8; LEN]> {
         h[4..6].copy_from_slice(&g.size.to_ne_bytes());
     }
     Some(h)
-}
-
-/// The one's-complement sum of `bytes` (big-endian words, an odd last byte padded),
-/// complemented by the caller.
-fn inet_sum(bytes: &[u8]) -> u16 {
-    let mut acc = 0u64;
-    let mut words = bytes.chunks_exact(2);
-    for w in &mut words {
-        acc += u64::from(u16::from_be_bytes([w[0], w[1]]));
-    }
-    if let [last] = words.remainder() {
-        acc += u64::from(*last) << 8;
-    }
-    while acc >> 16 != 0 {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    acc as u16
 }
 
 #[cfg(test)]
@@ -224,7 +207,7 @@ mod tests {
         let h = hdr(F_NEEDS_CSUM, GSO_NONE, 0, 0, 34, 6);
         assert_eq!(note_from(&h, &mut f), Ok(None));
         assert_eq!(
-            inet_sum(&f[34..]),
+            datapath::rewrite::ones_complement_sum(&f[34..]),
             0xffff,
             "the segment now sums to all ones"
         );

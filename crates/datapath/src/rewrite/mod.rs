@@ -53,6 +53,12 @@ pub use gso::{note_super_frame, resolve_offload, OffloadError};
 pub use offload::{finish_offloaded_checksum, finish_partial_checksum, locate_l4, L4Span};
 pub use segment::{segment_tcp, SegmentError};
 
+/// The Internet checksum's one's-complement sum of `bytes` (big-endian words, an odd
+/// last byte padded with zero), not yet complemented.
+pub fn ones_complement_sum(bytes: &[u8]) -> u16 {
+    checksum::sum(bytes)
+}
+
 use crate::action::Action;
 use crate::key::{Field, FlowKey};
 use crate::packet::{Layers, Packet};
