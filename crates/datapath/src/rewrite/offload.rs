@@ -141,12 +141,11 @@ pub fn finish_offloaded_checksum(frame: &mut [u8]) -> bool {
     if udp && field == 0 && frame.get(12..14) != Some(&[0x86, 0xdd]) {
         return false;
     }
-    // With the pseudo-header's sum in the field, the segment's sum is the full sum.
+    // With the pseudo-header's sum in the field, the segment's sum is the full sum. A
+    // finished checksum that happens to equal the pseudo-header sum gives back the
+    // same value here (the segment then sums to its complement), so finishing is
+    // always right; a full sum of 0xffff means the finished checksum is 0.
     let total = sum(&frame[seg]);
-    if total == 0xffff {
-        // Already a correct checksum that happens to equal the pseudo-header sum.
-        return false;
-    }
     let mut check = !total;
     if udp && check == 0 {
         check = 0xffff;
@@ -229,6 +228,34 @@ mod tests {
                 assert_eq!(f, good, "proto {proto} tags {tags} len {len}");
             }
         }
+    }
+
+    #[test]
+    fn a_partial_checksum_that_finishes_to_zero_is_finished() {
+        // The payload's one word is the checksum the frame has without it, so with it
+        // the segment and pseudo-header sum to 0xffff: the correct checksum is 0x0000.
+        let base = v4(6, &[0, 0], 0);
+        let (at, _, _) = l4_of(&base).unwrap();
+        let good = v4(6, &base[at..at + 2], 0);
+        assert_eq!(&good[at..at + 2], &[0, 0]);
+        let mut f = partial(good.clone());
+        assert_ne!(f, good);
+        finish_offloaded_checksum(&mut f);
+        assert_eq!(f, good);
+    }
+
+    #[test]
+    fn a_finished_checksum_equal_to_the_pseudo_header_sum_stays() {
+        // Search payload words until the correct checksum equals the pseudo-header sum.
+        let base = v4(6, &[0, 0], 0);
+        let (at, _, pseudo) = l4_of(&base).unwrap();
+        let good = (0..=u16::MAX)
+            .map(|w| v4(6, &w.to_be_bytes(), 0))
+            .find(|f| f[at..at + 2] == pseudo.to_be_bytes())
+            .expect("some payload word gives that checksum");
+        let mut f = good.clone();
+        finish_offloaded_checksum(&mut f);
+        assert_eq!(f, good);
     }
 
     #[test]
