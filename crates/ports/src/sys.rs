@@ -30,6 +30,25 @@ pub(crate) fn socket(domain: c_int, ty: c_int, protocol: c_int) -> io::Result<Ow
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
+/// Binds AF_PACKET socket `fd` to interface `ifindex` for `protocol` (an ETH_P_ value in
+/// host order; 0 receives nothing).
+pub(crate) fn bind_packet(fd: RawFd, ifindex: u32, protocol: u16) -> io::Result<()> {
+    // SAFETY: sockaddr_ll is plain integers and byte arrays; all zeroes is valid.
+    let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    addr.sll_family = libc::AF_PACKET as u16;
+    addr.sll_protocol = protocol.to_be();
+    addr.sll_ifindex = ifindex as i32;
+    // SAFETY: `addr` is a live sockaddr_ll and we pass its exact size.
+    cvt(unsafe {
+        libc::bind(
+            fd,
+            (&addr as *const libc::sockaddr_ll).cast(),
+            size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+        )
+    })
+    .map(drop)
+}
+
 /// Sets a socket option whose value is a `T`.
 pub(crate) fn setsockopt<T>(fd: RawFd, level: c_int, name: c_int, value: &T) -> io::Result<()> {
     // SAFETY: `value` points to a live `T` and we pass exactly its size; the kernel only

@@ -397,20 +397,7 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
     let map =
         Mapping::new(raw, rx_geo.bytes() + tx_geo.bytes()).map_err(err("mmap of packet rings"))?;
 
-    // SAFETY: sockaddr_ll is plain integers and byte arrays; all zeroes is valid.
-    let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-    addr.sll_family = libc::AF_PACKET as u16;
-    addr.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
-    addr.sll_ifindex = info.ifindex as i32;
-    // SAFETY: `addr` is a live sockaddr_ll and we pass its exact size.
-    sys::cvt(unsafe {
-        libc::bind(
-            raw,
-            (&addr as *const libc::sockaddr_ll).cast(),
-            std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-        )
-    })
-    .map_err(err("bind"))?;
+    sys::bind_packet(raw, info.ifindex, libc::ETH_P_ALL as u16).map_err(err("bind"))?;
 
     let big = big_socket(info)?;
 
@@ -451,19 +438,7 @@ fn big_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
         .map_err(err("PACKET_VNET_HDR"))?;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &one)
         .map_err(err("PACKET_QDISC_BYPASS"))?;
-    // SAFETY: sockaddr_ll is plain integers and byte arrays; all zeroes is valid.
-    let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-    addr.sll_family = libc::AF_PACKET as u16;
-    addr.sll_ifindex = info.ifindex as i32;
-    // SAFETY: `addr` is a live sockaddr_ll and we pass its exact size.
-    sys::cvt(unsafe {
-        libc::bind(
-            raw,
-            (&addr as *const libc::sockaddr_ll).cast(),
-            std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-        )
-    })
-    .map_err(err("bind"))?;
+    sys::bind_packet(raw, info.ifindex, 0).map_err(err("bind"))?;
     Ok(fd)
 }
 
