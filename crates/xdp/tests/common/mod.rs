@@ -36,13 +36,20 @@ pub fn csum(b: &[u8]) -> u16 {
 }
 
 /// Runs `body` on a thread moved into a fresh network namespace (which goes away with
-/// the thread), so the loopback there (ifindex 1) is ours alone.
+/// the thread), so the loopback there (ifindex 1) is ours alone, with IPv6 off so the
+/// kernel sends nothing of its own on the interfaces made there.
 pub fn in_fresh_netns(body: impl FnOnce() + Send + 'static) {
     std::thread::spawn(move || {
         // SAFETY: unshare(CLONE_NEWNET) only changes this thread's network namespace;
         // the thread is ours and ends when `body` returns.
         let rc = unsafe { libc::unshare(libc::CLONE_NEWNET) };
         assert_eq!(rc, 0, "unshare: {}", std::io::Error::last_os_error());
+        // No IPv6 on the interfaces the test makes: their router solicitations and MLD
+        // reports would otherwise land in the counts the tests compare.
+        for conf in ["all", "default"] {
+            let path = format!("/proc/sys/net/ipv6/conf/{conf}/disable_ipv6");
+            std::fs::write(&path, "1").unwrap_or_else(|e| panic!("{path}: {e}"));
+        }
         body();
     })
     .join()
