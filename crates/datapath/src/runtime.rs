@@ -26,6 +26,26 @@
 //! wakes it at once. Ports without a descriptor (in-memory, pcap replay) are checked
 //! every [`IDLE_TICK`] instead.
 //!
+//! Spinning only pays while the kernel's receive work for the ports runs on another CPU:
+//! frames then arrive during the spin. When it shares the worker's CPU (threaded NAPI
+//! pinned there, or softirqs deferred to ksoftirqd), a spinning worker holds the very CPU
+//! that would bring the next frames. So the spin adapts ([`Spin`]): after
+//! [`FRUITLESS_SPINS`] spins in a row that found nothing, the worker sleeps as soon as a
+//! round comes back empty, and tries one full spin again every [`PROBE_EVERY`] sleeps.
+//!
+//! # Scheduling
+//!
+//! A worker asked to be real-time ([`WorkerSpec::realtime`]) runs SCHED_FIFO at the
+//! lowest real-time priority. On a CPU shared with the kernel's receive threads this is
+//! what keeps forwarding at its peak under overload: woken by a batch of frames, the
+//! worker preempts the receive thread at its next poll boundary, so the kernel only
+//! receives what the worker has room to forward and the excess stays in the device's
+//! queue (where a veth sender is held back, or a NIC drops it before any copy). As an
+//! ordinary thread, the worker waits for the receive thread's time slice to end, by
+//! which time its ring has overflowed and the kernel spent the CPU on frames it then
+//! drops (receive livelock). So that ordinary threads on the CPU are never shut out, a
+//! real-time worker that has not slept for [`RT_RUN_MAX`] sleeps [`RT_BREATHER`].
+//!
 //! # Injecting packets (packet-outs)
 //!
 //! The agent runs a packet-out itself ([`Batch::packet_out`](crate::pipeline::Batch::packet_out)),
@@ -65,6 +85,14 @@ pub const BUDGET: usize = BATCH;
 pub const SPIN_ROUNDS: u32 = 256;
 /// How often an idle worker looks at ports that have no descriptor to poll.
 pub const IDLE_TICK: Duration = Duration::from_millis(1);
+/// Spins in a row that found nothing before the worker stops spinning.
+pub const FRUITLESS_SPINS: u32 = 8;
+/// Once it stopped spinning, every this many sleeps the worker spins once more.
+pub const PROBE_EVERY: u32 = 64;
+/// Longest a real-time worker runs without sleeping.
+pub const RT_RUN_MAX: Duration = Duration::from_millis(4);
+/// How long a real-time worker that ran [`RT_RUN_MAX`] sleeps.
+pub const RT_BREATHER: Duration = Duration::from_micros(50);
 /// Packet buffers a worker keeps for reuse (more are freed).
 const POOL_MAX: usize = 4096;
 /// Most packets (`tx` and `normal` together) an [`Injector`]'s queue holds.
@@ -98,6 +126,8 @@ pub struct WorkerSpec {
     pub cache_entries: usize,
     /// Where packets output to NORMAL go (none: they are dropped and counted).
     pub normal: Option<Box<dyn NormalWorker>>,
+    /// Run SCHED_FIFO at the lowest real-time priority (see the module comment).
+    pub realtime: bool,
 }
 
 /// The running workers.
@@ -105,6 +135,19 @@ pub struct Runtime {
     threads: Vec<JoinHandle<()>>,
     stop: Arc<Stop>,
     inject: Arc<Inject>,
+    /// Per worker that asked to be real-time: why it could not be (none: it is).
+    refused: Vec<Option<String>>,
+}
+
+/// How the workers that asked for real-time scheduling got on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Realtime {
+    /// No worker asked.
+    NotAsked,
+    /// Every worker that asked runs SCHED_FIFO.
+    Granted,
+    /// At least one worker was refused (it runs as an ordinary thread): the first reason.
+    Refused(String),
 }
 
 /// The stop flag and the event that wakes sleeping workers.
@@ -246,10 +289,15 @@ impl Runtime {
             threads: Vec::with_capacity(workers.len()),
             stop,
             inject,
+            refused: Vec::new(),
         };
+        let (told, told_rx) = std::sync::mpsc::channel();
+        let mut asked = 0;
         for (i, spec) in workers.into_iter().enumerate() {
             let (dp, stop) = (dp.clone(), rt.stop.clone());
             let inject = (i == 0).then(|| rt.inject.clone());
+            let told = told.clone();
+            asked += usize::from(spec.realtime);
             // On failure `rt` is dropped: the workers already started stop.
             let t = std::thread::Builder::new()
                 .name(format!("worker{i}"))
@@ -257,11 +305,37 @@ impl Runtime {
                     if let Some(cpu) = spec.cpu {
                         core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
                     }
-                    Worker::new(&dp, spec, start, inject).run(&stop);
+                    let realtime = spec.realtime && {
+                        let made = become_realtime();
+                        let ok = made.is_ok();
+                        let _ = told.send(made.err());
+                        ok
+                    };
+                    Worker::new(&dp, spec, start, inject, realtime).run(&stop);
                 })?;
             rt.threads.push(t);
         }
+        drop(told);
+        // A worker that died before telling is counted as refused.
+        rt.refused = (0..asked)
+            .map(|_| {
+                told_rx
+                    .recv()
+                    .unwrap_or_else(|_| Some("worker ended".into()))
+            })
+            .collect();
         Ok(rt)
+    }
+
+    /// Whether the workers that asked for real-time scheduling got it.
+    pub fn realtime(&self) -> Realtime {
+        if self.refused.is_empty() {
+            return Realtime::NotAsked;
+        }
+        match self.refused.iter().flatten().next() {
+            Some(why) => Realtime::Refused(why.clone()),
+            None => Realtime::Granted,
+        }
     }
 
     /// A handle that queues packets for worker 0 to send (see [`Injector`]).
@@ -293,6 +367,62 @@ impl Drop for Runtime {
     }
 }
 
+/// Makes the calling thread SCHED_FIFO at the lowest real-time priority.
+fn become_realtime() -> Result<(), String> {
+    use thread_priority::{
+        set_thread_priority_and_policy, thread_native_id, Error, RealtimeThreadSchedulePolicy,
+        ThreadPriority, ThreadSchedulePolicy,
+    };
+    let fifo = ThreadSchedulePolicy::Realtime(RealtimeThreadSchedulePolicy::Fifo);
+    set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Min, fifo).map_err(|e| {
+        match e {
+            Error::OS(errno) => format!(
+                "SCHED_FIFO: {} (needs CAP_SYS_NICE or an RLIMIT_RTPRIO of 1)",
+                io::Error::from_raw_os_error(errno)
+            ),
+            other => format!("SCHED_FIFO: {other}"),
+        }
+    })
+}
+
+/// The adaptive spin of a worker (see the module comment).
+#[derive(Debug, Default)]
+struct Spin {
+    /// Full spins in a row that found nothing.
+    fruitless: u32,
+    /// Sleeps since the worker stopped spinning.
+    sleeps: u32,
+}
+
+impl Spin {
+    /// Empty rounds to spin before sleeping now.
+    fn rounds(&self) -> u32 {
+        if self.fruitless < FRUITLESS_SPINS || self.sleeps.is_multiple_of(PROBE_EVERY) {
+            SPIN_ROUNDS
+        } else {
+            1
+        }
+    }
+
+    /// Frames came after `empty` empty rounds.
+    fn found(&mut self, empty: u32) {
+        if empty > 0 {
+            self.fruitless = 0;
+            self.sleeps = 0;
+        }
+    }
+
+    /// The worker goes to sleep after `empty` empty rounds.
+    fn sleeping(&mut self, empty: u32) {
+        if empty >= SPIN_ROUNDS {
+            self.fruitless = self.fruitless.saturating_add(1);
+        }
+        if self.fruitless >= FRUITLESS_SPINS {
+            self.sleeps = self.sleeps.wrapping_add(1);
+        }
+    }
+}
+
 /// One worker's loop state.
 struct Worker<'d, C: RuleTable> {
     dp: &'d Datapath<C>,
@@ -312,6 +442,8 @@ struct Worker<'d, C: RuleTable> {
     broken: Vec<bool>,
     /// The injection queue, for worker 0 only.
     inject: Option<Arc<Inject>>,
+    /// The thread runs SCHED_FIFO.
+    realtime: bool,
 }
 
 impl<'d, C: RuleTable> Worker<'d, C> {
@@ -320,6 +452,7 @@ impl<'d, C: RuleTable> Worker<'d, C> {
         spec: WorkerSpec,
         start: Instant,
         inject: Option<Arc<Inject>>,
+        realtime: bool,
     ) -> Self {
         let n = spec.ports.len();
         Worker {
@@ -336,18 +469,28 @@ impl<'d, C: RuleTable> Worker<'d, C> {
             first: 0,
             broken: vec![false; n],
             inject,
+            realtime,
         }
     }
 
     fn run(&mut self, stop: &Stop) {
         let mut empty = 0u32;
+        let mut spin = Spin::default();
+        let mut slept = Instant::now();
         while !stop.flag.load(Ordering::Relaxed) {
             if self.round() > 0 {
+                spin.found(empty);
                 empty = 0;
+                if self.realtime && slept.elapsed() >= RT_RUN_MAX {
+                    std::thread::sleep(RT_BREATHER);
+                    slept = Instant::now();
+                }
             } else {
                 empty += 1;
-                if empty >= SPIN_ROUNDS {
+                if empty >= spin.rounds() {
+                    spin.sleeping(empty);
                     self.sleep(stop);
+                    slept = Instant::now();
                     empty = 0;
                 }
             }
@@ -610,6 +753,7 @@ mod tests {
             ports,
             cache_entries: 64,
             normal,
+            realtime: false,
         }
     }
 

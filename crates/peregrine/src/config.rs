@@ -25,6 +25,7 @@
 //! fast_path = "xdp"         # or "off": the in-kernel tier on afxdp ports
 //! fast_path_entries = 1048576 # its flow map's size (default: by the CPU count)
 //! fast_path_exact = false   # true: one entry per microflow, no megaflows
+//! worker_sched = "realtime" # or "normal": how the workers are scheduled
 //!
 //! [[port]]
 //! name = "veth0"
@@ -102,6 +103,18 @@ pub enum FastPath {
     Off,
 }
 
+/// How the worker threads are scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkerSched {
+    /// SCHED_FIFO at the lowest real-time priority, where permitted (an ordinary thread
+    /// otherwise, said at start): a worker sharing its CPU with the kernel's receive work
+    /// then keeps forwarding at its peak under overload.
+    Realtime,
+    /// Ordinary threads.
+    Normal,
+}
+
 /// Flow entries the fast tier's map holds by default: as many as 64 MiB of hit counters
 /// (16 bytes per entry and CPU) allow, a power of two from 65,536 to 1,048,576 (1M on a
 /// machine of up to 4 CPUs, 262,144 on 16). Entries take kernel memory only as they
@@ -176,6 +189,7 @@ pub struct RunConfig {
     pub fast_path_entries: u32,
     /// Whether the fast tier's entries are exact microflows only (no megaflows).
     pub fast_path_exact: bool,
+    pub worker_sched: WorkerSched,
 }
 
 /// A configuration error: where, and what is wrong.
@@ -226,6 +240,7 @@ struct FileConfig {
     fast_path: Option<FastPath>,
     fast_path_entries: Option<u32>,
     fast_path_exact: Option<bool>,
+    worker_sched: Option<WorkerSched>,
     #[serde(default)]
     port: Vec<FilePort>,
 }
@@ -323,6 +338,10 @@ pub struct RunFlags {
     /// flow's first frames go through the workers (for comparison and diagnosis).
     #[arg(long)]
     pub fast_path_exact: bool,
+    /// How the workers are scheduled: realtime (SCHED_FIFO at the lowest real-time
+    /// priority, where permitted; the default) or normal.
+    #[arg(long, value_enum)]
+    pub worker_sched: Option<WorkerSched>,
 }
 
 impl RunConfig {
@@ -348,6 +367,7 @@ impl RunConfig {
             fast_path: FastPath::Xdp,
             fast_path_entries: fast_path_entries_default(),
             fast_path_exact: false,
+            worker_sched: WorkerSched::Realtime,
         }
     }
 
@@ -582,6 +602,10 @@ impl RunConfig {
             fast_path: flags.fast_path.or(file.fast_path).unwrap_or(FastPath::Xdp),
             fast_path_entries,
             fast_path_exact: flags.fast_path_exact || file.fast_path_exact.unwrap_or(false),
+            worker_sched: flags
+                .worker_sched
+                .or(file.worker_sched)
+                .unwrap_or(WorkerSched::Realtime),
         })
     }
 }

@@ -17,7 +17,7 @@ use anyhow::Context;
 use datapath::action::port as ofport;
 use datapath::normal::{MacTable, MacTableConfig, SECOND_NS};
 use datapath::pipeline::{Datapath, DatapathConfig, Outputs, PortInfo};
-use datapath::runtime::{Injector, NormalWorker, Runtime, WorkerPort, WorkerSpec};
+use datapath::runtime::{Injector, NormalWorker, Realtime, Runtime, WorkerPort, WorkerSpec};
 use ports::afxdp::AttachMode;
 use ports::{Backend, LinkEvent, LinkMonitor, PortCounters};
 use switch::agent::{Agent, AgentConfig, Transmit};
@@ -30,7 +30,9 @@ use xdp::delivery::{Delivery, PortUse};
 use xdp::program::FastPath;
 use xdp::tier::KernelTier;
 
-use crate::config::{BackendName, FailMode, FastPath as FastPathMode, RunConfig, RunFlags};
+use crate::config::{
+    BackendName, FailMode, FastPath as FastPathMode, RunConfig, RunFlags, WorkerSched,
+};
 use crate::fastpath::TierView;
 
 /// Packet-in records the datapath queues for the agent.
@@ -254,6 +256,7 @@ impl Switch {
                 ports: Vec::new(),
                 cache_entries: cfg.cache_entries,
                 normal: Some(Box::new(macs.handler()) as Box<dyn NormalWorker>),
+                realtime: cfg.worker_sched == WorkerSched::Realtime,
             })
             .collect();
         for (p, hs) in opened.iter().zip(handles) {
@@ -264,6 +267,16 @@ impl Switch {
             }
         }
         let runtime = Runtime::start(dp.clone(), wspecs, started).context("starting workers")?;
+        match runtime.realtime() {
+            Realtime::Granted => {
+                eprintln!("peregrine: workers run real-time (SCHED_FIFO, lowest priority)")
+            }
+            Realtime::Refused(why) => eprintln!(
+                "peregrine: workers run as ordinary threads: {why}; under overload the \
+                 kernel's receive work on their CPUs can take time they need to forward"
+            ),
+            Realtime::NotAsked => {}
+        }
         let _ = injector.set(runtime.injector());
         let shell = Shell::start(agent, targets, tls, cfg.mgmt.clone(), packet_ins, started)
             .context("starting the OpenFlow channels")?;
