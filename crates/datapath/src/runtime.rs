@@ -46,6 +46,21 @@
 //! drops (receive livelock). So that ordinary threads on the CPU are never shut out, a
 //! real-time worker that has not slept for [`RT_RUN_MAX`] sleeps [`RT_BREATHER`].
 //!
+//! # Batching under overload
+//!
+//! Preempting the receive thread at every poll boundary hands the worker 64 frames per
+//! wakeup: two context switches and a poll(2) per 64 frames. When a real-time worker
+//! shares its CPU with its receive work (its spins find nothing) and wakeup after wakeup
+//! brings a full poll's worth ([`NAP_ENTER_FRAMES`], [`NAP_ENTER_DRAINS`] times in a
+//! row: frames are queued at the device), it naps instead of polling once its rings are
+//! empty ([`Nap`]): the receive thread fills them meanwhile, hundreds of frames a time.
+//! The nap doubles while a nap brings fewer than [`NAP_MAX_FRAMES`]` / 2` frames and
+//! halves past [`NAP_MAX_FRAMES`] (the smallest ring holds 1,024), within
+//! [`NAP_MIN`]..[`NAP_MAX`]. Napping stops when a nap brings under 70 % of the best rate
+//! seen while napping (nothing is queued at the device any more) or under
+//! [`NAP_ENTER_FRAMES`] / 2 frames: below overload the worker wakes at the first frame
+//! as before, so napping never adds latency to a switch that keeps up.
+//!
 //! # Injecting packets (packet-outs)
 //!
 //! The agent runs a packet-out itself ([`Batch::packet_out`](crate::pipeline::Batch::packet_out)),
@@ -93,6 +108,15 @@ pub const PROBE_EVERY: u32 = 64;
 pub const RT_RUN_MAX: Duration = Duration::from_millis(4);
 /// How long a real-time worker that ran [`RT_RUN_MAX`] sleeps.
 pub const RT_BREATHER: Duration = Duration::from_micros(50);
+/// Frames a wakeup's drain must bring to count towards napping.
+pub const NAP_ENTER_FRAMES: usize = 48;
+/// Drains of [`NAP_ENTER_FRAMES`] in a row before the worker naps.
+pub const NAP_ENTER_DRAINS: u32 = 8;
+/// The shortest and the longest nap.
+pub const NAP_MIN: Duration = Duration::from_micros(50);
+pub const NAP_MAX: Duration = Duration::from_millis(1);
+/// Frames one nap may bring before the next is halved.
+pub const NAP_MAX_FRAMES: usize = 768;
 /// Packet buffers a worker keeps for reuse (more are freed).
 const POOL_MAX: usize = 4096;
 /// Most packets (`tx` and `normal` together) an [`Injector`]'s queue holds.
@@ -412,6 +436,11 @@ impl Spin {
         }
     }
 
+    /// Whether spins keep finding nothing (the receive work shares the worker's CPU).
+    fn futile(&self) -> bool {
+        self.fruitless >= FRUITLESS_SPINS
+    }
+
     /// The worker goes to sleep after `empty` empty rounds.
     fn sleeping(&mut self, empty: u32) {
         if empty >= SPIN_ROUNDS {
@@ -420,6 +449,51 @@ impl Spin {
         if self.fruitless >= FRUITLESS_SPINS {
             self.sleeps = self.sleeps.wrapping_add(1);
         }
+    }
+}
+
+/// Batching under overload: when to nap and for how long (see the module comment).
+#[derive(Debug, Default)]
+struct Nap {
+    /// The current nap; none: the worker sleeps in poll(2) when its rings are empty.
+    len: Option<Duration>,
+    /// Drains of [`NAP_ENTER_FRAMES`] or more in a row.
+    full: u32,
+    /// The best rate a nap brought since napping began, in frames per second.
+    peak: f64,
+}
+
+impl Nap {
+    /// The worker's rings are empty after `frames` came since it last slept; `shared`:
+    /// its receive work runs on its CPU. Returns how long to nap, if at all.
+    fn after_drain(&mut self, frames: usize, shared: bool) -> Option<Duration> {
+        let Some(len) = self.len else {
+            self.full = if frames >= NAP_ENTER_FRAMES && shared {
+                self.full + 1
+            } else {
+                0
+            };
+            if self.full >= NAP_ENTER_DRAINS {
+                self.len = Some(NAP_MIN);
+                self.peak = 0.0;
+            }
+            return self.len;
+        };
+        let rate = frames as f64 / len.as_secs_f64();
+        if !shared || frames < NAP_ENTER_FRAMES / 2 || rate < 0.7 * self.peak {
+            *self = Nap::default();
+            return None;
+        }
+        self.peak = self.peak.max(rate);
+        let next = if frames > NAP_MAX_FRAMES {
+            len / 2
+        } else if frames < NAP_MAX_FRAMES / 2 {
+            len * 2
+        } else {
+            len
+        };
+        self.len = Some(next.clamp(NAP_MIN, NAP_MAX));
+        self.len
     }
 }
 
@@ -476,16 +550,29 @@ impl<'d, C: RuleTable> Worker<'d, C> {
     fn run(&mut self, stop: &Stop) {
         let mut empty = 0u32;
         let mut spin = Spin::default();
+        let mut nap = Nap::default();
         let mut slept = Instant::now();
+        // Frames since the worker last slept or found its rings empty.
+        let mut drained = 0;
         while !stop.flag.load(Ordering::Relaxed) {
-            if self.round() > 0 {
+            let got = self.round();
+            if got > 0 {
+                drained += got;
                 spin.found(empty);
                 empty = 0;
                 if self.realtime && slept.elapsed() >= RT_RUN_MAX {
                     std::thread::sleep(RT_BREATHER);
                     slept = Instant::now();
                 }
+            } else if let Some(len) = (drained > 0)
+                .then(|| nap.after_drain(drained, self.realtime && spin.futile()))
+                .flatten()
+            {
+                drained = 0;
+                std::thread::sleep(len);
+                slept = Instant::now();
             } else {
+                drained = 0;
                 empty += 1;
                 if empty >= spin.rounds() {
                     spin.sleeping(empty);
@@ -755,6 +842,75 @@ mod tests {
             normal,
             realtime: false,
         }
+    }
+
+    #[test]
+    fn spinning_stops_when_spins_find_nothing_and_is_retried() {
+        let mut spin = Spin::default();
+        for _ in 0..FRUITLESS_SPINS {
+            assert_eq!(spin.rounds(), SPIN_ROUNDS);
+            spin.sleeping(SPIN_ROUNDS);
+        }
+        assert!(spin.futile());
+        // Sleeps at once, but every PROBE_EVERY-th sleep spins again.
+        let rounds: Vec<u32> = (0..2 * PROBE_EVERY)
+            .map(|_| {
+                let r = spin.rounds();
+                spin.sleeping(r);
+                r
+            })
+            .collect();
+        assert_eq!(rounds.iter().filter(|&&r| r == SPIN_ROUNDS).count(), 2);
+        assert_eq!(
+            rounds.iter().filter(|&&r| r == 1).count(),
+            2 * PROBE_EVERY as usize - 2
+        );
+        // A spin that finds frames makes spinning worth it again.
+        spin.found(3);
+        assert!(!spin.futile());
+        assert_eq!(spin.rounds(), SPIN_ROUNDS);
+        // Frames found without an empty round first say nothing about spinning.
+        for _ in 0..FRUITLESS_SPINS {
+            spin.sleeping(SPIN_ROUNDS);
+        }
+        spin.found(0);
+        assert!(spin.futile());
+    }
+
+    #[test]
+    fn naps_only_under_overload_on_a_shared_cpu_and_keep_rings_from_overflowing() {
+        let mut nap = Nap::default();
+        // A worker whose receive work runs elsewhere never naps.
+        for _ in 0..100 {
+            assert_eq!(nap.after_drain(64, false), None);
+        }
+        // Nor one whose drains are small, or not full in a row.
+        for i in 0..100 {
+            let frames = if i % 4 == 3 { 8 } else { 64 };
+            assert_eq!(nap.after_drain(frames, true), None);
+        }
+        for _ in 1..NAP_ENTER_DRAINS {
+            assert_eq!(nap.after_drain(64, true), None);
+        }
+        assert_eq!(nap.after_drain(64, true), Some(NAP_MIN));
+        // Queued frames at 2 per µs: the nap doubles while it brings under half the
+        // limit, and holds where it brings between half and all of it.
+        let mut len = NAP_MIN;
+        let mut seen = Vec::new();
+        for _ in 0..10 {
+            let frames = 2 * len.as_micros() as usize;
+            len = nap.after_drain(frames, true).expect("still napping");
+            seen.push(len);
+            assert!(2 * len.as_micros() as usize <= 2 * NAP_MAX_FRAMES);
+        }
+        assert_eq!(seen[..3], [2 * NAP_MIN, 4 * NAP_MIN, 4 * NAP_MIN]);
+        assert_eq!(*seen.last().unwrap(), 4 * NAP_MIN);
+        // A nap that brings more than the limit halves the next.
+        assert_eq!(nap.after_drain(NAP_MAX_FRAMES + 1, true), Some(2 * NAP_MIN));
+        // The queue is gone (the rate fell well below the best): back to waking at
+        // the first frame.
+        assert_eq!(nap.after_drain(100, true), None);
+        assert_eq!(nap.after_drain(64, true), None);
     }
 
     #[test]
