@@ -29,7 +29,7 @@
 //!
 //! [[port]]
 //! name = "veth0"
-//! backend = "afpacket"      # or "afxdp" (-native, -generic), "tap"
+//! backend = "auto"          # the default; or "afxdp" (-native, -generic), "afpacket", "tap"
 //! ```
 
 use std::fmt;
@@ -43,6 +43,9 @@ use serde::Deserialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BackendName {
+    /// AF_XDP where the kernel and driver support it in full, else AF_PACKET
+    /// (`ports::auto`): the default.
+    Auto,
     /// AF_XDP, attached natively where the driver allows, else generic.
     Afxdp,
     /// AF_XDP in native (driver) mode only.
@@ -54,7 +57,8 @@ pub enum BackendName {
 }
 
 impl BackendName {
-    const ALL: [BackendName; 5] = [
+    const ALL: [BackendName; 6] = [
+        BackendName::Auto,
         BackendName::Afxdp,
         BackendName::AfxdpNative,
         BackendName::AfxdpGeneric,
@@ -74,6 +78,7 @@ impl BackendName {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            BackendName::Auto => "auto",
             BackendName::Afxdp => "afxdp",
             BackendName::AfxdpNative => "afxdp-native",
             BackendName::AfxdpGeneric => "afxdp-generic",
@@ -254,7 +259,7 @@ struct FilePort {
 }
 
 fn default_backend() -> BackendName {
-    BackendName::Afpacket
+    BackendName::Auto
 }
 
 #[derive(Debug, Deserialize)]
@@ -270,8 +275,10 @@ pub struct RunFlags {
     /// TOML configuration file (flags override its keys).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// A port: IFACE[,backend=afxdp|afxdp-native|afxdp-generic|afpacket|tap]; repeat for
-    /// more (numbered 1, 2, … in order). The default backend is afpacket.
+    /// A port: IFACE[,backend=auto|afxdp|afxdp-native|afxdp-generic|afpacket|tap]; repeat
+    /// for more (numbered 1, 2, … in order). The default, auto, is AF_XDP where the
+    /// kernel and driver support it in full (native XDP, the MTU fits, a queue per
+    /// worker), else AF_PACKET; the switch says at start which each port got and why.
     #[arg(long = "port", value_name = "IFACE[,backend=B]")]
     pub ports: Vec<String>,
     /// Forwarding threads.
@@ -653,7 +660,7 @@ fn parse_metrics_addr(s: &str) -> Result<SocketAddr, String> {
 fn parse_port_flag(s: &str) -> Result<PortConfig, String> {
     let mut parts = s.split(',');
     let name = parts.next().unwrap_or_default().to_string();
-    let mut backend = BackendName::Afpacket;
+    let mut backend = BackendName::Auto;
     for opt in parts {
         match opt.split_once('=') {
             Some(("backend", b)) => backend = BackendName::parse(b)?,
@@ -839,7 +846,7 @@ mod tests {
             vec![
                 PortConfig {
                     name: "veth0".into(),
-                    backend: BackendName::Afpacket
+                    backend: BackendName::Auto
                 },
                 PortConfig {
                     name: "tap1".into(),
@@ -925,7 +932,7 @@ mod tests {
         );
         assert!(e("", &flags(&["a,backend=foo"])).contains("unknown backend \"foo\""));
         assert!(e("", &flags(&["a,backend=xdp"]))
-            .contains("(one of: afxdp, afxdp-native, afxdp-generic, afpacket, tap)"));
+            .contains("(one of: auto, afxdp, afxdp-native, afxdp-generic, afpacket, tap)"));
         assert!(e("", &flags(&["a,speed=1"])).starts_with("--port a,speed=1: unknown option"));
         assert!(e("", &flags(&["a", "a"])).contains("port 2: a is given twice"));
         assert!(e("", &flags(&["averyveryverylongname"])).contains("1 to 15 characters"));

@@ -23,9 +23,10 @@ pub struct DemoArgs {
     /// Forwarding threads.
     #[arg(long, default_value_t = 1)]
     pub workers: usize,
-    /// How the switch opens its ports: afpacket, or afxdp (one worker: the demo's veth
-    /// pairs have one queue).
-    #[arg(long, default_value = "afpacket", value_parser = ["afpacket", "afxdp"])]
+    /// How the switch opens its ports: auto (what `peregrine run` picks for a port given
+    /// no backend, said at start), afpacket, or afxdp (one worker: the demo's veth pairs
+    /// have one queue).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "afpacket", "afxdp"])]
     pub backend: String,
 }
 
@@ -98,10 +99,10 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
         .iter()
         .map(|h| PortConfig {
             name: h.port.clone(),
-            backend: if args.backend == "afxdp" {
-                BackendName::Afxdp
-            } else {
-                BackendName::Afpacket
+            backend: match args.backend.as_str() {
+                "afxdp" => BackendName::Afxdp,
+                "afpacket" => BackendName::Afpacket,
+                _ => BackendName::Auto,
             },
         })
         .collect();

@@ -106,31 +106,56 @@ impl Switch {
             Some(files) => Some(switch::tls::Tls::load(files).context("loading the TLS files")?),
             None => None,
         };
-        let fast = load_fast_path(cfg);
+        // Each port's backend, `auto` resolved (and said) here; whether it was.
+        let chosen: Vec<(BackendName, bool)> = cfg
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p.backend {
+                BackendName::Auto => (choose_backend(i as u32 + 1, &p.name, cfg.workers), true),
+                b => (b, false),
+            })
+            .collect();
+        let fast = load_fast_path(cfg, chosen.iter().map(|c| c.0));
         let mut opened = Vec::with_capacity(cfg.ports.len() + 1);
         let mut handles = Vec::with_capacity(cfg.ports.len() + 1);
         let numbered = cfg
             .ports
             .iter()
+            .zip(&chosen)
             .enumerate()
-            .map(|(i, p)| (i as u32 + 1, p.name.as_str(), p.backend));
+            .map(|(i, (p, &(b, auto)))| (i as u32 + 1, p.name.as_str(), b, auto));
         let local = cfg
             .local
             .iter()
-            .map(|name| (ofport::LOCAL, name.as_str(), BackendName::Tap));
-        for (no, name, backend) in numbered.chain(local) {
-            let what = format!("port {} ({name}, {})", label(no), backend.as_str());
+            .map(|name| (ofport::LOCAL, name.as_str(), BackendName::Tap, false));
+        for (no, name, mut backend, auto) in numbered.chain(local) {
             let steering = fast.as_ref().map(|fp| xdp::steering::PortSteering {
                 fp: fp.clone(),
                 of_port: no,
             });
-            let port = ports::open_steered(
-                name,
-                backend_of(backend),
-                cfg.workers,
-                steering.as_ref().map(|s| s as &dyn ports::afxdp::Steering),
-            )
-            .context(what.clone())?;
+            let open = |backend: BackendName| {
+                ports::open_steered(
+                    name,
+                    backend_of(backend),
+                    cfg.workers,
+                    steering.as_ref().map(|s| s as &dyn ports::afxdp::Steering),
+                )
+            };
+            let port = match open(backend) {
+                // A port given no backend works wherever AF_PACKET does.
+                Err(e) if auto && backend != BackendName::Afpacket => {
+                    eprintln!(
+                        "peregrine: port {} ({name}): AF_XDP failed ({e}); afpacket instead",
+                        label(no)
+                    );
+                    backend = BackendName::Afpacket;
+                    open(backend)
+                }
+                other => other,
+            };
+            let what = format!("port {} ({name}, {})", label(no), backend.as_str());
+            let port = port.context(what.clone())?;
             // Every worker must be able to send on every port.
             if port.handles.len() < cfg.workers {
                 anyhow::bail!(
@@ -461,10 +486,13 @@ impl Drop for Switch {
 /// The fast tier's program, loaded when the configuration asks for it and some port is
 /// an AF_XDP one. A failure to load it is said on stderr and the switch runs without
 /// it (everything then goes through the workers, as with `--fast-path off`).
-fn load_fast_path(cfg: &RunConfig) -> Option<Arc<FastPath>> {
-    let xdp_ports = cfg.ports.iter().any(|p| {
+fn load_fast_path(
+    cfg: &RunConfig,
+    mut backends: impl Iterator<Item = BackendName>,
+) -> Option<Arc<FastPath>> {
+    let xdp_ports = backends.any(|b| {
         matches!(
-            p.backend,
+            b,
             BackendName::Afxdp | BackendName::AfxdpNative | BackendName::AfxdpGeneric
         )
     });
@@ -537,6 +565,28 @@ fn delivery_line(port: &PortUse, all: &[PortUse]) -> String {
     }
 }
 
+/// The backend for port `no` (interface `name`) configured as `auto`, said on stderr
+/// with the reason (`ports::auto`). An interface that cannot be looked at gets
+/// afpacket, whose opening then says what is wrong.
+fn choose_backend(no: u32, name: &str, workers: usize) -> BackendName {
+    let Ok(facts) = ports::auto::Facts::of(name) else {
+        return BackendName::Afpacket;
+    };
+    let choice = ports::auto::choose(facts, workers);
+    let backend = if choice.afxdp {
+        BackendName::AfxdpNative
+    } else {
+        BackendName::Afpacket
+    };
+    eprintln!(
+        "peregrine: port {} ({name}): {} ({}; `--port {name},backend=B` chooses another)",
+        label(no),
+        if choice.afxdp { "afxdp" } else { "afpacket" },
+        choice.why
+    );
+    backend
+}
+
 /// The `ports` backend of a configured one.
 fn backend_of(b: BackendName) -> Backend {
     match b {
@@ -549,7 +599,9 @@ fn backend_of(b: BackendName) -> Backend {
         BackendName::AfxdpGeneric => Backend::AfXdp {
             mode: AttachMode::Generic,
         },
-        BackendName::Afpacket => Backend::AfPacket,
+        // `auto` is resolved before ports open (`choose_backend`); AF_PACKET works on
+        // any interface.
+        BackendName::Afpacket | BackendName::Auto => Backend::AfPacket,
         BackendName::Tap => Backend::Tap,
     }
 }

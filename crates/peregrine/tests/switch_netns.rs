@@ -403,3 +403,67 @@ fn flows_given_at_start_forward_and_secure_mode_adds_no_normal() {
     );
     assert!(table.contains("0 MACs learned"), "{table}");
 }
+
+/// A bridge in the root namespace, deleted on drop.
+struct Bridge(String);
+
+impl Bridge {
+    fn new(name: String) -> Bridge {
+        ip(&["link", "add", &name, "type", "bridge"]).expect("add a bridge");
+        ip(&["link", "set", &name, "up"]).expect("bridge up");
+        Bridge(name)
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        let _ = ip(&["link", "del", &self.0]);
+    }
+}
+
+/// What the switch said about port `name`'s backend.
+fn backend_line(said: &[String], name: &str) -> String {
+    said.iter()
+        .find(|l| l.contains(&format!("({name}): ")))
+        .unwrap_or_else(|| panic!("nothing said about {name}: {said:?}"))
+        .clone()
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn ports_given_no_backend_get_afxdp_where_the_driver_has_native_xdp() {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
+    let br = Bridge::new(format!("{}b", topo.prefix()));
+    let (sw, said) =
+        SwitchProc::start_lines(&["--port", &h[0].port, "--port", &h[1].port, "--port", &br.0]);
+    for x in &h {
+        let line = backend_line(&said, &x.port);
+        assert!(line.contains(": afxdp (native XDP, copy mode"), "{line}");
+    }
+    let line = backend_line(&said, &br.0);
+    assert!(
+        line.contains(": afpacket (the driver has no native XDP"),
+        "{line}"
+    );
+    let banner = said.last().unwrap();
+    assert!(banner.contains("fast path xdp"), "{banner}");
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    assert!(ping(&topo, &h[0], &h[1].ip, 10), "10 pings h1 -> h2");
+    drop(sw);
+
+    // Two workers on veths of one queue: AF_PACKET, which spreads flows over workers
+    // on any number of queues.
+    let (sw, said) =
+        SwitchProc::start_lines(&["--port", &h[0].port, "--port", &h[1].port, "--workers", "2"]);
+    for x in &h {
+        let line = backend_line(&said, &x.port);
+        assert!(
+            line.contains(": afpacket (1 receive queue(s) for 2 workers"),
+            "{line}"
+        );
+    }
+    ping_until_ok(&topo, &h[0], &h[1].ip);
+    assert!(ping(&topo, &h[0], &h[1].ip, 10), "10 pings h1 -> h2");
+    drop(sw);
+}

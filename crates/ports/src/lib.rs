@@ -70,6 +70,7 @@
 
 pub mod afpacket;
 pub mod afxdp;
+pub mod auto;
 pub mod counters;
 pub mod error;
 pub mod info;

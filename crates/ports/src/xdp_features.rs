@@ -24,8 +24,12 @@ use crate::error::PortError;
 use crate::link::{align4, u16_at, u32_at, NetlinkThread, NLMSG_HDRLEN};
 use crate::sys;
 
-/// `NETDEV_XDP_ACT_NDO_XMIT` in `enum netdev_xdp_act`.
+/// `NETDEV_XDP_ACT_BASIC`, `_REDIRECT`, `_NDO_XMIT` and `_XSK_ZEROCOPY` in
+/// `enum netdev_xdp_act`.
+const ACT_BASIC: u64 = 1 << 0;
+const ACT_REDIRECT: u64 = 1 << 1;
 const ACT_NDO_XMIT: u64 = 1 << 2;
+const ACT_XSK_ZEROCOPY: u64 = 1 << 3;
 const GENL_ID_CTRL: u16 = 0x10;
 const CTRL_CMD_GETFAMILY: u8 = 3;
 const CTRL_ATTR_FAMILY_ID: u16 = 1;
@@ -52,6 +56,17 @@ impl XdpFeatures {
     /// (`NETDEV_XDP_ACT_NDO_XMIT`). See the module comment.
     pub fn redirect_target(self) -> bool {
         self.0 & ACT_NDO_XMIT != 0
+    }
+
+    /// Whether the driver runs XDP programs itself (native mode) and can redirect what
+    /// they return to an AF_XDP socket (`NETDEV_XDP_ACT_BASIC` and `_REDIRECT`).
+    pub fn native(self) -> bool {
+        self.0 & (ACT_BASIC | ACT_REDIRECT) == ACT_BASIC | ACT_REDIRECT
+    }
+
+    /// Whether AF_XDP sockets can bind in zero-copy mode (`NETDEV_XDP_ACT_XSK_ZEROCOPY`).
+    pub fn xsk_zerocopy(self) -> bool {
+        self.0 & ACT_XSK_ZEROCOPY != 0
     }
 }
 

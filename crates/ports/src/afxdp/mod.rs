@@ -156,6 +156,16 @@ impl AttachMode {
     }
 }
 
+/// The receive queues of interface `name` (at least 1): the most AF_XDP handles it gives.
+pub fn rx_queues(name: &str) -> Result<u32, PortError> {
+    channels::rx_queue_count(name)
+}
+
+/// Whether AF_XDP's frames hold a full frame at interface MTU `mtu` (up to 3822).
+pub fn fits_mtu(mtu: u32) -> bool {
+    Geometry::for_mtu(mtu).is_some()
+}
+
 /// Calls between unconditional XDP_STATISTICS reads.
 const STATS_EVERY: u32 = 4096;
 /// Empty receive calls in a row between XDP_STATISTICS reads.
