@@ -55,9 +55,10 @@
 //! row: frames are queued at the device), it naps instead of polling once its rings are
 //! empty ([`Nap`]): the receive thread fills them meanwhile, hundreds of frames a time.
 //! The nap doubles while a nap brings fewer than [`NAP_MAX_FRAMES`]` / 2` frames and
-//! halves past [`NAP_MAX_FRAMES`] (the smallest ring holds 1,024), within
-//! [`NAP_MIN`]..[`NAP_MAX`]. Napping stops when a nap brings under 70 % of the best rate
-//! seen while napping (nothing is queued at the device any more) or under
+//! halves past [`NAP_MAX_FRAMES`] (an AF_PACKET ring holds 1,024 frames at MTU 1500,
+//! AF_XDP's 2,048), within [`NAP_MIN`]..[`NAP_MAX`]. Napping stops when a nap brings
+//! under 70 % of the best rate seen while napping (nothing is queued at the device any
+//! more, or a ring smaller than that, at a jumbo MTU, capped the nap) or under
 //! [`NAP_ENTER_FRAMES`] / 2 frames: below overload the worker wakes at the first frame
 //! as before, so napping never adds latency to a switch that keeps up.
 //!
