@@ -29,7 +29,7 @@
 //! Spinning only pays while the kernel's receive work for the ports runs on another CPU:
 //! frames then arrive during the spin. When it shares the worker's CPU (threaded NAPI
 //! pinned there, or softirqs deferred to ksoftirqd), a spinning worker holds the very CPU
-//! that would bring the next frames. So the spin adapts ([`Spin`]): after
+//! that would bring the next frames. So the spin adapts (`Spin`): after
 //! [`FRUITLESS_SPINS`] spins in a row that found nothing, the worker sleeps as soon as a
 //! round comes back empty, and tries one full spin again every [`PROBE_EVERY`] sleeps.
 //!
@@ -53,7 +53,7 @@
 //! shares its CPU with its receive work (its spins find nothing) and wakeup after wakeup
 //! brings a full poll's worth ([`NAP_ENTER_FRAMES`], [`NAP_ENTER_DRAINS`] times in a
 //! row: frames are queued at the device), it naps instead of polling once its rings are
-//! empty ([`Nap`]): the receive thread fills them meanwhile, hundreds of frames a time.
+//! empty (`Nap`): the receive thread fills them meanwhile, hundreds of frames a time.
 //! The nap doubles while a nap brings fewer than [`NAP_MAX_FRAMES`]` / 2` frames and
 //! halves past [`NAP_MAX_FRAMES`] (an AF_PACKET ring holds 1,024 frames at MTU 1500,
 //! AF_XDP's 2,048), within [`NAP_MIN`]..[`NAP_MAX`]. Napping stops when a nap brings
