@@ -34,4 +34,10 @@ pub trait PortIo: Send {
 
     /// A descriptor that polls readable when frames wait to be received.
     fn rx_fd(&self) -> Option<BorrowedFd<'_>>;
+
+    /// Frames the backend's receive ring holds before the kernel drops (the fewest of
+    /// its rings'), where it has one; the worker sizes its naps under overload by it.
+    fn rx_depth(&self) -> Option<usize> {
+        None
+    }
 }

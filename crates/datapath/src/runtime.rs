@@ -54,13 +54,13 @@
 //! brings a full poll's worth ([`NAP_ENTER_FRAMES`], [`NAP_ENTER_DRAINS`] times in a
 //! row: frames are queued at the device), it naps instead of polling once its rings are
 //! empty (`Nap`): the receive thread fills them meanwhile, hundreds of frames a time.
-//! The nap doubles while a nap brings fewer than [`NAP_MAX_FRAMES`]` / 2` frames and
-//! halves past [`NAP_MAX_FRAMES`] (an AF_PACKET ring holds 1,024 frames at MTU 1500,
-//! AF_XDP's 2,048), within [`NAP_MIN`]..[`NAP_MAX`]. Napping stops when a nap brings
-//! under 70 % of the best rate seen while napping (nothing is queued at the device any
-//! more, or a ring smaller than that, at a jumbo MTU, capped the nap) or under
-//! [`NAP_ENTER_FRAMES`] / 2 frames: below overload the worker wakes at the first frame
-//! as before, so napping never adds latency to a switch that keeps up.
+//! A nap may bring up to three quarters of the shallowest receive ring of the worker's
+//! ports ([`PortIo::rx_depth`]; [`NAP_MAX_FRAMES`] where no port says): the nap doubles
+//! while it brings under half that and halves past it, within [`NAP_MIN`]..[`NAP_MAX`].
+//! Napping stops when a nap brings under 70 % of the best rate seen while napping
+//! (nothing is queued at the device any more) or under [`NAP_ENTER_FRAMES`] / 2 frames:
+//! below overload the worker wakes at the first frame as before, so napping never adds
+//! latency to a switch that keeps up.
 //!
 //! # Injecting packets (packet-outs)
 //!
@@ -116,7 +116,8 @@ pub const NAP_ENTER_DRAINS: u32 = 8;
 /// The shortest and the longest nap.
 pub const NAP_MIN: Duration = Duration::from_micros(50);
 pub const NAP_MAX: Duration = Duration::from_millis(1);
-/// Frames one nap may bring before the next is halved.
+/// Frames one nap may bring before the next is halved, where no port tells its receive
+/// ring's depth.
 pub const NAP_MAX_FRAMES: usize = 768;
 /// Packet buffers a worker keeps for reuse (more are freed).
 const POOL_MAX: usize = 4096;
@@ -454,8 +455,10 @@ impl Spin {
 }
 
 /// Batching under overload: when to nap and for how long (see the module comment).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Nap {
+    /// Most frames one nap may bring.
+    most: usize,
     /// The current nap; none: the worker sleeps in poll(2) when its rings are empty.
     len: Option<Duration>,
     /// Drains of [`NAP_ENTER_FRAMES`] or more in a row.
@@ -465,6 +468,16 @@ struct Nap {
 }
 
 impl Nap {
+    /// Naps that bring at most `most` frames.
+    fn new(most: usize) -> Nap {
+        Nap {
+            most,
+            len: None,
+            full: 0,
+            peak: 0.0,
+        }
+    }
+
     /// The worker's rings are empty after `frames` came since it last slept; `shared`:
     /// its receive work runs on its CPU. Returns how long to nap, if at all.
     fn after_drain(&mut self, frames: usize, shared: bool) -> Option<Duration> {
@@ -482,13 +495,13 @@ impl Nap {
         };
         let rate = frames as f64 / len.as_secs_f64();
         if !shared || frames < NAP_ENTER_FRAMES / 2 || rate < 0.7 * self.peak {
-            *self = Nap::default();
+            *self = Nap::new(self.most);
             return None;
         }
         self.peak = self.peak.max(rate);
-        let next = if frames > NAP_MAX_FRAMES {
+        let next = if frames > self.most {
             len / 2
-        } else if frames < NAP_MAX_FRAMES / 2 {
+        } else if frames < self.most / 2 {
             len * 2
         } else {
             len
@@ -551,7 +564,8 @@ impl<'d, C: RuleTable> Worker<'d, C> {
     fn run(&mut self, stop: &Stop) {
         let mut empty = 0u32;
         let mut spin = Spin::default();
-        let mut nap = Nap::default();
+        let depth = self.ports.iter().filter_map(|p| p.io.rx_depth()).min();
+        let mut nap = Nap::new(depth.map_or(NAP_MAX_FRAMES, |d| d * 3 / 4));
         let mut slept = Instant::now();
         // Frames since the worker last slept or found its rings empty.
         let mut drained = 0;
@@ -880,7 +894,7 @@ mod tests {
 
     #[test]
     fn naps_only_under_overload_on_a_shared_cpu_and_keep_rings_from_overflowing() {
-        let mut nap = Nap::default();
+        let mut nap = Nap::new(NAP_MAX_FRAMES);
         // A worker whose receive work runs elsewhere never naps.
         for _ in 0..100 {
             assert_eq!(nap.after_drain(64, false), None);
@@ -912,6 +926,33 @@ mod tests {
         // the first frame.
         assert_eq!(nap.after_drain(100, true), None);
         assert_eq!(nap.after_drain(64, true), None);
+    }
+
+    #[test]
+    fn naps_are_sized_by_the_shallowest_ring() {
+        let napping = |most: usize| {
+            let mut nap = Nap::new(most);
+            for _ in 1..NAP_ENTER_DRAINS {
+                assert_eq!(nap.after_drain(64, true), None);
+            }
+            assert_eq!(nap.after_drain(64, true), Some(NAP_MIN));
+            nap
+        };
+        // 2 frames per µs queued: a 2,048-frame ring (1,536 a nap) lets naps grow to
+        // 400 µs, where the default limit holds them at 200 µs.
+        let mut nap = napping(1536);
+        let mut len = NAP_MIN;
+        for _ in 0..10 {
+            len = nap.after_drain(2 * len.as_micros() as usize, true).unwrap();
+        }
+        assert_eq!(len, 8 * NAP_MIN);
+        // A ring of 128 frames (96 a nap): naps stay at the shortest.
+        let mut nap = napping(96);
+        let mut len = NAP_MIN;
+        for _ in 0..10 {
+            len = nap.after_drain(96, true).unwrap();
+        }
+        assert_eq!(len, NAP_MIN);
     }
 
     #[test]

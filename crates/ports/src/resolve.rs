@@ -78,6 +78,10 @@ impl<P: PortIo> PortIo for Resolving<P> {
     fn rx_fd(&self) -> Option<BorrowedFd<'_>> {
         self.inner.rx_fd()
     }
+
+    fn rx_depth(&self) -> Option<usize> {
+        self.inner.rx_depth()
+    }
 }
 
 #[cfg(test)]

@@ -314,6 +314,10 @@ impl PortIo for AfPacketPort {
     fn rx_fd(&self) -> Option<BorrowedFd<'_>> {
         Some(self.fd.as_fd())
     }
+
+    fn rx_depth(&self) -> Option<usize> {
+        Some(self.rx.depth())
+    }
 }
 
 /// Opens `workers` AF_PACKET sockets on interface `name` (in the calling thread's

@@ -286,6 +286,11 @@ fn deliver(
 }
 
 impl RxRing {
+    /// Slots in the ring.
+    pub(crate) fn depth(&self) -> usize {
+        self.geo.frame_nr()
+    }
+
     pub(crate) fn new(geo: Geometry, fd: RawFd) -> RxRing {
         RxRing {
             geo,

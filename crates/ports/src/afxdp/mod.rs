@@ -312,6 +312,10 @@ impl PortIo for AfXdpPort {
         self.add_tx(c);
     }
 
+    fn rx_depth(&self) -> Option<usize> {
+        self.sockets.iter().map(XskSocket::rx_depth).min()
+    }
+
     fn rx_fd(&self) -> Option<BorrowedFd<'_>> {
         let fd = match &self.epoll {
             Some(ep) => ep.as_raw_fd(),

@@ -600,6 +600,11 @@ impl XskSocket {
         done.release();
     }
 
+    /// Frames the RX ring (and the fill ring) hold.
+    pub fn rx_depth(&self) -> usize {
+        self.geometry.half as usize
+    }
+
     /// Growth of the kernel's drop statistics since the last call (zero if they cannot
     /// be read).
     pub fn kernel_stats(&mut self) -> KernelDrops {
