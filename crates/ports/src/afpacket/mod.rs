@@ -17,7 +17,9 @@
 //! - sets PACKET_VNET_HDR: every frame in and out carries a `virtio_net_hdr`
 //!   ([`crate::vnet`]), so a host's offloads (partial checksums, TCP super-frames of up
 //!   to 64 KiB) come in as the packet's offload note and go out as they came; hosts
-//!   keep their default offloads;
+//!   keep their default offloads. A frame without a note goes out with the header's
+//!   `hdr_len` at its whole length, so the kernel copies it into the skb's head rather
+//!   than attaching the TX ring's page, which a veth would copy once more;
 //! - sets PACKET_COPY_THRESH and a 4 MiB receive buffer (SO_RCVBUFFORCE, else what
 //!   SO_RCVBUF allows), for frames longer than an RX slot (below).
 //!
@@ -280,12 +282,20 @@ impl PortIo for AfPacketPort {
                 // segments it as its sender's offload would have had it.
                 note_super_frame(&mut p, self.mtu, self.max_frame);
             }
-            let Some(hdr) = vnet::header_for(p.offload(), p.data()) else {
+            let Some(mut hdr) = vnet::header_for(p.offload(), p.data()) else {
                 // A note the frame no longer fits (headers it needs are gone).
                 c.errors += 1;
                 pool.push(p);
                 continue;
             };
+            if p.offload().is_none() && len <= usize::from(u16::MAX) {
+                // The whole frame is header: the kernel copies it into the skb's head
+                // instead of attaching the ring's page as a fragment, which a veth (any
+                // device that cannot hold on to user pages) copies again into a fresh
+                // page. Measured through a veth bed: +5-7 % at 64 B, +3-6 % at 512 and
+                // 1518 B.
+                hdr[2..4].copy_from_slice(&(len as u16).to_ne_bytes());
+            }
             let gso = p.offload().is_some_and(|o| o.gso.is_some());
             if len < 14 || (len > self.max_frame && !gso) {
                 c.errors += 1;
