@@ -27,7 +27,9 @@ cleanup() {
         if [ -f "$D/$f" ]; then kill "$(cat "$D/$f")" 2>/dev/null || true; fi
     done
     sleep 0.3
+    # The bridge, or Open vSwitch's internal port (a tap that outlives ovs-vswitchd).
     ip link del "${P}br" 2>/dev/null || true
+    ip link del "${P}o" 2>/dev/null || true
     for n in 1 2; do
         ip netns del "${P}h$n" 2>/dev/null || true
         ip link del "${P}p$n" 2>/dev/null || true
