@@ -569,6 +569,16 @@ mod tests {
         }
     }
 
+    /// An experiment of `kind` with no ceiling whose one series, the bridge's, is `p`.
+    fn bridge_only(kind: ExperimentKind, p: Point) -> Experiment {
+        Experiment {
+            kind,
+            note: String::new(),
+            ceiling: vec![],
+            series: vec![series("bridge", None, vec![p])],
+        }
+    }
+
     #[test]
     fn negative_packet_times_are_not_resolved_and_the_baseline_is_the_wire() {
         let p = |x: f64, lat: f64, t: f64| Point {
@@ -634,20 +644,14 @@ mod tests {
             "n.r. (-14.5, -14.8–-13.1)"
         );
         // Elsewhere a latency is a latency and the ceiling keeps its name.
-        let load = Experiment {
-            kind: ExperimentKind::Load,
-            note: String::new(),
-            ceiling: vec![],
-            series: vec![series(
-                "bridge",
-                None,
-                vec![Point {
-                    x: 50.0,
-                    latency_us: Some(Summary::single(3.0)),
-                    ..Point::default()
-                }],
-            )],
-        };
+        let load = bridge_only(
+            ExperimentKind::Load,
+            Point {
+                x: 50.0,
+                latency_us: Some(Summary::single(3.0)),
+                ..Point::default()
+            },
+        );
         let md = render_markdown(&doc(load));
         assert!(!md.contains("n.r.") && !md.contains("wire"), "{md}");
     }
@@ -705,20 +709,14 @@ mod tests {
             "{md}"
         );
         // Without splits or shares neither appears.
-        let bare = Experiment {
-            kind: ExperimentKind::ThroughputVsSize,
-            note: String::new(),
-            ceiling: vec![],
-            series: vec![series(
-                "bridge",
-                None,
-                vec![Point {
-                    x: 64.0,
-                    forwarded_mpps: Some(Summary::single(1.5)),
-                    ..Point::default()
-                }],
-            )],
-        };
+        let bare = bridge_only(
+            ExperimentKind::ThroughputVsSize,
+            Point {
+                x: 64.0,
+                forwarded_mpps: Some(Summary::single(1.5)),
+                ..Point::default()
+            },
+        );
         let md = render_markdown(&doc(bare));
         assert!(
             !md.contains("CPU split") && !md.contains("Receive queues"),
