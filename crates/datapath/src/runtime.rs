@@ -73,6 +73,17 @@
 //! NORMAL ones through its NORMAL handler. The queue holds at most [`INJECT_CAPACITY`]
 //! packets.
 //!
+//! # Ports at run time
+//!
+//! [`Runtime::ports`] gives a [`PortChanger`] that adds a port to every worker (one
+//! [`PortIo`] each) or takes one away while they forward. Each worker has a mailbox: the
+//! change is queued there, a flag set and the worker's event written; the worker looks at
+//! the flag once per round (one relaxed load) and applies what is queued before its next
+//! round. A removal returns once every worker has dropped its handle on the port (so the
+//! caller may close the interface), or fails after [`CHANGE_WAIT`]. Packets that a
+//! worker had queued for a port it drops are returned to its pool, as are packets a
+//! batch outputs to a port the worker does not have.
+//!
 //! # Stopping
 //!
 //! [`Runtime::stop`] sets a flag and writes the stop event; each worker finishes its
@@ -123,6 +134,8 @@ pub const NAP_MAX_FRAMES: usize = 768;
 const POOL_MAX: usize = 4096;
 /// Most packets (`tx` and `normal` together) an [`Injector`]'s queue holds.
 pub const INJECT_CAPACITY: usize = 4096;
+/// Longest a [`PortChanger`] waits for a worker to take a change.
+pub const CHANGE_WAIT: Duration = Duration::from_secs(2);
 
 /// One worker's handle on a switch port.
 pub struct WorkerPort {
@@ -161,6 +174,8 @@ pub struct Runtime {
     threads: Vec<JoinHandle<()>>,
     stop: Arc<Stop>,
     inject: Arc<Inject>,
+    /// Per worker, in order: its mailbox for port changes.
+    mailboxes: Arc<[Arc<Mailbox>]>,
     /// Per worker that asked to be real-time: why it could not be (none: it is).
     refused: Vec<Option<String>>,
 }
@@ -180,6 +195,138 @@ pub enum Realtime {
 struct Stop {
     flag: AtomicBool,
     event: EventFd,
+}
+
+/// A change to a worker's ports.
+enum Change {
+    Add(WorkerPort),
+    /// Drop port `no`'s handle, then say so on `done`.
+    Remove {
+        no: u32,
+        done: std::sync::mpsc::SyncSender<()>,
+    },
+}
+
+/// One worker's queue of port changes. Invariant: `pending` is true whenever `queue`
+/// holds a change (it is set under the lock after pushing, cleared under the lock by
+/// the worker as it takes them).
+struct Mailbox {
+    pending: AtomicBool,
+    /// The changes; none once the worker has stopped (a change posted then is dropped,
+    /// so a removal waiting for it fails at once).
+    queue: Mutex<Option<Vec<Change>>>,
+    /// Written with each change; the worker polls it while asleep.
+    event: EventFd,
+}
+
+impl Mailbox {
+    fn new() -> io::Result<Mailbox> {
+        Ok(Mailbox {
+            pending: AtomicBool::new(false),
+            queue: Mutex::new(Some(Vec::new())),
+            event: EventFd::from_flags(EfdFlags::EFD_NONBLOCK).map_err(io::Error::from)?,
+        })
+    }
+
+    fn post(&self, c: Change) {
+        {
+            let mut q = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            let Some(q) = q.as_mut() else { return };
+            q.push(c);
+            self.pending.store(true, Ordering::Release);
+        }
+        // A full counter only means a wakeup is already pending.
+        let _ = self.event.write(1);
+    }
+
+    fn take(&self) -> Vec<Change> {
+        let mut q = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        self.pending.store(false, Ordering::Relaxed);
+        let _ = self.event.read();
+        q.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// The worker has stopped: drops what is queued and refuses later changes.
+    fn close(&self) {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+    }
+}
+
+/// Adds ports to the running workers and takes them away (see the module comment).
+/// Cheap to clone.
+#[derive(Clone)]
+pub struct PortChanger {
+    mailboxes: Arc<[Arc<Mailbox>]>,
+}
+
+/// Why a port change did not happen (in full).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeError {
+    /// An add gave `given` handles for `workers` workers.
+    TooFewHandles { given: usize, workers: usize },
+    /// A worker did not take the change within [`CHANGE_WAIT`] (or has stopped).
+    NoAnswer { worker: usize },
+}
+
+impl fmt::Display for ChangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ChangeError::TooFewHandles { given, workers } => write!(
+                f,
+                "{given} queue handle(s) for {workers} workers: every worker needs one"
+            ),
+            ChangeError::NoAnswer { worker } => write!(
+                f,
+                "worker {worker} did not take the change within {} s",
+                CHANGE_WAIT.as_secs()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ChangeError {}
+
+impl PortChanger {
+    /// How many workers there are (an add needs one handle each).
+    pub fn workers(&self) -> usize {
+        self.mailboxes.len()
+    }
+
+    /// Gives port `no` to every worker: `ios[w]` to worker `w` (handles beyond the
+    /// workers' number are dropped). The workers receive from it from their next round.
+    pub fn add(&self, no: u32, ios: Vec<Box<dyn PortIo>>) -> Result<(), ChangeError> {
+        if ios.len() < self.mailboxes.len() {
+            return Err(ChangeError::TooFewHandles {
+                given: ios.len(),
+                workers: self.mailboxes.len(),
+            });
+        }
+        for (m, io) in self.mailboxes.iter().zip(ios) {
+            m.post(Change::Add(WorkerPort { no, io }));
+        }
+        Ok(())
+    }
+
+    /// Takes port `no` away from every worker; returns once each has dropped its handle.
+    /// A worker that has no such port just answers.
+    pub fn remove(&self, no: u32) -> Result<(), ChangeError> {
+        let mut waits = Vec::with_capacity(self.mailboxes.len());
+        for m in self.mailboxes.iter() {
+            let (done, wait) = std::sync::mpsc::sync_channel(1);
+            m.post(Change::Remove { no, done });
+            waits.push(wait);
+        }
+        let deadline = Instant::now() + CHANGE_WAIT;
+        for (worker, w) in waits.into_iter().enumerate() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            w.recv_timeout(left)
+                .map_err(|_| ChangeError::NoAnswer { worker })?;
+        }
+        Ok(())
+    }
 }
 
 /// Hands packets from other threads (the agent's packet-outs) to worker 0, which sends
@@ -311,10 +458,15 @@ impl Runtime {
             event,
         });
         let inject = Arc::new(Inject::new(workers.is_empty())?);
+        let mailboxes = workers
+            .iter()
+            .map(|_| Mailbox::new().map(Arc::new))
+            .collect::<io::Result<Vec<_>>>()?;
         let mut rt = Runtime {
             threads: Vec::with_capacity(workers.len()),
             stop,
             inject,
+            mailboxes: mailboxes.into(),
             refused: Vec::new(),
         };
         let (told, told_rx) = std::sync::mpsc::channel();
@@ -322,6 +474,7 @@ impl Runtime {
         for (i, spec) in workers.into_iter().enumerate() {
             let (dp, stop) = (dp.clone(), rt.stop.clone());
             let inject = (i == 0).then(|| rt.inject.clone());
+            let mailbox = rt.mailboxes[i].clone();
             let told = told.clone();
             asked += usize::from(spec.realtime);
             // On failure `rt` is dropped: the workers already started stop.
@@ -337,7 +490,7 @@ impl Runtime {
                         let _ = told.send(made.err());
                         ok
                     };
-                    Worker::new(&dp, spec, start, inject, realtime).run(&stop);
+                    Worker::new(&dp, spec, start, inject, mailbox, realtime).run(&stop);
                 })?;
             rt.threads.push(t);
         }
@@ -371,6 +524,13 @@ impl Runtime {
         }
     }
 
+    /// A handle that adds ports to the workers and removes them (see [`PortChanger`]).
+    pub fn ports(&self) -> PortChanger {
+        PortChanger {
+            mailboxes: self.mailboxes.clone(),
+        }
+    }
+
     /// Stops every worker and waits for them.
     pub fn stop(mut self) {
         self.halt();
@@ -383,6 +543,9 @@ impl Runtime {
         let _ = self.stop.event.write(1);
         for t in self.threads.drain(..) {
             let _ = t.join();
+        }
+        for m in self.mailboxes.iter() {
+            m.close();
         }
     }
 }
@@ -530,6 +693,8 @@ struct Worker<'d, C: RuleTable> {
     broken: Vec<bool>,
     /// The injection queue, for worker 0 only.
     inject: Option<Arc<Inject>>,
+    /// Port changes for this worker.
+    mailbox: Arc<Mailbox>,
     /// The thread runs SCHED_FIFO.
     realtime: bool,
 }
@@ -540,6 +705,7 @@ impl<'d, C: RuleTable> Worker<'d, C> {
         spec: WorkerSpec,
         start: Instant,
         inject: Option<Arc<Inject>>,
+        mailbox: Arc<Mailbox>,
         realtime: bool,
     ) -> Self {
         let n = spec.ports.len();
@@ -557,19 +723,62 @@ impl<'d, C: RuleTable> Worker<'d, C> {
             first: 0,
             broken: vec![false; n],
             inject,
+            mailbox,
             realtime,
+        }
+    }
+
+    /// The most frames one nap may bring with the current ports.
+    fn nap_frames(&self) -> usize {
+        let depth = self.ports.iter().filter_map(|p| p.io.rx_depth()).min();
+        depth.map_or(NAP_MAX_FRAMES, |d| d * 3 / 4)
+    }
+
+    /// Applies the port changes queued in the mailbox.
+    fn apply_changes(&mut self) {
+        for c in self.mailbox.take() {
+            match c {
+                Change::Add(p) => {
+                    if let Some(i) = self.ports.iter().position(|q| q.no == p.no) {
+                        // A port re-added under a number this worker still holds: the
+                        // new handle replaces the old.
+                        self.ports[i] = p;
+                        self.broken[i] = false;
+                        self.pool.append(&mut self.tx[i]);
+                    } else {
+                        self.ports.push(p);
+                        self.tx.push(Vec::with_capacity(BATCH));
+                        self.broken.push(false);
+                    }
+                }
+                Change::Remove { no, done } => {
+                    if let Some(i) = self.ports.iter().position(|q| q.no == no) {
+                        drop(self.ports.remove(i));
+                        let mut q = self.tx.remove(i);
+                        self.pool.append(&mut q);
+                        self.broken.remove(i);
+                        if self.first >= self.ports.len() {
+                            self.first = 0;
+                        }
+                    }
+                    let _ = done.send(());
+                }
+            }
         }
     }
 
     fn run(&mut self, stop: &Stop) {
         let mut empty = 0u32;
         let mut spin = Spin::default();
-        let depth = self.ports.iter().filter_map(|p| p.io.rx_depth()).min();
-        let mut nap = Nap::new(depth.map_or(NAP_MAX_FRAMES, |d| d * 3 / 4));
+        let mut nap = Nap::new(self.nap_frames());
         let mut slept = Instant::now();
         // Frames since the worker last slept or found its rings empty.
         let mut drained = 0;
         while !stop.flag.load(Ordering::Relaxed) {
+            if self.mailbox.pending.load(Ordering::Acquire) {
+                self.apply_changes();
+                nap = Nap::new(self.nap_frames());
+            }
             let got = self.round();
             if got > 0 {
                 drained += got;
@@ -687,9 +896,10 @@ impl<'d, C: RuleTable> Worker<'d, C> {
 
     /// Waits for frames (or the stop event) without using the CPU.
     fn sleep(&mut self, stop: &Stop) {
-        let mut fds: Vec<PollFd> = Vec::with_capacity(self.ports.len() + 2);
+        let mut fds: Vec<PollFd> = Vec::with_capacity(self.ports.len() + 3);
         let mut which: Vec<usize> = Vec::with_capacity(self.ports.len());
         fds.push(PollFd::new(stop.event.as_fd(), PollFlags::POLLIN));
+        fds.push(PollFd::new(self.mailbox.event.as_fd(), PollFlags::POLLIN));
         if let Some(i) = &self.inject {
             fds.push(PollFd::new(i.event.as_fd(), PollFlags::POLLIN));
         }
@@ -722,9 +932,9 @@ impl<'d, C: RuleTable> Worker<'d, C> {
             }
             // Reset the injection event before the next round looks at the queue, so that
             // a send after that look leaves it set for the next sleep.
-            let woken = first_port > 1
+            let woken = first_port > 2
                 && fds
-                    .get(1)
+                    .get(2)
                     .and_then(PollFd::revents)
                     .is_some_and(|r| r.contains(PollFlags::POLLIN));
             if let Some(i) = self.inject.as_ref().filter(|_| woken) {
@@ -979,6 +1189,69 @@ mod tests {
         assert!(a.sent.lock().unwrap().is_empty());
         assert_eq!(dp.read_port(0).rx_packets, 1001);
         assert_eq!(dp.read_port(1).tx_packets, 1001);
+    }
+
+    #[test]
+    fn ports_join_and_leave_running_workers() {
+        let dp = datapath(
+            3,
+            vec![
+                output(FlowMatch::ANY.exact(Field::InPort, 1), 3),
+                output(FlowMatch::ANY.exact(Field::InPort, 3), 1),
+            ],
+        );
+        // Quiet ports: a sleeping worker wakes only for events (a change among them).
+        let (a, c, c2) = (Queue::quiet(), Queue::quiet(), Queue::quiet());
+        let rt = Runtime::start(
+            dp.clone(),
+            vec![spec(numbered(&[&a]), None), spec(Vec::new(), None)],
+            Instant::now(),
+        )
+        .unwrap();
+        let ports = rt.ports();
+        assert_eq!(ports.workers(), 2);
+        assert_eq!(
+            ports.add(3, vec![Box::new(c.clone())]),
+            Err(ChangeError::TooFewHandles {
+                given: 1,
+                workers: 2
+            })
+        );
+        // Worker 1 gets a handle that never receives.
+        ports
+            .add(3, vec![Box::new(c.clone()), Box::new(Queue::quiet())])
+            .unwrap();
+        c.rx.lock().unwrap().push_back(frame(3, 0));
+        let _ = c.quiet.as_ref().unwrap().write(1);
+        wait_for("port 3's frame on port 1", || a.sent().len() == 1);
+        a.rx.lock().unwrap().push_back(frame(1, 1));
+        let _ = a.quiet.as_ref().unwrap().write(1);
+        wait_for("port 1's frame on port 3", || c.sent().len() == 1);
+        // Once removed, the port neither receives nor is sent to.
+        ports.remove(3).unwrap();
+        c.rx.lock().unwrap().push_back(frame(3, 2));
+        a.rx.lock().unwrap().push_back(frame(1, 3));
+        let _ = a.quiet.as_ref().unwrap().write(1);
+        wait_for("port 1's frame counted", || dp.read_port(0).rx_packets == 2);
+        // Removing a port no worker has just answers.
+        ports.remove(3).unwrap();
+        // Re-added with a new handle, it forwards again.
+        ports
+            .add(3, vec![Box::new(c2.clone()), Box::new(Queue::quiet())])
+            .unwrap();
+        a.rx.lock().unwrap().push_back(frame(1, 4));
+        let _ = a.quiet.as_ref().unwrap().write(1);
+        wait_for("port 1's frame on the new port 3", || c2.sent().len() == 1);
+        rt.stop();
+        assert_eq!(c.sent(), vec![frame(1, 1)]);
+        assert_eq!(c.rx.lock().unwrap().len(), 1, "read after its removal");
+        assert_eq!(a.sent(), vec![frame(3, 0)]);
+        assert_eq!(c2.sent(), vec![frame(1, 4)]);
+        // A stopped runtime's workers cannot answer.
+        assert_eq!(
+            ports.remove(1),
+            Err(ChangeError::NoAnswer { worker: 0 })
+        );
     }
 
     #[test]
