@@ -1248,10 +1248,7 @@ mod tests {
         assert_eq!(a.sent(), vec![frame(3, 0)]);
         assert_eq!(c2.sent(), vec![frame(1, 4)]);
         // A stopped runtime's workers cannot answer.
-        assert_eq!(
-            ports.remove(1),
-            Err(ChangeError::NoAnswer { worker: 0 })
-        );
+        assert_eq!(ports.remove(1), Err(ChangeError::NoAnswer { worker: 0 }));
     }
 
     #[test]

@@ -81,6 +81,9 @@ struct PortEntry {
     link_up: bool,
     /// When the port was added (ns), for the statistics' duration.
     since: u64,
+    /// The datapath's counts in the port's slot when it was added (a slot is reused
+    /// once its port is deleted): its statistics count from there.
+    base: datapath::counters::PortStats,
 }
 
 impl PortEntry {
@@ -163,6 +166,7 @@ impl PortTable {
                         spec,
                         config: 0,
                         since: now,
+                        base: Default::default(),
                     };
                     (e.spec.no, e)
                 })
@@ -275,6 +279,35 @@ impl PortTable {
         })
     }
 
+    /// Adds a port opened at run time at `now`; `base` is what the datapath counted in
+    /// its slot so far. False (and nothing changes) when its number or slot is taken.
+    pub fn add(&mut self, spec: PortSpec, now: u64, base: datapath::counters::PortStats) -> bool {
+        if self.ports.contains_key(&spec.no)
+            || self.ports.values().any(|e| e.spec.slot == spec.slot)
+        {
+            return false;
+        }
+        let e = PortEntry {
+            link_up: spec.up,
+            spec,
+            config: 0,
+            since: now,
+            base,
+        };
+        self.ports.insert(e.spec.no, e);
+        true
+    }
+
+    /// Removes port `no`; returns its last description and spec.
+    pub fn remove(&mut self, no: u32) -> Option<(Port, PortSpec)> {
+        self.ports.remove(&no).map(|e| (e.desc(), e.spec))
+    }
+
+    /// The slots of every port.
+    pub fn slots(&self) -> impl Iterator<Item = u16> + '_ {
+        self.ports.values().map(|e| e.spec.slot)
+    }
+
     /// The port with kernel interface name `name`.
     pub fn by_name(&self, name: &str) -> Option<u32> {
         self.ports
@@ -301,6 +334,12 @@ impl PortTable {
             .into_iter()
             .map(|e| {
                 let c = dp.read_port(e.spec.slot);
+                let c = datapath::counters::PortStats {
+                    rx_packets: c.rx_packets.saturating_sub(e.base.rx_packets),
+                    rx_bytes: c.rx_bytes.saturating_sub(e.base.rx_bytes),
+                    tx_packets: c.tx_packets.saturating_sub(e.base.tx_packets),
+                    tx_bytes: c.tx_bytes.saturating_sub(e.base.tx_bytes),
+                };
                 let b = e.spec.backend.as_ref().map(|f| f()).unwrap_or_default();
                 let d = now.saturating_sub(e.since);
                 PortStats {

@@ -32,6 +32,7 @@ mod compat10;
 mod extension;
 mod flow_agent;
 mod multipart;
+mod port_admin;
 mod requests;
 mod session;
 pub mod stats;
@@ -59,6 +60,7 @@ use openflow::{v13, Frame, Message, OfpError, OFP10_VERSION};
 pub use buffers::{Buffered, PacketBuffers, MAX_BUFFERS};
 pub use extension::{exp_type, PEREGRINE_EXPERIMENTER};
 pub use flow_agent::FlowAgent;
+pub use port_admin::{AddPort, PortControl, PortRef, ReloadPlan};
 pub use session::{default_async, AsyncKind, SessionKind};
 
 use std::sync::Arc;
@@ -162,6 +164,8 @@ pub struct Agent {
     counters: AgentCounters,
     /// The in-kernel fast tier, if the switch runs one.
     fast_path: Option<Arc<dyn FastPathView>>,
+    /// The runner's port control, for ports added and removed at run time.
+    port_control: Option<Box<dyn PortControl>>,
 }
 
 /// The most frame bytes a packet-in carries: an OpenFlow message is at most 65535
@@ -195,6 +199,7 @@ impl Agent {
             dirty: false,
             counters: AgentCounters::default(),
             fast_path: None,
+            port_control: None,
             cfg,
         };
         a.cfg.facts.n_buffers = a.buffers.capacity() as u32;

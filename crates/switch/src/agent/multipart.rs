@@ -102,7 +102,7 @@ impl Agent {
             } => B::Experimenter {
                 experimenter: super::PEREGRINE_EXPERIMENTER,
                 exp_type: *exp_type,
-                data: self.extension_data(*exp_type, data, now)?,
+                data: self.extension_data(*exp_type, data, false, now)?,
             },
             R::Experimenter { experimenter, .. } => {
                 return Err(OfpError::new(

@@ -159,7 +159,11 @@ impl Agent {
             // The peer's errors and replies to our echo need no answer.
             M::Error(_) | M::EchoReply(_) => Ok(vec![]),
             M::Experimenter(e) if e.experimenter == PEREGRINE_EXPERIMENTER => {
-                self.extension(&e, now)
+                let admin = self
+                    .sessions
+                    .get(&id)
+                    .is_some_and(|s| s.kind == super::SessionKind::Management);
+                self.extension(&e, admin, now)
             }
             M::Experimenter(e) => Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER,

@@ -756,4 +756,5 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
     assert!(!r.agent.is_closed(c));
 }
 
+mod port_admin;
 mod v10;
