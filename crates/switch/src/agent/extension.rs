@@ -241,7 +241,11 @@ impl Agent {
                     .into_bytes())
             }
             exp_type::RELOAD => Ok(match self.reload(now) {
-                Ok((added, removed, errors)) => {
+                Ok(super::port_admin::Reloaded {
+                    added,
+                    removed,
+                    errors,
+                }) => {
                     let show = |ps: Vec<openflow::v13::port::Port>,
                                 this: &Self|
                      -> Vec<serde_json::Value> {

@@ -60,7 +60,7 @@ use openflow::{v13, Frame, Message, OfpError, OFP10_VERSION};
 pub use buffers::{Buffered, PacketBuffers, MAX_BUFFERS};
 pub use extension::{exp_type, PEREGRINE_EXPERIMENTER};
 pub use flow_agent::FlowAgent;
-pub use port_admin::{AddPort, PortControl, PortRef, ReloadPlan};
+pub use port_admin::{AddPort, PortControl, PortRef, ReloadPlan, Reloaded};
 pub use session::{default_async, AsyncKind, SessionKind};
 
 use std::sync::Arc;

@@ -51,6 +51,14 @@ pub struct ReloadPlan {
     pub remove: Vec<String>,
 }
 
+/// What a reload did: the ports added, the ports removed, and what could not be done.
+#[derive(Clone, Debug, Default)]
+pub struct Reloaded {
+    pub added: Vec<Port>,
+    pub removed: Vec<Port>,
+    pub errors: Vec<String>,
+}
+
 /// The runner's side of port changes (see the module comment). Called on the agent's
 /// thread, so each call may block (opening an AF_XDP socket takes milliseconds).
 pub trait PortControl: Send {
@@ -187,27 +195,27 @@ impl Agent {
     }
 
     /// Applies what a reload of the configuration changed in its ports: each error is
-    /// said, and the rest still done. Returns (added, removed, errors).
-    pub fn reload(&mut self, now: u64) -> Result<(Vec<Port>, Vec<Port>, Vec<String>), String> {
+    /// said, and the rest still done.
+    pub fn reload(&mut self, now: u64) -> Result<Reloaded, String> {
         let plan = self
             .port_control
             .as_mut()
             .ok_or("this switch has no configuration to reload")?
             .reload()?;
-        let (mut added, mut removed, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+        let mut r = Reloaded::default();
         for name in &plan.remove {
             match self.del_port(&PortRef::Name(name.clone()), true) {
-                Ok(p) => removed.push(p),
-                Err(e) => errors.push(format!("removing {name}: {e}")),
+                Ok(p) => r.removed.push(p),
+                Err(e) => r.errors.push(format!("removing {name}: {e}")),
             }
         }
         for req in &plan.add {
             match self.add_port(req, now) {
-                Ok(p) => added.push(p),
-                Err(e) => errors.push(format!("adding {}: {e}", req.name)),
+                Ok(p) => r.added.push(p),
+                Err(e) => r.errors.push(format!("adding {}: {e}", req.name)),
             }
         }
-        Ok((added, removed, errors))
+        Ok(r)
     }
 
     /// The ports with their backends, for `list-ports`.
