@@ -34,6 +34,7 @@ mod flow_agent;
 mod multipart;
 mod port_admin;
 mod requests;
+mod saved;
 mod session;
 pub mod stats;
 #[cfg(test)]
@@ -61,6 +62,7 @@ pub use buffers::{Buffered, PacketBuffers, MAX_BUFFERS};
 pub use extension::{exp_type, PEREGRINE_EXPERIMENTER};
 pub use flow_agent::FlowAgent;
 pub use port_admin::{AddPort, PortControl, PortRef, ReloadPlan, Reloaded};
+pub use saved::Restored;
 pub use session::{default_async, AsyncKind, SessionKind};
 
 use std::sync::Arc;
@@ -248,12 +250,18 @@ impl Agent {
 
     /// Applies a flow-mod that does not come from a connection (startup flows).
     pub fn flow_mod(&mut self, fm: &FlowMod, now: u64) -> Result<(), OfpError> {
+        self.flow_mod_unpublished(fm, now)?;
+        self.publish();
+        Ok(())
+    }
+
+    /// [`Agent::flow_mod`] without the publish (a caller applying many publishes once).
+    fn flow_mod_unpublished(&mut self, fm: &FlowMod, now: u64) -> Result<(), OfpError> {
         self.check_refs(&fm.instructions)?;
         self.check_group_prereqs(fm)?;
         let removed = self.flows.handle_flow_mod(fm, now)?;
         self.dirty = true;
         self.broadcast_flow_removed(removed);
-        self.publish();
         Ok(())
     }
 

@@ -221,7 +221,11 @@ impl Agent {
         }
     }
 
-    fn group_mod(&mut self, gm: &v13::group_mod::GroupMod, now: u64) -> Result<(), OfpError> {
+    pub(super) fn group_mod(
+        &mut self,
+        gm: &v13::group_mod::GroupMod,
+        now: u64,
+    ) -> Result<(), OfpError> {
         self.check_modified_group(gm)?;
         let ch = self.groups.apply(gm, self.flows.writer(), now)?;
         self.dirty = true;
@@ -236,7 +240,11 @@ impl Agent {
         Ok(())
     }
 
-    fn meter_mod(&mut self, mm: &v13::meter_mod::MeterMod, now: u64) -> Result<(), OfpError> {
+    pub(super) fn meter_mod(
+        &mut self,
+        mm: &v13::meter_mod::MeterMod,
+        now: u64,
+    ) -> Result<(), OfpError> {
         let ch = self.meters.apply(mm, self.flows.writer(), now)?;
         self.dirty = true;
         for m in ch.deleted {

@@ -757,4 +757,5 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
 }
 
 mod port_admin;
+mod saved;
 mod v10;
