@@ -49,7 +49,7 @@ case $DEV in
 peregrine | peregrine-afpacket | peregrine-afxdp)
     opt=
     [ "$DEV" != peregrine ] && opt=",backend=${DEV#peregrine-}"
-    "$BIN" run --mgmt none --port "${P}p1$opt" --port "${P}p2$opt" >"$D/switch.log" 2>&1 &
+    "$BIN" run --mgmt none --state-dir none --port "${P}p1$opt" --port "${P}p2$opt" >"$D/switch.log" 2>&1 &
     SW=$!
     ;;
 bridge)

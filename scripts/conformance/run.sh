@@ -239,6 +239,8 @@ start_target() {
     fi
     local extra=()
     "$PEREGRINE" run --help 2>/dev/null | grep -q -- '--mgmt' && extra+=(--mgmt none)
+    # Each start must be a fresh switch: no tables restored from the last one.
+    "$PEREGRINE" run --help 2>/dev/null | grep -q -- '--state-dir' && extra+=(--state-dir none)
     echo "=== $(date +%T) start" >> "$OUT/peregrine.log"
     ip netns exec "$NS" "$PEREGRINE" run --port "tg1,backend=$BACKEND" --port "tg2,backend=$BACKEND" \
         --port "tg3,backend=$BACKEND" --dpid "$TARGET_DPID" \

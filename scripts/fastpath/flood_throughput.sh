@@ -65,7 +65,7 @@ measure() {
 for mode in xdp off; do
   setup
   ip netns exec ${S}s taskset -c 1 "$PG" run --port ${P}1,backend=afxdp \
-    --port ${P}2,backend=afxdp --port ${P}3,backend=afxdp --cpus 1 --fail-mode secure --mgmt none --fast-path $mode \
+    --port ${P}2,backend=afxdp --port ${P}3,backend=afxdp --cpus 1 --fail-mode secure --mgmt none --state-dir none --fast-path $mode \
     --flow "in_port=1,actions=flood" >/dev/null 2>&1 &
   PID=$!
   measure "peregrine $mode"

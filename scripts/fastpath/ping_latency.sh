@@ -54,20 +54,20 @@ start() {
       local backend=afxdp mode=xdp
       [ "$dev" = xdp-generic ] && backend=afxdp-generic
       [ "$dev" = off ] && mode=off
-      ip netns exec ${S}${i}s taskset -c 1 $PG run --port p1,backend=$backend \
+      ip netns exec ${S}${i}s taskset -c 1 $PG run --state-dir none --port p1,backend=$backend \
         --port p2,backend=$backend --cpus 1 --fail-mode secure --mgmt none \
         --fast-path $mode ${PGARGS:-} --flow "in_port=1,actions=output:2" \
         --flow "in_port=2,actions=output:1" >"$TMP/$dev.log" 2>&1 &
       PIDS+=($!)
       ;;
     normal)
-      ip netns exec ${S}${i}s taskset -c 1 $PG run --port p1,backend=afxdp \
+      ip netns exec ${S}${i}s taskset -c 1 $PG run --state-dir none --port p1,backend=afxdp \
         --port p2,backend=afxdp --cpus 1 --fail-mode standalone --mgmt none \
         ${PGARGS:-} >"$TMP/$dev.log" 2>&1 &
       PIDS+=($!)
       ;;
     afpacket)
-      ip netns exec ${S}${i}s taskset -c 1 $PG run --port p1,backend=afpacket \
+      ip netns exec ${S}${i}s taskset -c 1 $PG run --state-dir none --port p1,backend=afpacket \
         --port p2,backend=afpacket --cpus 1 --fail-mode secure --mgmt none \
         ${PGARGS:-} --flow "in_port=1,actions=output:2" \
         --flow "in_port=2,actions=output:1" >"$TMP/$dev.log" 2>&1 &

@@ -352,6 +352,7 @@ impl Launcher for InProcess {
             .map(|h| PortConfig {
                 name: h.port.clone(),
                 backend,
+                ofport: None,
             })
             .collect();
         // The learning switch: standalone, its NORMAL flow only.

@@ -18,6 +18,7 @@
 //! listen = ["ptcp:6653"]
 //! name = "peregrine"        # the management socket is /run/peregrine/NAME.mgmt
 //! mgmt = "/run/peregrine/peregrine.mgmt"  # or "none"
+//! state_dir = "/var/lib/peregrine/peregrine"  # saved flows, groups, meters, ports; or "none"
 //! private_key = "sc-privkey.pem"   # TLS identity and CA for ssl: and pssl: targets
 //! certificate = "sc-cert.pem"
 //! ca_cert = "cacert.pem"
@@ -30,7 +31,12 @@
 //! [[port]]
 //! name = "veth0"
 //! backend = "auto"          # the default; or "afxdp" (-native, -generic), "afpacket", "tap"
+//! ofport = 1                # its OpenFlow number (default: its place in the list)
 //! ```
+//!
+//! Port numbers: a port's `ofport`, else its place in the list (the first is 1); two
+//! ports with one number are an error. Ports added at run time (`peregrine ctl
+//! add-port`) take the number asked for or the first one free.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -40,7 +46,7 @@ use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 use serde::Deserialize;
 
 /// How a port is opened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BackendName {
     /// AF_XDP where the kernel and driver support it in full, else AF_PACKET
@@ -66,7 +72,7 @@ impl BackendName {
         BackendName::Tap,
     ];
 
-    fn parse(s: &str) -> Result<BackendName, String> {
+    pub fn parse(s: &str) -> Result<BackendName, String> {
         Self::ALL
             .into_iter()
             .find(|b| b.as_str() == s)
@@ -159,12 +165,26 @@ fn possible_cpus(list: &str) -> Option<usize> {
 pub struct PortConfig {
     pub name: String,
     pub backend: BackendName,
+    /// The OpenFlow port number asked for (none: its place in the list).
+    pub ofport: Option<u32>,
+}
+
+impl PortConfig {
+    /// A port on `name` with the default backend and number.
+    pub fn named(name: &str) -> PortConfig {
+        PortConfig {
+            name: name.to_string(),
+            backend: BackendName::Auto,
+            ofport: None,
+        }
+    }
 }
 
 /// Everything `peregrine run` needs, checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunConfig {
-    /// In OpenFlow port order (port `i + 1` is `ports[i]`).
+    /// The configured ports; `ports[i]` is numbered `ofport`, else `i + 1`
+    /// ([`RunConfig::port_numbers`]).
     pub ports: Vec<PortConfig>,
     /// The tap that is the OpenFlow LOCAL port, if any (created if missing).
     pub local: Option<String>,
@@ -182,6 +202,10 @@ pub struct RunConfig {
     pub name: String,
     /// The management socket (`peregrine ctl NAME` connects here), or none.
     pub mgmt: Option<PathBuf>,
+    /// Where the switch saves its state at stop and restores it from at start, or none.
+    pub state_dir: Option<PathBuf>,
+    /// The configuration file, if any (a reload reads it again).
+    pub file: Option<PathBuf>,
     /// TLS files for `ssl:` and `pssl:` targets (all three given, or none).
     pub tls: Option<switch::tls::TlsFiles>,
     pub cache_entries: usize,
@@ -238,6 +262,7 @@ struct FileConfig {
     listen: Vec<String>,
     name: Option<String>,
     mgmt: Option<String>,
+    state_dir: Option<String>,
     private_key: Option<PathBuf>,
     certificate: Option<PathBuf>,
     ca_cert: Option<PathBuf>,
@@ -256,6 +281,7 @@ struct FilePort {
     name: String,
     #[serde(default = "default_backend")]
     backend: BackendName,
+    ofport: Option<u32>,
 }
 
 fn default_backend() -> BackendName {
@@ -279,7 +305,8 @@ pub struct RunFlags {
     /// for more (numbered 1, 2, … in order). The default, auto, is AF_XDP where the
     /// kernel and driver support it in full (native XDP, the MTU fits, a queue per
     /// worker), else AF_PACKET; the switch says at start which each port got and why.
-    #[arg(long = "port", value_name = "IFACE[,backend=B]")]
+    /// `ofport=N` asks for OpenFlow port number N.
+    #[arg(long = "port", value_name = "IFACE[,backend=B][,ofport=N]")]
     pub ports: Vec<String>,
     /// Forwarding threads.
     #[arg(long)]
@@ -303,6 +330,10 @@ pub struct RunFlags {
     /// The management socket's path, or `none` for no management socket.
     #[arg(long, value_name = "PATH|none")]
     pub mgmt: Option<String>,
+    /// Where the switch saves its flows, groups, meters and ports at stop and restores
+    /// them from at start (default /var/lib/peregrine/NAME), or `none`.
+    #[arg(long, value_name = "DIR|none")]
+    pub state_dir: Option<String>,
     /// PEM private key for ssl:/pssl: controller channels.
     #[arg(long, value_name = "FILE")]
     pub private_key: Option<PathBuf>,
@@ -367,6 +398,8 @@ impl RunConfig {
             listen: Vec::new(),
             name: DEFAULT_NAME.to_string(),
             mgmt: None,
+            state_dir: None,
+            file: None,
             tls: None,
             cache_entries: 65_536,
             mac_aging_s: 300,
@@ -401,6 +434,7 @@ impl RunConfig {
                 .map(|p| PortConfig {
                     name: p.name,
                     backend: p.backend,
+                    ofport: p.ofport,
                 })
                 .collect()
         } else {
@@ -424,6 +458,27 @@ impl RunConfig {
                 return Err(err(
                     format!("port {}", i + 1),
                     format!("{} is given twice", p.name),
+                ));
+            }
+            if let Some(n) = p
+                .ofport
+                .filter(|n| *n == 0 || *n > datapath::action::port::MAX)
+            {
+                return Err(err(
+                    format!("port {} ({})", i + 1, p.name),
+                    format!("ofport {n}: a port number is 1 to 4294967040 (0xffffff00)"),
+                ));
+            }
+        }
+        let numbers = port_numbers(&ports);
+        for (i, n) in numbers.iter().enumerate() {
+            if let Some(j) = numbers[..i].iter().position(|m| m == n) {
+                return Err(err(
+                    format!("port {} ({})", i + 1, ports[i].name),
+                    format!(
+                        "OpenFlow port {n} is also {}'s (a port without ofport is numbered by its place in the list)",
+                        ports[j].name
+                    ),
                 ));
             }
         }
@@ -532,6 +587,14 @@ impl RunConfig {
             Some(p) => Some(PathBuf::from(p)),
             None => Some(mgmt_path(&name)),
         };
+        let state_dir = match flags.state_dir.clone().or(file.state_dir) {
+            Some(p) if p == "none" => None,
+            Some(p) if p.is_empty() => {
+                return Err(err("state_dir", "empty path (use none to save nothing)"))
+            }
+            Some(p) => Some(PathBuf::from(p)),
+            None => Some(state_path(&name)),
+        };
         let tls = {
             let key = flags.private_key.clone().or(file.private_key);
             let cert = flags.certificate.clone().or(file.certificate);
@@ -602,6 +665,8 @@ impl RunConfig {
             listen,
             name,
             mgmt,
+            state_dir,
+            file: flags.config.clone(),
             tls,
             cache_entries: flags.cache.or(file.cache).unwrap_or(65_536),
             mac_aging_s: file.mac_aging.unwrap_or(300),
@@ -656,18 +721,49 @@ fn parse_metrics_addr(s: &str) -> Result<SocketAddr, String> {
     })
 }
 
-/// `IFACE[,backend=NAME]`.
-fn parse_port_flag(s: &str) -> Result<PortConfig, String> {
+/// `IFACE[,backend=NAME][,ofport=N]` (as `--port` and `ctl add-port` write a port).
+pub fn parse_port_flag(s: &str) -> Result<PortConfig, String> {
     let mut parts = s.split(',');
     let name = parts.next().unwrap_or_default().to_string();
-    let mut backend = BackendName::Auto;
+    let mut port = PortConfig::named(&name);
     for opt in parts {
         match opt.split_once('=') {
-            Some(("backend", b)) => backend = BackendName::parse(b)?,
-            _ => return Err(format!("unknown option {opt:?} (only backend=…)")),
+            Some(("backend", b)) => port.backend = BackendName::parse(b)?,
+            Some(("ofport", n)) => {
+                port.ofport = Some(
+                    n.parse()
+                        .ok()
+                        .filter(|n| (1..=datapath::action::port::MAX).contains(n))
+                        .ok_or_else(|| {
+                            format!("ofport={n}: a port number is 1 to 4294967040 (0xffffff00)")
+                        })?,
+                )
+            }
+            _ => return Err(format!("unknown option {opt:?} (backend=… or ofport=…)")),
         }
     }
-    Ok(PortConfig { name, backend })
+    Ok(port)
+}
+
+/// Each configured port's OpenFlow number: its `ofport`, else its place (1-based).
+pub fn port_numbers(ports: &[PortConfig]) -> Vec<u32> {
+    ports
+        .iter()
+        .enumerate()
+        .map(|(i, p)| p.ofport.unwrap_or(i as u32 + 1))
+        .collect()
+}
+
+impl RunConfig {
+    /// Each configured port's OpenFlow number (see [`port_numbers`]).
+    pub fn port_numbers(&self) -> Vec<u32> {
+        port_numbers(&self.ports)
+    }
+}
+
+/// Where switch `name` saves its state by default.
+pub fn state_path(name: &str) -> PathBuf {
+    PathBuf::from(format!("/var/lib/peregrine/{name}"))
 }
 
 /// A Linux interface name: 1 to 15 bytes, no '/', whitespace or ':'.
@@ -844,18 +940,32 @@ mod tests {
         assert_eq!(
             c.ports,
             vec![
-                PortConfig {
-                    name: "veth0".into(),
-                    backend: BackendName::Auto
-                },
+                PortConfig::named("veth0"),
                 PortConfig {
                     name: "tap1".into(),
-                    backend: BackendName::Tap
+                    backend: BackendName::Tap,
+                    ofport: None,
                 },
             ]
         );
         assert_eq!((c.workers, c.cpus, c.dpid), (2, vec![0, 2], 0xa1));
         assert_eq!(c.fail_mode, FailMode::Standalone);
+    }
+
+    #[test]
+    fn ports_take_their_ofport_or_their_place_and_collisions_are_named() {
+        let c = RunConfig::load(&flags(&["a,ofport=7", "b", "c,backend=tap,ofport=9"]), 4).unwrap();
+        assert_eq!(c.port_numbers(), vec![7, 2, 9]);
+        assert_eq!(c.ports[2].backend, BackendName::Tap);
+        let e = |f: &RunFlags| RunConfig::load(f, 4).unwrap_err().to_string();
+        assert!(
+            e(&flags(&["a", "b,ofport=1"])).contains("OpenFlow port 1 is also a's"),
+            "{}",
+            e(&flags(&["a", "b,ofport=1"]))
+        );
+        assert!(e(&flags(&["a,ofport=0"])).contains("ofport=0: a port number is 1 to"));
+        assert!(e(&flags(&["a,ofport=x"])).contains("ofport=x"));
+        assert!(e(&flags(&["a,speed=1"])).contains("backend=… or ofport=…"));
     }
 
     #[test]

@@ -104,6 +104,7 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
                 "afpacket" => BackendName::Afpacket,
                 _ => BackendName::Auto,
             },
+            ofport: None,
         })
         .collect();
     let cfg = RunConfig {

@@ -7,8 +7,10 @@ mod config;
 mod ctl;
 mod demo;
 mod fastpath;
+mod live_ports;
 mod ofp_parse;
 mod run;
+mod state;
 mod trace_cmd;
 
 use clap::{Parser, Subcommand};

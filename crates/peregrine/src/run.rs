@@ -9,8 +9,9 @@
 
 use std::fmt::Write as _;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -19,10 +20,11 @@ use datapath::normal::{MacTable, MacTableConfig, SECOND_NS};
 use datapath::pipeline::{Datapath, DatapathConfig, Outputs, PortInfo};
 use datapath::runtime::{Injector, NormalWorker, Realtime, Runtime, WorkerPort, WorkerSpec};
 use ports::afxdp::AttachMode;
-use ports::{Backend, LinkEvent, LinkMonitor, PortCounters};
-use switch::agent::{Agent, AgentConfig, Transmit};
+use ports::{Backend, LinkEvent, LinkMonitor};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use switch::agent::{Agent, AgentConfig, PortRef, Transmit};
 use switch::conn::SwitchFacts;
-use switch::ports::{BackendStats, PortSpec, PortTable};
+use switch::ports::{PortSpec, PortTable};
 use switch::shell::{Input, Shell, Target};
 
 use ports::xdp_features::FeatureWatch;
@@ -34,38 +36,21 @@ use crate::config::{
     BackendName, FailMode, FastPath as FastPathMode, RunConfig, RunFlags, WorkerSched,
 };
 use crate::fastpath::TierView;
+use crate::live_ports::{self, file_kept, Control, LinkAction, Ports, ReloadSource, SharedPorts};
+use crate::state::{self, Saved};
 
 /// Packet-in records the datapath queues for the agent.
 const PACKET_IN_QUEUE: usize = 1024;
-
-/// One opened switch port.
-struct SwitchPort {
-    no: u32,
-    /// Its counter slot in the datapath.
-    slot: u16,
-    name: String,
-    ifindex: u32,
-    /// Whether the link was up when opened.
-    up: bool,
-    mac: [u8; 6],
-    speed_mbps: Option<u32>,
-    backend: BackendName,
-    counters: Vec<Arc<PortCounters>>,
-}
-
-/// A port as the link monitor follows it.
-struct Watched {
-    ifindex: u32,
-    no: u32,
-    name: String,
-    /// The state last reported: up, down or removed.
-    state: &'static str,
-}
+/// Ports the fast path has room for at least (those configured and those added later).
+const MIN_FAST_PATH_PORTS: u32 = 64;
+/// The exit status of a configuration error (sysexits' EX_CONFIG): a service manager
+/// should not restart the switch until the configuration is fixed.
+const EXIT_CONFIG: u8 = 78;
 
 /// A running switch.
 pub struct Switch {
     dp: Arc<Datapath>,
-    ports: Vec<SwitchPort>,
+    ports: SharedPorts,
     macs: MacTable,
     runtime: Option<Runtime>,
     shell: Option<Shell>,
@@ -77,6 +62,8 @@ pub struct Switch {
     tier: Option<Arc<KernelTier>>,
     /// Tells the tier when the kernel starts or stops delivering to a port.
     delivery_watch: Option<FeatureWatch>,
+    /// Where the state is saved at stop, if anywhere.
+    state_dir: Option<PathBuf>,
 }
 
 /// Packet-out traffic to the workers, once they run.
@@ -100,121 +87,101 @@ pub fn require_root(what: &str) -> anyhow::Result<()> {
 }
 
 impl Switch {
-    /// Opens every port of `cfg` and starts forwarding.
+    /// Opens every port of `cfg` and starts forwarding (without a configuration to
+    /// reload: see [`Switch::start_with`]).
     pub fn start(cfg: &RunConfig) -> anyhow::Result<Switch> {
+        Self::start_with(cfg, None)
+    }
+
+    /// Opens every port of `cfg` (and the ports saved in its state directory), restores
+    /// the saved tables, and starts forwarding; `reload`: where a reload reads the
+    /// configuration again.
+    pub fn start_with(cfg: &RunConfig, reload: Option<ReloadSource>) -> anyhow::Result<Switch> {
         let tls = match &cfg.tls {
             Some(files) => Some(switch::tls::Tls::load(files).context("loading the TLS files")?),
             None => None,
         };
-        // Each port's backend, `auto` resolved (and said) here; whether it was.
+        let saved = match &cfg.state_dir {
+            Some(dir) => state::load(dir).unwrap_or_else(|e| {
+                eprintln!("peregrine: the saved state cannot be read ({e}); starting without it");
+                Saved::default()
+            }),
+            None => Saved::default(),
+        };
+        let numbers = cfg.port_numbers();
+        // Each configured port's backend, `auto` resolved (and said) here; whether it was.
         let chosen: Vec<(BackendName, bool)> = cfg
             .ports
             .iter()
-            .enumerate()
-            .map(|(i, p)| match p.backend {
-                BackendName::Auto => (choose_backend(i as u32 + 1, &p.name, cfg.workers), true),
+            .zip(&numbers)
+            .map(|(p, &no)| match p.backend {
+                BackendName::Auto => (choose_backend(no, &p.name, cfg.workers), true),
                 b => (b, false),
             })
             .collect();
         let fast = load_fast_path(cfg, chosen.iter().map(|c| c.0));
-        let mut opened = Vec::with_capacity(cfg.ports.len() + 1);
-        let mut handles = Vec::with_capacity(cfg.ports.len() + 1);
-        let numbered = cfg
-            .ports
-            .iter()
-            .zip(&chosen)
-            .enumerate()
-            .map(|(i, (p, &(b, auto)))| (i as u32 + 1, p.name.as_str(), b, auto));
-        let local = cfg
-            .local
-            .iter()
-            .map(|name| (ofport::LOCAL, name.as_str(), BackendName::Tap, false));
-        for (no, name, mut backend, auto) in numbered.chain(local) {
-            let steering = fast.as_ref().map(|fp| xdp::steering::PortSteering {
-                fp: fp.clone(),
-                of_port: no,
-            });
-            let open = |backend: BackendName| {
-                ports::open_steered(
-                    name,
-                    backend_of(backend),
-                    cfg.workers,
-                    steering.as_ref().map(|s| s as &dyn ports::afxdp::Steering),
-                )
-            };
-            let port = match open(backend) {
-                // A port given no backend works wherever AF_PACKET does.
-                Err(e) if auto && backend != BackendName::Afpacket => {
-                    eprintln!(
-                        "peregrine: port {} ({name}): AF_XDP failed ({e}); afpacket instead",
-                        label(no)
-                    );
-                    backend = BackendName::Afpacket;
-                    open(backend)
-                }
-                other => other,
-            };
-            let what = format!("port {} ({name}, {})", label(no), backend.as_str());
-            let port = port.context(what.clone())?;
-            // Every worker must be able to send on every port.
-            if port.handles.len() < cfg.workers {
-                anyhow::bail!(
-                    "{what}: {} queue(s) for {} workers; give the interface at least as many queues as workers (a veth: `ip link add … numrxqueues N numtxqueues N`) or use fewer workers",
-                    port.handles.len(),
-                    cfg.workers
+        let macs = MacTable::new(MacTableConfig {
+            aging_ns: cfg.mac_aging_s.saturating_mul(SECOND_NS),
+            ..MacTableConfig::default()
+        });
+        let ports: SharedPorts = Arc::new(Mutex::new(Ports::new(
+            cfg.workers,
+            fast.clone(),
+            macs.clone(),
+            reload,
+        )));
+        let mut specs: Vec<PortSpec> = Vec::with_capacity(cfg.ports.len() + 1);
+        {
+            let mut p = live_ports::lock(&ports);
+            for ((port, &no), &(backend, auto)) in cfg.ports.iter().zip(&numbers).zip(&chosen) {
+                p.keep(file_kept(port, no));
+                specs.push(
+                    p.open_resolved(&port.name, backend, auto, no)
+                        .map_err(|e| anyhow::anyhow!(e))?,
                 );
             }
-            opened.push(SwitchPort {
-                no,
-                slot: opened.len() as u16,
-                name: name.to_string(),
-                ifindex: port.info.ifindex,
-                up: port.info.is_up(),
-                mac: port.info.mac,
-                speed_mbps: port.info.speed_mbps,
-                backend,
-                counters: port.counters,
-            });
-            handles.push(port.handles);
+            // Ports added at run time before the last stop, under their numbers.
+            for k in saved.ports {
+                if cfg.ports.iter().any(|c| c.name == k.name) {
+                    continue;
+                }
+                let no =
+                    k.no.or(k.ofport)
+                        .filter(|n| !specs.iter().any(|s| s.no == *n));
+                let name = k.name.clone();
+                let backend = k.backend;
+                p.keep(k);
+                match no
+                    .ok_or_else(|| "its number is configured for another port".to_string())
+                    .and_then(|no| p.open(&name, backend, no))
+                {
+                    Ok(spec) => {
+                        eprintln!(
+                            "peregrine: port {} ({name}): added at run time before, added again",
+                            label(spec.no)
+                        );
+                        specs.push(spec);
+                    }
+                    Err(e) => eprintln!(
+                        "peregrine: port {name} (added at run time before) is not open: {e}; \
+                         it is added when its interface appears"
+                    ),
+                }
+            }
+            if let Some(local) = &cfg.local {
+                specs.push(
+                    p.open(local, BackendName::Tap, ofport::LOCAL)
+                        .map_err(|e| anyhow::anyhow!(e))?,
+                );
+            }
         }
-        // Slots in opening order (LOCAL, if any, comes last, as its number sorts last).
         let dcfg = DatapathConfig {
-            ports: opened.iter().map(|p| PortInfo::new(p.no, p.slot)).collect(),
+            ports: specs.iter().map(|p| PortInfo::new(p.no, p.slot)).collect(),
             ..DatapathConfig::default()
         };
         let (dp, writer, packet_ins) = Datapath::new(dcfg, PACKET_IN_QUEUE);
         let started = Instant::now();
-        let specs: Vec<PortSpec> = opened
-            .iter()
-            .map(|p| {
-                let counters = p.counters.clone();
-                let fp = fast.clone();
-                let no = p.no;
-                PortSpec {
-                    no: p.no,
-                    slot: p.slot,
-                    name: p.name.clone(),
-                    hw_addr: p.mac,
-                    speed_mbps: p.speed_mbps,
-                    up: p.up,
-                    backend: Some(Arc::new(move || {
-                        let mut b = BackendStats::default();
-                        for c in &counters {
-                            let s = c.snapshot();
-                            b.rx_dropped += s.rx_dropped;
-                            b.tx_dropped += s.tx_dropped;
-                            b.rx_errors += s.rx_errors;
-                            b.tx_errors += s.tx_errors;
-                        }
-                        // What the kernel dropped after the fast path sent it here.
-                        if let Some(Ok(n)) = fp.as_ref().map(|f| f.lost_of(no)) {
-                            b.tx_dropped += n;
-                        }
-                        b
-                    })),
-                }
-            })
-            .collect();
+        let attach: Vec<u32> = specs.iter().map(|s| s.no).collect();
         let mut targets = Vec::new();
         for t in cfg.controllers.iter().chain(&cfg.listen) {
             targets.push(Target::parse(t).map_err(|e| anyhow::anyhow!(e))?);
@@ -255,13 +222,29 @@ impl Switch {
                 .flow_mod(fm, 0)
                 .map_err(|e| anyhow::anyhow!("{place}: {e}"))?;
         }
+        // The saved tables, before any controller connects or worker forwards.
+        if !saved.tables.is_empty() {
+            let r = agent.restore_tables(&saved.tables, 0);
+            eprintln!(
+                "peregrine: restored {} flow(s), {} group(s), {} meter(s) from {}",
+                r.flows,
+                r.groups,
+                r.meters,
+                cfg.state_dir.as_deref().unwrap_or(Path::new("")).display()
+            );
+            for e in r.errors {
+                eprintln!("peregrine: not restored: {e}");
+            }
+        }
+        agent.set_port_control(Box::new(Control(ports.clone())));
+        {
+            let mut p = live_ports::lock(&ports);
+            for no in attach {
+                p.attach(no).map_err(|e| anyhow::anyhow!(e))?;
+            }
+        }
         // The learning switch's table, attached so that the tier can mirror NORMAL's
         // decisions (it becomes the table's listener).
-        let macs = MacTable::new(MacTableConfig {
-            aging_ns: cfg.mac_aging_s.saturating_mul(SECOND_NS),
-            ..MacTableConfig::default()
-        });
-        macs.set_ports(&opened.iter().map(|p| p.no).collect::<Vec<_>>());
         dp.set_mac_table(macs.clone());
         // The tier starts from the version holding the flows above.
         let tier = fast.map(|fp| KernelTier::new(fp, dp.clone(), started));
@@ -284,14 +267,15 @@ impl Switch {
                 realtime: cfg.worker_sched == WorkerSched::Realtime,
             })
             .collect();
-        for (p, hs) in opened.iter().zip(handles) {
+        for (no, hs) in live_ports::lock(&ports).take_pending() {
             for (w, io) in hs.into_iter().enumerate() {
                 if let Some(s) = wspecs.get_mut(w) {
-                    s.ports.push(WorkerPort { no: p.no, io });
+                    s.ports.push(WorkerPort { no, io });
                 }
             }
         }
         let runtime = Runtime::start(dp.clone(), wspecs, started).context("starting workers")?;
+        live_ports::lock(&ports).set_changer(runtime.ports());
         match runtime.realtime() {
             Realtime::Granted => {
                 eprintln!("peregrine: workers run real-time (SCHED_FIFO, lowest priority)")
@@ -313,50 +297,10 @@ impl Switch {
             ),
             None => None,
         };
-        let agent_input = shell.input();
-        let links = {
-            let mut watched: Vec<Watched> = opened
-                .iter()
-                .map(|p| Watched {
-                    ifindex: p.ifindex,
-                    no: p.no,
-                    name: p.name.clone(),
-                    state: if p.up { "up" } else { "down" },
-                })
-                .collect();
-            let macs = macs.clone();
-            LinkMonitor::start(move |ev: LinkEvent| {
-                let Some(w) = watched.iter_mut().find(|w| w.ifindex == ev.ifindex) else {
-                    return;
-                };
-                let live = ev.up && !ev.removed;
-                let state = if ev.removed {
-                    "removed"
-                } else if live {
-                    "up"
-                } else {
-                    "down"
-                };
-                if state == w.state {
-                    return;
-                }
-                w.state = state;
-                let _ = agent_input.send(Input::Link { no: w.no, up: live });
-                if !live {
-                    macs.forget_port(w.no);
-                }
-                eprintln!("peregrine: port {} ({}) link {state}", label(w.no), w.name);
-            })
-            .map_err(|e| {
-                eprintln!(
-                    "peregrine: link monitor unavailable ({e}); link changes will not be noticed"
-                )
-            })
-            .ok()
-        };
+        let links = watch_links(ports.clone(), shell.input());
         Ok(Switch {
             dp,
-            ports: opened,
+            ports,
             macs,
             runtime: Some(runtime),
             shell: Some(shell),
@@ -365,7 +309,59 @@ impl Switch {
             metrics,
             tier,
             delivery_watch,
+            state_dir: cfg.state_dir.clone(),
         })
+    }
+
+    /// Saves the tables and the ports added at run time in the state directory (if
+    /// the switch has one); says where, or what went wrong.
+    pub fn save_state(&self) {
+        let (Some(dir), Some(shell)) = (&self.state_dir, &self.shell) else {
+            return;
+        };
+        let Some(tables) = shell.call(|a, _| a.saved_tables()) else {
+            return;
+        };
+        let saved = Saved {
+            ports: live_ports::lock(&self.ports).added(),
+            tables,
+        };
+        match state::save(dir, &saved) {
+            Ok(()) => eprintln!(
+                "peregrine: state saved in {} ({} bytes of tables, {} port(s) added at run time)",
+                dir.display(),
+                saved.tables.len(),
+                saved.ports.len()
+            ),
+            Err(e) => eprintln!("peregrine: the state could not be saved: {e}"),
+        }
+    }
+
+    /// Runs a reload of the configuration's ports on the agent's thread; the outcome in
+    /// lines to say.
+    pub fn reload(&self) -> Vec<String> {
+        let Some(shell) = &self.shell else {
+            return Vec::new();
+        };
+        match shell.call(|a, now| a.reload(now)) {
+            None => vec!["reload: the agent has stopped".into()],
+            Some(Err(e)) => vec![format!("reload: {e}")],
+            Some(Ok(r)) => {
+                let mut lines: Vec<String> =
+                    r.removed
+                        .iter()
+                        .map(|p| format!("reload: port {} ({}) removed", label(p.port_no), p.name))
+                        .chain(r.added.iter().map(|p| {
+                            format!("reload: port {} ({}) added", label(p.port_no), p.name)
+                        }))
+                        .chain(r.errors.iter().map(|e| format!("reload: {e}")))
+                        .collect();
+                if lines.is_empty() {
+                    lines.push("reload: the ports are as configured".into());
+                }
+                lines
+            }
+        }
     }
 
     /// The address the Prometheus metrics are served on (the port chosen, when the
@@ -395,7 +391,7 @@ impl Switch {
             "drops",
             "errors"
         );
-        for p in &self.ports {
+        for p in live_ports::lock(&self.ports).open_ports() {
             let c = self.dp.read_port(p.slot);
             let mut b = ports::PortStats::default();
             for k in &p.counters {
@@ -483,6 +479,45 @@ impl Drop for Switch {
     }
 }
 
+/// Follows the ports' links (`live_ports::Ports::on_link`): link changes, deleted
+/// interfaces and kept ones that come back go to the agent's thread. Without the
+/// monitor (no rtnetlink) it says so and the switch runs on.
+fn watch_links(ports: SharedPorts, agent: std::sync::mpsc::Sender<Input>) -> Option<LinkMonitor> {
+    LinkMonitor::start(move |ev: LinkEvent| {
+        let Some(action) = live_ports::lock(&ports).on_link(&ev) else {
+            return;
+        };
+        let input = match action {
+            LinkAction::Link { no, up } => Input::Link { no, up },
+            LinkAction::Gone { no } => Input::Call(Box::new(move |a, _| {
+                match a.del_port(&PortRef::No(no), false) {
+                    Ok(p) => eprintln!(
+                        "peregrine: port {} ({}) deleted with its interface; added back if it returns",
+                        label(no),
+                        p.name
+                    ),
+                    Err(e) => eprintln!("peregrine: port {}: {e}", label(no)),
+                }
+            })),
+            LinkAction::Back(req) => Input::Call(Box::new(move |a, now| {
+                match a.add_port(&req, now) {
+                    Ok(p) => eprintln!(
+                        "peregrine: port {} ({}) added back: its interface appeared",
+                        label(p.port_no),
+                        p.name
+                    ),
+                    Err(e) => eprintln!("peregrine: {} appeared but is not added: {e}", req.name),
+                }
+            })),
+        };
+        let _ = agent.send(input);
+    })
+    .map_err(|e| {
+        eprintln!("peregrine: link monitor unavailable ({e}); link changes will not be noticed")
+    })
+    .ok()
+}
+
 /// The fast tier's program, loaded when the configuration asks for it and some port is
 /// an AF_XDP one. A failure to load it is said on stderr and the switch runs without
 /// it (everything then goes through the workers, as with `--fast-path off`).
@@ -499,7 +534,8 @@ fn load_fast_path(
     if cfg.fast_path != FastPathMode::Xdp || !xdp_ports {
         return None;
     }
-    let max_ports = cfg.ports.len() as u32 + 1;
+    // Room for ports added while the switch runs.
+    let max_ports = (cfg.ports.len() as u32 + 1).max(MIN_FAST_PATH_PORTS);
     match FastPath::load(cfg.fast_path_entries, max_ports) {
         Ok(fp) => Some(Arc::new(fp)),
         Err(e) => {
@@ -568,7 +604,7 @@ fn delivery_line(port: &PortUse, all: &[PortUse]) -> String {
 /// The backend for port `no` (interface `name`) configured as `auto`, said on stderr
 /// with the reason (`ports::auto`). An interface that cannot be looked at gets
 /// afpacket, whose opening then says what is wrong.
-fn choose_backend(no: u32, name: &str, workers: usize) -> BackendName {
+pub(crate) fn choose_backend(no: u32, name: &str, workers: usize) -> BackendName {
     let Ok(facts) = ports::auto::Facts::of(name) else {
         return BackendName::Afpacket;
     };
@@ -588,7 +624,7 @@ fn choose_backend(no: u32, name: &str, workers: usize) -> BackendName {
 }
 
 /// The `ports` backend of a configured one.
-fn backend_of(b: BackendName) -> Backend {
+pub(crate) fn backend_of(b: BackendName) -> Backend {
     match b {
         BackendName::Afxdp => Backend::AfXdp {
             mode: AttachMode::Auto,
@@ -607,7 +643,7 @@ fn backend_of(b: BackendName) -> Backend {
 }
 
 /// How a port number is shown: its number, or LOCAL.
-fn label(no: u32) -> String {
+pub(crate) fn label(no: u32) -> String {
     if no == ofport::LOCAL {
         "LOCAL".to_string()
     } else {
@@ -623,7 +659,14 @@ pub fn cpus_online() -> usize {
 }
 
 pub fn main(flags: &RunFlags) -> ExitCode {
-    match run(flags) {
+    let cfg = match RunConfig::load(flags, cpus_online()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("peregrine run: {e}");
+            return ExitCode::from(EXIT_CONFIG);
+        }
+    };
+    match run(flags, &cfg) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("peregrine run: {e:#}");
@@ -632,18 +675,18 @@ pub fn main(flags: &RunFlags) -> ExitCode {
     }
 }
 
-fn run(flags: &RunFlags) -> anyhow::Result<()> {
-    let cfg = RunConfig::load(flags, cpus_online())?;
+fn run(flags: &RunFlags, cfg: &RunConfig) -> anyhow::Result<()> {
     require_root("run")?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    ctrlc::set_handler(move || {
-        let _ = tx.send(());
-    })
-    .context("installing the signal handler")?;
-    let switch = Switch::start(&cfg)?;
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+        .context("installing the signal handlers")?;
+    let reload = ReloadSource {
+        flags: flags.clone(),
+        cpus_online: cpus_online(),
+    };
+    let switch = Switch::start_with(cfg, Some(reload))?;
     eprintln!(
         "peregrine: switching between {} port(s) with {} worker(s), dpid {:016x}, fail mode {}, fast path {}; Ctrl-C to stop",
-        cfg.ports.len(),
+        live_ports::lock(&switch.ports).open_ports().filter(|p| p.no != ofport::LOCAL).count(),
         cfg.workers,
         cfg.dpid,
         match cfg.fail_mode {
@@ -668,7 +711,16 @@ fn run(flags: &RunFlags) -> anyhow::Result<()> {
     if let Some(a) = switch.metrics_addr() {
         eprintln!("peregrine: metrics on http://{a}/metrics");
     }
-    let _ = rx.recv();
+    for sig in signals.forever() {
+        if sig == SIGHUP {
+            for line in switch.reload() {
+                eprintln!("peregrine: {line}");
+            }
+            continue;
+        }
+        break;
+    }
+    switch.save_state();
     let table = switch.stats_table();
     switch.stop();
     print!("{table}");

@@ -70,7 +70,13 @@ pub struct Gather {
 impl Gather {
     /// Classifies one received message (already decoded).
     pub fn step(&self, f: &Frame) -> Step {
-        if f.xid != self.xid {
+        // A switch numbers its asynchronous messages itself: one may carry our xid.
+        let asynchronous = matches!(
+            &f.message,
+            Message::V13(M13::PortStatus(_) | M13::PacketIn(_) | M13::FlowRemoved(_))
+                | Message::V10(M10::PortStatus(_) | M10::PacketIn(_) | M10::FlowRemoved(_))
+        );
+        if f.xid != self.xid || asynchronous {
             return Step::Skip;
         }
         match &f.message {

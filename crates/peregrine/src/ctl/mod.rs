@@ -20,7 +20,9 @@
 //! `dump-meter[s] [METER]`, `meter-stats [METER]`, `meter-features`,
 //! `packet-out IN_PORT ACTIONS PACKET...` or `packet-out "in_port=..,packet=..,actions=.."`,
 //! `monitor [MISS-LEN]`, `probe`; and peregrine's own `dump-fastpath` (the in-kernel
-//! fast tier's entries, hit counts and events; OpenFlow 1.3). A FLOW or GROUP argument of `-` reads a file of them
+//! fast tier's entries, hit counts and events; OpenFlow 1.3) and, over the management
+//! socket, `add-port IFACE[,backend=B][,ofport=N]`, `del-port IFACE|N`, `list-ports`
+//! and `reload` (ports while the switch runs; see `commands::ports`). A FLOW or GROUP argument of `-` reads a file of them
 //! from standard input. As ovs-ofctl with OpenFlow 1.0 and 1.3, `dump-ports-desc` and
 //! `dump-groups` accept a PORT or GROUP but list everything (the requests have no such
 //! field before OpenFlow 1.5). `dump-table-features` is not implemented. See `commands`
@@ -134,7 +136,8 @@ add-group GROUP, add-groups FILE, mod-group GROUP, del-groups [GROUP], dump-grou
 dump-group-stats [GROUP], dump-group-features, add-meter METER, mod-meter METER, \
 del-meters [METER], dump-meters [METER], meter-stats [METER], meter-features, \
 packet-out IN_PORT ACTIONS PACKET... | packet-out \"in_port=P,packet=HEX,actions=A\", \
-monitor [MISS-LEN], probe; peregrine's own: dump-fastpath.\n\nSWITCH: tcp:HOST[:PORT] (port 6653 by default), \
+monitor [MISS-LEN], probe; peregrine's own: dump-fastpath, add-port IFACE[,backend=B][,ofport=N], \
+del-port IFACE|N, list-ports, reload (these four over the management socket).\n\nSWITCH: tcp:HOST[:PORT] (port 6653 by default), \
 unix:PATH, a socket path, or a switch name NAME for its management socket \
 $PEREGRINE_RUNDIR/NAME.mgmt (/run/peregrine/NAME.mgmt).")]
 pub struct CtlArgs {

@@ -21,7 +21,8 @@ pub struct SwitchProc {
 impl SwitchProc {
     /// Starts `peregrine run` with `args` and waits until it says it is switching.
     /// Without `--mgmt` in `args` the switch gets no management socket (tests run in
-    /// parallel and would share the default one).
+    /// parallel and would share the default one), and without `--state-dir` no state
+    /// directory.
     pub fn start(args: &[&str]) -> SwitchProc {
         Self::start_banner(args).0
     }
@@ -52,6 +53,12 @@ impl SwitchProc {
         } else {
             &["--mgmt", "none"]
         };
+        // Nor state (it would be shared, and restored by the next test).
+        let state: &[&str] = if args.contains(&"--state-dir") {
+            &[]
+        } else {
+            &["--state-dir", "none"]
+        };
         let mut cmd = match ns {
             Some(ns) => {
                 let mut c = Command::new("ip");
@@ -64,6 +71,7 @@ impl SwitchProc {
             .arg("run")
             .args(args)
             .args(mgmt)
+            .args(state)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

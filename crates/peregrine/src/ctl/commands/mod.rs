@@ -6,10 +6,12 @@
 //!   `--json`, `--sort`, `--no-stats`);
 //! - `modify`: flow, group, meter and port changes and `packet-out`: requests that
 //!   have no reply unless they fail, sent with one barrier behind them;
-//! - `monitor`: print what the switch sends until killed or `--timeout`.
+//! - `monitor`: print what the switch sends until killed or `--timeout`;
+//! - `ports`: peregrine's `add-port`, `del-port`, `list-ports` and `reload`.
 
 mod modify;
 mod monitor;
+mod ports;
 mod query;
 
 use std::io::Write;
@@ -58,6 +60,10 @@ const COMMANDS: &[(&str, usize, usize)] = &[
     ("monitor", 1, 3),
     ("probe", 1, 1),
     ("dump-fastpath", 1, 1),
+    ("add-port", 2, 2),
+    ("del-port", 2, 2),
+    ("list-ports", 1, 1),
+    ("reload", 1, 1),
 ];
 
 /// Checks the command name and its number of arguments (SWITCH included).
@@ -127,6 +133,10 @@ pub fn run(ctx: &Ctx, cmd: &str, args: &[String]) -> Result<(), CtlError> {
         "del-meter" | "del-meters" => modify::meter_cmd(ctx, arg(0), modify::MeterCmd::Delete),
         "packet-out" => modify::packet_out(ctx, args),
         "monitor" => monitor::monitor(ctx, args),
+        "add-port" => ports::add_port(ctx, &args[0]),
+        "del-port" => ports::del_port(ctx, &args[0]),
+        "list-ports" => ports::list_ports(ctx),
+        "reload" => ports::reload(ctx),
         other => Err(CtlError::fatal(format!(
             "unknown command '{other}'; use --help for help"
         ))),
