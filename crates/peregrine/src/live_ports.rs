@@ -35,6 +35,9 @@ use xdp::program::FastPath;
 
 use crate::config::{BackendName, PortConfig, RunConfig, RunFlags};
 
+/// How many deleted interfaces' numbers are remembered.
+const RETIRED: usize = 1024;
+
 /// The ports, shared by the agent's thread, the link monitor and the runner.
 pub type SharedPorts = Arc<Mutex<Ports>>;
 
@@ -98,6 +101,10 @@ pub struct Ports {
     /// Handles of opened ports the workers do not have yet, one per worker.
     pending: HashMap<u32, Vec<Box<dyn PortIo>>>,
     kept: BTreeMap<String, Kept>,
+    /// Interfaces no longer kept (deleted with `del-port`) and the number each had, the
+    /// latest last, at most [`RETIRED`]: one added again gets its number back, and no
+    /// other interface is given it meanwhile.
+    retired: std::collections::VecDeque<(String, u32)>,
     /// Kept interfaces that appeared and are being added back (so that the events of
     /// one appearance add it once).
     coming: std::collections::BTreeSet<String>,
@@ -119,6 +126,7 @@ impl Ports {
             open: BTreeMap::new(),
             pending: HashMap::new(),
             kept: BTreeMap::new(),
+            retired: Default::default(),
             coming: Default::default(),
             reload,
         }
@@ -169,8 +177,14 @@ impl Ports {
             .values()
             .filter(|k| k.name != name)
             .flat_map(|k| k.no.into_iter().chain(k.ofport))
+            .chain(self.retired.iter().filter(|r| r.0 != name).map(|r| r.1))
             .collect();
-        let mine = self.kept.get(name).and_then(|k| k.ofport.or(k.no));
+        let mine = self
+            .kept
+            .get(name)
+            .and_then(|k| k.ofport.or(k.no))
+            .or_else(|| self.retired.iter().rev().find(|r| r.0 == name).map(|r| r.1))
+            .filter(|n| !others.contains(n));
         if let Some(n) = mine.filter(|n| !taken(*n)) {
             return Ok(n);
         }
@@ -328,6 +342,11 @@ impl Ports {
         self.set_flood_ports();
         if forget {
             self.kept.remove(name);
+            self.retired.retain(|r| r.0 != name);
+            if self.retired.len() == RETIRED {
+                self.retired.pop_front();
+            }
+            self.retired.push_back((name.to_string(), no));
         }
         removed
     }
@@ -524,6 +543,13 @@ mod tests {
         assert_eq!(p.choose_no("a", None, &none), Ok(2));
         assert_eq!(p.choose_no("c", None, &none), Ok(4));
         assert_eq!(p.choose_no("b", None, &|n| n == 1), Ok(1), "its own");
+        // A deleted interface's number is its own when it comes back, even though a
+        // flow names it, and nobody else's meanwhile.
+        p.close(6, "d", true).unwrap();
+        assert_eq!(p.choose_no("e", None, &none), Ok(2));
+        assert_eq!(p.choose_no("d", None, &|n| n == 6), Ok(6));
+        p.close(2, "e", true).unwrap();
+        assert_eq!(p.choose_no("f", None, &none), Ok(3));
     }
 
     #[test]

@@ -9,23 +9,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::osken::{free_port, Controller};
 use common::{hosts_on_switch, ping, ping_until_ok};
-
-/// A TCP port free on 127.0.0.1 now.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// Runs `ovs-ofctl -O VERSION CMD tcp:127.0.0.1:PORT ARGS…`; its stdout, or a panic with
 /// its stderr.
@@ -295,70 +284,6 @@ fn first_seen<T>(ns: &str, filter: &str, mut send: impl FnMut() -> T) -> String 
     }
     let out = capture.join().unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// An os-ken application process; killed by PID on drop.
-struct Controller {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-}
-
-fn venv_python() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let py = root.join(".venv/bin/python");
-    assert!(
-        py.exists(),
-        "{} is missing: run .ci/run (or `python3 -m venv .venv && .venv/bin/pip install os-ken==4.2.2`)",
-        py.display()
-    );
-    py
-}
-
-impl Controller {
-    fn start(app: &str, port: u16) -> Controller {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/osken");
-        let mut child = Command::new(venv_python())
-            .arg(dir.join("run_app.py"))
-            .arg(port.to_string())
-            .arg(app)
-            .current_dir(&dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start os-ken");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut c = Controller { child, lines };
-        c.wait_line("listening", Duration::from_secs(20));
-        c
-    }
-
-    fn wait_line(&mut self, what: &str, limit: Duration) {
-        let t = Instant::now();
-        while let Some(left) = limit.checked_sub(t.elapsed()) {
-            match self.lines.recv_timeout(left) {
-                Ok(l) if l.contains(what) => return,
-                Ok(_) => {}
-                Err(_) => break,
-            }
-        }
-        panic!("the controller never printed {what:?}");
-    }
-}
-
-impl Drop for Controller {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]

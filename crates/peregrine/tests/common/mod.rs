@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use bench::topo::{Host, Topology};
 
 pub mod fastpath;
+pub mod osken;
 
 /// The switch process; killed (SIGKILL, by PID) on drop if still running.
 pub struct SwitchProc {

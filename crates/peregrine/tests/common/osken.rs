@@ -1,0 +1,85 @@
+//! os-ken applications (in `tests/osken`) as controllers of the switch under test, and
+//! what they need: the repository's `.venv` python and a free TCP port.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A TCP port free on 127.0.0.1 now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// An os-ken application process; killed by PID on drop.
+pub struct Controller {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+fn venv_python() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let py = root.join(".venv/bin/python");
+    assert!(
+        py.exists(),
+        "{} is missing: run .ci/run (or `python3 -m venv .venv && .venv/bin/pip install os-ken==4.2.2`)",
+        py.display()
+    );
+    py
+}
+
+impl Controller {
+    /// Starts application module `app` listening on 127.0.0.1:`port`; waits until it
+    /// is.
+    pub fn start(app: &str, port: u16) -> Controller {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/osken");
+        let mut child = Command::new(venv_python())
+            .arg(dir.join("run_app.py"))
+            .arg(port.to_string())
+            .arg(app)
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start os-ken");
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut c = Controller { child, lines };
+        c.wait_line("listening", Duration::from_secs(20));
+        c
+    }
+
+    /// Waits for a line of the application's output containing `what`.
+    pub fn wait_line(&mut self, what: &str, limit: Duration) {
+        let t = Instant::now();
+        while let Some(left) = limit.checked_sub(t.elapsed()) {
+            match self.lines.recv_timeout(left) {
+                Ok(l) if l.contains(what) => return,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        panic!("the controller never printed {what:?}");
+    }
+}
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
