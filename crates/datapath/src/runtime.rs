@@ -79,8 +79,9 @@
 //! [`PortIo`] each) or takes one away while they forward. Each worker has a mailbox: the
 //! change is queued there, a flag set and the worker's event written; the worker looks at
 //! the flag once per round (one relaxed load) and applies what is queued before its next
-//! round. A removal returns once every worker has dropped its handle on the port (so the
-//! caller may close the interface), or fails after [`CHANGE_WAIT`]. Packets that a
+//! round. An addition returns once every worker has the port; a removal once every
+//! worker has dropped its handle on it (so the caller may close the interface); either
+//! fails after [`CHANGE_WAIT`] without an answer. Packets that a
 //! worker had queued for a port it drops are returned to its pool, as are packets a
 //! batch outputs to a port the worker does not have.
 //!
@@ -199,7 +200,8 @@ struct Stop {
 
 /// A change to a worker's ports.
 enum Change {
-    Add(WorkerPort),
+    /// Take port `.0`, then say so on `.1`.
+    Add(WorkerPort, std::sync::mpsc::SyncSender<()>),
     /// Drop port `no`'s handle, then say so on `done`.
     Remove {
         no: u32,
@@ -296,7 +298,8 @@ impl PortChanger {
     }
 
     /// Gives port `no` to every worker: `ios[w]` to worker `w` (handles beyond the
-    /// workers' number are dropped). The workers receive from it from their next round.
+    /// workers' number are dropped). Returns once every worker has it: packets output
+    /// to it from then on are sent.
     pub fn add(&self, no: u32, ios: Vec<Box<dyn PortIo>>) -> Result<(), ChangeError> {
         if ios.len() < self.mailboxes.len() {
             return Err(ChangeError::TooFewHandles {
@@ -304,10 +307,13 @@ impl PortChanger {
                 workers: self.mailboxes.len(),
             });
         }
+        let mut waits = Vec::with_capacity(self.mailboxes.len());
         for (m, io) in self.mailboxes.iter().zip(ios) {
-            m.post(Change::Add(WorkerPort { no, io }));
+            let (done, wait) = std::sync::mpsc::sync_channel(1);
+            m.post(Change::Add(WorkerPort { no, io }, done));
+            waits.push(wait);
         }
-        Ok(())
+        Self::wait(waits)
     }
 
     /// Takes port `no` away from every worker; returns once each has dropped its handle.
@@ -319,6 +325,11 @@ impl PortChanger {
             m.post(Change::Remove { no, done });
             waits.push(wait);
         }
+        Self::wait(waits)
+    }
+
+    /// Waits for every worker's answer, [`CHANGE_WAIT`] in all.
+    fn wait(waits: Vec<std::sync::mpsc::Receiver<()>>) -> Result<(), ChangeError> {
         let deadline = Instant::now() + CHANGE_WAIT;
         for (worker, w) in waits.into_iter().enumerate() {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -738,7 +749,7 @@ impl<'d, C: RuleTable> Worker<'d, C> {
     fn apply_changes(&mut self) {
         for c in self.mailbox.take() {
             match c {
-                Change::Add(p) => {
+                Change::Add(p, done) => {
                     if let Some(i) = self.ports.iter().position(|q| q.no == p.no) {
                         // A port re-added under a number this worker still holds: the
                         // new handle replaces the old.
@@ -750,6 +761,7 @@ impl<'d, C: RuleTable> Worker<'d, C> {
                         self.tx.push(Vec::with_capacity(BATCH));
                         self.broken.push(false);
                     }
+                    let _ = done.send(());
                 }
                 Change::Remove { no, done } => {
                     if let Some(i) = self.ports.iter().position(|q| q.no == no) {
