@@ -12,10 +12,11 @@
 //! remembered for another interface. Slots: the lowest one free.
 //!
 //! Kept ports: the configured ones and those added at run time. When a kept port's
-//! interface is deleted, the port is deleted (controllers see `OFPT_PORT_STATUS`
+//! interface is deleted (or leaves the namespace), the port is deleted (controllers see `OFPT_PORT_STATUS`
 //! DELETE) but stays kept; when an interface of that name appears again it is added
 //! back under its number. `del-port` (and a reload that drops a port from the file)
-//! stops keeping it.
+//! stops keeping it. A tap is the exception: the switch's descriptor keeps the device,
+//! which goes on carrying frames wherever it went, so its port stays (link down).
 //!
 //! Lock order: the agent's thread holds the lock while it opens or closes a port;
 //! nothing holding it waits for the agent's thread.
@@ -376,7 +377,9 @@ impl Ports {
                 crate::run::label(o.no),
                 o.name
             );
-            if ev.removed {
+            // A tap's descriptor keeps its device, wherever it went (another namespace):
+            // the port stays, its link reported down.
+            if ev.removed && o.backend != BackendName::Tap {
                 return Some(LinkAction::Gone { no: o.no });
             }
             if !live {

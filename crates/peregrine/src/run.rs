@@ -43,6 +43,9 @@ use crate::state::{self, Saved};
 const PACKET_IN_QUEUE: usize = 1024;
 /// Ports the fast path has room for at least (those configured and those added later).
 const MIN_FAST_PATH_PORTS: u32 = 64;
+/// How long the in-kernel tier goes on forwarding after the switch stopped, for its
+/// restart to take over (see `xdp::handover`).
+const HANDOVER_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 /// The exit status of a configuration error (sysexits' EX_CONFIG): a service manager
 /// should not restart the switch until the configuration is fixed.
 const EXIT_CONFIG: u8 = 78;
@@ -64,6 +67,9 @@ pub struct Switch {
     delivery_watch: Option<FeatureWatch>,
     /// Where the state is saved at stop, if anywhere.
     state_dir: Option<PathBuf>,
+    /// Whether the tier's links are pinned for a restart to take over (a state
+    /// directory is set and bpffs available).
+    hands_over: bool,
 }
 
 /// Packet-out traffic to the workers, once they run.
@@ -120,6 +126,23 @@ impl Switch {
             })
             .collect();
         let fast = load_fast_path(cfg, chosen.iter().map(|c| c.0));
+        // The tier left forwarding by the last run (if any) is taken over port by port as
+        // the ports attach; without a tier now, it is released.
+        let pins = cfg.state_dir.as_ref().and_then(|_| {
+            xdp::handover::ensure_bpffs()
+                .map_err(|e| {
+                    eprintln!(
+                        "peregrine: fast path: {e}; it is not left forwarding across a restart"
+                    )
+                })
+                .ok()?;
+            Some(PathBuf::from(format!("/sys/fs/bpf/peregrine/{}", cfg.name)))
+        });
+        match (&fast, &pins) {
+            (Some(fp), Some(dir)) => fp.set_pin_dir(dir),
+            (None, Some(dir)) => xdp::handover::release_all(dir),
+            _ => {}
+        }
         let macs = MacTable::new(MacTableConfig {
             aging_ns: cfg.mac_aging_s.saturating_mul(SECOND_NS),
             ..MacTableConfig::default()
@@ -174,6 +197,10 @@ impl Switch {
                         .map_err(|e| anyhow::anyhow!(e))?,
                 );
             }
+        }
+        // What no port took over goes.
+        if let Some(fp) = &fast {
+            fp.release_pins();
         }
         let dcfg = DatapathConfig {
             ports: specs.iter().map(|p| PortInfo::new(p.no, p.slot)).collect(),
@@ -276,6 +303,17 @@ impl Switch {
         }
         let runtime = Runtime::start(dp.clone(), wspecs, started).context("starting workers")?;
         live_ports::lock(&ports).set_changer(runtime.ports());
+        // The workers run: the kernel program the last run left forwarding gives way to
+        // this one (until now it forwarded the flows it held).
+        if let Some(t) = &tier {
+            let n = t.program().take_over();
+            if n > 0 {
+                eprintln!(
+                    "peregrine: fast path: took over from the last run on {n} port(s), which the \
+                     kernel kept forwarding"
+                );
+            }
+        }
         match runtime.realtime() {
             Realtime::Granted => {
                 eprintln!("peregrine: workers run real-time (SCHED_FIFO, lowest priority)")
@@ -310,6 +348,7 @@ impl Switch {
             tier,
             delivery_watch,
             state_dir: cfg.state_dir.clone(),
+            hands_over: pins.is_some(),
         })
     }
 
@@ -423,6 +462,30 @@ impl Switch {
 
     /// Stops the agent and forwarding, and closes the ports.
     pub fn stop(mut self) {
+        self.halt();
+    }
+
+    /// [`Switch::stop`] for a restart: the in-kernel tier, if it runs and the switch has
+    /// a state directory, goes on forwarding its entries for [`HANDOVER_GRACE`], until
+    /// the next start takes it over (`xdp::handover`).
+    pub fn stop_for_restart(mut self) {
+        if let (Some(t), true) = (self.tier.take(), self.hands_over) {
+            if let Some(sh) = self.shell.take() {
+                sh.stop();
+            }
+            // Its thread would clear the deadline; the ports' links are pinned as the
+            // workers close them.
+            t.stop();
+            match t.program().hand_over(HANDOVER_GRACE) {
+                Ok(()) => eprintln!(
+                    "peregrine: fast path: the kernel forwards the flows it holds for up to {} s, \
+                     until the switch starts again",
+                    HANDOVER_GRACE.as_secs()
+                ),
+                Err(e) => eprintln!("peregrine: fast path: not left forwarding: {e}"),
+            }
+            self.tier = Some(t);
+        }
         self.halt();
     }
 
@@ -722,7 +785,7 @@ fn run(flags: &RunFlags, cfg: &RunConfig) -> anyhow::Result<()> {
     }
     switch.save_state();
     let table = switch.stats_table();
-    switch.stop();
+    switch.stop_for_restart();
     print!("{table}");
     Ok(())
 }

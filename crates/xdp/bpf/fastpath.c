@@ -264,7 +264,10 @@ _Static_assert(sizeof(struct fp_port) == 16, "fp_port mirrors layout::FpPort");
 struct fp_state {
 	__u64 version;
 	__u32 slots;
-	__u32 pad;
+	// Non-zero once the switch that loaded the program has stopped and left it
+	// forwarding for its restart: the time (CLOCK_MONOTONIC ns >> 30, units of about
+	// 1.07 s) after which the program passes every frame to the stack.
+	__u32 orphan_until;
 };
 _Static_assert(sizeof(struct fp_state) == 16, "fp_state mirrors layout::FpState");
 
@@ -1213,6 +1216,10 @@ int fastpath(struct xdp_md *ctx)
 	const struct fp_state *st = bpf_map_lookup_elem(&state, &zero);
 	if (!st)
 		return to_user(port, queue);
+	// Left forwarding by a stopped switch past its grace: the interface is as without
+	// a switch (its frames go to the host's stack).
+	if (st->orphan_until && (bpf_ktime_get_ns() >> 30) > st->orphan_until)
+		return XDP_PASS;
 	int stale = 0;
 	const struct fp_entry *e = lookup(&kw, st->version, &stale);
 	if (!e) {

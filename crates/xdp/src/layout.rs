@@ -262,7 +262,9 @@ pub struct FpState {
     pub version: u64,
     /// Counter slots per CPU in `counters`.
     pub slots: u32,
-    pub pad: u32,
+    /// Non-zero once a stopped switch left the program forwarding for its restart: the
+    /// CLOCK_MONOTONIC time (ns >> 30) after which the program serves no entry.
+    pub orphan_until: u32,
 }
 
 /// One counter slot on one CPU (`counters` array, mmapable: element

@@ -16,6 +16,7 @@
 
 pub mod bands;
 pub mod delivery;
+pub mod handover;
 pub mod key;
 pub mod layout;
 pub mod model;

@@ -91,6 +91,8 @@ pub(crate) struct Inner {
     pub(crate) slots: Vec<Option<PortUse>>,
     /// Whether the kernel's drops after the program are counted, or why not.
     pub(crate) lost_counting: Result<(), String>,
+    /// The hand-over across a restart (see [`crate::handover`]).
+    pub(crate) pins: crate::handover::Pins,
 }
 
 /// The read-only mapping of the `counters` map.
@@ -175,7 +177,7 @@ impl FastPath {
             FpState {
                 version: 0,
                 slots: capacity,
-                pad: 0,
+                orphan_until: 0,
             },
             0,
         )
@@ -207,6 +209,7 @@ impl FastPath {
                     ebpf,
                     slots: vec![None; max_ports as usize],
                     lost_counting,
+                    pins: Default::default(),
                 }),
                 counters,
                 bands,
@@ -263,50 +266,65 @@ impl FastPath {
             return Err(e);
         }
 
-        let order = mode.tries();
+        // The link the last run left forwarding, taken over (its program replaced by
+        // `take_over`); else a new attachment.
+        let mut made = crate::handover::adopt(&mut inner, name, ifindex, mode).map(|m| (None, m));
         let mut failures: Vec<(&str, ProgramError)> = Vec::new();
+        let order = if made.is_some() {
+            &[][..]
+        } else {
+            mode.tries()
+        };
         for &(xdp_mode, attached, label) in order {
             let result = xdp_prog(&mut inner.ebpf)
                 .and_then(|p| p.attach_to_if_index(ifindex, xdp_mode).map_err(Some));
             match result {
                 Ok(link) => {
-                    if attached == AttachMode::Native {
-                        port.flags |= FP_PORT_NATIVE;
-                        let written = ports_map(&mut inner.ebpf).and_then(|mut m| {
-                            m.insert(ifindex, port, 0)
-                                .map_err(|e| fail("writing the fast-path port record", &e))
-                        });
-                        if let Err(e) = written {
-                            eprintln!(
-                                "xdp: fast path on {name}: writing the port's mode: {e}; \
-                                 frames with unfinished checksums go to user space"
-                            );
-                        }
-                    }
-                    if let Some((failed, why)) = failures.first() {
-                        eprintln!(
-                            "xdp: fast path on {name}: XDP {failed} not available ({}); \
-                             attached in {label}",
-                            chain(why)
-                        );
-                    }
-                    delivery::reset_lost(&mut inner.ebpf, slot);
-                    inner.slots[slot as usize] =
-                        Some(PortUse::new(of_port, name, ifindex, attached));
-                    write_reach(&mut inner);
-                    return Ok(Attached {
-                        shared: self.shared.clone(),
-                        slot,
-                        ifindex,
-                        queues,
-                        xsk_base: port.xsk_base,
-                        mode: attached,
-                        link: Some(link),
-                    });
+                    made = Some((Some(link), attached));
+                    break;
                 }
                 Err(Some(e)) => failures.push((label, e)),
                 Err(None) => break,
             }
+        }
+        if let Some((link, attached)) = made {
+            let label = if attached == AttachMode::Native {
+                "native (driver) mode"
+            } else {
+                "generic (SKB) mode"
+            };
+            if attached == AttachMode::Native {
+                port.flags |= FP_PORT_NATIVE;
+                let written = ports_map(&mut inner.ebpf).and_then(|mut m| {
+                    m.insert(ifindex, port, 0)
+                        .map_err(|e| fail("writing the fast-path port record", &e))
+                });
+                if let Err(e) = written {
+                    eprintln!(
+                        "xdp: fast path on {name}: writing the port's mode: {e}; \
+                         frames with unfinished checksums go to user space"
+                    );
+                }
+            }
+            if let Some((failed, why)) = failures.first() {
+                eprintln!(
+                    "xdp: fast path on {name}: XDP {failed} not available ({}); \
+                     attached in {label}",
+                    chain(why)
+                );
+            }
+            delivery::reset_lost(&mut inner.ebpf, slot);
+            inner.slots[slot as usize] = Some(PortUse::new(of_port, name, ifindex, attached));
+            write_reach(&mut inner);
+            return Ok(Attached {
+                shared: self.shared.clone(),
+                slot,
+                ifindex,
+                queues,
+                xsk_base: port.xsk_base,
+                mode: attached,
+                link,
+            });
         }
         clear_slot(&mut inner.ebpf, slot, ifindex);
         Err(attach_error(name, &failures))
@@ -386,7 +404,7 @@ impl FastPath {
             FpState {
                 version: v,
                 slots: self.shared.capacity,
-                pad: 0,
+                orphan_until: 0,
             },
             0,
         )
@@ -622,6 +640,22 @@ impl Attached {
 impl Drop for Attached {
     fn drop(&mut self) {
         let mut inner = self.shared.lock();
+        if self.link.is_none() {
+            self.link = crate::handover::release_port(&mut inner, self.ifindex, self.mode);
+        }
+        if crate::handover::handing_over(&inner) {
+            if let Some(link) = self.link.take() {
+                // The program keeps forwarding through the pinned link, with this
+                // port's records in its maps, until the next run takes it over.
+                match crate::handover::pin_link(&mut inner, link, self.ifindex, self.mode) {
+                    Ok(()) => return,
+                    Err(e) => eprintln!(
+                        "xdp: fast path on ifindex {}: not left forwarding for the restart: {e}",
+                        self.ifindex
+                    ),
+                }
+            }
+        }
         if let (Some(link), Some(prog)) = (self.link.take(), xdp_prog(&mut inner.ebpf).ok()) {
             if let Err(e) = prog.detach(link) {
                 eprintln!(
@@ -776,7 +810,7 @@ fn write_walk(ebpf: &mut Ebpf, w: &FpWalk) -> Result<(), FastPathError> {
         .map_err(|e| fail("writing the fast-path mask walk", &e))
 }
 
-fn xdp_prog(ebpf: &mut Ebpf) -> Result<&mut Xdp, Option<ProgramError>> {
+pub(crate) fn xdp_prog(ebpf: &mut Ebpf) -> Result<&mut Xdp, Option<ProgramError>> {
     ebpf.program_mut(PROGRAM_NAME)
         .ok_or(None)?
         .try_into()
