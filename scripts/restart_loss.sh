@@ -2,7 +2,8 @@
 # Frames lost while the switch restarts: a constant-rate UDP stream from one namespace
 # host to another through `peregrine run` (secure mode, one flow installed over the
 # management socket, restored from the state directory at the restart), restarted
-# (SIGTERM, then the same command) in the middle of the stream.
+# (SIGTERM, then the same command) in the middle of the stream. With the tier, the
+# stopped switch leaves the kernel forwarding and the next one takes over.
 #
 # usage: scripts/restart_loss.sh [CASE ...]   (as root; release build first:
 #        cargo build --release -p peregrine; needs trafgen from netsniff-ng)
@@ -28,30 +29,36 @@ W=$(mktemp -d /tmp/restart-loss.XXXXXX)
 SW_PID=
 cleanup() {
     [ -n "$SW_PID" ] && kill -TERM "$SW_PID" 2>/dev/null && wait "$SW_PID" 2>/dev/null || true
-    for n in ${P}g ${P}s ${P}w; do ip netns del "$n" 2>/dev/null || true; done
-    rm -rf "$W"
+    for n in ${P}g ${P}s; do ip netns del "$n" 2>/dev/null || true; done
+    ip link del ${P}p1 2>/dev/null || true
+    ip link del ${P}p2 2>/dev/null || true
+    # What the last stop left forwarding (the tier's pinned links).
+    rm -rf "/sys/fs/bpf/peregrine/$P" "$W"
 }
 trap cleanup EXIT
 
 bed() {
-    for n in ${P}g ${P}s ${P}w; do ip netns add "$n"; done
-    ip link add ${P}p1 netns ${P}w type veth peer name eth0 netns ${P}g
-    ip link add ${P}p2 netns ${P}w type veth peer name eth0 netns ${P}s
+    # The switch's ports are in the root namespace, as a service's are: its pins (the
+    # tier left forwarding across the restart) need the host's bpffs, which
+    # `ip netns exec` hides behind a namespace's own /sys.
+    for n in ${P}g ${P}s; do ip netns add "$n"; done
+    ip link add ${P}p1 type veth peer name eth0 netns ${P}g
+    ip link add ${P}p2 type veth peer name eth0 netns ${P}s
     for n in ${P}g ${P}s; do
         ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
         ip -n "$n" link set eth0 up
     done
-    ip netns exec ${P}w sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-    ip -n ${P}w link set ${P}p1 up
-    ip -n ${P}w link set ${P}p2 up
+    for d in ${P}p1 ${P}p2; do
+        echo 1 > /proc/sys/net/ipv6/conf/$d/disable_ipv6
+        ip link set $d up
+    done
     # The sink's end takes frames the kernel redirects to it (XDP needs GRO or a program).
     ip netns exec ${P}s ethtool -K eth0 gro on >/dev/null
-    for d in "${P}w ${P}p1" "${P}w ${P}p2" "${P}s eth0"; do
-        set -- $d
-        # A veth has NAPI only with GRO on or an XDP program: the others fail here and
-        # their receive work runs in the sender's context.
-        ip netns exec "$1" sh -c "echo 1 > /sys/class/net/$2/threaded" 2>/dev/null || true
-    done
+    # A veth has NAPI only with GRO on or an XDP program: the others fail here and
+    # their receive work runs in the sender's context.
+    echo 1 > /sys/class/net/${P}p1/threaded 2>/dev/null || true
+    echo 1 > /sys/class/net/${P}p2/threaded 2>/dev/null || true
+    ip netns exec ${P}s sh -c "echo 1 > /sys/class/net/eth0/threaded" 2>/dev/null || true
     sleep 0.2
     for pid in $(pgrep -f "napi/${P}p" || true) $(pgrep -f "napi/eth0" || true); do
         taskset -pc 1 "$pid" >/dev/null 2>&1 || true
@@ -59,9 +66,9 @@ bed() {
 }
 
 start_switch() { # BACKEND FASTPATH
-    ip netns exec ${P}w taskset -c 1 "$BIN" run --port "${P}p1,backend=$1" \
+    taskset -c 1 "$BIN" run --port "${P}p1,backend=$1" \
         --port "${P}p2,backend=$1" --fail-mode secure --fast-path "$2" --cpus 1 \
-        --mgmt "$W/m.sock" --state-dir "$W/state" >>"$W/switch.out" 2>>"$W/switch.log" &
+        --name "$P" --mgmt "$W/m.sock" --state-dir "$W/state" >>"$W/switch.out" 2>>"$W/switch.log" &
     SW_PID=$!
     for _ in $(seq 100); do
         grep -q "switching between" "$W/switch.log" 2>/dev/null && return 0
@@ -135,7 +142,10 @@ CFG
         "$(echo "($sent - $got) * 1000 / $pps" | bc -l)" "$gap" "$down" "${restored:-}"
     stop_switch
     [ -n "${VERBOSE:-}" ] && cat "$W/switch.out"
-    for n in ${P}g ${P}s ${P}w; do ip netns del "$n"; done
+    rm -rf "/sys/fs/bpf/peregrine/$P"
+    for n in ${P}g ${P}s; do ip netns del "$n"; done
+    ip link del ${P}p1 2>/dev/null || true
+    ip link del ${P}p2 2>/dev/null || true
 }
 
 cases=("$@")

@@ -129,13 +129,20 @@ impl Switch {
         // The tier left forwarding by the last run (if any) is taken over port by port as
         // the ports attach; without a tier now, it is released.
         let pins = cfg.state_dir.as_ref().and_then(|_| {
-            xdp::handover::ensure_bpffs()
+            let mounted = xdp::handover::ensure_bpffs()
                 .map_err(|e| {
                     eprintln!(
                         "peregrine: fast path: {e}; it is not left forwarding across a restart"
                     )
                 })
                 .ok()?;
+            if mounted && fast.is_some() {
+                eprintln!(
+                    "peregrine: fast path: mounted bpffs at /sys/fs/bpf; in a mount namespace \
+                     of its own (`ip netns exec` makes one) it ends with the switch, and the \
+                     kernel is not left forwarding across a restart"
+                );
+            }
             Some(PathBuf::from(format!("/sys/fs/bpf/peregrine/{}", cfg.name)))
         });
         match (&fast, &pins) {

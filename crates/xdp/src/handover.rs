@@ -228,14 +228,16 @@ pub(crate) fn pin_link(
 const BPF_FS_MAGIC: i64 = 0xcafe_4a11;
 
 /// Mounts bpffs at `/sys/fs/bpf` unless it is there (systemd mounts it at boot; a
-/// container may not have it). Pins need it.
-pub fn ensure_bpffs() -> Result<(), String> {
+/// container may not have it). Pins need it. Returns whether it mounted it: inside a
+/// private mount namespace (as `ip netns exec` makes, with its own /sys) that mount
+/// ends with the switch, and so do its pins.
+pub fn ensure_bpffs() -> Result<bool, String> {
     let path = c"/sys/fs/bpf";
     // SAFETY: an all-zero statfs is a valid value for the call to overwrite.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     // SAFETY: `path` is NUL-terminated and `st` is a valid statfs to write.
     if unsafe { libc::statfs(path.as_ptr(), &mut st) } == 0 && st.f_type as i64 == BPF_FS_MAGIC {
-        return Ok(());
+        return Ok(false);
     }
     // SAFETY: every pointer is a NUL-terminated string; no data argument.
     let r = unsafe {
@@ -248,7 +250,7 @@ pub fn ensure_bpffs() -> Result<(), String> {
         )
     };
     if r == 0 {
-        Ok(())
+        Ok(true)
     } else {
         Err(format!(
             "mounting bpffs at /sys/fs/bpf: {}",
