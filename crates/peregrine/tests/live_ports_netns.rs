@@ -15,21 +15,7 @@ use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
 use common::osken::{free_port, Controller};
-use common::{ping, ping_until_ok, MgmtPath, SwitchProc};
-
-/// Runs `peregrine ctl ARGS…`: whether it succeeded, its stdout and stderr.
-fn ctl(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
-        .arg("ctl")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::{ctl, ping, ping_until_ok, MgmtPath, SwitchProc};
 
 /// `ctl`, which must succeed; its stdout.
 fn ctl_ok(args: &[&str]) -> String {

@@ -14,7 +14,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::osken::{free_port, Controller};
-use common::{hosts_on_switch, ping, ping_until_ok};
+use common::{ctl, hosts_on_switch, ping, ping_until_ok};
 
 /// Runs `ovs-ofctl -O VERSION CMD tcp:127.0.0.1:PORT ARGS…`; its stdout, or a panic with
 /// its stderr.
@@ -463,20 +463,6 @@ fn standalone_falls_back_to_learning_when_the_controller_dies() {
     ping_until_ok(&topo, &h[2], &h[1].ip);
     assert!(sw.alive());
     drop(topo);
-}
-
-/// Runs `peregrine ctl ARGS…`; (success, stdout, stderr).
-fn ctl(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
-        .arg("ctl")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -26,14 +26,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use aya::maps::Array;
 use aya::programs::links::{FdLink, PinnedLink};
 use aya::programs::xdp::{XdpLink, XdpLinkId};
 use ports::afxdp::AttachMode;
 use ports::error::error_chain as chain;
 
-use crate::layout::FpState;
-use crate::program::{fail, missing, xdp_prog, FastPath, FastPathError, Inner};
+use crate::program::{fail, missing, state_map, xdp_prog, FastPath, FastPathError, Inner};
 
 /// The pin of the link of interface `ifindex` attached in `mode`.
 fn pin_name(ifindex: u32, mode: AttachMode) -> String {
@@ -82,13 +80,7 @@ impl FastPath {
             detail: format!("{}: {e}", dir.display()),
         })?;
         let until = (monotonic_ns().saturating_add(grace.as_nanos() as u64) >> 30) + 1;
-        let mut st: Array<_, FpState> = Array::try_from(
-            inner
-                .ebpf
-                .map_mut("state")
-                .ok_or_else(|| missing("state map"))?,
-        )
-        .map_err(|e| fail("opening the state map", &e))?;
+        let mut st = state_map(&mut inner.ebpf)?;
         let mut s = st
             .get(&0, 0)
             .map_err(|e| fail("reading the fast-path state", &e))?;

@@ -392,13 +392,7 @@ impl FastPath {
     /// Makes `v` the live version: entries of other versions are no longer used.
     pub fn set_version(&self, v: u64) -> Result<(), FastPathError> {
         let mut inner = self.shared.lock();
-        let mut st: Array<_, FpState> = Array::try_from(
-            inner
-                .ebpf
-                .map_mut("state")
-                .ok_or_else(|| missing("state map"))?,
-        )
-        .map_err(|e| fail("opening the state map", &e))?;
+        let mut st = state_map(&mut inner.ebpf)?;
         st.set(
             0,
             FpState {
@@ -808,6 +802,14 @@ fn write_walk(ebpf: &mut Ebpf, w: &FpWalk) -> Result<(), FastPathError> {
             .map_err(|e| fail("opening the walk map", &e))?;
     walk.set(0, *w, 0)
         .map_err(|e| fail("writing the fast-path mask walk", &e))
+}
+
+/// The program's `state` array.
+pub(crate) fn state_map(
+    ebpf: &mut Ebpf,
+) -> Result<Array<&mut aya::maps::MapData, FpState>, FastPathError> {
+    Array::try_from(ebpf.map_mut("state").ok_or_else(|| missing("state map"))?)
+        .map_err(|e| fail("opening the state map", &e))
 }
 
 pub(crate) fn xdp_prog(ebpf: &mut Ebpf) -> Result<&mut Xdp, Option<ProgramError>> {

@@ -206,6 +206,20 @@ pub fn ping_until_ok(topo: &Topology, from: &Host, to: &str) {
     }
 }
 
+/// Runs `peregrine ctl ARGS…`; (success, stdout, stderr).
+pub fn ctl(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
+        .arg("ctl")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// A unique management socket path under /tmp (`what` names the test file), removed on
 /// drop (the switch removes it when it stops cleanly, not when it is killed).
 pub struct MgmtPath(std::path::PathBuf);
