@@ -1,8 +1,12 @@
-//! `peregrine run`: the switch on real interfaces. Opens the ports, builds the datapath
-//! and the OpenFlow agent (in standalone mode without controllers, the learning switch
-//! as table 0's priority-0 NORMAL flow, and the flows given with `--flow`/`--flows` over
-//! it), starts the workers, the agent's controller channels and management socket, and a
-//! link monitor, and runs until SIGINT or SIGTERM, then prints per-port statistics.
+//! `peregrine run`: the switch on real interfaces. Opens the ports (those configured and
+//! those added at run time before the last stop, `live_ports`), builds the datapath and
+//! the OpenFlow agent (in standalone mode without controllers, the learning switch as
+//! table 0's priority-0 NORMAL flow, the flows given with `--flow`/`--flows` over it, and
+//! the tables saved at the last stop over those, `state`), starts the workers, the
+//! agent's controller channels and management socket, and a link monitor, and runs until
+//! SIGINT or SIGTERM (SIGHUP reloads the configuration's ports). At the stop it saves its
+//! state, leaves the in-kernel tier forwarding for the next start to take over
+//! (`xdp::handover`), and prints per-port statistics.
 //!
 //! [`Switch`] is the running switch as a value (the demo and the tests start it the
 //! same way); dropping it stops the workers and closes the ports.
