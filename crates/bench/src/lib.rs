@@ -15,6 +15,8 @@
 //!
 //! The switch never needs this crate at run time.
 
+#![forbid(unsafe_code)]
+
 pub mod blast;
 pub mod datapath_bench;
 pub mod dut;

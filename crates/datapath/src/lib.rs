@@ -4,6 +4,8 @@
 //! It receives compiled rules ([`key::FlowMatch`], [`action::Action`]) from `switch`,
 //! never wire-format types from `openflow`.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod action;
 pub mod cache;
 pub mod classifier;

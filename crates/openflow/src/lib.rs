@@ -15,6 +15,8 @@
 //!
 //! This crate does no I/O and knows nothing of tables or ports.
 
+#![forbid(unsafe_code)]
+
 pub mod action;
 pub mod error;
 pub mod framing;

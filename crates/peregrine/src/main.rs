@@ -1,6 +1,8 @@
 //! The `peregrine` command line: one subcommand per job, each a thin shell over a library
 //! crate.
 
+#![forbid(unsafe_code)]
+
 mod bench_cmd;
 mod bench_study;
 mod config;

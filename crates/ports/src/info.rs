@@ -47,20 +47,24 @@ impl InterfaceInfo {
                 .map(|()| req)
                 .map_err(|e| PortError::os(op, name, "CAP_NET_ADMIN", e))
         };
-        // SAFETY (all union reads below): each request fills the union member read
-        // after it (SIOCGIFINDEX: ifindex, SIOCGIFHWADDR: hwaddr, SIOCGIFMTU: mtu,
-        // SIOCGIFFLAGS: flags); every member is plain integers, so any bytes are valid.
+        // Each request fills the union member read after it (SIOCGIFINDEX: ifindex,
+        // SIOCGIFHWADDR: hwaddr, SIOCGIFMTU: mtu, SIOCGIFFLAGS: flags); every member is
+        // plain integers, so any bytes are valid.
+        // SAFETY: SIOCGIFINDEX filled `ifru_ifindex` (see above).
         let ifindex = unsafe {
             get("SIOCGIFINDEX", libc::SIOCGIFINDEX)?
                 .ifr_ifru
                 .ifru_ifindex
         };
+        // SAFETY: SIOCGIFHWADDR filled `ifru_hwaddr`.
         let hw = unsafe {
             get("SIOCGIFHWADDR", libc::SIOCGIFHWADDR)?
                 .ifr_ifru
                 .ifru_hwaddr
         };
+        // SAFETY: SIOCGIFMTU filled `ifru_mtu`.
         let mtu = unsafe { get("SIOCGIFMTU", libc::SIOCGIFMTU)?.ifr_ifru.ifru_mtu };
+        // SAFETY: SIOCGIFFLAGS filled `ifru_flags`.
         let flags = unsafe { get("SIOCGIFFLAGS", libc::SIOCGIFFLAGS)?.ifr_ifru.ifru_flags };
         let flags = flags as u16 as i32;
         let mut mac = [0u8; 6];

@@ -68,6 +68,8 @@
 //! assert_eq!(port.stats().tx_packets, 1);
 //! ```
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod afpacket;
 pub mod afxdp;
 pub mod auto;

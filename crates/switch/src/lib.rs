@@ -20,6 +20,8 @@
 //!
 //! This crate never forwards packets itself.
 
+#![forbid(unsafe_code)]
+
 pub mod agent;
 pub mod conn;
 pub mod fastpath;

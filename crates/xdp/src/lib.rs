@@ -14,6 +14,8 @@
 //! - [`steering`]: the program as an AF_XDP port's XDP program (`ports`);
 //! - [`tier`]: the datapath's `Mirror`: offers, publishes, harvests of hit counters.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod bands;
 pub mod delivery;
 pub mod handover;

@@ -42,14 +42,20 @@ const PROGRAM_NAME: &str = "fastpath";
 /// XSKMAP entries per port: a port has at most this many rx queues.
 pub const QUEUES_PER_PORT: u32 = 64;
 
-// SAFETY (for all six): each is a #[repr(C)] struct of integers and byte arrays with
-// every padding byte spelled out as a field (see layout.rs), so any bit pattern is a
-// valid value and no byte of it is uninitialised.
+// Each of the six is a #[repr(C)] struct of integers and byte arrays with every padding
+// byte spelled out as a field (see layout.rs), so any bit pattern is a valid value and
+// no byte of it is uninitialised.
+// SAFETY: see above.
 unsafe impl aya::Pod for FpKey {}
+// SAFETY: see above.
 unsafe impl aya::Pod for FpEntry {}
+// SAFETY: see above.
 unsafe impl aya::Pod for FpPort {}
+// SAFETY: see above.
 unsafe impl aya::Pod for FpState {}
+// SAFETY: see above.
 unsafe impl aya::Pod for FpCounter {}
+// SAFETY: see above.
 unsafe impl aya::Pod for FpWalk {}
 
 /// What can go wrong loading or using the fast path.
