@@ -120,3 +120,49 @@ impl Header {
         start
     }
 }
+
+/// Builds the complete `OFPT_ERROR` message answering `offending` (the raw request, or as
+/// much of it as was received). `version` is the connection's negotiated version; the
+/// code is renumbered for OpenFlow 1.0 when `version` is 1. The reply reuses the
+/// request's xid when its header is readable.
+pub fn error_reply(version: u8, err: &OfpError, offending: &[u8]) -> Vec<u8> {
+    let xid = offending
+        .get(4..8)
+        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        .unwrap_or(0);
+    let (ty, code) = if version == OFP10_VERSION {
+        err.kind.to_v10()
+    } else {
+        (err.kind.ty, err.kind.code)
+    };
+    let data = &offending[..offending.len().min(crate::error::ERROR_DATA_LEN)];
+    let len = 12 + data.len();
+    let mut out = Vec::with_capacity(len);
+    out.push(version);
+    out.push(OFPT_ERROR);
+    out.extend_from_slice(&(len as u16).to_be_bytes());
+    out.extend_from_slice(&xid.to_be_bytes());
+    out.extend_from_slice(&ty.to_be_bytes());
+    out.extend_from_slice(&code.to_be_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reply_carries_request_head_and_xid() {
+        let mut req = vec![4u8, 14, 0, 100, 0xde, 0xad, 0xbe, 0xef];
+        req.resize(100, 0xaa);
+        let e = OfpError::new(ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND, "command 9");
+        let r = error_reply(4, &e, &req);
+        assert_eq!(r.len(), 12 + 64);
+        assert_eq!(&r[..12], &[4, 1, 0, 76, 0xde, 0xad, 0xbe, 0xef, 0, 5, 0, 6]);
+        assert_eq!(&r[12..], &req[..64]);
+        let r10 = error_reply(1, &e, &req[..20]);
+        assert_eq!(&r10[8..12], &[0, 3, 0, 4]);
+        assert_eq!(r10.len(), 32);
+    }
+}

@@ -6,7 +6,7 @@
 //! `encode` (into a [`wire::Writer`]). Numeric codes that may grow (commands, reasons,
 //! types) are enums with an `Unknown(n)` variant, so nothing read is lost; what cannot be
 //! represented is a decode error, an [`OfpError`] that names the exact `OFPT_ERROR`
-//! type/code a switch answers with ([`error::error_reply`] builds that reply).
+//! type/code a switch answers with ([`header::error_reply`] builds that reply).
 //!
 //! - [`Frame`] is one whole message of either version: header fields plus
 //!   [`v13::Message`] or [`v10::Message`].
@@ -29,8 +29,8 @@ pub mod v10;
 pub mod v13;
 pub mod wire;
 
-pub use error::{error_reply, ErrorKind, OfpError};
-pub use header::{Header, OFP10_VERSION, OFP13_VERSION};
+pub use error::{ErrorKind, OfpError};
+pub use header::{error_reply, Header, OFP10_VERSION, OFP13_VERSION};
 pub use wire::{MacAddr, Reader, Writer};
 
 /// A message of either supported version.
