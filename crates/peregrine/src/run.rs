@@ -340,9 +340,7 @@ impl Switch {
             .context("starting the OpenFlow channels")?;
         let metrics = match cfg.metrics {
             Some(a) => Some(
-                shell
-                    .serve_metrics(a)
-                    .context("starting the metrics endpoint")?,
+                switch::metrics::serve_on(&shell, a).context("starting the metrics endpoint")?,
             ),
             None => None,
         };

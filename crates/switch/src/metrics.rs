@@ -679,6 +679,28 @@ fn error_response(code: u16, message: &str) -> Vec<u8> {
     response(code, "text/plain; charset=utf-8", message, false)
 }
 
+/// Serves the metrics (`GET /metrics`) on `addr` from `shell`'s I/O thread, rendering
+/// them on its agent thread; returns the address bound (the port chosen when `addr`'s
+/// is 0). Bind errors reach the caller.
+pub fn serve_on(
+    shell: &crate::shell::Shell,
+    addr: std::net::SocketAddr,
+) -> std::io::Result<std::net::SocketAddr> {
+    let ctx =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("listening on {addr}: {e}"));
+    let l = std::net::TcpListener::bind(addr).map_err(ctx)?;
+    l.set_nonblocking(true).map_err(ctx)?;
+    let bound = l.local_addr().map_err(ctx)?;
+    let input = shell.input();
+    shell.spawn_io(async move {
+        match TcpListener::from_std(l) {
+            Ok(l) => serve(l, input).await,
+            Err(e) => eprintln!("peregrine: the metrics listener could not start: {e}"),
+        }
+    });
+    Ok(bound)
+}
+
 /// Serves `GET /metrics` on `listener` until the runtime ends, rendering on the agent
 /// thread that `input` feeds (see the module comment).
 pub async fn serve(listener: TcpListener, input: Sender<Input>) {

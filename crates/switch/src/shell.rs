@@ -10,7 +10,7 @@
 //! - an **I/O thread** runs a single-threaded tokio runtime: listeners (`ptcp:`, the
 //!   management unix socket), active connections (`tcp:`) that reconnect with backoff
 //!   (1 s doubling to 8 s), and one task per connection moving bytes both ways; and,
-//!   when asked ([`Shell::serve_metrics`]), the Prometheus endpoint;
+//!   tasks started later ([`Shell::spawn_io`]: the Prometheus endpoint);
 //! - a **packet-in thread** moves the datapath's packet-in records onto the agent's
 //!   channel.
 //!
@@ -270,22 +270,10 @@ impl Shell {
         })
     }
 
-    /// Serves the Prometheus metrics (`GET /metrics`, see [`crate::metrics`]) on `addr`
-    /// from the I/O thread, rendering them on the agent thread; returns the address
-    /// bound (the port chosen when `addr`'s is 0). Bind errors reach the caller.
-    pub fn serve_metrics(&self, addr: SocketAddr) -> io::Result<SocketAddr> {
-        let ctx = |e: io::Error| io::Error::new(e.kind(), format!("listening on {addr}: {e}"));
-        let l = std::net::TcpListener::bind(addr).map_err(ctx)?;
-        l.set_nonblocking(true).map_err(ctx)?;
-        let bound = l.local_addr().map_err(ctx)?;
-        let input = self.input.clone();
-        self.io_rt.spawn(async move {
-            match tokio::net::TcpListener::from_std(l) {
-                Ok(l) => crate::metrics::serve(l, input).await,
-                Err(e) => eprintln!("peregrine: the metrics listener could not start: {e}"),
-            }
-        });
-        Ok(bound)
+    /// Runs `task` on the I/O thread's runtime (a server started after
+    /// [`Shell::start`], such as the metrics endpoint, `crate::metrics::serve_on`).
+    pub fn spawn_io(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        self.io_rt.spawn(task);
     }
 
     /// A sender of inputs to the agent thread (link changes, calls).

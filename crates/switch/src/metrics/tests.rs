@@ -555,7 +555,7 @@ fn the_shell_serves_the_metrics_over_http() {
     let r = Rig::programmed();
     let (_tx, packet_ins) = std::sync::mpsc::channel();
     let shell = Shell::start(r.agent, vec![], None, None, packet_ins, Instant::now()).unwrap();
-    let addr = shell.serve_metrics("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = super::serve_on(&shell, "127.0.0.1:0".parse().unwrap()).unwrap();
     assert_ne!(addr.port(), 0);
     let ok = fetch(addr, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
     let (head, body) = ok.split_once("\r\n\r\n").unwrap();
@@ -582,7 +582,7 @@ fn the_shell_serves_the_metrics_over_http() {
     // A client that closes without a request gets nothing.
     assert_eq!(fetch(addr, b""), "");
     // A busy address is an error for the caller.
-    let e = shell.serve_metrics(addr).unwrap_err();
+    let e = super::serve_on(&shell, addr).unwrap_err();
     assert!(
         e.to_string().contains(&format!("listening on {addr}")),
         "{e}"
