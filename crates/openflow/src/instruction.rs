@@ -47,10 +47,12 @@ pub enum Instruction {
 }
 
 use crate::error::{ErrorKind, OfpError};
-use crate::v13::flow_mod::OFPTT_MAX;
 use crate::v13::meter_mod::{OFPM_CONTROLLER, OFPM_MAX, OFPM_SLOWPATH};
 use crate::wire::{Reader, Tlv8, Writer};
 use instruction_type as t;
+
+/// `OFPTT_MAX`: the highest table number (a goto-table goes at most there).
+pub const OFPTT_MAX: u8 = 0xfe;
 
 #[cfg(test)]
 pub(crate) mod strategy;

@@ -15,8 +15,8 @@ use crate::wire::{Reader, Writer};
 
 /// `OFP_NO_BUFFER`.
 pub const OFP_NO_BUFFER: u32 = 0xffff_ffff;
-/// `OFPTT_MAX` and `OFPTT_ALL`.
-pub const OFPTT_MAX: u8 = 0xfe;
+/// `OFPTT_MAX` (defined with the goto-table instruction that checks it) and `OFPTT_ALL`.
+pub use crate::instruction::OFPTT_MAX;
 pub const OFPTT_ALL: u8 = 0xff;
 
 /// `ofp_flow_mod_command`.
