@@ -23,43 +23,16 @@ use std::any::Any;
 use std::sync::atomic::Ordering;
 
 use super::exec::{Exec, Probe, Silent};
+use super::scratch::{Scratch, BATCH};
 use super::worker::{Batch, WorkerState};
 use super::{Outputs, PipelineVersion, Rule, RuleTable, TableRule};
-use crate::cache::{key_hash, Path};
+use crate::cache::key_hash;
 use crate::classifier::TupleSpace;
 use crate::key::FlowKey;
 use crate::mirror::{offer_round, OfferFilter};
 use crate::packet::Packet;
-use crate::parse::{parse, ParseOutcome};
+use crate::parse::parse;
 use crate::prefetch::prefetch;
-
-/// Packets per stage.
-pub const BATCH: usize = 32;
-
-/// A worker's space for the stages of a batch (boxed: about 10 KiB).
-pub(crate) struct Scratch {
-    keys: [FlowKey; BATCH],
-    parsed: [ParseOutcome; BATCH],
-    hashes: [u64; BATCH],
-    hits: [Option<Path>; BATCH],
-    /// Whether packet `i` may use the cache (parsed cleanly, port accepts it).
-    cacheable: [bool; BATCH],
-    /// The keys table 0 looks up when only some packets need it.
-    lookup_keys: [FlowKey; BATCH],
-}
-
-impl Scratch {
-    pub fn new() -> Box<Scratch> {
-        Box::new(Scratch {
-            keys: [FlowKey::ZERO; BATCH],
-            parsed: [ParseOutcome::default(); BATCH],
-            hashes: [0; BATCH],
-            hits: [None; BATCH],
-            cacheable: [false; BATCH],
-            lookup_keys: [FlowKey::ZERO; BATCH],
-        })
-    }
-}
 
 /// Table `t`'s rule for each key: the tuple space's batch lookup when `C` is one, else
 /// one lookup per key.

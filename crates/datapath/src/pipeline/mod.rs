@@ -61,6 +61,7 @@ mod config;
 pub(crate) mod exec;
 mod output;
 mod rule;
+mod scratch;
 mod version;
 mod worker;
 
@@ -68,12 +69,12 @@ mod worker;
 mod tests;
 
 pub use action_set::ActionSet;
-pub use batch::BATCH;
 pub use config::{
     DatapathConfig, MissBehaviour, PortInfo, PortLiveness, RewriteFn, MAX_PORT_SLOTS,
 };
 pub use output::{NormalHandler, NormalPacket, Outputs, PacketIn, PacketInReason, Tx};
 pub use rule::{Instructions, Rule, RuleId, TableRule};
+pub use scratch::BATCH;
 pub use version::{Datapath, PipelineVersion, Published, RemovedRule, WriteError, Writer};
 pub use worker::{Batch, WorkerState};
 

@@ -8,8 +8,8 @@
 
 use std::sync::{Arc, PoisonError, RwLockReadGuard};
 
-use super::batch::Scratch;
 use super::exec::{Exec, Silent};
+use super::scratch::Scratch;
 use super::version::Shared;
 use super::{Datapath, Outputs, PipelineVersion, RuleTable, Tx};
 use crate::action::Action;
