@@ -17,6 +17,7 @@
 use std::ops::ControlFlow;
 use std::sync::mpsc::SyncSender;
 
+use super::event::TraceEvent;
 use super::rule::Fast;
 use super::TableRule;
 use super::{ActionSet, PacketIn, PacketInReason, PipelineVersion, Rule, RuleTable, NUM_TABLES};
@@ -30,7 +31,6 @@ use crate::meter::{remark_dscp, MeterOutcome};
 use crate::packet::{Layers, Packet};
 use crate::parse::{parse, ParseOutcome};
 use crate::rewrite::RewriteError;
-use crate::trace::TraceEvent;
 
 /// Receives the steps of a packet's processing (the tracer) or ignores them.
 pub(crate) trait Observer {

@@ -58,6 +58,7 @@
 mod action_set;
 mod batch;
 mod config;
+pub(crate) mod event;
 pub(crate) mod exec;
 mod output;
 mod rule;
