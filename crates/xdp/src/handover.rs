@@ -6,8 +6,8 @@
 //! being detached, is pinned in the pin directory as `xdp-IFINDEX-MODE` (MODE: native
 //! or generic). The pinned link holds the program, and the program its maps, so the
 //! kernel goes on forwarding every entry it has until the deadline; frames it does not
-//! serve find no AF_XDP socket and are dropped, as when no switch runs. Past the
-//! deadline it passes every frame to the host's stack, as if it were not attached: a
+//! serve find no AF_XDP socket and go to the host's stack, as when no switch runs. Past
+//! the deadline it passes every frame to the host's stack, as if it were not attached: a
 //! switch that does not come back leaves no stale forwarding behind (the pins stay in
 //! bpffs until the next start releases them, or a reboot).
 //!
