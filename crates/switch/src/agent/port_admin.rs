@@ -92,17 +92,25 @@ impl Agent {
         self.port_control = Some(c);
     }
 
-    /// Whether some flow names port `no` (matches it as `in_port` or outputs to it).
-    pub fn flows_name_port(&self, no: u32) -> bool {
-        self.flows.flows().iter().any(|(_, _, e)| {
-            matches!(e.match_.get(openflow::oxm::OxmField::InPort), Some(Oxm::InPort(p)) if *p == no)
-                || e.instructions.iter().any(|i| match i {
-                    Instruction::ApplyActions(a) | Instruction::WriteActions(a) => a.iter().any(
-                        |a| matches!(a, openflow::action::Action::Output { port, .. } if *port == no),
-                    ),
-                    _ => false,
-                })
-        })
+    /// The port numbers flows name (match as `in_port` or output to): one scan of the
+    /// tables.
+    pub fn ports_flows_name(&self) -> std::collections::BTreeSet<u32> {
+        let mut named = std::collections::BTreeSet::new();
+        for (_, _, e) in self.flows.flows().iter() {
+            if let Some(Oxm::InPort(p)) = e.match_.get(openflow::oxm::OxmField::InPort) {
+                named.insert(*p);
+            }
+            for i in &e.instructions {
+                if let Instruction::ApplyActions(a) | Instruction::WriteActions(a) = i {
+                    for a in a {
+                        if let openflow::action::Action::Output { port, .. } = a {
+                            named.insert(*port);
+                        }
+                    }
+                }
+            }
+        }
+        named
     }
 
     /// Adds the port `req` describes (see the module comment); returns its description.
@@ -126,8 +134,9 @@ impl Agent {
             .take()
             .ok_or("this switch cannot add ports while it runs")?;
         let spec = {
+            let named = self.ports_flows_name();
             let ports = &self.ports;
-            let reserved = |n: u32| ports.contains(n) || self.flows_name_port(n);
+            let reserved = |n: u32| ports.contains(n) || named.contains(&n);
             control.open(req, &reserved)
         };
         let r = spec.and_then(|spec| self.join(&mut *control, spec, now));
