@@ -8,8 +8,11 @@
 //!
 //! Numbers: a port asked for with a number gets it (or an error if another port has
 //! it); otherwise the number it last had (a port that went and came back keeps its
-//! number), else the first number that no port has, that no flow names and that is not
-//! remembered for another interface. Slots: the lowest one free.
+//! number), else the first number that no port has and that is not remembered for
+//! another interface; a number some port had earlier in this run is not given again
+//! while a flow names it. A number that flows name but no port ever had is free: a
+//! controller that provisions ports before they exist gets them under its numbers.
+//! Slots: the lowest one free.
 //!
 //! Kept ports: the configured ones and those added at run time. When a kept port's
 //! interface is deleted (or leaves the namespace), the port is deleted (controllers see `OFPT_PORT_STATUS`
@@ -102,6 +105,8 @@ pub struct Ports {
     /// Handles of opened ports the workers do not have yet, one per worker.
     pending: HashMap<u32, Vec<Box<dyn PortIo>>>,
     kept: BTreeMap<String, Kept>,
+    /// Every number a port had in this run.
+    used: std::collections::BTreeSet<u32>,
     /// Interfaces no longer kept (deleted with `del-port`) and the number each had, the
     /// latest last, at most [`RETIRED`]: one added again gets its number back, and no
     /// other interface is given it meanwhile.
@@ -127,6 +132,7 @@ impl Ports {
             open: BTreeMap::new(),
             pending: HashMap::new(),
             kept: BTreeMap::new(),
+            used: Default::default(),
             retired: Default::default(),
             coming: Default::default(),
             reload,
@@ -158,7 +164,8 @@ impl Ports {
     }
 
     /// The number for a port on `name`: `asked`, else the one it had, else the first
-    /// free one (see the module comment). `reserved`: numbers flows name.
+    /// free one (see the module comment). `reserved`: numbers flows name (kept from
+    /// another interface only if one had it in this run).
     pub fn choose_no(
         &self,
         name: &str,
@@ -190,7 +197,7 @@ impl Ports {
             return Ok(n);
         }
         (1..ofport::MAX)
-            .find(|n| !taken(*n) && !reserved(*n) && !others.contains(n))
+            .find(|n| !taken(*n) && !others.contains(n) && !(self.used.contains(n) && reserved(*n)))
             .ok_or_else(|| "no OpenFlow port number is free".to_string())
     }
 
@@ -298,6 +305,7 @@ impl Ports {
             },
         );
         self.pending.insert(no, port.handles);
+        self.used.insert(no);
         if let Some(k) = self.kept.get_mut(name) {
             k.no = Some(no);
         }
@@ -537,8 +545,14 @@ mod tests {
         let none = |_: u32| false;
         assert_eq!(p.choose_no("a", None, &none), Ok(1));
         assert_eq!(p.choose_no("a", Some(7), &none), Ok(7));
-        // Flows name 1 and 2: the first free number skips them.
-        assert_eq!(p.choose_no("a", None, &|n| n <= 2), Ok(3));
+        // Flows name 1 and 2, which no port had: a controller provisioned them, and
+        // the first free number is 1.
+        assert_eq!(p.choose_no("a", None, &|n| n <= 2), Ok(1));
+        // A number a port had earlier is not given again while a flow names it.
+        p.used.insert(1);
+        assert_eq!(p.choose_no("a", None, &|n| n <= 2), Ok(2));
+        assert_eq!(p.choose_no("a", None, &none), Ok(1));
+        p.used.clear();
         // A number remembered for another interface is not given away; one's own is
         // given back.
         p.keep(kept("b", 1, false));

@@ -4,7 +4,7 @@
 //! interface, handing it to the workers and closing it are the runner's ([`PortControl`]).
 //! Adding a port ([`Agent::add_port`]):
 //! 1. the runner opens the interface and chooses its number and slot
-//!    ([`PortControl::open`]; a number that a flow names stays reserved for it);
+//!    ([`PortControl::open`], told which numbers flows name);
 //! 2. the port joins the port table and the datapath's config, published (the kernel
 //!    tier, if any, flushes with that publish);
 //! 3. the runner gives it to the workers ([`PortControl::attach`]);
@@ -63,8 +63,9 @@ pub struct Reloaded {
 /// thread, so each call may block (opening an AF_XDP socket takes milliseconds).
 pub trait PortControl: Send {
     /// Opens `req`'s interface as a port of the switch: its number (the one asked for,
-    /// or one the runner chooses for which `reserved` is false) and a free counter
-    /// slot. The workers do not have it yet.
+    /// or one the runner chooses; `reserved` says which numbers flows name, so that a
+    /// number a deleted port had is not given to another interface while they do) and
+    /// a free counter slot. The workers do not have it yet.
     fn open(&mut self, req: &AddPort, reserved: &dyn Fn(u32) -> bool) -> Result<PortSpec, String>;
     /// Gives opened port `no` to the workers.
     fn attach(&mut self, no: u32) -> Result<(), String>;

@@ -12,7 +12,9 @@ use super::*;
 struct Log(Arc<Mutex<Vec<String>>>);
 
 /// A runner that opens any interface whose name starts with "eth", numbering it as
-/// asked or with the first number not reserved.
+/// asked or with the first number not reserved (stricter than the real runner, which
+/// skips a number flows name only if a port had it: here it shows what the agent says
+/// is reserved).
 struct Fake {
     log: Log,
     slots: BTreeSet<u16>,
@@ -119,8 +121,8 @@ fn an_added_port_forwards_and_is_announced_and_a_deleted_one_stops() {
     let (mut r, log) = Rig::with_control(ReloadPlan::default());
     let c = r.connect(SessionKind::Controller, OFP13_VERSION);
     let m = r.connect(SessionKind::Management, OFP13_VERSION);
-    // A flow names port 4 before it exists: a port added later without a number
-    // does not get 4.
+    // Flows name ports 4 and 5 before they exist: the runner is told so (this one
+    // then skips them).
     r.flow(c, "in_port=1,actions=output:4", FlowModCommand::Add);
     r.flow(c, "in_port=2,actions=output:5", FlowModCommand::Add);
     assert!(r.packet(1, SEC).is_empty(), "no port 4 yet");
