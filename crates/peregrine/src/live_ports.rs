@@ -197,7 +197,11 @@ impl Ports {
             return Ok(n);
         }
         (1..ofport::MAX)
-            .find(|n| !taken(*n) && !others.contains(n) && !(self.used.contains(n) && reserved(*n)))
+            .find(|n| {
+                // A number a port had stays out of reach while flows name it.
+                let held = self.used.contains(n) && reserved(*n);
+                !taken(*n) && !others.contains(n) && !held
+            })
             .ok_or_else(|| "no OpenFlow port number is free".to_string())
     }
 
