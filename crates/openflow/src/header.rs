@@ -136,6 +136,13 @@ pub fn error_reply(version: u8, err: &OfpError, offending: &[u8]) -> Vec<u8> {
         (err.kind.ty, err.kind.code)
     };
     let data = &offending[..offending.len().min(crate::error::ERROR_DATA_LEN)];
+    error_message(version, xid, ty, code, data)
+}
+
+/// An `OFPT_ERROR` message of wire `version` with `xid`, type `ty`, code `code` and
+/// `data` (the layout is the same in every version; `data` must leave the message
+/// under 64 KiB).
+pub fn error_message(version: u8, xid: u32, ty: u16, code: u16, data: &[u8]) -> Vec<u8> {
     let len = 12 + data.len();
     let mut out = Vec::with_capacity(len);
     out.push(version);

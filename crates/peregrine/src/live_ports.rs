@@ -227,7 +227,6 @@ impl Ports {
         auto: bool,
         no: u32,
     ) -> Result<PortSpec, String> {
-        self.coming.remove(name);
         if self.open.contains_key(&no) {
             return Err(format!("ofport {no} is taken by another port"));
         }
@@ -414,6 +413,12 @@ impl Ports {
         }))
     }
 
+    /// The agent has handled the appearance of kept interface `name` (added it back or
+    /// not): its next appearance is acted on again.
+    pub fn settled(&mut self, name: &str) {
+        self.coming.remove(name);
+    }
+
     /// Port `no`'s backend.
     pub fn backend(&self, no: u32) -> Option<BackendName> {
         self.open.get(&no).map(|o| o.backend)
@@ -493,7 +498,6 @@ impl PortControl for Control {
             None => BackendName::Auto,
         };
         let mut p = lock(&self.0);
-        p.coming.remove(&req.name);
         let no = p.choose_no(&req.name, req.ofport, reserved)?;
         let from_file = p.kept.get(&req.name).is_some_and(|k| k.from_file);
         let spec = p.open(&req.name, backend, no)?;

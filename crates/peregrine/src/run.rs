@@ -571,16 +571,10 @@ fn watch_links(ports: SharedPorts, agent: std::sync::mpsc::Sender<Input>) -> Opt
                     Err(e) => eprintln!("peregrine: port {}: {e}", label(no)),
                 }
             })),
-            LinkAction::Back(req) => Input::Call(Box::new(move |a, now| {
-                match a.add_port(&req, now) {
-                    Ok(p) => eprintln!(
-                        "peregrine: port {} ({}) added back: its interface appeared",
-                        label(p.port_no),
-                        p.name
-                    ),
-                    Err(e) => eprintln!("peregrine: {} appeared but is not added: {e}", req.name),
-                }
-            })),
+            LinkAction::Back(req) => {
+                let ports = ports.clone();
+                Input::Call(Box::new(move |a, now| add_back(a, &req, now, &ports)))
+            }
         };
         let _ = agent.send(input);
     })
@@ -588,6 +582,21 @@ fn watch_links(ports: SharedPorts, agent: std::sync::mpsc::Sender<Input>) -> Opt
         eprintln!("peregrine: link monitor unavailable ({e}); link changes will not be noticed")
     })
     .ok()
+}
+
+/// Adds kept interface `req.name` back as a port now that it appeared (on the agent's
+/// thread), and says how it went.
+fn add_back(a: &mut Agent, req: &switch::agent::AddPort, now: u64, ports: &SharedPorts) {
+    let added = a.add_port(req, now);
+    live_ports::lock(ports).settled(&req.name);
+    match added {
+        Ok(p) => eprintln!(
+            "peregrine: port {} ({}) added back: its interface appeared",
+            label(p.port_no),
+            p.name
+        ),
+        Err(e) => eprintln!("peregrine: {} appeared but is not added: {e}", req.name),
+    }
 }
 
 /// The fast tier's program, loaded when the configuration asks for it and some port is

@@ -274,7 +274,7 @@ pub(crate) struct Pins {
 /// The link of interface `ifindex` that a closing port holds through the hand-over
 /// state: taken over (its id), or still the last run's (pinned again at a hand-over,
 /// else dropped, which detaches it). Returns the id of a taken-over one.
-pub(crate) fn release_port(inner: &mut Inner, ifindex: u32, mode: AttachMode) -> Option<XdpLinkId> {
+pub(crate) fn release_port(inner: &mut Inner, ifindex: u32) -> Option<XdpLinkId> {
     if let Some(i) = inner.pins.deferred.iter().position(|d| d.0 == ifindex) {
         let (_, m, link) = inner.pins.deferred.remove(i);
         if inner.pins.handing_over {
@@ -282,7 +282,6 @@ pub(crate) fn release_port(inner: &mut Inner, ifindex: u32, mode: AttachMode) ->
                 let _ = fd.pin(dir.join(pin_name(ifindex, m)));
             }
         }
-        let _ = mode;
         return None;
     }
     inner.pins.links.remove(&ifindex)

@@ -641,7 +641,7 @@ impl Drop for Attached {
     fn drop(&mut self) {
         let mut inner = self.shared.lock();
         if self.link.is_none() {
-            self.link = crate::handover::release_port(&mut inner, self.ifindex, self.mode);
+            self.link = crate::handover::release_port(&mut inner, self.ifindex);
         }
         if crate::handover::handing_over(&inner) {
             if let Some(link) = self.link.take() {

@@ -610,14 +610,5 @@ fn xid_of(msg: &[u8]) -> u32 {
 fn hello_failed(version: u8, xid: u32, reason: &str) -> Vec<u8> {
     let kind = ErrorKind::HELLO_FAILED_INCOMPATIBLE;
     let data = &reason.as_bytes()[..reason.len().min(1024)];
-    let len = 12 + data.len();
-    let mut out = Vec::with_capacity(len);
-    out.push(version);
-    out.push(OFPT_ERROR);
-    out.extend_from_slice(&(len as u16).to_be_bytes());
-    out.extend_from_slice(&xid.to_be_bytes());
-    out.extend_from_slice(&kind.ty.to_be_bytes());
-    out.extend_from_slice(&kind.code.to_be_bytes());
-    out.extend_from_slice(data);
-    out
+    openflow::header::error_message(version, xid, kind.ty, kind.code, data)
 }

@@ -213,6 +213,12 @@ fn out(s: &str) -> Result<(), CtlError> {
         })
 }
 
+/// The JSON document of a peregrine experimenter reply's data.
+fn reply_json(ctx: &Ctx, data: &[u8]) -> Result<serde_json::Value, CtlError> {
+    serde_json::from_slice(data)
+        .map_err(|e| CtlError::fatal(format!("{}: a reply that is not JSON: {e}", ctx.switch)))
+}
+
 /// Writes one JSON document (and a newline) to standard output.
 fn out_json(v: &serde_json::Value) -> Result<(), CtlError> {
     out(&format!("{v}\n"))

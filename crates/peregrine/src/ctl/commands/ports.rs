@@ -42,8 +42,7 @@ fn ask(ctx: &Ctx, exp_type: u32, data: Value, what: &str) -> Result<Value, CtlEr
             )))
         }
     };
-    let v: Value = serde_json::from_slice(&data)
-        .map_err(|e| CtlError::fatal(format!("{}: a reply that is not JSON: {e}", ctx.switch)))?;
+    let v = super::reply_json(ctx, &data)?;
     if let Some(e) = v.get("error").and_then(Value::as_str) {
         return Err(CtlError::fatal(format!("{}: {what}: {e}", ctx.switch)));
     }

@@ -531,8 +531,7 @@ pub fn dump_fastpath(ctx: &Ctx) -> Result<(), CtlError> {
             }
         }
     }
-    let v: Value = serde_json::from_slice(&data)
-        .map_err(|e| CtlError::fatal(format!("{}: a reply that is not JSON: {e}", ctx.switch)))?;
+    let v = super::reply_json(ctx, &data)?;
     if ctx.json {
         return out_json(&v);
     }
