@@ -17,8 +17,8 @@ use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 use openflow::v13::group_mod::{GroupMod, GroupModCommand};
 use openflow::v13::meter_mod::{MeterMod, MeterModCommand};
 
-use crate::config::{BackendName, FailMode, FastPath, PortConfig, RunConfig};
-use crate::run::Switch;
+use runner::config::{BackendName, FailMode, FastPath, PortConfig, RunConfig};
+use runner::run::Switch;
 
 /// Options shared by `bench study` and the single experiments. Lists are comma
 /// separated; what is not given comes from the preset (`--quick` or the full study).
@@ -260,7 +260,7 @@ impl StudyArgs {
 
 /// Runs the study (or the one experiment `only`) and writes the folder.
 pub fn run(a: &StudyArgs, only: Option<ExperimentKind>) -> Result<(), String> {
-    crate::run::require_root("bench study").map_err(|e| e.to_string())?;
+    runner::run::require_root("bench study").map_err(|e| e.to_string())?;
     let opts = a.options(only)?;
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
     eprintln!(

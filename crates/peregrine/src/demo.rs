@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
 
-use crate::config::{BackendName, PortConfig, RunConfig};
-use crate::run::Switch;
+use runner::config::{BackendName, PortConfig, RunConfig};
+use runner::run::Switch;
 
 /// Options of `peregrine demo`.
 #[derive(Clone, Debug, clap::Args)]
@@ -75,7 +75,7 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
             }
         );
     }
-    crate::run::require_root("demo")?;
+    runner::run::require_root("demo")?;
     let mut topo = Topology::new();
     println!(
         "topology {}: three hosts, each on a switch port",

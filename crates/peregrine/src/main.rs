@@ -5,14 +5,8 @@
 
 mod bench_cmd;
 mod bench_study;
-mod config;
-mod ctl;
 mod demo;
-mod fastpath;
-mod live_ports;
 mod ofp_parse;
-mod run;
-mod state;
 mod trace_cmd;
 
 use clap::{Parser, Subcommand};
@@ -42,7 +36,7 @@ enum Command {
     },
     /// Run the switch on network interfaces (standalone learning switch unless a
     /// controller programs it).
-    Run(config::RunFlags),
+    Run(runner::config::RunFlags),
     /// Three hosts in network namespaces on a peregrine switch: ping, iperf3, per-port
     /// statistics; everything is removed afterwards.
     Demo(demo::DemoArgs),
@@ -59,7 +53,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run(flags) => run::main(&flags),
+        Command::Run(flags) => runner::run::main(&flags),
         Command::Demo(args) => demo::main(&args),
         Command::Ctl(args) => ctl::main(&args),
         Command::Trace(args) => trace_cmd::main(&args),

@@ -25,11 +25,11 @@ use openflow::{v13, Frame, Message};
 use serde_json::{json, Value};
 use switch::agent::{exp_type, PEREGRINE_EXPERIMENTER};
 
-use crate::ctl::conn::{Conn, Limits};
-use crate::ctl::print;
-use crate::ctl::target::{self, Stream, Target};
-use crate::ctl::versions::Versions;
-use crate::ctl::CtlError;
+use ctl::conn::{Conn, Limits};
+use ctl::print;
+use ctl::target::{self, Stream, Target};
+use ctl::versions::Versions;
+use ctl::CtlError;
 
 /// How long the whole exchange with the switch may take.
 const DEADLINE: Duration = Duration::from_secs(10);

@@ -9,6 +9,7 @@
 //!   meter-mod semantics and errors;
 //! - [`ports`]: the switch's ports as OpenFlow sees them (descriptions, port-mod, link
 //!   state, statistics);
+//! - [`port_spec`]: a port as the user writes it (interface, backend, number);
 //! - [`conn`]: one connection's protocol state machine (negotiation, framing, errors,
 //!   echo and liveness, features, switch config);
 //! - [`v10`]: OpenFlow 1.0 requests onto the 1.3 state and 1.3 replies back to 1.0;
@@ -29,6 +30,7 @@ pub mod flows;
 pub mod groups;
 pub mod meters;
 pub mod metrics;
+pub mod port_spec;
 pub mod ports;
 pub mod shell;
 #[cfg(test)]

@@ -160,7 +160,7 @@ pub fn sort_flows(flows: &mut [FlowEntry], keys: &[SortKey]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ctl::model::Actions;
+    use crate::model::Actions;
 
     fn flow(prio: u16, m: &str) -> FlowEntry {
         FlowEntry {

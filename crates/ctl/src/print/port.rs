@@ -2,7 +2,7 @@
 //! (`dump-ports`) and port-mods, in Open vSwitch's multi-line layout.
 
 use super::{bit_names, duration};
-use crate::ctl::model::{port_name, PortCounters, PortDesc};
+use crate::model::{port_name, PortCounters, PortDesc};
 use openflow::wire::MacAddr;
 
 fn config_name(bit: u32) -> Option<&'static str> {

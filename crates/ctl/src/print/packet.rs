@@ -12,7 +12,7 @@
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::hex_dump;
-use crate::ctl::model::port_name;
+use crate::model::port_name;
 use openflow::wire::MacAddr;
 
 /// A byte slice reader that never panics.
@@ -558,7 +558,7 @@ pub(super) fn packet_out13(p: &openflow::v13::PacketOut, verbosity: u8) -> Strin
 pub(super) fn packet_out10(p: &openflow::v10::PacketOut, verbosity: u8) -> String {
     packet_out(
         openflow::v10::port::port_to_v13(p.in_port),
-        crate::ctl::model::format_actions10(&p.actions),
+        crate::model::format_actions10(&p.actions),
         p.buffer_id,
         &p.data,
         verbosity,

@@ -3,7 +3,7 @@
 //! `ofp-group.c` prints them.
 
 use super::{c_hex, duration};
-use crate::ctl::model::port_name;
+use crate::model::port_name;
 use openflow::action::{OFPG_ALL, OFPG_ANY};
 use openflow::v13::group_mod::{Bucket, GroupMod, GroupModCommand, GroupType};
 use openflow::v13::multipart::{GroupDesc, GroupFeatures, GroupStats};

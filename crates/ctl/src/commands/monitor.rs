@@ -12,11 +12,11 @@ use openflow::v13::{Message as M13, SwitchConfig};
 use openflow::{Frame, Message, OFP10_VERSION};
 
 use super::out;
-use crate::ctl::conn::{Conn, Received};
-use crate::ctl::json;
-use crate::ctl::model::{port_name, PortDesc};
-use crate::ctl::print;
-use crate::ctl::{CtlError, Ctx};
+use crate::conn::{Conn, Received};
+use crate::json;
+use crate::model::{port_name, PortDesc};
+use crate::print;
+use crate::{CtlError, Ctx};
 
 fn set_miss_len(c: &mut Conn, miss: u16) -> Result<(), CtlError> {
     let flags = super::get_config(c)?.1.map_or(0, |(flags, _)| flags);

@@ -300,7 +300,7 @@ fn flow_stats_lines() {
         .starts_with("OFPST_FLOW reply (OF1.3) (xid=0x2): flags=[more]"));
     // --no-stats.
     assert_eq!(
-        flow_line(&crate::ctl::model::FlowEntry::from_v13(&fs), false),
+        flow_line(&crate::model::FlowEntry::from_v13(&fs), false),
         "cookie=0x5, table=1, idle_timeout=30, priority=7,tcp,tp_dst=80 actions=push_vlan:0x8100,set_field:4101->vlan_vid,output:1"
     );
 }
@@ -322,7 +322,7 @@ fn errors_print_the_request_they_name() {
          OFPT_FLOW_MOD (OF1.3) (xid=0x6): ADD priority=100,ip check_overlap actions=output:2\n"
     );
     // 1.0
-    let fm10 = crate::ctl::compat10::flow_mod10(
+    let fm10 = crate::compat10::flow_mod10(
         &openflow::text::parse_flow("check_overlap,priority=100,ip,actions=output:2").unwrap(),
     )
     .unwrap();

@@ -44,55 +44,7 @@ use std::path::{Path, PathBuf};
 
 use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 use serde::Deserialize;
-
-/// How a port is opened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BackendName {
-    /// AF_XDP where the kernel and driver support it in full, else AF_PACKET
-    /// (`ports::auto`): the default.
-    Auto,
-    /// AF_XDP, attached natively where the driver allows, else generic.
-    Afxdp,
-    /// AF_XDP in native (driver) mode only.
-    AfxdpNative,
-    /// AF_XDP in generic (SKB) mode.
-    AfxdpGeneric,
-    Afpacket,
-    Tap,
-}
-
-impl BackendName {
-    const ALL: [BackendName; 6] = [
-        BackendName::Auto,
-        BackendName::Afxdp,
-        BackendName::AfxdpNative,
-        BackendName::AfxdpGeneric,
-        BackendName::Afpacket,
-        BackendName::Tap,
-    ];
-
-    pub fn parse(s: &str) -> Result<BackendName, String> {
-        Self::ALL
-            .into_iter()
-            .find(|b| b.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Self::ALL.iter().map(|b| b.as_str()).collect();
-                format!("unknown backend {s:?} (one of: {})", names.join(", "))
-            })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BackendName::Auto => "auto",
-            BackendName::Afxdp => "afxdp",
-            BackendName::AfxdpNative => "afxdp-native",
-            BackendName::AfxdpGeneric => "afxdp-generic",
-            BackendName::Afpacket => "afpacket",
-            BackendName::Tap => "tap",
-        }
-    }
-}
+pub use switch::port_spec::{parse_port_flag, BackendName, PortConfig};
 
 /// What the switch does without a controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
@@ -158,26 +110,6 @@ fn possible_cpus(list: &str) -> Option<usize> {
         };
         Some(n + b.checked_sub(a)? + 1)
     })
-}
-
-/// One switch port.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PortConfig {
-    pub name: String,
-    pub backend: BackendName,
-    /// The OpenFlow port number asked for (none: its place in the list).
-    pub ofport: Option<u32>,
-}
-
-impl PortConfig {
-    /// A port on `name` with the default backend and number.
-    pub fn named(name: &str) -> PortConfig {
-        PortConfig {
-            name: name.to_string(),
-            backend: BackendName::Auto,
-            ofport: None,
-        }
-    }
 }
 
 /// Everything `peregrine run` needs, checked.
@@ -719,30 +651,6 @@ fn parse_metrics_addr(s: &str) -> Result<SocketAddr, String> {
     s.parse().map_err(|_| {
         format!("{s:?} is not an address to listen on (write IP:PORT, e.g. 127.0.0.1:9464 or [::1]:9464)")
     })
-}
-
-/// `IFACE[,backend=NAME][,ofport=N]` (as `--port` and `ctl add-port` write a port).
-pub fn parse_port_flag(s: &str) -> Result<PortConfig, String> {
-    let mut parts = s.split(',');
-    let name = parts.next().unwrap_or_default().to_string();
-    let mut port = PortConfig::named(&name);
-    for opt in parts {
-        match opt.split_once('=') {
-            Some(("backend", b)) => port.backend = BackendName::parse(b)?,
-            Some(("ofport", n)) => {
-                port.ofport = Some(
-                    n.parse()
-                        .ok()
-                        .filter(|n| (1..=datapath::action::port::MAX).contains(n))
-                        .ok_or_else(|| {
-                            format!("ofport={n}: a port number is 1 to 4294967040 (0xffffff00)")
-                        })?,
-                )
-            }
-            _ => return Err(format!("unknown option {opt:?} (backend=… or ofport=…)")),
-        }
-    }
-    Ok(port)
 }
 
 /// Each configured port's OpenFlow number: its `ofport`, else its place (1-based).

@@ -19,13 +19,13 @@ use openflow::v13::Message as M13;
 use openflow::{Message, OFP10_VERSION};
 
 use super::{out_json, parse_flow_arg};
-use crate::ctl::compat10;
-use crate::ctl::conn::Refusal;
-use crate::ctl::flow_file;
-use crate::ctl::json;
-use crate::ctl::ports;
-use crate::ctl::print;
-use crate::ctl::{CtlError, Ctx};
+use crate::compat10;
+use crate::conn::Refusal;
+use crate::flow_file;
+use crate::json;
+use crate::ports;
+use crate::print;
+use crate::{CtlError, Ctx};
 
 /// `FILE:LINE: msg` when both are known.
 fn locate(file: Option<&str>, line: Option<usize>, msg: &str) -> String {

@@ -1,7 +1,7 @@
 //! Features replies and switch configuration (`show`, `get-config`).
 
 use super::bit_names;
-use crate::ctl::model::{cap, Features};
+use crate::model::{cap, Features};
 
 fn capability_name(bit: u32) -> Option<&'static str> {
     Some(match bit {

@@ -102,6 +102,8 @@
 //! Exit status: 0 on success, 1 for bad arguments (with what is wrong and where),
 //! connection failures, timeouts and switch errors.
 
+#![forbid(unsafe_code)]
+
 pub mod commands;
 pub mod compat10;
 pub mod conn;

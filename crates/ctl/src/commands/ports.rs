@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use switch::agent::{exp_type, PEREGRINE_EXPERIMENTER};
 
 use super::{out, out_json};
-use crate::ctl::{CtlError, Ctx};
+use crate::{CtlError, Ctx};
 
 /// Sends request `exp_type` with `data` and returns the reply document; an
 /// `{"error": ...}` reply is the error.
@@ -51,10 +51,10 @@ fn ask(ctx: &Ctx, exp_type: u32, data: Value, what: &str) -> Result<Value, CtlEr
 
 /// `add-port SWITCH IFACE[,backend=B][,ofport=N]`.
 pub fn add_port(ctx: &Ctx, spec: &str) -> Result<(), CtlError> {
-    let p = crate::config::parse_port_flag(spec)
+    let p = switch::port_spec::parse_port_flag(spec)
         .map_err(|e| CtlError::fatal(format!("add-port {spec}: {e}")))?;
     let mut req = json!({ "name": p.name });
-    if p.backend != crate::config::BackendName::Auto || spec.contains("backend=") {
+    if p.backend != switch::port_spec::BackendName::Auto || spec.contains("backend=") {
         req["backend"] = json!(p.backend.as_str());
     }
     if let Some(n) = p.ofport {

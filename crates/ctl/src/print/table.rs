@@ -4,7 +4,7 @@
 //! also has features: its size and the fields it matches (from the wildcard bits),
 //! which Open vSwitch prints with common prefixes folded (`eth_{src,dst,type}`).
 
-use crate::ctl::model::TableEntry;
+use crate::model::TableEntry;
 use openflow::v10::match10::wildcards as w;
 
 /// The fields a 1.0 table matches, in Open vSwitch's field order, from its wildcards.

@@ -2,7 +2,7 @@
 //! flow-stats requests, as Open vSwitch's `ofp-flow.c` and `ofp-monitor.c` print them.
 
 use super::duration;
-use crate::ctl::model::{port_name, Actions, FlowEntry};
+use crate::model::{port_name, Actions, FlowEntry};
 use openflow::match13::Match;
 use openflow::v13::flow_mod::FlowModCommand;
 
@@ -195,7 +195,7 @@ pub(super) fn flow_mod10(f: &openflow::v10::FlowMod) -> String {
         out_port: (f.out_port != openflow::v10::port::ofpp::NONE)
             .then(|| openflow::v10::port::port_to_v13(f.out_port)),
         flags: flag_words(f.flags, true),
-        actions: crate::ctl::model::format_actions10(&f.actions),
+        actions: crate::model::format_actions10(&f.actions),
     }
     .render()
 }

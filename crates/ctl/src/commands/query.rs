@@ -25,14 +25,14 @@ use openflow::v13::Message as M13;
 use openflow::{Frame, Message, OFP10_VERSION};
 
 use super::{get_config, mp, need13, out, out_json, parse_flow_arg, st};
-use crate::ctl::compat10;
-use crate::ctl::conn::Conn;
-use crate::ctl::json;
-use crate::ctl::model::{Features, FlowEntry, PortCounters, PortDesc, TableEntry};
-use crate::ctl::ports;
-use crate::ctl::print;
-use crate::ctl::sort;
-use crate::ctl::{CtlError, Ctx};
+use crate::compat10;
+use crate::conn::Conn;
+use crate::json;
+use crate::model::{Features, FlowEntry, PortCounters, PortDesc, TableEntry};
+use crate::ports;
+use crate::print;
+use crate::sort;
+use crate::{CtlError, Ctx};
 
 /// Sends `msg`: without `--json`, prints each reply as it comes and returns nothing;
 /// with `--json`, returns the replies.
