@@ -11,12 +11,13 @@
 //! trace's own is the wording of its failures: how to start a switch that is not
 //! there, and what a refused TRACE request means.
 //!
-//! Pcap files are read here (classic pcap, microsecond or nanosecond, either byte
-//! order, Ethernet link type); pcapng is refused with a hint to convert it.
+//! A `--pcap` packet is read by `ports::pcap::nth_packet` (classic pcap, microsecond or
+//! nanosecond, either byte order, Ethernet link type); pcapng is refused with a hint to
+//! convert it.
 
 use std::cell::Cell;
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -108,7 +109,7 @@ fn request(args: &TraceArgs) -> Result<Value, String> {
         (Some(flow), None) => Ok(json!({ "flow": flow })),
         (None, Some(path)) => {
             let n = args.packet.unwrap_or(1);
-            let pkt = pcap_packet(path, n)?;
+            let pkt = ports::pcap::packet_of_file(path, n)?;
             if pkt.data.len() < pkt.orig_len {
                 eprintln!(
                     "peregrine trace: packet {n} of {} was captured cut to {} of its {} bytes; \
@@ -237,173 +238,10 @@ fn failure(ep: &str, e: CtlError, refused: &str) -> String {
     }
 }
 
-/// One packet of a capture: the bytes captured and the length it had on the wire.
-#[derive(Debug, PartialEq, Eq)]
-struct PcapPacket {
-    data: Vec<u8>,
-    orig_len: usize,
-}
-
-/// The largest record a classic pcap file holds (what tcpdump accepts).
-const MAX_RECORD: usize = 262_144;
-
-/// Packet `n` (from 1) of the pcap file at `path`.
-fn pcap_packet(path: &Path, n: usize) -> Result<PcapPacket, String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    read_pcap_packet(io::BufReader::new(f), n).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// Packet `n` (from 1) of a classic pcap stream.
-fn read_pcap_packet(mut r: impl Read, n: usize) -> Result<PcapPacket, String> {
-    if n == 0 {
-        return Err("packets are counted from 1".into());
-    }
-    let mut head = [0u8; 24];
-    r.read_exact(&mut head)
-        .map_err(|_| "too short for a pcap file".to_string())?;
-    let magic = [head[0], head[1], head[2], head[3]];
-    let big = match magic {
-        [0xd4, 0xc3, 0xb2, 0xa1] | [0x4d, 0x3c, 0xb2, 0xa1] => false,
-        [0xa1, 0xb2, 0xc3, 0xd4] | [0xa1, 0xb2, 0x3c, 0x4d] => true,
-        [0x0a, 0x0d, 0x0d, 0x0a] => {
-            return Err("a pcapng file, which is not supported: convert it with \
-                        `editcap -F pcap IN OUT` (or `tcpdump -r IN -w OUT`)"
-                .into())
-        }
-        _ => return Err("not a pcap file (unknown magic number)".into()),
-    };
-    let u32_at = |b: &[u8], i: usize| {
-        let w = [b[i], b[i + 1], b[i + 2], b[i + 3]];
-        if big {
-            u32::from_be_bytes(w)
-        } else {
-            u32::from_le_bytes(w)
-        }
-    };
-    let link = u32_at(&head, 20) & 0x0fff_ffff;
-    if link != 1 {
-        return Err(format!(
-            "link type {link} is not Ethernet (1): only Ethernet captures can be traced"
-        ));
-    }
-    let mut rec = [0u8; 16];
-    for i in 1..=n {
-        match r.read_exact(&mut rec) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                let s = if i == 2 { "" } else { "s" };
-                return Err(format!(
-                    "no packet {n}: the capture has {} packet{s}",
-                    i - 1
-                ));
-            }
-            Err(e) => return Err(e.to_string()),
-        }
-        let incl = u32_at(&rec, 8) as usize;
-        let orig = u32_at(&rec, 12) as usize;
-        if incl > MAX_RECORD {
-            return Err(format!(
-                "packet {i} claims {incl} bytes: the file is damaged"
-            ));
-        }
-        if i < n {
-            let skipped = io::copy(&mut (&mut r).take(incl as u64), &mut io::sink())
-                .map_err(|e| e.to_string())?;
-            if skipped != incl as u64 {
-                return Err(format!("the capture is cut short in packet {i}"));
-            }
-            continue;
-        }
-        let mut data = vec![0u8; incl];
-        r.read_exact(&mut data)
-            .map_err(|_| format!("the capture is cut short in packet {i}"))?;
-        return Ok(PcapPacket {
-            data,
-            orig_len: orig.max(incl),
-        });
-    }
-    Err(format!("no packet {n}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A microsecond pcap of `frames` (each `(captured, original length)`), big- or
-    /// little-endian.
-    fn pcap(frames: &[(&[u8], u32)], big: bool) -> Vec<u8> {
-        let w32 = |v: u32| {
-            if big {
-                v.to_be_bytes()
-            } else {
-                v.to_le_bytes()
-            }
-        };
-        let w16 = |v: u16| {
-            if big {
-                v.to_be_bytes()
-            } else {
-                v.to_le_bytes()
-            }
-        };
-        let mut f = Vec::new();
-        f.extend_from_slice(&w32(0xa1b2_c3d4));
-        f.extend_from_slice(&w16(2));
-        f.extend_from_slice(&w16(4));
-        f.extend_from_slice(&[0; 8]);
-        f.extend_from_slice(&w32(65535));
-        f.extend_from_slice(&w32(1));
-        for (i, (data, orig)) in frames.iter().enumerate() {
-            f.extend_from_slice(&w32(i as u32));
-            f.extend_from_slice(&w32(0));
-            f.extend_from_slice(&w32(data.len() as u32));
-            f.extend_from_slice(&w32(*orig));
-            f.extend_from_slice(data);
-        }
-        f
-    }
-
-    #[test]
-    fn reads_the_packet_asked_in_either_byte_order() {
-        for big in [false, true] {
-            let file = pcap(&[(&[1, 2, 3], 3), (&[4, 5], 60)], big);
-            let p = read_pcap_packet(&file[..], 2).unwrap();
-            assert_eq!(
-                p,
-                PcapPacket {
-                    data: vec![4, 5],
-                    orig_len: 60
-                }
-            );
-            assert_eq!(read_pcap_packet(&file[..], 1).unwrap().data, vec![1, 2, 3]);
-            let e = read_pcap_packet(&file[..], 3).unwrap_err();
-            assert_eq!(e, "no packet 3: the capture has 2 packets");
-        }
-    }
-
-    #[test]
-    fn refuses_what_it_cannot_read() {
-        let file = pcap(&[(&[1, 2, 3, 4], 4)], false);
-        assert!(read_pcap_packet(&file[..file.len() - 1], 1)
-            .unwrap_err()
-            .contains("cut short in packet 1"));
-        assert!(read_pcap_packet(&file[..], 0)
-            .unwrap_err()
-            .contains("from 1"));
-        let mut ng = file.clone();
-        ng[..4].copy_from_slice(&[0x0a, 0x0d, 0x0d, 0x0a]);
-        assert!(read_pcap_packet(&ng[..], 1).unwrap_err().contains("pcapng"));
-        let mut raw = file.clone();
-        raw[20..24].copy_from_slice(&101u32.to_le_bytes());
-        assert!(read_pcap_packet(&raw[..], 1)
-            .unwrap_err()
-            .contains("link type 101"));
-        assert!(read_pcap_packet(&[0u8; 10][..], 1)
-            .unwrap_err()
-            .contains("too short"));
-        let e = read_pcap_packet(&pcap(&[], false)[..], 1).unwrap_err();
-        assert_eq!(e, "no packet 1: the capture has 0 packets");
-    }
+    use std::io::Read;
 
     #[test]
     fn switch_names_paths_and_targets() {
@@ -622,7 +460,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("one.pcap");
         let frame = hex_bytes(v["packet"].as_str().unwrap());
-        std::fs::write(&file, pcap(&[(&frame, frame.len() as u32)], false)).unwrap();
+        ports::pcap::write_frames(&file, &[&frame]).unwrap();
         let args = TraceArgs {
             json: false,
             switch: sw.path.display().to_string(),

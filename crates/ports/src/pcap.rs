@@ -8,10 +8,11 @@
 //! at open) with the current time; the file is flushed when the handle is dropped.
 //! Without a record file, sent frames are dropped and counted.
 //!
-//! Only classic pcap files with Ethernet link type are read (not pcapng).
+//! Only classic pcap files with Ethernet link type are read (not pcapng). [`nth_packet`]
+//! reads one packet of such a capture (`peregrine trace --pcap`).
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Cursor, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -19,7 +20,7 @@ use std::time::{Duration, SystemTime};
 use datapath::packet::Packet;
 use datapath::port::PortIo;
 use pcap_file::pcap::{PcapPacket, PcapReader, PcapWriter};
-use pcap_file::DataLink;
+use pcap_file::{DataLink, PcapError};
 
 use crate::counters::PortCounters;
 use crate::error::PortError;
@@ -160,6 +161,86 @@ impl Drop for PcapPort {
     }
 }
 
+/// One packet of a capture: the bytes captured and the length it had on the wire
+/// (never below the bytes captured).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Captured {
+    pub data: Vec<u8>,
+    pub orig_len: usize,
+}
+
+/// Packet `n` (from 1) of the classic pcap file at `path` (Ethernet link type); the
+/// error names the file and says what is wrong.
+pub fn packet_of_file(path: &Path, n: usize) -> Result<Captured, String> {
+    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    nth_packet(BufReader::new(file), n).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Packet `n` (from 1) of a classic pcap stream (microsecond or nanosecond, either byte
+/// order, Ethernet link type). A pcapng stream is refused with a hint to convert it.
+pub fn nth_packet(mut r: impl Read, n: usize) -> Result<Captured, String> {
+    if n == 0 {
+        return Err("packets are counted from 1".into());
+    }
+    let mut magic = [0u8; 4];
+    r.read_exact(&mut magic)
+        .map_err(|_| "too short for a pcap file".to_string())?;
+    if magic == [0x0a, 0x0d, 0x0d, 0x0a] {
+        return Err("a pcapng file, which is not supported: convert it with \
+                    `editcap -F pcap IN OUT` (or `tcpdump -r IN -w OUT`)"
+            .into());
+    }
+    let mut reader = PcapReader::new(Cursor::new(magic).chain(r)).map_err(|e| match e {
+        PcapError::IncompleteBuffer | PcapError::IoError(_) => {
+            "too short for a pcap file".to_string()
+        }
+        _ => "not a pcap file (unknown magic number)".to_string(),
+    })?;
+    let link = reader.header().datalink;
+    if link != DataLink::ETHERNET {
+        return Err(format!(
+            "link type {} is not Ethernet (1): only Ethernet captures can be traced",
+            u32::from(link)
+        ));
+    }
+    for i in 1..=n {
+        let packet = match reader.next_packet() {
+            None => {
+                let s = if i == 2 { "" } else { "s" };
+                return Err(format!(
+                    "no packet {n}: the capture has {} packet{s}",
+                    i - 1
+                ));
+            }
+            Some(Err(PcapError::InvalidField(what))) => {
+                return Err(format!("packet {i} is damaged ({what})"))
+            }
+            Some(Err(_)) => return Err(format!("the capture is cut short in packet {i}")),
+            Some(Ok(p)) => p,
+        };
+        if i == n {
+            return Ok(Captured {
+                orig_len: (packet.orig_len as usize).max(packet.data.len()),
+                data: packet.data.into_owned(),
+            });
+        }
+    }
+    Err(format!("no packet {n}"))
+}
+
+/// Writes `frames` as a new classic pcap file (Ethernet, microseconds, timestamps 0, 1,
+/// … seconds) at `path`, replacing what was there.
+pub fn write_frames(path: &Path, frames: &[&[u8]]) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let file = File::create(path).map_err(|e| fail(&e))?;
+    let mut w = PcapWriter::new(BufWriter::new(file)).map_err(|e| fail(&e))?;
+    for (i, data) in frames.iter().enumerate() {
+        let packet = PcapPacket::new(Duration::from_secs(i as u64), data.len() as u32, data);
+        w.write_packet(&packet).map_err(|e| fail(&e))?;
+    }
+    w.into_writer().flush().map_err(|e| fail(&e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,5 +367,79 @@ mod tests {
         }
         let err = PcapPort::open(Some(&raw.0), None).err().unwrap();
         assert!(err.to_string().contains("not Ethernet"), "{err}");
+    }
+
+    /// A microsecond pcap of `frames` (each `(captured, original length)`), big- or
+    /// little-endian.
+    fn pcap(frames: &[(&[u8], u32)], big: bool) -> Vec<u8> {
+        let w32 = |v: u32| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let w16 = |v: u16| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let mut f = Vec::new();
+        f.extend_from_slice(&w32(0xa1b2_c3d4));
+        f.extend_from_slice(&w16(2));
+        f.extend_from_slice(&w16(4));
+        f.extend_from_slice(&[0; 8]);
+        f.extend_from_slice(&w32(65535));
+        f.extend_from_slice(&w32(1));
+        for (i, (data, orig)) in frames.iter().enumerate() {
+            f.extend_from_slice(&w32(i as u32));
+            f.extend_from_slice(&w32(0));
+            f.extend_from_slice(&w32(data.len() as u32));
+            f.extend_from_slice(&w32(*orig));
+            f.extend_from_slice(data);
+        }
+        f
+    }
+
+    #[test]
+    fn reads_the_packet_asked_in_either_byte_order() {
+        for big in [false, true] {
+            let file = pcap(&[(&[1, 2, 3], 3), (&[4, 5], 60)], big);
+            let p = nth_packet(&file[..], 2).unwrap();
+            assert_eq!(
+                p,
+                Captured {
+                    data: vec![4, 5],
+                    orig_len: 60
+                }
+            );
+            assert_eq!(nth_packet(&file[..], 1).unwrap().data, vec![1, 2, 3]);
+            let e = nth_packet(&file[..], 3).unwrap_err();
+            assert_eq!(e, "no packet 3: the capture has 2 packets");
+        }
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_read() {
+        let file = pcap(&[(&[1, 2, 3, 4], 4)], false);
+        assert!(nth_packet(&file[..file.len() - 1], 1)
+            .unwrap_err()
+            .contains("cut short in packet 1"));
+        assert!(nth_packet(&file[..], 0).unwrap_err().contains("from 1"));
+        let mut ng = file.clone();
+        ng[..4].copy_from_slice(&[0x0a, 0x0d, 0x0d, 0x0a]);
+        assert!(nth_packet(&ng[..], 1).unwrap_err().contains("pcapng"));
+        let mut raw = file.clone();
+        raw[20..24].copy_from_slice(&101u32.to_le_bytes());
+        assert!(nth_packet(&raw[..], 1)
+            .unwrap_err()
+            .contains("link type 101"));
+        assert!(nth_packet(&[0u8; 10][..], 1)
+            .unwrap_err()
+            .contains("too short"));
+        let e = nth_packet(&pcap(&[], false)[..], 1).unwrap_err();
+        assert_eq!(e, "no packet 1: the capture has 0 packets");
     }
 }
