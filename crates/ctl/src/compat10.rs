@@ -371,4 +371,31 @@ mod tests {
         let none = match10(&openflow::text::parse_match("vlan_tci=0").unwrap()).unwrap();
         assert_eq!(none.dl_vlan, 0xffff);
     }
+
+    /// An error naming a 1.0 flow-mod made from the text prints that flow-mod as
+    /// ovs-ofctl does.
+    #[test]
+    fn errors_print_the_10_request_they_name() {
+        use openflow::text::print::frame;
+        use openflow::v10::Message as M10;
+        use openflow::Frame;
+        let fm10 = flow_mod10(
+            &openflow::text::parse_flow("check_overlap,priority=100,ip,actions=output:2").unwrap(),
+        )
+        .unwrap();
+        let req10 = Frame::v10(6, M10::FlowMod(fm10)).encode().unwrap();
+        let err10 = Frame::v10(
+            6,
+            M10::Error(openflow::v10::ErrorMsg {
+                err_type: 3,
+                code: 1,
+                data: req10,
+            }),
+        );
+        assert_eq!(
+            frame(&err10, 2),
+            "OFPT_ERROR (xid=0x6): OFPFMFC_OVERLAP\n\
+             OFPT_FLOW_MOD (xid=0x6): ADD priority=100,ip check_overlap actions=output:2\n"
+        );
+    }
 }

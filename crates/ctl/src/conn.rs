@@ -215,7 +215,7 @@ impl Conn {
         match frame.msg_type() {
             openflow::header::OFPT_HELLO => {}
             openflow::header::OFPT_ERROR => {
-                return Err(CtlError::reported(super::print::frame(&frame, 2)))
+                return Err(CtlError::reported(openflow::text::print::frame(&frame, 2)))
             }
             t => {
                 return Err(CtlError::fatal(format!(
@@ -406,7 +406,7 @@ impl Conn {
                         return Err(CtlError::fatal(format!(
                             "{}: undecodable reply: {e}\n{}",
                             self.name,
-                            super::print::raw(&r.bytes, 1)
+                            openflow::text::print::raw(&r.bytes, 1)
                         )));
                     }
                     continue;
@@ -420,7 +420,7 @@ impl Conn {
                 Step::Unexpected => {
                     return Err(CtlError::fatal(format!(
                         "received bad reply: {}",
-                        super::print::frame(frame, 1)
+                        openflow::text::print::frame(frame, 1)
                     )))
                 }
             }

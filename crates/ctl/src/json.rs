@@ -7,11 +7,11 @@
 
 use serde_json::{json, Map, Value};
 
-use super::model::{
+use openflow::match13::Match;
+use openflow::model::{
     port_name, split_top_level, Actions, FlowEntry, PortCounters, PortDesc, TableEntry,
 };
-use super::print;
-use openflow::match13::Match;
+use openflow::text::print;
 use openflow::v13::group_mod::GroupType;
 use openflow::v13::meter_mod::MeterBand;
 use openflow::v13::multipart::{
@@ -108,7 +108,7 @@ pub fn flow(e: &FlowEntry) -> Value {
 }
 
 pub fn port_desc(p: &PortDesc) -> Value {
-    use super::print as pw;
+    use openflow::text::print as pw;
     json!({
         "port": port_name(p.port_no),
         "name": p.name,

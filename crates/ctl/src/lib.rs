@@ -109,9 +109,7 @@ pub mod compat10;
 pub mod conn;
 pub mod flow_file;
 pub mod json;
-pub mod model;
 pub mod ports;
-pub mod print;
 pub mod sort;
 pub mod target;
 pub mod versions;
@@ -298,7 +296,7 @@ fn report(e: &CtlError, json: bool) {
             }
         }
         CtlError::Switch(r) => {
-            eprint!("{}", print::raw(&r.bytes, 1));
+            eprint!("{}", openflow::text::print::raw(&r.bytes, 1));
             if json {
                 let version = r.bytes.first().copied().unwrap_or(4);
                 println!("{}", json::error(&r.bytes, version));

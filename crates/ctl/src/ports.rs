@@ -8,8 +8,8 @@ use openflow::v13::Message as M13;
 use openflow::{Message, OFP10_VERSION};
 
 use super::conn::Conn;
-use super::model::{Features, PortDesc};
 use super::CtlError;
+use openflow::model::{Features, PortDesc};
 
 /// A port number or reserved name, in the 32-bit numbering; `None` for anything else
 /// (which may be a port's name).

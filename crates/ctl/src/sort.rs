@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 
 use openflow::oxm::{Oxm, OxmField};
 
-use super::model::FlowEntry;
+use openflow::model::FlowEntry;
 
 /// One sort criterion.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,7 +160,7 @@ pub fn sort_flows(flows: &mut [FlowEntry], keys: &[SortKey]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Actions;
+    use openflow::model::Actions;
 
     fn flow(prio: u16, m: &str) -> FlowEntry {
         FlowEntry {

@@ -11,7 +11,10 @@
 //! - [`Frame`] is one whole message of either version: header fields plus
 //!   [`v13::Message`] or [`v10::Message`].
 //! - [`framing::Framer`] splits a byte stream into messages.
-//! - [`text`] holds the ovs-ofctl text form of flows, actions, groups and meters.
+//! - [`model`] holds version-neutral views of what switches report (ports, port
+//!   counters, flows, tables, features), built from either version's messages.
+//! - [`text`] holds the ovs-ofctl text form of flows, actions, groups and meters, and
+//!   [`text::print`] prints whole messages as ovs-ofctl does.
 //!
 //! This crate does no I/O and knows nothing of tables or ports.
 
@@ -23,6 +26,7 @@ pub mod framing;
 pub mod header;
 pub mod instruction;
 pub mod match13;
+pub mod model;
 pub mod oxm;
 pub mod text;
 pub mod v10;

@@ -1,10 +1,14 @@
 //! `peregrine ofp-parse`: walk a file of back-to-back OpenFlow messages, print each one
-//! decoded, optionally re-encode and compare. A malformed message is reported with its
+//! decoded as ovs-ofctl prints it (`openflow::text::print`), optionally re-encode and compare. A malformed message is reported with its
 //! offset and the OpenFlow error it would get; walking goes on while the header lengths
 //! still delimit messages, and stops at a length that cannot be trusted.
 
 use openflow::Frame;
 use std::io::Write;
+
+/// How much of each message is printed: what `ovs-ofctl ofp-parse` shows by default
+/// (packet-ins and packet-outs with the packet's flow, no hex dump).
+const VERBOSITY: u8 = 2;
 
 /// What a run found.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -54,10 +58,10 @@ pub fn run(bytes: &[u8], roundtrip: bool, out: &mut impl Write) -> Report {
                 let _ = writeln!(out, "offset {pos:#x}: error: {e}");
             }
             Ok(frame) => {
-                let _ = writeln!(
+                let _ = write!(
                     out,
                     "offset {pos:#x}: {}",
-                    openflow::text::message::format_frame(&frame)
+                    openflow::text::print::frame(&frame, VERBOSITY)
                 );
                 if roundtrip {
                     match frame.encode() {

@@ -27,10 +27,10 @@ use serde_json::{json, Value};
 use switch::agent::{exp_type, PEREGRINE_EXPERIMENTER};
 
 use ctl::conn::{Conn, Limits};
-use ctl::print;
 use ctl::target::{self, Stream, Target};
 use ctl::versions::Versions;
 use ctl::CtlError;
+use openflow::text::print;
 
 /// How long the whole exchange with the switch may take.
 const DEADLINE: Duration = Duration::from_secs(10);

@@ -24,8 +24,8 @@ use crate::conn::Refusal;
 use crate::flow_file;
 use crate::json;
 use crate::ports;
-use crate::print;
 use crate::{CtlError, Ctx};
+use openflow::text::print;
 
 /// `FILE:LINE: msg` when both are known.
 fn locate(file: Option<&str>, line: Option<usize>, msg: &str) -> String {

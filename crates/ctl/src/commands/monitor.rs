@@ -14,9 +14,9 @@ use openflow::{Frame, Message, OFP10_VERSION};
 use super::out;
 use crate::conn::{Conn, Received};
 use crate::json;
-use crate::model::{port_name, PortDesc};
-use crate::print;
 use crate::{CtlError, Ctx};
+use openflow::model::{port_name, PortDesc};
+use openflow::text::print;
 
 fn set_miss_len(c: &mut Conn, miss: u16) -> Result<(), CtlError> {
     let flags = super::get_config(c)?.1.map_or(0, |(flags, _)| flags);

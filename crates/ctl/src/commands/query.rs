@@ -28,11 +28,11 @@ use super::{get_config, mp, need13, out, out_json, parse_flow_arg, st};
 use crate::compat10;
 use crate::conn::Conn;
 use crate::json;
-use crate::model::{Features, FlowEntry, PortCounters, PortDesc, TableEntry};
 use crate::ports;
-use crate::print;
 use crate::sort;
 use crate::{CtlError, Ctx};
+use openflow::model::{Features, FlowEntry, PortCounters, PortDesc, TableEntry};
+use openflow::text::print;
 
 /// Sends `msg`: without `--json`, prints each reply as it comes and returns nothing;
 /// with `--json`, returns the replies.

@@ -28,6 +28,7 @@ mod lexer;
 mod match_format;
 pub mod message;
 mod meter;
+pub mod print;
 mod value;
 
 #[cfg(test)]

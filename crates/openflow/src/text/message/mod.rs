@@ -1,24 +1,19 @@
-//! Whole messages rendered as `ovs-ofctl ofp-print` does (`peregrine ofp-parse`).
+//! The one-line bodies of the messages that the ovs-ofctl printer ([`super::print`])
+//! has no layout of its own for: hello, experimenter and vendor messages, table-mod,
+//! queue configuration, role and asynchronous configuration, and the queue, table
+//! features and experimenter multipart replies (and 1.0's queue and vendor stats). The
+//! printer puts them after its own `NAME (OF1.3) (xid=0x..):` head.
 //!
-//! The head names the message, version and xid (`OFPT_FLOW_MOD (OF1.3) (xid=0x1): `);
-//! the body follows Open vSwitch's wording (`ADD table:0 priority=100,ip actions=output:2`,
-//! `total_len=60 in_port=1 (via no_match) data_len=60 buffer=0x00000001`, ...) and uses
-//! the flow text form ([`super::format_match`], [`super::format_actions`], ...) for
-//! matches, actions, instructions, groups and meters. A message is one line, except that
-//! lists (multipart/stats replies, the ports of a 1.0 features reply, desc strings) put
-//! each element on its own line after `"\n "`, as ovs-ofctl does.
-//!
+//! They follow Open vSwitch's wording where it has one (`role=master generation_id=7`,
+//! `table_id=ALL config=0x0`); lists put each element on its own line after `"\n "`.
 //! Every field is already decoded, so rendering cannot fail; data dumps are cut to
-//! [`MAX_DUMP`] bytes and nothing indexes out of range.
+//! [`MAX_DUMP`] bytes and nothing indexes out of range. Messages the printer lays out
+//! itself have an empty body here.
 //!
-//! Submodules: `v13` (OpenFlow 1.3 messages), `multipart` (1.3 multipart requests and
-//! replies), `v10` (OpenFlow 1.0 messages and stats), `packet` (the short summary of an
-//! Ethernet frame carried in packet-in/packet-out), `port` (port descriptions, shared by
-//! both versions).
+//! Submodules: `v13` (OpenFlow 1.3 messages), `multipart` (1.3 multipart replies), `v10`
+//! (OpenFlow 1.0 messages and stats).
 
 mod multipart;
-mod packet;
-mod port;
 mod v10;
 mod v13;
 
@@ -34,8 +29,9 @@ use crate::{Frame, Message};
 /// longer data is cut and marked with `...`.
 pub const MAX_DUMP: usize = 64;
 
-/// Renders a whole message: `NAME (OFx.y) (xid=0x..): body`. With an empty body the
-/// line ends at the colon, as ovs-ofctl prints `OFPT_BARRIER_REQUEST (OF1.3) (xid=0x2):`.
+/// Renders a message on one line: `NAME (OFx.y) (xid=0x..): body` (see the module
+/// comment for which messages have a body here). With an empty body the line ends at
+/// the colon.
 pub fn format_frame(f: &Frame) -> String {
     let (name, body) = match &f.message {
         Message::V13(m) => (m.name(), v13::body(m)),

@@ -2,17 +2,10 @@
 //! ` flags=[more]` mark, then the type's own text; list replies put one element per line
 //! (flow stats as `dump-flows` lines, port stats as `port 1: rx pkts=..`, ...).
 
-use super::port::format_port13;
-use super::v13::{one_line_meter, table_name};
-use super::{bit_names, counter, data_summary, port_name, with_lines};
-use crate::action::{port, OFPG_ALL, OFPG_ANY};
+use super::v13::table_name;
+use super::{counter, data_summary, port_name, with_lines};
 use crate::oxm::OXM_CLASS_EXPERIMENTER;
-use crate::text::match_format::format_match_prio;
-use crate::text::{
-    format_duration, format_flow_stats, format_group_mod, format_meter_mod, FlowStatsText,
-};
-use crate::v13::group_mod::{GroupMod, GroupModCommand};
-use crate::v13::meter_mod::{MeterMod, MeterModCommand, OFPM_ALL, OFPM_CONTROLLER, OFPM_SLOWPATH};
+use crate::text::format_duration;
 use crate::v13::multipart::*;
 use crate::v13::table_features::{FeatureId, OxmId, TableFeatureProp, TableFeatures};
 
@@ -38,25 +31,6 @@ pub(super) fn join(head: String, text: String) -> String {
     }
 }
 
-/// A meter id: `all`, `controller`, `slowpath` or the number.
-fn meter_id(m: u32) -> String {
-    match m {
-        OFPM_ALL => "all".into(),
-        OFPM_SLOWPATH => "slowpath".into(),
-        OFPM_CONTROLLER => "controller".into(),
-        n => n.to_string(),
-    }
-}
-
-/// A group id: `all`, `any` or the number.
-fn group_id(g: u32) -> String {
-    match g {
-        OFPG_ALL => "all".into(),
-        OFPG_ANY => "any".into(),
-        n => n.to_string(),
-    }
-}
-
 /// A queue id: `ALL` or the number.
 pub(super) fn queue_id(q: u32) -> String {
     if q == port_stats::OFPQ_ALL {
@@ -66,37 +40,6 @@ pub(super) fn queue_id(q: u32) -> String {
     }
 }
 
-pub(super) fn request(r: &MultipartRequest) -> String {
-    use MultipartRequestBody as B;
-    let h = head(r.body.name(), r.flags);
-    let text = match &r.body {
-        B::Desc | B::Table | B::GroupDesc | B::GroupFeatures | B::MeterFeatures | B::PortDesc => {
-            String::new()
-        }
-        B::Flow(f) | B::Aggregate(f) => flow_request(f),
-        B::PortStats { port_no } => format!("port_no={}", port_name(*port_no)),
-        B::Queue {
-            port_no,
-            queue_id: q,
-        } => {
-            format!("port={} queue={}", port_name(*port_no), queue_id(*q))
-        }
-        B::Group { group_id: g } => format!("group_id={}", group_id(*g)),
-        B::Meter { meter_id: m } | B::MeterConfig { meter_id: m } => {
-            format!("meter={}", meter_id(*m))
-        }
-        B::TableFeatures(tables) => {
-            return with_lines(h, tables.iter().map(table_features));
-        }
-        B::Experimenter {
-            experimenter,
-            exp_type,
-            data,
-        } => experimenter_text(*experimenter, *exp_type, data),
-    };
-    join(h, text)
-}
-
 fn experimenter_text(experimenter: u32, exp_type: u32, data: &[u8]) -> String {
     format!(
         "experimenter={experimenter:#010x} exp_type={exp_type} {}",
@@ -104,172 +47,23 @@ fn experimenter_text(experimenter: u32, exp_type: u32, data: &[u8]) -> String {
     )
 }
 
-fn flow_request(f: &FlowStatsRequest) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    if f.table_id != crate::v13::flow_mod::OFPTT_ALL {
-        parts.push(format!("table={}", f.table_id));
-    }
-    if f.out_port != port::ANY {
-        parts.push(format!("out_port={}", port_name(f.out_port)));
-    }
-    if f.out_group != OFPG_ANY {
-        parts.push(format!("out_group={}", group_id(f.out_group)));
-    }
-    if f.cookie_mask != 0 {
-        parts.push(format!("cookie={:#x}/{:#x}", f.cookie, f.cookie_mask));
-    }
-    let m = format_match_prio(&f.match_, None);
-    if !m.is_empty() {
-        parts.push(m);
-    }
-    parts.join(" ")
-}
-
 pub(super) fn reply(r: &MultipartReply) -> String {
     use MultipartReplyBody as B;
     let h = head(r.body.name(), r.flags);
     match &r.body {
-        B::Desc(d) => desc(h, d),
-        B::Flow(flows) => with_lines(h, flows.iter().map(flow_stats)),
-        B::Aggregate(a) => join(h, aggregate(a.packet_count, a.byte_count, a.flow_count)),
-        B::Table(t) => with_lines(
-            h,
-            t.iter().map(|t| {
-                format!(
-                    "table {}: active={}, lookup={}, matched={}",
-                    t.table_id, t.active_count, t.lookup_count, t.matched_count
-                )
-            }),
-        ),
-        B::PortStats(ps) => with_lines(
-            join(h, format!("{} ports", ps.len())),
-            ps.iter().map(port_stats),
-        ),
         B::Queue(qs) => with_lines(
             join(h, format!("{} queues", qs.len())),
             qs.iter().map(queue_stats),
         ),
-        B::Group(gs) => with_lines(h, gs.iter().map(group_stats)),
-        B::GroupDesc(gd) => with_lines(
-            h,
-            gd.iter().map(|g| {
-                format_group_mod(&GroupMod {
-                    command: GroupModCommand::Add,
-                    group_type: g.group_type,
-                    group_id: g.group_id,
-                    buckets: g.buckets.clone(),
-                })
-            }),
-        ),
-        B::GroupFeatures(g) => with_lines(h, group_features(g)),
-        B::Meter(ms) => with_lines(h, ms.iter().map(meter_stats)),
-        B::MeterConfig(mc) => with_lines(
-            h,
-            mc.iter().map(|m| {
-                one_line_meter(&format_meter_mod(&MeterMod {
-                    command: MeterModCommand::Add,
-                    flags: m.flags,
-                    meter_id: m.meter_id,
-                    bands: m.bands.clone(),
-                }))
-            }),
-        ),
-        B::MeterFeatures(f) => join(h, meter_features(f)),
         B::TableFeatures(tables) => with_lines(h, tables.iter().map(table_features)),
-        B::PortDesc(ports) => with_lines(h, ports.iter().map(format_port13)),
         B::Experimenter {
             experimenter,
             exp_type,
             data,
         } => join(h, experimenter_text(*experimenter, *exp_type, data)),
+        // The ovs-ofctl printer (`text::print`) prints the other replies.
+        _ => h,
     }
-}
-
-/// The five desc strings, one per line.
-fn desc(h: String, d: &Desc) -> String {
-    with_lines(
-        h,
-        [
-            format!("Manufacturer: {}", d.mfr_desc),
-            format!("Hardware: {}", d.hw_desc),
-            format!("Software: {}", d.sw_desc),
-            format!("Serial Num: {}", d.serial_num),
-            format!("DP Description: {}", d.dp_desc),
-        ],
-    )
-}
-
-/// `packet_count=N byte_count=N flow_count=N` (both versions).
-pub(super) fn aggregate(packets: u64, bytes: u64, flows: u32) -> String {
-    format!("packet_count={packets} byte_count={bytes} flow_count={flows}")
-}
-
-fn flow_stats(f: &FlowStats) -> String {
-    format_flow_stats(&FlowStatsText {
-        table_id: f.table_id,
-        duration_sec: f.duration_sec,
-        duration_nsec: f.duration_nsec,
-        priority: f.priority,
-        idle_timeout: f.idle_timeout,
-        hard_timeout: f.hard_timeout,
-        flags: f.flags,
-        cookie: f.cookie,
-        packet_count: f.packet_count,
-        byte_count: f.byte_count,
-        idle_age: None,
-        hard_age: None,
-        match_: &f.match_,
-        instructions: &f.instructions,
-    })
-}
-
-/// The counters of one port, as ovs-ofctl's `dump-ports` prints them but on one line.
-pub(super) struct PortCounters {
-    pub port: String,
-    /// packets, bytes, dropped, errors, frame errors, overruns, CRC errors.
-    pub rx: [u64; 7],
-    /// packets, bytes, dropped, errors, collisions.
-    pub tx: [u64; 5],
-    pub duration: Option<(u32, u32)>,
-}
-
-impl PortCounters {
-    pub fn render(&self) -> String {
-        let [rp, rb, rd, re, rf, ro, rc] = self.rx.map(counter);
-        let [tp, tb, td, te, tc] = self.tx.map(counter);
-        let mut s = format!(
-            "port {}: rx pkts={rp}, bytes={rb}, drop={rd}, errs={re}, frame={rf}, over={ro}, crc={rc} tx pkts={tp}, bytes={tb}, drop={td}, errs={te}, coll={tc}",
-            self.port
-        );
-        if let Some((sec, nsec)) = self.duration {
-            s.push_str(&format!(" duration={}", format_duration(sec, nsec)));
-        }
-        s
-    }
-}
-
-fn port_stats(p: &PortStats) -> String {
-    PortCounters {
-        port: port_name(p.port_no),
-        rx: [
-            p.rx_packets,
-            p.rx_bytes,
-            p.rx_dropped,
-            p.rx_errors,
-            p.rx_frame_err,
-            p.rx_over_err,
-            p.rx_crc_err,
-        ],
-        tx: [
-            p.tx_packets,
-            p.tx_bytes,
-            p.tx_dropped,
-            p.tx_errors,
-            p.collisions,
-        ],
-        duration: Some((p.duration_sec, p.duration_nsec)),
-    }
-    .render()
 }
 
 fn queue_stats(q: &QueueStats) -> String {
@@ -282,25 +76,6 @@ fn queue_stats(q: &QueueStats) -> String {
         counter(q.tx_errors),
         format_duration(q.duration_sec, q.duration_nsec)
     )
-}
-
-fn group_stats(g: &GroupStats) -> String {
-    let mut s = format!(
-        "group_id={},duration={},ref_count={},packet_count={},byte_count={}",
-        group_id(g.group_id),
-        format_duration(g.duration_sec, g.duration_nsec),
-        g.ref_count,
-        counter(g.packet_count),
-        counter(g.byte_count)
-    );
-    for (i, b) in g.bucket_stats.iter().enumerate() {
-        s.push_str(&format!(
-            ",bucket{i}:packet_count={},byte_count={}",
-            counter(b.packet_count),
-            counter(b.byte_count)
-        ));
-    }
-    s
 }
 
 /// OpenFlow 1.3 action type names by type number (bit n of an action bitmap).
@@ -325,78 +100,6 @@ fn action_type_name(t: u16) -> String {
         0xffff => "experimenter".into(),
         n => format!("action{n}"),
     }
-}
-
-/// The names of the set bits of an action-type bitmap, space separated.
-fn action_bitmap(bits: u32) -> String {
-    let names: Vec<String> = (0..32u16)
-        .filter(|b| bits & (1 << b) != 0)
-        .map(action_type_name)
-        .collect();
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names.join(" ")
-    }
-}
-
-const GROUP_TYPES: [(u32, &str); 4] = [(1, "all"), (2, "select"), (4, "indirect"), (8, "ff")];
-
-fn group_features(g: &GroupFeatures) -> Vec<String> {
-    use crate::v13::multipart::group::group_capabilities as gc;
-    let caps = [
-        (gc::SELECT_WEIGHT, "select_weight"),
-        (gc::SELECT_LIVENESS, "select_liveness"),
-        (gc::CHAINING, "chaining"),
-        (gc::CHAINING_CHECKS, "chaining_checks"),
-    ];
-    let mut lines = vec![format!(
-        "types: {} capabilities: {}",
-        bit_names(g.types, &GROUP_TYPES),
-        bit_names(g.capabilities, &caps)
-    )];
-    for (i, (max, actions)) in g.max_groups.iter().zip(g.actions.iter()).enumerate() {
-        if g.types & (1 << i) != 0 || *max != 0 || *actions != 0 {
-            let name = GROUP_TYPES.get(i).map_or("?", |(_, n)| n);
-            lines.push(format!(
-                "{name}: max_groups={max} actions: {}",
-                action_bitmap(*actions)
-            ));
-        }
-    }
-    lines
-}
-
-fn meter_stats(m: &MeterStats) -> String {
-    let mut s = format!(
-        "meter:{} flow_count:{} packet_in_count:{} byte_in_count:{} duration:{} bands:",
-        meter_id(m.meter_id),
-        m.flow_count,
-        counter(m.packet_in_count),
-        counter(m.byte_in_count),
-        format_duration(m.duration_sec, m.duration_nsec)
-    );
-    for (i, b) in m.band_stats.iter().enumerate() {
-        s.push_str(&format!(
-            " {i}: packet_count:{} byte_count:{}",
-            counter(b.packet_band_count),
-            counter(b.byte_band_count)
-        ));
-    }
-    s
-}
-
-fn meter_features(f: &MeterFeatures) -> String {
-    let bands = [(1 << 1, "drop"), (1 << 2, "dscp_remark")];
-    let caps = [(1, "kbps"), (2, "pktps"), (4, "burst"), (8, "stats")];
-    format!(
-        "max_meter:{} max_bands:{} max_color:{} band_types: {} capabilities: {}",
-        f.max_meter,
-        f.max_bands,
-        f.max_color,
-        bit_names(f.band_types, &bands),
-        bit_names(f.capabilities, &caps)
-    )
 }
 
 /// OpenFlow basic field names by OXM field number, as ovs-ofctl's table features print.

@@ -4,11 +4,11 @@
 //! line.
 
 use super::{bit_names, duration};
-use openflow::v13::meter_mod::{
+use crate::v13::meter_mod::{
     meter_flags as mf, MeterBand, MeterMod, MeterModCommand, OFPM_ALL, OFPM_CONTROLLER, OFPM_MAX,
     OFPM_SLOWPATH,
 };
-use openflow::v13::multipart::{MeterConfig, MeterFeatures, MeterStats};
+use crate::v13::multipart::{MeterConfig, MeterFeatures, MeterStats};
 
 /// `meter=5`, `meter:all`, ... with `sep` between the word and the id.
 pub fn meter_id(id: u32, sep: char) -> String {

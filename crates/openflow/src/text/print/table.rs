@@ -5,7 +5,7 @@
 //! which Open vSwitch prints with common prefixes folded (`eth_{src,dst,type}`).
 
 use crate::model::TableEntry;
-use openflow::v10::match10::wildcards as w;
+use crate::v10::match10::wildcards as w;
 
 /// The fields a 1.0 table matches, in Open vSwitch's field order, from its wildcards.
 fn fields_of(wildcards: u32) -> Vec<&'static str> {

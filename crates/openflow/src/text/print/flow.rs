@@ -2,9 +2,9 @@
 //! flow-stats requests, as Open vSwitch's `ofp-flow.c` and `ofp-monitor.c` print them.
 
 use super::duration;
+use crate::match13::Match;
 use crate::model::{port_name, Actions, FlowEntry};
-use openflow::match13::Match;
-use openflow::v13::flow_mod::FlowModCommand;
+use crate::v13::flow_mod::FlowModCommand;
 
 /// Open vSwitch's default priority, which match printing leaves out.
 pub const DEFAULT_PRIORITY: u16 = 0x8000;
@@ -16,7 +16,7 @@ pub fn match_with_priority(m: &Match, priority: u16) -> String {
     if priority != DEFAULT_PRIORITY {
         s.push_str(&format!("priority={priority},"));
     }
-    s.push_str(&openflow::text::format_match(m));
+    s.push_str(&crate::text::format_match(m));
     while s.ends_with(',') {
         s.pop();
     }
@@ -151,10 +151,10 @@ impl ModText<'_> {
 }
 
 /// The body of a 1.3 flow-mod.
-pub(super) fn flow_mod13(f: &openflow::v13::FlowMod) -> String {
+pub(super) fn flow_mod13(f: &crate::v13::FlowMod) -> String {
     let add = f.command == FlowModCommand::Add;
     ModText {
-        command: openflow::text::message::flow_mod_command_name(f.command),
+        command: crate::text::message::flow_mod_command_name(f.command),
         table: Some(f.table_id),
         match_: &f.match_,
         priority: f.priority,
@@ -163,16 +163,16 @@ pub(super) fn flow_mod13(f: &openflow::v13::FlowMod) -> String {
         idle: f.idle_timeout,
         hard: f.hard_timeout,
         buffer_id: f.buffer_id,
-        out_port: (f.out_port != openflow::action::port::ANY).then_some(f.out_port),
+        out_port: (f.out_port != crate::action::port::ANY).then_some(f.out_port),
         flags: flag_words(f.flags, false),
-        actions: openflow::text::format_instructions(&f.instructions),
+        actions: crate::text::format_instructions(&f.instructions),
     }
     .render()
 }
 
 /// The body of a 1.0 flow-mod.
-pub(super) fn flow_mod10(f: &openflow::v10::FlowMod) -> String {
-    use openflow::v10::FlowModCommand as C;
+pub(super) fn flow_mod10(f: &crate::v10::FlowMod) -> String {
+    use crate::v10::FlowModCommand as C;
     let command = match f.command {
         C::Add => FlowModCommand::Add,
         C::Modify => FlowModCommand::Modify,
@@ -183,7 +183,7 @@ pub(super) fn flow_mod10(f: &openflow::v10::FlowMod) -> String {
     };
     let m = f.match_.to_oxm();
     ModText {
-        command: openflow::text::message::flow_mod_command_name(command),
+        command: crate::text::message::flow_mod_command_name(command),
         table: None,
         match_: &m,
         priority: f.priority,
@@ -192,8 +192,8 @@ pub(super) fn flow_mod10(f: &openflow::v10::FlowMod) -> String {
         idle: f.idle_timeout,
         hard: f.hard_timeout,
         buffer_id: f.buffer_id,
-        out_port: (f.out_port != openflow::v10::port::ofpp::NONE)
-            .then(|| openflow::v10::port::port_to_v13(f.out_port)),
+        out_port: (f.out_port != crate::v10::port::ofpp::NONE)
+            .then(|| crate::v10::port::port_to_v13(f.out_port)),
         flags: flag_words(f.flags, true),
         actions: crate::model::format_actions10(&f.actions),
     }
@@ -230,8 +230,8 @@ fn removed(
 }
 
 /// The reason word of a flow-removed message.
-pub fn removed_reason13(r: openflow::v13::FlowRemovedReason) -> String {
-    use openflow::v13::FlowRemovedReason as R;
+pub fn removed_reason13(r: crate::v13::FlowRemovedReason) -> String {
+    use crate::v13::FlowRemovedReason as R;
     match r {
         R::IdleTimeout => "idle".into(),
         R::HardTimeout => "hard".into(),
@@ -243,8 +243,8 @@ pub fn removed_reason13(r: openflow::v13::FlowRemovedReason) -> String {
 }
 
 /// The reason word of a 1.0 flow-removed message.
-pub fn removed_reason10(r: openflow::v10::FlowRemovedReason) -> String {
-    use openflow::v10::FlowRemovedReason as R;
+pub fn removed_reason10(r: crate::v10::FlowRemovedReason) -> String {
+    use crate::v10::FlowRemovedReason as R;
     match r {
         R::IdleTimeout => "idle".into(),
         R::HardTimeout => "hard".into(),
@@ -253,7 +253,7 @@ pub fn removed_reason10(r: openflow::v10::FlowRemovedReason) -> String {
     }
 }
 
-pub(super) fn flow_removed13(f: &openflow::v13::FlowRemoved) -> String {
+pub(super) fn flow_removed13(f: &crate::v13::FlowRemoved) -> String {
     removed(
         &f.match_,
         f.priority,
@@ -268,7 +268,7 @@ pub(super) fn flow_removed13(f: &openflow::v13::FlowRemoved) -> String {
     )
 }
 
-pub(super) fn flow_removed10(f: &openflow::v10::FlowRemoved) -> String {
+pub(super) fn flow_removed10(f: &crate::v10::FlowRemoved) -> String {
     removed(
         &f.match_.to_oxm(),
         f.priority,
@@ -289,7 +289,7 @@ pub(super) fn flow_request(table_id: u8, out_port: u32, m: &Match) -> String {
     if table_id != 255 {
         s.push_str(&format!(" table={table_id}"));
     }
-    if out_port != openflow::action::port::ANY {
+    if out_port != crate::action::port::ANY {
         s.push_str(&format!(" out_port={}", port_name(out_port)));
     }
     s.push(' ');

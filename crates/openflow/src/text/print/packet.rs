@@ -13,7 +13,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::hex_dump;
 use crate::model::port_name;
-use openflow::wire::MacAddr;
+use crate::wire::MacAddr;
 
 /// A byte slice reader that never panics.
 struct Bytes<'a>(&'a [u8]);
@@ -478,8 +478,8 @@ fn packet_lines(data: &[u8], verbosity: u8) -> String {
 }
 
 /// The reason word of a 1.3 packet-in.
-pub fn reason13(r: openflow::v13::PacketInReason) -> String {
-    use openflow::v13::PacketInReason as R;
+pub fn reason13(r: crate::v13::PacketInReason) -> String {
+    use crate::v13::PacketInReason as R;
     match r {
         R::NoMatch => "no_match".into(),
         R::Action => "action".into(),
@@ -489,8 +489,8 @@ pub fn reason13(r: openflow::v13::PacketInReason) -> String {
 }
 
 /// The reason word of a 1.0 packet-in.
-pub fn reason10(r: openflow::v10::PacketInReason) -> String {
-    use openflow::v10::PacketInReason as R;
+pub fn reason10(r: crate::v10::PacketInReason) -> String {
+    use crate::v10::PacketInReason as R;
     match r {
         R::NoMatch => "no_match".into(),
         R::Action => "action".into(),
@@ -498,7 +498,7 @@ pub fn reason10(r: openflow::v10::PacketInReason) -> String {
     }
 }
 
-pub(super) fn packet_in13(p: &openflow::v13::PacketIn, verbosity: u8) -> String {
+pub(super) fn packet_in13(p: &crate::v13::PacketIn, verbosity: u8) -> String {
     let mut s = String::new();
     if p.table_id != 0 {
         s.push_str(&format!(" table_id={}", p.table_id));
@@ -509,18 +509,18 @@ pub(super) fn packet_in13(p: &openflow::v13::PacketIn, verbosity: u8) -> String 
     s.push_str(&format!(
         " total_len={} {} (via {})",
         p.total_len,
-        openflow::text::format_match(&p.match_),
+        crate::text::format_match(&p.match_),
         reason13(p.reason)
     ));
     s.push_str(&data_tail(p.total_len, p.buffer_id, &p.data, verbosity));
     s
 }
 
-pub(super) fn packet_in10(p: &openflow::v10::PacketIn, verbosity: u8) -> String {
+pub(super) fn packet_in10(p: &crate::v10::PacketIn, verbosity: u8) -> String {
     let mut s = format!(
         " total_len={} in_port={} (via {})",
         p.total_len,
-        port_name(openflow::v10::port::port_to_v13(p.in_port)),
+        port_name(crate::v10::port::port_to_v13(p.in_port)),
         reason10(p.reason)
     );
     s.push_str(&data_tail(p.total_len, p.buffer_id, &p.data, verbosity));
@@ -545,19 +545,19 @@ fn packet_out(in_port: u32, actions: String, buffer_id: u32, data: &[u8], verbos
     s
 }
 
-pub(super) fn packet_out13(p: &openflow::v13::PacketOut, verbosity: u8) -> String {
+pub(super) fn packet_out13(p: &crate::v13::PacketOut, verbosity: u8) -> String {
     packet_out(
         p.in_port,
-        openflow::text::format_actions(&p.actions),
+        crate::text::format_actions(&p.actions),
         p.buffer_id,
         &p.data,
         verbosity,
     )
 }
 
-pub(super) fn packet_out10(p: &openflow::v10::PacketOut, verbosity: u8) -> String {
+pub(super) fn packet_out10(p: &crate::v10::PacketOut, verbosity: u8) -> String {
     packet_out(
-        openflow::v10::port::port_to_v13(p.in_port),
+        crate::v10::port::port_to_v13(p.in_port),
         crate::model::format_actions10(&p.actions),
         p.buffer_id,
         &p.data,

@@ -3,7 +3,7 @@
 
 use super::{bit_names, duration};
 use crate::model::{port_name, PortCounters, PortDesc};
-use openflow::wire::MacAddr;
+use crate::wire::MacAddr;
 
 fn config_name(bit: u32) -> Option<&'static str> {
     Some(match bit {

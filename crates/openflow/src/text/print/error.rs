@@ -4,13 +4,13 @@
 //! offending request printed whole when the switch sent it back whole, else its header
 //! and a hex dump.
 
-use openflow::v13::ErrorMsg;
-use openflow::ErrorKind;
+use crate::v13::ErrorMsg;
+use crate::ErrorKind;
 
 /// Open vSwitch's name for an error of `version` (1.0 numbering when `version` is 1).
 /// Codes it has no name for print as `OFPET_BAD_ACTION(code=99)`.
 pub fn error_name(ty: u16, code: u16, version: u8) -> String {
-    if version == openflow::OFP10_VERSION {
+    if version == crate::OFP10_VERSION {
         return error_name10(ty, code);
     }
     let kind = ErrorKind { ty, code };
@@ -39,7 +39,7 @@ pub fn error_name(ty: u16, code: u16, version: u8) -> String {
 fn error_name10(ty: u16, code: u16) -> String {
     match (ty, code) {
         (3, 0) => "OFPFMFC_TABLE_FULL".into(),
-        (0..=5, _) => openflow::text::message::error_name10(ty, code),
+        (0..=5, _) => crate::text::message::error_name10(ty, code),
         _ => format!("OFPET_{ty}(code={code})"),
     }
 }
@@ -77,7 +77,7 @@ pub(super) fn error13(e: &ErrorMsg, version: u8) -> String {
     }
 }
 
-pub(super) fn error10(e: &openflow::v10::ErrorMsg) -> String {
+pub(super) fn error10(e: &crate::v10::ErrorMsg) -> String {
     format!(
         " {}\n{}",
         error_name10(e.err_type, e.code),
