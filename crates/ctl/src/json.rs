@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use openflow::match13::Match;
 use openflow::model::{
-    port_name, split_top_level, Actions, FlowEntry, PortCounters, PortDesc, TableEntry,
+    port_name, split_top_level, Actions, FlowEntry, PortDesc, PortStats, TableEntry,
 };
 use openflow::text::print;
 use openflow::v13::group_mod::GroupType;
@@ -124,7 +124,7 @@ pub fn port_desc(p: &PortDesc) -> Value {
     })
 }
 
-pub fn port_counters(p: &PortCounters) -> Value {
+pub fn port_counters(p: &PortStats) -> Value {
     let mut v = json!({
         "port": port_name(p.port_no),
         "rx_packets": counter(p.rx_packets),
@@ -140,7 +140,7 @@ pub fn port_counters(p: &PortCounters) -> Value {
         "tx_errors": counter(p.tx_errors),
         "collisions": counter(p.collisions),
     });
-    if let (Some((s, ns)), Some(o)) = (p.duration, v.as_object_mut()) {
+    if let (Some((s, ns)), Some(o)) = (p.duration(), v.as_object_mut()) {
         o.insert("duration_sec".into(), json!(s));
         o.insert("duration_nsec".into(), json!(ns));
     }

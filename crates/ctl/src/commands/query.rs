@@ -31,7 +31,7 @@ use crate::json;
 use crate::ports;
 use crate::sort;
 use crate::{CtlError, Ctx};
-use openflow::model::{Features, FlowEntry, PortCounters, PortDesc, TableEntry};
+use openflow::model::{Features, FlowEntry, PortDesc, PortStats, TableEntry};
 use openflow::text::print;
 
 /// Sends `msg`: without `--json`, prints each reply as it comes and returns nothing;
@@ -210,15 +210,15 @@ pub fn dump_ports(ctx: &Ctx, port: Option<&str>) -> Result<(), CtlError> {
     if !ctx.json {
         return Ok(());
     }
-    let mut list: Vec<PortCounters> = Vec::new();
+    let mut list: Vec<PortStats> = Vec::new();
     for b in bodies13(&frames) {
         if let R13::PortStats(ps) = b {
-            list.extend(ps.iter().map(PortCounters::from_v13));
+            list.extend(ps);
         }
     }
     for b in bodies10(&frames) {
         if let R10::Port(ps) = b {
-            list.extend(ps.iter().map(PortCounters::from_v10));
+            list.extend(ps);
         }
     }
     out_json(&json!(list

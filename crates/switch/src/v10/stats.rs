@@ -32,8 +32,8 @@ use openflow::v10::match10::wildcards as fw;
 use openflow::v10::port::ofpp as p10;
 use openflow::v10::stats::{
     AggregateStats as Aggregate10, FlowStats as FlowStats10, FlowStatsRequest as FlowReq10,
-    PortStats as PortStats10, QueueStats as QueueStats10, StatsReply, StatsReplyBody, StatsRequest,
-    StatsRequestBody, TableStats as TableStats10, OFPSF_REPLY_MORE,
+    StatsReply, StatsReplyBody, StatsRequest, StatsRequestBody, TableStats as TableStats10,
+    OFPSF_REPLY_MORE,
 };
 use openflow::v13::multipart::{
     AggregateStats as AggregateStats13, FlowStats as FlowStats13, FlowStatsRequest as FlowReq13,
@@ -167,38 +167,17 @@ pub fn stats_reply_to_v10(rep: &MultipartReply) -> Result<StatsReply, OfpError> 
             flow_count: a.flow_count,
         }),
         Reply13::Table(v) => StatsReplyBody::Table(v.iter().map(table_stats_to_v10).collect()),
+        // One type in both versions: the entries whose port has a 1.0 number, as they are.
         Reply13::PortStats(v) => StatsReplyBody::Port(
             v.iter()
-                .filter_map(|p| {
-                    Some(PortStats10 {
-                        port_no: port_no_from_v13(p.port_no).ok()?,
-                        rx_packets: p.rx_packets,
-                        tx_packets: p.tx_packets,
-                        rx_bytes: p.rx_bytes,
-                        tx_bytes: p.tx_bytes,
-                        rx_dropped: p.rx_dropped,
-                        tx_dropped: p.tx_dropped,
-                        rx_errors: p.rx_errors,
-                        tx_errors: p.tx_errors,
-                        rx_frame_err: p.rx_frame_err,
-                        rx_over_err: p.rx_over_err,
-                        rx_crc_err: p.rx_crc_err,
-                        collisions: p.collisions,
-                    })
-                })
+                .filter(|p| port_no_from_v13(p.port_no).is_ok())
+                .copied()
                 .collect(),
         ),
         Reply13::Queue(v) => StatsReplyBody::Queue(
             v.iter()
-                .filter_map(|q| {
-                    Some(QueueStats10 {
-                        port_no: port_no_from_v13(q.port_no).ok()?,
-                        queue_id: q.queue_id,
-                        tx_bytes: q.tx_bytes,
-                        tx_packets: q.tx_packets,
-                        tx_errors: q.tx_errors,
-                    })
-                })
+                .filter(|q| port_no_from_v13(q.port_no).is_ok())
+                .copied()
                 .collect(),
         ),
         other => {

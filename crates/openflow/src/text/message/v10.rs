@@ -153,7 +153,7 @@ fn stats_reply(r: &StatsReply) -> String {
             qs.iter().map(|q| {
                 format!(
                     "port {} queue {}: bytes={}, pkts={}, errors={}",
-                    port10(q.port_no),
+                    port_name(q.port_no),
                     queue_id(q.queue_id),
                     counter(q.tx_bytes),
                     counter(q.tx_packets),

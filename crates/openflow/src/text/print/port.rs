@@ -2,7 +2,7 @@
 //! (`dump-ports`) and port-mods, in Open vSwitch's multi-line layout.
 
 use super::{bit_names, duration};
-use crate::model::{port_name, PortCounters, PortDesc};
+use crate::model::{port_name, PortDesc, PortStats};
 use crate::wire::MacAddr;
 
 fn config_name(bit: u32) -> Option<&'static str> {
@@ -145,7 +145,7 @@ fn counter(leader: &str, v: u64, more: bool) -> String {
 }
 
 /// One port's counters (two or three lines).
-pub fn port_counters(p: &PortCounters) -> String {
+pub fn port_counters(p: &PortStats) -> String {
     let mut s = String::from("  port ");
     if ovs_port16(p.port_no) < 10 {
         s.push(' ');
@@ -165,14 +165,14 @@ pub fn port_counters(p: &PortCounters) -> String {
     s.push_str(&counter("drop=", p.tx_dropped, true));
     s.push_str(&counter("errs=", p.tx_errors, true));
     s.push_str(&counter("coll=", p.collisions, false));
-    if let Some((sec, nsec)) = p.duration {
+    if let Some((sec, nsec)) = p.duration() {
         s.push_str(&format!("           duration={}\n", duration(sec, nsec)));
     }
     s
 }
 
 /// The body of a port-stats reply: the count, then each port (in reply order).
-pub(super) fn port_stats(list: &[PortCounters]) -> String {
+pub(super) fn port_stats(list: &[PortStats]) -> String {
     let mut s = format!(" {} ports\n", list.len());
     for p in list {
         s.push_str(&port_counters(p));

@@ -159,108 +159,14 @@ impl TableStats {
     }
 }
 
-/// `ofp_port_stats`: one port's counters (all ones = unavailable).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct PortStats {
-    pub port_no: u16,
-    pub rx_packets: u64,
-    pub tx_packets: u64,
-    pub rx_bytes: u64,
-    pub tx_bytes: u64,
-    pub rx_dropped: u64,
-    pub tx_dropped: u64,
-    pub rx_errors: u64,
-    pub tx_errors: u64,
-    pub rx_frame_err: u64,
-    pub rx_over_err: u64,
-    pub rx_crc_err: u64,
-    pub collisions: u64,
-}
-
-impl PortStats {
-    pub const LEN: usize = 104;
-
-    pub fn decode(r: &mut Reader) -> Result<PortStats, OfpError> {
-        let port_no = r.u16()?;
-        r.skip(6)?;
-        Ok(PortStats {
-            port_no,
-            rx_packets: r.u64()?,
-            tx_packets: r.u64()?,
-            rx_bytes: r.u64()?,
-            tx_bytes: r.u64()?,
-            rx_dropped: r.u64()?,
-            tx_dropped: r.u64()?,
-            rx_errors: r.u64()?,
-            tx_errors: r.u64()?,
-            rx_frame_err: r.u64()?,
-            rx_over_err: r.u64()?,
-            rx_crc_err: r.u64()?,
-            collisions: r.u64()?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.port_no);
-        w.zeros(6);
-        for v in [
-            self.rx_packets,
-            self.tx_packets,
-            self.rx_bytes,
-            self.tx_bytes,
-            self.rx_dropped,
-            self.tx_dropped,
-            self.rx_errors,
-            self.tx_errors,
-            self.rx_frame_err,
-            self.rx_over_err,
-            self.rx_crc_err,
-            self.collisions,
-        ] {
-            w.u64(v);
-        }
-    }
-}
-
-/// `ofp_queue_stats`: one queue's counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct QueueStats {
-    pub port_no: u16,
-    pub queue_id: u32,
-    pub tx_bytes: u64,
-    pub tx_packets: u64,
-    pub tx_errors: u64,
-}
-
-impl QueueStats {
-    pub const LEN: usize = 32;
-
-    pub fn decode(r: &mut Reader) -> Result<QueueStats, OfpError> {
-        let port_no = r.u16()?;
-        r.skip(2)?;
-        Ok(QueueStats {
-            port_no,
-            queue_id: r.u32()?,
-            tx_bytes: r.u64()?,
-            tx_packets: r.u64()?,
-            tx_errors: r.u64()?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.port_no);
-        w.zeros(2);
-        w.u32(self.queue_id);
-        w.u64(self.tx_bytes);
-        w.u64(self.tx_packets);
-        w.u64(self.tx_errors);
-    }
-}
+/// The port and queue counters have one type for every version ([`crate::model`]).
+pub use crate::model::{PortStats, QueueStats};
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use crate::header::OFP10_VERSION;
 
     #[test]
     fn port_stats_field_order() {
@@ -278,16 +184,21 @@ mod tests {
             rx_over_err: 10,
             rx_crc_err: 11,
             collisions: 12,
+            duration_sec: u32::MAX,
+            duration_nsec: u32::MAX,
         };
         let mut w = Writer::new();
-        p.encode(&mut w);
-        assert_eq!(w.len(), PortStats::LEN);
+        p.encode(OFP10_VERSION, &mut w);
+        assert_eq!(w.len(), crate::model::port_stats_len(OFP10_VERSION));
         assert_eq!(&w.buf[..8], &[0, 3, 0, 0, 0, 0, 0, 0]);
         for i in 0..12u8 {
             let at = 8 + usize::from(i) * 8;
             assert_eq!(&w.buf[at..at + 8], &u64::from(i + 1).to_be_bytes());
         }
-        assert_eq!(PortStats::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+        assert_eq!(
+            PortStats::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(),
+            p
+        );
     }
 
     #[test]
@@ -298,10 +209,12 @@ mod tests {
             tx_bytes: 3,
             tx_packets: 4,
             tx_errors: 5,
+            duration_sec: u32::MAX,
+            duration_nsec: u32::MAX,
         };
         let mut w = Writer::new();
-        q.encode(&mut w);
-        assert_eq!(w.len(), QueueStats::LEN);
+        q.encode(OFP10_VERSION, &mut w);
+        assert_eq!(w.len(), crate::model::queue_stats_len(OFP10_VERSION));
         assert_eq!(&w.buf[..8], &[0, 1, 0, 0, 0, 0, 0, 2]);
         let t = TableStats {
             table_id: 0,

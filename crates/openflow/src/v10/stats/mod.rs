@@ -26,6 +26,8 @@ pub(crate) mod strategy;
 
 use super::match10::Match;
 use crate::error::{ErrorKind, OfpError};
+use crate::header::OFP10_VERSION;
+use crate::model::{port_stats_len, queue_stats_len};
 use crate::wire::{Reader, Writer};
 
 pub use entries::{AggregateStats, DescStats, FlowStats, PortStats, QueueStats, TableStats};
@@ -284,11 +286,16 @@ impl StatsReply {
                 StatsReplyBody::Table(fixed_list(r, TableStats::LEN, "table", TableStats::decode)?)
             }
             t::PORT => {
-                StatsReplyBody::Port(fixed_list(r, PortStats::LEN, "port", PortStats::decode)?)
+                StatsReplyBody::Port(fixed_list(r, port_stats_len(OFP10_VERSION), "port", |r| {
+                    PortStats::decode(OFP10_VERSION, r)
+                })?)
             }
-            t::QUEUE => {
-                StatsReplyBody::Queue(fixed_list(r, QueueStats::LEN, "queue", QueueStats::decode)?)
-            }
+            t::QUEUE => StatsReplyBody::Queue(fixed_list(
+                r,
+                queue_stats_len(OFP10_VERSION),
+                "queue",
+                |r| QueueStats::decode(OFP10_VERSION, r),
+            )?),
             t::VENDOR => StatsReplyBody::Vendor {
                 vendor: r.u32()?,
                 data: r.take_rest().to_vec(),
@@ -307,8 +314,8 @@ impl StatsReply {
             StatsReplyBody::Flow(l) => l.iter().for_each(|f| f.encode(w)),
             StatsReplyBody::Aggregate(a) => a.encode(w),
             StatsReplyBody::Table(l) => l.iter().for_each(|t| t.encode(w)),
-            StatsReplyBody::Port(l) => l.iter().for_each(|p| p.encode(w)),
-            StatsReplyBody::Queue(l) => l.iter().for_each(|q| q.encode(w)),
+            StatsReplyBody::Port(l) => l.iter().for_each(|p| p.encode(OFP10_VERSION, w)),
+            StatsReplyBody::Queue(l) => l.iter().for_each(|q| q.encode(OFP10_VERSION, w)),
             StatsReplyBody::Vendor { vendor, data } => {
                 w.u32(*vendor);
                 w.bytes(data);

@@ -8,7 +8,7 @@
 //! yields at least one message.
 
 use super::{StatsReply, StatsReplyBody, OFPSF_REPLY_MORE};
-use crate::header::HEADER_LEN;
+use crate::header::{HEADER_LEN, OFP10_VERSION};
 use crate::wire::Writer;
 
 /// The length of a stats reply's own header (`type:u16, flags:u16`).
@@ -60,8 +60,8 @@ impl StatsReply {
         let bodies = match self.body {
             B::Flow(v) => chunk(v, m, |x, w| x.encode(w), B::Flow),
             B::Table(v) => chunk(v, m, |x, w| x.encode(w), B::Table),
-            B::Port(v) => chunk(v, m, |x, w| x.encode(w), B::Port),
-            B::Queue(v) => chunk(v, m, |x, w| x.encode(w), B::Queue),
+            B::Port(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Port),
+            B::Queue(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Queue),
             other @ (B::Desc(_) | B::Aggregate(_) | B::Vendor { .. }) => vec![other],
         };
         let last = bodies.len() - 1;

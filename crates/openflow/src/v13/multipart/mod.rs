@@ -39,6 +39,7 @@ pub use split::MAX_REPLY_BODY;
 pub use table::TableStats;
 
 use crate::error::{ErrorKind, OfpError};
+use crate::header::OFP13_VERSION;
 use crate::v13::port::Port;
 use crate::v13::table_features::TableFeatures;
 use crate::wire::{Reader, Writer};
@@ -411,8 +412,10 @@ impl MultipartReplyBody {
             t::FLOW => Self::Flow(decode_list(r, FlowStats::decode)?),
             t::AGGREGATE => Self::Aggregate(AggregateStats::decode(r)?),
             t::TABLE => Self::Table(decode_list(r, TableStats::decode)?),
-            t::PORT_STATS => Self::PortStats(decode_list(r, PortStats::decode)?),
-            t::QUEUE => Self::Queue(decode_list(r, QueueStats::decode)?),
+            t::PORT_STATS => {
+                Self::PortStats(decode_list(r, |r| PortStats::decode(OFP13_VERSION, r))?)
+            }
+            t::QUEUE => Self::Queue(decode_list(r, |r| QueueStats::decode(OFP13_VERSION, r))?),
             t::GROUP => Self::Group(decode_list(r, GroupStats::decode)?),
             t::GROUP_DESC => Self::GroupDesc(decode_list(r, GroupDesc::decode)?),
             t::GROUP_FEATURES => Self::GroupFeatures(GroupFeatures::decode(r)?),
@@ -439,8 +442,8 @@ impl MultipartReplyBody {
             Self::Flow(v) => v.iter().for_each(|x| x.encode(w)),
             Self::Aggregate(a) => a.encode(w),
             Self::Table(v) => v.iter().for_each(|x| x.encode(w)),
-            Self::PortStats(v) => v.iter().for_each(|x| x.encode(w)),
-            Self::Queue(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::PortStats(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
+            Self::Queue(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
             Self::Group(v) => v.iter().for_each(|x| x.encode(w)),
             Self::GroupDesc(v) => v.iter().for_each(|x| x.encode(w)),
             Self::GroupFeatures(f) => f.encode(w),

@@ -8,7 +8,7 @@
 //! empty lists come back as a single part, so every reply yields at least one message.
 
 use super::{MultipartReply, MultipartReplyBody, MULTIPART_HEADER_LEN, OFPMPF_REPLY_MORE};
-use crate::header::HEADER_LEN;
+use crate::header::{HEADER_LEN, OFP13_VERSION};
 use crate::v10::stats::chunk;
 
 /// The largest body (after the OpenFlow and multipart headers) one message can carry.
@@ -26,8 +26,8 @@ impl MultipartReplyBody {
         match self {
             B::Flow(v) => chunk(v, m, |x, w| x.encode(w), B::Flow),
             B::Table(v) => chunk(v, m, |x, w| x.encode(w), B::Table),
-            B::PortStats(v) => chunk(v, m, |x, w| x.encode(w), B::PortStats),
-            B::Queue(v) => chunk(v, m, |x, w| x.encode(w), B::Queue),
+            B::PortStats(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::PortStats),
+            B::Queue(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::Queue),
             B::Group(v) => chunk(v, m, |x, w| x.encode(w), B::Group),
             B::GroupDesc(v) => chunk(v, m, |x, w| x.encode(w), B::GroupDesc),
             B::Meter(v) => chunk(v, m, |x, w| x.encode(w), B::Meter),

@@ -159,7 +159,10 @@ fn port_and_queue_replies() {
         panic!("not port")
     };
     assert_eq!(v.len(), 1, "the port without a 1.0 number is left out");
-    assert_eq!(v[0].port_no, 0xfffe);
+    assert_eq!(
+        openflow::v10::port::port_from_v13(v[0].port_no),
+        Some(0xfffe)
+    );
     assert_eq!(
         (v[0].rx_packets, v[0].tx_bytes, v[0].collisions),
         (1, 4, 12)

@@ -10,6 +10,10 @@
 //! use the 1.3 layout (1.0's media bits move up by four); speeds are in kbit/s (1.0
 //! ports get them from their current/supported features).
 
+mod counters;
+
+pub use counters::{port_stats_len, queue_stats_len, PortStats, QueueStats};
+
 use crate::instruction::Instruction;
 use crate::match13::Match;
 use crate::v10::port::{port_to_v13, PhyPort};
@@ -93,65 +97,6 @@ impl PortDesc {
             peer: features_from_v10(p.peer),
             curr_speed: speed_of(curr),
             max_speed: speed_of(supported),
-        }
-    }
-}
-
-/// One port's counters; `u64::MAX` means "not available". 1.0 has no duration.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PortCounters {
-    pub port_no: u32,
-    pub rx_packets: u64,
-    pub tx_packets: u64,
-    pub rx_bytes: u64,
-    pub tx_bytes: u64,
-    pub rx_dropped: u64,
-    pub tx_dropped: u64,
-    pub rx_errors: u64,
-    pub tx_errors: u64,
-    pub rx_frame_err: u64,
-    pub rx_over_err: u64,
-    pub rx_crc_err: u64,
-    pub collisions: u64,
-    pub duration: Option<(u32, u32)>,
-}
-
-impl PortCounters {
-    pub fn from_v13(p: &crate::v13::multipart::PortStats) -> PortCounters {
-        PortCounters {
-            port_no: p.port_no,
-            rx_packets: p.rx_packets,
-            tx_packets: p.tx_packets,
-            rx_bytes: p.rx_bytes,
-            tx_bytes: p.tx_bytes,
-            rx_dropped: p.rx_dropped,
-            tx_dropped: p.tx_dropped,
-            rx_errors: p.rx_errors,
-            tx_errors: p.tx_errors,
-            rx_frame_err: p.rx_frame_err,
-            rx_over_err: p.rx_over_err,
-            rx_crc_err: p.rx_crc_err,
-            collisions: p.collisions,
-            duration: (p.duration_sec != u32::MAX).then_some((p.duration_sec, p.duration_nsec)),
-        }
-    }
-
-    pub fn from_v10(p: &crate::v10::stats::entries::PortStats) -> PortCounters {
-        PortCounters {
-            port_no: port_to_v13(p.port_no),
-            rx_packets: p.rx_packets,
-            tx_packets: p.tx_packets,
-            rx_bytes: p.rx_bytes,
-            tx_bytes: p.tx_bytes,
-            rx_dropped: p.rx_dropped,
-            tx_dropped: p.tx_dropped,
-            rx_errors: p.rx_errors,
-            tx_errors: p.tx_errors,
-            rx_frame_err: p.rx_frame_err,
-            rx_over_err: p.rx_over_err,
-            rx_crc_err: p.rx_crc_err,
-            collisions: p.collisions,
-            duration: None,
         }
     }
 }
