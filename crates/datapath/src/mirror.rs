@@ -1,7 +1,12 @@
 //! The datapath's side of an in-kernel fast tier (the `xdp` crate): what a tier is told,
 //! which decisions it may copy, and how its hits are counted.
 //!
-//! A tier is a [`Mirror`] set once on the datapath ([`Datapath::set_mirror`]):
+//! A tier is a [`Mirror`] set once on the datapath ([`Datapath::set_mirror`]). It
+//! declares what its program can redo ([`Mirror::capabilities`]: [`Capabilities`], a
+//! set of [`Capability`]s, such as set-field classes, VLAN and MPLS push and pop, TTL
+//! sets and decrements, each group type, one frame to several ports, NORMAL, meters
+//! with how many bands, DSCP remark): the datapath knows what each means for a
+//! decision, the tier which ones its program has. Then:
 //!
 //! - Workers **offer** it the flow keys of packets they processed in batches
 //!   ([`Batch::process_batch`](crate::pipeline::Batch::process_batch): parsed cleanly,
@@ -26,27 +31,34 @@
 //! A decision the tier may copy is a [`Decision`] from [`Datapath::decision`]: the
 //! microflow's frame (composed from its key) run through the published pipeline by the
 //! tracer, accepted only when everything that happened to it is a function of the key
-//! that a kernel program can redo: tables, goto, write-metadata, clear/write-actions,
-//! set-field on Ethernet, VLAN, IPv4, TCP/UDP port and MPLS label, TC and
-//! bottom-of-stack fields, push/pop VLAN, push_mpls (ethertype 0x8847 or 0x8848),
-//! pop_mpls, set/dec IP and MPLS TTL, groups of every type (the buckets the worker's
-//! code takes for this microflow, see [`groups`]), and outputs to ports, FLOOD and ALL
-//! included, as long as every port is sent the same frame once (or none: a rule without
-//! outputs, a table miss, or a group with no live bucket: a drop).
-//! An output to NORMAL (alone) is accepted when the learning switch's decision is fixed
-//! by its MAC table as it is (attached with [`Datapath::set_mac_table`], read with
-//! [`MacTable::resolve`]: the source learned and alive on the input port, the
-//! destination then one port, a flood to every other switch port, or a drop when it is
-//! the input port); the decision's [`NormalCredit`] names the (VLAN, MAC)s it depends
-//! on and `mac_gen` the table's generation it was read at, so the tier can withdraw it
-//! when the table changes (see [`crate::normal::MacListener`]). NORMAL with another
-//! output, or from a source not learned there ([`Ineligible::waits_for_macs`]), is
-//! refused.
-//! A meter is accepted when it is the path's only one, nothing was sent, grouped or
-//! resized before it, it has at most [`KERNEL_BANDS`](crate::meter::KERNEL_BANDS) bands
-//! and cells shared with the kernel (see [`crate::meter`]), and, if a band may remark
-//! the DSCP, no DSCP or ECN rewrite precedes it, no later table reads them and no select
-//! group hashes them:
+//! that a decision can carry and the tier says it redoes. Every tier is taken to redo
+//! tables, goto, write-metadata, clear/write-actions, and outputs to ports, IN_PORT,
+//! FLOOD and ALL included, as long as every port is sent the same frame once (or none:
+//! a rule without outputs, a table miss, or a group with no live bucket: a drop). The
+//! rest needs its [`Capability`]: set-field on Ethernet, VLAN, IPv4 TOS and addresses,
+//! TCP/UDP port and MPLS label, TC and bottom-of-stack fields, push/pop VLAN, push_mpls
+//! (ethertype 0x8847 or 0x8848), pop_mpls, set/dec IP and MPLS TTL, each group type
+//! (the buckets the worker's code takes for this microflow, see [`groups`]), one frame
+//! to several ports, NORMAL and meters (below); a decision that needs one the tier
+//! lacks is [`Ineligible::Unsupported`], naming it. With no tier set, decisions are
+//! judged against [`Capabilities::ALL`]. Capabilities are read only while a decision
+//! is judged (the tier's slow path): workers never consult them.
+//! An output to NORMAL (alone, [`Capability::Normal`]) is accepted when the learning
+//! switch's decision is fixed by its MAC table as it is (attached with
+//! [`Datapath::set_mac_table`], read with [`MacTable::resolve`]: the source learned and
+//! alive on the input port, the destination then one port, a flood to every other
+//! switch port, or a drop when it is the input port); the decision's [`NormalCredit`]
+//! names the (VLAN, MAC)s it depends on and `mac_gen` the table's generation it was
+//! read at, so the tier can withdraw it when the table changes (see
+//! [`crate::normal::MacListener`]). NORMAL with another output, or from a source not
+//! learned there ([`Ineligible::waits_for_macs`]), is refused.
+//! A meter ([`Capability::Meter`]) is accepted when it is the path's only one, nothing
+//! was sent, grouped or resized before it, it has at most the tier's
+//! [`Capabilities::meter_bands`] bands and cells shared with the kernel (see
+//! [`crate::meter`]; a block of them holds
+//! [`KERNEL_BANDS`](crate::meter::KERNEL_BANDS)), and, if a band may remark the DSCP
+//! ([`Capability::DscpRemark`]), no DSCP or ECN rewrite precedes it, no later table
+//! reads them and no select group hashes them:
 //! the decision is then the path of the frames it passes (traced with every meter
 //! passing), and its [`MeterCredit`] tells the kernel which cells to meter with; a frame
 //! a band drops there goes no further, one a band remarks is remarked as a worker would.
@@ -93,11 +105,13 @@ use crate::parse::parse;
 use crate::pipeline::{Datapath, RuleId, RuleTable};
 use crate::trace::TraceEvent;
 
+mod capabilities;
 pub mod groups;
 mod kernel_counters;
 mod meters;
 pub mod mpls;
 
+pub use capabilities::{Capabilities, Capability};
 pub use groups::GroupHit;
 use groups::GroupWalk;
 pub use kernel_counters::{Hits, KernelCounters};
@@ -111,6 +125,10 @@ pub const OFFER_SLOTS: usize = 4096;
 
 /// An in-kernel tier that mirrors decisions of the datapath (see the module comment).
 pub trait Mirror: Send + Sync {
+    /// What the tier's program can redo of a decision: [`Datapath::decision`] refuses
+    /// a decision that needs anything else ([`Ineligible::Unsupported`]). A constant of
+    /// the tier; asked on the slow path only (each decision judged), never per packet.
+    fn capabilities(&self) -> Capabilities;
     /// A worker processed a packet with flow key `key` in version `version`. Must not
     /// block: queue it, or forget it.
     fn offer(&self, key: &FlowKey, version: u64);
@@ -217,8 +235,11 @@ pub enum Ineligible {
     /// The packet goes to NORMAL, whose decision for it is not fixed by the MAC table as
     /// it is (why).
     Normal(NormalWhy),
-    /// An action the kernel program does not do (named).
+    /// An action a decision cannot carry, whatever the tier (named): no [`Capability`]
+    /// covers it.
     Action(String),
+    /// It needs a capability the tier does not declare ([`Mirror::capabilities`]).
+    Unsupported(Capability),
     /// An output to a reserved port or with a queue.
     Output(u32),
     /// Copies that differ are sent, or two copies to one port.
@@ -242,6 +263,7 @@ impl std::fmt::Display for Ineligible {
             Ineligible::Controller => f.write_str("it goes to the controller"),
             Ineligible::Normal(why) => write!(f, "it goes to NORMAL and {why}"),
             Ineligible::Action(a) => write!(f, "action {a} is not done in the kernel"),
+            Ineligible::Unsupported(c) => write!(f, "the kernel tier does not do {c}"),
             Ineligible::Output(p) => write!(f, "output to port {p:#x} is not done in the kernel"),
             Ineligible::SeveralOutputs => f.write_str(
                 "it is sent as different frames to different ports, or twice to one port",
@@ -403,38 +425,32 @@ pub struct Decision {
     pub ttl_variants: Vec<TtlVariant>,
 }
 
-/// Whether action `a` is one the kernel program can redo.
-fn kernel_action(a: &Action) -> Result<(), Ineligible> {
-    use Field::*;
+/// Whether action `a` is one the tier can redo: one a decision can carry, and, if a
+/// [`Capability`] covers it, one the tier has (`caps`).
+fn kernel_action(a: &Action, caps: Capabilities) -> Result<(), Ineligible> {
+    if let Some(c) = Capability::of_action(a) {
+        // NORMAL's answer is judged once the pipeline is through: see
+        // `Datapath::decision`.
+        return caps.need(c);
+    }
     match a {
         Action::Output(p)
             if *p <= port::MAX || matches!(*p, port::IN_PORT | port::FLOOD | port::ALL) =>
         {
             Ok(())
         }
-        // Judged once the pipeline is through: see `Datapath::decision`.
-        Action::Output(port::NORMAL) => Ok(()),
         Action::Output(port::CONTROLLER) | Action::Controller { .. } => Err(Ineligible::Controller),
         Action::Output(p) => Err(Ineligible::Output(*p)),
-        Action::SetField(
-            EthDst | EthSrc | VlanVid | VlanPcp | IpDscp | IpEcn | Ipv4Src | Ipv4Dst | TpSrc
-            | TpDst,
-            _,
-        ) => Ok(()),
-        Action::PushVlan(_) | Action::PopVlan | Action::SetNwTtl(_) | Action::DecNwTtl => Ok(()),
-        // With another ethertype the new entry is not read as one (user space parses
-        // the frame anew as that ethertype): not done.
-        Action::PushMpls(0x8847 | 0x8848) => Ok(()),
-        Action::PopMpls(_)
-        | Action::SetField(MplsLabel | MplsTc | MplsBos, _)
-        | Action::SetMplsTtl(_)
-        | Action::DecMplsTtl => Ok(()),
+        // Its type is judged when it runs (`GroupWalk`).
         Action::Group(_) => Ok(()),
-        // Whether these push a tag or rewrite depends on the packet; the kernel program
-        // has no such conditional rewrite, so their flows stay in user space.
+        // Whether these push a tag or rewrite depends on the packet; a decision has no
+        // such conditional rewrite, so their flows stay in user space.
         Action::ModVlanVid(_) | Action::ModVlanPcp(_) | Action::SetFieldIfPresent(..) => Err(
             Ineligible::Action(format!("{a:?} (a rewrite that depends on the packet)")),
         ),
+        // Set-queue, PBB, TTL copies, and a push_mpls with another ethertype than
+        // MPLS's, whose new entry is not read as one (user space parses the frame anew
+        // as that ethertype).
         other => Err(Ineligible::Action(format!("{other:?}"))),
     }
 }
@@ -477,8 +493,16 @@ impl<C: RuleTable> Datapath<C> {
     }
 
     /// The decision the published version makes for the microflow of `key` (its input
-    /// port is the key's), if the kernel tier may copy it. See the module comment.
+    /// port is the key's), if the kernel tier may copy it: one a decision can carry that
+    /// needs no capability the tier set with [`set_mirror`](Self::set_mirror) lacks
+    /// ([`Mirror::capabilities`]; with no tier set, [`Capabilities::ALL`]). See the
+    /// module comment.
     pub fn decision(&self, key: &FlowKey, now_ns: u64) -> Result<Decision, Ineligible> {
+        let caps = self
+            .shared
+            .mirror
+            .get()
+            .map_or(Capabilities::ALL, |m| m.capabilities());
         let in_port = key.get(Field::InPort) as u32;
         let mut input = compose(&match_of(key)).map_err(|_| Ineligible::Compose)?;
         let mut check = FlowKey::ZERO;
@@ -496,7 +520,7 @@ impl<C: RuleTable> Datapath<C> {
         });
         let trace = self.trace_passing_meters(&input, in_port, now_ns);
         let mut credit = Credit::default();
-        let mut walk = GroupWalk::new(key);
+        let mut walk = GroupWalk::new(key, caps);
         let v = self.shared.read();
         let mut out_ports = Vec::new();
         // The last output an action asked for (an output to a port with no_fwd shows
@@ -535,6 +559,7 @@ impl<C: RuleTable> Datapath<C> {
                         &credit,
                         asked.is_some() || !out_ports.is_empty() || !walk.hits.is_empty(),
                         tos_set,
+                        caps,
                     )?)
                 }
                 // Output to the input port by number sends nothing (counted apart).
@@ -547,7 +572,7 @@ impl<C: RuleTable> Datapath<C> {
                     if matches!(e, TraceEvent::Apply(_)) {
                         walk.top_level();
                     }
-                    kernel_action(a)?;
+                    kernel_action(a, caps)?;
                     after_pop.action(a)?;
                     ttl_read |= matches!(a, Action::DecNwTtl | Action::PushMpls(_));
                     walk.action(a, &v)?;
@@ -562,10 +587,12 @@ impl<C: RuleTable> Datapath<C> {
                         asked = Some(*p);
                     }
                 }
-                TraceEvent::WriteActions(list) => list.iter().try_for_each(kernel_action)?,
+                TraceEvent::WriteActions(list) => {
+                    list.iter().try_for_each(|a| kernel_action(a, caps))?
+                }
                 TraceEvent::ActionSet(list) => {
                     walk.top_level();
-                    list.iter().try_for_each(kernel_action)?
+                    list.iter().try_for_each(|a| kernel_action(a, caps))?
                 }
                 TraceEvent::ClearActions | TraceEvent::WriteMetadata(_) | TraceEvent::Goto(_) => {}
                 TraceEvent::Bucket { group, bucket } => {
@@ -661,6 +688,9 @@ impl<C: RuleTable> Datapath<C> {
                     NormalTo::Flood(ps) => (ps, NormalOutcome::Flooded),
                     NormalTo::Drop => (Vec::new(), NormalOutcome::Dropped),
                 };
+                if ports.len() > 1 {
+                    caps.need(Capability::Broadcast)?;
+                }
                 for p in &ports {
                     credit
                         .out_slots
@@ -687,7 +717,13 @@ impl<C: RuleTable> Datapath<C> {
         };
         let output = match output {
             Some(o) => o,
-            None => self.plain_output(&trace, &v, &input, &out_ports, asked, &mut credit)?,
+            None => {
+                let o = self.plain_output(&trace, &v, &input, &out_ports, asked, &mut credit)?;
+                if o.as_ref().is_some_and(|(ports, _)| ports.len() > 1) {
+                    caps.need(Capability::Broadcast)?;
+                }
+                o
+            }
         };
         let ttl_variants = match ttl_at {
             Some(at) => self.ttl_variants(&input, at, in_port, now_ns, &trace)?,

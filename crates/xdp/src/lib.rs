@@ -6,7 +6,9 @@
 //!
 //! - `bpf/fastpath.c`, [`layout`]: the program and the records it shares with user
 //!   space; [`model`]: the program in Rust, to check a decision before it is installed;
-//! - [`program`]: loading it, attaching it to interfaces, its maps and counters;
+//! - [`program`]: loading it, attaching it to interfaces, its maps and counters, and
+//!   what it can redo of a decision ([`program::CAPABILITIES`], which the tier declares
+//!   to the datapath);
 //! - [`bands`]: the meter bands the program and the datapath's meters share;
 //! - [`delivery`]: whether the kernel delivers what the program forwards, per port, and
 //!   its count of what it dropped anyway;

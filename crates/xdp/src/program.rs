@@ -26,18 +26,80 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use aya::maps::{Array, DevMap, DevMapHash, HashMap, Map, MapError, PerCpuArray, XskMap};
 use aya::programs::{ProgramError, TestRun, TestRunOptions, Xdp};
 use aya::{Ebpf, EbpfLoader};
+use datapath::mirror::{Capabilities, Capability};
 use ports::afxdp::AttachMode;
 use ports::error::{errno_in_chain as errno_of, error_chain as chain};
 
 use crate::delivery::{self, PortUse};
 use crate::layout::{
     event, FpCounter, FpEntry, FpKey, FpPort, FpState, FpWalk, FP_EXACT_MASK, FP_GROUPS, FP_MASKS,
-    FP_PORT_NATIVE,
+    FP_METER_BANDS, FP_PORT_NATIVE,
 };
 
 /// The compiled program (an ELF object for the bpf target).
 static PROGRAM: &[u8] = include_bytes!("../bpf/fastpath.o");
 const PROGRAM_NAME: &str = "fastpath";
+
+/// What the fast tier redoes of the datapath's decisions: every capability the datapath
+/// names, each where `bpf/fastpath.c` (or, for groups and NORMAL, the tier's user-space
+/// side) implements it. The tier hands it to the datapath
+/// ([`Mirror::capabilities`](datapath::mirror::Mirror::capabilities)), which refuses
+/// decisions needing anything else. A capability added here must be done by the
+/// program (and its model, `model.rs`, which checks each entry before it is written).
+pub const CAPABILITIES: Capabilities = Capabilities::of(&[
+    // rewrite(): FP_SET_ETH_DST, FP_SET_ETH_SRC.
+    Capability::SetEth,
+    // rewrite(): FP_VLAN_SET (VID and PCP of the tag, its CFI kept).
+    Capability::SetVlan,
+    // rewrite(): FP_SET_TOS, with the IPv4 header checksum.
+    Capability::SetIpTos,
+    // rewrite(): FP_SET_IPV4_SRC, FP_SET_IPV4_DST, with the IPv4 and TCP/UDP checksums
+    // (csum_update, csum_update_udp).
+    Capability::SetIpv4,
+    // rewrite(): FP_SET_TP_SRC, FP_SET_TP_DST.
+    Capability::SetTransport,
+    // rewrite_mpls(): FP_MPLS_SET (the outermost entry's label, TC and BoS).
+    Capability::SetMpls,
+    // rewrite(): FP_VLAN_PUSH.
+    Capability::PushVlan,
+    // rewrite(): FP_VLAN_POP (can_rewrite() leaves frames that would need padding to
+    // user space).
+    Capability::PopVlan,
+    // rewrite_mpls(): FP_MPLS_PUSH (FP_MPLS_MCAST for 0x8848), onto frames without a
+    // label stack (others: `tier/entry.rs` refuses them).
+    Capability::PushMpls,
+    // rewrite_mpls(): FP_MPLS_POP (can_rewrite_mpls() leaves frames that would need
+    // padding or trimming to user space).
+    Capability::PopMpls,
+    // rewrite(): FP_SET_TTL (a decrement is read off the frames as a set of the TTL,
+    // which the entry's megaflow then holds: `tier/judge.rs`).
+    Capability::IpTtl,
+    // rewrite_mpls(): FP_MPLS_TTL_SET, FP_MPLS_TTL_DEC; can_rewrite_mpls():
+    // FP_MPLS_TTL_CHECK hands TTLs 0 and 1 to user space where a decrement fails.
+    Capability::MplsTtl,
+    // Groups are not in the program: an entry holds the outcome of the buckets the
+    // worker takes for its microflow. All: several outputs (Broadcast below).
+    Capability::GroupAll,
+    // Select: the entry covers its microflow alone (the datapath's mask), and a
+    // liveness change of a port its choice read takes it out (`tier/liveness.rs`).
+    Capability::GroupSelect,
+    Capability::GroupIndirect,
+    // Fast-failover: as select's liveness (`tier/liveness.rs`).
+    Capability::GroupFastFailover,
+    // fastpath(): to_group(), a broadcast through one of the FP_GROUPS group maps
+    // (`tier/broadcast.rs`).
+    Capability::Broadcast,
+    // The entry is an output like any other; the tier withdraws it when the MAC table
+    // changes what it read (`tier/normal.rs`, the table's listener).
+    Capability::Normal,
+    // fastpath(): meter() on the `bands` cells the datapath's meters share
+    // (`bands.rs`), FP_METER_BANDS per meter (below); drop bands drop and count.
+    Capability::Meter,
+    // remark(): an AF code point's drop precedence raised, with the checksum.
+    Capability::DscpRemark,
+])
+// meter()'s loop bound.
+.with_meter_bands(FP_METER_BANDS as u8);
 
 /// XSKMAP entries per port: a port has at most this many rx queues.
 pub const QUEUES_PER_PORT: u32 = 64;
@@ -952,6 +1014,17 @@ mod tests {
         assert_eq!(size_of::<FpCounter>(), 16);
         assert_eq!(size_of::<FpWalk>(), 40);
         assert_eq!(size_of::<datapath::meter::BandCell>(), 64);
+    }
+
+    #[test]
+    fn the_program_redoes_all_the_datapath_describes_with_its_cell_blocks() {
+        // Every capability the datapath names today: decisions are judged as when the
+        // datapath took this set for granted. A capability added there must be
+        // declared here (and done by the program) or left out on purpose.
+        assert_eq!(CAPABILITIES, Capabilities::ALL);
+        // The program meters with blocks of the datapath's shared cells.
+        assert_eq!(usize::from(CAPABILITIES.meter_bands()), FP_METER_BANDS);
+        assert_eq!(FP_METER_BANDS, datapath::meter::KERNEL_BANDS);
     }
 
     #[test]

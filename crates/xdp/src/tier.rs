@@ -4,11 +4,13 @@
 //!
 //! - **Offers** from the workers go into a bounded queue (a full queue forgets the offer:
 //!   the flow's next packet offers it again) and are handled by the tier's own thread:
-//!   the decision the published version makes for the key ([`Datapath::decision`]), the
-//!   key the program would build for such frames ([`FpKey::from_flow_key`]), and the
-//!   entry that redoes the decision: rewrites read off the frames before and after, then
-//!   checked by running the program's model ([`model::apply`](crate::model::apply)) on
-//!   the frame before and comparing with the pipeline's frame after, byte for byte
+//!   the decision the published version makes for the key ([`Datapath::decision`],
+//!   which refuses what the program cannot redo: the tier's [`Mirror::capabilities`]
+//!   are [`CAPABILITIES`](crate::program::CAPABILITIES)), the key the program would
+//!   build for such frames ([`FpKey::from_flow_key`]), and the entry that redoes the
+//!   decision: rewrites read off the frames before and after, then checked by running
+//!   the program's model ([`model::apply`](crate::model::apply)) on the frame before
+//!   and comparing with the pipeline's frame after, byte for byte
 //!   (`tier/judge.rs`). Only then is the entry written, tagged with the program's
 //!   current generation. Keys that cannot be mirrored are remembered until the next
 //!   publish, so a flow is judged once per version.
@@ -109,7 +111,7 @@ use std::time::{Duration, Instant};
 
 use datapath::key::FlowKey;
 use datapath::meter::BandPool;
-use datapath::mirror::{Changes, Credit, Hits, KernelCounters, Mirror};
+use datapath::mirror::{Capabilities, Changes, Credit, Hits, KernelCounters, Mirror};
 use datapath::normal::{MacListener, MacTable};
 use datapath::pipeline::Datapath;
 
@@ -699,6 +701,10 @@ impl KernelTier {
 }
 
 impl Mirror for KernelTier {
+    fn capabilities(&self) -> Capabilities {
+        crate::program::CAPABILITIES
+    }
+
     fn offer(&self, key: &FlowKey, _version: u64) {
         if let Err(TrySendError::Full(_)) = self.offers.try_send(*key) {
             self.lock().stats.offers_lost += 1;

@@ -6,6 +6,8 @@
 //! bucket, select the bucket the flow's [`flow_hash`](crate::group::flow_hash) of the
 //! whole key picks among the live weighted ones, fast-failover the first live one. The
 //! tracer runs the very code a worker runs, so the buckets it reports are the worker's.
+//! A group of a type the tier does not declare ([`Capability::group`]) makes the
+//! decision [`Ineligible::Unsupported`].
 //!
 //! `GroupWalk` follows a decision's trace events and records, per group run, the
 //! group's counter slot, the buckets' counter slots and the frame's length there
@@ -25,7 +27,7 @@ use crate::group::{Group, GroupKind, GROUP_ANY, MAX_DEPTH};
 use crate::key::{Field, FlowKey};
 use crate::pipeline::{PipelineVersion, RuleTable};
 
-use super::Ineligible;
+use super::{Capabilities, Capability, Ineligible};
 
 /// One group run on a mirrored path, with its counter slots.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +53,8 @@ struct Running {
 
 /// Follows one decision's trace events (see the module comment).
 pub(super) struct GroupWalk {
+    /// The tier's: which group types it runs.
+    caps: Capabilities,
     /// VLAN tags of the received frame.
     tags_in: i32,
     /// VLAN tags of the frame as it is now.
@@ -80,8 +84,9 @@ fn labels_of(k: &FlowKey) -> i32 {
 }
 
 impl GroupWalk {
-    pub fn new(key: &FlowKey) -> GroupWalk {
+    pub fn new(key: &FlowKey, caps: Capabilities) -> GroupWalk {
         GroupWalk {
+            caps,
             tags_in: tags_of(key),
             tags: tags_of(key),
             labels_in: labels_of(key),
@@ -141,6 +146,7 @@ impl GroupWalk {
                 "group {id} does not exist (the packet is dropped and counted apart)"
             ))
         })?;
+        self.caps.need(Capability::group(g.kind))?;
         if self.running.len() >= MAX_DEPTH {
             return Err(Ineligible::Group(format!(
                 "group {id} is nested deeper than {MAX_DEPTH} groups"

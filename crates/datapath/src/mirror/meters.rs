@@ -1,7 +1,7 @@
 //! The meter on a mirrored decision's path (see the module comment of [`crate::mirror`]):
 //! when the kernel may run it, and what it needs to.
 
-use super::{Credit, Ineligible};
+use super::{Capabilities, Capability, Credit, Ineligible};
 use crate::meter::{BandKind, KERNEL_BANDS};
 use crate::pipeline::RuleTable;
 
@@ -28,15 +28,18 @@ pub struct MeterCredit {
 
 /// The kernel's part of meter `id`, run by the rule of the last step of `credit` so far;
 /// `sent` whether anything was sent (or asked to be) before it, `tos_set` whether an
-/// apply-action rewrote the DSCP or ECN before it.
+/// apply-action rewrote the DSCP or ECN before it; `caps` the tier's (meters, how many
+/// bands, DSCP remark).
 pub(super) fn metered<C: RuleTable>(
     v: &crate::pipeline::PipelineVersion<C>,
     id: u32,
     credit: &Credit,
     sent: bool,
     tos_set: bool,
+    caps: Capabilities,
 ) -> Result<MeterCredit, Ineligible> {
     let why = |s: &str| Err(Ineligible::Meter(s.into()));
+    caps.need(Capability::Meter)?;
     if credit.meter.is_some() {
         return why("it runs two meters (the kernel runs one)");
     }
@@ -50,18 +53,32 @@ pub(super) fn metered<C: RuleTable>(
         return why("a VLAN or MPLS push or pop changes its length before its meter");
     }
     let m = v.meter(id).ok_or(Ineligible::Changed)?;
+    if m.bands.len() > usize::from(caps.meter_bands()) {
+        return Err(Ineligible::Meter(format!(
+            "its meter has {} bands, more than the kernel tier runs ({})",
+            m.bands.len(),
+            caps.meter_bands()
+        )));
+    }
     let Some(slot) = m.kernel_slot() else {
-        return why(if m.bands.len() > KERNEL_BANDS {
-            "its meter has more bands than the kernel runs (4)"
-        } else {
-            "its meter has no cells shared with the kernel (set before the tier was, or \
-             the kernel's meters are all in use)"
-        });
+        if m.bands.len() > KERNEL_BANDS {
+            return Err(Ineligible::Meter(format!(
+                "its meter has more bands than a block of cells shared with the kernel holds \
+                 ({KERNEL_BANDS})"
+            )));
+        }
+        return why(
+            "its meter has no cells shared with the kernel (set before the tier was, or the \
+             kernel's meters are all in use)",
+        );
     };
     let remark = m
         .bands
         .iter()
         .any(|b| matches!(b.kind, BandKind::DscpRemark { .. }));
+    if remark {
+        caps.need(Capability::DscpRemark)?;
+    }
     if remark && tos_set {
         return why("its DSCP or ECN is rewritten before a meter that may remark it");
     }

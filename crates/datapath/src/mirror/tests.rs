@@ -1,3 +1,4 @@
+mod capabilities;
 mod mpls;
 
 use std::sync::Mutex;
@@ -592,6 +593,9 @@ fn kernel_hits_through_normal_count_in_its_statistics() {
 struct Offers(Mutex<Vec<(FlowKey, u64)>>);
 
 impl Mirror for Offers {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::NONE
+    }
     fn offer(&self, key: &FlowKey, version: u64) {
         self.0.lock().unwrap().push((*key, version));
     }

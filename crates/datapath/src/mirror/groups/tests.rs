@@ -252,6 +252,9 @@ fn a_publish_names_the_groups_it_changed() {
     #[derive(Default)]
     struct Seen(Mutex<Vec<Changes>>);
     impl crate::mirror::Mirror for Seen {
+        fn capabilities(&self) -> crate::mirror::Capabilities {
+            crate::mirror::Capabilities::NONE
+        }
         fn offer(&self, _: &FlowKey, _: u64) {}
         fn publish(&self, _: u64, c: &Changes) {
             self.0.lock().unwrap().push(c.clone());
@@ -282,6 +285,9 @@ fn liveness_changes_reach_the_mirror_once_each() {
     #[derive(Default)]
     struct Seen(Mutex<Vec<(u16, bool)>>);
     impl crate::mirror::Mirror for Seen {
+        fn capabilities(&self) -> crate::mirror::Capabilities {
+            crate::mirror::Capabilities::NONE
+        }
         fn offer(&self, _: &FlowKey, _: u64) {}
         fn publish(&self, _: u64, _: &Changes) {}
         fn port_liveness(&self, slot: u16, live: bool) {
