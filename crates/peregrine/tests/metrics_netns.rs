@@ -13,14 +13,16 @@ use std::time::Duration;
 
 use common::{hosts_on_switch, ping, ping_until_ok};
 
-/// One request for `path` on a fresh connection to `addr`: (status line, headers, body).
+/// One request for `path` on a fresh connection to `addr` that asks the server to close
+/// it after the response (it keeps connections open otherwise): (status line, headers,
+/// body).
 fn get(addr: &str, path: &str) -> (String, String, String) {
     let mut s = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     s.set_write_timeout(Some(Duration::from_secs(10))).unwrap();
     write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: */*\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: */*\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     let mut out = Vec::new();

@@ -9,17 +9,25 @@
 //! If the socket's buffer overflows (ENOBUFS) the kernel has discarded notifications;
 //! the monitor keeps going and those events are lost.
 //!
-//! Messages are parsed by hand ([`parse_link_messages`]): every length is checked
-//! against the bytes present, and a short or odd message ends the parse of its buffer
-//! (or is skipped) without panicking. Netlink uses host byte order.
+//! Messages are read with the `netlink-packet-core` and `netlink-packet-route` crates
+//! ([`parse_link_messages`]): each message's framing is checked against the bytes
+//! present (a message whose length is impossible ends the parse of its datagram), the
+//! ifinfomsg header gives the index and flags, and of the attributes only IFLA_IFNAME
+//! is decoded, so that an attribute this version of the crate cannot parse (a newer
+//! kernel's) costs no event. Nothing read from the socket can panic. The socket is
+//! `netlink-sys`'s.
 //!
 //! Stopping (`stop`, or dropping the monitor) wakes the thread through an eventfd and
 //! joins it; the callback is not called after `stop` returns. That thread
 //! (`NetlinkThread`) also serves the XDP feature watch (`crate::xdp_features`).
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
+
+use netlink_packet_core::{Emitable, NetlinkBuffer, NlasIterator, ParseableParametrized};
+use netlink_packet_route::link::{LinkAttribute, LinkFlags, LinkHeader};
+use netlink_sys::{protocols::NETLINK_ROUTE, Socket, SocketAddr};
 
 use crate::error::PortError;
 use crate::sys;
@@ -28,7 +36,7 @@ use crate::sys;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkEvent {
     pub ifindex: u32,
-    /// The interface name, when the message carried one (IFLA_IFNAME).
+    /// The interface name, when the message carried one (IFLA_IFNAME) in UTF-8.
     pub name: Option<String>,
     /// IFF_UP and IFF_RUNNING both set (administratively up with carrier); false for a
     /// removed interface.
@@ -37,68 +45,39 @@ pub struct LinkEvent {
     pub removed: bool,
 }
 
-pub(crate) const NLMSG_HDRLEN: usize = 16;
-const IFINFOMSG_LEN: usize = 16;
-const RTA_HDRLEN: usize = 4;
-const IFLA_IFNAME: u16 = 3;
-/// Attribute type bits (the top two are the nested / byte-order flags).
-const NLA_TYPE_MASK: u16 = 0x3fff;
-
-pub(crate) fn align4(n: usize) -> usize {
-    n.saturating_add(3) & !3
-}
-
-pub(crate) fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_ne_bytes(b.get(at..at + 2)?.try_into().ok()?))
-}
-
-pub(crate) fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_ne_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
 /// Appends the link events in a buffer of netlink messages (one datagram) to `out`.
 /// Messages other than RTM_NEWLINK / RTM_DELLINK are skipped; a message whose length
 /// is impossible ends the parse; a link message too short for its ifinfomsg is skipped.
 pub fn parse_link_messages(buf: &[u8], out: &mut Vec<LinkEvent>) {
     let mut rest = buf;
-    while let (Some(len), Some(ty)) = (u32_at(rest, 0), u16_at(rest, 4)) {
-        let len = len as usize;
-        if len < NLMSG_HDRLEN || len > rest.len() {
-            break;
-        }
+    while let Ok(msg) = NetlinkBuffer::new_checked(rest) {
+        let ty = msg.message_type();
         if ty == libc::RTM_NEWLINK || ty == libc::RTM_DELLINK {
-            if let Some(ev) = parse_link(ty == libc::RTM_DELLINK, &rest[NLMSG_HDRLEN..len]) {
-                out.push(ev);
-            }
+            out.extend(link_event(ty == libc::RTM_DELLINK, msg.payload()));
         }
-        rest = rest.get(align4(len)..).unwrap_or(&[]);
+        // The next message starts 4-byte aligned; the length is at most `rest.len()`.
+        let next = (msg.length() as usize).next_multiple_of(4);
+        rest = rest.get(next..).unwrap_or_default();
     }
 }
 
-/// One ifinfomsg with its attributes.
-fn parse_link(removed: bool, payload: &[u8]) -> Option<LinkEvent> {
-    if payload.len() < IFINFOMSG_LEN {
-        return None;
-    }
-    let ifindex = u32_at(payload, 4)?;
-    let flags = u32_at(payload, 8)?;
-    let mut name = None;
-    let mut attrs = &payload[IFINFOMSG_LEN..];
-    while let (Some(len), Some(ty)) = (u16_at(attrs, 0), u16_at(attrs, 2)) {
-        let len = len as usize;
-        if len < RTA_HDRLEN || len > attrs.len() {
-            break;
-        }
-        if ty & NLA_TYPE_MASK == IFLA_IFNAME {
-            let value = &attrs[RTA_HDRLEN..len];
-            let value = value.split(|&b| b == 0).next().unwrap_or(&[]);
-            name = Some(String::from_utf8_lossy(value).into_owned());
-        }
-        attrs = attrs.get(align4(len)..).unwrap_or(&[]);
-    }
-    let up = !removed && flags & libc::IFF_UP as u32 != 0 && flags & libc::IFF_RUNNING as u32 != 0;
+/// The event in one ifinfomsg with its attributes.
+fn link_event(removed: bool, payload: &[u8]) -> Option<LinkEvent> {
+    let header = LinkHeader::parse(payload).ok()?;
+    let attrs = payload.get(header.buffer_len()..).unwrap_or_default();
+    // Attributes end at the first malformed one.
+    let name = NlasIterator::new(attrs)
+        .map_while(Result::ok)
+        .filter(|nla| nla.kind() == libc::IFLA_IFNAME)
+        .find_map(
+            |nla| match LinkAttribute::parse_with_param(&nla, header.interface_family) {
+                Ok(LinkAttribute::IfName(name)) => Some(name),
+                _ => None,
+            },
+        );
+    let up = !removed && header.flags.contains(LinkFlags::Up | LinkFlags::Running);
     Some(LinkEvent {
-        ifindex,
+        ifindex: header.index,
         name,
         up,
         removed,
@@ -125,21 +104,9 @@ impl LinkMonitor {
         F: FnMut(LinkEvent) + Send + 'static,
     {
         let err = |op| move |e| PortError::os(op, "rtnetlink", "CAP_NET_ADMIN", e);
-        let sock = sys::socket(libc::AF_NETLINK, libc::SOCK_RAW, libc::NETLINK_ROUTE)
-            .map_err(err("socket(NETLINK_ROUTE)"))?;
-        // SAFETY: sockaddr_nl is plain integers; all zeroes is valid.
-        let mut addr: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
-        addr.nl_family = libc::AF_NETLINK as u16;
-        addr.nl_groups = libc::RTMGRP_LINK as u32;
-        // SAFETY: `addr` is a live sockaddr_nl and we pass its exact size.
-        sys::cvt(unsafe {
-            libc::bind(
-                sock.as_raw_fd(),
-                (&addr as *const libc::sockaddr_nl).cast(),
-                std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t,
-            )
-        })
-        .map_err(err("bind(RTMGRP_LINK)"))?;
+        let mut sock = Socket::new(NETLINK_ROUTE).map_err(err("socket(NETLINK_ROUTE)"))?;
+        sock.bind(&SocketAddr::new(0, libc::RTMGRP_LINK as u32))
+            .map_err(err("bind(RTMGRP_LINK)"))?;
         let mut events = Vec::new();
         let thread = NetlinkThread::spawn("link-monitor", sock, move |buf| {
             events.clear();
@@ -178,14 +145,14 @@ impl NetlinkThread {
     /// Starts thread `name` handing every datagram read from `sock` to `on_datagram`.
     pub(crate) fn spawn(
         name: &str,
-        sock: OwnedFd,
+        sock: impl AsFd + Send + 'static,
         mut on_datagram: impl FnMut(&[u8]) + Send + 'static,
     ) -> std::io::Result<NetlinkThread> {
         let wake = Wake::new()?;
         let wake_thread = wake.try_clone()?;
         let thread = std::thread::Builder::new()
             .name(name.into())
-            .spawn(move || pump(&sock, &wake_thread, &mut on_datagram))?;
+            .spawn(move || pump(sock.as_fd(), &wake_thread, &mut on_datagram))?;
         Ok(NetlinkThread {
             wake,
             thread: Some(thread),
@@ -238,7 +205,7 @@ impl Wake {
 /// Reads netlink datagrams from `sock` until `wake` is woken or the socket fails,
 /// handing each to `on_datagram`. A receive buffer overrun (ENOBUFS: the kernel dropped
 /// notifications) is skipped.
-fn pump(sock: &OwnedFd, wake: &Wake, mut on_datagram: impl FnMut(&[u8])) {
+fn pump(sock: BorrowedFd<'_>, wake: &Wake, mut on_datagram: impl FnMut(&[u8])) {
     let mut buf = vec![0u8; 64 << 10];
     loop {
         let mut fds = [
@@ -291,41 +258,51 @@ fn pump(sock: &OwnedFd, wake: &Wake, mut on_datagram: impl FnMut(&[u8])) {
 
 #[cfg(test)]
 mod tests {
+    use netlink_packet_core::{NetlinkHeader, NetlinkMessage, NetlinkPayload};
+    use netlink_packet_route::link::{LinkLayerType, LinkMessage};
+    use netlink_packet_route::RouteNetlinkMessage;
+
     use super::*;
 
-    /// An RTM_NEWLINK/DELLINK message; `name` as IFLA_IFNAME (NUL-terminated).
-    fn link_msg(ty: u16, ifindex: i32, flags: u32, name: Option<&str>) -> Vec<u8> {
-        let mut payload = Vec::new();
-        payload.extend_from_slice(&[0, 0]); // family, pad
-        payload.extend_from_slice(&1u16.to_ne_bytes()); // ARPHRD_ETHER
-        payload.extend_from_slice(&ifindex.to_ne_bytes());
-        payload.extend_from_slice(&flags.to_ne_bytes());
-        payload.extend_from_slice(&0xffff_ffffu32.to_ne_bytes());
-        // An unrelated attribute first (IFLA_MTU).
-        payload.extend_from_slice(&8u16.to_ne_bytes());
-        payload.extend_from_slice(&4u16.to_ne_bytes());
-        payload.extend_from_slice(&1500u32.to_ne_bytes());
+    /// Bytes of a netlink header and of an ifinfomsg.
+    const NLMSG_HDRLEN: usize = 16;
+    const IFINFOMSG_LEN: usize = 16;
+
+    /// An RTM_NEWLINK/DELLINK message as the crate encodes it: an unrelated attribute
+    /// first (IFLA_MTU), then `name` as IFLA_IFNAME.
+    fn link_msg(ty: u16, ifindex: u32, flags: u32, name: Option<&str>) -> Vec<u8> {
+        let mut link = LinkMessage::default();
+        link.header.index = ifindex;
+        link.header.link_layer_type = LinkLayerType::Ether;
+        link.header.flags = LinkFlags::from_bits_retain(flags);
+        link.header.change_mask = LinkFlags::from_bits_retain(u32::MAX);
+        link.attributes.push(LinkAttribute::Mtu(1500));
         if let Some(n) = name {
-            let len = RTA_HDRLEN + n.len() + 1;
-            payload.extend_from_slice(&(len as u16).to_ne_bytes());
-            payload.extend_from_slice(&IFLA_IFNAME.to_ne_bytes());
-            payload.extend_from_slice(n.as_bytes());
-            payload.push(0);
-            payload.resize(align4(payload.len()), 0);
+            link.attributes.push(LinkAttribute::IfName(n.into()));
         }
-        nl_msg(ty, &payload)
+        let inner = match ty {
+            libc::RTM_DELLINK => RouteNetlinkMessage::DelLink(link),
+            _ => RouteNetlinkMessage::NewLink(link),
+        };
+        let mut header = NetlinkHeader::default();
+        header.sequence_number = 7;
+        let mut m = NetlinkMessage::new(header, NetlinkPayload::InnerMessage(inner));
+        m.finalize();
+        let mut buf = vec![0; m.buffer_len()];
+        m.serialize(&mut buf);
+        buf
     }
 
+    /// A message of type `ty` with `payload` as it is, padded to 4 bytes.
     fn nl_msg(ty: u16, payload: &[u8]) -> Vec<u8> {
         let len = NLMSG_HDRLEN + payload.len();
-        let mut m = Vec::new();
-        m.extend_from_slice(&(len as u32).to_ne_bytes());
-        m.extend_from_slice(&ty.to_ne_bytes());
-        m.extend_from_slice(&0u16.to_ne_bytes());
-        m.extend_from_slice(&7u32.to_ne_bytes());
-        m.extend_from_slice(&0u32.to_ne_bytes());
+        let mut m = vec![0; NLMSG_HDRLEN];
         m.extend_from_slice(payload);
-        m.resize(align4(m.len()), 0);
+        let mut b = NetlinkBuffer::new(&mut m[..]);
+        b.set_length(len as u32);
+        b.set_message_type(ty);
+        b.set_sequence_number(7);
+        m.resize(len.next_multiple_of(4), 0);
         m
     }
 
@@ -409,13 +386,43 @@ mod tests {
                 removed: false
             }]
         );
-        // A name with no NUL and invalid UTF-8 is still a name.
-        let mut payload = link_msg(libc::RTM_NEWLINK, 4, 0, None)[NLMSG_HDRLEN..].to_vec();
+        // A name with no NUL is a name; one that is not UTF-8 is none (no port can have
+        // it), and the event stays.
+        let header = &link_msg(libc::RTM_NEWLINK, 4, 0, None)[NLMSG_HDRLEN..][..IFINFOMSG_LEN];
+        for (value, name) in [(&b"et"[..], Some("et")), (&[b'e', 0xff], None)] {
+            let mut payload = header.to_vec();
+            payload.extend_from_slice(&6u16.to_ne_bytes());
+            payload.extend_from_slice(&libc::IFLA_IFNAME.to_ne_bytes());
+            payload.extend_from_slice(value);
+            let ev = parse(&nl_msg(libc::RTM_NEWLINK, &payload));
+            assert_eq!(ev.len(), 1);
+            assert_eq!((ev[0].ifindex, ev[0].name.as_deref()), (4, name));
+        }
+    }
+
+    #[test]
+    fn an_attribute_the_crate_cannot_parse_costs_no_event() {
+        // IFLA_MTU with a 2-byte value, then the name: the crate refuses the whole
+        // message, but the event and its name are read.
+        let header = &link_msg(libc::RTM_DELLINK, 3, 0, None)[NLMSG_HDRLEN..][..IFINFOMSG_LEN];
+        let mut payload = header.to_vec();
         payload.extend_from_slice(&6u16.to_ne_bytes());
-        payload.extend_from_slice(&IFLA_IFNAME.to_ne_bytes());
-        payload.extend_from_slice(&[b'e', 0xff]);
-        let ev = parse(&nl_msg(libc::RTM_NEWLINK, &payload));
-        assert_eq!(ev[0].name.as_deref(), Some("e\u{fffd}"));
+        payload.extend_from_slice(&libc::IFLA_MTU.to_ne_bytes());
+        payload.extend_from_slice(&[0xdc, 0x05, 0, 0]);
+        payload.extend_from_slice(&9u16.to_ne_bytes());
+        payload.extend_from_slice(&libc::IFLA_IFNAME.to_ne_bytes());
+        payload.extend_from_slice(b"eth1\0\0\0\0");
+        let buf = nl_msg(libc::RTM_DELLINK, &payload);
+        assert!(NetlinkMessage::<RouteNetlinkMessage>::deserialize(&buf).is_err());
+        assert_eq!(
+            parse(&buf),
+            vec![LinkEvent {
+                ifindex: 3,
+                name: Some("eth1".into()),
+                up: false,
+                removed: true
+            }]
+        );
     }
 
     #[test]

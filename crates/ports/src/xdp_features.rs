@@ -13,15 +13,15 @@
 //! so a caller can ask again. On kernels without the family both say so (`Ok(None)`):
 //! the caller then cannot know.
 //!
-//! Messages are built and parsed here by hand with the same checks as the link monitor
-//! ([`crate::link`]): every length is checked against the bytes present; a short or odd
-//! message is skipped or ends the parse, never a panic.
+//! Messages are built and parsed here by hand: every length is checked against the
+//! bytes present; a short or odd message is skipped or ends the parse, never a panic.
+//! The socket is read on the link monitor's kind of thread ([`crate::link`]).
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::PortError;
-use crate::link::{align4, u16_at, u32_at, NetlinkThread, NLMSG_HDRLEN};
+use crate::link::NetlinkThread;
 use crate::sys;
 
 /// `NETDEV_XDP_ACT_BASIC`, `_REDIRECT`, `_NDO_XMIT` and `_XSK_ZEROCOPY` in
@@ -46,6 +46,19 @@ const NLA_TYPE_MASK: u16 = 0x3fff;
 const NLMSG_ERROR: u16 = 2;
 const SOL_NETLINK: i32 = 270;
 const NETLINK_ADD_MEMBERSHIP: i32 = 1;
+const NLMSG_HDRLEN: usize = 16;
+
+fn align4(n: usize) -> usize {
+    n.saturating_add(3) & !3
+}
+
+fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_ne_bytes(b.get(at..at + 2)?.try_into().ok()?))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_ne_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
 
 /// The XDP features an interface announces (`enum netdev_xdp_act` bits).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -246,7 +246,8 @@ fn link_monitor_reports_down_up_and_removal() {
     v.ns_b.ip(&["link", "set", &v.b, "down"]);
     wait_event(&events, ifindex, |e| !e.up);
     v.ns_a.ip(&["link", "del", &v.a]);
-    wait_event(&events, ifindex, |e| e.removed && !e.up);
+    let ev = wait_event(&events, ifindex, |e| e.removed && !e.up);
+    assert_eq!(ev.name.as_deref(), Some(v.a.as_str()));
     monitor.stop();
 }
 

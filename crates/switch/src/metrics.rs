@@ -1,6 +1,6 @@
 //! The switch's statistics for Prometheus: [`render`] writes them in the Prometheus text
 //! exposition format (version 0.0.4), and [`serve`] answers `GET /metrics` with them
-//! over a minimal HTTP/1.1 (no HTTP library: one request per connection, then close).
+//! over HTTP/1.1 (the `hyper` crate's server on the I/O thread's tokio runtime).
 //!
 //! # Metrics
 //!
@@ -32,34 +32,46 @@
 //!
 //! # HTTP
 //!
-//! [`parse_request`] reads a request head (request line and header fields, ended by an
-//! empty line, at most [`MAX_HEAD`] bytes, LF or CRLF line ends, blank lines before the
-//! request line skipped) and decides the answer: `GET` or `HEAD /metrics` (a query is
-//! ignored; absolute-form targets are accepted) is 200 with
-//! `Content-Type: text/plain; version=0.0.4; charset=utf-8`; another path is 404;
-//! another method on `/metrics` is 405 with `Allow: GET, HEAD`; anything that is not an
-//! HTTP/1.0 or 1.1 request head, or a head over [`MAX_HEAD`] bytes, is 400. A client
-//! that sends no complete head within [`READ_TIMEOUT`] gets 408. The rendering runs on
-//! the agent thread (an [`Input::Call`]); if the agent does not answer within
-//! [`AGENT_TIMEOUT`] the answer is 503. Every response says `Connection: close`, and the
-//! connection is closed after it. At most [`MAX_CONNECTIONS`] connections are served at
-//! once; more wait in the listen backlog.
+//! [`serve`] answers `GET` or `HEAD /metrics` (a query is ignored; absolute-form
+//! targets are accepted) with 200 and `Content-Type: text/plain; version=0.0.4;
+//! charset=utf-8` (for `HEAD` without the body); another path with 404; another method
+//! on `/metrics` with 405 and `Allow: GET, HEAD`. A request that is not HTTP/1.0 or 1.1
+//! is answered 400 by hyper, one whose head is over [`MAX_HEAD`] bytes 431, and the
+//! connection is closed. The rendering runs on the agent thread (an [`Input::Call`]);
+//! if the agent does not answer within [`AGENT_TIMEOUT`] the answer is 503.
+//!
+//! Connections stay open between requests as HTTP/1.1 has it (`Connection: close` and
+//! HTTP/1.0 close after the response). A connection is closed when no complete request
+//! head arrives within [`READ_TIMEOUT`] of the server waiting for one (so also after
+//! that long idle), and when a response makes no progress being written for
+//! [`WRITE_TIMEOUT`] (a client that does not read). Every connection is a task of its
+//! own; at most [`MAX_CONNECTIONS`] are served at once, more wait in the listen backlog.
 
 #[cfg(test)]
 mod tests;
 
+use std::convert::Infallible;
 use std::fmt::Write as _;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use datapath::counters::Misc;
 use datapath::parse::ParseError;
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use openflow::action::{port as ofport, OFPG_ALL};
 use openflow::v13::meter_mod::{MeterBand, OFPM_ALL};
 use openflow::v13::port::port_state;
 use openflow::v13::role::ControllerRole;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 
 pub use crate::agent::stats::DROP_REASONS;
@@ -68,12 +80,12 @@ use crate::shell::{AgentJob, Input};
 
 /// Most bytes of a request head (request line and header fields).
 pub const MAX_HEAD: usize = 8192;
-/// How long a client has to send its request head.
+/// How long a connection waits for a complete request head.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the agent thread has to render the metrics.
 pub const AGENT_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long writing a response (and reading what follows it) may take.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a response's writing may make no progress before the connection is closed.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Most connections served at once.
 pub const MAX_CONNECTIONS: usize = 16;
 /// The `Content-Type` of the metrics.
@@ -531,152 +543,46 @@ fn meters(t: &mut Text, agent: &Agent, now: u64) {
     );
 }
 
-/// What a request asks, as far as this endpoint is concerned (see the module comment).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Request {
-    /// `GET /metrics`, or `HEAD /metrics` (`head`: answer without the body).
-    Metrics { head: bool },
-    /// Another path: 404.
-    NotFound,
-    /// `/metrics` with another method: 405.
-    MethodNotAllowed,
-    /// Not an HTTP/1.x request head, or one over [`MAX_HEAD`] bytes: 400.
-    BadRequest,
-}
-
-/// Decides what the bytes received so far ask: `None` while the head is incomplete and
-/// may still complete within [`MAX_HEAD`] bytes. Bytes after the head are ignored.
-pub fn parse_request(buf: &[u8]) -> Option<Request> {
-    match head_lines(buf) {
-        Some(lines) => Some(route(&lines)),
-        None if buf.len() >= MAX_HEAD => Some(Request::BadRequest),
-        None => None,
+/// The answer to one request (see the module comment).
+async fn answer(req: &Request<Incoming>, input: &Sender<Input>) -> Response<String> {
+    if req.uri().path() != "/metrics" {
+        return plain(
+            StatusCode::NOT_FOUND,
+            "not found; the metrics are at /metrics\n",
+        );
     }
-}
-
-/// The head's lines (request line first, line ends removed) if an empty line ends it
-/// within the first [`MAX_HEAD`] bytes.
-fn head_lines(buf: &[u8]) -> Option<Vec<&[u8]>> {
-    let mut rest = buf.get(..MAX_HEAD).unwrap_or(buf);
-    let mut lines = Vec::new();
-    while let Some(i) = rest.iter().position(|&b| b == b'\n') {
-        let line = rest.get(..i).unwrap_or_default();
-        rest = rest.get(i + 1..).unwrap_or_default();
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        match (line.is_empty(), lines.is_empty()) {
-            // Blank lines before the request line are skipped (RFC 9112 §2.2).
-            (true, true) => {}
-            (true, false) => return Some(lines),
-            (false, _) => lines.push(line),
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "only GET and HEAD are served\n",
+        );
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    match ask_agent(input).await {
+        Some(text) => {
+            let mut r = Response::new(text);
+            r.headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+            r
         }
-    }
-    None
-}
-
-/// RFC 9110 `tchar`: what a method or a field name is made of.
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
-fn route(lines: &[&[u8]]) -> Request {
-    let Some((first, fields)) = lines.split_first() else {
-        return Request::BadRequest;
-    };
-    let mut parts = first.split(|&b| b == b' ');
-    let (Some(method), Some(target), Some(version), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Request::BadRequest;
-    };
-    let target_ok = !target.is_empty() && target.iter().all(|&b| b.is_ascii_graphic());
-    if method.is_empty()
-        || !method.iter().all(|&b| is_tchar(b))
-        || !target_ok
-        || !matches!(version, b"HTTP/1.0" | b"HTTP/1.1")
-    {
-        return Request::BadRequest;
-    }
-    for f in fields {
-        // A field is `name: value`; a line starting with white space (obsolete line
-        // folding) is refused, as RFC 9112 §5.2 allows.
-        let Some(colon) = f.iter().position(|&b| b == b':') else {
-            return Request::BadRequest;
-        };
-        let (name, value) = f.split_at(colon);
-        let value_ok = value
-            .iter()
-            .all(|&b| b == b'\t' || (b >= 0x20 && b != 0x7f));
-        if name.is_empty() || !name.iter().all(|&b| is_tchar(b)) || !value_ok {
-            return Request::BadRequest;
-        }
-    }
-    let path = match path_of(target) {
-        Some(p) => p,
-        None if target == b"*" => return Request::NotFound,
-        None => return Request::BadRequest,
-    };
-    if path != b"/metrics" {
-        return Request::NotFound;
-    }
-    match method {
-        b"GET" => Request::Metrics { head: false },
-        b"HEAD" => Request::Metrics { head: true },
-        _ => Request::MethodNotAllowed,
+        None => plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the switch's agent did not answer\n",
+        ),
     }
 }
 
-/// The path of a request target in origin form (`/path?query`) or absolute form
-/// (`http://host/path?query`); none for other forms.
-fn path_of(target: &[u8]) -> Option<&[u8]> {
-    let lower = target.to_ascii_lowercase();
-    let scheme = [&b"http://"[..], b"https://"]
-        .into_iter()
-        .find(|s| lower.starts_with(s));
-    let path = match scheme {
-        Some(s) => {
-            let rest = target.get(s.len()..)?;
-            match rest.iter().position(|&b| b == b'/' || b == b'?') {
-                Some(i) if i > 0 => rest.get(i..)?,
-                None if !rest.is_empty() => &b"/"[..],
-                _ => return None,
-            }
-        }
-        None if target.first() == Some(&b'/') => target,
-        None => return None,
-    };
-    let end = path.iter().position(|&b| b == b'?').unwrap_or(path.len());
-    let path = path.get(..end)?;
-    Some(if path.is_empty() { b"/" } else { path })
-}
-
-/// A whole HTTP/1.1 response: status `code`, the headers, and `body` unless `head`.
-pub fn response(code: u16, content_type: &str, body: &str, head: bool) -> Vec<u8> {
-    let reason = match code {
-        200 => "OK",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        408 => "Request Timeout",
-        503 => "Service Unavailable",
-        _ => "Error",
-    };
-    let mut s = format!(
-        "HTTP/1.1 {code} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
+/// A plain-text response with `status`.
+fn plain(status: StatusCode, body: &str) -> Response<String> {
+    let mut r = Response::new(body.to_string());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
     );
-    if code == 405 {
-        s.push_str("Allow: GET, HEAD\r\n");
-    }
-    s.push_str("\r\n");
-    if !head {
-        s.push_str(body);
-    }
-    s.into_bytes()
-}
-
-/// The response to an error `req` (everything but [`Request::Metrics`]).
-fn error_response(code: u16, message: &str) -> Vec<u8> {
-    response(code, "text/plain; charset=utf-8", message, false)
+    r
 }
 
 /// Serves the metrics (`GET /metrics`) on `addr` from `shell`'s I/O thread, rendering
@@ -702,7 +608,8 @@ pub fn serve_on(
 }
 
 /// Serves `GET /metrics` on `listener` until the runtime ends, rendering on the agent
-/// thread that `input` feeds (see the module comment).
+/// thread that `input` feeds (see the module comment). Must run on a tokio runtime with
+/// its timer enabled.
 pub async fn serve(listener: TcpListener, input: Sender<Input>) {
     let limit = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     loop {
@@ -713,7 +620,7 @@ pub async fn serve(listener: TcpListener, input: Sender<Input>) {
             Ok((s, _)) => {
                 let input = input.clone();
                 tokio::spawn(async move {
-                    handle(s, input).await;
+                    connection(s, input).await;
                     drop(permit);
                 });
             }
@@ -723,65 +630,106 @@ pub async fn serve(listener: TcpListener, input: Sender<Input>) {
     }
 }
 
-/// Answers one connection's request and closes it.
-async fn handle(mut s: TcpStream, input: Sender<Input>) {
-    let bytes = match tokio::time::timeout(READ_TIMEOUT, read_request(&mut s)).await {
-        Ok(None) => return,
-        Ok(Some(Request::Metrics { head })) => match ask_agent(&input).await {
-            Some(text) => response(200, CONTENT_TYPE, &text, head),
-            None => response(
-                503,
-                "text/plain; charset=utf-8",
-                "the switch's agent did not answer\n",
-                head,
-            ),
-        },
-        Ok(Some(Request::NotFound)) => {
-            error_response(404, "not found; the metrics are at /metrics\n")
-        }
-        Ok(Some(Request::MethodNotAllowed)) => {
-            error_response(405, "only GET and HEAD are served\n")
-        }
-        Ok(Some(Request::BadRequest)) => error_response(400, "not an HTTP/1.1 request\n"),
-        Err(_) => error_response(408, "no complete request in time\n"),
-    };
-    let _ = tokio::time::timeout(WRITE_TIMEOUT, async {
-        if s.write_all(&bytes).await.is_ok() && s.shutdown().await.is_ok() {
-            // Read what the client still sends until it closes, so that closing with
-            // unread data (a reset) does not destroy the response in flight.
-            let mut sink = [0u8; 1024];
-            let mut left = 64 * 1024usize;
-            while let Ok(n @ 1..) = s.read(&mut sink).await {
-                left = left.saturating_sub(n);
-                if left == 0 {
-                    break;
-                }
-            }
-        }
-    })
-    .await;
+/// Serves one connection's requests until the client closes it, it idles or stalls
+/// past a timeout, or it sends something that is not HTTP/1.
+async fn connection(stream: TcpStream, input: Sender<Input>) {
+    let service = service_fn(move |req| {
+        let input = input.clone();
+        async move { Ok::<_, Infallible>(answer(&req, &input).await) }
+    });
+    // Errors (a client gone, a timeout, a malformed request, answered 400 by hyper)
+    // end this connection only.
+    let _ = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(READ_TIMEOUT)
+        .max_header_size(MAX_HEAD)
+        // `Content-Type`, not `content-type`: as this endpoint always wrote them.
+        .title_case_headers(true)
+        // A client may shut down its sending side after its request and still get
+        // the response.
+        .half_close(true)
+        .serve_connection(TokioIo::new(WriteDeadline::new(stream)), service)
+        .await;
 }
 
-/// Reads until [`parse_request`] decides; none if the client closed before sending
-/// anything but blank lines.
-async fn read_request(s: &mut TcpStream) -> Option<Request> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
-    loop {
-        let room = MAX_HEAD.saturating_sub(buf.len()).min(chunk.len());
-        // A read error ends the request as the client closing would.
-        let n: usize = s
-            .read(chunk.get_mut(..room).unwrap_or_default())
-            .await
-            .unwrap_or(0);
-        if n == 0 {
-            let blank = buf.iter().all(|&b| b == b'\r' || b == b'\n');
-            return (!blank).then_some(Request::BadRequest);
+/// A TCP stream whose writing fails once it has made no progress for
+/// [`WRITE_TIMEOUT`]: a client that stops reading cannot keep its connection (and
+/// its place among [`MAX_CONNECTIONS`]).
+struct WriteDeadline {
+    stream: TcpStream,
+    /// Started when a write could not proceed; cleared when one does.
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl WriteDeadline {
+    fn new(stream: TcpStream) -> WriteDeadline {
+        WriteDeadline {
+            stream,
+            stalled: None,
         }
-        buf.extend_from_slice(chunk.get(..n).unwrap_or_default());
-        if let Some(r) = parse_request(&buf) {
-            return Some(r);
+    }
+
+    /// Runs one write-side poll of the stream under the deadline.
+    fn poll_write_side<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        op: impl FnOnce(Pin<&mut TcpStream>, &mut Context<'_>) -> Poll<std::io::Result<T>>,
+    ) -> Poll<std::io::Result<T>> {
+        match op(Pin::new(&mut self.stream), cx) {
+            Poll::Pending => {
+                let stalled = self
+                    .stalled
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(WRITE_TIMEOUT)));
+                match stalled.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Err(std::io::ErrorKind::TimedOut.into())),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+            done => {
+                self.stalled = None;
+                done
+            }
         }
+    }
+}
+
+impl AsyncRead for WriteDeadline {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for WriteDeadline {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.poll_write_side(cx, |s, cx| s.poll_write(cx, buf))
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        self.poll_write_side(cx, |s, cx| s.poll_write_vectored(cx, bufs))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.poll_write_side(cx, |s, cx| s.poll_flush(cx))
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.poll_write_side(cx, |s, cx| s.poll_shutdown(cx))
     }
 }
 

@@ -1,9 +1,11 @@
 //! [`render`] on an agent whose datapath ran packets (checked line by line and for the
-//! format's rules), label escaping, the request parser, the `WORKERS` request, and the
-//! endpoint served by a [`Shell`] on loopback.
+//! format's rules), label escaping, the `WORKERS` request, and the HTTP endpoint served
+//! by a [`Shell`] on loopback, through real TCP connections: statuses, headers, bodies,
+//! kept connections, garbage, timeouts and the connection limit.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpStream};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -365,138 +367,6 @@ fn label_values_and_help_are_escaped() {
 }
 
 #[test]
-fn requests_for_the_metrics() {
-    let ok = Some(Request::Metrics { head: false });
-    for r in [
-        &b"GET /metrics HTTP/1.1\r\nHost: localhost:9464\r\nAccept: */*\r\n\r\n"[..],
-        b"GET /metrics HTTP/1.0\r\n\r\n",
-        b"GET /metrics HTTP/1.1\n\n",
-        b"\r\n\r\nGET /metrics HTTP/1.1\r\n\r\n",
-        b"GET /metrics?name[]=x HTTP/1.1\r\n\r\n",
-        b"GET http://127.0.0.1:9464/metrics HTTP/1.1\r\n\r\n",
-        b"GET HTTP://h/metrics?a HTTP/1.1\r\n\r\n",
-        b"GET /metrics HTTP/1.1\r\nX-Empty:\r\nX-Bin: \x80\xff\tz\r\n\r\n",
-        // What follows the head is not read.
-        b"GET /metrics HTTP/1.1\r\n\r\n\x00\x01garbage",
-    ] {
-        assert_eq!(parse_request(r), ok, "{:?}", String::from_utf8_lossy(r));
-    }
-    assert_eq!(
-        parse_request(b"HEAD /metrics HTTP/1.1\r\n\r\n"),
-        Some(Request::Metrics { head: true })
-    );
-}
-
-#[test]
-fn requests_not_complete_yet() {
-    for r in [
-        &b""[..],
-        b"\r\n",
-        b"GET /metr",
-        b"GET /metrics HTTP/1.1\r\n",
-        b"GET /metrics HTTP/1.1\r\nHost: x\r\n",
-        b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r",
-    ] {
-        assert_eq!(parse_request(r), None, "{:?}", String::from_utf8_lossy(r));
-    }
-    let mut long = b"GET /metrics HTTP/1.1\r\nX: ".to_vec();
-    long.resize(MAX_HEAD - 1, b'a');
-    assert_eq!(parse_request(&long), None);
-}
-
-#[test]
-fn requests_for_other_paths_and_methods() {
-    for r in [
-        &b"GET / HTTP/1.1\r\n\r\n"[..],
-        b"GET /metrics/ HTTP/1.1\r\n\r\n",
-        b"GET /Metrics HTTP/1.1\r\n\r\n",
-        b"GET /favicon.ico HTTP/1.1\r\n\r\n",
-        b"POST /other HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi",
-        b"GET http://h HTTP/1.1\r\n\r\n",
-        b"OPTIONS * HTTP/1.1\r\n\r\n",
-    ] {
-        assert_eq!(
-            parse_request(r),
-            Some(Request::NotFound),
-            "{:?}",
-            String::from_utf8_lossy(r)
-        );
-    }
-    for r in [
-        &b"POST /metrics HTTP/1.1\r\n\r\n"[..],
-        b"DELETE /metrics HTTP/1.1\r\n\r\n",
-        b"get /metrics HTTP/1.1\r\n\r\n",
-        b"OPTIONS /metrics HTTP/1.1\r\n\r\n",
-    ] {
-        assert_eq!(
-            parse_request(r),
-            Some(Request::MethodNotAllowed),
-            "{:?}",
-            String::from_utf8_lossy(r)
-        );
-    }
-}
-
-#[test]
-fn garbage_is_a_bad_request() {
-    for r in [
-        &b"GET /metrics\r\n\r\n"[..],
-        b"GET /metrics HTTP/2.0\r\n\r\n",
-        b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
-        b"GET /metrics HTTP/1.1 extra\r\n\r\n",
-        b"GET  /metrics HTTP/1.1\r\n\r\n",
-        b" GET /metrics HTTP/1.1\r\n\r\n",
-        b"G(T /metrics HTTP/1.1\r\n\r\n",
-        b"GET metrics HTTP/1.1\r\n\r\n",
-        b"GET http:///metrics HTTP/1.1\r\n\r\n",
-        b"GET /m\xc3\xa9trics HTTP/1.1\r\n\r\n",
-        b"GET /metrics\tHTTP/1.1\r\n\r\n",
-        b"GET /metrics HTTP/1.1\r\nHost x\r\n\r\n",
-        b"GET /metrics HTTP/1.1\r\nHo st: x\r\n\r\n",
-        b"GET /metrics HTTP/1.1\r\n: x\r\n\r\n",
-        b"GET /metrics HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n",
-        b"GET /metrics HTTP/1.1\r\nX: a\x00b\r\n\r\n",
-        b"GET /metrics HTTP/1.1\rHost: x\r\n\r\n",
-        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\n\n",
-    ] {
-        assert_eq!(
-            parse_request(r),
-            Some(Request::BadRequest),
-            "{:?}",
-            String::from_utf8_lossy(r)
-        );
-    }
-    // A head that does not end within MAX_HEAD bytes.
-    assert_eq!(
-        parse_request(&vec![b'a'; MAX_HEAD]),
-        Some(Request::BadRequest)
-    );
-    let mut long = b"GET /metrics HTTP/1.1\r\nX: ".to_vec();
-    long.resize(MAX_HEAD + 100, b'a');
-    long.extend_from_slice(b"\r\n\r\n");
-    assert_eq!(parse_request(&long), Some(Request::BadRequest));
-}
-
-#[test]
-fn responses_carry_length_type_and_close() {
-    let r = String::from_utf8(response(200, CONTENT_TYPE, "a 1\n", false)).unwrap();
-    assert_eq!(
-        r,
-        "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n\
-         Content-Length: 4\r\nConnection: close\r\n\r\na 1\n"
-    );
-    let head = String::from_utf8(response(200, CONTENT_TYPE, "a 1\n", true)).unwrap();
-    assert!(
-        head.ends_with("Content-Length: 4\r\nConnection: close\r\n\r\n"),
-        "{head}"
-    );
-    let e = String::from_utf8(error_response(405, "no\n")).unwrap();
-    assert!(e.starts_with("HTTP/1.1 405 Method Not Allowed\r\n"), "{e}");
-    assert!(e.contains("\r\nAllow: GET, HEAD\r\n"), "{e}");
-    assert!(e.ends_with("\r\n\r\nno\n"), "{e}");
-}
-
-#[test]
 fn workers_request_reports_each_worker() {
     let mut r = Rig::programmed();
     let got = r.send(v13::Message::Experimenter(v13::Experimenter {
@@ -539,53 +409,360 @@ fn workers_request_reports_each_worker() {
     );
 }
 
-/// One request on a fresh connection to `addr`; the whole response (the server closes).
-fn fetch(addr: std::net::SocketAddr, request: &[u8]) -> String {
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(request).unwrap();
-    s.shutdown(std::net::Shutdown::Write).unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).unwrap();
-    String::from_utf8(out).unwrap()
+/// A [`Shell`] over [`Rig::programmed`]'s agent, serving the metrics on loopback.
+struct Served {
+    shell: Shell,
+    addr: std::net::SocketAddr,
+}
+
+impl Served {
+    fn start() -> Served {
+        let r = Rig::programmed();
+        let (_tx, packet_ins) = std::sync::mpsc::channel();
+        let shell = Shell::start(r.agent, vec![], None, None, packet_ins, Instant::now()).unwrap();
+        let addr = super::serve_on(&shell, "127.0.0.1:0".parse().unwrap()).unwrap();
+        assert_ne!(addr.port(), 0);
+        Served { shell, addr }
+    }
+
+    fn connect(&self) -> Client {
+        let s = TcpStream::connect(self.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        Client(BufReader::new(s))
+    }
+
+    /// `request` on a fresh connection whose sending side is then shut down: the one
+    /// response (`head`: to a HEAD request), after which the server must close.
+    fn one(&self, request: &[u8], head: bool) -> Resp {
+        let mut c = self.connect();
+        c.send(request);
+        c.0.get_ref().shutdown(Shutdown::Write).unwrap();
+        let r = c.response(head);
+        let rest = c.rest();
+        assert!(rest.is_empty(), "after the response: {rest:?}");
+        r
+    }
+}
+
+/// One connection to the endpoint; reads time out after 10 s.
+struct Client(BufReader<TcpStream>);
+
+/// A response: its head as sent, the status code, and the body.
+#[derive(Debug)]
+struct Resp {
+    head: String,
+    code: u16,
+    body: String,
+}
+
+impl Resp {
+    /// The value of header `name` (any case).
+    fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+}
+
+impl Client {
+    fn send(&mut self, bytes: &[u8]) {
+        self.0.get_mut().write_all(bytes).unwrap();
+    }
+
+    /// Reads one response (`head`: to a HEAD request, so no body follows whatever its
+    /// `Content-Length` says).
+    fn response(&mut self, head: bool) -> Resp {
+        let mut text = String::new();
+        loop {
+            let mut line = String::new();
+            let n = self.0.read_line(&mut line).unwrap();
+            assert!(n > 0, "closed after {text:?}");
+            text.push_str(&line);
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let code = text.split(' ').nth(1).unwrap().parse().unwrap();
+        let mut r = Resp {
+            head: text,
+            code,
+            body: String::new(),
+        };
+        if !head {
+            let len: usize = r.header("content-length").unwrap().parse().unwrap();
+            let mut body = vec![0; len];
+            self.0.read_exact(&mut body).unwrap();
+            r.body = String::from_utf8(body).unwrap();
+        }
+        r
+    }
+
+    /// Everything the server still sends until it closes the connection (a reset counts
+    /// as closing); fails if it is still open after the read timeout.
+    fn rest(&mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        match self.0.read_to_end(&mut out) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!("the server did not close the connection: {e}"),
+        }
+        out
+    }
 }
 
 #[test]
-fn the_shell_serves_the_metrics_over_http() {
-    let r = Rig::programmed();
-    let (_tx, packet_ins) = std::sync::mpsc::channel();
-    let shell = Shell::start(r.agent, vec![], None, None, packet_ins, Instant::now()).unwrap();
-    let addr = super::serve_on(&shell, "127.0.0.1:0".parse().unwrap()).unwrap();
-    assert_ne!(addr.port(), 0);
-    let ok = fetch(addr, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
-    let (head, body) = ok.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+fn get_and_head_serve_the_metrics_on_one_kept_connection() {
+    let s = Served::start();
+    let mut c = s.connect();
+    c.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n");
+    let r = c.response(false);
+    assert!(r.head.starts_with("HTTP/1.1 200 OK\r\n"), "{}", r.head);
     assert!(
-        head.contains(&format!("Content-Length: {}", body.len())),
-        "{head}"
+        r.head
+            .contains("\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"),
+        "{}",
+        r.head
     );
+    assert_eq!(r.header("content-length"), Some(&*r.body.len().to_string()));
+    check_format(&r.body);
     assert!(
-        head.contains("Content-Type: text/plain; version=0.0.4"),
-        "{head}"
+        r.body
+            .contains("\nperegrine_port_rx_packets_total{port=\"1\",name=\"eth1\"} 3\n"),
+        "{}",
+        r.body
     );
-    check_format(body);
-    assert!(
-        body.contains("\nperegrine_port_rx_packets_total{port=\"1\",name=\"eth1\"} 3\n"),
-        "{body}"
-    );
-    let head_only = fetch(addr, b"HEAD /metrics HTTP/1.1\r\n\r\n");
-    assert!(head_only.starts_with("HTTP/1.1 200 OK\r\n"));
-    assert!(head_only.ends_with("\r\n\r\n"), "{head_only}");
-    assert!(fetch(addr, b"GET /nope HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 "));
-    assert!(fetch(addr, b"PUT /metrics HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 405 "));
-    assert!(fetch(addr, b"hello\r\n\r\n").starts_with("HTTP/1.1 400 "));
-    // A client that closes without a request gets nothing.
-    assert_eq!(fetch(addr, b""), "");
+    // HEAD on the same connection: the same head, and no body (else the next
+    // response's status line would not come next).
+    c.send(b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    let h = c.response(true);
+    assert_eq!(h.code, 200, "{}", h.head);
+    assert_eq!(h.header("content-type"), Some(CONTENT_TYPE));
+    assert_eq!(h.header("content-length"), r.header("content-length"));
+    // A 404, then a request that asks to close: the server closes after it.
+    c.send(b"GET /nope HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(c.response(false).code, 404);
+    c.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    let last = c.response(false);
+    assert_eq!(last.code, 200);
+    check_format(&last.body);
+    assert!(c.rest().is_empty());
     // A busy address is an error for the caller.
-    let e = super::serve_on(&shell, addr).unwrap_err();
+    let e = super::serve_on(&s.shell, s.addr).unwrap_err();
     assert!(
-        e.to_string().contains(&format!("listening on {addr}")),
+        e.to_string().contains(&format!("listening on {}", s.addr)),
         "{e}"
     );
-    shell.stop();
+    s.shell.stop();
+}
+
+#[test]
+fn requests_for_the_metrics_in_every_form() {
+    let s = Served::start();
+    for req in [
+        &b"GET /metrics HTTP/1.1\r\nHost: localhost:9464\r\nAccept: */*\r\n\r\n"[..],
+        b"GET /metrics HTTP/1.0\r\n\r\n",
+        b"GET /metrics HTTP/1.1\n\n",
+        b"\r\n\r\nGET /metrics HTTP/1.1\r\n\r\n",
+        b"GET /metrics?name[]=x HTTP/1.1\r\n\r\n",
+        b"GET http://127.0.0.1:9464/metrics HTTP/1.1\r\n\r\n",
+        b"GET HTTP://h/metrics?a HTTP/1.1\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nX-Empty:\r\nX-Bin: \x80\xff\tz\r\n\r\n",
+    ] {
+        let r = s.one(req, false);
+        let what = String::from_utf8_lossy(req);
+        assert_eq!(r.code, 200, "{what:?}: {}", r.head);
+        assert_eq!(r.header("content-type"), Some(CONTENT_TYPE), "{what:?}");
+        check_format(&r.body);
+    }
+    let h = s.one(b"HEAD /metrics HTTP/1.1\r\n\r\n", true);
+    assert_eq!(h.code, 200, "{}", h.head);
+    s.shell.stop();
+}
+
+#[test]
+fn other_paths_are_404_and_other_methods_405() {
+    let s = Served::start();
+    for req in [
+        &b"GET / HTTP/1.1\r\n\r\n"[..],
+        b"GET /metrics/ HTTP/1.1\r\n\r\n",
+        b"GET /Metrics HTTP/1.1\r\n\r\n",
+        b"GET /favicon.ico HTTP/1.1\r\n\r\n",
+        b"POST /other HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi",
+        b"GET http://h HTTP/1.1\r\n\r\n",
+        b"OPTIONS * HTTP/1.1\r\n\r\n",
+        // Targets hyper takes though they are not origin-form ASCII paths (an
+        // authority; raw UTF-8): no metrics there either.
+        b"GET metrics HTTP/1.1\r\n\r\n",
+        b"GET /m\xc3\xa9trics HTTP/1.1\r\n\r\n",
+    ] {
+        let r = s.one(req, false);
+        let what = String::from_utf8_lossy(req);
+        assert_eq!(r.code, 404, "{what:?}: {}", r.head);
+        assert_eq!(r.body, "not found; the metrics are at /metrics\n");
+    }
+    for req in [
+        &b"POST /metrics HTTP/1.1\r\n\r\n"[..],
+        b"DELETE /metrics HTTP/1.1\r\n\r\n",
+        b"get /metrics HTTP/1.1\r\n\r\n",
+        b"OPTIONS /metrics HTTP/1.1\r\n\r\n",
+        b"PUT /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc",
+    ] {
+        let r = s.one(req, false);
+        let what = String::from_utf8_lossy(req);
+        assert_eq!(r.code, 405, "{what:?}: {}", r.head);
+        assert_eq!(r.header("allow"), Some("GET, HEAD"), "{what:?}");
+        assert_eq!(r.body, "only GET and HEAD are served\n");
+    }
+    s.shell.stop();
+}
+
+#[test]
+fn garbage_gets_a_400_or_a_close_at_once() {
+    let s = Served::start();
+    let mut long = b"GET /metrics HTTP/1.1\r\nX: ".to_vec();
+    long.resize(MAX_HEAD + 100, b'a');
+    long.extend_from_slice(b"\r\n\r\n");
+    for req in [
+        &b"hello\r\n\r\n"[..],
+        b"GET /metrics\r\n\r\n",
+        b"GET /metrics HTTP/2.0\r\n\r\n",
+        b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+        b"GET /metrics HTTP/1.1 extra\r\n\r\n",
+        b"GET  /metrics HTTP/1.1\r\n\r\n",
+        b" GET /metrics HTTP/1.1\r\n\r\n",
+        b"G(T /metrics HTTP/1.1\r\n\r\n",
+        b"GET /metrics\tHTTP/1.1\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost x\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHo st: x\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\n: x\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nX: a\x00b\r\n\r\n",
+        b"GET /metrics HTTP/1.1\rHost: x\r\n\r\n",
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\n\n",
+        &vec![b'a'; MAX_HEAD + 1],
+        &long,
+    ] {
+        // The client keeps its sending side open: the server must end the exchange.
+        let start = Instant::now();
+        let mut c = s.connect();
+        c.send(req);
+        let got = String::from_utf8_lossy(&c.rest()).into_owned();
+        let what = String::from_utf8_lossy(req);
+        let what = what.get(..60).unwrap_or(&what);
+        assert!(
+            got.is_empty()
+                || got.starts_with("HTTP/1.1 400 Bad Request\r\n")
+                || (req.len() > MAX_HEAD
+                    && got.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n")),
+            "{what:?}: {got:?}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(2), "{what:?}: slow");
+    }
+    // A client that closes without a request gets nothing.
+    let mut c = s.connect();
+    c.0.get_ref().shutdown(Shutdown::Write).unwrap();
+    assert!(c.rest().is_empty());
+    s.shell.stop();
+}
+
+#[test]
+fn stalled_and_idle_clients_are_closed_and_hold_no_one_up() {
+    let s = Served::start();
+    let start = Instant::now();
+    let mut silent = s.connect();
+    let mut partial = s.connect();
+    partial.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n");
+    let mut kept = s.connect();
+    kept.send(b"GET /metrics HTTP/1.1\r\n\r\n");
+    assert_eq!(kept.response(false).code, 200);
+    // Meanwhile another client is answered at once.
+    let r = s.one(b"GET /metrics HTTP/1.1\r\n\r\n", false);
+    assert_eq!(r.code, 200);
+    assert!(start.elapsed() < READ_TIMEOUT / 2, "{:?}", start.elapsed());
+    // The server closes all three, after READ_TIMEOUT without a request head.
+    for (what, c) in [
+        ("silent", &mut silent),
+        ("partial", &mut partial),
+        ("kept", &mut kept),
+    ] {
+        let got = c.rest();
+        assert!(
+            got.is_empty(),
+            "{what}: {:?}",
+            String::from_utf8_lossy(&got)
+        );
+        let t = start.elapsed();
+        assert!(
+            t >= READ_TIMEOUT - Duration::from_millis(200) && t < READ_TIMEOUT * 2,
+            "{what}: closed after {t:?}"
+        );
+    }
+    s.shell.stop();
+}
+
+#[test]
+fn connections_beyond_the_limit_wait_for_a_free_place() {
+    let s = Served::start();
+    let start = Instant::now();
+    let idle: Vec<Client> = (0..MAX_CONNECTIONS).map(|_| s.connect()).collect();
+    // Served only once an idle connection has been closed (READ_TIMEOUT).
+    let r = s.one(b"GET /metrics HTTP/1.1\r\n\r\n", false);
+    assert_eq!(r.code, 200);
+    let t = start.elapsed();
+    assert!(
+        t >= READ_TIMEOUT - Duration::from_millis(200) && t < READ_TIMEOUT * 2,
+        "served after {t:?}"
+    );
+    drop(idle);
+    s.shell.stop();
+}
+
+#[test]
+fn a_write_that_makes_no_progress_fails_after_the_write_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        // A client that never reads.
+        let _client = tokio::net::TcpStream::connect(l.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (stream, _) = l.accept().await.unwrap();
+        let mut w = WriteDeadline::new(stream);
+        let chunk = vec![0u8; 1 << 16];
+        let mut last_progress = Instant::now();
+        let e = loop {
+            match w.write(&chunk).await {
+                Ok(_) => last_progress = Instant::now(),
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
+        let t = last_progress.elapsed();
+        assert!(
+            t >= WRITE_TIMEOUT && t < WRITE_TIMEOUT * 2,
+            "failed after {t:?}"
+        );
+    });
+}
+#[test]
+fn a_request_body_is_not_waited_for() {
+    let s = Served::start();
+    let start = Instant::now();
+    let mut c = s.connect();
+    // A megabyte announced, three bytes sent: answered, then closed at once.
+    c.send(b"POST /metrics HTTP/1.1\r\nContent-Length: 1000000\r\n\r\nabc");
+    let r = c.response(false);
+    assert_eq!(r.code, 405, "{}", r.head);
+    assert!(c.rest().is_empty());
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    s.shell.stop();
 }
