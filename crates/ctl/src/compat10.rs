@@ -14,12 +14,11 @@
 use openflow::action::{port, Action, OFPG_ANY};
 use openflow::instruction::Instruction;
 use openflow::match13::Match;
-use openflow::oxm::{Oxm, OFPVID_NONE, OFPVID_PRESENT};
-use openflow::v10::match10::{self, wildcards as w};
+use openflow::oxm::Oxm;
+use openflow::v10::match10::{self};
 use openflow::v10::port::port_from_v13;
 use openflow::v10::Action as A10;
 use openflow::v13::flow_mod::{flow_mod_flags as ff, FlowModCommand, OFPTT_ALL};
-use std::net::Ipv4Addr;
 
 const USE_13: &str = "(use -O OpenFlow13)";
 
@@ -29,111 +28,10 @@ pub fn port10(p: u32) -> Result<u16, String> {
         .ok_or_else(|| format!("port {p} does not exist in OpenFlow 1.0 (ports are 16 bits)"))
 }
 
-fn field_text(o: &Oxm) -> String {
-    openflow::text::format_match(&Match {
-        fields: vec![o.clone()],
-    })
-}
-
-fn prefix_len(mask: Ipv4Addr) -> Option<u32> {
-    let m = u32::from(mask);
-    let n = m.leading_ones();
-    (m.checked_shl(n).unwrap_or(0) == 0).then_some(n)
-}
-
-/// The 1.0 match equal to a 1.3 match.
+/// The 1.0 match equal to a 1.3 match: `openflow`'s conversion, which the agent uses
+/// to show its flows to 1.0 controllers.
 pub fn match10(m: &Match) -> Result<match10::Match, String> {
-    let mut r = match10::Match::all();
-    let set_nw =
-        |r: &mut match10::Match, src: bool, a: Ipv4Addr, mask: Option<Ipv4Addr>, o: &Oxm| {
-            let plen = match mask {
-                None => 32,
-                Some(mk) => prefix_len(mk).ok_or_else(|| {
-                    format!(
-                        "{}: OpenFlow 1.0 matches only address prefixes {USE_13}",
-                        field_text(o)
-                    )
-                })?,
-            };
-            let wild = 32 - plen;
-            if src {
-                r.nw_src = a;
-                r.wildcards = (r.wildcards & !w::NW_SRC_MASK) | (wild << w::NW_SRC_SHIFT);
-            } else {
-                r.nw_dst = a;
-                r.wildcards = (r.wildcards & !w::NW_DST_MASK) | (wild << w::NW_DST_SHIFT);
-            }
-            Ok::<(), String>(())
-        };
-    for o in &m.fields {
-        match o {
-            Oxm::InPort(p) => {
-                r.in_port = port10(*p)?;
-                r.wildcards &= !w::IN_PORT;
-            }
-            Oxm::EthSrc(a, None) => {
-                r.dl_src = *a;
-                r.wildcards &= !w::DL_SRC;
-            }
-            Oxm::EthDst(a, None) => {
-                r.dl_dst = *a;
-                r.wildcards &= !w::DL_DST;
-            }
-            Oxm::EthType(t) => {
-                r.dl_type = *t;
-                r.wildcards &= !w::DL_TYPE;
-            }
-            Oxm::VlanVid(v, None) if *v == OFPVID_NONE || *v & OFPVID_PRESENT != 0 => {
-                r.dl_vlan = if *v == OFPVID_NONE {
-                    match10::OFP_VLAN_NONE
-                } else {
-                    *v & 0x0fff
-                };
-                r.wildcards &= !w::DL_VLAN;
-            }
-            Oxm::VlanPcp(p) => {
-                r.dl_vlan_pcp = *p;
-                r.wildcards &= !w::DL_VLAN_PCP;
-            }
-            Oxm::IpDscp(d) => {
-                r.nw_tos = d << 2;
-                r.wildcards &= !w::NW_TOS;
-            }
-            Oxm::IpProto(p) => {
-                r.nw_proto = *p;
-                r.wildcards &= !w::NW_PROTO;
-            }
-            Oxm::ArpOp(op) if *op <= 0xff => {
-                r.nw_proto = *op as u8;
-                r.wildcards &= !w::NW_PROTO;
-            }
-            Oxm::Ipv4Src(a, mk) | Oxm::ArpSpa(a, mk) => set_nw(&mut r, true, *a, *mk, o)?,
-            Oxm::Ipv4Dst(a, mk) | Oxm::ArpTpa(a, mk) => set_nw(&mut r, false, *a, *mk, o)?,
-            Oxm::TcpSrc(p) | Oxm::UdpSrc(p) | Oxm::SctpSrc(p) => {
-                r.tp_src = *p;
-                r.wildcards &= !w::TP_SRC;
-            }
-            Oxm::TcpDst(p) | Oxm::UdpDst(p) | Oxm::SctpDst(p) => {
-                r.tp_dst = *p;
-                r.wildcards &= !w::TP_DST;
-            }
-            Oxm::Icmpv4Type(t) => {
-                r.tp_src = u16::from(*t);
-                r.wildcards &= !w::TP_SRC;
-            }
-            Oxm::Icmpv4Code(c) => {
-                r.tp_dst = u16::from(*c);
-                r.wildcards &= !w::TP_DST;
-            }
-            other => {
-                return Err(format!(
-                    "{}: OpenFlow 1.0 cannot match this {USE_13}",
-                    field_text(other)
-                ))
-            }
-        }
-    }
-    Ok(r)
+    match10::match_from_v13(m).map_err(|e| format!("{} {USE_13}", e.detail))
 }
 
 fn action_err(a: &Action) -> String {
@@ -273,6 +171,8 @@ pub fn flow_mod10(fm: &openflow::v13::FlowMod) -> Result<openflow::v10::FlowMod,
 mod tests {
     use super::*;
     use openflow::text::parse_flow_mod;
+    use openflow::v10::match10::wildcards as w;
+    use std::net::Ipv4Addr;
 
     fn fm(s: &str, c: FlowModCommand) -> openflow::v13::FlowMod {
         parse_flow_mod(s, c).unwrap_or_else(|e| panic!("{s}: {e}"))

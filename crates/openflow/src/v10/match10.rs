@@ -9,7 +9,11 @@
 //! meaning of a field depends on the wildcard bits and, as in the 1.0 specification, on
 //! the fields before it: `nw_*` only mean something for IPv4 and ARP frames, `tp_*` only
 //! for TCP, UDP, SCTP and ICMP. [`Match::to_oxm`] applies those rules and gives the
-//! equivalent OpenFlow 1.3 match.
+//! equivalent OpenFlow 1.3 match, and [`match_from_v13`] the way back.
+
+mod from_oxm;
+
+pub use from_oxm::match_from_v13;
 
 use super::port::port_to_v13;
 use crate::error::OfpError;
