@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use openflow::match13::Match;
 use openflow::model::{
-    port_name, split_top_level, Actions, FlowEntry, PortDesc, PortStats, TableEntry,
+    port_name, split_top_level, Actions, FlowEntry, PortDesc, PortStats, TableStats,
 };
 use openflow::text::print;
 use openflow::v13::group_mod::GroupType;
@@ -147,7 +147,7 @@ pub fn port_counters(p: &PortStats) -> Value {
     v
 }
 
-pub fn table(t: &TableEntry) -> Value {
+pub fn table(t: &TableStats) -> Value {
     let mut v = json!({
         "table_id": t.table_id,
         "active_count": t.active_count,

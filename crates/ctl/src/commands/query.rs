@@ -31,7 +31,7 @@ use crate::json;
 use crate::ports;
 use crate::sort;
 use crate::{CtlError, Ctx};
-use openflow::model::{Features, FlowEntry, PortDesc, PortStats, TableEntry};
+use openflow::model::{Features, FlowEntry, PortDesc, PortStats, TableStats};
 use openflow::text::print;
 
 /// Sends `msg`: without `--json`, prints each reply as it comes and returns nothing;
@@ -179,15 +179,15 @@ pub fn dump_tables(ctx: &Ctx) -> Result<(), CtlError> {
     if !ctx.json {
         return Ok(());
     }
-    let mut tables: Vec<TableEntry> = Vec::new();
+    let mut tables: Vec<TableStats> = Vec::new();
     for b in bodies13(&frames) {
         if let R13::Table(ts) = b {
-            tables.extend(ts.iter().map(TableEntry::from_v13));
+            tables.extend(ts.iter().cloned());
         }
     }
     for b in bodies10(&frames) {
         if let R10::Table(ts) = b {
-            tables.extend(ts.iter().map(TableEntry::from_v10));
+            tables.extend(ts.iter().cloned());
         }
     }
     out_json(&json!(tables.iter().map(json::table).collect::<Vec<_>>()))

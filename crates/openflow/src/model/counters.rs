@@ -1,6 +1,7 @@
-//! Port and queue counters, one type each for every OpenFlow version: the port-stats
-//! element (`ofp_port_stats`: 104 bytes in 1.0, 112 in 1.3) and the queue-stats element
-//! (`ofp_queue_stats`: 32 bytes in 1.0, 40 in 1.3), with `decode(version, ..)` and
+//! Port, queue and table counters, one type each for every OpenFlow version: the
+//! port-stats element (`ofp_port_stats`: 104 bytes in 1.0, 112 in 1.3), the queue-stats
+//! element (`ofp_queue_stats`: 32 bytes in 1.0, 40 in 1.3) and the table-stats element
+//! (`ofp_table_stats`: 64 bytes in 1.0, 24 in 1.3), with `decode(version, ..)` and
 //! `encode(version, ..)`.
 //!
 //! Port numbers are in the 1.3 numbering whatever the version (1.0's reserved ports
@@ -193,5 +194,69 @@ impl QueueStats {
     /// How long the queue has existed (seconds, nanoseconds), when reported.
     pub fn duration(&self) -> Option<(u32, u32)> {
         (self.duration_sec != u32::MAX).then_some((self.duration_sec, self.duration_nsec))
+    }
+}
+
+/// Bytes of one table-stats element on the wire of `version`.
+pub fn table_stats_len(version: u8) -> usize {
+    if version == OFP10_VERSION {
+        64
+    } else {
+        24
+    }
+}
+
+/// `OFP_MAX_TABLE_NAME_LEN` (OpenFlow 1.0).
+const TABLE_NAME_LEN: usize = 32;
+
+/// `ofp_table_stats`: a table's counters and, in OpenFlow 1.0 only, its name, the fields
+/// it can wildcard and its capacity (1.3 moved those to table features: decoding 1.3
+/// leaves them empty, encoding 1.3 leaves them out).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TableStats {
+    pub table_id: u8,
+    /// 1.0 only; read up to its first NUL, at most 31 bytes survive encoding.
+    pub name: String,
+    /// 1.0 only: the `ofp_flow_wildcards` bits the table supports (`None` from 1.3;
+    /// encoded as 0 in 1.0).
+    pub wildcards: Option<u32>,
+    /// 1.0 only.
+    pub max_entries: u32,
+    pub active_count: u32,
+    pub lookup_count: u64,
+    pub matched_count: u64,
+}
+
+impl TableStats {
+    pub fn decode(version: u8, r: &mut Reader) -> Result<TableStats, OfpError> {
+        let table_id = r.u8()?;
+        r.skip(3)?;
+        let (name, wildcards, max_entries) = if version == OFP10_VERSION {
+            (r.fixed_str(TABLE_NAME_LEN)?, Some(r.u32()?), r.u32()?)
+        } else {
+            (String::new(), None, 0)
+        };
+        Ok(TableStats {
+            table_id,
+            name,
+            wildcards,
+            max_entries,
+            active_count: r.u32()?,
+            lookup_count: r.u64()?,
+            matched_count: r.u64()?,
+        })
+    }
+
+    pub fn encode(&self, version: u8, w: &mut Writer) {
+        w.u8(self.table_id);
+        w.zeros(3);
+        if version == OFP10_VERSION {
+            w.fixed_str(&self.name, TABLE_NAME_LEN);
+            w.u32(self.wildcards.unwrap_or(0));
+            w.u32(self.max_entries);
+        }
+        w.u32(self.active_count);
+        w.u64(self.lookup_count);
+        w.u64(self.matched_count);
     }
 }

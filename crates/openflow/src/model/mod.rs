@@ -12,7 +12,9 @@
 
 mod counters;
 
-pub use counters::{port_stats_len, queue_stats_len, PortStats, QueueStats};
+pub use counters::{
+    port_stats_len, queue_stats_len, table_stats_len, PortStats, QueueStats, TableStats,
+};
 
 use crate::instruction::Instruction;
 use crate::match13::Match;
@@ -167,44 +169,6 @@ impl FlowEntry {
             byte_count: f.byte_count,
             match_: f.match_.to_oxm(),
             actions: Actions::V10(f.actions.clone()),
-        }
-    }
-}
-
-/// One table of a table-stats reply (1.0 adds a name, wildcards and a size).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TableEntry {
-    pub table_id: u8,
-    pub name: String,
-    pub wildcards: Option<u32>,
-    pub max_entries: u32,
-    pub active_count: u32,
-    pub lookup_count: u64,
-    pub matched_count: u64,
-}
-
-impl TableEntry {
-    pub fn from_v13(t: &crate::v13::multipart::TableStats) -> TableEntry {
-        TableEntry {
-            table_id: t.table_id,
-            name: String::new(),
-            wildcards: None,
-            max_entries: 0,
-            active_count: t.active_count,
-            lookup_count: t.lookup_count,
-            matched_count: t.matched_count,
-        }
-    }
-
-    pub fn from_v10(t: &crate::v10::stats::entries::TableStats) -> TableEntry {
-        TableEntry {
-            table_id: t.table_id,
-            name: t.name.clone(),
-            wildcards: Some(t.wildcards),
-            max_entries: t.max_entries,
-            active_count: t.active_count,
-            lookup_count: t.lookup_count,
-            matched_count: t.matched_count,
         }
     }
 }

@@ -168,6 +168,7 @@ impl FlowAgent {
                     active_count: self.flows.table_len(t) as u32,
                     lookup_count: s.lookups,
                     matched_count: s.matched,
+                    ..TableStats::default()
                 }
             })
             .collect()

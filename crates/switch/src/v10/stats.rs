@@ -31,13 +31,12 @@ use openflow::action::{port as p13, OFPG_ANY};
 use openflow::v10::match10::wildcards as fw;
 use openflow::v10::port::ofpp as p10;
 use openflow::v10::stats::{
-    AggregateStats as Aggregate10, FlowStats as FlowStats10, FlowStatsRequest as FlowReq10,
-    StatsReply, StatsReplyBody, StatsRequest, StatsRequestBody, TableStats as TableStats10,
-    OFPSF_REPLY_MORE,
+    FlowStats as FlowStats10, FlowStatsRequest as FlowReq10, StatsReply, StatsReplyBody,
+    StatsRequest, StatsRequestBody, TableStats as TableStats10, OFPSF_REPLY_MORE,
 };
 use openflow::v13::multipart::{
-    AggregateStats as AggregateStats13, FlowStats as FlowStats13, FlowStatsRequest as FlowReq13,
-    MultipartReply, MultipartReplyBody as Reply13, MultipartRequest, MultipartRequestBody as Req13,
+    AggregateStats, FlowStats as FlowStats13, FlowStatsRequest as FlowReq13, MultipartReply,
+    MultipartReplyBody as Reply13, MultipartRequest, MultipartRequestBody as Req13,
     TableStats as TableStats13,
 };
 use openflow::{ErrorKind, OfpError};
@@ -100,7 +99,7 @@ pub fn table_stats_to_v10(t: &TableStats13) -> TableStats10 {
     TableStats10 {
         table_id: t.table_id,
         name: format!("table{}", t.table_id),
-        wildcards: fw::ALL,
+        wildcards: Some(fw::ALL),
         max_entries: MAX_ENTRIES,
         active_count: t.active_count,
         lookup_count: t.lookup_count,
@@ -131,11 +130,11 @@ pub fn flow_stats_to_v10(f: &FlowStats13) -> Option<FlowStats10> {
 /// The aggregate of the entries of `flows` that a 1.0 controller sees
 /// ([`flow_stats_to_v10`]): the answer to a 1.0 aggregate request whose selection gave
 /// `flows`, so that it counts what the 1.0 flow dump of the same request lists.
-pub fn aggregate_to_v10(flows: &[FlowStats13]) -> AggregateStats13 {
+pub fn aggregate_to_v10(flows: &[FlowStats13]) -> AggregateStats {
     flows
         .iter()
         .filter(|f| flow_stats_to_v10(f).is_some())
-        .fold(AggregateStats13::default(), |mut a, f| {
+        .fold(AggregateStats::default(), |mut a, f| {
             a.packet_count += f.packet_count;
             a.byte_count += f.byte_count;
             a.flow_count += 1;
@@ -161,11 +160,7 @@ pub fn stats_reply_to_v10(rep: &MultipartReply) -> Result<StatsReply, OfpError> 
     let body = match &rep.body {
         Reply13::Desc(d) => StatsReplyBody::Desc(d.clone()),
         Reply13::Flow(v) => StatsReplyBody::Flow(v.iter().filter_map(flow_stats_to_v10).collect()),
-        Reply13::Aggregate(a) => StatsReplyBody::Aggregate(Aggregate10 {
-            packet_count: a.packet_count,
-            byte_count: a.byte_count,
-            flow_count: a.flow_count,
-        }),
+        Reply13::Aggregate(a) => StatsReplyBody::Aggregate(*a),
         Reply13::Table(v) => StatsReplyBody::Table(v.iter().map(table_stats_to_v10).collect()),
         // One type in both versions: the entries whose port has a 1.0 number, as they are.
         Reply13::PortStats(v) => StatsReplyBody::Port(

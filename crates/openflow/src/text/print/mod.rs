@@ -42,7 +42,7 @@ use crate::v13::multipart::{MultipartReplyBody as R13, MultipartRequestBody as Q
 use crate::v13::Message as M13;
 use crate::{Frame, Message};
 
-use crate::model::{FlowEntry, PortDesc, TableEntry};
+use crate::model::{FlowEntry, PortDesc};
 
 /// Prints a whole message (see the module comment for `verbosity`).
 pub fn frame(f: &Frame, verbosity: u8) -> String {
@@ -316,7 +316,7 @@ fn reply13(b: &R13) -> String {
         R13::Desc(d) => desc(d),
         R13::Flow(fs) => flow::flow_lines(fs.iter().map(FlowEntry::from_v13)),
         R13::Aggregate(a) => aggregate(a.packet_count, a.byte_count, a.flow_count),
-        R13::Table(ts) => table::tables(&ts.iter().map(TableEntry::from_v13).collect::<Vec<_>>()),
+        R13::Table(ts) => table::tables(ts),
         R13::PortStats(ps) => port::port_stats(ps),
         R13::PortDesc(ps) => format!(
             "\n{}",
@@ -362,7 +362,7 @@ fn reply10(b: &R10) -> String {
         R10::Desc(d) => desc(d),
         R10::Flow(fs) => flow::flow_lines(fs.iter().map(FlowEntry::from_v10)),
         R10::Aggregate(a) => aggregate(a.packet_count, a.byte_count, a.flow_count),
-        R10::Table(ts) => table::tables(&ts.iter().map(TableEntry::from_v10).collect::<Vec<_>>()),
+        R10::Table(ts) => table::tables(ts),
         R10::Port(ps) => port::port_stats(ps),
         other => fallback(&Frame::v10(
             0,

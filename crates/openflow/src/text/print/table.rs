@@ -4,7 +4,7 @@
 //! also has features: its size and the fields it matches (from the wildcard bits),
 //! which Open vSwitch prints with common prefixes folded (`eth_{src,dst,type}`).
 
-use crate::model::TableEntry;
+use crate::model::TableStats;
 use crate::v10::match10::wildcards as w;
 
 /// The fields a 1.0 table matches, in Open vSwitch's field order, from its wildcards.
@@ -37,7 +37,7 @@ struct Features {
 }
 
 impl Features {
-    fn of(t: &TableEntry) -> Features {
+    fn of(t: &TableStats) -> Features {
         Features {
             max_entries: t.max_entries,
             fields: t.wildcards.map(fields_of).unwrap_or_default(),
@@ -60,9 +60,9 @@ fn finish_ditto(s: &mut String, first: Option<u8>, last: u8) {
 }
 
 /// The body of a table-stats reply.
-pub(super) fn tables(list: &[TableEntry]) -> String {
+pub(super) fn tables(list: &[TableStats]) -> String {
     let mut s = String::new();
-    let mut prev: Option<(&TableEntry, Features)> = None;
+    let mut prev: Option<(&TableStats, Features)> = None;
     let mut first_ditto: Option<u8> = None;
     let mut last_ditto = 0u8;
     for t in list {

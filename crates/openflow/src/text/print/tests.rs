@@ -176,6 +176,7 @@ fn table_stats_collapse_runs_into_ditto() {
         active_count: active,
         lookup_count: 0,
         matched_count: 0,
+        ..TableStats::default()
     };
     let mut tables = vec![t(0, 2), t(1, 1)];
     tables.extend((2..=253).map(|i| t(i, 0)));
@@ -196,7 +197,7 @@ fn table_stats_10_have_features() {
     let t = |id, active| T10 {
         table_id: id,
         name: String::new(),
-        wildcards: crate::v10::match10::wildcards::ALL,
+        wildcards: Some(crate::v10::match10::wildcards::ALL),
         max_entries: 1_000_000,
         active_count: active,
         lookup_count: 0,

@@ -2,7 +2,7 @@
 //! aggregate counters, tables, ports and queues. Each encodes to its fixed size (flow
 //! entries: 88 bytes plus actions, their length field derived from the actions).
 
-use super::{bad_len, TABLE_NAME_LEN};
+use super::bad_len;
 use crate::error::OfpError;
 use crate::v10::action10::Action;
 use crate::v10::match10::Match;
@@ -87,80 +87,12 @@ impl FlowStats {
     }
 }
 
-/// `ofp_aggregate_stats_reply`: `packet_count:u64, byte_count:u64, flow_count:u32,
-/// pad[4]` (24 bytes).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct AggregateStats {
-    pub packet_count: u64,
-    pub byte_count: u64,
-    pub flow_count: u32,
-}
+/// `ofp_aggregate_stats_reply` has the same layout in 1.0 as in 1.3 (24 bytes).
+pub use crate::v13::multipart::AggregateStats;
 
-impl AggregateStats {
-    pub const LEN: usize = 24;
-
-    pub fn decode(r: &mut Reader) -> Result<AggregateStats, OfpError> {
-        let a = AggregateStats {
-            packet_count: r.u64()?,
-            byte_count: r.u64()?,
-            flow_count: r.u32()?,
-        };
-        r.skip(4)?;
-        Ok(a)
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u64(self.packet_count);
-        w.u64(self.byte_count);
-        w.u32(self.flow_count);
-        w.zeros(4);
-    }
-}
-
-/// `ofp_table_stats`: one table. `name` is read up to its first NUL.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct TableStats {
-    pub table_id: u8,
-    pub name: String,
-    /// The `ofp_flow_wildcards` bits the table supports.
-    pub wildcards: u32,
-    pub max_entries: u32,
-    pub active_count: u32,
-    pub lookup_count: u64,
-    pub matched_count: u64,
-}
-
-impl TableStats {
-    pub const LEN: usize = 64;
-
-    pub fn decode(r: &mut Reader) -> Result<TableStats, OfpError> {
-        let table_id = r.u8()?;
-        r.skip(3)?;
-        Ok(TableStats {
-            table_id,
-            name: r.fixed_str(TABLE_NAME_LEN)?,
-            wildcards: r.u32()?,
-            max_entries: r.u32()?,
-            active_count: r.u32()?,
-            lookup_count: r.u64()?,
-            matched_count: r.u64()?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u8(self.table_id);
-        w.zeros(3);
-        w.fixed_str(&self.name, TABLE_NAME_LEN);
-        w.u32(self.wildcards);
-        w.u32(self.max_entries);
-        w.u32(self.active_count);
-        w.u64(self.lookup_count);
-        w.u64(self.matched_count);
-    }
-}
-
-/// The port and queue counters have one type for every version ([`crate::model`]).
-pub use crate::model::{PortStats, QueueStats};
+/// The port, queue and table counters have one type for every version
+/// ([`crate::model`]).
+pub use crate::model::{PortStats, QueueStats, TableStats};
 
 #[cfg(test)]
 mod tests {
@@ -219,18 +151,21 @@ mod tests {
         let t = TableStats {
             table_id: 0,
             name: "classifier".into(),
-            wildcards: 0x3f_ffff,
+            wildcards: Some(0x3f_ffff),
             max_entries: 1_000_000,
             active_count: 2,
             lookup_count: 3,
             matched_count: 4,
         };
         let mut w = Writer::new();
-        t.encode(&mut w);
-        assert_eq!(w.len(), TableStats::LEN);
+        t.encode(OFP10_VERSION, &mut w);
+        assert_eq!(w.len(), crate::model::table_stats_len(OFP10_VERSION));
         assert_eq!(&w.buf[4..15], b"classifier\0");
         assert_eq!(&w.buf[36..40], &[0, 0x3f, 0xff, 0xff]);
-        assert_eq!(TableStats::decode(&mut Reader::new(&w.buf)).unwrap(), t);
+        assert_eq!(
+            TableStats::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(),
+            t
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub(crate) mod strategy;
 use super::match10::Match;
 use crate::error::{ErrorKind, OfpError};
 use crate::header::OFP10_VERSION;
-use crate::model::{port_stats_len, queue_stats_len};
+use crate::model::{port_stats_len, queue_stats_len, table_stats_len};
 use crate::wire::{Reader, Writer};
 
 pub use entries::{AggregateStats, DescStats, FlowStats, PortStats, QueueStats, TableStats};
@@ -282,9 +282,12 @@ impl StatsReply {
                 StatsReplyBody::Flow(flows)
             }
             t::AGGREGATE => StatsReplyBody::Aggregate(AggregateStats::decode(r)?),
-            t::TABLE => {
-                StatsReplyBody::Table(fixed_list(r, TableStats::LEN, "table", TableStats::decode)?)
-            }
+            t::TABLE => StatsReplyBody::Table(fixed_list(
+                r,
+                table_stats_len(OFP10_VERSION),
+                "table",
+                |r| TableStats::decode(OFP10_VERSION, r),
+            )?),
             t::PORT => {
                 StatsReplyBody::Port(fixed_list(r, port_stats_len(OFP10_VERSION), "port", |r| {
                     PortStats::decode(OFP10_VERSION, r)
@@ -313,7 +316,7 @@ impl StatsReply {
             StatsReplyBody::Desc(d) => d.encode(w),
             StatsReplyBody::Flow(l) => l.iter().for_each(|f| f.encode(w)),
             StatsReplyBody::Aggregate(a) => a.encode(w),
-            StatsReplyBody::Table(l) => l.iter().for_each(|t| t.encode(w)),
+            StatsReplyBody::Table(l) => l.iter().for_each(|t| t.encode(OFP10_VERSION, w)),
             StatsReplyBody::Port(l) => l.iter().for_each(|p| p.encode(OFP10_VERSION, w)),
             StatsReplyBody::Queue(l) => l.iter().for_each(|q| q.encode(OFP10_VERSION, w)),
             StatsReplyBody::Vendor { vendor, data } => {

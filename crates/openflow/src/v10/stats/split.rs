@@ -59,7 +59,7 @@ impl StatsReply {
         let m = max_body;
         let bodies = match self.body {
             B::Flow(v) => chunk(v, m, |x, w| x.encode(w), B::Flow),
-            B::Table(v) => chunk(v, m, |x, w| x.encode(w), B::Table),
+            B::Table(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Table),
             B::Port(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Port),
             B::Queue(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Queue),
             other @ (B::Desc(_) | B::Aggregate(_) | B::Vendor { .. }) => vec![other],

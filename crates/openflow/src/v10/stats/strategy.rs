@@ -89,7 +89,7 @@ fn arb_table_stats() -> impl Strategy<Value = TableStats> {
             |(table_id, name, (wildcards, max_entries, active_count), (l, m))| TableStats {
                 table_id,
                 name,
-                wildcards,
+                wildcards: Some(wildcards),
                 max_entries,
                 active_count,
                 lookup_count: l,

@@ -148,7 +148,8 @@ impl FlowStats {
     }
 }
 
-/// `ofp_aggregate_stats_reply`: totals over the flows an aggregate request selected.
+/// `ofp_aggregate_stats_reply`: totals over the flows an aggregate request selected
+/// (`packet_count:u64, byte_count:u64, flow_count:u32, pad[4]`, 24 bytes, in 1.0 too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct AggregateStats {
     pub packet_count: u64,
@@ -157,6 +158,8 @@ pub struct AggregateStats {
 }
 
 impl AggregateStats {
+    pub const LEN: usize = 24;
+
     pub fn decode(r: &mut Reader) -> Result<AggregateStats, OfpError> {
         let packet_count = r.u64()?;
         let byte_count = r.u64()?;

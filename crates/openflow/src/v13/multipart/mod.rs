@@ -411,7 +411,7 @@ impl MultipartReplyBody {
             t::DESC => Self::Desc(Desc::decode(r)?),
             t::FLOW => Self::Flow(decode_list(r, FlowStats::decode)?),
             t::AGGREGATE => Self::Aggregate(AggregateStats::decode(r)?),
-            t::TABLE => Self::Table(decode_list(r, TableStats::decode)?),
+            t::TABLE => Self::Table(decode_list(r, |r| TableStats::decode(OFP13_VERSION, r))?),
             t::PORT_STATS => {
                 Self::PortStats(decode_list(r, |r| PortStats::decode(OFP13_VERSION, r))?)
             }
@@ -441,7 +441,7 @@ impl MultipartReplyBody {
             Self::Desc(d) => d.encode(w),
             Self::Flow(v) => v.iter().for_each(|x| x.encode(w)),
             Self::Aggregate(a) => a.encode(w),
-            Self::Table(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::Table(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
             Self::PortStats(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
             Self::Queue(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
             Self::Group(v) => v.iter().for_each(|x| x.encode(w)),

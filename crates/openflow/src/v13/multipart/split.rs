@@ -25,7 +25,7 @@ impl MultipartReplyBody {
         let m = max_body;
         match self {
             B::Flow(v) => chunk(v, m, |x, w| x.encode(w), B::Flow),
-            B::Table(v) => chunk(v, m, |x, w| x.encode(w), B::Table),
+            B::Table(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::Table),
             B::PortStats(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::PortStats),
             B::Queue(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::Queue),
             B::Group(v) => chunk(v, m, |x, w| x.encode(w), B::Group),

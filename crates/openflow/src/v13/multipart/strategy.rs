@@ -113,6 +113,9 @@ pub fn arb_flow_stats() -> impl Strategy<Value = FlowStats> {
 pub fn arb_table_stats() -> impl Strategy<Value = TableStats> {
     (any::<u8>(), any::<u32>(), any::<u64>(), any::<u64>()).prop_map(
         |(table_id, active_count, lookup_count, matched_count)| TableStats {
+            name: String::new(),
+            wildcards: None,
+            max_entries: 0,
             table_id,
             active_count,
             lookup_count,

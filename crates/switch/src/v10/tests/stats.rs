@@ -122,13 +122,14 @@ fn desc_aggregate_and_table_replies() {
         active_count: 5,
         lookup_count: 6,
         matched_count: 7,
+        ..TableStats::default()
     };
-    let B10::Table(v) = reply(B13::Table(vec![t])).body else {
+    let B10::Table(v) = reply(B13::Table(vec![t.clone()])).body else {
         panic!("not table")
     };
     assert_eq!(v, vec![table_stats_to_v10(&t)]);
     assert_eq!(v[0].name, "table2");
-    assert_eq!(v[0].wildcards, fw::ALL);
+    assert_eq!(v[0].wildcards, Some(fw::ALL));
     assert_eq!(v[0].max_entries, 1 << 24);
     assert_eq!(
         (
