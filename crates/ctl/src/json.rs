@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use openflow::match13::Match;
 use openflow::model::{
-    port_name, split_top_level, Actions, FlowEntry, PortDesc, PortStats, TableStats,
+    port_name, split_top_level, Actions, FlowEntry, Port, PortStats, TableStats,
 };
 use openflow::text::print;
 use openflow::v13::group_mod::GroupType;
@@ -107,7 +107,7 @@ pub fn flow(e: &FlowEntry) -> Value {
     })
 }
 
-pub fn port_desc(p: &PortDesc) -> Value {
+pub fn port_desc(p: &Port) -> Value {
     use openflow::text::print as pw;
     json!({
         "port": port_name(p.port_no),

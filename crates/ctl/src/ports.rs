@@ -9,7 +9,7 @@ use openflow::{Message, OFP10_VERSION};
 
 use super::conn::Conn;
 use super::CtlError;
-use openflow::model::{Features, PortDesc};
+use openflow::model::Port;
 
 /// A port number or reserved name, in the 32-bit numbering; `None` for anything else
 /// (which may be a port's name).
@@ -35,13 +35,11 @@ pub fn parse_port_literal(s: &str) -> Option<u32> {
 }
 
 /// The switch's ports: a port-desc request on 1.3, the features reply on 1.0.
-pub fn fetch_ports(conn: &mut Conn) -> Result<Vec<PortDesc>, CtlError> {
+pub fn fetch_ports(conn: &mut Conn) -> Result<Vec<Port>, CtlError> {
     if conn.version == OFP10_VERSION {
         let f = conn.transact(Message::V10(M10::FeaturesRequest))?;
         match f.message {
-            Message::V10(M10::FeaturesReply(r)) => {
-                Ok(Features::from_v10(&r).ports.unwrap_or_default())
-            }
+            Message::V10(M10::FeaturesReply(r)) => Ok(r.ports),
             _ => Err(CtlError::fatal(format!(
                 "{}: bad reply to features request",
                 conn.name
@@ -56,7 +54,7 @@ pub fn fetch_ports(conn: &mut Conn) -> Result<Vec<PortDesc>, CtlError> {
         for f in frames {
             if let Message::V13(M13::MultipartReply(r)) = f.message {
                 if let MultipartReplyBody::PortDesc(ps) = r.body {
-                    out.extend(ps.iter().map(PortDesc::from_v13));
+                    out.extend(ps);
                 }
             }
         }
@@ -65,7 +63,7 @@ pub fn fetch_ports(conn: &mut Conn) -> Result<Vec<PortDesc>, CtlError> {
 }
 
 /// Finds a port by number or name among `ports`.
-pub fn find_port<'a>(ports: &'a [PortDesc], arg: &str) -> Option<&'a PortDesc> {
+pub fn find_port<'a>(ports: &'a [Port], arg: &str) -> Option<&'a Port> {
     match parse_port_literal(arg) {
         Some(n) => ports.iter().find(|p| p.port_no == n),
         None => ports.iter().find(|p| p.name == arg),
@@ -100,7 +98,7 @@ mod tests {
 
     #[test]
     fn finds_by_number_or_name() {
-        let p = |n, name: &str| PortDesc {
+        let p = |n, name: &str| Port {
             port_no: n,
             hw_addr: openflow::MacAddr::ZERO,
             name: name.into(),
@@ -112,6 +110,7 @@ mod tests {
             peer: 0,
             curr_speed: 0,
             max_speed: 0,
+            undefined: None,
         };
         let ports = vec![p(1, "p1"), p(2, "p2"), p(0xffff_fffe, "br0")];
         assert_eq!(find_port(&ports, "p2").map(|p| p.port_no), Some(2));

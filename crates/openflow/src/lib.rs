@@ -11,8 +11,10 @@
 //! - [`Frame`] is one whole message of either version: header fields plus
 //!   [`v13::Message`] or [`v10::Message`].
 //! - [`framing::Framer`] splits a byte stream into messages.
-//! - [`model`] holds version-neutral views of what switches report (ports, port
-//!   counters, flows, tables, features), built from either version's messages.
+//! - [`model`] holds what both versions share as one type: the port description and
+//!   port-status ([`model::Port`], [`model::PortStatus`]) and the port, queue and table
+//!   counters, which both codecs decode into and encode from by version; and
+//!   version-neutral views of flows and features built from either version's messages.
 //! - [`text`] holds the ovs-ofctl text form of flows, actions, groups and meters, and
 //!   [`text::print`] prints whole messages as ovs-ofctl does.
 //!

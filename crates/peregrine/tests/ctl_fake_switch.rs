@@ -37,6 +37,7 @@ fn port(no: u32, name: &str) -> Port {
         peer: 0,
         curr_speed: 0,
         max_speed: 0,
+        undefined: None,
     }
 }
 

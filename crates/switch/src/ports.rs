@@ -1,12 +1,14 @@
 //! The agent's authoritative port state, sans-IO: the switch's ports as OpenFlow sees
-//! them (`ofp_port`), their configuration as controllers set it (port-mod), their link
-//! state as the kernel reports it, and their statistics.
+//! them ([`Port`], the one port description of every version: 1.3 and 1.0 controllers
+//! are sent the same value, each version's encoder writing what it can say), their
+//! configuration as controllers set it (port-mod), their link state as the kernel
+//! reports it, and their statistics.
 //!
 //! [`PortTable`] is built from the [`PortSpec`]s of the opened ports. It answers the
 //! port-description and port-statistics requests, applies port-mods
 //! ([`PortTable::port_mod`]) and link changes ([`PortTable::link`]), each of which
-//! returns the `ofp_port` to report in an `OFPT_PORT_STATUS` when something a controller
-//! can see changed. [`PortTable::datapath_ports`] gives the datapath's per-port flags
+//! returns the port to report in an `OFPT_PORT_STATUS` when something a controller can
+//! see changed. [`PortTable::datapath_ports`] gives the datapath's per-port flags
 //! that follow from the configuration.
 //!
 //! Configuration bits and what they do in the datapath:
@@ -25,8 +27,9 @@ use std::sync::Arc;
 
 use datapath::action::port as ofport;
 use datapath::pipeline::{Datapath, PortInfo};
+use openflow::model::Port;
 use openflow::v13::multipart::PortStats;
-use openflow::v13::port::{port_config as pc, port_features as pf, port_state as ps, Port};
+use openflow::v13::port::{port_config as pc, port_features as pf, port_state as ps};
 use openflow::v13::port_status::PortMod;
 use openflow::wire::MacAddr;
 use openflow::{ErrorKind, OfpError};
@@ -109,6 +112,7 @@ impl PortEntry {
             peer: 0,
             curr_speed: speed_kbps,
             max_speed: speed_kbps,
+            undefined: None,
         }
     }
 

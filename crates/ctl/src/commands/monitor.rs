@@ -15,7 +15,7 @@ use super::out;
 use crate::conn::{Conn, Received};
 use crate::json;
 use crate::{CtlError, Ctx};
-use openflow::model::{port_name, PortDesc};
+use openflow::model::{port_name, Port};
 use openflow::text::print;
 
 fn set_miss_len(c: &mut Conn, miss: u16) -> Result<(), CtlError> {
@@ -142,17 +142,14 @@ fn body(f: &Frame) -> Option<Value> {
             "byte_count": r.byte_count,
             "match": json::match_object(&r.match_.to_oxm()),
         }),
-        Message::V13(M13::PortStatus(p)) => {
-            port_status(p.reason.to_u8(), &PortDesc::from_v13(&p.port))
-        }
-        Message::V10(M10::PortStatus(p)) => {
-            port_status(p.reason.to_u8(), &PortDesc::from_v10(&p.desc))
+        Message::V13(M13::PortStatus(p)) | Message::V10(M10::PortStatus(p)) => {
+            port_status(p.reason.to_u8(), &p.port)
         }
         _ => return None,
     })
 }
 
-fn port_status(reason: u8, p: &PortDesc) -> Value {
+fn port_status(reason: u8, p: &Port) -> Value {
     let r = match reason {
         0 => "ADD".to_string(),
         1 => "DEL".into(),

@@ -31,7 +31,7 @@ use crate::json;
 use crate::ports;
 use crate::sort;
 use crate::{CtlError, Ctx};
-use openflow::model::{Features, FlowEntry, PortDesc, PortStats, TableStats};
+use openflow::model::{Features, FlowEntry, Port, PortStats, TableStats};
 use openflow::text::print;
 
 /// Sends `msg`: without `--json`, prints each reply as it comes and returns nothing;
@@ -118,10 +118,10 @@ pub fn show(ctx: &Ctx) -> Result<(), CtlError> {
             )))
         }
     };
-    let mut ports: Vec<PortDesc> = features.ports.clone().unwrap_or_default();
+    let mut ports: Vec<Port> = features.ports.clone().unwrap_or_default();
     for b in bodies13(&port_frames) {
         if let R13::PortDesc(ps) = b {
-            ports.extend(ps.iter().map(PortDesc::from_v13));
+            ports.extend(ps.iter().cloned());
         }
     }
     let (flags, miss) =
@@ -236,10 +236,10 @@ pub fn dump_ports_desc(ctx: &Ctx) -> Result<(), CtlError> {
         let f = c.frame(Message::V10(M10::FeaturesRequest));
         let xid = f.xid;
         let frames = c.dump_frame(f)?;
-        let ports: Vec<PortDesc> = frames
+        let ports: Vec<Port> = frames
             .iter()
             .filter_map(|f| match &f.message {
-                Message::V10(M10::FeaturesReply(r)) => Features::from_v10(r).ports,
+                Message::V10(M10::FeaturesReply(r)) => Some(r.ports.iter().cloned()),
                 _ => None,
             })
             .flatten()
@@ -256,10 +256,10 @@ pub fn dump_ports_desc(ctx: &Ctx) -> Result<(), CtlError> {
     if !ctx.json {
         return Ok(());
     }
-    let mut ports: Vec<PortDesc> = Vec::new();
+    let mut ports: Vec<Port> = Vec::new();
     for b in bodies13(&frames) {
         if let R13::PortDesc(ps) = b {
-            ports.extend(ps.iter().map(PortDesc::from_v13));
+            ports.extend(ps.iter().cloned());
         }
     }
     out_json(&json!(ports

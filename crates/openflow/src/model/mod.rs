@@ -3,6 +3,11 @@
 //! `ofputil_*` decoders build theirs, so that one printer and one JSON renderer serve
 //! both versions.
 //!
+//! Port descriptions ([`Port`], with the port-status message [`PortStatus`], `port.rs`)
+//! and port, queue and table counters ([`PortStats`], [`QueueStats`], [`TableStats`],
+//! `counters.rs`) are more than views: they are the one type both codecs decode into and encode from, with
+//! `decode(version, ..)` and `encode(version, ..)` holding each version's layout.
+//!
 //! Conventions, as in Open vSwitch: port numbers use the 32-bit (1.3) numbering (1.0's
 //! reserved ports `0xfff8..` become `0xfffffff8..`); port config and state bits use the
 //! 1.0 positions (the 1.3 set is a subset, except `BLOCKED`/`LIVE`, which keep their 1.3
@@ -11,97 +16,20 @@
 //! ports get them from their current/supported features).
 
 mod counters;
+pub(crate) mod port;
 
 pub use counters::{
     port_stats_len, queue_stats_len, table_stats_len, PortStats, QueueStats, TableStats,
 };
+pub use port::{
+    features_from_v10, features_to_v10, port_len, speed_kbps, Port, PortReason, PortStatus,
+    UndefinedBits,
+};
 
 use crate::instruction::Instruction;
 use crate::match13::Match;
-use crate::v10::port::{port_to_v13, PhyPort};
+use crate::v10::port::port_to_v13;
 use crate::v10::Action as A10;
-use crate::wire::MacAddr;
-
-/// A port description.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PortDesc {
-    pub port_no: u32,
-    pub hw_addr: MacAddr,
-    pub name: String,
-    pub config: u32,
-    pub state: u32,
-    pub curr: u32,
-    pub advertised: u32,
-    pub supported: u32,
-    pub peer: u32,
-    pub curr_speed: u32,
-    pub max_speed: u32,
-}
-
-/// 1.0 config bits (all seven), and the 1.3 subset.
-const CONFIG10_ALL: u32 = 0x7f;
-const CONFIG13_ALL: u32 = 0x65;
-/// 1.0 state: link down and the STP state; 1.3: link down, blocked, live.
-const STATE10_ALL: u32 = 0x301;
-const STATE13_ALL: u32 = 0x7;
-
-/// 1.0 port features in the 1.3 layout (`netdev_port_features_from_ofp10`).
-pub fn features_from_v10(f: u32) -> u32 {
-    (f & 0x7f) | ((f & 0xf80) << 4)
-}
-
-/// The speed in kbit/s that a set of (1.3 layout) feature bits stands for.
-fn speed_of(features: u32) -> u32 {
-    const SPEEDS: [(u32, u64); 7] = [
-        (1 << 9, 1_000_000_000_000),
-        (1 << 8, 100_000_000_000),
-        (1 << 7, 40_000_000_000),
-        (1 << 6, 10_000_000_000),
-        (3 << 4, 1_000_000_000),
-        (3 << 2, 100_000_000),
-        (3, 10_000_000),
-    ];
-    SPEEDS
-        .iter()
-        .find(|(bits, _)| features & bits != 0)
-        .map_or(0, |(_, bps)| (bps / 1000).min(u64::from(u32::MAX)) as u32)
-}
-
-impl PortDesc {
-    pub fn from_v13(p: &crate::v13::port::Port) -> PortDesc {
-        PortDesc {
-            port_no: p.port_no,
-            hw_addr: p.hw_addr,
-            name: p.name.clone(),
-            config: p.config & CONFIG13_ALL,
-            state: p.state & STATE13_ALL,
-            curr: p.curr & 0xffff,
-            advertised: p.advertised & 0xffff,
-            supported: p.supported & 0xffff,
-            peer: p.peer & 0xffff,
-            curr_speed: p.curr_speed,
-            max_speed: p.max_speed,
-        }
-    }
-
-    pub fn from_v10(p: &PhyPort) -> PortDesc {
-        let curr = features_from_v10(p.curr);
-        let supported = features_from_v10(p.supported);
-        PortDesc {
-            port_no: port_to_v13(p.port_no),
-            hw_addr: p.hw_addr,
-            name: p.name.clone(),
-            config: p.config & CONFIG10_ALL,
-            state: p.state & STATE10_ALL,
-            curr,
-            advertised: features_from_v10(p.advertised),
-            supported,
-            peer: features_from_v10(p.peer),
-            curr_speed: speed_of(curr),
-            max_speed: speed_of(supported),
-        }
-    }
-}
 
 /// What a flow does: 1.3 instructions or 1.0 actions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,7 +126,7 @@ pub struct Features {
     /// 1.0 only: the supported action types (bit n = 1.0 action type n).
     pub actions10: Option<u32>,
     /// 1.0 only: the ports.
-    pub ports: Option<Vec<PortDesc>>,
+    pub ports: Option<Vec<Port>>,
 }
 
 impl Features {
@@ -231,7 +159,7 @@ impl Features {
             auxiliary_id: 0,
             capabilities: caps,
             actions10: Some(f.actions),
-            ports: Some(f.ports.iter().map(PortDesc::from_v10).collect()),
+            ports: Some(f.ports.clone()),
         }
     }
 }
@@ -318,16 +246,16 @@ mod tests {
     #[test]
     fn v10_ports_get_speeds_and_moved_media_bits() {
         use crate::v10::port::port_features as f;
-        let p = PhyPort {
+        use port::Wire;
+        let p = Wire {
             port_no: 0xfffe,
             name: "br0".into(),
-            curr: f::F_10GB_FD | f::COPPER,
-            supported: f::F_1GB_FD | f::F_100MB_FD,
+            features: [f::F_10GB_FD | f::COPPER, 0, f::F_1GB_FD | f::F_100MB_FD, 0],
             state: 1 | (2 << 8) | (1 << 4),
             config: 1,
-            ..PhyPort::default()
+            ..Wire::default()
         };
-        let d = PortDesc::from_v10(&p);
+        let d = Port::from_wire(crate::OFP10_VERSION, p);
         assert_eq!(d.port_no, 0xffff_fffe);
         assert_eq!(d.curr, (1 << 6) | (1 << 11));
         assert_eq!(d.curr_speed, 10_000_000);

@@ -2,11 +2,13 @@
 //! `OFPT_SET_CONFIG`) of OpenFlow 1.0.
 //!
 //! Features reply body: `datapath_id:u64, n_buffers:u32, n_tables:u8, pad[3],
-//! capabilities:u32, actions:u32`, then `ofp_phy_port`s (48 bytes each) to the end.
+//! capabilities:u32, actions:u32`, then `ofp_phy_port`s (48 bytes each) to the end, each
+//! decoded into the version-neutral [`Port`] (`crate::model`).
 //! Switch config body: `flags:u16, miss_send_len:u16`.
 
-use super::port::{PhyPort, PHY_PORT_LEN};
+use super::port::{Port, PHY_PORT_LEN};
 use crate::error::{ErrorKind, OfpError};
+use crate::header::OFP10_VERSION;
 use crate::wire::{Reader, Writer};
 
 /// `ofp_capabilities` bits (1.0).
@@ -30,7 +32,7 @@ pub mod config_flags {
 }
 
 /// An `OFPT_FEATURES_REPLY` body. `actions` is a bitmap with bit `n` set when action
-/// type `n` is supported.
+/// type `n` is supported; `ports` are in the version-neutral form (1.3 numbering).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FeaturesReply {
     pub datapath_id: u64,
@@ -38,7 +40,7 @@ pub struct FeaturesReply {
     pub n_tables: u8,
     pub capabilities: u32,
     pub actions: u32,
-    pub ports: Vec<PhyPort>,
+    pub ports: Vec<Port>,
 }
 
 impl FeaturesReply {
@@ -62,7 +64,7 @@ impl FeaturesReply {
         }
         let mut ports = Vec::with_capacity(r.remaining() / PHY_PORT_LEN);
         while !r.is_empty() {
-            ports.push(PhyPort::decode(r)?);
+            ports.push(Port::decode(OFP10_VERSION, r)?);
         }
         Ok(FeaturesReply {
             datapath_id,
@@ -82,7 +84,7 @@ impl FeaturesReply {
         w.u32(self.capabilities);
         w.u32(self.actions);
         for p in &self.ports {
-            p.encode(w);
+            p.encode(OFP10_VERSION, w);
         }
     }
 }
@@ -170,7 +172,7 @@ mod tests {
             n_tables: 1,
             capabilities: capabilities::FLOW_STATS,
             actions: 0xfff,
-            ports: vec![PhyPort::default()],
+            ports: vec![Port::default()],
         };
         let mut w = Writer::new();
         f.encode(&mut w);

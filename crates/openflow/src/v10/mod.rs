@@ -27,7 +27,7 @@ pub mod stats;
 mod tests;
 
 use crate::error::{ErrorKind, OfpError};
-use crate::header::t10;
+use crate::header::{t10, OFP10_VERSION};
 use crate::wire::{Reader, Writer};
 
 pub use action10::Action;
@@ -35,7 +35,7 @@ pub use features::{FeaturesReply, SwitchConfig};
 pub use flow::{FlowMod, FlowModCommand, FlowRemoved, FlowRemovedReason};
 pub use match10::Match;
 pub use packet::{PacketIn, PacketInReason, PacketOut};
-pub use port::{PhyPort, PortMod, PortStatus, PortStatusReason};
+pub use port::{Port, PortMod, PortReason, PortStatus};
 pub use queue::{PacketQueue, QueueGetConfigReply, QueueProperty};
 pub use stats::{StatsReply, StatsReplyBody, StatsRequest, StatsRequestBody};
 
@@ -153,7 +153,7 @@ impl Message {
             t10::SET_CONFIG => Message::SetConfig(SwitchConfig::decode(r)?),
             t10::PACKET_IN => Message::PacketIn(PacketIn::decode(r)?),
             t10::FLOW_REMOVED => Message::FlowRemoved(FlowRemoved::decode(r)?),
-            t10::PORT_STATUS => Message::PortStatus(PortStatus::decode(r)?),
+            t10::PORT_STATUS => Message::PortStatus(PortStatus::decode(OFP10_VERSION, r)?),
             t10::PACKET_OUT => Message::PacketOut(PacketOut::decode(r)?),
             t10::FLOW_MOD => Message::FlowMod(FlowMod::decode(r)?),
             t10::PORT_MOD => Message::PortMod(PortMod::decode(r)?),
@@ -201,7 +201,7 @@ impl Message {
             Message::GetConfigReply(c) | Message::SetConfig(c) => c.encode(w),
             Message::PacketIn(p) => p.encode(w),
             Message::FlowRemoved(f) => f.encode(w),
-            Message::PortStatus(p) => p.encode(w),
+            Message::PortStatus(p) => p.encode(OFP10_VERSION, w),
             Message::PacketOut(p) => p.encode(w),
             Message::FlowMod(f) => f.encode(w),
             Message::PortMod(p) => p.encode(w),

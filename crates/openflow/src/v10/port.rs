@@ -1,5 +1,9 @@
-//! OpenFlow 1.0 ports: port numbers, `ofp_phy_port` (48 bytes), `OFPT_PORT_STATUS` and
-//! `OFPT_PORT_MOD`.
+//! OpenFlow 1.0 ports: port numbers, the bits of `ofp_phy_port` and `OFPT_PORT_MOD`.
+//!
+//! The port description (`ofp_phy_port`, 48 bytes) and `OFPT_PORT_STATUS` have one type
+//! for every version, [`crate::model::Port`] and [`crate::model::PortStatus`]: decoded
+//! from 1.0 they hold 1.3-numbered ports, features in the 1.3 layout and speeds derived
+//! from the features; the constants below are the 1.0 wire's bits.
 //!
 //! 1.0 port numbers are 16 bits: physical ports are `1..=OFPP_MAX` (0xff00), reserved
 //! ports sit at `0xfff8..=0xffff`. [`port_to_v13`] / [`port_from_v13`] renumber between
@@ -87,108 +91,9 @@ pub mod port_features {
     pub const PAUSE_ASYM: u32 = 1 << 11;
 }
 
-/// `ofp_phy_port`: a port's number, address, name, configuration, state and features.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct PhyPort {
-    pub port_no: u16,
-    pub hw_addr: MacAddr,
-    /// Read up to the first NUL; at most 15 bytes survive encoding (the field is 16
-    /// bytes, NUL terminated).
-    pub name: String,
-    pub config: u32,
-    pub state: u32,
-    pub curr: u32,
-    pub advertised: u32,
-    pub supported: u32,
-    pub peer: u32,
-}
-
-impl PhyPort {
-    pub fn decode(r: &mut Reader) -> Result<PhyPort, OfpError> {
-        Ok(PhyPort {
-            port_no: r.u16()?,
-            hw_addr: r.mac()?,
-            name: r.fixed_str(PORT_NAME_LEN)?,
-            config: r.u32()?,
-            state: r.u32()?,
-            curr: r.u32()?,
-            advertised: r.u32()?,
-            supported: r.u32()?,
-            peer: r.u32()?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.port_no);
-        w.mac(self.hw_addr);
-        w.fixed_str(&self.name, PORT_NAME_LEN);
-        for v in [
-            self.config,
-            self.state,
-            self.curr,
-            self.advertised,
-            self.supported,
-            self.peer,
-        ] {
-            w.u32(v);
-        }
-    }
-}
-
-/// `ofp_port_reason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PortStatusReason {
-    Add,
-    Delete,
-    Modify,
-    Unknown(u8),
-}
-
-impl PortStatusReason {
-    pub fn from_u8(v: u8) -> Self {
-        match v {
-            0 => Self::Add,
-            1 => Self::Delete,
-            2 => Self::Modify,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u8(self) -> u8 {
-        match self {
-            Self::Add => 0,
-            Self::Delete => 1,
-            Self::Modify => 2,
-            Self::Unknown(n) => n,
-        }
-    }
-}
-
-/// `OFPT_PORT_STATUS` body: `reason:u8, pad[7], ofp_phy_port` (56 bytes).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PortStatus {
-    pub reason: PortStatusReason,
-    pub desc: PhyPort,
-}
-
-impl PortStatus {
-    pub const BODY_LEN: usize = 8 + PHY_PORT_LEN;
-
-    pub fn decode(r: &mut Reader) -> Result<PortStatus, OfpError> {
-        let reason = PortStatusReason::from_u8(r.u8()?);
-        r.skip(7)?;
-        Ok(PortStatus {
-            reason,
-            desc: PhyPort::decode(r)?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u8(self.reason.to_u8());
-        w.zeros(7);
-        self.desc.encode(w);
-    }
-}
+/// The port description and port-status have one type for every version
+/// ([`crate::model`]).
+pub use crate::model::{Port, PortReason, PortStatus};
 
 /// `OFPT_PORT_MOD` body: `port_no:u16, hw_addr[6], config:u32, mask:u32,
 /// advertise:u32, pad[4]` (24 bytes). Only the `config` bits set in `mask` change;
@@ -231,33 +136,16 @@ impl PortMod {
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
+    use crate::header::OFP10_VERSION;
     use proptest::prelude::*;
 
-    pub fn arb_phy_port() -> impl Strategy<Value = PhyPort> {
-        (
-            any::<u16>(),
-            any::<[u8; 6]>(),
-            "[a-z0-9-]{0,15}",
-            proptest::array::uniform6(any::<u32>()),
-        )
-            .prop_map(|(port_no, mac, name, v)| PhyPort {
-                port_no,
-                hw_addr: MacAddr(mac),
-                name,
-                config: v[0],
-                state: v[1],
-                curr: v[2],
-                advertised: v[3],
-                supported: v[4],
-                peer: v[5],
-            })
+    /// Ports as arbitrary 1.0 wire fields describe them.
+    pub fn arb_phy_port() -> impl Strategy<Value = Port> {
+        crate::model::port::strategy::arb_port(OFP10_VERSION)
     }
 
     pub fn arb_port_status() -> impl Strategy<Value = PortStatus> {
-        (any::<u8>(), arb_phy_port()).prop_map(|(r, desc)| PortStatus {
-            reason: PortStatusReason::from_u8(r),
-            desc,
-        })
+        crate::model::port::strategy::arb_port_status(OFP10_VERSION)
     }
 
     pub fn arb_port_mod() -> impl Strategy<Value = PortMod> {
@@ -281,23 +169,28 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::OFP10_VERSION;
+    use crate::model::port::Wire;
     use proptest::prelude::*;
 
     proptest! {
         #[test]
         fn phy_port_roundtrip(p in strategy::arb_phy_port()) {
             let mut w = Writer::new();
-            p.encode(&mut w);
+            p.encode(OFP10_VERSION, &mut w);
             prop_assert_eq!(w.len(), PHY_PORT_LEN);
-            prop_assert_eq!(PhyPort::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+            prop_assert_eq!(Port::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(), p);
         }
 
         #[test]
         fn port_status_roundtrip(p in strategy::arb_port_status()) {
             let mut w = Writer::new();
-            p.encode(&mut w);
-            prop_assert_eq!(w.len(), PortStatus::BODY_LEN);
-            prop_assert_eq!(PortStatus::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+            p.encode(OFP10_VERSION, &mut w);
+            prop_assert_eq!(w.len(), PortStatus::body_len(OFP10_VERSION));
+            prop_assert_eq!(
+                PortStatus::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(),
+                p
+            );
         }
 
         #[test]
@@ -331,28 +224,32 @@ mod tests {
 
     #[test]
     fn phy_port_bytes() {
-        let p = PhyPort {
-            port_no: 7,
-            hw_addr: MacAddr([0xf2, 0x0b, 0xa4, 0xd0, 0x3f, 0x70]),
-            name: "Port7".into(),
-            config: 0,
-            state: 0,
-            curr: 0x10,
-            advertised: 0x288,
-            supported: 0x280,
-            peer: 0x288,
-        };
+        let p = Port::from_wire(
+            OFP10_VERSION,
+            Wire {
+                port_no: 7,
+                hw_addr: MacAddr([0xf2, 0x0b, 0xa4, 0xd0, 0x3f, 0x70]),
+                name: "Port7".into(),
+                config: 0,
+                state: 0,
+                features: [0x10, 0x288, 0x280, 0x288],
+                speeds: [0, 0],
+            },
+        );
         let mut w = Writer::new();
-        p.encode(&mut w);
+        p.encode(OFP10_VERSION, &mut w);
         let mut want = vec![0, 7, 0xf2, 0x0b, 0xa4, 0xd0, 0x3f, 0x70];
         want.extend_from_slice(b"Port7\0\0\0\0\0\0\0\0\0\0\0");
         for v in [0u32, 0, 0x10, 0x288, 0x280, 0x288] {
             want.extend_from_slice(&v.to_be_bytes());
         }
         assert_eq!(w.buf, want);
-        assert_eq!(PhyPort::decode(&mut Reader::new(&want)).unwrap(), p);
+        assert_eq!(
+            Port::decode(OFP10_VERSION, &mut Reader::new(&want)).unwrap(),
+            p
+        );
         for n in 0..PHY_PORT_LEN {
-            assert!(PhyPort::decode(&mut Reader::new(&want[..n])).is_err());
+            assert!(Port::decode(OFP10_VERSION, &mut Reader::new(&want[..n])).is_err());
         }
     }
 }

@@ -269,16 +269,16 @@ fn features_reply_wire_bytes() {
         n_tables: 0xff,
         capabilities: 0xa9,
         actions: 0x843,
-        ports: vec![PhyPort {
-            port_no: 7,
-            hw_addr: MacAddr([0xf2, 0x0b, 0xa4, 0xd0, 0x3f, 0x70]),
-            name: "Port7".into(),
-            curr: 0x10,
-            advertised: 0x288,
-            supported: 0x280,
-            peer: 0x288,
-            ..PhyPort::default()
-        }],
+        ports: vec![Port::from_wire(
+            crate::OFP10_VERSION,
+            crate::model::port::Wire {
+                port_no: 7,
+                hw_addr: MacAddr([0xf2, 0x0b, 0xa4, 0xd0, 0x3f, 0x70]),
+                name: "Port7".into(),
+                features: [0x10, 0x288, 0x280, 0x288],
+                ..Default::default()
+            },
+        )],
     };
     let b = frame_bytes(Message::FeaturesReply(fr));
     assert_eq!(b.len(), 8 + 24 + 48);

@@ -32,7 +32,7 @@ pub mod switch_config;
 pub mod table_features;
 
 use crate::error::{ErrorKind, OfpError};
-use crate::header::t13;
+use crate::header::{t13, OFP13_VERSION};
 use crate::wire::{Reader, Writer};
 
 pub use error_msg::{ErrorMsg, Experimenter};
@@ -106,7 +106,7 @@ impl Message {
             t13::SET_CONFIG => Message::SetConfig(SwitchConfig::decode(r)?),
             t13::PACKET_IN => Message::PacketIn(PacketIn::decode(r)?),
             t13::FLOW_REMOVED => Message::FlowRemoved(FlowRemoved::decode(r)?),
-            t13::PORT_STATUS => Message::PortStatus(PortStatus::decode(r)?),
+            t13::PORT_STATUS => Message::PortStatus(PortStatus::decode(OFP13_VERSION, r)?),
             t13::PACKET_OUT => Message::PacketOut(PacketOut::decode(r)?),
             t13::FLOW_MOD => Message::FlowMod(FlowMod::decode(r)?),
             t13::GROUP_MOD => Message::GroupMod(GroupMod::decode(r)?),
@@ -163,7 +163,7 @@ impl Message {
             Message::GetConfigReply(m) | Message::SetConfig(m) => m.encode(w),
             Message::PacketIn(m) => m.encode(w),
             Message::FlowRemoved(m) => m.encode(w),
-            Message::PortStatus(m) => m.encode(w),
+            Message::PortStatus(m) => m.encode(OFP13_VERSION, w),
             Message::PacketOut(m) => m.encode(w),
             Message::FlowMod(m) => m.encode(w),
             Message::GroupMod(m) => m.encode(w),

@@ -1,9 +1,9 @@
-//! The OpenFlow 1.3 port description (`ofp_port`, 64 bytes).
+//! The OpenFlow 1.3 port description (`ofp_port`, 64 bytes): its bits.
 //!
-//! Used by port-status messages and the port-description multipart reply.
-
-use crate::error::OfpError;
-use crate::wire::{MacAddr, Reader, Writer};
+//! Used by port-status messages and the port-description multipart reply. The
+//! description has one type for every version, [`crate::model::Port`] (decoded from 1.3
+//! it holds the wire's numbers, features and speeds as they are); the constants below
+//! are the 1.3 wire's bits, which the neutral type keeps at the same places.
 
 /// Length of `ofp_port` on the wire.
 pub const PORT_LEN: usize = 64;
@@ -45,109 +45,35 @@ pub mod port_features {
     pub const PAUSE_ASYM: u32 = 1 << 15;
 }
 
-/// `ofp_port`: a port's number, address, name, configuration, state and speeds.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Port {
-    pub port_no: u32,
-    pub hw_addr: MacAddr,
-    /// At most 16 bytes survive encoding (the field is 16 bytes, NUL padded).
-    pub name: String,
-    pub config: u32,
-    pub state: u32,
-    pub curr: u32,
-    pub advertised: u32,
-    pub supported: u32,
-    pub peer: u32,
-    /// Current bit rate in kbps.
-    pub curr_speed: u32,
-    /// Maximum bit rate in kbps.
-    pub max_speed: u32,
-}
+/// The port description has one type for every version ([`crate::model`]).
+pub use crate::model::Port;
 
-impl Port {
-    pub fn decode(r: &mut Reader) -> Result<Port, OfpError> {
-        let port_no = r.u32()?;
-        r.skip(4)?;
-        let hw_addr = r.mac()?;
-        r.skip(2)?;
-        let name = r.fixed_str(PORT_NAME_LEN)?;
-        Ok(Port {
-            port_no,
-            hw_addr,
-            name,
-            config: r.u32()?,
-            state: r.u32()?,
-            curr: r.u32()?,
-            advertised: r.u32()?,
-            supported: r.u32()?,
-            peer: r.u32()?,
-            curr_speed: r.u32()?,
-            max_speed: r.u32()?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.port_no);
-        w.zeros(4);
-        w.mac(self.hw_addr);
-        w.zeros(2);
-        w.fixed_str(&self.name, PORT_NAME_LEN);
-        for v in [
-            self.config,
-            self.state,
-            self.curr,
-            self.advertised,
-            self.supported,
-            self.peer,
-            self.curr_speed,
-            self.max_speed,
-        ] {
-            w.u32(v);
-        }
-    }
-}
-
-/// proptest strategy for ports whose names survive encoding.
+/// proptest strategy for ports as arbitrary 1.3 wire fields describe them.
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
+    use crate::header::OFP13_VERSION;
     use proptest::prelude::*;
 
     pub fn arb_port() -> impl Strategy<Value = Port> {
-        (
-            any::<u32>(),
-            any::<[u8; 6]>(),
-            "[a-z0-9-]{0,15}",
-            proptest::array::uniform8(any::<u32>()),
-        )
-            .prop_map(|(port_no, mac, name, v)| Port {
-                port_no,
-                hw_addr: MacAddr(mac),
-                name,
-                config: v[0],
-                state: v[1],
-                curr: v[2],
-                advertised: v[3],
-                supported: v[4],
-                peer: v[5],
-                curr_speed: v[6],
-                max_speed: v[7],
-            })
+        crate::model::port::strategy::arb_port(OFP13_VERSION)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::OFP13_VERSION;
+    use crate::wire::{Reader, Writer};
     use proptest::prelude::*;
 
     proptest! {
         #[test]
         fn roundtrip(p in strategy::arb_port()) {
             let mut w = Writer::new();
-            p.encode(&mut w);
+            p.encode(OFP13_VERSION, &mut w);
             prop_assert_eq!(w.len(), PORT_LEN);
-            let got = Port::decode(&mut Reader::new(&w.buf)).unwrap();
+            let got = Port::decode(OFP13_VERSION, &mut Reader::new(&w.buf)).unwrap();
             prop_assert_eq!(got, p);
         }
     }

@@ -1,6 +1,7 @@
 //! `OFPT_PORT_STATUS` and `OFPT_PORT_MOD` (OpenFlow 1.3).
 //!
-//! Port status wire form (72 bytes): `reason:u8, pad[7], ofp_port` (64 bytes).
+//! Port status wire form (72 bytes): `reason:u8, pad[7], ofp_port` (64 bytes); the
+//! message has one type for every version, [`crate::model::PortStatus`].
 //!
 //! Port mod wire form (32 bytes): `port_no:u32, pad[4], hw_addr[6], pad[2], config:u32,
 //! mask:u32, advertise:u32, pad[4]`. Only the config bits set in `mask` change;
@@ -8,61 +9,10 @@
 
 use crate::action::port as ofpp;
 use crate::error::{ErrorKind, OfpError};
-use crate::v13::port::Port;
 use crate::wire::{MacAddr, Reader, Writer};
 
-/// `ofp_port_reason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PortReason {
-    Add,
-    Delete,
-    Modify,
-    Unknown(u8),
-}
-
-impl PortReason {
-    pub fn from_u8(v: u8) -> Self {
-        match v {
-            0 => Self::Add,
-            1 => Self::Delete,
-            2 => Self::Modify,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u8(self) -> u8 {
-        match self {
-            Self::Add => 0,
-            Self::Delete => 1,
-            Self::Modify => 2,
-            Self::Unknown(n) => n,
-        }
-    }
-}
-
-/// An `OFPT_PORT_STATUS` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PortStatus {
-    pub reason: PortReason,
-    pub port: Port,
-}
-
-impl PortStatus {
-    pub fn decode(r: &mut Reader) -> Result<PortStatus, OfpError> {
-        let reason = PortReason::from_u8(r.u8()?);
-        r.skip(7)?;
-        Ok(PortStatus {
-            reason,
-            port: Port::decode(r)?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u8(self.reason.to_u8());
-        w.zeros(7);
-        self.port.encode(w);
-    }
-}
+/// Port-status and its reasons have one type for every version ([`crate::model`]).
+pub use crate::model::{PortReason, PortStatus};
 
 /// An `OFPT_PORT_MOD` body.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -122,14 +72,11 @@ impl PortMod {
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
-    use crate::v13::port::strategy::arb_port;
+    use crate::header::OFP13_VERSION;
     use proptest::prelude::*;
 
     pub fn arb_port_status() -> impl Strategy<Value = PortStatus> {
-        (any::<u8>(), arb_port()).prop_map(|(reason, port)| PortStatus {
-            reason: PortReason::from_u8(reason),
-            port,
-        })
+        crate::model::port::strategy::arb_port_status(OFP13_VERSION)
     }
 
     pub fn arb_port_mod() -> impl Strategy<Value = PortMod> {
@@ -153,6 +100,7 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::OFP13_VERSION;
     use proptest::prelude::*;
 
     #[test]
@@ -164,13 +112,13 @@ mod tests {
         bytes.extend_from_slice(b"veth7\0\0\0\0\0\0\0\0\0\0\0");
         bytes.extend_from_slice(&[0, 0, 0, 1]); // config PORT_DOWN
         bytes.extend_from_slice(&[0; 28]);
-        let s = PortStatus::decode(&mut Reader::new(&bytes)).unwrap();
+        let s = PortStatus::decode(OFP13_VERSION, &mut Reader::new(&bytes)).unwrap();
         assert_eq!(s.reason, PortReason::Modify);
         assert_eq!(s.port.port_no, 7);
         assert_eq!(s.port.name, "veth7");
         assert_eq!(s.port.config, 1);
         let mut w = Writer::new();
-        s.encode(&mut w);
+        s.encode(OFP13_VERSION, &mut w);
         assert_eq!(w.buf, bytes);
 
         let bytes = [
@@ -204,9 +152,9 @@ mod tests {
         #[test]
         fn roundtrip(s in strategy::arb_port_status(), m in strategy::arb_port_mod()) {
             let mut w = Writer::new();
-            s.encode(&mut w);
+            s.encode(OFP13_VERSION, &mut w);
             prop_assert_eq!(w.len(), 72);
-            prop_assert_eq!(PortStatus::decode(&mut Reader::new(&w.buf)).unwrap(), s);
+            prop_assert_eq!(PortStatus::decode(OFP13_VERSION, &mut Reader::new(&w.buf)).unwrap(), s);
             let mut w = Writer::new();
             m.encode(&mut w);
             prop_assert_eq!(w.len(), 32);

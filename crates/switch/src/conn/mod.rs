@@ -68,7 +68,7 @@ pub struct SwitchFacts {
     /// 1.0 only: bit `n` set when 1.0 action type `n` is supported.
     pub v10_actions: u32,
     /// 1.0 only: the ports listed in the features reply.
-    pub v10_ports: Vec<v10::PhyPort>,
+    pub v10_ports: Vec<openflow::model::Port>,
 }
 
 impl Default for SwitchFacts {

@@ -426,10 +426,10 @@ fn fragment_handling_other_than_normal_is_refused() {
 #[test]
 fn features_and_config_10() {
     let mut c = connected(OFP10_VERSION);
-    let port = v10::PhyPort {
+    let port = openflow::model::Port {
         port_no: 1,
         name: "eth1".into(),
-        ..v10::PhyPort::default()
+        ..openflow::model::Port::default()
     };
     c.facts_mut().v10_ports = vec![port.clone()];
     c.receive(&enc(Frame::v10(5, v10::Message::FeaturesRequest)), 1);

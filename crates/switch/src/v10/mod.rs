@@ -12,8 +12,10 @@
 //!   lists: [`flow_stats_to_v10`], [`aggregate_to_v10`], [`count_v10_flows`]).
 //!
 //! Replies and asynchronous messages, 1.3 → 1.0: [`packet_in_to_v10`],
-//! [`flow_removed_to_v10`], [`port_status_to_v10`] / [`port_to_v10`],
-//! [`stats_reply_to_v10`] (then [`split_stats_reply`] to fit messages), and
+//! [`flow_removed_to_v10`], [`port_status_to_v10`] / [`port_to_v10`] (ports and port
+//! counters have one type for both versions, `openflow::model`: these only leave out
+//! the ports 1.0 has no number for), [`stats_reply_to_v10`] (then [`split_stats_reply`]
+//! to fit messages), and
 //! [`error_to_v10`] (which reuses `openflow`'s [`ErrorKind::to_v10`] numbering, the one
 //! the connection's error replies use).
 //!
@@ -62,8 +64,7 @@ pub use flow_match::{match_from_v13, match_to_v13};
 pub use flow_mod::{flow_mod_to_v13, flow_removed_to_v10, FlowModV13};
 pub use packet::{packet_in_to_v10, packet_out_to_v13};
 pub use ports::{
-    features_to_v10, features_to_v13, port_mod_to_v13, port_no_from_v13, port_no_to_v13,
-    port_status_to_v10, port_to_v10,
+    port_mod_to_v13, port_no_from_v13, port_no_to_v13, port_status_to_v10, port_to_v10,
 };
 pub use stats::{
     aggregate_to_v10, count_v10_flows, flow_request_to_v13, flow_stats_to_v10, split_stats_reply,

@@ -42,7 +42,7 @@ use crate::v13::multipart::{MultipartReplyBody as R13, MultipartRequestBody as Q
 use crate::v13::Message as M13;
 use crate::{Frame, Message};
 
-use crate::model::{FlowEntry, PortDesc};
+use crate::model::{FlowEntry, Port};
 
 /// Prints a whole message (see the module comment for `verbosity`).
 pub fn frame(f: &Frame, verbosity: u8) -> String {
@@ -93,7 +93,7 @@ pub fn raw(bytes: &[u8], verbosity: u8) -> String {
 
 /// ovs-ofctl's port-desc reply for a list of ports we got otherwise (OpenFlow 1.0's
 /// features reply).
-pub fn port_desc_reply(version: u8, xid: u32, ports: &[PortDesc]) -> String {
+pub fn port_desc_reply(version: u8, xid: u32, ports: &[Port]) -> String {
     finish(format!(
         "{}\n{}",
         header(version, "OFPST_PORT_DESC reply", xid),
@@ -217,7 +217,7 @@ fn body13(m: &M13, version: u8, verbosity: u8) -> String {
         M13::GetConfigReply(c) | M13::SetConfig(c) => switch::config(c.flags, c.miss_send_len),
         M13::PacketIn(p) => packet::packet_in13(p, verbosity),
         M13::FlowRemoved(f) => flow::flow_removed13(f),
-        M13::PortStatus(p) => port::port_status(p.reason.to_u8(), &PortDesc::from_v13(&p.port)),
+        M13::PortStatus(p) => port::port_status(p.reason.to_u8(), &p.port),
         M13::PacketOut(p) => packet::packet_out13(p, verbosity),
         M13::FlowMod(f) => flow::flow_mod13(f),
         M13::GroupMod(g) => group::group_mod(g),
@@ -246,7 +246,7 @@ fn body10(m: &M10, verbosity: u8) -> String {
         M10::GetConfigReply(c) | M10::SetConfig(c) => switch::config(c.flags, c.miss_send_len),
         M10::PacketIn(p) => packet::packet_in10(p, verbosity),
         M10::FlowRemoved(f) => flow::flow_removed10(f),
-        M10::PortStatus(p) => port::port_status(p.reason.to_u8(), &PortDesc::from_v10(&p.desc)),
+        M10::PortStatus(p) => port::port_status(p.reason.to_u8(), &p.port),
         M10::PacketOut(p) => packet::packet_out10(p, verbosity),
         M10::FlowMod(f) => flow::flow_mod10(f),
         M10::PortMod(p) => port::port_mod(
@@ -318,10 +318,7 @@ fn reply13(b: &R13) -> String {
         R13::Aggregate(a) => aggregate(a.packet_count, a.byte_count, a.flow_count),
         R13::Table(ts) => table::tables(ts),
         R13::PortStats(ps) => port::port_stats(ps),
-        R13::PortDesc(ps) => format!(
-            "\n{}",
-            port::ports(&ps.iter().map(PortDesc::from_v13).collect::<Vec<_>>())
-        ),
+        R13::PortDesc(ps) => format!("\n{}", port::ports(ps)),
         R13::Group(gs) => group::group_stats(gs),
         R13::GroupDesc(gd) => group::group_descs(gd),
         R13::GroupFeatures(g) => group::group_features(g),

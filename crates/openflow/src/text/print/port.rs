@@ -2,7 +2,7 @@
 //! (`dump-ports`) and port-mods, in Open vSwitch's multi-line layout.
 
 use super::{bit_names, duration};
-use crate::model::{port_name, PortDesc, PortStats};
+use crate::model::{port_name, Port, PortStats};
 use crate::wire::MacAddr;
 
 fn config_name(bit: u32) -> Option<&'static str> {
@@ -80,7 +80,7 @@ pub fn feature_names(f: u32) -> String {
 }
 
 /// One port as ovs-ofctl prints it (five or more lines, each ending in `\n`).
-pub(super) fn port(p: &PortDesc) -> String {
+pub(super) fn port(p: &Port) -> String {
     let name: String = p
         .name
         .chars()
@@ -118,14 +118,14 @@ fn ovs_port16(p: u32) -> u16 {
 
 /// Ports sorted by number (`LOCAL` and the other reserved ports last), as Open vSwitch
 /// prints a features reply's or a port-desc reply's ports.
-pub(super) fn ports(list: &[PortDesc]) -> String {
-    let mut sorted: Vec<&PortDesc> = list.iter().collect();
+pub(super) fn ports(list: &[Port]) -> String {
+    let mut sorted: Vec<&Port> = list.iter().collect();
     sorted.sort_by_key(|p| ovs_port16(p.port_no));
     sorted.into_iter().map(port).collect()
 }
 
 /// ` ADD: 1(eth1): ...`.
-pub(super) fn port_status(reason: u8, p: &PortDesc) -> String {
+pub(super) fn port_status(reason: u8, p: &Port) -> String {
     let r = match reason {
         0 => " ADD:",
         1 => " DEL:",

@@ -30,6 +30,7 @@ fn port13(no: u32, name: &str, addr: &str, config: u32, state: u32, curr: u32, s
         peer: 0,
         curr_speed: speed,
         max_speed: 0,
+        undefined: None,
     }
 }
 
@@ -91,17 +92,19 @@ fn features_and_port_desc_13() {
 
 #[test]
 fn features_with_ports_10() {
-    use crate::v10::port::{port_features as pf, PhyPort};
-    let p = |no, name: &str, addr: &str, config, state, curr| PhyPort {
-        port_no: no,
-        hw_addr: mac(addr),
-        name: String::from(name),
-        config,
-        state,
-        curr,
-        advertised: 0,
-        supported: 0,
-        peer: 0,
+    use crate::model::port::Wire;
+    use crate::v10::port::port_features as pf;
+    let p = |no: u16, name: &str, addr: &str, config, state, curr| {
+        let wire = Wire {
+            port_no: no.into(),
+            hw_addr: mac(addr),
+            name: String::from(name),
+            config,
+            state,
+            features: [curr, 0, 0, 0],
+            speeds: [0, 0],
+        };
+        Port::from_wire(crate::OFP10_VERSION, wire)
     };
     let f = Frame::v10(
         2,

@@ -423,7 +423,7 @@ impl MultipartReplyBody {
             t::METER_CONFIG => Self::MeterConfig(decode_list(r, MeterConfig::decode)?),
             t::METER_FEATURES => Self::MeterFeatures(MeterFeatures::decode(r)?),
             t::TABLE_FEATURES => Self::TableFeatures(TableFeatures::decode_list(r)?),
-            t::PORT_DESC => Self::PortDesc(decode_list(r, Port::decode)?),
+            t::PORT_DESC => Self::PortDesc(decode_list(r, |r| Port::decode(OFP13_VERSION, r))?),
             t::EXPERIMENTER => Self::Experimenter {
                 experimenter: r.u32()?,
                 exp_type: r.u32()?,
@@ -451,7 +451,7 @@ impl MultipartReplyBody {
             Self::MeterConfig(v) => v.iter().for_each(|x| x.encode(w)),
             Self::MeterFeatures(f) => f.encode(w),
             Self::TableFeatures(v) => v.iter().for_each(|x| x.encode(w)),
-            Self::PortDesc(v) => v.iter().for_each(|x| x.encode(w)),
+            Self::PortDesc(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
             Self::Experimenter {
                 experimenter,
                 exp_type,

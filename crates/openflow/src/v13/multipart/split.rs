@@ -33,7 +33,7 @@ impl MultipartReplyBody {
             B::Meter(v) => chunk(v, m, |x, w| x.encode(w), B::Meter),
             B::MeterConfig(v) => chunk(v, m, |x, w| x.encode(w), B::MeterConfig),
             B::TableFeatures(v) => chunk(v, m, |x, w| x.encode(w), B::TableFeatures),
-            B::PortDesc(v) => chunk(v, m, |x, w| x.encode(w), B::PortDesc),
+            B::PortDesc(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::PortDesc),
             B::Experimenter {
                 experimenter,
                 exp_type,

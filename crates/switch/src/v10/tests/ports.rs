@@ -2,14 +2,14 @@
 //! and port-mod.
 
 use crate::v10::{
-    features_to_v10, features_to_v13, port_mod_to_v13, port_no_from_v13, port_no_to_v13,
-    port_status_to_v10, port_to_v10,
+    port_mod_to_v13, port_no_from_v13, port_no_to_v13, port_status_to_v10, port_to_v10,
 };
+use openflow::model::{features_from_v10 as features_to_v13, features_to_v10};
 use openflow::v10::port::{port_config as c10, port_features as pf10};
-use openflow::v10::{PortMod as PortMod10, PortStatusReason as R10};
+use openflow::v10::{PortMod as PortMod10, PortReason as R10};
 use openflow::v13::port::{port_config as c13, port_features as pf13, port_state as s13, Port};
 use openflow::v13::{PortReason as R13, PortStatus as PortStatus13};
-use openflow::{ErrorKind, MacAddr};
+use openflow::{ErrorKind, MacAddr, Reader, Writer, OFP10_VERSION};
 
 #[test]
 fn port_numbers_both_ways() {
@@ -86,12 +86,44 @@ fn port13() -> Port {
         peer: pf13::PAUSE,
         curr_speed: 10_000_000,
         max_speed: 40_000_000,
+        undefined: None,
+    }
+}
+
+/// A port's fields as a 1.0 controller reads them (`ofp_phy_port`).
+struct PhyPort10 {
+    port_no: u16,
+    hw_addr: MacAddr,
+    name: String,
+    config: u32,
+    state: u32,
+    curr: u32,
+    advertised: u32,
+    supported: u32,
+    peer: u32,
+}
+
+/// `p` as the 1.0 encoder writes it.
+fn wire10(p: &Port) -> PhyPort10 {
+    let mut w = Writer::new();
+    p.encode(OFP10_VERSION, &mut w);
+    let mut r = Reader::new(&w.buf);
+    PhyPort10 {
+        port_no: r.u16().unwrap(),
+        hw_addr: r.mac().unwrap(),
+        name: r.fixed_str(16).unwrap(),
+        config: r.u32().unwrap(),
+        state: r.u32().unwrap(),
+        curr: r.u32().unwrap(),
+        advertised: r.u32().unwrap(),
+        supported: r.u32().unwrap(),
+        peer: r.u32().unwrap(),
     }
 }
 
 #[test]
 fn port_description_to_phy_port() {
-    let p = port_to_v10(&port13()).unwrap();
+    let p = wire10(&port_to_v10(&port13()).unwrap());
     assert_eq!(p.port_no, 5);
     assert_eq!(p.hw_addr, MacAddr([2, 0, 0, 0, 0, 5]));
     assert_eq!(p.name, "veth5");
@@ -101,11 +133,13 @@ fn port_description_to_phy_port() {
     assert_eq!(p.advertised, pf10::AUTONEG);
     assert_eq!(p.supported, pf10::F_1GB_FD | pf10::FIBER);
     assert_eq!(p.peer, pf10::PAUSE);
-    let local = port_to_v10(&Port {
-        port_no: 0xffff_fffe,
-        ..port13()
-    })
-    .unwrap();
+    let local = wire10(
+        &port_to_v10(&Port {
+            port_no: 0xffff_fffe,
+            ..port13()
+        })
+        .unwrap(),
+    );
     assert_eq!(local.port_no, 0xfffe);
     assert!(port_to_v10(&Port {
         port_no: 70_000,
@@ -128,7 +162,7 @@ fn port_status_reasons() {
         })
         .unwrap();
         assert_eq!(s.reason, r10);
-        assert_eq!(s.desc, port_to_v10(&port13()).unwrap());
+        assert_eq!(s.port, port_to_v10(&port13()).unwrap());
     }
 }
 
