@@ -17,6 +17,7 @@
 
 mod counters;
 pub(crate) mod port;
+pub mod queue;
 
 pub use counters::{
     port_stats_len, queue_stats_len, table_stats_len, PortStats, QueueStats, TableStats,

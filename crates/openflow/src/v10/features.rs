@@ -89,29 +89,8 @@ impl FeaturesReply {
     }
 }
 
-/// `ofp_switch_config` body: fragment handling flags and how many bytes of a
-/// table-miss packet go to the controller.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SwitchConfig {
-    pub flags: u16,
-    pub miss_send_len: u16,
-}
-
-impl SwitchConfig {
-    pub const BODY_LEN: usize = 4;
-
-    pub fn decode(r: &mut Reader) -> Result<SwitchConfig, OfpError> {
-        Ok(SwitchConfig {
-            flags: r.u16()?,
-            miss_send_len: r.u16()?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.flags);
-        w.u16(self.miss_send_len);
-    }
-}
+/// `ofp_switch_config` has the same layout in 1.0 as in 1.3 (4 bytes).
+pub use crate::v13::switch_config::SwitchConfig;
 
 /// proptest strategies for features replies and switch configs.
 #[cfg(test)]

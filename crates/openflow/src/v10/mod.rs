@@ -167,7 +167,7 @@ impl Message {
                 Message::QueueGetConfigRequest(port)
             }
             t10::QUEUE_GET_CONFIG_REPLY => {
-                Message::QueueGetConfigReply(QueueGetConfigReply::decode(r)?)
+                Message::QueueGetConfigReply(QueueGetConfigReply::decode(OFP10_VERSION, r)?)
             }
             _ => {
                 return Err(OfpError::new(
@@ -211,7 +211,7 @@ impl Message {
                 w.u16(*port);
                 w.zeros(2);
             }
-            Message::QueueGetConfigReply(q) => q.encode(w),
+            Message::QueueGetConfigReply(q) => q.encode(OFP10_VERSION, w),
         }
     }
 

@@ -122,7 +122,7 @@ impl Message {
                 Message::QueueGetConfigRequest(queue_config::decode_request(r)?)
             }
             t13::QUEUE_GET_CONFIG_REPLY => {
-                Message::QueueGetConfigReply(QueueGetConfigReply::decode(r)?)
+                Message::QueueGetConfigReply(QueueGetConfigReply::decode(OFP13_VERSION, r)?)
             }
             t13::ROLE_REQUEST => Message::RoleRequest(Role::decode(r)?),
             t13::ROLE_REPLY => Message::RoleReply(Role::decode(r)?),
@@ -172,7 +172,7 @@ impl Message {
             Message::MultipartRequest(m) => m.encode(w),
             Message::MultipartReply(m) => m.encode(w),
             Message::QueueGetConfigRequest(port) => queue_config::encode_request(*port, w),
-            Message::QueueGetConfigReply(m) => m.encode(w),
+            Message::QueueGetConfigReply(m) => m.encode(OFP13_VERSION, w),
             Message::RoleRequest(m) | Message::RoleReply(m) => m.encode(w),
             Message::GetAsyncReply(m) | Message::SetAsync(m) => m.encode(w),
             Message::MeterMod(m) => m.encode(w),

@@ -25,7 +25,8 @@ pub const OFP_DEFAULT_MISS_SEND_LEN: u16 = 128;
 /// `OFPTC_DEPRECATED_MASK`: the only table-config bits OpenFlow 1.3 knows.
 pub const OFPTC_DEPRECATED_MASK: u32 = 3;
 
-/// A switch configuration (body of get-config reply and set-config).
+/// A switch configuration (body of get-config reply and set-config), the same in
+/// OpenFlow 1.0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SwitchConfig {
     pub flags: u16,
@@ -43,6 +44,8 @@ impl Default for SwitchConfig {
 }
 
 impl SwitchConfig {
+    pub const BODY_LEN: usize = 4;
+
     pub fn decode(r: &mut Reader) -> Result<SwitchConfig, OfpError> {
         Ok(SwitchConfig {
             flags: r.u16()?,

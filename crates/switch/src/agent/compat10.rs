@@ -4,7 +4,7 @@
 
 use openflow::v10::stats::{StatsRequest, StatsRequestBody};
 use openflow::v13::multipart::MultipartReply;
-use openflow::v13::queue_config::QueueGetConfigReply;
+use openflow::v13::queue_config::QueueProperty;
 use openflow::{v10, v13, ErrorKind, OfpError};
 
 use crate::v10 as t;
@@ -76,13 +76,16 @@ pub(super) fn reply_to_v10(m: v13::Message) -> Result<Vec<v10::Message>, OfpErro
     Ok(match m {
         N::MultipartReply(r) => stats_reply(&r)?,
         N::BarrierReply => vec![v10::Message::BarrierReply],
-        N::QueueGetConfigReply(QueueGetConfigReply { port, .. }) => {
-            vec![v10::Message::QueueGetConfigReply(
-                v10::queue::QueueGetConfigReply {
-                    port: t::port_no_from_v13(port)?,
-                    queues: Vec::new(),
-                },
-            )]
+        // One type in both versions: a port 1.0 can number, and of each queue the
+        // properties 1.0 defines (min-rate).
+        N::QueueGetConfigReply(mut q) => {
+            t::port_no_from_v13(q.port)?;
+            for queue in &mut q.queues {
+                queue
+                    .properties
+                    .retain(|p| matches!(p, QueueProperty::MinRate(_)));
+            }
+            vec![v10::Message::QueueGetConfigReply(q)]
         }
         other => {
             return Err(OfpError::new(

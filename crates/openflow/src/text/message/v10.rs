@@ -4,7 +4,6 @@
 //! `enqueue:1:2`, ...).
 
 use super::multipart::{head, join, queue_id};
-use super::v13::rate;
 use super::{counter, data_summary, hex_dump, port_name, with_lines};
 use crate::v10::port::{ofpp, port_to_v13};
 use crate::v10::stats::stats_type;
@@ -22,22 +21,7 @@ pub(super) fn body(m: &Message) -> String {
         Message::Vendor(v) => format!("vendor={:#010x} {}", v.vendor, data_summary(&v.data)),
         Message::StatsReply(r) => stats_reply(r),
         Message::QueueGetConfigRequest(p) => format!("port={}", port10(*p)),
-        Message::QueueGetConfigReply(q) => with_lines(
-            format!("port={}", port10(q.port)),
-            q.queues.iter().map(|pq| {
-                let mut s = format!("queue {}:", pq.queue_id);
-                for p in &pq.properties {
-                    s.push(' ');
-                    s.push_str(&match p {
-                        QueueProperty::MinRate(r) => format!("min_rate:{}", rate(*r)),
-                        QueueProperty::Other { property, data } => {
-                            format!("property:{property} {}", data_summary(data))
-                        }
-                    });
-                }
-                s
-            }),
-        ),
+        Message::QueueGetConfigReply(q) => super::v13::queue_config(q),
         // The ovs-ofctl printer (`text::print`) prints every other message.
         _ => String::new(),
     }

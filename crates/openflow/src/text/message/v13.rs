@@ -74,7 +74,7 @@ pub(super) fn rate(r: u16) -> String {
     }
 }
 
-fn queue_config(q: &QueueGetConfigReply) -> String {
+pub(super) fn queue_config(q: &QueueGetConfigReply) -> String {
     let lines = q.queues.iter().map(|pq| {
         let mut s = format!("queue {}:", pq.queue_id);
         if pq.port != q.port {
