@@ -15,6 +15,7 @@
 //! [`Instruction::validate`] for the error each rule answers with.
 
 use crate::action::Action;
+use crate::model::WireAction;
 
 /// `ofp_instruction_type` numbers.
 pub mod instruction_type {

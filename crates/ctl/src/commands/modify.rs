@@ -353,12 +353,15 @@ pub fn packet_out(ctx: &Ctx, args: &[String]) -> Result<(), CtlError> {
             "{in_port_arg} is not a valid OpenFlow port for PACKET_OUT"
         )));
     }
+    if c.version == OFP10_VERSION {
+        compat10::port10(in_port).map_err(CtlError::Fatal)?;
+    }
     let mut msgs = Vec::new();
     for data in packets {
         msgs.push(if c.version == OFP10_VERSION {
             Message::V10(M10::PacketOut(openflow::v10::PacketOut {
                 buffer_id: u32::MAX,
-                in_port: compat10::port10(in_port).map_err(CtlError::Fatal)?,
+                in_port,
                 actions: compat10::actions10(&actions).map_err(CtlError::Fatal)?,
                 data,
             }))

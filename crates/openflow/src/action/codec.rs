@@ -12,6 +12,7 @@
 use super::action_type as t;
 use super::Action;
 use crate::error::{ErrorKind, OfpError};
+use crate::model::WireAction;
 use crate::oxm::Oxm;
 use crate::wire::{Reader, Tlv8, Writer};
 
@@ -179,24 +180,7 @@ impl Action {
         w.patch_len16(start + 2, start);
     }
 
-    /// Reads actions until the reader is empty (an action list: apply-actions,
-    /// write-actions, a bucket, packet-out). The reader must hold exactly the list.
-    pub fn decode_list(r: &mut Reader) -> Result<Vec<Action>, OfpError> {
-        let mut out = Vec::new();
-        while !r.is_empty() {
-            out.push(Action::decode(r)?);
-        }
-        Ok(out)
-    }
-
-    /// Writes a list of actions.
-    pub fn encode_list(actions: &[Action], w: &mut Writer) {
-        for a in actions {
-            a.encode(w);
-        }
-    }
-
-    /// Total bytes [`Action::encode_list`] writes for `actions`.
+    /// Total bytes [`WireAction::encode_list`] writes for `actions`.
     pub fn list_wire_len(actions: &[Action]) -> usize {
         actions.iter().map(Action::wire_len).sum()
     }
@@ -314,4 +298,23 @@ fn set_len(e: OfpError) -> OfpError {
         ErrorKind::BAD_ACTION_BAD_SET_LEN,
         format!("set_field OXM header: {}", e.detail),
     )
+}
+
+/// OpenFlow 1.3's actions as the action list of version-neutral messages
+/// ([`crate::model::PacketOut`]); lists are read and written with its `decode_list` and
+/// `encode_list` (apply-actions, write-actions, buckets, packet-out).
+impl WireAction for Action {
+    const VERSION: u8 = crate::header::OFP13_VERSION;
+
+    fn decode(r: &mut Reader) -> Result<Action, OfpError> {
+        Action::decode(r)
+    }
+
+    fn encode(&self, w: &mut Writer) {
+        Action::encode(self, w)
+    }
+
+    fn validate_list(list: &[Action]) -> Result<(), OfpError> {
+        Action::validate_list(list)
+    }
 }

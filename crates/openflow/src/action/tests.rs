@@ -1,6 +1,7 @@
 use super::strategy::{arb_action, arb_valid_action, arb_valid_action_set};
 use super::*;
 use crate::error::{ErrorKind, OfpError};
+use crate::model::WireAction;
 use crate::oxm::Oxm;
 use crate::wire::{MacAddr, Reader, Writer};
 use proptest::prelude::*;

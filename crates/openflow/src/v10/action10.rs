@@ -9,6 +9,7 @@
 
 use super::port::ofpp;
 use crate::error::{ErrorKind, OfpError};
+use crate::model::WireAction;
 use crate::wire::{MacAddr, Reader, Writer};
 use std::net::Ipv4Addr;
 
@@ -207,22 +208,6 @@ impl Action {
         w.patch_len16(start + 2, start);
     }
 
-    /// Reads actions until the reader is empty.
-    pub fn decode_list(r: &mut Reader) -> Result<Vec<Action>, OfpError> {
-        let mut out = Vec::new();
-        while !r.is_empty() {
-            out.push(Action::decode(r)?);
-        }
-        Ok(out)
-    }
-
-    /// Writes a list of actions.
-    pub fn encode_list(actions: &[Action], w: &mut Writer) {
-        for a in actions {
-            a.encode(w);
-        }
-    }
-
     /// The stateless argument checks a switch makes: output and enqueue ports must be
     /// a physical port (`1..=OFPP_MAX`) or a reserved port that can receive packets
     /// (`OFPBAC_BAD_OUT_PORT`); VLAN id ≤ 4095, PCP ≤ 7 and a ToS with its two ECN bits
@@ -261,6 +246,24 @@ impl Action {
 /// reserved ports `IN_PORT`, `TABLE`, `NORMAL`, `FLOOD`, `ALL`, `CONTROLLER`, `LOCAL`.
 pub fn is_valid_output_port(port: u16) -> bool {
     (port != 0 && port <= ofpp::MAX) || (ofpp::IN_PORT..=ofpp::LOCAL).contains(&port)
+}
+
+/// OpenFlow 1.0's actions as the action list of version-neutral messages
+/// ([`crate::model::PacketOut`]).
+impl WireAction for Action {
+    const VERSION: u8 = crate::header::OFP10_VERSION;
+
+    fn decode(r: &mut Reader) -> Result<Action, OfpError> {
+        Action::decode(r)
+    }
+
+    fn encode(&self, w: &mut Writer) {
+        Action::encode(self, w)
+    }
+
+    fn validate_list(list: &[Action]) -> Result<(), OfpError> {
+        Action::validate_list(list)
+    }
 }
 
 /// proptest strategies for 1.0 actions (any field values; vendor data a multiple of 8

@@ -12,6 +12,7 @@ use super::action10::Action;
 use super::match10::Match;
 use super::port::ofpp;
 use crate::error::{ErrorKind, OfpError};
+use crate::model::WireAction;
 use crate::wire::{Reader, Writer};
 
 /// `OFP_NO_BUFFER` / the 1.0 "no buffer" id.

@@ -8,7 +8,7 @@
 //! actions when encoding.
 
 use super::action10::Action;
-use crate::error::{ErrorKind, OfpError};
+use crate::error::OfpError;
 use crate::wire::{Reader, Writer};
 
 /// `ofp_packet_in_reason`.
@@ -76,57 +76,9 @@ impl PacketIn {
     }
 }
 
-/// An `OFPT_PACKET_OUT` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PacketOut {
-    /// A buffered packet's id, or `0xffffffff` when `data` holds the frame.
-    pub buffer_id: u32,
-    pub in_port: u16,
-    pub actions: Vec<Action>,
-    pub data: Vec<u8>,
-}
-
-impl PacketOut {
-    pub const FIXED_LEN: usize = 8;
-
-    pub fn decode(r: &mut Reader) -> Result<PacketOut, OfpError> {
-        let buffer_id = r.u32()?;
-        let in_port = r.u16()?;
-        let actions_len = usize::from(r.u16()?);
-        if actions_len > r.remaining() {
-            return Err(OfpError::new(
-                ErrorKind::BAD_REQUEST_BAD_LEN,
-                format!(
-                    "packet out actions_len {actions_len} exceeds the {} bytes left",
-                    r.remaining()
-                ),
-            ));
-        }
-        let actions = Action::decode_list(&mut r.sub(actions_len)?)?;
-        Ok(PacketOut {
-            buffer_id,
-            in_port,
-            actions,
-            data: r.take_rest().to_vec(),
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.buffer_id);
-        w.u16(self.in_port);
-        let at = w.len();
-        w.u16(0);
-        let start = w.len();
-        Action::encode_list(&self.actions, w);
-        w.patch_len16(at, start);
-        w.bytes(&self.data);
-    }
-
-    /// Validates the actions ([`Action::validate`]).
-    pub fn validate(&self) -> Result<(), OfpError> {
-        Action::validate_list(&self.actions)
-    }
-}
+/// An `OFPT_PACKET_OUT` body over 1.0's actions: the packet-out type of every version
+/// ([`crate::model::PacketOut`]).
+pub type PacketOut = crate::model::PacketOut<Action>;
 
 /// proptest strategies for packet in/out bodies.
 #[cfg(test)]
@@ -161,7 +113,7 @@ pub(crate) mod strategy {
         )
             .prop_map(|(buffer_id, in_port, actions, data)| PacketOut {
                 buffer_id,
-                in_port,
+                in_port: crate::v10::port::port_to_v13(in_port),
                 actions,
                 data,
             })
@@ -171,6 +123,7 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
     use proptest::prelude::*;
 
     proptest! {
@@ -193,7 +146,7 @@ mod tests {
     fn packet_out_bytes_and_errors() {
         let p = PacketOut {
             buffer_id: 0xffff_ffff,
-            in_port: 0xfffd,
+            in_port: crate::v10::port::port_to_v13(0xfffd),
             actions: vec![Action::Output {
                 port: 0xfffc,
                 max_len: 0xffff,

@@ -4,7 +4,7 @@
 
 use super::action10::Action;
 use super::match10::{wildcards, Match};
-use super::port::ofpp;
+use super::port::{ofpp, port_to_v13};
 use super::stats::{stats_type, StatsRequestBody};
 use super::*;
 use crate::wire::MacAddr;
@@ -324,7 +324,7 @@ fn validation_paths() {
         );
         let po = Message::PacketOut(PacketOut {
             buffer_id: 0xffff_ffff,
-            in_port: ofpp::CONTROLLER,
+            in_port: port_to_v13(ofpp::CONTROLLER),
             actions: vec![out(port)],
             data: vec![],
         });
@@ -335,7 +335,7 @@ fn validation_paths() {
     }
     let po = Message::PacketOut(PacketOut {
         buffer_id: 0xffff_ffff,
-        in_port: ofpp::NONE,
+        in_port: port_to_v13(ofpp::NONE),
         actions: vec![Action::SetVlanVid(5000)],
         data: vec![],
     });

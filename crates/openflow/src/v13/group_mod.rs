@@ -9,6 +9,7 @@
 
 use crate::action::{port as ofpp, Action, OFPG_ALL, OFPG_ANY, OFPG_MAX};
 use crate::error::{ErrorKind, OfpError};
+use crate::model::WireAction;
 use crate::wire::{Reader, Writer};
 
 /// `ofp_group_mod_command`.

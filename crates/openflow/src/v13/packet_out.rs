@@ -4,75 +4,11 @@
 //! bytes of actions, then the packet to the end (empty when `buffer_id` names a buffered
 //! packet). An `actions_len` past the end of the message is `OFPBRC_BAD_LEN`.
 
-use crate::action::{port as ofpp, Action};
-use crate::error::{ErrorKind, OfpError};
-use crate::v13::bad_len;
-use crate::wire::{Reader, Writer};
+use crate::action::Action;
 
-/// An `OFPT_PACKET_OUT` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PacketOut {
-    /// A switch buffer, or `OFP_NO_BUFFER` when `data` holds the packet.
-    pub buffer_id: u32,
-    /// The packet's ingress port for the pipeline: a physical port, `OFPP_CONTROLLER`
-    /// or `OFPP_LOCAL`.
-    pub in_port: u32,
-    pub actions: Vec<Action>,
-    pub data: Vec<u8>,
-}
-
-impl PacketOut {
-    pub fn decode(r: &mut Reader) -> Result<PacketOut, OfpError> {
-        let buffer_id = r.u32()?;
-        let in_port = r.u32()?;
-        let actions_len = r.u16()? as usize;
-        r.skip(6)?;
-        if actions_len > r.remaining() {
-            return Err(bad_len(format!(
-                "packet-out actions_len {actions_len} exceeds the {} bytes left",
-                r.remaining()
-            )));
-        }
-        let actions = Action::decode_list(&mut r.sub(actions_len)?)?;
-        Ok(PacketOut {
-            buffer_id,
-            in_port,
-            actions,
-            data: r.take_rest().to_vec(),
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.buffer_id);
-        w.u32(self.in_port);
-        let len_at = w.len();
-        w.u16(0);
-        w.zeros(6);
-        let start = w.len();
-        Action::encode_list(&self.actions, w);
-        w.patch_len16(len_at, start);
-        w.bytes(&self.data);
-    }
-
-    /// Checks the ingress port (`OFPBRC_BAD_PORT` unless it is 1..=`OFPP_MAX`,
-    /// `OFPP_CONTROLLER` or `OFPP_LOCAL`) and the actions. A packet-out with no buffer
-    /// and no data is allowed (it sends an empty packet nowhere useful, but is valid).
-    pub fn validate(&self) -> Result<(), OfpError> {
-        let port_ok = matches!(self.in_port, 1..=ofpp::MAX)
-            || self.in_port == ofpp::CONTROLLER
-            || self.in_port == ofpp::LOCAL;
-        if !port_ok {
-            return Err(OfpError::new(
-                ErrorKind::BAD_REQUEST_BAD_PORT,
-                format!(
-                    "packet-out in_port 0x{:08x} is not a port or CONTROLLER/LOCAL",
-                    self.in_port
-                ),
-            ));
-        }
-        Action::validate_list(&self.actions)
-    }
-}
+/// An `OFPT_PACKET_OUT` body over 1.3's actions: the packet-out type of every version
+/// ([`crate::model::PacketOut`]).
+pub type PacketOut = crate::model::PacketOut<Action>;
 
 /// proptest strategy for packet-outs.
 #[cfg(test)]
@@ -100,7 +36,10 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::action::port as ofpp;
+    use crate::error::ErrorKind;
     use crate::v13::flow_mod::OFP_NO_BUFFER;
+    use crate::wire::{Reader, Writer};
     use proptest::prelude::*;
 
     fn spec_bytes() -> Vec<u8> {

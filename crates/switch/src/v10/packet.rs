@@ -22,7 +22,7 @@ use openflow::v13::{PacketIn as PacketIn13, PacketInReason as Reason13, PacketOu
 use openflow::{ErrorKind, OfpError};
 
 use super::actions::{actions_to_v13, PacketFacts};
-use super::ports::{port_no_from_v13, port_no_to_v13};
+use super::ports::port_no_from_v13;
 
 /// Translates a 1.0 packet-out (module comment); the errors of [`actions_to_v13`].
 pub fn packet_out_to_v13(po: &PacketOut10) -> Result<PacketOut13, OfpError> {
@@ -31,7 +31,8 @@ pub fn packet_out_to_v13(po: &PacketOut10) -> Result<PacketOut13, OfpError> {
     } else {
         PacketFacts::of_frame(&po.data)
     };
-    let no_in_port = po.in_port == p10::NONE;
+    // The packet-out type holds 1.3 numbers: 1.0's OFPP_NONE is 1.3's OFPP_ANY.
+    let no_in_port = po.in_port == p13::ANY;
     let to_in_port = |a: &Action10| {
         matches!(
             *a,
@@ -55,7 +56,7 @@ pub fn packet_out_to_v13(po: &PacketOut10) -> Result<PacketOut13, OfpError> {
         in_port: if no_in_port {
             p13::CONTROLLER
         } else {
-            port_no_to_v13(po.in_port)
+            po.in_port
         },
         actions: actions_to_v13(&actions, facts)?,
         data: po.data.clone(),

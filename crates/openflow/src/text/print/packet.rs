@@ -557,7 +557,7 @@ pub(super) fn packet_out13(p: &crate::v13::PacketOut, verbosity: u8) -> String {
 
 pub(super) fn packet_out10(p: &crate::v10::PacketOut, verbosity: u8) -> String {
     packet_out(
-        crate::v10::port::port_to_v13(p.in_port),
+        p.in_port,
         crate::model::format_actions10(&p.actions),
         p.buffer_id,
         &p.data,

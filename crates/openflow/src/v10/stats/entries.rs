@@ -4,6 +4,7 @@
 
 use super::bad_len;
 use crate::error::OfpError;
+use crate::model::WireAction;
 use crate::v10::action10::Action;
 use crate::v10::match10::Match;
 use crate::wire::{Reader, Writer};

@@ -4,6 +4,7 @@ use crate::v10::{packet_in_to_v10, packet_out_to_v13};
 use openflow::action::Action as A13;
 use openflow::match13::Match as Match13;
 use openflow::oxm::Oxm;
+use openflow::v10::port::port_to_v13;
 use openflow::v10::{Action as A10, PacketInReason as R10, PacketOut as PacketOut10};
 use openflow::v13::{PacketIn as PacketIn13, PacketInReason as R13};
 use openflow::ErrorKind;
@@ -47,7 +48,7 @@ fn ports_buffer_and_data_carry_over() {
     );
     p.validate().unwrap();
     let local = packet_out_to_v13(&PacketOut10 {
-        in_port: 0xfffe,
+        in_port: port_to_v13(0xfffe),
         ..po.clone()
     })
     .unwrap();
@@ -65,7 +66,7 @@ fn ports_buffer_and_data_carry_over() {
 fn no_input_port_is_the_controller_and_in_port_outputs_go_nowhere() {
     let p = packet_out_to_v13(&PacketOut10 {
         buffer_id: 0xffff_ffff,
-        in_port: 0xffff,
+        in_port: port_to_v13(0xffff),
         actions: vec![
             out(0xfff8),
             out(2),
