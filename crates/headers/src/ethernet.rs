@@ -79,7 +79,9 @@ impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> EthernetHeader<B> {
 /// or after a VLAN tag. `None` if `buf` ends before it does.
 #[inline(always)]
 pub fn ethertype_at(buf: &[u8], offset: usize) -> Option<u16> {
-    let b = buf.get(offset..)?.first_chunk::<2>()?;
+    let b = buf
+        .get(offset..offset.checked_add(2)?)?
+        .first_chunk::<2>()?;
     Some(u16::from_be_bytes(*b))
 }
 

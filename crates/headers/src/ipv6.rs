@@ -66,7 +66,7 @@ impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> Ipv6Header<B> {
     /// The version nibble (6 for IPv6).
     #[inline(always)]
     pub fn version(&self) -> u8 {
-        u8_at(self.as_bytes(), field::VER_TC_FLOW.start) >> 4
+        (self.ver_tc_flow() >> 28) as u8
     }
 
     /// The traffic class (DSCP and ECN, as IPv4's TOS).

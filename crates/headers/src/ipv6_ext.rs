@@ -4,7 +4,7 @@
 //! (RFC 4302) a length in 4-byte units not counting the first 8
 //! ([`Ipv6ExtHeader::ah_header_len`]); the fragment header ([`frag`]) is always 8 bytes.
 
-use crate::bytes::{fields_fit, u8_at};
+use crate::bytes::{fields_fit, set_u8_at, u8_at};
 
 pub use frag::Ipv6FragHeader;
 
@@ -63,9 +63,23 @@ impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> Ipv6ExtHeader<B> {
     }
 }
 
+impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> Ipv6ExtHeader<B> {
+    /// Sets the next header.
+    #[inline(always)]
+    pub fn set_next_header(&mut self, nh: u8) {
+        set_u8_at(self.as_bytes_mut(), field::NXT_HDR, nh);
+    }
+
+    /// Sets the length byte (in the header's own unit).
+    #[inline(always)]
+    pub fn set_hdr_ext_len(&mut self, len: u8) {
+        set_u8_at(self.as_bytes_mut(), field::LEN, len);
+    }
+}
+
 /// The IPv6 fragment header.
 pub mod frag {
-    use crate::bytes::{be16, be32, fields_fit, u8_at};
+    use crate::bytes::{be16, be32, fields_fit, set_be16, set_be32, set_u8_at, u8_at};
 
     /// Length of the fragment header.
     pub const HEADER_LEN: usize = 8;
@@ -133,6 +147,26 @@ pub mod frag {
             be32(self.as_bytes(), field::IDENT)
         }
     }
+
+    impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> Ipv6FragHeader<B> {
+        /// Sets the next header.
+        #[inline(always)]
+        pub fn set_next_header(&mut self, nh: u8) {
+            set_u8_at(self.as_bytes_mut(), field::NXT_HDR, nh);
+        }
+
+        /// Sets the offset/flags word.
+        #[inline(always)]
+        pub fn set_offset_flags(&mut self, w: u16) {
+            set_be16(self.as_bytes_mut(), field::OFFSET_FLAGS, w);
+        }
+
+        /// Sets the identification.
+        #[inline(always)]
+        pub fn set_ident(&mut self, ident: u32) {
+            set_be32(self.as_bytes_mut(), field::IDENT, ident);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -150,6 +184,10 @@ mod tests {
         );
         let ah = [6, 4];
         assert_eq!(Ipv6ExtHeader::new_checked(&ah).unwrap().ah_header_len(), 24);
+        let mut built = Ipv6ExtHeader::new([0u8; HEADER_LEN]);
+        built.set_next_header(6);
+        built.set_hdr_ext_len(4);
+        assert_eq!(built.into_inner(), ah);
         assert!(Ipv6ExtHeader::new_checked(&ah[..1]).is_none());
         assert!(Ipv6ExtHeader::new_checked_at(&hop, 7).is_none());
     }
@@ -168,5 +206,10 @@ mod tests {
         assert_eq!(f.offset_flags() & frag::OFFSET_MASK, 185 << 3);
         assert_eq!(f.ident(), 0xdead_beef);
         assert!(Ipv6FragHeader::new_checked(&b[..7]).is_none());
+        let mut built = Ipv6FragHeader::new([0u8; frag::HEADER_LEN]);
+        built.set_next_header(17);
+        built.set_offset_flags(w);
+        built.set_ident(0xdead_beef);
+        assert_eq!(built.into_inner(), b);
     }
 }

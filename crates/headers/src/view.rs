@@ -59,8 +59,11 @@ macro_rules! view {
             /// ends before the header does.
             #[inline(always)]
             pub fn new_checked_at(buf: &'a [u8], offset: usize) -> Option<Self> {
-                match buf.get(offset..) {
-                    Some(rest) => Self::new_checked(rest),
+                // One comparison (`offset + LEN <= buf.len()`) where the offset is known
+                // not to overflow, as it always is for offsets into a frame.
+                let end = offset.checked_add($len)?;
+                match buf.get(offset..end) {
+                    Some(b) => Self::new_checked(b),
                     None => None,
                 }
             }
@@ -79,8 +82,9 @@ macro_rules! view {
             #[doc = concat!("[`", stringify!($name), "::new_checked_at`] over writable bytes.")]
             #[inline(always)]
             pub fn new_checked_at_mut(buf: &'a mut [u8], offset: usize) -> Option<Self> {
-                match buf.get_mut(offset..) {
-                    Some(rest) => Self::new_checked_mut(rest),
+                let end = offset.checked_add($len)?;
+                match buf.get_mut(offset..end) {
+                    Some(b) => Self::new_checked_mut(b),
                     None => None,
                 }
             }
