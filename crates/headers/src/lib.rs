@@ -1,6 +1,6 @@
 //! Protocol header layouts and views over header bytes: the one place where peregrine
 //! writes down where a field of Ethernet, VLAN tags, MPLS, PBB, ARP, IPv4, IPv6 (and its
-//! extension headers), TCP, UDP, SCTP, ICMP and neighbour discovery lies.
+//! extension headers), TCP, UDP, SCTP, ICMP, IGMP and neighbour discovery lies.
 //!
 //! The pattern is smoltcp's `wire` module, cut down to fixed-size headers. Each protocol
 //! module has:
@@ -51,6 +51,7 @@ pub mod arp;
 pub mod ethernet;
 pub mod ethertype;
 pub mod icmp;
+pub mod igmp;
 pub mod ip_proto;
 pub mod ipv4;
 pub mod ipv6;
@@ -66,6 +67,7 @@ pub mod vlan;
 pub use arp::{ArpEthIpv4, ArpHeader};
 pub use ethernet::EthernetHeader;
 pub use icmp::IcmpHeader;
+pub use igmp::IgmpHeader;
 pub use ipv4::Ipv4Header;
 pub use ipv6::Ipv6Header;
 pub use ipv6_ext::{Ipv6ExtHeader, Ipv6FragHeader};
