@@ -29,6 +29,11 @@
 
 use std::fmt;
 
+use headers::{ethernet, icmp, ipv4, ipv6, ipv6_ext, mpls, nd, tcp, udp, vlan};
+use headers::{ArpEthIpv4, EthernetHeader, IcmpHeader, Ipv4Header, Ipv6ExtHeader};
+use headers::{Ipv6FragHeader, Ipv6Header, MplsEntry, NdLinkLayerOption, NdMessage, PbbItag};
+use headers::{SctpHeader, TcpHeader, UdpHeader, VlanTag};
+
 use crate::key::{Field, FlowKey, FlowMatch};
 use crate::parse::{ethertype, ieh, parse, proto, ParseError};
 
@@ -143,25 +148,32 @@ pub fn field_name(f: Field) -> &'static str {
 pub fn compose(m: &FlowMatch) -> Result<Vec<u8>, ComposeError> {
     let s = Spec(m);
     let mut f = Vec::with_capacity(128);
-    f.extend_from_slice(&mac_bytes(s.val(Field::EthDst)));
-    f.extend_from_slice(&mac_bytes(s.val(Field::EthSrc)));
+    let et = s.or(Field::EthType, ethertype::NOT_ETH_TYPE.into()) as u16;
+    let mut eth = EthernetHeader::new([0u8; ethernet::HEADER_LEN]);
+    eth.set_dst(mac_bytes(s.val(Field::EthDst)));
+    eth.set_src(mac_bytes(s.val(Field::EthSrc)));
+    // 802.3: a length (of the 3-byte LLC header that follows), not a type.
+    eth.set_ethertype(if et < ethertype::MIN { 3 } else { et });
     let tagged = if s.given(Field::VlanVid) {
         s.val(Field::VlanVid) & 0x1000 != 0
     } else {
         s.given(Field::VlanPcp)
     };
+    let (macs, ty) = eth.as_bytes().split_at(ethernet::ADDRS_LEN);
+    f.extend_from_slice(macs);
     if tagged {
-        let tci = ((s.val(Field::VlanPcp) as u16) << 13) | (s.val(Field::VlanVid) as u16 & 0x0fff);
-        f.extend_from_slice(&ethertype::VLAN.to_be_bytes());
-        f.extend_from_slice(&tci.to_be_bytes());
+        // The tag goes between the MACs and the ethertype.
+        let mut tag = VlanTag::new([0u8; vlan::TAG_LEN]);
+        tag.set_tpid(ethertype::VLAN);
+        tag.set_vid(s.val(Field::VlanVid) as u16);
+        tag.set_pcp(s.val(Field::VlanPcp) as u8);
+        f.extend_from_slice(tag.as_bytes());
     }
-    let et = s.or(Field::EthType, ethertype::NOT_ETH_TYPE.into()) as u16;
-    if et < 0x0600 {
-        // 802.3: a length, then an LLC header (DSAP, SSAP, control).
-        f.extend_from_slice(&3u16.to_be_bytes());
+    f.extend_from_slice(ty);
+    if et < ethertype::MIN {
+        // The LLC header: DSAP, SSAP, control.
         f.extend_from_slice(&[0x42, 0x42, 0x03]);
     } else {
-        f.extend_from_slice(&et.to_be_bytes());
         match et {
             ethertype::IPV4 => ipv4(&s, &mut f),
             ethertype::IPV6 => ipv6(&s, &mut f),
@@ -232,14 +244,6 @@ fn mac_bytes(v: u128) -> [u8; 6] {
     [b[2], b[3], b[4], b[5], b[6], b[7]]
 }
 
-fn put16(f: &mut Vec<u8>, v: u16) {
-    f.extend_from_slice(&v.to_be_bytes());
-}
-
-fn put32(f: &mut Vec<u8>, v: u32) {
-    f.extend_from_slice(&v.to_be_bytes());
-}
-
 /// One's-complement sum of big-endian 16-bit words (an odd last byte padded with zero),
 /// added to `acc`.
 fn sum(acc: u64, bytes: &[u8]) -> u64 {
@@ -285,57 +289,71 @@ fn l4(s: &Spec, p: u8, v6: bool, pseudo: impl Fn(usize) -> u64) -> Vec<u8> {
     let mut h = Vec::with_capacity(32);
     match p {
         proto::TCP => {
-            put16(&mut h, sport);
-            put16(&mut h, dport);
-            put32(&mut h, 0);
-            put32(&mut h, 0);
-            let flags = s.val(Field::TcpFlags) as u16;
-            h.push(0x50 | ((flags >> 8) as u8 & 0x0f));
-            h.push(flags as u8);
-            put16(&mut h, 8192);
-            put16(&mut h, 0);
-            put16(&mut h, 0);
+            let mut t = TcpHeader::new([0u8; tcp::HEADER_LEN]);
+            t.set_src_port(sport);
+            t.set_dst_port(dport);
+            t.set_header_len(tcp::HEADER_LEN);
+            t.set_flags(s.val(Field::TcpFlags) as u16);
+            t.set_window(8192);
+            h.extend_from_slice(t.as_bytes());
             let ps = pseudo(h.len());
-            l4_checksum(&mut h, 16, ps);
+            l4_checksum(&mut h, tcp::field::CHECKSUM.start, ps);
         }
         proto::UDP => {
-            put16(&mut h, sport);
-            put16(&mut h, dport);
-            put16(&mut h, 8);
-            put16(&mut h, 0);
+            let mut u = UdpHeader::new([0u8; udp::HEADER_LEN]);
+            u.set_src_port(sport);
+            u.set_dst_port(dport);
+            u.set_length(udp::HEADER_LEN as u16);
+            h.extend_from_slice(u.as_bytes());
             let ps = pseudo(h.len());
-            l4_checksum(&mut h, 6, ps);
+            l4_checksum(&mut h, udp::field::CHECKSUM.start, ps);
         }
         proto::SCTP => {
-            put16(&mut h, sport);
-            put16(&mut h, dport);
-            put32(&mut h, 0);
-            put32(&mut h, 0);
-            let crc = crc32c::crc32c(&h);
-            h[8..12].copy_from_slice(&crc.to_le_bytes());
+            let mut sh = SctpHeader::new([0u8; headers::sctp::HEADER_LEN]);
+            sh.set_src_port(sport);
+            sh.set_dst_port(dport);
+            let crc = crc32c::crc32c(sh.as_bytes());
+            sh.set_crc32c(crc);
+            h.extend_from_slice(sh.as_bytes());
         }
         proto::ICMP if !v6 => {
-            h.extend_from_slice(&[s.val(Field::IcmpType) as u8, s.val(Field::IcmpCode) as u8]);
-            h.extend_from_slice(&[0; 6]);
-            l4_checksum(&mut h, 2, 0);
+            let mut i = IcmpHeader::new([0u8; icmp::HEADER_LEN]);
+            i.set_msg_type(s.val(Field::IcmpType) as u8);
+            i.set_code(s.val(Field::IcmpCode) as u8);
+            h.extend_from_slice(i.as_bytes());
+            // The rest of the ICMPv4 header (identifier and sequence of an echo).
+            h.resize(icmp::V4_HEADER_LEN, 0);
+            l4_checksum(&mut h, icmp::field::CHECKSUM.start, 0);
         }
         proto::ICMPV6 if v6 => {
             let (ty, code) = (s.val(Field::IcmpType) as u8, s.val(Field::IcmpCode) as u8);
-            h.extend_from_slice(&[ty, code, 0, 0, 0, 0, 0, 0]);
-            if (ty == 135 || ty == 136) && code == 0 {
-                h.extend_from_slice(&(s.val(Field::Ipv6NdTarget)).to_be_bytes());
-                let (opt, ll) = if ty == 135 {
-                    (1, Field::ArpSha)
+            if (ty == nd::NS || ty == nd::NA) && code == 0 {
+                let mut m = NdMessage::new([0u8; nd::HEADER_LEN]);
+                m.set_msg_type(ty);
+                m.set_code(code);
+                m.set_target(s.val(Field::Ipv6NdTarget));
+                h.extend_from_slice(m.as_bytes());
+                let (opt, ll) = if ty == nd::NS {
+                    (nd::OPT_SOURCE_LL, Field::ArpSha)
                 } else {
-                    (2, Field::ArpTha)
+                    (nd::OPT_TARGET_LL, Field::ArpTha)
                 };
                 if s.val(ll) != 0 {
-                    h.extend_from_slice(&[opt, 1]);
-                    h.extend_from_slice(&mac_bytes(s.val(ll)));
+                    let mut o = NdLinkLayerOption::new([0u8; nd::LL_OPT_LEN]);
+                    o.set(opt, mac_bytes(s.val(ll)));
+                    h.extend_from_slice(o.as_bytes());
                 }
+            } else {
+                let mut i = IcmpHeader::new([0u8; icmp::HEADER_LEN]);
+                i.set_msg_type(ty);
+                i.set_code(code);
+                h.extend_from_slice(i.as_bytes());
+                // The message body's first 4 bytes (unused, or an echo's identifier
+                // and sequence).
+                h.resize(icmp::HEADER_LEN + 4, 0);
             }
             let ps = pseudo(h.len());
-            l4_checksum(&mut h, 2, ps);
+            l4_checksum(&mut h, icmp::field::CHECKSUM.start, ps);
         }
         _ => {}
     }
@@ -347,6 +365,7 @@ fn ipv4(s: &Spec, f: &mut Vec<u8>) {
     let frag = s.val(Field::IpFrag);
     let src = s.val(Field::Ipv4Src) as u32;
     let dst = s.val(Field::Ipv4Dst) as u32;
+    // The pseudo-header: addresses, zero, protocol, length (RFC 793).
     let pseudo = |len: usize| {
         let mut b = [0u8; 12];
         b[..4].copy_from_slice(&src.to_be_bytes());
@@ -361,24 +380,23 @@ fn ipv4(s: &Spec, f: &mut Vec<u8>) {
     } else {
         vec![0; 8]
     };
+    // A first fragment has more to come; a later one an offset (of 8 bytes).
     let flags_offset: u16 = match frag {
         0 => 0,
-        1 => 0x2000,
+        1 => ipv4::MORE_FRAGS,
         _ => 1,
     };
-    let start = f.len();
-    f.push(0x45);
-    f.push(s.tos());
-    put16(f, (20 + payload.len()) as u16);
-    put16(f, 0);
-    put16(f, flags_offset);
-    f.push(s.ttl());
-    f.push(p);
-    put16(f, 0);
-    put32(f, src);
-    put32(f, dst);
-    let c = finish(sum(0, &f[start..]));
-    f[start + 10..start + 12].copy_from_slice(&c.to_be_bytes());
+    let mut ip = Ipv4Header::new([0u8; ipv4::HEADER_LEN]);
+    ip.set_version_header_len(ipv4::VERSION, ipv4::HEADER_LEN);
+    ip.set_tos(s.tos());
+    ip.set_total_len((ipv4::HEADER_LEN + payload.len()) as u16);
+    ip.set_flags_frag_offset(flags_offset);
+    ip.set_ttl(s.ttl());
+    ip.set_protocol(p);
+    ip.set_src_addr(src);
+    ip.set_dst_addr(dst);
+    ip.set_checksum(finish(sum(0, ip.as_bytes())));
+    f.extend_from_slice(ip.as_bytes());
     f.extend_from_slice(&payload);
 }
 
@@ -419,29 +437,43 @@ fn ipv6(s: &Spec, f: &mut Vec<u8>) {
     let mut payload = Vec::new();
     for (i, &h) in chain.iter().enumerate() {
         let nh = chain.get(i + 1).copied().unwrap_or(last);
+        if h == proto::FRAGMENT {
+            // An atomic fragment, a first fragment (more to come) or a later one (an
+            // offset of 8 bytes); identification 1.
+            let offlg: u16 = match frag {
+                0 => 0,
+                1 => ipv6_ext::frag::MORE_FRAGS,
+                _ => 1 << 3,
+            };
+            let mut fh = Ipv6FragHeader::new([0u8; ipv6_ext::frag::HEADER_LEN]);
+            fh.set_next_header(nh);
+            fh.set_offset_flags(offlg);
+            fh.set_ident(1);
+            payload.extend_from_slice(fh.as_bytes());
+            continue;
+        }
+        let mut e = Ipv6ExtHeader::new([0u8; ipv6_ext::HEADER_LEN]);
+        e.set_next_header(nh);
         match h {
-            proto::FRAGMENT => {
-                let offlg: u16 = match frag {
-                    0 => 0,
-                    1 => 1,
-                    _ => 8,
-                };
-                payload.extend_from_slice(&[nh, 0]);
-                put16(&mut payload, offlg);
-                put32(&mut payload, 1);
-            }
             proto::AH => {
                 // 16 bytes: payload length 2 ((2 + 2) * 4), SPI, sequence, 4-byte ICV.
-                payload.extend_from_slice(&[nh, 2, 0, 0]);
-                payload.extend_from_slice(&[0; 12]);
+                e.set_hdr_ext_len(2);
+                payload.extend_from_slice(e.as_bytes());
+                payload.extend_from_slice(&[0; 14]);
             }
             proto::ROUTING => {
                 // 8 bytes: routing type 253 (RFC 4727 experiment), no segments left.
-                payload.extend_from_slice(&[nh, 0, 253, 0, 0, 0, 0, 0]);
+                payload.extend_from_slice(e.as_bytes());
+                payload.extend_from_slice(&[253, 0, 0, 0, 0, 0]);
             }
-            _ => payload.extend_from_slice(&[nh, 0, 0, 0, 0, 0, 0, 0]),
+            _ => {
+                // 8 bytes (length 0) of padding options.
+                payload.extend_from_slice(e.as_bytes());
+                payload.extend_from_slice(&[0; 6]);
+            }
         }
     }
+    // The pseudo-header: addresses, length, zeros, next header (RFC 8200 §8.1).
     let pseudo = |len: usize| {
         let mut b = [0u8; 40];
         b[..16].copy_from_slice(&src.to_be_bytes());
@@ -457,46 +489,52 @@ fn ipv6(s: &Spec, f: &mut Vec<u8>) {
     } else {
         payload.extend_from_slice(&[0; 8]);
     }
-    let w0 =
-        (6u32 << 28) | (u32::from(s.tos()) << 20) | (s.val(Field::Ipv6Flabel) as u32 & 0xf_ffff);
-    put32(f, w0);
-    put16(f, payload.len() as u16);
-    f.push(chain.first().copied().unwrap_or(last));
-    f.push(s.ttl());
-    f.extend_from_slice(&src.to_be_bytes());
-    f.extend_from_slice(&dst.to_be_bytes());
+    let mut ip = Ipv6Header::new([0u8; ipv6::HEADER_LEN]);
+    ip.set_ver_tc_flow(u32::from(ipv6::VERSION) << 28);
+    ip.set_traffic_class(s.tos());
+    ip.set_flow_label(s.val(Field::Ipv6Flabel) as u32);
+    ip.set_payload_len(payload.len() as u16);
+    ip.set_next_header(chain.first().copied().unwrap_or(last));
+    ip.set_hop_limit(s.ttl());
+    ip.set_src_addr(src);
+    ip.set_dst_addr(dst);
+    f.extend_from_slice(ip.as_bytes());
     f.extend_from_slice(&payload);
 }
 
 fn arp(s: &Spec, f: &mut Vec<u8>) {
-    put16(f, 1);
-    put16(f, ethertype::IPV4);
-    f.extend_from_slice(&[6, 4]);
-    put16(f, s.or(Field::ArpOp, 1) as u16);
-    f.extend_from_slice(&mac_bytes(s.val(Field::ArpSha)));
-    put32(f, s.val(Field::Ipv4Src) as u32);
-    f.extend_from_slice(&mac_bytes(s.val(Field::ArpTha)));
-    put32(f, s.val(Field::Ipv4Dst) as u32);
+    let mut a = ArpEthIpv4::new([0u8; headers::arp::ETH_IPV4_LEN]);
+    a.set_ethernet_ipv4(s.or(Field::ArpOp, 1) as u16);
+    a.set_sha(mac_bytes(s.val(Field::ArpSha)));
+    a.set_spa(s.val(Field::Ipv4Src) as u32);
+    a.set_tha(mac_bytes(s.val(Field::ArpTha)));
+    a.set_tpa(s.val(Field::Ipv4Dst) as u32);
+    f.extend_from_slice(a.as_bytes());
 }
 
 fn mpls(s: &Spec, f: &mut Vec<u8>) {
-    let label = s.val(Field::MplsLabel) as u32 & 0xf_ffff;
-    let tc = s.val(Field::MplsTc) as u32 & 7;
-    let bos = s.or(Field::MplsBos, 1) as u32 & 1;
-    put32(
-        f,
-        (label << 12) | (tc << 9) | (bos << 8) | u32::from(DEFAULT_TTL),
-    );
-    if bos == 0 {
-        put32(f, (1 << 8) | u32::from(DEFAULT_TTL));
+    let bos = s.or(Field::MplsBos, 1) & 1 != 0;
+    let mut e = MplsEntry::new([0u8; mpls::ENTRY_LEN]);
+    e.set_label(s.val(Field::MplsLabel) as u32);
+    e.set_tc(s.val(Field::MplsTc) as u8);
+    e.set_bos(bos);
+    e.set_ttl(DEFAULT_TTL);
+    f.extend_from_slice(e.as_bytes());
+    if !bos {
+        let mut bottom = MplsEntry::new([0u8; mpls::ENTRY_LEN]);
+        bottom.set_bos(true);
+        bottom.set_ttl(DEFAULT_TTL);
+        f.extend_from_slice(bottom.as_bytes());
     }
 }
 
 fn pbb(s: &Spec, f: &mut Vec<u8>) {
-    put32(f, s.val(Field::PbbIsid) as u32 & 0x00ff_ffff);
+    let mut itag = PbbItag::new([0u8; headers::pbb::ITAG_LEN]);
+    itag.set_isid(s.val(Field::PbbIsid) as u32);
+    f.extend_from_slice(itag.as_bytes());
     // The customer addresses (zero) and an empty customer payload of type 802.3.
-    f.extend_from_slice(&[0; 12]);
-    put16(f, 0);
+    f.extend_from_slice(&[0; ethernet::ADDRS_LEN]);
+    f.extend_from_slice(&0u16.to_be_bytes());
 }
 
 #[cfg(test)]

@@ -101,7 +101,7 @@ use crate::compose::compose;
 use crate::group::GroupKind;
 use crate::key::{Field, FlowKey, FlowMatch, KEY_WORDS};
 use crate::normal::{MacTable, NormalTo, NormalWhy};
-use crate::parse::parse;
+use crate::parse::{ethertype, parse};
 use crate::pipeline::{Datapath, RuleId, RuleTable};
 use crate::trace::TraceEvent;
 
@@ -463,7 +463,7 @@ fn base_mask(key: &FlowKey) -> FlowKey {
     for f in [Field::InPort, Field::EthType] {
         m.set(f, f.full());
     }
-    if key.get(Field::EthType) == 0x0800 {
+    if key.get(Field::EthType) == u128::from(ethertype::IPV4) {
         m.set(Field::IpProto, Field::IpProto.full());
     }
     m
@@ -473,12 +473,12 @@ fn base_mask(key: &FlowKey) -> FlowKey {
 /// where the composer's default is another: an IPv4 TTL, an MPLS bottom-of-stack bit).
 fn match_of(key: &FlowKey) -> FlowMatch {
     let mut m = FlowMatch::ANY;
-    let ty = key.get(Field::EthType);
+    let ty = key.get(Field::EthType) as u16;
     for &f in Field::ALL {
         let v = key.get(f);
         let given = v != 0
-            || (f == Field::IpTtl && ty == 0x0800)
-            || (f == Field::MplsBos && (ty == 0x8847 || ty == 0x8848));
+            || (f == Field::IpTtl && ty == ethertype::IPV4)
+            || (f == Field::MplsBos && ethertype::is_mpls(ty));
         if given && !matches!(f, Field::InPhyPort | Field::Metadata | Field::TunnelId) {
             m.set(f, v, f.full());
         }
@@ -516,7 +516,7 @@ impl<C: RuleTable> Datapath<C> {
         // The outermost label stack entry's TTL, if an MPLS frame.
         let ttl_at = parsed.layers.mpls.map(|m| {
             mpls::shape(&mut input, usize::from(m));
-            usize::from(m) + 3
+            usize::from(m) + headers::mpls::field::TTL
         });
         let trace = self.trace_passing_meters(&input, in_port, now_ns);
         let mut credit = Credit::default();
@@ -656,7 +656,7 @@ impl<C: RuleTable> Datapath<C> {
                     mask = mask.union(&consulted);
                 }
             }
-            if ttl_read && key.get(Field::EthType) == 0x0800 {
+            if ttl_read && key.get(Field::EthType) == u128::from(ethertype::IPV4) {
                 mask.set(Field::IpTtl, Field::IpTtl.full());
             }
             mask

@@ -7,21 +7,27 @@
 //! Invariant: for every frame, `parse` returns `Some` exactly when the program parses
 //! the frame, with the key the program builds, and `apply` returns `None` exactly when
 //! the program reports REWRITE_FAILED, else the frame the program sends.
+//!
+//! Header layouts come from the `headers` crate (its views and `field` offsets), the
+//! same the datapath's parser and rewrites use. Where the program updates a 16-bit word
+//! that holds a field (the IPv4 TOS with the version/IHL byte, the TTL with the
+//! protocol), the model does the same at that field's offset.
+
+use headers::ethertype::{
+    is_vlan, ARP as ETH_P_ARP, IPV4 as ETH_P_IPV4, IPV6 as ETH_P_IPV6, MPLS as ETH_P_MPLS,
+    MPLS_MCAST as ETH_P_MPLS_MC, PBB as ETH_P_PBB,
+};
+use headers::ip_proto::{ICMP, SCTP, TCP, UDP};
+use headers::VlanTag;
+use headers::{ethernet, icmp, ipv4, ipv6, mpls, tcp, udp, vlan};
+use headers::{EthernetHeader, IcmpHeader, Ipv4Header, MplsEntry, TcpHeader, UdpHeader};
 
 use crate::layout::*;
 
-const ETH_P_IPV4: u16 = 0x0800;
-const ETH_P_ARP: u16 = 0x0806;
-const ETH_P_VLAN: u16 = 0x8100;
-const ETH_P_QINQ: u16 = 0x88a8;
-const ETH_P_IPV6: u16 = 0x86dd;
-const ETH_P_MPLS: u16 = 0x8847;
-const ETH_P_MPLS_MC: u16 = 0x8848;
-const ETH_P_PBB: u16 = 0x88e7;
-const TCP: u8 = 6;
-const UDP: u8 = 17;
-const ICMP: u8 = 1;
-const SCTP: u8 = 132;
+/// Where the ethertype is, or the TPID of a tag.
+const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
+/// Length of an ethertype field.
+const ETHERTYPE_LEN: usize = ethernet::field::ETHERTYPE.end - ethernet::field::ETHERTYPE.start;
 /// The shortest frame a VLAN pop, or an MPLS pop to another ethertype than MPLS's, may
 /// leave (user space pads shorter ones; the program hands those to user space
 /// instead).
@@ -55,10 +61,6 @@ fn be16(b: &[u8], at: usize) -> Option<u16> {
     Some(u16::from_be_bytes(*b.get(at..)?.first_chunk::<2>()?))
 }
 
-fn be32(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_be_bytes(*b.get(at..)?.first_chunk::<4>()?))
-}
-
 /// The key the program builds for `frame` arriving on OpenFlow port `of_port`, or
 /// `None` when the program sends the frame to user space before any lookup (a frame it
 /// does not parse, or a TCP/UDP frame whose checksum the sender left unfinished).
@@ -72,90 +74,94 @@ fn parse_hdrs(frame: &[u8], of_port: u32) -> Option<(FpKey, Hdrs)> {
         ..FpKey::default()
     };
     let mut h = Hdrs::default();
-    let eth = frame.get(..14)?;
-    k.eth_dst.copy_from_slice(&eth[..6]);
-    k.eth_src.copy_from_slice(&eth[6..12]);
-    let mut ty = be16(frame, 12)?;
-    let mut l3 = 14;
-    if ty == ETH_P_VLAN || ty == ETH_P_QINQ {
-        let tci = be16(frame, 14)?;
-        k.vlan_vid = 0x1000 | (tci & 0x0fff);
-        k.vlan_pcp = (tci >> 13) as u8;
-        ty = be16(frame, 16)?;
-        if ty == ETH_P_VLAN || ty == ETH_P_QINQ {
+    let eth = EthernetHeader::new_checked(frame)?;
+    k.eth_dst = eth.dst();
+    k.eth_src = eth.src();
+    let mut ty = eth.ethertype();
+    let mut l3 = ethernet::HEADER_LEN;
+    if is_vlan(ty) {
+        let tag = VlanTag::new_checked_at(frame, ETHERTYPE_AT)?;
+        k.vlan_vid = 0x1000 | tag.vid();
+        k.vlan_pcp = tag.pcp();
+        ty = ethernet::ethertype_at(frame, ETHERTYPE_AT + vlan::TAG_LEN)?;
+        if is_vlan(ty) {
             return None;
         }
         h.tagged = true;
-        l3 = 18;
+        l3 += vlan::TAG_LEN;
     }
-    if ty < 0x0600 || matches!(ty, ETH_P_IPV6 | ETH_P_ARP | ETH_P_PBB) {
+    if ty < headers::ethertype::MIN || matches!(ty, ETH_P_IPV6 | ETH_P_ARP | ETH_P_PBB) {
         return None;
     }
     k.eth_type = ty;
     if is_mpls(ty) {
-        let lse = be32(frame, l3)?;
-        k.ipv4_src = lse & FP_MPLS_LSE;
+        let lse = MplsEntry::new_checked_at(frame, l3)?;
+        k.ipv4_src = lse.word() & FP_MPLS_LSE;
         h.mpls = Some(l3);
-        h.mpls_ttl = lse as u8;
-        let below = l3 + 4;
+        h.mpls_ttl = lse.ttl();
+        let below = l3 + mpls::ENTRY_LEN;
         let rest = frame.len() - below;
-        h.trim4 = be16(frame, below + 2).is_some_and(|n| n >= 20 && usize::from(n) < rest);
-        h.trim6 = be16(frame, below + 4).is_some_and(|n| usize::from(n) + 40 < rest);
+        h.trim4 = be16(frame, below + ipv4::field::LENGTH.start)
+            .is_some_and(|n| usize::from(n) >= ipv4::HEADER_LEN && usize::from(n) < rest);
+        h.trim6 = be16(frame, below + ipv6::field::PAYLOAD_LEN.start)
+            .is_some_and(|n| usize::from(n) + ipv6::HEADER_LEN < rest);
         return Some((k, h));
     }
     if ty != ETH_P_IPV4 {
         return Some((k, h));
     }
-    let ip = frame.get(l3..l3 + 20)?;
-    let ihl = usize::from(ip[0] & 0x0f) * 4;
-    if ip[0] >> 4 != 4 || ihl < 20 {
+    let ip = Ipv4Header::new_checked_at(frame, l3)?;
+    let ihl = ip.header_len();
+    if ip.version() != ipv4::VERSION || ihl < ipv4::HEADER_LEN {
         return None;
     }
-    let total = usize::from(be16(ip, 2)?);
+    let total = usize::from(ip.total_len());
     if total < ihl || l3 + total > frame.len() {
         return None;
     }
-    if be16(ip, 6)? & 0x3fff != 0 {
+    if ip.is_fragment() {
         return None;
     }
-    k.ip_tos = ip[1];
-    k.ip_ttl = ip[8];
-    k.ip_proto = ip[9];
-    k.ipv4_src = be32(ip, 12)?;
-    k.ipv4_dst = be32(ip, 16)?;
+    k.ip_tos = ip.tos();
+    k.ip_ttl = ip.ttl();
+    k.ip_proto = ip.protocol();
+    k.ipv4_src = ip.src_addr();
+    k.ipv4_dst = ip.dst_addr();
     h.l3 = Some(l3);
     let l4 = l3 + ihl;
     let ip_end = l3 + total;
     let need = match k.ip_proto {
-        TCP => 20,
-        UDP => 8,
-        ICMP => 4,
+        TCP => tcp::HEADER_LEN,
+        UDP => udp::HEADER_LEN,
+        ICMP => icmp::HEADER_LEN,
         SCTP => return None,
         _ => return Some((k, h)),
     };
     if l4 + need > ip_end {
         return None;
     }
-    let t = frame.get(l4..l4 + need)?;
     match k.ip_proto {
         TCP => {
-            let doff = usize::from(t[12] >> 4) * 4;
-            if doff < 20 || l4 + doff > ip_end {
+            let t = TcpHeader::new_checked_at(frame, l4)?;
+            let doff = t.header_len();
+            if doff < tcp::HEADER_LEN || l4 + doff > ip_end {
                 return None;
             }
-            k.tp_src = be16(t, 0)?;
-            k.tp_dst = be16(t, 2)?;
-            k.tcp_flags = be16(t, 12)? & 0x0fff;
-            h.partial = be16(t, 16)? == pseudo_sum(ip, total - ihl);
+            k.tp_src = t.src_port();
+            k.tp_dst = t.dst_port();
+            k.tcp_flags = t.flags();
+            h.partial = t.checksum() == pseudo_sum(ip.as_bytes(), total - ihl);
         }
         UDP => {
-            k.tp_src = be16(t, 0)?;
-            k.tp_dst = be16(t, 2)?;
-            h.partial = be16(t, 6)? == pseudo_sum(ip, total - ihl);
+            let u = UdpHeader::new_checked_at(frame, l4)?;
+            k.tp_src = u.src_port();
+            k.tp_dst = u.dst_port();
+            h.partial = u.checksum() == pseudo_sum(ip.as_bytes(), total - ihl);
         }
         _ => {
-            k.tp_src = u16::from(t[0]);
-            k.tp_dst = u16::from(t[1]);
+            let i = IcmpHeader::new_checked_at(frame, l4)?;
+            k.tp_src = u16::from(i.msg_type());
+            k.tp_dst = u16::from(i.code());
         }
     }
     h.l4 = Some(l4);
@@ -167,8 +173,11 @@ fn parse_hdrs(frame: &[u8], of_port: u32) -> Option<(FpKey, Hdrs)> {
 /// sender that leaves the checksum to the device puts in the field (the program sends
 /// such frames a mark, and finishes their checksum on a hit).
 fn pseudo_sum(ip: &[u8], len: usize) -> u16 {
-    let w = |at: usize| u64::from(u16::from_be_bytes([ip[at], ip[at + 1]]));
-    fold(w(12) + w(14) + w(16) + w(18) + u64::from(ip[9]) + len as u64)
+    let Some(ip) = Ipv4Header::new_checked(ip) else {
+        return 0;
+    };
+    let words = |a: u32| u64::from(a >> 16) + u64::from(a & 0xffff);
+    fold(words(ip.src_addr()) + words(ip.dst_addr()) + u64::from(ip.protocol()) + len as u64)
 }
 
 /// Folds a sum of 16-bit words to 16 bits (end-around carry).
@@ -227,7 +236,7 @@ fn finish_csum(f: &mut [u8], k: &FpKey, h: &Hdrs) -> Option<()> {
     if total == 0xffff {
         return Some(());
     }
-    let at = l4 + if k.ip_proto == TCP { 16 } else { 6 };
+    let at = l4 + csum_at(k.ip_proto);
     match !total {
         0 if k.ip_proto == UDP => put16(f, at, 0xffff),
         c => put16(f, at, c),
@@ -240,7 +249,16 @@ const TP_FLAGS: u32 = FP_SET_TP_SRC | FP_SET_TP_DST;
 const MPLS_ENTRY_FLAGS: u32 = FP_MPLS_SET | FP_MPLS_TTL_SET | FP_MPLS_TTL_DEC;
 
 fn is_mpls(ty: u16) -> bool {
-    ty == ETH_P_MPLS || ty == ETH_P_MPLS_MC
+    headers::ethertype::is_mpls(ty)
+}
+
+/// Where a TCP (else UDP) header's checksum is.
+fn csum_at(proto: u8) -> usize {
+    if proto == TCP {
+        tcp::field::CHECKSUM.start
+    } else {
+        udp::field::CHECKSUM.start
+    }
 }
 
 /// Whether the MPLS rewrites of `e` apply to the frame parsed as `h` (`len` bytes)
@@ -264,10 +282,16 @@ fn can_rewrite_mpls(e: &FpEntry, h: &Hdrs, len: usize) -> bool {
     if f & FP_MPLS_POP == 0 {
         return true;
     }
-    let pops = if f & FP_VLAN_POP != 0 { 8 } else { 4 };
-    let rest = len - h.mpls.unwrap_or(0) - 4;
+    let pops = if f & FP_VLAN_POP != 0 {
+        vlan::TAG_LEN + mpls::ENTRY_LEN
+    } else {
+        mpls::ENTRY_LEN
+    };
+    let rest = len - h.mpls.unwrap_or(0) - mpls::ENTRY_LEN;
     match e.tp_src {
-        t if is_mpls(t) => rest >= 4 && (f & FP_VLAN_POP == 0 || len - pops >= MIN_FRAME),
+        t if is_mpls(t) => {
+            rest >= mpls::ENTRY_LEN && (f & FP_VLAN_POP == 0 || len - pops >= MIN_FRAME)
+        }
         t => {
             len - pops >= MIN_FRAME
                 && !(t == ETH_P_IPV4 && h.trim4)
@@ -289,7 +313,7 @@ fn can_rewrite(e: &FpEntry, k: &FpKey, h: &Hdrs, len: usize) -> bool {
     }
     let mut tagged = h.tagged;
     if f & FP_VLAN_POP != 0 {
-        if !tagged || len - 4 < MIN_FRAME {
+        if !tagged || len - vlan::TAG_LEN < MIN_FRAME {
             return false;
         }
         tagged = false;
@@ -319,18 +343,27 @@ pub fn apply(frame: &[u8], entry: &FpEntry) -> Option<Vec<u8>> {
     if e.flags & L3_FLAGS != 0 {
         let ip = h.l3?;
         let tcs = match (h.l4, k.ip_proto) {
-            (Some(l4), TCP) => Some((l4 + 16, false)),
-            (Some(l4), UDP) => Some((l4 + 6, true)),
+            (Some(l4), TCP) => Some((l4 + csum_at(TCP), false)),
+            (Some(l4), UDP) => Some((l4 + csum_at(UDP), true)),
             _ => None,
         };
+        let ip_csum = ip + ipv4::field::CHECKSUM.start;
         let pseudo = |f: &mut [u8], d: u64| match tcs {
             Some((at, true)) => csum_udp(f, at, d),
             Some((at, false)) => csum(f, at, d),
             None => Some(()),
         };
         for (flag, at, v) in [
-            (FP_SET_IPV4_SRC, ip + 12, e.ipv4_src),
-            (FP_SET_IPV4_DST, ip + 16, e.ipv4_dst),
+            (
+                FP_SET_IPV4_SRC,
+                ip + ipv4::field::SRC_ADDR.start,
+                e.ipv4_src,
+            ),
+            (
+                FP_SET_IPV4_DST,
+                ip + ipv4::field::DST_ADDR.start,
+                e.ipv4_dst,
+            ),
         ] {
             if e.flags & flag != 0 {
                 let old = [be16(&f, at)?, be16(&f, at + 2)?];
@@ -338,60 +371,68 @@ pub fn apply(frame: &[u8], entry: &FpEntry) -> Option<Vec<u8>> {
                 let d = delta(&old, &new);
                 put16(&mut f, at, new[0])?;
                 put16(&mut f, at + 2, new[1])?;
-                csum(&mut f, ip + 10, d)?;
+                csum(&mut f, ip_csum, d)?;
                 pseudo(&mut f, d)?;
             }
         }
         if e.flags & FP_SET_TOS != 0 {
-            let old = be16(&f, ip)?;
+            // The word of version/IHL (high byte) and TOS (low byte).
+            let at = ip + ipv4::field::VER_IHL;
+            let old = be16(&f, at)?;
             let new = (old & 0xff00) | u16::from(e.ip_tos);
-            put16(&mut f, ip, new)?;
-            csum(&mut f, ip + 10, delta(&[old], &[new]))?;
+            put16(&mut f, at, new)?;
+            csum(&mut f, ip_csum, delta(&[old], &[new]))?;
         }
         if e.flags & FP_SET_TTL != 0 {
-            let old = be16(&f, ip + 8)?;
+            // The word of TTL (high byte) and protocol (low byte).
+            let at = ip + ipv4::field::TTL;
+            let old = be16(&f, at)?;
             let new = (u16::from(e.ip_ttl) << 8) | (old & 0xff);
-            put16(&mut f, ip + 8, new)?;
-            csum(&mut f, ip + 10, delta(&[old], &[new]))?;
+            put16(&mut f, at, new)?;
+            csum(&mut f, ip_csum, delta(&[old], &[new]))?;
         }
     }
     if e.flags & TP_FLAGS != 0 {
         let l4 = h.l4?;
         let tcp = k.ip_proto == TCP;
+        // TCP and UDP have their ports in the same place.
         for (flag, at, v) in [
-            (FP_SET_TP_SRC, l4, e.tp_src),
-            (FP_SET_TP_DST, l4 + 2, e.tp_dst),
+            (FP_SET_TP_SRC, l4 + udp::field::SRC_PORT.start, e.tp_src),
+            (FP_SET_TP_DST, l4 + udp::field::DST_PORT.start, e.tp_dst),
         ] {
             if e.flags & flag != 0 {
                 let d = delta(&[be16(&f, at)?], &[v]);
                 put16(&mut f, at, v)?;
                 if tcp {
-                    csum(&mut f, l4 + 16, d)?;
+                    csum(&mut f, l4 + csum_at(TCP), d)?;
                 } else {
-                    csum_udp(&mut f, l4 + 6, d)?;
+                    csum_udp(&mut f, l4 + csum_at(UDP), d)?;
                 }
             }
         }
     }
     if e.flags & FP_SET_ETH_DST != 0 {
-        f.get_mut(..6)?.copy_from_slice(&e.eth_dst);
+        f.get_mut(ethernet::field::DST)?.copy_from_slice(&e.eth_dst);
     }
     if e.flags & FP_SET_ETH_SRC != 0 {
-        f.get_mut(6..12)?.copy_from_slice(&e.eth_src);
+        f.get_mut(ethernet::field::SRC)?.copy_from_slice(&e.eth_src);
     }
     apply_mpls(&mut f, e, &h)?;
+    // A tag sits after the MACs, where the ethertype was.
     if e.flags & FP_VLAN_POP != 0 {
-        f.drain(12..16);
+        f.drain(ETHERTYPE_AT..ETHERTYPE_AT + vlan::TAG_LEN);
     }
     if e.flags & FP_VLAN_PUSH != 0 {
-        let mut tag = [0u8; 4];
-        tag[..2].copy_from_slice(&e.vlan_tpid.to_be_bytes());
-        tag[2..].copy_from_slice(&e.vlan_tci.to_be_bytes());
-        f.splice(12..12, tag);
+        let mut tag = VlanTag::new([0u8; vlan::TAG_LEN]);
+        tag.set_tpid(e.vlan_tpid);
+        tag.set_tci(e.vlan_tci);
+        f.splice(ETHERTYPE_AT..ETHERTYPE_AT, tag.into_inner());
     }
     if e.flags & FP_VLAN_SET != 0 {
-        let tci = be16(&f, 14)?;
-        put16(&mut f, 14, (tci & 0x1000) | (e.vlan_tci & 0xefff))?;
+        // The DEI is kept, the rest is the entry's.
+        let at = ETHERTYPE_AT + vlan::field::TCI.start;
+        let tci = be16(&f, at)?;
+        put16(&mut f, at, (tci & vlan::DEI) | (e.vlan_tci & !vlan::DEI))?;
     }
     Some(f)
 }
@@ -401,31 +442,38 @@ pub fn apply(frame: &[u8], entry: &FpEntry) -> Option<Vec<u8>> {
 fn apply_mpls(f: &mut Vec<u8>, e: &FpEntry, h: &Hdrs) -> Option<()> {
     let w = e.mpls_word();
     if e.flags & FP_MPLS_PUSH != 0 {
-        let et = if h.tagged { 16 } else { 12 };
+        // The ethertype (after the tag, if any) names the stack; the entry follows it.
+        let et = if h.tagged {
+            ETHERTYPE_AT + vlan::TAG_LEN
+        } else {
+            ETHERTYPE_AT
+        };
         let ty = if e.flags & FP_MPLS_MCAST != 0 {
             ETH_P_MPLS_MC
         } else {
             ETH_P_MPLS
         };
         put16(f, et, ty)?;
-        f.splice(et + 2..et + 2, w.to_be_bytes());
+        let at = et + ETHERTYPE_LEN;
+        f.splice(at..at, w.to_be_bytes());
     } else if e.flags & FP_MPLS_POP != 0 {
         let at = h.mpls?;
-        f.drain(at..at + 4);
-        put16(f, at - 2, e.tp_src)?;
+        f.drain(at..at + mpls::ENTRY_LEN);
+        put16(f, at - ETHERTYPE_LEN, e.tp_src)?;
     } else if e.flags & MPLS_ENTRY_FLAGS != 0 {
         let at = h.mpls?;
-        let mut lse = be32(f, at)?;
+        let mut lse = MplsEntry::new_checked_at_mut(f, at)?;
+        let mut w2 = lse.word();
         if e.flags & FP_MPLS_SET != 0 {
-            lse = (lse & !FP_MPLS_LSE) | (w & FP_MPLS_LSE);
+            w2 = (w2 & !FP_MPLS_LSE) | (w & FP_MPLS_LSE);
         }
         if e.flags & FP_MPLS_TTL_SET != 0 {
-            lse = (lse & !0xff) | (w & 0xff);
+            w2 = (w2 & !mpls::TTL_MASK) | (w & mpls::TTL_MASK);
         }
         if e.flags & FP_MPLS_TTL_DEC != 0 {
-            lse = (lse & !0xff) | ((lse & 0xff).wrapping_sub(1) & 0xff);
+            w2 = (w2 & !mpls::TTL_MASK) | ((w2 & mpls::TTL_MASK).wrapping_sub(1) & mpls::TTL_MASK);
         }
-        f.get_mut(at..at + 4)?.copy_from_slice(&lse.to_be_bytes());
+        lse.set_word(w2);
     }
     Some(())
 }

@@ -19,6 +19,8 @@
 //!   (`shape`), so that a pop to IP keeps the rest as it is, as it does for frames
 //!   without Ethernet padding (user space trims the padding after such a pop).
 
+use headers::{ipv6, Ipv4Header, Ipv6Header, MplsEntry};
+
 use crate::action::Action;
 use crate::group::GroupKind;
 use crate::key::Field;
@@ -54,18 +56,18 @@ pub struct TtlVariant {
 /// long enough to hold it).
 pub(super) fn shape(frame: &mut [u8], mpls: usize) {
     let mut at = mpls;
-    while let Some(lse) = frame.get(at..at + 4) {
-        at += 4;
-        if lse[2] & 1 != 0 {
+    while let Some(lse) = MplsEntry::new_checked_at(frame, at) {
+        at += headers::mpls::ENTRY_LEN;
+        if lse.bos() {
             break;
         }
     }
     let n = frame.len().saturating_sub(at);
-    if n >= 20 {
-        frame[at + 2..at + 4].copy_from_slice(&(n as u16).to_be_bytes());
+    if let Some(mut ip) = Ipv4Header::new_checked_at_mut(frame, at) {
+        ip.set_total_len(n as u16);
     }
-    if n >= 40 {
-        frame[at + 4..at + 6].copy_from_slice(&((n - 40) as u16).to_be_bytes());
+    if let Some(mut ip) = Ipv6Header::new_checked_at_mut(frame, at) {
+        ip.set_payload_len((n - ipv6::HEADER_LEN) as u16);
     }
 }
 

@@ -16,7 +16,10 @@
 //! not an extension header, 50 after ESP (whose payload is encrypted), 59 for "no next
 //! header", or the fragment header's next header for a non-first fragment.
 
-use super::{be128, be16, be32, chunk, l4, mac, put, put128, ParseError, ParseOutcome};
+use headers::{ipv4, ipv6, ipv6_ext};
+use headers::{ArpEthIpv4, ArpHeader, Ipv4Header, Ipv6ExtHeader, Ipv6FragHeader, Ipv6Header};
+
+use super::{l4, mac, put, put128, ParseError, ParseOutcome};
 use crate::key::{Field, FlowKey};
 
 /// `OFPIEH_*` bits of `IPV6_EXTHDR` (OpenFlow 1.3 `ofp_ipv6exthdr_flags`). `UNREP`: a header
@@ -33,45 +36,28 @@ pub mod ieh {
     pub const UNSEQ: u16 = 1 << 8;
 }
 
-/// IP protocol numbers the parser acts on.
-pub mod proto {
-    pub const HOPOPT: u8 = 0;
-    pub const ICMP: u8 = 1;
-    pub const TCP: u8 = 6;
-    pub const UDP: u8 = 17;
-    pub const ROUTING: u8 = 43;
-    pub const FRAGMENT: u8 = 44;
-    pub const ESP: u8 = 50;
-    pub const AH: u8 = 51;
-    pub const ICMPV6: u8 = 58;
-    pub const NONXT: u8 = 59;
-    pub const DSTOPTS: u8 = 60;
-    pub const SCTP: u8 = 132;
-}
+/// IP protocol numbers the parser acts on (those of the `headers` crate).
+pub use headers::ip_proto as proto;
 
 /// Ethernet/IPv4 ARP. Other hardware/protocol types leave the ARP fields zero.
-#[inline]
+#[inline(always)]
 pub(super) fn arp(
     frame: &[u8],
     off: usize,
     key: &mut FlowKey,
     out: &mut ParseOutcome,
 ) -> Result<(), ParseError> {
-    let fixed = chunk::<8>(frame, off).ok_or(ParseError::TruncatedArp)?;
+    let fixed = ArpHeader::new_checked_at(frame, off).ok_or(ParseError::TruncatedArp)?;
     out.layers.l3 = Some(off as u16);
-    if be16(fixed, 0) != 1
-        || be16(fixed, 2) != super::ethertype::IPV4
-        || fixed[4] != 6
-        || fixed[5] != 4
-    {
+    if !fixed.is_ethernet_ipv4() {
         return Ok(());
     }
-    let a = chunk::<28>(frame, off).ok_or(ParseError::TruncatedArp)?;
-    put(key, Field::ArpOp, be16(a, 6) as u64);
-    put(key, Field::ArpSha, mac(a, 8));
-    put(key, Field::Ipv4Src, be32(a, 14) as u64);
-    put(key, Field::ArpTha, mac(a, 18));
-    put(key, Field::Ipv4Dst, be32(a, 24) as u64);
+    let a = ArpEthIpv4::new_checked_at(frame, off).ok_or(ParseError::TruncatedArp)?;
+    put(key, Field::ArpOp, a.oper() as u64);
+    put(key, Field::ArpSha, mac(a.sha()));
+    put(key, Field::Ipv4Src, a.spa() as u64);
+    put(key, Field::ArpTha, mac(a.tha()));
+    put(key, Field::Ipv4Dst, a.tpa() as u64);
     Ok(())
 }
 
@@ -83,26 +69,25 @@ pub(super) fn ipv4(
     key: &mut FlowKey,
     out: &mut ParseOutcome,
 ) -> Result<(), ParseError> {
-    let h = chunk::<20>(frame, off).ok_or(ParseError::TruncatedIpv4)?;
-    let ihl = (h[0] & 0x0f) as usize * 4;
-    if h[0] >> 4 != 4 || ihl < 20 {
+    let h = Ipv4Header::new_checked_at(frame, off).ok_or(ParseError::TruncatedIpv4)?;
+    let ihl = h.header_len();
+    if h.version() != ipv4::VERSION || ihl < ipv4::HEADER_LEN {
         return Err(ParseError::BadIpv4Header);
     }
-    let tos = h[1];
-    let frag = be16(h, 6);
-    let is_frag = frag & 0x3fff != 0;
-    let later = frag & 0x1fff != 0;
-    let nw_proto = h[9];
+    let tos = h.tos();
+    let is_frag = h.is_fragment();
+    let later = h.frag_offset() != 0;
+    let nw_proto = h.protocol();
     put(key, Field::IpDscp, (tos >> 2) as u64);
     put(key, Field::IpEcn, (tos & 3) as u64);
     put(key, Field::IpProto, nw_proto as u64);
-    put(key, Field::IpTtl, h[8] as u64);
+    put(key, Field::IpTtl, h.ttl() as u64);
     put(key, Field::IpFrag, is_frag as u64 | (later as u64) << 1);
-    put(key, Field::Ipv4Src, be32(h, 12) as u64);
-    put(key, Field::Ipv4Dst, be32(h, 16) as u64);
+    put(key, Field::Ipv4Src, h.src_addr() as u64);
+    put(key, Field::Ipv4Dst, h.dst_addr() as u64);
     out.layers.l3 = Some(off as u16);
 
-    let total = be16(h, 2) as usize;
+    let total = h.total_len() as usize;
     if total < ihl {
         return Err(ParseError::BadIpv4Header);
     }
@@ -125,58 +110,60 @@ pub(super) fn ipv6(
     key: &mut FlowKey,
     out: &mut ParseOutcome,
 ) -> Result<(), ParseError> {
-    let h = chunk::<40>(frame, off).ok_or(ParseError::TruncatedIpv6)?;
-    let w0 = be32(h, 0);
-    if w0 >> 28 != 6 {
+    let h = Ipv6Header::new_checked_at(frame, off).ok_or(ParseError::TruncatedIpv6)?;
+    if h.version() != ipv6::VERSION {
         return Err(ParseError::BadIpv6Header);
     }
-    let tc = (w0 >> 20) as u8;
+    let tc = h.traffic_class();
     put(key, Field::IpDscp, (tc >> 2) as u64);
     put(key, Field::IpEcn, (tc & 3) as u64);
-    put(key, Field::Ipv6Flabel, (w0 & 0x000f_ffff) as u64);
-    put(key, Field::IpTtl, h[7] as u64);
-    put128(key, Field::Ipv6Src, be128(h, 8));
-    put128(key, Field::Ipv6Dst, be128(h, 24));
+    put(key, Field::Ipv6Flabel, h.flow_label() as u64);
+    put(key, Field::IpTtl, h.hop_limit() as u64);
+    put128(key, Field::Ipv6Src, h.src_addr());
+    put128(key, Field::Ipv6Dst, h.dst_addr());
     out.layers.l3 = Some(off as u16);
 
-    let end = ip_end(frame, off + 40 + be16(h, 4) as usize, out);
+    let end = ip_end(
+        frame,
+        off + ipv6::HEADER_LEN + h.payload_len() as usize,
+        out,
+    );
     let pkt = frame.get(..end).unwrap_or(frame);
-    let mut at = off + 40;
-    let mut nh = h[6];
+    let mut at = off + ipv6::HEADER_LEN;
+    let mut nh = h.next_header();
     let mut chain = ExtChain::default();
     let result = loop {
         let len = match nh {
             proto::HOPOPT | proto::ROUTING | proto::DSTOPTS | proto::AH => {
-                let Some(e) = chunk::<2>(pkt, at) else {
+                let Some(e) = Ipv6ExtHeader::new_checked_at(pkt, at) else {
                     break Err(ParseError::BadIpv6ExtHeader);
                 };
                 chain.see(nh);
                 let len = if nh == proto::AH {
-                    (e[1] as usize + 2) * 4
+                    e.ah_header_len()
                 } else {
-                    (e[1] as usize + 1) * 8
+                    e.header_len()
                 };
                 if at + len > end {
                     break Err(ParseError::BadIpv6ExtHeader);
                 }
-                nh = e[0];
+                nh = e.next_header();
                 len
             }
             proto::FRAGMENT => {
-                let Some(e) = chunk::<8>(pkt, at) else {
+                let Some(e) = Ipv6FragHeader::new_checked_at(pkt, at) else {
                     break Err(ParseError::BadIpv6ExtHeader);
                 };
                 chain.see(nh);
-                let offlg = be16(e, 2);
-                let later = offlg & 0xfff8 != 0;
-                let is_frag = later || offlg & 1 != 0;
+                let later = e.frag_offset() != 0;
+                let is_frag = later || e.more_frags();
                 put(key, Field::IpFrag, is_frag as u64 | (later as u64) << 1);
-                nh = e[0];
+                nh = e.next_header();
                 if later {
                     put(key, Field::IpProto, nh as u64);
                     break Ok(());
                 }
-                8
+                ipv6_ext::frag::HEADER_LEN
             }
             proto::ESP => {
                 chain.see(nh);

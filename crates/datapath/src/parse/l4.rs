@@ -11,12 +11,13 @@
 //! fills `IPV6_ND_TLL` (the `ARP_THA` place); other options are skipped. A zero-length
 //! option or a repeated SLL/TLL is `BadNdOption`, an option cut off is `TruncatedNd`.
 
-use super::ip::proto;
-use super::{be128, be16, chunk, mac, put, put128, ParseError, ParseOutcome};
-use crate::key::{Field, FlowKey};
+use headers::{nd, tcp};
+use headers::{IcmpHeader, NdLinkLayerOption, NdMessage, NdOption};
+use headers::{SctpHeader, TcpHeader, UdpHeader};
 
-const ND_NS: u8 = 135;
-const ND_NA: u8 = 136;
+use super::ip::proto;
+use super::{mac, put, put128, ParseError, ParseOutcome};
+use crate::key::{Field, FlowKey};
 
 /// Parses the L4 header of protocol `nw_proto` at `off` of `pkt`; `v6` selects ICMPv6
 /// over ICMPv4. Unknown protocols are not an error.
@@ -31,12 +32,12 @@ pub(super) fn l4(
 ) -> Result<(), ParseError> {
     match nw_proto {
         proto::TCP => {
-            let h = chunk::<20>(pkt, off).ok_or(ParseError::TruncatedL4)?;
-            ports(key, h);
-            put(key, Field::TcpFlags, (be16(h, 12) & 0x0fff) as u64);
+            let h = TcpHeader::new_checked_at(pkt, off).ok_or(ParseError::TruncatedL4)?;
+            ports(key, h.src_port(), h.dst_port());
+            put(key, Field::TcpFlags, h.flags() as u64);
             out.layers.l4 = Some(off as u16);
-            let doff = (h[12] >> 4) as usize * 4;
-            if doff < 20 {
+            let doff = h.header_len();
+            if doff < tcp::HEADER_LEN {
                 return Err(ParseError::BadTcpHeader);
             }
             if off + doff > pkt.len() {
@@ -45,29 +46,30 @@ pub(super) fn l4(
             Ok(())
         }
         proto::UDP => {
-            let h = chunk::<8>(pkt, off).ok_or(ParseError::TruncatedL4)?;
-            ports(key, h);
+            let h = UdpHeader::new_checked_at(pkt, off).ok_or(ParseError::TruncatedL4)?;
+            ports(key, h.src_port(), h.dst_port());
             out.layers.l4 = Some(off as u16);
             Ok(())
         }
         proto::SCTP => {
-            let h = chunk::<12>(pkt, off).ok_or(ParseError::TruncatedL4)?;
-            ports(key, h);
+            let h = SctpHeader::new_checked_at(pkt, off).ok_or(ParseError::TruncatedL4)?;
+            ports(key, h.src_port(), h.dst_port());
             out.layers.l4 = Some(off as u16);
             Ok(())
         }
         proto::ICMP if !v6 => {
-            let h = chunk::<4>(pkt, off).ok_or(ParseError::TruncatedL4)?;
-            icmp(key, h);
+            let h = IcmpHeader::new_checked_at(pkt, off).ok_or(ParseError::TruncatedL4)?;
+            icmp(key, h.msg_type(), h.code());
             out.layers.l4 = Some(off as u16);
             Ok(())
         }
         proto::ICMPV6 if v6 => {
-            let h = chunk::<4>(pkt, off).ok_or(ParseError::TruncatedL4)?;
-            icmp(key, h);
+            let h = IcmpHeader::new_checked_at(pkt, off).ok_or(ParseError::TruncatedL4)?;
+            let (ty, code) = (h.msg_type(), h.code());
+            icmp(key, ty, code);
             out.layers.l4 = Some(off as u16);
-            if (h[0] == ND_NS || h[0] == ND_NA) && h[1] == 0 {
-                nd(pkt, off, h[0], key)
+            if (ty == nd::NS || ty == nd::NA) && code == 0 {
+                nd(pkt, off, ty, key)
             } else {
                 Ok(())
             }
@@ -77,41 +79,41 @@ pub(super) fn l4(
 }
 
 #[inline(always)]
-fn ports<const N: usize>(key: &mut FlowKey, h: &[u8; N]) {
-    put(key, Field::TpSrc, be16(h, 0) as u64);
-    put(key, Field::TpDst, be16(h, 2) as u64);
+fn ports(key: &mut FlowKey, src: u16, dst: u16) {
+    put(key, Field::TpSrc, src as u64);
+    put(key, Field::TpDst, dst as u64);
 }
 
 #[inline(always)]
-fn icmp(key: &mut FlowKey, h: &[u8; 4]) {
-    put(key, Field::IcmpType, h[0] as u64);
-    put(key, Field::IcmpCode, h[1] as u64);
+fn icmp(key: &mut FlowKey, ty: u8, code: u8) {
+    put(key, Field::IcmpType, ty as u64);
+    put(key, Field::IcmpCode, code as u64);
 }
 
 /// The ND target and link-layer address options of an NS or NA at `off`.
 fn nd(pkt: &[u8], off: usize, ty: u8, key: &mut FlowKey) -> Result<(), ParseError> {
-    let h = chunk::<24>(pkt, off).ok_or(ParseError::TruncatedNd)?;
-    put128(key, Field::Ipv6NdTarget, be128(h, 8));
-    let mut at = off + 24;
+    let h = NdMessage::new_checked_at(pkt, off).ok_or(ParseError::TruncatedNd)?;
+    put128(key, Field::Ipv6NdTarget, h.target());
+    let mut at = off + nd::HEADER_LEN;
     let mut have_ll = false;
     while at < pkt.len() {
-        let o = chunk::<2>(pkt, at).ok_or(ParseError::TruncatedNd)?;
-        let len = o[1] as usize * 8;
+        let o = NdOption::new_checked_at(pkt, at).ok_or(ParseError::TruncatedNd)?;
+        let len = o.len_bytes();
         if len == 0 {
             return Err(ParseError::BadNdOption);
         }
-        let ll_field = match (o[0], ty) {
-            (1, ND_NS) => Some(Field::ArpSha),
-            (2, ND_NA) => Some(Field::ArpTha),
+        let ll_field = match (o.opt_type(), ty) {
+            (nd::OPT_SOURCE_LL, nd::NS) => Some(Field::ArpSha),
+            (nd::OPT_TARGET_LL, nd::NA) => Some(Field::ArpTha),
             _ => None,
         };
-        if let (Some(f), 8) = (ll_field, len) {
-            let opt = chunk::<8>(pkt, at).ok_or(ParseError::TruncatedNd)?;
+        if let (Some(f), nd::LL_OPT_LEN) = (ll_field, len) {
+            let opt = NdLinkLayerOption::new_checked_at(pkt, at).ok_or(ParseError::TruncatedNd)?;
             if have_ll {
                 return Err(ParseError::BadNdOption);
             }
             have_ll = true;
-            put(key, f, mac(opt, 2));
+            put(key, f, mac(opt.addr()));
         } else if at + len > pkt.len() {
             return Err(ParseError::TruncatedNd);
         }

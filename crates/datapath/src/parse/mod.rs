@@ -3,8 +3,10 @@
 //! [`parse`] walks one Ethernet frame from the outside in and writes every OpenFlow 1.3
 //! match field it finds into the key (see `key.rs` for the layout). It is the first step
 //! of every packet on the hot path, so it allocates nothing, takes no locks, never panics
-//! on any input, and reads each header through small bounds-checked helpers
-//! (`chunk` gives a fixed-size array view or `None`).
+//! on any input, and reads each header through the views of the `headers` crate
+//! (`Ipv4Header::new_checked_at` and the like: the header's length is checked once,
+//! when the view is made, and a frame too short for it is the layer's `Truncated*`
+//! error).
 //!
 //! What it understands, layer by layer:
 //!
@@ -35,6 +37,8 @@ mod ip;
 mod l4;
 #[cfg(test)]
 mod tests;
+
+use headers::{ethernet, vlan, EthernetHeader, MplsEntry, PbbItag, VlanTag};
 
 use crate::key::{Field, FlowKey};
 use crate::packet::Layers;
@@ -216,16 +220,10 @@ impl ParseCounters {
     }
 }
 
-/// Ethertypes the parser knows.
+/// Ethertypes the parser knows (those of the `headers` crate), and OpenFlow's for an
+/// 802.3 frame.
 pub mod ethertype {
-    pub const IPV4: u16 = 0x0800;
-    pub const ARP: u16 = 0x0806;
-    pub const VLAN: u16 = 0x8100;
-    pub const QINQ: u16 = 0x88a8;
-    pub const IPV6: u16 = 0x86dd;
-    pub const MPLS: u16 = 0x8847;
-    pub const MPLS_MCAST: u16 = 0x8848;
-    pub const PBB: u16 = 0x88e7;
+    pub use headers::ethertype::*;
     /// `OFP_DL_TYPE_NOT_ETH_TYPE`: the `ETH_TYPE` of an 802.3 frame (length, no type).
     pub const NOT_ETH_TYPE: u16 = 0x05ff;
 }
@@ -249,94 +247,56 @@ pub fn parse(frame: &[u8], in_port: u32, key: &mut FlowKey) -> ParseOutcome {
 #[inline(always)]
 fn l2(frame: &[u8], key: &mut FlowKey, out: &mut ParseOutcome) -> Result<(), ParseError> {
     use ethertype::*;
-    let eth = chunk::<14>(frame, 0).ok_or(ParseError::TruncatedEthernet)?;
-    put(key, Field::EthDst, mac(eth, 0));
-    put(key, Field::EthSrc, mac(eth, 6));
-    let mut at = 12;
-    let mut ty = be16(eth, 12);
-    if ty == VLAN || ty == QINQ {
-        let tci = chunk::<2>(frame, 14).ok_or(ParseError::TruncatedVlan)?;
-        let tci = be16(tci, 0);
-        put(key, Field::VlanVid, 0x1000 | (tci & 0x0fff) as u64);
-        put(key, Field::VlanPcp, (tci >> 13) as u64);
-        out.layers.vlan = Some(12);
-        at = 16;
-        ty = be16(chunk::<2>(frame, 16).ok_or(ParseError::TruncatedVlan)?, 0);
+    let eth = EthernetHeader::new_checked(frame).ok_or(ParseError::TruncatedEthernet)?;
+    put(key, Field::EthDst, mac(eth.dst()));
+    put(key, Field::EthSrc, mac(eth.src()));
+    let mut at = ethernet::field::ETHERTYPE.start;
+    let mut ty = eth.ethertype();
+    if is_vlan(ty) {
+        let tag = VlanTag::new_checked_at(frame, at).ok_or(ParseError::TruncatedVlan)?;
+        put(key, Field::VlanVid, 0x1000 | tag.vid() as u64);
+        put(key, Field::VlanPcp, tag.pcp() as u64);
+        out.layers.vlan = Some(at as u16);
+        at += vlan::TAG_LEN;
+        ty = ethernet::ethertype_at(frame, at).ok_or(ParseError::TruncatedVlan)?;
         if ty == VLAN {
-            at = 20;
-            ty = be16(chunk::<2>(frame, 20).ok_or(ParseError::TruncatedVlan)?, 0);
+            at += vlan::TAG_LEN;
+            ty = ethernet::ethertype_at(frame, at).ok_or(ParseError::TruncatedVlan)?;
         }
     }
     out.layers.ethertype = at as u16;
-    if ty < 0x0600 {
+    if ty < MIN {
         put(key, Field::EthType, NOT_ETH_TYPE as u64);
         return Ok(());
     }
     put(key, Field::EthType, ty as u64);
-    let l3 = at + 2;
+    let l3 = at + ethernet::field::ETHERTYPE.len();
     match ty {
         IPV4 => ip::ipv4(frame, l3, key, out),
         IPV6 => ip::ipv6(frame, l3, key, out),
         ARP => ip::arp(frame, l3, key, out),
         MPLS | MPLS_MCAST => {
-            let lse = chunk::<4>(frame, l3).ok_or(ParseError::TruncatedMpls)?;
-            let lse = be32(lse, 0);
-            put(key, Field::MplsLabel, (lse >> 12) as u64);
-            put(key, Field::MplsTc, ((lse >> 9) & 7) as u64);
-            put(key, Field::MplsBos, ((lse >> 8) & 1) as u64);
+            let lse = MplsEntry::new_checked_at(frame, l3).ok_or(ParseError::TruncatedMpls)?;
+            put(key, Field::MplsLabel, lse.label() as u64);
+            put(key, Field::MplsTc, lse.tc() as u64);
+            put(key, Field::MplsBos, lse.bos() as u64);
             out.layers.mpls = Some(l3 as u16);
             Ok(())
         }
         PBB => {
-            let itag = chunk::<4>(frame, l3).ok_or(ParseError::TruncatedPbb)?;
-            put(key, Field::PbbIsid, (be32(itag, 0) & 0x00ff_ffff) as u64);
+            let itag = PbbItag::new_checked_at(frame, l3).ok_or(ParseError::TruncatedPbb)?;
+            put(key, Field::PbbIsid, itag.isid() as u64);
             Ok(())
         }
         _ => Ok(()),
     }
 }
 
-/// The `N` bytes of `b` at `off`, or `None` if `b` is too short.
+/// A 48-bit MAC address as the key holds it.
 #[inline(always)]
-pub(crate) fn chunk<const N: usize>(b: &[u8], off: usize) -> Option<&[u8; N]> {
-    b.get(off..)?.first_chunk::<N>()
-}
-
-/// Big-endian u16 at constant offset `i` of a fixed-size header view.
-#[inline(always)]
-pub(crate) fn be16<const N: usize>(h: &[u8; N], i: usize) -> u16 {
-    let b: &[u8; 2] = sub(h, i);
-    u16::from_be_bytes(*b)
-}
-
-/// Big-endian u32 at constant offset `i` of a fixed-size header view.
-#[inline(always)]
-pub(crate) fn be32<const N: usize>(h: &[u8; N], i: usize) -> u32 {
-    let b: &[u8; 4] = sub(h, i);
-    u32::from_be_bytes(*b)
-}
-
-/// Big-endian u128 at constant offset `i` of a fixed-size header view.
-#[inline(always)]
-pub(crate) fn be128<const N: usize>(h: &[u8; N], i: usize) -> u128 {
-    let b: &[u8; 16] = sub(h, i);
-    u128::from_be_bytes(*b)
-}
-
-/// A 48-bit MAC address at constant offset `i` of a fixed-size header view.
-#[inline(always)]
-pub(crate) fn mac<const N: usize>(h: &[u8; N], i: usize) -> u64 {
-    let b: &[u8; 6] = sub(h, i);
-    let [a, b, c, d, e, f] = *b;
-    u64::from_be_bytes([0, 0, a, b, c, d, e, f])
-}
-
-/// The `M` bytes at `i` of a fixed-size view. Callers pass constant offsets inside the
-/// view, so after inlining the check folds away; an out-of-range offset (a parser bug)
-/// reads zeros rather than panicking.
-#[inline(always)]
-fn sub<const N: usize, const M: usize>(h: &[u8; N], i: usize) -> &[u8; M] {
-    chunk::<M>(h, i).unwrap_or(&[0; M])
+pub(crate) fn mac(b: [u8; 6]) -> u64 {
+    let [a, b, c, d, e, f] = b;
+    (u64::from(u16::from_be_bytes([a, b])) << 32) | u64::from(u32::from_be_bytes([c, d, e, f]))
 }
 
 /// ORs `v` into field `f` of a key whose field is still zero (each field is written once

@@ -7,6 +7,8 @@
 //! words: an IPv4 address change adjusts the IPv4 header checksum and the TCP/UDP
 //! pseudo-header checksum with one delta.
 
+use headers::{sctp, SctpHeader};
+
 /// Folds a wide one's-complement sum to 16 bits with end-around carry.
 #[inline]
 pub(crate) fn fold(mut acc: u64) -> u16 {
@@ -111,13 +113,12 @@ pub(crate) fn update_udp(data: &mut [u8], at: usize, d: Delta) {
 /// checksum field is zero while computing, and is stored least significant byte first).
 #[inline]
 pub(crate) fn sctp(data: &mut [u8], l4: usize, end: usize) -> Option<()> {
-    if end < l4 + 12 || end > data.len() {
+    if end < l4 + sctp::HEADER_LEN || end > data.len() {
         return None;
     }
-    data.get_mut(l4 + 8..l4 + 12)?.fill(0);
+    SctpHeader::new_checked_at_mut(data, l4)?.set_crc32c(0);
     let crc = crc32c::crc32c(data.get(l4..end)?);
-    data.get_mut(l4 + 8..l4 + 12)?
-        .copy_from_slice(&crc.to_le_bytes());
+    SctpHeader::new_checked_at_mut(data, l4)?.set_crc32c(crc);
     Some(())
 }
 

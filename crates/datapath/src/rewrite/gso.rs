@@ -14,6 +14,8 @@
 //! on error nothing is written to `out` and the packet's buffer goes back to `pool`.
 //! Never panics on any frame or note.
 
+use headers::{ip_proto, Ipv4Header, Ipv6Header, UdpHeader};
+
 use super::checksum::{fold, sum};
 use super::offload::{finish_partial_checksum, locate_l4};
 use super::segment::{segment_tcp, SegmentError};
@@ -110,13 +112,12 @@ pub fn note_super_frame(p: &mut Packet, mtu: usize, max_frame: usize) -> bool {
         return false;
     };
     let d = p.data_mut();
-    let addrs = if s.v6 {
-        s.l3 + 8..s.l3 + 40
-    } else {
-        s.l3 + 12..s.l3 + 20
-    };
-    let pseudo =
-        fold(u64::from(sum(&d[addrs])) + 6 + u64::from(len >> 16) + u64::from(len & 0xffff));
+    let pseudo = fold(
+        u64::from(sum(&d[s.addrs()]))
+            + u64::from(ip_proto::TCP)
+            + u64::from(len >> 16)
+            + u64::from(len & 0xffff),
+    );
     d[s.csum_at..s.csum_at + 2].copy_from_slice(&pseudo.to_be_bytes());
     p.set_offload(Some(Offload {
         partial_csum: true,
@@ -148,13 +149,9 @@ fn segment_udp(
         return Err(OffloadError::UdpTooBig);
     }
     let data = &frame[headers..s.end];
-    let id = u16::from_be_bytes([frame[s.l3 + 4], frame[s.l3 + 5]]);
-    let addrs = if s.v6 {
-        s.l3 + 8..s.l3 + 40
-    } else {
-        s.l3 + 12..s.l3 + 20
-    };
-    let addr_sum = u64::from(sum(&frame[addrs]));
+    // The IPv4 identification (IPv4 only: the segments get id, id + 1, ...).
+    let id = Ipv4Header::new_checked_at(frame, s.l3).map_or(0, |ip| ip.ident());
+    let addr_sum = u64::from(sum(&frame[s.addrs()]));
     let n = data.len().div_ceil(size).max(1);
     out.reserve(n);
     for i in 0..n {
@@ -163,26 +160,35 @@ fn segment_udp(
         q.refill(&frame[..headers]);
         q.extend_from_slice(chunk);
         let d = q.data_mut();
-        // Lengths fit 16 bits: each is at most the original's.
+        // Lengths fit 16 bits: each is at most the original's. The headers were found
+        // whole in the frame, so each segment (which copies them) has them too.
         let udp_len = (8 + chunk.len()) as u16;
         let ip_len = (headers - s.l3 + chunk.len()) as u16;
         if s.v6 {
-            d[s.l3 + 4..s.l3 + 6].copy_from_slice(&udp_len.to_be_bytes());
-        } else {
-            d[s.l3 + 2..s.l3 + 4].copy_from_slice(&ip_len.to_be_bytes());
-            d[s.l3 + 4..s.l3 + 6].copy_from_slice(&id.wrapping_add(i as u16).to_be_bytes());
-            d[s.l3 + 10..s.l3 + 12].fill(0);
+            if let Some(mut ip) = Ipv6Header::new_checked_at_mut(d, s.l3) {
+                ip.set_payload_len(udp_len);
+            }
+        } else if let Some(mut ip) = Ipv4Header::new_checked_at_mut(d, s.l3) {
+            ip.set_total_len(ip_len);
+            ip.set_ident(id.wrapping_add(i as u16));
+            ip.set_checksum(0);
             let check = !sum(&d[s.l3..s.l4]);
-            d[s.l3 + 10..s.l3 + 12].copy_from_slice(&check.to_be_bytes());
+            if let Some(mut ip) = Ipv4Header::new_checked_at_mut(d, s.l3) {
+                ip.set_checksum(check);
+            }
         }
-        d[s.l4 + 4..s.l4 + 6].copy_from_slice(&udp_len.to_be_bytes());
-        d[s.csum_at..s.csum_at + 2].fill(0);
-        let pseudo = addr_sum + 17 + u64::from(udp_len);
+        if let Some(mut u) = UdpHeader::new_checked_at_mut(d, s.l4) {
+            u.set_length(udp_len);
+            u.set_checksum(0);
+        }
+        let pseudo = addr_sum + u64::from(ip_proto::UDP) + u64::from(udp_len);
         let mut check = !fold(pseudo + u64::from(sum(&d[s.l4..])));
         if check == 0 {
             check = 0xffff;
         }
-        d[s.csum_at..s.csum_at + 2].copy_from_slice(&check.to_be_bytes());
+        if let Some(mut u) = UdpHeader::new_checked_at_mut(d, s.l4) {
+            u.set_checksum(check);
+        }
         out.push(q);
     }
     Ok(n)

@@ -18,6 +18,12 @@
 //!   leave it true (`gso.rs` finds the headers again at output).
 //! - No allocation, except when a push needs more room than the packet's headroom.
 //!
+//! Where a field lies comes from the `headers` crate: its `field` modules for the offsets
+//! that incremental checksums and in-place writes work with (`l3 +
+//! ipv4::field::CHECKSUM.start`), its views where a whole header is read or written.
+//! [`Layers`] offsets point at headers the parser found in full, so a view of the fixed
+//! header at such an offset is always there while the layers are true.
+//!
 //! Field sets write the bytes in place and set the key field directly. Pushes and pops of
 //! VLAN tags and MPLS label stack entries move the offsets by hand. The rare rewrites
 //! that change how the rest of the frame is read (setting eth_type or ip_proto, changing
@@ -115,37 +121,13 @@ pub fn apply(
     }
 }
 
-/// Ethertypes the rewrites look at.
-pub(crate) mod ethertype {
-    pub const IPV4: u16 = 0x0800;
-    pub const ARP: u16 = 0x0806;
-    pub const IPV6: u16 = 0x86dd;
-    pub const MPLS: u16 = 0x8847;
-    pub const MPLS_MCAST: u16 = 0x8848;
-    pub const VLAN: u16 = 0x8100;
-    pub const QINQ: u16 = 0x88a8;
-    pub const PBB: u16 = 0x88e7;
-}
+/// Ethertypes and IP protocol numbers the rewrites look at: the `headers` crate's.
+pub(crate) use headers::{ethertype, ip_proto as proto};
 
-/// IP protocol numbers the rewrites look at.
-pub(crate) mod proto {
-    pub const ICMP: u8 = 1;
-    pub const TCP: u8 = 6;
-    pub const UDP: u8 = 17;
-    pub const ICMPV6: u8 = 58;
-    pub const SCTP: u8 = 132;
-}
-
-/// Whether the parser reads `t` as a VLAN tag.
-#[inline]
-pub(crate) fn is_vlan_tpid(t: u16) -> bool {
-    t == ethertype::VLAN || t == ethertype::QINQ
-}
-
-/// Whether `t` names an MPLS label stack.
-#[inline]
-pub(crate) fn is_mpls(t: u16) -> bool {
-    t == ethertype::MPLS || t == ethertype::MPLS_MCAST
+/// `base + r`: where field `r` of a header that starts at `base` lies in the frame.
+#[inline(always)]
+pub(crate) fn at(base: usize, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    base + r.start..base + r.end
 }
 
 #[inline]
@@ -213,11 +195,15 @@ pub(crate) fn clear_l3(key: &mut FlowKey) {
 /// Re-parses the frame into `key` and `layers`, keeping the fields that do not come from
 /// the packet's bytes.
 pub(crate) fn reparse(pkt: &Packet, key: &mut FlowKey, layers: &mut Layers) {
-    let keep = [Field::InPhyPort, Field::Metadata, Field::TunnelId].map(|f| (f, key.get(f)));
+    // Field by field (not through an array's `map`), so that every access stays a
+    // constant place in the key.
+    let phy = key.get(Field::InPhyPort);
+    let metadata = key.get(Field::Metadata);
+    let tunnel = key.get(Field::TunnelId);
     let in_port = key.get(Field::InPort) as u32;
     let out = crate::parse::parse(pkt.data(), in_port, key);
-    for (f, v) in keep {
-        key.set(f, v);
-    }
+    key.set(Field::InPhyPort, phy);
+    key.set(Field::Metadata, metadata);
+    key.set(Field::TunnelId, tunnel);
     *layers = out.layers;
 }

@@ -12,6 +12,11 @@
 //! would have: over IPv4 or IPv6 without extension headers, behind at most two VLAN
 //! tags, for unfragmented TCP and UDP (a UDP checksum of zero over IPv4 means none).
 
+use headers::ethertype::{self, is_vlan};
+use headers::{ethernet, ip_proto, ipv4, ipv6, tcp, udp, vlan};
+use headers::{Ipv4Header, Ipv6Header, TcpHeader};
+
+use super::at;
 use super::checksum::{fold, sum};
 
 /// Where a frame's TCP or UDP header is, found from the frame itself: the offsets a
@@ -35,46 +40,68 @@ pub struct L4Span {
     pub v6: bool,
 }
 
+impl L4Span {
+    /// Where the IP source and destination addresses are (those of the pseudo-header).
+    pub fn addrs(&self) -> std::ops::Range<usize> {
+        if self.v6 {
+            at(self.l3, ipv6::field::ADDRS)
+        } else {
+            at(self.l3, ipv4::field::ADDRS)
+        }
+    }
+}
+
 /// The TCP/UDP layout of `frame`, if it is an unfragmented IPv4 or IPv6 (no extension
 /// headers) TCP or UDP frame behind at most two VLAN tags with all its headers inside
 /// it. Never panics.
 pub fn locate_l4(frame: &[u8]) -> Option<L4Span> {
-    let mut l3 = 14;
-    let mut ety = u16::from_be_bytes([*frame.get(12)?, *frame.get(13)?]);
+    let mut l3 = ethernet::HEADER_LEN;
+    let mut ety = ethernet::ethertype_at(frame, ethernet::field::ETHERTYPE.start)?;
     for _ in 0..2 {
-        if ety != 0x8100 && ety != 0x88a8 {
+        if !is_vlan(ety) {
             break;
         }
-        ety = u16::from_be_bytes([*frame.get(l3 + 2)?, *frame.get(l3 + 3)?]);
-        l3 += 4;
+        // A tag: its TCI is where the L3 header would be, what it carried after that.
+        ety = ethernet::ethertype_at(frame, l3 + vlan::field::TCI.len())?;
+        l3 += vlan::TAG_LEN;
     }
     let (proto, l4, end, v6) = match ety {
-        0x0800 => {
-            let ip = frame.get(l3..l3 + 20)?;
-            let ihl = usize::from(ip[0] & 0x0f) * 4;
-            let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
-            let frag = u16::from_be_bytes([ip[6], ip[7]]) & 0x3fff;
-            if ip[0] >> 4 != 4 || ihl < 20 || frag != 0 || total < ihl {
+        ethertype::IPV4 => {
+            let ip = Ipv4Header::new_checked_at(frame, l3)?;
+            let ihl = ip.header_len();
+            let total = usize::from(ip.total_len());
+            if ip.version() != ipv4::VERSION
+                || ihl < ipv4::HEADER_LEN
+                || ip.is_fragment()
+                || total < ihl
+            {
                 return None;
             }
-            (ip[9], l3 + ihl, l3 + total, false)
+            (ip.protocol(), l3 + ihl, l3 + total, false)
         }
-        0x86dd => {
-            let ip = frame.get(l3..l3 + 40)?;
-            if ip[0] >> 4 != 6 {
+        ethertype::IPV6 => {
+            let ip = Ipv6Header::new_checked_at(frame, l3)?;
+            if ip.version() != ipv6::VERSION {
                 return None;
             }
-            let payload = usize::from(u16::from_be_bytes([ip[4], ip[5]]));
-            (ip[6], l3 + 40, l3 + 40 + payload, true)
+            let payload = usize::from(ip.payload_len());
+            let l4 = l3 + ipv6::HEADER_LEN;
+            (ip.next_header(), l4, l4 + payload, true)
         }
         _ => return None,
     };
     let (csum_at, hdr_end, tcp) = match proto {
-        6 => {
-            let doff = usize::from(*frame.get(l4 + 12)? >> 4) * 4;
-            (l4 + 16, l4 + doff.max(20), true)
+        ip_proto::TCP => {
+            // The data offset is checked against the end below (a header cut short
+            // fails there).
+            let doff = TcpHeader::new_checked_at(frame, l4)?.header_len();
+            (
+                l4 + tcp::field::CHECKSUM.start,
+                l4 + doff.max(tcp::HEADER_LEN),
+                true,
+            )
         }
-        17 => (l4 + 6, l4 + 8, false),
+        ip_proto::UDP => (l4 + udp::field::CHECKSUM.start, l4 + udp::HEADER_LEN, false),
         _ => return None,
     };
     if end > frame.len() || hdr_end > end {
@@ -96,14 +123,9 @@ pub fn locate_l4(frame: &[u8]) -> Option<L4Span> {
 /// headers are all there.
 fn l4_of(frame: &[u8]) -> Option<(usize, std::ops::Range<usize>, u16)> {
     let s = locate_l4(frame)?;
-    let addrs = if s.v6 {
-        s.l3 + 8..s.l3 + 40
-    } else {
-        s.l3 + 12..s.l3 + 20
-    };
-    let proto: u64 = if s.tcp { 6 } else { 17 };
+    let proto = u64::from(if s.tcp { ip_proto::TCP } else { ip_proto::UDP });
     let len = u32::try_from(s.end - s.l4).ok()?;
-    let mut pseudo = u64::from(sum(frame.get(addrs)?));
+    let mut pseudo = u64::from(sum(frame.get(s.addrs())?));
     pseudo += proto + u64::from(len >> 16) + u64::from(len & 0xffff);
     Some((s.csum_at, s.l4..s.end, fold(pseudo)))
 }
@@ -132,13 +154,16 @@ pub fn finish_offloaded_checksum(frame: &mut [u8]) -> bool {
         return false;
     };
     let field = u16::from_be_bytes([frame[at], frame[at + 1]]);
-    let udp = at == seg.start + 6;
+    let udp = at == seg.start + udp::field::CHECKSUM.start;
     // The pseudo-header sum is never 0 (the protocol number is in it), but both forms
     // of one's-complement zero are the same sum.
     if field != pseudo && !(pseudo == 0xffff && field == 0) {
         return false;
     }
-    if udp && field == 0 && frame.get(12..14) != Some(&[0x86, 0xdd]) {
+    let ipv6 = |f: &[u8]| {
+        ethernet::ethertype_at(f, ethernet::field::ETHERTYPE.start) == Some(ethertype::IPV6)
+    };
+    if udp && field == 0 && !ipv6(frame) {
         return false;
     }
     // With the pseudo-header's sum in the field, the segment's sum is the full sum. A

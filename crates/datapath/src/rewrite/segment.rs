@@ -18,8 +18,12 @@
 //! packets taken from the caller's pool (allocating only when the pool is empty or a
 //! buffer must grow). IP fragmentation (UDP or other protocols) is not done here.
 
+use headers::ethertype::is_vlan;
+use headers::{ethernet, ipv4, ipv6, tcp, vlan};
+use headers::{Ipv4Header, Ipv6Header, TcpHeader};
+
 use super::checksum::{fold, sum};
-use super::{ethertype, is_vlan_tpid, proto};
+use super::{at, ethertype, proto};
 use crate::packet::Packet;
 
 /// Why a frame was not cut (nothing was written to `out`).
@@ -50,59 +54,57 @@ struct Layout {
 /// The layout of `frame` if it is an unfragmented IPv4/IPv6 TCP frame with all its
 /// headers inside it.
 fn layout(frame: &[u8]) -> Result<Layout, SegmentError> {
-    let be16 = |at: usize| -> Result<u16, SegmentError> {
-        match frame.get(at..at + 2) {
-            Some(b) => Ok(u16::from_be_bytes([b[0], b[1]])),
-            None => Err(SegmentError::Malformed),
-        }
-    };
-    let mut l3 = 14;
-    let mut ety = be16(12)?;
+    let ethertype_at = |at: usize| ethernet::ethertype_at(frame, at).ok_or(SegmentError::Malformed);
+    let mut et_at = ethernet::field::ETHERTYPE.start;
+    let mut ety = ethertype_at(et_at)?;
     for _ in 0..2 {
-        if !is_vlan_tpid(ety) {
+        if !is_vlan(ety) {
             break;
         }
-        ety = be16(l3 + 2)?;
-        l3 += 4;
+        et_at += vlan::TAG_LEN;
+        ety = ethertype_at(et_at)?;
     }
+    let l3 = et_at + ethernet::field::ETHERTYPE.len();
     let (l4, end, v4) = match ety {
         ethertype::IPV4 => {
-            let ip = frame.get(l3..l3 + 20).ok_or(SegmentError::Malformed)?;
-            let ihl = usize::from(ip[0] & 0x0f) * 4;
-            if ip[0] >> 4 != 4 || ihl < 20 {
+            let ip = Ipv4Header::new_checked_at(frame, l3).ok_or(SegmentError::Malformed)?;
+            let ihl = ip.header_len();
+            if ip.version() != ipv4::VERSION || ihl < ipv4::HEADER_LEN {
                 return Err(SegmentError::Malformed);
             }
-            if ip[9] != proto::TCP || u16::from_be_bytes([ip[6], ip[7]]) & 0x3fff != 0 {
+            if ip.protocol() != proto::TCP || ip.is_fragment() {
                 return Err(SegmentError::NotTcp);
             }
-            let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
+            let total = usize::from(ip.total_len());
             if total < ihl {
                 return Err(SegmentError::Malformed);
             }
             (l3 + ihl, l3 + total, true)
         }
         ethertype::IPV6 => {
-            let ip = frame.get(l3..l3 + 40).ok_or(SegmentError::Malformed)?;
-            if ip[0] >> 4 != 6 {
+            let ip = Ipv6Header::new_checked_at(frame, l3).ok_or(SegmentError::Malformed)?;
+            if ip.version() != ipv6::VERSION {
                 return Err(SegmentError::Malformed);
             }
-            if ip[6] != proto::TCP {
+            if ip.next_header() != proto::TCP {
                 return Err(SegmentError::NotTcp);
             }
-            let payload = usize::from(u16::from_be_bytes([ip[4], ip[5]]));
+            let payload = usize::from(ip.payload_len());
             if payload == 0 {
                 // A jumbogram (hop-by-hop option) or nothing at all.
                 return Err(SegmentError::Malformed);
             }
-            (l3 + 40, l3 + 40 + payload, false)
+            let l4 = l3 + ipv6::HEADER_LEN;
+            (l4, l4 + payload, false)
         }
         _ => return Err(SegmentError::NotTcp),
     };
-    if end > frame.len() || l4 + 20 > end {
+    if end > frame.len() || l4 + tcp::HEADER_LEN > end {
         return Err(SegmentError::Malformed);
     }
-    let doff = usize::from(frame[l4 + 12] >> 4) * 4;
-    if doff < 20 || l4 + doff > end {
+    let th = TcpHeader::new_checked_at(frame, l4).ok_or(SegmentError::Malformed)?;
+    let doff = th.header_len();
+    if doff < tcp::HEADER_LEN || l4 + doff > end {
         return Err(SegmentError::Malformed);
     }
     Ok(Layout {
@@ -115,8 +117,8 @@ fn layout(frame: &[u8]) -> Result<Layout, SegmentError> {
 }
 
 /// TCP flags that only the first (CWR) or the last (FIN, PSH) segment keeps.
-const CWR: u8 = 0x80;
-const FIN_PSH: u8 = 0x01 | 0x08;
+const CWR: u16 = tcp::flags::CWR;
+const FIN_PSH: u16 = tcp::flags::FIN | tcp::flags::PSH;
 
 /// Cuts `frame`, an IPv4/IPv6 TCP frame longer than `max_frame`, into segments whose
 /// frames are at most `max_frame` bytes and whose IP packets are at most `mtu` bytes,
@@ -147,12 +149,13 @@ pub fn segment_tcp(
     }
     let headers = &frame[..payload];
     let data = &frame[payload..end];
-    let seq = u32::from_be_bytes([frame[l4 + 4], frame[l4 + 5], frame[l4 + 6], frame[l4 + 7]]);
-    let id = u16::from_be_bytes([frame[l3 + 4], frame[l3 + 5]]);
+    let seq = TcpHeader::new_checked_at(frame, l4).map_or(0, |t| t.seq_number());
+    // The IPv4 identification (IPv4 only: the segments get id, id + 1, ...).
+    let id = Ipv4Header::new_checked_at(frame, l3).map_or(0, |ip| ip.ident());
     let addrs = if v4 {
-        l3 + 12..l3 + 20
+        at(l3, ipv4::field::ADDRS)
     } else {
-        l3 + 8..l3 + 40
+        at(l3, ipv6::field::ADDRS)
     };
     let addr_sum = u64::from(sum(&frame[addrs]));
     // A frame with no payload (only padding made it long) still gives one segment.
@@ -164,30 +167,40 @@ pub fn segment_tcp(
         p.refill(headers);
         p.extend_from_slice(chunk);
         let d = p.data_mut();
-        // Lengths fit 16 bits: each is at most the original's.
+        // Lengths fit 16 bits: each is at most the original's. The layout was checked
+        // on the frame, whose headers each segment copies: every view is there.
         let ip_len = (payload - l3 + chunk.len()) as u16;
         if v4 {
-            d[l3 + 2..l3 + 4].copy_from_slice(&ip_len.to_be_bytes());
-            d[l3 + 4..l3 + 6].copy_from_slice(&id.wrapping_add(i as u16).to_be_bytes());
-            d[l3 + 10..l3 + 12].fill(0);
+            if let Some(mut ip) = Ipv4Header::new_checked_at_mut(d, l3) {
+                ip.set_total_len(ip_len);
+                ip.set_ident(id.wrapping_add(i as u16));
+                ip.set_checksum(0);
+            }
             let check = !sum(&d[l3..l4]);
-            d[l3 + 10..l3 + 12].copy_from_slice(&check.to_be_bytes());
-        } else {
-            d[l3 + 4..l3 + 6].copy_from_slice(&(ip_len - 40).to_be_bytes());
+            if let Some(mut ip) = Ipv4Header::new_checked_at_mut(d, l3) {
+                ip.set_checksum(check);
+            }
+        } else if let Some(mut ip) = Ipv6Header::new_checked_at_mut(d, l3) {
+            ip.set_payload_len(ip_len - ipv6::HEADER_LEN as u16);
         }
-        let seq_i = seq.wrapping_add((i * mss) as u32);
-        d[l4 + 4..l4 + 8].copy_from_slice(&seq_i.to_be_bytes());
-        if i + 1 < n {
-            d[l4 + 13] &= !FIN_PSH;
+        if let Some(mut t) = TcpHeader::new_checked_at_mut(d, l4) {
+            t.set_seq_number(seq.wrapping_add((i * mss) as u32));
+            let mut flags = t.flags();
+            if i + 1 < n {
+                flags &= !FIN_PSH;
+            }
+            if i > 0 {
+                flags &= !CWR;
+            }
+            t.set_flags(flags);
+            t.set_checksum(0);
         }
-        if i > 0 {
-            d[l4 + 13] &= !CWR;
-        }
-        d[l4 + 16..l4 + 18].fill(0);
         let tcp_len = d.len() - l4;
         let pseudo = addr_sum + u64::from(proto::TCP) + tcp_len as u64;
         let check = !fold(pseudo + u64::from(sum(&d[l4..])));
-        d[l4 + 16..l4 + 18].copy_from_slice(&check.to_be_bytes());
+        if let Some(mut t) = TcpHeader::new_checked_at_mut(d, l4) {
+            t.set_checksum(check);
+        }
         out.push(p);
     }
     Ok(n)

@@ -6,20 +6,27 @@
 //! addresses or the ND source/target link-layer address options; `tp_src/dst` are the
 //! TCP, UDP or SCTP ports; `icmp_type/code` are ICMPv4 or ICMPv6.
 
+use headers::{arp, ethernet, icmp, ipv4, ipv6, ipv6_ext, nd, sctp, tcp, udp};
+use headers::{ArpEthIpv4, Ipv6ExtHeader, MplsEntry, NdMessage, NdOption, PbbItag, VlanTag};
+
 use super::checksum::{self, Delta};
 use super::{be16, be32, eth_type, ethertype, ip_proto, proto, put, reparse, RewriteError};
 use crate::key::{Field, FlowKey};
 use crate::packet::{Layers, Packet};
+use crate::parse::ieh;
 
 use RewriteError::MissingHeader;
 
 /// `OFPVID_PRESENT`: set in the key's vlan_vid when the frame has a tag.
 const VID_PRESENT: u128 = 0x1000;
-/// `OFPIEH_ROUTER`: the IPv6 packet has a routing header.
-const IEH_ROUTER: u128 = 1 << 5;
-/// ICMPv6 neighbor solicitation and advertisement.
-const ND_NS: u8 = 135;
-const ND_NA: u8 = 136;
+
+// TCP, UDP and SCTP have their ports in the same place: one offset serves all three.
+const _: () = assert!(
+    tcp::field::SRC_PORT.start == udp::field::SRC_PORT.start
+        && sctp::field::SRC_PORT.start == udp::field::SRC_PORT.start
+        && tcp::field::DST_PORT.start == udp::field::DST_PORT.start
+        && sctp::field::DST_PORT.start == udp::field::DST_PORT.start
+);
 
 /// Where the L3 header is, if the packet is of `kind`.
 #[inline]
@@ -35,8 +42,8 @@ fn l3_of(key: &FlowKey, layers: &Layers, kind: u16) -> Result<usize, RewriteErro
 #[inline]
 fn arp_of(key: &FlowKey, layers: &Layers, data: &[u8]) -> Result<usize, RewriteError> {
     let l3 = l3_of(key, layers, ethertype::ARP)?;
-    match data.get(l3..l3 + 28) {
-        Some([0, 1, 0x08, 0x00, 6, 4, ..]) => Ok(l3),
+    match ArpEthIpv4::new_checked_at(data, l3) {
+        Some(a) if a.is_ethernet_ipv4() => Ok(l3),
         _ => Err(MissingHeader),
     }
 }
@@ -46,11 +53,11 @@ fn arp_of(key: &FlowKey, layers: &Layers, data: &[u8]) -> Result<usize, RewriteE
 #[inline]
 fn nd_of(key: &FlowKey, layers: &Layers, data: &[u8]) -> Result<(usize, u8), RewriteError> {
     let (l3, l4) = l4_of(key, layers, &[proto::ICMPV6])?;
-    if eth_type(key) != ethertype::IPV6 || l4 + 24 > ip_end(key, data, l3) {
+    if eth_type(key) != ethertype::IPV6 || l4 + nd::HEADER_LEN > ip_end(key, data, l3) {
         return Err(MissingHeader);
     }
-    match data.get(l4..l4 + 2) {
-        Some(&[t @ (ND_NS | ND_NA), 0]) => Ok((l4, t)),
+    match NdMessage::new_checked_at(data, l4).map(|m| (m.msg_type(), m.code())) {
+        Some((t @ (nd::NS | nd::NA), 0)) => Ok((l4, t)),
         _ => Err(MissingHeader),
     }
 }
@@ -74,9 +81,10 @@ fn l4_of(key: &FlowKey, layers: &Layers, protos: &[u8]) -> Result<(usize, usize)
 #[inline]
 fn ip_end(key: &FlowKey, data: &[u8], l3: usize) -> usize {
     let end = if eth_type(key) == ethertype::IPV4 {
-        be16(data, l3 + 2).map(|n| l3 + usize::from(n))
+        be16(data, l3 + ipv4::field::LENGTH.start).map(|n| l3 + usize::from(n))
     } else {
-        be16(data, l3 + 4).map(|n| l3 + 40 + usize::from(n))
+        be16(data, l3 + ipv6::field::PAYLOAD_LEN.start)
+            .map(|n| l3 + ipv6::HEADER_LEN + usize::from(n))
     };
     end.unwrap_or(0).min(data.len())
 }
@@ -88,12 +96,16 @@ fn ip_end(key: &FlowKey, data: &[u8], l3: usize) -> usize {
 fn fix_pseudo(key: &FlowKey, layers: &Layers, data: &mut [u8], d: Delta, partial: bool) {
     let Some(l4) = layers.l4 else { return };
     let l4 = usize::from(l4);
+    let tcp_csum = l4 + tcp::field::CHECKSUM.start;
+    let udp_csum = l4 + udp::field::CHECKSUM.start;
     match ip_proto(key) {
-        proto::TCP if partial => checksum::update_partial(data, l4 + 16, d),
-        proto::UDP if partial => checksum::update_partial(data, l4 + 6, d),
-        proto::TCP => checksum::update(data, l4 + 16, d),
-        proto::UDP => checksum::update_udp(data, l4 + 6, d),
-        proto::ICMPV6 if eth_type(key) == ethertype::IPV6 => checksum::update(data, l4 + 2, d),
+        proto::TCP if partial => checksum::update_partial(data, tcp_csum, d),
+        proto::UDP if partial => checksum::update_partial(data, udp_csum, d),
+        proto::TCP => checksum::update(data, tcp_csum, d),
+        proto::UDP => checksum::update_udp(data, udp_csum, d),
+        proto::ICMPV6 if eth_type(key) == ethertype::IPV6 => {
+            checksum::update(data, l4 + icmp::field::CHECKSUM.start, d)
+        }
         _ => {}
     }
 }
@@ -145,9 +157,13 @@ pub(super) fn set_field(
     let data = pkt.data_mut();
     match f {
         Field::EthDst | Field::EthSrc => {
-            let at = if f == Field::EthDst { 0 } else { 6 };
+            let at = if f == Field::EthDst {
+                ethernet::field::DST.start
+            } else {
+                ethernet::field::SRC.start
+            };
             // A runt frame has no Ethernet header as far as the parser is concerned.
-            if data.len() < 14 {
+            if data.len() < ethernet::HEADER_LEN {
                 return Err(MissingHeader);
             }
             write_plain(data, at, &bytes::<6>(v))?;
@@ -155,23 +171,22 @@ pub(super) fn set_field(
         }
         Field::EthType => {
             let at = usize::from(layers.ethertype);
-            if data.len() < 14 || at < 12 {
+            if data.len() < ethernet::HEADER_LEN || at < ethernet::field::ETHERTYPE.start {
                 return Err(MissingHeader);
             }
             write_plain(data, at, &bytes::<2>(v))?;
             reparse(pkt, key, layers);
         }
         Field::VlanVid | Field::VlanPcp => {
-            let at = usize::from(layers.vlan.ok_or(MissingHeader)?) + 2;
-            let tci = be16(data, at).ok_or(MissingHeader)?;
-            let tci = if f == Field::VlanVid {
-                (tci & 0xf000) | (v as u16 & 0x0fff)
+            let at = usize::from(layers.vlan.ok_or(MissingHeader)?);
+            let mut tag = VlanTag::new_checked_at_mut(data, at).ok_or(MissingHeader)?;
+            if f == Field::VlanVid {
+                tag.set_vid(v as u16);
             } else {
-                (tci & 0x1fff) | ((v as u16 & 7) << 13)
-            };
-            write_plain(data, at, &tci.to_be_bytes())?;
-            key.set(Field::VlanVid, VID_PRESENT | u128::from(tci & 0x0fff));
-            key.set(Field::VlanPcp, u128::from(tci >> 13));
+                tag.set_pcp(v as u8);
+            }
+            key.set(Field::VlanVid, VID_PRESENT | u128::from(tag.vid()));
+            key.set(Field::VlanPcp, u128::from(tag.pcp()));
         }
         Field::IpDscp | Field::IpEcn => set_tos(data, key, layers, f, v as u8)?,
         Field::IpProto => {
@@ -183,40 +198,59 @@ pub(super) fn set_field(
             let new = bytes::<4>(v);
             if eth_type(key) == ethertype::ARP {
                 let l3 = arp_of(key, layers, data)?;
-                write_plain(data, l3 + if src { 14 } else { 24 }, &new)?;
+                let at = if src {
+                    arp::field::SPA.start
+                } else {
+                    arp::field::TPA.start
+                };
+                write_plain(data, l3 + at, &new)?;
             } else {
                 let l3 = l3_of(key, layers, ethertype::IPV4)?;
-                let at = l3 + if src { 12 } else { 16 };
-                let d = write_summed(data, l3, at, &new, l3 + 10)?;
+                let at = if src {
+                    ipv4::field::SRC_ADDR.start
+                } else {
+                    ipv4::field::DST_ADDR.start
+                };
+                let csum = l3 + ipv4::field::CHECKSUM.start;
+                let d = write_summed(data, l3, l3 + at, &new, csum)?;
                 fix_pseudo(key, layers, data, d, partial);
             }
             key.set(f, v);
         }
         Field::TpSrc | Field::TpDst => {
             let (l3, l4) = l4_of(key, layers, &[proto::TCP, proto::UDP, proto::SCTP])?;
-            let at = l4 + if f == Field::TpSrc { 0 } else { 2 };
+            let at = l4
+                + if f == Field::TpSrc {
+                    udp::field::SRC_PORT.start
+                } else {
+                    udp::field::DST_PORT.start
+                };
             let new = bytes::<2>(v);
             match ip_proto(key) {
                 proto::TCP | proto::UDP if partial => {
-                    let hdr = if ip_proto(key) == proto::TCP { 20 } else { 8 };
+                    let hdr = if ip_proto(key) == proto::TCP {
+                        tcp::HEADER_LEN
+                    } else {
+                        udp::HEADER_LEN
+                    };
                     if l4 + hdr > data.len() {
                         return Err(MissingHeader);
                     }
                     write_plain(data, at, &new)?;
                 }
                 proto::TCP => {
-                    write_summed(data, l4, at, &new, l4 + 16)?;
+                    write_summed(data, l4, at, &new, l4 + tcp::field::CHECKSUM.start)?;
                 }
                 proto::UDP => {
-                    if l4 + 8 > data.len() {
+                    if l4 + udp::HEADER_LEN > data.len() {
                         return Err(MissingHeader);
                     }
                     let d = checksum::write(data, l4, at, &new).ok_or(MissingHeader)?;
-                    checksum::update_udp(data, l4 + 6, d);
+                    checksum::update_udp(data, l4 + udp::field::CHECKSUM.start, d);
                 }
                 _ => {
                     let end = ip_end(key, data, l3);
-                    if end < l4 + 12 {
+                    if end < l4 + sctp::HEADER_LEN {
                         return Err(MissingHeader);
                     }
                     write_plain(data, at, &new)?;
@@ -232,11 +266,16 @@ pub(super) fn set_field(
             if !is_v4 && !is_v6 {
                 return Err(MissingHeader);
             }
-            let old_type = *data.get(l4).ok_or(MissingHeader)?;
-            let at = l4 + usize::from(f == Field::IcmpCode);
-            write_summed(data, l4, at, &[v as u8], l4 + 2)?;
-            let new_type = data.get(l4).copied().unwrap_or(0);
-            let nd = |t: u8| t == ND_NS || t == ND_NA;
+            let type_at = l4 + icmp::field::TYPE;
+            let old_type = *data.get(type_at).ok_or(MissingHeader)?;
+            let at = if f == Field::IcmpCode {
+                l4 + icmp::field::CODE
+            } else {
+                type_at
+            };
+            write_summed(data, l4, at, &[v as u8], l4 + icmp::field::CHECKSUM.start)?;
+            let new_type = data.get(type_at).copied().unwrap_or(0);
+            let nd = |t: u8| t == nd::NS || t == nd::NA;
             if is_v6 && (nd(old_type) || nd(new_type)) {
                 reparse(pkt, key, layers);
             } else {
@@ -245,37 +284,47 @@ pub(super) fn set_field(
         }
         Field::ArpOp => {
             let l3 = arp_of(key, layers, data)?;
-            write_plain(data, l3 + 6, &bytes::<2>(v))?;
+            write_plain(data, l3 + arp::field::OPER.start, &bytes::<2>(v))?;
             key.set(f, v);
         }
         Field::ArpSha | Field::ArpTha => {
             let new = bytes::<6>(v);
             if eth_type(key) == ethertype::ARP {
                 let l3 = arp_of(key, layers, data)?;
-                write_plain(data, l3 + if f == Field::ArpSha { 8 } else { 18 }, &new)?;
+                let at = if f == Field::ArpSha {
+                    arp::field::SHA.start
+                } else {
+                    arp::field::THA.start
+                };
+                write_plain(data, l3 + at, &new)?;
             } else {
                 let (l4, t) = nd_of(key, layers, data)?;
                 let (want_type, opt) = if f == Field::ArpSha {
-                    (ND_NS, 1)
+                    (nd::NS, nd::OPT_SOURCE_LL)
                 } else {
-                    (ND_NA, 2)
+                    (nd::NA, nd::OPT_TARGET_LL)
                 };
                 if t != want_type {
                     return Err(MissingHeader);
                 }
                 let l3 = usize::from(layers.l3.ok_or(MissingHeader)?);
                 let end = ip_end(key, data, l3);
-                let at = nd_option(data, l4 + 24, end, opt).ok_or(MissingHeader)?;
-                write_summed(data, l4, at, &new, l4 + 2)?;
+                let at = nd_option(data, l4 + nd::HEADER_LEN, end, opt).ok_or(MissingHeader)?;
+                write_summed(data, l4, at, &new, l4 + nd::field::CHECKSUM.start)?;
             }
             key.set(f, v);
         }
         Field::Ipv6Src | Field::Ipv6Dst => {
             let l3 = l3_of(key, layers, ethertype::IPV6)?;
-            let at = l3 + if f == Field::Ipv6Src { 8 } else { 24 };
+            let at = l3
+                + if f == Field::Ipv6Src {
+                    ipv6::field::SRC_ADDR.start
+                } else {
+                    ipv6::field::DST_ADDR.start
+                };
             let new = v.to_be_bytes();
             let d = checksum::write(data, l3, at, &new).ok_or(MissingHeader)?;
-            let routed = key.get(Field::Ipv6Exthdr) & IEH_ROUTER != 0;
+            let routed = key.get(Field::Ipv6Exthdr) & u128::from(ieh::ROUTER) != 0;
             if f == Field::Ipv6Src || !routed {
                 fix_pseudo(key, layers, data, d, partial);
             }
@@ -283,37 +332,49 @@ pub(super) fn set_field(
         }
         Field::Ipv6Flabel => {
             let l3 = l3_of(key, layers, ethertype::IPV6)?;
-            let w = be32(data, l3).ok_or(MissingHeader)?;
-            let w = (w & 0xfff0_0000) | (v as u32 & 0x000f_ffff);
-            write_plain(data, l3, &w.to_be_bytes())?;
-            key.set(f, v & 0x000f_ffff);
+            let at = l3 + ipv6::field::VER_TC_FLOW.start;
+            let w = be32(data, at).ok_or(MissingHeader)?;
+            let label = v as u32 & ipv6::FLOW_LABEL_MASK;
+            write_plain(
+                data,
+                at,
+                &((w & !ipv6::FLOW_LABEL_MASK) | label).to_be_bytes(),
+            )?;
+            key.set(f, u128::from(label));
         }
         Field::Ipv6NdTarget => {
             let (l4, _) = nd_of(key, layers, data)?;
-            write_summed(data, l4, l4 + 8, &v.to_be_bytes(), l4 + 2)?;
+            let at = l4 + nd::field::TARGET.start;
+            write_summed(
+                data,
+                l4,
+                at,
+                &v.to_be_bytes(),
+                l4 + nd::field::CHECKSUM.start,
+            )?;
             key.set(f, v);
         }
         Field::MplsLabel | Field::MplsTc | Field::MplsBos => {
             let at = usize::from(layers.mpls.ok_or(MissingHeader)?);
-            let w = be32(data, at).ok_or(MissingHeader)?;
-            let v32 = v as u32;
-            let w = match f {
-                Field::MplsLabel => (w & 0x0000_0fff) | ((v32 & 0x000f_ffff) << 12),
-                Field::MplsTc => (w & !(7 << 9)) | ((v32 & 7) << 9),
-                _ => (w & !(1 << 8)) | ((v32 & 1) << 8),
-            };
-            write_plain(data, at, &w.to_be_bytes())?;
-            key.set(Field::MplsLabel, u128::from(w >> 12));
-            key.set(Field::MplsTc, u128::from((w >> 9) & 7));
-            key.set(Field::MplsBos, u128::from((w >> 8) & 1));
+            let mut lse = MplsEntry::new_checked_at_mut(data, at).ok_or(MissingHeader)?;
+            match f {
+                Field::MplsLabel => lse.set_label(v as u32),
+                Field::MplsTc => lse.set_tc(v as u8),
+                _ => lse.set_bos(v & 1 != 0),
+            }
+            key.set(Field::MplsLabel, u128::from(lse.label()));
+            key.set(Field::MplsTc, u128::from(lse.tc()));
+            key.set(Field::MplsBos, u128::from(lse.bos()));
         }
         Field::PbbIsid => {
             if eth_type(key) != ethertype::PBB {
                 return Err(MissingHeader);
             }
-            let at = usize::from(layers.ethertype) + 3;
-            write_plain(data, at, &bytes::<3>(v))?;
-            key.set(f, v & 0x00ff_ffff);
+            // The I-TAG follows its ethertype.
+            let at = usize::from(layers.ethertype) + ethernet::field::ETHERTYPE.len();
+            let mut itag = PbbItag::new_checked_at_mut(data, at).ok_or(MissingHeader)?;
+            itag.set_isid(v as u32);
+            key.set(f, u128::from(itag.isid()));
         }
         Field::TunnelId | Field::Metadata => key.set(f, v),
         Field::InPort
@@ -340,14 +401,18 @@ fn set_tos(
         (0xfcu8, v & 0x03)
     };
     if let Ok(l3) = l3_of(key, layers, ethertype::IPV4) {
-        let tos = *data.get(l3 + 1).ok_or(MissingHeader)?;
-        write_summed(data, l3, l3 + 1, &[(tos & keep) | new], l3 + 10)?;
+        let at = l3 + ipv4::field::TOS;
+        let tos = *data.get(at).ok_or(MissingHeader)?;
+        let csum = l3 + ipv4::field::CHECKSUM.start;
+        write_summed(data, l3, at, &[(tos & keep) | new], csum)?;
     } else {
+        // The traffic class: bits 4..12 of the IPv6 header's first 16-bit word.
         let l3 = l3_of(key, layers, ethertype::IPV6)?;
-        let w = be16(data, l3).ok_or(MissingHeader)?;
+        let at = l3 + ipv6::field::VER_TC_FLOW.start;
+        let w = be16(data, at).ok_or(MissingHeader)?;
         let tc = (((w >> 4) as u8) & keep) | new;
         let w = (w & 0xf00f) | (u16::from(tc) << 4);
-        write_plain(data, l3, &w.to_be_bytes())?;
+        write_plain(data, at, &w.to_be_bytes())?;
     }
     let shown = if f == Field::IpDscp {
         v & 0x3f
@@ -371,23 +436,25 @@ fn set_ip_proto(
     // a 16-bit word there, as it is in the IPv4 header's TTL/protocol word): the old
     // transport header's checksum follows the change, as if recomputed.
     if let Ok(l3) = l3_of(key, layers, ethertype::IPV4) {
-        let d = write_summed(data, l3, l3 + 9, &[v], l3 + 10)?;
+        let at = l3 + ipv4::field::PROTOCOL;
+        let d = write_summed(data, l3, at, &[v], l3 + ipv4::field::CHECKSUM.start)?;
         fix_pseudo(key, layers, data, d, partial);
         return Ok(());
     }
     let l3 = l3_of(key, layers, ethertype::IPV6)?;
-    let mut nh_at = l3 + 6;
-    let mut hdr = l3 + 40;
+    let mut nh_at = l3 + ipv6::field::NXT_HDR;
+    let mut hdr = l3 + ipv6::HEADER_LEN;
     // Bounded: every extension header is at least 8 bytes long.
     for _ in 0..64 {
         let nh = *data.get(nh_at).ok_or(MissingHeader)?;
+        let ext = || Ipv6ExtHeader::new_checked_at(data, hdr).ok_or(MissingHeader);
         let len = match nh {
-            0 | 43 | 60 => (usize::from(*data.get(hdr + 1).ok_or(MissingHeader)?) + 1) * 8,
-            44 => 8,
-            51 => (usize::from(*data.get(hdr + 1).ok_or(MissingHeader)?) + 2) * 4,
+            proto::HOPOPT | proto::ROUTING | proto::DSTOPTS => ext()?.header_len(),
+            proto::FRAGMENT => ipv6_ext::frag::HEADER_LEN,
+            proto::AH => ext()?.ah_header_len(),
             _ => break,
         };
-        nh_at = hdr;
+        nh_at = hdr + ipv6_ext::field::NXT_HDR;
         hdr += len;
     }
     let old = *data.get(nh_at).ok_or(MissingHeader)?;
@@ -402,14 +469,14 @@ fn set_ip_proto(
 /// The offset of the link-layer address in the first ND option of type `opt` (8 bytes
 /// long) among the options in `data[from..end]`.
 fn nd_option(data: &[u8], mut from: usize, end: usize, opt: u8) -> Option<usize> {
-    while from + 8 <= end {
-        let t = *data.get(from)?;
-        let len = usize::from(*data.get(from + 1)?) * 8;
+    while from + nd::LL_OPT_LEN <= end {
+        let o = NdOption::new_checked_at(data, from)?;
+        let len = o.len_bytes();
         if len == 0 {
             return None;
         }
-        if t == opt && len == 8 {
-            return Some(from + 2);
+        if o.opt_type() == opt && len == nd::LL_OPT_LEN {
+            return Some(from + nd::opt_field::LL_ADDR.start);
         }
         from += len;
     }

@@ -20,20 +20,24 @@
 //! - pop_pbb removes everything in front of the customer frame: backbone MACs, any
 //!   backbone VLAN tags and the I-TAG.
 
-use super::{
-    be16, be32, clear_l3, eth_type, ethertype, is_mpls, is_vlan_tpid, put, reparse, RewriteError,
-};
+use headers::ethertype::{is_mpls, is_vlan};
+use headers::{ethernet, ipv4, ipv6, mpls, pbb, vlan};
+use headers::{MplsEntry, PbbItag, VlanTag};
+
+use super::{be16, clear_l3, eth_type, ethertype, put, reparse, RewriteError};
 use crate::key::{Field, FlowKey};
 use crate::packet::{Layers, Packet};
 
 use RewriteError::MissingHeader;
 
 /// Length of an Ethernet header (two MACs and an ethertype).
-const ETH_LEN: usize = 14;
+const ETH_LEN: usize = ethernet::HEADER_LEN;
 /// Offset of the ethertype, or of the first tag, in an Ethernet frame.
-const AFTER_MACS: usize = 12;
+const AFTER_MACS: usize = ethernet::ADDRS_LEN;
+/// Length of an ethertype field.
+const ETHERTYPE_LEN: usize = ethernet::field::ETHERTYPE.end - ethernet::field::ETHERTYPE.start;
 /// Bytes push_pbb adds: ethertype, I-TAG TCI, customer MACs.
-const PBB_PUSH_LEN: usize = 2 + 4 + 12;
+const PBB_PUSH_LEN: usize = ETHERTYPE_LEN + pbb::ITAG_LEN + ethernet::ADDRS_LEN;
 
 /// Moves every offset at or after `from` by `by` bytes (positive: later).
 #[inline]
@@ -58,6 +62,10 @@ fn shift(layers: &mut Layers, from: u16, by: i32) {
     }
 }
 
+/// Where the ethertype is behind one VLAN tag, and behind two.
+const ONE_TAG: usize = AFTER_MACS + vlan::TAG_LEN;
+const TWO_TAGS: usize = AFTER_MACS + 2 * vlan::TAG_LEN;
+
 /// Sets the key's VLAN fields from a TCI.
 #[inline]
 fn key_vlan(key: &mut FlowKey, tci: Option<u16>) {
@@ -76,9 +84,10 @@ fn key_vlan(key: &mut FlowKey, tci: Option<u16>) {
 /// Sets the key's MPLS fields from a label stack entry.
 #[inline]
 fn key_mpls(key: &mut FlowKey, lse: u32) {
-    key.set(Field::MplsLabel, u128::from(lse >> 12));
-    key.set(Field::MplsTc, u128::from((lse >> 9) & 7));
-    key.set(Field::MplsBos, u128::from((lse >> 8) & 1));
+    let lse = MplsEntry::new(lse.to_be_bytes());
+    key.set(Field::MplsLabel, u128::from(lse.label()));
+    key.set(Field::MplsTc, u128::from(lse.tc()));
+    key.set(Field::MplsBos, u128::from(lse.bos()));
 }
 
 pub(super) fn push_vlan(
@@ -91,27 +100,32 @@ pub(super) fn push_vlan(
     if data.len() < ETH_LEN {
         return Err(MissingHeader);
     }
+    // The new tag copies the outermost one's VID and PCP (DEI zero).
     let tci = match layers.vlan {
-        Some(v) => be16(data, usize::from(v) + 2).ok_or(MissingHeader)? & 0xefff,
+        Some(v) => {
+            let tag = VlanTag::new_checked_at(data, usize::from(v)).ok_or(MissingHeader)?;
+            tag.tci() & !vlan::DEI
+        }
         None => 0,
     };
     // The parser reads at most two tags, the inner one only with TPID 0x8100. The new
     // tag leaves the rest of the frame read as before when it is the only tag, or when
     // it goes on top of a single 0x8100 tag; otherwise what follows it is read anew.
-    let same_rest = is_vlan_tpid(tpid)
-        && match layers.ethertype {
-            12 => true,
-            16 => be16(data, AFTER_MACS) == Some(ethertype::VLAN),
+    let same_rest = is_vlan(tpid)
+        && match usize::from(layers.ethertype) {
+            AFTER_MACS => true,
+            ONE_TAG => ethernet::ethertype_at(data, AFTER_MACS) == Some(ethertype::VLAN),
             _ => false,
         };
-    let new = pkt.insert(AFTER_MACS, 4);
-    new[..2].copy_from_slice(&tpid.to_be_bytes());
-    new[2..].copy_from_slice(&tci.to_be_bytes());
+    if let Some(mut tag) = VlanTag::new_checked_mut(pkt.insert(AFTER_MACS, vlan::TAG_LEN)) {
+        tag.set_tpid(tpid);
+        tag.set_tci(tci);
+    }
     if !same_rest {
         reparse(pkt, key, layers);
         return Ok(());
     }
-    shift(layers, AFTER_MACS as u16, 4);
+    shift(layers, AFTER_MACS as u16, vlan::TAG_LEN as i32);
     layers.vlan = Some(AFTER_MACS as u16);
     key_vlan(key, Some(tci));
     Ok(())
@@ -124,24 +138,24 @@ pub(super) fn pop_vlan(
 ) -> Result<(), RewriteError> {
     let v = layers.vlan.ok_or(MissingHeader)?;
     let at = usize::from(v);
-    if pkt.len() < at + 4 {
+    if pkt.len() < at + vlan::TAG_LEN {
         return Err(MissingHeader);
     }
-    pkt.remove(at, 4);
+    pkt.remove(at, vlan::TAG_LEN);
     // Padding adds bytes the parser may now read (a frame cut short by its sender).
     let padded = pad_to_minimum(pkt);
     // One or two tags in front of an ethertype that is not a TPID: the inner tag (TPID
     // 0x8100), if any, becomes the outer one and the rest reads as before. A TPID left
     // after the tags (a third tag, or an S-tag inside an S-tag) now reads as a tag.
     let same_rest =
-        !is_vlan_tpid(eth_type(key)) && (layers.ethertype == 16 || layers.ethertype == 20);
+        !is_vlan(eth_type(key)) && matches!(usize::from(layers.ethertype), ONE_TAG | TWO_TAGS);
     if !same_rest || padded {
         reparse(pkt, key, layers);
         return Ok(());
     }
-    shift(layers, v + 1, -4);
+    shift(layers, v + 1, -(vlan::TAG_LEN as i32));
     if layers.ethertype > v {
-        let tci = be16(pkt.data(), at + 2).unwrap_or(0);
+        let tci = VlanTag::new_checked_at(pkt.data(), at).map_or(0, |t| t.tci());
         key_vlan(key, Some(tci));
     } else {
         layers.vlan = None;
@@ -158,22 +172,26 @@ pub(super) fn push_mpls(
 ) -> Result<(), RewriteError> {
     let data = pkt.data();
     let et_at = usize::from(layers.ethertype);
-    let at = et_at + 2;
+    let at = et_at + ETHERTYPE_LEN;
     if data.len() < ETH_LEN || data.len() < at || et_at < AFTER_MACS {
         return Err(MissingHeader);
     }
     let lse = match layers.mpls {
-        Some(m) => be32(data, usize::from(m)).ok_or(MissingHeader)? & 0xffff_feff,
+        Some(m) => {
+            let outer = MplsEntry::new_checked_at(data, usize::from(m)).ok_or(MissingHeader)?;
+            outer.word() & !mpls::BOS
+        }
         None => {
             let ttl = match (eth_type(key), layers.l3) {
-                (ethertype::IPV4, Some(l3)) => data.get(usize::from(l3) + 8).copied(),
-                (ethertype::IPV6, Some(l3)) => data.get(usize::from(l3) + 7).copied(),
+                (ethertype::IPV4, Some(l3)) => data.get(usize::from(l3) + ipv4::field::TTL),
+                (ethertype::IPV6, Some(l3)) => data.get(usize::from(l3) + ipv6::field::HOP_LIMIT),
                 _ => None,
             };
-            0x100 | u32::from(ttl.unwrap_or(0))
+            mpls::BOS | u32::from(ttl.copied().unwrap_or(0))
         }
     };
-    pkt.insert(at, 4).copy_from_slice(&lse.to_be_bytes());
+    pkt.insert(at, mpls::ENTRY_LEN)
+        .copy_from_slice(&lse.to_be_bytes());
     // The ethertype lies before the insertion point, so it did not move.
     let _ = put(pkt.data_mut(), et_at, &ether.to_be_bytes());
     if !is_mpls(ether) {
@@ -200,15 +218,15 @@ pub(super) fn pop_mpls(
     let m = layers.mpls.ok_or(MissingHeader)?;
     let at = usize::from(m);
     let et_at = usize::from(layers.ethertype);
-    if pkt.len() < at + 4 || et_at + 2 > at {
+    if pkt.len() < at + mpls::ENTRY_LEN || et_at + ETHERTYPE_LEN > at {
         return Err(MissingHeader);
     }
-    pkt.remove(at, 4);
+    pkt.remove(at, mpls::ENTRY_LEN);
     let _ = put(pkt.data_mut(), et_at, &ether.to_be_bytes());
-    match be32(pkt.data(), at) {
+    match MplsEntry::new_checked_at(pkt.data(), at) {
         Some(lse) if is_mpls(ether) => {
             key.set(Field::EthType, u128::from(ether));
-            key_mpls(key, lse);
+            key_mpls(key, lse.word());
         }
         _ => {
             trim_padding(pkt, at, ether);
@@ -241,13 +259,11 @@ fn pad_to_minimum(pkt: &mut Packet) -> bool {
 fn trim_padding(pkt: &mut Packet, l3: usize, ether: u16) {
     let data = pkt.data();
     let ip_len = match ether {
-        ethertype::IPV4 => data
-            .get(l3 + 2..l3 + 4)
-            .map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])))
-            .filter(|&n| n >= 20),
-        ethertype::IPV6 => data
-            .get(l3 + 4..l3 + 6)
-            .map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])) + 40),
+        ethertype::IPV4 => be16(data, l3 + ipv4::field::LENGTH.start)
+            .map(usize::from)
+            .filter(|&n| n >= ipv4::HEADER_LEN),
+        ethertype::IPV6 => be16(data, l3 + ipv6::field::PAYLOAD_LEN.start)
+            .map(|n| usize::from(n) + ipv6::HEADER_LEN),
         _ => None,
     };
     if let Some(n) = ip_len {
@@ -268,20 +284,30 @@ pub(super) fn push_pbb(
         return Err(MissingHeader);
     }
     let isid = if eth_type(key) == ethertype::PBB {
-        be32(data, usize::from(layers.ethertype) + 2).ok_or(MissingHeader)? & 0x00ff_ffff
+        let at = usize::from(layers.ethertype) + ETHERTYPE_LEN;
+        PbbItag::new_checked_at(data, at)
+            .ok_or(MissingHeader)?
+            .isid()
     } else {
         0
     };
+    // The outermost tag's PCP: the top 3 bits of its TCI's first byte.
     let pcp = match layers.vlan {
-        Some(v) => u32::from(*data.get(usize::from(v) + 2).ok_or(MissingHeader)? >> 5),
+        Some(v) => {
+            let tci_hi = *data
+                .get(usize::from(v) + vlan::field::TCI.start)
+                .ok_or(MissingHeader)?;
+            u32::from(tci_hi >> (vlan::PCP_SHIFT - 8))
+        }
         None => 0,
     };
-    let itag = (pcp << 29) | isid;
+    let itag = (pcp << pbb::PCP_SHIFT) | isid;
     pkt.insert(AFTER_MACS, PBB_PUSH_LEN);
     let data = pkt.data_mut();
-    data.copy_within(0..AFTER_MACS, AFTER_MACS + 6);
+    // The customer MACs go behind the new ethertype and I-TAG.
+    data.copy_within(0..AFTER_MACS, AFTER_MACS + ETHERTYPE_LEN + pbb::ITAG_LEN);
     let _ = put(data, AFTER_MACS, &ether.to_be_bytes());
-    let _ = put(data, AFTER_MACS + 2, &itag.to_be_bytes());
+    let _ = put(data, AFTER_MACS + ETHERTYPE_LEN, &itag.to_be_bytes());
     reparse(pkt, key, layers);
     Ok(())
 }
@@ -294,7 +320,7 @@ pub(super) fn pop_pbb(
     if eth_type(key) != ethertype::PBB {
         return Err(MissingHeader);
     }
-    let customer = usize::from(layers.ethertype) + 6;
+    let customer = usize::from(layers.ethertype) + ETHERTYPE_LEN + pbb::ITAG_LEN;
     if pkt.len() < customer + ETH_LEN {
         return Err(MissingHeader);
     }

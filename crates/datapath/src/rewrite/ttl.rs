@@ -8,8 +8,10 @@
 //! version nibble. IP-in-IP copies are not done (the key has no inner IP header):
 //! without an MPLS stack they fail with [`RewriteError::MissingHeader`].
 
+use headers::{ipv4, ipv6, mpls, MplsEntry};
+
 use super::checksum;
-use super::{be32, eth_type, ethertype, RewriteError};
+use super::{eth_type, ethertype, RewriteError};
 use crate::key::{Field, FlowKey};
 use crate::packet::{Layers, Packet};
 
@@ -30,11 +32,11 @@ impl TtlAt {
     fn set(self, data: &mut [u8], v: u8) -> Result<(), RewriteError> {
         match self.ipv4 {
             Some(l3) => {
-                if l3 + 20 > data.len() {
+                if l3 + ipv4::HEADER_LEN > data.len() {
                     return Err(MissingHeader);
                 }
                 let d = checksum::write(data, l3, self.at, &[v]).ok_or(MissingHeader)?;
-                checksum::update(data, l3 + 10, d);
+                checksum::update(data, l3 + ipv4::field::CHECKSUM.start, d);
             }
             None => *data.get_mut(self.at).ok_or(MissingHeader)? = v,
         }
@@ -47,11 +49,11 @@ fn nw_ttl(key: &FlowKey, layers: &Layers) -> Result<TtlAt, RewriteError> {
     let l3 = usize::from(layers.l3.ok_or(MissingHeader)?);
     match eth_type(key) {
         ethertype::IPV4 => Ok(TtlAt {
-            at: l3 + 8,
+            at: l3 + ipv4::field::TTL,
             ipv4: Some(l3),
         }),
         ethertype::IPV6 => Ok(TtlAt {
-            at: l3 + 7,
+            at: l3 + ipv6::field::HOP_LIMIT,
             ipv4: None,
         }),
         _ => Err(MissingHeader),
@@ -62,7 +64,7 @@ fn nw_ttl(key: &FlowKey, layers: &Layers) -> Result<TtlAt, RewriteError> {
 fn mpls_ttl(layers: &Layers) -> Result<TtlAt, RewriteError> {
     let m = usize::from(layers.mpls.ok_or(MissingHeader)?);
     Ok(TtlAt {
-        at: m + 3,
+        at: m + mpls::field::TTL,
         ipv4: None,
     })
 }
@@ -70,21 +72,27 @@ fn mpls_ttl(layers: &Layers) -> Result<TtlAt, RewriteError> {
 /// The TTL of the header just inside the outermost MPLS entry.
 fn inner_ttl(data: &[u8], layers: &Layers) -> Result<TtlAt, RewriteError> {
     let m = usize::from(layers.mpls.ok_or(MissingHeader)?);
-    let lse = be32(data, m).ok_or(MissingHeader)?;
-    let next = m + 4;
-    if lse & 0x100 == 0 {
+    let lse = MplsEntry::new_checked_at(data, m).ok_or(MissingHeader)?;
+    let next = m + mpls::ENTRY_LEN;
+    if !lse.bos() {
         return Ok(TtlAt {
-            at: next + 3,
+            at: next + mpls::field::TTL,
             ipv4: None,
         });
     }
-    match data.get(next).map(|b| b >> 4) {
-        Some(4) if data.get(next).is_some_and(|b| b & 0x0f >= 5) => Ok(TtlAt {
-            at: next + 8,
-            ipv4: Some(next),
-        }),
-        Some(6) => Ok(TtlAt {
-            at: next + 7,
+    // Below the stack: IPv4 (with an IHL of at least 5) or IPv6, by the version nibble.
+    let first = data.get(next + ipv4::field::VER_IHL).copied();
+    match first.map(|b| b >> 4) {
+        Some(ipv4::VERSION)
+            if first.is_some_and(|b| usize::from(b & 0x0f) * 4 >= ipv4::HEADER_LEN) =>
+        {
+            Ok(TtlAt {
+                at: next + ipv4::field::TTL,
+                ipv4: Some(next),
+            })
+        }
+        Some(ipv6::VERSION) => Ok(TtlAt {
+            at: next + ipv6::field::HOP_LIMIT,
             ipv4: None,
         }),
         _ => Err(MissingHeader),

@@ -92,7 +92,7 @@ const RX_MIN_FRAMES: usize = 128;
 const TX_BYTES: usize = 1 << 20;
 /// Ethernet header plus one VLAN tag: the most a frame may carry beyond the MTU (the
 /// kernel refuses longer ones, and logs each).
-const L2_OVERHEAD: usize = 14 + 4;
+const L2_OVERHEAD: usize = headers::ethernet::HEADER_LEN + headers::vlan::TAG_LEN;
 /// Calls between unconditional PACKET_STATISTICS reads.
 const STATS_EVERY: u32 = 4096;
 /// Empty receive calls in a row between PACKET_STATISTICS / SO_ERROR reads.

@@ -48,6 +48,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use datapath::packet::Packet;
+use headers::{ethernet, ethertype, VlanTag};
 
 use crate::vnet;
 
@@ -214,8 +215,8 @@ fn parse(slot: &[u8]) -> Option<Entry<'_>> {
     let vlan = (status & libc::TP_STATUS_VLAN_VALID != 0).then(|| {
         let tci = read_u16(slot, H_VLAN_TCI).unwrap_or(0);
         let tpid = match status & libc::TP_STATUS_VLAN_TPID_VALID {
-            0 => 0x8100,
-            _ => read_u16(slot, H_VLAN_TPID).unwrap_or(0x8100),
+            0 => ethertype::VLAN,
+            _ => read_u16(slot, H_VLAN_TPID).unwrap_or(ethertype::VLAN),
         };
         (tpid, tci)
     });
@@ -263,7 +264,8 @@ fn deliver(
     rx: &mut Vec<Packet>,
     pool: &mut Vec<Packet>,
 ) -> bool {
-    if vlan.is_some() && data.len() < 12 {
+    // The tag goes back after the MACs.
+    if vlan.is_some() && data.len() < ethernet::ADDRS_LEN {
         return false;
     }
     let mut p = pool.pop().unwrap_or_default();
@@ -277,9 +279,11 @@ fn deliver(
         }
     }
     if let Some((tpid, tci)) = vlan {
-        let tag = p.insert(12, 4);
-        tag[..2].copy_from_slice(&tpid.to_be_bytes());
-        tag[2..].copy_from_slice(&tci.to_be_bytes());
+        let tag = p.insert(ethernet::ADDRS_LEN, headers::vlan::TAG_LEN);
+        if let Some(mut tag) = VlanTag::new_checked_mut(tag) {
+            tag.set_tpid(tpid);
+            tag.set_tci(tci);
+        }
     }
     rx.push(p);
     true

@@ -5,18 +5,23 @@
 //! ([`mpls_ttl`]).
 
 use datapath::mirror::TtlVariant;
+use headers::ethertype::{self, is_mpls, is_vlan};
+use headers::{ethernet, ip_proto, mpls, udp, vlan, Ipv4Header, MplsEntry};
 
 use crate::layout::*;
 
-fn is_mpls(ty: u16) -> bool {
-    ty == 0x8847 || ty == 0x8848
-}
+/// Where a tag, or the ethertype, starts: after the MACs.
+const TAG_AT: usize = ethernet::ADDRS_LEN;
+/// Where the ethertype ends and, in an untagged frame, the L3 header (or the label
+/// stack) starts.
+const L3: usize = ethernet::HEADER_LEN;
 
 /// The VLAN tag of an Ethernet frame: (TPID, TCI), if it has one.
 fn tag(f: &[u8]) -> Option<(u16, u16)> {
-    let tpid = u16::from_be_bytes([*f.get(12)?, *f.get(13)?]);
-    (tpid == 0x8100 || tpid == 0x88a8).then(|| {
-        let tci = u16::from_be_bytes([*f.get(14).unwrap_or(&0), *f.get(15).unwrap_or(&0)]);
+    let tpid = ethernet::ethertype_at(f, TAG_AT)?;
+    is_vlan(tpid).then(|| {
+        let at = TAG_AT + vlan::field::TCI.start;
+        let tci = u16::from_be_bytes([*f.get(at).unwrap_or(&0), *f.get(at + 1).unwrap_or(&0)]);
         (tpid, tci)
     })
 }
@@ -24,7 +29,9 @@ fn tag(f: &[u8]) -> Option<(u16, u16)> {
 /// The frame without its VLAN tag.
 fn untagged(f: &[u8]) -> Vec<u8> {
     match tag(f) {
-        Some(_) if f.len() >= 16 => [&f[..12], &f[16..]].concat(),
+        Some(_) if f.len() >= TAG_AT + vlan::TAG_LEN => {
+            [&f[..TAG_AT], &f[TAG_AT + vlan::TAG_LEN..]].concat()
+        }
         _ => f.to_vec(),
     }
 }
@@ -68,50 +75,60 @@ pub fn entry_for(before: &[u8], after: Option<&[u8]>) -> Result<FpEntry, &'stati
     }
     let two = "a frame has two VLAN tags";
     let (b, a) = (inner(before).ok_or(two)?, inner(after).ok_or(two)?);
-    if b.len() < 14 || a.len() < 14 {
+    if b.len() < ethernet::HEADER_LEN || a.len() < ethernet::HEADER_LEN {
         return Err("a frame is shorter than an Ethernet header");
     }
     let a = mpls_change(&mut e, &b, a)?;
     if b.len() != a.len() {
         return Err("its length changes by more than a VLAN tag and an MPLS entry");
     }
-    if a[..6] != b[..6] {
+    if a[ethernet::field::DST] != b[ethernet::field::DST] {
         e.flags |= FP_SET_ETH_DST;
-        e.eth_dst.copy_from_slice(&a[..6]);
+        e.eth_dst.copy_from_slice(&a[ethernet::field::DST]);
     }
-    if a[6..12] != b[6..12] {
+    if a[ethernet::field::SRC] != b[ethernet::field::SRC] {
         e.flags |= FP_SET_ETH_SRC;
-        e.eth_src.copy_from_slice(&a[6..12]);
+        e.eth_src.copy_from_slice(&a[ethernet::field::SRC]);
     }
-    if b[12..14] == [0x08, 0x00] && b.len() >= 34 {
-        let l3 = 14;
-        if a[l3 + 1] != b[l3 + 1] {
+    let ipv4 = ethernet::ethertype_at(&b, TAG_AT) == Some(ethertype::IPV4);
+    // Both frames are as long as each other (checked above).
+    if let (true, Some(ib), Some(ia)) = (
+        ipv4,
+        Ipv4Header::new_checked_at(&b, L3),
+        Ipv4Header::new_checked_at(&a, L3),
+    ) {
+        if ia.tos() != ib.tos() {
             e.flags |= FP_SET_TOS;
-            e.ip_tos = a[l3 + 1];
+            e.ip_tos = ia.tos();
         }
-        if a[l3 + 8] != b[l3 + 8] {
+        if ia.ttl() != ib.ttl() {
             e.flags |= FP_SET_TTL;
-            e.ip_ttl = a[l3 + 8];
+            e.ip_ttl = ia.ttl();
         }
-        let be32 = |f: &[u8], i: usize| u32::from_be_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]]);
-        if a[l3 + 12..l3 + 16] != b[l3 + 12..l3 + 16] {
+        if ia.src_addr() != ib.src_addr() {
             e.flags |= FP_SET_IPV4_SRC;
-            e.ipv4_src = be32(&a, l3 + 12);
+            e.ipv4_src = ia.src_addr();
         }
-        if a[l3 + 16..l3 + 20] != b[l3 + 16..l3 + 20] {
+        if ia.dst_addr() != ib.dst_addr() {
             e.flags |= FP_SET_IPV4_DST;
-            e.ipv4_dst = be32(&a, l3 + 16);
+            e.ipv4_dst = ia.dst_addr();
         }
-        let l4 = l3 + usize::from(b[l3] & 0x0f) * 4;
-        if matches!(b[l3 + 9], 6 | 17) && b.len() >= l4 + 4 {
-            let be16 = |f: &[u8], i: usize| u16::from_be_bytes([f[i], f[i + 1]]);
-            if a[l4..l4 + 2] != b[l4..l4 + 2] {
+        let l4 = L3 + ib.header_len();
+        let tcp_udp = matches!(ib.protocol(), ip_proto::TCP | ip_proto::UDP);
+        // TCP and UDP have their ports in the same place.
+        let port = |f: &[u8], r: std::ops::Range<usize>| {
+            f.get(l4 + r.start..l4 + r.end)
+                .map(|p| u16::from_be_bytes([p[0], p[1]]))
+        };
+        if tcp_udp && b.len() >= l4 + udp::field::DST_PORT.end {
+            let (src, dst) = (udp::field::SRC_PORT, udp::field::DST_PORT);
+            if port(&a, src.clone()) != port(&b, src.clone()) {
                 e.flags |= FP_SET_TP_SRC;
-                e.tp_src = be16(&a, l4);
+                e.tp_src = port(&a, src).unwrap_or(0);
             }
-            if a[l4 + 2..l4 + 4] != b[l4 + 2..l4 + 4] {
+            if port(&a, dst.clone()) != port(&b, dst.clone()) {
                 e.flags |= FP_SET_TP_DST;
-                e.tp_dst = be16(&a, l4 + 2);
+                e.tp_dst = port(&a, dst).unwrap_or(0);
             }
         }
     }
@@ -127,31 +144,35 @@ pub fn entry_for(before: &[u8], after: Option<&[u8]>) -> Result<FpEntry, &'stati
 /// The MPLS change from untagged frame `b` to untagged frame `a`, put in `e`, and `a`
 /// with the change undone (what the rest of the rewrites are read off).
 fn mpls_change(e: &mut FpEntry, b: &[u8], a: Vec<u8>) -> Result<Vec<u8>, &'static str> {
-    let ty = |f: &[u8]| u16::from_be_bytes([f[12], f[13]]);
+    // Both frames hold an Ethernet header (checked by the caller).
+    let ty = |f: &[u8]| ethernet::ethertype_at(f, TAG_AT).unwrap_or(0);
     let lse = |f: &[u8]| {
-        f.get(14..18)
-            .map(|x| u32::from_be_bytes([x[0], x[1], x[2], x[3]]))
+        MplsEntry::new_checked_at(f, L3)
+            .map(|x| x.word())
             .ok_or("an MPLS frame is shorter than its label stack entry")
     };
+    // The outermost entry, right after the ethertype of an untagged frame.
+    const ENTRY: std::ops::Range<usize> = L3..L3 + mpls::ENTRY_LEN;
+    const BELOW: usize = ENTRY.end;
     let (bt, at) = (ty(b), ty(&a));
     match (is_mpls(bt), is_mpls(at)) {
         (false, false) => Ok(a),
-        (false, true) if a.len() == b.len() + 4 => {
+        (false, true) if a.len() == b.len() + mpls::ENTRY_LEN => {
             e.flags |= FP_MPLS_PUSH;
-            if at == 0x8848 {
+            if at == ethertype::MPLS_MCAST {
                 e.flags |= FP_MPLS_MCAST;
             }
             e.set_mpls_word(lse(&a)?);
-            Ok([&a[..12], &b[12..14], &a[18..]].concat())
+            Ok([&a[..TAG_AT], &b[TAG_AT..L3], &a[BELOW..]].concat())
         }
         (false, true) => Err("it makes a label stack of other than one entry"),
-        (true, _) if a.len() + 4 == b.len() => {
-            if a[14..] != b[18..] {
+        (true, _) if a.len() + mpls::ENTRY_LEN == b.len() => {
+            if a[L3..] != b[BELOW..] {
                 return Err("it pops an MPLS label stack entry and changes what was below it");
             }
             e.flags |= FP_MPLS_POP;
             e.tp_src = at;
-            Ok([&a[..12], &b[12..18], &a[14..]].concat())
+            Ok([&a[..TAG_AT], &b[TAG_AT..BELOW], &a[L3..]].concat())
         }
         (true, true) if a.len() == b.len() && at == bt => {
             let (lb, la) = (lse(b)?, lse(&a)?);
@@ -160,10 +181,10 @@ fn mpls_change(e: &mut FpEntry, b: &[u8], a: Vec<u8>) -> Result<Vec<u8>, &'stati
                 e.set_mpls_word(la & FP_MPLS_LSE);
             }
             let mut a = a;
-            a[14..18].copy_from_slice(&b[14..18]);
+            a[ENTRY].copy_from_slice(&b[ENTRY]);
             Ok(a)
         }
-        (true, true) if a.len() == b.len() + 4 => Err(
+        (true, true) if a.len() == b.len() + mpls::ENTRY_LEN => Err(
             "it pushes an MPLS label stack entry onto a label stack (the kernel pushes onto \
              frames without one)",
         ),
@@ -195,7 +216,12 @@ pub fn mpls_ttl(
         return Ok(());
     };
     let missing = "a frame sent has no MPLS label stack entry";
-    let ttl = |f: &[u8]| untagged(f).get(17).copied().ok_or(missing);
+    let ttl = |f: &[u8]| {
+        untagged(f)
+            .get(L3 + mpls::field::TTL)
+            .copied()
+            .ok_or(missing)
+    };
     let mut seen = vec![(ttl(input)?, ttl(after)?)];
     for v in variants.iter().filter(|v| v.same_path) {
         seen.push((v.ttl, ttl(v.output.as_deref().ok_or(missing)?)?));
@@ -208,7 +234,7 @@ pub fn mpls_ttl(
         Ok(())
     } else if seen.iter().all(|&(_, o)| o == c) {
         e.flags |= FP_MPLS_TTL_SET;
-        e.set_mpls_word((e.mpls_word() & !0xff) | u32::from(c));
+        e.set_mpls_word((e.mpls_word() & !mpls::TTL_MASK) | u32::from(c));
         Ok(())
     } else {
         Err("what it does with the MPLS TTL is not kept, set or decremented once")

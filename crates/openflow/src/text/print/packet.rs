@@ -7,9 +7,17 @@
 //! ICMPv6 (with neighbour discovery) and IGMP (and 802.3 frames with an LLC/SNAP
 //! header), with Open vSwitch's rules for what a
 //! malformed or cut frame still shows: a header that fails its checks leaves that
-//! layer's fields at zero, as `flow_extract` does. Every read is bounds-checked.
+//! layer's fields at zero, as `flow_extract` does. Every read is bounds-checked: fixed
+//! headers through the `headers` crate's views (whose length is checked when they are
+//! made), the fields of a header that may be cut short one by one at the `headers`
+//! crate's offsets.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
+
+use headers::ethertype::{self, is_vlan};
+use headers::{arp, ethernet, icmp, ip_proto, ipv6_ext, nd, sctp, tcp, udp, vlan};
+use headers::{EthernetHeader, IcmpHeader, IgmpHeader, Ipv4Header, Ipv6ExtHeader, Ipv6Header};
+use headers::{MplsEntry, SctpHeader, TcpHeader, UdpHeader, VlanTag};
 
 use super::hex_dump;
 use crate::model::port_name;
@@ -49,12 +57,12 @@ impl<'a> Bytes<'a> {
     }
 }
 
-const ETH_IP: u16 = 0x0800;
-const ETH_ARP: u16 = 0x0806;
-const ETH_RARP: u16 = 0x8035;
-const ETH_IPV6: u16 = 0x86dd;
-const ETH_MPLS: u16 = 0x8847;
-const ETH_MPLS_MCAST: u16 = 0x8848;
+/// Open vSwitch's `VLAN_CFI`: set in a flow's `vlan_tci` when the frame has a tag.
+const VLAN_CFI: u16 = 0x1000;
+
+/// An 802.2 LLC header with a SNAP header of Ethernet's OUI (0): what carries an
+/// ethertype in an 802.3 frame, in the 2 bytes after it.
+const LLC_SNAP: [u8; 6] = [0xaa, 0xaa, 0x03, 0, 0, 0];
 
 /// The network layer of a frame as Open vSwitch's flow has it.
 #[derive(Default)]
@@ -82,27 +90,32 @@ struct Transport {
 /// zero addresses and type, as Open vSwitch shows it.
 pub fn summary(data: &[u8]) -> String {
     let b = Bytes(data);
-    let (Some(dst), Some(src), Some(mut ty)) = (b.mac(0), b.mac(6), b.u16(12)) else {
+    let Some(eth) = EthernetHeader::new_checked(data) else {
         // Open vSwitch parses nothing of a frame shorter than an Ethernet header.
         return "vlan_tci=0x0000,dl_src=00:00:00:00:00:00,dl_dst=00:00:00:00:00:00,dl_type=0x0000"
             .into();
     };
-    let mut off = 14;
+    let (dst, src, mut ty) = (MacAddr(eth.dst()), MacAddr(eth.src()), eth.ethertype());
+    // Where the ethertype (or a tag's TPID) is.
+    let mut et_at = ethernet::field::ETHERTYPE.start;
     let mut vlans: Vec<u16> = Vec::new();
-    while (ty == 0x8100 || ty == 0x88a8) && vlans.len() < 2 {
-        let (Some(tci), Some(inner)) = (b.u16(off), b.u16(off + 2)) else {
+    while is_vlan(ty) && vlans.len() < 2 {
+        let tag = VlanTag::new_checked_at(data, et_at);
+        let inner = ethernet::ethertype_at(data, et_at + vlan::TAG_LEN);
+        let (Some(tag), Some(inner)) = (tag, inner) else {
             break;
         };
-        vlans.push(tci | 0x1000);
+        vlans.push(tag.tci() | VLAN_CFI);
         ty = inner;
-        off += 4;
+        et_at += vlan::TAG_LEN;
     }
-    if ty < 0x600 {
+    let mut off = et_at + ethernet::field::ETHERTYPE.len();
+    if ty < ethertype::MIN {
         // An 802.3 length: only an LLC/SNAP header with Ethernet's OUI carries a type.
-        let snap = b.get(off, 6) == Some(&[0xaa, 0xaa, 0x03, 0, 0, 0][..]);
-        ty = match b.u16(off + 6) {
-            Some(t) if snap && t >= 0x600 => {
-                off += 8;
+        let snap = b.get(off, LLC_SNAP.len()) == Some(&LLC_SNAP[..]);
+        ty = match b.u16(off + LLC_SNAP.len()) {
+            Some(t) if snap && t >= ethertype::MIN => {
+                off += LLC_SNAP.len() + 2;
                 t
             }
             _ => 0x05ff,
@@ -114,28 +127,28 @@ pub fn summary(data: &[u8]) -> String {
     let mut l3_fields: Vec<String> = Vec::new();
     let mut transport = Transport::default();
     match ty {
-        ETH_IP => {
+        ethertype::IPV4 => {
             let (addrs, net, t) = ipv4(l3);
             transport = t;
             shorthand = Some(match net.proto {
-                1 => "icmp",
-                6 => "tcp",
-                17 => "udp",
-                132 => "sctp",
+                ip_proto::ICMP => "icmp",
+                ip_proto::TCP => "tcp",
+                ip_proto::UDP => "udp",
+                ip_proto::SCTP => "sctp",
                 _ => "ip",
             });
             l3_fields.push(format!("nw_src={}", addrs.0));
             l3_fields.push(format!("nw_dst={}", addrs.1));
             ip_tail(&mut l3_fields, &net, shorthand == Some("ip"));
         }
-        ETH_IPV6 => {
+        ethertype::IPV6 => {
             let (addrs, label, net, t) = ipv6(l3);
             transport = t;
             shorthand = Some(match net.proto {
-                58 => "icmp6",
-                6 => "tcp6",
-                17 => "udp6",
-                132 => "sctp6",
+                ip_proto::ICMPV6 => "icmp6",
+                ip_proto::TCP => "tcp6",
+                ip_proto::UDP => "udp6",
+                ip_proto::SCTP => "sctp6",
                 _ => "ipv6",
             });
             l3_fields.push(format!("ipv6_src={}", addrs.0));
@@ -143,21 +156,24 @@ pub fn summary(data: &[u8]) -> String {
             l3_fields.push(format!("ipv6_label=0x{label:05x}"));
             ip_tail(&mut l3_fields, &net, shorthand == Some("ipv6"));
         }
-        ETH_ARP | ETH_RARP => {
-            shorthand = Some(if ty == ETH_ARP { "arp" } else { "rarp" });
+        ethertype::ARP | ethertype::RARP => {
+            shorthand = Some(if ty == ethertype::ARP { "arp" } else { "rarp" });
+            // Ethernet/IPv4 only; each address as far as the frame holds it.
             let a = Bytes(l3);
-            let valid = a.u16(0) == Some(1)
-                && a.u16(2) == Some(ETH_IP)
-                && a.u8(4) == Some(6)
-                && a.u8(5) == Some(4);
+            let valid = a.u16(arp::field::HTYPE.start) == Some(arp::HTYPE_ETHERNET)
+                && a.u16(arp::field::PTYPE.start) == Some(ethertype::IPV4)
+                && a.u8(arp::field::HLEN) == Some(6)
+                && a.u8(arp::field::PLEN) == Some(4);
             let zero4 = Ipv4Addr::UNSPECIFIED;
             let (op, sha, spa, tha, tpa) = if valid {
                 (
-                    a.u16(6).filter(|o| *o <= 0xff).unwrap_or(0),
-                    a.mac(8).unwrap_or(MacAddr::ZERO),
-                    a.ipv4(14).unwrap_or(zero4),
-                    a.mac(18).unwrap_or(MacAddr::ZERO),
-                    a.ipv4(24).unwrap_or(zero4),
+                    a.u16(arp::field::OPER.start)
+                        .filter(|o| *o <= 0xff)
+                        .unwrap_or(0),
+                    a.mac(arp::field::SHA.start).unwrap_or(MacAddr::ZERO),
+                    a.ipv4(arp::field::SPA.start).unwrap_or(zero4),
+                    a.mac(arp::field::THA.start).unwrap_or(MacAddr::ZERO),
+                    a.ipv4(arp::field::TPA.start).unwrap_or(zero4),
                 )
             } else {
                 (0, MacAddr::ZERO, zero4, MacAddr::ZERO, zero4)
@@ -168,14 +184,17 @@ pub fn summary(data: &[u8]) -> String {
             l3_fields.push(format!("arp_sha={sha}"));
             l3_fields.push(format!("arp_tha={tha}"));
         }
-        ETH_MPLS | ETH_MPLS_MCAST => {
-            shorthand = Some(if ty == ETH_MPLS { "mpls" } else { "mplsm" });
-            let m = Bytes(l3);
-            if let Some(lse) = m.u32(0) {
-                l3_fields.push(format!("mpls_label={}", lse >> 12));
-                l3_fields.push(format!("mpls_tc={}", (lse >> 9) & 7));
-                l3_fields.push(format!("mpls_ttl={}", lse & 0xff));
-                l3_fields.push(format!("mpls_bos={}", (lse >> 8) & 1));
+        ethertype::MPLS | ethertype::MPLS_MCAST => {
+            shorthand = Some(if ty == ethertype::MPLS {
+                "mpls"
+            } else {
+                "mplsm"
+            });
+            if let Some(lse) = MplsEntry::new_checked(l3) {
+                l3_fields.push(format!("mpls_label={}", lse.label()));
+                l3_fields.push(format!("mpls_tc={}", lse.tc()));
+                l3_fields.push(format!("mpls_ttl={}", lse.ttl()));
+                l3_fields.push(format!("mpls_bos={}", u8::from(lse.bos())));
             }
         }
         _ => {}
@@ -243,27 +262,29 @@ fn ip_tail(out: &mut Vec<String>, n: &Net, show_proto: bool) {
 }
 
 fn ipv4(l3: &[u8]) -> ((Ipv4Addr, Ipv4Addr), Net, Transport) {
-    let b = Bytes(l3);
     let zero = Ipv4Addr::UNSPECIFIED;
-    let Some(vihl) = b.u8(0) else {
+    // A header shorter than its fixed part fails the length checks below anyway.
+    let Some(ip) = Ipv4Header::new_checked(l3) else {
         return ((zero, zero), Net::default(), Transport::default());
     };
-    let ihl = usize::from(vihl & 0x0f) * 4;
-    let tot = b.u16(2).map_or(0, usize::from);
-    let valid = vihl >> 4 == 4 && ihl >= 20 && l3.len() >= ihl && tot >= ihl && tot <= l3.len();
+    let ihl = ip.header_len();
+    let tot = usize::from(ip.total_len());
+    let valid = ip.version() == headers::ipv4::VERSION
+        && ihl >= headers::ipv4::HEADER_LEN
+        && l3.len() >= ihl
+        && tot >= ihl
+        && tot <= l3.len();
     if !valid {
         return ((zero, zero), Net::default(), Transport::default());
     }
-    let frag_word = b.u16(6).unwrap_or(0);
-    let more = frag_word & 0x2000 != 0;
-    let offset = frag_word & 0x1fff;
+    let offset = ip.frag_offset();
     let net = Net {
-        proto: b.u8(9).unwrap_or(0),
-        tos: b.u8(1).unwrap_or(0),
-        ttl: b.u8(8).unwrap_or(0),
-        frag: (more || offset != 0, offset != 0),
+        proto: ip.protocol(),
+        tos: ip.tos(),
+        ttl: ip.ttl(),
+        frag: (ip.more_frags() || offset != 0, offset != 0),
     };
-    let addrs = (b.ipv4(12).unwrap_or(zero), b.ipv4(16).unwrap_or(zero));
+    let addrs = (Ipv4Addr::from(ip.src_addr()), Ipv4Addr::from(ip.dst_addr()));
     let l4 = &l3[ihl..tot];
     let t = if net.frag.1 {
         Transport {
@@ -279,37 +300,39 @@ fn ipv4(l3: &[u8]) -> ((Ipv4Addr, Ipv4Addr), Net, Transport) {
 fn ipv6(l3: &[u8]) -> ((Ipv6Addr, Ipv6Addr), u32, Net, Transport) {
     let b = Bytes(l3);
     let zero = Ipv6Addr::UNSPECIFIED;
-    let (Some(first), Some(plen), Some(next), Some(hops), Some(src), Some(dst)) =
-        (b.u32(0), b.u16(4), b.u8(6), b.u8(7), b.ipv6(8), b.ipv6(24))
-    else {
+    let Some(ip) = Ipv6Header::new_checked(l3) else {
         return ((zero, zero), 0, Net::default(), Transport::default());
     };
-    let end = (40 + usize::from(plen)).min(l3.len());
+    let (src, dst) = (Ipv6Addr::from(ip.src_addr()), Ipv6Addr::from(ip.dst_addr()));
+    let end = (headers::ipv6::HEADER_LEN + usize::from(ip.payload_len())).min(l3.len());
     let mut net = Net {
-        proto: next,
-        tos: ((first >> 20) & 0xff) as u8,
-        ttl: hops,
+        proto: ip.next_header(),
+        tos: ip.traffic_class(),
+        ttl: ip.hop_limit(),
         frag: (false, false),
     };
-    let mut off = 40;
+    let mut off = headers::ipv6::HEADER_LEN;
     // Extension headers, as far as they are there.
     for _ in 0..8 {
         match net.proto {
-            0 | 43 | 60 => {
-                let (Some(nh), Some(len)) = (b.u8(off), b.u8(off + 1)) else {
+            ip_proto::HOPOPT | ip_proto::ROUTING | ip_proto::DSTOPTS => {
+                let Some(e) = Ipv6ExtHeader::new_checked_at(l3, off) else {
                     break;
                 };
-                net.proto = nh;
-                off += (usize::from(len) + 1) * 8;
+                net.proto = e.next_header();
+                off += e.header_len();
             }
-            44 => {
-                let (Some(nh), Some(fw)) = (b.u8(off), b.u16(off + 2)) else {
+            ip_proto::FRAGMENT => {
+                // The offset word is enough (the identification may be cut off).
+                let nh = b.u8(off + ipv6_ext::frag::field::NXT_HDR);
+                let fw = b.u16(off + ipv6_ext::frag::field::OFFSET_FLAGS.start);
+                let (Some(nh), Some(fw)) = (nh, fw) else {
                     break;
                 };
                 net.proto = nh;
                 let offset = fw >> 3;
                 net.frag = (true, offset != 0);
-                off += 8;
+                off += ipv6_ext::frag::HEADER_LEN;
                 if offset != 0 {
                     break;
                 }
@@ -326,7 +349,7 @@ fn ipv6(l3: &[u8]) -> ((Ipv6Addr, Ipv6Addr), u32, Net, Transport) {
     } else {
         transport(net.proto, l4, true)
     };
-    ((src, dst), first & 0x000f_ffff, net, t)
+    ((src, dst), ip.flow_label(), net, t)
 }
 
 /// The checksum text Open vSwitch appends when the transport header is there (it
@@ -334,11 +357,21 @@ fn ipv6(l3: &[u8]) -> ((Ipv6Addr, Ipv6Addr), u32, Net, Transport) {
 fn checksum(proto: u8, l4: &[u8], v6: bool) -> Option<String> {
     let b = Bytes(l4);
     match proto {
-        6 if l4.len() >= 20 => b.u16(16).map(|c| format!("tcp_csum:{c:x}")),
-        17 if l4.len() >= 8 => b.u16(6).map(|c| format!("udp_csum:{c:x}")),
-        132 if l4.len() >= 12 => b.u32(8).map(|c| format!("sctp_csum:{c:x}")),
-        1 if !v6 && l4.len() >= 8 => b.u16(2).map(|c| format!("icmp_csum:{c:x}")),
-        58 if v6 && l4.len() >= 4 => b.u16(2).map(|c| format!("icmp6_csum:{c:x}")),
+        ip_proto::TCP if l4.len() >= tcp::HEADER_LEN => b
+            .u16(tcp::field::CHECKSUM.start)
+            .map(|c| format!("tcp_csum:{c:x}")),
+        ip_proto::UDP if l4.len() >= udp::HEADER_LEN => b
+            .u16(udp::field::CHECKSUM.start)
+            .map(|c| format!("udp_csum:{c:x}")),
+        ip_proto::SCTP if l4.len() >= sctp::HEADER_LEN => b
+            .u32(sctp::field::CHECKSUM.start)
+            .map(|c| format!("sctp_csum:{c:x}")),
+        ip_proto::ICMP if !v6 && l4.len() >= icmp::V4_HEADER_LEN => b
+            .u16(icmp::field::CHECKSUM.start)
+            .map(|c| format!("icmp_csum:{c:x}")),
+        ip_proto::ICMPV6 if v6 && l4.len() >= icmp::HEADER_LEN => b
+            .u16(icmp::field::CHECKSUM.start)
+            .map(|c| format!("icmp6_csum:{c:x}")),
         _ => None,
     }
 }
@@ -347,58 +380,60 @@ fn transport(proto: u8, l4: &[u8], v6: bool) -> Transport {
     let b = Bytes(l4);
     let mut t = Transport::default();
     match proto {
-        6 => {
+        ip_proto::TCP => {
             t.masked = true;
-            if l4.len() >= 20 {
-                let hlen = b.u8(12).map_or(0, |o| usize::from(o >> 4) * 4);
-                t.csum = b.u16(16).map(|c| format!("tcp_csum:{c:x}"));
-                if hlen >= 20 && l4.len() >= hlen {
-                    t.src = b.u16(0).unwrap_or(0);
-                    t.dst = b.u16(2).unwrap_or(0);
-                    t.tcp_flags = b.u16(12).map(|w| w & 0x0fff);
+            if let Some(h) = TcpHeader::new_checked(l4) {
+                let hlen = h.header_len();
+                t.csum = Some(format!("tcp_csum:{:x}", h.checksum()));
+                if hlen >= tcp::HEADER_LEN && l4.len() >= hlen {
+                    t.src = h.src_port();
+                    t.dst = h.dst_port();
+                    t.tcp_flags = Some(h.flags());
                 }
             }
             t.tcp_flags.get_or_insert(0);
         }
-        17 => {
+        ip_proto::UDP => {
             t.masked = true;
-            if l4.len() >= 8 {
-                t.src = b.u16(0).unwrap_or(0);
-                t.dst = b.u16(2).unwrap_or(0);
-                t.csum = b.u16(6).map(|c| format!("udp_csum:{c:x}"));
+            if let Some(h) = UdpHeader::new_checked(l4) {
+                t.src = h.src_port();
+                t.dst = h.dst_port();
+                t.csum = Some(format!("udp_csum:{:x}", h.checksum()));
             }
         }
-        132 => {
+        ip_proto::SCTP => {
             t.masked = true;
-            if l4.len() >= 12 {
-                t.src = b.u16(0).unwrap_or(0);
-                t.dst = b.u16(2).unwrap_or(0);
-                t.csum = b.u32(8).map(|c| format!("sctp_csum:{c:x}"));
+            if let Some(h) = SctpHeader::new_checked(l4) {
+                t.src = h.src_port();
+                t.dst = h.dst_port();
+                t.csum = Some(format!("sctp_csum:{:x}", h.checksum()));
             }
         }
-        1 if !v6 => {
+        ip_proto::ICMP if !v6 => {
             t.masked = true;
-            if l4.len() >= 8 {
-                t.src = b.u8(0).map_or(0, u16::from);
-                t.dst = b.u8(1).map_or(0, u16::from);
-                t.csum = b.u16(2).map(|c| format!("icmp_csum:{c:x}"));
+            if let (Some(h), true) = (IcmpHeader::new_checked(l4), l4.len() >= icmp::V4_HEADER_LEN)
+            {
+                t.src = u16::from(h.msg_type());
+                t.dst = u16::from(h.code());
+                t.csum = Some(format!("icmp_csum:{:x}", h.checksum()));
             }
         }
-        2 if !v6 => {
+        ip_proto::IGMP if !v6 => {
+            // Open vSwitch shows the type and the maximum response time as ICMP's.
             t.masked = true;
-            if l4.len() >= 8 {
-                t.src = b.u8(0).map_or(0, u16::from);
-                t.dst = b.u8(1).map_or(0, u16::from);
+            if let Some(h) = IgmpHeader::new_checked(l4) {
+                t.src = u16::from(h.msg_type());
+                t.dst = u16::from(h.max_resp());
             }
         }
-        58 if v6 => {
+        ip_proto::ICMPV6 if v6 => {
             t.masked = true;
-            if l4.len() >= 4 {
-                let (ty, code) = (b.u8(0).unwrap_or(0), b.u8(1).unwrap_or(0));
+            if let Some(h) = IcmpHeader::new_checked(l4) {
+                let (ty, code) = (h.msg_type(), h.code());
                 t.src = u16::from(ty);
                 t.dst = u16::from(code);
-                t.csum = b.u16(2).map(|c| format!("icmp6_csum:{c:x}"));
-                if (ty == 135 || ty == 136) && code == 0 {
+                t.csum = Some(format!("icmp6_csum:{:x}", h.checksum()));
+                if (ty == nd::NS || ty == nd::NA) && code == 0 {
                     t.nd = Some(nd(&b));
                 }
             }
@@ -410,18 +445,24 @@ fn transport(proto: u8, l4: &[u8], v6: bool) -> Transport {
 
 /// The target and link-layer addresses of a neighbour solicitation/advertisement.
 fn nd(b: &Bytes) -> (Ipv6Addr, MacAddr, MacAddr) {
-    let target = b.ipv6(8).unwrap_or(Ipv6Addr::UNSPECIFIED);
+    // The target and each option as far as the message holds them.
+    let target = b
+        .ipv6(nd::field::TARGET.start)
+        .unwrap_or(Ipv6Addr::UNSPECIFIED);
     let (mut sll, mut tll) = (MacAddr::ZERO, MacAddr::ZERO);
-    let mut off = 24;
-    while let (Some(ty), Some(len)) = (b.u8(off), b.u8(off + 1)) {
+    let mut off = nd::HEADER_LEN;
+    while let (Some(ty), Some(len)) = (
+        b.u8(off + nd::opt_field::TYPE),
+        b.u8(off + nd::opt_field::LEN),
+    ) {
         if len == 0 {
             break;
         }
         if len == 1 {
-            if let Some(m) = b.mac(off + 2) {
+            if let Some(m) = b.mac(off + nd::opt_field::LL_ADDR.start) {
                 match ty {
-                    1 => sll = m,
-                    2 => tll = m,
+                    nd::OPT_SOURCE_LL => sll = m,
+                    nd::OPT_TARGET_LL => tll = m,
                     _ => {}
                 }
             }

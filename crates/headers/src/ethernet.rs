@@ -1,0 +1,121 @@
+//! The Ethernet II header: destination and source MAC addresses, then the ethertype
+//! ([`crate::ethertype`]), or the TPID of a VLAN tag ([`crate::vlan`]) that the tagged
+//! frame's ethertype follows.
+
+use crate::bytes::{be16, fields_fit, get, set, set_be16};
+
+/// Length of the header: two MAC addresses and an ethertype.
+pub const HEADER_LEN: usize = 14;
+
+/// Length of the two MAC addresses: where a VLAN tag or an I-TAG is inserted, and
+/// where the ethertype (or the first tag) starts.
+pub const ADDRS_LEN: usize = 12;
+
+/// Field offsets from the start of the frame.
+pub mod field {
+    use core::ops::Range;
+
+    /// Destination MAC address.
+    pub const DST: Range<usize> = 0..6;
+    /// Source MAC address.
+    pub const SRC: Range<usize> = 6..12;
+    /// The ethertype, the TPID of the first VLAN tag, or an 802.3 length.
+    pub const ETHERTYPE: Range<usize> = 12..14;
+}
+
+const _: () = assert!(
+    fields_fit(
+        HEADER_LEN,
+        &[(field::DST, 6), (field::SRC, 6), (field::ETHERTYPE, 2)]
+    ) && field::ETHERTYPE.start == ADDRS_LEN
+);
+
+view! {
+    /// A view of an Ethernet II header ([`HEADER_LEN`] bytes).
+    EthernetHeader, HEADER_LEN
+}
+
+impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> EthernetHeader<B> {
+    /// The destination MAC address.
+    #[inline(always)]
+    pub fn dst(&self) -> [u8; 6] {
+        get(self.as_bytes(), field::DST.start)
+    }
+
+    /// The source MAC address.
+    #[inline(always)]
+    pub fn src(&self) -> [u8; 6] {
+        get(self.as_bytes(), field::SRC.start)
+    }
+
+    /// The ethertype (or TPID, or 802.3 length).
+    #[inline(always)]
+    pub fn ethertype(&self) -> u16 {
+        be16(self.as_bytes(), field::ETHERTYPE)
+    }
+}
+
+impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> EthernetHeader<B> {
+    /// Sets the destination MAC address.
+    #[inline(always)]
+    pub fn set_dst(&mut self, mac: [u8; 6]) {
+        set(self.as_bytes_mut(), field::DST.start, mac);
+    }
+
+    /// Sets the source MAC address.
+    #[inline(always)]
+    pub fn set_src(&mut self, mac: [u8; 6]) {
+        set(self.as_bytes_mut(), field::SRC.start, mac);
+    }
+
+    /// Sets the ethertype.
+    #[inline(always)]
+    pub fn set_ethertype(&mut self, ty: u16) {
+        set_be16(self.as_bytes_mut(), field::ETHERTYPE, ty);
+    }
+}
+
+/// The 16-bit ethertype (or TPID) at `offset` of `buf`: the one after the MAC addresses
+/// or after a VLAN tag. `None` if `buf` ends before it does.
+#[inline(always)]
+pub fn ethertype_at(buf: &[u8], offset: usize) -> Option<u16> {
+    let b = buf
+        .get(offset..offset.checked_add(2)?)?
+        .first_chunk::<2>()?;
+    Some(u16::from_be_bytes(*b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_of_a_hand_made_header() {
+        let mut f = [0u8; 20];
+        f[..14].copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0x08, 0x00]);
+        let e = EthernetHeader::new_checked(&f).unwrap();
+        assert_eq!(e.dst(), [1, 2, 3, 4, 5, 6]);
+        assert_eq!(e.src(), [7, 8, 9, 10, 11, 12]);
+        assert_eq!(e.ethertype(), 0x0800);
+        assert_eq!(ethertype_at(&f, 12), Some(0x0800));
+        assert_eq!(ethertype_at(&f, 19), None);
+        assert_eq!(ethertype_at(&f, 100), None);
+        let mut e = EthernetHeader::new_checked_mut(&mut f).unwrap();
+        e.set_dst([0xff; 6]);
+        e.set_src([0xee; 6]);
+        e.set_ethertype(0x86dd);
+        assert_eq!(
+            &f[..14],
+            &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 0x86, 0xdd]
+        );
+    }
+
+    #[test]
+    fn truncated_buffers_are_refused() {
+        let f = [0u8; 14];
+        assert!(EthernetHeader::new_checked(&f[..13]).is_none());
+        assert!(EthernetHeader::new_checked(&f).is_some());
+        assert!(EthernetHeader::new_checked_at(&f, 1).is_none());
+        assert!(EthernetHeader::new_checked_at(&f, 15).is_none());
+    }
+}

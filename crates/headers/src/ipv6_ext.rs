@@ -1,0 +1,215 @@
+//! IPv6 extension headers (RFC 8200 §4): every one starts with a next-header byte;
+//! hop-by-hop options, routing and destination options then have a length in 8-byte
+//! units not counting the first 8 ([`Ipv6ExtHeader::header_len`]), the authentication header
+//! (RFC 4302) a length in 4-byte units not counting the first 8
+//! ([`Ipv6ExtHeader::ah_header_len`]); the fragment header ([`frag`]) is always 8 bytes.
+
+use crate::bytes::{fields_fit, set_u8_at, u8_at};
+
+pub use frag::Ipv6FragHeader;
+
+/// Length of the part every extension header (but ESP) starts with: next header and
+/// length.
+pub const HEADER_LEN: usize = 2;
+
+/// The shortest extension header (every length is a multiple of 8 from 8 up).
+pub const MIN_LEN: usize = 8;
+
+/// Field offsets from the start of an extension header.
+pub mod field {
+    /// Next header ([`crate::ip_proto`]).
+    pub const NXT_HDR: usize = 0;
+    /// Header extension length (its unit depends on the header).
+    pub const LEN: usize = 1;
+}
+
+const _: () = assert!(fields_fit(
+    HEADER_LEN,
+    &[
+        (field::NXT_HDR..field::NXT_HDR + 1, 1),
+        (field::LEN..field::LEN + 1, 1)
+    ]
+));
+
+view! {
+    /// A view of the start of an IPv6 extension header ([`HEADER_LEN`] bytes).
+    Ipv6ExtHeader, HEADER_LEN
+}
+
+impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> Ipv6ExtHeader<B> {
+    /// The next header.
+    #[inline(always)]
+    pub fn next_header(&self) -> u8 {
+        u8_at(self.as_bytes(), field::NXT_HDR)
+    }
+
+    /// The length byte as stored.
+    #[inline(always)]
+    pub fn hdr_ext_len(&self) -> u8 {
+        u8_at(self.as_bytes(), field::LEN)
+    }
+
+    /// The header's length in bytes for hop-by-hop, routing and destination options:
+    /// `(len + 1) * 8`.
+    #[inline(always)]
+    pub fn header_len(&self) -> usize {
+        (usize::from(self.hdr_ext_len()) + 1) * 8
+    }
+
+    /// The header's length in bytes for the authentication header: `(len + 2) * 4`.
+    #[inline(always)]
+    pub fn ah_header_len(&self) -> usize {
+        (usize::from(self.hdr_ext_len()) + 2) * 4
+    }
+}
+
+impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> Ipv6ExtHeader<B> {
+    /// Sets the next header.
+    #[inline(always)]
+    pub fn set_next_header(&mut self, nh: u8) {
+        set_u8_at(self.as_bytes_mut(), field::NXT_HDR, nh);
+    }
+
+    /// Sets the length byte (in the header's own unit).
+    #[inline(always)]
+    pub fn set_hdr_ext_len(&mut self, len: u8) {
+        set_u8_at(self.as_bytes_mut(), field::LEN, len);
+    }
+}
+
+/// The IPv6 fragment header.
+pub mod frag {
+    use crate::bytes::{be16, be32, fields_fit, set_be16, set_be32, set_u8_at, u8_at};
+
+    /// Length of the fragment header.
+    pub const HEADER_LEN: usize = 8;
+
+    /// Field offsets from the start of the fragment header.
+    pub mod field {
+        use core::ops::Range;
+
+        /// Next header.
+        pub const NXT_HDR: usize = 0;
+        /// Fragment offset in 8-byte units (high 13 bits), reserved (2), more
+        /// fragments (lowest bit).
+        pub const OFFSET_FLAGS: Range<usize> = 2..4;
+        /// Identification.
+        pub const IDENT: Range<usize> = 4..8;
+    }
+
+    const _: () = assert!(fields_fit(
+        HEADER_LEN,
+        &[
+            (field::NXT_HDR..field::NXT_HDR + 1, 1),
+            (field::OFFSET_FLAGS, 2),
+            (field::IDENT, 4)
+        ]
+    ));
+
+    /// The fragment offset's bits in the offset/flags word.
+    pub const OFFSET_MASK: u16 = 0xfff8;
+    /// The "more fragments" bit in the offset/flags word.
+    pub const MORE_FRAGS: u16 = 1;
+
+    view! {
+        /// A view of an IPv6 fragment header ([`HEADER_LEN`] bytes).
+        Ipv6FragHeader, HEADER_LEN
+    }
+
+    impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> Ipv6FragHeader<B> {
+        /// The next header.
+        #[inline(always)]
+        pub fn next_header(&self) -> u8 {
+            u8_at(self.as_bytes(), field::NXT_HDR)
+        }
+
+        /// The offset/flags word.
+        #[inline(always)]
+        pub fn offset_flags(&self) -> u16 {
+            be16(self.as_bytes(), field::OFFSET_FLAGS)
+        }
+
+        /// The fragment offset in 8-byte units: nonzero in every fragment but the first.
+        #[inline(always)]
+        pub fn frag_offset(&self) -> u16 {
+            self.offset_flags() >> 3
+        }
+
+        /// The "more fragments" flag.
+        #[inline(always)]
+        pub fn more_frags(&self) -> bool {
+            self.offset_flags() & MORE_FRAGS != 0
+        }
+
+        /// The identification.
+        #[inline(always)]
+        pub fn ident(&self) -> u32 {
+            be32(self.as_bytes(), field::IDENT)
+        }
+    }
+
+    impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> Ipv6FragHeader<B> {
+        /// Sets the next header.
+        #[inline(always)]
+        pub fn set_next_header(&mut self, nh: u8) {
+            set_u8_at(self.as_bytes_mut(), field::NXT_HDR, nh);
+        }
+
+        /// Sets the offset/flags word.
+        #[inline(always)]
+        pub fn set_offset_flags(&mut self, w: u16) {
+            set_be16(self.as_bytes_mut(), field::OFFSET_FLAGS, w);
+        }
+
+        /// Sets the identification.
+        #[inline(always)]
+        pub fn set_ident(&mut self, ident: u32) {
+            set_be32(self.as_bytes_mut(), field::IDENT, ident);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_of_hand_made_headers() {
+        // Hop-by-hop, 16 bytes; AH with payload length 4, 24 bytes.
+        let hop = [17, 1, 0, 0, 0, 0, 0, 0];
+        let h = Ipv6ExtHeader::new_checked(&hop).unwrap();
+        assert_eq!(
+            (h.next_header(), h.hdr_ext_len(), h.header_len()),
+            (17, 1, 16)
+        );
+        let ah = [6, 4];
+        assert_eq!(Ipv6ExtHeader::new_checked(&ah).unwrap().ah_header_len(), 24);
+        let mut built = Ipv6ExtHeader::new([0u8; HEADER_LEN]);
+        built.set_next_header(6);
+        built.set_hdr_ext_len(4);
+        assert_eq!(built.into_inner(), ah);
+        assert!(Ipv6ExtHeader::new_checked(&ah[..1]).is_none());
+        assert!(Ipv6ExtHeader::new_checked_at(&hop, 7).is_none());
+    }
+
+    #[test]
+    fn fragment_header() {
+        // Next header UDP, offset 185 (1480 bytes), more fragments, ID 0xdeadbeef.
+        let w: u16 = (185 << 3) | 1;
+        let mut b = [17, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef];
+        b[2..4].copy_from_slice(&w.to_be_bytes());
+        let f = Ipv6FragHeader::new_checked(&b).unwrap();
+        assert_eq!(
+            (f.next_header(), f.frag_offset(), f.more_frags()),
+            (17, 185, true)
+        );
+        assert_eq!(f.offset_flags() & frag::OFFSET_MASK, 185 << 3);
+        assert_eq!(f.ident(), 0xdead_beef);
+        assert!(Ipv6FragHeader::new_checked(&b[..7]).is_none());
+        let mut built = Ipv6FragHeader::new([0u8; frag::HEADER_LEN]);
+        built.set_next_header(17);
+        built.set_offset_flags(w);
+        built.set_ident(0xdead_beef);
+        assert_eq!(built.into_inner(), b);
+    }
+}

@@ -1,0 +1,149 @@
+//! An MPLS label stack entry (RFC 3032): one 32-bit word of label (20 bits), traffic
+//! class (3 bits), bottom-of-stack (1 bit) and TTL (8 bits). A label stack follows the
+//! ethertype [`crate::ethertype::MPLS`] or [`crate::ethertype::MPLS_MCAST`]; below the
+//! entry with bottom-of-stack set lies the payload (IPv4 or IPv6, told by its version
+//! nibble).
+
+use crate::bytes::{be32, fields_fit, set_be32, set_u8_at, u8_at};
+
+/// Length of one label stack entry.
+pub const ENTRY_LEN: usize = 4;
+
+/// Field offsets from the start of the entry.
+pub mod field {
+    use core::ops::Range;
+
+    /// The whole entry (label, TC, bottom-of-stack, TTL).
+    pub const LSE: Range<usize> = 0..4;
+    /// The byte whose lowest bit is bottom-of-stack (its upper bits: the label's last 4
+    /// and the TC).
+    pub const BOS_BYTE: usize = 2;
+    /// The TTL.
+    pub const TTL: usize = 3;
+}
+
+const _: () = assert!(fields_fit(
+    ENTRY_LEN,
+    &[
+        (field::LSE, 4),
+        (field::BOS_BYTE..field::BOS_BYTE + 1, 1),
+        (field::TTL..field::TTL + 1, 1)
+    ]
+));
+
+/// Where the 20-bit label starts in the entry's word.
+pub const LABEL_SHIFT: u32 = 12;
+/// The label's bits, shifted down.
+pub const LABEL_MASK: u32 = 0x000f_ffff;
+/// Where the 3-bit traffic class starts in the entry's word.
+pub const TC_SHIFT: u32 = 9;
+/// The traffic class's bits, shifted down.
+pub const TC_MASK: u32 = 7;
+/// The bottom-of-stack bit in the entry's word.
+pub const BOS: u32 = 0x100;
+/// The TTL's bits in the entry's word.
+pub const TTL_MASK: u32 = 0xff;
+
+view! {
+    /// A view of an MPLS label stack entry ([`ENTRY_LEN`] bytes).
+    MplsEntry, ENTRY_LEN
+}
+
+impl<B: core::borrow::Borrow<[u8; ENTRY_LEN]>> MplsEntry<B> {
+    /// The whole entry as a word.
+    #[inline(always)]
+    pub fn word(&self) -> u32 {
+        be32(self.as_bytes(), field::LSE)
+    }
+
+    /// The label (20 bits).
+    #[inline(always)]
+    pub fn label(&self) -> u32 {
+        self.word() >> LABEL_SHIFT
+    }
+
+    /// The traffic class (3 bits).
+    #[inline(always)]
+    pub fn tc(&self) -> u8 {
+        ((self.word() >> TC_SHIFT) & TC_MASK) as u8
+    }
+
+    /// Whether this is the bottom of the stack.
+    #[inline(always)]
+    pub fn bos(&self) -> bool {
+        self.word() & BOS != 0
+    }
+
+    /// The TTL.
+    #[inline(always)]
+    pub fn ttl(&self) -> u8 {
+        u8_at(self.as_bytes(), field::TTL)
+    }
+}
+
+impl<B: core::borrow::BorrowMut<[u8; ENTRY_LEN]>> MplsEntry<B> {
+    /// Sets the whole entry.
+    #[inline(always)]
+    pub fn set_word(&mut self, w: u32) {
+        set_be32(self.as_bytes_mut(), field::LSE, w);
+    }
+
+    /// Sets the label (its low 20 bits), keeping the rest.
+    #[inline(always)]
+    pub fn set_label(&mut self, label: u32) {
+        let w = self.word();
+        self.set_word((w & !(LABEL_MASK << LABEL_SHIFT)) | ((label & LABEL_MASK) << LABEL_SHIFT));
+    }
+
+    /// Sets the traffic class (its low 3 bits), keeping the rest.
+    #[inline(always)]
+    pub fn set_tc(&mut self, tc: u8) {
+        let w = self.word();
+        self.set_word((w & !(TC_MASK << TC_SHIFT)) | ((u32::from(tc) & TC_MASK) << TC_SHIFT));
+    }
+
+    /// Sets or clears bottom-of-stack, keeping the rest.
+    #[inline(always)]
+    pub fn set_bos(&mut self, bos: bool) {
+        let w = self.word();
+        self.set_word((w & !BOS) | if bos { BOS } else { 0 });
+    }
+
+    /// Sets the TTL.
+    #[inline(always)]
+    pub fn set_ttl(&mut self, ttl: u8) {
+        set_u8_at(self.as_bytes_mut(), field::TTL, ttl);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_of_a_hand_made_entry() {
+        // Label 0xabcde, TC 5, BoS, TTL 64.
+        let w: u32 = (0xabcde << 12) | (5 << 9) | 0x100 | 64;
+        let mut b = w.to_be_bytes();
+        let e = MplsEntry::new(&b);
+        assert_eq!(e.word(), w);
+        assert_eq!(
+            (e.label(), e.tc(), e.bos(), e.ttl()),
+            (0xabcde, 5, true, 64)
+        );
+        assert_eq!(b[field::BOS_BYTE] & 1, 1);
+        let mut e = MplsEntry::new(&mut b);
+        e.set_label(1);
+        e.set_tc(2);
+        e.set_bos(false);
+        e.set_ttl(3);
+        assert_eq!(u32::from_be_bytes(b), (1 << 12) | (2 << 9) | 3);
+    }
+
+    #[test]
+    fn truncated_buffers_are_refused() {
+        assert!(MplsEntry::new_checked(&[0, 0, 0]).is_none());
+        assert!(MplsEntry::new_checked_at(&[0; 8], 4).is_some());
+        assert!(MplsEntry::new_checked_at(&[0; 8], 5).is_none());
+    }
+}

@@ -1,0 +1,124 @@
+//! A VLAN tag as it sits in a frame (IEEE 802.1Q C-tag or 802.1ad S-tag): the TPID, in
+//! the place of the ethertype, then the tag control information (TCI: priority code
+//! point, drop eligible indicator, VLAN ID). What the tag carried (the next tag's TPID,
+//! or the ethertype) follows it, read with [`crate::ethernet::ethertype_at`].
+
+use crate::bytes::{be16, fields_fit, set_be16};
+
+/// Length of a tag: TPID and TCI. Pushing a tag inserts this many bytes after the MAC
+/// addresses.
+pub const TAG_LEN: usize = 4;
+
+/// Field offsets from the start of the tag (its TPID).
+pub mod field {
+    use core::ops::Range;
+
+    /// Tag protocol identifier: [`crate::ethertype::VLAN`] or [`crate::ethertype::QINQ`].
+    pub const TPID: Range<usize> = 0..2;
+    /// Tag control information.
+    pub const TCI: Range<usize> = 2..4;
+}
+
+const _: () = assert!(fields_fit(TAG_LEN, &[(field::TPID, 2), (field::TCI, 2)]));
+
+/// The VLAN ID's bits in the TCI.
+pub const VID_MASK: u16 = 0x0fff;
+/// The drop eligible indicator's bit in the TCI (CFI in older 802.1Q).
+pub const DEI: u16 = 0x1000;
+/// Where the 3-bit priority code point starts in the TCI.
+pub const PCP_SHIFT: u32 = 13;
+
+view! {
+    /// A view of a VLAN tag ([`TAG_LEN`] bytes: TPID and TCI).
+    VlanTag, TAG_LEN
+}
+
+impl<B: core::borrow::Borrow<[u8; TAG_LEN]>> VlanTag<B> {
+    /// The TPID.
+    #[inline(always)]
+    pub fn tpid(&self) -> u16 {
+        be16(self.as_bytes(), field::TPID)
+    }
+
+    /// The whole TCI.
+    #[inline(always)]
+    pub fn tci(&self) -> u16 {
+        be16(self.as_bytes(), field::TCI)
+    }
+
+    /// The VLAN ID (12 bits).
+    #[inline(always)]
+    pub fn vid(&self) -> u16 {
+        self.tci() & VID_MASK
+    }
+
+    /// The priority code point (3 bits).
+    #[inline(always)]
+    pub fn pcp(&self) -> u8 {
+        (self.tci() >> PCP_SHIFT) as u8
+    }
+
+    /// The drop eligible indicator.
+    #[inline(always)]
+    pub fn dei(&self) -> bool {
+        self.tci() & DEI != 0
+    }
+}
+
+impl<B: core::borrow::BorrowMut<[u8; TAG_LEN]>> VlanTag<B> {
+    /// Sets the TPID.
+    #[inline(always)]
+    pub fn set_tpid(&mut self, tpid: u16) {
+        set_be16(self.as_bytes_mut(), field::TPID, tpid);
+    }
+
+    /// Sets the whole TCI.
+    #[inline(always)]
+    pub fn set_tci(&mut self, tci: u16) {
+        set_be16(self.as_bytes_mut(), field::TCI, tci);
+    }
+
+    /// Sets the VLAN ID (its low 12 bits), keeping the PCP and DEI.
+    #[inline(always)]
+    pub fn set_vid(&mut self, vid: u16) {
+        let tci = self.tci();
+        self.set_tci((tci & !VID_MASK) | (vid & VID_MASK));
+    }
+
+    /// Sets the PCP (its low 3 bits), keeping the DEI and VLAN ID.
+    #[inline(always)]
+    pub fn set_pcp(&mut self, pcp: u8) {
+        let tci = self.tci();
+        self.set_tci((tci & (DEI | VID_MASK)) | (u16::from(pcp & 7) << PCP_SHIFT));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_of_a_hand_made_tag() {
+        // TPID 0x8100, PCP 5, DEI 1, VID 0x123.
+        let mut b = [0x81, 0x00, 0xb1, 0x23, 0x08, 0x00];
+        let t = VlanTag::new_checked(&b).unwrap();
+        assert_eq!((t.tpid(), t.tci()), (0x8100, 0xb123));
+        assert_eq!((t.pcp(), t.dei(), t.vid()), (5, true, 0x123));
+        let mut t = VlanTag::new_checked_mut(&mut b).unwrap();
+        t.set_vid(0xfff);
+        assert_eq!(t.tci(), 0xbfff);
+        t.set_pcp(2);
+        assert_eq!(t.tci(), 0x5fff);
+        t.set_tpid(0x88a8);
+        t.set_tci(7);
+        assert_eq!(b, [0x88, 0xa8, 0, 7, 0x08, 0x00]);
+    }
+
+    #[test]
+    fn truncated_buffers_are_refused() {
+        let b = [0u8; 5];
+        assert!(VlanTag::new_checked(&b[..3]).is_none());
+        assert!(VlanTag::new_checked_at(&b, 1).is_some());
+        assert!(VlanTag::new_checked_at(&b, 2).is_none());
+    }
+}
