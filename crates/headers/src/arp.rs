@@ -3,7 +3,7 @@
 //! 1, protocol [`crate::ethertype::IPV4`], lengths 6 and 4) has a layout here:
 //! [`ArpEthIpv4`].
 
-use crate::bytes::{be16, be32, fields_fit, get, set, set_be16, set_be32, set_u8_at, u8_at};
+use crate::bytes::{be16, set_be16, set_u8_at, u8_at};
 
 /// Length of the fixed part: types, lengths and operation.
 pub const HEADER_LEN: usize = 8;
@@ -13,59 +13,28 @@ pub const ETH_IPV4_LEN: usize = 28;
 /// The hardware type of Ethernet.
 pub const HTYPE_ETHERNET: u16 = 1;
 
-/// Field offsets from the start of the ARP header (Ethernet/IPv4 for the addresses).
-pub mod field {
-    use core::ops::Range;
-
-    /// Hardware type.
-    pub const HTYPE: Range<usize> = 0..2;
-    /// Protocol type (an ethertype).
-    pub const PTYPE: Range<usize> = 2..4;
-    /// Hardware address length.
-    pub const HLEN: usize = 4;
-    /// Protocol address length.
-    pub const PLEN: usize = 5;
-    /// Operation (1 request, 2 reply).
-    pub const OPER: Range<usize> = 6..8;
-    /// Sender hardware address.
-    pub const SHA: Range<usize> = 8..14;
-    /// Sender protocol address.
-    pub const SPA: Range<usize> = 14..18;
-    /// Target hardware address.
-    pub const THA: Range<usize> = 18..24;
-    /// Target protocol address.
-    pub const TPA: Range<usize> = 24..28;
-}
-
-const _: () = assert!(
-    fields_fit(
-        HEADER_LEN,
-        &[
-            (field::HTYPE, 2),
-            (field::PTYPE, 2),
-            (field::HLEN..field::HLEN + 1, 1),
-            (field::PLEN..field::PLEN + 1, 1),
-            (field::OPER, 2)
-        ]
-    ) && fields_fit(
-        ETH_IPV4_LEN,
-        &[
-            (field::SHA, 6),
-            (field::SPA, 4),
-            (field::THA, 6),
-            (field::TPA, 4)
-        ]
-    )
-);
-
-view! {
-    /// A view of ARP's fixed part ([`HEADER_LEN`] bytes), whatever the address types.
-    ArpHeader, HEADER_LEN
-}
-
-view! {
-    /// A view of an Ethernet/IPv4 ARP packet ([`ETH_IPV4_LEN`] bytes).
-    ArpEthIpv4, ETH_IPV4_LEN
+fields! {
+    /// Field offsets from the start of the ARP header (Ethernet/IPv4 for the addresses).
+    pub mod field: ETH_IPV4_LEN {
+        /// Hardware type.
+        HTYPE: 0..2,
+        /// Protocol type (an ethertype).
+        PTYPE: 2..4,
+        /// Hardware address length.
+        HLEN: 4,
+        /// Protocol address length.
+        PLEN: 5,
+        /// Operation (1 request, 2 reply).
+        OPER: 6..8,
+        /// Sender hardware address.
+        SHA: 8..14,
+        /// Sender protocol address.
+        SPA: 14..18,
+        /// Target hardware address.
+        THA: 18..24,
+        /// Target protocol address.
+        TPA: 24..28,
+    }
 }
 
 /// Whether the fixed part says Ethernet/IPv4.
@@ -77,86 +46,47 @@ fn is_ethernet_ipv4<const N: usize>(b: &[u8; N]) -> bool {
         && u8_at(b, field::PLEN) == 4
 }
 
-impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> ArpHeader<B> {
+view! {
+    /// A view of ARP's fixed part ([`HEADER_LEN`] bytes), whatever the address types.
+    ArpHeader, HEADER_LEN;
+
     /// The hardware type.
-    #[inline(always)]
-    pub fn htype(&self) -> u16 {
-        be16(self.as_bytes(), field::HTYPE)
-    }
-
+    htype: u16 = field::HTYPE;
     /// The protocol type.
-    #[inline(always)]
-    pub fn ptype(&self) -> u16 {
-        be16(self.as_bytes(), field::PTYPE)
-    }
-
+    ptype: u16 = field::PTYPE;
     /// The hardware address length.
-    #[inline(always)]
-    pub fn hlen(&self) -> u8 {
-        u8_at(self.as_bytes(), field::HLEN)
-    }
-
+    hlen: u8 = field::HLEN;
     /// The protocol address length.
-    #[inline(always)]
-    pub fn plen(&self) -> u8 {
-        u8_at(self.as_bytes(), field::PLEN)
-    }
-
+    plen: u8 = field::PLEN;
     /// The operation.
-    #[inline(always)]
-    pub fn oper(&self) -> u16 {
-        be16(self.as_bytes(), field::OPER)
-    }
-
+    oper: u16 = field::OPER;
     /// Whether this is Ethernet/IPv4 ARP (the only kind [`ArpEthIpv4`] reads).
-    #[inline(always)]
     pub fn is_ethernet_ipv4(&self) -> bool {
         is_ethernet_ipv4(self.as_bytes())
     }
 }
 
-impl<B: core::borrow::Borrow<[u8; ETH_IPV4_LEN]>> ArpEthIpv4<B> {
+view! {
+    /// A view of an Ethernet/IPv4 ARP packet ([`ETH_IPV4_LEN`] bytes).
+    ArpEthIpv4, ETH_IPV4_LEN;
+
     /// Whether the fixed part says Ethernet/IPv4 (else the addresses below mean
     /// nothing).
-    #[inline(always)]
     pub fn is_ethernet_ipv4(&self) -> bool {
         is_ethernet_ipv4(self.as_bytes())
     }
-
     /// The operation.
-    #[inline(always)]
-    pub fn oper(&self) -> u16 {
-        be16(self.as_bytes(), field::OPER)
-    }
-
+    oper: u16 = field::OPER;
     /// The sender hardware address.
-    #[inline(always)]
-    pub fn sha(&self) -> [u8; 6] {
-        get(self.as_bytes(), field::SHA.start)
-    }
-
+    sha: [u8; 6] = field::SHA;
     /// The sender protocol address.
-    #[inline(always)]
-    pub fn spa(&self) -> u32 {
-        be32(self.as_bytes(), field::SPA)
-    }
-
+    spa: u32 = field::SPA;
     /// The target hardware address.
-    #[inline(always)]
-    pub fn tha(&self) -> [u8; 6] {
-        get(self.as_bytes(), field::THA.start)
-    }
-
+    tha: [u8; 6] = field::THA;
     /// The target protocol address.
-    #[inline(always)]
-    pub fn tpa(&self) -> u32 {
-        be32(self.as_bytes(), field::TPA)
-    }
-}
+    tpa: u32 = field::TPA;
 
-impl<B: core::borrow::BorrowMut<[u8; ETH_IPV4_LEN]>> ArpEthIpv4<B> {
     /// Writes the fixed part of an Ethernet/IPv4 ARP packet with operation `oper`.
-    #[inline(always)]
     pub fn set_ethernet_ipv4(&mut self, oper: u16) {
         let b = self.as_bytes_mut();
         set_be16(b, field::HTYPE, HTYPE_ETHERNET);
@@ -165,36 +95,16 @@ impl<B: core::borrow::BorrowMut<[u8; ETH_IPV4_LEN]>> ArpEthIpv4<B> {
         set_u8_at(b, field::PLEN, 4);
         set_be16(b, field::OPER, oper);
     }
-
     /// Sets the operation.
-    #[inline(always)]
-    pub fn set_oper(&mut self, oper: u16) {
-        set_be16(self.as_bytes_mut(), field::OPER, oper);
-    }
-
+    set_oper(oper): u16 = field::OPER;
     /// Sets the sender hardware address.
-    #[inline(always)]
-    pub fn set_sha(&mut self, mac: [u8; 6]) {
-        set(self.as_bytes_mut(), field::SHA.start, mac);
-    }
-
+    set_sha(mac): [u8; 6] = field::SHA;
     /// Sets the sender protocol address.
-    #[inline(always)]
-    pub fn set_spa(&mut self, addr: u32) {
-        set_be32(self.as_bytes_mut(), field::SPA, addr);
-    }
-
+    set_spa(addr): u32 = field::SPA;
     /// Sets the target hardware address.
-    #[inline(always)]
-    pub fn set_tha(&mut self, mac: [u8; 6]) {
-        set(self.as_bytes_mut(), field::THA.start, mac);
-    }
-
+    set_tha(mac): [u8; 6] = field::THA;
     /// Sets the target protocol address.
-    #[inline(always)]
-    pub fn set_tpa(&mut self, addr: u32) {
-        set_be32(self.as_bytes_mut(), field::TPA, addr);
-    }
+    set_tpa(addr): u32 = field::TPA;
 }
 
 #[cfg(test)]

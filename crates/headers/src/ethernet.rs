@@ -2,8 +2,6 @@
 //! ([`crate::ethertype`]), or the TPID of a VLAN tag ([`crate::vlan`]) that the tagged
 //! frame's ethertype follows.
 
-use crate::bytes::{be16, fields_fit, get, set, set_be16};
-
 /// Length of the header: two MAC addresses and an ethertype.
 pub const HEADER_LEN: usize = 14;
 
@@ -11,68 +9,37 @@ pub const HEADER_LEN: usize = 14;
 /// where the ethertype (or the first tag) starts.
 pub const ADDRS_LEN: usize = 12;
 
-/// Field offsets from the start of the frame.
-pub mod field {
-    use core::ops::Range;
-
-    /// Destination MAC address.
-    pub const DST: Range<usize> = 0..6;
-    /// Source MAC address.
-    pub const SRC: Range<usize> = 6..12;
-    /// The ethertype, the TPID of the first VLAN tag, or an 802.3 length.
-    pub const ETHERTYPE: Range<usize> = 12..14;
+fields! {
+    /// Field offsets from the start of the frame.
+    pub mod field: HEADER_LEN {
+        /// Destination MAC address.
+        DST: 0..6,
+        /// Source MAC address.
+        SRC: 6..12,
+        /// The ethertype, the TPID of the first VLAN tag, or an 802.3 length.
+        ETHERTYPE: 12..14,
+    }
 }
 
-const _: () = assert!(
-    fields_fit(
-        HEADER_LEN,
-        &[(field::DST, 6), (field::SRC, 6), (field::ETHERTYPE, 2)]
-    ) && field::ETHERTYPE.start == ADDRS_LEN
-);
+const _: () = assert!(field::ETHERTYPE.start == ADDRS_LEN);
 
 view! {
     /// A view of an Ethernet II header ([`HEADER_LEN`] bytes).
-    EthernetHeader, HEADER_LEN
-}
+    EthernetHeader, HEADER_LEN;
 
-impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> EthernetHeader<B> {
     /// The destination MAC address.
-    #[inline(always)]
-    pub fn dst(&self) -> [u8; 6] {
-        get(self.as_bytes(), field::DST.start)
-    }
-
+    dst: [u8; 6] = field::DST;
     /// The source MAC address.
-    #[inline(always)]
-    pub fn src(&self) -> [u8; 6] {
-        get(self.as_bytes(), field::SRC.start)
-    }
-
+    src: [u8; 6] = field::SRC;
     /// The ethertype (or TPID, or 802.3 length).
-    #[inline(always)]
-    pub fn ethertype(&self) -> u16 {
-        be16(self.as_bytes(), field::ETHERTYPE)
-    }
-}
+    ethertype: u16 = field::ETHERTYPE;
 
-impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> EthernetHeader<B> {
     /// Sets the destination MAC address.
-    #[inline(always)]
-    pub fn set_dst(&mut self, mac: [u8; 6]) {
-        set(self.as_bytes_mut(), field::DST.start, mac);
-    }
-
+    set_dst(mac): [u8; 6] = field::DST;
     /// Sets the source MAC address.
-    #[inline(always)]
-    pub fn set_src(&mut self, mac: [u8; 6]) {
-        set(self.as_bytes_mut(), field::SRC.start, mac);
-    }
-
+    set_src(mac): [u8; 6] = field::SRC;
     /// Sets the ethertype.
-    #[inline(always)]
-    pub fn set_ethertype(&mut self, ty: u16) {
-        set_be16(self.as_bytes_mut(), field::ETHERTYPE, ty);
-    }
+    set_ethertype(ty): u16 = field::ETHERTYPE;
 }
 
 /// The 16-bit ethertype (or TPID) at `offset` of `buf`: the one after the MAC addresses

@@ -2,8 +2,6 @@
 //! ICMPv4's checksum covers the message; ICMPv6's also the IPv6 pseudo-header. What
 //! follows depends on the type ([`crate::nd`] for neighbour discovery).
 
-use crate::bytes::{be16, fields_fit, set_be16, set_u8_at, u8_at};
-
 /// Length of the part every message starts with: type, code, checksum.
 pub const HEADER_LEN: usize = 4;
 
@@ -11,70 +9,35 @@ pub const HEADER_LEN: usize = 4;
 /// header of an echo, unreachable, ...).
 pub const V4_HEADER_LEN: usize = 8;
 
-/// Field offsets from the start of the message.
-pub mod field {
-    use core::ops::Range;
-
-    /// Message type.
-    pub const TYPE: usize = 0;
-    /// Message code.
-    pub const CODE: usize = 1;
-    /// Checksum.
-    pub const CHECKSUM: Range<usize> = 2..4;
+fields! {
+    /// Field offsets from the start of the message.
+    pub mod field: HEADER_LEN {
+        /// Message type.
+        TYPE: 0,
+        /// Message code.
+        CODE: 1,
+        /// Checksum.
+        CHECKSUM: 2..4,
+    }
 }
-
-const _: () = assert!(fields_fit(
-    HEADER_LEN,
-    &[
-        (field::TYPE..field::TYPE + 1, 1),
-        (field::CODE..field::CODE + 1, 1),
-        (field::CHECKSUM, 2)
-    ]
-));
 
 view! {
     /// A view of the start of an ICMP or ICMPv6 message ([`HEADER_LEN`] bytes).
-    IcmpHeader, HEADER_LEN
-}
+    IcmpHeader, HEADER_LEN;
 
-impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> IcmpHeader<B> {
     /// The message type.
-    #[inline(always)]
-    pub fn msg_type(&self) -> u8 {
-        u8_at(self.as_bytes(), field::TYPE)
-    }
-
+    msg_type: u8 = field::TYPE;
     /// The message code.
-    #[inline(always)]
-    pub fn code(&self) -> u8 {
-        u8_at(self.as_bytes(), field::CODE)
-    }
-
+    code: u8 = field::CODE;
     /// The checksum as stored.
-    #[inline(always)]
-    pub fn checksum(&self) -> u16 {
-        be16(self.as_bytes(), field::CHECKSUM)
-    }
-}
+    checksum: u16 = field::CHECKSUM;
 
-impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> IcmpHeader<B> {
     /// Sets the message type.
-    #[inline(always)]
-    pub fn set_msg_type(&mut self, t: u8) {
-        set_u8_at(self.as_bytes_mut(), field::TYPE, t);
-    }
-
+    set_msg_type(t): u8 = field::TYPE;
     /// Sets the message code.
-    #[inline(always)]
-    pub fn set_code(&mut self, c: u8) {
-        set_u8_at(self.as_bytes_mut(), field::CODE, c);
-    }
-
+    set_code(c): u8 = field::CODE;
     /// Stores a checksum.
-    #[inline(always)]
-    pub fn set_checksum(&mut self, c: u16) {
-        set_be16(self.as_bytes_mut(), field::CHECKSUM, c);
-    }
+    set_checksum(c): u16 = field::CHECKSUM;
 }
 
 #[cfg(test)]

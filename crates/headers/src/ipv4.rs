@@ -2,7 +2,7 @@
 //! length the IHL gives ([`Ipv4Header::header_len`]); the header checksum covers the
 //! whole header, options included.
 
-use crate::bytes::{be16, be32, fields_fit, set_be16, set_be32, set_u8_at, u8_at};
+use crate::bytes::{set_u8_at, u8_at};
 
 /// Length of the header without options (IHL 5).
 pub const HEADER_LEN: usize = 20;
@@ -10,51 +10,34 @@ pub const HEADER_LEN: usize = 20;
 /// The version of IPv4, in the header's first nibble.
 pub const VERSION: u8 = 4;
 
-/// Field offsets from the start of the header.
-pub mod field {
-    use core::ops::Range;
-
-    /// Version (high nibble) and IHL, the header length in 32-bit words (low nibble).
-    pub const VER_IHL: usize = 0;
-    /// Type of service: DSCP (high 6 bits) and ECN (low 2 bits).
-    pub const TOS: usize = 1;
-    /// Total length of the IP packet, header included.
-    pub const LENGTH: Range<usize> = 2..4;
-    /// Identification.
-    pub const IDENT: Range<usize> = 4..6;
-    /// Flags (high 3 bits) and fragment offset in 8-byte units (low 13 bits).
-    pub const FLG_OFF: Range<usize> = 6..8;
-    /// Time to live.
-    pub const TTL: usize = 8;
-    /// Protocol ([`crate::ip_proto`]).
-    pub const PROTOCOL: usize = 9;
-    /// Header checksum.
-    pub const CHECKSUM: Range<usize> = 10..12;
-    /// Source address.
-    pub const SRC_ADDR: Range<usize> = 12..16;
-    /// Destination address.
-    pub const DST_ADDR: Range<usize> = 16..20;
-    /// Source and destination addresses together: the addresses of the TCP/UDP
-    /// pseudo-header.
-    pub const ADDRS: Range<usize> = 12..20;
+fields! {
+    /// Field offsets from the start of the header.
+    pub mod field: HEADER_LEN {
+        /// Version (high nibble) and IHL, the header length in 32-bit words (low nibble).
+        VER_IHL: 0,
+        /// Type of service: DSCP (high 6 bits) and ECN (low 2 bits).
+        TOS: 1,
+        /// Total length of the IP packet, header included.
+        LENGTH: 2..4,
+        /// Identification.
+        IDENT: 4..6,
+        /// Flags (high 3 bits) and fragment offset in 8-byte units (low 13 bits).
+        FLG_OFF: 6..8,
+        /// Time to live.
+        TTL: 8,
+        /// Protocol ([`crate::ip_proto`]).
+        PROTOCOL: 9,
+        /// Header checksum.
+        CHECKSUM: 10..12,
+        /// Source address.
+        SRC_ADDR: 12..16,
+        /// Destination address.
+        DST_ADDR: 16..20,
+        /// Source and destination addresses together: the addresses of the TCP/UDP
+        /// pseudo-header.
+        ADDRS: 12..20,
+    }
 }
-
-const _: () = assert!(fields_fit(
-    HEADER_LEN,
-    &[
-        (field::VER_IHL..field::VER_IHL + 1, 1),
-        (field::TOS..field::TOS + 1, 1),
-        (field::LENGTH, 2),
-        (field::IDENT, 2),
-        (field::FLG_OFF, 2),
-        (field::TTL..field::TTL + 1, 1),
-        (field::PROTOCOL..field::PROTOCOL + 1, 1),
-        (field::CHECKSUM, 2),
-        (field::SRC_ADDR, 4),
-        (field::DST_ADDR, 4),
-        (field::ADDRS, 8)
-    ]
-));
 
 /// The "don't fragment" flag in the flags/offset word.
 pub const DONT_FRAG: u16 = 0x4000;
@@ -65,170 +48,80 @@ pub const FRAG_OFFSET_MASK: u16 = 0x1fff;
 
 view! {
     /// A view of the fixed part of an IPv4 header ([`HEADER_LEN`] bytes).
-    Ipv4Header, HEADER_LEN
-}
+    Ipv4Header, HEADER_LEN;
 
-impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> Ipv4Header<B> {
     /// The version nibble (4 for IPv4).
-    #[inline(always)]
     pub fn version(&self) -> u8 {
         u8_at(self.as_bytes(), field::VER_IHL) >> 4
     }
-
     /// The header length in bytes (IHL × 4), options included; less than
     /// [`HEADER_LEN`] in a malformed header.
-    #[inline(always)]
     pub fn header_len(&self) -> usize {
         usize::from(u8_at(self.as_bytes(), field::VER_IHL) & 0x0f) * 4
     }
-
     /// The type of service byte (DSCP and ECN).
-    #[inline(always)]
-    pub fn tos(&self) -> u8 {
-        u8_at(self.as_bytes(), field::TOS)
-    }
-
+    tos: u8 = field::TOS;
     /// The DSCP (6 bits).
-    #[inline(always)]
     pub fn dscp(&self) -> u8 {
         self.tos() >> 2
     }
-
     /// The ECN (2 bits).
-    #[inline(always)]
     pub fn ecn(&self) -> u8 {
         self.tos() & 3
     }
-
     /// The total length of the IP packet.
-    #[inline(always)]
-    pub fn total_len(&self) -> u16 {
-        be16(self.as_bytes(), field::LENGTH)
-    }
-
+    total_len: u16 = field::LENGTH;
     /// The identification.
-    #[inline(always)]
-    pub fn ident(&self) -> u16 {
-        be16(self.as_bytes(), field::IDENT)
-    }
-
+    ident: u16 = field::IDENT;
     /// The flags and fragment offset word.
-    #[inline(always)]
-    pub fn flags_frag_offset(&self) -> u16 {
-        be16(self.as_bytes(), field::FLG_OFF)
-    }
-
+    flags_frag_offset: u16 = field::FLG_OFF;
     /// The "more fragments" flag.
-    #[inline(always)]
     pub fn more_frags(&self) -> bool {
         self.flags_frag_offset() & MORE_FRAGS != 0
     }
-
     /// The fragment offset in 8-byte units: nonzero in every fragment but the first.
-    #[inline(always)]
     pub fn frag_offset(&self) -> u16 {
         self.flags_frag_offset() & FRAG_OFFSET_MASK
     }
-
     /// Whether the packet is a fragment (more fragments, or a nonzero offset).
-    #[inline(always)]
     pub fn is_fragment(&self) -> bool {
         self.flags_frag_offset() & (MORE_FRAGS | FRAG_OFFSET_MASK) != 0
     }
-
     /// The time to live.
-    #[inline(always)]
-    pub fn ttl(&self) -> u8 {
-        u8_at(self.as_bytes(), field::TTL)
-    }
-
+    ttl: u8 = field::TTL;
     /// The protocol of the payload.
-    #[inline(always)]
-    pub fn protocol(&self) -> u8 {
-        u8_at(self.as_bytes(), field::PROTOCOL)
-    }
-
+    protocol: u8 = field::PROTOCOL;
     /// The header checksum as stored.
-    #[inline(always)]
-    pub fn checksum(&self) -> u16 {
-        be16(self.as_bytes(), field::CHECKSUM)
-    }
-
+    checksum: u16 = field::CHECKSUM;
     /// The source address.
-    #[inline(always)]
-    pub fn src_addr(&self) -> u32 {
-        be32(self.as_bytes(), field::SRC_ADDR)
-    }
-
+    src_addr: u32 = field::SRC_ADDR;
     /// The destination address.
-    #[inline(always)]
-    pub fn dst_addr(&self) -> u32 {
-        be32(self.as_bytes(), field::DST_ADDR)
-    }
-}
+    dst_addr: u32 = field::DST_ADDR;
 
-impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> Ipv4Header<B> {
     /// Sets the version nibble and the header length (`len` bytes, a multiple of 4 up
     /// to 60) in the first byte.
-    #[inline(always)]
     pub fn set_version_header_len(&mut self, version: u8, len: usize) {
         let ihl = ((len / 4) & 0x0f) as u8;
         set_u8_at(self.as_bytes_mut(), field::VER_IHL, (version << 4) | ihl);
     }
-
     /// Sets the type of service byte.
-    #[inline(always)]
-    pub fn set_tos(&mut self, tos: u8) {
-        set_u8_at(self.as_bytes_mut(), field::TOS, tos);
-    }
-
+    set_tos(tos): u8 = field::TOS;
     /// Sets the total length.
-    #[inline(always)]
-    pub fn set_total_len(&mut self, len: u16) {
-        set_be16(self.as_bytes_mut(), field::LENGTH, len);
-    }
-
+    set_total_len(len): u16 = field::LENGTH;
     /// Sets the identification.
-    #[inline(always)]
-    pub fn set_ident(&mut self, ident: u16) {
-        set_be16(self.as_bytes_mut(), field::IDENT, ident);
-    }
-
+    set_ident(ident): u16 = field::IDENT;
     /// Sets the flags and fragment offset word.
-    #[inline(always)]
-    pub fn set_flags_frag_offset(&mut self, w: u16) {
-        set_be16(self.as_bytes_mut(), field::FLG_OFF, w);
-    }
-
+    set_flags_frag_offset(w): u16 = field::FLG_OFF;
     /// Sets the time to live (the checksum is the caller's).
-    #[inline(always)]
-    pub fn set_ttl(&mut self, ttl: u8) {
-        set_u8_at(self.as_bytes_mut(), field::TTL, ttl);
-    }
-
+    set_ttl(ttl): u8 = field::TTL;
     /// Sets the protocol.
-    #[inline(always)]
-    pub fn set_protocol(&mut self, proto: u8) {
-        set_u8_at(self.as_bytes_mut(), field::PROTOCOL, proto);
-    }
-
+    set_protocol(proto): u8 = field::PROTOCOL;
     /// Stores a header checksum.
-    #[inline(always)]
-    pub fn set_checksum(&mut self, c: u16) {
-        set_be16(self.as_bytes_mut(), field::CHECKSUM, c);
-    }
-
+    set_checksum(c): u16 = field::CHECKSUM;
     /// Sets the source address.
-    #[inline(always)]
-    pub fn set_src_addr(&mut self, addr: u32) {
-        set_be32(self.as_bytes_mut(), field::SRC_ADDR, addr);
-    }
-
+    set_src_addr(addr): u32 = field::SRC_ADDR;
     /// Sets the destination address.
-    #[inline(always)]
-    pub fn set_dst_addr(&mut self, addr: u32) {
-        set_be32(self.as_bytes_mut(), field::DST_ADDR, addr);
-    }
+    set_dst_addr(addr): u32 = field::DST_ADDR;
 }
 
 #[cfg(test)]

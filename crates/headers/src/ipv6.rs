@@ -2,49 +2,32 @@
 //! ([`crate::ipv6_ext`]) and the upper layer. The payload length counts everything after
 //! the fixed header.
 
-use crate::bytes::{
-    be128, be16, be32, fields_fit, set_be128, set_be16, set_be32, set_u8_at, u8_at,
-};
-
 /// Length of the fixed header.
 pub const HEADER_LEN: usize = 40;
 
 /// The version of IPv6, in the header's first nibble.
 pub const VERSION: u8 = 6;
 
-/// Field offsets from the start of the header.
-pub mod field {
-    use core::ops::Range;
-
-    /// Version (4 bits), traffic class (8), flow label (20).
-    pub const VER_TC_FLOW: Range<usize> = 0..4;
-    /// Payload length (all that follows the fixed header).
-    pub const PAYLOAD_LEN: Range<usize> = 4..6;
-    /// Next header ([`crate::ip_proto`]).
-    pub const NXT_HDR: usize = 6;
-    /// Hop limit.
-    pub const HOP_LIMIT: usize = 7;
-    /// Source address.
-    pub const SRC_ADDR: Range<usize> = 8..24;
-    /// Destination address.
-    pub const DST_ADDR: Range<usize> = 24..40;
-    /// Source and destination addresses together: the addresses of the upper-layer
-    /// pseudo-header.
-    pub const ADDRS: Range<usize> = 8..40;
+fields! {
+    /// Field offsets from the start of the header.
+    pub mod field: HEADER_LEN {
+        /// Version (4 bits), traffic class (8), flow label (20).
+        VER_TC_FLOW: 0..4,
+        /// Payload length (all that follows the fixed header).
+        PAYLOAD_LEN: 4..6,
+        /// Next header ([`crate::ip_proto`]).
+        NXT_HDR: 6,
+        /// Hop limit.
+        HOP_LIMIT: 7,
+        /// Source address.
+        SRC_ADDR: 8..24,
+        /// Destination address.
+        DST_ADDR: 24..40,
+        /// Source and destination addresses together: the addresses of the upper-layer
+        /// pseudo-header.
+        ADDRS: 8..40,
+    }
 }
-
-const _: () = assert!(fields_fit(
-    HEADER_LEN,
-    &[
-        (field::VER_TC_FLOW, 4),
-        (field::PAYLOAD_LEN, 2),
-        (field::NXT_HDR..field::NXT_HDR + 1, 1),
-        (field::HOP_LIMIT..field::HOP_LIMIT + 1, 1),
-        (field::SRC_ADDR, 16),
-        (field::DST_ADDR, 16),
-        (field::ADDRS, 32)
-    ]
-));
 
 /// The flow label's bits in the first word.
 pub const FLOW_LABEL_MASK: u32 = 0x000f_ffff;
@@ -53,115 +36,55 @@ pub const TC_SHIFT: u32 = 20;
 
 view! {
     /// A view of the fixed IPv6 header ([`HEADER_LEN`] bytes).
-    Ipv6Header, HEADER_LEN
-}
+    Ipv6Header, HEADER_LEN;
 
-impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> Ipv6Header<B> {
     /// The first word: version, traffic class, flow label.
-    #[inline(always)]
-    pub fn ver_tc_flow(&self) -> u32 {
-        be32(self.as_bytes(), field::VER_TC_FLOW)
-    }
-
+    ver_tc_flow: u32 = field::VER_TC_FLOW;
     /// The version nibble (6 for IPv6).
-    #[inline(always)]
     pub fn version(&self) -> u8 {
         (self.ver_tc_flow() >> 28) as u8
     }
-
     /// The traffic class (DSCP and ECN, as IPv4's TOS).
-    #[inline(always)]
     pub fn traffic_class(&self) -> u8 {
         (self.ver_tc_flow() >> TC_SHIFT) as u8
     }
-
     /// The flow label (20 bits).
-    #[inline(always)]
     pub fn flow_label(&self) -> u32 {
         self.ver_tc_flow() & FLOW_LABEL_MASK
     }
-
     /// The payload length.
-    #[inline(always)]
-    pub fn payload_len(&self) -> u16 {
-        be16(self.as_bytes(), field::PAYLOAD_LEN)
-    }
-
+    payload_len: u16 = field::PAYLOAD_LEN;
     /// The next header.
-    #[inline(always)]
-    pub fn next_header(&self) -> u8 {
-        u8_at(self.as_bytes(), field::NXT_HDR)
-    }
-
+    next_header: u8 = field::NXT_HDR;
     /// The hop limit.
-    #[inline(always)]
-    pub fn hop_limit(&self) -> u8 {
-        u8_at(self.as_bytes(), field::HOP_LIMIT)
-    }
-
+    hop_limit: u8 = field::HOP_LIMIT;
     /// The source address.
-    #[inline(always)]
-    pub fn src_addr(&self) -> u128 {
-        be128(self.as_bytes(), field::SRC_ADDR)
-    }
-
+    src_addr: u128 = field::SRC_ADDR;
     /// The destination address.
-    #[inline(always)]
-    pub fn dst_addr(&self) -> u128 {
-        be128(self.as_bytes(), field::DST_ADDR)
-    }
-}
+    dst_addr: u128 = field::DST_ADDR;
 
-impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> Ipv6Header<B> {
     /// Sets the first word: version, traffic class, flow label.
-    #[inline(always)]
-    pub fn set_ver_tc_flow(&mut self, w: u32) {
-        set_be32(self.as_bytes_mut(), field::VER_TC_FLOW, w);
-    }
-
+    set_ver_tc_flow(w): u32 = field::VER_TC_FLOW;
     /// Sets the traffic class, keeping the version and flow label.
-    #[inline(always)]
     pub fn set_traffic_class(&mut self, tc: u8) {
         let w = self.ver_tc_flow();
         self.set_ver_tc_flow((w & !(0xff << TC_SHIFT)) | (u32::from(tc) << TC_SHIFT));
     }
-
     /// Sets the flow label (its low 20 bits), keeping the version and traffic class.
-    #[inline(always)]
     pub fn set_flow_label(&mut self, label: u32) {
         let w = self.ver_tc_flow();
         self.set_ver_tc_flow((w & !FLOW_LABEL_MASK) | (label & FLOW_LABEL_MASK));
     }
-
     /// Sets the payload length.
-    #[inline(always)]
-    pub fn set_payload_len(&mut self, len: u16) {
-        set_be16(self.as_bytes_mut(), field::PAYLOAD_LEN, len);
-    }
-
+    set_payload_len(len): u16 = field::PAYLOAD_LEN;
     /// Sets the next header.
-    #[inline(always)]
-    pub fn set_next_header(&mut self, nh: u8) {
-        set_u8_at(self.as_bytes_mut(), field::NXT_HDR, nh);
-    }
-
+    set_next_header(nh): u8 = field::NXT_HDR;
     /// Sets the hop limit.
-    #[inline(always)]
-    pub fn set_hop_limit(&mut self, hops: u8) {
-        set_u8_at(self.as_bytes_mut(), field::HOP_LIMIT, hops);
-    }
-
+    set_hop_limit(hops): u8 = field::HOP_LIMIT;
     /// Sets the source address.
-    #[inline(always)]
-    pub fn set_src_addr(&mut self, addr: u128) {
-        set_be128(self.as_bytes_mut(), field::SRC_ADDR, addr);
-    }
-
+    set_src_addr(addr): u128 = field::SRC_ADDR;
     /// Sets the destination address.
-    #[inline(always)]
-    pub fn set_dst_addr(&mut self, addr: u128) {
-        set_be128(self.as_bytes_mut(), field::DST_ADDR, addr);
-    }
+    set_dst_addr(addr): u128 = field::DST_ADDR;
 }
 
 #[cfg(test)]

@@ -4,8 +4,6 @@
 //! (RFC 4302) a length in 4-byte units not counting the first 8
 //! ([`Ipv6ExtHeader::ah_header_len`]); the fragment header ([`frag`]) is always 8 bytes.
 
-use crate::bytes::{fields_fit, set_u8_at, u8_at};
-
 pub use frag::Ipv6FragHeader;
 
 /// Length of the part every extension header (but ESP) starts with: next header and
@@ -15,96 +13,57 @@ pub const HEADER_LEN: usize = 2;
 /// The shortest extension header (every length is a multiple of 8 from 8 up).
 pub const MIN_LEN: usize = 8;
 
-/// Field offsets from the start of an extension header.
-pub mod field {
-    /// Next header ([`crate::ip_proto`]).
-    pub const NXT_HDR: usize = 0;
-    /// Header extension length (its unit depends on the header).
-    pub const LEN: usize = 1;
+fields! {
+    /// Field offsets from the start of an extension header.
+    pub mod field: HEADER_LEN {
+        /// Next header ([`crate::ip_proto`]).
+        NXT_HDR: 0,
+        /// Header extension length (its unit depends on the header).
+        LEN: 1,
+    }
 }
-
-const _: () = assert!(fields_fit(
-    HEADER_LEN,
-    &[
-        (field::NXT_HDR..field::NXT_HDR + 1, 1),
-        (field::LEN..field::LEN + 1, 1)
-    ]
-));
 
 view! {
     /// A view of the start of an IPv6 extension header ([`HEADER_LEN`] bytes).
-    Ipv6ExtHeader, HEADER_LEN
-}
+    Ipv6ExtHeader, HEADER_LEN;
 
-impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> Ipv6ExtHeader<B> {
     /// The next header.
-    #[inline(always)]
-    pub fn next_header(&self) -> u8 {
-        u8_at(self.as_bytes(), field::NXT_HDR)
-    }
-
+    next_header: u8 = field::NXT_HDR;
     /// The length byte as stored.
-    #[inline(always)]
-    pub fn hdr_ext_len(&self) -> u8 {
-        u8_at(self.as_bytes(), field::LEN)
-    }
-
+    hdr_ext_len: u8 = field::LEN;
     /// The header's length in bytes for hop-by-hop, routing and destination options:
     /// `(len + 1) * 8`.
-    #[inline(always)]
     pub fn header_len(&self) -> usize {
         (usize::from(self.hdr_ext_len()) + 1) * 8
     }
-
     /// The header's length in bytes for the authentication header: `(len + 2) * 4`.
-    #[inline(always)]
     pub fn ah_header_len(&self) -> usize {
         (usize::from(self.hdr_ext_len()) + 2) * 4
     }
-}
 
-impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> Ipv6ExtHeader<B> {
     /// Sets the next header.
-    #[inline(always)]
-    pub fn set_next_header(&mut self, nh: u8) {
-        set_u8_at(self.as_bytes_mut(), field::NXT_HDR, nh);
-    }
-
+    set_next_header(nh): u8 = field::NXT_HDR;
     /// Sets the length byte (in the header's own unit).
-    #[inline(always)]
-    pub fn set_hdr_ext_len(&mut self, len: u8) {
-        set_u8_at(self.as_bytes_mut(), field::LEN, len);
-    }
+    set_hdr_ext_len(len): u8 = field::LEN;
 }
 
 /// The IPv6 fragment header.
 pub mod frag {
-    use crate::bytes::{be16, be32, fields_fit, set_be16, set_be32, set_u8_at, u8_at};
-
     /// Length of the fragment header.
     pub const HEADER_LEN: usize = 8;
 
-    /// Field offsets from the start of the fragment header.
-    pub mod field {
-        use core::ops::Range;
-
-        /// Next header.
-        pub const NXT_HDR: usize = 0;
-        /// Fragment offset in 8-byte units (high 13 bits), reserved (2), more
-        /// fragments (lowest bit).
-        pub const OFFSET_FLAGS: Range<usize> = 2..4;
-        /// Identification.
-        pub const IDENT: Range<usize> = 4..8;
+    fields! {
+        /// Field offsets from the start of the fragment header.
+        pub mod field: HEADER_LEN {
+            /// Next header.
+            NXT_HDR: 0,
+            /// Fragment offset in 8-byte units (high 13 bits), reserved (2), more
+            /// fragments (lowest bit).
+            OFFSET_FLAGS: 2..4,
+            /// Identification.
+            IDENT: 4..8,
+        }
     }
-
-    const _: () = assert!(fields_fit(
-        HEADER_LEN,
-        &[
-            (field::NXT_HDR..field::NXT_HDR + 1, 1),
-            (field::OFFSET_FLAGS, 2),
-            (field::IDENT, 4)
-        ]
-    ));
 
     /// The fragment offset's bits in the offset/flags word.
     pub const OFFSET_MASK: u16 = 0xfff8;
@@ -113,59 +72,29 @@ pub mod frag {
 
     view! {
         /// A view of an IPv6 fragment header ([`HEADER_LEN`] bytes).
-        Ipv6FragHeader, HEADER_LEN
-    }
+        Ipv6FragHeader, HEADER_LEN;
 
-    impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> Ipv6FragHeader<B> {
         /// The next header.
-        #[inline(always)]
-        pub fn next_header(&self) -> u8 {
-            u8_at(self.as_bytes(), field::NXT_HDR)
-        }
-
+        next_header: u8 = field::NXT_HDR;
         /// The offset/flags word.
-        #[inline(always)]
-        pub fn offset_flags(&self) -> u16 {
-            be16(self.as_bytes(), field::OFFSET_FLAGS)
-        }
-
+        offset_flags: u16 = field::OFFSET_FLAGS;
         /// The fragment offset in 8-byte units: nonzero in every fragment but the first.
-        #[inline(always)]
         pub fn frag_offset(&self) -> u16 {
             self.offset_flags() >> 3
         }
-
         /// The "more fragments" flag.
-        #[inline(always)]
         pub fn more_frags(&self) -> bool {
             self.offset_flags() & MORE_FRAGS != 0
         }
-
         /// The identification.
-        #[inline(always)]
-        pub fn ident(&self) -> u32 {
-            be32(self.as_bytes(), field::IDENT)
-        }
-    }
+        ident: u32 = field::IDENT;
 
-    impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> Ipv6FragHeader<B> {
         /// Sets the next header.
-        #[inline(always)]
-        pub fn set_next_header(&mut self, nh: u8) {
-            set_u8_at(self.as_bytes_mut(), field::NXT_HDR, nh);
-        }
-
+        set_next_header(nh): u8 = field::NXT_HDR;
         /// Sets the offset/flags word.
-        #[inline(always)]
-        pub fn set_offset_flags(&mut self, w: u16) {
-            set_be16(self.as_bytes_mut(), field::OFFSET_FLAGS, w);
-        }
-
+        set_offset_flags(w): u16 = field::OFFSET_FLAGS;
         /// Sets the identification.
-        #[inline(always)]
-        pub fn set_ident(&mut self, ident: u32) {
-            set_be32(self.as_bytes_mut(), field::IDENT, ident);
-        }
+        set_ident(ident): u32 = field::IDENT;
     }
 }
 

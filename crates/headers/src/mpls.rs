@@ -4,32 +4,21 @@
 //! entry with bottom-of-stack set lies the payload (IPv4 or IPv6, told by its version
 //! nibble).
 
-use crate::bytes::{be32, fields_fit, set_be32, set_u8_at, u8_at};
-
 /// Length of one label stack entry.
 pub const ENTRY_LEN: usize = 4;
 
-/// Field offsets from the start of the entry.
-pub mod field {
-    use core::ops::Range;
-
-    /// The whole entry (label, TC, bottom-of-stack, TTL).
-    pub const LSE: Range<usize> = 0..4;
-    /// The byte whose lowest bit is bottom-of-stack (its upper bits: the label's last 4
-    /// and the TC).
-    pub const BOS_BYTE: usize = 2;
-    /// The TTL.
-    pub const TTL: usize = 3;
+fields! {
+    /// Field offsets from the start of the entry.
+    pub mod field: ENTRY_LEN {
+        /// The whole entry (label, TC, bottom-of-stack, TTL).
+        LSE: 0..4,
+        /// The byte whose lowest bit is bottom-of-stack (its upper bits: the label's last 4
+        /// and the TC).
+        BOS_BYTE: 2,
+        /// The TTL.
+        TTL: 3,
+    }
 }
-
-const _: () = assert!(fields_fit(
-    ENTRY_LEN,
-    &[
-        (field::LSE, 4),
-        (field::BOS_BYTE..field::BOS_BYTE + 1, 1),
-        (field::TTL..field::TTL + 1, 1)
-    ]
-));
 
 /// Where the 20-bit label starts in the entry's word.
 pub const LABEL_SHIFT: u32 = 12;
@@ -46,74 +35,44 @@ pub const TTL_MASK: u32 = 0xff;
 
 view! {
     /// A view of an MPLS label stack entry ([`ENTRY_LEN`] bytes).
-    MplsEntry, ENTRY_LEN
-}
+    MplsEntry, ENTRY_LEN;
 
-impl<B: core::borrow::Borrow<[u8; ENTRY_LEN]>> MplsEntry<B> {
     /// The whole entry as a word.
-    #[inline(always)]
-    pub fn word(&self) -> u32 {
-        be32(self.as_bytes(), field::LSE)
-    }
-
+    word: u32 = field::LSE;
     /// The label (20 bits).
-    #[inline(always)]
     pub fn label(&self) -> u32 {
         self.word() >> LABEL_SHIFT
     }
-
     /// The traffic class (3 bits).
-    #[inline(always)]
     pub fn tc(&self) -> u8 {
         ((self.word() >> TC_SHIFT) & TC_MASK) as u8
     }
-
     /// Whether this is the bottom of the stack.
-    #[inline(always)]
     pub fn bos(&self) -> bool {
         self.word() & BOS != 0
     }
-
     /// The TTL.
-    #[inline(always)]
-    pub fn ttl(&self) -> u8 {
-        u8_at(self.as_bytes(), field::TTL)
-    }
-}
+    ttl: u8 = field::TTL;
 
-impl<B: core::borrow::BorrowMut<[u8; ENTRY_LEN]>> MplsEntry<B> {
     /// Sets the whole entry.
-    #[inline(always)]
-    pub fn set_word(&mut self, w: u32) {
-        set_be32(self.as_bytes_mut(), field::LSE, w);
-    }
-
+    set_word(w): u32 = field::LSE;
     /// Sets the label (its low 20 bits), keeping the rest.
-    #[inline(always)]
     pub fn set_label(&mut self, label: u32) {
         let w = self.word();
         self.set_word((w & !(LABEL_MASK << LABEL_SHIFT)) | ((label & LABEL_MASK) << LABEL_SHIFT));
     }
-
     /// Sets the traffic class (its low 3 bits), keeping the rest.
-    #[inline(always)]
     pub fn set_tc(&mut self, tc: u8) {
         let w = self.word();
         self.set_word((w & !(TC_MASK << TC_SHIFT)) | ((u32::from(tc) & TC_MASK) << TC_SHIFT));
     }
-
     /// Sets or clears bottom-of-stack, keeping the rest.
-    #[inline(always)]
     pub fn set_bos(&mut self, bos: bool) {
         let w = self.word();
         self.set_word((w & !BOS) | if bos { BOS } else { 0 });
     }
-
     /// Sets the TTL.
-    #[inline(always)]
-    pub fn set_ttl(&mut self, ttl: u8) {
-        set_u8_at(self.as_bytes_mut(), field::TTL, ttl);
-    }
+    set_ttl(ttl): u8 = field::TTL;
 }
 
 #[cfg(test)]

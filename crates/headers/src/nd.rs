@@ -3,7 +3,7 @@
 //! after it: a type, a length in 8-byte units, and for the link-layer address options
 //! ([`OPT_SOURCE_LL`], [`OPT_TARGET_LL`]) a MAC address.
 
-use crate::bytes::{be128, fields_fit, get, set, set_be128, set_u8_at, u8_at};
+use crate::bytes::{set, set_u8_at};
 
 /// ICMPv6 type of a neighbour solicitation.
 pub const NS: u8 = 135;
@@ -24,151 +24,79 @@ pub const OPT_SOURCE_LL: u8 = 1;
 /// Option type: target link-layer address (on an NA).
 pub const OPT_TARGET_LL: u8 = 2;
 
-/// Field offsets from the start of the NS/NA message (its ICMPv6 header).
-pub mod field {
-    use core::ops::Range;
-
-    /// ICMPv6 type.
-    pub const TYPE: usize = 0;
-    /// ICMPv6 code (0 for neighbour discovery).
-    pub const CODE: usize = 1;
-    /// ICMPv6 checksum.
-    pub const CHECKSUM: Range<usize> = 2..4;
-    /// Flags (NA) or reserved (NS).
-    pub const FLAGS: Range<usize> = 4..8;
-    /// Target address.
-    pub const TARGET: Range<usize> = 8..24;
+fields! {
+    /// Field offsets from the start of the NS/NA message (its ICMPv6 header).
+    pub mod field: HEADER_LEN {
+        /// ICMPv6 type.
+        TYPE: 0,
+        /// ICMPv6 code (0 for neighbour discovery).
+        CODE: 1,
+        /// ICMPv6 checksum.
+        CHECKSUM: 2..4,
+        /// Flags (NA) or reserved (NS).
+        FLAGS: 4..8,
+        /// Target address.
+        TARGET: 8..24,
+    }
 }
 
-/// Field offsets from the start of an option.
-pub mod opt_field {
-    use core::ops::Range;
-
-    /// Option type.
-    pub const TYPE: usize = 0;
-    /// Option length in 8-byte units (0 is invalid).
-    pub const LEN: usize = 1;
-    /// The link-layer address of a source/target link-layer address option.
-    pub const LL_ADDR: Range<usize> = 2..8;
+fields! {
+    /// Field offsets from the start of an option.
+    pub mod opt_field: LL_OPT_LEN {
+        /// Option type.
+        TYPE: 0,
+        /// Option length in 8-byte units (0 is invalid).
+        LEN: 1,
+        /// The link-layer address of a source/target link-layer address option.
+        LL_ADDR: 2..8,
+    }
 }
-
-const _: () = assert!(
-    fields_fit(
-        HEADER_LEN,
-        &[
-            (field::TYPE..field::TYPE + 1, 1),
-            (field::CODE..field::CODE + 1, 1),
-            (field::CHECKSUM, 2),
-            (field::FLAGS, 4),
-            (field::TARGET, 16)
-        ]
-    ) && fields_fit(
-        OPT_HEADER_LEN,
-        &[
-            (opt_field::TYPE..opt_field::TYPE + 1, 1),
-            (opt_field::LEN..opt_field::LEN + 1, 1)
-        ]
-    ) && fields_fit(LL_OPT_LEN, &[(opt_field::LL_ADDR, 6)])
-);
 
 view! {
     /// A view of an NS or NA message up to its options ([`HEADER_LEN`] bytes).
-    NdMessage, HEADER_LEN
+    NdMessage, HEADER_LEN;
+
+    /// The ICMPv6 type.
+    msg_type: u8 = field::TYPE;
+    /// The ICMPv6 code.
+    code: u8 = field::CODE;
+    /// The target address.
+    target: u128 = field::TARGET;
+
+    /// Sets the ICMPv6 type.
+    set_msg_type(t): u8 = field::TYPE;
+    /// Sets the ICMPv6 code.
+    set_code(c): u8 = field::CODE;
+    /// Sets the target address.
+    set_target(addr): u128 = field::TARGET;
 }
 
 view! {
     /// A view of an option's type and length ([`OPT_HEADER_LEN`] bytes).
-    NdOption, OPT_HEADER_LEN
-}
+    NdOption, OPT_HEADER_LEN;
 
-view! {
-    /// A view of an Ethernet link-layer address option ([`LL_OPT_LEN`] bytes).
-    NdLinkLayerOption, LL_OPT_LEN
-}
-
-impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> NdMessage<B> {
-    /// The ICMPv6 type.
-    #[inline(always)]
-    pub fn msg_type(&self) -> u8 {
-        u8_at(self.as_bytes(), field::TYPE)
-    }
-
-    /// The ICMPv6 code.
-    #[inline(always)]
-    pub fn code(&self) -> u8 {
-        u8_at(self.as_bytes(), field::CODE)
-    }
-
-    /// The target address.
-    #[inline(always)]
-    pub fn target(&self) -> u128 {
-        be128(self.as_bytes(), field::TARGET)
-    }
-}
-
-impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> NdMessage<B> {
-    /// Sets the ICMPv6 type.
-    #[inline(always)]
-    pub fn set_msg_type(&mut self, t: u8) {
-        set_u8_at(self.as_bytes_mut(), field::TYPE, t);
-    }
-
-    /// Sets the ICMPv6 code.
-    #[inline(always)]
-    pub fn set_code(&mut self, c: u8) {
-        set_u8_at(self.as_bytes_mut(), field::CODE, c);
-    }
-
-    /// Sets the target address.
-    #[inline(always)]
-    pub fn set_target(&mut self, addr: u128) {
-        set_be128(self.as_bytes_mut(), field::TARGET, addr);
-    }
-}
-
-impl<B: core::borrow::Borrow<[u8; OPT_HEADER_LEN]>> NdOption<B> {
     /// The option type.
-    #[inline(always)]
-    pub fn opt_type(&self) -> u8 {
-        u8_at(self.as_bytes(), opt_field::TYPE)
-    }
-
+    opt_type: u8 = opt_field::TYPE;
     /// The length byte as stored (8-byte units).
-    #[inline(always)]
-    pub fn len_units(&self) -> u8 {
-        u8_at(self.as_bytes(), opt_field::LEN)
-    }
-
+    len_units: u8 = opt_field::LEN;
     /// The option's length in bytes (0 for an invalid option).
-    #[inline(always)]
     pub fn len_bytes(&self) -> usize {
         usize::from(self.len_units()) * 8
     }
 }
 
-impl<B: core::borrow::Borrow<[u8; LL_OPT_LEN]>> NdLinkLayerOption<B> {
+view! {
+    /// A view of an Ethernet link-layer address option ([`LL_OPT_LEN`] bytes).
+    NdLinkLayerOption, LL_OPT_LEN;
+
     /// The option type.
-    #[inline(always)]
-    pub fn opt_type(&self) -> u8 {
-        u8_at(self.as_bytes(), opt_field::TYPE)
-    }
-
+    opt_type: u8 = opt_field::TYPE;
     /// The length byte as stored (1 for Ethernet).
-    #[inline(always)]
-    pub fn len_units(&self) -> u8 {
-        u8_at(self.as_bytes(), opt_field::LEN)
-    }
-
+    len_units: u8 = opt_field::LEN;
     /// The link-layer address.
-    #[inline(always)]
-    pub fn addr(&self) -> [u8; 6] {
-        get(self.as_bytes(), opt_field::LL_ADDR.start)
-    }
-}
+    addr: [u8; 6] = opt_field::LL_ADDR;
 
-impl<B: core::borrow::BorrowMut<[u8; LL_OPT_LEN]>> NdLinkLayerOption<B> {
     /// Writes a whole option: type `t`, length 1, address `mac`.
-    #[inline(always)]
     pub fn set(&mut self, t: u8, mac: [u8; 6]) {
         let b = self.as_bytes_mut();
         set_u8_at(b, opt_field::TYPE, t);

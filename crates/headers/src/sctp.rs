@@ -1,94 +1,48 @@
 //! The SCTP common header (RFC 9260): ports, verification tag and the CRC32c checksum,
 //! which is stored least significant byte first (appendix A).
 
-use crate::bytes::{be16, be32, fields_fit, set, set_be16, set_be32};
+use crate::bytes::set;
 
 /// Length of the common header.
 pub const HEADER_LEN: usize = 12;
 
-/// Field offsets from the start of the header.
-pub mod field {
-    use core::ops::Range;
-
-    /// Source port.
-    pub const SRC_PORT: Range<usize> = 0..2;
-    /// Destination port.
-    pub const DST_PORT: Range<usize> = 2..4;
-    /// Verification tag.
-    pub const VERIFICATION_TAG: Range<usize> = 4..8;
-    /// CRC32c over the packet with this field zero.
-    pub const CHECKSUM: Range<usize> = 8..12;
+fields! {
+    /// Field offsets from the start of the header.
+    pub mod field: HEADER_LEN {
+        /// Source port.
+        SRC_PORT: 0..2,
+        /// Destination port.
+        DST_PORT: 2..4,
+        /// Verification tag.
+        VERIFICATION_TAG: 4..8,
+        /// CRC32c over the packet with this field zero.
+        CHECKSUM: 8..12,
+    }
 }
-
-const _: () = assert!(fields_fit(
-    HEADER_LEN,
-    &[
-        (field::SRC_PORT, 2),
-        (field::DST_PORT, 2),
-        (field::VERIFICATION_TAG, 4),
-        (field::CHECKSUM, 4)
-    ]
-));
 
 view! {
     /// A view of an SCTP common header ([`HEADER_LEN`] bytes).
-    SctpHeader, HEADER_LEN
-}
+    SctpHeader, HEADER_LEN;
 
-impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> SctpHeader<B> {
     /// The source port.
-    #[inline(always)]
-    pub fn src_port(&self) -> u16 {
-        be16(self.as_bytes(), field::SRC_PORT)
-    }
-
+    src_port: u16 = field::SRC_PORT;
     /// The destination port.
-    #[inline(always)]
-    pub fn dst_port(&self) -> u16 {
-        be16(self.as_bytes(), field::DST_PORT)
-    }
-
+    dst_port: u16 = field::DST_PORT;
     /// The verification tag.
-    #[inline(always)]
-    pub fn verification_tag(&self) -> u32 {
-        be32(self.as_bytes(), field::VERIFICATION_TAG)
-    }
-
+    verification_tag: u32 = field::VERIFICATION_TAG;
     /// The checksum field's bytes read in network order, as packet dumps show them
     /// (the CRC32c itself is `checksum().swap_bytes()`).
-    #[inline(always)]
-    pub fn checksum(&self) -> u32 {
-        be32(self.as_bytes(), field::CHECKSUM)
-    }
-}
+    checksum: u32 = field::CHECKSUM;
 
-impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> SctpHeader<B> {
     /// Sets the source port.
-    #[inline(always)]
-    pub fn set_src_port(&mut self, port: u16) {
-        set_be16(self.as_bytes_mut(), field::SRC_PORT, port);
-    }
-
+    set_src_port(port): u16 = field::SRC_PORT;
     /// Sets the destination port.
-    #[inline(always)]
-    pub fn set_dst_port(&mut self, port: u16) {
-        set_be16(self.as_bytes_mut(), field::DST_PORT, port);
-    }
-
+    set_dst_port(port): u16 = field::DST_PORT;
     /// Sets the verification tag.
-    #[inline(always)]
-    pub fn set_verification_tag(&mut self, tag: u32) {
-        set_be32(self.as_bytes_mut(), field::VERIFICATION_TAG, tag);
-    }
-
+    set_verification_tag(tag): u32 = field::VERIFICATION_TAG;
     /// Stores a computed CRC32c, least significant byte first.
-    #[inline(always)]
     pub fn set_crc32c(&mut self, crc: u32) {
-        set(
-            self.as_bytes_mut(),
-            field::CHECKSUM.start,
-            crc.to_le_bytes(),
-        );
+        set(self.as_bytes_mut(), field::CHECKSUM.start, crc.to_le_bytes());
     }
 }
 

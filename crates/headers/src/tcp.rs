@@ -1,52 +1,36 @@
 //! The TCP header (RFC 9293): [`HEADER_LEN`] fixed bytes, then options up to the data
 //! offset ([`TcpHeader::header_len`]).
 
-use crate::bytes::{be16, be32, fields_fit, set_be16, set_be32, u8_at};
+use crate::bytes::{be16, set_be16, u8_at};
 
 /// Length of the header without options (data offset 5).
 pub const HEADER_LEN: usize = 20;
 
-/// Field offsets from the start of the header.
-pub mod field {
-    use core::ops::Range;
-
-    /// Source port.
-    pub const SRC_PORT: Range<usize> = 0..2;
-    /// Destination port.
-    pub const DST_PORT: Range<usize> = 2..4;
-    /// Sequence number.
-    pub const SEQ_NUM: Range<usize> = 4..8;
-    /// Acknowledgment number.
-    pub const ACK_NUM: Range<usize> = 8..12;
-    /// Data offset (high 4 bits), reserved (3), and the 9 flags ([`super::flags`]).
-    pub const OFF_FLAGS: Range<usize> = 12..14;
-    /// The byte with the data offset (high nibble) and the NS flag (lowest bit).
-    pub const DATA_OFF: usize = 12;
-    /// The byte with the eight flags CWR..FIN.
-    pub const FLAGS: usize = 13;
-    /// Window size.
-    pub const WIN_SIZE: Range<usize> = 14..16;
-    /// Checksum (over the pseudo-header and the whole segment).
-    pub const CHECKSUM: Range<usize> = 16..18;
-    /// Urgent pointer.
-    pub const URGENT: Range<usize> = 18..20;
+fields! {
+    /// Field offsets from the start of the header.
+    pub mod field: HEADER_LEN {
+        /// Source port.
+        SRC_PORT: 0..2,
+        /// Destination port.
+        DST_PORT: 2..4,
+        /// Sequence number.
+        SEQ_NUM: 4..8,
+        /// Acknowledgment number.
+        ACK_NUM: 8..12,
+        /// Data offset (high 4 bits), reserved (3), and the 9 flags ([`super::flags`]).
+        OFF_FLAGS: 12..14,
+        /// The byte with the data offset (high nibble) and the NS flag (lowest bit).
+        DATA_OFF: 12,
+        /// The byte with the eight flags CWR..FIN.
+        FLAGS: 13,
+        /// Window size.
+        WIN_SIZE: 14..16,
+        /// Checksum (over the pseudo-header and the whole segment).
+        CHECKSUM: 16..18,
+        /// Urgent pointer.
+        URGENT: 18..20,
+    }
 }
-
-const _: () = assert!(fields_fit(
-    HEADER_LEN,
-    &[
-        (field::SRC_PORT, 2),
-        (field::DST_PORT, 2),
-        (field::SEQ_NUM, 4),
-        (field::ACK_NUM, 4),
-        (field::OFF_FLAGS, 2),
-        (field::DATA_OFF..field::DATA_OFF + 1, 1),
-        (field::FLAGS..field::FLAGS + 1, 1),
-        (field::WIN_SIZE, 2),
-        (field::CHECKSUM, 2),
-        (field::URGENT, 2)
-    ]
-));
 
 /// TCP flags, as bits of [`TcpHeader::flags`](crate::tcp::TcpHeader::flags) (the low 12 bits
 /// of the [`field::OFF_FLAGS`] word; the eight low ones are also
@@ -76,132 +60,58 @@ pub mod flags {
 
 view! {
     /// A view of the fixed part of a TCP header ([`HEADER_LEN`] bytes).
-    TcpHeader, HEADER_LEN
-}
+    TcpHeader, HEADER_LEN;
 
-impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> TcpHeader<B> {
     /// The source port.
-    #[inline(always)]
-    pub fn src_port(&self) -> u16 {
-        be16(self.as_bytes(), field::SRC_PORT)
-    }
-
+    src_port: u16 = field::SRC_PORT;
     /// The destination port.
-    #[inline(always)]
-    pub fn dst_port(&self) -> u16 {
-        be16(self.as_bytes(), field::DST_PORT)
-    }
-
+    dst_port: u16 = field::DST_PORT;
     /// The sequence number.
-    #[inline(always)]
-    pub fn seq_number(&self) -> u32 {
-        be32(self.as_bytes(), field::SEQ_NUM)
-    }
-
+    seq_number: u32 = field::SEQ_NUM;
     /// The acknowledgment number.
-    #[inline(always)]
-    pub fn ack_number(&self) -> u32 {
-        be32(self.as_bytes(), field::ACK_NUM)
-    }
-
+    ack_number: u32 = field::ACK_NUM;
     /// The header length in bytes (data offset × 4), options included; less than
     /// [`HEADER_LEN`] in a malformed header.
-    #[inline(always)]
     pub fn header_len(&self) -> usize {
         usize::from(u8_at(self.as_bytes(), field::DATA_OFF) >> 4) * 4
     }
-
     /// The flags: the low 12 bits of the offset/flags word ([`flags`]).
-    #[inline(always)]
     pub fn flags(&self) -> u16 {
         be16(self.as_bytes(), field::OFF_FLAGS) & flags::MASK
     }
-
     /// The window size.
-    #[inline(always)]
-    pub fn window(&self) -> u16 {
-        be16(self.as_bytes(), field::WIN_SIZE)
-    }
-
+    window: u16 = field::WIN_SIZE;
     /// The checksum as stored.
-    #[inline(always)]
-    pub fn checksum(&self) -> u16 {
-        be16(self.as_bytes(), field::CHECKSUM)
-    }
-
+    checksum: u16 = field::CHECKSUM;
     /// The urgent pointer.
-    #[inline(always)]
-    pub fn urgent(&self) -> u16 {
-        be16(self.as_bytes(), field::URGENT)
-    }
-}
+    urgent: u16 = field::URGENT;
 
-impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> TcpHeader<B> {
     /// Sets the source port.
-    #[inline(always)]
-    pub fn set_src_port(&mut self, port: u16) {
-        set_be16(self.as_bytes_mut(), field::SRC_PORT, port);
-    }
-
+    set_src_port(port): u16 = field::SRC_PORT;
     /// Sets the destination port.
-    #[inline(always)]
-    pub fn set_dst_port(&mut self, port: u16) {
-        set_be16(self.as_bytes_mut(), field::DST_PORT, port);
-    }
-
+    set_dst_port(port): u16 = field::DST_PORT;
     /// Sets the sequence number.
-    #[inline(always)]
-    pub fn set_seq_number(&mut self, seq: u32) {
-        set_be32(self.as_bytes_mut(), field::SEQ_NUM, seq);
-    }
-
+    set_seq_number(seq): u32 = field::SEQ_NUM;
     /// Sets the acknowledgment number.
-    #[inline(always)]
-    pub fn set_ack_number(&mut self, ack: u32) {
-        set_be32(self.as_bytes_mut(), field::ACK_NUM, ack);
-    }
-
+    set_ack_number(ack): u32 = field::ACK_NUM;
     /// Sets the header length (`len` bytes, a multiple of 4 up to 60), keeping the
     /// flags.
-    #[inline(always)]
     pub fn set_header_len(&mut self, len: usize) {
         let w = be16(self.as_bytes(), field::OFF_FLAGS);
         let off = (((len / 4) & 0x0f) as u16) << 12;
-        set_be16(
-            self.as_bytes_mut(),
-            field::OFF_FLAGS,
-            (w & flags::MASK) | off,
-        );
+        set_be16(self.as_bytes_mut(), field::OFF_FLAGS, (w & flags::MASK) | off);
     }
-
     /// Sets the flags (the low 12 bits of `f`), keeping the data offset.
-    #[inline(always)]
     pub fn set_flags(&mut self, f: u16) {
         let w = be16(self.as_bytes(), field::OFF_FLAGS);
-        set_be16(
-            self.as_bytes_mut(),
-            field::OFF_FLAGS,
-            (w & !flags::MASK) | (f & flags::MASK),
-        );
+        set_be16(self.as_bytes_mut(), field::OFF_FLAGS, (w & !flags::MASK) | (f & flags::MASK));
     }
-
     /// Sets the window size.
-    #[inline(always)]
-    pub fn set_window(&mut self, win: u16) {
-        set_be16(self.as_bytes_mut(), field::WIN_SIZE, win);
-    }
-
+    set_window(win): u16 = field::WIN_SIZE;
     /// Stores a checksum.
-    #[inline(always)]
-    pub fn set_checksum(&mut self, c: u16) {
-        set_be16(self.as_bytes_mut(), field::CHECKSUM, c);
-    }
-
+    set_checksum(c): u16 = field::CHECKSUM;
     /// Sets the urgent pointer.
-    #[inline(always)]
-    pub fn set_urgent(&mut self, p: u16) {
-        set_be16(self.as_bytes_mut(), field::URGENT, p);
-    }
+    set_urgent(p): u16 = field::URGENT;
 }
 
 #[cfg(test)]

@@ -1,89 +1,43 @@
 //! The UDP header (RFC 768).
 
-use crate::bytes::{be16, fields_fit, set_be16};
-
 /// Length of the header.
 pub const HEADER_LEN: usize = 8;
 
-/// Field offsets from the start of the header.
-pub mod field {
-    use core::ops::Range;
-
-    /// Source port.
-    pub const SRC_PORT: Range<usize> = 0..2;
-    /// Destination port.
-    pub const DST_PORT: Range<usize> = 2..4;
-    /// Length of the datagram, header included.
-    pub const LENGTH: Range<usize> = 4..6;
-    /// Checksum (over the pseudo-header and the datagram); zero over IPv4: none.
-    pub const CHECKSUM: Range<usize> = 6..8;
+fields! {
+    /// Field offsets from the start of the header.
+    pub mod field: HEADER_LEN {
+        /// Source port.
+        SRC_PORT: 0..2,
+        /// Destination port.
+        DST_PORT: 2..4,
+        /// Length of the datagram, header included.
+        LENGTH: 4..6,
+        /// Checksum (over the pseudo-header and the datagram); zero over IPv4: none.
+        CHECKSUM: 6..8,
+    }
 }
-
-const _: () = assert!(fields_fit(
-    HEADER_LEN,
-    &[
-        (field::SRC_PORT, 2),
-        (field::DST_PORT, 2),
-        (field::LENGTH, 2),
-        (field::CHECKSUM, 2)
-    ]
-));
 
 view! {
     /// A view of a UDP header ([`HEADER_LEN`] bytes).
-    UdpHeader, HEADER_LEN
-}
+    UdpHeader, HEADER_LEN;
 
-impl<B: core::borrow::Borrow<[u8; HEADER_LEN]>> UdpHeader<B> {
     /// The source port.
-    #[inline(always)]
-    pub fn src_port(&self) -> u16 {
-        be16(self.as_bytes(), field::SRC_PORT)
-    }
-
+    src_port: u16 = field::SRC_PORT;
     /// The destination port.
-    #[inline(always)]
-    pub fn dst_port(&self) -> u16 {
-        be16(self.as_bytes(), field::DST_PORT)
-    }
-
+    dst_port: u16 = field::DST_PORT;
     /// The datagram's length.
-    #[inline(always)]
-    pub fn length(&self) -> u16 {
-        be16(self.as_bytes(), field::LENGTH)
-    }
-
+    length: u16 = field::LENGTH;
     /// The checksum as stored.
-    #[inline(always)]
-    pub fn checksum(&self) -> u16 {
-        be16(self.as_bytes(), field::CHECKSUM)
-    }
-}
+    checksum: u16 = field::CHECKSUM;
 
-impl<B: core::borrow::BorrowMut<[u8; HEADER_LEN]>> UdpHeader<B> {
     /// Sets the source port.
-    #[inline(always)]
-    pub fn set_src_port(&mut self, port: u16) {
-        set_be16(self.as_bytes_mut(), field::SRC_PORT, port);
-    }
-
+    set_src_port(port): u16 = field::SRC_PORT;
     /// Sets the destination port.
-    #[inline(always)]
-    pub fn set_dst_port(&mut self, port: u16) {
-        set_be16(self.as_bytes_mut(), field::DST_PORT, port);
-    }
-
+    set_dst_port(port): u16 = field::DST_PORT;
     /// Sets the datagram's length.
-    #[inline(always)]
-    pub fn set_length(&mut self, len: u16) {
-        set_be16(self.as_bytes_mut(), field::LENGTH, len);
-    }
-
+    set_length(len): u16 = field::LENGTH;
     /// Stores a checksum.
-    #[inline(always)]
-    pub fn set_checksum(&mut self, c: u16) {
-        set_be16(self.as_bytes_mut(), field::CHECKSUM, c);
-    }
+    set_checksum(c): u16 = field::CHECKSUM;
 }
 
 #[cfg(test)]

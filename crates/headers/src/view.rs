@@ -1,11 +1,65 @@
-//! The `view!` macro: the struct, constructors and byte access every header view has.
+//! The macros every protocol module is written with: `fields!` declares a `field` module
+//! of offsets and checks that they lie inside the header, `view!` declares a view type
+//! with its constructors and byte access and, from a list of fields, its accessors.
+
+/// Declares a module `$module` of field offsets, `pub const NAME: Range<usize> = a..b;`
+/// for `NAME: a..b` and `pub const NAME: usize = a;` for a one-byte `NAME: a`, and a
+/// `const` assertion that every field is nonempty and lies inside a header of `$len`
+/// bytes. (The accessors `view!` writes also check that each field they read or write
+/// has their width, against the length of their view.)
+macro_rules! fields {
+    (
+        $(#[$doc:meta])* pub mod $module:ident: $len:ident {
+            $($(#[$m:meta])* $name:ident: $start:literal $(.. $end:literal)?,)*
+        }
+    ) => {
+        $(#[$doc])*
+        pub mod $module {
+            $(field_const!($(#[$m])* $name: $start $(.. $end)?);)*
+        }
+
+        const _: () = assert!($crate::bytes::fields_fit(
+            $len,
+            &[$((field_const!(@range $module::$name $(.. $end)?), 0)),*]
+        ));
+    };
+}
+
+/// One constant of a `fields!` module, or (`@range`) the byte range it names.
+macro_rules! field_const {
+    ($(#[$m:meta])* $name:ident: $at:literal) => {
+        $(#[$m])*
+        pub const $name: usize = $at;
+    };
+    ($(#[$m:meta])* $name:ident: $start:literal .. $end:literal) => {
+        $(#[$m])*
+        pub const $name: core::ops::Range<usize> = $start..$end;
+    };
+    (@range $module:ident::$name:ident .. $end:literal) => {
+        $module::$name
+    };
+    (@range $module:ident::$name:ident) => {
+        $module::$name..$module::$name + 1
+    };
+}
 
 /// Declares a view type `$name<B>` over a header of `$len` bytes: `new` over any buffer
 /// that borrows as `[u8; $len]`, `new_checked`/`new_checked_at` over a byte slice (and
-/// their `_mut` twins), `as_bytes`, `as_bytes_mut` and `into_inner`. The accessors are
-/// written by hand in each protocol's module.
+/// their `_mut` twins), `as_bytes`, `as_bytes_mut` and `into_inner`.
+///
+/// After `$len;` come its accessors, each `#[inline(always)]`, in the order they are
+/// listed; those that read go to an impl over `Borrow`, those that write to one over
+/// `BorrowMut`:
+///
+/// * `name: T = field::X;` reads field `X` as a `T`: `u8` (a one-byte field), `u16`,
+///   `u32` or `u128` (big-endian), or `[u8; 6]` (a MAC address);
+/// * `set_name(arg): T = field::X;` writes `arg: T` into it;
+/// * `pub fn ...` (with `&self` or `&mut self`) is any other accessor, as written.
+///
+/// Every field an accessor reads or writes is checked, in a `const` assertion, to lie
+/// inside the header and to be as wide as its `T`.
 macro_rules! view {
-    ($(#[$doc:meta])* $name:ident, $len:ident) => {
+    ($(#[$doc:meta])* $name:ident, $len:ident $(; $($accessors:tt)*)?) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub struct $name<B>(B);
@@ -89,5 +143,104 @@ macro_rules! view {
                 }
             }
         }
+
+        accessors!(@munch $name $len [] [] [] $($($accessors)*)?);
+    };
+}
+
+/// The accessors of `view!`: sorts the list into reads, writes and the fields to check,
+/// one entry at a time, then writes the impls and the assertion. (A hand-written
+/// accessor's `self` is taken from its own tokens: by hygiene, a `self` parameter the
+/// macro wrote could not be named in a body it did not.)
+macro_rules! accessors {
+    (
+        @munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]
+        $(#[$m:meta])* pub fn $f:ident(&mut $self:ident $($args:tt)*) $(-> $ret:ty)? $body:block
+        $($rest:tt)*
+    ) => {
+        accessors!(@munch $name $len [$($get)*]
+            [$($set)* $(#[$m])* #[inline(always)] pub fn $f(&mut $self $($args)*) $(-> $ret)? $body]
+            [$($fit)*] $($rest)*);
+    };
+    (
+        @munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]
+        $(#[$m:meta])* pub fn $f:ident(&$self:ident $($args:tt)*) $(-> $ret:ty)? $body:block
+        $($rest:tt)*
+    ) => {
+        accessors!(@munch $name $len
+            [$($get)* $(#[$m])* #[inline(always)] pub fn $f(&$self $($args)*) $(-> $ret)? $body]
+            [$($set)*] [$($fit)*] $($rest)*);
+    };
+    (
+        @munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]
+        $(#[$m:meta])* $f:ident: $ty:tt = $at:expr; $($rest:tt)*
+    ) => {
+        accessors!(@munch $name $len
+            [$($get)* $(#[$m])* #[inline(always)] pub fn $f(&self) -> $ty {
+                field_rw!(get $ty, self.as_bytes(), $at)
+            }]
+            [$($set)*] [$($fit)* field_rw!(fit $ty, $at),] $($rest)*);
+    };
+    (
+        @munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]
+        $(#[$m:meta])* $f:ident($arg:ident): $ty:tt = $at:expr; $($rest:tt)*
+    ) => {
+        accessors!(@munch $name $len [$($get)*]
+            [$($set)* $(#[$m])* #[inline(always)] pub fn $f(&mut self, $arg: $ty) {
+                field_rw!(set $ty, self.as_bytes_mut(), $at, $arg);
+            }]
+            [$($fit)* field_rw!(fit $ty, $at),] $($rest)*);
+    };
+    (@munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]) => {
+        accessors!(@impl Borrow, $name, $len, $($get)*);
+        accessors!(@impl BorrowMut, $name, $len, $($set)*);
+        const _: () = assert!($crate::bytes::fields_fit($len, &[$($fit)*]));
+    };
+    (@impl $bound:ident, $name:ident, $len:ident,) => {};
+    (@impl $bound:ident, $name:ident, $len:ident, $($fns:tt)+) => {
+        impl<B: core::borrow::$bound<[u8; $len]>> $name<B> {
+            $($fns)+
+        }
+    };
+}
+
+/// How an accessor of type `$ty` reads (`get`), writes (`set`) and checks (`fit`: its
+/// byte range and width) field `$at` of header bytes `$b`.
+macro_rules! field_rw {
+    (get u8, $b:expr, $at:expr) => {
+        $crate::bytes::u8_at($b, $at)
+    };
+    (get u16, $b:expr, $at:expr) => {
+        $crate::bytes::be16($b, $at)
+    };
+    (get u32, $b:expr, $at:expr) => {
+        $crate::bytes::be32($b, $at)
+    };
+    (get u128, $b:expr, $at:expr) => {
+        $crate::bytes::be128($b, $at)
+    };
+    (get [u8; 6], $b:expr, $at:expr) => {
+        $crate::bytes::get($b, $at.start)
+    };
+    (set u8, $b:expr, $at:expr, $v:expr) => {
+        $crate::bytes::set_u8_at($b, $at, $v)
+    };
+    (set u16, $b:expr, $at:expr, $v:expr) => {
+        $crate::bytes::set_be16($b, $at, $v)
+    };
+    (set u32, $b:expr, $at:expr, $v:expr) => {
+        $crate::bytes::set_be32($b, $at, $v)
+    };
+    (set u128, $b:expr, $at:expr, $v:expr) => {
+        $crate::bytes::set_be128($b, $at, $v)
+    };
+    (set [u8; 6], $b:expr, $at:expr, $v:expr) => {
+        $crate::bytes::set($b, $at.start, $v)
+    };
+    (fit u8, $at:expr) => {
+        ($at..$at + 1, 1)
+    };
+    (fit $ty:tt, $at:expr) => {
+        ($at, core::mem::size_of::<$ty>())
     };
 }

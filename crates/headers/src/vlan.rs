@@ -3,23 +3,19 @@
 //! point, drop eligible indicator, VLAN ID). What the tag carried (the next tag's TPID,
 //! or the ethertype) follows it, read with [`crate::ethernet::ethertype_at`].
 
-use crate::bytes::{be16, fields_fit, set_be16};
-
 /// Length of a tag: TPID and TCI. Pushing a tag inserts this many bytes after the MAC
 /// addresses.
 pub const TAG_LEN: usize = 4;
 
-/// Field offsets from the start of the tag (its TPID).
-pub mod field {
-    use core::ops::Range;
-
-    /// Tag protocol identifier: [`crate::ethertype::VLAN`] or [`crate::ethertype::QINQ`].
-    pub const TPID: Range<usize> = 0..2;
-    /// Tag control information.
-    pub const TCI: Range<usize> = 2..4;
+fields! {
+    /// Field offsets from the start of the tag (its TPID).
+    pub mod field: TAG_LEN {
+        /// Tag protocol identifier: [`crate::ethertype::VLAN`] or [`crate::ethertype::QINQ`].
+        TPID: 0..2,
+        /// Tag control information.
+        TCI: 2..4,
+    }
 }
-
-const _: () = assert!(fields_fit(TAG_LEN, &[(field::TPID, 2), (field::TCI, 2)]));
 
 /// The VLAN ID's bits in the TCI.
 pub const VID_MASK: u16 = 0x0fff;
@@ -30,63 +26,35 @@ pub const PCP_SHIFT: u32 = 13;
 
 view! {
     /// A view of a VLAN tag ([`TAG_LEN`] bytes: TPID and TCI).
-    VlanTag, TAG_LEN
-}
+    VlanTag, TAG_LEN;
 
-impl<B: core::borrow::Borrow<[u8; TAG_LEN]>> VlanTag<B> {
     /// The TPID.
-    #[inline(always)]
-    pub fn tpid(&self) -> u16 {
-        be16(self.as_bytes(), field::TPID)
-    }
-
+    tpid: u16 = field::TPID;
     /// The whole TCI.
-    #[inline(always)]
-    pub fn tci(&self) -> u16 {
-        be16(self.as_bytes(), field::TCI)
-    }
-
+    tci: u16 = field::TCI;
     /// The VLAN ID (12 bits).
-    #[inline(always)]
     pub fn vid(&self) -> u16 {
         self.tci() & VID_MASK
     }
-
     /// The priority code point (3 bits).
-    #[inline(always)]
     pub fn pcp(&self) -> u8 {
         (self.tci() >> PCP_SHIFT) as u8
     }
-
     /// The drop eligible indicator.
-    #[inline(always)]
     pub fn dei(&self) -> bool {
         self.tci() & DEI != 0
     }
-}
 
-impl<B: core::borrow::BorrowMut<[u8; TAG_LEN]>> VlanTag<B> {
     /// Sets the TPID.
-    #[inline(always)]
-    pub fn set_tpid(&mut self, tpid: u16) {
-        set_be16(self.as_bytes_mut(), field::TPID, tpid);
-    }
-
+    set_tpid(tpid): u16 = field::TPID;
     /// Sets the whole TCI.
-    #[inline(always)]
-    pub fn set_tci(&mut self, tci: u16) {
-        set_be16(self.as_bytes_mut(), field::TCI, tci);
-    }
-
+    set_tci(tci): u16 = field::TCI;
     /// Sets the VLAN ID (its low 12 bits), keeping the PCP and DEI.
-    #[inline(always)]
     pub fn set_vid(&mut self, vid: u16) {
         let tci = self.tci();
         self.set_tci((tci & !VID_MASK) | (vid & VID_MASK));
     }
-
     /// Sets the PCP (its low 3 bits), keeping the DEI and VLAN ID.
-    #[inline(always)]
     pub fn set_pcp(&mut self, pcp: u8) {
         let tci = self.tci();
         self.set_tci((tci & (DEI | VID_MASK)) | (u16::from(pcp & 7) << PCP_SHIFT));
