@@ -118,7 +118,7 @@ fn body(f: &Frame) -> Option<Value> {
         }),
         Message::V13(M13::FlowRemoved(r)) => json!({
             "type": "flow_removed",
-            "reason": print::removed_reason13(r.reason),
+            "reason": print::removed_reason(r.reason),
             "table_id": r.table_id,
             "priority": r.priority,
             "cookie": format!("{:#x}", r.cookie),
@@ -132,7 +132,7 @@ fn body(f: &Frame) -> Option<Value> {
         }),
         Message::V10(M10::FlowRemoved(r)) => json!({
             "type": "flow_removed",
-            "reason": print::removed_reason10(r.reason),
+            "reason": print::removed_reason(r.reason),
             "priority": r.priority,
             "cookie": format!("{:#x}", r.cookie),
             "duration_sec": r.duration_sec,

@@ -137,3 +137,17 @@ impl Match {
         validate::validate(self)
     }
 }
+
+/// OpenFlow 1.3's match as the match of version-neutral messages
+/// ([`crate::model::FlowRemoved`]).
+impl crate::model::WireMatch for Match {
+    const VERSION: u8 = crate::header::OFP13_VERSION;
+
+    fn decode(r: &mut Reader) -> Result<Match, OfpError> {
+        Match::decode(r)
+    }
+
+    fn encode(&self, w: &mut Writer) {
+        Match::encode(self, w)
+    }
+}

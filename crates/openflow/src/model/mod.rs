@@ -16,6 +16,7 @@
 //! ports get them from their current/supported features).
 
 mod counters;
+mod flow_removed;
 mod packet_out;
 pub(crate) mod port;
 pub mod queue;
@@ -23,6 +24,7 @@ pub mod queue;
 pub use counters::{
     port_stats_len, queue_stats_len, table_stats_len, PortStats, QueueStats, TableStats,
 };
+pub use flow_removed::{FlowRemoved, FlowRemovedReason, WireMatch};
 pub use packet_out::{PacketOut, WireAction};
 pub use port::{
     features_from_v10, features_to_v10, port_len, speed_kbps, Port, PortReason, PortStatus,

@@ -287,6 +287,20 @@ impl Match {
     }
 }
 
+/// OpenFlow 1.0's match as the match of version-neutral messages
+/// ([`crate::model::FlowRemoved`]).
+impl crate::model::WireMatch for Match {
+    const VERSION: u8 = crate::header::OFP10_VERSION;
+
+    fn decode(r: &mut Reader) -> Result<Match, OfpError> {
+        Match::decode(r)
+    }
+
+    fn encode(&self, w: &mut Writer) {
+        Match::encode(self, w)
+    }
+}
+
 /// Builds the OXM of a transport field from the 16-bit 1.0 value.
 type MakeOxm = fn(u16) -> Oxm;
 

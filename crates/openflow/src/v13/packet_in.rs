@@ -92,89 +92,11 @@ impl PacketIn {
     }
 }
 
-/// `ofp_flow_removed_reason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FlowRemovedReason {
-    IdleTimeout,
-    HardTimeout,
-    Delete,
-    GroupDelete,
-    /// 1.3.5's `OFPRR_METER_DELETE`.
-    MeterDelete,
-    Unknown(u8),
-}
+pub use crate::model::FlowRemovedReason;
 
-impl FlowRemovedReason {
-    pub fn from_u8(v: u8) -> Self {
-        match v {
-            0 => Self::IdleTimeout,
-            1 => Self::HardTimeout,
-            2 => Self::Delete,
-            3 => Self::GroupDelete,
-            4 => Self::MeterDelete,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u8(self) -> u8 {
-        match self {
-            Self::IdleTimeout => 0,
-            Self::HardTimeout => 1,
-            Self::Delete => 2,
-            Self::GroupDelete => 3,
-            Self::MeterDelete => 4,
-            Self::Unknown(n) => n,
-        }
-    }
-}
-
-/// An `OFPT_FLOW_REMOVED` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FlowRemoved {
-    pub cookie: u64,
-    pub priority: u16,
-    pub reason: FlowRemovedReason,
-    pub table_id: u8,
-    pub duration_sec: u32,
-    pub duration_nsec: u32,
-    pub idle_timeout: u16,
-    pub hard_timeout: u16,
-    pub packet_count: u64,
-    pub byte_count: u64,
-    pub match_: Match,
-}
-
-impl FlowRemoved {
-    pub fn decode(r: &mut Reader) -> Result<FlowRemoved, OfpError> {
-        Ok(FlowRemoved {
-            cookie: r.u64()?,
-            priority: r.u16()?,
-            reason: FlowRemovedReason::from_u8(r.u8()?),
-            table_id: r.u8()?,
-            duration_sec: r.u32()?,
-            duration_nsec: r.u32()?,
-            idle_timeout: r.u16()?,
-            hard_timeout: r.u16()?,
-            packet_count: r.u64()?,
-            byte_count: r.u64()?,
-            match_: Match::decode(r)?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u64(self.cookie);
-        w.u16(self.priority);
-        w.u8(self.reason.to_u8());
-        w.u8(self.table_id);
-        w.u32(self.duration_sec);
-        w.u32(self.duration_nsec);
-        w.u16(self.idle_timeout);
-        w.u16(self.hard_timeout);
-        w.u64(self.packet_count);
-        w.u64(self.byte_count);
-        self.match_.encode(w);
-    }
-}
+/// An `OFPT_FLOW_REMOVED` body over 1.3's OXM match: the flow-removed type of every
+/// version ([`crate::model::FlowRemoved`]).
+pub type FlowRemoved = crate::model::FlowRemoved<Match>;
 
 /// proptest strategies for packet-in and flow-removed.
 #[cfg(test)]

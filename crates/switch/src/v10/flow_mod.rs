@@ -176,14 +176,18 @@ pub fn flow_removed_to_v10(fr: &FlowRemoved13) -> Result<FlowRemoved10, OfpError
         Reason13::Delete | Reason13::GroupDelete | Reason13::MeterDelete => Reason10::Delete,
         Reason13::Unknown(n) => Reason10::Unknown(n),
     };
+    // One type in both versions: the same entry with the 1.0 match and reason (1.0 has
+    // no table id or hard timeout; encoding leaves them out).
     Ok(FlowRemoved10 {
         match_: match_from_v13(&fr.match_)?,
         cookie: fr.cookie,
         priority: fr.priority,
         reason,
+        table_id: 0,
         duration_sec: fr.duration_sec,
         duration_nsec: fr.duration_nsec,
         idle_timeout: fr.idle_timeout,
+        hard_timeout: 0,
         packet_count: fr.packet_count,
         byte_count: fr.byte_count,
     })

@@ -229,9 +229,10 @@ fn removed(
     s
 }
 
-/// The reason word of a flow-removed message.
-pub fn removed_reason13(r: crate::v13::FlowRemovedReason) -> String {
-    use crate::v13::FlowRemovedReason as R;
+/// The reason word of a flow-removed message (either version: 1.0's reasons are the
+/// first three).
+pub fn removed_reason(r: crate::model::FlowRemovedReason) -> String {
+    use crate::model::FlowRemovedReason as R;
     match r {
         R::IdleTimeout => "idle".into(),
         R::HardTimeout => "hard".into(),
@@ -242,22 +243,11 @@ pub fn removed_reason13(r: crate::v13::FlowRemovedReason) -> String {
     }
 }
 
-/// The reason word of a 1.0 flow-removed message.
-pub fn removed_reason10(r: crate::v10::FlowRemovedReason) -> String {
-    use crate::v10::FlowRemovedReason as R;
-    match r {
-        R::IdleTimeout => "idle".into(),
-        R::HardTimeout => "hard".into(),
-        R::Delete => "delete".into(),
-        R::Unknown(n) => n.to_string(),
-    }
-}
-
 pub(super) fn flow_removed13(f: &crate::v13::FlowRemoved) -> String {
     removed(
         &f.match_,
         f.priority,
-        removed_reason13(f.reason),
+        removed_reason(f.reason),
         f.table_id,
         f.cookie,
         (f.duration_sec, f.duration_nsec),
@@ -272,7 +262,7 @@ pub(super) fn flow_removed10(f: &crate::v10::FlowRemoved) -> String {
     removed(
         &f.match_.to_oxm(),
         f.priority,
-        removed_reason10(f.reason),
+        removed_reason(f.reason),
         255,
         f.cookie,
         (f.duration_sec, f.duration_nsec),

@@ -28,7 +28,7 @@ mod switch;
 mod table;
 
 pub use error::error_name;
-pub use flow::{flow_line, removed_reason10, removed_reason13};
+pub use flow::{flow_line, removed_reason};
 pub use group::{action_bitmap_names, group_text};
 pub use meter::{meter_flag_words, meter_id};
 pub use packet::{reason10, reason13, summary as packet_summary};
