@@ -577,17 +577,13 @@ mod tests {
         );
         assert_eq!(g.step(&err), Step::Error);
         assert_eq!(g.step(&Frame::v13(7, M13::BarrierReply)), Step::Unexpected);
-        let agg = Frame::v13(
-            7,
-            M13::MultipartReply(MultipartReply {
-                flags: 0,
-                body: MultipartReplyBody::Aggregate(AggregateStats {
-                    packet_count: 1,
-                    byte_count: 2,
-                    flow_count: 3,
-                }),
-            }),
-        );
+        let totals = AggregateStats {
+            packet_count: 1,
+            byte_count: 2,
+            flow_count: 3,
+        };
+        let body = MultipartReplyBody::Aggregate(totals);
+        let agg = Frame::v13(7, M13::MultipartReply(MultipartReply { flags: 0, body }));
         assert_eq!(g.step(&agg), Step::Done);
     }
 

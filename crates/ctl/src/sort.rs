@@ -24,32 +24,6 @@ pub struct SortKey {
     pub descending: bool,
 }
 
-/// Open vSwitch's names for the OXM fields, beside the OXM names themselves.
-const ALIASES: [(&str, OxmField); 22] = [
-    ("dl_dst", OxmField::EthDst),
-    ("dl_src", OxmField::EthSrc),
-    ("dl_type", OxmField::EthType),
-    ("dl_vlan", OxmField::VlanVid),
-    ("dl_vlan_pcp", OxmField::VlanPcp),
-    ("nw_tos", OxmField::IpDscp),
-    ("nw_ecn", OxmField::IpEcn),
-    ("nw_proto", OxmField::IpProto),
-    ("nw_src", OxmField::Ipv4Src),
-    ("ip_src", OxmField::Ipv4Src),
-    ("nw_dst", OxmField::Ipv4Dst),
-    ("ip_dst", OxmField::Ipv4Dst),
-    ("tp_src", OxmField::TcpSrc),
-    ("tp_dst", OxmField::TcpDst),
-    ("icmp_type", OxmField::Icmpv4Type),
-    ("icmp_code", OxmField::Icmpv4Code),
-    ("ipv6_label", OxmField::Ipv6Flabel),
-    ("nd_target", OxmField::Ipv6NdTarget),
-    ("nd_sll", OxmField::Ipv6NdSll),
-    ("nd_tll", OxmField::Ipv6NdTll),
-    ("tun_id", OxmField::TunnelId),
-    ("vlan_tci", OxmField::VlanVid),
-];
-
 impl SortKey {
     /// `--sort` (`descending` false) or `--rsort` with an optional field name.
     pub fn parse(field: &str, descending: bool) -> Result<SortKey, String> {
@@ -57,7 +31,7 @@ impl SortKey {
             "" | "priority" => None,
             name => Some(
                 OxmField::from_name(name)
-                    .or_else(|| ALIASES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f))
+                    .or_else(|| openflow::text::oxm_field_named(name))
                     .ok_or_else(|| format!("{name}: unknown field for --sort/--rsort"))?,
             ),
         };

@@ -160,6 +160,57 @@ pub(crate) fn field_by_name(name: &str) -> Option<FieldName> {
     })
 }
 
+/// The OXM field that an ovs-ofctl match field name (`dl_src`, `nw_tos`, `tp_src`, ...,
+/// or an OXM name) sets: for the legacy names that stand for several OXM fields, the one
+/// Open vSwitch sorts and prints them as (`tp_*` → TCP, `vlan_tci`/`dl_vlan` → VID,
+/// `nw_tos` → DSCP).
+pub fn oxm_field_named(name: &str) -> Option<crate::oxm::OxmField> {
+    use crate::oxm::OxmField as O;
+    use FieldName::*;
+    Some(match field_by_name(name)? {
+        InPort => O::InPort,
+        InPhyPort => O::InPhyPort,
+        Metadata => O::Metadata,
+        EthSrc => O::EthSrc,
+        EthDst => O::EthDst,
+        EthType => O::EthType,
+        DlVlan | VlanVid | VlanTci => O::VlanVid,
+        DlVlanPcp | VlanPcp => O::VlanPcp,
+        IpDscp | NwTos => O::IpDscp,
+        IpEcn => O::IpEcn,
+        NwProto => O::IpProto,
+        NwSrc => O::Ipv4Src,
+        NwDst => O::Ipv4Dst,
+        TpSrc | TcpSrc => O::TcpSrc,
+        TpDst | TcpDst => O::TcpDst,
+        UdpSrc => O::UdpSrc,
+        UdpDst => O::UdpDst,
+        SctpSrc => O::SctpSrc,
+        SctpDst => O::SctpDst,
+        IcmpType => O::Icmpv4Type,
+        IcmpCode => O::Icmpv4Code,
+        Icmpv6Type => O::Icmpv6Type,
+        Icmpv6Code => O::Icmpv6Code,
+        ArpOp => O::ArpOp,
+        ArpSpa => O::ArpSpa,
+        ArpTpa => O::ArpTpa,
+        ArpSha => O::ArpSha,
+        ArpTha => O::ArpTha,
+        Ipv6Src => O::Ipv6Src,
+        Ipv6Dst => O::Ipv6Dst,
+        Ipv6Label => O::Ipv6Flabel,
+        NdTarget => O::Ipv6NdTarget,
+        NdSll => O::Ipv6NdSll,
+        NdTll => O::Ipv6NdTll,
+        MplsLabel => O::MplsLabel,
+        MplsTc => O::MplsTc,
+        MplsBos => O::MplsBos,
+        PbbIsid => O::PbbIsid,
+        TunId => O::TunnelId,
+        Ipv6Exthdr => O::Ipv6Exthdr,
+    })
+}
+
 /// Open vSwitch match fields that OpenFlow 1.3 OXM cannot express: named in errors.
 pub(crate) fn is_ovs_only_field(name: &str) -> bool {
     name.starts_with("reg")

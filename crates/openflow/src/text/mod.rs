@@ -38,6 +38,7 @@ mod tests;
 
 pub use action::{format_action, format_actions};
 pub use error::TextError;
+pub use field::oxm_field_named;
 pub use flow::{
     format_duration, format_flow_mod, format_flow_stats, parse_flow, parse_flow_mod, FlowStatsText,
 };
