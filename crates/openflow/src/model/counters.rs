@@ -5,15 +5,16 @@
 //! `encode(version, ..)`.
 //!
 //! Port numbers are in the 1.3 numbering whatever the version (1.0's reserved ports
-//! `0xff00..` are `0xffffff00..`, see [`port_to_v13`]); encoding for 1.0 writes a number
+//! `0xff00..` are `0xffffff00..`, see
+//! [`port_to_v13`](crate::v10::port::port_to_v13)); encoding for 1.0 writes a number
 //! with no 1.0 form as `OFPP_NONE` (a translation to 1.0 drops such entries first). 1.0
 //! has no duration: decoding 1.0 gives `u32::MAX` in both duration fields, which
 //! [`PortStats::duration`] reads as "none", as Open vSwitch does. A counter the switch
 //! does not have is all ones in every version.
 
+use super::{read_port, write_port};
 use crate::error::OfpError;
 use crate::header::OFP10_VERSION;
-use crate::v10::port::{ofpp, port_from_v13, port_to_v13};
 use crate::wire::{Reader, Writer};
 
 /// Bytes of one port-stats element on the wire of `version`.
@@ -31,29 +32,6 @@ pub fn queue_stats_len(version: u8) -> usize {
         32
     } else {
         40
-    }
-}
-
-/// Reads a port number of `version`'s width (then its padding to `pad_to` bytes).
-fn read_port(version: u8, r: &mut Reader, pad_to: usize) -> Result<u32, OfpError> {
-    if version == OFP10_VERSION {
-        let p = port_to_v13(r.u16()?);
-        r.skip(pad_to - 2)?;
-        Ok(p)
-    } else {
-        let p = r.u32()?;
-        r.skip(pad_to - 4)?;
-        Ok(p)
-    }
-}
-
-fn write_port(version: u8, port_no: u32, w: &mut Writer, pad_to: usize) {
-    if version == OFP10_VERSION {
-        w.u16(port_from_v13(port_no).unwrap_or(ofpp::NONE));
-        w.zeros(pad_to - 2);
-    } else {
-        w.u32(port_no);
-        w.zeros(pad_to - 4);
     }
 }
 

@@ -35,6 +35,8 @@ use crate::instruction::Instruction;
 use crate::match13::Match;
 use crate::v10::port::port_to_v13;
 use crate::v10::Action as A10;
+use crate::wire::{Reader, Writer};
+use crate::{OfpError, OFP10_VERSION};
 
 /// What a flow does: 1.3 instructions or 1.0 actions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,6 +105,42 @@ impl FlowEntry {
             match_: f.match_.to_oxm(),
             actions: Actions::V10(f.actions.clone()),
         }
+    }
+}
+
+/// Reads a port number in `version`'s width (1.0: 16 bits, renumbered into the 1.3
+/// space by [`port_to_v13`](crate::v10::port::port_to_v13); later versions: 32 bits),
+/// then skips to the end of its `field_len` bytes (the number and its padding).
+pub(crate) fn read_port(version: u8, r: &mut Reader, field_len: usize) -> Result<u32, OfpError> {
+    let (port, width) = if version == OFP10_VERSION {
+        (port_to_v13(r.u16()?), 2)
+    } else {
+        (r.u32()?, 4)
+    };
+    r.skip(field_len - width)?;
+    Ok(port)
+}
+
+/// Writes a port number in `version`'s width, then zeros to the end of its `field_len`
+/// bytes. For 1.0, a number with no 1.0 form is written as `OFPP_NONE`.
+pub(crate) fn write_port(version: u8, port: u32, w: &mut Writer, field_len: usize) {
+    let width = if version == OFP10_VERSION {
+        let p = crate::v10::port::port_from_v13(port).unwrap_or(crate::v10::port::ofpp::NONE);
+        w.u16(p);
+        2
+    } else {
+        w.u32(port);
+        4
+    };
+    w.zeros(field_len - width);
+}
+
+/// Bytes of a port number on `version`'s wire.
+pub(crate) fn port_width(version: u8) -> usize {
+    if version == OFP10_VERSION {
+        2
+    } else {
+        4
     }
 }
 

@@ -6,12 +6,13 @@
 //! (1.3: then `pad[6]`), `actions_len` bytes of actions, then the frame to the end of
 //! the message (empty when `buffer_id` names a buffered packet). `actions_len` is derived
 //! from the actions when encoding; one past the end of the message is `OFPBRC_BAD_LEN`.
-//! `in_port` is in the 1.3 numbering whatever the version ([`port_to_v13`]).
+//! `in_port` is in the 1.3 numbering whatever the version
+//! ([`port_to_v13`](crate::v10::port::port_to_v13)).
 
+use super::{port_width, read_port, write_port};
 use crate::action::port as ofpp13;
 use crate::error::{ErrorKind, OfpError};
 use crate::header::OFP10_VERSION;
-use crate::v10::port::{ofpp, port_from_v13, port_to_v13};
 use crate::wire::{Reader, Writer};
 
 /// The actions of one OpenFlow version's wire, as a version-neutral message that carries
@@ -66,11 +67,7 @@ impl<A: WireAction> PacketOut<A> {
 
     pub fn decode(r: &mut Reader) -> Result<PacketOut<A>, OfpError> {
         let buffer_id = r.u32()?;
-        let in_port = if A::VERSION == OFP10_VERSION {
-            port_to_v13(r.u16()?)
-        } else {
-            r.u32()?
-        };
+        let in_port = read_port(A::VERSION, r, port_width(A::VERSION))?;
         let actions_len = usize::from(r.u16()?);
         if A::VERSION != OFP10_VERSION {
             r.skip(6)?;
@@ -95,11 +92,7 @@ impl<A: WireAction> PacketOut<A> {
 
     pub fn encode(&self, w: &mut Writer) {
         w.u32(self.buffer_id);
-        if A::VERSION == OFP10_VERSION {
-            w.u16(port_from_v13(self.in_port).unwrap_or(ofpp::NONE));
-        } else {
-            w.u32(self.in_port);
-        }
+        write_port(A::VERSION, self.in_port, w, port_width(A::VERSION));
         let len_at = w.len();
         w.u16(0);
         if A::VERSION != OFP10_VERSION {

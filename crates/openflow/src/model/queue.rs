@@ -9,14 +9,14 @@
 //! `experimenter:u32, pad[4], data` for `OFPQT_EXPERIMENTER` (0xffff). Properties a
 //! version does not define are kept as read (the bytes after the 8-byte header).
 //!
-//! Ports are in the 1.3 numbering (1.0's are renumbered by [`port_to_v13`]); a 1.0 queue
-//! has no port of its own and takes the reply's. Every length is checked: a queue shorter
+//! Ports are in the 1.3 numbering (1.0's are renumbered by
+//! [`port_to_v13`](crate::v10::port::port_to_v13)); a 1.0 queue has no port of its own and takes the reply's. Every length is checked: a queue shorter
 //! than its header or a property shorter than 8 bytes, either running past its container,
 //! or a rate property that is not 16 bytes long, is `OFPBRC_BAD_LEN`.
 
+use super::{read_port, write_port};
 use crate::error::{ErrorKind, OfpError};
 use crate::header::OFP10_VERSION;
-use crate::v10::port::{ofpp, port_from_v13, port_to_v13};
 use crate::wire::{Reader, Writer};
 
 pub const OFPQT_MIN_RATE: u16 = 1;
@@ -207,15 +207,7 @@ pub struct QueueGetConfigReply {
 
 impl QueueGetConfigReply {
     pub fn decode(version: u8, r: &mut Reader) -> Result<QueueGetConfigReply, OfpError> {
-        let port = if version == OFP10_VERSION {
-            let p = port_to_v13(r.u16()?);
-            r.skip(6)?;
-            p
-        } else {
-            let p = r.u32()?;
-            r.skip(4)?;
-            p
-        };
+        let port = read_port(version, r, 8)?;
         let mut queues = Vec::new();
         while !r.is_empty() {
             queues.push(PacketQueue::decode(version, port, r)?);
@@ -224,13 +216,7 @@ impl QueueGetConfigReply {
     }
 
     pub fn encode(&self, version: u8, w: &mut Writer) {
-        if version == OFP10_VERSION {
-            w.u16(port_from_v13(self.port).unwrap_or(ofpp::NONE));
-            w.zeros(6);
-        } else {
-            w.u32(self.port);
-            w.zeros(4);
-        }
+        write_port(version, self.port, w, 8);
         for q in &self.queues {
             q.encode(version, w);
         }
