@@ -22,6 +22,9 @@
 
 #![forbid(unsafe_code)]
 
+#[macro_use]
+mod record;
+
 pub mod action;
 pub mod error;
 pub mod framing;

@@ -55,6 +55,71 @@ impl std::str::FromStr for MacAddr {
     }
 }
 
+/// A value with one fixed-size big-endian form on the wire: what a `record!` field
+/// holds. Enums with an `Unknown(n)` variant implement it too, so any bytes read.
+pub trait Field: Sized {
+    /// Bytes on the wire.
+    const LEN: usize;
+    /// Reads the value.
+    fn read(r: &mut Reader) -> Result<Self, OfpError>;
+    /// Writes the value.
+    fn write(&self, w: &mut Writer);
+    /// Every value of the type, for property tests.
+    #[cfg(test)]
+    fn arb() -> proptest::strategy::BoxedStrategy<Self>;
+}
+
+/// `Field` for values that convert to and from their wire bytes.
+macro_rules! field_via_bytes {
+    ($($ty:ty: $n:literal, $from:expr, $to:expr;)*) => {$(
+        impl Field for $ty {
+            const LEN: usize = $n;
+            fn read(r: &mut Reader) -> Result<Self, OfpError> {
+                Ok($from(r.array::<$n>()?))
+            }
+            fn write(&self, w: &mut Writer) {
+                w.bytes(&$to(*self));
+            }
+            #[cfg(test)]
+            fn arb() -> proptest::strategy::BoxedStrategy<Self> {
+                use proptest::strategy::Strategy;
+                proptest::arbitrary::any::<[u8; $n]>().prop_map($from).boxed()
+            }
+        }
+    )*};
+}
+
+field_via_bytes! {
+    u8: 1, u8::from_be_bytes, u8::to_be_bytes;
+    u16: 2, u16::from_be_bytes, u16::to_be_bytes;
+    u32: 4, u32::from_be_bytes, u32::to_be_bytes;
+    u64: 8, u64::from_be_bytes, u64::to_be_bytes;
+    MacAddr: 6, MacAddr, |m: MacAddr| m.0;
+    Ipv4Addr: 4, Ipv4Addr::from, |a: Ipv4Addr| a.octets();
+    Ipv6Addr: 16, Ipv6Addr::from, |a: Ipv6Addr| a.octets();
+}
+
+impl<T: Field + std::fmt::Debug + 'static, const N: usize> Field for [T; N] {
+    const LEN: usize = N * T::LEN;
+    fn read(r: &mut Reader) -> Result<Self, OfpError> {
+        let mut items = Vec::with_capacity(N);
+        for _ in 0..N {
+            items.push(T::read(r)?);
+        }
+        Ok(items.try_into().expect("N items read"))
+    }
+    fn write(&self, w: &mut Writer) {
+        for item in self {
+            item.write(w);
+        }
+    }
+    #[cfg(test)]
+    fn arb() -> proptest::strategy::BoxedStrategy<Self> {
+        use proptest::strategy::Strategy;
+        proptest::array::uniform(T::arb()).boxed()
+    }
+}
+
 /// Cuts `s` to at most `n` bytes on a character boundary.
 fn truncate_on_char(s: &mut String, n: usize) {
     if s.len() > n {

@@ -27,48 +27,26 @@ pub trait WireMatch: Sized {
     fn encode(&self, w: &mut Writer);
 }
 
-/// `ofp_flow_removed_reason`. 1.0 defines the first three; 1.3 adds group-delete and
-/// (1.3.5) meter-delete. Numbers a version does not define decode as `Unknown`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FlowRemovedReason {
-    IdleTimeout,
-    HardTimeout,
-    Delete,
-    GroupDelete,
-    /// 1.3.5's `OFPRR_METER_DELETE`.
-    MeterDelete,
-    Unknown(u8),
+wire_enum! {
+    /// `ofp_flow_removed_reason`. 1.0 defines the first three; 1.3 adds group-delete and
+    /// (1.3.5) meter-delete. Numbers a version does not define decode as `Unknown`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum FlowRemovedReason: u8 as from_u8 / to_u8 {
+        IdleTimeout = 0,
+        HardTimeout = 1,
+        Delete = 2,
+        GroupDelete = 3,
+        /// 1.3.5's `OFPRR_METER_DELETE`.
+        MeterDelete = 4,
+    }
 }
 
 impl FlowRemovedReason {
-    /// The reason numbered `v` in OpenFlow 1.3.
-    pub fn from_u8(v: u8) -> Self {
-        match v {
-            0 => Self::IdleTimeout,
-            1 => Self::HardTimeout,
-            2 => Self::Delete,
-            3 => Self::GroupDelete,
-            4 => Self::MeterDelete,
-            n => Self::Unknown(n),
-        }
-    }
-
     /// The reason numbered `v` in `version`.
     pub fn of_version(version: u8, v: u8) -> Self {
         match Self::from_u8(v) {
             Self::GroupDelete | Self::MeterDelete if version == OFP10_VERSION => Self::Unknown(v),
             r => r,
-        }
-    }
-
-    pub fn to_u8(self) -> u8 {
-        match self {
-            Self::IdleTimeout => 0,
-            Self::HardTimeout => 1,
-            Self::Delete => 2,
-            Self::GroupDelete => 3,
-            Self::MeterDelete => 4,
-            Self::Unknown(n) => n,
         }
     }
 }

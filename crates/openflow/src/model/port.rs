@@ -320,33 +320,13 @@ impl Port {
     }
 }
 
-/// `ofp_port_reason`: why a port-status was sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PortReason {
-    Add,
-    Delete,
-    Modify,
-    /// A number no version defines, kept as it is.
-    Unknown(u8),
-}
-
-impl PortReason {
-    pub fn from_u8(v: u8) -> Self {
-        match v {
-            0 => Self::Add,
-            1 => Self::Delete,
-            2 => Self::Modify,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u8(self) -> u8 {
-        match self {
-            Self::Add => 0,
-            Self::Delete => 1,
-            Self::Modify => 2,
-            Self::Unknown(n) => n,
-        }
+wire_enum! {
+    /// `ofp_port_reason`: why a port-status was sent.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum PortReason: u8 as from_u8 / to_u8 {
+        Add = 0,
+        Delete = 1,
+        Modify = 2,
     }
 }
 

@@ -119,13 +119,6 @@ pub(crate) mod strategy {
                 },
             )
     }
-
-    pub fn arb_switch_config() -> impl Strategy<Value = SwitchConfig> {
-        (any::<u16>(), any::<u16>()).prop_map(|(flags, miss_send_len)| SwitchConfig {
-            flags,
-            miss_send_len,
-        })
-    }
 }
 
 #[cfg(test)]

@@ -18,38 +18,15 @@ use crate::wire::{Reader, Writer};
 /// `OFP_NO_BUFFER` / the 1.0 "no buffer" id.
 pub const NO_BUFFER: u32 = 0xffff_ffff;
 
-/// `ofp_flow_mod_command` (a u16 in 1.0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FlowModCommand {
-    Add,
-    Modify,
-    ModifyStrict,
-    Delete,
-    DeleteStrict,
-    Unknown(u16),
-}
-
-impl FlowModCommand {
-    pub fn from_u16(v: u16) -> Self {
-        match v {
-            0 => Self::Add,
-            1 => Self::Modify,
-            2 => Self::ModifyStrict,
-            3 => Self::Delete,
-            4 => Self::DeleteStrict,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u16(self) -> u16 {
-        match self {
-            Self::Add => 0,
-            Self::Modify => 1,
-            Self::ModifyStrict => 2,
-            Self::Delete => 3,
-            Self::DeleteStrict => 4,
-            Self::Unknown(n) => n,
-        }
+wire_enum! {
+    /// `ofp_flow_mod_command` (a u16 in 1.0).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum FlowModCommand: u16 as from_u16 / to_u16 {
+        Add = 0,
+        Modify = 1,
+        ModifyStrict = 2,
+        Delete = 3,
+        DeleteStrict = 4,
     }
 }
 

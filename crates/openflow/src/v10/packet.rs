@@ -11,29 +11,12 @@ use super::action10::Action;
 use crate::error::OfpError;
 use crate::wire::{Reader, Writer};
 
-/// `ofp_packet_in_reason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PacketInReason {
-    NoMatch,
-    Action,
-    Unknown(u8),
-}
-
-impl PacketInReason {
-    pub fn from_u8(v: u8) -> Self {
-        match v {
-            0 => Self::NoMatch,
-            1 => Self::Action,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u8(self) -> u8 {
-        match self {
-            Self::NoMatch => 0,
-            Self::Action => 1,
-            Self::Unknown(n) => n,
-        }
+wire_enum! {
+    /// `ofp_packet_in_reason`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum PacketInReason: u8 as from_u8 / to_u8 {
+        NoMatch = 0,
+        Action = 1,
     }
 }
 

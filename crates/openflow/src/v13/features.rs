@@ -4,11 +4,8 @@
 //! auxiliary_id:u8, pad[2], capabilities:u32, reserved:u32`. Ports are no longer listed
 //! here in 1.3 (they come from the port-description multipart reply).
 
-use crate::error::OfpError;
-use crate::wire::{Reader, Writer};
-
 /// Length of the body after the header.
-pub const FEATURES_REPLY_LEN: usize = 24;
+pub const FEATURES_REPLY_LEN: usize = FeaturesReply::WIRE_LEN;
 
 /// `ofp_capabilities` bits.
 pub mod capabilities {
@@ -21,79 +18,24 @@ pub mod capabilities {
     pub const PORT_BLOCKED: u32 = 1 << 8;
 }
 
-/// An `OFPT_FEATURES_REPLY` body.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct FeaturesReply {
-    pub datapath_id: u64,
-    pub n_buffers: u32,
-    pub n_tables: u8,
-    /// 0 on the main connection; nonzero on auxiliary connections.
-    pub auxiliary_id: u8,
-    pub capabilities: u32,
-    pub reserved: u32,
-}
-
-impl FeaturesReply {
-    pub fn decode(r: &mut Reader) -> Result<FeaturesReply, OfpError> {
-        let datapath_id = r.u64()?;
-        let n_buffers = r.u32()?;
-        let n_tables = r.u8()?;
-        let auxiliary_id = r.u8()?;
-        r.skip(2)?;
-        Ok(FeaturesReply {
-            datapath_id,
-            n_buffers,
-            n_tables,
-            auxiliary_id,
-            capabilities: r.u32()?,
-            reserved: r.u32()?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u64(self.datapath_id);
-        w.u32(self.n_buffers);
-        w.u8(self.n_tables);
-        w.u8(self.auxiliary_id);
-        w.zeros(2);
-        w.u32(self.capabilities);
-        w.u32(self.reserved);
-    }
-}
-
-/// proptest strategy for features replies.
-#[cfg(test)]
-pub(crate) mod strategy {
-    use super::*;
-    use proptest::prelude::*;
-
-    pub fn arb_features_reply() -> impl Strategy<Value = FeaturesReply> {
-        (
-            any::<u64>(),
-            any::<u32>(),
-            any::<u8>(),
-            any::<u8>(),
-            any::<u32>(),
-            any::<u32>(),
-        )
-            .prop_map(
-                |(datapath_id, n_buffers, n_tables, auxiliary_id, capabilities, reserved)| {
-                    FeaturesReply {
-                        datapath_id,
-                        n_buffers,
-                        n_tables,
-                        auxiliary_id,
-                        capabilities,
-                        reserved,
-                    }
-                },
-            )
+record! {
+    /// An `OFPT_FEATURES_REPLY` body.
+    #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct FeaturesReply {
+        pub datapath_id: u64,
+        pub n_buffers: u32,
+        pub n_tables: u8,
+        /// 0 on the main connection; nonzero on auxiliary connections.
+        pub auxiliary_id: u8 [pad 2],
+        pub capabilities: u32,
+        pub reserved: u32,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{Reader, Writer};
     use proptest::prelude::*;
 
     #[test]
@@ -120,7 +62,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn roundtrip(f in strategy::arb_features_reply()) {
+        fn roundtrip(f in FeaturesReply::arb()) {
             let mut w = Writer::new();
             f.encode(&mut w);
             prop_assert_eq!(w.len(), FEATURES_REPLY_LEN);

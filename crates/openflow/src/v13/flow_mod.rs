@@ -19,38 +19,15 @@ pub const OFP_NO_BUFFER: u32 = 0xffff_ffff;
 pub use crate::instruction::OFPTT_MAX;
 pub const OFPTT_ALL: u8 = 0xff;
 
-/// `ofp_flow_mod_command`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FlowModCommand {
-    Add,
-    Modify,
-    ModifyStrict,
-    Delete,
-    DeleteStrict,
-    Unknown(u8),
-}
-
-impl FlowModCommand {
-    pub fn from_u8(v: u8) -> Self {
-        match v {
-            0 => Self::Add,
-            1 => Self::Modify,
-            2 => Self::ModifyStrict,
-            3 => Self::Delete,
-            4 => Self::DeleteStrict,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u8(self) -> u8 {
-        match self {
-            Self::Add => 0,
-            Self::Modify => 1,
-            Self::ModifyStrict => 2,
-            Self::Delete => 3,
-            Self::DeleteStrict => 4,
-            Self::Unknown(n) => n,
-        }
+wire_enum! {
+    /// `ofp_flow_mod_command`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum FlowModCommand: u8 as from_u8 / to_u8 {
+        Add = 0,
+        Modify = 1,
+        ModifyStrict = 2,
+        Delete = 3,
+        DeleteStrict = 4,
     }
 }
 

@@ -12,64 +12,24 @@ use crate::error::{ErrorKind, OfpError};
 use crate::model::WireAction;
 use crate::wire::{Reader, Writer};
 
-/// `ofp_group_mod_command`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GroupModCommand {
-    Add,
-    Modify,
-    Delete,
-    Unknown(u16),
-}
-
-impl GroupModCommand {
-    pub fn from_u16(v: u16) -> Self {
-        match v {
-            0 => Self::Add,
-            1 => Self::Modify,
-            2 => Self::Delete,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u16(self) -> u16 {
-        match self {
-            Self::Add => 0,
-            Self::Modify => 1,
-            Self::Delete => 2,
-            Self::Unknown(n) => n,
-        }
+wire_enum! {
+    /// `ofp_group_mod_command`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum GroupModCommand: u16 as from_u16 / to_u16 {
+        Add = 0,
+        Modify = 1,
+        Delete = 2,
     }
 }
 
-/// `ofp_group_type`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GroupType {
-    All,
-    Select,
-    Indirect,
-    FastFailover,
-    Unknown(u8),
-}
-
-impl GroupType {
-    pub fn from_u8(v: u8) -> Self {
-        match v {
-            0 => Self::All,
-            1 => Self::Select,
-            2 => Self::Indirect,
-            3 => Self::FastFailover,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u8(self) -> u8 {
-        match self {
-            Self::All => 0,
-            Self::Select => 1,
-            Self::Indirect => 2,
-            Self::FastFailover => 3,
-            Self::Unknown(n) => n,
-        }
+wire_enum! {
+    /// `ofp_group_type`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum GroupType: u8 as from_u8 / to_u8 {
+        All = 0,
+        Select = 1,
+        Indirect = 2,
+        FastFailover = 3,
     }
 }
 

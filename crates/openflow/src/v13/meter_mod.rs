@@ -14,32 +14,13 @@ use crate::error::{ErrorKind, OfpError};
 use crate::v13::bad_len;
 use crate::wire::{Reader, Writer};
 
-/// `ofp_meter_mod_command`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MeterModCommand {
-    Add,
-    Modify,
-    Delete,
-    Unknown(u16),
-}
-
-impl MeterModCommand {
-    pub fn from_u16(v: u16) -> Self {
-        match v {
-            0 => Self::Add,
-            1 => Self::Modify,
-            2 => Self::Delete,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u16(self) -> u16 {
-        match self {
-            Self::Add => 0,
-            Self::Modify => 1,
-            Self::Delete => 2,
-            Self::Unknown(n) => n,
-        }
+wire_enum! {
+    /// `ofp_meter_mod_command`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum MeterModCommand: u16 as from_u16 / to_u16 {
+        Add = 0,
+        Modify = 1,
+        Delete = 2,
     }
 }
 

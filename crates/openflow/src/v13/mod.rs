@@ -301,16 +301,14 @@ pub(crate) mod strategy {
                 .prop_map(Message::Experimenter)
                 .boxed(),
             Just(Message::FeaturesRequest).boxed(),
-            features::strategy::arb_features_reply()
+            FeaturesReply::arb()
                 .prop_map(Message::FeaturesReply)
                 .boxed(),
             Just(Message::GetConfigRequest).boxed(),
-            switch_config::strategy::arb_switch_config()
+            SwitchConfig::arb()
                 .prop_map(Message::GetConfigReply)
                 .boxed(),
-            switch_config::strategy::arb_switch_config()
-                .prop_map(Message::SetConfig)
-                .boxed(),
+            SwitchConfig::arb().prop_map(Message::SetConfig).boxed(),
             packet_in::strategy::arb_packet_in()
                 .prop_map(Message::PacketIn)
                 .boxed(),
@@ -329,12 +327,8 @@ pub(crate) mod strategy {
             group_mod::strategy::arb_group_mod()
                 .prop_map(Message::GroupMod)
                 .boxed(),
-            port_status::strategy::arb_port_mod()
-                .prop_map(Message::PortMod)
-                .boxed(),
-            switch_config::strategy::arb_table_mod()
-                .prop_map(Message::TableMod)
-                .boxed(),
+            PortMod::arb().prop_map(Message::PortMod).boxed(),
+            TableMod::arb().prop_map(Message::TableMod).boxed(),
             Just(Message::BarrierRequest).boxed(),
             Just(Message::BarrierReply).boxed(),
             any::<u32>()
@@ -343,19 +337,11 @@ pub(crate) mod strategy {
             queue_config::strategy::arb_queue_get_config_reply()
                 .prop_map(Message::QueueGetConfigReply)
                 .boxed(),
-            role::strategy::arb_role()
-                .prop_map(Message::RoleRequest)
-                .boxed(),
-            role::strategy::arb_role()
-                .prop_map(Message::RoleReply)
-                .boxed(),
+            Role::arb().prop_map(Message::RoleRequest).boxed(),
+            Role::arb().prop_map(Message::RoleReply).boxed(),
             Just(Message::GetAsyncRequest).boxed(),
-            role::strategy::arb_async_config()
-                .prop_map(Message::GetAsyncReply)
-                .boxed(),
-            role::strategy::arb_async_config()
-                .prop_map(Message::SetAsync)
-                .boxed(),
+            AsyncConfig::arb().prop_map(Message::GetAsyncReply).boxed(),
+            AsyncConfig::arb().prop_map(Message::SetAsync).boxed(),
             meter_mod::strategy::arb_meter_mod()
                 .prop_map(Message::MeterMod)
                 .boxed(),

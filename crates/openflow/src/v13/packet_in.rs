@@ -14,35 +14,16 @@ use crate::error::OfpError;
 use crate::match13::Match;
 use crate::wire::{Reader, Writer};
 
-/// `ofp_packet_in_reason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PacketInReason {
-    /// No matching flow (table-miss flow entry).
-    NoMatch,
-    /// Output to the controller in an action.
-    Action,
-    /// The packet has an invalid TTL.
-    InvalidTtl,
-    Unknown(u8),
-}
-
-impl PacketInReason {
-    pub fn from_u8(v: u8) -> Self {
-        match v {
-            0 => Self::NoMatch,
-            1 => Self::Action,
-            2 => Self::InvalidTtl,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u8(self) -> u8 {
-        match self {
-            Self::NoMatch => 0,
-            Self::Action => 1,
-            Self::InvalidTtl => 2,
-            Self::Unknown(n) => n,
-        }
+wire_enum! {
+    /// `ofp_packet_in_reason`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum PacketInReason: u8 as from_u8 / to_u8 {
+        /// No matching flow (table-miss flow entry).
+        NoMatch = 0,
+        /// Output to the controller in an action.
+        Action = 1,
+        /// The packet has an invalid TTL.
+        InvalidTtl = 2,
     }
 }
 

@@ -9,52 +9,25 @@
 
 use crate::action::port as ofpp;
 use crate::error::{ErrorKind, OfpError};
-use crate::wire::{MacAddr, Reader, Writer};
+use crate::wire::MacAddr;
 
 /// Port-status and its reasons have one type for every version ([`crate::model`]).
 pub use crate::model::{PortReason, PortStatus};
 
-/// An `OFPT_PORT_MOD` body.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct PortMod {
-    pub port_no: u32,
-    /// Must equal the port's address (a sanity check by the switch, not a change).
-    pub hw_addr: MacAddr,
-    pub config: u32,
-    pub mask: u32,
-    pub advertise: u32,
+record! {
+    /// An `OFPT_PORT_MOD` body.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct PortMod {
+        pub port_no: u32 [pad 4],
+        /// Must equal the port's address (a sanity check by the switch, not a change).
+        pub hw_addr: MacAddr [pad 2],
+        pub config: u32,
+        pub mask: u32,
+        pub advertise: u32 [pad 4],
+    }
 }
 
 impl PortMod {
-    pub fn decode(r: &mut Reader) -> Result<PortMod, OfpError> {
-        let port_no = r.u32()?;
-        r.skip(4)?;
-        let hw_addr = r.mac()?;
-        r.skip(2)?;
-        let config = r.u32()?;
-        let mask = r.u32()?;
-        let advertise = r.u32()?;
-        r.skip(4)?;
-        Ok(PortMod {
-            port_no,
-            hw_addr,
-            config,
-            mask,
-            advertise,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.port_no);
-        w.zeros(4);
-        w.mac(self.hw_addr);
-        w.zeros(2);
-        w.u32(self.config);
-        w.u32(self.mask);
-        w.u32(self.advertise);
-        w.zeros(4);
-    }
-
     /// Rejects a port number above `OFPP_MAX` (`OFPPMFC_BAD_PORT`): reserved ports
     /// cannot be configured. Whether the port exists is for the switch to check.
     pub fn validate(&self) -> Result<(), OfpError> {
@@ -78,29 +51,13 @@ pub(crate) mod strategy {
     pub fn arb_port_status() -> impl Strategy<Value = PortStatus> {
         crate::model::port::strategy::arb_port_status(OFP13_VERSION)
     }
-
-    pub fn arb_port_mod() -> impl Strategy<Value = PortMod> {
-        (
-            any::<u32>(),
-            any::<[u8; 6]>(),
-            any::<u32>(),
-            any::<u32>(),
-            any::<u32>(),
-        )
-            .prop_map(|(port_no, mac, config, mask, advertise)| PortMod {
-                port_no,
-                hw_addr: MacAddr(mac),
-                config,
-                mask,
-                advertise,
-            })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::header::OFP13_VERSION;
+    use crate::wire::{Reader, Writer};
     use proptest::prelude::*;
 
     #[test]
@@ -150,7 +107,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn roundtrip(s in strategy::arb_port_status(), m in strategy::arb_port_mod()) {
+        fn roundtrip(s in strategy::arb_port_status(), m in PortMod::arb()) {
             let mut w = Writer::new();
             s.encode(OFP13_VERSION, &mut w);
             prop_assert_eq!(w.len(), 72);

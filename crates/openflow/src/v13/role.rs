@@ -9,63 +9,28 @@
 //! reason `n` of that message.
 
 use crate::error::{ErrorKind, OfpError};
-use crate::wire::{Reader, Writer};
 
-/// `ofp_controller_role`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ControllerRole {
-    NoChange,
-    Equal,
-    Master,
-    Slave,
-    Unknown(u32),
-}
-
-impl ControllerRole {
-    pub fn from_u32(v: u32) -> Self {
-        match v {
-            0 => Self::NoChange,
-            1 => Self::Equal,
-            2 => Self::Master,
-            3 => Self::Slave,
-            n => Self::Unknown(n),
-        }
-    }
-
-    pub fn to_u32(self) -> u32 {
-        match self {
-            Self::NoChange => 0,
-            Self::Equal => 1,
-            Self::Master => 2,
-            Self::Slave => 3,
-            Self::Unknown(n) => n,
-        }
+wire_enum! {
+    /// `ofp_controller_role`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum ControllerRole: u32 as from_u32 / to_u32 {
+        NoChange = 0,
+        Equal = 1,
+        Master = 2,
+        Slave = 3,
     }
 }
 
-/// A role request or reply body.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Role {
-    pub role: ControllerRole,
-    pub generation_id: u64,
+record! {
+    /// A role request or reply body.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct Role {
+        pub role: ControllerRole [pad 4],
+        pub generation_id: u64,
+    }
 }
 
 impl Role {
-    pub fn decode(r: &mut Reader) -> Result<Role, OfpError> {
-        let role = ControllerRole::from_u32(r.u32()?);
-        r.skip(4)?;
-        Ok(Role {
-            role,
-            generation_id: r.u64()?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.role.to_u32());
-        w.zeros(4);
-        w.u64(self.generation_id);
-    }
-
     /// Rejects a role number the spec does not define (`OFPRRFC_BAD_ROLE`).
     pub fn validate(&self) -> Result<(), OfpError> {
         match self.role {
@@ -78,60 +43,20 @@ impl Role {
     }
 }
 
-/// The asynchronous-message filter of one connection.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct AsyncConfig {
-    pub packet_in_mask: [u32; 2],
-    pub port_status_mask: [u32; 2],
-    pub flow_removed_mask: [u32; 2],
-}
-
-impl AsyncConfig {
-    pub fn decode(r: &mut Reader) -> Result<AsyncConfig, OfpError> {
-        Ok(AsyncConfig {
-            packet_in_mask: [r.u32()?, r.u32()?],
-            port_status_mask: [r.u32()?, r.u32()?],
-            flow_removed_mask: [r.u32()?, r.u32()?],
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        for mask in [
-            self.packet_in_mask,
-            self.port_status_mask,
-            self.flow_removed_mask,
-        ] {
-            w.u32(mask[0]);
-            w.u32(mask[1]);
-        }
-    }
-}
-
-/// proptest strategies for roles and async config.
-#[cfg(test)]
-pub(crate) mod strategy {
-    use super::*;
-    use proptest::prelude::*;
-
-    pub fn arb_role() -> impl Strategy<Value = Role> {
-        (prop_oneof![0u32..5, any::<u32>()], any::<u64>()).prop_map(|(role, generation_id)| Role {
-            role: ControllerRole::from_u32(role),
-            generation_id,
-        })
-    }
-
-    pub fn arb_async_config() -> impl Strategy<Value = AsyncConfig> {
-        proptest::array::uniform6(any::<u32>()).prop_map(|m| AsyncConfig {
-            packet_in_mask: [m[0], m[1]],
-            port_status_mask: [m[2], m[3]],
-            flow_removed_mask: [m[4], m[5]],
-        })
+record! {
+    /// The asynchronous-message filter of one connection.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct AsyncConfig {
+        pub packet_in_mask: [u32; 2],
+        pub port_status_mask: [u32; 2],
+        pub flow_removed_mask: [u32; 2],
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{Reader, Writer};
     use proptest::prelude::*;
 
     #[test]
@@ -179,7 +104,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn roundtrip(r in strategy::arb_role(), a in strategy::arb_async_config()) {
+        fn roundtrip(r in Role::arb(), a in AsyncConfig::arb()) {
             let mut w = Writer::new();
             r.encode(&mut w);
             prop_assert_eq!(w.len(), 16);

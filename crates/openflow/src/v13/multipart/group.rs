@@ -124,14 +124,16 @@ impl GroupDesc {
     }
 }
 
-/// `ofp_group_features`: supported group types and capabilities, and per type (indexed
-/// by `ofp_group_type`) the maximum number of groups and a bitmap of supported actions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct GroupFeatures {
-    pub types: u32,
-    pub capabilities: u32,
-    pub max_groups: [u32; 4],
-    pub actions: [u32; 4],
+record! {
+    /// `ofp_group_features`: supported group types and capabilities, and per type (indexed
+    /// by `ofp_group_type`) the maximum number of groups and a bitmap of supported actions.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct GroupFeatures {
+        pub types: u32,
+        pub capabilities: u32,
+        pub max_groups: [u32; 4],
+        pub actions: [u32; 4],
+    }
 }
 
 /// `ofp_group_capabilities` bits.
@@ -140,32 +142,4 @@ pub mod group_capabilities {
     pub const SELECT_LIVENESS: u32 = 1 << 1;
     pub const CHAINING: u32 = 1 << 2;
     pub const CHAINING_CHECKS: u32 = 1 << 3;
-}
-
-impl GroupFeatures {
-    pub fn decode(r: &mut Reader) -> Result<GroupFeatures, OfpError> {
-        let types = r.u32()?;
-        let capabilities = r.u32()?;
-        let mut max_groups = [0u32; 4];
-        for m in &mut max_groups {
-            *m = r.u32()?;
-        }
-        let mut actions = [0u32; 4];
-        for a in &mut actions {
-            *a = r.u32()?;
-        }
-        Ok(GroupFeatures {
-            types,
-            capabilities,
-            max_groups,
-            actions,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.types);
-        w.u32(self.capabilities);
-        self.max_groups.iter().for_each(|&m| w.u32(m));
-        self.actions.iter().for_each(|&a| w.u32(a));
-    }
 }

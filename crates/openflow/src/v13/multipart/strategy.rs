@@ -216,21 +216,6 @@ pub fn arb_group_desc() -> impl Strategy<Value = GroupDesc> {
     })
 }
 
-pub fn arb_group_features() -> impl Strategy<Value = GroupFeatures> {
-    (
-        any::<u32>(),
-        any::<u32>(),
-        any::<[u32; 4]>(),
-        any::<[u32; 4]>(),
-    )
-        .prop_map(|(types, capabilities, max_groups, actions)| GroupFeatures {
-            types,
-            capabilities,
-            max_groups,
-            actions,
-        })
-}
-
 pub fn arb_meter_stats() -> impl Strategy<Value = MeterStats> {
     (
         (any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>()),
@@ -312,7 +297,7 @@ pub fn arb_reply_body() -> impl Strategy<Value = MultipartReplyBody> {
         vec(arb_queue_stats(), 0..4).prop_map(B::Queue),
         vec(arb_group_stats(), 0..3).prop_map(B::Group),
         vec(arb_group_desc(), 0..3).prop_map(B::GroupDesc),
-        arb_group_features().prop_map(B::GroupFeatures),
+        GroupFeatures::arb().prop_map(B::GroupFeatures),
         vec(arb_meter_stats(), 0..3).prop_map(B::Meter),
         vec(arb_meter_config(), 0..3).prop_map(B::MeterConfig),
         arb_meter_features().prop_map(B::MeterFeatures),

@@ -1,0 +1,162 @@
+//! The declarations most of the codec is written with.
+//!
+//! `wire_enum!` declares a numbered code (a command, a reason, a role) with an
+//! `Unknown(n)` variant for the numbers it does not name, so that nothing read is lost,
+//! and its conversions to and from the number.
+//!
+//! `record!` declares a structure whose wire form is its fields in order, each with one
+//! fixed-size form ([`crate::wire::Field`]), with padding after any of them. From one
+//! declaration it writes the struct, its length on the wire, `decode`, `encode` and,
+//! for tests, a proptest strategy of every value the wire can carry.
+//!
+//! ```text
+//! record! {
+//!     /// An `ofp_switch_config` body.
+//!     #[derive(Clone, Debug, PartialEq, Eq)]
+//!     pub struct SwitchConfig {
+//!         pub flags: u16,
+//!         pub miss_send_len: u16 [pad 2],
+//!     }
+//! }
+//! ```
+//!
+//! `decode` reads exactly [`WIRE_LEN`](#) bytes (pads are skipped, whatever they hold)
+//! and fails as the reader does when fewer remain; `encode` writes exactly that many,
+//! pads as zeros. The strategy decodes arbitrary bytes, so it reaches every value of
+//! every field, unknown enum codes included.
+
+/// See the module comment.
+macro_rules! record {
+    (
+        $(#[$attr:meta])*
+        $vis:vis struct $name:ident {
+            $($(#[$fattr:meta])* $fvis:vis $field:ident: $ty:ty $([pad $pad:literal])?),* $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        $vis struct $name {
+            $($(#[$fattr])* $fvis $field: $ty,)*
+        }
+
+        impl $name {
+            /// Length of the structure on the wire.
+            pub const WIRE_LEN: usize =
+                0 $(+ <$ty as $crate::wire::Field>::LEN $(+ $pad)?)*;
+
+            /// Reads the structure's fields in wire order.
+            pub fn decode(
+                r: &mut $crate::wire::Reader,
+            ) -> Result<Self, $crate::error::OfpError> {
+                $(
+                    let $field = <$ty as $crate::wire::Field>::read(r)?;
+                    $(r.skip($pad)?;)?
+                )*
+                Ok(Self { $($field),* })
+            }
+
+            /// Writes the structure's fields in wire order, pads as zeros.
+            pub fn encode(&self, w: &mut $crate::wire::Writer) {
+                $(
+                    $crate::wire::Field::write(&self.$field, w);
+                    $(w.zeros($pad);)?
+                )*
+            }
+        }
+
+        #[cfg(test)]
+        impl $name {
+            /// Every value of every field; pads hold arbitrary bytes, which decoding
+            /// ignores.
+            #[allow(dead_code)]
+            pub(crate) fn arb() -> impl proptest::strategy::Strategy<Value = Self> {
+                use proptest::strategy::Strategy;
+                let parts: Vec<proptest::strategy::BoxedStrategy<Vec<u8>>> = vec![$(
+                    $crate::record::field_bytes::<$ty>(),
+                    $($crate::record::pad_bytes($pad),)?
+                )*];
+                parts.prop_map(|parts| {
+                    Self::decode(&mut $crate::wire::Reader::new(&parts.concat()))
+                        .expect("a record decodes from any bytes of its length")
+                })
+            }
+        }
+    };
+}
+
+/// See the module comment: `pub enum Name: u8 as from_u8 / to_u8 { A = 0, B = 1, }`
+/// declares the enum, `Unknown(u8)`, `from_u8`, `to_u8` and its [`crate::wire::Field`]
+/// form, so a `record!` can hold it.
+macro_rules! wire_enum {
+    (
+        $(#[$attr:meta])*
+        $vis:vis enum $name:ident: $repr:ty as $from:ident / $to:ident {
+            $($(#[$vattr:meta])* $variant:ident = $value:literal,)*
+        }
+    ) => {
+        $(#[$attr])*
+        $vis enum $name {
+            $($(#[$vattr])* $variant,)*
+            /// A number with no name here, kept as it is.
+            Unknown($repr),
+        }
+
+        impl $name {
+            /// The value numbered `v` on the wire.
+            pub fn $from(v: $repr) -> Self {
+                match v {
+                    $($value => Self::$variant,)*
+                    n => Self::Unknown(n),
+                }
+            }
+
+            /// The value's number on the wire.
+            pub fn $to(self) -> $repr {
+                match self {
+                    $(Self::$variant => $value,)*
+                    Self::Unknown(n) => n,
+                }
+            }
+        }
+
+        impl $crate::wire::Field for $name {
+            const LEN: usize = core::mem::size_of::<$repr>();
+            fn read(r: &mut $crate::wire::Reader) -> Result<Self, $crate::error::OfpError> {
+                Ok(Self::$from(<$repr as $crate::wire::Field>::read(r)?))
+            }
+            fn write(&self, w: &mut $crate::wire::Writer) {
+                $crate::wire::Field::write(&self.$to(), w);
+            }
+            /// The named values and any number.
+            #[cfg(test)]
+            fn arb() -> proptest::strategy::BoxedStrategy<Self> {
+                use proptest::strategy::Strategy;
+                proptest::prop_oneof![
+                    proptest::sample::select(vec![$(Self::$variant),*]),
+                    proptest::arbitrary::any::<$repr>().prop_map(Self::$from),
+                ]
+                .boxed()
+            }
+        }
+    };
+}
+
+/// A field's strategy as the bytes it writes, for `record!`'s strategy.
+#[cfg(test)]
+pub(crate) fn field_bytes<T: crate::wire::Field + std::fmt::Debug + 'static>(
+) -> proptest::strategy::BoxedStrategy<Vec<u8>> {
+    use proptest::strategy::Strategy;
+    T::arb()
+        .prop_map(|v| {
+            let mut w = crate::wire::Writer::new();
+            v.write(&mut w);
+            w.buf
+        })
+        .boxed()
+}
+
+/// `n` arbitrary pad bytes, for `record!`'s strategy.
+#[cfg(test)]
+pub(crate) fn pad_bytes(n: usize) -> proptest::strategy::BoxedStrategy<Vec<u8>> {
+    use proptest::strategy::Strategy;
+    proptest::collection::vec(proptest::arbitrary::any::<u8>(), n).boxed()
+}
