@@ -295,7 +295,7 @@ pub(crate) mod strategy {
             port::strategy::arb_port_status().prop_map(Message::PortStatus),
             packet::strategy::arb_packet_out().prop_map(Message::PacketOut),
             flow::strategy::arb_flow_mod().prop_map(Message::FlowMod),
-            port::strategy::arb_port_mod().prop_map(Message::PortMod),
+            PortMod::arb().prop_map(Message::PortMod),
             stats::strategy::arb_stats_request().prop_map(Message::StatsRequest),
             stats::strategy::arb_stats_reply().prop_map(Message::StatsReply),
             Just(Message::BarrierRequest),

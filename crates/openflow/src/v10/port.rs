@@ -10,8 +10,7 @@
 //! the 16-bit and the 32-bit (1.3) spaces the way Open vSwitch does: the reserved range
 //! `0xff00..` maps onto `0xffffff00..`.
 
-use crate::error::OfpError;
-use crate::wire::{MacAddr, Reader, Writer};
+use crate::wire::MacAddr;
 
 /// `OFPP_*` port numbers of OpenFlow 1.0.
 pub mod ofpp {
@@ -95,41 +94,22 @@ pub mod port_features {
 /// ([`crate::model`]).
 pub use crate::model::{Port, PortReason, PortStatus};
 
-/// `OFPT_PORT_MOD` body: `port_no:u16, hw_addr[6], config:u32, mask:u32,
-/// advertise:u32, pad[4]` (24 bytes). Only the `config` bits set in `mask` change;
-/// `advertise` 0 leaves the advertised features alone.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PortMod {
-    pub port_no: u16,
-    pub hw_addr: MacAddr,
-    pub config: u32,
-    pub mask: u32,
-    pub advertise: u32,
+record! {
+    /// `OFPT_PORT_MOD` body: `port_no:u16, hw_addr[6], config:u32, mask:u32,
+    /// advertise:u32, pad[4]` (24 bytes). Only the `config` bits set in `mask` change;
+    /// `advertise` 0 leaves the advertised features alone.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub struct PortMod {
+        pub port_no: u16,
+        pub hw_addr: MacAddr,
+        pub config: u32,
+        pub mask: u32,
+        pub advertise: u32 [pad 4],
+    }
 }
 
 impl PortMod {
     pub const BODY_LEN: usize = 24;
-
-    pub fn decode(r: &mut Reader) -> Result<PortMod, OfpError> {
-        let pm = PortMod {
-            port_no: r.u16()?,
-            hw_addr: r.mac()?,
-            config: r.u32()?,
-            mask: r.u32()?,
-            advertise: r.u32()?,
-        };
-        r.skip(4)?;
-        Ok(pm)
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.port_no);
-        w.mac(self.hw_addr);
-        w.u32(self.config);
-        w.u32(self.mask);
-        w.u32(self.advertise);
-        w.zeros(4);
-    }
 }
 
 /// proptest strategies for 1.0 port structures whose names survive encoding.
@@ -147,23 +127,6 @@ pub(crate) mod strategy {
     pub fn arb_port_status() -> impl Strategy<Value = PortStatus> {
         crate::model::port::strategy::arb_port_status(OFP10_VERSION)
     }
-
-    pub fn arb_port_mod() -> impl Strategy<Value = PortMod> {
-        (
-            any::<u16>(),
-            any::<[u8; 6]>(),
-            any::<u32>(),
-            any::<u32>(),
-            any::<u32>(),
-        )
-            .prop_map(|(port_no, mac, config, mask, advertise)| PortMod {
-                port_no,
-                hw_addr: MacAddr(mac),
-                config,
-                mask,
-                advertise,
-            })
-    }
 }
 
 #[cfg(test)]
@@ -171,6 +134,7 @@ mod tests {
     use super::*;
     use crate::header::OFP10_VERSION;
     use crate::model::port::Wire;
+    use crate::wire::{Reader, Writer};
     use proptest::prelude::*;
 
     proptest! {
@@ -194,7 +158,7 @@ mod tests {
         }
 
         #[test]
-        fn port_mod_roundtrip(p in strategy::arb_port_mod()) {
+        fn port_mod_roundtrip(p in PortMod::arb()) {
             let mut w = Writer::new();
             p.encode(&mut w);
             prop_assert_eq!(w.len(), PortMod::BODY_LEN);

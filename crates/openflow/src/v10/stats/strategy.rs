@@ -137,13 +137,7 @@ pub fn arb_stats_reply() -> impl Strategy<Value = StatsReply> {
     let body = prop_oneof![
         arb_desc().prop_map(StatsReplyBody::Desc),
         vec(arb_flow_stats(), 0..3).prop_map(StatsReplyBody::Flow),
-        any::<(u64, u64, u32)>().prop_map(|(packet_count, byte_count, flow_count)| {
-            StatsReplyBody::Aggregate(AggregateStats {
-                packet_count,
-                byte_count,
-                flow_count,
-            })
-        }),
+        AggregateStats::arb().prop_map(StatsReplyBody::Aggregate),
         vec(arb_table_stats(), 0..3).prop_map(StatsReplyBody::Table),
         vec(arb_port_stats(), 0..3).prop_map(StatsReplyBody::Port),
         vec(arb_queue_stats(), 0..3).prop_map(StatsReplyBody::Queue),

@@ -148,34 +148,13 @@ impl FlowStats {
     }
 }
 
-/// `ofp_aggregate_stats_reply`: totals over the flows an aggregate request selected
-/// (`packet_count:u64, byte_count:u64, flow_count:u32, pad[4]`, 24 bytes, in 1.0 too).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct AggregateStats {
-    pub packet_count: u64,
-    pub byte_count: u64,
-    pub flow_count: u32,
-}
-
-impl AggregateStats {
-    pub const LEN: usize = 24;
-
-    pub fn decode(r: &mut Reader) -> Result<AggregateStats, OfpError> {
-        let packet_count = r.u64()?;
-        let byte_count = r.u64()?;
-        let flow_count = r.u32()?;
-        r.skip(4)?;
-        Ok(AggregateStats {
-            packet_count,
-            byte_count,
-            flow_count,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u64(self.packet_count);
-        w.u64(self.byte_count);
-        w.u32(self.flow_count);
-        w.zeros(4);
+record! {
+    /// `ofp_aggregate_stats_reply`: totals over the flows an aggregate request selected
+    /// (`packet_count:u64, byte_count:u64, flow_count:u32, pad[4]`, 24 bytes, in 1.0 too).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct AggregateStats {
+        pub packet_count: u64,
+        pub byte_count: u64,
+        pub flow_count: u32 [pad 4],
     }
 }

@@ -17,11 +17,13 @@ pub const GROUP_DESC_FIXED_LEN: usize = 8;
 /// Length of `ofp_group_features`.
 pub const GROUP_FEATURES_LEN: usize = 40;
 
-/// `ofp_bucket_counter`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct BucketCounter {
-    pub packet_count: u64,
-    pub byte_count: u64,
+record! {
+    /// `ofp_bucket_counter`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct BucketCounter {
+        pub packet_count: u64,
+        pub byte_count: u64,
+    }
 }
 
 /// `ofp_group_stats`: a group's counters and one counter pair per bucket.
@@ -64,10 +66,7 @@ impl GroupStats {
             bucket_stats: Vec::new(),
         };
         while !s.is_empty() {
-            g.bucket_stats.push(BucketCounter {
-                packet_count: s.u64()?,
-                byte_count: s.u64()?,
-            });
+            g.bucket_stats.push(BucketCounter::decode(&mut s)?);
         }
         Ok(g)
     }
@@ -83,10 +82,7 @@ impl GroupStats {
         w.u64(self.byte_count);
         w.u32(self.duration_sec);
         w.u32(self.duration_nsec);
-        for b in &self.bucket_stats {
-            w.u64(b.packet_count);
-            w.u64(b.byte_count);
-        }
+        self.bucket_stats.iter().for_each(|b| b.encode(w));
         w.patch_len16(start, start);
     }
 }

@@ -17,11 +17,13 @@ pub const METER_CONFIG_FIXED_LEN: usize = 8;
 /// Length of `ofp_meter_features`.
 pub const METER_FEATURES_LEN: usize = 16;
 
-/// `ofp_meter_band_stats`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct MeterBandStats {
-    pub packet_band_count: u64,
-    pub byte_band_count: u64,
+record! {
+    /// `ofp_meter_band_stats`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct MeterBandStats {
+        pub packet_band_count: u64,
+        pub byte_band_count: u64,
+    }
 }
 
 /// `ofp_meter_stats`: a meter's counters and one counter pair per band.
@@ -63,10 +65,7 @@ impl MeterStats {
             band_stats: Vec::new(),
         };
         while !s.is_empty() {
-            m.band_stats.push(MeterBandStats {
-                packet_band_count: s.u64()?,
-                byte_band_count: s.u64()?,
-            });
+            m.band_stats.push(MeterBandStats::decode(&mut s)?);
         }
         Ok(m)
     }
@@ -81,10 +80,7 @@ impl MeterStats {
         w.u64(self.byte_in_count);
         w.u32(self.duration_sec);
         w.u32(self.duration_nsec);
-        for b in &self.band_stats {
-            w.u64(b.packet_band_count);
-            w.u64(b.byte_band_count);
-        }
+        self.band_stats.iter().for_each(|b| b.encode(w));
         w.patch_len16(start + 4, start);
     }
 }
@@ -120,36 +116,15 @@ impl MeterConfig {
     }
 }
 
-/// `ofp_meter_features`: meter limits and supported band types (bitmap indexed by
-/// `ofp_meter_band_type`) and capabilities (`meter_flags`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct MeterFeatures {
-    pub max_meter: u32,
-    pub band_types: u32,
-    pub capabilities: u32,
-    pub max_bands: u8,
-    pub max_color: u8,
-}
-
-impl MeterFeatures {
-    pub fn decode(r: &mut Reader) -> Result<MeterFeatures, OfpError> {
-        let f = MeterFeatures {
-            max_meter: r.u32()?,
-            band_types: r.u32()?,
-            capabilities: r.u32()?,
-            max_bands: r.u8()?,
-            max_color: r.u8()?,
-        };
-        r.skip(2)?;
-        Ok(f)
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.max_meter);
-        w.u32(self.band_types);
-        w.u32(self.capabilities);
-        w.u8(self.max_bands);
-        w.u8(self.max_color);
-        w.zeros(2);
+record! {
+    /// `ofp_meter_features`: meter limits and supported band types (bitmap indexed by
+    /// `ofp_meter_band_type`) and capabilities (`meter_flags`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct MeterFeatures {
+        pub max_meter: u32,
+        pub band_types: u32,
+        pub capabilities: u32,
+        pub max_bands: u8,
+        pub max_color: u8 [pad 2],
     }
 }

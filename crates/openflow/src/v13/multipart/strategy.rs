@@ -179,13 +179,7 @@ pub fn arb_group_stats() -> impl Strategy<Value = GroupStats> {
     (
         (any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>()),
         (any::<u32>(), any::<u32>()),
-        vec(
-            (any::<u64>(), any::<u64>()).prop_map(|(packet_count, byte_count)| BucketCounter {
-                packet_count,
-                byte_count,
-            }),
-            0..4,
-        ),
+        vec(BucketCounter::arb(), 0..4),
     )
         .prop_map(
             |(
@@ -220,15 +214,7 @@ pub fn arb_meter_stats() -> impl Strategy<Value = MeterStats> {
     (
         (any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>()),
         (any::<u32>(), any::<u32>()),
-        vec(
-            (any::<u64>(), any::<u64>()).prop_map(|(packet_band_count, byte_band_count)| {
-                MeterBandStats {
-                    packet_band_count,
-                    byte_band_count,
-                }
-            }),
-            0..4,
-        ),
+        vec(MeterBandStats::arb(), 0..4),
     )
         .prop_map(
             |(
@@ -259,39 +245,12 @@ pub fn arb_meter_config() -> impl Strategy<Value = MeterConfig> {
     )
 }
 
-pub fn arb_meter_features() -> impl Strategy<Value = MeterFeatures> {
-    (
-        any::<u32>(),
-        any::<u32>(),
-        any::<u32>(),
-        any::<u8>(),
-        any::<u8>(),
-    )
-        .prop_map(
-            |(max_meter, band_types, capabilities, max_bands, max_color)| MeterFeatures {
-                max_meter,
-                band_types,
-                capabilities,
-                max_bands,
-                max_color,
-            },
-        )
-}
-
 pub fn arb_reply_body() -> impl Strategy<Value = MultipartReplyBody> {
     use MultipartReplyBody as B;
     prop_oneof![
         arb_desc().prop_map(B::Desc),
         vec(arb_flow_stats(), 0..3).prop_map(B::Flow),
-        (any::<u64>(), any::<u64>(), any::<u32>()).prop_map(
-            |(packet_count, byte_count, flow_count)| {
-                B::Aggregate(AggregateStats {
-                    packet_count,
-                    byte_count,
-                    flow_count,
-                })
-            }
-        ),
+        AggregateStats::arb().prop_map(B::Aggregate),
         vec(arb_table_stats(), 0..4).prop_map(B::Table),
         vec(arb_port_stats(), 0..3).prop_map(B::PortStats),
         vec(arb_queue_stats(), 0..4).prop_map(B::Queue),
@@ -300,7 +259,7 @@ pub fn arb_reply_body() -> impl Strategy<Value = MultipartReplyBody> {
         GroupFeatures::arb().prop_map(B::GroupFeatures),
         vec(arb_meter_stats(), 0..3).prop_map(B::Meter),
         vec(arb_meter_config(), 0..3).prop_map(B::MeterConfig),
-        arb_meter_features().prop_map(B::MeterFeatures),
+        MeterFeatures::arb().prop_map(B::MeterFeatures),
         vec(arb_table_features(), 0..3).prop_map(B::TableFeatures),
         vec(arb_port(), 0..3).prop_map(B::PortDesc),
         arb_experimenter_parts().prop_map(|(experimenter, exp_type, data)| B::Experimenter {
