@@ -78,7 +78,7 @@ fn answer(req: &Frame, raw: &[u8]) -> Vec<Frame> {
                 n_tables: 16,
                 auxiliary_id: 0,
                 capabilities: 0x7,
-                reserved: 0,
+                ..Default::default()
             }),
         )],
         M::GetConfigRequest => vec![Frame::v13(

@@ -31,7 +31,7 @@ use crate::json;
 use crate::ports;
 use crate::sort;
 use crate::{CtlError, Ctx};
-use openflow::model::{Features, FlowEntry, Port, PortStats, TableStats};
+use openflow::model::{FeaturesReply, FlowEntry, Port, PortStats, TableStats};
 use openflow::text::print;
 
 /// Sends `msg`: without `--json`, prints each reply as it comes and returns nothing;
@@ -62,7 +62,7 @@ fn bodies10(frames: &[Frame]) -> impl Iterator<Item = &R10> {
     })
 }
 
-fn features_json(f: &Features) -> Value {
+fn features_json(f: &FeaturesReply, v10: bool) -> Value {
     let mut v = json!({
         "datapath_id": format!("{:016x}", f.datapath_id),
         "n_tables": f.n_tables,
@@ -70,10 +70,12 @@ fn features_json(f: &Features) -> Value {
         "auxiliary_id": f.auxiliary_id,
         "capabilities": words(&print::capability_names(f.capabilities)),
     });
-    if let (Some(a), Some(o)) = (f.actions10, v.as_object_mut()) {
+    if let (true, Some(o)) = (v10, v.as_object_mut()) {
         o.insert(
             "actions".into(),
-            json!(words(&print::actions10_names(a).replace("<none>", ""))),
+            json!(words(
+                &print::actions10_names(f.actions).replace("<none>", "")
+            )),
         );
     }
     v
@@ -109,8 +111,7 @@ pub fn show(ctx: &Ctx) -> Result<(), CtlError> {
         return out(&print::frame(&cfg, 1));
     }
     let features = match &feat.message {
-        Message::V13(M13::FeaturesReply(f)) => Features::from_v13(f),
-        Message::V10(M10::FeaturesReply(f)) => Features::from_v10(f),
+        Message::V13(M13::FeaturesReply(f)) | Message::V10(M10::FeaturesReply(f)) => f,
         _ => {
             return Err(CtlError::fatal(format!(
                 "{}: bad features reply",
@@ -118,7 +119,7 @@ pub fn show(ctx: &Ctx) -> Result<(), CtlError> {
             )))
         }
     };
-    let mut ports: Vec<Port> = features.ports.clone().unwrap_or_default();
+    let mut ports: Vec<Port> = features.ports.clone();
     for b in bodies13(&port_frames) {
         if let R13::PortDesc(ps) = b {
             ports.extend(ps.iter().cloned());
@@ -128,7 +129,7 @@ pub fn show(ctx: &Ctx) -> Result<(), CtlError> {
         config.ok_or_else(|| CtlError::fatal(format!("{}: bad config reply", ctx.switch)))?;
     let frags = ["normal", "drop", "reassemble", "nx-match"][usize::from(flags & 3)];
     out_json(&json!({
-        "features": features_json(&features),
+        "features": features_json(features, v10),
         "ports": ports.iter().map(json::port_desc).collect::<Vec<_>>(),
         "config": {"frags": frags, "miss_send_len": miss},
     }))

@@ -16,6 +16,7 @@
 //! ports get them from their current/supported features).
 
 mod counters;
+pub(crate) mod features;
 mod flow_removed;
 mod packet_out;
 pub(crate) mod port;
@@ -24,6 +25,7 @@ pub mod queue;
 pub use counters::{
     port_stats_len, queue_stats_len, table_stats_len, PortStats, QueueStats, TableStats,
 };
+pub use features::{cap, FeaturesReply, FEATURES_FIXED_LEN};
 pub use flow_removed::{FlowRemoved, FlowRemovedReason, WireMatch};
 pub use packet_out::{PacketOut, WireAction};
 pub use port::{
@@ -144,69 +146,6 @@ pub(crate) fn port_width(version: u8) -> usize {
     }
 }
 
-/// Capability bits as Open vSwitch numbers them internally (its printing order).
-pub mod cap {
-    pub const FLOW_STATS: u32 = 1 << 0;
-    pub const TABLE_STATS: u32 = 1 << 1;
-    pub const PORT_STATS: u32 = 1 << 2;
-    pub const STP: u32 = 1 << 3;
-    pub const GROUP_STATS: u32 = 1 << 4;
-    pub const IP_REASM: u32 = 1 << 5;
-    pub const QUEUE_STATS: u32 = 1 << 6;
-    pub const ARP_MATCH_IP: u32 = 1 << 7;
-    pub const PORT_BLOCKED: u32 = 1 << 8;
-}
-
-/// A features reply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Features {
-    pub datapath_id: u64,
-    pub n_buffers: u32,
-    pub n_tables: u8,
-    pub auxiliary_id: u8,
-    /// In the [`cap`] numbering.
-    pub capabilities: u32,
-    /// 1.0 only: the supported action types (bit n = 1.0 action type n).
-    pub actions10: Option<u32>,
-    /// 1.0 only: the ports.
-    pub ports: Option<Vec<Port>>,
-}
-
-impl Features {
-    pub fn from_v13(f: &crate::v13::FeaturesReply) -> Features {
-        let common = f.capabilities & 0x67;
-        let mut caps = common | (f.capabilities & cap::PORT_BLOCKED);
-        if f.capabilities & (1 << 3) != 0 {
-            caps |= cap::GROUP_STATS;
-        }
-        Features {
-            datapath_id: f.datapath_id,
-            n_buffers: f.n_buffers,
-            n_tables: f.n_tables,
-            auxiliary_id: f.auxiliary_id,
-            capabilities: caps,
-            actions10: None,
-            ports: None,
-        }
-    }
-
-    pub fn from_v10(f: &crate::v10::FeaturesReply) -> Features {
-        let mut caps = f.capabilities & (0x67 | cap::ARP_MATCH_IP);
-        if f.capabilities & (1 << 3) != 0 {
-            caps |= cap::STP;
-        }
-        Features {
-            datapath_id: f.datapath_id,
-            n_buffers: f.n_buffers,
-            n_tables: f.n_tables,
-            auxiliary_id: 0,
-            capabilities: caps,
-            actions10: Some(f.actions),
-            ports: Some(f.ports.clone()),
-        }
-    }
-}
-
 /// A port number as ovs-ofctl prints it: reserved ports by name, others in decimal.
 pub fn port_name(p: u32) -> String {
     match p {
@@ -304,27 +243,6 @@ mod tests {
         assert_eq!(d.curr_speed, 10_000_000);
         assert_eq!(d.max_speed, 1_000_000);
         assert_eq!(d.state, 1 | (2 << 8), "unknown state bits dropped");
-    }
-
-    #[test]
-    fn capabilities_move_to_ovs_numbering() {
-        let f13 = crate::v13::FeaturesReply {
-            datapath_id: 1,
-            n_buffers: 0,
-            n_tables: 254,
-            auxiliary_id: 0,
-            capabilities: 0b0100_1111,
-            reserved: 0,
-        };
-        let f = Features::from_v13(&f13);
-        assert_eq!(
-            f.capabilities,
-            cap::FLOW_STATS
-                | cap::TABLE_STATS
-                | cap::PORT_STATS
-                | cap::GROUP_STATS
-                | cap::QUEUE_STATS
-        );
     }
 
     #[test]

@@ -11,11 +11,11 @@
 //!
 //! Submodules hold the structures: [`match10`] (`ofp_match` and its conversion to a 1.3
 //! match), [`action10`], [`port`], [`flow`] (flow mod / flow removed), [`packet`]
-//! (packet in / out), [`features`] (features reply, switch config), [`stats`] and
+//! (packet in / out), [`config`] (switch config), [`stats`] and
 //! [`queue`].
 
 pub mod action10;
-pub mod features;
+pub mod config;
 pub mod flow;
 pub mod match10;
 pub mod packet;
@@ -30,8 +30,9 @@ use crate::error::{ErrorKind, OfpError};
 use crate::header::{t10, OFP10_VERSION};
 use crate::wire::{Reader, Writer};
 
+pub use crate::model::FeaturesReply;
 pub use action10::Action;
-pub use features::{FeaturesReply, SwitchConfig};
+pub use config::SwitchConfig;
 pub use flow::{FlowMod, FlowModCommand, FlowRemoved, FlowRemovedReason};
 pub use match10::Match;
 pub use packet::{PacketIn, PacketInReason, PacketOut};
@@ -147,7 +148,7 @@ impl Message {
                 data: r.take_rest().to_vec(),
             }),
             t10::FEATURES_REQUEST => Message::FeaturesRequest,
-            t10::FEATURES_REPLY => Message::FeaturesReply(FeaturesReply::decode(r)?),
+            t10::FEATURES_REPLY => Message::FeaturesReply(FeaturesReply::decode(OFP10_VERSION, r)?),
             t10::GET_CONFIG_REQUEST => Message::GetConfigRequest,
             t10::GET_CONFIG_REPLY => Message::GetConfigReply(SwitchConfig::decode(r)?),
             t10::SET_CONFIG => Message::SetConfig(SwitchConfig::decode(r)?),
@@ -197,7 +198,7 @@ impl Message {
             | Message::GetConfigRequest
             | Message::BarrierRequest
             | Message::BarrierReply => {}
-            Message::FeaturesReply(f) => f.encode(w),
+            Message::FeaturesReply(f) => f.encode(OFP10_VERSION, w),
             Message::GetConfigReply(c) | Message::SetConfig(c) => c.encode(w),
             Message::PacketIn(p) => p.encode(w),
             Message::FlowRemoved(f) => f.encode(w),
@@ -286,7 +287,8 @@ pub(crate) mod strategy {
             (any::<u32>(), bytes())
                 .prop_map(|(vendor, data)| Message::Vendor(Vendor { vendor, data })),
             Just(Message::FeaturesRequest),
-            features::strategy::arb_features_reply().prop_map(Message::FeaturesReply),
+            crate::model::features::strategy::arb_features_reply(OFP10_VERSION)
+                .prop_map(Message::FeaturesReply),
             Just(Message::GetConfigRequest),
             SwitchConfig::arb().prop_map(Message::GetConfigReply),
             SwitchConfig::arb().prop_map(Message::SetConfig),

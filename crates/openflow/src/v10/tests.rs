@@ -269,6 +269,8 @@ fn features_reply_wire_bytes() {
         n_tables: 0xff,
         capabilities: 0xa9,
         actions: 0x843,
+        auxiliary_id: 0,
+        undefined: None,
         ports: vec![Port::from_wire(
             crate::OFP10_VERSION,
             crate::model::port::Wire {

@@ -10,13 +10,13 @@
 //! input whose padding is zero. [`Message::validate`] adds the stateless semantic
 //! checks a switch makes on a request before acting on it.
 //!
-//! One file per message family: `hello`, `error_msg` (error, experimenter), `features`,
+//! One file per message family: `hello`, `error_msg` (error, experimenter),
 //! `switch_config` (get/set config, table mod), `packet_in` (packet-in, flow-removed),
 //! `packet_out`, `port_status` (port status, port mod), `flow_mod`, `group_mod`,
-//! `meter_mod`, `queue_config`, `role` (role, async config), `multipart`.
+//! `meter_mod`, `queue_config`, `role` (role, async config), `multipart`. The features
+//! reply has one type for every version, [`crate::model::FeaturesReply`].
 
 pub mod error_msg;
-pub mod features;
 pub mod flow_mod;
 pub mod group_mod;
 pub mod hello;
@@ -35,8 +35,8 @@ use crate::error::{ErrorKind, OfpError};
 use crate::header::{t13, OFP13_VERSION};
 use crate::wire::{Reader, Writer};
 
+pub use crate::model::FeaturesReply;
 pub use error_msg::{ErrorMsg, Experimenter};
-pub use features::FeaturesReply;
 pub use flow_mod::FlowMod;
 pub use group_mod::GroupMod;
 pub use hello::{Hello, HelloElement};
@@ -100,7 +100,7 @@ impl Message {
             t13::ECHO_REPLY => Message::EchoReply(r.take_rest().to_vec()),
             t13::EXPERIMENTER => Message::Experimenter(Experimenter::decode(r)?),
             t13::FEATURES_REQUEST => Message::FeaturesRequest,
-            t13::FEATURES_REPLY => Message::FeaturesReply(FeaturesReply::decode(r)?),
+            t13::FEATURES_REPLY => Message::FeaturesReply(FeaturesReply::decode(OFP13_VERSION, r)?),
             t13::GET_CONFIG_REQUEST => Message::GetConfigRequest,
             t13::GET_CONFIG_REPLY => Message::GetConfigReply(SwitchConfig::decode(r)?),
             t13::SET_CONFIG => Message::SetConfig(SwitchConfig::decode(r)?),
@@ -159,7 +159,7 @@ impl Message {
             | Message::BarrierRequest
             | Message::BarrierReply
             | Message::GetAsyncRequest => {}
-            Message::FeaturesReply(m) => m.encode(w),
+            Message::FeaturesReply(m) => m.encode(OFP13_VERSION, w),
             Message::GetConfigReply(m) | Message::SetConfig(m) => m.encode(w),
             Message::PacketIn(m) => m.encode(w),
             Message::FlowRemoved(m) => m.encode(w),
@@ -301,7 +301,7 @@ pub(crate) mod strategy {
                 .prop_map(Message::Experimenter)
                 .boxed(),
             Just(Message::FeaturesRequest).boxed(),
-            FeaturesReply::arb()
+            crate::model::features::strategy::arb_features_reply(OFP13_VERSION)
                 .prop_map(Message::FeaturesReply)
                 .boxed(),
             Just(Message::GetConfigRequest).boxed(),

@@ -243,13 +243,10 @@ fn errors_keep_the_connection_and_name_the_request() {
         r.error_of(c, v13::Message::TableMod(tm)),
         ErrorKind::TABLE_MOD_FAILED_BAD_CONFIG
     );
-    let fr = v13::features::FeaturesReply {
+    let fr = v13::FeaturesReply {
         datapath_id: 1,
-        n_buffers: 0,
         n_tables: 1,
-        auxiliary_id: 0,
-        capabilities: 0,
-        reserved: 0,
+        ..Default::default()
     };
     assert_eq!(
         r.error_of(c, v13::Message::FeaturesReply(fr)),

@@ -43,6 +43,7 @@ use std::collections::VecDeque;
 
 use openflow::framing::Framer;
 use openflow::header::{OFPT_ERROR, OFPT_HELLO};
+use openflow::model::FeaturesReply;
 use openflow::v13::switch_config::OFP_DEFAULT_MISS_SEND_LEN;
 use openflow::{error_reply, v10, v13, ErrorKind, Frame, Message, OfpError};
 use openflow::{OFP10_VERSION, OFP13_VERSION};
@@ -56,15 +57,15 @@ pub const NS_PER_SEC: u64 = 1_000_000_000;
 /// The versions this switch speaks, ascending.
 pub const SUPPORTED_VERSIONS: [u8; 2] = [OFP10_VERSION, OFP13_VERSION];
 
-/// Facts about the switch that FEATURES_REPLY reports. `capabilities` uses the 1.3
-/// `ofp_capabilities` bits and `v10_capabilities` the 1.0 ones (bit 3 differs).
+/// Facts about the switch that FEATURES_REPLY reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SwitchFacts {
     pub datapath_id: u64,
     pub n_buffers: u32,
     pub n_tables: u8,
+    /// In the one numbering of every version ([`openflow::model::cap`]); a 1.0 reply
+    /// carries those 1.0 defines.
     pub capabilities: u32,
-    pub v10_capabilities: u32,
     /// 1.0 only: bit `n` set when 1.0 action type `n` is supported.
     pub v10_actions: u32,
     /// 1.0 only: the ports listed in the features reply.
@@ -75,14 +76,12 @@ impl Default for SwitchFacts {
     /// Datapath id 0, no buffers, 254 tables, flow/table/port (and for 1.3 group)
     /// statistics, every 1.0 action type (0..=11), no 1.0 ports.
     fn default() -> Self {
-        use v10::features::capabilities as c10;
-        use v13::features::capabilities as c13;
+        use openflow::model::cap;
         SwitchFacts {
             datapath_id: 0,
             n_buffers: 0,
             n_tables: 254,
-            capabilities: c13::FLOW_STATS | c13::TABLE_STATS | c13::PORT_STATS | c13::GROUP_STATS,
-            v10_capabilities: c10::FLOW_STATS | c10::TABLE_STATS | c10::PORT_STATS,
+            capabilities: cap::FLOW_STATS | cap::TABLE_STATS | cap::PORT_STATS | cap::GROUP_STATS,
             v10_actions: 0xfff,
             v10_ports: Vec::new(),
         }
@@ -509,6 +508,20 @@ impl Connection {
         }
     }
 
+    /// The features reply, with the 1.0 action types and ports when `v10`.
+    fn features_reply(&self, v10: bool) -> FeaturesReply {
+        let f = &self.facts;
+        FeaturesReply {
+            datapath_id: f.datapath_id,
+            n_buffers: f.n_buffers,
+            n_tables: f.n_tables,
+            capabilities: f.capabilities,
+            actions: if v10 { f.v10_actions } else { 0 },
+            ports: if v10 { f.v10_ports.clone() } else { Vec::new() },
+            ..FeaturesReply::default()
+        }
+    }
+
     fn dispatch(&mut self, frame: Frame, raw: &[u8]) {
         let (v, xid) = (frame.version, frame.xid);
         let reply = match &frame.message {
@@ -522,24 +535,10 @@ impl Connection {
                 return;
             }
             Message::V13(v13::Message::FeaturesRequest) => Some(Message::V13(
-                v13::Message::FeaturesReply(v13::FeaturesReply {
-                    datapath_id: self.facts.datapath_id,
-                    n_buffers: self.facts.n_buffers,
-                    n_tables: self.facts.n_tables,
-                    auxiliary_id: 0,
-                    capabilities: self.facts.capabilities,
-                    reserved: 0,
-                }),
+                v13::Message::FeaturesReply(self.features_reply(false)),
             )),
             Message::V10(v10::Message::FeaturesRequest) => Some(Message::V10(
-                v10::Message::FeaturesReply(v10::FeaturesReply {
-                    datapath_id: self.facts.datapath_id,
-                    n_buffers: self.facts.n_buffers,
-                    n_tables: self.facts.n_tables,
-                    capabilities: self.facts.v10_capabilities,
-                    actions: self.facts.v10_actions,
-                    ports: self.facts.v10_ports.clone(),
-                }),
+                v10::Message::FeaturesReply(self.features_reply(true)),
             )),
             Message::V13(v13::Message::GetConfigRequest) => Some(Message::V13(
                 v13::Message::GetConfigReply(self.switch_config),

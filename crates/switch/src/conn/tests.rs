@@ -5,6 +5,7 @@ use super::*;
 use openflow::action::Action;
 use openflow::instruction::Instruction;
 use openflow::match13::Match;
+use openflow::model::cap;
 use openflow::v13::flow_mod::FlowModCommand;
 
 const S: u64 = NS_PER_SEC;
@@ -343,9 +344,11 @@ fn features_and_config_13() {
                     datapath_id: 0xabcd,
                     n_buffers: 256,
                     n_tables: 254,
-                    auxiliary_id: 0,
-                    capabilities: 0x0f,
-                    reserved: 0,
+                    capabilities: cap::FLOW_STATS
+                        | cap::TABLE_STATS
+                        | cap::PORT_STATS
+                        | cap::GROUP_STATS,
+                    ..Default::default()
                 })
             ),
             Frame::v13(
@@ -449,9 +452,11 @@ fn features_and_config_10() {
                     datapath_id: 0xabcd,
                     n_buffers: 256,
                     n_tables: 254,
-                    capabilities: 0x07,
+                    // 1.0 has no group statistics.
+                    capabilities: cap::FLOW_STATS | cap::TABLE_STATS | cap::PORT_STATS,
                     actions: 0xfff,
                     ports: vec![port],
+                    ..Default::default()
                 })
             ),
             Frame::v10(7, v10::Message::GetConfigReply(set)),

@@ -213,7 +213,7 @@ fn body13(m: &M13, version: u8, verbosity: u8) -> String {
     match m {
         M13::Error(e) => error::error13(e, version),
         M13::EchoRequest(d) | M13::EchoReply(d) => echo(d, verbosity),
-        M13::FeaturesReply(f) => switch::features(&crate::model::Features::from_v13(f)),
+        M13::FeaturesReply(f) => switch::features(f, crate::OFP13_VERSION),
         M13::GetConfigReply(c) | M13::SetConfig(c) => switch::config(c.flags, c.miss_send_len),
         M13::PacketIn(p) => packet::packet_in13(p, verbosity),
         M13::FlowRemoved(f) => flow::flow_removed13(f),
@@ -242,7 +242,7 @@ fn body10(m: &M10, verbosity: u8) -> String {
     match m {
         M10::Error(e) => error::error10(e),
         M10::EchoRequest(d) | M10::EchoReply(d) => echo(d, verbosity),
-        M10::FeaturesReply(f) => switch::features(&crate::model::Features::from_v10(f)),
+        M10::FeaturesReply(f) => switch::features(f, crate::OFP10_VERSION),
         M10::GetConfigReply(c) | M10::SetConfig(c) => switch::config(c.flags, c.miss_send_len),
         M10::PacketIn(p) => packet::packet_in10(p, verbosity),
         M10::FlowRemoved(f) => flow::flow_removed10(f),

@@ -1,7 +1,8 @@
 //! Features replies and switch configuration (`show`, `get-config`).
 
 use super::bit_names;
-use crate::model::{cap, Features};
+use crate::model::{cap, FeaturesReply};
+use crate::OFP10_VERSION;
 
 fn capability_name(bit: u32) -> Option<&'static str> {
     Some(match bit {
@@ -42,8 +43,8 @@ pub fn actions10_names(bits: u32) -> String {
     super::ordered_bit_names(bits, &ORDER)
 }
 
-/// The body of a features reply, with the 1.0 ports when it has them.
-pub(super) fn features(f: &Features) -> String {
+/// The body of a features reply of `version`, with the 1.0 action types and ports.
+pub(super) fn features(f: &FeaturesReply, version: u8) -> String {
     let mut s = format!(
         " dpid:{:016x}\nn_tables:{}, n_buffers:{}",
         f.datapath_id, f.n_tables, f.n_buffers
@@ -56,13 +57,11 @@ pub(super) fn features(f: &Features) -> String {
         "capabilities: {}\n",
         capability_names(f.capabilities)
     ));
-    if let Some(a) = f.actions10 {
-        if a != 0 {
-            s.push_str(&format!("actions: {}\n", actions10_names(a)));
+    if version == OFP10_VERSION {
+        if f.actions != 0 {
+            s.push_str(&format!("actions: {}\n", actions10_names(f.actions)));
         }
-    }
-    if let Some(ports) = &f.ports {
-        s.push_str(&super::port::ports(ports));
+        s.push_str(&super::port::ports(&f.ports));
     }
     s
 }

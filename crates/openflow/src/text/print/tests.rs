@@ -2,6 +2,7 @@
 //! replies from Open vSwitch 3.1 (the expected strings are copied from its output).
 
 use super::*;
+use crate::model::cap;
 use crate::v13::multipart::{
     AggregateStats, BucketCounter, Desc, FlowStats, GroupDesc, GroupFeatures, GroupStats,
     MeterBandStats, MeterConfig, MeterFeatures, MeterStats, MultipartReply, PortStats, TableStats,
@@ -58,9 +59,13 @@ fn features_and_port_desc_13() {
             datapath_id: 0x0000_d6d2_b37b_a74c,
             n_buffers: 0,
             n_tables: 254,
-            auxiliary_id: 0,
-            capabilities: 0x4f,
-            reserved: 0,
+            // 0x4f on the 1.3 wire.
+            capabilities: cap::FLOW_STATS
+                | cap::TABLE_STATS
+                | cap::PORT_STATS
+                | cap::GROUP_STATS
+                | cap::QUEUE_STATS,
+            ..Default::default()
         }),
     );
     assert_eq!(
@@ -114,6 +119,8 @@ fn features_with_ports_10() {
             n_tables: 254,
             capabilities: 0xc7,
             actions: 0xfff,
+            auxiliary_id: 0,
+            undefined: None,
             ports: vec![
                 p(
                     0xfffe,
