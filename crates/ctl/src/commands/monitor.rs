@@ -99,7 +99,7 @@ fn body(f: &Frame) -> Option<Value> {
         Message::V13(M13::PacketIn(p)) => json!({
             "type": "packet_in",
             "total_len": p.total_len,
-            "reason": print::reason13(p.reason),
+            "reason": print::reason(p.reason),
             "table_id": p.table_id,
             "cookie": format!("{:#x}", p.cookie),
             "buffer_id": p.buffer_id,
@@ -110,8 +110,8 @@ fn body(f: &Frame) -> Option<Value> {
         Message::V10(M10::PacketIn(p)) => json!({
             "type": "packet_in",
             "total_len": p.total_len,
-            "reason": print::reason10(p.reason),
-            "in_port": port_name(openflow::v10::port::port_to_v13(p.in_port)),
+            "reason": print::reason(p.reason),
+            "in_port": port_name(p.in_port().unwrap_or(openflow::action::port::ANY)),
             "buffer_id": p.buffer_id,
             "data": hex(&p.data),
             "packet": print::packet_summary(&p.data),

@@ -138,3 +138,11 @@ pub fn arb_valid_match() -> impl Strategy<Value = Match> {
         .prop_flat_map(|fields| Just(fields).prop_shuffle())
         .prop_map(Match::new)
 }
+
+/// `ofp_match` holding only `IN_PORT = port`: type 1, length 12, the TLV, 4 pad bytes.
+pub(crate) fn in_port_match_bytes(port: u32) -> Vec<u8> {
+    let mut b = vec![0, 1, 0, 12, 0x80, 0, 0, 4];
+    b.extend_from_slice(&port.to_be_bytes());
+    b.extend_from_slice(&[0; 4]);
+    b
+}

@@ -18,6 +18,7 @@
 mod counters;
 pub(crate) mod features;
 mod flow_removed;
+pub(crate) mod packet_in;
 mod packet_out;
 pub(crate) mod port;
 pub mod queue;
@@ -27,6 +28,7 @@ pub use counters::{
 };
 pub use features::{cap, FeaturesReply, FEATURES_FIXED_LEN};
 pub use flow_removed::{FlowRemoved, FlowRemovedReason, WireMatch};
+pub use packet_in::{PacketIn, PacketInReason};
 pub use packet_out::{PacketOut, WireAction};
 pub use port::{
     features_from_v10, features_to_v10, port_len, speed_kbps, Port, PortReason, PortStatus,

@@ -152,7 +152,7 @@ impl Message {
             t10::GET_CONFIG_REQUEST => Message::GetConfigRequest,
             t10::GET_CONFIG_REPLY => Message::GetConfigReply(SwitchConfig::decode(r)?),
             t10::SET_CONFIG => Message::SetConfig(SwitchConfig::decode(r)?),
-            t10::PACKET_IN => Message::PacketIn(PacketIn::decode(r)?),
+            t10::PACKET_IN => Message::PacketIn(PacketIn::decode(OFP10_VERSION, r)?),
             t10::FLOW_REMOVED => Message::FlowRemoved(FlowRemoved::decode(r)?),
             t10::PORT_STATUS => Message::PortStatus(PortStatus::decode(OFP10_VERSION, r)?),
             t10::PACKET_OUT => Message::PacketOut(PacketOut::decode(r)?),
@@ -200,7 +200,7 @@ impl Message {
             | Message::BarrierReply => {}
             Message::FeaturesReply(f) => f.encode(OFP10_VERSION, w),
             Message::GetConfigReply(c) | Message::SetConfig(c) => c.encode(w),
-            Message::PacketIn(p) => p.encode(w),
+            Message::PacketIn(p) => p.encode(OFP10_VERSION, w),
             Message::FlowRemoved(f) => f.encode(w),
             Message::PortStatus(p) => p.encode(OFP10_VERSION, w),
             Message::PacketOut(p) => p.encode(w),
@@ -292,7 +292,8 @@ pub(crate) mod strategy {
             Just(Message::GetConfigRequest),
             SwitchConfig::arb().prop_map(Message::GetConfigReply),
             SwitchConfig::arb().prop_map(Message::SetConfig),
-            packet::strategy::arb_packet_in().prop_map(Message::PacketIn),
+            crate::model::packet_in::strategy::arb_packet_in(OFP10_VERSION)
+                .prop_map(Message::PacketIn),
             flow::strategy::arb_flow_removed().prop_map(Message::FlowRemoved),
             port::strategy::arb_port_status().prop_map(Message::PortStatus),
             packet::strategy::arb_packet_out().prop_map(Message::PacketOut),

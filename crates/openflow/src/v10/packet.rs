@@ -1,63 +1,14 @@
-//! `OFPT_PACKET_IN` and `OFPT_PACKET_OUT` of OpenFlow 1.0.
-//!
-//! Packet in body: `buffer_id:u32, total_len:u16, in_port:u16, reason:u8, pad[1]`, then
-//! the frame to the end of the message.
+//! `OFPT_PACKET_IN` and `OFPT_PACKET_OUT` of OpenFlow 1.0; both have one type for every
+//! version, in [`crate::model`].
 //!
 //! Packet out body: `buffer_id:u32, in_port:u16, actions_len:u16`, `actions_len` bytes of
 //! actions, then the frame to the end of the message. `actions_len` is derived from the
 //! actions when encoding.
 
 use super::action10::Action;
-use crate::error::OfpError;
-use crate::wire::{Reader, Writer};
 
-wire_enum! {
-    /// `ofp_packet_in_reason`.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum PacketInReason: u8 as from_u8 / to_u8 {
-        NoMatch = 0,
-        Action = 1,
-    }
-}
-
-/// An `OFPT_PACKET_IN` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PacketIn {
-    pub buffer_id: u32,
-    /// Length of the whole frame (`data` may hold only its first bytes).
-    pub total_len: u16,
-    pub in_port: u16,
-    pub reason: PacketInReason,
-    pub data: Vec<u8>,
-}
-
-impl PacketIn {
-    pub const FIXED_LEN: usize = 10;
-
-    pub fn decode(r: &mut Reader) -> Result<PacketIn, OfpError> {
-        let buffer_id = r.u32()?;
-        let total_len = r.u16()?;
-        let in_port = r.u16()?;
-        let reason = PacketInReason::from_u8(r.u8()?);
-        r.skip(1)?;
-        Ok(PacketIn {
-            buffer_id,
-            total_len,
-            in_port,
-            reason,
-            data: r.take_rest().to_vec(),
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.buffer_id);
-        w.u16(self.total_len);
-        w.u16(self.in_port);
-        w.u8(self.reason.to_u8());
-        w.zeros(1);
-        w.bytes(&self.data);
-    }
-}
+/// Packet-in has one type for every version ([`crate::model::PacketIn`]).
+pub use crate::model::{PacketIn, PacketInReason};
 
 /// An `OFPT_PACKET_OUT` body over 1.0's actions: the packet-out type of every version
 /// ([`crate::model::PacketOut`]).
@@ -69,23 +20,6 @@ pub(crate) mod strategy {
     use super::super::action10::strategy::arb_actions;
     use super::*;
     use proptest::prelude::*;
-
-    pub fn arb_packet_in() -> impl Strategy<Value = PacketIn> {
-        (
-            any::<u32>(),
-            any::<u16>(),
-            any::<u16>(),
-            any::<u8>(),
-            proptest::collection::vec(any::<u8>(), 0..80),
-        )
-            .prop_map(|(buffer_id, total_len, in_port, reason, data)| PacketIn {
-                buffer_id,
-                total_len,
-                in_port,
-                reason: PacketInReason::from_u8(reason),
-                data,
-            })
-    }
 
     pub fn arb_packet_out() -> impl Strategy<Value = PacketOut> {
         (
@@ -107,16 +41,10 @@ pub(crate) mod strategy {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use crate::wire::{Reader, Writer};
     use proptest::prelude::*;
 
     proptest! {
-        #[test]
-        fn packet_in_roundtrip(p in strategy::arb_packet_in()) {
-            let mut w = Writer::new();
-            p.encode(&mut w);
-            prop_assert_eq!(PacketIn::decode(&mut Reader::new(&w.buf)).unwrap(), p);
-        }
-
         #[test]
         fn packet_out_roundtrip(p in strategy::arb_packet_out()) {
             let mut w = Writer::new();

@@ -104,7 +104,7 @@ impl Message {
             t13::GET_CONFIG_REQUEST => Message::GetConfigRequest,
             t13::GET_CONFIG_REPLY => Message::GetConfigReply(SwitchConfig::decode(r)?),
             t13::SET_CONFIG => Message::SetConfig(SwitchConfig::decode(r)?),
-            t13::PACKET_IN => Message::PacketIn(PacketIn::decode(r)?),
+            t13::PACKET_IN => Message::PacketIn(PacketIn::decode(OFP13_VERSION, r)?),
             t13::FLOW_REMOVED => Message::FlowRemoved(FlowRemoved::decode(r)?),
             t13::PORT_STATUS => Message::PortStatus(PortStatus::decode(OFP13_VERSION, r)?),
             t13::PACKET_OUT => Message::PacketOut(PacketOut::decode(r)?),
@@ -161,7 +161,7 @@ impl Message {
             | Message::GetAsyncRequest => {}
             Message::FeaturesReply(m) => m.encode(OFP13_VERSION, w),
             Message::GetConfigReply(m) | Message::SetConfig(m) => m.encode(w),
-            Message::PacketIn(m) => m.encode(w),
+            Message::PacketIn(m) => m.encode(OFP13_VERSION, w),
             Message::FlowRemoved(m) => m.encode(w),
             Message::PortStatus(m) => m.encode(OFP13_VERSION, w),
             Message::PacketOut(m) => m.encode(w),
@@ -309,7 +309,7 @@ pub(crate) mod strategy {
                 .prop_map(Message::GetConfigReply)
                 .boxed(),
             SwitchConfig::arb().prop_map(Message::SetConfig).boxed(),
-            packet_in::strategy::arb_packet_in()
+            crate::model::packet_in::strategy::arb_packet_in(OFP13_VERSION)
                 .prop_map(Message::PacketIn)
                 .boxed(),
             packet_in::strategy::arb_flow_removed()

@@ -8,17 +8,19 @@
 //! `OFPP_IN_PORT` then goes nowhere in 1.0, so it is left out rather than sent to the
 //! controller.
 //!
-//! Packet-in: the input port comes from the match's `IN_PORT` (renumbered); the table id,
-//! cookie and other match fields are dropped (1.0 has none); buffer id, total length and
-//! data are unchanged. 1.0 has no `OFPR_INVALID_TTL` (it has no TTL actions), so such a
-//! packet-in is not for a 1.0 controller: an error.
+//! Packet-in (one type for both versions): the input port must be in the match's
+//! `IN_PORT` and have a 1.0 number; the table id, cookie and other match fields are
+//! dropped (1.0 has none); buffer id, total length and data are unchanged. 1.0 has no
+//! `OFPR_INVALID_TTL` (it has no TTL actions), so such a packet-in is not for a 1.0
+//! controller: an error.
 
 use openflow::action::port as p13;
+use openflow::match13::Match;
+use openflow::model::{PacketIn, PacketInReason};
 use openflow::oxm::Oxm;
 use openflow::v10::port::ofpp as p10;
-use openflow::v10::PacketInReason as Reason10;
-use openflow::v10::{Action as Action10, PacketIn as PacketIn10, PacketOut as PacketOut10};
-use openflow::v13::{PacketIn as PacketIn13, PacketInReason as Reason13, PacketOut as PacketOut13};
+use openflow::v10::{Action as Action10, PacketOut as PacketOut10};
+use openflow::v13::PacketOut as PacketOut13;
 use openflow::{ErrorKind, OfpError};
 
 use super::actions::{actions_to_v13, PacketFacts};
@@ -63,37 +65,24 @@ pub fn packet_out_to_v13(po: &PacketOut10) -> Result<PacketOut13, OfpError> {
     })
 }
 
-/// Translates a 1.3 packet-in (module comment). Errors: no `IN_PORT` in the match or
-/// one without a 1.0 number (`OFPBRC_BAD_PORT`), reason `OFPR_INVALID_TTL`
-/// (`OFPBRC_EPERM`: not sent to 1.0 controllers).
-pub fn packet_in_to_v10(pi: &PacketIn13) -> Result<PacketIn10, OfpError> {
-    let reason = match pi.reason {
-        Reason13::NoMatch => Reason10::NoMatch,
-        Reason13::Action => Reason10::Action,
-        Reason13::Unknown(n) => Reason10::Unknown(n),
-        Reason13::InvalidTtl => {
-            return Err(OfpError::new(
-                ErrorKind::BAD_REQUEST_EPERM,
-                "OpenFlow 1.0 has no invalid-TTL packet-in",
-            ))
-        }
-    };
-    let in_port = pi
-        .match_
-        .fields
-        .iter()
-        .find_map(|f| match f {
-            Oxm::InPort(p) => Some(*p),
-            _ => None,
-        })
-        .ok_or_else(|| {
-            OfpError::new(ErrorKind::BAD_REQUEST_BAD_PORT, "packet-in without IN_PORT")
-        })?;
-    Ok(PacketIn10 {
-        buffer_id: pi.buffer_id,
-        total_len: pi.total_len,
-        in_port: port_no_from_v13(in_port)?,
-        reason,
-        data: pi.data.clone(),
+/// A packet-in as a 1.0 controller gets it (module comment). Errors: no `IN_PORT` in
+/// the match or one without a 1.0 number (`OFPBRC_BAD_PORT`), reason
+/// `OFPR_INVALID_TTL` (`OFPBRC_EPERM`: not sent to 1.0 controllers).
+pub fn packet_in_to_v10(pi: &PacketIn) -> Result<PacketIn, OfpError> {
+    if pi.reason == PacketInReason::InvalidTtl {
+        return Err(OfpError::new(
+            ErrorKind::BAD_REQUEST_EPERM,
+            "OpenFlow 1.0 has no invalid-TTL packet-in",
+        ));
+    }
+    let in_port = pi.in_port().ok_or_else(|| {
+        OfpError::new(ErrorKind::BAD_REQUEST_BAD_PORT, "packet-in without IN_PORT")
+    })?;
+    port_no_from_v13(in_port)?;
+    Ok(PacketIn {
+        table_id: 0,
+        cookie: u64::MAX,
+        match_: Match::new(vec![Oxm::InPort(in_port)]),
+        ..pi.clone()
     })
 }

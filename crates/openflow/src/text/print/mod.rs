@@ -31,7 +31,7 @@ pub use error::error_name;
 pub use flow::{flow_line, removed_reason};
 pub use group::{action_bitmap_names, group_text};
 pub use meter::{meter_flag_words, meter_id};
-pub use packet::{reason10, reason13, summary as packet_summary};
+pub use packet::{reason, summary as packet_summary};
 pub use port::{config_names, feature_names, state_names};
 pub use switch::{actions10_names, capability_names};
 
@@ -215,7 +215,7 @@ fn body13(m: &M13, version: u8, verbosity: u8) -> String {
         M13::EchoRequest(d) | M13::EchoReply(d) => echo(d, verbosity),
         M13::FeaturesReply(f) => switch::features(f, crate::OFP13_VERSION),
         M13::GetConfigReply(c) | M13::SetConfig(c) => switch::config(c.flags, c.miss_send_len),
-        M13::PacketIn(p) => packet::packet_in13(p, verbosity),
+        M13::PacketIn(p) => packet::packet_in(p, verbosity),
         M13::FlowRemoved(f) => flow::flow_removed13(f),
         M13::PortStatus(p) => port::port_status(p.reason.to_u8(), &p.port),
         M13::PacketOut(p) => packet::packet_out13(p, verbosity),
@@ -244,7 +244,7 @@ fn body10(m: &M10, verbosity: u8) -> String {
         M10::EchoRequest(d) | M10::EchoReply(d) => echo(d, verbosity),
         M10::FeaturesReply(f) => switch::features(f, crate::OFP10_VERSION),
         M10::GetConfigReply(c) | M10::SetConfig(c) => switch::config(c.flags, c.miss_send_len),
-        M10::PacketIn(p) => packet::packet_in10(p, verbosity),
+        M10::PacketIn(p) => packet::packet_in(p, verbosity),
         M10::FlowRemoved(f) => flow::flow_removed10(f),
         M10::PortStatus(p) => port::port_status(p.reason.to_u8(), &p.port),
         M10::PacketOut(p) => packet::packet_out10(p, verbosity),

@@ -518,9 +518,9 @@ fn packet_lines(data: &[u8], verbosity: u8) -> String {
     s
 }
 
-/// The reason word of a 1.3 packet-in.
-pub fn reason13(r: crate::v13::PacketInReason) -> String {
-    use crate::v13::PacketInReason as R;
+/// The reason word of a packet-in.
+pub fn reason(r: crate::model::PacketInReason) -> String {
+    use crate::model::PacketInReason as R;
     match r {
         R::NoMatch => "no_match".into(),
         R::Action => "action".into(),
@@ -529,17 +529,9 @@ pub fn reason13(r: crate::v13::PacketInReason) -> String {
     }
 }
 
-/// The reason word of a 1.0 packet-in.
-pub fn reason10(r: crate::v10::PacketInReason) -> String {
-    use crate::v10::PacketInReason as R;
-    match r {
-        R::NoMatch => "no_match".into(),
-        R::Action => "action".into(),
-        R::Unknown(n) => n.to_string(),
-    }
-}
-
-pub(super) fn packet_in13(p: &crate::v13::PacketIn, verbosity: u8) -> String {
+/// A packet-in of either version: a 1.0 one has table 0, no cookie (all ones) and a
+/// match of only its input port, so it prints as ovs-ofctl prints 1.0's.
+pub(super) fn packet_in(p: &crate::model::PacketIn, verbosity: u8) -> String {
     let mut s = String::new();
     if p.table_id != 0 {
         s.push_str(&format!(" table_id={}", p.table_id));
@@ -551,19 +543,8 @@ pub(super) fn packet_in13(p: &crate::v13::PacketIn, verbosity: u8) -> String {
         " total_len={} {} (via {})",
         p.total_len,
         crate::text::format_match(&p.match_),
-        reason13(p.reason)
+        reason(p.reason)
     ));
-    s.push_str(&data_tail(p.total_len, p.buffer_id, &p.data, verbosity));
-    s
-}
-
-pub(super) fn packet_in10(p: &crate::v10::PacketIn, verbosity: u8) -> String {
-    let mut s = format!(
-        " total_len={} in_port={} (via {})",
-        p.total_len,
-        port_name(crate::v10::port::port_to_v13(p.in_port)),
-        reason10(p.reason)
-    );
     s.push_str(&data_tail(p.total_len, p.buffer_id, &p.data, verbosity));
     s
 }

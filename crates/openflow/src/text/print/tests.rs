@@ -533,8 +533,12 @@ fn async_messages() {
         M10::PacketIn(crate::v10::PacketIn {
             buffer_id: u32::MAX,
             total_len: 54,
-            in_port: 0xfffe,
             reason: crate::v10::PacketInReason::Action,
+            table_id: 0,
+            cookie: u64::MAX,
+            match_: crate::match13::Match::new(vec![crate::oxm::Oxm::InPort(
+                crate::action::port::LOCAL,
+            )]),
             data,
         }),
     );

@@ -141,20 +141,29 @@ fn packet_in(reason: R13, fields: Vec<Oxm>) -> PacketIn13 {
     }
 }
 
+/// The input port a packet-in carries on the 1.0 wire.
+fn wire_port_10(pi: &PacketIn13) -> u16 {
+    let mut w = openflow::Writer::new();
+    pi.encode(openflow::OFP10_VERSION, &mut w);
+    u16::from_be_bytes([w.buf[6], w.buf[7]])
+}
+
 #[test]
 fn packet_in_to_1_0() {
     for (r13, r10) in [(R13::NoMatch, R10::NoMatch), (R13::Action, R10::Action)] {
         let pi = packet_in(r13, vec![Oxm::InPort(7), Oxm::EthType(0x0806)]);
         let v = packet_in_to_v10(&pi).unwrap();
         assert_eq!(v.reason, r10);
-        assert_eq!(v.in_port, 7);
+        assert_eq!(wire_port_10(&v), 7);
+        assert_eq!(v.match_, Match13::new(vec![Oxm::InPort(7)]));
+        assert_eq!((v.table_id, v.cookie), (0, u64::MAX));
         assert_eq!((v.buffer_id, v.total_len), (0xffff_ffff, 60));
         assert_eq!(v.data, pi.data);
     }
     let local = packet_in(R13::Action, vec![Oxm::InPort(0xffff_fffe)]);
-    assert_eq!(packet_in_to_v10(&local).unwrap().in_port, 0xfffe);
+    assert_eq!(wire_port_10(&packet_in_to_v10(&local).unwrap()), 0xfffe);
     let ctl = packet_in(R13::Action, vec![Oxm::InPort(0xffff_fffd)]);
-    assert_eq!(packet_in_to_v10(&ctl).unwrap().in_port, 0xfffd);
+    assert_eq!(wire_port_10(&packet_in_to_v10(&ctl).unwrap()), 0xfffd);
 }
 
 #[test]
