@@ -113,7 +113,6 @@ pub fn instructions10(insts: &[Instruction]) -> Result<Vec<A10>, String> {
 
 /// A 1.0 flow-mod equal to a 1.3 one.
 pub fn flow_mod10(fm: &openflow::v13::FlowMod) -> Result<openflow::v10::FlowMod, String> {
-    use openflow::v10::FlowModCommand as C10;
     let is_del = matches!(
         fm.command,
         FlowModCommand::Delete | FlowModCommand::DeleteStrict
@@ -141,14 +140,7 @@ pub fn flow_mod10(fm: &openflow::v13::FlowMod) -> Result<openflow::v10::FlowMod,
             "reset_counts, no_packet_counts and no_byte_counts need OpenFlow 1.3 {USE_13}"
         ));
     }
-    let command = match fm.command {
-        FlowModCommand::Add => C10::Add,
-        FlowModCommand::Modify => C10::Modify,
-        FlowModCommand::ModifyStrict => C10::ModifyStrict,
-        FlowModCommand::Delete => C10::Delete,
-        FlowModCommand::DeleteStrict => C10::DeleteStrict,
-        FlowModCommand::Unknown(n) => C10::Unknown(u16::from(n)),
-    };
+    let command = fm.command;
     Ok(openflow::v10::FlowMod {
         match_: match10(&fm.match_)?,
         cookie: fm.cookie,

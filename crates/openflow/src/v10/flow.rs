@@ -18,17 +18,8 @@ use crate::wire::{Reader, Writer};
 /// `OFP_NO_BUFFER` / the 1.0 "no buffer" id.
 pub const NO_BUFFER: u32 = 0xffff_ffff;
 
-wire_enum! {
-    /// `ofp_flow_mod_command` (a u16 in 1.0).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum FlowModCommand: u16 as from_u16 / to_u16 {
-        Add = 0,
-        Modify = 1,
-        ModifyStrict = 2,
-        Delete = 3,
-        DeleteStrict = 4,
-    }
-}
+/// The flow-mod commands are the same in every version.
+pub use crate::v13::flow_mod::FlowModCommand;
 
 /// `ofp_flow_mod_flags` bits (1.0).
 pub mod flow_mod_flags {

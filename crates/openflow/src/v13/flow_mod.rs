@@ -20,9 +20,10 @@ pub use crate::instruction::OFPTT_MAX;
 pub const OFPTT_ALL: u8 = 0xff;
 
 wire_enum! {
-    /// `ofp_flow_mod_command`.
+    /// `ofp_flow_mod_command`, the same in every version: a u16 in 1.0, a u8 from 1.1
+    /// on (where a number above 255 is written as 255, which no version defines).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum FlowModCommand: u8 as from_u8 / to_u8 {
+    pub enum FlowModCommand: u16 as from_u16 / to_u16 {
         Add = 0,
         Modify = 1,
         ModifyStrict = 2,
@@ -89,7 +90,7 @@ impl FlowMod {
         let cookie = r.u64()?;
         let cookie_mask = r.u64()?;
         let table_id = r.u8()?;
-        let command = FlowModCommand::from_u8(r.u8()?);
+        let command = FlowModCommand::from_u16(u16::from(r.u8()?));
         let idle_timeout = r.u16()?;
         let hard_timeout = r.u16()?;
         let priority = r.u16()?;
@@ -121,7 +122,7 @@ impl FlowMod {
         w.u64(self.cookie);
         w.u64(self.cookie_mask);
         w.u8(self.table_id);
-        w.u8(self.command.to_u8());
+        w.u8(u8::try_from(self.command.to_u16()).unwrap_or(u8::MAX));
         w.u16(self.idle_timeout);
         w.u16(self.hard_timeout);
         w.u16(self.priority);
@@ -206,7 +207,7 @@ pub(crate) mod strategy {
                     cookie,
                     cookie_mask,
                     table_id,
-                    command: FlowModCommand::from_u8(command),
+                    command: FlowModCommand::from_u16(u16::from(command)),
                     idle_timeout,
                     hard_timeout,
                     priority,

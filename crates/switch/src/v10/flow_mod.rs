@@ -33,12 +33,12 @@
 
 use openflow::action::OFPG_ANY;
 use openflow::instruction::Instruction;
-use openflow::v10::flow::{flow_mod_flags as f10, FlowModCommand as Cmd10};
+use openflow::v10::flow::flow_mod_flags as f10;
 use openflow::v10::match10::wildcards as fw;
 use openflow::v10::FlowRemovedReason as Reason10;
 use openflow::v10::{FlowMod as FlowMod10, FlowRemoved as FlowRemoved10};
 use openflow::v13::flow_mod::{
-    flow_mod_flags as f13, FlowMod as FlowMod13, FlowModCommand as Cmd13, OFPTT_ALL,
+    flow_mod_flags as f13, FlowMod as FlowMod13, FlowModCommand as Cmd, OFPTT_ALL,
 };
 use openflow::v13::{FlowRemoved as FlowRemoved13, FlowRemovedReason as Reason13};
 use openflow::{ErrorKind, OfpError};
@@ -97,14 +97,12 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
             ),
         ));
     }
-    let (command, installs) = match fm.command {
-        Cmd10::Add => (Cmd13::Add, true),
-        Cmd10::Modify => (Cmd13::Modify, true),
-        Cmd10::ModifyStrict => (Cmd13::ModifyStrict, true),
-        Cmd10::Delete => (Cmd13::Delete, false),
-        Cmd10::DeleteStrict => (Cmd13::DeleteStrict, false),
+    let command = fm.command;
+    let installs = match command {
+        Cmd::Add | Cmd::Modify | Cmd::ModifyStrict => true,
+        Cmd::Delete | Cmd::DeleteStrict => false,
         // `validate` refused it already; kept total.
-        Cmd10::Unknown(n) => {
+        Cmd::Unknown(n) => {
             return Err(OfpError::new(
                 ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND,
                 format!("unknown flow-mod command {n}"),
@@ -136,7 +134,7 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
     let mut flow_mod = FlowMod13 {
         cookie: fm.cookie,
         cookie_mask: 0,
-        table_id: if command == Cmd13::Add { 0 } else { OFPTT_ALL },
+        table_id: if command == Cmd::Add { 0 } else { OFPTT_ALL },
         command,
         idle_timeout: fm.idle_timeout,
         hard_timeout: fm.hard_timeout,
@@ -149,16 +147,16 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
         instructions,
     };
     let as_add = |m: &FlowMod13| FlowMod13 {
-        command: Cmd13::Add,
+        command: Cmd::Add,
         table_id: 0,
         flags: m.flags | f13::RESET_COUNTS,
         ..m.clone()
     };
     let add_if_unmatched = match command {
-        Cmd13::Modify | Cmd13::ModifyStrict => Some(as_add(&flow_mod)),
+        Cmd::Modify | Cmd::ModifyStrict => Some(as_add(&flow_mod)),
         _ => None,
     };
-    if command == Cmd13::Add {
+    if command == Cmd::Add {
         flow_mod.flags |= f13::RESET_COUNTS;
     }
     Ok(FlowModV13 {

@@ -172,18 +172,9 @@ pub(super) fn flow_mod13(f: &crate::v13::FlowMod) -> String {
 
 /// The body of a 1.0 flow-mod.
 pub(super) fn flow_mod10(f: &crate::v10::FlowMod) -> String {
-    use crate::v10::FlowModCommand as C;
-    let command = match f.command {
-        C::Add => FlowModCommand::Add,
-        C::Modify => FlowModCommand::Modify,
-        C::ModifyStrict => FlowModCommand::ModifyStrict,
-        C::Delete => FlowModCommand::Delete,
-        C::DeleteStrict => FlowModCommand::DeleteStrict,
-        C::Unknown(n) => FlowModCommand::Unknown(n.min(255) as u8),
-    };
     let m = f.match_.to_oxm();
     ModText {
-        command: crate::text::message::flow_mod_command_name(command),
+        command: crate::text::message::flow_mod_command_name(f.command),
         table: None,
         match_: &m,
         priority: f.priority,
