@@ -74,15 +74,12 @@ pub mod port_state {
     pub const STP_MASK: u32 = 3 << 8;
 }
 
-/// `ofp_port_features` bits (1.0).
+/// `ofp_port_features` bits (1.0): the speeds up to 10 Gb/s at 1.3's places, then the
+/// media bits four places lower than 1.3 has them.
 pub mod port_features {
-    pub const F_10MB_HD: u32 = 1 << 0;
-    pub const F_10MB_FD: u32 = 1 << 1;
-    pub const F_100MB_HD: u32 = 1 << 2;
-    pub const F_100MB_FD: u32 = 1 << 3;
-    pub const F_1GB_HD: u32 = 1 << 4;
-    pub const F_1GB_FD: u32 = 1 << 5;
-    pub const F_10GB_FD: u32 = 1 << 6;
+    pub use crate::v13::port::port_features::{
+        F_100MB_FD, F_100MB_HD, F_10GB_FD, F_10MB_FD, F_10MB_HD, F_1GB_FD, F_1GB_HD,
+    };
     pub const COPPER: u32 = 1 << 7;
     pub const FIBER: u32 = 1 << 8;
     pub const AUTONEG: u32 = 1 << 9;

@@ -10,12 +10,10 @@ pub const PORT_LEN: usize = 64;
 /// Length of the name field (`OFP_MAX_PORT_NAME_LEN`).
 pub const PORT_NAME_LEN: usize = 16;
 
-/// `ofp_port_config` bits.
+/// `ofp_port_config` bits: the ones 1.0 has at the same places, less its STP and flood
+/// bits.
 pub mod port_config {
-    pub const PORT_DOWN: u32 = 1 << 0;
-    pub const NO_RECV: u32 = 1 << 2;
-    pub const NO_FWD: u32 = 1 << 5;
-    pub const NO_PACKET_IN: u32 = 1 << 6;
+    pub use crate::v10::port::port_config::{NO_FWD, NO_PACKET_IN, NO_RECV, PORT_DOWN};
 }
 
 /// `ofp_port_state` bits.
