@@ -7,7 +7,8 @@
 //! `record!` declares a structure whose wire form is its fields in order, each with one
 //! fixed-size form ([`crate::wire::Field`]), with padding after any of them. From one
 //! declaration it writes the struct, its length on the wire, `decode`, `encode` and,
-//! for tests, a proptest strategy of every value the wire can carry.
+//! for tests, a proptest strategy of every value the wire can carry. A record is a
+//! [`crate::wire::Field`] itself, so records nest.
 //!
 //! ```text
 //! record! {
@@ -60,6 +61,21 @@ macro_rules! record {
                     $crate::wire::Field::write(&self.$field, w);
                     $(w.zeros($pad);)?
                 )*
+            }
+        }
+
+        impl $crate::wire::Field for $name {
+            const LEN: usize = Self::WIRE_LEN;
+            fn read(r: &mut $crate::wire::Reader) -> Result<Self, $crate::error::OfpError> {
+                Self::decode(r)
+            }
+            fn write(&self, w: &mut $crate::wire::Writer) {
+                self.encode(w)
+            }
+            #[cfg(test)]
+            fn arb() -> proptest::strategy::BoxedStrategy<Self> {
+                use proptest::strategy::Strategy;
+                Self::arb().boxed()
             }
         }
 

@@ -65,29 +65,31 @@ pub mod wildcards {
     pub const ALL: u32 = (1 << 22) - 1;
 }
 
-/// An OpenFlow 1.0 `ofp_match`, lossless: the raw wildcard word and all fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Match {
-    pub wildcards: u32,
-    pub in_port: u16,
-    pub dl_src: MacAddr,
-    pub dl_dst: MacAddr,
-    /// VLAN id, or [`OFP_VLAN_NONE`] to match untagged frames.
-    pub dl_vlan: u16,
-    pub dl_vlan_pcp: u8,
-    pub dl_type: u16,
-    /// IP ToS byte (the DSCP in its upper six bits).
-    pub nw_tos: u8,
-    /// IP protocol, or the low 8 bits of the ARP opcode.
-    pub nw_proto: u8,
-    /// IPv4 source, or the ARP sender protocol address.
-    pub nw_src: Ipv4Addr,
-    /// IPv4 destination, or the ARP target protocol address.
-    pub nw_dst: Ipv4Addr,
-    /// TCP/UDP source port, or the ICMP type.
-    pub tp_src: u16,
-    /// TCP/UDP destination port, or the ICMP code.
-    pub tp_dst: u16,
+record! {
+    /// An OpenFlow 1.0 `ofp_match`, lossless: the raw wildcard word and all fields.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct Match {
+        pub wildcards: u32,
+        pub in_port: u16,
+        pub dl_src: MacAddr,
+        pub dl_dst: MacAddr,
+        /// VLAN id, or [`OFP_VLAN_NONE`] to match untagged frames.
+        pub dl_vlan: u16,
+        pub dl_vlan_pcp: u8 [pad 1],
+        pub dl_type: u16,
+        /// IP ToS byte (the DSCP in its upper six bits).
+        pub nw_tos: u8,
+        /// IP protocol, or the low 8 bits of the ARP opcode.
+        pub nw_proto: u8 [pad 2],
+        /// IPv4 source, or the ARP sender protocol address.
+        pub nw_src: Ipv4Addr,
+        /// IPv4 destination, or the ARP target protocol address.
+        pub nw_dst: Ipv4Addr,
+        /// TCP/UDP source port, or the ICMP type.
+        pub tp_src: u16,
+        /// TCP/UDP destination port, or the ICMP code.
+        pub tp_dst: u16,
+    }
 }
 
 impl Default for Match {
@@ -116,53 +118,6 @@ impl Match {
             tp_src: 0,
             tp_dst: 0,
         }
-    }
-
-    pub fn decode(r: &mut Reader) -> Result<Match, OfpError> {
-        let wildcards = r.u32()?;
-        let in_port = r.u16()?;
-        let dl_src = r.mac()?;
-        let dl_dst = r.mac()?;
-        let dl_vlan = r.u16()?;
-        let dl_vlan_pcp = r.u8()?;
-        r.skip(1)?;
-        let dl_type = r.u16()?;
-        let nw_tos = r.u8()?;
-        let nw_proto = r.u8()?;
-        r.skip(2)?;
-        Ok(Match {
-            wildcards,
-            in_port,
-            dl_src,
-            dl_dst,
-            dl_vlan,
-            dl_vlan_pcp,
-            dl_type,
-            nw_tos,
-            nw_proto,
-            nw_src: r.ipv4()?,
-            nw_dst: r.ipv4()?,
-            tp_src: r.u16()?,
-            tp_dst: r.u16()?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.wildcards);
-        w.u16(self.in_port);
-        w.mac(self.dl_src);
-        w.mac(self.dl_dst);
-        w.u16(self.dl_vlan);
-        w.u8(self.dl_vlan_pcp);
-        w.zeros(1);
-        w.u16(self.dl_type);
-        w.u8(self.nw_tos);
-        w.u8(self.nw_proto);
-        w.zeros(2);
-        w.ipv4(self.nw_src);
-        w.ipv4(self.nw_dst);
-        w.u16(self.tp_src);
-        w.u16(self.tp_dst);
     }
 
     /// Whether the single-bit wildcard `bit` (one of the [`wildcards`] flags other than
@@ -333,43 +288,7 @@ pub(crate) mod strategy {
     use proptest::prelude::*;
 
     pub fn arb_match() -> impl Strategy<Value = Match> {
-        (
-            (
-                any::<u32>(),
-                any::<u16>(),
-                any::<[u8; 6]>(),
-                any::<[u8; 6]>(),
-            ),
-            (
-                any::<u16>(),
-                any::<u8>(),
-                any::<u16>(),
-                any::<u8>(),
-                any::<u8>(),
-            ),
-            (any::<u32>(), any::<u32>(), any::<u16>(), any::<u16>()),
-        )
-            .prop_map(
-                |(
-                    (wildcards, in_port, src, dst),
-                    (dl_vlan, dl_vlan_pcp, dl_type, nw_tos, nw_proto),
-                    (nw_src, nw_dst, tp_src, tp_dst),
-                )| Match {
-                    wildcards,
-                    in_port,
-                    dl_src: MacAddr(src),
-                    dl_dst: MacAddr(dst),
-                    dl_vlan,
-                    dl_vlan_pcp,
-                    dl_type,
-                    nw_tos,
-                    nw_proto,
-                    nw_src: Ipv4Addr::from(nw_src),
-                    nw_dst: Ipv4Addr::from(nw_dst),
-                    tp_src,
-                    tp_dst,
-                },
-            )
+        Match::arb()
     }
 }
 

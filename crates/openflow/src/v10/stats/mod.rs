@@ -114,49 +114,33 @@ pub enum StatsRequestBody {
     Vendor { vendor: u32, data: Vec<u8> },
 }
 
-/// `ofp_flow_stats_request` (also the aggregate request): which flows to report.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FlowStatsRequest {
-    pub match_: Match,
-    /// A table, or 0xff for all tables.
-    pub table_id: u8,
-    /// Only flows with an output to this port; `OFPP_NONE` for any.
-    pub out_port: u16,
-}
-
-impl FlowStatsRequest {
-    pub const LEN: usize = 44;
-
-    pub fn decode(r: &mut Reader) -> Result<FlowStatsRequest, OfpError> {
-        let match_ = Match::decode(r)?;
-        let table_id = r.u8()?;
-        r.skip(1)?;
-        Ok(FlowStatsRequest {
-            match_,
-            table_id,
-            out_port: r.u16()?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        self.match_.encode(w);
-        w.u8(self.table_id);
-        w.zeros(1);
-        w.u16(self.out_port);
+record! {
+    /// `ofp_flow_stats_request` (also the aggregate request): which flows to report.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub struct FlowStatsRequest {
+        pub match_: Match,
+        /// A table, or 0xff for all tables.
+        pub table_id: u8 [pad 1],
+        /// Only flows with an output to this port; `OFPP_NONE` for any.
+        pub out_port: u16,
     }
 }
 
-/// `ofp_port_stats_request`: one port, or `OFPP_NONE` for all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PortStatsRequest {
-    pub port_no: u16,
+record! {
+    /// `ofp_port_stats_request`: one port, or `OFPP_NONE` for all.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct PortStatsRequest {
+        pub port_no: u16 [pad 6],
+    }
 }
 
-/// `ofp_queue_stats_request`: a port (`OFPP_ALL` for all) and a queue ([`OFPQ_ALL`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct QueueStatsRequest {
-    pub port_no: u16,
-    pub queue_id: u32,
+record! {
+    /// `ofp_queue_stats_request`: a port (`OFPP_ALL` for all) and a queue ([`OFPQ_ALL`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct QueueStatsRequest {
+        pub port_no: u16 [pad 2],
+        pub queue_id: u32,
+    }
 }
 
 impl StatsRequestBody {
@@ -185,19 +169,8 @@ impl StatsRequest {
             t::FLOW => StatsRequestBody::Flow(FlowStatsRequest::decode(r)?),
             t::AGGREGATE => StatsRequestBody::Aggregate(FlowStatsRequest::decode(r)?),
             t::TABLE => StatsRequestBody::Table,
-            t::PORT => {
-                let port_no = r.u16()?;
-                r.skip(6)?;
-                StatsRequestBody::Port(PortStatsRequest { port_no })
-            }
-            t::QUEUE => {
-                let port_no = r.u16()?;
-                r.skip(2)?;
-                StatsRequestBody::Queue(QueueStatsRequest {
-                    port_no,
-                    queue_id: r.u32()?,
-                })
-            }
+            t::PORT => StatsRequestBody::Port(PortStatsRequest::decode(r)?),
+            t::QUEUE => StatsRequestBody::Queue(QueueStatsRequest::decode(r)?),
             t::VENDOR => StatsRequestBody::Vendor {
                 vendor: r.u32()?,
                 data: r.take_rest().to_vec(),
@@ -214,15 +187,8 @@ impl StatsRequest {
         match &self.body {
             StatsRequestBody::Desc | StatsRequestBody::Table => {}
             StatsRequestBody::Flow(f) | StatsRequestBody::Aggregate(f) => f.encode(w),
-            StatsRequestBody::Port(p) => {
-                w.u16(p.port_no);
-                w.zeros(6);
-            }
-            StatsRequestBody::Queue(q) => {
-                w.u16(q.port_no);
-                w.zeros(2);
-                w.u32(q.queue_id);
-            }
+            StatsRequestBody::Port(p) => p.encode(w),
+            StatsRequestBody::Queue(q) => q.encode(w),
             StatsRequestBody::Vendor { vendor, data } => {
                 w.u32(*vendor);
                 w.bytes(data);
@@ -408,7 +374,7 @@ mod tests {
             table_id: 0xff,
             out_port: 0xffff,
         }));
-        assert_eq!(flow_req.len(), 4 + FlowStatsRequest::LEN);
+        assert_eq!(flow_req.len(), 4 + 44);
         assert_eq!(&flow_req[44..], &[0xff, 0, 0xff, 0xff]);
     }
 

@@ -7,16 +7,6 @@ use crate::v10::match10::strategy::arb_match;
 use crate::v10::port::port_to_v13;
 use proptest::prelude::*;
 
-fn arb_flow_req() -> impl Strategy<Value = FlowStatsRequest> {
-    (arb_match(), any::<u8>(), any::<u16>()).prop_map(|(match_, table_id, out_port)| {
-        FlowStatsRequest {
-            match_,
-            table_id,
-            out_port,
-        }
-    })
-}
-
 fn arb_vendor() -> impl Strategy<Value = (u32, Vec<u8>)> {
     (any::<u32>(), proptest::collection::vec(any::<u8>(), 0..24))
 }
@@ -24,13 +14,11 @@ fn arb_vendor() -> impl Strategy<Value = (u32, Vec<u8>)> {
 pub fn arb_stats_request() -> impl Strategy<Value = StatsRequest> {
     let body = prop_oneof![
         Just(StatsRequestBody::Desc),
-        arb_flow_req().prop_map(StatsRequestBody::Flow),
-        arb_flow_req().prop_map(StatsRequestBody::Aggregate),
+        FlowStatsRequest::arb().prop_map(StatsRequestBody::Flow),
+        FlowStatsRequest::arb().prop_map(StatsRequestBody::Aggregate),
         Just(StatsRequestBody::Table),
-        any::<u16>().prop_map(|port_no| StatsRequestBody::Port(PortStatsRequest { port_no })),
-        (any::<u16>(), any::<u32>()).prop_map(|(port_no, queue_id)| {
-            StatsRequestBody::Queue(QueueStatsRequest { port_no, queue_id })
-        }),
+        PortStatsRequest::arb().prop_map(StatsRequestBody::Port),
+        QueueStatsRequest::arb().prop_map(StatsRequestBody::Queue),
         arb_vendor().prop_map(|(vendor, data)| StatsRequestBody::Vendor { vendor, data }),
     ];
     (any::<u16>(), body).prop_map(|(flags, body)| StatsRequest { flags, body })
