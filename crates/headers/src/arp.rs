@@ -75,17 +75,6 @@ view! {
     pub fn is_ethernet_ipv4(&self) -> bool {
         is_ethernet_ipv4(self.as_bytes())
     }
-    /// The operation.
-    oper: u16 = field::OPER;
-    /// The sender hardware address.
-    sha: [u8; 6] = field::SHA;
-    /// The sender protocol address.
-    spa: u32 = field::SPA;
-    /// The target hardware address.
-    tha: [u8; 6] = field::THA;
-    /// The target protocol address.
-    tpa: u32 = field::TPA;
-
     /// Writes the fixed part of an Ethernet/IPv4 ARP packet with operation `oper`.
     pub fn set_ethernet_ipv4(&mut self, oper: u16) {
         let b = self.as_bytes_mut();
@@ -95,16 +84,16 @@ view! {
         set_u8_at(b, field::PLEN, 4);
         set_be16(b, field::OPER, oper);
     }
-    /// Sets the operation.
-    set_oper(oper): u16 = field::OPER;
-    /// Sets the sender hardware address.
-    set_sha(mac): [u8; 6] = field::SHA;
-    /// Sets the sender protocol address.
-    set_spa(addr): u32 = field::SPA;
-    /// Sets the target hardware address.
-    set_tha(mac): [u8; 6] = field::THA;
-    /// Sets the target protocol address.
-    set_tpa(addr): u32 = field::TPA;
+    /// The operation.
+    oper / set_oper: u16 = field::OPER;
+    /// The sender hardware address.
+    sha / set_sha: [u8; 6] = field::SHA;
+    /// The sender protocol address.
+    spa / set_spa: u32 = field::SPA;
+    /// The target hardware address.
+    tha / set_tha: [u8; 6] = field::THA;
+    /// The target protocol address.
+    tpa / set_tpa: u32 = field::TPA;
 }
 
 #[cfg(test)]

@@ -28,18 +28,11 @@ view! {
     EthernetHeader, HEADER_LEN;
 
     /// The destination MAC address.
-    dst: [u8; 6] = field::DST;
+    dst / set_dst: [u8; 6] = field::DST;
     /// The source MAC address.
-    src: [u8; 6] = field::SRC;
+    src / set_src: [u8; 6] = field::SRC;
     /// The ethertype (or TPID, or 802.3 length).
-    ethertype: u16 = field::ETHERTYPE;
-
-    /// Sets the destination MAC address.
-    set_dst(mac): [u8; 6] = field::DST;
-    /// Sets the source MAC address.
-    set_src(mac): [u8; 6] = field::SRC;
-    /// Sets the ethertype.
-    set_ethertype(ty): u16 = field::ETHERTYPE;
+    ethertype / set_ethertype: u16 = field::ETHERTYPE;
 }
 
 /// The 16-bit ethertype (or TPID) at `offset` of `buf`: the one after the MAC addresses

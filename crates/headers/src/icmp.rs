@@ -26,18 +26,11 @@ view! {
     IcmpHeader, HEADER_LEN;
 
     /// The message type.
-    msg_type: u8 = field::TYPE;
+    msg_type / set_msg_type: u8 = field::TYPE;
     /// The message code.
-    code: u8 = field::CODE;
+    code / set_code: u8 = field::CODE;
     /// The checksum as stored.
-    checksum: u16 = field::CHECKSUM;
-
-    /// Sets the message type.
-    set_msg_type(t): u8 = field::TYPE;
-    /// Sets the message code.
-    set_code(c): u8 = field::CODE;
-    /// Stores a checksum.
-    set_checksum(c): u16 = field::CHECKSUM;
+    checksum / set_checksum: u16 = field::CHECKSUM;
 }
 
 #[cfg(test)]

@@ -59,8 +59,14 @@ view! {
     pub fn header_len(&self) -> usize {
         usize::from(u8_at(self.as_bytes(), field::VER_IHL) & 0x0f) * 4
     }
+    /// Sets the version nibble and the header length (`len` bytes, a multiple of 4 up
+    /// to 60) in the first byte.
+    pub fn set_version_header_len(&mut self, version: u8, len: usize) {
+        let ihl = ((len / 4) & 0x0f) as u8;
+        set_u8_at(self.as_bytes_mut(), field::VER_IHL, (version << 4) | ihl);
+    }
     /// The type of service byte (DSCP and ECN).
-    tos: u8 = field::TOS;
+    tos / set_tos: u8 = field::TOS;
     /// The DSCP (6 bits).
     pub fn dscp(&self) -> u8 {
         self.tos() >> 2
@@ -70,11 +76,11 @@ view! {
         self.tos() & 3
     }
     /// The total length of the IP packet.
-    total_len: u16 = field::LENGTH;
+    total_len / set_total_len: u16 = field::LENGTH;
     /// The identification.
-    ident: u16 = field::IDENT;
+    ident / set_ident: u16 = field::IDENT;
     /// The flags and fragment offset word.
-    flags_frag_offset: u16 = field::FLG_OFF;
+    flags_frag_offset / set_flags_frag_offset: u16 = field::FLG_OFF;
     /// The "more fragments" flag.
     pub fn more_frags(&self) -> bool {
         self.flags_frag_offset() & MORE_FRAGS != 0
@@ -89,39 +95,16 @@ view! {
     }
     /// The time to live.
     ttl: u8 = field::TTL;
-    /// The protocol of the payload.
-    protocol: u8 = field::PROTOCOL;
-    /// The header checksum as stored.
-    checksum: u16 = field::CHECKSUM;
-    /// The source address.
-    src_addr: u32 = field::SRC_ADDR;
-    /// The destination address.
-    dst_addr: u32 = field::DST_ADDR;
-
-    /// Sets the version nibble and the header length (`len` bytes, a multiple of 4 up
-    /// to 60) in the first byte.
-    pub fn set_version_header_len(&mut self, version: u8, len: usize) {
-        let ihl = ((len / 4) & 0x0f) as u8;
-        set_u8_at(self.as_bytes_mut(), field::VER_IHL, (version << 4) | ihl);
-    }
-    /// Sets the type of service byte.
-    set_tos(tos): u8 = field::TOS;
-    /// Sets the total length.
-    set_total_len(len): u16 = field::LENGTH;
-    /// Sets the identification.
-    set_ident(ident): u16 = field::IDENT;
-    /// Sets the flags and fragment offset word.
-    set_flags_frag_offset(w): u16 = field::FLG_OFF;
     /// Sets the time to live (the checksum is the caller's).
     set_ttl(ttl): u8 = field::TTL;
-    /// Sets the protocol.
-    set_protocol(proto): u8 = field::PROTOCOL;
-    /// Stores a header checksum.
-    set_checksum(c): u16 = field::CHECKSUM;
-    /// Sets the source address.
-    set_src_addr(addr): u32 = field::SRC_ADDR;
-    /// Sets the destination address.
-    set_dst_addr(addr): u32 = field::DST_ADDR;
+    /// The protocol of the payload.
+    protocol / set_protocol: u8 = field::PROTOCOL;
+    /// The header checksum as stored.
+    checksum / set_checksum: u16 = field::CHECKSUM;
+    /// The source address.
+    src_addr / set_src_addr: u32 = field::SRC_ADDR;
+    /// The destination address.
+    dst_addr / set_dst_addr: u32 = field::DST_ADDR;
 }
 
 #[cfg(test)]

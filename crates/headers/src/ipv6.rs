@@ -39,7 +39,7 @@ view! {
     Ipv6Header, HEADER_LEN;
 
     /// The first word: version, traffic class, flow label.
-    ver_tc_flow: u32 = field::VER_TC_FLOW;
+    ver_tc_flow / set_ver_tc_flow: u32 = field::VER_TC_FLOW;
     /// The version nibble (6 for IPv6).
     pub fn version(&self) -> u8 {
         (self.ver_tc_flow() >> 28) as u8
@@ -48,43 +48,30 @@ view! {
     pub fn traffic_class(&self) -> u8 {
         (self.ver_tc_flow() >> TC_SHIFT) as u8
     }
-    /// The flow label (20 bits).
-    pub fn flow_label(&self) -> u32 {
-        self.ver_tc_flow() & FLOW_LABEL_MASK
-    }
-    /// The payload length.
-    payload_len: u16 = field::PAYLOAD_LEN;
-    /// The next header.
-    next_header: u8 = field::NXT_HDR;
-    /// The hop limit.
-    hop_limit: u8 = field::HOP_LIMIT;
-    /// The source address.
-    src_addr: u128 = field::SRC_ADDR;
-    /// The destination address.
-    dst_addr: u128 = field::DST_ADDR;
-
-    /// Sets the first word: version, traffic class, flow label.
-    set_ver_tc_flow(w): u32 = field::VER_TC_FLOW;
     /// Sets the traffic class, keeping the version and flow label.
     pub fn set_traffic_class(&mut self, tc: u8) {
         let w = self.ver_tc_flow();
         self.set_ver_tc_flow((w & !(0xff << TC_SHIFT)) | (u32::from(tc) << TC_SHIFT));
+    }
+    /// The flow label (20 bits).
+    pub fn flow_label(&self) -> u32 {
+        self.ver_tc_flow() & FLOW_LABEL_MASK
     }
     /// Sets the flow label (its low 20 bits), keeping the version and traffic class.
     pub fn set_flow_label(&mut self, label: u32) {
         let w = self.ver_tc_flow();
         self.set_ver_tc_flow((w & !FLOW_LABEL_MASK) | (label & FLOW_LABEL_MASK));
     }
-    /// Sets the payload length.
-    set_payload_len(len): u16 = field::PAYLOAD_LEN;
-    /// Sets the next header.
-    set_next_header(nh): u8 = field::NXT_HDR;
-    /// Sets the hop limit.
-    set_hop_limit(hops): u8 = field::HOP_LIMIT;
-    /// Sets the source address.
-    set_src_addr(addr): u128 = field::SRC_ADDR;
-    /// Sets the destination address.
-    set_dst_addr(addr): u128 = field::DST_ADDR;
+    /// The payload length.
+    payload_len / set_payload_len: u16 = field::PAYLOAD_LEN;
+    /// The next header.
+    next_header / set_next_header: u8 = field::NXT_HDR;
+    /// The hop limit.
+    hop_limit / set_hop_limit: u8 = field::HOP_LIMIT;
+    /// The source address.
+    src_addr / set_src_addr: u128 = field::SRC_ADDR;
+    /// The destination address.
+    dst_addr / set_dst_addr: u128 = field::DST_ADDR;
 }
 
 #[cfg(test)]

@@ -28,9 +28,9 @@ view! {
     Ipv6ExtHeader, HEADER_LEN;
 
     /// The next header.
-    next_header: u8 = field::NXT_HDR;
-    /// The length byte as stored.
-    hdr_ext_len: u8 = field::LEN;
+    next_header / set_next_header: u8 = field::NXT_HDR;
+    /// The length byte as stored (in the header's own unit).
+    hdr_ext_len / set_hdr_ext_len: u8 = field::LEN;
     /// The header's length in bytes for hop-by-hop, routing and destination options:
     /// `(len + 1) * 8`.
     pub fn header_len(&self) -> usize {
@@ -40,11 +40,6 @@ view! {
     pub fn ah_header_len(&self) -> usize {
         (usize::from(self.hdr_ext_len()) + 2) * 4
     }
-
-    /// Sets the next header.
-    set_next_header(nh): u8 = field::NXT_HDR;
-    /// Sets the length byte (in the header's own unit).
-    set_hdr_ext_len(len): u8 = field::LEN;
 }
 
 /// The IPv6 fragment header.
@@ -75,9 +70,9 @@ pub mod frag {
         Ipv6FragHeader, HEADER_LEN;
 
         /// The next header.
-        next_header: u8 = field::NXT_HDR;
+        next_header / set_next_header: u8 = field::NXT_HDR;
         /// The offset/flags word.
-        offset_flags: u16 = field::OFFSET_FLAGS;
+        offset_flags / set_offset_flags: u16 = field::OFFSET_FLAGS;
         /// The fragment offset in 8-byte units: nonzero in every fragment but the first.
         pub fn frag_offset(&self) -> u16 {
             self.offset_flags() >> 3
@@ -87,14 +82,7 @@ pub mod frag {
             self.offset_flags() & MORE_FRAGS != 0
         }
         /// The identification.
-        ident: u32 = field::IDENT;
-
-        /// Sets the next header.
-        set_next_header(nh): u8 = field::NXT_HDR;
-        /// Sets the offset/flags word.
-        set_offset_flags(w): u16 = field::OFFSET_FLAGS;
-        /// Sets the identification.
-        set_ident(ident): u32 = field::IDENT;
+        ident / set_ident: u32 = field::IDENT;
     }
 }
 

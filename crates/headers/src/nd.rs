@@ -57,18 +57,11 @@ view! {
     NdMessage, HEADER_LEN;
 
     /// The ICMPv6 type.
-    msg_type: u8 = field::TYPE;
+    msg_type / set_msg_type: u8 = field::TYPE;
     /// The ICMPv6 code.
-    code: u8 = field::CODE;
+    code / set_code: u8 = field::CODE;
     /// The target address.
-    target: u128 = field::TARGET;
-
-    /// Sets the ICMPv6 type.
-    set_msg_type(t): u8 = field::TYPE;
-    /// Sets the ICMPv6 code.
-    set_code(c): u8 = field::CODE;
-    /// Sets the target address.
-    set_target(addr): u128 = field::TARGET;
+    target / set_target: u128 = field::TARGET;
 }
 
 view! {

@@ -26,22 +26,19 @@ view! {
     PbbItag, ITAG_LEN;
 
     /// The whole TCI.
-    tci: u32 = field::TCI;
+    tci / set_tci: u32 = field::TCI;
     /// The service instance ID (24 bits).
     pub fn isid(&self) -> u32 {
         self.tci() & ISID_MASK
     }
-    /// The priority code point (3 bits).
-    pub fn pcp(&self) -> u8 {
-        (self.tci() >> PCP_SHIFT) as u8
-    }
-
-    /// Sets the whole TCI.
-    set_tci(tci): u32 = field::TCI;
     /// Sets the I-SID (its low 24 bits), keeping the first byte.
     pub fn set_isid(&mut self, isid: u32) {
         let tci = self.tci();
         self.set_tci((tci & !ISID_MASK) | (isid & ISID_MASK));
+    }
+    /// The priority code point (3 bits).
+    pub fn pcp(&self) -> u8 {
+        (self.tci() >> PCP_SHIFT) as u8
     }
 }
 

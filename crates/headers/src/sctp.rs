@@ -25,21 +25,15 @@ view! {
     SctpHeader, HEADER_LEN;
 
     /// The source port.
-    src_port: u16 = field::SRC_PORT;
+    src_port / set_src_port: u16 = field::SRC_PORT;
     /// The destination port.
-    dst_port: u16 = field::DST_PORT;
+    dst_port / set_dst_port: u16 = field::DST_PORT;
     /// The verification tag.
-    verification_tag: u32 = field::VERIFICATION_TAG;
+    verification_tag / set_verification_tag: u32 = field::VERIFICATION_TAG;
     /// The checksum field's bytes read in network order, as packet dumps show them
     /// (the CRC32c itself is `checksum().swap_bytes()`).
     checksum: u32 = field::CHECKSUM;
 
-    /// Sets the source port.
-    set_src_port(port): u16 = field::SRC_PORT;
-    /// Sets the destination port.
-    set_dst_port(port): u16 = field::DST_PORT;
-    /// Sets the verification tag.
-    set_verification_tag(tag): u32 = field::VERIFICATION_TAG;
     /// Stores a computed CRC32c, least significant byte first.
     pub fn set_crc32c(&mut self, crc: u32) {
         set(self.as_bytes_mut(), field::CHECKSUM.start, crc.to_le_bytes());

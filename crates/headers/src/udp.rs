@@ -22,22 +22,13 @@ view! {
     UdpHeader, HEADER_LEN;
 
     /// The source port.
-    src_port: u16 = field::SRC_PORT;
+    src_port / set_src_port: u16 = field::SRC_PORT;
     /// The destination port.
-    dst_port: u16 = field::DST_PORT;
+    dst_port / set_dst_port: u16 = field::DST_PORT;
     /// The datagram's length.
-    length: u16 = field::LENGTH;
+    length / set_length: u16 = field::LENGTH;
     /// The checksum as stored.
-    checksum: u16 = field::CHECKSUM;
-
-    /// Sets the source port.
-    set_src_port(port): u16 = field::SRC_PORT;
-    /// Sets the destination port.
-    set_dst_port(port): u16 = field::DST_PORT;
-    /// Sets the datagram's length.
-    set_length(len): u16 = field::LENGTH;
-    /// Stores a checksum.
-    set_checksum(c): u16 = field::CHECKSUM;
+    checksum / set_checksum: u16 = field::CHECKSUM;
 }
 
 #[cfg(test)]

@@ -54,6 +54,9 @@ macro_rules! field_const {
 /// * `name: T = field::X;` reads field `X` as a `T`: `u8` (a one-byte field), `u16`,
 ///   `u32` or `u128` (big-endian), or `[u8; 6]` (a MAC address);
 /// * `set_name(arg): T = field::X;` writes `arg: T` into it;
+/// * `name / set_name: T = field::X;` is both: the getter `name` with the docs written
+///   above it, and the setter `set_name(name: T)`, documented as setting `name`. (A
+///   setter whose docs have more to say is written apart, in the form above.)
 /// * `pub fn ...` (with `&self` or `&mut self`) is any other accessor, as written.
 ///
 /// Every field an accessor reads or writes is checked, in a `const` assertion, to lie
@@ -170,6 +173,16 @@ macro_rules! accessors {
         accessors!(@munch $name $len
             [$($get)* $(#[$m])* #[inline(always)] pub fn $f(&$self $($args)*) $(-> $ret)? $body]
             [$($set)*] [$($fit)*] $($rest)*);
+    };
+    (
+        @munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]
+        $(#[$m:meta])* $f:ident / $sf:ident: $ty:tt = $at:expr; $($rest:tt)*
+    ) => {
+        accessors!(@munch $name $len [$($get)*] [$($set)*] [$($fit)*]
+            $(#[$m])* $f: $ty = $at;
+            #[doc = concat!("Sets [`", stringify!($f), "`](Self::", stringify!($f), ").")]
+            $sf($f): $ty = $at;
+            $($rest)*);
     };
     (
         @munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]
