@@ -75,16 +75,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fields_of_a_hand_made_entry() {
+    fn hand_made_entry() {
         // Label 0xabcde, TC 5, BoS, TTL 64.
         let w: u32 = (0xabcde << 12) | (5 << 9) | 0x100 | 64;
         let mut b = w.to_be_bytes();
-        let e = MplsEntry::new(&b);
-        assert_eq!(e.word(), w);
-        assert_eq!(
-            (e.label(), e.tc(), e.bos(), e.ttl()),
-            (0xabcde, 5, true, 64)
-        );
+        check_view! {
+            MplsEntry, ENTRY_LEN, b;
+            word = w, label = 0xabcde, tc = 5, bos = true, ttl / set_ttl = 64;
+            build(e) {
+                e.set_label(0xabcde);
+                e.set_tc(5);
+                e.set_bos(true);
+            }
+        }
         assert_eq!(b[field::BOS_BYTE] & 1, 1);
         let mut e = MplsEntry::new(&mut b);
         e.set_label(1);
@@ -95,8 +98,7 @@ mod tests {
     }
 
     #[test]
-    fn truncated_buffers_are_refused() {
-        assert!(MplsEntry::new_checked(&[0, 0, 0]).is_none());
+    fn views_at_offsets() {
         assert!(MplsEntry::new_checked_at(&[0; 8], 4).is_some());
         assert!(MplsEntry::new_checked_at(&[0; 8], 5).is_none());
     }

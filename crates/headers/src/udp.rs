@@ -36,20 +36,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fields_of_a_hand_made_header() {
-        let b = [0x13, 0x88, 0x00, 0x35, 0, 30, 0x12, 0x34];
-        let u = UdpHeader::new_checked(&b).unwrap();
-        assert_eq!(
-            (u.src_port(), u.dst_port(), u.length(), u.checksum()),
-            (5000, 53, 30, 0x1234)
-        );
-        let mut built = UdpHeader::new([0u8; HEADER_LEN]);
-        built.set_src_port(5000);
-        built.set_dst_port(53);
-        built.set_length(30);
-        built.set_checksum(0x1234);
-        assert_eq!(built.into_inner(), b);
-        assert!(UdpHeader::new_checked(&b[..7]).is_none());
-        assert!(UdpHeader::new_checked_at(&b, 1).is_none());
+    fn hand_made_header() {
+        check_view! {
+            UdpHeader, HEADER_LEN, [0x13, 0x88, 0x00, 0x35, 0, 30, 0x12, 0x34];
+            src_port / set_src_port = 5000,
+            dst_port / set_dst_port = 53,
+            length / set_length = 30,
+            checksum / set_checksum = 0x1234,
+        }
     }
 }

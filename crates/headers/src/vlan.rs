@@ -64,9 +64,15 @@ mod tests {
     fn fields_of_a_hand_made_tag() {
         // TPID 0x8100, PCP 5, DEI 1, VID 0x123.
         let mut b = [0x81, 0x00, 0xb1, 0x23, 0x08, 0x00];
-        let t = VlanTag::new_checked(&b).unwrap();
-        assert_eq!((t.tpid(), t.tci()), (0x8100, 0xb123));
-        assert_eq!((t.pcp(), t.dei(), t.vid()), (5, true, 0x123));
+        check_view! {
+            VlanTag, TAG_LEN, b[..4];
+            tpid / set_tpid = 0x8100, tci = 0xb123, pcp = 5, dei = true, vid = 0x123;
+            build(t) {
+                t.set_tci(DEI);
+                t.set_vid(0x123);
+                t.set_pcp(5);
+            }
+        }
         let mut t = VlanTag::new_checked_mut(&mut b).unwrap();
         t.set_vid(0xfff);
         assert_eq!(t.tci(), 0xbfff);
@@ -78,9 +84,8 @@ mod tests {
     }
 
     #[test]
-    fn truncated_buffers_are_refused() {
+    fn views_at_offsets() {
         let b = [0u8; 5];
-        assert!(VlanTag::new_checked(&b[..3]).is_none());
         assert!(VlanTag::new_checked_at(&b, 1).is_some());
         assert!(VlanTag::new_checked_at(&b, 2).is_none());
     }
