@@ -39,7 +39,7 @@ view! {
     Ipv6Header, HEADER_LEN;
 
     /// The first word: version, traffic class, flow label.
-    ver_tc_flow: u32 = field::VER_TC_FLOW;
+    ver_tc_flow / set_ver_tc_flow: u32 = field::VER_TC_FLOW;
     /// The version nibble (6 for IPv6).
     pub fn version(&self) -> u8 {
         (self.ver_tc_flow() >> 28) as u8
@@ -48,43 +48,30 @@ view! {
     pub fn traffic_class(&self) -> u8 {
         (self.ver_tc_flow() >> TC_SHIFT) as u8
     }
-    /// The flow label (20 bits).
-    pub fn flow_label(&self) -> u32 {
-        self.ver_tc_flow() & FLOW_LABEL_MASK
-    }
-    /// The payload length.
-    payload_len: u16 = field::PAYLOAD_LEN;
-    /// The next header.
-    next_header: u8 = field::NXT_HDR;
-    /// The hop limit.
-    hop_limit: u8 = field::HOP_LIMIT;
-    /// The source address.
-    src_addr: u128 = field::SRC_ADDR;
-    /// The destination address.
-    dst_addr: u128 = field::DST_ADDR;
-
-    /// Sets the first word: version, traffic class, flow label.
-    set_ver_tc_flow(w): u32 = field::VER_TC_FLOW;
     /// Sets the traffic class, keeping the version and flow label.
     pub fn set_traffic_class(&mut self, tc: u8) {
         let w = self.ver_tc_flow();
         self.set_ver_tc_flow((w & !(0xff << TC_SHIFT)) | (u32::from(tc) << TC_SHIFT));
+    }
+    /// The flow label (20 bits).
+    pub fn flow_label(&self) -> u32 {
+        self.ver_tc_flow() & FLOW_LABEL_MASK
     }
     /// Sets the flow label (its low 20 bits), keeping the version and traffic class.
     pub fn set_flow_label(&mut self, label: u32) {
         let w = self.ver_tc_flow();
         self.set_ver_tc_flow((w & !FLOW_LABEL_MASK) | (label & FLOW_LABEL_MASK));
     }
-    /// Sets the payload length.
-    set_payload_len(len): u16 = field::PAYLOAD_LEN;
-    /// Sets the next header.
-    set_next_header(nh): u8 = field::NXT_HDR;
-    /// Sets the hop limit.
-    set_hop_limit(hops): u8 = field::HOP_LIMIT;
-    /// Sets the source address.
-    set_src_addr(addr): u128 = field::SRC_ADDR;
-    /// Sets the destination address.
-    set_dst_addr(addr): u128 = field::DST_ADDR;
+    /// The payload length.
+    payload_len / set_payload_len: u16 = field::PAYLOAD_LEN;
+    /// The next header.
+    next_header / set_next_header: u8 = field::NXT_HDR;
+    /// The hop limit.
+    hop_limit / set_hop_limit: u8 = field::HOP_LIMIT;
+    /// The source address.
+    src_addr / set_src_addr: u128 = field::SRC_ADDR;
+    /// The destination address.
+    dst_addr / set_dst_addr: u128 = field::DST_ADDR;
 }
 
 #[cfg(test)]
@@ -104,40 +91,28 @@ mod tests {
     }
 
     #[test]
-    fn fields_of_a_hand_made_header() {
-        let b = hdr();
-        let h = Ipv6Header::new_checked(&b).unwrap();
-        assert_eq!(h.version(), 6);
-        assert_eq!((h.traffic_class(), h.flow_label()), (0xb9, 0x12345));
-        assert_eq!(
-            (h.payload_len(), h.next_header(), h.hop_limit()),
-            (32, 58, 255)
-        );
-        assert_eq!(h.src_addr(), 0xfe80 << 112 | 1);
-        assert_eq!(h.dst_addr(), 0xff02 << 112 | 1);
-        assert_eq!(b[field::ADDRS].len(), 32);
+    fn hand_made_header() {
+        check_view! {
+            Ipv6Header, HEADER_LEN, hdr();
+            ver_tc_flow = 0x6b91_2345, version = 6, traffic_class = 0xb9, flow_label = 0x12345,
+            payload_len / set_payload_len = 32,
+            next_header / set_next_header = 58,
+            hop_limit / set_hop_limit = 255,
+            src_addr / set_src_addr = 0xfe80 << 112 | 1,
+            dst_addr / set_dst_addr = 0xff02 << 112 | 1;
+            build(h) {
+                h.set_ver_tc_flow(u32::from(VERSION) << 28);
+                h.set_traffic_class(0xb9);
+                // The flow label's setter keeps only the low 20 bits.
+                h.set_flow_label(0xfff_12345);
+            }
+        }
+        assert_eq!(hdr()[field::ADDRS].len(), 32);
     }
 
     #[test]
-    fn built_header_is_the_hand_made_one() {
-        let mut h = Ipv6Header::new([0u8; HEADER_LEN]);
-        h.set_ver_tc_flow(u32::from(VERSION) << 28);
-        h.set_traffic_class(0xb9);
-        h.set_flow_label(0xfff_12345);
-        h.set_payload_len(32);
-        h.set_next_header(58);
-        h.set_hop_limit(255);
-        h.set_src_addr(0xfe80 << 112 | 1);
-        h.set_dst_addr(0xff02 << 112 | 1);
-        assert_eq!(h.into_inner(), hdr());
-    }
-
-    #[test]
-    fn truncated_buffers_are_refused() {
-        let b = hdr();
-        assert!(Ipv6Header::new_checked(&b[..39]).is_none());
-        assert!(Ipv6Header::new_checked_at(&b, 1).is_none());
-        let mut b = b;
+    fn writable_views() {
+        let mut b = hdr();
         assert!(Ipv6Header::new_checked_mut(&mut b[..39]).is_none());
         Ipv6Header::new_checked_mut(&mut b)
             .unwrap()

@@ -28,9 +28,9 @@ view! {
     Ipv6ExtHeader, HEADER_LEN;
 
     /// The next header.
-    next_header: u8 = field::NXT_HDR;
-    /// The length byte as stored.
-    hdr_ext_len: u8 = field::LEN;
+    next_header / set_next_header: u8 = field::NXT_HDR;
+    /// The length byte as stored (in the header's own unit).
+    hdr_ext_len / set_hdr_ext_len: u8 = field::LEN;
     /// The header's length in bytes for hop-by-hop, routing and destination options:
     /// `(len + 1) * 8`.
     pub fn header_len(&self) -> usize {
@@ -40,11 +40,6 @@ view! {
     pub fn ah_header_len(&self) -> usize {
         (usize::from(self.hdr_ext_len()) + 2) * 4
     }
-
-    /// Sets the next header.
-    set_next_header(nh): u8 = field::NXT_HDR;
-    /// Sets the length byte (in the header's own unit).
-    set_hdr_ext_len(len): u8 = field::LEN;
 }
 
 /// The IPv6 fragment header.
@@ -75,9 +70,9 @@ pub mod frag {
         Ipv6FragHeader, HEADER_LEN;
 
         /// The next header.
-        next_header: u8 = field::NXT_HDR;
+        next_header / set_next_header: u8 = field::NXT_HDR;
         /// The offset/flags word.
-        offset_flags: u16 = field::OFFSET_FLAGS;
+        offset_flags / set_offset_flags: u16 = field::OFFSET_FLAGS;
         /// The fragment offset in 8-byte units: nonzero in every fragment but the first.
         pub fn frag_offset(&self) -> u16 {
             self.offset_flags() >> 3
@@ -87,14 +82,7 @@ pub mod frag {
             self.offset_flags() & MORE_FRAGS != 0
         }
         /// The identification.
-        ident: u32 = field::IDENT;
-
-        /// Sets the next header.
-        set_next_header(nh): u8 = field::NXT_HDR;
-        /// Sets the offset/flags word.
-        set_offset_flags(w): u16 = field::OFFSET_FLAGS;
-        /// Sets the identification.
-        set_ident(ident): u32 = field::IDENT;
+        ident / set_ident: u32 = field::IDENT;
     }
 }
 
@@ -105,20 +93,18 @@ mod tests {
     #[test]
     fn lengths_of_hand_made_headers() {
         // Hop-by-hop, 16 bytes; AH with payload length 4, 24 bytes.
-        let hop = [17, 1, 0, 0, 0, 0, 0, 0];
-        let h = Ipv6ExtHeader::new_checked(&hop).unwrap();
-        assert_eq!(
-            (h.next_header(), h.hdr_ext_len(), h.header_len()),
-            (17, 1, 16)
-        );
-        let ah = [6, 4];
-        assert_eq!(Ipv6ExtHeader::new_checked(&ah).unwrap().ah_header_len(), 24);
-        let mut built = Ipv6ExtHeader::new([0u8; HEADER_LEN]);
-        built.set_next_header(6);
-        built.set_hdr_ext_len(4);
-        assert_eq!(built.into_inner(), ah);
-        assert!(Ipv6ExtHeader::new_checked(&ah[..1]).is_none());
-        assert!(Ipv6ExtHeader::new_checked_at(&hop, 7).is_none());
+        check_view! {
+            Ipv6ExtHeader, HEADER_LEN, [17, 1, 0, 0, 0, 0, 0, 0];
+            next_header / set_next_header = 17,
+            hdr_ext_len / set_hdr_ext_len = 1,
+            header_len = 16,
+        }
+        check_view! {
+            Ipv6ExtHeader, HEADER_LEN, [6, 4];
+            next_header / set_next_header = 6,
+            hdr_ext_len / set_hdr_ext_len = 4,
+            ah_header_len = 24,
+        }
     }
 
     #[test]
@@ -127,18 +113,13 @@ mod tests {
         let w: u16 = (185 << 3) | 1;
         let mut b = [17, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef];
         b[2..4].copy_from_slice(&w.to_be_bytes());
-        let f = Ipv6FragHeader::new_checked(&b).unwrap();
-        assert_eq!(
-            (f.next_header(), f.frag_offset(), f.more_frags()),
-            (17, 185, true)
-        );
-        assert_eq!(f.offset_flags() & frag::OFFSET_MASK, 185 << 3);
-        assert_eq!(f.ident(), 0xdead_beef);
-        assert!(Ipv6FragHeader::new_checked(&b[..7]).is_none());
-        let mut built = Ipv6FragHeader::new([0u8; frag::HEADER_LEN]);
-        built.set_next_header(17);
-        built.set_offset_flags(w);
-        built.set_ident(0xdead_beef);
-        assert_eq!(built.into_inner(), b);
+        check_view! {
+            Ipv6FragHeader, frag::HEADER_LEN, b;
+            next_header / set_next_header = 17,
+            offset_flags / set_offset_flags = w,
+            frag_offset = 185, more_frags = true,
+            ident / set_ident = 0xdead_beef,
+        }
+        assert_eq!(w & frag::OFFSET_MASK, 185 << 3);
     }
 }

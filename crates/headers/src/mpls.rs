@@ -38,41 +38,36 @@ view! {
     MplsEntry, ENTRY_LEN;
 
     /// The whole entry as a word.
-    word: u32 = field::LSE;
+    word / set_word: u32 = field::LSE;
     /// The label (20 bits).
     pub fn label(&self) -> u32 {
         self.word() >> LABEL_SHIFT
     }
-    /// The traffic class (3 bits).
-    pub fn tc(&self) -> u8 {
-        ((self.word() >> TC_SHIFT) & TC_MASK) as u8
-    }
-    /// Whether this is the bottom of the stack.
-    pub fn bos(&self) -> bool {
-        self.word() & BOS != 0
-    }
-    /// The TTL.
-    ttl: u8 = field::TTL;
-
-    /// Sets the whole entry.
-    set_word(w): u32 = field::LSE;
     /// Sets the label (its low 20 bits), keeping the rest.
     pub fn set_label(&mut self, label: u32) {
         let w = self.word();
         self.set_word((w & !(LABEL_MASK << LABEL_SHIFT)) | ((label & LABEL_MASK) << LABEL_SHIFT));
+    }
+    /// The traffic class (3 bits).
+    pub fn tc(&self) -> u8 {
+        ((self.word() >> TC_SHIFT) & TC_MASK) as u8
     }
     /// Sets the traffic class (its low 3 bits), keeping the rest.
     pub fn set_tc(&mut self, tc: u8) {
         let w = self.word();
         self.set_word((w & !(TC_MASK << TC_SHIFT)) | ((u32::from(tc) & TC_MASK) << TC_SHIFT));
     }
+    /// Whether this is the bottom of the stack.
+    pub fn bos(&self) -> bool {
+        self.word() & BOS != 0
+    }
     /// Sets or clears bottom-of-stack, keeping the rest.
     pub fn set_bos(&mut self, bos: bool) {
         let w = self.word();
         self.set_word((w & !BOS) | if bos { BOS } else { 0 });
     }
-    /// Sets the TTL.
-    set_ttl(ttl): u8 = field::TTL;
+    /// The TTL.
+    ttl / set_ttl: u8 = field::TTL;
 }
 
 #[cfg(test)]
@@ -80,16 +75,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fields_of_a_hand_made_entry() {
+    fn hand_made_entry() {
         // Label 0xabcde, TC 5, BoS, TTL 64.
         let w: u32 = (0xabcde << 12) | (5 << 9) | 0x100 | 64;
         let mut b = w.to_be_bytes();
-        let e = MplsEntry::new(&b);
-        assert_eq!(e.word(), w);
-        assert_eq!(
-            (e.label(), e.tc(), e.bos(), e.ttl()),
-            (0xabcde, 5, true, 64)
-        );
+        check_view! {
+            MplsEntry, ENTRY_LEN, b;
+            word = w, label = 0xabcde, tc = 5, bos = true, ttl / set_ttl = 64;
+            build(e) {
+                e.set_label(0xabcde);
+                e.set_tc(5);
+                e.set_bos(true);
+            }
+        }
         assert_eq!(b[field::BOS_BYTE] & 1, 1);
         let mut e = MplsEntry::new(&mut b);
         e.set_label(1);
@@ -100,8 +98,7 @@ mod tests {
     }
 
     #[test]
-    fn truncated_buffers_are_refused() {
-        assert!(MplsEntry::new_checked(&[0, 0, 0]).is_none());
+    fn views_at_offsets() {
         assert!(MplsEntry::new_checked_at(&[0; 8], 4).is_some());
         assert!(MplsEntry::new_checked_at(&[0; 8], 5).is_none());
     }

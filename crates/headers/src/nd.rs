@@ -57,18 +57,11 @@ view! {
     NdMessage, HEADER_LEN;
 
     /// The ICMPv6 type.
-    msg_type: u8 = field::TYPE;
+    msg_type / set_msg_type: u8 = field::TYPE;
     /// The ICMPv6 code.
-    code: u8 = field::CODE;
+    code / set_code: u8 = field::CODE;
     /// The target address.
-    target: u128 = field::TARGET;
-
-    /// Sets the ICMPv6 type.
-    set_msg_type(t): u8 = field::TYPE;
-    /// Sets the ICMPv6 code.
-    set_code(c): u8 = field::CODE;
-    /// Sets the target address.
-    set_target(addr): u128 = field::TARGET;
+    target / set_target: u128 = field::TARGET;
 }
 
 view! {
@@ -120,23 +113,23 @@ mod tests {
     }
 
     #[test]
-    fn fields_of_a_hand_made_solicitation() {
+    fn hand_made_solicitation() {
         let b = ns();
-        let m = NdMessage::new_checked(&b).unwrap();
-        assert_eq!(
-            (m.msg_type(), m.code(), m.target()),
-            (NS, 0, 0xfe80 << 112 | 2)
-        );
-        let o = NdOption::new_checked_at(&b, HEADER_LEN).unwrap();
-        assert_eq!(
-            (o.opt_type(), o.len_units(), o.len_bytes()),
-            (OPT_SOURCE_LL, 1, 8)
-        );
-        let ll = NdLinkLayerOption::new_checked_at(&b, HEADER_LEN).unwrap();
-        assert_eq!(
-            (ll.opt_type(), ll.len_units(), ll.addr()),
-            (1, 1, [2, 0, 0, 0, 0, 1])
-        );
+        check_view! {
+            NdMessage, HEADER_LEN, b;
+            msg_type / set_msg_type = NS,
+            code / set_code = 0,
+            target / set_target = 0xfe80 << 112 | 2,
+        }
+        check_view! {
+            read NdOption, OPT_HEADER_LEN, b[HEADER_LEN..];
+            opt_type = OPT_SOURCE_LL, len_units = 1, len_bytes = 8,
+        }
+        check_view! {
+            NdLinkLayerOption, LL_OPT_LEN, b[HEADER_LEN..];
+            opt_type = 1, len_units = 1, addr = [2, 0, 0, 0, 0, 1];
+            build(ll) { ll.set(OPT_SOURCE_LL, [2, 0, 0, 0, 0, 1]); }
+        }
     }
 
     #[test]

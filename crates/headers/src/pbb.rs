@@ -26,22 +26,19 @@ view! {
     PbbItag, ITAG_LEN;
 
     /// The whole TCI.
-    tci: u32 = field::TCI;
+    tci / set_tci: u32 = field::TCI;
     /// The service instance ID (24 bits).
     pub fn isid(&self) -> u32 {
         self.tci() & ISID_MASK
     }
-    /// The priority code point (3 bits).
-    pub fn pcp(&self) -> u8 {
-        (self.tci() >> PCP_SHIFT) as u8
-    }
-
-    /// Sets the whole TCI.
-    set_tci(tci): u32 = field::TCI;
     /// Sets the I-SID (its low 24 bits), keeping the first byte.
     pub fn set_isid(&mut self, isid: u32) {
         let tci = self.tci();
         self.set_tci((tci & !ISID_MASK) | (isid & ISID_MASK));
+    }
+    /// The priority code point (3 bits).
+    pub fn pcp(&self) -> u8 {
+        (self.tci() >> PCP_SHIFT) as u8
     }
 }
 
@@ -52,12 +49,17 @@ mod tests {
     #[test]
     fn fields_of_a_hand_made_itag() {
         let mut b = [0xa0, 0xab, 0xcd, 0xef];
-        let t = PbbItag::new_checked(&b).unwrap();
-        assert_eq!((t.tci(), t.isid(), t.pcp()), (0xa0ab_cdef, 0xab_cdef, 5));
+        check_view! {
+            PbbItag, ITAG_LEN, b;
+            tci = 0xa0ab_cdef, isid = 0xab_cdef, pcp = 5;
+            build(t) {
+                t.set_tci(0xa0ff_ffff);
+                t.set_isid(0xab_cdef);
+            }
+        }
         assert_eq!(&b[field::ISID], &[0xab, 0xcd, 0xef]);
         let mut t = PbbItag::new_checked_mut(&mut b).unwrap();
         t.set_isid(0x12_3456);
         assert_eq!(b, [0xa0, 0x12, 0x34, 0x56]);
-        assert!(PbbItag::new_checked(&b[..3]).is_none());
     }
 }

@@ -25,21 +25,15 @@ view! {
     SctpHeader, HEADER_LEN;
 
     /// The source port.
-    src_port: u16 = field::SRC_PORT;
+    src_port / set_src_port: u16 = field::SRC_PORT;
     /// The destination port.
-    dst_port: u16 = field::DST_PORT;
+    dst_port / set_dst_port: u16 = field::DST_PORT;
     /// The verification tag.
-    verification_tag: u32 = field::VERIFICATION_TAG;
+    verification_tag / set_verification_tag: u32 = field::VERIFICATION_TAG;
     /// The checksum field's bytes read in network order, as packet dumps show them
     /// (the CRC32c itself is `checksum().swap_bytes()`).
     checksum: u32 = field::CHECKSUM;
 
-    /// Sets the source port.
-    set_src_port(port): u16 = field::SRC_PORT;
-    /// Sets the destination port.
-    set_dst_port(port): u16 = field::DST_PORT;
-    /// Sets the verification tag.
-    set_verification_tag(tag): u32 = field::VERIFICATION_TAG;
     /// Stores a computed CRC32c, least significant byte first.
     pub fn set_crc32c(&mut self, crc: u32) {
         set(self.as_bytes_mut(), field::CHECKSUM.start, crc.to_le_bytes());
@@ -52,20 +46,15 @@ mod tests {
 
     #[test]
     fn fields_of_a_hand_made_header() {
-        let b = [
-            0x0b, 0x59, 0x00, 0x50, 0xde, 0xad, 0xbe, 0xef, 0x78, 0x56, 0x34, 0x12,
-        ];
-        let s = SctpHeader::new_checked(&b).unwrap();
-        assert_eq!((s.src_port(), s.dst_port()), (2905, 80));
-        assert_eq!(s.verification_tag(), 0xdead_beef);
-        assert_eq!(s.checksum(), 0x7856_3412);
-        assert_eq!(s.checksum().swap_bytes(), 0x1234_5678);
-        let mut built = SctpHeader::new([0u8; HEADER_LEN]);
-        built.set_src_port(2905);
-        built.set_dst_port(80);
-        built.set_verification_tag(0xdead_beef);
-        built.set_crc32c(0x1234_5678);
-        assert_eq!(built.into_inner(), b);
-        assert!(SctpHeader::new_checked(&b[..11]).is_none());
+        check_view! {
+            SctpHeader, HEADER_LEN,
+            [0x0b, 0x59, 0x00, 0x50, 0xde, 0xad, 0xbe, 0xef, 0x78, 0x56, 0x34, 0x12];
+            src_port / set_src_port = 2905,
+            dst_port / set_dst_port = 80,
+            verification_tag / set_verification_tag = 0xdead_beef,
+            checksum = 0x7856_3412;
+            // Least significant byte first: the getter reads it swapped.
+            build(s) { s.set_crc32c(0x1234_5678); }
+        }
     }
 }

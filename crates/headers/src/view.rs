@@ -54,6 +54,9 @@ macro_rules! field_const {
 /// * `name: T = field::X;` reads field `X` as a `T`: `u8` (a one-byte field), `u16`,
 ///   `u32` or `u128` (big-endian), or `[u8; 6]` (a MAC address);
 /// * `set_name(arg): T = field::X;` writes `arg: T` into it;
+/// * `name / set_name: T = field::X;` is both: the getter `name` with the docs written
+///   above it, and the setter `set_name(name: T)`, documented as setting `name`. (A
+///   setter whose docs have more to say is written apart, in the form above.)
 /// * `pub fn ...` (with `&self` or `&mut self`) is any other accessor, as written.
 ///
 /// Every field an accessor reads or writes is checked, in a `const` assertion, to lie
@@ -173,6 +176,16 @@ macro_rules! accessors {
     };
     (
         @munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]
+        $(#[$m:meta])* $f:ident / $sf:ident: $ty:tt = $at:expr; $($rest:tt)*
+    ) => {
+        accessors!(@munch $name $len [$($get)*] [$($set)*] [$($fit)*]
+            $(#[$m])* $f: $ty = $at;
+            #[doc = concat!("Sets [`", stringify!($f), "`](Self::", stringify!($f), ").")]
+            $sf($f): $ty = $at;
+            $($rest)*);
+    };
+    (
+        @munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]
         $(#[$m:meta])* $f:ident: $ty:tt = $at:expr; $($rest:tt)*
     ) => {
         accessors!(@munch $name $len
@@ -243,4 +256,43 @@ macro_rules! field_rw {
     (fit $ty:tt, $at:expr) => {
         ($at, core::mem::size_of::<$ty>())
     };
+}
+
+/// Checks view type `$view` (over `$len` bytes) against a hand-made header, the first
+/// `$len` bytes of `$bytes`:
+///
+/// * each getter listed reads the value listed (`name = v` or `name / set_name = v`);
+/// * `new_checked` refuses every shorter prefix, and `new_checked_at` the header's
+///   last offset in `$bytes` plus one (while it takes that last offset);
+/// * unless the list starts with `read` (a view without setters), a zeroed header
+///   that the statements of `build` (given the view as `$h`) and then the setters
+///   listed (`set_name(v)`) write holds exactly those bytes.
+#[cfg(test)]
+macro_rules! check_view {
+    (
+        read $view:ident, $len:expr, $bytes:expr;
+        $($get:ident $(/ $set:ident)? = $v:expr),* $(,)?
+    ) => {{
+        let bytes = &$bytes[..];
+        let h = $view::new_checked(bytes).unwrap();
+        $(assert_eq!(h.$get(), $v, stringify!($get));)*
+        for n in 0..$len {
+            assert!($view::new_checked(&bytes[..n]).is_none(), "{n} bytes");
+        }
+        let last = bytes.len() - $len;
+        assert!($view::new_checked_at(bytes, last).is_some());
+        assert!($view::new_checked_at(bytes, last + 1).is_none());
+    }};
+    (
+        $view:ident, $len:expr, $bytes:expr;
+        $($get:ident $(/ $set:ident)? = $v:expr),* $(,)?
+        $(; build($h:ident) $build:block)?
+    ) => {{
+        check_view!(read $view, $len, $bytes; $($get $(/ $set)? = $v),*);
+        let mut built = $view::new([0u8; $len]);
+        $(let $h = &mut built;
+        $build)?
+        $($(built.$set($v);)?)*
+        assert_eq!(built.as_bytes()[..], $bytes[..$len]);
+    }};
 }

@@ -29,35 +29,30 @@ view! {
     VlanTag, TAG_LEN;
 
     /// The TPID.
-    tpid: u16 = field::TPID;
+    tpid / set_tpid: u16 = field::TPID;
     /// The whole TCI.
-    tci: u16 = field::TCI;
+    tci / set_tci: u16 = field::TCI;
     /// The VLAN ID (12 bits).
     pub fn vid(&self) -> u16 {
         self.tci() & VID_MASK
     }
-    /// The priority code point (3 bits).
-    pub fn pcp(&self) -> u8 {
-        (self.tci() >> PCP_SHIFT) as u8
-    }
-    /// The drop eligible indicator.
-    pub fn dei(&self) -> bool {
-        self.tci() & DEI != 0
-    }
-
-    /// Sets the TPID.
-    set_tpid(tpid): u16 = field::TPID;
-    /// Sets the whole TCI.
-    set_tci(tci): u16 = field::TCI;
     /// Sets the VLAN ID (its low 12 bits), keeping the PCP and DEI.
     pub fn set_vid(&mut self, vid: u16) {
         let tci = self.tci();
         self.set_tci((tci & !VID_MASK) | (vid & VID_MASK));
     }
+    /// The priority code point (3 bits).
+    pub fn pcp(&self) -> u8 {
+        (self.tci() >> PCP_SHIFT) as u8
+    }
     /// Sets the PCP (its low 3 bits), keeping the DEI and VLAN ID.
     pub fn set_pcp(&mut self, pcp: u8) {
         let tci = self.tci();
         self.set_tci((tci & (DEI | VID_MASK)) | (u16::from(pcp & 7) << PCP_SHIFT));
+    }
+    /// The drop eligible indicator.
+    pub fn dei(&self) -> bool {
+        self.tci() & DEI != 0
     }
 }
 
@@ -69,9 +64,15 @@ mod tests {
     fn fields_of_a_hand_made_tag() {
         // TPID 0x8100, PCP 5, DEI 1, VID 0x123.
         let mut b = [0x81, 0x00, 0xb1, 0x23, 0x08, 0x00];
-        let t = VlanTag::new_checked(&b).unwrap();
-        assert_eq!((t.tpid(), t.tci()), (0x8100, 0xb123));
-        assert_eq!((t.pcp(), t.dei(), t.vid()), (5, true, 0x123));
+        check_view! {
+            VlanTag, TAG_LEN, b[..4];
+            tpid / set_tpid = 0x8100, tci = 0xb123, pcp = 5, dei = true, vid = 0x123;
+            build(t) {
+                t.set_tci(DEI);
+                t.set_vid(0x123);
+                t.set_pcp(5);
+            }
+        }
         let mut t = VlanTag::new_checked_mut(&mut b).unwrap();
         t.set_vid(0xfff);
         assert_eq!(t.tci(), 0xbfff);
@@ -83,9 +84,8 @@ mod tests {
     }
 
     #[test]
-    fn truncated_buffers_are_refused() {
+    fn views_at_offsets() {
         let b = [0u8; 5];
-        assert!(VlanTag::new_checked(&b[..3]).is_none());
         assert!(VlanTag::new_checked_at(&b, 1).is_some());
         assert!(VlanTag::new_checked_at(&b, 2).is_none());
     }
