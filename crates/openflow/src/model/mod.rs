@@ -18,6 +18,7 @@
 mod counters;
 pub(crate) mod features;
 mod flow_removed;
+pub(crate) mod flow_stats;
 pub(crate) mod packet_in;
 mod packet_out;
 pub(crate) mod port;
@@ -28,6 +29,7 @@ pub use counters::{
 };
 pub use features::{cap, FeaturesReply, FEATURES_FIXED_LEN};
 pub use flow_removed::{FlowRemoved, FlowRemovedReason, WireMatch};
+pub use flow_stats::{FlowStats, WireActions, FLOW_STATS_FIXED_LEN, FLOW_STATS_FIXED_LEN_10};
 pub use packet_in::{PacketIn, PacketInReason};
 pub use packet_out::{PacketOut, WireAction};
 pub use port::{
@@ -107,7 +109,7 @@ impl FlowEntry {
             packet_count: f.packet_count,
             byte_count: f.byte_count,
             match_: f.match_.to_oxm(),
-            actions: Actions::V10(f.actions.clone()),
+            actions: Actions::V10(f.instructions.clone()),
         }
     }
 }

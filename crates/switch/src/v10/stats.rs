@@ -112,18 +112,10 @@ pub fn table_stats_to_v10(t: &TableStats13) -> TableStats10 {
 pub fn flow_stats_to_v10(f: &FlowStats13) -> Option<FlowStats10> {
     let match_ = match_from_v13(&f.match_).ok()?;
     let actions = instructions_from_v13(&f.instructions, PacketFacts::of_match(&match_)).ok()?;
+    // 1.0 entries have no flags.
     Some(FlowStats10 {
-        table_id: f.table_id,
-        match_,
-        duration_sec: f.duration_sec,
-        duration_nsec: f.duration_nsec,
-        priority: f.priority,
-        idle_timeout: f.idle_timeout,
-        hard_timeout: f.hard_timeout,
-        cookie: f.cookie,
-        packet_count: f.packet_count,
-        byte_count: f.byte_count,
-        actions,
+        flags: 0,
+        ..f.with(match_, actions)
     })
 }
 

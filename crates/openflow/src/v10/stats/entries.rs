@@ -2,91 +2,15 @@
 //! aggregate counters, tables, ports and queues. Each encodes to its fixed size (flow
 //! entries: 88 bytes plus actions, their length field derived from the actions).
 
-use super::bad_len;
-use crate::error::OfpError;
-use crate::model::WireAction;
 use crate::v10::action10::Action;
 use crate::v10::match10::Match;
-use crate::wire::{Reader, Writer};
 
 /// `ofp_desc_stats` has the same layout in 1.0 as `ofp_desc` in 1.3.
 pub use crate::v13::multipart::Desc as DescStats;
 
-/// `ofp_flow_stats`: one flow entry. The length field is derived from the actions.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FlowStats {
-    pub table_id: u8,
-    pub match_: Match,
-    pub duration_sec: u32,
-    pub duration_nsec: u32,
-    pub priority: u16,
-    pub idle_timeout: u16,
-    pub hard_timeout: u16,
-    pub cookie: u64,
-    pub packet_count: u64,
-    pub byte_count: u64,
-    pub actions: Vec<Action>,
-}
-
-impl FlowStats {
-    /// Length before the actions.
-    pub const FIXED_LEN: usize = 88;
-
-    /// Reads one entry; its length field must cover the fixed part and fit in `r`.
-    pub fn decode(r: &mut Reader) -> Result<FlowStats, OfpError> {
-        let len = usize::from(r.peek_u16(0)?);
-        if len < Self::FIXED_LEN || len > r.remaining() {
-            return Err(bad_len(format!(
-                "flow stats entry has length {len} ({} bytes left, at least {} needed)",
-                r.remaining(),
-                Self::FIXED_LEN
-            )));
-        }
-        let mut b = r.sub(len)?;
-        b.skip(2)?;
-        let table_id = b.u8()?;
-        b.skip(1)?;
-        let match_ = Match::decode(&mut b)?;
-        let duration_sec = b.u32()?;
-        let duration_nsec = b.u32()?;
-        let priority = b.u16()?;
-        let idle_timeout = b.u16()?;
-        let hard_timeout = b.u16()?;
-        b.skip(6)?;
-        Ok(FlowStats {
-            table_id,
-            match_,
-            duration_sec,
-            duration_nsec,
-            priority,
-            idle_timeout,
-            hard_timeout,
-            cookie: b.u64()?,
-            packet_count: b.u64()?,
-            byte_count: b.u64()?,
-            actions: Action::decode_list(&mut b)?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        let start = w.len();
-        w.u16(0);
-        w.u8(self.table_id);
-        w.zeros(1);
-        self.match_.encode(w);
-        w.u32(self.duration_sec);
-        w.u32(self.duration_nsec);
-        w.u16(self.priority);
-        w.u16(self.idle_timeout);
-        w.u16(self.hard_timeout);
-        w.zeros(6);
-        w.u64(self.cookie);
-        w.u64(self.packet_count);
-        w.u64(self.byte_count);
-        Action::encode_list(&self.actions, w);
-        w.patch_len16(start, start);
-    }
-}
+/// `ofp_flow_stats` over 1.0's match and actions: the flow-stats entry of every version
+/// ([`crate::model::FlowStats`]); `instructions` holds the actions and `flags` is 0.
+pub type FlowStats = crate::model::FlowStats<Match, Action>;
 
 /// `ofp_aggregate_stats_reply` has the same layout in 1.0 as in 1.3 (24 bytes).
 pub use crate::v13::multipart::AggregateStats;
@@ -100,6 +24,7 @@ mod tests {
     use super::*;
     use crate::error::ErrorKind;
     use crate::header::OFP10_VERSION;
+    use crate::wire::{Reader, Writer};
 
     #[test]
     fn port_stats_field_order() {
@@ -182,13 +107,14 @@ mod tests {
             cookie: 0,
             packet_count: 0,
             byte_count: 0,
-            actions: vec![Action::StripVlan],
+            flags: 0,
+            instructions: vec![Action::StripVlan],
         };
         let mut w = Writer::new();
         f.encode(&mut w);
-        assert_eq!(w.len(), FlowStats::FIXED_LEN + 8);
+        assert_eq!(w.len(), crate::model::FLOW_STATS_FIXED_LEN_10 + 8);
         // Unknown action type inside the entry.
-        w.buf[FlowStats::FIXED_LEN + 1] = 0x33;
+        w.buf[crate::model::FLOW_STATS_FIXED_LEN_10 + 1] = 0x33;
         let e = FlowStats::decode(&mut Reader::new(&w.buf)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_TYPE);
     }

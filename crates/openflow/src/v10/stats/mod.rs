@@ -348,7 +348,8 @@ mod tests {
             cookie: 0,
             packet_count: 0,
             byte_count: 0,
-            actions: vec![Action::StripVlan],
+            flags: 0,
+            instructions: vec![Action::StripVlan],
         };
         let b = enc_rep(&StatsReply {
             flags: OFPSF_REPLY_MORE,

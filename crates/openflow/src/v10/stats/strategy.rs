@@ -38,32 +38,11 @@ fn arb_desc() -> impl Strategy<Value = DescStats> {
 }
 
 fn arb_flow_stats() -> impl Strategy<Value = FlowStats> {
-    (
-        (any::<u8>(), arb_match(), any::<u32>(), any::<u32>()),
-        (any::<u16>(), any::<u16>(), any::<u16>()),
-        (any::<u64>(), any::<u64>(), any::<u64>()),
+    crate::model::flow_stats::strategy::arb_flow_stats(
+        crate::OFP10_VERSION,
+        arb_match(),
         arb_actions(),
     )
-        .prop_map(
-            |(
-                (table_id, match_, duration_sec, duration_nsec),
-                (priority, idle_timeout, hard_timeout),
-                (cookie, packet_count, byte_count),
-                actions,
-            )| FlowStats {
-                table_id,
-                match_,
-                duration_sec,
-                duration_nsec,
-                priority,
-                idle_timeout,
-                hard_timeout,
-                cookie,
-                packet_count,
-                byte_count,
-                actions,
-            },
-        )
 }
 
 fn arb_table_stats() -> impl Strategy<Value = TableStats> {

@@ -2,7 +2,7 @@
 //! (`ofp_flow_stats_request`, shared by both), the per-flow reply element
 //! (`ofp_flow_stats`) and the aggregate reply (`ofp_aggregate_stats_reply`).
 
-use super::{expect_end, take_sized};
+use super::expect_end;
 use crate::error::OfpError;
 use crate::instruction::Instruction;
 use crate::match13::Match;
@@ -11,7 +11,7 @@ use crate::wire::{Reader, Writer};
 /// Fixed part of `ofp_flow_stats_request` before the match.
 pub const FLOW_STATS_REQUEST_FIXED_LEN: usize = 32;
 /// Fixed part of `ofp_flow_stats` before the match.
-pub const FLOW_STATS_FIXED_LEN: usize = 48;
+pub use crate::model::FLOW_STATS_FIXED_LEN;
 /// Length of `ofp_aggregate_stats_reply`.
 pub const AGGREGATE_STATS_LEN: usize = 24;
 
@@ -75,78 +75,9 @@ impl FlowStatsRequest {
     }
 }
 
-/// `ofp_flow_stats`: one flow entry's fields and counters.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FlowStats {
-    pub table_id: u8,
-    pub duration_sec: u32,
-    pub duration_nsec: u32,
-    pub priority: u16,
-    pub idle_timeout: u16,
-    pub hard_timeout: u16,
-    pub flags: u16,
-    pub cookie: u64,
-    pub packet_count: u64,
-    pub byte_count: u64,
-    pub match_: Match,
-    pub instructions: Vec<Instruction>,
-}
-
-impl FlowStats {
-    /// Reads one entry; its `length` must cover the fixed part and fit in `r`.
-    pub fn decode(r: &mut Reader) -> Result<FlowStats, OfpError> {
-        let mut s = take_sized(r, 0, FLOW_STATS_FIXED_LEN, "flow stats")?;
-        s.skip(2)?;
-        let table_id = s.u8()?;
-        s.skip(1)?;
-        let duration_sec = s.u32()?;
-        let duration_nsec = s.u32()?;
-        let priority = s.u16()?;
-        let idle_timeout = s.u16()?;
-        let hard_timeout = s.u16()?;
-        let flags = s.u16()?;
-        s.skip(4)?;
-        let cookie = s.u64()?;
-        let packet_count = s.u64()?;
-        let byte_count = s.u64()?;
-        let match_ = Match::decode(&mut s)?;
-        let instructions = Instruction::decode_list(&mut s)?;
-        Ok(FlowStats {
-            table_id,
-            duration_sec,
-            duration_nsec,
-            priority,
-            idle_timeout,
-            hard_timeout,
-            flags,
-            cookie,
-            packet_count,
-            byte_count,
-            match_,
-            instructions,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        let start = w.len();
-        w.u16(0);
-        w.u8(self.table_id);
-        w.zeros(1);
-        w.u32(self.duration_sec);
-        w.u32(self.duration_nsec);
-        w.u16(self.priority);
-        w.u16(self.idle_timeout);
-        w.u16(self.hard_timeout);
-        w.u16(self.flags);
-        w.zeros(4);
-        w.u64(self.cookie);
-        w.u64(self.packet_count);
-        w.u64(self.byte_count);
-        self.match_.encode(w);
-        Instruction::encode_list(&self.instructions, w);
-        w.patch_len16(start, start);
-    }
-}
+/// `ofp_flow_stats` over 1.3's match and instructions: the flow-stats entry of every
+/// version ([`crate::model::FlowStats`]).
+pub type FlowStats = crate::model::FlowStats<Match, Instruction>;
 
 record! {
     /// `ofp_aggregate_stats_reply`: totals over the flows an aggregate request selected

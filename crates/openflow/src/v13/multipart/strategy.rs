@@ -79,35 +79,11 @@ pub fn arb_desc() -> impl Strategy<Value = Desc> {
 }
 
 pub fn arb_flow_stats() -> impl Strategy<Value = FlowStats> {
-    (
-        (any::<u8>(), any::<u32>(), any::<u32>(), any::<u16>()),
-        (any::<u16>(), any::<u16>(), any::<u16>()),
-        (any::<u64>(), any::<u64>(), any::<u64>()),
+    crate::model::flow_stats::strategy::arb_flow_stats(
+        crate::OFP13_VERSION,
         arb_match(),
         vec(arb_instruction(), 0..4),
     )
-        .prop_map(
-            |(
-                (table_id, duration_sec, duration_nsec, priority),
-                (idle_timeout, hard_timeout, flags),
-                (cookie, packet_count, byte_count),
-                match_,
-                instructions,
-            )| FlowStats {
-                table_id,
-                duration_sec,
-                duration_nsec,
-                priority,
-                idle_timeout,
-                hard_timeout,
-                flags,
-                cookie,
-                packet_count,
-                byte_count,
-                match_,
-                instructions,
-            },
-        )
 }
 
 pub fn arb_table_stats() -> impl Strategy<Value = TableStats> {

@@ -130,7 +130,7 @@ fn modifies_act_on_every_table() {
         // The 1.0 dump lists both, now with the new action.
         let dump = r.dump10(c10);
         assert_eq!(dump.len(), 2);
-        assert!(dump.iter().all(|f| f.actions
+        assert!(dump.iter().all(|f| f.instructions
             == vec![A10::Output {
                 port: 3,
                 max_len: 0
@@ -278,7 +278,7 @@ fn set_vlan_where_the_match_leaves_the_tag_open_pushes_or_rewrites() {
     );
     // The 1.0 dump shows the action as sent.
     let dump = r.dump10(c10);
-    assert_eq!(dump[0].actions[0], A10::SetVlanVid(5));
+    assert_eq!(dump[0].instructions[0], A10::SetVlanVid(5));
     // set_vlan_pcp on an untagged frame: VID 0 with that PCP.
     add_in_port_1(&mut r, c10, vec![A10::SetVlanPcp(6)]);
     assert_eq!(
@@ -354,7 +354,7 @@ fn a_13_dump_shows_the_conditional_actions_as_standard_ones() {
     );
     // The entry keeps its exact meaning: a 1.0 dump shows the 1.0 actions, and a tagged
     // frame is not tagged again.
-    assert_eq!(r.dump10(c10)[0].actions[0], A10::SetVlanVid(5));
+    assert_eq!(r.dump10(c10)[0].instructions[0], A10::SetVlanVid(5));
     let out = run(&mut r, &tagged(7), SEC);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0][12..16], [0x81, 0x00, 0x00, 0x05]);

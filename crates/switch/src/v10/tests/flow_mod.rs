@@ -361,7 +361,7 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
             .find(|e| e.priority == f.priority)
             .unwrap_or_else(|| panic!("{f:?} missing from {got:?}"));
         assert_eq!(e.match_, f.match_);
-        assert_eq!(e.actions, f.actions);
+        assert_eq!(e.instructions, f.actions);
         assert_eq!(
             (e.cookie, e.idle_timeout, e.hard_timeout),
             (0xc0ffee, 10, 20)

@@ -235,7 +235,7 @@ fn flow_replies_leave_out_what_1_0_cannot_read() {
     assert_eq!(v.len(), 2);
     assert_eq!(v[0].match_.in_port, 1);
     assert_eq!(
-        v[0].actions,
+        v[0].instructions,
         vec![A10::Output {
             port: 2,
             max_len: 0
@@ -255,7 +255,7 @@ fn flow_replies_leave_out_what_1_0_cannot_read() {
         ),
         (0, 1, 2, 3, 4, 5, 6, 7, 8)
     );
-    assert!(v[1].actions.is_empty());
+    assert!(v[1].instructions.is_empty());
     assert_eq!(
         v[1].match_.wildcards & fw::ALL,
         fw::ALL & !(fw::NW_SRC_MASK | fw::NW_DST_MASK) | fw::NW_SRC_ALL | fw::NW_DST_ALL
