@@ -5,7 +5,7 @@
 use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 
-use datapath::pipeline::{DatapathConfig, WorkerState};
+use datapath::pipeline::WorkerState;
 use openflow::framing::Framer;
 use openflow::v13::flow_mod::FlowModCommand;
 use openflow::v13::multipart::{FlowStatsRequest, MultipartReplyBody, MultipartRequestBody};
@@ -14,7 +14,7 @@ use openflow::{ErrorKind, OFP13_VERSION};
 
 use super::*;
 use crate::ports::PortSpec;
-use crate::testing::{flow_mod, frame, send_frame, SEC};
+use crate::testing::{flow_mod, frame, send_frame, three_port_datapath, SEC};
 use datapath::packet::Packet;
 use openflow::action::{port, Action, OFPG_ANY};
 use openflow::v13::packet_out::PacketOut;
@@ -54,28 +54,9 @@ struct Rig {
     xid: u32,
 }
 
-fn spec(no: u32) -> PortSpec {
-    PortSpec {
-        no,
-        slot: (no - 1) as u16,
-        name: format!("eth{no}"),
-        hw_addr: [2, 0, 0, 0, 0, no as u8],
-        speed_mbps: Some(10_000),
-        up: true,
-        backend: None,
-    }
-}
-
 impl Rig {
     fn with(cfg: AgentConfig) -> Rig {
-        let ports: Vec<PortSpec> = (1..=3).map(spec).collect();
-        let table = PortTable::new(ports, 0);
-        let dcfg = DatapathConfig {
-            ports: table.datapath_ports(),
-            ..DatapathConfig::default()
-        };
-        let (dp, writer, packet_ins) = Datapath::new(dcfg, 64);
-        let worker = dp.worker(0);
+        let (table, dp, writer, packet_ins, worker) = three_port_datapath();
         let sent = Capture::default();
         let agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(sent.clone()));
         Rig {
