@@ -569,6 +569,24 @@ mod tests {
         }
     }
 
+    /// A point at `x` whose only value is a latency of `us` µs.
+    fn latency_at(x: f64, us: f64) -> Point {
+        Point {
+            x,
+            latency_us: Some(Summary::single(us)),
+            ..Point::default()
+        }
+    }
+
+    /// A point at `x` whose only value is a forwarded rate of `mpps` Mpps.
+    fn forwarded_at(x: f64, mpps: f64) -> Point {
+        Point {
+            x,
+            forwarded_mpps: Some(Summary::single(mpps)),
+            ..Point::default()
+        }
+    }
+
     /// An experiment of `kind` with no ceiling whose one series, the bridge's, is `p`.
     fn bridge_only(kind: ExperimentKind, p: Point) -> Experiment {
         Experiment {
@@ -590,11 +608,7 @@ mod tests {
         let exp = Experiment {
             kind: ExperimentKind::PacketTime,
             note: String::new(),
-            ceiling: vec![Point {
-                x: 64.0,
-                latency_us: Some(Summary::single(20.0)),
-                ..Point::default()
-            }],
+            ceiling: vec![latency_at(64.0, 20.0)],
             series: vec![
                 series("peregrine-afxdp", Some(1), vec![p(64.0, 25.0, 5.0)]),
                 series("bridge", None, vec![p(64.0, 5.5, -14.5)]),
@@ -616,20 +630,8 @@ mod tests {
         let old = Experiment {
             kind: ExperimentKind::PacketTime,
             note: String::new(),
-            ceiling: vec![Point {
-                x: 64.0,
-                latency_us: Some(Summary::single(20.0)),
-                ..Point::default()
-            }],
-            series: vec![series(
-                "bridge",
-                None,
-                vec![Point {
-                    x: 64.0,
-                    latency_us: Some(Summary::single(-14.5)),
-                    ..Point::default()
-                }],
-            )],
+            ceiling: vec![latency_at(64.0, 20.0)],
+            series: vec![series("bridge", None, vec![latency_at(64.0, -14.5)])],
         };
         let md = render_markdown(&doc(old));
         assert!(md.contains("| frame size (B) | ceiling | bridge |"), "{md}");
@@ -644,14 +646,7 @@ mod tests {
             "n.r. (-14.5, -14.8–-13.1)"
         );
         // Elsewhere a latency is a latency and the ceiling keeps its name.
-        let load = bridge_only(
-            ExperimentKind::Load,
-            Point {
-                x: 50.0,
-                latency_us: Some(Summary::single(3.0)),
-                ..Point::default()
-            },
-        );
+        let load = bridge_only(ExperimentKind::Load, latency_at(50.0, 3.0));
         let md = render_markdown(&doc(load));
         assert!(!md.contains("n.r.") && !md.contains("wire"), "{md}");
     }
@@ -668,11 +663,7 @@ mod tests {
         let exp = Experiment {
             kind: ExperimentKind::ThroughputVsSize,
             note: String::new(),
-            ceiling: vec![Point {
-                x: 64.0,
-                forwarded_mpps: Some(Summary::single(3.0)),
-                ..Point::default()
-            }],
+            ceiling: vec![forwarded_at(64.0, 3.0)],
             series: vec![
                 series(
                     "peregrine-afxdp ×2",
@@ -686,15 +677,7 @@ mod tests {
                         ..Point::default()
                     }],
                 ),
-                series(
-                    "bridge",
-                    None,
-                    vec![Point {
-                        x: 64.0,
-                        forwarded_mpps: Some(Summary::single(1.5)),
-                        ..Point::default()
-                    }],
-                ),
+                series("bridge", None, vec![forwarded_at(64.0, 1.5)]),
             ],
         };
         let md = render_markdown(&doc(exp));
@@ -709,14 +692,7 @@ mod tests {
             "{md}"
         );
         // Without splits or shares neither appears.
-        let bare = bridge_only(
-            ExperimentKind::ThroughputVsSize,
-            Point {
-                x: 64.0,
-                forwarded_mpps: Some(Summary::single(1.5)),
-                ..Point::default()
-            },
-        );
+        let bare = bridge_only(ExperimentKind::ThroughputVsSize, forwarded_at(64.0, 1.5));
         let md = render_markdown(&doc(bare));
         assert!(
             !md.contains("CPU split") && !md.contains("Receive queues"),
