@@ -182,36 +182,21 @@ impl StudyArgs {
             GenIo::Afpacket => Io::Afpacket,
         };
         o.steer = self.kernel_rx == KernelRx::Dut;
-        if let Some(bad) = self.sizes.iter().find(|s| !(64..=1518).contains(*s)) {
-            return Err(format!("--sizes {bad}: frames are 64 to 1518 bytes"));
-        }
-        if !self.sizes.is_empty() {
-            o.sizes = self.sizes.clone();
-        }
-        if let Some(bad) = self.loads.iter().find(|l| !(**l > 0.0 && **l <= 10.0)) {
-            return Err(format!("--loads {bad}: give fractions in (0, 10]"));
-        }
-        if !self.loads.is_empty() {
-            o.loads = self.loads.clone();
-        }
-        if self.table_sizes.contains(&0) {
-            return Err("--table-sizes: a table holds at least 1 rule".into());
-        }
-        if !self.table_sizes.is_empty() {
-            o.table_sizes = self.table_sizes.clone();
-        }
-        if self.flow_counts.contains(&0) {
-            return Err("--flow-counts: at least 1 flow".into());
-        }
-        if !self.flow_counts.is_empty() {
-            o.flow_counts = self.flow_counts.clone();
-        }
-        if self.group_flows.contains(&0) {
-            return Err("--group-flows: at least 1 flow".into());
-        }
-        if !self.group_flows.is_empty() {
-            o.group_flows = self.group_flows.clone();
-        }
+        set_list(&mut o.sizes, &self.sizes, |s| {
+            (!(64..=1518).contains(s)).then(|| format!("--sizes {s}: frames are 64 to 1518 bytes"))
+        })?;
+        set_list(&mut o.loads, &self.loads, |l| {
+            (!(*l > 0.0 && *l <= 10.0)).then(|| format!("--loads {l}: give fractions in (0, 10]"))
+        })?;
+        set_list(&mut o.table_sizes, &self.table_sizes, |&n| {
+            (n == 0).then(|| "--table-sizes: a table holds at least 1 rule".into())
+        })?;
+        set_list(&mut o.flow_counts, &self.flow_counts, |&n| {
+            (n == 0).then(|| "--flow-counts: at least 1 flow".into())
+        })?;
+        set_list(&mut o.group_flows, &self.group_flows, |&n| {
+            (n == 0).then(|| "--group-flows: at least 1 flow".into())
+        })?;
         if let Some(bad) = self
             .meter_rates
             .iter()
@@ -231,22 +216,13 @@ impl StudyArgs {
             }
             o.meter_burst_ms = ms;
         }
-        if let Some(bad) = self
-            .fairness_f2
-            .iter()
-            .find(|f| !(**f > 0.0 && **f <= 100.0))
-        {
-            return Err(format!("--fairness-f2 {bad}: give percents in (0, 100]"));
-        }
-        if !self.fairness_f2.is_empty() {
-            o.fairness_f2 = self.fairness_f2.clone();
-        }
-        if self.workers.contains(&0) {
-            return Err("--workers: at least 1 worker".into());
-        }
-        if !self.workers.is_empty() {
-            o.workers = self.workers.clone();
-        }
+        set_list(&mut o.fairness_f2, &self.fairness_f2, |f| {
+            (!(*f > 0.0 && *f <= 100.0))
+                .then(|| format!("--fairness-f2 {f}: give percents in (0, 100]"))
+        })?;
+        set_list(&mut o.workers, &self.workers, |&n| {
+            (n == 0).then(|| "--workers: at least 1 worker".into())
+        })?;
         if let Some(n) = self.install_rules {
             o.install_rules = n.max(1);
         }
@@ -256,6 +232,22 @@ impl StudyArgs {
         o.ctl = std::env::current_exe().ok();
         Ok(o)
     }
+}
+
+/// Sets `into` to the values `given` (left as it is where none are given); the error
+/// `fault` says of the first value it finds fault with, if any.
+fn set_list<T: Clone>(
+    into: &mut Vec<T>,
+    given: &[T],
+    fault: impl Fn(&T) -> Option<String>,
+) -> Result<(), String> {
+    if let Some(e) = given.iter().find_map(fault) {
+        return Err(e);
+    }
+    if !given.is_empty() {
+        *into = given.to_vec();
+    }
+    Ok(())
 }
 
 /// Runs the study (or the one experiment `only`) and writes the folder.
@@ -408,6 +400,20 @@ impl Launcher for InProcess {
 /// Lines of ovs-ofctl text, each with what it parsed as.
 type Checked<T> = Vec<(String, T)>;
 
+/// Each of `lines` with what `parse` makes of it; the first error, after the line.
+fn check<T, E: std::fmt::Display>(
+    lines: impl IntoIterator<Item = String>,
+    parse: impl Fn(&str) -> Result<T, E>,
+) -> Result<Checked<T>, String> {
+    lines
+        .into_iter()
+        .map(|l| {
+            let parsed = parse(&l).map_err(|e| format!("{l}: {e}"))?;
+            Ok((l, parsed))
+        })
+        .collect()
+}
+
 /// What a device is to hold, each line checked and with what it parsed as.
 #[derive(Debug, Default, PartialEq)]
 struct Load {
@@ -422,33 +428,15 @@ fn loadout(setup: &Setup, learning: bool) -> Result<Load, String> {
     if learning {
         return Ok(Load::default());
     }
-    let meters = setup
-        .meters
-        .iter()
-        .map(|m| {
-            let mm = openflow::text::parse_meter_mod(m, MeterModCommand::Add)
-                .map_err(|e| format!("{m}: {e}"))?;
-            Ok((m.clone(), mm))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let groups = setup
-        .groups
-        .iter()
-        .map(|g| {
-            let gm = openflow::text::parse_group_mod(g, GroupModCommand::Add)
-                .map_err(|e| format!("{g}: {e}"))?;
-            Ok((g.clone(), gm))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let flows = setup
-        .openflow()
-        .into_iter()
-        .map(|f| {
-            let fm = openflow::text::parse_flow_mod(&f, FlowModCommand::Add)
-                .map_err(|e| format!("{f}: {e}"))?;
-            Ok((f, fm))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+    let meters = check(setup.meters.iter().cloned(), |m| {
+        openflow::text::parse_meter_mod(m, MeterModCommand::Add)
+    })?;
+    let groups = check(setup.groups.iter().cloned(), |g| {
+        openflow::text::parse_group_mod(g, GroupModCommand::Add)
+    })?;
+    let flows = check(setup.openflow(), |f| {
+        openflow::text::parse_flow_mod(f, FlowModCommand::Add)
+    })?;
     Ok(Load {
         meters,
         groups,

@@ -8,14 +8,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
 use common::osken::{free_port, Controller};
-use common::{ctl, ping, ping_until_ok, MgmtPath, SwitchProc};
+use common::{ctl, ping, ping_until_ok, read_lines, wait_for_line, MgmtPath, SwitchProc};
 
 /// `ctl`, which must succeed; its stdout.
 fn ctl_ok(args: &[&str]) -> String {
@@ -47,30 +46,15 @@ impl Monitor {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let err = child.stderr.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = read_lines(child.stderr.take().unwrap());
         Monitor { child, lines }
     }
 
     /// Waits for a line containing `what`.
     fn wait(&self, what: &str) {
-        let t = Instant::now();
-        let mut seen = Vec::new();
-        while let Some(left) = Duration::from_secs(5).checked_sub(t.elapsed()) {
-            match self.lines.recv_timeout(left) {
-                Ok(l) if l.contains(what) => return,
-                Ok(l) => seen.push(l),
-                Err(_) => break,
-            }
+        if let Err(seen) = wait_for_line(&self.lines, what, Duration::from_secs(5)) {
+            panic!("ctl monitor never printed {what:?}: {seen:?}");
         }
-        panic!("ctl monitor never printed {what:?}: {seen:?}");
     }
 }
 
