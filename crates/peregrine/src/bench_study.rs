@@ -509,17 +509,27 @@ mod tests {
         Cli::try_parse_from(all).unwrap().a
     }
 
+    /// The options of `v` for the study (or the one experiment `only`), which must be
+    /// accepted.
+    fn opts(v: &[&str], only: Option<ExperimentKind>) -> Options {
+        args(v).options(only).unwrap()
+    }
+
+    /// Why the options of `v` for the study are refused.
+    fn refusal(v: &[&str]) -> String {
+        args(v).options(None).unwrap_err()
+    }
+
     #[test]
     fn options_take_the_preset_and_the_overrides() {
-        let o = args(&["--quick", "--dut", "bridge,router", "--runs", "2"])
-            .options(None)
-            .unwrap();
+        let o = opts(&["--quick", "--dut", "bridge,router", "--runs", "2"], None);
         assert_eq!(o.duts, [Dut::Bridge, Dut::Router]);
         assert_eq!(o.runs, 2);
         assert_eq!(o.sizes, Options::quick().sizes);
-        let o = args(&["--table-sizes", "1,8K,1M"])
-            .options(Some(ExperimentKind::TableSize))
-            .unwrap();
+        let o = opts(
+            &["--table-sizes", "1,8K,1M"],
+            Some(ExperimentKind::TableSize),
+        );
         assert_eq!(o.table_sizes, [1, 8_000, 1_000_000]);
         assert_eq!(o.experiments, [ExperimentKind::TableSize]);
         assert_eq!(o.runs, Options::full().runs);
@@ -530,9 +540,10 @@ mod tests {
 
     #[test]
     fn worker_counts_give_the_queues_and_label_the_series() {
-        let o = args(&["--dut", "peregrine-afxdp,bridge", "--dut-workers", "1,2"])
-            .options(Some(ExperimentKind::ThroughputVsSize))
-            .unwrap();
+        let o = opts(
+            &["--dut", "peregrine-afxdp,bridge", "--dut-workers", "1,2"],
+            Some(ExperimentKind::ThroughputVsSize),
+        );
         assert_eq!(o.dut_workers, [1, 2]);
         assert_eq!(o.bed_queues(), 2);
         assert_eq!(o.worker_counts(Dut::PeregrineAfxdp), [Some(1), Some(2)]);
@@ -547,38 +558,35 @@ mod tests {
         );
         assert_eq!(study::series_label(Dut::Bridge, None, &o), "bridge");
         // One worker over two queues: explicit queues.
-        let o = args(&["--queues", "2"]).options(None).unwrap();
+        let o = opts(&["--queues", "2"], None);
         assert_eq!((o.bed_queues(), o.max_workers()), (2, 1));
         assert_eq!(
             study::series_label(Dut::PeregrineAfxdp, Some(1), &o),
             "peregrine-afxdp"
         );
-        let e = args(&["--dut-workers", "2", "--queues", "1"])
-            .options(None)
-            .unwrap_err();
+        let e = refusal(&["--dut-workers", "2", "--queues", "1"]);
         assert!(e.contains("fewer queues than workers"), "{e}");
-        let e = args(&["--dut-workers", "1,0"]).options(None).unwrap_err();
+        let e = refusal(&["--dut-workers", "1,0"]);
         assert!(e.contains("--dut-workers"), "{e}");
-        let e = args(&["--queues", "0"]).options(None).unwrap_err();
+        let e = refusal(&["--queues", "0"]);
         assert!(e.contains("--queues 0"), "{e}");
     }
 
     #[test]
     fn group_flows_take_suffixes_and_the_subcommand_runs_only_its_experiment() {
-        let o = args(&["--quick", "--group-flows", "64,128K"])
-            .options(Some(ExperimentKind::SelectGroup))
-            .unwrap();
+        let o = opts(
+            &["--quick", "--group-flows", "64,128K"],
+            Some(ExperimentKind::SelectGroup),
+        );
         assert_eq!(o.group_flows, [64, 128_000]);
         assert_eq!(o.experiments, [ExperimentKind::SelectGroup]);
-        assert_eq!(args(&[]).options(None).unwrap().group_flows, [64, 128_000]);
-        let o = args(&["--experiments", "select-group,flow_count"])
-            .options(None)
-            .unwrap();
+        assert_eq!(opts(&[], None).group_flows, [64, 128_000]);
+        let o = opts(&["--experiments", "select-group,flow_count"], None);
         assert_eq!(
             o.experiments,
             [ExperimentKind::SelectGroup, ExperimentKind::FlowCount]
         );
-        let e = args(&["--group-flows", "64,0"]).options(None).unwrap_err();
+        let e = refusal(&["--group-flows", "64,0"]);
         assert!(e.contains("--group-flows"), "{e}");
     }
 
@@ -665,35 +673,28 @@ mod tests {
 
     #[test]
     fn meter_rates_take_suffixes_and_the_subcommand_runs_only_its_experiment() {
-        let o = args(&["--quick", "--meter-rates", "100K,1M,5000"])
-            .options(Some(ExperimentKind::Meter))
-            .unwrap();
+        let o = opts(
+            &["--quick", "--meter-rates", "100K,1M,5000"],
+            Some(ExperimentKind::Meter),
+        );
         assert_eq!(o.meter_rates, [100_000, 1_000_000, 5_000]);
         assert_eq!(o.experiments, [ExperimentKind::Meter]);
-        assert_eq!(
-            args(&["--quick"]).options(None).unwrap().meter_rates,
-            [100_000]
-        );
-        assert_eq!(
-            args(&[]).options(None).unwrap().meter_rates,
-            [100_000, 400_000]
-        );
-        let o = args(&["--experiments", "meter"]).options(None).unwrap();
+        assert_eq!(opts(&["--quick"], None).meter_rates, [100_000]);
+        assert_eq!(opts(&[], None).meter_rates, [100_000, 400_000]);
+        let o = opts(&["--experiments", "meter"], None);
         assert_eq!(o.experiments, [ExperimentKind::Meter]);
-        let e = args(&["--meter-rates", "100K,0"])
-            .options(None)
-            .unwrap_err();
+        let e = refusal(&["--meter-rates", "100K,0"]);
         assert!(e.contains("--meter-rates 0"), "{e}");
-        let e = args(&["--meter-rates", "5000M"]).options(None).unwrap_err();
+        let e = refusal(&["--meter-rates", "5000M"]);
         assert!(e.contains("5000000000"), "{e}");
         assert!(Cli::try_parse_from(["x", "--meter-rates", "fast"]).is_err());
         assert_eq!(
-            args(&[]).options(None).unwrap().meter_burst_ms,
+            opts(&[], None).meter_burst_ms,
             bench::study::meter::BURST_MS
         );
-        let o = args(&["--meter-burst-ms", "2"]).options(None).unwrap();
+        let o = opts(&["--meter-burst-ms", "2"], None);
         assert_eq!(o.meter_burst_ms, 2);
-        let e = args(&["--meter-burst-ms", "0"]).options(None).unwrap_err();
+        let e = refusal(&["--meter-burst-ms", "0"]);
         assert!(e.contains("--meter-burst-ms 0"), "{e}");
     }
 
@@ -726,13 +727,13 @@ mod tests {
 
     #[test]
     fn bad_options_say_what_is_wrong() {
-        let e = args(&["--sizes", "64,9000"]).options(None).unwrap_err();
+        let e = refusal(&["--sizes", "64,9000"]);
         assert!(e.contains("9000") && e.contains("1518"), "{e}");
-        let e = args(&["--gen-cpu", "1"]).options(None).unwrap_err();
+        let e = refusal(&["--gen-cpu", "1"]);
         assert!(e.contains("both 1"), "{e}");
-        let e = args(&["--runs", "0"]).options(None).unwrap_err();
+        let e = refusal(&["--runs", "0"]);
         assert!(e.contains("--runs"), "{e}");
-        let e = args(&["--fairness-f2", "120"]).options(None).unwrap_err();
+        let e = refusal(&["--fairness-f2", "120"]);
         assert!(e.contains("120"), "{e}");
         let mut all = vec!["x", "--dut", "switchy"];
         let r = Cli::try_parse_from(all.drain(..));

@@ -191,6 +191,16 @@ pub fn wait_for_line(
     Err(seen)
 }
 
+/// `peregrine run` arguments for secure mode with a flow each way between ports 1 and 2.
+pub const SECURE_1_TO_2_AND_BACK: [&str; 6] = [
+    "--fail-mode",
+    "secure",
+    "--flow",
+    "in_port=1,actions=output:2",
+    "--flow",
+    "in_port=2,actions=output:1",
+];
+
 /// `n` namespace hosts and a switch on their ports (numbered 1..=n) with `extra`
 /// arguments. Bind the result as `let (topo, h, sw) = …` so that the switch is ended
 /// before the namespaces are removed.
