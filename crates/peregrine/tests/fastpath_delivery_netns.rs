@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
 use common::fastpath::{ctl_json, gro_hosts};
-use common::{MgmtPath, SwitchProc, SECURE_1_TO_2_AND_BACK};
+use common::{hosts, MgmtPath, SwitchProc, SECURE_1_TO_2_AND_BACK};
 use serde_json::Value;
 
 /// One bed at a time: each counts lost pings and measures TCP, which a second bed's
@@ -32,12 +32,7 @@ fn turn() -> MutexGuard<'static, ()> {
 /// secure mode with `backend` ports and a flow each way. Bind as
 /// `let (topo, h, sw, mgmt, said) = …` so the switch ends before the namespaces go.
 fn bed(backend: &str, gro: bool) -> (Topology, Vec<Host>, SwitchProc, MgmtPath, Vec<String>) {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = if gro {
-        gro_hosts(&mut topo, 2)
-    } else {
-        (1..=2).map(|i| topo.add_host(i).unwrap()).collect()
-    };
+    let (topo, h) = if gro { gro_hosts(2) } else { hosts(2) };
     let mgmt = MgmtPath::new("delivery");
     let p1 = format!("{},backend={backend}", h[0].port);
     let p2 = format!("{},backend={backend}", h[1].port);

@@ -145,10 +145,7 @@ fn run_groups(mode: &str) -> GroupRun {
         port_counts(&ports, "2", "tx"),
         port_counts(&ports, "3", "tx"),
     ];
-    let fastpath = (mode == "xdp").then(|| ctl_json(&["dump-fastpath", &sw_t]));
-    let (port2, port3) = (c2.finish(), c3.finish());
-    drop(sw);
-    drop(topo);
+    let (port2, port3, fastpath) = end_run(mode, &sw_t, (c2, c3), sw, topo);
     GroupRun {
         port2,
         port3,

@@ -52,12 +52,18 @@ fn run_sequence(mode: &str) -> SequenceRun {
     assert!(banner.contains(&format!("fast path {mode}")), "{banner}");
     let sw_t = target(&mgmt);
     let (c2, c3) = (Capture::start(&h[1].ns), Capture::start(&h[2].ns));
-    let mut sent = 0u64;
+    // Sends the next SEQ_ROUNDS rounds from h1, counting the frames made and those the
+    // sender's kernel took.
+    let (mut next, mut n, mut sent) = (0u32, 0u64, 0u64);
+    let mut send_phase = || {
+        let (frames, after) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, next);
+        next = after;
+        n += frames.len() as u64;
+        sent += send_frames(&h[0].ns, frames);
+    };
 
     // Phase A: the flows as given.
-    let (frames, next) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, 0);
-    let n = frames.len() as u64;
-    sent += send_frames(&h[0].ns, frames);
+    send_phase();
     // Let the userspace path drain before the rules change (frames sent before the
     // barrier must meet the old rules in both runs).
     std::thread::sleep(Duration::from_millis(100));
@@ -69,9 +75,7 @@ fn run_sequence(mode: &str) -> SequenceRun {
     ctl(&["del-flows", &sw_t, "udp,in_port=1,tp_dst=1003"]);
 
     // Phase B: 1001 rewritten to port 3, 1003 gone (dropped in secure mode).
-    let (frames, next) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, next);
-    let n = n + frames.len() as u64;
-    sent += send_frames(&h[0].ns, frames);
+    send_phase();
     std::thread::sleep(Duration::from_millis(100));
     ctl(&[
         "mod-flows",
@@ -91,9 +95,7 @@ fn run_sequence(mode: &str) -> SequenceRun {
 
     // Phase C: 1002 to port 2 with a new TTL, 1003 back with another rewrite, 1004
     // flooded.
-    let (frames, _) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, next);
-    let n = n + frames.len() as u64;
-    sent += send_frames(&h[0].ns, frames);
+    send_phase();
     assert_eq!(sent, n, "the sender's kernel took {sent} of {n} frames");
 
     let r = SEQ_ROUNDS as usize;
@@ -102,10 +104,7 @@ fn run_sequence(mode: &str) -> SequenceRun {
     c3.wait_for(want3, Duration::from_secs(3));
     // Anything late or extra has time to show.
     std::thread::sleep(Duration::from_millis(200));
-    let fastpath = (mode == "xdp").then(|| ctl_json(&["dump-fastpath", &sw_t]));
-    let (port2, port3) = (c2.finish(), c3.finish());
-    drop(sw);
-    drop(topo);
+    let (port2, port3, fastpath) = end_run(mode, &sw_t, (c2, c3), sw, topo);
     SequenceRun {
         port2,
         port3,

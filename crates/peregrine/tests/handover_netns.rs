@@ -10,7 +10,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use bench::topo::{Host, Topology};
+use bench::topo::Host;
 use common::fastpath::*;
 use common::{MgmtPath, SwitchProc};
 
@@ -48,8 +48,7 @@ fn warm(h1: &Host, sw_t: &str, dport: u16, seq: &mut u32) {
 #[ignore = "needs root: network namespaces, XDP"]
 fn a_restart_loses_no_frame_of_a_flow_the_kernel_serves() {
     let _t = turn();
-    let mut topo = Topology::new();
-    let h = gro_hosts(&mut topo, 2);
+    let (topo, h) = gro_hosts(2);
     let mgmt = MgmtPath::new("handover");
     let name = format!("pgho{}", std::process::id());
     let state = StateDir(std::env::temp_dir().join(&name));

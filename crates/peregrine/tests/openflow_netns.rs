@@ -328,9 +328,7 @@ fn os_ken_13_learning_switch_and_controller_restart_in_secure_mode() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn os_ken_10_learning_switch() {
-    let port = free_port();
-    let target = format!("tcp:127.0.0.1:{port}");
-    let mut ctl = Controller::start("learning_switch_10", port);
+    let (mut ctl, target) = Controller::start_free("learning_switch_10");
     let (topo, h, _sw) = hosts_on_switch(2, &["--controller", &target, "--fail-mode", "secure"]);
     ctl.wait_line("switch connected", Duration::from_secs(15));
     ping_until_ok(&topo, &h[0], &h[1].ip);
@@ -443,9 +441,7 @@ fn pssl_serves_ovs_ofctl_with_a_controller_certificate_only() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn standalone_falls_back_to_learning_when_the_controller_dies() {
-    let port = free_port();
-    let target = format!("tcp:127.0.0.1:{port}");
-    let ctl = Controller::start("learning_switch_13", port);
+    let (ctl, target) = Controller::start_free("learning_switch_13");
     let (topo, h, mut sw) =
         hosts_on_switch(3, &["--controller", &target, "--fail-mode", "standalone"]);
     let mut ctl = ctl;

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bench::topo::{ip, Host, Topology};
-use common::{hosts_on_switch, ping, ping_until_ok, SwitchProc, SECURE_1_TO_2_AND_BACK};
+use common::{hosts, hosts_on_switch, ping, ping_until_ok, SwitchProc, SECURE_1_TO_2_AND_BACK};
 
 /// One second of TCP from `client` to an iperf3 server started in `server_ns` at
 /// `server_ip`; the receiver's rate in Mbit/s.
@@ -253,25 +253,25 @@ fn two_overloading_inputs_get_equal_shares() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn missing_interface_and_missing_privileges_are_named() {
-    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
-        .args(["run", "--port", "pgnosuch0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    // Runs `cmd`, which must fail; its stderr.
+    let failure = |cmd: &mut Command| {
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err =
+        failure(Command::new(env!("CARGO_BIN_EXE_peregrine")).args(["run", "--port", "pgnosuch0"]));
     assert!(
         err.contains("port 1 (pgnosuch0, afpacket): no such network interface"),
         "{err}"
     );
     // The same binary as an unprivileged user (setpriv from util-linux).
-    let out = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_peregrine"))
-        .args(["run", "--port", "x"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_peregrine"))
+            .args(["run", "--port", "x"]),
+    );
     assert!(
         err.contains("needs root (CAP_NET_RAW and CAP_NET_ADMIN;"),
         "{err}"
@@ -358,8 +358,7 @@ fn demo_cleans_up_on_ctrl_c() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ping_and_iperf_through_afxdp() {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
+    let (topo, h) = hosts(2);
     let p1 = format!("{},backend=afxdp", h[0].port);
     let p2 = format!("{},backend=afxdp", h[1].port);
     let sw = SwitchProc::start(&["--port", &p1, "--port", &p2]);
@@ -422,8 +421,7 @@ fn backend_line(said: &[String], name: &str) -> String {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ports_given_no_backend_say_which_they_got_and_why() {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
+    let (topo, h) = hosts(2);
     let br = Bridge::new(format!("{}b", topo.prefix()));
     for workers in ["1", "2"] {
         let (sw, said) = SwitchProc::start_lines(&[

@@ -20,7 +20,7 @@ use datapath::packet::Packet;
 use nix::sched::{setns, CloneFlags};
 use serde_json::Value;
 
-use super::{MgmtPath, SwitchProc};
+use super::{hosts, MgmtPath, SwitchProc};
 
 /// Marks a test frame's UDP payload; the sequence number follows it.
 pub const MAGIC: &[u8; 8] = b"PGFPTEST";
@@ -94,15 +94,15 @@ pub fn xdp_and_off<T>(run: impl Fn(&str) -> T) -> (T, T) {
     (run("xdp"), run("off"))
 }
 
-/// Hosts 1..=`n` in `topo`, each `eth0` with GRO on: XDP_REDIRECT into a veth needs
-/// NAPI on its peer.
-pub fn gro_hosts(topo: &mut Topology, n: u8) -> Vec<Host> {
-    let h: Vec<Host> = (1..=n).map(|i| topo.add_host(i).unwrap()).collect();
+/// [`hosts`] 1..=`n`, each `eth0` with GRO on: XDP_REDIRECT into a veth needs NAPI on
+/// its peer.
+pub fn gro_hosts(n: u8) -> (Topology, Vec<Host>) {
+    let (topo, h) = hosts(n);
     for host in &h {
         topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])
             .unwrap();
     }
-    h
+    (topo, h)
 }
 
 /// The hosts' switch ports as `--port` values on the AF_XDP backend.
@@ -119,8 +119,7 @@ pub fn three_hosts_with(
     fast_path: &str,
     extra: &[&str],
 ) -> (Topology, Vec<Host>, SwitchProc, MgmtPath, String) {
-    let mut topo = Topology::new();
-    let h = gro_hosts(&mut topo, 3);
+    let (topo, h) = gro_hosts(3);
     let mgmt = MgmtPath::new("fp");
     let ports = afxdp_ports(&h);
     let mut args: Vec<&str> = Vec::new();
@@ -156,6 +155,23 @@ pub fn send_until(
         }
         assert!(t.elapsed() < Duration::from_secs(3), "{missing}: {fp:#}");
     }
+}
+
+/// Ends a bed's run: takes the fast tier's dump of switch `sw_t` if `mode` is `xdp`,
+/// finishes the captures of ports 2 and 3, then ends the switch and removes the
+/// namespaces, in that order. The captured frames of ports 2 and 3, and the dump.
+pub fn end_run(
+    mode: &str,
+    sw_t: &str,
+    captures: (Capture, Capture),
+    sw: SwitchProc,
+    topo: Topology,
+) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, Option<Value>) {
+    let fastpath = (mode == "xdp").then(|| ctl_json(&["dump-fastpath", sw_t]));
+    let (port2, port3) = (captures.0.finish(), captures.1.finish());
+    drop(sw);
+    drop(topo);
+    (port2, port3, fastpath)
 }
 
 /// The management socket as a `ctl` SWITCH argument.

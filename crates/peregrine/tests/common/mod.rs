@@ -201,12 +201,18 @@ pub const SECURE_1_TO_2_AND_BACK: [&str; 6] = [
     "in_port=2,actions=output:1",
 ];
 
+/// A topology with namespace hosts 1..=`n`.
+pub fn hosts(n: u8) -> (Topology, Vec<Host>) {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=n).map(|i| topo.add_host(i).unwrap()).collect();
+    (topo, h)
+}
+
 /// `n` namespace hosts and a switch on their ports (numbered 1..=n) with `extra`
 /// arguments. Bind the result as `let (topo, h, sw) = …` so that the switch is ended
 /// before the namespaces are removed.
 pub fn hosts_on_switch(n: u8, extra: &[&str]) -> (Topology, Vec<Host>, SwitchProc) {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=n).map(|i| topo.add_host(i).unwrap()).collect();
+    let (topo, h) = hosts(n);
     let mut args: Vec<&str> = h.iter().flat_map(|h| ["--port", h.port.as_str()]).collect();
     args.extend_from_slice(extra);
     let sw = SwitchProc::start(&args);

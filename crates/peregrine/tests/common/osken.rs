@@ -56,6 +56,13 @@ impl Controller {
         c
     }
 
+    /// [`Controller::start`] on a free port; also the switch's `--controller` target for
+    /// it.
+    pub fn start_free(app: &str) -> (Controller, String) {
+        let port = free_port();
+        (Self::start(app, port), format!("tcp:127.0.0.1:{port}"))
+    }
+
     /// Waits for a line of the application's output containing `what`.
     pub fn wait_line(&mut self, what: &str, limit: Duration) {
         if wait_for_line(&self.lines, what, limit).is_err() {
