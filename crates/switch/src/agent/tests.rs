@@ -704,12 +704,13 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
     assert_eq!(flows_in(&r.dump_flows(c)).len(), 4);
     // A group whose bucket sets tcp_dst: accepted alone (no flow leads there yet), and
     // for flows that match TCP; a flow matching only IP may not send to it.
-    let add = parse_group_mod(
+    // The group-mod of ovs-ofctl text `s` with `command`.
+    let group_mod = |s: &str, command| v13::Message::GroupMod(parse_group_mod(s, command).unwrap());
+    let add = group_mod(
         "group_id=1,type=all,bucket=set_field:80->tcp_dst,output:1",
         GroupModCommand::Add,
-    )
-    .unwrap();
-    r.send13(c, v13::Message::GroupMod(add), 0);
+    );
+    r.send13(c, add, 0);
     assert!(r.read(c).is_empty(), "group refused");
     let fm = flow_mod("ip,actions=group:1", FlowModCommand::Add);
     assert_eq!(r.error_of(c, v13::Message::FlowMod(fm)), inconsistent);
@@ -719,18 +720,16 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
     assert!(r.read(c).is_empty(), "tcp flow to group 1 refused");
     // Modifying the group to set a field the TCP flow cannot have is refused; the group
     // keeps its buckets.
-    let modify = parse_group_mod(
+    let modify = group_mod(
         "group_id=1,type=all,bucket=set_field:5->udp_dst,output:1",
         GroupModCommand::Modify,
-    )
-    .unwrap();
-    assert_eq!(r.error_of(c, v13::Message::GroupMod(modify)), inconsistent);
-    let modify = parse_group_mod(
+    );
+    assert_eq!(r.error_of(c, modify), inconsistent);
+    let modify = group_mod(
         "group_id=1,type=all,bucket=set_field:10.0.0.7->ip_dst,output:2",
         GroupModCommand::Modify,
-    )
-    .unwrap();
-    r.send13(c, v13::Message::GroupMod(modify), 0);
+    );
+    r.send13(c, modify, 0);
     assert!(r.read(c).is_empty(), "consistent modify refused");
     // Still serving.
     assert_eq!(flows_in(&r.dump_flows(c)).len(), 5);
