@@ -153,23 +153,19 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
         );
     }
     cpu_split_table(out, exp, &groups, &xs);
-    let shares = queue_share_lines(exp);
-    if !shares.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nReceive queues of the device's first input port, share of its packets (medians): {}.",
-            shares.join("; ")
-        );
-    }
+    list_line(
+        out,
+        "Receive queues of the device's first input port, share of its packets (medians)",
+        &queue_share_lines(exp),
+        "; ",
+    );
     if exp.kind == ExperimentKind::Meter {
-        let ratios = meter_ratios(exp);
-        if !ratios.is_empty() {
-            let _ = writeln!(
-                out,
-                "\nForwarded rate over the meter rate (medians): {}.",
-                ratios.join(", ")
-            );
-        }
+        list_line(
+            out,
+            "Forwarded rate over the meter rate (medians)",
+            &meter_ratios(exp),
+            ", ",
+        );
     }
     if exp.kind == ExperimentKind::Fairness {
         let indices: Vec<(&str, f64, &str)> = exp
@@ -194,6 +190,14 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
             };
             let _ = writeln!(out, "\n{line}");
         }
+    }
+}
+
+/// Writes a paragraph "`lead`: `items` (joined by `sep`)." to `out`; nothing if there
+/// are no items.
+fn list_line(out: &mut String, lead: &str, items: &[String], sep: &str) {
+    if !items.is_empty() {
+        let _ = writeln!(out, "\n{lead}: {}.", items.join(sep));
     }
 }
 
