@@ -26,6 +26,15 @@ pub struct Host {
     pub mac: String,
 }
 
+impl Host {
+    /// [`Host::ip`] parsed; an error naming it if it is no IPv4 address.
+    pub fn ipv4(&self) -> Result<std::net::Ipv4Addr, String> {
+        self.ip
+            .parse()
+            .map_err(|_| format!("bad address {}", self.ip))
+    }
+}
+
 /// Namespaces and links created for one run; removed on drop.
 #[derive(Debug)]
 pub struct Topology {

@@ -285,21 +285,22 @@ fn load_errors_name_the_file_and_the_problem() {
     assert!(e.starts_with(&missing.display().to_string()), "{e}");
     assert!(e.contains("cannot read"), "{e}");
 
-    let bad = dir.0.join("bad.json");
-    std::fs::write(&bad, "{\n  \"schema\": 1,\n  \"machine\": [\n").unwrap();
-    let e = report::load(&bad).unwrap_err();
-    assert!(e.starts_with(&bad.display().to_string()), "{e}");
+    // A file `name` holding `text`, and the error of loading it.
+    let load_written = |name: &str, text: &str| {
+        let path = dir.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        (path.display().to_string(), report::load(&path).unwrap_err())
+    };
+
+    let (bad, e) = load_written("bad.json", "{\n  \"schema\": 1,\n  \"machine\": [\n");
+    assert!(e.starts_with(&bad), "{e}");
     assert!(e.contains("line 4 column 0"), "{e}");
 
-    let typed = dir.0.join("typed.json");
-    std::fs::write(&typed, "{\n  \"schema\": 1,\n  \"machine\": 7\n}\n").unwrap();
-    let e = report::load(&typed).unwrap_err();
+    let (_, e) = load_written("typed.json", "{\n  \"schema\": 1,\n  \"machine\": 7\n}\n");
     assert!(e.contains("line 3"), "{e}");
 
-    let future = dir.0.join("future.json");
-    std::fs::write(&future, "{\"schema\": 2, \"whatever\": true}").unwrap();
-    let e = report::load(&future).unwrap_err();
-    assert!(e.starts_with(&future.display().to_string()), "{e}");
+    let (future, e) = load_written("future.json", "{\"schema\": 2, \"whatever\": true}");
+    assert!(e.starts_with(&future), "{e}");
     assert!(e.contains("schema version 2 is not supported"), "{e}");
 
     let e = report::results::parse("{\"machine\": {}}").unwrap_err();

@@ -149,29 +149,24 @@ pub trait Stream: Read + Write {
     fn set_nonblocking(&self, on: bool) -> io::Result<()>;
 }
 
-impl Stream for TcpStream {
-    fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        TcpStream::set_read_timeout(self, t)
-    }
-    fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        TcpStream::set_write_timeout(self, t)
-    }
-    fn set_nonblocking(&self, on: bool) -> io::Result<()> {
-        TcpStream::set_nonblocking(self, on)
-    }
+/// Implements [`Stream`] for each type by its own (inherent) methods of those names.
+macro_rules! stream_by_inherent_methods {
+    ($($t:ident),*) => {$(
+        impl Stream for $t {
+            fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+                $t::set_read_timeout(self, t)
+            }
+            fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+                $t::set_write_timeout(self, t)
+            }
+            fn set_nonblocking(&self, on: bool) -> io::Result<()> {
+                $t::set_nonblocking(self, on)
+            }
+        }
+    )*};
 }
 
-impl Stream for UnixStream {
-    fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        UnixStream::set_read_timeout(self, t)
-    }
-    fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        UnixStream::set_write_timeout(self, t)
-    }
-    fn set_nonblocking(&self, on: bool) -> io::Result<()> {
-        UnixStream::set_nonblocking(self, on)
-    }
-}
+stream_by_inherent_methods!(TcpStream, UnixStream);
 
 #[cfg(test)]
 mod tests {

@@ -122,35 +122,28 @@ pub(crate) fn parse_count(s: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("`{s}` is not a count (like 1000, 100K or 1M)"))
 }
 
+/// The study of experiment `kind` alone.
+fn only(a: &crate::bench_study::StudyArgs, kind: ExperimentKind) -> Result<(), String> {
+    crate::bench_study::run(a, Some(kind))
+}
+
 pub fn run(cmd: BenchCommand) -> Result<(), String> {
     match cmd {
         BenchCommand::Study(a) => crate::bench_study::run(&a, None),
-        BenchCommand::Throughput(a) => {
-            crate::bench_study::run(&a, Some(ExperimentKind::ThroughputVsSize))
-        }
-        BenchCommand::Load(a) => crate::bench_study::run(&a, Some(ExperimentKind::Load)),
-        BenchCommand::PacketTime(a) => {
-            crate::bench_study::run(&a, Some(ExperimentKind::PacketTime))
-        }
-        BenchCommand::TableSize(a) => crate::bench_study::run(&a, Some(ExperimentKind::TableSize)),
-        BenchCommand::ExactWildcard(a) => {
-            crate::bench_study::run(&a, Some(ExperimentKind::ExactVsWildcard))
-        }
-        BenchCommand::FlowCount(a) => crate::bench_study::run(&a, Some(ExperimentKind::FlowCount)),
-        BenchCommand::SelectGroup(a) => {
-            crate::bench_study::run(&a, Some(ExperimentKind::SelectGroup))
-        }
-        BenchCommand::Meter(a) => crate::bench_study::run(&a, Some(ExperimentKind::Meter)),
-        BenchCommand::Fairness(a) => crate::bench_study::run(&a, Some(ExperimentKind::Fairness)),
-        BenchCommand::Workers(a) => {
-            crate::bench_study::run(&a, Some(ExperimentKind::WorkerScaling))
-        }
-        BenchCommand::Probe(a) => crate::bench_study::run(&a, Some(ExperimentKind::LatencyProbe)),
-        BenchCommand::ZeroLoss(a) => crate::bench_study::run(&a, Some(ExperimentKind::ZeroLoss)),
-        BenchCommand::FlowInstall(a) => {
-            crate::bench_study::run(&a, Some(ExperimentKind::FlowInstall))
-        }
-        BenchCommand::Churn(a) => crate::bench_study::run(&a, Some(ExperimentKind::Churn)),
+        BenchCommand::Throughput(a) => only(&a, ExperimentKind::ThroughputVsSize),
+        BenchCommand::Load(a) => only(&a, ExperimentKind::Load),
+        BenchCommand::PacketTime(a) => only(&a, ExperimentKind::PacketTime),
+        BenchCommand::TableSize(a) => only(&a, ExperimentKind::TableSize),
+        BenchCommand::ExactWildcard(a) => only(&a, ExperimentKind::ExactVsWildcard),
+        BenchCommand::FlowCount(a) => only(&a, ExperimentKind::FlowCount),
+        BenchCommand::SelectGroup(a) => only(&a, ExperimentKind::SelectGroup),
+        BenchCommand::Meter(a) => only(&a, ExperimentKind::Meter),
+        BenchCommand::Fairness(a) => only(&a, ExperimentKind::Fairness),
+        BenchCommand::Workers(a) => only(&a, ExperimentKind::WorkerScaling),
+        BenchCommand::Probe(a) => only(&a, ExperimentKind::LatencyProbe),
+        BenchCommand::ZeroLoss(a) => only(&a, ExperimentKind::ZeroLoss),
+        BenchCommand::FlowInstall(a) => only(&a, ExperimentKind::FlowInstall),
+        BenchCommand::Churn(a) => only(&a, ExperimentKind::Churn),
         BenchCommand::Report { dir } => {
             for path in bench::report::write_report(&dir)? {
                 println!("{}", path.display());

@@ -182,36 +182,21 @@ impl StudyArgs {
             GenIo::Afpacket => Io::Afpacket,
         };
         o.steer = self.kernel_rx == KernelRx::Dut;
-        if let Some(bad) = self.sizes.iter().find(|s| !(64..=1518).contains(*s)) {
-            return Err(format!("--sizes {bad}: frames are 64 to 1518 bytes"));
-        }
-        if !self.sizes.is_empty() {
-            o.sizes = self.sizes.clone();
-        }
-        if let Some(bad) = self.loads.iter().find(|l| !(**l > 0.0 && **l <= 10.0)) {
-            return Err(format!("--loads {bad}: give fractions in (0, 10]"));
-        }
-        if !self.loads.is_empty() {
-            o.loads = self.loads.clone();
-        }
-        if self.table_sizes.contains(&0) {
-            return Err("--table-sizes: a table holds at least 1 rule".into());
-        }
-        if !self.table_sizes.is_empty() {
-            o.table_sizes = self.table_sizes.clone();
-        }
-        if self.flow_counts.contains(&0) {
-            return Err("--flow-counts: at least 1 flow".into());
-        }
-        if !self.flow_counts.is_empty() {
-            o.flow_counts = self.flow_counts.clone();
-        }
-        if self.group_flows.contains(&0) {
-            return Err("--group-flows: at least 1 flow".into());
-        }
-        if !self.group_flows.is_empty() {
-            o.group_flows = self.group_flows.clone();
-        }
+        set_list(&mut o.sizes, &self.sizes, |s| {
+            (!(64..=1518).contains(s)).then(|| format!("--sizes {s}: frames are 64 to 1518 bytes"))
+        })?;
+        set_list(&mut o.loads, &self.loads, |l| {
+            (!(*l > 0.0 && *l <= 10.0)).then(|| format!("--loads {l}: give fractions in (0, 10]"))
+        })?;
+        set_list(&mut o.table_sizes, &self.table_sizes, |&n| {
+            (n == 0).then(|| "--table-sizes: a table holds at least 1 rule".into())
+        })?;
+        set_list(&mut o.flow_counts, &self.flow_counts, |&n| {
+            (n == 0).then(|| "--flow-counts: at least 1 flow".into())
+        })?;
+        set_list(&mut o.group_flows, &self.group_flows, |&n| {
+            (n == 0).then(|| "--group-flows: at least 1 flow".into())
+        })?;
         if let Some(bad) = self
             .meter_rates
             .iter()
@@ -231,22 +216,13 @@ impl StudyArgs {
             }
             o.meter_burst_ms = ms;
         }
-        if let Some(bad) = self
-            .fairness_f2
-            .iter()
-            .find(|f| !(**f > 0.0 && **f <= 100.0))
-        {
-            return Err(format!("--fairness-f2 {bad}: give percents in (0, 100]"));
-        }
-        if !self.fairness_f2.is_empty() {
-            o.fairness_f2 = self.fairness_f2.clone();
-        }
-        if self.workers.contains(&0) {
-            return Err("--workers: at least 1 worker".into());
-        }
-        if !self.workers.is_empty() {
-            o.workers = self.workers.clone();
-        }
+        set_list(&mut o.fairness_f2, &self.fairness_f2, |f| {
+            (!(*f > 0.0 && *f <= 100.0))
+                .then(|| format!("--fairness-f2 {f}: give percents in (0, 100]"))
+        })?;
+        set_list(&mut o.workers, &self.workers, |&n| {
+            (n == 0).then(|| "--workers: at least 1 worker".into())
+        })?;
         if let Some(n) = self.install_rules {
             o.install_rules = n.max(1);
         }
@@ -256,6 +232,22 @@ impl StudyArgs {
         o.ctl = std::env::current_exe().ok();
         Ok(o)
     }
+}
+
+/// Sets `into` to the values `given` (left as it is where none are given); the error
+/// `fault` says of the first value it finds fault with, if any.
+fn set_list<T: Clone>(
+    into: &mut Vec<T>,
+    given: &[T],
+    fault: impl Fn(&T) -> Option<String>,
+) -> Result<(), String> {
+    if let Some(e) = given.iter().find_map(fault) {
+        return Err(e);
+    }
+    if !given.is_empty() {
+        *into = given.to_vec();
+    }
+    Ok(())
 }
 
 /// Runs the study (or the one experiment `only`) and writes the folder.
@@ -408,6 +400,20 @@ impl Launcher for InProcess {
 /// Lines of ovs-ofctl text, each with what it parsed as.
 type Checked<T> = Vec<(String, T)>;
 
+/// Each of `lines` with what `parse` makes of it; the first error, after the line.
+fn check<T, E: std::fmt::Display>(
+    lines: impl IntoIterator<Item = String>,
+    parse: impl Fn(&str) -> Result<T, E>,
+) -> Result<Checked<T>, String> {
+    lines
+        .into_iter()
+        .map(|l| {
+            let parsed = parse(&l).map_err(|e| format!("{l}: {e}"))?;
+            Ok((l, parsed))
+        })
+        .collect()
+}
+
 /// What a device is to hold, each line checked and with what it parsed as.
 #[derive(Debug, Default, PartialEq)]
 struct Load {
@@ -422,33 +428,15 @@ fn loadout(setup: &Setup, learning: bool) -> Result<Load, String> {
     if learning {
         return Ok(Load::default());
     }
-    let meters = setup
-        .meters
-        .iter()
-        .map(|m| {
-            let mm = openflow::text::parse_meter_mod(m, MeterModCommand::Add)
-                .map_err(|e| format!("{m}: {e}"))?;
-            Ok((m.clone(), mm))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let groups = setup
-        .groups
-        .iter()
-        .map(|g| {
-            let gm = openflow::text::parse_group_mod(g, GroupModCommand::Add)
-                .map_err(|e| format!("{g}: {e}"))?;
-            Ok((g.clone(), gm))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let flows = setup
-        .openflow()
-        .into_iter()
-        .map(|f| {
-            let fm = openflow::text::parse_flow_mod(&f, FlowModCommand::Add)
-                .map_err(|e| format!("{f}: {e}"))?;
-            Ok((f, fm))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+    let meters = check(setup.meters.iter().cloned(), |m| {
+        openflow::text::parse_meter_mod(m, MeterModCommand::Add)
+    })?;
+    let groups = check(setup.groups.iter().cloned(), |g| {
+        openflow::text::parse_group_mod(g, GroupModCommand::Add)
+    })?;
+    let flows = check(setup.openflow(), |f| {
+        openflow::text::parse_flow_mod(f, FlowModCommand::Add)
+    })?;
     Ok(Load {
         meters,
         groups,
@@ -521,17 +509,27 @@ mod tests {
         Cli::try_parse_from(all).unwrap().a
     }
 
+    /// The options of `v` for the study (or the one experiment `only`), which must be
+    /// accepted.
+    fn opts(v: &[&str], only: Option<ExperimentKind>) -> Options {
+        args(v).options(only).unwrap()
+    }
+
+    /// Why the options of `v` for the study are refused.
+    fn refusal(v: &[&str]) -> String {
+        args(v).options(None).unwrap_err()
+    }
+
     #[test]
     fn options_take_the_preset_and_the_overrides() {
-        let o = args(&["--quick", "--dut", "bridge,router", "--runs", "2"])
-            .options(None)
-            .unwrap();
+        let o = opts(&["--quick", "--dut", "bridge,router", "--runs", "2"], None);
         assert_eq!(o.duts, [Dut::Bridge, Dut::Router]);
         assert_eq!(o.runs, 2);
         assert_eq!(o.sizes, Options::quick().sizes);
-        let o = args(&["--table-sizes", "1,8K,1M"])
-            .options(Some(ExperimentKind::TableSize))
-            .unwrap();
+        let o = opts(
+            &["--table-sizes", "1,8K,1M"],
+            Some(ExperimentKind::TableSize),
+        );
         assert_eq!(o.table_sizes, [1, 8_000, 1_000_000]);
         assert_eq!(o.experiments, [ExperimentKind::TableSize]);
         assert_eq!(o.runs, Options::full().runs);
@@ -542,9 +540,10 @@ mod tests {
 
     #[test]
     fn worker_counts_give_the_queues_and_label_the_series() {
-        let o = args(&["--dut", "peregrine-afxdp,bridge", "--dut-workers", "1,2"])
-            .options(Some(ExperimentKind::ThroughputVsSize))
-            .unwrap();
+        let o = opts(
+            &["--dut", "peregrine-afxdp,bridge", "--dut-workers", "1,2"],
+            Some(ExperimentKind::ThroughputVsSize),
+        );
         assert_eq!(o.dut_workers, [1, 2]);
         assert_eq!(o.bed_queues(), 2);
         assert_eq!(o.worker_counts(Dut::PeregrineAfxdp), [Some(1), Some(2)]);
@@ -559,38 +558,35 @@ mod tests {
         );
         assert_eq!(study::series_label(Dut::Bridge, None, &o), "bridge");
         // One worker over two queues: explicit queues.
-        let o = args(&["--queues", "2"]).options(None).unwrap();
+        let o = opts(&["--queues", "2"], None);
         assert_eq!((o.bed_queues(), o.max_workers()), (2, 1));
         assert_eq!(
             study::series_label(Dut::PeregrineAfxdp, Some(1), &o),
             "peregrine-afxdp"
         );
-        let e = args(&["--dut-workers", "2", "--queues", "1"])
-            .options(None)
-            .unwrap_err();
+        let e = refusal(&["--dut-workers", "2", "--queues", "1"]);
         assert!(e.contains("fewer queues than workers"), "{e}");
-        let e = args(&["--dut-workers", "1,0"]).options(None).unwrap_err();
+        let e = refusal(&["--dut-workers", "1,0"]);
         assert!(e.contains("--dut-workers"), "{e}");
-        let e = args(&["--queues", "0"]).options(None).unwrap_err();
+        let e = refusal(&["--queues", "0"]);
         assert!(e.contains("--queues 0"), "{e}");
     }
 
     #[test]
     fn group_flows_take_suffixes_and_the_subcommand_runs_only_its_experiment() {
-        let o = args(&["--quick", "--group-flows", "64,128K"])
-            .options(Some(ExperimentKind::SelectGroup))
-            .unwrap();
+        let o = opts(
+            &["--quick", "--group-flows", "64,128K"],
+            Some(ExperimentKind::SelectGroup),
+        );
         assert_eq!(o.group_flows, [64, 128_000]);
         assert_eq!(o.experiments, [ExperimentKind::SelectGroup]);
-        assert_eq!(args(&[]).options(None).unwrap().group_flows, [64, 128_000]);
-        let o = args(&["--experiments", "select-group,flow_count"])
-            .options(None)
-            .unwrap();
+        assert_eq!(opts(&[], None).group_flows, [64, 128_000]);
+        let o = opts(&["--experiments", "select-group,flow_count"], None);
         assert_eq!(
             o.experiments,
             [ExperimentKind::SelectGroup, ExperimentKind::FlowCount]
         );
-        let e = args(&["--group-flows", "64,0"]).options(None).unwrap_err();
+        let e = refusal(&["--group-flows", "64,0"]);
         assert!(e.contains("--group-flows"), "{e}");
     }
 
@@ -677,35 +673,28 @@ mod tests {
 
     #[test]
     fn meter_rates_take_suffixes_and_the_subcommand_runs_only_its_experiment() {
-        let o = args(&["--quick", "--meter-rates", "100K,1M,5000"])
-            .options(Some(ExperimentKind::Meter))
-            .unwrap();
+        let o = opts(
+            &["--quick", "--meter-rates", "100K,1M,5000"],
+            Some(ExperimentKind::Meter),
+        );
         assert_eq!(o.meter_rates, [100_000, 1_000_000, 5_000]);
         assert_eq!(o.experiments, [ExperimentKind::Meter]);
-        assert_eq!(
-            args(&["--quick"]).options(None).unwrap().meter_rates,
-            [100_000]
-        );
-        assert_eq!(
-            args(&[]).options(None).unwrap().meter_rates,
-            [100_000, 400_000]
-        );
-        let o = args(&["--experiments", "meter"]).options(None).unwrap();
+        assert_eq!(opts(&["--quick"], None).meter_rates, [100_000]);
+        assert_eq!(opts(&[], None).meter_rates, [100_000, 400_000]);
+        let o = opts(&["--experiments", "meter"], None);
         assert_eq!(o.experiments, [ExperimentKind::Meter]);
-        let e = args(&["--meter-rates", "100K,0"])
-            .options(None)
-            .unwrap_err();
+        let e = refusal(&["--meter-rates", "100K,0"]);
         assert!(e.contains("--meter-rates 0"), "{e}");
-        let e = args(&["--meter-rates", "5000M"]).options(None).unwrap_err();
+        let e = refusal(&["--meter-rates", "5000M"]);
         assert!(e.contains("5000000000"), "{e}");
         assert!(Cli::try_parse_from(["x", "--meter-rates", "fast"]).is_err());
         assert_eq!(
-            args(&[]).options(None).unwrap().meter_burst_ms,
+            opts(&[], None).meter_burst_ms,
             bench::study::meter::BURST_MS
         );
-        let o = args(&["--meter-burst-ms", "2"]).options(None).unwrap();
+        let o = opts(&["--meter-burst-ms", "2"], None);
         assert_eq!(o.meter_burst_ms, 2);
-        let e = args(&["--meter-burst-ms", "0"]).options(None).unwrap_err();
+        let e = refusal(&["--meter-burst-ms", "0"]);
         assert!(e.contains("--meter-burst-ms 0"), "{e}");
     }
 
@@ -738,13 +727,13 @@ mod tests {
 
     #[test]
     fn bad_options_say_what_is_wrong() {
-        let e = args(&["--sizes", "64,9000"]).options(None).unwrap_err();
+        let e = refusal(&["--sizes", "64,9000"]);
         assert!(e.contains("9000") && e.contains("1518"), "{e}");
-        let e = args(&["--gen-cpu", "1"]).options(None).unwrap_err();
+        let e = refusal(&["--gen-cpu", "1"]);
         assert!(e.contains("both 1"), "{e}");
-        let e = args(&["--runs", "0"]).options(None).unwrap_err();
+        let e = refusal(&["--runs", "0"]);
         assert!(e.contains("--runs"), "{e}");
-        let e = args(&["--fairness-f2", "120"]).options(None).unwrap_err();
+        let e = refusal(&["--fairness-f2", "120"]);
         assert!(e.contains("120"), "{e}");
         let mut all = vec!["x", "--dut", "switchy"];
         let r = Cli::try_parse_from(all.drain(..));

@@ -17,6 +17,27 @@ pub struct Report {
     pub failures: usize,
 }
 
+/// The length of the message at the start of `rest` from its header; why there is no
+/// whole message there if there is not.
+fn message_len(rest: &[u8]) -> Result<usize, String> {
+    if rest.len() < 8 {
+        return Err(format!("truncated header: {} of 8 bytes", rest.len()));
+    }
+    let len = u16::from_be_bytes([rest[2], rest[3]]) as usize;
+    if len < 8 {
+        return Err(format!(
+            "OFPET_BAD_REQUEST/OFPBRC_BAD_LEN: header length {len} is below 8"
+        ));
+    }
+    if len > rest.len() {
+        return Err(format!(
+            "OFPET_BAD_REQUEST/OFPBRC_BAD_LEN: header length {len} but only {} bytes left",
+            rest.len()
+        ));
+    }
+    Ok(len)
+}
+
 /// Parses `bytes`, writing one entry per message to `out`.
 pub fn run(bytes: &[u8], roundtrip: bool, out: &mut impl Write) -> Report {
     let mut rep = Report::default();
@@ -24,33 +45,14 @@ pub fn run(bytes: &[u8], roundtrip: bool, out: &mut impl Write) -> Report {
     while pos < bytes.len() {
         let rest = &bytes[pos..];
         rep.messages += 1;
-        if rest.len() < 8 {
-            rep.failures += 1;
-            let _ = writeln!(
-                out,
-                "offset {pos:#x}: error: truncated header: {} of 8 bytes",
-                rest.len()
-            );
-            break;
-        }
-        let len = u16::from_be_bytes([rest[2], rest[3]]) as usize;
-        if len < 8 {
-            rep.failures += 1;
-            let _ = writeln!(
-                out,
-                "offset {pos:#x}: error: OFPET_BAD_REQUEST/OFPBRC_BAD_LEN: header length {len} is below 8"
-            );
-            break;
-        }
-        if len > rest.len() {
-            rep.failures += 1;
-            let _ = writeln!(
-                out,
-                "offset {pos:#x}: error: OFPET_BAD_REQUEST/OFPBRC_BAD_LEN: header length {len} but only {} bytes left",
-                rest.len()
-            );
-            break;
-        }
+        let len = match message_len(rest) {
+            Ok(len) => len,
+            Err(why) => {
+                rep.failures += 1;
+                let _ = writeln!(out, "offset {pos:#x}: error: {why}");
+                break;
+            }
+        };
         let msg = &rest[..len];
         match Frame::decode(msg) {
             Err(e) => {

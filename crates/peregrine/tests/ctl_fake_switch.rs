@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use ctl::target::Stream;
 use openflow::framing::Framer;
 use openflow::v13::multipart::{
     FlowStats, MultipartReply, MultipartReplyBody, MultipartRequestBody, OFPMPF_REPLY_MORE,
@@ -158,8 +159,9 @@ fn serve(mut s: impl Read + Write, log: Log) {
 /// How long a fake switch waits for connections before it stops listening.
 const LISTEN_FOR: Duration = Duration::from_secs(60);
 
-/// Accepts up to `max` connections for [`LISTEN_FOR`], serving each on its own thread.
-fn accept_loop<S: Read + Write + Send + 'static>(
+/// Accepts up to `max` connections for [`LISTEN_FOR`] from a non-blocking listener,
+/// serving each on its own thread (blocking, with a 20 s read timeout).
+fn accept_loop<S: Stream + Send + 'static>(
     max: usize,
     log: Log,
     mut accept: impl FnMut() -> std::io::Result<S>,
@@ -167,7 +169,12 @@ fn accept_loop<S: Read + Write + Send + 'static>(
     let until = Instant::now() + LISTEN_FOR;
     let mut n = 0;
     while n < max && Instant::now() < until {
-        match accept() {
+        let accepted = accept().and_then(|s| {
+            s.set_nonblocking(false)?;
+            s.set_read_timeout(Some(Duration::from_secs(20)))?;
+            Ok(s)
+        });
+        match accepted {
             Ok(s) => {
                 n += 1;
                 let log = log.clone();
@@ -183,14 +190,7 @@ fn fake_tcp(log: Log) -> String {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     l.set_nonblocking(true).unwrap();
     let addr = l.local_addr().unwrap();
-    thread::spawn(move || {
-        accept_loop(8, log, || {
-            let (s, _) = l.accept()?;
-            s.set_nonblocking(false)?;
-            s.set_read_timeout(Some(Duration::from_secs(20)))?;
-            Ok(s)
-        })
-    });
+    thread::spawn(move || accept_loop(8, log, || l.accept().map(|(s, _)| s)));
     format!("tcp:127.0.0.1:{}", addr.port())
 }
 
@@ -358,14 +358,7 @@ fn bare_switch_names_use_the_management_socket() {
     l.set_nonblocking(true).unwrap();
     let log = Log::default();
     let l2 = log.clone();
-    thread::spawn(move || {
-        accept_loop(1, l2, || {
-            let (s, _) = l.accept()?;
-            s.set_nonblocking(false)?;
-            s.set_read_timeout(Some(Duration::from_secs(20)))?;
-            Ok(s)
-        })
-    });
+    thread::spawn(move || accept_loop(1, l2, || l.accept().map(|(s, _)| s)));
     let o = Command::new(env!("CARGO_BIN_EXE_peregrine"))
         .env("PEREGRINE_RUNDIR", &dir)
         .args([

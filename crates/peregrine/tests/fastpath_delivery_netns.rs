@@ -16,7 +16,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
-use common::{MgmtPath, SwitchProc};
+use common::fastpath::{ctl_json, gro_hosts};
+use common::{hosts, MgmtPath, SwitchProc, SECURE_1_TO_2_AND_BACK};
 use serde_json::Value;
 
 /// One bed at a time: each counts lost pings and measures TCP, which a second bed's
@@ -31,31 +32,13 @@ fn turn() -> MutexGuard<'static, ()> {
 /// secure mode with `backend` ports and a flow each way. Bind as
 /// `let (topo, h, sw, mgmt, said) = …` so the switch ends before the namespaces go.
 fn bed(backend: &str, gro: bool) -> (Topology, Vec<Host>, SwitchProc, MgmtPath, Vec<String>) {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
-    if gro {
-        for host in &h {
-            topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])
-                .unwrap();
-        }
-    }
+    let (topo, h) = if gro { gro_hosts(2) } else { hosts(2) };
     let mgmt = MgmtPath::new("delivery");
     let p1 = format!("{},backend={backend}", h[0].port);
     let p2 = format!("{},backend={backend}", h[1].port);
-    let (sw, said) = SwitchProc::start_lines(&[
-        "--port",
-        &p1,
-        "--port",
-        &p2,
-        "--fail-mode",
-        "secure",
-        "--flow",
-        "in_port=1,actions=output:2",
-        "--flow",
-        "in_port=2,actions=output:1",
-        "--mgmt",
-        mgmt.as_str(),
-    ]);
+    let mut args = vec!["--port", &p1, "--port", &p2, "--mgmt", mgmt.as_str()];
+    args.extend_from_slice(&SECURE_1_TO_2_AND_BACK);
+    let (sw, said) = SwitchProc::start_lines(&args);
     (topo, h, sw, mgmt, said)
 }
 
@@ -127,16 +110,7 @@ fn iperf(topo: &Topology, h: &[Host]) -> f64 {
 
 /// `peregrine ctl --json dump-fastpath`.
 fn fastpath(mgmt: &MgmtPath) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
-        .args(["ctl", "--json", "dump-fastpath", mgmt.as_str()])
-        .output()
-        .expect("run peregrine ctl");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    ctl_json(&["dump-fastpath", mgmt.as_str()])
 }
 
 /// Port `no`'s record in a dump.

@@ -58,8 +58,9 @@ const SELECT_DPORTS: [u16; 8] = [4001, 4002, 4003, 4004, 4005, 4006, 4007, 4008]
 const FF_DPORT: u16 = 4100;
 const ROUNDS: u32 = 20;
 
-/// What one run saw: the frames captured on ports 2 and 3 (arrival order), the group
-/// statistics, the banner and (tier on) the last `dump-fastpath`.
+/// What one run saw (the switch having said its fast path is as asked): the frames
+/// captured on ports 2 and 3 (arrival order), the group statistics and (tier on) the
+/// last `dump-fastpath`.
 struct GroupRun {
     port2: Vec<Vec<u8>>,
     port3: Vec<Vec<u8>>,
@@ -68,7 +69,6 @@ struct GroupRun {
     flow_stats: Vec<(String, u64, u64)>,
     /// Port 1's received and ports 2 and 3's transmitted packets and bytes.
     port_stats: Vec<(u64, u64)>,
-    banner: String,
     fastpath: Option<Value>,
 }
 
@@ -76,6 +76,7 @@ struct GroupRun {
 /// down, up again.
 fn run_groups(mode: &str) -> GroupRun {
     let (topo, h, sw, mgmt, banner) = three_hosts(mode, &[]);
+    assert!(banner.contains(&format!("fast path {mode}")), "{banner}");
     let sw_t = target(&mgmt);
     ctl(&[
         "add-group",
@@ -144,17 +145,13 @@ fn run_groups(mode: &str) -> GroupRun {
         port_counts(&ports, "2", "tx"),
         port_counts(&ports, "3", "tx"),
     ];
-    let fastpath = (mode == "xdp").then(|| ctl_json(&["dump-fastpath", &sw_t]));
-    let (port2, port3) = (c2.finish(), c3.finish());
-    drop(sw);
-    drop(topo);
+    let (port2, port3, fastpath) = end_run(mode, &sw_t, (c2, c3), sw, topo);
     GroupRun {
         port2,
         port3,
         group_stats,
         flow_stats,
         port_stats,
-        banner,
         fastpath,
     }
 }
@@ -193,11 +190,7 @@ fn counts(stats: &Value) -> Vec<GroupCounts> {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn group_flows_are_the_same_with_the_fast_path_on_and_off_across_a_link_down() {
-    let _turn = turn();
-    let on = run_groups("xdp");
-    let off = run_groups("off");
-    assert!(on.banner.contains("fast path xdp"), "{}", on.banner);
-    assert!(off.banner.contains("fast path off"), "{}", off.banner);
+    let (on, off) = xdp_and_off(run_groups);
 
     let per_phase = (SELECT_DPORTS.len() + 1) * ROUNDS as usize;
     let phase = |f: &Vec<u8>| seq_of(f).unwrap() as usize / per_phase;
@@ -226,11 +219,7 @@ fn group_flows_are_the_same_with_the_fast_path_on_and_off_across_a_link_down() {
 
     // Byte for byte, frame for frame, per port, in sequence order.
     for (port, a, b) in [(2, &on.port2, &off.port2), (3, &on.port3, &off.port3)] {
-        let mut sa = a.clone();
-        let mut sb = b.clone();
-        sa.sort_by_key(|f| seq_of(f));
-        sb.sort_by_key(|f| seq_of(f));
-        if let Some(d) = first_difference(port, &sa, &sb) {
+        if let Some(d) = first_difference(port, &by_seq(a), &by_seq(b)) {
             panic!("{d}");
         }
     }

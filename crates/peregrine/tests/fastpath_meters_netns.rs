@@ -162,9 +162,7 @@ fn run_meters(mode: &str) -> MeterRun {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn metered_flows_pass_what_one_bucket_passes_with_the_fast_path_on_and_off() {
-    let _turn = turn();
-    let on = run_meters("xdp");
-    let off = run_meters("off");
+    let (on, off) = xdp_and_off(run_meters);
     for (mode, r) in [("xdp", &on), ("off", &off)] {
         assert_eq!(r.burst_sent, [200, 40], "{mode}: the sender's kernel took");
         assert_eq!(r.steady_sent, STEADY_FRAMES as u64, "{mode}");

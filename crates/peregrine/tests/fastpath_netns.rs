@@ -18,18 +18,18 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bench::topo::Host;
 use common::fastpath::*;
 use serde_json::Value;
 
-/// What one run of the sequence of test 1 saw: the frames captured on ports 2 and 3,
-/// in arrival order, the switch's banner and (tier on) its last `dump-fastpath`.
+/// What one run of the sequence of test 1 saw (the switch having said its fast path is
+/// as asked): the frames captured on ports 2 and 3, in arrival order, and (tier on) its
+/// last `dump-fastpath`.
 struct SequenceRun {
     port2: Vec<Vec<u8>>,
     port3: Vec<Vec<u8>>,
-    banner: String,
     fastpath: Option<Value>,
 }
 
@@ -49,14 +49,21 @@ const SEQ_ROUNDS: u32 = 30;
 /// h1, with flows changed through `ctl` (which waits for the barrier) between them.
 fn run_sequence(mode: &str) -> SequenceRun {
     let (topo, h, sw, mgmt, banner) = three_hosts(mode, &SEQ_FLOWS);
+    assert!(banner.contains(&format!("fast path {mode}")), "{banner}");
     let sw_t = target(&mgmt);
     let (c2, c3) = (Capture::start(&h[1].ns), Capture::start(&h[2].ns));
-    let mut sent = 0u64;
+    // Sends the next SEQ_ROUNDS rounds from h1, counting the frames made and those the
+    // sender's kernel took.
+    let (mut next, mut n, mut sent) = (0u32, 0u64, 0u64);
+    let mut send_phase = || {
+        let (frames, after) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, next);
+        next = after;
+        n += frames.len() as u64;
+        sent += send_frames(&h[0].ns, frames);
+    };
 
     // Phase A: the flows as given.
-    let (frames, next) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, 0);
-    let n = frames.len() as u64;
-    sent += send_frames(&h[0].ns, frames);
+    send_phase();
     // Let the userspace path drain before the rules change (frames sent before the
     // barrier must meet the old rules in both runs).
     std::thread::sleep(Duration::from_millis(100));
@@ -68,9 +75,7 @@ fn run_sequence(mode: &str) -> SequenceRun {
     ctl(&["del-flows", &sw_t, "udp,in_port=1,tp_dst=1003"]);
 
     // Phase B: 1001 rewritten to port 3, 1003 gone (dropped in secure mode).
-    let (frames, next) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, next);
-    let n = n + frames.len() as u64;
-    sent += send_frames(&h[0].ns, frames);
+    send_phase();
     std::thread::sleep(Duration::from_millis(100));
     ctl(&[
         "mod-flows",
@@ -90,9 +95,7 @@ fn run_sequence(mode: &str) -> SequenceRun {
 
     // Phase C: 1002 to port 2 with a new TTL, 1003 back with another rewrite, 1004
     // flooded.
-    let (frames, _) = interleaved(&SEQ_DPORTS, SEQ_ROUNDS, next);
-    let n = n + frames.len() as u64;
-    sent += send_frames(&h[0].ns, frames);
+    send_phase();
     assert_eq!(sent, n, "the sender's kernel took {sent} of {n} frames");
 
     let r = SEQ_ROUNDS as usize;
@@ -101,14 +104,10 @@ fn run_sequence(mode: &str) -> SequenceRun {
     c3.wait_for(want3, Duration::from_secs(3));
     // Anything late or extra has time to show.
     std::thread::sleep(Duration::from_millis(200));
-    let fastpath = (mode == "xdp").then(|| ctl_json(&["dump-fastpath", &sw_t]));
-    let (port2, port3) = (c2.finish(), c3.finish());
-    drop(sw);
-    drop(topo);
+    let (port2, port3, fastpath) = end_run(mode, &sw_t, (c2, c3), sw, topo);
     SequenceRun {
         port2,
         port3,
-        banner,
         fastpath,
     }
 }
@@ -147,11 +146,7 @@ fn assert_flow_order(mode: &str, port: u32, frames: &[Vec<u8>]) {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn frames_are_the_same_with_the_fast_path_on_and_off() {
-    let _turn = turn();
-    let on = run_sequence("xdp");
-    let off = run_sequence("off");
-    assert!(on.banner.contains("fast path xdp"), "{}", on.banner);
-    assert!(off.banner.contains("fast path off"), "{}", off.banner);
+    let (on, off) = xdp_and_off(run_sequence);
 
     // What the flows say reaches each port: phase A 1001, 1003, 1005 to port 2 and
     // 1002, 1005 to port 3; phase B 1005 to 2 and 1001, 1002, 1005 to 3; phase C 1002,
@@ -168,11 +163,7 @@ fn frames_are_the_same_with_the_fast_path_on_and_off() {
     // differently on one port (the kernel's frames overtake the workers'), so frames
     // are compared in sequence order; the arrival order is reported when it differs.
     for (port, a, b) in [(2, &on.port2, &off.port2), (3, &on.port3, &off.port3)] {
-        let mut sa = a.clone();
-        let mut sb = b.clone();
-        sa.sort_by_key(|f| seq_of(f));
-        sb.sort_by_key(|f| seq_of(f));
-        if let Some(d) = first_difference(port, &sa, &sb) {
+        if let Some(d) = first_difference(port, &by_seq(a), &by_seq(b)) {
             panic!("{d}");
         }
         if let Some(d) = first_difference(port, a, b) {
@@ -211,8 +202,7 @@ fn statistics_count_the_frames_the_kernel_served() {
         "cookie=0x22,udp,in_port=1,tp_dst=3002,actions=push_vlan:0x8100,set_field:4101->vlan_vid,output:3",
         "cookie=0x23,udp,in_port=1,tp_dst=3003,actions=drop",
     ];
-    let (_topo, h, _sw, mgmt, banner) = three_hosts("xdp", &flows);
-    assert!(banner.contains("fast path xdp"), "{banner}");
+    let (_topo, h, _sw, mgmt) = three_hosts_xdp(&flows);
     let sw_t = target(&mgmt);
     let (c2, c3) = (Capture::start(&h[1].ns), Capture::start(&h[2].ns));
     const ROUNDS: u32 = 100;
@@ -280,26 +270,14 @@ fn statistics_count_the_frames_the_kernel_served() {
 /// Sends frames of `dport` from `h1` until the fast tier has a live entry for it with
 /// hits whose output is `out_port` (None: a drop), at most 3 s.
 fn warm_entry(h1: &Host, sw_t: &str, dport: u16, out_port: Option<u64>, seq: &mut u32) {
-    let t = Instant::now();
-    loop {
-        let frames: Vec<Vec<u8>> = (0..5).map(|i| test_frame(dport, *seq + i)).collect();
-        *seq += 5;
-        send_frames(&h1.ns, frames);
-        std::thread::sleep(Duration::from_millis(20));
-        let fp = ctl_json(&["dump-fastpath", sw_t]);
-        let live = entries_for(&fp, dport).into_iter().any(|e| {
+    let missing = format!("no live entry with hits to {out_port:?} for port {dport}");
+    send_until(h1, sw_t, dport, seq, &missing, |fp| {
+        entries_for(fp, dport).into_iter().any(|e| {
             e["live"] == true
                 && e["packets"].as_u64().unwrap_or(0) > 0
                 && e["out_ports"] == serde_json::json!(out_port.into_iter().collect::<Vec<_>>())
-        });
-        if live {
-            return;
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(3),
-            "no live entry with hits to {out_port:?} for port {dport}: {fp:#}"
-        );
-    }
+        })
+    });
 }
 
 #[test]
@@ -308,8 +286,7 @@ fn the_next_frame_after_a_rule_change_obeys_it() {
     let _turn = turn();
     const D: u16 = 2001;
     let flow = |out: u32| format!("cookie=0x31,udp,in_port=1,tp_dst={D},actions=output:{out}");
-    let (_topo, h, _sw, mgmt, banner) = three_hosts("xdp", &[&flow(2)]);
-    assert!(banner.contains("fast path xdp"), "{banner}");
+    let (_topo, h, _sw, mgmt) = three_hosts_xdp(&[&flow(2)]);
     let sw_t = target(&mgmt);
     let caps = [Capture::start(&h[1].ns), Capture::start(&h[2].ns)];
     let mut seq = 0u32;
@@ -370,8 +347,7 @@ fn new_flows_under_a_megaflow_are_forwarded_in_the_kernel_from_their_first_frame
         "cookie=0x41,udp,in_port=1,tp_dst={D},actions=output:2"
     )];
     let flows: Vec<&str> = flows.iter().map(String::as_str).collect();
-    let (_topo, h, _sw, mgmt, banner) = three_hosts("xdp", &flows);
-    assert!(banner.contains("fast path xdp"), "{banner}");
+    let (_topo, h, _sw, mgmt) = three_hosts_xdp(&flows);
     let sw_t = target(&mgmt);
     let (c2, c3) = (Capture::start(&h[1].ns), Capture::start(&h[2].ns));
     let mut seq = 0u32;

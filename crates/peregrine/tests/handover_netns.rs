@@ -10,7 +10,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use bench::topo::{Host, Topology};
+use bench::topo::Host;
 use common::fastpath::*;
 use common::{MgmtPath, SwitchProc};
 
@@ -36,45 +36,24 @@ impl Drop for Pins {
 /// Sends test frames to UDP port `dport` from `h1` until the tier holds a live entry
 /// with hits (the flow's megaflow covers them all).
 fn warm(h1: &Host, sw_t: &str, dport: u16, seq: &mut u32) {
-    let t = Instant::now();
-    loop {
-        let frames: Vec<Vec<u8>> = (0..5).map(|i| test_frame(dport, *seq + i)).collect();
-        *seq += 5;
-        send_frames(&h1.ns, frames);
-        std::thread::sleep(Duration::from_millis(20));
-        let fp = ctl_json(&["dump-fastpath", sw_t]);
+    send_until(h1, sw_t, dport, seq, "no live entry", |fp| {
         let entries = fp["entries"].as_array().cloned().unwrap_or_default();
-        if entries
+        entries
             .iter()
             .any(|e| e["live"] == true && e["packets"].as_u64().unwrap_or(0) > 0)
-        {
-            return;
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(3),
-            "no live entry: {fp:#}"
-        );
-    }
+    });
 }
 
 #[test]
 #[ignore = "needs root: network namespaces, XDP"]
 fn a_restart_loses_no_frame_of_a_flow_the_kernel_serves() {
     let _t = turn();
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
-    for host in &h {
-        topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])
-            .unwrap();
-    }
+    let (topo, h) = gro_hosts(2);
     let mgmt = MgmtPath::new("handover");
     let name = format!("pgho{}", std::process::id());
     let state = StateDir(std::env::temp_dir().join(&name));
     let _pins = Pins(name.clone());
-    let ports: Vec<String> = h
-        .iter()
-        .map(|x| format!("{},backend=afxdp", x.port))
-        .collect();
+    let ports = afxdp_ports(&h);
     let args = [
         "--port",
         &ports[0],

@@ -8,14 +8,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
-use common::osken::{free_port, Controller};
-use common::{ctl, ping, ping_until_ok, MgmtPath, SwitchProc};
+use common::osken::Controller;
+use common::{ctl, hosts, ping, ping_until_ok, read_lines, wait_for_line, MgmtPath, SwitchProc};
 
 /// `ctl`, which must succeed; its stdout.
 fn ctl_ok(args: &[&str]) -> String {
@@ -47,30 +46,15 @@ impl Monitor {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let err = child.stderr.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = read_lines(child.stderr.take().unwrap());
         Monitor { child, lines }
     }
 
     /// Waits for a line containing `what`.
     fn wait(&self, what: &str) {
-        let t = Instant::now();
-        let mut seen = Vec::new();
-        while let Some(left) = Duration::from_secs(5).checked_sub(t.elapsed()) {
-            match self.lines.recv_timeout(left) {
-                Ok(l) if l.contains(what) => return,
-                Ok(l) => seen.push(l),
-                Err(_) => break,
-            }
+        if let Err(seen) = wait_for_line(&self.lines, what, Duration::from_secs(5)) {
+            panic!("ctl monitor never printed {what:?}: {seen:?}");
         }
-        panic!("ctl monitor never printed {what:?}: {seen:?}");
     }
 }
 
@@ -132,12 +116,9 @@ fn reaches_within(topo: &Topology, from: &Host, to: &str, limit: Duration) -> bo
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ports_join_and_leave_while_traffic_flows_and_controllers_hear_of_it() {
-    let port = free_port();
-    let target = format!("tcp:127.0.0.1:{port}");
-    let mut app = Controller::start("port_status_13", port);
+    let (mut app, target) = Controller::start_free("port_status_13");
     let mgmt = MgmtPath::new("live");
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
+    let (topo, h) = hosts(3);
     let sw = SwitchProc::start(&[
         "--port",
         &h[0].port,
@@ -217,8 +198,7 @@ fn ports_join_and_leave_while_traffic_flows_and_controllers_hear_of_it() {
 #[ignore = "needs root: network namespaces"]
 fn an_interface_deleted_and_created_again_comes_back_under_its_number() {
     let mgmt = MgmtPath::new("live");
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
+    let (topo, h) = hosts(2);
     let mut sw = SwitchProc::start(&[
         "--port",
         &format!("{},ofport=5", h[0].port),
@@ -261,8 +241,7 @@ fn an_interface_deleted_and_created_again_comes_back_under_its_number() {
 #[ignore = "needs root: network namespaces"]
 fn sighup_reloads_the_files_ports() {
     let mgmt = MgmtPath::new("live");
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
+    let (topo, h) = hosts(3);
     let file = std::env::temp_dir().join(format!("pg-live-{}.toml", std::process::id()));
     let write = |ports: &[(&str, Option<u32>)]| {
         let mut s = String::new();
@@ -323,8 +302,7 @@ impl Drop for StateDir {
 fn a_secure_switch_restarts_with_its_flows_groups_meters_and_ports() {
     let mgmt = MgmtPath::new("live");
     let state = StateDir(std::env::temp_dir().join(format!("pg-state-{}", std::process::id())));
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
+    let (topo, h) = hosts(3);
     let args = [
         "--port",
         h[0].port.as_str(),

@@ -27,7 +27,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use bench::topo::{Host, Topology};
-use common::fastpath::{ctl_json, send_frames, seq_of, three_hosts_with, turn, Capture, MAGIC};
+use common::fastpath::{
+    by_seq, ctl_json, ipv4_header, send_frames, seq_of, three_hosts_with, xdp_and_off, Capture,
+    MAGIC,
+};
 use common::{MgmtPath, SwitchProc};
 use serde_json::Value;
 
@@ -69,17 +72,6 @@ fn three_hosts(fast_path: &str) -> (Topology, Vec<Host>, SwitchProc, MgmtPath) {
     (topo, h, sw, mgmt)
 }
 
-fn csum(bytes: &[u8]) -> u16 {
-    let mut sum: u32 = bytes
-        .chunks(2)
-        .map(|c| u32::from(c[0]) << 8 | u32::from(c.get(1).copied().unwrap_or(0)))
-        .sum();
-    while sum >> 16 != 0 {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
-
 /// A UDP/IPv4 frame `src` -> `dst`, 10.98.0.1:5000 -> 10.98.0.2:6000, with [`MAGIC`] and
 /// `seq` in its payload and correct checksums (UDP's left zero: none).
 fn frame(src: [u8; 6], dst: [u8; 6], seq: u32) -> Vec<u8> {
@@ -88,16 +80,7 @@ fn frame(src: [u8; 6], dst: [u8; 6], seq: u32) -> Vec<u8> {
     payload.extend_from_slice(&seq.to_be_bytes());
     payload.extend((0..20u8).map(|i| i.wrapping_mul(5) ^ (seq as u8)));
     let udp_len = (8 + payload.len()) as u16;
-    let mut ip = vec![0u8; 20];
-    ip[0] = 0x45;
-    ip[2..4].copy_from_slice(&(20 + udp_len).to_be_bytes());
-    ip[4..6].copy_from_slice(&(seq as u16).to_be_bytes());
-    ip[8] = 64;
-    ip[9] = 17;
-    ip[12..16].copy_from_slice(&[10, 98, 0, 1]);
-    ip[16..20].copy_from_slice(&[10, 98, 0, 2]);
-    let c = csum(&ip);
-    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let ip = ipv4_header([10, 98, 0, 1], [10, 98, 0, 2], seq, udp_len);
     let mut f = Vec::with_capacity(14 + 20 + udp_len as usize);
     f.extend_from_slice(&dst);
     f.extend_from_slice(&src);
@@ -287,9 +270,7 @@ fn seqs(frames: &[Vec<u8>]) -> Vec<u32> {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn the_learning_switch_is_served_in_the_kernel_and_follows_a_move() {
-    let _turn = turn();
-    let xdp = run("xdp");
-    let off = run("off");
+    let (xdp, off) = xdp_and_off(run);
     let n = STEADY;
     let after = 2 + n..2 + n + AFTER_MOVE;
     // What the learning switch does, with the tier off and on alike.
@@ -301,11 +282,6 @@ fn the_learning_switch_is_served_in_the_kernel_and_follows_a_move() {
     for (i, w) in want.iter().enumerate() {
         assert_eq!(&seqs(&off.got[i]), w, "tier off: host {}", i + 1);
         assert_in_order_past_flow_start(&seqs(&xdp.got[i]), w, &format!("tier on: host {}", i + 1));
-        let by_seq = |got: &[Vec<u8>]| {
-            let mut v = got.to_vec();
-            v.sort_by_key(|f| seq_of(f));
-            v
-        };
         assert!(
             by_seq(&xdp.got[i]) == by_seq(&off.got[i]),
             "host {}: the frames differ between tier on and off",

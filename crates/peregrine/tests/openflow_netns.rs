@@ -13,8 +13,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use bench::topo::{Host, Topology};
 use common::osken::{free_port, Controller};
-use common::{ctl, hosts_on_switch, ping, ping_until_ok};
+use common::{ctl, hosts_on_switch, ping, ping_until_ok, SwitchProc};
 
 /// Runs `ovs-ofctl -O VERSION CMD tcp:127.0.0.1:PORT ARGS…`; its stdout, or a panic with
 /// its stderr.
@@ -45,6 +46,16 @@ fn try_ofctl(version: &str, cmd: &str, port: u16, args: &[&str]) -> Result<Strin
     }
 }
 
+/// Two hosts on a switch in secure mode that listens for OpenFlow on
+/// `ptcp:PORT:127.0.0.1`, PORT free. Bind as `let (topo, h, _sw, PORT) = …` so that the
+/// switch is ended before the namespaces are removed.
+fn listening_switch() -> (Topology, Vec<Host>, SwitchProc, u16) {
+    let port = free_port();
+    let listen = format!("ptcp:{port}:127.0.0.1");
+    let (topo, h, sw) = hosts_on_switch(2, &["--listen", &listen, "--fail-mode", "secure"]);
+    (topo, h, sw, port)
+}
+
 /// The flow lines of a dump-flows output, without durations and counters' times.
 fn flow_lines(dump: &str) -> Vec<String> {
     dump.lines()
@@ -63,9 +74,7 @@ fn flow_lines(dump: &str) -> Vec<String> {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ovs_ofctl_13_programs_flows_groups_meters_and_ports() {
-    let port = free_port();
-    let listen = format!("ptcp:{port}:127.0.0.1");
-    let (topo, h, _sw) = hosts_on_switch(2, &["--listen", &listen, "--fail-mode", "secure"]);
+    let (topo, h, _sw, port) = listening_switch();
     let v = "OpenFlow13";
     // Secure mode without flows forwards nothing.
     assert!(!ping(&topo, &h[0], &h[1].ip, 1));
@@ -130,43 +139,27 @@ fn ovs_ofctl_13_programs_flows_groups_meters_and_ports() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ovs_ofctl_10_programs_flows_on_the_same_state() {
-    let port = free_port();
-    let listen = format!("ptcp:{port}:127.0.0.1");
-    let (topo, h, _sw) = hosts_on_switch(2, &["--listen", &listen, "--fail-mode", "secure"]);
-    ofctl(
-        "OpenFlow10",
-        "add-flow",
-        port,
-        &["in_port=1,actions=output:2"],
-    );
-    ofctl(
-        "OpenFlow10",
-        "add-flow",
-        port,
-        &["in_port=2,actions=output:1"],
-    );
+    let (topo, h, _sw, port) = listening_switch();
+    let (v10, v13) = ("OpenFlow10", "OpenFlow13");
+    ofctl(v10, "add-flow", port, &["in_port=1,actions=output:2"]);
+    ofctl(v10, "add-flow", port, &["in_port=2,actions=output:1"]);
     ping_until_ok(&topo, &h[0], &h[1].ip);
-    let flows10 = flow_lines(&ofctl("OpenFlow10", "dump-flows", port, &[]));
+    let flows10 = flow_lines(&ofctl(v10, "dump-flows", port, &[]));
     assert_eq!(flows10.len(), 2, "{flows10:?}");
     // A 1.3 client sees the flows a 1.0 client made.
-    let flows13 = flow_lines(&ofctl("OpenFlow13", "dump-flows", port, &[]));
+    let flows13 = flow_lines(&ofctl(v13, "dump-flows", port, &[]));
     assert_eq!(flows13.len(), 2, "{flows13:?}");
-    let ports = ofctl("OpenFlow10", "dump-ports", port, &[]);
+    let ports = ofctl(v10, "dump-ports", port, &[]);
     assert!(ports.contains("port  2: rx pkts="), "{ports}");
-    ofctl("OpenFlow10", "del-flows", port, &["in_port=1"]);
-    assert_eq!(
-        flow_lines(&ofctl("OpenFlow10", "dump-flows", port, &[])).len(),
-        1
-    );
+    ofctl(v10, "del-flows", port, &["in_port=1"]);
+    assert_eq!(flow_lines(&ofctl(v10, "dump-flows", port, &[])).len(), 1);
     drop(topo);
 }
 
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ovs_ofctl_10_reaches_every_table_counts_what_it_lists_and_tags_frames() {
-    let port = free_port();
-    let listen = format!("ptcp:{port}:127.0.0.1");
-    let (topo, h, _sw) = hosts_on_switch(2, &["--listen", &listen, "--fail-mode", "secure"]);
+    let (topo, h, _sw, port) = listening_switch();
     let (v10, v13) = ("OpenFlow10", "OpenFlow13");
     for f in [
         "table=0,priority=1,actions=goto_table:1",
@@ -335,9 +328,7 @@ fn os_ken_13_learning_switch_and_controller_restart_in_secure_mode() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn os_ken_10_learning_switch() {
-    let port = free_port();
-    let target = format!("tcp:127.0.0.1:{port}");
-    let mut ctl = Controller::start("learning_switch_10", port);
+    let (mut ctl, target) = Controller::start_free("learning_switch_10");
     let (topo, h, _sw) = hosts_on_switch(2, &["--controller", &target, "--fail-mode", "secure"]);
     ctl.wait_line("switch connected", Duration::from_secs(15));
     ping_until_ok(&topo, &h[0], &h[1].ip);
@@ -450,9 +441,7 @@ fn pssl_serves_ovs_ofctl_with_a_controller_certificate_only() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn standalone_falls_back_to_learning_when_the_controller_dies() {
-    let port = free_port();
-    let target = format!("tcp:127.0.0.1:{port}");
-    let ctl = Controller::start("learning_switch_13", port);
+    let (ctl, target) = Controller::start_free("learning_switch_13");
     let (topo, h, mut sw) =
         hosts_on_switch(3, &["--controller", &target, "--fail-mode", "standalone"]);
     let mut ctl = ctl;

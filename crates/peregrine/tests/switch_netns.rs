@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bench::topo::{ip, Host, Topology};
-use common::{hosts_on_switch, ping, ping_until_ok, SwitchProc};
+use common::{hosts, hosts_on_switch, ping, ping_until_ok, SwitchProc, SECURE_1_TO_2_AND_BACK};
 
 /// One second of TCP from `client` to an iperf3 server started in `server_ns` at
 /// `server_ip`; the receiver's rate in Mbit/s.
@@ -98,30 +98,25 @@ fn tap_and_local_ports_reach_a_namespace() {
         "--local",
         &local,
     ]);
+    // Moves interface `dev` into namespace `ns` and brings it up there with `addr`/24.
+    let move_in = |dev: &str, ns: &str, addr: &str| {
+        ip(&["link", "set", dev, "netns", ns]).unwrap();
+        topo.in_ns(
+            ns,
+            "ip",
+            &["addr", "add", &format!("{addr}/24"), "dev", dev],
+        )
+        .unwrap();
+        topo.in_ns(ns, "ip", &["link", "set", dev, "up"]).unwrap();
+    };
     // LOCAL: host 3 gets the LOCAL tap instead of its veth.
-    ip(&["link", "set", &local, "netns", &h3.ns]).unwrap();
     let local_addr = h1.ip.rsplit_once('.').unwrap().0.to_string() + ".33";
     topo.in_ns(&h3.ns, "ip", &["link", "set", "eth0", "down"])
         .unwrap();
-    topo.in_ns(
-        &h3.ns,
-        "ip",
-        &["addr", "add", &format!("{local_addr}/24"), "dev", &local],
-    )
-    .unwrap();
-    topo.in_ns(&h3.ns, "ip", &["link", "set", &local, "up"])
-        .unwrap();
+    move_in(&local, &h3.ns, &local_addr);
     // The switch made the tap; move it into host 2's namespace as its second interface.
-    ip(&["link", "set", &tap, "netns", &h2.ns]).unwrap();
     let addr = h1.ip.rsplit_once('.').unwrap().0.to_string() + ".22";
-    topo.in_ns(
-        &h2.ns,
-        "ip",
-        &["addr", "add", &format!("{addr}/24"), "dev", &tap],
-    )
-    .unwrap();
-    topo.in_ns(&h2.ns, "ip", &["link", "set", &tap, "up"])
-        .unwrap();
+    move_in(&tap, &h2.ns, &addr);
     // Host 2's veth has an address in the same subnet; take it out of the way.
     topo.in_ns(&h2.ns, "ip", &["link", "set", "eth0", "down"])
         .unwrap();
@@ -258,25 +253,25 @@ fn two_overloading_inputs_get_equal_shares() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn missing_interface_and_missing_privileges_are_named() {
-    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
-        .args(["run", "--port", "pgnosuch0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    // Runs `cmd`, which must fail; its stderr.
+    let failure = |cmd: &mut Command| {
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err =
+        failure(Command::new(env!("CARGO_BIN_EXE_peregrine")).args(["run", "--port", "pgnosuch0"]));
     assert!(
         err.contains("port 1 (pgnosuch0, afpacket): no such network interface"),
         "{err}"
     );
     // The same binary as an unprivileged user (setpriv from util-linux).
-    let out = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_peregrine"))
-        .args(["run", "--port", "x"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failure(
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_peregrine"))
+            .args(["run", "--port", "x"]),
+    );
     assert!(
         err.contains("needs root (CAP_NET_RAW and CAP_NET_ADMIN;"),
         "{err}"
@@ -363,8 +358,7 @@ fn demo_cleans_up_on_ctrl_c() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ping_and_iperf_through_afxdp() {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
+    let (topo, h) = hosts(2);
     let p1 = format!("{},backend=afxdp", h[0].port);
     let p2 = format!("{},backend=afxdp", h[1].port);
     let sw = SwitchProc::start(&["--port", &p1, "--port", &p2]);
@@ -381,17 +375,7 @@ fn ping_and_iperf_through_afxdp() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn flows_given_at_start_forward_and_secure_mode_adds_no_normal() {
-    let (topo, h, sw) = hosts_on_switch(
-        3,
-        &[
-            "--fail-mode",
-            "secure",
-            "--flow",
-            "in_port=1,actions=output:2",
-            "--flow",
-            "in_port=2,actions=output:1",
-        ],
-    );
+    let (topo, h, sw) = hosts_on_switch(3, &SECURE_1_TO_2_AND_BACK);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     assert!(ping(&topo, &h[0], &h[1].ip, 5));
     // No flow reaches port 3 and secure mode installs no NORMAL rule.
@@ -437,8 +421,7 @@ fn backend_line(said: &[String], name: &str) -> String {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ports_given_no_backend_say_which_they_got_and_why() {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=2).map(|i| topo.add_host(i).unwrap()).collect();
+    let (topo, h) = hosts(2);
     let br = Bridge::new(format!("{}b", topo.prefix()));
     for workers in ["1", "2"] {
         let (sw, said) = SwitchProc::start_lines(&[

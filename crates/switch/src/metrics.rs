@@ -452,46 +452,70 @@ fn tables(t: &mut Text, agent: &Agent) {
     );
 }
 
+/// Two counter families of `rows` (labels, packets, bytes): the packets under the first
+/// (name, help), the bytes under the second.
+fn packets_and_bytes(
+    t: &mut Text,
+    families: [(&str, &str); 2],
+    rows: impl Iterator<Item = (String, u64, u64)>,
+) {
+    let rows: Vec<(String, u64, u64)> = rows.collect();
+    let [(packets, packets_help), (bytes, bytes_help)] = families;
+    t.family(
+        packets,
+        Kind::Counter,
+        packets_help,
+        rows.iter().map(|(l, p, _)| (l.clone(), *p)),
+    );
+    t.family(
+        bytes,
+        Kind::Counter,
+        bytes_help,
+        rows.iter().map(|(l, _, b)| (l.clone(), *b)),
+    );
+}
+
 fn groups(t: &mut Text, agent: &Agent, now: u64) {
     let stats = agent
         .groups()
         .stats(agent.flows().datapath(), OFPG_ALL, now, |_| 0);
-    let group = |id: u32| labels(&[("group", &id.to_string())]);
-    t.family(
-        "peregrine_group_packets_total",
-        Kind::Counter,
-        "Packets the group processed.",
-        stats.iter().map(|g| (group(g.group_id), g.packet_count)),
+    let totals = stats.iter().map(|g| {
+        let l = labels(&[("group", &g.group_id.to_string())]);
+        (l, g.packet_count, g.byte_count)
+    });
+    packets_and_bytes(
+        t,
+        [
+            (
+                "peregrine_group_packets_total",
+                "Packets the group processed.",
+            ),
+            ("peregrine_group_bytes_total", "Bytes the group processed."),
+        ],
+        totals,
     );
-    t.family(
-        "peregrine_group_bytes_total",
-        Kind::Counter,
-        "Bytes the group processed.",
-        stats.iter().map(|g| (group(g.group_id), g.byte_count)),
-    );
-    let buckets: Vec<(String, u64, u64)> = stats
-        .iter()
-        .flat_map(|g| {
-            g.bucket_stats.iter().enumerate().map(|(i, b)| {
-                let l = labels(&[
-                    ("group", &g.group_id.to_string()),
-                    ("bucket", &i.to_string()),
-                ]);
-                (l, b.packet_count, b.byte_count)
-            })
+    let buckets = stats.iter().flat_map(|g| {
+        g.bucket_stats.iter().enumerate().map(|(i, b)| {
+            let l = labels(&[
+                ("group", &g.group_id.to_string()),
+                ("bucket", &i.to_string()),
+            ]);
+            (l, b.packet_count, b.byte_count)
         })
-        .collect();
-    t.family(
-        "peregrine_group_bucket_packets_total",
-        Kind::Counter,
-        "Packets the group bucket processed.",
-        buckets.iter().map(|(l, p, _)| (l.clone(), *p)),
-    );
-    t.family(
-        "peregrine_group_bucket_bytes_total",
-        Kind::Counter,
-        "Bytes the group bucket processed.",
-        buckets.iter().map(|(l, _, b)| (l.clone(), *b)),
+    });
+    packets_and_bytes(
+        t,
+        [
+            (
+                "peregrine_group_bucket_packets_total",
+                "Packets the group bucket processed.",
+            ),
+            (
+                "peregrine_group_bucket_bytes_total",
+                "Bytes the group bucket processed.",
+            ),
+        ],
+        buckets,
     );
 }
 
@@ -499,47 +523,51 @@ fn meters(t: &mut Text, agent: &Agent, now: u64) {
     let dp = agent.flows().datapath();
     let stats = agent.meters().stats(dp, OFPM_ALL, now, |_| 0);
     let configs = agent.meters().config(OFPM_ALL);
-    let meter = |id: u32| labels(&[("meter", &id.to_string())]);
-    t.family(
-        "peregrine_meter_packets_total",
-        Kind::Counter,
-        "Packets that reached the meter.",
-        stats.iter().map(|m| (meter(m.meter_id), m.packet_in_count)),
+    let totals = stats.iter().map(|m| {
+        let l = labels(&[("meter", &m.meter_id.to_string())]);
+        (l, m.packet_in_count, m.byte_in_count)
+    });
+    packets_and_bytes(
+        t,
+        [
+            (
+                "peregrine_meter_packets_total",
+                "Packets that reached the meter.",
+            ),
+            (
+                "peregrine_meter_bytes_total",
+                "Bytes that reached the meter.",
+            ),
+        ],
+        totals,
     );
-    t.family(
-        "peregrine_meter_bytes_total",
-        Kind::Counter,
-        "Bytes that reached the meter.",
-        stats.iter().map(|m| (meter(m.meter_id), m.byte_in_count)),
-    );
-    let bands: Vec<(String, u64, u64)> = stats
-        .iter()
-        .flat_map(|m| {
-            let config = configs.iter().find(|c| c.meter_id == m.meter_id);
-            m.band_stats.iter().enumerate().map(move |(i, b)| {
-                let kind = config
-                    .and_then(|c| c.bands.get(i))
-                    .map_or("drop", band_type);
-                let l = labels(&[
-                    ("meter", &m.meter_id.to_string()),
-                    ("band", &i.to_string()),
-                    ("type", kind),
-                ]);
-                (l, b.packet_band_count, b.byte_band_count)
-            })
+    let bands = stats.iter().flat_map(|m| {
+        let config = configs.iter().find(|c| c.meter_id == m.meter_id);
+        m.band_stats.iter().enumerate().map(move |(i, b)| {
+            let kind = config
+                .and_then(|c| c.bands.get(i))
+                .map_or("drop", band_type);
+            let l = labels(&[
+                ("meter", &m.meter_id.to_string()),
+                ("band", &i.to_string()),
+                ("type", kind),
+            ]);
+            (l, b.packet_band_count, b.byte_band_count)
         })
-        .collect();
-    t.family(
-        "peregrine_meter_band_packets_total",
-        Kind::Counter,
-        "Packets the meter band applied to (dropped by a drop band, remarked by a dscp_remark band).",
-        bands.iter().map(|(l, p, _)| (l.clone(), *p)),
-    );
-    t.family(
-        "peregrine_meter_band_bytes_total",
-        Kind::Counter,
-        "Bytes the meter band applied to.",
-        bands.iter().map(|(l, _, b)| (l.clone(), *b)),
+    });
+    packets_and_bytes(
+        t,
+        [
+            (
+                "peregrine_meter_band_packets_total",
+                "Packets the meter band applied to (dropped by a drop band, remarked by a dscp_remark band).",
+            ),
+            (
+                "peregrine_meter_band_bytes_total",
+                "Bytes the meter band applied to.",
+            ),
+        ],
+        bands,
     );
 }
 

@@ -593,48 +593,28 @@ mod tests {
     #[test]
     fn targets_parse_as_open_vswitch_writes_them() {
         let a = |s: &str| s.parse::<SocketAddr>().unwrap();
-        assert_eq!(
-            Target::parse("tcp:192.0.2.1"),
-            Ok(Target::Tcp(a("192.0.2.1:6653")))
-        );
-        assert_eq!(
-            Target::parse("tcp:192.0.2.1:6633"),
-            Ok(Target::Tcp(a("192.0.2.1:6633")))
-        );
-        assert_eq!(
-            Target::parse("ssl:[2001:db8::1]:7"),
-            Ok(Target::Ssl(a("[2001:db8::1]:7")))
-        );
-        assert_eq!(
-            Target::parse("tcp:2001:db8::1"),
-            Ok(Target::Tcp(a("[2001:db8::1]:6653")))
-        );
-        assert_eq!(Target::parse("ptcp:"), Ok(Target::PTcp(a("0.0.0.0:6653"))));
-        assert_eq!(
-            Target::parse("ptcp:6633:127.0.0.1"),
-            Ok(Target::PTcp(a("127.0.0.1:6633")))
-        );
-        assert_eq!(
-            Target::parse("pssl:6634"),
-            Ok(Target::PSsl(a("0.0.0.0:6634")))
-        );
-        assert_eq!(
-            Target::parse("punix:/run/x.sock"),
-            Ok(Target::PUnix("/run/x.sock".into()))
-        );
-        assert!(Target::parse("tcp:")
-            .unwrap_err()
-            .contains("not an IP address"));
-        assert!(Target::parse("tcp:1.2.3.4:99999")
-            .unwrap_err()
-            .contains("not a port number"));
-        assert!(Target::parse("udp:1.2.3.4")
-            .unwrap_err()
-            .contains("unknown connection type"));
-        assert!(Target::parse("punix:")
-            .unwrap_err()
-            .contains("path is missing"));
-        assert!(Target::parse("6653").unwrap_err().contains("expected tcp:"));
+        for (text, want) in [
+            ("tcp:192.0.2.1", Target::Tcp(a("192.0.2.1:6653"))),
+            ("tcp:192.0.2.1:6633", Target::Tcp(a("192.0.2.1:6633"))),
+            ("ssl:[2001:db8::1]:7", Target::Ssl(a("[2001:db8::1]:7"))),
+            ("tcp:2001:db8::1", Target::Tcp(a("[2001:db8::1]:6653"))),
+            ("ptcp:", Target::PTcp(a("0.0.0.0:6653"))),
+            ("ptcp:6633:127.0.0.1", Target::PTcp(a("127.0.0.1:6633"))),
+            ("pssl:6634", Target::PSsl(a("0.0.0.0:6634"))),
+            ("punix:/run/x.sock", Target::PUnix("/run/x.sock".into())),
+        ] {
+            assert_eq!(Target::parse(text), Ok(want), "{text}");
+        }
+        for (text, error) in [
+            ("tcp:", "not an IP address"),
+            ("tcp:1.2.3.4:99999", "not a port number"),
+            ("udp:1.2.3.4", "unknown connection type"),
+            ("punix:", "path is missing"),
+            ("6653", "expected tcp:"),
+        ] {
+            let e = Target::parse(text).unwrap_err();
+            assert!(e.contains(error), "{text}: {e}");
+        }
         for t in ["tcp:192.0.2.1:6633", "pssl:6634:10.0.0.1", "punix:/a/b"] {
             let p = Target::parse(t).unwrap();
             assert_eq!(Target::parse(&p.to_string()), Ok(p), "{t}");

@@ -1,15 +1,21 @@
 //! Helpers shared by this crate's unit tests: the time unit, the 64-byte test frame, a
-//! small datapath with ports 1..=4, running the frame through a datapath, and flow-mods
-//! from ovs-ofctl text (parsed, or installed straight into a datapath's writer).
+//! small datapath with ports 1..=4, a port's spec and the agent's three-port datapath,
+//! running the frame through a datapath, and flow-mods from ovs-ofctl text (parsed, or
+//! installed straight into a datapath's writer).
 //!
 //! Everything here panics on a test's own mistakes (text that does not parse, a flow the
 //! datapath refuses); none of it is built outside tests.
 
 use datapath::packet::Packet;
-use datapath::pipeline::{Datapath, DatapathConfig, Outputs, PortInfo, WorkerState, Writer};
+use std::sync::mpsc::Receiver;
+
+use datapath::pipeline::{
+    Datapath, DatapathConfig, Outputs, PacketIn, PortInfo, WorkerState, Writer,
+};
 use openflow::text::parse_flow_mod;
 use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 
+use crate::ports::{PortSpec, PortTable};
 use crate::translate::flow_mod_to_rule;
 
 /// One second in the datapath's and the agent's time unit (nanoseconds).
@@ -40,6 +46,35 @@ pub(crate) fn small_datapath() -> (Datapath, Writer, WorkerState) {
     let (dp, writer, _packet_ins) = Datapath::new(config, 16);
     let worker = dp.worker(64);
     (dp, writer, worker)
+}
+
+/// Port `no` as the agent's tests open it: slot `no - 1`, named `eth{no}`, address
+/// 02:00:00:00:00:`no`, 10 Gb/s, up, no backend.
+pub(crate) fn port_spec(no: u32) -> PortSpec {
+    PortSpec {
+        no,
+        slot: (no - 1) as u16,
+        name: format!("eth{no}"),
+        hw_addr: [2, 0, 0, 0, 0, no as u8],
+        speed_mbps: Some(10_000),
+        up: true,
+        backend: None,
+    }
+}
+
+/// Ports 1..=3 ([`port_spec`]) and a datapath over them with room for 64 packet-ins:
+/// the port table, the datapath, its writer, the packet-in receiver and a worker (no
+/// cache).
+pub(crate) fn three_port_datapath() -> (PortTable, Datapath, Writer, Receiver<PacketIn>, WorkerState)
+{
+    let table = PortTable::new((1..=3).map(port_spec).collect(), 0);
+    let config = DatapathConfig {
+        ports: table.datapath_ports(),
+        ..DatapathConfig::default()
+    };
+    let (dp, writer, packet_ins) = Datapath::new(config, 64);
+    let worker = dp.worker(0);
+    (table, dp, writer, packet_ins, worker)
 }
 
 /// Runs [`frame`] in on `in_port` at `now` through `dp`'s published version; the ports

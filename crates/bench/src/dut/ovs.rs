@@ -151,6 +151,29 @@ impl Ovs {
         self.dir.join(name).display().to_string()
     }
 
+    /// Starts OVS daemon `prog` with `args` ([`Self::cmd`]), detached, its pid file,
+    /// control socket and log named `name` (`.pid`, `.ctl`, `.log`) in our directory.
+    fn daemon(
+        &self,
+        cpu: Option<usize>,
+        prog: &str,
+        name: &str,
+        args: &[&str],
+    ) -> Result<String, String> {
+        let pidfile = format!("--pidfile={}", self.path(&format!("{name}.pid")));
+        let unixctl = format!("--unixctl={}", self.path(&format!("{name}.ctl")));
+        let log_file = format!("--log-file={}", self.path(&format!("{name}.log")));
+        let mut all = args.to_vec();
+        all.extend([
+            pidfile.as_str(),
+            unixctl.as_str(),
+            log_file.as_str(),
+            "--no-chdir",
+            "--detach",
+        ]);
+        self.cmd(cpu, prog, &all)
+    }
+
     /// Runs an OVS command with every OVS directory pointing at ours, inside the
     /// namespace, pinned to `cpu` if given.
     fn cmd(&self, cpu: Option<usize>, prog: &str, args: &[&str]) -> Result<String, String> {
@@ -185,18 +208,11 @@ impl Ovs {
         let db = self.path("conf.db");
         let sock = format!("unix:{}", self.path("db.sock"));
         self.cmd(None, "ovsdb-tool", &["create", &db, SCHEMA])?;
-        self.cmd(
+        self.daemon(
             cpu,
             "ovsdb-server",
-            &[
-                &db,
-                &format!("--remote=p{sock}"),
-                &format!("--pidfile={}", self.path("ovsdb.pid")),
-                &format!("--unixctl={}", self.path("ovsdb.ctl")),
-                &format!("--log-file={}", self.path("ovsdb.log")),
-                "--no-chdir",
-                "--detach",
-            ],
+            "ovsdb",
+            &[&db, &format!("--remote=p{sock}")],
         )?;
         let vsctl = |args: &[String]| {
             let mut all = vec![format!("--db={sock}"), "--timeout=20".to_string()];
@@ -205,18 +221,7 @@ impl Ovs {
             self.cmd(None, "ovs-vsctl", &all)
         };
         vsctl(&["--no-wait".into(), "init".into()])?;
-        self.cmd(
-            cpu,
-            "ovs-vswitchd",
-            &[
-                &sock,
-                &format!("--pidfile={}", self.path("vs.pid")),
-                &format!("--unixctl={}", self.path("vs.ctl")),
-                &format!("--log-file={}", self.path("vs.log")),
-                "--no-chdir",
-                "--detach",
-            ],
-        )?;
+        self.daemon(cpu, "ovs-vswitchd", "vs", &[&sock])?;
         vsctl(&vsctl_bridge_args(
             "br0",
             &self.ns.ports,

@@ -119,8 +119,15 @@ mod tests {
     fn summary_odd_even_and_nan() {
         let s = Summary::of(&[3.0, 1.0, 2.0]).unwrap();
         assert_eq!((s.median, s.min, s.max, s.n), (2.0, 1.0, 3.0, 3));
-        let s = Summary::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
-        assert_eq!((s.median, s.min, s.max, s.n), (2.5, 1.0, 4.0, 4));
+        for even in [[4.0, 1.0, 3.0, 2.0], [4.0, 1.0, 2.0, 3.0]] {
+            let s = Summary::of(&even).unwrap();
+            assert_eq!(
+                (s.median, s.min, s.max, s.n),
+                (2.5, 1.0, 4.0, 4),
+                "{even:?}"
+            );
+        }
+        // Not-a-number runs are left out.
         let s = Summary::of(&[f64::NAN, 5.0]).unwrap();
         assert_eq!((s.median, s.min, s.max, s.n), (5.0, 5.0, 5.0, 1));
         assert_eq!(Summary::of(&[]), None);

@@ -153,23 +153,19 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
         );
     }
     cpu_split_table(out, exp, &groups, &xs);
-    let shares = queue_share_lines(exp);
-    if !shares.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nReceive queues of the device's first input port, share of its packets (medians): {}.",
-            shares.join("; ")
-        );
-    }
+    list_line(
+        out,
+        "Receive queues of the device's first input port, share of its packets (medians)",
+        &queue_share_lines(exp),
+        "; ",
+    );
     if exp.kind == ExperimentKind::Meter {
-        let ratios = meter_ratios(exp);
-        if !ratios.is_empty() {
-            let _ = writeln!(
-                out,
-                "\nForwarded rate over the meter rate (medians): {}.",
-                ratios.join(", ")
-            );
-        }
+        list_line(
+            out,
+            "Forwarded rate over the meter rate (medians)",
+            &meter_ratios(exp),
+            ", ",
+        );
     }
     if exp.kind == ExperimentKind::Fairness {
         let indices: Vec<(&str, f64, &str)> = exp
@@ -194,6 +190,14 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
             };
             let _ = writeln!(out, "\n{line}");
         }
+    }
+}
+
+/// Writes a paragraph "`lead`: `items` (joined by `sep`)." to `out`; nothing if there
+/// are no items.
+fn list_line(out: &mut String, lead: &str, items: &[String], sep: &str) {
+    if !items.is_empty() {
+        let _ = writeln!(out, "\n{lead}: {}.", items.join(sep));
     }
 }
 
@@ -569,6 +573,24 @@ mod tests {
         }
     }
 
+    /// A point at `x` whose only value is a latency of `us` µs.
+    fn latency_at(x: f64, us: f64) -> Point {
+        Point {
+            x,
+            latency_us: Some(Summary::single(us)),
+            ..Point::default()
+        }
+    }
+
+    /// A point at `x` whose only value is a forwarded rate of `mpps` Mpps.
+    fn forwarded_at(x: f64, mpps: f64) -> Point {
+        Point {
+            x,
+            forwarded_mpps: Some(Summary::single(mpps)),
+            ..Point::default()
+        }
+    }
+
     /// An experiment of `kind` with no ceiling whose one series, the bridge's, is `p`.
     fn bridge_only(kind: ExperimentKind, p: Point) -> Experiment {
         Experiment {
@@ -590,11 +612,7 @@ mod tests {
         let exp = Experiment {
             kind: ExperimentKind::PacketTime,
             note: String::new(),
-            ceiling: vec![Point {
-                x: 64.0,
-                latency_us: Some(Summary::single(20.0)),
-                ..Point::default()
-            }],
+            ceiling: vec![latency_at(64.0, 20.0)],
             series: vec![
                 series("peregrine-afxdp", Some(1), vec![p(64.0, 25.0, 5.0)]),
                 series("bridge", None, vec![p(64.0, 5.5, -14.5)]),
@@ -616,20 +634,8 @@ mod tests {
         let old = Experiment {
             kind: ExperimentKind::PacketTime,
             note: String::new(),
-            ceiling: vec![Point {
-                x: 64.0,
-                latency_us: Some(Summary::single(20.0)),
-                ..Point::default()
-            }],
-            series: vec![series(
-                "bridge",
-                None,
-                vec![Point {
-                    x: 64.0,
-                    latency_us: Some(Summary::single(-14.5)),
-                    ..Point::default()
-                }],
-            )],
+            ceiling: vec![latency_at(64.0, 20.0)],
+            series: vec![series("bridge", None, vec![latency_at(64.0, -14.5)])],
         };
         let md = render_markdown(&doc(old));
         assert!(md.contains("| frame size (B) | ceiling | bridge |"), "{md}");
@@ -644,14 +650,7 @@ mod tests {
             "n.r. (-14.5, -14.8–-13.1)"
         );
         // Elsewhere a latency is a latency and the ceiling keeps its name.
-        let load = bridge_only(
-            ExperimentKind::Load,
-            Point {
-                x: 50.0,
-                latency_us: Some(Summary::single(3.0)),
-                ..Point::default()
-            },
-        );
+        let load = bridge_only(ExperimentKind::Load, latency_at(50.0, 3.0));
         let md = render_markdown(&doc(load));
         assert!(!md.contains("n.r.") && !md.contains("wire"), "{md}");
     }
@@ -668,11 +667,7 @@ mod tests {
         let exp = Experiment {
             kind: ExperimentKind::ThroughputVsSize,
             note: String::new(),
-            ceiling: vec![Point {
-                x: 64.0,
-                forwarded_mpps: Some(Summary::single(3.0)),
-                ..Point::default()
-            }],
+            ceiling: vec![forwarded_at(64.0, 3.0)],
             series: vec![
                 series(
                     "peregrine-afxdp ×2",
@@ -686,15 +681,7 @@ mod tests {
                         ..Point::default()
                     }],
                 ),
-                series(
-                    "bridge",
-                    None,
-                    vec![Point {
-                        x: 64.0,
-                        forwarded_mpps: Some(Summary::single(1.5)),
-                        ..Point::default()
-                    }],
-                ),
+                series("bridge", None, vec![forwarded_at(64.0, 1.5)]),
             ],
         };
         let md = render_markdown(&doc(exp));
@@ -709,14 +696,7 @@ mod tests {
             "{md}"
         );
         // Without splits or shares neither appears.
-        let bare = bridge_only(
-            ExperimentKind::ThroughputVsSize,
-            Point {
-                x: 64.0,
-                forwarded_mpps: Some(Summary::single(1.5)),
-                ..Point::default()
-            },
-        );
+        let bare = bridge_only(ExperimentKind::ThroughputVsSize, forwarded_at(64.0, 1.5));
         let md = render_markdown(&doc(bare));
         assert!(
             !md.contains("CPU split") && !md.contains("Receive queues"),

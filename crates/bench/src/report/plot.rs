@@ -370,13 +370,7 @@ fn line_chart(
             )
             .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)
+    legend(&mut chart)
 }
 
 /// Bars grouped by `x` (one group per distinct `x`, one bar per device), with min–max
@@ -477,13 +471,20 @@ fn bar_chart(
             .label("ceiling (no DUT)")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
     }
+    legend(&mut chart)
+}
+
+/// Draws `chart`'s legend: the series' labels in its upper right corner.
+fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+) -> Result<(), String> {
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
-        .map_err(err)
+        .map_err(|e| e.to_string())
 }
 
 /// An `x` axis of `n` categories, category `i` spanning `i..i + 1`; its ticks are at the

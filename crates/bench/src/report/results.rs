@@ -458,20 +458,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn summary_takes_median_and_extremes() {
-        let s = Summary::of(&[3.0, 1.0, 2.0]).unwrap();
-        assert_eq!((s.median, s.min, s.max, s.n), (2.0, 1.0, 3.0, 3));
-        let s = Summary::of(&[4.0, 1.0, 2.0, 3.0]).unwrap();
-        assert_eq!((s.median, s.min, s.max, s.n), (2.5, 1.0, 4.0, 4));
-        assert_eq!(Summary::of(&[]), None);
-        assert_eq!(
-            Summary::of(&[f64::NAN]),
-            None,
-            "not-a-number runs are left out"
-        );
-    }
-
-    #[test]
     fn jain_index_spans_one_over_n_to_one() {
         assert_eq!(jain_index(&[2.0, 2.0, 2.0, 2.0]), Some(1.0));
         assert_eq!(jain_index(&[4.0, 0.0, 0.0, 0.0]), Some(0.25));

@@ -7,7 +7,7 @@
 //! - **churn**: flat-out 64 B traffic through the default flows while `peregrine ctl`
 //!   adds batches of rules on other flows and deletes them again every 100 ms.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::method::stats::Summary;
@@ -18,24 +18,15 @@ use super::bed::{measure, Bed, Loadout};
 use super::experiments::{
     flat, frames, log_point, note, per_device, plain_bed, point, summary, SEED, SPACE,
 };
+use super::select::output_of;
 use super::{rules, Ctx, Dut};
 
 /// Runs `prog args…` pinned to `cpu`, failing with its stderr; returns the seconds taken.
 fn timed(cpu: usize, prog: &str, args: &[&str]) -> Result<f64, String> {
     let t = Instant::now();
-    let out = Command::new("taskset")
-        .args(["-c", &cpu.to_string(), prog])
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("{prog}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "`{prog} {}` failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
+    let mut cmd = Command::new("taskset");
+    cmd.args(["-c", &cpu.to_string(), prog]).args(args);
+    output_of(cmd, prog, args)?;
     Ok(t.elapsed().as_secs_f64())
 }
 

@@ -689,13 +689,10 @@ fn traffic_base(inputs: &[crate::topo::Host], sink: &crate::topo::Host) -> Resul
     let h = inputs.first().ok_or("no input host")?;
     Ok(Base {
         src_mac: crate::dut::parse_mac(&h.mac)?,
-        src_ip: h.ip.parse().map_err(|_| format!("bad address {}", h.ip))?,
+        src_ip: h.ipv4()?,
         target: crate::dut::Target {
             dst_mac: crate::dut::NOBODY,
-            dst_ip: sink
-                .ip
-                .parse()
-                .map_err(|_| format!("bad address {}", sink.ip))?,
+            dst_ip: sink.ipv4()?,
         },
     })
 }
@@ -745,10 +742,7 @@ fn flow_count(ctx: &mut Ctx) -> Result<Experiment, String> {
     let duts = ctx.opts.duts.clone();
     let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
         let bed = Bed::new(ctx, Some(dut), 1, &|_inputs, sink| {
-            let sink: Ipv4Addr = sink
-                .ip
-                .parse()
-                .map_err(|_| format!("bad address {}", sink.ip))?;
+            let sink = sink.ipv4()?;
             Ok(Loadout {
                 flows: Some(vec![rules::covering(sink, 1, 2)]),
                 ..Loadout::default()

@@ -24,14 +24,12 @@
 //! there); the note carries what they changed by over the runs, beside what the sink
 //! counted.
 
-use std::net::Ipv4Addr;
-
 use crate::report::results::{Experiment, ExperimentKind};
 use crate::traffic::Spread;
 
 use super::bed::{measure_each, Bed, Loadout, Measured};
 use super::experiments::{flat, frames, log_point, note, per_device, point, warm_up, SEED, SPACE};
-use super::select::{client, percent, query, read_tier, Tier};
+use super::select::{client, percent, read_with_tier, Tier};
 use super::{rules, Ctx, Dut};
 
 /// Distinct flows of the traffic.
@@ -58,10 +56,7 @@ pub fn meter(ctx: &mut Ctx) -> Result<Experiment, String> {
         let mut points = Vec::new();
         for &rate in &rates {
             let bed = Bed::new(ctx, Some(dut), 1, &|_inputs, sink| {
-                let sink: Ipv4Addr = sink
-                    .ip
-                    .parse()
-                    .map_err(|_| format!("bad address {}", sink.ip))?;
+                let sink = sink.ipv4()?;
                 Ok(Loadout {
                     meters: vec![rules::drop_meter(rules::METER, rate, burst(rate, ms))],
                     flows: Some(vec![rules::covering_metered(sink, 1, rules::METER, 2)]),
@@ -191,20 +186,11 @@ struct Counts {
 
 impl Counts {
     fn read(client: &[String], bed: &Bed, dut: Dut) -> Counts {
-        let Some(target) = bed.openflow_target() else {
-            return Counts {
-                meter: Err("no OpenFlow connection".into()),
-                tier: None,
-            };
-        };
-        let meter = query(client, &["meter-stats", &target]).and_then(|t| {
-            meter_counts(&t, rules::METER)
+        let (meter, tier) = read_with_tier(client, bed, dut, "meter-stats", |t| {
+            meter_counts(t, rules::METER)
                 .ok_or_else(|| format!("no counters of meter {}: {t}", rules::METER))
         });
-        Counts {
-            meter,
-            tier: read_tier(client, dut, &target),
-        }
+        Counts { meter, tier }
     }
 
     /// What changed from `before` to `self` (the tier's entries are `self`'s).

@@ -19,8 +19,7 @@
 //! many frames it forwarded in the kernel (`dump-fastpath`); the note carries those and
 //! each device's rate relative to the bridge's.
 
-use std::net::Ipv4Addr;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use crate::report::results::{Experiment, ExperimentKind, Series};
 use crate::traffic::{FlowHeader, Spread};
@@ -40,10 +39,7 @@ pub fn select_group(ctx: &mut Ctx) -> Result<Experiment, String> {
     let mut seen = Vec::new();
     let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
         let bed = Bed::new(ctx, Some(dut), 1, &|_inputs, sink| {
-            let sink: Ipv4Addr = sink
-                .ip
-                .parse()
-                .map_err(|_| format!("bad address {}", sink.ip))?;
+            let sink = sink.ipv4()?;
             Ok(Loadout {
                 groups: vec![rules::select_group(rules::GROUP, &rules::BUCKET_MACS, 2)],
                 flows: Some(vec![rules::covering_group(sink, 1, rules::GROUP)]),
@@ -126,10 +122,16 @@ pub(super) fn client(ctx: &Ctx, dut: Dut) -> Option<Vec<String>> {
 /// standard output.
 pub(super) fn query(client: &[String], args: &[&str]) -> Result<String, String> {
     let (prog, lead) = client.split_first().ok_or("no client")?;
-    let out = Command::new(prog)
-        .args(lead)
-        .args(["-O", "OpenFlow13"])
-        .args(args)
+    let mut cmd = Command::new(prog);
+    cmd.args(lead).args(["-O", "OpenFlow13"]).args(args);
+    let out = output_of(cmd, prog, args)?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Runs `cmd`, which runs `prog` with `args` (and maybe more before them), with no
+/// standard input; fails with its stderr where it fails, naming `prog` and `args`.
+pub(super) fn output_of(mut cmd: Command, prog: &str, args: &[&str]) -> Result<Output, String> {
+    let out = cmd
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("{prog}: {e}"))?;
@@ -140,7 +142,7 @@ pub(super) fn query(client: &[String], args: &[&str]) -> Result<String, String> 
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(out)
 }
 
 /// What a device said about the group and its fast tier at one moment (totals since it
@@ -175,20 +177,11 @@ pub(super) struct Tier {
 
 impl Counts {
     fn read(client: &[String], bed: &Bed, dut: Dut) -> Counts {
-        let Some(target) = bed.openflow_target() else {
-            return Counts {
-                buckets: Err("no OpenFlow connection".into()),
-                tier: None,
-            };
-        };
-        let buckets = query(client, &["dump-group-stats", &target]).and_then(|t| {
-            bucket_packets(&t, rules::GROUP)
+        let (buckets, tier) = read_with_tier(client, bed, dut, "dump-group-stats", |t| {
+            bucket_packets(t, rules::GROUP)
                 .ok_or_else(|| format!("no bucket counts of group {}: {t}", rules::GROUP))
         });
-        Counts {
-            buckets,
-            tier: read_tier(client, dut, &target),
-        }
+        Counts { buckets, tier }
     }
 
     /// A line on what changed from `before` to `self`.
@@ -247,6 +240,23 @@ fn bucket_packets(text: &str, group: u32) -> Option<Vec<u64>> {
 }
 
 /// The fast tier's state read from `dut` (peregrine with the tier only) at `target`.
+/// Runs query `cmd` on `bed`'s OpenFlow connection and reads its output with `read`,
+/// then reads the fast tier ([`read_tier`]); without a connection, that error and no
+/// tier.
+pub(super) fn read_with_tier<T>(
+    client: &[String],
+    bed: &Bed,
+    dut: Dut,
+    cmd: &str,
+    read: impl FnOnce(&str) -> Result<T, String>,
+) -> (Result<T, String>, Option<Result<Tier, String>>) {
+    let Some(target) = bed.openflow_target() else {
+        return (Err("no OpenFlow connection".into()), None);
+    };
+    let what = query(client, &[cmd, &target]).and_then(|t| read(&t));
+    (what, read_tier(client, dut, &target))
+}
+
 pub(super) fn read_tier(client: &[String], dut: Dut, target: &str) -> Option<Result<Tier, String>> {
     dut.peregrine_backend()
         .is_some_and(|b| b.contains("+xdp"))
@@ -321,6 +331,7 @@ mod tests {
     use super::*;
     use crate::method::stats::Summary;
     use crate::report::results::Point;
+    use std::net::Ipv4Addr;
 
     #[test]
     fn flows_take_their_ports_and_a_destination_each() {
@@ -398,29 +409,23 @@ mod tests {
 
     #[test]
     fn lines_give_what_changed_since_the_point_before() {
-        let first = Counts {
-            buckets: Ok(vec![600, 400]),
+        // Bucket counts and a tier of 64 entries with `hit` kernel hits and 100 misses.
+        let read = |buckets: Vec<u64>, hit: u64| Counts {
+            buckets: Ok(buckets),
             tier: Some(Ok(Tier {
                 entries: 64,
-                hit: 900,
+                hit,
                 miss: 100,
                 ..Tier::default()
             })),
         };
+        let first = read(vec![600, 400], 900);
         assert_eq!(
             first.since(&Counts::default()),
             "buckets 600 (60.0%) / 400 (40.0%); fast tier: 64 entries, 900 of 1000 frames \
              forwarded in the kernel (90.0%)"
         );
-        let second = Counts {
-            buckets: Ok(vec![1100, 900]),
-            tier: Some(Ok(Tier {
-                entries: 64,
-                hit: 1900,
-                miss: 100,
-                ..Tier::default()
-            })),
-        };
+        let second = read(vec![1100, 900], 1900);
         assert_eq!(
             second.since(&first),
             "buckets 500 (50.0%) / 500 (50.0%); fast tier: 64 entries, 1000 of 1000 frames \

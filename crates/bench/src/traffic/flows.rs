@@ -221,13 +221,18 @@ mod tests {
         assert!(f.iter().any(|h| h.dport > 40_000) && f.iter().any(|h| h.dport < 20_000));
     }
 
+    /// How many distinct values `key` takes over `flows`.
+    fn distinct_keys<K: Eq + std::hash::Hash>(
+        flows: &[FlowHeader],
+        key: impl Fn(&FlowHeader) -> K,
+    ) -> usize {
+        flows.iter().map(key).collect::<HashSet<_>>().len()
+    }
+
     #[test]
     fn dst_ips_stay_in_the_prefix_and_skip_network_and_broadcast() {
         let f = make(Spread::DstIps, 3000, SPACE, 2);
-        assert_eq!(
-            f.iter().map(|h| h.dst_ip).collect::<HashSet<_>>().len(),
-            3000
-        );
+        assert_eq!(distinct_keys(&f, |h| h.dst_ip), 3000);
         for h in &f {
             let o = h.dst_ip.octets();
             assert_eq!((o[0], o[1]), (10, 2));
@@ -243,10 +248,7 @@ mod tests {
         assert!(!ips.contains(&Ipv4Addr::new(192, 168, 3, 255)));
         let f = make(Spread::DstIps, 600, (Ipv4Addr::new(192, 168, 3, 0), 24), 3);
         assert_eq!(f.len(), 600);
-        assert_eq!(
-            f.iter().map(|h| h.dst_ip).collect::<HashSet<_>>().len(),
-            254
-        );
+        assert_eq!(distinct_keys(&f, |h| h.dst_ip), 254);
         // A /32 is one address, used by every flow.
         let f = make(Spread::DstIps, 4, (Ipv4Addr::new(1, 2, 3, 4), 40), 3);
         assert!(f.iter().all(|h| h.dst_ip == Ipv4Addr::new(1, 2, 3, 4)));
@@ -255,10 +257,7 @@ mod tests {
     #[test]
     fn dst_macs_are_local_unicast_and_distinct() {
         let f = make(Spread::DstMacs, 4000, SPACE, 4);
-        assert_eq!(
-            f.iter().map(|h| h.dst_mac).collect::<HashSet<_>>().len(),
-            4000
-        );
+        assert_eq!(distinct_keys(&f, |h| h.dst_mac), 4000);
         for h in &f {
             assert_eq!(h.dst_mac[0], 0x02);
             assert_ne!(h.dst_mac, target().dst_mac);

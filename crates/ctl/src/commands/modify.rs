@@ -102,13 +102,29 @@ pub fn flow_cmd(ctx: &Ctx, arg: &str, command: FlowModCommand) -> Result<(), Ctl
 
 /// `add-flows FILE`: lines without a command word are `default`.
 pub fn flow_file(ctx: &Ctx, file: &str, default: FlowModCommand) -> Result<(), CtlError> {
+    send_file(
+        ctx,
+        file,
+        |lines| flow_file::parse_flows(file, lines, default),
+        flow_msg,
+    )
+}
+
+/// Reads `file` (`-`: standard input), parses its lines with `parse` into numbered
+/// items and sends them as `build` makes them; a refusal names the item's line.
+fn send_file<T>(
+    ctx: &Ctx,
+    file: &str,
+    parse: impl FnOnce(&[flow_file::Line]) -> Result<Vec<(usize, T)>, String>,
+    build: impl Fn(u8, &T) -> Result<Message, String>,
+) -> Result<(), CtlError> {
     let lines = flow_file::read_lines(file).map_err(CtlError::Fatal)?;
-    let items: Vec<(Option<usize>, FlowMod)> = flow_file::parse_flows(file, &lines, default)
+    let items: Vec<(Option<usize>, T)> = parse(&lines)
         .map_err(CtlError::Fatal)?
         .into_iter()
-        .map(|(n, f)| (Some(n), f))
+        .map(|(n, it)| (Some(n), it))
         .collect();
-    send(ctx, Some(file), &items, flow_msg)
+    send(ctx, Some(file), &items, build)
 }
 
 /// Which group command.
@@ -119,16 +135,20 @@ pub enum GroupCmd {
     Delete,
 }
 
-fn group_msg(version: u8, gm: &GroupMod) -> Result<Message, String> {
+/// `msg()` where the switch speaks 1.3; over 1.0 an error saying that `what` need 1.3.
+fn only13(version: u8, what: &str, msg: impl FnOnce() -> M13) -> Result<Message, String> {
     if version == OFP10_VERSION {
-        Err(
-            "groups need OpenFlow 1.3, but the switch speaks OpenFlow 1.0 \
+        Err(format!(
+            "{what} need OpenFlow 1.3, but the switch speaks OpenFlow 1.0 \
              (use -O OpenFlow13 with a switch that supports it)"
-                .into(),
-        )
+        ))
     } else {
-        Ok(Message::V13(M13::GroupMod(gm.clone())))
+        Ok(Message::V13(msg()))
     }
+}
+
+fn group_msg(version: u8, gm: &GroupMod) -> Result<Message, String> {
+    only13(version, "groups", || M13::GroupMod(gm.clone()))
 }
 
 pub fn group_cmd(ctx: &Ctx, arg: &str, cmd: GroupCmd) -> Result<(), CtlError> {
@@ -147,13 +167,12 @@ pub fn group_cmd(ctx: &Ctx, arg: &str, cmd: GroupCmd) -> Result<(), CtlError> {
 
 /// `add-groups FILE`.
 pub fn group_file(ctx: &Ctx, file: &str) -> Result<(), CtlError> {
-    let lines = flow_file::read_lines(file).map_err(CtlError::Fatal)?;
-    let items: Vec<(Option<usize>, GroupMod)> = flow_file::parse_groups(file, &lines)
-        .map_err(CtlError::Fatal)?
-        .into_iter()
-        .map(|(n, g)| (Some(n), g))
-        .collect();
-    send(ctx, Some(file), &items, group_msg)
+    send_file(
+        ctx,
+        file,
+        |lines| flow_file::parse_groups(file, lines),
+        group_msg,
+    )
 }
 
 /// Which meter command.
@@ -173,15 +192,7 @@ pub fn meter_cmd(ctx: &Ctx, arg: Option<&str>, cmd: MeterCmd) -> Result<(), CtlE
     let mm = openflow::text::parse_meter_mod(arg.unwrap_or(""), command)
         .map_err(|e| CtlError::fatal(e.to_string()))?;
     send(ctx, None, &[(None, mm)], |version, mm: &MeterMod| {
-        if version == OFP10_VERSION {
-            Err(
-                "meters need OpenFlow 1.3, but the switch speaks OpenFlow 1.0 \
-                 (use -O OpenFlow13 with a switch that supports it)"
-                    .into(),
-            )
-        } else {
-            Ok(Message::V13(M13::MeterMod(mm.clone())))
-        }
+        only13(version, "meters", || M13::MeterMod(mm.clone()))
     })
 }
 

@@ -46,6 +46,27 @@ fn dump(ctx: &Ctx, c: &mut Conn, msg: Message) -> Result<Vec<Frame>, CtlError> {
     }
 }
 
+/// Opens a connection and sends the request `msg` makes for it: with `--json` the
+/// replies, without none (they were printed).
+fn dump_json(
+    ctx: &Ctx,
+    msg: impl FnOnce(&mut Conn) -> Result<Message, CtlError>,
+) -> Result<Option<Vec<Frame>>, CtlError> {
+    let mut c = ctx.open()?;
+    let msg = msg(&mut c)?;
+    let frames = dump(ctx, &mut c, msg)?;
+    Ok(ctx.json.then_some(frames))
+}
+
+/// The 1.0 stats request `q10` or the 1.3 multipart request `q13`, as `c` speaks.
+fn by_version(c: &Conn, q10: Q10, q13: Q13) -> Message {
+    if c.version == OFP10_VERSION {
+        st(q10)
+    } else {
+        mp(q13)
+    }
+}
+
 /// The 1.3 multipart bodies of `frames`.
 fn bodies13(frames: &[Frame]) -> impl Iterator<Item = &R13> {
     frames.iter().filter_map(|f| match &f.message {
@@ -136,16 +157,9 @@ pub fn show(ctx: &Ctx) -> Result<(), CtlError> {
 }
 
 pub fn dump_desc(ctx: &Ctx) -> Result<(), CtlError> {
-    let mut c = ctx.open()?;
-    let msg = if c.version == OFP10_VERSION {
-        st(Q10::Desc)
-    } else {
-        mp(Q13::Desc)
-    };
-    let frames = dump(ctx, &mut c, msg)?;
-    if !ctx.json {
+    let Some(frames) = dump_json(ctx, |c| Ok(by_version(c, Q10::Desc, Q13::Desc)))? else {
         return Ok(());
-    }
+    };
     let d = bodies13(&frames)
         .find_map(|b| match b {
             R13::Desc(d) => Some(d),
@@ -170,16 +184,9 @@ pub fn dump_desc(ctx: &Ctx) -> Result<(), CtlError> {
 }
 
 pub fn dump_tables(ctx: &Ctx) -> Result<(), CtlError> {
-    let mut c = ctx.open()?;
-    let msg = if c.version == OFP10_VERSION {
-        st(Q10::Table)
-    } else {
-        mp(Q13::Table)
-    };
-    let frames = dump(ctx, &mut c, msg)?;
-    if !ctx.json {
+    let Some(frames) = dump_json(ctx, |c| Ok(by_version(c, Q10::Table, Q13::Table)))? else {
         return Ok(());
-    }
+    };
     let mut tables: Vec<TableStats> = Vec::new();
     for b in bodies13(&frames) {
         if let R13::Table(ts) = b {
@@ -195,22 +202,22 @@ pub fn dump_tables(ctx: &Ctx) -> Result<(), CtlError> {
 }
 
 pub fn dump_ports(ctx: &Ctx, port: Option<&str>) -> Result<(), CtlError> {
-    let mut c = ctx.open()?;
-    let port_no = match port {
-        Some(p) => ports::resolve_port(&mut c, p)?,
-        None => openflow::action::port::ANY,
-    };
-    let msg = if c.version == OFP10_VERSION {
-        st(Q10::Port(PortStatsRequest {
-            port_no: compat10::port10(port_no).map_err(CtlError::Fatal)?,
-        }))
-    } else {
-        mp(Q13::PortStats { port_no })
-    };
-    let frames = dump(ctx, &mut c, msg)?;
-    if !ctx.json {
+    let found = dump_json(ctx, |c| {
+        let port_no = match port {
+            Some(p) => ports::resolve_port(c, p)?,
+            None => openflow::action::port::ANY,
+        };
+        Ok(if c.version == OFP10_VERSION {
+            st(Q10::Port(PortStatsRequest {
+                port_no: compat10::port10(port_no).map_err(CtlError::Fatal)?,
+            }))
+        } else {
+            mp(Q13::PortStats { port_no })
+        })
+    })?;
+    let Some(frames) = found else {
         return Ok(());
-    }
+    };
     let mut list: Vec<PortStats> = Vec::new();
     for b in bodies13(&frames) {
         if let R13::PortStats(ps) = b {
@@ -349,12 +356,9 @@ pub fn dump_flows(ctx: &Ctx, filter: &str) -> Result<(), CtlError> {
 
 pub fn dump_aggregate(ctx: &Ctx, filter: &str) -> Result<(), CtlError> {
     let fm = parse_flow_arg(filter, FlowModCommand::Delete).map_err(CtlError::Fatal)?;
-    let mut c = ctx.open()?;
-    let msg = flow_request(c.version, &fm, true)?;
-    let frames = dump(ctx, &mut c, msg)?;
-    if !ctx.json {
+    let Some(frames) = dump_json(ctx, |c| flow_request(c.version, &fm, true))? else {
         return Ok(());
-    }
+    };
     let agg = bodies13(&frames)
         .find_map(|b| match b {
             R13::Aggregate(a) => Some((a.packet_count, a.byte_count, a.flow_count)),
@@ -370,66 +374,90 @@ pub fn dump_aggregate(ctx: &Ctx, filter: &str) -> Result<(), CtlError> {
     out_json(&json!({"packet_count": agg.0, "byte_count": agg.1, "flow_count": agg.2}))
 }
 
+/// Opens a connection, which must speak OpenFlow 1.3 for `cmd`, and sends multipart
+/// request `body`: with `--json` the replies, without none (they were printed).
+fn dump13(ctx: &Ctx, cmd: &str, body: Q13) -> Result<Option<Vec<Frame>>, CtlError> {
+    dump_json(ctx, |c| {
+        need13(c, cmd)?;
+        Ok(mp(body))
+    })
+}
+
+/// [`dump13`], then with `--json` prints the JSON `pick` makes of the first reply body
+/// it takes; an error naming the `what` reply where none is there.
+fn dump_one13(
+    ctx: &Ctx,
+    cmd: &str,
+    body: Q13,
+    what: &str,
+    pick: impl Fn(&R13) -> Option<Value>,
+) -> Result<(), CtlError> {
+    let Some(frames) = dump13(ctx, cmd, body)? else {
+        return Ok(());
+    };
+    let found = bodies13(&frames).find_map(pick);
+    match found {
+        Some(v) => out_json(&v),
+        None => Err(CtlError::fatal(format!(
+            "{}: empty {what} reply",
+            ctx.switch
+        ))),
+    }
+}
+
+/// [`dump13`], then with `--json` prints the list that `add` makes of the reply bodies
+/// (adding to it what it takes from each).
+fn dump_list13(
+    ctx: &Ctx,
+    cmd: &str,
+    body: Q13,
+    add: impl Fn(&R13, &mut Vec<Value>),
+) -> Result<(), CtlError> {
+    let Some(frames) = dump13(ctx, cmd, body)? else {
+        return Ok(());
+    };
+    let mut list = Vec::new();
+    for b in bodies13(&frames) {
+        add(b, &mut list);
+    }
+    out_json(&json!(list))
+}
+
 /// `dump-groups`. As ovs-ofctl over OpenFlow 1.3, a GROUP argument is accepted but
 /// every group is listed (1.3's group-desc request has no group field).
 pub fn dump_groups(ctx: &Ctx) -> Result<(), CtlError> {
-    let mut c = ctx.open()?;
-    need13(&c, "dump-groups")?;
-    let frames = dump(ctx, &mut c, mp(Q13::GroupDesc))?;
-    if !ctx.json {
-        return Ok(());
-    }
-    let mut list = Vec::new();
-    for b in bodies13(&frames) {
+    dump_list13(ctx, "dump-groups", Q13::GroupDesc, |b, list| {
         if let R13::GroupDesc(gs) = b {
             list.extend(gs.iter().map(json::group_desc));
         }
-    }
-    out_json(&json!(list))
+    })
 }
 
 pub fn dump_group_stats(ctx: &Ctx, arg: &str) -> Result<(), CtlError> {
     let gm = openflow::text::parse_group_mod(arg, GroupModCommand::Delete)
         .map_err(|e| CtlError::fatal(e.to_string()))?;
-    let mut c = ctx.open()?;
-    need13(&c, "dump-group-stats")?;
-    let frames = dump(
-        ctx,
-        &mut c,
-        mp(Q13::Group {
-            group_id: gm.group_id,
-        }),
-    )?;
-    if !ctx.json {
-        return Ok(());
-    }
-    let mut list = Vec::new();
-    for b in bodies13(&frames) {
+    let body = Q13::Group {
+        group_id: gm.group_id,
+    };
+    dump_list13(ctx, "dump-group-stats", body, |b, list| {
         if let R13::Group(gs) = b {
             list.extend(gs.iter().map(json::group_stats));
         }
-    }
-    out_json(&json!(list))
+    })
 }
 
 pub fn dump_group_features(ctx: &Ctx) -> Result<(), CtlError> {
-    let mut c = ctx.open()?;
-    need13(&c, "dump-group-features")?;
-    let frames = dump(ctx, &mut c, mp(Q13::GroupFeatures))?;
-    if !ctx.json {
-        return Ok(());
-    }
-    let found = bodies13(&frames).find_map(|b| match b {
-        R13::GroupFeatures(g) => Some(json::group_features(g)),
-        _ => None,
-    });
-    match found {
-        Some(g) => out_json(&g),
-        None => Err(CtlError::fatal(format!(
-            "{}: empty group features reply",
-            ctx.switch
-        ))),
-    }
+    let body = Q13::GroupFeatures;
+    dump_one13(
+        ctx,
+        "dump-group-features",
+        body,
+        "group features",
+        |b| match b {
+            R13::GroupFeatures(g) => Some(json::group_features(g)),
+            _ => None,
+        },
+    )
 }
 
 /// `dump-meters` (`stats` false) and `meter-stats` (`stats` true).
@@ -442,46 +470,24 @@ pub fn dump_meters(ctx: &Ctx, arg: Option<&str>, stats: bool) -> Result<(), CtlE
         }
         None => OFPM_ALL,
     };
-    let mut c = ctx.open()?;
-    need13(&c, if stats { "meter-stats" } else { "dump-meters" })?;
-    let body = if stats {
-        Q13::Meter { meter_id }
+    let (cmd, body) = if stats {
+        ("meter-stats", Q13::Meter { meter_id })
     } else {
-        Q13::MeterConfig { meter_id }
+        ("dump-meters", Q13::MeterConfig { meter_id })
     };
-    let frames = dump(ctx, &mut c, mp(body))?;
-    if !ctx.json {
-        return Ok(());
-    }
-    let mut list = Vec::new();
-    for b in bodies13(&frames) {
-        match b {
-            R13::Meter(ms) => list.extend(ms.iter().map(json::meter_stats)),
-            R13::MeterConfig(ms) => list.extend(ms.iter().map(json::meter_config)),
-            _ => {}
-        }
-    }
-    out_json(&json!(list))
+    dump_list13(ctx, cmd, body, |b, list| match b {
+        R13::Meter(ms) => list.extend(ms.iter().map(json::meter_stats)),
+        R13::MeterConfig(ms) => list.extend(ms.iter().map(json::meter_config)),
+        _ => {}
+    })
 }
 
 pub fn meter_features(ctx: &Ctx) -> Result<(), CtlError> {
-    let mut c = ctx.open()?;
-    need13(&c, "meter-features")?;
-    let frames = dump(ctx, &mut c, mp(Q13::MeterFeatures))?;
-    if !ctx.json {
-        return Ok(());
-    }
-    let found = bodies13(&frames).find_map(|b| match b {
+    let body = Q13::MeterFeatures;
+    dump_one13(ctx, "meter-features", body, "meter features", |b| match b {
         R13::MeterFeatures(f) => Some(json::meter_features(f)),
         _ => None,
-    });
-    match found {
-        Some(f) => out_json(&f),
-        None => Err(CtlError::fatal(format!(
-            "{}: empty meter features reply",
-            ctx.switch
-        ))),
-    }
+    })
 }
 
 /// `probe`: an echo request that must be answered.

@@ -20,7 +20,7 @@ use datapath::packet::Packet;
 use nix::sched::{setns, CloneFlags};
 use serde_json::Value;
 
-use super::{MgmtPath, SwitchProc};
+use super::{hosts, MgmtPath, SwitchProc};
 
 /// Marks a test frame's UDP payload; the sequence number follows it.
 pub const MAGIC: &[u8; 8] = b"PGFPTEST";
@@ -80,25 +80,48 @@ pub fn three_hosts(
     three_hosts_with(fast_path, &extra)
 }
 
-/// Three hosts on AF_XDP ports 1..=3 of a switch with a management socket, the fast
-/// path as `fast_path` says and `extra` arguments for `peregrine run` (none: standalone
-/// mode). Each host's `eth0` has GRO on: XDP_REDIRECT into a veth needs NAPI on its
-/// peer. Bind as [`three_hosts`]'s result.
-pub fn three_hosts_with(
-    fast_path: &str,
-    extra: &[&str],
-) -> (Topology, Vec<Host>, SwitchProc, MgmtPath, String) {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=3).map(|i| topo.add_host(i).unwrap()).collect();
+/// [`three_hosts`] with the fast path on, checking that the switch says so.
+pub fn three_hosts_xdp(flows: &[&str]) -> (Topology, Vec<Host>, SwitchProc, MgmtPath) {
+    let (topo, h, sw, mgmt, banner) = three_hosts("xdp", flows);
+    assert!(banner.contains("fast path xdp"), "{banner}");
+    (topo, h, sw, mgmt)
+}
+
+/// Runs a bed with the fast path `xdp` and again `off`, holding the [`turn`] for both;
+/// their results, in that order.
+pub fn xdp_and_off<T>(run: impl Fn(&str) -> T) -> (T, T) {
+    let _turn = turn();
+    (run("xdp"), run("off"))
+}
+
+/// [`hosts`] 1..=`n`, each `eth0` with GRO on: XDP_REDIRECT into a veth needs NAPI on
+/// its peer.
+pub fn gro_hosts(n: u8) -> (Topology, Vec<Host>) {
+    let (topo, h) = hosts(n);
     for host in &h {
         topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])
             .unwrap();
     }
-    let mgmt = MgmtPath::new("fp");
-    let ports: Vec<String> = h
-        .iter()
+    (topo, h)
+}
+
+/// The hosts' switch ports as `--port` values on the AF_XDP backend.
+pub fn afxdp_ports(h: &[Host]) -> Vec<String> {
+    h.iter()
         .map(|x| format!("{},backend=afxdp", x.port))
-        .collect();
+        .collect()
+}
+
+/// Three hosts ([`gro_hosts`]) on AF_XDP ports 1..=3 of a switch with a management
+/// socket, the fast path as `fast_path` says and `extra` arguments for `peregrine run`
+/// (none: standalone mode). Bind as [`three_hosts`]'s result.
+pub fn three_hosts_with(
+    fast_path: &str,
+    extra: &[&str],
+) -> (Topology, Vec<Host>, SwitchProc, MgmtPath, String) {
+    let (topo, h) = gro_hosts(3);
+    let mgmt = MgmtPath::new("fp");
+    let ports = afxdp_ports(&h);
     let mut args: Vec<&str> = Vec::new();
     for p in &ports {
         args.extend_from_slice(&["--port", p]);
@@ -107,6 +130,48 @@ pub fn three_hosts_with(
     args.extend_from_slice(extra);
     let (sw, banner) = SwitchProc::start_banner(&args);
     (topo, h, sw, mgmt, banner)
+}
+
+/// Sends test frames to UDP port `dport` from `h1`, five at a time with sequence numbers
+/// from `*seq` on, until `ready` takes the fast tier's dump of switch `sw_t`; at most
+/// 3 s, then a panic saying `missing`.
+pub fn send_until(
+    h1: &Host,
+    sw_t: &str,
+    dport: u16,
+    seq: &mut u32,
+    missing: &str,
+    ready: impl Fn(&Value) -> bool,
+) {
+    let t = Instant::now();
+    loop {
+        let frames: Vec<Vec<u8>> = (0..5).map(|i| test_frame(dport, *seq + i)).collect();
+        *seq += 5;
+        send_frames(&h1.ns, frames);
+        std::thread::sleep(Duration::from_millis(20));
+        let fp = ctl_json(&["dump-fastpath", sw_t]);
+        if ready(&fp) {
+            return;
+        }
+        assert!(t.elapsed() < Duration::from_secs(3), "{missing}: {fp:#}");
+    }
+}
+
+/// Ends a bed's run: takes the fast tier's dump of switch `sw_t` if `mode` is `xdp`,
+/// finishes the captures of ports 2 and 3, then ends the switch and removes the
+/// namespaces, in that order. The captured frames of ports 2 and 3, and the dump.
+pub fn end_run(
+    mode: &str,
+    sw_t: &str,
+    captures: (Capture, Capture),
+    sw: SwitchProc,
+    topo: Topology,
+) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, Option<Value>) {
+    let fastpath = (mode == "xdp").then(|| ctl_json(&["dump-fastpath", sw_t]));
+    let (port2, port3) = (captures.0.finish(), captures.1.finish());
+    drop(sw);
+    drop(topo);
+    (port2, port3, fastpath)
 }
 
 /// The management socket as a `ctl` SWITCH argument.
@@ -296,6 +361,16 @@ pub fn test_frame_from(sport: u16, dport: u16, seq: u32) -> Vec<u8> {
         c = 0xffff;
     }
     udp[6..8].copy_from_slice(&c.to_be_bytes());
+    let ip = ipv4_header(src, dst, seq, udp_len);
+    let mut f = vec![0x02, 0, 0, 0, 0, 0xaa, 0x02, 0, 0, 0, 0, 0x11, 0x08, 0x00];
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&udp);
+    f
+}
+
+/// The IPv4 header of a UDP datagram of `udp_len` bytes `src` -> `dst`: TTL 64, the
+/// identification the low 16 bits of `seq`, the checksum correct.
+pub fn ipv4_header(src: [u8; 4], dst: [u8; 4], seq: u32, udp_len: u16) -> Vec<u8> {
     let mut ip = vec![0u8; 20];
     ip[0] = 0x45;
     ip[2..4].copy_from_slice(&(20 + udp_len).to_be_bytes());
@@ -306,10 +381,7 @@ pub fn test_frame_from(sport: u16, dport: u16, seq: u32) -> Vec<u8> {
     ip[16..20].copy_from_slice(&dst);
     let c = csum_fold(csum_add(0, &ip));
     ip[10..12].copy_from_slice(&c.to_be_bytes());
-    let mut f = vec![0x02, 0, 0, 0, 0, 0xaa, 0x02, 0, 0, 0, 0, 0x11, 0x08, 0x00];
-    f.extend_from_slice(&ip);
-    f.extend_from_slice(&udp);
-    f
+    ip
 }
 
 /// `rounds` rounds of one frame per port in `dports`, interleaved, sequence numbers
@@ -328,6 +400,13 @@ pub fn interleaved(dports: &[u16], rounds: u32, first: u32) -> (Vec<Vec<u8>>, u3
 
 pub fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// `frames` in sequence number order.
+pub fn by_seq(frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut v = frames.to_vec();
+    v.sort_by_key(|f| seq_of(f));
+    v
 }
 
 /// Says where two captures of one port differ: the first frame that is not the same.

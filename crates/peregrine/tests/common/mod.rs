@@ -1,5 +1,5 @@
 //! What the end-to-end tests of `peregrine run` share: the switch as a child process,
-//! namespace hosts on its ports, ping.
+//! namespace hosts on its ports, ping, and the lines a child process prints.
 
 #![allow(dead_code)]
 
@@ -78,18 +78,10 @@ impl SwitchProc {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start peregrine");
-        let err = child.stderr.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let stderr = read_lines(child.stderr.take().unwrap());
         let mut p = SwitchProc {
             child: Some(child),
-            stderr: rx,
+            stderr,
         };
         let lines = p.wait_lines("switching between", Duration::from_secs(10));
         (p, lines)
@@ -102,19 +94,9 @@ impl SwitchProc {
 
     /// Waits for a stderr line containing `what`: the lines read, that one last.
     pub fn wait_lines(&mut self, what: &str, limit: Duration) -> Vec<String> {
-        let t = Instant::now();
-        let mut seen = Vec::new();
-        while let Some(left) = limit.checked_sub(t.elapsed()) {
-            match self.stderr.recv_timeout(left) {
-                Ok(l) if l.contains(what) => {
-                    seen.push(l);
-                    return seen;
-                }
-                Ok(l) => seen.push(l),
-                Err(_) => break,
-            }
-        }
-        panic!("no line with {what:?} from the switch; it said: {seen:?}");
+        wait_for_line(&self.stderr, what, limit).unwrap_or_else(|seen| {
+            panic!("no line with {what:?} from the switch; it said: {seen:?}")
+        })
     }
 
     pub fn pid(&self) -> i32 {
@@ -173,12 +155,64 @@ impl Drop for SwitchProc {
     }
 }
 
+/// The lines `from` gives (a child's stdout or stderr), read by a thread of their own
+/// until it ends or the receiver is dropped.
+pub fn read_lines(from: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits at most `limit` for a line of `lines` containing `what`: the lines read, that
+/// one last; where none comes, an error with the lines read.
+pub fn wait_for_line(
+    lines: &mpsc::Receiver<String>,
+    what: &str,
+    limit: Duration,
+) -> Result<Vec<String>, Vec<String>> {
+    let t = Instant::now();
+    let mut seen = Vec::new();
+    while let Some(left) = limit.checked_sub(t.elapsed()) {
+        match lines.recv_timeout(left) {
+            Ok(l) if l.contains(what) => {
+                seen.push(l);
+                return Ok(seen);
+            }
+            Ok(l) => seen.push(l),
+            Err(_) => break,
+        }
+    }
+    Err(seen)
+}
+
+/// `peregrine run` arguments for secure mode with a flow each way between ports 1 and 2.
+pub const SECURE_1_TO_2_AND_BACK: [&str; 6] = [
+    "--fail-mode",
+    "secure",
+    "--flow",
+    "in_port=1,actions=output:2",
+    "--flow",
+    "in_port=2,actions=output:1",
+];
+
+/// A topology with namespace hosts 1..=`n`.
+pub fn hosts(n: u8) -> (Topology, Vec<Host>) {
+    let mut topo = Topology::new();
+    let h: Vec<Host> = (1..=n).map(|i| topo.add_host(i).unwrap()).collect();
+    (topo, h)
+}
+
 /// `n` namespace hosts and a switch on their ports (numbered 1..=n) with `extra`
 /// arguments. Bind the result as `let (topo, h, sw) = …` so that the switch is ended
 /// before the namespaces are removed.
 pub fn hosts_on_switch(n: u8, extra: &[&str]) -> (Topology, Vec<Host>, SwitchProc) {
-    let mut topo = Topology::new();
-    let h: Vec<Host> = (1..=n).map(|i| topo.add_host(i).unwrap()).collect();
+    let (topo, h) = hosts(n);
     let mut args: Vec<&str> = h.iter().flat_map(|h| ["--port", h.port.as_str()]).collect();
     args.extend_from_slice(extra);
     let sw = SwitchProc::start(&args);

@@ -1,12 +1,13 @@
 //! os-ken applications (in `tests/osken`) as controllers of the switch under test, and
 //! what they need: the repository's `.venv` python and a free TCP port.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use super::{read_lines, wait_for_line};
 
 /// A TCP port free on 127.0.0.1 now.
 pub fn free_port() -> u16 {
@@ -49,31 +50,24 @@ impl Controller {
             .stderr(Stdio::null())
             .spawn()
             .expect("start os-ken");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = read_lines(child.stdout.take().unwrap());
         let mut c = Controller { child, lines };
         c.wait_line("listening", Duration::from_secs(20));
         c
     }
 
+    /// [`Controller::start`] on a free port; also the switch's `--controller` target for
+    /// it.
+    pub fn start_free(app: &str) -> (Controller, String) {
+        let port = free_port();
+        (Self::start(app, port), format!("tcp:127.0.0.1:{port}"))
+    }
+
     /// Waits for a line of the application's output containing `what`.
     pub fn wait_line(&mut self, what: &str, limit: Duration) {
-        let t = Instant::now();
-        while let Some(left) = limit.checked_sub(t.elapsed()) {
-            match self.lines.recv_timeout(left) {
-                Ok(l) if l.contains(what) => return,
-                Ok(_) => {}
-                Err(_) => break,
-            }
+        if wait_for_line(&self.lines, what, limit).is_err() {
+            panic!("the controller never printed {what:?}");
         }
-        panic!("the controller never printed {what:?}");
     }
 }
 

@@ -31,7 +31,7 @@ mod tests;
 
 use std::collections::HashMap;
 
-use datapath::pipeline::{Datapath, RuleId, WriteError, Writer};
+use datapath::pipeline::{Datapath, Rule, RuleId, WriteError, Writer};
 use openflow::action::{port, OFPG_ANY};
 use openflow::match13::Match;
 use openflow::v13::flow_mod::OFPTT_ALL;
@@ -214,31 +214,19 @@ impl FlowAgent {
                     reset_counts,
                 } => {
                     let Some(new) = rule.clone() else { continue };
-                    let rewritten = old.rule.and_then(|id| {
-                        self.writer
-                            .modify_rule(id, |r| {
-                                r.cookie = new.cookie;
-                                r.idle_timeout = new.idle_timeout;
-                                r.hard_timeout = new.hard_timeout;
-                                r.flags = new.flags;
-                                r.instructions = new.instructions.clone();
-                            })
-                            .ok()
-                            .map(|()| id)
+                    let rewritten = self.rewrite_rule(old.rule, reset_counts, |r| {
+                        r.cookie = new.cookie;
+                        r.idle_timeout = new.idle_timeout;
+                        r.hard_timeout = new.hard_timeout;
+                        r.flags = new.flags;
+                        r.instructions = new.instructions.clone();
                     });
-                    match rewritten {
-                        Some(id) => {
-                            if reset_counts {
-                                self.reset_counts(id);
-                            }
-                        }
-                        None => {
-                            let id = self
-                                .writer
-                                .insert_rule(table, new)
-                                .map_err(|e| table_full(table, e))?;
-                            self.flows.set_rule(table, &key, id);
-                        }
+                    if !rewritten {
+                        let id = self
+                            .writer
+                            .insert_rule(table, new)
+                            .map_err(|e| table_full(table, e))?;
+                        self.flows.set_rule(table, &key, id);
                     }
                 }
                 FlowChange::Modify {
@@ -248,19 +236,11 @@ impl FlowAgent {
                 } => {
                     let Some(new) = &rule else { continue };
                     let current = self.flows.get(table, &key).and_then(|e| e.rule);
-                    let rewritten = current.and_then(|id| {
-                        self.writer
-                            .modify_rule(id, |r| r.instructions = new.instructions.clone())
-                            .ok()
-                            .map(|()| id)
+                    let rewritten = self.rewrite_rule(current, reset_counts, |r| {
+                        r.instructions = new.instructions.clone()
                     });
-                    match rewritten {
-                        Some(id) => {
-                            if reset_counts {
-                                self.reset_counts(id);
-                            }
-                        }
-                        None => self.reinstall(table, &key)?,
+                    if !rewritten {
+                        self.reinstall(table, &key)?;
                     }
                 }
                 FlowChange::Remove {
@@ -269,14 +249,7 @@ impl FlowAgent {
                     entry,
                     ..
                 } => {
-                    let base = self.drop_rule(table, &entry);
-                    if sends {
-                        pending.push(PendingRemoved {
-                            rule: entry.rule,
-                            removed: entry.flow_removed(table, reason, now, 0, 0),
-                            base,
-                        });
-                    }
+                    self.remove_entry(table, &entry, reason, now, sends, &mut pending);
                 }
             }
         }
@@ -336,9 +309,50 @@ impl FlowAgent {
     }
 
     /// Sets rule `id`'s counter baseline to its counters now.
+    /// Changes rule `id` (if any) in place with `change`, resetting its counts if
+    /// `reset_counts`; whether it could (false: no rule, or the writer has none by that
+    /// id, and nothing was reset).
+    fn rewrite_rule(
+        &mut self,
+        id: Option<RuleId>,
+        reset_counts: bool,
+        change: impl FnOnce(&mut Rule),
+    ) -> bool {
+        let Some(id) = id else { return false };
+        if self.writer.modify_rule(id, change).is_err() {
+            return false;
+        }
+        if reset_counts {
+            self.reset_counts(id);
+        }
+        true
+    }
+
     fn reset_counts(&mut self, id: RuleId) {
         let s = self.dp.read_rule(id);
         self.base.insert(id, (s.packets, s.bytes));
+    }
+
+    /// Drops removed `entry`'s rule ([`Self::drop_rule`]) and, if it `sends` a
+    /// flow-removed message, adds that (with `reason`, at `now`) to `pending`, to wait for
+    /// the rule's final counters.
+    fn remove_entry(
+        &mut self,
+        table: u8,
+        entry: &FlowEntry,
+        reason: FlowRemovedReason,
+        now: u64,
+        sends: bool,
+        pending: &mut Vec<PendingRemoved>,
+    ) {
+        let base = self.drop_rule(table, entry);
+        if sends {
+            pending.push(PendingRemoved {
+                rule: entry.rule,
+                removed: entry.flow_removed(table, reason, now, 0, 0),
+                base,
+            });
+        }
     }
 
     /// Removes `entry`'s rule from the datapath (unpublished) and forgets its baseline,
@@ -414,14 +428,7 @@ impl FlowAgent {
                 ..
             } = ch
             {
-                let base = self.drop_rule(table, &entry);
-                if sends {
-                    pending.push(PendingRemoved {
-                        rule: entry.rule,
-                        removed: entry.flow_removed(table, reason, now, 0, 0),
-                        base,
-                    });
-                }
+                self.remove_entry(table, &entry, reason, now, sends, &mut pending);
             }
         }
         let removed = self.finish_removed(pending);

@@ -5,7 +5,7 @@
 use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 
-use datapath::pipeline::{DatapathConfig, WorkerState};
+use datapath::pipeline::WorkerState;
 use openflow::framing::Framer;
 use openflow::v13::flow_mod::FlowModCommand;
 use openflow::v13::multipart::{FlowStatsRequest, MultipartReplyBody, MultipartRequestBody};
@@ -14,7 +14,7 @@ use openflow::{ErrorKind, OFP13_VERSION};
 
 use super::*;
 use crate::ports::PortSpec;
-use crate::testing::{flow_mod, frame, send_frame, SEC};
+use crate::testing::{flow_mod, frame, send_frame, three_port_datapath, SEC};
 use datapath::packet::Packet;
 use openflow::action::{port, Action, OFPG_ANY};
 use openflow::v13::packet_out::PacketOut;
@@ -54,28 +54,9 @@ struct Rig {
     xid: u32,
 }
 
-fn spec(no: u32) -> PortSpec {
-    PortSpec {
-        no,
-        slot: (no - 1) as u16,
-        name: format!("eth{no}"),
-        hw_addr: [2, 0, 0, 0, 0, no as u8],
-        speed_mbps: Some(10_000),
-        up: true,
-        backend: None,
-    }
-}
-
 impl Rig {
     fn with(cfg: AgentConfig) -> Rig {
-        let ports: Vec<PortSpec> = (1..=3).map(spec).collect();
-        let table = PortTable::new(ports, 0);
-        let dcfg = DatapathConfig {
-            ports: table.datapath_ports(),
-            ..DatapathConfig::default()
-        };
-        let (dp, writer, packet_ins) = Datapath::new(dcfg, 64);
-        let worker = dp.worker(0);
+        let (table, dp, writer, packet_ins, worker) = three_port_datapath();
         let sent = Capture::default();
         let agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(sent.clone()));
         Rig {
@@ -720,12 +701,13 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
     assert_eq!(flows_in(&r.dump_flows(c)).len(), 4);
     // A group whose bucket sets tcp_dst: accepted alone (no flow leads there yet), and
     // for flows that match TCP; a flow matching only IP may not send to it.
-    let add = parse_group_mod(
+    // The group-mod of ovs-ofctl text `s` with `command`.
+    let group_mod = |s: &str, command| v13::Message::GroupMod(parse_group_mod(s, command).unwrap());
+    let add = group_mod(
         "group_id=1,type=all,bucket=set_field:80->tcp_dst,output:1",
         GroupModCommand::Add,
-    )
-    .unwrap();
-    r.send13(c, v13::Message::GroupMod(add), 0);
+    );
+    r.send13(c, add, 0);
     assert!(r.read(c).is_empty(), "group refused");
     let fm = flow_mod("ip,actions=group:1", FlowModCommand::Add);
     assert_eq!(r.error_of(c, v13::Message::FlowMod(fm)), inconsistent);
@@ -735,18 +717,16 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
     assert!(r.read(c).is_empty(), "tcp flow to group 1 refused");
     // Modifying the group to set a field the TCP flow cannot have is refused; the group
     // keeps its buckets.
-    let modify = parse_group_mod(
+    let modify = group_mod(
         "group_id=1,type=all,bucket=set_field:5->udp_dst,output:1",
         GroupModCommand::Modify,
-    )
-    .unwrap();
-    assert_eq!(r.error_of(c, v13::Message::GroupMod(modify)), inconsistent);
-    let modify = parse_group_mod(
+    );
+    assert_eq!(r.error_of(c, modify), inconsistent);
+    let modify = group_mod(
         "group_id=1,type=all,bucket=set_field:10.0.0.7->ip_dst,output:2",
         GroupModCommand::Modify,
-    )
-    .unwrap();
-    r.send13(c, v13::Message::GroupMod(modify), 0);
+    );
+    r.send13(c, modify, 0);
     assert!(r.read(c).is_empty(), "consistent modify refused");
     // Still serving.
     assert_eq!(flows_in(&r.dump_flows(c)).len(), 5);

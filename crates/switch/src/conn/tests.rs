@@ -47,9 +47,23 @@ fn peer_hello10() -> Vec<u8> {
 
 /// A connection at time 0 that has negotiated `version`, with its outbox and events
 /// drained.
-fn connected(version: u8) -> Connection {
+/// A new connection whose own hello has been sent (and drained).
+fn hello_sent() -> Connection {
     let mut c = Connection::new(facts(), ConnConfig::default(), 0);
     drain(&mut c);
+    c
+}
+
+/// Checks that `c` sent one message: an OFPT_ERROR of `version` with `xid`.
+fn sent_one_error(c: &mut Connection, version: u8, xid: u8) {
+    let out = drain(c);
+    assert_eq!(out.len(), 1);
+    assert_eq!(&out[0][..2], &[version, 1]);
+    assert_eq!(&out[0][4..12], &[0, 0, 0, xid, 0, 0, 0, 0]);
+}
+
+fn connected(version: u8) -> Connection {
+    let mut c = hello_sent();
     let hello = if version == OFP10_VERSION {
         peer_hello10()
     } else {
@@ -111,8 +125,7 @@ fn first_message_is_hello_offering_10_and_13() {
 
 #[test]
 fn handshake_with_13_bitmap_picks_highest_common() {
-    let mut c = Connection::new(facts(), ConnConfig::default(), 0);
-    drain(&mut c);
+    let mut c = hello_sent();
     // An OVS 2.x-like hello: header 6 (1.5), bitmap 1.0, 1.3, 1.4, 1.5.
     let hello = enc(Frame {
         version: 6,
@@ -140,8 +153,7 @@ fn handshake_with_10_header_only() {
 #[test]
 fn handshake_without_bitmap_uses_lower_header_version() {
     for (peer, want) in [(4u8, Some(4u8)), (5, Some(4)), (1, Some(1)), (3, None)] {
-        let mut c = Connection::new(facts(), ConnConfig::default(), 0);
-        drain(&mut c);
+        let mut c = hello_sent();
         c.receive(&[peer, 0, 0, 8, 0, 0, 0, 3], 0);
         assert_eq!(c.version(), want, "peer header version {peer}");
         if want.is_none() {
@@ -149,18 +161,14 @@ fn handshake_without_bitmap_uses_lower_header_version() {
                 c.close_reason(),
                 Some(&CloseReason::Incompatible { peer: vec![3] })
             );
-            let out = drain(&mut c);
-            assert_eq!(out.len(), 1);
-            assert_eq!(&out[0][..2], &[3, 1]);
-            assert_eq!(&out[0][4..12], &[0, 0, 0, 3, 0, 0, 0, 0]);
+            sent_one_error(&mut c, 3, 3);
         }
     }
 }
 
 #[test]
 fn bitmap_offering_only_14_is_incompatible() {
-    let mut c = Connection::new(facts(), ConnConfig::default(), 0);
-    drain(&mut c);
+    let mut c = hello_sent();
     let hello = enc(Frame {
         version: 5,
         xid: 0x55,
@@ -193,23 +201,18 @@ fn bitmap_offering_only_14_is_incompatible() {
 
 #[test]
 fn message_before_hello_is_refused_and_closes() {
-    let mut c = Connection::new(facts(), ConnConfig::default(), 0);
-    drain(&mut c);
+    let mut c = hello_sent();
     c.receive(&enc(Frame::v13(7, v13::Message::FeaturesRequest)), 0);
     assert_eq!(
         events(&mut c),
         vec![Event::Closed(CloseReason::NoHello { msg_type: 5 })]
     );
-    let out = drain(&mut c);
-    assert_eq!(out.len(), 1);
-    assert_eq!(&out[0][..2], &[4, 1]);
-    assert_eq!(&out[0][4..12], &[0, 0, 0, 7, 0, 0, 0, 0]);
+    sent_one_error(&mut c, 4, 7);
 }
 
 #[test]
 fn one_byte_pieces() {
-    let mut c = Connection::new(facts(), ConnConfig::default(), 0);
-    drain(&mut c);
+    let mut c = hello_sent();
     let mut stream = peer_hello13();
     stream.extend(enc(Frame::v13(
         21,
@@ -235,8 +238,7 @@ fn one_byte_pieces() {
 
 #[test]
 fn several_messages_in_one_read() {
-    let mut c = Connection::new(facts(), ConnConfig::default(), 0);
-    drain(&mut c);
+    let mut c = hello_sent();
     let mut stream = peer_hello10();
     stream.extend(enc(Frame::v10(1, v10::Message::FeaturesRequest)));
     stream.extend(enc(Frame::v10(2, v10::Message::GetConfigRequest)));

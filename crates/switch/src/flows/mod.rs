@@ -59,6 +59,14 @@ pub const NUM_TABLES: usize = datapath::pipeline::NUM_TABLES;
 
 const NS_PER_SEC: u64 = 1_000_000_000;
 
+/// The time from `since` to `now` (ns) as OpenFlow's duration fields carry it:
+/// `(seconds, nanoseconds)`, the seconds capped at `u32::MAX`; 0 if `now` is earlier.
+pub fn duration_since(since: u64, now: u64) -> (u32, u32) {
+    let d = now.saturating_sub(since);
+    let sec = u32::try_from(d / NS_PER_SEC).unwrap_or(u32::MAX);
+    (sec, (d % NS_PER_SEC) as u32)
+}
+
 /// What identifies a flow entry within its table: its normalised match and priority.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FlowKey {
@@ -122,9 +130,7 @@ impl FlowEntry {
 
     /// Time since installation as `(seconds, nanoseconds)`, 0 if `now` is earlier.
     pub fn duration(&self, now: u64) -> (u32, u32) {
-        let d = now.saturating_sub(self.installed_at);
-        let sec = u32::try_from(d / NS_PER_SEC).unwrap_or(u32::MAX);
-        (sec, (d % NS_PER_SEC) as u32)
+        duration_since(self.installed_at, now)
     }
 
     /// The `OFPT_FLOW_REMOVED` body for this entry, removed from `table_id` at `now`

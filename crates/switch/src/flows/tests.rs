@@ -275,9 +275,11 @@ fn check_overlap() {
     ));
 }
 
-/// Table 0: three entries of eth_type=0x0800 at priorities 10, 20, 30 with cookies
-/// 0x11, 0x12, 0x21, one of eth_type=0x86dd (cookie 0x11) and a catch-all (cookie 0).
-fn five_entries(t: &mut FlowTables) {
+/// Tables whose table 0 holds three entries of eth_type=0x0800 at priorities 10, 20, 30
+/// with cookies 0x11, 0x12, 0x21, one of eth_type=0x86dd (cookie 0x11) and a catch-all
+/// (cookie 0).
+fn five_entries() -> FlowTables {
+    let mut t = FlowTables::new();
     let entries = [
         (10, v4dst(ip(10, 0, 0, 1), None), 0x11),
         (20, v4dst(ip(10, 0, 0, 2), None), 0x12),
@@ -295,6 +297,7 @@ fn five_entries(t: &mut FlowTables) {
         };
         t.apply(&f, SEC).unwrap();
     }
+    t
 }
 
 fn modified(changes: &[FlowChange]) -> Vec<u16> {
@@ -309,8 +312,7 @@ fn modified(changes: &[FlowChange]) -> Vec<u16> {
 
 #[test]
 fn modify_changes_instructions_of_covered_entries_only() {
-    let mut t = FlowTables::new();
-    five_entries(&mut t);
+    let mut t = five_entries();
     let f = FlowMod {
         cookie: 0x99,
         idle_timeout: 1,
@@ -356,8 +358,7 @@ fn modify_changes_instructions_of_covered_entries_only() {
 
 #[test]
 fn modify_strict_needs_identical_match_and_priority() {
-    let mut t = FlowTables::new();
-    five_entries(&mut t);
+    let mut t = five_entries();
     let strict = |p, fields| FlowMod {
         instructions: out(7),
         ..fm(FlowModCommand::ModifyStrict, p, fields)
@@ -395,8 +396,7 @@ fn modify_strict_needs_identical_match_and_priority() {
 
 #[test]
 fn modify_filters_by_cookie_mask() {
-    let mut t = FlowTables::new();
-    five_entries(&mut t);
+    let mut t = five_entries();
     let f = FlowMod {
         cookie: 0x01,
         cookie_mask: 0x0f,
@@ -436,8 +436,7 @@ fn modify_that_matches_nothing_adds_nothing() {
 
 #[test]
 fn delete_non_strict_ignores_priority_and_reports_removals() {
-    let mut t = FlowTables::new();
-    five_entries(&mut t);
+    let mut t = five_entries();
     t.apply(
         &FlowMod {
             table_id: 1,
@@ -476,8 +475,7 @@ fn delete_non_strict_ignores_priority_and_reports_removals() {
 
 #[test]
 fn delete_strict() {
-    let mut t = FlowTables::new();
-    five_entries(&mut t);
+    let mut t = five_entries();
     // Covering match, or right match at the wrong priority: nothing.
     for f in [
         fm(FlowModCommand::DeleteStrict, 10, vec![Oxm::EthType(0x0800)]),
@@ -735,8 +733,7 @@ fn zero_timeouts_never_expire_and_hard_wins_ties() {
 
 #[test]
 fn select_for_flow_stats() {
-    let mut t = FlowTables::new();
-    five_entries(&mut t);
+    let mut t = five_entries();
     t.apply(
         &FlowMod {
             table_id: 4,

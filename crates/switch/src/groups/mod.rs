@@ -68,6 +68,7 @@ use openflow::v13::multipart::group::group_capabilities;
 use openflow::v13::multipart::{BucketCounter, GroupDesc, GroupFeatures, GroupStats};
 use openflow::{ErrorKind, OfpError};
 
+use crate::flows::duration_since;
 use crate::translate::action_set_to_datapath;
 
 /// Most groups the table holds.
@@ -80,8 +81,6 @@ pub const MAX_TOTAL_BUCKETS: usize = 1 << 19;
 /// Longest chain of groups (forwarding or watching) the table accepts: the depth to which
 /// the datapath follows groups.
 pub const MAX_CHAIN: usize = MAX_DEPTH;
-
-const NS_PER_SEC: u64 = 1_000_000_000;
 
 /// What an accepted group-mod changed that the caller must act on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -515,14 +514,14 @@ impl GroupTable {
     ) -> Vec<GroupStats> {
         let one = |(&id, e): (&u32, &GroupEntry)| {
             let (g, buckets) = dp.read_group(id).unwrap_or_default();
-            let d = now.saturating_sub(e.created);
+            let (duration_sec, duration_nsec) = duration_since(e.created, now);
             GroupStats {
                 group_id: id,
                 ref_count: flow_refs(id).saturating_add(self.forwarders(id)),
                 packet_count: g.packets,
                 byte_count: g.bytes,
-                duration_sec: u32::try_from(d / NS_PER_SEC).unwrap_or(u32::MAX),
-                duration_nsec: (d % NS_PER_SEC) as u32,
+                duration_sec,
+                duration_nsec,
                 bucket_stats: (0..e.buckets.len())
                     .map(|i| {
                         buckets

@@ -58,13 +58,13 @@ use openflow::v13::meter_mod::{
 use openflow::v13::multipart::{MeterBandStats, MeterConfig, MeterFeatures, MeterStats};
 use openflow::{ErrorKind, OfpError};
 
+use crate::flows::duration_since;
+
 /// Most meters the table holds.
 pub const MAX_METERS: u32 = 65_536;
 /// Most bands in one meter (the datapath has 2^20 band counter slots; this leaves room
 /// for modifies, which hold the old meter's slots until the next publish).
 pub const MAX_BANDS: u8 = 8;
-
-const NS_PER_SEC: u64 = 1_000_000_000;
 
 /// What an accepted meter-mod changed that the caller must act on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -288,14 +288,14 @@ impl MeterTable {
     ) -> Vec<MeterStats> {
         let one = |(&id, e): (&u32, &MeterEntry)| {
             let (m, bands) = dp.read_meter(id).unwrap_or_default();
-            let d = now.saturating_sub(e.created);
+            let (duration_sec, duration_nsec) = duration_since(e.created, now);
             MeterStats {
                 meter_id: id,
                 flow_count: flows(id),
                 packet_in_count: m.packets,
                 byte_in_count: m.bytes,
-                duration_sec: u32::try_from(d / NS_PER_SEC).unwrap_or(u32::MAX),
-                duration_nsec: (d % NS_PER_SEC) as u32,
+                duration_sec,
+                duration_nsec,
                 band_stats: (0..e.bands.len())
                     .map(|i| {
                         bands

@@ -291,13 +291,15 @@ fn flag_rate_and_band_errors() {
         },
         ErrorKind::METER_MOD_FAILED_BAD_BAND,
     );
+    // A DSCP remark band of precedence level 0, which would change nothing.
+    let remark_0 = vec![MeterBand::DscpRemark {
+        rate: 10,
+        burst_size: 0,
+        prec_level: 0,
+    }];
     r.refused(
         &MeterMod {
-            bands: vec![MeterBand::DscpRemark {
-                rate: 10,
-                burst_size: 0,
-                prec_level: 0,
-            }],
+            bands: remark_0.clone(),
             ..m.clone()
         },
         ErrorKind::METER_MOD_FAILED_BAD_BAND_VALUE,
@@ -320,11 +322,7 @@ fn flag_rate_and_band_errors() {
     r.refused(
         &MeterMod {
             command: MeterModCommand::Modify,
-            bands: vec![MeterBand::DscpRemark {
-                rate: 10,
-                burst_size: 0,
-                prec_level: 0,
-            }],
+            bands: remark_0,
             ..m.clone()
         },
         ErrorKind::METER_MOD_FAILED_BAD_BAND_VALUE,

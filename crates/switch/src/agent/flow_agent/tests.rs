@@ -30,6 +30,11 @@ impl Rig {
             .unwrap_or_else(|e| panic!("{s}: refused: {e}"))
     }
 
+    /// [`Rig::ok`] for an add at time 0.
+    fn add(&mut self, s: &str) -> Vec<FlowRemoved> {
+        self.ok(s, FlowModCommand::Add, 0)
+    }
+
     /// The published version after a barrier (unchanged by a barrier with nothing to
     /// publish, so equal versions around a call mean it changed nothing in the datapath).
     fn version(&mut self) -> u64 {
@@ -53,11 +58,7 @@ impl Rig {
 fn add_modify_delete_follow_in_the_datapath() {
     let mut r = Rig::new();
     assert!(r
-        .ok(
-            "in_port=1,send_flow_rem,cookie=7,actions=output:2",
-            FlowModCommand::Add,
-            0
-        )
+        .add("in_port=1,send_flow_rem,cookie=7,actions=output:2")
         .is_empty());
     assert_eq!(
         r.send(1, SEC),
@@ -93,7 +94,7 @@ fn add_modify_delete_follow_in_the_datapath() {
 #[test]
 fn delete_without_send_flow_rem_yields_nothing_but_removes() {
     let mut r = Rig::new();
-    r.ok("in_port=1,actions=output:2", FlowModCommand::Add, 0);
+    r.add("in_port=1,actions=output:2");
     r.agent.barrier();
     assert_eq!(r.send(1, 0), vec![2]);
     assert!(r
@@ -106,11 +107,7 @@ fn delete_without_send_flow_rem_yields_nothing_but_removes() {
 #[test]
 fn refused_overlap_changes_nothing() {
     let mut r = Rig::new();
-    r.ok(
-        "priority=5,in_port=1,actions=output:2",
-        FlowModCommand::Add,
-        0,
-    );
+    r.add("priority=5,in_port=1,actions=output:2");
     let v = r.version();
     let e = r
         .agent
@@ -136,7 +133,7 @@ fn refused_overlap_changes_nothing() {
 #[test]
 fn translation_error_changes_nothing() {
     let mut r = Rig::new();
-    r.ok("in_port=1,actions=output:2", FlowModCommand::Add, 0);
+    r.add("in_port=1,actions=output:2");
     let v = r.version();
     let before: Vec<_> = r
         .agent
@@ -175,11 +172,7 @@ fn translation_error_changes_nothing() {
 #[test]
 fn idle_timeout_counts_from_the_last_packet() {
     let mut r = Rig::new();
-    r.ok(
-        "in_port=1,idle_timeout=10,send_flow_rem,actions=output:2",
-        FlowModCommand::Add,
-        0,
-    );
+    r.add("in_port=1,idle_timeout=10,send_flow_rem,actions=output:2");
     r.agent.barrier();
     assert_eq!(r.next_expiry(), Some(10 * SEC));
     assert_eq!(r.send(1, SEC), vec![2]);
@@ -201,11 +194,7 @@ fn idle_timeout_counts_from_the_last_packet() {
 #[test]
 fn hard_timeout_ignores_traffic() {
     let mut r = Rig::new();
-    r.ok(
-        "in_port=1,hard_timeout=3,send_flow_rem,actions=output:2",
-        FlowModCommand::Add,
-        0,
-    );
+    r.add("in_port=1,hard_timeout=3,send_flow_rem,actions=output:2");
     r.agent.barrier();
     assert_eq!(r.send(1, 2 * SEC), vec![2]);
     assert!(r.agent.expire(2 * SEC).is_empty());
@@ -219,11 +208,7 @@ fn hard_timeout_ignores_traffic() {
 #[test]
 fn flow_stats_count_and_reset_counts() {
     let mut r = Rig::new();
-    r.ok(
-        "priority=9,in_port=1,cookie=1,actions=output:2",
-        FlowModCommand::Add,
-        0,
-    );
+    r.add("priority=9,in_port=1,cookie=1,actions=output:2");
     r.ok(
         "priority=9,in_port=2,cookie=2,actions=output:1",
         FlowModCommand::Add,
@@ -316,13 +301,9 @@ fn flow_stats_count_and_reset_counts() {
 fn next_check_follows_adds_and_keeps_the_granularity_after_a_scan() {
     let mut r = Rig::new();
     assert_eq!(r.agent.next_check(), None);
-    r.ok("in_port=1,actions=output:2", FlowModCommand::Add, 0);
+    r.add("in_port=1,actions=output:2");
     assert_eq!(r.agent.next_check(), None, "no timeout, no check");
-    r.ok(
-        "hard_timeout=5,in_port=2,actions=output:1",
-        FlowModCommand::Add,
-        0,
-    );
+    r.add("hard_timeout=5,in_port=2,actions=output:1");
     assert_eq!(r.agent.next_check(), Some(5 * SEC));
     r.ok(
         "idle_timeout=2,in_port=3,actions=output:1",

@@ -2,7 +2,7 @@
 //! groups installed by flow-mods and group-mods, the trace asked for in an experimenter
 //! message, the JSON reply checked; the datapath is real.
 
-use datapath::pipeline::{Datapath, DatapathConfig, Outputs, WorkerState};
+use datapath::pipeline::{Datapath, Outputs, WorkerState};
 use openflow::framing::Framer;
 use openflow::text::{parse_flow_mod, parse_group_mod, parse_meter_mod};
 use openflow::v13::flow_mod::FlowModCommand;
@@ -16,7 +16,7 @@ use super::*;
 use crate::agent::{
     exp_type, AgentConfig, FailMode, SessionId, SessionKind, Transmit, PEREGRINE_EXPERIMENTER,
 };
-use crate::ports::{PortSpec, PortTable};
+use crate::testing::three_port_datapath;
 
 struct Discard;
 
@@ -38,24 +38,7 @@ struct Rig {
 
 impl Rig {
     fn new(fail_mode: FailMode, kind: SessionKind) -> Rig {
-        let specs = (1..=3)
-            .map(|no| PortSpec {
-                no,
-                slot: (no - 1) as u16,
-                name: format!("eth{no}"),
-                hw_addr: [2, 0, 0, 0, 0, no as u8],
-                speed_mbps: Some(10_000),
-                up: true,
-                backend: None,
-            })
-            .collect();
-        let table = PortTable::new(specs, 0);
-        let dcfg = DatapathConfig {
-            ports: table.datapath_ports(),
-            ..DatapathConfig::default()
-        };
-        let (dp, writer, _packet_ins) = Datapath::new(dcfg, 64);
-        let worker = dp.worker(0);
+        let (table, dp, writer, _packet_ins, worker) = three_port_datapath();
         let cfg = AgentConfig {
             fail_mode,
             ..AgentConfig::default()

@@ -362,12 +362,7 @@ fn in_phy_port_equal_to_in_port_adds_nothing() {
 
 #[test]
 fn vlan_vid_follows_ofpvid_present_semantics() {
-    let untagged = eth(
-        MAC_B,
-        MAC_A,
-        ETH_IPV4,
-        &ipv4(0, 17, v4("1.1.1.1"), v4("2.2.2.2"), &udp(1, 2)),
-    );
+    let untagged = eth_ipv4(&ipv4(0, 17, v4("1.1.1.1"), v4("2.2.2.2"), &udp(1, 2)));
     let vid5 = eth_vlan(
         MAC_B,
         MAC_A,
@@ -522,23 +517,19 @@ fn frame_cases() -> Vec<FrameCase> {
         },
         FrameCase {
             name: "ipv4 sctp",
-            frame: eth(
-                MAC_B,
-                MAC_A,
-                ETH_IPV4,
-                &ipv4(0, 132, v4("1.1.1.1"), v4("2.2.2.2"), &sctp(2905, 36412)),
-            ),
+            frame: eth_ipv4(&ipv4(
+                0,
+                132,
+                v4("1.1.1.1"),
+                v4("2.2.2.2"),
+                &sctp(2905, 36412),
+            )),
             yes: vec![sctp4m(&[O::SctpSrc(2905), O::SctpDst(36412)])],
             no: vec![tcp4m(&[O::TcpSrc(2905)]), udp4m(&[O::UdpDst(36412)])],
         },
         FrameCase {
             name: "icmpv4 echo",
-            frame: eth(
-                MAC_B,
-                MAC_A,
-                ETH_IPV4,
-                &ipv4(0, 1, v4("1.1.1.1"), v4("2.2.2.2"), &icmp(8, 0)),
-            ),
+            frame: eth_ipv4(&ipv4(0, 1, v4("1.1.1.1"), v4("2.2.2.2"), &icmp(8, 0))),
             yes: vec![with(
                 ip4(),
                 &[O::IpProto(1), O::Icmpv4Type(8), O::Icmpv4Code(0)],

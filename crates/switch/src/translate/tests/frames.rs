@@ -32,6 +32,11 @@ pub fn eth(dst: [u8; 6], src: [u8; 6], ty: u16, payload: &[u8]) -> Vec<u8> {
     pad(f)
 }
 
+/// An IPv4 frame from [`MAC_A`] to [`MAC_B`] carrying `payload`.
+pub fn eth_ipv4(payload: &[u8]) -> Vec<u8> {
+    eth(MAC_B, MAC_A, ETH_IPV4, payload)
+}
+
 /// An 802.1Q-tagged frame with tag control `tci`.
 pub fn eth_vlan(dst: [u8; 6], src: [u8; 6], tci: u16, ty: u16, payload: &[u8]) -> Vec<u8> {
     let mut f = Vec::new();
@@ -169,16 +174,11 @@ pub fn v6(s: &str) -> Ipv6Addr {
 
 /// The common IPv4/TCP frame: 10.1.2.3:1234 → 192.168.0.1:80, DSCP 46, ECN 1.
 pub fn tcp4(dport: u16) -> Vec<u8> {
-    eth(
-        MAC_B,
-        MAC_A,
-        ETH_IPV4,
-        &ipv4(
-            (46 << 2) | 1,
-            6,
-            v4("10.1.2.3"),
-            v4("192.168.0.1"),
-            &tcp(1234, dport),
-        ),
-    )
+    eth_ipv4(&ipv4(
+        (46 << 2) | 1,
+        6,
+        v4("10.1.2.3"),
+        v4("192.168.0.1"),
+        &tcp(1234, dport),
+    ))
 }

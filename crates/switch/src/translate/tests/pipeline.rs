@@ -110,34 +110,25 @@ fn masked_ip_and_tcp_port_with_set_field() {
     assert_eq!(data[6..], f[6..], "only the destination MAC changes");
     // Everything the match leaves out falls to the low-priority rule.
     assert_eq!(sw.ports(&tcp4(81), 1), vec![4]);
-    let udp80 = eth(
-        MAC_B,
-        MAC_A,
-        ETH_IPV4,
-        &ipv4(0, 17, v4("10.1.2.3"), v4("10.9.9.9"), &udp(1234, 80)),
-    );
+    let udp80 = eth_ipv4(&ipv4(0, 17, v4("10.1.2.3"), v4("10.9.9.9"), &udp(1234, 80)));
     assert_eq!(
         sw.ports(&udp80, 1),
         vec![4],
         "UDP port 80 is not TCP port 80"
     );
-    let sctp80 = eth(
-        MAC_B,
-        MAC_A,
-        ETH_IPV4,
-        &ipv4(0, 132, v4("10.1.2.3"), v4("10.9.9.9"), &sctp(1234, 80)),
-    );
+    let sctp80 = eth_ipv4(&ipv4(
+        0,
+        132,
+        v4("10.1.2.3"),
+        v4("10.9.9.9"),
+        &sctp(1234, 80),
+    ));
     assert_eq!(
         sw.ports(&sctp80, 1),
         vec![4],
         "SCTP port 80 is not TCP port 80"
     );
-    let other_net = eth(
-        MAC_B,
-        MAC_A,
-        ETH_IPV4,
-        &ipv4(0, 6, v4("11.1.2.3"), v4("10.9.9.9"), &tcp(1234, 80)),
-    );
+    let other_net = eth_ipv4(&ipv4(0, 6, v4("11.1.2.3"), v4("10.9.9.9"), &tcp(1234, 80)));
     assert_eq!(sw.ports(&other_net, 1), vec![4]);
     let v6_80 = eth(
         MAC_B,
@@ -184,7 +175,7 @@ fn vlan_match_push_and_pop() {
         "priority=5,vlan_tci=0x1000/0x1000,actions=output:4",
     ]);
     let payload = ipv4(0, 17, v4("1.1.1.1"), v4("2.2.2.2"), &udp(1, 2));
-    let untagged = eth(MAC_B, MAC_A, ETH_IPV4, &payload);
+    let untagged = eth_ipv4(&payload);
     let tagged5 = eth_vlan(MAC_B, MAC_A, 5, ETH_IPV4, &payload);
     let tagged7 = eth_vlan(MAC_B, MAC_A, (2 << 13) | 7, ETH_IPV4, &payload);
     let (port, data) = sw.single(&tagged5, 1);
@@ -216,12 +207,7 @@ fn arp_and_ipv4_addresses_share_a_place_but_not_a_flow() {
     };
     assert_eq!(sw.ports(&arp_to("10.0.0.2"), 1), vec![2]);
     assert_eq!(sw.ports(&arp_to("10.0.0.3"), 1), Vec::<u32>::new());
-    let ip_to = eth(
-        MAC_B,
-        MAC_A,
-        ETH_IPV4,
-        &ipv4(0, 17, v4("10.0.1.1"), v4("10.0.0.2"), &udp(1, 2)),
-    );
+    let ip_to = eth_ipv4(&ipv4(0, 17, v4("10.0.1.1"), v4("10.0.0.2"), &udp(1, 2)));
     assert_eq!(sw.ports(&ip_to, 1), vec![3]);
     let request = eth(
         MAC_B,
@@ -277,12 +263,7 @@ fn set_field_on_a_transport_port_rewrites_the_header() {
     let (port, data) = sw.single(&tcp4(80), 1);
     assert_eq!(port, 2);
     assert_eq!(data[14 + 20 + 2..14 + 20 + 4], 8080u16.to_be_bytes());
-    let dns = eth(
-        MAC_B,
-        MAC_A,
-        ETH_IPV4,
-        &ipv4(0, 17, v4("10.0.0.1"), v4("10.0.0.2"), &udp(1000, 53)),
-    );
+    let dns = eth_ipv4(&ipv4(0, 17, v4("10.0.0.1"), v4("10.0.0.2"), &udp(1000, 53)));
     let (port, data) = sw.single(&dns, 1);
     assert_eq!(port, 3);
     assert_eq!(data[14 + 20 + 2..14 + 20 + 4], 5353u16.to_be_bytes());

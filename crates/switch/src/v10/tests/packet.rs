@@ -27,6 +27,11 @@ fn out(port: u16) -> A10 {
     A10::Output { port, max_len: 0 }
 }
 
+/// The 1.3 output action to `port`, of no length.
+fn out13(port: u32) -> A13 {
+    A13::Output { port, max_len: 0 }
+}
+
 #[test]
 fn ports_buffer_and_data_carry_over() {
     let po = PacketOut10 {
@@ -39,13 +44,7 @@ fn ports_buffer_and_data_carry_over() {
     assert_eq!(p.buffer_id, 0xffff_ffff);
     assert_eq!(p.in_port, 3);
     assert_eq!(p.data, po.data);
-    assert_eq!(
-        p.actions,
-        vec![A13::Output {
-            port: 0xffff_fffb,
-            max_len: 0
-        }]
-    );
+    assert_eq!(p.actions, vec![out13(0xffff_fffb)]);
     p.validate().unwrap();
     let local = packet_out_to_v13(&PacketOut10 {
         in_port: port_to_v13(0xfffe),
@@ -79,13 +78,7 @@ fn no_input_port_is_the_controller_and_in_port_outputs_go_nowhere() {
     })
     .unwrap();
     assert_eq!(p.in_port, 0xffff_fffd);
-    assert_eq!(
-        p.actions,
-        vec![A13::Output {
-            port: 2,
-            max_len: 0
-        }]
-    );
+    assert_eq!(p.actions, vec![out13(2)]);
     p.validate().unwrap();
 }
 
