@@ -19,20 +19,33 @@ pub(crate) fn datapath() -> (Datapath, crate::pipeline::Writer) {
     (dp, wr)
 }
 
-/// The key of an IPv4/UDP frame from port 1.
-pub(crate) fn udp_key() -> FlowKey {
+/// The key of a frame from port 1, from MAC 02:00:00:00:00:01 to 02:00:00:00:00:02,
+/// of ethertype `eth_type` and with `fields`.
+pub(crate) fn frame_key(eth_type: u128, fields: &[(Field, u128)]) -> FlowKey {
     let mut k = FlowKey::ZERO;
     k.set(Field::InPort, 1);
     k.set(Field::EthDst, 0x0200_0000_0002);
     k.set(Field::EthSrc, 0x0200_0000_0001);
-    k.set(Field::EthType, 0x0800);
-    k.set(Field::IpProto, 17);
-    k.set(Field::IpTtl, 64);
-    k.set(Field::Ipv4Src, 0x0a00_0001);
-    k.set(Field::Ipv4Dst, 0x0a00_0002);
-    k.set(Field::TpSrc, 1000);
-    k.set(Field::TpDst, 2000);
+    k.set(Field::EthType, eth_type);
+    for &(f, v) in fields {
+        k.set(f, v);
+    }
     k
+}
+
+/// The key of an IPv4/UDP frame from port 1.
+pub(crate) fn udp_key() -> FlowKey {
+    frame_key(
+        0x0800,
+        &[
+            (Field::IpProto, 17),
+            (Field::IpTtl, 64),
+            (Field::Ipv4Src, 0x0a00_0001),
+            (Field::Ipv4Dst, 0x0a00_0002),
+            (Field::TpSrc, 1000),
+            (Field::TpDst, 2000),
+        ],
+    )
 }
 
 fn rule(m: FlowMatch, prio: u16, apply: Vec<Action>, goto: Option<u8>) -> Rule {

@@ -32,18 +32,23 @@ impl<C: RuleTable> Datapath<C> {
     /// A new worker, its counters registered for reading, with an exact-match cache of
     /// `cache_entries` entries (0: no cache).
     pub fn worker(&self, cache_entries: usize) -> WorkerState {
-        let counters = Arc::new(WorkerCounters::default());
+        WorkerState {
+            counters: self.register_counters(WorkerCounters::default()),
+            cache: (cache_entries > 0).then(|| ExactCache::new(cache_entries)),
+            scratch: Scratch::new(),
+            offered: None,
+        }
+    }
+
+    /// Registers `counters` for reading (with the workers') and returns them, shared.
+    pub(crate) fn register_counters(&self, counters: WorkerCounters) -> Arc<WorkerCounters> {
+        let counters = Arc::new(counters);
         self.shared
             .workers
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(counters.clone());
-        WorkerState {
-            counters,
-            cache: (cache_entries > 0).then(|| ExactCache::new(cache_entries)),
-            scratch: Scratch::new(),
-            offered: None,
-        }
+        counters
     }
 
     /// Starts a batch on the published version at time `now_ns` (used by meters and
@@ -113,6 +118,17 @@ impl<C: RuleTable> Batch<'_, C> {
     /// Processes one received packet, adding what it produces to `out`.
     #[inline]
     pub fn process(&mut self, packet: Packet, in_port: u32, out: &mut Outputs) {
+        self.execute(out, |exec, cache| exec.run(packet, in_port, cache));
+    }
+
+    /// Runs `f` with an executor that counts in this worker's counters and queues
+    /// packet-ins (and with the worker's cache), then finishes the executor.
+    #[inline(always)]
+    fn execute(
+        &mut self,
+        out: &mut Outputs,
+        f: impl FnOnce(&mut Exec<'_, C, Silent>, Option<&mut ExactCache>),
+    ) {
         let mut obs = Silent;
         let mut exec = Exec::new(
             &self.v,
@@ -123,7 +139,7 @@ impl<C: RuleTable> Batch<'_, C> {
             out,
             &mut obs,
         );
-        exec.run(packet, in_port, self.worker.cache.as_mut());
+        f(&mut exec, self.worker.cache.as_mut());
         exec.finish();
     }
 
@@ -154,18 +170,7 @@ impl<C: RuleTable> Batch<'_, C> {
         actions: &[Action],
         out: &mut Outputs,
     ) {
-        let mut obs = Silent;
-        let mut exec = Exec::new(
-            &self.v,
-            &self.shared.live,
-            Some(&self.worker.counters),
-            Some(&self.shared.packet_in),
-            self.now_ns,
-            out,
-            &mut obs,
-        );
-        exec.packet_out(packet, in_port, actions);
-        exec.finish();
+        self.execute(out, |exec, _| exec.packet_out(packet, in_port, actions));
     }
 
     /// Processes every packet of `packets` (frame, in_port), one at a time (see

@@ -20,17 +20,9 @@ fn datapath() -> (Datapath, Writer) {
 
 /// The key of an IPv4/UDP frame from port 1, varied by `i`.
 fn udp_key(i: u32) -> FlowKey {
-    let mut k = FlowKey::ZERO;
-    k.set(Field::InPort, 1);
-    k.set(Field::EthDst, 0x0200_0000_0002);
-    k.set(Field::EthSrc, 0x0200_0000_0001);
-    k.set(Field::EthType, 0x0800);
-    k.set(Field::IpProto, 17);
-    k.set(Field::IpTtl, 64);
+    let mut k = crate::mirror::tests::udp_key();
     k.set(Field::Ipv4Src, 0x0a00_0000 | u128::from(i & 0xffff));
-    k.set(Field::Ipv4Dst, 0x0a00_0002);
     k.set(Field::TpSrc, 1000 + u128::from(i >> 16));
-    k.set(Field::TpDst, 2000);
     k
 }
 

@@ -63,14 +63,7 @@ fn tagged_key() -> FlowKey {
 
 /// The key of an MPLS frame from port 1 with one entry (label 100).
 fn mpls_key() -> FlowKey {
-    let mut k = FlowKey::ZERO;
-    k.set(Field::InPort, 1);
-    k.set(Field::EthDst, 0x0200_0000_0002);
-    k.set(Field::EthSrc, 0x0200_0000_0001);
-    k.set(Field::EthType, 0x8847);
-    k.set(Field::MplsLabel, 100);
-    k.set(Field::MplsBos, 1);
-    k
+    frame_key(0x8847, &[(Field::MplsLabel, 100), (Field::MplsBos, 1)])
 }
 
 #[test]
