@@ -210,20 +210,12 @@ fn dscp_remark_band_changes_the_key_for_later_tables() {
     .unwrap();
     wr.insert_rule(
         2,
-        Rule::new(
-            FlowMatch::ANY.exact(Field::IpDscp, 10),
-            1,
-            apply(vec![Action::Output(2)]),
-        ),
+        output_rule(FlowMatch::ANY.exact(Field::IpDscp, 10), 1, 2),
     )
     .unwrap();
     wr.insert_rule(
         2,
-        Rule::new(
-            FlowMatch::ANY.exact(Field::IpDscp, 12),
-            1,
-            apply(vec![Action::Output(3)]),
-        ),
+        output_rule(FlowMatch::ANY.exact(Field::IpDscp, 12), 1, 3),
     )
     .unwrap();
     wr.publish();
