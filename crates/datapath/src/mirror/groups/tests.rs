@@ -26,6 +26,11 @@ fn udp_key(i: u32) -> FlowKey {
     k
 }
 
+/// Why `dp` refuses the decision for `udp_key(0)` at time 0.
+fn refusal(dp: &Datapath) -> Ineligible {
+    dp.decision(&udp_key(0), 0).unwrap_err()
+}
+
 fn to_group(apply: Vec<Action>) -> Rule {
     Rule::new(
         FlowMatch::ANY,
@@ -102,10 +107,7 @@ fn an_all_group_of_one_frame_is_a_broadcast_and_of_different_frames_is_refused()
         ],
     );
     setup(&dp, &mut wr, &[g], vec![Action::Group(2)]);
-    assert_eq!(
-        dp.decision(&udp_key(0), 0).unwrap_err(),
-        Ineligible::SeveralOutputs
-    );
+    assert_eq!(refusal(&dp), Ineligible::SeveralOutputs);
 }
 
 #[test]
@@ -220,7 +222,7 @@ fn group_flows_kept_in_user_space_say_why() {
     let (dp, mut wr) = datapath();
     wr.insert_rule(0, to_group(vec![Action::Group(9)])).unwrap();
     wr.publish();
-    let why = dp.decision(&udp_key(0), 0).unwrap_err();
+    let why = refusal(&dp);
     assert!(why.to_string().contains("group 9 does not exist"), "{why}");
 
     // A bucket's action the kernel does not do is named.
@@ -231,10 +233,7 @@ fn group_flows_kept_in_user_space_say_why() {
         vec![Bucket::new(vec![Action::Output(port::CONTROLLER)])],
     );
     setup(&dp, &mut wr, &[g], vec![Action::Group(1)]);
-    assert_eq!(
-        dp.decision(&udp_key(0), 0).unwrap_err(),
-        Ineligible::Controller
-    );
+    assert_eq!(refusal(&dp), Ineligible::Controller);
 }
 
 #[test]

@@ -10,6 +10,16 @@ fn out_to(p: u32) -> Rule {
     output_rule(FlowMatch::ANY, 1, p)
 }
 
+/// Three ports, table 0's only rule (its id) outputs to port 2, and a worker with a
+/// cache of 8.
+fn published_out_to_2() -> (Datapath, Writer, RuleId, WorkerState) {
+    let (dp, mut wr, _rx) = datapath(config(3));
+    let id = wr.insert_rule(0, out_to(2)).unwrap();
+    wr.publish();
+    let w = dp.worker(8);
+    (dp, wr, id, w)
+}
+
 #[test]
 fn counters_are_summed_over_workers() {
     let (dp, mut wr, _rx) = datapath(config(3));
@@ -68,10 +78,7 @@ fn cache_is_bypassed_while_lookups_are_one_probe() {
 
 #[test]
 fn removed_rules_report_final_counters_and_slots_restart_at_zero() {
-    let (dp, mut wr, _rx) = datapath(config(3));
-    let id = wr.insert_rule(0, out_to(2)).unwrap();
-    wr.publish();
-    let mut w = dp.worker(8);
+    let (dp, mut wr, id, mut w) = published_out_to_2();
     for _ in 0..3 {
         run(&dp, &mut w, &frame(1, 2), 1, 7);
     }
@@ -94,10 +101,7 @@ fn removed_rules_report_final_counters_and_slots_restart_at_zero() {
 
 #[test]
 fn insert_replaces_and_modify_keeps_counters() {
-    let (dp, mut wr, _rx) = datapath(config(3));
-    let id = wr.insert_rule(0, out_to(2)).unwrap();
-    wr.publish();
-    let mut w = dp.worker(8);
+    let (dp, mut wr, id, mut w) = published_out_to_2();
     run(&dp, &mut w, &frame(1, 2), 1, 0);
     wr.modify_rule(id, |r| r.instructions.apply = vec![Action::Output(3)])
         .unwrap();

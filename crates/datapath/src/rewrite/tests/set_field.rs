@@ -17,6 +17,13 @@ fn set(frame: &[u8], f: Field, v: u128) -> Vec<u8> {
     c.pkt.data().to_vec()
 }
 
+/// [`assert_missing`] of value 1 for each (frame, field) of `cases`.
+fn assert_all_missing(cases: &[(fn() -> Vec<u8>, Field)]) {
+    for &(frame, f) in cases {
+        assert_missing(&frame(), f, 1);
+    }
+}
+
 /// Checks that setting `f` to `v` on `frame` fails with `MissingHeader` and leaves the
 /// bytes, the key and the layers as they were.
 fn assert_missing(frame: &[u8], f: Field, v: u128) {
@@ -305,8 +312,7 @@ fn key_only_and_unsettable_fields() {
 
 #[test]
 fn wrong_packet_kind_is_missing_header_and_unchanged() {
-    type Frame = fn() -> Vec<u8>;
-    let cases: &[(Frame, Field)] = &[
+    assert_all_missing(&[
         (frames::ipv6_tcp, Field::Ipv4Src),
         (frames::ipv4_tcp, Field::Ipv6Dst),
         (frames::ipv4_tcp, Field::MplsLabel),
@@ -315,16 +321,12 @@ fn wrong_packet_kind_is_missing_header_and_unchanged() {
         (frames::ipv4_tcp, Field::ArpOp),
         (frames::ipv6_icmp, Field::Ipv6NdTarget),
         (frames::arp, Field::IpDscp),
-    ];
-    for &(frame, f) in cases {
-        assert_missing(&frame(), f, 1);
-    }
+    ]);
 }
 
 #[test]
 fn headers_the_parser_does_not_read_are_missing() {
-    type Frame = fn() -> Vec<u8>;
-    let cases: &[(Frame, Field)] = &[
+    assert_all_missing(&[
         // ND fields only for code 0.
         (frames::nd_bad_code, Field::Ipv6NdTarget),
         (frames::nd_bad_code, Field::ArpSha),
@@ -334,10 +336,7 @@ fn headers_the_parser_does_not_read_are_missing() {
         (frames::arp_not_ethernet, Field::ArpTha),
         // No Ethernet header in a runt frame.
         (|| frames::ipv4_tcp()[..13].to_vec(), Field::EthSrc),
-    ];
-    for &(frame, f) in cases {
-        assert_missing(&frame(), f, 1);
-    }
+    ]);
     // The SLL option of an NS is found past a TLL option, which an NS does not use.
     let b = set(&frames::nd_two_options(), Field::ArpSha, 0x0233_3333_3333);
     assert_eq!(
