@@ -51,14 +51,23 @@ fn ipv6(nh: u8, payload: usize) -> Vec<u8> {
     v
 }
 
-fn v4_fields(proto: u8, frag: u128) -> Vec<(Field, u128)> {
-    let mut f = eth_fields(0x0800);
+/// The fields of an IP frame of ethertype `eth_type` built here (traffic class 0xb9)
+/// that both IP versions have.
+fn ip_fields(eth_type: u16, proto: u8, ttl: u128, frag: u128) -> Vec<(Field, u128)> {
+    let mut f = eth_fields(eth_type);
     f.extend([
         (Field::IpDscp, 0xb9 >> 2),
         (Field::IpEcn, 1),
         (Field::IpProto, proto as u128),
-        (Field::IpTtl, 64),
+        (Field::IpTtl, ttl),
         (Field::IpFrag, frag),
+    ]);
+    f
+}
+
+fn v4_fields(proto: u8, frag: u128) -> Vec<(Field, u128)> {
+    let mut f = ip_fields(0x0800, proto, 64, frag);
+    f.extend([
         (Field::Ipv4Src, u32::from_be_bytes(V4_SRC) as u128),
         (Field::Ipv4Dst, u32::from_be_bytes(V4_DST) as u128),
     ]);
@@ -66,13 +75,8 @@ fn v4_fields(proto: u8, frag: u128) -> Vec<(Field, u128)> {
 }
 
 fn v6_fields(proto: u8, exthdr: u16, frag: u128) -> Vec<(Field, u128)> {
-    let mut f = eth_fields(0x86dd);
+    let mut f = ip_fields(0x86dd, proto, 33, frag);
     f.extend([
-        (Field::IpDscp, 0xb9 >> 2),
-        (Field::IpEcn, 1),
-        (Field::IpProto, proto as u128),
-        (Field::IpTtl, 33),
-        (Field::IpFrag, frag),
         (Field::Ipv6Flabel, 0xabcde),
         (Field::Ipv6Src, V6_SRC),
         (Field::Ipv6Dst, V6_DST),
