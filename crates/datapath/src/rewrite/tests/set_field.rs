@@ -37,6 +37,12 @@ fn assert_missing(frame: &[u8], f: Field, v: u128) {
     assert_eq!((c.pkt, c.key, c.layers), (p, k, l));
 }
 
+fn ethernet(b: &[u8]) -> etherparse::Ethernet2Header {
+    let link = PacketHeaders::from_ethernet_slice(b).unwrap().link;
+    link.and_then(|l| l.ethernet2())
+        .expect("an Ethernet II header")
+}
+
 fn ipv4(b: &[u8]) -> etherparse::Ipv4Header {
     match PacketHeaders::from_ethernet_slice(b).unwrap().net {
         Some(NetHeaders::Ipv4(h, _)) => h,
@@ -69,23 +75,12 @@ fn ports(b: &[u8]) -> (u16, u16) {
 #[test]
 fn ethernet_addresses() {
     let b = set(&frames::ipv4_tcp(), Field::EthDst, 0x0a0b_0c0d_0e0f);
-    let eth = PacketHeaders::from_ethernet_slice(&b)
-        .unwrap()
-        .link
-        .unwrap();
     assert_eq!(
-        eth.ethernet2().unwrap().destination,
+        ethernet(&b).destination,
         [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f]
     );
     let b = set(&frames::vlan_ipv4_udp(), Field::EthSrc, 0x0011_2233_4455);
-    let eth = PacketHeaders::from_ethernet_slice(&b)
-        .unwrap()
-        .link
-        .unwrap();
-    assert_eq!(
-        eth.ethernet2().unwrap().source,
-        [0, 0x11, 0x22, 0x33, 0x44, 0x55]
-    );
+    assert_eq!(ethernet(&b).source, [0, 0x11, 0x22, 0x33, 0x44, 0x55]);
 }
 
 #[test]
