@@ -215,7 +215,7 @@ fn a_tier_without_normal_gets_no_decision_of_the_learning_switch() {
         (Capabilities::ALL, true),
         (Capabilities::ALL.without(Capability::Normal), false),
     ] {
-        let (dp, macs) = normal_datapath();
+        let (dp, macs) = normal_datapath(&[]);
         set_tier(&dp, caps);
         learn(&macs, 1, SRC);
         learn(&macs, 2, DST);
@@ -229,7 +229,7 @@ fn a_tier_without_normal_gets_no_decision_of_the_learning_switch() {
         }
     }
     // NORMAL's flood is one frame to several ports; its unicast is not.
-    let (dp, macs) = normal_datapath();
+    let (dp, macs) = normal_datapath(&[]);
     set_tier(&dp, Capabilities::ALL.without(Capability::Broadcast));
     learn(&macs, 1, SRC);
     assert_eq!(
