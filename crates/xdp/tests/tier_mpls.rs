@@ -9,15 +9,14 @@ mod common;
 use std::sync::Arc;
 
 use datapath::action::Action;
-use datapath::key::{Field, FlowKey, FlowMatch};
-use datapath::parse::parse;
-use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule, Writer};
+use datapath::key::{Field, FlowMatch};
+use datapath::pipeline::{Datapath, Instructions, Rule, Writer};
 use ports::afxdp::AttachMode;
 use xdp::layout::*;
 use xdp::tier::{KernelTier, Verdict};
 use xdp::FastPath;
 
-use common::{in_fresh_netns, lse};
+use common::{in_fresh_netns, key_of, lse};
 
 const XDP_PASS: u32 = 2;
 const XDP_REDIRECT: u32 = 4;
@@ -32,12 +31,6 @@ fn rule(m: FlowMatch, apply: Vec<Action>, goto: Option<u8>) -> Rule {
             ..Instructions::default()
         },
     )
-}
-
-fn key_of(frame: &[u8]) -> FlowKey {
-    let mut k = FlowKey::ZERO;
-    assert!(parse(frame, 1, &mut k).error.is_none());
-    k
 }
 
 /// An MPLS frame with label stack `stack` over an IPv4 packet of `ip_len` bytes, then
@@ -60,13 +53,8 @@ fn bed(
         let out = fp
             .attach("tp2", ifindex, 2, 1, AttachMode::Generic)
             .unwrap();
-        let cfg = DatapathConfig {
-            ports: (1..=2).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
-            ..DatapathConfig::default()
-        };
-        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
-        let tier = KernelTier::new(fp.clone(), dp.clone(), std::time::Instant::now());
-        assert!(dp.set_mirror(tier.clone()));
+        let (dp, mut wr, _rx) = common::datapath(2);
+        let tier = common::mirrored(&fp, &dp, std::time::Instant::now());
         body(&fp, &dp, &mut wr, &tier);
         drop((lo, out));
     });

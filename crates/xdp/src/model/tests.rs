@@ -419,33 +419,21 @@ fn rewrites_missing_headers_are_refused() {
         proto: ICMP,
         ..Spec::default()
     });
-    let set_tp = FpEntry {
-        flags: FP_SET_TP_SRC,
-        ..FpEntry::default()
-    };
-    assert_eq!(apply(&icmp, &set_tp), None);
     let arpish = l2(&[], 0x88cc, 46);
-    let set_ip = FpEntry {
-        flags: FP_SET_IPV4_SRC,
-        ..FpEntry::default()
-    };
-    assert_eq!(apply(&arpish, &set_ip), None);
-    let pop = FpEntry {
-        flags: FP_VLAN_POP,
-        ..FpEntry::default()
-    };
-    assert_eq!(apply(&arpish, &pop), None);
     let tagged = l2(&[(0x8100, 1)], 0x88cc, 46);
-    let push = FpEntry {
-        flags: FP_VLAN_PUSH,
-        ..FpEntry::default()
-    };
-    assert_eq!(apply(&tagged, &push), None);
-    let set = FpEntry {
-        flags: FP_VLAN_SET,
-        ..FpEntry::default()
-    };
-    assert_eq!(apply(&arpish, &set), None);
+    for (frame, flags) in [
+        (&icmp, FP_SET_TP_SRC),
+        (&arpish, FP_SET_IPV4_SRC),
+        (&arpish, FP_VLAN_POP),
+        (&tagged, FP_VLAN_PUSH),
+        (&arpish, FP_VLAN_SET),
+    ] {
+        let e = FpEntry {
+            flags,
+            ..FpEntry::default()
+        };
+        assert_eq!(apply(frame, &e), None, "flags {flags:#x}");
+    }
     // Pop then push replaces the tag.
     let both = FpEntry {
         flags: FP_VLAN_POP | FP_VLAN_PUSH,

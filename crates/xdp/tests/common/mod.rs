@@ -1,7 +1,41 @@
 //! What the root tests of the program share: a UDP frame, the Internet checksum, a
-//! thread in a network namespace of its own.
+//! thread in a network namespace of its own, a datapath of a few ports and its kernel
+//! tier.
 
 #![allow(dead_code)]
+
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::time::Instant;
+
+use datapath::key::FlowKey;
+use datapath::pipeline::{Datapath, DatapathConfig, PacketIn, PortInfo, Writer};
+use xdp::tier::KernelTier;
+use xdp::FastPath;
+
+/// The key of `frame` arriving on port 1 (which must parse without error).
+pub fn key_of(frame: &[u8]) -> FlowKey {
+    let mut k = FlowKey::ZERO;
+    assert!(datapath::parse::parse(frame, 1, &mut k).error.is_none());
+    k
+}
+
+/// A datapath of ports 1..=`n` in slots 0..`n` (a packet-in queue of 16).
+pub fn datapath(n: u32) -> (Datapath, Writer, Receiver<PacketIn>) {
+    let cfg = DatapathConfig {
+        ports: (1..=n).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
+        ..DatapathConfig::default()
+    };
+    Datapath::new(cfg, 16)
+}
+
+/// `fp`'s kernel tier for `dp` on the clock that started at `started`, made `dp`'s
+/// mirror.
+pub fn mirrored(fp: &Arc<FastPath>, dp: &Datapath, started: Instant) -> Arc<KernelTier> {
+    let tier = KernelTier::new(fp.clone(), dp.clone(), started);
+    assert!(dp.set_mirror(tier.clone()));
+    tier
+}
 
 /// Ethernet/IPv4/UDP with valid checksums.
 pub fn udp_frame(sport: u16) -> Vec<u8> {
