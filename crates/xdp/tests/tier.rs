@@ -184,12 +184,7 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(64, 8).expect("load"));
         // Port 1 is the loopback (frames are run "arriving" there), ports 2..=6 veths.
-        let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
-        for p in 2..=6u32 {
-            let (a, b) = (format!("fg{p}"), format!("fh{p}"));
-            let ifindex = common::veth(&a, &b);
-            attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
-        }
+        let mut attached = common::attach_ports(&fp, "fg", "fh", 6);
         let slots: Vec<u32> = attached.iter().map(|a| a.slot()).collect();
         let slot = |p: u32| slots[p as usize - 1];
         let (dp, mut wr, _rx) = common::datapath(6);

@@ -14,7 +14,6 @@ use datapath::group::{Bucket, Group, GroupKind, GROUP_ANY};
 use datapath::key::{Field, FlowKey, FlowMatch};
 use datapath::packet::Packet;
 use datapath::pipeline::{Datapath, Instructions, Outputs, Rule};
-use ports::afxdp::AttachMode;
 use xdp::tier::{KernelTier, Verdict};
 use xdp::FastPath;
 
@@ -52,12 +51,7 @@ fn bed(
 ) {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(256, 4).expect("load"));
-        let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
-        for p in 2..=4u32 {
-            let (a, b) = (format!("tg{p}"), format!("th{p}"));
-            let ifindex = common::veth(&a, &b);
-            attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
-        }
+        let attached = common::attach_ports(&fp, "tg", "th", 4);
         let mut slots = vec![u32::MAX];
         slots.extend(attached.iter().map(|a| a.slot()));
         let (dp, mut wr, _rx) = common::datapath(4);

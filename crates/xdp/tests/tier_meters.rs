@@ -14,7 +14,6 @@ use datapath::counters::Misc;
 use datapath::key::{Field, FlowMatch};
 use datapath::meter::{Band, BandKind, Meter, MeterOutcome, MeterUnit};
 use datapath::pipeline::{Datapath, Instructions, Rule, Writer};
-use ports::afxdp::AttachMode;
 use xdp::tier::KernelTier;
 use xdp::FastPath;
 
@@ -65,16 +64,12 @@ fn bed(
 ) {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(256, 4).expect("load"));
-        let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
-        let ifindex = common::veth("tm2", "tn2");
-        let out = fp
-            .attach("tm2", ifindex, 2, 1, AttachMode::Generic)
-            .unwrap();
+        let attached = common::attach_ports(&fp, "tm", "tn", 2);
         let (dp, mut wr, _rx) = common::datapath(2);
         let started = Instant::now();
         let tier = common::mirrored(&fp, &dp, started);
         body(&fp, &dp, &mut wr, &tier, started);
-        drop((lo, out));
+        drop(attached);
     });
 }
 

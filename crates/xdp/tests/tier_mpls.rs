@@ -11,7 +11,6 @@ use std::sync::Arc;
 use datapath::action::Action;
 use datapath::key::{Field, FlowMatch};
 use datapath::pipeline::{Datapath, Instructions, Rule, Writer};
-use ports::afxdp::AttachMode;
 use xdp::layout::*;
 use xdp::tier::{KernelTier, Verdict};
 use xdp::FastPath;
@@ -48,15 +47,11 @@ fn bed(
 ) {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(256, 4).expect("load"));
-        let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
-        let ifindex = common::veth("tp2", "tq2");
-        let out = fp
-            .attach("tp2", ifindex, 2, 1, AttachMode::Generic)
-            .unwrap();
+        let attached = common::attach_ports(&fp, "tp", "tq", 2);
         let (dp, mut wr, _rx) = common::datapath(2);
         let tier = common::mirrored(&fp, &dp, std::time::Instant::now());
         body(&fp, &dp, &mut wr, &tier);
-        drop((lo, out));
+        drop(attached);
     });
 }
 

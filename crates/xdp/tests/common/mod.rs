@@ -10,8 +10,9 @@ use std::time::Instant;
 
 use datapath::key::FlowKey;
 use datapath::pipeline::{Datapath, DatapathConfig, PacketIn, PortInfo, Writer};
+use ports::afxdp::AttachMode;
 use xdp::tier::KernelTier;
-use xdp::FastPath;
+use xdp::{Attached, FastPath};
 
 /// The key of `frame` arriving on port 1 (which must parse without error).
 pub fn key_of(frame: &[u8]) -> FlowKey {
@@ -102,6 +103,19 @@ pub fn veth(a: &str, b: &str) -> u32 {
     run_ok("ip", &["link", "set", a, "up"]);
     run_ok("ip", &["link", "set", b, "up"]);
     ports::InterfaceInfo::by_name(a).unwrap().ifindex
+}
+
+/// `fp` attached (generic mode, one queue) to the loopback as port 1, where frames are
+/// run "arriving", then to a new veth `{a}{p}`-`{b}{p}` as port `p` for each `p` of
+/// 2..=`last`: the attachments in port order.
+pub fn attach_ports(fp: &FastPath, a: &str, b: &str, last: u32) -> Vec<Attached> {
+    let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
+    for p in 2..=last {
+        let (a, b) = (format!("{a}{p}"), format!("{b}{p}"));
+        let ifindex = veth(&a, &b);
+        attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
+    }
+    attached
 }
 
 /// A label stack entry.
