@@ -40,11 +40,9 @@ fn output_rule(dst: u64, port: u32) -> Rule {
 #[ignore = "needs root: network namespaces"]
 fn decisions_are_mirrored_credited_and_dropped_at_publish() {
     in_fresh_netns(|| {
-        let fpa = common::veth("fpa", "fpb");
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
-        // Port 1 is the loopback (frames are run "arriving" there), port 2 the veth.
-        let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
-        let out = fp.attach("fpa", fpa, 2, 1, AttachMode::Generic).unwrap();
+        // Port 1 is the loopback (frames are run "arriving" there), port 2 a veth.
+        let attached = common::attach_ports(&fp, "fp", "fq", 2);
         let (dp, mut wr, _rx) = common::datapath(2);
         let id = wr.insert_rule(0, output_rule(0x0200_0000_0009, 2)).unwrap();
         wr.publish();
@@ -63,7 +61,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
             "written in the current generation"
         );
         assert_eq!(e.flags, FP_SET_ETH_DST);
-        assert_eq!(e.out, out.slot());
+        assert_eq!(e.out, attached[1].slot());
 
         // The program forwards it as the pipeline would have.
         let expect = dp.trace(&frame, 1, 0).outputs.tx[0].packet.data().to_vec();
@@ -174,7 +172,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         assert!(dump.iter().all(|d| !d.live), "{dump:?}");
         assert_eq!((stats.publishes, stats.flushes), (5, 1));
         assert_eq!(stats.revalidated, 2);
-        drop((lo, out));
+        drop(attached);
     });
 }
 
@@ -344,12 +342,7 @@ fn normal_decisions_follow_the_mac_table() {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
         // Port 1 is the loopback (frames are run "arriving" there), ports 2 and 3 veths.
-        let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
-        for p in 2..=3u32 {
-            let (a, b) = (format!("fn{p}"), format!("fm{p}"));
-            let ifindex = common::veth(&a, &b);
-            attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
-        }
+        let attached = common::attach_ports(&fp, "fn", "fm", 3);
         let slot = |p: u32| attached[p as usize - 1].slot();
         let (dp, mut wr, _rx) = common::datapath(3);
         let normal = Instructions {
@@ -549,10 +542,8 @@ fn normal_is_not_mirrored_by_a_tier_that_does_not_follow_the_mac_table() {
 #[ignore = "needs root: network namespaces"]
 fn a_megaflow_serves_new_microflows_and_goes_with_a_rule_that_overlaps_it() {
     in_fresh_netns(|| {
-        let fpa = common::veth("fpa", "fpb");
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
-        let _lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
-        let _out = fp.attach("fpa", fpa, 2, 1, AttachMode::Generic).unwrap();
+        let _attached = common::attach_ports(&fp, "fp", "fq", 2);
         let (dp, mut wr, _rx) = common::datapath(2);
         let net = FlowMatch::ANY
             .exact(Field::InPort, 1)
