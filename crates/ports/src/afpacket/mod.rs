@@ -231,16 +231,7 @@ impl AfPacketPort {
     /// Sends one frame with its vnet header on the ringless socket; false if the kernel
     /// did not take it.
     fn send_big(&self, hdr: &[u8; vnet::LEN], frame: &[u8]) -> bool {
-        let iov = [
-            libc::iovec {
-                iov_base: hdr.as_ptr() as *mut libc::c_void,
-                iov_len: hdr.len(),
-            },
-            libc::iovec {
-                iov_base: frame.as_ptr() as *mut libc::c_void,
-                iov_len: frame.len(),
-            },
-        ];
+        let iov = [sys::iovec(hdr), sys::iovec(frame)];
         // SAFETY: msghdr is plain integers and pointers; all zeroes is valid.
         let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
         msg.msg_iov = iov.as_ptr() as *mut libc::iovec;
@@ -334,14 +325,7 @@ impl PortIo for AfPacketPort {
 /// network namespace), bringing the interface administratively up if it is down. With
 /// more than one worker the sockets share a fanout group.
 pub fn open(name: &str, workers: usize) -> Result<(InterfaceInfo, Vec<AfPacketPort>), PortError> {
-    if workers == 0 {
-        return Err(PortError::NoWorkers);
-    }
-    let mut info = InterfaceInfo::by_name(name)?;
-    if !info.admin_up {
-        crate::info::set_admin_up(name)?;
-        info = InterfaceInfo::by_name(name)?;
-    }
+    let info = crate::info::for_workers(name, workers)?;
     let mut ports = Vec::with_capacity(workers);
     let mut group: Option<u32> = None;
     for _ in 0..workers {
@@ -381,13 +365,10 @@ fn join_fanout(port: &AfPacketPort, group: Option<u32>, name: &str) -> Result<u3
 fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
     let name = info.name.as_str();
     let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
-    // Protocol 0: nothing is received before bind.
-    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
+    // Before the rings: the vnet header changes the slots' layout.
+    let fd = vnet_socket(info)?;
     let raw = fd.as_raw_fd();
     let one: libc::c_int = 1;
-    // Before the rings: the vnet header changes the slots' layout.
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &one)
-        .map_err(err("PACKET_VNET_HDR"))?;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_COPY_THRESH, &one)
         .map_err(err("PACKET_COPY_THRESH"))?;
     // Beyond the system's rmem_max needs CAP_NET_ADMIN; without it, what is allowed.
@@ -445,14 +426,29 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
 fn big_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
     let name = info.name.as_str();
     let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
-    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
+    let fd = vnet_socket(info)?;
     let raw = fd.as_raw_fd();
     let one: libc::c_int = 1;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &one)
-        .map_err(err("PACKET_VNET_HDR"))?;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &one)
         .map_err(err("PACKET_QDISC_BYPASS"))?;
     sys::bind_packet(raw, info.ifindex, 0).map_err(err("bind"))?;
+    Ok(fd)
+}
+
+/// An AF_PACKET socket for `info`'s interface with the vnet header on; protocol 0, so
+/// it receives nothing before it is bound.
+fn vnet_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
+    let name = info.name.as_str();
+    let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
+    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
+    let one: libc::c_int = 1;
+    sys::setsockopt(
+        fd.as_raw_fd(),
+        libc::SOL_PACKET,
+        libc::PACKET_VNET_HDR,
+        &one,
+    )
+    .map_err(err("PACKET_VNET_HDR"))?;
     Ok(fd)
 }
 
