@@ -74,7 +74,7 @@ fn wait_readable(fd: i32, wait: Duration) -> bool {
 /// port for further checks.
 fn round_trip(v: &Veth, backend: &str) -> OpenPort {
     let backend: Backend = backend.parse().unwrap();
-    let mut port = v.ns_a.run(|| open(&v.a, backend, 1)).expect("open afxdp");
+    let mut port = v.open_a(backend, 1).expect("open afxdp");
     assert_eq!(port.handles.len(), 1);
     assert_eq!(port.info.name, v.a);
     let peer = v.ns_b.run(|| RawSock::bind(&v.b));
@@ -194,10 +194,7 @@ fn afxdp_generic_frames_both_ways_byte_exact() {
 #[ignore = "needs root: network namespaces"]
 fn afxdp_bursts_arrive_or_are_counted() {
     let v = veth(1);
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
-        .expect("open");
+    let mut port = v.open_a("afxdp".parse().unwrap(), 1).expect("open");
     let peer = v.ns_b.run(|| RawSock::bind(&v.b));
     wait_running(&v.ns_a, &v.a);
     let mut pool = Vec::new();
@@ -297,10 +294,7 @@ fn afxdp_queues_handles_and_detach_on_last_drop() {
     );
 
     // One worker: one handle serving both queues, polled through one descriptor.
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
-        .expect("reopen");
+    let mut port = v.open_a("afxdp".parse().unwrap(), 1).expect("reopen");
     assert_eq!(port.handles.len(), 1);
     let fd = port.handles[0].rx_fd().unwrap().as_raw_fd();
     assert_eq!(poll_now(fd) & libc::POLLIN, 0);
@@ -382,10 +376,7 @@ fn afxdp_open_errors_are_named() {
     assert_eq!(xdp_shown(&v.ns_a, &v.a), None);
     // Too large an MTU for the UMEM frames is refused with the limit.
     v.ns_a.ip(&["link", "set", &v.a, "mtu", "9000"]);
-    let err = v
-        .ns_a
-        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
-        .unwrap_err();
+    let err = v.open_a("afxdp".parse().unwrap(), 1).unwrap_err();
     assert!(err.to_string().contains("MTU 9000"), "{err}");
 }
 
@@ -393,10 +384,7 @@ fn afxdp_open_errors_are_named() {
 #[ignore = "needs root: network namespaces"]
 fn afxdp_link_down_and_removal_drop_and_count() {
     let v = veth(1);
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
-        .expect("open");
+    let mut port = v.open_a("afxdp".parse().unwrap(), 1).expect("open");
     wait_running(&v.ns_a, &v.a);
     let mut pool = Vec::new();
 

@@ -18,10 +18,7 @@ use ports::{open, Backend, LinkEvent, LinkMonitor};
 #[ignore = "needs root: network namespaces"]
 fn afpacket_two_workers_share_rx_and_both_transmit() {
     let v = veth(1);
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, Backend::AfPacket, 2))
-        .expect("open afpacket");
+    let mut port = v.open_a(Backend::AfPacket, 2).expect("open afpacket");
     assert_eq!(port.handles.len(), 2);
     assert_eq!(port.counters.len(), 2);
     assert!(port.handles.iter().all(|h| h.rx_fd().is_some()));
@@ -107,10 +104,7 @@ fn afpacket_two_workers_share_rx_and_both_transmit() {
 /// socket on side b.
 fn afpacket_with_peer(workers: usize) -> (common::Veth, ports::OpenPort, RawSock) {
     let v = veth(1);
-    let port = v
-        .ns_a
-        .run(|| open(&v.a, Backend::AfPacket, workers))
-        .expect("open");
+    let port = v.open_a(Backend::AfPacket, workers).expect("open");
     let peer = v.ns_b.run(|| RawSock::bind(&v.b));
     wait_running(&v.ns_a, &v.a);
     (v, port, peer)
@@ -255,10 +249,7 @@ fn link_monitor_reports_down_up_and_removal() {
 #[ignore = "needs root: network namespaces"]
 fn deleting_the_interface_under_open_handles_drops_and_counts() {
     let v = veth(1);
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, Backend::AfPacket, 2))
-        .expect("open");
+    let mut port = v.open_a(Backend::AfPacket, 2).expect("open");
     wait_running(&v.ns_a, &v.a);
     v.ns_a.ip(&["link", "del", &v.a]);
     let mut pool = Vec::new();

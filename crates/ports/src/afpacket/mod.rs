@@ -69,7 +69,7 @@
 
 mod ring;
 
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::Arc;
 
 use datapath::packet::Packet;
@@ -368,9 +368,7 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
     // Before the rings: the vnet header changes the slots' layout.
     let fd = vnet_socket(info)?;
     let raw = fd.as_raw_fd();
-    let one: libc::c_int = 1;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_COPY_THRESH, &one)
-        .map_err(err("PACKET_COPY_THRESH"))?;
+    enable(info, raw, libc::PACKET_COPY_THRESH, "PACKET_COPY_THRESH")?;
     // Beyond the system's rmem_max needs CAP_NET_ADMIN; without it, what is allowed.
     if sys::setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &RCVBUF).is_err() {
         let _ = sys::setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUF, &RCVBUF);
@@ -378,11 +376,14 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
     let v2 = libc::tpacket_versions::TPACKET_V2 as libc::c_int;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &v2)
         .map_err(err("PACKET_VERSION"))?;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_LOSS, &one).map_err(err("PACKET_LOSS"))?;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &one)
-        .map_err(err("PACKET_QDISC_BYPASS"))?;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, &one)
-        .map_err(err("PACKET_IGNORE_OUTGOING"))?;
+    enable(info, raw, libc::PACKET_LOSS, "PACKET_LOSS")?;
+    enable(info, raw, libc::PACKET_QDISC_BYPASS, "PACKET_QDISC_BYPASS")?;
+    enable(
+        info,
+        raw,
+        libc::PACKET_IGNORE_OUTGOING,
+        "PACKET_IGNORE_OUTGOING",
+    )?;
     let rx_geo = rx_geometry(info.mtu);
     let tx_geo = tx_geometry(info.mtu);
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_RX_RING, &rx_geo.req())
@@ -428,9 +429,7 @@ fn big_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
     let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
     let fd = vnet_socket(info)?;
     let raw = fd.as_raw_fd();
-    let one: libc::c_int = 1;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &one)
-        .map_err(err("PACKET_QDISC_BYPASS"))?;
+    enable(info, raw, libc::PACKET_QDISC_BYPASS, "PACKET_QDISC_BYPASS")?;
     sys::bind_packet(raw, info.ifindex, 0).map_err(err("bind"))?;
     Ok(fd)
 }
@@ -441,15 +440,26 @@ fn vnet_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
     let name = info.name.as_str();
     let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
     let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
-    let one: libc::c_int = 1;
-    sys::setsockopt(
+    enable(
+        info,
         fd.as_raw_fd(),
-        libc::SOL_PACKET,
         libc::PACKET_VNET_HDR,
-        &one,
-    )
-    .map_err(err("PACKET_VNET_HDR"))?;
+        "PACKET_VNET_HDR",
+    )?;
     Ok(fd)
+}
+
+/// Turns on SOL_PACKET option `opt` (named `what` in an error) of socket `fd` for
+/// `info`'s interface.
+fn enable(
+    info: &InterfaceInfo,
+    fd: RawFd,
+    opt: libc::c_int,
+    what: &'static str,
+) -> Result<(), PortError> {
+    let one: libc::c_int = 1;
+    sys::setsockopt(fd, libc::SOL_PACKET, opt, &one)
+        .map_err(|e| PortError::os(what, &info.name, "CAP_NET_RAW", e))
 }
 
 #[cfg(test)]

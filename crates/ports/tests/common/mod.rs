@@ -95,6 +95,17 @@ pub struct Veth {
     pub b: String,
 }
 
+impl Veth {
+    /// Opens end `a` (in its namespace) with `backend` and `workers` workers.
+    pub fn open_a(
+        &self,
+        backend: ports::Backend,
+        workers: usize,
+    ) -> Result<OpenPort, ports::PortError> {
+        self.ns_a.run(|| ports::open(&self.a, backend, workers))
+    }
+}
+
 /// A veth pair between two new namespaces, each end with `queues` rx and tx queues.
 pub fn veth(queues: u32) -> Veth {
     let (ns_a, ns_b) = (Netns::new(), Netns::new());
