@@ -363,8 +363,6 @@ fn join_fanout(port: &AfPacketPort, group: Option<u32>, name: &str) -> Result<u3
 
 /// One socket with its rings, bound to the interface, in promiscuous mode.
 fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
-    let name = info.name.as_str();
-    let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
     // Before the rings: the vnet header changes the slots' layout.
     let fd = vnet_socket(info)?;
     let raw = fd.as_raw_fd();
@@ -375,7 +373,7 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
     }
     let v2 = libc::tpacket_versions::TPACKET_V2 as libc::c_int;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &v2)
-        .map_err(err("PACKET_VERSION"))?;
+        .map_err(raw_err(info, "PACKET_VERSION"))?;
     enable(info, raw, libc::PACKET_LOSS, "PACKET_LOSS")?;
     enable(info, raw, libc::PACKET_QDISC_BYPASS, "PACKET_QDISC_BYPASS")?;
     enable(
@@ -387,13 +385,13 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
     let rx_geo = rx_geometry(info.mtu);
     let tx_geo = tx_geometry(info.mtu);
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_RX_RING, &rx_geo.req())
-        .map_err(err("PACKET_RX_RING"))?;
+        .map_err(raw_err(info, "PACKET_RX_RING"))?;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_TX_RING, &tx_geo.req())
-        .map_err(err("PACKET_TX_RING"))?;
-    let map =
-        Mapping::new(raw, rx_geo.bytes() + tx_geo.bytes()).map_err(err("mmap of packet rings"))?;
+        .map_err(raw_err(info, "PACKET_TX_RING"))?;
+    let map = Mapping::new(raw, rx_geo.bytes() + tx_geo.bytes())
+        .map_err(raw_err(info, "mmap of packet rings"))?;
 
-    sys::bind_packet(raw, info.ifindex, libc::ETH_P_ALL as u16).map_err(err("bind"))?;
+    sys::bind_packet(raw, info.ifindex, libc::ETH_P_ALL as u16).map_err(raw_err(info, "bind"))?;
 
     let big = big_socket(info)?;
 
@@ -404,7 +402,7 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
         mr_address: [0; 8],
     };
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)
-        .map_err(err("PACKET_ADD_MEMBERSHIP"))?;
+        .map_err(raw_err(info, "PACKET_ADD_MEMBERSHIP"))?;
 
     let tx = TxRing::new(tx_geo, rx_geo.bytes());
     let max_frame = tx.capacity().min(info.mtu as usize + L2_OVERHEAD);
@@ -425,21 +423,18 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
 /// The ringless socket that sends super-frames: vnet header, past the qdisc, bound to
 /// the interface with protocol 0 (so it receives nothing).
 fn big_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
-    let name = info.name.as_str();
-    let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
     let fd = vnet_socket(info)?;
     let raw = fd.as_raw_fd();
     enable(info, raw, libc::PACKET_QDISC_BYPASS, "PACKET_QDISC_BYPASS")?;
-    sys::bind_packet(raw, info.ifindex, 0).map_err(err("bind"))?;
+    sys::bind_packet(raw, info.ifindex, 0).map_err(raw_err(info, "bind"))?;
     Ok(fd)
 }
 
 /// An AF_PACKET socket for `info`'s interface with the vnet header on; protocol 0, so
 /// it receives nothing before it is bound.
 fn vnet_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
-    let name = info.name.as_str();
-    let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
-    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
+    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0)
+        .map_err(raw_err(info, "socket(AF_PACKET)"))?;
     enable(
         info,
         fd.as_raw_fd(),
@@ -458,8 +453,16 @@ fn enable(
     what: &'static str,
 ) -> Result<(), PortError> {
     let one: libc::c_int = 1;
-    sys::setsockopt(fd, libc::SOL_PACKET, opt, &one)
-        .map_err(|e| PortError::os(what, &info.name, "CAP_NET_RAW", e))
+    sys::setsockopt(fd, libc::SOL_PACKET, opt, &one).map_err(raw_err(info, what))
+}
+
+/// The error of setup step `op` of a socket for `info`'s interface (which needs
+/// CAP_NET_RAW).
+fn raw_err<'a>(
+    info: &'a InterfaceInfo,
+    op: &'static str,
+) -> impl FnOnce(std::io::Error) -> PortError + 'a {
+    move |e| PortError::os(op, &info.name, "CAP_NET_RAW", e)
 }
 
 #[cfg(test)]
