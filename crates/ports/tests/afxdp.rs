@@ -11,7 +11,10 @@ use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{frame, marked, poll_now, recv_all, seqs, veth, wait_running, Netns, RawSock, Veth};
+use common::{
+    frame, marked, poll_now, recv_all, refuses_bad_lengths, seqs, veth, wait_running, Netns,
+    RawSock, Veth,
+};
 use datapath::packet::Packet;
 use ports::afxdp::{self, AttachMode};
 use ports::{open, Backend, OpenPort, PortError};
@@ -130,17 +133,7 @@ fn round_trip(v: &Veth, backend: &str) -> OpenPort {
     assert_eq!((st.tx_dropped, st.tx_errors), (0, 0), "{st:?}");
 
     // Too long and too short frames are refused and counted; the rest still goes.
-    let mut tx = vec![
-        Packet::from_slice(&frame_of_len(2000, 1519)),
-        Packet::from_slice(&[0u8; 10]),
-        Packet::from_slice(&frame(2001, 9, 10)),
-    ];
-    port.handles[0].send(&mut tx, &mut pool);
-    assert_eq!(port.stats().tx_errors, 2);
-    assert_eq!(
-        seqs(&peer.recv_marked(1, Duration::from_secs(3))),
-        vec![2001]
-    );
+    refuses_bad_lengths(&mut port, &mut pool, &peer, &frame_of_len(2000, 1519), 2001);
     // Our own transmissions do not come back in.
     let echo = recv_all(&mut port, 1, Duration::from_millis(200)).concat();
     assert!(echo.is_empty(), "received own frames: {:?}", seqs(&echo));

@@ -10,7 +10,10 @@ mod common;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use common::{frame, marked, poll_now, recv_all, seqs, unique, veth, wait_running, Netns, RawSock};
+use common::{
+    frame, marked, poll_now, recv_all, refuses_bad_lengths, seqs, unique, veth, wait_running,
+    Netns, RawSock,
+};
 use datapath::packet::Packet;
 use ports::{open, Backend, LinkEvent, LinkMonitor};
 
@@ -87,17 +90,7 @@ fn afpacket_two_workers_share_rx_and_both_transmit() {
     );
 
     // Too long and too short frames are refused and counted, the rest still goes.
-    let mut tx = vec![
-        Packet::from_slice(&frame(3000, 9, 3000)),
-        Packet::from_slice(&[0u8; 10]),
-        Packet::from_slice(&frame(3001, 9, 10)),
-    ];
-    port.handles[0].send(&mut tx, &mut pool);
-    assert_eq!(port.stats().tx_errors, 2);
-    assert_eq!(
-        seqs(&peer.recv_marked(1, Duration::from_secs(3))),
-        vec![3001]
-    );
+    refuses_bad_lengths(&mut port, &mut pool, &peer, &frame(3000, 9, 3000), 3001);
 }
 
 /// A veth pair with an AF_PACKET port of `workers` handles on side a (running) and a raw

@@ -334,3 +334,26 @@ pub fn poll_now(fd: i32) -> i16 {
     assert!(r >= 0);
     p.revents
 }
+
+/// Sends `too_long`, a 10-byte runt and the test frame `seq` (`frame(seq, 9, 10)`) on
+/// `port`'s first handle: the first two are refused and counted as tx errors (2 in
+/// all), and `peer` receives `seq` alone.
+pub fn refuses_bad_lengths(
+    port: &mut OpenPort,
+    pool: &mut Vec<datapath::packet::Packet>,
+    peer: &RawSock,
+    too_long: &[u8],
+    seq: u32,
+) {
+    let mut tx = vec![
+        datapath::packet::Packet::from_slice(too_long),
+        datapath::packet::Packet::from_slice(&[0u8; 10]),
+        datapath::packet::Packet::from_slice(&frame(seq, 9, 10)),
+    ];
+    port.handles[0].send(&mut tx, pool);
+    assert_eq!(port.stats().tx_errors, 2);
+    assert_eq!(
+        seqs(&peer.recv_marked(1, Duration::from_secs(3))),
+        vec![seq]
+    );
+}
