@@ -12,8 +12,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{
-    frame, marked, poll_now, recv_all, refuses_bad_lengths, seqs, veth, wait_running, Netns,
-    RawSock, Veth,
+    frame, marked, packets, poll_now, recv_all, refuses_bad_lengths, seqs, veth, wait_running,
+    Netns, RawSock, Veth,
 };
 use datapath::packet::Packet;
 use ports::afxdp::{self, AttachMode};
@@ -392,9 +392,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
         std::thread::sleep(Duration::from_millis(10));
     }
     for batch in 0..4u32 {
-        let mut tx: Vec<Packet> = (0..64)
-            .map(|i| Packet::from_slice(&frame(batch * 64 + i, 1, 200)))
-            .collect();
+        let mut tx = packets(batch * 64, 64, 1, 200);
         port.handles[0].send(&mut tx, &mut pool);
     }
     let st = port.stats();
@@ -402,9 +400,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
     v.ns_b.ip(&["link", "set", &v.b, "up"]);
     wait_running(&v.ns_a, &v.a);
     let peer = v.ns_b.run(|| RawSock::bind(&v.b));
-    let mut tx: Vec<Packet> = (0..5)
-        .map(|i| Packet::from_slice(&frame(10_000 + i, 1, 20)))
-        .collect();
+    let mut tx = packets(10_000, 5, 1, 20);
     port.handles[0].send(&mut tx, &mut pool);
     let mut got = peer.recv_marked(5, Duration::from_secs(2));
     got.extend(peer.recv_marked(1, Duration::from_millis(200)));
@@ -421,9 +417,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
     v.ns_a.ip(&["link", "set", &v.a, "down"]);
     let before = port.stats();
     for batch in 0..10u32 {
-        let mut tx: Vec<Packet> = (0..64)
-            .map(|i| Packet::from_slice(&frame(20_000 + batch * 64 + i, 1, 200)))
-            .collect();
+        let mut tx = packets(20_000 + batch * 64, 64, 1, 200);
         port.handles[0].send(&mut tx, &mut pool);
     }
     let st = port.stats();
@@ -431,9 +425,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
     assert_eq!(st.tx_packets, before.tx_packets, "{st:?}");
     v.ns_a.ip(&["link", "set", &v.a, "up"]);
     wait_running(&v.ns_a, &v.a);
-    let mut tx: Vec<Packet> = (0..5)
-        .map(|i| Packet::from_slice(&frame(30_000 + i, 1, 20)))
-        .collect();
+    let mut tx = packets(30_000, 5, 1, 20);
     port.handles[0].send(&mut tx, &mut pool);
     let mut got = peer.recv_marked(69, Duration::from_secs(2));
     got.extend(peer.recv_marked(1, Duration::from_millis(200)));
@@ -458,9 +450,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
         for _ in 0..20 {
             assert_eq!(port.handles[0].recv(&mut Vec::new(), 64, &mut pool), 0);
         }
-        let mut tx: Vec<Packet> = (0..10)
-            .map(|i| Packet::from_slice(&frame(round * 10 + i, 1, 20)))
-            .collect();
+        let mut tx = packets(round * 10, 10, 1, 20);
         port.handles[0].send(&mut tx, &mut pool);
         assert!(tx.is_empty());
         let fd = port.handles[0].rx_fd().unwrap().as_raw_fd();

@@ -357,3 +357,10 @@ pub fn refuses_bad_lengths(
         vec![seq]
     );
 }
+
+/// `n` test frames, sequences `first`.., from UDP port `sport` with `payload` bytes.
+pub fn packets(first: u32, n: u32, sport: u16, payload: usize) -> Vec<datapath::packet::Packet> {
+    (0..n)
+        .map(|i| datapath::packet::Packet::from_slice(&frame(first + i, sport, payload)))
+        .collect()
+}
