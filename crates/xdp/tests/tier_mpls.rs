@@ -55,6 +55,20 @@ fn bed(
     });
 }
 
+/// Table 0 applies `actions` to what `m` matches from port 1 (published).
+fn install(wr: &mut Writer, m: FlowMatch, actions: Vec<Action>) {
+    wr.insert_rule(0, rule(m, actions, None)).unwrap();
+    wr.publish();
+}
+
+/// Offers `frame`'s key to `tier`: the program's entry then, which must be its only one.
+fn the_entry(fp: &FastPath, tier: &KernelTier, frame: &[u8]) -> (FpKey, FpEntry) {
+    tier.consider(&key_of(frame));
+    let entries = fp.entries().unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    entries[0]
+}
+
 /// Runs `frame` through the program: it must be forwarded as the pipeline forwards it.
 fn served_as_the_pipeline_does(fp: &FastPath, dp: &Datapath, frame: &[u8]) -> Vec<u8> {
     let (rc, out) = fp.test_run(frame, 1, 0).unwrap();
@@ -78,13 +92,9 @@ fn a_push_onto_ipv4_is_mirrored_and_done_as_the_pipeline_does() {
             Action::SetField(Field::MplsTc, 5),
             Action::Output(2),
         ];
-        wr.insert_rule(0, rule(ip, actions, None)).unwrap();
-        wr.publish();
+        install(wr, ip, actions);
         let frame = common::udp_frame(1000);
-        tier.consider(&key_of(&frame));
-        let entries = fp.entries().unwrap();
-        assert_eq!(entries.len(), 1, "{entries:?}");
-        let e = entries[0].1;
+        let (_, e) = the_entry(fp, tier, &frame);
         assert_ne!(e.flags & FP_MPLS_PUSH, 0, "{}", e.describe());
         let out = served_as_the_pipeline_does(fp, dp, &frame);
         assert_eq!(out.len(), frame.len() + 4);
@@ -114,14 +124,11 @@ fn a_pop_is_mirrored_for_every_ttl_and_leaves_padding_to_user_space() {
             .exact(Field::EthType, 0x8847)
             .exact(Field::MplsLabel, 100);
         let actions = vec![Action::PopMpls(0x0800), Action::Output(2)];
-        wr.insert_rule(0, rule(mpls, actions, None)).unwrap();
-        wr.publish();
+        install(wr, mpls, actions);
         let frame = mpls_frame(&[lse(100, 0, 1, 64)], 60, 0);
-        tier.consider(&key_of(&frame));
-        let entries = fp.entries().unwrap();
-        assert_eq!(entries.len(), 1, "{entries:?}");
-        assert_eq!(entries[0].1.flags & FP_MPLS_FLAGS, FP_MPLS_POP);
-        assert_eq!(entries[0].1.tp_src, 0x0800);
+        let (_, e) = the_entry(fp, tier, &frame);
+        assert_eq!(e.flags & FP_MPLS_FLAGS, FP_MPLS_POP);
+        assert_eq!(e.tp_src, 0x0800);
         let out = served_as_the_pipeline_does(fp, dp, &frame);
         assert_eq!(out, [&frame[..12], &[0x08, 0x00], &frame[18..]].concat());
         // The TTL is no part of the key: one entry serves them all.
@@ -142,8 +149,7 @@ fn a_pop_is_mirrored_for_every_ttl_and_leaves_padding_to_user_space() {
             .exact(Field::EthType, 0x8847)
             .exact(Field::MplsLabel, 200);
         let actions = vec![Action::PopMpls(0x8847), Action::Output(2)];
-        wr.insert_rule(0, rule(two, actions, None)).unwrap();
-        wr.publish();
+        install(wr, two, actions);
         let frame = mpls_frame(&[lse(200, 1, 0, 9), lse(300, 0, 1, 8)], 20, 0);
         tier.consider(&key_of(&frame));
         let out = served_as_the_pipeline_does(fp, dp, &frame);
@@ -161,13 +167,9 @@ fn a_swap_and_decrement_leave_expiring_ttls_to_user_space() {
             Action::DecMplsTtl,
             Action::Output(2),
         ];
-        wr.insert_rule(0, rule(mpls, actions, None)).unwrap();
-        wr.publish();
+        install(wr, mpls, actions);
         let frame = mpls_frame(&[lse(100, 3, 1, 64)], 40, 0);
-        tier.consider(&key_of(&frame));
-        let entries = fp.entries().unwrap();
-        assert_eq!(entries.len(), 1, "{entries:?}");
-        let (k, e) = entries[0];
+        let (k, e) = the_entry(fp, tier, &frame);
         assert_eq!(
             e.flags & FP_MPLS_FLAGS,
             FP_MPLS_SET | FP_MPLS_TTL_DEC | FP_MPLS_TTL_CHECK,

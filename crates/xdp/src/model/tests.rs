@@ -43,6 +43,15 @@ impl Default for Spec {
     }
 }
 
+/// [`ipv4`] of the default spec but for the VLAN tag (TPID, TCI) and the protocol.
+fn ipv4_of(tag: Option<(u16, u16)>, proto: u8) -> Vec<u8> {
+    ipv4(&Spec {
+        tag,
+        proto,
+        ..Spec::default()
+    })
+}
+
 /// An Ethernet/IPv4 frame with valid IP and L4 checksums.
 fn ipv4(s: &Spec) -> Vec<u8> {
     let mut f = vec![0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1];
@@ -129,11 +138,7 @@ fn frames() -> Vec<Vec<u8>> {
     let mut v = Vec::new();
     for tag in [None, Some((0x8100, 0x6005)), Some((0x88a8, 0xf123))] {
         for proto in [TCP, UDP, ICMP, 47, SCTP] {
-            v.push(ipv4(&Spec {
-                tag,
-                proto,
-                ..Spec::default()
-            }));
+            v.push(ipv4_of(tag, proto));
             v.push(ipv4(&Spec {
                 tag,
                 proto,
@@ -368,11 +373,7 @@ fn rewrites_equal_the_userspace_rewrites() {
     let mut frames = Vec::new();
     for tag in [None, Some((0x8100, 0x3005)), Some((0x88a8, 0x0fff))] {
         for proto in [TCP, UDP, ICMP, 47] {
-            frames.push(ipv4(&Spec {
-                tag,
-                proto,
-                ..Spec::default()
-            }));
+            frames.push(ipv4_of(tag, proto));
         }
         frames.push(ipv4(&Spec {
             tag,

@@ -308,13 +308,7 @@ fn pushes_equal_the_userspace_pushes_in_either_order() {
     for tag in [None, Some((0x8100, 0x3005))] {
         let mut frames: Vec<Vec<u8>> = [TCP, UDP, ICMP, 47]
             .iter()
-            .map(|&proto| {
-                ipv4(&Spec {
-                    tag,
-                    proto,
-                    ..Spec::default()
-                })
-            })
+            .map(|&proto| ipv4_of(tag, proto))
             .collect();
         frames.push(l2(tag.as_slice(), 0x88cc, 46));
         for f in &frames {
