@@ -322,7 +322,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 return;
             }
         }
-        let first = if !O::ON && probe.as_ref().is_none_or(|p| p.hit.is_none()) {
+        if !O::ON && probe.as_ref().is_none_or(|p| p.hit.is_none()) {
             // Table 0's rule outputs to a port and ends the pipeline: nothing else to run.
             let v: &'a PipelineVersion<C> = self.v;
             let rule = match first {
@@ -335,10 +335,17 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                     return;
                 }
             }
-            Some(rule.map(|r| &**r))
-        } else {
-            first.map(|r| r.map(|r| &**r))
-        };
+            let first = Some(rule.map(|r| &**r));
+            let st = Pkt {
+                packet,
+                key: *key,
+                layers: parsed.layers,
+                in_port,
+                queue: None,
+            };
+            return self.walk(st, key, first, probe);
+        }
+        let first = first.map(|r| r.map(|r| &**r));
         let st = Pkt {
             packet,
             key: *key,

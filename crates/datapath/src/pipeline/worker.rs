@@ -118,17 +118,6 @@ impl<C: RuleTable> Batch<'_, C> {
     /// Processes one received packet, adding what it produces to `out`.
     #[inline]
     pub fn process(&mut self, packet: Packet, in_port: u32, out: &mut Outputs) {
-        self.execute(out, |exec, cache| exec.run(packet, in_port, cache));
-    }
-
-    /// Runs `f` with an executor that counts in this worker's counters and queues
-    /// packet-ins (and with the worker's cache), then finishes the executor.
-    #[inline(always)]
-    fn execute(
-        &mut self,
-        out: &mut Outputs,
-        f: impl FnOnce(&mut Exec<'_, C, Silent>, Option<&mut ExactCache>),
-    ) {
         let mut obs = Silent;
         let mut exec = Exec::new(
             &self.v,
@@ -139,7 +128,7 @@ impl<C: RuleTable> Batch<'_, C> {
             out,
             &mut obs,
         );
-        f(&mut exec, self.worker.cache.as_mut());
+        exec.run(packet, in_port, self.worker.cache.as_mut());
         exec.finish();
     }
 
@@ -170,7 +159,18 @@ impl<C: RuleTable> Batch<'_, C> {
         actions: &[Action],
         out: &mut Outputs,
     ) {
-        self.execute(out, |exec, _| exec.packet_out(packet, in_port, actions));
+        let mut obs = Silent;
+        let mut exec = Exec::new(
+            &self.v,
+            &self.shared.live,
+            Some(&self.worker.counters),
+            Some(&self.shared.packet_in),
+            self.now_ns,
+            out,
+            &mut obs,
+        );
+        exec.packet_out(packet, in_port, actions);
+        exec.finish();
     }
 
     /// Processes every packet of `packets` (frame, in_port), one at a time (see
