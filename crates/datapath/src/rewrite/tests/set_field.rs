@@ -17,8 +17,11 @@ fn set(frame: &[u8], f: Field, v: u128) -> Vec<u8> {
     c.pkt.data().to_vec()
 }
 
+/// A test frame's maker.
+type Frame = fn() -> Vec<u8>;
+
 /// [`assert_missing`] of value 1 for each (frame, field) of `cases`.
-fn assert_all_missing(cases: &[(fn() -> Vec<u8>, Field)]) {
+fn assert_all_missing(cases: &[(Frame, Field)]) {
     for &(frame, f) in cases {
         assert_missing(&frame(), f, 1);
     }
