@@ -978,6 +978,12 @@ mod tests {
     }
 
     impl Queue {
+        /// Queues `frame` for receiving on a quiet queue and signals its event.
+        fn arrive(&self, frame: Vec<u8>) {
+            self.rx.lock().unwrap().push_back(frame);
+            let _ = self.quiet.as_ref().unwrap().write(1);
+        }
+
         fn quiet() -> Queue {
             Queue {
                 quiet: Some(Arc::new(EventFd::new().unwrap())),
@@ -1228,17 +1234,14 @@ mod tests {
         ports
             .add(3, vec![Box::new(c.clone()), Box::new(Queue::quiet())])
             .unwrap();
-        c.rx.lock().unwrap().push_back(frame(3, 0));
-        let _ = c.quiet.as_ref().unwrap().write(1);
+        c.arrive(frame(3, 0));
         wait_for("port 3's frame on port 1", || a.sent().len() == 1);
-        a.rx.lock().unwrap().push_back(frame(1, 1));
-        let _ = a.quiet.as_ref().unwrap().write(1);
+        a.arrive(frame(1, 1));
         wait_for("port 1's frame on port 3", || c.sent().len() == 1);
         // Once removed, the port neither receives nor is sent to.
         ports.remove(3).unwrap();
         c.rx.lock().unwrap().push_back(frame(3, 2));
-        a.rx.lock().unwrap().push_back(frame(1, 3));
-        let _ = a.quiet.as_ref().unwrap().write(1);
+        a.arrive(frame(1, 3));
         wait_for("port 1's frame counted", || dp.read_port(0).rx_packets == 2);
         // Removing a port no worker has just answers.
         ports.remove(3).unwrap();
@@ -1246,8 +1249,7 @@ mod tests {
         ports
             .add(3, vec![Box::new(c2.clone()), Box::new(Queue::quiet())])
             .unwrap();
-        a.rx.lock().unwrap().push_back(frame(1, 4));
-        let _ = a.quiet.as_ref().unwrap().write(1);
+        a.arrive(frame(1, 4));
         wait_for("port 1's frame on the new port 3", || c2.sent().len() == 1);
         rt.stop();
         assert_eq!(c.sent(), vec![frame(1, 1)]);
