@@ -31,24 +31,23 @@ fn frame(m: FlowMatch) -> Vec<u8> {
     compose(&m).expect("composable")
 }
 
-fn tcp4() -> FlowMatch {
+/// IPv4 of protocol `proto` from 10.0.0.1 port `src` to 10.0.0.2 port `dst`.
+fn ip4(proto: u128, src: u128, dst: u128) -> FlowMatch {
     FlowMatch::ANY
         .exact(Field::EthType, 0x0800)
-        .exact(Field::IpProto, 6)
+        .exact(Field::IpProto, proto)
         .exact(Field::Ipv4Src, 0x0a00_0001)
         .exact(Field::Ipv4Dst, 0x0a00_0002)
-        .exact(Field::TpSrc, 40000)
-        .exact(Field::TpDst, 80)
+        .exact(Field::TpSrc, src)
+        .exact(Field::TpDst, dst)
+}
+
+fn tcp4() -> FlowMatch {
+    ip4(6, 40000, 80)
 }
 
 fn udp4() -> FlowMatch {
-    FlowMatch::ANY
-        .exact(Field::EthType, 0x0800)
-        .exact(Field::IpProto, 17)
-        .exact(Field::Ipv4Src, 0x0a00_0001)
-        .exact(Field::Ipv4Dst, 0x0a00_0002)
-        .exact(Field::TpSrc, 5000)
-        .exact(Field::TpDst, 53)
+    ip4(17, 5000, 53)
 }
 
 fn vlan_udp6() -> FlowMatch {

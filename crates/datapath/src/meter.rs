@@ -391,6 +391,28 @@ pub fn remark_dscp(dscp: u8, prec_level: u8) -> u8 {
     }
 }
 
+/// A drop band of `rate` and `burst_size` (for tests).
+#[cfg(test)]
+pub(crate) fn drop_band(rate: u32, burst_size: u32) -> Band {
+    Band {
+        kind: BandKind::Drop,
+        rate,
+        burst_size,
+    }
+}
+
+/// Meter `id` with one drop band of `rate` and `burst_size` (for tests).
+#[cfg(test)]
+pub(crate) fn drop_meter(
+    id: u32,
+    unit: MeterUnit,
+    burst: bool,
+    rate: u32,
+    burst_size: u32,
+) -> Meter {
+    Meter::new(id, unit, burst, vec![drop_band(rate, burst_size)])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,22 +420,22 @@ mod tests {
 
     const SEC: u64 = 1_000_000_000;
 
-    fn drop_band(rate: u32, burst_size: u32) -> Band {
-        Band {
-            kind: BandKind::Drop,
-            rate,
-            burst_size,
-        }
+    /// How many of `n` frames of `len` bytes, all at `t`, `m` passes.
+    fn passes(m: &Meter, n: usize, len: usize, t: u64) -> usize {
+        (0..n)
+            .filter(|_| m.apply(len, t) == MeterOutcome::Pass)
+            .count()
     }
 
     #[test]
     fn pktps_burst_then_rate() {
-        let m = Meter::new(1, MeterUnit::Pktps, true, vec![drop_band(10, 5)]);
+        let m = drop_meter(1, MeterUnit::Pktps, true, 10, 5);
         let t0 = 1000 * SEC;
-        let passed = (0..8)
-            .filter(|_| m.apply(64, t0) == MeterOutcome::Pass)
-            .count();
-        assert_eq!(passed, 5, "a full bucket lets the burst through");
+        assert_eq!(
+            passes(&m, 8, 64, t0),
+            5,
+            "a full bucket lets the burst through"
+        );
         // 10 pkt/s: one token every 100 ms.
         assert_eq!(m.apply(64, t0 + SEC / 20), MeterOutcome::Drop { band: 0 });
         assert_eq!(m.apply(64, t0 + SEC / 10), MeterOutcome::Pass);
@@ -431,12 +453,9 @@ mod tests {
     #[test]
     fn kbps_counts_bits_and_default_burst_is_one_second() {
         // 80 kbit/s = 10,000 bytes/s; no burst flag: bucket holds 80 kbit = 10,000 bytes.
-        let m = Meter::new(1, MeterUnit::Kbps, false, vec![drop_band(80, 0)]);
+        let m = drop_meter(1, MeterUnit::Kbps, false, 80, 0);
         let t0 = 5 * SEC;
-        let passed = (0..20)
-            .filter(|_| m.apply(1000, t0) == MeterOutcome::Pass)
-            .count();
-        assert_eq!(passed, 10);
+        assert_eq!(passes(&m, 20, 1000, t0), 10);
         // 100 ms later: 1,000 bytes more.
         assert_eq!(m.apply(1000, t0 + SEC / 10), MeterOutcome::Pass);
         assert_eq!(m.apply(100, t0 + SEC / 10), MeterOutcome::Drop { band: 0 });
@@ -487,12 +506,7 @@ mod tests {
 
     #[test]
     fn threads_share_one_meter() {
-        let m = Arc::new(Meter::new(
-            1,
-            MeterUnit::Pktps,
-            true,
-            vec![drop_band(1000, 100)],
-        ));
+        let m = Arc::new(drop_meter(1, MeterUnit::Pktps, true, 1000, 100));
         // One simulated clock shared by the threads: 4000 packets over one second.
         let clock = Arc::new(AtomicU64::new(10 * SEC));
         let handles: Vec<_> = (0..4)
@@ -517,11 +531,11 @@ mod tests {
     #[test]
     fn costs_are_integer_units_of_the_rate() {
         // 1 Mpkt/s: 16,000 units (1 us) a packet whatever its size; bursts of one second.
-        let p = Meter::new(1, MeterUnit::Pktps, false, vec![drop_band(1_000_000, 0)]);
+        let p = drop_meter(1, MeterUnit::Pktps, false, 1_000_000, 0);
         assert_eq!(p.cells()[0].cost(1500), 16_000);
         assert_eq!(p.cells()[0].tau.load(Ordering::Relaxed), 16 * SEC);
         // 1 Gbit/s: 8 ns a byte, 128 units.
-        let k = Meter::new(1, MeterUnit::Kbps, true, vec![drop_band(1_000_000, 500)]);
+        let k = drop_meter(1, MeterUnit::Kbps, true, 1_000_000, 500);
         assert_eq!(k.cells()[0].cost(64), 64 * 128);
         // 500 kbit at 1 Gbit/s: half a millisecond.
         assert_eq!(
@@ -529,7 +543,7 @@ mod tests {
             SEC / 2000 * UNITS_PER_NS
         );
         // A rate of 0 passes nothing.
-        let z = Meter::new(1, MeterUnit::Pktps, false, vec![drop_band(0, 0)]);
+        let z = drop_meter(1, MeterUnit::Pktps, false, 0, 0);
         assert_eq!(z.apply(64, SEC), MeterOutcome::Drop { band: 0 });
     }
 
@@ -539,7 +553,7 @@ mod tests {
             Box::leak((0..2 * KERNEL_BANDS).map(|_| BandCell::default()).collect());
         let offset = 7 * SEC;
         let pool = Arc::new(BandPool::new(cells, offset));
-        let mut m = Meter::new(1, MeterUnit::Pktps, true, vec![drop_band(10, 2)]);
+        let mut m = drop_meter(1, MeterUnit::Pktps, true, 10, 2);
         m.lend_cells(&pool);
         assert_eq!(m.kernel_slot(), Some(0));
         assert_eq!(pool.free_blocks(), 1);

@@ -978,6 +978,12 @@ mod tests {
     }
 
     impl Queue {
+        /// Queues `frame` for receiving on a quiet queue and signals its event.
+        fn arrive(&self, frame: Vec<u8>) {
+            self.rx.lock().unwrap().push_back(frame);
+            let _ = self.quiet.as_ref().unwrap().write(1);
+        }
+
         fn quiet() -> Queue {
             Queue {
                 quiet: Some(Arc::new(EventFd::new().unwrap())),
@@ -1041,9 +1047,10 @@ mod tests {
         Arc::new(dp)
     }
 
-    fn output(m: FlowMatch, to: u32) -> Rule {
+    /// A rule that outputs what arrives on port `from` to `to`.
+    fn forward(from: u32, to: u32) -> Rule {
         Rule::new(
-            m,
+            FlowMatch::ANY.exact(Field::InPort, from.into()),
             10,
             Instructions {
                 apply: vec![Action::Output(to)],
@@ -1179,7 +1186,7 @@ mod tests {
 
     #[test]
     fn forwards_every_frame_in_order_and_stops() {
-        let dp = datapath(2, vec![output(FlowMatch::ANY.exact(Field::InPort, 1), 2)]);
+        let dp = datapath(2, vec![forward(1, 2)]);
         let (a, b) = (Queue::default(), Queue::default());
         let frames: Vec<Vec<u8>> = (0..1000).map(|n| frame(1, n)).collect();
         a.rx.lock().unwrap().extend(frames.iter().cloned());
@@ -1205,13 +1212,7 @@ mod tests {
 
     #[test]
     fn ports_join_and_leave_running_workers() {
-        let dp = datapath(
-            3,
-            vec![
-                output(FlowMatch::ANY.exact(Field::InPort, 1), 3),
-                output(FlowMatch::ANY.exact(Field::InPort, 3), 1),
-            ],
-        );
+        let dp = datapath(3, vec![forward(1, 3), forward(3, 1)]);
         // Quiet ports: a sleeping worker wakes only for events (a change among them).
         let (a, c, c2) = (Queue::quiet(), Queue::quiet(), Queue::quiet());
         let rt = Runtime::start(
@@ -1233,17 +1234,14 @@ mod tests {
         ports
             .add(3, vec![Box::new(c.clone()), Box::new(Queue::quiet())])
             .unwrap();
-        c.rx.lock().unwrap().push_back(frame(3, 0));
-        let _ = c.quiet.as_ref().unwrap().write(1);
+        c.arrive(frame(3, 0));
         wait_for("port 3's frame on port 1", || a.sent().len() == 1);
-        a.rx.lock().unwrap().push_back(frame(1, 1));
-        let _ = a.quiet.as_ref().unwrap().write(1);
+        a.arrive(frame(1, 1));
         wait_for("port 1's frame on port 3", || c.sent().len() == 1);
         // Once removed, the port neither receives nor is sent to.
         ports.remove(3).unwrap();
         c.rx.lock().unwrap().push_back(frame(3, 2));
-        a.rx.lock().unwrap().push_back(frame(1, 3));
-        let _ = a.quiet.as_ref().unwrap().write(1);
+        a.arrive(frame(1, 3));
         wait_for("port 1's frame counted", || dp.read_port(0).rx_packets == 2);
         // Removing a port no worker has just answers.
         ports.remove(3).unwrap();
@@ -1251,8 +1249,7 @@ mod tests {
         ports
             .add(3, vec![Box::new(c2.clone()), Box::new(Queue::quiet())])
             .unwrap();
-        a.rx.lock().unwrap().push_back(frame(1, 4));
-        let _ = a.quiet.as_ref().unwrap().write(1);
+        a.arrive(frame(1, 4));
         wait_for("port 1's frame on the new port 3", || c2.sent().len() == 1);
         rt.stop();
         assert_eq!(c.sent(), vec![frame(1, 1)]);
@@ -1267,13 +1264,7 @@ mod tests {
     fn input_ports_share_the_worker_round_robin() {
         // Two busy inputs into one output: at every point of the output, the two inputs'
         // counts differ by at most one round's budget.
-        let dp = datapath(
-            3,
-            vec![
-                output(FlowMatch::ANY.exact(Field::InPort, 1), 3),
-                output(FlowMatch::ANY.exact(Field::InPort, 2), 3),
-            ],
-        );
+        let dp = datapath(3, vec![forward(1, 3), forward(2, 3)]);
         let (a, b, c) = (Queue::default(), Queue::default(), Queue::default());
         a.rx.lock().unwrap().extend((0..5000).map(|n| frame(1, n)));
         b.rx.lock().unwrap().extend((0..5000).map(|n| frame(2, n)));
@@ -1316,9 +1307,9 @@ mod tests {
         let dp = datapath(
             2,
             vec![
-                output(FlowMatch::ANY.exact(Field::InPort, 1), port::NORMAL),
+                forward(1, port::NORMAL),
                 // Port 9 is in no worker's port list.
-                output(FlowMatch::ANY.exact(Field::InPort, 2), 9),
+                forward(2, 9),
             ],
         );
         let (a, b) = (Queue::default(), Queue::default());
@@ -1413,7 +1404,7 @@ mod tests {
 
     #[test]
     fn injected_packets_keep_their_order_while_the_worker_is_busy() {
-        let dp = datapath(3, vec![output(FlowMatch::ANY.exact(Field::InPort, 1), 2)]);
+        let dp = datapath(3, vec![forward(1, 2)]);
         let (a, b, c) = (Queue::default(), Queue::default(), Queue::default());
         a.rx.lock()
             .unwrap()

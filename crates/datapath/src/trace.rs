@@ -74,6 +74,15 @@ impl<C: RuleTable> Datapath<C> {
     }
 
     fn trace_with(&self, frame: &[u8], in_port: u32, now_ns: u64, meters_pass: bool) -> Trace {
+        self.recorded(now_ns, |exec| {
+            exec.meters_pass = meters_pass;
+            exec.run(Packet::from_slice(frame), in_port, None);
+        })
+    }
+
+    /// The trace of what `f` does with an executor on the published version at
+    /// `now_ns` that counts nothing and records every step.
+    fn recorded(&self, now_ns: u64, f: impl FnOnce(&mut Exec<'_, C, Recorder>)) -> Trace {
         let v = self.shared.read();
         let mut rec = Recorder(Vec::new());
         let mut outputs = Outputs::new();
@@ -86,8 +95,7 @@ impl<C: RuleTable> Datapath<C> {
             &mut outputs,
             &mut rec,
         );
-        exec.meters_pass = meters_pass;
-        exec.run(Packet::from_slice(frame), in_port, None);
+        f(&mut exec);
         Trace {
             version: v.version,
             events: rec.0,
@@ -106,23 +114,8 @@ impl<C: RuleTable> Datapath<C> {
         actions: &[Action],
         now_ns: u64,
     ) -> Trace {
-        let v = self.shared.read();
-        let mut rec = Recorder(Vec::new());
-        let mut outputs = Outputs::new();
-        let mut exec = Exec::new(
-            &v,
-            &self.shared.live,
-            None,
-            None,
-            now_ns,
-            &mut outputs,
-            &mut rec,
-        );
-        exec.packet_out(Packet::from_slice(frame), in_port, actions);
-        Trace {
-            version: v.version,
-            events: rec.0,
-            outputs,
-        }
+        self.recorded(now_ns, |exec| {
+            exec.packet_out(Packet::from_slice(frame), in_port, actions)
+        })
     }
 }

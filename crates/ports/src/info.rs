@@ -110,6 +110,20 @@ impl InterfaceInfo {
     }
 }
 
+/// Interface `name` (in the calling thread's namespace) for a port of `workers` workers
+/// (at least one), brought administratively up if it is down.
+pub(crate) fn for_workers(name: &str, workers: usize) -> Result<InterfaceInfo, PortError> {
+    if workers == 0 {
+        return Err(PortError::NoWorkers);
+    }
+    let info = InterfaceInfo::by_name(name)?;
+    if info.admin_up {
+        return Ok(info);
+    }
+    set_admin_up(name)?;
+    InterfaceInfo::by_name(name)
+}
+
 /// Sets IFF_UP on interface `name` (in the calling thread's namespace).
 pub(crate) fn set_admin_up(name: &str) -> Result<(), PortError> {
     sys::check_ifname(name)?;
@@ -207,8 +221,6 @@ struct EthtoolDrvinfo {
 
 /// ETHTOOL_GDRVINFO: get the driver's name and version.
 const ETHTOOL_GDRVINFO: u32 = 0x03;
-/// SIOCETHTOOL: the ethtool ioctl.
-const SIOCETHTOOL: libc::Ioctl = 0x8946;
 
 /// The name of the driver of interface `name` (in the calling thread's namespace), e.g.
 /// `veth`, or `None` when it cannot be asked.
@@ -231,7 +243,7 @@ pub fn driver(name: &str) -> Option<String> {
     };
     let mut req = sys::ifreq(name);
     req.ifr_ifru.ifru_data = (&mut info as *mut EthtoolDrvinfo).cast();
-    sys::ioctl_ifreq(sock.as_raw_fd(), SIOCETHTOOL, &mut req).ok()?;
+    sys::ioctl_ifreq(sock.as_raw_fd(), sys::SIOCETHTOOL, &mut req).ok()?;
     let end = info.driver.iter().position(|&b| b == 0).unwrap_or(32);
     Some(String::from_utf8_lossy(&info.driver[..end]).into_owned())
 }

@@ -120,6 +120,18 @@ pub(crate) fn ifreq(name: &str) -> libc::ifreq {
     req
 }
 
+/// An iovec of `b`'s bytes, for a write (`writev`, `sendmsg`: the kernel only reads
+/// them, whatever the pointer's mutability).
+pub(crate) fn iovec(b: &[u8]) -> libc::iovec {
+    libc::iovec {
+        iov_base: b.as_ptr() as *mut libc::c_void,
+        iov_len: b.len(),
+    }
+}
+
+/// SIOCETHTOOL: the ethtool ioctl (its `struct ifreq` points at the command's struct).
+pub(crate) const SIOCETHTOOL: libc::Ioctl = 0x8946;
+
 /// Runs an interface ioctl (`SIOCGIF*`, `SIOCSIFFLAGS`, `TUNSETIFF`) with `req`.
 pub(crate) fn ioctl_ifreq(
     fd: RawFd,

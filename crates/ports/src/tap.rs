@@ -150,16 +150,7 @@ impl PortIo for TapPort {
                 continue;
             };
             let data = p.data();
-            let iov = [
-                libc::iovec {
-                    iov_base: hdr.as_ptr() as *mut libc::c_void,
-                    iov_len: hdr.len(),
-                },
-                libc::iovec {
-                    iov_base: data.as_ptr() as *mut libc::c_void,
-                    iov_len: data.len(),
-                },
-            ];
+            let iov = [sys::iovec(&hdr), sys::iovec(data)];
             let n = loop {
                 // SAFETY: the iovecs point to the header and the packet's own bytes, of
                 // their exact lengths, which the kernel only reads.

@@ -11,7 +11,10 @@ use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{frame, marked, poll_now, recv_all, seqs, veth, wait_running, Netns, RawSock, Veth};
+use common::{
+    frame, marked, packets, poll_now, recv_all, refuses_bad_lengths, seqs, veth, wait_running,
+    Netns, RawSock, Veth,
+};
 use datapath::packet::Packet;
 use ports::afxdp::{self, AttachMode};
 use ports::{open, Backend, OpenPort, PortError};
@@ -74,7 +77,7 @@ fn wait_readable(fd: i32, wait: Duration) -> bool {
 /// port for further checks.
 fn round_trip(v: &Veth, backend: &str) -> OpenPort {
     let backend: Backend = backend.parse().unwrap();
-    let mut port = v.ns_a.run(|| open(&v.a, backend, 1)).expect("open afxdp");
+    let mut port = v.open_a(backend, 1).expect("open afxdp");
     assert_eq!(port.handles.len(), 1);
     assert_eq!(port.info.name, v.a);
     let peer = v.ns_b.run(|| RawSock::bind(&v.b));
@@ -130,17 +133,7 @@ fn round_trip(v: &Veth, backend: &str) -> OpenPort {
     assert_eq!((st.tx_dropped, st.tx_errors), (0, 0), "{st:?}");
 
     // Too long and too short frames are refused and counted; the rest still goes.
-    let mut tx = vec![
-        Packet::from_slice(&frame_of_len(2000, 1519)),
-        Packet::from_slice(&[0u8; 10]),
-        Packet::from_slice(&frame(2001, 9, 10)),
-    ];
-    port.handles[0].send(&mut tx, &mut pool);
-    assert_eq!(port.stats().tx_errors, 2);
-    assert_eq!(
-        seqs(&peer.recv_marked(1, Duration::from_secs(3))),
-        vec![2001]
-    );
+    refuses_bad_lengths(&mut port, &mut pool, &peer, &frame_of_len(2000, 1519), 2001);
     // Our own transmissions do not come back in.
     let echo = recv_all(&mut port, 1, Duration::from_millis(200)).concat();
     assert!(echo.is_empty(), "received own frames: {:?}", seqs(&echo));
@@ -194,10 +187,7 @@ fn afxdp_generic_frames_both_ways_byte_exact() {
 #[ignore = "needs root: network namespaces"]
 fn afxdp_bursts_arrive_or_are_counted() {
     let v = veth(1);
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
-        .expect("open");
+    let mut port = v.open_a("afxdp".parse().unwrap(), 1).expect("open");
     let peer = v.ns_b.run(|| RawSock::bind(&v.b));
     wait_running(&v.ns_a, &v.a);
     let mut pool = Vec::new();
@@ -297,10 +287,7 @@ fn afxdp_queues_handles_and_detach_on_last_drop() {
     );
 
     // One worker: one handle serving both queues, polled through one descriptor.
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
-        .expect("reopen");
+    let mut port = v.open_a("afxdp".parse().unwrap(), 1).expect("reopen");
     assert_eq!(port.handles.len(), 1);
     let fd = port.handles[0].rx_fd().unwrap().as_raw_fd();
     assert_eq!(poll_now(fd) & libc::POLLIN, 0);
@@ -382,10 +369,7 @@ fn afxdp_open_errors_are_named() {
     assert_eq!(xdp_shown(&v.ns_a, &v.a), None);
     // Too large an MTU for the UMEM frames is refused with the limit.
     v.ns_a.ip(&["link", "set", &v.a, "mtu", "9000"]);
-    let err = v
-        .ns_a
-        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
-        .unwrap_err();
+    let err = v.open_a("afxdp".parse().unwrap(), 1).unwrap_err();
     assert!(err.to_string().contains("MTU 9000"), "{err}");
 }
 
@@ -393,10 +377,7 @@ fn afxdp_open_errors_are_named() {
 #[ignore = "needs root: network namespaces"]
 fn afxdp_link_down_and_removal_drop_and_count() {
     let v = veth(1);
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, "afxdp".parse().unwrap(), 1))
-        .expect("open");
+    let mut port = v.open_a("afxdp".parse().unwrap(), 1).expect("open");
     wait_running(&v.ns_a, &v.a);
     let mut pool = Vec::new();
 
@@ -411,9 +392,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
         std::thread::sleep(Duration::from_millis(10));
     }
     for batch in 0..4u32 {
-        let mut tx: Vec<Packet> = (0..64)
-            .map(|i| Packet::from_slice(&frame(batch * 64 + i, 1, 200)))
-            .collect();
+        let mut tx = packets(batch * 64, 64, 1, 200);
         port.handles[0].send(&mut tx, &mut pool);
     }
     let st = port.stats();
@@ -421,9 +400,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
     v.ns_b.ip(&["link", "set", &v.b, "up"]);
     wait_running(&v.ns_a, &v.a);
     let peer = v.ns_b.run(|| RawSock::bind(&v.b));
-    let mut tx: Vec<Packet> = (0..5)
-        .map(|i| Packet::from_slice(&frame(10_000 + i, 1, 20)))
-        .collect();
+    let mut tx = packets(10_000, 5, 1, 20);
     port.handles[0].send(&mut tx, &mut pool);
     let mut got = peer.recv_marked(5, Duration::from_secs(2));
     got.extend(peer.recv_marked(1, Duration::from_millis(200)));
@@ -440,9 +417,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
     v.ns_a.ip(&["link", "set", &v.a, "down"]);
     let before = port.stats();
     for batch in 0..10u32 {
-        let mut tx: Vec<Packet> = (0..64)
-            .map(|i| Packet::from_slice(&frame(20_000 + batch * 64 + i, 1, 200)))
-            .collect();
+        let mut tx = packets(20_000 + batch * 64, 64, 1, 200);
         port.handles[0].send(&mut tx, &mut pool);
     }
     let st = port.stats();
@@ -450,9 +425,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
     assert_eq!(st.tx_packets, before.tx_packets, "{st:?}");
     v.ns_a.ip(&["link", "set", &v.a, "up"]);
     wait_running(&v.ns_a, &v.a);
-    let mut tx: Vec<Packet> = (0..5)
-        .map(|i| Packet::from_slice(&frame(30_000 + i, 1, 20)))
-        .collect();
+    let mut tx = packets(30_000, 5, 1, 20);
     port.handles[0].send(&mut tx, &mut pool);
     let mut got = peer.recv_marked(69, Duration::from_secs(2));
     got.extend(peer.recv_marked(1, Duration::from_millis(200)));
@@ -477,9 +450,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
         for _ in 0..20 {
             assert_eq!(port.handles[0].recv(&mut Vec::new(), 64, &mut pool), 0);
         }
-        let mut tx: Vec<Packet> = (0..10)
-            .map(|i| Packet::from_slice(&frame(round * 10 + i, 1, 20)))
-            .collect();
+        let mut tx = packets(round * 10, 10, 1, 20);
         port.handles[0].send(&mut tx, &mut pool);
         assert!(tx.is_empty());
         let fd = port.handles[0].rx_fd().unwrap().as_raw_fd();

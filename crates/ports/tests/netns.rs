@@ -10,18 +10,17 @@ mod common;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use common::{frame, marked, poll_now, recv_all, seqs, unique, veth, wait_running, Netns, RawSock};
-use datapath::packet::Packet;
+use common::{
+    frame, marked, packets, poll_now, recv_all, refuses_bad_lengths, seqs, unique, veth,
+    wait_running, Netns, RawSock,
+};
 use ports::{open, Backend, LinkEvent, LinkMonitor};
 
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn afpacket_two_workers_share_rx_and_both_transmit() {
     let v = veth(1);
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, Backend::AfPacket, 2))
-        .expect("open afpacket");
+    let mut port = v.open_a(Backend::AfPacket, 2).expect("open afpacket");
     assert_eq!(port.handles.len(), 2);
     assert_eq!(port.counters.len(), 2);
     assert!(port.handles.iter().all(|h| h.rx_fd().is_some()));
@@ -68,9 +67,7 @@ fn afpacket_two_workers_share_rx_and_both_transmit() {
     // Port -> peer: both handles transmit on their own sockets.
     let mut pool = Vec::new();
     for (h, base) in port.handles.iter_mut().zip([1000u32, 2000]) {
-        let mut tx: Vec<Packet> = (0..50)
-            .map(|i| Packet::from_slice(&frame(base + i, 9, 100)))
-            .collect();
+        let mut tx = packets(base, 50, 9, 100);
         h.send(&mut tx, &mut pool);
         assert!(tx.is_empty());
     }
@@ -90,27 +87,14 @@ fn afpacket_two_workers_share_rx_and_both_transmit() {
     );
 
     // Too long and too short frames are refused and counted, the rest still goes.
-    let mut tx = vec![
-        Packet::from_slice(&frame(3000, 9, 3000)),
-        Packet::from_slice(&[0u8; 10]),
-        Packet::from_slice(&frame(3001, 9, 10)),
-    ];
-    port.handles[0].send(&mut tx, &mut pool);
-    assert_eq!(port.stats().tx_errors, 2);
-    assert_eq!(
-        seqs(&peer.recv_marked(1, Duration::from_secs(3))),
-        vec![3001]
-    );
+    refuses_bad_lengths(&mut port, &mut pool, &peer, &frame(3000, 9, 3000), 3001);
 }
 
 /// A veth pair with an AF_PACKET port of `workers` handles on side a (running) and a raw
 /// socket on side b.
 fn afpacket_with_peer(workers: usize) -> (common::Veth, ports::OpenPort, RawSock) {
     let v = veth(1);
-    let port = v
-        .ns_a
-        .run(|| open(&v.a, Backend::AfPacket, workers))
-        .expect("open");
+    let port = v.open_a(Backend::AfPacket, workers).expect("open");
     let peer = v.ns_b.run(|| RawSock::bind(&v.b));
     wait_running(&v.ns_a, &v.a);
     (v, port, peer)
@@ -175,9 +159,7 @@ fn tap_in_another_namespace_carries_frames_both_ways() {
     // Port -> host stack, from both queues.
     let mut pool = Vec::new();
     for (h, base) in port.handles.iter_mut().zip([1000u32, 2000]) {
-        let mut tx: Vec<Packet> = (0..20)
-            .map(|i| Packet::from_slice(&frame(base + i, 3, 50)))
-            .collect();
+        let mut tx = packets(base, 20, 3, 50);
         h.send(&mut tx, &mut pool);
     }
     let got = host.recv_marked(40, Duration::from_secs(5));
@@ -255,10 +237,7 @@ fn link_monitor_reports_down_up_and_removal() {
 #[ignore = "needs root: network namespaces"]
 fn deleting_the_interface_under_open_handles_drops_and_counts() {
     let v = veth(1);
-    let mut port = v
-        .ns_a
-        .run(|| open(&v.a, Backend::AfPacket, 2))
-        .expect("open");
+    let mut port = v.open_a(Backend::AfPacket, 2).expect("open");
     wait_running(&v.ns_a, &v.a);
     v.ns_a.ip(&["link", "del", &v.a]);
     let mut pool = Vec::new();
@@ -267,9 +246,7 @@ fn deleting_the_interface_under_open_handles_drops_and_counts() {
             for _ in 0..20 {
                 assert_eq!(h.recv(&mut Vec::new(), 64, &mut pool), 0);
             }
-            let mut tx: Vec<Packet> = (0..10)
-                .map(|i| Packet::from_slice(&frame(round * 10 + i, 1, 20)))
-                .collect();
+            let mut tx = packets(round * 10, 10, 1, 20);
             h.send(&mut tx, &mut pool);
             assert!(tx.is_empty());
             // The socket error was read, so an idle worker would sleep in poll.
@@ -287,9 +264,7 @@ fn deleting_the_interface_under_open_handles_drops_and_counts() {
     ns.ip(&["link", "del", &name]);
     for h in tap.handles.iter_mut() {
         assert_eq!(h.recv(&mut Vec::new(), 64, &mut pool), 0);
-        let mut tx: Vec<Packet> = (0..5)
-            .map(|i| Packet::from_slice(&frame(i, 1, 20)))
-            .collect();
+        let mut tx = packets(0, 5, 1, 20);
         h.send(&mut tx, &mut pool);
         assert!(tx.is_empty());
     }
@@ -306,17 +281,13 @@ fn afpacket_across_link_down_and_up() {
     let mut pool = Vec::new();
     // More than a whole TX ring while down: every frame dropped, none left queued.
     for batch in 0..20u32 {
-        let mut tx: Vec<Packet> = (0..64)
-            .map(|i| Packet::from_slice(&frame(batch * 64 + i, 1, 900)))
-            .collect();
+        let mut tx = packets(batch * 64, 64, 1, 900);
         port.handles[0].send(&mut tx, &mut pool);
     }
     assert_eq!(port.stats().tx_dropped, 20 * 64);
     v.ns_a.ip(&["link", "set", &v.a, "up"]);
     wait_running(&v.ns_a, &v.a);
-    let mut tx: Vec<Packet> = (0..5)
-        .map(|i| Packet::from_slice(&frame(10_000 + i, 1, 20)))
-        .collect();
+    let mut tx = packets(10_000, 5, 1, 20);
     port.handles[0].send(&mut tx, &mut pool);
     let got = peer.recv_marked(6, Duration::from_secs(2));
     assert_eq!(

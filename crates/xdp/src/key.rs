@@ -123,126 +123,53 @@ impl FpKey {
         if *mask == FpKey::EXACT {
             return self.describe();
         }
+        // (name, the mask of every bit, how a value is written, the field of a key)
+        type Field = (&'static str, u64, fn(u64) -> String, fn(&FpKey) -> u64);
+        fn mac48(a: &[u8; 6]) -> u64 {
+            a.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b))
+        }
+        let mac = |v: u64| mac_text(&std::array::from_fn(|i| (v >> (40 - 8 * i)) as u8));
+        let dec = |v: u64| v.to_string();
+        let hex = |v: u64| format!("0x{v:x}");
+        let hex4 = |v: u64| format!("0x{v:04x}");
+        let ip = |v: u64| ip_text(v as u32);
+        let l2: [Field; 6] = [
+            ("dl_src", (1 << 48) - 1, mac, |k| mac48(&k.eth_src)),
+            ("dl_dst", (1 << 48) - 1, mac, |k| mac48(&k.eth_dst)),
+            ("vlan_tci", 0xffff, hex, |k| k.vlan_vid.into()),
+            ("dl_vlan_pcp", 0xff, dec, |k| k.vlan_pcp.into()),
+            ("dl_type", 0xffff, hex4, |k| k.eth_type.into()),
+            ("nw_proto", 0xff, dec, |k| k.ip_proto.into()),
+        ];
+        // An MPLS key holds its label stack entry where an IPv4 key has the source.
+        let src: &[Field] = if is_mpls(self.eth_type) {
+            &[
+                ("mpls_label", 0xf_ffff, dec, |k| {
+                    u64::from(k.ipv4_src >> 12) & 0xf_ffff
+                }),
+                ("mpls_tc", 7, dec, |k| u64::from(k.ipv4_src >> 9) & 7),
+                ("mpls_bos", 1, dec, |k| u64::from(k.ipv4_src >> 8) & 1),
+            ]
+        } else {
+            &[("nw_src", 0xffff_ffff, ip, |k| k.ipv4_src.into())]
+        };
+        let rest: [Field; 6] = [
+            ("nw_dst", 0xffff_ffff, ip, |k| k.ipv4_dst.into()),
+            ("nw_tos", 0xff, dec, |k| k.ip_tos.into()),
+            ("nw_ttl", 0xff, dec, |k| k.ip_ttl.into()),
+            ("tp_src", 0xffff, dec, |k| k.tp_src.into()),
+            ("tp_dst", 0xffff, dec, |k| k.tp_dst.into()),
+            ("tcp_flags", 0xffff, hex, |k| k.tcp_flags.into()),
+        ];
         let mut parts = vec![format!("in_port={}", self.in_port)];
-        let mut field = |name: &str, v: u64, m: u64, full: u64, text: &dyn Fn(u64) -> String| {
+        for &(name, full, text, field) in l2.iter().chain(src).chain(&rest) {
+            let (v, m) = (field(self), field(mask));
             if m == full {
                 parts.push(format!("{name}={}", text(v)));
             } else if m != 0 {
                 parts.push(format!("{name}={}/{}", text(v & m), text(m)));
             }
-        };
-        let mac48 = |a: &[u8; 6]| a.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
-        let mac_t = |v: u64| mac_text(&std::array::from_fn(|i| (v >> (40 - 8 * i)) as u8));
-        let dec = |v: u64| v.to_string();
-        let hex = |v: u64| format!("0x{v:x}");
-        let ip = |v: u64| ip_text(v as u32);
-        field(
-            "dl_src",
-            mac48(&self.eth_src),
-            mac48(&mask.eth_src),
-            (1 << 48) - 1,
-            &mac_t,
-        );
-        field(
-            "dl_dst",
-            mac48(&self.eth_dst),
-            mac48(&mask.eth_dst),
-            (1 << 48) - 1,
-            &mac_t,
-        );
-        field(
-            "vlan_tci",
-            u64::from(self.vlan_vid),
-            u64::from(mask.vlan_vid),
-            0xffff,
-            &hex,
-        );
-        field(
-            "dl_vlan_pcp",
-            u64::from(self.vlan_pcp),
-            u64::from(mask.vlan_pcp),
-            0xff,
-            &dec,
-        );
-        field(
-            "dl_type",
-            u64::from(self.eth_type),
-            u64::from(mask.eth_type),
-            0xffff,
-            &|v| format!("0x{v:04x}"),
-        );
-        field(
-            "nw_proto",
-            u64::from(self.ip_proto),
-            u64::from(mask.ip_proto),
-            0xff,
-            &dec,
-        );
-        if is_mpls(self.eth_type) {
-            for (name, shift, full) in [
-                ("mpls_label", 12, 0xf_ffff),
-                ("mpls_tc", 9, 7),
-                ("mpls_bos", 8, 1),
-            ] {
-                field(
-                    name,
-                    u64::from(self.ipv4_src >> shift) & full,
-                    u64::from(mask.ipv4_src >> shift) & full,
-                    full,
-                    &dec,
-                );
-            }
-        } else {
-            field(
-                "nw_src",
-                u64::from(self.ipv4_src),
-                u64::from(mask.ipv4_src),
-                0xffff_ffff,
-                &ip,
-            );
         }
-        field(
-            "nw_dst",
-            u64::from(self.ipv4_dst),
-            u64::from(mask.ipv4_dst),
-            0xffff_ffff,
-            &ip,
-        );
-        field(
-            "nw_tos",
-            u64::from(self.ip_tos),
-            u64::from(mask.ip_tos),
-            0xff,
-            &dec,
-        );
-        field(
-            "nw_ttl",
-            u64::from(self.ip_ttl),
-            u64::from(mask.ip_ttl),
-            0xff,
-            &dec,
-        );
-        field(
-            "tp_src",
-            u64::from(self.tp_src),
-            u64::from(mask.tp_src),
-            0xffff,
-            &dec,
-        );
-        field(
-            "tp_dst",
-            u64::from(self.tp_dst),
-            u64::from(mask.tp_dst),
-            0xffff,
-            &dec,
-        );
-        field(
-            "tcp_flags",
-            u64::from(self.tcp_flags),
-            u64::from(mask.tcp_flags),
-            0xffff,
-            &hex,
-        );
         parts.join(",")
     }
 

@@ -13,13 +13,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use datapath::action::Action;
-use datapath::key::{Field, FlowKey, FlowMatch};
-use datapath::parse::parse;
-use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule};
+use datapath::key::{Field, FlowMatch};
+use datapath::pipeline::{Instructions, Rule};
 use ports::afxdp::AttachMode;
 use xdp::delivery::Delivery;
 use xdp::layout::event;
-use xdp::tier::{KernelTier, Verdict};
+use xdp::tier::Verdict;
 use xdp::FastPath;
 
 use common::in_fresh_netns;
@@ -109,11 +108,7 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
         assert_eq!(of(2).delivery, Delivery::Dropped);
         assert!(fp.delivers(1, 2).unwrap_err().contains("NAPI"));
 
-        let cfg = DatapathConfig {
-            ports: vec![PortInfo::new(1, 0), PortInfo::new(2, 1)],
-            ..DatapathConfig::default()
-        };
-        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let (dp, mut wr, _rx) = common::datapath(2);
         let rule = Rule::new(
             FlowMatch::ANY.exact(Field::InPort, 1),
             10,
@@ -124,11 +119,9 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
         );
         wr.insert_rule(0, rule).unwrap();
         wr.publish();
-        let tier = KernelTier::new(fp.clone(), dp.clone(), Instant::now());
-        assert!(dp.set_mirror(tier.clone()));
+        let tier = common::mirrored(&fp, &dp, Instant::now());
         let frame = common::udp_frame(1000);
-        let mut key = FlowKey::ZERO;
-        assert!(parse(&frame, 1, &mut key).error.is_none());
+        let key = common::key_of(&frame);
         match tier.verdict(&key) {
             Verdict::Refused(why) => assert!(why.contains("NAPI"), "{why}"),
             other => panic!("mirrored into a port that drops: {other:?}"),

@@ -5,21 +5,28 @@ mod common;
 use common::{in_fresh_netns, lse, mpls_frame, udp_frame};
 use ports::afxdp::AttachMode;
 use xdp::layout::{event, FpEntry, FP_DROP, FP_SET_IPV4_DST, FP_SET_TP_SRC, FP_VLAN_PUSH};
-use xdp::{model, FastPath};
+use xdp::{model, Attached, FastPath};
 
 const XDP_DROP: u32 = 1;
 const XDP_PASS: u32 = 2;
 const XDP_REDIRECT: u32 = 4;
 
+/// The program loaded with room for `capacity` entries and `max_ports` ports, attached
+/// to the loopback (generic mode, one queue) as port `port`.
+fn on_lo(capacity: u32, max_ports: u32, port: u32) -> (FastPath, Attached) {
+    let fp = FastPath::load(capacity, max_ports).expect("load");
+    let att = fp
+        .attach("lo", 1, port, 1, AttachMode::Generic)
+        .expect("attach to lo");
+    (fp, att)
+}
+
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn program_agrees_with_the_model() {
     in_fresh_netns(|| {
-        let fp = FastPath::load(64, 4).expect("load");
         let lo = 1;
-        let att = fp
-            .attach("lo", lo, 5, 1, AttachMode::Generic)
-            .expect("attach to lo");
+        let (fp, att) = on_lo(64, 4, 5);
         assert_eq!(att.mode(), AttachMode::Generic);
         assert_eq!(fp.port_slot(5), Some(att.slot()));
         assert_eq!(fp.port_slot(6), None);
@@ -154,10 +161,7 @@ fn full_map_is_reported() {
 #[ignore = "needs root: network namespaces"]
 fn program_builds_the_model_key() {
     in_fresh_netns(|| {
-        let fp = FastPath::load(16, 1).expect("load");
-        let _att = fp
-            .attach("lo", 1, 9, 1, AttachMode::Generic)
-            .expect("attach to lo");
+        let (fp, _att) = on_lo(16, 1, 9);
         let udp = udp_frame(7);
         let mut tagged = udp.clone();
         tagged.splice(12..12, [0x88, 0xa8, 0xe0, 0x07]);
@@ -196,10 +200,7 @@ fn program_builds_the_model_key() {
 fn megaflow_masks_cover_every_key_equal_under_them() {
     use xdp::layout::{FpKey, FP_EXACT_MASK};
     in_fresh_netns(|| {
-        let fp = FastPath::load(16, 1).expect("load");
-        let _att = fp
-            .attach("lo", 1, 9, 1, AttachMode::Generic)
-            .expect("attach to lo");
+        let (fp, _att) = on_lo(16, 1, 9);
         fp.set_version(3).unwrap();
         // Slot 5: the input port, the ethertype, the protocol and the /24 of the
         // destination (what a rule `ip,nw_dst=10.0.0.0/24` consults).
@@ -260,10 +261,7 @@ fn megaflow_masks_cover_every_key_equal_under_them() {
 fn mpls_frames_and_rewrites_agree_with_the_model() {
     use xdp::layout::*;
     in_fresh_netns(|| {
-        let fp = FastPath::load(64, 4).expect("load");
-        let att = fp
-            .attach("lo", 1, 5, 1, AttachMode::Generic)
-            .expect("attach to lo");
+        let (fp, att) = on_lo(64, 4, 5);
         fp.set_version(1).unwrap();
         let mut frames = Vec::new();
         for tci in [None, Some(0x6005)] {

@@ -11,16 +11,13 @@ use datapath::action::Action;
 use datapath::key::{Field, FlowKey, FlowMatch};
 use datapath::normal::{MacTable, MacTableConfig};
 use datapath::packet::Packet;
-use datapath::parse::parse;
-use datapath::pipeline::{
-    Datapath, DatapathConfig, Instructions, NormalPacket, Outputs, PortInfo, Rule,
-};
+use datapath::pipeline::{Instructions, NormalPacket, Outputs, Rule};
 use ports::afxdp::AttachMode;
 use xdp::layout::{event, FP_GROUP, FP_SET_ETH_DST};
 use xdp::tier::{KernelTier, Verdict};
 use xdp::FastPath;
 
-use common::in_fresh_netns;
+use common::{in_fresh_netns, key_of};
 
 const XDP_PASS: u32 = 2;
 const XDP_REDIRECT: u32 = 4;
@@ -43,24 +40,16 @@ fn output_rule(dst: u64, port: u32) -> Rule {
 #[ignore = "needs root: network namespaces"]
 fn decisions_are_mirrored_credited_and_dropped_at_publish() {
     in_fresh_netns(|| {
-        let fpa = common::veth("fpa", "fpb");
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
-        // Port 1 is the loopback (frames are run "arriving" there), port 2 the veth.
-        let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
-        let out = fp.attach("fpa", fpa, 2, 1, AttachMode::Generic).unwrap();
-        let cfg = DatapathConfig {
-            ports: vec![PortInfo::new(1, 0), PortInfo::new(2, 1)],
-            ..DatapathConfig::default()
-        };
-        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        // Port 1 is the loopback (frames are run "arriving" there), port 2 a veth.
+        let attached = common::attach_ports(&fp, "fp", "fq", 2);
+        let (dp, mut wr, _rx) = common::datapath(2);
         let id = wr.insert_rule(0, output_rule(0x0200_0000_0009, 2)).unwrap();
         wr.publish();
-        let tier = KernelTier::new(fp.clone(), dp.clone(), Instant::now());
-        assert!(dp.set_mirror(tier.clone()));
+        let tier = common::mirrored(&fp, &dp, Instant::now());
 
         let frame = common::udp_frame(1000);
-        let mut key = FlowKey::ZERO;
-        assert!(parse(&frame, 1, &mut key).error.is_none());
+        let key = common::key_of(&frame);
         assert_eq!(tier.verdict(&key), Verdict::Eligible);
         tier.consider(&key);
         let entries = fp.entries().unwrap();
@@ -72,7 +61,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
             "written in the current generation"
         );
         assert_eq!(e.flags, FP_SET_ETH_DST);
-        assert_eq!(e.out, out.slot());
+        assert_eq!(e.out, attached[1].slot());
 
         // The program forwards it as the pipeline would have.
         let expect = dp.trace(&frame, 1, 0).outputs.tx[0].packet.data().to_vec();
@@ -183,7 +172,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         assert!(dump.iter().all(|d| !d.live), "{dump:?}");
         assert_eq!((stats.publishes, stats.flushes), (5, 1));
         assert_eq!(stats.revalidated, 2);
-        drop((lo, out));
+        drop(attached);
     });
 }
 
@@ -193,19 +182,10 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(64, 8).expect("load"));
         // Port 1 is the loopback (frames are run "arriving" there), ports 2..=6 veths.
-        let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
-        for p in 2..=6u32 {
-            let (a, b) = (format!("fg{p}"), format!("fh{p}"));
-            let ifindex = common::veth(&a, &b);
-            attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
-        }
+        let mut attached = common::attach_ports(&fp, "fg", "fh", 6);
         let slots: Vec<u32> = attached.iter().map(|a| a.slot()).collect();
         let slot = |p: u32| slots[p as usize - 1];
-        let cfg = DatapathConfig {
-            ports: (1..=6).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
-            ..DatapathConfig::default()
-        };
-        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let (dp, mut wr, _rx) = common::datapath(6);
         // Flow i (UDP source port 1000 + i) is sent to port set i.
         let sets: Vec<Vec<u32>> = vec![
             vec![2, 3, 4, 5, 6],
@@ -241,15 +221,8 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
                 .unwrap();
         }
         wr.publish();
-        let tier = KernelTier::new(fp.clone(), dp.clone(), Instant::now());
-        assert!(dp.set_mirror(tier.clone()));
-        let key = |i: usize| {
-            let mut k = FlowKey::ZERO;
-            assert!(parse(&common::udp_frame(1000 + i as u16), 1, &mut k)
-                .error
-                .is_none());
-            k
-        };
+        let tier = common::mirrored(&fp, &dp, Instant::now());
+        let key = |i: usize| common::key_of(&common::udp_frame(1000 + i as u16));
         let out_of = |i: usize| {
             let (dump, _) = tier.dump();
             dump.iter()
@@ -369,18 +342,9 @@ fn normal_decisions_follow_the_mac_table() {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
         // Port 1 is the loopback (frames are run "arriving" there), ports 2 and 3 veths.
-        let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
-        for p in 2..=3u32 {
-            let (a, b) = (format!("fn{p}"), format!("fm{p}"));
-            let ifindex = common::veth(&a, &b);
-            attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
-        }
+        let attached = common::attach_ports(&fp, "fn", "fm", 3);
         let slot = |p: u32| attached[p as usize - 1].slot();
-        let cfg = DatapathConfig {
-            ports: (1..=3).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
-            ..DatapathConfig::default()
-        };
-        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let (dp, mut wr, _rx) = common::datapath(3);
         let normal = Instructions {
             apply: vec![Action::Output(datapath::action::port::NORMAL)],
             ..Instructions::default()
@@ -397,12 +361,10 @@ fn normal_decisions_follow_the_mac_table() {
         assert!(dp.set_mac_table(macs.clone()));
         let started = Instant::now();
         let now = move || started.elapsed().as_nanos() as u64;
-        let tier = KernelTier::new(fp.clone(), dp.clone(), started);
-        assert!(dp.set_mirror(tier.clone()));
+        let tier = common::mirrored(&fp, &dp, started);
 
         let frame = common::udp_frame(1000);
-        let mut key = FlowKey::ZERO;
-        assert!(parse(&frame, 1, &mut key).error.is_none());
+        let key = common::key_of(&frame);
         let run = || fp.test_run(&frame, 1, 0).unwrap();
         let mine = || {
             let (dump, stats) = tier.dump();
@@ -544,11 +506,7 @@ fn normal_is_not_mirrored_by_a_tier_that_does_not_follow_the_mac_table() {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
         let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
-        let cfg = DatapathConfig {
-            ports: vec![PortInfo::new(1, 0), PortInfo::new(2, 1)],
-            ..DatapathConfig::default()
-        };
-        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let (dp, mut wr, _rx) = common::datapath(2);
         let normal = Instructions {
             apply: vec![Action::Output(datapath::action::port::NORMAL)],
             ..Instructions::default()
@@ -569,8 +527,7 @@ fn normal_is_not_mirrored_by_a_tier_that_does_not_follow_the_mac_table() {
             0x0200_0000_0001,
             started.elapsed().as_nanos() as u64,
         );
-        let mut key = FlowKey::ZERO;
-        assert!(parse(&common::udp_frame(1000), 1, &mut key).error.is_none());
+        let key = common::key_of(&common::udp_frame(1000));
         match tier.verdict(&key) {
             Verdict::Refused(why) => assert!(why.contains("attached after"), "{why}"),
             v => panic!("{v:?}"),
@@ -585,15 +542,9 @@ fn normal_is_not_mirrored_by_a_tier_that_does_not_follow_the_mac_table() {
 #[ignore = "needs root: network namespaces"]
 fn a_megaflow_serves_new_microflows_and_goes_with_a_rule_that_overlaps_it() {
     in_fresh_netns(|| {
-        let fpa = common::veth("fpa", "fpb");
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
-        let _lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
-        let _out = fp.attach("fpa", fpa, 2, 1, AttachMode::Generic).unwrap();
-        let cfg = DatapathConfig {
-            ports: vec![PortInfo::new(1, 0), PortInfo::new(2, 1)],
-            ..DatapathConfig::default()
-        };
-        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let _attached = common::attach_ports(&fp, "fp", "fq", 2);
+        let (dp, mut wr, _rx) = common::datapath(2);
         let net = FlowMatch::ANY
             .exact(Field::InPort, 1)
             .exact(Field::EthType, 0x0800)
@@ -604,14 +555,8 @@ fn a_megaflow_serves_new_microflows_and_goes_with_a_rule_that_overlaps_it() {
         };
         let id = wr.insert_rule(0, Rule::new(net, 10, to2.clone())).unwrap();
         wr.publish();
-        let tier = KernelTier::new(fp.clone(), dp.clone(), Instant::now());
-        assert!(dp.set_mirror(tier.clone()));
+        let tier = common::mirrored(&fp, &dp, Instant::now());
 
-        let key_of = |f: &[u8]| {
-            let mut k = FlowKey::ZERO;
-            assert!(parse(f, 1, &mut k).error.is_none());
-            k
-        };
         tier.consider(&key_of(&common::udp_frame(1000)));
         let masks = tier.masks();
         assert_eq!(

@@ -13,9 +13,7 @@ use datapath::action::Action;
 use datapath::group::{Bucket, Group, GroupKind, GROUP_ANY};
 use datapath::key::{Field, FlowKey, FlowMatch};
 use datapath::packet::Packet;
-use datapath::parse::parse;
-use datapath::pipeline::{Datapath, DatapathConfig, Instructions, Outputs, PortInfo, Rule};
-use ports::afxdp::AttachMode;
+use datapath::pipeline::{Datapath, Instructions, Outputs, Rule};
 use xdp::tier::{KernelTier, Verdict};
 use xdp::FastPath;
 
@@ -40,9 +38,7 @@ fn to_group(g: u32) -> Rule {
 }
 
 fn key(sport: u16) -> FlowKey {
-    let mut k = FlowKey::ZERO;
-    assert!(parse(&common::udp_frame(sport), 1, &mut k).error.is_none());
-    k
+    common::key_of(&common::udp_frame(sport))
 }
 
 /// Port 1 the loopback (frames are run "arriving" there), ports 2..=4 veths; `body`
@@ -55,21 +51,11 @@ fn bed(
 ) {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(256, 4).expect("load"));
-        let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
-        for p in 2..=4u32 {
-            let (a, b) = (format!("tg{p}"), format!("th{p}"));
-            let ifindex = common::veth(&a, &b);
-            attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
-        }
+        let attached = common::attach_ports(&fp, "tg", "th", 4);
         let mut slots = vec![u32::MAX];
         slots.extend(attached.iter().map(|a| a.slot()));
-        let cfg = DatapathConfig {
-            ports: (1..=4).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
-            ..DatapathConfig::default()
-        };
-        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
-        let tier = KernelTier::new(fp.clone(), dp.clone(), Instant::now());
-        assert!(dp.set_mirror(tier.clone()));
+        let (dp, mut wr, _rx) = common::datapath(4);
+        let tier = common::mirrored(&fp, &dp, Instant::now());
         body(&fp, &slots, &dp, &mut wr, &tier);
         drop(attached);
     });

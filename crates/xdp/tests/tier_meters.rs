@@ -11,15 +11,13 @@ use std::time::Instant;
 
 use datapath::action::Action;
 use datapath::counters::Misc;
-use datapath::key::{Field, FlowKey, FlowMatch};
+use datapath::key::{Field, FlowMatch};
 use datapath::meter::{Band, BandKind, Meter, MeterOutcome, MeterUnit};
-use datapath::parse::parse;
-use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule, Writer};
-use ports::afxdp::AttachMode;
+use datapath::pipeline::{Datapath, Instructions, Rule, Writer};
 use xdp::tier::KernelTier;
 use xdp::FastPath;
 
-use common::in_fresh_netns;
+use common::{in_fresh_netns, key_of};
 
 const XDP_DROP: u32 = 1;
 const XDP_PASS: u32 = 2;
@@ -57,12 +55,6 @@ fn frame_with_tos(tos: u8) -> Vec<u8> {
     f
 }
 
-fn key_of(frame: &[u8]) -> FlowKey {
-    let mut k = FlowKey::ZERO;
-    assert!(parse(frame, 1, &mut k).error.is_none());
-    k
-}
-
 /// Port 1 the loopback (frames are run "arriving" there), port 2 a veth; `body` gets
 /// the program, the datapath, its writer, the tier and the workers' clock origin.
 fn bed(
@@ -72,21 +64,12 @@ fn bed(
 ) {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(256, 4).expect("load"));
-        let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
-        let ifindex = common::veth("tm2", "tn2");
-        let out = fp
-            .attach("tm2", ifindex, 2, 1, AttachMode::Generic)
-            .unwrap();
-        let cfg = DatapathConfig {
-            ports: (1..=2).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
-            ..DatapathConfig::default()
-        };
-        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
+        let attached = common::attach_ports(&fp, "tm", "tn", 2);
+        let (dp, mut wr, _rx) = common::datapath(2);
         let started = Instant::now();
-        let tier = KernelTier::new(fp.clone(), dp.clone(), started);
-        assert!(dp.set_mirror(tier.clone()));
+        let tier = common::mirrored(&fp, &dp, started);
         body(&fp, &dp, &mut wr, &tier, started);
-        drop((lo, out));
+        drop(attached);
     });
 }
 

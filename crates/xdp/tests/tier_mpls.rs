@@ -9,15 +9,13 @@ mod common;
 use std::sync::Arc;
 
 use datapath::action::Action;
-use datapath::key::{Field, FlowKey, FlowMatch};
-use datapath::parse::parse;
-use datapath::pipeline::{Datapath, DatapathConfig, Instructions, PortInfo, Rule, Writer};
-use ports::afxdp::AttachMode;
+use datapath::key::{Field, FlowMatch};
+use datapath::pipeline::{Datapath, Instructions, Rule, Writer};
 use xdp::layout::*;
 use xdp::tier::{KernelTier, Verdict};
 use xdp::FastPath;
 
-use common::{in_fresh_netns, lse};
+use common::{in_fresh_netns, key_of, lse};
 
 const XDP_PASS: u32 = 2;
 const XDP_REDIRECT: u32 = 4;
@@ -32,12 +30,6 @@ fn rule(m: FlowMatch, apply: Vec<Action>, goto: Option<u8>) -> Rule {
             ..Instructions::default()
         },
     )
-}
-
-fn key_of(frame: &[u8]) -> FlowKey {
-    let mut k = FlowKey::ZERO;
-    assert!(parse(frame, 1, &mut k).error.is_none());
-    k
 }
 
 /// An MPLS frame with label stack `stack` over an IPv4 packet of `ip_len` bytes, then
@@ -55,21 +47,26 @@ fn bed(
 ) {
     in_fresh_netns(|| {
         let fp = Arc::new(FastPath::load(256, 4).expect("load"));
-        let lo = fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap();
-        let ifindex = common::veth("tp2", "tq2");
-        let out = fp
-            .attach("tp2", ifindex, 2, 1, AttachMode::Generic)
-            .unwrap();
-        let cfg = DatapathConfig {
-            ports: (1..=2).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
-            ..DatapathConfig::default()
-        };
-        let (dp, mut wr, _rx) = Datapath::new(cfg, 16);
-        let tier = KernelTier::new(fp.clone(), dp.clone(), std::time::Instant::now());
-        assert!(dp.set_mirror(tier.clone()));
+        let attached = common::attach_ports(&fp, "tp", "tq", 2);
+        let (dp, mut wr, _rx) = common::datapath(2);
+        let tier = common::mirrored(&fp, &dp, std::time::Instant::now());
         body(&fp, &dp, &mut wr, &tier);
-        drop((lo, out));
+        drop(attached);
     });
+}
+
+/// Table 0 applies `actions` to what `m` matches from port 1 (published).
+fn install(wr: &mut Writer, m: FlowMatch, actions: Vec<Action>) {
+    wr.insert_rule(0, rule(m, actions, None)).unwrap();
+    wr.publish();
+}
+
+/// Offers `frame`'s key to `tier`: the program's entry then, which must be its only one.
+fn the_entry(fp: &FastPath, tier: &KernelTier, frame: &[u8]) -> (FpKey, FpEntry) {
+    tier.consider(&key_of(frame));
+    let entries = fp.entries().unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    entries[0]
 }
 
 /// Runs `frame` through the program: it must be forwarded as the pipeline forwards it.
@@ -95,13 +92,9 @@ fn a_push_onto_ipv4_is_mirrored_and_done_as_the_pipeline_does() {
             Action::SetField(Field::MplsTc, 5),
             Action::Output(2),
         ];
-        wr.insert_rule(0, rule(ip, actions, None)).unwrap();
-        wr.publish();
+        install(wr, ip, actions);
         let frame = common::udp_frame(1000);
-        tier.consider(&key_of(&frame));
-        let entries = fp.entries().unwrap();
-        assert_eq!(entries.len(), 1, "{entries:?}");
-        let e = entries[0].1;
+        let (_, e) = the_entry(fp, tier, &frame);
         assert_ne!(e.flags & FP_MPLS_PUSH, 0, "{}", e.describe());
         let out = served_as_the_pipeline_does(fp, dp, &frame);
         assert_eq!(out.len(), frame.len() + 4);
@@ -131,14 +124,11 @@ fn a_pop_is_mirrored_for_every_ttl_and_leaves_padding_to_user_space() {
             .exact(Field::EthType, 0x8847)
             .exact(Field::MplsLabel, 100);
         let actions = vec![Action::PopMpls(0x0800), Action::Output(2)];
-        wr.insert_rule(0, rule(mpls, actions, None)).unwrap();
-        wr.publish();
+        install(wr, mpls, actions);
         let frame = mpls_frame(&[lse(100, 0, 1, 64)], 60, 0);
-        tier.consider(&key_of(&frame));
-        let entries = fp.entries().unwrap();
-        assert_eq!(entries.len(), 1, "{entries:?}");
-        assert_eq!(entries[0].1.flags & FP_MPLS_FLAGS, FP_MPLS_POP);
-        assert_eq!(entries[0].1.tp_src, 0x0800);
+        let (_, e) = the_entry(fp, tier, &frame);
+        assert_eq!(e.flags & FP_MPLS_FLAGS, FP_MPLS_POP);
+        assert_eq!(e.tp_src, 0x0800);
         let out = served_as_the_pipeline_does(fp, dp, &frame);
         assert_eq!(out, [&frame[..12], &[0x08, 0x00], &frame[18..]].concat());
         // The TTL is no part of the key: one entry serves them all.
@@ -159,8 +149,7 @@ fn a_pop_is_mirrored_for_every_ttl_and_leaves_padding_to_user_space() {
             .exact(Field::EthType, 0x8847)
             .exact(Field::MplsLabel, 200);
         let actions = vec![Action::PopMpls(0x8847), Action::Output(2)];
-        wr.insert_rule(0, rule(two, actions, None)).unwrap();
-        wr.publish();
+        install(wr, two, actions);
         let frame = mpls_frame(&[lse(200, 1, 0, 9), lse(300, 0, 1, 8)], 20, 0);
         tier.consider(&key_of(&frame));
         let out = served_as_the_pipeline_does(fp, dp, &frame);
@@ -178,13 +167,9 @@ fn a_swap_and_decrement_leave_expiring_ttls_to_user_space() {
             Action::DecMplsTtl,
             Action::Output(2),
         ];
-        wr.insert_rule(0, rule(mpls, actions, None)).unwrap();
-        wr.publish();
+        install(wr, mpls, actions);
         let frame = mpls_frame(&[lse(100, 3, 1, 64)], 40, 0);
-        tier.consider(&key_of(&frame));
-        let entries = fp.entries().unwrap();
-        assert_eq!(entries.len(), 1, "{entries:?}");
-        let (k, e) = entries[0];
+        let (k, e) = the_entry(fp, tier, &frame);
         assert_eq!(
             e.flags & FP_MPLS_FLAGS,
             FP_MPLS_SET | FP_MPLS_TTL_DEC | FP_MPLS_TTL_CHECK,

@@ -104,6 +104,8 @@
 mod filter;
 mod index;
 mod prefix;
+#[cfg(test)]
+mod splitmix;
 mod subtable;
 #[cfg(test)]
 mod tests;

@@ -13,14 +13,8 @@ impl<C: RuleTable> Datapath<C> {
     /// A counter set for hits counted outside the workers (the kernel tier), registered
     /// for reading like a worker's.
     pub fn kernel_counters(&self) -> KernelCounters {
-        let counters = Arc::new(WorkerCounters::named("kernel"));
-        self.shared
-            .workers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(counters.clone());
         KernelCounters {
-            counters: Mutex::new(counters),
+            counters: Mutex::new(self.register_counters(WorkerCounters::named("kernel"))),
             normal: self.shared.normal.clone(),
         }
     }

@@ -19,20 +19,33 @@ pub(crate) fn datapath() -> (Datapath, crate::pipeline::Writer) {
     (dp, wr)
 }
 
-/// The key of an IPv4/UDP frame from port 1.
-pub(crate) fn udp_key() -> FlowKey {
+/// The key of a frame from port 1, from MAC 02:00:00:00:00:01 to 02:00:00:00:00:02,
+/// of ethertype `eth_type` and with `fields`.
+pub(crate) fn frame_key(eth_type: u128, fields: &[(Field, u128)]) -> FlowKey {
     let mut k = FlowKey::ZERO;
     k.set(Field::InPort, 1);
     k.set(Field::EthDst, 0x0200_0000_0002);
     k.set(Field::EthSrc, 0x0200_0000_0001);
-    k.set(Field::EthType, 0x0800);
-    k.set(Field::IpProto, 17);
-    k.set(Field::IpTtl, 64);
-    k.set(Field::Ipv4Src, 0x0a00_0001);
-    k.set(Field::Ipv4Dst, 0x0a00_0002);
-    k.set(Field::TpSrc, 1000);
-    k.set(Field::TpDst, 2000);
+    k.set(Field::EthType, eth_type);
+    for &(f, v) in fields {
+        k.set(f, v);
+    }
     k
+}
+
+/// The key of an IPv4/UDP frame from port 1.
+pub(crate) fn udp_key() -> FlowKey {
+    frame_key(
+        0x0800,
+        &[
+            (Field::IpProto, 17),
+            (Field::IpTtl, 64),
+            (Field::Ipv4Src, 0x0a00_0001),
+            (Field::Ipv4Dst, 0x0a00_0002),
+            (Field::TpSrc, 1000),
+            (Field::TpDst, 2000),
+        ],
+    )
 }
 
 fn rule(m: FlowMatch, prio: u16, apply: Vec<Action>, goto: Option<u8>) -> Rule {
@@ -430,8 +443,8 @@ fn a_decision_covers_the_keys_equal_under_what_its_tables_consulted() {
 }
 
 /// A datapath whose table 0 sends everything to NORMAL, with a MAC table on ports 1..=3
-/// attached.
-fn normal_datapath() -> (Datapath, MacTable) {
+/// attached that has learned each (port, MAC) of `learned`, in order.
+fn normal_datapath(learned: &[(u32, u64)]) -> (Datapath, MacTable) {
     let (dp, mut wr) = datapath();
     wr.insert_rule(
         0,
@@ -442,6 +455,9 @@ fn normal_datapath() -> (Datapath, MacTable) {
     let macs = MacTable::new(MacTableConfig::default());
     macs.set_ports(&[1, 2, 3]);
     assert!(dp.set_mac_table(macs.clone()));
+    for &(port, mac) in learned {
+        learn(&macs, port, mac);
+    }
     (dp, macs)
 }
 
@@ -468,9 +484,7 @@ const DST: u64 = 0x0200_0000_0002;
 
 #[test]
 fn normal_to_a_known_destination_is_one_output() {
-    let (dp, macs) = normal_datapath();
-    learn(&macs, 1, SRC);
-    learn(&macs, 2, DST);
+    let (dp, macs) = normal_datapath(&[(1, SRC), (2, DST)]);
     let d = dp.decision(&udp_key(), 1).unwrap();
     let (ports, out) = d.output.clone().unwrap();
     assert_eq!(ports, vec![2]);
@@ -503,8 +517,7 @@ fn normal_to_a_known_destination_is_one_output() {
 
 #[test]
 fn normal_to_an_unknown_destination_floods_every_other_port() {
-    let (dp, macs) = normal_datapath();
-    learn(&macs, 1, SRC);
+    let (dp, macs) = normal_datapath(&[(1, SRC)]);
     let d = dp.decision(&udp_key(), 1).unwrap();
     let (ports, out) = d.output.clone().unwrap();
     assert_eq!(ports, vec![2, 3]);
@@ -522,7 +535,7 @@ fn normal_to_an_unknown_destination_floods_every_other_port() {
 
 #[test]
 fn normal_from_a_source_not_learned_on_its_port_is_refused() {
-    let (dp, macs) = normal_datapath();
+    let (dp, macs) = normal_datapath(&[]);
     let e = dp.decision(&udp_key(), 1).unwrap_err();
     assert_eq!(e, Ineligible::Normal(NormalWhy::Unlearned));
     assert!(e.waits_for_macs());
@@ -548,9 +561,7 @@ fn normal_from_a_source_not_learned_on_its_port_is_refused() {
 
 #[test]
 fn normal_to_a_destination_on_the_input_port_is_a_drop() {
-    let (dp, macs) = normal_datapath();
-    learn(&macs, 1, SRC);
-    learn(&macs, 1, DST);
+    let (dp, _macs) = normal_datapath(&[(1, SRC), (1, DST)]);
     let d = dp.decision(&udp_key(), 1).unwrap();
     assert_eq!(d.output, None);
     assert!(d.credit.out_slots.is_empty());
@@ -562,8 +573,7 @@ fn normal_to_a_destination_on_the_input_port_is_a_drop() {
 
 #[test]
 fn kernel_hits_through_normal_count_in_its_statistics() {
-    let (dp, macs) = normal_datapath();
-    learn(&macs, 1, SRC);
+    let (dp, macs) = normal_datapath(&[(1, SRC)]);
     let kc = dp.kernel_counters();
     let flood = dp.decision(&udp_key(), 1).unwrap().credit;
     learn(&macs, 2, DST);

@@ -32,18 +32,23 @@ impl<C: RuleTable> Datapath<C> {
     /// A new worker, its counters registered for reading, with an exact-match cache of
     /// `cache_entries` entries (0: no cache).
     pub fn worker(&self, cache_entries: usize) -> WorkerState {
-        let counters = Arc::new(WorkerCounters::default());
+        WorkerState {
+            counters: self.register_counters(WorkerCounters::default()),
+            cache: (cache_entries > 0).then(|| ExactCache::new(cache_entries)),
+            scratch: Scratch::new(),
+            offered: None,
+        }
+    }
+
+    /// Registers `counters` for reading (with the workers') and returns them, shared.
+    pub(crate) fn register_counters(&self, counters: WorkerCounters) -> Arc<WorkerCounters> {
+        let counters = Arc::new(counters);
         self.shared
             .workers
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(counters.clone());
-        WorkerState {
-            counters,
-            cache: (cache_entries > 0).then(|| ExactCache::new(cache_entries)),
-            scratch: Scratch::new(),
-            offered: None,
-        }
+        counters
     }
 
     /// Starts a batch on the published version at time `now_ns` (used by meters and
@@ -104,6 +109,23 @@ pub struct Batch<'a, C: RuleTable> {
     pub(crate) now_ns: u64,
 }
 
+/// The executor of a batch's worker (`$b`): on its version, counting in the worker's
+/// counters and queueing packet-ins, observed by `$obs`. A macro, not a function, so
+/// that the hot path compiles exactly as if written out (a helper moved the counts).
+macro_rules! worker_exec {
+    ($b:ident, $out:expr, $obs:expr) => {
+        Exec::new(
+            &$b.v,
+            &$b.shared.live,
+            Some(&$b.worker.counters),
+            Some(&$b.shared.packet_in),
+            $b.now_ns,
+            $out,
+            $obs,
+        )
+    };
+}
+
 impl<C: RuleTable> Batch<'_, C> {
     /// The version this batch runs on.
     pub fn version(&self) -> u64 {
@@ -114,15 +136,7 @@ impl<C: RuleTable> Batch<'_, C> {
     #[inline]
     pub fn process(&mut self, packet: Packet, in_port: u32, out: &mut Outputs) {
         let mut obs = Silent;
-        let mut exec = Exec::new(
-            &self.v,
-            &self.shared.live,
-            Some(&self.worker.counters),
-            Some(&self.shared.packet_in),
-            self.now_ns,
-            out,
-            &mut obs,
-        );
+        let mut exec = worker_exec!(self, out, &mut obs);
         exec.run(packet, in_port, self.worker.cache.as_mut());
         exec.finish();
     }
@@ -155,15 +169,7 @@ impl<C: RuleTable> Batch<'_, C> {
         out: &mut Outputs,
     ) {
         let mut obs = Silent;
-        let mut exec = Exec::new(
-            &self.v,
-            &self.shared.live,
-            Some(&self.worker.counters),
-            Some(&self.shared.packet_in),
-            self.now_ns,
-            out,
-            &mut obs,
-        );
+        let mut exec = worker_exec!(self, out, &mut obs);
         exec.packet_out(packet, in_port, actions);
         exec.finish();
     }

@@ -69,7 +69,7 @@
 
 mod ring;
 
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::Arc;
 
 use datapath::packet::Packet;
@@ -231,16 +231,7 @@ impl AfPacketPort {
     /// Sends one frame with its vnet header on the ringless socket; false if the kernel
     /// did not take it.
     fn send_big(&self, hdr: &[u8; vnet::LEN], frame: &[u8]) -> bool {
-        let iov = [
-            libc::iovec {
-                iov_base: hdr.as_ptr() as *mut libc::c_void,
-                iov_len: hdr.len(),
-            },
-            libc::iovec {
-                iov_base: frame.as_ptr() as *mut libc::c_void,
-                iov_len: frame.len(),
-            },
-        ];
+        let iov = [sys::iovec(hdr), sys::iovec(frame)];
         // SAFETY: msghdr is plain integers and pointers; all zeroes is valid.
         let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
         msg.msg_iov = iov.as_ptr() as *mut libc::iovec;
@@ -334,14 +325,7 @@ impl PortIo for AfPacketPort {
 /// network namespace), bringing the interface administratively up if it is down. With
 /// more than one worker the sockets share a fanout group.
 pub fn open(name: &str, workers: usize) -> Result<(InterfaceInfo, Vec<AfPacketPort>), PortError> {
-    if workers == 0 {
-        return Err(PortError::NoWorkers);
-    }
-    let mut info = InterfaceInfo::by_name(name)?;
-    if !info.admin_up {
-        crate::info::set_admin_up(name)?;
-        info = InterfaceInfo::by_name(name)?;
-    }
+    let info = crate::info::for_workers(name, workers)?;
     let mut ports = Vec::with_capacity(workers);
     let mut group: Option<u32> = None;
     for _ in 0..workers {
@@ -379,39 +363,35 @@ fn join_fanout(port: &AfPacketPort, group: Option<u32>, name: &str) -> Result<u3
 
 /// One socket with its rings, bound to the interface, in promiscuous mode.
 fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
-    let name = info.name.as_str();
-    let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
-    // Protocol 0: nothing is received before bind.
-    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
-    let raw = fd.as_raw_fd();
-    let one: libc::c_int = 1;
     // Before the rings: the vnet header changes the slots' layout.
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &one)
-        .map_err(err("PACKET_VNET_HDR"))?;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_COPY_THRESH, &one)
-        .map_err(err("PACKET_COPY_THRESH"))?;
+    let fd = vnet_socket(info)?;
+    let raw = fd.as_raw_fd();
+    enable(info, raw, libc::PACKET_COPY_THRESH, "PACKET_COPY_THRESH")?;
     // Beyond the system's rmem_max needs CAP_NET_ADMIN; without it, what is allowed.
     if sys::setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &RCVBUF).is_err() {
         let _ = sys::setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUF, &RCVBUF);
     }
     let v2 = libc::tpacket_versions::TPACKET_V2 as libc::c_int;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &v2)
-        .map_err(err("PACKET_VERSION"))?;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_LOSS, &one).map_err(err("PACKET_LOSS"))?;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &one)
-        .map_err(err("PACKET_QDISC_BYPASS"))?;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, &one)
-        .map_err(err("PACKET_IGNORE_OUTGOING"))?;
+        .map_err(raw_err(info, "PACKET_VERSION"))?;
+    enable(info, raw, libc::PACKET_LOSS, "PACKET_LOSS")?;
+    enable(info, raw, libc::PACKET_QDISC_BYPASS, "PACKET_QDISC_BYPASS")?;
+    enable(
+        info,
+        raw,
+        libc::PACKET_IGNORE_OUTGOING,
+        "PACKET_IGNORE_OUTGOING",
+    )?;
     let rx_geo = rx_geometry(info.mtu);
     let tx_geo = tx_geometry(info.mtu);
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_RX_RING, &rx_geo.req())
-        .map_err(err("PACKET_RX_RING"))?;
+        .map_err(raw_err(info, "PACKET_RX_RING"))?;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_TX_RING, &tx_geo.req())
-        .map_err(err("PACKET_TX_RING"))?;
-    let map =
-        Mapping::new(raw, rx_geo.bytes() + tx_geo.bytes()).map_err(err("mmap of packet rings"))?;
+        .map_err(raw_err(info, "PACKET_TX_RING"))?;
+    let map = Mapping::new(raw, rx_geo.bytes() + tx_geo.bytes())
+        .map_err(raw_err(info, "mmap of packet rings"))?;
 
-    sys::bind_packet(raw, info.ifindex, libc::ETH_P_ALL as u16).map_err(err("bind"))?;
+    sys::bind_packet(raw, info.ifindex, libc::ETH_P_ALL as u16).map_err(raw_err(info, "bind"))?;
 
     let big = big_socket(info)?;
 
@@ -422,7 +402,7 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
         mr_address: [0; 8],
     };
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)
-        .map_err(err("PACKET_ADD_MEMBERSHIP"))?;
+        .map_err(raw_err(info, "PACKET_ADD_MEMBERSHIP"))?;
 
     let tx = TxRing::new(tx_geo, rx_geo.bytes());
     let max_frame = tx.capacity().min(info.mtu as usize + L2_OVERHEAD);
@@ -443,17 +423,46 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
 /// The ringless socket that sends super-frames: vnet header, past the qdisc, bound to
 /// the interface with protocol 0 (so it receives nothing).
 fn big_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
-    let name = info.name.as_str();
-    let err = |op| move |e| PortError::os(op, name, "CAP_NET_RAW", e);
-    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).map_err(err("socket(AF_PACKET)"))?;
+    let fd = vnet_socket(info)?;
     let raw = fd.as_raw_fd();
-    let one: libc::c_int = 1;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &one)
-        .map_err(err("PACKET_VNET_HDR"))?;
-    sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &one)
-        .map_err(err("PACKET_QDISC_BYPASS"))?;
-    sys::bind_packet(raw, info.ifindex, 0).map_err(err("bind"))?;
+    enable(info, raw, libc::PACKET_QDISC_BYPASS, "PACKET_QDISC_BYPASS")?;
+    sys::bind_packet(raw, info.ifindex, 0).map_err(raw_err(info, "bind"))?;
     Ok(fd)
+}
+
+/// An AF_PACKET socket for `info`'s interface with the vnet header on; protocol 0, so
+/// it receives nothing before it is bound.
+fn vnet_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
+    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0)
+        .map_err(raw_err(info, "socket(AF_PACKET)"))?;
+    enable(
+        info,
+        fd.as_raw_fd(),
+        libc::PACKET_VNET_HDR,
+        "PACKET_VNET_HDR",
+    )?;
+    Ok(fd)
+}
+
+/// Turns on SOL_PACKET option `opt` (named `what` in an error) of socket `fd` for
+/// `info`'s interface.
+fn enable(
+    info: &InterfaceInfo,
+    fd: RawFd,
+    opt: libc::c_int,
+    what: &'static str,
+) -> Result<(), PortError> {
+    let one: libc::c_int = 1;
+    sys::setsockopt(fd, libc::SOL_PACKET, opt, &one).map_err(raw_err(info, what))
+}
+
+/// The error of setup step `op` of a socket for `info`'s interface (which needs
+/// CAP_NET_RAW).
+fn raw_err<'a>(
+    info: &'a InterfaceInfo,
+    op: &'static str,
+) -> impl FnOnce(std::io::Error) -> PortError + 'a {
+    move |e| PortError::os(op, &info.name, "CAP_NET_RAW", e)
 }
 
 #[cfg(test)]

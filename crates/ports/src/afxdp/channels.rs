@@ -30,8 +30,6 @@ struct EthtoolChannels {
 
 /// ETHTOOL_GCHANNELS: get the channel counts.
 const ETHTOOL_GCHANNELS: u32 = 0x3c;
-/// SIOCETHTOOL: the ethtool ioctl.
-const SIOCETHTOOL: libc::Ioctl = 0x8946;
 
 /// The number of rx queues of interface `name` (at least 1).
 pub(super) fn rx_queue_count(name: &str) -> Result<u32, PortError> {
@@ -44,7 +42,7 @@ pub(super) fn rx_queue_count(name: &str) -> Result<u32, PortError> {
     };
     let mut req = sys::ifreq(name);
     req.ifr_ifru.ifru_data = (&mut ch as *mut EthtoolChannels).cast();
-    match sys::ioctl_ifreq(sock.as_raw_fd(), SIOCETHTOOL, &mut req) {
+    match sys::ioctl_ifreq(sock.as_raw_fd(), sys::SIOCETHTOOL, &mut req) {
         Ok(()) => Ok(rx_queues(&ch)),
         Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Ok(1),
         Err(e) => Err(err(e)),

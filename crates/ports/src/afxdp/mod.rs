@@ -346,14 +346,7 @@ pub fn open_steered(
     mode: AttachMode,
     steering: &dyn Steering,
 ) -> Result<(InterfaceInfo, Vec<AfXdpPort>), PortError> {
-    if workers == 0 {
-        return Err(PortError::NoWorkers);
-    }
-    let mut info = InterfaceInfo::by_name(name)?;
-    if !info.admin_up {
-        crate::info::set_admin_up(name)?;
-        info = InterfaceInfo::by_name(name)?;
-    }
+    let info = crate::info::for_workers(name, workers)?;
     let geometry = Geometry::for_mtu(info.mtu).ok_or_else(|| PortError::Io {
         op: "opening an AF_XDP port",
         name: name.to_string(),

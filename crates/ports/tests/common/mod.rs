@@ -95,6 +95,17 @@ pub struct Veth {
     pub b: String,
 }
 
+impl Veth {
+    /// Opens end `a` (in its namespace) with `backend` and `workers` workers.
+    pub fn open_a(
+        &self,
+        backend: ports::Backend,
+        workers: usize,
+    ) -> Result<OpenPort, ports::PortError> {
+        self.ns_a.run(|| ports::open(&self.a, backend, workers))
+    }
+}
+
 /// A veth pair between two new namespaces, each end with `queues` rx and tx queues.
 pub fn veth(queues: u32) -> Veth {
     let (ns_a, ns_b) = (Netns::new(), Netns::new());
@@ -322,4 +333,34 @@ pub fn poll_now(fd: i32) -> i16 {
     let r = unsafe { libc::poll(&mut p, 1, 0) };
     assert!(r >= 0);
     p.revents
+}
+
+/// Sends `too_long`, a 10-byte runt and the test frame `seq` (`frame(seq, 9, 10)`) on
+/// `port`'s first handle: the first two are refused and counted as tx errors (2 in
+/// all), and `peer` receives `seq` alone.
+pub fn refuses_bad_lengths(
+    port: &mut OpenPort,
+    pool: &mut Vec<datapath::packet::Packet>,
+    peer: &RawSock,
+    too_long: &[u8],
+    seq: u32,
+) {
+    let mut tx = vec![
+        datapath::packet::Packet::from_slice(too_long),
+        datapath::packet::Packet::from_slice(&[0u8; 10]),
+        datapath::packet::Packet::from_slice(&frame(seq, 9, 10)),
+    ];
+    port.handles[0].send(&mut tx, pool);
+    assert_eq!(port.stats().tx_errors, 2);
+    assert_eq!(
+        seqs(&peer.recv_marked(1, Duration::from_secs(3))),
+        vec![seq]
+    );
+}
+
+/// `n` test frames, sequences `first`.., from UDP port `sport` with `payload` bytes.
+pub fn packets(first: u32, n: u32, sport: u16, payload: usize) -> Vec<datapath::packet::Packet> {
+    (0..n)
+        .map(|i| datapath::packet::Packet::from_slice(&frame(first + i, sport, payload)))
+        .collect()
 }

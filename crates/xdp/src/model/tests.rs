@@ -43,6 +43,15 @@ impl Default for Spec {
     }
 }
 
+/// [`ipv4`] of the default spec but for the VLAN tag (TPID, TCI) and the protocol.
+fn ipv4_of(tag: Option<(u16, u16)>, proto: u8) -> Vec<u8> {
+    ipv4(&Spec {
+        tag,
+        proto,
+        ..Spec::default()
+    })
+}
+
 /// An Ethernet/IPv4 frame with valid IP and L4 checksums.
 fn ipv4(s: &Spec) -> Vec<u8> {
     let mut f = vec![0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1];
@@ -129,11 +138,7 @@ fn frames() -> Vec<Vec<u8>> {
     let mut v = Vec::new();
     for tag in [None, Some((0x8100, 0x6005)), Some((0x88a8, 0xf123))] {
         for proto in [TCP, UDP, ICMP, 47, SCTP] {
-            v.push(ipv4(&Spec {
-                tag,
-                proto,
-                ..Spec::default()
-            }));
+            v.push(ipv4_of(tag, proto));
             v.push(ipv4(&Spec {
                 tag,
                 proto,
@@ -368,11 +373,7 @@ fn rewrites_equal_the_userspace_rewrites() {
     let mut frames = Vec::new();
     for tag in [None, Some((0x8100, 0x3005)), Some((0x88a8, 0x0fff))] {
         for proto in [TCP, UDP, ICMP, 47] {
-            frames.push(ipv4(&Spec {
-                tag,
-                proto,
-                ..Spec::default()
-            }));
+            frames.push(ipv4_of(tag, proto));
         }
         frames.push(ipv4(&Spec {
             tag,
@@ -419,33 +420,21 @@ fn rewrites_missing_headers_are_refused() {
         proto: ICMP,
         ..Spec::default()
     });
-    let set_tp = FpEntry {
-        flags: FP_SET_TP_SRC,
-        ..FpEntry::default()
-    };
-    assert_eq!(apply(&icmp, &set_tp), None);
     let arpish = l2(&[], 0x88cc, 46);
-    let set_ip = FpEntry {
-        flags: FP_SET_IPV4_SRC,
-        ..FpEntry::default()
-    };
-    assert_eq!(apply(&arpish, &set_ip), None);
-    let pop = FpEntry {
-        flags: FP_VLAN_POP,
-        ..FpEntry::default()
-    };
-    assert_eq!(apply(&arpish, &pop), None);
     let tagged = l2(&[(0x8100, 1)], 0x88cc, 46);
-    let push = FpEntry {
-        flags: FP_VLAN_PUSH,
-        ..FpEntry::default()
-    };
-    assert_eq!(apply(&tagged, &push), None);
-    let set = FpEntry {
-        flags: FP_VLAN_SET,
-        ..FpEntry::default()
-    };
-    assert_eq!(apply(&arpish, &set), None);
+    for (frame, flags) in [
+        (&icmp, FP_SET_TP_SRC),
+        (&arpish, FP_SET_IPV4_SRC),
+        (&arpish, FP_VLAN_POP),
+        (&tagged, FP_VLAN_PUSH),
+        (&arpish, FP_VLAN_SET),
+    ] {
+        let e = FpEntry {
+            flags,
+            ..FpEntry::default()
+        };
+        assert_eq!(apply(frame, &e), None, "flags {flags:#x}");
+    }
     // Pop then push replaces the tag.
     let both = FpEntry {
         flags: FP_VLAN_POP | FP_VLAN_PUSH,

@@ -97,39 +97,48 @@ pub fn entry_for(before: &[u8], after: Option<&[u8]>) -> Result<FpEntry, &'stati
         Ipv4Header::new_checked_at(&b, L3),
         Ipv4Header::new_checked_at(&a, L3),
     ) {
-        if ia.tos() != ib.tos() {
-            e.flags |= FP_SET_TOS;
-            e.ip_tos = ia.tos();
-        }
-        if ia.ttl() != ib.ttl() {
-            e.flags |= FP_SET_TTL;
-            e.ip_ttl = ia.ttl();
-        }
-        if ia.src_addr() != ib.src_addr() {
-            e.flags |= FP_SET_IPV4_SRC;
-            e.ipv4_src = ia.src_addr();
-        }
-        if ia.dst_addr() != ib.dst_addr() {
-            e.flags |= FP_SET_IPV4_DST;
-            e.ipv4_dst = ia.dst_addr();
-        }
+        let f = &mut e.flags;
+        changed(f, FP_SET_TOS, &mut e.ip_tos, ib.tos(), ia.tos());
+        changed(f, FP_SET_TTL, &mut e.ip_ttl, ib.ttl(), ia.ttl());
+        changed(
+            f,
+            FP_SET_IPV4_SRC,
+            &mut e.ipv4_src,
+            ib.src_addr(),
+            ia.src_addr(),
+        );
+        changed(
+            f,
+            FP_SET_IPV4_DST,
+            &mut e.ipv4_dst,
+            ib.dst_addr(),
+            ia.dst_addr(),
+        );
         let l4 = L3 + ib.header_len();
         let tcp_udp = matches!(ib.protocol(), ip_proto::TCP | ip_proto::UDP);
         // TCP and UDP have their ports in the same place.
         let port = |f: &[u8], r: std::ops::Range<usize>| {
             f.get(l4 + r.start..l4 + r.end)
-                .map(|p| u16::from_be_bytes([p[0], p[1]]))
+                .map_or(0, |p| u16::from_be_bytes([p[0], p[1]]))
         };
         if tcp_udp && b.len() >= l4 + udp::field::DST_PORT.end {
+            // Both frames hold both ports (they are as long as each other).
             let (src, dst) = (udp::field::SRC_PORT, udp::field::DST_PORT);
-            if port(&a, src.clone()) != port(&b, src.clone()) {
-                e.flags |= FP_SET_TP_SRC;
-                e.tp_src = port(&a, src).unwrap_or(0);
-            }
-            if port(&a, dst.clone()) != port(&b, dst.clone()) {
-                e.flags |= FP_SET_TP_DST;
-                e.tp_dst = port(&a, dst).unwrap_or(0);
-            }
+            let f = &mut e.flags;
+            changed(
+                f,
+                FP_SET_TP_SRC,
+                &mut e.tp_src,
+                port(&b, src.clone()),
+                port(&a, src),
+            );
+            changed(
+                f,
+                FP_SET_TP_DST,
+                &mut e.tp_dst,
+                port(&b, dst.clone()),
+                port(&a, dst),
+            );
         }
     }
     if e.flags & FP_MPLS_FLAGS != 0 && e.flags & (FP_SET_TP_SRC | FP_SET_TP_DST) != 0 {
@@ -139,6 +148,15 @@ pub fn entry_for(before: &[u8], after: Option<&[u8]>) -> Result<FpEntry, &'stati
         );
     }
     Ok(e)
+}
+
+/// Where a field is `after` in the sent frame and `before` in the received one, and
+/// they differ: sets rewrite `flag` in `flags` and the entry's `field` to `after`.
+fn changed<T: PartialEq>(flags: &mut u32, flag: u32, field: &mut T, before: T, after: T) {
+    if after != before {
+        *flags |= flag;
+        *field = after;
+    }
 }
 
 /// The MPLS change from untagged frame `b` to untagged frame `a`, put in `e`, and `a`

@@ -1,7 +1,42 @@
 //! What the root tests of the program share: a UDP frame, the Internet checksum, a
-//! thread in a network namespace of its own.
+//! thread in a network namespace of its own, a datapath of a few ports and its kernel
+//! tier.
 
 #![allow(dead_code)]
+
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::time::Instant;
+
+use datapath::key::FlowKey;
+use datapath::pipeline::{Datapath, DatapathConfig, PacketIn, PortInfo, Writer};
+use ports::afxdp::AttachMode;
+use xdp::tier::KernelTier;
+use xdp::{Attached, FastPath};
+
+/// The key of `frame` arriving on port 1 (which must parse without error).
+pub fn key_of(frame: &[u8]) -> FlowKey {
+    let mut k = FlowKey::ZERO;
+    assert!(datapath::parse::parse(frame, 1, &mut k).error.is_none());
+    k
+}
+
+/// A datapath of ports 1..=`n` in slots 0..`n` (a packet-in queue of 16).
+pub fn datapath(n: u32) -> (Datapath, Writer, Receiver<PacketIn>) {
+    let cfg = DatapathConfig {
+        ports: (1..=n).map(|p| PortInfo::new(p, (p - 1) as u16)).collect(),
+        ..DatapathConfig::default()
+    };
+    Datapath::new(cfg, 16)
+}
+
+/// `fp`'s kernel tier for `dp` on the clock that started at `started`, made `dp`'s
+/// mirror.
+pub fn mirrored(fp: &Arc<FastPath>, dp: &Datapath, started: Instant) -> Arc<KernelTier> {
+    let tier = KernelTier::new(fp.clone(), dp.clone(), started);
+    assert!(dp.set_mirror(tier.clone()));
+    tier
+}
 
 /// Ethernet/IPv4/UDP with valid checksums.
 pub fn udp_frame(sport: u16) -> Vec<u8> {
@@ -68,6 +103,19 @@ pub fn veth(a: &str, b: &str) -> u32 {
     run_ok("ip", &["link", "set", a, "up"]);
     run_ok("ip", &["link", "set", b, "up"]);
     ports::InterfaceInfo::by_name(a).unwrap().ifindex
+}
+
+/// `fp` attached (generic mode, one queue) to the loopback as port 1, where frames are
+/// run "arriving", then to a new veth `{a}{p}`-`{b}{p}` as port `p` for each `p` of
+/// 2..=`last`: the attachments in port order.
+pub fn attach_ports(fp: &FastPath, a: &str, b: &str, last: u32) -> Vec<Attached> {
+    let mut attached = vec![fp.attach("lo", 1, 1, 1, AttachMode::Generic).unwrap()];
+    for p in 2..=last {
+        let (a, b) = (format!("{a}{p}"), format!("{b}{p}"));
+        let ifindex = veth(&a, &b);
+        attached.push(fp.attach(&a, ifindex, p, 1, AttachMode::Generic).unwrap());
+    }
+    attached
 }
 
 /// A label stack entry.

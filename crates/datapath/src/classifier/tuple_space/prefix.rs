@@ -365,12 +365,18 @@ mod tests {
         }
     }
 
+    /// A tracker of one rule, `k`'s field `field` to `len` bits (its level built).
+    fn tracking(k: &FlowKey, field: usize, len: u8) -> PrefixTracker {
+        let mut t = PrefixTracker::default();
+        assert!(t.add(field, len, k));
+        t.rebuild(field, len, 1, [*k].into_iter());
+        t
+    }
+
     #[test]
     fn memo_tests_each_length_once_and_untracked_fields_pass() {
-        let mut t = PrefixTracker::default();
         let k = key(0x0a00_0000, 0);
-        assert!(t.add(0, 8, &k));
-        t.rebuild(0, 8, 1, [k].into_iter());
+        let t = tracking(&k, 0, 8);
         let mut memo = Memo::default();
         assert!(t.may_match([8, 0], &k, &mut memo));
         assert!(!t.may_match([8, 0], &key(0x0b00_0000, 0), &mut Memo::default()));
@@ -419,10 +425,8 @@ mod tests {
 
     #[test]
     fn removals_ask_for_rebuilds() {
-        let mut t = PrefixTracker::default();
         let k = key(1, 2);
-        assert!(t.add(1, 16, &k));
-        t.rebuild(1, 16, 1, [k].into_iter());
+        let mut t = tracking(&k, 1, 16);
         assert!(
             t.remove(1, 16),
             "the last rule gone: rebuild to free the level"

@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 
+use super::splitmix::Rng;
 use super::*;
 use crate::classifier::LinearClassifier;
 use crate::key::{Field, KEY_WORDS};
@@ -422,17 +423,6 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (any::<usize>(), proptest::bool::weighted(0.1))
             .prop_map(|(pick, miss)| Op::Remove { pick, miss }),
     ]
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
 }
 
 /// Keys that hit: every live rule's key with random bits outside its mask, sometimes one

@@ -20,18 +20,15 @@ fn datapath() -> (Datapath, Writer) {
 
 /// The key of an IPv4/UDP frame from port 1, varied by `i`.
 fn udp_key(i: u32) -> FlowKey {
-    let mut k = FlowKey::ZERO;
-    k.set(Field::InPort, 1);
-    k.set(Field::EthDst, 0x0200_0000_0002);
-    k.set(Field::EthSrc, 0x0200_0000_0001);
-    k.set(Field::EthType, 0x0800);
-    k.set(Field::IpProto, 17);
-    k.set(Field::IpTtl, 64);
+    let mut k = crate::mirror::tests::udp_key();
     k.set(Field::Ipv4Src, 0x0a00_0000 | u128::from(i & 0xffff));
-    k.set(Field::Ipv4Dst, 0x0a00_0002);
     k.set(Field::TpSrc, 1000 + u128::from(i >> 16));
-    k.set(Field::TpDst, 2000);
     k
+}
+
+/// Why `dp` refuses the decision for `udp_key(0)` at time 0.
+fn refusal(dp: &Datapath) -> Ineligible {
+    dp.decision(&udp_key(0), 0).unwrap_err()
 }
 
 fn to_group(apply: Vec<Action>) -> Rule {
@@ -110,10 +107,7 @@ fn an_all_group_of_one_frame_is_a_broadcast_and_of_different_frames_is_refused()
         ],
     );
     setup(&dp, &mut wr, &[g], vec![Action::Group(2)]);
-    assert_eq!(
-        dp.decision(&udp_key(0), 0).unwrap_err(),
-        Ineligible::SeveralOutputs
-    );
+    assert_eq!(refusal(&dp), Ineligible::SeveralOutputs);
 }
 
 #[test]
@@ -228,7 +222,7 @@ fn group_flows_kept_in_user_space_say_why() {
     let (dp, mut wr) = datapath();
     wr.insert_rule(0, to_group(vec![Action::Group(9)])).unwrap();
     wr.publish();
-    let why = dp.decision(&udp_key(0), 0).unwrap_err();
+    let why = refusal(&dp);
     assert!(why.to_string().contains("group 9 does not exist"), "{why}");
 
     // A bucket's action the kernel does not do is named.
@@ -239,10 +233,7 @@ fn group_flows_kept_in_user_space_say_why() {
         vec![Bucket::new(vec![Action::Output(port::CONTROLLER)])],
     );
     setup(&dp, &mut wr, &[g], vec![Action::Group(1)]);
-    assert_eq!(
-        dp.decision(&udp_key(0), 0).unwrap_err(),
-        Ineligible::Controller
-    );
+    assert_eq!(refusal(&dp), Ineligible::Controller);
 }
 
 #[test]

@@ -63,14 +63,7 @@ fn tagged_key() -> FlowKey {
 
 /// The key of an MPLS frame from port 1 with one entry (label 100).
 fn mpls_key() -> FlowKey {
-    let mut k = FlowKey::ZERO;
-    k.set(Field::InPort, 1);
-    k.set(Field::EthDst, 0x0200_0000_0002);
-    k.set(Field::EthSrc, 0x0200_0000_0001);
-    k.set(Field::EthType, 0x8847);
-    k.set(Field::MplsLabel, 100);
-    k.set(Field::MplsBos, 1);
-    k
+    frame_key(0x8847, &[(Field::MplsLabel, 100), (Field::MplsBos, 1)])
 }
 
 #[test]
@@ -222,7 +215,7 @@ fn a_tier_without_normal_gets_no_decision_of_the_learning_switch() {
         (Capabilities::ALL, true),
         (Capabilities::ALL.without(Capability::Normal), false),
     ] {
-        let (dp, macs) = normal_datapath();
+        let (dp, macs) = normal_datapath(&[]);
         set_tier(&dp, caps);
         learn(&macs, 1, SRC);
         learn(&macs, 2, DST);
@@ -236,7 +229,7 @@ fn a_tier_without_normal_gets_no_decision_of_the_learning_switch() {
         }
     }
     // NORMAL's flood is one frame to several ports; its unicast is not.
-    let (dp, macs) = normal_datapath();
+    let (dp, macs) = normal_datapath(&[]);
     set_tier(&dp, Capabilities::ALL.without(Capability::Broadcast));
     learn(&macs, 1, SRC);
     assert_eq!(

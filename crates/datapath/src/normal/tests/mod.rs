@@ -63,11 +63,17 @@ fn table(ports: &[u32], cfg: MacTableConfig) -> MacTable {
     t
 }
 
-#[test]
-fn learns_then_forwards_unicast() {
-    let t = table(&[1, 2, 3], MacTableConfig::default());
+/// A table of `ports` configured by `cfg`, and a handler of it in a batch begun at 0.
+fn switch(ports: &[u32], cfg: MacTableConfig) -> (MacTable, NormalSwitch) {
+    let t = table(ports, cfg);
     let mut h = t.handler();
     h.begin_batch(0);
+    (t, h)
+}
+
+#[test]
+fn learns_then_forwards_unicast() {
+    let (t, mut h) = switch(&[1, 2, 3], MacTableConfig::default());
     assert_eq!(
         send(&mut h, 1, UNTAGGED, A, B),
         vec![2, 3],
@@ -92,9 +98,7 @@ fn learns_then_forwards_unicast() {
 
 #[test]
 fn same_port_destination_is_dropped() {
-    let t = table(&[1, 2, 3], MacTableConfig::default());
-    let mut h = t.handler();
-    h.begin_batch(0);
+    let (t, mut h) = switch(&[1, 2, 3], MacTableConfig::default());
     send(&mut h, 1, UNTAGGED, A, BROADCAST);
     assert_eq!(send(&mut h, 1, UNTAGGED, B, A), Vec::<u32>::new());
     assert_eq!(t.stats().dropped, 1);
@@ -105,9 +109,7 @@ fn same_port_destination_is_dropped() {
 
 #[test]
 fn vlans_are_separate() {
-    let t = table(&[1, 2, 3], MacTableConfig::default());
-    let mut h = t.handler();
-    h.begin_batch(0);
+    let (t, mut h) = switch(&[1, 2, 3], MacTableConfig::default());
     send(&mut h, 1, VLAN5, A, BROADCAST);
     assert_eq!(send(&mut h, 2, VLAN5, B, A), vec![1]);
     assert_eq!(
@@ -127,9 +129,7 @@ fn vlans_are_separate() {
 
 #[test]
 fn mac_moves_to_another_port() {
-    let t = table(&[1, 2, 3], MacTableConfig::default());
-    let mut h = t.handler();
-    h.begin_batch(0);
+    let (t, mut h) = switch(&[1, 2, 3], MacTableConfig::default());
     send(&mut h, 1, UNTAGGED, A, BROADCAST);
     assert_eq!(send(&mut h, 2, UNTAGGED, B, A), vec![1]);
     send(&mut h, 3, UNTAGGED, A, BROADCAST);
@@ -145,9 +145,7 @@ fn entries_age_out_and_refresh() {
         aging_ns: 10 * SECOND_NS,
         ..MacTableConfig::default()
     };
-    let t = table(&[1, 2, 3], cfg);
-    let mut h = t.handler();
-    h.begin_batch(0);
+    let (t, mut h) = switch(&[1, 2, 3], cfg);
     send(&mut h, 1, UNTAGGED, A, BROADCAST);
     h.begin_batch(9 * SECOND_NS);
     assert_eq!(send(&mut h, 2, UNTAGGED, B, A), vec![1], "alive at 9 s");
@@ -181,9 +179,7 @@ fn entries_age_out_and_refresh() {
 
 #[test]
 fn refresh_writes_at_most_once_per_interval() {
-    let t = table(&[1, 2], MacTableConfig::default());
-    let mut h = t.handler();
-    h.begin_batch(0);
+    let (t, mut h) = switch(&[1, 2], MacTableConfig::default());
     send(&mut h, 1, UNTAGGED, A, BROADCAST);
     // Within the refresh interval nothing is written: the age keeps counting from 0.
     h.begin_batch(SECOND_NS / 2);
@@ -203,9 +199,7 @@ fn expire_removes_expired_entries() {
         refresh_ns: 10,
         ..MacTableConfig::default()
     };
-    let t = table(&[1, 2], cfg);
-    let mut h = t.handler();
-    h.begin_batch(0);
+    let (t, mut h) = switch(&[1, 2], cfg);
     send(&mut h, 1, UNTAGGED, A, BROADCAST);
     h.begin_batch(50);
     send(&mut h, 2, UNTAGGED, B, BROADCAST);
@@ -279,9 +273,7 @@ fn full_table_drops_expired_before_live() {
 
 #[test]
 fn forget_port_and_port_set_changes() {
-    let t = table(&[1, 2, 3], MacTableConfig::default());
-    let mut h = t.handler();
-    h.begin_batch(0);
+    let (t, mut h) = switch(&[1, 2, 3], MacTableConfig::default());
     send(&mut h, 1, UNTAGGED, A, BROADCAST);
     send(&mut h, 1, VLAN5, A, BROADCAST);
     send(&mut h, 2, UNTAGGED, B, BROADCAST);
@@ -311,9 +303,7 @@ fn forget_port_and_port_set_changes() {
 
 #[test]
 fn flush_forgets_everything() {
-    let t = table(&[1, 2, 3], MacTableConfig::default());
-    let mut h = t.handler();
-    h.begin_batch(0);
+    let (t, mut h) = switch(&[1, 2, 3], MacTableConfig::default());
     send(&mut h, 1, UNTAGGED, A, BROADCAST);
     send(&mut h, 2, UNTAGGED, B, A);
     t.flush();
@@ -325,9 +315,7 @@ fn flush_forgets_everything() {
 
 #[test]
 fn group_and_zero_sources_are_never_learned_and_group_destinations_flood() {
-    let t = table(&[1, 2, 3], MacTableConfig::default());
-    let mut h = t.handler();
-    h.begin_batch(0);
+    let (t, mut h) = switch(&[1, 2, 3], MacTableConfig::default());
     for src in [BROADCAST, MULTICAST, 0] {
         assert_eq!(send(&mut h, 1, UNTAGGED, src, A), vec![2, 3]);
     }

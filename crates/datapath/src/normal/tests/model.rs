@@ -160,6 +160,26 @@ fn comparable(s: NormalStats) -> NormalStats {
     NormalStats { aged_out: 0, ..s }
 }
 
+/// Runs `ops` on a table of ports 1..=4 (the constants' capacity and times) and on the
+/// model, checking that they agree after each step; returns the table.
+fn check_fresh(ops: &[Op]) -> MacTable {
+    let cfg = MacTableConfig {
+        capacity: CAPACITY,
+        aging_ns: AGING,
+        refresh_ns: REFRESH,
+    };
+    let t = table(&[1, 2, 3, 4], cfg);
+    let mut h = t.handler();
+    let mut m = Model {
+        ports: vec![1, 2, 3, 4],
+        map: HashMap::new(),
+        seq: 0,
+        stats: NormalStats::default(),
+    };
+    check(&t, &mut h, &mut m, ops);
+    t
+}
+
 fn check(t: &MacTable, h: &mut NormalSwitch, m: &mut Model, ops: &[Op]) {
     let mut now = 0;
     h.begin_batch(now);
@@ -216,16 +236,7 @@ proptest! {
 
     #[test]
     fn handler_agrees_with_model(ops in proptest::collection::vec(op(), 1..200)) {
-        let cfg = MacTableConfig { capacity: CAPACITY, aging_ns: AGING, refresh_ns: REFRESH };
-        let t = table(&[1, 2, 3, 4], cfg);
-        let mut h = t.handler();
-        let mut m = Model {
-            ports: vec![1, 2, 3, 4],
-            map: HashMap::new(),
-            seq: 0,
-            stats: NormalStats::default(),
-        };
-        check(&t, &mut h, &mut m, &ops);
+        check_fresh(&ops);
     }
 }
 
@@ -233,19 +244,6 @@ proptest! {
 /// the property above is known to compare something).
 #[test]
 fn model_covers_every_rule() {
-    let cfg = MacTableConfig {
-        capacity: CAPACITY,
-        aging_ns: AGING,
-        refresh_ns: REFRESH,
-    };
-    let t = table(&[1, 2, 3, 4], cfg);
-    let mut h = t.handler();
-    let mut m = Model {
-        ports: vec![1, 2, 3, 4],
-        map: HashMap::new(),
-        seq: 0,
-        stats: NormalStats::default(),
-    };
     let p = |in_port, src, dst| Op::Packet {
         in_port,
         vlan: 0,
@@ -266,7 +264,7 @@ fn model_covers_every_rule() {
         b(30),
         p(1, 0, 1),
     ];
-    check(&t, &mut h, &mut m, &ops);
+    let t = check_fresh(&ops);
     let s = t.stats();
     assert!(s.learned > 0 && s.moved > 0 && s.evicted > 0);
     assert!(s.flooded > 0 && s.forwarded > 0 && s.dropped > 0);

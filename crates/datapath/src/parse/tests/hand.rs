@@ -51,14 +51,23 @@ fn ipv6(nh: u8, payload: usize) -> Vec<u8> {
     v
 }
 
-fn v4_fields(proto: u8, frag: u128) -> Vec<(Field, u128)> {
-    let mut f = eth_fields(0x0800);
+/// The fields of an IP frame of ethertype `eth_type` built here (traffic class 0xb9)
+/// that both IP versions have.
+fn ip_fields(eth_type: u16, proto: u8, ttl: u128, frag: u128) -> Vec<(Field, u128)> {
+    let mut f = eth_fields(eth_type);
     f.extend([
         (Field::IpDscp, 0xb9 >> 2),
         (Field::IpEcn, 1),
         (Field::IpProto, proto as u128),
-        (Field::IpTtl, 64),
+        (Field::IpTtl, ttl),
         (Field::IpFrag, frag),
+    ]);
+    f
+}
+
+fn v4_fields(proto: u8, frag: u128) -> Vec<(Field, u128)> {
+    let mut f = ip_fields(0x0800, proto, 64, frag);
+    f.extend([
         (Field::Ipv4Src, u32::from_be_bytes(V4_SRC) as u128),
         (Field::Ipv4Dst, u32::from_be_bytes(V4_DST) as u128),
     ]);
@@ -66,19 +75,23 @@ fn v4_fields(proto: u8, frag: u128) -> Vec<(Field, u128)> {
 }
 
 fn v6_fields(proto: u8, exthdr: u16, frag: u128) -> Vec<(Field, u128)> {
-    let mut f = eth_fields(0x86dd);
+    let mut f = ip_fields(0x86dd, proto, 33, frag);
     f.extend([
-        (Field::IpDscp, 0xb9 >> 2),
-        (Field::IpEcn, 1),
-        (Field::IpProto, proto as u128),
-        (Field::IpTtl, 33),
-        (Field::IpFrag, frag),
         (Field::Ipv6Flabel, 0xabcde),
         (Field::Ipv6Src, V6_SRC),
         (Field::Ipv6Dst, V6_DST),
         (Field::Ipv6Exthdr, exthdr as u128),
     ]);
     f
+}
+
+/// `fields` and then `more`.
+fn with<const N: usize>(
+    mut fields: Vec<(Field, u128)>,
+    more: [(Field, u128); N],
+) -> Vec<(Field, u128)> {
+    fields.extend(more);
+    fields
 }
 
 fn cat(parts: &[&[u8]]) -> Vec<u8> {
@@ -91,13 +104,17 @@ fn ipv4_options_are_skipped() {
     let t = tcp(1234, 80, 0x0012, &[]);
     let f = cat(&[&eth(0x0800), &ipv4(6, &opts, 0, t.len()), &t]);
     let (k, o) = run(&f);
-    let mut want = v4_fields(6, 0);
-    want.extend([
-        (Field::TpSrc, 1234),
-        (Field::TpDst, 80),
-        (Field::TcpFlags, 0x12),
-    ]);
-    assert_fields(&k, &want);
+    assert_fields(
+        &k,
+        &with(
+            v4_fields(6, 0),
+            [
+                (Field::TpSrc, 1234),
+                (Field::TpDst, 80),
+                (Field::TcpFlags, 0x12),
+            ],
+        ),
+    );
     assert_eq!(
         o,
         ParseOutcome {
@@ -233,14 +250,18 @@ fn vlan_tags() {
         f.extend_from_slice(&ip);
         f.extend_from_slice(&u);
         let (k, o) = run(&f);
-        let mut want = v4_fields(17, 0);
-        want.extend([
-            (Field::VlanVid, vid),
-            (Field::VlanPcp, pcp),
-            (Field::TpSrc, 1),
-            (Field::TpDst, 2),
-        ]);
-        assert_fields(&k, &want);
+        assert_fields(
+            &k,
+            &with(
+                v4_fields(17, 0),
+                [
+                    (Field::VlanVid, vid),
+                    (Field::VlanPcp, pcp),
+                    (Field::TpSrc, 1),
+                    (Field::TpDst, 2),
+                ],
+            ),
+        );
         let et = 12 + tags.len() as u16;
         assert_eq!(
             o.layers,
@@ -330,13 +351,17 @@ fn mpls_outermost_entry() {
     for ty in [0x8847u16, 0x8848] {
         let f = cat(&[&eth(ty), &lse1, &lse2, &ipv4(6, &[], 0, 0)]);
         let (k, o) = run(&f);
-        let mut want = eth_fields(ty);
-        want.extend([
-            (Field::MplsLabel, 0xabcde),
-            (Field::MplsTc, 5),
-            (Field::MplsBos, 0),
-        ]);
-        assert_fields(&k, &want);
+        assert_fields(
+            &k,
+            &with(
+                eth_fields(ty),
+                [
+                    (Field::MplsLabel, 0xabcde),
+                    (Field::MplsTc, 5),
+                    (Field::MplsBos, 0),
+                ],
+            ),
+        );
         assert_eq!(
             o.layers,
             Layers {
@@ -362,15 +387,19 @@ fn arp() {
     a.extend_from_slice(&V4_DST);
     let f = cat(&[&eth(0x0806), &a, &[0; 18]]);
     let (k, o) = run(&f);
-    let mut want = eth_fields(0x0806);
-    want.extend([
-        (Field::ArpOp, 2),
-        (Field::ArpSha, mac_u(SRC)),
-        (Field::ArpTha, mac_u(DST)),
-        (Field::Ipv4Src, u32::from_be_bytes(V4_SRC) as u128),
-        (Field::Ipv4Dst, u32::from_be_bytes(V4_DST) as u128),
-    ]);
-    assert_fields(&k, &want);
+    assert_fields(
+        &k,
+        &with(
+            eth_fields(0x0806),
+            [
+                (Field::ArpOp, 2),
+                (Field::ArpSha, mac_u(SRC)),
+                (Field::ArpTha, mac_u(DST)),
+                (Field::Ipv4Src, u32::from_be_bytes(V4_SRC) as u128),
+                (Field::Ipv4Dst, u32::from_be_bytes(V4_DST) as u128),
+            ],
+        ),
+    );
     assert_eq!((o.error, o.layers.l3), (None, Some(14)));
     // Non-Ethernet hardware: no ARP fields, no error.
     a[1] = 6;
@@ -432,9 +461,13 @@ fn ipv6_extension_chains() {
     ];
     let (f, at) = v6_chain(0, &exts, &u);
     let (k, o) = run(&f);
-    let mut want = v6_fields(17, HOP | DEST | ROUTER | FRAG | AUTH, 1);
-    want.extend([(Field::TpSrc, 0x1234), (Field::TpDst, 0x5678)]);
-    assert_fields(&k, &want);
+    assert_fields(
+        &k,
+        &with(
+            v6_fields(17, HOP | DEST | ROUTER | FRAG | AUTH, 1),
+            [(Field::TpSrc, 0x1234), (Field::TpDst, 0x5678)],
+        ),
+    );
     assert_eq!(o.error, None);
     assert_eq!(o.layers.l4, Some(at as u16));
     assert_eq!(o.layers.l3, Some(14));
@@ -597,14 +630,18 @@ fn neighbour_discovery() {
     for (ty, opts, want_sll, want_tll) in cases {
         let (f, at) = nd(ty, 0, &opts);
         let (k, o) = run(&f);
-        let mut want = v6_fields(58, 0, 0);
-        want.extend([
-            (Field::IcmpType, ty as u128),
-            (Field::Ipv6NdTarget, V6_DST),
-            (Field::ArpSha, want_sll),
-            (Field::ArpTha, want_tll),
-        ]);
-        assert_fields(&k, &want);
+        assert_fields(
+            &k,
+            &with(
+                v6_fields(58, 0, 0),
+                [
+                    (Field::IcmpType, ty as u128),
+                    (Field::Ipv6NdTarget, V6_DST),
+                    (Field::ArpSha, want_sll),
+                    (Field::ArpTha, want_tll),
+                ],
+            ),
+        );
         assert_eq!((o.error, o.layers.l4), (None, Some(at as u16)));
     }
     // Code != 0, or another type: no ND fields.

@@ -45,23 +45,7 @@ fn instructions_run_in_spec_order_and_goto_sees_the_new_key() {
     .unwrap();
     wr.publish();
     let t = dp.trace(&frame(1, 2), 4, 0);
-    let kinds: Vec<String> = t
-        .events
-        .iter()
-        .map(|e| match e {
-            TraceEvent::Parsed { .. } => "parsed".into(),
-            TraceEvent::Table { table, rule, .. } => format!("table{table}:{}", rule.is_some()),
-            TraceEvent::Apply(a) => format!("apply {a:?}"),
-            TraceEvent::ClearActions => "clear".into(),
-            TraceEvent::WriteActions(_) => "write".into(),
-            TraceEvent::WriteMetadata(m) => format!("metadata {m:#x}"),
-            TraceEvent::Goto(t) => format!("goto {t}"),
-            TraceEvent::ActionSet(s) => format!("set {s:?}"),
-            TraceEvent::SetAction(a) => format!("exec {a:?}"),
-            TraceEvent::Output { port, queue } => format!("out {port} {queue:?}"),
-            other => format!("{other:?}"),
-        })
-        .collect();
+    let kinds = trace_steps(&t);
     assert_eq!(
         kinds,
         vec![
@@ -225,7 +209,7 @@ fn every_output_kind() {
     c.ports[2].no_flood = true; // port 3
     c.ports[3].no_fwd = true; // port 4
     let (dp, mut wr, rx) = datapath(c);
-    let outs = |p: u32| Rule::new(on_port(1), 1, apply(vec![Action::Output(p)]));
+    let outs = |p: u32| output_rule(on_port(1), 1, p);
     let mut w = dp.worker(0);
     let mut check = |wr: &mut Writer, p: u32| {
         wr.insert_rule(0, outs(p)).unwrap();

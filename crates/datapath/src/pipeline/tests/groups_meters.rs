@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::*;
 use crate::counters::Misc;
 use crate::group::{Bucket, Group, GroupKind, GROUP_ANY};
-use crate::meter::{Band, BandKind, Meter, MeterUnit};
+use crate::meter::{drop_meter, Band, BandKind, Meter, MeterUnit};
 
 const SEC: u64 = 1_000_000_000;
 
@@ -130,30 +130,18 @@ fn metered(meter: u32) -> Rule {
     )
 }
 
-fn drop_band(rate: u32, burst_size: u32) -> Band {
-    Band {
-        kind: BandKind::Drop,
-        rate,
-        burst_size,
-    }
-}
-
 #[test]
 fn meter_drops_above_rate_pktps_and_kbps() {
     let (dp, mut wr, _rx) = datapath(config(2));
-    wr.set_meter(Meter::new(
-        1,
-        MeterUnit::Pktps,
-        true,
-        vec![drop_band(100, 10)],
-    ))
-    .unwrap();
+    wr.set_meter(drop_meter(1, MeterUnit::Pktps, true, 100, 10))
+        .unwrap();
     // 64-byte frames are 512 bits: 512 kbit/s is 1000 frames/s; a burst of 5 frames.
-    wr.set_meter(Meter::new(
+    wr.set_meter(drop_meter(
         2,
         MeterUnit::Kbps,
         true,
-        vec![drop_band(512, 5 * 512 / 1000 + 1)],
+        512,
+        5 * 512 / 1000 + 1,
     ))
     .unwrap();
     wr.insert_rule(0, metered(1)).unwrap();
@@ -222,20 +210,12 @@ fn dscp_remark_band_changes_the_key_for_later_tables() {
     .unwrap();
     wr.insert_rule(
         2,
-        Rule::new(
-            FlowMatch::ANY.exact(Field::IpDscp, 10),
-            1,
-            apply(vec![Action::Output(2)]),
-        ),
+        output_rule(FlowMatch::ANY.exact(Field::IpDscp, 10), 1, 2),
     )
     .unwrap();
     wr.insert_rule(
         2,
-        Rule::new(
-            FlowMatch::ANY.exact(Field::IpDscp, 12),
-            1,
-            apply(vec![Action::Output(3)]),
-        ),
+        output_rule(FlowMatch::ANY.exact(Field::IpDscp, 12), 1, 3),
     )
     .unwrap();
     wr.publish();
@@ -258,13 +238,8 @@ fn dscp_remark_band_changes_the_key_for_later_tables() {
 #[test]
 fn workers_on_threads_share_one_meter() {
     let (dp, mut wr, _rx) = datapath(config(2));
-    wr.set_meter(Meter::new(
-        1,
-        MeterUnit::Pktps,
-        true,
-        vec![drop_band(1000, 100)],
-    ))
-    .unwrap();
+    wr.set_meter(drop_meter(1, MeterUnit::Pktps, true, 1000, 100))
+        .unwrap();
     wr.insert_rule(0, metered(1)).unwrap();
     wr.publish();
     let clock = Arc::new(AtomicU64::new(10 * SEC));

@@ -15,6 +15,7 @@ use crate::action::Action;
 use crate::key::{Field, FlowKey, FlowMatch};
 use crate::packet::{Layers, Packet};
 use crate::rewrite::RewriteError;
+use crate::trace::{Trace, TraceEvent};
 
 /// An ethertype no parser interprets, so frames parse the same with any parser.
 pub const ETH_TEST: u16 = 0x88b5;
@@ -86,8 +87,34 @@ pub fn apply(actions: Vec<Action>) -> Instructions {
     }
 }
 
+/// A rule of `m` at `priority` that outputs to `port`.
+pub fn output_rule(m: FlowMatch, priority: u16, port: u32) -> Rule {
+    Rule::new(m, priority, apply(vec![Action::Output(port)]))
+}
+
 pub fn on_port(p: u32) -> FlowMatch {
     FlowMatch::ANY.exact(Field::InPort, p as u128)
+}
+
+/// A trace's events, each as a short line (the rule found, not which one).
+pub fn trace_steps(t: &Trace) -> Vec<String> {
+    t.events
+        .iter()
+        .map(|e| match e {
+            TraceEvent::Parsed { .. } => "parsed".into(),
+            TraceEvent::Table { table, rule, .. } => format!("table{table}:{}", rule.is_some()),
+            TraceEvent::Apply(a) => format!("apply {a:?}"),
+            TraceEvent::ClearActions => "clear".into(),
+            TraceEvent::WriteActions(_) => "write".into(),
+            TraceEvent::WriteMetadata(m) => format!("metadata {m:#x}"),
+            TraceEvent::Goto(t) => format!("goto {t}"),
+            TraceEvent::ActionSet(s) => format!("set {s:?}"),
+            TraceEvent::SetAction(a) => format!("exec {a:?}"),
+            TraceEvent::Output { port, queue } => format!("out {port} {queue:?}"),
+            TraceEvent::PacketIn(p) => format!("packet-in {}", p.max_len),
+            other => format!("{other:?}"),
+        })
+        .collect()
 }
 
 /// Processes one frame and returns what came out.

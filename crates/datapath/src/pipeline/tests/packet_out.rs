@@ -5,7 +5,6 @@ use super::*;
 use crate::action::port;
 use crate::counters::Misc;
 use crate::group::{Bucket, Group, GroupKind};
-use crate::trace::TraceEvent;
 
 /// Runs a packet-out of `f` from `in_port` with `actions` and returns what came out.
 fn packet_out(dp: &Datapath, w: &mut WorkerState, f: &[u8], in_port: u32, a: &[Action]) -> Outputs {
@@ -85,10 +84,7 @@ fn table_runs_the_pipeline_from_table_0_and_credits_its_rules() {
     );
     let id0 = wr.insert_rule(0, r0).unwrap();
     let id1 = wr
-        .insert_rule(
-            1,
-            Rule::new(FlowMatch::ANY, 1, apply(vec![Action::Output(3)])),
-        )
+        .insert_rule(1, output_rule(FlowMatch::ANY, 1, 3))
         .unwrap();
     wr.publish();
     // A worker with a cache: the packet-out neither reads nor fills it.
@@ -128,10 +124,7 @@ fn output_to_table_from_a_rule_or_a_bucket_is_dropped() {
     ))
     .unwrap();
     let id = wr
-        .insert_rule(
-            0,
-            Rule::new(on_port(1), 1, apply(vec![Action::Output(port::TABLE)])),
-        )
+        .insert_rule(0, output_rule(on_port(1), 1, port::TABLE))
         .unwrap();
     wr.publish();
     let mut w = dp.worker(0);
@@ -295,10 +288,7 @@ fn nothing_is_counted_as_received() {
     c.ports[0].no_recv = true; // about received packets only
     let (dp, mut wr, _rx) = datapath(c);
     let id = wr
-        .insert_rule(
-            0,
-            Rule::new(FlowMatch::ANY, 0, apply(vec![Action::Output(2)])),
-        )
+        .insert_rule(0, output_rule(FlowMatch::ANY, 0, 2))
         .unwrap();
     wr.publish();
     let mut w = dp.worker(16);
@@ -323,9 +313,7 @@ fn nothing_is_counted_as_received() {
 #[test]
 fn trace_shows_the_actions_and_the_pipeline_and_counts_nothing() {
     let (dp, mut wr, rx) = datapath(config(3));
-    let id = wr
-        .insert_rule(0, Rule::new(on_port(1), 1, apply(vec![Action::Output(3)])))
-        .unwrap();
+    let id = wr.insert_rule(0, output_rule(on_port(1), 1, 3)).unwrap();
     wr.publish();
     let actions = [
         Action::Output(2),
@@ -333,30 +321,18 @@ fn trace_shows_the_actions_and_the_pipeline_and_counts_nothing() {
         Action::Controller { max_len: 9 },
     ];
     let t = dp.trace_packet_out(&frame(1, 2), 1, &actions, 0);
-    let steps: Vec<String> = t
-        .events
-        .iter()
-        .map(|e| match e {
-            TraceEvent::Parsed { .. } => "parsed".into(),
-            TraceEvent::Table { table, rule, .. } => format!("table{table}:{}", rule.is_some()),
-            TraceEvent::Apply(a) => format!("apply {a:?}"),
-            TraceEvent::Output { port, .. } => format!("out {port}"),
-            TraceEvent::ActionSet(_) => "set".into(),
-            TraceEvent::PacketIn(p) => format!("packet-in {}", p.max_len),
-            other => format!("{other:?}"),
-        })
-        .collect();
+    let steps = trace_steps(&t);
     assert_eq!(
         steps,
         vec![
             "parsed",
             "apply Output(2)",
-            "out 2",
+            "out 2 None",
             "apply Output(4294967289)",
             "table0:true",
             "apply Output(3)",
-            "out 3",
-            "set",
+            "out 3 None",
+            "set []",
             "apply Controller { max_len: 9 }",
             "packet-in 9",
         ]

@@ -7,7 +7,17 @@ use std::time::{Duration, Instant};
 use super::*;
 
 fn out_to(p: u32) -> Rule {
-    Rule::new(FlowMatch::ANY, 1, apply(vec![Action::Output(p)]))
+    output_rule(FlowMatch::ANY, 1, p)
+}
+
+/// Three ports, table 0's only rule (its id) outputs to port 2, and a worker with a
+/// cache of 8.
+fn published_out_to_2() -> (Datapath, Writer, RuleId, WorkerState) {
+    let (dp, mut wr, _rx) = datapath(config(3));
+    let id = wr.insert_rule(0, out_to(2)).unwrap();
+    wr.publish();
+    let w = dp.worker(8);
+    (dp, wr, id, w)
 }
 
 #[test]
@@ -53,8 +63,7 @@ fn cache_is_bypassed_while_lookups_are_one_probe() {
     }
     assert_eq!(hits(&dp), 0, "one subtable: no cache probe");
     let m = FlowMatch::ANY.exact(Field::EthDst, 9);
-    wr.insert_rule(0, Rule::new(m, 5, apply(vec![Action::Output(3)])))
-        .unwrap();
+    wr.insert_rule(0, output_rule(m, 5, 3)).unwrap();
     wr.publish();
     for _ in 0..3 {
         assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 7).ports(), vec![2]);
@@ -69,10 +78,7 @@ fn cache_is_bypassed_while_lookups_are_one_probe() {
 
 #[test]
 fn removed_rules_report_final_counters_and_slots_restart_at_zero() {
-    let (dp, mut wr, _rx) = datapath(config(3));
-    let id = wr.insert_rule(0, out_to(2)).unwrap();
-    wr.publish();
-    let mut w = dp.worker(8);
+    let (dp, mut wr, id, mut w) = published_out_to_2();
     for _ in 0..3 {
         run(&dp, &mut w, &frame(1, 2), 1, 7);
     }
@@ -95,10 +101,7 @@ fn removed_rules_report_final_counters_and_slots_restart_at_zero() {
 
 #[test]
 fn insert_replaces_and_modify_keeps_counters() {
-    let (dp, mut wr, _rx) = datapath(config(3));
-    let id = wr.insert_rule(0, out_to(2)).unwrap();
-    wr.publish();
-    let mut w = dp.worker(8);
+    let (dp, mut wr, id, mut w) = published_out_to_2();
     run(&dp, &mut w, &frame(1, 2), 1, 0);
     wr.modify_rule(id, |r| r.instructions.apply = vec![Action::Output(3)])
         .unwrap();
@@ -223,11 +226,8 @@ fn lookups_equal_a_linear_scan_of_their_version_across_concurrent_updates() {
     const IN: u32 = PORTS + 1;
     let (dp, mut wr, _rx) = datapath(config(IN));
     // The table-miss rule: every packet produces exactly one output.
-    wr.insert_rule(
-        0,
-        Rule::new(FlowMatch::ANY, 0, apply(vec![Action::Output(PORTS)])),
-    )
-    .unwrap();
+    wr.insert_rule(0, output_rule(FlowMatch::ANY, 0, PORTS))
+        .unwrap();
     wr.publish();
     let stop = Arc::new(AtomicBool::new(false));
     let writer = {

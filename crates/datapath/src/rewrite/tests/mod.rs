@@ -155,77 +155,49 @@ pub(super) mod frames {
 
     const PAYLOAD: &[u8] = b"peregrine payload!";
 
+    /// The frame from `SRC_MAC` to `DST_MAC` that the etherparse builder steps written
+    /// after `ethernet2(..)` make, with the test payload.
+    macro_rules! built {
+        ($($step:tt)*) => {{
+            let mut v = Vec::new();
+            PacketBuilder::ethernet2(SRC_MAC, DST_MAC)
+                $($step)*
+                .write(&mut v, PAYLOAD)
+                .unwrap();
+            v
+        }};
+    }
+
     pub fn ipv4_tcp() -> Vec<u8> {
-        let mut v = Vec::new();
-        PacketBuilder::ethernet2(SRC_MAC, DST_MAC)
-            .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
-            .tcp(1234, 80, 1, 1000)
-            .write(&mut v, PAYLOAD)
-            .unwrap();
-        v
+        built!(.ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64).tcp(1234, 80, 1, 1000))
     }
 
     pub fn vlan_ipv4_udp() -> Vec<u8> {
-        let mut v = Vec::new();
-        PacketBuilder::ethernet2(SRC_MAC, DST_MAC)
-            .single_vlan(etherparse::VlanId::try_new(100).unwrap())
-            .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
-            .udp(5353, 53)
-            .write(&mut v, PAYLOAD)
-            .unwrap();
-        v
+        let vid = etherparse::VlanId::try_new(100).unwrap();
+        built!(.single_vlan(vid).ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64).udp(5353, 53))
     }
 
     pub fn ipv4_udp_nocsum() -> Vec<u8> {
-        let mut v = Vec::new();
-        PacketBuilder::ethernet2(SRC_MAC, DST_MAC)
-            .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
-            .udp(5353, 53)
-            .write(&mut v, PAYLOAD)
-            .unwrap();
+        let mut v = built!(.ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64).udp(5353, 53));
         v[14 + 20 + 6] = 0;
         v[14 + 20 + 7] = 0;
         v
     }
 
     pub fn ipv6_tcp() -> Vec<u8> {
-        let mut v = Vec::new();
-        PacketBuilder::ethernet2(SRC_MAC, DST_MAC)
-            .ipv6(V6_SRC, V6_DST, 64)
-            .tcp(1234, 443, 7, 1000)
-            .write(&mut v, PAYLOAD)
-            .unwrap();
-        v
+        built!(.ipv6(V6_SRC, V6_DST, 64).tcp(1234, 443, 7, 1000))
     }
 
     pub fn ipv6_udp() -> Vec<u8> {
-        let mut v = Vec::new();
-        PacketBuilder::ethernet2(SRC_MAC, DST_MAC)
-            .ipv6(V6_SRC, V6_DST, 64)
-            .udp(1000, 2000)
-            .write(&mut v, PAYLOAD)
-            .unwrap();
-        v
+        built!(.ipv6(V6_SRC, V6_DST, 64).udp(1000, 2000))
     }
 
     pub fn ipv4_icmp() -> Vec<u8> {
-        let mut v = Vec::new();
-        PacketBuilder::ethernet2(SRC_MAC, DST_MAC)
-            .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
-            .icmpv4_echo_request(1, 2)
-            .write(&mut v, PAYLOAD)
-            .unwrap();
-        v
+        built!(.ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64).icmpv4_echo_request(1, 2))
     }
 
     pub fn ipv6_icmp() -> Vec<u8> {
-        let mut v = Vec::new();
-        PacketBuilder::ethernet2(SRC_MAC, DST_MAC)
-            .ipv6(V6_SRC, V6_DST, 64)
-            .icmpv6_echo_request(1, 2)
-            .write(&mut v, PAYLOAD)
-            .unwrap();
-        v
+        built!(.ipv6(V6_SRC, V6_DST, 64).icmpv6_echo_request(1, 2))
     }
 
     /// Ethernet + IPv6 + an ICMPv6 neighbor solicitation (135) or advertisement (136)

@@ -4,15 +4,17 @@ use super::frames;
 use super::*;
 use crate::rewrite::RewriteError;
 
+/// `orig` up to `head`, then `insert`, then `orig` from `tail`.
+fn spliced(orig: &[u8], head: usize, insert: &[u8], tail: usize) -> Vec<u8> {
+    [&orig[..head], insert, &orig[tail..]].concat()
+}
+
 #[test]
 fn push_vlan_on_untagged_then_pop() {
     let orig = frames::ipv4_tcp();
     let mut c = Case::new(&orig);
     c.apply(&Action::PushVlan(0x8100)).unwrap();
-    let mut want = orig[..12].to_vec();
-    want.extend_from_slice(&[0x81, 0x00, 0, 0]);
-    want.extend_from_slice(&orig[12..]);
-    assert_eq!(c.pkt.data(), &want[..]);
+    assert_eq!(c.pkt.data(), spliced(&orig, 12, &[0x81, 0x00, 0, 0], 12));
     assert_eq!(c.key.get(Field::VlanVid), 0x1000);
     c.assert_consistent();
     verify_checksums(c.pkt.data());
@@ -27,10 +29,10 @@ fn push_vlan_copies_the_outer_tag() {
     orig[14] |= 0xb0; // PCP 5, DEI 1
     let mut c = Case::new(&orig);
     c.apply(&Action::PushVlan(0x88a8)).unwrap();
-    let mut want = orig[..12].to_vec();
-    want.extend_from_slice(&[0x88, 0xa8, 0xa0, 100]);
-    want.extend_from_slice(&orig[12..]);
-    assert_eq!(c.pkt.data(), &want[..]);
+    assert_eq!(
+        c.pkt.data(),
+        spliced(&orig, 12, &[0x88, 0xa8, 0xa0, 100], 12)
+    );
     assert_eq!(c.layers.vlan, Some(12));
     assert_eq!(c.layers.ethertype, 20);
     assert_eq!(c.layers.l3, Some(22));
@@ -52,10 +54,10 @@ fn push_mpls_on_ip_takes_the_ip_ttl() {
     let orig = frames::vlan_ipv4_udp();
     let mut c = Case::new(&orig);
     c.apply(&Action::PushMpls(0x8847)).unwrap();
-    let mut want = orig[..16].to_vec();
-    want.extend_from_slice(&[0x88, 0x47, 0, 0, 0x01, 64]);
-    want.extend_from_slice(&orig[18..]);
-    assert_eq!(c.pkt.data(), &want[..]);
+    assert_eq!(
+        c.pkt.data(),
+        spliced(&orig, 16, &[0x88, 0x47, 0, 0, 0x01, 64], 18)
+    );
     assert_eq!(c.layers.mpls, Some(18));
     assert_eq!(c.key.get(Field::MplsBos), 1);
     assert_eq!(c.key.get(Field::Ipv4Src), 0);
@@ -141,10 +143,10 @@ fn push_pbb_puts_an_itag_in_front() {
     orig[14] |= 0x60; // PCP 3
     let mut c = Case::new(&orig);
     c.apply(&Action::PushPbb(0x88e7)).unwrap();
-    let mut want = orig[..12].to_vec();
-    want.extend_from_slice(&[0x88, 0xe7, 0x60, 0, 0, 0]);
-    want.extend_from_slice(&orig);
-    assert_eq!(c.pkt.data(), &want[..]);
+    assert_eq!(
+        c.pkt.data(),
+        spliced(&orig, 12, &[0x88, 0xe7, 0x60, 0, 0, 0], 0)
+    );
     assert_eq!(c.key.get(Field::EthType), 0x88e7);
     assert_eq!((c.layers.ethertype, c.layers.l3), (12, None));
     c.assert_consistent();

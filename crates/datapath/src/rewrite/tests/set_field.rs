@@ -17,6 +17,35 @@ fn set(frame: &[u8], f: Field, v: u128) -> Vec<u8> {
     c.pkt.data().to_vec()
 }
 
+/// A test frame's maker.
+type Frame = fn() -> Vec<u8>;
+
+/// [`assert_missing`] of value 1 for each (frame, field) of `cases`.
+fn assert_all_missing(cases: &[(Frame, Field)]) {
+    for &(frame, f) in cases {
+        assert_missing(&frame(), f, 1);
+    }
+}
+
+/// Checks that setting `f` to `v` on `frame` fails with `MissingHeader` and leaves the
+/// bytes, the key and the layers as they were.
+fn assert_missing(frame: &[u8], f: Field, v: u128) {
+    let mut c = Case::new(frame);
+    let (p, k, l) = (c.pkt.clone(), c.key, c.layers);
+    assert_eq!(
+        c.apply(&Action::SetField(f, v)),
+        Err(RewriteError::MissingHeader),
+        "{f:?}"
+    );
+    assert_eq!((c.pkt, c.key, c.layers), (p, k, l));
+}
+
+fn ethernet(b: &[u8]) -> etherparse::Ethernet2Header {
+    let link = PacketHeaders::from_ethernet_slice(b).unwrap().link;
+    link.and_then(|l| l.ethernet2())
+        .expect("an Ethernet II header")
+}
+
 fn ipv4(b: &[u8]) -> etherparse::Ipv4Header {
     match PacketHeaders::from_ethernet_slice(b).unwrap().net {
         Some(NetHeaders::Ipv4(h, _)) => h,
@@ -49,23 +78,12 @@ fn ports(b: &[u8]) -> (u16, u16) {
 #[test]
 fn ethernet_addresses() {
     let b = set(&frames::ipv4_tcp(), Field::EthDst, 0x0a0b_0c0d_0e0f);
-    let eth = PacketHeaders::from_ethernet_slice(&b)
-        .unwrap()
-        .link
-        .unwrap();
     assert_eq!(
-        eth.ethernet2().unwrap().destination,
+        ethernet(&b).destination,
         [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f]
     );
     let b = set(&frames::vlan_ipv4_udp(), Field::EthSrc, 0x0011_2233_4455);
-    let eth = PacketHeaders::from_ethernet_slice(&b)
-        .unwrap()
-        .link
-        .unwrap();
-    assert_eq!(
-        eth.ethernet2().unwrap().source,
-        [0, 0x11, 0x22, 0x33, 0x44, 0x55]
-    );
+    assert_eq!(ethernet(&b).source, [0, 0x11, 0x22, 0x33, 0x44, 0x55]);
 }
 
 #[test]
@@ -98,13 +116,7 @@ fn vlan_vid_and_pcp() {
         panic!()
     };
     assert_eq!((v.pcp.value(), v.vlan_id.value()), (5, 100));
-    let mut u = Case::new(&frames::ipv4_tcp());
-    let before = u.pkt.clone();
-    assert_eq!(
-        u.apply(&Action::SetField(Field::VlanVid, 0x1005)),
-        Err(RewriteError::MissingHeader)
-    );
-    assert_eq!(u.pkt, before);
+    assert_missing(&frames::ipv4_tcp(), Field::VlanVid, 0x1005);
 }
 
 #[test]
@@ -190,11 +202,7 @@ fn ports_tcp_udp_sctp() {
     let b = set(&frames::ipv4_sctp(), Field::TpSrc, 7);
     let b = set(&b, Field::TpDst, 9);
     assert_eq!(&b[34..38], &[0, 7, 0, 9]);
-    let mut c = Case::new(&frames::ipv4_icmp());
-    assert_eq!(
-        c.apply(&Action::SetField(Field::TpSrc, 1)),
-        Err(RewriteError::MissingHeader)
-    );
+    assert_missing(&frames::ipv4_icmp(), Field::TpSrc, 1);
 }
 
 #[test]
@@ -253,11 +261,7 @@ fn nd_target_and_link_layer_options() {
     let b = set(&frames::nd(136), Field::ArpTha, 0x02aa_0000_00bb);
     assert_eq!(&b[l4 + 26..l4 + 32], &[0x02, 0xaa, 0, 0, 0, 0xbb]);
     // NA has no source link-layer option.
-    let mut c = Case::new(&frames::nd(136));
-    assert_eq!(
-        c.apply(&Action::SetField(Field::ArpSha, 1)),
-        Err(RewriteError::MissingHeader)
-    );
+    assert_missing(&frames::nd(136), Field::ArpSha, 1);
 }
 
 #[test]
@@ -306,8 +310,7 @@ fn key_only_and_unsettable_fields() {
 
 #[test]
 fn wrong_packet_kind_is_missing_header_and_unchanged() {
-    type Frame = fn() -> Vec<u8>;
-    let cases: &[(Frame, Field)] = &[
+    assert_all_missing(&[
         (frames::ipv6_tcp, Field::Ipv4Src),
         (frames::ipv4_tcp, Field::Ipv6Dst),
         (frames::ipv4_tcp, Field::MplsLabel),
@@ -316,23 +319,12 @@ fn wrong_packet_kind_is_missing_header_and_unchanged() {
         (frames::ipv4_tcp, Field::ArpOp),
         (frames::ipv6_icmp, Field::Ipv6NdTarget),
         (frames::arp, Field::IpDscp),
-    ];
-    for &(frame, f) in cases {
-        let mut c = Case::new(&frame());
-        let (p, k, l) = (c.pkt.clone(), c.key, c.layers);
-        assert_eq!(
-            c.apply(&Action::SetField(f, 1)),
-            Err(RewriteError::MissingHeader),
-            "{f:?}"
-        );
-        assert_eq!((c.pkt, c.key, c.layers), (p, k, l));
-    }
+    ]);
 }
 
 #[test]
 fn headers_the_parser_does_not_read_are_missing() {
-    type Frame = fn() -> Vec<u8>;
-    let cases: &[(Frame, Field)] = &[
+    assert_all_missing(&[
         // ND fields only for code 0.
         (frames::nd_bad_code, Field::Ipv6NdTarget),
         (frames::nd_bad_code, Field::ArpSha),
@@ -342,17 +334,7 @@ fn headers_the_parser_does_not_read_are_missing() {
         (frames::arp_not_ethernet, Field::ArpTha),
         // No Ethernet header in a runt frame.
         (|| frames::ipv4_tcp()[..13].to_vec(), Field::EthSrc),
-    ];
-    for &(frame, f) in cases {
-        let mut c = Case::new(&frame());
-        let (p, k, l) = (c.pkt.clone(), c.key, c.layers);
-        assert_eq!(
-            c.apply(&Action::SetField(f, 1)),
-            Err(RewriteError::MissingHeader),
-            "{f:?}"
-        );
-        assert_eq!((c.pkt, c.key, c.layers), (p, k, l));
-    }
+    ]);
     // The SLL option of an NS is found past a TLL option, which an NS does not use.
     let b = set(&frames::nd_two_options(), Field::ArpSha, 0x0233_3333_3333);
     assert_eq!(

@@ -114,6 +114,12 @@ fn datapath() -> Datapath {
     dp
 }
 
+/// The frame `dp` sends first for a packet-out of `f` with `actions` (from port 1).
+fn sent(dp: &Datapath, f: &[u8], actions: &[Action]) -> Option<Vec<u8>> {
+    let t = dp.trace_packet_out(f, 1, actions, 0);
+    t.outputs.tx.first().map(|tx| tx.packet.data().to_vec())
+}
+
 fn mpls_frames() -> Vec<Vec<u8>> {
     let payloads = [
         ip4_packet(60),
@@ -266,10 +272,7 @@ fn mpls_frames_parse_as_user_space_parses_them() {
 #[test]
 fn mpls_rewrites_equal_the_userspace_rewrites_in_either_order() {
     let dp = datapath();
-    let run = |f: &[u8], a: &[Action]| {
-        let t = dp.trace_packet_out(f, 1, a, 0);
-        t.outputs.tx.first().map(|tx| tx.packet.data().to_vec())
-    };
+    let run = |f: &[u8], a: &[Action]| sent(&dp, f, a);
     let mut compared = 0;
     let mut refused = 0;
     for (i, f) in mpls_frames().iter().enumerate() {
@@ -300,21 +303,12 @@ fn mpls_rewrites_equal_the_userspace_rewrites_in_either_order() {
 #[test]
 fn pushes_equal_the_userspace_pushes_in_either_order() {
     let dp = datapath();
-    let run = |f: &[u8], a: &[Action]| {
-        let t = dp.trace_packet_out(f, 1, a, 0);
-        t.outputs.tx.first().map(|tx| tx.packet.data().to_vec())
-    };
+    let run = |f: &[u8], a: &[Action]| sent(&dp, f, a);
     let mut compared = 0;
     for tag in [None, Some((0x8100, 0x3005))] {
         let mut frames: Vec<Vec<u8>> = [TCP, UDP, ICMP, 47]
             .iter()
-            .map(|&proto| {
-                ipv4(&Spec {
-                    tag,
-                    proto,
-                    ..Spec::default()
-                })
-            })
+            .map(|&proto| ipv4_of(tag, proto))
             .collect();
         frames.push(l2(tag.as_slice(), 0x88cc, 46));
         for f in &frames {
