@@ -140,22 +140,13 @@ pub fn flow_mod10(fm: &openflow::v13::FlowMod) -> Result<openflow::v10::FlowMod,
             "reset_counts, no_packet_counts and no_byte_counts need OpenFlow 1.3 {USE_13}"
         ));
     }
-    let command = fm.command;
+    if fm.out_port != port::ANY {
+        port10(fm.out_port)?;
+    }
+    // 1.0 has one table: the delete-from-all-tables above is its only kind of delete.
     Ok(openflow::v10::FlowMod {
-        match_: match10(&fm.match_)?,
-        cookie: fm.cookie,
-        command,
-        idle_timeout: fm.idle_timeout,
-        hard_timeout: fm.hard_timeout,
-        priority: fm.priority,
-        buffer_id: fm.buffer_id,
-        out_port: if fm.out_port == port::ANY {
-            openflow::v10::port::ofpp::NONE
-        } else {
-            port10(fm.out_port)?
-        },
-        flags: fm.flags,
-        actions: instructions10(&fm.instructions)?,
+        table_id: 0,
+        ..fm.with(match10(&fm.match_)?, instructions10(&fm.instructions)?)
     })
 }
 
@@ -186,7 +177,7 @@ mod tests {
         assert_eq!(f.match_.tp_dst, 80);
         assert!(f.match_.is_wildcarded(w::TP_SRC));
         assert_eq!(
-            f.actions,
+            f.instructions,
             vec![
                 A10::SetVlanVid(5),
                 A10::SetNwTos(8),
@@ -253,7 +244,13 @@ mod tests {
             0x86dd
         );
         let d = flow_mod10(&fm("ip", FlowModCommand::Delete)).unwrap();
-        assert_eq!(d.out_port, 0xffff);
+        let mut w = openflow::Writer::new();
+        d.encode(&mut w);
+        assert_eq!(
+            w.buf[60..62],
+            [0xff, 0xff],
+            "out_port is OFPP_NONE on the 1.0 wire"
+        );
     }
 
     #[test]

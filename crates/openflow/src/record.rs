@@ -100,8 +100,9 @@ macro_rules! record {
 }
 
 /// See the module comment: `pub enum Name: u8 as from_u8 / to_u8 { A = 0, B = 1, }`
-/// declares the enum, `Unknown(u8)`, `from_u8`, `to_u8` and its [`crate::wire::Field`]
-/// form, so a `record!` can hold it.
+/// declares the enum (a plain value: `Clone, Copy, Debug, PartialEq, Eq, Hash`),
+/// `Unknown(u8)`, `from_u8`, `to_u8` and its [`crate::wire::Field`] form, so a `record!`
+/// can hold it.
 macro_rules! wire_enum {
     (
         $(#[$attr:meta])*
@@ -110,6 +111,7 @@ macro_rules! wire_enum {
         }
     ) => {
         $(#[$attr])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         $vis enum $name {
             $($(#[$vattr])* $variant,)*
             /// A number with no name here, kept as it is.

@@ -30,7 +30,6 @@ pub trait WireMatch: Sized {
 wire_enum! {
     /// `ofp_flow_removed_reason`. 1.0 defines the first three; 1.3 adds group-delete and
     /// (1.3.5) meter-delete. Numbers a version does not define decode as `Unknown`.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum FlowRemovedReason: u8 as from_u8 / to_u8 {
         IdleTimeout = 0,
         HardTimeout = 1,

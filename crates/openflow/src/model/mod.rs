@@ -17,6 +17,7 @@
 
 mod counters;
 pub(crate) mod features;
+pub(crate) mod flow_mod;
 mod flow_removed;
 pub(crate) mod flow_stats;
 pub(crate) mod packet_in;
@@ -28,6 +29,7 @@ pub use counters::{
     port_stats_len, queue_stats_len, table_stats_len, PortStats, QueueStats, TableStats,
 };
 pub use features::{cap, FeaturesReply, FEATURES_FIXED_LEN};
+pub use flow_mod::FlowMod;
 pub use flow_removed::{FlowRemoved, FlowRemovedReason, WireMatch};
 pub use flow_stats::{FlowStats, WireActions, FLOW_STATS_FIXED_LEN, FLOW_STATS_FIXED_LEN_10};
 pub use packet_in::{PacketIn, PacketInReason};

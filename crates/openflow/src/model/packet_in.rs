@@ -20,7 +20,6 @@ use crate::OFP10_VERSION;
 wire_enum! {
     /// `ofp_packet_in_reason`. 1.0 defines the first two; numbers a version does not
     /// define decode as `Unknown`.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum PacketInReason: u8 as from_u8 / to_u8 {
         /// No matching flow (table-miss flow entry).
         NoMatch = 0,

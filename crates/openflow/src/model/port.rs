@@ -322,7 +322,6 @@ impl Port {
 
 wire_enum! {
     /// `ofp_port_reason`: why a port-status was sent.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum PortReason: u8 as from_u8 / to_u8 {
         Add = 0,
         Delete = 1,

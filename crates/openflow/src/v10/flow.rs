@@ -10,13 +10,10 @@
 
 use super::action10::Action;
 use super::match10::Match;
-use super::port::ofpp;
 use crate::error::{ErrorKind, OfpError};
-use crate::model::WireAction;
-use crate::wire::{Reader, Writer};
 
 /// `OFP_NO_BUFFER` / the 1.0 "no buffer" id.
-pub const NO_BUFFER: u32 = 0xffff_ffff;
+pub use crate::v13::flow_mod::OFP_NO_BUFFER as NO_BUFFER;
 
 /// The flow-mod commands are the same in every version.
 pub use crate::v13::flow_mod::FlowModCommand;
@@ -29,74 +26,11 @@ pub mod flow_mod_flags {
     pub const EMERG: u16 = 1 << 2;
 }
 
-/// An `OFPT_FLOW_MOD` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FlowMod {
-    pub match_: Match,
-    pub cookie: u64,
-    pub command: FlowModCommand,
-    pub idle_timeout: u16,
-    pub hard_timeout: u16,
-    pub priority: u16,
-    pub buffer_id: u32,
-    /// For deletes: only flows with an output to this port (`OFPP_NONE` = any).
-    pub out_port: u16,
-    pub flags: u16,
-    pub actions: Vec<Action>,
-}
-
-impl Default for FlowMod {
-    /// An add with the match-everything match, priority 0x8000, no buffer, out port
-    /// `OFPP_NONE`, everything else zero.
-    fn default() -> Self {
-        FlowMod {
-            match_: Match::all(),
-            cookie: 0,
-            command: FlowModCommand::Add,
-            idle_timeout: 0,
-            hard_timeout: 0,
-            priority: 0x8000,
-            buffer_id: NO_BUFFER,
-            out_port: ofpp::NONE,
-            flags: 0,
-            actions: Vec::new(),
-        }
-    }
-}
+/// An `OFPT_FLOW_MOD` body over 1.0's match and actions: the flow-mod type of every
+/// version ([`crate::model::FlowMod`]); `instructions` holds the actions.
+pub type FlowMod = crate::model::FlowMod<Match, Action>;
 
 impl FlowMod {
-    /// Length of the body before the actions.
-    pub const FIXED_LEN: usize = 64;
-
-    /// Reads the body; the actions run to the end of `r`.
-    pub fn decode(r: &mut Reader) -> Result<FlowMod, OfpError> {
-        Ok(FlowMod {
-            match_: Match::decode(r)?,
-            cookie: r.u64()?,
-            command: FlowModCommand::from_u16(r.u16()?),
-            idle_timeout: r.u16()?,
-            hard_timeout: r.u16()?,
-            priority: r.u16()?,
-            buffer_id: r.u32()?,
-            out_port: r.u16()?,
-            flags: r.u16()?,
-            actions: Action::decode_list(r)?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        self.match_.encode(w);
-        w.u64(self.cookie);
-        w.u16(self.command.to_u16());
-        w.u16(self.idle_timeout);
-        w.u16(self.hard_timeout);
-        w.u16(self.priority);
-        w.u32(self.buffer_id);
-        w.u16(self.out_port);
-        w.u16(self.flags);
-        Action::encode_list(&self.actions, w);
-    }
-
     /// Stateless checks: a known command (`OFPFMFC_BAD_COMMAND`), zero timeouts on an
     /// emergency flow (`OFPFMFC_BAD_EMERG_TIMEOUT`, expressed as
     /// `FLOW_MOD_FAILED_BAD_TIMEOUT`), and valid actions ([`Action::validate`]).
@@ -118,7 +52,7 @@ impl FlowMod {
                 ),
             ));
         }
-        Action::validate_list(&self.actions)
+        Action::validate_list(&self.instructions)
     }
 }
 
@@ -137,31 +71,11 @@ pub(crate) mod strategy {
     use proptest::prelude::*;
 
     pub fn arb_flow_mod() -> impl Strategy<Value = FlowMod> {
-        (
+        crate::model::flow_mod::strategy::arb_flow_mod(
+            crate::OFP10_VERSION,
             arb_match(),
-            (any::<u64>(), any::<u16>(), any::<u16>(), any::<u16>()),
-            (any::<u16>(), any::<u32>(), any::<u16>(), any::<u16>()),
             arb_actions(),
         )
-            .prop_map(
-                |(
-                    match_,
-                    (cookie, command, idle_timeout, hard_timeout),
-                    (priority, buffer_id, out_port, flags),
-                    actions,
-                )| FlowMod {
-                    match_,
-                    cookie,
-                    command: FlowModCommand::from_u16(command % 7),
-                    idle_timeout,
-                    hard_timeout,
-                    priority,
-                    buffer_id,
-                    out_port,
-                    flags,
-                    actions,
-                },
-            )
     }
 
     pub fn arb_flow_removed() -> impl Strategy<Value = FlowRemoved> {
@@ -197,6 +111,7 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{Reader, Writer};
     use proptest::prelude::*;
 
     proptest! {
@@ -253,7 +168,7 @@ mod tests {
         };
         assert!(emerg_ok.validate().is_ok());
         let bad_action = FlowMod {
-            actions: vec![Action::SetVlanPcp(9)],
+            instructions: vec![Action::SetVlanPcp(9)],
             ..FlowMod::default()
         };
         assert_eq!(

@@ -241,12 +241,13 @@ fn flow_mod_wire_bytes() {
         hard_timeout: 20,
         priority: 0x8000,
         buffer_id: 0xffff_ffff,
-        out_port: ofpp::NONE,
+        out_port: crate::action::port::ANY,
         flags: flow::flow_mod_flags::SEND_FLOW_REM,
-        actions: vec![Action::Output {
+        instructions: vec![Action::Output {
             port: 2,
             max_len: 0,
         }],
+        ..FlowMod::default()
     };
     let bytes = frame_bytes(Message::FlowMod(fm.clone()));
     let mut want = vec![1, 14, 0, 80, 0x12, 0x34, 0x56, 0x78];
@@ -317,7 +318,7 @@ fn validation_paths() {
     let out = |port| Action::Output { port, max_len: 0 };
     for port in [0, ofpp::NONE, 0xff01] {
         let m = Message::FlowMod(FlowMod {
-            actions: vec![out(1), out(port)],
+            instructions: vec![out(1), out(port)],
             ..FlowMod::default()
         });
         assert_eq!(
@@ -345,7 +346,7 @@ fn validation_paths() {
     assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_ARGUMENT);
     assert_eq!(e.kind.to_v10(), (2, 5));
     assert!(Message::FlowMod(FlowMod {
-        actions: vec![out(ofpp::FLOOD), out(ofpp::CONTROLLER), out(3)],
+        instructions: vec![out(ofpp::FLOOD), out(ofpp::CONTROLLER), out(3)],
         ..FlowMod::default()
     })
     .validate()

@@ -11,7 +11,6 @@
 use crate::error::{ErrorKind, OfpError};
 use crate::instruction::Instruction;
 use crate::match13::Match;
-use crate::wire::{Reader, Writer};
 
 /// `OFP_NO_BUFFER`.
 pub const OFP_NO_BUFFER: u32 = 0xffff_ffff;
@@ -22,7 +21,6 @@ pub const OFPTT_ALL: u8 = 0xff;
 wire_enum! {
     /// `ofp_flow_mod_command`, the same in every version: a u16 in 1.0, a u8 from 1.1
     /// on (where a number above 255 is written as 255, which no version defines).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum FlowModCommand: u16 as from_u16 / to_u16 {
         Add = 0,
         Modify = 1,
@@ -42,107 +40,14 @@ pub mod flow_mod_flags {
     pub const ALL: u16 = 0x1f;
 }
 
-/// An `OFPT_FLOW_MOD` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FlowMod {
-    pub cookie: u64,
-    pub cookie_mask: u64,
-    pub table_id: u8,
-    pub command: FlowModCommand,
-    pub idle_timeout: u16,
-    pub hard_timeout: u16,
-    pub priority: u16,
-    pub buffer_id: u32,
-    pub out_port: u32,
-    pub out_group: u32,
-    pub flags: u16,
-    pub match_: Match,
-    pub instructions: Vec<Instruction>,
-}
-
-impl Default for FlowMod {
-    /// An add to table 0 at the default priority 0x8000, no buffer, wildcard out port and
-    /// group, everything else zero — what ovs-ofctl's `add-flow` starts from.
-    fn default() -> Self {
-        FlowMod {
-            cookie: 0,
-            cookie_mask: 0,
-            table_id: 0,
-            command: FlowModCommand::Add,
-            idle_timeout: 0,
-            hard_timeout: 0,
-            priority: 0x8000,
-            buffer_id: OFP_NO_BUFFER,
-            out_port: crate::action::port::ANY,
-            out_group: crate::action::OFPG_ANY,
-            flags: 0,
-            match_: Match::default(),
-            instructions: Vec::new(),
-        }
-    }
-}
+/// An `OFPT_FLOW_MOD` body over 1.3's match and instructions: the flow-mod type of
+/// every version ([`crate::model::FlowMod`]).
+pub type FlowMod = crate::model::FlowMod<Match, Instruction>;
 
 /// Length of the fixed part after the header, before the match.
 pub const FLOW_MOD_FIXED_LEN: usize = 40;
 
 impl FlowMod {
-    pub fn decode(r: &mut Reader) -> Result<FlowMod, OfpError> {
-        let cookie = r.u64()?;
-        let cookie_mask = r.u64()?;
-        let table_id = r.u8()?;
-        let command = FlowModCommand::from_u16(u16::from(r.u8()?));
-        let idle_timeout = r.u16()?;
-        let hard_timeout = r.u16()?;
-        let priority = r.u16()?;
-        let buffer_id = r.u32()?;
-        let out_port = r.u32()?;
-        let out_group = r.u32()?;
-        let flags = r.u16()?;
-        r.skip(2)?;
-        let match_ = Match::decode(r)?;
-        let instructions = Instruction::decode_list(r)?;
-        Ok(FlowMod {
-            cookie,
-            cookie_mask,
-            table_id,
-            command,
-            idle_timeout,
-            hard_timeout,
-            priority,
-            buffer_id,
-            out_port,
-            out_group,
-            flags,
-            match_,
-            instructions,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u64(self.cookie);
-        w.u64(self.cookie_mask);
-        w.u8(self.table_id);
-        w.u8(u8::try_from(self.command.to_u16()).unwrap_or(u8::MAX));
-        w.u16(self.idle_timeout);
-        w.u16(self.hard_timeout);
-        w.u16(self.priority);
-        w.u32(self.buffer_id);
-        w.u32(self.out_port);
-        w.u32(self.out_group);
-        w.u16(self.flags);
-        w.zeros(2);
-        self.match_.encode(w);
-        Instruction::encode_list(&self.instructions, w);
-    }
-
-    /// Whether this command adds or modifies entries (as opposed to deleting them).
-    fn installs(&self) -> bool {
-        matches!(
-            self.command,
-            FlowModCommand::Add | FlowModCommand::Modify | FlowModCommand::ModifyStrict
-        )
-    }
-
     /// Stateless checks, in this order: the command (`OFPFMFC_BAD_COMMAND`), the flag
     /// bits (`OFPFMFC_BAD_FLAGS`), `OFPTT_ALL` used by anything but a delete
     /// (`OFPFMFC_BAD_TABLE_ID`), the match ([`Match::validate`]), and for adds and
@@ -184,41 +89,11 @@ pub(crate) mod strategy {
     use proptest::prelude::*;
 
     pub fn arb_flow_mod() -> impl Strategy<Value = FlowMod> {
-        (
-            (
-                any::<u64>(),
-                any::<u64>(),
-                any::<u8>(),
-                prop_oneof![0u8..6, any::<u8>()],
-            ),
-            (any::<u16>(), any::<u16>(), any::<u16>()),
-            (any::<u32>(), any::<u32>(), any::<u32>(), any::<u16>()),
+        crate::model::flow_mod::strategy::arb_flow_mod(
+            crate::OFP13_VERSION,
             arb_match(),
             proptest::collection::vec(arb_instruction(), 0..4),
         )
-            .prop_map(
-                |(
-                    (cookie, cookie_mask, table_id, command),
-                    (idle_timeout, hard_timeout, priority),
-                    (buffer_id, out_port, out_group, flags),
-                    match_,
-                    instructions,
-                )| FlowMod {
-                    cookie,
-                    cookie_mask,
-                    table_id,
-                    command: FlowModCommand::from_u16(u16::from(command)),
-                    idle_timeout,
-                    hard_timeout,
-                    priority,
-                    buffer_id,
-                    out_port,
-                    out_group,
-                    flags,
-                    match_,
-                    instructions,
-                },
-            )
     }
 }
 
@@ -227,6 +102,7 @@ mod tests {
     use super::*;
     use crate::action::Action;
     use crate::oxm::Oxm;
+    use crate::wire::{Reader, Writer};
     use proptest::prelude::*;
 
     /// A flow mod built by hand from the 1.3.5 spec layout: add to table 0, priority

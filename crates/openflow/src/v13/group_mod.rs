@@ -14,7 +14,6 @@ use crate::wire::{Reader, Writer};
 
 wire_enum! {
     /// `ofp_group_mod_command`.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum GroupModCommand: u16 as from_u16 / to_u16 {
         Add = 0,
         Modify = 1,
@@ -24,7 +23,6 @@ wire_enum! {
 
 wire_enum! {
     /// `ofp_group_type`.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum GroupType: u8 as from_u8 / to_u8 {
         All = 0,
         Select = 1,

@@ -16,7 +16,6 @@ use crate::wire::{Reader, Writer};
 
 wire_enum! {
     /// `ofp_meter_mod_command`.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum MeterModCommand: u16 as from_u16 / to_u16 {
         Add = 0,
         Modify = 1,

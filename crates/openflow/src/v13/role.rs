@@ -12,7 +12,6 @@ use crate::error::{ErrorKind, OfpError};
 
 wire_enum! {
     /// `ofp_controller_role`.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum ControllerRole: u32 as from_u32 / to_u32 {
         NoChange = 0,
         Equal = 1,

@@ -45,7 +45,6 @@ use openflow::{ErrorKind, OfpError};
 
 use super::actions::{actions_to_v13, PacketFacts};
 use super::flow_match::{match_from_v13, match_to_v13};
-use super::ports::port_no_to_v13;
 
 /// The priority of an exact-match 1.0 flow.
 const EXACT_PRIORITY: u16 = 0xffff;
@@ -110,7 +109,7 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
         }
     };
     let instructions = if installs {
-        let actions = actions_to_v13(&fm.actions, PacketFacts::of_match(&fm.match_))?;
+        let actions = actions_to_v13(&fm.instructions, PacketFacts::of_match(&fm.match_))?;
         if actions.is_empty() {
             Vec::new()
         } else {
@@ -140,7 +139,7 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
         hard_timeout: fm.hard_timeout,
         priority,
         buffer_id: fm.buffer_id,
-        out_port: port_no_to_v13(fm.out_port),
+        out_port: fm.out_port,
         out_group: OFPG_ANY,
         flags,
         match_: match_to_v13(&fm.match_),

@@ -183,10 +183,9 @@ pub(super) fn flow_mod10(f: &crate::v10::FlowMod) -> String {
         idle: f.idle_timeout,
         hard: f.hard_timeout,
         buffer_id: f.buffer_id,
-        out_port: (f.out_port != crate::v10::port::ofpp::NONE)
-            .then(|| crate::v10::port::port_to_v13(f.out_port)),
+        out_port: (f.out_port != crate::action::port::ANY).then_some(f.out_port),
         flags: flag_words(f.flags, true),
-        actions: crate::model::format_actions10(&f.actions),
+        actions: crate::model::format_actions10(&f.instructions),
     }
     .render()
 }

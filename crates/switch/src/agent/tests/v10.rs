@@ -87,7 +87,7 @@ fn fm10(command: Cmd10, priority: u16, port: u16) -> M10 {
         match_: ip(),
         command,
         priority,
-        actions: vec![A10::Output { port, max_len: 0 }],
+        instructions: vec![A10::Output { port, max_len: 0 }],
         ..FlowMod10::default()
     })
 }
@@ -257,7 +257,7 @@ fn add_in_port_1(r: &mut Rig, c10: SessionId, mut actions: Vec<A10>) {
                 in_port: 1,
                 ..Match10::all()
             },
-            actions,
+            instructions: actions,
             ..FlowMod10::default()
         }),
     );

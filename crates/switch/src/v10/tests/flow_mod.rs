@@ -40,15 +40,16 @@ fn add() -> FlowMod10 {
         hard_timeout: 20,
         priority: 100,
         buffer_id: 42,
-        out_port: 0xffff,
+        out_port: openflow::action::port::ANY,
         flags: f10::SEND_FLOW_REM | f10::CHECK_OVERLAP,
-        actions: vec![
+        instructions: vec![
             A10::SetTpDst(8080),
             A10::Output {
                 port: 2,
                 max_len: 0,
             },
         ],
+        ..FlowMod10::default()
     }
 }
 
@@ -87,7 +88,7 @@ fn add_becomes_a_table_0_add_that_resets_counters() {
 #[test]
 fn no_actions_is_no_instruction() {
     let fm = flow_mod_to_v13(&FlowMod10 {
-        actions: vec![],
+        instructions: vec![],
         ..add()
     })
     .unwrap()
@@ -150,7 +151,7 @@ fn deletes_ignore_actions_and_filter_by_out_port() {
         let t = flow_mod_to_v13(&FlowMod10 {
             command: c10,
             out_port: 3,
-            actions: vec![A10::SetVlanVid(5)],
+            instructions: vec![A10::SetVlanVid(5)],
             ..add()
         })
         .unwrap();
@@ -164,12 +165,16 @@ fn deletes_ignore_actions_and_filter_by_out_port() {
         assert!(t.flow_mod.instructions.is_empty());
         assert_eq!(t.add_if_unmatched, None);
     }
-    let t = flow_mod_to_v13(&FlowMod10 {
+    // OFPP_LOCAL as a 1.0 controller sends it (0xfffe on the wire) is 1.3's LOCAL.
+    let mut w = openflow::Writer::new();
+    FlowMod10 {
         command: Cmd10::Delete,
-        out_port: 0xfffe,
         ..add()
-    })
-    .unwrap();
+    }
+    .encode(&mut w);
+    w.buf[60..62].copy_from_slice(&0xfffeu16.to_be_bytes());
+    let local = FlowMod10::decode(&mut openflow::Reader::new(&w.buf)).unwrap();
+    let t = flow_mod_to_v13(&local).unwrap();
     assert_eq!(t.flow_mod.out_port, 0xffff_fffe);
 }
 
@@ -183,7 +188,7 @@ fn exact_matches_get_the_highest_priority() {
         let t = flow_mod_to_v13(&FlowMod10 {
             match_: exact,
             command,
-            actions: vec![],
+            instructions: vec![],
             ..add()
         })
         .unwrap();
@@ -196,7 +201,7 @@ fn exact_matches_get_the_highest_priority() {
                 wildcards,
                 ..ip_match()
             },
-            actions: vec![],
+            instructions: vec![],
             ..add()
         })
         .unwrap();
@@ -243,7 +248,7 @@ fn undefined_flags_and_commands_are_refused() {
     assert_eq!(e.kind.to_v10(), (3, 4), "OFPFMFC_BAD_COMMAND");
     // An action 1.0 itself refuses: so is the add.
     let e = flow_mod_to_v13(&FlowMod10 {
-        actions: vec![A10::SetVlanVid(4096)],
+        instructions: vec![A10::SetVlanVid(4096)],
         ..add()
     })
     .unwrap_err();
@@ -305,7 +310,7 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
                 ..Match10::all()
             },
             priority: 7,
-            actions: vec![
+            instructions: vec![
                 A10::SetVlanVid(30),
                 A10::SetNwTos(0x20),
                 A10::Enqueue {
@@ -361,7 +366,7 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
             .find(|e| e.priority == f.priority)
             .unwrap_or_else(|| panic!("{f:?} missing from {got:?}"));
         assert_eq!(e.match_, f.match_);
-        assert_eq!(e.instructions, f.actions);
+        assert_eq!(e.instructions, f.instructions);
         assert_eq!(
             (e.cookie, e.idle_timeout, e.hard_timeout),
             (0xc0ffee, 10, 20)
