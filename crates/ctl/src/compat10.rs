@@ -1,11 +1,12 @@
 //! OpenFlow 1.0 forms of what the ovs-ofctl text parser (`openflow::text`, which speaks
 //! OpenFlow 1.3) produces: matches, actions, flow-mods, flow-stats requests.
 //!
-//! The conversions follow what Open vSwitch sends for the same text over 1.0:
-//! `mod_vlan_vid` (a 1.3 push_vlan + set_field pair) becomes `SET_VLAN_VID`, `strip_vlan`
-//! `STRIP_VLAN`, `enqueue` (set_queue + output) `ENQUEUE`, `mod_nw_tos` `SET_NW_TOS`,
-//! set-fields of Ethernet/IPv4/L4 fields the matching `SET_*` actions. Anything 1.0
-//! cannot say — IPv6 or MPLS fields, masks other than IPv4 prefixes, a table other
+//! The conversions follow what Open vSwitch sends for the same text over 1.0, and are
+//! `openflow`'s (the match: `match_from_v13`; the actions: `v10::translate`), which the
+//! agent uses too: `mod_vlan_vid` (a 1.3 push_vlan + set_field pair) becomes
+//! `SET_VLAN_VID`, `strip_vlan` `STRIP_VLAN`, `enqueue` (set_queue + output) `ENQUEUE`,
+//! `mod_nw_tos` `SET_NW_TOS`, set-fields of Ethernet/IPv4/TCP/UDP fields the matching
+//! `SET_*` actions. Anything 1.0 cannot say — IPv6 or MPLS fields, masks other than IPv4 prefixes, a table other
 //! than 0, cookie masks, groups, meters, instructions other than apply-actions, the 1.3
 //! flow flags — is an error that names the item and says to use `-O OpenFlow13`
 //! (Open vSwitch would switch to its Nicira extensions instead; a plain OpenFlow 1.0
@@ -14,9 +15,8 @@
 use openflow::action::{port, Action, OFPG_ANY};
 use openflow::instruction::Instruction;
 use openflow::match13::Match;
-use openflow::oxm::Oxm;
 use openflow::v10::match10::{self};
-use openflow::v10::port::port_from_v13;
+use openflow::v10::translate;
 use openflow::v10::Action as A10;
 use openflow::v13::flow_mod::{flow_mod_flags as ff, FlowModCommand, OFPTT_ALL};
 
@@ -24,8 +24,7 @@ const USE_13: &str = "(use -O OpenFlow13)";
 
 /// A 1.3 port number in 1.0's 16 bits.
 pub fn port10(p: u32) -> Result<u16, String> {
-    port_from_v13(p)
-        .ok_or_else(|| format!("port {p} does not exist in OpenFlow 1.0 (ports are 16 bits)"))
+    translate::port10(p).map_err(|e| e.detail)
 }
 
 /// The 1.0 match equal to a 1.3 match: `openflow`'s conversion, which the agent uses
@@ -34,81 +33,20 @@ pub fn match10(m: &Match) -> Result<match10::Match, String> {
     match10::match_from_v13(m).map_err(|e| format!("{} {USE_13}", e.detail))
 }
 
-fn action_err(a: &Action) -> String {
-    format!(
-        "{}: OpenFlow 1.0 has no such action {USE_13}",
-        openflow::text::format_action(a)
-    )
+/// `openflow`'s reading of a 1.3 error for a 1.0 request, with the way out.
+fn use_13(e: openflow::OfpError) -> String {
+    format!("{} {USE_13}", e.detail)
 }
 
-/// The 1.0 actions equal to a 1.3 action list.
+/// The 1.0 actions equal to a 1.3 action list: `openflow`'s one reading of 1.3 actions
+/// as 1.0 ones, which the agent uses to show its flows to 1.0 controllers.
 pub fn actions10(acts: &[Action]) -> Result<Vec<A10>, String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(a) = acts.get(i) {
-        let next = acts.get(i + 1);
-        i += 1;
-        let b = match a {
-            Action::Output { port, max_len } => A10::Output {
-                port: port10(*port)?,
-                max_len: *max_len,
-            },
-            Action::PushVlan(0x8100) => match next {
-                Some(Action::SetField(Oxm::VlanVid(v, None))) => {
-                    i += 1;
-                    A10::SetVlanVid(v & 0x0fff)
-                }
-                Some(Action::SetField(Oxm::VlanPcp(p))) => {
-                    i += 1;
-                    A10::SetVlanPcp(*p)
-                }
-                _ => return Err(action_err(a)),
-            },
-            Action::PopVlan => A10::StripVlan,
-            Action::SetQueue(q) => match next {
-                Some(Action::Output { port, .. }) => {
-                    i += 1;
-                    A10::Enqueue {
-                        port: port10(*port)?,
-                        queue_id: *q,
-                    }
-                }
-                _ => return Err(action_err(a)),
-            },
-            Action::SetField(f) => match f {
-                Oxm::EthSrc(m, None) => A10::SetDlSrc(*m),
-                Oxm::EthDst(m, None) => A10::SetDlDst(*m),
-                Oxm::VlanVid(v, None) => A10::SetVlanVid(v & 0x0fff),
-                Oxm::VlanPcp(p) => A10::SetVlanPcp(*p),
-                Oxm::Ipv4Src(ip, None) => A10::SetNwSrc(*ip),
-                Oxm::Ipv4Dst(ip, None) => A10::SetNwDst(*ip),
-                Oxm::IpDscp(d) => A10::SetNwTos(d << 2),
-                Oxm::TcpSrc(p) | Oxm::UdpSrc(p) | Oxm::SctpSrc(p) => A10::SetTpSrc(*p),
-                Oxm::TcpDst(p) | Oxm::UdpDst(p) | Oxm::SctpDst(p) => A10::SetTpDst(*p),
-                _ => return Err(action_err(a)),
-            },
-            _ => return Err(action_err(a)),
-        };
-        out.push(b);
-    }
-    Ok(out)
+    translate::actions_from_v13(acts).map_err(use_13)
 }
 
-/// The 1.0 actions equal to a 1.3 instruction list (apply-actions only).
+/// The 1.0 actions equal to a 1.3 instruction list (one apply-actions, or none).
 pub fn instructions10(insts: &[Instruction]) -> Result<Vec<A10>, String> {
-    let mut out = Vec::new();
-    for ins in insts {
-        match ins {
-            Instruction::ApplyActions(a) => out.extend(actions10(a)?),
-            other => {
-                return Err(format!(
-                    "{}: instructions need OpenFlow 1.1 or later {USE_13}",
-                    openflow::text::format_instructions(std::slice::from_ref(other))
-                ))
-            }
-        }
-    }
-    Ok(out)
+    actions10(translate::apply_actions(insts).map_err(use_13)?)
 }
 
 /// A 1.0 flow-mod equal to a 1.3 one.

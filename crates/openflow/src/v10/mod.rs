@@ -22,6 +22,7 @@ pub mod packet;
 pub mod port;
 pub mod queue;
 pub mod stats;
+pub mod translate;
 
 #[cfg(test)]
 mod tests;

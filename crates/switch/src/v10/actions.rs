@@ -48,11 +48,12 @@ use openflow::oxm::{Oxm, OFPVID_PRESENT};
 use openflow::v10::match10::{
     wildcards as fw, Match as Match10, ETH_TYPE_IP, IP_PROTO_TCP, IP_PROTO_UDP, OFP_VLAN_NONE,
 };
+use openflow::v10::translate::{apply_actions, take_action};
 use openflow::v10::Action as Action10;
 use openflow::{ErrorKind, OfpError};
 
 use super::conditional::{conditional_from_v13, conditional_to_v13};
-use super::ports::{port_no_from_v13, port_no_to_v13};
+use super::ports::port_no_to_v13;
 
 /// The 802.1Q TPID, the only tag OpenFlow 1.0 knows.
 const TPID_8021Q: u16 = 0x8100;
@@ -257,49 +258,13 @@ fn no_v10(what: String) -> OfpError {
 }
 
 /// Reads one 1.0 action off the front of a 1.3 list (the inverse of one row of the
-/// module's table, before the facts are checked); returns it and how many 1.3 actions it
+/// module's table, before the facts are checked): peregrine's conditional action, or
+/// what `openflow` reads as 1.0 ([`take_action`]); returns it and how many 1.3 actions it
 /// took.
 fn take_one(rest: &[Action13]) -> Result<(Action10, usize), OfpError> {
-    use Action13 as A;
-    let one = |a| Ok((a, 1));
-    if let Some(a) = rest.first().and_then(conditional_from_v13) {
-        return one(a);
-    }
-    match rest {
-        [A::PushVlan(TPID_8021Q), A::SetField(Oxm::VlanVid(v, None)), A::SetField(Oxm::VlanPcp(p)), ..]
-            if v & OFPVID_PRESENT != 0 =>
-        {
-            let vid = v & 0x0fff;
-            let a = if vid == 0 && *p != 0 {
-                Action10::SetVlanPcp(*p)
-            } else {
-                Action10::SetVlanVid(vid)
-            };
-            Ok((a, 3))
-        }
-        [A::SetQueue(q), A::Output { port, .. }, ..] => Ok((
-            Action10::Enqueue {
-                port: port_no_from_v13(*port)?,
-                queue_id: *q,
-            },
-            2,
-        )),
-        [A::Output { port, max_len }, ..] => one(Action10::Output {
-            port: port_no_from_v13(*port)?,
-            max_len: *max_len,
-        }),
-        [A::SetField(Oxm::VlanVid(v, None)), ..] => one(Action10::SetVlanVid(v & 0x0fff)),
-        [A::SetField(Oxm::VlanPcp(p)), ..] => one(Action10::SetVlanPcp(*p)),
-        [A::PopVlan, ..] => one(Action10::StripVlan),
-        [A::SetField(Oxm::EthSrc(m, None)), ..] => one(Action10::SetDlSrc(*m)),
-        [A::SetField(Oxm::EthDst(m, None)), ..] => one(Action10::SetDlDst(*m)),
-        [A::SetField(Oxm::Ipv4Src(ip, None)), ..] => one(Action10::SetNwSrc(*ip)),
-        [A::SetField(Oxm::Ipv4Dst(ip, None)), ..] => one(Action10::SetNwDst(*ip)),
-        [A::SetField(Oxm::IpDscp(d)), ..] if *d <= 63 => one(Action10::SetNwTos(d << 2)),
-        [A::SetField(Oxm::TcpSrc(p) | Oxm::UdpSrc(p)), ..] => one(Action10::SetTpSrc(*p)),
-        [A::SetField(Oxm::TcpDst(p) | Oxm::UdpDst(p)), ..] => one(Action10::SetTpDst(*p)),
-        [other, ..] => Err(no_v10(format!("{other:?}"))),
-        [] => Err(no_v10("an empty list".into())),
+    match rest.first().and_then(conditional_from_v13) {
+        Some(a) => Ok((a, 1)),
+        None => take_action(rest),
     }
 }
 
@@ -325,17 +290,10 @@ pub fn actions_from_v13(
 
 /// The 1.0 action list of a 1.3 instruction set: none (drop) or a single apply-actions
 /// ([`actions_from_v13`]). Any other instruction (goto, write-actions, metadata, meter,
-/// ...) has no 1.0 form: `OFPBIC_UNSUP_INST`.
+/// ...) has no 1.0 form: `OFPBIC_UNSUP_INST` ([`apply_actions`]).
 pub fn instructions_from_v13(
     insts: &[Instruction],
     facts: PacketFacts,
 ) -> Result<Vec<Action10>, OfpError> {
-    match insts {
-        [] => Ok(Vec::new()),
-        [Instruction::ApplyActions(a)] => actions_from_v13(a, facts),
-        _ => Err(OfpError::new(
-            ErrorKind::BAD_INSTRUCTION_UNSUP_INST,
-            format!("OpenFlow 1.0 has no form for the instructions {insts:?}"),
-        )),
-    }
+    actions_from_v13(apply_actions(insts)?, facts)
 }
