@@ -80,6 +80,51 @@ pub(crate) fn set_be128<const N: usize>(b: &mut [u8; N], r: Range<usize>, v: u12
     set(b, r.start, v.to_be_bytes());
 }
 
+/// A bit-field of a header word (the views' `word[MASK]` accessors): `Self` is the word,
+/// `T` the field's value.
+pub(crate) trait Bits<T>: Sized {
+    /// The bits of `mask` (set bits in one run), shifted down; for `bool`, whether any
+    /// of them is set.
+    fn bits(self, mask: Self) -> T;
+    /// The word with the bits of `mask` replaced by the low bits of `v` (for `bool`, all
+    /// set or all clear).
+    fn with_bits(self, mask: Self, v: T) -> Self;
+}
+
+macro_rules! bits_impls {
+    ($($word:ty: $($t:ty),*;)*) => {$($(
+        impl Bits<$t> for $word {
+            #[inline(always)]
+            fn bits(self, mask: Self) -> $t {
+                let shift = mask.trailing_zeros();
+                ((self >> shift) & (mask >> shift)) as $t
+            }
+            #[inline(always)]
+            fn with_bits(self, mask: Self, v: $t) -> Self {
+                let shift = mask.trailing_zeros();
+                (self & !mask) | ((<$word>::from(v) & (mask >> shift)) << shift)
+            }
+        }
+        )*
+        impl Bits<bool> for $word {
+            #[inline(always)]
+            fn bits(self, mask: Self) -> bool {
+                self & mask != 0
+            }
+            #[inline(always)]
+            fn with_bits(self, mask: Self, v: bool) -> Self {
+                (self & !mask) | if v { mask } else { 0 }
+            }
+        }
+    )*};
+}
+
+bits_impls! {
+    u8: u8;
+    u16: u8, u16;
+    u32: u8, u32;
+}
+
 /// Whether every range in `fields` lies inside a header of `len` bytes and is `width`
 /// bytes wide (`width` 0: any width); for the `field` modules' `const` assertions.
 pub(crate) const fn fields_fit(len: usize, fields: &[(Range<usize>, usize)]) -> bool {
@@ -108,6 +153,18 @@ mod tests {
         set_be16(&mut b, 3..5, 0xffff);
         set_u8_at(&mut b, 9, 0xff);
         assert_eq!(b, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn bit_fields_read_shifted_down_and_write_the_low_bits() {
+        let w: u16 = 0xb123;
+        assert_eq!(Bits::<u8>::bits(w, 0xe000), 5);
+        assert_eq!(Bits::<u16>::bits(w, 0x0fff), 0x123);
+        assert!(Bits::<bool>::bits(w, 0x1000));
+        assert_eq!(w.with_bits(0xe000, 0xfa_u8), 0x5123);
+        assert_eq!(w.with_bits(0x0fff, 0xffff_u16), 0xbfff);
+        assert_eq!(w.with_bits(0x1000, false), 0xa123);
+        assert_eq!(0u32.with_bits(0x100, true), 0x100);
     }
 
     #[test]

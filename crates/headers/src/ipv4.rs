@@ -68,13 +68,9 @@ view! {
     /// The type of service byte (DSCP and ECN).
     tos / set_tos: u8 = field::TOS;
     /// The DSCP (6 bits).
-    pub fn dscp(&self) -> u8 {
-        self.tos() >> 2
-    }
+    dscp: u8 = tos[0xfc];
     /// The ECN (2 bits).
-    pub fn ecn(&self) -> u8 {
-        self.tos() & 3
-    }
+    ecn: u8 = tos[0x03];
     /// The total length of the IP packet.
     total_len / set_total_len: u16 = field::LENGTH;
     /// The identification.
@@ -82,13 +78,9 @@ view! {
     /// The flags and fragment offset word.
     flags_frag_offset / set_flags_frag_offset: u16 = field::FLG_OFF;
     /// The "more fragments" flag.
-    pub fn more_frags(&self) -> bool {
-        self.flags_frag_offset() & MORE_FRAGS != 0
-    }
+    more_frags: bool = flags_frag_offset[MORE_FRAGS];
     /// The fragment offset in 8-byte units: nonzero in every fragment but the first.
-    pub fn frag_offset(&self) -> u16 {
-        self.flags_frag_offset() & FRAG_OFFSET_MASK
-    }
+    frag_offset: u16 = flags_frag_offset[FRAG_OFFSET_MASK];
     /// Whether the packet is a fragment (more fragments, or a nonzero offset).
     pub fn is_fragment(&self) -> bool {
         self.flags_frag_offset() & (MORE_FRAGS | FRAG_OFFSET_MASK) != 0

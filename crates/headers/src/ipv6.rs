@@ -41,27 +41,11 @@ view! {
     /// The first word: version, traffic class, flow label.
     ver_tc_flow / set_ver_tc_flow: u32 = field::VER_TC_FLOW;
     /// The version nibble (6 for IPv6).
-    pub fn version(&self) -> u8 {
-        (self.ver_tc_flow() >> 28) as u8
-    }
+    version: u8 = ver_tc_flow[0xf << 28];
     /// The traffic class (DSCP and ECN, as IPv4's TOS).
-    pub fn traffic_class(&self) -> u8 {
-        (self.ver_tc_flow() >> TC_SHIFT) as u8
-    }
-    /// Sets the traffic class, keeping the version and flow label.
-    pub fn set_traffic_class(&mut self, tc: u8) {
-        let w = self.ver_tc_flow();
-        self.set_ver_tc_flow((w & !(0xff << TC_SHIFT)) | (u32::from(tc) << TC_SHIFT));
-    }
+    traffic_class / set_traffic_class: u8 = ver_tc_flow / set_ver_tc_flow[0xff << TC_SHIFT];
     /// The flow label (20 bits).
-    pub fn flow_label(&self) -> u32 {
-        self.ver_tc_flow() & FLOW_LABEL_MASK
-    }
-    /// Sets the flow label (its low 20 bits), keeping the version and traffic class.
-    pub fn set_flow_label(&mut self, label: u32) {
-        let w = self.ver_tc_flow();
-        self.set_ver_tc_flow((w & !FLOW_LABEL_MASK) | (label & FLOW_LABEL_MASK));
-    }
+    flow_label / set_flow_label: u32 = ver_tc_flow / set_ver_tc_flow[FLOW_LABEL_MASK];
     /// The payload length.
     payload_len / set_payload_len: u16 = field::PAYLOAD_LEN;
     /// The next header.

@@ -40,32 +40,11 @@ view! {
     /// The whole entry as a word.
     word / set_word: u32 = field::LSE;
     /// The label (20 bits).
-    pub fn label(&self) -> u32 {
-        self.word() >> LABEL_SHIFT
-    }
-    /// Sets the label (its low 20 bits), keeping the rest.
-    pub fn set_label(&mut self, label: u32) {
-        let w = self.word();
-        self.set_word((w & !(LABEL_MASK << LABEL_SHIFT)) | ((label & LABEL_MASK) << LABEL_SHIFT));
-    }
+    label / set_label: u32 = word / set_word[LABEL_MASK << LABEL_SHIFT];
     /// The traffic class (3 bits).
-    pub fn tc(&self) -> u8 {
-        ((self.word() >> TC_SHIFT) & TC_MASK) as u8
-    }
-    /// Sets the traffic class (its low 3 bits), keeping the rest.
-    pub fn set_tc(&mut self, tc: u8) {
-        let w = self.word();
-        self.set_word((w & !(TC_MASK << TC_SHIFT)) | ((u32::from(tc) & TC_MASK) << TC_SHIFT));
-    }
+    tc / set_tc: u8 = word / set_word[TC_MASK << TC_SHIFT];
     /// Whether this is the bottom of the stack.
-    pub fn bos(&self) -> bool {
-        self.word() & BOS != 0
-    }
-    /// Sets or clears bottom-of-stack, keeping the rest.
-    pub fn set_bos(&mut self, bos: bool) {
-        let w = self.word();
-        self.set_word((w & !BOS) | if bos { BOS } else { 0 });
-    }
+    bos / set_bos: bool = word / set_word[BOS];
     /// The TTL.
     ttl / set_ttl: u8 = field::TTL;
 }

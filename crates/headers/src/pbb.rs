@@ -28,18 +28,9 @@ view! {
     /// The whole TCI.
     tci / set_tci: u32 = field::TCI;
     /// The service instance ID (24 bits).
-    pub fn isid(&self) -> u32 {
-        self.tci() & ISID_MASK
-    }
-    /// Sets the I-SID (its low 24 bits), keeping the first byte.
-    pub fn set_isid(&mut self, isid: u32) {
-        let tci = self.tci();
-        self.set_tci((tci & !ISID_MASK) | (isid & ISID_MASK));
-    }
+    isid / set_isid: u32 = tci / set_tci[ISID_MASK];
     /// The priority code point (3 bits).
-    pub fn pcp(&self) -> u8 {
-        (self.tci() >> PCP_SHIFT) as u8
-    }
+    pcp: u8 = tci[7 << PCP_SHIFT];
 }
 
 #[cfg(test)]

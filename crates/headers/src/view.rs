@@ -57,6 +57,11 @@ macro_rules! field_const {
 /// * `name / set_name: T = field::X;` is both: the getter `name` with the docs written
 ///   above it, and the setter `set_name(name: T)`, documented as setting `name`. (A
 ///   setter whose docs have more to say is written apart, in the form above.)
+/// * `name: T = word[MASK];` reads a bit-field of the word that accessor `word` reads:
+///   the bits of `MASK` (one run of set bits), shifted down, as a `T` (`u8`, `u16` or
+///   `u32`), or for a `bool`, whether they are set (`bytes::Bits`);
+/// * `name / set_name: T = word / set_word[MASK];` is both: the getter, and a setter
+///   that writes the field through `word` and `set_word`, keeping the word's other bits.
 /// * `pub fn ...` (with `&self` or `&mut self`) is any other accessor, as written.
 ///
 /// Every field an accessor reads or writes is checked, in a `const` assertion, to lie
@@ -172,6 +177,34 @@ macro_rules! accessors {
     ) => {
         accessors!(@munch $name $len
             [$($get)* $(#[$m])* #[inline(always)] pub fn $f(&$self $($args)*) $(-> $ret)? $body]
+            [$($set)*] [$($fit)*] $($rest)*);
+    };
+    (
+        @munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]
+        $(#[$m:meta])* $f:ident / $sf:ident: $ty:tt = $word:ident / $sword:ident[$mask:expr];
+        $($rest:tt)*
+    ) => {
+        accessors!(@munch $name $len [$($get)*] [$($set)*] [$($fit)*]
+            $(#[$m])* $f: $ty = $word[$mask];
+            #[doc = concat!(
+                "Sets [`", stringify!($f), "`](Self::", stringify!($f), "), keeping the ",
+                "other bits of [`", stringify!($word), "`](Self::", stringify!($word), "); ",
+                "a number's bits beyond the field's width are dropped."
+            )]
+            pub fn $sf(&mut self, $f: $ty) {
+                let word = self.$word();
+                self.$sword($crate::bytes::Bits::<$ty>::with_bits(word, $mask, $f));
+            }
+            $($rest)*);
+    };
+    (
+        @munch $name:ident $len:ident [$($get:tt)*] [$($set:tt)*] [$($fit:tt)*]
+        $(#[$m:meta])* $f:ident: $ty:tt = $word:ident[$mask:expr]; $($rest:tt)*
+    ) => {
+        accessors!(@munch $name $len
+            [$($get)* $(#[$m])* #[inline(always)] pub fn $f(&self) -> $ty {
+                $crate::bytes::Bits::<$ty>::bits(self.$word(), $mask)
+            }]
             [$($set)*] [$($fit)*] $($rest)*);
     };
     (

@@ -33,27 +33,11 @@ view! {
     /// The whole TCI.
     tci / set_tci: u16 = field::TCI;
     /// The VLAN ID (12 bits).
-    pub fn vid(&self) -> u16 {
-        self.tci() & VID_MASK
-    }
-    /// Sets the VLAN ID (its low 12 bits), keeping the PCP and DEI.
-    pub fn set_vid(&mut self, vid: u16) {
-        let tci = self.tci();
-        self.set_tci((tci & !VID_MASK) | (vid & VID_MASK));
-    }
+    vid / set_vid: u16 = tci / set_tci[VID_MASK];
     /// The priority code point (3 bits).
-    pub fn pcp(&self) -> u8 {
-        (self.tci() >> PCP_SHIFT) as u8
-    }
-    /// Sets the PCP (its low 3 bits), keeping the DEI and VLAN ID.
-    pub fn set_pcp(&mut self, pcp: u8) {
-        let tci = self.tci();
-        self.set_tci((tci & (DEI | VID_MASK)) | (u16::from(pcp & 7) << PCP_SHIFT));
-    }
+    pcp / set_pcp: u8 = tci / set_tci[7 << PCP_SHIFT];
     /// The drop eligible indicator.
-    pub fn dei(&self) -> bool {
-        self.tci() & DEI != 0
-    }
+    dei: bool = tci[DEI];
 }
 
 #[cfg(test)]

@@ -510,16 +510,16 @@ mod tests {
             note: String::new(),
             ceiling: Vec::new(),
             series: vec![
-                crate::report::results::Series {
-                    dut: "peregrine-xdp".into(),
-                    workers: None,
-                    points: vec![p(100_000.0, Some(0.1002)), p(400_000.0, Some(0.3996))],
-                },
-                crate::report::results::Series {
-                    dut: "ovs-afxdp".into(),
-                    workers: None,
-                    points: vec![p(100_000.0, Some(0.099)), p(400_000.0, None)],
-                },
+                series(
+                    "peregrine-xdp",
+                    None,
+                    vec![p(100_000.0, Some(0.1002)), p(400_000.0, Some(0.3996))],
+                ),
+                series(
+                    "ovs-afxdp",
+                    None,
+                    vec![p(100_000.0, Some(0.099)), p(400_000.0, None)],
+                ),
             ],
         };
         assert_eq!(
@@ -530,17 +530,7 @@ mod tests {
                 "ovs-afxdp 0.990× at 100000 packets/s"
             ]
         );
-        let md = render_markdown(&Results {
-            schema: crate::report::results::SCHEMA_VERSION,
-            machine: crate::report::results::Machine {
-                cpu_model: String::new(),
-                cores: 2,
-                kernel: "6.18".into(),
-            },
-            pinning: "p".into(),
-            started: "s".into(),
-            experiments: vec![exp],
-        });
+        let md = render_markdown(&doc(exp));
         assert!(
             md.contains("| meter rate (packets/s) | peregrine-xdp | ovs-afxdp |"),
             "{md}"
