@@ -72,6 +72,7 @@ mod tests {
     use super::*;
     use crate::error::ErrorKind;
     use crate::header::OFP13_VERSION;
+    use crate::wire::encoded;
     use proptest::prelude::*;
 
     fn decode(bytes: &[u8]) -> Result<QueueGetConfigReply, OfpError> {
@@ -101,9 +102,7 @@ mod tests {
                 }]
             }
         );
-        let mut w = Writer::new();
-        q.encode(OFP13_VERSION, &mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| q.encode(OFP13_VERSION, w)), bytes);
     }
 
     #[test]
