@@ -178,3 +178,153 @@ pub(crate) fn pad_bytes(n: usize) -> proptest::strategy::BoxedStrategy<Vec<u8>> 
     use proptest::strategy::Strategy;
     proptest::collection::vec(proptest::arbitrary::any::<u8>(), n).boxed()
 }
+
+/// Declares one version's message enum from its list of message types, with the types
+/// both 1.0 and 1.3 have (and so write the same way) declared here once:
+///
+/// ```text
+/// messages! {
+///     /// An OpenFlow 1.3 message body.
+///     pub enum Message: "1.3", t13, OFP13_VERSION, names type_name {
+///         Hello(Hello) = HELLO plain,
+///         GetAsyncRequest = GET_ASYNC_REQUEST none,
+///         QueueGetConfigRequest(u32) = QUEUE_GET_CONFIG_REQUEST (pad 4),
+///     }
+/// }
+/// ```
+///
+/// Each variant names its `OFPT_*` number in the types module (`t13::HELLO`) and how its
+/// body is read and written: `none` (no body), `rest` (the bytes as they are), `plain`
+/// (`T::decode(r)`, `m.encode(w)`), `versioned` (the same with the version first), or
+/// `(pad N)` (a [`crate::wire::Field`] then `N` pad bytes). From that it writes the enum, `decode` (which fails with
+/// `OFPBRC_BAD_TYPE` on a number not listed and `OFPBRC_BAD_LEN` on bytes left after the
+/// body), `encode_body`, `msg_type`, `name` and the function from numbers to names
+/// (`OFPT_` and the constant's name).
+macro_rules! messages {
+    (
+        $(#[$attr:meta])*
+        $vis:vis enum $name:ident: $vname:literal, $types:ident, $version:ident,
+            names $names:ident { $($own:tt)* }
+    ) => {
+        messages! {
+            @build [$(#[$attr])*] $vis $name $vname $types $version $names {
+                Error(ErrorMsg) = ERROR plain,
+                EchoRequest(Vec<u8>) = ECHO_REQUEST rest,
+                EchoReply(Vec<u8>) = ECHO_REPLY rest,
+                FeaturesRequest = FEATURES_REQUEST none,
+                FeaturesReply(FeaturesReply) = FEATURES_REPLY versioned,
+                GetConfigRequest = GET_CONFIG_REQUEST none,
+                GetConfigReply(SwitchConfig) = GET_CONFIG_REPLY plain,
+                SetConfig(SwitchConfig) = SET_CONFIG plain,
+                PacketIn(PacketIn) = PACKET_IN versioned,
+                FlowRemoved(FlowRemoved) = FLOW_REMOVED plain,
+                PortStatus(PortStatus) = PORT_STATUS versioned,
+                PacketOut(PacketOut) = PACKET_OUT plain,
+                FlowMod(FlowMod) = FLOW_MOD plain,
+                PortMod(PortMod) = PORT_MOD plain,
+                BarrierRequest = BARRIER_REQUEST none,
+                BarrierReply = BARRIER_REPLY none,
+                QueueGetConfigReply(QueueGetConfigReply) = QUEUE_GET_CONFIG_REPLY versioned,
+                $($own)*
+            }
+        }
+    };
+    (
+        @build [$($attr:tt)*] $vis:vis $name:ident $vname:literal $types:ident $version:ident
+            $names:ident {
+            $($(#[$vattr:meta])* $variant:ident $(($ty:ty))? = $code:ident $codec:tt,)*
+        }
+    ) => {
+        $($attr)*
+        $vis enum $name {
+            $($(#[$vattr])* $variant $(($ty))?,)*
+        }
+
+        impl $name {
+            /// Decodes the body of a message of type `msg_type`; `r` holds exactly the
+            /// bytes after the header and must be consumed to its end.
+            pub fn decode(
+                msg_type: u8,
+                r: &mut $crate::wire::Reader,
+            ) -> Result<Self, $crate::error::OfpError> {
+                use $crate::error::{ErrorKind, OfpError};
+                let m = match msg_type {
+                    $($types::$code => messages!(@dec $codec, $version, r, Self::$variant $(, $ty)?),)*
+                    n => {
+                        return Err(OfpError::new(
+                            ErrorKind::BAD_REQUEST_BAD_TYPE,
+                            format!("message type {n} is not an OpenFlow {} message", $vname),
+                        ))
+                    }
+                };
+                if !r.is_empty() {
+                    return Err(OfpError::new(
+                        ErrorKind::BAD_REQUEST_BAD_LEN,
+                        format!(
+                            "{} trailing bytes after the {} body",
+                            r.remaining(),
+                            m.name()
+                        ),
+                    ));
+                }
+                Ok(m)
+            }
+
+            /// Writes the body (everything after the header).
+            pub fn encode_body(&self, w: &mut $crate::wire::Writer) {
+                match self {
+                    $(m @ Self::$variant { .. } => {
+                        messages!(@enc $codec, $version, w, m, Self::$variant $(, $ty)?)
+                    })*
+                }
+            }
+
+            /// The `OFPT_*` type number of this message.
+            pub fn msg_type(&self) -> u8 {
+                match self {
+                    $(Self::$variant { .. } => $types::$code,)*
+                }
+            }
+
+            /// The spec's name of the message type (`OFPT_FLOW_MOD`).
+            pub fn name(&self) -> &'static str {
+                $names(self.msg_type()).unwrap_or("OFPT_UNKNOWN")
+            }
+        }
+
+        /// The spec's name of this version's message type `msg_type`, if it is one.
+        pub fn $names(msg_type: u8) -> Option<&'static str> {
+            Some(match msg_type {
+                $($types::$code => concat!("OFPT_", stringify!($code)),)*
+                _ => return None,
+            })
+        }
+    };
+    (@dec none, $v:ident, $r:ident, $var:path) => { $var };
+    (@dec rest, $v:ident, $r:ident, $var:path, $ty:ty) => { $var($r.take_rest().to_vec()) };
+    (@dec plain, $v:ident, $r:ident, $var:path, $ty:ty) => { $var(<$ty>::decode($r)?) };
+    (@dec versioned, $v:ident, $r:ident, $var:path, $ty:ty) => { $var(<$ty>::decode($v, $r)?) };
+    (@dec (pad $n:literal), $v:ident, $r:ident, $var:path, $ty:ty) => {{
+        let value = <$ty as $crate::wire::Field>::read($r)?;
+        $r.skip($n)?;
+        $var(value)
+    }};
+    (@enc none, $v:ident, $w:ident, $m:ident, $var:path) => {{
+        let _ = $m;
+    }};
+    (@enc rest, $v:ident, $w:ident, $m:ident, $var:path, $ty:ty) => {
+        if let $var(b) = $m { $w.bytes(b) }
+    };
+    (@enc plain, $v:ident, $w:ident, $m:ident, $var:path, $ty:ty) => {
+        if let $var(b) = $m { b.encode($w) }
+    };
+    (@enc versioned, $v:ident, $w:ident, $m:ident, $var:path, $ty:ty) => {
+        if let $var(b) = $m { b.encode($v, $w) }
+    };
+    (@enc (pad $n:literal), $v:ident, $w:ident, $m:ident, $var:path, $ty:ty) => {
+        if let $var(b) = $m {
+            $crate::wire::Field::write(b, $w);
+            $w.zeros($n);
+        }
+    };
+}

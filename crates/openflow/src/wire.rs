@@ -418,6 +418,48 @@ impl Writer {
     }
 }
 
+/// The bytes `enc` writes, for tests: `encoded(|w| x.encode(w))`.
+#[cfg(test)]
+pub(crate) fn encoded(enc: impl FnOnce(&mut Writer)) -> Vec<u8> {
+    let mut w = Writer::new();
+    enc(&mut w);
+    w.buf
+}
+
+/// For tests: encodes `v` with `enc`, asserts that `dec` reads all of those bytes and
+/// gives `v` back, and returns the bytes (for checks of their length or content). Inside
+/// `proptest!` a failed assertion fails the case as `prop_assert_eq!` does.
+#[cfg(test)]
+pub(crate) fn assert_roundtrip<T: PartialEq + fmt::Debug>(
+    v: &T,
+    enc: impl FnOnce(&T, &mut Writer),
+    dec: impl FnOnce(&mut Reader) -> Result<T, OfpError>,
+) -> Vec<u8> {
+    let bytes = encoded(|w| enc(v, w));
+    let mut r = Reader::new(&bytes);
+    match dec(&mut r) {
+        Ok(back) => assert_eq!(&back, v, "decoded value differs from the encoded one"),
+        Err(e) => panic!("{v:?} encodes to {bytes:02x?}, which does not decode: {e:?}"),
+    }
+    assert!(
+        r.is_empty(),
+        "{} of {bytes:02x?} left unread",
+        r.remaining()
+    );
+    bytes
+}
+
+/// [`assert_roundtrip`] for codecs that take the protocol version first.
+#[cfg(test)]
+pub(crate) fn assert_roundtrip_in<T: PartialEq + fmt::Debug>(
+    version: u8,
+    v: &T,
+    enc: impl FnOnce(&T, u8, &mut Writer),
+    dec: impl FnOnce(u8, &mut Reader) -> Result<T, OfpError>,
+) -> Vec<u8> {
+    assert_roundtrip(v, |v, w| enc(v, version, w), |r| dec(version, r))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -238,3 +238,35 @@ impl TableStats {
         w.u64(self.matched_count);
     }
 }
+
+/// proptest strategies: counters as arbitrary wire bytes of a version decode, so every
+/// value that version's wire carries (pads ignored).
+#[cfg(test)]
+pub(crate) mod strategy {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The element of `len` arbitrary bytes that `decode` reads.
+    fn from_bytes<T: std::fmt::Debug>(
+        len: usize,
+        decode: impl Fn(&mut Reader) -> Result<T, OfpError>,
+    ) -> impl Strategy<Value = T> {
+        proptest::collection::vec(any::<u8>(), len).prop_map(move |b| {
+            decode(&mut Reader::new(&b)).expect("any bytes of the length decode")
+        })
+    }
+
+    /// Port stats of `version`'s wire.
+    pub fn arb_port_stats(version: u8) -> impl Strategy<Value = PortStats> {
+        from_bytes(port_stats_len(version), move |r| {
+            PortStats::decode(version, r)
+        })
+    }
+
+    /// Queue stats of `version`'s wire.
+    pub fn arb_queue_stats(version: u8) -> impl Strategy<Value = QueueStats> {
+        from_bytes(queue_stats_len(version), move |r| {
+            QueueStats::decode(version, r)
+        })
+    }
+}

@@ -15,7 +15,7 @@
 //! use the 1.3 layout (1.0's media bits move up by four); speeds are in kbit/s (1.0
 //! ports get them from their current/supported features).
 
-mod counters;
+pub(crate) mod counters;
 pub(crate) mod features;
 pub(crate) mod flow_mod;
 mod flow_removed;

@@ -304,35 +304,25 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
-
-    fn enc(a: &Action) -> Vec<u8> {
-        let mut w = Writer::new();
-        a.encode(&mut w);
-        w.into_vec()
-    }
 
     proptest! {
         #[test]
         fn roundtrip(a in strategy::arb_action()) {
-            let bytes = enc(&a);
+            let bytes = assert_roundtrip(&a, Action::encode, Action::decode);
             prop_assert_eq!(bytes.len(), a.wire_len());
             prop_assert_eq!(bytes.len() % 8, 0);
-            let mut r = Reader::new(&bytes);
-            prop_assert_eq!(Action::decode(&mut r).unwrap(), a);
-            prop_assert!(r.is_empty());
         }
 
         #[test]
         fn list_roundtrip(l in strategy::arb_actions()) {
-            let mut w = Writer::new();
-            Action::encode_list(&l, &mut w);
-            prop_assert_eq!(Action::decode_list(&mut Reader::new(&w.buf)).unwrap(), l);
+            assert_roundtrip(&l, |l, w| Action::encode_list(l, w), Action::decode_list);
         }
 
         #[test]
         fn truncated_action_errors(a in strategy::arb_action(), cut in 1usize..24) {
-            let bytes = enc(&a);
+            let bytes = encoded(|w| a.encode(w));
             let n = bytes.len().saturating_sub(cut);
             let e = Action::decode(&mut Reader::new(&bytes[..n])).unwrap_err();
             prop_assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_LEN);
@@ -346,25 +336,30 @@ mod tests {
 
     #[test]
     fn exact_bytes() {
-        assert_eq!(
-            enc(&Action::Output {
-                port: 6,
-                max_len: 0xffff
-            }),
-            [0, 0, 0, 8, 0, 6, 0xff, 0xff]
-        );
-        assert_eq!(enc(&Action::SetVlanPcp(5)), [0, 2, 0, 8, 5, 0, 0, 0]);
-        assert_eq!(
-            enc(&Action::SetDlDst(MacAddr([1, 2, 3, 4, 5, 6]))),
-            [0, 5, 0, 16, 1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0]
-        );
-        assert_eq!(
-            enc(&Action::Enqueue {
-                port: 3,
-                queue_id: 9
-            }),
-            [0, 11, 0, 16, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]
-        );
+        let cases: [(Action, &[u8]); 4] = [
+            (
+                Action::Output {
+                    port: 6,
+                    max_len: 0xffff,
+                },
+                &[0, 0, 0, 8, 0, 6, 0xff, 0xff],
+            ),
+            (Action::SetVlanPcp(5), &[0, 2, 0, 8, 5, 0, 0, 0]),
+            (
+                Action::SetDlDst(MacAddr([1, 2, 3, 4, 5, 6])),
+                &[0, 5, 0, 16, 1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0],
+            ),
+            (
+                Action::Enqueue {
+                    port: 3,
+                    queue_id: 9,
+                },
+                &[0, 11, 0, 16, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9],
+            ),
+        ];
+        for (a, want) in cases {
+            assert_eq!(encoded(|w| a.encode(w)), want, "{a:?}");
+        }
         // A Nicira action, kept opaque.
         let nx = [
             0xff, 0xff, 0, 16, 0, 0, 0x23, 0x20, 0, 0x12, 0, 0, 0, 0, 0, 0,
@@ -377,7 +372,7 @@ mod tests {
                 data: vec![0, 0x12, 0, 0, 0, 0, 0, 0]
             }
         );
-        assert_eq!(enc(&a), nx);
+        assert_eq!(encoded(|w| a.encode(w)), nx);
     }
 
     #[test]
@@ -387,7 +382,7 @@ mod tests {
             data: vec![9],
         };
         assert_eq!(
-            enc(&a),
+            encoded(|w| a.encode(w)),
             [0xff, 0xff, 0, 16, 0, 0, 0, 1, 9, 0, 0, 0, 0, 0, 0, 0]
         );
     }

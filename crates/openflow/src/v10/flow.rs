@@ -111,24 +111,19 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::assert_roundtrip;
     use proptest::prelude::*;
 
     proptest! {
         #[test]
         fn flow_mod_roundtrip(f in strategy::arb_flow_mod()) {
-            let mut w = Writer::new();
-            f.encode(&mut w);
-            let mut r = Reader::new(&w.buf);
-            prop_assert_eq!(FlowMod::decode(&mut r).unwrap(), f);
+            assert_roundtrip(&f, FlowMod::encode, FlowMod::decode);
         }
 
         #[test]
         fn flow_removed_roundtrip(f in strategy::arb_flow_removed()) {
-            let mut w = Writer::new();
-            f.encode(&mut w);
-            prop_assert_eq!(w.len(), 80);
-            prop_assert_eq!(FlowRemoved::decode(&mut Reader::new(&w.buf)).unwrap(), f);
+            let bytes = assert_roundtrip(&f, FlowRemoved::encode, FlowRemoved::decode);
+            prop_assert_eq!(bytes.len(), 80);
         }
     }
 

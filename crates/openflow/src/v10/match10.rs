@@ -296,6 +296,7 @@ pub(crate) mod strategy {
 mod tests {
     use super::wildcards as fw;
     use super::*;
+    use crate::wire::assert_roundtrip;
     use proptest::prelude::*;
 
     fn tcp_match() -> Match {
@@ -319,12 +320,8 @@ mod tests {
     proptest! {
         #[test]
         fn roundtrip(m in strategy::arb_match()) {
-            let mut w = Writer::new();
-            m.encode(&mut w);
-            prop_assert_eq!(w.len(), MATCH_LEN);
-            let mut r = Reader::new(&w.buf);
-            prop_assert_eq!(Match::decode(&mut r).unwrap(), m);
-            prop_assert!(r.is_empty());
+            let bytes = assert_roundtrip(&m, Match::encode, Match::decode);
+            prop_assert_eq!(bytes.len(), MATCH_LEN);
         }
 
         #[test]

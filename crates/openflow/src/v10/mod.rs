@@ -3,7 +3,7 @@
 //! [`Message`] has one variant per 1.0 message type. [`Message::decode`] reads a body
 //! (everything after the 8-byte header) and is total: a body that is too short, too long
 //! for a fixed-size message, or malformed inside is an [`OfpError`] whose kind is the
-//! OpenFlow 1.3 [`ErrorKind`] that [`ErrorKind::to_v10`] renumbers into the right 1.0
+//! OpenFlow 1.3 [`ErrorKind`](crate::ErrorKind) that [`to_v10`](crate::ErrorKind::to_v10) renumbers into the right 1.0
 //! code (`OFPBRC_BAD_LEN`, `OFPBRC_BAD_TYPE`, `OFPBRC_BAD_STAT`, `OFPBAC_*`, ...).
 //! [`Message::encode_body`] writes exactly what `decode` reads, padding as zeros, so a
 //! decoded message re-encodes byte for byte (strings are read up to their first NUL).
@@ -27,7 +27,7 @@ pub mod translate;
 #[cfg(test)]
 mod tests;
 
-use crate::error::{ErrorKind, OfpError};
+use crate::error::OfpError;
 use crate::header::{t10, OFP10_VERSION};
 use crate::wire::{Reader, Writer};
 
@@ -57,199 +57,55 @@ pub struct Vendor {
     pub data: Vec<u8>,
 }
 
-/// An OpenFlow 1.0 message body.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Message {
-    /// Any bytes after the header are kept.
-    Hello(Vec<u8>),
-    Error(ErrorMsg),
-    EchoRequest(Vec<u8>),
-    EchoReply(Vec<u8>),
-    Vendor(Vendor),
-    FeaturesRequest,
-    FeaturesReply(FeaturesReply),
-    GetConfigRequest,
-    GetConfigReply(SwitchConfig),
-    SetConfig(SwitchConfig),
-    PacketIn(PacketIn),
-    FlowRemoved(FlowRemoved),
-    PortStatus(PortStatus),
-    PacketOut(PacketOut),
-    FlowMod(FlowMod),
-    PortMod(PortMod),
-    StatsRequest(StatsRequest),
-    StatsReply(StatsReply),
-    BarrierRequest,
-    BarrierReply,
-    /// The port whose queues are asked for (`port:u16, pad[2]`).
-    QueueGetConfigRequest(u16),
-    QueueGetConfigReply(QueueGetConfigReply),
-}
+impl ErrorMsg {
+    /// Reads the body: `type:u16, code:u16`, then the data to the end.
+    pub fn decode(r: &mut Reader) -> Result<ErrorMsg, OfpError> {
+        Ok(ErrorMsg {
+            err_type: r.u16()?,
+            code: r.u16()?,
+            data: r.take_rest().to_vec(),
+        })
+    }
 
-/// Fails with `OFPBRC_BAD_LEN` when bytes remain after a fixed-size body.
-fn expect_end(r: &Reader, msg_type: u8) -> Result<(), OfpError> {
-    if r.is_empty() {
-        Ok(())
-    } else {
-        Err(OfpError::new(
-            ErrorKind::BAD_REQUEST_BAD_LEN,
-            format!(
-                "{} has {} trailing bytes",
-                name_of(msg_type).unwrap_or("message"),
-                r.remaining()
-            ),
-        ))
+    /// Writes the body.
+    pub fn encode(&self, w: &mut Writer) {
+        w.u16(self.err_type);
+        w.u16(self.code);
+        w.bytes(&self.data);
     }
 }
 
-/// The spec name of a 1.0 message type number (`OFPT_FLOW_MOD`), if it has one.
-pub fn name_of(msg_type: u8) -> Option<&'static str> {
-    Some(match msg_type {
-        t10::HELLO => "OFPT_HELLO",
-        t10::ERROR => "OFPT_ERROR",
-        t10::ECHO_REQUEST => "OFPT_ECHO_REQUEST",
-        t10::ECHO_REPLY => "OFPT_ECHO_REPLY",
-        t10::VENDOR => "OFPT_VENDOR",
-        t10::FEATURES_REQUEST => "OFPT_FEATURES_REQUEST",
-        t10::FEATURES_REPLY => "OFPT_FEATURES_REPLY",
-        t10::GET_CONFIG_REQUEST => "OFPT_GET_CONFIG_REQUEST",
-        t10::GET_CONFIG_REPLY => "OFPT_GET_CONFIG_REPLY",
-        t10::SET_CONFIG => "OFPT_SET_CONFIG",
-        t10::PACKET_IN => "OFPT_PACKET_IN",
-        t10::FLOW_REMOVED => "OFPT_FLOW_REMOVED",
-        t10::PORT_STATUS => "OFPT_PORT_STATUS",
-        t10::PACKET_OUT => "OFPT_PACKET_OUT",
-        t10::FLOW_MOD => "OFPT_FLOW_MOD",
-        t10::PORT_MOD => "OFPT_PORT_MOD",
-        t10::STATS_REQUEST => "OFPT_STATS_REQUEST",
-        t10::STATS_REPLY => "OFPT_STATS_REPLY",
-        t10::BARRIER_REQUEST => "OFPT_BARRIER_REQUEST",
-        t10::BARRIER_REPLY => "OFPT_BARRIER_REPLY",
-        t10::QUEUE_GET_CONFIG_REQUEST => "OFPT_QUEUE_GET_CONFIG_REQUEST",
-        t10::QUEUE_GET_CONFIG_REPLY => "OFPT_QUEUE_GET_CONFIG_REPLY",
-        _ => return None,
-    })
+impl Vendor {
+    /// Reads the body: `vendor:u32`, then the data to the end.
+    pub fn decode(r: &mut Reader) -> Result<Vendor, OfpError> {
+        Ok(Vendor {
+            vendor: r.u32()?,
+            data: r.take_rest().to_vec(),
+        })
+    }
+
+    /// Writes the body.
+    pub fn encode(&self, w: &mut Writer) {
+        w.u32(self.vendor);
+        w.bytes(&self.data);
+    }
+}
+
+messages! {
+    /// An OpenFlow 1.0 message body.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum Message: "1.0", t10, OFP10_VERSION, names name_of {
+        /// Any bytes after the header are kept.
+        Hello(Vec<u8>) = HELLO rest,
+        Vendor(Vendor) = VENDOR plain,
+        StatsRequest(StatsRequest) = STATS_REQUEST plain,
+        StatsReply(StatsReply) = STATS_REPLY plain,
+        /// The port whose queues are asked for (`port:u16, pad[2]`).
+        QueueGetConfigRequest(u16) = QUEUE_GET_CONFIG_REQUEST (pad 2),
+    }
 }
 
 impl Message {
-    /// Decodes the body of a message of type `msg_type`; `r` holds everything after the
-    /// 8-byte header and must be consumed exactly.
-    pub fn decode(msg_type: u8, r: &mut Reader) -> Result<Message, OfpError> {
-        let m = match msg_type {
-            t10::HELLO => Message::Hello(r.take_rest().to_vec()),
-            t10::ERROR => Message::Error(ErrorMsg {
-                err_type: r.u16()?,
-                code: r.u16()?,
-                data: r.take_rest().to_vec(),
-            }),
-            t10::ECHO_REQUEST => Message::EchoRequest(r.take_rest().to_vec()),
-            t10::ECHO_REPLY => Message::EchoReply(r.take_rest().to_vec()),
-            t10::VENDOR => Message::Vendor(Vendor {
-                vendor: r.u32()?,
-                data: r.take_rest().to_vec(),
-            }),
-            t10::FEATURES_REQUEST => Message::FeaturesRequest,
-            t10::FEATURES_REPLY => Message::FeaturesReply(FeaturesReply::decode(OFP10_VERSION, r)?),
-            t10::GET_CONFIG_REQUEST => Message::GetConfigRequest,
-            t10::GET_CONFIG_REPLY => Message::GetConfigReply(SwitchConfig::decode(r)?),
-            t10::SET_CONFIG => Message::SetConfig(SwitchConfig::decode(r)?),
-            t10::PACKET_IN => Message::PacketIn(PacketIn::decode(OFP10_VERSION, r)?),
-            t10::FLOW_REMOVED => Message::FlowRemoved(FlowRemoved::decode(r)?),
-            t10::PORT_STATUS => Message::PortStatus(PortStatus::decode(OFP10_VERSION, r)?),
-            t10::PACKET_OUT => Message::PacketOut(PacketOut::decode(r)?),
-            t10::FLOW_MOD => Message::FlowMod(FlowMod::decode(r)?),
-            t10::PORT_MOD => Message::PortMod(PortMod::decode(r)?),
-            t10::STATS_REQUEST => Message::StatsRequest(StatsRequest::decode(r)?),
-            t10::STATS_REPLY => Message::StatsReply(StatsReply::decode(r)?),
-            t10::BARRIER_REQUEST => Message::BarrierRequest,
-            t10::BARRIER_REPLY => Message::BarrierReply,
-            t10::QUEUE_GET_CONFIG_REQUEST => {
-                let port = r.u16()?;
-                r.skip(2)?;
-                Message::QueueGetConfigRequest(port)
-            }
-            t10::QUEUE_GET_CONFIG_REPLY => {
-                Message::QueueGetConfigReply(QueueGetConfigReply::decode(OFP10_VERSION, r)?)
-            }
-            _ => {
-                return Err(OfpError::new(
-                    ErrorKind::BAD_REQUEST_BAD_TYPE,
-                    format!("unknown OpenFlow 1.0 message type {msg_type}"),
-                ))
-            }
-        };
-        expect_end(r, msg_type)?;
-        Ok(m)
-    }
-
-    /// Writes the body (everything after the header).
-    pub fn encode_body(&self, w: &mut Writer) {
-        match self {
-            Message::Hello(b) | Message::EchoRequest(b) | Message::EchoReply(b) => w.bytes(b),
-            Message::Error(e) => {
-                w.u16(e.err_type);
-                w.u16(e.code);
-                w.bytes(&e.data);
-            }
-            Message::Vendor(v) => {
-                w.u32(v.vendor);
-                w.bytes(&v.data);
-            }
-            Message::FeaturesRequest
-            | Message::GetConfigRequest
-            | Message::BarrierRequest
-            | Message::BarrierReply => {}
-            Message::FeaturesReply(f) => f.encode(OFP10_VERSION, w),
-            Message::GetConfigReply(c) | Message::SetConfig(c) => c.encode(w),
-            Message::PacketIn(p) => p.encode(OFP10_VERSION, w),
-            Message::FlowRemoved(f) => f.encode(w),
-            Message::PortStatus(p) => p.encode(OFP10_VERSION, w),
-            Message::PacketOut(p) => p.encode(w),
-            Message::FlowMod(f) => f.encode(w),
-            Message::PortMod(p) => p.encode(w),
-            Message::StatsRequest(s) => s.encode(w),
-            Message::StatsReply(s) => s.encode(w),
-            Message::QueueGetConfigRequest(port) => {
-                w.u16(*port);
-                w.zeros(2);
-            }
-            Message::QueueGetConfigReply(q) => q.encode(OFP10_VERSION, w),
-        }
-    }
-
-    /// The message type number (`crate::header::t10`).
-    pub fn msg_type(&self) -> u8 {
-        match self {
-            Message::Hello(_) => t10::HELLO,
-            Message::Error(_) => t10::ERROR,
-            Message::EchoRequest(_) => t10::ECHO_REQUEST,
-            Message::EchoReply(_) => t10::ECHO_REPLY,
-            Message::Vendor(_) => t10::VENDOR,
-            Message::FeaturesRequest => t10::FEATURES_REQUEST,
-            Message::FeaturesReply(_) => t10::FEATURES_REPLY,
-            Message::GetConfigRequest => t10::GET_CONFIG_REQUEST,
-            Message::GetConfigReply(_) => t10::GET_CONFIG_REPLY,
-            Message::SetConfig(_) => t10::SET_CONFIG,
-            Message::PacketIn(_) => t10::PACKET_IN,
-            Message::FlowRemoved(_) => t10::FLOW_REMOVED,
-            Message::PortStatus(_) => t10::PORT_STATUS,
-            Message::PacketOut(_) => t10::PACKET_OUT,
-            Message::FlowMod(_) => t10::FLOW_MOD,
-            Message::PortMod(_) => t10::PORT_MOD,
-            Message::StatsRequest(_) => t10::STATS_REQUEST,
-            Message::StatsReply(_) => t10::STATS_REPLY,
-            Message::BarrierRequest => t10::BARRIER_REQUEST,
-            Message::BarrierReply => t10::BARRIER_REPLY,
-            Message::QueueGetConfigRequest(_) => t10::QUEUE_GET_CONFIG_REQUEST,
-            Message::QueueGetConfigReply(_) => t10::QUEUE_GET_CONFIG_REPLY,
-        }
-    }
-
-    /// The spec name of the message type (`OFPT_FLOW_MOD`).
-    pub fn name(&self) -> &'static str {
-        name_of(self.msg_type()).unwrap_or("OFPT_UNKNOWN")
-    }
-
     /// The stateless semantic checks a switch makes on a request: flow mods (known
     /// command, emergency timeouts, actions) and packet outs (actions). See
     /// [`FlowMod::validate`] and [`Action::validate`].

@@ -41,15 +41,13 @@ pub(crate) mod strategy {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::{assert_roundtrip, encoded, Reader};
     use proptest::prelude::*;
 
     proptest! {
         #[test]
         fn packet_out_roundtrip(p in strategy::arb_packet_out()) {
-            let mut w = Writer::new();
-            p.encode(&mut w);
-            prop_assert_eq!(PacketOut::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+            assert_roundtrip(&p, PacketOut::encode, PacketOut::decode);
         }
     }
 
@@ -64,13 +62,12 @@ mod tests {
             }],
             data: vec![0xab, 0xcd],
         };
-        let mut w = Writer::new();
-        p.encode(&mut w);
+        let got = encoded(|w| p.encode(w));
         let want = [
             0xff, 0xff, 0xff, 0xff, 0xff, 0xfd, 0, 8, 0, 0, 0, 8, 0xff, 0xfc, 0xff, 0xff, 0xab,
             0xcd,
         ];
-        assert_eq!(w.buf, want);
+        assert_eq!(got, want);
         assert_eq!(PacketOut::decode(&mut Reader::new(&want)).unwrap(), p);
         // actions_len beyond the body.
         let mut long = want;

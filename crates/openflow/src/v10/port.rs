@@ -131,35 +131,26 @@ mod tests {
     use super::*;
     use crate::header::OFP10_VERSION;
     use crate::model::port::Wire;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::{assert_roundtrip, assert_roundtrip_in, encoded, Reader};
     use proptest::prelude::*;
 
     proptest! {
         #[test]
         fn phy_port_roundtrip(p in strategy::arb_phy_port()) {
-            let mut w = Writer::new();
-            p.encode(OFP10_VERSION, &mut w);
-            prop_assert_eq!(w.len(), PHY_PORT_LEN);
-            prop_assert_eq!(Port::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(), p);
+            let bytes = assert_roundtrip_in(OFP10_VERSION, &p, Port::encode, Port::decode);
+            prop_assert_eq!(bytes.len(), PHY_PORT_LEN);
         }
 
         #[test]
         fn port_status_roundtrip(p in strategy::arb_port_status()) {
-            let mut w = Writer::new();
-            p.encode(OFP10_VERSION, &mut w);
-            prop_assert_eq!(w.len(), PortStatus::body_len(OFP10_VERSION));
-            prop_assert_eq!(
-                PortStatus::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(),
-                p
-            );
+            let bytes = assert_roundtrip_in(OFP10_VERSION, &p, PortStatus::encode, PortStatus::decode);
+            prop_assert_eq!(bytes.len(), PortStatus::body_len(OFP10_VERSION));
         }
 
         #[test]
         fn port_mod_roundtrip(p in PortMod::arb()) {
-            let mut w = Writer::new();
-            p.encode(&mut w);
-            prop_assert_eq!(w.len(), PortMod::BODY_LEN);
-            prop_assert_eq!(PortMod::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+            let bytes = assert_roundtrip(&p, PortMod::encode, PortMod::decode);
+            prop_assert_eq!(bytes.len(), PortMod::BODY_LEN);
         }
 
         #[test]
@@ -197,14 +188,13 @@ mod tests {
                 speeds: [0, 0],
             },
         );
-        let mut w = Writer::new();
-        p.encode(OFP10_VERSION, &mut w);
+        let got = encoded(|w| p.encode(OFP10_VERSION, w));
         let mut want = vec![0, 7, 0xf2, 0x0b, 0xa4, 0xd0, 0x3f, 0x70];
         want.extend_from_slice(b"Port7\0\0\0\0\0\0\0\0\0\0\0");
         for v in [0u32, 0, 0x10, 0x288, 0x280, 0x288] {
             want.extend_from_slice(&v.to_be_bytes());
         }
-        assert_eq!(w.buf, want);
+        assert_eq!(got, want);
         assert_eq!(
             Port::decode(OFP10_VERSION, &mut Reader::new(&want)).unwrap(),
             p

@@ -54,15 +54,13 @@ mod tests {
     use super::*;
     use crate::error::ErrorKind;
     use crate::header::OFP10_VERSION;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::{assert_roundtrip_in, encoded, Reader};
     use proptest::prelude::*;
 
     proptest! {
         #[test]
         fn roundtrip(q in strategy::arb_queue_config_reply()) {
-            let mut w = Writer::new();
-            q.encode(OFP10_VERSION, &mut w);
-            prop_assert_eq!(QueueGetConfigReply::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(), q);
+            assert_roundtrip_in(OFP10_VERSION, &q, QueueGetConfigReply::encode, QueueGetConfigReply::decode);
         }
     }
 
@@ -76,14 +74,13 @@ mod tests {
                 properties: vec![QueueProperty::MinRate(500)],
             }],
         };
-        let mut w = Writer::new();
-        q.encode(OFP10_VERSION, &mut w);
+        let got = encoded(|w| q.encode(OFP10_VERSION, w));
         let want: Vec<u8> = vec![
             0, 2, 0, 0, 0, 0, 0, 0, // port, pad
             0, 0, 0, 7, 0, 24, 0, 0, // queue 7, len 24
             0, 1, 0, 16, 0, 0, 0, 0, 0x01, 0xf4, 0, 0, 0, 0, 0, 0, // min rate 500
         ];
-        assert_eq!(w.buf, want);
+        assert_eq!(got, want);
         // Min-rate property with a wrong length.
         let mut bad = want.clone();
         bad[13] = 16;
@@ -116,8 +113,6 @@ mod tests {
                 data: vec![0xaa, 0xf4, 0, 0, 0, 0, 0, 0]
             }
         );
-        let mut w = Writer::new();
-        d.encode(OFP10_VERSION, &mut w);
-        assert_eq!(w.buf, other);
+        assert_eq!(encoded(|w| d.encode(OFP10_VERSION, w)), other);
     }
 }

@@ -7,16 +7,15 @@ use super::match10::{wildcards, Match};
 use super::port::{ofpp, port_to_v13};
 use super::stats::{stats_type, StatsRequestBody};
 use super::*;
-use crate::wire::MacAddr;
+use crate::error::ErrorKind;
+use crate::wire::{encoded, MacAddr};
 use crate::{Frame, OFP10_VERSION};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
 fn body(m: &Message) -> Vec<u8> {
-    let mut w = Writer::new();
-    m.encode_body(&mut w);
-    w.into_vec()
+    encoded(|w| m.encode_body(w))
 }
 
 fn decode_body(msg_type: u8, b: &[u8]) -> Result<Message, OfpError> {

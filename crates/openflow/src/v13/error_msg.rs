@@ -134,6 +134,7 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
 
     #[test]
@@ -147,9 +148,7 @@ mod tests {
                 data: vec![4, 14, 0, 8]
             }
         );
-        let mut w = Writer::new();
-        e.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| e.encode(w)), bytes);
 
         let bytes = [0xff, 0xff, 0, 7, 0, 0, 0x23, 0x20, 1, 2];
         let e = ErrorMsg::decode(&mut Reader::new(&bytes)).unwrap();
@@ -161,9 +160,7 @@ mod tests {
                 data: vec![1, 2]
             }
         );
-        let mut w = Writer::new();
-        e.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| e.encode(w)), bytes);
     }
 
     #[test]
@@ -179,12 +176,8 @@ mod tests {
     proptest! {
         #[test]
         fn roundtrip(e in strategy::arb_error_msg(), x in strategy::arb_experimenter()) {
-            let mut w = Writer::new();
-            e.encode(&mut w);
-            prop_assert_eq!(ErrorMsg::decode(&mut Reader::new(&w.buf)).unwrap(), e);
-            let mut w = Writer::new();
-            x.encode(&mut w);
-            prop_assert_eq!(Experimenter::decode(&mut Reader::new(&w.buf)).unwrap(), x);
+            assert_roundtrip(&e, ErrorMsg::encode, ErrorMsg::decode);
+            assert_roundtrip(&x, Experimenter::encode, Experimenter::decode);
         }
     }
 }

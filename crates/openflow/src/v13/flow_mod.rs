@@ -102,7 +102,7 @@ mod tests {
     use super::*;
     use crate::action::Action;
     use crate::oxm::Oxm;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::{assert_roundtrip, encoded, Reader};
     use proptest::prelude::*;
 
     /// A flow mod built by hand from the 1.3.5 spec layout: add to table 0, priority
@@ -147,9 +147,7 @@ mod tests {
         let bytes = spec_bytes();
         let fm = FlowMod::decode(&mut Reader::new(&bytes)).unwrap();
         assert_eq!(fm, spec_flow_mod());
-        let mut w = Writer::new();
-        fm.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| fm.encode(w)), bytes);
         assert!(fm.validate().is_ok());
     }
 
@@ -221,9 +219,7 @@ mod tests {
     proptest! {
         #[test]
         fn roundtrip(fm in strategy::arb_flow_mod()) {
-            let mut w = Writer::new();
-            fm.encode(&mut w);
-            prop_assert_eq!(FlowMod::decode(&mut Reader::new(&w.buf)).unwrap(), fm);
+            assert_roundtrip(&fm, FlowMod::encode, FlowMod::decode);
         }
     }
 }

@@ -271,6 +271,7 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
 
     fn output(port: u32) -> Action {
@@ -313,9 +314,7 @@ mod tests {
                 }],
             }
         );
-        let mut w = Writer::new();
-        g.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| g.encode(w)), bytes);
     }
 
     #[test]
@@ -483,9 +482,7 @@ mod tests {
     proptest! {
         #[test]
         fn roundtrip(g in strategy::arb_group_mod()) {
-            let mut w = Writer::new();
-            g.encode(&mut w);
-            prop_assert_eq!(GroupMod::decode(&mut Reader::new(&w.buf)).unwrap(), g);
+            assert_roundtrip(&g, GroupMod::encode, GroupMod::decode);
         }
     }
 }

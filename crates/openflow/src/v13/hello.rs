@@ -175,6 +175,7 @@ pub(crate) mod strategy {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use crate::wire::encoded;
     use proptest::prelude::*;
 
     fn decode(bytes: &[u8]) -> Result<Hello, OfpError> {
@@ -201,9 +202,7 @@ mod tests {
         let bytes = [0, 1, 0, 8, 0, 0, 0, 0x12];
         let h = decode(&bytes).unwrap();
         assert_eq!(h, Hello::with_versions(&[1, 4]));
-        let mut w = Writer::new();
-        h.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| h.encode(w)), bytes);
 
         // Unknown element of 5 bytes, padded to 8, then a 2-word bitmap.
         let bytes = [
@@ -220,9 +219,7 @@ mod tests {
                 HelloElement::VersionBitmap(vec![0x10, 1])
             ]
         );
-        let mut w = Writer::new();
-        h.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| h.encode(w)), bytes);
     }
 
     #[test]

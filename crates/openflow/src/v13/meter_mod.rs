@@ -328,6 +328,7 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
 
     /// Add meter 100 (KBPS | BURST | STATS) with a drop band and a DSCP-remark band,
@@ -363,9 +364,7 @@ mod tests {
         let bytes = spec_bytes();
         let m = MeterMod::decode(&mut Reader::new(&bytes)).unwrap();
         assert_eq!(m, spec_meter_mod());
-        let mut w = Writer::new();
-        m.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| m.encode(w)), bytes);
         assert!(m.validate().is_ok());
     }
 
@@ -385,9 +384,7 @@ mod tests {
                 data: vec![7, 8]
             }]
         );
-        let mut w = Writer::new();
-        m.encode(&mut w);
-        assert_eq!(w.buf, b);
+        assert_eq!(encoded(|w| m.encode(w)), b);
     }
 
     #[test]
@@ -494,9 +491,7 @@ mod tests {
     proptest! {
         #[test]
         fn roundtrip(m in strategy::arb_meter_mod()) {
-            let mut w = Writer::new();
-            m.encode(&mut w);
-            prop_assert_eq!(MeterMod::decode(&mut Reader::new(&w.buf)).unwrap(), m);
+            assert_roundtrip(&m, MeterMod::encode, MeterMod::decode);
         }
     }
 }

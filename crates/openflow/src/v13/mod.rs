@@ -33,7 +33,6 @@ pub mod table_features;
 
 use crate::error::{ErrorKind, OfpError};
 use crate::header::{t13, OFP13_VERSION};
-use crate::wire::{Reader, Writer};
 
 pub use crate::model::FeaturesReply;
 pub use error_msg::{ErrorMsg, Experimenter};
@@ -53,173 +52,28 @@ pub(crate) fn bad_len(detail: impl Into<String>) -> OfpError {
     OfpError::new(ErrorKind::BAD_REQUEST_BAD_LEN, detail)
 }
 
-/// An OpenFlow 1.3 message body.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Message {
-    Hello(Hello),
-    Error(ErrorMsg),
-    EchoRequest(Vec<u8>),
-    EchoReply(Vec<u8>),
-    Experimenter(Experimenter),
-    FeaturesRequest,
-    FeaturesReply(FeaturesReply),
-    GetConfigRequest,
-    GetConfigReply(SwitchConfig),
-    SetConfig(SwitchConfig),
-    PacketIn(PacketIn),
-    FlowRemoved(FlowRemoved),
-    PortStatus(PortStatus),
-    PacketOut(PacketOut),
-    FlowMod(FlowMod),
-    GroupMod(GroupMod),
-    PortMod(PortMod),
-    TableMod(TableMod),
-    MultipartRequest(multipart::MultipartRequest),
-    MultipartReply(multipart::MultipartReply),
-    BarrierRequest,
-    BarrierReply,
-    /// The port whose queues are asked for (`OFPP_ANY` for all).
-    QueueGetConfigRequest(u32),
-    QueueGetConfigReply(QueueGetConfigReply),
-    RoleRequest(Role),
-    RoleReply(Role),
-    GetAsyncRequest,
-    GetAsyncReply(AsyncConfig),
-    SetAsync(AsyncConfig),
-    MeterMod(MeterMod),
+messages! {
+    /// An OpenFlow 1.3 message body.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum Message: "1.3", t13, OFP13_VERSION, names type_name {
+        Hello(Hello) = HELLO plain,
+        Experimenter(Experimenter) = EXPERIMENTER plain,
+        GroupMod(GroupMod) = GROUP_MOD plain,
+        TableMod(TableMod) = TABLE_MOD plain,
+        MultipartRequest(multipart::MultipartRequest) = MULTIPART_REQUEST plain,
+        MultipartReply(multipart::MultipartReply) = MULTIPART_REPLY plain,
+        /// The port whose queues are asked for (`OFPP_ANY` for all).
+        QueueGetConfigRequest(u32) = QUEUE_GET_CONFIG_REQUEST (pad 4),
+        RoleRequest(Role) = ROLE_REQUEST plain,
+        RoleReply(Role) = ROLE_REPLY plain,
+        GetAsyncRequest = GET_ASYNC_REQUEST none,
+        GetAsyncReply(AsyncConfig) = GET_ASYNC_REPLY plain,
+        SetAsync(AsyncConfig) = SET_ASYNC plain,
+        MeterMod(MeterMod) = METER_MOD plain,
+    }
 }
 
 impl Message {
-    /// Decodes the body of a message of type `msg_type`; `r` holds exactly the bytes
-    /// after the header and must be consumed to its end.
-    pub fn decode(msg_type: u8, r: &mut Reader) -> Result<Message, OfpError> {
-        let m = match msg_type {
-            t13::HELLO => Message::Hello(Hello::decode(r)?),
-            t13::ERROR => Message::Error(ErrorMsg::decode(r)?),
-            t13::ECHO_REQUEST => Message::EchoRequest(r.take_rest().to_vec()),
-            t13::ECHO_REPLY => Message::EchoReply(r.take_rest().to_vec()),
-            t13::EXPERIMENTER => Message::Experimenter(Experimenter::decode(r)?),
-            t13::FEATURES_REQUEST => Message::FeaturesRequest,
-            t13::FEATURES_REPLY => Message::FeaturesReply(FeaturesReply::decode(OFP13_VERSION, r)?),
-            t13::GET_CONFIG_REQUEST => Message::GetConfigRequest,
-            t13::GET_CONFIG_REPLY => Message::GetConfigReply(SwitchConfig::decode(r)?),
-            t13::SET_CONFIG => Message::SetConfig(SwitchConfig::decode(r)?),
-            t13::PACKET_IN => Message::PacketIn(PacketIn::decode(OFP13_VERSION, r)?),
-            t13::FLOW_REMOVED => Message::FlowRemoved(FlowRemoved::decode(r)?),
-            t13::PORT_STATUS => Message::PortStatus(PortStatus::decode(OFP13_VERSION, r)?),
-            t13::PACKET_OUT => Message::PacketOut(PacketOut::decode(r)?),
-            t13::FLOW_MOD => Message::FlowMod(FlowMod::decode(r)?),
-            t13::GROUP_MOD => Message::GroupMod(GroupMod::decode(r)?),
-            t13::PORT_MOD => Message::PortMod(PortMod::decode(r)?),
-            t13::TABLE_MOD => Message::TableMod(TableMod::decode(r)?),
-            t13::MULTIPART_REQUEST => {
-                Message::MultipartRequest(multipart::MultipartRequest::decode(r)?)
-            }
-            t13::MULTIPART_REPLY => Message::MultipartReply(multipart::MultipartReply::decode(r)?),
-            t13::BARRIER_REQUEST => Message::BarrierRequest,
-            t13::BARRIER_REPLY => Message::BarrierReply,
-            t13::QUEUE_GET_CONFIG_REQUEST => {
-                Message::QueueGetConfigRequest(queue_config::decode_request(r)?)
-            }
-            t13::QUEUE_GET_CONFIG_REPLY => {
-                Message::QueueGetConfigReply(QueueGetConfigReply::decode(OFP13_VERSION, r)?)
-            }
-            t13::ROLE_REQUEST => Message::RoleRequest(Role::decode(r)?),
-            t13::ROLE_REPLY => Message::RoleReply(Role::decode(r)?),
-            t13::GET_ASYNC_REQUEST => Message::GetAsyncRequest,
-            t13::GET_ASYNC_REPLY => Message::GetAsyncReply(AsyncConfig::decode(r)?),
-            t13::SET_ASYNC => Message::SetAsync(AsyncConfig::decode(r)?),
-            t13::METER_MOD => Message::MeterMod(MeterMod::decode(r)?),
-            n => {
-                return Err(OfpError::new(
-                    ErrorKind::BAD_REQUEST_BAD_TYPE,
-                    format!("message type {n} is not an OpenFlow 1.3 message"),
-                ))
-            }
-        };
-        if !r.is_empty() {
-            return Err(bad_len(format!(
-                "{} trailing bytes after the {} body",
-                r.remaining(),
-                m.name()
-            )));
-        }
-        Ok(m)
-    }
-
-    /// Writes the body (everything after the header).
-    pub fn encode_body(&self, w: &mut Writer) {
-        match self {
-            Message::Hello(m) => m.encode(w),
-            Message::Error(m) => m.encode(w),
-            Message::EchoRequest(data) | Message::EchoReply(data) => w.bytes(data),
-            Message::Experimenter(m) => m.encode(w),
-            Message::FeaturesRequest
-            | Message::GetConfigRequest
-            | Message::BarrierRequest
-            | Message::BarrierReply
-            | Message::GetAsyncRequest => {}
-            Message::FeaturesReply(m) => m.encode(OFP13_VERSION, w),
-            Message::GetConfigReply(m) | Message::SetConfig(m) => m.encode(w),
-            Message::PacketIn(m) => m.encode(OFP13_VERSION, w),
-            Message::FlowRemoved(m) => m.encode(w),
-            Message::PortStatus(m) => m.encode(OFP13_VERSION, w),
-            Message::PacketOut(m) => m.encode(w),
-            Message::FlowMod(m) => m.encode(w),
-            Message::GroupMod(m) => m.encode(w),
-            Message::PortMod(m) => m.encode(w),
-            Message::TableMod(m) => m.encode(w),
-            Message::MultipartRequest(m) => m.encode(w),
-            Message::MultipartReply(m) => m.encode(w),
-            Message::QueueGetConfigRequest(port) => queue_config::encode_request(*port, w),
-            Message::QueueGetConfigReply(m) => m.encode(OFP13_VERSION, w),
-            Message::RoleRequest(m) | Message::RoleReply(m) => m.encode(w),
-            Message::GetAsyncReply(m) | Message::SetAsync(m) => m.encode(w),
-            Message::MeterMod(m) => m.encode(w),
-        }
-    }
-
-    /// The `OFPT_*` type number of this message.
-    pub fn msg_type(&self) -> u8 {
-        match self {
-            Message::Hello(_) => t13::HELLO,
-            Message::Error(_) => t13::ERROR,
-            Message::EchoRequest(_) => t13::ECHO_REQUEST,
-            Message::EchoReply(_) => t13::ECHO_REPLY,
-            Message::Experimenter(_) => t13::EXPERIMENTER,
-            Message::FeaturesRequest => t13::FEATURES_REQUEST,
-            Message::FeaturesReply(_) => t13::FEATURES_REPLY,
-            Message::GetConfigRequest => t13::GET_CONFIG_REQUEST,
-            Message::GetConfigReply(_) => t13::GET_CONFIG_REPLY,
-            Message::SetConfig(_) => t13::SET_CONFIG,
-            Message::PacketIn(_) => t13::PACKET_IN,
-            Message::FlowRemoved(_) => t13::FLOW_REMOVED,
-            Message::PortStatus(_) => t13::PORT_STATUS,
-            Message::PacketOut(_) => t13::PACKET_OUT,
-            Message::FlowMod(_) => t13::FLOW_MOD,
-            Message::GroupMod(_) => t13::GROUP_MOD,
-            Message::PortMod(_) => t13::PORT_MOD,
-            Message::TableMod(_) => t13::TABLE_MOD,
-            Message::MultipartRequest(_) => t13::MULTIPART_REQUEST,
-            Message::MultipartReply(_) => t13::MULTIPART_REPLY,
-            Message::BarrierRequest => t13::BARRIER_REQUEST,
-            Message::BarrierReply => t13::BARRIER_REPLY,
-            Message::QueueGetConfigRequest(_) => t13::QUEUE_GET_CONFIG_REQUEST,
-            Message::QueueGetConfigReply(_) => t13::QUEUE_GET_CONFIG_REPLY,
-            Message::RoleRequest(_) => t13::ROLE_REQUEST,
-            Message::RoleReply(_) => t13::ROLE_REPLY,
-            Message::GetAsyncRequest => t13::GET_ASYNC_REQUEST,
-            Message::GetAsyncReply(_) => t13::GET_ASYNC_REPLY,
-            Message::SetAsync(_) => t13::SET_ASYNC,
-            Message::MeterMod(_) => t13::METER_MOD,
-        }
-    }
-
-    /// The spec's name of the message type (`OFPT_FLOW_MOD`).
-    pub fn name(&self) -> &'static str {
-        type_name(self.msg_type()).unwrap_or("OFPT_UNKNOWN")
-    }
-
     /// The stateless semantic checks a switch makes on a request before acting on it
     /// (see each message's `validate`). Replies and asynchronous messages always pass.
     pub fn validate(&self) -> Result<(), OfpError> {
@@ -236,43 +90,6 @@ impl Message {
             _ => Ok(()),
         }
     }
-}
-
-/// The spec's name of OpenFlow 1.3 message type `msg_type`, if it is one.
-pub fn type_name(msg_type: u8) -> Option<&'static str> {
-    Some(match msg_type {
-        t13::HELLO => "OFPT_HELLO",
-        t13::ERROR => "OFPT_ERROR",
-        t13::ECHO_REQUEST => "OFPT_ECHO_REQUEST",
-        t13::ECHO_REPLY => "OFPT_ECHO_REPLY",
-        t13::EXPERIMENTER => "OFPT_EXPERIMENTER",
-        t13::FEATURES_REQUEST => "OFPT_FEATURES_REQUEST",
-        t13::FEATURES_REPLY => "OFPT_FEATURES_REPLY",
-        t13::GET_CONFIG_REQUEST => "OFPT_GET_CONFIG_REQUEST",
-        t13::GET_CONFIG_REPLY => "OFPT_GET_CONFIG_REPLY",
-        t13::SET_CONFIG => "OFPT_SET_CONFIG",
-        t13::PACKET_IN => "OFPT_PACKET_IN",
-        t13::FLOW_REMOVED => "OFPT_FLOW_REMOVED",
-        t13::PORT_STATUS => "OFPT_PORT_STATUS",
-        t13::PACKET_OUT => "OFPT_PACKET_OUT",
-        t13::FLOW_MOD => "OFPT_FLOW_MOD",
-        t13::GROUP_MOD => "OFPT_GROUP_MOD",
-        t13::PORT_MOD => "OFPT_PORT_MOD",
-        t13::TABLE_MOD => "OFPT_TABLE_MOD",
-        t13::MULTIPART_REQUEST => "OFPT_MULTIPART_REQUEST",
-        t13::MULTIPART_REPLY => "OFPT_MULTIPART_REPLY",
-        t13::BARRIER_REQUEST => "OFPT_BARRIER_REQUEST",
-        t13::BARRIER_REPLY => "OFPT_BARRIER_REPLY",
-        t13::QUEUE_GET_CONFIG_REQUEST => "OFPT_QUEUE_GET_CONFIG_REQUEST",
-        t13::QUEUE_GET_CONFIG_REPLY => "OFPT_QUEUE_GET_CONFIG_REPLY",
-        t13::ROLE_REQUEST => "OFPT_ROLE_REQUEST",
-        t13::ROLE_REPLY => "OFPT_ROLE_REPLY",
-        t13::GET_ASYNC_REQUEST => "OFPT_GET_ASYNC_REQUEST",
-        t13::GET_ASYNC_REPLY => "OFPT_GET_ASYNC_REPLY",
-        t13::SET_ASYNC => "OFPT_SET_ASYNC",
-        t13::METER_MOD => "OFPT_METER_MOD",
-        _ => return None,
-    })
 }
 
 /// proptest strategy for every message this module encodes itself (multipart bodies

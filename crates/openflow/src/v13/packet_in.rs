@@ -59,7 +59,7 @@ mod tests {
     use super::*;
     use crate::match13::strategy::in_port_match_bytes;
     use crate::oxm::Oxm;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::{assert_roundtrip, encoded, Reader};
     use proptest::prelude::*;
 
     #[test]
@@ -80,19 +80,13 @@ mod tests {
         assert_eq!((f.idle_timeout, f.hard_timeout), (10, 20));
         assert_eq!((f.packet_count, f.byte_count), (3, 180));
         assert_eq!(f.match_.fields, vec![Oxm::InPort(1)]);
-        let mut w = Writer::new();
-        f.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| f.encode(w)), bytes);
     }
 
     proptest! {
         #[test]
         fn roundtrip(f in strategy::arb_flow_removed()) {
-            let mut w = Writer::new();
-            f.encode(&mut w);
-            let mut r = Reader::new(&w.buf);
-            prop_assert_eq!(FlowRemoved::decode(&mut r).unwrap(), f);
-            prop_assert!(r.is_empty());
+            assert_roundtrip(&f, FlowRemoved::encode, FlowRemoved::decode);
         }
     }
 }

@@ -39,7 +39,7 @@ mod tests {
     use crate::action::port as ofpp;
     use crate::error::ErrorKind;
     use crate::v13::flow_mod::OFP_NO_BUFFER;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::{assert_roundtrip, encoded, Reader};
     use proptest::prelude::*;
 
     fn spec_bytes() -> Vec<u8> {
@@ -68,9 +68,7 @@ mod tests {
                 data: vec![0x11; 20],
             }
         );
-        let mut w = Writer::new();
-        p.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| p.encode(w)), bytes);
     }
 
     #[test]
@@ -138,9 +136,7 @@ mod tests {
     proptest! {
         #[test]
         fn roundtrip(p in strategy::arb_packet_out()) {
-            let mut w = Writer::new();
-            p.encode(&mut w);
-            prop_assert_eq!(PacketOut::decode(&mut Reader::new(&w.buf)).unwrap(), p);
+            assert_roundtrip(&p, PacketOut::encode, PacketOut::decode);
         }
     }
 }

@@ -62,17 +62,14 @@ pub(crate) mod strategy {
 mod tests {
     use super::*;
     use crate::header::OFP13_VERSION;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::assert_roundtrip_in;
     use proptest::prelude::*;
 
     proptest! {
         #[test]
         fn roundtrip(p in strategy::arb_port()) {
-            let mut w = Writer::new();
-            p.encode(OFP13_VERSION, &mut w);
-            prop_assert_eq!(w.len(), PORT_LEN);
-            let got = Port::decode(OFP13_VERSION, &mut Reader::new(&w.buf)).unwrap();
-            prop_assert_eq!(got, p);
+            let bytes = assert_roundtrip_in(OFP13_VERSION, &p, Port::encode, Port::decode);
+            prop_assert_eq!(bytes.len(), PORT_LEN);
         }
     }
 }

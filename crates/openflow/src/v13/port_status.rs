@@ -57,7 +57,7 @@ pub(crate) mod strategy {
 mod tests {
     use super::*;
     use crate::header::OFP13_VERSION;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::{assert_roundtrip, assert_roundtrip_in, encoded, Reader};
     use proptest::prelude::*;
 
     #[test]
@@ -74,9 +74,7 @@ mod tests {
         assert_eq!(s.port.port_no, 7);
         assert_eq!(s.port.name, "veth7");
         assert_eq!(s.port.config, 1);
-        let mut w = Writer::new();
-        s.encode(OFP13_VERSION, &mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| s.encode(OFP13_VERSION, w)), bytes);
 
         let bytes = [
             0, 0, 0, 3, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1,
@@ -86,9 +84,7 @@ mod tests {
         assert_eq!(m.port_no, 3);
         assert_eq!(m.hw_addr, MacAddr([0, 0x11, 0x22, 0x33, 0x44, 0x55]));
         assert_eq!((m.config, m.mask, m.advertise), (1, 1, 0));
-        let mut w = Writer::new();
-        m.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| m.encode(w)), bytes);
     }
 
     #[test]
@@ -108,14 +104,10 @@ mod tests {
     proptest! {
         #[test]
         fn roundtrip(s in strategy::arb_port_status(), m in PortMod::arb()) {
-            let mut w = Writer::new();
-            s.encode(OFP13_VERSION, &mut w);
-            prop_assert_eq!(w.len(), 72);
-            prop_assert_eq!(PortStatus::decode(OFP13_VERSION, &mut Reader::new(&w.buf)).unwrap(), s);
-            let mut w = Writer::new();
-            m.encode(&mut w);
-            prop_assert_eq!(w.len(), 32);
-            prop_assert_eq!(PortMod::decode(&mut Reader::new(&w.buf)).unwrap(), m);
+            let bytes = assert_roundtrip_in(OFP13_VERSION, &s, PortStatus::encode, PortStatus::decode);
+            prop_assert_eq!(bytes.len(), 72);
+            let bytes = assert_roundtrip(&m, PortMod::encode, PortMod::decode);
+            prop_assert_eq!(bytes.len(), 32);
         }
     }
 }

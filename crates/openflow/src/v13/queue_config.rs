@@ -4,28 +4,12 @@
 //!
 //! The reply is one type for every version, [`crate::model::queue`].
 
-use crate::error::OfpError;
-use crate::wire::{Reader, Writer};
-
 pub use crate::model::queue::{
     PacketQueue, QueueGetConfigReply, QueueProperty, OFPQT_EXPERIMENTER, OFPQT_MAX_RATE,
     OFPQT_MIN_RATE,
 };
 /// `OFPQ_ALL`: every queue (and in a request's port field, `OFPP_ANY` means every port).
 pub const OFPQ_ALL: u32 = 0xffff_ffff;
-
-/// Reads an `OFPT_QUEUE_GET_CONFIG_REQUEST` body: the port.
-pub fn decode_request(r: &mut Reader) -> Result<u32, OfpError> {
-    let port = r.u32()?;
-    r.skip(4)?;
-    Ok(port)
-}
-
-/// Writes an `OFPT_QUEUE_GET_CONFIG_REQUEST` body.
-pub fn encode_request(port: u32, w: &mut Writer) {
-    w.u32(port);
-    w.zeros(4);
-}
 
 /// proptest strategies for queue configuration.
 #[cfg(test)]
@@ -70,8 +54,9 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ErrorKind;
+    use crate::error::{ErrorKind, OfpError};
     use crate::header::OFP13_VERSION;
+    use crate::wire::{assert_roundtrip, assert_roundtrip_in, encoded, Reader};
     use proptest::prelude::*;
 
     fn decode(bytes: &[u8]) -> Result<QueueGetConfigReply, OfpError> {
@@ -101,9 +86,7 @@ mod tests {
                 }]
             }
         );
-        let mut w = Writer::new();
-        q.encode(OFP13_VERSION, &mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| q.encode(OFP13_VERSION, w)), bytes);
     }
 
     #[test]
@@ -148,21 +131,19 @@ mod tests {
 
     #[test]
     fn request() {
-        let mut w = Writer::new();
-        encode_request(0xffff_fffc, &mut w);
-        assert_eq!(w.buf, [0xff, 0xff, 0xff, 0xfc, 0, 0, 0, 0]);
-        assert_eq!(
-            decode_request(&mut Reader::new(&w.buf)).unwrap(),
-            0xffff_fffc
-        );
+        use crate::header::t13;
+        use crate::v13::Message;
+        let m = Message::QueueGetConfigRequest(0xffff_fffc);
+        let bytes = assert_roundtrip(&m, Message::encode_body, |r| {
+            Message::decode(t13::QUEUE_GET_CONFIG_REQUEST, r)
+        });
+        assert_eq!(bytes, [0xff, 0xff, 0xff, 0xfc, 0, 0, 0, 0]);
     }
 
     proptest! {
         #[test]
         fn roundtrip(q in strategy::arb_queue_get_config_reply()) {
-            let mut w = Writer::new();
-            q.encode(OFP13_VERSION, &mut w);
-            prop_assert_eq!(decode(&w.buf).unwrap(), q);
+            assert_roundtrip_in(OFP13_VERSION, &q, QueueGetConfigReply::encode, QueueGetConfigReply::decode);
         }
     }
 }

@@ -55,7 +55,7 @@ record! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::{assert_roundtrip, encoded, Reader};
     use proptest::prelude::*;
 
     #[test]
@@ -69,9 +69,7 @@ mod tests {
                 generation_id: 9
             }
         );
-        let mut w = Writer::new();
-        r.encode(&mut w);
-        assert_eq!(w.buf, bytes);
+        assert_eq!(encoded(|w| r.encode(w)), bytes);
 
         let mut bytes = [0u8; 24];
         bytes[3] = 3; // packet-in master: NO_MATCH | ACTION
@@ -104,14 +102,10 @@ mod tests {
     proptest! {
         #[test]
         fn roundtrip(r in Role::arb(), a in AsyncConfig::arb()) {
-            let mut w = Writer::new();
-            r.encode(&mut w);
-            prop_assert_eq!(w.len(), 16);
-            prop_assert_eq!(Role::decode(&mut Reader::new(&w.buf)).unwrap(), r);
-            let mut w = Writer::new();
-            a.encode(&mut w);
-            prop_assert_eq!(w.len(), 24);
-            prop_assert_eq!(AsyncConfig::decode(&mut Reader::new(&w.buf)).unwrap(), a);
+            let bytes = assert_roundtrip(&r, Role::encode, Role::decode);
+            prop_assert_eq!(bytes.len(), 16);
+            let bytes = assert_roundtrip(&a, AsyncConfig::encode, AsyncConfig::decode);
+            prop_assert_eq!(bytes.len(), 24);
         }
     }
 }

@@ -96,7 +96,7 @@ impl TableMod {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Reader, Writer};
+    use crate::wire::{assert_roundtrip, encoded, Reader};
     use proptest::prelude::*;
 
     #[test]
@@ -117,9 +117,7 @@ mod tests {
                 config: 3
             }
         );
-        let mut w = Writer::new();
-        t.encode(&mut w);
-        assert_eq!(w.buf, [3, 0, 0, 0, 0, 0, 0, 3]);
+        assert_eq!(encoded(|w| t.encode(w)), [3, 0, 0, 0, 0, 0, 0, 3]);
     }
 
     #[test]
@@ -152,13 +150,9 @@ mod tests {
     proptest! {
         #[test]
         fn roundtrip(c in SwitchConfig::arb(), t in TableMod::arb()) {
-            let mut w = Writer::new();
-            c.encode(&mut w);
-            prop_assert_eq!(SwitchConfig::decode(&mut Reader::new(&w.buf)).unwrap(), c);
-            let mut w = Writer::new();
-            t.encode(&mut w);
-            prop_assert_eq!(w.len(), 8);
-            prop_assert_eq!(TableMod::decode(&mut Reader::new(&w.buf)).unwrap(), t);
+            assert_roundtrip(&c, SwitchConfig::encode, SwitchConfig::decode);
+            let bytes = assert_roundtrip(&t, TableMod::encode, TableMod::decode);
+            prop_assert_eq!(bytes.len(), 8);
         }
     }
 }

@@ -4,6 +4,7 @@
 use super::strategy::arb_message;
 use super::*;
 use crate::header::OFP13_VERSION;
+use crate::wire::{encoded, Reader};
 use crate::{Frame, Message as AnyMessage};
 use proptest::prelude::*;
 
@@ -21,9 +22,7 @@ fn decode_body(ty: u8, body: &[u8]) -> Result<Message, OfpError> {
 }
 
 fn body_of(m: &Message) -> Vec<u8> {
-    let mut w = Writer::new();
-    m.encode_body(&mut w);
-    w.into_vec()
+    encoded(|w| m.encode_body(w))
 }
 
 /// Bytes of the part of each body that precedes any variable-length content.

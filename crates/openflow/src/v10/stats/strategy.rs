@@ -4,7 +4,6 @@
 use super::*;
 use crate::v10::action10::strategy::arb_actions;
 use crate::v10::match10::strategy::arb_match;
-use crate::v10::port::port_to_v13;
 use proptest::prelude::*;
 
 fn arb_vendor() -> impl Strategy<Value = (u32, Vec<u8>)> {
@@ -66,37 +65,11 @@ fn arb_table_stats() -> impl Strategy<Value = TableStats> {
 }
 
 fn arb_port_stats() -> impl Strategy<Value = PortStats> {
-    (any::<u16>(), proptest::array::uniform12(any::<u64>())).prop_map(|(port_no, c)| PortStats {
-        port_no: port_to_v13(port_no),
-        rx_packets: c[0],
-        tx_packets: c[1],
-        rx_bytes: c[2],
-        tx_bytes: c[3],
-        rx_dropped: c[4],
-        tx_dropped: c[5],
-        rx_errors: c[6],
-        tx_errors: c[7],
-        rx_frame_err: c[8],
-        rx_over_err: c[9],
-        rx_crc_err: c[10],
-        collisions: c[11],
-        duration_sec: u32::MAX,
-        duration_nsec: u32::MAX,
-    })
+    crate::model::counters::strategy::arb_port_stats(crate::OFP10_VERSION)
 }
 
 fn arb_queue_stats() -> impl Strategy<Value = QueueStats> {
-    (any::<u16>(), any::<u32>(), any::<(u64, u64, u64)>()).prop_map(
-        |(port_no, queue_id, (tx_bytes, tx_packets, tx_errors))| QueueStats {
-            port_no: port_to_v13(port_no),
-            queue_id,
-            tx_bytes,
-            tx_packets,
-            tx_errors,
-            duration_sec: u32::MAX,
-            duration_nsec: u32::MAX,
-        },
-    )
+    crate::model::counters::strategy::arb_queue_stats(crate::OFP10_VERSION)
 }
 
 pub fn arb_stats_reply() -> impl Strategy<Value = StatsReply> {

@@ -101,54 +101,11 @@ pub fn arb_table_stats() -> impl Strategy<Value = TableStats> {
 }
 
 pub fn arb_port_stats() -> impl Strategy<Value = PortStats> {
-    (
-        any::<u32>(),
-        proptest::array::uniform12(any::<u64>()),
-        any::<u32>(),
-        any::<u32>(),
-    )
-        .prop_map(|(port_no, c, duration_sec, duration_nsec)| PortStats {
-            port_no,
-            rx_packets: c[0],
-            tx_packets: c[1],
-            rx_bytes: c[2],
-            tx_bytes: c[3],
-            rx_dropped: c[4],
-            tx_dropped: c[5],
-            rx_errors: c[6],
-            tx_errors: c[7],
-            rx_frame_err: c[8],
-            rx_over_err: c[9],
-            rx_crc_err: c[10],
-            collisions: c[11],
-            duration_sec,
-            duration_nsec,
-        })
+    crate::model::counters::strategy::arb_port_stats(crate::OFP13_VERSION)
 }
 
 pub fn arb_queue_stats() -> impl Strategy<Value = QueueStats> {
-    (
-        (any::<u32>(), any::<u32>()),
-        (any::<u64>(), any::<u64>(), any::<u64>()),
-        (any::<u32>(), any::<u32>()),
-    )
-        .prop_map(
-            |(
-                (port_no, queue_id),
-                (tx_bytes, tx_packets, tx_errors),
-                (duration_sec, duration_nsec),
-            )| {
-                QueueStats {
-                    port_no,
-                    queue_id,
-                    tx_bytes,
-                    tx_packets,
-                    tx_errors,
-                    duration_sec,
-                    duration_nsec,
-                }
-            },
-        )
+    crate::model::counters::strategy::arb_queue_stats(crate::OFP13_VERSION)
 }
 
 pub fn arb_group_stats() -> impl Strategy<Value = GroupStats> {

@@ -162,28 +162,20 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
-
-    fn encode(t: &TableFeatures) -> Vec<u8> {
-        let mut w = Writer::new();
-        t.encode(&mut w);
-        w.into_vec()
-    }
 
     proptest! {
         #[test]
         fn roundtrip(t in strategy::arb_table_features()) {
-            let bytes = encode(&t);
+            let bytes = assert_roundtrip(&vec![t], |l, w| l[0].encode(w), TableFeatures::decode_list);
             prop_assert_eq!(bytes.len() % 8, 0);
             prop_assert_eq!(u16::from_be_bytes([bytes[0], bytes[1]]) as usize, bytes.len());
-            let got = TableFeatures::decode_list(&mut Reader::new(&bytes)).unwrap();
-            prop_assert_eq!(&got, &vec![t]);
-            prop_assert_eq!(encode(&got[0]), bytes);
         }
 
         #[test]
         fn truncation_is_bad_len(t in strategy::arb_table_features()) {
-            let bytes = encode(&t);
+            let bytes = encoded(|w| t.encode(w));
             for n in 0..bytes.len() {
                 let e = TableFeatures::decode(&mut Reader::new(&bytes[..n])).unwrap_err();
                 prop_assert_eq!(e.kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN);
@@ -227,7 +219,7 @@ mod tests {
         bytes.extend_from_slice(&[0, 8, 0, 8, 0x80, 0, 0, 4]);
         let t = TableFeatures::decode(&mut Reader::new(&bytes)).unwrap();
         assert_eq!(t, sample());
-        assert_eq!(encode(&t), bytes);
+        assert_eq!(encoded(|w| t.encode(w)), bytes);
         assert_eq!(
             t.property(prop_type::MATCH),
             Some(&TableFeatureProp::Match(vec![OxmId::basic(0, false, 4)]))
@@ -236,7 +228,7 @@ mod tests {
 
     #[test]
     fn bad_lengths() {
-        let good = encode(&sample());
+        let good = encoded(|w| sample().encode(w));
         let with_len = |len: u16| {
             let mut b = good.clone();
             b[..2].copy_from_slice(&len.to_be_bytes());

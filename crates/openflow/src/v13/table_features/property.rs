@@ -464,29 +464,19 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
-
-    fn encode(p: &TableFeatureProp) -> Vec<u8> {
-        let mut w = Writer::new();
-        p.encode(&mut w);
-        w.into_vec()
-    }
 
     proptest! {
         #[test]
         fn roundtrip(p in strategy::arb_prop()) {
-            let bytes = encode(&p);
+            let bytes = assert_roundtrip(&p, TableFeatureProp::encode, TableFeatureProp::decode);
             prop_assert_eq!(bytes.len() % 8, 0);
-            let mut r = Reader::new(&bytes);
-            let got = TableFeatureProp::decode(&mut r).unwrap();
-            prop_assert!(r.is_empty());
-            prop_assert_eq!(&got, &p);
-            prop_assert_eq!(encode(&got), bytes);
         }
 
         #[test]
         fn truncation_is_an_error(p in strategy::arb_prop()) {
-            let bytes = encode(&p);
+            let bytes = encoded(|w| p.encode(w));
             for n in 0..bytes.len() {
                 let e = TableFeatureProp::decode(&mut Reader::new(&bytes[..n])).unwrap_err();
                 prop_assert_eq!(e.kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN);
@@ -516,7 +506,7 @@ mod tests {
             ],
         };
         assert_eq!(
-            encode(&p),
+            encoded(|w| p.encode(w)),
             [0, 1, 0, 20, 0, 1, 0, 4, 0, 4, 0, 4, 0xff, 0xff, 0, 8, 0, 0, 0x23, 0x20, 0, 0, 0, 0]
         );
         // Match: in_port (basic, 4 bytes) and an experimenter-class header (8 bytes).
@@ -531,14 +521,14 @@ mod tests {
             },
         ]);
         assert_eq!(
-            encode(&p),
+            encoded(|w| p.encode(w)),
             [0, 8, 0, 16, 0x80, 0, 0, 4, 0xff, 0xff, 3, 8, 0x4f, 0x4e, 0x46, 0]
         );
         let p = TableFeatureProp::NextTables {
             miss: false,
             tables: vec![1, 2, 3],
         };
-        assert_eq!(encode(&p), [0, 2, 0, 7, 1, 2, 3, 0]);
+        assert_eq!(encoded(|w| p.encode(w)), [0, 2, 0, 7, 1, 2, 3, 0]);
     }
 
     #[test]
@@ -582,7 +572,7 @@ mod tests {
                 data: vec![0xab, 0xcd]
             }
         );
-        assert_eq!(encode(&p), bytes);
+        assert_eq!(encoded(|w| p.encode(w)), bytes);
         assert_eq!(
             p.validate().unwrap_err().kind,
             ErrorKind::TABLE_FEATURES_FAILED_BAD_TYPE
