@@ -5,7 +5,8 @@
 //! and its conversions to and from the number.
 //!
 //! `record!` declares a structure whose wire form is its fields in order, each with one
-//! fixed-size form ([`crate::wire::Field`]), with padding after any of them. From one
+//! fixed-size form ([`crate::wire::Field`]), with padding after any of them (`[pad N]`)
+//! and, last, optionally a `Vec<u8>` marked `[rest]` holding the rest of the message. From one
 //! declaration it writes the struct, its length on the wire, `decode`, `encode` and,
 //! for tests, a proptest strategy of every value the wire can carry. A record is a
 //! [`crate::wire::Field`] itself, so records nest.
@@ -21,9 +22,10 @@
 //! }
 //! ```
 //!
-//! `decode` reads exactly [`WIRE_LEN`](#) bytes (pads are skipped, whatever they hold)
-//! and fails as the reader does when fewer remain; `encode` writes exactly that many,
-//! pads as zeros. The strategy decodes arbitrary bytes, so it reaches every value of
+//! `decode` reads exactly [`WIRE_LEN`](#) bytes (pads are skipped, whatever they hold),
+//! then a `[rest]` field takes what is left, and fails as the reader does when fewer
+//! remain; `encode` writes the same, pads as zeros. A record with a `[rest]` field is no
+//! `Field` (using it as one fails to compile). The strategy decodes arbitrary bytes, so it reaches every value of
 //! every field, unknown enum codes included.
 
 /// See the module comment.
@@ -31,7 +33,7 @@ macro_rules! record {
     (
         $(#[$attr:meta])*
         $vis:vis struct $name:ident {
-            $($(#[$fattr:meta])* $fvis:vis $field:ident: $ty:ty $([pad $pad:literal])?),* $(,)?
+            $($(#[$fattr:meta])* $fvis:vis $field:ident: $ty:ty $([$($how:tt)*])?),* $(,)?
         }
     ) => {
         $(#[$attr])*
@@ -40,32 +42,31 @@ macro_rules! record {
         }
 
         impl $name {
-            /// Length of the structure on the wire.
-            pub const WIRE_LEN: usize =
-                0 $(+ <$ty as $crate::wire::Field>::LEN $(+ $pad)?)*;
+            /// Length of the structure on the wire (without a `rest` field's bytes).
+            pub const WIRE_LEN: usize = 0 $(+ record!(@len $ty $(, $($how)*)?))*;
+
+            /// Whether a field holds the rest of the message.
+            const HAS_REST: bool = false $(|| record!(@is_rest $($($how)*)?))*;
 
             /// Reads the structure's fields in wire order.
             pub fn decode(
                 r: &mut $crate::wire::Reader,
             ) -> Result<Self, $crate::error::OfpError> {
-                $(
-                    let $field = <$ty as $crate::wire::Field>::read(r)?;
-                    $(r.skip($pad)?;)?
-                )*
+                $(let $field = record!(@read r, $ty $(, $($how)*)?);)*
                 Ok(Self { $($field),* })
             }
 
             /// Writes the structure's fields in wire order, pads as zeros.
             pub fn encode(&self, w: &mut $crate::wire::Writer) {
-                $(
-                    $crate::wire::Field::write(&self.$field, w);
-                    $(w.zeros($pad);)?
-                )*
+                $(record!(@write w, &self.$field, $ty $(, $($how)*)?);)*
             }
         }
 
         impl $crate::wire::Field for $name {
-            const LEN: usize = Self::WIRE_LEN;
+            const LEN: usize = {
+                assert!(!Self::HAS_REST, "a record that ends in the rest of the message has no fixed length");
+                Self::WIRE_LEN
+            };
             fn read(r: &mut $crate::wire::Reader) -> Result<Self, $crate::error::OfpError> {
                 Self::decode(r)
             }
@@ -86,10 +87,8 @@ macro_rules! record {
             #[allow(dead_code)]
             pub(crate) fn arb() -> impl proptest::strategy::Strategy<Value = Self> {
                 use proptest::strategy::Strategy;
-                let parts: Vec<proptest::strategy::BoxedStrategy<Vec<u8>>> = vec![$(
-                    $crate::record::field_bytes::<$ty>(),
-                    $($crate::record::pad_bytes($pad),)?
-                )*];
+                let parts: Vec<proptest::strategy::BoxedStrategy<Vec<u8>>> =
+                    vec![$(record!(@arb $ty $(, $($how)*)?)),*];
                 parts.prop_map(|parts| {
                     Self::decode(&mut $crate::wire::Reader::new(&parts.concat()))
                         .expect("a record decodes from any bytes of its length")
@@ -97,6 +96,35 @@ macro_rules! record {
             }
         }
     };
+    (@len $ty:ty) => { <$ty as $crate::wire::Field>::LEN };
+    (@len $ty:ty, pad $pad:literal) => { <$ty as $crate::wire::Field>::LEN + $pad };
+    (@len $ty:ty, rest) => { 0 };
+    (@is_rest rest) => { true };
+    (@is_rest $($other:tt)*) => { false };
+    (@read $r:ident, $ty:ty) => { <$ty as $crate::wire::Field>::read($r)? };
+    (@read $r:ident, $ty:ty, pad $pad:literal) => {{
+        let v = <$ty as $crate::wire::Field>::read($r)?;
+        $r.skip($pad)?;
+        v
+    }};
+    (@read $r:ident, $ty:ty, rest) => { $r.take_rest().to_vec() };
+    (@write $w:ident, $v:expr, $ty:ty) => { $crate::wire::Field::write($v, $w) };
+    (@write $w:ident, $v:expr, $ty:ty, pad $pad:literal) => {{
+        $crate::wire::Field::write($v, $w);
+        $w.zeros($pad);
+    }};
+    (@write $w:ident, $v:expr, $ty:ty, rest) => { $w.bytes($v) };
+    (@arb $ty:ty) => { $crate::record::field_bytes::<$ty>() };
+    (@arb $ty:ty, pad $pad:literal) => {{
+        use proptest::strategy::Strategy;
+        ($crate::record::field_bytes::<$ty>(), $crate::record::pad_bytes($pad))
+            .prop_map(|(f, p)| [f, p].concat())
+            .boxed()
+    }};
+    (@arb $ty:ty, rest) => {{
+        use proptest::strategy::Strategy;
+        proptest::collection::vec(proptest::arbitrary::any::<u8>(), 0..64).boxed()
+    }};
 }
 
 /// See the module comment: `pub enum Name: u8 as from_u8 / to_u8 { A = 0, B = 1, }`

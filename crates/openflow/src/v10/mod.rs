@@ -29,7 +29,6 @@ mod tests;
 
 use crate::error::OfpError;
 use crate::header::{t10, OFP10_VERSION};
-use crate::wire::{Reader, Writer};
 
 pub use crate::model::FeaturesReply;
 pub use action10::Action;
@@ -41,53 +40,23 @@ pub use port::{Port, PortMod, PortReason, PortStatus};
 pub use queue::{PacketQueue, QueueGetConfigReply, QueueProperty};
 pub use stats::{StatsReply, StatsReplyBody, StatsRequest, StatsRequestBody};
 
-/// An `OFPT_ERROR` body: the 1.0 type and code as sent, and the data (normally the
-/// start of the offending request).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ErrorMsg {
-    pub err_type: u16,
-    pub code: u16,
-    pub data: Vec<u8>,
-}
-
-/// An `OFPT_VENDOR` body: the vendor id and every byte after it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Vendor {
-    pub vendor: u32,
-    pub data: Vec<u8>,
-}
-
-impl ErrorMsg {
-    /// Reads the body: `type:u16, code:u16`, then the data to the end.
-    pub fn decode(r: &mut Reader) -> Result<ErrorMsg, OfpError> {
-        Ok(ErrorMsg {
-            err_type: r.u16()?,
-            code: r.u16()?,
-            data: r.take_rest().to_vec(),
-        })
-    }
-
-    /// Writes the body.
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.err_type);
-        w.u16(self.code);
-        w.bytes(&self.data);
+record! {
+    /// An `OFPT_ERROR` body: the 1.0 type and code as sent, and the data (normally the
+    /// start of the offending request).
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub struct ErrorMsg {
+        pub err_type: u16,
+        pub code: u16,
+        pub data: Vec<u8> [rest],
     }
 }
 
-impl Vendor {
-    /// Reads the body: `vendor:u32`, then the data to the end.
-    pub fn decode(r: &mut Reader) -> Result<Vendor, OfpError> {
-        Ok(Vendor {
-            vendor: r.u32()?,
-            data: r.take_rest().to_vec(),
-        })
-    }
-
-    /// Writes the body.
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.vendor);
-        w.bytes(&self.data);
+record! {
+    /// An `OFPT_VENDOR` body: the vendor id and every byte after it.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub struct Vendor {
+        pub vendor: u32,
+        pub data: Vec<u8> [rest],
     }
 }
 
@@ -132,17 +101,10 @@ pub(crate) mod strategy {
     pub fn arb_message() -> impl Strategy<Value = Message> {
         prop_oneof![
             bytes().prop_map(Message::Hello),
-            (any::<u16>(), any::<u16>(), bytes()).prop_map(|(err_type, code, data)| {
-                Message::Error(ErrorMsg {
-                    err_type,
-                    code,
-                    data,
-                })
-            }),
+            ErrorMsg::arb().prop_map(Message::Error),
             bytes().prop_map(Message::EchoRequest),
             bytes().prop_map(Message::EchoReply),
-            (any::<u32>(), bytes())
-                .prop_map(|(vendor, data)| Message::Vendor(Vendor { vendor, data })),
+            Vendor::arb().prop_map(Message::Vendor),
             Just(Message::FeaturesRequest),
             crate::model::features::strategy::arb_features_reply(OFP10_VERSION)
                 .prop_map(Message::FeaturesReply),

@@ -8,7 +8,7 @@ use super::port::{ofpp, port_to_v13};
 use super::stats::{stats_type, StatsRequestBody};
 use super::*;
 use crate::error::ErrorKind;
-use crate::wire::{encoded, MacAddr};
+use crate::wire::{encoded, MacAddr, Reader};
 use crate::{Frame, OFP10_VERSION};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;

@@ -68,31 +68,17 @@ impl ErrorMsg {
     }
 }
 
-/// An `OFPT_EXPERIMENTER` body: the experimenter id, its message type, and the rest.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Experimenter {
-    pub experimenter: u32,
-    pub exp_type: u32,
-    pub data: Vec<u8>,
-}
-
-impl Experimenter {
-    pub fn decode(r: &mut Reader) -> Result<Experimenter, OfpError> {
-        Ok(Experimenter {
-            experimenter: r.u32()?,
-            exp_type: r.u32()?,
-            data: r.take_rest().to_vec(),
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u32(self.experimenter);
-        w.u32(self.exp_type);
-        w.bytes(&self.data);
+record! {
+    /// An `OFPT_EXPERIMENTER` body: the experimenter id, its message type, and the rest.
+    #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct Experimenter {
+        pub experimenter: u32,
+        pub exp_type: u32,
+        pub data: Vec<u8> [rest],
     }
 }
 
-/// proptest strategies for error and experimenter messages.
+/// proptest strategy for error messages.
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
@@ -118,16 +104,6 @@ pub(crate) mod strategy {
                 }
             }),
         ]
-    }
-
-    pub fn arb_experimenter() -> impl Strategy<Value = Experimenter> {
-        (any::<u32>(), any::<u32>(), arb_data()).prop_map(|(experimenter, exp_type, data)| {
-            Experimenter {
-                experimenter,
-                exp_type,
-                data,
-            }
-        })
     }
 }
 
@@ -175,7 +151,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn roundtrip(e in strategy::arb_error_msg(), x in strategy::arb_experimenter()) {
+        fn roundtrip(e in strategy::arb_error_msg(), x in Experimenter::arb()) {
             assert_roundtrip(&e, ErrorMsg::encode, ErrorMsg::decode);
             assert_roundtrip(&x, Experimenter::encode, Experimenter::decode);
         }

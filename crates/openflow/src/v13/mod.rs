@@ -114,9 +114,7 @@ pub(crate) mod strategy {
                 .boxed(),
             data().prop_map(Message::EchoRequest).boxed(),
             data().prop_map(Message::EchoReply).boxed(),
-            error_msg::strategy::arb_experimenter()
-                .prop_map(Message::Experimenter)
-                .boxed(),
+            Experimenter::arb().prop_map(Message::Experimenter).boxed(),
             Just(Message::FeaturesRequest).boxed(),
             crate::model::features::strategy::arb_features_reply(OFP13_VERSION)
                 .prop_map(Message::FeaturesReply)
