@@ -406,6 +406,23 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// Port-status bodies of both versions round-trip at their lengths.
+        #[test]
+        fn port_status_roundtrip(
+            s10 in strategy::arb_port_status(OFP10_VERSION),
+            s13 in strategy::arb_port_status(OFP13_VERSION),
+        ) {
+            for (version, s, len) in [(OFP10_VERSION, s10, 56), (OFP13_VERSION, s13, 72)] {
+                let bytes = crate::wire::assert_roundtrip_in(
+                    version,
+                    &s,
+                    PortStatus::encode,
+                    PortStatus::decode,
+                );
+                prop_assert_eq!(bytes.len(), len);
+            }
+        }
+
         /// Wire fields → bytes → port → the same bytes, in both versions.
         #[test]
         fn any_wire_bits_survive(

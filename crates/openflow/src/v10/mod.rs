@@ -114,7 +114,8 @@ pub(crate) mod strategy {
             crate::model::packet_in::strategy::arb_packet_in(OFP10_VERSION)
                 .prop_map(Message::PacketIn),
             flow::strategy::arb_flow_removed().prop_map(Message::FlowRemoved),
-            port::strategy::arb_port_status().prop_map(Message::PortStatus),
+            crate::model::port::strategy::arb_port_status(OFP10_VERSION)
+                .prop_map(Message::PortStatus),
             packet::strategy::arb_packet_out().prop_map(Message::PacketOut),
             flow::strategy::arb_flow_mod().prop_map(Message::FlowMod),
             PortMod::arb().prop_map(Message::PortMod),

@@ -109,44 +109,15 @@ impl PortMod {
     pub const BODY_LEN: usize = 24;
 }
 
-/// proptest strategies for 1.0 port structures whose names survive encoding.
-#[cfg(test)]
-pub(crate) mod strategy {
-    use super::*;
-    use crate::header::OFP10_VERSION;
-    use proptest::prelude::*;
-
-    /// Ports as arbitrary 1.0 wire fields describe them.
-    pub fn arb_phy_port() -> impl Strategy<Value = Port> {
-        crate::model::port::strategy::arb_port(OFP10_VERSION)
-    }
-
-    pub fn arb_port_status() -> impl Strategy<Value = PortStatus> {
-        crate::model::port::strategy::arb_port_status(OFP10_VERSION)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::header::OFP10_VERSION;
     use crate::model::port::Wire;
-    use crate::wire::{assert_roundtrip, assert_roundtrip_in, encoded, Reader};
+    use crate::wire::{assert_roundtrip, encoded, Reader};
     use proptest::prelude::*;
 
     proptest! {
-        #[test]
-        fn phy_port_roundtrip(p in strategy::arb_phy_port()) {
-            let bytes = assert_roundtrip_in(OFP10_VERSION, &p, Port::encode, Port::decode);
-            prop_assert_eq!(bytes.len(), PHY_PORT_LEN);
-        }
-
-        #[test]
-        fn port_status_roundtrip(p in strategy::arb_port_status()) {
-            let bytes = assert_roundtrip_in(OFP10_VERSION, &p, PortStatus::encode, PortStatus::decode);
-            prop_assert_eq!(bytes.len(), PortStatus::body_len(OFP10_VERSION));
-        }
-
         #[test]
         fn port_mod_roundtrip(p in PortMod::arb()) {
             let bytes = assert_roundtrip(&p, PortMod::encode, PortMod::decode);

@@ -130,7 +130,7 @@ pub(crate) mod strategy {
             packet_in::strategy::arb_flow_removed()
                 .prop_map(Message::FlowRemoved)
                 .boxed(),
-            port_status::strategy::arb_port_status()
+            crate::model::port::strategy::arb_port_status(OFP13_VERSION)
                 .prop_map(Message::PortStatus)
                 .boxed(),
             packet_out::strategy::arb_packet_out()

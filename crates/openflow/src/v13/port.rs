@@ -45,31 +45,3 @@ pub mod port_features {
 
 /// The port description has one type for every version ([`crate::model`]).
 pub use crate::model::Port;
-
-/// proptest strategy for ports as arbitrary 1.3 wire fields describe them.
-#[cfg(test)]
-pub(crate) mod strategy {
-    use super::*;
-    use crate::header::OFP13_VERSION;
-    use proptest::prelude::*;
-
-    pub fn arb_port() -> impl Strategy<Value = Port> {
-        crate::model::port::strategy::arb_port(OFP13_VERSION)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::header::OFP13_VERSION;
-    use crate::wire::assert_roundtrip_in;
-    use proptest::prelude::*;
-
-    proptest! {
-        #[test]
-        fn roundtrip(p in strategy::arb_port()) {
-            let bytes = assert_roundtrip_in(OFP13_VERSION, &p, Port::encode, Port::decode);
-            prop_assert_eq!(bytes.len(), PORT_LEN);
-        }
-    }
-}

@@ -6,7 +6,6 @@ use crate::match13::strategy::arb_match;
 use crate::v13::group_mod::strategy::arb_bucket;
 use crate::v13::group_mod::GroupType;
 use crate::v13::meter_mod::strategy::arb_meter_band;
-use crate::v13::port::strategy::arb_port;
 use crate::v13::table_features::strategy::arb_table_features;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -194,7 +193,11 @@ pub fn arb_reply_body() -> impl Strategy<Value = MultipartReplyBody> {
         vec(arb_meter_config(), 0..3).prop_map(B::MeterConfig),
         MeterFeatures::arb().prop_map(B::MeterFeatures),
         vec(arb_table_features(), 0..3).prop_map(B::TableFeatures),
-        vec(arb_port(), 0..3).prop_map(B::PortDesc),
+        vec(
+            crate::model::port::strategy::arb_port(crate::OFP13_VERSION),
+            0..3
+        )
+        .prop_map(B::PortDesc),
         arb_experimenter_parts().prop_map(|(experimenter, exp_type, data)| B::Experimenter {
             experimenter,
             exp_type,
