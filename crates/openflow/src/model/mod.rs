@@ -1,12 +1,16 @@
-//! Version-independent views of what switches report (ports, port counters, flows,
-//! tables, features), built from OpenFlow 1.0 or 1.3 messages the way Open vSwitch's
-//! `ofputil_*` decoders build theirs, so that one printer and one JSON renderer serve
-//! both versions.
+//! One type per message concept for every OpenFlow version, the way Open vSwitch's
+//! `ofputil_*` structures are, so that the agent, one printer and one JSON renderer
+//! serve both versions.
 //!
-//! Port descriptions ([`Port`], with the port-status message [`PortStatus`], `port.rs`)
-//! and port, queue and table counters ([`PortStats`], [`QueueStats`], [`TableStats`],
-//! `counters.rs`) are more than views: they are the one type both codecs decode into and encode from, with
-//! `decode(version, ..)` and `encode(version, ..)` holding each version's layout.
+//! Each is the type both codecs decode into and encode from, with each version's layout
+//! in its `decode`/`encode` (by a version argument, or for the types generic over a
+//! version's match and list, by the match type's [`WireMatch::VERSION`]): the port
+//! description and port-status (`port.rs`), the features reply (`features.rs`), port,
+//! queue, table and aggregate counters (`counters.rs`), the queue configuration
+//! (`queue.rs`), the packet-in (`packet_in.rs`), the packet-out (`packet_out.rs`), the
+//! flow-mod (`flow_mod.rs`), the flow-stats entry (`flow_stats.rs`) and the flow-removed
+//! (`flow_removed.rs`). [`FlowEntry`] is a view: a flow-stats entry of either version
+//! with its match as OXM, for printing.
 //!
 //! Conventions, as in Open vSwitch: port numbers use the 32-bit (1.3) numbering (1.0's
 //! reserved ports `0xfff8..` become `0xfffffff8..`); port config and state bits use the
@@ -21,7 +25,7 @@ pub(crate) mod flow_mod;
 mod flow_removed;
 pub(crate) mod flow_stats;
 pub(crate) mod packet_in;
-mod packet_out;
+pub(crate) mod packet_out;
 pub(crate) mod port;
 pub mod queue;
 

@@ -242,7 +242,10 @@ mod tests {
 
     proptest! {
         #[test]
-        fn roundtrip(p13 in strategy::arb_packet_in(OFP13_VERSION), p10 in strategy::arb_packet_in(OFP10_VERSION)) {
+        fn roundtrip(
+            p13 in strategy::arb_packet_in(OFP13_VERSION),
+            p10 in strategy::arb_packet_in(OFP10_VERSION),
+        ) {
             for (p, v) in [(p13, OFP13_VERSION), (p10, OFP10_VERSION)] {
                 let b = bytes(&p, v);
                 prop_assert_eq!(PacketIn::decode(v, &mut Reader::new(&b)).unwrap(), p);

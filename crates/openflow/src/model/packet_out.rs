@@ -125,3 +125,33 @@ impl<A: WireAction> PacketOut<A> {
         A::validate_list(&self.actions)
     }
 }
+
+/// proptest strategy: packet-outs over `actions`, with the ports `version` can carry.
+#[cfg(test)]
+pub(crate) mod strategy {
+    use super::*;
+    use proptest::prelude::*;
+
+    pub fn arb_packet_out<A: std::fmt::Debug>(
+        version: u8,
+        actions: impl Strategy<Value = Vec<A>>,
+    ) -> impl Strategy<Value = PacketOut<A>> {
+        (
+            (any::<u32>(), any::<u32>(), any::<u16>()),
+            actions,
+            proptest::collection::vec(any::<u8>(), 0..80),
+        )
+            .prop_map(
+                move |((buffer_id, port, port10), actions, data)| PacketOut {
+                    buffer_id,
+                    in_port: if version == OFP10_VERSION {
+                        crate::v10::port::port_to_v13(port10)
+                    } else {
+                        port
+                    },
+                    actions,
+                    data,
+                },
+            )
+    }
+}

@@ -10,8 +10,8 @@
 //! version does not define are kept as read (the bytes after the 8-byte header).
 //!
 //! Ports are in the 1.3 numbering (1.0's are renumbered by
-//! [`port_to_v13`](crate::v10::port::port_to_v13)); a 1.0 queue has no port of its own and takes the reply's. Every length is checked: a queue shorter
-//! than its header or a property shorter than 8 bytes, either running past its container,
+//! [`port_to_v13`](crate::v10::port::port_to_v13)); a 1.0 queue has no port of its own
+//! and takes the reply's. Every length is checked: a queue shorter than its header or a property shorter than 8 bytes, either running past its container,
 //! or a rate property that is not 16 bytes long, is `OFPBRC_BAD_LEN`.
 
 use super::{read_port, write_port};

@@ -3,8 +3,9 @@
 //! [`Message`] has one variant per 1.0 message type. [`Message::decode`] reads a body
 //! (everything after the 8-byte header) and is total: a body that is too short, too long
 //! for a fixed-size message, or malformed inside is an [`OfpError`] whose kind is the
-//! OpenFlow 1.3 [`ErrorKind`](crate::ErrorKind) that [`to_v10`](crate::ErrorKind::to_v10) renumbers into the right 1.0
-//! code (`OFPBRC_BAD_LEN`, `OFPBRC_BAD_TYPE`, `OFPBRC_BAD_STAT`, `OFPBAC_*`, ...).
+//! OpenFlow 1.3 [`ErrorKind`](crate::ErrorKind) that
+//! [`to_v10`](crate::ErrorKind::to_v10) renumbers into the right 1.0 code
+//! (`OFPBRC_BAD_LEN`, `OFPBRC_BAD_TYPE`, `OFPBRC_BAD_STAT`, `OFPBAC_*`, ...).
 //! [`Message::encode_body`] writes exactly what `decode` reads, padding as zeros, so a
 //! decoded message re-encodes byte for byte (strings are read up to their first NUL).
 //! [`Message::validate`] adds the stateless semantic checks a switch makes on requests.
@@ -116,7 +117,11 @@ pub(crate) mod strategy {
             flow::strategy::arb_flow_removed().prop_map(Message::FlowRemoved),
             crate::model::port::strategy::arb_port_status(OFP10_VERSION)
                 .prop_map(Message::PortStatus),
-            packet::strategy::arb_packet_out().prop_map(Message::PacketOut),
+            crate::model::packet_out::strategy::arb_packet_out(
+                OFP10_VERSION,
+                action10::strategy::arb_actions()
+            )
+            .prop_map(Message::PacketOut),
             flow::strategy::arb_flow_mod().prop_map(Message::FlowMod),
             PortMod::arb().prop_map(Message::PortMod),
             stats::strategy::arb_stats_request().prop_map(Message::StatsRequest),

@@ -14,39 +14,18 @@ pub use crate::model::{PacketIn, PacketInReason};
 /// ([`crate::model::PacketOut`]).
 pub type PacketOut = crate::model::PacketOut<Action>;
 
-/// proptest strategies for packet in/out bodies.
-#[cfg(test)]
-pub(crate) mod strategy {
-    use super::super::action10::strategy::arb_actions;
-    use super::*;
-    use proptest::prelude::*;
-
-    pub fn arb_packet_out() -> impl Strategy<Value = PacketOut> {
-        (
-            any::<u32>(),
-            any::<u16>(),
-            arb_actions(),
-            proptest::collection::vec(any::<u8>(), 0..80),
-        )
-            .prop_map(|(buffer_id, in_port, actions, data)| PacketOut {
-                buffer_id,
-                in_port: crate::v10::port::port_to_v13(in_port),
-                actions,
-                data,
-            })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use crate::model::packet_out::strategy::arb_packet_out;
+    use crate::v10::action10::strategy::arb_actions;
     use crate::wire::{assert_roundtrip, encoded, Reader};
     use proptest::prelude::*;
 
     proptest! {
         #[test]
-        fn packet_out_roundtrip(p in strategy::arb_packet_out()) {
+        fn packet_out_roundtrip(p in arb_packet_out(crate::OFP10_VERSION, arb_actions())) {
             assert_roundtrip(&p, PacketOut::encode, PacketOut::decode);
         }
     }

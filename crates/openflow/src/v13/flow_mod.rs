@@ -80,29 +80,16 @@ impl FlowMod {
     }
 }
 
-/// proptest strategy for flow mods.
-#[cfg(test)]
-pub(crate) mod strategy {
-    use super::*;
-    use crate::instruction::strategy::arb_instruction;
-    use crate::match13::strategy::arb_match;
-    use proptest::prelude::*;
-
-    pub fn arb_flow_mod() -> impl Strategy<Value = FlowMod> {
-        crate::model::flow_mod::strategy::arb_flow_mod(
-            crate::OFP13_VERSION,
-            arb_match(),
-            proptest::collection::vec(arb_instruction(), 0..4),
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::action::Action;
+    use crate::instruction::strategy::arb_instruction;
+    use crate::match13::strategy::arb_match;
+    use crate::model::flow_mod::strategy::arb_flow_mod;
     use crate::oxm::Oxm;
     use crate::wire::{assert_roundtrip, encoded, Reader};
+    use proptest::collection::vec;
     use proptest::prelude::*;
 
     /// A flow mod built by hand from the 1.3.5 spec layout: add to table 0, priority
@@ -218,7 +205,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn roundtrip(fm in strategy::arb_flow_mod()) {
+        fn roundtrip(fm in arb_flow_mod(crate::OFP13_VERSION, arb_match(), vec(arb_instruction(), 0..4))) {
             assert_roundtrip(&fm, FlowMod::encode, FlowMod::decode);
         }
     }

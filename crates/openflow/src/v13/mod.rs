@@ -133,12 +133,19 @@ pub(crate) mod strategy {
             crate::model::port::strategy::arb_port_status(OFP13_VERSION)
                 .prop_map(Message::PortStatus)
                 .boxed(),
-            packet_out::strategy::arb_packet_out()
-                .prop_map(Message::PacketOut)
-                .boxed(),
-            flow_mod::strategy::arb_flow_mod()
-                .prop_map(Message::FlowMod)
-                .boxed(),
+            crate::model::packet_out::strategy::arb_packet_out(
+                OFP13_VERSION,
+                proptest::collection::vec(crate::action::strategy::arb_action(), 0..4),
+            )
+            .prop_map(Message::PacketOut)
+            .boxed(),
+            crate::model::flow_mod::strategy::arb_flow_mod(
+                OFP13_VERSION,
+                crate::match13::strategy::arb_match(),
+                proptest::collection::vec(crate::instruction::strategy::arb_instruction(), 0..4),
+            )
+            .prop_map(Message::FlowMod)
+            .boxed(),
             group_mod::strategy::arb_group_mod()
                 .prop_map(Message::GroupMod)
                 .boxed(),

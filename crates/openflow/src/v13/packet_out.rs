@@ -10,36 +10,16 @@ use crate::action::Action;
 /// ([`crate::model::PacketOut`]).
 pub type PacketOut = crate::model::PacketOut<Action>;
 
-/// proptest strategy for packet-outs.
-#[cfg(test)]
-pub(crate) mod strategy {
-    use super::*;
-    use crate::action::strategy::arb_action;
-    use proptest::prelude::*;
-
-    pub fn arb_packet_out() -> impl Strategy<Value = PacketOut> {
-        (
-            any::<u32>(),
-            any::<u32>(),
-            proptest::collection::vec(arb_action(), 0..4),
-            proptest::collection::vec(any::<u8>(), 0..80),
-        )
-            .prop_map(|(buffer_id, in_port, actions, data)| PacketOut {
-                buffer_id,
-                in_port,
-                actions,
-                data,
-            })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::action::port as ofpp;
+    use crate::action::strategy::arb_action;
     use crate::error::ErrorKind;
+    use crate::model::packet_out::strategy::arb_packet_out;
     use crate::v13::flow_mod::OFP_NO_BUFFER;
     use crate::wire::{assert_roundtrip, encoded, Reader};
+    use proptest::collection::vec;
     use proptest::prelude::*;
 
     fn spec_bytes() -> Vec<u8> {
@@ -135,7 +115,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn roundtrip(p in strategy::arb_packet_out()) {
+        fn roundtrip(p in arb_packet_out(crate::OFP13_VERSION, vec(arb_action(), 0..4))) {
             assert_roundtrip(&p, PacketOut::encode, PacketOut::decode);
         }
     }

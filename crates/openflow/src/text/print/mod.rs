@@ -10,7 +10,7 @@
 //! packet-outs show the packet's flow from 1 on and a hex dump from 3 on.
 //!
 //! The bodies are built with Open vSwitch's conventions (a leading space, `\n` before
-//! list elements) so that the code reads like its C counterpart: [`finish`] then drops
+//! list elements) so that the code reads like its C counterpart: `finish` then drops
 //! trailing spaces and adds the final newline. Message families live in submodules:
 //! `switch` (features, config), `port` (descriptions, counters, port-mod, port-status),
 //! `flow` (flow stats, flow-mod, flow-removed, flow requests), `table` (table stats),
