@@ -174,7 +174,7 @@ pub(crate) fn parse_action(
             }));
         }
         "mod_nw_src" | "mod_nw_dst" => {
-            let a = parse_ipv4(it.need_value()?)?;
+            let a = parse_ip(it.need_value()?)?;
             out.push(Action::SetField(if lkey == "mod_nw_src" {
                 Oxm::Ipv4Src(a, None)
             } else {
@@ -289,16 +289,7 @@ pub(crate) fn parse_experimenter(it: &Item<'_>) -> Result<(u32, Vec<u8>), TextEr
 
 pub(crate) fn parse_hex_bytes(sp: Span<'_>) -> Result<Vec<u8>, TextError> {
     let h = sp.text.strip_prefix("0x").unwrap_or(sp.text);
-    if h.len() & 1 == 1 || !h.bytes().all(|c| c.is_ascii_hexdigit()) {
-        return Err(sp.err("data must be an even number of hex digits after 0x"));
-    }
-    (0..h.len() / 2)
-        .map(|i| {
-            h.get(2 * i..2 * i + 2)
-                .and_then(|d| u8::from_str_radix(d, 16).ok())
-                .ok_or_else(|| sp.err("bad hex digit"))
-        })
-        .collect()
+    decode_hex(h).ok_or_else(|| sp.err("data must be an even number of hex digits after 0x"))
 }
 
 /// `set_field:VALUE->FIELD`.
@@ -349,10 +340,10 @@ fn parse_set_field(it: &Item<'_>, st: &ActState) -> Result<Oxm, TextError> {
         }
         F::IpEcn => Oxm::IpEcn(num(3)? as u8),
         F::NwProto => Oxm::IpProto(num(255)? as u8),
-        F::NwSrc => Oxm::Ipv4Src(parse_ipv4(value)?, None),
-        F::NwDst => Oxm::Ipv4Dst(parse_ipv4(value)?, None),
-        F::ArpSpa => Oxm::ArpSpa(parse_ipv4(value)?, None),
-        F::ArpTpa => Oxm::ArpTpa(parse_ipv4(value)?, None),
+        F::NwSrc => Oxm::Ipv4Src(parse_ip(value)?, None),
+        F::NwDst => Oxm::Ipv4Dst(parse_ip(value)?, None),
+        F::ArpSpa => Oxm::ArpSpa(parse_ip(value)?, None),
+        F::ArpTpa => Oxm::ArpTpa(parse_ip(value)?, None),
         F::TpSrc | F::TpDst => {
             let p = num(0xffff)? as u16;
             st.ctx.transport(f == F::TpSrc, p).ok_or_else(|| {
@@ -373,10 +364,10 @@ fn parse_set_field(it: &Item<'_>, st: &ActState) -> Result<Oxm, TextError> {
         F::Icmpv6Type => Oxm::Icmpv6Type(num(255)? as u8),
         F::Icmpv6Code => Oxm::Icmpv6Code(num(255)? as u8),
         F::ArpOp => Oxm::ArpOp(num(0xffff)? as u16),
-        F::Ipv6Src => Oxm::Ipv6Src(parse_ipv6(value)?, None),
-        F::Ipv6Dst => Oxm::Ipv6Dst(parse_ipv6(value)?, None),
+        F::Ipv6Src => Oxm::Ipv6Src(parse_ip(value)?, None),
+        F::Ipv6Dst => Oxm::Ipv6Dst(parse_ip(value)?, None),
         F::Ipv6Label => Oxm::Ipv6Flabel(num(0xfffff)? as u32, None),
-        F::NdTarget => Oxm::Ipv6NdTarget(parse_ipv6(value)?),
+        F::NdTarget => Oxm::Ipv6NdTarget(parse_ip(value)?),
         F::MplsLabel => Oxm::MplsLabel(num(0xfffff)? as u32),
         F::MplsTc => Oxm::MplsTc(num(7)? as u8),
         F::MplsBos => Oxm::MplsBos(num(1)? as u8),
