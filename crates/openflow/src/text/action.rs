@@ -74,6 +74,25 @@ const NX_ACTIONS: [&str; 30] = [
     "set_mpls_tc",
 ];
 
+/// The ethertype of a push action `name`: one of `allowed`, else an error saying it is
+/// not `kind`.
+fn push_ethertype(
+    it: &Item<'_>,
+    name: &str,
+    allowed: [u16; 2],
+    kind: &str,
+) -> Result<u16, TextError> {
+    let v = it.need_value()?;
+    let t = parse_num(v, 0xffff, &format!("{name} ethertype"))? as u16;
+    if !allowed.contains(&t) {
+        let [a, b] = allowed;
+        return Err(v.err(format!(
+            "{name} ethertype {t:#06x} is not {kind} ({a:#06x} or {b:#06x})"
+        )));
+    }
+    Ok(t)
+}
+
 /// Parses one action item into `out`.
 pub(crate) fn parse_action(
     it: &Item<'_>,
@@ -142,24 +161,12 @@ pub(crate) fn parse_action(
             st.has_vlan = false;
         }
         "push_vlan" => {
-            let v = it.need_value()?;
-            let t = parse_num(v, 0xffff, "push_vlan ethertype")? as u16;
-            if t != 0x8100 && t != 0x88a8 {
-                return Err(v.err(format!(
-                    "push_vlan ethertype {t:#06x} is not a VLAN TPID (0x8100 or 0x88a8)"
-                )));
-            }
+            let t = push_ethertype(it, "push_vlan", [0x8100, 0x88a8], "a VLAN TPID")?;
             out.push(Action::PushVlan(t));
             st.has_vlan = true;
         }
         "push_mpls" => {
-            let v = it.need_value()?;
-            let t = parse_num(v, 0xffff, "push_mpls ethertype")? as u16;
-            if t != 0x8847 && t != 0x8848 {
-                return Err(v.err(format!(
-                    "push_mpls ethertype {t:#06x} is not an MPLS ethertype (0x8847 or 0x8848)"
-                )));
-            }
+            let t = push_ethertype(it, "push_mpls", [0x8847, 0x8848], "an MPLS ethertype")?;
             out.push(Action::PushMpls(t));
         }
         "pop_mpls" => out.push(Action::PopMpls(num(0xffff, "pop_mpls ethertype")? as u16)),
