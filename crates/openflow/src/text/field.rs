@@ -245,16 +245,14 @@ pub(crate) struct Context {
 }
 
 impl Context {
+    /// The ethertype and IP protocol match `m` gives (the last of each, as in
+    /// [`Facts::of`](crate::match13::Facts::of)).
     pub fn of_match(m: &Match) -> Context {
-        let mut c = Context::default();
-        for f in &m.fields {
-            match f {
-                Oxm::EthType(t) => c.eth_type = Some(*t),
-                Oxm::IpProto(p) => c.ip_proto = Some(*p),
-                _ => {}
-            }
+        let f = crate::match13::Facts::of(m);
+        Context {
+            eth_type: f.eth_type,
+            ip_proto: f.ip_proto,
         }
-        c
     }
 
     fn is_ip_any(&self) -> bool {
