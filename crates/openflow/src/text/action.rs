@@ -19,6 +19,8 @@ use super::lexer::{Item, Lexer};
 use super::value::*;
 use crate::action::{port, Action, OFPCML_NO_BUFFER};
 use crate::oxm::Oxm;
+use crate::wire::MacAddr;
+use std::net::Ipv4Addr;
 
 /// What action parsing needs to know about the flow: the match's protocol context and
 /// whether a VLAN header is present at this point of the action list.
@@ -105,6 +107,8 @@ pub(crate) fn parse_action(
         let v = it.need_value()?;
         parse_num(v, max, what)
     };
+    let mac = || -> Result<MacAddr, TextError> { parse_mac(it.need_value()?) };
+    let ipv4 = || -> Result<Ipv4Addr, TextError> { parse_ip(it.need_value()?) };
     let bare = |a: Action, out: &mut Vec<Action>| -> Result<(), TextError> {
         it.no_value()?;
         out.push(a);
@@ -172,22 +176,10 @@ pub(crate) fn parse_action(
         "pop_mpls" => out.push(Action::PopMpls(num(0xffff, "pop_mpls ethertype")? as u16)),
         "set_mpls_ttl" => out.push(Action::SetMplsTtl(num(255, "set_mpls_ttl")? as u8)),
         "dec_mpls_ttl" => bare(Action::DecMplsTtl, out)?,
-        "mod_dl_src" | "mod_dl_dst" => {
-            let mac = parse_mac(it.need_value()?)?;
-            out.push(Action::SetField(if lkey == "mod_dl_src" {
-                Oxm::EthSrc(mac, None)
-            } else {
-                Oxm::EthDst(mac, None)
-            }));
-        }
-        "mod_nw_src" | "mod_nw_dst" => {
-            let a = parse_ip(it.need_value()?)?;
-            out.push(Action::SetField(if lkey == "mod_nw_src" {
-                Oxm::Ipv4Src(a, None)
-            } else {
-                Oxm::Ipv4Dst(a, None)
-            }));
-        }
+        "mod_dl_src" => out.push(Action::SetField(Oxm::EthSrc(mac()?, None))),
+        "mod_dl_dst" => out.push(Action::SetField(Oxm::EthDst(mac()?, None))),
+        "mod_nw_src" => out.push(Action::SetField(Oxm::Ipv4Src(ipv4()?, None))),
+        "mod_nw_dst" => out.push(Action::SetField(Oxm::Ipv4Dst(ipv4()?, None))),
         "mod_nw_tos" => {
             let v = num(255, "mod_nw_tos")? as u8;
             if v & 3 != 0 {

@@ -648,12 +648,7 @@ mod tests {
         let mut x: u32 = 7;
         for len in 0..300usize {
             for ty in [0x0800u16, 0x86dd, 0x0806, 0x8100, 0x8847, 0x1234] {
-                let mut b: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                        (x >> 16) as u8
-                    })
-                    .collect();
+                let mut b = crate::text::print::tests::pseudo_random_bytes(&mut x, len);
                 if b.len() >= 14 {
                     b[12..14].copy_from_slice(&ty.to_be_bytes());
                 }

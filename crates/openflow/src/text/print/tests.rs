@@ -10,6 +10,17 @@ use crate::v13::multipart::{
 use crate::v13::port::Port;
 use crate::MacAddr;
 
+/// `len` bytes from the linear congruential generator whose state is `x` (deterministic
+/// noise for the never-panics tests).
+pub(super) fn pseudo_random_bytes(x: &mut u32, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            *x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            (*x >> 16) as u8
+        })
+        .collect()
+}
+
 fn mac(s: &str) -> MacAddr {
     s.parse().unwrap()
 }
@@ -558,12 +569,7 @@ fn requests_and_raw_bytes() {
     // Random bytes never panic and always end with a newline.
     let mut x: u32 = 1;
     for len in 0..200 {
-        let mut b: Vec<u8> = (0..len)
-            .map(|_| {
-                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                (x >> 16) as u8
-            })
-            .collect();
+        let mut b = pseudo_random_bytes(&mut x, len);
         if b.len() >= 4 {
             b[0] = if len % 2 == 0 { 4 } else { 1 };
             let l = b.len() as u16;
