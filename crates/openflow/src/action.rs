@@ -98,6 +98,8 @@ mod codec;
 mod validate;
 
 #[cfg(test)]
+pub(crate) mod list_tests;
+#[cfg(test)]
 pub(crate) mod strategy;
 #[cfg(test)]
 mod tests;

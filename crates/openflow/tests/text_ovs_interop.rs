@@ -6,13 +6,14 @@
 //! printed. The daemons are stopped by the PIDs in their pidfiles, from a `Drop` guard.
 
 use openflow::text::parse_flow_mod;
+use openflow::text::TextError;
 use openflow::text::{
     format_flow_mod, format_group_mod, format_meter_mod, parse_flow, parse_group_mod,
     parse_meter_mod,
 };
-use openflow::v13::flow_mod::FlowModCommand;
-use openflow::v13::group_mod::GroupModCommand;
-use openflow::v13::meter_mod::MeterModCommand;
+use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
+use openflow::v13::group_mod::{GroupMod, GroupModCommand};
+use openflow::v13::meter_mod::{MeterMod, MeterModCommand};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -248,33 +249,61 @@ fn body_lines(dump: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Adds each entry of `corpus` with `ovs-ofctl ADD br entry` and returns what we parse
+/// from each, by `key` (which the corpus entries must differ in).
+fn add_corpus<K: Ord, T>(
+    ovs: &Ovs,
+    add: &str,
+    corpus: &[&str],
+    parse: impl Fn(&str) -> Result<T, TextError>,
+    key: impl Fn(&T) -> K,
+) -> BTreeMap<K, T> {
+    let mut ours = BTreeMap::new();
+    for entry in corpus {
+        ovs.ofctl(&[add, &ovs.bridge, entry]);
+        let parsed = parse(entry).unwrap_or_else(|e| panic!("{entry}: {e}"));
+        assert!(
+            ours.insert(key(&parsed), parsed).is_none(),
+            "corpus entries must differ in their key: {entry}"
+        );
+    }
+    ours
+}
+
+/// Each dumped entry parses with `parse` to the entry of `ours` with its `key`, and we
+/// print that entry as the dump did (the entry cut by `trim`).
+fn check_dump<K: Ord, T: PartialEq + std::fmt::Debug>(
+    dumped: &[&str],
+    ours: &BTreeMap<K, T>,
+    parse: impl Fn(&str) -> Result<T, TextError>,
+    key: impl Fn(&T) -> K,
+    print: impl Fn(&T) -> String,
+    trim: fn(&str) -> &str,
+) {
+    for entry in dumped {
+        let got = parse(entry).unwrap_or_else(|e| panic!("dumped {entry:?}: {e}"));
+        let want = ours
+            .get(&key(&got))
+            .unwrap_or_else(|| panic!("dumped entry not in the corpus: {entry}"));
+        assert_eq!(&got, want, "dumped {entry:?}");
+        assert_eq!(print(want), trim(entry), "our printing");
+    }
+}
+
 #[test]
 #[ignore = "needs Open vSwitch (ovsdb-server, ovs-vswitchd, ovs-ofctl); run by .ci/run"]
 fn ovs_dumps_parse_to_what_we_parse_and_we_print_what_ovs_prints() {
     let ovs = Ovs::start();
     let br = ovs.bridge.clone();
 
-    let mut groups = BTreeMap::new();
-    for g in GROUPS {
-        ovs.ofctl(&["add-group", &br, g]);
-        let ours = parse_group_mod(g, GroupModCommand::Add).unwrap_or_else(|e| panic!("{g}: {e}"));
-        groups.insert(ours.group_id, ours);
-    }
-    let mut meters = BTreeMap::new();
-    for m in METERS {
-        ovs.ofctl(&["add-meter", &br, m]);
-        let ours = parse_meter_mod(m, MeterModCommand::Add).unwrap_or_else(|e| panic!("{m}: {e}"));
-        meters.insert(ours.meter_id, ours);
-    }
-    let mut flows = BTreeMap::new();
-    for f in FLOWS {
-        ovs.ofctl(&["add-flow", &br, f]);
-        let ours = parse_flow(f).unwrap_or_else(|e| panic!("{f}: {e}"));
-        assert!(
-            flows.insert((ours.table_id, ours.priority), ours).is_none(),
-            "corpus flows must differ in table or priority: {f}"
-        );
-    }
+    let parse_group = |s: &str| parse_group_mod(s, GroupModCommand::Add);
+    let group_id = |g: &GroupMod| g.group_id;
+    let groups = add_corpus(&ovs, "add-group", GROUPS, parse_group, group_id);
+    let parse_meter = |s: &str| parse_meter_mod(s, MeterModCommand::Add);
+    let meter_id = |m: &MeterMod| m.meter_id;
+    let meters = add_corpus(&ovs, "add-meter", METERS, parse_meter, meter_id);
+    let flow_key = |f: &FlowMod| (f.table_id, f.priority);
+    let flows = add_corpus(&ovs, "add-flow", FLOWS, parse_flow, flow_key);
 
     let dump = ovs.ofctl(&["dump-flows", &br]);
     let lines = body_lines(&dump);
@@ -289,22 +318,26 @@ fn ovs_dumps_parse_to_what_we_parse_and_we_print_what_ovs_prints() {
     let dump = ovs.ofctl(&["--no-stats", "dump-flows", &br]);
     let lines = body_lines(&dump);
     assert_eq!(lines.len(), FLOWS.len());
-    for line in &lines {
-        let got = parse_flow(line).unwrap_or_else(|e| panic!("dumped {line:?}: {e}"));
-        let want = &flows[&(got.table_id, got.priority)];
-        assert_eq!(format_flow_mod(want), line.trim_start(), "our printing");
-    }
+    check_dump(
+        &lines,
+        &flows,
+        parse_flow,
+        flow_key,
+        format_flow_mod,
+        str::trim_start,
+    );
 
     let dump = ovs.ofctl(&["dump-groups", &br]);
     let lines = body_lines(&dump);
     assert_eq!(lines.len(), GROUPS.len(), "dump-groups printed:\n{dump}");
-    for line in &lines {
-        let got = parse_group_mod(line, GroupModCommand::Add)
-            .unwrap_or_else(|e| panic!("dumped {line:?}: {e}"));
-        let want = &groups[&got.group_id];
-        assert_eq!(&got, want, "dumped group {line:?}");
-        assert_eq!(format_group_mod(want), line.trim_start(), "our printing");
-    }
+    check_dump(
+        &lines,
+        &groups,
+        parse_group,
+        group_id,
+        format_group_mod,
+        str::trim_start,
+    );
 
     let dump = ovs.ofctl(&["dump-meters", &br]);
     let blocks: Vec<String> = dump
@@ -318,13 +351,15 @@ fn ovs_dumps_parse_to_what_we_parse_and_we_print_what_ovs_prints() {
         .filter(|b| !b.trim().is_empty())
         .collect();
     assert_eq!(blocks.len(), METERS.len(), "dump-meters printed:\n{dump}");
-    for block in &blocks {
-        let got = parse_meter_mod(block, MeterModCommand::Add)
-            .unwrap_or_else(|e| panic!("dumped {block:?}: {e}"));
-        let want = &meters[&got.meter_id];
-        assert_eq!(&got, want, "dumped meter {block:?}");
-        assert_eq!(format_meter_mod(want), block.trim(), "our printing");
-    }
+    let blocks: Vec<&str> = blocks.iter().map(String::as_str).collect();
+    check_dump(
+        &blocks,
+        &meters,
+        parse_meter,
+        meter_id,
+        format_meter_mod,
+        str::trim,
+    );
 
     // Our del-flows printing is what ovs-ofctl del-flows reads: deleting table 6's IPv4
     // flows that output to port 7 removes exactly the priority-602 flow.

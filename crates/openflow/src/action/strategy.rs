@@ -7,23 +7,9 @@
 
 use super::port;
 use super::*;
-use crate::oxm::strategy::{arb_basic_oxm, arb_other_oxm};
+use crate::oxm::strategy::{arb_basic_oxm, arb_mac, arb_other_oxm, arb_v4, arb_v6};
 use crate::oxm::OFPVID_PRESENT;
-use crate::wire::MacAddr;
 use proptest::prelude::*;
-use std::net::{Ipv4Addr, Ipv6Addr};
-
-fn arb_mac() -> impl Strategy<Value = MacAddr> {
-    any::<[u8; 6]>().prop_map(MacAddr)
-}
-
-fn arb_ipv4() -> impl Strategy<Value = Ipv4Addr> {
-    any::<u32>().prop_map(Ipv4Addr::from)
-}
-
-fn arb_ipv6() -> impl Strategy<Value = Ipv6Addr> {
-    any::<u128>().prop_map(Ipv6Addr::from)
-}
 
 /// Unmasked OXMs that set-field may write, with values in range: every such basic field.
 pub fn arb_settable_oxm() -> impl Strategy<Value = Oxm> {
@@ -36,8 +22,8 @@ pub fn arb_settable_oxm() -> impl Strategy<Value = Oxm> {
         (0u8..64).prop_map(Oxm::IpDscp),
         (0u8..4).prop_map(Oxm::IpEcn),
         any::<u8>().prop_map(Oxm::IpProto),
-        arb_ipv4().prop_map(|a| Oxm::Ipv4Src(a, None)),
-        arb_ipv4().prop_map(|a| Oxm::Ipv4Dst(a, None)),
+        arb_v4().prop_map(|a| Oxm::Ipv4Src(a, None)),
+        arb_v4().prop_map(|a| Oxm::Ipv4Dst(a, None)),
         any::<u16>().prop_map(Oxm::TcpSrc),
         any::<u16>().prop_map(Oxm::TcpDst),
         any::<u16>().prop_map(Oxm::UdpSrc),
@@ -47,16 +33,16 @@ pub fn arb_settable_oxm() -> impl Strategy<Value = Oxm> {
         any::<u8>().prop_map(Oxm::Icmpv4Type),
         any::<u8>().prop_map(Oxm::Icmpv4Code),
         any::<u16>().prop_map(Oxm::ArpOp),
-        arb_ipv4().prop_map(|a| Oxm::ArpSpa(a, None)),
-        arb_ipv4().prop_map(|a| Oxm::ArpTpa(a, None)),
+        arb_v4().prop_map(|a| Oxm::ArpSpa(a, None)),
+        arb_v4().prop_map(|a| Oxm::ArpTpa(a, None)),
         arb_mac().prop_map(|m| Oxm::ArpSha(m, None)),
         arb_mac().prop_map(|m| Oxm::ArpTha(m, None)),
-        arb_ipv6().prop_map(|a| Oxm::Ipv6Src(a, None)),
-        arb_ipv6().prop_map(|a| Oxm::Ipv6Dst(a, None)),
+        arb_v6().prop_map(|a| Oxm::Ipv6Src(a, None)),
+        arb_v6().prop_map(|a| Oxm::Ipv6Dst(a, None)),
         (0u32..1 << 20).prop_map(|v| Oxm::Ipv6Flabel(v, None)),
         any::<u8>().prop_map(Oxm::Icmpv6Type),
         any::<u8>().prop_map(Oxm::Icmpv6Code),
-        arb_ipv6().prop_map(Oxm::Ipv6NdTarget),
+        arb_v6().prop_map(Oxm::Ipv6NdTarget),
         arb_mac().prop_map(Oxm::Ipv6NdSll),
         arb_mac().prop_map(Oxm::Ipv6NdTll),
         (0u32..1 << 20).prop_map(Oxm::MplsLabel),

@@ -4,19 +4,16 @@ use crate::action::OFPG_ANY;
 use crate::oxm::Oxm;
 use crate::wire::MacAddr;
 use proptest::prelude::*;
+use proptest::sample::Index;
 
-fn encode(insts: &[Instruction]) -> Vec<u8> {
-    let mut w = Writer::new();
-    Instruction::encode_list(insts, &mut w);
-    w.into_vec()
-}
+use crate::action::list_tests as list;
 
 fn decode(bytes: &[u8]) -> Result<Vec<Instruction>, OfpError> {
-    Instruction::decode_list(&mut Reader::new(bytes))
+    list::decode(bytes)
 }
 
 fn decode_err(bytes: &[u8]) -> ErrorKind {
-    decode(bytes).expect_err("decode must fail").kind
+    list::decode_err::<Instruction>(bytes)
 }
 
 fn validate_err(insts: &[Instruction], table_id: u8) -> ErrorKind {
@@ -78,15 +75,7 @@ fn instructions_have_the_spec_layout() {
             vec![0xff, 0xff, 0, 16, 0, 0, 0, 1, 7, 7, 7, 7, 7, 7, 7, 7],
         ),
     ];
-    for (inst, bytes) in cases {
-        assert_eq!(encode(std::slice::from_ref(&inst)), bytes, "{inst:?}");
-        assert_eq!(inst.wire_len(), bytes.len(), "{inst:?}");
-        assert_eq!(
-            u16::from_be_bytes([bytes[0], bytes[1]]),
-            inst.instruction_type()
-        );
-        assert_eq!(decode(&bytes).unwrap(), vec![inst]);
-    }
+    list::assert_layouts(cases);
 }
 
 #[test]
@@ -95,45 +84,37 @@ fn experimenter_data_is_padded_on_write() {
         experimenter: 1,
         data: vec![1, 2],
     };
-    assert_eq!(
-        encode(std::slice::from_ref(&i)),
-        [0xff, 0xff, 0, 16, 0, 0, 0, 1, 1, 2, 0, 0, 0, 0, 0, 0]
-    );
-    assert_eq!(i.wire_len(), 16);
+    let bytes = [0xff, 0xff, 0, 16, 0, 0, 0, 1, 1, 2, 0, 0, 0, 0, 0, 0];
+    list::assert_encodes(&i, &bytes);
 }
 
 #[test]
 fn length_errors() {
-    let bad_len = ErrorKind::BAD_INSTRUCTION_BAD_LEN;
-    assert_eq!(decode_err(&[0, 5, 0]), bad_len);
-    assert_eq!(decode_err(&[0, 5, 0, 8]), bad_len);
-    assert_eq!(decode_err(&[0, 5, 0, 4, 0, 0, 0, 0]), bad_len);
-    assert_eq!(decode_err(&[0, 5, 0, 0, 0, 0, 0, 0]), bad_len);
-    assert_eq!(decode_err(&[0, 4, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0]), bad_len);
-    assert_eq!(decode_err(&[0, 4, 0, 16, 0, 0, 0, 0]), bad_len);
-    let sixteen = |ty: u8| {
-        let mut b = vec![0, ty, 0, 16];
-        b.extend_from_slice(&[0; 12]);
-        decode_err(&b)
-    };
-    assert_eq!(sixteen(1), bad_len, "goto_table");
-    assert_eq!(sixteen(2), bad_len, "write_metadata");
-    assert_eq!(sixteen(5), bad_len, "clear_actions");
-    assert_eq!(sixteen(6), bad_len, "meter");
-    // A good instruction then a truncated one.
-    assert_eq!(decode_err(&[0, 5, 0, 8, 0, 0, 0, 0, 0, 1, 0, 8]), bad_len);
+    let sixteen = |ty: u8| [&[0, ty, 0, 16][..], &[0; 12]].concat();
+    let cases = [
+        vec![0, 5, 0],
+        vec![0, 5, 0, 8],
+        vec![0, 5, 0, 4, 0, 0, 0, 0],
+        vec![0, 5, 0, 0, 0, 0, 0, 0],
+        vec![0, 4, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0],
+        vec![0, 4, 0, 16, 0, 0, 0, 0],
+        // goto_table, write_metadata, clear_actions and meter of 16 bytes.
+        sixteen(1),
+        sixteen(2),
+        sixteen(5),
+        sixteen(6),
+        // A good instruction then a truncated one.
+        vec![0, 5, 0, 8, 0, 0, 0, 0, 0, 1, 0, 8],
+    ];
+    list::assert_all_fail::<Instruction>(&cases, ErrorKind::BAD_INSTRUCTION_BAD_LEN);
 }
 
 #[test]
 fn unknown_types_are_unknown_inst() {
-    for ty in [0u16, 7, 8, 0x100, 0xfffe] {
-        let [a, b] = ty.to_be_bytes();
-        assert_eq!(
-            decode_err(&[a, b, 0, 8, 0, 0, 0, 0]),
-            ErrorKind::BAD_INSTRUCTION_UNKNOWN_INST,
-            "type {ty}"
-        );
-    }
+    list::assert_unknown_types::<Instruction>(
+        &[0, 7, 8, 0x100, 0xfffe],
+        ErrorKind::BAD_INSTRUCTION_UNKNOWN_INST,
+    );
 }
 
 #[test]
@@ -270,55 +251,9 @@ fn actions_are_validated() {
     Instruction::validate_list(&[Instruction::WriteActions(two_fields)], 0).unwrap();
 }
 
+list::list_properties!(Instruction, arb_instruction(), max: 5, bytes: 96, short: ErrorKind::BAD_INSTRUCTION_BAD_LEN);
+
 proptest! {
-    #[test]
-    fn value_bytes_value(list in proptest::collection::vec(arb_instruction(), 0..5)) {
-        let bytes = encode(&list);
-        prop_assert_eq!(bytes.len(), Instruction::list_wire_len(&list));
-        prop_assert_eq!(bytes.len() % 8, 0);
-        prop_assert_eq!(decode(&bytes)?, list);
-    }
-
-    #[test]
-    fn bytes_value_bytes(list in proptest::collection::vec(arb_instruction(), 1..5)) {
-        let bytes = encode(&list);
-        prop_assert_eq!(encode(&decode(&bytes)?), bytes);
-    }
-
-    #[test]
-    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..96)) {
-        if let Ok(list) = decode(&bytes) {
-            let again = encode(&list);
-            prop_assert_eq!(again.len(), bytes.len());
-            prop_assert_eq!(decode(&again)?, list);
-        }
-    }
-
-    #[test]
-    fn mutated_encodings_never_panic(
-        list in proptest::collection::vec(arb_instruction(), 1..4),
-        flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
-    ) {
-        let mut bytes = encode(&list);
-        for (at, v) in flips {
-            let i = at.index(bytes.len());
-            bytes[i] = v;
-        }
-        if let Ok(l) = decode(&bytes) {
-            prop_assert_eq!(encode(&l).len(), bytes.len());
-        }
-    }
-
-    #[test]
-    fn truncated_instruction_fails(i in arb_instruction(), cut in any::<prop::sample::Index>()) {
-        let bytes = encode(std::slice::from_ref(&i));
-        let n = cut.index(bytes.len());
-        if n > 0 {
-            let e = decode(&bytes[..n]).unwrap_err();
-            prop_assert_eq!(e.kind, ErrorKind::BAD_INSTRUCTION_BAD_LEN);
-        }
-    }
-
     #[test]
     fn valid_instructions_validate(
         (table_id, list) in any::<u8>().prop_flat_map(|t| (Just(t), arb_valid_instructions(t)))

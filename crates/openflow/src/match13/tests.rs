@@ -16,6 +16,13 @@ fn decode_err(bytes: &[u8]) -> ErrorKind {
     Match::decode(&mut Reader::new(bytes)).unwrap_err().kind
 }
 
+/// Each of `cases` fails to decode with `kind`.
+fn assert_all_fail(cases: &[&[u8]], kind: ErrorKind) {
+    for bytes in cases {
+        assert_eq!(decode_err(bytes), kind, "{bytes:?}");
+    }
+}
+
 fn invalid(fields: Vec<Oxm>) -> ErrorKind {
     match Match::new(fields.clone()).validate() {
         Ok(()) => panic!("accepted {fields:?}"),
@@ -82,50 +89,32 @@ fn pads_to_eight() {
 
 #[test]
 fn type_other_than_oxm_is_bad_type() {
-    assert_eq!(decode_err(&[0, 0, 0, 88]), ErrorKind::BAD_MATCH_BAD_TYPE);
-    assert_eq!(
-        decode_err(&[0, 2, 0, 4, 0, 0, 0, 0]),
-        ErrorKind::BAD_MATCH_BAD_TYPE
-    );
-    assert_eq!(
-        decode_err(&[0xff, 0xff, 0, 4, 0, 0, 0, 0]),
-        ErrorKind::BAD_MATCH_BAD_TYPE
-    );
+    let cases: [&[u8]; 3] = [
+        &[0, 0, 0, 88],
+        &[0, 2, 0, 4, 0, 0, 0, 0],
+        &[0xff, 0xff, 0, 4, 0, 0, 0, 0],
+    ];
+    assert_all_fail(&cases, ErrorKind::BAD_MATCH_BAD_TYPE);
 }
 
 #[test]
 fn length_errors_are_bad_len() {
-    // Header shorter than 4 bytes.
-    assert_eq!(decode_err(&[0, 1, 0]), ErrorKind::BAD_MATCH_BAD_LEN);
-    // length below the header size.
-    assert_eq!(
-        decode_err(&[0, 1, 0, 3, 0, 0, 0, 0]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
-    assert_eq!(
-        decode_err(&[0, 1, 0, 0, 0, 0, 0, 0]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
-    // length past the input.
-    assert_eq!(
-        decode_err(&[0, 1, 0, 12, 0x80, 0, 0, 4, 0, 0, 0]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
-    // padding missing at the end of the input.
-    assert_eq!(
-        decode_err(&[0, 1, 0, 12, 0x80, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
-    // length ends inside a TLV (TLVs do not fill `length` exactly).
-    assert_eq!(
-        decode_err(&[0, 1, 0, 10, 0x80, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 0]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
-    // length leaves 2 bytes after the last TLV: too short for another header.
-    assert_eq!(
-        decode_err(&[0, 1, 0, 14, 0x80, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 0]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
+    let cases: [&[u8]; 7] = [
+        // Header shorter than 4 bytes.
+        &[0, 1, 0],
+        // length below the header size.
+        &[0, 1, 0, 3, 0, 0, 0, 0],
+        &[0, 1, 0, 0, 0, 0, 0, 0],
+        // length past the input.
+        &[0, 1, 0, 12, 0x80, 0, 0, 4, 0, 0, 0],
+        // padding missing at the end of the input.
+        &[0, 1, 0, 12, 0x80, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0],
+        // length ends inside a TLV (TLVs do not fill `length` exactly).
+        &[0, 1, 0, 10, 0x80, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 0],
+        // length leaves 2 bytes after the last TLV: too short for another header.
+        &[0, 1, 0, 14, 0x80, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 0],
+    ];
+    assert_all_fail(&cases, ErrorKind::BAD_MATCH_BAD_LEN);
 }
 
 #[test]

@@ -8,15 +8,18 @@ use crate::action::port;
 use proptest::prelude::*;
 use std::fmt::Debug;
 
-fn arb_mac() -> impl Strategy<Value = MacAddr> {
+/// Any MAC address.
+pub fn arb_mac() -> impl Strategy<Value = MacAddr> {
     any::<[u8; 6]>().prop_map(MacAddr)
 }
 
-fn arb_v4() -> impl Strategy<Value = Ipv4Addr> {
+/// Any IPv4 address.
+pub fn arb_v4() -> impl Strategy<Value = Ipv4Addr> {
     any::<u32>().prop_map(Ipv4Addr::from)
 }
 
-fn arb_v6() -> impl Strategy<Value = Ipv6Addr> {
+/// Any IPv6 address (uniform over all 128 bits).
+pub fn arb_v6() -> impl Strategy<Value = Ipv6Addr> {
     any::<u128>().prop_map(Ipv6Addr::from)
 }
 
@@ -46,6 +49,18 @@ fn masked<T: Clone + Debug + 'static>(
         Some(m) => (and(v, m.clone()), Some(m)),
         None => (v, None),
     })
+}
+
+/// A TLV `make` builds from a value of `value` and maybe a mask of `mask` (see [`masked`]).
+fn masked_oxm<T: Clone + Debug + 'static>(
+    value: impl Strategy<Value = T> + 'static,
+    mask: impl Strategy<Value = T> + 'static,
+    and: fn(T, T) -> T,
+    make: fn(T, Option<T>) -> Oxm,
+) -> BoxedStrategy<Oxm> {
+    masked(value, mask, and)
+        .prop_map(move |(v, m)| make(v, m))
+        .boxed()
 }
 
 fn and_u16(v: u16, m: u16) -> u16 {
@@ -85,27 +100,17 @@ pub fn arb_field(f: OxmField) -> BoxedStrategy<Oxm> {
     match f {
         F::InPort => arb_in_port().prop_map(Oxm::InPort).boxed(),
         F::InPhyPort => (1..=port::MAX).prop_map(Oxm::InPhyPort).boxed(),
-        F::Metadata => masked(any::<u64>(), any::<u64>(), and_u64)
-            .prop_map(|(v, m)| Oxm::Metadata(v, m))
-            .boxed(),
-        F::EthDst => masked(arb_mac(), arb_mac(), and_mac)
-            .prop_map(|(v, m)| Oxm::EthDst(v, m))
-            .boxed(),
-        F::EthSrc => masked(arb_mac(), arb_mac(), and_mac)
-            .prop_map(|(v, m)| Oxm::EthSrc(v, m))
-            .boxed(),
+        F::Metadata => masked_oxm(any::<u64>(), any::<u64>(), and_u64, Oxm::Metadata),
+        F::EthDst => masked_oxm(arb_mac(), arb_mac(), and_mac, Oxm::EthDst),
+        F::EthSrc => masked_oxm(arb_mac(), arb_mac(), and_mac, Oxm::EthSrc),
         F::EthType => any::<u16>().prop_map(Oxm::EthType).boxed(),
         F::VlanVid => arb_vlan_vid().boxed(),
         F::VlanPcp => (0..=7u8).prop_map(Oxm::VlanPcp).boxed(),
         F::IpDscp => (0..=63u8).prop_map(Oxm::IpDscp).boxed(),
         F::IpEcn => (0..=3u8).prop_map(Oxm::IpEcn).boxed(),
         F::IpProto => any::<u8>().prop_map(Oxm::IpProto).boxed(),
-        F::Ipv4Src => masked(arb_v4(), arb_v4(), and_v4)
-            .prop_map(|(v, m)| Oxm::Ipv4Src(v, m))
-            .boxed(),
-        F::Ipv4Dst => masked(arb_v4(), arb_v4(), and_v4)
-            .prop_map(|(v, m)| Oxm::Ipv4Dst(v, m))
-            .boxed(),
+        F::Ipv4Src => masked_oxm(arb_v4(), arb_v4(), and_v4, Oxm::Ipv4Src),
+        F::Ipv4Dst => masked_oxm(arb_v4(), arb_v4(), and_v4, Oxm::Ipv4Dst),
         F::TcpSrc => any::<u16>().prop_map(Oxm::TcpSrc).boxed(),
         F::TcpDst => any::<u16>().prop_map(Oxm::TcpDst).boxed(),
         F::UdpSrc => any::<u16>().prop_map(Oxm::UdpSrc).boxed(),
@@ -115,27 +120,13 @@ pub fn arb_field(f: OxmField) -> BoxedStrategy<Oxm> {
         F::Icmpv4Type => any::<u8>().prop_map(Oxm::Icmpv4Type).boxed(),
         F::Icmpv4Code => any::<u8>().prop_map(Oxm::Icmpv4Code).boxed(),
         F::ArpOp => any::<u16>().prop_map(Oxm::ArpOp).boxed(),
-        F::ArpSpa => masked(arb_v4(), arb_v4(), and_v4)
-            .prop_map(|(v, m)| Oxm::ArpSpa(v, m))
-            .boxed(),
-        F::ArpTpa => masked(arb_v4(), arb_v4(), and_v4)
-            .prop_map(|(v, m)| Oxm::ArpTpa(v, m))
-            .boxed(),
-        F::ArpSha => masked(arb_mac(), arb_mac(), and_mac)
-            .prop_map(|(v, m)| Oxm::ArpSha(v, m))
-            .boxed(),
-        F::ArpTha => masked(arb_mac(), arb_mac(), and_mac)
-            .prop_map(|(v, m)| Oxm::ArpTha(v, m))
-            .boxed(),
-        F::Ipv6Src => masked(arb_v6(), arb_v6(), and_v6)
-            .prop_map(|(v, m)| Oxm::Ipv6Src(v, m))
-            .boxed(),
-        F::Ipv6Dst => masked(arb_v6(), arb_v6(), and_v6)
-            .prop_map(|(v, m)| Oxm::Ipv6Dst(v, m))
-            .boxed(),
-        F::Ipv6Flabel => masked(0..1u32 << 20, 0..1u32 << 20, and_u32)
-            .prop_map(|(v, m)| Oxm::Ipv6Flabel(v, m))
-            .boxed(),
+        F::ArpSpa => masked_oxm(arb_v4(), arb_v4(), and_v4, Oxm::ArpSpa),
+        F::ArpTpa => masked_oxm(arb_v4(), arb_v4(), and_v4, Oxm::ArpTpa),
+        F::ArpSha => masked_oxm(arb_mac(), arb_mac(), and_mac, Oxm::ArpSha),
+        F::ArpTha => masked_oxm(arb_mac(), arb_mac(), and_mac, Oxm::ArpTha),
+        F::Ipv6Src => masked_oxm(arb_v6(), arb_v6(), and_v6, Oxm::Ipv6Src),
+        F::Ipv6Dst => masked_oxm(arb_v6(), arb_v6(), and_v6, Oxm::Ipv6Dst),
+        F::Ipv6Flabel => masked_oxm(0..1u32 << 20, 0..1u32 << 20, and_u32, Oxm::Ipv6Flabel),
         F::Icmpv6Type => any::<u8>().prop_map(Oxm::Icmpv6Type).boxed(),
         F::Icmpv6Code => any::<u8>().prop_map(Oxm::Icmpv6Code).boxed(),
         F::Ipv6NdTarget => arb_v6().prop_map(Oxm::Ipv6NdTarget).boxed(),
@@ -144,15 +135,9 @@ pub fn arb_field(f: OxmField) -> BoxedStrategy<Oxm> {
         F::MplsLabel => (0..1u32 << 20).prop_map(Oxm::MplsLabel).boxed(),
         F::MplsTc => (0..=7u8).prop_map(Oxm::MplsTc).boxed(),
         F::MplsBos => (0..=1u8).prop_map(Oxm::MplsBos).boxed(),
-        F::PbbIsid => masked(0..1u32 << 24, 0..1u32 << 24, and_u32)
-            .prop_map(|(v, m)| Oxm::PbbIsid(v, m))
-            .boxed(),
-        F::TunnelId => masked(any::<u64>(), any::<u64>(), and_u64)
-            .prop_map(|(v, m)| Oxm::TunnelId(v, m))
-            .boxed(),
-        F::Ipv6Exthdr => masked(0..=0x1ffu16, 0..=0x1ffu16, and_u16)
-            .prop_map(|(v, m)| Oxm::Ipv6Exthdr(v, m))
-            .boxed(),
+        F::PbbIsid => masked_oxm(0..1u32 << 24, 0..1u32 << 24, and_u32, Oxm::PbbIsid),
+        F::TunnelId => masked_oxm(any::<u64>(), any::<u64>(), and_u64, Oxm::TunnelId),
+        F::Ipv6Exthdr => masked_oxm(0..=0x1ffu16, 0..=0x1ffu16, and_u16, Oxm::Ipv6Exthdr),
     }
 }
 

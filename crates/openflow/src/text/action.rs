@@ -19,6 +19,8 @@ use super::lexer::{Item, Lexer};
 use super::value::*;
 use crate::action::{port, Action, OFPCML_NO_BUFFER};
 use crate::oxm::Oxm;
+use crate::wire::MacAddr;
+use std::net::Ipv4Addr;
 
 /// What action parsing needs to know about the flow: the match's protocol context and
 /// whether a VLAN header is present at this point of the action list.
@@ -74,6 +76,25 @@ const NX_ACTIONS: [&str; 30] = [
     "set_mpls_tc",
 ];
 
+/// The ethertype of a push action `name`: one of `allowed`, else an error saying it is
+/// not `kind`.
+fn push_ethertype(
+    it: &Item<'_>,
+    name: &str,
+    allowed: [u16; 2],
+    kind: &str,
+) -> Result<u16, TextError> {
+    let v = it.need_value()?;
+    let t = parse_num(v, 0xffff, &format!("{name} ethertype"))? as u16;
+    if !allowed.contains(&t) {
+        let [a, b] = allowed;
+        return Err(v.err(format!(
+            "{name} ethertype {t:#06x} is not {kind} ({a:#06x} or {b:#06x})"
+        )));
+    }
+    Ok(t)
+}
+
 /// Parses one action item into `out`.
 pub(crate) fn parse_action(
     it: &Item<'_>,
@@ -86,6 +107,8 @@ pub(crate) fn parse_action(
         let v = it.need_value()?;
         parse_num(v, max, what)
     };
+    let mac = || -> Result<MacAddr, TextError> { parse_mac(it.need_value()?) };
+    let ipv4 = || -> Result<Ipv4Addr, TextError> { parse_ip(it.need_value()?) };
     let bare = |a: Action, out: &mut Vec<Action>| -> Result<(), TextError> {
         it.no_value()?;
         out.push(a);
@@ -142,45 +165,21 @@ pub(crate) fn parse_action(
             st.has_vlan = false;
         }
         "push_vlan" => {
-            let v = it.need_value()?;
-            let t = parse_num(v, 0xffff, "push_vlan ethertype")? as u16;
-            if t != 0x8100 && t != 0x88a8 {
-                return Err(v.err(format!(
-                    "push_vlan ethertype {t:#06x} is not a VLAN TPID (0x8100 or 0x88a8)"
-                )));
-            }
+            let t = push_ethertype(it, "push_vlan", [0x8100, 0x88a8], "a VLAN TPID")?;
             out.push(Action::PushVlan(t));
             st.has_vlan = true;
         }
         "push_mpls" => {
-            let v = it.need_value()?;
-            let t = parse_num(v, 0xffff, "push_mpls ethertype")? as u16;
-            if t != 0x8847 && t != 0x8848 {
-                return Err(v.err(format!(
-                    "push_mpls ethertype {t:#06x} is not an MPLS ethertype (0x8847 or 0x8848)"
-                )));
-            }
+            let t = push_ethertype(it, "push_mpls", [0x8847, 0x8848], "an MPLS ethertype")?;
             out.push(Action::PushMpls(t));
         }
         "pop_mpls" => out.push(Action::PopMpls(num(0xffff, "pop_mpls ethertype")? as u16)),
         "set_mpls_ttl" => out.push(Action::SetMplsTtl(num(255, "set_mpls_ttl")? as u8)),
         "dec_mpls_ttl" => bare(Action::DecMplsTtl, out)?,
-        "mod_dl_src" | "mod_dl_dst" => {
-            let mac = parse_mac(it.need_value()?)?;
-            out.push(Action::SetField(if lkey == "mod_dl_src" {
-                Oxm::EthSrc(mac, None)
-            } else {
-                Oxm::EthDst(mac, None)
-            }));
-        }
-        "mod_nw_src" | "mod_nw_dst" => {
-            let a = parse_ipv4(it.need_value()?)?;
-            out.push(Action::SetField(if lkey == "mod_nw_src" {
-                Oxm::Ipv4Src(a, None)
-            } else {
-                Oxm::Ipv4Dst(a, None)
-            }));
-        }
+        "mod_dl_src" => out.push(Action::SetField(Oxm::EthSrc(mac()?, None))),
+        "mod_dl_dst" => out.push(Action::SetField(Oxm::EthDst(mac()?, None))),
+        "mod_nw_src" => out.push(Action::SetField(Oxm::Ipv4Src(ipv4()?, None))),
+        "mod_nw_dst" => out.push(Action::SetField(Oxm::Ipv4Dst(ipv4()?, None))),
         "mod_nw_tos" => {
             let v = num(255, "mod_nw_tos")? as u8;
             if v & 3 != 0 {
@@ -289,16 +288,7 @@ pub(crate) fn parse_experimenter(it: &Item<'_>) -> Result<(u32, Vec<u8>), TextEr
 
 pub(crate) fn parse_hex_bytes(sp: Span<'_>) -> Result<Vec<u8>, TextError> {
     let h = sp.text.strip_prefix("0x").unwrap_or(sp.text);
-    if h.len() & 1 == 1 || !h.bytes().all(|c| c.is_ascii_hexdigit()) {
-        return Err(sp.err("data must be an even number of hex digits after 0x"));
-    }
-    (0..h.len() / 2)
-        .map(|i| {
-            h.get(2 * i..2 * i + 2)
-                .and_then(|d| u8::from_str_radix(d, 16).ok())
-                .ok_or_else(|| sp.err("bad hex digit"))
-        })
-        .collect()
+    decode_hex(h).ok_or_else(|| sp.err("data must be an even number of hex digits after 0x"))
 }
 
 /// `set_field:VALUE->FIELD`.
@@ -349,10 +339,10 @@ fn parse_set_field(it: &Item<'_>, st: &ActState) -> Result<Oxm, TextError> {
         }
         F::IpEcn => Oxm::IpEcn(num(3)? as u8),
         F::NwProto => Oxm::IpProto(num(255)? as u8),
-        F::NwSrc => Oxm::Ipv4Src(parse_ipv4(value)?, None),
-        F::NwDst => Oxm::Ipv4Dst(parse_ipv4(value)?, None),
-        F::ArpSpa => Oxm::ArpSpa(parse_ipv4(value)?, None),
-        F::ArpTpa => Oxm::ArpTpa(parse_ipv4(value)?, None),
+        F::NwSrc => Oxm::Ipv4Src(parse_ip(value)?, None),
+        F::NwDst => Oxm::Ipv4Dst(parse_ip(value)?, None),
+        F::ArpSpa => Oxm::ArpSpa(parse_ip(value)?, None),
+        F::ArpTpa => Oxm::ArpTpa(parse_ip(value)?, None),
         F::TpSrc | F::TpDst => {
             let p = num(0xffff)? as u16;
             st.ctx.transport(f == F::TpSrc, p).ok_or_else(|| {
@@ -373,10 +363,10 @@ fn parse_set_field(it: &Item<'_>, st: &ActState) -> Result<Oxm, TextError> {
         F::Icmpv6Type => Oxm::Icmpv6Type(num(255)? as u8),
         F::Icmpv6Code => Oxm::Icmpv6Code(num(255)? as u8),
         F::ArpOp => Oxm::ArpOp(num(0xffff)? as u16),
-        F::Ipv6Src => Oxm::Ipv6Src(parse_ipv6(value)?, None),
-        F::Ipv6Dst => Oxm::Ipv6Dst(parse_ipv6(value)?, None),
+        F::Ipv6Src => Oxm::Ipv6Src(parse_ip(value)?, None),
+        F::Ipv6Dst => Oxm::Ipv6Dst(parse_ip(value)?, None),
         F::Ipv6Label => Oxm::Ipv6Flabel(num(0xfffff)? as u32, None),
-        F::NdTarget => Oxm::Ipv6NdTarget(parse_ipv6(value)?),
+        F::NdTarget => Oxm::Ipv6NdTarget(parse_ip(value)?),
         F::MplsLabel => Oxm::MplsLabel(num(0xfffff)? as u32),
         F::MplsTc => Oxm::MplsTc(num(7)? as u8),
         F::MplsBos => Oxm::MplsBos(num(1)? as u8),

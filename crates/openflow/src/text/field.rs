@@ -245,16 +245,14 @@ pub(crate) struct Context {
 }
 
 impl Context {
+    /// The ethertype and IP protocol match `m` gives (the last of each, as in
+    /// [`Facts::of`](crate::match13::Facts::of)).
     pub fn of_match(m: &Match) -> Context {
-        let mut c = Context::default();
-        for f in &m.fields {
-            match f {
-                Oxm::EthType(t) => c.eth_type = Some(*t),
-                Oxm::IpProto(p) => c.ip_proto = Some(*p),
-                _ => {}
-            }
+        let f = crate::match13::Facts::of(m);
+        Context {
+            eth_type: f.eth_type,
+            ip_proto: f.ip_proto,
         }
-        c
     }
 
     fn is_ip_any(&self) -> bool {
@@ -449,7 +447,7 @@ impl<'a> MatchBuilder<'a> {
                 parse_num(no_mask(name, value)?, 255, name)? as u8,
             )),
             F::NwSrc | F::NwDst | F::ArpSpa | F::ArpTpa => {
-                let (v, m) = parse_ipv4_masked(value)?;
+                let (v, m) = parse_ip_masked(value)?;
                 norm_mask(v, m, v4_and, Ipv4Addr::BROADCAST, Ipv4Addr::UNSPECIFIED).map(|(v, m)| {
                     match f {
                         F::NwSrc => Pending::NwSrc(v, m),
@@ -488,7 +486,7 @@ impl<'a> MatchBuilder<'a> {
                 parse_num(no_mask(name, value)?, 0xffff, name)? as u16
             )),
             F::Ipv6Src | F::Ipv6Dst => {
-                let (v, m) = parse_ipv6_masked(value)?;
+                let (v, m) = parse_ip_masked(value)?;
                 norm_mask(
                     v,
                     m,
@@ -506,7 +504,7 @@ impl<'a> MatchBuilder<'a> {
             }
             F::Ipv6Label => num_masked_norm(value, 0xfffff, name)?
                 .and_then(|(v, m)| oxm(Oxm::Ipv6Flabel(v as u32, m.map(|m| m as u32)))),
-            F::NdTarget => oxm(Oxm::Ipv6NdTarget(parse_ipv6(no_mask(name, value)?)?)),
+            F::NdTarget => oxm(Oxm::Ipv6NdTarget(parse_ip(no_mask(name, value)?)?)),
             F::MplsLabel => oxm(Oxm::MplsLabel(
                 parse_num(no_mask(name, value)?, 0xfffff, name)? as u32,
             )),

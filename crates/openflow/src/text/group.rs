@@ -197,9 +197,8 @@ mod tests {
     fn groups_print_like_ovs() {
         #[track_caller]
         fn g(input: &str, printed: &str) {
-            let gm = parse_group_mod(input, GroupModCommand::Add).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(format_group_mod(&gm), printed);
-            assert_eq!(parse_group_mod(printed, GroupModCommand::Add).unwrap(), gm);
+            let parse = |s: &str| parse_group_mod(s, GroupModCommand::Add);
+            crate::text::tests::assert_prints_as(input, printed, parse, format_group_mod);
         }
         g(
             "group_id=5,type=fast_failover,bucket=watch_port:1,output:1",

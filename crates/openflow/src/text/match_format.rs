@@ -83,10 +83,10 @@ pub(crate) fn format_match_prio(m: &Match, priority: Option<u16>) -> String {
         }
     }
     if let Some(Oxm::Ipv6Src(v, mk)) = get(OxmField::Ipv6Src) {
-        parts.push(format!("ipv6_src={}", format_ipv6_masked(*v, *mk)));
+        parts.push(format!("ipv6_src={}", format_ip_masked(*v, *mk)));
     }
     if let Some(Oxm::Ipv6Dst(v, mk)) = get(OxmField::Ipv6Dst) {
-        parts.push(format!("ipv6_dst={}", format_ipv6_masked(*v, *mk)));
+        parts.push(format!("ipv6_dst={}", format_ip_masked(*v, *mk)));
     }
     if let Some(Oxm::Ipv6Flabel(v, mk)) = get(OxmField::Ipv6Flabel) {
         parts.push(match mk {
@@ -101,16 +101,16 @@ pub(crate) fn format_match_prio(m: &Match, priority: Option<u16>) -> String {
         });
     }
     if let Some(Oxm::ArpSpa(v, mk)) = get(OxmField::ArpSpa) {
-        parts.push(format!("arp_spa={}", format_ipv4_masked(*v, *mk)));
+        parts.push(format!("arp_spa={}", format_ip_masked(*v, *mk)));
     }
     if let Some(Oxm::ArpTpa(v, mk)) = get(OxmField::ArpTpa) {
-        parts.push(format!("arp_tpa={}", format_ipv4_masked(*v, *mk)));
+        parts.push(format!("arp_tpa={}", format_ip_masked(*v, *mk)));
     }
     if let Some(Oxm::Ipv4Src(v, mk)) = get(OxmField::Ipv4Src) {
-        parts.push(format!("nw_src={}", format_ipv4_masked(*v, *mk)));
+        parts.push(format!("nw_src={}", format_ip_masked(*v, *mk)));
     }
     if let Some(Oxm::Ipv4Dst(v, mk)) = get(OxmField::Ipv4Dst) {
-        parts.push(format!("nw_dst={}", format_ipv4_masked(*v, *mk)));
+        parts.push(format!("nw_dst={}", format_ip_masked(*v, *mk)));
     }
     if !skip_proto {
         if let Some(p) = ctx.ip_proto {

@@ -239,9 +239,8 @@ mod tests {
     fn meters_print_like_ovs() {
         #[track_caller]
         fn m(input: &str, printed: &str) {
-            let mm = parse_meter_mod(input, MeterModCommand::Add).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(format_meter_mod(&mm), printed);
-            assert_eq!(parse_meter_mod(printed, MeterModCommand::Add).unwrap(), mm);
+            let parse = |s: &str| parse_meter_mod(s, MeterModCommand::Add);
+            crate::text::tests::assert_prints_as(input, printed, parse, format_meter_mod);
         }
         m(
             "meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100",

@@ -44,6 +44,8 @@ pub use flow::{
 };
 pub use group::{format_group_mod, parse_group_mod};
 pub use meter::{format_meter_mod, parse_meter_mod};
+#[cfg(test)]
+pub(crate) use value::decode_hex;
 
 use crate::action::Action;
 use crate::instruction::Instruction;

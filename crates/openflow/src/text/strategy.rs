@@ -9,6 +9,7 @@ use super::field::oxm_field;
 use crate::action::{port, Action};
 use crate::instruction::Instruction;
 use crate::match13::Match;
+use crate::oxm::strategy::arb_mac;
 use crate::oxm::Oxm;
 use crate::v13::flow_mod::{FlowMod, FlowModCommand};
 use crate::v13::group_mod::{Bucket, GroupMod, GroupModCommand, GroupType};
@@ -47,10 +48,6 @@ fn norm<T: Copy + PartialEq>(
 
 fn masked_u64(max: u64) -> impl Strategy<Value = (u64, Option<u64>)> {
     (0..=max, option::of(0..=max)).prop_map(move |(v, m)| norm(v, m, max, 0, |a, b| a & b))
-}
-
-fn arb_mac() -> impl Strategy<Value = MacAddr> {
-    any::<[u8; 6]>().prop_map(MacAddr)
 }
 
 fn masked_mac() -> impl Strategy<Value = (MacAddr, Option<MacAddr>)> {
@@ -523,38 +520,41 @@ pub fn arb_text_meter_mod() -> impl Strategy<Value = MeterMod> {
 mod tests {
     use super::*;
     use crate::text::*;
+    use std::fmt::Debug;
+
+    /// `v` printed by `print` parses back to `v` with `parse`.
+    fn roundtrip<T: PartialEq + Debug>(
+        v: T,
+        print: impl Fn(&T) -> String,
+        parse: impl Fn(&str) -> Result<T, TextError>,
+    ) -> Result<(), TestCaseError> {
+        let s = print(&v);
+        let back = parse(&s).map_err(|e| TestCaseError::fail(format!("{s}: {e}")))?;
+        prop_assert_eq!(back, v, "{}", s);
+        Ok(())
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
         #[test]
         fn flow_parse_print_roundtrip(fm in arb_text_flow_mod()) {
-            let s = format_flow_mod(&fm);
-            let back = parse_flow(&s).map_err(|e| TestCaseError::fail(format!("{s}: {e}")))?;
-            prop_assert_eq!(back, fm, "{}", s);
+            roundtrip(fm, format_flow_mod, parse_flow)?;
         }
 
         #[test]
         fn match_parse_print_roundtrip(m in arb_text_match()) {
-            let s = format_match(&m);
-            let back = parse_match(&s).map_err(|e| TestCaseError::fail(format!("{s}: {e}")))?;
-            prop_assert_eq!(back, m, "{}", s);
+            roundtrip(m, format_match, parse_match)?;
         }
 
         #[test]
         fn group_parse_print_roundtrip(gm in arb_text_group_mod()) {
-            let s = format_group_mod(&gm);
-            let back = parse_group_mod(&s, GroupModCommand::Add)
-                .map_err(|e| TestCaseError::fail(format!("{s}: {e}")))?;
-            prop_assert_eq!(back, gm, "{}", s);
+            roundtrip(gm, format_group_mod, |s| parse_group_mod(s, GroupModCommand::Add))?;
         }
 
         #[test]
         fn meter_parse_print_roundtrip(mm in arb_text_meter_mod()) {
-            let s = format_meter_mod(&mm);
-            let back = parse_meter_mod(&s, MeterModCommand::Add)
-                .map_err(|e| TestCaseError::fail(format!("{s}: {e}")))?;
-            prop_assert_eq!(back, mm, "{}", s);
+            roundtrip(mm, format_meter_mod, |s| parse_meter_mod(s, MeterModCommand::Add))?;
         }
 
         #[test]

@@ -8,18 +8,26 @@ use crate::oxm::Oxm;
 use crate::v13::flow_mod::{FlowMod, FlowModCommand};
 use crate::wire::MacAddr;
 
+/// `input` parsed with `parse` prints with `print` as `printed`, and `printed` parses
+/// back to the same value.
+#[track_caller]
+pub(super) fn assert_prints_as<T: PartialEq + std::fmt::Debug>(
+    input: &str,
+    printed: &str,
+    parse: impl Fn(&str) -> Result<T, TextError>,
+    print: impl Fn(&T) -> String,
+) {
+    let v = parse(input).unwrap_or_else(|e| panic!("{input}: {e}"));
+    assert_eq!(print(&v), printed, "printing the parse of {input}");
+    let back = parse(printed).unwrap_or_else(|e| panic!("{printed}: {e}"));
+    assert_eq!(back, v, "reparsing {printed}");
+}
+
 /// add-flow `input`, then print: must be what `--no-stats dump-flows` printed, and
 /// the printed line must parse back to the same flow.
 #[track_caller]
 fn ovs(input: &str, printed: &str) {
-    let fm = parse_flow(input).unwrap_or_else(|e| panic!("{input}: {e}"));
-    assert_eq!(
-        format_flow_mod(&fm),
-        printed,
-        "printing the parse of {input}"
-    );
-    let back = parse_flow(printed).unwrap_or_else(|e| panic!("{printed}: {e}"));
-    assert_eq!(back, fm, "reparsing {printed}");
+    assert_prints_as(input, printed, parse_flow, format_flow_mod);
 }
 
 #[track_caller]

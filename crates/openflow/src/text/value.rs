@@ -20,6 +20,18 @@ pub(crate) fn parse_u64_str(s: &str) -> Option<u64> {
     u64::from_str_radix(digits, radix).ok()
 }
 
+/// The bytes an even number of hex digits spell (`0a1b` is `[0x0a, 0x1b]`); `None` for
+/// anything else.
+pub(crate) fn decode_hex(digits: &str) -> Option<Vec<u8>> {
+    if digits.len() % 2 == 1 || !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    (0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).ok())
+        .collect()
+}
+
 /// Parses a number no larger than `max`; `what` names it in errors.
 pub(crate) fn parse_num(sp: Span<'_>, max: u64, what: &str) -> Result<u64, TextError> {
     let v = parse_u64_str(sp.text).ok_or_else(|| {
@@ -73,44 +85,73 @@ pub(crate) fn parse_mac_masked(sp: Span<'_>) -> Result<(MacAddr, Option<MacAddr>
     Ok((v, m))
 }
 
-pub(crate) fn parse_ipv4(sp: Span<'_>) -> Result<Ipv4Addr, TextError> {
-    sp.text
-        .parse::<Ipv4Addr>()
-        .map_err(|_| sp.err(format!("\"{}\" is not an IPv4 address", sp.text)))
+/// An IP address family as ovs-ofctl text writes it: `addr`, `addr/n` (a prefix of `n`
+/// bits) or `addr/mask`.
+pub(crate) trait IpText: Copy + std::str::FromStr {
+    /// `IPv4` or `IPv6`, for errors.
+    const NAME: &'static str;
+    /// Bits in an address.
+    const BITS: u32;
+    /// A character every address has and no prefix length has.
+    const SEPARATOR: char;
+    /// The mask of the first `n` bits (`n` at most [`IpText::BITS`]).
+    fn prefix(n: u32) -> Self;
+    /// `Some(n)` when the address, as a mask, is the first `n` bits.
+    fn prefix_len(self) -> Option<u32>;
+    /// The address as Open vSwitch prints it.
+    fn text(self) -> String;
 }
 
-/// `a.b.c.d`, `a.b.c.d/n` (0..=32) or `a.b.c.d/w.x.y.z`.
-pub(crate) fn parse_ipv4_masked(sp: Span<'_>) -> Result<(Ipv4Addr, Option<Ipv4Addr>), TextError> {
+impl IpText for Ipv4Addr {
+    const NAME: &'static str = "IPv4";
+    const BITS: u32 = 32;
+    const SEPARATOR: char = '.';
+    fn prefix(n: u32) -> Self {
+        Ipv4Addr::from(u32::MAX.checked_shl(32 - n).unwrap_or(0))
+    }
+    fn prefix_len(self) -> Option<u32> {
+        let v = u32::from(self);
+        (v.leading_ones() + v.trailing_zeros() == 32).then(|| v.leading_ones())
+    }
+    fn text(self) -> String {
+        self.to_string()
+    }
+}
+
+impl IpText for Ipv6Addr {
+    const NAME: &'static str = "IPv6";
+    const BITS: u32 = 128;
+    const SEPARATOR: char = ':';
+    fn prefix(n: u32) -> Self {
+        Ipv6Addr::from(u128::MAX.checked_shl(128 - n).unwrap_or(0))
+    }
+    fn prefix_len(self) -> Option<u32> {
+        let v = u128::from(self);
+        (v.leading_ones() + v.trailing_zeros() == 128).then(|| v.leading_ones())
+    }
+    fn text(self) -> String {
+        format_ipv6(self)
+    }
+}
+
+/// An IPv4 or IPv6 address.
+pub(crate) fn parse_ip<A: IpText>(sp: Span<'_>) -> Result<A, TextError> {
+    sp.text
+        .parse::<A>()
+        .map_err(|_| sp.err(format!("\"{}\" is not an {} address", sp.text, A::NAME)))
+}
+
+/// `addr`, `addr/n` (0..=32 for IPv4, 0..=128 for IPv6) or `addr/mask`.
+pub(crate) fn parse_ip_masked<A: IpText>(sp: Span<'_>) -> Result<(A, Option<A>), TextError> {
     let (v, m) = split_mask(sp);
-    let v = parse_ipv4(v)?;
+    let v = parse_ip(v)?;
     let m = match m {
         None => None,
-        Some(m) if !m.text.contains('.') => {
-            let n = parse_num(m, 32, "IPv4 prefix length")? as u32;
-            Some(Ipv4Addr::from(u32::MAX.checked_shl(32 - n).unwrap_or(0)))
+        Some(m) if !m.text.contains(A::SEPARATOR) => {
+            let what = format!("{} prefix length", A::NAME);
+            Some(A::prefix(parse_num(m, A::BITS.into(), &what)? as u32))
         }
-        Some(m) => Some(parse_ipv4(m)?),
-    };
-    Ok((v, m))
-}
-
-pub(crate) fn parse_ipv6(sp: Span<'_>) -> Result<Ipv6Addr, TextError> {
-    sp.text
-        .parse::<Ipv6Addr>()
-        .map_err(|_| sp.err(format!("\"{}\" is not an IPv6 address", sp.text)))
-}
-
-/// `addr`, `addr/n` (0..=128) or `addr/maskaddr`.
-pub(crate) fn parse_ipv6_masked(sp: Span<'_>) -> Result<(Ipv6Addr, Option<Ipv6Addr>), TextError> {
-    let (v, m) = split_mask(sp);
-    let v = parse_ipv6(v)?;
-    let m = match m {
-        None => None,
-        Some(m) if !m.text.contains(':') => {
-            let n = parse_num(m, 128, "IPv6 prefix length")? as u32;
-            Some(Ipv6Addr::from(u128::MAX.checked_shl(128 - n).unwrap_or(0)))
-        }
-        Some(m) => Some(parse_ipv6(m)?),
+        Some(m) => Some(parse_ip(m)?),
     };
     Ok((v, m))
 }
@@ -173,37 +214,15 @@ pub(crate) fn hex_or_zero(v: u64) -> String {
     }
 }
 
-/// An IPv4 address with mask: no mask when all ones, `/n` for a prefix, else in full.
-pub(crate) fn format_ipv4_masked(a: Ipv4Addr, m: Option<Ipv4Addr>) -> String {
-    match m {
-        None => a.to_string(),
-        Some(m) => {
-            let mv = u32::from(m);
-            if mv == u32::MAX {
-                a.to_string()
-            } else if mv.leading_ones() + mv.trailing_zeros() == 32 {
-                format!("{a}/{}", mv.leading_ones())
-            } else {
-                format!("{a}/{m}")
-            }
-        }
-    }
-}
-
-/// An IPv6 address with mask, like [`format_ipv4_masked`].
-pub(crate) fn format_ipv6_masked(a: Ipv6Addr, m: Option<Ipv6Addr>) -> String {
-    match m {
-        None => format_ipv6(a),
-        Some(m) => {
-            let mv = u128::from(m);
-            if mv == u128::MAX {
-                format_ipv6(a)
-            } else if mv.leading_ones() + mv.trailing_zeros() == 128 {
-                format!("{}/{}", format_ipv6(a), mv.leading_ones())
-            } else {
-                format!("{}/{}", format_ipv6(a), format_ipv6(m))
-            }
-        }
+/// An IP address with mask: no mask when all ones, `/n` for a prefix, else in full.
+pub(crate) fn format_ip_masked<A: IpText>(a: A, m: Option<A>) -> String {
+    let Some(m) = m else {
+        return a.text();
+    };
+    match m.prefix_len() {
+        Some(n) if n == A::BITS => a.text(),
+        Some(n) => format!("{}/{n}", a.text()),
+        None => format!("{}/{}", a.text(), m.text()),
     }
 }
 
@@ -288,7 +307,7 @@ mod tests {
 
     #[test]
     fn ipv4_masks_prefix_and_dotted() {
-        let (a, m) = parse_ipv4_masked(sp("10.1.2.3/8")).unwrap();
+        let (a, m) = parse_ip_masked::<Ipv4Addr>(sp("10.1.2.3/8")).unwrap();
         assert_eq!(
             (a, m),
             (
@@ -296,19 +315,19 @@ mod tests {
                 Some("255.0.0.0".parse().unwrap())
             )
         );
-        let (_, m) = parse_ipv4_masked(sp("10.1.2.3/0")).unwrap();
+        let (_, m) = parse_ip_masked::<Ipv4Addr>(sp("10.1.2.3/0")).unwrap();
         assert_eq!(m, Some(Ipv4Addr::UNSPECIFIED));
-        assert!(parse_ipv4_masked(sp("10.1.2.3/33")).is_err());
-        assert!(parse_ipv4_masked(sp("10.1.2/8")).is_err());
+        assert!(parse_ip_masked::<Ipv4Addr>(sp("10.1.2.3/33")).is_err());
+        assert!(parse_ip_masked::<Ipv4Addr>(sp("10.1.2/8")).is_err());
         assert_eq!(
-            format_ipv4_masked(
+            format_ip_masked::<Ipv4Addr>(
                 "1.0.3.0".parse().unwrap(),
                 Some("255.0.255.0".parse().unwrap())
             ),
             "1.0.3.0/255.0.255.0"
         );
         assert_eq!(
-            format_ipv4_masked(
+            format_ip_masked::<Ipv4Addr>(
                 "1.2.0.0".parse().unwrap(),
                 Some("255.255.0.0".parse().unwrap())
             ),
@@ -329,14 +348,14 @@ mod tests {
         assert_eq!(f("1:2:3:4:5:6:7:8"), "1:2:3:4:5:6:7:8");
         assert_eq!(f("1:0:2:3:4:5:6:7"), "1:0:2:3:4:5:6:7");
         assert_eq!(
-            format_ipv6_masked(
+            format_ip_masked::<Ipv6Addr>(
                 "2001::".parse().unwrap(),
                 Some("ffff:0:ffff::".parse().unwrap())
             ),
             "2001::/ffff:0:ffff::"
         );
         assert_eq!(
-            format_ipv6_masked("::".parse().unwrap(), Some("8000::".parse().unwrap())),
+            format_ip_masked::<Ipv6Addr>("::".parse().unwrap(), Some("8000::".parse().unwrap())),
             "::/1"
         );
     }

@@ -229,54 +229,39 @@ fn oxm_ids(ids: &[OxmId]) -> String {
     }
 }
 
+/// One table-features property as `name=list` (`name_miss=` for a miss property).
 fn prop(p: &TableFeatureProp) -> String {
     use TableFeatureProp as P;
-    let miss = |m: bool| if m { "_miss" } else { "" };
-    match p {
-        P::Instructions { miss: m, ids } => {
-            format!(
-                "instructions{}={}",
-                miss(*m),
-                feature_ids(ids, instruction_type_name)
-            )
+    let (name, miss, value) = match p {
+        P::Instructions { miss, ids } => (
+            "instructions",
+            *miss,
+            feature_ids(ids, instruction_type_name),
+        ),
+        P::NextTables { miss, tables } => ("next_tables", *miss, table_ranges(tables)),
+        P::WriteActions { miss, ids } => {
+            ("write_actions", *miss, feature_ids(ids, action_type_name))
         }
-        P::NextTables { miss: m, tables } => {
-            format!("next_tables{}={}", miss(*m), table_ranges(tables))
+        P::ApplyActions { miss, ids } => {
+            ("apply_actions", *miss, feature_ids(ids, action_type_name))
         }
-        P::WriteActions { miss: m, ids } => {
-            format!(
-                "write_actions{}={}",
-                miss(*m),
-                feature_ids(ids, action_type_name)
-            )
-        }
-        P::ApplyActions { miss: m, ids } => {
-            format!(
-                "apply_actions{}={}",
-                miss(*m),
-                feature_ids(ids, action_type_name)
-            )
-        }
-        P::Match(ids) => format!("match={}", oxm_ids(ids)),
-        P::Wildcards(ids) => format!("wildcards={}", oxm_ids(ids)),
-        P::WriteSetfield { miss: m, fields } => {
-            format!("write_setfield{}={}", miss(*m), oxm_ids(fields))
-        }
-        P::ApplySetfield { miss: m, fields } => {
-            format!("apply_setfield{}={}", miss(*m), oxm_ids(fields))
-        }
+        P::Match(ids) => ("match", false, oxm_ids(ids)),
+        P::Wildcards(ids) => ("wildcards", false, oxm_ids(ids)),
+        P::WriteSetfield { miss, fields } => ("write_setfield", *miss, oxm_ids(fields)),
+        P::ApplySetfield { miss, fields } => ("apply_setfield", *miss, oxm_ids(fields)),
         P::Experimenter {
-            miss: m,
+            miss,
             experimenter,
             exp_type,
             data,
-        } => format!(
-            "experimenter{}=({})",
-            miss(*m),
-            experimenter_text(*experimenter, *exp_type, data)
-        ),
-        P::Unknown { ty, data } => format!("property{ty}=({})", data_summary(data)),
-    }
+        } => {
+            let text = experimenter_text(*experimenter, *exp_type, data);
+            ("experimenter", *miss, format!("({text})"))
+        }
+        P::Unknown { ty, data } => return format!("property{ty}=({})", data_summary(data)),
+    };
+    let miss = if miss { "_miss" } else { "" };
+    format!("{name}{miss}={value}")
 }
 
 /// One table's features on one line: limits, then each property as `name=list`.

@@ -592,10 +592,7 @@ mod tests {
     use super::*;
 
     fn hex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
+        crate::text::decode_hex(s).unwrap()
     }
 
     #[test]
@@ -651,12 +648,7 @@ mod tests {
         let mut x: u32 = 7;
         for len in 0..300usize {
             for ty in [0x0800u16, 0x86dd, 0x0806, 0x8100, 0x8847, 0x1234] {
-                let mut b: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                        (x >> 16) as u8
-                    })
-                    .collect();
+                let mut b = crate::text::print::tests::pseudo_random_bytes(&mut x, len);
                 if b.len() >= 14 {
                     b[12..14].copy_from_slice(&ty.to_be_bytes());
                 }

@@ -10,12 +10,28 @@ use crate::v13::multipart::{
 use crate::v13::port::Port;
 use crate::MacAddr;
 
+/// `len` bytes from the linear congruential generator whose state is `x` (deterministic
+/// noise for the never-panics tests).
+pub(super) fn pseudo_random_bytes(x: &mut u32, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            *x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            (*x >> 16) as u8
+        })
+        .collect()
+}
+
 fn mac(s: &str) -> MacAddr {
     s.parse().unwrap()
 }
 
 fn reply13(xid: u32, flags: u16, body: R13) -> Frame {
     Frame::v13(xid, M13::MultipartReply(MultipartReply { flags, body }))
+}
+
+/// A one-part reply of xid 2 as ovs-ofctl prints it at verbosity 1.
+fn print_reply(body: R13) -> String {
+    frame(&reply13(2, 0, body), 1)
 }
 
 fn port13(no: u32, name: &str, addr: &str, config: u32, state: u32, curr: u32, speed: u32) -> Port {
@@ -149,32 +165,24 @@ fn features_with_ports_10() {
 
 #[test]
 fn desc_and_aggregate() {
-    let d = reply13(
-        2,
-        0,
-        R13::Desc(Desc {
-            mfr_desc: "Nicira, Inc.".into(),
-            hw_desc: "Open vSwitch".into(),
-            sw_desc: "3.1.0".into(),
-            serial_num: "None".into(),
-            dp_desc: "None".into(),
-        }),
-    );
+    let d = print_reply(R13::Desc(Desc {
+        mfr_desc: "Nicira, Inc.".into(),
+        hw_desc: "Open vSwitch".into(),
+        sw_desc: "3.1.0".into(),
+        serial_num: "None".into(),
+        dp_desc: "None".into(),
+    }));
     assert_eq!(
-        frame(&d, 1),
+        d,
         "OFPST_DESC reply (OF1.3) (xid=0x2):\nManufacturer: Nicira, Inc.\nHardware: Open vSwitch\nSoftware: 3.1.0\nSerial Num: None\nDP Description: None\n"
     );
-    let a = reply13(
-        2,
-        0,
-        R13::Aggregate(AggregateStats {
-            packet_count: 0,
-            byte_count: 0,
-            flow_count: 3,
-        }),
-    );
+    let a = print_reply(R13::Aggregate(AggregateStats {
+        packet_count: 0,
+        byte_count: 0,
+        flow_count: 3,
+    }));
     assert_eq!(
-        frame(&a, 1),
+        a,
         "OFPST_AGGREGATE reply (OF1.3) (xid=0x2): packet_count=0 byte_count=0 flow_count=3\n"
     );
 }
@@ -191,12 +199,12 @@ fn table_stats_collapse_runs_into_ditto() {
     let mut tables = vec![t(0, 2), t(1, 1)];
     tables.extend((2..=253).map(|i| t(i, 0)));
     assert_eq!(
-        frame(&reply13(2, 0, R13::Table(tables)), 1),
+        print_reply(R13::Table(tables)),
         "OFPST_TABLE reply (OF1.3) (xid=0x2):\n  table 0:\n    active=2, lookup=0, matched=0\n\n  table 1:\n    active=1, lookup=0, matched=0\n\n  table 2:\n    active=0, lookup=0, matched=0\n\n  tables 3...253: ditto\n"
     );
     let one_ditto = vec![t(0, 1), t(1, 0), t(2, 0), t(3, 5)];
     assert_eq!(
-        frame(&reply13(2, 0, R13::Table(one_ditto)), 1),
+        print_reply(R13::Table(one_ditto)),
         "OFPST_TABLE reply (OF1.3) (xid=0x2):\n  table 0:\n    active=1, lookup=0, matched=0\n\n  table 1:\n    active=0, lookup=0, matched=0\n\n  table 2: ditto\n\n  table 3:\n    active=5, lookup=0, matched=0\n"
     );
 }
@@ -250,16 +258,12 @@ fn ps13(no: u32, na: u64, dur: (u32, u32)) -> PortStats {
 
 #[test]
 fn port_stats() {
-    let r = reply13(
-        2,
-        0,
-        R13::PortStats(vec![
-            ps13(1, u64::MAX, (26, 645_000_000)),
-            ps13(0xffff_fffe, 0, (27, 657_000_000)),
-        ]),
-    );
+    let r = print_reply(R13::PortStats(vec![
+        ps13(1, u64::MAX, (26, 645_000_000)),
+        ps13(0xffff_fffe, 0, (27, 657_000_000)),
+    ]));
     assert_eq!(
-        frame(&r, 1),
+        r,
         "OFPST_PORT reply (OF1.3) (xid=0x2): 2 ports\n  \
          port  1: rx pkts=0, bytes=0, drop=?, errs=?, frame=?, over=?, crc=?\n           \
          tx pkts=0, bytes=0, drop=?, errs=?, coll=?\n           duration=26.645s\n  \
@@ -368,55 +372,43 @@ fn errors_print_the_request_they_name() {
 #[test]
 fn meters_and_meter_mods() {
     use crate::v13::meter_mod::{MeterBand, MeterMod, MeterModCommand};
-    let mc = reply13(
-        2,
-        0,
-        R13::MeterConfig(vec![MeterConfig {
-            flags: 0b1101,
-            meter_id: 1,
-            bands: vec![MeterBand::Drop {
-                rate: 1000,
-                burst_size: 100,
-            }],
-        }]),
-    );
+    let mc = print_reply(R13::MeterConfig(vec![MeterConfig {
+        flags: 0b1101,
+        meter_id: 1,
+        bands: vec![MeterBand::Drop {
+            rate: 1000,
+            burst_size: 100,
+        }],
+    }]));
     assert_eq!(
-        frame(&mc, 1),
+        mc,
         "OFPST_METER_CONFIG reply (OF1.3) (xid=0x2):\nmeter=1 kbps burst stats bands=\ntype=drop rate=1000 burst_size=100\n"
     );
-    let ms = reply13(
-        2,
-        0,
-        R13::Meter(vec![MeterStats {
-            meter_id: 1,
-            flow_count: 0,
-            packet_in_count: 0,
-            byte_in_count: 0,
-            duration_sec: 0,
-            duration_nsec: 101_000_000,
-            band_stats: vec![MeterBandStats {
-                packet_band_count: 0,
-                byte_band_count: 0,
-            }],
-        }]),
-    );
+    let ms = print_reply(R13::Meter(vec![MeterStats {
+        meter_id: 1,
+        flow_count: 0,
+        packet_in_count: 0,
+        byte_in_count: 0,
+        duration_sec: 0,
+        duration_nsec: 101_000_000,
+        band_stats: vec![MeterBandStats {
+            packet_band_count: 0,
+            byte_band_count: 0,
+        }],
+    }]));
     assert_eq!(
-        frame(&ms, 1),
+        ms,
         "OFPST_METER reply (OF1.3) (xid=0x2):\nmeter:1 flow_count:0 packet_in_count:0 byte_in_count:0 duration:0.101s bands:\n0: packet_count:0 byte_count:0\n"
     );
-    let mf = reply13(
-        2,
-        0,
-        R13::MeterFeatures(MeterFeatures {
-            max_meter: 262144,
-            band_types: 2,
-            capabilities: 15,
-            max_bands: 8,
-            max_color: 0,
-        }),
-    );
+    let mf = print_reply(R13::MeterFeatures(MeterFeatures {
+        max_meter: 262144,
+        band_types: 2,
+        capabilities: 15,
+        max_bands: 8,
+        max_color: 0,
+    }));
     assert_eq!(
-        frame(&mf, 1),
+        mf,
         "OFPST_METER_FEATURES reply (OF1.3) (xid=0x2):\nmax_meter:262144 max_bands:8 max_color:0\nband_types: drop\ncapabilities: kbps pktps burst stats\n"
     );
     let mm = Frame::v13(
@@ -458,7 +450,7 @@ fn groups() {
     })
     .collect();
     assert_eq!(
-        frame(&reply13(2, 0, R13::GroupDesc(descs)), 1),
+        print_reply(R13::GroupDesc(descs)),
         "OFPST_GROUP_DESC reply (OF1.3) (xid=0x2):\n \
          group_id=1,type=select,bucket=weight:10,watch_port:1,actions=output:1,bucket=weight:20,actions=output:2\n \
          group_id=2,type=all,bucket=actions=output:1,bucket=actions=set_field:00:11:22:33:44:55->eth_src,output:2\n \
@@ -487,7 +479,7 @@ fn groups() {
         max_groups: [0xffff_ff00; 4],
         actions: [acts; 4],
     };
-    let s = frame(&reply13(2, 0, R13::GroupFeatures(gf)), 1);
+    let s = print_reply(R13::GroupFeatures(gf));
     assert!(s.starts_with(
         "OFPST_GROUP_FEATURES reply (OF1.3) (xid=0x2):\n Group table:\n    Types:  0xf\n    Capabilities:  0x7\n    all group:\n       max_groups=0xffffff00\n       actions: output group set_field strip_vlan push_vlan mod_nw_ttl dec_ttl set_mpls_ttl dec_mpls_ttl push_mpls pop_mpls set_queue\n    select group:\n"
     ), "{s}");
@@ -577,12 +569,7 @@ fn requests_and_raw_bytes() {
     // Random bytes never panic and always end with a newline.
     let mut x: u32 = 1;
     for len in 0..200 {
-        let mut b: Vec<u8> = (0..len)
-            .map(|_| {
-                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                (x >> 16) as u8
-            })
-            .collect();
+        let mut b = pseudo_random_bytes(&mut x, len);
         if b.len() >= 4 {
             b[0] = if len % 2 == 0 { 4 } else { 1 };
             let l = b.len() as u16;

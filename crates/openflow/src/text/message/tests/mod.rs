@@ -34,40 +34,43 @@ fn head_of(f: &Frame) -> String {
     }
 }
 
+/// `f` printed by the ovs-ofctl printer at `verbosity`, checked to start with its head.
+fn print_under_head(f: &Frame, verbosity: u8) -> Result<String, TestCaseError> {
+    let s = crate::text::print::frame(f, verbosity);
+    prop_assert!(s.starts_with(&head_of(f)), "{}", s);
+    Ok(s)
+}
+
+/// `f` prints under its head and ends with a newline, and its one-line form prints.
+fn prints_whole(f: &Frame) -> Result<(), TestCaseError> {
+    let s = print_under_head(f, 3)?;
+    prop_assert!(s.ends_with('\n'), "{}", s);
+    let _ = format_frame(f);
+    Ok(())
+}
+
 // Every message, whichever printer lays it out, prints under its head and ends with a
 // newline; no input makes either printer panic.
 proptest! {
     #[test]
     fn prints_every_v13_message(m in crate::v13::strategy::arb_message(), xid in any::<u32>()) {
-        let f = Frame::v13(xid, m);
-        let s = crate::text::print::frame(&f, 3);
-        prop_assert!(s.starts_with(&head_of(&f)), "{}", s);
-        prop_assert!(s.ends_with('\n'), "{}", s);
-        let _ = format_frame(&f);
+        prints_whole(&Frame::v13(xid, m))?;
     }
 
     #[test]
     fn prints_every_v10_message(m in crate::v10::strategy::arb_message(), xid in any::<u32>()) {
-        let f = Frame::v10(xid, m);
-        let s = crate::text::print::frame(&f, 3);
-        prop_assert!(s.starts_with(&head_of(&f)), "{}", s);
-        prop_assert!(s.ends_with('\n'), "{}", s);
-        let _ = format_frame(&f);
+        prints_whole(&Frame::v10(xid, m))?;
     }
 
     #[test]
     fn prints_every_multipart_request(r in crate::v13::multipart::strategy::arb_multipart_request()) {
-        let f = Frame::v13(1, M13::MultipartRequest(r));
-        let s = crate::text::print::frame(&f, 1);
-        prop_assert!(s.starts_with(&head_of(&f)), "{}", s);
+        let s = print_under_head(&Frame::v13(1, M13::MultipartRequest(r)), 1)?;
         prop_assert!(s.contains(" request (OF1.3) (xid=0x1):"), "{}", s);
     }
 
     #[test]
     fn prints_every_multipart_reply(r in crate::v13::multipart::strategy::arb_multipart_reply()) {
-        let f = Frame::v13(1, M13::MultipartReply(r));
-        let s = crate::text::print::frame(&f, 1);
-        prop_assert!(s.starts_with(&head_of(&f)), "{}", s);
+        let s = print_under_head(&Frame::v13(1, M13::MultipartReply(r)), 1)?;
         prop_assert!(s.contains(" reply (OF1.3) (xid=0x1):"), "{}", s);
     }
 

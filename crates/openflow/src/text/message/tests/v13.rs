@@ -9,26 +9,16 @@ fn hello_and_empty_bodies() {
         p13(1, M13::Hello(h)),
         "OFPT_HELLO (OF1.3) (xid=0x1): version bitmap: 0x01, 0x04"
     );
-    assert_eq!(
-        p13(4, M13::BarrierRequest),
-        "OFPT_BARRIER_REQUEST (OF1.3) (xid=0x4):"
-    );
-    assert_eq!(
-        p13(4, M13::BarrierReply),
-        "OFPT_BARRIER_REPLY (OF1.3) (xid=0x4):"
-    );
-    assert_eq!(
-        p13(4, M13::FeaturesRequest),
-        "OFPT_FEATURES_REQUEST (OF1.3) (xid=0x4):"
-    );
-    assert_eq!(
-        p13(4, M13::GetConfigRequest),
-        "OFPT_GET_CONFIG_REQUEST (OF1.3) (xid=0x4):"
-    );
-    assert_eq!(
-        p13(4, M13::GetAsyncRequest),
-        "OFPT_GET_ASYNC_REQUEST (OF1.3) (xid=0x4):"
-    );
+    let bodiless = [
+        (M13::BarrierRequest, "OFPT_BARRIER_REQUEST"),
+        (M13::BarrierReply, "OFPT_BARRIER_REPLY"),
+        (M13::FeaturesRequest, "OFPT_FEATURES_REQUEST"),
+        (M13::GetConfigRequest, "OFPT_GET_CONFIG_REQUEST"),
+        (M13::GetAsyncRequest, "OFPT_GET_ASYNC_REQUEST"),
+    ];
+    for (m, name) in bodiless {
+        assert_eq!(p13(4, m), format!("{name} (OF1.3) (xid=0x4):"));
+    }
     // A hello of another version keeps its number in the head.
     let f = Frame {
         version: 5,
