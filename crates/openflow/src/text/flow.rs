@@ -271,29 +271,6 @@ pub fn format_flow_mod(fm: &FlowMod) -> String {
     s
 }
 
-/// One flow's statistics, as a flow-stats reply carries them, for [`format_flow_stats`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FlowStatsText<'a> {
-    pub table_id: u8,
-    pub duration_sec: u32,
-    pub duration_nsec: u32,
-    pub priority: u16,
-    pub idle_timeout: u16,
-    pub hard_timeout: u16,
-    pub flags: u16,
-    pub cookie: u64,
-    pub packet_count: u64,
-    pub byte_count: u64,
-    /// Seconds since the flow last matched, when known (OpenFlow 1.3 does not carry it;
-    /// Open vSwitch prints it only for Nicira flow stats).
-    pub idle_age: Option<u32>,
-    /// Seconds since the flow was last modified, when known; printed only when it
-    /// differs from `duration_sec`, as Open vSwitch does.
-    pub hard_age: Option<u32>,
-    pub match_: &'a Match,
-    pub instructions: &'a [Instruction],
-}
-
 /// A duration as Open vSwitch prints it: seconds, then 3 decimals when the fraction is
 /// whole milliseconds, else as many as needed; then `s`.
 pub fn format_duration(sec: u32, nsec: u32) -> String {
@@ -308,34 +285,5 @@ pub fn format_duration(sec: u32, nsec: u32) -> String {
         }
     }
     s.push('s');
-    s
-}
-
-/// Prints one line of `ovs-ofctl -O OpenFlow13 dump-flows` (without the one-space indent
-/// ovs-ofctl puts before it), e.g. `cookie=0x0, duration=1.234s, table=0, n_packets=0,
-/// n_bytes=0, priority=100,ip,nw_src=10.0.0.0/8 actions=output:2`.
-pub fn format_flow_stats(fs: &FlowStatsText<'_>) -> String {
-    let mut s = format!(
-        "cookie={:#x}, duration={}, table={}, n_packets={}, n_bytes={}, ",
-        fs.cookie,
-        format_duration(fs.duration_sec, fs.duration_nsec),
-        fs.table_id,
-        fs.packet_count,
-        fs.byte_count
-    );
-    if fs.idle_timeout != 0 {
-        s.push_str(&format!("idle_timeout={}, ", fs.idle_timeout));
-    }
-    if fs.hard_timeout != 0 {
-        s.push_str(&format!("hard_timeout={}, ", fs.hard_timeout));
-    }
-    format_flags(fs.flags, &mut s);
-    if let Some(a) = fs.idle_age {
-        s.push_str(&format!("idle_age={a}, "));
-    }
-    if let Some(a) = fs.hard_age.filter(|a| *a != fs.duration_sec) {
-        s.push_str(&format!("hard_age={a}, "));
-    }
-    push_match_and_actions(&mut s, fs.match_, fs.priority, Some(fs.instructions));
     s
 }

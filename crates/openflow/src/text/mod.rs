@@ -4,8 +4,8 @@
 //! `ovs-actions(7)`, `ovs-ofctl(8)`).
 //!
 //! - [`parse_flow_mod`] / [`parse_flow`]: `add-flow`, `mod-flows`, `del-flows` lines to
-//!   [`FlowMod`](crate::v13::FlowMod); [`format_flow_mod`] and [`format_flow_stats`]
-//!   print what `dump-flows` prints.
+//!   [`FlowMod`](crate::v13::FlowMod); [`format_flow_mod`] prints a flow-mod the way
+//!   `dump-flows --no-stats` prints the flow, and [`print::flow_line`] a dumped flow.
 //! - [`parse_match`], [`format_match`], [`format_actions`], [`format_instructions`]:
 //!   the parts, for printing messages elsewhere.
 //! - [`parse_group_mod`] / [`format_group_mod`] (`add-group`, `dump-groups`),
@@ -39,9 +39,7 @@ mod tests;
 pub use action::{format_action, format_actions};
 pub use error::TextError;
 pub use field::oxm_field_named;
-pub use flow::{
-    format_duration, format_flow_mod, format_flow_stats, parse_flow, parse_flow_mod, FlowStatsText,
-};
+pub use flow::{format_duration, format_flow_mod, parse_flow, parse_flow_mod};
 pub use group::{format_group_mod, parse_group_mod};
 pub use meter::{format_meter_mod, parse_meter_mod};
 #[cfg(test)]
