@@ -28,6 +28,7 @@ pub(crate) mod packet_in;
 pub(crate) mod packet_out;
 pub(crate) mod port;
 pub mod queue;
+mod stats;
 
 pub use counters::{
     port_stats_len, queue_stats_len, table_stats_len, PortStats, QueueStats, TableStats,
@@ -42,6 +43,7 @@ pub use port::{
     features_from_v10, features_to_v10, port_len, speed_kbps, Port, PortReason, PortStatus,
     UndefinedBits,
 };
+pub use stats::{Stats, StatsBody};
 
 use crate::instruction::Instruction;
 use crate::match13::Match;

@@ -95,12 +95,9 @@ fn fixed_list<T>(
     Ok(out)
 }
 
-/// An `OFPT_STATS_REQUEST` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct StatsRequest {
-    pub flags: u16,
-    pub body: StatsRequestBody,
-}
+/// An `OFPT_STATS_REQUEST` body: the statistics header of every version
+/// ([`crate::model::Stats`]) over 1.0's request bodies.
+pub type StatsRequest = crate::model::Stats<StatsRequestBody>;
 
 /// What a stats request asks for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -159,11 +156,15 @@ impl StatsRequestBody {
     }
 }
 
-impl StatsRequest {
-    pub fn decode(r: &mut Reader) -> Result<StatsRequest, OfpError> {
+impl crate::model::StatsBody for StatsRequestBody {
+    const VERSION: u8 = OFP10_VERSION;
+
+    fn stats_type(&self) -> u16 {
+        self.type_code()
+    }
+
+    fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use stats_type as t;
-        let ty = r.u16()?;
-        let flags = r.u16()?;
         let body = match ty {
             t::DESC => StatsRequestBody::Desc,
             t::FLOW => StatsRequestBody::Flow(FlowStatsRequest::decode(r)?),
@@ -178,13 +179,11 @@ impl StatsRequest {
             _ => return Err(bad_type(ty)),
         };
         expect_end(r, "request")?;
-        Ok(StatsRequest { flags, body })
+        Ok(body)
     }
 
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.body.type_code());
-        w.u16(self.flags);
-        match &self.body {
+    fn encode_body(&self, w: &mut Writer) {
+        match self {
             StatsRequestBody::Desc | StatsRequestBody::Table => {}
             StatsRequestBody::Flow(f) | StatsRequestBody::Aggregate(f) => f.encode(w),
             StatsRequestBody::Port(p) => p.encode(w),
@@ -197,13 +196,10 @@ impl StatsRequest {
     }
 }
 
-/// An `OFPT_STATS_REPLY` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct StatsReply {
-    /// [`OFPSF_REPLY_MORE`] when more replies follow.
-    pub flags: u16,
-    pub body: StatsReplyBody,
-}
+/// An `OFPT_STATS_REPLY` body: the statistics header of every version
+/// ([`crate::model::Stats`]) over 1.0's reply bodies; its flags are
+/// [`OFPSF_REPLY_MORE`] when more replies follow.
+pub type StatsReply = crate::model::Stats<StatsReplyBody>;
 
 /// The statistics a reply carries.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -233,11 +229,15 @@ impl StatsReplyBody {
     }
 }
 
-impl StatsReply {
-    pub fn decode(r: &mut Reader) -> Result<StatsReply, OfpError> {
+impl crate::model::StatsBody for StatsReplyBody {
+    const VERSION: u8 = OFP10_VERSION;
+
+    fn stats_type(&self) -> u16 {
+        self.type_code()
+    }
+
+    fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use stats_type as t;
-        let ty = r.u16()?;
-        let flags = r.u16()?;
         let body = match ty {
             t::DESC => StatsReplyBody::Desc(DescStats::decode(r)?),
             t::FLOW => {
@@ -272,13 +272,11 @@ impl StatsReply {
             _ => return Err(bad_type(ty)),
         };
         expect_end(r, "reply")?;
-        Ok(StatsReply { flags, body })
+        Ok(body)
     }
 
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.body.type_code());
-        w.u16(self.flags);
-        match &self.body {
+    fn encode_body(&self, w: &mut Writer) {
+        match self {
             StatsReplyBody::Desc(d) => d.encode(w),
             StatsReplyBody::Flow(l) => l.iter().for_each(|f| f.encode(w)),
             StatsReplyBody::Aggregate(a) => a.encode(w),

@@ -145,13 +145,9 @@ fn decode_list<T>(
     Ok(out)
 }
 
-/// An `OFPT_MULTIPART_REQUEST` body (after the OpenFlow header).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MultipartRequest {
-    /// `OFPMPF_REQ_*` flags.
-    pub flags: u16,
-    pub body: MultipartRequestBody,
-}
+/// An `OFPT_MULTIPART_REQUEST` body (after the OpenFlow header): the statistics header
+/// of every version ([`crate::model::Stats`]) over 1.3's request bodies.
+pub type MultipartRequest = crate::model::Stats<MultipartRequestBody>;
 
 /// The type-specific part of a multipart request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -309,24 +305,6 @@ impl MultipartRequestBody {
 }
 
 impl MultipartRequest {
-    /// Reads the multipart header and body (everything after the OpenFlow header).
-    pub fn decode(r: &mut Reader) -> Result<Self, OfpError> {
-        let ty = r.u16()?;
-        let flags = r.u16()?;
-        r.skip(4)?;
-        Ok(MultipartRequest {
-            flags,
-            body: MultipartRequestBody::decode(ty, r)?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.body.multipart_type());
-        w.u16(self.flags);
-        w.zeros(4);
-        self.body.encode(w);
-    }
-
     /// The stateless checks a switch makes before serving the request: a flow or
     /// aggregate request's match is consistent (its own `OFPET_BAD_MATCH` kinds), and
     /// table-features requests name real tables with valid properties (`OFPTFFC_*`).
@@ -343,13 +321,9 @@ impl MultipartRequest {
     }
 }
 
-/// An `OFPT_MULTIPART_REPLY` body (after the OpenFlow header).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MultipartReply {
-    /// `OFPMPF_REPLY_*` flags.
-    pub flags: u16,
-    pub body: MultipartReplyBody,
-}
+/// An `OFPT_MULTIPART_REPLY` body (after the OpenFlow header): the statistics header
+/// of every version ([`crate::model::Stats`]) over 1.3's reply bodies.
+pub type MultipartReply = crate::model::Stats<MultipartReplyBody>;
 
 /// The type-specific part of a multipart reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -472,22 +446,28 @@ impl MultipartReplyBody {
     }
 }
 
-impl MultipartReply {
-    /// Reads the multipart header and body (everything after the OpenFlow header).
-    pub fn decode(r: &mut Reader) -> Result<Self, OfpError> {
-        let ty = r.u16()?;
-        let flags = r.u16()?;
-        r.skip(4)?;
-        Ok(MultipartReply {
-            flags,
-            body: MultipartReplyBody::decode(ty, r)?,
-        })
+impl crate::model::StatsBody for MultipartRequestBody {
+    const VERSION: u8 = crate::OFP13_VERSION;
+    fn stats_type(&self) -> u16 {
+        self.multipart_type()
     }
+    fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
+        Self::decode(ty, r)
+    }
+    fn encode_body(&self, w: &mut Writer) {
+        self.encode(w)
+    }
+}
 
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.body.multipart_type());
-        w.u16(self.flags);
-        w.zeros(4);
-        self.body.encode(w);
+impl crate::model::StatsBody for MultipartReplyBody {
+    const VERSION: u8 = crate::OFP13_VERSION;
+    fn stats_type(&self) -> u16 {
+        self.multipart_type()
+    }
+    fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
+        Self::decode(ty, r)
+    }
+    fn encode_body(&self, w: &mut Writer) {
+        self.encode(w)
     }
 }
