@@ -101,9 +101,9 @@ pub fn flow(e: &FlowEntry) -> Value {
         "hard_timeout": e.hard_timeout,
         "flags": flags,
         "match": match_object(&e.match_),
-        "actions": action_list(&e.actions.format()),
+        "actions": action_list(&e.instructions.format()),
         "text": print::flow_line(e, true),
-        "version": if matches!(e.actions, Actions::V10(_)) { "OpenFlow10" } else { "OpenFlow13" },
+        "version": if matches!(e.instructions, Actions::V10(_)) { "OpenFlow10" } else { "OpenFlow13" },
     })
 }
 
@@ -380,7 +380,7 @@ mod tests {
             packet_count: u64::MAX,
             byte_count: 60,
             match_: fm.match_,
-            actions: Actions::V13(fm.instructions),
+            instructions: Actions::V13(fm.instructions),
         };
         let v = flow(&e);
         assert_eq!(v["table"], 1);

@@ -149,7 +149,7 @@ mod tests {
             packet_count: 0,
             byte_count: 0,
             match_: openflow::text::parse_match(m).unwrap(),
-            actions: Actions::V13(vec![]),
+            instructions: Actions::V13(vec![]),
         }
     }
 

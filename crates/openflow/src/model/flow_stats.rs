@@ -51,9 +51,11 @@ pub const FLOW_STATS_FIXED_LEN_10: usize = 88;
 /// Length of the fixed part of a 1.3 entry (before the match).
 pub const FLOW_STATS_FIXED_LEN: usize = 48;
 
-/// One flow entry with its counters (module comment).
+/// One flow entry with its counters (module comment), over a match `M` and what the
+/// flow does, `L`: on the wire a list of a version's actions or instructions
+/// (`Vec<A>`, `A:` [`WireActions`]); in [`super::FlowEntry`] either version's.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FlowStats<M, A> {
+pub struct FlowStats<M, L> {
     pub table_id: u8,
     pub duration_sec: u32,
     pub duration_nsec: u32,
@@ -67,13 +69,13 @@ pub struct FlowStats<M, A> {
     pub byte_count: u64,
     pub match_: M,
     /// What the flow does: 1.3 instructions, 1.0 actions.
-    pub instructions: Vec<A>,
+    pub instructions: L,
 }
 
-impl<M, A> FlowStats<M, A> {
+impl<M, L> FlowStats<M, L> {
     /// The same entry's fields and counters over another match and list: the entry as
     /// another version carries it.
-    pub fn with<M2, A2>(&self, match_: M2, instructions: Vec<A2>) -> FlowStats<M2, A2> {
+    pub fn with<M2, L2>(&self, match_: M2, instructions: L2) -> FlowStats<M2, L2> {
         FlowStats {
             table_id: self.table_id,
             duration_sec: self.duration_sec,
@@ -91,7 +93,7 @@ impl<M, A> FlowStats<M, A> {
     }
 }
 
-impl<M: WireMatch, A: WireActions> FlowStats<M, A> {
+impl<M: WireMatch, A: WireActions> FlowStats<M, Vec<A>> {
     /// Reads one entry in `M`'s version.
     pub fn decode(r: &mut Reader) -> Result<Self, OfpError> {
         let v10 = M::VERSION == OFP10_VERSION;
@@ -178,7 +180,7 @@ pub(crate) mod strategy {
         version: u8,
         matches: impl Strategy<Value = M>,
         actions: impl Strategy<Value = Vec<A>>,
-    ) -> impl Strategy<Value = FlowStats<M, A>> {
+    ) -> impl Strategy<Value = FlowStats<M, Vec<A>>> {
         (
             (any::<u8>(), any::<u32>(), any::<u32>(), any::<u16>()),
             (any::<u16>(), any::<u16>(), any::<u16>()),

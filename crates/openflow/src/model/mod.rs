@@ -69,56 +69,18 @@ impl Actions {
     }
 }
 
-/// One flow entry of a flow-stats reply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FlowEntry {
-    pub table_id: u8,
-    pub duration_sec: u32,
-    pub duration_nsec: u32,
-    pub priority: u16,
-    pub idle_timeout: u16,
-    pub hard_timeout: u16,
-    pub flags: u16,
-    pub cookie: u64,
-    pub packet_count: u64,
-    pub byte_count: u64,
-    pub match_: Match,
-    pub actions: Actions,
-}
+/// One flow entry of a flow-stats reply of either version, for printing: its match as
+/// OXM (a 1.0 match through [`crate::v10::match10::Match::to_oxm`]) and what it does as
+/// [`Actions`].
+pub type FlowEntry = FlowStats<Match, Actions>;
 
 impl FlowEntry {
     pub fn from_v13(f: &crate::v13::multipart::FlowStats) -> FlowEntry {
-        FlowEntry {
-            table_id: f.table_id,
-            duration_sec: f.duration_sec,
-            duration_nsec: f.duration_nsec,
-            priority: f.priority,
-            idle_timeout: f.idle_timeout,
-            hard_timeout: f.hard_timeout,
-            flags: f.flags,
-            cookie: f.cookie,
-            packet_count: f.packet_count,
-            byte_count: f.byte_count,
-            match_: f.match_.clone(),
-            actions: Actions::V13(f.instructions.clone()),
-        }
+        f.with(f.match_.clone(), Actions::V13(f.instructions.clone()))
     }
 
     pub fn from_v10(f: &crate::v10::stats::entries::FlowStats) -> FlowEntry {
-        FlowEntry {
-            table_id: f.table_id,
-            duration_sec: f.duration_sec,
-            duration_nsec: f.duration_nsec,
-            priority: f.priority,
-            idle_timeout: f.idle_timeout,
-            hard_timeout: f.hard_timeout,
-            flags: 0,
-            cookie: f.cookie,
-            packet_count: f.packet_count,
-            byte_count: f.byte_count,
-            match_: f.match_.to_oxm(),
-            actions: Actions::V10(f.instructions.clone()),
-        }
+        f.with(f.match_.to_oxm(), Actions::V10(f.instructions.clone()))
     }
 }
 

@@ -80,14 +80,17 @@ pub fn flow_line(e: &FlowEntry, show_stats: bool) -> String {
     if e.hard_timeout != 0 {
         s.push_str(&format!("hard_timeout={}, ", e.hard_timeout));
     }
-    s.push_str(&flag_words(e.flags, matches!(e.actions, Actions::V10(_))));
+    s.push_str(&flag_words(
+        e.flags,
+        matches!(e.instructions, Actions::V10(_)),
+    ));
     let m = match_with_priority(&e.match_, e.priority);
     if !m.is_empty() {
         s.push_str(&m);
         s.push(' ');
     }
     s.push_str("actions=");
-    s.push_str(&e.actions.format());
+    s.push_str(&e.instructions.format());
     s
 }
 

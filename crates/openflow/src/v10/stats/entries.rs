@@ -10,7 +10,7 @@ pub use crate::v13::multipart::Desc as DescStats;
 
 /// `ofp_flow_stats` over 1.0's match and actions: the flow-stats entry of every version
 /// ([`crate::model::FlowStats`]); `instructions` holds the actions and `flags` is 0.
-pub type FlowStats = crate::model::FlowStats<Match, Action>;
+pub type FlowStats = crate::model::FlowStats<Match, Vec<Action>>;
 
 /// `ofp_aggregate_stats_reply` has the same layout in 1.0 as in 1.3 (24 bytes).
 pub use crate::v13::multipart::AggregateStats;

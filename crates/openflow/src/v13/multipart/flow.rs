@@ -77,7 +77,7 @@ impl FlowStatsRequest {
 
 /// `ofp_flow_stats` over 1.3's match and instructions: the flow-stats entry of every
 /// version ([`crate::model::FlowStats`]).
-pub type FlowStats = crate::model::FlowStats<Match, Instruction>;
+pub type FlowStats = crate::model::FlowStats<Match, Vec<Instruction>>;
 
 record! {
     /// `ofp_aggregate_stats_reply`: totals over the flows an aggregate request selected
