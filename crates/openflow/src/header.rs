@@ -48,23 +48,14 @@ pub mod t13 {
     pub const METER_MOD: u8 = 29;
 }
 
-/// Message type numbers of OpenFlow 1.0.
+/// Message type numbers of OpenFlow 1.0: up to `FLOW_MOD` 1.3's (with 1.0's name for
+/// the vendor message), then its own.
 pub mod t10 {
-    pub const HELLO: u8 = 0;
-    pub const ERROR: u8 = 1;
-    pub const ECHO_REQUEST: u8 = 2;
-    pub const ECHO_REPLY: u8 = 3;
-    pub const VENDOR: u8 = 4;
-    pub const FEATURES_REQUEST: u8 = 5;
-    pub const FEATURES_REPLY: u8 = 6;
-    pub const GET_CONFIG_REQUEST: u8 = 7;
-    pub const GET_CONFIG_REPLY: u8 = 8;
-    pub const SET_CONFIG: u8 = 9;
-    pub const PACKET_IN: u8 = 10;
-    pub const FLOW_REMOVED: u8 = 11;
-    pub const PORT_STATUS: u8 = 12;
-    pub const PACKET_OUT: u8 = 13;
-    pub const FLOW_MOD: u8 = 14;
+    pub use super::t13::{
+        ECHO_REPLY, ECHO_REQUEST, ERROR, EXPERIMENTER as VENDOR, FEATURES_REPLY, FEATURES_REQUEST,
+        FLOW_MOD, FLOW_REMOVED, GET_CONFIG_REPLY, GET_CONFIG_REQUEST, HELLO, PACKET_IN, PACKET_OUT,
+        PORT_STATUS, SET_CONFIG,
+    };
     pub const PORT_MOD: u8 = 15;
     pub const STATS_REQUEST: u8 = 16;
     pub const STATS_REPLY: u8 = 17;
