@@ -1,5 +1,8 @@
 //! The declarations most of the codec is written with.
 //!
+//! `wire_by_methods!` implements the traits through which the version-neutral messages
+//! (`crate::model`) read one version's match and lists, by the type's own methods.
+//!
 //! `wire_enum!` declares a numbered code (a command, a reason, a role) with an
 //! `Unknown(n)` variant for the numbers it does not name, so that nothing read is lost,
 //! and its conversions to and from the number.
@@ -353,6 +356,37 @@ macro_rules! messages {
         if let $var(b) = $m {
             $crate::wire::Field::write(b, $w);
             $w.zeros($n);
+        }
+    };
+}
+
+/// Implements `crate::model::WireMatch`, `WireAction` or `WireActions` for one
+/// version's type by its own methods of the same names: `wire_by_methods!(WireMatch for
+/// Match, OFP13_VERSION);`.
+macro_rules! wire_by_methods {
+    (WireMatch for $ty:ty, $version:expr) => {
+        impl $crate::model::WireMatch for $ty {
+            const VERSION: u8 = $version;
+            fn decode(r: &mut $crate::wire::Reader) -> Result<Self, $crate::error::OfpError> {
+                <$ty>::decode(r)
+            }
+            fn encode(&self, w: &mut $crate::wire::Writer) {
+                <$ty>::encode(self, w)
+            }
+        }
+    };
+    (WireAction for $ty:ty, $version:expr) => {
+        impl $crate::model::WireAction for $ty {
+            const VERSION: u8 = $version;
+            fn decode(r: &mut $crate::wire::Reader) -> Result<Self, $crate::error::OfpError> {
+                <$ty>::decode(r)
+            }
+            fn encode(&self, w: &mut $crate::wire::Writer) {
+                <$ty>::encode(self, w)
+            }
+            fn validate_list(list: &[Self]) -> Result<(), $crate::error::OfpError> {
+                <$ty>::validate_list(list)
+            }
         }
     };
 }

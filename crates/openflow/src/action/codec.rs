@@ -12,7 +12,6 @@
 use super::action_type as t;
 use super::Action;
 use crate::error::{ErrorKind, OfpError};
-use crate::model::WireAction;
 use crate::oxm::Oxm;
 use crate::wire::{Reader, Tlv8, Writer};
 
@@ -300,21 +299,7 @@ fn set_len(e: OfpError) -> OfpError {
     )
 }
 
-/// OpenFlow 1.3's actions as the action list of version-neutral messages
-/// ([`crate::model::PacketOut`]); lists are read and written with its `decode_list` and
-/// `encode_list` (apply-actions, write-actions, buckets, packet-out).
-impl WireAction for Action {
-    const VERSION: u8 = crate::header::OFP13_VERSION;
-
-    fn decode(r: &mut Reader) -> Result<Action, OfpError> {
-        Action::decode(r)
-    }
-
-    fn encode(&self, w: &mut Writer) {
-        Action::encode(self, w)
-    }
-
-    fn validate_list(list: &[Action]) -> Result<(), OfpError> {
-        Action::validate_list(list)
-    }
-}
+// OpenFlow 1.3's actions as the action list of version-neutral messages
+// (`crate::model::PacketOut`); lists are read and written with its `decode_list` and
+// `encode_list` (apply-actions, write-actions, buckets, packet-out).
+wire_by_methods!(WireAction for Action, crate::header::OFP13_VERSION);

@@ -138,16 +138,5 @@ impl Match {
     }
 }
 
-/// OpenFlow 1.3's match as the match of version-neutral messages
-/// ([`crate::model::FlowRemoved`]).
-impl crate::model::WireMatch for Match {
-    const VERSION: u8 = crate::header::OFP13_VERSION;
-
-    fn decode(r: &mut Reader) -> Result<Match, OfpError> {
-        Match::decode(r)
-    }
-
-    fn encode(&self, w: &mut Writer) {
-        Match::encode(self, w)
-    }
-}
+// OpenFlow 1.3's match as the match of version-neutral messages (`crate::model`).
+wire_by_methods!(WireMatch for Match, crate::header::OFP13_VERSION);

@@ -9,7 +9,6 @@
 
 use super::port::ofpp;
 use crate::error::{ErrorKind, OfpError};
-use crate::model::WireAction;
 use crate::wire::{MacAddr, Reader, Writer};
 use std::net::Ipv4Addr;
 
@@ -248,23 +247,9 @@ pub fn is_valid_output_port(port: u16) -> bool {
     (port != 0 && port <= ofpp::MAX) || (ofpp::IN_PORT..=ofpp::LOCAL).contains(&port)
 }
 
-/// OpenFlow 1.0's actions as the action list of version-neutral messages
-/// ([`crate::model::PacketOut`]).
-impl WireAction for Action {
-    const VERSION: u8 = crate::header::OFP10_VERSION;
-
-    fn decode(r: &mut Reader) -> Result<Action, OfpError> {
-        Action::decode(r)
-    }
-
-    fn encode(&self, w: &mut Writer) {
-        Action::encode(self, w)
-    }
-
-    fn validate_list(list: &[Action]) -> Result<(), OfpError> {
-        Action::validate_list(list)
-    }
-}
+// OpenFlow 1.0's actions as the action list of version-neutral messages
+// (`crate::model::PacketOut`).
+wire_by_methods!(WireAction for Action, crate::header::OFP10_VERSION);
 
 /// proptest strategies for 1.0 actions (any field values; vendor data a multiple of 8
 /// bytes, so no padding is added).
@@ -304,6 +289,7 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::WireAction;
     use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
 

@@ -16,10 +16,9 @@ mod from_oxm;
 pub use from_oxm::match_from_v13;
 
 use super::port::port_to_v13;
-use crate::error::OfpError;
 use crate::match13;
 use crate::oxm::{Oxm, OFPVID_NONE, OFPVID_PRESENT};
-use crate::wire::{MacAddr, Reader, Writer};
+use crate::wire::MacAddr;
 use std::net::Ipv4Addr;
 
 /// Length of `ofp_match` on the wire.
@@ -242,19 +241,8 @@ impl Match {
     }
 }
 
-/// OpenFlow 1.0's match as the match of version-neutral messages
-/// ([`crate::model::FlowRemoved`]).
-impl crate::model::WireMatch for Match {
-    const VERSION: u8 = crate::header::OFP10_VERSION;
-
-    fn decode(r: &mut Reader) -> Result<Match, OfpError> {
-        Match::decode(r)
-    }
-
-    fn encode(&self, w: &mut Writer) {
-        Match::encode(self, w)
-    }
-}
+// OpenFlow 1.0's match as the match of version-neutral messages (`crate::model`).
+wire_by_methods!(WireMatch for Match, crate::header::OFP10_VERSION);
 
 /// Builds the OXM of a transport field from the 16-bit 1.0 value.
 type MakeOxm = fn(u16) -> Oxm;
@@ -297,6 +285,7 @@ mod tests {
     use super::wildcards as fw;
     use super::*;
     use crate::wire::assert_roundtrip;
+    use crate::wire::{Reader, Writer};
     use proptest::prelude::*;
 
     fn tcp_match() -> Match {
