@@ -100,17 +100,8 @@ mod tests {
     fn finds_by_number_or_name() {
         let p = |n, name: &str| Port {
             port_no: n,
-            hw_addr: openflow::MacAddr::ZERO,
             name: name.into(),
-            config: 0,
-            state: 0,
-            curr: 0,
-            advertised: 0,
-            supported: 0,
-            peer: 0,
-            curr_speed: 0,
-            max_speed: 0,
-            undefined: None,
+            ..Port::default()
         };
         let ports = vec![p(1, "p1"), p(2, "p2"), p(0xffff_fffe, "br0")];
         assert_eq!(find_port(&ports, "p2").map(|p| p.port_no), Some(2));

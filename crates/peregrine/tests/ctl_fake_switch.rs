@@ -30,15 +30,8 @@ fn port(no: u32, name: &str) -> Port {
         port_no: no,
         hw_addr: format!("aa:55:aa:55:00:{no:02x}").parse().unwrap(),
         name: name.into(),
-        config: 0,
         state: 4,
-        curr: 0,
-        advertised: 0,
-        supported: 0,
-        peer: 0,
-        curr_speed: 0,
-        max_speed: 0,
-        undefined: None,
+        ..Port::default()
     }
 }
 
