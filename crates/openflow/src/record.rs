@@ -43,7 +43,8 @@
 macro_rules! record {
     (
         $(#[$attr:meta])*
-        $vis:vis struct $name:ident $([length at $len_at:literal $(, fields at $lead:literal)?])? {
+        $vis:vis struct $name:ident
+            $([length at $len_at:literal $(, fields at $lead:literal)?])? {
             $($(#[$fattr:meta])* $fvis:vis $field:ident: $ty:ty $([$($how:tt)*])?),* $(,)?
         }
     ) => {
@@ -417,8 +418,8 @@ macro_rules! messages {
     };
 }
 
-/// [`crate::wire::ListItem`] for types with inherent `decode(r)` and `encode(&self, w)` and a test
-/// strategy: `list_item_by_methods!(Bucket, strategy::arb_bucket());`.
+/// [`crate::wire::ListItem`] for types with inherent `decode(r)` and `encode(&self, w)`
+/// and a test strategy: `list_item_by_methods!(Bucket, strategy::arb_bucket());`.
 macro_rules! list_item_by_methods {
     ($ty:ty, $arb:expr) => {
         impl $crate::wire::ListItem for $ty {
