@@ -28,14 +28,23 @@
 //! `decode` reads exactly [`WIRE_LEN`](#) bytes (pads are skipped, whatever they hold),
 //! then a `[rest]` field takes what is left, and fails as the reader does when fewer
 //! remain; `encode` writes the same, pads as zeros. A record with a `[rest]` field is no
-//! `Field` (using it as one fails to compile). The strategy decodes arbitrary bytes, so it reaches every value of
-//! every field, unknown enum codes included.
+//! `Field` (using it as one fails to compile). The strategy decodes arbitrary bytes, so
+//! it reaches every value of every field, unknown enum codes included.
+//!
+//! Instead of `[rest]`, a last `Vec<T>` field marked `[list]` holds
+//! [`crate::wire::ListItem`]s to the end (its strategy: up to 3 of every element).
+//! A structure that carries its own length, `struct Name [length at N] { .. }`, has a
+//! u16 at byte `N` counting all of it: its fields cover those two bytes with a pad (or
+//! begin after them: `[length at 0, fields at 4]` writes the length and 2 pad bytes
+//! first), `decode` takes that many bytes ([`crate::wire::take_sized`]: at least
+//! `WIRE_LEN`, `OFPBRC_BAD_LEN` otherwise) and `encode` writes the length.
 
 /// See the module comment.
 macro_rules! record {
     (
         $(#[$attr:meta])*
-        $vis:vis struct $name:ident {
+        $vis:vis struct $name:ident
+            $([length at $len_at:literal $(, fields at $lead:literal)?])? {
             $($(#[$fattr:meta])* $fvis:vis $field:ident: $ty:ty $([$($how:tt)*])?),* $(,)?
         }
     ) => {
@@ -45,23 +54,46 @@ macro_rules! record {
         }
 
         impl $name {
-            /// Length of the structure on the wire (without a `rest` field's bytes).
-            pub const WIRE_LEN: usize = 0 $(+ record!(@len $ty $(, $($how)*)?))*;
+            /// Length of the structure on the wire (without a `rest` or `list` field's
+            /// bytes).
+            pub const WIRE_LEN: usize =
+                0 $($(+ $lead)?)? $(+ record!(@len $ty $(, $($how)*)?))*;
 
             /// Whether a field holds the rest of the message.
             const HAS_REST: bool = false $(|| record!(@is_rest $($($how)*)?))*;
 
-            /// Reads the structure's fields in wire order.
+            /// Reads the structure in wire order.
             pub fn decode(
                 r: &mut $crate::wire::Reader,
             ) -> Result<Self, $crate::error::OfpError> {
+                $(
+                    let mut s = $crate::wire::take_sized(
+                        r,
+                        $len_at,
+                        Self::WIRE_LEN,
+                        stringify!($name),
+                    )?;
+                    let r = &mut s;
+                )?
+                Self::decode_fields(r)
+            }
+
+            /// Reads the fields in wire order, from where the structure starts.
+            fn decode_fields(
+                r: &mut $crate::wire::Reader,
+            ) -> Result<Self, $crate::error::OfpError> {
+                $($(r.skip($lead)?;)?)?
                 $(let $field = record!(@read r, $ty $(, $($how)*)?);)*
                 Ok(Self { $($field),* })
             }
 
             /// Writes the structure's fields in wire order, pads as zeros.
             pub fn encode(&self, w: &mut $crate::wire::Writer) {
-                $(record!(@write w, &self.$field, $ty $(, $($how)*)?);)*
+                let fields = |w: &mut $crate::wire::Writer| {
+                    $($(w.zeros($lead);)?)?
+                    $(record!(@write w, &self.$field, $ty $(, $($how)*)?);)*
+                };
+                record!(@sized w, fields $(, $len_at)?);
             }
         }
 
@@ -90,10 +122,12 @@ macro_rules! record {
             #[allow(dead_code)]
             pub(crate) fn arb() -> impl proptest::strategy::Strategy<Value = Self> {
                 use proptest::strategy::Strategy;
-                let parts: Vec<proptest::strategy::BoxedStrategy<Vec<u8>>> =
-                    vec![$(record!(@arb $ty $(, $($how)*)?)),*];
+                let parts: Vec<proptest::strategy::BoxedStrategy<Vec<u8>>> = vec![
+                    $($($crate::record::pad_bytes($lead),)?)?
+                    $(record!(@arb $ty $(, $($how)*)?)),*
+                ];
                 parts.prop_map(|parts| {
-                    Self::decode(&mut $crate::wire::Reader::new(&parts.concat()))
+                    Self::decode_fields(&mut $crate::wire::Reader::new(&parts.concat()))
                         .expect("a record decodes from any bytes of its length")
                 })
             }
@@ -102,7 +136,9 @@ macro_rules! record {
     (@len $ty:ty) => { <$ty as $crate::wire::Field>::LEN };
     (@len $ty:ty, pad $pad:literal) => { <$ty as $crate::wire::Field>::LEN + $pad };
     (@len $ty:ty, rest) => { 0 };
+    (@len $ty:ty, list) => { 0 };
     (@is_rest rest) => { true };
+    (@is_rest list) => { true };
     (@is_rest $($other:tt)*) => { false };
     (@read $r:ident, $ty:ty) => { <$ty as $crate::wire::Field>::read($r)? };
     (@read $r:ident, $ty:ty, pad $pad:literal) => {{
@@ -111,12 +147,16 @@ macro_rules! record {
         v
     }};
     (@read $r:ident, $ty:ty, rest) => { $r.take_rest().to_vec() };
+    (@read $r:ident, $ty:ty, list) => { $crate::wire::read_items($r)? };
     (@write $w:ident, $v:expr, $ty:ty) => { $crate::wire::Field::write($v, $w) };
     (@write $w:ident, $v:expr, $ty:ty, pad $pad:literal) => {{
         $crate::wire::Field::write($v, $w);
         $w.zeros($pad);
     }};
     (@write $w:ident, $v:expr, $ty:ty, rest) => { $w.bytes($v) };
+    (@write $w:ident, $v:expr, $ty:ty, list) => { $crate::wire::write_items($v, $w) };
+    (@sized $w:ident, $fields:ident) => { $fields($w) };
+    (@sized $w:ident, $fields:ident, $len_at:literal) => { $w.sized($len_at, $fields) };
     (@arb $ty:ty) => { $crate::record::field_bytes::<$ty>() };
     (@arb $ty:ty, pad $pad:literal) => {{
         use proptest::strategy::Strategy;
@@ -128,6 +168,7 @@ macro_rules! record {
         use proptest::strategy::Strategy;
         proptest::collection::vec(proptest::arbitrary::any::<u8>(), 0..64).boxed()
     }};
+    (@arb $ty:ty, list) => { <$ty as $crate::record::ListBytes>::arb_bytes() };
 }
 
 /// See the module comment: `pub enum Name: u8 as from_u8 / to_u8 { A = 0, B = 1, }`
@@ -201,6 +242,23 @@ pub(crate) fn field_bytes<T: crate::wire::Field + std::fmt::Debug + 'static>(
             w.buf
         })
         .boxed()
+}
+
+/// A `[list]` field's strategy as the bytes it writes: up to 3 elements of every value.
+#[cfg(test)]
+pub(crate) trait ListBytes {
+    /// See the trait.
+    fn arb_bytes() -> proptest::strategy::BoxedStrategy<Vec<u8>>;
+}
+
+#[cfg(test)]
+impl<T: crate::wire::ListItem + std::fmt::Debug + 'static> ListBytes for Vec<T> {
+    fn arb_bytes() -> proptest::strategy::BoxedStrategy<Vec<u8>> {
+        use proptest::strategy::Strategy;
+        proptest::collection::vec(T::arb_item(), 0..4)
+            .prop_map(|items| crate::wire::encoded(|w| crate::wire::write_items(&items, w)))
+            .boxed()
+    }
 }
 
 /// `n` arbitrary pad bytes, for `record!`'s strategy.
@@ -356,6 +414,26 @@ macro_rules! messages {
         if let $var(b) = $m {
             $crate::wire::Field::write(b, $w);
             $w.zeros($n);
+        }
+    };
+}
+
+/// [`crate::wire::ListItem`] for types with inherent `decode(r)` and `encode(&self, w)`
+/// and a test strategy: `list_item_by_methods!(Bucket, strategy::arb_bucket());`.
+macro_rules! list_item_by_methods {
+    ($ty:ty, $arb:expr) => {
+        impl $crate::wire::ListItem for $ty {
+            fn read_item(r: &mut $crate::wire::Reader) -> Result<Self, $crate::error::OfpError> {
+                <$ty>::decode(r)
+            }
+            fn write_item(&self, w: &mut $crate::wire::Writer) {
+                <$ty>::encode(self, w)
+            }
+            #[cfg(test)]
+            fn arb_item() -> proptest::strategy::BoxedStrategy<Self> {
+                use proptest::strategy::Strategy;
+                $arb.boxed()
+            }
         }
     };
 }

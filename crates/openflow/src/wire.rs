@@ -120,6 +120,62 @@ impl<T: Field + std::fmt::Debug + 'static, const N: usize> Field for [T; N] {
     }
 }
 
+/// A value read and written on its own, one after another to the end of what holds it:
+/// the element of a `record!`'s `[list]` field. Every [`Field`] is one.
+pub trait ListItem: Sized {
+    /// Reads one element.
+    fn read_item(r: &mut Reader) -> Result<Self, OfpError>;
+    /// Writes one element.
+    fn write_item(&self, w: &mut Writer);
+    /// Every element, for property tests.
+    #[cfg(test)]
+    fn arb_item() -> proptest::strategy::BoxedStrategy<Self>;
+}
+
+impl<T: Field> ListItem for T {
+    fn read_item(r: &mut Reader) -> Result<Self, OfpError> {
+        T::read(r)
+    }
+    fn write_item(&self, w: &mut Writer) {
+        self.write(w)
+    }
+    #[cfg(test)]
+    fn arb_item() -> proptest::strategy::BoxedStrategy<Self> {
+        T::arb()
+    }
+}
+
+/// Reads [`ListItem`]s until `r` is empty.
+pub fn read_items<T: ListItem>(r: &mut Reader) -> Result<Vec<T>, OfpError> {
+    r.list(T::read_item)
+}
+
+/// Writes each of `items`.
+pub fn write_items<T: ListItem>(items: &[T], w: &mut Writer) {
+    items.iter().for_each(|x| x.write_item(w));
+}
+
+/// Takes a length-prefixed element as a sub-reader: the u16 length at `len_offset`
+/// must be at least `min` and fit in `r` (`OFPBRC_BAD_LEN` otherwise).
+pub(crate) fn take_sized<'a>(
+    r: &mut Reader<'a>,
+    len_offset: usize,
+    min: usize,
+    what: &str,
+) -> Result<Reader<'a>, OfpError> {
+    let len = r.peek_u16(len_offset)? as usize;
+    if len < min || len > r.remaining() {
+        return Err(OfpError::new(
+            ErrorKind::BAD_REQUEST_BAD_LEN,
+            format!(
+                "{what} length {len} (at least {min} and at most the {} bytes left)",
+                r.remaining()
+            ),
+        ));
+    }
+    r.sub(len)
+}
+
 /// Cuts `s` to at most `n` bytes on a character boundary.
 fn truncate_on_char(s: &mut String, n: usize) {
     if s.len() > n {
@@ -243,6 +299,18 @@ impl<'a> Reader<'a> {
         let mut s = String::from_utf8_lossy(&raw[..end]).into_owned();
         truncate_on_char(&mut s, n);
         Ok(s)
+    }
+
+    /// Reads elements with `f` until the reader is empty.
+    pub fn list<T>(
+        &mut self,
+        mut f: impl FnMut(&mut Reader<'a>) -> Result<T, OfpError>,
+    ) -> Result<Vec<T>, OfpError> {
+        let mut out = Vec::new();
+        while !self.is_empty() {
+            out.push(f(self)?);
+        }
+        Ok(out)
     }
 
     /// Peeks a big-endian u16 at `offset` bytes past the cursor without consuming.
@@ -408,6 +476,14 @@ impl Writer {
     /// Overwrites a big-endian u32 at absolute offset `at`.
     pub fn patch_u32(&mut self, at: usize, v: u32) {
         self.buf[at..at + 4].copy_from_slice(&v.to_be_bytes());
+    }
+
+    /// Writes a length-prefixed element with `body`, then sets its u16 length field,
+    /// `len_at` bytes into it (which `body` wrote as a placeholder), to its length.
+    pub fn sized(&mut self, len_at: usize, body: impl FnOnce(&mut Writer)) {
+        let start = self.len();
+        body(self);
+        self.patch_len16(start + len_at, start);
     }
 
     /// Patches the u16 length field at `at` with the number of bytes written since

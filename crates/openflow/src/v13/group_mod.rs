@@ -40,14 +40,18 @@ pub struct Bucket {
     pub actions: Vec<Action>,
 }
 
-/// An `OFPT_GROUP_MOD` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct GroupMod {
-    pub command: GroupModCommand,
-    pub group_type: GroupType,
-    pub group_id: u32,
-    pub buckets: Vec<Bucket>,
+record! {
+    /// An `OFPT_GROUP_MOD` body.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub struct GroupMod {
+        pub command: GroupModCommand,
+        pub group_type: GroupType [pad 1],
+        pub group_id: u32,
+        pub buckets: Vec<Bucket> [list],
+    }
 }
+
+list_item_by_methods!(Bucket, strategy::arb_bucket());
 
 /// Length of a bucket header (`ofp_bucket` without its actions).
 pub const BUCKET_HEADER_LEN: usize = 16;
@@ -94,21 +98,6 @@ impl Bucket {
         w.patch_len16(start, start);
     }
 
-    /// Reads buckets until `r` is empty.
-    pub fn decode_list(r: &mut Reader) -> Result<Vec<Bucket>, OfpError> {
-        let mut out = Vec::new();
-        while !r.is_empty() {
-            out.push(Bucket::decode(r)?);
-        }
-        Ok(out)
-    }
-
-    pub fn encode_list(buckets: &[Bucket], w: &mut Writer) {
-        for b in buckets {
-            b.encode(w);
-        }
-    }
-
     /// Whether the bucket names a port or group whose liveness it depends on.
     pub fn has_watch(&self) -> bool {
         self.watch_port != ofpp::ANY || self.watch_group != OFPG_ANY
@@ -116,27 +105,6 @@ impl Bucket {
 }
 
 impl GroupMod {
-    pub fn decode(r: &mut Reader) -> Result<GroupMod, OfpError> {
-        let command = GroupModCommand::from_u16(r.u16()?);
-        let group_type = GroupType::from_u8(r.u8()?);
-        r.skip(1)?;
-        let group_id = r.u32()?;
-        Ok(GroupMod {
-            command,
-            group_type,
-            group_id,
-            buckets: Bucket::decode_list(r)?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.command.to_u16());
-        w.u8(self.group_type.to_u8());
-        w.zeros(1);
-        w.u32(self.group_id);
-        Bucket::encode_list(&self.buckets, w);
-    }
-
     /// Stateless checks, in this order:
     /// - the command (`OFPGMFC_BAD_COMMAND`);
     /// - the group id: above `OFPG_MAX` is `OFPGMFC_INVALID_GROUP`, except `OFPG_ALL`
@@ -253,18 +221,7 @@ pub(crate) mod strategy {
     }
 
     pub fn arb_group_mod() -> impl Strategy<Value = GroupMod> {
-        (
-            prop_oneof![0u16..4, any::<u16>()],
-            prop_oneof![0u8..5, any::<u8>()],
-            any::<u32>(),
-            proptest::collection::vec(arb_bucket(), 0..4),
-        )
-            .prop_map(|(command, ty, group_id, buckets)| GroupMod {
-                command: GroupModCommand::from_u16(command),
-                group_type: GroupType::from_u8(ty),
-                group_id,
-                buckets,
-            })
+        GroupMod::arb()
     }
 }
 

@@ -58,14 +58,18 @@ pub enum MeterBand {
     },
 }
 
-/// An `OFPT_METER_MOD` body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct MeterMod {
-    pub command: MeterModCommand,
-    pub flags: u16,
-    pub meter_id: u32,
-    pub bands: Vec<MeterBand>,
+record! {
+    /// An `OFPT_METER_MOD` body.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub struct MeterMod {
+        pub command: MeterModCommand,
+        pub flags: u16,
+        pub meter_id: u32,
+        pub bands: Vec<MeterBand> [list],
+    }
 }
+
+list_item_by_methods!(MeterBand, strategy::arb_meter_band());
 
 /// `ofp_meter_band_type` numbers.
 pub mod band_type {
@@ -180,43 +184,9 @@ impl MeterBand {
         }
         w.patch_len16(start + 2, start);
     }
-
-    /// Reads bands until `r` is empty.
-    pub fn decode_list(r: &mut Reader) -> Result<Vec<MeterBand>, OfpError> {
-        let mut out = Vec::new();
-        while !r.is_empty() {
-            out.push(MeterBand::decode(r)?);
-        }
-        Ok(out)
-    }
-
-    pub fn encode_list(bands: &[MeterBand], w: &mut Writer) {
-        for b in bands {
-            b.encode(w);
-        }
-    }
 }
 
 impl MeterMod {
-    pub fn decode(r: &mut Reader) -> Result<MeterMod, OfpError> {
-        let command = MeterModCommand::from_u16(r.u16()?);
-        let flags = r.u16()?;
-        let meter_id = r.u32()?;
-        Ok(MeterMod {
-            command,
-            flags,
-            meter_id,
-            bands: MeterBand::decode_list(r)?,
-        })
-    }
-
-    pub fn encode(&self, w: &mut Writer) {
-        w.u16(self.command.to_u16());
-        w.u16(self.flags);
-        w.u32(self.meter_id);
-        MeterBand::encode_list(&self.bands, w);
-    }
-
     /// Stateless checks, in this order:
     /// - the command (`OFPMMFC_BAD_COMMAND`);
     /// - the meter id (`OFPMMFC_INVALID_METER`): 0 is never a meter; ids above
@@ -310,18 +280,7 @@ pub(crate) mod strategy {
     }
 
     pub fn arb_meter_mod() -> impl Strategy<Value = MeterMod> {
-        (
-            prop_oneof![0u16..4, any::<u16>()],
-            any::<u16>(),
-            any::<u32>(),
-            proptest::collection::vec(arb_meter_band(), 0..4),
-        )
-            .prop_map(|(command, flags, meter_id, bands)| MeterMod {
-                command: MeterModCommand::from_u16(command),
-                flags,
-                meter_id,
-                bands,
-            })
+        MeterMod::arb()
     }
 }
 

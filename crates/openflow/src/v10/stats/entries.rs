@@ -19,6 +19,26 @@ pub use crate::v13::multipart::AggregateStats;
 /// ([`crate::model`]).
 pub use crate::model::{PortStats, QueueStats, TableStats};
 
+/// For tests: an all-zero flow entry over the match of everything whose one action
+/// strips the VLAN tag.
+#[cfg(test)]
+pub(crate) fn strip_vlan_flow() -> FlowStats {
+    FlowStats {
+        table_id: 0,
+        match_: Match::all(),
+        duration_sec: 0,
+        duration_nsec: 0,
+        priority: 0,
+        idle_timeout: 0,
+        hard_timeout: 0,
+        cookie: 0,
+        packet_count: 0,
+        byte_count: 0,
+        flags: 0,
+        instructions: vec![Action::StripVlan],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,20 +116,7 @@ mod tests {
 
     #[test]
     fn flow_stats_bad_action_inside_entry() {
-        let f = FlowStats {
-            table_id: 0,
-            match_: Match::all(),
-            duration_sec: 0,
-            duration_nsec: 0,
-            priority: 0,
-            idle_timeout: 0,
-            hard_timeout: 0,
-            cookie: 0,
-            packet_count: 0,
-            byte_count: 0,
-            flags: 0,
-            instructions: vec![Action::StripVlan],
-        };
+        let f = strip_vlan_flow();
         let mut w = Writer::new();
         f.encode(&mut w);
         assert_eq!(w.len(), crate::model::FLOW_STATS_FIXED_LEN_10 + 8);

@@ -88,11 +88,7 @@ fn fixed_list<T>(
             r.remaining()
         )));
     }
-    let mut out = Vec::with_capacity(r.remaining() / size);
-    while !r.is_empty() {
-        out.push(f(r)?);
-    }
-    Ok(out)
+    r.list(f)
 }
 
 /// An `OFPT_STATS_REQUEST` body: the statistics header of every version
@@ -240,13 +236,7 @@ impl crate::model::StatsBody for StatsReplyBody {
         use stats_type as t;
         let body = match ty {
             t::DESC => StatsReplyBody::Desc(DescStats::decode(r)?),
-            t::FLOW => {
-                let mut flows = Vec::new();
-                while !r.is_empty() {
-                    flows.push(FlowStats::decode(r)?);
-                }
-                StatsReplyBody::Flow(flows)
-            }
+            t::FLOW => StatsReplyBody::Flow(r.list(FlowStats::decode)?),
             t::AGGREGATE => StatsReplyBody::Aggregate(AggregateStats::decode(r)?),
             t::TABLE => StatsReplyBody::Table(fixed_list(
                 r,
@@ -294,7 +284,6 @@ impl crate::model::StatsBody for StatsReplyBody {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::v10::action10::Action;
     use proptest::prelude::*;
 
     fn enc_req(s: &StatsRequest) -> Vec<u8> {
@@ -335,20 +324,7 @@ mod tests {
         for (body, len) in sizes {
             assert_eq!(enc_rep(&StatsReply { flags: 0, body }).len(), len);
         }
-        let fs = FlowStats {
-            table_id: 0,
-            match_: Match::all(),
-            duration_sec: 0,
-            duration_nsec: 0,
-            priority: 0,
-            idle_timeout: 0,
-            hard_timeout: 0,
-            cookie: 0,
-            packet_count: 0,
-            byte_count: 0,
-            flags: 0,
-            instructions: vec![Action::StripVlan],
-        };
+        let fs = entries::strip_vlan_flow();
         let b = enc_rep(&StatsReply {
             flags: OFPSF_REPLY_MORE,
             body: StatsReplyBody::Flow(vec![fs]),

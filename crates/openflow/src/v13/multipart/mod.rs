@@ -112,38 +112,7 @@ pub(crate) fn expect_end(r: &Reader, what: &str) -> Result<(), OfpError> {
     }
 }
 
-/// Takes a length-prefixed element as a sub-reader: the u16 length at `len_offset`
-/// must be at least `min` and fit in `r` (`OFPBRC_BAD_LEN` otherwise).
-pub(crate) fn take_sized<'a>(
-    r: &mut Reader<'a>,
-    len_offset: usize,
-    min: usize,
-    what: &str,
-) -> Result<Reader<'a>, OfpError> {
-    let len = r.peek_u16(len_offset)? as usize;
-    if len < min || len > r.remaining() {
-        return Err(OfpError::new(
-            ErrorKind::BAD_REQUEST_BAD_LEN,
-            format!(
-                "{what} length {len} (at least {min} and at most the {} bytes left)",
-                r.remaining()
-            ),
-        ));
-    }
-    r.sub(len)
-}
-
-/// Reads elements with `f` until `r` is empty.
-fn decode_list<T>(
-    r: &mut Reader,
-    f: impl Fn(&mut Reader) -> Result<T, OfpError>,
-) -> Result<Vec<T>, OfpError> {
-    let mut out = Vec::new();
-    while !r.is_empty() {
-        out.push(f(r)?);
-    }
-    Ok(out)
-}
+pub(crate) use crate::wire::take_sized;
 
 /// An `OFPT_MULTIPART_REQUEST` body (after the OpenFlow header): the statistics header
 /// of every version ([`crate::model::Stats`]) over 1.3's request bodies.
@@ -383,21 +352,19 @@ impl MultipartReplyBody {
         use mp_type as t;
         let body = match ty {
             t::DESC => Self::Desc(Desc::decode(r)?),
-            t::FLOW => Self::Flow(decode_list(r, FlowStats::decode)?),
+            t::FLOW => Self::Flow(r.list(FlowStats::decode)?),
             t::AGGREGATE => Self::Aggregate(AggregateStats::decode(r)?),
-            t::TABLE => Self::Table(decode_list(r, |r| TableStats::decode(OFP13_VERSION, r))?),
-            t::PORT_STATS => {
-                Self::PortStats(decode_list(r, |r| PortStats::decode(OFP13_VERSION, r))?)
-            }
-            t::QUEUE => Self::Queue(decode_list(r, |r| QueueStats::decode(OFP13_VERSION, r))?),
-            t::GROUP => Self::Group(decode_list(r, GroupStats::decode)?),
-            t::GROUP_DESC => Self::GroupDesc(decode_list(r, GroupDesc::decode)?),
+            t::TABLE => Self::Table(r.list(|r| TableStats::decode(OFP13_VERSION, r))?),
+            t::PORT_STATS => Self::PortStats(r.list(|r| PortStats::decode(OFP13_VERSION, r))?),
+            t::QUEUE => Self::Queue(r.list(|r| QueueStats::decode(OFP13_VERSION, r))?),
+            t::GROUP => Self::Group(r.list(GroupStats::decode)?),
+            t::GROUP_DESC => Self::GroupDesc(r.list(GroupDesc::decode)?),
             t::GROUP_FEATURES => Self::GroupFeatures(GroupFeatures::decode(r)?),
-            t::METER => Self::Meter(decode_list(r, MeterStats::decode)?),
-            t::METER_CONFIG => Self::MeterConfig(decode_list(r, MeterConfig::decode)?),
+            t::METER => Self::Meter(r.list(MeterStats::decode)?),
+            t::METER_CONFIG => Self::MeterConfig(r.list(MeterConfig::decode)?),
             t::METER_FEATURES => Self::MeterFeatures(MeterFeatures::decode(r)?),
             t::TABLE_FEATURES => Self::TableFeatures(TableFeatures::decode_list(r)?),
-            t::PORT_DESC => Self::PortDesc(decode_list(r, |r| Port::decode(OFP13_VERSION, r))?),
+            t::PORT_DESC => Self::PortDesc(r.list(|r| Port::decode(OFP13_VERSION, r))?),
             t::EXPERIMENTER => Self::Experimenter {
                 experimenter: r.u32()?,
                 exp_type: r.u32()?,

@@ -3,9 +3,6 @@
 use super::*;
 use crate::instruction::strategy::arb_instruction;
 use crate::match13::strategy::arb_match;
-use crate::v13::group_mod::strategy::arb_bucket;
-use crate::v13::group_mod::GroupType;
-use crate::v13::meter_mod::strategy::arb_meter_band;
 use crate::v13::table_features::strategy::arb_table_features;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -107,76 +104,6 @@ pub fn arb_queue_stats() -> impl Strategy<Value = QueueStats> {
     crate::model::counters::strategy::arb_queue_stats(crate::OFP13_VERSION)
 }
 
-pub fn arb_group_stats() -> impl Strategy<Value = GroupStats> {
-    (
-        (any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>()),
-        (any::<u32>(), any::<u32>()),
-        vec(BucketCounter::arb(), 0..4),
-    )
-        .prop_map(
-            |(
-                (group_id, ref_count, packet_count, byte_count),
-                (duration_sec, duration_nsec),
-                bucket_stats,
-            )| {
-                GroupStats {
-                    group_id,
-                    ref_count,
-                    packet_count,
-                    byte_count,
-                    duration_sec,
-                    duration_nsec,
-                    bucket_stats,
-                }
-            },
-        )
-}
-
-pub fn arb_group_desc() -> impl Strategy<Value = GroupDesc> {
-    (any::<u8>(), any::<u32>(), vec(arb_bucket(), 0..3)).prop_map(|(t, group_id, buckets)| {
-        GroupDesc {
-            group_type: GroupType::from_u8(t),
-            group_id,
-            buckets,
-        }
-    })
-}
-
-pub fn arb_meter_stats() -> impl Strategy<Value = MeterStats> {
-    (
-        (any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>()),
-        (any::<u32>(), any::<u32>()),
-        vec(MeterBandStats::arb(), 0..4),
-    )
-        .prop_map(
-            |(
-                (meter_id, flow_count, packet_in_count, byte_in_count),
-                (duration_sec, duration_nsec),
-                band_stats,
-            )| {
-                MeterStats {
-                    meter_id,
-                    flow_count,
-                    packet_in_count,
-                    byte_in_count,
-                    duration_sec,
-                    duration_nsec,
-                    band_stats,
-                }
-            },
-        )
-}
-
-pub fn arb_meter_config() -> impl Strategy<Value = MeterConfig> {
-    (any::<u16>(), any::<u32>(), vec(arb_meter_band(), 0..3)).prop_map(
-        |(flags, meter_id, bands)| MeterConfig {
-            flags,
-            meter_id,
-            bands,
-        },
-    )
-}
-
 pub fn arb_reply_body() -> impl Strategy<Value = MultipartReplyBody> {
     use MultipartReplyBody as B;
     prop_oneof![
@@ -186,11 +113,11 @@ pub fn arb_reply_body() -> impl Strategy<Value = MultipartReplyBody> {
         vec(arb_table_stats(), 0..4).prop_map(B::Table),
         vec(arb_port_stats(), 0..3).prop_map(B::PortStats),
         vec(arb_queue_stats(), 0..4).prop_map(B::Queue),
-        vec(arb_group_stats(), 0..3).prop_map(B::Group),
-        vec(arb_group_desc(), 0..3).prop_map(B::GroupDesc),
+        vec(GroupStats::arb(), 0..3).prop_map(B::Group),
+        vec(GroupDesc::arb(), 0..3).prop_map(B::GroupDesc),
         GroupFeatures::arb().prop_map(B::GroupFeatures),
-        vec(arb_meter_stats(), 0..3).prop_map(B::Meter),
-        vec(arb_meter_config(), 0..3).prop_map(B::MeterConfig),
+        vec(MeterStats::arb(), 0..3).prop_map(B::Meter),
+        vec(MeterConfig::arb(), 0..3).prop_map(B::MeterConfig),
         MeterFeatures::arb().prop_map(B::MeterFeatures),
         vec(arb_table_features(), 0..3).prop_map(B::TableFeatures),
         vec(

@@ -66,35 +66,27 @@ impl TableFeatures {
             })
         })();
         let mut tf = fixed.map_err(tf_len)?;
-        while !s.is_empty() {
-            tf.properties.push(TableFeatureProp::decode(&mut s)?);
-        }
+        tf.properties = s.list(TableFeatureProp::decode)?;
         Ok(tf)
     }
 
     /// Reads table features until `r` is empty.
     pub fn decode_list(r: &mut Reader) -> Result<Vec<TableFeatures>, OfpError> {
-        let mut out = Vec::new();
-        while !r.is_empty() {
-            out.push(TableFeatures::decode(r)?);
-        }
-        Ok(out)
+        r.list(TableFeatures::decode)
     }
 
     pub fn encode(&self, w: &mut Writer) {
-        let start = w.len();
-        w.u16(0);
-        w.u8(self.table_id);
-        w.zeros(5);
-        w.fixed_str(&self.name, TABLE_NAME_LEN);
-        w.u64(self.metadata_match);
-        w.u64(self.metadata_write);
-        w.u32(self.config);
-        w.u32(self.max_entries);
-        for p in &self.properties {
-            p.encode(w);
-        }
-        w.patch_len16(start, start);
+        w.sized(0, |w| {
+            w.u16(0);
+            w.u8(self.table_id);
+            w.zeros(5);
+            w.fixed_str(&self.name, TABLE_NAME_LEN);
+            w.u64(self.metadata_match);
+            w.u64(self.metadata_write);
+            w.u32(self.config);
+            w.u32(self.max_entries);
+            self.properties.iter().for_each(|p| p.encode(w));
+        });
     }
 
     /// The property of type `ty`, if present.

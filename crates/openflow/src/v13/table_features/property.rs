@@ -266,7 +266,7 @@ impl TableFeatureProp {
         let prop = match ty {
             t::INSTRUCTIONS | t::INSTRUCTIONS_MISS => Self::Instructions {
                 miss: ty == t::INSTRUCTIONS_MISS,
-                ids: feature_ids(b)?,
+                ids: b.list(FeatureId::decode)?,
             },
             t::NEXT_TABLES | t::NEXT_TABLES_MISS => Self::NextTables {
                 miss: ty == t::NEXT_TABLES_MISS,
@@ -274,21 +274,21 @@ impl TableFeatureProp {
             },
             t::WRITE_ACTIONS | t::WRITE_ACTIONS_MISS => Self::WriteActions {
                 miss: ty == t::WRITE_ACTIONS_MISS,
-                ids: feature_ids(b)?,
+                ids: b.list(FeatureId::decode)?,
             },
             t::APPLY_ACTIONS | t::APPLY_ACTIONS_MISS => Self::ApplyActions {
                 miss: ty == t::APPLY_ACTIONS_MISS,
-                ids: feature_ids(b)?,
+                ids: b.list(FeatureId::decode)?,
             },
-            t::MATCH => Self::Match(oxm_ids(b)?),
-            t::WILDCARDS => Self::Wildcards(oxm_ids(b)?),
+            t::MATCH => Self::Match(b.list(OxmId::decode)?),
+            t::WILDCARDS => Self::Wildcards(b.list(OxmId::decode)?),
             t::WRITE_SETFIELD | t::WRITE_SETFIELD_MISS => Self::WriteSetfield {
                 miss: ty == t::WRITE_SETFIELD_MISS,
-                fields: oxm_ids(b)?,
+                fields: b.list(OxmId::decode)?,
             },
             t::APPLY_SETFIELD | t::APPLY_SETFIELD_MISS => Self::ApplySetfield {
                 miss: ty == t::APPLY_SETFIELD_MISS,
-                fields: oxm_ids(b)?,
+                fields: b.list(OxmId::decode)?,
             },
             t::EXPERIMENTER | t::EXPERIMENTER_MISS => {
                 let experimenter = b.u32().map_err(tf_len)?;
@@ -357,22 +357,6 @@ impl TableFeatureProp {
             _ => Ok(()),
         }
     }
-}
-
-fn feature_ids(r: &mut Reader) -> Result<Vec<FeatureId>, OfpError> {
-    let mut out = Vec::new();
-    while !r.is_empty() {
-        out.push(FeatureId::decode(r)?);
-    }
-    Ok(out)
-}
-
-fn oxm_ids(r: &mut Reader) -> Result<Vec<OxmId>, OfpError> {
-    let mut out = Vec::new();
-    while !r.is_empty() {
-        out.push(OxmId::decode(r)?);
-    }
-    Ok(out)
 }
 
 /// proptest strategies for properties.
