@@ -181,13 +181,12 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::assert_roundtrip_in;
     use crate::OFP13_VERSION;
     use proptest::prelude::*;
 
     fn bytes(f: &FeaturesReply, version: u8) -> Vec<u8> {
-        let mut w = Writer::new();
-        f.encode(version, &mut w);
-        w.buf
+        crate::wire::encoded(|w| f.encode(version, w))
     }
 
     #[test]
@@ -259,17 +258,14 @@ mod tests {
 
     proptest! {
         #[test]
-        fn roundtrip_10(f in strategy::arb_features_reply(OFP10_VERSION)) {
-            let b = bytes(&f, OFP10_VERSION);
-            prop_assert_eq!(b.len(), FEATURES_FIXED_LEN + PHY_PORT_LEN * f.ports.len());
-            prop_assert_eq!(FeaturesReply::decode(OFP10_VERSION, &mut Reader::new(&b)).unwrap(), f);
-        }
-
-        #[test]
-        fn roundtrip_13(f in strategy::arb_features_reply(OFP13_VERSION)) {
-            let b = bytes(&f, OFP13_VERSION);
-            prop_assert_eq!(b.len(), FEATURES_FIXED_LEN);
-            prop_assert_eq!(FeaturesReply::decode(OFP13_VERSION, &mut Reader::new(&b)).unwrap(), f);
+        fn roundtrip(
+            f10 in strategy::arb_features_reply(OFP10_VERSION),
+            f13 in strategy::arb_features_reply(OFP13_VERSION),
+        ) {
+            for (f, v, ports) in [(&f10, OFP10_VERSION, f10.ports.len()), (&f13, OFP13_VERSION, 0)] {
+                let b = assert_roundtrip_in(v, f, FeaturesReply::encode, FeaturesReply::decode);
+                prop_assert_eq!(b.len(), FEATURES_FIXED_LEN + PHY_PORT_LEN * ports);
+            }
         }
     }
 }

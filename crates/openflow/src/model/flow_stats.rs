@@ -169,46 +169,27 @@ impl<M: WireMatch, A: WireActions> FlowStats<M, Vec<A>> {
     }
 }
 
-/// proptest strategy: entries over `matches` and `actions`, with the flags `version`
-/// can carry.
+/// proptest strategy: entries over `matches` and `actions`, every other field as
+/// `version`'s wire (`M`'s) carries it.
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
+    use crate::model::strategy::wire_with;
     use proptest::prelude::*;
 
-    pub fn arb_flow_stats<M: std::fmt::Debug, A: std::fmt::Debug>(
+    pub fn arb_flow_stats<M: WireMatch + std::fmt::Debug, A: WireActions + std::fmt::Debug>(
         version: u8,
         matches: impl Strategy<Value = M>,
         actions: impl Strategy<Value = Vec<A>>,
     ) -> impl Strategy<Value = FlowStats<M, Vec<A>>> {
-        (
-            (any::<u8>(), any::<u32>(), any::<u32>(), any::<u16>()),
-            (any::<u16>(), any::<u16>(), any::<u16>()),
-            (any::<u64>(), any::<u64>(), any::<u64>()),
-            matches,
-            actions,
-        )
-            .prop_map(
-                move |(
-                    (table_id, duration_sec, duration_nsec, priority),
-                    (idle_timeout, hard_timeout, flags),
-                    (cookie, packet_count, byte_count),
-                    match_,
-                    instructions,
-                )| FlowStats {
-                    table_id,
-                    duration_sec,
-                    duration_nsec,
-                    priority,
-                    idle_timeout,
-                    hard_timeout,
-                    flags: if version == OFP10_VERSION { 0 } else { flags },
-                    cookie,
-                    packet_count,
-                    byte_count,
-                    match_,
-                    instructions,
-                },
-            )
+        assert_eq!(version, M::VERSION, "the version of the match's wire");
+        // Both versions: 48 bytes besides the match.
+        let fixed = proptest::collection::vec(any::<u8>(), FLOW_STATS_FIXED_LEN);
+        (fixed, matches, actions).prop_map(|(fixed, m, list)| {
+            let mut b = wire_with(&fixed, 4, &m, &list);
+            let len = u16::try_from(b.len()).expect("a few actions fit");
+            b[..2].copy_from_slice(&len.to_be_bytes());
+            FlowStats::decode(&mut Reader::new(&b)).expect("any fixed part decodes")
+        })
     }
 }

@@ -195,6 +195,36 @@ pub fn split_top_level(s: &str) -> Vec<String> {
     out
 }
 
+/// proptest helpers for the model types generic over a version's match and list.
+#[cfg(test)]
+pub(crate) mod strategy {
+    use super::*;
+
+    /// The wire bytes of a message part around a match and a list in `M`'s version:
+    /// `fixed` with the match written `match10_at` bytes into it in 1.0 (whose match
+    /// sits inside the fixed part) or after it in later versions, then the list. Strategies
+    /// decode these from arbitrary `fixed` bytes, so that each field takes whatever the
+    /// version's wire can carry.
+    pub fn wire_with<M: WireMatch, A: WireActions>(
+        fixed: &[u8],
+        match10_at: usize,
+        m: &M,
+        list: &[A],
+    ) -> Vec<u8> {
+        let at = if M::VERSION == OFP10_VERSION {
+            match10_at
+        } else {
+            fixed.len()
+        };
+        crate::wire::encoded(|w| {
+            w.bytes(&fixed[..at]);
+            m.encode(w);
+            w.bytes(&fixed[at..]);
+            A::encode_list(list, w);
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -165,13 +165,12 @@ mod tests {
     use super::*;
     use crate::error::ErrorKind;
     use crate::match13::strategy::in_port_match_bytes;
+    use crate::wire::assert_roundtrip_in;
     use crate::OFP13_VERSION;
     use proptest::prelude::*;
 
     fn bytes(p: &PacketIn, version: u8) -> Vec<u8> {
-        let mut w = Writer::new();
-        p.encode(version, &mut w);
-        w.buf
+        crate::wire::encoded(|w| p.encode(version, w))
     }
 
     #[test]
@@ -247,8 +246,7 @@ mod tests {
             p10 in strategy::arb_packet_in(OFP10_VERSION),
         ) {
             for (p, v) in [(p13, OFP13_VERSION), (p10, OFP10_VERSION)] {
-                let b = bytes(&p, v);
-                prop_assert_eq!(PacketIn::decode(v, &mut Reader::new(&b)).unwrap(), p);
+                assert_roundtrip_in(v, &p, PacketIn::encode, PacketIn::decode);
             }
         }
     }

@@ -6,6 +6,7 @@
 //! 1.0 reserved ports.
 
 use super::field::oxm_field;
+use super::value::IpText;
 use crate::action::{port, Action};
 use crate::instruction::Instruction;
 use crate::match13::Match;
@@ -62,32 +63,29 @@ fn masked_mac() -> impl Strategy<Value = (MacAddr, Option<MacAddr>)> {
     })
 }
 
-fn masked_v4() -> impl Strategy<Value = (Ipv4Addr, Option<Ipv4Addr>)> {
+/// An address from any bits `N`, and maybe a mask (any bits, or a prefix), the
+/// address cut to the mask.
+fn masked_ip<A, N>() -> impl Strategy<Value = (A, Option<A>)>
+where
+    A: IpText + PartialEq + std::ops::BitAnd<Output = A> + From<N> + std::fmt::Debug,
+    N: Arbitrary,
+{
     (
-        any::<u32>(),
+        any::<N>().prop_map(A::from),
         option::of(prop_oneof![
-            any::<u32>(),
-            (0u32..=32).prop_map(|n| u32::MAX.checked_shl(32 - n).unwrap_or(0))
+            any::<N>().prop_map(A::from),
+            (0..=A::BITS).prop_map(A::prefix)
         ]),
     )
-        .prop_map(|(v, m)| {
-            let (v, m) = norm(v, m, u32::MAX, 0, |a, b| a & b);
-            (Ipv4Addr::from(v), m.map(Ipv4Addr::from))
-        })
+        .prop_map(|(v, m)| norm(v, m, A::prefix(A::BITS), A::prefix(0), |a, b| a & b))
+}
+
+fn masked_v4() -> impl Strategy<Value = (Ipv4Addr, Option<Ipv4Addr>)> {
+    masked_ip::<Ipv4Addr, u32>()
 }
 
 fn masked_v6() -> impl Strategy<Value = (Ipv6Addr, Option<Ipv6Addr>)> {
-    (
-        any::<u128>(),
-        option::of(prop_oneof![
-            any::<u128>(),
-            (0u32..=128).prop_map(|n| u128::MAX.checked_shl(128 - n).unwrap_or(0))
-        ]),
-    )
-        .prop_map(|(v, m)| {
-            let (v, m) = norm(v, m, u128::MAX, 0, |a, b| a & b);
-            (Ipv6Addr::from(v), m.map(Ipv6Addr::from))
-        })
+    masked_ip::<Ipv6Addr, u128>()
 }
 
 fn arb_v6() -> impl Strategy<Value = Ipv6Addr> {

@@ -2,9 +2,54 @@
 //! flow-stats requests, as Open vSwitch's `ofp-flow.c` and `ofp-monitor.c` print them.
 
 use super::duration;
+use crate::header::OFP10_VERSION;
 use crate::match13::Match;
-use crate::model::{port_name, Actions, FlowEntry};
+use crate::model::{port_name, Actions, FlowEntry, FlowMod, FlowRemoved, WireMatch};
 use crate::v13::flow_mod::FlowModCommand;
+use std::borrow::Cow;
+
+/// A version's match as the printer reads it: as OXM (1.0's through
+/// [`crate::v10::match10::Match::to_oxm`]).
+pub(super) trait PrintMatch: WireMatch {
+    /// This match as OXM.
+    fn oxm(&self) -> Cow<'_, Match>;
+}
+
+impl PrintMatch for Match {
+    fn oxm(&self) -> Cow<'_, Match> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl PrintMatch for crate::v10::match10::Match {
+    fn oxm(&self) -> Cow<'_, Match> {
+        Cow::Owned(self.to_oxm())
+    }
+}
+
+/// A version's action or instruction list as the printer shows it after `actions=`.
+pub(super) trait PrintList: Sized {
+    /// The list's text.
+    fn list_text(list: &[Self]) -> String;
+}
+
+impl PrintList for crate::instruction::Instruction {
+    fn list_text(list: &[Self]) -> String {
+        crate::text::format_instructions(list)
+    }
+}
+
+impl PrintList for crate::action::Action {
+    fn list_text(list: &[Self]) -> String {
+        crate::text::format_actions(list)
+    }
+}
+
+impl PrintList for crate::v10::Action {
+    fn list_text(list: &[Self]) -> String {
+        crate::model::format_actions10(list)
+    }
+}
 
 /// Open vSwitch's default priority, which match printing leaves out.
 pub const DEFAULT_PRIORITY: u16 = 0x8000;
@@ -101,124 +146,72 @@ pub(super) fn flow_lines(entries: impl Iterator<Item = FlowEntry>) -> String {
         .collect()
 }
 
-/// The common tail of both versions' flow-mods.
-struct ModText<'a> {
-    command: String,
-    table: Option<u8>,
-    match_: &'a Match,
-    priority: u16,
-    new_cookie: Option<u64>,
-    cookie_filter: Option<(u64, u64)>,
-    idle: u16,
-    hard: u16,
-    buffer_id: u32,
-    out_port: Option<u32>,
-    flags: String,
-    actions: String,
-}
-
-impl ModText<'_> {
-    fn render(&self) -> String {
-        let mut s = format!(" {}", self.command);
-        if let Some(t) = self.table.filter(|t| *t != 0) {
-            s.push_str(&format!(" table:{t}"));
-        }
+/// The body of a flow-mod of either version. 1.0 has no table or cookie mask (its
+/// cookie is always the new flow's) and no flags past `check_overlap`.
+pub(super) fn flow_mod<M: PrintMatch, A: PrintList>(f: &FlowMod<M, A>) -> String {
+    let v10 = M::VERSION == OFP10_VERSION;
+    let mut s = format!(
+        " {}",
+        crate::text::message::flow_mod_command_name(f.command)
+    );
+    if !v10 && f.table_id != 0 {
+        s.push_str(&format!(" table:{}", f.table_id));
+    }
+    s.push(' ');
+    s.push_str(&match_with_priority(&f.match_.oxm(), f.priority));
+    if !s.ends_with(' ') {
         s.push(' ');
-        s.push_str(&match_with_priority(self.match_, self.priority));
-        if !s.ends_with(' ') {
-            s.push(' ');
-        }
-        if let Some(c) = self.new_cookie.filter(|c| *c != 0 && *c != u64::MAX) {
+    }
+    let c = f.cookie;
+    if v10 || f.command == FlowModCommand::Add {
+        if c != 0 && c != u64::MAX {
             s.push_str(&format!("cookie:{c:#x} "));
         }
-        if let Some((c, m)) = self.cookie_filter.filter(|(_, m)| *m != 0) {
-            s.push_str(&format!("cookie:{c:#x}/{m:#x} "));
-        }
-        if self.idle != 0 {
-            s.push_str(&format!("idle:{} ", self.idle));
-        }
-        if self.hard != 0 {
-            s.push_str(&format!("hard:{} ", self.hard));
-        }
-        if self.buffer_id != u32::MAX {
-            s.push_str(&format!("buf:{:#x} ", self.buffer_id));
-        }
-        if let Some(p) = self.out_port {
-            s.push_str(&format!("out_port:{} ", port_name(p)));
-        }
-        s.push_str(&self.flags);
-        s.push_str("actions=");
-        s.push_str(&self.actions);
-        s
+    } else if f.cookie_mask != 0 {
+        s.push_str(&format!("cookie:{c:#x}/{:#x} ", f.cookie_mask));
     }
+    if f.idle_timeout != 0 {
+        s.push_str(&format!("idle:{} ", f.idle_timeout));
+    }
+    if f.hard_timeout != 0 {
+        s.push_str(&format!("hard:{} ", f.hard_timeout));
+    }
+    if f.buffer_id != u32::MAX {
+        s.push_str(&format!("buf:{:#x} ", f.buffer_id));
+    }
+    if f.out_port != crate::action::port::ANY {
+        s.push_str(&format!("out_port:{} ", port_name(f.out_port)));
+    }
+    s.push_str(&flag_words(f.flags, v10));
+    s.push_str("actions=");
+    s.push_str(&A::list_text(&f.instructions));
+    s
 }
 
-/// The body of a 1.3 flow-mod.
-pub(super) fn flow_mod13(f: &crate::v13::FlowMod) -> String {
-    let add = f.command == FlowModCommand::Add;
-    ModText {
-        command: crate::text::message::flow_mod_command_name(f.command),
-        table: Some(f.table_id),
-        match_: &f.match_,
-        priority: f.priority,
-        new_cookie: add.then_some(f.cookie),
-        cookie_filter: (!add).then_some((f.cookie, f.cookie_mask)),
-        idle: f.idle_timeout,
-        hard: f.hard_timeout,
-        buffer_id: f.buffer_id,
-        out_port: (f.out_port != crate::action::port::ANY).then_some(f.out_port),
-        flags: flag_words(f.flags, false),
-        actions: crate::text::format_instructions(&f.instructions),
+/// The body of a flow-removed message of either version (1.0 has no table id or hard
+/// timeout).
+pub(super) fn flow_removed<M: PrintMatch>(f: &FlowRemoved<M>) -> String {
+    let v10 = M::VERSION == OFP10_VERSION;
+    let mut s = format!(
+        " {} reason={}",
+        match_with_priority(&f.match_.oxm(), f.priority),
+        removed_reason(f.reason)
+    );
+    if !v10 && f.table_id != 255 {
+        s.push_str(&format!(" table_id={}", f.table_id));
     }
-    .render()
-}
-
-/// The body of a 1.0 flow-mod.
-pub(super) fn flow_mod10(f: &crate::v10::FlowMod) -> String {
-    let m = f.match_.to_oxm();
-    ModText {
-        command: crate::text::message::flow_mod_command_name(f.command),
-        table: None,
-        match_: &m,
-        priority: f.priority,
-        new_cookie: Some(f.cookie),
-        cookie_filter: None,
-        idle: f.idle_timeout,
-        hard: f.hard_timeout,
-        buffer_id: f.buffer_id,
-        out_port: (f.out_port != crate::action::port::ANY).then_some(f.out_port),
-        flags: flag_words(f.flags, true),
-        actions: crate::model::format_actions10(&f.instructions),
+    if f.cookie != 0 {
+        s.push_str(&format!(" cookie:{:#x}", f.cookie));
     }
-    .render()
-}
-
-/// The tail of a flow-removed message shared by both versions.
-#[allow(clippy::too_many_arguments)]
-fn removed(
-    m: &Match,
-    priority: u16,
-    reason: String,
-    table_id: u8,
-    cookie: u64,
-    dur: (u32, u32),
-    idle: u16,
-    hard: u16,
-    packets: u64,
-    bytes: u64,
-) -> String {
-    let mut s = format!(" {} reason={reason}", match_with_priority(m, priority));
-    if table_id != 255 {
-        s.push_str(&format!(" table_id={table_id}"));
+    s.push_str(&format!(
+        " duration{} idle{}",
+        duration(f.duration_sec, f.duration_nsec),
+        f.idle_timeout
+    ));
+    if !v10 && f.hard_timeout != 0 {
+        s.push_str(&format!(" hard{}", f.hard_timeout));
     }
-    if cookie != 0 {
-        s.push_str(&format!(" cookie:{cookie:#x}"));
-    }
-    s.push_str(&format!(" duration{} idle{idle}", duration(dur.0, dur.1)));
-    if hard != 0 {
-        s.push_str(&format!(" hard{hard}"));
-    }
-    s.push_str(&format!(" pkts{packets} bytes{bytes}\n"));
+    s.push_str(&format!(" pkts{} bytes{}\n", f.packet_count, f.byte_count));
     s
 }
 
@@ -234,36 +227,6 @@ pub fn removed_reason(r: crate::model::FlowRemovedReason) -> String {
         R::MeterDelete => "meter_delete".into(),
         R::Unknown(n) => n.to_string(),
     }
-}
-
-pub(super) fn flow_removed13(f: &crate::v13::FlowRemoved) -> String {
-    removed(
-        &f.match_,
-        f.priority,
-        removed_reason(f.reason),
-        f.table_id,
-        f.cookie,
-        (f.duration_sec, f.duration_nsec),
-        f.idle_timeout,
-        f.hard_timeout,
-        f.packet_count,
-        f.byte_count,
-    )
-}
-
-pub(super) fn flow_removed10(f: &crate::v10::FlowRemoved) -> String {
-    removed(
-        &f.match_.to_oxm(),
-        f.priority,
-        removed_reason(f.reason),
-        255,
-        f.cookie,
-        (f.duration_sec, f.duration_nsec),
-        f.idle_timeout,
-        0,
-        f.packet_count,
-        f.byte_count,
-    )
 }
 
 /// The body of a flow or aggregate stats request.

@@ -19,6 +19,9 @@ use headers::{arp, ethernet, icmp, ip_proto, ipv6_ext, nd, sctp, tcp, udp, vlan}
 use headers::{EthernetHeader, IcmpHeader, IgmpHeader, Ipv4Header, Ipv6ExtHeader, Ipv6Header};
 use headers::{MplsEntry, SctpHeader, TcpHeader, UdpHeader, VlanTag};
 
+use super::flow::PrintList;
+use crate::model::PacketOut;
+
 use super::hex_dump;
 use crate::model::port_name;
 use crate::wire::MacAddr;
@@ -549,42 +552,27 @@ pub(super) fn packet_in(p: &crate::model::PacketIn, verbosity: u8) -> String {
     s
 }
 
-fn packet_out(in_port: u32, actions: String, buffer_id: u32, data: &[u8], verbosity: u8) -> String {
-    let mut s = format!(" in_port={} actions={actions}", port_name(in_port));
-    if buffer_id == u32::MAX {
-        s.push_str(&format!(" data_len={}", data.len()));
-        if verbosity > 0 && !data.is_empty() {
+/// The body of a packet-out of either version.
+pub(super) fn packet_out<A: PrintList>(p: &PacketOut<A>, verbosity: u8) -> String {
+    let mut s = format!(
+        " in_port={} actions={}",
+        port_name(p.in_port),
+        A::list_text(&p.actions)
+    );
+    if p.buffer_id == u32::MAX {
+        s.push_str(&format!(" data_len={}", p.data.len()));
+        if verbosity > 0 && !p.data.is_empty() {
             s.push('\n');
-            s.push_str(&summary(data));
+            s.push_str(&summary(&p.data));
             s.push('\n');
         }
         if verbosity > 2 {
-            s.push_str(&hex_dump(data));
+            s.push_str(&hex_dump(&p.data));
         }
     } else {
-        s.push_str(&format!(" buffer=0x{buffer_id:08x}"));
+        s.push_str(&format!(" buffer=0x{:08x}", p.buffer_id));
     }
     s
-}
-
-pub(super) fn packet_out13(p: &crate::v13::PacketOut, verbosity: u8) -> String {
-    packet_out(
-        p.in_port,
-        crate::text::format_actions(&p.actions),
-        p.buffer_id,
-        &p.data,
-        verbosity,
-    )
-}
-
-pub(super) fn packet_out10(p: &crate::v10::PacketOut, verbosity: u8) -> String {
-    packet_out(
-        p.in_port,
-        crate::model::format_actions10(&p.actions),
-        p.buffer_id,
-        &p.data,
-        verbosity,
-    )
 }
 
 #[cfg(test)]
