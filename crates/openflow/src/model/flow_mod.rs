@@ -89,6 +89,18 @@ impl<M, A> FlowMod<M, A> {
         }
     }
 
+    /// The check every version makes first: a command the version defines
+    /// (`OFPFMFC_BAD_COMMAND`).
+    pub fn check_command(&self) -> Result<(), OfpError> {
+        match self.command {
+            FlowModCommand::Unknown(n) => Err(OfpError::new(
+                crate::error::ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND,
+                format!("flow-mod command {n} is not defined"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether this command adds or modifies entries (as opposed to deleting them).
     pub fn installs(&self) -> bool {
         matches!(

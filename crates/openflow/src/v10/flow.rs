@@ -35,12 +35,7 @@ impl FlowMod {
     /// emergency flow (`OFPFMFC_BAD_EMERG_TIMEOUT`, expressed as
     /// `FLOW_MOD_FAILED_BAD_TIMEOUT`), and valid actions ([`Action::validate`]).
     pub fn validate(&self) -> Result<(), OfpError> {
-        if let FlowModCommand::Unknown(c) = self.command {
-            return Err(OfpError::new(
-                ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND,
-                format!("unknown flow mod command {c}"),
-            ));
-        }
+        self.check_command()?;
         if self.flags & flow_mod_flags::EMERG != 0
             && (self.idle_timeout != 0 || self.hard_timeout != 0)
         {

@@ -54,12 +54,7 @@ impl FlowMod {
     /// modifies the instructions ([`Instruction::validate_list`]); a delete's
     /// instructions are ignored by the switch, so they are not checked.
     pub fn validate(&self) -> Result<(), OfpError> {
-        if let FlowModCommand::Unknown(n) = self.command {
-            return Err(OfpError::new(
-                ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND,
-                format!("flow-mod command {n} is not defined"),
-            ));
-        }
+        self.check_command()?;
         if self.flags & !flow_mod_flags::ALL != 0 {
             return Err(OfpError::new(
                 ErrorKind::FLOW_MOD_FAILED_BAD_FLAGS,
