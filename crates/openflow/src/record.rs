@@ -438,8 +438,9 @@ macro_rules! list_item_by_methods {
     };
 }
 
-/// Implements `crate::model::WireMatch`, `WireAction` or `WireActions` for one
-/// version's type by its own methods of the same names: `wire_by_methods!(WireMatch for
+/// Implements `crate::model::WireMatch`, `WireAction` or `StatsBody` (by
+/// `multipart_type`, `decode` and `encode`) for one version's type by its own methods of
+/// the same names: `wire_by_methods!(WireMatch for
 /// Match, OFP13_VERSION);`.
 macro_rules! wire_by_methods {
     (WireMatch for $ty:ty, $version:expr) => {
@@ -449,6 +450,23 @@ macro_rules! wire_by_methods {
                 <$ty>::decode(r)
             }
             fn encode(&self, w: &mut $crate::wire::Writer) {
+                <$ty>::encode(self, w)
+            }
+        }
+    };
+    (StatsBody for $ty:ty, $version:expr) => {
+        impl $crate::model::StatsBody for $ty {
+            const VERSION: u8 = $version;
+            fn stats_type(&self) -> u16 {
+                self.multipart_type()
+            }
+            fn decode_body(
+                ty: u16,
+                r: &mut $crate::wire::Reader,
+            ) -> Result<Self, $crate::error::OfpError> {
+                <$ty>::decode(ty, r)
+            }
+            fn encode_body(&self, w: &mut $crate::wire::Writer) {
                 <$ty>::encode(self, w)
             }
         }

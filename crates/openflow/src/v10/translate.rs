@@ -104,10 +104,20 @@ pub fn take_action(rest: &[Action13]) -> Result<(Action10, usize), OfpError> {
 
 /// The 1.0 actions a 1.3 action list spells, front to back ([`take_action`]).
 pub fn actions_from_v13(actions: &[Action13]) -> Result<Vec<Action10>, OfpError> {
+    read_actions(actions, take_action)
+}
+
+/// Reads a 1.3 list front to back with `take`, which reads one 1.0 action off the front
+/// of what is left and says how many 1.3 actions it took ([`take_action`], or a reader
+/// that knows more actions).
+pub fn read_actions(
+    actions: &[Action13],
+    take: impl Fn(&[Action13]) -> Result<(Action10, usize), OfpError>,
+) -> Result<Vec<Action10>, OfpError> {
     let mut out = Vec::with_capacity(actions.len());
     let mut at = 0;
     while at < actions.len() {
-        let (a, n) = take_action(&actions[at..])?;
+        let (a, n) = take(&actions[at..])?;
         out.push(a);
         at += n;
     }

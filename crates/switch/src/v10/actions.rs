@@ -48,7 +48,7 @@ use openflow::oxm::{Oxm, OFPVID_PRESENT};
 use openflow::v10::match10::{
     wildcards as fw, Match as Match10, ETH_TYPE_IP, IP_PROTO_TCP, IP_PROTO_UDP, OFP_VLAN_NONE,
 };
-use openflow::v10::translate::{apply_actions, take_action};
+use openflow::v10::translate::{apply_actions, read_actions, take_action};
 use openflow::v10::Action as Action10;
 use openflow::{ErrorKind, OfpError};
 
@@ -275,13 +275,7 @@ pub fn actions_from_v13(
     actions: &[Action13],
     facts: PacketFacts,
 ) -> Result<Vec<Action10>, OfpError> {
-    let mut out = Vec::with_capacity(actions.len());
-    let mut at = 0;
-    while at < actions.len() {
-        let (a, n) = take_one(&actions[at..])?;
-        out.push(a);
-        at += n;
-    }
+    let out = read_actions(actions, take_one)?;
     match actions_to_v13(&out, facts) {
         Ok(back) if back == actions => Ok(out),
         _ => Err(no_v10(format!("{actions:?} for {facts:?}"))),

@@ -413,28 +413,7 @@ impl MultipartReplyBody {
     }
 }
 
-impl crate::model::StatsBody for MultipartRequestBody {
-    const VERSION: u8 = crate::OFP13_VERSION;
-    fn stats_type(&self) -> u16 {
-        self.multipart_type()
-    }
-    fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
-        Self::decode(ty, r)
-    }
-    fn encode_body(&self, w: &mut Writer) {
-        self.encode(w)
-    }
-}
-
-impl crate::model::StatsBody for MultipartReplyBody {
-    const VERSION: u8 = crate::OFP13_VERSION;
-    fn stats_type(&self) -> u16 {
-        self.multipart_type()
-    }
-    fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
-        Self::decode(ty, r)
-    }
-    fn encode_body(&self, w: &mut Writer) {
-        self.encode(w)
-    }
-}
+// 1.3's request and reply bodies as the bodies of the statistics header of every
+// version (`crate::model::Stats`).
+wire_by_methods!(StatsBody for MultipartRequestBody, crate::OFP13_VERSION);
+wire_by_methods!(StatsBody for MultipartReplyBody, crate::OFP13_VERSION);
