@@ -50,6 +50,28 @@ impl Monitor {
         Monitor { child, lines }
     }
 
+    /// Returns once the monitor hears the switch. `ctl monitor` prints nothing when it
+    /// connects, so this asks for a change every connection is told of: port `port`
+    /// stops (then again starts) sending packet-ins, which nothing here uses; each
+    /// port-mod is a port-status MODIFY. Bounded: 10 tries, 1 s each.
+    fn wait_connected(&self, mgmt: &str, port: &str) {
+        for i in 0..10 {
+            let config = if i % 2 == 0 {
+                "no-packet-in"
+            } else {
+                "packet-in"
+            };
+            ctl_ok(&["mod-port", mgmt, port, config]);
+            if wait_for_line(&self.lines, "MOD: ", Duration::from_secs(1)).is_ok() {
+                if config == "no-packet-in" {
+                    ctl_ok(&["mod-port", mgmt, port, "packet-in"]);
+                }
+                return;
+            }
+        }
+        panic!("ctl monitor heard none of 10 port-mods");
+    }
+
     /// Waits for a line containing `what`.
     fn wait(&self, what: &str) {
         if let Err(seen) = wait_for_line(&self.lines, what, Duration::from_secs(5)) {
@@ -208,6 +230,7 @@ fn an_interface_deleted_and_created_again_comes_back_under_its_number() {
         mgmt.as_str(),
     ]);
     let monitor = Monitor::start(mgmt.as_str());
+    monitor.wait_connected(mgmt.as_str(), &h[1].port);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     // The host's end goes (a container deleted): the port is deleted with it.
     topo.in_ns(&h[0].ns, "ip", &["link", "del", "eth0"])
