@@ -131,3 +131,28 @@ impl<M: WireMatch> FlowRemoved<M> {
         }
     }
 }
+
+/// proptest strategy: flow-removed bodies of `M`'s version, decoded from arbitrary bytes
+/// of its fixed part around `matches`, so every field takes what that wire can carry.
+#[cfg(test)]
+pub(crate) mod strategy {
+    use super::*;
+    use proptest::prelude::*;
+
+    pub fn arb_flow_removed<M: WireMatch + std::fmt::Debug>(
+        matches: impl Strategy<Value = M>,
+    ) -> impl Strategy<Value = FlowRemoved<M>> {
+        (proptest::collection::vec(any::<u8>(), 40), matches).prop_map(|(fixed, m)| {
+            let b = crate::wire::encoded(|w| {
+                if M::VERSION == OFP10_VERSION {
+                    m.encode(w);
+                    w.bytes(&fixed);
+                } else {
+                    w.bytes(&fixed);
+                    m.encode(w);
+                }
+            });
+            FlowRemoved::decode(&mut Reader::new(&b)).expect("any fixed part decodes")
+        })
+    }
+}

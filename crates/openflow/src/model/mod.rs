@@ -22,7 +22,7 @@
 pub(crate) mod counters;
 pub(crate) mod features;
 pub(crate) mod flow_mod;
-mod flow_removed;
+pub(crate) mod flow_removed;
 pub(crate) mod flow_stats;
 pub(crate) mod packet_in;
 pub(crate) mod packet_out;

@@ -72,40 +72,13 @@ pub(crate) mod strategy {
             arb_actions(),
         )
     }
-
-    pub fn arb_flow_removed() -> impl Strategy<Value = FlowRemoved> {
-        (
-            arb_match(),
-            (any::<u64>(), any::<u16>(), any::<u8>()),
-            (any::<u32>(), any::<u32>(), any::<u16>()),
-            (any::<u64>(), any::<u64>()),
-        )
-            .prop_map(
-                |(
-                    match_,
-                    (cookie, priority, reason),
-                    (duration_sec, duration_nsec, idle_timeout),
-                    (packet_count, byte_count),
-                )| FlowRemoved {
-                    match_,
-                    cookie,
-                    priority,
-                    reason: FlowRemovedReason::of_version(crate::OFP10_VERSION, reason),
-                    table_id: 0,
-                    duration_sec,
-                    duration_nsec,
-                    idle_timeout,
-                    hard_timeout: 0,
-                    packet_count,
-                    byte_count,
-                },
-            )
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::flow_removed::strategy::arb_flow_removed;
+    use crate::v10::match10::strategy::arb_match;
     use crate::wire::assert_roundtrip;
     use proptest::prelude::*;
 
@@ -116,7 +89,7 @@ mod tests {
         }
 
         #[test]
-        fn flow_removed_roundtrip(f in strategy::arb_flow_removed()) {
+        fn flow_removed_roundtrip(f in arb_flow_removed(arb_match())) {
             let bytes = assert_roundtrip(&f, FlowRemoved::encode, FlowRemoved::decode);
             prop_assert_eq!(bytes.len(), 80);
         }

@@ -114,7 +114,8 @@ pub(crate) mod strategy {
             SwitchConfig::arb().prop_map(Message::SetConfig),
             crate::model::packet_in::strategy::arb_packet_in(OFP10_VERSION)
                 .prop_map(Message::PacketIn),
-            flow::strategy::arb_flow_removed().prop_map(Message::FlowRemoved),
+            crate::model::flow_removed::strategy::arb_flow_removed(match10::strategy::arb_match())
+                .prop_map(Message::FlowRemoved),
             crate::model::port::strategy::arb_port_status(OFP10_VERSION)
                 .prop_map(Message::PortStatus),
             crate::model::packet_out::strategy::arb_packet_out(

@@ -127,9 +127,11 @@ pub(crate) mod strategy {
             crate::model::packet_in::strategy::arb_packet_in(OFP13_VERSION)
                 .prop_map(Message::PacketIn)
                 .boxed(),
-            packet_in::strategy::arb_flow_removed()
-                .prop_map(Message::FlowRemoved)
-                .boxed(),
+            crate::model::flow_removed::strategy::arb_flow_removed(
+                crate::match13::strategy::arb_match(),
+            )
+            .prop_map(Message::FlowRemoved)
+            .boxed(),
             crate::model::port::strategy::arb_port_status(OFP13_VERSION)
                 .prop_map(Message::PortStatus)
                 .boxed(),

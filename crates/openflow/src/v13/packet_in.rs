@@ -17,47 +17,11 @@ pub use crate::model::FlowRemovedReason;
 /// version ([`crate::model::FlowRemoved`]).
 pub type FlowRemoved = crate::model::FlowRemoved<Match>;
 
-/// proptest strategy for flow-removed.
-#[cfg(test)]
-pub(crate) mod strategy {
-    use super::*;
-    use crate::match13::strategy::arb_match;
-    use proptest::prelude::*;
-
-    pub fn arb_flow_removed() -> impl Strategy<Value = FlowRemoved> {
-        (
-            (any::<u64>(), any::<u16>(), any::<u8>(), any::<u8>()),
-            (any::<u32>(), any::<u32>(), any::<u16>(), any::<u16>()),
-            (any::<u64>(), any::<u64>()),
-            arb_match(),
-        )
-            .prop_map(
-                |(
-                    (cookie, priority, reason, table_id),
-                    (duration_sec, duration_nsec, idle_timeout, hard_timeout),
-                    (packet_count, byte_count),
-                    match_,
-                )| FlowRemoved {
-                    cookie,
-                    priority,
-                    reason: FlowRemovedReason::from_u8(reason),
-                    table_id,
-                    duration_sec,
-                    duration_nsec,
-                    idle_timeout,
-                    hard_timeout,
-                    packet_count,
-                    byte_count,
-                    match_,
-                },
-            )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::match13::strategy::in_port_match_bytes;
+    use crate::model::flow_removed::strategy::arb_flow_removed;
     use crate::oxm::Oxm;
     use crate::wire::{assert_roundtrip, encoded, Reader};
     use proptest::prelude::*;
@@ -85,7 +49,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn roundtrip(f in strategy::arb_flow_removed()) {
+        fn roundtrip(f in arb_flow_removed(crate::match13::strategy::arb_match())) {
             assert_roundtrip(&f, FlowRemoved::encode, FlowRemoved::decode);
         }
     }

@@ -96,19 +96,10 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
             ),
         ));
     }
+    // `validate` refused an unknown command already; kept total.
+    fm.check_command()?;
     let command = fm.command;
-    let installs = match command {
-        Cmd::Add | Cmd::Modify | Cmd::ModifyStrict => true,
-        Cmd::Delete | Cmd::DeleteStrict => false,
-        // `validate` refused it already; kept total.
-        Cmd::Unknown(n) => {
-            return Err(OfpError::new(
-                ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND,
-                format!("unknown flow-mod command {n}"),
-            ))
-        }
-    };
-    let instructions = if installs {
+    let instructions = if fm.installs() {
         let actions = actions_to_v13(&fm.instructions, PacketFacts::of_match(&fm.match_))?;
         if actions.is_empty() {
             Vec::new()

@@ -25,10 +25,10 @@
 //!   `LIVE` are dropped, and the 1.0 STP state bits stay 0 (no STP).
 
 use openflow::model::{features_from_v10, Port, PortStatus};
-use openflow::v10::port::{port_from_v13, port_to_v13};
+use openflow::v10::port::port_to_v13;
 use openflow::v10::PortMod as PortMod10;
 use openflow::v13::PortMod as PortMod13;
-use openflow::{ErrorKind, OfpError};
+use openflow::OfpError;
 
 /// The config bits that cross between the versions: `PORT_DOWN`, `NO_RECV`, `NO_FLOOD`
 /// (bit 4, see the module comment), `NO_FWD`, `NO_PACKET_IN`.
@@ -42,12 +42,7 @@ pub fn port_no_to_v13(port: u16) -> u32 {
 /// A 1.3 port number in 1.0 numbering (`OFPP_ANY` → `OFPP_NONE`); `OFPBRC_BAD_PORT` for
 /// the numbers 1.0 has none for (`0xff00..0xffffff00`).
 pub fn port_no_from_v13(port: u32) -> Result<u16, OfpError> {
-    port_from_v13(port).ok_or_else(|| {
-        OfpError::new(
-            ErrorKind::BAD_REQUEST_BAD_PORT,
-            format!("port {port:#x} has no OpenFlow 1.0 number"),
-        )
-    })
+    openflow::v10::translate::port10(port)
 }
 
 /// The port a 1.0 controller is shown for the agent's port `p`: `p` itself, whose 1.0
