@@ -18,120 +18,93 @@ use crate::key::Field;
 
 use super::Ineligible;
 
-/// One thing a tier can redo of a decision (see [`Capabilities`]). Each is all or
-/// nothing: a decision that needs one the tier lacks is refused with
-/// [`Ineligible::Unsupported`] naming it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Capability {
+/// Declares [`Capability`] from its variants, each with its docs and what it does in
+/// words: the enum, [`Capability::ALL`] (every variant, in declaration order) and
+/// [`Capability::what`].
+macro_rules! capabilities {
+    ($($(#[$doc:meta])* $name:ident => $what:literal,)*) => {
+        /// One thing a tier can redo of a decision (see [`Capabilities`]). Each is all or
+        /// nothing: a decision that needs one the tier lacks is refused with
+        /// [`Ineligible::Unsupported`] naming it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Capability {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl Capability {
+            /// Every capability, in declaration order.
+            pub const ALL: [Capability; [$(Capability::$name),*].len()] = [$(Capability::$name),*];
+
+            /// What it does, in words ("push_mpls", "select groups").
+            pub fn what(self) -> &'static str {
+                match self {
+                    $(Capability::$name => $what,)*
+                }
+            }
+        }
+    };
+}
+
+capabilities! {
     /// Set-field of the Ethernet destination or source.
-    SetEth,
+    SetEth => "set-field of an Ethernet address",
     /// Set-field of the VLAN VID or PCP of the outermost tag.
-    SetVlan,
+    SetVlan => "set-field of the VLAN VID or PCP",
     /// Set-field of the IPv4 DSCP or ECN (the TOS byte, with the header checksum).
-    SetIpTos,
+    SetIpTos => "set-field of the IPv4 DSCP or ECN",
     /// Set-field of the IPv4 source or destination address (with the header and the
     /// TCP/UDP checksums).
-    SetIpv4,
+    SetIpv4 => "set-field of an IPv4 address",
     /// Set-field of the TCP or UDP source or destination port (with its checksum).
-    SetTransport,
+    SetTransport => "set-field of a TCP or UDP port",
     /// Set-field of the outermost MPLS label stack entry's label, TC or bottom-of-stack
     /// bit.
-    SetMpls,
+    SetMpls => "set-field of the MPLS label, TC or bottom-of-stack bit",
     /// push_vlan.
-    PushVlan,
+    PushVlan => "push_vlan",
     /// pop_vlan.
-    PopVlan,
+    PopVlan => "pop_vlan",
     /// push_mpls with ethertype 0x8847 or 0x8848.
-    PushMpls,
+    PushMpls => "push_mpls",
     /// pop_mpls.
-    PopMpls,
+    PopMpls => "pop_mpls",
     /// set_nw_ttl and dec_nw_ttl (IPv4).
-    IpTtl,
+    IpTtl => "set or decrement of the IP TTL",
     /// set_mpls_ttl and dec_mpls_ttl (the outermost label stack entry's TTL, which a
     /// decision carries in its [`TtlVariant`](super::TtlVariant)s).
-    MplsTtl,
+    MplsTtl => "set or decrement of the MPLS TTL",
     /// Groups of type all (the buckets the decision takes, see
     /// [`groups`](super::groups)).
-    GroupAll,
+    GroupAll => "all groups",
     /// Groups of type select: the bucket the microflow's hash picks among the live ones,
     /// so the decision covers its microflow alone and reads port liveness.
-    GroupSelect,
+    GroupSelect => "select groups",
     /// Groups of type indirect.
-    GroupIndirect,
+    GroupIndirect => "indirect groups",
     /// Groups of type fast-failover: the first live bucket, so the decision reads port
     /// liveness.
-    GroupFastFailover,
+    GroupFastFailover => "fast-failover groups",
     /// One frame sent to several ports (FLOOD, ALL, several outputs, an all group's
     /// buckets, NORMAL flooding).
-    Broadcast,
+    Broadcast => "one frame to several ports",
     /// An output to NORMAL whose answer the MAC table fixes (the decision carries a
     /// [`NormalCredit`](super::NormalCredit); the tier must withdraw it when the table
     /// changes).
-    Normal,
+    Normal => "output to NORMAL",
     /// One meter on the path, metered with cells shared with the datapath
     /// ([`MeterCredit`](super::MeterCredit)), of at most [`Capabilities::meter_bands`]
     /// bands, whose drop bands it applies.
-    Meter,
+    Meter => "meters",
     /// A meter band that remarks the DSCP (with [`Capability::Meter`]).
-    DscpRemark,
+    DscpRemark => "DSCP remark bands",
 }
 
 // Each capability is a bit of `Capabilities::set`.
 const _: () = assert!(Capability::ALL.len() <= u32::BITS as usize);
 
 impl Capability {
-    /// Every capability, in declaration order.
-    pub const ALL: [Capability; 20] = [
-        Capability::SetEth,
-        Capability::SetVlan,
-        Capability::SetIpTos,
-        Capability::SetIpv4,
-        Capability::SetTransport,
-        Capability::SetMpls,
-        Capability::PushVlan,
-        Capability::PopVlan,
-        Capability::PushMpls,
-        Capability::PopMpls,
-        Capability::IpTtl,
-        Capability::MplsTtl,
-        Capability::GroupAll,
-        Capability::GroupSelect,
-        Capability::GroupIndirect,
-        Capability::GroupFastFailover,
-        Capability::Broadcast,
-        Capability::Normal,
-        Capability::Meter,
-        Capability::DscpRemark,
-    ];
-
     const fn bit(self) -> u32 {
         1 << self as u32
-    }
-
-    /// What it does, in words ("push_mpls", "select groups").
-    pub fn what(self) -> &'static str {
-        match self {
-            Capability::SetEth => "set-field of an Ethernet address",
-            Capability::SetVlan => "set-field of the VLAN VID or PCP",
-            Capability::SetIpTos => "set-field of the IPv4 DSCP or ECN",
-            Capability::SetIpv4 => "set-field of an IPv4 address",
-            Capability::SetTransport => "set-field of a TCP or UDP port",
-            Capability::SetMpls => "set-field of the MPLS label, TC or bottom-of-stack bit",
-            Capability::PushVlan => "push_vlan",
-            Capability::PopVlan => "pop_vlan",
-            Capability::PushMpls => "push_mpls",
-            Capability::PopMpls => "pop_mpls",
-            Capability::IpTtl => "set or decrement of the IP TTL",
-            Capability::MplsTtl => "set or decrement of the MPLS TTL",
-            Capability::GroupAll => "all groups",
-            Capability::GroupSelect => "select groups",
-            Capability::GroupIndirect => "indirect groups",
-            Capability::GroupFastFailover => "fast-failover groups",
-            Capability::Broadcast => "one frame to several ports",
-            Capability::Normal => "output to NORMAL",
-            Capability::Meter => "meters",
-            Capability::DscpRemark => "DSCP remark bands",
-        }
     }
 
     /// The capability running a group of `kind` needs.
