@@ -10,13 +10,8 @@ use std::time::Duration;
 fn frame(sport: u16) -> Vec<u8> {
     let mut f = bench::dut::NOBODY.to_vec();
     f.extend_from_slice(&[2, 0, 0, 0, 0, 1, 0x08, 0x00]);
-    let mut ip = [
-        0x45, 0, 0, 46, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-    ];
-    let mut sum: u32 = ip
-        .chunks(2)
-        .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
-        .sum();
+    let mut ip = [0x45, 0, 0, 46, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
+    let mut sum: u32 = ip.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], c[1]]))).sum();
     while sum >> 16 != 0 {
         sum = (sum & 0xffff) + (sum >> 16);
     }
@@ -40,18 +35,14 @@ fn run(args: &[String]) -> Result<(), String> {
         .ok()
         .filter(|s: &f64| *s > 0.0 && s.is_finite())
         .ok_or_else(|| format!("SECONDS: {seconds:?} is not a positive number"))?;
-    let cpu: usize = cpu
-        .parse()
-        .map_err(|_| format!("CPU: {cpu:?} is not a CPU number"))?;
+    let cpu: usize = cpu.parse().map_err(|_| format!("CPU: {cpu:?} is not a CPU number"))?;
     let flows: u16 = flows
         .parse()
         .ok()
         .filter(|n| *n > 0)
         .ok_or_else(|| format!("FLOWS: {flows:?} is not a number from 1 to 65535"))?;
     let frames = (0..flows).map(|i| frame(1024u16.wrapping_add(i))).collect();
-    let backend = ports::Backend::AfXdp {
-        mode: ports::afxdp::AttachMode::Auto,
-    };
+    let backend = ports::Backend::AfXdp { mode: ports::afxdp::AttachMode::Auto };
     let sent = bench::blast::start_with(
         backend,
         ns,

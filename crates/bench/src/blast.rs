@@ -57,10 +57,7 @@ pub fn start_with(
         setns(&netns, CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
         let mut port =
             ports::open(&ifname, backend, 1).map_err(|e| io::Error::other(e.to_string()))?;
-        let io = port
-            .handles
-            .first_mut()
-            .ok_or_else(|| io::Error::other("no handle"))?;
+        let io = port.handles.first_mut().ok_or_else(|| io::Error::other("no handle"))?;
         if frames.is_empty() {
             return Err(io::Error::other("no frames to send"));
         }
@@ -79,10 +76,6 @@ pub fn start_with(
         }
         let elapsed = start.elapsed();
         let s = port.stats();
-        Ok(Sent {
-            packets: s.tx_packets,
-            dropped: s.tx_dropped,
-            elapsed,
-        })
+        Ok(Sent { packets: s.tx_packets, dropped: s.tx_dropped, elapsed })
     })
 }

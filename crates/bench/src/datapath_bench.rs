@@ -132,10 +132,7 @@ fn kind_name(k: RuleKind) -> (String, usize) {
         RuleKind::Exact => ("exact".into(), 1),
         RuleKind::Wildcard { masks } => ("wildcard".into(), masks),
         RuleKind::Prefix => ("prefix".into(), 0),
-        RuleKind::Mix {
-            exact_percent,
-            masks,
-        } => (format!("mix{exact_percent}"), masks),
+        RuleKind::Mix { exact_percent, masks } => (format!("mix{exact_percent}"), masks),
     }
 }
 
@@ -143,10 +140,7 @@ fn output_rule(m: FlowMatch, priority: u16) -> Rule {
     Rule::new(
         m,
         priority,
-        Instructions {
-            apply: vec![Action::Output(2)],
-            ..Instructions::default()
-        },
+        Instructions { apply: vec![Action::Output(2)], ..Instructions::default() },
     )
 }
 
@@ -156,22 +150,12 @@ pub fn run(opts: &Options) -> Result<Report, String> {
         return Err("--workers must be at least 1".into());
     }
     if opts.tables == 0 || opts.tables as usize > datapath::pipeline::NUM_TABLES {
-        return Err(format!(
-            "--tables must be 1..={}",
-            datapath::pipeline::NUM_TABLES
-        ));
+        return Err(format!("--tables must be 1..={}", datapath::pipeline::NUM_TABLES));
     }
-    let cpus: Vec<usize> = if opts.cpus.is_empty() {
-        (0..opts.workers).collect()
-    } else {
-        opts.cpus.clone()
-    };
+    let cpus: Vec<usize> =
+        if opts.cpus.is_empty() { (0..opts.workers).collect() } else { opts.cpus.clone() };
     if cpus.len() < opts.workers {
-        return Err(format!(
-            "{} workers but only {} CPUs given",
-            opts.workers,
-            cpus.len()
-        ));
+        return Err(format!("{} workers but only {} CPUs given", opts.workers, cpus.len()));
     }
     let w = Workload::generate(opts.kind, opts.rules, opts.flows, opts.size, opts.seed);
     let config = DatapathConfig {
@@ -188,17 +172,12 @@ pub fn run(opts: &Options) -> Result<Report, String> {
         let goto = Rule::new(
             FlowMatch::ANY,
             0,
-            Instructions {
-                goto_table: Some(t + 1),
-                ..Instructions::default()
-            },
+            Instructions { goto_table: Some(t + 1), ..Instructions::default() },
         );
         writer.insert_rule(t, goto).map_err(|e| format!("{e:?}"))?;
     }
     for r in &w.rules {
-        writer
-            .insert_rule(last, output_rule(r.m, r.priority))
-            .map_err(|e| format!("{e:?}"))?;
+        writer.insert_rule(last, output_rule(r.m, r.priority)).map_err(|e| format!("{e:?}"))?;
     }
     writer.publish();
     let build_seconds = t0.elapsed().as_secs_f64();
@@ -302,11 +281,7 @@ fn forward_phase(
                     }
                     for _ in 0..BATCH {
                         let frame = frames[next];
-                        next = if next + 1 == frames.len() {
-                            0
-                        } else {
-                            next + 1
-                        };
+                        next = if next + 1 == frames.len() { 0 } else { next + 1 };
                         let pkt = match pool.pop() {
                             Some(mut p) => {
                                 p.refill(frame);
@@ -321,11 +296,7 @@ fn forward_phase(
                     let mut ahead = next;
                     for _ in 0..BATCH {
                         datapath::prefetch::prefetch(frames[ahead].as_ptr());
-                        ahead = if ahead + 1 == frames.len() {
-                            0
-                        } else {
-                            ahead + 1
-                        };
+                        ahead = if ahead + 1 == frames.len() { 0 } else { ahead + 1 };
                     }
                     let mut batch = dp.batch(&mut worker, now.as_nanos() as u64);
                     batch.process_batch(&mut batch_in, &mut out);
@@ -352,11 +323,7 @@ fn forward_phase(
     let cpu_seconds = cpu_ns.load(Ordering::Relaxed) as f64 / 1e9;
     Ok(Phase {
         cpu_seconds,
-        mpps_per_cpu: if cpu_seconds > 0.0 {
-            packets as f64 / cpu_seconds / 1e6
-        } else {
-            0.0
-        },
+        mpps_per_cpu: if cpu_seconds > 0.0 { packets as f64 / cpu_seconds / 1e6 } else { 0.0 },
         packets,
         seconds,
         mpps,
@@ -387,10 +354,8 @@ fn churn_phase(
     // The CPU after the workers' if given, else any CPU no worker uses (if there is one).
     let workers_cpus = &cpus[..opts.workers.min(cpus.len())];
     let n_cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let writer_cpu = cpus
-        .get(opts.workers)
-        .copied()
-        .or_else(|| (0..n_cpus).find(|c| !workers_cpus.contains(c)));
+    let writer_cpu =
+        cpus.get(opts.workers).copied().or_else(|| (0..n_cpus).find(|c| !workers_cpus.contains(c)));
     std::thread::scope(|s| {
         let stop_ref = &stop;
         let h = s.spawn(move || {
@@ -414,10 +379,7 @@ fn churn_phase(
                         m.set(Field::IpProto, 253, 0xff);
                         let src_mask = m.mask.get(Field::Ipv4Src);
                         m.set(Field::Ipv4Src, rng.next_u64() as u128, src_mask);
-                        if writer
-                            .insert_rule(table, output_rule(m, like.priority))
-                            .is_ok()
-                        {
+                        if writer.insert_rule(table, output_rule(m, like.priority)).is_ok() {
                             live.push_back((m, like.priority));
                         }
                     } else if let Some((m, prio)) = live.pop_front() {
@@ -455,8 +417,7 @@ pub fn format_report(r: &Report) -> String {
             p.mpps,
             p.ns_per_packet,
             p.mpps_per_cpu,
-            p.cache_hit_rate
-                .map_or("-".to_string(), |h| format!("{:.1}%", h * 100.0)),
+            p.cache_hit_rate.map_or("-".to_string(), |h| format!("{:.1}%", h * 100.0)),
             p.dropped
         )
     };
@@ -505,16 +466,9 @@ mod tests {
 
     #[test]
     fn bad_options_are_errors() {
-        let o = Options {
-            workers: 0,
-            ..Options::default()
-        };
+        let o = Options { workers: 0, ..Options::default() };
         assert!(run(&o).unwrap_err().contains("workers"));
-        let o = Options {
-            workers: 3,
-            cpus: vec![0],
-            ..Options::default()
-        };
+        let o = Options { workers: 3, cpus: vec![0], ..Options::default() };
         assert!(run(&o).unwrap_err().contains("CPUs"));
     }
 }

@@ -29,9 +29,7 @@ pub struct Host {
 impl Host {
     /// [`Host::ip`] parsed; an error naming it if it is no IPv4 address.
     pub fn ipv4(&self) -> Result<std::net::Ipv4Addr, String> {
-        self.ip
-            .parse()
-            .map_err(|_| format!("bad address {}", self.ip))
+        self.ip.parse().map_err(|_| format!("bad address {}", self.ip))
     }
 }
 
@@ -131,36 +129,19 @@ impl Topology {
         ip(&["link", "set", &peer, "netns", &ns])?;
         let addr = format!("10.{}.0.{i}", self.net);
         self.in_ns(&ns, "ip", &["link", "set", &peer, "name", "eth0"])?;
-        self.in_ns(
-            &ns,
-            "ip",
-            &["addr", "add", &format!("{addr}/24"), "dev", "eth0"],
-        )?;
+        self.in_ns(&ns, "ip", &["addr", "add", &format!("{addr}/24"), "dev", "eth0"])?;
         if offloads_off {
-            self.in_ns(
-                &ns,
-                "ethtool",
-                &["-K", "eth0", "tx", "off", "tso", "off", "gso", "off"],
-            )?;
+            self.in_ns(&ns, "ethtool", &["-K", "eth0", "tx", "off", "tso", "off", "gso", "off"])?;
         }
         // No IPv6: the host sends only what it is asked to (no router or neighbour
         // solicitations), so a test can count what reaches it.
-        self.in_ns(
-            &ns,
-            "sh",
-            &["-c", "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6"],
-        )?;
+        self.in_ns(&ns, "sh", &["-c", "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6"])?;
         self.in_ns(&ns, "ip", &["link", "set", "eth0", "up"])?;
         self.in_ns(&ns, "ip", &["link", "set", "lo", "up"])?;
         ip(&["link", "set", &port, "up"])?;
         let out = self.in_ns(&ns, "cat", &["/sys/class/net/eth0/address"])?;
         let mac = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        Ok(Host {
-            ns,
-            port,
-            ip: addr,
-            mac,
-        })
+        Ok(Host { ns, port, ip: addr, mac })
     }
 
     /// Takes root-namespace link `name` (made by the caller, e.g. a bridge) into this

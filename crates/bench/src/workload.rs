@@ -81,16 +81,8 @@ fn rule_for(shape: Shape, rng: &mut Rng) -> FlowMatch {
     let mut m = FlowMatch::ANY
         .exact(Field::EthType, 0x0800)
         .exact(Field::IpProto, 17)
-        .masked(
-            Field::Ipv4Src,
-            rng.next_u64() as u128,
-            prefix_mask(shape.src_len),
-        )
-        .masked(
-            Field::Ipv4Dst,
-            rng.next_u64() as u128,
-            prefix_mask(shape.dst_len),
-        );
+        .masked(Field::Ipv4Src, rng.next_u64() as u128, prefix_mask(shape.src_len))
+        .masked(Field::Ipv4Dst, rng.next_u64() as u128, prefix_mask(shape.dst_len));
     if shape.sport {
         m = m.exact(Field::TpSrc, rng.below(65536) as u128);
     }
@@ -100,12 +92,7 @@ fn rule_for(shape: Shape, rng: &mut Rng) -> FlowMatch {
     m
 }
 
-const EXACT: Shape = Shape {
-    src_len: 32,
-    dst_len: 32,
-    sport: true,
-    dport: true,
-};
+const EXACT: Shape = Shape { src_len: 32, dst_len: 32, sport: true, dport: true };
 
 fn distinct_shapes(n: usize, rng: &mut Rng) -> Vec<Shape> {
     let mut seen = std::collections::HashSet::new();
@@ -247,27 +234,12 @@ mod tests {
 
     fn key_of(frame: &[u8]) -> FlowKey {
         let mut k = FlowKey::ZERO;
-        k.set(
-            Field::EthType,
-            u16::from_be_bytes([frame[12], frame[13]]) as u128,
-        );
+        k.set(Field::EthType, u16::from_be_bytes([frame[12], frame[13]]) as u128);
         k.set(Field::IpProto, frame[23] as u128);
-        k.set(
-            Field::Ipv4Src,
-            u32::from_be_bytes(frame[26..30].try_into().unwrap()) as u128,
-        );
-        k.set(
-            Field::Ipv4Dst,
-            u32::from_be_bytes(frame[30..34].try_into().unwrap()) as u128,
-        );
-        k.set(
-            Field::TpSrc,
-            u16::from_be_bytes([frame[34], frame[35]]) as u128,
-        );
-        k.set(
-            Field::TpDst,
-            u16::from_be_bytes([frame[36], frame[37]]) as u128,
-        );
+        k.set(Field::Ipv4Src, u32::from_be_bytes(frame[26..30].try_into().unwrap()) as u128);
+        k.set(Field::Ipv4Dst, u32::from_be_bytes(frame[30..34].try_into().unwrap()) as u128);
+        k.set(Field::TpSrc, u16::from_be_bytes([frame[34], frame[35]]) as u128);
+        k.set(Field::TpDst, u16::from_be_bytes([frame[36], frame[37]]) as u128);
         k
     }
 
@@ -277,10 +249,7 @@ mod tests {
             RuleKind::Exact,
             RuleKind::Wildcard { masks: 10 },
             RuleKind::Prefix,
-            RuleKind::Mix {
-                exact_percent: 50,
-                masks: 5,
-            },
+            RuleKind::Mix { exact_percent: 50, masks: 5 },
         ] {
             let w = Workload::generate(kind, 300, 200, 64, 7);
             assert_eq!(w.rules.len(), 300);

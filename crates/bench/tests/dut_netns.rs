@@ -12,29 +12,17 @@ fn rx_packets(topo: &Topology, h: &Host) -> u64 {
     let out = topo
         .in_ns(&h.ns, "cat", &["/sys/class/net/eth0/statistics/rx_packets"])
         .expect("read rx_packets");
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .expect("rx_packets is a number")
+    String::from_utf8_lossy(&out.stdout).trim().parse().expect("rx_packets is a number")
 }
 
 fn smoke(spec: Spec) {
     let mut topo = Topology::new();
     let h1 = topo.add_host(1).expect("host 1");
     let h2 = topo.add_host(2).expect("host 2");
-    let dut = spec
-        .start(&mut topo, &h1, &h2)
-        .unwrap_or_else(|e| panic!("{}: {e}", spec.name()));
+    let dut = spec.start(&mut topo, &h1, &h2).unwrap_or_else(|e| panic!("{}: {e}", spec.name()));
     let t = Instant::now();
-    while topo
-        .in_ns(&h1.ns, "ping", &["-c", "1", "-W", "1", &h2.ip])
-        .is_err()
-    {
-        assert!(
-            t.elapsed() < Duration::from_secs(8),
-            "{}: host 1 cannot ping host 2",
-            spec.name()
-        );
+    while topo.in_ns(&h1.ns, "ping", &["-c", "1", "-W", "1", &h2.ip]).is_err() {
+        assert!(t.elapsed() < Duration::from_secs(8), "{}: host 1 cannot ping host 2", spec.name());
     }
     let target = dut.target(&h2);
     let src: std::net::Ipv4Addr = h1.ip.parse().unwrap();
@@ -48,12 +36,7 @@ fn smoke(spec: Spec) {
         .expect("generator");
     std::thread::sleep(Duration::from_millis(200));
     let got = rx_packets(&topo, &h2) - before;
-    assert!(
-        sent.packets > 1000,
-        "{}: sent only {}",
-        spec.name(),
-        sent.packets
-    );
+    assert!(sent.packets > 1000, "{}: sent only {}", spec.name(), sent.packets);
     // A device under load may drop, but a good share must pass.
     assert!(
         got * 20 >= sent.packets,
@@ -85,15 +68,11 @@ fn router_with_routes() {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ovs_afpacket() {
-    smoke(Spec::Ovs {
-        ports: PortType::Afpacket,
-    });
+    smoke(Spec::Ovs { ports: PortType::Afpacket });
 }
 
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn ovs_afxdp() {
-    smoke(Spec::Ovs {
-        ports: PortType::Afxdp,
-    });
+    smoke(Spec::Ovs { ports: PortType::Afxdp });
 }

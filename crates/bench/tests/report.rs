@@ -79,17 +79,10 @@ fn markdown_puts_devices_side_by_side() {
             "| 1500 | 2.50% (1.25–3.75%) | – |",
         ]
     );
-    for heading in [
-        "Forwarded (Mpps):",
-        "Offered (Mpps):",
-        "Loss:",
-        "Latency (µs):",
-        "CPU (ns/pkt):",
-    ] {
-        assert!(
-            md.lines().any(|l| l == heading),
-            "missing {heading:?} in\n{md}"
-        );
+    for heading in
+        ["Forwarded (Mpps):", "Offered (Mpps):", "Loss:", "Latency (µs):", "CPU (ns/pkt):"]
+    {
+        assert!(md.lines().any(|l| l == heading), "missing {heading:?} in\n{md}");
     }
     assert_eq!(
         tables[12..20],
@@ -137,11 +130,7 @@ fn only_rates_within_five_percent_of_the_ceiling_are_marked() {
 /// The text of `dir/name`, checked to be one SVG document.
 fn svg(dir: &Path, name: &str) -> String {
     let text = std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert!(
-        text.trim_start().starts_with("<svg"),
-        "{name}: {}",
-        &text[..80.min(text.len())]
-    );
+    assert!(text.trim_start().starts_with("<svg"), "{name}: {}", &text[..80.min(text.len())]);
     assert!(text.trim_end().ends_with("</svg>"), "{name} is not closed");
     assert_eq!(text.matches("<svg").count(), 1, "{name}");
     text
@@ -152,10 +141,8 @@ fn plots_are_svg_with_series_and_axis_labels() {
     let dir = TempDir::new();
     let results = fixture();
     let written = report::render_plots(&results, &dir.0).expect("plots");
-    let names: Vec<String> = written
-        .iter()
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
+    let names: Vec<String> =
+        written.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
     assert_eq!(
         names,
         [
@@ -181,36 +168,15 @@ fn plots_are_svg_with_series_and_axis_labels() {
         ),
         (
             "throughput_vs_load.svg",
-            &[
-                "peregrine-afxdp",
-                "offered load (Mpps)",
-                "forwarded (Mpps)",
-                "no loss",
-            ],
+            &["peregrine-afxdp", "offered load (Mpps)", "forwarded (Mpps)", "no loss"],
         ),
-        (
-            "latency_vs_load.svg",
-            &["peregrine-afxdp", "offered load (Mpps)", "latency (µs)"],
-        ),
+        ("latency_vs_load.svg", &["peregrine-afxdp", "offered load (Mpps)", "latency (µs)"]),
         (
             "table_size.svg",
-            &[
-                "peregrine-afxdp",
-                "ovs",
-                "rules",
-                "forwarded (Mpps)",
-                "\n1K\n",
-                "\n1M\n",
-            ],
+            &["peregrine-afxdp", "ovs", "rules", "forwarded (Mpps)", "\n1K\n", "\n1M\n"],
         ),
-        (
-            "fairness.svg",
-            &["bridge", "flow", "Jain&apos;s index bridge 0.800"],
-        ),
-        (
-            "worker_scaling.svg",
-            &["peregrine-afxdp", "workers", "forwarded (Mpps)"],
-        ),
+        ("fairness.svg", &["bridge", "flow", "Jain&apos;s index bridge 0.800"]),
+        ("worker_scaling.svg", &["peregrine-afxdp", "workers", "forwarded (Mpps)"]),
     ];
     for (name, needles) in expect {
         let text = svg(&dir.0, name);
@@ -259,11 +225,7 @@ fn a_new_study_describes_this_machine() {
     assert!(!results.machine.kernel.is_empty());
     assert_eq!(results.started.len(), "2026-11-22T23:26:23Z".len());
     assert!(results.experiments.is_empty());
-    assert_eq!(
-        report::plot::plan(&results).len(),
-        0,
-        "no experiments, no figures"
-    );
+    assert_eq!(report::plot::plan(&results).len(), 0, "no experiments, no figures");
 }
 
 #[test]
@@ -321,10 +283,7 @@ fn an_empty_experiment_has_no_table_and_no_figures() {
         series: vec![report::Series {
             dut: "a|b".to_string(),
             workers: None,
-            points: vec![report::Point {
-                x: 1.0,
-                ..Default::default()
-            }],
+            points: vec![report::Point { x: 1.0, ..Default::default() }],
         }],
     }];
     let md = report::render_markdown(&results);
@@ -337,10 +296,7 @@ fn an_empty_experiment_has_no_table_and_no_figures() {
 
     results.experiments[0].series[0].points[0].flow_mods_per_s = Some(report::Summary::single(5e4));
     let md = report::render_markdown(&results);
-    assert!(
-        md.contains("Flow mods/s:\n\n| rules per batch | a\\|b |\n"),
-        "{md}"
-    );
+    assert!(md.contains("Flow mods/s:\n\n| rules per batch | a\\|b |\n"), "{md}");
     assert!(md.contains("| 1 | 50000 |\n"), "{md}");
     assert!(md.contains("Plots: `flow_install.svg`"), "{md}");
 }

@@ -21,17 +21,13 @@ fn turn() -> MutexGuard<'static, ()> {
 }
 
 fn afxdp() -> ports::Backend {
-    ports::Backend::AfXdp {
-        mode: ports::afxdp::AttachMode::Auto,
-    }
+    ports::Backend::AfXdp { mode: ports::afxdp::AttachMode::Auto }
 }
 
 /// `n` 64-byte frames from host `h` to a made-up neighbour, ports spread.
 fn frames(h: &Host, n: usize, seed: u64) -> Vec<Vec<u8>> {
-    let target = Target {
-        dst_mac: [0x02, 0, 0x5e, 0, 0, 0x42],
-        dst_ip: Ipv4Addr::new(10, 254, 0, 2),
-    };
+    let target =
+        Target { dst_mac: [0x02, 0, 0x5e, 0, 0, 0x42], dst_ip: Ipv4Addr::new(10, 254, 0, 2) };
     frames_to(h, target, n, seed)
 }
 
@@ -70,18 +66,9 @@ fn flat_out(backend: ports::Backend) -> Outcome {
     let _turn = turn();
     let mut topo = Topology::new();
     let h = topo.add_host(1).expect("host");
-    let streams = vec![Stream {
-        tx: 0,
-        frames: frames(&h, 16, 1),
-        rate_pps: None,
-    }];
-    let o = traffic::run(spec(
-        &h,
-        backend.clone(),
-        streams,
-        Duration::from_millis(500),
-    ))
-    .unwrap_or_else(|e| panic!("{backend}: {e}"));
+    let streams = vec![Stream { tx: 0, frames: frames(&h, 16, 1), rate_pps: None }];
+    let o = traffic::run(spec(&h, backend.clone(), streams, Duration::from_millis(500)))
+        .unwrap_or_else(|e| panic!("{backend}: {e}"));
     println!(
         "{backend} flat out: sent {} ({:.3} Mpps), received {} ({:.3} Mpps), dropped {}, \
          foreign {}, elapsed {:?}, latency {:?}",
@@ -96,10 +83,7 @@ fn flat_out(backend: ports::Backend) -> Outcome {
     );
     let s = o.streams[0];
     assert!(o.received() > 0, "{backend}: nothing arrived: {o:?}");
-    assert!(
-        o.received() <= o.sent(),
-        "{backend}: more arrived than sent: {o:?}"
-    );
+    assert!(o.received() <= o.sent(), "{backend}: more arrived than sent: {o:?}");
     assert_eq!(s.missed, 0, "an unpaced stream misses nothing");
     let l = o.latency.expect("latency of the frames that arrived");
     assert_eq!(l.samples, o.received());
@@ -131,11 +115,7 @@ fn two_paced_streams_keep_their_rates() {
     let streams = rates
         .iter()
         .enumerate()
-        .map(|(i, &r)| Stream {
-            tx: 0,
-            frames: frames(&h, 8, 10 + i as u64),
-            rate_pps: Some(r),
-        })
+        .map(|(i, &r)| Stream { tx: 0, frames: frames(&h, 8, 10 + i as u64), rate_pps: Some(r) })
         .collect();
     let o = traffic::run(spec(&h, afxdp(), streams, Duration::from_secs(1))).expect("run");
     println!("paced: {o:?}");
@@ -151,10 +131,7 @@ fn two_paced_streams_keep_their_rates() {
         assert!(s.received <= s.sent, "{o:?}");
     }
     let ratio = o.streams[0].received as f64 / o.streams[1].received.max(1) as f64;
-    assert!(
-        (3.5..=4.5).contains(&ratio),
-        "received ratio {ratio}: {o:?}"
-    );
+    assert!((3.5..=4.5).contains(&ratio), "received ratio {ratio}: {o:?}");
     assert!(o.latency.is_some_and(|l| l.median_ns > 0));
     assert_eq!(o.foreign, 0, "{o:?}");
 }
@@ -167,15 +144,8 @@ fn flows_spread_over_the_queues_of_a_multi_queue_veth() {
     let h = topo.add_host_with_queues(1, 2).expect("host");
     let before = bench::dut::rx_queue_packets(None, &h.port).expect("queue statistics");
     assert_eq!(before.len(), 2, "{before:?}");
-    let streams = vec![Stream {
-        tx: 0,
-        frames: frames(&h, 16, 7),
-        rate_pps: Some(20_000.0),
-    }];
-    let spec = Spec {
-        tx_queues: 2,
-        ..spec(&h, afxdp(), streams, Duration::from_millis(500))
-    };
+    let streams = vec![Stream { tx: 0, frames: frames(&h, 16, 7), rate_pps: Some(20_000.0) }];
+    let spec = Spec { tx_queues: 2, ..spec(&h, afxdp(), streams, Duration::from_millis(500)) };
     let o = traffic::run(spec).expect("run");
     println!("two queues: {o:?}");
     let after = bench::dut::rx_queue_packets(None, &h.port).expect("queue statistics");
@@ -192,11 +162,7 @@ fn max_packets_stops_sending_exactly() {
     let _turn = turn();
     let mut topo = Topology::new();
     let h = topo.add_host(1).expect("host");
-    let streams = vec![Stream {
-        tx: 0,
-        frames: frames(&h, 4, 3),
-        rate_pps: Some(100_000.0),
-    }];
+    let streams = vec![Stream { tx: 0, frames: frames(&h, 4, 3), rate_pps: Some(100_000.0) }];
     let mut s = spec(&h, afxdp(), streams, Duration::from_secs(2));
     s.max_packets = Some(1000);
     let o = traffic::run(s).expect("run");
@@ -215,19 +181,12 @@ fn a_missing_interface_is_named() {
     let mut s = spec(
         &h,
         ports::Backend::AfPacket,
-        vec![Stream {
-            tx: 0,
-            frames: frames(&h, 1, 0),
-            rate_pps: None,
-        }],
+        vec![Stream { tx: 0, frames: frames(&h, 1, 0), rate_pps: None }],
         Duration::from_millis(10),
     );
     s.rx = Endpoint::root("pgnosuchif0");
     let e = traffic::run(s).unwrap_err();
-    assert!(
-        e.starts_with("receive port (pgnosuchif0 in the root namespace)"),
-        "{e}"
-    );
+    assert!(e.starts_with("receive port (pgnosuchif0 in the root namespace)"), "{e}");
 }
 
 #[test]
@@ -246,18 +205,11 @@ fn two_ports_into_one_sink_through_a_bridge() {
         ip(&["link", "set", &h.port, "master", &br]).expect("enslave");
     }
     // The sink's MAC is known, so the bridge sends the frames to its port only.
-    run(
-        "bridge",
-        &[
-            "fdb", "replace", &h3.mac, "dev", &h3.port, "master", "static",
-        ],
-    )
-    .expect("static fdb entry");
+    run("bridge", &["fdb", "replace", &h3.mac, "dev", &h3.port, "master", "static"])
+        .expect("static fdb entry");
     ip(&["link", "set", &br, "up"]).expect("bridge up");
-    let target = Target {
-        dst_mac: parse_mac(&h3.mac).expect("mac"),
-        dst_ip: h3.ip.parse().expect("ip"),
-    };
+    let target =
+        Target { dst_mac: parse_mac(&h3.mac).expect("mac"), dst_ip: h3.ip.parse().expect("ip") };
     let rate = 10_000.0;
     let streams = [&h1, &h2]
         .iter()
@@ -269,10 +221,7 @@ fn two_ports_into_one_sink_through_a_bridge() {
         })
         .collect();
     let spec = Spec {
-        tx: vec![
-            Endpoint::in_ns(&h1.ns, "eth0"),
-            Endpoint::in_ns(&h2.ns, "eth0"),
-        ],
+        tx: vec![Endpoint::in_ns(&h1.ns, "eth0"), Endpoint::in_ns(&h2.ns, "eth0")],
         rx: Endpoint::in_ns(&h3.ns, "eth0"),
         ..spec(&h1, afxdp(), streams, Duration::from_millis(500))
     };
@@ -282,9 +231,6 @@ fn two_ports_into_one_sink_through_a_bridge() {
     for s in &o.streams {
         assert!((s.sent as f64 - want).abs() <= 0.1 * want, "{o:?}");
         // The bridge may lose a few, not most.
-        assert!(
-            s.received <= s.sent && s.received * 10 >= s.sent * 9,
-            "{o:?}"
-        );
+        assert!(s.received <= s.sent && s.received * 10 >= s.sent * 9, "{o:?}");
     }
 }

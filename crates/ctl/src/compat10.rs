@@ -51,15 +51,9 @@ pub fn instructions10(insts: &[Instruction]) -> Result<Vec<A10>, String> {
 
 /// A 1.0 flow-mod equal to a 1.3 one.
 pub fn flow_mod10(fm: &openflow::v13::FlowMod) -> Result<openflow::v10::FlowMod, String> {
-    let is_del = matches!(
-        fm.command,
-        FlowModCommand::Delete | FlowModCommand::DeleteStrict
-    );
+    let is_del = matches!(fm.command, FlowModCommand::Delete | FlowModCommand::DeleteStrict);
     if fm.table_id != 0 && !(is_del && fm.table_id == OFPTT_ALL) {
-        return Err(format!(
-            "table={}: OpenFlow 1.0 has only table 0 {USE_13}",
-            fm.table_id
-        ));
+        return Err(format!("table={}: OpenFlow 1.0 has only table 0 {USE_13}", fm.table_id));
     }
     if fm.cookie_mask != 0 {
         return Err(format!(
@@ -68,10 +62,7 @@ pub fn flow_mod10(fm: &openflow::v13::FlowMod) -> Result<openflow::v10::FlowMod,
         ));
     }
     if fm.out_group != OFPG_ANY {
-        return Err(format!(
-            "out_group={}: OpenFlow 1.0 has no groups {USE_13}",
-            fm.out_group
-        ));
+        return Err(format!("out_group={}: OpenFlow 1.0 has no groups {USE_13}", fm.out_group));
     }
     if fm.flags & !(ff::SEND_FLOW_REM | ff::CHECK_OVERLAP) != 0 {
         return Err(format!(
@@ -120,14 +111,8 @@ mod tests {
                 A10::SetVlanVid(5),
                 A10::SetNwTos(8),
                 A10::StripVlan,
-                A10::Enqueue {
-                    port: 2,
-                    queue_id: 3
-                },
-                A10::Output {
-                    port: 0xfffe,
-                    max_len: 0
-                },
+                A10::Enqueue { port: 2, queue_id: 3 },
+                A10::Output { port: 0xfffe, max_len: 0 },
             ]
         );
         // It prints back as the same flow.
@@ -142,53 +127,27 @@ mod tests {
     fn what_10_cannot_say_is_an_error() {
         for (s, c, want) in [
             ("table=1,actions=drop", FlowModCommand::Add, "only table 0"),
-            (
-                "ipv6,ipv6_src=::1,actions=drop",
-                FlowModCommand::Add,
-                "cannot match",
-            ),
-            (
-                "ip,nw_src=10.0.0.1/255.0.255.0,actions=drop",
-                FlowModCommand::Add,
-                "prefixes",
-            ),
-            (
-                "actions=goto_table:1",
-                FlowModCommand::Add,
-                "instructions need",
-            ),
+            ("ipv6,ipv6_src=::1,actions=drop", FlowModCommand::Add, "cannot match"),
+            ("ip,nw_src=10.0.0.1/255.0.255.0,actions=drop", FlowModCommand::Add, "prefixes"),
+            ("actions=goto_table:1", FlowModCommand::Add, "instructions need"),
             ("actions=group:1", FlowModCommand::Add, "no such action"),
             ("cookie=1/1", FlowModCommand::Delete, "by cookie"),
-            (
-                "reset_counts,actions=drop",
-                FlowModCommand::Add,
-                "reset_counts",
-            ),
+            ("reset_counts,actions=drop", FlowModCommand::Add, "reset_counts"),
             ("actions=output:70000", FlowModCommand::Add, "16 bits"),
         ] {
             let e = flow_mod10(&fm(s, c)).unwrap_err();
             assert!(e.contains(want), "{s}: {e}");
-            assert!(
-                e.contains("OpenFlow13") || e.contains("16 bits"),
-                "{s}: {e}"
-            );
+            assert!(e.contains("OpenFlow13") || e.contains("16 bits"), "{s}: {e}");
         }
         // An ethertype alone is fine; so is a delete over all tables.
         assert_eq!(
-            flow_mod10(&fm("ipv6,actions=drop", FlowModCommand::Add))
-                .unwrap()
-                .match_
-                .dl_type,
+            flow_mod10(&fm("ipv6,actions=drop", FlowModCommand::Add)).unwrap().match_.dl_type,
             0x86dd
         );
         let d = flow_mod10(&fm("ip", FlowModCommand::Delete)).unwrap();
         let mut w = openflow::Writer::new();
         d.encode(&mut w);
-        assert_eq!(
-            w.buf[60..62],
-            [0xff, 0xff],
-            "out_port is OFPP_NONE on the 1.0 wire"
-        );
+        assert_eq!(w.buf[60..62], [0xff, 0xff], "out_port is OFPP_NONE on the 1.0 wire");
     }
 
     #[test]
@@ -213,11 +172,7 @@ mod tests {
         let req10 = Frame::v10(6, M10::FlowMod(fm10)).encode().unwrap();
         let err10 = Frame::v10(
             6,
-            M10::Error(openflow::v10::ErrorMsg {
-                err_type: 3,
-                code: 1,
-                data: req10,
-            }),
+            M10::Error(openflow::v10::ErrorMsg { err_type: 3, code: 1, data: req10 }),
         );
         assert_eq!(
             frame(&err10, 2),

@@ -223,9 +223,8 @@ impl Conn {
                 )))
             }
         }
-        c.version = versions
-            .negotiate(&frame)
-            .map_err(|e| CtlError::fatal(format!("{name}: {e}")))?;
+        c.version =
+            versions.negotiate(&frame).map_err(|e| CtlError::fatal(format!("{name}: {e}")))?;
         Ok(c)
     }
 
@@ -238,11 +237,7 @@ impl Conn {
 
     /// Wraps a message of the negotiated version in a frame with a fresh xid.
     pub fn frame(&self, message: Message) -> Frame {
-        Frame {
-            version: self.version,
-            xid: self.next_xid(),
-            message,
-        }
+        Frame { version: self.version, xid: self.next_xid(), message }
     }
 
     /// Sends one frame.
@@ -262,10 +257,7 @@ impl Conn {
     }
 
     fn io_error(&self, what: &str, e: io::Error) -> CtlError {
-        if matches!(
-            e.kind(),
-            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-        ) {
+        if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) {
             CtlError::Timeout(format!("{}: timed out waiting for the switch", self.name))
         } else {
             CtlError::fatal(format!("{}: {what} ({})", self.name, io_text(&e)))
@@ -275,10 +267,9 @@ impl Conn {
     /// How long the next blocking call may take.
     fn wait_limit(&self) -> Result<Duration, CtlError> {
         match remaining(self.limits.deadline) {
-            Some(r) if r.is_zero() => Err(CtlError::Timeout(format!(
-                "{}: timed out waiting for the switch",
-                self.name
-            ))),
+            Some(r) if r.is_zero() => {
+                Err(CtlError::Timeout(format!("{}: timed out waiting for the switch", self.name)))
+            }
             Some(r) => Ok(r.min(self.limits.idle)),
             None => Ok(self.limits.idle),
         }
@@ -392,10 +383,7 @@ impl Conn {
         f: Frame,
         mut each: impl FnMut(&Frame) -> Result<(), CtlError>,
     ) -> Result<(), CtlError> {
-        let g = Gather {
-            xid: f.xid,
-            reply_type: reply_type_for(f.version, f.msg_type()),
-        };
+        let g = Gather { xid: f.xid, reply_type: reply_type_for(f.version, f.msg_type()) };
         self.write_frame(&f)?;
         loop {
             let r = self.recv()?;
@@ -430,8 +418,7 @@ impl Conn {
     /// Sends `message` and returns its one reply.
     pub fn transact(&mut self, message: Message) -> Result<Frame, CtlError> {
         let mut v = self.dump(message)?;
-        v.pop()
-            .ok_or_else(|| CtlError::fatal(format!("{}: empty reply", self.name)))
+        v.pop().ok_or_else(|| CtlError::fatal(format!("{}: empty reply", self.name)))
     }
 
     /// Sends every message, then a barrier; returns the refusals that arrived before
@@ -484,9 +471,7 @@ impl Conn {
     /// Reads whatever the switch has already sent, without waiting.
     fn drain_available(&mut self) -> Result<Vec<Received>, CtlError> {
         let mut got = Vec::new();
-        self.stream
-            .set_nonblocking(true)
-            .map_err(|e| self.io_error("socket setup failed", e))?;
+        self.stream.set_nonblocking(true).map_err(|e| self.io_error("socket setup failed", e))?;
         let res = loop {
             match self.stream.read(&mut self.buf) {
                 Ok(0) => {
@@ -501,10 +486,8 @@ impl Conn {
                 Err(e) => break Err(self.io_error("receive failed", e)),
             }
         };
-        let back = self
-            .stream
-            .set_nonblocking(false)
-            .map_err(|e| self.io_error("socket setup failed", e));
+        let back =
+            self.stream.set_nonblocking(false).map_err(|e| self.io_error("socket setup failed", e));
         res?;
         back?;
         loop {
@@ -552,19 +535,13 @@ mod tests {
     fn mp(xid: u32, flags: u16) -> Frame {
         Frame::v13(
             xid,
-            M13::MultipartReply(MultipartReply {
-                flags,
-                body: MultipartReplyBody::Flow(vec![]),
-            }),
+            M13::MultipartReply(MultipartReply { flags, body: MultipartReplyBody::Flow(vec![]) }),
         )
     }
 
     #[test]
     fn gathers_multipart_parts_until_the_last() {
-        let g = Gather {
-            xid: 7,
-            reply_type: t13::MULTIPART_REPLY,
-        };
+        let g = Gather { xid: 7, reply_type: t13::MULTIPART_REPLY };
         assert_eq!(g.step(&mp(7, OFPMPF_REPLY_MORE)), Step::More);
         assert_eq!(g.step(&mp(6, 0)), Step::Skip);
         assert_eq!(g.step(&mp(7, 0)), Step::Done);
@@ -577,11 +554,7 @@ mod tests {
         );
         assert_eq!(g.step(&err), Step::Error);
         assert_eq!(g.step(&Frame::v13(7, M13::BarrierReply)), Step::Unexpected);
-        let totals = AggregateStats {
-            packet_count: 1,
-            byte_count: 2,
-            flow_count: 3,
-        };
+        let totals = AggregateStats { packet_count: 1, byte_count: 2, flow_count: 3 };
         let body = MultipartReplyBody::Aggregate(totals);
         let agg = Frame::v13(7, M13::MultipartReply(MultipartReply { flags: 0, body }));
         assert_eq!(g.step(&agg), Step::Done);
@@ -590,18 +563,9 @@ mod tests {
     #[test]
     fn gathers_v10_stats_parts() {
         use openflow::v10::stats::{StatsReply, StatsReplyBody, OFPSF_REPLY_MORE};
-        let g = Gather {
-            xid: 3,
-            reply_type: t10::STATS_REPLY,
-        };
+        let g = Gather { xid: 3, reply_type: t10::STATS_REPLY };
         let part = |flags| {
-            Frame::v10(
-                3,
-                M10::StatsReply(StatsReply {
-                    flags,
-                    body: StatsReplyBody::Flow(vec![]),
-                }),
-            )
+            Frame::v10(3, M10::StatsReply(StatsReply { flags, body: StatsReplyBody::Flow(vec![]) }))
         };
         assert_eq!(g.step(&part(OFPSF_REPLY_MORE)), Step::More);
         assert_eq!(g.step(&part(0)), Step::Done);
@@ -610,12 +574,7 @@ mod tests {
     /// A scripted peer on the other end of a socket pair: it reads the client's
     /// hello, then writes `script` in small pieces (so headers straddle reads), then
     /// reads until the client hangs up and returns everything it read.
-    fn peer(
-        script: Vec<u8>,
-    ) -> (
-        std::os::unix::net::UnixStream,
-        std::thread::JoinHandle<Vec<u8>>,
-    ) {
+    fn peer(script: Vec<u8>) -> (std::os::unix::net::UnixStream, std::thread::JoinHandle<Vec<u8>>) {
         use std::io::Write;
         let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
         b.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -665,12 +624,10 @@ mod tests {
             Conn::handshake(Box::new(a), "pair", &Versions::default(), xids, limits()).unwrap();
         assert_eq!(c.version, 4);
         let parts = c
-            .dump(Message::V13(M13::MultipartRequest(
-                openflow::v13::multipart::MultipartRequest {
-                    flags: 0,
-                    body: openflow::v13::multipart::MultipartRequestBody::Flow(Default::default()),
-                },
-            )))
+            .dump(Message::V13(M13::MultipartRequest(openflow::v13::multipart::MultipartRequest {
+                flags: 0,
+                body: openflow::v13::multipart::MultipartRequestBody::Flow(Default::default()),
+            })))
             .unwrap();
         assert_eq!(parts.len(), 2, "both parts, nothing else");
         assert!(parts.iter().all(|p| p.xid == 2));
@@ -684,10 +641,7 @@ mod tests {
         }
         assert!(matches!(seen[0].message, Message::V13(M13::Hello(_))));
         assert_eq!(seen[0].xid, 1);
-        assert!(matches!(
-            seen[1].message,
-            Message::V13(M13::MultipartRequest(_))
-        ));
+        assert!(matches!(seen[1].message, Message::V13(M13::MultipartRequest(_))));
         assert_eq!(seen[1].xid, 2);
         assert_eq!(seen[2], Frame::v13(9, M13::EchoReply(vec![1, 2, 3])));
     }
@@ -737,23 +691,14 @@ mod tests {
         let script = bytes(&[Frame::v10(1, M10::Hello(vec![]))]);
         let (a, h) = peer(script);
         let only13 = Versions::parse("OpenFlow13").unwrap();
-        let e = Conn::handshake(
-            Box::new(a),
-            "pair",
-            &only13,
-            Xids::new(Cell::new(1)),
-            limits(),
-        )
-        .err()
-        .unwrap();
+        let e = Conn::handshake(Box::new(a), "pair", &only13, Xids::new(Cell::new(1)), limits())
+            .err()
+            .unwrap();
         assert!(matches!(e, CtlError::Fatal(ref m) if m.contains("version negotiation failed")));
         h.join().unwrap();
 
         let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
-        let short = Limits {
-            deadline: None,
-            idle: Duration::from_millis(50),
-        };
+        let short = Limits { deadline: None, idle: Duration::from_millis(50) };
         let e = Conn::handshake(
             Box::new(a),
             "pair",
@@ -768,10 +713,7 @@ mod tests {
 
     #[test]
     fn reply_types() {
-        assert_eq!(
-            reply_type_for(4, t13::FEATURES_REQUEST),
-            t13::FEATURES_REPLY
-        );
+        assert_eq!(reply_type_for(4, t13::FEATURES_REQUEST), t13::FEATURES_REPLY);
         assert_eq!(reply_type_for(1, t10::STATS_REQUEST), t10::STATS_REPLY);
         assert_eq!(reply_type_for(1, t10::BARRIER_REQUEST), t10::BARRIER_REPLY);
         assert_eq!(reply_type_for(4, t13::BARRIER_REQUEST), t13::BARRIER_REPLY);

@@ -40,10 +40,7 @@ pub fn split_lines(r: impl BufRead) -> std::io::Result<Vec<Line>> {
         if text.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
             continue;
         }
-        out.push(Line {
-            number: i + 1,
-            text: text.to_string(),
-        });
+        out.push(Line { number: i + 1, text: text.to_string() });
     }
     Ok(out)
 }
@@ -126,14 +123,8 @@ mod tests {
         assert_eq!(
             lines,
             vec![
-                Line {
-                    number: 3,
-                    text: "ip,actions=drop ".into()
-                },
-                Line {
-                    number: 5,
-                    text: "\tpriority=5,actions=output:1".into()
-                },
+                Line { number: 3, text: "ip,actions=drop ".into() },
+                Line { number: 5, text: "\tpriority=5,actions=output:1".into() },
             ]
         );
     }

@@ -230,16 +230,12 @@ pub fn group_features(g: &GroupFeatures) -> Value {
             );
         }
     }
-    let caps: Vec<&str> = [
-        (1, "select_weight"),
-        (2, "select_liveness"),
-        (4, "chaining"),
-        (8, "chaining_checks"),
-    ]
-    .iter()
-    .filter(|(b, _)| g.capabilities & b != 0)
-    .map(|(_, n)| *n)
-    .collect();
+    let caps: Vec<&str> =
+        [(1, "select_weight"), (2, "select_liveness"), (4, "chaining"), (8, "chaining_checks")]
+            .iter()
+            .filter(|(b, _)| g.capabilities & b != 0)
+            .map(|(_, n)| *n)
+            .collect();
     json!({"types": types, "capabilities": caps, "groups": per_type})
 }
 
@@ -356,10 +352,7 @@ mod tests {
         );
         assert_eq!(match_object(&Match::default()), json!({}));
         let a = openflow::text::parse_match("arp,arp_op=1").unwrap();
-        assert_eq!(
-            match_object(&a),
-            json!({"dl_type": "0x0806", "arp_op": "1"})
-        );
+        assert_eq!(match_object(&a), json!({"dl_type": "0x0806", "arp_op": "1"}));
     }
 
     #[test]

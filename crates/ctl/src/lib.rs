@@ -212,13 +212,7 @@ pub struct Ctx {
 impl Ctx {
     /// Opens a new connection to the switch.
     pub fn open(&self) -> Result<conn::Conn, CtlError> {
-        conn::Conn::open(
-            &self.target,
-            &self.switch,
-            &self.versions,
-            self.xids.clone(),
-            self.limits,
-        )
+        conn::Conn::open(&self.target, &self.switch, &self.versions, self.xids.clone(), self.limits)
     }
 }
 
@@ -251,10 +245,7 @@ pub fn context(
         target,
         versions,
         xids: Rc::new(Cell::new(1)),
-        limits: Limits {
-            deadline,
-            idle: DEFAULT_IDLE,
-        },
+        limits: Limits { deadline, idle: DEFAULT_IDLE },
         json: a.json,
         strict: a.strict,
         show_stats: !a.no_stats,
@@ -265,10 +256,8 @@ pub fn context(
 /// Runs `peregrine ctl`.
 pub fn main(a: &CtlArgs) -> ExitCode {
     let result = (|| {
-        let (cmd, rest) = a
-            .args
-            .split_first()
-            .ok_or_else(|| CtlError::fatal("missing COMMAND (see --help)"))?;
+        let (cmd, rest) =
+            a.args.split_first().ok_or_else(|| CtlError::fatal("missing COMMAND (see --help)"))?;
         commands::check_arity(cmd, rest.len())?;
         let switch = rest
             .first()

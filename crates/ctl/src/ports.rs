@@ -40,10 +40,7 @@ pub fn fetch_ports(conn: &mut Conn) -> Result<Vec<Port>, CtlError> {
         let f = conn.transact(Message::V10(M10::FeaturesRequest))?;
         match f.message {
             Message::V10(M10::FeaturesReply(r)) => Ok(r.ports),
-            _ => Err(CtlError::fatal(format!(
-                "{}: bad reply to features request",
-                conn.name
-            ))),
+            _ => Err(CtlError::fatal(format!("{}: bad reply to features request", conn.name))),
         }
     } else {
         let frames = conn.dump(Message::V13(M13::MultipartRequest(MultipartRequest {
@@ -98,18 +95,11 @@ mod tests {
 
     #[test]
     fn finds_by_number_or_name() {
-        let p = |n, name: &str| Port {
-            port_no: n,
-            name: name.into(),
-            ..Port::default()
-        };
+        let p = |n, name: &str| Port { port_no: n, name: name.into(), ..Port::default() };
         let ports = vec![p(1, "p1"), p(2, "p2"), p(0xffff_fffe, "br0")];
         assert_eq!(find_port(&ports, "p2").map(|p| p.port_no), Some(2));
         assert_eq!(find_port(&ports, "1").map(|p| p.name.as_str()), Some("p1"));
-        assert_eq!(
-            find_port(&ports, "LOCAL").map(|p| p.name.as_str()),
-            Some("br0")
-        );
+        assert_eq!(find_port(&ports, "LOCAL").map(|p| p.name.as_str()), Some("br0"));
         assert!(find_port(&ports, "p9").is_none());
         assert!(find_port(&ports, "7").is_none());
     }

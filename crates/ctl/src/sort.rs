@@ -59,31 +59,15 @@ pub fn keys_from_args<I: IntoIterator<Item = String>>(args: I) -> Result<Vec<Sor
 }
 
 fn field_value(e: &FlowEntry, f: OxmField) -> Option<Vec<u8>> {
-    e.match_
-        .fields
-        .iter()
-        .find(|o: &&Oxm| o.field() == Some(f))
-        .map(|o| o.value_bytes())
+    e.match_.fields.iter().find(|o: &&Oxm| o.field() == Some(f)).map(|o| o.value_bytes())
 }
 
 /// Fields Open vSwitch keeps in the same place of its flow structure as `f` (so that
 /// a flow without `f` still has a value there that sorting compares).
 fn siblings(f: OxmField) -> &'static [OxmField] {
     use OxmField as F;
-    const SRC: [F; 5] = [
-        F::TcpSrc,
-        F::UdpSrc,
-        F::SctpSrc,
-        F::Icmpv4Type,
-        F::Icmpv6Type,
-    ];
-    const DST: [F; 5] = [
-        F::TcpDst,
-        F::UdpDst,
-        F::SctpDst,
-        F::Icmpv4Code,
-        F::Icmpv6Code,
-    ];
+    const SRC: [F; 5] = [F::TcpSrc, F::UdpSrc, F::SctpSrc, F::Icmpv4Type, F::Icmpv6Type];
+    const DST: [F; 5] = [F::TcpDst, F::UdpDst, F::SctpDst, F::Icmpv4Code, F::Icmpv6Code];
     match f {
         F::Ipv4Src | F::ArpSpa => &[F::Ipv4Src, F::ArpSpa],
         F::Ipv4Dst | F::ArpTpa => &[F::Ipv4Dst, F::ArpTpa],
@@ -175,11 +159,8 @@ mod tests {
         sort_flows(&mut v, &[SortKey::parse("ipv4_src", true).unwrap()]);
         assert_eq!(prios(&v), vec![5, 1, 7, 9]);
         // Without the field, an ARP flow's arp_spa stands in for nw_src.
-        let mut w = vec![
-            flow(1, "arp,arp_spa=10.0.0.1"),
-            flow(2, "arp"),
-            flow(3, "ip,nw_src=1.1.1.1"),
-        ];
+        let mut w =
+            vec![flow(1, "arp,arp_spa=10.0.0.1"), flow(2, "arp"), flow(3, "ip,nw_src=1.1.1.1")];
         sort_flows(&mut w, &[SortKey::parse("nw_src", false).unwrap()]);
         assert_eq!(prios(&w), vec![3, 2, 1]);
     }
@@ -187,28 +168,15 @@ mod tests {
     #[test]
     fn criteria_keep_command_line_order() {
         let k = keys_from_args(
-            [
-                "peregrine",
-                "ctl",
-                "--rsort=in_port",
-                "--sort",
-                "dump-flows",
-                "br0",
-            ]
-            .map(String::from),
+            ["peregrine", "ctl", "--rsort=in_port", "--sort", "dump-flows", "br0"]
+                .map(String::from),
         )
         .unwrap();
         assert_eq!(
             k,
             vec![
-                SortKey {
-                    field: Some(OxmField::InPort),
-                    descending: true
-                },
-                SortKey {
-                    field: None,
-                    descending: false
-                }
+                SortKey { field: Some(OxmField::InPort), descending: true },
+                SortKey { field: None, descending: false }
             ]
         );
         assert!(keys_from_args(["--sort=bogus".to_string()]).is_err());

@@ -60,9 +60,7 @@ impl Target {
             }
         }
         match bare_name(s) {
-            Some(name) => Ok(Target::Unix(
-                PathBuf::from(rundir).join(format!("{name}.mgmt")),
-            )),
+            Some(name) => Ok(Target::Unix(PathBuf::from(rundir).join(format!("{name}.mgmt")))),
             None => Ok(Target::Unix(PathBuf::from(s))),
         }
     }
@@ -109,9 +107,8 @@ impl fmt::Display for Target {
 
 fn parse_tcp(rest: &str) -> Result<Target, String> {
     let (host, port) = if let Some(after) = rest.strip_prefix('[') {
-        let (h, tail) = after
-            .split_once(']')
-            .ok_or_else(|| "unterminated [ in IPv6 address".to_string())?;
+        let (h, tail) =
+            after.split_once(']').ok_or_else(|| "unterminated [ in IPv6 address".to_string())?;
         match tail {
             "" => (h, None),
             t => match t.strip_prefix(':') {
@@ -136,10 +133,7 @@ fn parse_tcp(rest: &str) -> Result<Target, String> {
             .filter(|&n| n != 0)
             .ok_or_else(|| format!("\"{p}\" is not a port number (1 to 65535)"))?,
     };
-    Ok(Target::Tcp {
-        host: host.to_string(),
-        port,
-    })
+    Ok(Target::Tcp { host: host.to_string(), port })
 }
 
 /// A connected byte stream with settable timeouts (TCP or Unix).
@@ -177,10 +171,7 @@ mod tests {
     }
 
     fn tcp(host: &str, port: u16) -> Target {
-        Target::Tcp {
-            host: host.into(),
-            port,
-        }
+        Target::Tcp { host: host.into(), port }
     }
 
     #[test]
@@ -189,10 +180,7 @@ mod tests {
         assert_eq!(p("tcp:127.0.0.1:6633"), Ok(tcp("127.0.0.1", 6633)));
         assert_eq!(p("tcp:[::1]:7000"), Ok(tcp("::1", 7000)));
         assert_eq!(p("tcp:[fe80::1]"), Ok(tcp("fe80::1", 6653)));
-        assert_eq!(
-            p("tcp:switch.example:16653"),
-            Ok(tcp("switch.example", 16653))
-        );
+        assert_eq!(p("tcp:switch.example:16653"), Ok(tcp("switch.example", 16653)));
         let e = p("tcp:1.2.3.4:http").unwrap_err();
         assert!(e.contains("\"http\" is not a port number"), "{e}");
         assert!(p("tcp:1.2.3.4:0").is_err());
@@ -204,16 +192,10 @@ mod tests {
     #[test]
     fn unix_paths_and_bridge_names() {
         assert_eq!(p("unix:/tmp/s"), Ok(Target::Unix("/tmp/s".into())));
-        assert_eq!(
-            p("/var/run/x.mgmt"),
-            Ok(Target::Unix("/var/run/x.mgmt".into()))
-        );
+        assert_eq!(p("/var/run/x.mgmt"), Ok(Target::Unix("/var/run/x.mgmt".into())));
         assert_eq!(p("./rel/sock"), Ok(Target::Unix("./rel/sock".into())));
         assert_eq!(p("br0"), Ok(Target::Unix("/run/peregrine/br0.mgmt".into())));
-        assert_eq!(
-            Target::parse("sw1", "/tmp/rd"),
-            Ok(Target::Unix("/tmp/rd/sw1.mgmt".into()))
-        );
+        assert_eq!(Target::parse("sw1", "/tmp/rd"), Ok(Target::Unix("/tmp/rd/sw1.mgmt".into())));
         assert!(p("unix:").is_err());
     }
 
@@ -230,19 +212,14 @@ mod tests {
             assert_eq!(p(&t.to_string()), Ok(t));
         }
         assert_eq!(p("tcp:h").unwrap().to_string(), "tcp:h:6653");
-        assert_eq!(
-            p("br0").unwrap().to_string(),
-            "unix:/run/peregrine/br0.mgmt"
-        );
+        assert_eq!(p("br0").unwrap().to_string(), "unix:/run/peregrine/br0.mgmt");
     }
 
     #[test]
     fn other_methods_are_refused_with_a_reason() {
         assert!(p("ssl:1.2.3.4:6653").unwrap_err().contains("SSL"));
         assert!(p("ptcp:6653").unwrap_err().contains("passive"));
-        assert!(p("udp:1.2.3.4")
-            .unwrap_err()
-            .contains("unknown connection method"));
+        assert!(p("udp:1.2.3.4").unwrap_err().contains("unknown connection method"));
         assert!(p("").is_err());
     }
 

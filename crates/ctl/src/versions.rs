@@ -108,14 +108,9 @@ mod tests {
     #[test]
     fn parses_protocol_lists() {
         assert_eq!(Versions::parse("OpenFlow13").unwrap().0, vec![4]);
-        assert_eq!(
-            Versions::parse("OpenFlow13,OpenFlow10").unwrap().0,
-            vec![1, 4]
-        );
+        assert_eq!(Versions::parse("OpenFlow13,OpenFlow10").unwrap().0, vec![1, 4]);
         assert_eq!(Versions::parse("openflow10").unwrap().0, vec![1]);
-        assert!(Versions::parse("OpenFlow14")
-            .unwrap_err()
-            .contains("not supported"));
+        assert!(Versions::parse("OpenFlow14").unwrap_err().contains("not supported"));
         assert!(Versions::parse("OF13").unwrap_err().contains("unknown"));
         assert!(Versions::parse("").is_err());
         assert_eq!(Versions::default().0, vec![1, 4]);

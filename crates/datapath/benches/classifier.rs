@@ -112,9 +112,7 @@ fn wild_rules(r: &mut Rng) -> Vec<(FlowMatch, u16)> {
                 .masked(Field::Ipv4Src, r.next() as u128, prefix(32, src))
                 .masked(Field::Ipv4Dst, r.next() as u128, prefix(32, dst));
             if port {
-                m = m
-                    .exact(Field::IpProto, 6)
-                    .exact(Field::TpDst, r.below(1024) as u128);
+                m = m.exact(Field::IpProto, 6).exact(Field::TpDst, r.below(1024) as u128);
             }
             rules.push((m, r.below(1000) as u16));
         }
@@ -127,12 +125,7 @@ fn wild_rules(r: &mut Rng) -> Vec<(FlowMatch, u16)> {
 fn wild_lpf_rules(r: &mut Rng) -> Vec<(FlowMatch, u16)> {
     let mut shapes = Vec::new();
     while shapes.len() < 100 {
-        let s = (
-            r.below(33) as u32,
-            r.below(33) as u32,
-            r.below(2) == 1,
-            r.below(2) == 1,
-        );
+        let s = (r.below(33) as u32, r.below(33) as u32, r.below(2) == 1, r.below(2) == 1);
         if !shapes.contains(&s) {
             shapes.push(s);
         }
@@ -165,26 +158,14 @@ fn classbench_rules(r: &mut Rng) -> Vec<(FlowMatch, u16)> {
         .map(|_| {
             let mut m = FlowMatch::ANY
                 .exact(Field::EthType, 0x0800)
-                .masked(
-                    Field::Ipv4Src,
-                    r.next() as u128,
-                    prefix(32, LENS[r.below(8) as usize]),
-                )
-                .masked(
-                    Field::Ipv4Dst,
-                    r.next() as u128,
-                    prefix(32, LENS[r.below(8) as usize]),
-                );
+                .masked(Field::Ipv4Src, r.next() as u128, prefix(32, LENS[r.below(8) as usize]))
+                .masked(Field::Ipv4Dst, r.next() as u128, prefix(32, LENS[r.below(8) as usize]));
             if r.below(4) != 0 {
                 m = m.exact(Field::IpProto, if r.below(3) == 0 { 17 } else { 6 });
                 let dmask = PORT_MASKS[r.below(4) as usize];
                 m = m.masked(Field::TpDst, r.next() as u128, dmask);
                 if r.below(8) == 0 {
-                    m = m.masked(
-                        Field::TpSrc,
-                        r.next() as u128,
-                        PORT_MASKS[r.below(4) as usize],
-                    );
+                    m = m.masked(Field::TpSrc, r.next() as u128, PORT_MASKS[r.below(4) as usize]);
                 }
             }
             (m, r.below(10_000) as u16)

@@ -85,10 +85,7 @@ fn make_rule(value_pat: u32) -> FlowMatch {
 }
 
 fn main() {
-    let args: Vec<u64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
+    let args: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let [n_rules, n_priorities, n_tables, n_lookups] = match args.as_slice() {
         [a, b, c, d, ..] => [*a, *b, *c, *d],
         _ => [1_000_000, 1, 1, 10_000_000],
@@ -106,9 +103,7 @@ fn main() {
             }
         }
     }
-    let mut priorities: Vec<u32> = (0..n_priorities)
-        .map(|i| (i * 129) & i32::MAX as u32)
-        .collect();
+    let mut priorities: Vec<u32> = (0..n_priorities).map(|i| (i * 129) & i32::MAX as u32).collect();
     for k in 0..priorities.len() {
         let n = (priorities.len() - k) as u32;
         if n <= 1 {

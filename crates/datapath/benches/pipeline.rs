@@ -49,9 +49,7 @@ impl Classify<TableRule> for MacTable {
         self.rules.insert(mac, (priority, value)).map(|o| o.1)
     }
     fn remove(&mut self, m: &FlowMatch, _priority: u16) -> Option<TableRule> {
-        self.rules
-            .remove(&(m.key.get(Field::EthDst) as u64))
-            .map(|o| o.1)
+        self.rules.remove(&(m.key.get(Field::EthDst) as u64)).map(|o| o.1)
     }
     fn lookup(&self, key: &FlowKey) -> Option<(u16, &TableRule)> {
         let (p, r) = self.rules.get(&(key.get(Field::EthDst) as u64))?;
@@ -66,10 +64,7 @@ fn mac_rule(mac: u64, port: u32) -> Rule {
     Rule::new(
         FlowMatch::ANY.exact(Field::EthDst, mac as u128),
         10,
-        Instructions {
-            apply: vec![Action::Output(port)],
-            ..Instructions::default()
-        },
+        Instructions { apply: vec![Action::Output(port)], ..Instructions::default() },
     )
 }
 
@@ -129,8 +124,7 @@ fn publish_1m(c: &mut Criterion) {
     c.bench_function("publish_one_change_1M_rules", |b| {
         b.iter(|| {
             n += 1;
-            wr.insert_rule(0, mac_rule(n % 1_000_000, 2 + (n % 2) as u32))
-                .unwrap();
+            wr.insert_rule(0, mac_rule(n % 1_000_000, 2 + (n % 2) as u32)).unwrap();
             black_box(wr.publish().version)
         })
     });
@@ -174,8 +168,7 @@ fn burst_100k(_c: &mut Criterion) {
     let mut publish_max = Duration::ZERO;
     for chunk in 0..100u64 {
         for i in 0..1000u64 {
-            wr.insert_rule(0, mac_rule(1_000_000 + chunk * 1000 + i, 3))
-                .unwrap();
+            wr.insert_rule(0, mac_rule(1_000_000 + chunk * 1000 + i, 3)).unwrap();
         }
         let p = Instant::now();
         wr.publish();
@@ -187,28 +180,12 @@ fn burst_100k(_c: &mut Criterion) {
     let stats = |v: &[Duration]| {
         let mut v = v.to_vec();
         v.sort();
-        let q = |f: f64| {
-            v.get(((v.len() as f64 - 1.0) * f) as usize)
-                .copied()
-                .unwrap_or_default()
-        };
-        format!(
-            "n={} p50={:?} p99={:?} max={:?}",
-            v.len(),
-            q(0.5),
-            q(0.99),
-            q(1.0)
-        )
+        let q = |f: f64| v.get(((v.len() as f64 - 1.0) * f) as usize).copied().unwrap_or_default();
+        format!("n={} p50={:?} p99={:?} max={:?}", v.len(), q(0.5), q(0.99), q(1.0))
     };
     println!("burst_100k_inserts: 100 publishes of 1000 inserts took {total:?}, slowest publish {publish_max:?}");
-    println!(
-        "  forwarding batches (32 pkts) before the burst: {}",
-        stats(&times[0])
-    );
-    println!(
-        "  forwarding batches (32 pkts) during the burst: {}",
-        stats(&times[1])
-    );
+    println!("  forwarding batches (32 pkts) before the burst: {}", stats(&times[0]));
+    println!("  forwarding batches (32 pkts) during the burst: {}", stats(&times[1]));
 }
 
 criterion_group! {

@@ -13,20 +13,14 @@ fn frame() -> (Packet, FlowKey, Layers) {
     f[0..6].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
     f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
     f[12..14].copy_from_slice(&[0x08, 0x00]);
-    f[14..34].copy_from_slice(&[
-        0x45, 0, 0, 50, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-    ]);
+    f[14..34]
+        .copy_from_slice(&[0x45, 0, 0, 50, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2]);
     f[34..42].copy_from_slice(&[0x13, 0x88, 0x00, 0x35, 0, 30, 0x12, 0x34]);
     let mut key = FlowKey::ZERO;
     key.set(Field::EthType, 0x0800);
     key.set(Field::IpProto, 17);
     key.set(Field::Ipv4Dst, 0x0a00_0002);
-    let layers = Layers {
-        ethertype: 12,
-        l3: Some(14),
-        l4: Some(34),
-        ..Layers::default()
-    };
+    let layers = Layers { ethertype: 12, l3: Some(14), l4: Some(34), ..Layers::default() };
     (Packet::from_slice(&f), key, layers)
 }
 

@@ -102,15 +102,11 @@ fn arp() -> FlowMatch {
 }
 
 fn mpls() -> FlowMatch {
-    FlowMatch::ANY
-        .exact(Field::EthType, 0x8847)
-        .exact(Field::MplsLabel, 1000)
+    FlowMatch::ANY.exact(Field::EthType, 0x8847).exact(Field::MplsLabel, 1000)
 }
 
 fn pbb() -> FlowMatch {
-    FlowMatch::ANY
-        .exact(Field::EthType, 0x88e7)
-        .exact(Field::PbbIsid, 0xabcdef)
+    FlowMatch::ANY.exact(Field::EthType, 0x88e7).exact(Field::PbbIsid, 0xabcdef)
 }
 
 /// Recomputes the IPv4 header checksum of the header at `l3` (`ihl` bytes long).
@@ -186,12 +182,7 @@ fn case(frame: Vec<u8>, actions: Vec<Action>) -> Case {
     let mut key = FlowKey::ZERO;
     let out = parse(&frame, 1, &mut key);
     assert_eq!(out.error, None);
-    Case {
-        frame,
-        key,
-        layers: out.layers,
-        actions,
-    }
+    Case { frame, key, layers: out.layers, actions }
 }
 
 /// Applies each case's actions to a fresh copy of its packet, `rounds` times.
@@ -243,11 +234,7 @@ fn run_segment(big_tcp: &[u8], big_udp: &[u8], rounds: usize) -> u64 {
         p.refill(big_udp);
         p.set_offload(Some(Offload {
             partial_csum: true,
-            gso: Some(Gso {
-                kind: GsoKind::Udp,
-                size: 1000,
-                ecn: false,
-            }),
+            gso: Some(Gso { kind: GsoKind::Udp, size: 1000, ecn: false }),
         }));
         acc += resolve_offload(p, 1500, 1514, &mut pool, &mut out).unwrap_or(0) as u64;
         pool.append(&mut out);
@@ -256,9 +243,8 @@ fn run_segment(big_tcp: &[u8], big_udp: &[u8], rounds: usize) -> u64 {
 }
 
 fn main() {
-    let rounds: usize = std::env::args()
-        .nth(1)
-        .map_or(2000, |a| a.parse().expect("rounds: a number"));
+    let rounds: usize =
+        std::env::args().nth(1).map_or(2000, |a| a.parse().expect("rounds: a number"));
 
     let frames = vec![
         frame(tcp4()),
@@ -275,13 +261,7 @@ fn main() {
 
     use Action::*;
     let cases = vec![
-        case(
-            frame(udp4()),
-            vec![
-                SetField(Field::Ipv4Dst, 0x0a00_0009),
-                SetField(Field::TpSrc, 7),
-            ],
-        ),
+        case(frame(udp4()), vec![SetField(Field::Ipv4Dst, 0x0a00_0009), SetField(Field::TpSrc, 7)]),
         case(
             frame(tcp4()),
             vec![
@@ -306,30 +286,15 @@ fn main() {
         case(frame(tcp4()), vec![PushVlan(0x8100), PopVlan]),
         case(
             frame(tcp4()),
-            vec![
-                PushMpls(0x8847),
-                SetField(Field::MplsLabel, 5),
-                DecMplsTtl,
-                CopyTtlIn,
-            ],
+            vec![PushMpls(0x8847), SetField(Field::MplsLabel, 5), DecMplsTtl, CopyTtlIn],
         ),
         case(frame(mpls()), vec![PopMpls(0x0800)]),
-        case(
-            frame(nd_ns()),
-            vec![SetField(Field::ArpSha, 0x0200_0000_0002)],
-        ),
-        case(
-            frame(arp()),
-            vec![SetField(Field::ArpOp, 1), SetField(Field::Ipv4Src, 1)],
-        ),
+        case(frame(nd_ns()), vec![SetField(Field::ArpSha, 0x0200_0000_0002)]),
+        case(frame(arp()), vec![SetField(Field::ArpOp, 1), SetField(Field::Ipv4Src, 1)]),
         case(frame(tcp4()), vec![PushPbb(0x88e7), PopPbb]),
     ];
 
-    let partial = vec![
-        big4(true, 100, true),
-        big4(false, 100, true),
-        big4(true, 200, false),
-    ];
+    let partial = vec![big4(true, 100, true), big4(false, 100, true), big4(true, 200, false)];
     let big_tcp = big4(true, 3000, false);
     let big_udp = big4(false, 2500, false);
 

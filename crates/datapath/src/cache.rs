@@ -69,12 +69,7 @@ pub struct Path {
 
 impl Default for Path {
     fn default() -> Self {
-        Path {
-            tables: [0; MAX_STEPS],
-            len: 0,
-            decision: NO_DECISION,
-            rules: [0; MAX_STEPS],
-        }
+        Path { tables: [0; MAX_STEPS], len: 0, decision: NO_DECISION, rules: [0; MAX_STEPS] }
     }
 }
 
@@ -99,10 +94,7 @@ impl Path {
         if i >= self.len as usize {
             return None;
         }
-        Some(Step {
-            table: *self.tables.get(i)?,
-            rule: *self.rules.get(i)?,
-        })
+        Some(Step { table: *self.tables.get(i)?, rule: *self.rules.get(i)? })
     }
 
     /// The steps, in order.
@@ -146,12 +138,7 @@ impl Entry {
     const EMPTY: Entry = Entry {
         version: 0,
         tag: 0,
-        path: Path {
-            tables: [0; MAX_STEPS],
-            len: 0,
-            decision: NO_DECISION,
-            rules: [0; MAX_STEPS],
-        },
+        path: Path { tables: [0; MAX_STEPS], len: 0, decision: NO_DECISION, rules: [0; MAX_STEPS] },
         key: FlowKey::ZERO,
     };
 
@@ -258,11 +245,7 @@ impl ExactCache {
     pub fn get_hashed(&self, key: &FlowKey, hash: u64, version: u64) -> Option<Path> {
         let b = self.bucket(hash);
         let tag = (hash >> 32) as u32;
-        self.entries
-            .get(b..b + 2)?
-            .iter()
-            .find(|e| e.holds(key, tag, version))
-            .map(|e| e.path)
+        self.entries.get(b..b + 2)?.iter().find(|e| e.holds(key, tag, version)).map(|e| e.path)
     }
 
     /// Records `path` for `key` in `version` (see the module comment for the way chosen).
@@ -278,12 +261,7 @@ impl ExactCache {
         let Some([w0, w1]) = self.entries.get_mut(b..b + 2) else {
             return;
         };
-        let new = Entry {
-            version,
-            tag,
-            path,
-            key: *key,
-        };
+        let new = Entry { version, tag, path, key: *key };
         let reusable = |e: &Entry| e.version != version || (e.tag == tag && e.key == *key);
         if reusable(w0) {
             *w0 = new;
@@ -325,13 +303,7 @@ mod tests {
         let mut k2 = k;
         k2.set(Field::InPort, 2);
         assert_eq!(c.get(&k2, 5), None);
-        assert_eq!(
-            p.get(1),
-            Some(Step {
-                table: 3,
-                rule: NO_RULE
-            })
-        );
+        assert_eq!(p.get(1), Some(Step { table: 3, rule: NO_RULE }));
         assert_eq!(p.get(2), None);
         c.clear();
         assert_eq!(c.get(&k, 5), None);
@@ -357,11 +329,7 @@ mod tests {
         assert_eq!(c.get(&keys[0], 1), Some(path(0)));
         assert_eq!(c.get(&keys[1], 1), Some(path(1)));
         c.insert(&keys[1], 1, path(5));
-        assert_eq!(
-            c.get(&keys[1], 1),
-            Some(path(5)),
-            "same key replaced in place"
-        );
+        assert_eq!(c.get(&keys[1], 1), Some(path(5)), "same key replaced in place");
         assert_eq!(c.get(&keys[0], 1), Some(path(0)));
         // Both ways live with other keys: only one such insert in EVICT_EVERY evicts.
         for _ in 1..EVICT_EVERY {
@@ -387,10 +355,7 @@ mod tests {
         p.push(0, 3);
         p.set_decision(7);
         assert_eq!(p.decision(), Some(7));
-        assert_eq!(
-            p.steps().collect::<Vec<_>>(),
-            vec![Step { table: 0, rule: 3 }]
-        );
+        assert_eq!(p.steps().collect::<Vec<_>>(), vec![Step { table: 0, rule: 3 }]);
     }
 
     #[test]

@@ -88,10 +88,9 @@ impl fmt::Display for ComposeError {
                 "{name}={wanted:#x}: {name} is not a header field; a packet enters the \
                  pipeline with 0"
             ),
-            Field::InPhyPort => write!(
-                f,
-                "in_phy_port={wanted}: a packet's physical input port is its input port"
-            ),
+            Field::InPhyPort => {
+                write!(f, "in_phy_port={wanted}: a packet's physical input port is its input port")
+            }
             _ => write!(
                 f,
                 "{name}={wanted:#x} cannot be carried by a frame with the other fields given \
@@ -375,11 +374,7 @@ fn ipv4(s: &Spec, f: &mut Vec<u8>) {
         sum(0, &b)
     };
     // A later fragment carries no transport header; the parser does not look for one.
-    let payload = if frag & 2 == 0 {
-        l4(s, p, false, pseudo)
-    } else {
-        vec![0; 8]
-    };
+    let payload = if frag & 2 == 0 { l4(s, p, false, pseudo) } else { vec![0; 8] };
     // A first fragment has more to come; a later one an offset (of 8 bytes).
     let flags_offset: u16 = match frag {
         0 => 0,
@@ -427,10 +422,8 @@ fn ipv6(s: &Spec, f: &mut Vec<u8>) {
     };
     // An extension header asked for as the protocol is written as one (it then parses
     // as an extension header, and the check names the protocol).
-    if matches!(
-        last,
-        proto::HOPOPT | proto::ROUTING | proto::FRAGMENT | proto::AH | proto::DSTOPTS
-    ) {
+    if matches!(last, proto::HOPOPT | proto::ROUTING | proto::FRAGMENT | proto::AH | proto::DSTOPTS)
+    {
         chain.push(last);
         last = proto::NONXT;
     }
@@ -659,11 +652,7 @@ mod tests {
     #[test]
     fn fields_no_frame_carries_are_named() {
         let cases = [
-            (
-                FlowMatch::ANY.exact(Field::TpDst, 80),
-                Field::TpDst,
-                "tp_dst=0x50",
-            ),
+            (FlowMatch::ANY.exact(Field::TpDst, 80), Field::TpDst, "tp_dst=0x50"),
             (
                 FlowMatch::ANY
                     .exact(Field::EthType, 0x0800)
@@ -672,32 +661,16 @@ mod tests {
                 Field::TcpFlags,
                 "tcp_flags",
             ),
+            (FlowMatch::ANY.exact(Field::Metadata, 7), Field::Metadata, "not a header field"),
+            (FlowMatch::ANY.exact(Field::VlanVid, 5), Field::VlanVid, "vlan_vid"),
             (
-                FlowMatch::ANY.exact(Field::Metadata, 7),
-                Field::Metadata,
-                "not a header field",
-            ),
-            (
-                FlowMatch::ANY.exact(Field::VlanVid, 5),
-                Field::VlanVid,
-                "vlan_vid",
-            ),
-            (
-                FlowMatch::ANY
-                    .exact(Field::VlanVid, 0)
-                    .exact(Field::VlanPcp, 1),
+                FlowMatch::ANY.exact(Field::VlanVid, 0).exact(Field::VlanPcp, 1),
                 Field::VlanPcp,
                 "vlan_pcp",
             ),
+            (FlowMatch::ANY.exact(Field::EthType, 0x8100), Field::EthType, "dl_type"),
             (
-                FlowMatch::ANY.exact(Field::EthType, 0x8100),
-                Field::EthType,
-                "dl_type",
-            ),
-            (
-                FlowMatch::ANY
-                    .exact(Field::EthType, 0x86dd)
-                    .exact(Field::IpProto, 0),
+                FlowMatch::ANY.exact(Field::EthType, 0x86dd).exact(Field::IpProto, 0),
                 Field::IpProto,
                 "nw_proto",
             ),
@@ -749,9 +722,8 @@ mod tests {
             .exact(Field::IpProto, 17);
         let (_, k) = composed(&later);
         assert_eq!(k.get(Field::Ipv6Exthdr), ieh::FRAG as u128);
-        let esp = FlowMatch::ANY
-            .exact(Field::EthType, 0x86dd)
-            .exact(Field::Ipv6Exthdr, ieh::ESP as u128);
+        let esp =
+            FlowMatch::ANY.exact(Field::EthType, 0x86dd).exact(Field::Ipv6Exthdr, ieh::ESP as u128);
         let (_, k) = composed(&esp);
         assert_eq!(k.get(Field::IpProto), 50);
     }
@@ -764,9 +736,7 @@ mod tests {
             .exact(Field::MplsTc, 7)
             .exact(Field::MplsBos, 0);
         composed(&m);
-        let p = FlowMatch::ANY
-            .exact(Field::EthType, 0x88e7)
-            .exact(Field::PbbIsid, 0xabcdef);
+        let p = FlowMatch::ANY.exact(Field::EthType, 0x88e7).exact(Field::PbbIsid, 0xabcdef);
         composed(&p);
     }
 
@@ -784,20 +754,13 @@ mod tests {
     }
 
     fn shape() -> impl Strategy<Value = Shape> {
-        let l4 = prop_oneof![
-            Just(6u8),
-            Just(17u8),
-            Just(132u8),
-            Just(1u8),
-            Just(58u8),
-            any::<u8>()
-        ];
+        let l4 =
+            prop_oneof![Just(6u8), Just(17u8), Just(132u8), Just(1u8), Just(58u8), any::<u8>()];
         let frag = prop_oneof![Just(0u8), Just(1u8), Just(3u8)];
         let exts = (any::<u8>(), 0..3u8).prop_map(|(b, last)| {
             let mut bits = 0;
-            for (i, bit) in [ieh::HOP, ieh::DEST, ieh::ROUTER, ieh::FRAG, ieh::AUTH]
-                .iter()
-                .enumerate()
+            for (i, bit) in
+                [ieh::HOP, ieh::DEST, ieh::ROUTER, ieh::FRAG, ieh::AUTH].iter().enumerate()
             {
                 if b & (1 << i) != 0 {
                     bits |= bit;
@@ -867,19 +830,11 @@ mod tests {
                 58 if v6 => {
                     let ty = [135, 136, vals[11] as u8][(vals[13] % 3) as usize];
                     m.set(Field::IcmpType, ty.into(), u128::MAX);
-                    let code = if vals[14] & 1 == 0 {
-                        0
-                    } else {
-                        vals[12] & 0xff
-                    };
+                    let code = if vals[14] & 1 == 0 { 0 } else { vals[12] & 0xff };
                     m.set(Field::IcmpCode, code, u128::MAX);
                     if (ty == 135 || ty == 136) && code == 0 {
                         opt(m, Field::Ipv6NdTarget, vals[15]);
-                        let ll = if ty == 135 {
-                            Field::ArpSha
-                        } else {
-                            Field::ArpTha
-                        };
+                        let ll = if ty == 135 { Field::ArpSha } else { Field::ArpTha };
                         opt(m, ll, vals[16]);
                     }
                 }
@@ -911,11 +866,7 @@ mod tests {
                 // Headers a later fragment hides, and protocols that are themselves
                 // extension headers, are not asked for.
                 let ext_protos = [0, 43, 44, 50, 51, 59, 60];
-                let proto = if ext_protos.contains(&proto) {
-                    17
-                } else {
-                    proto
-                };
+                let proto = if ext_protos.contains(&proto) { 17 } else { proto };
                 let mut exts = exts;
                 if frag == 3 {
                     exts &= ieh::HOP | ieh::DEST | ieh::ROUTER;

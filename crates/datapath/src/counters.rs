@@ -53,9 +53,7 @@ impl<const N: usize> Chunk<N> {
         match huge.then(|| Mapped::new(slots)).flatten() {
             Some(m) => Chunk::Mapped(m),
             None => Chunk::Boxed(
-                (0..slots)
-                    .map(|_| std::array::from_fn(|_| AtomicU64::new(0)))
-                    .collect(),
+                (0..slots).map(|_| std::array::from_fn(|_| AtomicU64::new(0))).collect(),
             ),
         }
     }
@@ -165,9 +163,7 @@ impl<const N: usize> CounterArray<N> {
 
     fn with_chunks(max_slots: usize, shift: u32, huge: bool) -> Self {
         CounterArray {
-            chunks: (0..max_slots.div_ceil(1 << shift))
-                .map(|_| OnceLock::new())
-                .collect(),
+            chunks: (0..max_slots.div_ceil(1 << shift)).map(|_| OnceLock::new()).collect(),
             shift,
             huge,
         }
@@ -188,11 +184,7 @@ impl<const N: usize> CounterArray<N> {
     #[inline]
     pub fn get(&self, slot: u32) -> Option<&[AtomicU64; N]> {
         let s = slot as usize;
-        self.chunks
-            .get(s >> self.shift)?
-            .get()?
-            .slots()
-            .get(s & ((1 << self.shift) - 1))
+        self.chunks.get(s >> self.shift)?.get()?.slots().get(s & ((1 << self.shift) - 1))
     }
 
     /// Adds `d` to counter `k` of `slot`. Only the owning worker may call this.
@@ -223,9 +215,7 @@ impl<const N: usize> CounterArray<N> {
     /// Counter `k` of `slot` (0 when never written).
     #[inline]
     pub fn read(&self, slot: u32, k: usize) -> u64 {
-        self.get(slot)
-            .and_then(|s| s.get(k))
-            .map_or(0, |c| c.load(Ordering::Relaxed))
+        self.get(slot).and_then(|s| s.get(k)).map_or(0, |c| c.load(Ordering::Relaxed))
     }
 
     /// Zeroes `slot` (only while no worker can write it; see the module comment).
@@ -366,10 +356,7 @@ impl Default for WorkerCounters {
 impl WorkerCounters {
     /// Counters registered under `name` rather than the current thread's name.
     pub(crate) fn named(name: &str) -> WorkerCounters {
-        WorkerCounters {
-            thread: Some(name.to_string()),
-            ..WorkerCounters::default()
-        }
+        WorkerCounters { thread: Some(name.to_string()), ..WorkerCounters::default() }
     }
 
     #[inline]
@@ -390,22 +377,14 @@ impl WorkerCounters {
     #[inline]
     pub(crate) fn credit_rule(&self, id: u32, packets: u64, bytes: u64, now: u64) {
         if let Some([p, b, t, _]) = self.rules.slot_mut(id) {
-            p.store(
-                p.load(Ordering::Relaxed).wrapping_add(packets),
-                Ordering::Relaxed,
-            );
-            b.store(
-                b.load(Ordering::Relaxed).wrapping_add(bytes),
-                Ordering::Relaxed,
-            );
+            p.store(p.load(Ordering::Relaxed).wrapping_add(packets), Ordering::Relaxed);
+            b.store(b.load(Ordering::Relaxed).wrapping_add(bytes), Ordering::Relaxed);
             t.store(now, Ordering::Relaxed);
         }
     }
 
     pub(crate) fn read_misc(&self, m: Misc) -> u64 {
-        self.misc
-            .get(m as usize)
-            .map_or(0, |c| c.load(Ordering::Relaxed))
+        self.misc.get(m as usize).map_or(0, |c| c.load(Ordering::Relaxed))
     }
 
     /// Counts a parse error by its kind (the first [`PARSE_SLOTS`] kinds seen get their
@@ -495,11 +474,9 @@ impl HeldRules {
             self.flush(c);
         }
         let i = self.len;
-        if let (Some(r), Some(p), Some(b)) = (
-            self.ids.get_mut(i),
-            self.packets.get_mut(i),
-            self.bytes.get_mut(i),
-        ) {
+        if let (Some(r), Some(p), Some(b)) =
+            (self.ids.get_mut(i), self.packets.get_mut(i), self.bytes.get_mut(i))
+        {
             *r = id;
             *p = 1;
             *b = bytes;
@@ -511,11 +488,7 @@ impl HeldRules {
 
     fn flush(&mut self, c: &WorkerCounters) {
         let n = self.len.min(HELD_RULES);
-        for ((&id, &p), &b) in self.ids[..n]
-            .iter()
-            .zip(&self.packets[..n])
-            .zip(&self.bytes[..n])
-        {
+        for ((&id, &p), &b) in self.ids[..n].iter().zip(&self.packets[..n]).zip(&self.bytes[..n]) {
             c.credit_rule(id, p, b, self.now);
         }
         self.len = 0;
@@ -660,10 +633,7 @@ impl Sum<'_> {
 
     pub fn table(&self, t: u8) -> TableStats {
         let s = self.two(|w| &w.tables, t as u32);
-        TableStats {
-            lookups: s.packets,
-            matched: s.bytes,
-        }
+        TableStats { lookups: s.packets, matched: s.bytes }
     }
 
     pub fn group(&self, slot: u32) -> Stats {
@@ -802,25 +772,14 @@ mod tests {
             w.misc(Misc::Packets, 2);
         }
         let sum = Sum(&ws);
-        assert_eq!(
-            sum.rule(5000),
-            RuleStats {
-                packets: 6,
-                bytes: 300,
-                last_used_ns: 20
-            }
-        );
+        assert_eq!(sum.rule(5000), RuleStats { packets: 6, bytes: 300, last_used_ns: 20 });
         assert_eq!(sum.rule(1), RuleStats::default());
         assert_eq!(sum.misc(Misc::Packets), 6);
         for w in &ws {
             w.rules.zero(5000);
         }
         assert_eq!(Sum(&ws).rule(5000), RuleStats::default());
-        assert_eq!(
-            sum.rule(u32::MAX),
-            RuleStats::default(),
-            "out of range reads 0"
-        );
+        assert_eq!(sum.rule(u32::MAX), RuleStats::default(), "out of range reads 0");
         ws[0].rules.add(u32::MAX, PACKETS, 1);
     }
 
@@ -830,10 +789,7 @@ mod tests {
         w.parse_error(ParseError::TruncatedEthernet);
         w.parse_error(ParseError::TruncatedEthernet);
         let ws = [w];
-        assert_eq!(
-            Sum(&ws).parse_errors(),
-            vec![(ParseError::TruncatedEthernet, 2)]
-        );
+        assert_eq!(Sum(&ws).parse_errors(), vec![(ParseError::TruncatedEthernet, 2)]);
         assert_eq!(Sum(&ws).misc(Misc::ParseErrors), 2);
     }
 

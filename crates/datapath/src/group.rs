@@ -85,12 +85,7 @@ pub struct Group {
 
 impl Group {
     pub fn new(id: u32, kind: GroupKind, buckets: Vec<Bucket>) -> Group {
-        Group {
-            id,
-            kind,
-            buckets,
-            counter: 0,
-        }
+        Group { id, kind, buckets, counter: 0 }
     }
 
     /// Recompiles the buckets' action sets (after `actions` changed).
@@ -110,11 +105,7 @@ pub(crate) struct GroupEnv<'a> {
 
 impl GroupEnv<'_> {
     fn port_live(&self, no: u32) -> bool {
-        no == port::ANY
-            || self
-                .config
-                .port(no)
-                .is_some_and(|p| self.live.is_live(p.slot))
+        no == port::ANY || self.config.port(no).is_some_and(|p| self.live.is_live(p.slot))
     }
 
     /// Whether `b` is live, following watched groups down to `depth`.
@@ -153,12 +144,7 @@ impl GroupEnv<'_> {
 
     fn select(&self, g: &Group, key: &FlowKey, depth: usize) -> Option<usize> {
         let usable = |b: &Bucket| b.weight > 0 && self.bucket_live(b, depth);
-        let total: u64 = g
-            .buckets
-            .iter()
-            .filter(|b| usable(b))
-            .map(|b| b.weight as u64)
-            .sum();
+        let total: u64 = g.buckets.iter().filter(|b| usable(b)).map(|b| b.weight as u64).sum();
         if total == 0 {
             return None;
         }
@@ -196,11 +182,7 @@ mod tests {
 
     fn env_parts() -> (IdMap<Arc<Group>>, DatapathConfig, PortLiveness) {
         let config = DatapathConfig {
-            ports: vec![
-                PortInfo::new(1, 0),
-                PortInfo::new(2, 1),
-                PortInfo::new(3, 2),
-            ],
+            ports: vec![PortInfo::new(1, 0), PortInfo::new(2, 1), PortInfo::new(3, 2)],
             ..DatapathConfig::default()
         };
         (IdMap::default(), config, PortLiveness::new())
@@ -224,17 +206,10 @@ mod tests {
                 Bucket::new(vec![Action::Output(3)]).watching(port::ANY, 7),
             ],
         );
-        let g7 = Group::new(
-            7,
-            GroupKind::Indirect,
-            vec![Bucket::new(vec![]).watching(3, GROUP_ANY)],
-        );
+        let g7 =
+            Group::new(7, GroupKind::Indirect, vec![Bucket::new(vec![]).watching(3, GROUP_ANY)]);
         groups.insert(7, Arc::new(g7));
-        let env = GroupEnv {
-            groups: &groups,
-            config: &config,
-            live: &live,
-        };
+        let env = GroupEnv { groups: &groups, config: &config, live: &live };
         let k = FlowKey::ZERO;
         assert_eq!(chosen(&env, &ff, &k), vec![0]);
         live.set(0, false);
@@ -259,11 +234,7 @@ mod tests {
                 Bucket::new(vec![]).with_weight(0),
             ],
         );
-        let env = GroupEnv {
-            groups: &groups,
-            config: &config,
-            live: &live,
-        };
+        let env = GroupEnv { groups: &groups, config: &config, live: &live };
         let mut counts = [0usize; 3];
         for i in 0..4000u32 {
             let mut k = FlowKey::ZERO;
@@ -292,11 +263,7 @@ mod tests {
             vec![Bucket::new(vec![]).watching(port::ANY, 9)],
         );
         groups.insert(9, Arc::new(looped.clone()));
-        let env = GroupEnv {
-            groups: &groups,
-            config: &config,
-            live: &live,
-        };
+        let env = GroupEnv { groups: &groups, config: &config, live: &live };
         assert_eq!(chosen(&env, &looped, &FlowKey::ZERO), Vec::<usize>::new());
         let all = Group::new(2, GroupKind::All, vec![Bucket::new(vec![]); 3]);
         assert_eq!(chosen(&env, &all, &FlowKey::ZERO), vec![0, 1, 2]);

@@ -115,9 +115,7 @@ impl Field {
 }
 
 impl FlowKey {
-    pub const ZERO: FlowKey = FlowKey {
-        words: [0; KEY_WORDS],
-    };
+    pub const ZERO: FlowKey = FlowKey { words: [0; KEY_WORDS] };
 
     /// Reads a field (right-aligned).
     #[inline]
@@ -126,11 +124,7 @@ impl FlowKey {
         if p.bits == 128 {
             ((self.words[p.word] as u128) << 64) | self.words[p.word + 1] as u128
         } else {
-            let m = if p.bits == 64 {
-                u64::MAX
-            } else {
-                (1u64 << p.bits) - 1
-            };
+            let m = if p.bits == 64 { u64::MAX } else { (1u64 << p.bits) - 1 };
             ((self.words[p.word] >> p.shift) & m) as u128
         }
     }
@@ -143,11 +137,7 @@ impl FlowKey {
             self.words[p.word] = (v >> 64) as u64;
             self.words[p.word + 1] = v as u64;
         } else {
-            let m = if p.bits == 64 {
-                u64::MAX
-            } else {
-                (1u64 << p.bits) - 1
-            };
+            let m = if p.bits == 64 { u64::MAX } else { (1u64 << p.bits) - 1 };
             let w = &mut self.words[p.word];
             *w = (*w & !(m << p.shift)) | ((v as u64 & m) << p.shift);
         }
@@ -196,10 +186,7 @@ pub struct FlowMatch {
 
 impl FlowMatch {
     /// The match-everything match.
-    pub const ANY: FlowMatch = FlowMatch {
-        key: FlowKey::ZERO,
-        mask: FlowKey::ZERO,
-    };
+    pub const ANY: FlowMatch = FlowMatch { key: FlowKey::ZERO, mask: FlowKey::ZERO };
 
     /// Matches `f` exactly equal to `v`.
     pub fn exact(mut self, f: Field, v: u128) -> Self {
@@ -242,11 +229,7 @@ mod tests {
                 }
             } else {
                 assert!(p.shift + p.bits <= 64, "{f:?} overflows its word");
-                let m = if p.bits == 64 {
-                    u64::MAX
-                } else {
-                    ((1u64 << p.bits) - 1) << p.shift
-                };
+                let m = if p.bits == 64 { u64::MAX } else { ((1u64 << p.bits) - 1) << p.shift };
                 assert_eq!(used[p.word] & m, 0, "{f:?} overlaps");
                 used[p.word] |= m;
             }

@@ -91,15 +91,9 @@ impl BandCell {
                 (0, ((num + den / 2) / den).min(NEVER as u128) as u64)
             }
         };
-        let amount = if burst && band.burst_size > 0 {
-            band.burst_size
-        } else {
-            band.rate
-        } as u128;
+        let amount = if burst && band.burst_size > 0 { band.burst_size } else { band.rate } as u128;
         // Burst in packets or kbit over the rate per second: seconds of burst.
-        let tau = (amount * per_sec)
-            .checked_div(rate)
-            .map_or(0, |t| t.min(NEVER as u128) as u64);
+        let tau = (amount * per_sec).checked_div(rate).map_or(0, |t| t.min(NEVER as u128) as u64);
         let action = match band.kind {
             BandKind::Drop => CELL_DROP,
             BandKind::DscpRemark { prec_level } => CELL_REMARK | (prec_level as u64) << 8,
@@ -118,10 +112,7 @@ impl BandCell {
     pub fn cost(&self, len: usize) -> u64 {
         let per_byte = self.per_byte.load(Ordering::Relaxed);
         let bytes = (len as u64).saturating_mul(per_byte) >> BYTE_COST_SHIFT;
-        self.per_packet
-            .load(Ordering::Relaxed)
-            .saturating_add(bytes)
-            .min(NEVER)
+        self.per_packet.load(Ordering::Relaxed).saturating_add(bytes).min(NEVER)
     }
 }
 
@@ -139,18 +130,11 @@ impl BandPool {
     /// `offset_ns`.
     pub fn new(cells: &'static [BandCell], offset_ns: u64) -> BandPool {
         let blocks = (cells.len() / KERNEL_BANDS) as u32;
-        BandPool {
-            cells,
-            free: Mutex::new((0..blocks).rev().collect()),
-            offset_ns,
-        }
+        BandPool { cells, free: Mutex::new((0..blocks).rev().collect()), offset_ns }
     }
 
     fn take(&self) -> Option<u32> {
-        self.free
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop()
+        self.free.lock().unwrap_or_else(PoisonError::into_inner).pop()
     }
 
     fn block(&self, slot: u32) -> &'static [BandCell] {
@@ -160,10 +144,7 @@ impl BandPool {
 
     /// Blocks not in use.
     pub fn free_blocks(&self) -> usize {
-        self.free
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        self.free.lock().unwrap_or_else(PoisonError::into_inner).len()
     }
 }
 
@@ -273,10 +254,7 @@ impl Meter {
         for (c, b) in pool.block(slot).iter().zip(&self.bands) {
             c.set_up(self.unit, self.burst, b);
         }
-        self.cells = Cells::Kernel {
-            pool: pool.clone(),
-            slot,
-        };
+        self.cells = Cells::Kernel { pool: pool.clone(), slot };
         self.offset_ns = pool.offset_ns;
     }
 
@@ -301,10 +279,7 @@ impl Meter {
     pub fn kernel_counts(&self, band: usize) -> (u64, u64) {
         match self.cells {
             Cells::Kernel { .. } => self.cells().get(band).map_or((0, 0), |c| {
-                (
-                    c.kernel_packets.load(Ordering::Relaxed),
-                    c.kernel_bytes.load(Ordering::Relaxed),
-                )
+                (c.kernel_packets.load(Ordering::Relaxed), c.kernel_bytes.load(Ordering::Relaxed))
             }),
             Cells::Heap(_) => (0, 0),
         }
@@ -322,9 +297,7 @@ impl Meter {
     }
 
     fn decide(&self, len: usize, now_ns: u64, consume: bool) -> MeterOutcome {
-        let now = now_ns
-            .saturating_add(self.offset_ns)
-            .saturating_mul(UNITS_PER_NS);
+        let now = now_ns.saturating_add(self.offset_ns).saturating_mul(UNITS_PER_NS);
         let mut applied: Option<usize> = None;
         for (i, (band, cell)) in self.bands.iter().zip(self.cells()).enumerate() {
             let inc = cell.cost(len);
@@ -354,10 +327,7 @@ impl Meter {
 impl Drop for Meter {
     fn drop(&mut self) {
         if let Cells::Kernel { pool, slot } = &self.cells {
-            pool.free
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(*slot);
+            pool.free.lock().unwrap_or_else(PoisonError::into_inner).push(*slot);
         }
     }
 }
@@ -394,11 +364,7 @@ pub fn remark_dscp(dscp: u8, prec_level: u8) -> u8 {
 /// A drop band of `rate` and `burst_size` (for tests).
 #[cfg(test)]
 pub(crate) fn drop_band(rate: u32, burst_size: u32) -> Band {
-    Band {
-        kind: BandKind::Drop,
-        rate,
-        burst_size,
-    }
+    Band { kind: BandKind::Drop, rate, burst_size }
 }
 
 /// Meter `id` with one drop band of `rate` and `burst_size` (for tests).
@@ -422,20 +388,14 @@ mod tests {
 
     /// How many of `n` frames of `len` bytes, all at `t`, `m` passes.
     fn passes(m: &Meter, n: usize, len: usize, t: u64) -> usize {
-        (0..n)
-            .filter(|_| m.apply(len, t) == MeterOutcome::Pass)
-            .count()
+        (0..n).filter(|_| m.apply(len, t) == MeterOutcome::Pass).count()
     }
 
     #[test]
     fn pktps_burst_then_rate() {
         let m = drop_meter(1, MeterUnit::Pktps, true, 10, 5);
         let t0 = 1000 * SEC;
-        assert_eq!(
-            passes(&m, 8, 64, t0),
-            5,
-            "a full bucket lets the burst through"
-        );
+        assert_eq!(passes(&m, 8, 64, t0), 5, "a full bucket lets the burst through");
         // 10 pkt/s: one token every 100 ms.
         assert_eq!(m.apply(64, t0 + SEC / 20), MeterOutcome::Drop { band: 0 });
         assert_eq!(m.apply(64, t0 + SEC / 10), MeterOutcome::Pass);
@@ -468,11 +428,7 @@ mod tests {
             MeterUnit::Pktps,
             true,
             vec![
-                Band {
-                    kind: BandKind::DscpRemark { prec_level: 1 },
-                    rate: 10,
-                    burst_size: 2,
-                },
+                Band { kind: BandKind::DscpRemark { prec_level: 1 }, rate: 10, burst_size: 2 },
                 drop_band(20, 4),
             ],
         );
@@ -480,27 +436,9 @@ mod tests {
         assert_eq!(m.peek(64, t), MeterOutcome::Pass);
         assert_eq!(m.apply(64, t), MeterOutcome::Pass);
         assert_eq!(m.apply(64, t), MeterOutcome::Pass);
-        assert_eq!(
-            m.peek(64, t),
-            MeterOutcome::Remark {
-                band: 0,
-                prec_level: 1
-            }
-        );
-        assert_eq!(
-            m.apply(64, t),
-            MeterOutcome::Remark {
-                band: 0,
-                prec_level: 1
-            }
-        );
-        assert_eq!(
-            m.apply(64, t),
-            MeterOutcome::Remark {
-                band: 0,
-                prec_level: 1
-            }
-        );
+        assert_eq!(m.peek(64, t), MeterOutcome::Remark { band: 0, prec_level: 1 });
+        assert_eq!(m.apply(64, t), MeterOutcome::Remark { band: 0, prec_level: 1 });
+        assert_eq!(m.apply(64, t), MeterOutcome::Remark { band: 0, prec_level: 1 });
         assert_eq!(m.apply(64, t), MeterOutcome::Drop { band: 1 });
     }
 
@@ -538,10 +476,7 @@ mod tests {
         let k = drop_meter(1, MeterUnit::Kbps, true, 1_000_000, 500);
         assert_eq!(k.cells()[0].cost(64), 64 * 128);
         // 500 kbit at 1 Gbit/s: half a millisecond.
-        assert_eq!(
-            k.cells()[0].tau.load(Ordering::Relaxed),
-            SEC / 2000 * UNITS_PER_NS
-        );
+        assert_eq!(k.cells()[0].tau.load(Ordering::Relaxed), SEC / 2000 * UNITS_PER_NS);
         // A rate of 0 passes nothing.
         let z = drop_meter(1, MeterUnit::Pktps, false, 0, 0);
         assert_eq!(z.apply(64, SEC), MeterOutcome::Drop { band: 0 });
@@ -561,10 +496,7 @@ mod tests {
         assert_eq!(m.apply(64, t), MeterOutcome::Pass);
         // The word is on the pool's clock: one packet (100 ms) past its time then.
         let inc = SEC / 10 * UNITS_PER_NS;
-        assert_eq!(
-            cells[0].tat.load(Ordering::Relaxed),
-            (t + offset) * UNITS_PER_NS + inc
-        );
+        assert_eq!(cells[0].tat.load(Ordering::Relaxed), (t + offset) * UNITS_PER_NS + inc);
         // The other side takes the last token from the same word: nothing is left.
         assert!(take(
             &cells[0].tat,
@@ -577,12 +509,8 @@ mod tests {
         cells[0].kernel_packets.store(3, Ordering::Relaxed);
         assert_eq!(m.kernel_counts(0).0, 3);
         // Too many bands for a block: the meter keeps its own cells.
-        let mut wide = Meter::new(
-            2,
-            MeterUnit::Pktps,
-            false,
-            vec![drop_band(10, 0); KERNEL_BANDS + 1],
-        );
+        let mut wide =
+            Meter::new(2, MeterUnit::Pktps, false, vec![drop_band(10, 0); KERNEL_BANDS + 1]);
         wide.lend_cells(&pool);
         assert_eq!((wide.kernel_slot(), pool.free_blocks()), (None, 1));
         drop(m);

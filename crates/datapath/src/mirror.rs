@@ -175,10 +175,7 @@ pub(crate) struct OfferFilter {
 
 impl OfferFilter {
     pub(crate) fn new() -> OfferFilter {
-        OfferFilter {
-            tags: vec![0; OFFER_SLOTS].into_boxed_slice(),
-            held: Vec::new(),
-        }
+        OfferFilter { tags: vec![0; OFFER_SLOTS].into_boxed_slice(), held: Vec::new() }
     }
 
     /// Holds an offer of `key` (hash `hash`) in `version` if it is new to its slot in
@@ -268,10 +265,9 @@ impl std::fmt::Display for Ineligible {
             Ineligible::SeveralOutputs => f.write_str(
                 "it is sent as different frames to different ports, or twice to one port",
             ),
-            Ineligible::Undeliverable(p) => write!(
-                f,
-                "its output to port {p} sends nothing (no_fwd, or the input port)"
-            ),
+            Ineligible::Undeliverable(p) => {
+                write!(f, "its output to port {p} sends nothing (no_fwd, or the input port)")
+            }
             Ineligible::Dropped(why) => write!(f, "the pipeline drops it ({why})"),
             Ineligible::Changed => f.write_str("the rules changed while it was judged"),
         }
@@ -284,10 +280,7 @@ impl Ineligible {
     /// no publish: the tier does not remember such flows as refused, and they offer
     /// themselves again after a change (a new offer round).
     pub fn waits_for_macs(&self) -> bool {
-        matches!(
-            self,
-            Ineligible::Normal(NormalWhy::Unlearned | NormalWhy::Elsewhere(_))
-        )
+        matches!(self, Ineligible::Normal(NormalWhy::Unlearned | NormalWhy::Elsewhere(_)))
     }
 }
 
@@ -445,9 +438,9 @@ fn kernel_action(a: &Action, caps: Capabilities) -> Result<(), Ineligible> {
         Action::Group(_) => Ok(()),
         // Whether these push a tag or rewrite depends on the packet; a decision has no
         // such conditional rewrite, so their flows stay in user space.
-        Action::ModVlanVid(_) | Action::ModVlanPcp(_) | Action::SetFieldIfPresent(..) => Err(
-            Ineligible::Action(format!("{a:?} (a rewrite that depends on the packet)")),
-        ),
+        Action::ModVlanVid(_) | Action::ModVlanPcp(_) | Action::SetFieldIfPresent(..) => {
+            Err(Ineligible::Action(format!("{a:?} (a rewrite that depends on the packet)")))
+        }
         // Set-queue, PBB, TTL copies, and a push_mpls with another ethertype than
         // MPLS's, whose new entry is not read as one (user space parses the frame anew
         // as that ethertype).
@@ -498,11 +491,7 @@ impl<C: RuleTable> Datapath<C> {
     /// ([`Mirror::capabilities`]; with no tier set, [`Capabilities::ALL`]). See the
     /// module comment.
     pub fn decision(&self, key: &FlowKey, now_ns: u64) -> Result<Decision, Ineligible> {
-        let caps = self
-            .shared
-            .mirror
-            .get()
-            .map_or(Capabilities::ALL, |m| m.capabilities());
+        let caps = self.shared.mirror.get().map_or(Capabilities::ALL, |m| m.capabilities());
         let in_port = key.get(Field::InPort) as u32;
         let mut input = compose(&match_of(key)).map_err(|_| Ineligible::Compose)?;
         let mut check = FlowKey::ZERO;
@@ -536,11 +525,7 @@ impl<C: RuleTable> Datapath<C> {
             match e {
                 TraceEvent::Parsed { error: Some(_), .. } => return Err(Ineligible::Parse),
                 TraceEvent::Parsed { .. } => {}
-                TraceEvent::Table {
-                    table,
-                    key: k,
-                    rule,
-                } => {
+                TraceEvent::Table { table, key: k, rule } => {
                     after_pop.looks("a table looks it up")?;
                     walk.table(k);
                     credit.steps.push(CreditStep {
@@ -578,10 +563,7 @@ impl<C: RuleTable> Datapath<C> {
                     walk.action(a, &v)?;
                     tos_set |= matches!(
                         (e, a),
-                        (
-                            TraceEvent::Apply(_),
-                            Action::SetField(Field::IpDscp | Field::IpEcn, _)
-                        )
+                        (TraceEvent::Apply(_), Action::SetField(Field::IpDscp | Field::IpEcn, _))
                     );
                     if let Action::Output(p) = a {
                         asked = Some(*p);
@@ -624,10 +606,8 @@ impl<C: RuleTable> Datapath<C> {
         }
         // A select group's bucket depends on the hash of the whole key: such decisions
         // cover their microflow alone.
-        let hashed = walk.hits.iter().any(|h| {
-            v.group(h.group)
-                .is_some_and(|g| g.kind == GroupKind::Select)
-        });
+        let hashed =
+            walk.hits.iter().any(|h| v.group(h.group).is_some_and(|g| g.kind == GroupKind::Select));
         let remark_after = credit.meter.filter(|m| m.remark).map(|m| m.step);
         if remark_after.is_some() && hashed {
             return Err(Ineligible::Meter(
@@ -636,9 +616,7 @@ impl<C: RuleTable> Datapath<C> {
             ));
         }
         credit.mask = if hashed {
-            FlowKey {
-                words: [u64::MAX; KEY_WORDS],
-            }
+            FlowKey { words: [u64::MAX; KEY_WORDS] }
         } else {
             let mut mask = base_mask(key);
             for (i, s) in credit.steps.iter().enumerate() {
@@ -669,20 +647,16 @@ impl<C: RuleTable> Datapath<C> {
         let output = match (trace.outputs.normal.as_slice(), trace.outputs.tx.as_slice()) {
             ([], _) => None,
             ([n], []) => {
-                let macs = self
-                    .shared
-                    .normal
-                    .get()
-                    .ok_or(Ineligible::Normal(NormalWhy::NoTable))?;
+                let macs =
+                    self.shared.normal.get().ok_or(Ineligible::Normal(NormalWhy::NoTable))?;
                 let k = &n.key;
                 let (vlan, src, dst) = (
                     k.get(Field::VlanVid) as u16,
                     k.get(Field::EthSrc) as u64,
                     k.get(Field::EthDst) as u64,
                 );
-                let r = macs
-                    .resolve(n.in_port, vlan, src, dst, now_ns)
-                    .map_err(Ineligible::Normal)?;
+                let r =
+                    macs.resolve(n.in_port, vlan, src, dst, now_ns).map_err(Ineligible::Normal)?;
                 let (ports, outcome) = match r.to {
                     NormalTo::Port(p) => (vec![p], NormalOutcome::Forwarded),
                     NormalTo::Flood(ps) => (ps, NormalOutcome::Flooded),
@@ -692,19 +666,11 @@ impl<C: RuleTable> Datapath<C> {
                     caps.need(Capability::Broadcast)?;
                 }
                 for p in &ports {
-                    credit
-                        .out_slots
-                        .push(v.port(*p).ok_or(Ineligible::Output(*p))?.slot);
+                    credit.out_slots.push(v.port(*p).ok_or(Ineligible::Output(*p))?.slot);
                 }
                 let frame = n.packet.data();
                 credit.out_delta = frame.len() as i32 - input.len() as i32;
-                credit.normal = Some(NormalCredit {
-                    outcome,
-                    vlan,
-                    src,
-                    dst,
-                    in_port: n.in_port,
-                });
+                credit.normal = Some(NormalCredit { outcome, vlan, src, dst, in_port: n.in_port });
                 mac_gen = Some(r.gen);
                 // What the learning switch reads: the frame's VLAN and MACs (as received;
                 // a rewrite before NORMAL made them constants, which is as exact).

@@ -57,11 +57,7 @@ pub enum GsoKind {
 /// An empty packet; holds no allocation.
 impl Default for Packet {
     fn default() -> Self {
-        Packet {
-            buf: Vec::new(),
-            start: 0,
-            offload: None,
-        }
+        Packet { buf: Vec::new(), start: 0, offload: None }
     }
 }
 
@@ -71,11 +67,7 @@ impl Packet {
         let mut buf = Vec::with_capacity(HEADROOM + frame.len());
         buf.resize(HEADROOM, 0);
         buf.extend_from_slice(frame);
-        Packet {
-            buf,
-            start: HEADROOM,
-            offload: None,
-        }
+        Packet { buf, start: HEADROOM, offload: None }
     }
 
     /// The offload note, if the receiving backend set one (see [`Offload`]).

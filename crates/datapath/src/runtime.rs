@@ -203,10 +203,7 @@ enum Change {
     /// Take port `.0`, then say so on `.1`.
     Add(WorkerPort, std::sync::mpsc::SyncSender<()>),
     /// Drop port `no`'s handle, then say so on `done`.
-    Remove {
-        no: u32,
-        done: std::sync::mpsc::SyncSender<()>,
-    },
+    Remove { no: u32, done: std::sync::mpsc::SyncSender<()> },
 }
 
 /// One worker's queue of port changes. Invariant: `pending` is true whenever `queue`
@@ -250,10 +247,7 @@ impl Mailbox {
 
     /// The worker has stopped: drops what is queued and refuses later changes.
     fn close(&self) {
-        self.queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner).take();
     }
 }
 
@@ -276,10 +270,9 @@ pub enum ChangeError {
 impl fmt::Display for ChangeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ChangeError::TooFewHandles { given, workers } => write!(
-                f,
-                "{given} queue handle(s) for {workers} workers: every worker needs one"
-            ),
+            ChangeError::TooFewHandles { given, workers } => {
+                write!(f, "{given} queue handle(s) for {workers} workers: every worker needs one")
+            }
             ChangeError::NoAnswer { worker } => write!(
                 f,
                 "worker {worker} did not take the change within {} s",
@@ -333,8 +326,7 @@ impl PortChanger {
         let deadline = Instant::now() + CHANGE_WAIT;
         for (worker, w) in waits.into_iter().enumerate() {
             let left = deadline.saturating_duration_since(Instant::now());
-            w.recv_timeout(left)
-                .map_err(|_| ChangeError::NoAnswer { worker })?;
+            w.recv_timeout(left).map_err(|_| ChangeError::NoAnswer { worker })?;
         }
         Ok(())
     }
@@ -390,10 +382,7 @@ impl Inject {
     fn new(stopped: bool) -> io::Result<Inject> {
         Ok(Inject {
             queued: AtomicUsize::new(0),
-            state: Mutex::new(Injected {
-                out: Outputs::new(),
-                stopped,
-            }),
+            state: Mutex::new(Injected { out: Outputs::new(), stopped }),
             event: EventFd::from_flags(EfdFlags::EFD_NONBLOCK).map_err(io::Error::from)?,
         })
     }
@@ -464,15 +453,10 @@ impl Runtime {
         start: Instant,
     ) -> io::Result<Runtime> {
         let event = EventFd::from_flags(EfdFlags::EFD_NONBLOCK).map_err(io::Error::from)?;
-        let stop = Arc::new(Stop {
-            flag: AtomicBool::new(false),
-            event,
-        });
+        let stop = Arc::new(Stop { flag: AtomicBool::new(false), event });
         let inject = Arc::new(Inject::new(workers.is_empty())?);
-        let mailboxes = workers
-            .iter()
-            .map(|_| Mailbox::new().map(Arc::new))
-            .collect::<io::Result<Vec<_>>>()?;
+        let mailboxes =
+            workers.iter().map(|_| Mailbox::new().map(Arc::new)).collect::<io::Result<Vec<_>>>()?;
         let mut rt = Runtime {
             threads: Vec::with_capacity(workers.len()),
             stop,
@@ -489,30 +473,24 @@ impl Runtime {
             let told = told.clone();
             asked += usize::from(spec.realtime);
             // On failure `rt` is dropped: the workers already started stop.
-            let t = std::thread::Builder::new()
-                .name(format!("worker{i}"))
-                .spawn(move || {
-                    if let Some(cpu) = spec.cpu {
-                        core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
-                    }
-                    let realtime = spec.realtime && {
-                        let made = become_realtime();
-                        let ok = made.is_ok();
-                        let _ = told.send(made.err());
-                        ok
-                    };
-                    Worker::new(&dp, spec, start, inject, mailbox, realtime).run(&stop);
-                })?;
+            let t = std::thread::Builder::new().name(format!("worker{i}")).spawn(move || {
+                if let Some(cpu) = spec.cpu {
+                    core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
+                }
+                let realtime = spec.realtime && {
+                    let made = become_realtime();
+                    let ok = made.is_ok();
+                    let _ = told.send(made.err());
+                    ok
+                };
+                Worker::new(&dp, spec, start, inject, mailbox, realtime).run(&stop);
+            })?;
             rt.threads.push(t);
         }
         drop(told);
         // A worker that died before telling is counted as refused.
         rt.refused = (0..asked)
-            .map(|_| {
-                told_rx
-                    .recv()
-                    .unwrap_or_else(|_| Some("worker ended".into()))
-            })
+            .map(|_| told_rx.recv().unwrap_or_else(|_| Some("worker ended".into())))
             .collect();
         Ok(rt)
     }
@@ -530,16 +508,12 @@ impl Runtime {
 
     /// A handle that queues packets for worker 0 to send (see [`Injector`]).
     pub fn injector(&self) -> Injector {
-        Injector {
-            inner: self.inject.clone(),
-        }
+        Injector { inner: self.inject.clone() }
     }
 
     /// A handle that adds ports to the workers and removes them (see [`PortChanger`]).
     pub fn ports(&self) -> PortChanger {
-        PortChanger {
-            mailboxes: self.mailboxes.clone(),
-        }
+        PortChanger { mailboxes: self.mailboxes.clone() }
     }
 
     /// Stops every worker and waits for them.
@@ -644,23 +618,14 @@ struct Nap {
 impl Nap {
     /// Naps that bring at most `most` frames.
     fn new(most: usize) -> Nap {
-        Nap {
-            most,
-            len: None,
-            full: 0,
-            peak: 0.0,
-        }
+        Nap { most, len: None, full: 0, peak: 0.0 }
     }
 
     /// The worker's rings are empty after `frames` came since it last slept; `shared`:
     /// its receive work runs on its CPU. Returns how long to nap, if at all.
     fn after_drain(&mut self, frames: usize, shared: bool) -> Option<Duration> {
         let Some(len) = self.len else {
-            self.full = if frames >= NAP_ENTER_FRAMES && shared {
-                self.full + 1
-            } else {
-                0
-            };
+            self.full = if frames >= NAP_ENTER_FRAMES && shared { self.full + 1 } else { 0 };
             if self.full >= NAP_ENTER_DRAINS {
                 self.len = Some(NAP_MIN);
                 self.peak = 0.0;
@@ -845,11 +810,7 @@ impl<'d, C: RuleTable> Worker<'d, C> {
         if !self.batch.is_empty() {
             self.process();
         }
-        if self
-            .inject
-            .as_ref()
-            .is_some_and(|i| i.queued.load(Ordering::Relaxed) != 0)
-        {
+        if self.inject.as_ref().is_some_and(|i| i.queued.load(Ordering::Relaxed) != 0) {
             got += self.injected();
         }
         for (port, q) in self.ports.iter_mut().zip(self.tx.iter_mut()) {
@@ -985,10 +946,7 @@ mod tests {
         }
 
         fn quiet() -> Queue {
-            Queue {
-                quiet: Some(Arc::new(EventFd::new().unwrap())),
-                ..Queue::default()
-            }
+            Queue { quiet: Some(Arc::new(EventFd::new().unwrap())), ..Queue::default() }
         }
 
         fn sent(&self) -> Vec<Vec<u8>> {
@@ -1034,9 +992,7 @@ mod tests {
 
     fn datapath(ports: u32, rules: Vec<Rule>) -> Arc<Datapath> {
         let cfg = DatapathConfig {
-            ports: (1..=ports)
-                .map(|i| PortInfo::new(i, (i - 1) as u16))
-                .collect(),
+            ports: (1..=ports).map(|i| PortInfo::new(i, (i - 1) as u16)).collect(),
             ..DatapathConfig::default()
         };
         let (dp, mut w, _rx) = Datapath::new(cfg, 64);
@@ -1052,10 +1008,7 @@ mod tests {
         Rule::new(
             FlowMatch::ANY.exact(Field::InPort, from.into()),
             10,
-            Instructions {
-                apply: vec![Action::Output(to)],
-                ..Instructions::default()
-            },
+            Instructions { apply: vec![Action::Output(to)], ..Instructions::default() },
         )
     }
 
@@ -1069,23 +1022,11 @@ mod tests {
 
     /// Worker ports numbered 1, 2, … over the given queues.
     fn numbered(queues: &[&Queue]) -> Vec<WorkerPort> {
-        (1..)
-            .zip(queues)
-            .map(|(no, q)| WorkerPort {
-                no,
-                io: Box::new((*q).clone()),
-            })
-            .collect()
+        (1..).zip(queues).map(|(no, q)| WorkerPort { no, io: Box::new((*q).clone()) }).collect()
     }
 
     fn spec(ports: Vec<WorkerPort>, normal: Option<Box<dyn NormalWorker>>) -> WorkerSpec {
-        WorkerSpec {
-            cpu: None,
-            ports,
-            cache_entries: 64,
-            normal,
-            realtime: false,
-        }
+        WorkerSpec { cpu: None, ports, cache_entries: 64, normal, realtime: false }
     }
 
     #[test]
@@ -1105,10 +1046,7 @@ mod tests {
             })
             .collect();
         assert_eq!(rounds.iter().filter(|&&r| r == SPIN_ROUNDS).count(), 2);
-        assert_eq!(
-            rounds.iter().filter(|&&r| r == 1).count(),
-            2 * PROBE_EVERY as usize - 2
-        );
+        assert_eq!(rounds.iter().filter(|&&r| r == 1).count(), 2 * PROBE_EVERY as usize - 2);
         // A spin that finds frames makes spinning worth it again.
         spin.found(3);
         assert!(!spin.futile());
@@ -1192,14 +1130,10 @@ mod tests {
         a.rx.lock().unwrap().extend(frames.iter().cloned());
         let ports = numbered(&[&a, &b]);
         let rt = Runtime::start(dp.clone(), vec![spec(ports, None)], Instant::now()).unwrap();
-        wait_for("1000 frames on port 2", || {
-            b.sent.lock().unwrap().len() == 1000
-        });
+        wait_for("1000 frames on port 2", || b.sent.lock().unwrap().len() == 1000);
         // Frames that arrive while the worker sleeps are found within a tick.
         a.rx.lock().unwrap().push_back(frame(1, 1000));
-        wait_for("a frame after idling", || {
-            b.sent.lock().unwrap().len() == 1001
-        });
+        wait_for("a frame after idling", || b.sent.lock().unwrap().len() == 1001);
         let t = Instant::now();
         rt.stop();
         assert!(t.elapsed() < Duration::from_secs(1));
@@ -1225,15 +1159,10 @@ mod tests {
         assert_eq!(ports.workers(), 2);
         assert_eq!(
             ports.add(3, vec![Box::new(c.clone())]),
-            Err(ChangeError::TooFewHandles {
-                given: 1,
-                workers: 2
-            })
+            Err(ChangeError::TooFewHandles { given: 1, workers: 2 })
         );
         // Worker 1 gets a handle that never receives.
-        ports
-            .add(3, vec![Box::new(c.clone()), Box::new(Queue::quiet())])
-            .unwrap();
+        ports.add(3, vec![Box::new(c.clone()), Box::new(Queue::quiet())]).unwrap();
         c.arrive(frame(3, 0));
         wait_for("port 3's frame on port 1", || a.sent().len() == 1);
         a.arrive(frame(1, 1));
@@ -1246,9 +1175,7 @@ mod tests {
         // Removing a port no worker has just answers.
         ports.remove(3).unwrap();
         // Re-added with a new handle, it forwards again.
-        ports
-            .add(3, vec![Box::new(c2.clone()), Box::new(Queue::quiet())])
-            .unwrap();
+        ports.add(3, vec![Box::new(c2.clone()), Box::new(Queue::quiet())]).unwrap();
         a.arrive(frame(1, 4));
         wait_for("port 1's frame on the new port 3", || c2.sent().len() == 1);
         rt.stop();
@@ -1288,11 +1215,7 @@ mod tests {
 
     impl NormalHandler for ToTwo {
         fn handle(&mut self, p: NormalPacket, out: &mut Outputs) {
-            out.tx.push(Tx {
-                port: 2,
-                queue: None,
-                packet: p.packet,
-            });
+            out.tx.push(Tx { port: 2, queue: None, packet: p.packet });
         }
     }
 
@@ -1347,11 +1270,7 @@ mod tests {
     /// A hand-made output of `frame(0, n)` to `port`.
     fn tx_to(port: u32, n: u32) -> Outputs {
         let mut out = Outputs::new();
-        out.tx.push(Tx {
-            port,
-            queue: None,
-            packet: Packet::from_slice(&frame(0, n)),
-        });
+        out.tx.push(Tx { port, queue: None, packet: Packet::from_slice(&frame(0, n)) });
         out
     }
 
@@ -1361,10 +1280,7 @@ mod tests {
         // Two workers, each with its own handles on ports 1 and 2.
         let (a0, b0) = (Queue::quiet(), Queue::quiet());
         let (a1, b1) = (Queue::quiet(), Queue::quiet());
-        let specs = vec![
-            spec(numbered(&[&a0, &b0]), None),
-            spec(numbered(&[&a1, &b1]), None),
-        ];
+        let specs = vec![spec(numbered(&[&a0, &b0]), None), spec(numbered(&[&a1, &b1]), None)];
         let rt = Runtime::start(dp.clone(), specs, Instant::now()).unwrap();
         let inj = rt.injector();
         for round in 0..3u32 {
@@ -1372,16 +1288,9 @@ mod tests {
             // port has a descriptor): only the injection event can wake worker 0.
             std::thread::sleep(Duration::from_millis(50));
             let base = round * 10;
-            inj.send(packet_out(
-                &dp,
-                base,
-                &[Action::Output(1), Action::Output(2)],
-            ))
-            .unwrap();
-            inj.send(packet_out(&dp, base + 1, &[Action::Output(2)]))
-                .unwrap();
-            inj.send(packet_out(&dp, base + 2, &[Action::Output(1)]))
-                .unwrap();
+            inj.send(packet_out(&dp, base, &[Action::Output(1), Action::Output(2)])).unwrap();
+            inj.send(packet_out(&dp, base + 1, &[Action::Output(2)])).unwrap();
+            inj.send(packet_out(&dp, base + 2, &[Action::Output(1)])).unwrap();
             let want = (round + 1) as usize * 2;
             wait_for("injected frames", || {
                 a0.sent.lock().unwrap().len() == want && b0.sent.lock().unwrap().len() == want
@@ -1391,10 +1300,7 @@ mod tests {
         let on = |ns: &[u32]| ns.iter().map(|&n| frame(0, n)).collect::<Vec<_>>();
         assert_eq!(a0.sent(), on(&[0, 2, 10, 12, 20, 22]));
         assert_eq!(b0.sent(), on(&[0, 1, 10, 11, 20, 21]));
-        assert!(
-            a1.sent().is_empty() && b1.sent().is_empty(),
-            "worker 0 only"
-        );
+        assert!(a1.sent().is_empty() && b1.sent().is_empty(), "worker 0 only");
         assert_eq!(inj.queued(), 0);
         // Counted once, when the packet-outs produced them; never as received.
         assert_eq!(dp.read_port(0).tx_packets, 6);
@@ -1406,9 +1312,7 @@ mod tests {
     fn injected_packets_keep_their_order_while_the_worker_is_busy() {
         let dp = datapath(3, vec![forward(1, 2)]);
         let (a, b, c) = (Queue::default(), Queue::default(), Queue::default());
-        a.rx.lock()
-            .unwrap()
-            .extend((0..20_000).map(|n| frame(1, n)));
+        a.rx.lock().unwrap().extend((0..20_000).map(|n| frame(1, n)));
         let ports = numbered(&[&a, &b, &c]);
         let rt = Runtime::start(dp, vec![spec(ports, None)], Instant::now()).unwrap();
         let inj = rt.injector();
@@ -1424,10 +1328,7 @@ mod tests {
         let (injected, forwarded): (Vec<_>, Vec<_>) =
             b.sent().into_iter().partition(|f| f[14] == 0);
         assert_eq!(injected, on((0..300).filter(|n| n % 2 == 0).collect()));
-        assert_eq!(
-            forwarded,
-            (0..20_000).map(|n| frame(1, n)).collect::<Vec<_>>()
-        );
+        assert_eq!(forwarded, (0..20_000).map(|n| frame(1, n)).collect::<Vec<_>>());
     }
 
     #[test]
@@ -1442,10 +1343,7 @@ mod tests {
         }
         assert_eq!(
             inj.send(big),
-            Err(InjectError::Full {
-                queued: 0,
-                adding: INJECT_CAPACITY + 1
-            })
+            Err(InjectError::Full { queued: 0, adding: INJECT_CAPACITY + 1 })
         );
         // Hold worker 0 inside its send to port 1 while the queue fills.
         let held = a.sent.lock().unwrap();
@@ -1456,29 +1354,15 @@ mod tests {
         }
         assert_eq!(inj.queued(), INJECT_CAPACITY);
         let refused = inj.send(tx_to(1, 9999));
-        assert_eq!(
-            refused,
-            Err(InjectError::Full {
-                queued: INJECT_CAPACITY,
-                adding: 1
-            })
-        );
+        assert_eq!(refused, Err(InjectError::Full { queued: INJECT_CAPACITY, adding: 1 }));
         assert!(refused.unwrap_err().to_string().contains("full"));
         assert_eq!(inj.send(Outputs::new()), Ok(()), "nothing to add fits");
         drop(held);
-        wait_for("the queue drains", || {
-            b.sent.lock().unwrap().len() == INJECT_CAPACITY
-        });
+        wait_for("the queue drains", || b.sent.lock().unwrap().len() == INJECT_CAPACITY);
         inj.send(tx_to(1, 5000)).unwrap();
-        wait_for("a send after draining", || {
-            a.sent.lock().unwrap().len() == 2
-        });
+        wait_for("a send after draining", || a.sent.lock().unwrap().len() == 2);
         rt.stop();
-        assert_eq!(
-            a.sent(),
-            vec![frame(0, 0), frame(0, 5000)],
-            "9999 was refused"
-        );
+        assert_eq!(a.sent(), vec![frame(0, 0), frame(0, 5000)], "9999 was refused");
         let want: Vec<_> = (1..=INJECT_CAPACITY as u32).map(|n| frame(0, n)).collect();
         assert_eq!(b.sent(), want);
     }
@@ -1487,12 +1371,8 @@ mod tests {
     fn injectors_fail_once_the_runtime_stopped() {
         let dp = datapath(1, vec![]);
         let a = Queue::default();
-        let rt = Runtime::start(
-            dp.clone(),
-            vec![spec(numbered(&[&a]), None)],
-            Instant::now(),
-        )
-        .unwrap();
+        let rt =
+            Runtime::start(dp.clone(), vec![spec(numbered(&[&a]), None)], Instant::now()).unwrap();
         fn shareable<T: Clone + Send + Sync + 'static>(_: &T) {}
         let inj = rt.injector();
         let other = inj.clone();
@@ -1502,12 +1382,8 @@ mod tests {
         assert_eq!(other.send(Outputs::new()), Err(InjectError::Stopped));
         assert!(a.sent().is_empty());
         // Dropping the runtime stops it too; a runtime without workers never takes any.
-        let rt = Runtime::start(
-            dp.clone(),
-            vec![spec(numbered(&[&a]), None)],
-            Instant::now(),
-        )
-        .unwrap();
+        let rt =
+            Runtime::start(dp.clone(), vec![spec(numbered(&[&a]), None)], Instant::now()).unwrap();
         let inj = rt.injector();
         drop(rt);
         assert_eq!(inj.send(tx_to(1, 0)), Err(InjectError::Stopped));
@@ -1533,11 +1409,7 @@ mod tests {
         rt.stop();
         assert_eq!((a.sent(), b.sent()), (vec![frame(0, 7)], vec![frame(0, 7)]));
         assert_eq!(dp.read_port(0).tx_packets, 1, "counted by the packet-out");
-        assert_eq!(
-            dp.read_port(1).tx_packets,
-            1,
-            "counted by worker 0 (NORMAL)"
-        );
+        assert_eq!(dp.read_port(1).tx_packets, 1, "counted by worker 0 (NORMAL)");
         assert_eq!(times.lock().unwrap().len(), 1);
     }
 }

@@ -86,21 +86,9 @@ impl<C: RuleTable> Datapath<C> {
         let v = self.shared.read();
         let mut rec = Recorder(Vec::new());
         let mut outputs = Outputs::new();
-        let mut exec = Exec::new(
-            &v,
-            &self.shared.live,
-            None,
-            None,
-            now_ns,
-            &mut outputs,
-            &mut rec,
-        );
+        let mut exec = Exec::new(&v, &self.shared.live, None, None, now_ns, &mut outputs, &mut rec);
         f(&mut exec);
-        Trace {
-            version: v.version,
-            events: rec.0,
-            outputs,
-        }
+        Trace { version: v.version, events: rec.0, outputs }
     }
 
     /// Traces a packet-out of `frame` with input port `in_port` and action list
@@ -114,8 +102,6 @@ impl<C: RuleTable> Datapath<C> {
         actions: &[Action],
         now_ns: u64,
     ) -> Trace {
-        self.recorded(now_ns, |exec| {
-            exec.packet_out(Packet::from_slice(frame), in_port, actions)
-        })
+        self.recorded(now_ns, |exec| exec.packet_out(Packet::from_slice(frame), in_port, actions))
     }
 }

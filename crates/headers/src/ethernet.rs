@@ -39,9 +39,7 @@ view! {
 /// or after a VLAN tag. `None` if `buf` ends before it does.
 #[inline(always)]
 pub fn ethertype_at(buf: &[u8], offset: usize) -> Option<u16> {
-    let b = buf
-        .get(offset..offset.checked_add(2)?)?
-        .first_chunk::<2>()?;
+    let b = buf.get(offset..offset.checked_add(2)?)?.first_chunk::<2>()?;
     Some(u16::from_be_bytes(*b))
 }
 

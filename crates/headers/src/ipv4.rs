@@ -104,9 +104,8 @@ mod tests {
     use super::*;
 
     /// 10.0.0.1 → 10.0.0.2, ICMP, TTL 64, ID 0x1234, DF, TOS 0xb9, 84 bytes.
-    const HDR: [u8; 20] = [
-        0x45, 0xb9, 0, 84, 0x12, 0x34, 0x40, 0, 64, 1, 0xab, 0xcd, 10, 0, 0, 1, 10, 0, 0, 2,
-    ];
+    const HDR: [u8; 20] =
+        [0x45, 0xb9, 0, 84, 0x12, 0x34, 0x40, 0, 64, 1, 0xab, 0xcd, 10, 0, 0, 1, 10, 0, 0, 2];
 
     #[test]
     fn hand_made_header() {

@@ -98,9 +98,7 @@ mod tests {
     fn writable_views() {
         let mut b = hdr();
         assert!(Ipv6Header::new_checked_mut(&mut b[..39]).is_none());
-        Ipv6Header::new_checked_mut(&mut b)
-            .unwrap()
-            .set_hop_limit(1);
+        Ipv6Header::new_checked_mut(&mut b).unwrap().set_hop_limit(1);
         assert_eq!(b[field::HOP_LIMIT], 1);
     }
 }

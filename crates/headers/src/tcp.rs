@@ -105,9 +105,8 @@ mod tests {
 
     /// 1024 → 80, seq 1, ack 2, data offset 6 (4 bytes of options), SYN|ACK|NS,
     /// window 8192, checksum 0x74c3, urgent 7.
-    const HDR: [u8; 20] = [
-        0x04, 0x00, 0x00, 0x50, 0, 0, 0, 1, 0, 0, 0, 2, 0x61, 0x12, 0x20, 0x00, 0x74, 0xc3, 0, 7,
-    ];
+    const HDR: [u8; 20] =
+        [0x04, 0x00, 0x00, 0x50, 0, 0, 0, 1, 0, 0, 0, 2, 0x61, 0x12, 0x20, 0x00, 0x74, 0xc3, 0, 7];
 
     #[test]
     fn hand_made_header() {
@@ -136,9 +135,6 @@ mod tests {
         let mut b = [0u8; 40];
         let mut t = TcpHeader::new_checked_at_mut(&mut b, 20).unwrap();
         t.set_checksum(0xbeef);
-        assert_eq!(
-            &b[20 + field::CHECKSUM.start..20 + field::CHECKSUM.end],
-            &[0xbe, 0xef]
-        );
+        assert_eq!(&b[20 + field::CHECKSUM.start..20 + field::CHECKSUM.end], &[0xbe, 0xef]);
     }
 }

@@ -155,10 +155,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
                 Kind::Exact => RuleKind::Exact,
                 Kind::Wildcard => RuleKind::Wildcard { masks: a.masks },
                 Kind::Prefix => RuleKind::Prefix,
-                Kind::Mix => RuleKind::Mix {
-                    exact_percent: a.exact_percent,
-                    masks: a.masks,
-                },
+                Kind::Mix => RuleKind::Mix { exact_percent: a.exact_percent, masks: a.masks },
             };
             let opts = Options {
                 rules: a.rules,
@@ -226,14 +223,9 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let e = run(BenchCommand::Report { dir: dir.clone() }).unwrap_err();
-        assert!(
-            e.contains("results.json") && e.contains("cannot read"),
-            "{e}"
-        );
-        let fixture = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../bench/tests/data/results_fixture.json"
-        );
+        assert!(e.contains("results.json") && e.contains("cannot read"), "{e}");
+        let fixture =
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../bench/tests/data/results_fixture.json");
         std::fs::copy(fixture, dir.join("results.json")).unwrap();
         assert_eq!(run(BenchCommand::Report { dir: dir.clone() }), Ok(()));
         let report = std::fs::read_to_string(dir.join("report.md")).unwrap();

@@ -124,11 +124,7 @@ fn parse_dut(s: &str) -> Result<Dut, String> {
 impl StudyArgs {
     /// The study's options: the preset with what was given on the command line.
     pub fn options(&self, only: Option<ExperimentKind>) -> Result<Options, String> {
-        let mut o = if self.quick {
-            Options::quick()
-        } else {
-            Options::full()
-        };
+        let mut o = if self.quick { Options::quick() } else { Options::full() };
         if !self.dut.is_empty() {
             o.duts = self.dut.clone();
         }
@@ -197,15 +193,8 @@ impl StudyArgs {
         set_list(&mut o.group_flows, &self.group_flows, |&n| {
             (n == 0).then(|| "--group-flows: at least 1 flow".into())
         })?;
-        if let Some(bad) = self
-            .meter_rates
-            .iter()
-            .find(|r| **r == 0 || **r > u32::MAX as usize)
-        {
-            return Err(format!(
-                "--meter-rates {bad}: give 1 to {} packets/s",
-                u32::MAX
-            ));
+        if let Some(bad) = self.meter_rates.iter().find(|r| **r == 0 || **r > u32::MAX as usize) {
+            return Err(format!("--meter-rates {bad}: give 1 to {} packets/s", u32::MAX));
         }
         if !self.meter_rates.is_empty() {
             o.meter_rates = self.meter_rates.iter().map(|&r| r as u64).collect();
@@ -257,16 +246,8 @@ pub fn run(a: &StudyArgs, only: Option<ExperimentKind>) -> Result<(), String> {
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
     eprintln!(
         "study: {} on {}; {}; {} s per run, {} runs per point; writing {}",
-        opts.experiments
-            .iter()
-            .map(|k| k.name())
-            .collect::<Vec<_>>()
-            .join(", "),
-        opts.duts
-            .iter()
-            .map(|d| d.name())
-            .collect::<Vec<_>>()
-            .join(", "),
+        opts.experiments.iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
+        opts.duts.iter().map(|d| d.name()).collect::<Vec<_>>().join(", "),
         opts.pinning(),
         opts.seconds,
         opts.runs,
@@ -341,11 +322,7 @@ impl Launcher for InProcess {
         let ports = setup
             .hosts()
             .iter()
-            .map(|h| PortConfig {
-                name: h.port.clone(),
-                backend,
-                ofport: None,
-            })
+            .map(|h| PortConfig { name: h.port.clone(), backend, ofport: None })
             .collect();
         // The learning switch: standalone, its NORMAL flow only.
         let learning = backend_name == "afxdp+xdp-normal";
@@ -354,22 +331,15 @@ impl Launcher for InProcess {
         // group, so with either every flow waits for them and goes in over the
         // management socket.
         let over_socket = !load.meters.is_empty() || !load.groups.is_empty();
-        let (at_start, later) = if over_socket {
-            (Vec::new(), load.flows)
-        } else {
-            (load.flows, Vec::new())
-        };
+        let (at_start, later) =
+            if over_socket { (Vec::new(), load.flows) } else { (load.flows, Vec::new()) };
         let name = format!("{}pg", setup.sink.ns);
         let mgmt = std::env::temp_dir().join(format!("{name}.mgmt"));
         let cfg = RunConfig {
             flows: at_start,
             workers,
             cpus: cpus.to_vec(),
-            fail_mode: if learning {
-                FailMode::Standalone
-            } else {
-                FailMode::Secure
-            },
+            fail_mode: if learning { FailMode::Standalone } else { FailMode::Secure },
             mgmt: Some(mgmt.clone()),
             name,
             fast_path,
@@ -380,10 +350,7 @@ impl Launcher for InProcess {
         if fast_path == FastPath::Xdp && !switch.fast_path() {
             return Err("the XDP fast path did not load (see above)".into());
         }
-        let started = Started {
-            switch: Some(switch),
-            mgmt,
-        };
+        let started = Started { switch: Some(switch), mgmt };
         if over_socket {
             for (meter, _) in &load.meters {
                 ctl(&started.mgmt, "add-meter", meter)?;
@@ -434,14 +401,9 @@ fn loadout(setup: &Setup, learning: bool) -> Result<Load, String> {
     let groups = check(setup.groups.iter().cloned(), |g| {
         openflow::text::parse_group_mod(g, GroupModCommand::Add)
     })?;
-    let flows = check(setup.openflow(), |f| {
-        openflow::text::parse_flow_mod(f, FlowModCommand::Add)
-    })?;
-    Ok(Load {
-        meters,
-        groups,
-        flows,
-    })
+    let flows =
+        check(setup.openflow(), |f| openflow::text::parse_flow_mod(f, FlowModCommand::Add))?;
+    Ok(Load { meters, groups, flows })
 }
 
 /// Sends `lines` to the switch whose management socket is `mgmt` with `peregrine ctl
@@ -486,10 +448,7 @@ fn ctl(mgmt: &Path, command: &str, arg: &str) -> Result<(), String> {
 
 /// The arguments of `peregrine` for `ctl -O OpenFlow13 COMMAND TARGET ARG`.
 fn ctl_args(command: &str, target: &str, arg: &str) -> Vec<String> {
-    ["ctl", "-O", "OpenFlow13", command, target, arg]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
+    ["ctl", "-O", "OpenFlow13", command, target, arg].iter().map(|s| s.to_string()).collect()
 }
 
 #[cfg(test)]
@@ -526,10 +485,7 @@ mod tests {
         assert_eq!(o.duts, [Dut::Bridge, Dut::Router]);
         assert_eq!(o.runs, 2);
         assert_eq!(o.sizes, Options::quick().sizes);
-        let o = opts(
-            &["--table-sizes", "1,8K,1M"],
-            Some(ExperimentKind::TableSize),
-        );
+        let o = opts(&["--table-sizes", "1,8K,1M"], Some(ExperimentKind::TableSize));
         assert_eq!(o.table_sizes, [1, 8_000, 1_000_000]);
         assert_eq!(o.experiments, [ExperimentKind::TableSize]);
         assert_eq!(o.runs, Options::full().runs);
@@ -548,22 +504,13 @@ mod tests {
         assert_eq!(o.bed_queues(), 2);
         assert_eq!(o.worker_counts(Dut::PeregrineAfxdp), [Some(1), Some(2)]);
         assert_eq!(o.worker_counts(Dut::Bridge), [None]);
-        assert_eq!(
-            study::series_label(Dut::PeregrineAfxdp, Some(2), &o),
-            "peregrine-afxdp ×2"
-        );
-        assert_eq!(
-            study::series_label(Dut::PeregrineAfxdp, Some(1), &o),
-            "peregrine-afxdp ×1"
-        );
+        assert_eq!(study::series_label(Dut::PeregrineAfxdp, Some(2), &o), "peregrine-afxdp ×2");
+        assert_eq!(study::series_label(Dut::PeregrineAfxdp, Some(1), &o), "peregrine-afxdp ×1");
         assert_eq!(study::series_label(Dut::Bridge, None, &o), "bridge");
         // One worker over two queues: explicit queues.
         let o = opts(&["--queues", "2"], None);
         assert_eq!((o.bed_queues(), o.max_workers()), (2, 1));
-        assert_eq!(
-            study::series_label(Dut::PeregrineAfxdp, Some(1), &o),
-            "peregrine-afxdp"
-        );
+        assert_eq!(study::series_label(Dut::PeregrineAfxdp, Some(1), &o), "peregrine-afxdp");
         let e = refusal(&["--dut-workers", "2", "--queues", "1"]);
         assert!(e.contains("fewer queues than workers"), "{e}");
         let e = refusal(&["--dut-workers", "1,0"]);
@@ -574,18 +521,12 @@ mod tests {
 
     #[test]
     fn group_flows_take_suffixes_and_the_subcommand_runs_only_its_experiment() {
-        let o = opts(
-            &["--quick", "--group-flows", "64,128K"],
-            Some(ExperimentKind::SelectGroup),
-        );
+        let o = opts(&["--quick", "--group-flows", "64,128K"], Some(ExperimentKind::SelectGroup));
         assert_eq!(o.group_flows, [64, 128_000]);
         assert_eq!(o.experiments, [ExperimentKind::SelectGroup]);
         assert_eq!(opts(&[], None).group_flows, [64, 128_000]);
         let o = opts(&["--experiments", "select-group,flow_count"], None);
-        assert_eq!(
-            o.experiments,
-            [ExperimentKind::SelectGroup, ExperimentKind::FlowCount]
-        );
+        assert_eq!(o.experiments, [ExperimentKind::SelectGroup, ExperimentKind::FlowCount]);
         let e = refusal(&["--group-flows", "64,0"]);
         assert!(e.contains("--group-flows"), "{e}");
     }
@@ -605,16 +546,8 @@ mod tests {
         let (a, b) = (host(1), host(2));
         let mut setup = Setup::pair(&a, &b);
         setup.groups = vec![rules::select_group(rules::GROUP, &rules::BUCKET_MACS, 2)];
-        setup.flows = Some(vec![rules::covering_group(
-            b.ip.parse().unwrap(),
-            1,
-            rules::GROUP,
-        )]);
-        let Load {
-            meters,
-            groups,
-            flows,
-        } = loadout(&setup, false).unwrap();
+        setup.flows = Some(vec![rules::covering_group(b.ip.parse().unwrap(), 1, rules::GROUP)]);
+        let Load { meters, groups, flows } = loadout(&setup, false).unwrap();
         assert!(meters.is_empty());
         assert_eq!(groups.len(), 1);
         let gm = &groups[0].1;
@@ -639,29 +572,15 @@ mod tests {
         use openflow::v13::meter_mod::{meter_flags, MeterBand};
         let (a, b) = (host(1), host(2));
         let mut setup = Setup::pair(&a, &b);
-        setup.meters = vec![rules::drop_meter(
-            rules::METER,
-            100_000,
-            meter::burst(100_000, 2),
-        )];
-        setup.flows = Some(vec![rules::covering_metered(
-            b.ip.parse().unwrap(),
-            1,
-            rules::METER,
-            2,
-        )]);
+        setup.meters = vec![rules::drop_meter(rules::METER, 100_000, meter::burst(100_000, 2))];
+        setup.flows =
+            Some(vec![rules::covering_metered(b.ip.parse().unwrap(), 1, rules::METER, 2)]);
         let load = loadout(&setup, false).unwrap();
         assert_eq!(load.meters.len(), 1);
         let mm = &load.meters[0].1;
         assert_eq!(mm.meter_id, rules::METER);
         assert_eq!(mm.flags, meter_flags::PKTPS | meter_flags::BURST);
-        assert_eq!(
-            mm.bands,
-            [MeterBand::Drop {
-                rate: 100_000,
-                burst_size: 200
-            }]
-        );
+        assert_eq!(mm.bands, [MeterBand::Drop { rate: 100_000, burst_size: 200 }]);
         assert!(load.groups.is_empty());
         assert_eq!(load.flows.len(), 1);
         assert_eq!(load.flows[0].0, setup.openflow()[0]);
@@ -673,10 +592,7 @@ mod tests {
 
     #[test]
     fn meter_rates_take_suffixes_and_the_subcommand_runs_only_its_experiment() {
-        let o = opts(
-            &["--quick", "--meter-rates", "100K,1M,5000"],
-            Some(ExperimentKind::Meter),
-        );
+        let o = opts(&["--quick", "--meter-rates", "100K,1M,5000"], Some(ExperimentKind::Meter));
         assert_eq!(o.meter_rates, [100_000, 1_000_000, 5_000]);
         assert_eq!(o.experiments, [ExperimentKind::Meter]);
         assert_eq!(opts(&["--quick"], None).meter_rates, [100_000]);
@@ -688,10 +604,7 @@ mod tests {
         let e = refusal(&["--meter-rates", "5000M"]);
         assert!(e.contains("5000000000"), "{e}");
         assert!(Cli::try_parse_from(["x", "--meter-rates", "fast"]).is_err());
-        assert_eq!(
-            opts(&[], None).meter_burst_ms,
-            bench::study::meter::BURST_MS
-        );
+        assert_eq!(opts(&[], None).meter_burst_ms, bench::study::meter::BURST_MS);
         let o = opts(&["--meter-burst-ms", "2"], None);
         assert_eq!(o.meter_burst_ms, 2);
         let e = refusal(&["--meter-burst-ms", "0"]);
@@ -703,25 +616,11 @@ mod tests {
         let meter = "meter=1,pktps,burst,bands=type=drop,rate=10,burst_size=1";
         assert_eq!(
             ctl_args("add-meter", "unix:/tmp/x.mgmt", meter),
-            [
-                "ctl",
-                "-O",
-                "OpenFlow13",
-                "add-meter",
-                "unix:/tmp/x.mgmt",
-                meter
-            ]
+            ["ctl", "-O", "OpenFlow13", "add-meter", "unix:/tmp/x.mgmt", meter]
         );
         assert_eq!(
             ctl_args("add-groups", "unix:/tmp/x.mgmt", "/tmp/x.add-groups.txt"),
-            [
-                "ctl",
-                "-O",
-                "OpenFlow13",
-                "add-groups",
-                "unix:/tmp/x.mgmt",
-                "/tmp/x.add-groups.txt"
-            ]
+            ["ctl", "-O", "OpenFlow13", "add-groups", "unix:/tmp/x.mgmt", "/tmp/x.add-groups.txt"]
         );
     }
 

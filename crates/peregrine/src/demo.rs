@@ -77,22 +77,10 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
     }
     runner::run::require_root("demo")?;
     let mut topo = Topology::new();
-    println!(
-        "topology {}: three hosts, each on a switch port",
-        topo.prefix()
-    );
-    let hosts: Vec<Host> = (1..=3)
-        .map(|i| topo.add_host(i))
-        .collect::<Result<_, _>>()?;
+    println!("topology {}: three hosts, each on a switch port", topo.prefix());
+    let hosts: Vec<Host> = (1..=3).map(|i| topo.add_host(i)).collect::<Result<_, _>>()?;
     for (i, h) in hosts.iter().enumerate() {
-        println!(
-            "  port {}: {:<14} host {} {} ({})",
-            i + 1,
-            h.port,
-            h.ns,
-            h.ip,
-            h.mac
-        );
+        println!("  port {}: {:<14} host {} {} ({})", i + 1, h.port, h.ns, h.ip, h.mac);
     }
     step(interrupted)?;
     let ports = hosts
@@ -107,10 +95,7 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
             ofport: None,
         })
         .collect();
-    let cfg = RunConfig {
-        workers: args.workers,
-        ..RunConfig::with_ports(ports)
-    };
+    let cfg = RunConfig { workers: args.workers, ..RunConfig::with_ports(ports) };
     let switch = Switch::start(&cfg)?;
     println!(
         "switch started: {} worker(s), {} ports, standalone learning switch (table 0: NORMAL)",
@@ -119,11 +104,7 @@ fn demo(args: &DemoArgs, interrupted: &AtomicBool) -> anyhow::Result<()> {
     for (a, b) in [(0, 1), (0, 2), (1, 2)] {
         step(interrupted)?;
         let (from, to) = (&hosts[a], &hosts[b]);
-        let out = topo.in_ns(
-            &from.ns,
-            "ping",
-            &["-c", "3", "-i", "0.2", "-W", "2", &to.ip],
-        )?;
+        let out = topo.in_ns(&from.ns, "ping", &["-c", "3", "-i", "0.2", "-W", "2", &to.ip])?;
         let text = String::from_utf8_lossy(&out.stdout);
         let summary = text
             .lines()
@@ -184,11 +165,8 @@ fn iperf(topo: &Topology, client: &Host, server: &Host, seconds: u32) -> anyhow:
 /// The programs the demo runs and their Debian packages: `ip` builds the topology and
 /// runs commands in its namespaces, `ping` and `iperf3` are the traffic. The hosts keep
 /// their default offloads: the switch's ports take partial checksums and super-frames.
-const TOOLS: [(&str, &str); 3] = [
-    ("ip", "iproute2"),
-    ("ping", "iputils-ping"),
-    ("iperf3", "iperf3"),
-];
+const TOOLS: [(&str, &str); 3] =
+    [("ip", "iproute2"), ("ping", "iputils-ping"), ("iperf3", "iperf3")];
 
 /// The tools of [`TOOLS`] (with their packages) that no directory of `path` holds;
 /// iperf3 only if `iperf`.

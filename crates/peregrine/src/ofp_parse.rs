@@ -25,9 +25,7 @@ fn message_len(rest: &[u8]) -> Result<usize, String> {
     }
     let len = u16::from_be_bytes([rest[2], rest[3]]) as usize;
     if len < 8 {
-        return Err(format!(
-            "OFPET_BAD_REQUEST/OFPBRC_BAD_LEN: header length {len} is below 8"
-        ));
+        return Err(format!("OFPET_BAD_REQUEST/OFPBRC_BAD_LEN: header length {len} is below 8"));
     }
     if len > rest.len() {
         return Err(format!(
@@ -113,14 +111,7 @@ mod tests {
         b.extend_from_slice(&[4, 20, 0, 8, 0, 0, 0, 2]);
         b.extend_from_slice(&[1, 2, 0, 10, 0, 0, 0, 3, 0xab, 0xcd]);
         let (r, out) = run_str(&b, true);
-        assert_eq!(
-            r,
-            Report {
-                messages: 3,
-                failures: 0
-            },
-            "{out}"
-        );
+        assert_eq!(r, Report { messages: 3, failures: 0 }, "{out}");
         assert!(out.contains("offset 0x0: OFPT_HELLO"), "{out}");
         assert!(out.contains("offset 0x10: OFPT_BARRIER_REQUEST"), "{out}");
         assert!(out.contains("offset 0x18: OFPT_ECHO_REQUEST"), "{out}");
@@ -136,10 +127,7 @@ mod tests {
         let (r, out) = run_str(&b, false);
         assert_eq!(r.failures, 2, "{out}");
         assert_eq!(r.messages, 3, "{out}");
-        assert!(
-            out.contains("offset 0x0: error: OFPET_BAD_REQUEST/OFPBRC_BAD_LEN"),
-            "{out}"
-        );
+        assert!(out.contains("offset 0x0: error: OFPET_BAD_REQUEST/OFPBRC_BAD_LEN"), "{out}");
         assert!(out.contains("offset 0x14: error:"), "{out}");
         // unknown version
         let (r, out) = run_str(&[9, 5, 0, 8, 0, 0, 0, 1], false);

@@ -77,27 +77,17 @@ fn run(args: &TraceArgs) -> Result<ExitCode, String> {
         serde_json::from_slice(&reply).map_err(|e| format!("{t}: the reply is not JSON ({e})"))?;
     let error = v.get("error").and_then(Value::as_str);
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string())
-        );
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string()));
     } else if let Some(e) = error {
         let column = v.get("column").and_then(Value::as_u64);
-        eprintln!(
-            "peregrine trace: {}",
-            error_message(e, args.flow.as_deref(), column)
-        );
+        eprintln!("peregrine trace: {}", error_message(e, args.flow.as_deref(), column));
     } else {
         let text = v.get("text").and_then(Value::as_str).unwrap_or_default();
         let mut out = io::stdout().lock();
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
     }
-    Ok(if error.is_some() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(if error.is_some() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 /// The TRACE request's data.
@@ -148,9 +138,7 @@ fn error_message(e: &str, flow: Option<&str>, column: Option<u64>) -> String {
 fn target(s: &str) -> Result<(Target, Option<&str>), String> {
     let name = target::bare_name(s);
     let ok = name.is_none_or(|n| {
-        !n.starts_with('.')
-            && n.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        !n.starts_with('.') && n.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
     });
     if !ok {
         return Err(format!(
@@ -189,10 +177,7 @@ fn connect(t: &Target, name: Option<&str>) -> Result<Box<dyn Stream>, String> {
 fn ask(t: &Target, name: Option<&str>, data: Vec<u8>) -> Result<Vec<u8>, String> {
     let stream = connect(t, name)?;
     let ep = t.to_string();
-    let limits = Limits {
-        deadline: Some(Instant::now() + DEADLINE),
-        idle: DEADLINE,
-    };
+    let limits = Limits { deadline: Some(Instant::now() + DEADLINE), idle: DEADLINE };
     let only13 = Versions::parse("OpenFlow13")?;
     let xids = Rc::new(Cell::new(1));
     let mut conn = Conn::handshake(stream, &ep, &only13, xids, limits)
@@ -249,14 +234,8 @@ mod tests {
             target("br0").unwrap(),
             (Target::Unix("/run/peregrine/br0.mgmt".into()), Some("br0"))
         );
-        assert_eq!(
-            target("/tmp/x.mgmt").unwrap(),
-            (Target::Unix("/tmp/x.mgmt".into()), None)
-        );
-        assert_eq!(
-            target("unix:x.mgmt").unwrap(),
-            (Target::Unix("x.mgmt".into()), None)
-        );
+        assert_eq!(target("/tmp/x.mgmt").unwrap(), (Target::Unix("/tmp/x.mgmt".into()), None));
+        assert_eq!(target("unix:x.mgmt").unwrap(), (Target::Unix("x.mgmt".into()), None));
         let (tcp, name) = target("tcp:127.0.0.1").unwrap();
         assert_eq!(name, None);
         assert_eq!(tcp.to_string(), "tcp:127.0.0.1:6653");
@@ -274,10 +253,7 @@ mod tests {
         assert!(e.contains(&format!("peregrine run --name {name}")), "{e}");
         let (t, n) = target("/nonexistent/x.mgmt").unwrap();
         let e = connect(&t, n).err().unwrap();
-        assert!(
-            e.contains("cannot connect to unix:/nonexistent/x.mgmt"),
-            "{e}"
-        );
+        assert!(e.contains("cannot connect to unix:/nonexistent/x.mgmt"), "{e}");
         assert!(e.contains("--mgmt PATH"), "{e}");
     }
 
@@ -327,10 +303,7 @@ mod tests {
             }
         };
         let cases = [
-            (
-                openflow::ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER,
-                "does not serve trace requests",
-            ),
+            (openflow::ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER, "does not serve trace requests"),
             (
                 openflow::ErrorKind::BAD_REQUEST_EPERM,
                 "the switch refused the trace request: OFPET_BAD_REQUEST/OFPBRC_EPERM",
@@ -403,10 +376,7 @@ mod tests {
             })
             .collect();
         let table = PortTable::new(specs, 0);
-        let cfg = DatapathConfig {
-            ports: table.datapath_ports(),
-            ..DatapathConfig::default()
-        };
+        let cfg = DatapathConfig { ports: table.datapath_ports(), ..DatapathConfig::default() };
         let (dp, writer, packet_ins) = Datapath::new(cfg, 64);
         let mut agent = Agent::new(AgentConfig::default(), dp, writer, table, Box::new(Discard));
         for f in flows {
@@ -430,10 +400,7 @@ mod tests {
             Instant::now(),
         )
         .unwrap();
-        LocalSwitch {
-            shell: Some(shell),
-            path,
-        }
+        LocalSwitch { shell: Some(shell), path }
     }
 
     #[test]
@@ -441,12 +408,8 @@ mod tests {
         let sw = local_switch(&["priority=10,in_port=1,ip,actions=output:2"]);
         let arg = format!("unix:{}", sw.path.display());
         let (t, name) = target(&arg).unwrap();
-        let reply = ask(
-            &t,
-            name,
-            json!({ "flow": "udp,in_port=1" }).to_string().into_bytes(),
-        )
-        .unwrap();
+        let reply =
+            ask(&t, name, json!({ "flow": "udp,in_port=1" }).to_string().into_bytes()).unwrap();
         let v: Value = serde_json::from_slice(&reply).unwrap();
         assert_eq!(v["outputs"], json!([2]));
         let text = v["text"].as_str().unwrap();
@@ -477,24 +440,15 @@ mod tests {
         assert_eq!(by_pcap["text"], v["text"]);
         // A mistake comes back as an error reply.
         let bad: Value = serde_json::from_slice(
-            &ask(
-                &t,
-                name,
-                json!({ "flow": "in_port=1,nw_scr=1" })
-                    .to_string()
-                    .into_bytes(),
-            )
-            .unwrap(),
+            &ask(&t, name, json!({ "flow": "in_port=1,nw_scr=1" }).to_string().into_bytes())
+                .unwrap(),
         )
         .unwrap();
         assert_eq!(bad["column"], 11);
     }
 
     fn hex_bytes(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
     }
 
     #[test]
@@ -508,10 +462,7 @@ mod tests {
             in_port: None,
         };
         assert!(request(&args).unwrap_err().contains("--pcap"));
-        let args = TraceArgs {
-            packet: None,
-            ..args
-        };
+        let args = TraceArgs { packet: None, ..args };
         assert_eq!(request(&args).unwrap(), json!({ "flow": "in_port=1" }));
     }
 

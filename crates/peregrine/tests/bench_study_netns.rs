@@ -90,16 +90,7 @@ fn every_device_kind_forwards_through_the_harness() {
     let out = Out::new("devices");
     let duts = ALL.join(",");
     let r = bench(
-        &[
-            "throughput",
-            "--quick",
-            "--dut",
-            &duts,
-            "--sizes",
-            "64",
-            "--seconds",
-            "0.3",
-        ],
+        &["throughput", "--quick", "--dut", &duts, "--sizes", "64", "--seconds", "0.3"],
         &out.0,
         Duration::from_secs(240),
     );
@@ -122,10 +113,7 @@ fn every_device_kind_forwards_through_the_harness() {
         // Every device forwards, and never more than it was offered.
         assert!(fwd > 0.0, "{dut} forwarded nothing");
         assert!(fwd <= offered * 1.001, "{dut}: {fwd} of {offered}");
-        assert!(
-            p.latency_us.is_some() && p.cpu_ns_per_pkt.is_some(),
-            "{dut}"
-        );
+        assert!(p.latency_us.is_some() && p.cpu_ns_per_pkt.is_some(), "{dut}");
     }
     let md = std::fs::read_to_string(out.0.join("report.md")).expect("report.md");
     for dut in ALL {
@@ -190,11 +178,8 @@ fn every_experiment_runs_end_to_end() {
         let rate = s.points[0].flow_mods_per_s.expect("flow mods/s").median;
         assert!(rate > 100.0, "{}: {rate} flows/s", s.dut);
     }
-    let fairness: Vec<_> = r
-        .experiments
-        .iter()
-        .filter(|e| e.kind == ExperimentKind::Fairness)
-        .collect();
+    let fairness: Vec<_> =
+        r.experiments.iter().filter(|e| e.kind == ExperimentKind::Fairness).collect();
     assert_eq!(fairness.len(), 2, "one input port and two");
     for e in fairness {
         for s in &e.series {
@@ -231,10 +216,7 @@ fn every_experiment_runs_end_to_end() {
     }
     let md = std::fs::read_to_string(out.0.join("report.md")).expect("report.md");
     assert!(md.starts_with("# Benchmark study"));
-    assert!(
-        md.contains("Pinning: generator on CPU 0, DUT workers on CPU 1"),
-        "{md}"
-    );
+    assert!(md.contains("Pinning: generator on CPU 0, DUT workers on CPU 1"), "{md}");
     for f in [
         "throughput_vs_size.svg",
         "throughput_vs_load.svg",
@@ -289,10 +271,7 @@ fn a_flood_is_forwarded_at_the_best_paced_rate() {
                 .unwrap_or_else(|| panic!("{dut}: no point at {x} %"))
                 .median
         };
-        let best = [70.0, 100.0, 150.0]
-            .map(rate)
-            .into_iter()
-            .fold(0.0, f64::max);
+        let best = [70.0, 100.0, 150.0].map(rate).into_iter().fold(0.0, f64::max);
         assert!(best > 0.0, "{dut} forwarded nothing paced");
         for x in [300.0, 1000.0] {
             let flood = rate(x);

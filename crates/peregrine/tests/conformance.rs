@@ -33,9 +33,7 @@ struct Runner {
 impl Runner {
     fn stop(&mut self) {
         if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = Command::new("kill")
-                .args(["-TERM", &self.child.id().to_string()])
-                .status();
+            let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
             let t = Instant::now();
             while t.elapsed() < Duration::from_secs(30) {
                 if !matches!(self.child.try_wait(), Ok(None)) {
@@ -119,10 +117,8 @@ fn os_ken_switch_tester_quick_subset() {
 
     let summary = read(&out.0.join("summary.txt"));
     let results = read(&out.0.join("results.txt"));
-    let ran: Vec<&str> = results
-        .lines()
-        .filter(|l| l.starts_with("OK ") || l.starts_with("ERROR "))
-        .collect();
+    let ran: Vec<&str> =
+        results.lines().filter(|l| l.starts_with("OK ") || l.starts_with("ERROR ")).collect();
     let passed = ran.iter().filter(|l| l.starts_with("OK ")).count();
     let where_ = format!("(output kept in {})\n{summary}", out.0.display());
     assert!(

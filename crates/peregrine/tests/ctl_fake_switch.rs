@@ -75,21 +75,13 @@ fn answer(req: &Frame, raw: &[u8]) -> Vec<Frame> {
                 ..Default::default()
             }),
         )],
-        M::GetConfigRequest => vec![Frame::v13(
-            x,
-            M::GetConfigReply(SwitchConfig {
-                flags: 0,
-                miss_send_len: 128,
-            }),
-        )],
+        M::GetConfigRequest => {
+            vec![Frame::v13(x, M::GetConfigReply(SwitchConfig { flags: 0, miss_send_len: 128 }))]
+        }
         M::BarrierRequest => vec![Frame::v13(x, M::BarrierReply)],
         M::MultipartRequest(r) => match &r.body {
             MultipartRequestBody::PortDesc => vec![
-                mp(
-                    x,
-                    OFPMPF_REPLY_MORE,
-                    MultipartReplyBody::PortDesc(vec![port(2, "eth2")]),
-                ),
+                mp(x, OFPMPF_REPLY_MORE, MultipartReplyBody::PortDesc(vec![port(2, "eth2")])),
                 mp(x, 0, MultipartReplyBody::PortDesc(vec![port(1, "eth1")])),
             ],
             MultipartRequestBody::Flow(_) => vec![
@@ -113,10 +105,7 @@ fn answer(req: &Frame, raw: &[u8]) -> Vec<Frame> {
         },
         M::FlowMod(f) if f.priority == 666 => vec![Frame::v13(
             x,
-            M::Error(ErrorMsg::Standard {
-                kind: ErrorKind { ty: 5, code: 3 },
-                data: raw.to_vec(),
-            }),
+            M::Error(ErrorMsg::Standard { kind: ErrorKind { ty: 5, code: 3 }, data: raw.to_vec() }),
         )],
         _ => vec![],
     }
@@ -221,12 +210,8 @@ fn show_gathers_port_desc_parts_and_prints_like_ovs_ofctl() {
     assert!(j.status.success(), "{}", text(&j.stderr));
     let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
     assert_eq!(v["features"]["datapath_id"], "0000000000000abc");
-    let names: Vec<&str> = v["ports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> =
+        v["ports"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(names, vec!["eth2", "eth1"]);
     assert_eq!(v["config"]["miss_send_len"], 128);
 }
@@ -309,10 +294,7 @@ fn add_flows_sends_all_then_one_barrier_and_reports_each_error_line() {
             other => format!("{other:?}"),
         })
         .collect();
-    assert_eq!(
-        kinds,
-        vec!["flow_mod:1", "flow_mod:666", "flow_mod:3", "barrier"]
-    );
+    assert_eq!(kinds, vec!["flow_mod:1", "flow_mod:666", "flow_mod:3", "barrier"]);
 
     // The same with --json: the error as data, with its line.
     let j = ctl(&["--json", "add-flows", &sw, f]);
@@ -323,19 +305,12 @@ fn add_flows_sends_all_then_one_barrier_and_reports_each_error_line() {
     assert_eq!(v["errors"][0]["error"], "OFPFMFC_OVERLAP");
 
     // A bad line stops everything before anything is sent, and says where.
-    std::fs::write(
-        &file,
-        "priority=1,actions=drop\nip,nw_scr=1.2.3.4,actions=drop\n",
-    )
-    .unwrap();
+    std::fs::write(&file, "priority=1,actions=drop\nip,nw_scr=1.2.3.4,actions=drop\n").unwrap();
     let before = log.lock().unwrap().len();
     let b = ctl(&["add-flows", &sw, f]);
     assert_eq!(b.status.code(), Some(1));
     let msg = text(&b.stderr);
-    assert!(
-        msg.starts_with(&format!("peregrine ctl: {f}:2: at column 4 (")),
-        "{msg}"
-    );
+    assert!(msg.starts_with(&format!("peregrine ctl: {f}:2: at column 4 (")), "{msg}");
     assert!(msg.contains("nw_scr"), "{msg}");
     assert_eq!(log.lock().unwrap().len(), before);
     let _ = std::fs::remove_dir_all(&dir);
@@ -367,11 +342,7 @@ fn bare_switch_names_use_the_management_socket() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        text(&o.stderr).contains("OFPFMFC_OVERLAP"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert!(text(&o.stderr).contains("OFPFMFC_OVERLAP"), "{}", text(&o.stderr));
     assert!(log
         .lock()
         .unwrap()
@@ -384,11 +355,7 @@ fn bare_switch_names_use_the_management_socket() {
 fn argument_errors_exit_1_with_a_reason() {
     let bad = ctl(&["add-flow", "tcp:127.0.0.1:1", "ip,frob=1,actions=drop"]);
     assert_eq!(bad.status.code(), Some(1));
-    assert!(
-        text(&bad.stderr).contains("unknown field \"frob\""),
-        "{}",
-        text(&bad.stderr)
-    );
+    assert!(text(&bad.stderr).contains("unknown field \"frob\""), "{}", text(&bad.stderr));
     let few = ctl(&["mod-port", "tcp:127.0.0.1:1"]);
     assert_eq!(few.status.code(), Some(1));
     assert_eq!(

@@ -45,9 +45,7 @@ fn bed(backend: &str, gro: bool) -> (Topology, Vec<Host>, SwitchProc, MgmtPath, 
 /// `count` pings from `from` to `to`, 2 ms apart: how many were lost.
 fn pings_lost(topo: &Topology, from: &Host, to: &str, count: u32) -> u32 {
     let out = Command::new("ip")
-        .args([
-            "netns", "exec", &from.ns, "ping", "-q", "-i", "0.002", "-W", "1",
-        ])
+        .args(["netns", "exec", &from.ns, "ping", "-q", "-i", "0.002", "-W", "1"])
         .args(["-c", &count.to_string(), to])
         .output()
         .expect("run ping");
@@ -76,15 +74,11 @@ fn thousand_pings_each_way(topo: &Topology, h: &[Host]) {
 
 /// Two seconds of TCP from h1 to h2 (iperf3): the receiver's Mbit/s.
 fn iperf(topo: &Topology, h: &[Host]) -> f64 {
-    let mut srv = topo
-        .spawn_in(&h[1].ns, "iperf3", &["-s", "-1", "-p", "5399"])
-        .unwrap();
+    let mut srv = topo.spawn_in(&h[1].ns, "iperf3", &["-s", "-1", "-p", "5399"]).unwrap();
     let t = Instant::now();
     let out = loop {
         let o = Command::new("timeout")
-            .args([
-                "20", "ip", "netns", "exec", &h[0].ns, "iperf3", "-c", &h[1].ip,
-            ])
+            .args(["20", "ip", "netns", "exec", &h[0].ns, "iperf3", "-c", &h[1].ip])
             .args(["-p", "5399", "-t", "2", "-f", "m"])
             .output()
             .expect("run iperf3");
@@ -101,9 +95,7 @@ fn iperf(topo: &Topology, h: &[Host]) -> f64 {
         .find(|l| l.contains("receiver"))
         .and_then(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
-            w.windows(2)
-                .find(|p| p[1] == "Mbits/sec")
-                .and_then(|p| p[0].parse().ok())
+            w.windows(2).find(|p| p[1] == "Mbits/sec").and_then(|p| p[0].parse().ok())
         })
         .unwrap_or_else(|| panic!("no receiver rate in: {text}"))
 }
@@ -141,11 +133,7 @@ fn native_ports_to_hosts_without_napi_stay_in_user_space_and_lose_nothing() {
     let (topo, h, sw, mgmt, said) = bed("afxdp", false);
     let stay = lines_with(&said, "stay in user space");
     assert_eq!(stay.len(), 2, "one line per port: {said:?}");
-    assert!(
-        stay.iter()
-            .all(|l| l.contains("native XDP") && l.contains("gro on")),
-        "{said:?}"
-    );
+    assert!(stay.iter().all(|l| l.contains("native XDP") && l.contains("gro on")), "{said:?}");
     thousand_pings_each_way(&topo, &h);
     let mbits = iperf(&topo, &h);
     assert!(mbits > 10.0, "iperf3: {mbits} Mbit/s");
@@ -173,10 +161,7 @@ fn served_in_the_kernel(
     said: &[String],
     mode: &str,
 ) -> Value {
-    assert!(
-        lines_with(said, "stay in user space").is_empty(),
-        "{said:?}"
-    );
+    assert!(lines_with(said, "stay in user space").is_empty(), "{said:?}");
     let serves = format!("{mode}: the kernel forwards flows into it");
     assert_eq!(lines_with(said, &serves).len(), 2, "{said:?}");
     thousand_pings_each_way(topo, h);
@@ -231,17 +216,11 @@ fn a_host_turning_gro_off_and_on_moves_its_flows_between_the_tiers() {
     let (topo, h, mut sw, mgmt, _) = bed("afxdp", true);
     thousand_pings_each_way(&topo, &h);
     let before = fastpath(&mgmt);
-    assert!(
-        before["events"]["hit"].as_u64().unwrap_or(0) > 1500,
-        "{before}"
-    );
-    topo.in_ns(&h[1].ns, "ethtool", &["-K", "eth0", "gro", "off"])
-        .unwrap();
+    assert!(before["events"]["hit"].as_u64().unwrap_or(0) > 1500, "{before}");
+    topo.in_ns(&h[1].ns, "ethtool", &["-K", "eth0", "gro", "off"]).unwrap();
     let said = sw.wait_line("stay in user space", Duration::from_secs(3));
     assert!(said.contains("port 2"), "{said}");
-    let off = wait_dump(&mgmt, "port 2 undeliverable", |d| {
-        port(d, 2)["delivery"] == "dropped"
-    });
+    let off = wait_dump(&mgmt, "port 2 undeliverable", |d| port(d, 2)["delivery"] == "dropped");
     let hits = off["events"]["hit"].as_u64().unwrap_or(0);
     let undelivered = off["events"]["undelivered"].as_u64().unwrap_or(0);
     thousand_pings_each_way(&topo, &h);
@@ -252,17 +231,11 @@ fn a_host_turning_gro_off_and_on_moves_its_flows_between_the_tiers() {
     assert!((1900..=2010).contains(&served), "{served} hits: {still}");
     // h1's requests and replies into port 2 hit the same entries and go to user space.
     let up = still["events"]["undelivered"].as_u64().unwrap_or(0) - undelivered;
-    assert!(
-        (1900..=2010).contains(&up),
-        "{up} hits sent to user space: {still}"
-    );
+    assert!((1900..=2010).contains(&up), "{up} hits sent to user space: {still}");
     nothing_lost(&still);
-    topo.in_ns(&h[1].ns, "ethtool", &["-K", "eth0", "gro", "on"])
-        .unwrap();
+    topo.in_ns(&h[1].ns, "ethtool", &["-K", "eth0", "gro", "on"]).unwrap();
     sw.wait_line("port 2", Duration::from_secs(3));
-    wait_dump(&mgmt, "port 2 deliverable again", |d| {
-        port(d, 2)["delivery"] == "delivered"
-    });
+    wait_dump(&mgmt, "port 2 deliverable again", |d| port(d, 2)["delivery"] == "delivered");
     thousand_pings_each_way(&topo, &h);
     let again = fastpath(&mgmt);
     let served =

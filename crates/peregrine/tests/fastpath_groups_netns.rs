@@ -34,11 +34,9 @@ fn wait_port2_link(sw_t: &str, down: bool) {
     loop {
         let desc = ctl_json(&["dump-ports-desc", sw_t]);
         let is_down = desc.as_array().and_then(|a| {
-            a.iter().find(|p| p["port"] == "2").map(|p| {
-                p["state"]
-                    .as_array()
-                    .is_some_and(|s| s.iter().any(|w| w == "LINK_DOWN"))
-            })
+            a.iter()
+                .find(|p| p["port"] == "2")
+                .map(|p| p["state"].as_array().is_some_and(|s| s.iter().any(|w| w == "LINK_DOWN")))
         });
         if is_down == Some(down) {
             return;
@@ -90,11 +88,7 @@ fn run_groups(mode: &str) -> GroupRun {
         "group_id=2,type=ff,bucket=watch_port:2,actions=mod_dl_dst:02:00:00:00:00:22,output:2,\
          bucket=watch_port:3,actions=set_field:10.7.7.7->ip_dst,output:3",
     ]);
-    ctl(&[
-        "add-flow",
-        &sw_t,
-        "cookie=0x41,priority=1,udp,in_port=1,actions=group:1",
-    ]);
+    ctl(&["add-flow", &sw_t, "cookie=0x41,priority=1,udp,in_port=1,actions=group:1"]);
     ctl(&[
         "add-flow",
         &sw_t,
@@ -125,11 +119,7 @@ fn run_groups(mode: &str) -> GroupRun {
     std::thread::sleep(Duration::from_millis(300));
     let (frames, _) = interleaved(&dports, ROUNDS, next);
     sent += send_frames(&h[0].ns, frames);
-    assert_eq!(
-        sent,
-        3 * per_phase as u64,
-        "the sender's kernel took {sent}"
-    );
+    assert_eq!(sent, 3 * per_phase as u64, "the sender's kernel took {sent}");
 
     // Every frame goes to exactly one of ports 2 and 3.
     let t = Instant::now();
@@ -146,14 +136,7 @@ fn run_groups(mode: &str) -> GroupRun {
         port_counts(&ports, "3", "tx"),
     ];
     let (port2, port3, fastpath) = end_run(mode, &sw_t, (c2, c3), sw, topo);
-    GroupRun {
-        port2,
-        port3,
-        group_stats,
-        flow_stats,
-        port_stats,
-        fastpath,
-    }
+    GroupRun { port2, port3, group_stats, flow_stats, port_stats, fastpath }
 }
 
 /// A group's id, packet and byte counts, and its buckets' packet and byte counts.
@@ -169,18 +152,9 @@ fn counts(stats: &Value) -> Vec<GroupCounts> {
             let n = |v: &Value, k: &str| v[k].as_u64().unwrap_or(u64::MAX);
             let buckets = g["buckets"]
                 .as_array()
-                .map(|b| {
-                    b.iter()
-                        .map(|b| (n(b, "packet_count"), n(b, "byte_count")))
-                        .collect()
-                })
+                .map(|b| b.iter().map(|b| (n(b, "packet_count"), n(b, "byte_count"))).collect())
                 .unwrap_or_default();
-            (
-                n(g, "group_id"),
-                n(g, "packet_count"),
-                n(g, "byte_count"),
-                buckets,
-            )
+            (n(g, "group_id"), n(g, "packet_count"), n(g, "byte_count"), buckets)
         })
         .collect();
     out.sort();
@@ -237,10 +211,7 @@ fn group_flows_are_the_same_with_the_fast_path_on_and_off_across_a_link_down() {
     // frames of their own when their link comes back).
     assert_eq!(on.flow_stats, off.flow_stats, "flow stats");
     assert_eq!(on.flow_stats.len(), 2, "{:?}", on.flow_stats);
-    assert_eq!(
-        on.port_stats, off.port_stats,
-        "port stats (1 rx, 2 tx, 3 tx)"
-    );
+    assert_eq!(on.port_stats, off.port_stats, "port stats (1 rx, 2 tx, 3 tx)");
     assert_eq!(on.port_stats[0].0, 3 * per_phase as u64, "port 1 rx");
 
     // The kernel served flows through both groups, and the link changes took entries

@@ -107,22 +107,15 @@ fn run_meters(mode: &str) -> MeterRun {
     std::thread::sleep(Duration::from_millis(1000));
     let (b, _) = send_paced(ns, BURST_DPORT, 40, 1000, Duration::from_micros(200));
     // The steady flow at twice its meter's rate.
-    let (steady_sent, steady_secs) = send_paced(
-        ns,
-        STEADY_DPORT,
-        STEADY_FRAMES,
-        10_000,
-        Duration::from_micros(500),
-    );
+    let (steady_sent, steady_secs) =
+        send_paced(ns, STEADY_DPORT, STEADY_FRAMES, 10_000, Duration::from_micros(500));
     std::thread::sleep(Duration::from_millis(300));
 
     let frames = c2.finish();
     let seqs: Vec<u32> = frames.iter().filter_map(|f| seq_of(f)).collect();
     let burst_passed = [
         seqs.iter().filter(|&&s| s < 1000).count() as u64,
-        seqs.iter()
-            .filter(|&&s| (1000..10_000).contains(&s))
-            .count() as u64,
+        seqs.iter().filter(|&&s| (1000..10_000).contains(&s)).count() as u64,
     ];
     let steady_passed = seqs.iter().filter(|&&s| s >= 10_000).count() as u64;
 
@@ -133,11 +126,7 @@ fn run_meters(mode: &str) -> MeterRun {
         .iter()
         .map(|m| {
             let n = |v: &Value, k: &str| v[k].as_u64().unwrap_or(u64::MAX);
-            (
-                n(m, "meter_id"),
-                n(m, "packet_in_count"),
-                n(&m["bands"][0], "packet_count"),
-            )
+            (n(m, "meter_id"), n(m, "packet_in_count"), n(&m["bands"][0], "packet_count"))
         })
         .collect();
     meter_stats.sort();
@@ -198,10 +187,7 @@ fn metered_flows_pass_what_one_bucket_passes_with_the_fast_path_on_and_off() {
         let sent = [240, STEADY_FRAMES as u64];
         assert_eq!(
             r.meter_stats,
-            vec![
-                (sent[0], sent[0] - passed[0]),
-                (sent[1], sent[1] - passed[1])
-            ],
+            vec![(sent[0], sent[0] - passed[0]), (sent[1], sent[1] - passed[1])],
             "{mode}: meter stats (in, band)"
         );
         assert_eq!(r.flow_packets, sent.to_vec(), "{mode}: flow stats");
@@ -214,10 +200,7 @@ fn metered_flows_pass_what_one_bucket_passes_with_the_fast_path_on_and_off() {
         let served = entries_for(fp, dport)
             .iter()
             .any(|e| e["packets"].as_u64().unwrap_or(0) > 0 && e["meter"] == meter);
-        assert!(
-            served,
-            "udp_dst={dport} was not metered in the kernel: {fp:#}"
-        );
+        assert!(served, "udp_dst={dport} was not metered in the kernel: {fp:#}");
     }
     let metered = fp["events"]["metered"].as_u64().unwrap_or(0);
     assert!(

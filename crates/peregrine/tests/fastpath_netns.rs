@@ -77,11 +77,7 @@ fn run_sequence(mode: &str) -> SequenceRun {
     // Phase B: 1001 rewritten to port 3, 1003 gone (dropped in secure mode).
     send_phase();
     std::thread::sleep(Duration::from_millis(100));
-    ctl(&[
-        "mod-flows",
-        &sw_t,
-        "udp,in_port=1,tp_dst=1002,actions=mod_nw_ttl:9,output:2",
-    ]);
+    ctl(&["mod-flows", &sw_t, "udp,in_port=1,tp_dst=1002,actions=mod_nw_ttl:9,output:2"]);
     ctl(&[
         "add-flow",
         &sw_t,
@@ -105,11 +101,7 @@ fn run_sequence(mode: &str) -> SequenceRun {
     // Anything late or extra has time to show.
     std::thread::sleep(Duration::from_millis(200));
     let (port2, port3, fastpath) = end_run(mode, &sw_t, (c2, c3), sw, topo);
-    SequenceRun {
-        port2,
-        port3,
-        fastpath,
-    }
+    SequenceRun { port2, port3, fastpath }
 }
 
 /// Frames of one flow (by the destination port the sender used, told by sequence
@@ -136,10 +128,7 @@ fn assert_flow_order(mode: &str, port: u32, frames: &[Vec<u8>]) {
     assert!(
         late.is_empty(),
         "{mode}: port {port}: frames of one flow out of order: {late:?}; arrival order: {:?}",
-        frames
-            .iter()
-            .map(|f| seq_of(f).unwrap())
-            .collect::<Vec<_>>()
+        frames.iter().map(|f| seq_of(f).unwrap()).collect::<Vec<_>>()
     );
 }
 
@@ -185,10 +174,7 @@ fn frames_are_the_same_with_the_fast_path_on_and_off() {
                 && e["packets"].as_u64().unwrap_or(0) > 0
                 && e["out_ports"] == serde_json::json!([2, 3])
         });
-        assert!(
-            served,
-            "udp_dst={dport} was not broadcast in the kernel: {fp:#}"
-        );
+        assert!(served, "udp_dst={dport} was not broadcast in the kernel: {fp:#}");
     }
     eprintln!("fast path events: {}", fp["events"]);
 }
@@ -217,10 +203,8 @@ fn statistics_count_the_frames_the_kernel_served() {
 
     let fp = ctl_json(&["dump-fastpath", &sw_t]);
     for d in [3001, 3002, 3003] {
-        let served: u64 = entries_for(&fp, d)
-            .iter()
-            .map(|e| e["packets"].as_u64().unwrap_or(0))
-            .sum();
+        let served: u64 =
+            entries_for(&fp, d).iter().map(|e| e["packets"].as_u64().unwrap_or(0)).sum();
         assert!(served > 0, "the kernel served no frame to port {d}: {fp:#}");
     }
 
@@ -250,21 +234,9 @@ fn statistics_count_the_frames_the_kernel_served() {
             .and_then(|a| a.iter().find(|p| p["port"] == no).cloned())
             .unwrap_or_else(|| panic!("no port {no}: {ports:#}"))
     };
-    assert_eq!(
-        port("1")["rx_packets"].as_u64(),
-        Some(n),
-        "rx on port 1: {ports:#}"
-    );
-    assert_eq!(
-        port("2")["tx_packets"].as_u64(),
-        Some(ROUNDS as u64),
-        "tx on port 2: {ports:#}"
-    );
-    assert_eq!(
-        port("3")["tx_packets"].as_u64(),
-        Some(ROUNDS as u64),
-        "tx on port 3: {ports:#}"
-    );
+    assert_eq!(port("1")["rx_packets"].as_u64(), Some(n), "rx on port 1: {ports:#}");
+    assert_eq!(port("2")["tx_packets"].as_u64(), Some(ROUNDS as u64), "tx on port 2: {ports:#}");
+    assert_eq!(port("3")["tx_packets"].as_u64(), Some(ROUNDS as u64), "tx on port 3: {ports:#}");
 }
 
 /// Sends frames of `dport` from `h1` until the fast tier has a live entry for it with
@@ -298,11 +270,7 @@ fn the_next_frame_after_a_rule_change_obeys_it() {
         let (ca, cb) = (&caps[(a - 2) as usize], &caps[(b - 2) as usize]);
         warm_entry(&h[0], &sw_t, D, Some(a as u64), &mut seq);
 
-        ctl(&[
-            "mod-flows",
-            &sw_t,
-            &format!("{matching},actions=output:{b}"),
-        ]);
+        ctl(&["mod-flows", &sw_t, &format!("{matching},actions=output:{b}")]);
         let probe = seq;
         seq += 1;
         send_frames(&h[0].ns, vec![test_frame(D, probe)]);
@@ -343,9 +311,7 @@ fn the_next_frame_after_a_rule_change_obeys_it() {
 fn new_flows_under_a_megaflow_are_forwarded_in_the_kernel_from_their_first_frame() {
     let _turn = turn();
     const D: u16 = 4001;
-    let flows = [format!(
-        "cookie=0x41,udp,in_port=1,tp_dst={D},actions=output:2"
-    )];
+    let flows = [format!("cookie=0x41,udp,in_port=1,tp_dst={D},actions=output:2")];
     let flows: Vec<&str> = flows.iter().map(String::as_str).collect();
     let (_topo, h, _sw, mgmt) = three_hosts_xdp(&flows);
     let sw_t = target(&mgmt);
@@ -362,9 +328,8 @@ fn new_flows_under_a_megaflow_are_forwarded_in_the_kernel_from_their_first_frame
 
     // 50 microflows never seen before (other source ports): every frame in the kernel.
     let first = seq;
-    let frames: Vec<Vec<u8>> = (0..50u16)
-        .map(|i| test_frame_from(6000 + i, D, first + u32::from(i)))
-        .collect();
+    let frames: Vec<Vec<u8>> =
+        (0..50u16).map(|i| test_frame_from(6000 + i, D, first + u32::from(i))).collect();
     seq += 50;
     assert_eq!(send_frames(&h[0].ns, frames), 50);
     assert!(
@@ -390,20 +355,14 @@ fn new_flows_under_a_megaflow_are_forwarded_in_the_kernel_from_their_first_frame
         ),
     ]);
     let (p1, p2) = (seq, seq + 1);
-    send_frames(
-        &h[0].ns,
-        vec![test_frame_from(6010, D, p1), test_frame_from(6011, D, p2)],
-    );
+    send_frames(&h[0].ns, vec![test_frame_from(6010, D, p1), test_frame_from(6011, D, p2)]);
     assert!(
         c3.wait_for_seq(p1, Duration::from_secs(2)),
         "the first frame after the new rule did not reach port 3"
     );
     assert!(c2.wait_for_seq(p2, Duration::from_secs(2)));
     std::thread::sleep(Duration::from_millis(100));
-    assert!(
-        !has(&c2.snapshot(), p1),
-        "the frame the new rule sends to port 3 reached port 2"
-    );
+    assert!(!has(&c2.snapshot(), p1), "the frame the new rule sends to port 3 reached port 2");
     assert!(!has(&c3.snapshot(), p2));
     let fp = ctl_json(&["dump-fastpath", &sw_t]);
     assert!(

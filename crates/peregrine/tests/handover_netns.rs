@@ -38,9 +38,7 @@ impl Drop for Pins {
 fn warm(h1: &Host, sw_t: &str, dport: u16, seq: &mut u32) {
     send_until(h1, sw_t, dport, seq, "no live entry", |fp| {
         let entries = fp["entries"].as_array().cloned().unwrap_or_default();
-        entries
-            .iter()
-            .any(|e| e["live"] == true && e["packets"].as_u64().unwrap_or(0) > 0)
+        entries.iter().any(|e| e["live"] == true && e["packets"].as_u64().unwrap_or(0) > 0)
     });
 }
 

@@ -32,15 +32,7 @@ struct Monitor {
 impl Monitor {
     fn start(mgmt: &str) -> Monitor {
         let mut child = Command::new(env!("CARGO_BIN_EXE_peregrine"))
-            .args([
-                "ctl",
-                "-O",
-                "OpenFlow13",
-                "--timeout",
-                "60",
-                "monitor",
-                mgmt,
-            ])
+            .args(["ctl", "-O", "OpenFlow13", "--timeout", "60", "monitor", mgmt])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -56,11 +48,7 @@ impl Monitor {
     /// port-mod is a port-status MODIFY. Bounded: 10 tries, 1 s each.
     fn wait_connected(&self, mgmt: &str, port: &str) {
         for i in 0..10 {
-            let config = if i % 2 == 0 {
-                "no-packet-in"
-            } else {
-                "packet-in"
-            };
+            let config = if i % 2 == 0 { "no-packet-in" } else { "packet-in" };
             ctl_ok(&["mod-port", mgmt, port, config]);
             if wait_for_line(&self.lines, "MOD: ", Duration::from_secs(1)).is_ok() {
                 if config == "no-packet-in" {
@@ -113,10 +101,8 @@ impl Flood {
             .lines()
             .find(|l| l.contains("packets transmitted"))
             .unwrap_or_else(|| panic!("no ping summary: {text}"));
-        let n: Vec<u64> = line
-            .split(|c: char| !c.is_ascii_digit())
-            .filter_map(|w| w.parse().ok())
-            .collect();
+        let n: Vec<u64> =
+            line.split(|c: char| !c.is_ascii_digit()).filter_map(|w| w.parse().ok()).collect();
         (n[0], n[1])
     }
 }
@@ -125,10 +111,7 @@ impl Flood {
 fn reaches_within(topo: &Topology, from: &Host, to: &str, limit: Duration) -> bool {
     let t = Instant::now();
     while t.elapsed() < limit {
-        if topo
-            .in_ns(&from.ns, "ping", &["-c", "1", "-W", "0.2", to])
-            .is_ok()
-        {
+        if topo.in_ns(&from.ns, "ping", &["-c", "1", "-W", "0.2", to]).is_ok() {
             return true;
         }
     }
@@ -173,17 +156,12 @@ fn ports_join_and_leave_while_traffic_flows_and_controllers_hear_of_it() {
         t.elapsed().as_secs_f64() * 1e3
     );
     let (sent, answered) = flood.finish();
-    assert_eq!(
-        answered, sent,
-        "pings between the other ports were lost while a port joined"
-    );
+    assert_eq!(answered, sent, "pings between the other ports were lost while a port joined");
     app.wait_line("port status ADD 3 ", Duration::from_secs(5));
     monitor.wait("ADD: 3(");
     let list = ctl_ok(&["list-ports", mgmt.as_str()]);
     assert_eq!(
-        list.lines()
-            .map(|l| l.split_whitespace().next().unwrap())
-            .collect::<Vec<_>>(),
+        list.lines().map(|l| l.split_whitespace().next().unwrap()).collect::<Vec<_>>(),
         ["1", "2", "3"],
         "{list}"
     );
@@ -205,11 +183,7 @@ fn ports_join_and_leave_while_traffic_flows_and_controllers_hear_of_it() {
     // Mistakes are said.
     let (ok, _, err) = ctl(&["add-port", mgmt.as_str(), "pgnosuch0"]);
     assert!(!ok && err.contains("pgnosuch0"), "{err}");
-    let (ok, _, err) = ctl(&[
-        "add-port",
-        mgmt.as_str(),
-        &format!("{},ofport=1", h[2].port),
-    ]);
+    let (ok, _, err) = ctl(&["add-port", mgmt.as_str(), &format!("{},ofport=1", h[2].port)]);
     assert!(!ok && err.contains("already port 3"), "{err}");
     drop(monitor);
     sw.stop();
@@ -233,8 +207,7 @@ fn an_interface_deleted_and_created_again_comes_back_under_its_number() {
     monitor.wait_connected(mgmt.as_str(), &h[1].port);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     // The host's end goes (a container deleted): the port is deleted with it.
-    topo.in_ns(&h[0].ns, "ip", &["link", "del", "eth0"])
-        .unwrap();
+    topo.in_ns(&h[0].ns, "ip", &["link", "del", "eth0"]).unwrap();
     sw.wait_line("deleted with its interface", Duration::from_secs(5));
     monitor.wait("DEL: 5(");
     // A new pair under the same name (the container back): added as port 5 again.
@@ -242,16 +215,10 @@ fn an_interface_deleted_and_created_again_comes_back_under_its_number() {
         "link", "add", &h[0].port, "type", "veth", "peer", "name", "pgtmp0", "netns", &h[0].ns,
     ])
     .unwrap();
-    topo.in_ns(&h[0].ns, "ip", &["link", "set", "pgtmp0", "name", "eth0"])
+    topo.in_ns(&h[0].ns, "ip", &["link", "set", "pgtmp0", "name", "eth0"]).unwrap();
+    topo.in_ns(&h[0].ns, "ip", &["addr", "add", &format!("{}/24", h[0].ip), "dev", "eth0"])
         .unwrap();
-    topo.in_ns(
-        &h[0].ns,
-        "ip",
-        &["addr", "add", &format!("{}/24", h[0].ip), "dev", "eth0"],
-    )
-    .unwrap();
-    topo.in_ns(&h[0].ns, "ip", &["link", "set", "eth0", "up"])
-        .unwrap();
+    topo.in_ns(&h[0].ns, "ip", &["link", "set", "eth0", "up"]).unwrap();
     bench::topo::ip(&["link", "set", &h[0].port, "up"]).unwrap();
     sw.wait_line("port 5 (", Duration::from_secs(5));
     monitor.wait("ADD: 5(");
@@ -280,18 +247,9 @@ fn sighup_reloads_the_files_ports() {
     let mut sw = SwitchProc::start(&["--config", file.to_str().unwrap(), "--mgmt", mgmt.as_str()]);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     write(&[(&h[0].port, None), (&h[2].port, Some(7))]);
-    Command::new("kill")
-        .args(["-HUP", &sw.pid().to_string()])
-        .status()
-        .unwrap();
-    sw.wait_line(
-        &format!("reload: port 2 ({}) removed", h[1].port),
-        Duration::from_secs(5),
-    );
-    sw.wait_line(
-        &format!("reload: port 7 ({}) added", h[2].port),
-        Duration::from_secs(5),
-    );
+    Command::new("kill").args(["-HUP", &sw.pid().to_string()]).status().unwrap();
+    sw.wait_line(&format!("reload: port 2 ({}) removed", h[1].port), Duration::from_secs(5));
+    sw.wait_line(&format!("reload: port 7 ({}) added", h[2].port), Duration::from_secs(5));
     let list = ctl_ok(&["list-ports", mgmt.as_str()]);
     assert_eq!(
         list.lines()
@@ -341,41 +299,11 @@ fn a_secure_switch_restarts_with_its_flows_groups_meters_and_ports() {
     let sw = SwitchProc::start(&args);
     let m = mgmt.as_str();
     ctl_ok(&["add-port", m, &format!("{},ofport=9", h[2].port)]);
-    ctl_ok(&[
-        "-O",
-        "OpenFlow13",
-        "add-meter",
-        m,
-        "meter=1,pktps,bands=type=drop,rate=100000",
-    ]);
-    ctl_ok(&[
-        "-O",
-        "OpenFlow13",
-        "add-group",
-        m,
-        "group_id=1,type=all,bucket=output:2",
-    ]);
-    ctl_ok(&[
-        "-O",
-        "OpenFlow13",
-        "add-flow",
-        m,
-        "cookie=0x77,in_port=1,actions=meter:1,group:1",
-    ]);
-    ctl_ok(&[
-        "-O",
-        "OpenFlow13",
-        "add-flow",
-        m,
-        "in_port=2,actions=output:1",
-    ]);
-    ctl_ok(&[
-        "-O",
-        "OpenFlow13",
-        "add-flow",
-        m,
-        "in_port=9,ip,actions=output:1",
-    ]);
+    ctl_ok(&["-O", "OpenFlow13", "add-meter", m, "meter=1,pktps,bands=type=drop,rate=100000"]);
+    ctl_ok(&["-O", "OpenFlow13", "add-group", m, "group_id=1,type=all,bucket=output:2"]);
+    ctl_ok(&["-O", "OpenFlow13", "add-flow", m, "cookie=0x77,in_port=1,actions=meter:1,group:1"]);
+    ctl_ok(&["-O", "OpenFlow13", "add-flow", m, "in_port=2,actions=output:1"]);
+    ctl_ok(&["-O", "OpenFlow13", "add-flow", m, "in_port=9,ip,actions=output:1"]);
     ctl_ok(&[
         "-O",
         "OpenFlow13",
@@ -408,18 +336,9 @@ fn a_secure_switch_restarts_with_its_flows_groups_meters_and_ports() {
     assert!(out.contains(&h[2].port), "{out}");
     let (sw, lines) = SwitchProc::start_lines(&args);
     let said = lines.join("\n");
-    assert!(
-        said.contains("restored 4 flow(s), 1 group(s), 1 meter(s)"),
-        "{said}"
-    );
-    assert!(
-        said.contains(&format!("port 9 ({}): added at run time before", h[2].port)),
-        "{said}"
-    );
-    assert_eq!(
-        (dump("dump-flows"), dump("dump-groups"), dump("dump-meters")),
-        before
-    );
+    assert!(said.contains("restored 4 flow(s), 1 group(s), 1 meter(s)"), "{said}");
+    assert!(said.contains(&format!("port 9 ({}): added at run time before", h[2].port)), "{said}");
+    assert_eq!((dump("dump-flows"), dump("dump-groups"), dump("dump-meters")), before);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     // Across a restart under traffic, the pings lost are those of the time the switch
     // was down.

@@ -20,11 +20,8 @@ fn get(addr: &str, path: &str) -> (String, String, String) {
     let mut s = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     s.set_write_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: */*\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: */*\r\nConnection: close\r\n\r\n")
+        .unwrap();
     let mut out = Vec::new();
     s.read_to_end(&mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
@@ -57,14 +54,8 @@ fn metrics_endpoint_counts_the_pings() {
 
     let (status, headers, body) = get(&addr, "/metrics");
     assert_eq!(status, "HTTP/1.1 200 OK", "{headers}");
-    assert!(
-        headers.contains("Content-Type: text/plain; version=0.0.4"),
-        "{headers}"
-    );
-    assert!(
-        headers.contains(&format!("Content-Length: {}", body.len())),
-        "{headers}"
-    );
+    assert!(headers.contains("Content-Type: text/plain; version=0.0.4"), "{headers}");
+    assert!(headers.contains(&format!("Content-Length: {}", body.len())), "{headers}");
     for (no, host) in [(1, &h[0]), (2, &h[1])] {
         let labels = format!("{{port=\"{no}\",name=\"{}\"}}", host.port);
         let rx = value(&body, &format!("peregrine_port_rx_packets_total{labels}"));

@@ -52,11 +52,7 @@ fn trace(switch: &str, flow: &str) -> String {
         .output()
         .expect("run peregrine trace");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
     text
 }
 
@@ -112,11 +108,7 @@ struct Run {
 /// Kernel hits, summed over the tier's NORMAL entries from `in_port` with destination
 /// MAC `dst`.
 fn kernel_hits(fp: &Value, in_port: u32, dst: [u8; 6]) -> u64 {
-    let dst = dst
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(":");
+    let dst = dst.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":");
     let (port, dst) = (format!("in_port={in_port},"), format!("dl_dst={dst}"));
     fp["entries"]
         .as_array()
@@ -124,9 +116,7 @@ fn kernel_hits(fp: &Value, in_port: u32, dst: [u8; 6]) -> u64 {
         .flatten()
         .filter(|e| {
             e["normal"] == true
-                && e["key"]
-                    .as_str()
-                    .is_some_and(|k| k.contains(&port) && k.contains(&dst))
+                && e["key"].as_str().is_some_and(|k| k.contains(&port) && k.contains(&dst))
         })
         .map(|e| e["packets"].as_u64().unwrap_or(0))
         .sum()
@@ -137,11 +127,7 @@ fn kernel_hits(fp: &Value, in_port: u32, dst: [u8; 6]) -> u64 {
 fn run(mode: &str) -> Run {
     let (topo, h, sw, mgmt) = three_hosts(mode);
     let sw_t = format!("unix:{}", mgmt.as_str());
-    let caps = [
-        Capture::start(&h[0].ns),
-        Capture::start(&h[1].ns),
-        Capture::start(&h[2].ns),
-    ];
+    let caps = [Capture::start(&h[0].ns), Capture::start(&h[1].ns), Capture::start(&h[2].ns)];
     let xdp = mode == "xdp";
     let dump = || xdp.then(|| ctl_json(&["dump-fastpath", &sw_t]));
 
@@ -177,10 +163,7 @@ fn run(mode: &str) -> Run {
             "{text}"
         );
         let served = trace(&sw_t, &flow("02:00:00:00:0a:01"));
-        assert!(
-            served.contains("fast path: served in the kernel"),
-            "{served}"
-        );
+        assert!(served.contains("fast path: served in the kernel"), "{served}");
         let unknown = trace(&sw_t, &flow("02:00:00:00:0c:03"));
         assert!(
             unknown.contains(
@@ -199,10 +182,7 @@ fn run(mode: &str) -> Run {
 
     // A -> B again: to host 3 only, nothing more to host 2.
     let (from, m) = (at + 1, AFTER_MOVE);
-    assert_eq!(
-        send_frames(&h[0].ns, frames(A, B, from..from + m)),
-        u64::from(m)
-    );
+    assert_eq!(send_frames(&h[0].ns, frames(A, B, from..from + m)), u64::from(m));
     caps[2].wait_for(1 + m as usize, Duration::from_secs(3));
     // Anything late or extra has time to show.
     std::thread::sleep(Duration::from_millis(200));
@@ -215,10 +195,7 @@ fn run(mode: &str) -> Run {
     let flows = ctl_json(&["dump-flows", &sw_t]);
     let normal_packets = flows
         .as_array()
-        .and_then(|rows| {
-            rows.iter()
-                .find(|r| r["actions"].to_string().contains("NORMAL"))
-        })
+        .and_then(|rows| rows.iter().find(|r| r["actions"].to_string().contains("NORMAL")))
         .and_then(|r| r["n_packets"].as_u64())
         .unwrap_or_else(|| panic!("no NORMAL flow: {flows:#}"));
     let [c1, c2, c3] = caps;
@@ -274,11 +251,8 @@ fn the_learning_switch_is_served_in_the_kernel_and_follows_a_move() {
     let n = STEADY;
     let after = 2 + n..2 + n + AFTER_MOVE;
     // What the learning switch does, with the tier off and on alike.
-    let want: [Vec<u32>; 3] = [
-        vec![0, 1 + n],
-        (1..1 + n).collect(),
-        std::iter::once(0).chain(after).collect(),
-    ];
+    let want: [Vec<u32>; 3] =
+        [vec![0, 1 + n], (1..1 + n).collect(), std::iter::once(0).chain(after).collect()];
     for (i, w) in want.iter().enumerate() {
         assert_eq!(&seqs(&off.got[i]), w, "tier off: host {}", i + 1);
         assert_in_order_past_flow_start(&seqs(&xdp.got[i]), w, &format!("tier on: host {}", i + 1));

@@ -53,9 +53,7 @@ fn iperf(topo: &Topology, from: &str, to: &Host, port: u16) -> Transfer {
     let port = port.to_string();
     let t = Instant::now();
     loop {
-        let mut srv = topo
-            .spawn_in(&to.ns, "iperf3", &["-s", "-1", "-p", &port])
-            .unwrap();
+        let mut srv = topo.spawn_in(&to.ns, "iperf3", &["-s", "-1", "-p", &port]).unwrap();
         std::thread::sleep(Duration::from_millis(300));
         let o = Command::new("timeout")
             .args(["30", "ip", "netns", "exec", from, "iperf3", "-c", &to.ip])
@@ -65,16 +63,12 @@ fn iperf(topo: &Topology, from: &str, to: &Host, port: u16) -> Transfer {
         let _ = srv.kill();
         let _ = srv.wait();
         let text = String::from_utf8_lossy(&o.stdout);
-        let sum = serde_json::from_str::<Value>(&text)
-            .ok()
-            .map(|v| v["end"]["sum_received"].clone());
+        let sum =
+            serde_json::from_str::<Value>(&text).ok().map(|v| v["end"]["sum_received"].clone());
         let got = sum.and_then(|s| Some((s["bytes"].as_u64()?, s["bits_per_second"].as_f64()?)));
         match got {
             Some((bytes, bps)) if o.status.success() => {
-                return Transfer {
-                    bytes,
-                    mbits: bps / 1e6,
-                }
+                return Transfer { bytes, mbits: bps / 1e6 }
             }
             _ if t.elapsed() > Duration::from_secs(10) => {
                 panic!("iperf3 {from} -> {} did not complete: {text}", to.ns)
@@ -128,11 +122,7 @@ fn checked_run(
         t.mbits,
         t.bytes >> 20
     );
-    assert!(
-        t.bytes > 10 << 20,
-        "{what}: only {} bytes received",
-        t.bytes
-    );
+    assert!(t.bytes > 10 << 20, "{what}: only {} bytes received", t.bytes);
     assert_eq!(errors, 0, "{what}: the receiver saw bad TCP checksums");
     (t.mbits, avg)
 }
@@ -178,19 +168,9 @@ fn udp_gso(from: &str, to: &Host, port: u16) -> (u64, u64, String) {
         .expect("python3 receiver");
     let mut lines = BufReader::new(rx.stdout.take().unwrap()).lines();
     assert_eq!(lines.next().and_then(Result::ok).as_deref(), Some("ready"));
-    let sent = ip(&[
-        "netns",
-        "exec",
-        from,
-        "python3",
-        "-c",
-        UDP_GSO_SEND,
-        &to.ip,
-        &port,
-        "1000",
-        "20000",
-    ])
-    .expect("python3 sender");
+    let sent =
+        ip(&["netns", "exec", from, "python3", "-c", UDP_GSO_SEND, &to.ip, &port, "1000", "20000"])
+            .expect("python3 sender");
     assert!(sent.status.success(), "UDP_SEGMENT send failed: {sent:?}");
     let last = lines.next().and_then(Result::ok).unwrap_or_default();
     let _ = rx.wait();
@@ -220,19 +200,13 @@ fn tcp_with_default_offloads_through_afpacket_and_tap_ports() {
         in_sw(&["link", "set", &h.port, "up"]);
     }
     in_sw(&["link", "set", "lo", "up"]);
-    let _ = topo.in_ns(
-        &sw_ns.0,
-        "sh",
-        &["-c", "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6"],
-    );
+    let _ =
+        topo.in_ns(&sw_ns.0, "sh", &["-c", "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6"]);
     let tap = format!("{}t", topo.prefix());
     let ports: Vec<String> = [&h1, &h2, &h3]
         .iter()
         .map(|h| format!("{},backend=afpacket", h.port))
-        .chain([
-            format!("{},backend=afxdp-generic", h4.port),
-            format!("{tap},backend=tap"),
-        ])
+        .chain([format!("{},backend=afxdp-generic", h4.port), format!("{tap},backend=tap")])
         .collect();
     // One worker: a veth has one queue, and the AF_XDP port takes one per worker.
     let mut args = vec!["--workers", "1"];
@@ -256,14 +230,8 @@ fn tcp_with_default_offloads_through_afpacket_and_tap_ports() {
     let (at, at_avg) = checked_run(&topo, "afpacket -> tap", &h1.ns, &tap_host, &tap, 5302);
     let (ta, ta_avg) = checked_run(&topo, "tap -> afpacket", &sw_ns.0, &h1, "eth0", 5303);
     // The one host with offloads off on purpose: MTU-sized frames all the way.
-    let (off, off_avg) = checked_run(
-        &topo,
-        "afpacket -> afpacket, sender offloads off",
-        &h3.ns,
-        &h2,
-        "eth0",
-        5304,
-    );
+    let (off, off_avg) =
+        checked_run(&topo, "afpacket -> afpacket, sender offloads off", &h3.ns, &h2, "eth0", 5304);
     let (ax, ax_avg) = checked_run(&topo, "afpacket -> afxdp", &h1.ns, &h4, "eth0", 5305);
     let (xa, xa_avg) = checked_run(&topo, "afxdp -> afpacket", &h4.ns, &h1, "eth0", 5306);
 
@@ -275,22 +243,14 @@ fn tcp_with_default_offloads_through_afpacket_and_tap_ports() {
         ("tap -> afpacket", ta_avg),
         ("afxdp -> afpacket", xa_avg),
     ] {
-        assert!(
-            avg > 3000,
-            "{what}: average frame {avg} B: super-frames were cut"
-        );
+        assert!(avg > 3000, "{what}: average frame {avg} B: super-frames were cut");
     }
     assert!(off_avg < 1600, "offloads off: average frame {off_avg} B");
-    assert!(
-        ax_avg < 1600,
-        "to AF_XDP: average frame {ax_avg} B, not segmented?"
-    );
+    assert!(ax_avg < 1600, "to AF_XDP: average frame {ax_avg} B, not segmented?");
     // UDP segmentation: passed on to the kernel through an afpacket port, done by the
     // switch for the AF_XDP port; either way the receiver gets 20 datagrams of 1000 B.
-    for (what, to, port) in [
-        ("afpacket -> afpacket", &h2, 5310),
-        ("afpacket -> afxdp", &h4, 5311),
-    ] {
+    for (what, to, port) in [("afpacket -> afpacket", &h2, 5310), ("afpacket -> afxdp", &h4, 5311)]
+    {
         let (n, bytes, sizes) = udp_gso(&h1.ns, to, port);
         eprintln!("UDP_SEGMENT {what}: {n} datagrams, {bytes} B, sizes {sizes}");
         assert_eq!((n, bytes, sizes.as_str()), (20, 20_000, "[1000]"), "{what}");

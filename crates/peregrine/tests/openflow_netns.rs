@@ -29,13 +29,7 @@ fn ofctl(version: &str, cmd: &str, port: u16, args: &[&str]) -> String {
 
 fn try_ofctl(version: &str, cmd: &str, port: u16, args: &[&str]) -> Result<String, String> {
     let out = Command::new("ovs-ofctl")
-        .args([
-            "-O",
-            version,
-            "--timeout=10",
-            cmd,
-            &format!("tcp:127.0.0.1:{port}"),
-        ])
+        .args(["-O", version, "--timeout=10", cmd, &format!("tcp:127.0.0.1:{port}")])
         .args(args)
         .output()
         .map_err(|e| format!("cannot run ovs-ofctl: {e} (install openvswitch-switch)"))?;
@@ -83,39 +77,22 @@ fn ovs_ofctl_13_programs_flows_groups_meters_and_ports() {
     ping_until_ok(&topo, &h[0], &h[1].ip);
     let flows = flow_lines(&ofctl(v, "dump-flows", port, &[]));
     assert_eq!(flows.len(), 2, "{flows:?}");
-    assert!(
-        flows[0].contains("in_port=1") && flows[0].ends_with("actions=output:2"),
-        "{flows:?}"
-    );
-    let n_packets: u64 = flows[0]
-        .split(", ")
-        .find_map(|f| f.strip_prefix("n_packets="))
-        .unwrap()
-        .parse()
-        .unwrap();
+    assert!(flows[0].contains("in_port=1") && flows[0].ends_with("actions=output:2"), "{flows:?}");
+    let n_packets: u64 =
+        flows[0].split(", ").find_map(|f| f.strip_prefix("n_packets=")).unwrap().parse().unwrap();
     assert!(n_packets >= 1, "{flows:?}");
     // Port statistics count what went through.
     let ports = ofctl(v, "dump-ports", port, &["1"]);
     assert!(ports.contains("port  1: rx pkts="), "{ports}");
     assert!(!ports.contains("rx pkts=0,"), "{ports}");
     // Groups and meters.
-    ofctl(
-        v,
-        "add-group",
-        port,
-        &["group_id=5,type=all,bucket=output:1,bucket=output:2"],
-    );
+    ofctl(v, "add-group", port, &["group_id=5,type=all,bucket=output:1,bucket=output:2"]);
     let groups = ofctl(v, "dump-groups", port, &[]);
     assert!(
         groups.contains("group_id=5,type=all,bucket=actions=output:1,bucket=actions=output:2"),
         "{groups}"
     );
-    ofctl(
-        v,
-        "add-meter",
-        port,
-        &["meter=3,kbps,band=type=drop,rate=1000"],
-    );
+    ofctl(v, "add-meter", port, &["meter=3,kbps,band=type=drop,rate=1000"]);
     let meters = ofctl(v, "dump-meters", port, &[]);
     assert!(
         meters.contains("meter=3 kbps bands=\ntype=drop rate=1000")
@@ -175,15 +152,9 @@ fn ovs_ofctl_10_reaches_every_table_counts_what_it_lists_and_tags_frames() {
     // A 1.0 modify and delete act on both tables.
     ofctl(v10, "mod-flows", port, &["ip,actions=output:1"]);
     let flows13 = flow_lines(&ofctl(v13, "dump-flows", port, &[]));
-    let ip: Vec<_> = flows13
-        .iter()
-        .filter(|l| l.contains(" ip ") || l.contains(",ip "))
-        .collect();
+    let ip: Vec<_> = flows13.iter().filter(|l| l.contains(" ip ") || l.contains(",ip ")).collect();
     assert_eq!(ip.len(), 2, "{flows13:?}");
-    assert!(
-        ip.iter().all(|l| l.ends_with("actions=output:1")),
-        "{flows13:?}"
-    );
+    assert!(ip.iter().all(|l| l.ends_with("actions=output:1")), "{flows13:?}");
     ofctl(v10, "del-flows", port, &["ip"]);
     let flows13 = flow_lines(&ofctl(v13, "dump-flows", port, &[]));
     assert_eq!(flows13.len(), 1, "{flows13:?}");
@@ -191,19 +162,11 @@ fn ovs_ofctl_10_reaches_every_table_counts_what_it_lists_and_tags_frames() {
     // set_vlan_vid on a flow that leaves the tag open: h1's untagged frames reach h2
     // with a tag of VID 5 and PCP 0.
     ofctl(v13, "del-flows", port, &[]);
-    ofctl(
-        v10,
-        "add-flow",
-        port,
-        &["in_port=1,actions=mod_vlan_vid:5,output:2"],
-    );
+    ofctl(v10, "add-flow", port, &["in_port=1,actions=mod_vlan_vid:5,output:2"]);
     let text = first_seen(&h[1].ns, "vlan 5", || ping(&topo, &h[0], &h[1].ip, 1));
     assert!(text.contains("vlan 5, p 0"), "tcpdump saw: {text}");
     let dump = flow_lines(&ofctl(v10, "dump-flows", port, &[]));
-    assert!(
-        dump[0].ends_with("actions=mod_vlan_vid:5,output:2"),
-        "{dump:?}"
-    );
+    assert!(dump[0].ends_with("actions=mod_vlan_vid:5,output:2"), "{dump:?}");
     // A 1.3 client decodes the dump: the action as push_vlan and a set-field.
     let dump13 = ofctl(v13, "dump-flows", port, &[]);
     assert!(!dump13.contains("decode error"), "{dump13}");
@@ -218,9 +181,8 @@ fn ovs_ofctl_10_reaches_every_table_counts_what_it_lists_and_tags_frames() {
                        s.bind(('eth0', 0)); \
                        s.send(b'\\xff' * 6 + b'\\x02\\x00\\x00\\x00\\x00\\x07' \
                        + b'\\x81\\x00\\x60\\x07\\x88\\xb5' + b'\\x00' * 46)";
-    let text = first_seen(&h[1].ns, "vlan 5", || {
-        topo.in_ns(&h[0].ns, "python3", &["-c", send_tagged])
-    });
+    let text =
+        first_seen(&h[1].ns, "vlan 5", || topo.in_ns(&h[0].ns, "python3", &["-c", send_tagged]));
     assert!(
         text.contains("vlan 5, p 3, ethertype") && text.contains("(0x88b5)"),
         "tcpdump saw: {text}"
@@ -229,30 +191,16 @@ fn ovs_ofctl_10_reaches_every_table_counts_what_it_lists_and_tags_frames() {
     // set_nw_tos and set_tp_dst where the match leaves the protocol open: ICMP gets the
     // ToS and keeps its type and code, UDP gets both; ARP passes unchanged.
     ofctl(v13, "del-flows", port, &[]);
-    ofctl(
-        v10,
-        "add-flow",
-        port,
-        &["in_port=1,actions=mod_nw_tos:32,mod_tp_dst:9999,output:2"],
-    );
+    ofctl(v10, "add-flow", port, &["in_port=1,actions=mod_nw_tos:32,mod_tp_dst:9999,output:2"]);
     ofctl(v10, "add-flow", port, &["in_port=2,actions=output:1"]);
     let text = first_seen(&h[1].ns, "icmp", || ping(&topo, &h[0], &h[1].ip, 1));
-    assert!(
-        text.contains("tos 0x20") && text.contains("ICMP echo request"),
-        "tcpdump saw: {text}"
-    );
+    assert!(text.contains("tos 0x20") && text.contains("ICMP echo request"), "tcpdump saw: {text}");
     let send_udp = format!("echo hello > /dev/udp/{}/5000", h[1].ip);
     let text = first_seen(&h[1].ns, "udp", || {
         let _ = topo.in_ns(&h[0].ns, "bash", &["-c", &send_udp]);
     });
-    assert!(
-        text.contains(".9999:") && text.contains("tos 0x20"),
-        "tcpdump saw: {text}"
-    );
-    assert!(
-        ping(&topo, &h[0], &h[1].ip, 2),
-        "ARP and ICMP still get through"
-    );
+    assert!(text.contains(".9999:") && text.contains("tos 0x20"), "tcpdump saw: {text}");
+    assert!(ping(&topo, &h[0], &h[1].ip, 2), "ARP and ICMP still get through");
     drop(topo);
 }
 
@@ -262,9 +210,7 @@ fn first_seen<T>(ns: &str, filter: &str, mut send: impl FnMut() -> T) -> String 
     let (ns, filter) = (ns.to_string(), filter.to_string());
     let capture = std::thread::spawn(move || {
         Command::new("ip")
-            .args([
-                "netns", "exec", &ns, "timeout", "8", "tcpdump", "-i", "eth0",
-            ])
+            .args(["netns", "exec", &ns, "timeout", "8", "tcpdump", "-i", "eth0"])
             .args(["-e", "-n", "-v", "-l", "-c", "1", &filter])
             .output()
             .expect("run tcpdump")
@@ -289,33 +235,19 @@ fn os_ken_13_learning_switch_and_controller_restart_in_secure_mode() {
     let mut ctl = Controller::start("learning_switch_13", port);
     let (topo, h, _sw) = hosts_on_switch(
         3,
-        &[
-            "--controller",
-            &target,
-            "--listen",
-            &listen,
-            "--fail-mode",
-            "secure",
-        ],
+        &["--controller", &target, "--listen", &listen, "--fail-mode", "secure"],
     );
     ctl.wait_line("switch connected", Duration::from_secs(15));
     ping_until_ok(&topo, &h[0], &h[1].ip);
     ping_until_ok(&topo, &h[2], &h[1].ip);
     let flows = flow_lines(&ofctl("OpenFlow13", "dump-flows", ofport, &[]));
     let learned: Vec<&String> = flows.iter().filter(|f| f.contains("dl_dst=")).collect();
-    assert!(
-        learned.len() >= 2,
-        "the controller installed no flows: {flows:?}"
-    );
+    assert!(learned.len() >= 2, "the controller installed no flows: {flows:?}");
     // The controller goes away: secure mode keeps every flow, learned paths still work.
     drop(ctl);
     std::thread::sleep(Duration::from_millis(500));
     let after = flow_lines(&ofctl("OpenFlow13", "dump-flows", ofport, &[]));
-    assert_eq!(
-        after.len(),
-        flows.len(),
-        "flows lost: {flows:?} -> {after:?}"
-    );
+    assert_eq!(after.len(), flows.len(), "flows lost: {flows:?} -> {after:?}");
     assert!(ping(&topo, &h[0], &h[1].ip, 3));
     // A new controller process: the switch reconnects to it.
     let mut ctl = Controller::start("learning_switch_13", port);
@@ -404,16 +336,7 @@ fn pssl_serves_ovs_ofctl_with_a_controller_certificate_only() {
     );
     let (topo, _h, _sw) = hosts_on_switch(
         2,
-        &[
-            "--listen",
-            &listen,
-            "--private-key",
-            &key,
-            "--certificate",
-            &cert,
-            "--ca-cert",
-            &ca,
-        ],
+        &["--listen", &listen, "--private-key", &key, "--certificate", &cert, "--ca-cert", &ca],
     );
     let ofctl_ssl = |key: &str, cert: &str| {
         Command::new("ovs-ofctl")
@@ -426,11 +349,7 @@ fn pssl_serves_ovs_ofctl_with_a_controller_certificate_only() {
             .unwrap()
     };
     let ok = ofctl_ssl(&pki.path("ctl-privkey.pem"), &pki.path("ctl-cert.pem"));
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
     assert!(String::from_utf8_lossy(&ok.stdout).contains("OFPST_FLOW reply"));
     // The switch's own identity is not signed by the controller CA: refused.
     let refused = ofctl_ssl(&key, &cert);
@@ -480,11 +399,7 @@ fn peregrine_ctl_drives_the_switch_through_its_management_socket() {
     assert_eq!(v[0]["priority"], 5);
     assert!(v[0]["n_packets"].as_u64().unwrap() >= 1, "{json}");
     // A bad line is named, and nothing of the file is sent.
-    std::fs::write(
-        &flows,
-        "in_port=1,actions=output:2\nin_port=1,actions=frobnicate\n",
-    )
-    .unwrap();
+    std::fs::write(&flows, "in_port=1,actions=output:2\nin_port=1,actions=frobnicate\n").unwrap();
     let (ok, _, err) = ctl(&["add-flows", &mgmt, &flows.display().to_string()]);
     assert!(!ok && err.contains("flows.txt:2"), "{err}");
     // A refused flow-mod is reported with the switch's error.
@@ -493,18 +408,10 @@ fn peregrine_ctl_drives_the_switch_through_its_management_socket() {
     assert!(err.contains("OFPBAC_BAD_OUT_GROUP"), "{err}");
     // A set-field whose prerequisite the match lacks is refused by the switch (ovs-ofctl
     // would refuse it before sending); with the prerequisite it installs.
-    let (ok, _, err) = ctl(&[
-        "add-flow",
-        &mgmt,
-        "ip,actions=set_field:80->tcp_dst,output:1",
-    ]);
+    let (ok, _, err) = ctl(&["add-flow", &mgmt, "ip,actions=set_field:80->tcp_dst,output:1"]);
     assert!(!ok, "refused");
     assert!(err.contains("OFPBAC_MATCH_INCONSISTENT"), "{err}");
-    let (ok, _, err) = ctl(&[
-        "add-flow",
-        &mgmt,
-        "tcp,actions=set_field:80->tcp_dst,output:1",
-    ]);
+    let (ok, _, err) = ctl(&["add-flow", &mgmt, "tcp,actions=set_field:80->tcp_dst,output:1"]);
     assert!(ok, "{err}");
     let (ok, _, _) = ctl(&["mod-port", &mgmt, "2", "down"]);
     assert!(ok);

@@ -20,11 +20,7 @@ fn iperf(topo: &Topology, client: &Host, server_ns: &str, server_ip: &str) -> f6
     let mut srv = topo.spawn_in(server_ns, "iperf3", &["-s", "-1"]).unwrap();
     let t = Instant::now();
     let out = loop {
-        match topo.in_ns(
-            &client.ns,
-            "iperf3",
-            &["-c", server_ip, "-t", "1", "-f", "m"],
-        ) {
+        match topo.in_ns(&client.ns, "iperf3", &["-c", server_ip, "-t", "1", "-f", "m"]) {
             Ok(o) => break o,
             Err(e) if t.elapsed() > Duration::from_secs(5) => {
                 let _ = srv.kill();
@@ -71,10 +67,7 @@ fn ping_iperf_and_learning_through_afpacket() {
     let (_, tx3) = port_row(&table, 3);
     let (rx1, _) = port_row(&table, 1);
     assert!(rx1 > 1000, "{table}");
-    assert!(
-        tx3 < 10,
-        "port 3 got {tx3} frames: still flooding?\n{table}"
-    );
+    assert!(tx3 < 10, "port 3 got {tx3} frames: still flooding?\n{table}");
     assert!(table.contains("MACs learned"), "{table}");
 }
 
@@ -101,25 +94,18 @@ fn tap_and_local_ports_reach_a_namespace() {
     // Moves interface `dev` into namespace `ns` and brings it up there with `addr`/24.
     let move_in = |dev: &str, ns: &str, addr: &str| {
         ip(&["link", "set", dev, "netns", ns]).unwrap();
-        topo.in_ns(
-            ns,
-            "ip",
-            &["addr", "add", &format!("{addr}/24"), "dev", dev],
-        )
-        .unwrap();
+        topo.in_ns(ns, "ip", &["addr", "add", &format!("{addr}/24"), "dev", dev]).unwrap();
         topo.in_ns(ns, "ip", &["link", "set", dev, "up"]).unwrap();
     };
     // LOCAL: host 3 gets the LOCAL tap instead of its veth.
     let local_addr = h1.ip.rsplit_once('.').unwrap().0.to_string() + ".33";
-    topo.in_ns(&h3.ns, "ip", &["link", "set", "eth0", "down"])
-        .unwrap();
+    topo.in_ns(&h3.ns, "ip", &["link", "set", "eth0", "down"]).unwrap();
     move_in(&local, &h3.ns, &local_addr);
     // The switch made the tap; move it into host 2's namespace as its second interface.
     let addr = h1.ip.rsplit_once('.').unwrap().0.to_string() + ".22";
     move_in(&tap, &h2.ns, &addr);
     // Host 2's veth has an address in the same subnet; take it out of the way.
-    topo.in_ns(&h2.ns, "ip", &["link", "set", "eth0", "down"])
-        .unwrap();
+    topo.in_ns(&h2.ns, "ip", &["link", "set", "eth0", "down"]).unwrap();
     ping_until_ok(&topo, &h1, &addr);
     assert!(ping(&topo, &h1, &addr, 5));
     let mbits = iperf(&topo, &h1, &h2.ns, &addr);
@@ -141,19 +127,10 @@ fn link_down_up_and_removal_do_not_stop_the_switch() {
     let (topo, h, mut sw) = hosts_on_switch(3, &[]);
     ping_until_ok(&topo, &h[0], &h[1].ip);
     ip(&["link", "set", &h[1].port, "down"]).unwrap();
-    sw.wait_line(
-        &format!("port 2 ({}) link down", h[1].port),
-        Duration::from_secs(5),
-    );
-    assert!(
-        !ping(&topo, &h[0], &h[1].ip, 2),
-        "a down port forwards nothing"
-    );
+    sw.wait_line(&format!("port 2 ({}) link down", h[1].port), Duration::from_secs(5));
+    assert!(!ping(&topo, &h[0], &h[1].ip, 2), "a down port forwards nothing");
     ip(&["link", "set", &h[1].port, "up"]).unwrap();
-    sw.wait_line(
-        &format!("port 2 ({}) link up", h[1].port),
-        Duration::from_secs(5),
-    );
+    sw.wait_line(&format!("port 2 ({}) link up", h[1].port), Duration::from_secs(5));
     ping_until_ok(&topo, &h[0], &h[1].ip);
     // Remove port 3's interface while the switch runs.
     ip(&["link", "del", &h[2].port]).unwrap();
@@ -172,10 +149,7 @@ fn an_idle_switch_uses_almost_no_cpu() {
     let before = sw.cpu_seconds();
     std::thread::sleep(Duration::from_secs(3));
     let used = sw.cpu_seconds() - before;
-    assert!(
-        used < 0.15,
-        "idle switch used {used:.2} CPU-s in 3 s (limit 5% of a core)"
-    );
+    assert!(used < 0.15, "idle switch used {used:.2} CPU-s in 3 s (limit 5% of a core)");
     // And it still forwards at once after idling.
     assert!(ping(&topo, &h[0], &h[1].ip, 1));
     sw.stop();
@@ -191,19 +165,13 @@ fn bad_flags_say_what_is_wrong() {
     assert_eq!(out.status.code(), Some(78));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--cpus: CPU 9999 does not exist"), "{err}");
-    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
-        .args(["run"])
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine")).args(["run"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("no port given"));
 }
 
 /// The row of the stats table for port `no`: its drops column.
 fn port_drops(table: &str, no: u32) -> u64 {
-    let row = table
-        .lines()
-        .find(|l| l.split_whitespace().next() == Some(&no.to_string()))
-        .unwrap();
+    let row = table.lines().find(|l| l.split_whitespace().next() == Some(&no.to_string())).unwrap();
     row.split_whitespace().nth(7).unwrap().parse().unwrap()
 }
 
@@ -244,10 +212,7 @@ fn two_overloading_inputs_get_equal_shares() {
     eprintln!("{msg}");
     assert!(drops > 0, "the switch was not overloaded: {msg}");
     let (lo, hi) = (rx1.min(rx2) as f64, rx1.max(rx2) as f64);
-    assert!(
-        lo >= 0.9 * hi,
-        "shares {rx1} and {rx2} differ by more than 10%: {msg}"
-    );
+    assert!(lo >= 0.9 * hi, "shares {rx1} and {rx2} differ by more than 10%: {msg}");
 }
 
 #[test]
@@ -261,10 +226,7 @@ fn missing_interface_and_missing_privileges_are_named() {
     };
     let err =
         failure(Command::new(env!("CARGO_BIN_EXE_peregrine")).args(["run", "--port", "pgnosuch0"]));
-    assert!(
-        err.contains("port 1 (pgnosuch0, afpacket): no such network interface"),
-        "{err}"
-    );
+    assert!(err.contains("port 1 (pgnosuch0, afpacket): no such network interface"), "{err}");
     // The same binary as an unprivileged user (setpriv from util-linux).
     let err = failure(
         Command::new("setpriv")
@@ -272,10 +234,7 @@ fn missing_interface_and_missing_privileges_are_named() {
             .arg(env!("CARGO_BIN_EXE_peregrine"))
             .args(["run", "--port", "x"]),
     );
-    assert!(
-        err.contains("needs root (CAP_NET_RAW and CAP_NET_ADMIN;"),
-        "{err}"
-    );
+    assert!(err.contains("needs root (CAP_NET_RAW and CAP_NET_ADMIN;"), "{err}");
 }
 
 /// Namespaces whose name starts with `prefix`.
@@ -297,18 +256,10 @@ fn demo_runs_and_removes_everything() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(text.matches(" 0% packet loss").count(), 3, "{text}");
     assert!(text.contains("learning switch: 3 MACs learned"), "{text}");
-    let prefix = text
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .trim_end_matches(':');
+    let prefix = text.split_whitespace().nth(1).unwrap().trim_end_matches(':');
     assert!(prefix.starts_with("pg"), "{text}");
     assert!(namespaces_named(prefix).is_empty(), "{prefix} left behind");
 }
@@ -324,31 +275,20 @@ fn demo_cleans_up_on_ctrl_c() {
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
-    let prefix = first
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .trim_end_matches(':')
-        .to_string();
+    let prefix = first.split_whitespace().nth(1).unwrap().trim_end_matches(':').to_string();
     for l in lines.by_ref() {
         if l.unwrap().starts_with("switch started") {
             break;
         }
     }
     assert!(!namespaces_named(&prefix).is_empty());
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     let t = Instant::now();
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        assert!(
-            t.elapsed() < Duration::from_secs(15),
-            "demo did not end on SIGINT"
-        );
+        assert!(t.elapsed() < Duration::from_secs(15), "demo did not end on SIGINT");
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(!status.success(), "an interrupted demo reports failure");
@@ -381,11 +321,7 @@ fn flows_given_at_start_forward_and_secure_mode_adds_no_normal() {
     // No flow reaches port 3 and secure mode installs no NORMAL rule.
     assert!(!ping(&topo, &h[0], &h[2].ip, 2));
     let table = sw.stop();
-    assert_eq!(
-        port_row(&table, 3).1,
-        0,
-        "nothing was sent to port 3:\n{table}"
-    );
+    assert_eq!(port_row(&table, 3).1, 0, "nothing was sent to port 3:\n{table}");
     assert!(table.contains("0 MACs learned"), "{table}");
 }
 
@@ -436,16 +372,10 @@ fn ports_given_no_backend_say_which_they_got_and_why() {
         ]);
         for x in &h {
             let line = backend_line(&said, &x.port);
-            assert!(
-                line.contains(": afpacket (no zero-copy AF_XDP on this driver"),
-                "{line}"
-            );
+            assert!(line.contains(": afpacket (no zero-copy AF_XDP on this driver"), "{line}");
         }
         let line = backend_line(&said, &br.0);
-        assert!(
-            line.contains(": afpacket (the driver has no native XDP"),
-            "{line}"
-        );
+        assert!(line.contains(": afpacket (the driver has no native XDP"), "{line}");
         ping_until_ok(&topo, &h[0], &h[1].ip);
         assert!(ping(&topo, &h[0], &h[1].ip, 10), "10 pings h1 -> h2");
         drop(sw);

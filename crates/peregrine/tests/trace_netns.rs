@@ -57,10 +57,7 @@ fn trace_names_the_flow_and_the_output_port_of_a_running_switch() {
     );
     let port2 = format!("-> output to port 2 ({})", h[1].port);
     assert!(stdout.contains(&port2), "{stdout}");
-    assert!(
-        stdout.contains(&format!("Result: output to port 2 ({})", h[1].port)),
-        "{stdout}"
-    );
+    assert!(stdout.contains(&format!("Result: output to port 2 ({})", h[1].port)), "{stdout}");
 
     // The same as JSON, given as unix:PATH.
     let out = trace(&["--json", &format!("unix:{}", mgmt.as_str()), &flow]);
@@ -92,13 +89,7 @@ fn trace_names_the_flow_and_the_output_port_of_a_running_switch() {
     file.extend_from_slice(&(frame.len() as u32).to_le_bytes());
     file.extend_from_slice(&frame);
     std::fs::write(&pcap, &file).unwrap();
-    let out = trace(&[
-        mgmt.as_str(),
-        "--pcap",
-        pcap.to_str().unwrap(),
-        "--in-port",
-        "1",
-    ]);
+    let out = trace(&[mgmt.as_str(), "--pcap", pcap.to_str().unwrap(), "--in-port", "1"]);
     let _ = std::fs::remove_file(&pcap);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));

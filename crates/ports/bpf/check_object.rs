@@ -5,21 +5,15 @@ use sha2::{Digest, Sha256};
 
 /// Fails the build when `bpf/NAME.c` is not the source `bpf/NAME.o` was compiled from.
 pub fn check_object(krate: &str, name: &str) {
-    let (src, obj, sum) = (
-        format!("bpf/{name}.c"),
-        format!("bpf/{name}.o"),
-        format!("bpf/{name}.c.sha256"),
-    );
+    let (src, obj, sum) =
+        (format!("bpf/{name}.c"), format!("bpf/{name}.o"), format!("bpf/{name}.c.sha256"));
     for f in [&src, &obj, &sum] {
         println!("cargo:rerun-if-changed={f}");
     }
     let read = |f: &str| std::fs::read(f).unwrap_or_else(|e| panic!("crates/{krate}/{f}: {e}"));
     let actual = format!("{:x}", Sha256::digest(read(&src)));
-    let recorded = String::from_utf8_lossy(&read(&sum))
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_string();
+    let recorded =
+        String::from_utf8_lossy(&read(&sum)).split_whitespace().next().unwrap_or("").to_string();
     // The object is there (include_bytes! would say so less clearly).
     read(&obj);
     if actual != recorded {

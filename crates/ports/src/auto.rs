@@ -71,21 +71,12 @@ pub fn choose(facts: Facts, workers: usize) -> Choice {
         );
     }
     if !afxdp::fits_mtu(facts.mtu) {
-        return afpacket(format!(
-            "MTU {} is more than an AF_XDP frame holds (3822)",
-            facts.mtu
-        ));
+        return afpacket(format!("MTU {} is more than an AF_XDP frame holds (3822)", facts.mtu));
     }
     if (facts.rx_queues as usize) < workers {
-        return afpacket(format!(
-            "{} receive queue(s) for {workers} workers",
-            facts.rx_queues
-        ));
+        return afpacket(format!("{} receive queue(s) for {workers} workers", facts.rx_queues));
     }
-    Choice {
-        afxdp: true,
-        why: "native XDP, zero-copy".into(),
-    }
+    Choice { afxdp: true, why: "native XDP, zero-copy".into() }
 }
 
 #[cfg(test)]
@@ -94,11 +85,7 @@ mod tests {
     use crate::xdp_features::XdpFeatures;
 
     fn facts(features: Option<u64>, mtu: u32, rx_queues: u32) -> Facts {
-        Facts {
-            features: features.map(XdpFeatures),
-            mtu,
-            rx_queues,
-        }
+        Facts { features: features.map(XdpFeatures), mtu, rx_queues }
     }
 
     #[test]
@@ -107,10 +94,7 @@ mod tests {
         let nic = Some(0b1111);
         assert_eq!(
             choose(facts(nic, 1500, 1), 1),
-            Choice {
-                afxdp: true,
-                why: "native XDP, zero-copy".into()
-            }
+            Choice { afxdp: true, why: "native XDP, zero-copy".into() }
         );
         // ndo_xmit (redirects *to* the port) is no condition.
         assert!(choose(facts(Some(0b1011), 3000, 8), 4).afxdp);
@@ -120,23 +104,14 @@ mod tests {
             c.why
         };
         assert!(no(facts(None, 1500, 1), 1).contains("6.3"));
-        assert_eq!(
-            no(facts(Some(0), 1500, 1), 1),
-            "the driver has no native XDP"
-        );
-        assert_eq!(
-            no(facts(Some(0b001), 1500, 1), 1),
-            "the driver has no native XDP"
-        );
+        assert_eq!(no(facts(Some(0), 1500, 1), 1), "the driver has no native XDP");
+        assert_eq!(no(facts(Some(0b001), 1500, 1), 1), "the driver has no native XDP");
         // A veth: basic, redirect and ndo_xmit (its peer has NAPI), no zero-copy.
         assert!(no(facts(Some(0b111), 1500, 4), 1).starts_with("no zero-copy AF_XDP"));
         assert!(no(facts(nic, 9000, 1), 1).contains("MTU 9000"));
         assert!(choose(facts(nic, 3822, 1), 1).afxdp);
         assert!(!choose(facts(nic, 3823, 1), 1).afxdp);
-        assert_eq!(
-            no(facts(nic, 1500, 1), 2),
-            "1 receive queue(s) for 2 workers"
-        );
+        assert_eq!(no(facts(nic, 1500, 1), 2), "1 receive queue(s) for 2 workers");
         assert!(choose(facts(nic, 1500, 2), 2).afxdp);
     }
 }

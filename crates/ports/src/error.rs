@@ -39,10 +39,7 @@ pub enum PortError {
 
     /// A backend name that is not one of the allowed ones.
     #[error("unknown port backend {given:?} (allowed: {allowed})")]
-    UnknownBackend {
-        given: String,
-        allowed: &'static str,
-    },
+    UnknownBackend { given: String, allowed: &'static str },
 
     /// `open` was asked for zero workers.
     #[error("a port needs at least one worker (asked for 0)")]
@@ -69,19 +66,13 @@ impl PortError {
         err: io::Error,
     ) -> Self {
         match err.raw_os_error() {
-            Some(libc::EPERM) | Some(libc::EACCES) => PortError::NotPermitted {
-                op,
-                name: name.to_string(),
-                capability,
-            },
-            Some(libc::ENODEV) | Some(libc::ENXIO) => PortError::NoSuchInterface {
-                name: name.to_string(),
-            },
-            _ => PortError::Io {
-                op,
-                name: name.to_string(),
-                source: err,
-            },
+            Some(libc::EPERM) | Some(libc::EACCES) => {
+                PortError::NotPermitted { op, name: name.to_string(), capability }
+            }
+            Some(libc::ENODEV) | Some(libc::ENXIO) => {
+                PortError::NoSuchInterface { name: name.to_string() }
+            }
+            _ => PortError::Io { op, name: name.to_string(), source: err },
         }
     }
 }
@@ -105,10 +96,7 @@ pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 pub fn errno_in_chain(e: &(dyn std::error::Error + 'static)) -> Option<i32> {
     let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = next {
-        if let Some(code) = s
-            .downcast_ref::<io::Error>()
-            .and_then(io::Error::raw_os_error)
-        {
+        if let Some(code) = s.downcast_ref::<io::Error>().and_then(io::Error::raw_os_error) {
             return Some(code);
         }
         next = s.source();

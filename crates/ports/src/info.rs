@@ -51,17 +51,9 @@ impl InterfaceInfo {
         // SIOCGIFHWADDR: hwaddr, SIOCGIFMTU: mtu, SIOCGIFFLAGS: flags); every member is
         // plain integers, so any bytes are valid.
         // SAFETY: SIOCGIFINDEX filled `ifru_ifindex` (see above).
-        let ifindex = unsafe {
-            get("SIOCGIFINDEX", libc::SIOCGIFINDEX)?
-                .ifr_ifru
-                .ifru_ifindex
-        };
+        let ifindex = unsafe { get("SIOCGIFINDEX", libc::SIOCGIFINDEX)?.ifr_ifru.ifru_ifindex };
         // SAFETY: SIOCGIFHWADDR filled `ifru_hwaddr`.
-        let hw = unsafe {
-            get("SIOCGIFHWADDR", libc::SIOCGIFHWADDR)?
-                .ifr_ifru
-                .ifru_hwaddr
-        };
+        let hw = unsafe { get("SIOCGIFHWADDR", libc::SIOCGIFHWADDR)?.ifr_ifru.ifru_hwaddr };
         // SAFETY: SIOCGIFMTU filled `ifru_mtu`.
         let mtu = unsafe { get("SIOCGIFMTU", libc::SIOCGIFMTU)?.ifr_ifru.ifru_mtu };
         // SAFETY: SIOCGIFFLAGS filled `ifru_flags`.
@@ -184,10 +176,7 @@ mod tests {
         let err = InterfaceInfo::by_name("nonexistent0x").unwrap_err();
         assert!(matches!(err, PortError::NoSuchInterface { .. }), "{err:?}");
         assert!(err.to_string().contains("nonexistent0x"), "{err}");
-        assert!(matches!(
-            InterfaceInfo::by_name("bad/name"),
-            Err(PortError::InvalidName { .. })
-        ));
+        assert!(matches!(InterfaceInfo::by_name("bad/name"), Err(PortError::InvalidName { .. })));
     }
 
     #[test]

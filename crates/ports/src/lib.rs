@@ -109,10 +109,7 @@ pub enum Backend {
     Tap,
     /// Frames replayed from a pcap file (once) and/or recorded to one; either may be
     /// absent (no replay: nothing is received; no record: sent frames are dropped).
-    Pcap {
-        replay: Option<PathBuf>,
-        record: Option<PathBuf>,
-    },
+    Pcap { replay: Option<PathBuf>, record: Option<PathBuf> },
 }
 
 impl Backend {
@@ -130,20 +127,11 @@ impl FromStr for Backend {
         use afxdp::AttachMode;
         match s {
             "afpacket" => Ok(Backend::AfPacket),
-            "afxdp" => Ok(Backend::AfXdp {
-                mode: AttachMode::Auto,
-            }),
-            "afxdp-native" => Ok(Backend::AfXdp {
-                mode: AttachMode::Native,
-            }),
-            "afxdp-generic" => Ok(Backend::AfXdp {
-                mode: AttachMode::Generic,
-            }),
+            "afxdp" => Ok(Backend::AfXdp { mode: AttachMode::Auto }),
+            "afxdp-native" => Ok(Backend::AfXdp { mode: AttachMode::Native }),
+            "afxdp-generic" => Ok(Backend::AfXdp { mode: AttachMode::Generic }),
             "tap" => Ok(Backend::Tap),
-            _ => Err(PortError::UnknownBackend {
-                given: s.to_string(),
-                allowed: Backend::NAMES,
-            }),
+            _ => Err(PortError::UnknownBackend { given: s.to_string(), allowed: Backend::NAMES }),
         }
     }
 }
@@ -226,11 +214,7 @@ pub fn open_steered(
         }
         Backend::Pcap { replay, record } => {
             let port = pcap::PcapPort::open(replay.as_deref(), record.as_deref())?;
-            Ok(open_resolving(
-                InterfaceInfo::synthetic(name),
-                vec![port],
-                pcap::PcapPort::counters,
-            ))
+            Ok(open_resolving(InterfaceInfo::synthetic(name), vec![port], pcap::PcapPort::counters))
         }
     }
 }
@@ -245,10 +229,7 @@ fn open_port<P: PortIo + 'static>(
     OpenPort {
         info,
         counters: ports.iter().map(|p| counters(p).clone()).collect(),
-        handles: ports
-            .into_iter()
-            .map(|p| Box::new(p) as Box<dyn PortIo>)
-            .collect(),
+        handles: ports.into_iter().map(|p| Box::new(p) as Box<dyn PortIo>).collect(),
     }
 }
 
@@ -271,10 +252,7 @@ fn open_resolving<P: PortIo + 'static>(
     OpenPort {
         info,
         counters,
-        handles: wrapped
-            .into_iter()
-            .map(|p| Box::new(p) as Box<dyn PortIo>)
-            .collect(),
+        handles: wrapped.into_iter().map(|p| Box::new(p) as Box<dyn PortIo>).collect(),
     }
 }
 
@@ -287,28 +265,10 @@ mod tests {
         assert_eq!("afpacket".parse::<Backend>().unwrap(), Backend::AfPacket);
         assert_eq!("tap".parse::<Backend>().unwrap(), Backend::Tap);
         let xdp = |mode| Backend::AfXdp { mode };
-        assert_eq!(
-            "afxdp".parse::<Backend>().unwrap(),
-            xdp(afxdp::AttachMode::Auto)
-        );
-        assert_eq!(
-            "afxdp-native".parse::<Backend>().unwrap(),
-            xdp(afxdp::AttachMode::Native)
-        );
-        assert_eq!(
-            "afxdp-generic".parse::<Backend>().unwrap(),
-            xdp(afxdp::AttachMode::Generic)
-        );
-        for bad in [
-            "",
-            "AF_PACKET",
-            "AF_XDP",
-            "af_xdp",
-            "afxdp-skb",
-            "afxdp ",
-            "pcap",
-            "tap ",
-        ] {
+        assert_eq!("afxdp".parse::<Backend>().unwrap(), xdp(afxdp::AttachMode::Auto));
+        assert_eq!("afxdp-native".parse::<Backend>().unwrap(), xdp(afxdp::AttachMode::Native));
+        assert_eq!("afxdp-generic".parse::<Backend>().unwrap(), xdp(afxdp::AttachMode::Generic));
+        for bad in ["", "AF_PACKET", "AF_XDP", "af_xdp", "afxdp-skb", "afxdp ", "pcap", "tap "] {
             let err = bad.parse::<Backend>().unwrap_err();
             let msg = err.to_string();
             assert!(
@@ -331,14 +291,7 @@ mod tests {
     #[test]
     fn zero_workers_is_an_error() {
         assert!(matches!(
-            open(
-                "x",
-                Backend::Pcap {
-                    replay: None,
-                    record: None
-                },
-                0
-            ),
+            open("x", Backend::Pcap { replay: None, record: None }, 0),
             Err(PortError::NoWorkers)
         ));
     }

@@ -69,19 +69,12 @@ fn link_event(removed: bool, payload: &[u8]) -> Option<LinkEvent> {
     let name = NlasIterator::new(attrs)
         .map_while(Result::ok)
         .filter(|nla| nla.kind() == libc::IFLA_IFNAME)
-        .find_map(
-            |nla| match LinkAttribute::parse_with_param(&nla, header.interface_family) {
-                Ok(LinkAttribute::IfName(name)) => Some(name),
-                _ => None,
-            },
-        );
+        .find_map(|nla| match LinkAttribute::parse_with_param(&nla, header.interface_family) {
+            Ok(LinkAttribute::IfName(name)) => Some(name),
+            _ => None,
+        });
     let up = !removed && header.flags.contains(LinkFlags::Up | LinkFlags::Running);
-    Some(LinkEvent {
-        ifindex: header.index,
-        name,
-        up,
-        removed,
-    })
+    Some(LinkEvent { ifindex: header.index, name, up, removed })
 }
 
 /// A running link monitor. See the module comment.
@@ -91,9 +84,7 @@ pub struct LinkMonitor {
 
 impl std::fmt::Debug for LinkMonitor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LinkMonitor")
-            .field("running", &self.thread.running())
-            .finish()
+        f.debug_struct("LinkMonitor").field("running", &self.thread.running()).finish()
     }
 }
 
@@ -153,10 +144,7 @@ impl NetlinkThread {
         let thread = std::thread::Builder::new()
             .name(name.into())
             .spawn(move || pump(sock.as_fd(), &wake_thread, &mut on_datagram))?;
-        Ok(NetlinkThread {
-            wake,
-            thread: Some(thread),
-        })
+        Ok(NetlinkThread { wake, thread: Some(thread) })
     }
 
     pub(crate) fn running(&self) -> bool {
@@ -209,16 +197,8 @@ fn pump(sock: BorrowedFd<'_>, wake: &Wake, mut on_datagram: impl FnMut(&[u8])) {
     let mut buf = vec![0u8; 64 << 10];
     loop {
         let mut fds = [
-            libc::pollfd {
-                fd: sock.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: wake.0.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
+            libc::pollfd { fd: sock.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: wake.0.as_raw_fd(), events: libc::POLLIN, revents: 0 },
         ];
         // SAFETY: `fds` is a live array of two pollfds.
         let r = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
@@ -234,12 +214,7 @@ fn pump(sock: BorrowedFd<'_>, wake: &Wake, mut on_datagram: impl FnMut(&[u8])) {
         loop {
             // SAFETY: receives into our own buffer, at most its length.
             let n = unsafe {
-                libc::recv(
-                    sock.as_raw_fd(),
-                    buf.as_mut_ptr().cast(),
-                    buf.len(),
-                    libc::MSG_DONTWAIT,
-                )
+                libc::recv(sock.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT)
             };
             if n < 0 {
                 match sys::errno() {
@@ -323,24 +298,9 @@ mod tests {
         assert_eq!(
             parse(&buf),
             vec![
-                LinkEvent {
-                    ifindex: 5,
-                    name: Some("veth0".into()),
-                    up: true,
-                    removed: false
-                },
-                LinkEvent {
-                    ifindex: 6,
-                    name: None,
-                    up: false,
-                    removed: false
-                },
-                LinkEvent {
-                    ifindex: 5,
-                    name: Some("veth0".into()),
-                    up: false,
-                    removed: true
-                },
+                LinkEvent { ifindex: 5, name: Some("veth0".into()), up: true, removed: false },
+                LinkEvent { ifindex: 6, name: None, up: false, removed: false },
+                LinkEvent { ifindex: 5, name: Some("veth0".into()), up: false, removed: true },
             ]
         );
     }
@@ -379,12 +339,7 @@ mod tests {
         attr[at..at + 2].copy_from_slice(&2u16.to_ne_bytes());
         assert_eq!(
             parse(&attr),
-            vec![LinkEvent {
-                ifindex: 4,
-                name: None,
-                up: true,
-                removed: false
-            }]
+            vec![LinkEvent { ifindex: 4, name: None, up: true, removed: false }]
         );
         // A name with no NUL is a name; one that is not UTF-8 is none (no port can have
         // it), and the event stays.
@@ -416,12 +371,7 @@ mod tests {
         assert!(NetlinkMessage::<RouteNetlinkMessage>::deserialize(&buf).is_err());
         assert_eq!(
             parse(&buf),
-            vec![LinkEvent {
-                ifindex: 3,
-                name: Some("eth1".into()),
-                up: false,
-                removed: true
-            }]
+            vec![LinkEvent { ifindex: 3, name: Some("eth1".into()), up: false, removed: true }]
         );
     }
 

@@ -57,17 +57,11 @@ pub struct MemoryPeer {
 
 /// A port and its peer, each queue bounded to `capacity` packets.
 pub fn pair(capacity: usize) -> (MemoryPort, MemoryPeer) {
-    let shared = Arc::new(Shared {
-        capacity,
-        to_port: Mutex::default(),
-        from_port: Mutex::default(),
-    });
+    let shared =
+        Arc::new(Shared { capacity, to_port: Mutex::default(), from_port: Mutex::default() });
     let counters = Arc::new(PortCounters::default());
     (
-        MemoryPort {
-            shared: shared.clone(),
-            counters: counters.clone(),
-        },
+        MemoryPort { shared: shared.clone(), counters: counters.clone() },
         MemoryPeer { shared, counters },
     )
 }
@@ -182,11 +176,7 @@ pub fn open(name: &str, capacity: usize) -> (crate::OpenPort, MemoryPeer) {
     let info = crate::InterfaceInfo::synthetic(name);
     let counters = port.counters.clone();
     let port = crate::resolve::Resolving::new(port, info.mtu, counters.clone());
-    let open = crate::OpenPort {
-        info,
-        counters: vec![counters],
-        handles: vec![Box::new(port)],
-    };
+    let open = crate::OpenPort { info, counters: vec![counters], handles: vec![Box::new(port)] };
     (open, peer)
 }
 
@@ -245,10 +235,7 @@ mod tests {
         assert_eq!((s.tx_packets, s.tx_dropped), (2, 3));
         let mut out = Vec::new();
         peer.drain_sent(&mut out);
-        assert_eq!(
-            out,
-            vec![Packet::from_slice(&frame(0)), Packet::from_slice(&frame(1))]
-        );
+        assert_eq!(out, vec![Packet::from_slice(&frame(0)), Packet::from_slice(&frame(1))]);
         // Room again after the peer drained.
         let mut tx = vec![Packet::from_slice(&frame(9))];
         port.send(&mut tx, &mut pool);

@@ -36,20 +36,15 @@ pub struct PcapPort {
 impl PcapPort {
     /// Opens the replay file (if any) and creates the record file (if any).
     pub fn open(replay: Option<&Path>, record: Option<&Path>) -> Result<PcapPort, PortError> {
-        let err = |path: &Path, reason: String| PortError::Pcap {
-            path: path.to_path_buf(),
-            reason,
-        };
+        let err =
+            |path: &Path, reason: String| PortError::Pcap { path: path.to_path_buf(), reason };
         let replay = match replay {
             None => None,
             Some(path) => {
                 let file = File::open(path)
                     .map_err(|e| err(path, format!("cannot open for replay: {e}")))?;
                 let reader = PcapReader::new(BufReader::new(file)).map_err(|e| {
-                    err(
-                        path,
-                        format!("not a readable pcap file (pcapng is not supported): {e}"),
-                    )
+                    err(path, format!("not a readable pcap file (pcapng is not supported): {e}"))
                 })?;
                 let link = reader.header().datalink;
                 if link != DataLink::ETHERNET {
@@ -69,11 +64,7 @@ impl PcapPort {
                 )
             }
         };
-        Ok(PcapPort {
-            replay,
-            record,
-            counters: Arc::default(),
-        })
+        Ok(PcapPort { replay, record, counters: Arc::default() })
     }
 
     /// This handle's counters.
@@ -126,9 +117,8 @@ impl PortIo for PcapPort {
 
     fn send(&mut self, tx: &mut Vec<Packet>, pool: &mut Vec<Packet>) {
         let (mut sent, mut bytes, mut dropped, mut errors) = (0u64, 0u64, 0u64, 0u64);
-        let now = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .unwrap_or(Duration::ZERO);
+        let now =
+            SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or(Duration::ZERO);
         for p in tx.drain(..) {
             match &mut self.record {
                 None => dropped += 1,
@@ -183,8 +173,7 @@ pub fn nth_packet(mut r: impl Read, n: usize) -> Result<Captured, String> {
         return Err("packets are counted from 1".into());
     }
     let mut magic = [0u8; 4];
-    r.read_exact(&mut magic)
-        .map_err(|_| "too short for a pcap file".to_string())?;
+    r.read_exact(&mut magic).map_err(|_| "too short for a pcap file".to_string())?;
     if magic == [0x0a, 0x0d, 0x0d, 0x0a] {
         return Err("a pcapng file, which is not supported: convert it with \
                     `editcap -F pcap IN OUT` (or `tcpdump -r IN -w OUT`)"
@@ -207,10 +196,7 @@ pub fn nth_packet(mut r: impl Read, n: usize) -> Result<Captured, String> {
         let packet = match reader.next_packet() {
             None => {
                 let s = if i == 2 { "" } else { "s" };
-                return Err(format!(
-                    "no packet {n}: the capture has {} packet{s}",
-                    i - 1
-                ));
+                return Err(format!("no packet {n}: the capture has {} packet{s}", i - 1));
             }
             Some(Err(PcapError::InvalidField(what))) => {
                 return Err(format!("packet {i} is damaged ({what})"))
@@ -294,10 +280,7 @@ mod tests {
         }
         let mut port = crate::open(
             "p0",
-            crate::Backend::Pcap {
-                replay: Some(file.0.clone()),
-                record: None,
-            },
+            crate::Backend::Pcap { replay: Some(file.0.clone()), record: None },
             4,
         )
         .unwrap();
@@ -310,11 +293,7 @@ mod tests {
             assert!(calls < 100);
         }
         assert_eq!(rx, sent);
-        assert_eq!(
-            port.handles[0].recv(&mut rx, 32, &mut pool),
-            0,
-            "replayed once"
-        );
+        assert_eq!(port.handles[0].recv(&mut rx, 32, &mut pool), 0, "replayed once");
         assert_eq!(port.stats().rx_packets, 100);
         // No record file: sent frames are dropped and counted.
         port.handles[0].send(&mut rx, &mut pool);
@@ -351,18 +330,13 @@ mod tests {
         let garbage = TempFile::new("garbage");
         std::fs::write(&garbage.0, b"this is not a capture file at all").unwrap();
         let err = PcapPort::open(Some(&garbage.0), None).err().unwrap();
-        assert!(
-            err.to_string().contains("not a readable pcap file"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("not a readable pcap file"), "{err}");
 
         // A valid capture of another link type (raw IP).
         let raw = TempFile::new("rawip");
         {
-            let header = pcap_file::pcap::PcapHeader {
-                datalink: DataLink::RAW,
-                ..Default::default()
-            };
+            let header =
+                pcap_file::pcap::PcapHeader { datalink: DataLink::RAW, ..Default::default() };
             PcapWriter::with_header(File::create(&raw.0).unwrap(), header).unwrap();
         }
         let err = PcapPort::open(Some(&raw.0), None).err().unwrap();
@@ -408,13 +382,7 @@ mod tests {
         for big in [false, true] {
             let file = pcap(&[(&[1, 2, 3], 3), (&[4, 5], 60)], big);
             let p = nth_packet(&file[..], 2).unwrap();
-            assert_eq!(
-                p,
-                Captured {
-                    data: vec![4, 5],
-                    orig_len: 60
-                }
-            );
+            assert_eq!(p, Captured { data: vec![4, 5], orig_len: 60 });
             assert_eq!(nth_packet(&file[..], 1).unwrap().data, vec![1, 2, 3]);
             let e = nth_packet(&file[..], 3).unwrap_err();
             assert_eq!(e, "no packet 3: the capture has 2 packets");
@@ -433,12 +401,8 @@ mod tests {
         assert!(nth_packet(&ng[..], 1).unwrap_err().contains("pcapng"));
         let mut raw = file.clone();
         raw[20..24].copy_from_slice(&101u32.to_le_bytes());
-        assert!(nth_packet(&raw[..], 1)
-            .unwrap_err()
-            .contains("link type 101"));
-        assert!(nth_packet(&[0u8; 10][..], 1)
-            .unwrap_err()
-            .contains("too short"));
+        assert!(nth_packet(&raw[..], 1).unwrap_err().contains("link type 101"));
+        assert!(nth_packet(&[0u8; 10][..], 1).unwrap_err().contains("too short"));
         let e = nth_packet(&pcap(&[], false)[..], 1).unwrap_err();
         assert_eq!(e, "no packet 1: the capture has 0 packets");
     }

@@ -109,14 +109,8 @@ mod tests {
         let counters = port.counters().clone();
         let mut r = Resolving::new(port, 1500, counters.clone());
         let mut big = Packet::from_slice(&tcp(4000));
-        let tso = |kind| Offload {
-            partial_csum: true,
-            gso: Some(Gso {
-                kind,
-                size: 1000,
-                ecn: false,
-            }),
-        };
+        let tso =
+            |kind| Offload { partial_csum: true, gso: Some(Gso { kind, size: 1000, ecn: false }) };
         big.set_offload(Some(tso(GsoKind::TcpV4)));
         let mut udp = Packet::from_slice(&tcp(100));
         udp.set_offload(Some(tso(GsoKind::Udp)));

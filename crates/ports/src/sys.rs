@@ -81,12 +81,7 @@ pub(crate) const IFNAME_MAX: usize = libc::IFNAMSIZ - 1;
 
 /// Checks that `name` can be a Linux interface name (what `dev_valid_name` accepts).
 pub(crate) fn check_ifname(name: &str) -> Result<(), PortError> {
-    let bad = |reason| {
-        Err(PortError::InvalidName {
-            name: name.to_string(),
-            reason,
-        })
-    };
+    let bad = |reason| Err(PortError::InvalidName { name: name.to_string(), reason });
     if name.is_empty() {
         return bad("empty");
     }
@@ -96,10 +91,7 @@ pub(crate) fn check_ifname(name: &str) -> Result<(), PortError> {
     if name == "." || name == ".." {
         return bad("'.' and '..' are not interface names");
     }
-    if name
-        .bytes()
-        .any(|b| b == b'/' || b == b':' || b == 0 || b.is_ascii_whitespace())
-    {
+    if name.bytes().any(|b| b == b'/' || b == b':' || b == 0 || b.is_ascii_whitespace()) {
         return bad("contains '/', ':', NUL or whitespace");
     }
     Ok(())
@@ -110,11 +102,7 @@ pub(crate) fn ifreq(name: &str) -> libc::ifreq {
     // SAFETY: ifreq is a C struct of integers, byte arrays and a union of such; all
     // zeroes is a valid value of it.
     let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
-    for (dst, &src) in req
-        .ifr_name
-        .iter_mut()
-        .zip(name.as_bytes().iter().take(IFNAME_MAX))
-    {
+    for (dst, &src) in req.ifr_name.iter_mut().zip(name.as_bytes().iter().take(IFNAME_MAX)) {
         *dst = src as libc::c_char;
     }
     req
@@ -123,10 +111,7 @@ pub(crate) fn ifreq(name: &str) -> libc::ifreq {
 /// An iovec of `b`'s bytes, for a write (`writev`, `sendmsg`: the kernel only reads
 /// them, whatever the pointer's mutability).
 pub(crate) fn iovec(b: &[u8]) -> libc::iovec {
-    libc::iovec {
-        iov_base: b.as_ptr() as *mut libc::c_void,
-        iov_len: b.len(),
-    }
+    libc::iovec { iov_base: b.as_ptr() as *mut libc::c_void, iov_len: b.len() }
 }
 
 /// SIOCETHTOOL: the ethtool ioctl (its `struct ifreq` points at the command's struct).
@@ -162,27 +147,12 @@ mod tests {
         assert!(check_ifname("veth0").is_ok());
         assert!(check_ifname("a-b_c.d@e").is_ok());
         assert!(check_ifname("123456789012345").is_ok());
-        for bad in [
-            "",
-            "1234567890123456",
-            "a/b",
-            "a b",
-            "eth0:1",
-            ".",
-            "..",
-            "a\0",
-        ] {
+        for bad in ["", "1234567890123456", "a/b", "a b", "eth0:1", ".", "..", "a\0"] {
             let err = check_ifname(bad).unwrap_err();
             assert!(matches!(err, PortError::InvalidName { .. }), "{bad:?}");
             assert!(err.to_string().contains("invalid interface name"));
         }
         let req = ifreq("veth0");
-        assert_eq!(
-            req.ifr_name[..6]
-                .iter()
-                .map(|&c| c as u8)
-                .collect::<Vec<_>>(),
-            b"veth0\0"
-        );
+        assert_eq!(req.ifr_name[..6].iter().map(|&c| c as u8).collect::<Vec<_>>(), b"veth0\0");
     }
 }

@@ -92,11 +92,7 @@ impl PortIo for TapPort {
         while got < max {
             // SAFETY: reads into our own buffer, at most its length.
             let n = unsafe {
-                libc::read(
-                    self.fd.as_raw_fd(),
-                    self.buf.as_mut_ptr().cast(),
-                    self.buf.len(),
-                )
+                libc::read(self.fd.as_raw_fd(), self.buf.as_mut_ptr().cast(), self.buf.len())
             };
             if n < 0 {
                 let e = sys::errno();
@@ -203,10 +199,7 @@ fn attach_queue(name: &str) -> Result<TapPort, PortError> {
     // SAFETY: open(2) of a constant NUL-terminated path; a non-negative result is a
     // new descriptor we own.
     let raw = unsafe {
-        libc::open(
-            TUN_DEVICE.as_ptr(),
-            libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
-        )
+        libc::open(TUN_DEVICE.as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC)
     };
     let raw =
         sys::cvt(raw).map_err(|e| PortError::os("open /dev/net/tun", name, "CAP_NET_ADMIN", e))?;
@@ -217,10 +210,7 @@ fn attach_queue(name: &str) -> Result<TapPort, PortError> {
         (libc::IFF_TAP | libc::IFF_NO_PI | libc::IFF_MULTI_QUEUE | libc::IFF_VNET_HDR)
             as libc::c_short;
     if let Err(e) = sys::ioctl_ifreq(fd.as_raw_fd(), libc::TUNSETIFF, &mut req) {
-        let tap_err = |reason| PortError::Tap {
-            name: name.to_string(),
-            reason,
-        };
+        let tap_err = |reason| PortError::Tap { name: name.to_string(), reason };
         return Err(match e.raw_os_error() {
             Some(libc::EINVAL) => {
                 tap_err("an interface of this name exists and is not a multi-queue tap")

@@ -83,19 +83,12 @@ pub fn note_from(hdr: &[u8], frame: &mut [u8]) -> Result<Option<Offload>, VnetEr
             if !ok || gso_size == 0 || !partial {
                 return Err(VnetError::BadGso);
             }
-            Some(Gso {
-                kind,
-                size: gso_size,
-                ecn: gso_type & GSO_ECN != 0,
-            })
+            Some(Gso { kind, size: gso_size, ecn: gso_type & GSO_ECN != 0 })
         }
         // GSO_UDP (UFO, which the kernel no longer makes) and unknown types.
         _ => return Err(VnetError::BadGso),
     };
-    Ok((partial || gso.is_some()).then_some(Offload {
-        partial_csum: partial,
-        gso,
-    }))
+    Ok((partial || gso.is_some()).then_some(Offload { partial_csum: partial, gso }))
 }
 
 /// The header to send before `frame`, whose note is `note`: all zeroes without one;
@@ -175,11 +168,7 @@ mod tests {
             note,
             Offload {
                 partial_csum: true,
-                gso: Some(Gso {
-                    kind: GsoKind::TcpV4,
-                    size: 1448,
-                    ecn: true
-                })
+                gso: Some(Gso { kind: GsoKind::TcpV4, size: 1448, ecn: true })
             }
         );
         assert_eq!(header_for(Some(note), &f), Some(tso));
@@ -187,13 +176,7 @@ mod tests {
         let mut u = frame(false, 100, 0x4321);
         let csum = hdr(F_NEEDS_CSUM, GSO_NONE, 42, 0, 34, 6);
         let note = note_from(&csum, &mut u).unwrap().unwrap();
-        assert_eq!(
-            note,
-            Offload {
-                partial_csum: true,
-                gso: None
-            }
-        );
+        assert_eq!(note, Offload { partial_csum: true, gso: None });
         assert_eq!(header_for(Some(note), &u), Some(csum));
         assert_eq!(note_from(&[0u8; LEN], &mut u), Ok(None));
         assert_eq!(header_for(None, &u), Some([0u8; LEN]));
@@ -218,31 +201,13 @@ mod tests {
         let mut f = frame(true, 100, 0);
         assert_eq!(note_from(&[0u8; 9], &mut f), Err(VnetError::Short));
         let cases = [
-            (
-                hdr(F_NEEDS_CSUM, 0, 0, 0, 60_000, 16),
-                VnetError::BadChecksumPlace,
-            ),
-            (
-                hdr(F_NEEDS_CSUM, 0, 0, 0, 34, u16::MAX),
-                VnetError::BadChecksumPlace,
-            ),
-            (
-                hdr(F_NEEDS_CSUM, GSO_UDP, 0, 1000, 34, 16),
-                VnetError::BadGso,
-            ),
+            (hdr(F_NEEDS_CSUM, 0, 0, 0, 60_000, 16), VnetError::BadChecksumPlace),
+            (hdr(F_NEEDS_CSUM, 0, 0, 0, 34, u16::MAX), VnetError::BadChecksumPlace),
+            (hdr(F_NEEDS_CSUM, GSO_UDP, 0, 1000, 34, 16), VnetError::BadGso),
             (hdr(F_NEEDS_CSUM, 9, 0, 1000, 34, 16), VnetError::BadGso),
-            (
-                hdr(F_NEEDS_CSUM, GSO_TCPV4, 0, 0, 34, 16),
-                VnetError::BadGso,
-            ),
-            (
-                hdr(F_NEEDS_CSUM, GSO_TCPV6, 0, 1000, 34, 16),
-                VnetError::BadGso,
-            ),
-            (
-                hdr(F_NEEDS_CSUM, GSO_UDP_L4, 0, 1000, 34, 16),
-                VnetError::BadGso,
-            ),
+            (hdr(F_NEEDS_CSUM, GSO_TCPV4, 0, 0, 34, 16), VnetError::BadGso),
+            (hdr(F_NEEDS_CSUM, GSO_TCPV6, 0, 1000, 34, 16), VnetError::BadGso),
+            (hdr(F_NEEDS_CSUM, GSO_UDP_L4, 0, 1000, 34, 16), VnetError::BadGso),
             (hdr(0, GSO_TCPV4, 0, 1000, 0, 0), VnetError::BadGso),
         ];
         for (h, e) in cases {
@@ -251,10 +216,7 @@ mod tests {
         }
         // A note on a frame without the headers it needs gives no header.
         let arp = [0u8; 60];
-        let note = Offload {
-            partial_csum: true,
-            gso: None,
-        };
+        let note = Offload { partial_csum: true, gso: None };
         assert_eq!(header_for(Some(note), &arp), None);
     }
 

@@ -196,11 +196,8 @@ fn open() -> Result<OwnedFd, PortError> {
 
 /// The `netdev` family's number and multicast group; `None` if the kernel has none.
 fn family(sock: &OwnedFd) -> Result<Option<Family>, PortError> {
-    let (seq, msg) = request(
-        GENL_ID_CTRL,
-        CTRL_CMD_GETFAMILY,
-        &[(CTRL_ATTR_FAMILY_NAME, b"netdev\0")],
-    );
+    let (seq, msg) =
+        request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, &[(CTRL_ATTR_FAMILY_NAME, b"netdev\0")]);
     let payload = match transact(sock, seq, &msg) {
         Ok(p) => p,
         Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(None),
@@ -243,18 +240,10 @@ pub fn query(ifindex: u32) -> Result<Option<XdpFeatures>, PortError> {
 }
 
 fn query_on(sock: &OwnedFd, fam: Family, ifindex: u32) -> Result<Option<XdpFeatures>, PortError> {
-    let (seq, msg) = request(
-        fam.id,
-        NETDEV_CMD_DEV_GET,
-        &[(NETDEV_A_DEV_IFINDEX, &ifindex.to_ne_bytes())],
-    );
+    let (seq, msg) =
+        request(fam.id, NETDEV_CMD_DEV_GET, &[(NETDEV_A_DEV_IFINDEX, &ifindex.to_ne_bytes())]);
     let payload = transact(sock, seq, &msg).map_err(|e| {
-        PortError::os(
-            "reading XDP features",
-            &format!("ifindex {ifindex}"),
-            "CAP_NET_ADMIN",
-            e,
-        )
+        PortError::os("reading XDP features", &format!("ifindex {ifindex}"), "CAP_NET_ADMIN", e)
     })?;
     Ok(attrs(&payload)
         .into_iter()
@@ -291,9 +280,7 @@ pub struct FeatureWatch {
 
 impl std::fmt::Debug for FeatureWatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FeatureWatch")
-            .field("running", &self.thread.running())
-            .finish()
+        f.debug_struct("FeatureWatch").field("running", &self.thread.running()).finish()
     }
 }
 
@@ -305,20 +292,11 @@ impl FeatureWatch {
         F: FnMut(u32) + Send + 'static,
     {
         let sock = open()?;
-        let Some(Family {
-            id,
-            mgmt_group: Some(group),
-        }) = family(&sock)?
-        else {
+        let Some(Family { id, mgmt_group: Some(group) }) = family(&sock)? else {
             return Ok(None);
         };
-        sys::setsockopt(
-            sock.as_raw_fd(),
-            SOL_NETLINK,
-            NETLINK_ADD_MEMBERSHIP,
-            &group,
-        )
-        .map_err(err("joining the netdev family's mgmt group"))?;
+        sys::setsockopt(sock.as_raw_fd(), SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group)
+            .map_err(err("joining the netdev family's mgmt group"))?;
         let thread = NetlinkThread::spawn("xdp-features", sock, move |buf| {
             for ifindex in notified(buf, id) {
                 on_change(ifindex);
@@ -355,12 +333,7 @@ mod tests {
     #[test]
     fn notifications_name_their_interfaces() {
         let mut buf = msg(30, 4, 0, &[(NETDEV_A_DEV_IFINDEX, &7u32.to_ne_bytes())]);
-        buf.extend(msg(
-            31,
-            4,
-            0,
-            &[(NETDEV_A_DEV_IFINDEX, &8u32.to_ne_bytes())],
-        ));
+        buf.extend(msg(31, 4, 0, &[(NETDEV_A_DEV_IFINDEX, &8u32.to_ne_bytes())]));
         buf.extend(msg(
             30,
             4,
@@ -375,12 +348,7 @@ mod tests {
 
     #[test]
     fn nested_attributes_and_odd_lengths() {
-        let inner = msg(
-            0,
-            0,
-            0,
-            &[(CTRL_ATTR_MCAST_GRP_NAME, b"mgmt\0"), (2, &[4, 0, 0, 0])],
-        );
+        let inner = msg(0, 0, 0, &[(CTRL_ATTR_MCAST_GRP_NAME, b"mgmt\0"), (2, &[4, 0, 0, 0])]);
         let found = nested(&inner[NLMSG_HDRLEN + GENL_HDRLEN..]);
         assert_eq!(found.len(), 2);
         assert_eq!(found[0], (CTRL_ATTR_MCAST_GRP_NAME, &b"mgmt\0"[..]));

@@ -30,10 +30,7 @@ impl Netns {
         for line in text.lines() {
             if let Some((name, rest)) = line.split_once(':') {
                 if name.trim() == ifname {
-                    let v: Vec<u64> = rest
-                        .split_whitespace()
-                        .map(|x| x.parse().unwrap())
-                        .collect();
+                    let v: Vec<u64> = rest.split_whitespace().map(|x| x.parse().unwrap()).collect();
                     return (v[3], v[11]);
                 }
             }
@@ -93,26 +90,16 @@ fn round_trip(v: &Veth, backend: &str) -> OpenPort {
     for f in &sent {
         peer.send(f);
     }
-    assert!(
-        wait_readable(fd, Duration::from_secs(3)),
-        "rx_fd became readable"
-    );
+    assert!(wait_readable(fd, Duration::from_secs(3)), "rx_fd became readable");
     let got = recv_all(&mut port, sent.len(), Duration::from_secs(5)).concat();
     assert_eq!(seqs(&got), (0..sent.len() as u32).collect::<Vec<_>>());
     for f in &got {
-        assert_eq!(
-            f,
-            &sent[marked(f).unwrap() as usize],
-            "frame bytes unchanged"
-        );
+        assert_eq!(f, &sent[marked(f).unwrap() as usize], "frame bytes unchanged");
     }
     assert_eq!(poll_now(fd) & libc::POLLIN, 0, "drained: not readable");
     let st = port.stats();
     assert_eq!(st.rx_packets, sent.len() as u64, "{st:?}");
-    assert_eq!(
-        st.rx_bytes,
-        sent.iter().map(|f| f.len() as u64).sum::<u64>()
-    );
+    assert_eq!(st.rx_bytes, sent.iter().map(|f| f.len() as u64).sum::<u64>());
 
     // Port -> peer, byte-exact, including a full-MTU frame.
     let mut out: Vec<Vec<u8>> = (0..50u32).map(|i| frame(1000 + i, 9, 100)).collect();
@@ -145,15 +132,8 @@ fn round_trip(v: &Veth, backend: &str) -> OpenPort {
 fn afxdp_native_frames_both_ways_byte_exact() {
     let v = veth(1);
     // Opened directly to see the modes it got: veth has native XDP, no zero-copy.
-    let (info, handles) = v
-        .ns_a
-        .run(|| afxdp::open(&v.a, 4, AttachMode::Auto))
-        .expect("open");
-    assert_eq!(
-        handles.len(),
-        1,
-        "one queue: one handle, extra workers get none"
-    );
+    let (info, handles) = v.ns_a.run(|| afxdp::open(&v.a, 4, AttachMode::Auto)).expect("open");
+    assert_eq!(handles.len(), 1, "one queue: one handle, extra workers get none");
     assert_eq!(handles[0].attach_mode(), AttachMode::Native);
     assert!(!handles[0].zero_copy(), "veth has no zero-copy AF_XDP");
     assert_eq!(handles[0].queues(), vec![0]);
@@ -230,12 +210,7 @@ fn afxdp_bursts_arrive_or_are_counted() {
     let (st2, link2) = drops(&mut port, &mut pool);
     let lost = (st2.rx_dropped - st.rx_dropped) + (link2 - link);
     assert!(lost > 0, "{st2:?}");
-    assert_eq!(
-        got2.len() as u64 + lost,
-        5000,
-        "received {} {st2:?}",
-        got2.len()
-    );
+    assert_eq!(got2.len() as u64 + lost, 5000, "received {} {st2:?}", got2.len());
     assert!(
         st2.rx_dropped > st.rx_dropped,
         "the socket counted its fill ring running dry: {st2:?}"
@@ -250,10 +225,7 @@ fn afxdp_queues_handles_and_detach_on_last_drop() {
     wait_running(&v.ns_a, &v.a);
 
     // Two queues, three workers: two handles, one queue each.
-    let (_, handles) = v
-        .ns_a
-        .run(|| afxdp::open(&v.a, 3, AttachMode::Auto))
-        .expect("open");
+    let (_, handles) = v.ns_a.run(|| afxdp::open(&v.a, 3, AttachMode::Auto)).expect("open");
     assert_eq!(handles.len(), 2);
     assert_eq!(handles[0].queues(), vec![0]);
     assert_eq!(handles[1].queues(), vec![1]);
@@ -280,11 +252,7 @@ fn afxdp_queues_handles_and_detach_on_last_drop() {
     drop(port);
     assert!(xdp_shown(&v.ns_a, &v.a).is_some(), "detached too early");
     drop(last);
-    assert_eq!(
-        xdp_shown(&v.ns_a, &v.a),
-        None,
-        "detached with the last handle"
-    );
+    assert_eq!(xdp_shown(&v.ns_a, &v.a), None, "detached with the last handle");
 
     // One worker: one handle serving both queues, polled through one descriptor.
     let mut port = v.open_a("afxdp".parse().unwrap(), 1).expect("reopen");
@@ -319,10 +287,7 @@ fn drop_net_caps() {
         inheritable: u32,
     }
     const VERSION_3: u32 = 0x2008_0522;
-    let mut header = Header {
-        version: VERSION_3,
-        pid: 0,
-    };
+    let mut header = Header { version: VERSION_3, pid: 0 };
     let mut data = [Data::default(); 2];
     // SAFETY: capget/capset with a v3 header and room for the two data words they use.
     unsafe {
@@ -384,10 +349,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
     // No carrier (the peer is down): the device drops what it is given, counted.
     v.ns_b.ip(&["link", "set", &v.b, "down"]);
     let deadline = Instant::now() + Duration::from_secs(3);
-    while v
-        .ns_a
-        .run(|| ports::InterfaceInfo::by_name(&v.a).unwrap().running)
-    {
+    while v.ns_a.run(|| ports::InterfaceInfo::by_name(&v.a).unwrap().running) {
         assert!(Instant::now() < deadline, "carrier never went");
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -404,11 +366,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
     port.handles[0].send(&mut tx, &mut pool);
     let mut got = peer.recv_marked(5, Duration::from_secs(2));
     got.extend(peer.recv_marked(1, Duration::from_millis(200)));
-    assert_eq!(
-        seqs(&got),
-        (10_000..10_005).collect::<Vec<_>>(),
-        "none sent late"
-    );
+    assert_eq!(seqs(&got), (10_000..10_005).collect::<Vec<_>>(), "none sent late");
     assert_eq!(port.stats().tx_packets, 5);
 
     // Administratively down: the batch that meets it stays on the ring (the kernel
@@ -430,11 +388,7 @@ fn afxdp_link_down_and_removal_drop_and_count() {
     let mut got = peer.recv_marked(69, Duration::from_secs(2));
     got.extend(peer.recv_marked(1, Duration::from_millis(200)));
     let expect: Vec<u32> = (20_000..20_064).chain(30_000..30_005).collect();
-    assert_eq!(
-        seqs(&got),
-        expect,
-        "the first batch late, the new ones, no others"
-    );
+    assert_eq!(seqs(&got), expect, "the first batch late, the new ones, no others");
     let st = port.stats();
     assert_eq!(st.tx_packets - before.tx_packets, 64 + 5, "{st:?}");
     assert_eq!(
@@ -482,12 +436,7 @@ impl GsoSock {
         buf.extend_from_slice(frame);
         // SAFETY: sends from a live buffer of its own length.
         let n = unsafe { libc::send(self.0.fd(), buf.as_ptr().cast(), buf.len(), 0) };
-        assert_eq!(
-            n,
-            buf.len() as isize,
-            "send: {}",
-            std::io::Error::last_os_error()
-        );
+        assert_eq!(n, buf.len() as isize, "send: {}", std::io::Error::last_os_error());
     }
 
     /// Incoming IPv4/TCP frames (without their virtio header) until `want` of them or
@@ -530,11 +479,7 @@ fn inet_csum(parts: &[&[u8]]) -> u16 {
     let mut acc = 0u64;
     for p in parts {
         for (i, b) in p.iter().enumerate() {
-            acc += if i % 2 == 0 {
-                u64::from(*b) << 8
-            } else {
-                u64::from(*b)
-            };
+            acc += if i % 2 == 0 { u64::from(*b) << 8 } else { u64::from(*b) };
         }
     }
     while acc > 0xffff {
@@ -547,22 +492,11 @@ fn inet_csum(parts: &[&[u8]]) -> u16 {
 fn tcp_frame(payload: usize) -> Vec<u8> {
     let mut f = vec![0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00];
     let ip_len = (40 + payload) as u16;
-    f.extend_from_slice(&[
-        0x45,
-        0,
-        (ip_len >> 8) as u8,
-        ip_len as u8,
-        0x12,
-        0x34,
-        0x40,
-        0,
-    ]);
+    f.extend_from_slice(&[0x45, 0, (ip_len >> 8) as u8, ip_len as u8, 0x12, 0x34, 0x40, 0]);
     f.extend_from_slice(&[64, 6, 0, 0, 10, 77, 0, 1, 10, 77, 0, 2]);
     let check = inet_csum(&[&f[14..34]]);
     f[24..26].copy_from_slice(&check.to_be_bytes());
-    f.extend_from_slice(&[
-        0x30, 0x39, 0x14, 0x51, 0, 0, 0x10, 0, 0, 0, 0, 1, 0x50, 0x18,
-    ]);
+    f.extend_from_slice(&[0x30, 0x39, 0x14, 0x51, 0, 0, 0x10, 0, 0, 0, 0, 1, 0x50, 0x18]);
     f.extend_from_slice(&[0x01, 0x00, 0, 0, 0, 0]);
     f.extend((0..payload).map(|i| (i * 13 + 5) as u8));
     let tcp_len = ((20 + payload) as u32).to_be_bytes();
@@ -577,10 +511,8 @@ fn afxdp_generic_gso_super_frames_are_gathered_and_segmented() {
     let v = veth(1);
     let gso = v.ns_b.run(|| GsoSock::bind(&v.b));
     wait_running(&v.ns_a, &v.a);
-    let (info, mut handles) = v
-        .ns_a
-        .run(|| afxdp::open(&v.a, 1, AttachMode::Generic))
-        .expect("open generic");
+    let (info, mut handles) =
+        v.ns_a.run(|| afxdp::open(&v.a, 1, AttachMode::Generic)).expect("open generic");
     let port = &mut handles[0];
     assert!(port.multi_buffer(), "bound with XDP_USE_SG (kernel 6.6+)");
     assert!(port.max_rx_frame() >= 65536);
@@ -603,12 +535,7 @@ fn afxdp_generic_gso_super_frames_are_gathered_and_segmented() {
             datapath::port::PortIo::recv(port, &mut rx, 64, &mut pool);
             std::thread::sleep(Duration::from_millis(1));
         }
-        assert_eq!(
-            rx.len(),
-            1,
-            "payload {payload}: {:?}",
-            port.counters().snapshot()
-        );
+        assert_eq!(rx.len(), 1, "payload {payload}: {:?}", port.counters().snapshot());
         assert_eq!(rx[0].data(), &good[..], "payload {payload}");
         pool.append(&mut rx);
     }
@@ -638,9 +565,5 @@ fn afxdp_generic_gso_super_frames_are_gathered_and_segmented() {
     }
     assert_eq!(joined, good[54..]);
     let st = port.counters().snapshot();
-    assert_eq!(
-        (st.tx_packets, st.tx_errors, st.tx_dropped),
-        (5, 0, 0),
-        "{st:?}"
-    );
+    assert_eq!((st.tx_packets, st.tx_errors, st.tx_dropped), (5, 0, 0), "{st:?}");
 }

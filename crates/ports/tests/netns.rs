@@ -36,17 +36,9 @@ fn afpacket_two_workers_share_rx_and_both_transmit() {
     }
     let per = recv_all(&mut port, 200, Duration::from_secs(5));
     let all: Vec<Vec<u8>> = per.concat();
-    assert_eq!(
-        seqs(&all),
-        (0..200).collect::<Vec<_>>(),
-        "each frame exactly once"
-    );
+    assert_eq!(seqs(&all), (0..200).collect::<Vec<_>>(), "each frame exactly once");
     for f in &all {
-        assert_eq!(
-            f,
-            &sent[marked(f).unwrap() as usize],
-            "frame bytes unchanged"
-        );
+        assert_eq!(f, &sent[marked(f).unwrap() as usize], "frame bytes unchanged");
     }
     assert!(
         per.iter().all(|p| !p.is_empty()),
@@ -80,11 +72,7 @@ fn afpacket_two_workers_share_rx_and_both_transmit() {
     assert_eq!(st.tx_bytes, 100 * frame(0, 9, 100).len() as u64);
     // Our own transmissions do not come back in.
     let echo = recv_all(&mut port, 1, Duration::from_millis(300)).concat();
-    assert!(
-        echo.is_empty(),
-        "received own transmissions: {:?}",
-        seqs(&echo)
-    );
+    assert!(echo.is_empty(), "received own transmissions: {:?}", seqs(&echo));
 
     // Too long and too short frames are refused and counted, the rest still goes.
     refuses_bad_lengths(&mut port, &mut pool, &peer, &frame(3000, 9, 3000), 3001);
@@ -163,10 +151,7 @@ fn tap_in_another_namespace_carries_frames_both_ways() {
         h.send(&mut tx, &mut pool);
     }
     let got = host.recv_marked(40, Duration::from_secs(5));
-    assert_eq!(
-        seqs(&got),
-        (1000..1020).chain(2000..2020).collect::<Vec<_>>()
-    );
+    assert_eq!(seqs(&got), (1000..1020).chain(2000..2020).collect::<Vec<_>>());
     assert_eq!(port.stats().tx_packets, 40);
 }
 
@@ -212,11 +197,7 @@ fn wait_event(
 fn link_monitor_reports_down_up_and_removal() {
     let v = veth(1);
     let (monitor, events) = v.ns_a.run(LinkMonitor::channel).expect("monitor");
-    let ifindex = v
-        .ns_a
-        .run(|| ports::InterfaceInfo::by_name(&v.a))
-        .unwrap()
-        .ifindex;
+    let ifindex = v.ns_a.run(|| ports::InterfaceInfo::by_name(&v.a)).unwrap().ifindex;
     wait_running(&v.ns_a, &v.a);
     v.ns_a.ip(&["link", "set", &v.a, "down"]);
     let ev = wait_event(&events, ifindex, |e| !e.up);
@@ -336,23 +317,13 @@ fn veth_redirect_target_follows_the_peers_gro_and_is_announced() {
         })
         .expect("watch")
         .expect("the family exists");
-    let ifindex = v
-        .ns_a
-        .run(|| ports::InterfaceInfo::by_name(&v.a))
-        .unwrap()
-        .ifindex;
+    let ifindex = v.ns_a.run(|| ports::InterfaceInfo::by_name(&v.a)).unwrap().ifindex;
     assert_eq!(redirect_target(&v), Some(false), "peer GRO off");
     let out = std::process::Command::new("ip")
-        .args([
-            "netns", "exec", &v.ns_b.0, "ethtool", "-K", &v.b, "gro", "on",
-        ])
+        .args(["netns", "exec", &v.ns_b.0, "ethtool", "-K", &v.b, "gro", "on"])
         .output()
         .expect("ethtool");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let deadline = Instant::now() + Duration::from_secs(3);
     let mut announced = false;
     while let Some(left) = deadline.checked_duration_since(Instant::now()) {

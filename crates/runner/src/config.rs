@@ -90,11 +90,7 @@ pub fn fast_path_entries_default() -> u32 {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let fit = COUNTER_BUDGET / (16 * cpus);
-    let pow = if fit.is_power_of_two() {
-        fit
-    } else {
-        fit.next_power_of_two() / 2
-    };
+    let pow = if fit.is_power_of_two() { fit } else { fit.next_power_of_two() / 2 };
     pow.clamp(65_536, 1_048_576) as u32
 }
 
@@ -169,10 +165,7 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 fn err(place: impl Into<String>, message: impl Into<String>) -> ConfigError {
-    ConfigError {
-        place: place.into(),
-        message: message.into(),
-    }
+    ConfigError { place: place.into(), message: message.into() }
 }
 
 /// The file's keys (all optional).
@@ -363,11 +356,7 @@ impl RunConfig {
         let ports = if flags.ports.is_empty() {
             file.port
                 .into_iter()
-                .map(|p| PortConfig {
-                    name: p.name,
-                    backend: p.backend,
-                    ofport: p.ofport,
-                })
+                .map(|p| PortConfig { name: p.name, backend: p.backend, ofport: p.ofport })
                 .collect()
         } else {
             flags
@@ -387,15 +376,9 @@ impl RunConfig {
                 return Err(err(format!("port {}", i + 1), m));
             }
             if ports[..i].iter().any(|q| q.name == p.name) {
-                return Err(err(
-                    format!("port {}", i + 1),
-                    format!("{} is given twice", p.name),
-                ));
+                return Err(err(format!("port {}", i + 1), format!("{} is given twice", p.name)));
             }
-            if let Some(n) = p
-                .ofport
-                .filter(|n| *n == 0 || *n > datapath::action::port::MAX)
-            {
+            if let Some(n) = p.ofport.filter(|n| *n == 0 || *n > datapath::action::port::MAX) {
                 return Err(err(
                     format!("port {} ({})", i + 1, p.name),
                     format!("ofport {n}: a port number is 1 to 4294967040 (0xffffff00)"),
@@ -416,11 +399,7 @@ impl RunConfig {
         }
         let local = flags.local.clone().or(file.local);
         if let Some(l) = &local {
-            let place = if flags.local.is_some() {
-                "--local".to_string()
-            } else {
-                at("local")
-            };
+            let place = if flags.local.is_some() { "--local".to_string() } else { at("local") };
             check_ifname(l).map_err(|m| err(place.clone(), m))?;
             if ports.iter().any(|p| &p.name == l) {
                 return Err(err(place, format!("{l} is also a numbered port")));
@@ -448,11 +427,8 @@ impl RunConfig {
             flows.push((place.clone(), parse_flow(f).map_err(|m| err(place, m))?));
         }
         let workers = flags.workers.or(file.workers).unwrap_or(1);
-        let workers_place = if flags.workers.is_some() {
-            "--workers".to_string()
-        } else {
-            at("workers")
-        };
+        let workers_place =
+            if flags.workers.is_some() { "--workers".to_string() } else { at("workers") };
         if workers == 0 || workers > 64 {
             return Err(err(workers_place, "must be 1 to 64"));
         }
@@ -469,15 +445,8 @@ impl RunConfig {
         };
         if !cpus.is_empty() && cpus.len() != workers {
             return Err(err(
-                if flags.cpus.is_some() {
-                    "--cpus".into()
-                } else {
-                    at("cpus")
-                },
-                format!(
-                    "{} CPUs for {workers} worker(s): give one CPU per worker",
-                    cpus.len()
-                ),
+                if flags.cpus.is_some() { "--cpus".into() } else { at("cpus") },
+                format!("{} CPUs for {workers} worker(s): give one CPU per worker", cpus.len()),
             ));
         }
         let dpid = match (&flags.dpid, &file.dpid) {
@@ -485,20 +454,13 @@ impl RunConfig {
             (None, Some(s)) => parse_dpid(s).map_err(|m| err(at("dpid"), m))?,
             (None, None) => 1,
         };
-        let controllers = if flags.controllers.is_empty() {
-            file.controller
-        } else {
-            flags.controllers.clone()
-        };
+        let controllers =
+            if flags.controllers.is_empty() { file.controller } else { flags.controllers.clone() };
         for c in &controllers {
             check_target(c, "tcp:", "ssl:").map_err(|m| err(format!("controller {c}"), m))?;
             switch::shell::Target::parse(c).map_err(|m| err(format!("controller {c}"), m))?;
         }
-        let listen = if flags.listen.is_empty() {
-            file.listen
-        } else {
-            flags.listen.clone()
-        };
+        let listen = if flags.listen.is_empty() { file.listen } else { flags.listen.clone() };
         for l in &listen {
             check_target(l, "ptcp:", "pssl:").map_err(|m| err(format!("listen {l}"), m))?;
             switch::shell::Target::parse(l).map_err(|m| err(format!("listen {l}"), m))?;
@@ -511,10 +473,7 @@ impl RunConfig {
         let mgmt = match flags.mgmt.clone().or(file.mgmt) {
             Some(p) if p == "none" => None,
             Some(p) if p.is_empty() => {
-                return Err(err(
-                    "mgmt",
-                    "empty path (use none for no management socket)",
-                ))
+                return Err(err("mgmt", "empty path (use none for no management socket)"))
             }
             Some(p) => Some(PathBuf::from(p)),
             None => Some(mgmt_path(&name)),
@@ -537,11 +496,7 @@ impl RunConfig {
                 .any(|t| t.starts_with("ssl:") || t.starts_with("pssl:"));
             match (key, cert, ca) {
                 (Some(private_key), Some(certificate), Some(ca_cert)) => {
-                    Some(switch::tls::TlsFiles {
-                        private_key,
-                        certificate,
-                        ca_cert,
-                    })
+                    Some(switch::tls::TlsFiles { private_key, certificate, ca_cert })
                 }
                 (None, None, None) if !uses_tls => None,
                 (k, c, a) => {
@@ -589,10 +544,7 @@ impl RunConfig {
             workers,
             cpus,
             dpid,
-            fail_mode: flags
-                .fail_mode
-                .or(file.fail_mode)
-                .unwrap_or(FailMode::Standalone),
+            fail_mode: flags.fail_mode.or(file.fail_mode).unwrap_or(FailMode::Standalone),
             controllers,
             listen,
             name,
@@ -606,10 +558,7 @@ impl RunConfig {
             fast_path: flags.fast_path.or(file.fast_path).unwrap_or(FastPath::Xdp),
             fast_path_entries,
             fast_path_exact: flags.fast_path_exact || file.fast_path_exact.unwrap_or(false),
-            worker_sched: flags
-                .worker_sched
-                .or(file.worker_sched)
-                .unwrap_or(WorkerSched::Realtime),
+            worker_sched: flags.worker_sched.or(file.worker_sched).unwrap_or(WorkerSched::Realtime),
         })
     }
 }
@@ -655,11 +604,7 @@ fn parse_metrics_addr(s: &str) -> Result<SocketAddr, String> {
 
 /// Each configured port's OpenFlow number: its `ofport`, else its place (1-based).
 pub fn port_numbers(ports: &[PortConfig]) -> Vec<u32> {
-    ports
-        .iter()
-        .enumerate()
-        .map(|(i, p)| p.ofport.unwrap_or(i as u32 + 1))
-        .collect()
+    ports.iter().enumerate().map(|(i, p)| p.ofport.unwrap_or(i as u32 + 1)).collect()
 }
 
 impl RunConfig {
@@ -677,14 +622,9 @@ pub fn state_path(name: &str) -> PathBuf {
 /// A Linux interface name: 1 to 15 bytes, no '/', whitespace or ':'.
 fn check_ifname(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > 15 {
-        return Err(format!(
-            "interface name {name:?} must be 1 to 15 characters"
-        ));
+        return Err(format!("interface name {name:?} must be 1 to 15 characters"));
     }
-    if name
-        .chars()
-        .any(|c| c == '/' || c == ':' || c.is_whitespace())
-    {
+    if name.chars().any(|c| c == '/' || c == ':' || c.is_whitespace()) {
         return Err(format!("interface name {name:?} has a '/', ':' or space"));
     }
     Ok(())
@@ -695,9 +635,7 @@ pub fn parse_cpu_list(s: &str, online: usize) -> Result<Vec<usize>, String> {
     let mut cpus = Vec::new();
     for part in s.split(',').map(str::trim) {
         let num = |t: &str| {
-            t.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("{t:?} is not a CPU number (in {s:?})"))
+            t.trim().parse::<usize>().map_err(|_| format!("{t:?} is not a CPU number (in {s:?})"))
         };
         match part.split_once('-') {
             Some((a, b)) => {
@@ -754,8 +692,7 @@ pub fn mgmt_path(name: &str) -> PathBuf {
 fn check_name(n: &str) -> Result<String, String> {
     let ok = !n.is_empty()
         && n.len() <= 64
-        && n.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && n.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
         && !n.starts_with('.');
     if ok {
         Ok(n.to_string())
@@ -798,11 +735,7 @@ fn check_target(s: &str, plain: &str, tls: &str) -> Result<(), String> {
     } else {
         Err(format!(
             "cannot read {s:?} (write {plain}{} )",
-            if plain == "tcp:" {
-                "IP[:PORT]"
-            } else {
-                "[PORT][:IP]"
-            }
+            if plain == "tcp:" { "IP[:PORT]" } else { "[PORT][:IP]" }
         ))
     }
 }
@@ -818,17 +751,11 @@ mod tests {
         assert_eq!(possible_cpus("0-3,8-11,16"), Some(9));
         assert_eq!(possible_cpus("x"), None);
         let n = fast_path_entries_default();
-        assert!(
-            n.is_power_of_two() && (65_536..=1_048_576).contains(&n),
-            "{n}"
-        );
+        assert!(n.is_power_of_two() && (65_536..=1_048_576).contains(&n), "{n}");
     }
 
     fn flags(ports: &[&str]) -> RunFlags {
-        RunFlags {
-            ports: ports.iter().map(|s| s.to_string()).collect(),
-            ..RunFlags::default()
-        }
+        RunFlags { ports: ports.iter().map(|s| s.to_string()).collect(), ..RunFlags::default() }
     }
 
     fn from_toml(text: &str, f: &RunFlags) -> Result<RunConfig, ConfigError> {
@@ -849,11 +776,7 @@ mod tests {
             c.ports,
             vec![
                 PortConfig::named("veth0"),
-                PortConfig {
-                    name: "tap1".into(),
-                    backend: BackendName::Tap,
-                    ofport: None,
-                },
+                PortConfig { name: "tap1".into(), backend: BackendName::Tap, ofport: None },
             ]
         );
         assert_eq!((c.workers, c.cpus, c.dpid), (2, vec![0, 2], 0xa1));
@@ -907,24 +830,15 @@ mod tests {
     #[test]
     fn names_management_sockets_and_tls_files() {
         let c = from_toml("", &flags(&["a"])).unwrap();
-        assert_eq!(
-            (c.name.as_str(), c.mgmt),
-            ("peregrine", Some(mgmt_path("peregrine")))
-        );
+        assert_eq!((c.name.as_str(), c.mgmt), ("peregrine", Some(mgmt_path("peregrine"))));
         assert_eq!(c.tls, None);
         let c = from_toml("name = \"br1\"\nmgmt = \"none\"", &flags(&["a"])).unwrap();
         assert_eq!((c.name.as_str(), c.mgmt), ("br1", None));
         let mut f = flags(&["a"]);
         f.name = Some("br2".into());
-        assert_eq!(
-            from_toml("", &f).unwrap().mgmt,
-            Some(PathBuf::from("/run/peregrine/br2.mgmt"))
-        );
+        assert_eq!(from_toml("", &f).unwrap().mgmt, Some(PathBuf::from("/run/peregrine/br2.mgmt")));
         f.name = Some("../x".into());
-        assert!(from_toml("", &f)
-            .unwrap_err()
-            .to_string()
-            .starts_with("--name: \"../x\""));
+        assert!(from_toml("", &f).unwrap_err().to_string().starts_with("--name: \"../x\""));
         let mut f = flags(&["a"]);
         f.listen = vec!["pssl:6634".into()];
         f.private_key = Some("k.pem".into());
@@ -960,10 +874,7 @@ mod tests {
         );
         let mut f = flags(&["a"]);
         f.cpus = Some("7".into());
-        assert_eq!(
-            e("", &f),
-            "--cpus: CPU 7 does not exist (this machine has CPUs 0-3)"
-        );
+        assert_eq!(e("", &f), "--cpus: CPU 7 does not exist (this machine has CPUs 0-3)");
         f.cpus = Some("1,x".into());
         assert!(e("", &f).contains("\"x\" is not a CPU number"));
         f.cpus = Some("0-1".into());
@@ -986,11 +897,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("pg-flows-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("flows.txt");
-        std::fs::write(
-            &path,
-            "# two\n\nin_port=1,actions=output:2\npriority=5,actions=drop\n",
-        )
-        .unwrap();
+        std::fs::write(&path, "# two\n\nin_port=1,actions=output:2\npriority=5,actions=drop\n")
+            .unwrap();
         let mut f = flags(&["a"]);
         f.flows_file = Some(path.clone());
         f.flows = vec!["in_port=2,actions=output:1".into()];
@@ -1007,11 +915,8 @@ mod tests {
             ]
         );
         assert_eq!(c.flows[2].1.priority, 5);
-        std::fs::write(
-            &path,
-            "in_port=1,actions=output:2\nin_port=1,tcp_dst=80,actions=drop\n",
-        )
-        .unwrap();
+        std::fs::write(&path, "in_port=1,actions=output:2\nin_port=1,tcp_dst=80,actions=drop\n")
+            .unwrap();
         let e = from_toml("", &f).unwrap_err();
         assert_eq!(e.place, file_place(2));
         assert!(
@@ -1022,11 +927,7 @@ mod tests {
         f.flows_file = None;
         f.flows = vec!["in_port=1,actions=outptu:2".into()];
         let e = from_toml("", &f).unwrap_err();
-        assert!(
-            e.to_string()
-                .starts_with("--flow in_port=1,actions=outptu:2: column 19"),
-            "{e}"
-        );
+        assert!(e.to_string().starts_with("--flow in_port=1,actions=outptu:2: column 19"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1043,10 +944,7 @@ mod tests {
         f.metrics = Some("localhost:9464".into());
         let e = from_toml("", &f).unwrap_err();
         assert_eq!(e.place, "--metrics");
-        assert!(
-            e.message.contains("\"localhost:9464\" is not an address"),
-            "{e}"
-        );
+        assert!(e.message.contains("\"localhost:9464\" is not an address"), "{e}");
         let e = from_toml("metrics = \"9464\"\n", &flags(&["a"])).unwrap_err();
         assert_eq!(e.place, "t.toml: metrics");
         assert!(e.message.contains("write IP:PORT"), "{e}");
@@ -1054,20 +952,10 @@ mod tests {
 
     #[test]
     fn controller_targets_as_ovs_writes_them() {
-        for ok in [
-            "tcp:10.0.0.1",
-            "tcp:10.0.0.1:6653",
-            "ssl:[::1]:6653",
-            "tcp:::1",
-        ] {
+        for ok in ["tcp:10.0.0.1", "tcp:10.0.0.1:6653", "ssl:[::1]:6653", "tcp:::1"] {
             assert_eq!(check_target(ok, "tcp:", "ssl:"), Ok(()), "{ok}");
         }
-        for ok in [
-            "ptcp:",
-            "ptcp:6653",
-            "ptcp:6653:127.0.0.1",
-            "pssl::10.0.0.1",
-        ] {
+        for ok in ["ptcp:", "ptcp:6653", "ptcp:6653:127.0.0.1", "pssl::10.0.0.1"] {
             assert_eq!(check_target(ok, "ptcp:", "pssl:"), Ok(()), "{ok}");
         }
         for bad in ["tcp:", "tcp:host", "tcp:1.2.3.4:0", "tcp:1.2.3.4:99999"] {
@@ -1084,29 +972,16 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("bad.toml");
         std::fs::write(&path, "workers = 2\nfail_mode = \"sometimes\"\n").unwrap();
-        let f = RunFlags {
-            config: Some(path.clone()),
-            ..flags(&["a"])
-        };
+        let f = RunFlags { config: Some(path.clone()), ..flags(&["a"]) };
         let e = RunConfig::load(&f, 4).unwrap_err();
         assert_eq!(e.place, format!("{}:2:13", path.display()));
         assert!(e.message.contains("sometimes"), "{}", e.message);
         std::fs::write(&path, "wrokers = 2\n").unwrap();
         let e = RunConfig::load(&f, 4).unwrap_err();
         assert_eq!(e.place, format!("{}:1:1", path.display()));
-        assert!(
-            e.message.contains("unknown field `wrokers`"),
-            "{}",
-            e.message
-        );
-        let missing = RunFlags {
-            config: Some(dir.join("none.toml")),
-            ..flags(&["a"])
-        };
-        assert!(RunConfig::load(&missing, 4)
-            .unwrap_err()
-            .message
-            .starts_with("cannot read"));
+        assert!(e.message.contains("unknown field `wrokers`"), "{}", e.message);
+        let missing = RunFlags { config: Some(dir.join("none.toml")), ..flags(&["a"]) };
+        assert!(RunConfig::load(&missing, 4).unwrap_err().message.starts_with("cannot read"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

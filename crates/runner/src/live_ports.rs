@@ -146,11 +146,7 @@ impl Ports {
 
     /// The ports kept that came from `add-port` (saved across restarts).
     pub fn added(&self) -> Vec<Kept> {
-        self.kept
-            .values()
-            .filter(|k| !k.from_file)
-            .cloned()
-            .collect()
+        self.kept.values().filter(|k| !k.from_file).cloned().collect()
     }
 
     /// The open ports, by number.
@@ -230,10 +226,10 @@ impl Ports {
         if self.open.contains_key(&no) {
             return Err(format!("ofport {no} is taken by another port"));
         }
-        let steering = self.fast.as_ref().map(|fp| xdp::steering::PortSteering {
-            fp: fp.clone(),
-            of_port: no,
-        });
+        let steering = self
+            .fast
+            .as_ref()
+            .map(|fp| xdp::steering::PortSteering { fp: fp.clone(), of_port: no });
         let open = |backend: BackendName| {
             ports::open_steered(
                 name,
@@ -253,11 +249,7 @@ impl Ports {
             }
             other => other,
         };
-        let what = format!(
-            "port {} ({name}, {})",
-            crate::run::label(no),
-            backend.as_str()
-        );
+        let what = format!("port {} ({name}, {})", crate::run::label(no), backend.as_str());
         let port = port.map_err(|e| format!("{what}: {e}"))?;
         // Every worker must be able to send on every port.
         if port.handles.len() < self.workers {
@@ -319,10 +311,8 @@ impl Ports {
     /// [`Ports::take_pending`] builds), and to the learning switch's flood set.
     pub fn attach(&mut self, no: u32) -> Result<(), String> {
         if let Some(ch) = &self.changer {
-            let handles = self
-                .pending
-                .remove(&no)
-                .ok_or_else(|| format!("port {no} was not opened"))?;
+            let handles =
+                self.pending.remove(&no).ok_or_else(|| format!("port {no} was not opened"))?;
             ch.add(no, handles).map_err(|e| format!("port {no}: {e}"))?;
         }
         self.set_flood_ports();
@@ -383,11 +373,7 @@ impl Ports {
                 return None;
             }
             o.state = state;
-            eprintln!(
-                "peregrine: port {} ({}) link {state}",
-                crate::run::label(o.no),
-                o.name
-            );
+            eprintln!("peregrine: port {} ({}) link {state}", crate::run::label(o.no), o.name);
             // A tap's descriptor keeps its device, wherever it went (another namespace):
             // the port stays, its link reported down.
             if ev.removed && o.backend != BackendName::Tap {
@@ -433,18 +419,9 @@ impl Ports {
             .ok_or("the switch was started without a configuration to reload")?;
         let cfg = RunConfig::load(&src.flags, src.cpus_online).map_err(|e| e.to_string())?;
         let numbers = cfg.port_numbers();
-        let was: Vec<Kept> = self
-            .kept
-            .values()
-            .filter(|k| k.from_file)
-            .cloned()
-            .collect();
-        let now: Vec<Kept> = cfg
-            .ports
-            .iter()
-            .zip(&numbers)
-            .map(|(p, &no)| file_kept(p, no))
-            .collect();
+        let was: Vec<Kept> = self.kept.values().filter(|k| k.from_file).cloned().collect();
+        let now: Vec<Kept> =
+            cfg.ports.iter().zip(&numbers).map(|(p, &no)| file_kept(p, no)).collect();
         let same = |a: &Kept, b: &Kept| {
             a.name == b.name && a.backend == b.backend && a.ofport.or(a.no) == b.ofport.or(b.no)
         };

@@ -158,12 +158,8 @@ impl Switch {
             aging_ns: cfg.mac_aging_s.saturating_mul(SECOND_NS),
             ..MacTableConfig::default()
         });
-        let ports: SharedPorts = Arc::new(Mutex::new(Ports::new(
-            cfg.workers,
-            fast.clone(),
-            macs.clone(),
-            reload,
-        )));
+        let ports: SharedPorts =
+            Arc::new(Mutex::new(Ports::new(cfg.workers, fast.clone(), macs.clone(), reload)));
         let mut specs: Vec<PortSpec> = Vec::with_capacity(cfg.ports.len() + 1);
         {
             let mut p = live_ports::lock(&ports);
@@ -179,9 +175,7 @@ impl Switch {
                 if cfg.ports.iter().any(|c| c.name == k.name) {
                     continue;
                 }
-                let no =
-                    k.no.or(k.ofport)
-                        .filter(|n| !specs.iter().any(|s| s.no == *n));
+                let no = k.no.or(k.ofport).filter(|n| !specs.iter().any(|s| s.no == *n));
                 let name = k.name.clone();
                 let backend = k.backend;
                 p.keep(k);
@@ -225,10 +219,7 @@ impl Switch {
             targets.push(Target::parse(t).map_err(|e| anyhow::anyhow!(e))?);
         }
         let acfg = AgentConfig {
-            facts: SwitchFacts {
-                datapath_id: cfg.dpid,
-                ..SwitchFacts::default()
-            },
+            facts: SwitchFacts { datapath_id: cfg.dpid, ..SwitchFacts::default() },
             fail_mode: match cfg.fail_mode {
                 FailMode::Standalone => switch::agent::FailMode::Standalone,
                 FailMode::Secure => switch::agent::FailMode::Secure,
@@ -256,9 +247,7 @@ impl Switch {
                 .map_err(|e| anyhow::anyhow!("installing the NORMAL flow: {e}"))?;
         }
         for (place, fm) in &cfg.flows {
-            agent
-                .flow_mod(fm, 0)
-                .map_err(|e| anyhow::anyhow!("{place}: {e}"))?;
+            agent.flow_mod(fm, 0).map_err(|e| anyhow::anyhow!("{place}: {e}"))?;
         }
         // The saved tables, before any controller connects or worker forwards.
         if !saved.tables.is_empty() {
@@ -291,8 +280,7 @@ impl Switch {
         }
         if let Some(t) = &tier {
             agent.set_fast_path(Arc::new(TierView(t.clone())));
-            t.start(cfg.cpus.first().copied())
-                .context("starting the fast path's thread")?;
+            t.start(cfg.cpus.first().copied()).context("starting the fast path's thread")?;
         }
         let delivery_watch = tier.as_ref().and_then(watch_delivery);
         let dp = Arc::new(dp);
@@ -370,10 +358,7 @@ impl Switch {
         let Some(tables) = shell.call(|a, _| a.saved_tables()) else {
             return;
         };
-        let saved = Saved {
-            ports: live_ports::lock(&self.ports).added(),
-            tables,
-        };
+        let saved = Saved { ports: live_ports::lock(&self.ports).added(), tables };
         match state::save(dir, &saved) {
             Ok(()) => eprintln!(
                 "peregrine: state saved in {} ({} bytes of tables, {} port(s) added at run time)",
@@ -607,10 +592,7 @@ fn load_fast_path(
     mut backends: impl Iterator<Item = BackendName>,
 ) -> Option<Arc<FastPath>> {
     let xdp_ports = backends.any(|b| {
-        matches!(
-            b,
-            BackendName::Afxdp | BackendName::AfxdpNative | BackendName::AfxdpGeneric
-        )
+        matches!(b, BackendName::Afxdp | BackendName::AfxdpNative | BackendName::AfxdpGeneric)
     });
     if cfg.fast_path != FastPathMode::Xdp || !xdp_ports {
         return None;
@@ -663,11 +645,7 @@ fn watch_delivery(tier: &Arc<KernelTier>) -> Option<FeatureWatch> {
 /// What happens to frames the fast path forwards to `port`, given every port `all`.
 fn delivery_line(port: &PortUse, all: &[PortUse]) -> String {
     let mode = if port.native { "native" } else { "generic" };
-    let head = format!(
-        "fast path: port {} ({}, {mode} XDP)",
-        label(port.of_port),
-        port.name
-    );
+    let head = format!("fast path: port {} ({}, {mode} XDP)", label(port.of_port), port.name);
     let from_native = all.iter().any(|q| q.native && q.of_port != port.of_port);
     match port.why_not() {
         Some(why) if from_native => {
@@ -690,11 +668,7 @@ pub(crate) fn choose_backend(no: u32, name: &str, workers: usize) -> BackendName
         return BackendName::Afpacket;
     };
     let choice = ports::auto::choose(facts, workers);
-    let backend = if choice.afxdp {
-        BackendName::AfxdpNative
-    } else {
-        BackendName::Afpacket
-    };
+    let backend = if choice.afxdp { BackendName::AfxdpNative } else { BackendName::Afpacket };
     eprintln!(
         "peregrine: port {} ({name}): {} ({}; `--port {name},backend=B` chooses another)",
         label(no),
@@ -707,15 +681,9 @@ pub(crate) fn choose_backend(no: u32, name: &str, workers: usize) -> BackendName
 /// The `ports` backend of a configured one.
 pub(crate) fn backend_of(b: BackendName) -> Backend {
     match b {
-        BackendName::Afxdp => Backend::AfXdp {
-            mode: AttachMode::Auto,
-        },
-        BackendName::AfxdpNative => Backend::AfXdp {
-            mode: AttachMode::Native,
-        },
-        BackendName::AfxdpGeneric => Backend::AfXdp {
-            mode: AttachMode::Generic,
-        },
+        BackendName::Afxdp => Backend::AfXdp { mode: AttachMode::Auto },
+        BackendName::AfxdpNative => Backend::AfXdp { mode: AttachMode::Native },
+        BackendName::AfxdpGeneric => Backend::AfXdp { mode: AttachMode::Generic },
         // `auto` is resolved before ports open (`choose_backend`); AF_PACKET works on
         // any interface.
         BackendName::Afpacket | BackendName::Auto => Backend::AfPacket,
@@ -760,10 +728,7 @@ fn run(flags: &RunFlags, cfg: &RunConfig) -> anyhow::Result<()> {
     require_root("run")?;
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
         .context("installing the signal handlers")?;
-    let reload = ReloadSource {
-        flags: flags.clone(),
-        cpus_online: cpus_online(),
-    };
+    let reload = ReloadSource { flags: flags.clone(), cpus_online: cpus_online() };
     let switch = Switch::start_with(cfg, Some(reload))?;
     eprintln!(
         "peregrine: switching between {} port(s) with {} worker(s), dpid {:016x}, fail mode {}, fast path {}; Ctrl-C to stop",

@@ -69,11 +69,8 @@ pub fn load(dir: &Path) -> Result<Saved, String> {
 pub fn save(dir: &Path, s: &Saved) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     write_whole(&dir.join(TABLES), &s.tables)?;
-    let ports = serde_json::to_vec_pretty(&PortsFile {
-        version: VERSION,
-        ports: s.ports.clone(),
-    })
-    .map_err(|e| format!("encoding the ports: {e}"))?;
+    let ports = serde_json::to_vec_pretty(&PortsFile { version: VERSION, ports: s.ports.clone() })
+        .map_err(|e| format!("encoding the ports: {e}"))?;
     write_whole(&dir.join(PORTS), &ports)
 }
 
@@ -109,16 +106,9 @@ mod tests {
         };
         save(&dir, &s).unwrap();
         assert_eq!(load(&dir), Ok(s));
-        std::fs::write(
-            dir.join(PORTS),
-            b"{\"version\": 1, \"ports\": [{\"name\": 3}]}",
-        )
-        .unwrap();
+        std::fs::write(dir.join(PORTS), b"{\"version\": 1, \"ports\": [{\"name\": 3}]}").unwrap();
         let e = load(&dir).unwrap_err();
-        assert!(
-            e.contains("ports.json") && e.contains("invalid type"),
-            "{e}"
-        );
+        assert!(e.contains("ports.json") && e.contains("invalid type"), "{e}");
         std::fs::write(dir.join(PORTS), b"{\"version\": 2, \"ports\": []}").unwrap();
         assert!(load(&dir).unwrap_err().contains("version 2"));
         std::fs::remove_dir_all(&dir).unwrap();

@@ -205,10 +205,7 @@ pub fn render(agent: &Agent, now: u64) -> String {
     let per_worker = |m: Misc| {
         workers.iter().map(move |w| {
             let thread = w.thread.as_deref().unwrap_or("");
-            (
-                labels(&[("worker", &w.index.to_string()), ("thread", thread)]),
-                w.get(m),
-            )
+            (labels(&[("worker", &w.index.to_string()), ("thread", thread)]), w.get(m))
         })
     };
     use Kind::{Counter, Gauge};
@@ -241,9 +238,7 @@ pub fn render(agent: &Agent, now: u64) -> String {
         "peregrine_datapath_drops_total",
         Counter,
         "Packets the datapath dropped, by reason.",
-        DROP_REASONS
-            .iter()
-            .map(|(m, r)| (labels(&[("reason", r)]), dp.read_misc(*m))),
+        DROP_REASONS.iter().map(|(m, r)| (labels(&[("reason", r)]), dp.read_misc(*m))),
     );
     t.single(
         "peregrine_datapath_kernel_hits_total",
@@ -269,11 +264,7 @@ pub fn render(agent: &Agent, now: u64) -> String {
         Counter,
         "Received frames whose parsing stopped early, by the problem found.",
         ParseError::ALL.iter().map(|k| {
-            let n = parse
-                .iter()
-                .filter(|(e, _)| e == k)
-                .map(|(_, n)| n)
-                .sum::<u64>();
+            let n = parse.iter().filter(|(e, _)| e == k).map(|(_, n)| n).sum::<u64>();
             (labels(&[("kind", k.name())]), n)
         }),
     );
@@ -286,15 +277,13 @@ pub fn render(agent: &Agent, now: u64) -> String {
 
     let sessions = agent.sessions();
     let mut conns = Vec::new();
-    for (kind, kname) in [
-        (SessionKind::Controller, "controller"),
-        (SessionKind::Management, "management"),
-    ] {
+    for (kind, kname) in
+        [(SessionKind::Controller, "controller"), (SessionKind::Management, "management")]
+    {
         for role in ["equal", "master", "slave"] {
-            let n = sessions
-                .iter()
-                .filter(|(_, k, _, r)| *k == kind && role_name(*r) == role)
-                .count() as u64;
+            let n =
+                sessions.iter().filter(|(_, k, _, r)| *k == kind && role_name(*r) == role).count()
+                    as u64;
             conns.push((labels(&[("kind", kname), ("role", role)]), n));
         }
     }
@@ -346,20 +335,13 @@ pub fn render(agent: &Agent, now: u64) -> String {
 
 fn ports(t: &mut Text, agent: &Agent, now: u64) {
     let dp = agent.flows().datapath();
-    let stats = agent
-        .ports()
-        .stats(dp, ofport::ANY, now)
-        .unwrap_or_default();
+    let stats = agent.ports().stats(dp, ofport::ANY, now).unwrap_or_default();
     let rows: Vec<_> = agent
         .ports()
         .desc()
         .into_iter()
         .map(|d| {
-            let s = stats
-                .iter()
-                .find(|s| s.port_no == d.port_no)
-                .cloned()
-                .unwrap_or_default();
+            let s = stats.iter().find(|s| s.port_no == d.port_no).cloned().unwrap_or_default();
             let l = labels(&[("port", &port_label(d.port_no)), ("name", &d.name)]);
             (l, s, d.state & port_state::LINK_DOWN == 0)
         })
@@ -408,12 +390,7 @@ fn ports(t: &mut Text, agent: &Agent, now: u64) {
         ),
     ];
     for (name, help, pick) in counters {
-        t.family(
-            name,
-            Kind::Counter,
-            help,
-            rows.iter().map(|(l, s, _)| (l.clone(), pick(s))),
-        );
+        t.family(name, Kind::Counter, help, rows.iter().map(|(l, s, _)| (l.clone(), pick(s))));
     }
     t.family(
         "peregrine_port_link_up",
@@ -435,8 +412,7 @@ fn tables(t: &mut Text, agent: &Agent) {
         "peregrine_table_active_flows",
         Kind::Gauge,
         "Flow entries in the table.",
-        rows.iter()
-            .map(|(l, s)| (l.clone(), u64::from(s.active_count))),
+        rows.iter().map(|(l, s)| (l.clone(), u64::from(s.active_count))),
     );
     t.family(
         "peregrine_table_lookups_total",
@@ -461,24 +437,12 @@ fn packets_and_bytes(
 ) {
     let rows: Vec<(String, u64, u64)> = rows.collect();
     let [(packets, packets_help), (bytes, bytes_help)] = families;
-    t.family(
-        packets,
-        Kind::Counter,
-        packets_help,
-        rows.iter().map(|(l, p, _)| (l.clone(), *p)),
-    );
-    t.family(
-        bytes,
-        Kind::Counter,
-        bytes_help,
-        rows.iter().map(|(l, _, b)| (l.clone(), *b)),
-    );
+    t.family(packets, Kind::Counter, packets_help, rows.iter().map(|(l, p, _)| (l.clone(), *p)));
+    t.family(bytes, Kind::Counter, bytes_help, rows.iter().map(|(l, _, b)| (l.clone(), *b)));
 }
 
 fn groups(t: &mut Text, agent: &Agent, now: u64) {
-    let stats = agent
-        .groups()
-        .stats(agent.flows().datapath(), OFPG_ALL, now, |_| 0);
+    let stats = agent.groups().stats(agent.flows().datapath(), OFPG_ALL, now, |_| 0);
     let totals = stats.iter().map(|g| {
         let l = labels(&[("group", &g.group_id.to_string())]);
         (l, g.packet_count, g.byte_count)
@@ -486,34 +450,22 @@ fn groups(t: &mut Text, agent: &Agent, now: u64) {
     packets_and_bytes(
         t,
         [
-            (
-                "peregrine_group_packets_total",
-                "Packets the group processed.",
-            ),
+            ("peregrine_group_packets_total", "Packets the group processed."),
             ("peregrine_group_bytes_total", "Bytes the group processed."),
         ],
         totals,
     );
     let buckets = stats.iter().flat_map(|g| {
         g.bucket_stats.iter().enumerate().map(|(i, b)| {
-            let l = labels(&[
-                ("group", &g.group_id.to_string()),
-                ("bucket", &i.to_string()),
-            ]);
+            let l = labels(&[("group", &g.group_id.to_string()), ("bucket", &i.to_string())]);
             (l, b.packet_count, b.byte_count)
         })
     });
     packets_and_bytes(
         t,
         [
-            (
-                "peregrine_group_bucket_packets_total",
-                "Packets the group bucket processed.",
-            ),
-            (
-                "peregrine_group_bucket_bytes_total",
-                "Bytes the group bucket processed.",
-            ),
+            ("peregrine_group_bucket_packets_total", "Packets the group bucket processed."),
+            ("peregrine_group_bucket_bytes_total", "Bytes the group bucket processed."),
         ],
         buckets,
     );
@@ -530,23 +482,15 @@ fn meters(t: &mut Text, agent: &Agent, now: u64) {
     packets_and_bytes(
         t,
         [
-            (
-                "peregrine_meter_packets_total",
-                "Packets that reached the meter.",
-            ),
-            (
-                "peregrine_meter_bytes_total",
-                "Bytes that reached the meter.",
-            ),
+            ("peregrine_meter_packets_total", "Packets that reached the meter."),
+            ("peregrine_meter_bytes_total", "Bytes that reached the meter."),
         ],
         totals,
     );
     let bands = stats.iter().flat_map(|m| {
         let config = configs.iter().find(|c| c.meter_id == m.meter_id);
         m.band_stats.iter().enumerate().map(move |(i, b)| {
-            let kind = config
-                .and_then(|c| c.bands.get(i))
-                .map_or("drop", band_type);
+            let kind = config.and_then(|c| c.bands.get(i)).map_or("drop", band_type);
             let l = labels(&[
                 ("meter", &m.meter_id.to_string()),
                 ("band", &i.to_string()),
@@ -574,31 +518,20 @@ fn meters(t: &mut Text, agent: &Agent, now: u64) {
 /// The answer to one request (see the module comment).
 async fn answer(req: &Request<Incoming>, input: &Sender<Input>) -> Response<String> {
     if req.uri().path() != "/metrics" {
-        return plain(
-            StatusCode::NOT_FOUND,
-            "not found; the metrics are at /metrics\n",
-        );
+        return plain(StatusCode::NOT_FOUND, "not found; the metrics are at /metrics\n");
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {
-        let mut r = plain(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "only GET and HEAD are served\n",
-        );
-        r.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD are served\n");
+        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
         return r;
     }
     match ask_agent(input).await {
         Some(text) => {
             let mut r = Response::new(text);
-            r.headers_mut()
-                .insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
             r
         }
-        None => plain(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the switch's agent did not answer\n",
-        ),
+        None => plain(StatusCode::SERVICE_UNAVAILABLE, "the switch's agent did not answer\n"),
     }
 }
 
@@ -606,10 +539,8 @@ async fn answer(req: &Request<Incoming>, input: &Sender<Input>) -> Response<Stri
 fn plain(status: StatusCode, body: &str) -> Response<String> {
     let mut r = Response::new(body.to_string());
     *r.status_mut() = status;
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
     r
 }
 
@@ -691,10 +622,7 @@ struct WriteDeadline {
 
 impl WriteDeadline {
     fn new(stream: TcpStream) -> WriteDeadline {
-        WriteDeadline {
-            stream,
-            stalled: None,
-        }
+        WriteDeadline { stream, stalled: None }
     }
 
     /// Runs one write-side poll of the stream under the deadline.
@@ -705,9 +633,8 @@ impl WriteDeadline {
     ) -> Poll<std::io::Result<T>> {
         match op(Pin::new(&mut self.stream), cx) {
             Poll::Pending => {
-                let stalled = self
-                    .stalled
-                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(WRITE_TIMEOUT)));
+                let stalled =
+                    self.stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(WRITE_TIMEOUT)));
                 match stalled.as_mut().poll(cx) {
                     Poll::Ready(()) => Poll::Ready(Err(std::io::ErrorKind::TimedOut.into())),
                     Poll::Pending => Poll::Pending,

@@ -32,13 +32,10 @@ impl BackendName {
     ];
 
     pub fn parse(s: &str) -> Result<BackendName, String> {
-        Self::ALL
-            .into_iter()
-            .find(|b| b.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Self::ALL.iter().map(|b| b.as_str()).collect();
-                format!("unknown backend {s:?} (one of: {})", names.join(", "))
-            })
+        Self::ALL.into_iter().find(|b| b.as_str() == s).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|b| b.as_str()).collect();
+            format!("unknown backend {s:?} (one of: {})", names.join(", "))
+        })
     }
 
     pub fn as_str(self) -> &'static str {
@@ -65,11 +62,7 @@ pub struct PortConfig {
 impl PortConfig {
     /// A port on `name` with the default backend and number.
     pub fn named(name: &str) -> PortConfig {
-        PortConfig {
-            name: name.to_string(),
-            backend: BackendName::Auto,
-            ofport: None,
-        }
+        PortConfig { name: name.to_string(), backend: BackendName::Auto, ofport: None }
     }
 }
 

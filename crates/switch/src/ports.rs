@@ -248,10 +248,7 @@ impl PortTable {
         if pm.advertise != 0 {
             return Err(OfpError::new(
                 ErrorKind::PORT_MOD_FAILED_BAD_ADVERTISE,
-                format!(
-                    "advertise {:#x}: this switch advertises no features",
-                    pm.advertise
-                ),
+                format!("advertise {:#x}: this switch advertises no features", pm.advertise),
             ));
         }
         let config = (e.config & !pm.mask) | (pm.config & pm.mask);
@@ -275,12 +272,7 @@ impl PortTable {
             return None;
         }
         e.link_up = up;
-        Some(PortChange {
-            port: e.desc(),
-            slot: e.spec.slot,
-            live: e.live(),
-            flags_changed: false,
-        })
+        Some(PortChange { port: e.desc(), slot: e.spec.slot, live: e.live(), flags_changed: false })
     }
 
     /// Adds a port opened at run time at `now`; `base` is what the datapath counted in
@@ -291,13 +283,7 @@ impl PortTable {
         {
             return false;
         }
-        let e = PortEntry {
-            link_up: spec.up,
-            spec,
-            config: 0,
-            since: now,
-            base,
-        };
+        let e = PortEntry { link_up: spec.up, spec, config: 0, since: now, base };
         self.ports.insert(e.spec.no, e);
         true
     }
@@ -314,10 +300,7 @@ impl PortTable {
 
     /// The port with kernel interface name `name`.
     pub fn by_name(&self, name: &str) -> Option<u32> {
-        self.ports
-            .values()
-            .find(|e| e.spec.name == name)
-            .map(|e| e.spec.no)
+        self.ports.values().find(|e| e.spec.name == name).map(|e| e.spec.no)
     }
 
     /// Port statistics for `port_no` (`OFPP_ANY`: every port) at `now`: the datapath's
@@ -415,10 +398,7 @@ mod tests {
     #[test]
     fn port_mod_sets_masked_bits_and_maps_them_to_datapath_flags() {
         let mut t = table();
-        let ch = t
-            .port_mod(&pm(1, pc::NO_FWD | pc::NO_RECV, pc::NO_FWD))
-            .unwrap()
-            .unwrap();
+        let ch = t.port_mod(&pm(1, pc::NO_FWD | pc::NO_RECV, pc::NO_FWD)).unwrap().unwrap();
         assert_eq!(ch.port.config, pc::NO_FWD);
         assert!(ch.live);
         let dp = t.datapath_ports();
@@ -426,10 +406,7 @@ mod tests {
         assert!(p1.no_fwd && !p1.no_recv && !p1.no_flood);
         // The same again changes nothing.
         assert_eq!(t.port_mod(&pm(1, pc::NO_FWD, pc::NO_FWD)).unwrap(), None);
-        let ch = t
-            .port_mod(&pm(1, pc::PORT_DOWN, pc::PORT_DOWN))
-            .unwrap()
-            .unwrap();
+        let ch = t.port_mod(&pm(1, pc::PORT_DOWN, pc::PORT_DOWN)).unwrap().unwrap();
         assert!(!ch.live);
         let p1 = t.datapath_ports().into_iter().find(|p| p.no == 1).unwrap();
         assert!(p1.no_recv && p1.no_fwd && p1.no_flood);
@@ -439,26 +416,14 @@ mod tests {
     fn port_mod_errors() {
         let mut t = table();
         let code = |r: Result<Option<PortChange>, OfpError>| r.unwrap_err().kind;
-        assert_eq!(
-            code(t.port_mod(&pm(9, 0, 0))),
-            ErrorKind::PORT_MOD_FAILED_BAD_PORT
-        );
+        assert_eq!(code(t.port_mod(&pm(9, 0, 0))), ErrorKind::PORT_MOD_FAILED_BAD_PORT);
         let mut bad_mac = pm(1, 0, 0);
         bad_mac.hw_addr = MacAddr([9; 6]);
-        assert_eq!(
-            code(t.port_mod(&bad_mac)),
-            ErrorKind::PORT_MOD_FAILED_BAD_HW_ADDR
-        );
-        assert_eq!(
-            code(t.port_mod(&pm(1, 1 << 1, 1 << 1))),
-            ErrorKind::PORT_MOD_FAILED_BAD_CONFIG
-        );
+        assert_eq!(code(t.port_mod(&bad_mac)), ErrorKind::PORT_MOD_FAILED_BAD_HW_ADDR);
+        assert_eq!(code(t.port_mod(&pm(1, 1 << 1, 1 << 1))), ErrorKind::PORT_MOD_FAILED_BAD_CONFIG);
         let mut adv = pm(1, 0, 0);
         adv.advertise = pf::F_1GB_FD;
-        assert_eq!(
-            code(t.port_mod(&adv)),
-            ErrorKind::PORT_MOD_FAILED_BAD_ADVERTISE
-        );
+        assert_eq!(code(t.port_mod(&adv)), ErrorKind::PORT_MOD_FAILED_BAD_ADVERTISE);
         assert!(t.datapath_ports().iter().all(|p| !p.no_fwd && !p.no_recv));
     }
 

@@ -78,11 +78,7 @@ impl Target {
                 };
                 let ip = parse_ip(ip).map_err(|e| format!("{s:?}: {e}"))?;
                 let a = SocketAddr::new(ip, parse_port(port, s)?);
-                Ok(if kind == "tcp" {
-                    Target::Tcp(a)
-                } else {
-                    Target::Ssl(a)
-                })
+                Ok(if kind == "tcp" { Target::Tcp(a) } else { Target::Ssl(a) })
             }
             "ptcp" | "pssl" => {
                 let (port, ip) = match rest.split_once(':') {
@@ -95,11 +91,7 @@ impl Target {
                     None => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
                 };
                 let a = SocketAddr::new(ip, port);
-                Ok(if kind == "ptcp" {
-                    Target::PTcp(a)
-                } else {
-                    Target::PSsl(a)
-                })
+                Ok(if kind == "ptcp" { Target::PTcp(a) } else { Target::PSsl(a) })
             }
             "unix" | "punix" if rest.is_empty() => {
                 Err(format!("{s:?}: the socket path is missing"))
@@ -145,9 +137,9 @@ fn parse_ip(s: &str) -> Result<IpAddr, String> {
 fn parse_port(p: Option<&str>, whole: &str) -> Result<u16, String> {
     match p {
         None => Ok(DEFAULT_PORT),
-        Some(p) => p
-            .parse()
-            .map_err(|_| format!("{whole:?}: {p:?} is not a port number (0-65535)")),
+        Some(p) => {
+            p.parse().map_err(|_| format!("{whole:?}: {p:?} is not a port number (0-65535)"))
+        }
     }
 }
 
@@ -223,51 +215,38 @@ impl Shell {
             .spawn(move || agent_loop(agent, inputs, clock))?;
         {
             let input = input.clone();
-            std::thread::Builder::new()
-                .name("packet-in".into())
-                .spawn(move || {
-                    while let Ok(pi) = packet_ins.recv() {
-                        if input.send(Input::PacketIn(Box::new(pi))).is_err() {
-                            break;
-                        }
+            std::thread::Builder::new().name("packet-in".into()).spawn(move || {
+                while let Ok(pi) = packet_ins.recv() {
+                    if input.send(Input::PacketIn(Box::new(pi))).is_err() {
+                        break;
                     }
-                })?;
+                }
+            })?;
         }
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
         let io_rt = rt.handle().clone();
         let io_input = input.clone();
         let active: Vec<Target> = targets.into_iter().filter(|t| !t.is_passive()).collect();
-        let io = std::thread::Builder::new()
-            .name("openflow-io".into())
-            .spawn(move || {
-                rt.block_on(async move {
-                    let keys = Arc::new(AtomicU64::new(1));
-                    for (l, kind) in listeners {
-                        match l.into_tokio(tls.as_ref()) {
-                            Ok(l) => {
-                                tokio::spawn(accept_loop(l, kind, io_input.clone(), keys.clone()));
-                            }
-                            Err(e) => eprintln!("peregrine: a listener could not start: {e}"),
+        let io = std::thread::Builder::new().name("openflow-io".into()).spawn(move || {
+            rt.block_on(async move {
+                let keys = Arc::new(AtomicU64::new(1));
+                for (l, kind) in listeners {
+                    match l.into_tokio(tls.as_ref()) {
+                        Ok(l) => {
+                            tokio::spawn(accept_loop(l, kind, io_input.clone(), keys.clone()));
                         }
+                        Err(e) => eprintln!("peregrine: a listener could not start: {e}"),
                     }
-                    for t in active {
-                        let client = tls.as_ref().map(|t| t.client.clone());
-                        tokio::spawn(connect_loop(t, client, io_input.clone(), keys.clone()));
-                    }
-                    let _ = stop_rx.await;
-                });
-            })?;
-        Ok(Shell {
-            input,
-            agent: Some(agent),
-            io: Some(io),
-            io_stop: Some(stop_tx),
-            io_rt,
-            mgmt,
-        })
+                }
+                for t in active {
+                    let client = tls.as_ref().map(|t| t.client.clone());
+                    tokio::spawn(connect_loop(t, client, io_input.clone(), keys.clone()));
+                }
+                let _ = stop_rx.await;
+            });
+        })?;
+        Ok(Shell { input, agent: Some(agent), io: Some(io), io_stop: Some(stop_tx), io_rt, mgmt })
     }
 
     /// Runs `task` on the I/O thread's runtime (a server started after
@@ -331,9 +310,9 @@ fn agent_loop(mut agent: Agent, inputs: Receiver<Input>, clock: Instant) {
     let mut conns: HashMap<u64, (SessionId, UnboundedSender<Vec<u8>>)> = HashMap::new();
     loop {
         let now = now_ns(clock);
-        let wait = agent.next_timeout().map_or(Duration::from_secs(1), |t| {
-            Duration::from_nanos(t.saturating_sub(now))
-        });
+        let wait = agent
+            .next_timeout()
+            .map_or(Duration::from_secs(1), |t| Duration::from_nanos(t.saturating_sub(now)));
         let input = match inputs.recv_timeout(wait.min(Duration::from_secs(1))) {
             Ok(i) => Some(i),
             Err(RecvTimeoutError::Timeout) => None,
@@ -418,17 +397,10 @@ fn bind(t: &Target) -> io::Result<StdListener> {
             let l = std::net::TcpListener::bind(a)
                 .map_err(|e| io::Error::new(e.kind(), format!("listening on {t}: {e}")))?;
             l.set_nonblocking(true)?;
-            Ok(if t.is_tls() {
-                StdListener::Tls(l)
-            } else {
-                StdListener::Tcp(l)
-            })
+            Ok(if t.is_tls() { StdListener::Tls(l) } else { StdListener::Tcp(l) })
         }
         Target::PUnix(p) => bind_unix(p, 0o600),
-        _ => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{t} is not a listener"),
-        )),
+        _ => Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{t} is not a listener"))),
     }
 }
 
@@ -471,14 +443,10 @@ async fn accept_loop(l: Listener, kind: SessionKind, input: Sender<Input>, keys:
     loop {
         let conn = match &l {
             Listener::Tcp(t) => t.accept().await.map(|(s, _)| (tcp_stream(s), None)),
-            Listener::Tls(t, a) => t
-                .accept()
-                .await
-                .map(|(s, _)| (tcp_stream(s), Some(a.clone()))),
-            Listener::Unix(u) => u
-                .accept()
-                .await
-                .map(|(s, _)| (Box::new(s) as Box<dyn Stream>, None)),
+            Listener::Tls(t, a) => t.accept().await.map(|(s, _)| (tcp_stream(s), Some(a.clone()))),
+            Listener::Unix(u) => {
+                u.accept().await.map(|(s, _)| (Box::new(s) as Box<dyn Stream>, None))
+            }
         };
         let Ok((s, tls)) = conn else {
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -506,10 +474,7 @@ async fn dial(t: &Target, tls: Option<&Arc<rustls::ClientConfig>>) -> Option<Box
             let s = tcp_stream(tokio::net::TcpStream::connect(a).await.ok()?);
             let name = rustls_pki_types::ServerName::IpAddress(a.ip().into());
             let hs = tokio_rustls::TlsConnector::from(tls?.clone()).connect(name, s);
-            let s = tokio::time::timeout(HANDSHAKE_TIMEOUT, hs)
-                .await
-                .ok()?
-                .ok()?;
+            let s = tokio::time::timeout(HANDSHAKE_TIMEOUT, hs).await.ok()?.ok()?;
             Some(Box::new(s))
         }
         Target::Unix(p) => Some(Box::new(tokio::net::UnixStream::connect(p).await.ok()?)),
@@ -546,14 +511,7 @@ async fn connect_loop(
 async fn serve(s: Box<dyn Stream>, kind: SessionKind, input: Sender<Input>, keys: &AtomicU64) {
     let key = keys.fetch_add(1, Ordering::Relaxed);
     let (out_tx, mut out_rx) = unbounded_channel::<Vec<u8>>();
-    if input
-        .send(Input::Open {
-            key,
-            kind,
-            out: out_tx,
-        })
-        .is_err()
-    {
+    if input.send(Input::Open { key, kind, out: out_tx }).is_err() {
         return;
     }
     let (mut rd, mut wr) = tokio::io::split(s);

@@ -68,10 +68,7 @@ pub(crate) fn port_spec(no: u32) -> PortSpec {
 pub(crate) fn three_port_datapath() -> (PortTable, Datapath, Writer, Receiver<PacketIn>, WorkerState)
 {
     let table = PortTable::new((1..=3).map(port_spec).collect(), 0);
-    let config = DatapathConfig {
-        ports: table.datapath_ports(),
-        ..DatapathConfig::default()
-    };
+    let config = DatapathConfig { ports: table.datapath_ports(), ..DatapathConfig::default() };
     let (dp, writer, packet_ins) = Datapath::new(config, 64);
     let worker = dp.worker(0);
     (table, dp, writer, packet_ins, worker)

@@ -36,10 +36,7 @@ pub struct Tls {
 }
 
 fn bad(path: &Path, what: impl std::fmt::Display) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("{}: {what}", path.display()),
-    )
+    io::Error::new(io::ErrorKind::InvalidData, format!("{}: {what}", path.display()))
 }
 
 fn certs(path: &Path) -> io::Result<Vec<CertificateDer<'static>>> {
@@ -60,12 +57,8 @@ fn provider() -> Arc<CryptoProvider> {
 impl Tls {
     /// Reads the key, the certificate chain and the CA certificates.
     pub fn load(files: &TlsFiles) -> io::Result<Tls> {
-        let key = PrivateKeyDer::from_pem_file(&files.private_key).map_err(|e| {
-            bad(
-                &files.private_key,
-                format!("no usable PEM private key ({e})"),
-            )
-        })?;
+        let key = PrivateKeyDer::from_pem_file(&files.private_key)
+            .map_err(|e| bad(&files.private_key, format!("no usable PEM private key ({e})")))?;
         let chain = certs(&files.certificate)?;
         let mut roots = RootCertStore::empty();
         for c in certs(&files.ca_cert)? {
@@ -94,10 +87,7 @@ impl Tls {
             .with_custom_certificate_verifier(Arc::new(CaOnly(server_verifier)))
             .with_client_auth_cert(chain, key)
             .map_err(|e| bad(&files.private_key, e))?;
-        Ok(Tls {
-            server: Arc::new(server),
-            client: Arc::new(client),
-        })
+        Ok(Tls { server: Arc::new(server), client: Arc::new(client) })
     }
 }
 
@@ -114,9 +104,7 @@ impl ServerCertVerifier for CaOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        match self.0.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
         {
             Err(rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForName))
             | Err(rustls::Error::InvalidCertificate(
@@ -197,19 +185,10 @@ pub(crate) mod tests {
         let dir = std::env::temp_dir().join(format!("pg-tls-{}", std::process::id()));
         let (sw, _, _) = make_pki(&dir);
         assert!(Tls::load(&sw).is_ok());
-        let bad_key = TlsFiles {
-            private_key: sw.certificate.clone(),
-            ..sw.clone()
-        };
+        let bad_key = TlsFiles { private_key: sw.certificate.clone(), ..sw.clone() };
         let e = Tls::load(&bad_key).err().unwrap().to_string();
-        assert!(
-            e.contains("switch-cert.pem") && e.contains("private key"),
-            "{e}"
-        );
-        let missing = TlsFiles {
-            ca_cert: dir.join("nope.pem"),
-            ..sw
-        };
+        assert!(e.contains("switch-cert.pem") && e.contains("private key"), "{e}");
+        let missing = TlsFiles { ca_cert: dir.join("nope.pem"), ..sw };
         let e = Tls::load(&missing).err().unwrap().to_string();
         assert!(e.contains("nope.pem"), "{e}");
         let _ = std::fs::remove_dir_all(dir);
@@ -255,25 +234,14 @@ mod channel_tests {
     }
 
     fn free_port() -> u16 {
-        TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port()
+        TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
     }
 
     /// Says hello and asks for the features over `s`; the datapath id in the reply.
     fn features<S: Read + Write>(s: &mut S) -> std::io::Result<u64> {
-        let hello = Frame::v13(
-            1,
-            v13::Message::Hello(v13::Hello::with_versions(&[OFP13_VERSION])),
-        );
+        let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[OFP13_VERSION])));
         s.write_all(&hello.encode().unwrap())?;
-        s.write_all(
-            &Frame::v13(2, v13::Message::FeaturesRequest)
-                .encode()
-                .unwrap(),
-        )?;
+        s.write_all(&Frame::v13(2, v13::Message::FeaturesRequest).encode().unwrap())?;
         let mut f = Framer::new();
         let mut buf = [0u8; 4096];
         loop {
@@ -312,15 +280,10 @@ mod channel_tests {
         let t = Target::parse(&format!("pssl:{port}:127.0.0.1")).unwrap();
         let sh = shell(vec![t], Tls::load(&sw).unwrap());
         assert_eq!(tls_client(&ctl, port).unwrap(), 0);
-        assert!(
-            tls_client(&stranger, port).is_err(),
-            "a foreign certificate is refused"
-        );
+        assert!(tls_client(&stranger, port).is_err(), "a foreign certificate is refused");
         // A plain TCP client gets no OpenFlow.
         let mut plain = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        plain
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .unwrap();
+        plain.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         assert!(features(&mut plain).is_err());
         sh.stop();
         let _ = std::fs::remove_dir_all(dir);

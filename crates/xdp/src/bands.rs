@@ -59,10 +59,7 @@ pub(crate) fn map_bands(ebpf: &Ebpf) -> Result<&'static [BandCell], FastPathErro
 /// The kernel's monotonic clock (what the program's `bpf_ktime_get_ns` reads) minus the
 /// workers' clock that started at `started`, in nanoseconds.
 pub fn kernel_clock_offset(started: Instant) -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     let before = started.elapsed();
     // SAFETY: clock_gettime writes the timespec it is given, which lives on this stack.
     let ok = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) } == 0;

@@ -95,9 +95,9 @@ impl PortUse {
                 "the kernel drops XDP frames sent into {name}: its veth peer runs no NAPI \
                  (GRO off, no XDP program)"
             )),
-            (Delivery::Dropped, false) => Some(format!(
-                "the kernel drops XDP frames sent into {name}: its driver takes none"
-            )),
+            (Delivery::Dropped, false) => {
+                Some(format!("the kernel drops XDP frames sent into {name}: its driver takes none"))
+            }
             (Delivery::Unknown, _) => Some(format!(
                 "this kernel does not say whether it takes XDP frames sent into {name} \
                  (Linux 6.3 and later say)"
@@ -116,11 +116,7 @@ const TRACEPOINTS: [(&str, &str, &str, &[Field]); 2] = [
         "xdp",
         "xdp_devmap_xmit",
         "fastpath_xmit_drops",
-        &[
-            ("from_ifindex", 8, 4),
-            ("to_ifindex", 16, 4),
-            ("drops", 20, 4),
-        ],
+        &[("from_ifindex", 8, 4), ("to_ifindex", 16, 4), ("drops", 20, 4)],
     ),
     (
         "xdp",
@@ -153,20 +149,10 @@ fn ensure_tracefs() -> Result<(), String> {
     let (src, target) = (c("tracefs"), c(TRACEFS));
     // SAFETY: mount(2) with NUL-terminated strings that live across the call and no
     // data argument.
-    let r = unsafe {
-        libc::mount(
-            src.as_ptr(),
-            target.as_ptr(),
-            src.as_ptr(),
-            0,
-            std::ptr::null(),
-        )
-    };
+    let r =
+        unsafe { libc::mount(src.as_ptr(), target.as_ptr(), src.as_ptr(), 0, std::ptr::null()) };
     if r != 0 {
-        return Err(format!(
-            "mounting tracefs at {TRACEFS}: {}",
-            std::io::Error::last_os_error()
-        ));
+        return Err(format!("mounting tracefs at {TRACEFS}: {}", std::io::Error::last_os_error()));
     }
     Ok(())
 }
@@ -178,10 +164,7 @@ pub(crate) fn attach_lost_counters(ebpf: &mut Ebpf) -> Result<(), String> {
     for (category, name, prog, fields) in TRACEPOINTS {
         let path = format!("{TRACEFS}/events/{category}/{name}/format");
         let format = std::fs::read_to_string(&path).map_err(|e| format!("reading {path}: {e}"))?;
-        if let Some((f, ..)) = fields
-            .iter()
-            .find(|(f, o, s)| !has_field(&format, f, *o, *s))
-        {
+        if let Some((f, ..)) = fields.iter().find(|(f, o, s)| !has_field(&format, f, *o, *s)) {
             return Err(format!(
                 "{category}:{name} has another record layout on this kernel (field {f})"
             ));
@@ -241,11 +224,7 @@ impl FastPath {
     pub fn refresh(&self, ifindex: u32) -> Option<(PortUse, Delivery)> {
         let now = Delivery::of(ifindex);
         let mut inner = self.shared.lock();
-        let slot = inner
-            .slots
-            .iter_mut()
-            .flatten()
-            .find(|s| s.ifindex == ifindex)?;
+        let slot = inner.slots.iter_mut().flatten().find(|s| s.ifindex == ifindex)?;
         let before = slot.delivery;
         if before == now {
             return None;
@@ -264,10 +243,7 @@ impl FastPath {
 
     /// [`FastPath::lost`] of OpenFlow port `of_port` alone (0 if it is not attached).
     pub fn lost_of(&self, of_port: u32) -> Result<u64, String> {
-        Ok(self
-            .read_lost(|p| p == of_port)?
-            .first()
-            .map_or(0, |(_, n)| *n))
+        Ok(self.read_lost(|p| p == of_port)?.first().map_or(0, |(_, n)| *n))
     }
 
     /// The lost counts of the attached ports that `which` picks, summed over the CPUs.
@@ -309,10 +285,7 @@ mod tests {
         assert!(has_field(FORMAT, "drops", 20, 4));
         assert!(!has_field(FORMAT, "drops", 24, 4));
         assert!(!has_field(FORMAT, "sent", 24, 4));
-        assert!(
-            !has_field(FORMAT, "ifindex", 8, 4),
-            "a suffix is not the field"
-        );
+        assert!(!has_field(FORMAT, "ifindex", 8, 4), "a suffix is not the field");
     }
 
     #[test]
@@ -327,10 +300,7 @@ mod tests {
         };
         assert_eq!(p.why_not(), None);
         for d in [Delivery::Dropped, Delivery::Unknown] {
-            let p = PortUse {
-                delivery: d,
-                ..p.clone()
-            };
+            let p = PortUse { delivery: d, ..p.clone() };
             assert!(p.why_not().is_some(), "{d:?}");
         }
     }

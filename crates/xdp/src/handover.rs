@@ -35,26 +35,17 @@ use crate::program::{fail, missing, state_map, xdp_prog, FastPath, FastPathError
 
 /// The pin of the link of interface `ifindex` attached in `mode`.
 fn pin_name(ifindex: u32, mode: AttachMode) -> String {
-    let tag = if mode == AttachMode::Native {
-        "native"
-    } else {
-        "generic"
-    };
+    let tag = if mode == AttachMode::Native { "native" } else { "generic" };
     format!("xdp-{ifindex}-{tag}")
 }
 
 /// CLOCK_MONOTONIC now, in ns (the clock of `bpf_ktime_get_ns`).
 fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid timespec for the call to write; CLOCK_MONOTONIC exists on
     // every Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    (ts.tv_sec as u64)
-        .saturating_mul(1_000_000_000)
-        .saturating_add(ts.tv_nsec as u64)
+    (ts.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(ts.tv_nsec as u64)
 }
 
 impl FastPath {
@@ -70,23 +61,16 @@ impl FastPath {
     /// deadline) and before the ports close.
     pub fn hand_over(&self, grace: Duration) -> Result<(), FastPathError> {
         let mut inner = self.shared.lock();
-        let dir = inner
-            .pins
-            .dir
-            .clone()
-            .ok_or_else(|| missing("pin directory"))?;
+        let dir = inner.pins.dir.clone().ok_or_else(|| missing("pin directory"))?;
         std::fs::create_dir_all(&dir).map_err(|e| FastPathError::Failed {
             step: "creating the pin directory",
             detail: format!("{}: {e}", dir.display()),
         })?;
         let until = (monotonic_ns().saturating_add(grace.as_nanos() as u64) >> 30) + 1;
         let mut st = state_map(&mut inner.ebpf)?;
-        let mut s = st
-            .get(&0, 0)
-            .map_err(|e| fail("reading the fast-path state", &e))?;
+        let mut s = st.get(&0, 0).map_err(|e| fail("reading the fast-path state", &e))?;
         s.orphan_until = u32::try_from(until).unwrap_or(u32::MAX);
-        st.set(0, s, 0)
-            .map_err(|e| fail("writing the fast-path state", &e))?;
+        st.set(0, s, 0).map_err(|e| fail("writing the fast-path state", &e))?;
         inner.pins.handing_over = true;
         Ok(())
     }
@@ -206,14 +190,9 @@ pub(crate) fn pin_link(
     let prog = xdp_prog(&mut inner.ebpf).map_err(|_| "the fast-path program is missing")?;
     let link = prog.take_link(link).map_err(|e| chain(&e))?;
     let fd = FdLink::try_from(link).map_err(|e| {
-        format!(
-            "{} (a netlink attachment: the kernel is older than 5.9)",
-            chain(&e)
-        )
+        format!("{} (a netlink attachment: the kernel is older than 5.9)", chain(&e))
     })?;
-    fd.pin(dir.join(pin_name(ifindex, mode)))
-        .map(drop)
-        .map_err(|e| chain(&e))
+    fd.pin(dir.join(pin_name(ifindex, mode))).map(drop).map_err(|e| chain(&e))
 }
 
 /// bpffs' magic number (`statfs`'s `f_type`).
@@ -233,21 +212,12 @@ pub fn ensure_bpffs() -> Result<bool, String> {
     }
     // SAFETY: every pointer is a NUL-terminated string; no data argument.
     let r = unsafe {
-        libc::mount(
-            c"bpf".as_ptr(),
-            path.as_ptr(),
-            c"bpf".as_ptr(),
-            0,
-            std::ptr::null(),
-        )
+        libc::mount(c"bpf".as_ptr(), path.as_ptr(), c"bpf".as_ptr(), 0, std::ptr::null())
     };
     if r == 0 {
         Ok(true)
     } else {
-        Err(format!(
-            "mounting bpffs at /sys/fs/bpf: {}",
-            std::io::Error::last_os_error()
-        ))
+        Err(format!("mounting bpffs at /sys/fs/bpf: {}", std::io::Error::last_os_error()))
     }
 }
 

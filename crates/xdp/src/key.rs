@@ -18,10 +18,8 @@ impl FpKey {
     /// is `k`; `None` when the program does not parse such frames.
     pub fn from_flow_key(k: &FlowKey) -> Option<FpKey> {
         let eth_type = k.get(Field::EthType) as u16;
-        if matches!(
-            eth_type,
-            0x05ff | 0x86dd | 0x0806 | 0x88e7 | 0x8100 | 0x88a8
-        ) || eth_type < 0x0600
+        if matches!(eth_type, 0x05ff | 0x86dd | 0x0806 | 0x88e7 | 0x8100 | 0x88a8)
+            || eth_type < 0x0600
         {
             return None;
         }
@@ -144,9 +142,7 @@ impl FpKey {
         // An MPLS key holds its label stack entry where an IPv4 key has the source.
         let src: &[Field] = if is_mpls(self.eth_type) {
             &[
-                ("mpls_label", 0xf_ffff, dec, |k| {
-                    u64::from(k.ipv4_src >> 12) & 0xf_ffff
-                }),
+                ("mpls_label", 0xf_ffff, dec, |k| u64::from(k.ipv4_src >> 12) & 0xf_ffff),
                 ("mpls_tc", 7, dec, |k| u64::from(k.ipv4_src >> 9) & 7),
                 ("mpls_bos", 1, dec, |k| u64::from(k.ipv4_src >> 8) & 1),
             ]
@@ -214,10 +210,7 @@ impl FpKey {
                     self.tp_src, self.tp_dst, self.tcp_flags
                 )),
                 17 => s.push_str(&format!(",tp_src={},tp_dst={}", self.tp_src, self.tp_dst)),
-                1 => s.push_str(&format!(
-                    ",icmp_type={},icmp_code={}",
-                    self.tp_src, self.tp_dst
-                )),
+                1 => s.push_str(&format!(",icmp_type={},icmp_code={}", self.tp_src, self.tp_dst)),
                 _ => {}
             }
         }
@@ -305,11 +298,7 @@ impl FpEntry {
             parts.push(format!("set_field:{}->mpls_bos", (w >> 8) & 1));
         };
         if f & FP_MPLS_PUSH != 0 {
-            let ty = if f & FP_MPLS_MCAST != 0 {
-                0x8848
-            } else {
-                0x8847
-            };
+            let ty = if f & FP_MPLS_MCAST != 0 { 0x8848 } else { 0x8847 };
             parts.push(format!("push_mpls:0x{ty:04x}"));
             fields(parts);
             parts.push(format!("set_mpls_ttl({})", w & 0xff));
@@ -339,10 +328,7 @@ fn is_mpls(eth_type: u16) -> bool {
 }
 
 fn mac_text(m: &[u8; 6]) -> String {
-    format!(
-        "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
-        m[0], m[1], m[2], m[3], m[4], m[5]
-    )
+    format!("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5])
 }
 
 fn ip_text(a: u32) -> String {
@@ -381,26 +367,14 @@ mod tests {
             out: 3,
             ..FpEntry::default()
         };
-        assert_eq!(
-            e.describe(),
-            "set_field:02:00:00:00:00:09->eth_dst,pop_vlan,output slot 3"
-        );
-        let d = FpEntry {
-            out: FP_DROP,
-            ..FpEntry::default()
-        };
+        assert_eq!(e.describe(), "set_field:02:00:00:00:00:09->eth_dst,pop_vlan,output slot 3");
+        let d = FpEntry { out: FP_DROP, ..FpEntry::default() };
         assert_eq!(d.describe(), "drop");
         assert_eq!(d.describe_to(&[2]), "drop");
-        let b = FpEntry {
-            out: FP_GROUP | 5,
-            ..FpEntry::default()
-        };
+        let b = FpEntry { out: FP_GROUP | 5, ..FpEntry::default() };
         assert_eq!(b.describe(), "broadcast group 5");
         assert_eq!(b.describe_to(&[2, 3]), "output:2,output:3");
-        assert_eq!(
-            e.describe_to(&[4]),
-            "set_field:02:00:00:00:00:09->eth_dst,pop_vlan,output:4"
-        );
+        assert_eq!(e.describe_to(&[4]), "set_field:02:00:00:00:00:09->eth_dst,pop_vlan,output:4");
     }
 
     #[test]
@@ -409,26 +383,14 @@ mod tests {
         k.set(Field::EthType, 0x0800);
         k.set(Field::IpProto, 1);
         let mut m = FlowKey::ZERO;
-        for f in [
-            Field::InPort,
-            Field::EthType,
-            Field::IpProto,
-            Field::IcmpType,
-        ] {
+        for f in [Field::InPort, Field::EthType, Field::IpProto, Field::IcmpType] {
             m.set(f, f.full());
         }
         m.set(Field::Ipv4Dst, 0xffff_ff00);
         m.set(Field::IpDscp, 0x3f);
         let fm = FpKey::mask_of(&m, &k);
         assert_eq!(
-            (
-                fm.in_port,
-                fm.eth_type,
-                fm.ip_proto,
-                fm.ipv4_dst,
-                fm.tp_src,
-                fm.tp_dst
-            ),
+            (fm.in_port, fm.eth_type, fm.ip_proto, fm.ipv4_dst, fm.tp_src, fm.tp_dst),
             (u32::MAX, 0xffff, 0xff, 0xffff_ff00, 0xff, 0)
         );
         assert_eq!((fm.ip_tos, fm.ipv4_src, fm.eth_src), (0xfc, 0, [0; 6]));
@@ -457,10 +419,7 @@ mod tests {
 
     #[test]
     fn vlan_fields_only_when_tagged() {
-        let mut k = FpKey {
-            eth_type: 0x88cc,
-            ..FpKey::default()
-        };
+        let mut k = FpKey { eth_type: 0x88cc, ..FpKey::default() };
         assert!(!k.describe().contains("dl_vlan"));
         k.vlan_vid = 0x1000 | 10;
         k.vlan_pcp = 3;
@@ -488,19 +447,14 @@ mod tests {
         // A mask alone does not say which frames it is for: `ipv4_src`'s bits show as
         // the IPv4 source's.
         assert_eq!(fm.describe_mask(), "in_port,dl_type,nw_src/255.255.240.0");
-        assert_eq!(
-            fk.describe_masked(&fm),
-            "in_port=4,dl_type=0x8847,mpls_label=703710"
-        );
+        assert_eq!(fk.describe_masked(&fm), "in_port=4,dl_type=0x8847,mpls_label=703710");
         m.set(Field::MplsBos, 1);
         assert_eq!(
             fk.describe_masked(&FpKey::mask_of(&m, &k)),
             "in_port=4,dl_type=0x8847,mpls_label=703710,mpls_bos=1"
         );
         // Every bit of such a key: its TTL bits are none.
-        let every = FlowKey {
-            words: [u64::MAX; datapath::key::KEY_WORDS],
-        };
+        let every = FlowKey { words: [u64::MAX; datapath::key::KEY_WORDS] };
         assert_eq!(FpKey::mask_of(&every, &k).ipv4_src, FP_MPLS_LSE);
         k.set(Field::EthType, 0x8848);
         assert!(FpKey::from_flow_key(&k).is_some());

@@ -69,10 +69,7 @@ pub fn parse(frame: &[u8], of_port: u32) -> Option<FpKey> {
 }
 
 fn parse_hdrs(frame: &[u8], of_port: u32) -> Option<(FpKey, Hdrs)> {
-    let mut k = FpKey {
-        in_port: of_port,
-        ..FpKey::default()
-    };
+    let mut k = FpKey { in_port: of_port, ..FpKey::default() };
     let mut h = Hdrs::default();
     let eth = EthernetHeader::new_checked(frame)?;
     k.eth_dst = eth.dst();
@@ -282,11 +279,7 @@ fn can_rewrite_mpls(e: &FpEntry, h: &Hdrs, len: usize) -> bool {
     if f & FP_MPLS_POP == 0 {
         return true;
     }
-    let pops = if f & FP_VLAN_POP != 0 {
-        vlan::TAG_LEN + mpls::ENTRY_LEN
-    } else {
-        mpls::ENTRY_LEN
-    };
+    let pops = if f & FP_VLAN_POP != 0 { vlan::TAG_LEN + mpls::ENTRY_LEN } else { mpls::ENTRY_LEN };
     let rest = len - h.mpls.unwrap_or(0) - mpls::ENTRY_LEN;
     match e.tp_src {
         t if is_mpls(t) => {
@@ -354,16 +347,8 @@ pub fn apply(frame: &[u8], entry: &FpEntry) -> Option<Vec<u8>> {
             None => Some(()),
         };
         for (flag, at, v) in [
-            (
-                FP_SET_IPV4_SRC,
-                ip + ipv4::field::SRC_ADDR.start,
-                e.ipv4_src,
-            ),
-            (
-                FP_SET_IPV4_DST,
-                ip + ipv4::field::DST_ADDR.start,
-                e.ipv4_dst,
-            ),
+            (FP_SET_IPV4_SRC, ip + ipv4::field::SRC_ADDR.start, e.ipv4_src),
+            (FP_SET_IPV4_DST, ip + ipv4::field::DST_ADDR.start, e.ipv4_dst),
         ] {
             if e.flags & flag != 0 {
                 let old = [be16(&f, at)?, be16(&f, at + 2)?];
@@ -443,16 +428,8 @@ fn apply_mpls(f: &mut Vec<u8>, e: &FpEntry, h: &Hdrs) -> Option<()> {
     let w = e.mpls_word();
     if e.flags & FP_MPLS_PUSH != 0 {
         // The ethertype (after the tag, if any) names the stack; the entry follows it.
-        let et = if h.tagged {
-            ETHERTYPE_AT + vlan::TAG_LEN
-        } else {
-            ETHERTYPE_AT
-        };
-        let ty = if e.flags & FP_MPLS_MCAST != 0 {
-            ETH_P_MPLS_MC
-        } else {
-            ETH_P_MPLS
-        };
+        let et = if h.tagged { ETHERTYPE_AT + vlan::TAG_LEN } else { ETHERTYPE_AT };
+        let ty = if e.flags & FP_MPLS_MCAST != 0 { ETH_P_MPLS_MC } else { ETH_P_MPLS };
         put16(f, et, ty)?;
         let at = et + ETHERTYPE_LEN;
         f.splice(at..at, w.to_be_bytes());

@@ -226,30 +226,19 @@ impl FastPath {
         for g in &groups {
             loader.map_max_entries(g, max_ports);
         }
-        let mut ebpf = loader
-            .load(PROGRAM)
-            .map_err(|e| fail("creating the fast-path maps", &e))?;
+        let mut ebpf = loader.load(PROGRAM).map_err(|e| fail("creating the fast-path maps", &e))?;
         let prog: &mut Xdp = ebpf
             .program_mut(PROGRAM_NAME)
             .ok_or_else(|| missing("program"))?
             .try_into()
             .map_err(|e: ProgramError| fail("loading the fast-path program", &e))?;
-        prog.load()
-            .map_err(|e| fail("loading the fast-path program (BPF_PROG_LOAD)", &e))?;
+        prog.load().map_err(|e| fail("loading the fast-path program (BPF_PROG_LOAD)", &e))?;
 
         let mut st: Array<_, FpState> =
             Array::try_from(ebpf.map_mut("state").ok_or_else(|| missing("state map"))?)
                 .map_err(|e| fail("opening the state map", &e))?;
-        st.set(
-            0,
-            FpState {
-                version: 0,
-                slots: capacity,
-                orphan_until: 0,
-            },
-            0,
-        )
-        .map_err(|e| fail("writing the fast-path state", &e))?;
+        st.set(0, FpState { version: 0, slots: capacity, orphan_until: 0 }, 0)
+            .map_err(|e| fail("writing the fast-path state", &e))?;
 
         let mut masks: Array<_, FpKey> =
             Array::try_from(ebpf.map_mut("masks").ok_or_else(|| missing("masks map"))?)
@@ -259,14 +248,7 @@ impl FastPath {
             .map_err(|e| fail("writing the exact mask", &e))?;
         let mut order = [0u8; FP_MASKS];
         order[0] = FP_EXACT_MASK as u8;
-        write_walk(
-            &mut ebpf,
-            &FpWalk {
-                n: 1,
-                order,
-                pad: 0,
-            },
-        )?;
+        write_walk(&mut ebpf, &FpWalk { n: 1, order, pad: 0 })?;
 
         let counters = map_counters(&ebpf, elements, cpus)?;
         let bands = crate::bands::map_bands(&ebpf)?;
@@ -309,26 +291,15 @@ impl FastPath {
     ) -> Result<Attached, FastPathError> {
         let queues = queues.clamp(1, QUEUES_PER_PORT);
         let mut inner = self.shared.lock();
-        let slot = inner
-            .slots
-            .iter()
-            .position(Option::is_none)
-            .ok_or_else(|| FastPathError::NoPortSlot {
-                name: name.to_string(),
-                max_ports: self.shared.max_ports,
-            })? as u32;
-        let mut port = FpPort {
-            of_port,
-            xsk_base: slot * QUEUES_PER_PORT,
-            queues,
-            flags: 0,
-        };
+        let slot = inner.slots.iter().position(Option::is_none).ok_or_else(|| {
+            FastPathError::NoPortSlot { name: name.to_string(), max_ports: self.shared.max_ports }
+        })? as u32;
+        let mut port = FpPort { of_port, xsk_base: slot * QUEUES_PER_PORT, queues, flags: 0 };
         ports_map(&mut inner.ebpf)?
             .insert(ifindex, port, 0)
             .map_err(|e| fail("writing the fast-path port record", &e))?;
         if let Err(e) = devmap(&mut inner.ebpf).and_then(|mut m| {
-            m.set(slot, ifindex, None, 0)
-                .map_err(|e| fail("writing the fast-path devmap", &e))
+            m.set(slot, ifindex, None, 0).map_err(|e| fail("writing the fast-path devmap", &e))
         }) {
             let _ = ports_map(&mut inner.ebpf).map(|mut m| m.remove(&ifindex));
             return Err(e);
@@ -338,11 +309,7 @@ impl FastPath {
         // `take_over`); else a new attachment.
         let mut made = crate::handover::adopt(&mut inner, name, ifindex, mode).map(|m| (None, m));
         let mut failures: Vec<(&str, ProgramError)> = Vec::new();
-        let order = if made.is_some() {
-            &[][..]
-        } else {
-            mode.tries()
-        };
+        let order = if made.is_some() { &[][..] } else { mode.tries() };
         for &(xdp_mode, attached, label) in order {
             let result = xdp_prog(&mut inner.ebpf)
                 .and_then(|p| p.attach_to_if_index(ifindex, xdp_mode).map_err(Some));
@@ -431,21 +398,16 @@ impl FastPath {
             }
         }
         for (slot, ifindex) in &targets {
-            map.insert(*slot, *ifindex, None, 0)
-                .map_err(|e| fail(STEP, &e))?;
+            map.insert(*slot, *ifindex, None, 0).map_err(|e| fail(STEP, &e))?;
         }
         // Its slots, for the program's check that each takes XDP frames (a slot past
         // 63 has no bit: all of them then, so the group never counts as delivered from a
         // native port).
-        let members = targets
-            .iter()
-            .fold(0u64, |m, (s, _)| match 1u64.checked_shl(*s) {
-                Some(bit) if *s < 64 => m | bit,
-                _ => u64::MAX,
-            });
-        reach_mut(&mut inner.ebpf)?
-            .set(1 + group, members, 0)
-            .map_err(|e| fail(STEP, &e))
+        let members = targets.iter().fold(0u64, |m, (s, _)| match 1u64.checked_shl(*s) {
+            Some(bit) if *s < 64 => m | bit,
+            _ => u64::MAX,
+        });
+        reach_mut(&mut inner.ebpf)?.set(1 + group, members, 0).map_err(|e| fail(STEP, &e))
     }
 
     /// The devmap slots in broadcast group `group`.
@@ -461,47 +423,27 @@ impl FastPath {
     pub fn set_version(&self, v: u64) -> Result<(), FastPathError> {
         let mut inner = self.shared.lock();
         let mut st = state_map(&mut inner.ebpf)?;
-        st.set(
-            0,
-            FpState {
-                version: v,
-                slots: self.shared.capacity,
-                orphan_until: 0,
-            },
-            0,
-        )
-        .map_err(|e| fail("writing the fast-path state", &e))
+        st.set(0, FpState { version: v, slots: self.shared.capacity, orphan_until: 0 }, 0)
+            .map_err(|e| fail("writing the fast-path state", &e))
     }
 
     /// The live version.
     pub fn version(&self) -> Result<u64, FastPathError> {
         let inner = self.shared.lock();
-        let st: Array<_, FpState> = Array::try_from(
-            inner
-                .ebpf
-                .map("state")
-                .ok_or_else(|| missing("state map"))?,
-        )
-        .map_err(|e| fail("opening the state map", &e))?;
-        st.get(&0, 0)
-            .map(|s| s.version)
-            .map_err(|e| fail("reading the fast-path state", &e))
+        let st: Array<_, FpState> =
+            Array::try_from(inner.ebpf.map("state").ok_or_else(|| missing("state map"))?)
+                .map_err(|e| fail("opening the state map", &e))?;
+        st.get(&0, 0).map(|s| s.version).map_err(|e| fail("reading the fast-path state", &e))
     }
 
     /// Writes `mask` to mask slot `slot` (below [`FP_MASKS`]). The caller makes sure no
     /// walk names the slot and no entry uses it (see the program's comment).
     pub fn set_mask(&self, slot: u16, mask: &FpKey) -> Result<(), FastPathError> {
         let mut inner = self.shared.lock();
-        let mut masks: Array<_, FpKey> = Array::try_from(
-            inner
-                .ebpf
-                .map_mut("masks")
-                .ok_or_else(|| missing("masks map"))?,
-        )
-        .map_err(|e| fail("opening the masks map", &e))?;
-        masks
-            .set(u32::from(slot), *mask, 0)
-            .map_err(|e| fail("writing a fast-path mask", &e))
+        let mut masks: Array<_, FpKey> =
+            Array::try_from(inner.ebpf.map_mut("masks").ok_or_else(|| missing("masks map"))?)
+                .map_err(|e| fail("opening the masks map", &e))?;
+        masks.set(u32::from(slot), *mask, 0).map_err(|e| fail("writing a fast-path mask", &e))
     }
 
     /// Sets the mask slots the lookup walks, in order (at most [`FP_MASKS`]).
@@ -520,9 +462,7 @@ impl FastPath {
         let mut flows = flows_mut(&mut inner.ebpf)?;
         flows.insert(key, entry, 0).map_err(|e| {
             if errno_of(&e) == Some(libc::E2BIG) {
-                FastPathError::Full {
-                    capacity: self.shared.capacity,
-                }
+                FastPathError::Full { capacity: self.shared.capacity }
             } else {
                 fail("inserting a fast-path entry", &e)
             }
@@ -544,13 +484,9 @@ impl FastPath {
     /// Every entry of the flow map (in the map's order).
     pub fn entries(&self) -> Result<Vec<(FpKey, FpEntry)>, FastPathError> {
         let inner = self.shared.lock();
-        let flows: HashMap<_, FpKey, FpEntry> = HashMap::try_from(
-            inner
-                .ebpf
-                .map("flows")
-                .ok_or_else(|| missing("flows map"))?,
-        )
-        .map_err(|e| fail("opening the flow map", &e))?;
+        let flows: HashMap<_, FpKey, FpEntry> =
+            HashMap::try_from(inner.ebpf.map("flows").ok_or_else(|| missing("flows map"))?)
+                .map_err(|e| fail("opening the flow map", &e))?;
         let mut out = Vec::new();
         for item in flows.iter() {
             match item {
@@ -681,19 +617,12 @@ impl Attached {
     /// AF_XDP socket `fd`.
     pub fn insert_xsk(&self, queue: u32, fd: RawFd) -> Result<(), FastPathError> {
         if queue >= self.queues {
-            return Err(FastPathError::BadQueue {
-                queue,
-                queues: self.queues,
-            });
+            return Err(FastPathError::BadQueue { queue, queues: self.queues });
         }
         let mut inner = self.shared.lock();
-        let mut xsks = XskMap::try_from(
-            inner
-                .ebpf
-                .map_mut("xsks")
-                .ok_or_else(|| missing("xsks map"))?,
-        )
-        .map_err(|e| fail("opening the XSKMAP", &e))?;
+        let mut xsks =
+            XskMap::try_from(inner.ebpf.map_mut("xsks").ok_or_else(|| missing("xsks map"))?)
+                .map_err(|e| fail("opening the XSKMAP", &e))?;
         xsks.set(self.xsk_base + queue, fd, 0)
             .map_err(|e| fail("adding an AF_XDP socket to the XSKMAP", &e))
     }
@@ -727,11 +656,8 @@ impl Drop for Attached {
                 );
             }
         }
-        if let Ok(mut xsks) = inner
-            .ebpf
-            .map_mut("xsks")
-            .ok_or(())
-            .and_then(|m| XskMap::try_from(m).map_err(drop))
+        if let Ok(mut xsks) =
+            inner.ebpf.map_mut("xsks").ok_or(()).and_then(|m| XskMap::try_from(m).map_err(drop))
         {
             for q in 0..self.queues {
                 let _ = xsks.unset(self.xsk_base + q);
@@ -774,15 +700,11 @@ pub(crate) fn write_reach(inner: &mut Inner) {
         .iter()
         .enumerate()
         .take(64)
-        .filter(|(_, p)| {
-            p.as_ref()
-                .is_some_and(|p| p.delivery == delivery::Delivery::Delivered)
-        })
+        .filter(|(_, p)| p.as_ref().is_some_and(|p| p.delivery == delivery::Delivery::Delivered))
         .fold(0u64, |m, (s, _)| m | 1 << s);
-    if let Err(e) = reach_mut(&mut inner.ebpf).and_then(|mut m| {
-        m.set(0, ok, 0)
-            .map_err(|e| fail("writing the reach map", &e))
-    }) {
+    if let Err(e) = reach_mut(&mut inner.ebpf)
+        .and_then(|mut m| m.set(0, ok, 0).map_err(|e| fail("writing the reach map", &e)))
+    {
         eprintln!("xdp: {e}");
     }
 }
@@ -807,13 +729,8 @@ fn delete_elem(fd: RawFd, key: u32) {
         flags: u64,
     }
     const BPF_MAP_DELETE_ELEM: libc::c_long = 3;
-    let attr = Attr {
-        map_fd: fd as u32,
-        pad: 0,
-        key: &key as *const u32 as u64,
-        value: 0,
-        flags: 0,
-    };
+    let attr =
+        Attr { map_fd: fd as u32, pad: 0, key: &key as *const u32 as u64, value: 0, flags: 0 };
     // SAFETY: `attr` is the map-element form of union bpf_attr, fully initialised, and
     // lives (with `key`, which it points to) until the call returns; the kernel only
     // reads it. The size passed is its size.
@@ -835,11 +752,8 @@ fn ports_map(
 }
 
 fn devmap(ebpf: &mut Ebpf) -> Result<DevMap<&mut aya::maps::MapData>, FastPathError> {
-    DevMap::try_from(
-        ebpf.map_mut("tx_ports")
-            .ok_or_else(|| missing("tx_ports map"))?,
-    )
-    .map_err(|e| fail("opening the devmap", &e))
+    DevMap::try_from(ebpf.map_mut("tx_ports").ok_or_else(|| missing("tx_ports map"))?)
+        .map_err(|e| fail("opening the devmap", &e))
 }
 
 /// The name of broadcast group `g`'s map.
@@ -868,8 +782,7 @@ fn write_walk(ebpf: &mut Ebpf, w: &FpWalk) -> Result<(), FastPathError> {
     let mut walk: Array<_, FpWalk> =
         Array::try_from(ebpf.map_mut("walk").ok_or_else(|| missing("walk map"))?)
             .map_err(|e| fail("opening the walk map", &e))?;
-    walk.set(0, *w, 0)
-        .map_err(|e| fail("writing the fast-path mask walk", &e))
+    walk.set(0, *w, 0).map_err(|e| fail("writing the fast-path mask walk", &e))
 }
 
 /// The program's `state` array.
@@ -881,10 +794,7 @@ pub(crate) fn state_map(
 }
 
 pub(crate) fn xdp_prog(ebpf: &mut Ebpf) -> Result<&mut Xdp, Option<ProgramError>> {
-    ebpf.program_mut(PROGRAM_NAME)
-        .ok_or(None)?
-        .try_into()
-        .map_err(Some)
+    ebpf.program_mut(PROGRAM_NAME).ok_or(None)?.try_into().map_err(Some)
 }
 
 /// Maps the counters array read-only.
@@ -901,40 +811,22 @@ fn map_counters(ebpf: &Ebpf, elements: usize, cpus: usize) -> Result<CounterMap,
     let len = bytes.div_ceil(page) * page;
     // SAFETY: a fresh shared read-only mapping of a BPF_F_MMAPABLE array map fd, at an
     // address the kernel picks; no existing memory is affected. The result is checked.
-    let ptr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_SHARED,
-            fd,
-            0,
-        )
-    };
+    let ptr =
+        unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_SHARED, fd, 0) };
     if ptr == libc::MAP_FAILED {
         let e = io::Error::last_os_error();
         return Err(fail(STEP, &e));
     }
-    let ptr = NonNull::new(ptr.cast::<u8>()).ok_or_else(|| FastPathError::Failed {
-        step: STEP,
-        detail: "mmap returned null".into(),
-    })?;
-    Ok(CounterMap {
-        ptr,
-        len,
-        elements,
-        cpus,
-    })
+    let ptr = NonNull::new(ptr.cast::<u8>())
+        .ok_or_else(|| FastPathError::Failed { step: STEP, detail: "mmap returned null".into() })?;
+    Ok(CounterMap { ptr, len, elements, cpus })
 }
 
 /// A failed step: not permitted, or the whole story.
 pub(crate) fn fail(step: &'static str, e: &(dyn Error + 'static)) -> FastPathError {
     match errno_of(e) {
         Some(libc::EPERM) | Some(libc::EACCES) => FastPathError::NotPermitted { step },
-        _ => FastPathError::Failed {
-            step,
-            detail: chain(e),
-        },
+        _ => FastPathError::Failed { step, detail: chain(e) },
     }
 }
 
@@ -949,13 +841,9 @@ pub(crate) fn missing(what: &str) -> FastPathError {
 /// Attaching failed in every mode tried.
 fn attach_error(name: &str, tries: &[(&str, ProgramError)]) -> FastPathError {
     if !tries.is_empty()
-        && tries
-            .iter()
-            .all(|(_, e)| matches!(errno_of(e), Some(libc::EPERM) | Some(libc::EACCES)))
+        && tries.iter().all(|(_, e)| matches!(errno_of(e), Some(libc::EPERM) | Some(libc::EACCES)))
     {
-        return FastPathError::NotPermitted {
-            step: "attaching the fast-path program",
-        };
+        return FastPathError::NotPermitted { step: "attaching the fast-path program" };
     }
     let mut text = format!("{name}: no XDP attach mode worked: ");
     for (i, (mode, e)) in tries.iter().enumerate() {
@@ -970,10 +858,7 @@ fn attach_error(name: &str, tries: &[(&str, ProgramError)]) -> FastPathError {
     if tries.is_empty() {
         text.push_str("the program is missing from its object");
     }
-    FastPathError::Failed {
-        step: "attaching the fast-path program",
-        detail: text,
-    }
+    FastPathError::Failed { step: "attaching the fast-path program", detail: text }
 }
 
 #[cfg(test)]
@@ -1029,15 +914,9 @@ mod tests {
 
     #[test]
     fn permission_errors_name_the_capabilities() {
-        let e = fail(
-            "loading the fast-path program",
-            &io::Error::from_raw_os_error(libc::EPERM),
-        );
+        let e = fail("loading the fast-path program", &io::Error::from_raw_os_error(libc::EPERM));
         let text = e.to_string();
-        assert!(
-            text.contains("CAP_BPF") && text.contains("CAP_NET_ADMIN"),
-            "{text}"
-        );
+        assert!(text.contains("CAP_BPF") && text.contains("CAP_NET_ADMIN"), "{text}");
         assert!(text.contains("loading the fast-path program"), "{text}");
     }
 }

@@ -30,10 +30,7 @@ impl Steering for PortSteering {
             .fp
             .attach(name, ifindex, self.of_port, queues, mode)
             .map_err(|e| port_error(name, "attaching the fast-path XDP program", e))?;
-        Ok(Box::new(SteeredPort {
-            attached: a,
-            name: name.to_string(),
-        }))
+        Ok(Box::new(SteeredPort { attached: a, name: name.to_string() }))
     }
 }
 
@@ -50,11 +47,7 @@ impl SteeringAttachment for SteeredPort {
 
     fn insert(&mut self, queue: u32, fd: RawFd) -> Result<(), PortError> {
         self.attached.insert_xsk(queue, fd).map_err(|e| {
-            port_error(
-                &self.name,
-                "adding an AF_XDP socket to the fast path's XSKMAP",
-                e,
-            )
+            port_error(&self.name, "adding an AF_XDP socket to the fast path's XSKMAP", e)
         })
     }
 }

@@ -197,12 +197,7 @@ impl Installed {
         if packets == 0 || packets > u64::MAX / 2 || dropped > packets {
             return None;
         }
-        Some(Hits {
-            packets,
-            bytes,
-            dropped,
-            dropped_bytes,
-        })
+        Some(Hits { packets, bytes, dropped, dropped_bytes })
     }
 }
 
@@ -348,23 +343,17 @@ impl KernelTier {
     /// Sets the tier as `dp`'s mirror and starts its thread, pinned to `cpu` if given
     /// (the switch pins it beside its first worker, which it works for).
     pub fn start(self: &Arc<Self>, cpu: Option<usize>) -> std::io::Result<()> {
-        let rx = self
-            .inbox
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        let rx = self.inbox.lock().unwrap_or_else(PoisonError::into_inner).take();
         let Some(rx) = rx else {
             return Ok(());
         };
         let me = self.clone();
-        let h = std::thread::Builder::new()
-            .name("fastpath".into())
-            .spawn(move || {
-                if let Some(id) = cpu {
-                    core_affinity::set_for_current(core_affinity::CoreId { id });
-                }
-                me.run(rx)
-            })?;
+        let h = std::thread::Builder::new().name("fastpath".into()).spawn(move || {
+            if let Some(id) = cpu {
+                core_affinity::set_for_current(core_affinity::CoreId { id });
+            }
+            me.run(rx)
+        })?;
         *self.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(h);
         self.dp.set_mirror(self.clone());
         Ok(())
@@ -378,11 +367,7 @@ impl KernelTier {
     /// Stops the thread (the program keeps forwarding until detached).
     pub fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
-        let h = self
-            .thread
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        let h = self.thread.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some(h) = h {
             let _ = h.join();
         }
@@ -458,17 +443,10 @@ impl KernelTier {
             // a new offer round.
             Err(Refusal { macs: true, .. }) => t.stats.refused += 1,
             Err(Refusal { why, .. }) => refuse(&mut t, fk, version, why),
-            Ok(Judged {
-                decision: d,
-                mut entry,
-                mask,
-                group,
-                mismatch,
-            }) => {
+            Ok(Judged { decision: d, mut entry, mask, group, mismatch }) => {
                 if mismatch {
                     t.stats.mismatched += 1;
-                    t.refused
-                        .insert(fk, (d.version, "the kernel's rewrite would differ".into()));
+                    t.refused.insert(fk, (d.version, "the kernel's rewrite would differ".into()));
                     return;
                 }
                 if d.version != t.dp_version {
@@ -531,11 +509,8 @@ impl KernelTier {
         entry.version = t.generation;
         // A metered entry counts its meter's drops in a second slot (taken first: an
         // eviction for it may take out the entry being replaced).
-        let old_dropped = t
-            .entries
-            .get(&key)
-            .filter(|o| o.entry.meter != 0)
-            .map(|o| o.entry.dropped);
+        let old_dropped =
+            t.entries.get(&key).filter(|o| o.entry.meter != 0).map(|o| o.entry.dropped);
         let new_dropped = match (entry.meter != 0, old_dropped) {
             (false, _) => None,
             (true, Some(d)) => Some(d),
@@ -675,12 +650,7 @@ impl KernelTier {
     /// the others'.
     fn harvest_versions(&self, t: &mut Table, now: u64, credited: impl Fn(u64) -> bool) {
         let mut hits = Vec::new();
-        let Table {
-            entries,
-            masks,
-            normal,
-            ..
-        } = t;
+        let Table { entries, masks, normal, .. } = t;
         let seen = &mut normal.seen;
         for e in entries.values_mut() {
             let Some(h) = e.grow(&self.fp) else {
@@ -813,9 +783,7 @@ impl Drop for KernelTier {
 /// program's walk finds.
 fn covering<'a>(t: &'a Table, fk: &FpKey) -> Option<&'a Installed> {
     t.masks.walked().find_map(|(s, m)| {
-        t.entries
-            .get(&fk.masked(m, s))
-            .filter(|e| e.entry.version == t.generation)
+        t.entries.get(&fk.masked(m, s)).filter(|e| e.entry.version == t.generation)
     })
 }
 

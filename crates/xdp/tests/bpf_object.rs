@@ -51,13 +51,7 @@ fn producer(object: &[u8]) -> String {
     let Some(at) = object.windows(key.len()).position(|w| w == key) else {
         return "an unnamed compiler".to_string();
     };
-    let start = object[..at]
-        .iter()
-        .rposition(|&b| b == 0)
-        .map_or(0, |i| i + 1);
-    let end = object[at..]
-        .iter()
-        .position(|&b| b == 0)
-        .map_or(object.len(), |i| at + i);
+    let start = object[..at].iter().rposition(|&b| b == 0).map_or(0, |i| i + 1);
+    let end = object[at..].iter().position(|&b| b == 0).map_or(object.len(), |i| at + i);
     String::from_utf8_lossy(&object[start..end]).into_owned()
 }

@@ -26,11 +26,7 @@ use common::in_fresh_netns;
 /// `CMD ARGS` in the calling thread's namespace, which must succeed; its stdout.
 fn run(cmd: &str, args: &[&str]) -> String {
     let out = std::process::Command::new(cmd).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{cmd} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -71,12 +67,7 @@ fn send(ifindex: u32, frame: &[u8], n: usize) {
                 std::mem::size_of::<libc::sockaddr_ll>() as u32,
             )
         };
-        assert_eq!(
-            r,
-            frame.len() as isize,
-            "{}",
-            std::io::Error::last_os_error()
-        );
+        assert_eq!(r, frame.len() as isize, "{}", std::io::Error::last_os_error());
     }
 }
 
@@ -112,10 +103,7 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
         let rule = Rule::new(
             FlowMatch::ANY.exact(Field::InPort, 1),
             10,
-            Instructions {
-                apply: vec![Action::Output(2)],
-                ..Instructions::default()
-            },
+            Instructions { apply: vec![Action::Output(2)], ..Instructions::default() },
         );
         wr.insert_rule(0, rule).unwrap();
         wr.publish();
@@ -135,11 +123,7 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
         send(dib, &frame, 10);
         eventually("10 hits sent to user space", || undelivered() == 10);
         assert_eq!(fp.events()[event::HIT as usize], 0);
-        assert_eq!(
-            rx_packets("dob"),
-            rx,
-            "nothing forwarded into dob by the kernel"
-        );
+        assert_eq!(rx_packets("dob"), rx, "nothing forwarded into dob by the kernel");
         let lost = |p: u32| fp.lost_of(p).expect("drops are counted");
         assert_eq!(lost(2), 0);
 
@@ -147,16 +131,11 @@ fn native_outputs_follow_the_peers_napi_and_kernel_drops_are_counted() {
         // forwards from the next frame on.
         run("ethtool", &["-K", "dob", "gro", "on"]);
         let (port, before) = fp.refresh(doa).expect("a change");
-        assert_eq!(
-            (before, port.delivery),
-            (Delivery::Dropped, Delivery::Delivered)
-        );
+        assert_eq!((before, port.delivery), (Delivery::Dropped, Delivery::Delivered));
         assert!(matches!(tier.verdict(&key), Verdict::Served { .. }));
         let rx = rx_packets("dob");
         send(dib, &frame, 10);
-        eventually("10 frames served in the kernel reach dob", || {
-            rx_packets("dob") >= rx + 10
-        });
+        eventually("10 frames served in the kernel reach dob", || rx_packets("dob") >= rx + 10);
         assert_eq!(fp.events()[event::HIT as usize], 10);
         assert_eq!(lost(2), 0);
 

@@ -15,9 +15,7 @@ const XDP_REDIRECT: u32 = 4;
 /// to the loopback (generic mode, one queue) as port `port`.
 fn on_lo(capacity: u32, max_ports: u32, port: u32) -> (FastPath, Attached) {
     let fp = FastPath::load(capacity, max_ports).expect("load");
-    let att = fp
-        .attach("lo", 1, port, 1, AttachMode::Generic)
-        .expect("attach to lo");
+    let att = fp.attach("lo", 1, port, 1, AttachMode::Generic).expect("attach to lo");
     (fp, att)
 }
 
@@ -68,12 +66,7 @@ fn program_agrees_with_the_model() {
         // Drop.
         let g = udp_frame(2000);
         let gk = model::parse(&g, 5).unwrap();
-        let d = FpEntry {
-            version: 7,
-            counter: 4,
-            out: FP_DROP,
-            ..FpEntry::default()
-        };
+        let d = FpEntry { version: 7, counter: 4, out: FP_DROP, ..FpEntry::default() };
         fp.insert(&gk, &d).unwrap();
         let (rc, out) = fp.test_run(&g, lo, 0).unwrap();
         assert_eq!((rc, out), (XDP_DROP, g.clone()));
@@ -150,10 +143,7 @@ fn full_map_is_reported() {
             fp.insert(&k, &e).unwrap();
         }
         let k = model::parse(&udp_frame(99), 1).unwrap();
-        assert!(matches!(
-            fp.insert(&k, &e),
-            Err(xdp::FastPathError::Full { capacity: 2 })
-        ));
+        assert!(matches!(fp.insert(&k, &e), Err(xdp::FastPathError::Full { capacity: 2 })));
     });
 }
 
@@ -181,11 +171,7 @@ fn program_builds_the_model_key() {
         let frames = [udp, tagged, gre, icmp, lldp, tcp, mpls, mpls_tagged];
         for (i, f) in frames.iter().enumerate() {
             let key = model::parse(f, 9).unwrap_or_else(|| panic!("frame {i} parses"));
-            let e = FpEntry {
-                counter: i as u32,
-                out: FP_DROP,
-                ..FpEntry::default()
-            };
+            let e = FpEntry { counter: i as u32, out: FP_DROP, ..FpEntry::default() };
             fp.insert(&key, &e).unwrap();
             let (rc, _) = fp.test_run(f, 1, 0).unwrap();
             assert_eq!(rc, XDP_DROP, "frame {i}: the program's key differs");
@@ -238,8 +224,7 @@ fn megaflow_masks_cover_every_key_equal_under_them() {
         assert_eq!(rc, XDP_PASS);
         assert_eq!(fp.events()[event::MISS as usize], 1);
         // A stale exact entry walked first does not hide the live megaflow behind it.
-        fp.insert(&key.masked(&FpKey::EXACT, FP_EXACT_MASK), &drop_at(2, 2))
-            .unwrap();
+        fp.insert(&key.masked(&FpKey::EXACT, FP_EXACT_MASK), &drop_at(2, 2)).unwrap();
         let (rc, _) = fp.test_run(&first, 1, 0).unwrap();
         assert_eq!(rc, XDP_DROP);
         assert_eq!((fp.counter(1).packets, fp.counter(2).packets), (4, 0));
@@ -304,12 +289,7 @@ fn mpls_frames_and_rewrites_agree_with_the_model() {
         };
         let mut entries = Vec::new();
         for ty in [0x0800u32, 0x86dd, 0x8847, 0x8848] {
-            for extra in [
-                0,
-                FP_MPLS_TTL_CHECK,
-                FP_VLAN_POP | FP_SET_ETH_SRC,
-                FP_VLAN_PUSH,
-            ] {
+            for extra in [0, FP_MPLS_TTL_CHECK, FP_VLAN_POP | FP_SET_ETH_SRC, FP_VLAN_PUSH] {
                 entries.push(entry(FP_MPLS_POP | extra, ty << 16));
             }
         }
@@ -348,10 +328,7 @@ fn mpls_frames_and_rewrites_agree_with_the_model() {
         let ev = fp.events();
         assert_eq!(ev[event::HIT as usize], served);
         assert_eq!(ev[event::REWRITE_FAILED as usize], refused);
-        assert!(
-            served > 150 && refused > 100,
-            "{served} served, {refused} refused"
-        );
+        assert!(served > 150 && refused > 100, "{served} served, {refused} refused");
         drop(att);
     });
 }
@@ -372,9 +349,7 @@ fn offloaded_frame(proto: u8, payload: usize) -> (Vec<u8>, Vec<u8>) {
         u
     };
     l4.extend((0..payload).map(|i| (i * 13 + 5) as u8));
-    let mut ip = vec![
-        0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, proto, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-    ];
+    let mut ip = vec![0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, proto, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
     ip[2..4].copy_from_slice(&((20 + l4.len()) as u16).to_be_bytes());
     let c = common::csum(&ip);
     ip[10..12].copy_from_slice(&c.to_be_bytes());
@@ -410,12 +385,8 @@ fn unfinished_checksums_are_finished_on_a_hit_as_the_model_says() {
         let fp = FastPath::load(64, 4).expect("load");
         // Frames "arrive" on the veth, attached natively, and on the loopback, which has
         // generic mode only.
-        let native = fp
-            .attach("csa", csa, 5, 1, AttachMode::Native)
-            .expect("native XDP on a veth");
-        let generic = fp
-            .attach("lo", 1, 6, 1, AttachMode::Generic)
-            .expect("attach to lo");
+        let native = fp.attach("csa", csa, 5, 1, AttachMode::Native).expect("native XDP on a veth");
+        let generic = fp.attach("lo", 1, 6, 1, AttachMode::Generic).expect("attach to lo");
         fp.set_version(1).unwrap();
         let mut n = 0;
         for proto in [6u8, 17] {
@@ -437,11 +408,7 @@ fn unfinished_checksums_are_finished_on_a_hit_as_the_model_says() {
                 fp.insert(&key, &e).unwrap();
                 let (rc, out) = fp.test_run(&part, csa, 0).unwrap();
                 assert_eq!(rc, XDP_REDIRECT, "{proto}/{payload}");
-                assert_eq!(
-                    Some(&out),
-                    model::apply(&part, &e).as_ref(),
-                    "{proto}/{payload}"
-                );
+                assert_eq!(Some(&out), model::apply(&part, &e).as_ref(), "{proto}/{payload}");
                 assert_eq!(Some(out), model::apply(&full, &e), "{proto}/{payload}");
                 n += 1;
                 // From a generic-mode port the frame goes to user space as it is.
@@ -450,10 +417,7 @@ fn unfinished_checksums_are_finished_on_a_hit_as_the_model_says() {
                 let (rc, out) = fp.test_run(&part, 1, 0).unwrap();
                 assert_eq!((rc, &out), (XDP_PASS, &part), "generic, {proto}/{payload}");
                 let (rc, _) = fp.test_run(&full, 1, 0).unwrap();
-                assert_eq!(
-                    rc, XDP_REDIRECT,
-                    "a finished checksum is served from generic"
-                );
+                assert_eq!(rc, XDP_REDIRECT, "a finished checksum is served from generic");
             }
         }
         assert_eq!(fp.events()[event::CSUM_FINISHED as usize], n);

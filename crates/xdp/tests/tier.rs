@@ -27,10 +27,7 @@ fn output_rule(dst: u64, port: u32) -> Rule {
         FlowMatch::ANY.exact(Field::InPort, 1),
         10,
         Instructions {
-            apply: vec![
-                Action::SetField(Field::EthDst, dst as u128),
-                Action::Output(port),
-            ],
+            apply: vec![Action::SetField(Field::EthDst, dst as u128), Action::Output(port)],
             ..Instructions::default()
         },
     )
@@ -55,11 +52,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         let entries = fp.entries().unwrap();
         assert_eq!(entries.len(), 1, "{entries:?}");
         let (_, e) = entries[0];
-        assert_eq!(
-            e.version,
-            fp.version().unwrap(),
-            "written in the current generation"
-        );
+        assert_eq!(e.version, fp.version().unwrap(), "written in the current generation");
         assert_eq!(e.flags, FP_SET_ETH_DST);
         assert_eq!(e.out, attached[1].slot());
 
@@ -77,10 +70,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         assert_eq!(dp.read_table(0).lookups, 3);
         assert_eq!(dp.read_port(0).rx_packets, 3);
         assert_eq!(dp.read_port(1).tx_packets, 3);
-        assert!(matches!(
-            tier.verdict(&key),
-            Verdict::Served { packets: 3, .. }
-        ));
+        assert!(matches!(tier.verdict(&key), Verdict::Served { packets: 3, .. }));
 
         // A rule the entry's key does not match: the entry keeps forwarding.
         wr.insert_rule(
@@ -88,28 +78,20 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
             Rule::new(
                 FlowMatch::ANY.exact(Field::InPort, 2),
                 20,
-                Instructions {
-                    apply: vec![Action::Output(1)],
-                    ..Instructions::default()
-                },
+                Instructions { apply: vec![Action::Output(1)], ..Instructions::default() },
             ),
         )
         .unwrap();
         wr.publish();
         let (rc, _) = fp.test_run(&frame, 1, 0).unwrap();
-        assert_eq!(
-            rc, XDP_REDIRECT,
-            "an unrelated change must not take the entry out"
-        );
+        assert_eq!(rc, XDP_REDIRECT, "an unrelated change must not take the entry out");
         assert!(matches!(tier.verdict(&key), Verdict::Served { .. }));
 
         // A change of the rule it took: the entry is gone from the publish on, and its
         // hits up to then are credited.
         wr.modify_rule(id, |r| {
-            r.instructions.apply = vec![
-                Action::SetField(Field::EthDst, 0x0200_0000_0077),
-                Action::Output(2),
-            ]
+            r.instructions.apply =
+                vec![Action::SetField(Field::EthDst, 0x0200_0000_0077), Action::Output(2)]
         })
         .unwrap();
         wr.publish();
@@ -134,10 +116,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         wr.insert_rule(0, above).unwrap();
         wr.publish();
         let (rc, _) = fp.test_run(&frame, 1, 0).unwrap();
-        assert_eq!(
-            rc, XDP_PASS,
-            "a new rule above the entry's must take it out"
-        );
+        assert_eq!(rc, XDP_PASS, "a new rule above the entry's must take it out");
         tier.consider(&key);
         let (rc, got) = fp.test_run(&frame, 1, 0).unwrap();
         assert_eq!(rc, XDP_REDIRECT);
@@ -159,10 +138,8 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         );
 
         // A decision the program cannot redo is not mirrored.
-        wr.modify_rule(id, |r| {
-            r.instructions.apply = vec![Action::Controller { max_len: 128 }]
-        })
-        .unwrap();
+        wr.modify_rule(id, |r| r.instructions.apply = vec![Action::Controller { max_len: 128 }])
+            .unwrap();
         wr.publish();
         tier.consider(&key);
         assert!(matches!(tier.verdict(&key), Verdict::Refused(_)));
@@ -213,12 +190,8 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
             } else {
                 set.iter().map(|&p| Action::Output(p)).collect()
             };
-            let instr = Instructions {
-                apply,
-                ..Instructions::default()
-            };
-            wr.insert_rule(0, Rule::new(flow_match(i), 10, instr))
-                .unwrap();
+            let instr = Instructions { apply, ..Instructions::default() };
+            wr.insert_rule(0, Rule::new(flow_match(i), 10, instr)).unwrap();
         }
         wr.publish();
         let tier = common::mirrored(&fp, &dp, Instant::now());
@@ -294,16 +267,11 @@ fn several_outputs_share_broadcast_groups_reused_only_after_a_grace() {
         // Port 6 detached (its slot leaves every group) and attached again in the same
         // slot: after the settings' publish, its group is written again when used.
         let six = attached.pop().unwrap();
-        let (old_slot, ifindex) = (
-            six.slot(),
-            ports::InterfaceInfo::by_name("fg6").unwrap().ifindex,
-        );
+        let (old_slot, ifindex) =
+            (six.slot(), ports::InterfaceInfo::by_name("fg6").unwrap().ifindex);
         drop(six);
         assert!(!fp.group(groups[4]).unwrap().contains(&old_slot));
-        attached.push(
-            fp.attach("fg6", ifindex, 6, 1, AttachMode::Generic)
-                .unwrap(),
-        );
+        attached.push(fp.attach("fg6", ifindex, 6, 1, AttachMode::Generic).unwrap());
         assert_eq!(attached[5].slot(), old_slot);
         let cfg = dp.current().config().clone();
         wr.set_config(cfg);
@@ -324,11 +292,7 @@ fn learn(macs: &MacTable, port: u32, mac: u64, now: u64) {
     key.set(Field::EthSrc, mac.into());
     key.set(Field::EthDst, 0xffff_ffff_ffff);
     let mut out = Outputs::new();
-    out.normal.push(NormalPacket {
-        in_port: port,
-        key,
-        packet: Packet::from_slice(&[0; 60]),
-    });
+    out.normal.push(NormalPacket { in_port: port, key, packet: Packet::from_slice(&[0; 60]) });
     out.drain_normal(&mut h);
     assert_eq!(macs.lookup(0, mac, now), Some(port));
 }
@@ -349,14 +313,10 @@ fn normal_decisions_follow_the_mac_table() {
             apply: vec![Action::Output(datapath::action::port::NORMAL)],
             ..Instructions::default()
         };
-        let rule = wr
-            .insert_rule(0, Rule::new(FlowMatch::ANY, 0, normal))
-            .unwrap();
+        let rule = wr.insert_rule(0, Rule::new(FlowMatch::ANY, 0, normal)).unwrap();
         wr.publish();
-        let macs = MacTable::new(MacTableConfig {
-            refresh_ns: 1_000_000,
-            ..MacTableConfig::default()
-        });
+        let macs =
+            MacTable::new(MacTableConfig { refresh_ns: 1_000_000, ..MacTableConfig::default() });
         macs.set_ports(&[1, 2, 3]);
         assert!(dp.set_mac_table(macs.clone()));
         let started = Instant::now();
@@ -374,10 +334,9 @@ fn normal_decisions_follow_the_mac_table() {
 
         // The source is not learned: the frame must reach the learning switch.
         match tier.verdict(&key) {
-            Verdict::Refused(why) => assert!(
-                why.contains("NORMAL") && why.contains("not learned"),
-                "{why}"
-            ),
+            Verdict::Refused(why) => {
+                assert!(why.contains("NORMAL") && why.contains("not learned"), "{why}")
+            }
             v => panic!("{v:?}"),
         }
         tier.consider(&key);
@@ -421,11 +380,7 @@ fn normal_decisions_follow_the_mac_table() {
         std::thread::sleep(std::time::Duration::from_millis(20));
         let age = |mac: u64| {
             let t = now();
-            macs.entries(t)
-                .iter()
-                .find(|e| e.mac == mac)
-                .unwrap()
-                .age_ns
+            macs.entries(t).iter().find(|e| e.mac == mac).unwrap().age_ns
         };
         assert!(age(SRC) >= 20_000_000);
         assert_eq!(run().0, XDP_REDIRECT);
@@ -433,11 +388,7 @@ fn normal_decisions_follow_the_mac_table() {
         assert!(age(SRC) < 20_000_000, "refreshed from the kernel's hit");
         assert_eq!(run().0, XDP_REDIRECT, "a refresh withdraws nothing");
         learn(&macs, 3, 0x0200_0000_0003, now());
-        assert_eq!(
-            run().0,
-            XDP_REDIRECT,
-            "another MAC's learning withdraws nothing"
-        );
+        assert_eq!(run().0, XDP_REDIRECT, "another MAC's learning withdraws nothing");
 
         // The destination moves: nothing more goes to its old port.
         learn(&macs, 3, DST, now());
@@ -484,11 +435,7 @@ fn normal_decisions_follow_the_mac_table() {
         tier.normal_chores();
         tier.consider(&key);
         assert_eq!(macs.lookup(0, DST, now()), None, "the destination aged out");
-        assert_eq!(
-            macs.lookup(0, SRC, now()),
-            Some(1),
-            "kept alive by the kernel"
-        );
+        assert_eq!(macs.lookup(0, SRC, now()), Some(1), "kept alive by the kernel");
         let d = mine().0.expect("the flood mirrored");
         assert_eq!(d.out_ports, vec![2, 3]);
         // Now the source stops too and ages out.
@@ -511,8 +458,7 @@ fn normal_is_not_mirrored_by_a_tier_that_does_not_follow_the_mac_table() {
             apply: vec![Action::Output(datapath::action::port::NORMAL)],
             ..Instructions::default()
         };
-        wr.insert_rule(0, Rule::new(FlowMatch::ANY, 0, normal))
-            .unwrap();
+        wr.insert_rule(0, Rule::new(FlowMatch::ANY, 0, normal)).unwrap();
         wr.publish();
         let started = Instant::now();
         // The tier is made before the table is attached: it is not the table's
@@ -521,12 +467,7 @@ fn normal_is_not_mirrored_by_a_tier_that_does_not_follow_the_mac_table() {
         let macs = MacTable::new(MacTableConfig::default());
         macs.set_ports(&[1, 2]);
         assert!(dp.set_mac_table(macs.clone()));
-        learn(
-            &macs,
-            1,
-            0x0200_0000_0001,
-            started.elapsed().as_nanos() as u64,
-        );
+        learn(&macs, 1, 0x0200_0000_0001, started.elapsed().as_nanos() as u64);
         let key = common::key_of(&common::udp_frame(1000));
         match tier.verdict(&key) {
             Verdict::Refused(why) => assert!(why.contains("attached after"), "{why}"),
@@ -545,35 +486,24 @@ fn a_megaflow_serves_new_microflows_and_goes_with_a_rule_that_overlaps_it() {
         let fp = Arc::new(FastPath::load(64, 4).expect("load"));
         let _attached = common::attach_ports(&fp, "fp", "fq", 2);
         let (dp, mut wr, _rx) = common::datapath(2);
-        let net = FlowMatch::ANY
-            .exact(Field::InPort, 1)
-            .exact(Field::EthType, 0x0800)
-            .masked(Field::Ipv4Dst, 0x0a00_0000, 0xffff_ff00);
-        let to2 = Instructions {
-            apply: vec![Action::Output(2)],
-            ..Instructions::default()
-        };
+        let net = FlowMatch::ANY.exact(Field::InPort, 1).exact(Field::EthType, 0x0800).masked(
+            Field::Ipv4Dst,
+            0x0a00_0000,
+            0xffff_ff00,
+        );
+        let to2 = Instructions { apply: vec![Action::Output(2)], ..Instructions::default() };
         let id = wr.insert_rule(0, Rule::new(net, 10, to2.clone())).unwrap();
         wr.publish();
         let tier = common::mirrored(&fp, &dp, Instant::now());
 
         tier.consider(&key_of(&common::udp_frame(1000)));
         let masks = tier.masks();
-        assert_eq!(
-            masks.len(),
-            1,
-            "only masks with entries are walked: {masks:?}"
-        );
+        assert_eq!(masks.len(), 1, "only masks with entries are walked: {masks:?}");
         let mega = &masks[0];
         assert_ne!(mega.slot, 0, "not the exact mask's slot");
         assert_eq!(mega.entries, 1);
         assert_eq!(
-            (
-                mega.mask.in_port,
-                mega.mask.ipv4_dst,
-                mega.mask.tp_src,
-                mega.mask.ipv4_src
-            ),
+            (mega.mask.in_port, mega.mask.ipv4_dst, mega.mask.tp_src, mega.mask.ipv4_src),
             (u32::MAX, 0xffff_ff00, 0, 0)
         );
         // Microflows never offered are served from their first frame, and credited.
@@ -602,8 +532,7 @@ fn a_megaflow_serves_new_microflows_and_goes_with_a_rule_that_overlaps_it() {
             .exact(Field::EthType, 0x0800)
             .exact(Field::IpProto, 17)
             .exact(Field::TpSrc, 3000);
-        wr.insert_rule(0, Rule::new(one_port, 20, Instructions::default()))
-            .unwrap();
+        wr.insert_rule(0, Rule::new(one_port, 20, Instructions::default())).unwrap();
         wr.publish();
         for sport in [1000, 3000] {
             let (rc, _) = fp.test_run(&common::udp_frame(sport), 1, 0).unwrap();

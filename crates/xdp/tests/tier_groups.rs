@@ -30,10 +30,7 @@ fn to_group(g: u32) -> Rule {
     Rule::new(
         FlowMatch::ANY.exact(Field::InPort, 1),
         10,
-        Instructions {
-            apply: vec![Action::Group(g)],
-            ..Instructions::default()
-        },
+        Instructions { apply: vec![Action::Group(g)], ..Instructions::default() },
     )
 }
 
@@ -65,10 +62,8 @@ fn bed(
 #[ignore = "needs root: network namespaces"]
 fn a_group_mod_takes_the_entries_through_the_group_out_before_its_publish_returns() {
     bed(|fp, slots, dp, wr, tier| {
-        wr.set_group(Group::new(1, GroupKind::Indirect, vec![out(2)]))
-            .unwrap();
-        wr.set_group(Group::new(2, GroupKind::Indirect, vec![out(3)]))
-            .unwrap();
+        wr.set_group(Group::new(1, GroupKind::Indirect, vec![out(2)])).unwrap();
+        wr.set_group(Group::new(2, GroupKind::Indirect, vec![out(3)])).unwrap();
         wr.insert_rule(0, to_group(1)).unwrap();
         wr.publish();
         let (frame, k) = (common::udp_frame(1000), key(1000));
@@ -86,22 +81,17 @@ fn a_group_mod_takes_the_entries_through_the_group_out_before_its_publish_return
         assert_eq!((b[0].packets, b[0].bytes), (3, 3 * frame.len() as u64));
 
         // Another group changes: the entry keeps forwarding.
-        wr.set_group(Group::new(2, GroupKind::Indirect, vec![out(4)]))
-            .unwrap();
+        wr.set_group(Group::new(2, GroupKind::Indirect, vec![out(4)])).unwrap();
         wr.publish();
         assert_eq!(fp.test_run(&frame, 1, 0).unwrap().0, XDP_REDIRECT);
 
         // Its group changes: no frame is forwarded by the old bucket once the publish
         // returned, and the hit before it is credited to the old group's counters
         // (which the new group does not inherit).
-        wr.set_group(Group::new(1, GroupKind::Indirect, vec![out(3)]))
-            .unwrap();
+        wr.set_group(Group::new(1, GroupKind::Indirect, vec![out(3)])).unwrap();
         wr.publish();
         let (rc, _) = fp.test_run(&frame, 1, 0).unwrap();
-        assert_eq!(
-            rc, XDP_PASS,
-            "a changed group must not forward in the kernel"
-        );
+        assert_eq!(rc, XDP_PASS, "a changed group must not forward in the kernel");
         assert_eq!(dp.read_group(1).unwrap().0.packets, 0, "new counters");
         assert_eq!(tier.verdict(&k), Verdict::Eligible);
         tier.consider(&k);
@@ -127,11 +117,7 @@ fn a_group_mod_takes_the_entries_through_the_group_out_before_its_publish_return
 #[ignore = "needs root: network namespaces"]
 fn select_entries_send_each_flow_where_the_worker_does() {
     bed(|fp, slots, dp, wr, tier| {
-        let g = Group::new(
-            3,
-            GroupKind::Select,
-            vec![out(2), out(3).with_weight(2), out(4)],
-        );
+        let g = Group::new(3, GroupKind::Select, vec![out(2), out(3).with_weight(2), out(4)]);
         wr.set_group(g).unwrap();
         wr.insert_rule(0, to_group(3)).unwrap();
         wr.publish();
@@ -147,17 +133,8 @@ fn select_entries_send_each_flow_where_the_worker_does() {
             tier.consider(&key(sport));
             let (rc, got) = fp.test_run(&frame, 1, 0).unwrap();
             assert_eq!((rc, got), (XDP_REDIRECT, frame.clone()), "sport {sport}");
-            let e = fp
-                .entries()
-                .unwrap()
-                .into_iter()
-                .find(|(k, _)| k.tp_src == sport)
-                .unwrap()
-                .1;
-            assert_eq!(
-                e.out, slots[p[0] as usize],
-                "sport {sport}: the worker's bucket"
-            );
+            let e = fp.entries().unwrap().into_iter().find(|(k, _)| k.tp_src == sport).unwrap().1;
+            assert_eq!(e.out, slots[p[0] as usize], "sport {sport}: the worker's bucket");
         }
         assert!(seen[2..].iter().all(|&n| n > 10), "{seen:?}");
         // Each flow ran once in the worker and once in the kernel: every bucket counted
@@ -182,8 +159,7 @@ fn a_port_going_down_takes_out_the_fast_failover_entries_that_read_it() {
             vec![out(2).watching(2, GROUP_ANY), out(3).watching(3, GROUP_ANY)],
         );
         wr.set_group(ff).unwrap();
-        wr.set_group(Group::new(5, GroupKind::Indirect, vec![out(4)]))
-            .unwrap();
+        wr.set_group(Group::new(5, GroupKind::Indirect, vec![out(4)])).unwrap();
         wr.insert_rule(0, to_group(4)).unwrap();
         let mut other = to_group(5);
         other.flow_match = other.flow_match.exact(Field::TpSrc, 3000);
@@ -196,11 +172,7 @@ fn a_port_going_down_takes_out_the_fast_failover_entries_that_read_it() {
         assert_eq!(fp.entries().unwrap().len(), 2);
         assert_eq!(fp.test_run(&frame, 1, 0).unwrap().0, XDP_REDIRECT);
         let out_of = |sport: u16| {
-            fp.entries()
-                .unwrap()
-                .into_iter()
-                .find(|(k, _)| k.tp_src == sport)
-                .map(|(_, e)| e.out)
+            fp.entries().unwrap().into_iter().find(|(k, _)| k.tp_src == sport).map(|(_, e)| e.out)
         };
         assert_eq!(out_of(1000), Some(slots[2]));
 

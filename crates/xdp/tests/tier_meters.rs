@@ -37,11 +37,7 @@ fn metered(meter: u32) -> Rule {
 
 /// 10 packets/s with a burst of `burst`, doing `kind`.
 fn pktps(id: u32, kind: BandKind, burst: u32) -> Meter {
-    let band = Band {
-        kind,
-        rate: 10,
-        burst_size: burst,
-    };
+    let band = Band { kind, rate: 10, burst_size: burst };
     Meter::new(id, MeterUnit::Pktps, true, vec![band])
 }
 
@@ -88,9 +84,7 @@ fn the_program_and_the_workers_draw_on_one_bucket() {
 
         // A full bucket of 5 at 10/s: the burst passes, the rest is dropped (a sixth
         // token may come if the runs take 100 ms).
-        let rcs: Vec<u32> = (0..12)
-            .map(|_| fp.test_run(&frame, 1, 0).unwrap().0)
-            .collect();
+        let rcs: Vec<u32> = (0..12).map(|_| fp.test_run(&frame, 1, 0).unwrap().0).collect();
         let passed = rcs.iter().filter(|&&rc| rc == XDP_REDIRECT).count();
         let dropped = rcs.iter().filter(|&&rc| rc == XDP_DROP).count();
         assert_eq!(passed + dropped, 12, "{rcs:?}");
@@ -126,11 +120,7 @@ fn a_remark_band_remarks_in_the_kernel_as_a_worker_does() {
         tier.consider(&key_of(&frame));
         assert_eq!(fp.entries().unwrap().len(), 1);
         let (rc, first) = fp.test_run(&frame, 1, 0).unwrap();
-        assert_eq!(
-            (rc, &first),
-            (XDP_REDIRECT, &frame),
-            "the burst passes as it is"
-        );
+        assert_eq!((rc, &first), (XDP_REDIRECT, &frame), "the burst passes as it is");
         let (rc, second) = fp.test_run(&frame, 1, 0).unwrap();
         assert_eq!(rc, XDP_REDIRECT);
         // What a worker sends with the bucket empty (the tracer reads the same bucket).
@@ -167,9 +157,7 @@ fn a_meter_mod_takes_its_entries_out_before_its_publish_returns() {
         assert_eq!(dp.read_meter(1).unwrap().0.packets, 0, "new counters");
         // Mirrored again, it meters with the new meter's cells: a burst of one.
         tier.consider(&key_of(&frame));
-        let rcs: Vec<u32> = (0..3)
-            .map(|_| fp.test_run(&frame, 1, 0).unwrap().0)
-            .collect();
+        let rcs: Vec<u32> = (0..3).map(|_| fp.test_run(&frame, 1, 0).unwrap().0).collect();
         assert_eq!(rcs, [XDP_REDIRECT, XDP_DROP, XDP_DROP]);
     });
 }

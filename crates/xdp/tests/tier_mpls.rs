@@ -24,11 +24,7 @@ fn rule(m: FlowMatch, apply: Vec<Action>, goto: Option<u8>) -> Rule {
     Rule::new(
         m.exact(Field::InPort, 1),
         10,
-        Instructions {
-            apply,
-            goto_table: goto,
-            ..Instructions::default()
-        },
+        Instructions { apply, goto_table: goto, ..Instructions::default() },
     )
 }
 
@@ -120,9 +116,7 @@ fn a_push_onto_ipv4_is_mirrored_and_done_as_the_pipeline_does() {
 #[ignore = "needs root: network namespaces"]
 fn a_pop_is_mirrored_for_every_ttl_and_leaves_padding_to_user_space() {
     bed(|fp, dp, wr, tier| {
-        let mpls = FlowMatch::ANY
-            .exact(Field::EthType, 0x8847)
-            .exact(Field::MplsLabel, 100);
+        let mpls = FlowMatch::ANY.exact(Field::EthType, 0x8847).exact(Field::MplsLabel, 100);
         let actions = vec![Action::PopMpls(0x0800), Action::Output(2)];
         install(wr, mpls, actions);
         let frame = mpls_frame(&[lse(100, 0, 1, 64)], 60, 0);
@@ -139,15 +133,9 @@ fn a_pop_is_mirrored_for_every_ttl_and_leaves_padding_to_user_space() {
         let padded = mpls_frame(&[lse(100, 0, 1, 64)], 50, 10);
         let (rc, out) = fp.test_run(&padded, 1, 0).unwrap();
         assert_eq!((rc, &out), (XDP_PASS, &padded), "to user space as it is");
-        assert_eq!(
-            dp.trace(&padded, 1, 0).outputs.tx[0].packet.len(),
-            14 + 50,
-            "user space trims"
-        );
+        assert_eq!(dp.trace(&padded, 1, 0).outputs.tx[0].packet.len(), 14 + 50, "user space trims");
         // A pop to MPLS of a label above another.
-        let two = FlowMatch::ANY
-            .exact(Field::EthType, 0x8847)
-            .exact(Field::MplsLabel, 200);
+        let two = FlowMatch::ANY.exact(Field::EthType, 0x8847).exact(Field::MplsLabel, 200);
         let actions = vec![Action::PopMpls(0x8847), Action::Output(2)];
         install(wr, two, actions);
         let frame = mpls_frame(&[lse(200, 1, 0, 9), lse(300, 0, 1, 8)], 20, 0);
@@ -162,11 +150,8 @@ fn a_pop_is_mirrored_for_every_ttl_and_leaves_padding_to_user_space() {
 fn a_swap_and_decrement_leave_expiring_ttls_to_user_space() {
     bed(|fp, dp, wr, tier| {
         let mpls = FlowMatch::ANY.exact(Field::EthType, 0x8847);
-        let actions = vec![
-            Action::SetField(Field::MplsLabel, 200),
-            Action::DecMplsTtl,
-            Action::Output(2),
-        ];
+        let actions =
+            vec![Action::SetField(Field::MplsLabel, 200), Action::DecMplsTtl, Action::Output(2)];
         install(wr, mpls, actions);
         let frame = mpls_frame(&[lse(100, 3, 1, 64)], 40, 0);
         let (k, e) = the_entry(fp, tier, &frame);
@@ -176,11 +161,7 @@ fn a_swap_and_decrement_leave_expiring_ttls_to_user_space() {
             "{}",
             e.describe()
         );
-        assert_eq!(
-            k.ipv4_src,
-            lse(100, 3, 1, 0),
-            "the label, TC and BoS it writes"
-        );
+        assert_eq!(k.ipv4_src, lse(100, 3, 1, 0), "the label, TC and BoS it writes");
         for ttl in [64, 2, 255] {
             let f = mpls_frame(&[lse(100, 3, 1, ttl)], 40, 0);
             let out = served_as_the_pipeline_does(fp, dp, &f);
@@ -194,11 +175,7 @@ fn a_swap_and_decrement_leave_expiring_ttls_to_user_space() {
         }
         // A constant TTL: no check, no decrement.
         let set = vec![Action::SetMplsTtl(7), Action::Output(2)];
-        wr.insert_rule(
-            0,
-            rule(FlowMatch::ANY.exact(Field::EthType, 0x8847), set, None),
-        )
-        .unwrap();
+        wr.insert_rule(0, rule(FlowMatch::ANY.exact(Field::EthType, 0x8847), set, None)).unwrap();
         wr.publish();
         tier.consider(&key_of(&frame));
         let e = fp.entries().unwrap()[0].1;
@@ -219,8 +196,7 @@ fn what_reads_below_a_pop_or_pushes_onto_a_stack_stays_in_user_space() {
         // A table after the pop would look the popped frame's IPv4 header up.
         let pop = vec![Action::PopMpls(0x0800)];
         wr.insert_rule(0, rule(mpls, pop, Some(1))).unwrap();
-        wr.insert_rule(1, rule(FlowMatch::ANY, vec![Action::Output(2)], None))
-            .unwrap();
+        wr.insert_rule(1, rule(FlowMatch::ANY, vec![Action::Output(2)], None)).unwrap();
         wr.publish();
         let frame = mpls_frame(&[lse(100, 0, 1, 64)], 60, 0);
         let key = key_of(&frame);

@@ -36,11 +36,7 @@ pub fn static_commands(h: &Host) -> Vec<Vec<String>> {
 pub fn fdb_batch(macs: &[[u8; 6]], port: &str) -> String {
     let mut s = String::with_capacity(macs.len() * 64);
     for m in macs {
-        let mac = m
-            .iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<Vec<_>>()
-            .join(":");
+        let mac = m.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(":");
         s.push_str(&format!("fdb replace {mac} dev {port} master static\n"));
     }
     s
@@ -53,10 +49,7 @@ impl Bridge {
         ip(&["link", "add", "name", &name, "type", "bridge"]).map_err(|e| e.to_string())?;
         topo.track_link(&name);
         let br = Bridge { name };
-        let _ = std::fs::write(
-            format!("/proc/sys/net/ipv6/conf/{}/disable_ipv6", br.name),
-            "1",
-        );
+        let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{}/disable_ipv6", br.name), "1");
         for h in setup.hosts() {
             ip(&["link", "set", &h.port, "master", &br.name]).map_err(|e| e.to_string())?;
             if fdb == Fdb::Static {
@@ -101,10 +94,7 @@ mod tests {
         };
         let c = static_commands(&h);
         assert_eq!(c[0].join(" "), "link set dev pg1x0h1 learning off");
-        assert_eq!(
-            c[1].join(" "),
-            "fdb replace 02:00:00:00:00:01 dev pg1x0h1 master static"
-        );
+        assert_eq!(c[1].join(" "), "fdb replace 02:00:00:00:00:01 dev pg1x0h1 master static");
         assert_eq!(
             fdb_batch(&[[2, 0, 0, 0, 0xab, 1], [2, 0, 0, 0, 0, 2]], "p2"),
             "fdb replace 02:00:00:00:ab:01 dev p2 master static\n\

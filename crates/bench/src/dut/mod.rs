@@ -98,18 +98,15 @@ impl<'a> Setup<'a> {
     /// The default flows of an OpenFlow device (see [`Setup::flows`]).
     pub fn default_flows(inputs: usize) -> Vec<String> {
         let sink = inputs + 1;
-        let mut v: Vec<String> = (1..=inputs)
-            .map(|i| format!("in_port={i},actions=output:{sink}"))
-            .collect();
+        let mut v: Vec<String> =
+            (1..=inputs).map(|i| format!("in_port={i},actions=output:{sink}")).collect();
         v.push(format!("in_port={sink},actions=output:1"));
         v
     }
 
     /// The flows the device is to hold.
     pub fn openflow(&self) -> Vec<String> {
-        self.flows
-            .clone()
-            .unwrap_or_else(|| Setup::default_flows(self.inputs.len()))
+        self.flows.clone().unwrap_or_else(|| Setup::default_flows(self.inputs.len()))
     }
 
     /// Whether the device needs OpenFlow 1.3 for its load (meters and groups are not in
@@ -187,10 +184,9 @@ impl Running {
     pub fn target_from(&self, i: usize, b: &Host) -> Target {
         match self {
             Running::Router(r) => r.target(i),
-            Running::Bridge(_) | Running::Ovs(_) => Target {
-                dst_mac: NOBODY,
-                dst_ip: b.ip.parse().unwrap_or(Ipv4Addr::UNSPECIFIED),
-            },
+            Running::Bridge(_) | Running::Ovs(_) => {
+                Target { dst_mac: NOBODY, dst_ip: b.ip.parse().unwrap_or(Ipv4Addr::UNSPECIFIED) }
+            }
         }
     }
 
@@ -226,20 +222,13 @@ pub fn run_batch(cmd: &str, args: &[&str], input: &str, what: &str) -> Result<()
         .spawn()
         .map_err(|e| format!("{what}: {cmd}: {e}"))?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(input.as_bytes())
-            .map_err(|e| format!("{what}: {cmd}: {e}"))?;
+        stdin.write_all(input.as_bytes()).map_err(|e| format!("{what}: {cmd}: {e}"))?;
     }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("{what}: {cmd}: {e}"))?;
+    let out = child.wait_with_output().map_err(|e| format!("{what}: {cmd}: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "{what}: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        Err(format!("{what}: {}", String::from_utf8_lossy(&out.stderr).trim()))
     }
 }
 
@@ -348,9 +337,7 @@ pub fn rx_queue_packets(ns: Option<&str>, port: &str) -> Result<Vec<u64>, String
         Some(ns) => ip(&["netns", "exec", ns, "ethtool", "-S", port]),
     }
     .map_err(|e| format!("queue statistics of {port}: {e}"))?;
-    Ok(parse_rx_queue_packets(&String::from_utf8_lossy(
-        &out.stdout,
-    )))
+    Ok(parse_rx_queue_packets(&String::from_utf8_lossy(&out.stdout)))
 }
 
 /// Each queue's share of `after − before` (two [`rx_queue_packets`] readings of one
@@ -359,11 +346,7 @@ pub fn queue_shares(before: &[u64], after: &[u64]) -> Vec<f64> {
     if before.len() != after.len() || after.len() < 2 {
         return Vec::new();
     }
-    let d: Vec<u64> = before
-        .iter()
-        .zip(after)
-        .map(|(a, b)| b.saturating_sub(*a))
-        .collect();
+    let d: Vec<u64> = before.iter().zip(after).map(|(a, b)| b.saturating_sub(*a)).collect();
     let total: u64 = d.iter().sum();
     if total == 0 {
         return Vec::new();
@@ -404,14 +387,8 @@ impl DutNs {
     pub fn new(topo: &Topology, hosts: &[&Host]) -> Result<DutNs, String> {
         let name = format!("{}d", topo.prefix());
         ip(&["netns", "add", &name]).map_err(|e| e.to_string())?;
-        let ns = DutNs {
-            name,
-            ports: hosts.iter().map(|h| h.port.clone()).collect(),
-        };
-        ns.exec(
-            "sh",
-            &["-c", "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6"],
-        )?;
+        let ns = DutNs { name, ports: hosts.iter().map(|h| h.port.clone()).collect() };
+        ns.exec("sh", &["-c", "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6"])?;
         ns.exec("ip", &["link", "set", "lo", "up"])?;
         for p in &ns.ports {
             ip(&["link", "set", p, "netns", &ns.name]).map_err(|e| e.to_string())?;
@@ -446,10 +423,7 @@ mod tests {
 
     #[test]
     fn macs_parse() {
-        assert_eq!(
-            parse_mac("02:00:5e:00:00:99\n"),
-            Ok([0x02, 0x00, 0x5e, 0x00, 0x00, 0x99])
-        );
+        assert_eq!(parse_mac("02:00:5e:00:00:99\n"), Ok([0x02, 0x00, 0x5e, 0x00, 0x00, 0x99]));
         assert!(parse_mac("02:00:5e:00:00").is_err());
         assert!(parse_mac("02:00:5e:00:00:zz").is_err());
     }
@@ -476,13 +450,7 @@ mod tests {
     fn names() {
         assert_eq!(Spec::Bridge(bridge::Fdb::Learned).name(), "bridge");
         assert_eq!(Spec::Router { routes: 3 }.name(), "router");
-        assert_eq!(
-            Spec::Ovs {
-                ports: ovs::PortType::Afxdp,
-            }
-            .name(),
-            "ovs-afxdp"
-        );
+        assert_eq!(Spec::Ovs { ports: ovs::PortType::Afxdp }.name(), "ovs-afxdp");
     }
 
     #[test]

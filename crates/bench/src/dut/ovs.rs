@@ -75,16 +75,7 @@ pub fn vsctl_bridge_args(
             "--",
         ]);
     }
-    push(&[
-        "add-br",
-        br,
-        "--",
-        "set",
-        "bridge",
-        br,
-        "datapath_type=netdev",
-        "fail-mode=secure",
-    ]);
+    push(&["add-br", br, "--", "set", "bridge", br, "datapath_type=netdev", "fail-mode=secure"]);
     for (i, p) in ports.iter().enumerate() {
         push(&["--", "add-port", br, p, "--", "set", "interface", p]);
         let ofport = format!("ofport_request={}", i + 1);
@@ -116,13 +107,7 @@ impl Ovs {
     /// Starts ovsdb-server and ovs-vswitchd in a namespace holding the setup's hosts'
     /// root-side ends, creates the bridge and installs the setup's flows.
     pub fn start(topo: &mut Topology, ty: PortType, setup: &Setup) -> Result<Ovs, String> {
-        for p in [
-            "ovs-vswitchd",
-            "ovsdb-server",
-            "ovsdb-tool",
-            "ovs-vsctl",
-            "ovs-ofctl",
-        ] {
+        for p in ["ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "ovs-vsctl", "ovs-ofctl"] {
             if !have(p) {
                 return Err(NOT_INSTALLED.into());
             }
@@ -208,12 +193,7 @@ impl Ovs {
         let db = self.path("conf.db");
         let sock = format!("unix:{}", self.path("db.sock"));
         self.cmd(None, "ovsdb-tool", &["create", &db, SCHEMA])?;
-        self.daemon(
-            cpu,
-            "ovsdb-server",
-            "ovsdb",
-            &[&db, &format!("--remote=p{sock}")],
-        )?;
+        self.daemon(cpu, "ovsdb-server", "ovsdb", &[&db, &format!("--remote=p{sock}")])?;
         let vsctl = |args: &[String]| {
             let mut all = vec![format!("--db={sock}"), "--timeout=20".to_string()];
             all.extend_from_slice(args);
@@ -222,13 +202,7 @@ impl Ovs {
         };
         vsctl(&["--no-wait".into(), "init".into()])?;
         self.daemon(cpu, "ovs-vswitchd", "vs", &[&sock])?;
-        vsctl(&vsctl_bridge_args(
-            "br0",
-            &self.ns.ports,
-            ty,
-            cpu,
-            setup.queues,
-        ))?;
+        vsctl(&vsctl_bridge_args("br0", &self.ns.ports, ty, cpu, setup.queues))?;
         for p in &self.ns.ports {
             let err = vsctl(&["get".into(), "interface".into(), p.clone(), "error".into()])?;
             let err = err.trim();
@@ -239,16 +213,9 @@ impl Ovs {
         let target = self.openflow_target();
         let of13 = setup.needs_openflow13();
         for meter in &setup.meters {
-            self.cmd(
-                None,
-                "ovs-ofctl",
-                &ofctl_args("add-meter", &target, meter, of13),
-            )?;
+            self.cmd(None, "ovs-ofctl", &ofctl_args("add-meter", &target, meter, of13))?;
         }
-        for (what, lines) in [
-            ("add-groups", &setup.groups),
-            ("add-flows", &setup.openflow()),
-        ] {
+        for (what, lines) in [("add-groups", &setup.groups), ("add-flows", &setup.openflow())] {
             if lines.is_empty() {
                 continue;
             }
@@ -263,10 +230,7 @@ impl Ovs {
 
     /// The daemons' PIDs (those whose pidfiles are there).
     pub fn pids(&self) -> Vec<u32> {
-        ["vs.pid", "ovsdb.pid"]
-            .iter()
-            .filter_map(|f| read_pid(&self.dir.join(f)))
-            .collect()
+        ["vs.pid", "ovsdb.pid"].iter().filter_map(|f| read_pid(&self.dir.join(f))).collect()
     }
 
     /// The device's namespace.
@@ -292,17 +256,11 @@ fn stop(pid: u32) {
     let alive = || {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .map(|(_, rest)| rest.trim_start().starts_with('Z'))
-            })
+            .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.trim_start().starts_with('Z')))
             .is_some_and(|zombie| !zombie)
     };
     let kill = |sig: &str| {
-        let _ = Command::new("kill")
-            .args([sig, &pid.to_string()])
-            .stderr(Stdio::null())
-            .status();
+        let _ = Command::new("kill").args([sig, &pid.to_string()]).stderr(Stdio::null()).status();
     };
     kill("-TERM");
     let t = Instant::now();
@@ -339,20 +297,11 @@ mod tests {
              -- add-port br0 b -- set interface b ofport_request=2"
         );
         let x = vsctl_bridge_args("br0", &ports, PortType::Afxdp, Some(3), 1).join(" ");
-        assert!(
-            x.starts_with("set Open_vSwitch . other_config:pmd-cpu-mask=8 -- add-br"),
-            "{x}"
-        );
-        assert!(
-            x.ends_with("set interface b ofport_request=2 type=afxdp"),
-            "{x}"
-        );
+        assert!(x.starts_with("set Open_vSwitch . other_config:pmd-cpu-mask=8 -- add-br"), "{x}");
+        assert!(x.ends_with("set interface b ofport_request=2 type=afxdp"), "{x}");
         // Two queues: AF_XDP ports read both.
         let x = vsctl_bridge_args("br0", &ports, PortType::Afxdp, None, 2).join(" ");
-        assert!(
-            x.ends_with("set interface b ofport_request=2 type=afxdp options:n_rxq=2"),
-            "{x}"
-        );
+        assert!(x.ends_with("set interface b ofport_request=2 type=afxdp options:n_rxq=2"), "{x}");
     }
 
     #[test]

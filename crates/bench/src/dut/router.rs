@@ -93,26 +93,14 @@ impl Router {
             }
         };
         for k in ["all", "default"] {
-            ns.exec(
-                "sh",
-                &[
-                    "-c",
-                    &format!("echo 0 > /proc/sys/net/ipv4/conf/{k}/rp_filter"),
-                ],
-            )?;
+            ns.exec("sh", &["-c", &format!("echo 0 > /proc/sys/net/ipv4/conf/{k}/rp_filter")])?;
         }
         ns.exec("sh", &["-c", "echo 1 > /proc/sys/net/ipv4/ip_forward"])?;
         let mut macs = Vec::with_capacity(hosts.len());
         for (k, (h, port)) in hosts.iter().zip(&ns.ports).enumerate() {
             let hip = parse_ip(&h.ip)?;
             let r = mine(k);
-            ns.exec(
-                "sh",
-                &[
-                    "-c",
-                    &format!("echo 0 > /proc/sys/net/ipv4/conf/{port}/rp_filter"),
-                ],
-            )?;
+            ns.exec("sh", &["-c", &format!("echo 0 > /proc/sys/net/ipv4/conf/{port}/rp_filter")])?;
             ns.exec("ip", &["addr", "add", &format!("{r}/32"), "dev", port])?;
             ns.exec("ip", &["route", "add", &format!("{hip}/32"), "dev", port])?;
             ns.exec(
@@ -135,15 +123,7 @@ impl Router {
             run(&["addr", "del", &format!("{hip}/24"), "dev", "eth0"])?;
             run(&["addr", "add", &format!("{hip}/32"), "dev", "eth0"])?;
             run(&["route", "add", &format!("{r}/32"), "dev", "eth0"])?;
-            run(&[
-                "route",
-                "add",
-                "default",
-                "via",
-                &r.to_string(),
-                "dev",
-                "eth0",
-            ])?;
+            run(&["route", "add", "default", "via", &r.to_string(), "dev", "eth0"])?;
             run(&[
                 "neigh",
                 "replace",
@@ -161,18 +141,10 @@ impl Router {
         let sink = sibling(first, SINK_NET, 0);
         let mut batch = route_batch(&[(sink, 24)], hb, pb);
         batch.push_str(&route_batch(&extra_prefixes(routes), hb, pb));
-        super::run_batch(
-            "ip",
-            &["-n", &ns.name, "-batch", "-"],
-            &batch,
-            "installing routes",
-        )?;
+        super::run_batch("ip", &["-n", &ns.name, "-batch", "-"], &batch, "installing routes")?;
         let targets = macs[..n]
             .iter()
-            .map(|&dst_mac| Target {
-                dst_mac,
-                dst_ip: sibling(first, SINK_NET, 9),
-            })
+            .map(|&dst_mac| Target { dst_mac, dst_ip: sibling(first, SINK_NET, 9) })
             .collect();
         Ok(Router { ns, targets })
     }
@@ -191,10 +163,7 @@ impl Router {
 
 /// `aa:bb:…` of a MAC.
 fn fmt_mac(m: [u8; 6]) -> String {
-    m.iter()
-        .map(|x| format!("{x:02x}"))
-        .collect::<Vec<_>>()
-        .join(":")
+    m.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(":")
 }
 
 /// The extra prefixes a router with `routes` extra routes holds (the same for the same
@@ -234,10 +203,7 @@ mod tests {
     #[test]
     fn batch_lines() {
         let b = route_batch(
-            &[
-                (Ipv4Addr::new(1, 2, 3, 0), 24),
-                (Ipv4Addr::new(5, 6, 7, 8), 32),
-            ],
+            &[(Ipv4Addr::new(1, 2, 3, 0), 24), (Ipv4Addr::new(5, 6, 7, 8), 32)],
             Ipv4Addr::new(10, 9, 0, 2),
             "p2",
         );

@@ -33,8 +33,7 @@ impl CpusAwake {
             .write(true)
             .open(CPU_LATENCY)
             .map_err(|e| format!("{CPU_LATENCY}: {e}"))?;
-        f.write_all(&request(0))
-            .map_err(|e| format!("{CPU_LATENCY}: {e}"))?;
+        f.write_all(&request(0)).map_err(|e| format!("{CPU_LATENCY}: {e}"))?;
         Ok(CpusAwake { _qos: f })
     }
 }

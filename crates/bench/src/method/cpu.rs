@@ -53,9 +53,7 @@ impl From<ParseError> for io::Error {
 }
 
 fn number(field: &str, what: &str) -> Result<u64, ParseError> {
-    field
-        .parse()
-        .map_err(|_| ParseError(format!("{what}: {field:?} is not a count")))
+    field.parse().map_err(|_| ParseError(format!("{what}: {field:?} is not a count")))
 }
 
 /// One CPU's times from a `cpuN` line of `/proc/stat`, in jiffies (cumulative since
@@ -113,13 +111,9 @@ pub fn parse_proc_stat(text: &str) -> Result<BTreeMap<usize, CpuTimes>, ParseErr
         let Some(num) = name.strip_prefix("cpu").filter(|n| !n.is_empty()) else {
             continue;
         };
-        let cpu: usize = num
-            .parse()
-            .map_err(|_| ParseError(format!("/proc/stat: bad CPU name {name:?}")))?;
-        let v = fields
-            .take(8)
-            .map(|f| number(f, "/proc/stat"))
-            .collect::<Result<Vec<u64>, _>>()?;
+        let cpu: usize =
+            num.parse().map_err(|_| ParseError(format!("/proc/stat: bad CPU name {name:?}")))?;
+        let v = fields.take(8).map(|f| number(f, "/proc/stat")).collect::<Result<Vec<u64>, _>>()?;
         if v.len() < 4 {
             return Err(ParseError(format!("/proc/stat: short line for {name}")));
         }
@@ -177,9 +171,8 @@ impl ProcTimes {
 /// The times in a `/proc/PID/stat` text. The command name (field 2) is in parentheses
 /// and may itself hold spaces and parentheses, so fields are counted from the last `)`.
 pub fn parse_pid_stat(text: &str) -> Result<ProcTimes, ParseError> {
-    let close = text
-        .rfind(')')
-        .ok_or_else(|| ParseError("/proc/PID/stat: no command name".into()))?;
+    let close =
+        text.rfind(')').ok_or_else(|| ParseError("/proc/PID/stat: no command name".into()))?;
     // Fields after the name start at field 3 (state); utime is field 14.
     let rest: Vec<&str> = text[close + 1..].split_whitespace().collect();
     if rest.len() < 13 {
@@ -193,9 +186,7 @@ pub fn parse_pid_stat(text: &str) -> Result<ProcTimes, ParseError> {
 
 /// Reads and parses `/proc/<pid>/stat`.
 pub fn read_pid_stat(pid: u32) -> io::Result<ProcTimes> {
-    Ok(parse_pid_stat(&std::fs::read_to_string(format!(
-        "/proc/{pid}/stat"
-    ))?)?)
+    Ok(parse_pid_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat"))?)?)
 }
 
 /// The process ids of the `ksoftirqd/N` threads of `cpus`, the kernel threads that run
@@ -214,9 +205,7 @@ pub fn ksoftirqd_pids(cpus: &BTreeSet<usize>) -> io::Result<Vec<u32>> {
 pub fn kworker_pids(cpus: &BTreeSet<usize>) -> io::Result<Vec<u32>> {
     let any: BTreeSet<usize> = [usize::MAX].into();
     let mut v = per_cpu_thread_pids(cpus, |comm| {
-        comm.strip_prefix("kworker/")
-            .and_then(|rest| rest.split_once(':'))
-            .map(|(cpu, _)| cpu)
+        comm.strip_prefix("kworker/").and_then(|rest| rest.split_once(':')).map(|(cpu, _)| cpu)
     })?;
     v.extend(per_cpu_thread_pids(&any, |comm| {
         comm.strip_prefix("kworker/u")
@@ -235,11 +224,7 @@ fn per_cpu_thread_pids(
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc")? {
         let entry = entry?;
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
             continue;
         };
         // A process may end between the listing and the read.
@@ -285,14 +270,9 @@ impl Softirqs {
     /// `later − self` per CPU, saturating at 0; CPUs missing from either are left out.
     pub fn delta(&self, later: &Softirqs) -> Softirqs {
         let d = |a: &BTreeMap<usize, u64>, b: &BTreeMap<usize, u64>| {
-            a.iter()
-                .filter_map(|(c, x)| b.get(c).map(|y| (*c, y.saturating_sub(*x))))
-                .collect()
+            a.iter().filter_map(|(c, x)| b.get(c).map(|y| (*c, y.saturating_sub(*x)))).collect()
         };
-        Softirqs {
-            net_tx: d(&self.net_tx, &later.net_tx),
-            net_rx: d(&self.net_rx, &later.net_rx),
-        }
+        Softirqs { net_tx: d(&self.net_tx, &later.net_tx), net_rx: d(&self.net_rx, &later.net_rx) }
     }
 }
 
@@ -300,9 +280,7 @@ impl Softirqs {
 /// each column (`CPU0 CPU1 …`).
 pub fn parse_softirqs(text: &str) -> Result<Softirqs, ParseError> {
     let mut lines = text.lines();
-    let header = lines
-        .next()
-        .ok_or_else(|| ParseError("/proc/softirqs: empty".into()))?;
+    let header = lines.next().ok_or_else(|| ParseError("/proc/softirqs: empty".into()))?;
     let cpus = header
         .split_whitespace()
         .map(|h| {
@@ -412,48 +390,36 @@ impl CpuDelta {
     /// User plus system time of the processes `pids` (those the delta knows).
     pub fn procs_jiffies(&self, pids: &[u32]) -> u64 {
         let set: BTreeSet<u32> = pids.iter().copied().collect();
-        set.iter()
-            .filter_map(|p| self.procs.get(p))
-            .map(ProcTimes::total)
-            .sum()
+        set.iter().filter_map(|p| self.procs.get(p)).map(ProcTimes::total).sum()
     }
 
     /// The times of `cpus` added up, field by field (CPUs the delta lacks add nothing).
     pub fn cpus_sum(&self, cpus: &BTreeSet<usize>) -> CpuTimes {
-        cpus.iter()
-            .filter_map(|c| self.cpus.get(c))
-            .fold(CpuTimes::default(), |a, t| CpuTimes {
-                user: a.user + t.user,
-                nice: a.nice + t.nice,
-                system: a.system + t.system,
-                idle: a.idle + t.idle,
-                iowait: a.iowait + t.iowait,
-                irq: a.irq + t.irq,
-                softirq: a.softirq + t.softirq,
-                steal: a.steal + t.steal,
-            })
+        cpus.iter().filter_map(|c| self.cpus.get(c)).fold(CpuTimes::default(), |a, t| CpuTimes {
+            user: a.user + t.user,
+            nice: a.nice + t.nice,
+            system: a.system + t.system,
+            idle: a.idle + t.idle,
+            iowait: a.iowait + t.iowait,
+            irq: a.irq + t.irq,
+            softirq: a.softirq + t.softirq,
+            steal: a.steal + t.steal,
+        })
     }
 
     /// The `/proc/stat` softirq time of `cpus`.
     pub fn softirq_jiffies(&self, cpus: &BTreeSet<usize>) -> u64 {
-        cpus.iter()
-            .filter_map(|c| self.cpus.get(c))
-            .map(|t| t.softirq)
-            .sum()
+        cpus.iter().filter_map(|c| self.cpus.get(c)).map(|t| t.softirq).sum()
     }
 
     /// How many NET_RX softirqs ran on `cpus`.
     pub fn net_rx(&self, cpus: &BTreeSet<usize>) -> u64 {
-        cpus.iter()
-            .filter_map(|c| self.softirqs.net_rx.get(c))
-            .sum()
+        cpus.iter().filter_map(|c| self.softirqs.net_rx.get(c)).sum()
     }
 
     /// How many NET_TX softirqs ran on `cpus`.
     pub fn net_tx(&self, cpus: &BTreeSet<usize>) -> u64 {
-        cpus.iter()
-            .filter_map(|c| self.softirqs.net_tx.get(c))
-            .sum()
+        cpus.iter().filter_map(|c| self.softirqs.net_tx.get(c)).sum()
     }
 }
 
@@ -503,11 +469,7 @@ pub fn split_per_packet(times: &CpuTimes, packets: u64) -> Option<SplitNs> {
         irq: per(times.irq),
         steal: per(times.steal),
         busy: per(times.busy()),
-        busy_share: if total == 0 {
-            0.0
-        } else {
-            times.busy() as f64 / total as f64
-        },
+        busy_share: if total == 0 { 0.0 } else { times.busy() as f64 / total as f64 },
     })
 }
 
@@ -531,11 +493,7 @@ impl Default for Thresholds {
     /// up to about 6% unexplained on a quiet 2-core machine under a flood; a compiler or
     /// a second benchmark takes far more.
     fn default() -> Thresholds {
-        Thresholds {
-            outside_busy: 0.10,
-            foreign_on_ours: 0.10,
-            min_foreign_jiffies: 10,
-        }
+        Thresholds { outside_busy: 0.10, foreign_on_ours: 0.10, min_foreign_jiffies: 10 }
     }
 }
 
@@ -598,11 +556,7 @@ pub fn detect_disturbance(
     let interrupts: u64 = mine.iter().map(|t| t.irq + t.softirq).sum();
     let explained = delta.procs_jiffies(our_pids).saturating_add(interrupts);
     let foreign = busy.saturating_sub(explained);
-    let foreign_on_ours = if total == 0 {
-        0.0
-    } else {
-        foreign as f64 / total as f64
-    };
+    let foreign_on_ours = if total == 0 { 0.0 } else { foreign as f64 / total as f64 };
     if foreign_on_ours > th.foreign_on_ours && foreign > th.min_foreign_jiffies {
         reasons.push(format!(
             "{:.1}% of the pinned CPUs' time was foreign load (limit {:.1}%)",
@@ -610,12 +564,7 @@ pub fn detect_disturbance(
             th.foreign_on_ours * 100.0
         ));
     }
-    Disturbance {
-        disturbed: !reasons.is_empty(),
-        outside_busy,
-        foreign_on_ours,
-        reasons,
-    }
+    Disturbance { disturbed: !reasons.is_empty(), outside_busy, foreign_on_ours, reasons }
 }
 
 #[cfg(test)]
@@ -700,13 +649,7 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
                 steal: 633,
             }
         );
-        assert_eq!(
-            s.procs[&100],
-            ProcTimes {
-                utime: 500,
-                stime: 200
-            }
-        );
+        assert_eq!(s.procs[&100], ProcTimes { utime: 500, stime: 200 });
         assert_eq!(s.softirqs.net_rx[&1], 91000977);
         assert_eq!(s.softirqs.net_tx[&2], 3);
         // Old kernels: four fields.
@@ -738,13 +681,7 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
             SOFTIRQS_AFTER,
         ));
         let dut_cpus: BTreeSet<usize> = [1].into_iter().collect();
-        assert_eq!(
-            d.procs[&200],
-            ProcTimes {
-                utime: 40,
-                stime: 20
-            }
-        );
+        assert_eq!(d.procs[&200], ProcTimes { utime: 40, stime: 20 });
         assert_eq!(d.softirq_jiffies(&dut_cpus), 30);
         assert_eq!(d.net_rx(&dut_cpus), 90_000);
         assert_eq!(d.net_tx(&ours()), 3);
@@ -767,10 +704,7 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
         assert_eq!((t.user, t.system, t.softirq, t.idle), (40, 20, 30, 10));
         let s = split_per_packet(&t, 1_000_000).unwrap();
         // 40 ticks = 400 ms over 1 M packets = 400 ns each.
-        assert_eq!(
-            (s.user, s.system, s.softirq, s.irq),
-            (400.0, 200.0, 300.0, 0.0)
-        );
+        assert_eq!((s.user, s.system, s.softirq, s.irq), (400.0, 200.0, 300.0, 0.0));
         assert_eq!(s.busy, 900.0);
         assert_eq!(s.user + s.system + s.softirq + s.irq + s.steal, s.busy);
         assert!((s.busy_share - 0.9).abs() < 1e-12);
@@ -781,21 +715,11 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
         assert_eq!(s.user, jiffies_to_ns(100) as f64 / 100.0);
         assert_eq!(s.user + s.system + s.softirq + s.irq + s.steal, s.busy);
         assert!((s.busy_share - 185.0 / 200.0).abs() < 1e-12);
-        let nice = CpuTimes {
-            nice: 3,
-            steal: 2,
-            idle: 5,
-            ..CpuTimes::default()
-        };
+        let nice = CpuTimes { nice: 3, steal: 2, idle: 5, ..CpuTimes::default() };
         let s = split_per_packet(&nice, 1).unwrap();
         assert_eq!((s.user, s.steal, s.busy), (3e7, 2e7, 5e7));
         assert_eq!(split_per_packet(&t, 0), None);
-        assert_eq!(
-            split_per_packet(&CpuTimes::default(), 5)
-                .unwrap()
-                .busy_share,
-            0.0
-        );
+        assert_eq!(split_per_packet(&CpuTimes::default(), 5).unwrap().busy_share, 0.0);
     }
 
     #[test]
@@ -818,10 +742,7 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
         let before = sample(STAT_BEFORE, GEN_BEFORE, DUT_BEFORE, SOFTIRQS_BEFORE);
         let d = before.delta(&sample(STAT_LOADED, GEN_AFTER, DUT_AFTER, SOFTIRQS_AFTER));
         // A stricter limit than the default's 10% on our CPUs.
-        let strict = Thresholds {
-            foreign_on_ours: 0.05,
-            ..Thresholds::default()
-        };
+        let strict = Thresholds { foreign_on_ours: 0.05, ..Thresholds::default() };
         let v = detect_disturbance(&d, &ours(), &[100, 200], &strict);
         assert!(v.disturbed);
         assert_eq!(v.reasons.len(), 2, "{:?}", v.reasons);
@@ -832,18 +753,11 @@ cpu2 1080 0 1000 50020 0 0 0 0 0 0
         let v = detect_disturbance(&d, &ours(), &[100, 200], &Thresholds::default());
         assert_eq!(v.reasons.len(), 1, "{:?}", v.reasons);
         // Only the outside CPU with a lenient outside limit.
-        let th = Thresholds {
-            outside_busy: 0.9,
-            ..strict
-        };
+        let th = Thresholds { outside_busy: 0.9, ..strict };
         let v = detect_disturbance(&d, &ours(), &[100, 200], &th);
         assert!(v.disturbed && v.reasons.len() == 1);
         // 15 foreign ticks are tick noise when the floor is higher.
-        let th = Thresholds {
-            outside_busy: 0.9,
-            min_foreign_jiffies: 15,
-            ..strict
-        };
+        let th = Thresholds { outside_busy: 0.9, min_foreign_jiffies: 15, ..strict };
         let v = detect_disturbance(&d, &ours(), &[100, 200], &th);
         assert!(!v.disturbed, "{:?}", v.reasons);
         // Forgetting the DUT process makes its time foreign: the rule needs our pids.

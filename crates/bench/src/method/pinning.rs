@@ -65,32 +65,14 @@ mod tests {
 
     #[test]
     fn display_and_cpus() {
-        let p = Pinning {
-            generator: 0,
-            dut: vec![1],
-            sink: None,
-        };
+        let p = Pinning { generator: 0, dut: vec![1], sink: None };
         assert_eq!(p.to_string(), "generator on CPU 0, DUT workers on CPU 1");
         assert_eq!(p.cpus().into_iter().collect::<Vec<_>>(), vec![0, 1]);
-        let p = Pinning {
-            generator: 0,
-            dut: vec![2, 3],
-            sink: Some(1),
-        };
-        assert_eq!(
-            p.to_string(),
-            "generator on CPU 0, DUT workers on CPUs 2, 3, sink on CPU 1"
-        );
+        let p = Pinning { generator: 0, dut: vec![2, 3], sink: Some(1) };
+        assert_eq!(p.to_string(), "generator on CPU 0, DUT workers on CPUs 2, 3, sink on CPU 1");
         assert_eq!(p.cpus().into_iter().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
-        let p = Pinning {
-            generator: 5,
-            dut: vec![],
-            sink: Some(5),
-        };
-        assert_eq!(
-            p.to_string(),
-            "generator on CPU 5, DUT workers unpinned, sink on CPU 5"
-        );
+        let p = Pinning { generator: 5, dut: vec![], sink: Some(5) };
+        assert_eq!(p.to_string(), "generator on CPU 5, DUT workers unpinned, sink on CPU 5");
         let j = serde_json::to_string(&p).unwrap();
         assert_eq!(serde_json::from_str::<Pinning>(&j).unwrap(), p);
     }

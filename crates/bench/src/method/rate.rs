@@ -91,10 +91,7 @@ impl Pacer {
     /// nothing.
     pub fn poll(&mut self, now_ns: u64) -> Due {
         if now_ns < self.next_due_ns() {
-            return Due {
-                batches: 0,
-                missed: 0,
-            };
+            return Due { batches: 0, missed: 0 };
         }
         // Batches 0..=k are due, where k is the largest with due_ns(k) <= now.
         let elapsed = (now_ns - self.start_ns) as f64;
@@ -113,10 +110,7 @@ impl Pacer {
         self.next = upto;
         self.released += batches;
         self.missed += missed;
-        Due {
-            batches: batches as u32,
-            missed,
-        }
+        Due { batches: batches as u32, missed }
     }
 
     /// Packets released so far (batches released times the batch size).
@@ -139,13 +133,7 @@ mod tests {
         // 1 Mpps in batches of 32: one batch every 32 µs.
         let mut p = Pacer::new(1e6, 32, 4, 1_000).unwrap();
         assert_eq!(p.next_due_ns(), 1_000);
-        assert_eq!(
-            p.poll(999),
-            Due {
-                batches: 0,
-                missed: 0
-            }
-        );
+        assert_eq!(p.poll(999), Due { batches: 0, missed: 0 });
         assert_eq!(p.poll(1_000).batches, 1);
         assert_eq!(p.next_due_ns(), 33_000);
         assert_eq!(p.poll(32_999).batches, 0);
@@ -178,13 +166,7 @@ mod tests {
         let mut p = Pacer::new(1e6, 10, 3, 0).unwrap(); // a batch every 10 µs
         assert_eq!(p.poll(0).batches, 1);
         // Stalled for 1 ms: batches 1..=100 are due; 3 go now, 97 are missed.
-        assert_eq!(
-            p.poll(1_000_000),
-            Due {
-                batches: 3,
-                missed: 97
-            }
-        );
+        assert_eq!(p.poll(1_000_000), Due { batches: 3, missed: 97 });
         assert_eq!(p.next_due_ns(), 1_010_000);
         assert_eq!(p.poll(1_005_000).batches, 0);
         assert_eq!(p.poll(1_010_000).batches, 1);

@@ -129,17 +129,10 @@ where
         match trial(rate) {
             Ok(outcome) => {
                 let passed = outcome.loss_ratio() <= cfg.acceptable_loss;
-                trials.push(Trial {
-                    rate_pps: rate,
-                    outcome,
-                    passed,
-                });
+                trials.push(Trial { rate_pps: rate, outcome, passed });
                 Ok(passed)
             }
-            Err(error) => Err(SearchError::Trial {
-                error,
-                trials: std::mem::take(trials),
-            }),
+            Err(error) => Err(SearchError::Trial { error, trials: std::mem::take(trials) }),
         }
     };
     if run(cfg.high_pps, &mut trials)? {
@@ -185,10 +178,7 @@ mod tests {
     fn device(capacity: f64) -> impl FnMut(f64) -> Result<TrialOutcome, ()> {
         move |rate| {
             let offered = rate as u64;
-            Ok(TrialOutcome {
-                offered,
-                delivered: offered.min(capacity as u64),
-            })
+            Ok(TrialOutcome { offered, delivered: offered.min(capacity as u64) })
         }
     }
 
@@ -197,17 +187,11 @@ mod tests {
         let cfg = SearchConfig::new(10_000.0, 1_000_000.0);
         let r = zero_loss_search(&cfg, device(437_000.0)).unwrap();
         let rate = r.rate_pps.unwrap();
-        assert!(
-            rate <= 437_000.0 && 437_000.0 - rate <= cfg.resolution_pps,
-            "{rate}"
-        );
+        assert!(rate <= 437_000.0 && 437_000.0 - rate <= cfg.resolution_pps, "{rate}");
         assert!(r.converged);
         assert!(r.lowest_fail_pps.unwrap() > 437_000.0);
         assert!(r.trials.len() <= cfg.max_trials);
-        assert!(r
-            .trials
-            .iter()
-            .all(|t| t.passed == (t.rate_pps <= 437_000.0)));
+        assert!(r.trials.iter().all(|t| t.passed == (t.rate_pps <= 437_000.0)));
     }
 
     #[test]
@@ -221,11 +205,8 @@ mod tests {
 
     #[test]
     fn budget_exhaustion_is_reported() {
-        let cfg = SearchConfig {
-            resolution_pps: 1.0,
-            max_trials: 5,
-            ..SearchConfig::new(1.0, 1e6)
-        };
+        let cfg =
+            SearchConfig { resolution_pps: 1.0, max_trials: 5, ..SearchConfig::new(1.0, 1e6) };
         let r = zero_loss_search(&cfg, device(123_456.0)).unwrap();
         assert_eq!(r.trials.len(), 5);
         assert!(!r.converged);
@@ -250,10 +231,7 @@ mod tests {
         let strict = SearchConfig::new(50_000.0, 1_000_000.0);
         assert_eq!(zero_loss_search(&strict, mk(1)).unwrap().rate_pps, None);
         for seed in 1..20 {
-            let cfg = SearchConfig {
-                acceptable_loss: 1e-4,
-                ..strict
-            };
+            let cfg = SearchConfig { acceptable_loss: 1e-4, ..strict };
             let r = zero_loss_search(&cfg, mk(seed)).unwrap();
             let rate = r.rate_pps.unwrap();
             // Within the resolution, allowing the accepted loss above capacity.
@@ -265,18 +243,9 @@ mod tests {
     #[test]
     fn bad_config_and_trial_errors() {
         let bad = SearchConfig::new(10.0, 5.0);
-        assert!(matches!(
-            zero_loss_search(&bad, device(1.0)),
-            Err(SearchError::BadConfig(_))
-        ));
-        let nan = SearchConfig {
-            resolution_pps: f64::NAN,
-            ..SearchConfig::new(1.0, 5.0)
-        };
-        assert!(matches!(
-            zero_loss_search(&nan, device(1.0)),
-            Err(SearchError::BadConfig(_))
-        ));
+        assert!(matches!(zero_loss_search(&bad, device(1.0)), Err(SearchError::BadConfig(_))));
+        let nan = SearchConfig { resolution_pps: f64::NAN, ..SearchConfig::new(1.0, 5.0) };
+        assert!(matches!(zero_loss_search(&nan, device(1.0)), Err(SearchError::BadConfig(_))));
         let cfg = SearchConfig::new(1_000.0, 100_000.0);
         let mut calls = 0;
         let r = zero_loss_search(&cfg, |rate| {

@@ -23,12 +23,7 @@ pub struct Summary {
 impl Summary {
     /// A single run.
     pub fn single(value: f64) -> Summary {
-        Summary {
-            median: value,
-            min: value,
-            max: value,
-            n: 1,
-        }
+        Summary { median: value, min: value, max: value, n: 1 }
     }
 
     /// The summary of `samples`, or `None` when there is no sample other than NaN.
@@ -45,12 +40,7 @@ impl Summary {
             // Halves first: the sum of two large finite values must not overflow.
             v[n / 2 - 1] / 2.0 + v[n / 2] / 2.0
         };
-        Some(Summary {
-            median,
-            min: v[0],
-            max: v[n - 1],
-            n,
-        })
+        Some(Summary { median, min: v[0], max: v[n - 1], n })
     }
 }
 
@@ -70,9 +60,8 @@ pub fn loss_ratio(offered: u64, delivered: u64) -> f64 {
 /// pair. 0 for fewer than two flows; a fair device keeps it near 0.
 pub fn loss_difference(flows: &[(u64, u64)]) -> f64 {
     let losses = flows.iter().map(|&(o, d)| loss_ratio(o, d));
-    let (lo, hi) = losses.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), l| {
-        (lo.min(l), hi.max(l))
-    });
+    let (lo, hi) =
+        losses.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), l| (lo.min(l), hi.max(l)));
     if flows.len() < 2 {
         0.0
     } else {
@@ -121,11 +110,7 @@ mod tests {
         assert_eq!((s.median, s.min, s.max, s.n), (2.0, 1.0, 3.0, 3));
         for even in [[4.0, 1.0, 3.0, 2.0], [4.0, 1.0, 2.0, 3.0]] {
             let s = Summary::of(&even).unwrap();
-            assert_eq!(
-                (s.median, s.min, s.max, s.n),
-                (2.5, 1.0, 4.0, 4),
-                "{even:?}"
-            );
+            assert_eq!((s.median, s.min, s.max, s.n), (2.5, 1.0, 4.0, 4), "{even:?}");
         }
         // Not-a-number runs are left out.
         let s = Summary::of(&[f64::NAN, 5.0]).unwrap();

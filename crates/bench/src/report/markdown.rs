@@ -30,17 +30,9 @@ const CEILING_MARGIN: f64 = 0.05;
 pub fn render_markdown(results: &Results) -> String {
     let mut out = String::new();
     let m = &results.machine;
-    let cpu = if m.cpu_model.is_empty() {
-        "unknown CPU"
-    } else {
-        &m.cpu_model
-    };
+    let cpu = if m.cpu_model.is_empty() { "unknown CPU" } else { &m.cpu_model };
     let _ = writeln!(out, "# Benchmark study\n");
-    let _ = writeln!(
-        out,
-        "- Machine: {cpu}, {} cores, Linux {}",
-        m.cores, m.kernel
-    );
+    let _ = writeln!(out, "- Machine: {cpu}, {} cores, Linux {}", m.cores, m.kernel);
     let _ = writeln!(out, "- Pinning: {}", results.pinning);
     let _ = writeln!(out, "- Started: {}", results.started);
     let _ = writeln!(out, "- Schema: {}", results.schema);
@@ -96,11 +88,7 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
         let _ = writeln!(out, "{}:\n", capitalised(metric.label()));
         let _ = write!(out, "| {} |", exp.kind.x_label());
         for (name, _) in &cols {
-            let _ = write!(
-                out,
-                " {} |",
-                name.unwrap_or(ceiling_name(exp)).replace('|', "\\|")
-            );
+            let _ = write!(out, " {} |", name.unwrap_or(ceiling_name(exp)).replace('|', "\\|"));
         }
         let _ = write!(out, "\n|---:|");
         for _ in &cols {
@@ -160,12 +148,7 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
         "; ",
     );
     if exp.kind == ExperimentKind::Meter {
-        list_line(
-            out,
-            "Forwarded rate over the meter rate (medians)",
-            &meter_ratios(exp),
-            ", ",
-        );
+        list_line(out, "Forwarded rate over the meter rate (medians)", &meter_ratios(exp), ", ");
     }
     if exp.kind == ExperimentKind::Fairness {
         let indices: Vec<(&str, f64, &str)> = exp
@@ -176,16 +159,12 @@ fn section(out: &mut String, exp: &Experiment, files: &[&str]) {
         if let Some(&(_, _, first)) = indices.first() {
             // One basis for all is said once; mixed bases are said per device.
             let line = if indices.iter().all(|&(_, _, m)| m == first) {
-                let each: Vec<String> = indices
-                    .iter()
-                    .map(|(d, j, _)| format!("{d} {j:.3}"))
-                    .collect();
+                let each: Vec<String> =
+                    indices.iter().map(|(d, j, _)| format!("{d} {j:.3}")).collect();
                 format!("Jain's fairness index (over {first}): {}.", each.join(", "))
             } else {
-                let each: Vec<String> = indices
-                    .iter()
-                    .map(|(d, j, m)| format!("{d} {j:.3} (over {m})"))
-                    .collect();
+                let each: Vec<String> =
+                    indices.iter().map(|(d, j, m)| format!("{d} {j:.3} (over {m})")).collect();
                 format!("Jain's fairness index: {}.", each.join(", "))
             };
             let _ = writeln!(out, "\n{line}");
@@ -213,22 +192,14 @@ fn ceiling_name(exp: &Experiment) -> &'static str {
 
 /// Whether any device point of `exp` has a per-packet time kept apart.
 fn has_packet_times(exp: &Experiment) -> bool {
-    exp.series
-        .iter()
-        .flat_map(|s| &s.points)
-        .any(|p| p.packet_time_us.is_some())
+    exp.series.iter().flat_map(|s| &s.points).any(|p| p.packet_time_us.is_some())
 }
 
 /// A negative time difference as `n.r. (median, min–max)`: not a time (see the module
 /// comment).
 fn fmt_unresolved(s: &Summary) -> String {
     if s.n > 1 {
-        format!(
-            "n.r. ({}, {}–{})",
-            fmt_num(s.median),
-            fmt_num(s.min),
-            fmt_num(s.max)
-        )
+        format!("n.r. ({}, {}–{})", fmt_num(s.median), fmt_num(s.min), fmt_num(s.max))
     } else {
         format!("n.r. ({})", fmt_num(s.median))
     }
@@ -304,11 +275,8 @@ fn queue_share_lines(exp: &Experiment) -> Vec<String> {
     let mut v = Vec::new();
     for s in &exp.series {
         for p in s.points.iter().filter(|p| !p.queue_shares.is_empty()) {
-            let each: Vec<String> = p
-                .queue_shares
-                .iter()
-                .map(|q| format!("{:.0}", q * 100.0))
-                .collect();
+            let each: Vec<String> =
+                p.queue_shares.iter().map(|q| format!("{:.0}", q * 100.0)).collect();
             v.push(format!(
                 "{} at {} {}: {}%",
                 s.dut,
@@ -354,38 +322,22 @@ fn capitalised(text: &str) -> String {
 /// of what the device forwarded in all (so flows offered unequal loads can still score
 /// 1); else of the forwarded rate where measured, else of the loss.
 pub(super) fn fairness_index(points: &[Point]) -> Option<(f64, &'static str)> {
-    let both: Option<Vec<(f64, f64)>> = points
-        .iter()
-        .map(|p| Some((p.offered_mpps?.median, p.forwarded_mpps?.median)))
-        .collect();
+    let both: Option<Vec<(f64, f64)>> =
+        points.iter().map(|p| Some((p.offered_mpps?.median, p.forwarded_mpps?.median))).collect();
     if let Some(both) = both.filter(|b| !b.is_empty()) {
         let offered: Vec<f64> = both.iter().map(|b| b.0).collect();
         let total: f64 = both.iter().map(|b| b.1).sum();
         let shares = crate::method::stats::max_min_shares(&offered, total);
-        let normalised: Option<Vec<f64>> = both
-            .iter()
-            .zip(&shares)
-            .map(|(b, &s)| (s > 0.0).then(|| b.1 / s))
-            .collect();
+        let normalised: Option<Vec<f64>> =
+            both.iter().zip(&shares).map(|(b, &s)| (s > 0.0).then(|| b.1 / s)).collect();
         if let Some(j) = normalised.and_then(|n| jain_index(&n)) {
             return Some((j, "per-flow forwarded over max-min fair share"));
         }
     }
     [Metric::Forwarded, Metric::Loss].into_iter().find_map(|m| {
-        let shares: Vec<f64> = points
-            .iter()
-            .filter_map(|p| m.of(p))
-            .map(|s| s.median)
-            .collect();
+        let shares: Vec<f64> = points.iter().filter_map(|p| m.of(p)).map(|s| s.median).collect();
         jain_index(&shares).map(|j| {
-            (
-                j,
-                if m == Metric::Loss {
-                    "per-flow loss"
-                } else {
-                    "per-flow forwarded (Mpps)"
-                },
-            )
+            (j, if m == Metric::Loss { "per-flow loss" } else { "per-flow forwarded (Mpps)" })
         })
     })
 }
@@ -448,18 +400,10 @@ pub(super) fn fmt_num(v: f64) -> String {
 
 /// A summary as `median (min–max)`, loss in percent.
 fn fmt_summary(metric: Metric, s: &Summary) -> String {
-    let (scale, suffix) = if metric == Metric::Loss {
-        (100.0, "%")
-    } else {
-        (1.0, "")
-    };
+    let (scale, suffix) = if metric == Metric::Loss { (100.0, "%") } else { (1.0, "") };
     let median = fmt_num(s.median * scale);
     if s.n > 1 {
-        format!(
-            "{median}{suffix} ({}–{}{suffix})",
-            fmt_num(s.min * scale),
-            fmt_num(s.max * scale)
-        )
+        format!("{median}{suffix} ({}–{}{suffix})", fmt_num(s.min * scale), fmt_num(s.max * scale))
     } else {
         format!("{median}{suffix}")
     }
@@ -485,17 +429,9 @@ mod tests {
 
     #[test]
     fn loss_is_shown_in_percent_with_range() {
-        let s = Summary {
-            median: 0.02,
-            min: 0.01,
-            max: 0.5,
-            n: 3,
-        };
+        let s = Summary { median: 0.02, min: 0.01, max: 0.5, n: 3 };
         assert_eq!(fmt_summary(Metric::Loss, &s), "2.00% (1.00–50.0%)");
-        assert_eq!(
-            fmt_summary(Metric::Forwarded, &Summary::single(1.5)),
-            "1.50"
-        );
+        assert_eq!(fmt_summary(Metric::Forwarded, &Summary::single(1.5)), "1.50");
     }
 
     #[test]
@@ -515,11 +451,7 @@ mod tests {
                     None,
                     vec![p(100_000.0, Some(0.1002)), p(400_000.0, Some(0.3996))],
                 ),
-                series(
-                    "ovs-afxdp",
-                    None,
-                    vec![p(100_000.0, Some(0.099)), p(400_000.0, None)],
-                ),
+                series("ovs-afxdp", None, vec![p(100_000.0, Some(0.099)), p(400_000.0, None)]),
             ],
         };
         assert_eq!(
@@ -531,10 +463,7 @@ mod tests {
             ]
         );
         let md = render_markdown(&doc(exp));
-        assert!(
-            md.contains("| meter rate (packets/s) | peregrine-xdp | ovs-afxdp |"),
-            "{md}"
-        );
+        assert!(md.contains("| meter rate (packets/s) | peregrine-xdp | ovs-afxdp |"), "{md}");
         assert!(
             md.contains("Forwarded rate over the meter rate (medians): peregrine-xdp 1.002×"),
             "{md}"
@@ -556,29 +485,17 @@ mod tests {
     }
 
     fn series(dut: &str, workers: Option<usize>, points: Vec<Point>) -> Series {
-        Series {
-            dut: dut.into(),
-            workers,
-            points,
-        }
+        Series { dut: dut.into(), workers, points }
     }
 
     /// A point at `x` whose only value is a latency of `us` µs.
     fn latency_at(x: f64, us: f64) -> Point {
-        Point {
-            x,
-            latency_us: Some(Summary::single(us)),
-            ..Point::default()
-        }
+        Point { x, latency_us: Some(Summary::single(us)), ..Point::default() }
     }
 
     /// A point at `x` whose only value is a forwarded rate of `mpps` Mpps.
     fn forwarded_at(x: f64, mpps: f64) -> Point {
-        Point {
-            x,
-            forwarded_mpps: Some(Summary::single(mpps)),
-            ..Point::default()
-        }
+        Point { x, forwarded_mpps: Some(Summary::single(mpps)), ..Point::default() }
     }
 
     /// An experiment of `kind` with no ceiling whose one series, the bridge's, is `p`.
@@ -609,10 +526,7 @@ mod tests {
             ],
         };
         let md = render_markdown(&doc(exp));
-        assert!(
-            md.contains("| frame size (B) | wire | peregrine-afxdp | bridge |"),
-            "{md}"
-        );
+        assert!(md.contains("| frame size (B) | wire | peregrine-afxdp | bridge |"), "{md}");
         assert!(md.contains("| 64 | 20.0 | 25.0 | 5.50 |"), "{md}");
         assert!(
             md.contains("| frame size (B) | peregrine-afxdp | bridge |\n|---:|---:|---:|\n| 64 | 5.00 | n.r. (-14.5) |"),
@@ -631,12 +545,7 @@ mod tests {
         assert!(md.contains("| frame size (B) | ceiling | bridge |"), "{md}");
         assert!(md.contains("| 64 | 20.0 | n.r. (-14.5) |"), "{md}");
         assert_eq!(
-            fmt_unresolved(&Summary {
-                median: -14.5,
-                min: -14.8,
-                max: -13.1,
-                n: 3
-            }),
+            fmt_unresolved(&Summary { median: -14.5, min: -14.8, max: -13.1, n: 3 }),
             "n.r. (-14.5, -14.8–-13.1)"
         );
         // Elsewhere a latency is a latency and the ceiling keeps its name.
@@ -688,10 +597,7 @@ mod tests {
         // Without splits or shares neither appears.
         let bare = bridge_only(ExperimentKind::ThroughputVsSize, forwarded_at(64.0, 1.5));
         let md = render_markdown(&doc(bare));
-        assert!(
-            !md.contains("CPU split") && !md.contains("Receive queues"),
-            "{md}"
-        );
+        assert!(!md.contains("CPU split") && !md.contains("Receive queues"), "{md}");
     }
 
     #[test]

@@ -57,11 +57,7 @@ pub fn plan(results: &Results) -> Vec<Vec<Figure>> {
         .map(|exp| {
             let count = seen.entry(exp.kind).or_insert(0);
             *count += 1;
-            let suffix = if *count == 1 {
-                String::new()
-            } else {
-                format!("_{count}")
-            };
+            let suffix = if *count == 1 { String::new() } else { format!("_{count}") };
             figures(exp)
                 .into_iter()
                 .filter(|(_, _, metric, _)| has(exp, *metric))
@@ -107,11 +103,7 @@ fn figures(exp: &Experiment) -> Vec<(&'static str, Style, Metric, String)> {
             vec![(name, Style::Bars, Metric::Forwarded, heading)]
         }
         ExperimentKind::Fairness => {
-            let metric = if has(exp, Metric::Forwarded) {
-                Metric::Forwarded
-            } else {
-                Metric::Loss
-            };
+            let metric = if has(exp, Metric::Forwarded) { Metric::Forwarded } else { Metric::Loss };
             let indices: Vec<String> = exp
                 .series
                 .iter()
@@ -172,11 +164,7 @@ fn lines(exp: &Experiment, metric: Metric) -> Vec<Line> {
         let mut v: Vec<(f64, Summary)> = points
             .iter()
             .filter_map(|p| {
-                let x = if by_offered {
-                    p.offered_mpps?.median
-                } else {
-                    p.x
-                };
+                let x = if by_offered { p.offered_mpps?.median } else { p.x };
                 x.is_finite().then_some(x).zip(metric.of(p))
             })
             .collect();
@@ -186,16 +174,10 @@ fn lines(exp: &Experiment, metric: Metric) -> Vec<Line> {
     let mut out = Vec::new();
     let ceiling = pick(&exp.ceiling);
     if !ceiling.is_empty() {
-        out.push(Line {
-            name: "ceiling (no DUT)".to_string(),
-            points: ceiling,
-        });
+        out.push(Line { name: "ceiling (no DUT)".to_string(), points: ceiling });
     }
     for s in &exp.series {
-        out.push(Line {
-            name: s.dut.clone(),
-            points: pick(&s.points),
-        });
+        out.push(Line { name: s.dut.clone(), points: pick(&s.points) });
     }
     out
 }
@@ -215,11 +197,8 @@ fn draw(exp: &Experiment, fig: &Figure, path: &Path) -> Result<(), String> {
     let root = SVGBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let data = lines(exp, fig.metric);
-    let x_label = if exp.kind == ExperimentKind::Load {
-        "offered load (Mpps)"
-    } else {
-        exp.kind.x_label()
-    };
+    let x_label =
+        if exp.kind == ExperimentKind::Load { "offered load (Mpps)" } else { exp.kind.x_label() };
     let y_label = fig.metric.axis_label();
     // Forwarded against offered load: the line where nothing is lost.
     let diagonal = exp.kind == ExperimentKind::Load && fig.metric == Metric::Forwarded;
@@ -256,19 +235,13 @@ fn draw(exp: &Experiment, fig: &Figure, path: &Path) -> Result<(), String> {
 
 /// `s` with every value multiplied by `k`.
 fn scale(s: Summary, k: f64) -> Summary {
-    Summary {
-        median: s.median * k,
-        min: s.min * k,
-        max: s.max * k,
-        n: s.n,
-    }
+    Summary { median: s.median * k, min: s.min * k, max: s.max * k, n: s.n }
 }
 
 /// The `x` range spanning `xs`, padded so a single value still has a width.
 fn x_range(xs: impl Iterator<Item = f64>) -> Range<f64> {
-    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
-        (lo.min(x), hi.max(x))
-    });
+    let (lo, hi) =
+        xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
     if !lo.is_finite() || !hi.is_finite() {
         return 0.0..1.0;
     }
@@ -300,10 +273,7 @@ fn line_chart(
     let err = |e: DrawingAreaErrorKind<_>| e.to_string();
     let xs = x_range(data.iter().flat_map(|l| l.points.iter().map(|p| p.0)));
     let ys = y_range(data.iter().flat_map(|l| l.points.iter().map(|p| p.1.max)));
-    let whole = data
-        .iter()
-        .flat_map(|l| l.points.iter())
-        .all(|p| p.0.fract() == 0.0);
+    let whole = data.iter().flat_map(|l| l.points.iter()).all(|p| p.0.fract() == 0.0);
     let x_format = move |v: &f64| {
         if !whole {
             fmt_num(*v)
@@ -334,12 +304,7 @@ fn line_chart(
     if diagonal && d1 > d0 {
         let grey = RGBColor(150, 150, 150);
         chart
-            .draw_series(DashedLineSeries::new(
-                [(d0, d0), (d1, d1)],
-                6,
-                4,
-                grey.stroke_width(1),
-            ))
+            .draw_series(DashedLineSeries::new([(d0, d0), (d1, d1)], 6, 4, grey.stroke_width(1)))
             .map_err(err)?
             .label("no loss")
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
@@ -356,9 +321,7 @@ fn line_chart(
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
         chart
             .draw_series(
-                line.points
-                    .iter()
-                    .map(|&(x, s)| Circle::new((x, s.median), 3, c.filled())),
+                line.points.iter().map(|&(x, s)| Circle::new((x, s.median), 3, c.filled())),
             )
             .map_err(err)?;
         chart
@@ -415,9 +378,7 @@ fn bar_chart(
         .x_desc(x_label)
         .y_desc(metric.axis_label())
         .x_label_formatter(&|v| {
-            labels
-                .get(v.floor().max(0.0) as usize)
-                .map_or_else(String::new, |x| short(*x))
+            labels.get(v.floor().max(0.0) as usize).map_or_else(String::new, |x| short(*x))
         })
         .y_label_formatter(&|v| fmt_num(*v))
         .draw()
@@ -457,9 +418,7 @@ fn bar_chart(
         .iter()
         .enumerate()
         .filter_map(|(i, &x)| {
-            at(&exp.ceiling, x)
-                .and_then(|p| metric.of(p))
-                .map(|v| (i as f64, v.median))
+            at(&exp.ceiling, x).and_then(|p| metric.of(p)).map(|v| (i as f64, v.median))
         })
         .collect();
     if !ceiling.is_empty() {

@@ -58,11 +58,7 @@ impl Machine {
         let cores = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or_else(|_| count_processors(&cpuinfo));
-        Machine {
-            cpu_model: cpu_model(&cpuinfo),
-            cores,
-            kernel: kernel.trim().to_string(),
-        }
+        Machine { cpu_model: cpu_model(&cpuinfo), cores, kernel: kernel.trim().to_string() }
     }
 }
 

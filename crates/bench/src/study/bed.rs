@@ -106,9 +106,7 @@ impl Bed {
         let queues = ctx.opts.bed_queues();
         let dut_cpus: Vec<usize> = ctx.dut_cpus().into_iter().collect();
         let Some(dut) = dut else {
-            let h = topo
-                .add_host_with_queues(1, queues)
-                .map_err(|e| e.to_string())?;
+            let h = topo.add_host_with_queues(1, queues).map_err(|e| e.to_string())?;
             let mut pids = Vec::new();
             if ctx.opts.steer {
                 // The sink reads the root end of the generator's own veth; its receive
@@ -124,18 +122,9 @@ impl Bed {
             wait_quiet(&pids);
             return Ok(Bed {
                 device: None,
-                tx: vec![Endpoint {
-                    ns: Some(h.ns.clone()),
-                    ifname: "eth0".into(),
-                }],
-                rx: Endpoint {
-                    ns: None,
-                    ifname: h.port.clone(),
-                },
-                targets: vec![Target {
-                    dst_mac: NOBODY,
-                    dst_ip: parse_ip(&h.ip)?,
-                }],
+                tx: vec![Endpoint { ns: Some(h.ns.clone()), ifname: "eth0".into() }],
+                rx: Endpoint { ns: None, ifname: h.port.clone() },
+                targets: vec![Target { dst_mac: NOBODY, dst_ip: parse_ip(&h.ip)? }],
                 watch: (None, h.port.clone()),
                 inputs: vec![h],
                 sink: None,
@@ -146,10 +135,7 @@ impl Bed {
         };
         let mut hosts = Vec::with_capacity(inputs + 1);
         for i in 1..=inputs + 1 {
-            hosts.push(
-                topo.add_host_with_queues(i as u8, queues)
-                    .map_err(|e| e.to_string())?,
-            );
+            hosts.push(topo.add_host_with_queues(i as u8, queues).map_err(|e| e.to_string())?);
         }
         let sink = hosts.pop().ok_or("no sink host")?;
         let load = load(&hosts, &sink)?;
@@ -204,15 +190,9 @@ impl Bed {
             device: Some(device),
             tx: hosts
                 .iter()
-                .map(|h| Endpoint {
-                    ns: Some(h.ns.clone()),
-                    ifname: "eth0".into(),
-                })
+                .map(|h| Endpoint { ns: Some(h.ns.clone()), ifname: "eth0".into() })
                 .collect(),
-            rx: Endpoint {
-                ns: Some(sink.ns.clone()),
-                ifname: "eth0".into(),
-            },
+            rx: Endpoint { ns: Some(sink.ns.clone()), ifname: "eth0".into() },
             targets,
             watch,
             inputs: hosts,
@@ -230,12 +210,8 @@ impl Bed {
         let mut topo = Topology::new();
         let queues = ctx.opts.bed_queues();
         let dut_cpus: Vec<usize> = ctx.dut_cpus().into_iter().collect();
-        let h = topo
-            .add_host_with_queues(1, queues)
-            .map_err(|e| e.to_string())?;
-        let sink = topo
-            .add_host_with_queues(2, queues)
-            .map_err(|e| e.to_string())?;
+        let h = topo.add_host_with_queues(1, queues).map_err(|e| e.to_string())?;
+        let sink = topo.add_host_with_queues(2, queues).map_err(|e| e.to_string())?;
         crate::dut::wire(None, &h.port, &sink.port)?;
         crate::dut::wire(None, &sink.port, &h.port)?;
         let ports = [h.port.clone(), sink.port.clone()];
@@ -247,18 +223,9 @@ impl Bed {
         wait_quiet(&pids);
         Ok(Bed {
             device: None,
-            tx: vec![Endpoint {
-                ns: Some(h.ns.clone()),
-                ifname: "eth0".into(),
-            }],
-            rx: Endpoint {
-                ns: Some(sink.ns.clone()),
-                ifname: "eth0".into(),
-            },
-            targets: vec![Target {
-                dst_mac: NOBODY,
-                dst_ip: parse_ip(&sink.ip)?,
-            }],
+            tx: vec![Endpoint { ns: Some(h.ns.clone()), ifname: "eth0".into() }],
+            rx: Endpoint { ns: Some(sink.ns.clone()), ifname: "eth0".into() },
+            targets: vec![Target { dst_mac: NOBODY, dst_ip: parse_ip(&sink.ip)? }],
             watch: (None, h.port.clone()),
             inputs: vec![h],
             sink: Some(sink),
@@ -459,12 +426,7 @@ pub fn measure_each(
         if !ctx.check_foreign {
             verdict.disturbed = false;
         }
-        let m = Measured {
-            outcome,
-            cpu_ns_per_pkt,
-            split,
-            queue_shares,
-        };
+        let m = Measured { outcome, cpu_ns_per_pkt, split, queue_shares };
         if !verdict.disturbed {
             return Ok(m);
         }

@@ -70,11 +70,7 @@ pub fn flow_install(ctx: &mut Ctx) -> Result<Experiment, String> {
                     let _ = std::fs::remove_file(&file);
                     rates.push(n as f64 / secs?);
                 }
-                Ok(Point {
-                    x: n as f64,
-                    flow_mods_per_s: Summary::of(&rates),
-                    ..Point::default()
-                })
+                Ok(Point { x: n as f64, flow_mods_per_s: Summary::of(&rates), ..Point::default() })
             };
             match run() {
                 Ok(p) => {
@@ -82,11 +78,7 @@ pub fn flow_install(ctx: &mut Ctx) -> Result<Experiment, String> {
                         "  {:.0} flows/s",
                         p.flow_mods_per_s.map(|s| s.median).unwrap_or(0.0)
                     ));
-                    series.push(Series {
-                        dut: name,
-                        workers: None,
-                        points: vec![p],
-                    });
+                    series.push(Series { dut: name, workers: None, points: vec![p] });
                 }
                 Err(e) => {
                     ctx.progress(&format!("  failed: {e}"));
@@ -141,9 +133,7 @@ pub fn churn(ctx: &mut Ctx) -> Result<Experiment, String> {
                 let m = measure(ctx, &bed, vec![flat(&fr)], secs);
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
                 if let Some(h) = churner {
-                    let r = h
-                        .join()
-                        .map_err(|_| "churn thread panicked".to_string())??;
+                    let r = h.join().map_err(|_| "churn thread panicked".to_string())??;
                     achieved.push(r);
                 }
                 runs.push(m?);

@@ -59,10 +59,7 @@ pub(super) const SPACE: (Ipv4Addr, u8) = (Ipv4Addr::new(100, 64, 0, 0), 10);
 /// virtual machine whose host is busy) that no process on it can see.
 pub fn ceiling(ctx: &mut Ctx) -> Result<(), String> {
     let bed = ceiling_bed(ctx)?;
-    let frames = frames(
-        &bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?,
-        64,
-    );
+    let frames = frames(&bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?, 64);
     let mut rates = Vec::new();
     for _ in 0..CEILING_RUNS {
         std::thread::sleep(std::time::Duration::from_millis(500));
@@ -75,11 +72,7 @@ pub fn ceiling(ctx: &mut Ctx) -> Result<(), String> {
         "ceiling: {:.3} Mpps at 64 B (highest of {}: {})",
         ctx.ceiling_pps / 1e6,
         rates.len(),
-        rates
-            .iter()
-            .map(|r| format!("{:.3}", r / 1e6))
-            .collect::<Vec<_>>()
-            .join(", ")
+        rates.iter().map(|r| format!("{:.3}", r / 1e6)).collect::<Vec<_>>().join(", ")
     ));
     if ctx.ceiling_pps <= 0.0 {
         return Err("the generator's frames do not reach the sink with no device at all".into());
@@ -94,10 +87,7 @@ const CEILING_RUNS: usize = 5;
 /// veth pair are slower: buffers, the XDP program, the NAPI thread are set up).
 fn ceiling_bed(ctx: &mut Ctx) -> Result<Bed, String> {
     let bed = Bed::new(ctx, None, 1, &|_, _| Ok(Loadout::default()))?;
-    let fr = frames(
-        &bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?,
-        64,
-    );
+    let fr = frames(&bed.flows(0, Spread::UdpPorts, ctx.opts.flows, SPACE, SEED)?, 64);
     measure(ctx, &bed, vec![flat(&fr)], 1.0)?;
     Ok(bed)
 }
@@ -124,20 +114,12 @@ pub fn run(ctx: &mut Ctx, kind: ExperimentKind) -> Result<Vec<Experiment>, Strin
 
 /// A stream of `frames` from input 0, flat out.
 pub(super) fn flat(frames: &[Vec<u8>]) -> Stream {
-    Stream {
-        tx: 0,
-        frames: frames.to_vec(),
-        rate_pps: None,
-    }
+    Stream { tx: 0, frames: frames.to_vec(), rate_pps: None }
 }
 
 /// A stream of `frames` from input `tx` at `pps`.
 fn paced(tx: usize, frames: &[Vec<u8>], pps: f64) -> Stream {
-    Stream {
-        tx,
-        frames: frames.to_vec(),
-        rate_pps: Some(pps),
-    }
+    Stream { tx, frames: frames.to_vec(), rate_pps: Some(pps) }
 }
 
 pub(super) fn frames(flows: &[FlowHeader], size: usize) -> Vec<Vec<u8>> {
@@ -152,10 +134,7 @@ fn usual_flows(ctx: &Ctx, bed: &Bed, dut: Dut, input: usize) -> Result<Vec<FlowH
         Dut::Router => (Spread::DstIps, (bed.targets[input].dst_ip, 24)),
         _ => (Spread::UdpPorts, SPACE),
     };
-    let space = (
-        Ipv4Addr::from(u32::from(space.0) & (u32::MAX << (32 - space.1 as u32))),
-        space.1,
-    );
+    let space = (Ipv4Addr::from(u32::from(space.0) & (u32::MAX << (32 - space.1 as u32))), space.1);
     bed.flows(input, spread, ctx.opts.flows, space, SEED + input as u64)
 }
 
@@ -214,19 +193,14 @@ fn cpu_split(runs: &[Measured]) -> Option<CpuSplit> {
 /// Each receive queue's median share over the runs that read the queues (all with the
 /// same number of queues); empty when none did.
 fn queue_shares(runs: &[Measured]) -> Vec<f64> {
-    let read: Vec<&Vec<f64>> = runs
-        .iter()
-        .map(|m| &m.queue_shares)
-        .filter(|q| !q.is_empty())
-        .collect();
+    let read: Vec<&Vec<f64>> =
+        runs.iter().map(|m| &m.queue_shares).filter(|q| !q.is_empty()).collect();
     let Some(n) = read.first().map(|q| q.len()) else {
         return Vec::new();
     };
     (0..n)
         .map(|i| {
-            summary(read.iter().filter_map(|q| q.get(i).copied()))
-                .map(|s| s.median)
-                .unwrap_or(0.0)
+            summary(read.iter().filter_map(|q| q.get(i).copied())).map(|s| s.median).unwrap_or(0.0)
         })
         .collect()
 }
@@ -301,11 +275,7 @@ pub(super) fn per_device(
             let result = f(ctx, dut);
             ctx.workers = None;
             match result {
-                Ok(points) => series.push(Series {
-                    dut: label,
-                    workers,
-                    points,
-                }),
+                Ok(points) => series.push(Series { dut: label, workers, points }),
                 Err(e) => {
                     ctx.progress(&format!("  {label}: failed: {e}"));
                     failed.push(format!("{label} failed: {e}"));
@@ -359,11 +329,7 @@ pub(super) fn queues_text(p: &Point) -> String {
     if p.queue_shares.is_empty() {
         return String::new();
     }
-    let each: Vec<String> = p
-        .queue_shares
-        .iter()
-        .map(|s| format!("{:.0}", s * 100.0))
-        .collect();
+    let each: Vec<String> = p.queue_shares.iter().map(|s| format!("{:.0}", s * 100.0)).collect();
     format!(", rx queues {}%", each.join("/"))
 }
 
@@ -424,20 +390,13 @@ fn throughput_vs_size(ctx: &mut Ctx) -> Result<Experiment, String> {
 /// The device's flat-out forwarded rate at 64 B (measured now if not yet).
 fn saturation(ctx: &mut Ctx, dut: Dut) -> Result<f64, String> {
     let workers = ctx.workers;
-    if let Some(&(_, _, pps)) = ctx
-        .saturation
-        .iter()
-        .find(|(d, w, _)| *d == dut && *w == workers)
-    {
+    if let Some(&(_, _, pps)) = ctx.saturation.iter().find(|(d, w, _)| *d == dut && *w == workers) {
         return Ok(pps);
     }
     let (bed, flows) = plain_bed(ctx, dut)?;
     let fr = frames(&flows, 64);
     let runs = repeat(ctx, &bed, &|| vec![flat(&fr)])?;
-    let pps = point(64.0, &runs)
-        .forwarded_mpps
-        .map(|s| s.median * 1e6)
-        .unwrap_or(0.0);
+    let pps = point(64.0, &runs).forwarded_mpps.map(|s| s.median * 1e6).unwrap_or(0.0);
     if pps <= 0.0 {
         return Err("forwards nothing at 64 B".into());
     }
@@ -506,11 +465,7 @@ fn packet_time(ctx: &mut Ctx) -> Result<Experiment, String> {
                 p.latency_us.map(|s| s.median).unwrap_or(f64::NAN)
             ));
             base.push(p.latency_us.map(|s| s.median));
-            ceiling.push(Point {
-                x: size as f64,
-                latency_us: p.latency_us,
-                ..Point::default()
-            });
+            ceiling.push(Point { x: size as f64, latency_us: p.latency_us, ..Point::default() });
         }
     }
     let duts = ctx.opts.duts.clone();
@@ -602,10 +557,7 @@ fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
             let bed = Bed::new(ctx, Some(dut), 1, &|inputs, sink| {
                 let base = traffic_base(inputs, sink)?;
                 Ok(match dut {
-                    Dut::Router => Loadout {
-                        routes,
-                        ..Loadout::default()
-                    },
+                    Dut::Router => Loadout { routes, ..Loadout::default() },
                     Dut::Bridge | Dut::BridgeStatic => Loadout {
                         fdb: base
                             .flows(Spread::DstMacs, n, SEED)
@@ -625,10 +577,7 @@ fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
                     },
                 })
             })?;
-            ctx.progress(&format!(
-                "  {n} rules loaded in {:.1} s",
-                t.elapsed().as_secs_f64()
-            ));
+            ctx.progress(&format!("  {n} rules loaded in {:.1} s", t.elapsed().as_secs_f64()));
             let flows: Vec<FlowHeader> = match dut {
                 Dut::Router if routes > 0 => {
                     let base = bed.flows(0, Spread::DstIps, 1, SPACE, SEED)?[0];
@@ -641,13 +590,7 @@ fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
                 Dut::Bridge | Dut::BridgeStatic => bed.flows(0, Spread::DstMacs, n, SPACE, SEED)?,
                 _ => bed.flows(0, Spread::UdpPorts, n, SPACE, SEED)?,
             };
-            points.push(flat_point(
-                ctx,
-                &bed,
-                &frames(&flows, 64),
-                n as f64,
-                "rules",
-            )?);
+            points.push(flat_point(ctx, &bed, &frames(&flows, 64), n as f64, "rules")?);
         }
         Ok(points)
     });
@@ -673,15 +616,7 @@ struct Base {
 
 impl Base {
     fn flows(&self, spread: Spread, n: usize, seed: u64) -> Vec<FlowHeader> {
-        traffic::flows(
-            spread,
-            n,
-            self.src_mac,
-            self.src_ip,
-            self.target,
-            SPACE,
-            seed,
-        )
+        traffic::flows(spread, n, self.src_mac, self.src_ip, self.target, SPACE, seed)
     }
 }
 
@@ -690,10 +625,7 @@ fn traffic_base(inputs: &[crate::topo::Host], sink: &crate::topo::Host) -> Resul
     Ok(Base {
         src_mac: crate::dut::parse_mac(&h.mac)?,
         src_ip: h.ipv4()?,
-        target: crate::dut::Target {
-            dst_mac: crate::dut::NOBODY,
-            dst_ip: sink.ipv4()?,
-        },
+        target: crate::dut::Target { dst_mac: crate::dut::NOBODY, dst_ip: sink.ipv4()? },
     })
 }
 
@@ -708,12 +640,7 @@ fn exact_vs_wildcard(ctx: &mut Ctx) -> Result<Experiment, String> {
             let bed = Bed::new(ctx, Some(dut), 1, &|inputs, sink| {
                 let base = traffic_base(inputs, sink)?;
                 Ok(Loadout {
-                    flows: Some(rules::mixed(
-                        &base.flows(Spread::DstIps, n, SEED),
-                        pct,
-                        1,
-                        2,
-                    )),
+                    flows: Some(rules::mixed(&base.flows(Spread::DstIps, n, SEED), pct, 1, 2)),
                     ..Loadout::default()
                 })
             })?;
@@ -743,21 +670,12 @@ fn flow_count(ctx: &mut Ctx) -> Result<Experiment, String> {
     let (series, failed) = per_device(ctx, kind, &duts, &mut |ctx, dut| {
         let bed = Bed::new(ctx, Some(dut), 1, &|_inputs, sink| {
             let sink = sink.ipv4()?;
-            Ok(Loadout {
-                flows: Some(vec![rules::covering(sink, 1, 2)]),
-                ..Loadout::default()
-            })
+            Ok(Loadout { flows: Some(vec![rules::covering(sink, 1, 2)]), ..Loadout::default() })
         })?;
         let mut points = Vec::new();
         for &n in &counts {
             let flows = bed.flows(0, Spread::UdpPorts, n, SPACE, SEED)?;
-            points.push(flat_point(
-                ctx,
-                &bed,
-                &frames(&flows, 64),
-                n as f64,
-                "flows",
-            )?);
+            points.push(flat_point(ctx, &bed, &frames(&flows, 64), n as f64, "flows")?);
         }
         Ok(points)
     });
@@ -804,8 +722,7 @@ fn fairness(ctx: &mut Ctx) -> Result<Vec<Experiment>, String> {
                     Point {
                         x: (k + 1) as f64,
                         offered_mpps: summary(
-                            runs.iter()
-                                .map(|m| m.outcome.streams[k].sent as f64 / secs(m) / 1e6),
+                            runs.iter().map(|m| m.outcome.streams[k].sent as f64 / secs(m) / 1e6),
                         ),
                         forwarded_mpps: summary(
                             runs.iter()
@@ -822,11 +739,7 @@ fn fairness(ctx: &mut Ctx) -> Result<Vec<Experiment>, String> {
                 };
                 let d = summary(runs.iter().map(|m| {
                     loss_difference(
-                        &m.outcome
-                            .streams
-                            .iter()
-                            .map(|s| (s.sent, s.received))
-                            .collect::<Vec<_>>(),
+                        &m.outcome.streams.iter().map(|s| (s.sent, s.received)).collect::<Vec<_>>(),
                     )
                 }));
                 if let Some(d) = d {
@@ -991,11 +904,7 @@ fn zero_loss(ctx: &mut Ctx) -> Result<Experiment, String> {
         found.push(format!(
             "{} {} after {} trials{}",
             dut.name(),
-            if r.rate_pps.is_some() {
-                format!("{:.3} Mpps", best / 1e6)
-            } else {
-                "none".into()
-            },
+            if r.rate_pps.is_some() { format!("{:.3} Mpps", best / 1e6) } else { "none".into() },
             r.trials.len(),
             if r.converged { "" } else { " (not converged)" }
         ));

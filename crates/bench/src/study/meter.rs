@@ -85,10 +85,7 @@ pub fn meter(ctx: &mut Ctx) -> Result<Experiment, String> {
             let p = point(rate as f64, &runs);
             log_point(ctx, &format!("meter at {rate} packets/s"), &p);
             if let Some(f) = p.forwarded_mpps {
-                ctx.progress(&format!(
-                    "  {:.4}× the meter's rate",
-                    f.median * 1e6 / rate as f64
-                ));
+                ctx.progress(&format!("  {:.4}× the meter's rate", f.median * 1e6 / rate as f64));
             }
             if let Some(counted) = &counted {
                 let line = counted.line(&runs);
@@ -153,23 +150,15 @@ fn meter_counts(text: &str, id: u32) -> Option<MeterCounts> {
     let mut lines = text.lines().map(str::trim);
     let line = lines.find(|l| l.split_whitespace().next() == Some(head.as_str()))?;
     let field = |name: &str| -> Option<u64> {
-        line.split_whitespace()
-            .find_map(|w| w.strip_prefix(name)?.strip_prefix(':'))?
-            .parse()
-            .ok()
+        line.split_whitespace().find_map(|w| w.strip_prefix(name)?.strip_prefix(':'))?.parse().ok()
     };
-    let mut m = MeterCounts {
-        flows: field("flow_count")?,
-        packets_in: field("packet_in_count")?,
-        band: 0,
-    };
+    let mut m =
+        MeterCounts { flows: field("flow_count")?, packets_in: field("packet_in_count")?, band: 0 };
     for (i, l) in lines.enumerate() {
         let Some(rest) = l.strip_prefix(&format!("{i}:")) else {
             break;
         };
-        let n = rest
-            .split_whitespace()
-            .find_map(|w| w.strip_prefix("packet_count:"))?;
+        let n = rest.split_whitespace().find_map(|w| w.strip_prefix("packet_count:"))?;
         m.band += n.parse::<u64>().ok()?;
     }
     Some(m)
@@ -249,10 +238,7 @@ impl Counts {
         match &self.tier {
             Some(Ok(t)) => {
                 let (of_in, of_band) = match &self.meter {
-                    Ok(m) => (
-                        percent(t.metered, m.packets_in),
-                        percent(t.meter_dropped, m.band),
-                    ),
+                    Ok(m) => (percent(t.metered, m.packets_in), percent(t.meter_dropped, m.band)),
                     Err(_) => ("-".into(), "-".into()),
                 };
                 s.push_str(&format!(
@@ -294,11 +280,7 @@ mod tests {
     fn meter_counters_are_read_from_meter_stats() {
         assert_eq!(
             meter_counts(OVS, 1),
-            Some(MeterCounts {
-                flows: 1,
-                packets_in: 3_000_000,
-                band: 2_700_000
-            })
+            Some(MeterCounts { flows: 1, packets_in: 3_000_000, band: 2_700_000 })
         );
         assert_eq!(meter_counts(OVS, 2), None);
         let two =
@@ -307,14 +289,7 @@ mod tests {
                    meter:1 flow_count:2 packet_in_count:7 byte_in_count:420 duration:1.0s bands:\n\
                    0: packet_count:1 byte_count:60\n\
                    1: packet_count:2 byte_count:120\n";
-        assert_eq!(
-            meter_counts(two, 1),
-            Some(MeterCounts {
-                flows: 2,
-                packets_in: 7,
-                band: 3
-            })
-        );
+        assert_eq!(meter_counts(two, 1), Some(MeterCounts { flows: 2, packets_in: 7, band: 3 }));
         assert_eq!(meter_counts(two, 10).map(|m| m.band), Some(5));
         let junk = "meter:1 flow_count:1 packet_in_count:many bands:\n";
         assert_eq!(meter_counts(junk, 1), None);
@@ -343,18 +318,8 @@ mod tests {
     #[test]
     fn changes_are_summed_over_the_runs_and_given_in_a_line() {
         let snapshot = |inn: u64, band: u64, hit: u64, metered: u64, dropped: u64| Counts {
-            meter: Ok(MeterCounts {
-                flows: 1,
-                packets_in: inn,
-                band,
-            }),
-            tier: Some(Ok(Tier {
-                entries: 1,
-                hit,
-                miss: 10,
-                metered,
-                meter_dropped: dropped,
-            })),
+            meter: Ok(MeterCounts { flows: 1, packets_in: inn, band }),
+            tier: Some(Ok(Tier { entries: 1, hit, miss: 10, metered, meter_dropped: dropped })),
         };
         let before = snapshot(10_000, 0, 9_990, 9_990, 0);
         let first = snapshot(1_510_000, 1_299_800, 210_190, 1_509_990, 1_299_800);
@@ -362,14 +327,7 @@ mod tests {
         let again = snapshot(3_000_000, 2_589_000, 421_000, 2_999_990, 2_589_000);
         let second = snapshot(4_500_000, 3_888_800, 621_200, 4_499_990, 3_888_800);
         let sum = first.minus(&before).plus(&second.minus(&again));
-        assert_eq!(
-            sum.meter,
-            Ok(MeterCounts {
-                flows: 1,
-                packets_in: 3_000_000,
-                band: 2_599_600
-            })
-        );
+        assert_eq!(sum.meter, Ok(MeterCounts { flows: 1, packets_in: 3_000_000, band: 2_599_600 }));
         let runs = [run(200_200, 2.0), run(200_200, 2.0)];
         assert_eq!(
             sum.line(&runs),
@@ -378,27 +336,19 @@ mod tests {
              meter's packets), 2599600 dropped by the band (100.0% of its drops); kernel hits \
              400400, misses 0"
         );
-        let ovs = Counts {
-            meter: sum.meter.clone(),
-            tier: None,
-        };
+        let ovs = Counts { meter: sum.meter.clone(), tier: None };
         assert_eq!(
             ovs.line(&runs),
             "meter 3000000 packets in, 2599600 dropped by its band, 400400 passed (100100/s of \
              sending); the sink counted 400400"
         );
-        let unread = Counts {
-            meter: Err("refused".into()),
-            tier: Some(Err("the fast tier is off".into())),
-        };
+        let unread =
+            Counts { meter: Err("refused".into()), tier: Some(Err("the fast tier is off".into())) };
         assert_eq!(
             unread.minus(&before).line(&runs),
             "meter counters unread (refused); the sink counted 400400; fast tier unread (the \
              fast tier is off)"
         );
-        assert_eq!(
-            sum.plus(&ovs).tier,
-            Some(Err("read only in part".to_string()))
-        );
+        assert_eq!(sum.plus(&ovs).tier, Some(Err("read only in part".to_string())));
     }
 }

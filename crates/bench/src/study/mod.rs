@@ -127,12 +127,8 @@ impl Dut {
             Dut::Bridge => Some(Spec::Bridge(Fdb::Learned)),
             Dut::BridgeStatic => Some(Spec::Bridge(Fdb::Static)),
             Dut::Router => Some(Spec::Router { routes }),
-            Dut::OvsAfpacket => Some(Spec::Ovs {
-                ports: PortType::Afpacket,
-            }),
-            Dut::OvsAfxdp => Some(Spec::Ovs {
-                ports: PortType::Afxdp,
-            }),
+            Dut::OvsAfpacket => Some(Spec::Ovs { ports: PortType::Afpacket }),
+            Dut::OvsAfxdp => Some(Spec::Ovs { ports: PortType::Afxdp }),
             _ => None,
         }
     }
@@ -155,13 +151,10 @@ pub const EXPERIMENTS: [ExperimentKind; 14] = ExperimentKind::ALL;
 /// Parses an experiment's name (`throughput_vs_size`, …; `-` may stand for `_`).
 pub fn parse_experiment(s: &str) -> Result<ExperimentKind, String> {
     let s = s.replace('-', "_");
-    EXPERIMENTS
-        .into_iter()
-        .find(|k| k.name() == s)
-        .ok_or_else(|| {
-            let names: Vec<&str> = EXPERIMENTS.iter().map(|k| k.name()).collect();
-            format!("unknown experiment `{s}` (one of {})", names.join(", "))
-        })
+    EXPERIMENTS.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+        let names: Vec<&str> = EXPERIMENTS.iter().map(|k| k.name()).collect();
+        format!("unknown experiment `{s}` (one of {})", names.join(", "))
+    })
 }
 
 /// How the generator and the sink reach the wire.
@@ -287,9 +280,7 @@ impl Options {
 
     /// The whole study: the classic points, 3 runs of 2 s each.
     pub fn full() -> Options {
-        let cores = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         Options {
             duts: Dut::ALL.to_vec(),
             seconds: 2.0,
@@ -345,30 +336,19 @@ impl Options {
         let mut dut = self.worker_cpus(self.max_workers());
         dut.sort_unstable();
         dut.dedup();
-        Pinning {
-            generator: self.gen_cpu,
-            dut,
-            sink: Some(self.gen_cpu),
-        }
+        Pinning { generator: self.gen_cpu, dut, sink: Some(self.gen_cpu) }
     }
 
     /// The CPU of each of `workers` workers: the first on `dut_cpu`, the others on the
     /// CPUs other than the generator's and the device's, in turn (the device's when
     /// there are none, as on a 2-core machine).
     pub fn worker_cpus(&self, workers: usize) -> Vec<usize> {
-        let cores = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
-        let spare: Vec<usize> = (0..cores)
-            .filter(|&c| c != self.gen_cpu && c != self.dut_cpu)
-            .collect();
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let spare: Vec<usize> =
+            (0..cores).filter(|&c| c != self.gen_cpu && c != self.dut_cpu).collect();
         let mut v = vec![self.dut_cpu];
         for w in 1..workers.max(1) {
-            v.push(if spare.is_empty() {
-                self.dut_cpu
-            } else {
-                spare[(w - 1) % spare.len()]
-            });
+            v.push(if spare.is_empty() { self.dut_cpu } else { spare[(w - 1) % spare.len()] });
         }
         v
     }
@@ -376,9 +356,7 @@ impl Options {
     /// The `ports` backend of the generator and the sink.
     pub fn tx_backend(&self) -> ports::Backend {
         match self.io {
-            Io::Afxdp => ports::Backend::AfXdp {
-                mode: ports::afxdp::AttachMode::Auto,
-            },
+            Io::Afxdp => ports::Backend::AfXdp { mode: ports::afxdp::AttachMode::Auto },
             Io::Afpacket => ports::Backend::AfPacket,
         }
     }
@@ -430,10 +408,7 @@ impl<'a> Ctx<'a> {
     /// The device's CPUs for the device being measured: those of its workers (the
     /// device CPU alone for a device other than peregrine).
     pub fn dut_cpus(&self) -> std::collections::BTreeSet<usize> {
-        self.opts
-            .worker_cpus(self.workers.unwrap_or(1))
-            .into_iter()
-            .collect()
+        self.opts.worker_cpus(self.workers.unwrap_or(1)).into_iter().collect()
     }
 
     /// Whether the study was asked to end.
@@ -549,14 +524,9 @@ mod tests {
             assert_eq!(parse_experiment(k.name()), Ok(k));
         }
         assert_eq!(parse_experiment("zero-loss"), Ok(ExperimentKind::ZeroLoss));
-        assert_eq!(
-            parse_experiment("select-group"),
-            Ok(ExperimentKind::SelectGroup)
-        );
+        assert_eq!(parse_experiment("select-group"), Ok(ExperimentKind::SelectGroup));
         assert_eq!(parse_experiment("meter"), Ok(ExperimentKind::Meter));
-        assert!(parse_experiment("speed")
-            .unwrap_err()
-            .contains("table_size"));
+        assert!(parse_experiment("speed").unwrap_err().contains("table_size"));
     }
 
     #[test]
@@ -581,10 +551,7 @@ mod tests {
 
     #[test]
     fn extra_workers_keep_off_the_generator_cpu() {
-        let o = Options {
-            dut_workers: vec![1, 3],
-            ..Options::quick()
-        };
+        let o = Options { dut_workers: vec![1, 3], ..Options::quick() };
         let w = o.worker_cpus(3);
         assert_eq!(w.len(), 3);
         assert_eq!(w[0], o.dut_cpu);

@@ -29,10 +29,7 @@ pub fn wildcard(h: &FlowHeader, i: usize, out: usize) -> String {
     let len = MASKS[i % MASKS.len()];
     let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
     let net = Ipv4Addr::from(u32::from(h.dst_ip) & mask);
-    format!(
-        "priority={},udp,nw_dst={net}/{len},actions=output:{out}",
-        100 + len as u32
-    )
+    format!("priority={},udp,nw_dst={net}/{len},actions=output:{out}", 100 + len as u32)
 }
 
 /// One rule covering every UDP flow from port `in_port` to the /24 of `dst`, sent to
@@ -61,10 +58,8 @@ pub const GROUP: u32 = 1;
 
 /// The destination MACs the select group's two buckets write (locally administered, no
 /// host's), so that each bucket is a path of its own.
-pub const BUCKET_MACS: [[u8; 6]; 2] = [
-    [0x02, 0x00, 0x5e, 0x00, 0x01, 0x01],
-    [0x02, 0x00, 0x5e, 0x00, 0x01, 0x02],
-];
+pub const BUCKET_MACS: [[u8; 6]; 2] =
+    [[0x02, 0x00, 0x5e, 0x00, 0x01, 0x01], [0x02, 0x00, 0x5e, 0x00, 0x01, 0x02]];
 
 /// A select group `id` (ovs-ofctl `add-group` syntax) with one bucket per MAC of
 /// `macs`, each writing that destination MAC and sending to `out`, all of weight 1: the
@@ -74,10 +69,7 @@ pub fn select_group(id: u32, macs: &[[u8; 6]], out: usize) -> String {
         .iter()
         .map(|m| {
             let mac: Vec<String> = m.iter().map(|b| format!("{b:02x}")).collect();
-            format!(
-                ",bucket=actions=set_field:{}->eth_dst,output:{out}",
-                mac.join(":")
-            )
+            format!(",bucket=actions=set_field:{}->eth_dst,output:{out}", mac.join(":"))
         })
         .collect();
     format!("group_id={id},type=select{buckets}")
@@ -104,13 +96,7 @@ pub fn mixed(
     flows
         .iter()
         .enumerate()
-        .map(|(i, h)| {
-            if i < wild {
-                wildcard(h, i, out)
-            } else {
-                exact(h, in_port, out)
-            }
-        })
+        .map(|(i, h)| if i < wild { wildcard(h, i, out) } else { exact(h, in_port, out) })
         .collect()
 }
 
@@ -160,14 +146,8 @@ mod tests {
     #[test]
     fn wildcard_rules_cycle_through_the_masks_and_cover_their_flow() {
         let h = flow([100, 64, 171, 205], 9);
-        assert_eq!(
-            wildcard(&h, 0, 2),
-            "priority=108,udp,nw_dst=100.0.0.0/8,actions=output:2"
-        );
-        assert_eq!(
-            wildcard(&h, 4, 2),
-            "priority=124,udp,nw_dst=100.64.171.0/24,actions=output:2"
-        );
+        assert_eq!(wildcard(&h, 0, 2), "priority=108,udp,nw_dst=100.0.0.0/8,actions=output:2");
+        assert_eq!(wildcard(&h, 4, 2), "priority=124,udp,nw_dst=100.64.171.0/24,actions=output:2");
         assert_eq!(
             wildcard(&h, 15, 2),
             "priority=130,udp,nw_dst=100.64.171.204/30,actions=output:2"
@@ -217,17 +197,12 @@ mod tests {
         assert_eq!(r.len(), 10);
         assert_eq!(r.iter().filter(|r| r.contains("tp_src")).count(), 7);
         assert!(mixed(&flows, 0, 1, 2).iter().all(|r| r.contains("tp_src")));
-        assert!(mixed(&flows, 100, 1, 2)
-            .iter()
-            .all(|r| !r.contains("tp_src")));
+        assert!(mixed(&flows, 100, 1, 2).iter().all(|r| !r.contains("tp_src")));
     }
 
     #[test]
     fn addresses_fall_inside_their_prefixes() {
-        let p = [
-            (Ipv4Addr::new(1, 2, 3, 0), 24),
-            (Ipv4Addr::new(5, 6, 7, 8), 32),
-        ];
+        let p = [(Ipv4Addr::new(1, 2, 3, 0), 24), (Ipv4Addr::new(5, 6, 7, 8), 32)];
         let a = addresses_in(&p, 6, 1);
         for (i, x) in a.iter().enumerate() {
             let o = x.octets();

@@ -91,14 +91,7 @@ fn group_flows(bed: &Bed, n: usize) -> Result<Vec<FlowHeader>, String> {
 
 /// `flows`, each with the destination address of the flow of `dsts` at its place.
 fn with_dsts(flows: Vec<FlowHeader>, dsts: &[FlowHeader]) -> Vec<FlowHeader> {
-    flows
-        .into_iter()
-        .zip(dsts)
-        .map(|(f, d)| FlowHeader {
-            dst_ip: d.dst_ip,
-            ..f
-        })
-        .collect()
+    flows.into_iter().zip(dsts).map(|(f, d)| FlowHeader { dst_ip: d.dst_ip, ..f }).collect()
 }
 
 /// The OpenFlow client of `dut` for queries (program and leading arguments):
@@ -109,11 +102,7 @@ pub(super) fn client(ctx: &Ctx, dut: Dut) -> Option<Vec<String>> {
         return None;
     }
     match dut.peregrine_backend() {
-        Some(_) => ctx
-            .opts
-            .ctl
-            .as_ref()
-            .map(|c| vec![c.display().to_string(), "ctl".into()]),
+        Some(_) => ctx.opts.ctl.as_ref().map(|c| vec![c.display().to_string(), "ctl".into()]),
         None => Some(vec!["ovs-ofctl".into()]),
     }
 }
@@ -131,10 +120,7 @@ pub(super) fn query(client: &[String], args: &[&str]) -> Result<String, String> 
 /// Runs `cmd`, which runs `prog` with `args` (and maybe more before them), with no
 /// standard input; fails with its stderr where it fails, naming `prog` and `args`.
 pub(super) fn output_of(mut cmd: Command, prog: &str, args: &[&str]) -> Result<Output, String> {
-    let out = cmd
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("{prog}: {e}"))?;
+    let out = cmd.stdin(Stdio::null()).output().map_err(|e| format!("{prog}: {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "`{prog} {}` failed: {}",
@@ -156,10 +142,7 @@ struct Counts {
 
 impl Default for Counts {
     fn default() -> Counts {
-        Counts {
-            buckets: Ok(Vec::new()),
-            tier: None,
-        }
+        Counts { buckets: Ok(Vec::new()), tier: None }
     }
 }
 
@@ -293,10 +276,7 @@ pub(super) fn percent(part: u64, whole: u64) -> String {
 /// Packets per bucket with their shares: `600 (60.0%) / 400 (40.0%)`.
 fn shares(packets: &[u64]) -> String {
     let total: u64 = packets.iter().sum();
-    let v: Vec<String> = packets
-        .iter()
-        .map(|&p| format!("{p} ({})", percent(p, total)))
-        .collect();
+    let v: Vec<String> = packets.iter().map(|&p| format!("{p} ({})", percent(p, total))).collect();
     if v.is_empty() {
         "none".into()
     } else {
@@ -335,10 +315,8 @@ mod tests {
 
     #[test]
     fn flows_take_their_ports_and_a_destination_each() {
-        let target = crate::dut::Target {
-            dst_mac: crate::dut::NOBODY,
-            dst_ip: Ipv4Addr::new(10, 7, 0, 2),
-        };
+        let target =
+            crate::dut::Target { dst_mac: crate::dut::NOBODY, dst_ip: Ipv4Addr::new(10, 7, 0, 2) };
         let make = |spread, space| {
             crate::traffic::flows(
                 spread,
@@ -386,23 +364,10 @@ mod tests {
                     "events":{"hit":990,"miss":10,"metered":500,"meter_dropped":300}}"#;
         assert_eq!(
             tier(j),
-            Ok(Tier {
-                entries: 2,
-                hit: 990,
-                miss: 10,
-                metered: 500,
-                meter_dropped: 300
-            })
+            Ok(Tier { entries: 2, hit: 990, miss: 10, metered: 500, meter_dropped: 300 })
         );
         let old = r#"{"enabled":true,"entries":[],"events":{"hit":1,"miss":2}}"#;
-        assert_eq!(
-            tier(old),
-            Ok(Tier {
-                hit: 1,
-                miss: 2,
-                ..Tier::default()
-            })
-        );
+        assert_eq!(tier(old), Ok(Tier { hit: 1, miss: 2, ..Tier::default() }));
         assert!(tier(r#"{"enabled":false}"#).unwrap_err().contains("off"));
         assert!(tier("fast path: off").is_err());
     }
@@ -412,12 +377,7 @@ mod tests {
         // Bucket counts and a tier of 64 entries with `hit` kernel hits and 100 misses.
         let read = |buckets: Vec<u64>, hit: u64| Counts {
             buckets: Ok(buckets),
-            tier: Some(Ok(Tier {
-                entries: 64,
-                hit,
-                miss: 100,
-                ..Tier::default()
-            })),
+            tier: Some(Ok(Tier { entries: 64, hit, miss: 100, ..Tier::default() })),
         };
         let first = read(vec![600, 400], 900);
         assert_eq!(
@@ -439,14 +399,8 @@ mod tests {
             unread.since(&first),
             "bucket counts unread (refused); fast tier unread (the fast tier is off)"
         );
-        let ovs = Counts {
-            buckets: Ok(vec![3, 0]),
-            tier: None,
-        };
-        assert_eq!(
-            ovs.since(&Counts::default()),
-            "buckets 3 (100.0%) / 0 (0.0%)"
-        );
+        let ovs = Counts { buckets: Ok(vec![3, 0]), tier: None };
+        assert_eq!(ovs.since(&Counts::default()), "buckets 3 (100.0%) / 0 (0.0%)");
         assert_eq!(shares(&[]), "none");
         assert_eq!(shares(&[0, 0]), "0 (-) / 0 (-)");
     }

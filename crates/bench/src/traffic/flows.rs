@@ -98,10 +98,7 @@ pub fn flows(
             };
             distinct(n, count, None, &mut rng)
                 .into_iter()
-                .map(|i| FlowHeader {
-                    dst_ip: Ipv4Addr::from(net | (first + i) as u32),
-                    ..base
-                })
+                .map(|i| FlowHeader { dst_ip: Ipv4Addr::from(net | (first + i) as u32), ..base })
                 .collect()
         }
         Spread::DstMacs => {
@@ -112,10 +109,7 @@ pub fn flows(
                 .into_iter()
                 .map(|i| {
                     let b = i.to_be_bytes();
-                    FlowHeader {
-                        dst_mac: [0x02, b[3], b[4], b[5], b[6], b[7]],
-                        ..base
-                    }
+                    FlowHeader { dst_mac: [0x02, b[3], b[4], b[5], b[6], b[7]], ..base }
                 })
                 .collect()
         }
@@ -174,10 +168,7 @@ mod tests {
     const SRC_IP: Ipv4Addr = Ipv4Addr::new(10, 1, 0, 1);
 
     fn target() -> Target {
-        Target {
-            dst_mac: [0x02, 0xaa, 0, 0, 0, 2],
-            dst_ip: Ipv4Addr::new(10, 2, 0, 2),
-        }
+        Target { dst_mac: [0x02, 0xaa, 0, 0, 0, 2], dst_ip: Ipv4Addr::new(10, 2, 0, 2) }
     }
 
     fn make(spread: Spread, n: usize, space: (Ipv4Addr, u8), seed: u64) -> Vec<FlowHeader> {

@@ -76,18 +76,12 @@ pub struct Endpoint {
 impl Endpoint {
     /// Interface `ifname` in the root namespace.
     pub fn root(ifname: &str) -> Endpoint {
-        Endpoint {
-            ns: None,
-            ifname: ifname.to_string(),
-        }
+        Endpoint { ns: None, ifname: ifname.to_string() }
     }
 
     /// Interface `ifname` in namespace `ns`.
     pub fn in_ns(ns: &str, ifname: &str) -> Endpoint {
-        Endpoint {
-            ns: Some(ns.to_string()),
-            ifname: ifname.to_string(),
-        }
+        Endpoint { ns: Some(ns.to_string()), ifname: ifname.to_string() }
     }
 
     fn ns_path(&self) -> String {
@@ -252,12 +246,7 @@ fn check(spec: &Spec) -> Result<(), String> {
         if s.frames.is_empty() {
             return Err(format!("stream {i}: no frames"));
         }
-        if let Some((j, f)) = s
-            .frames
-            .iter()
-            .enumerate()
-            .find(|(_, f)| f.len() < MIN_FRAME)
-        {
+        if let Some((j, f)) = s.frames.iter().enumerate().find(|(_, f)| f.len() < MIN_FRAME) {
             return Err(format!(
                 "stream {i}: frame {j} has {} bytes, too short for the stamp ({MIN_FRAME})",
                 f.len()
@@ -434,12 +423,7 @@ fn send_batch(
     st: &mut StreamState,
     port: &mut TxPort,
 ) {
-    let Buffers {
-        origin,
-        run,
-        tx,
-        pool,
-    } = b;
+    let Buffers { origin, run, tx, pool } = b;
     let origin = *origin;
     let handles = port.port.handles.len().min(tx.len()).max(1);
     for _ in 0..count {
@@ -512,9 +496,7 @@ fn generate(spec: &Spec) -> Result<Outcome, String> {
     let mut b = Buffers {
         origin: Instant::now(),
         run: run_tag(),
-        tx: (0..spec.tx_queues.max(1))
-            .map(|_| Vec::with_capacity(spec.batch as usize))
-            .collect(),
+        tx: (0..spec.tx_queues.max(1)).map(|_| Vec::with_capacity(spec.batch as usize)).collect(),
         pool: Vec::new(),
     };
     let origin = b.origin;
@@ -616,11 +598,7 @@ mod tests {
     }
 
     fn stream(tx: usize, len: usize, rate: Option<f64>) -> Stream {
-        Stream {
-            tx,
-            frames: vec![vec![0; len]],
-            rate_pps: rate,
-        }
+        Stream { tx, frames: vec![vec![0; len]], rate_pps: rate }
     }
 
     #[test]
@@ -679,16 +657,8 @@ mod tests {
     fn rates_are_per_second_of_sending() {
         let o = Outcome {
             streams: vec![
-                StreamResult {
-                    sent: 300,
-                    received: 200,
-                    ..Default::default()
-                },
-                StreamResult {
-                    sent: 100,
-                    received: 100,
-                    ..Default::default()
-                },
+                StreamResult { sent: 300, received: 200, ..Default::default() },
+                StreamResult { sent: 100, received: 100, ..Default::default() },
             ],
             elapsed: Duration::from_millis(500),
             latency: None,
@@ -696,28 +666,16 @@ mod tests {
         };
         assert_eq!((o.sent(), o.received()), (400, 300));
         assert_eq!((o.offered_pps(), o.received_pps()), (800.0, 600.0));
-        let none = Outcome {
-            elapsed: Duration::ZERO,
-            ..o
-        };
+        let none = Outcome { elapsed: Duration::ZERO, ..o };
         assert_eq!(none.offered_pps(), 0.0);
     }
 
     #[test]
     fn endpoints_say_where_they_are() {
-        assert_eq!(
-            Endpoint::root("veth1").to_string(),
-            "veth1 in the root namespace"
-        );
-        assert_eq!(
-            Endpoint::in_ns("h1", "eth0").to_string(),
-            "eth0 in namespace h1"
-        );
+        assert_eq!(Endpoint::root("veth1").to_string(), "veth1 in the root namespace");
+        assert_eq!(Endpoint::in_ns("h1", "eth0").to_string(), "eth0 in namespace h1");
         assert_eq!(Endpoint::in_ns("h1", "eth0").ns_path(), "/var/run/netns/h1");
-        assert_eq!(
-            Endpoint::in_ns("/proc/7/ns/net", "eth0").ns_path(),
-            "/proc/7/ns/net"
-        );
+        assert_eq!(Endpoint::in_ns("/proc/7/ns/net", "eth0").ns_path(), "/proc/7/ns/net");
         assert_eq!(Endpoint::root("x").ns_path(), "/proc/self/ns/net");
     }
 

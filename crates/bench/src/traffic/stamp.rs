@@ -157,11 +157,7 @@ mod tests {
     #[test]
     fn stamps_round_trip_in_network_order() {
         let mut f = vec![0xeeu8; 60];
-        let s = Stamp {
-            stream: 0x0102,
-            run: 0x0304,
-            sent_ns: 0x0a0b_0c0d_0e0f_1011,
-        };
+        let s = Stamp { stream: 0x0102, run: 0x0304, sent_ns: 0x0a0b_0c0d_0e0f_1011 };
         assert!(write_stamp(&mut f, s));
         assert_eq!(read_stamp(&f), Some(s));
         assert_eq!(&f[42..46], b"PgTs");
@@ -177,24 +173,10 @@ mod tests {
     #[test]
     fn short_and_foreign_frames_have_no_stamp() {
         let mut short = vec![0u8; MIN_FRAME - 1];
-        assert!(!write_stamp(
-            &mut short,
-            Stamp {
-                stream: 0,
-                run: 7,
-                sent_ns: 1
-            }
-        ));
+        assert!(!write_stamp(&mut short, Stamp { stream: 0, run: 7, sent_ns: 1 }));
         assert!(short.iter().all(|&b| b == 0));
         let mut f = vec![0u8; 60];
-        write_stamp(
-            &mut f,
-            Stamp {
-                stream: 0,
-                run: 7,
-                sent_ns: 1,
-            },
-        );
+        write_stamp(&mut f, Stamp { stream: 0, run: 7, sent_ns: 1 });
         assert_eq!(read_stamp(&f[..MIN_FRAME - 1]), None);
         assert_eq!(read_stamp(&[]), None);
         f[43] ^= 1;
@@ -208,13 +190,7 @@ mod tests {
         let mut one = [7];
         assert_eq!(
             Latency::of(&mut one),
-            Some(Latency {
-                samples: 1,
-                min_ns: 7,
-                median_ns: 7,
-                p99_ns: 7,
-                max_ns: 7
-            })
+            Some(Latency { samples: 1, min_ns: 7, median_ns: 7, p99_ns: 7, max_ns: 7 })
         );
         // 1..=1000 shuffled: median 500, p99 990.
         let mut v: Vec<u64> = (1..=1000).map(|i| (i * 7919) % 1000 + 1).collect();

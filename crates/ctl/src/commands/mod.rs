@@ -69,19 +69,13 @@ const COMMANDS: &[(&str, usize, usize)] = &[
 /// Checks the command name and its number of arguments (SWITCH included).
 pub fn check_arity(cmd: &str, n: usize) -> Result<(), CtlError> {
     let Some(&(_, min, max)) = COMMANDS.iter().find(|(c, _, _)| *c == cmd) else {
-        return Err(CtlError::fatal(format!(
-            "unknown command '{cmd}'; use --help for help"
-        )));
+        return Err(CtlError::fatal(format!("unknown command '{cmd}'; use --help for help")));
     };
     if n < min {
-        return Err(CtlError::fatal(format!(
-            "'{cmd}' command requires at least {min} arguments"
-        )));
+        return Err(CtlError::fatal(format!("'{cmd}' command requires at least {min} arguments")));
     }
     if n > max {
-        return Err(CtlError::fatal(format!(
-            "'{cmd}' command takes at most {max} arguments"
-        )));
+        return Err(CtlError::fatal(format!("'{cmd}' command takes at most {max} arguments")));
     }
     Ok(())
 }
@@ -109,19 +103,11 @@ pub fn run(ctx: &Ctx, cmd: &str, args: &[String]) -> Result<(), CtlError> {
         "add-flow" => modify::flow_cmd(ctx, &args[0], FlowModCommand::Add),
         "add-flows" => modify::flow_file(ctx, &args[0], FlowModCommand::Add),
         "mod-flows" => {
-            let c = if ctx.strict {
-                FlowModCommand::ModifyStrict
-            } else {
-                FlowModCommand::Modify
-            };
+            let c = if ctx.strict { FlowModCommand::ModifyStrict } else { FlowModCommand::Modify };
             modify::flow_cmd(ctx, &args[0], c)
         }
         "del-flows" => {
-            let c = if ctx.strict {
-                FlowModCommand::DeleteStrict
-            } else {
-                FlowModCommand::Delete
-            };
+            let c = if ctx.strict { FlowModCommand::DeleteStrict } else { FlowModCommand::Delete };
             modify::flow_cmd(ctx, arg(0).unwrap_or(""), c)
         }
         "add-group" => modify::group_cmd(ctx, &args[0], modify::GroupCmd::Add),
@@ -137,9 +123,7 @@ pub fn run(ctx: &Ctx, cmd: &str, args: &[String]) -> Result<(), CtlError> {
         "del-port" => ports::del_port(ctx, &args[0]),
         "list-ports" => ports::list_ports(ctx),
         "reload" => ports::reload(ctx),
-        other => Err(CtlError::fatal(format!(
-            "unknown command '{other}'; use --help for help"
-        ))),
+        other => Err(CtlError::fatal(format!("unknown command '{other}'; use --help for help"))),
     }
 }
 
@@ -147,13 +131,9 @@ pub fn run(ctx: &Ctx, cmd: &str, args: &[String]) -> Result<(), CtlError> {
 /// rule that deletes and dumps select by cookie only with a mask (`cookie=V/M`).
 pub fn parse_flow_arg(s: &str, command: FlowModCommand) -> Result<FlowMod, String> {
     let fm = openflow::text::parse_flow_mod(s, command).map_err(|e| e.to_string())?;
-    let selects = matches!(
-        command,
-        FlowModCommand::Delete | FlowModCommand::DeleteStrict
-    );
-    let plain_cookie = s
-        .split([',', ' ', '\t'])
-        .any(|t| t.starts_with("cookie=") && !t.contains('/'));
+    let selects = matches!(command, FlowModCommand::Delete | FlowModCommand::DeleteStrict);
+    let plain_cookie =
+        s.split([',', ' ', '\t']).any(|t| t.starts_with("cookie=") && !t.contains('/'));
     if selects && plain_cookie {
         return Err("cannot set cookie (select flows by cookie with cookie=VALUE/MASK)".into());
     }
@@ -202,15 +182,13 @@ fn get_config(c: &mut Conn) -> Result<(Frame, Option<(u16, u16)>), CtlError> {
 /// Writes to standard output; a closed pipe ends the run quietly.
 fn out(s: &str) -> Result<(), CtlError> {
     let mut o = std::io::stdout().lock();
-    o.write_all(s.as_bytes())
-        .and_then(|_| o.flush())
-        .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                CtlError::reported("")
-            } else {
-                CtlError::fatal(format!("standard output: {e}"))
-            }
-        })
+    o.write_all(s.as_bytes()).and_then(|_| o.flush()).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CtlError::reported("")
+        } else {
+            CtlError::fatal(format!("standard output: {e}"))
+        }
+    })
 }
 
 /// The JSON document of a peregrine experimenter reply's data.

@@ -102,12 +102,7 @@ pub fn flow_cmd(ctx: &Ctx, arg: &str, command: FlowModCommand) -> Result<(), Ctl
 
 /// `add-flows FILE`: lines without a command word are `default`.
 pub fn flow_file(ctx: &Ctx, file: &str, default: FlowModCommand) -> Result<(), CtlError> {
-    send_file(
-        ctx,
-        file,
-        |lines| flow_file::parse_flows(file, lines, default),
-        flow_msg,
-    )
+    send_file(ctx, file, |lines| flow_file::parse_flows(file, lines, default), flow_msg)
 }
 
 /// Reads `file` (`-`: standard input), parses its lines with `parse` into numbered
@@ -119,11 +114,8 @@ fn send_file<T>(
     build: impl Fn(u8, &T) -> Result<Message, String>,
 ) -> Result<(), CtlError> {
     let lines = flow_file::read_lines(file).map_err(CtlError::Fatal)?;
-    let items: Vec<(Option<usize>, T)> = parse(&lines)
-        .map_err(CtlError::Fatal)?
-        .into_iter()
-        .map(|(n, it)| (Some(n), it))
-        .collect();
+    let items: Vec<(Option<usize>, T)> =
+        parse(&lines).map_err(CtlError::Fatal)?.into_iter().map(|(n, it)| (Some(n), it)).collect();
     send(ctx, Some(file), &items, build)
 }
 
@@ -167,12 +159,7 @@ pub fn group_cmd(ctx: &Ctx, arg: &str, cmd: GroupCmd) -> Result<(), CtlError> {
 
 /// `add-groups FILE`.
 pub fn group_file(ctx: &Ctx, file: &str) -> Result<(), CtlError> {
-    send_file(
-        ctx,
-        file,
-        |lines| flow_file::parse_groups(file, lines),
-        group_msg,
-    )
+    send_file(ctx, file, |lines| flow_file::parse_groups(file, lines), group_msg)
 }
 
 /// Which meter command.
@@ -319,11 +306,7 @@ pub fn parse_packet_out(s: &str) -> Result<PacketOutText, String> {
         }
     }
     let packet = packet.ok_or_else(|| "must specify packet".to_string())?;
-    Ok(PacketOutText {
-        in_port,
-        packet,
-        actions,
-    })
+    Ok(PacketOutText { in_port, packet, actions })
 }
 
 /// Whether a port may be a packet-out's in_port (a real port, LOCAL, CONTROLLER or
@@ -403,10 +386,7 @@ mod tests {
         assert_eq!(port_action("flood"), Ok((0x10, false)));
         assert_eq!(port_action("no-packet-in"), Ok((0x40, true)));
         assert_eq!(port_action("Receive"), Ok((4, false)));
-        assert_eq!(
-            port_action("sideways"),
-            Err("unknown mod-port command 'sideways'".into())
-        );
+        assert_eq!(port_action("sideways"), Err("unknown mod-port command 'sideways'".into()));
     }
 
     #[test]
@@ -418,10 +398,7 @@ mod tests {
             packet_from_hex("ffffffffffff00000000000108004g"),
             Err("Trailing garbage in packet data".into())
         );
-        assert_eq!(
-            packet_from_hex("ffff"),
-            Err("Packet data too short for Ethernet".into())
-        );
+        assert_eq!(packet_from_hex("ffff"), Err("Packet data too short for Ethernet".into()));
     }
 
     #[test]
@@ -435,16 +412,11 @@ mod tests {
         assert_eq!(p.actions, "output:2,output:3");
         let d = parse_packet_out("packet=ffffffffffff0000000000010800 actions=drop").unwrap();
         assert_eq!(d.in_port, "CONTROLLER");
-        assert_eq!(
-            parse_packet_out("in_port=1,actions=drop"),
-            Err("must specify packet".into())
-        );
+        assert_eq!(parse_packet_out("in_port=1,actions=drop"), Err("must specify packet".into()));
         assert_eq!(
             parse_packet_out("in_port=1,frob=2,packet=ffffffffffff0000000000010800"),
             Err("unknown keyword frob".into())
         );
-        assert!(parse_packet_out("packet=zz")
-            .unwrap_err()
-            .starts_with("packet: "));
+        assert!(parse_packet_out("packet=zz").unwrap_err().starts_with("packet: "));
     }
 }

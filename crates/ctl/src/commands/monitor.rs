@@ -21,15 +21,9 @@ use openflow::text::print;
 fn set_miss_len(c: &mut Conn, miss: u16) -> Result<(), CtlError> {
     let flags = super::get_config(c)?.1.map_or(0, |(flags, _)| flags);
     let set = if c.version == OFP10_VERSION {
-        Message::V10(M10::SetConfig(openflow::v10::SwitchConfig {
-            flags,
-            miss_send_len: miss,
-        }))
+        Message::V10(M10::SetConfig(openflow::v10::SwitchConfig { flags, miss_send_len: miss }))
     } else {
-        Message::V13(M13::SetConfig(SwitchConfig {
-            flags,
-            miss_send_len: miss,
-        }))
+        Message::V13(M13::SetConfig(SwitchConfig { flags, miss_send_len: miss }))
     };
     let refusals = c.transact_noreply(vec![set])?;
     match refusals.first() {
@@ -42,14 +36,10 @@ pub fn monitor(ctx: &Ctx, args: &[String]) -> Result<(), CtlError> {
     let mut miss = None;
     for a in args {
         if a.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
-            let n: u32 = a
-                .parse()
-                .map_err(|_| CtlError::fatal(format!("{a}: bad miss length")))?;
+            let n: u32 = a.parse().map_err(|_| CtlError::fatal(format!("{a}: bad miss length")))?;
             miss = Some(n.min(u32::from(u16::MAX)) as u16);
         } else {
-            return Err(CtlError::fatal(format!(
-                "{a}: unsupported \"monitor\" argument"
-            )));
+            return Err(CtlError::fatal(format!("{a}: unsupported \"monitor\" argument")));
         }
     }
     let mut c = ctx.open()?;
@@ -172,17 +162,11 @@ mod tests {
             table_id: 0,
             cookie: u64::MAX,
             match_: openflow::text::parse_match("in_port=3").unwrap(),
-            data: vec![0xff; 6]
-                .into_iter()
-                .chain([0, 0, 0, 0, 0, 1, 0x88, 0xcc])
-                .collect(),
+            data: vec![0xff; 6].into_iter().chain([0, 0, 0, 0, 0, 1, 0x88, 0xcc]).collect(),
         };
         let f = Frame::v13(0, M13::PacketIn(pi));
         let bytes = f.encode().unwrap();
-        let r = Received {
-            frame: Frame::decode(&bytes),
-            bytes,
-        };
+        let r = Received { frame: Frame::decode(&bytes), bytes };
         let v = event(&r);
         assert_eq!(v["type"], "packet_in");
         assert_eq!(v["reason"], "action");

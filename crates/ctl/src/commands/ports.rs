@@ -36,10 +36,7 @@ fn ask(ctx: &Ctx, exp_type: u32, data: Value, what: &str) -> Result<Value, CtlEr
     let data = match reply.message {
         Message::V13(M13::Experimenter(e)) if e.experimenter == PEREGRINE_EXPERIMENTER => e.data,
         other => {
-            return Err(CtlError::fatal(format!(
-                "{}: unexpected reply {other:?}",
-                ctx.switch
-            )))
+            return Err(CtlError::fatal(format!("{}: unexpected reply {other:?}", ctx.switch)))
         }
     };
     let v = super::reply_json(ctx, &data)?;
@@ -120,11 +117,7 @@ fn port_line(p: &Value) -> String {
         p["name"].as_str().unwrap_or_default(),
         p["backend"].as_str().unwrap_or("-"),
         p["link"].as_str().unwrap_or("?"),
-        if config.is_empty() {
-            "-".to_string()
-        } else {
-            config.join(",")
-        }
+        if config.is_empty() { "-".to_string() } else { config.join(",") }
     )
 }
 
@@ -160,10 +153,6 @@ pub fn reload(ctx: &Ctx) -> Result<(), CtlError> {
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(CtlError::fatal(format!(
-            "{}: reload: {}",
-            ctx.switch,
-            errors.join("; ")
-        )))
+        Err(CtlError::fatal(format!("{}: reload: {}", ctx.switch, errors.join("; "))))
     }
 }

@@ -94,19 +94,14 @@ fn features_json(f: &FeaturesReply, v10: bool) -> Value {
     if let (true, Some(o)) = (v10, v.as_object_mut()) {
         o.insert(
             "actions".into(),
-            json!(words(
-                &print::actions10_names(f.actions).replace("<none>", "")
-            )),
+            json!(words(&print::actions10_names(f.actions).replace("<none>", ""))),
         );
     }
     v
 }
 
 fn words(s: &str) -> Vec<String> {
-    s.split(' ')
-        .filter(|w| !w.is_empty() && *w != "0")
-        .map(str::to_string)
-        .collect()
+    s.split(' ').filter(|w| !w.is_empty() && *w != "0").map(str::to_string).collect()
 }
 
 /// `show`: the features reply, the ports (a port-desc request on 1.3, whose features
@@ -122,23 +117,14 @@ pub fn show(ctx: &Ctx) -> Result<(), CtlError> {
     if !ctx.json {
         out(&print::frame(&feat, 1))?;
     }
-    let port_frames = if v10 {
-        Vec::new()
-    } else {
-        dump(ctx, &mut c, mp(Q13::PortDesc))?
-    };
+    let port_frames = if v10 { Vec::new() } else { dump(ctx, &mut c, mp(Q13::PortDesc))? };
     let (cfg, config) = get_config(&mut ctx.open()?)?;
     if !ctx.json {
         return out(&print::frame(&cfg, 1));
     }
     let features = match &feat.message {
         Message::V13(M13::FeaturesReply(f)) | Message::V10(M10::FeaturesReply(f)) => f,
-        _ => {
-            return Err(CtlError::fatal(format!(
-                "{}: bad features reply",
-                ctx.switch
-            )))
-        }
+        _ => return Err(CtlError::fatal(format!("{}: bad features reply", ctx.switch))),
     };
     let mut ports: Vec<Port> = features.ports.clone();
     for b in bodies13(&port_frames) {
@@ -229,10 +215,7 @@ pub fn dump_ports(ctx: &Ctx, port: Option<&str>) -> Result<(), CtlError> {
             list.extend(ps);
         }
     }
-    out_json(&json!(list
-        .iter()
-        .map(json::port_counters)
-        .collect::<Vec<_>>()))
+    out_json(&json!(list.iter().map(json::port_counters).collect::<Vec<_>>()))
 }
 
 /// `dump-ports-desc`. As ovs-ofctl over OpenFlow 1.3, the PORT argument is accepted
@@ -253,10 +236,7 @@ pub fn dump_ports_desc(ctx: &Ctx) -> Result<(), CtlError> {
             .flatten()
             .collect();
         if ctx.json {
-            return out_json(&json!(ports
-                .iter()
-                .map(json::port_desc)
-                .collect::<Vec<_>>()));
+            return out_json(&json!(ports.iter().map(json::port_desc).collect::<Vec<_>>()));
         }
         return out(&print::port_desc_reply(OFP10_VERSION, xid, &ports));
     }
@@ -270,10 +250,7 @@ pub fn dump_ports_desc(ctx: &Ctx) -> Result<(), CtlError> {
             ports.extend(ps.iter().cloned());
         }
     }
-    out_json(&json!(ports
-        .iter()
-        .map(json::port_desc)
-        .collect::<Vec<_>>()))
+    out_json(&json!(ports.iter().map(json::port_desc).collect::<Vec<_>>()))
 }
 
 /// The flow-stats (or aggregate) request for a FLOW filter.
@@ -294,11 +271,7 @@ fn flow_request(version: u8, fm: &FlowMod, aggregate: bool) -> Result<Message, C
             table_id: fm.table_id,
             out_port: compat10::port10(fm.out_port).map_err(CtlError::Fatal)?,
         };
-        Ok(st(if aggregate {
-            Q10::Aggregate(r)
-        } else {
-            Q10::Flow(r)
-        }))
+        Ok(st(if aggregate { Q10::Aggregate(r) } else { Q10::Flow(r) }))
     } else {
         let r = FlowStatsRequest {
             table_id: fm.table_id,
@@ -308,11 +281,7 @@ fn flow_request(version: u8, fm: &FlowMod, aggregate: bool) -> Result<Message, C
             cookie_mask: fm.cookie_mask,
             match_: fm.match_.clone(),
         };
-        Ok(mp(if aggregate {
-            Q13::Aggregate(r)
-        } else {
-            Q13::Flow(r)
-        }))
+        Ok(mp(if aggregate { Q13::Aggregate(r) } else { Q13::Flow(r) }))
     }
 }
 
@@ -347,10 +316,8 @@ pub fn dump_flows(ctx: &Ctx, filter: &str) -> Result<(), CtlError> {
     if ctx.json {
         return out_json(&json!(flows.iter().map(json::flow).collect::<Vec<_>>()));
     }
-    let text: String = flows
-        .iter()
-        .map(|f| format!(" {}\n", print::flow_line(f, ctx.show_stats)))
-        .collect();
+    let text: String =
+        flows.iter().map(|f| format!(" {}\n", print::flow_line(f, ctx.show_stats))).collect();
     out(&text)
 }
 
@@ -398,10 +365,7 @@ fn dump_one13(
     let found = bodies13(&frames).find_map(pick);
     match found {
         Some(v) => out_json(&v),
-        None => Err(CtlError::fatal(format!(
-            "{}: empty {what} reply",
-            ctx.switch
-        ))),
+        None => Err(CtlError::fatal(format!("{}: empty {what} reply", ctx.switch))),
     }
 }
 
@@ -436,9 +400,7 @@ pub fn dump_groups(ctx: &Ctx) -> Result<(), CtlError> {
 pub fn dump_group_stats(ctx: &Ctx, arg: &str) -> Result<(), CtlError> {
     let gm = openflow::text::parse_group_mod(arg, GroupModCommand::Delete)
         .map_err(|e| CtlError::fatal(e.to_string()))?;
-    let body = Q13::Group {
-        group_id: gm.group_id,
-    };
+    let body = Q13::Group { group_id: gm.group_id };
     dump_list13(ctx, "dump-group-stats", body, |b, list| {
         if let R13::Group(gs) = b {
             list.extend(gs.iter().map(json::group_stats));
@@ -448,16 +410,10 @@ pub fn dump_group_stats(ctx: &Ctx, arg: &str) -> Result<(), CtlError> {
 
 pub fn dump_group_features(ctx: &Ctx) -> Result<(), CtlError> {
     let body = Q13::GroupFeatures;
-    dump_one13(
-        ctx,
-        "dump-group-features",
-        body,
-        "group features",
-        |b| match b {
-            R13::GroupFeatures(g) => Some(json::group_features(g)),
-            _ => None,
-        },
-    )
+    dump_one13(ctx, "dump-group-features", body, "group features", |b| match b {
+        R13::GroupFeatures(g) => Some(json::group_features(g)),
+        _ => None,
+    })
 }
 
 /// `dump-meters` (`stats` false) and `meter-stats` (`stats` true).
@@ -522,19 +478,11 @@ pub fn dump_fastpath(ctx: &Ctx) -> Result<(), CtlError> {
     for r in replies {
         match r.message {
             Message::V13(M13::MultipartReply(openflow::v13::multipart::MultipartReply {
-                body:
-                    R13::Experimenter {
-                        experimenter: PEREGRINE_EXPERIMENTER,
-                        data: part,
-                        ..
-                    },
+                body: R13::Experimenter { experimenter: PEREGRINE_EXPERIMENTER, data: part, .. },
                 ..
             })) => data.extend_from_slice(&part),
             other => {
-                return Err(CtlError::fatal(format!(
-                    "{}: unexpected reply {other:?}",
-                    ctx.switch
-                )))
+                return Err(CtlError::fatal(format!("{}: unexpected reply {other:?}", ctx.switch)))
             }
         }
     }
@@ -618,33 +566,18 @@ fn fastpath_text(v: &Value) -> String {
     for e in &entries {
         s.push_str(&format!(
             " {}packets={}, bytes={}, generation={}{}, {} actions={}{}{}{}\n",
-            if e["megaflow"] == Value::Bool(true) {
-                "megaflow "
-            } else {
-                ""
-            },
+            if e["megaflow"] == Value::Bool(true) { "megaflow " } else { "" },
             n(&e["packets"]),
             n(&e["bytes"]),
             n(&e["generation"]),
-            if e["live"] == Value::Bool(true) {
-                ""
-            } else {
-                " (stale)"
-            },
+            if e["live"] == Value::Bool(true) { "" } else { " (stale)" },
             e["key"].as_str().unwrap_or(""),
             e["actions"].as_str().unwrap_or(""),
-            if e["normal"] == Value::Bool(true) {
-                " (NORMAL)"
-            } else {
-                ""
-            },
+            if e["normal"] == Value::Bool(true) { " (NORMAL)" } else { "" },
             match e["groups"].as_array() {
                 Some(g) if !g.is_empty() => format!(
                     " (group {})",
-                    g.iter()
-                        .map(|x| n(x).to_string())
-                        .collect::<Vec<_>>()
-                        .join(",")
+                    g.iter().map(|x| n(x).to_string()).collect::<Vec<_>>().join(",")
                 ),
                 _ => String::new(),
             },

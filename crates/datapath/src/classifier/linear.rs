@@ -22,10 +22,7 @@ pub struct LinearClassifier<T> {
 
 impl<T> Default for LinearClassifier<T> {
     fn default() -> Self {
-        LinearClassifier {
-            rules: Vec::new(),
-            next_seq: 0,
-        }
+        LinearClassifier { rules: Vec::new(), next_seq: 0 }
     }
 }
 
@@ -54,39 +51,24 @@ impl<T> LinearClassifier<T> {
     }
 
     fn normalized(m: &FlowMatch) -> FlowMatch {
-        FlowMatch {
-            key: m.key.masked(&m.mask),
-            mask: m.mask,
-        }
+        FlowMatch { key: m.key.masked(&m.mask), mask: m.mask }
     }
 }
 
 impl<T> Classify<T> for LinearClassifier<T> {
     fn insert(&mut self, m: FlowMatch, priority: u16, value: T) -> Option<T> {
         let m = Self::normalized(&m);
-        if let Some(e) = self
-            .rules
-            .iter_mut()
-            .find(|e| e.priority == priority && e.m == m)
-        {
+        if let Some(e) = self.rules.iter_mut().find(|e| e.priority == priority && e.m == m) {
             return Some(std::mem::replace(&mut e.value, value));
         }
-        self.rules.push(Entry {
-            m,
-            priority,
-            seq: self.next_seq,
-            value,
-        });
+        self.rules.push(Entry { m, priority, seq: self.next_seq, value });
         self.next_seq += 1;
         None
     }
 
     fn remove(&mut self, m: &FlowMatch, priority: u16) -> Option<T> {
         let m = &Self::normalized(m);
-        let i = self
-            .rules
-            .iter()
-            .position(|e| e.priority == priority && e.m == *m)?;
+        let i = self.rules.iter().position(|e| e.priority == priority && e.m == *m)?;
         Some(self.rules.remove(i).value)
     }
 

@@ -48,9 +48,7 @@ pub trait Classify<T> {
     /// while the rules do not change. An implementation may give more bits than needed;
     /// the default gives all of them.
     fn consulted(&self, _key: &FlowKey) -> FlowKey {
-        FlowKey {
-            words: [u64::MAX; crate::key::KEY_WORDS],
-        }
+        FlowKey { words: [u64::MAX; crate::key::KEY_WORDS] }
     }
     fn is_empty(&self) -> bool {
         self.len() == 0

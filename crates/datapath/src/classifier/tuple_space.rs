@@ -156,10 +156,7 @@ struct Block {
 
 impl Default for Block {
     fn default() -> Self {
-        Block {
-            by_len: [[0; LEVELS]; 2],
-            lens_used: [0; 2],
-        }
+        Block { by_len: [[0; LEVELS]; 2], lens_used: [0; 2] }
     }
 }
 
@@ -240,17 +237,12 @@ impl<T> RuleRef<'_, T> {
     /// The rule's match, rebuilt by value: `key` must be the key this rule was found for
     /// (a rule matches `key` exactly when its match key is `key` under its mask).
     pub fn flow_match(&self, key: &FlowKey) -> FlowMatch {
-        FlowMatch {
-            key: key.masked(self.mask),
-            mask: *self.mask,
-        }
+        FlowMatch { key: key.masked(self.mask), mask: *self.mask }
     }
 
     #[inline]
     fn beats(&self, other: &Option<RuleRef<'_, T>>) -> bool {
-        other
-            .as_ref()
-            .is_none_or(|b| better(self.priority, self.seq, b.priority, b.seq))
+        other.as_ref().is_none_or(|b| better(self.priority, self.seq, b.priority, b.seq))
     }
 }
 
@@ -268,8 +260,7 @@ impl Ranked {
     /// Whether a rule of this subtable could beat `best`.
     #[inline]
     fn may_beat<T>(&self, best: &Option<RuleRef<'_, T>>) -> bool {
-        best.as_ref()
-            .is_none_or(|b| better(self.priority, self.seq, b.priority, b.seq))
+        best.as_ref().is_none_or(|b| better(self.priority, self.seq, b.priority, b.seq))
     }
 }
 
@@ -322,15 +313,8 @@ impl<T> TupleSpace<T> {
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         size_of::<Self>()
-            + self
-                .subtables
-                .iter()
-                .map(|s| s.memory_bytes())
-                .sum::<usize>()
-            + self
-                .subtables
-                .capacity()
-                .saturating_sub(self.subtables.len())
+            + self.subtables.iter().map(|s| s.memory_bytes()).sum::<usize>()
+            + self.subtables.capacity().saturating_sub(self.subtables.len())
                 * size_of::<Subtable<T>>()
             + self.order.capacity() * size_of::<Ranked>()
             + self.prefixes.memory_bytes()
@@ -412,8 +396,7 @@ impl<T> TupleSpace<T> {
             return;
         }
         self.blocks.clear();
-        self.blocks
-            .resize(self.order.len().div_ceil(BLOCK), Block::default());
+        self.blocks.resize(self.order.len().div_ceil(BLOCK), Block::default());
         for (pos, r) in self.order.iter().enumerate() {
             let block = &mut self.blocks[pos / BLOCK];
             for f in 0..2 {
@@ -649,19 +632,9 @@ impl<T> TupleSpace<T> {
             self.order.remove(at);
         }
         if let Some((priority, seq)) = self.subtables[id].bound() {
-            let at = self
-                .order
-                .partition_point(|r| better(r.priority, r.seq, priority, seq));
+            let at = self.order.partition_point(|r| better(r.priority, r.seq, priority, seq));
             let plen = self.subtables[id].tracked_plen();
-            self.order.insert(
-                at,
-                Ranked {
-                    priority,
-                    plen,
-                    seq,
-                    id: id as u32,
-                },
-            );
+            self.order.insert(at, Ranked { priority, plen, seq, id: id as u32 });
         }
         self.reindex();
     }
@@ -737,19 +710,12 @@ impl<T> TupleSpace<T> {
     fn rebuild_level(&mut self, f: usize, len: u8) {
         let on = move |s: &&Subtable<T>| s.tracked && s.plen[f] == len;
         let live = self.subtables.iter().filter(on).map(|s| s.n_rules()).sum();
-        let keys = self
-            .subtables
-            .iter()
-            .filter(on)
-            .flat_map(|s| s.entry_keys());
+        let keys = self.subtables.iter().filter(on).flat_map(|s| s.entry_keys());
         self.prefixes.rebuild(f, len, live, keys);
     }
 
     fn normalized(m: &FlowMatch) -> FlowMatch {
-        FlowMatch {
-            key: m.key.masked(&m.mask),
-            mask: m.mask,
-        }
+        FlowMatch { key: m.key.masked(&m.mask), mask: m.mask }
     }
 
     /// Checks the invariants of the module comment (tests only).
@@ -762,11 +728,7 @@ impl<T> TupleSpace<T> {
             s.check();
             assert!(s.n_rules() > 0, "empty subtable kept");
             assert_eq!(self.by_mask.get(&*s.mask), Some(&(id as u32)));
-            let r = self
-                .order
-                .iter()
-                .find(|r| r.id as usize == id)
-                .expect("ranked");
+            let r = self.order.iter().find(|r| r.id as usize == id).expect("ranked");
             assert_eq!(Some((r.priority, r.seq)), s.bound());
             assert_eq!(r.plen, s.tracked_plen());
             if s.tracked {
@@ -785,10 +747,7 @@ impl<T> TupleSpace<T> {
             assert!(better(w[0].priority, w[0].seq, w[1].priority, w[1].seq));
         }
         if !self.order.is_empty() {
-            assert_eq!(
-                self.blocks.is_empty(),
-                self.order.len() > MAX_BITMAP_SUBTABLES
-            );
+            assert_eq!(self.blocks.is_empty(), self.order.len() > MAX_BITMAP_SUBTABLES);
         }
         if !self.blocks.is_empty() {
             assert_eq!(self.blocks.len(), self.order.len().div_ceil(BLOCK));
@@ -798,10 +757,7 @@ impl<T> TupleSpace<T> {
                     for len in 0..LEVELS {
                         let set = block.by_len[f][len] >> (pos % BLOCK) & 1 != 0;
                         assert_eq!(set, r.plen[f] as usize == len);
-                        assert_eq!(
-                            block.lens_used[f] >> len & 1 != 0,
-                            block.by_len[f][len] != 0
-                        );
+                        assert_eq!(block.lens_used[f] >> len & 1 != 0, block.by_len[f][len] != 0);
                     }
                 }
             }

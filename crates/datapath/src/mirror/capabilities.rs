@@ -163,10 +163,7 @@ pub struct Capabilities {
 impl Capabilities {
     /// Nothing: only decisions that look tables up, go to ports one at a time, write
     /// metadata and actions, or drop.
-    pub const NONE: Capabilities = Capabilities {
-        set: 0,
-        meter_bands: 0,
-    };
+    pub const NONE: Capabilities = Capabilities { set: 0, meter_bands: 0 };
 
     /// Everything the datapath can hand a tier, meters of as many bands as shared cells
     /// hold. What [`Datapath::decision`](crate::pipeline::Datapath::decision) judges
@@ -188,26 +185,17 @@ impl Capabilities {
 
     /// These and `c`.
     pub const fn with(self, c: Capability) -> Capabilities {
-        Capabilities {
-            set: self.set | c.bit(),
-            meter_bands: self.meter_bands,
-        }
+        Capabilities { set: self.set | c.bit(), meter_bands: self.meter_bands }
     }
 
     /// These but `c`.
     pub const fn without(self, c: Capability) -> Capabilities {
-        Capabilities {
-            set: self.set & !c.bit(),
-            meter_bands: self.meter_bands,
-        }
+        Capabilities { set: self.set & !c.bit(), meter_bands: self.meter_bands }
     }
 
     /// These, running meters of at most `bands` bands.
     pub const fn with_meter_bands(self, bands: u8) -> Capabilities {
-        Capabilities {
-            set: self.set,
-            meter_bands: bands,
-        }
+        Capabilities { set: self.set, meter_bands: bands }
     }
 
     /// Whether `c` is one of them.
@@ -259,10 +247,7 @@ mod tests {
             assert_eq!(less.with(c), all);
             assert_eq!(Capabilities::NONE.need(c), Err(Ineligible::Unsupported(c)));
         }
-        assert_eq!(
-            Capabilities::ALL.meter_bands(),
-            crate::meter::KERNEL_BANDS as u8
-        );
+        assert_eq!(Capabilities::ALL.meter_bands(), crate::meter::KERNEL_BANDS as u8);
     }
 
     #[test]
@@ -270,26 +255,11 @@ mod tests {
         use crate::action::port;
         let cases = [
             (Action::SetField(Field::EthSrc, 1), Some(Capability::SetEth)),
-            (
-                Action::SetField(Field::VlanPcp, 1),
-                Some(Capability::SetVlan),
-            ),
-            (
-                Action::SetField(Field::IpEcn, 1),
-                Some(Capability::SetIpTos),
-            ),
-            (
-                Action::SetField(Field::Ipv4Dst, 1),
-                Some(Capability::SetIpv4),
-            ),
-            (
-                Action::SetField(Field::TpDst, 1),
-                Some(Capability::SetTransport),
-            ),
-            (
-                Action::SetField(Field::MplsBos, 1),
-                Some(Capability::SetMpls),
-            ),
+            (Action::SetField(Field::VlanPcp, 1), Some(Capability::SetVlan)),
+            (Action::SetField(Field::IpEcn, 1), Some(Capability::SetIpTos)),
+            (Action::SetField(Field::Ipv4Dst, 1), Some(Capability::SetIpv4)),
+            (Action::SetField(Field::TpDst, 1), Some(Capability::SetTransport)),
+            (Action::SetField(Field::MplsBos, 1), Some(Capability::SetMpls)),
             (Action::PushMpls(0x8848), Some(Capability::PushMpls)),
             (Action::DecMplsTtl, Some(Capability::MplsTtl)),
             (Action::SetNwTtl(3), Some(Capability::IpTtl)),
@@ -303,11 +273,7 @@ mod tests {
         for (a, want) in cases {
             assert_eq!(Capability::of_action(&a), want, "{a:?}");
             let lacking = want.map_or(Capabilities::NONE, |c| Capabilities::ALL.without(c));
-            assert_eq!(
-                lacking.allow(&a).is_ok(),
-                want.is_none(),
-                "{a:?} with {lacking:?}"
-            );
+            assert_eq!(lacking.allow(&a).is_ok(), want.is_none(), "{a:?} with {lacking:?}");
         }
     }
 }

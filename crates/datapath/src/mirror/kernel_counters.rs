@@ -61,11 +61,8 @@ impl KernelCounters {
             };
             let metered_at = credit.meter.map_or(usize::MAX, |m| m.step);
             for (i, s) in credit.steps.iter().enumerate() {
-                let (packets, bytes) = if i <= metered_at {
-                    (h.packets, h.bytes)
-                } else {
-                    (passed, passed_bytes)
-                };
+                let (packets, bytes) =
+                    if i <= metered_at { (h.packets, h.bytes) } else { (passed, passed_bytes) };
                 let matched = s.rule.is_some() as u64;
                 if s.table == 0 {
                     tally.table0[0] += packets;
@@ -145,10 +142,6 @@ pub struct Hits {
 impl Hits {
     /// `packets` frames of `bytes` in all, none dropped by a meter.
     pub fn new(packets: u64, bytes: u64) -> Hits {
-        Hits {
-            packets,
-            bytes,
-            ..Hits::default()
-        }
+        Hits { packets, bytes, ..Hits::default() }
     }
 }

@@ -72,24 +72,14 @@ pub(super) fn metered<C: RuleTable>(
              kernel's meters are all in use)",
         );
     };
-    let remark = m
-        .bands
-        .iter()
-        .any(|b| matches!(b.kind, BandKind::DscpRemark { .. }));
+    let remark = m.bands.iter().any(|b| matches!(b.kind, BandKind::DscpRemark { .. }));
     if remark {
         caps.need(Capability::DscpRemark)?;
     }
     if remark && tos_set {
         return why("its DSCP or ECN is rewritten before a meter that may remark it");
     }
-    Ok(MeterCredit {
-        id,
-        slot,
-        bands: m.bands.len() as u8,
-        counter: m.counter,
-        step,
-        remark,
-    })
+    Ok(MeterCredit { id, slot, bands: m.bands.len() as u8, counter: m.counter, step, remark })
 }
 
 #[cfg(test)]

@@ -132,9 +132,7 @@ fn sent(t: &Trace) -> Option<Option<&[u8]>> {
         ([n], []) => Some(Some(n.packet.data())),
         ([], [first, rest @ ..]) => {
             let f = first.packet.data();
-            rest.iter()
-                .all(|tx| tx.packet.data() == f)
-                .then_some(Some(f))
+            rest.iter().all(|tx| tx.packet.data() == f).then_some(Some(f))
         }
         _ => None,
     }
@@ -215,10 +213,7 @@ mod tests {
             Action::PushMpls(0x8847),
             Action::DecMplsTtl,
         ] {
-            assert!(
-                matches!(w.action(&bad), Err(Ineligible::Mpls(_))),
-                "{bad:?}"
-            );
+            assert!(matches!(w.action(&bad), Err(Ineligible::Mpls(_))), "{bad:?}");
         }
         assert!(w.looks("a table looks it up").is_err());
         assert!(w.bucket(GroupKind::All).is_ok());

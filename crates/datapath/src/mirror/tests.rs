@@ -49,15 +49,7 @@ pub(crate) fn udp_key() -> FlowKey {
 }
 
 fn rule(m: FlowMatch, prio: u16, apply: Vec<Action>, goto: Option<u8>) -> Rule {
-    Rule::new(
-        m,
-        prio,
-        Instructions {
-            apply,
-            goto_table: goto,
-            ..Instructions::default()
-        },
-    )
+    Rule::new(m, prio, Instructions { apply, goto_table: goto, ..Instructions::default() })
 }
 
 fn decide(rules: Vec<(u8, Rule)>) -> (Datapath, Result<Decision, Ineligible>) {
@@ -72,10 +64,7 @@ fn decide(rules: Vec<(u8, Rule)>) -> (Datapath, Result<Decision, Ineligible>) {
 
 #[test]
 fn a_plain_output_is_the_frame_unchanged_to_that_port() {
-    let (_, d) = decide(vec![(
-        0,
-        rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None),
-    )]);
+    let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None))]);
     let d = d.unwrap();
     let (ports, out) = d.output.clone().unwrap();
     assert_eq!(ports, vec![2]);
@@ -104,11 +93,7 @@ fn rewrites_over_two_tables_show_in_the_output_frame() {
             rule(
                 FlowMatch::ANY,
                 1,
-                vec![
-                    Action::DecNwTtl,
-                    Action::PushVlan(0x8100),
-                    Action::Output(3),
-                ],
+                vec![Action::DecNwTtl, Action::PushVlan(0x8100), Action::Output(3)],
                 None,
             ),
         ),
@@ -127,38 +112,19 @@ fn rewrites_over_two_tables_show_in_the_output_frame() {
 #[test]
 fn what_the_kernel_cannot_do_is_refused_with_its_reason() {
     let cases: Vec<(Vec<Action>, Ineligible)> = vec![
-        (
-            vec![Action::Controller { max_len: 128 }],
-            Ineligible::Controller,
-        ),
-        (
-            vec![Action::Output(port::CONTROLLER)],
-            Ineligible::Controller,
-        ),
-        (
-            vec![Action::Output(port::LOCAL)],
-            Ineligible::Output(port::LOCAL),
-        ),
-        (
-            vec![Action::Output(port::NORMAL)],
-            Ineligible::Normal(NormalWhy::NoTable),
-        ),
+        (vec![Action::Controller { max_len: 128 }], Ineligible::Controller),
+        (vec![Action::Output(port::CONTROLLER)], Ineligible::Controller),
+        (vec![Action::Output(port::LOCAL)], Ineligible::Output(port::LOCAL)),
+        (vec![Action::Output(port::NORMAL)], Ineligible::Normal(NormalWhy::NoTable)),
         (
             vec![Action::Output(2), Action::Output(port::NORMAL)],
             Ineligible::Normal(NormalWhy::Mixed),
         ),
         (
-            vec![
-                Action::Output(2),
-                Action::SetField(Field::EthDst, 9),
-                Action::Output(3),
-            ],
+            vec![Action::Output(2), Action::SetField(Field::EthDst, 9), Action::Output(3)],
             Ineligible::SeveralOutputs,
         ),
-        (
-            vec![Action::Output(2), Action::Output(2)],
-            Ineligible::SeveralOutputs,
-        ),
+        (vec![Action::Output(2), Action::Output(2)], Ineligible::SeveralOutputs),
         (
             vec![Action::Group(7)],
             Ineligible::Group(
@@ -171,15 +137,11 @@ fn what_the_kernel_cannot_do_is_refused_with_its_reason() {
         assert_eq!(d.unwrap_err(), why, "{actions:?}");
     }
     // OpenFlow 1.0's conditional rewrites stay in user space, named.
-    for a in [
-        Action::ModVlanVid(5),
-        Action::ModVlanPcp(3),
-        Action::SetFieldIfPresent(Field::Ipv4Src, 1),
-    ] {
-        let (_, d) = decide(vec![(
-            0,
-            rule(FlowMatch::ANY, 1, vec![a.clone(), Action::Output(2)], None),
-        )]);
+    for a in
+        [Action::ModVlanVid(5), Action::ModVlanPcp(3), Action::SetFieldIfPresent(Field::Ipv4Src, 1)]
+    {
+        let (_, d) =
+            decide(vec![(0, rule(FlowMatch::ANY, 1, vec![a.clone(), Action::Output(2)], None))]);
         match d.unwrap_err() {
             Ineligible::Action(why) => assert!(why.contains("depends on the packet"), "{why}"),
             other => panic!("{a:?}: {other:?}"),
@@ -201,11 +163,7 @@ fn the_same_frame_to_several_ports_is_one_output_to_each() {
         (vec![Action::Output(port::FLOOD)], vec![2, 3]),
         (vec![Action::Output(port::ALL)], vec![2, 3]),
         (
-            vec![
-                Action::SetField(Field::EthDst, 9),
-                Action::Output(3),
-                Action::Output(2),
-            ],
+            vec![Action::SetField(Field::EthDst, 9), Action::Output(3), Action::Output(2)],
             vec![3, 2],
         ),
     ] {
@@ -221,11 +179,7 @@ fn the_same_frame_to_several_ports_is_one_output_to_each() {
 #[test]
 fn flood_leaves_out_no_flood_ports_and_sends_nothing_with_none_left() {
     let (dp, mut wr) = datapath();
-    wr.insert_rule(
-        0,
-        rule(FlowMatch::ANY, 1, vec![Action::Output(port::FLOOD)], None),
-    )
-    .unwrap();
+    wr.insert_rule(0, rule(FlowMatch::ANY, 1, vec![Action::Output(port::FLOOD)], None)).unwrap();
     let mut cfg = dp.current().config().clone();
     cfg.ports[2].no_flood = true;
     wr.set_config(cfg.clone());
@@ -235,18 +189,13 @@ fn flood_leaves_out_no_flood_ports_and_sends_nothing_with_none_left() {
     cfg.ports[1].no_flood = true;
     wr.set_config(cfg);
     wr.publish();
-    assert_eq!(
-        dp.decision(&udp_key(), 0).unwrap_err(),
-        Ineligible::Undeliverable(port::FLOOD)
-    );
+    assert_eq!(dp.decision(&udp_key(), 0).unwrap_err(), Ineligible::Undeliverable(port::FLOOD));
 }
 
 #[test]
 fn kernel_hits_are_credited_to_rules_tables_and_ports() {
     let (dp, mut wr) = datapath();
-    let id = wr
-        .insert_rule(0, rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None))
-        .unwrap();
+    let id = wr.insert_rule(0, rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None)).unwrap();
     wr.publish();
     let d = dp.decision(&udp_key(), 0).unwrap();
     let kc = dp.kernel_counters();
@@ -264,11 +213,7 @@ fn kernel_hits_are_credited_to_rules_tables_and_ports() {
 
     // A flood credits every port it sends to.
     let (dp, mut wr) = datapath();
-    wr.insert_rule(
-        0,
-        rule(FlowMatch::ANY, 1, vec![Action::Output(port::FLOOD)], None),
-    )
-    .unwrap();
+    wr.insert_rule(0, rule(FlowMatch::ANY, 1, vec![Action::Output(port::FLOOD)], None)).unwrap();
     wr.publish();
     let d = dp.decision(&udp_key(), 0).unwrap();
     dp.kernel_counters().credit(&d.credit, Hits::new(3, 300), 5);
@@ -314,10 +259,7 @@ fn a_table_miss_is_a_drop_and_an_output_that_sends_nothing_is_refused() {
     assert_eq!(d.credit.steps[0].rule, None);
 
     // Output to the input port by number sends nothing.
-    let (_, d) = decide(vec![(
-        0,
-        rule(FlowMatch::ANY, 1, vec![Action::Output(1)], None),
-    )]);
+    let (_, d) = decide(vec![(0, rule(FlowMatch::ANY, 1, vec![Action::Output(1)], None))]);
     assert_eq!(d.unwrap_err(), Ineligible::Undeliverable(1));
 }
 
@@ -327,12 +269,7 @@ fn changes_alter_the_decisions_that_depend_on_them() {
     let id = wr
         .insert_rule(
             0,
-            rule(
-                FlowMatch::ANY.exact(Field::InPort, 1),
-                10,
-                vec![Action::Output(2)],
-                None,
-            ),
+            rule(FlowMatch::ANY.exact(Field::InPort, 1), 10, vec![Action::Output(2)], None),
         )
         .unwrap();
     wr.publish();
@@ -340,37 +277,20 @@ fn changes_alter_the_decisions_that_depend_on_them() {
     let key = udp_key();
     let none = Changes::default();
     assert!(!d.credit.affected_by(&key, &none));
-    let changed = Changes {
-        rules: vec![id],
-        ..Changes::default()
-    };
+    let changed = Changes { rules: vec![id], ..Changes::default() };
     assert!(d.credit.affected_by(&key, &changed));
-    let add = |m: FlowMatch, p: u16| Changes {
-        added: vec![(0, m, p)],
-        ..Changes::default()
-    };
+    let add = |m: FlowMatch, p: u16| Changes { added: vec![(0, m, p)], ..Changes::default() };
     // Matching the key above the rule taken: altered; below it, or not matching, or in
     // another table: not.
     assert!(d.credit.affected_by(&key, &add(FlowMatch::ANY, 11)));
     assert!(d.credit.affected_by(&key, &add(FlowMatch::ANY, 10)));
     assert!(!d.credit.affected_by(&key, &add(FlowMatch::ANY, 9)));
-    assert!(!d
-        .credit
-        .affected_by(&key, &add(FlowMatch::ANY.exact(Field::InPort, 2), 99)));
+    assert!(!d.credit.affected_by(&key, &add(FlowMatch::ANY.exact(Field::InPort, 2), 99)));
     assert!(!d.credit.affected_by(
         &key,
-        &Changes {
-            added: vec![(1, FlowMatch::ANY, 99)],
-            ..Changes::default()
-        }
+        &Changes { added: vec![(1, FlowMatch::ANY, 99)], ..Changes::default() }
     ));
-    assert!(d.credit.affected_by(
-        &key,
-        &Changes {
-            config: true,
-            ..Changes::default()
-        }
-    ));
+    assert!(d.credit.affected_by(&key, &Changes { config: true, ..Changes::default() }));
 }
 
 #[test]
@@ -378,22 +298,14 @@ fn an_output_to_a_port_with_no_fwd_is_refused() {
     let (dp, mut wr) = datapath();
     wr.insert_rule(
         0,
-        rule(
-            FlowMatch::ANY,
-            1,
-            vec![Action::SetField(Field::EthDst, 5), Action::Output(2)],
-            None,
-        ),
+        rule(FlowMatch::ANY, 1, vec![Action::SetField(Field::EthDst, 5), Action::Output(2)], None),
     )
     .unwrap();
     let mut cfg = dp.current().config().clone();
     cfg.ports[1].no_fwd = true;
     wr.set_config(cfg);
     wr.publish();
-    assert_eq!(
-        dp.decision(&udp_key(), 0).unwrap_err(),
-        Ineligible::Undeliverable(2)
-    );
+    assert_eq!(dp.decision(&udp_key(), 0).unwrap_err(), Ineligible::Undeliverable(2));
 }
 
 #[test]
@@ -405,29 +317,20 @@ fn a_decision_covers_the_keys_equal_under_what_its_tables_consulted() {
         0xffff_ff00,
     );
     wr.insert_rule(0, rule(net, 10, vec![], Some(1))).unwrap();
-    wr.insert_rule(0, rule(FlowMatch::ANY, 0, vec![], None))
-        .unwrap();
+    wr.insert_rule(0, rule(FlowMatch::ANY, 0, vec![], None)).unwrap();
     let udp = FlowMatch::ANY.exact(Field::IpProto, 17);
-    wr.insert_rule(1, rule(udp, 5, vec![Action::Output(2)], None))
-        .unwrap();
+    wr.insert_rule(1, rule(udp, 5, vec![Action::Output(2)], None)).unwrap();
     wr.publish();
     let key = udp_key();
     let d = dp.decision(&key, 0).unwrap();
     let mut want = net.mask.union(&udp.mask);
     want.set(Field::InPort, Field::InPort.full());
-    assert_eq!(
-        d.credit.mask, want,
-        "the port, the /24, the ethertype and protocol"
-    );
+    assert_eq!(d.credit.mask, want, "the port, the /24, the ethertype and protocol");
     // Another source port is the same megaflow; the check of added rules covers it: a
     // rule on a source port this key does not have still overlaps the megaflow.
-    let other_port = FlowMatch::ANY
-        .exact(Field::IpProto, 17)
-        .exact(Field::TpSrc, 7);
-    let add = |t: u8, m: FlowMatch, p: u16| Changes {
-        added: vec![(t, m, p)],
-        ..Changes::default()
-    };
+    let other_port = FlowMatch::ANY.exact(Field::IpProto, 17).exact(Field::TpSrc, 7);
+    let add =
+        |t: u8, m: FlowMatch, p: u16| Changes { added: vec![(t, m, p)], ..Changes::default() };
     assert!(d.credit.affected_by(&key, &add(1, other_port, 6)));
     assert!(!d.credit.affected_by(&key, &add(1, other_port, 4)));
     // A rule for another /24 cannot match any frame of the megaflow.
@@ -437,20 +340,14 @@ fn a_decision_covers_the_keys_equal_under_what_its_tables_consulted() {
         0xffff_ff00,
     );
     assert!(!d.credit.affected_by(&key, &add(0, other_net, 99)));
-    assert!(d
-        .credit
-        .affected_by(&key, &add(0, FlowMatch::ANY.exact(Field::TpDst, 9), 99)));
+    assert!(d.credit.affected_by(&key, &add(0, FlowMatch::ANY.exact(Field::TpDst, 9), 99)));
 }
 
 /// A datapath whose table 0 sends everything to NORMAL, with a MAC table on ports 1..=3
 /// attached that has learned each (port, MAC) of `learned`, in order.
 fn normal_datapath(learned: &[(u32, u64)]) -> (Datapath, MacTable) {
     let (dp, mut wr) = datapath();
-    wr.insert_rule(
-        0,
-        rule(FlowMatch::ANY, 0, vec![Action::Output(port::NORMAL)], None),
-    )
-    .unwrap();
+    wr.insert_rule(0, rule(FlowMatch::ANY, 0, vec![Action::Output(port::NORMAL)], None)).unwrap();
     wr.publish();
     let macs = MacTable::new(MacTableConfig::default());
     macs.set_ports(&[1, 2, 3]);
@@ -523,10 +420,7 @@ fn normal_to_an_unknown_destination_floods_every_other_port() {
     assert_eq!(ports, vec![2, 3]);
     assert_eq!(out, d.input);
     assert_eq!(d.credit.out_slots, vec![1, 2]);
-    assert_eq!(
-        d.credit.normal.map(|n| n.outcome),
-        Some(NormalOutcome::Flooded)
-    );
+    assert_eq!(d.credit.normal.map(|n| n.outcome), Some(NormalOutcome::Flooded));
     // Learning the destination on another port: one output from then on.
     learn(&macs, 3, DST);
     let d = dp.decision(&udp_key(), 1).unwrap();
@@ -565,10 +459,7 @@ fn normal_to_a_destination_on_the_input_port_is_a_drop() {
     let d = dp.decision(&udp_key(), 1).unwrap();
     assert_eq!(d.output, None);
     assert!(d.credit.out_slots.is_empty());
-    assert_eq!(
-        d.credit.normal.map(|n| n.outcome),
-        Some(NormalOutcome::Dropped)
-    );
+    assert_eq!(d.credit.normal.map(|n| n.outcome), Some(NormalOutcome::Dropped));
 }
 
 #[test]
@@ -582,11 +473,7 @@ fn kernel_hits_through_normal_count_in_its_statistics() {
     let drop = dp.decision(&udp_key(), 1).unwrap().credit;
     let before = macs.stats();
     kc.credit_many(
-        [
-            (&flood, Hits::new(3, 300)),
-            (&one, Hits::new(5, 500)),
-            (&drop, Hits::new(2, 200)),
-        ],
+        [(&flood, Hits::new(3, 300)), (&one, Hits::new(5, 500)), (&drop, Hits::new(2, 200))],
         1,
     );
     let after = macs.stats();
@@ -615,8 +502,7 @@ impl Mirror for Offers {
 #[test]
 fn a_new_offer_round_makes_every_flow_offer_itself_again() {
     let (dp, mut wr) = datapath();
-    wr.insert_rule(0, rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None))
-        .unwrap();
+    wr.insert_rule(0, rule(FlowMatch::ANY, 1, vec![Action::Output(2)], None)).unwrap();
     wr.publish();
     let offers = Arc::new(Offers::default());
     assert!(dp.set_mirror(offers.clone()));

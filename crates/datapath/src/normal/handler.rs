@@ -31,15 +31,8 @@ impl View {
     /// Copies the whole state.
     fn copy(&mut self, st: &State) {
         self.map.clear();
-        self.map.extend(st.entries().map(|(k, e)| {
-            (
-                k,
-                Seen {
-                    port: e.port,
-                    last_seen: e.last_seen,
-                },
-            )
-        }));
+        self.map
+            .extend(st.entries().map(|(k, e)| (k, Seen { port: e.port, last_seen: e.last_seen })));
         self.ports = st.ports.clone();
         self.cfg = st.cfg;
         self.gen = st.gen();
@@ -60,11 +53,7 @@ impl View {
         let from = (self.gen - st.log_start) as usize;
         for c in st.log.range(from..) {
             match *c {
-                Change::Set {
-                    key,
-                    port,
-                    last_seen,
-                } => {
+                Change::Set { key, port, last_seen } => {
                     self.map.insert(key, Seen { port, last_seen });
                 }
                 Change::Remove(key) => {
@@ -107,13 +96,7 @@ impl NormalSwitch {
             gen: 0,
         };
         view.copy(&shared.lock());
-        NormalSwitch {
-            shared,
-            view,
-            counters,
-            now: 0,
-            next_sweep: 0,
-        }
+        NormalSwitch { shared, view, counters, now: 0, next_sweep: 0 }
     }
 
     /// Starts a batch at time `now` (nanoseconds, from any clock that the other
@@ -162,19 +145,11 @@ impl NormalSwitch {
         let mut last = None;
         for &p in self.view.ports.iter().filter(|&&p| p != in_port) {
             if let Some(q) = last.replace(p) {
-                out.tx.push(Tx {
-                    port: q,
-                    queue: None,
-                    packet: packet.clone(),
-                });
+                out.tx.push(Tx { port: q, queue: None, packet: packet.clone() });
             }
         }
         if let Some(q) = last {
-            out.tx.push(Tx {
-                port: q,
-                queue: None,
-                packet,
-            });
+            out.tx.push(Tx { port: q, queue: None, packet });
         }
     }
 }
@@ -212,11 +187,7 @@ impl NormalHandler for NormalSwitch {
         match to {
             Some(p) if p == in_port => self.counters.bump(Counter::Dropped, 1),
             Some(p) => {
-                out.tx.push(Tx {
-                    port: p,
-                    queue: None,
-                    packet: pkt.packet,
-                });
+                out.tx.push(Tx { port: p, queue: None, packet: pkt.packet });
                 self.counters.bump(Counter::Forwarded, 1);
             }
             None => {

@@ -129,11 +129,7 @@ pub const SECOND_NS: u64 = 1_000_000_000;
 
 impl Default for MacTableConfig {
     fn default() -> Self {
-        MacTableConfig {
-            capacity: 8192,
-            aging_ns: 300 * SECOND_NS,
-            refresh_ns: SECOND_NS,
-        }
+        MacTableConfig { capacity: 8192, aging_ns: 300 * SECOND_NS, refresh_ns: SECOND_NS }
     }
 }
 

@@ -99,11 +99,7 @@ impl State {
     fn set(&mut self, key: u64, port: u32, last_seen: u64) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let e = Entry {
-            port,
-            last_seen,
-            seq,
-        };
+        let e = Entry { port, last_seen, seq };
         let old = self.entries.insert(key, e);
         if let Some(old) = old {
             self.by_age.remove(&(old.last_seen, old.seq));
@@ -114,11 +110,7 @@ impl State {
             self.note(MacChange::Key { key });
         }
         self.by_age.insert((last_seen, seq), key);
-        self.record(Change::Set {
-            key,
-            port,
-            last_seen,
-        });
+        self.record(Change::Set { key, port, last_seen });
     }
 
     /// Removes the entry of `key`, if any.
@@ -185,12 +177,8 @@ impl State {
 
     /// Removes the entries for which `f(port)` holds; returns how many.
     fn remove_ports(&mut self, f: impl Fn(u32) -> bool) -> usize {
-        let gone: Vec<u64> = self
-            .entries
-            .iter()
-            .filter(|(_, e)| f(e.port))
-            .map(|(k, _)| *k)
-            .collect();
+        let gone: Vec<u64> =
+            self.entries.iter().filter(|(_, e)| f(e.port)).map(|(k, _)| *k).collect();
         for &k in &gone {
             self.remove(k);
         }
@@ -255,10 +243,7 @@ impl Shared {
     /// Locks the state. A panic elsewhere while it was held leaves it consistent (every
     /// mutation keeps the invariants step by step), so a poisoned lock is used as is.
     pub fn lock(&self) -> Locked<'_> {
-        Locked {
-            guard: self.state.lock().unwrap_or_else(PoisonError::into_inner),
-            gen: &self.gen,
-        }
+        Locked { guard: self.state.lock().unwrap_or_else(PoisonError::into_inner), gen: &self.gen }
     }
 
     fn registry(&self) -> MutexGuard<'_, Vec<Arc<Counters>>> {
@@ -424,12 +409,7 @@ impl MacTable {
             .filter(|(_, e)| alive(e.last_seen, now, st.cfg.aging_ns))
             .map(|(&k, e)| {
                 let (vlan, mac) = unpack(k);
-                MacEntry {
-                    vlan,
-                    mac,
-                    port: e.port,
-                    age_ns: now.saturating_sub(e.last_seen),
-                }
+                MacEntry { vlan, mac, port: e.port, age_ns: now.saturating_sub(e.last_seen) }
             })
             .collect();
         v.sort_unstable_by_key(|e| (e.vlan, e.mac));

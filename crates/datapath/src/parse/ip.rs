@@ -123,11 +123,7 @@ pub(super) fn ipv6(
     put128(key, Field::Ipv6Dst, h.dst_addr());
     out.layers.l3 = Some(off as u16);
 
-    let end = ip_end(
-        frame,
-        off + ipv6::HEADER_LEN + h.payload_len() as usize,
-        out,
-    );
+    let end = ip_end(frame, off + ipv6::HEADER_LEN + h.payload_len() as usize, out);
     let pkt = frame.get(..end).unwrap_or(frame);
     let mut at = off + ipv6::HEADER_LEN;
     let mut nh = h.next_header();
@@ -139,11 +135,7 @@ pub(super) fn ipv6(
                     break Err(ParseError::BadIpv6ExtHeader);
                 };
                 chain.see(nh);
-                let len = if nh == proto::AH {
-                    e.ah_header_len()
-                } else {
-                    e.header_len()
-                };
+                let len = if nh == proto::AH { e.ah_header_len() } else { e.header_len() };
                 if at + len > end {
                     break Err(ParseError::BadIpv6ExtHeader);
                 }
@@ -214,25 +206,14 @@ impl ExtChain {
             proto::DSTOPTS => {
                 self.dests += 1;
                 // Before routing (rank 2) only if nothing past it was seen yet.
-                (
-                    ieh::DEST,
-                    if self.dests == 1 && self.rank <= 2 {
-                        2
-                    } else {
-                        7
-                    },
-                )
+                (ieh::DEST, if self.dests == 1 && self.rank <= 2 { 2 } else { 7 })
             }
             proto::ROUTING => (ieh::ROUTER, 3),
             proto::FRAGMENT => (ieh::FRAG, 4),
             proto::AH => (ieh::AUTH, 5),
             _ => (ieh::ESP, 6),
         };
-        let repeated = if bit == ieh::DEST {
-            self.dests > 2
-        } else {
-            self.bits & bit != 0
-        };
+        let repeated = if bit == ieh::DEST { self.dests > 2 } else { self.bits & bit != 0 };
         if repeated {
             self.bits |= ieh::UNREP;
         }

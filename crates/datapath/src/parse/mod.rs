@@ -304,11 +304,7 @@ pub(crate) fn mac(b: [u8; 6]) -> u64 {
 #[inline(always)]
 pub(crate) fn put(key: &mut FlowKey, f: Field, v: u64) {
     let p = f.place();
-    let m = if p.bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << p.bits) - 1
-    };
+    let m = if p.bits >= 64 { u64::MAX } else { (1u64 << p.bits) - 1 };
     if let Some(w) = key.words.get_mut(p.word) {
         *w |= (v & m) << p.shift;
     }

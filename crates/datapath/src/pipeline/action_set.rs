@@ -259,10 +259,7 @@ mod tests {
         s.write(&Action::Output(2));
         s.write(&Action::SetField(Field::EthType, 1));
         s.write(&Action::SetField(Field::EthType, 2));
-        assert_eq!(
-            s.to_vec(),
-            vec![Action::SetField(Field::EthType, 2), Action::Output(2)]
-        );
+        assert_eq!(s.to_vec(), vec![Action::SetField(Field::EthType, 2), Action::Output(2)]);
         s.write(&Action::Controller { max_len: 128 });
         assert_eq!(s.to_vec()[1], Action::Controller { max_len: 128 });
         s.write(&Action::Group(5));

@@ -72,17 +72,9 @@ impl<C: RuleTable> Batch<'_, C> {
     /// comment), leaving `packets` empty (its allocation is kept). Produces exactly what
     /// calling [`process`](Self::process) for each packet in order would.
     pub fn process_batch(&mut self, packets: &mut Vec<(Packet, u32)>, out: &mut Outputs) {
-        let WorkerState {
-            counters,
-            cache,
-            scratch,
-            offered,
-        } = &mut *self.worker;
+        let WorkerState { counters, cache, scratch, offered } = &mut *self.worker;
         let mirror = self.shared.mirror.get();
-        let round = offer_round(
-            self.v.version,
-            self.shared.offer_epoch.load(Ordering::Acquire),
-        );
+        let round = offer_round(self.v.version, self.shared.offer_epoch.load(Ordering::Acquire));
         let v: &PipelineVersion<C> = &self.v;
         let mut obs = Silent;
         let mut exec = Exec::new(
@@ -157,11 +149,9 @@ impl<C: RuleTable> Batch<'_, C> {
             for (i, (packet, port)) in chunk.iter_mut().enumerate() {
                 let packet = std::mem::take(packet);
                 let probe = match cache.as_mut() {
-                    Some(c) if s.cacheable[i] && !v.cheap_lookup => Some(Probe {
-                        cache: c,
-                        hash: s.hashes[i],
-                        hit: s.hits[i],
-                    }),
+                    Some(c) if s.cacheable[i] && !v.cheap_lookup => {
+                        Some(Probe { cache: c, hash: s.hashes[i], hit: s.hits[i] })
+                    }
                     _ => None,
                 };
                 exec.run_parsed(packet, &s.keys[i], &s.parsed[i], *port, first[i], probe);
@@ -174,11 +164,7 @@ impl<C: RuleTable> Batch<'_, C> {
                     let p = &s.parsed[i];
                     if p.error.is_none() && !p.ip_truncated && !exec.refuses(*port) {
                         let k = &s.keys[i];
-                        let hash = if hashed && s.cacheable[i] {
-                            s.hashes[i]
-                        } else {
-                            key_hash(k)
-                        };
+                        let hash = if hashed && s.cacheable[i] { s.hashes[i] } else { key_hash(k) };
                         f.hold(k, hash, v.version, round);
                     }
                 }

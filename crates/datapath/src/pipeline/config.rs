@@ -54,14 +54,7 @@ pub struct PortInfo {
 
 impl PortInfo {
     pub fn new(no: u32, slot: u16) -> PortInfo {
-        PortInfo {
-            no,
-            slot,
-            no_recv: false,
-            no_fwd: false,
-            no_flood: false,
-            no_packet_in: false,
-        }
+        PortInfo { no, slot, no_recv: false, no_fwd: false, no_flood: false, no_packet_in: false }
     }
 }
 
@@ -96,10 +89,7 @@ impl DatapathConfig {
     /// The port numbered `no`.
     #[inline]
     pub fn port(&self, no: u32) -> Option<&PortInfo> {
-        self.ports
-            .binary_search_by_key(&no, |p| p.no)
-            .ok()
-            .and_then(|i| self.ports.get(i))
+        self.ports.binary_search_by_key(&no, |p| p.no).ok().and_then(|i| self.ports.get(i))
     }
 }
 
@@ -151,16 +141,12 @@ pub struct PortLiveness {
 impl PortLiveness {
     /// Every slot starts live.
     pub fn new() -> PortLiveness {
-        PortLiveness {
-            live: (0..MAX_PORT_SLOTS).map(|_| AtomicBool::new(true)).collect(),
-        }
+        PortLiveness { live: (0..MAX_PORT_SLOTS).map(|_| AtomicBool::new(true)).collect() }
     }
 
     #[inline]
     pub fn is_live(&self, slot: u16) -> bool {
-        self.live
-            .get(slot as usize)
-            .is_some_and(|b| b.load(Ordering::Relaxed))
+        self.live.get(slot as usize).is_some_and(|b| b.load(Ordering::Relaxed))
     }
 
     pub fn set(&self, slot: u16, live: bool) {
@@ -188,10 +174,7 @@ mod tests {
             .map(|(i, &no)| PortInfo::new(no, i as u16))
             .collect();
         ports.sort_by_key(|p| p.no);
-        let cfg = DatapathConfig {
-            ports,
-            ..DatapathConfig::default()
-        };
+        let cfg = DatapathConfig { ports, ..DatapathConfig::default() };
         let idx = PortIndex::new(&cfg);
         for no in (0..1100).chain([4999, 5000, 5001, port_max(), u32::MAX]) {
             assert_eq!(idx.get(&cfg, no), cfg.port(no), "port {no}");

@@ -174,11 +174,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             Some(c) if parsed.error.is_none() && !self.refuses(in_port) && !self.v.cheap_lookup => {
                 let hash = key_hash(&key);
                 let hit = c.get_hashed(&key, hash, self.v.version);
-                Some(Probe {
-                    cache: c,
-                    hash,
-                    hit,
-                })
+                Some(Probe { cache: c, hash, hit })
             }
             _ => None,
         };
@@ -201,26 +197,13 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         let mut key = FlowKey::ZERO;
         let parsed = parse(packet.data(), in_port, &mut key);
         if O::ON {
-            self.obs.event(TraceEvent::Parsed {
-                key,
-                error: parsed.error,
-            });
+            self.obs.event(TraceEvent::Parsed { key, error: parsed.error });
         }
         self.in_info = None;
         self.remarked = false;
         self.pending = None;
-        let src = Source {
-            table: 0,
-            cookie: u64::MAX,
-            table_miss: false,
-        };
-        let mut st = Pkt {
-            packet,
-            key,
-            layers: parsed.layers,
-            in_port,
-            queue: None,
-        };
+        let src = Source { table: 0, cookie: u64::MAX, table_miss: false };
+        let mut st = Pkt { packet, key, layers: parsed.layers, in_port, queue: None };
         for (i, a) in actions.iter().enumerate() {
             if O::ON {
                 self.obs.event(TraceEvent::Apply(a.clone()));
@@ -290,10 +273,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         let len = packet.len() as u64;
         self.tally.packets += 1;
         if O::ON {
-            self.obs.event(TraceEvent::Parsed {
-                key: *key,
-                error: parsed.error,
-            });
+            self.obs.event(TraceEvent::Parsed { key: *key, error: parsed.error });
         }
         if let Some(e) = parsed.error {
             self.count(|c| c.parse_error(e));
@@ -336,23 +316,11 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 }
             }
             let first = Some(rule.map(|r| &**r));
-            let st = Pkt {
-                packet,
-                key: *key,
-                layers: parsed.layers,
-                in_port,
-                queue: None,
-            };
+            let st = Pkt { packet, key: *key, layers: parsed.layers, in_port, queue: None };
             return self.walk(st, key, first, probe);
         }
         let first = first.map(|r| r.map(|r| &**r));
-        let st = Pkt {
-            packet,
-            key: *key,
-            layers: parsed.layers,
-            in_port,
-            queue: None,
-        };
+        let st = Pkt { packet, key: *key, layers: parsed.layers, in_port, queue: None };
         self.walk(st, key, first, probe);
     }
 
@@ -383,11 +351,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
         if let Some(slot) = self.deliverable(port_no, in_port) {
             return self.tx_slot(port_no, Some(slot), None, packet);
         }
-        let src = Source {
-            table: 0,
-            cookie: rule.cookie,
-            table_miss: rule.table_miss,
-        };
+        let src = Source { table: 0, cookie: rule.cookie, table_miss: rule.table_miss };
         self.output(port_no, packet, key, in_port, None, src)
     }
 
@@ -400,11 +364,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             self.count_table(s.table, true);
             self.credit(s.rule, bytes, now);
         }
-        let src = Source {
-            table: 0,
-            cookie: u64::MAX,
-            table_miss: false,
-        };
+        let src = Source { table: 0, cookie: u64::MAX, table_miss: false };
         self.output_fast(port_no, packet, key, in_port, src);
     }
 
@@ -467,21 +427,13 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             let bytes = st.packet.len() as u64;
             let now = self.now_ns;
             self.credit(rule.id, bytes, now);
-            let src = Source {
-                table,
-                cookie: rule.cookie,
-                table_miss: rule.table_miss,
-            };
+            let src = Source { table, cookie: rule.cookie, table_miss: rule.table_miss };
             last = Some(src);
             let next = match rule.fast {
                 Fast::Output(p) if !O::ON => {
                     decision = decision.filter(|d| d.is_none()).map(|_| Some(p));
                     self.flush_pending(&st);
-                    self.pending = Some(PendingOut {
-                        port: p,
-                        queue: st.queue,
-                        src,
-                    });
+                    self.pending = Some(PendingOut { port: p, queue: st.queue, src });
                     Next::End
                 }
                 Fast::Goto => {
@@ -511,8 +463,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 path.set_decision(p);
             }
             if cacheable && !self.remarked && cached != Some(path) {
-                pr.cache
-                    .insert_hashed(initial, pr.hash, self.v.version, path);
+                pr.cache.insert_hashed(initial, pr.hash, self.v.version, path);
             }
         }
         if O::ON && ended {
@@ -573,16 +524,8 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 }
             }
             super::MissBehaviour::Controller { max_len } => {
-                let c = Cause {
-                    reason: PacketInReason::NoMatch,
-                    table,
-                    cookie: u64::MAX,
-                };
-                let max_len = if max_len == u16::MAX {
-                    self.unasked_len()
-                } else {
-                    max_len
-                };
+                let c = Cause { reason: PacketInReason::NoMatch, table, cookie: u64::MAX };
+                let max_len = if max_len == u16::MAX { self.unasked_len() } else { max_len };
                 self.packet_in(&st.packet, &st.key, st.in_port, c, max_len)
             }
         }
@@ -702,11 +645,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             Action::Output(p)
                 if !O::ON && (p <= port::MAX || p == port::IN_PORT || p == port::LOCAL) =>
             {
-                self.pending = Some(PendingOut {
-                    port: p,
-                    queue: st.queue,
-                    src,
-                });
+                self.pending = Some(PendingOut { port: p, queue: st.queue, src });
             }
             Action::Output(p) => {
                 let copy = st.packet.clone();
@@ -734,11 +673,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 self.count(|c| c.misc(Misc::InvalidTtl, 1));
                 if self.v.config.invalid_ttl_to_controller {
                     let (table, cookie) = src.map_or((0, u64::MAX), |s| (s.table, s.cookie));
-                    let c = Cause {
-                        reason: PacketInReason::InvalidTtl,
-                        table,
-                        cookie,
-                    };
+                    let c = Cause { reason: PacketInReason::InvalidTtl, table, cookie };
                     let max_len = self.unasked_len();
                     self.packet_in(&st.packet, &st.key, st.in_port, c, max_len);
                 } else if O::ON {
@@ -778,8 +713,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             }
             Some(Action::Controller { max_len }) => {
                 if O::ON {
-                    self.obs
-                        .event(TraceEvent::SetAction(Action::Controller { max_len }));
+                    self.obs.event(TraceEvent::SetAction(Action::Controller { max_len }));
                 }
                 self.packet_in(&st.packet, &st.key, st.in_port, cause(src), max_len)
             }
@@ -801,11 +735,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             c.groups.add(g.counter, PACKETS, 1);
             c.groups.add(g.counter, BYTES, len);
         });
-        let env = GroupEnv {
-            groups: &v.groups,
-            config: &v.config,
-            live: self.live,
-        };
+        let env = GroupEnv { groups: &v.groups, config: &v.config, live: self.live };
         env.choose(g, &st.key, depth, |i| {
             let Some(b) = g.buckets.get(i) else { return };
             self.count(|c| {
@@ -813,10 +743,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 c.buckets.add(b.counter, BYTES, len);
             });
             if O::ON {
-                self.obs.event(TraceEvent::Bucket {
-                    group: id,
-                    bucket: i,
-                });
+                self.obs.event(TraceEvent::Bucket { group: id, bucket: i });
             }
             self.execute_set(&b.set, st.clone(), src, depth + 1);
         });
@@ -872,11 +799,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
                 if O::ON {
                     self.obs.event(TraceEvent::Normal);
                 }
-                self.out.normal.push(NormalPacket {
-                    in_port,
-                    key: *key,
-                    packet,
-                })
+                self.out.normal.push(NormalPacket { in_port, key: *key, packet })
             }
             port::FLOOD | port::ALL => {
                 for p in &cfg.ports {
@@ -906,19 +829,12 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
     #[inline(always)]
     fn tx_slot(&mut self, port_no: u32, slot: Option<u16>, queue: Option<u32>, packet: Packet) {
         if O::ON {
-            self.obs.event(TraceEvent::Output {
-                port: port_no,
-                queue,
-            });
+            self.obs.event(TraceEvent::Output { port: port_no, queue });
         }
         if let Some(slot) = slot {
             self.tally.tx(self.counters, slot, packet.len() as u64);
         }
-        self.out.tx.push(Tx {
-            port: port_no,
-            queue,
-            packet,
-        });
+        self.out.tx.push(Tx { port: port_no, queue, packet });
     }
 
     /// The `max_len` of a packet-in that no action gave a length for.
@@ -959,11 +875,7 @@ impl<'a, C: RuleTable, O: Observer> Exec<'a, C, O> {
             return;
         }
         if let Some(q) = self.packet_in {
-            let m = if q.try_send(pi).is_ok() {
-                Misc::PacketIns
-            } else {
-                Misc::PacketInDropped
-            };
+            let m = if q.try_send(pi).is_ok() { Misc::PacketIns } else { Misc::PacketInDropped };
             self.count(|c| c.misc(m, 1));
         }
     }
@@ -980,11 +892,7 @@ struct Cause {
 /// OpenFlow 1.3 reports packet-ins sent by the table-miss entry as "no match".
 fn cause(src: Source) -> Cause {
     Cause {
-        reason: if src.table_miss {
-            PacketInReason::NoMatch
-        } else {
-            PacketInReason::Action
-        },
+        reason: if src.table_miss { PacketInReason::NoMatch } else { PacketInReason::Action },
         table: src.table,
         cookie: src.cookie,
     }

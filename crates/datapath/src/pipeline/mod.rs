@@ -114,10 +114,7 @@ impl<T> IdMap<T> {
 
     pub fn insert(&mut self, id: u32, v: T) -> Option<T> {
         match self.items.binary_search_by_key(&id, |e| e.0) {
-            Ok(i) => self
-                .items
-                .get_mut(i)
-                .map(|e| std::mem::replace(&mut e.1, v)),
+            Ok(i) => self.items.get_mut(i).map(|e| std::mem::replace(&mut e.1, v)),
             Err(i) => {
                 self.items.insert(i, (id, v));
                 None

@@ -171,11 +171,7 @@ impl TableRule {
             Fast::Output(p) => p,
             _ => Self::NOT_FAST,
         };
-        TableRule {
-            id: rule.id,
-            out,
-            rule,
-        }
+        TableRule { id: rule.id, out, rule }
     }
 
     /// The port a `Fast::Output` rule sends to (read from the table entry itself).

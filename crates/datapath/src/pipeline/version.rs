@@ -131,22 +131,18 @@ impl<C: RuleTable> PipelineVersion<C> {
                 }
                 old.map_or(Replaced::None, |o| Replaced::Rule(o.into_rule()))
             }
-            Change::SetGroup(g) => self
-                .groups
-                .insert(g.id, g.clone())
-                .map_or(Replaced::None, Replaced::Group),
-            Change::RemoveGroup(id) => self
-                .groups
-                .remove(*id)
-                .map_or(Replaced::None, Replaced::Group),
-            Change::SetMeter(m) => self
-                .meters
-                .insert(m.id, m.clone())
-                .map_or(Replaced::None, Replaced::Meter),
-            Change::RemoveMeter(id) => self
-                .meters
-                .remove(*id)
-                .map_or(Replaced::None, Replaced::Meter),
+            Change::SetGroup(g) => {
+                self.groups.insert(g.id, g.clone()).map_or(Replaced::None, Replaced::Group)
+            }
+            Change::RemoveGroup(id) => {
+                self.groups.remove(*id).map_or(Replaced::None, Replaced::Group)
+            }
+            Change::SetMeter(m) => {
+                self.meters.insert(m.id, m.clone()).map_or(Replaced::None, Replaced::Meter)
+            }
+            Change::RemoveMeter(id) => {
+                self.meters.remove(*id).map_or(Replaced::None, Replaced::Meter)
+            }
             Change::SetConfig(c) => {
                 self.config = c.clone();
                 self.ports = PortIndex::new(c);
@@ -177,15 +173,8 @@ impl<C: RuleTable> PipelineVersion<C> {
 
 /// A change, applied to one copy at once and replayed on the other after the swap.
 enum Change {
-    InsertRule {
-        table: u8,
-        rule: Arc<Rule>,
-    },
-    RemoveRule {
-        table: u8,
-        m: Box<FlowMatch>,
-        priority: u16,
-    },
+    InsertRule { table: u8, rule: Arc<Rule> },
+    RemoveRule { table: u8, m: Box<FlowMatch>, priority: u16 },
     SetGroup(Arc<Group>),
     RemoveGroup(u32),
     SetMeter(Arc<Meter>),
@@ -268,11 +257,7 @@ impl<C> Shared<C> {
     }
 
     fn write(&self, i: usize) -> RwLockWriteGuard<'_, PipelineVersion<C>> {
-        let copy = if i & 1 == 0 {
-            &self.copies[0]
-        } else {
-            &self.copies[1]
-        };
+        let copy = if i & 1 == 0 { &self.copies[0] } else { &self.copies[1] };
         copy.write().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -290,9 +275,7 @@ pub struct Datapath<C = DefaultClassifier> {
 
 impl<C> Clone for Datapath<C> {
     fn clone(&self) -> Self {
-        Datapath {
-            shared: self.shared.clone(),
-        }
+        Datapath { shared: self.shared.clone() }
     }
 }
 
@@ -360,23 +343,19 @@ impl<C: RuleTable> Datapath<C> {
     /// A group's counters and its buckets', by group id (None if absent).
     pub fn read_group(&self, id: u32) -> Option<(Stats, Vec<Stats>)> {
         let g = self.current().group(id)?.clone();
-        Some(self.shared.sum(|s| {
-            (
-                s.group(g.counter),
-                g.buckets.iter().map(|b| s.bucket(b.counter)).collect(),
-            )
-        }))
+        Some(
+            self.shared.sum(|s| {
+                (s.group(g.counter), g.buckets.iter().map(|b| s.bucket(b.counter)).collect())
+            }),
+        )
     }
 
     /// A meter's counters and its bands', by meter id (None if absent).
     pub fn read_meter(&self, id: u32) -> Option<(Stats, Vec<Stats>)> {
         let m = self.current().meter(id)?.clone();
-        let (meter, mut bands): (Stats, Vec<Stats>) = self.shared.sum(|s| {
-            (
-                s.meter(m.counter),
-                m.state.iter().map(|b| s.band(b.counter)).collect(),
-            )
-        });
+        let (meter, mut bands): (Stats, Vec<Stats>) = self
+            .shared
+            .sum(|s| (s.meter(m.counter), m.state.iter().map(|b| s.band(b.counter)).collect()));
         // What the kernel program counted in the meter's cells (its hits through the
         // meter are credited to the meter's counter like a worker's).
         for (i, b) in bands.iter_mut().enumerate() {
@@ -467,11 +446,8 @@ impl<C: RuleTable> Writer<C> {
 
     /// The state as changed so far (published or not).
     pub fn pending(&self) -> RwLockReadGuard<'_, PipelineVersion<C>> {
-        let copy = if self.inactive() == 0 {
-            &self.shared.copies[0]
-        } else {
-            &self.shared.copies[1]
-        };
+        let copy =
+            if self.inactive() == 0 { &self.shared.copies[0] } else { &self.shared.copies[1] };
         copy.read().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -485,10 +461,8 @@ impl<C: RuleTable> Writer<C> {
         rule.table = table;
         rule.refresh();
         let id = rule.id;
-        if let Replaced::Rule(old) = self.change(Change::InsertRule {
-            table,
-            rule: Arc::new(rule),
-        }) {
+        if let Replaced::Rule(old) = self.change(Change::InsertRule { table, rule: Arc::new(rule) })
+        {
             self.retire_rule(table, old);
         }
         Ok(id)
@@ -497,11 +471,7 @@ impl<C: RuleTable> Writer<C> {
     /// Changes rule `id` in place, keeping its id, counters, table, match and priority
     /// (flow-mod modify); `f` may change its cookie, instructions, timeouts and flags.
     pub fn modify_rule(&mut self, id: RuleId, f: impl FnOnce(&mut Rule)) -> Result<(), WriteError> {
-        let mut rule = self
-            .pending()
-            .rule(id)
-            .cloned()
-            .ok_or(WriteError::NoSuchRule)?;
+        let mut rule = self.pending().rule(id).cloned().ok_or(WriteError::NoSuchRule)?;
         let (table, fm, priority) = (rule.table, rule.flow_match, rule.priority);
         f(&mut rule);
         rule.id = id;
@@ -509,10 +479,7 @@ impl<C: RuleTable> Writer<C> {
         rule.flow_match = fm;
         rule.priority = priority;
         rule.refresh();
-        self.change(Change::InsertRule {
-            table,
-            rule: Arc::new(rule),
-        });
+        self.change(Change::InsertRule { table, rule: Arc::new(rule) });
         Ok(())
     }
 
@@ -521,11 +488,7 @@ impl<C: RuleTable> Writer<C> {
         if table as usize >= NUM_TABLES {
             return None;
         }
-        match self.change(Change::RemoveRule {
-            table,
-            m: Box::new(*m),
-            priority,
-        }) {
+        match self.change(Change::RemoveRule { table, m: Box::new(*m), priority }) {
             Replaced::Rule(old) => {
                 self.retire_rule(table, old.clone());
                 Some(old)
@@ -612,20 +575,13 @@ impl<C: RuleTable> Writer<C> {
     pub fn publish(&mut self) -> Published {
         let inactive = self.inactive();
         if self.log.is_empty() {
-            return Published {
-                version: self.pending().version,
-                removed: Vec::new(),
-            };
+            return Published { version: self.pending().version, removed: Vec::new() };
         }
         let version = {
             let w = self.shared.write(inactive);
             w.version + 1
         };
-        let changes = self
-            .shared
-            .mirror
-            .get()
-            .map(|_| Changes::of(&self.log, &self.removed));
+        let changes = self.shared.mirror.get().map(|_| Changes::of(&self.log, &self.removed));
         self.change(Change::SetVersion(version));
         self.shared.active.store(inactive, Ordering::SeqCst);
         if let (Some(m), Some(c)) = (self.shared.mirror.get(), changes) {
@@ -641,19 +597,10 @@ impl<C: RuleTable> Writer<C> {
         let removed = self.shared.sum(|s| {
             self.removed
                 .drain(..)
-                .map(|(table, rule)| RemovedRule {
-                    table,
-                    stats: s.rule(rule.id),
-                    rule,
-                })
+                .map(|(table, rule)| RemovedRule { table, stats: s.rule(rule.id), rule })
                 .collect()
         });
-        let ws = self
-            .shared
-            .workers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+        let ws = self.shared.workers.lock().unwrap_or_else(PoisonError::into_inner).clone();
         for s in self.rule_slots.release() {
             ws.iter().for_each(|w| w.rules.zero(s));
         }

@@ -43,23 +43,14 @@ impl<C: RuleTable> Datapath<C> {
     /// Registers `counters` for reading (with the workers') and returns them, shared.
     pub(crate) fn register_counters(&self, counters: WorkerCounters) -> Arc<WorkerCounters> {
         let counters = Arc::new(counters);
-        self.shared
-            .workers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(counters.clone());
+        self.shared.workers.lock().unwrap_or_else(PoisonError::into_inner).push(counters.clone());
         counters
     }
 
     /// Starts a batch on the published version at time `now_ns` (used by meters and
     /// rule last-used times). Never waits for the writer.
     pub fn batch<'a>(&'a self, worker: &'a mut WorkerState, now_ns: u64) -> Batch<'a, C> {
-        Batch {
-            v: self.shared.read(),
-            shared: &self.shared,
-            worker,
-            now_ns,
-        }
+        Batch { v: self.shared.read(), shared: &self.shared, worker, now_ns }
     }
 
     /// Counts in the ports' transmit counters packets sent outside the pipeline on its

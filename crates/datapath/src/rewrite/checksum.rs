@@ -134,16 +134,11 @@ mod tests {
     #[test]
     fn incremental_equals_full_recompute() {
         // An IPv4 header (checksum at 10).
-        let mut h: [u8; 20] = [
-            0x45, 0, 0, 0x54, 0x12, 0x34, 0x40, 0, 64, 1, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-        ];
+        let mut h: [u8; 20] =
+            [0x45, 0, 0, 0x54, 0x12, 0x34, 0x40, 0, 64, 1, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
         let c = full(&h);
         h[10..12].copy_from_slice(&c.to_be_bytes());
-        for (off, new) in [
-            (12usize, &[192u8, 168, 1, 1][..]),
-            (8, &[1][..]),
-            (9, &[17][..]),
-        ] {
+        for (off, new) in [(12usize, &[192u8, 168, 1, 1][..]), (8, &[1][..]), (9, &[17][..])] {
             let d = write(&mut h, 0, off, new).unwrap();
             update(&mut h, 10, d);
             let stored = u16::from_be_bytes([h[10], h[11]]);
@@ -158,10 +153,7 @@ mod tests {
     fn word_delta_matches_rfc1624_example() {
         // RFC 1624 section 4: HC = 0xdd2f, m = 0x5555 -> m' = 0x3285, HC' = 0x0000.
         assert_eq!(Delta::word(0x5555, 0x3285).apply(0xdd2f), 0x0000);
-        assert_eq!(
-            Delta::words(&[0x55, 0x55], &[0x32, 0x85]).apply(0xdd2f),
-            0x0000
-        );
+        assert_eq!(Delta::words(&[0x55, 0x55], &[0x32, 0x85]).apply(0xdd2f), 0x0000);
     }
 
     #[test]

@@ -105,9 +105,7 @@ pub fn note_super_frame(p: &mut Packet, mtu: usize, max_frame: usize) -> bool {
     let Some(s) = locate_l4(p.data()).filter(|s| s.tcp) else {
         return false;
     };
-    let size = max_frame
-        .saturating_sub(s.hdr_end)
-        .min(mtu.saturating_sub(s.hdr_end - s.l3));
+    let size = max_frame.saturating_sub(s.hdr_end).min(mtu.saturating_sub(s.hdr_end - s.l3));
     let (Ok(size @ 1..), Ok(len)) = (u16::try_from(size), u32::try_from(s.end - s.l4)) else {
         return false;
     };

@@ -95,11 +95,7 @@ pub fn locate_l4(frame: &[u8]) -> Option<L4Span> {
             // The data offset is checked against the end below (a header cut short
             // fails there).
             let doff = TcpHeader::new_checked_at(frame, l4)?.header_len();
-            (
-                l4 + tcp::field::CHECKSUM.start,
-                l4 + doff.max(tcp::HEADER_LEN),
-                true,
-            )
+            (l4 + tcp::field::CHECKSUM.start, l4 + doff.max(tcp::HEADER_LEN), true)
         }
         ip_proto::UDP => (l4 + udp::field::CHECKSUM.start, l4 + udp::HEADER_LEN, false),
         _ => return None,
@@ -107,15 +103,7 @@ pub fn locate_l4(frame: &[u8]) -> Option<L4Span> {
     if end > frame.len() || hdr_end > end {
         return None;
     }
-    Some(L4Span {
-        l3,
-        l4,
-        csum_at,
-        hdr_end,
-        end,
-        tcp,
-        v6,
-    })
+    Some(L4Span { l3, l4, csum_at, hdr_end, end, tcp, v6 })
 }
 
 /// The offset of the TCP/UDP checksum, the L4 segment's range, and the pseudo-header's

@@ -107,13 +107,7 @@ fn layout(frame: &[u8]) -> Result<Layout, SegmentError> {
     if doff < tcp::HEADER_LEN || l4 + doff > end {
         return Err(SegmentError::Malformed);
     }
-    Ok(Layout {
-        l3,
-        l4,
-        payload: l4 + doff,
-        end,
-        v4,
-    })
+    Ok(Layout { l3, l4, payload: l4 + doff, end, v4 })
 }
 
 /// TCP flags that only the first (CWR) or the last (FIN, PSH) segment keeps.
@@ -134,16 +128,8 @@ pub fn segment_tcp(
     if frame.len() <= max_frame {
         return Err(SegmentError::Fits);
     }
-    let Layout {
-        l3,
-        l4,
-        payload,
-        end,
-        v4,
-    } = layout(frame)?;
-    let mss = max_frame
-        .saturating_sub(payload)
-        .min(mtu.saturating_sub(payload - l3));
+    let Layout { l3, l4, payload, end, v4 } = layout(frame)?;
+    let mss = max_frame.saturating_sub(payload).min(mtu.saturating_sub(payload - l3));
     if mss == 0 {
         return Err(SegmentError::TooSmall);
     }
@@ -152,11 +138,7 @@ pub fn segment_tcp(
     let seq = TcpHeader::new_checked_at(frame, l4).map_or(0, |t| t.seq_number());
     // The IPv4 identification (IPv4 only: the segments get id, id + 1, ...).
     let id = Ipv4Header::new_checked_at(frame, l3).map_or(0, |ip| ip.ident());
-    let addrs = if v4 {
-        at(l3, ipv4::field::ADDRS)
-    } else {
-        at(l3, ipv6::field::ADDRS)
-    };
+    let addrs = if v4 { at(l3, ipv4::field::ADDRS) } else { at(l3, ipv6::field::ADDRS) };
     let addr_sum = u64::from(sum(&frame[addrs]));
     // A frame with no payload (only padding made it long) still gives one segment.
     let n = data.len().div_ceil(mss).max(1);
@@ -215,11 +197,7 @@ mod tests {
     fn ones(bytes: &[u8]) -> u32 {
         let mut acc: u32 = 0;
         for (i, b) in bytes.iter().enumerate() {
-            acc += if i % 2 == 0 {
-                u32::from(*b) << 8
-            } else {
-                u32::from(*b)
-            };
+            acc += if i % 2 == 0 { u32::from(*b) << 8 } else { u32::from(*b) };
         }
         while acc > 0xffff {
             acc = (acc & 0xffff) + (acc >> 16);
@@ -374,10 +352,7 @@ mod tests {
             // Checksums verify with the independent sum.
             assert_eq!(csum(&[&g[14..34]]), 0);
             let tcp_len = (g.len() - 34) as u32;
-            assert_eq!(
-                csum(&[&g[26..34], &tcp_len.to_be_bytes(), &[0, 0, 0, 6], &g[34..]]),
-                0
-            );
+            assert_eq!(csum(&[&g[26..34], &tcp_len.to_be_bytes(), &[0, 0, 0, 6], &g[34..]]), 0);
         }
         // Flags: CWR on the first only, FIN and PSH on the last only, ACK on all.
         assert_eq!(got[0][34 + 13], 0x90);
@@ -405,11 +380,7 @@ mod tests {
                 tcp_options: vec![1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2],
                 ..Spec::default()
             },
-            Spec {
-                v6: true,
-                vlans: 2,
-                ..Spec::default()
-            },
+            Spec { v6: true, vlans: 2, ..Spec::default() },
         ];
         for s in cases {
             let data = payload(65000 - 100);
@@ -419,13 +390,7 @@ mod tests {
             let (mtu, max_frame) = (1500, 1518);
             let mss = (max_frame - hdr).min(mtu - (hdr - l2));
             let got = cut(&frame, mtu, max_frame).unwrap();
-            assert_eq!(
-                got,
-                expected(&s, &data, mss),
-                "v6 {} vlans {}",
-                s.v6,
-                s.vlans
-            );
+            assert_eq!(got, expected(&s, &data, mss), "v6 {} vlans {}", s.v6, s.vlans);
             for g in &got {
                 assert!(g.len() <= max_frame && g.len() - l2 <= mtu);
             }
@@ -450,11 +415,7 @@ mod tests {
 
     #[test]
     fn sequence_numbers_wrap() {
-        let s = Spec {
-            seq: u32::MAX - 100,
-            id: u16::MAX,
-            ..Spec::default()
-        };
+        let s = Spec { seq: u32::MAX - 100, id: u16::MAX, ..Spec::default() };
         let data = payload(3000);
         let got = cut(&build(&s, &data), 1500, 1514).unwrap();
         assert_eq!(got, expected(&s, &data, 1460));
@@ -475,13 +436,7 @@ mod tests {
         let mut arp = good.clone();
         arp[12..14].copy_from_slice(&[0x08, 0x06]);
         assert_eq!(cut(&arp, 1500, 1514), Err(SegmentError::NotTcp));
-        let mut ext = build(
-            &Spec {
-                v6: true,
-                ..Spec::default()
-            },
-            &payload(3000),
-        );
+        let mut ext = build(&Spec { v6: true, ..Spec::default() }, &payload(3000));
         ext[14 + 6] = 0; // hop-by-hop options header
         assert_eq!(cut(&ext, 1500, 1514), Err(SegmentError::NotTcp));
         // IP total length past the frame's end; TCP header length too small.
@@ -521,14 +476,7 @@ mod tests {
 
     #[test]
     fn every_truncation_is_refused_without_panic() {
-        for s in [
-            Spec::default(),
-            Spec {
-                v6: true,
-                vlans: 1,
-                ..Spec::default()
-            },
-        ] {
+        for s in [Spec::default(), Spec { v6: true, vlans: 1, ..Spec::default() }] {
             let frame = build(&s, &payload(2000));
             for len in 0..frame.len() {
                 let r = cut(&frame[..len], 1500, 100);

@@ -198,19 +198,12 @@ pub(super) fn set_field(
             let new = bytes::<4>(v);
             if eth_type(key) == ethertype::ARP {
                 let l3 = arp_of(key, layers, data)?;
-                let at = if src {
-                    arp::field::SPA.start
-                } else {
-                    arp::field::TPA.start
-                };
+                let at = if src { arp::field::SPA.start } else { arp::field::TPA.start };
                 write_plain(data, l3 + at, &new)?;
             } else {
                 let l3 = l3_of(key, layers, ethertype::IPV4)?;
-                let at = if src {
-                    ipv4::field::SRC_ADDR.start
-                } else {
-                    ipv4::field::DST_ADDR.start
-                };
+                let at =
+                    if src { ipv4::field::SRC_ADDR.start } else { ipv4::field::DST_ADDR.start };
                 let csum = l3 + ipv4::field::CHECKSUM.start;
                 let d = write_summed(data, l3, l3 + at, &new, csum)?;
                 fix_pseudo(key, layers, data, d, partial);
@@ -228,11 +221,8 @@ pub(super) fn set_field(
             let new = bytes::<2>(v);
             match ip_proto(key) {
                 proto::TCP | proto::UDP if partial => {
-                    let hdr = if ip_proto(key) == proto::TCP {
-                        tcp::HEADER_LEN
-                    } else {
-                        udp::HEADER_LEN
-                    };
+                    let hdr =
+                        if ip_proto(key) == proto::TCP { tcp::HEADER_LEN } else { udp::HEADER_LEN };
                     if l4 + hdr > data.len() {
                         return Err(MissingHeader);
                     }
@@ -268,11 +258,7 @@ pub(super) fn set_field(
             }
             let type_at = l4 + icmp::field::TYPE;
             let old_type = *data.get(type_at).ok_or(MissingHeader)?;
-            let at = if f == Field::IcmpCode {
-                l4 + icmp::field::CODE
-            } else {
-                type_at
-            };
+            let at = if f == Field::IcmpCode { l4 + icmp::field::CODE } else { type_at };
             write_summed(data, l4, at, &[v as u8], l4 + icmp::field::CHECKSUM.start)?;
             let new_type = data.get(type_at).copied().unwrap_or(0);
             let nd = |t: u8| t == nd::NS || t == nd::NA;
@@ -291,11 +277,8 @@ pub(super) fn set_field(
             let new = bytes::<6>(v);
             if eth_type(key) == ethertype::ARP {
                 let l3 = arp_of(key, layers, data)?;
-                let at = if f == Field::ArpSha {
-                    arp::field::SHA.start
-                } else {
-                    arp::field::THA.start
-                };
+                let at =
+                    if f == Field::ArpSha { arp::field::SHA.start } else { arp::field::THA.start };
                 write_plain(data, l3 + at, &new)?;
             } else {
                 let (l4, t) = nd_of(key, layers, data)?;
@@ -335,23 +318,13 @@ pub(super) fn set_field(
             let at = l3 + ipv6::field::VER_TC_FLOW.start;
             let w = be32(data, at).ok_or(MissingHeader)?;
             let label = v as u32 & ipv6::FLOW_LABEL_MASK;
-            write_plain(
-                data,
-                at,
-                &((w & !ipv6::FLOW_LABEL_MASK) | label).to_be_bytes(),
-            )?;
+            write_plain(data, at, &((w & !ipv6::FLOW_LABEL_MASK) | label).to_be_bytes())?;
             key.set(f, u128::from(label));
         }
         Field::Ipv6NdTarget => {
             let (l4, _) = nd_of(key, layers, data)?;
             let at = l4 + nd::field::TARGET.start;
-            write_summed(
-                data,
-                l4,
-                at,
-                &v.to_be_bytes(),
-                l4 + nd::field::CHECKSUM.start,
-            )?;
+            write_summed(data, l4, at, &v.to_be_bytes(), l4 + nd::field::CHECKSUM.start)?;
             key.set(f, v);
         }
         Field::MplsLabel | Field::MplsTc | Field::MplsBos => {
@@ -395,11 +368,8 @@ fn set_tos(
     f: Field,
     v: u8,
 ) -> Result<(), RewriteError> {
-    let (keep, new) = if f == Field::IpDscp {
-        (0x03u8, (v & 0x3f) << 2)
-    } else {
-        (0xfcu8, v & 0x03)
-    };
+    let (keep, new) =
+        if f == Field::IpDscp { (0x03u8, (v & 0x3f) << 2) } else { (0xfcu8, v & 0x03) };
     if let Ok(l3) = l3_of(key, layers, ethertype::IPV4) {
         let at = l3 + ipv4::field::TOS;
         let tos = *data.get(at).ok_or(MissingHeader)?;
@@ -414,11 +384,7 @@ fn set_tos(
         let w = (w & 0xf00f) | (u16::from(tc) << 4);
         write_plain(data, at, &w.to_be_bytes())?;
     }
-    let shown = if f == Field::IpDscp {
-        v & 0x3f
-    } else {
-        v & 0x03
-    };
+    let shown = if f == Field::IpDscp { v & 0x3f } else { v & 0x03 };
     key.set(f, u128::from(shown));
     Ok(())
 }

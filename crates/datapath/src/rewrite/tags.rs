@@ -190,8 +190,7 @@ pub(super) fn push_mpls(
             mpls::BOS | u32::from(ttl.copied().unwrap_or(0))
         }
     };
-    pkt.insert(at, mpls::ENTRY_LEN)
-        .copy_from_slice(&lse.to_be_bytes());
+    pkt.insert(at, mpls::ENTRY_LEN).copy_from_slice(&lse.to_be_bytes());
     // The ethertype lies before the insertion point, so it did not move.
     let _ = put(pkt.data_mut(), et_at, &ether.to_be_bytes());
     if !is_mpls(ether) {
@@ -285,18 +284,14 @@ pub(super) fn push_pbb(
     }
     let isid = if eth_type(key) == ethertype::PBB {
         let at = usize::from(layers.ethertype) + ETHERTYPE_LEN;
-        PbbItag::new_checked_at(data, at)
-            .ok_or(MissingHeader)?
-            .isid()
+        PbbItag::new_checked_at(data, at).ok_or(MissingHeader)?.isid()
     } else {
         0
     };
     // The outermost tag's PCP: the top 3 bits of its TCI's first byte.
     let pcp = match layers.vlan {
         Some(v) => {
-            let tci_hi = *data
-                .get(usize::from(v) + vlan::field::TCI.start)
-                .ok_or(MissingHeader)?;
+            let tci_hi = *data.get(usize::from(v) + vlan::field::TCI.start).ok_or(MissingHeader)?;
             u32::from(tci_hi >> (vlan::PCP_SHIFT - 8))
         }
         None => 0,

@@ -48,14 +48,8 @@ impl TtlAt {
 fn nw_ttl(key: &FlowKey, layers: &Layers) -> Result<TtlAt, RewriteError> {
     let l3 = usize::from(layers.l3.ok_or(MissingHeader)?);
     match eth_type(key) {
-        ethertype::IPV4 => Ok(TtlAt {
-            at: l3 + ipv4::field::TTL,
-            ipv4: Some(l3),
-        }),
-        ethertype::IPV6 => Ok(TtlAt {
-            at: l3 + ipv6::field::HOP_LIMIT,
-            ipv4: None,
-        }),
+        ethertype::IPV4 => Ok(TtlAt { at: l3 + ipv4::field::TTL, ipv4: Some(l3) }),
+        ethertype::IPV6 => Ok(TtlAt { at: l3 + ipv6::field::HOP_LIMIT, ipv4: None }),
         _ => Err(MissingHeader),
     }
 }
@@ -63,10 +57,7 @@ fn nw_ttl(key: &FlowKey, layers: &Layers) -> Result<TtlAt, RewriteError> {
 /// The outermost MPLS entry's TTL.
 fn mpls_ttl(layers: &Layers) -> Result<TtlAt, RewriteError> {
     let m = usize::from(layers.mpls.ok_or(MissingHeader)?);
-    Ok(TtlAt {
-        at: m + mpls::field::TTL,
-        ipv4: None,
-    })
+    Ok(TtlAt { at: m + mpls::field::TTL, ipv4: None })
 }
 
 /// The TTL of the header just inside the outermost MPLS entry.
@@ -75,10 +66,7 @@ fn inner_ttl(data: &[u8], layers: &Layers) -> Result<TtlAt, RewriteError> {
     let lse = MplsEntry::new_checked_at(data, m).ok_or(MissingHeader)?;
     let next = m + mpls::ENTRY_LEN;
     if !lse.bos() {
-        return Ok(TtlAt {
-            at: next + mpls::field::TTL,
-            ipv4: None,
-        });
+        return Ok(TtlAt { at: next + mpls::field::TTL, ipv4: None });
     }
     // Below the stack: IPv4 (with an IHL of at least 5) or IPv6, by the version nibble.
     let first = data.get(next + ipv4::field::VER_IHL).copied();
@@ -86,15 +74,9 @@ fn inner_ttl(data: &[u8], layers: &Layers) -> Result<TtlAt, RewriteError> {
         Some(ipv4::VERSION)
             if first.is_some_and(|b| usize::from(b & 0x0f) * 4 >= ipv4::HEADER_LEN) =>
         {
-            Ok(TtlAt {
-                at: next + ipv4::field::TTL,
-                ipv4: Some(next),
-            })
+            Ok(TtlAt { at: next + ipv4::field::TTL, ipv4: Some(next) })
         }
-        Some(ipv6::VERSION) => Ok(TtlAt {
-            at: next + ipv6::field::HOP_LIMIT,
-            ipv4: None,
-        }),
+        Some(ipv6::VERSION) => Ok(TtlAt { at: next + ipv6::field::HOP_LIMIT, ipv4: None }),
         _ => Err(MissingHeader),
     }
 }

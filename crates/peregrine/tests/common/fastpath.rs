@@ -59,10 +59,7 @@ pub fn ctl_json(args: &[&str]) -> Value {
     all.extend_from_slice(args);
     let out = ctl(&all);
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "ctl {args:?}: not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
+        panic!("ctl {args:?}: not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout))
     })
 }
 
@@ -99,17 +96,14 @@ pub fn xdp_and_off<T>(run: impl Fn(&str) -> T) -> (T, T) {
 pub fn gro_hosts(n: u8) -> (Topology, Vec<Host>) {
     let (topo, h) = hosts(n);
     for host in &h {
-        topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"])
-            .unwrap();
+        topo.in_ns(&host.ns, "ethtool", &["-K", "eth0", "gro", "on"]).unwrap();
     }
     (topo, h)
 }
 
 /// The hosts' switch ports as `--port` values on the AF_XDP backend.
 pub fn afxdp_ports(h: &[Host]) -> Vec<String> {
-    h.iter()
-        .map(|x| format!("{},backend=afxdp", x.port))
-        .collect()
+    h.iter().map(|x| format!("{},backend=afxdp", x.port)).collect()
 }
 
 /// Three hosts ([`gro_hosts`]) on AF_XDP ports 1..=3 of a switch with a management
@@ -243,14 +237,8 @@ impl Capture {
                 }
             }
         });
-        ready_rx
-            .recv_timeout(Duration::from_secs(5))
-            .expect("capture socket did not open");
-        Capture {
-            stop,
-            frames,
-            thread: Some(thread),
-        }
+        ready_rx.recv_timeout(Duration::from_secs(5)).expect("capture socket did not open");
+        Capture { stop, frames, thread: Some(thread) }
     }
 
     /// How many frames have arrived so far.

@@ -49,17 +49,10 @@ impl SwitchProc {
     }
 
     fn start_lines_in(ns: Option<&str>, args: &[&str]) -> (SwitchProc, Vec<String>) {
-        let mgmt: &[&str] = if args.contains(&"--mgmt") {
-            &[]
-        } else {
-            &["--mgmt", "none"]
-        };
+        let mgmt: &[&str] = if args.contains(&"--mgmt") { &[] } else { &["--mgmt", "none"] };
         // Nor state (it would be shared, and restored by the next test).
-        let state: &[&str] = if args.contains(&"--state-dir") {
-            &[]
-        } else {
-            &["--state-dir", "none"]
-        };
+        let state: &[&str] =
+            if args.contains(&"--state-dir") { &[] } else { &["--state-dir", "none"] };
         let mut cmd = match ns {
             Some(ns) => {
                 let mut c = Command::new("ip");
@@ -79,10 +72,7 @@ impl SwitchProc {
             .spawn()
             .expect("start peregrine");
         let stderr = read_lines(child.stderr.take().unwrap());
-        let mut p = SwitchProc {
-            child: Some(child),
-            stderr,
-        };
+        let mut p = SwitchProc { child: Some(child), stderr };
         let lines = p.wait_lines("switching between", Duration::from_secs(10));
         (p, lines)
     }
@@ -120,9 +110,7 @@ impl SwitchProc {
     /// Sends SIGTERM, waits for the exit and returns its stdout (the stats table).
     pub fn stop(mut self) -> String {
         let mut child = self.child.take().unwrap();
-        let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status();
+        let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
         let t = Instant::now();
         let status = loop {
             if let Some(s) = child.try_wait().unwrap() {
@@ -135,12 +123,7 @@ impl SwitchProc {
             std::thread::sleep(Duration::from_millis(20));
         };
         let mut out = String::new();
-        child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
+        child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
         assert!(status.success(), "exit {status:?}; stdout {out}");
         out
     }
@@ -220,33 +203,20 @@ pub fn hosts_on_switch(n: u8, extra: &[&str]) -> (Topology, Vec<Host>, SwitchPro
 }
 
 pub fn ping(topo: &Topology, from: &Host, to: &str, count: u32) -> bool {
-    topo.in_ns(
-        &from.ns,
-        "ping",
-        &["-c", &count.to_string(), "-i", "0.1", "-W", "2", to],
-    )
-    .is_ok()
+    topo.in_ns(&from.ns, "ping", &["-c", &count.to_string(), "-i", "0.1", "-W", "2", to]).is_ok()
 }
 
 /// Pings until one gets through (the first may wait for ARP and learning), at most 5 s.
 pub fn ping_until_ok(topo: &Topology, from: &Host, to: &str) {
     let t = Instant::now();
     while !ping(topo, from, to, 1) {
-        assert!(
-            t.elapsed() < Duration::from_secs(5),
-            "{} cannot reach {to}",
-            from.ns
-        );
+        assert!(t.elapsed() < Duration::from_secs(5), "{} cannot reach {to}", from.ns);
     }
 }
 
 /// Runs `peregrine ctl ARGS…`; (success, stdout, stderr).
 pub fn ctl(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_peregrine"))
-        .arg("ctl")
-        .args(args)
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_peregrine")).arg("ctl").args(args).output().unwrap();
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -11,11 +11,7 @@ use super::{read_lines, wait_for_line};
 
 /// A TCP port free on 127.0.0.1 now.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// An os-ken application process; killed by PID on drop.

@@ -108,9 +108,7 @@ fn geometry(mtu: u32, headroom: usize, bytes: usize, min_frames: usize) -> Geome
     let per_block = block_size / frame_size;
     Geometry {
         block_size,
-        block_nr: (bytes / block_size)
-            .max(min_frames.div_ceil(per_block))
-            .max(1),
+        block_nr: (bytes / block_size).max(min_frames.div_ceil(per_block)).max(1),
         frame_size,
     }
 }
@@ -246,8 +244,7 @@ impl AfPacketPort {
 impl PortIo for AfPacketPort {
     fn recv(&mut self, rx: &mut Vec<Packet>, max: usize, pool: &mut Vec<Packet>) -> usize {
         let out = self.rx.read(&self.map, rx, max, pool);
-        self.counters
-            .add_rx_batch(out.frames as u64, out.bytes, out.errors);
+        self.counters.add_rx_batch(out.frames as u64, out.bytes, out.errors);
         self.calls = self.calls.wrapping_add(1);
         if out.frames == 0 {
             self.empty_streak = self.empty_streak.wrapping_add(1);
@@ -308,8 +305,7 @@ impl PortIo for AfPacketPort {
             pool.push(p);
         }
         self.flush(&mut c);
-        self.counters
-            .add_tx_batch(c.sent, c.bytes, c.dropped, c.errors);
+        self.counters.add_tx_batch(c.sent, c.bytes, c.dropped, c.errors);
     }
 
     fn rx_fd(&self) -> Option<BorrowedFd<'_>> {
@@ -376,12 +372,7 @@ fn open_socket(info: &InterfaceInfo) -> Result<AfPacketPort, PortError> {
         .map_err(raw_err(info, "PACKET_VERSION"))?;
     enable(info, raw, libc::PACKET_LOSS, "PACKET_LOSS")?;
     enable(info, raw, libc::PACKET_QDISC_BYPASS, "PACKET_QDISC_BYPASS")?;
-    enable(
-        info,
-        raw,
-        libc::PACKET_IGNORE_OUTGOING,
-        "PACKET_IGNORE_OUTGOING",
-    )?;
+    enable(info, raw, libc::PACKET_IGNORE_OUTGOING, "PACKET_IGNORE_OUTGOING")?;
     let rx_geo = rx_geometry(info.mtu);
     let tx_geo = tx_geometry(info.mtu);
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_RX_RING, &rx_geo.req())
@@ -435,12 +426,7 @@ fn big_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
 fn vnet_socket(info: &InterfaceInfo) -> Result<OwnedFd, PortError> {
     let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0)
         .map_err(raw_err(info, "socket(AF_PACKET)"))?;
-    enable(
-        info,
-        fd.as_raw_fd(),
-        libc::PACKET_VNET_HDR,
-        "PACKET_VNET_HDR",
-    )?;
+    enable(info, fd.as_raw_fd(), libc::PACKET_VNET_HDR, "PACKET_VNET_HDR")?;
     Ok(fd)
 }
 
@@ -473,10 +459,7 @@ mod tests {
     fn tx_slots_hold_a_full_frame() {
         for mtu in [576, 1500, 1600, 9000, 65535] {
             let g = tx_geometry(mtu);
-            assert!(
-                g.frame_size - TX_DATA - vnet::LEN >= mtu as usize + L2_OVERHEAD,
-                "mtu {mtu}"
-            );
+            assert!(g.frame_size - TX_DATA - vnet::LEN >= mtu as usize + L2_OVERHEAD, "mtu {mtu}");
             assert_eq!(g.block_size % g.frame_size, 0);
             assert_eq!(g.block_size % 4096, 0);
             assert!(g.bytes() <= 1 << 20 || g.block_nr == 1);
@@ -488,10 +471,7 @@ mod tests {
     fn rx_slots_hold_a_full_frame() {
         for mtu in [576, 1500, 1600, 9000, 65535] {
             let g = rx_geometry(mtu);
-            assert!(
-                g.frame_size - RX_HEADROOM >= mtu as usize + L2_OVERHEAD,
-                "mtu {mtu}"
-            );
+            assert!(g.frame_size - RX_HEADROOM >= mtu as usize + L2_OVERHEAD, "mtu {mtu}");
             assert_eq!(g.block_size % g.frame_size, 0);
             assert_eq!(g.block_size % 4096, 0);
             assert!(g.frame_nr() >= RX_MIN_FRAMES, "mtu {mtu}");

@@ -169,11 +169,7 @@ impl Geometry {
 pub(crate) enum Entry<'a> {
     /// A whole frame and the `virtio_net_hdr` before it; `vlan` is the (TPID, TCI) the
     /// kernel took out of it, if any.
-    Frame {
-        data: &'a [u8],
-        vnet: &'a [u8],
-        vlan: Option<(u16, u16)>,
-    },
+    Frame { data: &'a [u8], vnet: &'a [u8], vlan: Option<(u16, u16)> },
     /// A frame too long for the slot, queued whole on the socket (TP_STATUS_COPY).
     Copied { vlan: Option<(u16, u16)> },
     /// A frame cut short by the ring (longer than a slot can hold).
@@ -183,15 +179,11 @@ pub(crate) enum Entry<'a> {
 }
 
 fn read_u32(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_ne_bytes(
-        b.get(at..at.checked_add(4)?)?.try_into().ok()?,
-    ))
+    Some(u32::from_ne_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?))
 }
 
 fn read_u16(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_ne_bytes(
-        b.get(at..at.checked_add(2)?)?.try_into().ok()?,
-    ))
+    Some(u16::from_ne_bytes(b.get(at..at.checked_add(2)?)?.try_into().ok()?))
 }
 
 /// The entry in `slot` (a user-owned RX slot's bytes, header first).
@@ -296,12 +288,7 @@ impl RxRing {
     }
 
     pub(crate) fn new(geo: Geometry, fd: RawFd) -> RxRing {
-        RxRing {
-            geo,
-            cur: 0,
-            fd,
-            big: vec![0u8; BIG_FRAME].into_boxed_slice(),
-        }
+        RxRing { geo, cur: 0, fd, big: vec![0u8; BIG_FRAME].into_boxed_slice() }
     }
 
     /// Reads the next frame queued on the socket into `big`; its length with the
@@ -505,19 +492,11 @@ mod tests {
         let f2 = [2u8; 100];
         assert_eq!(
             parse_slot(&slot(&f1, 60, None, 2048)),
-            Entry::Frame {
-                data: &f1[..],
-                vnet: &VNET[..],
-                vlan: None
-            }
+            Entry::Frame { data: &f1[..], vnet: &VNET[..], vlan: None }
         );
         assert_eq!(
             parse_slot(&slot(&f2, 100, Some((0x88a8, 0x2005)), 2048)),
-            Entry::Frame {
-                data: &f2[..],
-                vnet: &VNET[..],
-                vlan: Some((0x88a8, 0x2005))
-            }
+            Entry::Frame { data: &f2[..], vnet: &VNET[..], vlan: Some((0x88a8, 0x2005)) }
         );
         // A tag without a valid TPID is 802.1Q.
         let mut s = slot(&f2, 100, Some((0x88a8, 7)), 2048);
@@ -525,21 +504,13 @@ mod tests {
         s[H_STATUS..H_STATUS + 4].copy_from_slice(&st.to_ne_bytes());
         assert_eq!(
             parse_slot(&s),
-            Entry::Frame {
-                data: &f2[..],
-                vnet: &VNET[..],
-                vlan: Some((0x8100, 7))
-            }
+            Entry::Frame { data: &f2[..], vnet: &VNET[..], vlan: Some((0x8100, 7)) }
         );
         // A frame that ends exactly at the slot's end.
         let full = [4u8; 2048 - MAC];
         assert_eq!(
             parse_slot(&slot(&full, full.len() as u32, None, 2048)),
-            Entry::Frame {
-                data: &full[..],
-                vnet: &VNET[..],
-                vlan: None
-            }
+            Entry::Frame { data: &full[..], vnet: &VNET[..], vlan: None }
         );
     }
 
@@ -554,12 +525,7 @@ mod tests {
             | libc::TP_STATUS_VLAN_VALID
             | libc::TP_STATUS_VLAN_TPID_VALID;
         copied[H_STATUS..H_STATUS + 4].copy_from_slice(&st.to_ne_bytes());
-        assert_eq!(
-            parse_slot(&copied),
-            Entry::Copied {
-                vlan: Some((0x8100, 5))
-            }
-        );
+        assert_eq!(parse_slot(&copied), Entry::Copied { vlan: Some((0x8100, 5)) });
 
         // A frame that runs past the slot.
         let mut bad = slot(&f, 64, None, 2048);
@@ -585,11 +551,7 @@ mod tests {
 
     #[test]
     fn geometry_is_consistent() {
-        let g = Geometry {
-            block_size: 1 << 16,
-            block_nr: 16,
-            frame_size: 2048,
-        };
+        let g = Geometry { block_size: 1 << 16, block_nr: 16, frame_size: 2048 };
         let r = g.req();
         assert_eq!(r.tp_frame_nr, 32 * 16);
         assert_eq!(g.bytes(), 1 << 20);

@@ -36,10 +36,7 @@ pub(super) fn rx_queue_count(name: &str) -> Result<u32, PortError> {
     sys::check_ifname(name)?;
     let err = |e| PortError::os("ethtool ETHTOOL_GCHANNELS", name, "CAP_NET_ADMIN", e);
     let sock = sys::ioctl_socket().map_err(err)?;
-    let mut ch = EthtoolChannels {
-        cmd: ETHTOOL_GCHANNELS,
-        ..EthtoolChannels::default()
-    };
+    let mut ch = EthtoolChannels { cmd: ETHTOOL_GCHANNELS, ..EthtoolChannels::default() };
     let mut req = sys::ifreq(name);
     req.ifr_ifru.ifru_data = (&mut ch as *mut EthtoolChannels).cast();
     match sys::ioctl_ifreq(sock.as_raw_fd(), sys::SIOCETHTOOL, &mut req) {

@@ -83,20 +83,11 @@ mod tests {
         let mut g = Gather::default();
         let mut pool = vec![Packet::from_slice(&[9; 100])];
         // A single descriptor is a frame of its own, in a pooled buffer.
-        assert_eq!(
-            frame_of(g.push(Some(&[1, 2, 3]), true, &mut pool)),
-            [1, 2, 3]
-        );
+        assert_eq!(frame_of(g.push(Some(&[1, 2, 3]), true, &mut pool)), [1, 2, 3]);
         assert!(pool.is_empty());
         // A chain of three, as if split over two `recv` calls.
-        assert!(matches!(
-            g.push(Some(&[1; 3000]), false, &mut pool),
-            Gathered::More
-        ));
-        assert!(matches!(
-            g.push(Some(&[2; 3000]), false, &mut pool),
-            Gathered::More
-        ));
+        assert!(matches!(g.push(Some(&[1; 3000]), false, &mut pool), Gathered::More));
+        assert!(matches!(g.push(Some(&[2; 3000]), false, &mut pool), Gathered::More));
         let f = frame_of(g.push(Some(&[3; 10]), true, &mut pool));
         assert_eq!(f.len(), 6010);
         assert_eq!((f[0], f[3000], f[6009]), (1, 2, 3));
@@ -105,48 +96,27 @@ mod tests {
         // and the next frame is whole again.
         let piece = vec![7u8; 3840];
         for _ in 0..MAX_GATHERED / piece.len() + 2 {
-            assert!(matches!(
-                g.push(Some(&piece), false, &mut pool),
-                Gathered::More
-            ));
+            assert!(matches!(g.push(Some(&piece), false, &mut pool), Gathered::More));
         }
-        assert!(matches!(
-            g.push(Some(&[1]), true, &mut pool),
-            Gathered::Dropped
-        ));
+        assert!(matches!(g.push(Some(&[1]), true, &mut pool), Gathered::Dropped));
         assert_eq!(pool.len(), 1, "the dropped frame's buffer is reused");
         assert_eq!(frame_of(g.push(Some(&[5]), true, &mut pool)), [5]);
 
         // Exactly MAX_GATHERED bytes pass.
         let mut left = MAX_GATHERED;
         while left > piece.len() {
-            assert!(matches!(
-                g.push(Some(&piece), false, &mut pool),
-                Gathered::More
-            ));
+            assert!(matches!(g.push(Some(&piece), false, &mut pool), Gathered::More));
             left -= piece.len();
         }
-        assert_eq!(
-            frame_of(g.push(Some(&piece[..left]), true, &mut pool)).len(),
-            MAX_GATHERED
-        );
+        assert_eq!(frame_of(g.push(Some(&piece[..left]), true, &mut pool)).len(), MAX_GATHERED);
 
         // A descriptor outside the UMEM spoils its whole chain, wherever it is.
-        assert!(matches!(
-            g.push(Some(&[1]), false, &mut pool),
-            Gathered::More
-        ));
+        assert!(matches!(g.push(Some(&[1]), false, &mut pool), Gathered::More));
         assert!(matches!(g.push(None, false, &mut pool), Gathered::More));
-        assert!(matches!(
-            g.push(Some(&[1]), true, &mut pool),
-            Gathered::Dropped
-        ));
+        assert!(matches!(g.push(Some(&[1]), true, &mut pool), Gathered::Dropped));
         assert!(matches!(g.push(None, true, &mut pool), Gathered::Dropped));
         assert_eq!(frame_of(g.push(Some(&[8, 8]), true, &mut pool)), [8, 8]);
         // An empty descriptor is an empty frame, not a panic.
-        assert_eq!(
-            frame_of(g.push(Some(&[]), true, &mut pool)),
-            Vec::<u8>::new()
-        );
+        assert_eq!(frame_of(g.push(Some(&[]), true, &mut pool)), Vec::<u8>::new());
     }
 }

@@ -228,11 +228,7 @@ impl AfXdpPort {
     /// counted in `rx_dropped` or `rx_errors`): more than a UMEM frame when its sockets
     /// are bound with XDP_USE_SG.
     pub fn max_rx_frame(&self) -> u32 {
-        self.sockets
-            .iter()
-            .map(XskSocket::max_rx_frame)
-            .min()
-            .unwrap_or(0)
+        self.sockets.iter().map(XskSocket::max_rx_frame).min().unwrap_or(0)
     }
 
     /// Whether this handle's sockets receive frames longer than a UMEM frame
@@ -370,14 +366,7 @@ pub fn open_steered(
     let mut try_zero_copy = attachment.mode() == AttachMode::Native;
     let mut try_sg = true;
     for q in 0..queues {
-        let sock = bind_queue(
-            name,
-            info.ifindex,
-            q,
-            geometry,
-            &mut try_zero_copy,
-            &mut try_sg,
-        )?;
+        let sock = bind_queue(name, info.ifindex, q, geometry, &mut try_zero_copy, &mut try_sg)?;
         attachment.insert(q, sock.fd())?;
         groups[q as usize % handles].push(sock);
     }
@@ -385,11 +374,7 @@ pub fn open_steered(
     let max_frame = (info.mtu + L2_OVERHEAD).min(geometry.frame_size) as usize;
     let mut ports = Vec::with_capacity(handles);
     for sockets in groups {
-        let epoll = if sockets.len() > 1 {
-            Some(epoll_over(name, &sockets)?)
-        } else {
-            None
-        };
+        let epoll = if sockets.len() > 1 { Some(epoll_over(name, &sockets)?) } else { None };
         ports.push(AfXdpPort {
             sockets,
             next: 0,
@@ -485,9 +470,7 @@ fn bind_error(
             }
         }
         Some(libc::ENODEV) | Some(libc::ENXIO) => {
-            return PortError::NoSuchInterface {
-                name: name.to_string(),
-            }
+            return PortError::NoSuchInterface { name: name.to_string() }
         }
         Some(libc::EBUSY) => "the queue already has an AF_XDP socket (another program?)",
         Some(libc::EINVAL) => "no such queue, or the socket is misconfigured",
@@ -515,10 +498,7 @@ fn epoll_over(name: &str, sockets: &[XskSocket]) -> Result<OwnedFd, PortError> {
     // SAFETY: `raw` is the fresh descriptor just created, owned from here on.
     let ep = unsafe { OwnedFd::from_raw_fd(raw) };
     for s in sockets {
-        let mut ev = libc::epoll_event {
-            events: libc::EPOLLIN as u32,
-            u64: s.queue() as u64,
-        };
+        let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: s.queue() as u64 };
         // SAFETY: both descriptors are open; `ev` is a live epoll_event the kernel reads.
         sys::cvt(unsafe { libc::epoll_ctl(ep.as_raw_fd(), libc::EPOLL_CTL_ADD, s.fd(), &mut ev) })
             .map_err(err)?;
@@ -539,10 +519,7 @@ mod tests {
             Err(e) => panic!("wrong error {e}"),
             Ok(_) => panic!("opened a missing interface"),
         }
-        assert!(matches!(
-            open("lo", 0, AttachMode::Auto),
-            Err(PortError::NoWorkers)
-        ));
+        assert!(matches!(open("lo", 0, AttachMode::Auto), Err(PortError::NoWorkers)));
     }
 
     #[test]
@@ -555,17 +532,9 @@ mod tests {
         );
         let text = e.to_string();
         assert!(text.contains("veth3") && text.contains("queue 2"), "{text}");
-        assert!(
-            text.contains("copy mode") && text.contains("zero-copy mode"),
-            "{text}"
-        );
+        assert!(text.contains("copy mode") && text.contains("zero-copy mode"), "{text}");
         assert!(text.contains("already has an AF_XDP socket"), "{text}");
-        let e = bind_error(
-            "veth3",
-            0,
-            None,
-            std::io::Error::from_raw_os_error(libc::ENODEV),
-        );
+        let e = bind_error("veth3", 0, None, std::io::Error::from_raw_os_error(libc::ENODEV));
         assert!(matches!(e, PortError::NoSuchInterface { .. }));
     }
 }

@@ -44,9 +44,7 @@ pub(super) struct Attachment {
 
 impl std::fmt::Debug for Attachment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Attachment")
-            .field("mode", &self.mode)
-            .finish()
+        f.debug_struct("Attachment").field("mode", &self.mode).finish()
     }
 }
 
@@ -68,8 +66,7 @@ impl Attachment {
             .ok_or_else(|| missing(name, "program"))?
             .try_into()
             .map_err(|e| load_error(name, "loading the XDP program", &e))?;
-        prog.load()
-            .map_err(|e| load_error(name, "loading the XDP program (BPF_PROG_LOAD)", &e))?;
+        prog.load().map_err(|e| load_error(name, "loading the XDP program (BPF_PROG_LOAD)", &e))?;
 
         let order = mode.tries();
         let mut failures: Vec<(&str, AttachFailure)> = Vec::new();
@@ -82,11 +79,7 @@ impl Attachment {
                              attached in {label}"
                         );
                     }
-                    return Ok(Attachment {
-                        ebpf,
-                        mode: attached,
-                        name: name.to_string(),
-                    });
+                    return Ok(Attachment { ebpf, mode: attached, name: name.to_string() });
                 }
                 Err(e) => failures.push((label, e)),
             }
@@ -102,10 +95,7 @@ impl super::SteeringAttachment for Attachment {
 
     fn insert(&mut self, queue: u32, fd: RawFd) -> Result<(), PortError> {
         let name = self.name.as_str();
-        let map = self
-            .ebpf
-            .map_mut(MAP_NAME)
-            .ok_or_else(|| missing(name, "map"))?;
+        let map = self.ebpf.map_mut(MAP_NAME).ok_or_else(|| missing(name, "map"))?;
         let mut xsks =
             XskMap::try_from(map).map_err(|e| load_error(name, "opening the XSKMAP", &e))?;
         xsks.set(queue, fd, 0)
@@ -121,9 +111,7 @@ fn prog_mut(ebpf: &mut Ebpf) -> Option<&mut Xdp> {
 /// Attaches in one mode; the aya error on failure.
 fn prog_attach(prog: Option<&mut Xdp>, ifindex: u32, mode: XdpMode) -> Result<(), AttachFailure> {
     let prog = prog.ok_or(AttachFailure::Lost)?;
-    prog.attach_to_if_index(ifindex, mode)
-        .map(drop)
-        .map_err(AttachFailure::Aya)
+    prog.attach_to_if_index(ifindex, mode).map(drop).map_err(AttachFailure::Aya)
 }
 
 /// Why one attach attempt failed.
@@ -156,16 +144,10 @@ impl AttachFailure {
 /// A failure to load the program or use its map: not permitted, or the whole story.
 fn load_error(name: &str, op: &'static str, e: &(dyn Error + 'static)) -> PortError {
     match errno_of(e) {
-        Some(libc::EPERM) | Some(libc::EACCES) => PortError::NotPermitted {
-            op,
-            name: name.to_string(),
-            capability: BPF_CAPS,
-        },
-        _ => PortError::Io {
-            op,
-            name: name.to_string(),
-            source: io::Error::other(chain(e)),
-        },
+        Some(libc::EPERM) | Some(libc::EACCES) => {
+            PortError::NotPermitted { op, name: name.to_string(), capability: BPF_CAPS }
+        }
+        _ => PortError::Io { op, name: name.to_string(), source: io::Error::other(chain(e)) },
     }
 }
 
@@ -183,10 +165,7 @@ fn missing(name: &str, what: &str) -> PortError {
 /// Attaching failed in every mode tried: each mode with its reason.
 fn attach_error(name: &str, tries: &[(&str, AttachFailure)]) -> PortError {
     let errnos: Vec<Option<i32>> = tries.iter().map(|(_, e)| e.errno()).collect();
-    if errnos
-        .iter()
-        .all(|e| matches!(e, Some(libc::EPERM) | Some(libc::EACCES)))
-    {
+    if errnos.iter().all(|e| matches!(e, Some(libc::EPERM) | Some(libc::EACCES))) {
         return PortError::NotPermitted {
             op: "attaching the XDP program",
             name: name.to_string(),
@@ -194,9 +173,7 @@ fn attach_error(name: &str, tries: &[(&str, AttachFailure)]) -> PortError {
         };
     }
     if errnos.iter().all(|e| *e == Some(libc::ENODEV)) {
-        return PortError::NoSuchInterface {
-            name: name.to_string(),
-        };
+        return PortError::NoSuchInterface { name: name.to_string() };
     }
     let mut text = String::from("no XDP attach mode worked: ");
     for (i, (mode, e)) in tries.iter().enumerate() {
@@ -237,10 +214,7 @@ mod tests {
                 ("generic (SKB) mode", AttachFailure::Lost),
             ],
         );
-        let text = format!(
-            "{e}: {}",
-            e.source().map(|s| s.to_string()).unwrap_or_default()
-        );
+        let text = format!("{e}: {}", e.source().map(|s| s.to_string()).unwrap_or_default());
         assert!(text.contains("veth9"), "{text}");
         assert!(text.contains("native (driver) mode") && text.contains("generic (SKB) mode"));
     }

@@ -214,46 +214,28 @@ impl XskSocket {
                 reason: "contains NUL",
             })
         })?;
-        info.from_name(&cname)
-            .map_err(other("if_nametoindex", "CAP_NET_RAW"))?;
+        info.from_name(&cname).map_err(other("if_nametoindex", "CAP_NET_RAW"))?;
         if info.ifindex() != ifindex {
-            return Err(BuildError::Other(PortError::NoSuchInterface {
-                name: name.to_string(),
-            }));
+            return Err(BuildError::Other(PortError::NoSuchInterface { name: name.to_string() }));
         }
         info.set_queue(queue);
         let sock = Socket::with_shared(&info, &umem)
             .map_err(other("creating the AF_XDP socket", "CAP_NET_RAW"))?;
-        let mut device = umem.fq_cq(&sock).map_err(other(
-            "setting up AF_XDP fill/completion rings",
-            "CAP_NET_RAW",
-        ))?;
+        let mut device = umem
+            .fq_cq(&sock)
+            .map_err(other("setting up AF_XDP fill/completion rings", "CAP_NET_RAW"))?;
         let ring = NonZeroU32::new(geometry.half);
         let mut bind_flags = SocketConfig::XDP_BIND_NEED_WAKEUP;
-        bind_flags |= if zero_copy {
-            SocketConfig::XDP_BIND_ZEROCOPY
-        } else {
-            SocketConfig::XDP_BIND_COPY
-        };
+        bind_flags |=
+            if zero_copy { SocketConfig::XDP_BIND_ZEROCOPY } else { SocketConfig::XDP_BIND_COPY };
         if sg {
             bind_flags |= XDP_USE_SG;
         }
         let user = umem
-            .rx_tx(
-                &sock,
-                &SocketConfig {
-                    rx_size: ring,
-                    tx_size: ring,
-                    bind_flags,
-                },
-            )
+            .rx_tx(&sock, &SocketConfig { rx_size: ring, tx_size: ring, bind_flags })
             .map_err(other("setting up AF_XDP rx/tx rings", "CAP_NET_RAW"))?;
-        let rx = user
-            .map_rx()
-            .map_err(other("mapping the AF_XDP rx ring", "CAP_NET_RAW"))?;
-        let tx = user
-            .map_tx()
-            .map_err(other("mapping the AF_XDP tx ring", "CAP_NET_RAW"))?;
+        let rx = user.map_rx().map_err(other("mapping the AF_XDP rx ring", "CAP_NET_RAW"))?;
+        let tx = user.map_tx().map_err(other("mapping the AF_XDP tx ring", "CAP_NET_RAW"))?;
 
         // Every RX frame into the fill ring (it has room for exactly these).
         let rx_frames: Vec<u64> = (0..geometry.half).map(|i| geometry.rx_frame(i)).collect();
@@ -273,8 +255,7 @@ impl XskSocket {
             }
         }
 
-        umem.bind(&user)
-            .map_err(|e| BuildError::Bind(errno_io(e)))?;
+        umem.bind(&user).map_err(|e| BuildError::Bind(errno_io(e)))?;
 
         let half = geometry.half as usize;
         Ok(XskSocket {
@@ -439,11 +420,7 @@ impl XskSocket {
             count.dropped += 1;
         } else if let Some(addr) = self.free_tx.pop() {
             if self.area.write(addr, data) {
-                self.batch.push(XdpDesc {
-                    addr,
-                    len: data.len() as u32,
-                    options: 0,
-                });
+                self.batch.push(XdpDesc { addr, len: data.len() as u32, options: 0 });
             } else {
                 // Longer than a frame: `max_frame` is never above the frame size, so
                 // this does not happen; counted rather than trusted.
@@ -491,11 +468,7 @@ impl XskSocket {
             if !self.kick_once(count) {
                 return;
             }
-            idle = if self.tx.pending() == before {
-                idle + 1
-            } else {
-                0
-            };
+            idle = if self.tx.pending() == before { idle + 1 } else { 0 };
             if idle == 2 {
                 return;
             }
@@ -509,14 +482,7 @@ impl XskSocket {
         // SAFETY: sendto(2) with a null buffer of length 0 and no address is the AF_XDP
         // TX kick; it reads no user memory.
         let r = unsafe {
-            libc::sendto(
-                self.fd(),
-                std::ptr::null(),
-                0,
-                libc::MSG_DONTWAIT,
-                std::ptr::null(),
-                0,
-            )
+            libc::sendto(self.fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT, std::ptr::null(), 0)
         };
         let errno = if r < 0 { crate::sys::errno() } else { 0 };
         let consumed = before.saturating_sub(self.tx.pending());
@@ -611,18 +577,11 @@ impl XskSocket {
         let Ok(st) = self.device.statistics_v2() else {
             return KernelDrops::default();
         };
-        let now = [
-            st.rx_dropped.wrapping_add(st.rx_ring_full),
-            st.rx_invalid_descs,
-            st.tx_invalid_descs,
-        ];
+        let now =
+            [st.rx_dropped.wrapping_add(st.rx_ring_full), st.rx_invalid_descs, st.tx_invalid_descs];
         let [a, b, c] = std::array::from_fn(|i| now[i].wrapping_sub(self.last_stats[i]));
         self.last_stats = now;
-        KernelDrops {
-            rx_dropped: a,
-            rx_errors: b,
-            tx_errors: c,
-        }
+        KernelDrops { rx_dropped: a, rx_errors: b, tx_errors: c }
     }
 }
 
@@ -665,10 +624,7 @@ fn umem_error(name: &str, e: io::Error) -> PortError {
 
 /// The soft RLIMIT_MEMLOCK, in words.
 fn memlock_limit() -> String {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes one rlimit into our live struct.
     if unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut lim) } != 0 {
         return "unknown".to_string();
@@ -688,10 +644,7 @@ mod tests {
     fn umem_errors_say_what_to_do() {
         let e = umem_error("p0", io::Error::from_raw_os_error(libc::ENOBUFS));
         let text = e.to_string();
-        assert!(
-            text.contains("RLIMIT_MEMLOCK") && text.contains("8 MiB"),
-            "{text}"
-        );
+        assert!(text.contains("RLIMIT_MEMLOCK") && text.contains("8 MiB"), "{text}");
         assert!(text.contains("p0"), "{text}");
         let e = umem_error("p0", io::Error::from_raw_os_error(libc::EPERM));
         assert!(matches!(e, PortError::NotPermitted { .. }), "{e}");

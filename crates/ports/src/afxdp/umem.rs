@@ -42,10 +42,7 @@ impl Geometry {
     pub fn for_mtu(mtu: u32) -> Option<Geometry> {
         let need = mtu.checked_add(L2_OVERHEAD + XDP_PACKET_HEADROOM)?;
         let frame_size = [2048u32, 4096].into_iter().find(|&s| need <= s)?;
-        Some(Geometry {
-            frame_size,
-            half: (UMEM_BYTES / frame_size as usize / 2) as u32,
-        })
+        Some(Geometry { frame_size, half: (UMEM_BYTES / frame_size as usize / 2) as u32 })
     }
 
     /// Longest frame the kernel can deliver into one of these frames.
@@ -92,11 +89,7 @@ impl Area {
             return Err(io::Error::last_os_error());
         }
         let ptr = NonNull::new(p.cast::<u8>()).ok_or_else(|| io::Error::other("mmap gave NULL"))?;
-        Ok(Area {
-            ptr,
-            len,
-            frame_size: geometry.frame_size,
-        })
+        Ok(Area { ptr, len, frame_size: geometry.frame_size })
     }
 
     /// The whole area, for registering it as UMEM.
@@ -160,26 +153,14 @@ mod tests {
     #[test]
     fn geometry_follows_the_mtu() {
         let g = Geometry::for_mtu(1500).unwrap();
-        assert_eq!(
-            g,
-            Geometry {
-                frame_size: 2048,
-                half: 2048
-            }
-        );
+        assert_eq!(g, Geometry { frame_size: 2048, half: 2048 });
         assert!(g.max_rx_frame() >= 1500 + L2_OVERHEAD);
         assert_eq!(g.tx_frame(0), 2048 * 2048);
         assert_eq!(g.rx_frame(2047) + 2048, g.tx_frame(0));
         let g = Geometry::for_mtu(1774).unwrap();
         assert_eq!(g.frame_size, 2048);
         let g = Geometry::for_mtu(1775).unwrap();
-        assert_eq!(
-            g,
-            Geometry {
-                frame_size: 4096,
-                half: 1024
-            }
-        );
+        assert_eq!(g, Geometry { frame_size: 4096, half: 1024 });
         assert!(Geometry::for_mtu(3822).is_some());
         assert!(Geometry::for_mtu(3823).is_none());
         assert!(Geometry::for_mtu(9000).is_none());

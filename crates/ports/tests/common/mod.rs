@@ -30,11 +30,7 @@ pub fn unique(tag: &str) -> String {
 /// Runs `ip args...`, panicking on failure; returns its output.
 pub fn ip(args: &[&str]) -> String {
     let out = Command::new("ip").args(args).output().expect("run ip");
-    assert!(
-        out.status.success(),
-        "ip {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "ip {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -240,20 +236,7 @@ pub fn frame(seq: u32, sport: u16, payload: usize) -> Vec<u8> {
     f.extend_from_slice(&[0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00]);
     let udp_len = 8 + MARK.len() + 4 + payload;
     let ip_len = 20 + udp_len;
-    f.extend_from_slice(&[
-        0x45,
-        0,
-        (ip_len >> 8) as u8,
-        ip_len as u8,
-        0,
-        1,
-        0,
-        0,
-        64,
-        17,
-        0,
-        0,
-    ]);
+    f.extend_from_slice(&[0x45, 0, (ip_len >> 8) as u8, ip_len as u8, 0, 1, 0, 0, 64, 17, 0, 0]);
     f.extend_from_slice(&[10, 77, 0, 1, 10, 77, 0, 2]);
     f.extend_from_slice(&sport.to_be_bytes());
     f.extend_from_slice(&[0x30, 0x39, (udp_len >> 8) as u8, udp_len as u8, 0, 0]);
@@ -285,11 +268,7 @@ pub fn recv_all(port: &mut OpenPort, want: usize, wait: Duration) -> Vec<Vec<Vec
             if h.recv(&mut rx, 64, &mut pool) > 0 {
                 idle = false;
             }
-            got.extend(
-                rx.iter()
-                    .filter(|p| marked(p.data()).is_some())
-                    .map(|p| p.data().to_vec()),
-            );
+            got.extend(rx.iter().filter(|p| marked(p.data()).is_some()).map(|p| p.data().to_vec()));
             pool.append(&mut rx);
         }
         if idle {
@@ -310,11 +289,7 @@ pub fn seqs(frames: &[Vec<u8>]) -> Vec<u32> {
 pub fn wait_running(ns: &Netns, ifname: &str) {
     let deadline = Instant::now() + Duration::from_secs(3);
     while Instant::now() < deadline {
-        if ns.run(|| {
-            ports::InterfaceInfo::by_name(ifname)
-                .map(|i| i.running)
-                .unwrap_or(false)
-        }) {
+        if ns.run(|| ports::InterfaceInfo::by_name(ifname).map(|i| i.running).unwrap_or(false)) {
             return;
         }
         std::thread::sleep(Duration::from_millis(10));
@@ -324,11 +299,7 @@ pub fn wait_running(ns: &Netns, ifname: &str) {
 
 /// poll(2) result flags of `fd`, not waiting.
 pub fn poll_now(fd: i32) -> i16 {
-    let mut p = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
+    let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
     // SAFETY: one live pollfd.
     let r = unsafe { libc::poll(&mut p, 1, 0) };
     assert!(r >= 0);
@@ -352,10 +323,7 @@ pub fn refuses_bad_lengths(
     ];
     port.handles[0].send(&mut tx, pool);
     assert_eq!(port.stats().tx_errors, 2);
-    assert_eq!(
-        seqs(&peer.recv_marked(1, Duration::from_secs(3))),
-        vec![seq]
-    );
+    assert_eq!(seqs(&peer.recv_marked(1, Duration::from_secs(3))), vec![seq]);
 }
 
 /// `n` test frames, sequences `first`.., from UDP port `sport` with `payload` bytes.

@@ -61,9 +61,7 @@ impl PacketBuffers {
     /// at most `timeout_ns`.
     pub fn new(capacity: usize, timeout_ns: u64) -> PacketBuffers {
         PacketBuffers {
-            slots: (0..capacity.min(MAX_BUFFERS))
-                .map(|_| Slot::Empty { generation: 0 })
-                .collect(),
+            slots: (0..capacity.min(MAX_BUFFERS)).map(|_| Slot::Empty { generation: 0 }).collect(),
             next: 0,
             timeout_ns,
         }
@@ -88,16 +86,9 @@ impl PacketBuffers {
                 return None;
             }
         }
-        let generation = if slot.generation() >= MAX_GENERATION {
-            0
-        } else {
-            slot.generation() + 1
-        };
-        *slot = Slot::Full {
-            generation,
-            at: now,
-            packet,
-        };
+        let generation =
+            if slot.generation() >= MAX_GENERATION { 0 } else { slot.generation() + 1 };
+        *slot = Slot::Full { generation, at: now, packet };
         self.next = (i + 1) % n;
         Some((generation << SLOT_BITS) | i as u32)
     }
@@ -112,10 +103,7 @@ impl PacketBuffers {
                 format!("buffer {id:#x} is not held by the switch"),
             )
         };
-        let slot = self
-            .slots
-            .get_mut((id & SLOT_MASK) as usize)
-            .ok_or_else(unknown)?;
+        let slot = self.slots.get_mut((id & SLOT_MASK) as usize).ok_or_else(unknown)?;
         let generation = id >> SLOT_BITS;
         if slot.generation() != generation {
             return Err(unknown());
@@ -136,10 +124,7 @@ mod tests {
     use super::*;
 
     fn pkt(b: u8) -> Buffered {
-        Buffered {
-            in_port: 1,
-            data: vec![b; 60],
-        }
+        Buffered { in_port: 1, data: vec![b; 60] }
     }
 
     #[test]
@@ -148,14 +133,8 @@ mod tests {
         let id = b.store(pkt(1), 0).unwrap();
         assert_ne!(id, u32::MAX);
         assert_eq!(b.take(id, 10).unwrap(), pkt(1));
-        assert_eq!(
-            b.take(id, 10).unwrap_err().kind,
-            ErrorKind::BAD_REQUEST_BUFFER_EMPTY
-        );
-        assert_eq!(
-            b.take(0xdead, 10).unwrap_err().kind,
-            ErrorKind::BAD_REQUEST_BUFFER_UNKNOWN
-        );
+        assert_eq!(b.take(id, 10).unwrap_err().kind, ErrorKind::BAD_REQUEST_BUFFER_EMPTY);
+        assert_eq!(b.take(0xdead, 10).unwrap_err().kind, ErrorKind::BAD_REQUEST_BUFFER_UNKNOWN);
     }
 
     #[test]
@@ -166,10 +145,7 @@ mod tests {
         assert_eq!(b.store(pkt(3), 500), None);
         let c = b.store(pkt(3), 1000).unwrap();
         assert_eq!(a & SLOT_MASK, c & SLOT_MASK);
-        assert_eq!(
-            b.take(a, 1000).unwrap_err().kind,
-            ErrorKind::BAD_REQUEST_BUFFER_UNKNOWN
-        );
+        assert_eq!(b.take(a, 1000).unwrap_err().kind, ErrorKind::BAD_REQUEST_BUFFER_UNKNOWN);
         assert_eq!(b.take(c, 1001).unwrap(), pkt(3));
     }
 
@@ -177,10 +153,7 @@ mod tests {
     fn timed_out_buffers_are_unknown_and_no_buffers_store_nothing() {
         let mut b = PacketBuffers::new(1, 1000);
         let a = b.store(pkt(1), 0).unwrap();
-        assert_eq!(
-            b.take(a, 1000).unwrap_err().kind,
-            ErrorKind::BAD_REQUEST_BUFFER_UNKNOWN
-        );
+        assert_eq!(b.take(a, 1000).unwrap_err().kind, ErrorKind::BAD_REQUEST_BUFFER_UNKNOWN);
         assert_eq!(PacketBuffers::new(0, 1000).store(pkt(1), 0), None);
     }
 }

@@ -32,14 +32,12 @@ pub(super) fn request_to_v13(m: v10::Message) -> Result<Request10, OfpError> {
         M::FlowMod(fm) => Request10::FlowMod(t::flow_mod_to_v13(&fm)?),
         M::PacketOut(po) => Request10::Plain(N::PacketOut(t::packet_out_to_v13(&po)?)),
         M::PortMod(pm) => Request10::Plain(N::PortMod(t::port_mod_to_v13(&pm))),
-        M::StatsRequest(StatsRequest {
-            body: StatsRequestBody::Aggregate(r),
-            ..
-        }) => Request10::Aggregate(t::flow_request_to_v13(&r)),
-        M::StatsRequest(StatsRequest {
-            body: StatsRequestBody::Table,
-            ..
-        }) => Request10::TableStats,
+        M::StatsRequest(StatsRequest { body: StatsRequestBody::Aggregate(r), .. }) => {
+            Request10::Aggregate(t::flow_request_to_v13(&r))
+        }
+        M::StatsRequest(StatsRequest { body: StatsRequestBody::Table, .. }) => {
+            Request10::TableStats
+        }
         M::StatsRequest(r) => Request10::Plain(N::MultipartRequest(t::stats_request_to_v13(&r)?)),
         M::BarrierRequest => Request10::Plain(N::BarrierRequest),
         M::QueueGetConfigRequest(p) => {
@@ -81,9 +79,7 @@ pub(super) fn reply_to_v10(m: v13::Message) -> Result<Vec<v10::Message>, OfpErro
         N::QueueGetConfigReply(mut q) => {
             t::port_no_from_v13(q.port)?;
             for queue in &mut q.queues {
-                queue
-                    .properties
-                    .retain(|p| matches!(p, QueueProperty::MinRate(_)));
+                queue.properties.retain(|p| matches!(p, QueueProperty::MinRate(_)));
             }
             vec![v10::Message::QueueGetConfigReply(q)]
         }
@@ -109,9 +105,7 @@ pub(super) fn async_to_v10(m: &v13::Message) -> Option<v10::Message> {
     use v13::Message as N;
     match m {
         N::PacketIn(pi) => t::packet_in_to_v10(pi).ok().map(v10::Message::PacketIn),
-        N::FlowRemoved(fr) => t::flow_removed_to_v10(fr)
-            .ok()
-            .map(v10::Message::FlowRemoved),
+        N::FlowRemoved(fr) => t::flow_removed_to_v10(fr).ok().map(v10::Message::FlowRemoved),
         N::PortStatus(ps) => t::port_status_to_v10(ps).ok().map(v10::Message::PortStatus),
         _ => None,
     }

@@ -69,16 +69,10 @@ fn port_json(p: &openflow::v13::port::Port, backend: Option<String>) -> serde_js
         (pc::NO_FWD, "no_fwd"),
         (pc::NO_PACKET_IN, "no_packet_in"),
     ];
-    let config: Vec<&str> = names
-        .iter()
-        .filter(|(b, _)| p.config & b != 0)
-        .map(|(_, n)| *n)
-        .collect();
-    let link = if p.state & openflow::v13::port::port_state::LINK_DOWN != 0 {
-        "down"
-    } else {
-        "up"
-    };
+    let config: Vec<&str> =
+        names.iter().filter(|(b, _)| p.config & b != 0).map(|(_, n)| *n).collect();
+    let link =
+        if p.state & openflow::v13::port::port_state::LINK_DOWN != 0 { "down" } else { "up" };
     serde_json::json!({
         "ofport": p.port_no,
         "name": p.name,
@@ -167,10 +161,8 @@ impl Agent {
         admin: bool,
         now: u64,
     ) -> Result<Vec<u8>, OfpError> {
-        let changes = matches!(
-            exp_type,
-            exp_type::ADD_PORT | exp_type::DEL_PORT | exp_type::RELOAD
-        );
+        let changes =
+            matches!(exp_type, exp_type::ADD_PORT | exp_type::DEL_PORT | exp_type::RELOAD);
         if changes && !admin {
             return Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_EPERM,
@@ -186,10 +178,7 @@ impl Agent {
         let answer = |r: Result<openflow::v13::port::Port, String>, this: &Self| {
             match r {
                 Ok(p) => {
-                    let b = this
-                        .port_control
-                        .as_ref()
-                        .and_then(|c| c.backend(p.port_no));
+                    let b = this.port_control.as_ref().and_then(|c| c.backend(p.port_no));
                     serde_json::json!({ "port": port_json(&p, b) })
                 }
                 Err(e) => serde_json::json!({ "error": e }),
@@ -231,30 +220,19 @@ impl Agent {
                 .into_bytes())
             }
             exp_type::LIST_PORTS => {
-                let ports: Vec<serde_json::Value> = self
-                    .list_ports()
-                    .into_iter()
-                    .map(|(p, b)| port_json(&p, b))
-                    .collect();
-                Ok(serde_json::json!({ "ports": ports })
-                    .to_string()
-                    .into_bytes())
+                let ports: Vec<serde_json::Value> =
+                    self.list_ports().into_iter().map(|(p, b)| port_json(&p, b)).collect();
+                Ok(serde_json::json!({ "ports": ports }).to_string().into_bytes())
             }
             exp_type::RELOAD => Ok(match self.reload(now) {
-                Ok(super::port_admin::Reloaded {
-                    added,
-                    removed,
-                    errors,
-                }) => {
+                Ok(super::port_admin::Reloaded { added, removed, errors }) => {
                     let show = |ps: Vec<openflow::v13::port::Port>,
                                 this: &Self|
                      -> Vec<serde_json::Value> {
                         ps.iter()
                             .map(|p| {
-                                let b = this
-                                    .port_control
-                                    .as_ref()
-                                    .and_then(|c| c.backend(p.port_no));
+                                let b =
+                                    this.port_control.as_ref().and_then(|c| c.backend(p.port_no));
                                 port_json(p, b)
                             })
                             .collect()

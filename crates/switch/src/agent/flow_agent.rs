@@ -79,13 +79,7 @@ impl FlowAgent {
     /// An agent over `dp` and its writer. The datapath should hold no rules the agent did
     /// not install (normally a fresh one from [`Datapath::new`]).
     pub fn new(dp: Datapath, writer: Writer) -> FlowAgent {
-        FlowAgent {
-            flows: FlowTables::new(),
-            dp,
-            writer,
-            base: HashMap::new(),
-            check_at: None,
-        }
+        FlowAgent { flows: FlowTables::new(), dp, writer, base: HashMap::new(), check_at: None }
     }
 
     /// The authoritative flow tables.
@@ -207,12 +201,7 @@ impl FlowAgent {
                         }
                     }
                 }
-                FlowChange::Replace {
-                    table,
-                    key,
-                    old,
-                    reset_counts,
-                } => {
+                FlowChange::Replace { table, key, old, reset_counts } => {
                     let Some(new) = rule.clone() else { continue };
                     let rewritten = self.rewrite_rule(old.rule, reset_counts, |r| {
                         r.cookie = new.cookie;
@@ -229,11 +218,7 @@ impl FlowAgent {
                         self.flows.set_rule(table, &key, id);
                     }
                 }
-                FlowChange::Modify {
-                    table,
-                    key,
-                    reset_counts,
-                } => {
+                FlowChange::Modify { table, key, reset_counts } => {
                     let Some(new) = &rule else { continue };
                     let current = self.flows.get(table, &key).and_then(|e| e.rule);
                     let rewritten = self.rewrite_rule(current, reset_counts, |r| {
@@ -243,20 +228,12 @@ impl FlowAgent {
                         self.reinstall(table, &key)?;
                     }
                 }
-                FlowChange::Remove {
-                    table,
-                    reason,
-                    entry,
-                    ..
-                } => {
+                FlowChange::Remove { table, reason, entry, .. } => {
                     self.remove_entry(table, &entry, reason, now, sends, &mut pending);
                 }
             }
         }
-        let first = [fm.idle_timeout, fm.hard_timeout]
-            .into_iter()
-            .filter(|&t| t != 0)
-            .min();
+        let first = [fm.idle_timeout, fm.hard_timeout].into_iter().filter(|&t| t != 0).min();
         if let (Some(t), FlowModCommand::Add) = (first, fm.command) {
             let due = now.saturating_add(u64::from(t) * 1_000_000_000);
             self.check_at = Some(self.check_at.map_or(due, |c| c.min(due)));
@@ -300,10 +277,7 @@ impl FlowAgent {
             ..FlowMod::default()
         };
         let rule = flow_mod_to_rule(&fm, table)?;
-        let id = self
-            .writer
-            .insert_rule(table, rule)
-            .map_err(|e| table_full(table, e))?;
+        let id = self.writer.insert_rule(table, rule).map_err(|e| table_full(table, e))?;
         self.flows.set_rule(table, key, id);
         Ok(())
     }
@@ -361,11 +335,7 @@ impl FlowAgent {
         let Some(id) = entry.rule else {
             return (0, 0);
         };
-        let m = self
-            .writer
-            .pending()
-            .rule(id)
-            .map(|r| (r.flow_match, r.priority));
+        let m = self.writer.pending().rule(id).map(|r| (r.flow_match, r.priority));
         if let Some((m, priority)) = m {
             self.writer.remove_rule(table, &m, priority);
         }
@@ -386,10 +356,8 @@ impl FlowAgent {
         pending
             .into_iter()
             .map(|p| {
-                let (packets, bytes) = p
-                    .rule
-                    .and_then(|id| finals.get(&id).copied())
-                    .unwrap_or((0, 0));
+                let (packets, bytes) =
+                    p.rule.and_then(|id| finals.get(&id).copied()).unwrap_or((0, 0));
                 FlowRemoved {
                     packet_count: packets.saturating_sub(p.base.0),
                     byte_count: bytes.saturating_sub(p.base.1),
@@ -421,21 +389,14 @@ impl FlowAgent {
         let mut pending = Vec::new();
         for ch in changes {
             let sends = ch.sends_flow_removed();
-            if let FlowChange::Remove {
-                table,
-                reason,
-                entry,
-                ..
-            } = ch
-            {
+            if let FlowChange::Remove { table, reason, entry, .. } = ch {
                 self.remove_entry(table, &entry, reason, now, sends, &mut pending);
             }
         }
         let removed = self.finish_removed(pending);
         self.writer.publish();
-        self.check_at = self
-            .next_expiry()
-            .map(|t| t.max(now.saturating_add(EXPIRY_GRANULARITY_NS)));
+        self.check_at =
+            self.next_expiry().map(|t| t.max(now.saturating_add(EXPIRY_GRANULARITY_NS)));
         removed
     }
 

@@ -242,10 +242,7 @@ impl Agent {
 
     /// Connections: id, kind, negotiated version, role.
     pub fn sessions(&self) -> Vec<(SessionId, SessionKind, Option<u8>, ControllerRole)> {
-        self.sessions
-            .iter()
-            .map(|(id, s)| (*id, s.kind, s.conn.version(), s.role))
-            .collect()
+        self.sessions.iter().map(|(id, s)| (*id, s.kind, s.conn.version(), s.role)).collect()
     }
 
     /// Applies a flow-mod that does not come from a connection (startup flows).
@@ -343,13 +340,7 @@ impl Agent {
             (OFP_NO_BUFFER, pi.data)
         } else {
             let cut = pi.data.get(..max).unwrap_or(&pi.data).to_vec();
-            match self.buffers.store(
-                Buffered {
-                    in_port: pi.in_port,
-                    data: pi.data.clone(),
-                },
-                now,
-            ) {
+            match self.buffers.store(Buffered { in_port: pi.in_port, data: pi.data.clone() }, now) {
                 Some(id) => (id, cut),
                 None => (OFP_NO_BUFFER, pi.data),
             }
@@ -368,12 +359,7 @@ impl Agent {
         let r = reason.to_u8();
         let ids: Vec<SessionId> = self.sessions.keys().copied().collect();
         for id in ids {
-            if self.send_async(
-                id,
-                AsyncKind::PacketIn,
-                r,
-                v13::Message::PacketIn(msg.clone()),
-            ) {
+            if self.send_async(id, AsyncKind::PacketIn, r, v13::Message::PacketIn(msg.clone())) {
                 self.counters.packet_ins_sent += 1;
             }
         }
@@ -389,12 +375,8 @@ impl Agent {
 
     fn facts(&self) -> SwitchFacts {
         let mut f = self.cfg.facts.clone();
-        f.v10_ports = self
-            .ports
-            .desc()
-            .iter()
-            .filter_map(|p| crate::v10::port_to_v10(p).ok())
-            .collect();
+        f.v10_ports =
+            self.ports.desc().iter().filter_map(|p| crate::v10::port_to_v10(p).ok()).collect();
         f
     }
 
@@ -467,19 +449,9 @@ impl Agent {
     /// Changes the datapath's config with `f` (published with the next publish).
     fn change_config(&mut self, f: impl FnOnce(&mut DatapathConfig)) {
         let mut cfg = self.flows.writer().pending().config().clone();
-        let before = (
-            cfg.miss,
-            cfg.packet_in_max_len,
-            cfg.invalid_ttl_to_controller,
-        );
+        let before = (cfg.miss, cfg.packet_in_max_len, cfg.invalid_ttl_to_controller);
         f(&mut cfg);
-        if before
-            != (
-                cfg.miss,
-                cfg.packet_in_max_len,
-                cfg.invalid_ttl_to_controller,
-            )
-        {
+        if before != (cfg.miss, cfg.packet_in_max_len, cfg.invalid_ttl_to_controller) {
             cfg.ports = self.ports.datapath_ports();
             self.flows.writer().set_config(cfg);
             self.dirty = true;
@@ -606,10 +578,7 @@ impl Agent {
             self.flows.writer().set_config(cfg);
             self.dirty = true;
         }
-        let st = PortStatus {
-            reason: PortReason::Modify,
-            port: ch.port,
-        };
+        let st = PortStatus { reason: PortReason::Modify, port: ch.port };
         let ids: Vec<SessionId> = self.sessions.keys().copied().collect();
         for id in ids {
             self.send_async(

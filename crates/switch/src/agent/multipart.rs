@@ -68,10 +68,7 @@ impl Agent {
             R::Group { group_id } => {
                 let flows = self.flows.flows();
                 B::Group(self.groups.stats(&dp, *group_id, now, |g| {
-                    flows
-                        .iter()
-                        .filter(|(_, _, e)| e.outputs_to_group(g))
-                        .count() as u32
+                    flows.iter().filter(|(_, _, e)| e.outputs_to_group(g)).count() as u32
                 }))
             }
             R::GroupDesc => B::GroupDesc(self.groups.desc()),
@@ -95,15 +92,13 @@ impl Agent {
                 ))
             }
             R::PortDesc => B::PortDesc(self.ports.desc()),
-            R::Experimenter {
-                experimenter: super::PEREGRINE_EXPERIMENTER,
-                exp_type,
-                data,
-            } => B::Experimenter {
-                experimenter: super::PEREGRINE_EXPERIMENTER,
-                exp_type: *exp_type,
-                data: self.extension_data(*exp_type, data, false, now)?,
-            },
+            R::Experimenter { experimenter: super::PEREGRINE_EXPERIMENTER, exp_type, data } => {
+                B::Experimenter {
+                    experimenter: super::PEREGRINE_EXPERIMENTER,
+                    exp_type: *exp_type,
+                    data: self.extension_data(*exp_type, data, false, now)?,
+                }
+            }
             R::Experimenter { experimenter, .. } => {
                 return Err(OfpError::new(
                     ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER,
@@ -137,12 +132,10 @@ pub(crate) fn split(body: B) -> Vec<v13::Message> {
 fn table_features() -> Vec<TableFeatures> {
     let instructions: Vec<FeatureId> = (1..=6).map(FeatureId::Type).collect();
     // Output .. pop-pbb, without the 1.1/1.2 numbers 1..=10 that 1.3 removed.
-    let actions: Vec<FeatureId> = [
-        0, 11, 12, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
-    ]
-    .into_iter()
-    .map(FeatureId::Type)
-    .collect();
+    let actions: Vec<FeatureId> = [0, 11, 12, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27]
+        .into_iter()
+        .map(FeatureId::Type)
+        .collect();
     let fields = |masks: bool| -> Vec<OxmId> {
         OxmField::ALL
             .iter()
@@ -154,30 +147,12 @@ fn table_features() -> Vec<TableFeatures> {
             let next: Vec<u8> = (t.saturating_add(1)..NUM_TABLES as u8).collect();
             let mut properties = Vec::new();
             for miss in [false, true] {
-                properties.push(TableFeatureProp::Instructions {
-                    miss,
-                    ids: instructions.clone(),
-                });
-                properties.push(TableFeatureProp::NextTables {
-                    miss,
-                    tables: next.clone(),
-                });
-                properties.push(TableFeatureProp::WriteActions {
-                    miss,
-                    ids: actions.clone(),
-                });
-                properties.push(TableFeatureProp::ApplyActions {
-                    miss,
-                    ids: actions.clone(),
-                });
-                properties.push(TableFeatureProp::WriteSetfield {
-                    miss,
-                    fields: fields(false),
-                });
-                properties.push(TableFeatureProp::ApplySetfield {
-                    miss,
-                    fields: fields(false),
-                });
+                properties.push(TableFeatureProp::Instructions { miss, ids: instructions.clone() });
+                properties.push(TableFeatureProp::NextTables { miss, tables: next.clone() });
+                properties.push(TableFeatureProp::WriteActions { miss, ids: actions.clone() });
+                properties.push(TableFeatureProp::ApplyActions { miss, ids: actions.clone() });
+                properties.push(TableFeatureProp::WriteSetfield { miss, fields: fields(false) });
+                properties.push(TableFeatureProp::ApplySetfield { miss, fields: fields(false) });
             }
             properties.push(TableFeatureProp::Match(fields(true)));
             properties.push(TableFeatureProp::Wildcards(fields(false)));

@@ -130,10 +130,8 @@ impl Agent {
                 return Err(format!("ofport {no} is taken by another port"));
             }
         }
-        let mut control = self
-            .port_control
-            .take()
-            .ok_or("this switch cannot add ports while it runs")?;
+        let mut control =
+            self.port_control.take().ok_or("this switch cannot add ports while it runs")?;
         let spec = {
             let named = self.ports_flows_name();
             let ports = &self.ports;
@@ -160,10 +158,8 @@ impl Agent {
                 "port {no} or its slot {slot} is taken (the runner chose a number in use)"
             ));
         }
-        let live = self
-            .ports
-            .get(no)
-            .is_some_and(|p| p.state & v13::port::port_state::LINK_DOWN == 0);
+        let live =
+            self.ports.get(no).is_some_and(|p| p.state & v13::port::port_state::LINK_DOWN == 0);
         self.flows.datapath().set_port_live(slot, live);
         self.republish_ports();
         if let Err(e) = control.attach(no) {
@@ -191,10 +187,8 @@ impl Agent {
         if no == ofport::LOCAL {
             return Err("the LOCAL port stays while the switch runs".into());
         }
-        let mut control = self
-            .port_control
-            .take()
-            .ok_or("this switch cannot remove ports while it runs")?;
+        let mut control =
+            self.port_control.take().ok_or("this switch cannot remove ports while it runs")?;
         let (port, spec) = self.ports.remove(no).ok_or("the port vanished")?;
         self.republish_ports();
         self.flows.datapath().set_port_live(spec.slot, false);
@@ -234,10 +228,7 @@ impl Agent {
             .desc()
             .into_iter()
             .map(|p| {
-                let b = self
-                    .port_control
-                    .as_ref()
-                    .and_then(|c| c.backend(p.port_no));
+                let b = self.port_control.as_ref().and_then(|c| c.backend(p.port_no));
                 (p, b)
             })
             .collect()

@@ -189,9 +189,8 @@ impl Agent {
 
     /// [`Agent::flow_mod_request`] without counting the request.
     fn apply_flow_mod(&mut self, fm: &FlowMod, now: u64) -> Vec<Out> {
-        if let Err(e) = self
-            .check_refs(&fm.instructions)
-            .and_then(|()| self.check_group_prereqs(fm))
+        if let Err(e) =
+            self.check_refs(&fm.instructions).and_then(|()| self.check_group_prereqs(fm))
         {
             return vec![Out::Err(e)];
         }
@@ -315,10 +314,7 @@ impl Agent {
     /// OpenFlow 1.3.5 §6.3.5.
     fn role_request(&mut self, id: SessionId, r: Role) -> Result<Role, OfpError> {
         let current = |a: &Agent| Role {
-            role: a
-                .sessions
-                .get(&id)
-                .map_or(ControllerRole::Equal, |s| s.role),
+            role: a.sessions.get(&id).map_or(ControllerRole::Equal, |s| s.role),
             generation_id: a.generation.unwrap_or(0),
         };
         match r.role {
@@ -362,12 +358,10 @@ impl Agent {
                 format!("port {p} does not exist"),
             ));
         }
-        Ok(vec![v13::Message::QueueGetConfigReply(
-            v13::queue_config::QueueGetConfigReply {
-                port: p,
-                queues: Vec::new(),
-            },
-        )])
+        Ok(vec![v13::Message::QueueGetConfigReply(v13::queue_config::QueueGetConfigReply {
+            port: p,
+            queues: Vec::new(),
+        })])
     }
 
     /// Handles a 1.0 request by translating it to 1.3.
@@ -413,10 +407,7 @@ impl Agent {
                 B::Table(tables)
             }
         };
-        vec![Out::Msg(v13::Message::MultipartReply(MultipartReply {
-            flags: 0,
-            body,
-        }))]
+        vec![Out::Msg(v13::Message::MultipartReply(MultipartReply { flags: 0, body }))]
     }
 
     /// A 1.0 modify (for every table): applied to each table it selects entries in, in
@@ -495,10 +486,7 @@ fn table_mod(tm: &TableMod) -> Result<(), OfpError> {
 
 fn msg_name(m: &v13::Message) -> String {
     let s = format!("{m:?}");
-    s.split(['(', ' ', '{'])
-        .next()
-        .unwrap_or("message")
-        .to_string()
+    s.split(['(', ' ', '{']).next().unwrap_or("message").to_string()
 }
 
 /// Whether an instruction set holds a group action.

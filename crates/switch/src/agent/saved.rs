@@ -83,10 +83,7 @@ impl Agent {
         loop {
             match framer.next_message() {
                 Ok(Some(b)) => match Frame::decode_validated(b) {
-                    Ok(Frame {
-                        message: Message::V13(m),
-                        ..
-                    }) => match m {
+                    Ok(Frame { message: Message::V13(m), .. }) => match m {
                         v13::Message::MeterMod(m) => meters.push(m),
                         v13::Message::GroupMod(g) => groups.push(g),
                         v13::Message::FlowMod(f) => flows.push(f),
@@ -99,8 +96,7 @@ impl Agent {
                 },
                 Ok(None) => break,
                 Err(e) => {
-                    r.errors
-                        .push(format!("the saved tables are cut short: {e}"));
+                    r.errors.push(format!("the saved tables are cut short: {e}"));
                     break;
                 }
             }
@@ -139,10 +135,9 @@ impl Agent {
         for f in flows {
             match self.flow_mod_unpublished(&f, now) {
                 Ok(()) => r.flows += 1,
-                Err(e) => r.errors.push(format!(
-                    "flow in table {} priority {}: {e}",
-                    f.table_id, f.priority
-                )),
+                Err(e) => r
+                    .errors
+                    .push(format!("flow in table {} priority {}: {e}", f.table_id, f.priority)),
             }
         }
         self.publish();

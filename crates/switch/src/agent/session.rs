@@ -47,12 +47,7 @@ pub(crate) struct Session {
 
 impl Session {
     pub fn new(conn: Connection, kind: SessionKind) -> Session {
-        Session {
-            conn,
-            kind,
-            role: ControllerRole::Equal,
-            async_cfg: default_async(),
-        }
+        Session { conn, kind, role: ControllerRole::Equal, async_cfg: default_async() }
     }
 
     pub fn is_slave(&self) -> bool {

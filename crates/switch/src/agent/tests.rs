@@ -35,12 +35,7 @@ impl Transmit for Capture {
 impl Capture {
     /// The ports the captured packets went to, in order.
     fn ports(&self) -> Vec<u32> {
-        self.0
-            .lock()
-            .unwrap()
-            .iter()
-            .flat_map(|o| o.tx.iter().map(|t| t.port))
-            .collect()
+        self.0.lock().unwrap().iter().flat_map(|o| o.tx.iter().map(|t| t.port)).collect()
     }
 }
 
@@ -59,15 +54,7 @@ impl Rig {
         let (table, dp, writer, packet_ins, worker) = three_port_datapath();
         let sent = Capture::default();
         let agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(sent.clone()));
-        Rig {
-            agent,
-            dp,
-            worker,
-            packet_ins,
-            sent,
-            framers: BTreeMap::new(),
-            xid: 100,
-        }
+        Rig { agent, dp, worker, packet_ins, sent, framers: BTreeMap::new(), xid: 100 }
     }
 
     fn new() -> Rig {
@@ -78,18 +65,12 @@ impl Rig {
     fn connect(&mut self, kind: SessionKind, version: u8) -> SessionId {
         let id = self.agent.open(kind, 0);
         self.framers.insert(id, Framer::new());
-        let hello = Frame::v13(
-            1,
-            v13::Message::Hello(v13::Hello::with_versions(&[version])),
-        );
+        let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[version])));
         let mut bytes = hello.encode().unwrap();
         bytes[0] = version;
         self.agent.receive(id, &bytes, 0);
         let got = self.read(id);
-        assert!(matches!(
-            got[0].message,
-            Message::V13(v13::Message::Hello(_))
-        ));
+        assert!(matches!(got[0].message, Message::V13(v13::Message::Hello(_))));
         id
     }
 
@@ -195,10 +176,7 @@ fn barrier_replies_after_the_changes_before_it() {
     let got = r.read(c);
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].xid, xid);
-    assert!(matches!(
-        got[0].message,
-        Message::V13(v13::Message::BarrierReply)
-    ));
+    assert!(matches!(got[0].message, Message::V13(v13::Message::BarrierReply)));
     assert_eq!(r.packet(1, SEC), vec![3]);
 }
 
@@ -207,52 +185,18 @@ fn errors_keep_the_connection_and_name_the_request() {
     let mut r = Rig::new();
     let c = r.connect(SessionKind::Controller, OFP13_VERSION);
     let fm = flow_mod("table=0,actions=group:7", FlowModCommand::Add);
-    assert_eq!(
-        r.error_of(c, v13::Message::FlowMod(fm)),
-        ErrorKind::BAD_ACTION_BAD_OUT_GROUP
-    );
+    assert_eq!(r.error_of(c, v13::Message::FlowMod(fm)), ErrorKind::BAD_ACTION_BAD_OUT_GROUP);
     let fm = flow_mod("table=0,actions=meter:7,output:1", FlowModCommand::Add);
-    assert_eq!(
-        r.error_of(c, v13::Message::FlowMod(fm)),
-        ErrorKind::METER_MOD_FAILED_UNKNOWN_METER
-    );
-    let tm = TableMod {
-        table_id: 0,
-        config: 8,
-    };
-    assert_eq!(
-        r.error_of(c, v13::Message::TableMod(tm)),
-        ErrorKind::TABLE_MOD_FAILED_BAD_CONFIG
-    );
-    let fr = v13::FeaturesReply {
-        datapath_id: 1,
-        n_tables: 1,
-        ..Default::default()
-    };
-    assert_eq!(
-        r.error_of(c, v13::Message::FeaturesReply(fr)),
-        ErrorKind::BAD_REQUEST_BAD_TYPE
-    );
-    let po = PacketOut {
-        buffer_id: OFP_NO_BUFFER,
-        in_port: 9,
-        actions: vec![],
-        data: frame(),
-    };
-    assert_eq!(
-        r.error_of(c, v13::Message::PacketOut(po)),
-        ErrorKind::BAD_REQUEST_BAD_PORT
-    );
-    let po = PacketOut {
-        buffer_id: 0x1234,
-        in_port: port::CONTROLLER,
-        actions: vec![],
-        data: vec![],
-    };
-    assert_eq!(
-        r.error_of(c, v13::Message::PacketOut(po)),
-        ErrorKind::BAD_REQUEST_BUFFER_UNKNOWN
-    );
+    assert_eq!(r.error_of(c, v13::Message::FlowMod(fm)), ErrorKind::METER_MOD_FAILED_UNKNOWN_METER);
+    let tm = TableMod { table_id: 0, config: 8 };
+    assert_eq!(r.error_of(c, v13::Message::TableMod(tm)), ErrorKind::TABLE_MOD_FAILED_BAD_CONFIG);
+    let fr = v13::FeaturesReply { datapath_id: 1, n_tables: 1, ..Default::default() };
+    assert_eq!(r.error_of(c, v13::Message::FeaturesReply(fr)), ErrorKind::BAD_REQUEST_BAD_TYPE);
+    let po = PacketOut { buffer_id: OFP_NO_BUFFER, in_port: 9, actions: vec![], data: frame() };
+    assert_eq!(r.error_of(c, v13::Message::PacketOut(po)), ErrorKind::BAD_REQUEST_BAD_PORT);
+    let po =
+        PacketOut { buffer_id: 0x1234, in_port: port::CONTROLLER, actions: vec![], data: vec![] };
+    assert_eq!(r.error_of(c, v13::Message::PacketOut(po)), ErrorKind::BAD_REQUEST_BUFFER_UNKNOWN);
     // Still serving.
     r.flow(c, "actions=output:2", FlowModCommand::Add);
     assert_eq!(flows_in(&r.dump_flows(c)).len(), 1);
@@ -273,17 +217,11 @@ fn packet_in_buffers_and_packet_out_releases_the_buffer() {
     assert_eq!(pi.data, frame()[..32]);
     assert_eq!(pi.total_len, 64);
     assert_ne!(pi.buffer_id, OFP_NO_BUFFER);
-    assert_eq!(
-        pi.match_.get(openflow::oxm::OxmField::InPort),
-        Some(&Oxm::InPort(1))
-    );
+    assert_eq!(pi.match_.get(openflow::oxm::OxmField::InPort), Some(&Oxm::InPort(1)));
     let po = PacketOut {
         buffer_id: pi.buffer_id,
         in_port: 1,
-        actions: vec![Action::Output {
-            port: 3,
-            max_len: 0,
-        }],
+        actions: vec![Action::Output { port: 3, max_len: 0 }],
         data: vec![],
     };
     r.send13(c, v13::Message::PacketOut(po.clone()), SEC);
@@ -291,10 +229,7 @@ fn packet_in_buffers_and_packet_out_releases_the_buffer() {
     assert_eq!(r.sent.ports(), vec![3]);
     let captured = r.sent.0.lock().unwrap()[0].tx[0].packet.data().to_vec();
     assert_eq!(captured, frame(), "the whole buffered frame goes out");
-    assert_eq!(
-        r.error_of(c, v13::Message::PacketOut(po)),
-        ErrorKind::BAD_REQUEST_BUFFER_EMPTY
-    );
+    assert_eq!(r.error_of(c, v13::Message::PacketOut(po)), ErrorKind::BAD_REQUEST_BUFFER_EMPTY);
 }
 
 #[test]
@@ -335,10 +270,7 @@ fn packet_out_to_table_runs_the_pipeline() {
     let po = PacketOut {
         buffer_id: OFP_NO_BUFFER,
         in_port: 2,
-        actions: vec![Action::Output {
-            port: port::TABLE,
-            max_len: 0,
-        }],
+        actions: vec![Action::Output { port: port::TABLE, max_len: 0 }],
         data: frame(),
     };
     r.send13(c, v13::Message::PacketOut(po), 0);
@@ -351,12 +283,7 @@ fn roles_generation_ids_and_slave_restrictions() {
     let mut r = Rig::new();
     let a = r.connect(SessionKind::Controller, OFP13_VERSION);
     let b = r.connect(SessionKind::Controller, OFP13_VERSION);
-    let role = |role, generation_id| {
-        v13::Message::RoleRequest(Role {
-            role,
-            generation_id,
-        })
-    };
+    let role = |role, generation_id| v13::Message::RoleRequest(Role { role, generation_id });
     r.send13(a, role(ControllerRole::Master, 5), 0);
     let got = r.read(a);
     assert!(
@@ -375,25 +302,15 @@ fn roles_generation_ids_and_slave_restrictions() {
         ErrorKind::ROLE_REQUEST_FAILED_STALE
     );
     let fm = flow_mod("actions=output:2", FlowModCommand::Add);
-    assert_eq!(
-        r.error_of(a, v13::Message::FlowMod(fm)),
-        ErrorKind::BAD_REQUEST_IS_SLAVE
-    );
+    assert_eq!(r.error_of(a, v13::Message::FlowMod(fm)), ErrorKind::BAD_REQUEST_IS_SLAVE);
     // Only the master gets packet-ins.
-    r.flow(
-        b,
-        "priority=0,actions=CONTROLLER:65535",
-        FlowModCommand::Add,
-    );
+    r.flow(b, "priority=0,actions=CONTROLLER:65535", FlowModCommand::Add);
     r.packet(1, SEC);
     r.deliver_packet_ins(SEC);
     assert!(r.read(a).is_empty());
     assert_eq!(r.read(b).len(), 1);
     // A slave that asks for packet-ins through its async config gets them.
-    let cfg = AsyncConfig {
-        packet_in_mask: [0, 0b11],
-        ..default_async()
-    };
+    let cfg = AsyncConfig { packet_in_mask: [0, 0b11], ..default_async() };
     r.send13(a, v13::Message::SetAsync(cfg), 0);
     r.packet(1, SEC);
     r.deliver_packet_ins(SEC);
@@ -409,12 +326,7 @@ fn long_flow_stats_replies_are_split() {
     let mut r = Rig::new();
     let c = r.connect(SessionKind::Controller, OFP13_VERSION);
     for i in 0..1500u32 {
-        let s = format!(
-            "tcp,nw_src=10.0.{}.{},tp_dst={},actions=output:2",
-            i / 256,
-            i % 256,
-            i
-        );
+        let s = format!("tcp,nw_src=10.0.{}.{},tp_dst={},actions=output:2", i / 256, i % 256, i);
         r.flow(c, &s, FlowModCommand::Add);
     }
     let frames = r.dump_flows(c);
@@ -452,10 +364,7 @@ fn port_mod_reports_port_status_and_bad_ports_are_refused() {
     r.flow(c, "in_port=1,actions=output:2", FlowModCommand::Add);
     assert!(r.packet(1, SEC).is_empty(), "no-fwd port gets nothing");
     let bad = PortMod { port_no: 9, ..pm };
-    assert_eq!(
-        r.error_of(c, v13::Message::PortMod(bad)),
-        ErrorKind::PORT_MOD_FAILED_BAD_PORT
-    );
+    assert_eq!(r.error_of(c, v13::Message::PortMod(bad)), ErrorKind::PORT_MOD_FAILED_BAD_PORT);
     r.agent.link(3, false);
     let got = r.read(c);
     assert!(
@@ -465,36 +374,20 @@ fn port_mod_reports_port_status_and_bad_ports_are_refused() {
 
 #[test]
 fn standalone_fails_open_while_no_controller_is_connected() {
-    let cfg = AgentConfig {
-        fail_mode: FailMode::Standalone,
-        ..AgentConfig::default()
-    };
+    let cfg = AgentConfig { fail_mode: FailMode::Standalone, ..AgentConfig::default() };
     let mut r = Rig::with(cfg);
     assert!(r.agent.in_fail_open());
     let mut out = Outputs::new();
     r.dp.process(&mut r.worker, Packet::from_slice(&frame()), 1, 0, &mut out);
-    assert_eq!(
-        out.normal.len(),
-        1,
-        "fail-open hands packets to the learning switch"
-    );
+    assert_eq!(out.normal.len(), 1, "fail-open hands packets to the learning switch");
     let m = r.connect(SessionKind::Management, OFP13_VERSION);
-    assert!(
-        r.agent.in_fail_open(),
-        "the management socket is no controller"
-    );
+    assert!(r.agent.in_fail_open(), "the management socket is no controller");
     let c = r.connect(SessionKind::Controller, OFP13_VERSION);
     assert!(!r.agent.in_fail_open());
-    assert!(
-        flows_in(&r.dump_flows(m)).is_empty(),
-        "the fail-open rule is hidden"
-    );
+    assert!(flows_in(&r.dump_flows(m)).is_empty(), "the fail-open rule is hidden");
     let mut out = Outputs::new();
     r.dp.process(&mut r.worker, Packet::from_slice(&frame()), 1, 0, &mut out);
-    assert!(
-        out.normal.is_empty(),
-        "a connected controller's (empty) tables decide"
-    );
+    assert!(out.normal.is_empty(), "a connected controller's (empty) tables decide");
     r.agent.remove(c);
     assert!(r.agent.in_fail_open());
     // Secure mode never fails open.
@@ -506,18 +399,12 @@ fn standalone_fails_open_while_no_controller_is_connected() {
 fn dead_peers_close_and_flows_expire_with_flow_removed() {
     let mut r = Rig::new();
     let c = r.connect(SessionKind::Controller, OFP13_VERSION);
-    r.flow(
-        c,
-        "hard_timeout=2,send_flow_rem,actions=output:2",
-        FlowModCommand::Add,
-    );
+    r.flow(c, "hard_timeout=2,send_flow_rem,actions=output:2", FlowModCommand::Add);
     let t = r.agent.next_timeout().unwrap();
     assert!(t <= 2 * SEC);
     r.agent.handle_timeout(2 * SEC);
     let got = r.read(c);
-    assert!(got
-        .iter()
-        .any(|f| matches!(&f.message, Message::V13(v13::Message::FlowRemoved(_)))));
+    assert!(got.iter().any(|f| matches!(&f.message, Message::V13(v13::Message::FlowRemoved(_)))));
     r.agent.handle_timeout(60 * SEC);
     assert!(r.agent.is_closed(c));
 }
@@ -531,10 +418,7 @@ fn startup_flows_forward_at_once_and_show_to_controllers() {
     let c = r.connect(SessionKind::Controller, OFP13_VERSION);
     assert_eq!(flows_in(&r.dump_flows(c)).len(), 1);
     let bad = flow_mod("actions=group:1", FlowModCommand::Add);
-    assert_eq!(
-        r.agent.flow_mod(&bad, 0).unwrap_err().kind,
-        ErrorKind::BAD_ACTION_BAD_OUT_GROUP
-    );
+    assert_eq!(r.agent.flow_mod(&bad, 0).unwrap_err().kind, ErrorKind::BAD_ACTION_BAD_OUT_GROUP);
 }
 
 #[test]
@@ -551,9 +435,7 @@ fn peregrine_requests_answer_with_json_and_unknown_types_are_refused() {
     };
     let xid = r.send13(m, req(exp_type::STATUS), 0);
     let got = r.read(m);
-    let Message::V13(v13::Message::Experimenter(e)) = &got[0].message else {
-        panic!("{got:?}")
-    };
+    let Message::V13(v13::Message::Experimenter(e)) = &got[0].message else { panic!("{got:?}") };
     assert_eq!(got[0].xid, xid);
     let v: serde_json::Value = serde_json::from_slice(&e.data).unwrap();
     assert_eq!(v["flows_per_table"]["3"], 1);
@@ -580,18 +462,14 @@ impl crate::fastpath::FastPathView for BigTier {
         String::new()
     }
     fn sync_counters(&self) {
-        self.syncs
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.syncs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
 #[test]
 fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
     let mut r = Rig::new();
-    let tier = Arc::new(BigTier {
-        entries: 5000,
-        syncs: Default::default(),
-    });
+    let tier = Arc::new(BigTier { entries: 5000, syncs: Default::default() });
     r.agent.set_fast_path(tier.clone());
     let m = r.connect(SessionKind::Management, OFP13_VERSION);
     let ask = |body| {
@@ -606,10 +484,7 @@ fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
         exp_type: exp_type::FAST_PATH,
         data: b"{}".to_vec(),
     });
-    assert_eq!(
-        r.error_of(m, plain),
-        ErrorKind::BAD_REQUEST_MULTIPART_BUFFER_OVERFLOW
-    );
+    assert_eq!(r.error_of(m, plain), ErrorKind::BAD_REQUEST_MULTIPART_BUFFER_OVERFLOW);
 
     let xid = r.send13(
         m,
@@ -625,23 +500,14 @@ fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
     let mut data = Vec::new();
     for (i, f) in got.iter().enumerate() {
         assert_eq!(f.xid, xid);
-        let Message::V13(v13::Message::MultipartReply(mp)) = &f.message else {
-            panic!("{f:?}")
-        };
+        let Message::V13(v13::Message::MultipartReply(mp)) = &f.message else { panic!("{f:?}") };
         let more = mp.flags & openflow::v13::multipart::OFPMPF_REPLY_MORE != 0;
         assert_eq!(more, i + 1 < got.len(), "part {i}");
-        let MultipartReplyBody::Experimenter {
-            experimenter,
-            exp_type: t,
-            data: d,
-        } = &mp.body
+        let MultipartReplyBody::Experimenter { experimenter, exp_type: t, data: d } = &mp.body
         else {
             panic!("{:?}", mp.body)
         };
-        assert_eq!(
-            (*experimenter, *t),
-            (PEREGRINE_EXPERIMENTER, exp_type::FAST_PATH)
-        );
+        assert_eq!((*experimenter, *t), (PEREGRINE_EXPERIMENTER, exp_type::FAST_PATH));
         data.extend_from_slice(d);
     }
     let v: serde_json::Value = serde_json::from_slice(&data).unwrap();
@@ -655,15 +521,9 @@ fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
     assert_eq!(syncs(), 1);
 
     // Another experimenter's multipart request is still refused.
-    let other = ask(MultipartRequestBody::Experimenter {
-        experimenter: 0x1234,
-        exp_type: 1,
-        data: vec![],
-    });
-    assert_eq!(
-        r.error_of(m, other),
-        ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER
-    );
+    let other =
+        ask(MultipartRequestBody::Experimenter { experimenter: 0x1234, exp_type: 1, data: vec![] });
+    assert_eq!(r.error_of(m, other), ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER);
 }
 
 #[test]
@@ -681,11 +541,7 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
         "actions=set_field:3->vlan_pcp,output:1",
     ] {
         let fm = flow_mod(s, FlowModCommand::Add);
-        assert_eq!(
-            r.error_of(c, v13::Message::FlowMod(fm)),
-            inconsistent,
-            "{s}"
-        );
+        assert_eq!(r.error_of(c, v13::Message::FlowMod(fm)), inconsistent, "{s}");
     }
     assert!(flows_in(&r.dump_flows(c)).is_empty());
     // With the prerequisite (or a push that makes it hold) the same actions install.

@@ -86,10 +86,7 @@ struct Refusal {
 
 impl Refusal {
     fn new(message: impl Into<String>) -> Refusal {
-        Refusal {
-            message: message.into(),
-            column: None,
-        }
+        Refusal { message: message.into(), column: None }
     }
 }
 
@@ -185,11 +182,7 @@ impl Agent {
             return Err(Refusal::new(format!(
                 "in_port {} is not a port of the switch (its ports: {})",
                 port_name(in_port),
-                if ports.is_empty() {
-                    "none".to_string()
-                } else {
-                    ports.join(", ")
-                }
+                if ports.is_empty() { "none".to_string() } else { ports.join(", ") }
             )));
         }
         Ok((frame, in_port))
@@ -201,10 +194,7 @@ impl Agent {
             .events
             .iter()
             .filter_map(|e| match e {
-                TraceEvent::Table {
-                    rule: Some((id, ..)),
-                    ..
-                } => Some(*id),
+                TraceEvent::Table { rule: Some((id, ..)), .. } => Some(*id),
                 _ => None,
             })
             .collect();
@@ -354,10 +344,7 @@ impl Render<'_> {
                 if let Some(err) = error {
                     self.line(
                         2,
-                        format!(
-                            "(the parser stopped early: {}; later fields are 0)",
-                            err.name()
-                        ),
+                        format!("(the parser stopped early: {}; later fields are 0)", err.name()),
                     );
                 }
                 self.parsed = json!({ "key": text, "error": error.map(|e| e.name()) });
@@ -400,13 +387,11 @@ impl Render<'_> {
             TraceEvent::WriteActions(v) => {
                 let list = self.action_list(v);
                 self.pipeline_line(2, format!("write_actions({})", list.join(",")));
-                self.steps
-                    .push(json!({ "step": "write_actions", "actions": list }));
+                self.steps.push(json!({ "step": "write_actions", "actions": list }));
             }
             TraceEvent::WriteMetadata(md) => {
                 self.pipeline_line(2, format!("write_metadata: metadata is now {md:#x}"));
-                self.steps
-                    .push(json!({ "step": "write_metadata", "metadata": md }));
+                self.steps.push(json!({ "step": "write_metadata", "metadata": md }));
             }
             TraceEvent::Goto(t) => {
                 self.pipeline_line(2, format!("goto_table:{t}"));
@@ -414,20 +399,14 @@ impl Render<'_> {
             }
             TraceEvent::ActionSet(v) => {
                 let list = self.action_list(v);
-                let shown = if list.is_empty() {
-                    "empty".to_string()
-                } else {
-                    list.join(",")
-                };
+                let shown = if list.is_empty() { "empty".to_string() } else { list.join(",") };
                 self.pipeline_line(0, format!("action set: {shown}"));
-                self.steps
-                    .push(json!({ "step": "action_set", "actions": list }));
+                self.steps.push(json!({ "step": "action_set", "actions": list }));
             }
             TraceEvent::SetAction(a) => {
                 let text = action_text(a, self.key());
                 self.executed(a, &text, 2);
-                self.steps
-                    .push(json!({ "step": "execute", "action": text }));
+                self.steps.push(json!({ "step": "execute", "action": text }));
                 self.check_effect(a, next);
             }
             TraceEvent::Bucket { group, bucket } => {
@@ -459,8 +438,7 @@ impl Render<'_> {
             TraceEvent::Output { port, queue } => {
                 let q = queue.map_or(String::new(), |q| format!(" (queue {q})"));
                 self.effect(format!("output to port {}{q}", self.port_label(*port)));
-                self.steps
-                    .push(json!({ "step": "output", "port": port, "queue": queue }));
+                self.steps.push(json!({ "step": "output", "port": port, "queue": queue }));
             }
             TraceEvent::Normal => {
                 self.effect("NORMAL: to the learning switch");
@@ -496,11 +474,9 @@ impl Render<'_> {
         };
         let head = format!("table {table}: priority {priority}, cookie {cookie:#x}:");
         let (entry, m, i) = match self.entries.get(&id) {
-            Some(e) => (
-                "flow",
-                Some(format_match(&e.match_)),
-                Some(format_instructions(&e.instructions)),
-            ),
+            Some(e) => {
+                ("flow", Some(format_match(&e.match_)), Some(format_instructions(&e.instructions)))
+            }
             None if table == 0 && priority == FAIL_OPEN_PRIORITY && self.agent.fail_open => {
                 ("fail-open", Some(String::new()), Some("NORMAL".to_string()))
             }
@@ -563,10 +539,8 @@ impl Render<'_> {
                 "the input port has no_packet_in: no packet-in is sent".into(),
                 Some(dport::CONTROLLER),
             ),
-            DpAction::Group(g) if !matches!(next, Some(TraceEvent::Bucket { .. })) => self.drop(
-                format!("group {g} took no bucket (no live bucket, or no such group)"),
-                None,
-            ),
+            DpAction::Group(g) if !matches!(next, Some(TraceEvent::Bucket { .. })) => self
+                .drop(format!("group {g} took no bucket (no live bucket, or no such group)"), None),
             _ => {}
         }
     }
@@ -616,10 +590,7 @@ impl Render<'_> {
             parts.push("NORMAL (the learning switch decides)".into());
         }
         if !self.packet_ins.is_empty() {
-            parts.push(format!(
-                "{} packet-in(s) to the controller",
-                self.packet_ins.len()
-            ));
+            parts.push(format!("{} packet-in(s) to the controller", self.packet_ins.len()));
         }
         if parts.is_empty() {
             let why = if self.drops.is_empty() {
@@ -637,18 +608,14 @@ impl Render<'_> {
 /// The frame and input port of a `flow` request.
 fn frame_of_flow(flow: &str) -> Result<(Vec<u8>, u32), Refusal> {
     let (rest, extra) = trace_fields(flow)?;
-    let m = openflow::text::parse_match(&rest).map_err(|e| Refusal {
-        message: e.to_string(),
-        column: Some(e.column()),
-    })?;
+    let m = openflow::text::parse_match(&rest)
+        .map_err(|e| Refusal { message: e.to_string(), column: Some(e.column()) })?;
     let mut fm: FlowMatch = match_to_flow(&m).map_err(|e| match e {
         TranslateError::Invalid(e) => Refusal::new(e.detail),
         other => Refusal::new(other.to_string()),
     })?;
     if fm.mask.get(Field::InPort) == 0 {
-        return Err(Refusal::new(
-            "the flow needs in_port=N: the port the packet arrives on",
-        ));
+        return Err(Refusal::new("the flow needs in_port=N: the port the packet arrives on"));
     }
     for (f, v) in extra {
         fm.set(f, v, f.full());
@@ -762,15 +729,14 @@ fn decode_hex(s: &str) -> Result<Vec<u8>, Refusal> {
     digits
         .chunks_exact(2)
         .map(|p| {
-            std::str::from_utf8(p)
-                .ok()
-                .and_then(|d| u8::from_str_radix(d, 16).ok())
-                .ok_or_else(|| {
+            std::str::from_utf8(p).ok().and_then(|d| u8::from_str_radix(d, 16).ok()).ok_or_else(
+                || {
                     Refusal::new(format!(
                         "the packet's hex has {:?}, which is not a hex byte",
                         String::from_utf8_lossy(p)
                     ))
-                })
+                },
+            )
         })
         .collect()
 }
@@ -784,12 +750,7 @@ fn port_name(p: u32) -> String {
     if p == port::CONTROLLER {
         return "CONTROLLER".into();
     }
-    format_action(&Action::Output {
-        port: p,
-        max_len: 0,
-    })
-    .trim_start_matches("output:")
-    .to_string()
+    format_action(&Action::Output { port: p, max_len: 0 }).trim_start_matches("output:").to_string()
 }
 
 fn mac(v: u128) -> MacAddr {
@@ -907,21 +868,14 @@ fn key_text(key: &DpKey) -> String {
                     let ty = key.get(Field::IcmpType);
                     if (ty == 135 || ty == 136) && key.get(Field::IcmpCode) == 0 {
                         fields.push(Field::Ipv6NdTarget);
-                        fields.push(if ty == 135 {
-                            Field::ArpSha
-                        } else {
-                            Field::ArpTha
-                        });
+                        fields.push(if ty == 135 { Field::ArpSha } else { Field::ArpTha });
                     }
                 }
                 _ => {}
             }
         }
     }
-    let oxms: Vec<Oxm> = fields
-        .into_iter()
-        .filter_map(|f| oxm_of(f, key.get(f), key))
-        .collect();
+    let oxms: Vec<Oxm> = fields.into_iter().filter_map(|f| oxm_of(f, key.get(f), key)).collect();
     let mut s = format_match(&Match::new(oxms));
     if ip {
         s.push_str(&format!(",nw_ttl={}", key.get(Field::IpTtl)));
@@ -941,14 +895,8 @@ fn key_text(key: &DpKey) -> String {
 /// A datapath action in ovs-ofctl text, `key` deciding the field names of a set-field.
 fn action_text(a: &DpAction, key: &DpKey) -> String {
     let of = match *a {
-        DpAction::Output(p) => Action::Output {
-            port: p,
-            max_len: 0,
-        },
-        DpAction::Controller { max_len } => Action::Output {
-            port: port::CONTROLLER,
-            max_len,
-        },
+        DpAction::Output(p) => Action::Output { port: p, max_len: 0 },
+        DpAction::Controller { max_len } => Action::Output { port: port::CONTROLLER, max_len },
         DpAction::SetField(f, v) => match oxm_of(f, v, key) {
             Some(o) => Action::SetField(o),
             None => return format!("set_field:{v:#x}->{}", datapath::compose::field_name(f)),

@@ -101,10 +101,7 @@ pub struct ConnConfig {
 
 impl Default for ConnConfig {
     fn default() -> Self {
-        ConnConfig {
-            idle_probe_ns: 5 * NS_PER_SEC,
-            dead_after_ns: 15 * NS_PER_SEC,
-        }
+        ConnConfig { idle_probe_ns: 5 * NS_PER_SEC, dead_after_ns: 15 * NS_PER_SEC }
     }
 }
 
@@ -194,10 +191,8 @@ pub struct Connection {
 impl Connection {
     /// A connection just opened at `now_ns`; its HELLO is already queued.
     pub fn new(facts: SwitchFacts, timing: ConnConfig, now_ns: u64) -> Self {
-        let timing = ConnConfig {
-            idle_probe_ns: timing.idle_probe_ns.min(timing.dead_after_ns),
-            ..timing
-        };
+        let timing =
+            ConnConfig { idle_probe_ns: timing.idle_probe_ns.min(timing.dead_after_ns), ..timing };
         let mut c = Connection {
             facts,
             timing,
@@ -205,10 +200,7 @@ impl Connection {
             framer: Framer::new(),
             outbox: VecDeque::new(),
             events: VecDeque::new(),
-            switch_config: v13::SwitchConfig {
-                flags: 0,
-                miss_send_len: OFP_DEFAULT_MISS_SEND_LEN,
-            },
+            switch_config: v13::SwitchConfig { flags: 0, miss_send_len: OFP_DEFAULT_MISS_SEND_LEN },
             last_rx_ns: now_ns,
             probe_outstanding: false,
             barrier_pending: None,
@@ -217,10 +209,8 @@ impl Connection {
             counters: ConnCounters::default(),
         };
         let xid = c.alloc_xid();
-        let hello = Frame::v13(
-            xid,
-            v13::Message::Hello(v13::Hello::with_versions(&SUPPORTED_VERSIONS)),
-        );
+        let hello =
+            Frame::v13(xid, v13::Message::Hello(v13::Hello::with_versions(&SUPPORTED_VERSIONS)));
         c.queue_frame(&hello);
         c
     }
@@ -311,11 +301,7 @@ impl Connection {
                     OFP10_VERSION => Message::V10(v10::Message::EchoRequest(Vec::new())),
                     _ => Message::V13(v13::Message::EchoRequest(Vec::new())),
                 };
-                self.queue_frame(&Frame {
-                    version: v,
-                    xid,
-                    message: msg,
-                });
+                self.queue_frame(&Frame { version: v, xid, message: msg });
                 self.probe_outstanding = true;
                 self.counters.probes_sent += 1;
             }
@@ -333,18 +319,9 @@ impl Connection {
             Message::V10(m) => (OFP10_VERSION, *m == v10::Message::BarrierReply),
         };
         if mv != v {
-            return Err(SendError::WrongVersion {
-                negotiated: v,
-                message: mv,
-            });
+            return Err(SendError::WrongVersion { negotiated: v, message: mv });
         }
-        let bytes = Frame {
-            version: v,
-            xid,
-            message,
-        }
-        .encode()
-        .map_err(SendError::Encode)?;
+        let bytes = Frame { version: v, xid, message }.encode().map_err(SendError::Encode)?;
         self.queue_bytes(bytes);
         if is_barrier_reply && self.barrier_pending == Some(xid) {
             self.barrier_pending = None;
@@ -468,28 +445,18 @@ impl Connection {
         // Elements we cannot parse are ignored (§7.5.1): negotiation then falls back to
         // the header version.
         let bitmap = match Frame::decode(msg) {
-            Ok(Frame {
-                message: Message::V13(v13::Message::Hello(h)),
-                ..
-            }) => h.versions(),
+            Ok(Frame { message: Message::V13(v13::Message::Hello(h)), .. }) => h.versions(),
             _ => None,
         };
         let (chosen, offered) = match bitmap {
             Some(peer) => {
-                let best = SUPPORTED_VERSIONS
-                    .iter()
-                    .rev()
-                    .find(|v| peer.contains(v))
-                    .copied();
+                let best = SUPPORTED_VERSIONS.iter().rev().find(|v| peer.contains(v)).copied();
                 (best, peer)
             }
             None => {
                 let ours = SUPPORTED_VERSIONS[SUPPORTED_VERSIONS.len() - 1];
                 let v = hdr_version.min(ours);
-                (
-                    SUPPORTED_VERSIONS.contains(&v).then_some(v),
-                    vec![hdr_version],
-                )
+                (SUPPORTED_VERSIONS.contains(&v).then_some(v), vec![hdr_version])
             }
         };
         match chosen {
@@ -534,21 +501,21 @@ impl Connection {
             Message::V13(v13::Message::EchoReply(_)) | Message::V10(v10::Message::EchoReply(_)) => {
                 return;
             }
-            Message::V13(v13::Message::FeaturesRequest) => Some(Message::V13(
-                v13::Message::FeaturesReply(self.features_reply(false)),
-            )),
-            Message::V10(v10::Message::FeaturesRequest) => Some(Message::V10(
-                v10::Message::FeaturesReply(self.features_reply(true)),
-            )),
-            Message::V13(v13::Message::GetConfigRequest) => Some(Message::V13(
-                v13::Message::GetConfigReply(self.switch_config),
-            )),
-            Message::V10(v10::Message::GetConfigRequest) => Some(Message::V10(
-                v10::Message::GetConfigReply(v10::SwitchConfig {
+            Message::V13(v13::Message::FeaturesRequest) => {
+                Some(Message::V13(v13::Message::FeaturesReply(self.features_reply(false))))
+            }
+            Message::V10(v10::Message::FeaturesRequest) => {
+                Some(Message::V10(v10::Message::FeaturesReply(self.features_reply(true))))
+            }
+            Message::V13(v13::Message::GetConfigRequest) => {
+                Some(Message::V13(v13::Message::GetConfigReply(self.switch_config)))
+            }
+            Message::V10(v10::Message::GetConfigRequest) => {
+                Some(Message::V10(v10::Message::GetConfigReply(v10::SwitchConfig {
                     flags: self.switch_config.flags,
                     miss_send_len: self.switch_config.miss_send_len,
-                }),
-            )),
+                })))
+            }
             Message::V13(v13::Message::SetConfig(v13::SwitchConfig { flags, .. }))
             | Message::V10(v10::Message::SetConfig(v10::SwitchConfig { flags, .. }))
                 if *flags != 0 =>
@@ -571,10 +538,8 @@ impl Connection {
                 None
             }
             Message::V10(v10::Message::SetConfig(c)) => {
-                self.switch_config = v13::SwitchConfig {
-                    flags: c.flags,
-                    miss_send_len: c.miss_send_len,
-                };
+                self.switch_config =
+                    v13::SwitchConfig { flags: c.flags, miss_send_len: c.miss_send_len };
                 None
             }
             Message::V13(v13::Message::BarrierRequest)
@@ -585,11 +550,7 @@ impl Connection {
             _ => None,
         };
         match reply {
-            Some(message) => self.queue_frame(&Frame {
-                version: v,
-                xid,
-                message,
-            }),
+            Some(message) => self.queue_frame(&Frame { version: v, xid, message }),
             None => self.events.push_back(Event::Request {
                 frame,
                 head: raw[..raw.len().min(openflow::error::ERROR_DATA_LEN)].to_vec(),

@@ -11,11 +11,7 @@ use openflow::v13::flow_mod::FlowModCommand;
 const S: u64 = NS_PER_SEC;
 
 fn facts() -> SwitchFacts {
-    SwitchFacts {
-        datapath_id: 0x0000_0000_0000_abcd,
-        n_buffers: 256,
-        ..SwitchFacts::default()
-    }
+    SwitchFacts { datapath_id: 0x0000_0000_0000_abcd, n_buffers: 256, ..SwitchFacts::default() }
 }
 
 fn enc(f: Frame) -> Vec<u8> {
@@ -35,10 +31,7 @@ fn decode_all(c: &mut Connection) -> Vec<Frame> {
 }
 
 fn peer_hello13() -> Vec<u8> {
-    enc(Frame::v13(
-        100,
-        v13::Message::Hello(v13::Hello::with_versions(&[1, 4])),
-    ))
+    enc(Frame::v13(100, v13::Message::Hello(v13::Hello::with_versions(&[1, 4]))))
 }
 
 fn peer_hello10() -> Vec<u8> {
@@ -64,11 +57,7 @@ fn sent_one_error(c: &mut Connection, version: u8, xid: u8) {
 
 fn connected(version: u8) -> Connection {
     let mut c = hello_sent();
-    let hello = if version == OFP10_VERSION {
-        peer_hello10()
-    } else {
-        peer_hello13()
-    };
+    let hello = if version == OFP10_VERSION { peer_hello10() } else { peer_hello13() };
     c.receive(&hello, 0);
     assert_eq!(events(&mut c), vec![Event::Connected { version }]);
     assert!(drain(&mut c).is_empty());
@@ -92,14 +81,8 @@ fn bad_flow_mod(xid: u32) -> Vec<u8> {
         command: FlowModCommand::Unknown(9),
         match_: Match::new(Vec::new()),
         instructions: vec![Instruction::ApplyActions(vec![
-            Action::Output {
-                port: 1,
-                max_len: 0,
-            },
-            Action::Output {
-                port: 2,
-                max_len: 0,
-            },
+            Action::Output { port: 1, max_len: 0 },
+            Action::Output { port: 2, max_len: 0 },
         ])],
         ..v13::FlowMod::default()
     };
@@ -130,18 +113,11 @@ fn handshake_with_13_bitmap_picks_highest_common() {
     let hello = enc(Frame {
         version: 6,
         xid: 9,
-        message: Message::V13(v13::Message::Hello(v13::Hello::with_versions(&[
-            1, 4, 5, 6,
-        ]))),
+        message: Message::V13(v13::Message::Hello(v13::Hello::with_versions(&[1, 4, 5, 6]))),
     });
     c.receive(&hello, 0);
     assert_eq!(c.version(), Some(OFP13_VERSION));
-    assert_eq!(
-        events(&mut c),
-        vec![Event::Connected {
-            version: OFP13_VERSION
-        }]
-    );
+    assert_eq!(events(&mut c), vec![Event::Connected { version: OFP13_VERSION }]);
 }
 
 #[test]
@@ -157,10 +133,7 @@ fn handshake_without_bitmap_uses_lower_header_version() {
         c.receive(&[peer, 0, 0, 8, 0, 0, 0, 3], 0);
         assert_eq!(c.version(), want, "peer header version {peer}");
         if want.is_none() {
-            assert_eq!(
-                c.close_reason(),
-                Some(&CloseReason::Incompatible { peer: vec![3] })
-            );
+            assert_eq!(c.close_reason(), Some(&CloseReason::Incompatible { peer: vec![3] }));
             sent_one_error(&mut c, 3, 3);
         }
     }
@@ -187,10 +160,7 @@ fn bitmap_offering_only_14_is_incompatible() {
     assert_eq!(u16::from_be_bytes([e[2], e[3]]) as usize, e.len());
     assert_eq!(&e[4..12], &[0, 0, 0, 0x55, 0, 0, 0, 0]);
     let text = std::str::from_utf8(&e[12..]).unwrap();
-    assert!(
-        text.is_ascii() && text.contains("no common OpenFlow version"),
-        "{text}"
-    );
+    assert!(text.is_ascii() && text.contains("no common OpenFlow version"), "{text}");
     // Closed: nothing more is processed, no timer.
     c.receive(&enc(Frame::v13(1, v13::Message::FeaturesRequest)), 1);
     assert!(drain(&mut c).is_empty());
@@ -203,10 +173,7 @@ fn bitmap_offering_only_14_is_incompatible() {
 fn message_before_hello_is_refused_and_closes() {
     let mut c = hello_sent();
     c.receive(&enc(Frame::v13(7, v13::Message::FeaturesRequest)), 0);
-    assert_eq!(
-        events(&mut c),
-        vec![Event::Closed(CloseReason::NoHello { msg_type: 5 })]
-    );
+    assert_eq!(events(&mut c), vec![Event::Closed(CloseReason::NoHello { msg_type: 5 })]);
     sent_one_error(&mut c, 4, 7);
 }
 
@@ -214,10 +181,7 @@ fn message_before_hello_is_refused_and_closes() {
 fn one_byte_pieces() {
     let mut c = hello_sent();
     let mut stream = peer_hello13();
-    stream.extend(enc(Frame::v13(
-        21,
-        v13::Message::EchoRequest(b"ping".to_vec()),
-    )));
+    stream.extend(enc(Frame::v13(21, v13::Message::EchoRequest(b"ping".to_vec()))));
     stream.extend(enc(Frame::v13(22, v13::Message::FeaturesRequest)));
     for (i, b) in stream.iter().enumerate() {
         c.receive(std::slice::from_ref(b), i as u64);
@@ -225,15 +189,9 @@ fn one_byte_pieces() {
     assert_eq!(c.version(), Some(OFP13_VERSION));
     let out = decode_all(&mut c);
     assert_eq!(out.len(), 2);
-    assert_eq!(
-        out[0],
-        Frame::v13(21, v13::Message::EchoReply(b"ping".to_vec()))
-    );
+    assert_eq!(out[0], Frame::v13(21, v13::Message::EchoReply(b"ping".to_vec())));
     assert_eq!(out[1].xid, 22);
-    assert!(matches!(
-        out[1].message,
-        Message::V13(v13::Message::FeaturesReply(_))
-    ));
+    assert!(matches!(out[1].message, Message::V13(v13::Message::FeaturesReply(_))));
 }
 
 #[test]
@@ -247,26 +205,18 @@ fn several_messages_in_one_read() {
     c.receive(&stream, 0);
     let out = decode_all(&mut c);
     assert_eq!(out.iter().map(|f| f.xid).collect::<Vec<_>>(), vec![1, 2, 3]);
-    assert_eq!(
-        out[2],
-        Frame::v10(3, v10::Message::EchoReply(vec![1, 2, 3]))
-    );
+    assert_eq!(out[2], Frame::v10(3, v10::Message::EchoReply(vec![1, 2, 3])));
     let ev = events(&mut c);
     assert_eq!(ev.len(), 2);
     assert_eq!(ev[0], Event::Connected { version: 1 });
-    let Event::Request { frame, .. } = &ev[1] else {
-        panic!("{ev:?}")
-    };
+    let Event::Request { frame, .. } = &ev[1] else { panic!("{ev:?}") };
     assert_eq!(*frame, Frame::v10(4, v10::Message::BarrierRequest));
 }
 
 #[test]
 fn echo_request_answered_with_same_xid_and_data() {
     let mut c = connected(OFP13_VERSION);
-    let req = enc(Frame::v13(
-        0xdead_beef,
-        v13::Message::EchoRequest(vec![0xaa; 100]),
-    ));
+    let req = enc(Frame::v13(0xdead_beef, v13::Message::EchoRequest(vec![0xaa; 100])));
     c.receive(&req, 1);
     let out = drain(&mut c);
     assert_eq!(out.len(), 1);
@@ -285,10 +235,7 @@ fn liveness_probe_then_death() {
     c.handle_timeout(5 * S);
     let out = decode_all(&mut c);
     assert_eq!(out.len(), 1);
-    assert_eq!(
-        out[0].message,
-        Message::V13(v13::Message::EchoRequest(vec![]))
-    );
+    assert_eq!(out[0].message, Message::V13(v13::Message::EchoRequest(vec![])));
     assert_eq!(c.counters().probes_sent, 1);
     // One probe per silence: a second timeout call does not repeat it.
     assert_eq!(c.next_timeout(), Some(15 * S));
@@ -313,10 +260,7 @@ fn liveness_probe_then_death() {
 fn liveness_probe_on_10_connection_and_hello_timeout() {
     let mut c = connected(OFP10_VERSION);
     c.handle_timeout(5 * S);
-    assert_eq!(
-        decode_all(&mut c)[0].message,
-        Message::V10(v10::Message::EchoRequest(vec![]))
-    );
+    assert_eq!(decode_all(&mut c)[0].message, Message::V10(v10::Message::EchoRequest(vec![])));
     // A peer that never says hello is dead after the dead interval.
     let mut c = Connection::new(facts(), ConnConfig::default(), 3 * S);
     assert_eq!(c.next_timeout(), Some(18 * S));
@@ -329,10 +273,7 @@ fn features_and_config_13() {
     let mut c = connected(OFP13_VERSION);
     c.receive(&enc(Frame::v13(5, v13::Message::FeaturesRequest)), 1);
     c.receive(&enc(Frame::v13(6, v13::Message::GetConfigRequest)), 1);
-    let set = v13::SwitchConfig {
-        flags: 0,
-        miss_send_len: 0xffff,
-    };
+    let set = v13::SwitchConfig { flags: 0, miss_send_len: 0xffff };
     let set_bytes = enc(Frame::v13(7, v13::Message::SetConfig(set)));
     c.receive(&set_bytes, 1);
     c.receive(&enc(Frame::v13(8, v13::Message::GetConfigRequest)), 1);
@@ -355,10 +296,7 @@ fn features_and_config_13() {
             ),
             Frame::v13(
                 6,
-                v13::Message::GetConfigReply(v13::SwitchConfig {
-                    flags: 0,
-                    miss_send_len: 128
-                })
+                v13::Message::GetConfigReply(v13::SwitchConfig { flags: 0, miss_send_len: 128 })
             ),
             Frame::v13(8, v13::Message::GetConfigReply(set)),
         ]
@@ -378,10 +316,7 @@ fn set_config_with_bad_flags_is_refused_13() {
     let mut c = connected(OFP13_VERSION);
     let bad = enc(Frame::v13(
         9,
-        v13::Message::SetConfig(v13::SwitchConfig {
-            flags: 4,
-            miss_send_len: 1,
-        }),
+        v13::Message::SetConfig(v13::SwitchConfig { flags: 4, miss_send_len: 1 }),
     ));
     c.receive(&bad, 1);
     assert_eq!(drain(&mut c), vec![error_bytes(4, 9, 10, 0, &bad)]);
@@ -391,27 +326,17 @@ fn set_config_with_bad_flags_is_refused_13() {
 
 #[test]
 fn fragment_handling_other_than_normal_is_refused() {
-    for (v, flags) in [
-        (OFP13_VERSION, 1u16),
-        (OFP13_VERSION, 2),
-        (OFP10_VERSION, 1),
-    ] {
+    for (v, flags) in [(OFP13_VERSION, 1u16), (OFP13_VERSION, 2), (OFP10_VERSION, 1)] {
         let mut c = connected(v);
         let bad = if v == OFP13_VERSION {
             enc(Frame::v13(
                 9,
-                v13::Message::SetConfig(v13::SwitchConfig {
-                    flags,
-                    miss_send_len: 1,
-                }),
+                v13::Message::SetConfig(v13::SwitchConfig { flags, miss_send_len: 1 }),
             ))
         } else {
             enc(Frame::v10(
                 9,
-                v10::Message::SetConfig(v10::SwitchConfig {
-                    flags,
-                    miss_send_len: 1,
-                }),
+                v10::Message::SetConfig(v10::SwitchConfig { flags, miss_send_len: 1 }),
             ))
         };
         c.receive(&bad, 1);
@@ -438,10 +363,7 @@ fn features_and_config_10() {
     };
     c.facts_mut().v10_ports = vec![port.clone()];
     c.receive(&enc(Frame::v10(5, v10::Message::FeaturesRequest)), 1);
-    let set = v10::SwitchConfig {
-        flags: 0,
-        miss_send_len: 200,
-    };
+    let set = v10::SwitchConfig { flags: 0, miss_send_len: 200 };
     c.receive(&enc(Frame::v10(6, v10::Message::SetConfig(set))), 1);
     c.receive(&enc(Frame::v10(7, v10::Message::GetConfigRequest)), 1);
     let out = decode_all(&mut c);
@@ -536,10 +458,7 @@ fn peer_error_is_reported_not_answered() {
 fn length_below_8_is_bad_len_and_closes() {
     let mut c = connected(OFP13_VERSION);
     c.receive(&[4, 5, 0, 7, 0, 0, 0, 42], 1);
-    assert_eq!(
-        drain(&mut c),
-        vec![error_bytes(4, 42, 1, 6, &[4, 5, 0, 7, 0, 0, 0, 42])]
-    );
+    assert_eq!(drain(&mut c), vec![error_bytes(4, 42, 1, 6, &[4, 5, 0, 7, 0, 0, 0, 42])]);
     let ev = events(&mut c);
     assert!(
         matches!(&ev[..], [Event::Closed(CloseReason::Framing(e))] if e.kind == ErrorKind::BAD_REQUEST_BAD_LEN)
@@ -574,8 +493,7 @@ fn barrier_holds_later_messages_until_answered() {
     assert!(drain(&mut c).is_empty());
     assert_eq!(c.barrier_pending(), Some(2));
     // A barrier reply with another xid does not release it.
-    c.send(Message::V13(v13::Message::BarrierReply), 99)
-        .unwrap();
+    c.send(Message::V13(v13::Message::BarrierReply), 99).unwrap();
     assert_eq!(c.barrier_pending(), Some(2));
     drain(&mut c);
     c.send(Message::V13(v13::Message::BarrierReply), 2).unwrap();
@@ -594,32 +512,19 @@ fn barrier_holds_later_messages_until_answered() {
 #[test]
 fn send_checks_state_and_version_and_send_error_keeps_xid() {
     let mut c = Connection::new(facts(), ConnConfig::default(), 0);
-    assert_eq!(
-        c.send(Message::V13(v13::Message::BarrierReply), 1),
-        Err(SendError::NotConnected)
-    );
+    assert_eq!(c.send(Message::V13(v13::Message::BarrierReply), 1), Err(SendError::NotConnected));
     let mut c = connected(OFP13_VERSION);
     assert_eq!(
         c.send(Message::V10(v10::Message::BarrierReply), 1),
-        Err(SendError::WrongVersion {
-            negotiated: 4,
-            message: 1
-        })
+        Err(SendError::WrongVersion { negotiated: 4, message: 1 })
     );
-    let fm = enc(Frame::v13(
-        0x77,
-        v13::Message::FlowMod(v13::FlowMod::default()),
-    ));
+    let fm = enc(Frame::v13(0x77, v13::Message::FlowMod(v13::FlowMod::default())));
     c.receive(&fm, 1);
-    let Some(Event::Request { head, .. }) = c.poll_event() else {
-        panic!("no flow-mod event")
-    };
+    let Some(Event::Request { head, .. }) = c.poll_event() else { panic!("no flow-mod event") };
     let err = OfpError::new(ErrorKind::FLOW_MOD_FAILED_TABLE_FULL, "full");
     c.send_error(&err, &head).unwrap();
     assert_eq!(drain(&mut c), vec![error_bytes(4, 0x77, 5, 1, &fm)]);
-    let xid = c
-        .send_async(Message::V13(v13::Message::BarrierReply))
-        .unwrap();
+    let xid = c.send_async(Message::V13(v13::Message::BarrierReply)).unwrap();
     assert_eq!(Frame::decode(&drain(&mut c)[0]).unwrap().xid, xid);
 }
 
@@ -661,8 +566,7 @@ fn mutated_streams_never_panic() {
             while let Some(ev) = c.poll_event() {
                 if let Event::Request { frame, .. } = ev {
                     if frame.message == Message::V13(v13::Message::BarrierRequest) {
-                        c.send(Message::V13(v13::Message::BarrierReply), frame.xid)
-                            .unwrap();
+                        c.send(Message::V13(v13::Message::BarrierReply), frame.xid).unwrap();
                     }
                 }
             }

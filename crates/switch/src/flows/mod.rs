@@ -109,18 +109,14 @@ impl FlowEntry {
     /// one of the entry's own actions outputs to `out_port`.
     pub fn outputs_to(&self, out_port: u32) -> bool {
         out_port == port::ANY
-            || self
-                .actions()
-                .any(|a| matches!(a, Action::Output { port, .. } if *port == out_port))
+            || self.actions().any(|a| matches!(a, Action::Output { port, .. } if *port == out_port))
     }
 
     /// The out_group filter: true for `OFPG_ANY`, otherwise whether one of the entry's
     /// own actions is `group:out_group`.
     pub fn outputs_to_group(&self, out_group: u32) -> bool {
         out_group == OFPG_ANY
-            || self
-                .actions()
-                .any(|a| matches!(a, Action::Group(g) if *g == out_group))
+            || self.actions().any(|a| matches!(a, Action::Group(g) if *g == out_group))
     }
 
     /// Whether `cookie & mask == entry cookie & mask`.
@@ -174,10 +170,8 @@ impl FlowEntry {
 
     /// When the hard timeout falls, if the entry has one.
     fn hard_deadline(&self) -> Option<u64> {
-        (self.hard_timeout != 0).then(|| {
-            self.installed_at
-                .saturating_add(u64::from(self.hard_timeout) * NS_PER_SEC)
-        })
+        (self.hard_timeout != 0)
+            .then(|| self.installed_at.saturating_add(u64::from(self.hard_timeout) * NS_PER_SEC))
     }
 
     /// When the idle timeout falls if no packet comes after `last_used`.
@@ -197,27 +191,13 @@ pub enum FlowChange {
     /// An add replaced the identical entry `old`. The new entry still names `old.rule`:
     /// rewrite that rule (keeping its counters unless `reset_counts`), or install a new
     /// one, carry the counters over unless `reset_counts`, and set it.
-    Replace {
-        table: u8,
-        key: FlowKey,
-        old: FlowEntry,
-        reset_counts: bool,
-    },
+    Replace { table: u8, key: FlowKey, old: FlowEntry, reset_counts: bool },
     /// A modify replaced the instructions of the entry at `key`; reset its rule's
     /// counters if `reset_counts`.
-    Modify {
-        table: u8,
-        key: FlowKey,
-        reset_counts: bool,
-    },
+    Modify { table: u8, key: FlowKey, reset_counts: bool },
     /// The entry was removed: drop `entry.rule` from the datapath, and if
     /// [`FlowChange::sends_flow_removed`] send [`FlowEntry::flow_removed`] with `reason`.
-    Remove {
-        table: u8,
-        key: FlowKey,
-        reason: FlowRemovedReason,
-        entry: FlowEntry,
-    },
+    Remove { table: u8, key: FlowKey, reason: FlowRemovedReason, entry: FlowEntry },
 }
 
 impl FlowChange {
@@ -248,10 +228,7 @@ impl Default for FlowTables {
 fn bad_table(table_id: u8) -> OfpError {
     OfpError::new(
         ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID,
-        format!(
-            "table {table_id}: the switch has tables 0..={}",
-            NUM_TABLES - 1
-        ),
+        format!("table {table_id}: the switch has tables 0..={}", NUM_TABLES - 1),
     )
 }
 
@@ -282,10 +259,7 @@ impl Selector {
 impl FlowTables {
     /// Empty tables `0..NUM_TABLES`.
     pub fn new() -> FlowTables {
-        FlowTables {
-            tables: vec![BTreeMap::new(); NUM_TABLES],
-            timed: BTreeSet::new(),
-        }
+        FlowTables { tables: vec![BTreeMap::new(); NUM_TABLES], timed: BTreeSet::new() }
     }
 
     /// Applies one flow-mod at `now` (see the module comment for the semantics) and
@@ -296,10 +270,8 @@ impl FlowTables {
         if !all_tables && usize::from(fm.table_id) >= NUM_TABLES {
             return Err(bad_table(fm.table_id));
         }
-        let strict = matches!(
-            fm.command,
-            FlowModCommand::ModifyStrict | FlowModCommand::DeleteStrict
-        );
+        let strict =
+            matches!(fm.command, FlowModCommand::ModifyStrict | FlowModCommand::DeleteStrict);
         let mut sel = Selector {
             match_: NormMatch::new(&fm.match_),
             strict: strict.then_some(fm.priority),
@@ -346,14 +318,10 @@ impl FlowTables {
         now: u64,
     ) -> Result<Vec<FlowChange>, OfpError> {
         let table = &mut self.tables[usize::from(fm.table_id)];
-        let key = FlowKey {
-            match_,
-            priority: fm.priority,
-        };
+        let key = FlowKey { match_, priority: fm.priority };
         if fm.flags & flow_mod_flags::CHECK_OVERLAP != 0 {
-            if let Some(k) = table
-                .keys()
-                .find(|k| k.priority == key.priority && k.match_.overlaps(&key.match_))
+            if let Some(k) =
+                table.keys().find(|k| k.priority == key.priority && k.match_.overlaps(&key.match_))
             {
                 return Err(OfpError::new(
                     ErrorKind::FLOW_MOD_FAILED_OVERLAP,
@@ -388,10 +356,7 @@ impl FlowTables {
                     reset_counts: fm.flags & flow_mod_flags::RESET_COUNTS != 0,
                 }
             }
-            None => FlowChange::Add {
-                table: fm.table_id,
-                key: key.clone(),
-            },
+            None => FlowChange::Add { table: fm.table_id, key: key.clone() },
         };
         if timed {
             self.timed.insert((fm.table_id, key.clone()));
@@ -409,17 +374,10 @@ impl FlowTables {
         let mut changes = Vec::new();
         let mut update = |key: &FlowKey, e: &mut FlowEntry| {
             e.instructions = fm.instructions.clone();
-            changes.push(FlowChange::Modify {
-                table: table_id,
-                key: key.clone(),
-                reset_counts,
-            });
+            changes.push(FlowChange::Modify { table: table_id, key: key.clone(), reset_counts });
         };
         if sel.strict.is_some() {
-            let key = FlowKey {
-                match_: sel.match_.clone(),
-                priority: fm.priority,
-            };
+            let key = FlowKey { match_: sel.match_.clone(), priority: fm.priority };
             if let Some(e) = table.get_mut(&key) {
                 if sel.selects(&key, e) {
                     update(&key, e);
@@ -444,22 +402,14 @@ impl FlowTables {
         mut pred: impl FnMut(&FlowKey, &FlowEntry) -> bool,
     ) {
         let table = &mut self.tables[t];
-        let doomed: Vec<FlowKey> = table
-            .iter()
-            .filter(|(k, e)| pred(k, e))
-            .map(|(k, _)| k.clone())
-            .collect();
+        let doomed: Vec<FlowKey> =
+            table.iter().filter(|(k, e)| pred(k, e)).map(|(k, _)| k.clone()).collect();
         for key in doomed {
             if let Some(entry) = table.remove(&key) {
                 if entry.has_timeout() {
                     self.timed.remove(&(t as u8, key.clone()));
                 }
-                changes.push(FlowChange::Remove {
-                    table: t as u8,
-                    key,
-                    reason,
-                    entry,
-                });
+                changes.push(FlowChange::Remove { table: t as u8, key, reason, entry });
             }
         }
     }
@@ -486,19 +436,13 @@ impl FlowTables {
             }
         }
         let mut changes = Vec::new();
-        for (reason, doomed) in [
-            (FlowRemovedReason::HardTimeout, hard),
-            (FlowRemovedReason::IdleTimeout, idle),
-        ] {
+        for (reason, doomed) in
+            [(FlowRemovedReason::HardTimeout, hard), (FlowRemovedReason::IdleTimeout, idle)]
+        {
             for (t, key) in doomed {
                 self.timed.remove(&(t, key.clone()));
                 if let Some(entry) = self.tables[usize::from(t)].remove(&key) {
-                    changes.push(FlowChange::Remove {
-                        table: t,
-                        key,
-                        reason,
-                        entry,
-                    });
+                    changes.push(FlowChange::Remove { table: t, key, reason, entry });
                 }
             }
         }
@@ -535,11 +479,7 @@ impl FlowTables {
         } else {
             return Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_BAD_TABLE_ID,
-                format!(
-                    "table {}: the switch has tables 0..={}",
-                    req.table_id,
-                    NUM_TABLES - 1
-                ),
+                format!("table {}: the switch has tables 0..={}", req.table_id, NUM_TABLES - 1),
             ));
         };
         let sel = Rc::new(Selector {
@@ -567,11 +507,7 @@ impl FlowTables {
     /// Records the datapath rule implementing the entry at `key`; false if there is no
     /// such entry.
     pub fn set_rule(&mut self, table: u8, key: &FlowKey, rule: RuleId) -> bool {
-        match self
-            .tables
-            .get_mut(usize::from(table))
-            .and_then(|t| t.get_mut(key))
-        {
+        match self.tables.get_mut(usize::from(table)).and_then(|t| t.get_mut(key)) {
             Some(e) => {
                 e.rule = Some(rule);
                 true
@@ -617,10 +553,7 @@ fn check_goto(insts: &[Instruction]) -> Result<(), OfpError> {
             if usize::from(*t) >= NUM_TABLES {
                 return Err(OfpError::new(
                     ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID,
-                    format!(
-                        "goto_table {t}: the switch has tables 0..={}",
-                        NUM_TABLES - 1
-                    ),
+                    format!("goto_table {t}: the switch has tables 0..={}", NUM_TABLES - 1),
                 ));
             }
         }

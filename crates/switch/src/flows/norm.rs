@@ -70,11 +70,7 @@ impl NormMatch {
             if mask.iter().all(|&b| b == 0) {
                 continue;
             }
-            fields.push(Constraint {
-                header,
-                value,
-                mask,
-            });
+            fields.push(Constraint { header, value, mask });
         }
         fields.sort();
         NormMatch { fields }
@@ -86,10 +82,7 @@ impl NormMatch {
     }
 
     fn get(&self, header: u32) -> Option<&Constraint> {
-        self.fields
-            .binary_search_by_key(&header, |c| c.header)
-            .ok()
-            .map(|i| &self.fields[i])
+        self.fields.binary_search_by_key(&header, |c| c.header).ok().map(|i| &self.fields[i])
     }
 
     /// Whether every packet `other` matches is matched by `self`: `other` is at least as

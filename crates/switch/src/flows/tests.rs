@@ -20,33 +20,19 @@ fn v4dst(addr: Ipv4Addr, mask: Option<Ipv4Addr>) -> Vec<Oxm> {
 }
 
 fn out(port: u32) -> Vec<Instruction> {
-    vec![Instruction::ApplyActions(vec![Action::Output {
-        port,
-        max_len: 0,
-    }])]
+    vec![Instruction::ApplyActions(vec![Action::Output { port, max_len: 0 }])]
 }
 
 fn fm(command: FlowModCommand, priority: u16, fields: Vec<Oxm>) -> FlowMod {
-    FlowMod {
-        command,
-        priority,
-        match_: Match { fields },
-        ..FlowMod::default()
-    }
+    FlowMod { command, priority, match_: Match { fields }, ..FlowMod::default() }
 }
 
 fn add(priority: u16, fields: Vec<Oxm>, instructions: Vec<Instruction>) -> FlowMod {
-    FlowMod {
-        instructions,
-        ..fm(FlowModCommand::Add, priority, fields)
-    }
+    FlowMod { instructions, ..fm(FlowModCommand::Add, priority, fields) }
 }
 
 fn key(priority: u16, fields: Vec<Oxm>) -> FlowKey {
-    FlowKey {
-        match_: norm(fields),
-        priority,
-    }
+    FlowKey { match_: norm(fields), priority }
 }
 
 fn err_kind(t: &mut FlowTables, f: &FlowMod) -> ErrorKind {
@@ -77,22 +63,10 @@ fn add_installs_an_entry() {
     };
     let ch = t.apply(&f, 5 * SEC).unwrap();
     let k = key(100, vec![Oxm::InPort(1)]);
-    assert_eq!(
-        ch,
-        vec![FlowChange::Add {
-            table: 3,
-            key: k.clone()
-        }]
-    );
+    assert_eq!(ch, vec![FlowChange::Add { table: 3, key: k.clone() }]);
     let e = t.get(3, &k).unwrap();
     assert_eq!(
-        (
-            e.cookie,
-            e.idle_timeout,
-            e.hard_timeout,
-            e.flags,
-            e.installed_at
-        ),
+        (e.cookie, e.idle_timeout, e.hard_timeout, e.flags, e.installed_at),
         (7, 10, 20, ff::SEND_FLOW_REM, 5 * SEC)
     );
     assert_eq!(e.instructions, out(2));
@@ -129,38 +103,21 @@ fn add_replaces_identical_entry_whatever_the_spelling() {
     };
     let ch = t.apply(&second, 3 * SEC).unwrap();
     assert_eq!(ch.len(), 1);
-    let FlowChange::Replace {
-        table,
-        key: k2,
-        old,
-        reset_counts,
-    } = &ch[0]
-    else {
+    let FlowChange::Replace { table, key: k2, old, reset_counts } = &ch[0] else {
         panic!("expected a replace, got {ch:?}");
     };
     assert_eq!((*table, k2, *reset_counts), (0, &k, false));
     assert_eq!((old.cookie, old.rule, old.installed_at), (1, Some(9), SEC));
-    assert!(
-        !ch[0].sends_flow_removed(),
-        "a replaced entry is not removed"
-    );
+    assert!(!ch[0].sends_flow_removed(), "a replaced entry is not removed");
     let e = t.get(0, &k).unwrap();
     assert_eq!((e.cookie, e.flags, e.installed_at), (2, 0, 3 * SEC));
     assert_eq!((e.instructions.clone(), e.rule), (out(2), Some(9)));
     assert_eq!(t.len(), 1);
 
-    let third = FlowMod {
-        flags: ff::RESET_COUNTS,
-        ..add(10, v4dst(ip(10, 0, 0, 1), None), out(3))
-    };
+    let third =
+        FlowMod { flags: ff::RESET_COUNTS, ..add(10, v4dst(ip(10, 0, 0, 1), None), out(3)) };
     let ch = t.apply(&third, 4 * SEC).unwrap();
-    assert!(matches!(
-        ch[..],
-        [FlowChange::Replace {
-            reset_counts: true,
-            ..
-        }]
-    ));
+    assert!(matches!(ch[..], [FlowChange::Replace { reset_counts: true, .. }]));
 }
 
 #[test]
@@ -168,46 +125,21 @@ fn add_at_other_priority_or_table_is_another_entry() {
     let mut t = FlowTables::new();
     t.apply(&add(10, vec![Oxm::InPort(1)], out(1)), 0).unwrap();
     t.apply(&add(11, vec![Oxm::InPort(1)], out(1)), 0).unwrap();
-    t.apply(
-        &FlowMod {
-            table_id: 1,
-            ..add(10, vec![Oxm::InPort(1)], out(1))
-        },
-        0,
-    )
-    .unwrap();
+    t.apply(&FlowMod { table_id: 1, ..add(10, vec![Oxm::InPort(1)], out(1)) }, 0).unwrap();
     assert_eq!((t.table_len(0), t.table_len(1)), (2, 1));
 }
 
 #[test]
 fn check_overlap() {
-    let overlap = |f: FlowMod| FlowMod {
-        flags: ff::CHECK_OVERLAP,
-        ..f
-    };
+    let overlap = |f: FlowMod| FlowMod { flags: ff::CHECK_OVERLAP, ..f };
     let mut t = FlowTables::new();
-    t.apply(
-        &add(10, v4dst(ip(10, 0, 0, 0), Some(ip(255, 0, 0, 0))), out(1)),
-        0,
-    )
-    .unwrap();
+    t.apply(&add(10, v4dst(ip(10, 0, 0, 0), Some(ip(255, 0, 0, 0))), out(1)), 0).unwrap();
     // 10.1.0.0/16 lies inside 10.0.0.0/8 at the same priority.
-    let inside = overlap(add(
-        10,
-        v4dst(ip(10, 1, 0, 0), Some(ip(255, 255, 0, 0))),
-        out(2),
-    ));
-    assert_eq!(
-        err_kind(&mut t, &inside),
-        ErrorKind::FLOW_MOD_FAILED_OVERLAP
-    );
+    let inside = overlap(add(10, v4dst(ip(10, 1, 0, 0), Some(ip(255, 255, 0, 0))), out(2)));
+    assert_eq!(err_kind(&mut t, &inside), ErrorKind::FLOW_MOD_FAILED_OVERLAP);
     assert_eq!(t.len(), 1, "a refused add changes nothing");
     // An identical match overlaps too.
-    let same = overlap(add(
-        10,
-        v4dst(ip(10, 0, 0, 0), Some(ip(255, 0, 0, 0))),
-        out(2),
-    ));
+    let same = overlap(add(10, v4dst(ip(10, 0, 0, 0), Some(ip(255, 0, 0, 0))), out(2)));
     assert_eq!(err_kind(&mut t, &same), ErrorKind::FLOW_MOD_FAILED_OVERLAP);
     // A field only one side constrains leaves it free: in_port=1 + 10/8 overlaps.
     let mut fields = v4dst(ip(10, 2, 0, 0), Some(ip(255, 255, 0, 0)));
@@ -217,17 +149,8 @@ fn check_overlap() {
         ErrorKind::FLOW_MOD_FAILED_OVERLAP
     );
     // Disjoint: 11.0.0.0/8, and a different eth_type.
-    t.apply(
-        &overlap(add(
-            10,
-            v4dst(ip(11, 0, 0, 0), Some(ip(255, 0, 0, 0))),
-            out(2),
-        )),
-        0,
-    )
-    .unwrap();
-    t.apply(&overlap(add(10, vec![Oxm::EthType(0x86dd)], out(2))), 0)
-        .unwrap();
+    t.apply(&overlap(add(10, v4dst(ip(11, 0, 0, 0), Some(ip(255, 0, 0, 0))), out(2))), 0).unwrap();
+    t.apply(&overlap(add(10, vec![Oxm::EthType(0x86dd)], out(2))), 0).unwrap();
     // 10.0.0.0/255.0.0.255 and 0.0.0.1/0.0.0.255 disagree in the last byte: disjoint.
     t.apply(
         &overlap(FlowMod {
@@ -259,20 +182,10 @@ fn check_overlap() {
     // Different priorities never overlap.
     t.apply(&overlap(add(11, vec![], out(3))), 0).unwrap();
     // Another table is not checked.
-    t.apply(
-        &overlap(FlowMod {
-            table_id: 2,
-            ..add(10, vec![], out(3))
-        }),
-        0,
-    )
-    .unwrap();
+    t.apply(&overlap(FlowMod { table_id: 2, ..add(10, vec![], out(3)) }), 0).unwrap();
     // Without the flag an overlapping add is accepted.
     let plain = FlowMod { flags: 0, ..inside };
-    assert!(matches!(
-        t.apply(&plain, 0).unwrap()[..],
-        [FlowChange::Add { .. }]
-    ));
+    assert!(matches!(t.apply(&plain, 0).unwrap()[..], [FlowChange::Add { .. }]));
 }
 
 /// Tables whose table 0 holds three entries of eth_type=0x0800 at priorities 10, 20, 30
@@ -326,19 +239,10 @@ fn modify_changes_instructions_of_covered_entries_only() {
     let ch = t.apply(&f, 9 * SEC).unwrap();
     let mut prios = modified(&ch);
     prios.sort();
-    assert_eq!(
-        prios,
-        vec![10, 20, 30],
-        "any priority, eth_type=0x0800 only"
-    );
-    assert!(ch.iter().all(|c| matches!(
-        c,
-        FlowChange::Modify {
-            reset_counts: false,
-            table: 0,
-            ..
-        }
-    )));
+    assert_eq!(prios, vec![10, 20, 30], "any priority, eth_type=0x0800 only");
+    assert!(ch
+        .iter()
+        .all(|c| matches!(c, FlowChange::Modify { reset_counts: false, table: 0, .. })));
     for (k, e) in t.table(0) {
         let v4 = e.match_.fields.first() == Some(&Oxm::EthType(0x0800));
         let expect = if v4 { out(7) } else { out(1) };
@@ -349,48 +253,26 @@ fn modify_changes_instructions_of_covered_entries_only() {
         assert_eq!((e.flags, e.installed_at), (ff::SEND_FLOW_REM, SEC));
     }
     // An empty match covers everything.
-    let all = FlowMod {
-        instructions: out(8),
-        ..fm(FlowModCommand::Modify, 0, vec![])
-    };
+    let all = FlowMod { instructions: out(8), ..fm(FlowModCommand::Modify, 0, vec![]) };
     assert_eq!(t.apply(&all, 0).unwrap().len(), 5);
 }
 
 #[test]
 fn modify_strict_needs_identical_match_and_priority() {
     let mut t = five_entries();
-    let strict = |p, fields| FlowMod {
-        instructions: out(7),
-        ..fm(FlowModCommand::ModifyStrict, p, fields)
-    };
+    let strict =
+        |p, fields| FlowMod { instructions: out(7), ..fm(FlowModCommand::ModifyStrict, p, fields) };
     // A covering match is not enough.
-    assert!(t
-        .apply(&strict(10, vec![Oxm::EthType(0x0800)]), 0)
-        .unwrap()
-        .is_empty());
+    assert!(t.apply(&strict(10, vec![Oxm::EthType(0x0800)]), 0).unwrap().is_empty());
     // Wrong priority.
-    assert!(t
-        .apply(&strict(11, v4dst(ip(10, 0, 0, 1), None)), 0)
-        .unwrap()
-        .is_empty());
-    let ch = t
-        .apply(&strict(10, v4dst(ip(10, 0, 0, 1), None)), 0)
-        .unwrap();
+    assert!(t.apply(&strict(11, v4dst(ip(10, 0, 0, 1), None)), 0).unwrap().is_empty());
+    let ch = t.apply(&strict(10, v4dst(ip(10, 0, 0, 1), None)), 0).unwrap();
     assert_eq!(modified(&ch), vec![10]);
     let k = key(10, v4dst(ip(10, 0, 0, 1), None));
     assert_eq!(t.get(0, &k).unwrap().instructions, out(7));
     // RESET_COUNTS on the modify is reported.
-    let f = FlowMod {
-        flags: ff::RESET_COUNTS,
-        ..strict(10, v4dst(ip(10, 0, 0, 1), None))
-    };
-    assert!(matches!(
-        t.apply(&f, 0).unwrap()[..],
-        [FlowChange::Modify {
-            reset_counts: true,
-            ..
-        }]
-    ));
+    let f = FlowMod { flags: ff::RESET_COUNTS, ..strict(10, v4dst(ip(10, 0, 0, 1), None)) };
+    assert!(matches!(t.apply(&f, 0).unwrap()[..], [FlowChange::Modify { reset_counts: true, .. }]));
     assert_eq!(t.get(0, &k).unwrap().flags, ff::SEND_FLOW_REM, "flags kept");
 }
 
@@ -412,11 +294,7 @@ fn modify_filters_by_cookie_mask() {
         cookie: 0x12,
         cookie_mask: 0xff,
         instructions: out(7),
-        ..fm(
-            FlowModCommand::ModifyStrict,
-            10,
-            v4dst(ip(10, 0, 0, 1), None),
-        )
+        ..fm(FlowModCommand::ModifyStrict, 10, v4dst(ip(10, 0, 0, 1), None))
     };
     assert!(t.apply(&f, 0).unwrap().is_empty());
 }
@@ -425,10 +303,7 @@ fn modify_filters_by_cookie_mask() {
 fn modify_that_matches_nothing_adds_nothing() {
     let mut t = FlowTables::new();
     for cmd in [FlowModCommand::Modify, FlowModCommand::ModifyStrict] {
-        let f = FlowMod {
-            instructions: out(1),
-            ..fm(cmd, 5, vec![Oxm::InPort(1)])
-        };
+        let f = FlowMod { instructions: out(1), ..fm(cmd, 5, vec![Oxm::InPort(1)]) };
         assert!(t.apply(&f, 0).unwrap().is_empty());
         assert!(t.is_empty());
     }
@@ -437,30 +312,18 @@ fn modify_that_matches_nothing_adds_nothing() {
 #[test]
 fn delete_non_strict_ignores_priority_and_reports_removals() {
     let mut t = five_entries();
-    t.apply(
-        &FlowMod {
-            table_id: 1,
-            ..add(1, vec![], out(1))
-        },
-        0,
-    )
-    .unwrap();
+    t.apply(&FlowMod { table_id: 1, ..add(1, vec![], out(1)) }, 0).unwrap();
     let f = fm(FlowModCommand::Delete, 999, vec![Oxm::EthType(0x0800)]);
     let ch = t.apply(&f, 3 * SEC).unwrap();
     let mut r = removed(&ch);
     r.sort();
     assert_eq!(r, vec![(0, 10), (0, 20), (0, 30)]);
     for c in &ch {
-        let FlowChange::Remove { reason, entry, .. } = c else {
-            unreachable!()
-        };
+        let FlowChange::Remove { reason, entry, .. } = c else { unreachable!() };
         assert_eq!(*reason, FlowRemovedReason::Delete);
         assert!(c.sends_flow_removed());
         let msg = entry.flow_removed(0, *reason, 3 * SEC + 5, 4, 400);
-        assert_eq!(
-            (msg.duration_sec, msg.duration_nsec, msg.packet_count),
-            (2, 5, 4)
-        );
+        assert_eq!((msg.duration_sec, msg.duration_nsec, msg.packet_count), (2, 5, 4));
         assert_eq!((msg.priority, &msg.match_), (entry.priority, &entry.match_));
     }
     assert_eq!((t.table_len(0), t.table_len(1)), (2, 1));
@@ -479,11 +342,7 @@ fn delete_strict() {
     // Covering match, or right match at the wrong priority: nothing.
     for f in [
         fm(FlowModCommand::DeleteStrict, 10, vec![Oxm::EthType(0x0800)]),
-        fm(
-            FlowModCommand::DeleteStrict,
-            20,
-            v4dst(ip(10, 0, 0, 1), None),
-        ),
+        fm(FlowModCommand::DeleteStrict, 20, v4dst(ip(10, 0, 0, 1), None)),
     ] {
         assert!(t.apply(&f, 0).unwrap().is_empty());
     }
@@ -504,10 +363,7 @@ fn delete_filters_by_out_port_and_out_group() {
             2,
             vec![Instruction::WriteActions(vec![
                 Action::DecNwTtl,
-                Action::Output {
-                    port: 3,
-                    max_len: 0,
-                },
+                Action::Output { port: 3, max_len: 0 },
             ])],
         ),
         (3, vec![Instruction::ApplyActions(vec![Action::Group(7)])]),
@@ -522,27 +378,15 @@ fn delete_filters_by_out_port_and_out_group() {
         ..fm(FlowModCommand::Delete, 0, vec![])
     };
     assert!(t.apply(&del(9, OFPG_ANY), 0).unwrap().is_empty());
-    assert_eq!(
-        removed(&t.apply(&del(3, OFPG_ANY), 0).unwrap()),
-        vec![(0, 2)]
-    );
+    assert_eq!(removed(&t.apply(&del(3, OFPG_ANY), 0).unwrap()), vec![(0, 2)]);
     assert!(t.apply(&del(port::ANY, 8), 0).unwrap().is_empty());
-    assert_eq!(
-        removed(&t.apply(&del(port::ANY, 7), 0).unwrap()),
-        vec![(0, 3)]
-    );
+    assert_eq!(removed(&t.apply(&del(port::ANY, 7), 0).unwrap()), vec![(0, 3)]);
     // Both filters must hold.
     assert!(t.apply(&del(2, 7), 0).unwrap().is_empty());
     // Strict deletes filter too.
-    let strict = FlowMod {
-        out_port: 5,
-        ..fm(FlowModCommand::DeleteStrict, 1, vec![])
-    };
+    let strict = FlowMod { out_port: 5, ..fm(FlowModCommand::DeleteStrict, 1, vec![]) };
     assert!(t.apply(&strict, 0).unwrap().is_empty());
-    let strict = FlowMod {
-        out_port: 2,
-        ..strict
-    };
+    let strict = FlowMod { out_port: 2, ..strict };
     assert_eq!(removed(&t.apply(&strict, 0).unwrap()), vec![(0, 1)]);
     assert_eq!(t.table_len(0), 1, "goto_table entry remains");
 }
@@ -551,11 +395,7 @@ fn delete_filters_by_out_port_and_out_group() {
 fn delete_all_tables_with_cookie_mask() {
     let mut t = FlowTables::new();
     for (table, cookie) in [(0, 0xa1), (5, 0xa2), (253, 0xb1), (7, 0xa3)] {
-        let f = FlowMod {
-            table_id: table,
-            cookie,
-            ..add(1, vec![Oxm::InPort(1)], out(2))
-        };
+        let f = FlowMod { table_id: table, cookie, ..add(1, vec![Oxm::InPort(1)], out(2)) };
         t.apply(&f, 0).unwrap();
     }
     let f = FlowMod {
@@ -564,10 +404,7 @@ fn delete_all_tables_with_cookie_mask() {
         cookie_mask: 0xf0,
         ..fm(FlowModCommand::Delete, 0, vec![])
     };
-    assert_eq!(
-        removed(&t.apply(&f, 0).unwrap()),
-        vec![(0, 1), (5, 1), (7, 1)]
-    );
+    assert_eq!(removed(&t.apply(&f, 0).unwrap()), vec![(0, 1), (5, 1), (7, 1)]);
     assert_eq!((t.len(), t.table_len(253)), (1, 1));
     let f = FlowMod {
         table_id: OFPTT_ALL,
@@ -583,60 +420,30 @@ fn errors_pass_through_and_change_nothing() {
     t.apply(&add(1, vec![], out(1)), 0).unwrap();
     let cases = [
         (
-            FlowMod {
-                table_id: 254,
-                ..add(1, vec![], out(1))
-            },
+            FlowMod { table_id: 254, ..add(1, vec![], out(1)) },
             ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID,
         ),
         (
-            FlowMod {
-                table_id: OFPTT_ALL,
-                ..add(1, vec![], out(1))
-            },
+            FlowMod { table_id: OFPTT_ALL, ..add(1, vec![], out(1)) },
             ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID,
         ),
         (
-            FlowMod {
-                table_id: OFPTT_ALL,
-                ..fm(FlowModCommand::Modify, 1, vec![])
-            },
+            FlowMod { table_id: OFPTT_ALL, ..fm(FlowModCommand::Modify, 1, vec![]) },
             ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID,
         ),
         (
-            FlowMod {
-                table_id: 254,
-                ..fm(FlowModCommand::ModifyStrict, 1, vec![])
-            },
+            FlowMod { table_id: 254, ..fm(FlowModCommand::ModifyStrict, 1, vec![]) },
             ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID,
         ),
         (
-            FlowMod {
-                table_id: 254,
-                ..fm(FlowModCommand::Delete, 1, vec![])
-            },
+            FlowMod { table_id: 254, ..fm(FlowModCommand::Delete, 1, vec![]) },
             ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID,
         ),
+        (fm(FlowModCommand::Unknown(9), 1, vec![]), ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND),
+        (FlowMod { flags: 0x40, ..add(1, vec![], out(1)) }, ErrorKind::FLOW_MOD_FAILED_BAD_FLAGS),
+        (add(1, vec![Oxm::TcpDst(80)], out(1)), ErrorKind::BAD_MATCH_BAD_PREREQ),
         (
-            fm(FlowModCommand::Unknown(9), 1, vec![]),
-            ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND,
-        ),
-        (
-            FlowMod {
-                flags: 0x40,
-                ..add(1, vec![], out(1))
-            },
-            ErrorKind::FLOW_MOD_FAILED_BAD_FLAGS,
-        ),
-        (
-            add(1, vec![Oxm::TcpDst(80)], out(1)),
-            ErrorKind::BAD_MATCH_BAD_PREREQ,
-        ),
-        (
-            FlowMod {
-                table_id: 253,
-                ..add(1, vec![], vec![Instruction::GotoTable(254)])
-            },
+            FlowMod { table_id: 253, ..add(1, vec![], vec![Instruction::GotoTable(254)]) },
             ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID,
         ),
         (
@@ -685,10 +492,7 @@ fn hard_timeout() {
 #[test]
 fn idle_timeout_counts_from_last_packet() {
     let mut t = FlowTables::new();
-    let f = FlowMod {
-        idle_timeout: 5,
-        ..add(1, vec![Oxm::InPort(1)], out(2))
-    };
+    let f = FlowMod { idle_timeout: 5, ..add(1, vec![Oxm::InPort(1)], out(2)) };
     t.apply(&f, 0).unwrap();
     // No rule set yet: idles from installation.
     assert!(t.expire(5 * SEC - 1, |_| None).is_empty());
@@ -697,13 +501,7 @@ fn idle_timeout_counts_from_last_packet() {
     let last = |r: RuleId| (r == 3).then_some(4 * SEC);
     assert!(t.expire(9 * SEC - 1, last).is_empty());
     let ch = t.expire(9 * SEC, last);
-    assert!(matches!(
-        &ch[..],
-        [FlowChange::Remove {
-            reason: FlowRemovedReason::IdleTimeout,
-            ..
-        }]
-    ));
+    assert!(matches!(&ch[..], [FlowChange::Remove { reason: FlowRemovedReason::IdleTimeout, .. }]));
     assert!(!ch[0].sends_flow_removed(), "added without SEND_FLOW_REM");
 
     // A last use from before a replace does not count: the replace restarts the entry.
@@ -717,11 +515,7 @@ fn idle_timeout_counts_from_last_packet() {
 fn zero_timeouts_never_expire_and_hard_wins_ties() {
     let mut t = FlowTables::new();
     t.apply(&add(1, vec![], out(1)), 0).unwrap();
-    let both = FlowMod {
-        idle_timeout: 3,
-        hard_timeout: 3,
-        ..add(2, vec![], out(1))
-    };
+    let both = FlowMod { idle_timeout: 3, hard_timeout: 3, ..add(2, vec![], out(1)) };
     t.apply(&both, 0).unwrap();
     let ch = t.expire(u64::MAX, |_| None);
     assert!(matches!(
@@ -735,11 +529,7 @@ fn zero_timeouts_never_expire_and_hard_wins_ties() {
 fn select_for_flow_stats() {
     let mut t = five_entries();
     t.apply(
-        &FlowMod {
-            table_id: 4,
-            cookie: 0x11,
-            ..add(5, v4dst(ip(10, 0, 0, 9), None), out(6))
-        },
+        &FlowMod { table_id: 4, cookie: 0x11, ..add(5, v4dst(ip(10, 0, 0, 9), None), out(6)) },
         0,
     )
     .unwrap();
@@ -756,56 +546,21 @@ fn select_for_flow_stats() {
         v
     };
     assert_eq!(pick(&t, FlowStatsRequest::default()).len(), 6);
-    let v4 = Match {
-        fields: vec![Oxm::EthType(0x0800)],
-    };
+    let v4 = Match { fields: vec![Oxm::EthType(0x0800)] };
     assert_eq!(
-        pick(
-            &t,
-            FlowStatsRequest {
-                match_: v4.clone(),
-                ..Default::default()
-            }
-        ),
+        pick(&t, FlowStatsRequest { match_: v4.clone(), ..Default::default() }),
         vec![(0, 10), (0, 20), (0, 30), (4, 5)]
     );
     assert_eq!(
         pick(
             &t,
-            FlowStatsRequest {
-                table_id: 0,
-                cookie: 0x11,
-                cookie_mask: 0xff,
-                ..Default::default()
-            }
+            FlowStatsRequest { table_id: 0, cookie: 0x11, cookie_mask: 0xff, ..Default::default() }
         ),
         vec![(0, 10), (0, 10)]
     );
-    assert_eq!(
-        pick(
-            &t,
-            FlowStatsRequest {
-                out_port: 6,
-                ..Default::default()
-            }
-        ),
-        vec![(4, 5)]
-    );
-    assert!(pick(
-        &t,
-        FlowStatsRequest {
-            out_group: 1,
-            ..Default::default()
-        }
-    )
-    .is_empty());
-    let e = t
-        .select(&FlowStatsRequest {
-            table_id: 254,
-            ..Default::default()
-        })
-        .err()
-        .unwrap();
+    assert_eq!(pick(&t, FlowStatsRequest { out_port: 6, ..Default::default() }), vec![(4, 5)]);
+    assert!(pick(&t, FlowStatsRequest { out_group: 1, ..Default::default() }).is_empty());
+    let e = t.select(&FlowStatsRequest { table_id: 254, ..Default::default() }).err().unwrap();
     assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_TABLE_ID);
 }
 
@@ -818,10 +573,7 @@ mod normal_form {
             norm(vec![Oxm::VlanVid(0x1005, Some(0xffff))]),
             norm(vec![Oxm::VlanVid(0x1005, None)])
         );
-        assert_eq!(
-            norm(vec![Oxm::Ipv4Src(ip(1, 2, 3, 4), Some(ip(0, 0, 0, 0)))]),
-            norm(vec![])
-        );
+        assert_eq!(norm(vec![Oxm::Ipv4Src(ip(1, 2, 3, 4), Some(ip(0, 0, 0, 0)))]), norm(vec![]));
         assert_eq!(
             norm(vec![Oxm::InPort(1), Oxm::EthType(0x800)]),
             norm(vec![Oxm::EthType(0x800), Oxm::InPort(1)])
@@ -874,11 +626,7 @@ fn next_expiry_is_the_earliest_deadline() {
     let mut t = FlowTables::new();
     t.apply(&add(1, vec![], out(1)), 0).unwrap();
     assert_eq!(t.next_expiry(|_| None), None);
-    let f = FlowMod {
-        idle_timeout: 5,
-        hard_timeout: 30,
-        ..add(2, vec![], out(1))
-    };
+    let f = FlowMod { idle_timeout: 5, hard_timeout: 30, ..add(2, vec![], out(1)) };
     t.apply(&f, 10 * SEC).unwrap();
     t.set_rule(0, &key(2, vec![]), 1);
     assert_eq!(t.next_expiry(|_| None), Some(15 * SEC));

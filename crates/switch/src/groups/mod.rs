@@ -251,10 +251,7 @@ impl GroupTable {
         if gm.buckets.len() > MAX_BUCKETS {
             return Err(err(
                 ErrorKind::GROUP_MOD_FAILED_OUT_OF_BUCKETS,
-                format!(
-                    "{} buckets: a group holds at most {MAX_BUCKETS}",
-                    gm.buckets.len()
-                ),
+                format!("{} buckets: a group holds at most {MAX_BUCKETS}", gm.buckets.len()),
             ));
         }
         let total = self.total_buckets - old.map_or(0, |o| o.buckets.len()) + gm.buckets.len();
@@ -284,9 +281,7 @@ impl GroupTable {
             let actions = action_set_to_datapath(&b.actions).map_err(OfpError::from)?;
             for a in &b.actions {
                 match *a {
-                    Action::Output {
-                        port: port::TABLE, ..
-                    } => {
+                    Action::Output { port: port::TABLE, .. } => {
                         return Err(err(
                             ErrorKind::BAD_ACTION_BAD_OUT_PORT,
                             format!("bucket {i}: output to TABLE is only valid in packet-out"),
@@ -323,17 +318,11 @@ impl GroupTable {
                 refs.insert(b.watch_group);
             }
             buckets.push(
-                DpBucket::new(actions)
-                    .with_weight(b.weight)
-                    .watching(b.watch_port, b.watch_group),
+                DpBucket::new(actions).with_weight(b.weight).watching(b.watch_port, b.watch_group),
             );
         }
         self.check_graph(id, &refs)?;
-        Ok(Checked {
-            group: Group::new(id, kind, buckets),
-            forwards,
-            refs,
-        })
+        Ok(Checked { group: Group::new(id, kind, buckets), forwards, refs })
     }
 
     /// A bucket of group `id` refers to group `to`: it must exist (else `missing`) and not
@@ -375,11 +364,7 @@ impl GroupTable {
             }
         }
         let mut below = HashMap::new();
-        let down = 1 + refs
-            .iter()
-            .map(|&r| self.height(r, &mut below))
-            .max()
-            .unwrap_or(0);
+        let down = 1 + refs.iter().map(|&r| self.height(r, &mut below)).max().unwrap_or(0);
         let mut above = HashMap::new();
         let up = self.depth_above(id, &mut above);
         let chain = up + down - 1;
@@ -419,13 +404,10 @@ impl GroupTable {
         if let Some(&h) = memo.get(&g) {
             return h;
         }
-        let h = 1 + self.groups.get(&g).map_or(0, |e| {
-            e.refs
-                .iter()
-                .map(|&r| self.height(r, memo))
-                .max()
-                .unwrap_or(0)
-        });
+        let h = 1 + self
+            .groups
+            .get(&g)
+            .map_or(0, |e| e.refs.iter().map(|&r| self.height(r, memo)).max().unwrap_or(0));
         memo.insert(g, h);
         h
     }
@@ -435,12 +417,10 @@ impl GroupTable {
         if let Some(&d) = memo.get(&g) {
             return d;
         }
-        let d = 1 + self.referrers.get(&g).map_or(0, |s| {
-            s.iter()
-                .map(|&p| self.depth_above(p, memo))
-                .max()
-                .unwrap_or(0)
-        });
+        let d = 1 + self
+            .referrers
+            .get(&g)
+            .map_or(0, |s| s.iter().map(|&p| self.depth_above(p, memo)).max().unwrap_or(0));
         memo.insert(g, d);
         d
     }
@@ -524,12 +504,10 @@ impl GroupTable {
                 duration_nsec,
                 bucket_stats: (0..e.buckets.len())
                     .map(|i| {
-                        buckets
-                            .get(i)
-                            .map_or_else(BucketCounter::default, |s| BucketCounter {
-                                packet_count: s.packets,
-                                byte_count: s.bytes,
-                            })
+                        buckets.get(i).map_or_else(BucketCounter::default, |s| BucketCounter {
+                            packet_count: s.packets,
+                            byte_count: s.bytes,
+                        })
                     })
                     .collect(),
             }
@@ -537,11 +515,7 @@ impl GroupTable {
         if group_id == OFPG_ALL {
             self.groups.iter().map(one).collect()
         } else {
-            self.groups
-                .get_key_value(&group_id)
-                .map(one)
-                .into_iter()
-                .collect()
+            self.groups.get_key_value(&group_id).map(one).into_iter().collect()
         }
     }
 

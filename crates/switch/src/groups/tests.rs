@@ -38,9 +38,7 @@ fn del(id: u32) -> GroupMod {
 
 /// An indirect group `id` forwarding to group `to`.
 fn indirect_to(id: u32, to: u32) -> GroupMod {
-    add(&format!(
-        "group_id={id},type=indirect,bucket=actions=group:{to}"
-    ))
+    add(&format!("group_id={id},type=indirect,bucket=actions=group:{to}"))
 }
 
 /// Each bucket's packet count in `s`, in bucket order.
@@ -51,12 +49,7 @@ fn bucket_packets(s: &GroupStats) -> Vec<u64> {
 impl Rig {
     fn new() -> Rig {
         let (dp, w, worker) = small_datapath();
-        Rig {
-            table: GroupTable::new(),
-            dp,
-            w,
-            worker,
-        }
+        Rig { table: GroupTable::new(), dp, w, worker }
     }
 
     fn apply(&mut self, g: &GroupMod, now: u64) -> Result<GroupChange, OfpError> {
@@ -64,8 +57,7 @@ impl Rig {
     }
 
     fn ok(&mut self, g: &GroupMod, now: u64) -> GroupChange {
-        self.apply(g, now)
-            .unwrap_or_else(|e| panic!("{g:?}: refused: {e}"))
+        self.apply(g, now).unwrap_or_else(|e| panic!("{g:?}: refused: {e}"))
     }
 
     /// Applies `g`, expects it refused with `kind`, and checks that nothing changed: the
@@ -84,11 +76,7 @@ impl Rig {
     /// The datapath's pending groups of the table's ids and `also`.
     fn dp_groups(&self, also: u32) -> Vec<(u32, Option<Arc<Group>>)> {
         let p = self.w.pending();
-        self.table
-            .ids()
-            .chain([also])
-            .map(|id| (id, p.group(id).cloned()))
-            .collect()
+        self.table.ids().chain([also]).map(|id| (id, p.group(id).cloned())).collect()
     }
 
     fn flow(&mut self, s: &str) {
@@ -112,10 +100,7 @@ impl Rig {
 fn add_modify_delete_follow_in_the_datapath() {
     let mut r = Rig::new();
     assert_eq!(
-        r.ok(
-            &add("group_id=1,type=all,bucket=output:2,bucket=output:3"),
-            SEC
-        ),
+        r.ok(&add("group_id=1,type=all,bucket=output:2,bucket=output:3"), SEC),
         GroupChange::default()
     );
     assert!(r.table.contains(1));
@@ -127,16 +112,7 @@ fn add_modify_delete_follow_in_the_datapath() {
     let s = r.stats(1, 3 * SEC + 5);
     assert_eq!((s.packet_count, s.byte_count), (2, 128));
     assert_eq!((s.duration_sec, s.duration_nsec), (2, 5));
-    assert_eq!(
-        s.bucket_stats,
-        vec![
-            BucketCounter {
-                packet_count: 2,
-                byte_count: 128
-            };
-            2
-        ]
-    );
+    assert_eq!(s.bucket_stats, vec![BucketCounter { packet_count: 2, byte_count: 128 }; 2]);
 
     // A modify replaces type and buckets; counters and duration restart.
     assert_eq!(
@@ -212,53 +188,32 @@ fn stateless_errors_of_validate() {
     let mut r = Rig::new();
     let g = add("group_id=1,type=all,bucket=output:2");
     r.refused(
-        &GroupMod {
-            group_id: OFPG_MAX + 1,
-            ..g.clone()
-        },
+        &GroupMod { group_id: OFPG_MAX + 1, ..g.clone() },
         ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP,
     );
     r.refused(
-        &GroupMod {
-            group_id: OFPG_ALL,
-            ..g.clone()
-        },
+        &GroupMod { group_id: OFPG_ALL, ..g.clone() },
         ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP,
     );
     r.refused(
-        &GroupMod {
-            group_type: GroupType::Unknown(7),
-            ..g.clone()
-        },
+        &GroupMod { group_type: GroupType::Unknown(7), ..g.clone() },
         ErrorKind::GROUP_MOD_FAILED_BAD_TYPE,
     );
     r.refused(
-        &GroupMod {
-            command: GroupModCommand::Unknown(9),
-            ..g.clone()
-        },
+        &GroupMod { command: GroupModCommand::Unknown(9), ..g.clone() },
         ErrorKind::GROUP_MOD_FAILED_BAD_COMMAND,
     );
     r.refused(
         &add("group_id=1,type=indirect,bucket=output:2,bucket=output:3"),
         ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP,
     );
-    r.refused(
-        &add("group_id=1,type=indirect"),
-        ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP,
-    );
+    r.refused(&add("group_id=1,type=indirect"), ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP);
     let mut weighted = g.clone();
     weighted.buckets[0].weight = 2;
     r.refused(&weighted, ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP);
+    r.refused(&add("group_id=1,type=ff,bucket=output:2"), ErrorKind::GROUP_MOD_FAILED_BAD_WATCH);
     r.refused(
-        &add("group_id=1,type=ff,bucket=output:2"),
-        ErrorKind::GROUP_MOD_FAILED_BAD_WATCH,
-    );
-    r.refused(
-        &GroupMod {
-            command: GroupModCommand::Delete,
-            ..g
-        },
+        &GroupMod { command: GroupModCommand::Delete, ..g },
         ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP,
     );
 }
@@ -292,10 +247,7 @@ fn watch_errors() {
         &add("group_id=1,type=ff,bucket=watch_port:99,actions=output:2,bucket=watch_port:LOCAL,actions=output:3,bucket=watch_group:5,actions=output:4"),
         0,
     );
-    r.ok(
-        &add("group_id=2,type=select,bucket=watch_port:2,actions=output:2"),
-        0,
-    );
+    r.ok(&add("group_id=2,type=select,bucket=watch_port:2,actions=output:2"), 0);
 }
 
 #[test]
@@ -304,14 +256,8 @@ fn bucket_action_errors_are_the_translations() {
     let cases = [
         ("bucket=output:0", ErrorKind::BAD_ACTION_BAD_OUT_PORT),
         ("bucket=output:TABLE", ErrorKind::BAD_ACTION_BAD_OUT_PORT),
-        (
-            "bucket=actions=output:2,output:3",
-            ErrorKind::BAD_ACTION_TOO_MANY,
-        ),
-        (
-            "bucket=actions=set_field:5->vlan_vid,output:3",
-            ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT,
-        ),
+        ("bucket=actions=output:2,output:3", ErrorKind::BAD_ACTION_TOO_MANY),
+        ("bucket=actions=set_field:5->vlan_vid,output:3", ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT),
         (
             "bucket=actions=set_field:4101->vlan_vid,set_field:4102->vlan_vid,output:3",
             ErrorKind::BAD_ACTION_TOO_MANY,
@@ -321,10 +267,7 @@ fn bucket_action_errors_are_the_translations() {
         r.refused(&add(&format!("group_id=1,type=all,{b}")), kind);
     }
     let mut exp = add("group_id=1,type=all,bucket=output:2");
-    exp.buckets[0].actions.push(Action::Experimenter {
-        experimenter: 0x2320,
-        data: vec![0; 4],
-    });
+    exp.buckets[0].actions.push(Action::Experimenter { experimenter: 0x2320, data: vec![0; 4] });
     r.refused(&exp, ErrorKind::BAD_ACTION_BAD_EXPERIMENTER);
     let mut push = add("group_id=1,type=all,bucket=output:2");
     push.buckets[0].actions.insert(0, Action::PushVlan(0x0800));
@@ -343,32 +286,17 @@ fn chaining_references_and_loops() {
     let mut r = Rig::new();
     r.refused(&indirect_to(1, 2), ErrorKind::BAD_ACTION_BAD_OUT_GROUP);
     r.refused(&indirect_to(1, 1), ErrorKind::GROUP_MOD_FAILED_LOOP);
-    r.ok(
-        &add("group_id=2,type=all,bucket=output:2,bucket=output:3"),
-        0,
-    );
+    r.ok(&add("group_id=2,type=all,bucket=output:2,bucket=output:3"), 0);
     r.ok(&indirect_to(1, 2), 0);
     r.flow("in_port=1,actions=group:1");
     r.w.publish();
     assert_eq!(r.send(1, 0), vec![2, 3], "chained group forwards");
 
     // A modify that would close a loop, directly or through a watch.
-    r.refused(
-        &modify("group_id=2,type=all,bucket=group:1"),
-        ErrorKind::GROUP_MOD_FAILED_LOOP,
-    );
-    r.ok(
-        &add("group_id=3,type=ff,bucket=watch_group:1,actions=output:4"),
-        0,
-    );
-    r.refused(
-        &modify("group_id=2,type=indirect,bucket=group:3"),
-        ErrorKind::GROUP_MOD_FAILED_LOOP,
-    );
-    r.refused(
-        &modify("group_id=1,type=indirect,bucket=group:1"),
-        ErrorKind::GROUP_MOD_FAILED_LOOP,
-    );
+    r.refused(&modify("group_id=2,type=all,bucket=group:1"), ErrorKind::GROUP_MOD_FAILED_LOOP);
+    r.ok(&add("group_id=3,type=ff,bucket=watch_group:1,actions=output:4"), 0);
+    r.refused(&modify("group_id=2,type=indirect,bucket=group:3"), ErrorKind::GROUP_MOD_FAILED_LOOP);
+    r.refused(&modify("group_id=1,type=indirect,bucket=group:1"), ErrorKind::GROUP_MOD_FAILED_LOOP);
 
     // Referenced groups cannot be deleted; their referrers first.
     r.refused(&del(2), ErrorKind::GROUP_MOD_FAILED_CHAINED_GROUP);
@@ -397,10 +325,7 @@ fn chains_longer_than_the_datapath_follows_are_refused() {
     r.flow(&format!("in_port=1,actions=group:{top}"));
     r.w.publish();
     assert_eq!(r.send(1, 0), vec![3], "the whole chain is followed");
-    r.refused(
-        &indirect_to(top + 1, top),
-        ErrorKind::GROUP_MOD_FAILED_CHAINING_UNSUPPORTED,
-    );
+    r.refused(&indirect_to(top + 1, top), ErrorKind::GROUP_MOD_FAILED_CHAINING_UNSUPPORTED);
     // Lengthening the chain from below, by a modify, is refused too.
     r.ok(&add("group_id=100,type=all,bucket=output:2"), 0);
     r.refused(
@@ -408,10 +333,7 @@ fn chains_longer_than_the_datapath_follows_are_refused() {
         ErrorKind::GROUP_MOD_FAILED_CHAINING_UNSUPPORTED,
     );
     // A branch of the same length beside it is fine.
-    r.ok(
-        &modify("group_id=2,type=all,bucket=group:1,bucket=group:100"),
-        0,
-    );
+    r.ok(&modify("group_id=2,type=all,bucket=group:1,bucket=group:100"), 0);
     r.w.publish();
     assert_eq!(r.send(1, 0), vec![2, 3]);
 }
@@ -422,18 +344,11 @@ fn ref_count_counts_flows_and_forwarding_groups() {
     r.ok(&add("group_id=1,type=all,bucket=output:2"), 0);
     r.ok(&indirect_to(2, 1), 0);
     r.ok(&add("group_id=3,type=all,bucket=group:1,bucket=group:1"), 0);
-    r.ok(
-        &add("group_id=4,type=ff,bucket=watch_group:1,actions=output:3"),
-        0,
-    );
+    r.ok(&add("group_id=4,type=ff,bucket=watch_group:1,actions=output:3"), 0);
     assert_eq!(r.table.forwarders(1), 2, "watching is not forwarding");
-    let s = r
-        .table
-        .stats(&r.dp, OFPG_ALL, 0, |id| if id == 1 { 5 } else { 0 });
+    let s = r.table.stats(&r.dp, OFPG_ALL, 0, |id| if id == 1 { 5 } else { 0 });
     assert_eq!(
-        s.iter()
-            .map(|s| (s.group_id, s.ref_count))
-            .collect::<Vec<_>>(),
+        s.iter().map(|s| (s.group_id, s.ref_count)).collect::<Vec<_>>(),
         vec![(1, 7), (2, 0), (3, 0), (4, 0)]
     );
 }
@@ -476,10 +391,7 @@ fn stats_before_a_publish_read_zero() {
 #[test]
 fn limits() {
     let mut r = Rig::new();
-    let many = (0..=MAX_BUCKETS)
-        .map(|_| "bucket=output:2")
-        .collect::<Vec<_>>()
-        .join(",");
+    let many = (0..=MAX_BUCKETS).map(|_| "bucket=output:2").collect::<Vec<_>>().join(",");
     r.refused(
         &add(&format!("group_id=1,type=all,{many}")),
         ErrorKind::GROUP_MOD_FAILED_OUT_OF_BUCKETS,
@@ -530,21 +442,14 @@ fn features_say_what_the_table_accepts() {
 /// back exactly as sent (the tester compares the group-desc reply with what it sent).
 #[test]
 fn os_ken_switch_test_groups_are_accepted_and_echoed() {
-    let out = |port| Action::Output {
-        port,
-        max_len: 0xffe5,
-    };
+    let out = |port| Action::Output { port, max_len: 0xffe5 };
     let bucket = |weight, port| Bucket {
         weight,
         watch_port: port::ANY,
         watch_group: OFPG_ANY,
         actions: vec![out(port)],
     };
-    let cases = [
-        (GroupType::All, 0, 0),
-        (GroupType::Select, 1, 1),
-        (GroupType::Select, 1, 2),
-    ];
+    let cases = [(GroupType::All, 0, 0), (GroupType::Select, 1, 1), (GroupType::Select, 1, 2)];
     for (group_type, w2, w3) in cases {
         let mut r = Rig::new();
         assert_eq!(r.ok(&del(OFPG_ALL), 0), GroupChange::default());
@@ -557,11 +462,7 @@ fn os_ken_switch_test_groups_are_accepted_and_echoed() {
         r.ok(&g, 0);
         assert_eq!(
             r.table.desc(),
-            vec![GroupDesc {
-                group_type,
-                group_id: 0,
-                buckets: g.buckets.clone()
-            }]
+            vec![GroupDesc { group_type, group_id: 0, buckets: g.buckets.clone() }]
         );
         r.flow("in_port=1,actions=group:0");
         r.w.publish();

@@ -147,11 +147,7 @@ impl MeterTable {
                 })?;
                 self.meters.insert(
                     id,
-                    MeterEntry {
-                        flags: mm.flags,
-                        bands: mm.bands.clone(),
-                        created: now,
-                    },
+                    MeterEntry { flags: mm.flags, bands: mm.bands.clone(), created: now },
                 );
                 Ok(MeterChange::default())
             }
@@ -208,10 +204,7 @@ impl MeterTable {
         if mm.bands.len() > usize::from(MAX_BANDS) {
             return Err(err(
                 ErrorKind::METER_MOD_FAILED_OUT_OF_BANDS,
-                format!(
-                    "{} bands: a meter holds at most {MAX_BANDS}",
-                    mm.bands.len()
-                ),
+                format!("{} bands: a meter holds at most {MAX_BANDS}", mm.bands.len()),
             ));
         }
         let bands = mm
@@ -219,24 +212,16 @@ impl MeterTable {
             .iter()
             .enumerate()
             .map(|(i, b)| match *b {
-                MeterBand::Drop { rate, burst_size } => Ok(Band {
-                    kind: BandKind::Drop,
-                    rate,
-                    burst_size,
-                }),
+                MeterBand::Drop { rate, burst_size } => {
+                    Ok(Band { kind: BandKind::Drop, rate, burst_size })
+                }
                 MeterBand::DscpRemark { prec_level: 0, .. } => Err(err(
                     ErrorKind::METER_MOD_FAILED_BAD_BAND_VALUE,
                     format!("band {i}: a DSCP remark with prec_level 0 changes nothing"),
                 )),
-                MeterBand::DscpRemark {
-                    rate,
-                    burst_size,
-                    prec_level,
-                } => Ok(Band {
-                    kind: BandKind::DscpRemark { prec_level },
-                    rate,
-                    burst_size,
-                }),
+                MeterBand::DscpRemark { rate, burst_size, prec_level } => {
+                    Ok(Band { kind: BandKind::DscpRemark { prec_level }, rate, burst_size })
+                }
                 MeterBand::Experimenter { experimenter, .. } => Err(err(
                     ErrorKind::METER_MOD_FAILED_BAD_BAND,
                     format!(
@@ -246,11 +231,8 @@ impl MeterTable {
                 )),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let unit = if mm.flags & meter_flags::PKTPS != 0 {
-            MeterUnit::Pktps
-        } else {
-            MeterUnit::Kbps
-        };
+        let unit =
+            if mm.flags & meter_flags::PKTPS != 0 { MeterUnit::Pktps } else { MeterUnit::Kbps };
         let burst = mm.flags & meter_flags::BURST != 0;
         Ok(Meter::new(id, unit, burst, bands))
     }
@@ -298,12 +280,10 @@ impl MeterTable {
                 duration_nsec,
                 band_stats: (0..e.bands.len())
                     .map(|i| {
-                        bands
-                            .get(i)
-                            .map_or_else(MeterBandStats::default, |s| MeterBandStats {
-                                packet_band_count: s.packets,
-                                byte_band_count: s.bytes,
-                            })
+                        bands.get(i).map_or_else(MeterBandStats::default, |s| MeterBandStats {
+                            packet_band_count: s.packets,
+                            byte_band_count: s.bytes,
+                        })
                     })
                     .collect(),
             }

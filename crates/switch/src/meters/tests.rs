@@ -29,30 +29,18 @@ fn modify(s: &str) -> MeterMod {
 }
 
 fn del(id: u32) -> MeterMod {
-    MeterMod {
-        command: MeterModCommand::Delete,
-        flags: 0,
-        meter_id: id,
-        bands: Vec::new(),
-    }
+    MeterMod { command: MeterModCommand::Delete, flags: 0, meter_id: id, bands: Vec::new() }
 }
 
 /// A pktps meter `id` with one drop band of `rate` and burst `burst`.
 fn pktps(id: u32, rate: u32, burst: u32) -> MeterMod {
-    add(&format!(
-        "meter={id},pktps,burst,stats,bands=type=drop,rate={rate},burst_size={burst}"
-    ))
+    add(&format!("meter={id},pktps,burst,stats,bands=type=drop,rate={rate},burst_size={burst}"))
 }
 
 impl Rig {
     fn new() -> Rig {
         let (dp, w, worker) = small_datapath();
-        Rig {
-            table: MeterTable::new(),
-            dp,
-            w,
-            worker,
-        }
+        Rig { table: MeterTable::new(), dp, w, worker }
     }
 
     fn apply(&mut self, m: &MeterMod, now: u64) -> Result<MeterChange, OfpError> {
@@ -60,8 +48,7 @@ impl Rig {
     }
 
     fn ok(&mut self, m: &MeterMod, now: u64) -> MeterChange {
-        self.apply(m, now)
-            .unwrap_or_else(|e| panic!("{m:?}: refused: {e}"))
+        self.apply(m, now).unwrap_or_else(|e| panic!("{m:?}: refused: {e}"))
     }
 
     /// Applies `m`, expects it refused with `kind`, and checks that nothing changed: the
@@ -72,11 +59,7 @@ impl Rig {
         let v = self.w.publish().version;
         let e = self.apply(m, 0).expect_err("refused");
         assert_eq!(e.kind, kind, "{m:?}: {e}");
-        assert_eq!(
-            self.table.config(OFPM_ALL),
-            before,
-            "the table did not change"
-        );
+        assert_eq!(self.table.config(OFPM_ALL), before, "the table did not change");
         assert_eq!(self.w.publish().version, v, "the datapath did not change");
         let after = self.dp_meters(m.meter_id);
         assert_eq!(after.len(), meters_before.len());
@@ -93,11 +76,7 @@ impl Rig {
     /// The datapath's pending meters of the table's ids and `also`.
     fn dp_meters(&self, also: u32) -> Vec<(u32, Option<Arc<Meter>>)> {
         let p = self.w.pending();
-        self.table
-            .ids()
-            .chain([also])
-            .map(|id| (id, p.meter(id).cloned()))
-            .collect()
+        self.table.ids().chain([also]).map(|id| (id, p.meter(id).cloned())).collect()
     }
 
     fn flow(&mut self, s: &str) {
@@ -128,11 +107,7 @@ fn add_modify_delete_follow_in_the_datapath() {
     assert!(r.table.contains(1));
     assert_eq!(
         r.table.config(1),
-        vec![MeterConfig {
-            flags: m.flags,
-            meter_id: 1,
-            bands: m.bands.clone(),
-        }]
+        vec![MeterConfig { flags: m.flags, meter_id: 1, bands: m.bands.clone() }]
     );
     r.flow("in_port=1,actions=meter:1,output:2");
     r.w.publish();
@@ -145,23 +120,14 @@ fn add_modify_delete_follow_in_the_datapath() {
     assert_eq!((s.duration_sec, s.duration_nsec), (2, 7));
     assert_eq!(
         s.band_stats,
-        vec![MeterBandStats {
-            packet_band_count: 3,
-            byte_band_count: 3 * 64
-        }]
+        vec![MeterBandStats { packet_band_count: 3, byte_band_count: 3 * 64 }]
     );
 
     // A modify replaces flags and bands; counters and duration restart, buckets start
     // full.
     let m2 = add("meter=1,pktps,burst,bands=type=drop,rate=10,burst_size=2,type=dscp_remark,rate=20,burst_size=4,prec_level=1");
     assert_eq!(
-        r.ok(
-            &MeterMod {
-                command: MeterModCommand::Modify,
-                ..m2.clone()
-            },
-            4 * SEC
-        ),
+        r.ok(&MeterMod { command: MeterModCommand::Modify, ..m2.clone() }, 4 * SEC),
         MeterChange::default()
     );
     assert_eq!(r.table.config(OFPM_ALL)[0].bands, m2.bands);
@@ -173,13 +139,7 @@ fn add_modify_delete_follow_in_the_datapath() {
     assert_eq!(r.send(4, t), 2, "the new burst of 2, from a full bucket");
     let s = r.stats(1, 5 * SEC);
     assert_eq!(s.packet_in_count, 4);
-    assert_eq!(
-        s.band_stats
-            .iter()
-            .map(|b| b.packet_band_count)
-            .collect::<Vec<_>>(),
-        vec![2, 0]
-    );
+    assert_eq!(s.band_stats.iter().map(|b| b.packet_band_count).collect::<Vec<_>>(), vec![2, 0]);
 
     assert_eq!(r.ok(&del(1), 6 * SEC).deleted, vec![1]);
     assert!(!r.table.contains(1));
@@ -225,23 +185,14 @@ fn id_errors() {
     let m = pktps(1, 10, 5);
     for id in [0, OFPM_MAX + 1, OFPM_SLOWPATH, OFPM_CONTROLLER, OFPM_ALL] {
         r.refused(
-            &MeterMod {
-                meter_id: id,
-                ..m.clone()
-            },
+            &MeterMod { meter_id: id, ..m.clone() },
             ErrorKind::METER_MOD_FAILED_INVALID_METER,
         );
     }
     for id in [0, OFPM_MAX + 1, OFPM_SLOWPATH, OFPM_CONTROLLER] {
         r.refused(&del(id), ErrorKind::METER_MOD_FAILED_INVALID_METER);
     }
-    r.ok(
-        &MeterMod {
-            meter_id: OFPM_MAX,
-            ..m
-        },
-        0,
-    );
+    r.ok(&MeterMod { meter_id: OFPM_MAX, ..m }, 0);
 }
 
 #[test]
@@ -249,34 +200,19 @@ fn flag_rate_and_band_errors() {
     let mut r = Rig::new();
     let m = pktps(1, 10, 5);
     r.refused(
-        &MeterMod {
-            flags: meter_flags::KBPS | meter_flags::PKTPS,
-            ..m.clone()
-        },
+        &MeterMod { flags: meter_flags::KBPS | meter_flags::PKTPS, ..m.clone() },
         ErrorKind::METER_MOD_FAILED_BAD_FLAGS,
     );
     r.refused(
-        &MeterMod {
-            flags: METER_FLAGS_ALL + 1,
-            ..m.clone()
-        },
+        &MeterMod { flags: METER_FLAGS_ALL + 1, ..m.clone() },
         ErrorKind::METER_MOD_FAILED_BAD_FLAGS,
     );
     r.refused(
-        &MeterMod {
-            command: MeterModCommand::Unknown(5),
-            ..m.clone()
-        },
+        &MeterMod { command: MeterModCommand::Unknown(5), ..m.clone() },
         ErrorKind::METER_MOD_FAILED_BAD_COMMAND,
     );
     r.refused(
-        &MeterMod {
-            bands: vec![MeterBand::Drop {
-                rate: 0,
-                burst_size: 0,
-            }],
-            ..m.clone()
-        },
+        &MeterMod { bands: vec![MeterBand::Drop { rate: 0, burst_size: 0 }], ..m.clone() },
         ErrorKind::METER_MOD_FAILED_BAD_RATE,
     );
     r.refused(
@@ -292,27 +228,14 @@ fn flag_rate_and_band_errors() {
         ErrorKind::METER_MOD_FAILED_BAD_BAND,
     );
     // A DSCP remark band of precedence level 0, which would change nothing.
-    let remark_0 = vec![MeterBand::DscpRemark {
-        rate: 10,
-        burst_size: 0,
-        prec_level: 0,
-    }];
+    let remark_0 = vec![MeterBand::DscpRemark { rate: 10, burst_size: 0, prec_level: 0 }];
     r.refused(
-        &MeterMod {
-            bands: remark_0.clone(),
-            ..m.clone()
-        },
+        &MeterMod { bands: remark_0.clone(), ..m.clone() },
         ErrorKind::METER_MOD_FAILED_BAD_BAND_VALUE,
     );
     r.refused(
         &MeterMod {
-            bands: vec![
-                MeterBand::Drop {
-                    rate: 10,
-                    burst_size: 0,
-                };
-                usize::from(MAX_BANDS) + 1
-            ],
+            bands: vec![MeterBand::Drop { rate: 10, burst_size: 0 }; usize::from(MAX_BANDS) + 1],
             ..m.clone()
         },
         ErrorKind::METER_MOD_FAILED_OUT_OF_BANDS,
@@ -320,53 +243,29 @@ fn flag_rate_and_band_errors() {
     // The same errors on a modify leave the existing meter as it was.
     r.ok(&m, 0);
     r.refused(
-        &MeterMod {
-            command: MeterModCommand::Modify,
-            bands: remark_0,
-            ..m.clone()
-        },
+        &MeterMod { command: MeterModCommand::Modify, bands: remark_0, ..m.clone() },
         ErrorKind::METER_MOD_FAILED_BAD_BAND_VALUE,
     );
     // Burst sizes without OFPMF_BURST are ignored, not refused; no bands is a meter
     // that never acts.
-    r.ok(
-        &add("meter=2,kbps,bands=type=drop,rate=100,burst_size=7"),
-        0,
-    );
+    r.ok(&add("meter=2,kbps,bands=type=drop,rate=100,burst_size=7"), 0);
     r.ok(&add("meter=3,kbps"), 0);
 }
 
 #[test]
 fn flags_reach_the_datapath() {
     let mut r = Rig::new();
-    r.ok(
-        &add("meter=1,kbps,bands=type=dscp_remark,rate=1000,prec_level=2"),
-        0,
-    );
-    r.ok(
-        &MeterMod {
-            flags: 0,
-            ..add("meter=2,kbps,bands=type=drop,rate=1000")
-        },
-        0,
-    );
+    r.ok(&add("meter=1,kbps,bands=type=dscp_remark,rate=1000,prec_level=2"), 0);
+    r.ok(&MeterMod { flags: 0, ..add("meter=2,kbps,bands=type=drop,rate=1000") }, 0);
     r.ok(&pktps(3, 10, 5), 0);
     let p = r.w.pending();
     let m1 = p.meter(1).expect("meter 1");
     assert_eq!((m1.unit, m1.burst), (MeterUnit::Kbps, false));
     assert_eq!(
         m1.bands,
-        vec![Band {
-            kind: BandKind::DscpRemark { prec_level: 2 },
-            rate: 1000,
-            burst_size: 0
-        }]
+        vec![Band { kind: BandKind::DscpRemark { prec_level: 2 }, rate: 1000, burst_size: 0 }]
     );
-    assert_eq!(
-        p.meter(2).expect("meter 2").unit,
-        MeterUnit::Kbps,
-        "no unit flag measures kbit/s"
-    );
+    assert_eq!(p.meter(2).expect("meter 2").unit, MeterUnit::Kbps, "no unit flag measures kbit/s");
     let m3 = p.meter(3).expect("meter 3");
     assert_eq!((m3.unit, m3.burst), (MeterUnit::Pktps, true));
     drop(p);
@@ -396,18 +295,9 @@ fn out_of_meters() {
             0,
         );
     }
-    r.refused(
-        &pktps(MAX_METERS + 1, 10, 5),
-        ErrorKind::METER_MOD_FAILED_OUT_OF_METERS,
-    );
+    r.refused(&pktps(MAX_METERS + 1, 10, 5), ErrorKind::METER_MOD_FAILED_OUT_OF_METERS);
     // A modify needs no new meter.
-    r.ok(
-        &MeterMod {
-            command: MeterModCommand::Modify,
-            ..pktps(1, 10, 5)
-        },
-        0,
-    );
+    r.ok(&MeterMod { command: MeterModCommand::Modify, ..pktps(1, 10, 5) }, 0);
     assert_eq!(r.ok(&del(OFPM_ALL), 0).deleted.len(), MAX_METERS as usize);
 }
 
@@ -436,32 +326,17 @@ fn os_ken_switch_test_meters_are_accepted_and_echoed() {
     }
     for (flags, rate) in bands {
         for band in [
-            MeterBand::Drop {
-                rate,
-                burst_size: 0,
-            },
-            MeterBand::DscpRemark {
-                rate,
-                burst_size: 0,
-                prec_level: 1,
-            },
+            MeterBand::Drop { rate, burst_size: 0 },
+            MeterBand::DscpRemark { rate, burst_size: 0, prec_level: 1 },
         ] {
             let mut r = Rig::new();
             assert_eq!(r.ok(&del(OFPM_ALL), 0), MeterChange::default());
-            let m = MeterMod {
-                command: MeterModCommand::Add,
-                flags,
-                meter_id: 1,
-                bands: vec![band],
-            };
+            let m =
+                MeterMod { command: MeterModCommand::Add, flags, meter_id: 1, bands: vec![band] };
             r.ok(&m, 0);
             assert_eq!(
                 r.table.config(OFPM_ALL),
-                vec![MeterConfig {
-                    flags,
-                    meter_id: 1,
-                    bands: m.bands.clone()
-                }]
+                vec![MeterConfig { flags, meter_id: 1, bands: m.bands.clone() }]
             );
         }
     }

@@ -67,31 +67,16 @@ struct Rig {
 impl Rig {
     fn new() -> Rig {
         let table = PortTable::new(
-            vec![
-                spec(1, "eth1", true),
-                spec(2, "eth2", false),
-                spec(3, ODD_NAME, true),
-            ],
+            vec![spec(1, "eth1", true), spec(2, "eth2", false), spec(3, ODD_NAME, true)],
             0,
         );
-        let dcfg = DatapathConfig {
-            ports: table.datapath_ports(),
-            ..DatapathConfig::default()
-        };
+        let dcfg = DatapathConfig { ports: table.datapath_ports(), ..DatapathConfig::default() };
         let (dp, writer, packet_ins) = Datapath::new(dcfg, 64);
-        let mut agent = Agent::new(
-            AgentConfig::default(),
-            dp.clone(),
-            writer,
-            table,
-            Box::new(Discard),
-        );
+        let mut agent =
+            Agent::new(AgentConfig::default(), dp.clone(), writer, table, Box::new(Discard));
         let worker = dp.worker(64);
         let mgmt = agent.open(SessionKind::Management, 0);
-        let hello = Frame::v13(
-            1,
-            v13::Message::Hello(v13::Hello::with_versions(&[OFP13_VERSION])),
-        );
+        let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[OFP13_VERSION])));
         agent.receive(mgmt, &hello.encode().unwrap(), 0);
         let mut r = Rig {
             agent,
@@ -127,22 +112,13 @@ impl Rig {
         let bytes = Frame::v13(self.xid, m).encode().unwrap();
         self.agent.receive(self.mgmt, &bytes, 0);
         let got = self.replies();
-        assert!(
-            !got.iter().any(|m| matches!(m, v13::Message::Error(_))),
-            "{got:?}"
-        );
+        assert!(!got.iter().any(|m| matches!(m, v13::Message::Error(_))), "{got:?}");
         got
     }
 
     fn packet(&mut self, data: &[u8], in_port: u32) {
         let mut out = Outputs::new();
-        self.dp.process(
-            &mut self.worker,
-            Packet::from_slice(data),
-            in_port,
-            SEC,
-            &mut out,
-        );
+        self.dp.process(&mut self.worker, Packet::from_slice(data), in_port, SEC, &mut out);
     }
 
     /// Meter 1 (1 packet/s, burst 1: of packets at one instant the first passes), group
@@ -322,21 +298,14 @@ fn render_reports_ports_tables_groups_meters_workers_and_the_agent() {
     assert!(lines.contains(hits.as_str()), "{text}");
     assert!(lines.contains(misses.as_str()), "{text}");
     // Only tables 0 and 1 are listed.
-    let tables: BTreeSet<&str> = text
-        .lines()
-        .filter(|l| l.starts_with("peregrine_table_lookups_total"))
-        .collect();
+    let tables: BTreeSet<&str> =
+        text.lines().filter(|l| l.starts_with("peregrine_table_lookups_total")).collect();
     assert_eq!(tables.len(), 2, "{text}");
     // Every drop reason and parse error kind has a line.
-    let drops = text
-        .lines()
-        .filter(|l| l.starts_with("peregrine_datapath_drops_total{"))
-        .count();
+    let drops = text.lines().filter(|l| l.starts_with("peregrine_datapath_drops_total{")).count();
     assert_eq!(drops, DROP_REASONS.len());
-    let kinds = text
-        .lines()
-        .filter(|l| l.starts_with("peregrine_datapath_parse_errors_total{"))
-        .count();
+    let kinds =
+        text.lines().filter(|l| l.starts_with("peregrine_datapath_parse_errors_total{")).count();
     assert_eq!(kinds, ParseError::ALL.len());
 }
 
@@ -358,10 +327,7 @@ fn label_values_and_help_are_escaped() {
     assert_eq!(escape_label("say \"hi\""), r#"say \"hi\""#);
     assert_eq!(escape_label("two\nlines"), r"two\nlines");
     assert_eq!(escape_label("plain é{}=,"), "plain é{}=,");
-    assert_eq!(
-        labels(&[("port", "1"), ("name", "x\"\\\n")]),
-        r#"{port="1",name="x\"\\\n"}"#
-    );
+    assert_eq!(labels(&[("port", "1"), ("name", "x\"\\\n")]), r#"{port="1",name="x\"\\\n"}"#);
     assert_eq!(labels(&[]), "");
     assert_eq!(escape_help("a\\b\nc \"q\""), "a\\\\b\\nc \"q\"");
 }
@@ -374,13 +340,8 @@ fn workers_request_reports_each_worker() {
         exp_type: exp_type::WORKERS,
         data: b"{}".to_vec(),
     }));
-    let [v13::Message::Experimenter(e)] = got.as_slice() else {
-        panic!("{got:?}")
-    };
-    assert_eq!(
-        (e.experimenter, e.exp_type),
-        (PEREGRINE_EXPERIMENTER, exp_type::WORKERS)
-    );
+    let [v13::Message::Experimenter(e)] = got.as_slice() else { panic!("{got:?}") };
+    assert_eq!((e.experimenter, e.exp_type), (PEREGRINE_EXPERIMENTER, exp_type::WORKERS));
     let v: serde_json::Value = serde_json::from_slice(&e.data).unwrap();
     let ws = v["workers"].as_array().unwrap();
     assert_eq!(ws.len(), 2, "{v}");
@@ -391,22 +352,13 @@ fn workers_request_reports_each_worker() {
     assert_eq!(w["worker"], 1);
     assert_eq!(w["thread"], serde_json::json!(thread));
     assert_eq!(w["packets"], 6);
-    assert_eq!(
-        (&w["cache_hits"], &w["cache_misses"]),
-        (&2.into(), &3.into())
-    );
+    assert_eq!((&w["cache_hits"], &w["cache_misses"]), (&2.into(), &3.into()));
     assert_eq!(w["drops"]["table_miss"], 2);
     assert_eq!(w["drops"]["meter"], 2);
     assert_eq!(w["drops"]["output"], 0);
     assert_eq!(w["parse_errors"], 1);
-    assert_eq!(
-        w["parse_errors_by_kind"],
-        serde_json::json!({"truncated_ethernet": 1})
-    );
-    assert_eq!(
-        (&w["packet_ins"], &w["packet_ins_dropped"]),
-        (&0.into(), &0.into())
-    );
+    assert_eq!(w["parse_errors_by_kind"], serde_json::json!({"truncated_ethernet": 1}));
+    assert_eq!((&w["packet_ins"], &w["packet_ins_dropped"]), (&0.into(), &0.into()));
 }
 
 /// A [`Shell`] over [`Rig::programmed`]'s agent, serving the metrics on loopback.
@@ -484,11 +436,7 @@ impl Client {
             }
         }
         let code = text.split(' ').nth(1).unwrap().parse().unwrap();
-        let mut r = Resp {
-            head: text,
-            code,
-            body: String::new(),
-        };
+        let mut r = Resp { head: text, code, body: String::new() };
         if !head {
             let len: usize = r.header("content-length").unwrap().parse().unwrap();
             let mut body = vec![0; len];
@@ -519,16 +467,14 @@ fn get_and_head_serve_the_metrics_on_one_kept_connection() {
     let r = c.response(false);
     assert!(r.head.starts_with("HTTP/1.1 200 OK\r\n"), "{}", r.head);
     assert!(
-        r.head
-            .contains("\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"),
+        r.head.contains("\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"),
         "{}",
         r.head
     );
     assert_eq!(r.header("content-length"), Some(&*r.body.len().to_string()));
     check_format(&r.body);
     assert!(
-        r.body
-            .contains("\nperegrine_port_rx_packets_total{port=\"1\",name=\"eth1\"} 3\n"),
+        r.body.contains("\nperegrine_port_rx_packets_total{port=\"1\",name=\"eth1\"} 3\n"),
         "{}",
         r.body
     );
@@ -549,10 +495,7 @@ fn get_and_head_serve_the_metrics_on_one_kept_connection() {
     assert!(c.rest().is_empty());
     // A busy address is an error for the caller.
     let e = super::serve_on(&s.shell, s.addr).unwrap_err();
-    assert!(
-        e.to_string().contains(&format!("listening on {}", s.addr)),
-        "{e}"
-    );
+    assert!(e.to_string().contains(&format!("listening on {}", s.addr)), "{e}");
     s.shell.stop();
 }
 
@@ -681,17 +624,9 @@ fn stalled_and_idle_clients_are_closed_and_hold_no_one_up() {
     assert_eq!(r.code, 200);
     assert!(start.elapsed() < READ_TIMEOUT / 2, "{:?}", start.elapsed());
     // The server closes all three, after READ_TIMEOUT without a request head.
-    for (what, c) in [
-        ("silent", &mut silent),
-        ("partial", &mut partial),
-        ("kept", &mut kept),
-    ] {
+    for (what, c) in [("silent", &mut silent), ("partial", &mut partial), ("kept", &mut kept)] {
         let got = c.rest();
-        assert!(
-            got.is_empty(),
-            "{what}: {:?}",
-            String::from_utf8_lossy(&got)
-        );
+        assert!(got.is_empty(), "{what}: {:?}", String::from_utf8_lossy(&got));
         let t = start.elapsed();
         assert!(
             t >= READ_TIMEOUT - Duration::from_millis(200) && t < READ_TIMEOUT * 2,
@@ -721,16 +656,11 @@ fn connections_beyond_the_limit_wait_for_a_free_place() {
 #[test]
 fn a_write_that_makes_no_progress_fails_after_the_write_timeout() {
     use tokio::io::AsyncWriteExt;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
         let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
         // A client that never reads.
-        let _client = tokio::net::TcpStream::connect(l.local_addr().unwrap())
-            .await
-            .unwrap();
+        let _client = tokio::net::TcpStream::connect(l.local_addr().unwrap()).await.unwrap();
         let (stream, _) = l.accept().await.unwrap();
         let mut w = WriteDeadline::new(stream);
         let chunk = vec![0u8; 1 << 16];
@@ -743,10 +673,7 @@ fn a_write_that_makes_no_progress_fails_after_the_write_timeout() {
         };
         assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
         let t = last_progress.elapsed();
-        assert!(
-            t >= WRITE_TIMEOUT && t < WRITE_TIMEOUT * 2,
-            "failed after {t:?}"
-        );
+        assert!(t >= WRITE_TIMEOUT && t < WRITE_TIMEOUT * 2, "failed after {t:?}");
     });
 }
 #[test]
@@ -759,10 +686,6 @@ fn a_request_body_is_not_waited_for() {
     let r = c.response(false);
     assert_eq!(r.code, 405, "{}", r.head);
     assert!(c.rest().is_empty());
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        start.elapsed()
-    );
+    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
     s.shell.stop();
 }

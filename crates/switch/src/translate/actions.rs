@@ -54,16 +54,10 @@ pub fn actions_to_datapath(actions: &[OfAction]) -> Result<Vec<Action>, Translat
 /// [`OfAction::validate_action_set`]; refuses two set-fields that share a datapath place.
 pub fn action_set_to_datapath(actions: &[OfAction]) -> Result<Vec<Action>, TranslateError> {
     OfAction::validate_action_set(actions).map_err(TranslateError::Invalid)?;
-    let out = actions
-        .iter()
-        .map(action_to_datapath)
-        .collect::<Result<Vec<_>, _>>()?;
+    let out = actions.iter().map(action_to_datapath).collect::<Result<Vec<_>, _>>()?;
     for (i, a) in out.iter().enumerate() {
         if let Action::SetField(f, _) = a {
-            if out[..i]
-                .iter()
-                .any(|b| matches!(b, Action::SetField(g, _) if g == f))
-            {
+            if out[..i].iter().any(|b| matches!(b, Action::SetField(g, _) if g == f)) {
                 return Err(TranslateError::SharedSetField(*f));
             }
         }
@@ -74,10 +68,7 @@ pub fn action_set_to_datapath(actions: &[OfAction]) -> Result<Vec<Action>, Trans
 /// Translates one action that passed validation.
 fn action_to_datapath(a: &OfAction) -> Result<Action, TranslateError> {
     Ok(match *a {
-        OfAction::Output {
-            port: port::CONTROLLER,
-            max_len,
-        } => Action::Controller { max_len },
+        OfAction::Output { port: port::CONTROLLER, max_len } => Action::Controller { max_len },
         OfAction::Output { port, .. } => Action::Output(port),
         OfAction::CopyTtlOut => Action::CopyTtlOut,
         OfAction::CopyTtlIn => Action::CopyTtlIn,
@@ -103,12 +94,7 @@ fn action_to_datapath(a: &OfAction) -> Result<Action, TranslateError> {
 /// A validated set-field: an unmasked basic field that is a header field.
 fn set_field(oxm: &Oxm) -> Result<Action, TranslateError> {
     match field_value(oxm) {
-        Some(FieldValue {
-            field,
-            value,
-            mask: None,
-            ..
-        }) => Ok(Action::SetField(field, value)),
+        Some(FieldValue { field, value, mask: None, .. }) => Ok(Action::SetField(field, value)),
         // Validation refuses masks and other classes; kept total rather than panicking.
         _ => Err(TranslateError::Invalid(openflow::OfpError::new(
             openflow::ErrorKind::BAD_ACTION_BAD_SET_TYPE,

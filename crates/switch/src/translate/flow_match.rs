@@ -36,10 +36,7 @@ pub fn match_to_flow(m: &Match) -> Result<FlowMatch, TranslateError> {
     if let Some(Oxm::Other { class, field, .. }) =
         m.fields.iter().find(|o| matches!(o, Oxm::Other { .. }))
     {
-        return Err(TranslateError::UnsupportedField {
-            class: *class,
-            field: *field,
-        });
+        return Err(TranslateError::UnsupportedField { class: *class, field: *field });
     }
     m.validate().map_err(TranslateError::Invalid)?;
     let in_port = m.fields.iter().find_map(|o| match *o {
@@ -82,18 +79,10 @@ fn mac(m: MacAddr) -> u128 {
 /// [`Oxm::Other`] (no basic field).
 pub(crate) fn field_value(oxm: &Oxm) -> Option<FieldValue> {
     fn fv<T: Into<u128>>(field: Field, value: T, mask: Option<T>) -> FieldValue {
-        FieldValue {
-            field,
-            value: value.into(),
-            mask: mask.map(Into::into),
-        }
+        FieldValue { field, value: value.into(), mask: mask.map(Into::into) }
     }
     fn fmac(field: Field, value: MacAddr, mask: Option<MacAddr>) -> FieldValue {
-        FieldValue {
-            field,
-            value: mac(value),
-            mask: mask.map(mac),
-        }
+        FieldValue { field, value: mac(value), mask: mask.map(mac) }
     }
     fn v4(field: Field, value: std::net::Ipv4Addr, mask: Option<std::net::Ipv4Addr>) -> FieldValue {
         fv(field, u32::from(value), mask.map(u32::from))

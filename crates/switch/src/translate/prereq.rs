@@ -93,11 +93,7 @@ impl<'a, 'g> Walk<'a, 'g> {
         groups: &'a dyn Fn(u32) -> Option<&'g [Bucket]>,
         done: &'a RefCell<HashSet<(u32, Facts)>>,
     ) -> Walk<'a, 'g> {
-        Walk {
-            groups,
-            depth: 0,
-            done,
-        }
+        Walk { groups, depth: 0, done }
     }
 
     /// An action list run in order (apply-actions).
@@ -126,10 +122,7 @@ impl<'a, 'g> Walk<'a, 'g> {
             |a| matches!(a, Action::PushVlan(_)),
         ];
         for kind in kinds {
-            actions
-                .iter()
-                .filter(|a| kind(a))
-                .for_each(|a| change(a, facts));
+            actions.iter().filter(|a| kind(a)).for_each(|a| change(a, facts));
         }
         let before = *facts;
         for a in actions {
@@ -153,11 +146,7 @@ impl<'a, 'g> Walk<'a, 'g> {
         let Some(buckets) = (self.groups)(id) else {
             return Ok(());
         };
-        let inner = Walk {
-            groups: self.groups,
-            depth: self.depth + 1,
-            done: self.done,
-        };
+        let inner = Walk { groups: self.groups, depth: self.depth + 1, done: self.done };
         for (i, b) in buckets.iter().enumerate() {
             inner.set(&b.actions, &mut facts.clone()).map_err(|mut e| {
                 e.error.detail = format!("group {id} bucket {i}: {}", e.error.detail);
@@ -198,18 +187,9 @@ fn change(a: &Action, facts: &mut Facts) {
         }
         Action::PopMpls(t) => facts.eth_type = Some(t),
         Action::PushPbb(_) => {
-            *facts = Facts {
-                in_port: facts.in_port,
-                eth_type: Some(ETH_PBB),
-                ..Facts::default()
-            }
+            *facts = Facts { in_port: facts.in_port, eth_type: Some(ETH_PBB), ..Facts::default() }
         }
-        Action::PopPbb => {
-            *facts = Facts {
-                in_port: facts.in_port,
-                ..Facts::default()
-            }
-        }
+        Action::PopPbb => *facts = Facts { in_port: facts.in_port, ..Facts::default() },
         _ => {}
     }
 }

@@ -80,11 +80,8 @@ pub struct PacketFacts {
 
 impl PacketFacts {
     /// Nothing known (a buffered packet-out).
-    pub const UNKNOWN: PacketFacts = PacketFacts {
-        tag: Tag::Unknown,
-        dl_type: None,
-        nw_proto: None,
-    };
+    pub const UNKNOWN: PacketFacts =
+        PacketFacts { tag: Tag::Unknown, dl_type: None, nw_proto: None };
 
     /// What a 1.0 match says about every packet it matches: the tag from `dl_vlan`
     /// (`OFP_VLAN_NONE` untagged, another VID tagged) or from a matched PCP (tagged, as
@@ -105,11 +102,7 @@ impl PacketFacts {
         let dl_type = (!m.is_wildcarded(fw::DL_TYPE)).then_some(m.dl_type);
         let nw_proto =
             (dl_type == Some(ETH_TYPE_IP) && !m.is_wildcarded(fw::NW_PROTO)).then_some(m.nw_proto);
-        PacketFacts {
-            tag,
-            dl_type,
-            nw_proto,
-        }
+        PacketFacts { tag, dl_type, nw_proto }
     }
 
     /// What a frame's bytes say (a packet-out with data). An 802.1Q tag makes it tagged
@@ -117,10 +110,7 @@ impl PacketFacts {
     /// unknown (the datapath sees a tag, 1.0 does not) and `dl_type` 0x88a8 (as 1.0 reads
     /// it); a frame shorter than an Ethernet header says nothing.
     pub fn of_frame(data: &[u8]) -> PacketFacts {
-        let be16 = |at: usize| {
-            data.get(at..at + 2)
-                .map(|b| u16::from_be_bytes([b[0], b[1]]))
-        };
+        let be16 = |at: usize| data.get(at..at + 2).map(|b| u16::from_be_bytes([b[0], b[1]]));
         let Some(outer) = be16(12) else {
             return PacketFacts::UNKNOWN;
         };
@@ -129,16 +119,8 @@ impl PacketFacts {
             TPID_8021AD => (Tag::Unknown, Some(outer), 14),
             t => (Tag::Untagged, Some(t), 14),
         };
-        let nw_proto = if dl_type == Some(ETH_TYPE_IP) {
-            data.get(l3 + 9).copied()
-        } else {
-            None
-        };
-        PacketFacts {
-            tag,
-            dl_type,
-            nw_proto,
-        }
+        let nw_proto = if dl_type == Some(ETH_TYPE_IP) { data.get(l3 + 9).copied() } else { None };
+        PacketFacts { tag, dl_type, nw_proto }
     }
 
     fn is_ipv4(&self) -> bool {
@@ -150,10 +132,7 @@ impl PacketFacts {
 /// [`Action10::validate`] checked already; kept total).
 fn conditional(a: &Action10) -> Result<Action13, OfpError> {
     conditional_to_v13(a).ok_or_else(|| {
-        OfpError::new(
-            ErrorKind::BAD_ACTION_BAD_ARGUMENT,
-            format!("{a:?}: argument out of range"),
-        )
+        OfpError::new(ErrorKind::BAD_ACTION_BAD_ARGUMENT, format!("{a:?}: argument out of range"))
     })
 }
 
@@ -200,10 +179,7 @@ pub fn actions_to_v13(actions: &[Action10], facts: PacketFacts) -> Result<Vec<Ac
             }
             Action10::Enqueue { port, queue_id } => {
                 out.push(Action13::SetQueue(queue_id));
-                out.push(Action13::Output {
-                    port: port_no_to_v13(port),
-                    max_len: 0,
-                });
+                out.push(Action13::Output { port: port_no_to_v13(port), max_len: 0 });
                 queued = true;
             }
             Action10::SetVlanVid(vid) => {

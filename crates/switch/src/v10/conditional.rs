@@ -53,20 +53,13 @@ pub fn conditional_to_v13(a: &Action10) -> Option<Action13> {
     data.extend_from_slice(&ty.to_be_bytes());
     data.extend_from_slice(&[0, 0]);
     data.extend_from_slice(&arg.to_be_bytes());
-    Some(Action13::Experimenter {
-        experimenter: PEREGRINE_EXPERIMENTER,
-        data,
-    })
+    Some(Action13::Experimenter { experimenter: PEREGRINE_EXPERIMENTER, data })
 }
 
 /// The 1.0 action a 1.3 action carries, if it is this module's experimenter action
 /// (exactly as [`conditional_to_v13`] makes it).
 pub fn conditional_from_v13(a: &Action13) -> Option<Action10> {
-    let Action13::Experimenter {
-        experimenter: PEREGRINE_EXPERIMENTER,
-        data,
-    } = a
-    else {
+    let Action13::Experimenter { experimenter: PEREGRINE_EXPERIMENTER, data } = a else {
         return None;
     };
     let [t0, t1, 0, 0, a0, a1, a2, a3] = data[..] else {

@@ -17,11 +17,7 @@ use openflow::{ErrorKind, OfpError};
 /// [`openflow::error_reply`]).
 pub fn error_to_v10(err: &OfpError, offending: &[u8]) -> ErrorMsg10 {
     let (err_type, code) = err.kind.to_v10();
-    ErrorMsg10 {
-        err_type,
-        code,
-        data: offending[..offending.len().min(ERROR_DATA_LEN)].to_vec(),
-    }
+    ErrorMsg10 { err_type, code, data: offending[..offending.len().min(ERROR_DATA_LEN)].to_vec() }
 }
 
 /// A 1.3 `OFPT_ERROR` body as a 1.0 one (type and code by [`ErrorKind::to_v10`], data
@@ -30,11 +26,7 @@ pub fn error_msg_to_v10(e: &ErrorMsg13) -> Result<ErrorMsg10, OfpError> {
     match e {
         ErrorMsg13::Standard { kind, data } => {
             let (err_type, code) = kind.to_v10();
-            Ok(ErrorMsg10 {
-                err_type,
-                code,
-                data: data.clone(),
-            })
+            Ok(ErrorMsg10 { err_type, code, data: data.clone() })
         }
         ErrorMsg13::Experimenter { experimenter, .. } => Err(OfpError::new(
             ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER,

@@ -67,10 +67,7 @@ impl FlowModV13 {
     /// The flow-mod for one table: `flow_mod` with that table id (a modify is applied
     /// this way to each table it selects entries in, 1.3 having no all-tables modify).
     pub fn per_table(&self, table_id: u8) -> FlowMod13 {
-        FlowMod13 {
-            table_id,
-            ..self.flow_mod.clone()
-        }
+        FlowMod13 { table_id, ..self.flow_mod.clone() }
     }
 }
 
@@ -90,10 +87,7 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
     if fm.flags & !known != 0 {
         return Err(OfpError::new(
             ErrorKind::FLOW_MOD_FAILED_BAD_FLAGS,
-            format!(
-                "flow-mod flags {:#06x} set bits OpenFlow 1.0 does not define",
-                fm.flags
-            ),
+            format!("flow-mod flags {:#06x} set bits OpenFlow 1.0 does not define", fm.flags),
         ));
     }
     // `validate` refused an unknown command already; kept total.
@@ -116,11 +110,7 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
     if fm.flags & f10::CHECK_OVERLAP != 0 {
         flags |= f13::CHECK_OVERLAP;
     }
-    let priority = if fm.match_.wildcards & fw::ALL == 0 {
-        EXACT_PRIORITY
-    } else {
-        fm.priority
-    };
+    let priority = if fm.match_.wildcards & fw::ALL == 0 { EXACT_PRIORITY } else { fm.priority };
     let mut flow_mod = FlowMod13 {
         cookie: fm.cookie,
         cookie_mask: 0,
@@ -149,10 +139,7 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
     if command == Cmd::Add {
         flow_mod.flags |= f13::RESET_COUNTS;
     }
-    Ok(FlowModV13 {
-        flow_mod,
-        add_if_unmatched,
-    })
+    Ok(FlowModV13 { flow_mod, add_if_unmatched })
 }
 
 /// A 1.3 flow-removed as a 1.0 one (module comment); the error of [`match_from_v13`]

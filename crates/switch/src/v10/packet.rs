@@ -28,38 +28,22 @@ use super::ports::port_no_from_v13;
 
 /// Translates a 1.0 packet-out (module comment); the errors of [`actions_to_v13`].
 pub fn packet_out_to_v13(po: &PacketOut10) -> Result<PacketOut13, OfpError> {
-    let facts = if po.data.is_empty() {
-        PacketFacts::UNKNOWN
-    } else {
-        PacketFacts::of_frame(&po.data)
-    };
+    let facts =
+        if po.data.is_empty() { PacketFacts::UNKNOWN } else { PacketFacts::of_frame(&po.data) };
     // The packet-out type holds 1.3 numbers: 1.0's OFPP_NONE is 1.3's OFPP_ANY.
     let no_in_port = po.in_port == p13::ANY;
     let to_in_port = |a: &Action10| {
         matches!(
             *a,
-            Action10::Output {
-                port: p10::IN_PORT,
-                ..
-            } | Action10::Enqueue {
-                port: p10::IN_PORT,
-                ..
-            }
+            Action10::Output { port: p10::IN_PORT, .. }
+                | Action10::Enqueue { port: p10::IN_PORT, .. }
         )
     };
-    let actions: Vec<Action10> = po
-        .actions
-        .iter()
-        .filter(|a| !(no_in_port && to_in_port(a)))
-        .cloned()
-        .collect();
+    let actions: Vec<Action10> =
+        po.actions.iter().filter(|a| !(no_in_port && to_in_port(a))).cloned().collect();
     Ok(PacketOut13 {
         buffer_id: po.buffer_id,
-        in_port: if no_in_port {
-            p13::CONTROLLER
-        } else {
-            po.in_port
-        },
+        in_port: if no_in_port { p13::CONTROLLER } else { po.in_port },
         actions: actions_to_v13(&actions, facts)?,
         data: po.data.clone(),
     })

@@ -56,10 +56,7 @@ pub fn port_to_v10(p: &Port) -> Result<Port, OfpError> {
 /// The port-status a 1.0 controller is sent: the same message, if its port has a 1.0
 /// number ([`port_to_v10`]).
 pub fn port_status_to_v10(s: &PortStatus) -> Result<PortStatus, OfpError> {
-    Ok(PortStatus {
-        reason: s.reason,
-        port: port_to_v10(&s.port)?,
-    })
+    Ok(PortStatus { reason: s.reason, port: port_to_v10(&s.port)? })
 }
 
 /// A 1.0 port-mod as a 1.3 one: the number renumbered (so `OFPP_NONE` and the reserved

@@ -72,15 +72,9 @@ pub fn stats_request_to_v13(req: &StatsRequest) -> Result<MultipartRequest, OfpE
         StatsRequestBody::Flow(r) => Req13::Flow(flow_request_to_v13(r)),
         StatsRequestBody::Aggregate(r) => Req13::Aggregate(flow_request_to_v13(r)),
         StatsRequestBody::Table => Req13::Table,
-        StatsRequestBody::Port(p) => Req13::PortStats {
-            port_no: port_no_to_v13(p.port_no),
-        },
+        StatsRequestBody::Port(p) => Req13::PortStats { port_no: port_no_to_v13(p.port_no) },
         StatsRequestBody::Queue(q) => Req13::Queue {
-            port_no: if q.port_no == p10::ALL {
-                p13::ANY
-            } else {
-                port_no_to_v13(q.port_no)
-            },
+            port_no: if q.port_no == p10::ALL { p13::ANY } else { port_no_to_v13(q.port_no) },
             queue_id: q.queue_id,
         },
         StatsRequestBody::Vendor { vendor, .. } => {
@@ -113,25 +107,22 @@ pub fn flow_stats_to_v10(f: &FlowStats13) -> Option<FlowStats10> {
     let match_ = match_from_v13(&f.match_).ok()?;
     let actions = instructions_from_v13(&f.instructions, PacketFacts::of_match(&match_)).ok()?;
     // 1.0 entries have no flags.
-    Some(FlowStats10 {
-        flags: 0,
-        ..f.with(match_, actions)
-    })
+    Some(FlowStats10 { flags: 0, ..f.with(match_, actions) })
 }
 
 /// The aggregate of the entries of `flows` that a 1.0 controller sees
 /// ([`flow_stats_to_v10`]): the answer to a 1.0 aggregate request whose selection gave
 /// `flows`, so that it counts what the 1.0 flow dump of the same request lists.
 pub fn aggregate_to_v10(flows: &[FlowStats13]) -> AggregateStats {
-    flows
-        .iter()
-        .filter(|f| flow_stats_to_v10(f).is_some())
-        .fold(AggregateStats::default(), |mut a, f| {
+    flows.iter().filter(|f| flow_stats_to_v10(f).is_some()).fold(
+        AggregateStats::default(),
+        |mut a, f| {
             a.packet_count += f.packet_count;
             a.byte_count += f.byte_count;
             a.flow_count += 1;
             a
-        })
+        },
+    )
 }
 
 /// Sets each table's `active_count` to the number of entries of `flows` (every table's
@@ -156,16 +147,10 @@ pub fn stats_reply_to_v10(rep: &MultipartReply) -> Result<StatsReply, OfpError> 
         Reply13::Table(v) => StatsReplyBody::Table(v.iter().map(table_stats_to_v10).collect()),
         // One type in both versions: the entries whose port has a 1.0 number, as they are.
         Reply13::PortStats(v) => StatsReplyBody::Port(
-            v.iter()
-                .filter(|p| port_no_from_v13(p.port_no).is_ok())
-                .copied()
-                .collect(),
+            v.iter().filter(|p| port_no_from_v13(p.port_no).is_ok()).copied().collect(),
         ),
         Reply13::Queue(v) => StatsReplyBody::Queue(
-            v.iter()
-                .filter(|q| port_no_from_v13(q.port_no).is_ok())
-                .copied()
-                .collect(),
+            v.iter().filter(|q| port_no_from_v13(q.port_no).is_ok()).copied().collect(),
         ),
         other => {
             return Err(OfpError::new(
@@ -174,10 +159,7 @@ pub fn stats_reply_to_v10(rep: &MultipartReply) -> Result<StatsReply, OfpError> 
             ))
         }
     };
-    Ok(StatsReply {
-        flags: rep.flags & OFPSF_REPLY_MORE,
-        body,
-    })
+    Ok(StatsReply { flags: rep.flags & OFPSF_REPLY_MORE, body })
 }
 
 /// Cuts a stats reply into replies whose bodies each encode to at most `max_body` bytes

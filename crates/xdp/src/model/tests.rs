@@ -45,11 +45,7 @@ impl Default for Spec {
 
 /// [`ipv4`] of the default spec but for the VLAN tag (TPID, TCI) and the protocol.
 fn ipv4_of(tag: Option<(u16, u16)>, proto: u8) -> Vec<u8> {
-    ipv4(&Spec {
-        tag,
-        proto,
-        ..Spec::default()
-    })
+    ipv4(&Spec { tag, proto, ..Spec::default() })
 }
 
 /// An Ethernet/IPv4 frame with valid IP and L4 checksums.
@@ -139,44 +135,19 @@ fn frames() -> Vec<Vec<u8>> {
     for tag in [None, Some((0x8100, 0x6005)), Some((0x88a8, 0xf123))] {
         for proto in [TCP, UDP, ICMP, 47, SCTP] {
             v.push(ipv4_of(tag, proto));
-            v.push(ipv4(&Spec {
-                tag,
-                proto,
-                ihl_words: 7,
-                ..Spec::default()
-            }));
-            v.push(ipv4(&Spec {
-                tag,
-                proto,
-                frag: 0x2000,
-                ..Spec::default()
-            }));
-            v.push(ipv4(&Spec {
-                tag,
-                proto,
-                frag: 0x0010,
-                ..Spec::default()
-            }));
+            v.push(ipv4(&Spec { tag, proto, ihl_words: 7, ..Spec::default() }));
+            v.push(ipv4(&Spec { tag, proto, frag: 0x2000, ..Spec::default() }));
+            v.push(ipv4(&Spec { tag, proto, frag: 0x0010, ..Spec::default() }));
         }
         // TCP with options, with a bad data offset, with options past the end.
         for (doff, len) in [(0x80, 32), (0x40, 20), (0xf0, 24)] {
             let mut t = vec![0u8; len];
             t[12] = doff;
-            v.push(ipv4(&Spec {
-                tag,
-                proto: TCP,
-                l4: t,
-                ..Spec::default()
-            }));
+            v.push(ipv4(&Spec { tag, proto: TCP, l4: t, ..Spec::default() }));
         }
         // L4 headers cut short inside the IP length.
         for (proto, len) in [(TCP, 12), (UDP, 6), (ICMP, 3)] {
-            v.push(ipv4(&Spec {
-                tag,
-                proto,
-                l4: vec![0x11; len],
-                ..Spec::default()
-            }));
+            v.push(ipv4(&Spec { tag, proto, l4: vec![0x11; len], ..Spec::default() }));
         }
     }
     // Truncated IP, bad version, bad IHL, total length < IHL.
@@ -193,9 +164,7 @@ fn frames() -> Vec<Vec<u8>> {
     b[16..18].copy_from_slice(&10u16.to_be_bytes());
     v.push(b);
     // Non-IP and L2 edge cases.
-    for ty in [
-        0x88cc, 0x0806, 0x86dd, 0x8847, 0x8848, 0x88e7, 0x0600, 0x05dc, 0x9000,
-    ] {
+    for ty in [0x88cc, 0x0806, 0x86dd, 0x8847, 0x8848, 0x88e7, 0x0600, 0x05dc, 0x9000] {
         v.push(l2(&[], ty, 46));
         v.push(l2(&[(0x8100, 7)], ty, 46));
     }
@@ -231,11 +200,7 @@ fn parse_agrees_with_the_userspace_parser() {
 
 #[test]
 fn parse_reads_the_fields() {
-    let f = ipv4(&Spec {
-        tag: Some((0x8100, 0xa00a)),
-        proto: ICMP,
-        ..Spec::default()
-    });
+    let f = ipv4(&Spec { tag: Some((0x8100, 0xa00a)), proto: ICMP, ..Spec::default() });
     let k = parse(&f, 3).unwrap();
     assert_eq!(k.in_port, 3);
     assert_eq!((k.vlan_vid, k.vlan_pcp), (0x100a, 5));
@@ -289,10 +254,7 @@ fn actions(e: &FpEntry) -> Vec<Action> {
         a.push(Action::PushVlan(e.vlan_tpid));
     }
     if f & (FP_VLAN_PUSH | FP_VLAN_SET) != 0 {
-        a.push(Action::SetField(
-            Field::VlanVid,
-            (0x1000 | (e.vlan_tci & 0x0fff)).into(),
-        ));
+        a.push(Action::SetField(Field::VlanVid, (0x1000 | (e.vlan_tci & 0x0fff)).into()));
         a.push(Action::SetField(Field::VlanPcp, (e.vlan_tci >> 13).into()));
     }
     a.push(Action::Output(2));
@@ -340,24 +302,10 @@ fn entries() -> Vec<FpEntry> {
     ] {
         v.push(FpEntry { flags, ..base });
     }
-    v.push(FpEntry {
-        flags: FP_VLAN_PUSH,
-        vlan_tpid: 0x88a8,
-        vlan_tci: 0xe001,
-        ..base
-    });
+    v.push(FpEntry { flags: FP_VLAN_PUSH, vlan_tpid: 0x88a8, vlan_tci: 0xe001, ..base });
     // Values whose checksum arithmetic meets the 0 / 0xffff corner.
-    v.push(FpEntry {
-        flags: FP_SET_IPV4_SRC | FP_SET_TP_SRC,
-        ipv4_src: 0,
-        tp_src: 0,
-        ..base
-    });
-    v.push(FpEntry {
-        flags: FP_SET_IPV4_DST,
-        ipv4_dst: 0xffff_ffff,
-        ..base
-    });
+    v.push(FpEntry { flags: FP_SET_IPV4_SRC | FP_SET_TP_SRC, ipv4_src: 0, tp_src: 0, ..base });
+    v.push(FpEntry { flags: FP_SET_IPV4_DST, ipv4_dst: 0xffff_ffff, ..base });
     v
 }
 
@@ -375,12 +323,7 @@ fn rewrites_equal_the_userspace_rewrites() {
         for proto in [TCP, UDP, ICMP, 47] {
             frames.push(ipv4_of(tag, proto));
         }
-        frames.push(ipv4(&Spec {
-            tag,
-            proto: UDP,
-            udp_csum_zero: true,
-            ..Spec::default()
-        }));
+        frames.push(ipv4(&Spec { tag, proto: UDP, udp_csum_zero: true, ..Spec::default() }));
         frames.push(ipv4(&Spec {
             tag,
             proto: TCP,
@@ -408,18 +351,12 @@ fn rewrites_equal_the_userspace_rewrites() {
             }
         }
     }
-    assert!(
-        compared > 150 && refused > 20,
-        "{compared} compared, {refused} refused"
-    );
+    assert!(compared > 150 && refused > 20, "{compared} compared, {refused} refused");
 }
 
 #[test]
 fn rewrites_missing_headers_are_refused() {
-    let icmp = ipv4(&Spec {
-        proto: ICMP,
-        ..Spec::default()
-    });
+    let icmp = ipv4(&Spec { proto: ICMP, ..Spec::default() });
     let arpish = l2(&[], 0x88cc, 46);
     let tagged = l2(&[(0x8100, 1)], 0x88cc, 46);
     for (frame, flags) in [
@@ -429,10 +366,7 @@ fn rewrites_missing_headers_are_refused() {
         (&tagged, FP_VLAN_PUSH),
         (&arpish, FP_VLAN_SET),
     ] {
-        let e = FpEntry {
-            flags,
-            ..FpEntry::default()
-        };
+        let e = FpEntry { flags, ..FpEntry::default() };
         assert_eq!(apply(frame, &e), None, "flags {flags:#x}");
     }
     // Pop then push replaces the tag.
@@ -449,11 +383,7 @@ fn rewrites_missing_headers_are_refused() {
 
 #[test]
 fn udp_checksum_zero_stays_zero() {
-    let f = ipv4(&Spec {
-        proto: UDP,
-        udp_csum_zero: true,
-        ..Spec::default()
-    });
+    let f = ipv4(&Spec { proto: UDP, udp_csum_zero: true, ..Spec::default() });
     let e = FpEntry {
         flags: FP_SET_IPV4_SRC | FP_SET_TP_DST,
         ipv4_src: 0x0102_0304,
@@ -507,12 +437,7 @@ fn unfinished_checksums_are_finished_as_user_space_finishes_them() {
                     }
                 };
                 l4.extend((0..payload).map(|i| (i * 31 + 7) as u8));
-                let full = ipv4(&Spec {
-                    tag,
-                    proto,
-                    l4,
-                    ..Spec::default()
-                });
+                let full = ipv4(&Spec { tag, proto, l4, ..Spec::default() });
                 let part = offloaded(&full);
                 assert_ne!(part, full);
                 let key = parse(&part, 1).expect("an offloaded frame parses");
@@ -536,11 +461,7 @@ fn unfinished_checksums_are_finished_as_user_space_finishes_them() {
     let mut long = vec![0x30, 0x39, 0, 53, 0, 0, 0, 0];
     long[4..6].copy_from_slice(&((8 + CSUM_MAX) as u16).to_be_bytes());
     long.resize(8 + CSUM_MAX, 1);
-    let part = offloaded(&ipv4(&Spec {
-        proto: UDP,
-        l4: long,
-        ..Spec::default()
-    }));
+    let part = offloaded(&ipv4(&Spec { proto: UDP, l4: long, ..Spec::default() }));
     assert!(parse(&part, 1).is_some());
     assert_eq!(apply(&part, &FpEntry::default()), None);
 }

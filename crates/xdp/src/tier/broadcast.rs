@@ -83,11 +83,7 @@ impl KernelTier {
             t.groups[free] = Group::default();
             return None;
         }
-        t.groups[free] = Group {
-            slots: slots.to_vec(),
-            unused_since: None,
-            synced: true,
-        };
+        t.groups[free] = Group { slots: slots.to_vec(), unused_since: None, synced: true };
         Some(free as u32)
     }
 }

@@ -92,53 +92,26 @@ pub fn entry_for(before: &[u8], after: Option<&[u8]>) -> Result<FpEntry, &'stati
     }
     let ipv4 = ethernet::ethertype_at(&b, TAG_AT) == Some(ethertype::IPV4);
     // Both frames are as long as each other (checked above).
-    if let (true, Some(ib), Some(ia)) = (
-        ipv4,
-        Ipv4Header::new_checked_at(&b, L3),
-        Ipv4Header::new_checked_at(&a, L3),
-    ) {
+    if let (true, Some(ib), Some(ia)) =
+        (ipv4, Ipv4Header::new_checked_at(&b, L3), Ipv4Header::new_checked_at(&a, L3))
+    {
         let f = &mut e.flags;
         changed(f, FP_SET_TOS, &mut e.ip_tos, ib.tos(), ia.tos());
         changed(f, FP_SET_TTL, &mut e.ip_ttl, ib.ttl(), ia.ttl());
-        changed(
-            f,
-            FP_SET_IPV4_SRC,
-            &mut e.ipv4_src,
-            ib.src_addr(),
-            ia.src_addr(),
-        );
-        changed(
-            f,
-            FP_SET_IPV4_DST,
-            &mut e.ipv4_dst,
-            ib.dst_addr(),
-            ia.dst_addr(),
-        );
+        changed(f, FP_SET_IPV4_SRC, &mut e.ipv4_src, ib.src_addr(), ia.src_addr());
+        changed(f, FP_SET_IPV4_DST, &mut e.ipv4_dst, ib.dst_addr(), ia.dst_addr());
         let l4 = L3 + ib.header_len();
         let tcp_udp = matches!(ib.protocol(), ip_proto::TCP | ip_proto::UDP);
         // TCP and UDP have their ports in the same place.
         let port = |f: &[u8], r: std::ops::Range<usize>| {
-            f.get(l4 + r.start..l4 + r.end)
-                .map_or(0, |p| u16::from_be_bytes([p[0], p[1]]))
+            f.get(l4 + r.start..l4 + r.end).map_or(0, |p| u16::from_be_bytes([p[0], p[1]]))
         };
         if tcp_udp && b.len() >= l4 + udp::field::DST_PORT.end {
             // Both frames hold both ports (they are as long as each other).
             let (src, dst) = (udp::field::SRC_PORT, udp::field::DST_PORT);
             let f = &mut e.flags;
-            changed(
-                f,
-                FP_SET_TP_SRC,
-                &mut e.tp_src,
-                port(&b, src.clone()),
-                port(&a, src),
-            );
-            changed(
-                f,
-                FP_SET_TP_DST,
-                &mut e.tp_dst,
-                port(&b, dst.clone()),
-                port(&a, dst),
-            );
+            changed(f, FP_SET_TP_SRC, &mut e.tp_src, port(&b, src.clone()), port(&a, src));
+            changed(f, FP_SET_TP_DST, &mut e.tp_dst, port(&b, dst.clone()), port(&a, dst));
         }
     }
     if e.flags & FP_MPLS_FLAGS != 0 && e.flags & (FP_SET_TP_SRC | FP_SET_TP_DST) != 0 {
@@ -202,10 +175,10 @@ fn mpls_change(e: &mut FpEntry, b: &[u8], a: Vec<u8>) -> Result<Vec<u8>, &'stati
             a[ENTRY].copy_from_slice(&b[ENTRY]);
             Ok(a)
         }
-        (true, true) if a.len() == b.len() + mpls::ENTRY_LEN => Err(
-            "it pushes an MPLS label stack entry onto a label stack (the kernel pushes onto \
-             frames without one)",
-        ),
+        (true, true) if a.len() == b.len() + mpls::ENTRY_LEN => {
+            Err("it pushes an MPLS label stack entry onto a label stack (the kernel pushes onto \
+             frames without one)")
+        }
         _ => Err("its MPLS rewrite is not one the kernel program does"),
     }
 }
@@ -234,12 +207,7 @@ pub fn mpls_ttl(
         return Ok(());
     };
     let missing = "a frame sent has no MPLS label stack entry";
-    let ttl = |f: &[u8]| {
-        untagged(f)
-            .get(L3 + mpls::field::TTL)
-            .copied()
-            .ok_or(missing)
-    };
+    let ttl = |f: &[u8]| untagged(f).get(L3 + mpls::field::TTL).copied().ok_or(missing);
     let mut seen = vec![(ttl(input)?, ttl(after)?)];
     for v in variants.iter().filter(|v| v.same_path) {
         seen.push((v.ttl, ttl(v.output.as_deref().ok_or(missing)?)?));
@@ -265,9 +233,7 @@ mod tests {
 
     fn udp_frame() -> Vec<u8> {
         let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
-        f.extend_from_slice(&[
-            0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-        ]);
+        f.extend_from_slice(&[0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2]);
         f.extend_from_slice(&[0x03, 0xe8, 0x07, 0xd0, 0, 8, 0, 0]);
         f
     }
@@ -281,10 +247,7 @@ mod tests {
         a[14 + 16..14 + 20].copy_from_slice(&[10, 0, 0, 9]);
         a[34..36].copy_from_slice(&[0x13, 0x88]);
         let e = entry_for(&b, Some(&a)).unwrap();
-        assert_eq!(
-            e.flags,
-            FP_SET_ETH_DST | FP_SET_TTL | FP_SET_IPV4_DST | FP_SET_TP_SRC
-        );
+        assert_eq!(e.flags, FP_SET_ETH_DST | FP_SET_TTL | FP_SET_IPV4_DST | FP_SET_TP_SRC);
         assert_eq!(e.eth_dst, [2, 0, 0, 0, 0, 9]);
         assert_eq!((e.ip_ttl, e.ipv4_dst, e.tp_src), (63, 0x0a00_0009, 5000));
     }
@@ -322,13 +285,7 @@ mod tests {
     /// `f` with `entry` (its ethertype set to `ty`) after its MACs and tag.
     fn pushed(f: &[u8], ty: u16, entry: u32) -> Vec<u8> {
         let et = if tag(f).is_some() { 16 } else { 12 };
-        [
-            &f[..et],
-            &ty.to_be_bytes(),
-            &entry.to_be_bytes(),
-            &f[et + 2..],
-        ]
-        .concat()
+        [&f[..et], &ty.to_be_bytes(), &entry.to_be_bytes(), &f[et + 2..]].concat()
     }
 
     #[test]
@@ -340,21 +297,14 @@ mod tests {
         a[0] = 9;
         let a = pushed(&a, 0x8848, lse(1000, 5, 1, 63));
         let e = entry_for(&b, Some(&a)).unwrap();
-        assert_eq!(
-            e.flags,
-            FP_MPLS_PUSH | FP_MPLS_MCAST | FP_SET_TTL | FP_SET_ETH_DST
-        );
+        assert_eq!(e.flags, FP_MPLS_PUSH | FP_MPLS_MCAST | FP_SET_TTL | FP_SET_ETH_DST);
         assert_eq!(e.mpls_word(), lse(1000, 5, 1, 63));
         // On a tagged frame, with the tag popped.
         let tagged = [&b[..12], &[0x81, 0x00, 0x20, 0x05], &b[12..]].concat();
         let e = entry_for(&tagged, Some(&pushed(&b, 0x8847, lse(1, 0, 1, 64)))).unwrap();
         assert_eq!(e.flags, FP_MPLS_PUSH | FP_VLAN_POP);
         // Two entries, and a push with a port rewrite, are not done.
-        let twice = pushed(
-            &pushed(&b, 0x8847, lse(1, 0, 1, 64)),
-            0x8847,
-            lse(2, 0, 0, 64),
-        );
+        let twice = pushed(&pushed(&b, 0x8847, lse(1, 0, 1, 64)), 0x8847, lse(2, 0, 0, 64));
         assert!(entry_for(&b, Some(&twice)).is_err());
         let mut port = b.clone();
         port[34] = 7;
@@ -397,12 +347,7 @@ mod tests {
                     o2[17] = o;
                     o2
                 });
-                TtlVariant {
-                    ttl,
-                    input: i,
-                    same_path: out.is_some(),
-                    output: out,
-                }
+                TtlVariant { ttl, input: i, same_path: out.is_some(), output: out }
             })
             .collect()
     }
@@ -436,13 +381,7 @@ mod tests {
         assert!(ttl(&with(63), &|t| Some(t.wrapping_mul(3))).is_err());
         // A drop that decrements first: the check alone.
         let mut e = FpEntry::default();
-        mpls_ttl(
-            &mut e,
-            &input,
-            None,
-            &variants(&input, |t| (t > 1).then_some(0)),
-        )
-        .unwrap();
+        mpls_ttl(&mut e, &input, None, &variants(&input, |t| (t > 1).then_some(0))).unwrap();
         assert_eq!(e.flags, FP_MPLS_TTL_CHECK);
     }
 }

@@ -45,10 +45,7 @@ impl KernelTier {
         let d = self
             .dp
             .decision(key, self.now_ns())
-            .map_err(|e: Ineligible| Refusal {
-                macs: e.waits_for_macs(),
-                why: e.to_string(),
-            })?;
+            .map_err(|e: Ineligible| Refusal { macs: e.waits_for_macs(), why: e.to_string() })?;
         if d.credit.normal.is_some() && self.macs.is_none() {
             // Nothing would withdraw it when the MAC table changes.
             return Err(Refusal::from(
@@ -119,27 +116,18 @@ impl KernelTier {
         let mismatch = match after {
             Some(after) => model::apply(&d.input, &entry).as_deref() != Some(after),
             None => false,
-        } || d
-            .ttl_variants
-            .iter()
-            .any(|v| match (v.same_path, &v.output) {
-                (true, Some(out)) => model::apply(&v.input, &entry).as_ref() != Some(out),
-                (true, None) => false,
-                // Another path: the program must hand it to user space.
-                (false, _) => model::apply(&v.input, &entry).is_some(),
-            });
+        } || d.ttl_variants.iter().any(|v| match (v.same_path, &v.output) {
+            (true, Some(out)) => model::apply(&v.input, &entry).as_ref() != Some(out),
+            (true, None) => false,
+            // Another path: the program must hand it to user space.
+            (false, _) => model::apply(&v.input, &entry).is_some(),
+        });
         let mask = if self.exact.load(Ordering::Relaxed) {
             FpKey::EXACT
         } else {
             megaflow_mask(&d.credit.mask, key, &entry)
         };
-        Ok(Judged {
-            decision: d,
-            entry,
-            mask,
-            group,
-            mismatch,
-        })
+        Ok(Judged { decision: d, entry, mask, group, mismatch })
     }
 }
 
@@ -167,9 +155,7 @@ fn megaflow_mask(mask: &FlowKey, key: &FlowKey, entry: &FpEntry) -> FpKey {
     if entry.flags & FP_MPLS_SET != 0 {
         m.ipv4_src |= FP_MPLS_LSE;
     }
-    let every = FlowKey {
-        words: [u64::MAX; datapath::key::KEY_WORDS],
-    };
+    let every = FlowKey { words: [u64::MAX; datapath::key::KEY_WORDS] };
     if m == FpKey::mask_of(&every, key) {
         return FpKey::EXACT;
     }
@@ -186,9 +172,7 @@ mod tests {
         let mut icmp = FlowKey::ZERO;
         icmp.set(Field::EthType, 0x0800);
         icmp.set(Field::IpProto, 1);
-        let every = FlowKey {
-            words: [u64::MAX; KEY_WORDS],
-        };
+        let every = FlowKey { words: [u64::MAX; KEY_WORDS] };
         let none = FpEntry::default();
         assert_eq!(megaflow_mask(&every, &icmp, &none), FpKey::EXACT);
         let mut part = FlowKey::ZERO;
@@ -196,14 +180,8 @@ mod tests {
         part.set(Field::Ipv4Dst, 0xffff_ff00);
         let m = megaflow_mask(&part, &icmp, &none);
         assert_ne!(m, FpKey::EXACT);
-        assert_eq!(
-            (m.in_port, m.ipv4_dst, m.ip_ttl),
-            (u32::MAX, 0xffff_ff00, 0)
-        );
-        let ttl = FpEntry {
-            flags: FP_SET_TTL,
-            ..FpEntry::default()
-        };
+        assert_eq!((m.in_port, m.ipv4_dst, m.ip_ttl), (u32::MAX, 0xffff_ff00, 0));
+        let ttl = FpEntry { flags: FP_SET_TTL, ..FpEntry::default() };
         assert_eq!(megaflow_mask(&part, &icmp, &ttl).ip_ttl, u8::MAX);
     }
 
@@ -215,15 +193,9 @@ mod tests {
         }
         let mut mpls = FlowKey::ZERO;
         mpls.set(Field::EthType, 0x8847);
-        let set = FpEntry {
-            flags: FP_MPLS_SET | FP_MPLS_TTL_DEC,
-            ..FpEntry::default()
-        };
+        let set = FpEntry { flags: FP_MPLS_SET | FP_MPLS_TTL_DEC, ..FpEntry::default() };
         assert_eq!(megaflow_mask(&part, &mpls, &set).ipv4_src, FP_MPLS_LSE);
-        let pop = FpEntry {
-            flags: FP_MPLS_POP,
-            ..FpEntry::default()
-        };
+        let pop = FpEntry { flags: FP_MPLS_POP, ..FpEntry::default() };
         assert_eq!(megaflow_mask(&part, &mpls, &pop).ipv4_src, 0);
     }
 }

@@ -64,25 +64,17 @@ impl Masks {
         if let Err(e) = fp.set_walk(&[]) {
             eprintln!("xdp: {e}");
         }
-        Masks {
-            slots,
-            walk: Vec::new(),
-        }
+        Masks { slots, walk: Vec::new() }
     }
 
     /// The walked slots with their masks, in walk order.
     pub fn walked(&self) -> impl Iterator<Item = (u16, &FpKey)> + '_ {
-        self.walk
-            .iter()
-            .filter_map(|&s| Some((s, self.slots.get(usize::from(s))?.mask.as_ref()?)))
+        self.walk.iter().filter_map(|&s| Some((s, self.slots.get(usize::from(s))?.mask.as_ref()?)))
     }
 
     /// The mask in `slot` (fixed while an entry uses the slot).
     pub fn mask(&self, slot: u16) -> FpKey {
-        self.slots
-            .get(usize::from(slot))
-            .and_then(|s| s.mask)
-            .unwrap_or(FpKey::EXACT)
+        self.slots.get(usize::from(slot)).and_then(|s| s.mask).unwrap_or(FpKey::EXACT)
     }
 
     /// The slot to key an entry with mask `mask` under, walked: the slot holding that
@@ -90,10 +82,7 @@ impl Masks {
     /// to the walk (last), else none.
     pub fn slot_for(&mut self, fp: &FastPath, mask: &FpKey) -> Result<Option<u16>, FastPathError> {
         let now = Instant::now();
-        let holding = self
-            .slots
-            .iter()
-            .position(|s| s.mask.as_ref() == Some(mask));
+        let holding = self.slots.iter().position(|s| s.mask.as_ref() == Some(mask));
         let slot = match holding {
             Some(s) if self.walk.contains(&(s as u16)) => return Ok(Some(s as u16)),
             Some(s) => s,
@@ -107,10 +96,7 @@ impl Masks {
                     return Ok(None);
                 };
                 fp.set_mask(free as u16, mask)?;
-                self.slots[free] = Slot {
-                    mask: Some(*mask),
-                    ..Slot::default()
-                };
+                self.slots[free] = Slot { mask: Some(*mask), ..Slot::default() };
                 free
             }
         };

@@ -199,9 +199,7 @@ impl KernelTier {
             }
             grown.push((*k, h));
         }
-        let hits = grown
-            .iter()
-            .filter_map(|(k, h)| Some((&t.entries.get(k)?.credit, *h)));
+        let hits = grown.iter().filter_map(|(k, h)| Some((&t.entries.get(k)?.credit, *h)));
         self.counters.credit_many(hits, now);
     }
 
@@ -251,20 +249,11 @@ mod tests {
     use datapath::mirror::NormalOutcome;
 
     fn credit(src: u64, dst: u64) -> NormalCredit {
-        NormalCredit {
-            outcome: NormalOutcome::Forwarded,
-            vlan: 0x1005,
-            src,
-            dst,
-            in_port: 1,
-        }
+        NormalCredit { outcome: NormalOutcome::Forwarded, vlan: 0x1005, src, dst, in_port: 1 }
     }
 
     fn key(port: u32) -> FpKey {
-        FpKey {
-            in_port: port,
-            ..FpKey::default()
-        }
+        FpKey { in_port: port, ..FpKey::default() }
     }
 
     #[test]
@@ -276,14 +265,7 @@ mod tests {
         // A multicast destination is never learned: not a dependency.
         ix.add(key(3), &credit(a, 0x0100_5e00_0001));
         let told = |ix: &mut NormalIndex, gen, mac| {
-            let mut k = ix
-                .note(
-                    gen,
-                    &[MacChange::Key {
-                        key: mac_key(0x1005, mac),
-                    }],
-                )
-                .unwrap();
+            let mut k = ix.note(gen, &[MacChange::Key { key: mac_key(0x1005, mac) }]).unwrap();
             k.sort_unstable_by_key(|k| k.in_port);
             k
         };

@@ -34,10 +34,7 @@ pub struct DumpEntry {
 pub enum Verdict {
     /// A live entry serves it in the kernel: `packets` hits so far, and the megaflow's
     /// key if the entry covers more than this microflow.
-    Served {
-        packets: u64,
-        megaflow: Option<String>,
-    },
+    Served { packets: u64, megaflow: Option<String> },
     /// Its entry is of an older generation (the map was flushed since): the next packet
     /// goes to user space, which mirrors it again.
     Stale,
@@ -50,17 +47,10 @@ pub enum Verdict {
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Verdict::Served {
-                packets,
-                megaflow: None,
-            } => write!(
-                f,
-                "served in the kernel (XDP fast path; {packets} packets so far)"
-            ),
-            Verdict::Served {
-                packets,
-                megaflow: Some(m),
-            } => write!(
+            Verdict::Served { packets, megaflow: None } => {
+                write!(f, "served in the kernel (XDP fast path; {packets} packets so far)")
+            }
+            Verdict::Served { packets, megaflow: Some(m) } => write!(
                 f,
                 "served in the kernel (XDP fast path, megaflow {m}; {packets} packets so far)"
             ),
@@ -132,10 +122,7 @@ impl KernelTier {
                         .map(|m| fk.masked(&m, e.slot).describe_masked(&m)),
                 };
             }
-            let stale = t
-                .masks
-                .walked()
-                .any(|(s, m)| t.entries.contains_key(&fk.masked(m, s)));
+            let stale = t.masks.walked().any(|(s, m)| t.entries.contains_key(&fk.masked(m, s)));
             stale
         };
         match self.judge(key) {
@@ -155,8 +142,6 @@ impl KernelTier {
     /// Why the program would send hits from `in_port` to `ports` to user space now
     /// (an output takes no XDP frames from a native port), if it would.
     fn undelivered(&self, in_port: u32, ports: &[u32]) -> Option<String> {
-        ports
-            .iter()
-            .find_map(|p| self.fp.delivers(in_port, *p).err())
+        ports.iter().find_map(|p| self.fp.delivers(in_port, *p).err())
     }
 }

@@ -41,9 +41,7 @@ pub fn mirrored(fp: &Arc<FastPath>, dp: &Datapath, started: Instant) -> Arc<Kern
 /// Ethernet/IPv4/UDP with valid checksums.
 pub fn udp_frame(sport: u16) -> Vec<u8> {
     let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
-    let mut ip = vec![
-        0x45, 0, 0, 32, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-    ];
+    let mut ip = vec![0x45, 0, 0, 32, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
     let c = csum(&ip);
     ip[10..12].copy_from_slice(&c.to_be_bytes());
     let mut udp = vec![0, 0, 0, 53, 0, 12, 0, 0, 1, 2, 3, 4];
@@ -60,10 +58,8 @@ pub fn udp_frame(sport: u16) -> Vec<u8> {
 }
 
 pub fn csum(b: &[u8]) -> u16 {
-    let mut acc: u64 = b
-        .chunks(2)
-        .map(|c| u64::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
-        .sum();
+    let mut acc: u64 =
+        b.chunks(2).map(|c| u64::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]))).sum();
     while acc >> 16 != 0 {
         acc = (acc & 0xffff) + (acc >> 16);
     }
@@ -135,9 +131,7 @@ pub fn mpls_frame(tci: Option<u16>, ty: u16, stack: &[u32], ip_len: usize) -> Ve
     for e in stack {
         f.extend_from_slice(&e.to_be_bytes());
     }
-    let mut ip = vec![
-        0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, 253, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-    ];
+    let mut ip = vec![0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, 253, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
     ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
     let c = csum(&ip);
     ip[10..12].copy_from_slice(&c.to_be_bytes());

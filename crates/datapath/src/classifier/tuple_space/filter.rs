@@ -61,9 +61,7 @@ impl HashFilter {
         if n == 0 {
             return std::ptr::null();
         }
-        self.bits
-            .get(bit_of(hash, n) / 64)
-            .map_or(std::ptr::null(), |w| w as *const u64)
+        self.bits.get(bit_of(hash, n) / 64).map_or(std::ptr::null(), |w| w as *const u64)
     }
 
     /// Records a new entry. Returns true when the owner must call
@@ -97,9 +95,7 @@ impl HashFilter {
             self.bits = Box::default();
             return;
         }
-        let n_bits = (live.max(1) * 2 * BITS_PER_ENTRY)
-            .next_power_of_two()
-            .max(512);
+        let n_bits = (live.max(1) * 2 * BITS_PER_ENTRY).next_power_of_two().max(512);
         let mut bits = vec![0u64; n_bits / 64].into_boxed_slice();
         for h in hashes {
             let b = bit_of(h, n_bits);
@@ -144,10 +140,7 @@ mod tests {
         }
         let fp = (n..n + 100_000).filter(|&i| f.may_contain(mix(i))).count();
         assert!(fp < 12_000, "{fp} false positives in 100000");
-        assert!(
-            f.memory_bytes() <= 512 / 8 * 2,
-            "small filter for few entries"
-        );
+        assert!(f.memory_bytes() <= 512 / 8 * 2, "small filter for few entries");
         assert!(fp > 0, "a filter this small must have some false positives");
     }
 

@@ -43,9 +43,7 @@ impl SlotIndex {
     /// The address of the home slot of `hash`, for prefetching (null when empty).
     #[inline]
     pub(super) fn home_ptr(&self, hash: u64) -> *const u64 {
-        self.slots
-            .get(hash as usize & self.mask())
-            .map_or(std::ptr::null(), |s| s as *const u64)
+        self.slots.get(hash as usize & self.mask()).map_or(std::ptr::null(), |s| s as *const u64)
     }
 
     /// The first slot on `hash`'s probe path whose tag matches, as (slot, entry); `None`
@@ -230,11 +228,7 @@ mod tests {
             let (pos, _) = ix.find(hh, |x| x == e).expect("present");
             ix.remove_at(pos, |x| h(x) ^ (x as u64) << 40);
         }
-        assert!(
-            ix.memory_bytes() * 16 <= big,
-            "{} vs {big}",
-            ix.memory_bytes()
-        );
+        assert!(ix.memory_bytes() * 16 <= big, "{} vs {big}", ix.memory_bytes());
         for e in 990..1000 {
             assert!(ix.find(h(e) ^ (e as u64) << 40, |x| x == e).is_some());
         }

@@ -186,8 +186,7 @@ impl PrefixTracker {
     /// owner must [`rebuild`](Self::rebuild) that level (it then includes this rule).
     pub(super) fn add(&mut self, f: usize, len: u8, key: &FlowKey) -> bool {
         if self.levels.is_empty() {
-            self.levels
-                .resize_with(FIELDS.len() * LEVELS, Level::default);
+            self.levels.resize_with(FIELDS.len() * LEVELS, Level::default);
         }
         self.in_use[f] |= 1 << len;
         mark(&mut self.top[f], f, len, key);
@@ -226,9 +225,7 @@ impl PrefixTracker {
     /// Rules counted in field `f`'s levels.
     fn field_live(&self, f: usize) -> usize {
         let at = f * LEVELS;
-        self.levels
-            .get(at..at + LEVELS)
-            .map_or(0, |ls| ls.iter().map(|l| l.live).sum())
+        self.levels.get(at..at + LEVELS).map_or(0, |ls| ls.iter().map(|l| l.live).sum())
     }
 
     /// Whether field `f` has enough rules for a top table and has none: the owner then
@@ -254,8 +251,7 @@ impl PrefixTracker {
         keys: impl Iterator<Item = FlowKey>,
     ) {
         if self.levels.is_empty() {
-            self.levels
-                .resize_with(FIELDS.len() * LEVELS, Level::default);
+            self.levels.resize_with(FIELDS.len() * LEVELS, Level::default);
         }
         if len != 0 {
             let clear = !(1u32 << (len - 1));
@@ -296,10 +292,7 @@ impl PrefixTracker {
         let mut memo = Memo::default();
         let mut plen = [0u8; 2];
         plen[f] = len;
-        assert!(
-            self.may_match(plen, key, &mut memo),
-            "prefix of {key:?} lost"
-        );
+        assert!(self.may_match(plen, key, &mut memo), "prefix of {key:?} lost");
     }
 }
 
@@ -317,9 +310,11 @@ mod tests {
 
     #[test]
     fn prefix_lengths_of_masks() {
-        let m = FlowMatch::ANY
-            .masked(Field::Ipv4Src, 0, 0xffff_ff00)
-            .masked(Field::Ipv4Dst, 0, 0xff00_ff00);
+        let m = FlowMatch::ANY.masked(Field::Ipv4Src, 0, 0xffff_ff00).masked(
+            Field::Ipv4Dst,
+            0,
+            0xff00_ff00,
+        );
         assert_eq!(prefix_len(&m.mask, 0), 24);
         assert_eq!(prefix_len(&m.mask, 1), 0, "not contiguous");
         let full = FlowMatch::ANY.exact(Field::Ipv4Src, 1);
@@ -347,11 +342,7 @@ mod tests {
         let mut passed = 0;
         for i in 0..10_000u32 {
             let mut memo = Memo::default();
-            if t.may_match(
-                [32, 0],
-                &key(i.wrapping_mul(0x2545_f491) ^ 0x5555, 0),
-                &mut memo,
-            ) {
+            if t.may_match([32, 0], &key(i.wrapping_mul(0x2545_f491) ^ 0x5555, 0), &mut memo) {
                 passed += 1;
             }
         }
@@ -413,10 +404,7 @@ mod tests {
         assert!(!may(&t, 8, 0x0b00_0000), "short lengths are exact");
         assert!(!may(&t, 12, 0x0b20_0000));
         assert!(!may(&t, 24, 0x0c02_0200), "other top bits: not even tested");
-        assert!(
-            !may(&t, 32, 0x0d01_0204),
-            "same top bits: the level decides"
-        );
+        assert!(!may(&t, 32, 0x0d01_0204), "same top bits: the level decides");
         // A level rebuilt without its rule clears the table bit too.
         t.rebuild(0, 12, 0, std::iter::empty());
         assert!(!may(&t, 12, 0x0b10_0000));
@@ -427,14 +415,8 @@ mod tests {
     fn removals_ask_for_rebuilds() {
         let k = key(1, 2);
         let mut t = tracking(&k, 1, 16);
-        assert!(
-            t.remove(1, 16),
-            "the last rule gone: rebuild to free the level"
-        );
+        assert!(t.remove(1, 16), "the last rule gone: rebuild to free the level");
         t.rebuild(1, 16, 0, std::iter::empty());
-        assert_eq!(
-            t.memory_bytes(),
-            t.levels.capacity() * std::mem::size_of::<Level>()
-        );
+        assert_eq!(t.memory_bytes(), t.levels.capacity() * std::mem::size_of::<Level>());
     }
 }

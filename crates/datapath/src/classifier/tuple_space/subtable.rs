@@ -89,10 +89,7 @@ impl<T> Subtable<T> {
     pub(super) fn new(mask: &FlowKey) -> Self {
         let words = (0..KEY_WORDS)
             .filter(|&i| mask.words[i] != 0)
-            .map(|i| ActiveWord {
-                index: i,
-                mask: mask.words[i],
-            })
+            .map(|i| ActiveWord { index: i, mask: mask.words[i] })
             .collect();
         let plen = [prefix_len(mask, 0), prefix_len(mask, 1)];
         Subtable {
@@ -130,17 +127,12 @@ impl<T> Subtable<T> {
     /// The hash of `key`'s masked active words.
     #[inline]
     pub(super) fn hash_key(&self, key: &FlowKey) -> u64 {
-        self.words
-            .iter()
-            .fold(HASH_SEED, |h, a| hash_word(h, key.words[a.index] & a.mask))
+        self.words.iter().fold(HASH_SEED, |h, a| hash_word(h, key.words[a.index] & a.mask))
     }
 
     fn hash_entry(words: &[ActiveWord], e: &Entry<T>) -> u64 {
         let n = words.len();
-        e.head[..n.min(HEAD)]
-            .iter()
-            .chain(e.tail.iter())
-            .fold(HASH_SEED, |h, &w| hash_word(h, w))
+        e.head[..n.min(HEAD)].iter().chain(e.tail.iter()).fold(HASH_SEED, |h, &w| hash_word(h, w))
     }
 
     /// Whether entry `e` holds `key`'s masked active words.
@@ -156,27 +148,21 @@ impl<T> Subtable<T> {
         // `e.tail` lies on the entry's second line: not read unless the mask needs it.
         diff == 0
             && (tail.is_empty()
-                || tail
-                    .iter()
-                    .zip(e.tail.iter())
-                    .all(|(a, &w)| key.words[a.index] & a.mask == w))
+                || tail.iter().zip(e.tail.iter()).all(|(a, &w)| key.words[a.index] & a.mask == w))
     }
 
     /// The entry matching `key`, whose hash is `hash`.
     #[inline]
     pub(super) fn find_hashed(&self, key: &FlowKey, hash: u64) -> Option<usize> {
         self.index
-            .find(hash, |i| {
-                self.entries.get(i).is_some_and(|e| self.entry_eq(e, key))
-            })
+            .find(hash, |i| self.entries.get(i).is_some_and(|e| self.entry_eq(e, key)))
             .map(|(_, i)| i)
     }
 
     /// The best rule of the entry matching `key`.
     #[inline]
     pub(super) fn find(&self, key: &FlowKey) -> Option<RuleRef<'_, T>> {
-        self.find_hashed(key, self.hash_key(key))
-            .map(|i| self.rule_ref(i))
+        self.find_hashed(key, self.hash_key(key)).map(|i| self.rule_ref(i))
     }
 
     /// Whether an entry with this hash may be here (see [`HashFilter`]): false proves a
@@ -200,8 +186,7 @@ impl<T> Subtable<T> {
 
     fn rebuild_filter(&mut self) {
         let words = &self.words;
-        self.filter
-            .rebuild(self.entries.iter().map(|e| Self::hash_entry(words, e)));
+        self.filter.rebuild(self.entries.iter().map(|e| Self::hash_entry(words, e)));
     }
 
     /// The home slot of `hash`, for prefetching.
@@ -220,9 +205,7 @@ impl<T> Subtable<T> {
     /// The address of entry `i`, for prefetching.
     #[inline]
     pub(super) fn entry_ptr(&self, i: usize) -> *const u8 {
-        self.entries
-            .get(i)
-            .map_or(std::ptr::null(), |e| e as *const Entry<T> as *const u8)
+        self.entries.get(i).map_or(std::ptr::null(), |e| e as *const Entry<T> as *const u8)
     }
 
     /// Hints the CPU to fetch what a probe reads of entry `i`: its inline words and best
@@ -270,39 +253,25 @@ impl<T> Subtable<T> {
         for (a, &w) in self.words.iter().zip(words) {
             key.words[a.index] = w;
         }
-        FlowMatch {
-            key,
-            mask: *self.mask,
-        }
+        FlowMatch { key, mask: *self.mask }
     }
 
     fn locate(&self, m: &FlowMatch) -> Option<(usize, usize)> {
         let h = self.hash_key(&m.key);
-        self.index.find(h, |i| {
-            self.entries
-                .get(i)
-                .is_some_and(|e| self.entry_eq(e, &m.key))
-        })
+        self.index.find(h, |i| self.entries.get(i).is_some_and(|e| self.entry_eq(e, &m.key)))
     }
 
     /// The value of the rule with match `m` and `priority`.
     pub(super) fn get(&self, m: &FlowMatch, priority: u16) -> Option<&T> {
         let (_, i) = self.locate(m)?;
-        self.entries[i]
-            .rules()
-            .find(|r| r.priority == priority)
-            .map(|r| &r.value)
+        self.entries[i].rules().find(|r| r.priority == priority).map(|r| &r.value)
     }
 
     /// Adds the rule (`m` must have this subtable's mask and a masked key), or replaces
     /// the value of the rule with the same match and priority and returns the old one.
     /// A new rule takes sequence number `seq`.
     pub(super) fn insert(&mut self, m: &FlowMatch, priority: u16, seq: u64, value: T) -> Option<T> {
-        let rule = Rule {
-            priority,
-            seq,
-            value,
-        };
+        let rule = Rule { priority, seq, value };
         if let Some((_, i)) = self.locate(m) {
             let e = &mut self.entries[i];
             if e.best.priority == priority {
@@ -337,9 +306,7 @@ impl<T> Subtable<T> {
             });
             let hash = self.hash_key(&m.key);
             let (words, entries) = (&self.words, &self.entries);
-            self.index.insert(hash, entries.len() - 1, |i| {
-                Self::hash_entry(words, &entries[i])
-            });
+            self.index.insert(hash, entries.len() - 1, |i| Self::hash_entry(words, &entries[i]));
             if self.filter.insert(hash) {
                 self.rebuild_filter();
             }
@@ -348,10 +315,7 @@ impl<T> Subtable<T> {
         self.prios
             .entry(priority)
             .and_modify(|c| c.count += 1)
-            .or_insert(PrioCount {
-                count: 1,
-                min_seq: seq,
-            });
+            .or_insert(PrioCount { count: 1, min_seq: seq });
         None
     }
 
@@ -388,8 +352,7 @@ impl<T> Subtable<T> {
     /// Drops entry `i` (at slot `pos`), moving the last entry into its place.
     fn remove_entry(&mut self, pos: usize, i: usize) -> T {
         let (words, entries) = (&self.words, &self.entries);
-        self.index
-            .remove_at(pos, |k| Self::hash_entry(words, &entries[k]));
+        self.index.remove_at(pos, |k| Self::hash_entry(words, &entries[k]));
         let last = self.entries.len() - 1;
         if i != last {
             let h = Self::hash_entry(&self.words, &self.entries[last]);
@@ -447,16 +410,10 @@ impl<T> Subtable<T> {
             assert_eq!(m.key, m.key.masked(&self.mask), "entry words not masked");
             assert_eq!(self.find_hashed(&m.key, self.hash_key(&m.key)), Some(i));
             assert_eq!(Self::hash_entry(&self.words, e), self.hash_key(&m.key));
-            assert!(
-                self.filter.may_contain(self.hash_key(&m.key)),
-                "filter lost an entry"
-            );
+            assert!(self.filter.may_contain(self.hash_key(&m.key)), "filter lost an entry");
             let mut prev: Option<u16> = None;
             for r in e.rules() {
-                assert!(
-                    prev.is_none_or(|p| p > r.priority),
-                    "entry rules out of order"
-                );
+                assert!(prev.is_none_or(|p| p > r.priority), "entry rules out of order");
                 prev = Some(r.priority);
                 let c = counts.entry(r.priority).or_insert((0, u64::MAX));
                 c.0 += 1;

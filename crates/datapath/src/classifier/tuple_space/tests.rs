@@ -9,9 +9,7 @@ use crate::classifier::LinearClassifier;
 use crate::key::{Field, KEY_WORDS};
 
 fn ip(v: u128) -> FlowMatch {
-    FlowMatch::ANY
-        .exact(Field::EthType, 0x0800)
-        .exact(Field::Ipv4Dst, v)
+    FlowMatch::ANY.exact(Field::EthType, 0x0800).exact(Field::Ipv4Dst, v)
 }
 
 fn pkt(dst: u128, proto: u128) -> FlowKey {
@@ -30,12 +28,7 @@ fn found<T: Copy>(c: &TupleSpace<T>, k: &FlowKey) -> Option<T> {
 fn empty_table_finds_nothing() {
     let c: TupleSpace<u32> = TupleSpace::new();
     assert_eq!(found(&c, &FlowKey::ZERO), None);
-    let mut out = [Some(RuleRef {
-        mask: &FlowKey::ZERO,
-        priority: 0,
-        seq: 0,
-        value: &0,
-    }); 3];
+    let mut out = [Some(RuleRef { mask: &FlowKey::ZERO, priority: 0, seq: 0, value: &0 }); 3];
     c.lookup_batch(&[FlowKey::ZERO; 3], &mut out);
     assert!(out.iter().all(|o| o.is_none()));
 }
@@ -233,10 +226,7 @@ fn iter_yields_every_rule() {
     c.insert(FlowMatch::ANY, 0, 30);
     let mut all: Vec<(FlowMatch, u16, i32)> = c.iter().map(|(m, p, v)| (m, p, *v)).collect();
     all.sort_by_key(|r| r.2);
-    assert_eq!(
-        all,
-        vec![(ip(1), 1, 10), (ip(1), 2, 20), (FlowMatch::ANY, 0, 30)]
-    );
+    assert_eq!(all, vec![(ip(1), 1, 10), (ip(1), 2, 20), (FlowMatch::ANY, 0, 30)]);
 }
 
 #[test]
@@ -336,10 +326,8 @@ fn val(seed: u64, k: u32) -> u128 {
 fn shape(s: usize, seed: u64) -> FlowMatch {
     let v = |k| val(seed, k);
     let any = FlowMatch::ANY;
-    let ipv4 = |len| {
-        any.exact(Field::EthType, 0x0800)
-            .masked(Field::Ipv4Dst, v(0), prefix(32, len))
-    };
+    let ipv4 =
+        |len| any.exact(Field::EthType, 0x0800).masked(Field::Ipv4Dst, v(0), prefix(32, len));
     match s {
         0 => any,
         1 => any.exact(Field::EthType, 0x0800),
@@ -355,12 +343,8 @@ fn shape(s: usize, seed: u64) -> FlowMatch {
             .exact(Field::TpSrc, v(3) & 0xffff)
             .exact(Field::TpDst, v(4) & 0xffff),
         7 => any.exact(Field::InPort, v(0) & 0xffff_ffff),
-        8 => any
-            .exact(Field::InPort, v(0) & 0xffff_ffff)
-            .exact(Field::EthType, 0x0800),
-        9 => any
-            .exact(Field::EthType, 0x86dd)
-            .masked(Field::Ipv6Src, v(1), prefix(128, 64)),
+        8 => any.exact(Field::InPort, v(0) & 0xffff_ffff).exact(Field::EthType, 0x0800),
+        9 => any.exact(Field::EthType, 0x86dd).masked(Field::Ipv6Src, v(1), prefix(128, 64)),
         10 => any.exact(Field::Ipv6Src, v(1)),
         11 => any
             .exact(Field::InPort, v(0) & 0xffff_ffff)
@@ -376,9 +360,7 @@ fn shape(s: usize, seed: u64) -> FlowMatch {
             }
             m
         }
-        13 => any
-            .masked(Field::Ipv4Src, v(2), prefix(32, 12))
-            .masked(Field::TpDst, v(4), 0xff00),
+        13 => any.masked(Field::Ipv4Src, v(2), prefix(32, 12)).masked(Field::TpDst, v(4), 0xff00),
         // Prefix lengths drawn from the seed (a few of them, so lengths repeat across
         // subtables), with values near each other so that prefixes often match.
         14 => any
@@ -387,11 +369,7 @@ fn shape(s: usize, seed: u64) -> FlowMatch {
                 0x0a00_0000 | (seed as u128 >> 40 & 0xff),
                 prefix(32, [1, 8, 24, 32][(seed >> 8) as usize % 4]),
             )
-            .masked(
-                Field::Ipv4Dst,
-                v(0),
-                prefix(32, [0, 8, 16, 31][(seed >> 12) as usize % 4]),
-            ),
+            .masked(Field::Ipv4Dst, v(0), prefix(32, [0, 8, 16, 31][(seed >> 12) as usize % 4])),
         _ => any
             .exact(Field::EthType, 0x0800)
             .masked(
@@ -413,7 +391,10 @@ enum Op {
         prio: usize,
     },
     /// Removes the `pick`-th live rule (or a rule that is not there, when `miss`).
-    Remove { pick: usize, miss: bool },
+    Remove {
+        pick: usize,
+        miss: bool,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -535,9 +516,7 @@ fn visits_stop_at_the_first_subtable_that_cannot_win() {
 fn prefix_tracking_skips_subtables_and_keeps_results() {
     let mut c = TupleSpace::new();
     let net = |v: u128, len: u32| {
-        FlowMatch::ANY
-            .exact(Field::EthType, 0x0800)
-            .masked(Field::Ipv4Dst, v, prefix(32, len))
+        FlowMatch::ANY.exact(Field::EthType, 0x0800).masked(Field::Ipv4Dst, v, prefix(32, len))
     };
     c.insert(net(0x0a00_0000, 8), 8, "10/8");
     c.insert(net(0x0a01_0000, 16), 16, "10.1/16");

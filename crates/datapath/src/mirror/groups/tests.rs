@@ -32,14 +32,7 @@ fn refusal(dp: &Datapath) -> Ineligible {
 }
 
 fn to_group(apply: Vec<Action>) -> Rule {
-    Rule::new(
-        FlowMatch::ANY,
-        1,
-        Instructions {
-            apply,
-            ..Instructions::default()
-        },
-    )
+    Rule::new(FlowMatch::ANY, 1, Instructions { apply, ..Instructions::default() })
 }
 
 fn out(p: u32) -> Bucket {
@@ -101,10 +94,7 @@ fn an_all_group_of_one_frame_is_a_broadcast_and_of_different_frames_is_refused()
     let g = Group::new(
         2,
         GroupKind::All,
-        vec![
-            out(2),
-            Bucket::new(vec![Action::SetField(Field::EthDst, 9), Action::Output(3)]),
-        ],
+        vec![out(2), Bucket::new(vec![Action::SetField(Field::EthDst, 9), Action::Output(3)])],
     );
     setup(&dp, &mut wr, &[g], vec![Action::Group(2)]);
     assert_eq!(refusal(&dp), Ineligible::SeveralOutputs);
@@ -119,14 +109,8 @@ fn a_select_group_records_the_bucket_the_worker_takes_for_every_key() {
         vec![out(2), out(3).with_weight(2), out(4).with_weight(0)],
     );
     setup(&dp, &mut wr, &[g], vec![Action::Group(3)]);
-    let counters: Vec<u32> = dp
-        .current()
-        .group(3)
-        .unwrap()
-        .buckets
-        .iter()
-        .map(|b| b.counter)
-        .collect();
+    let counters: Vec<u32> =
+        dp.current().group(3).unwrap().buckets.iter().map(|b| b.counter).collect();
     let mut seen = [0usize; 5];
     for i in 0..2000u32 {
         let key = udp_key(i.wrapping_mul(40_503));
@@ -171,11 +155,8 @@ fn a_select_group_over_watched_ports_depends_on_their_liveness() {
 #[test]
 fn fast_failover_takes_the_first_live_bucket_and_reads_the_watched_liveness() {
     let (dp, mut wr) = datapath();
-    let watched = Group::new(
-        7,
-        GroupKind::Indirect,
-        vec![Bucket::new(vec![]).watching(4, GROUP_ANY)],
-    );
+    let watched =
+        Group::new(7, GroupKind::Indirect, vec![Bucket::new(vec![]).watching(4, GROUP_ANY)]);
     let ff = Group::new(
         4,
         GroupKind::FastFailover,
@@ -208,10 +189,7 @@ fn fast_failover_takes_the_first_live_bucket_and_reads_the_watched_liveness() {
 
     // A change to the group run or to the one watched alters the decision; to another
     // group does not.
-    let ch = |g: u32| Changes {
-        groups: vec![g],
-        ..Changes::default()
-    };
+    let ch = |g: u32| Changes { groups: vec![g], ..Changes::default() };
     assert!(d.credit.affected_by(&key, &ch(4)));
     assert!(d.credit.affected_by(&key, &ch(7)));
     assert!(!d.credit.affected_by(&key, &ch(5)));
@@ -254,13 +232,10 @@ fn a_publish_names_the_groups_it_changed() {
     let (dp, mut wr) = datapath();
     let seen = Arc::new(Seen::default());
     assert!(dp.set_mirror(seen.clone()));
-    wr.set_group(Group::new(1, GroupKind::Indirect, vec![out(2)]))
-        .unwrap();
-    wr.set_group(Group::new(2, GroupKind::Indirect, vec![out(3)]))
-        .unwrap();
+    wr.set_group(Group::new(1, GroupKind::Indirect, vec![out(2)])).unwrap();
+    wr.set_group(Group::new(2, GroupKind::Indirect, vec![out(3)])).unwrap();
     wr.publish();
-    wr.set_group(Group::new(1, GroupKind::Indirect, vec![out(4)]))
-        .unwrap();
+    wr.set_group(Group::new(1, GroupKind::Indirect, vec![out(4)])).unwrap();
     wr.remove_group(2).unwrap();
     wr.publish();
     let s = seen.0.lock().unwrap();
@@ -328,17 +303,9 @@ fn same_counts(groups: &[Group], apply: Vec<Action>, keys: &[FlowKey], n: u64) {
 #[test]
 fn kernel_credits_equal_the_workers_counts_through_every_group_type() {
     let keys: Vec<FlowKey> = (0..40).map(|i| udp_key(i * 7919)).collect();
-    let tag = vec![
-        Action::PushVlan(0x8100),
-        Action::SetField(Field::VlanVid, 0x1005),
-    ];
+    let tag = vec![Action::PushVlan(0x8100), Action::SetField(Field::VlanVid, 0x1005)];
     let with_tag = |g: u32| [tag.clone(), vec![Action::Group(g)]].concat();
-    same_counts(
-        &[Group::new(1, GroupKind::Indirect, vec![out(3)])],
-        with_tag(1),
-        &keys,
-        5,
-    );
+    same_counts(&[Group::new(1, GroupKind::Indirect, vec![out(3)])], with_tag(1), &keys, 5);
     same_counts(
         &[Group::new(2, GroupKind::All, vec![out(2), out(3), out(4)])],
         vec![Action::Group(2)],
@@ -346,11 +313,7 @@ fn kernel_credits_equal_the_workers_counts_through_every_group_type() {
         3,
     );
     same_counts(
-        &[Group::new(
-            3,
-            GroupKind::Select,
-            vec![out(2).with_weight(3), out(3).with_weight(5)],
-        )],
+        &[Group::new(3, GroupKind::Select, vec![out(2).with_weight(3), out(3).with_weight(5)])],
         with_tag(3),
         &keys,
         4,
@@ -384,9 +347,7 @@ fn kernel_credits_equal_the_workers_counts_through_every_group_type() {
 
 #[test]
 fn a_select_group_keeps_its_decision_to_its_microflow_and_others_cover_a_megaflow() {
-    let all_bits = FlowKey {
-        words: [u64::MAX; crate::key::KEY_WORDS],
-    };
+    let all_bits = FlowKey { words: [u64::MAX; crate::key::KEY_WORDS] };
     let (dp, mut wr) = datapath();
     let sel = Group::new(5, GroupKind::Select, vec![out(2), out(3)]);
     let ind = Group::new(6, GroupKind::Indirect, vec![out(4)]);
@@ -401,11 +362,7 @@ fn a_select_group_keeps_its_decision_to_its_microflow_and_others_cover_a_megaflo
     let m = d.credit.mask;
     assert_ne!(m, all_bits);
     assert_eq!(
-        (
-            m.get(Field::InPort),
-            m.get(Field::TpSrc),
-            m.get(Field::Ipv4Src)
-        ),
+        (m.get(Field::InPort), m.get(Field::TpSrc), m.get(Field::Ipv4Src)),
         (Field::InPort.full(), 0, 0),
         "an indirect group reads no field: the rule's (none) and the port"
     );

@@ -15,40 +15,20 @@ fn with_meter(pool: bool, kind: BandKind, rules: Vec<(u8, Rule)>) -> (Datapath, 
             Box::leak((0..2 * KERNEL_BANDS).map(|_| BandCell::default()).collect());
         assert!(dp.set_band_cells(BandPool::new(cells, 0)));
     }
-    let band = Band {
-        kind,
-        rate: 10,
-        burst_size: 0,
-    };
-    wr.set_meter(Meter::new(1, MeterUnit::Pktps, false, vec![band]))
-        .unwrap();
-    let ids = rules
-        .into_iter()
-        .map(|(t, r)| wr.insert_rule(t, r).unwrap())
-        .collect();
+    let band = Band { kind, rate: 10, burst_size: 0 };
+    wr.set_meter(Meter::new(1, MeterUnit::Pktps, false, vec![band])).unwrap();
+    let ids = rules.into_iter().map(|(t, r)| wr.insert_rule(t, r).unwrap()).collect();
     wr.publish();
     (dp, ids)
 }
 
 fn rule(m: FlowMatch, meter: Option<u32>, apply: Vec<Action>, goto: Option<u8>) -> Rule {
-    Rule::new(
-        m,
-        1,
-        Instructions {
-            apply,
-            goto_table: goto,
-            meter,
-            ..Instructions::default()
-        },
-    )
+    Rule::new(m, 1, Instructions { apply, goto_table: goto, meter, ..Instructions::default() })
 }
 
 /// Table 0 meters with meter 1 and sends to port 2.
 fn metered_output() -> Vec<(u8, Rule)> {
-    vec![(
-        0,
-        rule(FlowMatch::ANY, Some(1), vec![Action::Output(2)], None),
-    )]
+    vec![(0, rule(FlowMatch::ANY, Some(1), vec![Action::Output(2)], None))]
 }
 
 #[test]
@@ -62,15 +42,9 @@ fn a_metered_flow_is_copied_with_its_meter_when_the_meter_has_kernel_cells() {
     let d = dp.decision(&udp_key(), 0).unwrap();
     assert_eq!(d.output.as_ref().unwrap().0, vec![2]);
     let mc = d.credit.meter.unwrap();
-    assert_eq!(
-        (Some(mc.slot), mc.bands, mc.step, mc.remark),
-        (slot, 1, 0, false)
-    );
+    assert_eq!((Some(mc.slot), mc.bands, mc.step, mc.remark), (slot, 1, 0, false));
     // A change of the meter changes the decision.
-    let changes = |id| Changes {
-        meters: vec![id],
-        ..Changes::default()
-    };
+    let changes = |id| Changes { meters: vec![id], ..Changes::default() };
     assert!(d.credit.affected_by(&udp_key(), &changes(1)));
     assert!(!d.credit.affected_by(&udp_key(), &changes(2)));
 }
@@ -89,14 +63,8 @@ fn a_frame_sent_before_its_meter_stays_in_user_space() {
         true,
         BandKind::Drop,
         vec![
-            (
-                0,
-                rule(FlowMatch::ANY, None, vec![Action::Output(3)], Some(1)),
-            ),
-            (
-                1,
-                rule(FlowMatch::ANY, Some(1), vec![Action::Output(2)], None),
-            ),
+            (0, rule(FlowMatch::ANY, None, vec![Action::Output(3)], Some(1))),
+            (1, rule(FlowMatch::ANY, Some(1), vec![Action::Output(2)], None)),
         ],
     );
     let why = dp.decision(&udp_key(), 0).unwrap_err();
@@ -107,11 +75,7 @@ fn a_frame_sent_before_its_meter_stays_in_user_space() {
 fn a_remark_is_copied_unless_a_later_table_reads_the_dscp() {
     let remark = BandKind::DscpRemark { prec_level: 1 };
     for (reads, ok) in [(false, true), (true, false)] {
-        let m = if reads {
-            FlowMatch::ANY.exact(Field::IpDscp, 0)
-        } else {
-            FlowMatch::ANY
-        };
+        let m = if reads { FlowMatch::ANY.exact(Field::IpDscp, 0) } else { FlowMatch::ANY };
         let (dp, _) = with_meter(
             true,
             remark,
@@ -144,12 +108,7 @@ fn frames_a_kernel_meter_dropped_count_up_to_the_meter_only() {
     );
     let d = dp.decision(&udp_key(), 0).unwrap();
     assert_eq!(d.credit.meter.unwrap().step, 1);
-    let hits = Hits {
-        packets: 10,
-        bytes: 1000,
-        dropped: 4,
-        dropped_bytes: 400,
-    };
+    let hits = Hits { packets: 10, bytes: 1000, dropped: 4, dropped_bytes: 400 };
     dp.kernel_counters().credit(&d.credit, hits, 5);
     let counts: Vec<(u64, u64)> = ids
         .iter()

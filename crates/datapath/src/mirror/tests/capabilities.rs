@@ -71,63 +71,23 @@ fn each_rewrite_needs_its_capability() {
     use Action::*;
     let out = Output(2);
     let cases: Vec<(Capability, FlowKey, Vec<Action>)> = vec![
-        (
-            Capability::SetEth,
-            udp_key(),
-            vec![SetField(Field::EthDst, 9), out.clone()],
-        ),
+        (Capability::SetEth, udp_key(), vec![SetField(Field::EthDst, 9), out.clone()]),
         (
             Capability::SetVlan,
             tagged_key(),
             vec![SetField(Field::VlanVid, 0x1000 | 7), out.clone()],
         ),
-        (
-            Capability::SetIpTos,
-            udp_key(),
-            vec![SetField(Field::IpDscp, 10), out.clone()],
-        ),
-        (
-            Capability::SetIpv4,
-            udp_key(),
-            vec![SetField(Field::Ipv4Dst, 0x0a00_0009), out.clone()],
-        ),
-        (
-            Capability::SetTransport,
-            udp_key(),
-            vec![SetField(Field::TpDst, 53), out.clone()],
-        ),
-        (
-            Capability::SetMpls,
-            mpls_key(),
-            vec![SetField(Field::MplsLabel, 200), out.clone()],
-        ),
-        (
-            Capability::PushVlan,
-            udp_key(),
-            vec![PushVlan(0x8100), out.clone()],
-        ),
-        (
-            Capability::PopVlan,
-            tagged_key(),
-            vec![PopVlan, out.clone()],
-        ),
-        (
-            Capability::PushMpls,
-            udp_key(),
-            vec![PushMpls(0x8847), out.clone()],
-        ),
-        (
-            Capability::PopMpls,
-            mpls_key(),
-            vec![PopMpls(0x0800), out.clone()],
-        ),
+        (Capability::SetIpTos, udp_key(), vec![SetField(Field::IpDscp, 10), out.clone()]),
+        (Capability::SetIpv4, udp_key(), vec![SetField(Field::Ipv4Dst, 0x0a00_0009), out.clone()]),
+        (Capability::SetTransport, udp_key(), vec![SetField(Field::TpDst, 53), out.clone()]),
+        (Capability::SetMpls, mpls_key(), vec![SetField(Field::MplsLabel, 200), out.clone()]),
+        (Capability::PushVlan, udp_key(), vec![PushVlan(0x8100), out.clone()]),
+        (Capability::PopVlan, tagged_key(), vec![PopVlan, out.clone()]),
+        (Capability::PushMpls, udp_key(), vec![PushMpls(0x8847), out.clone()]),
+        (Capability::PopMpls, mpls_key(), vec![PopMpls(0x0800), out.clone()]),
         (Capability::IpTtl, udp_key(), vec![DecNwTtl, out.clone()]),
         (Capability::IpTtl, udp_key(), vec![SetNwTtl(9), out.clone()]),
-        (
-            Capability::MplsTtl,
-            mpls_key(),
-            vec![DecMplsTtl, out.clone()],
-        ),
+        (Capability::MplsTtl, mpls_key(), vec![DecMplsTtl, out.clone()]),
     ];
     for (c, key, actions) in cases {
         needs(c, &key, &[], applying(actions));
@@ -153,11 +113,7 @@ fn each_group_type_needs_its_capability() {
     let cases = [
         (Capability::GroupIndirect, GroupKind::Indirect, vec![out(2)]),
         (Capability::GroupAll, GroupKind::All, vec![out(2), out(3)]),
-        (
-            Capability::GroupSelect,
-            GroupKind::Select,
-            vec![out(2), out(3)],
-        ),
+        (Capability::GroupSelect, GroupKind::Select, vec![out(2), out(3)]),
         (
             Capability::GroupFastFailover,
             GroupKind::FastFailover,
@@ -188,33 +144,19 @@ fn one_frame_to_several_ports_needs_broadcast() {
     let g = Group::new(
         1,
         GroupKind::All,
-        vec![
-            Bucket::new(vec![Action::Output(2)]),
-            Bucket::new(vec![Action::Output(3)]),
-        ],
+        vec![Bucket::new(vec![Action::Output(2)]), Bucket::new(vec![Action::Output(3)])],
     );
-    needs(
-        Capability::Broadcast,
-        &udp_key(),
-        &[g],
-        applying(vec![Action::Group(1)]),
-    );
+    needs(Capability::Broadcast, &udp_key(), &[g], applying(vec![Action::Group(1)]));
     // One port at a time needs nothing.
-    let d = judged(
-        Capabilities::NONE,
-        &udp_key(),
-        &[],
-        applying(vec![Action::Output(2)]),
-    );
+    let d = judged(Capabilities::NONE, &udp_key(), &[], applying(vec![Action::Output(2)]));
     assert_eq!(d.unwrap().output.unwrap().0, vec![2]);
 }
 
 #[test]
 fn a_tier_without_normal_gets_no_decision_of_the_learning_switch() {
-    for (caps, ok) in [
-        (Capabilities::ALL, true),
-        (Capabilities::ALL.without(Capability::Normal), false),
-    ] {
+    for (caps, ok) in
+        [(Capabilities::ALL, true), (Capabilities::ALL.without(Capability::Normal), false)]
+    {
         let (dp, macs) = normal_datapath(&[]);
         set_tier(&dp, caps);
         learn(&macs, 1, SRC);
@@ -237,10 +179,7 @@ fn a_tier_without_normal_gets_no_decision_of_the_learning_switch() {
         Ineligible::Unsupported(Capability::Broadcast)
     );
     learn(&macs, 3, DST);
-    assert_eq!(
-        dp.decision(&udp_key(), 1).unwrap().output.unwrap().0,
-        vec![3]
-    );
+    assert_eq!(dp.decision(&udp_key(), 1).unwrap().output.unwrap().0, vec![3]);
 }
 
 /// The decision of a datapath whose table 0 meters with meter 1 (`bands`, kernel cells
@@ -254,22 +193,13 @@ fn metered(caps: Capabilities, bands: Vec<BandKind>) -> Result<Decision, Ineligi
     let bands = bands
         .into_iter()
         .enumerate()
-        .map(|(i, kind)| Band {
-            kind,
-            rate: 10 * (i as u32 + 1),
-            burst_size: 0,
-        })
+        .map(|(i, kind)| Band { kind, rate: 10 * (i as u32 + 1), burst_size: 0 })
         .collect();
-    wr.set_meter(Meter::new(1, MeterUnit::Pktps, false, bands))
-        .unwrap();
+    wr.set_meter(Meter::new(1, MeterUnit::Pktps, false, bands)).unwrap();
     let r = Rule::new(
         FlowMatch::ANY,
         1,
-        Instructions {
-            meter: Some(1),
-            apply: vec![Action::Output(2)],
-            ..Instructions::default()
-        },
+        Instructions { meter: Some(1), apply: vec![Action::Output(2)], ..Instructions::default() },
     );
     wr.insert_rule(0, r).unwrap();
     wr.publish();
@@ -290,22 +220,14 @@ fn meters_need_the_capability_its_band_count_and_remark() {
     let one = Capabilities::ALL.with_meter_bands(1);
     assert!(metered(one, drop()).is_ok());
     match metered(one, vec![BandKind::Drop, BandKind::Drop]).unwrap_err() {
-        Ineligible::Meter(why) => assert!(
-            why.contains("2 bands, more than the kernel tier runs (1)"),
-            "{why}"
-        ),
+        Ineligible::Meter(why) => {
+            assert!(why.contains("2 bands, more than the kernel tier runs (1)"), "{why}")
+        }
         other => panic!("{other:?}"),
     }
     // Without DSCP remark: a remark band is refused, a drop band still taken.
     let no_remark = Capabilities::ALL.without(Capability::DscpRemark);
-    assert!(
-        metered(Capabilities::ALL, remark())
-            .unwrap()
-            .credit
-            .meter
-            .unwrap()
-            .remark
-    );
+    assert!(metered(Capabilities::ALL, remark()).unwrap().credit.meter.unwrap().remark);
     assert_eq!(
         metered(no_remark, remark()).unwrap_err(),
         Ineligible::Unsupported(Capability::DscpRemark)
@@ -332,12 +254,10 @@ fn a_tier_of_no_capability_takes_plain_paths_only() {
     ];
     let d = judged(Capabilities::NONE, &udp_key(), &[], plain).unwrap();
     assert_eq!(d.output.unwrap().0, vec![3]);
-    assert!(
-        judged(Capabilities::NONE, &udp_key(), &[], applying(vec![]))
-            .unwrap()
-            .output
-            .is_none()
-    );
+    assert!(judged(Capabilities::NONE, &udp_key(), &[], applying(vec![]))
+        .unwrap()
+        .output
+        .is_none());
     let e = judged(
         Capabilities::NONE,
         &udp_key(),
@@ -346,10 +266,7 @@ fn a_tier_of_no_capability_takes_plain_paths_only() {
     )
     .unwrap_err();
     assert_eq!(e, Ineligible::Unsupported(Capability::SetEth));
-    assert_eq!(
-        e.to_string(),
-        "the kernel tier does not do set-field of an Ethernet address"
-    );
+    assert_eq!(e.to_string(), "the kernel tier does not do set-field of an Ethernet address");
 }
 
 #[test]
@@ -357,12 +274,7 @@ fn without_a_tier_decisions_are_judged_against_every_capability() {
     let (dp, mut wr) = datapath();
     wr.insert_rule(
         0,
-        rule(
-            FlowMatch::ANY,
-            1,
-            vec![Action::PushMpls(0x8847), Action::Output(2)],
-            None,
-        ),
+        rule(FlowMatch::ANY, 1, vec![Action::PushMpls(0x8847), Action::Output(2)], None),
     )
     .unwrap();
     wr.publish();

@@ -36,11 +36,7 @@ fn normal(in_port: u32, vlan: u16, src: u64, dst: u64) -> NormalPacket {
     key.set(Field::VlanVid, vlan.into());
     key.set(Field::EthSrc, src.into());
     key.set(Field::EthDst, dst.into());
-    NormalPacket {
-        in_port,
-        key,
-        packet: Packet::from_slice(&frame(src, dst)),
-    }
+    NormalPacket { in_port, key, packet: Packet::from_slice(&frame(src, dst)) }
 }
 
 /// Handles one packet and returns the ports it went to, checking every copy is the
@@ -74,11 +70,7 @@ fn switch(ports: &[u32], cfg: MacTableConfig) -> (MacTable, NormalSwitch) {
 #[test]
 fn learns_then_forwards_unicast() {
     let (t, mut h) = switch(&[1, 2, 3], MacTableConfig::default());
-    assert_eq!(
-        send(&mut h, 1, UNTAGGED, A, B),
-        vec![2, 3],
-        "B unknown: flood"
-    );
+    assert_eq!(send(&mut h, 1, UNTAGGED, A, B), vec![2, 3], "B unknown: flood");
     assert_eq!(send(&mut h, 2, UNTAGGED, B, A), vec![1], "A learned on 1");
     assert_eq!(send(&mut h, 1, UNTAGGED, A, B), vec![2], "B learned on 2");
     assert_eq!(send(&mut h, 3, UNTAGGED, C, B), vec![2]);
@@ -87,12 +79,7 @@ fn learns_then_forwards_unicast() {
     assert_eq!(t.lookup(UNTAGGED, C, 0), Some(3));
     assert_eq!(
         t.stats(),
-        NormalStats {
-            learned: 3,
-            flooded: 1,
-            forwarded: 3,
-            ..NormalStats::default()
-        }
+        NormalStats { learned: 3, flooded: 1, forwarded: 3, ..NormalStats::default() }
     );
 }
 
@@ -112,11 +99,7 @@ fn vlans_are_separate() {
     let (t, mut h) = switch(&[1, 2, 3], MacTableConfig::default());
     send(&mut h, 1, VLAN5, A, BROADCAST);
     assert_eq!(send(&mut h, 2, VLAN5, B, A), vec![1]);
-    assert_eq!(
-        send(&mut h, 2, VLAN6, B, A),
-        vec![1, 3],
-        "A unknown on VLAN 6"
-    );
+    assert_eq!(send(&mut h, 2, VLAN6, B, A), vec![1, 3], "A unknown on VLAN 6");
     assert_eq!(send(&mut h, 2, UNTAGGED, B, A), vec![1, 3], "nor untagged");
     // The same MAC on another port in another VLAN is another entry.
     send(&mut h, 3, VLAN6, A, BROADCAST);
@@ -141,10 +124,7 @@ fn mac_moves_to_another_port() {
 
 #[test]
 fn entries_age_out_and_refresh() {
-    let cfg = MacTableConfig {
-        aging_ns: 10 * SECOND_NS,
-        ..MacTableConfig::default()
-    };
+    let cfg = MacTableConfig { aging_ns: 10 * SECOND_NS, ..MacTableConfig::default() };
     let (t, mut h) = switch(&[1, 2, 3], cfg);
     send(&mut h, 1, UNTAGGED, A, BROADCAST);
     h.begin_batch(9 * SECOND_NS);
@@ -161,17 +141,9 @@ fn entries_age_out_and_refresh() {
     h.begin_batch(15 * SECOND_NS);
     send(&mut h, 2, UNTAGGED, B, BROADCAST);
     h.begin_batch(24 * SECOND_NS);
-    assert_eq!(
-        send(&mut h, 3, UNTAGGED, C, B),
-        vec![2],
-        "B renewed at 15 s"
-    );
+    assert_eq!(send(&mut h, 3, UNTAGGED, C, B), vec![2], "B renewed at 15 s");
     h.begin_batch(25 * SECOND_NS);
-    assert_eq!(
-        send(&mut h, 1, UNTAGGED, D, B),
-        vec![2, 3],
-        "B expired at 25 s"
-    );
+    assert_eq!(send(&mut h, 1, UNTAGGED, D, B), vec![2, 3], "B expired at 25 s");
     let s = t.stats();
     assert_eq!(s.learned, 5, "A, B, C, C again (expired at 20 s), D");
     assert_eq!(s.aged_out, 3, "A at 10 s, C at 24 s, B at 25 s");
@@ -194,11 +166,7 @@ fn refresh_writes_at_most_once_per_interval() {
 
 #[test]
 fn expire_removes_expired_entries() {
-    let cfg = MacTableConfig {
-        aging_ns: 100,
-        refresh_ns: 10,
-        ..MacTableConfig::default()
-    };
+    let cfg = MacTableConfig { aging_ns: 100, refresh_ns: 10, ..MacTableConfig::default() };
     let (t, mut h) = switch(&[1, 2], cfg);
     send(&mut h, 1, UNTAGGED, A, BROADCAST);
     h.begin_batch(50);
@@ -213,10 +181,7 @@ fn expire_removes_expired_entries() {
 
 #[test]
 fn full_table_evicts_the_oldest() {
-    let cfg = MacTableConfig {
-        capacity: 3,
-        ..MacTableConfig::default()
-    };
+    let cfg = MacTableConfig { capacity: 3, ..MacTableConfig::default() };
     let t = table(&[1, 2, 3, 4], cfg);
     let mut h = t.handler();
     for (i, mac) in [A, B, C].into_iter().enumerate() {
@@ -238,17 +203,9 @@ fn full_table_evicts_the_oldest() {
 
 #[test]
 fn full_table_drops_expired_before_live() {
-    let cfg = MacTableConfig {
-        capacity: 2,
-        aging_ns: 100,
-        refresh_ns: 1000,
-    };
+    let cfg = MacTableConfig { capacity: 2, aging_ns: 100, refresh_ns: 1000 };
     let t = table(&[1, 2, 3], cfg);
-    assert_eq!(
-        t.config().refresh_ns,
-        100,
-        "refresh clamped to the aging time"
-    );
+    assert_eq!(t.config().refresh_ns, 100, "refresh clamped to the aging time");
     let mut h = t.handler();
     h.begin_batch(0);
     h.begin_batch(50);
@@ -262,11 +219,7 @@ fn full_table_drops_expired_before_live() {
     assert_eq!(t.entries(160).len(), 0);
     send(&mut h, 3, UNTAGGED, C, BROADCAST);
     let s = t.stats();
-    assert_eq!(
-        (s.evicted, s.aged_out),
-        (0, 1),
-        "an expired entry made room"
-    );
+    assert_eq!((s.evicted, s.aged_out), (0, 1), "an expired entry made room");
     assert_eq!(t.len(), 2);
     assert_eq!(t.entries(160).len(), 1);
 }
@@ -293,11 +246,7 @@ fn forget_port_and_port_set_changes() {
     // A port outside the set never learns, but its packets still forward.
     assert_eq!(send(&mut h, 9, UNTAGGED, B, A), vec![1]);
     assert_eq!(send(&mut h, 9, UNTAGGED, B, C), vec![3]);
-    assert_eq!(
-        send(&mut h, 3, UNTAGGED, C, B),
-        vec![1, 4],
-        "B not learned on 9"
-    );
+    assert_eq!(send(&mut h, 3, UNTAGGED, C, B), vec![1, 4], "B not learned on 9");
     assert_eq!(t.lookup(UNTAGGED, B, 2), None);
 }
 
@@ -342,11 +291,7 @@ fn counters_survive_their_handler() {
     }
     let mut h = t.handler();
     h.begin_batch(0);
-    assert_eq!(
-        send(&mut h, 1, UNTAGGED, A, B),
-        vec![2],
-        "a new handler sees the table"
-    );
+    assert_eq!(send(&mut h, 1, UNTAGGED, A, B), vec![2], "a new handler sees the table");
     let s = t.stats();
     assert_eq!((s.learned, s.flooded, s.forwarded), (2, 1, 2));
 }
@@ -359,20 +304,13 @@ fn shrinking_the_capacity_evicts_the_oldest() {
         h.begin_batch(i as u64 * 2 * SECOND_NS);
         send(&mut h, 1, UNTAGGED, mac, BROADCAST);
     }
-    t.set_config(MacTableConfig {
-        capacity: 1,
-        ..MacTableConfig::default()
-    });
+    t.set_config(MacTableConfig { capacity: 1, ..MacTableConfig::default() });
     assert_eq!(t.config().capacity, 1);
     assert_eq!(t.stats().evicted, 2);
     h.begin_batch(5 * SECOND_NS);
     // Group sources learn nothing, so these only look up.
     assert_eq!(send(&mut h, 2, UNTAGGED, MULTICAST, C), vec![1]);
-    assert_eq!(
-        send(&mut h, 2, UNTAGGED, MULTICAST, A),
-        vec![1, 3],
-        "A evicted"
-    );
+    assert_eq!(send(&mut h, 2, UNTAGGED, MULTICAST, A), vec![1, 3], "A evicted");
     // Learning D evicts C.
     assert_eq!(send(&mut h, 2, UNTAGGED, D, C), vec![1, 3]);
     assert_eq!(t.lookup(UNTAGGED, D, 5 * SECOND_NS), Some(2));
@@ -391,22 +329,12 @@ fn a_handler_behind_the_log_copies_the_state() {
     b.begin_batch(0);
     for i in 0..3000u64 {
         a.begin_batch(i * 2 * SECOND_NS);
-        send(
-            &mut a,
-            1 + (i % 3) as u32,
-            UNTAGGED,
-            0x0200_0000_0000 + i,
-            BROADCAST,
-        );
+        send(&mut a, 1 + (i % 3) as u32, UNTAGGED, 0x0200_0000_0000 + i, BROADCAST);
     }
     let now = 6000 * SECOND_NS;
     b.begin_batch(now);
     let e = t.entries(now);
-    assert!(
-        !e.is_empty() && e.len() < 3000,
-        "aging left some: {}",
-        e.len()
-    );
+    assert!(!e.is_empty() && e.len() < 3000, "aging left some: {}", e.len());
     for x in e {
         let from = if x.port == 1 { 2 } else { 1 };
         assert_eq!(send(&mut b, from, UNTAGGED, E, x.mac), vec![x.port]);
@@ -465,10 +393,7 @@ fn two_handlers_on_two_threads_share_learning() {
 /// shared table says.
 #[test]
 fn concurrent_workers_converge_on_the_table() {
-    let cfg = MacTableConfig {
-        capacity: 16,
-        ..MacTableConfig::default()
-    };
+    let cfg = MacTableConfig { capacity: 16, ..MacTableConfig::default() };
     let t = table(&[1, 2, 3, 4], cfg);
     let mac = |i: u64| 0x0200_0000_0100 + i % 24;
     let spawn = |seed: u64, mut h: NormalSwitch| {
@@ -506,10 +431,7 @@ fn concurrent_workers_converge_on_the_table() {
 
 /// Records what a [`super::MacListener`] is told, and checks it is told before the
 /// workers can see the change.
-struct Told(
-    std::sync::Mutex<Vec<(u64, Vec<super::MacChange>)>>,
-    MacTable,
-);
+struct Told(std::sync::Mutex<Vec<(u64, Vec<super::MacChange>)>>, MacTable);
 
 impl super::MacListener for Told {
     fn changed(&self, gen: u64, changes: &[super::MacChange]) {
@@ -527,20 +449,14 @@ impl Told {
 #[test]
 fn the_listener_hears_every_change_but_refreshes_before_workers_see_it() {
     use super::{mac_key, MacChange};
-    let cfg = MacTableConfig {
-        aging_ns: 10 * SECOND_NS,
-        refresh_ns: SECOND_NS,
-        capacity: 2,
-    };
+    let cfg = MacTableConfig { aging_ns: 10 * SECOND_NS, refresh_ns: SECOND_NS, capacity: 2 };
     let t = table(&[1, 2, 3], cfg);
     let told = std::sync::Arc::new(Told(Default::default(), t.clone()));
     let weak: std::sync::Weak<dyn super::MacListener> =
         std::sync::Arc::downgrade(&(told.clone() as std::sync::Arc<dyn super::MacListener>));
     t.set_listener(weak);
     let mut h = t.handler();
-    let key = |m| MacChange::Key {
-        key: mac_key(UNTAGGED, m),
-    };
+    let key = |m| MacChange::Key { key: mac_key(UNTAGGED, m) };
     h.begin_batch(0);
     send(&mut h, 1, UNTAGGED, A, B);
     let got = told.take();

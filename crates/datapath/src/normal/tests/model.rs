@@ -65,11 +65,8 @@ impl Model {
                 }
                 None => {
                     if self.map.len() >= CAPACITY {
-                        let (&old, &(_, seen, _)) = self
-                            .map
-                            .iter()
-                            .min_by_key(|(_, &(_, seen, seq))| (seen, seq))
-                            .unwrap();
+                        let (&old, &(_, seen, _)) =
+                            self.map.iter().min_by_key(|(_, &(_, seen, seq))| (seen, seq)).unwrap();
                         if Self::alive(seen, now) {
                             self.stats.evicted += 1;
                         }
@@ -99,11 +96,7 @@ impl Model {
             }
             None => {
                 self.stats.flooded += 1;
-                self.ports
-                    .iter()
-                    .copied()
-                    .filter(|&p| p != in_port)
-                    .collect()
+                self.ports.iter().copied().filter(|&p| p != in_port).collect()
             }
         }
     }
@@ -137,7 +130,10 @@ enum Op {
         dst: usize,
     },
     /// Advance time by `dt`, apply `control`, begin a batch.
-    Batch { dt: u64, control: Option<Control> },
+    Batch {
+        dt: u64,
+        control: Option<Control>,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -163,11 +159,7 @@ fn comparable(s: NormalStats) -> NormalStats {
 /// Runs `ops` on a table of ports 1..=4 (the constants' capacity and times) and on the
 /// model, checking that they agree after each step; returns the table.
 fn check_fresh(ops: &[Op]) -> MacTable {
-    let cfg = MacTableConfig {
-        capacity: CAPACITY,
-        aging_ns: AGING,
-        refresh_ns: REFRESH,
-    };
+    let cfg = MacTableConfig { capacity: CAPACITY, aging_ns: AGING, refresh_ns: REFRESH };
     let t = table(&[1, 2, 3, 4], cfg);
     let mut h = t.handler();
     let mut m = Model {
@@ -185,12 +177,7 @@ fn check(t: &MacTable, h: &mut NormalSwitch, m: &mut Model, ops: &[Op]) {
     h.begin_batch(now);
     for (i, op) in ops.iter().enumerate() {
         match op {
-            &Op::Packet {
-                in_port,
-                vlan,
-                src,
-                dst,
-            } => {
+            &Op::Packet { in_port, vlan, src, dst } => {
                 let (vlan, src, dst) = (VLANS[vlan], MACS[src], MACS[dst]);
                 let got = send(h, in_port, vlan, src, dst);
                 let want = m.packet(in_port, vlan, src, dst, now);
@@ -221,11 +208,7 @@ fn check(t: &MacTable, h: &mut NormalSwitch, m: &mut Model, ops: &[Op]) {
             }
         }
         assert_eq!(comparable(t.stats()), m.stats, "step {i}");
-        let live: Vec<_> = t
-            .entries(now)
-            .into_iter()
-            .map(|e| (e.vlan, e.mac, e.port))
-            .collect();
+        let live: Vec<_> = t.entries(now).into_iter().map(|e| (e.vlan, e.mac, e.port)).collect();
         assert_eq!(live, m.live(now), "step {i}");
         assert!(t.len() <= CAPACITY);
     }
@@ -244,12 +227,7 @@ proptest! {
 /// the property above is known to compare something).
 #[test]
 fn model_covers_every_rule() {
-    let p = |in_port, src, dst| Op::Packet {
-        in_port,
-        vlan: 0,
-        src,
-        dst,
-    };
+    let p = |in_port, src, dst| Op::Packet { in_port, vlan: 0, src, dst };
     let b = |dt| Op::Batch { dt, control: None };
     let ops = [
         p(1, 0, 1),

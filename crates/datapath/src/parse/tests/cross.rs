@@ -104,60 +104,26 @@ pub(super) struct Built {
 }
 
 pub(super) fn spec() -> impl Strategy<Value = Spec> {
-    let v4 = (
-        any::<([u8; 4], [u8; 4], u8)>(),
-        (0u8..64, 0u8..4, 0usize..=10),
+    let v4 =
         (
-            any::<bool>(),
-            any::<bool>(),
-            prop_oneof![Just(0u16), 1u16..8192],
-        ),
-    )
-        .prop_map(
-            |((src, dst, ttl), (dscp, ecn, opt_words), (df, more, offset))| Net::V4 {
-                src,
-                dst,
-                ttl,
-                dscp,
-                ecn,
-                opt_words,
-                df,
-                more,
-                offset,
-            },
-        );
-    let v6 = (
-        any::<([u8; 16], [u8; 16], u8, u8)>(),
-        (0u32..1 << 20, 0u8..64),
+            any::<([u8; 4], [u8; 4], u8)>(),
+            (0u8..64, 0u8..4, 0usize..=10),
+            (any::<bool>(), any::<bool>(), prop_oneof![Just(0u16), 1u16..8192]),
+        )
+            .prop_map(|((src, dst, ttl), (dscp, ecn, opt_words), (df, more, offset))| {
+                Net::V4 { src, dst, ttl, dscp, ecn, opt_words, df, more, offset }
+            });
+    let v6 =
         (
-            any::<bool>(),
-            prop_oneof![Just(0u16), 1u16..8192],
-            any::<bool>(),
-        ),
-    )
-        .prop_map(
-            |((src, dst, hops, tc), (flow, exts), (more, offset, big))| Net::V6 {
-                src,
-                dst,
-                hops,
-                tc,
-                flow,
-                exts,
-                more,
-                offset,
-                big,
-            },
-        );
-    let arp =
-        any::<(u16, [u8; 6], [u8; 4], [u8; 6], [u8; 4])>().prop_map(|(op, sha, spa, tha, tpa)| {
-            Net::Arp {
-                op,
-                sha,
-                spa,
-                tha,
-                tpa,
-            }
-        });
+            any::<([u8; 16], [u8; 16], u8, u8)>(),
+            (0u32..1 << 20, 0u8..64),
+            (any::<bool>(), prop_oneof![Just(0u16), 1u16..8192], any::<bool>()),
+        )
+            .prop_map(|((src, dst, hops, tc), (flow, exts), (more, offset, big))| {
+                Net::V6 { src, dst, hops, tc, flow, exts, more, offset, big }
+            });
+    let arp = any::<(u16, [u8; 6], [u8; 4], [u8; 6], [u8; 4])>()
+        .prop_map(|(op, sha, spa, tha, tpa)| Net::Arp { op, sha, spa, tha, tpa });
     let l4 = prop_oneof![
         any::<(u16, u16, u16)>().prop_map(|(sport, dport, f)| L4::Tcp {
             sport,
@@ -181,18 +147,16 @@ pub(super) fn spec() -> impl Strategy<Value = Spec> {
         l4,
         prop::collection::vec(any::<u8>(), 0..24),
     )
-        .prop_map(
-            |((src, dst), (tags, outer, inner_vid), net, l4, payload)| Spec {
-                src,
-                dst,
-                tags,
-                outer,
-                inner_vid,
-                net,
-                l4,
-                payload,
-            },
-        )
+        .prop_map(|((src, dst), (tags, outer, inner_vid), net, l4, payload)| Spec {
+            src,
+            dst,
+            tags,
+            outer,
+            inner_vid,
+            net,
+            l4,
+            payload,
+        })
 }
 
 fn tag(vid: u16, pcp: u8, dei: bool) -> SingleVlanHeader {
@@ -232,13 +196,7 @@ pub(super) fn build(s: &Spec) -> Built {
 
     let mut frame = Vec::new();
     let ip = match &s.net {
-        Net::Arp {
-            op,
-            sha,
-            spa,
-            tha,
-            tpa,
-        } => {
+        Net::Arp { op, sha, spa, tha, tpa } => {
             let a = ArpPacket::new(
                 ArpHardwareId::ETHERNET,
                 EtherType::IPV4,
@@ -262,25 +220,9 @@ pub(super) fn build(s: &Spec) -> Built {
                 (Field::Ipv4Src, u32::from_be_bytes(*spa) as u128),
                 (Field::Ipv4Dst, u32::from_be_bytes(*tpa) as u128),
             ]);
-            return Built {
-                frame,
-                want,
-                layers,
-                hdr_end: l3 + 28,
-                silent_cut: None,
-            };
+            return Built { frame, want, layers, hdr_end: l3 + 28, silent_cut: None };
         }
-        Net::V4 {
-            src,
-            dst,
-            ttl,
-            dscp,
-            ecn,
-            opt_words,
-            df,
-            more,
-            offset,
-        } => {
+        Net::V4 { src, dst, ttl, dscp, ecn, opt_words, df, more, offset } => {
             let mut h = Ipv4Header::new(0, *ttl, IpNumber(0), *src, *dst).unwrap();
             h.dscp = IpDscp::try_new(*dscp).unwrap();
             h.ecn = IpEcn::try_new(*ecn).unwrap();
@@ -305,17 +247,7 @@ pub(super) fn build(s: &Spec) -> Built {
                 None,
             )
         }
-        Net::V6 {
-            src,
-            dst,
-            hops,
-            tc,
-            flow,
-            exts,
-            more,
-            offset,
-            big,
-        } => {
+        Net::V6 { src, dst, hops, tc, flow, exts, more, offset, big } => {
             let h = Ipv6Header {
                 traffic_class: *tc,
                 flow_label: Ipv6FlowLabel::try_new(*flow).unwrap(),
@@ -330,9 +262,8 @@ pub(super) fn build(s: &Spec) -> Built {
                 routing: ext_hdr(*big),
                 final_destination_options: has(3).then(|| ext_hdr(false)),
             });
-            let final_dest = routing
-                .as_ref()
-                .is_some_and(|r| r.final_destination_options.is_some());
+            let final_dest =
+                routing.as_ref().is_some_and(|r| r.final_destination_options.is_some());
             let e = Ipv6Extensions {
                 hop_by_hop_options: has(0).then(|| ext_hdr(*big)),
                 destination_options: has(1).then(|| ext_hdr(false)),
@@ -349,12 +280,7 @@ pub(super) fn build(s: &Spec) -> Built {
             };
             let later = has(4) && *offset != 0;
             let mut bits = 0u16;
-            for (b, bit) in [
-                (0, ieh::HOP),
-                (1, ieh::DEST),
-                (2, ieh::ROUTER),
-                (4, ieh::FRAG),
-            ] {
+            for (b, bit) in [(0, ieh::HOP), (1, ieh::DEST), (2, ieh::ROUTER), (4, ieh::FRAG)] {
                 if has(b) {
                     bits |= bit;
                 }
@@ -406,11 +332,7 @@ pub(super) fn build(s: &Spec) -> Built {
 
     let mut l4_fields: Vec<(Field, u128)> = Vec::new();
     let (proto, l4_len, parsed) = match &s.l4 {
-        L4::Tcp {
-            sport,
-            dport,
-            flags,
-        } => {
+        L4::Tcp { sport, dport, flags } => {
             let mut t = ipb.tcp(*sport, *dport, 1, 2);
             for (bit, set) in [
                 (0x001u16, 0),
@@ -446,51 +368,27 @@ pub(super) fn build(s: &Spec) -> Built {
             (6u8, 20, true)
         }
         L4::Udp { sport, dport } => {
-            ipb.udp(*sport, *dport)
-                .write(&mut frame, &s.payload)
-                .unwrap();
-            l4_fields.extend([
-                (Field::TpSrc, *sport as u128),
-                (Field::TpDst, *dport as u128),
-            ]);
+            ipb.udp(*sport, *dport).write(&mut frame, &s.payload).unwrap();
+            l4_fields.extend([(Field::TpSrc, *sport as u128), (Field::TpDst, *dport as u128)]);
             (17, 8, true)
         }
         L4::Sctp { sport, dport } => {
-            let mut p = [
-                &sport.to_be_bytes()[..],
-                &dport.to_be_bytes(),
-                &[0; 8],
-                &s.payload,
-            ]
-            .concat();
+            let mut p =
+                [&sport.to_be_bytes()[..], &dport.to_be_bytes(), &[0; 8], &s.payload].concat();
             p.truncate(12 + s.payload.len());
             ipb.write(&mut frame, IpNumber(132), &p).unwrap();
-            l4_fields.extend([
-                (Field::TpSrc, *sport as u128),
-                (Field::TpDst, *dport as u128),
-            ]);
+            l4_fields.extend([(Field::TpSrc, *sport as u128), (Field::TpDst, *dport as u128)]);
             (132, 12, true)
         }
         L4::Icmp { ty, code } => {
             // Keep random ICMPv6 away from ND (tested in the `Nd` case).
-            let ty = if v6 && (*ty == 135 || *ty == 136) {
-                128
-            } else {
-                *ty
-            };
+            let ty = if v6 && (*ty == 135 || *ty == 136) { 128 } else { *ty };
             if v6 {
-                ipb.icmpv6_raw(ty, *code, [1, 2, 3, 4])
-                    .write(&mut frame, &s.payload)
-                    .unwrap();
+                ipb.icmpv6_raw(ty, *code, [1, 2, 3, 4]).write(&mut frame, &s.payload).unwrap();
             } else {
-                ipb.icmpv4_raw(ty, *code, [1, 2, 3, 4])
-                    .write(&mut frame, &s.payload)
-                    .unwrap();
+                ipb.icmpv4_raw(ty, *code, [1, 2, 3, 4]).write(&mut frame, &s.payload).unwrap();
             }
-            l4_fields.extend([
-                (Field::IcmpType, ty as u128),
-                (Field::IcmpCode, *code as u128),
-            ]);
+            l4_fields.extend([(Field::IcmpType, ty as u128), (Field::IcmpCode, *code as u128)]);
             (if v6 { 58 } else { 1 }, 4, true)
         }
         L4::Nd { ns, target, ll } => {
@@ -502,18 +400,14 @@ pub(super) fn build(s: &Spec) -> Built {
             }
             l4_fields.extend([(Field::IcmpType, ty as u128), (Field::IcmpCode, 0)]);
             if v6 {
-                ipb.icmpv6_raw(ty, 0, [0x60, 0, 0, 0])
-                    .write(&mut frame, &body)
-                    .unwrap();
+                ipb.icmpv6_raw(ty, 0, [0x60, 0, 0, 0]).write(&mut frame, &body).unwrap();
                 l4_fields.push((Field::Ipv6NdTarget, u128::from_be_bytes(*target)));
                 if let Some(m) = ll {
                     l4_fields.push((if *ns { Field::ArpSha } else { Field::ArpTha }, mac_u(*m)));
                 }
                 (58, 8 + body.len(), true)
             } else {
-                ipb.icmpv4_raw(ty, 0, [0x60, 0, 0, 0])
-                    .write(&mut frame, &body)
-                    .unwrap();
+                ipb.icmpv4_raw(ty, 0, [0x60, 0, 0, 0]).write(&mut frame, &body).unwrap();
                 (1, 4, true)
             }
         }
@@ -545,13 +439,7 @@ pub(super) fn build(s: &Spec) -> Built {
         L4::Nd { ll: Some(_), .. } if v6 && layers.l4.is_some() => Some(l4_off + 24),
         _ => None,
     };
-    Built {
-        frame,
-        want,
-        layers,
-        hdr_end,
-        silent_cut,
-    }
+    Built { frame, want, layers, hdr_end, silent_cut }
 }
 
 fn frag_bits(more: bool, offset: u16) -> u128 {

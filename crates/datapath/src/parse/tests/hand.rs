@@ -106,24 +106,12 @@ fn ipv4_options_are_skipped() {
     let (k, o) = run(&f);
     assert_fields(
         &k,
-        &with(
-            v4_fields(6, 0),
-            [
-                (Field::TpSrc, 1234),
-                (Field::TpDst, 80),
-                (Field::TcpFlags, 0x12),
-            ],
-        ),
+        &with(v4_fields(6, 0), [(Field::TpSrc, 1234), (Field::TpDst, 80), (Field::TcpFlags, 0x12)]),
     );
     assert_eq!(
         o,
         ParseOutcome {
-            layers: Layers {
-                ethertype: 12,
-                l3: Some(14),
-                l4: Some(14 + 28),
-                ..Layers::default()
-            },
+            layers: Layers { ethertype: 12, l3: Some(14), l4: Some(14 + 28), ..Layers::default() },
             error: None,
             ip_truncated: false,
         }
@@ -285,15 +273,10 @@ fn vlan_tags() {
     // A third tag is not parsed: ETH_TYPE is its TPID.
     let mut f = eth(0);
     f.truncate(12);
-    f.extend_from_slice(&[
-        0x88, 0xa8, 0, 1, 0x81, 0x00, 0, 2, 0x81, 0x00, 0, 3, 0x08, 0x00,
-    ]);
+    f.extend_from_slice(&[0x88, 0xa8, 0, 1, 0x81, 0x00, 0, 2, 0x81, 0x00, 0, 3, 0x08, 0x00]);
     let (k, o) = run(&f);
     assert_eq!((k.get(Field::EthType), o.layers.ethertype), (0x8100, 20));
-    assert_eq!(
-        (k.get(Field::VlanVid), o.layers.l3, o.error),
-        (0x1001, None, None)
-    );
+    assert_eq!((k.get(Field::VlanVid), o.layers.l3, o.error), (0x1001, None, None));
     // An S-tag inside a C-tag is not a tag: ETH_TYPE 0x88a8.
     let mut f = eth(0);
     f.truncate(12);
@@ -304,11 +287,7 @@ fn vlan_tags() {
 
 #[test]
 fn ieee_802_3_length_frames() {
-    let f = cat(&[
-        &eth(0x0040),
-        &[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00],
-        &[0; 40],
-    ]);
+    let f = cat(&[&eth(0x0040), &[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00], &[0; 40]]);
     let (k, o) = run(&f);
     assert_fields(&k, &eth_fields(0x05ff));
     assert_eq!((o.error, o.layers.ethertype, o.layers.l3), (None, 12, None));
@@ -326,13 +305,7 @@ fn ieee_802_3_length_frames() {
 
 #[test]
 fn pbb_isid() {
-    let f = cat(&[
-        &eth(0x88e7),
-        &[0xe8, 0xab, 0xcd, 0xef],
-        &DST,
-        &SRC,
-        &[0x08, 0x00],
-    ]);
+    let f = cat(&[&eth(0x88e7), &[0xe8, 0xab, 0xcd, 0xef], &DST, &SRC, &[0x08, 0x00]]);
     let (k, o) = run(&f);
     let mut want = eth_fields(0x88e7);
     want.push((Field::PbbIsid, 0xabcdef));
@@ -355,21 +328,10 @@ fn mpls_outermost_entry() {
             &k,
             &with(
                 eth_fields(ty),
-                [
-                    (Field::MplsLabel, 0xabcde),
-                    (Field::MplsTc, 5),
-                    (Field::MplsBos, 0),
-                ],
+                [(Field::MplsLabel, 0xabcde), (Field::MplsTc, 5), (Field::MplsBos, 0)],
             ),
         );
-        assert_eq!(
-            o.layers,
-            Layers {
-                mpls: Some(14),
-                ethertype: 12,
-                ..Layers::default()
-            }
-        );
+        assert_eq!(o.layers, Layers { mpls: Some(14), ethertype: 12, ..Layers::default() });
         let (k, o) = run(&f[..17]);
         assert_eq!(o.error, Some(ParseError::TruncatedMpls));
         assert_fields(&k, &eth_fields(ty));
@@ -418,11 +380,7 @@ fn arp() {
 fn ext(kind: u8, nh: u8, len8: usize) -> Vec<u8> {
     let mut v = vec![0u8; len8 * 8];
     v[0] = nh;
-    v[1] = if kind == 51 {
-        (len8 * 2 - 2) as u8
-    } else {
-        (len8 - 1) as u8
-    };
+    v[1] = if kind == 51 { (len8 * 2 - 2) as u8 } else { (len8 - 1) as u8 };
     v
 }
 
@@ -477,54 +435,21 @@ fn ipv6_extension_chains() {
     let cases: Vec<Case> = vec![
         (17, vec![], 17, 0, 0, true),
         // Routing then hop-by-hop: out of sequence.
-        (
-            43,
-            vec![ext(43, 0, 1), ext(0, 17, 1)],
-            17,
-            ROUTER | HOP | UNSEQ,
-            0,
-            true,
-        ),
+        (43, vec![ext(43, 0, 1), ext(0, 17, 1)], 17, ROUTER | HOP | UNSEQ, 0, true),
         // Routing twice: repeated.
-        (
-            43,
-            vec![ext(43, 43, 1), ext(43, 17, 1)],
-            17,
-            ROUTER | UNREP,
-            0,
-            true,
-        ),
+        (43, vec![ext(43, 43, 1), ext(43, 17, 1)], 17, ROUTER | UNREP, 0, true),
         // Destination options twice around routing: fine; three times: repeated.
+        (60, vec![ext(60, 43, 1), ext(43, 60, 1), ext(60, 17, 1)], 17, DEST | ROUTER, 0, true),
         (
             60,
-            vec![ext(60, 43, 1), ext(43, 60, 1), ext(60, 17, 1)],
-            17,
-            DEST | ROUTER,
-            0,
-            true,
-        ),
-        (
-            60,
-            vec![
-                ext(60, 43, 1),
-                ext(43, 60, 1),
-                ext(60, 60, 1),
-                ext(60, 17, 1),
-            ],
+            vec![ext(60, 43, 1), ext(43, 60, 1), ext(60, 60, 1), ext(60, 17, 1)],
             17,
             DEST | ROUTER | UNREP,
             0,
             true,
         ),
         // Auth before fragment: out of sequence.
-        (
-            51,
-            vec![ext(51, 44, 3), frag_hdr(17, 0, true)],
-            17,
-            AUTH | FRAG | UNSEQ,
-            1,
-            true,
-        ),
+        (51, vec![ext(51, 44, 3), frag_hdr(17, 0, true)], 17, AUTH | FRAG | UNSEQ, 1, true),
         // Final destination options then routing: out of sequence.
         (
             44,
@@ -542,14 +467,7 @@ fn ipv6_extension_chains() {
         (59, vec![], 59, NONEXT, 0, false),
         // A later fragment: IpProto from the fragment header, nothing below.
         (44, vec![frag_hdr(17, 100, true)], 17, FRAG, 3, false),
-        (
-            0,
-            vec![ext(0, 44, 1), frag_hdr(60, 7, false)],
-            60,
-            HOP | FRAG,
-            3,
-            false,
-        ),
+        (0, vec![ext(0, 44, 1), frag_hdr(60, 7, false)], 60, HOP | FRAG, 3, false),
         // Atomic fragment (offset 0, no more): not a fragment.
         (44, vec![frag_hdr(17, 0, false)], 17, FRAG, 0, true),
         // Unknown upper-layer protocol (GRE).
@@ -582,10 +500,7 @@ fn ipv6_truncated_extension_headers() {
     let (mut f, _) = v6_chain(0, &[ext(0, 17, 2)], &[]);
     f[18..20].copy_from_slice(&8u16.to_be_bytes());
     let (_, o) = run(&f);
-    assert_eq!(
-        (o.error, o.ip_truncated),
-        (Some(ParseError::BadIpv6ExtHeader), false)
-    );
+    assert_eq!((o.error, o.ip_truncated), (Some(ParseError::BadIpv6ExtHeader), false));
     let mut bad = cat(&[&eth(0x86dd), &ipv6(17, 0)]);
     bad[14] = 0x45;
     let (k, o) = run(&bad);
@@ -706,10 +621,7 @@ fn counters_record_and_merge() {
     assert_eq!((b.packets, b.ip_truncated, b.errors()), (5, 1, 4));
     for e in ParseError::ALL {
         let mut c = ParseCounters::default();
-        c.record(&ParseOutcome {
-            error: Some(e),
-            ..ParseOutcome::default()
-        });
+        c.record(&ParseOutcome { error: Some(e), ..ParseOutcome::default() });
         assert_eq!((c.get(e), c.errors()), (1, 1), "{}", e.name());
     }
 }

@@ -15,9 +15,7 @@ pub(super) const SRC: [u8; 6] = [0x02, 0x66, 0x77, 0x88, 0x99, 0xaa];
 
 /// Parses into a key full of garbage, so a field the parser forgets to clear shows up.
 pub(super) fn run(frame: &[u8]) -> (FlowKey, ParseOutcome) {
-    let mut key = FlowKey {
-        words: [0xdead_beef_dead_beef; crate::key::KEY_WORDS],
-    };
+    let mut key = FlowKey { words: [0xdead_beef_dead_beef; crate::key::KEY_WORDS] };
     let out = parse(frame, IN_PORT, &mut key);
     (key, out)
 }
@@ -32,11 +30,7 @@ pub(super) fn assert_fields(key: &FlowKey, expect: &[(Field, u128)]) {
         let want = if f == Field::InPort {
             IN_PORT as u128
         } else {
-            expect
-                .iter()
-                .find(|(g, _)| *g == f)
-                .map(|&(_, v)| v)
-                .unwrap_or(0)
+            expect.iter().find(|(g, _)| *g == f).map(|&(_, v)| v).unwrap_or(0)
         };
         assert_eq!(key.get(f), want, "field {f:?} in {key:?}");
     }
@@ -53,9 +47,5 @@ pub(super) fn eth(ty: u16) -> Vec<u8> {
 
 /// The Ethernet fields of frames built by [`eth`].
 pub(super) fn eth_fields(ty: u16) -> Vec<(Field, u128)> {
-    vec![
-        (Field::EthDst, mac_u(DST)),
-        (Field::EthSrc, mac_u(SRC)),
-        (Field::EthType, ty as u128),
-    ]
+    vec![(Field::EthDst, mac_u(DST)), (Field::EthSrc, mac_u(SRC)), (Field::EthType, ty as u128)]
 }

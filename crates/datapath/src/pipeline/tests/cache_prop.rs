@@ -152,11 +152,8 @@ struct Side {
 impl Side {
     fn new(cache: usize) -> Side {
         let (dp, mut wr, rx) = Datapath::new(config(4), 10_000);
-        let buckets = (1..=3)
-            .map(|p| Bucket::new(vec![Action::Output(p)]))
-            .collect();
-        wr.set_group(Group::new(1, GroupKind::Select, buckets))
-            .unwrap();
+        let buckets = (1..=3).map(|p| Bucket::new(vec![Action::Output(p)])).collect();
+        wr.set_group(Group::new(1, GroupKind::Select, buckets)).unwrap();
         let w = dp.worker(cache);
         Side { dp, wr, rx, w }
     }
@@ -174,11 +171,7 @@ impl Side {
     /// Outputs (port, queue, bytes), NORMAL packets and packet-ins of one packet.
     fn run(&mut self, p: Pkt) -> Produced {
         let out = run(&self.dp, &mut self.w, &frame(p.1, p.2), p.0, 0);
-        let tx = out
-            .tx
-            .iter()
-            .map(|t| (t.port, t.queue, t.packet.data().to_vec()))
-            .collect();
+        let tx = out.tx.iter().map(|t| (t.port, t.queue, t.packet.data().to_vec())).collect();
         (tx, self.rx.try_iter().collect())
     }
 
@@ -186,20 +179,12 @@ impl Side {
     fn run_batched(&mut self, pkts: &[Pkt], size: usize) -> Produced {
         let mut out = Outputs::new();
         for chunk in pkts.chunks(size.max(1)) {
-            let mut v: Vec<(Packet, u32)> = chunk
-                .iter()
-                .map(|p| (Packet::from_slice(&frame(p.1, p.2)), p.0))
-                .collect();
-            self.dp
-                .batch(&mut self.w, 0)
-                .process_batch(&mut v, &mut out);
+            let mut v: Vec<(Packet, u32)> =
+                chunk.iter().map(|p| (Packet::from_slice(&frame(p.1, p.2)), p.0)).collect();
+            self.dp.batch(&mut self.w, 0).process_batch(&mut v, &mut out);
             assert!(v.is_empty());
         }
-        let tx = out
-            .tx
-            .iter()
-            .map(|t| (t.port, t.queue, t.packet.data().to_vec()))
-            .collect();
+        let tx = out.tx.iter().map(|t| (t.port, t.queue, t.packet.data().to_vec())).collect();
         (tx, self.rx.try_iter().collect())
     }
 

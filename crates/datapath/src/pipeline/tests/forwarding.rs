@@ -26,9 +26,7 @@ fn instructions_run_in_spec_order_and_goto_sees_the_new_key() {
     )
     .unwrap();
     // Table 1 matches only the key as changed by table 0.
-    let m = FlowMatch::ANY
-        .exact(Field::Metadata, 0xab)
-        .exact(Field::EthSrc, 0x42);
+    let m = FlowMatch::ANY.exact(Field::Metadata, 0xab).exact(Field::EthSrc, 0x42);
     wr.insert_rule(
         1,
         Rule::new(
@@ -73,11 +71,7 @@ fn instructions_run_in_spec_order_and_goto_sees_the_new_key() {
     assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 0).ports(), vec![2, 3]);
     let mut w = dp.worker(0);
     let out = run(&dp, &mut w, &frame(1, 2), 2, 0);
-    assert_eq!(
-        out.ports(),
-        vec![3, 1],
-        "output to the in_port by number is dropped"
-    );
+    assert_eq!(out.ports(), vec![3, 1], "output to the in_port by number is dropped");
     assert_eq!(dp.read_misc(Misc::OutputToInPortDrops), 2);
 }
 
@@ -100,11 +94,7 @@ fn action_set_executes_in_spec_order() {
     let r = Rule::new(
         FlowMatch::ANY,
         1,
-        Instructions {
-            apply: vec![Action::SetNwTtl(9)],
-            write_actions: Some(written),
-            ..ins()
-        },
+        Instructions { apply: vec![Action::SetNwTtl(9)], write_actions: Some(written), ..ins() },
     );
     wr.insert_rule(0, r).unwrap();
     wr.publish();
@@ -145,11 +135,7 @@ fn table_miss_drops_or_uses_the_miss_rule_or_the_controller() {
     assert_eq!(dp.read_table(0).lookups, 1);
     assert_eq!(dp.read_table(0).matched, 0);
 
-    let mut miss = Rule::new(
-        FlowMatch::ANY,
-        0,
-        apply(vec![Action::Controller { max_len: 20 }]),
-    );
+    let mut miss = Rule::new(FlowMatch::ANY, 0, apply(vec![Action::Controller { max_len: 20 }]));
     miss.cookie = 77;
     assert!(miss.is_table_miss());
     wr.insert_rule(0, miss).unwrap();
@@ -157,14 +143,7 @@ fn table_miss_drops_or_uses_the_miss_rule_or_the_controller() {
     run(&dp, &mut w, &frame(1, 2), 1, 0);
     let pi = rx.try_recv().unwrap();
     assert_eq!(
-        (
-            pi.reason,
-            pi.table_id,
-            pi.cookie,
-            pi.in_port,
-            pi.max_len,
-            pi.total_len,
-        ),
+        (pi.reason, pi.table_id, pi.cookie, pi.in_port, pi.max_len, pi.total_len,),
         (PacketInReason::NoMatch, 0, 77, 1, 20, 64)
     );
     assert_eq!(pi.data, frame(1, 2), "the whole frame: the agent cuts it");
@@ -173,18 +152,8 @@ fn table_miss_drops_or_uses_the_miss_rule_or_the_controller() {
     let mut c = config(2);
     c.miss = MissBehaviour::Controller { max_len: 128 };
     wr.set_config(c);
-    wr.insert_rule(
-        0,
-        Rule::new(
-            on_port(2),
-            9,
-            Instructions {
-                goto_table: Some(3),
-                ..ins()
-            },
-        ),
-    )
-    .unwrap();
+    wr.insert_rule(0, Rule::new(on_port(2), 9, Instructions { goto_table: Some(3), ..ins() }))
+        .unwrap();
     wr.publish();
     run(&dp, &mut w, &frame(1, 2), 2, 0);
     let pi = rx.try_recv().unwrap();
@@ -222,11 +191,7 @@ fn every_output_kind() {
     assert_eq!(check(&mut wr, port::IN_PORT).ports(), vec![1]);
     assert_eq!(check(&mut wr, port::LOCAL).ports(), vec![port::LOCAL]);
     assert_eq!(check(&mut wr, 4).ports(), Vec::<u32>::new(), "no_fwd");
-    assert_eq!(
-        check(&mut wr, 99).ports(),
-        Vec::<u32>::new(),
-        "unknown port"
-    );
+    assert_eq!(check(&mut wr, 99).ports(), Vec::<u32>::new(), "unknown port");
     assert_eq!(check(&mut wr, port::TABLE).ports(), Vec::<u32>::new());
     let n = check(&mut wr, port::NORMAL);
     assert_eq!((n.tx.len(), n.normal.len()), (0, 1));
@@ -245,11 +210,7 @@ fn every_output_kind() {
     struct Echo;
     impl NormalHandler for Echo {
         fn handle(&mut self, p: NormalPacket, out: &mut Outputs) {
-            out.tx.push(Tx {
-                port: p.in_port,
-                queue: None,
-                packet: p.packet,
-            });
+            out.tx.push(Tx { port: p.in_port, queue: None, packet: p.packet });
         }
     }
     let mut n = n;
@@ -272,10 +233,7 @@ fn ports_with_no_recv_and_no_packet_in() {
         Rule::new(
             FlowMatch::ANY,
             0,
-            apply(vec![
-                Action::Controller { max_len: 0xffff },
-                Action::Output(port::ALL),
-            ]),
+            apply(vec![Action::Controller { max_len: 0xffff }, Action::Output(port::ALL)]),
         ),
     )
     .unwrap();
@@ -292,11 +250,7 @@ fn packet_in_queue_full_drops_and_counts() {
     let (dp, mut wr, rx) = Datapath::<DefaultClassifier>::new(config(2), 2);
     wr.insert_rule(
         0,
-        Rule::new(
-            FlowMatch::ANY,
-            3,
-            apply(vec![Action::Controller { max_len: 10 }]),
-        ),
+        Rule::new(FlowMatch::ANY, 3, apply(vec![Action::Controller { max_len: 10 }])),
     )
     .unwrap();
     wr.publish();
@@ -318,11 +272,7 @@ fn invalid_ttl_goes_to_controller_when_configured() {
         Rule::new(
             on_port(1),
             1,
-            apply(vec![
-                Action::SetNwTtl(ttl),
-                Action::DecNwTtl,
-                Action::Output(2),
-            ]),
+            apply(vec![Action::SetNwTtl(ttl), Action::DecNwTtl, Action::Output(2)]),
         )
     };
     wr.insert_rule(0, dec(2)).unwrap();
@@ -375,9 +325,7 @@ fn udp_frame() -> Vec<u8> {
     ip[9] = 17;
     ip[12..16].copy_from_slice(&[10, 0, 0, 1]);
     ip[16..20].copy_from_slice(&[10, 0, 0, 2]);
-    let sum = ip
-        .chunks(2)
-        .fold(0u32, |a, c| a + u16::from_be_bytes([c[0], c[1]]) as u32);
+    let sum = ip.chunks(2).fold(0u32, |a, c| a + u16::from_be_bytes([c[0], c[1]]) as u32);
     let sum = !(((sum & 0xffff) + (sum >> 16)) as u16);
     ip[10..12].copy_from_slice(&sum.to_be_bytes());
     f.extend_from_slice(&ip);
@@ -393,28 +341,15 @@ fn real_rewrites_change_the_bytes_and_expire_ttl() {
         ..config(2)
     };
     let (dp, mut wr, rx) = datapath(c);
-    let set = apply(vec![
-        Action::SetField(Field::EthDst, 0x0a0b_0c0d_0e0f),
-        Action::Output(2),
-    ]);
+    let set = apply(vec![Action::SetField(Field::EthDst, 0x0a0b_0c0d_0e0f), Action::Output(2)]);
     wr.insert_rule(0, Rule::new(on_port(1), 1, set)).unwrap();
-    wr.insert_rule(
-        0,
-        Rule::new(
-            on_port(2),
-            1,
-            apply(vec![Action::DecNwTtl, Action::Output(1)]),
-        ),
-    )
-    .unwrap();
+    wr.insert_rule(0, Rule::new(on_port(2), 1, apply(vec![Action::DecNwTtl, Action::Output(1)])))
+        .unwrap();
     wr.publish();
     let mut w = dp.worker(16);
     let f = udp_frame();
     let out = run(&dp, &mut w, &f, 1, 0);
-    assert_eq!(
-        out.tx[0].packet.data()[..6],
-        [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f]
-    );
+    assert_eq!(out.tx[0].packet.data()[..6], [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f]);
     assert_eq!(out.tx[0].packet.data()[6..], f[6..]);
     assert!(run(&dp, &mut w, &f, 2, 0).tx.is_empty());
     let pi = rx.try_recv().unwrap();
@@ -460,10 +395,7 @@ fn a_partial_checksum_is_finished_for_the_controller_and_kept_on_outputs() {
         Rule::new(
             FlowMatch::ANY,
             0,
-            apply(vec![
-                Action::Output(port::FLOOD),
-                Action::Controller { max_len: 0xffff },
-            ]),
+            apply(vec![Action::Output(port::FLOOD), Action::Controller { max_len: 0xffff }]),
         ),
     )
     .unwrap();
@@ -477,9 +409,7 @@ fn a_partial_checksum_is_finished_for_the_controller_and_kept_on_outputs() {
         .unwrap();
     let at = 14 + 20 + 6;
     let ones = |d: &[u8]| -> u64 {
-        d.chunks(2)
-            .map(|w| u64::from(w[0]) << 8 | u64::from(*w.get(1).unwrap_or(&0)))
-            .sum()
+        d.chunks(2).map(|w| u64::from(w[0]) << 8 | u64::from(*w.get(1).unwrap_or(&0))).sum()
     };
     let fold = |mut x: u64| {
         while x > 0xffff {
@@ -496,10 +426,7 @@ fn a_partial_checksum_is_finished_for_the_controller_and_kept_on_outputs() {
     part[at..at + 2].copy_from_slice(&p.to_be_bytes());
     assert_ne!(part, full);
 
-    let note = Offload {
-        partial_csum: true,
-        gso: None,
-    };
+    let note = Offload { partial_csum: true, gso: None };
     let mut pkt = Packet::from_slice(&part);
     pkt.set_offload(Some(note));
     let mut w = dp.worker(16);
@@ -509,11 +436,7 @@ fn a_partial_checksum_is_finished_for_the_controller_and_kept_on_outputs() {
     assert_eq!(pi.data, full, "the controller gets the finished checksum");
     assert_eq!(out.ports(), vec![2, 3]);
     for t in &out.tx {
-        assert_eq!(
-            t.packet.data(),
-            &part[..],
-            "outputs keep the frame as it came"
-        );
+        assert_eq!(t.packet.data(), &part[..], "outputs keep the frame as it came");
         assert_eq!(t.packet.offload(), Some(note), "and its note");
     }
 }

@@ -27,12 +27,8 @@ fn all_and_indirect_groups_and_their_counters() {
         ],
     );
     wr.set_group(all).unwrap();
-    wr.set_group(Group::new(
-        2,
-        GroupKind::Indirect,
-        vec![Bucket::new(vec![Action::Output(4)])],
-    ))
-    .unwrap();
+    wr.set_group(Group::new(2, GroupKind::Indirect, vec![Bucket::new(vec![Action::Output(4)])]))
+        .unwrap();
     wr.insert_rule(0, to_group(1)).unwrap();
     wr.publish();
     let mut w = dp.worker(16);
@@ -53,10 +49,7 @@ fn all_and_indirect_groups_and_their_counters() {
     );
     let (g, buckets) = dp.read_group(1).unwrap();
     assert_eq!((g.packets, g.bytes), (3, 192));
-    assert_eq!(
-        buckets.iter().map(|b| b.packets).collect::<Vec<_>>(),
-        vec![3, 3, 3]
-    );
+    assert_eq!(buckets.iter().map(|b| b.packets).collect::<Vec<_>>(), vec![3, 3, 3]);
     assert_eq!(dp.read_group(2).unwrap().0.packets, 3);
     // A missing group drops.
     wr.remove_group(2).unwrap();
@@ -68,11 +61,8 @@ fn all_and_indirect_groups_and_their_counters() {
 #[test]
 fn select_group_is_stable_per_flow_and_spreads_flows() {
     let (dp, mut wr, _rx) = datapath(config(4));
-    let buckets = (2..=4)
-        .map(|p| Bucket::new(vec![Action::Output(p)]))
-        .collect();
-    wr.set_group(Group::new(5, GroupKind::Select, buckets))
-        .unwrap();
+    let buckets = (2..=4).map(|p| Bucket::new(vec![Action::Output(p)])).collect();
+    wr.set_group(Group::new(5, GroupKind::Select, buckets)).unwrap();
     wr.insert_rule(0, to_group(5)).unwrap();
     wr.publish();
     let mut cached = dp.worker(64);
@@ -133,17 +123,9 @@ fn metered(meter: u32) -> Rule {
 #[test]
 fn meter_drops_above_rate_pktps_and_kbps() {
     let (dp, mut wr, _rx) = datapath(config(2));
-    wr.set_meter(drop_meter(1, MeterUnit::Pktps, true, 100, 10))
-        .unwrap();
+    wr.set_meter(drop_meter(1, MeterUnit::Pktps, true, 100, 10)).unwrap();
     // 64-byte frames are 512 bits: 512 kbit/s is 1000 frames/s; a burst of 5 frames.
-    wr.set_meter(drop_meter(
-        2,
-        MeterUnit::Kbps,
-        true,
-        512,
-        5 * 512 / 1000 + 1,
-    ))
-    .unwrap();
+    wr.set_meter(drop_meter(2, MeterUnit::Kbps, true, 512, 5 * 512 / 1000 + 1)).unwrap();
     wr.insert_rule(0, metered(1)).unwrap();
     let mut by_bits = metered(2);
     by_bits.priority = 2;
@@ -153,11 +135,7 @@ fn meter_drops_above_rate_pktps_and_kbps() {
     let mut w = dp.worker(16);
     let count = |w: &mut WorkerState, port: u32, n: u64, step: u64| {
         (0..n)
-            .filter(|i| {
-                !run(&dp, w, &frame(1, 2), port, 100 * SEC + i * step)
-                    .tx
-                    .is_empty()
-            })
+            .filter(|i| !run(&dp, w, &frame(1, 2), port, 100 * SEC + i * step).tx.is_empty())
             .count()
     };
     // 1000 packets at 1000/s through a 100 pkt/s meter with burst 10.
@@ -175,13 +153,8 @@ fn meter_drops_above_rate_pktps_and_kbps() {
 #[test]
 fn dscp_remark_band_changes_the_key_for_later_tables() {
     let (dp, mut wr, _rx) = datapath(config(3));
-    let remark = Band {
-        kind: BandKind::DscpRemark { prec_level: 1 },
-        rate: 10,
-        burst_size: 1,
-    };
-    wr.set_meter(Meter::new(7, MeterUnit::Pktps, true, vec![remark]))
-        .unwrap();
+    let remark = Band { kind: BandKind::DscpRemark { prec_level: 1 }, rate: 10, burst_size: 1 };
+    wr.set_meter(Meter::new(7, MeterUnit::Pktps, true, vec![remark])).unwrap();
     wr.insert_rule(
         0,
         Rule::new(
@@ -197,49 +170,24 @@ fn dscp_remark_band_changes_the_key_for_later_tables() {
     .unwrap();
     wr.insert_rule(
         1,
-        Rule::new(
-            FlowMatch::ANY,
-            1,
-            Instructions {
-                meter: Some(7),
-                goto_table: Some(2),
-                ..ins()
-            },
-        ),
+        Rule::new(FlowMatch::ANY, 1, Instructions { meter: Some(7), goto_table: Some(2), ..ins() }),
     )
     .unwrap();
-    wr.insert_rule(
-        2,
-        output_rule(FlowMatch::ANY.exact(Field::IpDscp, 10), 1, 2),
-    )
-    .unwrap();
-    wr.insert_rule(
-        2,
-        output_rule(FlowMatch::ANY.exact(Field::IpDscp, 12), 1, 3),
-    )
-    .unwrap();
+    wr.insert_rule(2, output_rule(FlowMatch::ANY.exact(Field::IpDscp, 10), 1, 2)).unwrap();
+    wr.insert_rule(2, output_rule(FlowMatch::ANY.exact(Field::IpDscp, 12), 1, 3)).unwrap();
     wr.publish();
     let mut w = dp.worker(16);
     let t = 50 * SEC;
     assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, t).ports(), vec![2]);
-    assert_eq!(
-        run(&dp, &mut w, &frame(1, 2), 1, t).ports(),
-        vec![3],
-        "AF11 remarked to AF12"
-    );
-    assert_eq!(
-        run(&dp, &mut w, &frame(1, 2), 1, t).ports(),
-        vec![3],
-        "from the cache too"
-    );
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, t).ports(), vec![3], "AF11 remarked to AF12");
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, t).ports(), vec![3], "from the cache too");
     assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, t + SEC).ports(), vec![2]);
 }
 
 #[test]
 fn workers_on_threads_share_one_meter() {
     let (dp, mut wr, _rx) = datapath(config(2));
-    wr.set_meter(drop_meter(1, MeterUnit::Pktps, true, 1000, 100))
-        .unwrap();
+    wr.set_meter(drop_meter(1, MeterUnit::Pktps, true, 1000, 100)).unwrap();
     wr.insert_rule(0, metered(1)).unwrap();
     wr.publish();
     let clock = Arc::new(AtomicU64::new(10 * SEC));

@@ -81,10 +81,7 @@ pub fn ins() -> Instructions {
 }
 
 pub fn apply(actions: Vec<Action>) -> Instructions {
-    Instructions {
-        apply: actions,
-        ..Instructions::default()
-    }
+    Instructions { apply: actions, ..Instructions::default() }
 }
 
 /// A rule of `m` at `priority` that outputs to `port`.

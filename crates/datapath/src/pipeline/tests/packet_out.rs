@@ -9,8 +9,7 @@ use crate::group::{Bucket, Group, GroupKind};
 /// Runs a packet-out of `f` from `in_port` with `actions` and returns what came out.
 fn packet_out(dp: &Datapath, w: &mut WorkerState, f: &[u8], in_port: u32, a: &[Action]) -> Outputs {
     let mut out = Outputs::new();
-    dp.batch(w, 0)
-        .packet_out(Packet::from_slice(f), in_port, a, &mut out);
+    dp.batch(w, 0).packet_out(Packet::from_slice(f), in_port, a, &mut out);
     out
 }
 
@@ -23,10 +22,7 @@ fn with_local() -> DatapathConfig {
 
 #[test]
 fn outputs_in_order_with_rewrites_between() {
-    let c = DatapathConfig {
-        rewrite: crate::rewrite::apply,
-        ..config(4)
-    };
+    let c = DatapathConfig { rewrite: crate::rewrite::apply, ..config(4) };
     let (dp, _wr, _rx) = datapath(c);
     let mut w = dp.worker(0);
     let f = frame(1, 2);
@@ -49,21 +45,14 @@ fn outputs_in_order_with_rewrites_between() {
     assert_eq!(out.ports(), vec![1, 2, 3, 4]);
     assert_eq!(out.tx[0].packet.data(), &f[..], "before any rewrite");
     assert_eq!(out.tx[0].queue, None);
-    assert_eq!(
-        out.tx[1].packet.data()[..6],
-        [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f]
-    );
+    assert_eq!(out.tx[1].packet.data()[..6], [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f]);
     assert_eq!(out.tx[1].packet.data()[6..], f[6..]);
     let tagged = out.tx[2].packet.data();
     assert_eq!(tagged.len(), f.len() + 4);
     assert_eq!(tagged[12..14], [0x81, 0x00]);
     assert_eq!(tagged[16..18], ETH_TEST.to_be_bytes());
     assert_eq!(out.tx[2].queue, Some(7));
-    assert_eq!(
-        out.tx[3].packet.data(),
-        out.tx[1].packet.data(),
-        "tag popped"
-    );
+    assert_eq!(out.tx[3].packet.data(), out.tx[1].packet.data(), "tag popped");
     assert!(out.normal.is_empty());
 }
 
@@ -76,16 +65,10 @@ fn table_runs_the_pipeline_from_table_0_and_credits_its_rules() {
     let r0 = Rule::new(
         m,
         5,
-        Instructions {
-            apply: vec![Action::Output(4)],
-            goto_table: Some(1),
-            ..ins()
-        },
+        Instructions { apply: vec![Action::Output(4)], goto_table: Some(1), ..ins() },
     );
     let id0 = wr.insert_rule(0, r0).unwrap();
-    let id1 = wr
-        .insert_rule(1, output_rule(FlowMatch::ANY, 1, 3))
-        .unwrap();
+    let id1 = wr.insert_rule(1, output_rule(FlowMatch::ANY, 1, 3)).unwrap();
     wr.publish();
     // A worker with a cache: the packet-out neither reads nor fills it.
     let mut w = dp.worker(64);
@@ -123,9 +106,7 @@ fn output_to_table_from_a_rule_or_a_bucket_is_dropped() {
         vec![Bucket::new(vec![Action::Output(port::TABLE)])],
     ))
     .unwrap();
-    let id = wr
-        .insert_rule(0, output_rule(on_port(1), 1, port::TABLE))
-        .unwrap();
+    let id = wr.insert_rule(0, output_rule(on_port(1), 1, port::TABLE)).unwrap();
     wr.publish();
     let mut w = dp.worker(0);
     assert!(run(&dp, &mut w, &frame(1, 2), 1, 0).tx.is_empty());
@@ -160,11 +141,7 @@ fn in_port_flood_and_all_depend_on_the_input_port() {
         assert_eq!(ports(from, 2), vec![2]);
     }
     assert_eq!(dp.read_misc(Misc::OutputToInPortDrops), 1);
-    assert_eq!(
-        dp.read_misc(Misc::OutputDrops),
-        2,
-        "IN_PORT from CONTROLLER, ANY"
-    );
+    assert_eq!(dp.read_misc(Misc::OutputDrops), 2, "IN_PORT from CONTROLLER, ANY");
 }
 
 #[test]
@@ -186,11 +163,7 @@ fn groups_and_normal() {
         &mut w,
         &frame(1, 2),
         3,
-        &[
-            Action::Group(5),
-            Action::Output(port::NORMAL),
-            Action::Output(4),
-        ],
+        &[Action::Group(5), Action::Output(port::NORMAL), Action::Output(4)],
     );
     assert_eq!(out.ports(), vec![1, 2, 4]);
     assert_eq!(out.normal.len(), 1);
@@ -198,18 +171,11 @@ fn groups_and_normal() {
     assert_eq!(out.normal[0].packet.data(), &frame(1, 2)[..]);
     let (g, buckets) = dp.read_group(5).unwrap();
     assert_eq!(g.packets, 1);
-    assert_eq!(
-        buckets.iter().map(|b| b.packets).collect::<Vec<_>>(),
-        [1, 1]
-    );
+    assert_eq!(buckets.iter().map(|b| b.packets).collect::<Vec<_>>(), [1, 1]);
     let t = dp.trace_packet_out(&frame(1, 2), 3, &[Action::Group(5)], 0);
     assert_eq!(
         t.set_actions(),
-        vec![
-            Action::Output(1),
-            Action::SetField(Field::EthDst, 9),
-            Action::Output(2)
-        ]
+        vec![Action::Output(1), Action::SetField(Field::EthDst, 9), Action::Output(2)]
     );
 }
 
@@ -244,13 +210,7 @@ fn controller_sends_packet_ins_of_reason_action_from_table_0() {
         vec![
             (PacketInReason::Action, 0, u64::MAX, port::CONTROLLER, 128),
             (PacketInReason::Action, 0, u64::MAX, port::CONTROLLER, 50),
-            (
-                PacketInReason::Action,
-                0,
-                u64::MAX,
-                port::CONTROLLER,
-                0xffff
-            ),
+            (PacketInReason::Action, 0, u64::MAX, port::CONTROLLER, 0xffff),
         ]
     );
     assert!(pis.iter().all(|p| p.data == f && p.total_len == f.len()));
@@ -287,9 +247,7 @@ fn nothing_is_counted_as_received() {
     let mut c = config(2);
     c.ports[0].no_recv = true; // about received packets only
     let (dp, mut wr, _rx) = datapath(c);
-    let id = wr
-        .insert_rule(0, output_rule(FlowMatch::ANY, 0, 2))
-        .unwrap();
+    let id = wr.insert_rule(0, output_rule(FlowMatch::ANY, 0, 2)).unwrap();
     wr.publish();
     let mut w = dp.worker(16);
     // A frame the parser stops early on (an IPv4 ethertype and no header).
@@ -315,11 +273,8 @@ fn trace_shows_the_actions_and_the_pipeline_and_counts_nothing() {
     let (dp, mut wr, rx) = datapath(config(3));
     let id = wr.insert_rule(0, output_rule(on_port(1), 1, 3)).unwrap();
     wr.publish();
-    let actions = [
-        Action::Output(2),
-        Action::Output(port::TABLE),
-        Action::Controller { max_len: 9 },
-    ];
+    let actions =
+        [Action::Output(2), Action::Output(port::TABLE), Action::Controller { max_len: 9 }];
     let t = dp.trace_packet_out(&frame(1, 2), 1, &actions, 0);
     let steps = trace_steps(&t);
     assert_eq!(
@@ -343,10 +298,7 @@ fn trace_shows_the_actions_and_the_pipeline_and_counts_nothing() {
     assert!(rx.try_recv().is_err());
     // Forwarding agrees with the trace.
     let mut w = dp.worker(0);
-    assert_eq!(
-        packet_out(&dp, &mut w, &frame(1, 2), 1, &actions).ports(),
-        vec![2, 3]
-    );
+    assert_eq!(packet_out(&dp, &mut w, &frame(1, 2), 1, &actions).ports(), vec![2, 3]);
     assert_eq!(rx.try_iter().count(), 1);
 }
 

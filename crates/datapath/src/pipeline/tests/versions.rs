@@ -26,8 +26,7 @@ fn counters_are_summed_over_workers() {
     let id = wr.insert_rule(0, out_to(2)).unwrap();
     // A second mask, so that lookups are dearer than the cache and workers use it.
     let other = FlowMatch::ANY.exact(Field::EthType, 0x0800);
-    wr.insert_rule(0, Rule::new(other, 0, apply(vec![])))
-        .unwrap();
+    wr.insert_rule(0, Rule::new(other, 0, apply(vec![]))).unwrap();
     wr.publish();
     let threads: Vec<_> = (0..3u64)
         .map(|i| {
@@ -87,10 +86,7 @@ fn removed_rules_report_final_counters_and_slots_restart_at_zero() {
     let p = wr.publish();
     assert_eq!(p.removed.len(), 1);
     assert_eq!((p.removed[0].rule.id, p.removed[0].stats.packets), (id, 3));
-    assert!(
-        run(&dp, &mut w, &frame(1, 2), 1, 7).tx.is_empty(),
-        "the cached path is gone"
-    );
+    assert!(run(&dp, &mut w, &frame(1, 2), 1, 7).tx.is_empty(), "the cached path is gone");
     let id2 = wr.insert_rule(0, out_to(3)).unwrap();
     assert_eq!(id2, id, "slot reused");
     wr.publish();
@@ -103,8 +99,7 @@ fn removed_rules_report_final_counters_and_slots_restart_at_zero() {
 fn insert_replaces_and_modify_keeps_counters() {
     let (dp, mut wr, id, mut w) = published_out_to_2();
     run(&dp, &mut w, &frame(1, 2), 1, 0);
-    wr.modify_rule(id, |r| r.instructions.apply = vec![Action::Output(3)])
-        .unwrap();
+    wr.modify_rule(id, |r| r.instructions.apply = vec![Action::Output(3)]).unwrap();
     assert_eq!(wr.publish().removed.len(), 0);
     assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 0).ports(), vec![3]);
     assert_eq!(dp.read_rule(id).packets, 2);
@@ -150,10 +145,7 @@ fn publish_waits_for_running_batches_but_not_for_idle_workers() {
         })
     };
     std::thread::sleep(Duration::from_millis(50));
-    assert!(
-        !done.load(Ordering::SeqCst),
-        "publish returned while a batch ran on the old version"
-    );
+    assert!(!done.load(Ordering::SeqCst), "publish returned while a batch ran on the old version");
     let mut out = Outputs::new();
     let mut batch = batch;
     batch.process(Packet::from_slice(&frame(1, 2)), 1, &mut out);
@@ -188,10 +180,7 @@ fn every_packet_after_publish_sees_the_new_rules() {
                 drop(b);
                 n += 32;
                 if was_published {
-                    assert!(
-                        out.ports().iter().all(|&p| p == 3),
-                        "old rule after publish"
-                    );
+                    assert!(out.ports().iter().all(|&p| p == 3), "old rule after publish");
                     after.fetch_add(1, Ordering::SeqCst);
                 }
             }
@@ -200,8 +189,7 @@ fn every_packet_after_publish_sees_the_new_rules() {
     std::thread::sleep(Duration::from_millis(20));
     // A burst of changes to other tables, then the change that matters.
     for i in 0..2000u32 {
-        wr.insert_rule(1, Rule::new(on_port(i + 10), 5, ins()))
-            .unwrap();
+        wr.insert_rule(1, Rule::new(on_port(i + 10), 5, ins())).unwrap();
     }
     wr.insert_rule(0, out_to(3)).unwrap();
     wr.publish();
@@ -226,8 +214,7 @@ fn lookups_equal_a_linear_scan_of_their_version_across_concurrent_updates() {
     const IN: u32 = PORTS + 1;
     let (dp, mut wr, _rx) = datapath(config(IN));
     // The table-miss rule: every packet produces exactly one output.
-    wr.insert_rule(0, output_rule(FlowMatch::ANY, 0, PORTS))
-        .unwrap();
+    wr.insert_rule(0, output_rule(FlowMatch::ANY, 0, PORTS)).unwrap();
     wr.publish();
     let stop = Arc::new(AtomicBool::new(false));
     let writer = {
@@ -293,9 +280,7 @@ fn lookups_equal_a_linear_scan_of_their_version_across_concurrent_updates() {
     while checked < 20_000 && start.elapsed() < Duration::from_millis(1500) {
         let frames: Vec<Vec<u8>> = (0..32)
             .map(|_| {
-                rng = rng
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 frame((rng >> 40) & 0xff, (rng >> 20) & 0xf)
             })
             .collect();
@@ -314,10 +299,7 @@ fn lookups_equal_a_linear_scan_of_their_version_across_concurrent_updates() {
                         .filter(|r| r.table() == 0 && r.flow_match.matches(&key))
                         .max_by_key(|r| r.priority)
                         .expect("the table-miss rule matches");
-                match (
-                    &best.instructions.apply[..],
-                    &best.instructions.write_actions,
-                ) {
+                match (&best.instructions.apply[..], &best.instructions.write_actions) {
                     ([Action::Output(p)], _) => *p,
                     (_, Some(w)) => match w[..] {
                         [Action::Output(p)] => p,

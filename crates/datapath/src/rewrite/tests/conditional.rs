@@ -15,9 +15,7 @@ fn after(frame: &[u8], a: Action) -> Vec<u8> {
 
 /// The outermost tag's (TPID, TCI) and the number of tags.
 fn tag(f: &[u8]) -> ((u16, u16), usize) {
-    let tags = (0..)
-        .take_while(|i| matches!(be16(f, 12 + 4 * i), 0x8100 | 0x88a8))
-        .count();
+    let tags = (0..).take_while(|i| matches!(be16(f, 12 + 4 * i), 0x8100 | 0x88a8)).count();
     ((be16(f, 12), be16(f, 14)), tags)
 }
 
@@ -26,11 +24,7 @@ fn mod_vlan_vid_pushes_a_tag_with_pcp_0_on_an_untagged_frame() {
     let orig = frames::ipv4_tcp();
     let got = after(&orig, Action::ModVlanVid(5));
     assert_eq!(tag(&got), ((0x8100, 5), 1));
-    assert_eq!(
-        &got[16..],
-        &orig[12..],
-        "the rest of the frame is unchanged"
-    );
+    assert_eq!(&got[16..], &orig[12..], "the rest of the frame is unchanged");
 }
 
 #[test]
@@ -56,11 +50,7 @@ fn set_nw_src_rewrites_ipv4_only() {
     // ARP's sender address shares the place; the conditional set leaves ARP alone.
     let arp = frames::arp();
     assert_eq!(after(&arp, set.clone()), arp);
-    for f in [
-        frames::ipv4_tcp(),
-        frames::vlan_ipv4_udp(),
-        frames::ipv4_icmp(),
-    ] {
+    for f in [frames::ipv4_tcp(), frames::vlan_ipv4_udp(), frames::ipv4_icmp()] {
         let got = after(&f, set.clone());
         let (k, l) = parsed(&got, 0);
         assert_eq!(k.get(Field::Ipv4Src), 0x0a00_0063);

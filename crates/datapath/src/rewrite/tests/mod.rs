@@ -45,11 +45,7 @@ pub(super) struct Case {
 impl Case {
     pub fn new(frame: &[u8]) -> Case {
         let (key, layers) = parsed(frame, 7);
-        Case {
-            pkt: Packet::from_slice(frame),
-            key,
-            layers,
-        }
+        Case { pkt: Packet::from_slice(frame), key, layers }
     }
 
     pub fn apply(&mut self, a: &Action) -> Result<(), super::RewriteError> {
@@ -85,11 +81,7 @@ pub(super) fn crc32c_bitwise(d: &[u8]) -> u32 {
     for &b in d {
         c ^= u32::from(b);
         for _ in 0..8 {
-            c = if c & 1 != 0 {
-                (c >> 1) ^ 0x82f6_3b78
-            } else {
-                c >> 1
-            };
+            c = if c & 1 != 0 { (c >> 1) ^ 0x82f6_3b78 } else { c >> 1 };
         }
     }
     !c

@@ -9,20 +9,14 @@ use crate::rewrite::{
     OffloadError, SegmentError,
 };
 
-const PARTIAL: Offload = Offload {
-    partial_csum: true,
-    gso: None,
-};
+const PARTIAL: Offload = Offload { partial_csum: true, gso: None };
 
 /// The pseudo-header sum of `f` (addresses, protocol, L4 length), folded, computed with
 /// the tests' own one's-complement sum.
 fn pseudo(f: &[u8]) -> u16 {
     let s = locate_l4(f).expect("a TCP/UDP frame");
-    let mut words = if s.v6 {
-        f[s.l3 + 8..s.l3 + 40].to_vec()
-    } else {
-        f[s.l3 + 12..s.l3 + 20].to_vec()
-    };
+    let mut words =
+        if s.v6 { f[s.l3 + 8..s.l3 + 40].to_vec() } else { f[s.l3 + 12..s.l3 + 20].to_vec() };
     words.extend_from_slice(&((s.end - s.l4) as u32).to_be_bytes());
     words.extend_from_slice(&[0, 0, 0, if s.tcp { 6 } else { 17 }]);
     let mut x = ones(&words);
@@ -62,10 +56,7 @@ fn rewrites_on_a_partial_checksum_finish_to_the_full_rewrite() {
             Action::SetField(Field::Ipv6Dst, 0xfe80_0000_0000_0000_0000_0000_0000_0001),
         ],
         vec![Action::DecNwTtl, Action::SetField(Field::IpDscp, 10)],
-        vec![
-            Action::PushVlan(0x8100),
-            Action::SetField(Field::VlanVid, 0x1005),
-        ],
+        vec![Action::PushVlan(0x8100), Action::SetField(Field::VlanVid, 0x1005)],
         vec![Action::PopVlan, Action::SetField(Field::TpDst, 53)],
         vec![
             Action::SetField(Field::Ipv4Src, 0x0102_0304),
@@ -84,8 +75,7 @@ fn rewrites_on_a_partial_checksum_finish_to_the_full_rewrite() {
             let mut part = Case::new(&partial(f.clone()));
             part.pkt.set_offload(Some(PARTIAL));
             for a in list {
-                part.apply(a)
-                    .unwrap_or_else(|e| panic!("{a:?} {e:?} {f:02x?}"));
+                part.apply(a).unwrap_or_else(|e| panic!("{a:?} {e:?} {f:02x?}"));
             }
             part.assert_consistent();
             assert_eq!(part.pkt.offload(), Some(PARTIAL), "the note is kept");
@@ -99,11 +89,7 @@ fn rewrites_on_a_partial_checksum_finish_to_the_full_rewrite() {
                 continue;
             };
             let at = l4.csum_at;
-            assert_eq!(
-                u16::from_be_bytes([got[at], got[at + 1]]),
-                pseudo(&got),
-                "{list:?}"
-            );
+            assert_eq!(u16::from_be_bytes([got[at], got[at + 1]]), pseudo(&got), "{list:?}");
             assert!(finish_partial_checksum(&mut got));
             assert_eq!(got, full.pkt.data(), "{list:?} on {f:02x?}");
             checked += 1;
@@ -138,23 +124,14 @@ fn big_tcp(len: usize, v6: bool) -> Vec<u8> {
 fn tso(v6: bool, size: u16) -> Offload {
     Offload {
         partial_csum: true,
-        gso: Some(Gso {
-            kind: if v6 { GsoKind::TcpV6 } else { GsoKind::TcpV4 },
-            size,
-            ecn: false,
-        }),
+        gso: Some(Gso { kind: if v6 { GsoKind::TcpV6 } else { GsoKind::TcpV4 }, size, ecn: false }),
     }
 }
 
 #[test]
 fn super_frames_become_segments_of_the_noted_size_with_full_checksums() {
     for v6 in [false, true] {
-        for (len, mss) in [
-            (60_000usize, 1448u16),
-            (3000, 1448),
-            (1448, 1448),
-            (5000, 536),
-        ] {
+        for (len, mss) in [(60_000usize, 1448u16), (3000, 1448), (1448, 1448), (5000, 536)] {
             let orig = big_tcp(len, v6);
             let mut p = Packet::from_slice(&partial(orig.clone()));
             p.set_offload(Some(tso(v6, mss)));
@@ -194,11 +171,7 @@ fn an_unnoted_super_frame_is_noted_as_its_sender_would_have() {
         assert!(note.partial_csum);
         let gso = note.gso.unwrap();
         assert_eq!(gso.size, if v6 { 1440 } else { 1460 });
-        assert_eq!(
-            p.data(),
-            &partial(orig.clone())[..],
-            "the field holds the pseudo sum"
-        );
+        assert_eq!(p.data(), &partial(orig.clone())[..], "the field holds the pseudo sum");
         // Resolved, it gives what cutting the finished frame directly gives.
         let (mut pool, mut via_note, mut direct) = (Vec::new(), Vec::new(), Vec::new());
         resolve_offload(p, 1500, 1514, &mut pool, &mut via_note).unwrap();
@@ -220,15 +193,9 @@ fn big_udp(len: usize, v6: bool) -> Vec<u8> {
     let b = PacketBuilder::ethernet2(SRC_MAC, DST_MAC)
         .single_vlan(etherparse::VlanId::try_new(7).unwrap());
     if v6 {
-        b.ipv6(V6_SRC, V6_DST, 64)
-            .udp(4000, 4001)
-            .write(&mut v, &payload)
-            .unwrap();
+        b.ipv6(V6_SRC, V6_DST, 64).udp(4000, 4001).write(&mut v, &payload).unwrap();
     } else {
-        b.ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
-            .udp(4000, 4001)
-            .write(&mut v, &payload)
-            .unwrap();
+        b.ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64).udp(4000, 4001).write(&mut v, &payload).unwrap();
     }
     v
 }
@@ -236,39 +203,22 @@ fn big_udp(len: usize, v6: bool) -> Vec<u8> {
 #[test]
 fn udp_super_frames_become_datagrams_of_the_noted_size() {
     for v6 in [false, true] {
-        for (len, size) in [
-            (10_000usize, 1400u16),
-            (1400, 1400),
-            (3, 1000),
-            (2801, 1400),
-        ] {
+        for (len, size) in [(10_000usize, 1400u16), (1400, 1400), (3, 1000), (2801, 1400)] {
             let orig = big_udp(len, v6);
             let mut p = Packet::from_slice(&partial(orig.clone()));
             p.set_offload(Some(Offload {
                 partial_csum: true,
-                gso: Some(Gso {
-                    kind: GsoKind::Udp,
-                    size,
-                    ecn: false,
-                }),
+                gso: Some(Gso { kind: GsoKind::Udp, size, ecn: false }),
             }));
             let (mut pool, mut out) = (Vec::new(), Vec::new());
             let n = resolve_offload(p, 1500, 1518, &mut pool, &mut out).unwrap();
-            assert_eq!(
-                n,
-                len.div_ceil(usize::from(size)).max(1),
-                "len {len} v6 {v6}"
-            );
+            assert_eq!(n, len.div_ceil(usize::from(size)).max(1), "len {len} v6 {v6}");
             let mut data = Vec::new();
             for (i, s) in out.iter().enumerate() {
                 assert_eq!(s.offload(), None);
                 verify_checksums(s.data());
                 let l = locate_l4(s.data()).unwrap();
-                assert_eq!(
-                    be16(s.data(), l.l4 + 4) as usize,
-                    l.end - l.l4,
-                    "UDP length"
-                );
+                assert_eq!(be16(s.data(), l.l4 + 4) as usize, l.end - l.l4, "UDP length");
                 assert!(l.end - l.hdr_end <= usize::from(size));
                 if !v6 {
                     assert_eq!(
@@ -309,31 +259,18 @@ fn notes_that_cannot_be_honoured_are_errors_not_output() {
     let mut p = Packet::from_slice(&partial(frames::vlan_ipv4_udp()));
     p.set_offload(Some(Offload {
         partial_csum: true,
-        gso: Some(Gso {
-            kind: GsoKind::Udp,
-            size: 1480,
-            ecn: false,
-        }),
+        gso: Some(Gso { kind: GsoKind::Udp, size: 1480, ecn: false }),
     }));
-    assert_eq!(
-        resolve_offload(p, 1500, 1518, &mut pool, &mut out),
-        Err(OffloadError::UdpTooBig)
-    );
+    assert_eq!(resolve_offload(p, 1500, 1518, &mut pool, &mut out), Err(OffloadError::UdpTooBig));
     // A partial checksum behind an MPLS label: no TCP/UDP header to be found.
     let mut p = Packet::from_slice(&frames::mpls_ipv4());
     p.set_offload(Some(PARTIAL));
-    assert_eq!(
-        resolve_offload(p, 1500, 1518, &mut pool, &mut out),
-        Err(OffloadError::NoL4)
-    );
+    assert_eq!(resolve_offload(p, 1500, 1518, &mut pool, &mut out), Err(OffloadError::NoL4));
     // A TCP note on a UDP frame, and on ARP.
     for f in [frames::vlan_ipv4_udp(), frames::arp()] {
         let mut p = Packet::from_slice(&f);
         p.set_offload(Some(tso(false, 100)));
-        assert_eq!(
-            resolve_offload(p, 1500, 1518, &mut pool, &mut out),
-            Err(OffloadError::NoL4)
-        );
+        assert_eq!(resolve_offload(p, 1500, 1518, &mut pool, &mut out), Err(OffloadError::NoL4));
     }
     // A super-frame whose headers leave no room at this MTU.
     let mut p = Packet::from_slice(&big_tcp(3000, false));

@@ -29,16 +29,12 @@ fn push_vlan_copies_the_outer_tag() {
     orig[14] |= 0xb0; // PCP 5, DEI 1
     let mut c = Case::new(&orig);
     c.apply(&Action::PushVlan(0x88a8)).unwrap();
-    assert_eq!(
-        c.pkt.data(),
-        spliced(&orig, 12, &[0x88, 0xa8, 0xa0, 100], 12)
-    );
+    assert_eq!(c.pkt.data(), spliced(&orig, 12, &[0x88, 0xa8, 0xa0, 100], 12));
     assert_eq!(c.layers.vlan, Some(12));
     assert_eq!(c.layers.ethertype, 20);
     assert_eq!(c.layers.l3, Some(22));
     c.assert_consistent();
-    c.apply(&Action::SetField(Field::VlanVid, 0x1000 | 7))
-        .unwrap();
+    c.apply(&Action::SetField(Field::VlanVid, 0x1000 | 7)).unwrap();
     c.apply(&Action::PopVlan).unwrap();
     assert_eq!(c.pkt.data(), &orig[..]);
     assert_eq!(c.key.get(Field::VlanVid), 0x1000 | 100);
@@ -54,10 +50,7 @@ fn push_mpls_on_ip_takes_the_ip_ttl() {
     let orig = frames::vlan_ipv4_udp();
     let mut c = Case::new(&orig);
     c.apply(&Action::PushMpls(0x8847)).unwrap();
-    assert_eq!(
-        c.pkt.data(),
-        spliced(&orig, 16, &[0x88, 0x47, 0, 0, 0x01, 64], 18)
-    );
+    assert_eq!(c.pkt.data(), spliced(&orig, 16, &[0x88, 0x47, 0, 0, 0x01, 64], 18));
     assert_eq!(c.layers.mpls, Some(18));
     assert_eq!(c.key.get(Field::MplsBos), 1);
     assert_eq!(c.key.get(Field::Ipv4Src), 0);
@@ -65,46 +58,30 @@ fn push_mpls_on_ip_takes_the_ip_ttl() {
     // A second push copies label, TC and TTL and clears bottom-of-stack.
     c.apply(&Action::SetField(Field::MplsLabel, 99)).unwrap();
     c.apply(&Action::PushMpls(0x8848)).unwrap();
-    assert_eq!(
-        &c.pkt.data()[16..26],
-        &[0x88, 0x48, 0, 0x06, 0x30, 64, 0, 0x06, 0x31, 64]
-    );
-    assert_eq!(
-        (c.key.get(Field::MplsLabel), c.key.get(Field::MplsBos)),
-        (99, 0)
-    );
+    assert_eq!(&c.pkt.data()[16..26], &[0x88, 0x48, 0, 0x06, 0x30, 64, 0, 0x06, 0x31, 64]);
+    assert_eq!((c.key.get(Field::MplsLabel), c.key.get(Field::MplsBos)), (99, 0));
     c.assert_consistent();
     c.apply(&Action::PopMpls(0x8847)).unwrap();
     assert_eq!(&c.pkt.data()[16..22], &[0x88, 0x47, 0, 0x06, 0x31, 64]);
-    assert_eq!(
-        (c.key.get(Field::MplsLabel), c.key.get(Field::MplsBos)),
-        (99, 1)
-    );
+    assert_eq!((c.key.get(Field::MplsLabel), c.key.get(Field::MplsBos)), (99, 1));
     c.assert_consistent();
     c.apply(&Action::PopMpls(0x0800)).unwrap();
     assert_eq!(c.pkt.data()[..16], orig[..16]);
     assert_eq!(c.pkt.data()[16..], orig[16..]);
-    assert_eq!(
-        c.apply(&Action::PopMpls(0x0800)),
-        Err(RewriteError::MissingHeader)
-    );
+    assert_eq!(c.apply(&Action::PopMpls(0x0800)), Err(RewriteError::MissingHeader));
 }
 
 #[test]
 fn pop_mpls_to_ip_pads_afresh_to_the_minimum_frame() {
     // A short IPv4/ICMP packet under one label, padded to the 60-byte minimum.
     let ip_packet: Vec<u8> = {
-        let mut ip = vec![
-            0x45, 0, 0, 28, 0, 1, 0, 0, 64, 1, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-        ];
+        let mut ip = vec![0x45, 0, 0, 28, 0, 1, 0, 0, 64, 1, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
         let c = !super::ones(&ip) as u16;
         ip[10..12].copy_from_slice(&c.to_be_bytes());
         ip.extend_from_slice(&[8, 0, 0xf7, 0xff, 0, 0, 0, 0]);
         ip
     };
-    let mut f = vec![
-        2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0x47, 0, 0x01, 0x01, 64,
-    ];
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0x47, 0, 0x01, 0x01, 64];
     f.extend_from_slice(&ip_packet);
     // Non-zero padding shows that the old padding goes, not just that zeros are added.
     f.resize(60, 0xee);
@@ -112,10 +89,7 @@ fn pop_mpls_to_ip_pads_afresh_to_the_minimum_frame() {
     c.apply(&Action::PopMpls(0x0800)).unwrap();
     assert_eq!(c.pkt.len(), 60, "padded to the minimum");
     assert_eq!(&c.pkt.data()[14..42], &ip_packet[..]);
-    assert!(
-        c.pkt.data()[42..].iter().all(|&b| b == 0),
-        "fresh zero padding"
-    );
+    assert!(c.pkt.data()[42..].iter().all(|&b| b == 0), "fresh zero padding");
     assert_eq!(&c.pkt.data()[12..14], &[0x08, 0x00]);
     c.assert_consistent();
     // A length that does not fit keeps what followed, padded to the minimum.
@@ -143,16 +117,12 @@ fn push_pbb_puts_an_itag_in_front() {
     orig[14] |= 0x60; // PCP 3
     let mut c = Case::new(&orig);
     c.apply(&Action::PushPbb(0x88e7)).unwrap();
-    assert_eq!(
-        c.pkt.data(),
-        spliced(&orig, 12, &[0x88, 0xe7, 0x60, 0, 0, 0], 0)
-    );
+    assert_eq!(c.pkt.data(), spliced(&orig, 12, &[0x88, 0xe7, 0x60, 0, 0, 0], 0));
     assert_eq!(c.key.get(Field::EthType), 0x88e7);
     assert_eq!((c.layers.ethertype, c.layers.l3), (12, None));
     c.assert_consistent();
     // A second push keeps the I-SID.
-    c.apply(&Action::SetField(Field::PbbIsid, 0xabcdef))
-        .unwrap();
+    c.apply(&Action::SetField(Field::PbbIsid, 0xabcdef)).unwrap();
     c.assert_consistent();
     c.apply(&Action::PushPbb(0x88e7)).unwrap();
     assert_eq!(&c.pkt.data()[12..18], &[0x88, 0xe7, 0, 0xab, 0xcd, 0xef]);
@@ -178,11 +148,7 @@ fn pop_on_missing_headers_leaves_everything() {
         assert_eq!((c.pkt, c.key, c.layers), (p, k, l));
     }
     let mut c = Case::new(&[0u8; 10]);
-    for a in [
-        Action::PushVlan(0x8100),
-        Action::PushMpls(0x8847),
-        Action::PushPbb(0x88e7),
-    ] {
+    for a in [Action::PushVlan(0x8100), Action::PushMpls(0x8847), Action::PushPbb(0x88e7)] {
         assert_eq!(c.apply(&a), Err(RewriteError::MissingHeader), "{a:?}");
     }
 }

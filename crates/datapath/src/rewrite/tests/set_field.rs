@@ -9,8 +9,7 @@ use etherparse::{NetHeaders, PacketHeaders, TransportHeader};
 /// bytes, that every checksum verifies, and returns the new bytes.
 fn set(frame: &[u8], f: Field, v: u128) -> Vec<u8> {
     let mut c = Case::new(frame);
-    c.apply(&Action::SetField(f, v))
-        .unwrap_or_else(|e| panic!("{f:?}: {e:?}"));
+    c.apply(&Action::SetField(f, v)).unwrap_or_else(|e| panic!("{f:?}: {e:?}"));
     assert_eq!(c.key.get(f), v, "{f:?} in the key");
     c.assert_consistent();
     verify_checksums(c.pkt.data());
@@ -32,18 +31,13 @@ fn assert_all_missing(cases: &[(Frame, Field)]) {
 fn assert_missing(frame: &[u8], f: Field, v: u128) {
     let mut c = Case::new(frame);
     let (p, k, l) = (c.pkt.clone(), c.key, c.layers);
-    assert_eq!(
-        c.apply(&Action::SetField(f, v)),
-        Err(RewriteError::MissingHeader),
-        "{f:?}"
-    );
+    assert_eq!(c.apply(&Action::SetField(f, v)), Err(RewriteError::MissingHeader), "{f:?}");
     assert_eq!((c.pkt, c.key, c.layers), (p, k, l));
 }
 
 fn ethernet(b: &[u8]) -> etherparse::Ethernet2Header {
     let link = PacketHeaders::from_ethernet_slice(b).unwrap().link;
-    link.and_then(|l| l.ethernet2())
-        .expect("an Ethernet II header")
+    link.and_then(|l| l.ethernet2()).expect("an Ethernet II header")
 }
 
 fn ipv4(b: &[u8]) -> etherparse::Ipv4Header {
@@ -61,10 +55,7 @@ fn ipv6(b: &[u8]) -> etherparse::Ipv6Header {
 }
 
 fn transport(b: &[u8]) -> TransportHeader {
-    PacketHeaders::from_ethernet_slice(b)
-        .unwrap()
-        .transport
-        .unwrap()
+    PacketHeaders::from_ethernet_slice(b).unwrap().transport.unwrap()
 }
 
 fn ports(b: &[u8]) -> (u16, u16) {
@@ -78,10 +69,7 @@ fn ports(b: &[u8]) -> (u16, u16) {
 #[test]
 fn ethernet_addresses() {
     let b = set(&frames::ipv4_tcp(), Field::EthDst, 0x0a0b_0c0d_0e0f);
-    assert_eq!(
-        ethernet(&b).destination,
-        [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f]
-    );
+    assert_eq!(ethernet(&b).destination, [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f]);
     let b = set(&frames::vlan_ipv4_udp(), Field::EthSrc, 0x0011_2233_4455);
     assert_eq!(ethernet(&b).source, [0, 0x11, 0x22, 0x33, 0x44, 0x55]);
 }
@@ -102,9 +90,7 @@ fn eth_type_rewrites_the_inner_ethertype() {
 fn vlan_vid_and_pcp() {
     let b = set(&frames::vlan_ipv4_udp(), Field::VlanVid, 0x1000 | 0xabc);
     let h = PacketHeaders::from_ethernet_slice(&b).unwrap();
-    let etherparse::LinkExtHeader::Vlan(v) = &h.link_exts[0] else {
-        panic!()
-    };
+    let etherparse::LinkExtHeader::Vlan(v) = &h.link_exts[0] else { panic!() };
     assert_eq!(v.vlan_id.value(), 0xabc);
     let mut c = Case::new(&frames::vlan_ipv4_udp());
     c.apply(&Action::SetField(Field::VlanPcp, 5)).unwrap();
@@ -112,9 +98,7 @@ fn vlan_vid_and_pcp() {
     assert_eq!(c.key.get(Field::VlanVid), 0x1000 | 100);
     c.assert_consistent();
     let h = PacketHeaders::from_ethernet_slice(c.pkt.data()).unwrap();
-    let etherparse::LinkExtHeader::Vlan(v) = &h.link_exts[0] else {
-        panic!()
-    };
+    let etherparse::LinkExtHeader::Vlan(v) = &h.link_exts[0] else { panic!() };
     assert_eq!((v.pcp.value(), v.vlan_id.value()), (5, 100));
     assert_missing(&frames::ipv4_tcp(), Field::VlanVid, 0x1005);
 }
@@ -146,12 +130,9 @@ fn ip_proto_rewrites_the_protocol_byte_and_the_pseudo_header_checksum() {
 
 #[test]
 fn ipv4_addresses_fix_ip_and_l4_checksums() {
-    for frame in [
-        frames::ipv4_tcp(),
-        frames::vlan_ipv4_udp(),
-        frames::ipv4_icmp(),
-        frames::ipv4_sctp(),
-    ] {
+    for frame in
+        [frames::ipv4_tcp(), frames::vlan_ipv4_udp(), frames::ipv4_icmp(), frames::ipv4_sctp()]
+    {
         let b = set(&frame, Field::Ipv4Src, 0xc0a8_0101);
         assert_eq!(ipv4(&b).source, [192, 168, 1, 1]);
         let b = set(&b, Field::Ipv4Dst, 0xfeed_beef);
@@ -177,9 +158,7 @@ fn arp_fields() {
     let b = set(&b, Field::ArpSha, 0x0211_2233_4455);
     let b = set(&b, Field::ArpTha, 0x0266_7788_99aa);
     let h = PacketHeaders::from_ethernet_slice(&b).unwrap();
-    let Some(NetHeaders::Arp(a)) = h.net else {
-        panic!("not ARP")
-    };
+    let Some(NetHeaders::Arp(a)) = h.net else { panic!("not ARP") };
     assert_eq!(a.operation.0, 2);
     assert_eq!(a.sender_hw_addr(), &[0x02, 0x11, 0x22, 0x33, 0x44, 0x55]);
     assert_eq!(a.target_hw_addr(), &[0x02, 0x66, 0x77, 0x88, 0x99, 0xaa]);
@@ -189,12 +168,9 @@ fn arp_fields() {
 
 #[test]
 fn ports_tcp_udp_sctp() {
-    for frame in [
-        frames::ipv4_tcp(),
-        frames::vlan_ipv4_udp(),
-        frames::ipv6_tcp(),
-        frames::ipv6_udp(),
-    ] {
+    for frame in
+        [frames::ipv4_tcp(), frames::vlan_ipv4_udp(), frames::ipv6_tcp(), frames::ipv6_udp()]
+    {
         let b = set(&frame, Field::TpSrc, 40000);
         let b = set(&b, Field::TpDst, 8080);
         assert_eq!(ports(&b), (40000, 8080));
@@ -214,30 +190,15 @@ fn icmp_type_and_code() {
     let b = set(&b, Field::IcmpCode, 3);
     let l4 = 14 + 40;
     assert_eq!(&b[l4..l4 + 2], &[129, 3]);
-    let TransportHeader::Icmpv6(h) = transport(&b) else {
-        panic!()
-    };
+    let TransportHeader::Icmpv6(h) = transport(&b) else { panic!() };
     assert_eq!(h.icmp_type.type_u8(), 129);
 }
 
 #[test]
 fn ipv6_addresses_and_flow_label() {
-    for frame in [
-        frames::ipv6_tcp(),
-        frames::ipv6_udp(),
-        frames::ipv6_icmp(),
-        frames::nd(135),
-    ] {
-        let b = set(
-            &frame,
-            Field::Ipv6Src,
-            0xfe80_0000_0000_0000_0000_0000_0000_1234,
-        );
-        let b = set(
-            &b,
-            Field::Ipv6Dst,
-            0xff02_0000_0000_0000_0000_0001_ff00_0001,
-        );
+    for frame in [frames::ipv6_tcp(), frames::ipv6_udp(), frames::ipv6_icmp(), frames::nd(135)] {
+        let b = set(&frame, Field::Ipv6Src, 0xfe80_0000_0000_0000_0000_0000_0000_1234);
+        let b = set(&b, Field::Ipv6Dst, 0xff02_0000_0000_0000_0000_0001_ff00_0001);
         let b = set(&b, Field::Ipv6Flabel, 0xabcde);
         let h = ipv6(&b);
         assert_eq!(h.source[0..2], [0xfe, 0x80]);
@@ -249,11 +210,7 @@ fn ipv6_addresses_and_flow_label() {
 #[test]
 fn nd_target_and_link_layer_options() {
     let l4 = 14 + 40;
-    let b = set(
-        &frames::nd(135),
-        Field::Ipv6NdTarget,
-        0xfe80_0000_0000_0000_0000_0000_0000_0099,
-    );
+    let b = set(&frames::nd(135), Field::Ipv6NdTarget, 0xfe80_0000_0000_0000_0000_0000_0000_0099);
     assert_eq!(b[l4 + 8], 0xfe);
     assert_eq!(b[l4 + 23], 0x99);
     let b = set(&b, Field::ArpSha, 0x0201_0203_0405);
@@ -277,8 +234,7 @@ fn mpls_fields() {
 fn pbb_isid() {
     let mut c = Case::new(&frames::ipv4_tcp());
     c.apply(&Action::PushPbb(0x88e7)).unwrap();
-    c.apply(&Action::SetField(Field::PbbIsid, 0x123456))
-        .unwrap();
+    c.apply(&Action::SetField(Field::PbbIsid, 0x123456)).unwrap();
     assert_eq!(&c.pkt.data()[14..18], &[0, 0x12, 0x34, 0x56]);
     assert_eq!(c.key.get(Field::PbbIsid), 0x123456);
     c.assert_consistent();
@@ -290,21 +246,10 @@ fn key_only_and_unsettable_fields() {
     let before = c.pkt.clone();
     c.apply(&Action::SetField(Field::TunnelId, 77)).unwrap();
     c.apply(&Action::SetField(Field::Metadata, 88)).unwrap();
-    assert_eq!(
-        (c.key.get(Field::TunnelId), c.key.get(Field::Metadata)),
-        (77, 88)
-    );
+    assert_eq!((c.key.get(Field::TunnelId), c.key.get(Field::Metadata)), (77, 88));
     assert_eq!(c.pkt, before);
-    for f in [
-        Field::InPort,
-        Field::IpFrag,
-        Field::Ipv6Exthdr,
-        Field::IpTtl,
-    ] {
-        assert_eq!(
-            c.apply(&Action::SetField(f, 1)),
-            Err(RewriteError::NotSettable)
-        );
+    for f in [Field::InPort, Field::IpFrag, Field::Ipv6Exthdr, Field::IpTtl] {
+        assert_eq!(c.apply(&Action::SetField(f, 1)), Err(RewriteError::NotSettable));
     }
 }
 
@@ -337,8 +282,5 @@ fn headers_the_parser_does_not_read_are_missing() {
     ]);
     // The SLL option of an NS is found past a TLL option, which an NS does not use.
     let b = set(&frames::nd_two_options(), Field::ArpSha, 0x0233_3333_3333);
-    assert_eq!(
-        &b[14 + 40 + 34..14 + 40 + 40],
-        &[0x02, 0x33, 0x33, 0x33, 0x33, 0x33]
-    );
+    assert_eq!(&b[14 + 40 + 34..14 + 40 + 40], &[0x02, 0x33, 0x33, 0x33, 0x33, 0x33]);
 }

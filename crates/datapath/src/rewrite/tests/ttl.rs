@@ -66,12 +66,7 @@ fn mpls_ttl_and_copies() {
     assert_eq!(c.pkt.data()[17], 77);
 
     let mut c = Case::new(&frames::ipv4_tcp());
-    for a in [
-        Action::DecMplsTtl,
-        Action::SetMplsTtl(3),
-        Action::CopyTtlIn,
-        Action::CopyTtlOut,
-    ] {
+    for a in [Action::DecMplsTtl, Action::SetMplsTtl(3), Action::CopyTtlIn, Action::CopyTtlOut] {
         assert_eq!(c.apply(&a), Err(RewriteError::MissingHeader), "{a:?}");
     }
 }

@@ -14,10 +14,7 @@ struct Rig {
 impl Rig {
     fn new() -> Rig {
         let (dp, writer, worker) = small_datapath();
-        Rig {
-            agent: FlowAgent::new(dp, writer),
-            worker,
-        }
+        Rig { agent: FlowAgent::new(dp, writer), worker }
     }
 
     fn send(&mut self, in_port: u32, now: u64) -> Vec<u32> {
@@ -48,32 +45,20 @@ impl Rig {
     }
 
     fn stats(&self, now: u64) -> Vec<FlowStats> {
-        self.agent
-            .flow_stats(&FlowStatsRequest::default(), now)
-            .expect("stats")
+        self.agent.flow_stats(&FlowStatsRequest::default(), now).expect("stats")
     }
 }
 
 #[test]
 fn add_modify_delete_follow_in_the_datapath() {
     let mut r = Rig::new();
-    assert!(r
-        .add("in_port=1,send_flow_rem,cookie=7,actions=output:2")
-        .is_empty());
-    assert_eq!(
-        r.send(1, SEC),
-        Vec::<u32>::new(),
-        "not visible before the barrier"
-    );
+    assert!(r.add("in_port=1,send_flow_rem,cookie=7,actions=output:2").is_empty());
+    assert_eq!(r.send(1, SEC), Vec::<u32>::new(), "not visible before the barrier");
     r.agent.barrier();
     assert_eq!(r.send(1, SEC), vec![2]);
     assert_eq!(r.send(3, SEC), Vec::<u32>::new());
 
-    r.ok(
-        "in_port=1,actions=output:3",
-        FlowModCommand::Modify,
-        2 * SEC,
-    );
+    r.ok("in_port=1,actions=output:3", FlowModCommand::Modify, 2 * SEC);
     r.agent.barrier();
     assert_eq!(r.send(1, 3 * SEC), vec![3]);
     assert_eq!(r.send(1, 3 * SEC), vec![3]);
@@ -97,9 +82,7 @@ fn delete_without_send_flow_rem_yields_nothing_but_removes() {
     r.add("in_port=1,actions=output:2");
     r.agent.barrier();
     assert_eq!(r.send(1, 0), vec![2]);
-    assert!(r
-        .ok("in_port=1", FlowModCommand::DeleteStrict, SEC)
-        .is_empty());
+    assert!(r.ok("in_port=1", FlowModCommand::DeleteStrict, SEC).is_empty());
     r.agent.barrier();
     assert_eq!(r.send(1, 2 * SEC), Vec::<u32>::new());
 }
@@ -112,10 +95,7 @@ fn refused_overlap_changes_nothing() {
     let e = r
         .agent
         .handle_flow_mod(
-            &flow_mod(
-                "priority=5,check_overlap,actions=output:3",
-                FlowModCommand::Add,
-            ),
+            &flow_mod("priority=5,check_overlap,actions=output:3", FlowModCommand::Add),
             SEC,
         )
         .expect_err("overlaps");
@@ -123,11 +103,7 @@ fn refused_overlap_changes_nothing() {
     assert_eq!(r.version(), v, "the datapath did not change");
     assert_eq!(r.agent.flows().len(), 1);
     assert_eq!(r.send(1, SEC), vec![2]);
-    assert_eq!(
-        r.send(2, SEC),
-        Vec::<u32>::new(),
-        "the refused flow is absent"
-    );
+    assert_eq!(r.send(2, SEC), Vec::<u32>::new(), "the refused flow is absent");
 }
 
 #[test]
@@ -135,33 +111,17 @@ fn translation_error_changes_nothing() {
     let mut r = Rig::new();
     r.add("in_port=1,actions=output:2");
     let v = r.version();
-    let before: Vec<_> = r
-        .agent
-        .flows()
-        .table(0)
-        .map(|(k, e)| (k.clone(), e.clone()))
-        .collect();
+    let before: Vec<_> = r.agent.flows().table(0).map(|(k, e)| (k.clone(), e.clone())).collect();
     // Output to TABLE is refused by the translation only (packet-out only).
     for (s, cmd) in [
         ("in_port=2,actions=output:table", FlowModCommand::Add),
         ("in_port=1,actions=output:table", FlowModCommand::Add),
         ("in_port=1,actions=output:table", FlowModCommand::Modify),
-        (
-            "in_port=1,actions=output:table",
-            FlowModCommand::ModifyStrict,
-        ),
+        ("in_port=1,actions=output:table", FlowModCommand::ModifyStrict),
     ] {
-        let e = r
-            .agent
-            .handle_flow_mod(&flow_mod(s, cmd), SEC)
-            .expect_err("does not translate");
+        let e = r.agent.handle_flow_mod(&flow_mod(s, cmd), SEC).expect_err("does not translate");
         assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_OUT_PORT, "{s}");
-        let after: Vec<_> = r
-            .agent
-            .flows()
-            .table(0)
-            .map(|(k, e)| (k.clone(), e.clone()))
-            .collect();
+        let after: Vec<_> = r.agent.flows().table(0).map(|(k, e)| (k.clone(), e.clone())).collect();
         assert_eq!(after, before, "{s}: the tables changed");
         assert_eq!(r.version(), v, "{s}: the datapath changed");
     }
@@ -209,11 +169,7 @@ fn hard_timeout_ignores_traffic() {
 fn flow_stats_count_and_reset_counts() {
     let mut r = Rig::new();
     r.add("priority=9,in_port=1,cookie=1,actions=output:2");
-    r.ok(
-        "priority=9,in_port=2,cookie=2,actions=output:1",
-        FlowModCommand::Add,
-        SEC,
-    );
+    r.ok("priority=9,in_port=2,cookie=2,actions=output:1", FlowModCommand::Add, SEC);
     r.agent.barrier();
     for _ in 0..3 {
         assert_eq!(r.send(1, 2 * SEC), vec![2]);
@@ -229,23 +185,13 @@ fn flow_stats_count_and_reset_counts() {
         v.sort();
         v
     };
-    assert_eq!(
-        by_cookie(&r, 4 * SEC),
-        vec![(1, 3, 3 * len, 4), (2, 1, len, 3)]
-    );
+    assert_eq!(by_cookie(&r, 4 * SEC), vec![(1, 3, 3 * len, 4), (2, 1, len, 3)]);
 
     // A replacing add keeps the counters (and restarts the duration)...
-    r.ok(
-        "priority=9,in_port=1,cookie=3,actions=output:4",
-        FlowModCommand::Add,
-        5 * SEC,
-    );
+    r.ok("priority=9,in_port=1,cookie=3,actions=output:4", FlowModCommand::Add, 5 * SEC);
     r.agent.barrier();
     assert_eq!(r.send(1, 6 * SEC), vec![4]);
-    assert_eq!(
-        by_cookie(&r, 6 * SEC),
-        vec![(2, 1, len, 5), (3, 4, 4 * len, 1)]
-    );
+    assert_eq!(by_cookie(&r, 6 * SEC), vec![(2, 1, len, 5), (3, 4, 4 * len, 1)]);
     // ...unless it sets reset_counts.
     r.ok(
         "priority=9,in_port=1,cookie=4,reset_counts,actions=output:4",
@@ -256,44 +202,25 @@ fn flow_stats_count_and_reset_counts() {
     assert_eq!(by_cookie(&r, 7 * SEC), vec![(2, 1, len, 6), (4, 0, 0, 0)]);
     assert_eq!(r.send(1, 8 * SEC), vec![4]);
     // A modify with reset_counts resets too; one without keeps them.
-    r.ok(
-        "in_port=2,actions=output:3",
-        FlowModCommand::Modify,
-        8 * SEC,
-    );
+    r.ok("in_port=2,actions=output:3", FlowModCommand::Modify, 8 * SEC);
     r.agent.barrier();
     assert_eq!(r.send(2, 8 * SEC), vec![3]);
-    r.ok(
-        "in_port=1,reset_counts,actions=output:2",
-        FlowModCommand::Modify,
-        9 * SEC,
-    );
-    assert_eq!(
-        by_cookie(&r, 9 * SEC),
-        vec![(2, 2, 2 * len, 8), (4, 0, 0, 2)]
-    );
+    r.ok("in_port=1,reset_counts,actions=output:2", FlowModCommand::Modify, 9 * SEC);
+    assert_eq!(by_cookie(&r, 9 * SEC), vec![(2, 2, 2 * len, 8), (4, 0, 0, 2)]);
 
     let one = r
         .agent
         .flow_stats(
-            &FlowStatsRequest {
-                cookie: 2,
-                cookie_mask: u64::MAX,
-                ..FlowStatsRequest::default()
-            },
+            &FlowStatsRequest { cookie: 2, cookie_mask: u64::MAX, ..FlowStatsRequest::default() },
             9 * SEC,
         )
         .expect("stats");
     assert_eq!(one.len(), 1);
     assert_eq!(one[0].packet_count, 2);
     assert_eq!(one[0].priority, 9);
-    let bad = r.agent.flow_stats(
-        &FlowStatsRequest {
-            table_id: 254,
-            ..FlowStatsRequest::default()
-        },
-        9 * SEC,
-    );
+    let bad = r
+        .agent
+        .flow_stats(&FlowStatsRequest { table_id: 254, ..FlowStatsRequest::default() }, 9 * SEC);
     assert!(bad.is_err());
 }
 
@@ -305,24 +232,12 @@ fn next_check_follows_adds_and_keeps_the_granularity_after_a_scan() {
     assert_eq!(r.agent.next_check(), None, "no timeout, no check");
     r.add("hard_timeout=5,in_port=2,actions=output:1");
     assert_eq!(r.agent.next_check(), Some(5 * SEC));
-    r.ok(
-        "idle_timeout=2,in_port=3,actions=output:1",
-        FlowModCommand::Add,
-        SEC / 2,
-    );
+    r.ok("idle_timeout=2,in_port=3,actions=output:1", FlowModCommand::Add, SEC / 2);
     assert_eq!(r.agent.next_check(), Some(2 * SEC + SEC / 2));
     // A hard timeout due just after a scan waits for the granularity.
-    r.ok(
-        "hard_timeout=1,in_port=4,actions=output:1",
-        FlowModCommand::Add,
-        4 * SEC + SEC / 2 + 1,
-    );
+    r.ok("hard_timeout=1,in_port=4,actions=output:1", FlowModCommand::Add, 4 * SEC + SEC / 2 + 1);
     r.agent.expire(5 * SEC + SEC / 2);
-    assert_eq!(
-        r.agent.flows().len(),
-        2,
-        "the idle and the 5 s entries expired"
-    );
+    assert_eq!(r.agent.flows().len(), 2, "the idle and the 5 s entries expired");
     assert_eq!(
         r.agent.next_check(),
         Some(5 * SEC + SEC / 2 + EXPIRY_GRANULARITY_NS),

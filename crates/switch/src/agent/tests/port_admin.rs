@@ -27,16 +27,10 @@ impl PortControl for Fake {
         if !req.name.starts_with("eth") {
             return Err(format!("{}: no such interface", req.name));
         }
-        let no = req
-            .ofport
-            .unwrap_or_else(|| (1..).find(|n| !reserved(*n)).unwrap());
+        let no = req.ofport.unwrap_or_else(|| (1..).find(|n| !reserved(*n)).unwrap());
         let slot = (0..).find(|s| !self.slots.contains(s)).unwrap();
         self.slots.insert(slot);
-        self.log
-            .0
-            .lock()
-            .unwrap()
-            .push(format!("open {} {no}", req.name));
+        self.log.0.lock().unwrap().push(format!("open {} {no}", req.name));
         Ok(PortSpec {
             no,
             slot,
@@ -52,11 +46,7 @@ impl PortControl for Fake {
         Ok(())
     }
     fn close(&mut self, no: u32, name: &str, forget: bool) -> Result<(), String> {
-        self.log
-            .0
-            .lock()
-            .unwrap()
-            .push(format!("close {no} {name} {forget}"));
+        self.log.0.lock().unwrap().push(format!("close {no} {name} {forget}"));
         Ok(())
     }
     fn reload(&mut self) -> Result<ReloadPlan, String> {
@@ -92,10 +82,8 @@ impl Rig {
             0,
         );
         let got = self.read(id);
-        let reply = got
-            .iter()
-            .find(|f| f.xid == xid)
-            .unwrap_or_else(|| panic!("no reply: {got:?}"));
+        let reply =
+            got.iter().find(|f| f.xid == xid).unwrap_or_else(|| panic!("no reply: {got:?}"));
         match &reply.message {
             Message::V13(v13::Message::Experimenter(e)) => serde_json::from_slice(&e.data).unwrap(),
             other => panic!("not a reply: {other:?}"),
@@ -130,32 +118,17 @@ fn an_added_port_forwards_and_is_announced_and_a_deleted_one_stops() {
     assert_eq!(got["port"]["ofport"], 6, "{got}");
     assert_eq!(got["port"]["backend"], "afpacket");
     assert_eq!(got["port"]["link"], "up");
-    let got = r.ask(
-        m,
-        exp_type::ADD_PORT,
-        serde_json::json!({"name": "eth4", "ofport": 4}),
-    );
+    let got = r.ask(m, exp_type::ADD_PORT, serde_json::json!({"name": "eth4", "ofport": 4}));
     assert_eq!(got["port"]["ofport"], 4, "{got}");
-    assert_eq!(
-        r.packet(1, SEC),
-        vec![4],
-        "the flow outputs to the new port"
-    );
+    assert_eq!(r.packet(1, SEC), vec![4], "the flow outputs to the new port");
     assert_eq!(
         statuses(&r.read(c)),
-        vec![
-            (PortReason::Add, 6, "eth9".to_string()),
-            (PortReason::Add, 4, "eth4".to_string())
-        ]
+        vec![(PortReason::Add, 6, "eth9".to_string()), (PortReason::Add, 4, "eth4".to_string())]
     );
     // The port description lists them.
     let ports = r.ask(m, exp_type::LIST_PORTS, serde_json::json!({}));
-    let nos: Vec<u64> = ports["ports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["ofport"].as_u64().unwrap())
-        .collect();
+    let nos: Vec<u64> =
+        ports["ports"].as_array().unwrap().iter().map(|p| p["ofport"].as_u64().unwrap()).collect();
     assert_eq!(nos, vec![1, 2, 3, 4, 6]);
     // Mistakes are said and change nothing.
     for (req, says) in [
@@ -165,37 +138,21 @@ fn an_added_port_forwards_and_is_announced_and_a_deleted_one_stops() {
         (serde_json::json!({"name": "wlan0"}), "no such interface"),
     ] {
         let got = r.ask(m, exp_type::ADD_PORT, req.clone());
-        assert!(
-            got["error"].as_str().is_some_and(|e| e.contains(says)),
-            "{req}: {got}"
-        );
+        assert!(got["error"].as_str().is_some_and(|e| e.contains(says)), "{req}: {got}");
     }
     // Deleted: announced, and the flow outputs to it no more.
     let got = r.ask(m, exp_type::DEL_PORT, serde_json::json!({"name": "eth4"}));
     assert_eq!(got["port"]["ofport"], 4, "{got}");
     assert!(r.packet(1, SEC).is_empty());
-    assert_eq!(
-        statuses(&r.read(c)),
-        vec![(PortReason::Delete, 4, "eth4".to_string())]
-    );
+    assert_eq!(statuses(&r.read(c)), vec![(PortReason::Delete, 4, "eth4".to_string())]);
     let got = r.ask(m, exp_type::DEL_PORT, serde_json::json!({"ofport": 4}));
     assert_eq!(got["error"], "port 4 does not exist");
     assert_eq!(
         *log.0.lock().unwrap(),
-        [
-            "open eth9 6",
-            "attach 6",
-            "open eth4 4",
-            "attach 4",
-            "close 4 eth4 true"
-        ]
+        ["open eth9 6", "attach 6", "open eth4 4", "attach 4", "close 4 eth4 true"]
     );
     // Re-added, the port forwards again.
-    let got = r.ask(
-        m,
-        exp_type::ADD_PORT,
-        serde_json::json!({"name": "eth4", "ofport": 4}),
-    );
+    let got = r.ask(m, exp_type::ADD_PORT, serde_json::json!({"name": "eth4", "ofport": 4}));
     assert_eq!(got["port"]["ofport"], 4, "{got}");
     assert_eq!(r.packet(1, SEC), vec![4]);
 }
@@ -217,10 +174,7 @@ fn only_the_management_socket_changes_ports() {
     }
     // Listing is for anyone.
     assert_eq!(
-        r.ask(c, exp_type::LIST_PORTS, serde_json::json!({}))["ports"]
-            .as_array()
-            .unwrap()
-            .len(),
+        r.ask(c, exp_type::LIST_PORTS, serde_json::json!({}))["ports"].as_array().unwrap().len(),
         3
     );
     // Bad request data is an error that names the problem; the connection lives on.
@@ -234,25 +188,15 @@ fn only_the_management_socket_changes_ports() {
         }),
     );
     assert_eq!(e, ErrorKind::BAD_REQUEST_BAD_LEN);
-    assert_eq!(
-        r.ask(m, exp_type::LIST_PORTS, serde_json::json!({}))["ports"][0]["ofport"],
-        1
-    );
+    assert_eq!(r.ask(m, exp_type::LIST_PORTS, serde_json::json!({}))["ports"][0]["ofport"], 1);
 }
 
 #[test]
 fn a_reload_removes_and_adds_what_the_file_changed() {
     let plan = ReloadPlan {
         add: vec![
-            AddPort {
-                name: "eth7".into(),
-                ofport: Some(7),
-                backend: None,
-            },
-            AddPort {
-                name: "bad0".into(),
-                ..AddPort::default()
-            },
+            AddPort { name: "eth7".into(), ofport: Some(7), backend: None },
+            AddPort { name: "bad0".into(), ..AddPort::default() },
         ],
         remove: vec!["eth2".into()],
     };
@@ -265,18 +209,10 @@ fn a_reload_removes_and_adds_what_the_file_changed() {
     assert!(got["errors"][0].as_str().unwrap().contains("bad0"), "{got}");
     assert_eq!(
         statuses(&r.read(c)),
-        vec![
-            (PortReason::Delete, 2, "eth2".to_string()),
-            (PortReason::Add, 7, "eth7".to_string())
-        ]
+        vec![(PortReason::Delete, 2, "eth2".to_string()), (PortReason::Add, 7, "eth7".to_string())]
     );
-    assert_eq!(
-        *log.0.lock().unwrap(),
-        ["close 2 eth2 true", "open eth7 7", "attach 7"]
-    );
+    assert_eq!(*log.0.lock().unwrap(), ["close 2 eth2 true", "open eth7 7", "attach 7"]);
     // An interface that went away is deleted but stays configured.
-    r.agent
-        .del_port(&PortRef::Name("eth7".into()), false)
-        .unwrap();
+    r.agent.del_port(&PortRef::Name("eth7".into()), false).unwrap();
     assert_eq!(log.0.lock().unwrap().last().unwrap(), "close 7 eth7 false");
 }

@@ -40,11 +40,8 @@ fn saved_tables_come_back_whole_in_a_fresh_agent() {
     r.send13(
         c,
         v13::Message::GroupMod(
-            parse_group_mod(
-                "group_id=2,type=indirect,bucket=output:3",
-                GroupModCommand::Add,
-            )
-            .unwrap(),
+            parse_group_mod("group_id=2,type=indirect,bucket=output:3", GroupModCommand::Add)
+                .unwrap(),
         ),
         0,
     );
@@ -64,16 +61,8 @@ fn saved_tables_come_back_whole_in_a_fresh_agent() {
         "table=0,priority=100,cookie=0x1234,idle_timeout=60,hard_timeout=600,in_port=1,actions=meter:5,goto_table:1",
         FlowModCommand::Add,
     );
-    r.flow(
-        c,
-        "table=1,priority=7,in_port=1,actions=group:1",
-        FlowModCommand::Add,
-    );
-    r.flow(
-        c,
-        "table=0,priority=5,send_flow_rem,in_port=2,actions=output:1",
-        FlowModCommand::Add,
-    );
+    r.flow(c, "table=1,priority=7,in_port=1,actions=group:1", FlowModCommand::Add);
+    r.flow(c, "table=0,priority=5,send_flow_rem,in_port=2,actions=output:1", FlowModCommand::Add);
     let errors: Vec<_> = r
         .read(c)
         .into_iter()
@@ -86,15 +75,7 @@ fn saved_tables_come_back_whole_in_a_fresh_agent() {
 
     let mut fresh = Rig::new();
     let got = fresh.agent.restore_tables(&saved, 0);
-    assert_eq!(
-        got,
-        Restored {
-            flows: 3,
-            groups: 2,
-            meters: 1,
-            errors: vec![]
-        }
-    );
+    assert_eq!(got, Restored { flows: 3, groups: 2, meters: 1, errors: vec![] });
     let c2 = fresh.connect(SessionKind::Controller, OFP13_VERSION);
     assert_eq!(entries(&fresh.dump_flows(c2)), before);
     // And they forward: port 1 through the meter and group 1 to ports 1 (not the input
@@ -127,9 +108,7 @@ fn damaged_saved_tables_restore_what_they_can_and_say_the_rest() {
     assert!(got.errors[0].contains("cut short"), "{got:?}");
     // Garbage: nothing applied, each problem said, nothing panics.
     let mut fresh = Rig::new();
-    let got = fresh
-        .agent
-        .restore_tables(&[4, 14, 0, 8, 0, 0, 0, 0, 0xff, 0xff], 0);
+    let got = fresh.agent.restore_tables(&[4, 14, 0, 8, 0, 0, 0, 0, 0xff, 0xff], 0);
     assert_eq!(got.flows, 0);
     assert!(!got.errors.is_empty(), "{got:?}");
 }

@@ -45,10 +45,7 @@ impl Rig {
     }
 
     fn aggregate10(&mut self, id: SessionId) -> AggregateStats {
-        match self
-            .stats10(id, StatsRequestBody::Aggregate(all_flows()))
-            .as_slice()
-        {
+        match self.stats10(id, StatsRequestBody::Aggregate(all_flows())).as_slice() {
             [StatsReplyBody::Aggregate(a)] => *a,
             other => panic!("not one aggregate reply: {other:?}"),
         }
@@ -66,20 +63,12 @@ impl Rig {
 }
 
 fn all_flows() -> FlowReq10 {
-    FlowReq10 {
-        match_: Match10::all(),
-        table_id: 0xff,
-        out_port: 0xffff,
-    }
+    FlowReq10 { match_: Match10::all(), table_id: 0xff, out_port: 0xffff }
 }
 
 /// `dl_type=0x0800` (`ip` in ovs-ofctl).
 fn ip() -> Match10 {
-    Match10 {
-        wildcards: fw::ALL & !fw::DL_TYPE,
-        dl_type: 0x0800,
-        ..Match10::all()
-    }
+    Match10 { wildcards: fw::ALL & !fw::DL_TYPE, dl_type: 0x0800, ..Match10::all() }
 }
 
 fn fm10(command: Cmd10, priority: u16, port: u16) -> M10 {
@@ -93,10 +82,7 @@ fn fm10(command: Cmd10, priority: u16, port: u16) -> M10 {
 }
 
 fn out(port: u32) -> Vec<Instruction> {
-    vec![Instruction::ApplyActions(vec![Action::Output {
-        port,
-        max_len: 0,
-    }])]
+    vec![Instruction::ApplyActions(vec![Action::Output { port, max_len: 0 }])]
 }
 
 /// A 1.3 controller and a 1.0 one, with `ip` flows of priority 5 in tables 0 and 1 (the
@@ -106,11 +92,7 @@ fn two_tables() -> (Rig, SessionId, SessionId) {
     let c13 = r.connect(SessionKind::Controller, OFP13_VERSION);
     let c10 = r.connect(SessionKind::Controller, OFP10_VERSION);
     for t in [0, 1] {
-        r.flow(
-            c13,
-            &format!("table={t},priority=5,ip,actions=output:2"),
-            FlowModCommand::Add,
-        );
+        r.flow(c13, &format!("table={t},priority=5,ip,actions=output:2"), FlowModCommand::Add);
     }
     assert!(r.read(c13).is_empty());
     (r, c13, c10)
@@ -122,19 +104,11 @@ fn modifies_act_on_every_table() {
         let (mut r, c13, c10) = two_tables();
         r.send10(c10, fm10(cmd, 5, 3));
         assert!(r.read(c10).is_empty(), "{cmd:?}");
-        assert_eq!(
-            r.entries(c13),
-            vec![(0, 5, out(3)), (1, 5, out(3))],
-            "{cmd:?}"
-        );
+        assert_eq!(r.entries(c13), vec![(0, 5, out(3)), (1, 5, out(3))], "{cmd:?}");
         // The 1.0 dump lists both, now with the new action.
         let dump = r.dump10(c10);
         assert_eq!(dump.len(), 2);
-        assert!(dump.iter().all(|f| f.instructions
-            == vec![A10::Output {
-                port: 3,
-                max_len: 0
-            }]));
+        assert!(dump.iter().all(|f| f.instructions == vec![A10::Output { port: 3, max_len: 0 }]));
     }
 }
 
@@ -143,21 +117,14 @@ fn a_modify_that_selects_nothing_adds_to_table_0_only() {
     let (mut r, c13, c10) = two_tables();
     // Strict, of another priority: no entry is identical, so it adds.
     r.send10(c10, fm10(Cmd10::ModifyStrict, 9, 3));
-    assert_eq!(
-        r.entries(c13),
-        vec![(0, 5, out(2)), (0, 9, out(3)), (1, 5, out(2))]
-    );
+    assert_eq!(r.entries(c13), vec![(0, 5, out(2)), (0, 9, out(3)), (1, 5, out(2))]);
 }
 
 #[test]
 fn deletes_act_on_every_table() {
     for cmd in [Cmd10::Delete, Cmd10::DeleteStrict] {
         let (mut r, c13, c10) = two_tables();
-        r.flow(
-            c13,
-            "table=1,priority=5,arp,actions=output:2",
-            FlowModCommand::Add,
-        );
+        r.flow(c13, "table=1,priority=5,arp,actions=output:2", FlowModCommand::Add);
         r.send10(c10, fm10(cmd, 5, 1));
         assert!(r.read(c10).is_empty(), "{cmd:?}");
         let left = flows_in(&r.dump_flows(c13));
@@ -178,11 +145,7 @@ fn adds_go_to_table_0() {
 fn aggregate_and_table_stats_count_what_the_dump_lists() {
     let (mut r, c13, c10) = two_tables();
     // A goto has no 1.0 form: the 1.0 dump leaves it out, and so must the counts.
-    r.flow(
-        c13,
-        "table=0,priority=1,actions=goto_table:1",
-        FlowModCommand::Add,
-    );
+    r.flow(c13, "table=0,priority=1,actions=goto_table:1", FlowModCommand::Add);
     assert_eq!(r.packet(1, SEC), vec![2]);
     let dump = r.dump10(c10);
     assert_eq!(dump.len(), 2);
@@ -190,10 +153,7 @@ fn aggregate_and_table_stats_count_what_the_dump_lists() {
     assert_eq!(a.flow_count, 2);
     assert_eq!(
         (a.packet_count, a.byte_count),
-        (
-            dump.iter().map(|f| f.packet_count).sum(),
-            dump.iter().map(|f| f.byte_count).sum()
-        )
+        (dump.iter().map(|f| f.packet_count).sum(), dump.iter().map(|f| f.byte_count).sum())
     );
     let tables = match r.stats10(c10, StatsRequestBody::Table).as_slice() {
         [StatsReplyBody::Table(t)] => t.clone(),
@@ -245,18 +205,11 @@ fn arp() -> Vec<u8> {
 /// Adds a 1.0 flow matching `in_port=1` (everything else open) with `actions` then
 /// output to port 2.
 fn add_in_port_1(r: &mut Rig, c10: SessionId, mut actions: Vec<A10>) {
-    actions.push(A10::Output {
-        port: 2,
-        max_len: 0,
-    });
+    actions.push(A10::Output { port: 2, max_len: 0 });
     r.send10(
         c10,
         M10::FlowMod(FlowMod10 {
-            match_: Match10 {
-                wildcards: fw::ALL & !fw::IN_PORT,
-                in_port: 1,
-                ..Match10::all()
-            },
+            match_: Match10 { wildcards: fw::ALL & !fw::IN_PORT, in_port: 1, ..Match10::all() },
             instructions: actions,
             ..FlowMod10::default()
         }),
@@ -272,19 +225,13 @@ fn set_vlan_where_the_match_leaves_the_tag_open_pushes_or_rewrites() {
     // Untagged: a tag with VID 5, PCP 0, in front of the same frame.
     assert_eq!(run(&mut r, &crate::testing::frame(), SEC), vec![tagged(5)]);
     // Tagged (PCP 3, VID 7): the VID rewritten, the PCP kept, no second tag.
-    assert_eq!(
-        run(&mut r, &tagged(3 << 13 | 7), SEC),
-        vec![tagged(3 << 13 | 5)]
-    );
+    assert_eq!(run(&mut r, &tagged(3 << 13 | 7), SEC), vec![tagged(3 << 13 | 5)]);
     // The 1.0 dump shows the action as sent.
     let dump = r.dump10(c10);
     assert_eq!(dump[0].instructions[0], A10::SetVlanVid(5));
     // set_vlan_pcp on an untagged frame: VID 0 with that PCP.
     add_in_port_1(&mut r, c10, vec![A10::SetVlanPcp(6)]);
-    assert_eq!(
-        run(&mut r, &crate::testing::frame(), SEC),
-        vec![tagged(6 << 13)]
-    );
+    assert_eq!(run(&mut r, &crate::testing::frame(), SEC), vec![tagged(6 << 13)]);
 }
 
 #[test]
@@ -294,20 +241,14 @@ fn set_nw_and_tp_where_the_match_leaves_the_protocol_open_act_only_on_their_head
     add_in_port_1(
         &mut r,
         c10,
-        vec![
-            A10::SetNwSrc(std::net::Ipv4Addr::new(10, 9, 9, 9)),
-            A10::SetTpDst(8080),
-        ],
+        vec![A10::SetNwSrc(std::net::Ipv4Addr::new(10, 9, 9, 9)), A10::SetTpDst(8080)],
     );
     // ARP: unchanged (its sender address shares the IPv4 source's place).
     let a = arp();
     assert_eq!(run(&mut r, &a, SEC), vec![a]);
     // IPv4/UDP: both rewritten, the IPv4 header checksum kept valid.
     let sum = |h: &[u8]| {
-        let s: u32 = h
-            .chunks(2)
-            .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
-            .sum();
+        let s: u32 = h.chunks(2).map(|w| u32::from(u16::from_be_bytes([w[0], w[1]]))).sum();
         (s & 0xffff) + (s >> 16)
     };
     let mut f = crate::testing::frame();
@@ -346,10 +287,7 @@ fn a_13_dump_shows_the_conditional_actions_as_standard_ones() {
             A13::SetField(Oxm::VlanVid(0x1005, None)),
             A13::SetField(Oxm::Ipv4Src(std::net::Ipv4Addr::new(10, 9, 9, 9), None)),
             A13::SetField(Oxm::UdpDst(8080)),
-            A13::Output {
-                port: 2,
-                max_len: 0
-            },
+            A13::Output { port: 2, max_len: 0 },
         ])]
     );
     // The entry keeps its exact meaning: a 1.0 dump shows the 1.0 actions, and a tagged

@@ -39,26 +39,13 @@ struct Rig {
 impl Rig {
     fn new(fail_mode: FailMode, kind: SessionKind) -> Rig {
         let (table, dp, writer, _packet_ins, worker) = three_port_datapath();
-        let cfg = AgentConfig {
-            fail_mode,
-            ..AgentConfig::default()
-        };
+        let cfg = AgentConfig { fail_mode, ..AgentConfig::default() };
         let mut agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(Discard));
         let conn = agent.open(kind, 0);
         let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[4])));
         agent.receive(conn, &hello.encode().unwrap(), 0);
-        let mut r = Rig {
-            agent,
-            dp,
-            worker,
-            conn,
-            framer: Framer::new(),
-            xid: 100,
-        };
-        assert!(matches!(
-            r.read()[0].message,
-            Message::V13(v13::Message::Hello(_))
-        ));
+        let mut r = Rig { agent, dp, worker, conn, framer: Framer::new(), xid: 100 };
+        assert!(matches!(r.read()[0].message, Message::V13(v13::Message::Hello(_))));
         r
     }
 
@@ -158,12 +145,7 @@ fn controller_rig() -> Rig {
 }
 
 fn steps_of<'a>(v: &'a Value, kind: &str) -> Vec<&'a Value> {
-    v["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["step"] == kind)
-        .collect()
+    v["steps"].as_array().unwrap().iter().filter(|s| s["step"] == kind).collect()
 }
 
 /// Table 0 sends IP from port 1 to table 1; table 1 sends 10.0.0.2 to group 1 (all:
@@ -215,10 +197,7 @@ fn a_flow_through_two_tables_and_a_group_names_flows_and_outputs() {
     );
     assert!(text.contains("group:1 bucket 0: output:2"), "{text}");
     assert!(text.contains("-> output to port 2 (eth2)"), "{text}");
-    assert!(
-        text.contains("Result: output to ports 2 (eth2), 3 (eth3)"),
-        "{text}"
-    );
+    assert!(text.contains("Result: output to ports 2 (eth2), 3 (eth3)"), "{text}");
     let parsed = v["parsed"]["key"].as_str().unwrap();
     assert!(parsed.starts_with("ip,in_port=1,"), "{parsed}");
     assert!(parsed.contains("nw_dst=10.0.0.2"), "{parsed}");
@@ -232,14 +211,8 @@ fn the_action_set_and_a_changed_key_are_shown() {
     let v = r.trace_flow("ip,in_port=1,nw_dst=10.0.0.3");
     assert_eq!(v["outputs"], json!([3]));
     assert_eq!(steps_of(&v, "apply")[0]["action"], "set_field:8->ip_dscp");
-    assert_eq!(
-        steps_of(&v, "write_actions")[0]["actions"],
-        json!(["output:3"])
-    );
-    assert_eq!(
-        steps_of(&v, "action_set")[0]["actions"],
-        json!(["output:3"])
-    );
+    assert_eq!(steps_of(&v, "write_actions")[0]["actions"], json!(["output:3"]));
+    assert_eq!(steps_of(&v, "action_set")[0]["actions"], json!(["output:3"]));
     assert_eq!(steps_of(&v, "execute")[0]["action"], "output:3");
     let text = v["text"].as_str().unwrap();
     assert!(text.contains("action set: output:3"), "{text}");
@@ -249,10 +222,7 @@ fn the_action_set_and_a_changed_key_are_shown() {
     r.flow("table=0,priority=100,in_port=2,ip,actions=mod_nw_dst:10.0.0.3,goto_table:1");
     let v = r.trace_flow("ip,in_port=2,nw_dst=10.0.0.9");
     assert_eq!(v["outputs"], json!([3]));
-    let key = steps_of(&v, "table")[1]["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let key = steps_of(&v, "table")[1]["key"].as_str().unwrap().to_string();
     assert!(key.contains("nw_dst=10.0.0.3"), "{key}");
     let text = v["text"].as_str().unwrap();
     assert!(text.contains(&format!("packet now: {key}")), "{text}");
@@ -269,20 +239,11 @@ fn a_trace_changes_no_counter() {
     }
     assert_eq!(r.packet_counts(), before);
     // A real packet is counted: the counters work, and the trace left them alone.
-    let frame = compose(
-        &FlowMatch::ANY
-            .exact(Field::EthType, 0x0800)
-            .exact(Field::Ipv4Dst, 0x0a00_0002),
-    )
-    .unwrap();
+    let frame =
+        compose(&FlowMatch::ANY.exact(Field::EthType, 0x0800).exact(Field::Ipv4Dst, 0x0a00_0002))
+            .unwrap();
     let mut out = Outputs::new();
-    r.dp.process(
-        &mut r.worker,
-        datapath::packet::Packet::from_slice(&frame),
-        1,
-        1,
-        &mut out,
-    );
+    r.dp.process(&mut r.worker, datapath::packet::Packet::from_slice(&frame), 1, 1, &mut out);
     assert_eq!(out.ports(), vec![2, 3]);
     assert_eq!(r.packet_counts(), vec![(1, 1), (2, 1), (3, 0)]);
 }
@@ -325,10 +286,7 @@ fn misses_and_outputs_that_send_nothing_say_why() {
     assert_eq!(drops[0]["port"], 2);
     assert!(drops[0]["reason"].as_str().unwrap().contains("input port"));
     assert_eq!(drops[1]["port"], 7);
-    assert!(drops[1]["reason"]
-        .as_str()
-        .unwrap()
-        .contains("port 7 does not exist"));
+    assert!(drops[1]["reason"].as_str().unwrap().contains("port 7 does not exist"));
     assert_eq!(v["outputs"], json!([]));
 }
 
@@ -341,18 +299,11 @@ fn trace_only_fields_reach_the_packet() {
     assert!(key.contains("nw_ttl=1"), "{key}");
     assert!(key.contains("tcp_flags=0x12"), "{key}");
     assert!(key.contains("tp_dst=80"), "{key}");
-    assert_eq!(
-        v["outputs"],
-        json!([]),
-        "dec_ttl at TTL 1 sends nothing: {v}"
-    );
+    assert_eq!(v["outputs"], json!([]), "dec_ttl at TTL 1 sends nothing: {v}");
     let v = r.trace_flow("tcp,in_port=1,nw_ttl=5");
     assert_eq!(v["outputs"], json!([2]));
     let v = r.trace_flow("ip,in_port=1,nw_frag=later");
-    assert!(v["parsed"]["key"]
-        .as_str()
-        .unwrap()
-        .contains("nw_frag=later"));
+    assert!(v["parsed"]["key"].as_str().unwrap().contains("nw_frag=later"));
 }
 
 #[test]
@@ -371,10 +322,7 @@ fn the_fail_open_rule_shows_as_such() {
 fn error_of(r: &mut Rig, req: Value) -> (String, Option<u64>) {
     let v = r.trace(req);
     assert!(v.get("steps").is_none(), "{v}");
-    (
-        v["error"].as_str().unwrap().to_string(),
-        v.get("column").and_then(Value::as_u64),
-    )
+    (v["error"].as_str().unwrap().to_string(), v.get("column").and_then(Value::as_u64))
 }
 
 #[test]
@@ -449,10 +397,7 @@ fn a_trace_too_long_for_one_message_is_cut_to_fit() {
     assert_eq!(v["steps"], Value::Null);
     assert_eq!(v["outputs"].as_array().unwrap().len(), 1000);
     let text = v["text"].as_str().unwrap();
-    assert!(
-        text.starts_with("Packet: 64 bytes on port 1 (eth1)"),
-        "{text}"
-    );
+    assert!(text.starts_with("Packet: 64 bytes on port 1 (eth1)"), "{text}");
     assert!(text.ends_with("cut here)\n"), "{text}");
     assert!(v.to_string().len() <= MAX_REPLY);
 }
@@ -460,11 +405,8 @@ fn a_trace_too_long_for_one_message_is_cut_to_fit() {
 #[test]
 fn meters_show_what_they_would_decide() {
     let mut r = controller_rig();
-    let mm = parse_meter_mod(
-        "meter=1,pktps,bands=type=drop,rate=10",
-        MeterModCommand::Add,
-    )
-    .unwrap();
+    let mm =
+        parse_meter_mod("meter=1,pktps,bands=type=drop,rate=10", MeterModCommand::Add).unwrap();
     r.send(v13::Message::MeterMod(mm));
     assert!(r.read().is_empty());
     r.flow("in_port=1,actions=meter:1,output:2");

@@ -60,21 +60,13 @@ fn set_field_cases() -> Vec<(Oxm, Field, u128)> {
         (Oxm::MplsTc(7), F::MplsTc, 7),
         (Oxm::MplsBos(1), F::MplsBos, 1),
         (Oxm::PbbIsid(0xff_fffe, None), F::PbbIsid, 0xff_fffe),
-        (
-            Oxm::TunnelId(u64::MAX - 1, None),
-            F::TunnelId,
-            u128::from(u64::MAX - 1),
-        ),
+        (Oxm::TunnelId(u64::MAX - 1, None), F::TunnelId, u128::from(u64::MAX - 1)),
     ]
 }
 
 /// Fields set-field may not write (not packet header fields).
-const NOT_SETTABLE: [OxmField; 4] = [
-    OxmField::InPort,
-    OxmField::InPhyPort,
-    OxmField::Metadata,
-    OxmField::Ipv6Exthdr,
-];
+const NOT_SETTABLE: [OxmField; 4] =
+    [OxmField::InPort, OxmField::InPhyPort, OxmField::Metadata, OxmField::Ipv6Exthdr];
 
 #[test]
 fn every_action_kind_translates_in_order() {
@@ -86,19 +78,10 @@ fn every_action_kind_translates_in_order() {
         out(port::FLOOD),
         out(port::ALL),
         out(port::LOCAL),
-        OfAction::Output {
-            port: port::CONTROLLER,
-            max_len: 128,
-        },
-        OfAction::Output {
-            port: port::CONTROLLER,
-            max_len: OFPCML_NO_BUFFER,
-        },
+        OfAction::Output { port: port::CONTROLLER, max_len: 128 },
+        OfAction::Output { port: port::CONTROLLER, max_len: OFPCML_NO_BUFFER },
         // max_len only matters for the controller.
-        OfAction::Output {
-            port: 5,
-            max_len: 64,
-        },
+        OfAction::Output { port: 5, max_len: 64 },
         OfAction::CopyTtlOut,
         OfAction::CopyTtlIn,
         OfAction::SetMplsTtl(9),
@@ -165,37 +148,18 @@ fn set_field_cases_cover_every_header_field() {
 #[test]
 fn action_errors_carry_their_kinds() {
     let kind = |a: OfAction| actions_to_datapath(&[out(1), a]).unwrap_err().kind();
-    let err = actions_to_datapath(&[OfAction::Experimenter {
-        experimenter: 0x2320,
-        data: vec![0; 4],
-    }])
-    .unwrap_err();
-    assert_eq!(
-        err,
-        TranslateError::ExperimenterAction {
-            experimenter: 0x2320
-        }
-    );
+    let err =
+        actions_to_datapath(&[OfAction::Experimenter { experimenter: 0x2320, data: vec![0; 4] }])
+            .unwrap_err();
+    assert_eq!(err, TranslateError::ExperimenterAction { experimenter: 0x2320 });
     assert_eq!(err.kind(), ErrorKind::BAD_ACTION_BAD_EXPERIMENTER);
     assert_eq!(kind(out(0)), ErrorKind::BAD_ACTION_BAD_OUT_PORT);
     assert_eq!(kind(out(port::ANY)), ErrorKind::BAD_ACTION_BAD_OUT_PORT);
     assert_eq!(kind(out(port::MAX + 1)), ErrorKind::BAD_ACTION_BAD_OUT_PORT);
-    assert_eq!(
-        kind(OfAction::Group(OFPG_ANY)),
-        ErrorKind::BAD_ACTION_BAD_OUT_GROUP
-    );
-    assert_eq!(
-        kind(OfAction::PushVlan(0x0800)),
-        ErrorKind::BAD_ACTION_BAD_ARGUMENT
-    );
-    assert_eq!(
-        kind(OfAction::PushMpls(0x0800)),
-        ErrorKind::BAD_ACTION_BAD_ARGUMENT
-    );
-    assert_eq!(
-        kind(OfAction::PushPbb(0x8100)),
-        ErrorKind::BAD_ACTION_BAD_ARGUMENT
-    );
+    assert_eq!(kind(OfAction::Group(OFPG_ANY)), ErrorKind::BAD_ACTION_BAD_OUT_GROUP);
+    assert_eq!(kind(OfAction::PushVlan(0x0800)), ErrorKind::BAD_ACTION_BAD_ARGUMENT);
+    assert_eq!(kind(OfAction::PushMpls(0x0800)), ErrorKind::BAD_ACTION_BAD_ARGUMENT);
+    assert_eq!(kind(OfAction::PushPbb(0x8100)), ErrorKind::BAD_ACTION_BAD_ARGUMENT);
     for f in NOT_SETTABLE {
         let oxm = match f {
             OxmField::InPort => Oxm::InPort(1),
@@ -203,36 +167,18 @@ fn action_errors_carry_their_kinds() {
             OxmField::Metadata => Oxm::Metadata(1, None),
             _ => Oxm::Ipv6Exthdr(1, None),
         };
-        assert_eq!(
-            kind(set(oxm)),
-            ErrorKind::BAD_ACTION_BAD_SET_TYPE,
-            "{}",
-            f.name()
-        );
+        assert_eq!(kind(set(oxm)), ErrorKind::BAD_ACTION_BAD_SET_TYPE, "{}", f.name());
     }
-    let other = Oxm::Other {
-        class: 0xffff,
-        field: 1,
-        has_mask: false,
-        payload: vec![0, 0, 0, 1, 9],
-    };
+    let other =
+        Oxm::Other { class: 0xffff, field: 1, has_mask: false, payload: vec![0, 0, 0, 1, 9] };
     assert_eq!(kind(set(other)), ErrorKind::BAD_ACTION_BAD_SET_TYPE);
     assert_eq!(
         kind(set(Oxm::Ipv4Src(v4("10.0.0.0"), Some(v4("255.0.0.0"))))),
         ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT
     );
-    assert_eq!(
-        kind(set(Oxm::VlanVid(5, None))),
-        ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT
-    );
-    assert_eq!(
-        kind(set(Oxm::VlanPcp(8))),
-        ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT
-    );
-    assert_eq!(
-        kind(set(Oxm::MplsLabel(1 << 20))),
-        ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT
-    );
+    assert_eq!(kind(set(Oxm::VlanVid(5, None))), ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT);
+    assert_eq!(kind(set(Oxm::VlanPcp(8))), ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT);
+    assert_eq!(kind(set(Oxm::MplsLabel(1 << 20))), ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT);
 }
 
 #[test]
@@ -257,13 +203,7 @@ fn action_sets_hold_one_action_per_slot() {
     let kind = |a: &[OfAction]| action_set_to_datapath(a).unwrap_err().kind();
     assert_eq!(kind(&[out(1), out(2)]), ErrorKind::BAD_ACTION_TOO_MANY);
     assert_eq!(
-        kind(&[
-            out(1),
-            OfAction::Output {
-                port: port::CONTROLLER,
-                max_len: 0
-            }
-        ]),
+        kind(&[out(1), OfAction::Output { port: port::CONTROLLER, max_len: 0 }]),
         ErrorKind::BAD_ACTION_TOO_MANY
     );
     // Two OXM fields that share a place in the key would share the datapath's slot.
@@ -274,10 +214,7 @@ fn action_sets_hold_one_action_per_slot() {
     .unwrap_err();
     assert_eq!(err, TranslateError::SharedSetField(Field::Ipv4Src));
     assert_eq!(err.kind(), ErrorKind::BAD_ACTION_TOO_MANY);
-    assert_eq!(
-        kind(&[set(Oxm::TcpSrc(1)), set(Oxm::UdpSrc(2))]),
-        ErrorKind::BAD_ACTION_TOO_MANY
-    );
+    assert_eq!(kind(&[set(Oxm::TcpSrc(1)), set(Oxm::UdpSrc(2))]), ErrorKind::BAD_ACTION_TOO_MANY);
     // An apply-actions list may repeat anything.
     assert!(
         actions_to_datapath(&[out(1), out(2), set(Oxm::TcpSrc(1)), set(Oxm::UdpSrc(2))]).is_ok()
@@ -293,10 +230,7 @@ fn all_instructions() -> Vec<Instruction> {
         ]),
         Instruction::ClearActions,
         Instruction::WriteActions(vec![OfAction::SetQueue(1), out(4)]),
-        Instruction::WriteMetadata {
-            metadata: 0xab,
-            mask: 0xff,
-        },
+        Instruction::WriteMetadata { metadata: 0xab, mask: 0xff },
         Instruction::GotoTable(3),
     ]
 }
@@ -305,10 +239,7 @@ fn all_instructions() -> Vec<Instruction> {
 fn every_instruction_kind_translates() {
     let want = Instructions {
         meter: Some(5),
-        apply: vec![
-            Action::SetField(Field::EthDst, 0x0001_0203_0405),
-            Action::Output(2),
-        ],
+        apply: vec![Action::SetField(Field::EthDst, 0x0001_0203_0405), Action::Output(2)],
         clear_actions: true,
         write_actions: Some(vec![Action::SetQueue(1), Action::Output(4)]),
         write_metadata: Some((0xab, 0xff)),
@@ -323,49 +254,35 @@ fn every_instruction_kind_translates() {
     for i in all_instructions() {
         let got = instructions_to_datapath(std::slice::from_ref(&i)).unwrap();
         let alone = match i {
-            Instruction::Meter(_) => Instructions {
-                meter: want.meter,
-                ..Instructions::default()
-            },
-            Instruction::ApplyActions(_) => Instructions {
-                apply: want.apply.clone(),
-                ..Instructions::default()
-            },
-            Instruction::ClearActions => Instructions {
-                clear_actions: true,
-                ..Instructions::default()
-            },
+            Instruction::Meter(_) => Instructions { meter: want.meter, ..Instructions::default() },
+            Instruction::ApplyActions(_) => {
+                Instructions { apply: want.apply.clone(), ..Instructions::default() }
+            }
+            Instruction::ClearActions => {
+                Instructions { clear_actions: true, ..Instructions::default() }
+            }
             Instruction::WriteActions(_) => Instructions {
                 write_actions: want.write_actions.clone(),
                 ..Instructions::default()
             },
-            Instruction::WriteMetadata { .. } => Instructions {
-                write_metadata: want.write_metadata,
-                ..Instructions::default()
-            },
-            Instruction::GotoTable(_) => Instructions {
-                goto_table: want.goto_table,
-                ..Instructions::default()
-            },
+            Instruction::WriteMetadata { .. } => {
+                Instructions { write_metadata: want.write_metadata, ..Instructions::default() }
+            }
+            Instruction::GotoTable(_) => {
+                Instructions { goto_table: want.goto_table, ..Instructions::default() }
+            }
             Instruction::Experimenter { .. } => unreachable!("not in the list"),
         };
         assert_eq!(got, alone, "{i:?}");
     }
     // No instructions: drop. An empty write-actions is an empty set, not no instruction.
+    assert_eq!(instructions_to_datapath(&[]).unwrap(), Instructions::default());
     assert_eq!(
-        instructions_to_datapath(&[]).unwrap(),
-        Instructions::default()
-    );
-    assert_eq!(
-        instructions_to_datapath(&[Instruction::WriteActions(vec![])])
-            .unwrap()
-            .write_actions,
+        instructions_to_datapath(&[Instruction::WriteActions(vec![])]).unwrap().write_actions,
         Some(vec![])
     );
     assert_eq!(
-        instructions_to_datapath(&[Instruction::GotoTable(253)])
-            .unwrap()
-            .goto_table,
+        instructions_to_datapath(&[Instruction::GotoTable(253)]).unwrap().goto_table,
         Some(253)
     );
 }
@@ -378,36 +295,22 @@ fn instruction_errors_carry_their_kinds() {
         data: vec![],
     }])
     .unwrap_err();
-    assert_eq!(
-        err,
-        TranslateError::ExperimenterInstruction {
-            experimenter: 0x2320
-        }
-    );
+    assert_eq!(err, TranslateError::ExperimenterInstruction { experimenter: 0x2320 });
     assert_eq!(err.kind(), ErrorKind::BAD_INSTRUCTION_BAD_EXPERIMENTER);
     assert_eq!(
         kind(&[Instruction::ClearActions, Instruction::ClearActions]),
         ErrorKind::BAD_INSTRUCTION_DUP_INST
     );
     assert_eq!(
-        kind(&[
-            Instruction::ApplyActions(vec![]),
-            Instruction::ApplyActions(vec![])
-        ]),
+        kind(&[Instruction::ApplyActions(vec![]), Instruction::ApplyActions(vec![])]),
         ErrorKind::BAD_INSTRUCTION_DUP_INST
     );
     // Table 254 is OFPTT_MAX, a table in OpenFlow 1.3, but the datapath has 0..=253.
     let err = instructions_to_datapath(&[Instruction::GotoTable(254)]).unwrap_err();
     assert_eq!(err, TranslateError::GotoTable(254));
     assert_eq!(err.kind(), ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID);
-    assert_eq!(
-        kind(&[Instruction::GotoTable(255)]),
-        ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID
-    );
-    assert_eq!(
-        kind(&[Instruction::Meter(0)]),
-        ErrorKind::METER_MOD_FAILED_INVALID_METER
-    );
+    assert_eq!(kind(&[Instruction::GotoTable(255)]), ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID);
+    assert_eq!(kind(&[Instruction::Meter(0)]), ErrorKind::METER_MOD_FAILED_INVALID_METER);
     assert_eq!(
         kind(&[Instruction::Meter(OFPM_MAX + 1)]),
         ErrorKind::METER_MOD_FAILED_INVALID_METER
@@ -418,9 +321,7 @@ fn instruction_errors_carry_their_kinds() {
         assert_eq!(err.kind(), ErrorKind::METER_MOD_FAILED_INVALID_METER);
     }
     assert_eq!(
-        instructions_to_datapath(&[Instruction::Meter(OFPM_MAX)])
-            .unwrap()
-            .meter,
+        instructions_to_datapath(&[Instruction::Meter(OFPM_MAX)]).unwrap().meter,
         Some(OFPM_MAX)
     );
     // Errors inside action lists keep the action's kind.
@@ -464,20 +365,9 @@ fn flow_mod_fills_every_rule_field() {
     assert_eq!(r.cookie, 0x1122_3344_5566_7788);
     assert_eq!(r.idle_timeout, 30);
     assert_eq!(r.hard_timeout, 300);
-    assert_eq!(
-        r.flags,
-        flow_mod_flags::SEND_FLOW_REM | flow_mod_flags::NO_BYT_COUNTS
-    );
-    assert_eq!(
-        r.flow_match,
-        FlowMatch::ANY
-            .exact(Field::InPort, 4)
-            .exact(Field::EthType, 0x0800)
-    );
-    assert_eq!(
-        r.instructions,
-        instructions_to_datapath(&all_instructions()).unwrap()
-    );
+    assert_eq!(r.flags, flow_mod_flags::SEND_FLOW_REM | flow_mod_flags::NO_BYT_COUNTS);
+    assert_eq!(r.flow_match, FlowMatch::ANY.exact(Field::InPort, 4).exact(Field::EthType, 0x0800));
+    assert_eq!(r.instructions, instructions_to_datapath(&all_instructions()).unwrap());
     assert!(!r.is_table_miss());
     // A priority-0 match-all rule is the table-miss entry.
     let miss = FlowMod {
@@ -491,62 +381,38 @@ fn flow_mod_fills_every_rule_field() {
     };
     let r = flow_mod_to_rule(&miss, 0).unwrap();
     assert!(r.is_table_miss());
-    assert_eq!(
-        r.instructions.apply,
-        vec![Action::Controller { max_len: 0xffff }]
-    );
+    assert_eq!(r.instructions.apply, vec![Action::Controller { max_len: 0xffff }]);
 }
 
 #[test]
 fn flow_mod_errors_carry_their_kinds() {
     let fm = sample_flow_mod();
     let kind = |fm: &FlowMod, table: u8| flow_mod_to_rule(fm, table).unwrap_err().kind();
-    assert_eq!(
-        flow_mod_to_rule(&fm, 254).unwrap_err(),
-        TranslateError::Table(254)
-    );
+    assert_eq!(flow_mod_to_rule(&fm, 254).unwrap_err(), TranslateError::Table(254));
     assert_eq!(kind(&fm, 254), ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID);
     assert_eq!(kind(&fm, 255), ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID);
-    let bad_flags = FlowMod {
-        flags: 0x20,
-        ..fm.clone()
-    };
+    let bad_flags = FlowMod { flags: 0x20, ..fm.clone() };
     assert_eq!(kind(&bad_flags, 2), ErrorKind::FLOW_MOD_FAILED_BAD_FLAGS);
     // goto-table must go forward from the rule's table.
     assert_eq!(kind(&fm, 3), ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID);
     assert_eq!(kind(&fm, 4), ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID);
     assert!(flow_mod_to_rule(&fm, 0).is_ok());
-    let bad_match = FlowMod {
-        match_: Match::new(vec![Oxm::IpProto(6)]),
-        ..fm.clone()
-    };
+    let bad_match = FlowMod { match_: Match::new(vec![Oxm::IpProto(6)]), ..fm.clone() };
     assert_eq!(kind(&bad_match, 2), ErrorKind::BAD_MATCH_BAD_PREREQ);
     let bad_action = FlowMod {
         instructions: vec![Instruction::ApplyActions(vec![OfAction::Group(OFPG_ANY)])],
         ..fm.clone()
     };
     assert_eq!(kind(&bad_action, 2), ErrorKind::BAD_ACTION_BAD_OUT_GROUP);
-    let goto_254 = FlowMod {
-        instructions: vec![Instruction::GotoTable(254)],
-        ..fm.clone()
-    };
-    assert_eq!(
-        flow_mod_to_rule(&goto_254, 2).unwrap_err(),
-        TranslateError::GotoTable(254)
-    );
+    let goto_254 = FlowMod { instructions: vec![Instruction::GotoTable(254)], ..fm.clone() };
+    assert_eq!(flow_mod_to_rule(&goto_254, 2).unwrap_err(), TranslateError::GotoTable(254));
     // Output to TABLE is for packet-out only.
     for instructions in [
         vec![Instruction::ApplyActions(vec![out(port::TABLE)])],
         vec![Instruction::WriteActions(vec![out(port::TABLE)])],
     ] {
-        let to_table = FlowMod {
-            instructions,
-            ..fm.clone()
-        };
-        assert_eq!(
-            flow_mod_to_rule(&to_table, 2).unwrap_err(),
-            TranslateError::OutputToTable
-        );
+        let to_table = FlowMod { instructions, ..fm.clone() };
+        assert_eq!(flow_mod_to_rule(&to_table, 2).unwrap_err(), TranslateError::OutputToTable);
         assert_eq!(kind(&to_table, 2), ErrorKind::BAD_ACTION_BAD_OUT_PORT);
     }
     // The error converts into the OfpError the agent sends.

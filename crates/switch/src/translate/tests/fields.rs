@@ -17,13 +17,7 @@ struct Case {
 }
 
 fn case(prereqs: &[Oxm], oxm: Oxm, field: Field, value: u128, mask: Option<u128>) -> Case {
-    Case {
-        prereqs: prereqs.to_vec(),
-        oxm,
-        field,
-        value,
-        mask,
-    }
+    Case { prereqs: prereqs.to_vec(), oxm, field, value, mask }
 }
 
 /// The flow match of the prerequisite OXMs the cases use, built by hand.
@@ -98,30 +92,12 @@ fn cases() -> Vec<Case> {
         ),
         case(&[], Oxm::EthType(0x88cc), F::EthType, 0x88cc, None),
         case(&[], Oxm::VlanVid(0x1005, None), F::VlanVid, 0x1005, None),
-        case(
-            &[],
-            Oxm::VlanVid(0x1000, Some(0x1000)),
-            F::VlanVid,
-            0x1000,
-            Some(0x1000),
-        ),
-        case(
-            &[Oxm::VlanVid(0x1005, None)],
-            Oxm::VlanPcp(5),
-            F::VlanPcp,
-            5,
-            None,
-        ),
+        case(&[], Oxm::VlanVid(0x1000, Some(0x1000)), F::VlanVid, 0x1000, Some(0x1000)),
+        case(&[Oxm::VlanVid(0x1005, None)], Oxm::VlanPcp(5), F::VlanPcp, 5, None),
         case(&ip4, Oxm::IpDscp(46), F::IpDscp, 46, None),
         case(&ip6, Oxm::IpEcn(3), F::IpEcn, 3, None),
         case(&ip4, Oxm::IpProto(47), F::IpProto, 47, None),
-        case(
-            &ip4,
-            Oxm::Ipv4Src(v4("10.1.2.3"), None),
-            F::Ipv4Src,
-            0x0a01_0203,
-            None,
-        ),
+        case(&ip4, Oxm::Ipv4Src(v4("10.1.2.3"), None), F::Ipv4Src, 0x0a01_0203, None),
         case(
             &ip4,
             Oxm::Ipv4Src(v4("10.0.0.0"), Some(v4("255.0.0.0"))),
@@ -129,13 +105,7 @@ fn cases() -> Vec<Case> {
             0x0a00_0000,
             Some(0xff00_0000),
         ),
-        case(
-            &ip4,
-            Oxm::Ipv4Dst(v4("192.168.0.1"), None),
-            F::Ipv4Dst,
-            0xc0a8_0001,
-            None,
-        ),
+        case(&ip4, Oxm::Ipv4Dst(v4("192.168.0.1"), None), F::Ipv4Dst, 0xc0a8_0001, None),
         case(
             &ip4,
             Oxm::Ipv4Dst(v4("192.168.0.0"), Some(v4("255.255.0.0"))),
@@ -152,13 +122,7 @@ fn cases() -> Vec<Case> {
         case(&icmp4, Oxm::Icmpv4Type(8), F::IcmpType, 8, None),
         case(&icmp4, Oxm::Icmpv4Code(3), F::IcmpCode, 3, None),
         case(&arp, Oxm::ArpOp(2), F::ArpOp, 2, None),
-        case(
-            &arp,
-            Oxm::ArpSpa(v4("10.0.0.1"), None),
-            F::Ipv4Src,
-            0x0a00_0001,
-            None,
-        ),
+        case(&arp, Oxm::ArpSpa(v4("10.0.0.1"), None), F::Ipv4Src, 0x0a00_0001, None),
         case(
             &arp,
             Oxm::ArpSpa(v4("10.0.0.0"), Some(v4("255.255.255.0"))),
@@ -166,13 +130,7 @@ fn cases() -> Vec<Case> {
             0x0a00_0000,
             Some(0xffff_ff00),
         ),
-        case(
-            &arp,
-            Oxm::ArpTpa(v4("10.0.0.2"), None),
-            F::Ipv4Dst,
-            0x0a00_0002,
-            None,
-        ),
+        case(&arp, Oxm::ArpTpa(v4("10.0.0.2"), None), F::Ipv4Dst, 0x0a00_0002, None),
         case(
             &arp,
             Oxm::ArpTpa(v4("10.0.0.0"), Some(v4("255.255.255.0"))),
@@ -196,13 +154,7 @@ fn cases() -> Vec<Case> {
             0x0102_0300_0000,
             Some(0xffff_ff00_0000),
         ),
-        case(
-            &ip6,
-            Oxm::Ipv6Src(a6, None),
-            F::Ipv6Src,
-            u128::from(a6),
-            None,
-        ),
+        case(&ip6, Oxm::Ipv6Src(a6, None), F::Ipv6Src, u128::from(a6), None),
         case(
             &ip6,
             Oxm::Ipv6Src(a6_net, Some(m6)),
@@ -210,13 +162,7 @@ fn cases() -> Vec<Case> {
             u128::from(a6_net),
             Some(u128::from(m6)),
         ),
-        case(
-            &ip6,
-            Oxm::Ipv6Dst(a6, None),
-            F::Ipv6Dst,
-            u128::from(a6),
-            None,
-        ),
+        case(&ip6, Oxm::Ipv6Dst(a6, None), F::Ipv6Dst, u128::from(a6), None),
         case(
             &ip6,
             Oxm::Ipv6Dst(a6_net, Some(m6)),
@@ -224,13 +170,7 @@ fn cases() -> Vec<Case> {
             u128::from(a6_net),
             Some(u128::from(m6)),
         ),
-        case(
-            &ip6,
-            Oxm::Ipv6Flabel(0x1_2345, None),
-            F::Ipv6Flabel,
-            0x1_2345,
-            None,
-        ),
+        case(&ip6, Oxm::Ipv6Flabel(0x1_2345, None), F::Ipv6Flabel, 0x1_2345, None),
         case(
             &ip6,
             Oxm::Ipv6Flabel(0x1_2300, Some(0xf_ff00)),
@@ -240,31 +180,13 @@ fn cases() -> Vec<Case> {
         ),
         case(&icmp6, Oxm::Icmpv6Type(128), F::IcmpType, 128, None),
         case(&icmp6, Oxm::Icmpv6Code(1), F::IcmpCode, 1, None),
-        case(
-            &ns,
-            Oxm::Ipv6NdTarget(a6),
-            F::Ipv6NdTarget,
-            u128::from(a6),
-            None,
-        ),
+        case(&ns, Oxm::Ipv6NdTarget(a6), F::Ipv6NdTarget, u128::from(a6), None),
         case(&ns, Oxm::Ipv6NdSll(mac(m1)), F::ArpSha, macv, None),
         case(&na, Oxm::Ipv6NdTll(mac(m1)), F::ArpTha, macv, None),
-        case(
-            &mpls,
-            Oxm::MplsLabel(0xa_bcde),
-            F::MplsLabel,
-            0xa_bcde,
-            None,
-        ),
+        case(&mpls, Oxm::MplsLabel(0xa_bcde), F::MplsLabel, 0xa_bcde, None),
         case(&mpls, Oxm::MplsTc(5), F::MplsTc, 5, None),
         case(&mpls, Oxm::MplsBos(1), F::MplsBos, 1, None),
-        case(
-            &pbb,
-            Oxm::PbbIsid(0xab_cdef, None),
-            F::PbbIsid,
-            0xab_cdef,
-            None,
-        ),
+        case(&pbb, Oxm::PbbIsid(0xab_cdef, None), F::PbbIsid, 0xab_cdef, None),
         case(
             &pbb,
             Oxm::PbbIsid(0xab_0000, Some(0xff_0000)),
@@ -287,13 +209,7 @@ fn cases() -> Vec<Case> {
             Some(0xffff_0000),
         ),
         case(&ip6, Oxm::Ipv6Exthdr(0x41, None), F::Ipv6Exthdr, 0x41, None),
-        case(
-            &ip6,
-            Oxm::Ipv6Exthdr(0x40, Some(0x40)),
-            F::Ipv6Exthdr,
-            0x40,
-            Some(0x40),
-        ),
+        case(&ip6, Oxm::Ipv6Exthdr(0x40, Some(0x40)), F::Ipv6Exthdr, 0x40, Some(0x40)),
     ]
 }
 
@@ -323,17 +239,13 @@ fn the_cases_cover_every_basic_field_masked_and_not() {
     for n in 0..=39u8 {
         let f = OxmField::from_u8(n).expect("OpenFlow 1.3 basic fields are 0..=39");
         assert!(
-            cases
-                .iter()
-                .any(|c| c.oxm.field() == Some(f) && !c.oxm.has_mask()),
+            cases.iter().any(|c| c.oxm.field() == Some(f) && !c.oxm.has_mask()),
             "no unmasked case for {}",
             f.name()
         );
         if f.maskable() {
             assert!(
-                cases
-                    .iter()
-                    .any(|c| c.oxm.field() == Some(f) && c.oxm.has_mask()),
+                cases.iter().any(|c| c.oxm.field() == Some(f) && c.oxm.has_mask()),
                 "no masked case for {}",
                 f.name()
             );
@@ -370,20 +282,10 @@ fn vlan_vid_follows_ofpvid_present_semantics() {
         ETH_IPV4,
         &ipv4(0, 17, v4("1.1.1.1"), v4("2.2.2.2"), &udp(1, 2)),
     );
-    let vid6 = eth_vlan(
-        MAC_B,
-        MAC_A,
-        6,
-        ETH_IPV4,
-        &ipv4(0, 17, v4("1.1.1.1"), v4("2.2.2.2"), &udp(1, 2)),
-    );
-    let vid0 = eth_vlan(
-        MAC_B,
-        MAC_A,
-        0,
-        ETH_IPV4,
-        &ipv4(0, 17, v4("1.1.1.1"), v4("2.2.2.2"), &udp(1, 2)),
-    );
+    let vid6 =
+        eth_vlan(MAC_B, MAC_A, 6, ETH_IPV4, &ipv4(0, 17, v4("1.1.1.1"), v4("2.2.2.2"), &udp(1, 2)));
+    let vid0 =
+        eth_vlan(MAC_B, MAC_A, 0, ETH_IPV4, &ipv4(0, 17, v4("1.1.1.1"), v4("2.2.2.2"), &udp(1, 2)));
     let frames = [&untagged, &vid5, &vid6, &vid0];
     // (match, which of [untagged, vid 5, vid 6, priority-tagged vid 0] it matches)
     let table: Vec<(Vec<Oxm>, [bool; 4])> = vec![
@@ -392,44 +294,20 @@ fn vlan_vid_follows_ofpvid_present_semantics() {
         // OFPVID_NONE: untagged only.
         (vec![Oxm::VlanVid(0, None)], [true, false, false, false]),
         // OFPVID_PRESENT/OFPVID_PRESENT: any tagged packet.
-        (
-            vec![Oxm::VlanVid(0x1000, Some(0x1000))],
-            [false, true, true, true],
-        ),
+        (vec![Oxm::VlanVid(0x1000, Some(0x1000))], [false, true, true, true]),
         // OFPVID_PRESENT | 5: tagged with VID 5.
-        (
-            vec![Oxm::VlanVid(0x1005, None)],
-            [false, true, false, false],
-        ),
+        (vec![Oxm::VlanVid(0x1005, None)], [false, true, false, false]),
         // OFPVID_PRESENT | 0: a priority tag (VID 0), not an untagged packet.
-        (
-            vec![Oxm::VlanVid(0x1000, None)],
-            [false, false, false, true],
-        ),
+        (vec![Oxm::VlanVid(0x1000, None)], [false, false, false, true]),
         // Tagged with an even VID.
-        (
-            vec![Oxm::VlanVid(0x1000, Some(0x1001))],
-            [false, false, true, true],
-        ),
+        (vec![Oxm::VlanVid(0x1000, Some(0x1001))], [false, false, true, true]),
         // Bits of VID without OFPVID_PRESENT in the mask: untagged packets have VID 0.
-        (
-            vec![Oxm::VlanVid(0, Some(0x0fff))],
-            [true, false, false, true],
-        ),
+        (vec![Oxm::VlanVid(0, Some(0x0fff))], [true, false, false, true]),
         // A mask wider than the field constrains nothing more.
-        (
-            vec![Oxm::VlanVid(0x1005, Some(0xffff))],
-            [false, true, false, false],
-        ),
+        (vec![Oxm::VlanVid(0x1005, Some(0xffff))], [false, true, false, false]),
         // VLAN_PCP with any tag.
-        (
-            vec![Oxm::VlanVid(0x1000, Some(0x1000)), Oxm::VlanPcp(3)],
-            [false, true, false, false],
-        ),
-        (
-            vec![Oxm::VlanVid(0x1000, Some(0x1000)), Oxm::VlanPcp(0)],
-            [false, false, true, true],
-        ),
+        (vec![Oxm::VlanVid(0x1000, Some(0x1000)), Oxm::VlanPcp(3)], [false, true, false, false]),
+        (vec![Oxm::VlanVid(0x1000, Some(0x1000)), Oxm::VlanPcp(0)], [false, false, true, true]),
     ];
     for (fields, want) in table {
         let fm = flow(fields.clone());
@@ -510,34 +388,19 @@ fn frame_cases() -> Vec<FrameCase> {
                 vec![O::VlanVid(0x1064, None), O::VlanPcp(5)],
                 udp4m(&[O::UdpSrc(68), O::UdpDst(67)]),
             ],
-            no: vec![
-                vec![O::VlanVid(0x1064, None), O::VlanPcp(4)],
-                tcp4m(&[O::TcpSrc(68)]),
-            ],
+            no: vec![vec![O::VlanVid(0x1064, None), O::VlanPcp(4)], tcp4m(&[O::TcpSrc(68)])],
         },
         FrameCase {
             name: "ipv4 sctp",
-            frame: eth_ipv4(&ipv4(
-                0,
-                132,
-                v4("1.1.1.1"),
-                v4("2.2.2.2"),
-                &sctp(2905, 36412),
-            )),
+            frame: eth_ipv4(&ipv4(0, 132, v4("1.1.1.1"), v4("2.2.2.2"), &sctp(2905, 36412))),
             yes: vec![sctp4m(&[O::SctpSrc(2905), O::SctpDst(36412)])],
             no: vec![tcp4m(&[O::TcpSrc(2905)]), udp4m(&[O::UdpDst(36412)])],
         },
         FrameCase {
             name: "icmpv4 echo",
             frame: eth_ipv4(&ipv4(0, 1, v4("1.1.1.1"), v4("2.2.2.2"), &icmp(8, 0))),
-            yes: vec![with(
-                ip4(),
-                &[O::IpProto(1), O::Icmpv4Type(8), O::Icmpv4Code(0)],
-            )],
-            no: vec![
-                with(ip4(), &[O::IpProto(1), O::Icmpv4Type(0)]),
-                icmp6m(&[O::Icmpv6Type(8)]),
-            ],
+            yes: vec![with(ip4(), &[O::IpProto(1), O::Icmpv4Type(8), O::Icmpv4Code(0)])],
+            no: vec![with(ip4(), &[O::IpProto(1), O::Icmpv4Type(0)]), icmp6m(&[O::Icmpv6Type(8)])],
         },
         FrameCase {
             name: "arp reply",
@@ -553,10 +416,7 @@ fn frame_cases() -> Vec<FrameCase> {
                     O::ArpSpa(v4("10.0.0.1"), None),
                     O::ArpTpa(v4("10.0.0.0"), Some(v4("255.255.255.0"))),
                 ]),
-                arpm(&[
-                    O::ArpSha(MacAddr(MAC_A), None),
-                    O::ArpTha(MacAddr(MAC_B), None),
-                ]),
+                arpm(&[O::ArpSha(MacAddr(MAC_A), None), O::ArpTha(MacAddr(MAC_B), None)]),
             ],
             no: vec![
                 arpm(&[O::ArpOp(1)]),
@@ -592,12 +452,7 @@ fn frame_cases() -> Vec<FrameCase> {
         },
         FrameCase {
             name: "ipv6 hop-by-hop udp",
-            frame: eth(
-                MAC_B,
-                MAC_A,
-                ETH_IPV6,
-                &ipv6(0, 0, 0, a6, b6, &hop_by_hop(17, &udp(1, 2))),
-            ),
+            frame: eth(MAC_B, MAC_A, ETH_IPV6, &ipv6(0, 0, 0, a6, b6, &hop_by_hop(17, &udp(1, 2)))),
             yes: vec![
                 ip6m(&[O::Ipv6Exthdr(0x40, Some(0x40))]),
                 ip6m(&[O::Ipv6Exthdr(0x40, None)]),
@@ -607,19 +462,10 @@ fn frame_cases() -> Vec<FrameCase> {
         },
         FrameCase {
             name: "neighbor solicitation",
-            frame: eth(
-                MAC_B,
-                MAC_A,
-                ETH_IPV6,
-                &ipv6(0, 0, 58, a6, b6, &nd(135, t6, MAC_A)),
-            ),
+            frame: eth(MAC_B, MAC_A, ETH_IPV6, &ipv6(0, 0, 58, a6, b6, &nd(135, t6, MAC_A))),
             yes: vec![
                 icmp6m(&[O::Icmpv6Type(135), O::Icmpv6Code(0)]),
-                icmp6m(&[
-                    O::Icmpv6Type(135),
-                    O::Ipv6NdTarget(t6),
-                    O::Ipv6NdSll(MacAddr(MAC_A)),
-                ]),
+                icmp6m(&[O::Icmpv6Type(135), O::Ipv6NdTarget(t6), O::Ipv6NdSll(MacAddr(MAC_A))]),
             ],
             no: vec![
                 icmp6m(&[O::Icmpv6Type(135), O::Ipv6NdSll(MacAddr(MAC_B))]),
@@ -630,12 +476,7 @@ fn frame_cases() -> Vec<FrameCase> {
         },
         FrameCase {
             name: "neighbor advertisement",
-            frame: eth(
-                MAC_B,
-                MAC_A,
-                ETH_IPV6,
-                &ipv6(0, 0, 58, a6, b6, &nd(136, t6, MAC_B)),
-            ),
+            frame: eth(MAC_B, MAC_A, ETH_IPV6, &ipv6(0, 0, 58, a6, b6, &nd(136, t6, MAC_B))),
             yes: vec![icmp6m(&[
                 O::Icmpv6Type(136),
                 O::Ipv6NdTarget(t6),
@@ -652,12 +493,7 @@ fn frame_cases() -> Vec<FrameCase> {
                 MAC_B,
                 MAC_A,
                 ETH_MPLS,
-                &mpls(
-                    0xa_bcde,
-                    5,
-                    true,
-                    &ipv4(0, 17, v4("1.1.1.1"), v4("2.2.2.2"), &udp(1, 2)),
-                ),
+                &mpls(0xa_bcde, 5, true, &ipv4(0, 17, v4("1.1.1.1"), v4("2.2.2.2"), &udp(1, 2))),
             ),
             yes: vec![vec![
                 O::EthType(0x8847),
@@ -716,51 +552,24 @@ fn match_errors_carry_the_bad_match_kind() {
         payload: vec![0, 0, 0x23, 0x20, 1, 2],
     };
     let err = match_to_flow(&Match::new(vec![Oxm::InPort(1), exp])).unwrap_err();
-    assert_eq!(
-        err,
-        TranslateError::UnsupportedField {
-            class: 0xffff,
-            field: 3
-        }
-    );
+    assert_eq!(err, TranslateError::UnsupportedField { class: 0xffff, field: 3 });
     assert_eq!(err.kind(), ErrorKind::BAD_MATCH_BAD_FIELD);
     assert!(err.to_string().contains("0xffff"), "{err}");
-    let nxm = Oxm::Other {
-        class: 1,
-        field: 16,
-        has_mask: false,
-        payload: vec![0; 4],
-    };
+    let nxm = Oxm::Other { class: 1, field: 16, has_mask: false, payload: vec![0; 4] };
     assert_eq!(kind(vec![nxm]), ErrorKind::BAD_MATCH_BAD_FIELD);
     // The protocol's own rules, from `Match::validate`.
     assert_eq!(kind(vec![Oxm::TcpDst(80)]), ErrorKind::BAD_MATCH_BAD_PREREQ);
-    assert_eq!(
-        kind(vec![Oxm::EthType(0x0800), Oxm::TcpDst(80)]),
-        ErrorKind::BAD_MATCH_BAD_PREREQ
-    );
-    assert_eq!(
-        kind(vec![Oxm::InPhyPort(1)]),
-        ErrorKind::BAD_MATCH_BAD_PREREQ
-    );
+    assert_eq!(kind(vec![Oxm::EthType(0x0800), Oxm::TcpDst(80)]), ErrorKind::BAD_MATCH_BAD_PREREQ);
+    assert_eq!(kind(vec![Oxm::InPhyPort(1)]), ErrorKind::BAD_MATCH_BAD_PREREQ);
     assert_eq!(kind(vec![Oxm::VlanPcp(1)]), ErrorKind::BAD_MATCH_BAD_PREREQ);
+    assert_eq!(kind(vec![Oxm::InPort(1), Oxm::InPort(2)]), ErrorKind::BAD_MATCH_DUP_FIELD);
     assert_eq!(
-        kind(vec![Oxm::InPort(1), Oxm::InPort(2)]),
-        ErrorKind::BAD_MATCH_DUP_FIELD
-    );
-    assert_eq!(
-        kind(vec![
-            Oxm::EthType(0x0800),
-            Oxm::Ipv4Src(v4("10.0.0.1"), Some(v4("255.0.0.0")))
-        ]),
+        kind(vec![Oxm::EthType(0x0800), Oxm::Ipv4Src(v4("10.0.0.1"), Some(v4("255.0.0.0")))]),
         ErrorKind::BAD_MATCH_BAD_WILDCARDS
     );
-    assert_eq!(
-        kind(vec![Oxm::VlanVid(0x0005, None)]),
-        ErrorKind::BAD_MATCH_BAD_VALUE
-    );
+    assert_eq!(kind(vec![Oxm::VlanVid(0x0005, None)]), ErrorKind::BAD_MATCH_BAD_VALUE);
     assert_eq!(kind(vec![Oxm::InPort(0)]), ErrorKind::BAD_MATCH_BAD_VALUE);
-    let e: openflow::OfpError = match_to_flow(&Match::new(vec![Oxm::TcpDst(80)]))
-        .unwrap_err()
-        .into();
+    let e: openflow::OfpError =
+        match_to_flow(&Match::new(vec![Oxm::TcpDst(80)])).unwrap_err().into();
     assert_eq!(e.kind, ErrorKind::BAD_MATCH_BAD_PREREQ);
 }

@@ -174,11 +174,5 @@ pub fn v6(s: &str) -> Ipv6Addr {
 
 /// The common IPv4/TCP frame: 10.1.2.3:1234 → 192.168.0.1:80, DSCP 46, ECN 1.
 pub fn tcp4(dport: u16) -> Vec<u8> {
-    eth_ipv4(&ipv4(
-        (46 << 2) | 1,
-        6,
-        v4("10.1.2.3"),
-        v4("192.168.0.1"),
-        &tcp(1234, dport),
-    ))
+    eth_ipv4(&ipv4((46 << 2) | 1, 6, v4("10.1.2.3"), v4("192.168.0.1"), &tcp(1234, dport)))
 }

@@ -40,12 +40,7 @@ impl Switch {
         }
         wr.publish();
         let worker = dp.worker(64);
-        Switch {
-            dp,
-            worker,
-            packet_ins,
-            _writer: wr,
-        }
+        Switch { dp, worker, packet_ins, _writer: wr }
     }
 
     /// Processes `frame` received on `in_port`, twice (the second time through the
@@ -53,21 +48,12 @@ impl Switch {
     fn send(&mut self, frame: &[u8], in_port: u32) -> Outputs {
         let mut run = || {
             let mut out = Outputs::new();
-            self.dp.process(
-                &mut self.worker,
-                Packet::from_slice(frame),
-                in_port,
-                0,
-                &mut out,
-            );
+            self.dp.process(&mut self.worker, Packet::from_slice(frame), in_port, 0, &mut out);
             out
         };
         let first = run();
         let second = run();
-        assert_eq!(
-            first.tx, second.tx,
-            "the cached path differs from the first"
-        );
+        assert_eq!(first.tx, second.tx, "the cached path differs from the first");
         first
     }
 
@@ -79,12 +65,7 @@ impl Switch {
     /// The single frame sent out, and its port.
     fn single(&mut self, frame: &[u8], in_port: u32) -> (u32, Vec<u8>) {
         let out = self.send(frame, in_port);
-        assert_eq!(
-            out.tx.len(),
-            1,
-            "expected one output, got {:?}",
-            out.ports()
-        );
+        assert_eq!(out.tx.len(), 1, "expected one output, got {:?}", out.ports());
         (out.tx[0].port, out.tx[0].packet.data().to_vec())
     }
 }
@@ -111,23 +92,9 @@ fn masked_ip_and_tcp_port_with_set_field() {
     // Everything the match leaves out falls to the low-priority rule.
     assert_eq!(sw.ports(&tcp4(81), 1), vec![4]);
     let udp80 = eth_ipv4(&ipv4(0, 17, v4("10.1.2.3"), v4("10.9.9.9"), &udp(1234, 80)));
-    assert_eq!(
-        sw.ports(&udp80, 1),
-        vec![4],
-        "UDP port 80 is not TCP port 80"
-    );
-    let sctp80 = eth_ipv4(&ipv4(
-        0,
-        132,
-        v4("10.1.2.3"),
-        v4("10.9.9.9"),
-        &sctp(1234, 80),
-    ));
-    assert_eq!(
-        sw.ports(&sctp80, 1),
-        vec![4],
-        "SCTP port 80 is not TCP port 80"
-    );
+    assert_eq!(sw.ports(&udp80, 1), vec![4], "UDP port 80 is not TCP port 80");
+    let sctp80 = eth_ipv4(&ipv4(0, 132, v4("10.1.2.3"), v4("10.9.9.9"), &sctp(1234, 80)));
+    assert_eq!(sw.ports(&sctp80, 1), vec![4], "SCTP port 80 is not TCP port 80");
     let other_net = eth_ipv4(&ipv4(0, 6, v4("11.1.2.3"), v4("10.9.9.9"), &tcp(1234, 80)));
     assert_eq!(sw.ports(&other_net, 1), vec![4]);
     let v6_80 = eth(
@@ -141,16 +108,10 @@ fn masked_ip_and_tcp_port_with_set_field() {
 
 #[test]
 fn goto_table() {
-    let mut sw = Switch::with_flows(&[
-        "table=0,actions=goto_table:1",
-        "table=1,in_port=2,actions=output:1",
-    ]);
+    let mut sw =
+        Switch::with_flows(&["table=0,actions=goto_table:1", "table=1,in_port=2,actions=output:1"]);
     assert_eq!(sw.ports(&tcp4(80), 2), vec![1]);
-    assert_eq!(
-        sw.ports(&tcp4(80), 3),
-        Vec::<u32>::new(),
-        "table 1 has no rule for port 3"
-    );
+    assert_eq!(sw.ports(&tcp4(80), 3), Vec::<u32>::new(), "table 1 has no rule for port 3");
 }
 
 #[test]
@@ -197,31 +158,17 @@ fn arp_and_ipv4_addresses_share_a_place_but_not_a_flow() {
         "ip,nw_dst=10.0.0.2,actions=output:3",
         "arp,arp_op=1,arp_spa=10.0.0.0/24,arp_sha=02:00:00:00:00:0a,actions=output:4",
     ]);
-    let arp_to = |tpa: &str| {
-        eth(
-            MAC_B,
-            MAC_A,
-            ETH_ARP,
-            &arp(2, MAC_A, v4("10.0.1.1"), MAC_B, v4(tpa)),
-        )
-    };
+    let arp_to =
+        |tpa: &str| eth(MAC_B, MAC_A, ETH_ARP, &arp(2, MAC_A, v4("10.0.1.1"), MAC_B, v4(tpa)));
     assert_eq!(sw.ports(&arp_to("10.0.0.2"), 1), vec![2]);
     assert_eq!(sw.ports(&arp_to("10.0.0.3"), 1), Vec::<u32>::new());
     let ip_to = eth_ipv4(&ipv4(0, 17, v4("10.0.1.1"), v4("10.0.0.2"), &udp(1, 2)));
     assert_eq!(sw.ports(&ip_to, 1), vec![3]);
-    let request = eth(
-        MAC_B,
-        MAC_A,
-        ETH_ARP,
-        &arp(1, MAC_A, v4("10.0.0.7"), [0; 6], v4("10.0.0.9")),
-    );
+    let request =
+        eth(MAC_B, MAC_A, ETH_ARP, &arp(1, MAC_A, v4("10.0.0.7"), [0; 6], v4("10.0.0.9")));
     assert_eq!(sw.ports(&request, 1), vec![4]);
-    let other_sha = eth(
-        MAC_B,
-        MAC_A,
-        ETH_ARP,
-        &arp(1, MAC_B, v4("10.0.0.7"), [0; 6], v4("10.0.0.9")),
-    );
+    let other_sha =
+        eth(MAC_B, MAC_A, ETH_ARP, &arp(1, MAC_B, v4("10.0.0.7"), [0; 6], v4("10.0.0.9")));
     assert_eq!(sw.ports(&other_sha, 1), Vec::<u32>::new());
 }
 
@@ -233,14 +180,7 @@ fn ipv6_neighbor_discovery_fields() {
             MAC_B,
             MAC_A,
             ETH_IPV6,
-            &ipv6(
-                0,
-                0,
-                58,
-                v6("2001:db8::1"),
-                v6("ff02::1:ff00:99"),
-                &nd(135, target, sll),
-            ),
+            &ipv6(0, 0, 58, v6("2001:db8::1"), v6("ff02::1:ff00:99"), &nd(135, target, sll)),
         )
     };
     let mut sw = Switch::with_flows(&[
@@ -248,10 +188,7 @@ fn ipv6_neighbor_discovery_fields() {
     ]);
     assert_eq!(sw.ports(&ns(t6, MAC_A), 1), vec![2]);
     assert_eq!(sw.ports(&ns(t6, MAC_B), 1), Vec::<u32>::new());
-    assert_eq!(
-        sw.ports(&ns(v6("2001:db8::98"), MAC_A), 1),
-        Vec::<u32>::new()
-    );
+    assert_eq!(sw.ports(&ns(v6("2001:db8::98"), MAC_A), 1), Vec::<u32>::new());
 }
 
 #[test]
@@ -289,11 +226,7 @@ fn reserved_ports_and_controller() {
         assert_eq!(pi.cookie, 0x42);
         assert_eq!(pi.in_port, 3);
         assert_eq!(pi.total_len, f.len());
-        assert_eq!(
-            (pi.max_len, &pi.data),
-            (32, &f),
-            "the datapath leaves cutting to the agent"
-        );
+        assert_eq!((pi.max_len, &pi.data), (32, &f), "the datapath leaves cutting to the agent");
     }
     assert!(sw.packet_ins.try_recv().is_err());
 }

@@ -85,18 +85,12 @@ fn free_cases() -> Vec<Oxm> {
 }
 
 fn flow_mod(m: Vec<Oxm>, instructions: Vec<Instruction>) -> FlowMod {
-    FlowMod {
-        match_: Match::new(m),
-        instructions,
-        ..FlowMod::default()
-    }
+    FlowMod { match_: Match::new(m), instructions, ..FlowMod::default() }
 }
 
 /// Translates the flow-mod (apply/write checks); `Err` holds the error kind.
 fn translate(m: Vec<Oxm>, insts: Vec<Instruction>) -> Result<(), ErrorKind> {
-    flow_mod_to_rule(&flow_mod(m, insts), 0)
-        .map(drop)
-        .map_err(|e| e.kind())
+    flow_mod_to_rule(&flow_mod(m, insts), 0).map(drop).map_err(|e| e.kind())
 }
 
 /// Checks a flow that sends to group 1, whose one bucket is `bucket`.
@@ -129,17 +123,9 @@ fn each_prerequisite_is_checked_in_apply_write_and_bucket_actions() {
         let partial = prereq[..prereq.len() - 1].to_vec();
         for m in [vec![], partial] {
             let apply = vec![Instruction::ApplyActions(vec![set(oxm.clone()), out(1)])];
-            assert_eq!(
-                translate(m.clone(), apply),
-                INCONSISTENT,
-                "apply {oxm:?} on {m:?}"
-            );
+            assert_eq!(translate(m.clone(), apply), INCONSISTENT, "apply {oxm:?} on {m:?}");
             let write = vec![Instruction::WriteActions(vec![set(oxm.clone()), out(1)])];
-            assert_eq!(
-                translate(m.clone(), write),
-                INCONSISTENT,
-                "write {oxm:?} on {m:?}"
-            );
+            assert_eq!(translate(m.clone(), write), INCONSISTENT, "write {oxm:?} on {m:?}");
             let bucket = vec![set(oxm.clone()), out(1)];
             for to_group in [
                 Instruction::ApplyActions(vec![OfAction::Group(1)]),
@@ -154,27 +140,15 @@ fn each_prerequisite_is_checked_in_apply_write_and_bucket_actions() {
         }
         let m = prereq;
         let apply = vec![Instruction::ApplyActions(vec![set(oxm.clone()), out(1)])];
-        assert_eq!(
-            translate(m.clone(), apply),
-            Ok(()),
-            "apply {oxm:?} on {m:?}"
-        );
+        assert_eq!(translate(m.clone(), apply), Ok(()), "apply {oxm:?} on {m:?}");
         let write = vec![Instruction::WriteActions(vec![set(oxm.clone()), out(1)])];
-        assert_eq!(
-            translate(m.clone(), write),
-            Ok(()),
-            "write {oxm:?} on {m:?}"
-        );
+        assert_eq!(translate(m.clone(), write), Ok(()), "write {oxm:?} on {m:?}");
         for to_group in [
             Instruction::ApplyActions(vec![OfAction::Group(1)]),
             Instruction::WriteActions(vec![OfAction::Group(1)]),
         ] {
             let bucket = vec![set(oxm.clone()), out(1)];
-            assert_eq!(
-                via_group(m.clone(), vec![to_group], bucket),
-                Ok(()),
-                "bucket {oxm:?}"
-            );
+            assert_eq!(via_group(m.clone(), vec![to_group], bucket), Ok(()), "bucket {oxm:?}");
         }
     }
 }
@@ -193,19 +167,11 @@ fn fields_without_prerequisites_are_settable_on_any_match() {
 
 #[test]
 fn the_error_names_the_field_and_what_it_needs() {
-    let fm = flow_mod(
-        vec![IP],
-        vec![Instruction::ApplyActions(vec![
-            set(Oxm::TcpDst(80)),
-            out(1),
-        ])],
-    );
+    let fm =
+        flow_mod(vec![IP], vec![Instruction::ApplyActions(vec![set(Oxm::TcpDst(80)), out(1)])]);
     let e = OfpError::from(flow_mod_to_rule(&fm, 0).unwrap_err());
     assert_eq!(e.kind, ErrorKind::BAD_ACTION_MATCH_INCONSISTENT);
-    assert!(
-        e.detail.contains("tcp_dst") && e.detail.contains("ip_proto 6"),
-        "{e}"
-    );
+    assert!(e.detail.contains("tcp_dst") && e.detail.contains("ip_proto 6"), "{e}");
 }
 
 #[test]
@@ -214,88 +180,49 @@ fn earlier_apply_actions_change_what_holds() {
     // push_vlan makes vlan_pcp settable on an untagged match; pop_vlan takes it away.
     let pcp = set(Oxm::VlanPcp(3));
     let push = OfAction::PushVlan(0x8100);
-    assert_eq!(
-        translate(vec![], apply(vec![push.clone(), pcp.clone()])),
-        Ok(())
-    );
-    assert_eq!(
-        translate(vec![], apply(vec![pcp.clone(), push])),
-        INCONSISTENT
-    );
-    assert_eq!(
-        translate(vec![TAGGED], apply(vec![OfAction::PopVlan, pcp])),
-        INCONSISTENT
-    );
+    assert_eq!(translate(vec![], apply(vec![push.clone(), pcp.clone()])), Ok(()));
+    assert_eq!(translate(vec![], apply(vec![pcp.clone(), push])), INCONSISTENT);
+    assert_eq!(translate(vec![TAGGED], apply(vec![OfAction::PopVlan, pcp])), INCONSISTENT);
     // push_mpls makes the packet MPLS: MPLS fields become settable, IP ones do not stay.
     let push_mpls = OfAction::PushMpls(0x8847);
     let label = set(Oxm::MplsLabel(5));
-    assert_eq!(
-        translate(vec![IP], apply(vec![push_mpls.clone(), label.clone()])),
-        Ok(())
-    );
-    assert_eq!(
-        translate(vec![IP], apply(vec![label.clone()])),
-        INCONSISTENT
-    );
+    assert_eq!(translate(vec![IP], apply(vec![push_mpls.clone(), label.clone()])), Ok(()));
+    assert_eq!(translate(vec![IP], apply(vec![label.clone()])), INCONSISTENT);
     let tcp = vec![IP, Oxm::IpProto(6)];
     assert_eq!(
-        translate(
-            tcp.clone(),
-            apply(vec![push_mpls.clone(), set(Oxm::TcpDst(1))])
-        ),
+        translate(tcp.clone(), apply(vec![push_mpls.clone(), set(Oxm::TcpDst(1))])),
         INCONSISTENT
     );
     assert_eq!(
-        translate(
-            tcp.clone(),
-            apply(vec![push_mpls, set(Oxm::Ipv4Src(v4("1.2.3.4"), None))])
-        ),
+        translate(tcp.clone(), apply(vec![push_mpls, set(Oxm::Ipv4Src(v4("1.2.3.4"), None))])),
         INCONSISTENT
     );
     // pop_mpls names the ethertype it leaves.
     let mpls = vec![Oxm::EthType(0x8847)];
     let pop = OfAction::PopMpls(0x0800);
     let src = set(Oxm::Ipv4Src(v4("1.2.3.4"), None));
-    assert_eq!(
-        translate(mpls.clone(), apply(vec![pop.clone(), src.clone()])),
-        Ok(())
-    );
+    assert_eq!(translate(mpls.clone(), apply(vec![pop.clone(), src.clone()])), Ok(()));
     assert_eq!(translate(mpls, apply(vec![pop, label])), INCONSISTENT);
     // A changed protocol number does not bring the new protocol's header.
     assert_eq!(
-        translate(
-            tcp.clone(),
-            apply(vec![set(Oxm::IpProto(17)), set(Oxm::UdpDst(1))])
-        ),
+        translate(tcp.clone(), apply(vec![set(Oxm::IpProto(17)), set(Oxm::UdpDst(1))])),
         INCONSISTENT
     );
     assert_eq!(
-        translate(
-            tcp.clone(),
-            apply(vec![set(Oxm::IpProto(6)), set(Oxm::TcpDst(1))])
-        ),
+        translate(tcp.clone(), apply(vec![set(Oxm::IpProto(6)), set(Oxm::TcpDst(1))])),
         Ok(())
     );
-    assert_eq!(
-        translate(vec![], apply(vec![set(Oxm::EthType(0x0800)), src])),
-        INCONSISTENT
-    );
+    assert_eq!(translate(vec![], apply(vec![set(Oxm::EthType(0x0800)), src])), INCONSISTENT);
 }
 
 #[test]
 fn write_actions_are_checked_in_action_set_order_after_apply_actions() {
     let pcp = set(Oxm::VlanPcp(3));
     // The action set pushes before it sets, whatever the list's order.
-    let write = vec![Instruction::WriteActions(vec![
-        pcp.clone(),
-        OfAction::PushVlan(0x8100),
-    ])];
+    let write = vec![Instruction::WriteActions(vec![pcp.clone(), OfAction::PushVlan(0x8100)])];
     assert_eq!(translate(vec![], write), Ok(()));
     // ... and pops before it sets.
-    let write = vec![Instruction::WriteActions(vec![
-        pcp.clone(),
-        OfAction::PopVlan,
-    ])];
+    let write = vec![Instruction::WriteActions(vec![pcp.clone(), OfAction::PopVlan])];
     assert_eq!(translate(vec![TAGGED], write), INCONSISTENT);
     // The apply-actions run first.
     let insts = vec![
@@ -324,15 +251,9 @@ fn buckets_are_checked_from_the_facts_where_the_flow_sends_to_the_group() {
         a.push(OfAction::Group(1));
         vec![Instruction::ApplyActions(a)]
     };
-    assert_eq!(
-        via_group(vec![], to_group(vec![]), pcp.clone()),
-        INCONSISTENT
-    );
+    assert_eq!(via_group(vec![], to_group(vec![]), pcp.clone()), INCONSISTENT);
     let push = OfAction::PushVlan(0x8100);
-    assert_eq!(
-        via_group(vec![], to_group(vec![push.clone()]), pcp.clone()),
-        Ok(())
-    );
+    assert_eq!(via_group(vec![], to_group(vec![push.clone()]), pcp.clone()), Ok(()));
     // A write-actions group runs after the set's pushes.
     let write = vec![Instruction::WriteActions(vec![OfAction::Group(1), push])];
     assert_eq!(via_group(vec![], write, pcp.clone()), Ok(()));
@@ -363,13 +284,7 @@ fn chained_groups_are_followed() {
     let e = check_instructions(&Match::new(vec![IP]), &insts, &lookup).unwrap_err();
     assert!(e.in_group);
     assert_eq!(e.error.kind, ErrorKind::BAD_ACTION_MATCH_INCONSISTENT);
-    assert!(
-        e.error
-            .detail
-            .contains("group 1 bucket 1: group 2 bucket 0"),
-        "{}",
-        e.error.detail
-    );
+    assert!(e.error.detail.contains("group 1 bucket 1: group 2 bucket 0"), "{}", e.error.detail);
     let tcp = Match::new(vec![IP, Oxm::IpProto(6)]);
     assert_eq!(check_instructions(&tcp, &insts, &lookup), Ok(()));
 }

@@ -13,23 +13,11 @@ use openflow::v10::Action as A10;
 use openflow::{ErrorKind, MacAddr};
 
 fn facts(tag: Tag, dl_type: Option<u16>, nw_proto: Option<u8>) -> PacketFacts {
-    PacketFacts {
-        tag,
-        dl_type,
-        nw_proto,
-    }
+    PacketFacts { tag, dl_type, nw_proto }
 }
 
-const TAGGED: PacketFacts = PacketFacts {
-    tag: Tag::Tagged,
-    dl_type: None,
-    nw_proto: None,
-};
-const UNTAGGED: PacketFacts = PacketFacts {
-    tag: Tag::Untagged,
-    dl_type: None,
-    nw_proto: None,
-};
+const TAGGED: PacketFacts = PacketFacts { tag: Tag::Tagged, dl_type: None, nw_proto: None };
+const UNTAGGED: PacketFacts = PacketFacts { tag: Tag::Untagged, dl_type: None, nw_proto: None };
 
 fn tcp() -> PacketFacts {
     facts(Tag::Unknown, Some(0x0800), Some(6))
@@ -59,10 +47,7 @@ fn cond(ty: u16, arg: u32) -> A13 {
     let mut data = ty.to_be_bytes().to_vec();
     data.extend_from_slice(&[0, 0]);
     data.extend_from_slice(&arg.to_be_bytes());
-    A13::Experimenter {
-        experimenter: crate::v10::PEREGRINE_EXPERIMENTER,
-        data,
-    }
+    A13::Experimenter { experimenter: crate::v10::PEREGRINE_EXPERIMENTER, data }
 }
 
 #[test]
@@ -79,28 +64,16 @@ fn output_to_every_kind_of_port() {
         (0xfffe, 0xffff_fffe),
     ] {
         both_ways(
-            vec![A10::Output {
-                port: p10,
-                max_len: 0,
-            }],
+            vec![A10::Output { port: p10, max_len: 0 }],
             PacketFacts::UNKNOWN,
-            vec![A13::Output {
-                port: p13,
-                max_len: 0,
-            }],
+            vec![A13::Output { port: p13, max_len: 0 }],
         );
     }
     // The controller keeps its max_len.
     both_ways(
-        vec![A10::Output {
-            port: 0xfffd,
-            max_len: 128,
-        }],
+        vec![A10::Output { port: 0xfffd, max_len: 128 }],
         PacketFacts::UNKNOWN,
-        vec![A13::Output {
-            port: 0xffff_fffd,
-            max_len: 128,
-        }],
+        vec![A13::Output { port: 0xffff_fffd, max_len: 128 }],
     );
     // OFPP_NONE and port 0 are not output ports (1.0's own check).
     for port in [0, 0xffff] {
@@ -112,26 +85,14 @@ fn output_to_every_kind_of_port() {
 
 #[test]
 fn vlan_vid_sets_a_tag_or_pushes_one() {
-    both_ways(
-        vec![A10::SetVlanVid(10)],
-        TAGGED,
-        vec![set(Oxm::VlanVid(0x1000 | 10, None))],
-    );
+    both_ways(vec![A10::SetVlanVid(10)], TAGGED, vec![set(Oxm::VlanVid(0x1000 | 10, None))]);
     both_ways(
         vec![A10::SetVlanVid(10)],
         UNTAGGED,
-        vec![
-            A13::PushVlan(0x8100),
-            set(Oxm::VlanVid(0x1000 | 10, None)),
-            set(Oxm::VlanPcp(0)),
-        ],
+        vec![A13::PushVlan(0x8100), set(Oxm::VlanVid(0x1000 | 10, None)), set(Oxm::VlanPcp(0))],
     );
     // The tag open: peregrine's conditional action (push if untagged, else rewrite).
-    both_ways(
-        vec![A10::SetVlanVid(10)],
-        PacketFacts::UNKNOWN,
-        vec![cond(1, 10)],
-    );
+    both_ways(vec![A10::SetVlanVid(10)], PacketFacts::UNKNOWN, vec![cond(1, 10)]);
     let e = actions_to_v13(&[A10::SetVlanVid(4096)], TAGGED).unwrap_err();
     assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_ARGUMENT);
 }
@@ -142,17 +103,9 @@ fn vlan_pcp_sets_a_tag_or_pushes_one() {
     both_ways(
         vec![A10::SetVlanPcp(5)],
         UNTAGGED,
-        vec![
-            A13::PushVlan(0x8100),
-            set(Oxm::VlanVid(0x1000, None)),
-            set(Oxm::VlanPcp(5)),
-        ],
+        vec![A13::PushVlan(0x8100), set(Oxm::VlanVid(0x1000, None)), set(Oxm::VlanPcp(5))],
     );
-    both_ways(
-        vec![A10::SetVlanPcp(5)],
-        PacketFacts::UNKNOWN,
-        vec![cond(2, 5)],
-    );
+    both_ways(vec![A10::SetVlanPcp(5)], PacketFacts::UNKNOWN, vec![cond(2, 5)]);
     // After a conditional set the frame is tagged: the next set only sets.
     both_ways(
         vec![A10::SetVlanPcp(5), A10::SetVlanVid(3)],
@@ -163,14 +116,8 @@ fn vlan_pcp_sets_a_tag_or_pushes_one() {
     assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_ARGUMENT);
     // Both zero on an untagged frame translate alike; they come back as set_vlan_vid:0.
     let pcp0 = actions_to_v13(&[A10::SetVlanPcp(0)], UNTAGGED).unwrap();
-    assert_eq!(
-        pcp0,
-        actions_to_v13(&[A10::SetVlanVid(0)], UNTAGGED).unwrap()
-    );
-    assert_eq!(
-        actions_from_v13(&pcp0, UNTAGGED).unwrap(),
-        vec![A10::SetVlanVid(0)]
-    );
+    assert_eq!(pcp0, actions_to_v13(&[A10::SetVlanVid(0)], UNTAGGED).unwrap());
+    assert_eq!(actions_from_v13(&pcp0, UNTAGGED).unwrap(), vec![A10::SetVlanVid(0)]);
 }
 
 #[test]
@@ -197,11 +144,7 @@ fn the_tag_is_tracked_along_the_list() {
             set(Oxm::VlanPcp(3)),
         ],
     );
-    both_ways(
-        vec![A10::StripVlan],
-        PacketFacts::UNKNOWN,
-        vec![A13::PopVlan],
-    );
+    both_ways(vec![A10::StripVlan], PacketFacts::UNKNOWN, vec![A13::PopVlan]);
 }
 
 #[test]
@@ -220,11 +163,7 @@ fn network_fields_need_ipv4() {
     both_ways(
         vec![A10::SetNwSrc(a), A10::SetNwDst(a), A10::SetNwTos(0xb8)],
         ipv4(),
-        vec![
-            set(Oxm::Ipv4Src(a, None)),
-            set(Oxm::Ipv4Dst(a, None)),
-            set(Oxm::IpDscp(46)),
-        ],
+        vec![set(Oxm::Ipv4Src(a, None)), set(Oxm::Ipv4Dst(a, None)), set(Oxm::IpDscp(46))],
     );
     // Not known to be IPv4 (or known not to be, as Open vSwitch accepts over 1.0): the
     // conditional action, which changes only IP packets.
@@ -262,171 +201,80 @@ fn transport_ports_need_tcp_or_udp() {
         facts(Tag::Unknown, Some(0x0800), Some(132)),
         PacketFacts::UNKNOWN,
     ] {
-        both_ways(
-            vec![A10::SetTpSrc(1), A10::SetTpDst(2)],
-            f,
-            vec![cond(9, 1), cond(10, 2)],
-        );
+        both_ways(vec![A10::SetTpSrc(1), A10::SetTpDst(2)], f, vec![cond(9, 1), cond(10, 2)]);
     }
 }
 
 #[test]
 fn enqueue_is_set_queue_and_output() {
     both_ways(
-        vec![A10::Enqueue {
-            port: 3,
-            queue_id: 7,
-        }],
+        vec![A10::Enqueue { port: 3, queue_id: 7 }],
         PacketFacts::UNKNOWN,
-        vec![
-            A13::SetQueue(7),
-            A13::Output {
-                port: 3,
-                max_len: 0,
-            },
-        ],
+        vec![A13::SetQueue(7), A13::Output { port: 3, max_len: 0 }],
     );
     both_ways(
-        vec![
-            A10::Enqueue {
-                port: 0xfff8,
-                queue_id: 1,
-            },
-            A10::Output {
-                port: 0xfffd,
-                max_len: 64,
-            },
-        ],
+        vec![A10::Enqueue { port: 0xfff8, queue_id: 1 }, A10::Output { port: 0xfffd, max_len: 64 }],
         PacketFacts::UNKNOWN,
         vec![
             A13::SetQueue(1),
-            A13::Output {
-                port: 0xffff_fff8,
-                max_len: 0,
-            },
-            A13::Output {
-                port: 0xffff_fffd,
-                max_len: 64,
-            },
+            A13::Output { port: 0xffff_fff8, max_len: 0 },
+            A13::Output { port: 0xffff_fffd, max_len: 64 },
         ],
     );
     // A plain output after an enqueue would use the queue in 1.3.
     let e = actions_to_v13(
-        &[
-            A10::Enqueue {
-                port: 3,
-                queue_id: 7,
-            },
-            A10::Output {
-                port: 4,
-                max_len: 0,
-            },
-        ],
+        &[A10::Enqueue { port: 3, queue_id: 7 }, A10::Output { port: 4, max_len: 0 }],
         PacketFacts::UNKNOWN,
     )
     .unwrap_err();
     assert_eq!(e.kind, ErrorKind::BAD_ACTION_UNSUPPORTED_ORDER);
     // An output before it is fine.
     both_ways(
-        vec![
-            A10::Output {
-                port: 4,
-                max_len: 0,
-            },
-            A10::Enqueue {
-                port: 3,
-                queue_id: 7,
-            },
-        ],
+        vec![A10::Output { port: 4, max_len: 0 }, A10::Enqueue { port: 3, queue_id: 7 }],
         PacketFacts::UNKNOWN,
         vec![
-            A13::Output {
-                port: 4,
-                max_len: 0,
-            },
+            A13::Output { port: 4, max_len: 0 },
             A13::SetQueue(7),
-            A13::Output {
-                port: 3,
-                max_len: 0,
-            },
+            A13::Output { port: 3, max_len: 0 },
         ],
     );
 }
 
 #[test]
 fn vendor_actions_are_refused() {
-    let e = actions_to_v13(
-        &[A10::Vendor {
-            vendor: 0x2320,
-            data: vec![0; 8],
-        }],
-        PacketFacts::UNKNOWN,
-    )
-    .unwrap_err();
+    let e =
+        actions_to_v13(&[A10::Vendor { vendor: 0x2320, data: vec![0; 8] }], PacketFacts::UNKNOWN)
+            .unwrap_err();
     assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_EXPERIMENTER);
     assert_eq!(e.kind.to_v10(), (2, 2), "OFPBAC_BAD_VENDOR");
 }
 
 #[test]
 fn lists_1_0_cannot_say_do_not_come_back() {
-    let out = A13::Output {
-        port: 1,
-        max_len: 0,
-    };
+    let out = A13::Output { port: 1, max_len: 0 };
     let cases: Vec<(Vec<A13>, PacketFacts)> = vec![
         // A set-field on a frame that may be untagged: 1.0 would push.
         (vec![set(Oxm::VlanVid(0x1005, None))], PacketFacts::UNKNOWN),
         (vec![set(Oxm::VlanVid(0x1005, None))], UNTAGGED),
         // A push on a tagged frame: 1.0 would set.
         (
-            vec![
-                A13::PushVlan(0x8100),
-                set(Oxm::VlanVid(0x1005, None)),
-                set(Oxm::VlanPcp(0)),
-            ],
+            vec![A13::PushVlan(0x8100), set(Oxm::VlanVid(0x1005, None)), set(Oxm::VlanPcp(0))],
             TAGGED,
         ),
         (vec![A13::PushVlan(0x8100), out.clone()], UNTAGGED),
         (vec![A13::Group(1)], PacketFacts::UNKNOWN),
         (vec![A13::SetQueue(1)], PacketFacts::UNKNOWN),
-        (
-            vec![A13::SetQueue(1), out.clone(), out.clone()],
-            PacketFacts::UNKNOWN,
-        ),
-        (
-            vec![
-                A13::SetQueue(1),
-                A13::Output {
-                    port: 1,
-                    max_len: 9,
-                },
-            ],
-            PacketFacts::UNKNOWN,
-        ),
+        (vec![A13::SetQueue(1), out.clone(), out.clone()], PacketFacts::UNKNOWN),
+        (vec![A13::SetQueue(1), A13::Output { port: 1, max_len: 9 }], PacketFacts::UNKNOWN),
         (vec![A13::DecNwTtl], ipv4()),
-        (
-            vec![A13::Output {
-                port: 70_000,
-                max_len: 0,
-            }],
-            PacketFacts::UNKNOWN,
-        ),
-        (
-            vec![set(Oxm::Ipv4Src(Ipv4Addr::LOCALHOST, None))],
-            PacketFacts::UNKNOWN,
-        ),
-        (
-            vec![set(Oxm::SctpSrc(1))],
-            facts(Tag::Unknown, Some(0x0800), Some(132)),
-        ),
+        (vec![A13::Output { port: 70_000, max_len: 0 }], PacketFacts::UNKNOWN),
+        (vec![set(Oxm::Ipv4Src(Ipv4Addr::LOCALHOST, None))], PacketFacts::UNKNOWN),
+        (vec![set(Oxm::SctpSrc(1))], facts(Tag::Unknown, Some(0x0800), Some(132))),
         (vec![set(Oxm::UdpSrc(1))], tcp()),
         (vec![set(Oxm::IpEcn(1))], ipv4()),
     ];
     for (list, f) in cases {
-        assert!(
-            actions_from_v13(&list, f).is_err(),
-            "{list:?} under {f:?} came back"
-        );
+        assert!(actions_from_v13(&list, f).is_err(), "{list:?} under {f:?} came back");
     }
 }
 
@@ -462,10 +310,7 @@ fn random_lists_come_back_as_themselves() {
                 8 => A10::SetNwTos(rng.u8() & 0xfc),
                 9 => A10::SetTpSrc(rng.u16()),
                 10 => A10::SetTpDst(rng.u16()),
-                _ => A10::Enqueue {
-                    port: rng.pick(&[1, 2, 0xfff8]),
-                    queue_id: rng.u32(),
-                },
+                _ => A10::Enqueue { port: rng.pick(&[1, 2, 0xfff8]), queue_id: rng.u32() },
             })
             .collect();
         if let Ok(a13) = actions_to_v13(&list, f) {
@@ -503,14 +348,8 @@ fn facts_of_matches() {
     // nw_proto without dl_type IPv4 says nothing.
     let m = with(fw::ALL & !fw::NW_PROTO, 0);
     assert_eq!(PacketFacts::of_match(&m), PacketFacts::UNKNOWN);
-    let m = Match10 {
-        dl_type: 0x0806,
-        ..with(fw::ALL & !(fw::DL_TYPE | fw::NW_PROTO), 0)
-    };
-    assert_eq!(
-        PacketFacts::of_match(&m),
-        facts(Tag::Unknown, Some(0x0806), None)
-    );
+    let m = Match10 { dl_type: 0x0806, ..with(fw::ALL & !(fw::DL_TYPE | fw::NW_PROTO), 0) };
+    assert_eq!(PacketFacts::of_match(&m), facts(Tag::Unknown, Some(0x0806), None));
 }
 
 /// A frame: MACs, then `tags` (TPID, TCI) pairs, the ethertype and `rest`.
@@ -559,36 +398,21 @@ fn facts_of_frames() {
 
 #[test]
 fn instruction_sets() {
-    let out = A13::Output {
-        port: 2,
-        max_len: 0,
-    };
-    assert_eq!(
-        instructions_from_v13(&[], PacketFacts::UNKNOWN).unwrap(),
-        vec![]
-    );
+    let out = A13::Output { port: 2, max_len: 0 };
+    assert_eq!(instructions_from_v13(&[], PacketFacts::UNKNOWN).unwrap(), vec![]);
     assert_eq!(
         instructions_from_v13(
             &[Instruction::ApplyActions(vec![out.clone()])],
             PacketFacts::UNKNOWN
         )
         .unwrap(),
-        vec![A10::Output {
-            port: 2,
-            max_len: 0
-        }]
+        vec![A10::Output { port: 2, max_len: 0 }]
     );
     for insts in [
         vec![Instruction::GotoTable(1)],
         vec![Instruction::WriteActions(vec![out.clone()])],
-        vec![
-            Instruction::ApplyActions(vec![out.clone()]),
-            Instruction::GotoTable(2),
-        ],
-        vec![
-            Instruction::Meter(1),
-            Instruction::ApplyActions(vec![out.clone()]),
-        ],
+        vec![Instruction::ApplyActions(vec![out.clone()]), Instruction::GotoTable(2)],
+        vec![Instruction::Meter(1), Instruction::ApplyActions(vec![out.clone()])],
         vec![Instruction::ClearActions],
     ] {
         let e = instructions_from_v13(&insts, PacketFacts::UNKNOWN).unwrap_err();

@@ -18,11 +18,7 @@ const SPEC_1_0: &[(K, (u16, u16), &str)] = &[
     (K::BAD_REQUEST_EPERM, (1, 5), "OFPBRC_EPERM"),
     (K::BAD_REQUEST_BAD_LEN, (1, 6), "OFPBRC_BAD_LEN"),
     (K::BAD_REQUEST_BUFFER_EMPTY, (1, 7), "OFPBRC_BUFFER_EMPTY"),
-    (
-        K::BAD_REQUEST_BUFFER_UNKNOWN,
-        (1, 8),
-        "OFPBRC_BUFFER_UNKNOWN",
-    ),
+    (K::BAD_REQUEST_BUFFER_UNKNOWN, (1, 8), "OFPBRC_BUFFER_UNKNOWN"),
     (K::BAD_REQUEST_IS_SLAVE, (1, 5), "OFPBRC_EPERM"),
     (K::BAD_ACTION_BAD_TYPE, (2, 0), "OFPBAC_BAD_TYPE"),
     (K::BAD_ACTION_BAD_LEN, (2, 1), "OFPBAC_BAD_LEN"),
@@ -35,52 +31,20 @@ const SPEC_1_0: &[(K, (u16, u16), &str)] = &[
     (K::BAD_ACTION_BAD_QUEUE, (2, 8), "OFPBAC_BAD_QUEUE"),
     // 1.3-only action codes: the nearest 1.0 one.
     (K::BAD_ACTION_BAD_OUT_GROUP, (2, 4), "OFPBAC_BAD_OUT_PORT"),
-    (
-        K::BAD_ACTION_MATCH_INCONSISTENT,
-        (2, 5),
-        "OFPBAC_BAD_ARGUMENT",
-    ),
-    (
-        K::BAD_ACTION_UNSUPPORTED_ORDER,
-        (2, 5),
-        "OFPBAC_BAD_ARGUMENT",
-    ),
+    (K::BAD_ACTION_MATCH_INCONSISTENT, (2, 5), "OFPBAC_BAD_ARGUMENT"),
+    (K::BAD_ACTION_UNSUPPORTED_ORDER, (2, 5), "OFPBAC_BAD_ARGUMENT"),
     (K::BAD_ACTION_BAD_SET_TYPE, (2, 0), "OFPBAC_BAD_TYPE"),
     (K::BAD_ACTION_BAD_SET_LEN, (2, 1), "OFPBAC_BAD_LEN"),
-    (
-        K::BAD_ACTION_BAD_SET_ARGUMENT,
-        (2, 5),
-        "OFPBAC_BAD_ARGUMENT",
-    ),
-    (
-        K::FLOW_MOD_FAILED_TABLE_FULL,
-        (3, 0),
-        "OFPFMFC_ALL_TABLES_FULL",
-    ),
+    (K::BAD_ACTION_BAD_SET_ARGUMENT, (2, 5), "OFPBAC_BAD_ARGUMENT"),
+    (K::FLOW_MOD_FAILED_TABLE_FULL, (3, 0), "OFPFMFC_ALL_TABLES_FULL"),
     (K::FLOW_MOD_FAILED_OVERLAP, (3, 1), "OFPFMFC_OVERLAP"),
     (K::FLOW_MOD_FAILED_EPERM, (3, 2), "OFPFMFC_EPERM"),
-    (
-        K::FLOW_MOD_FAILED_BAD_TIMEOUT,
-        (3, 3),
-        "OFPFMFC_BAD_EMERG_TIMEOUT",
-    ),
-    (
-        K::FLOW_MOD_FAILED_BAD_COMMAND,
-        (3, 4),
-        "OFPFMFC_BAD_COMMAND",
-    ),
+    (K::FLOW_MOD_FAILED_BAD_TIMEOUT, (3, 3), "OFPFMFC_BAD_EMERG_TIMEOUT"),
+    (K::FLOW_MOD_FAILED_BAD_COMMAND, (3, 4), "OFPFMFC_BAD_COMMAND"),
     (K::FLOW_MOD_FAILED_BAD_FLAGS, (3, 5), "OFPFMFC_UNSUPPORTED"),
-    (
-        K::FLOW_MOD_FAILED_BAD_TABLE_ID,
-        (3, 5),
-        "OFPFMFC_UNSUPPORTED",
-    ),
+    (K::FLOW_MOD_FAILED_BAD_TABLE_ID, (3, 5), "OFPFMFC_UNSUPPORTED"),
     (K::PORT_MOD_FAILED_BAD_PORT, (4, 0), "OFPPMFC_BAD_PORT"),
-    (
-        K::PORT_MOD_FAILED_BAD_HW_ADDR,
-        (4, 1),
-        "OFPPMFC_BAD_HW_ADDR",
-    ),
+    (K::PORT_MOD_FAILED_BAD_HW_ADDR, (4, 1), "OFPPMFC_BAD_HW_ADDR"),
     (K::QUEUE_OP_FAILED_BAD_PORT, (5, 0), "OFPQOFC_BAD_PORT"),
     (K::QUEUE_OP_FAILED_BAD_QUEUE, (5, 1), "OFPQOFC_BAD_QUEUE"),
     (K::QUEUE_OP_FAILED_EPERM, (5, 2), "OFPQOFC_EPERM"),
@@ -123,11 +87,9 @@ fn error_data_is_the_head_of_the_request() {
 
 #[test]
 fn error_messages() {
-    let m = error_msg_to_v10(&ErrorMsg13::Standard {
-        kind: K::FLOW_MOD_FAILED_OVERLAP,
-        data: vec![9],
-    })
-    .unwrap();
+    let m =
+        error_msg_to_v10(&ErrorMsg13::Standard { kind: K::FLOW_MOD_FAILED_OVERLAP, data: vec![9] })
+            .unwrap();
     assert_eq!((m.err_type, m.code, m.data), (3, 1, vec![9]));
     let e = error_msg_to_v10(&ErrorMsg13::Experimenter {
         exp_type: 1,

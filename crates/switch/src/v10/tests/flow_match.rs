@@ -52,11 +52,7 @@ fn canonical(m: &Match10) -> Match10 {
     }
     let untagged = !wild(fw::DL_VLAN) && m.dl_vlan == OFP_VLAN_NONE;
     if !wild(fw::DL_VLAN) {
-        c.dl_vlan = if untagged {
-            OFP_VLAN_NONE
-        } else {
-            m.dl_vlan & 0x0fff
-        };
+        c.dl_vlan = if untagged { OFP_VLAN_NONE } else { m.dl_vlan & 0x0fff };
         keep(&mut c, fw::DL_VLAN);
     }
     if !wild(fw::DL_VLAN_PCP) && !untagged {
@@ -142,11 +138,8 @@ fn canonical_matches_come_back_unchanged_for_every_wildcard_combination() {
     let mut rng = Rng::new(0x10_0001);
     let mut checked = 0;
     for combo in 0u32..1 << BITS.len() {
-        let bits = BITS
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| combo >> i & 1 == 1)
-            .fold(0, |a, (_, b)| a | b);
+        let bits =
+            BITS.iter().enumerate().filter(|(i, _)| combo >> i & 1 == 1).fold(0, |a, (_, b)| a | b);
         for dl_type in [0x0800, 0x0806, 0x86dd] {
             for nw_proto in [1, 6, 17, 132, 47] {
                 for dl_vlan in [OFP_VLAN_NONE, rng.u16() & 0x0fff] {
@@ -193,15 +186,8 @@ fn only(bits: u32) -> u32 {
 
 #[test]
 fn vlan_none_and_tagged() {
-    let none = Match10 {
-        wildcards: only(fw::DL_VLAN),
-        dl_vlan: OFP_VLAN_NONE,
-        ..Match10::all()
-    };
-    assert_eq!(
-        match_to_v13(&none).fields,
-        vec![Oxm::VlanVid(OFPVID_NONE, None)]
-    );
+    let none = Match10 { wildcards: only(fw::DL_VLAN), dl_vlan: OFP_VLAN_NONE, ..Match10::all() };
+    assert_eq!(match_to_v13(&none).fields, vec![Oxm::VlanVid(OFPVID_NONE, None)]);
     assert_eq!(round_trip(&none).dl_vlan, OFP_VLAN_NONE);
     assert!(!round_trip(&none).is_wildcarded(fw::DL_VLAN));
 
@@ -216,11 +202,7 @@ fn vlan_none_and_tagged() {
         vec![Oxm::VlanVid(OFPVID_PRESENT | 10, None), Oxm::VlanPcp(3)]
     );
     // A PCP alone means "any tagged frame with that priority".
-    let pcp = Match10 {
-        wildcards: only(fw::DL_VLAN_PCP),
-        dl_vlan_pcp: 6,
-        ..Match10::all()
-    };
+    let pcp = Match10 { wildcards: only(fw::DL_VLAN_PCP), dl_vlan_pcp: 6, ..Match10::all() };
     let back = round_trip(&pcp);
     assert!(back.is_wildcarded(fw::DL_VLAN));
     assert_eq!(back.dl_vlan_pcp, 6);
@@ -234,10 +216,7 @@ fn nw_tos_is_the_dscp() {
         nw_tos: tos,
         ..Match10::all()
     };
-    assert_eq!(
-        match_to_v13(&m(0xb8)).fields,
-        vec![Oxm::EthType(0x0800), Oxm::IpDscp(46)]
-    );
+    assert_eq!(match_to_v13(&m(0xb8)).fields, vec![Oxm::EthType(0x0800), Oxm::IpDscp(46)]);
     assert_eq!(round_trip(&m(0xb8)).nw_tos, 0xb8);
     // The ECN bits are not matched in 1.0 either.
     assert_eq!(round_trip(&m(0xbb)).nw_tos, 0xb8);
@@ -255,12 +234,7 @@ fn icmp_type_and_code_ride_in_tp_fields() {
     };
     assert_eq!(
         match_to_v13(&m).fields,
-        vec![
-            Oxm::EthType(0x0800),
-            Oxm::IpProto(1),
-            Oxm::Icmpv4Type(8),
-            Oxm::Icmpv4Code(0)
-        ]
+        vec![Oxm::EthType(0x0800), Oxm::IpProto(1), Oxm::Icmpv4Type(8), Oxm::Icmpv4Code(0)]
     );
     assert_eq!(round_trip(&m), m);
 }
@@ -300,10 +274,7 @@ fn address_prefixes_and_arp() {
         vec![
             Oxm::EthType(0x0806),
             Oxm::ArpOp(2),
-            Oxm::ArpSpa(
-                Ipv4Addr::new(192, 168, 1, 0),
-                Some(Ipv4Addr::new(255, 255, 255, 0))
-            ),
+            Oxm::ArpSpa(Ipv4Addr::new(192, 168, 1, 0), Some(Ipv4Addr::new(255, 255, 255, 0))),
             Oxm::ArpTpa(Ipv4Addr::new(192, 168, 1, 9), None),
         ]
     );
@@ -337,10 +308,7 @@ fn what_1_0_cannot_match_is_an_error() {
     let v6 = Ipv4Addr::new(10, 0, 0, 0);
     let cases: Vec<(Vec<Oxm>, ErrorKind)> = vec![
         (
-            vec![
-                Oxm::EthType(0x86dd),
-                Oxm::Ipv6Src("::1".parse().unwrap(), None),
-            ],
+            vec![Oxm::EthType(0x86dd), Oxm::Ipv6Src("::1".parse().unwrap(), None)],
             ErrorKind::BAD_MATCH_BAD_FIELD,
         ),
         (vec![Oxm::Metadata(1, None)], ErrorKind::BAD_MATCH_BAD_FIELD),
@@ -349,49 +317,22 @@ fn what_1_0_cannot_match_is_an_error() {
             ErrorKind::BAD_MATCH_BAD_FIELD,
         ),
         (
-            vec![Oxm::EthSrc(
-                MacAddr([1, 0, 0, 0, 0, 0]),
-                Some(MacAddr([1, 0, 0, 0, 0, 0])),
-            )],
+            vec![Oxm::EthSrc(MacAddr([1, 0, 0, 0, 0, 0]), Some(MacAddr([1, 0, 0, 0, 0, 0])))],
             ErrorKind::BAD_MATCH_BAD_DL_ADDR_MASK,
         ),
         (
-            vec![
-                Oxm::EthType(0x0800),
-                Oxm::Ipv4Src(v6, Some(Ipv4Addr::new(255, 0, 255, 0))),
-            ],
+            vec![Oxm::EthType(0x0800), Oxm::Ipv4Src(v6, Some(Ipv4Addr::new(255, 0, 255, 0)))],
             ErrorKind::BAD_MATCH_BAD_NW_ADDR_MASK,
         ),
-        (
-            vec![Oxm::VlanVid(OFPVID_PRESENT, Some(OFPVID_PRESENT))],
-            ErrorKind::BAD_MATCH_BAD_VALUE,
-        ),
-        (
-            vec![Oxm::VlanVid(OFPVID_PRESENT | 5, Some(0x1ff0))],
-            ErrorKind::BAD_MATCH_BAD_VALUE,
-        ),
+        (vec![Oxm::VlanVid(OFPVID_PRESENT, Some(OFPVID_PRESENT))], ErrorKind::BAD_MATCH_BAD_VALUE),
+        (vec![Oxm::VlanVid(OFPVID_PRESENT | 5, Some(0x1ff0))], ErrorKind::BAD_MATCH_BAD_VALUE),
         (vec![Oxm::InPort(70_000)], ErrorKind::BAD_MATCH_BAD_VALUE),
-        (
-            vec![Oxm::EthType(0x0806), Oxm::ArpOp(300)],
-            ErrorKind::BAD_MATCH_BAD_VALUE,
-        ),
+        (vec![Oxm::EthType(0x0806), Oxm::ArpOp(300)], ErrorKind::BAD_MATCH_BAD_VALUE),
         // 1.0 would ignore these for want of prerequisites.
-        (
-            vec![Oxm::Ipv4Src(v6, None)],
-            ErrorKind::BAD_MATCH_BAD_PREREQ,
-        ),
-        (
-            vec![Oxm::EthType(0x0800), Oxm::TcpDst(80)],
-            ErrorKind::BAD_MATCH_BAD_PREREQ,
-        ),
-        (
-            vec![Oxm::VlanVid(OFPVID_NONE, None), Oxm::VlanPcp(1)],
-            ErrorKind::BAD_MATCH_BAD_PREREQ,
-        ),
-        (
-            vec![Oxm::InPort(1), Oxm::InPort(2)],
-            ErrorKind::BAD_MATCH_BAD_PREREQ,
-        ),
+        (vec![Oxm::Ipv4Src(v6, None)], ErrorKind::BAD_MATCH_BAD_PREREQ),
+        (vec![Oxm::EthType(0x0800), Oxm::TcpDst(80)], ErrorKind::BAD_MATCH_BAD_PREREQ),
+        (vec![Oxm::VlanVid(OFPVID_NONE, None), Oxm::VlanPcp(1)], ErrorKind::BAD_MATCH_BAD_PREREQ),
+        (vec![Oxm::InPort(1), Oxm::InPort(2)], ErrorKind::BAD_MATCH_BAD_PREREQ),
     ];
     for (fields, kind) in cases {
         let e = match_from_v13(&Match13::new(fields.clone())).unwrap_err();

@@ -42,13 +42,7 @@ fn add() -> FlowMod10 {
         buffer_id: 42,
         out_port: openflow::action::port::ANY,
         flags: f10::SEND_FLOW_REM | f10::CHECK_OVERLAP,
-        instructions: vec![
-            A10::SetTpDst(8080),
-            A10::Output {
-                port: 2,
-                max_len: 0,
-            },
-        ],
+        instructions: vec![A10::SetTpDst(8080), A10::Output { port: 2, max_len: 0 }],
         ..FlowMod10::default()
     }
 }
@@ -61,25 +55,16 @@ fn add_becomes_a_table_0_add_that_resets_counters() {
     assert_eq!(fm.command, Cmd13::Add);
     assert_eq!(fm.table_id, 0);
     assert_eq!((fm.cookie, fm.cookie_mask), (0xc0ffee, 0));
-    assert_eq!(
-        (fm.idle_timeout, fm.hard_timeout, fm.priority),
-        (10, 20, 100)
-    );
+    assert_eq!((fm.idle_timeout, fm.hard_timeout, fm.priority), (10, 20, 100));
     assert_eq!(fm.buffer_id, 42);
     assert_eq!((fm.out_port, fm.out_group), (0xffff_ffff, 0xffff_ffff));
-    assert_eq!(
-        fm.flags,
-        f13::SEND_FLOW_REM | f13::CHECK_OVERLAP | f13::RESET_COUNTS
-    );
+    assert_eq!(fm.flags, f13::SEND_FLOW_REM | f13::CHECK_OVERLAP | f13::RESET_COUNTS);
     assert_eq!(fm.match_, ip_match().to_oxm());
     assert_eq!(
         fm.instructions,
         vec![Instruction::ApplyActions(vec![
             A13::SetField(Oxm::TcpDst(8080)),
-            A13::Output {
-                port: 2,
-                max_len: 0
-            },
+            A13::Output { port: 2, max_len: 0 },
         ])]
     );
     fm.validate().unwrap();
@@ -87,26 +72,14 @@ fn add_becomes_a_table_0_add_that_resets_counters() {
 
 #[test]
 fn no_actions_is_no_instruction() {
-    let fm = flow_mod_to_v13(&FlowMod10 {
-        instructions: vec![],
-        ..add()
-    })
-    .unwrap()
-    .flow_mod;
+    let fm = flow_mod_to_v13(&FlowMod10 { instructions: vec![], ..add() }).unwrap().flow_mod;
     assert!(fm.instructions.is_empty());
 }
 
 #[test]
 fn modify_carries_the_add_for_when_nothing_matches() {
-    for (c10, c13) in [
-        (Cmd10::Modify, Cmd13::Modify),
-        (Cmd10::ModifyStrict, Cmd13::ModifyStrict),
-    ] {
-        let t = flow_mod_to_v13(&FlowMod10 {
-            command: c10,
-            ..add()
-        })
-        .unwrap();
+    for (c10, c13) in [(Cmd10::Modify, Cmd13::Modify), (Cmd10::ModifyStrict, Cmd13::ModifyStrict)] {
+        let t = flow_mod_to_v13(&FlowMod10 { command: c10, ..add() }).unwrap();
         assert_eq!(t.flow_mod.command, c13);
         // The modify itself keeps counters.
         assert_eq!(t.flow_mod.flags & f13::RESET_COUNTS, 0);
@@ -122,18 +95,11 @@ fn modify_carries_the_add_for_when_nothing_matches() {
 #[test]
 fn modify_as_add_installs_when_the_tables_hold_nothing() {
     let mut tables = FlowTables::new();
-    let t = flow_mod_to_v13(&FlowMod10 {
-        command: Cmd10::Modify,
-        ..add()
-    })
-    .unwrap();
+    let t = flow_mod_to_v13(&FlowMod10 { command: Cmd10::Modify, ..add() }).unwrap();
     // The modify is for every table; 1.3 modifies one table at a time.
     assert_eq!(t.flow_mod.table_id, OFPTT_ALL);
     let changes = tables.apply(&t.per_table(0), 0).unwrap();
-    assert!(
-        changes.is_empty(),
-        "a 1.3 modify of nothing changes nothing"
-    );
+    assert!(changes.is_empty(), "a 1.3 modify of nothing changes nothing");
     let add = t.add_if_unmatched.clone().unwrap();
     assert_eq!(add.table_id, 0);
     assert_eq!(tables.apply(&add, 0).unwrap().len(), 1);
@@ -143,10 +109,7 @@ fn modify_as_add_installs_when_the_tables_hold_nothing() {
 
 #[test]
 fn deletes_ignore_actions_and_filter_by_out_port() {
-    for (c10, c13) in [
-        (Cmd10::Delete, Cmd13::Delete),
-        (Cmd10::DeleteStrict, Cmd13::DeleteStrict),
-    ] {
+    for (c10, c13) in [(Cmd10::Delete, Cmd13::Delete), (Cmd10::DeleteStrict, Cmd13::DeleteStrict)] {
         // Deletes ignore their actions: none are translated.
         let t = flow_mod_to_v13(&FlowMod10 {
             command: c10,
@@ -156,10 +119,7 @@ fn deletes_ignore_actions_and_filter_by_out_port() {
         })
         .unwrap();
         assert_eq!(t.flow_mod.command, c13);
-        assert_eq!(
-            t.flow_mod.table_id, OFPTT_ALL,
-            "1.0 deletes act on every table"
-        );
+        assert_eq!(t.flow_mod.table_id, OFPTT_ALL, "1.0 deletes act on every table");
         t.flow_mod.validate().unwrap();
         assert_eq!(t.flow_mod.out_port, 3);
         assert!(t.flow_mod.instructions.is_empty());
@@ -167,11 +127,7 @@ fn deletes_ignore_actions_and_filter_by_out_port() {
     }
     // OFPP_LOCAL as a 1.0 controller sends it (0xfffe on the wire) is 1.3's LOCAL.
     let mut w = openflow::Writer::new();
-    FlowMod10 {
-        command: Cmd10::Delete,
-        ..add()
-    }
-    .encode(&mut w);
+    FlowMod10 { command: Cmd10::Delete, ..add() }.encode(&mut w);
     w.buf[60..62].copy_from_slice(&0xfffeu16.to_be_bytes());
     let local = FlowMod10::decode(&mut openflow::Reader::new(&w.buf)).unwrap();
     let t = flow_mod_to_v13(&local).unwrap();
@@ -180,27 +136,17 @@ fn deletes_ignore_actions_and_filter_by_out_port() {
 
 #[test]
 fn exact_matches_get_the_highest_priority() {
-    let exact = Match10 {
-        wildcards: 0,
-        ..ip_match()
-    };
+    let exact = Match10 { wildcards: 0, ..ip_match() };
     for command in [Cmd10::Add, Cmd10::ModifyStrict, Cmd10::DeleteStrict] {
-        let t = flow_mod_to_v13(&FlowMod10 {
-            match_: exact,
-            command,
-            instructions: vec![],
-            ..add()
-        })
-        .unwrap();
+        let t =
+            flow_mod_to_v13(&FlowMod10 { match_: exact, command, instructions: vec![], ..add() })
+                .unwrap();
         assert_eq!(t.flow_mod.priority, 0xffff, "{command:?}");
     }
     // One wildcard bit (or one wildcarded address bit) keeps the priority.
     for wildcards in [fw::TP_SRC, 1 << fw::NW_DST_SHIFT] {
         let t = flow_mod_to_v13(&FlowMod10 {
-            match_: Match10 {
-                wildcards,
-                ..ip_match()
-            },
+            match_: Match10 { wildcards, ..ip_match() },
             instructions: vec![],
             ..add()
         })
@@ -212,46 +158,26 @@ fn exact_matches_get_the_highest_priority() {
 #[test]
 fn emergency_flows_are_refused() {
     for command in [Cmd10::Add, Cmd10::Modify, Cmd10::Delete] {
-        let zero = FlowMod10 {
-            command,
-            flags: f10::EMERG,
-            idle_timeout: 0,
-            hard_timeout: 0,
-            ..add()
-        };
+        let zero =
+            FlowMod10 { command, flags: f10::EMERG, idle_timeout: 0, hard_timeout: 0, ..add() };
         let e = flow_mod_to_v13(&zero).unwrap_err();
         assert_eq!(e.kind, ErrorKind::FLOW_MOD_FAILED_TABLE_FULL);
         assert_eq!(e.kind.to_v10(), (3, 0), "OFPFMFC_ALL_TABLES_FULL");
-        let e = flow_mod_to_v13(&FlowMod10 {
-            idle_timeout: 5,
-            ..zero
-        })
-        .unwrap_err();
+        let e = flow_mod_to_v13(&FlowMod10 { idle_timeout: 5, ..zero }).unwrap_err();
         assert_eq!(e.kind.to_v10(), (3, 3), "OFPFMFC_BAD_EMERG_TIMEOUT");
     }
 }
 
 #[test]
 fn undefined_flags_and_commands_are_refused() {
-    let e = flow_mod_to_v13(&FlowMod10 {
-        flags: 1 << 3,
-        ..add()
-    })
-    .unwrap_err();
+    let e = flow_mod_to_v13(&FlowMod10 { flags: 1 << 3, ..add() }).unwrap_err();
     assert_eq!(e.kind, ErrorKind::FLOW_MOD_FAILED_BAD_FLAGS);
     assert_eq!(e.kind.to_v10(), (3, 5), "OFPFMFC_UNSUPPORTED");
-    let e = flow_mod_to_v13(&FlowMod10 {
-        command: Cmd10::Unknown(9),
-        ..add()
-    })
-    .unwrap_err();
+    let e = flow_mod_to_v13(&FlowMod10 { command: Cmd10::Unknown(9), ..add() }).unwrap_err();
     assert_eq!(e.kind.to_v10(), (3, 4), "OFPFMFC_BAD_COMMAND");
     // An action 1.0 itself refuses: so is the add.
-    let e = flow_mod_to_v13(&FlowMod10 {
-        instructions: vec![A10::SetVlanVid(4096)],
-        ..add()
-    })
-    .unwrap_err();
+    let e = flow_mod_to_v13(&FlowMod10 { instructions: vec![A10::SetVlanVid(4096)], ..add() })
+        .unwrap_err();
     assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_ARGUMENT);
 }
 
@@ -313,18 +239,13 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
             instructions: vec![
                 A10::SetVlanVid(30),
                 A10::SetNwTos(0x20),
-                A10::Enqueue {
-                    port: 5,
-                    queue_id: 2,
-                },
+                A10::Enqueue { port: 5, queue_id: 2 },
             ],
             ..add()
         },
     ];
     for f in &flows {
-        tables
-            .apply(&flow_mod_to_v13(f).unwrap().flow_mod, 0)
-            .unwrap();
+        tables.apply(&flow_mod_to_v13(f).unwrap().flow_mod, 0).unwrap();
     }
     // A 1.3 controller's flow 1.0 cannot express is left out of the 1.0 reply.
     let mut goto = flow_mod_to_v13(&add()).unwrap().flow_mod;
@@ -351,14 +272,10 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
         })
         .collect();
     assert_eq!(stats.len(), 3);
-    let reply = stats_reply_to_v10(&MultipartReply {
-        flags: 0,
-        body: MultipartReplyBody::Flow(stats),
-    })
-    .unwrap();
-    let StatsReplyBody::Flow(got) = reply.body else {
-        panic!("not a flow reply: {reply:?}")
-    };
+    let reply =
+        stats_reply_to_v10(&MultipartReply { flags: 0, body: MultipartReplyBody::Flow(stats) })
+            .unwrap();
+    let StatsReplyBody::Flow(got) = reply.body else { panic!("not a flow reply: {reply:?}") };
     assert_eq!(got.len(), 2);
     for f in &flows {
         let e = got
@@ -367,9 +284,6 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
             .unwrap_or_else(|| panic!("{f:?} missing from {got:?}"));
         assert_eq!(e.match_, f.match_);
         assert_eq!(e.instructions, f.instructions);
-        assert_eq!(
-            (e.cookie, e.idle_timeout, e.hard_timeout),
-            (0xc0ffee, 10, 20)
-        );
+        assert_eq!((e.cookie, e.idle_timeout, e.hard_timeout), (0xc0ffee, 10, 20));
     }
 }

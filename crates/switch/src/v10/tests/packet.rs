@@ -46,18 +46,10 @@ fn ports_buffer_and_data_carry_over() {
     assert_eq!(p.data, po.data);
     assert_eq!(p.actions, vec![out13(0xffff_fffb)]);
     p.validate().unwrap();
-    let local = packet_out_to_v13(&PacketOut10 {
-        in_port: port_to_v13(0xfffe),
-        ..po.clone()
-    })
-    .unwrap();
+    let local =
+        packet_out_to_v13(&PacketOut10 { in_port: port_to_v13(0xfffe), ..po.clone() }).unwrap();
     assert_eq!(local.in_port, 0xffff_fffe);
-    let buffered = packet_out_to_v13(&PacketOut10 {
-        buffer_id: 9,
-        data: vec![],
-        ..po
-    })
-    .unwrap();
+    let buffered = packet_out_to_v13(&PacketOut10 { buffer_id: 9, data: vec![], ..po }).unwrap();
     assert_eq!(buffered.buffer_id, 9);
 }
 
@@ -66,14 +58,7 @@ fn no_input_port_is_the_controller_and_in_port_outputs_go_nowhere() {
     let p = packet_out_to_v13(&PacketOut10 {
         buffer_id: 0xffff_ffff,
         in_port: port_to_v13(0xffff),
-        actions: vec![
-            out(0xfff8),
-            out(2),
-            A10::Enqueue {
-                port: 0xfff8,
-                queue_id: 1,
-            },
-        ],
+        actions: vec![out(0xfff8), out(2), A10::Enqueue { port: 0xfff8, queue_id: 1 }],
         data: untagged_frame(),
     })
     .unwrap();
@@ -93,26 +78,13 @@ fn actions_are_judged_on_the_frame() {
     let tagged = packet_out_to_v13(&po(tagged_frame())).unwrap();
     assert_eq!(
         tagged.actions,
-        vec![
-            A13::SetField(Oxm::VlanVid(0x1009, None)),
-            A13::Output {
-                port: 2,
-                max_len: 0
-            }
-        ]
+        vec![A13::SetField(Oxm::VlanVid(0x1009, None)), A13::Output { port: 2, max_len: 0 }]
     );
     let untagged = packet_out_to_v13(&po(untagged_frame())).unwrap();
     assert_eq!(untagged.actions[0], A13::PushVlan(0x8100));
     // A buffered packet's tag is not known: the conditional set, push or rewrite.
-    let buffered = packet_out_to_v13(&PacketOut10 {
-        buffer_id: 5,
-        ..po(vec![])
-    })
-    .unwrap();
-    assert_eq!(
-        crate::v10::conditional_from_v13(&buffered.actions[0]),
-        Some(A10::SetVlanVid(9))
-    );
+    let buffered = packet_out_to_v13(&PacketOut10 { buffer_id: 5, ..po(vec![]) }).unwrap();
+    assert_eq!(crate::v10::conditional_from_v13(&buffered.actions[0]), Some(A10::SetVlanVid(9)));
     // set_nw_src on an ARP frame is no IPv4 rewrite: the conditional set leaves it.
     let arp = packet_out_to_v13(&PacketOut10 {
         actions: vec![A10::SetNwSrc([1, 2, 3, 4].into())],
@@ -164,13 +136,7 @@ fn packet_ins_1_0_cannot_carry() {
     let ttl = packet_in(R13::InvalidTtl, vec![Oxm::InPort(1)]);
     assert!(packet_in_to_v10(&ttl).is_err());
     let none = packet_in(R13::NoMatch, vec![]);
-    assert_eq!(
-        packet_in_to_v10(&none).unwrap_err().kind,
-        ErrorKind::BAD_REQUEST_BAD_PORT
-    );
+    assert_eq!(packet_in_to_v10(&none).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_PORT);
     let big = packet_in(R13::NoMatch, vec![Oxm::InPort(0x1_0000)]);
-    assert_eq!(
-        packet_in_to_v10(&big).unwrap_err().kind,
-        ErrorKind::BAD_REQUEST_BAD_PORT
-    );
+    assert_eq!(packet_in_to_v10(&big).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_PORT);
 }

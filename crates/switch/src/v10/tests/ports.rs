@@ -61,13 +61,7 @@ fn feature_bits() {
     let all10 = pairs.iter().fold(0, |a, (b, _)| a | b);
     assert_eq!(features_to_v10(features_to_v13(all10)), all10);
     // 1.3-only speeds and undefined bits have no 1.0 bit.
-    for b in [
-        pf13::F_40GB_FD,
-        pf13::F_100GB_FD,
-        pf13::F_1TB_FD,
-        pf13::F_OTHER,
-        1 << 16,
-    ] {
+    for b in [pf13::F_40GB_FD, pf13::F_100GB_FD, pf13::F_1TB_FD, pf13::F_OTHER, 1 << 16] {
         assert_eq!(features_to_v10(b), 0, "{b:#x}");
     }
     assert_eq!(features_to_v13(1 << 12), 0);
@@ -133,19 +127,9 @@ fn port_description_to_phy_port() {
     assert_eq!(p.advertised, pf10::AUTONEG);
     assert_eq!(p.supported, pf10::F_1GB_FD | pf10::FIBER);
     assert_eq!(p.peer, pf10::PAUSE);
-    let local = wire10(
-        &port_to_v10(&Port {
-            port_no: 0xffff_fffe,
-            ..port13()
-        })
-        .unwrap(),
-    );
+    let local = wire10(&port_to_v10(&Port { port_no: 0xffff_fffe, ..port13() }).unwrap());
     assert_eq!(local.port_no, 0xfffe);
-    assert!(port_to_v10(&Port {
-        port_no: 70_000,
-        ..port13()
-    })
-    .is_err());
+    assert!(port_to_v10(&Port { port_no: 70_000, ..port13() }).is_err());
 }
 
 #[test]
@@ -156,11 +140,7 @@ fn port_status_reasons() {
         (R13::Modify, R10::Modify),
         (R13::Unknown(9), R10::Unknown(9)),
     ] {
-        let s = port_status_to_v10(&PortStatus13 {
-            reason: r13,
-            port: port13(),
-        })
-        .unwrap();
+        let s = port_status_to_v10(&PortStatus13 { reason: r13, port: port13() }).unwrap();
         assert_eq!(s.reason, r10);
         assert_eq!(s.port, port_to_v10(&port13()).unwrap());
     }
@@ -186,21 +166,13 @@ fn port_mod_to_1_3() {
     assert_eq!(m.port_no, 5);
     assert_eq!(m.hw_addr, pm.hw_addr);
     // STP and undefined bits are ignored; NO_FLOOD keeps bit 4.
-    assert_eq!(
-        m.mask,
-        c13::PORT_DOWN | c13::NO_RECV | 1 << 4 | c13::NO_FWD | c13::NO_PACKET_IN
-    );
+    assert_eq!(m.mask, c13::PORT_DOWN | c13::NO_RECV | 1 << 4 | c13::NO_FWD | c13::NO_PACKET_IN);
     assert_eq!(m.config, c13::PORT_DOWN | 1 << 4 | c13::NO_PACKET_IN);
     assert_eq!(m.advertise, pf13::F_100MB_FD | pf13::AUTONEG);
     m.validate().unwrap();
     // Reserved ports cannot be configured: 1.3's check answers OFPPMFC_BAD_PORT (4, 0).
     for port_no in [0xffff, 0xfffe, 0xfff8] {
-        let e = port_mod_to_v13(&PortMod10 {
-            port_no,
-            ..pm.clone()
-        })
-        .validate()
-        .unwrap_err();
+        let e = port_mod_to_v13(&PortMod10 { port_no, ..pm.clone() }).validate().unwrap_err();
         assert_eq!(e.kind.to_v10(), (4, 0), "{port_no:#x}");
     }
 }

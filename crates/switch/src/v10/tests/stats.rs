@@ -23,26 +23,16 @@ use openflow::v13::multipart::{
 use openflow::{ErrorKind, Frame};
 
 fn req(body: Q10) -> Q13 {
-    stats_request_to_v13(&StatsRequest { flags: 0, body })
-        .unwrap()
-        .body
+    stats_request_to_v13(&StatsRequest { flags: 0, body }).unwrap().body
 }
 
 #[test]
 fn requests() {
     assert_eq!(req(Q10::Desc), Q13::Desc);
     assert_eq!(req(Q10::Table), Q13::Table);
-    let m = Match10 {
-        wildcards: fw::ALL & !fw::IN_PORT,
-        in_port: 4,
-        ..Match10::all()
-    };
+    let m = Match10 { wildcards: fw::ALL & !fw::IN_PORT, in_port: 4, ..Match10::all() };
     for (table_id, out_port, want_port) in [(0xff, 0xffff, 0xffff_ffff), (0, 3, 3)] {
-        let r = FlowReq10 {
-            match_: m,
-            table_id,
-            out_port,
-        };
+        let r = FlowReq10 { match_: m, table_id, out_port };
         for (body, is_flow) in [(Q10::Flow(r.clone()), true), (Q10::Aggregate(r), false)] {
             let (Q13::Flow(f) | Q13::Aggregate(f)) = req(body.clone()) else {
                 panic!("{body:?} did not become a flow or aggregate request")
@@ -57,41 +47,21 @@ fn requests() {
     }
     assert_eq!(
         req(Q10::Port(PortStatsRequest { port_no: 0xffff })),
-        Q13::PortStats {
-            port_no: 0xffff_ffff
-        }
+        Q13::PortStats { port_no: 0xffff_ffff }
     );
-    assert_eq!(
-        req(Q10::Port(PortStatsRequest { port_no: 2 })),
-        Q13::PortStats { port_no: 2 }
-    );
+    assert_eq!(req(Q10::Port(PortStatsRequest { port_no: 2 })), Q13::PortStats { port_no: 2 });
     // 1.0 asks for every port's queues with OFPP_ALL, 1.3 with OFPP_ANY.
     assert_eq!(
-        req(Q10::Queue(QueueStatsRequest {
-            port_no: 0xfffc,
-            queue_id: OFPQ_ALL
-        })),
-        Q13::Queue {
-            port_no: 0xffff_ffff,
-            queue_id: 0xffff_ffff
-        }
+        req(Q10::Queue(QueueStatsRequest { port_no: 0xfffc, queue_id: OFPQ_ALL })),
+        Q13::Queue { port_no: 0xffff_ffff, queue_id: 0xffff_ffff }
     );
     assert_eq!(
-        req(Q10::Queue(QueueStatsRequest {
-            port_no: 3,
-            queue_id: 1
-        })),
-        Q13::Queue {
-            port_no: 3,
-            queue_id: 1
-        }
+        req(Q10::Queue(QueueStatsRequest { port_no: 3, queue_id: 1 })),
+        Q13::Queue { port_no: 3, queue_id: 1 }
     );
     let e = stats_request_to_v13(&StatsRequest {
         flags: 0,
-        body: Q10::Vendor {
-            vendor: 0x2320,
-            data: vec![],
-        },
+        body: Q10::Vendor { vendor: 0x2320, data: vec![] },
     })
     .unwrap_err();
     assert_eq!(e.kind.to_v10(), (1, 3), "OFPBRC_BAD_VENDOR");
@@ -103,19 +73,10 @@ fn reply(body: B13) -> StatsReply {
 
 #[test]
 fn desc_aggregate_and_table_replies() {
-    let d = Desc {
-        mfr_desc: "peregrine".into(),
-        ..Desc::default()
-    };
+    let d = Desc { mfr_desc: "peregrine".into(), ..Desc::default() };
     assert_eq!(reply(B13::Desc(d.clone())).body, B10::Desc(d));
-    let a = AggregateStats {
-        packet_count: 1,
-        byte_count: 2,
-        flow_count: 3,
-    };
-    let B10::Aggregate(g) = reply(B13::Aggregate(a)).body else {
-        panic!("not aggregate")
-    };
+    let a = AggregateStats { packet_count: 1, byte_count: 2, flow_count: 3 };
+    let B10::Aggregate(g) = reply(B13::Aggregate(a)).body else { panic!("not aggregate") };
     assert_eq!((g.packet_count, g.byte_count, g.flow_count), (1, 2, 3));
     let t = TableStats {
         table_id: 2,
@@ -124,20 +85,13 @@ fn desc_aggregate_and_table_replies() {
         matched_count: 7,
         ..TableStats::default()
     };
-    let B10::Table(v) = reply(B13::Table(vec![t.clone()])).body else {
-        panic!("not table")
-    };
+    let B10::Table(v) = reply(B13::Table(vec![t.clone()])).body else { panic!("not table") };
     assert_eq!(v, vec![table_stats_to_v10(&t)]);
     assert_eq!(v[0].name, "table2");
     assert_eq!(v[0].wildcards, Some(fw::ALL));
     assert_eq!(v[0].max_entries, 1 << 24);
     assert_eq!(
-        (
-            v[0].table_id,
-            v[0].active_count,
-            v[0].lookup_count,
-            v[0].matched_count
-        ),
+        (v[0].table_id, v[0].active_count, v[0].lookup_count, v[0].matched_count),
         (2, 5, 6, 7)
     );
 }
@@ -152,22 +106,11 @@ fn port_and_queue_replies() {
         duration_sec: 9,
         ..PortStats::default()
     };
-    let far = PortStats {
-        port_no: 70_000,
-        ..p
-    };
-    let B10::Port(v) = reply(B13::PortStats(vec![p, far])).body else {
-        panic!("not port")
-    };
+    let far = PortStats { port_no: 70_000, ..p };
+    let B10::Port(v) = reply(B13::PortStats(vec![p, far])).body else { panic!("not port") };
     assert_eq!(v.len(), 1, "the port without a 1.0 number is left out");
-    assert_eq!(
-        openflow::v10::port::port_from_v13(v[0].port_no),
-        Some(0xfffe)
-    );
-    assert_eq!(
-        (v[0].rx_packets, v[0].tx_bytes, v[0].collisions),
-        (1, 4, 12)
-    );
+    assert_eq!(openflow::v10::port::port_from_v13(v[0].port_no), Some(0xfffe));
+    assert_eq!((v[0].rx_packets, v[0].tx_bytes, v[0].collisions), (1, 4, 12));
     let q = QueueStats {
         port_no: 3,
         queue_id: 1,
@@ -177,17 +120,9 @@ fn port_and_queue_replies() {
         duration_sec: 5,
         duration_nsec: 6,
     };
-    let B10::Queue(v) = reply(B13::Queue(vec![q])).body else {
-        panic!("not queue")
-    };
+    let B10::Queue(v) = reply(B13::Queue(vec![q])).body else { panic!("not queue") };
     assert_eq!(
-        (
-            v[0].port_no,
-            v[0].queue_id,
-            v[0].tx_bytes,
-            v[0].tx_packets,
-            v[0].tx_errors
-        ),
+        (v[0].port_no, v[0].queue_id, v[0].tx_bytes, v[0].tx_packets, v[0].tx_errors),
         (3, 1, 2, 3, 4)
     );
 }
@@ -212,35 +147,21 @@ fn flow(match_: Match13, instructions: Vec<Instruction>) -> FlowStats {
 #[test]
 fn flow_replies_leave_out_what_1_0_cannot_read() {
     let out = |port| A13::Output { port, max_len: 0 };
-    let ok = flow(
-        Match13::new(vec![Oxm::InPort(1)]),
-        vec![Instruction::ApplyActions(vec![out(2)])],
-    );
+    let ok =
+        flow(Match13::new(vec![Oxm::InPort(1)]), vec![Instruction::ApplyActions(vec![out(2)])]);
     let drop = flow(Match13::default(), vec![]);
     let v6 = flow(
-        Match13::new(vec![
-            Oxm::EthType(0x86dd),
-            Oxm::Ipv6Src("::1".parse().unwrap(), None),
-        ]),
+        Match13::new(vec![Oxm::EthType(0x86dd), Oxm::Ipv6Src("::1".parse().unwrap(), None)]),
         vec![],
     );
     let goto = flow(Match13::default(), vec![Instruction::GotoTable(1)]);
-    let group = flow(
-        Match13::default(),
-        vec![Instruction::ApplyActions(vec![A13::Group(1)])],
-    );
+    let group = flow(Match13::default(), vec![Instruction::ApplyActions(vec![A13::Group(1)])]);
     let B10::Flow(v) = reply(B13::Flow(vec![ok, drop, v6, goto, group])).body else {
         panic!("not flow")
     };
     assert_eq!(v.len(), 2);
     assert_eq!(v[0].match_.in_port, 1);
-    assert_eq!(
-        v[0].instructions,
-        vec![A10::Output {
-            port: 2,
-            max_len: 0
-        }]
-    );
+    assert_eq!(v[0].instructions, vec![A10::Output { port: 2, max_len: 0 }]);
     assert_eq!(
         (
             v[0].table_id,
@@ -264,11 +185,9 @@ fn flow_replies_leave_out_what_1_0_cannot_read() {
 
 #[test]
 fn more_flag_and_1_3_only_replies() {
-    let r = stats_reply_to_v10(&MultipartReply {
-        flags: OFPSF_REPLY_MORE,
-        body: B13::Table(vec![]),
-    })
-    .unwrap();
+    let r =
+        stats_reply_to_v10(&MultipartReply { flags: OFPSF_REPLY_MORE, body: B13::Table(vec![]) })
+            .unwrap();
     assert_eq!(r.flags, OFPSF_REPLY_MORE);
     for body in [
         B13::Group(vec![]),
@@ -286,30 +205,18 @@ fn long_flow_replies_are_split_into_messages() {
     // 1.3 entries with an empty match are shorter than their 1.0 form (fixed match).
     let entry = |i: u32| {
         let mut f = flow(
-            Match13::new(vec![
-                Oxm::EthType(0x0800),
-                Oxm::Ipv4Dst(Ipv4Addr::from(i), None),
-            ]),
-            vec![Instruction::ApplyActions(vec![A13::Output {
-                port: 1,
-                max_len: 0,
-            }])],
+            Match13::new(vec![Oxm::EthType(0x0800), Oxm::Ipv4Dst(Ipv4Addr::from(i), None)]),
+            vec![Instruction::ApplyActions(vec![A13::Output { port: 1, max_len: 0 }])],
         );
         f.priority = i as u16;
         f
     };
     let all: Vec<FlowStats> = (0..2000).map(entry).collect();
     let one = reply(B13::Flow(all.clone()));
-    let B10::Flow(flat) = one.body.clone() else {
-        panic!("not flow")
-    };
+    let B10::Flow(flat) = one.body.clone() else { panic!("not flow") };
     assert_eq!(flat.len(), 2000);
     // As one message it does not fit.
-    assert!(
-        Frame::v10(1, openflow::v10::Message::StatsReply(one.clone()))
-            .encode()
-            .is_err()
-    );
+    assert!(Frame::v10(1, openflow::v10::Message::StatsReply(one.clone())).encode().is_err());
     let parts = split_stats_reply(one, MAX_STATS_REPLY_BODY);
     assert!(parts.len() >= 3, "{} parts", parts.len());
     let mut joined = Vec::new();
@@ -320,18 +227,13 @@ fn long_flow_replies_are_split_into_messages() {
             .encode()
             .expect("each part fits in a message");
         assert!(bytes.len() <= usize::from(u16::MAX));
-        let B10::Flow(v) = &p.body else {
-            panic!("not flow")
-        };
+        let B10::Flow(v) = &p.body else { panic!("not flow") };
         assert!(!v.is_empty());
         joined.extend(v.iter().cloned());
     }
     assert_eq!(joined, flat);
     // Bodies that are not lists, and empty lists, stay whole.
-    assert_eq!(
-        split_stats_reply(reply(B13::Flow(vec![])), 10),
-        vec![reply(B13::Flow(vec![]))]
-    );
+    assert_eq!(split_stats_reply(reply(B13::Flow(vec![])), 10), vec![reply(B13::Flow(vec![]))]);
     let d = reply(B13::Desc(Desc::default()));
     assert_eq!(split_stats_reply(d.clone(), 10), vec![d]);
 }

@@ -24,11 +24,8 @@ fn mpls_frame(tag: Option<(u16, u16)>, ty: u16, stack: &[u32], payload: &[u8]) -
 
 /// An IPv4 packet of `len` bytes (header and GRE-numbered payload, checksums valid).
 fn ip4_packet(len: usize) -> Vec<u8> {
-    let f = ipv4(&Spec {
-        proto: 47,
-        l4: (0..len - 20).map(|i| i as u8).collect(),
-        ..Spec::default()
-    });
+    let f =
+        ipv4(&Spec { proto: 47, l4: (0..len - 20).map(|i| i as u8).collect(), ..Spec::default() });
     f[14..14 + len].to_vec()
 }
 
@@ -53,11 +50,7 @@ pub(super) fn actions(e: &FpEntry) -> Vec<Action> {
     };
     let mut a = Vec::new();
     if f & FP_MPLS_PUSH != 0 {
-        let ty = if f & FP_MPLS_MCAST != 0 {
-            0x8848
-        } else {
-            0x8847
-        };
+        let ty = if f & FP_MPLS_MCAST != 0 { 0x8848 } else { 0x8847 };
         a.push(Action::PushMpls(ty));
         fields(&mut a);
         a.push(Action::SetMplsTtl(w as u8));
@@ -167,12 +160,7 @@ fn mpls_entries() -> Vec<FpEntry> {
     let swap = lse(777, 5, 1, 33);
     let mut v = Vec::new();
     for ty in [0x0800, 0x86dd, 0x8847, 0x8848, 0x88cc] {
-        for extra in [
-            0,
-            FP_MPLS_TTL_CHECK,
-            FP_SET_ETH_DST | FP_VLAN_POP,
-            FP_VLAN_PUSH,
-        ] {
+        for extra in [0, FP_MPLS_TTL_CHECK, FP_SET_ETH_DST | FP_VLAN_POP, FP_VLAN_PUSH] {
             v.push(word(FP_MPLS_POP | extra, u32::from(ty as u16) << 16));
         }
     }
@@ -198,10 +186,7 @@ fn push_entries() -> Vec<FpEntry> {
         (FP_MPLS_PUSH, lse(16, 0, 1, 64)),
         (FP_MPLS_PUSH | FP_MPLS_MCAST, lse(0xf_ffff, 7, 1, 1)),
         (FP_MPLS_PUSH | FP_SET_ETH_DST | FP_SET_TTL, lse(42, 2, 0, 0)),
-        (
-            FP_MPLS_PUSH | FP_VLAN_POP | FP_SET_IPV4_DST,
-            lse(3, 1, 1, 255),
-        ),
+        (FP_MPLS_PUSH | FP_VLAN_POP | FP_SET_IPV4_DST, lse(3, 1, 1, 255)),
         (FP_MPLS_PUSH | FP_VLAN_PUSH, lse(5, 0, 1, 9)),
         (FP_MPLS_PUSH | FP_VLAN_SET | FP_SET_TOS, lse(6, 0, 1, 8)),
     ] {
@@ -227,12 +212,7 @@ fn mpls_frames_parse_as_user_space_parses_them() {
     let mut frames = mpls_frames();
     // An entry cut short, two tags before the stack.
     frames.push(mpls_frame(None, 0x8847, &[], &[0, 1, 0x41]));
-    frames.push(mpls_frame(
-        Some((0x88a8, 7)),
-        0x8100,
-        &[],
-        &mpls_frame(None, 0, &[], &[])[12..],
-    ));
+    frames.push(mpls_frame(Some((0x88a8, 7)), 0x8100, &[], &mpls_frame(None, 0, &[], &[])[12..]));
     let double = [
         &mpls_frame(Some((0x88a8, 7)), 0x8100, &[], &[])[..16],
         &[0, 8, 0x88, 0x47, 0, 1, 0x41, 64][..],
@@ -255,11 +235,7 @@ fn mpls_frames_parse_as_user_space_parses_them() {
     }
     assert_eq!(parsed, mpls_frames().len());
     assert_eq!(parse(&double, 7), None, "two tags before the stack");
-    let k = parse(
-        &mpls_frame(None, 0x8848, &[lse(100, 3, 0, 64)], &[0; 46]),
-        2,
-    )
-    .unwrap();
+    let k = parse(&mpls_frame(None, 0x8848, &[lse(100, 3, 0, 64)], &[0; 46]), 2).unwrap();
     assert_eq!((k.eth_type, k.ipv4_src), (0x8848, lse(100, 3, 0, 0)));
     assert_eq!((k.ip_ttl, k.ipv4_dst, k.tp_src), (0, 0, 0));
     assert_eq!(
@@ -283,21 +259,14 @@ fn mpls_rewrites_equal_the_userspace_rewrites_in_either_order() {
             };
             let what = format!("frame {i} entry {j} ({})", e.describe());
             assert_eq!(Some(&out), run(f, &super::actions(e)).as_ref(), "{what}");
-            assert_eq!(
-                Some(&out),
-                run(f, &vlan_first(e)).as_ref(),
-                "{what}, VLAN first"
-            );
+            assert_eq!(Some(&out), run(f, &vlan_first(e)).as_ref(), "{what}, VLAN first");
             compared += 1;
         }
         for e in push_entries() {
             assert_eq!(apply(f, &e), None, "frame {i}: a push onto a label stack");
         }
     }
-    assert!(
-        compared > 1000 && refused > 1000,
-        "{compared} compared, {refused} refused"
-    );
+    assert!(compared > 1000 && refused > 1000, "{compared} compared, {refused} refused");
 }
 
 #[test]
@@ -306,10 +275,8 @@ fn pushes_equal_the_userspace_pushes_in_either_order() {
     let run = |f: &[u8], a: &[Action]| sent(&dp, f, a);
     let mut compared = 0;
     for tag in [None, Some((0x8100, 0x3005))] {
-        let mut frames: Vec<Vec<u8>> = [TCP, UDP, ICMP, 47]
-            .iter()
-            .map(|&proto| ipv4_of(tag, proto))
-            .collect();
+        let mut frames: Vec<Vec<u8>> =
+            [TCP, UDP, ICMP, 47].iter().map(|&proto| ipv4_of(tag, proto)).collect();
         frames.push(l2(tag.as_slice(), 0x88cc, 46));
         for f in &frames {
             for e in push_entries() {
@@ -324,11 +291,7 @@ fn pushes_equal_the_userspace_pushes_in_either_order() {
                     "{what}"
                 );
                 assert_eq!(Some(&out), run(f, &super::actions(&e)).as_ref(), "{what}");
-                assert_eq!(
-                    Some(&out),
-                    run(f, &vlan_first(&e)).as_ref(),
-                    "{what}, VLAN first"
-                );
+                assert_eq!(Some(&out), run(f, &vlan_first(&e)).as_ref(), "{what}, VLAN first");
                 compared += 1;
             }
         }
@@ -343,10 +306,7 @@ fn pushes_equal_the_userspace_pushes_in_either_order() {
 #[test]
 fn pops_that_user_space_pads_or_trims_and_ttls_that_expire_are_refused() {
     let pop_to = |ty: u16| {
-        let mut e = FpEntry {
-            flags: FP_MPLS_POP,
-            ..FpEntry::default()
-        };
+        let mut e = FpEntry { flags: FP_MPLS_POP, ..FpEntry::default() };
         e.set_mpls_word(u32::from(ty) << 16);
         e
     };
@@ -358,17 +318,9 @@ fn pops_that_user_space_pads_or_trims_and_ttls_that_expire_are_refused() {
     assert_eq!(&out[12..14], &[0x08, 0x00]);
     assert_eq!(&out[14..], &f[18..]);
     // Padding after it, or a result under 60 bytes: user space's.
-    let padded = mpls_frame(
-        None,
-        0x8847,
-        &stack,
-        &[ip4_packet(40), vec![0; 10]].concat(),
-    );
+    let padded = mpls_frame(None, 0x8847, &stack, &[ip4_packet(40), vec![0; 10]].concat());
     assert_eq!(apply(&padded, &pop_to(0x0800)), None);
-    assert!(
-        apply(&padded, &pop_to(0x88cc)).is_some(),
-        "no IP header to trim by"
-    );
+    assert!(apply(&padded, &pop_to(0x88cc)).is_some(), "no IP header to trim by");
     let short = mpls_frame(None, 0x8847, &stack, &ip4_packet(40));
     assert_eq!(apply(&short, &pop_to(0x0800)), None);
     // To MPLS: no minimum, but a next entry.
@@ -378,22 +330,13 @@ fn pops_that_user_space_pads_or_trims_and_ttls_that_expire_are_refused() {
     // TTL 1 and 0 go to user space where a decrement is on the path.
     for ttl in [0, 1] {
         let f = mpls_frame(None, 0x8847, &[lse(9, 0, 1, ttl)], &ip4_packet(60));
-        let check = FpEntry {
-            flags: FP_MPLS_TTL_CHECK | FP_MPLS_POP,
-            ..pop_to(0x0800)
-        };
+        let check = FpEntry { flags: FP_MPLS_TTL_CHECK | FP_MPLS_POP, ..pop_to(0x0800) };
         assert_eq!(apply(&f, &check), None);
         assert!(apply(&f, &pop_to(0x0800)).is_some());
-        let dec = FpEntry {
-            flags: FP_MPLS_TTL_DEC,
-            ..FpEntry::default()
-        };
+        let dec = FpEntry { flags: FP_MPLS_TTL_DEC, ..FpEntry::default() };
         assert_eq!(apply(&f, &dec), None);
     }
     let f = mpls_frame(None, 0x8847, &[lse(9, 0, 1, 2)], &ip4_packet(60));
-    let dec = FpEntry {
-        flags: FP_MPLS_TTL_DEC,
-        ..FpEntry::default()
-    };
+    let dec = FpEntry { flags: FP_MPLS_TTL_DEC, ..FpEntry::default() };
     assert_eq!(apply(&f, &dec).unwrap()[17], 1);
 }
