@@ -43,7 +43,7 @@ fn run(args: &[String]) -> Result<(), String> {
         .ok_or_else(|| format!("FLOWS: {flows:?} is not a number from 1 to 65535"))?;
     let frames = (0..flows).map(|i| frame(1024u16.wrapping_add(i))).collect();
     let backend = ports::Backend::AfXdp { mode: ports::afxdp::AttachMode::Auto };
-    let sent = bench::blast::start_with(
+    let sent = bench::blast::start(
         backend,
         ns,
         ifname,

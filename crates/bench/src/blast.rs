@@ -28,19 +28,9 @@ pub struct Sent {
 }
 
 /// Starts a source in namespace `ns` on `ifname`, pinned to `cpu` if given, sending
-/// `frames` in turn for `duration` through the `ports` crate's AF_PACKET backend.
+/// `frames` in turn for `duration` through the `ports` crate's `backend` (AF_PACKET
+/// works everywhere; AF_XDP sends faster).
 pub fn start(
-    ns: &str,
-    ifname: &str,
-    frames: Vec<Vec<u8>>,
-    duration: Duration,
-    cpu: Option<usize>,
-) -> JoinHandle<io::Result<Sent>> {
-    start_with(ports::Backend::AfPacket, ns, ifname, frames, duration, cpu)
-}
-
-/// [`start`] with another transmit backend (AF_XDP sends faster).
-pub fn start_with(
     backend: ports::Backend,
     ns: &str,
     ifname: &str,

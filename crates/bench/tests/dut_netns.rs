@@ -30,10 +30,17 @@ fn smoke(spec: Spec) {
     frame[0..6].copy_from_slice(&target.dst_mac);
     frame[6..12].copy_from_slice(&bench::dut::parse_mac(&h1.mac).unwrap());
     let before = rx_packets(&topo, &h2);
-    let sent = bench::blast::start(&h1.ns, "eth0", vec![frame], Duration::from_secs(1), None)
-        .join()
-        .expect("generator thread")
-        .expect("generator");
+    let sent = bench::blast::start(
+        ports::Backend::AfPacket,
+        &h1.ns,
+        "eth0",
+        vec![frame],
+        Duration::from_secs(1),
+        None,
+    )
+    .join()
+    .expect("generator thread")
+    .expect("generator");
     std::thread::sleep(Duration::from_millis(200));
     let got = rx_packets(&topo, &h2) - before;
     assert!(sent.packets > 1000, "{}: sent only {}", spec.name(), sent.packets);
