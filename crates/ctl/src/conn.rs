@@ -1,7 +1,7 @@
 //! One OpenFlow connection to a switch, with blocking sockets and timeouts.
 //!
 //! [`Conn::open`] connects, sends our hello, reads the switch's and settles the version
-//! ([`super::versions`]). After that:
+//! ([`openflow::versions`]). After that:
 //! - [`Conn::dump`] sends a request and gathers every reply with its xid: a multipart
 //!   (1.3) or stats (1.0) reply flagged `REPLY_MORE` is followed by more, until one
 //!   without the flag ([`Gather`] holds that rule, apart from the socket);
@@ -27,8 +27,8 @@ use openflow::v13::Message as M13;
 use openflow::{Frame, Message, OFP10_VERSION};
 
 use super::target::{Stream, Target};
-use super::versions::Versions;
 use super::CtlError;
+use openflow::Versions;
 
 /// The xid counter of a run (shared by its connections).
 pub type Xids = Rc<Cell<u32>>;
@@ -168,7 +168,7 @@ impl Conn {
     pub fn open(
         target: &Target,
         name: &str,
-        versions: &Versions,
+        versions: Versions,
         xids: Xids,
         limits: Limits,
     ) -> Result<Conn, CtlError> {
@@ -191,7 +191,7 @@ impl Conn {
     pub fn handshake(
         stream: Box<dyn Stream>,
         name: &str,
-        versions: &Versions,
+        versions: Versions,
         xids: Xids,
         limits: Limits,
     ) -> Result<Conn, CtlError> {
@@ -621,7 +621,7 @@ mod tests {
         let (a, h) = peer(script);
         let xids = Xids::new(Cell::new(1));
         let mut c =
-            Conn::handshake(Box::new(a), "pair", &Versions::default(), xids, limits()).unwrap();
+            Conn::handshake(Box::new(a), "pair", Versions::default(), xids, limits()).unwrap();
         assert_eq!(c.version, 4);
         let parts = c
             .dump(Message::V13(M13::MultipartRequest(openflow::v13::multipart::MultipartRequest {
@@ -668,7 +668,7 @@ mod tests {
         let mut c = Conn::handshake(
             Box::new(a),
             "pair",
-            &Versions::default(),
+            Versions::default(),
             Xids::new(Cell::new(1)),
             limits(),
         )
@@ -691,7 +691,7 @@ mod tests {
         let script = bytes(&[Frame::v10(1, M10::Hello(vec![]))]);
         let (a, h) = peer(script);
         let only13 = Versions::parse("OpenFlow13").unwrap();
-        let e = Conn::handshake(Box::new(a), "pair", &only13, Xids::new(Cell::new(1)), limits())
+        let e = Conn::handshake(Box::new(a), "pair", only13, Xids::new(Cell::new(1)), limits())
             .err()
             .unwrap();
         assert!(matches!(e, CtlError::Fatal(ref m) if m.contains("version negotiation failed")));
@@ -702,7 +702,7 @@ mod tests {
         let e = Conn::handshake(
             Box::new(a),
             "pair",
-            &Versions::default(),
+            Versions::default(),
             Xids::new(Cell::new(1)),
             short,
         )

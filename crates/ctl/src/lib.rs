@@ -8,7 +8,7 @@
 //! ```
 //!
 //! It is a plain OpenFlow client: it connects to SWITCH ([`target`]), exchanges hellos
-//! ([`versions`]), sends requests and prints the replies ([`conn`], [`print`](mod@print)). It uses
+//! ([`openflow::versions`]), sends requests and prints the replies ([`conn`], [`print`](mod@print)). It uses
 //! no Open vSwitch extension, so it works with any OpenFlow 1.0/1.3 switch.
 //!
 //! Commands: `show`, `dump-desc`, `dump-tables`, `dump-ports [PORT]`,
@@ -112,7 +112,6 @@ pub mod json;
 pub mod ports;
 pub mod sort;
 pub mod target;
-pub mod versions;
 
 use std::cell::Cell;
 use std::process::ExitCode;
@@ -120,8 +119,8 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use conn::{Limits, Received};
+use openflow::Versions;
 use target::Target;
-use versions::Versions;
 
 /// How long a reply may keep us waiting without `--timeout`: no byte from the switch
 /// for this long ends the wait.
@@ -212,7 +211,7 @@ pub struct Ctx {
 impl Ctx {
     /// Opens a new connection to the switch.
     pub fn open(&self) -> Result<conn::Conn, CtlError> {
-        conn::Conn::open(&self.target, &self.switch, &self.versions, self.xids.clone(), self.limits)
+        conn::Conn::open(&self.target, &self.switch, self.versions, self.xids.clone(), self.limits)
     }
 }
 
@@ -224,7 +223,7 @@ pub fn context(
     raw_args: impl IntoIterator<Item = String>,
 ) -> Result<Ctx, CtlError> {
     let versions = match &a.protocols {
-        Some(p) => Versions::parse(p).map_err(CtlError::Fatal)?,
+        Some(p) => Versions::parse(p).map_err(|e| CtlError::fatal(format!("-O: {e}")))?,
         None => Versions::default(),
     };
     let rundir =

@@ -36,10 +36,12 @@ pub mod oxm;
 pub mod text;
 pub mod v10;
 pub mod v13;
+pub mod versions;
 pub mod wire;
 
 pub use error::{ErrorKind, OfpError};
 pub use header::{error_reply, Header, OFP10_VERSION, OFP13_VERSION};
+pub use versions::Versions;
 pub use wire::{MacAddr, Reader, Writer};
 
 /// A message of either supported version.

@@ -28,9 +28,9 @@ use switch::agent::{exp_type, PEREGRINE_EXPERIMENTER};
 
 use ctl::conn::{Conn, Limits};
 use ctl::target::{self, Stream, Target};
-use ctl::versions::Versions;
 use ctl::CtlError;
 use openflow::text::print;
+use openflow::Versions;
 
 /// How long the whole exchange with the switch may take.
 const DEADLINE: Duration = Duration::from_secs(10);
@@ -180,7 +180,7 @@ fn ask(t: &Target, name: Option<&str>, data: Vec<u8>) -> Result<Vec<u8>, String>
     let limits = Limits { deadline: Some(Instant::now() + DEADLINE), idle: DEADLINE };
     let only13 = Versions::parse("OpenFlow13")?;
     let xids = Rc::new(Cell::new(1));
-    let mut conn = Conn::handshake(stream, &ep, &only13, xids, limits)
+    let mut conn = Conn::handshake(stream, &ep, only13, xids, limits)
         .map_err(|e| failure(&ep, e, "the switch refused the connection"))?;
     let request = Message::V13(v13::Message::Experimenter(v13::Experimenter {
         experimenter: PEREGRINE_EXPERIMENTER,

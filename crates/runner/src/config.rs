@@ -10,6 +10,7 @@
 //! workers = 2
 //! cpus = "0-1"              # or [0, 1]
 //! fail_mode = "standalone"  # or "secure"
+//! protocols = "OpenFlow10,OpenFlow13"  # versions offered (default: all); or a list
 //! cache = 65536             # exact-match cache entries per worker (0: off)
 //! mac_aging = 300           # seconds
 //! local = "pg0"             # a tap, the OpenFlow LOCAL port (to the host stack)
@@ -124,6 +125,8 @@ pub struct RunConfig {
     pub cpus: Vec<usize>,
     pub dpid: u64,
     pub fail_mode: FailMode,
+    /// The OpenFlow versions the switch offers and accepts, on every connection.
+    pub protocols: openflow::Versions,
     pub controllers: Vec<String>,
     pub listen: Vec<String>,
     /// The switch's name (its management socket's default name).
@@ -176,6 +179,7 @@ struct FileConfig {
     workers: Option<usize>,
     cpus: Option<CpuList>,
     fail_mode: Option<FailMode>,
+    protocols: Option<Protocols>,
     cache: Option<usize>,
     mac_aging: Option<u64>,
     local: Option<String>,
@@ -211,6 +215,14 @@ struct FilePort {
 
 fn default_backend() -> BackendName {
     BackendName::Auto
+}
+
+/// The file's `protocols`: `"OpenFlow10,OpenFlow13"` or `["OpenFlow10", "OpenFlow13"]`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Protocols {
+    Text(String),
+    List(Vec<String>),
 }
 
 #[derive(Debug, Deserialize)]
@@ -271,6 +283,11 @@ pub struct RunFlags {
     /// What to do without a controller.
     #[arg(long, value_enum)]
     pub fail_mode: Option<FailMode>,
+    /// The OpenFlow versions to offer and accept, comma separated (Open vSwitch's
+    /// names: OpenFlow10, OpenFlow13; default: both). A controller that offers none of
+    /// them is refused.
+    #[arg(long, value_name = "LIST")]
+    pub protocols: Option<String>,
     /// Exact-match cache entries per worker (0: off).
     #[arg(long)]
     pub cache: Option<usize>,
@@ -319,6 +336,7 @@ impl RunConfig {
             cpus: Vec::new(),
             dpid: 1,
             fail_mode: FailMode::Standalone,
+            protocols: openflow::Versions::default(),
             controllers: Vec::new(),
             listen: Vec::new(),
             name: DEFAULT_NAME.to_string(),
@@ -523,6 +541,16 @@ impl RunConfig {
             (None, Some(a)) => Some(parse_metrics_addr(a).map_err(|m| err(at("metrics"), m))?),
             (None, None) => None,
         };
+        let protocols = match (&flags.protocols, &file.protocols) {
+            (Some(p), _) => openflow::Versions::parse(p).map_err(|m| err("--protocols", m))?,
+            (None, Some(Protocols::Text(p))) => {
+                openflow::Versions::parse(p).map_err(|m| err(at("protocols"), m))?
+            }
+            (None, Some(Protocols::List(l))) => {
+                openflow::Versions::parse(&l.join(",")).map_err(|m| err(at("protocols"), m))?
+            }
+            (None, None) => openflow::Versions::default(),
+        };
         let fast_path_entries = flags
             .fast_path_entries
             .or(file.fast_path_entries)
@@ -545,6 +573,7 @@ impl RunConfig {
             cpus,
             dpid,
             fail_mode: flags.fail_mode.or(file.fail_mode).unwrap_or(FailMode::Standalone),
+            protocols,
             controllers,
             listen,
             name,
@@ -781,6 +810,26 @@ mod tests {
         );
         assert_eq!((c.workers, c.cpus, c.dpid), (2, vec![0, 2], 0xa1));
         assert_eq!(c.fail_mode, FailMode::Standalone);
+    }
+
+    #[test]
+    fn protocols_from_the_flag_or_the_file() {
+        let list = |c: RunConfig| c.protocols.list();
+        assert_eq!(list(RunConfig::load(&flags(&["a"]), 4).unwrap()), vec![1, 4]);
+        let mut f = flags(&["a"]);
+        f.protocols = Some("OpenFlow10".into());
+        assert_eq!(list(from_toml("protocols = \"OpenFlow13\"", &f).unwrap()), vec![1]);
+        let none = flags(&["a"]);
+        assert_eq!(list(from_toml("protocols = \"OpenFlow13\"", &none).unwrap()), vec![4]);
+        let both = from_toml("protocols = [\"OpenFlow13\", \"OpenFlow10\"]", &none).unwrap();
+        assert_eq!(list(both), vec![1, 4]);
+        let e = from_toml("protocols = \"OpenFlow14\"", &none).unwrap_err();
+        assert_eq!(e.place, "t.toml: protocols");
+        assert!(e.message.contains("OpenFlow14: this OpenFlow version is not supported"), "{e}");
+        f.protocols = Some("OF13".into());
+        let e = RunConfig::load(&f, 4).unwrap_err();
+        assert_eq!(e.place, "--protocols");
+        assert!(e.message.contains("OF13: unknown OpenFlow version"), "{e}");
     }
 
     #[test]

@@ -27,7 +27,7 @@ use ports::afxdp::AttachMode;
 use ports::{Backend, LinkEvent, LinkMonitor};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use switch::agent::{Agent, AgentConfig, PortRef, Transmit};
-use switch::conn::SwitchFacts;
+use switch::conn::{ConnConfig, SwitchFacts};
 use switch::ports::{PortSpec, PortTable};
 use switch::shell::{Input, Shell, Target};
 
@@ -225,6 +225,7 @@ impl Switch {
                 FailMode::Secure => switch::agent::FailMode::Secure,
             },
             controllers: !targets.is_empty(),
+            timing: ConnConfig { versions: cfg.protocols, ..ConnConfig::default() },
             ..AgentConfig::default()
         };
         let injector = Arc::new(OnceLock::new());
@@ -731,7 +732,7 @@ fn run(flags: &RunFlags, cfg: &RunConfig) -> anyhow::Result<()> {
     let reload = ReloadSource { flags: flags.clone(), cpus_online: cpus_online() };
     let switch = Switch::start_with(cfg, Some(reload))?;
     eprintln!(
-        "peregrine: switching between {} port(s) with {} worker(s), dpid {:016x}, fail mode {}, fast path {}; Ctrl-C to stop",
+        "peregrine: switching between {} port(s) with {} worker(s), dpid {:016x}, fail mode {}, fast path {}, protocols {}; Ctrl-C to stop",
         live_ports::lock(&switch.ports).open_ports().filter(|p| p.no != ofport::LOCAL).count(),
         cfg.workers,
         cfg.dpid,
@@ -739,7 +740,8 @@ fn run(flags: &RunFlags, cfg: &RunConfig) -> anyhow::Result<()> {
             FailMode::Standalone => "standalone",
             FailMode::Secure => "secure",
         },
-        if switch.fast_path() { "xdp" } else { "off" }
+        if switch.fast_path() { "xdp" } else { "off" },
+        cfg.protocols
     );
     for c in &cfg.controllers {
         eprintln!("peregrine: controller {c} (reconnecting with backoff while unreachable)");

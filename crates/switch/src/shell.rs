@@ -37,7 +37,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 use tokio_rustls::TlsAcceptor;
 
-use crate::agent::{Agent, SessionId, SessionKind};
+use crate::agent::{Agent, Notice, SessionId, SessionKind};
 use crate::tls::Tls;
 
 /// The default OpenFlow port.
@@ -148,9 +148,11 @@ pub type AgentJob = Box<dyn FnOnce(&mut Agent, u64) + Send>;
 
 /// What the agent thread acts on.
 pub enum Input {
+    /// A connection with `peer` (who it is, for the log) opened.
     Open {
         key: u64,
         kind: SessionKind,
+        peer: String,
         out: UnboundedSender<Vec<u8>>,
     },
     Bytes {
@@ -167,6 +169,8 @@ pub enum Input {
     },
     /// Runs a closure on the agent (statistics, management requests).
     Call(AgentJob),
+    /// A line for the log about a connection the agent does not see.
+    Notice(Notice),
     Stop,
 }
 
@@ -205,10 +209,11 @@ impl Shell {
         // Bind listeners here, so that errors reach the caller.
         let mut listeners = Vec::new();
         for t in targets.iter().filter(|t| t.is_passive()) {
-            listeners.push((bind(t)?, SessionKind::Controller));
+            listeners.push((bind(t)?, SessionKind::Controller, t.to_string()));
         }
         if let Some(p) = &mgmt {
-            listeners.push((bind_unix(p, 0o600)?, SessionKind::Management));
+            let label = format!("the management socket {}", p.display());
+            listeners.push((bind_unix(p, 0o600)?, SessionKind::Management, label));
         }
         let agent = std::thread::Builder::new()
             .name("agent".into())
@@ -231,10 +236,11 @@ impl Shell {
         let io = std::thread::Builder::new().name("openflow-io".into()).spawn(move || {
             rt.block_on(async move {
                 let keys = Arc::new(AtomicU64::new(1));
-                for (l, kind) in listeners {
+                for (l, kind, label) in listeners {
                     match l.into_tokio(tls.as_ref()) {
                         Ok(l) => {
-                            tokio::spawn(accept_loop(l, kind, io_input.clone(), keys.clone()));
+                            let (input, keys) = (io_input.clone(), keys.clone());
+                            tokio::spawn(accept_loop(l, kind, label, input, keys));
                         }
                         Err(e) => eprintln!("peregrine: a listener could not start: {e}"),
                     }
@@ -322,8 +328,8 @@ fn agent_loop(mut agent: Agent, inputs: Receiver<Input>, clock: Instant) {
         match input {
             None => {}
             Some(Input::Stop) => return,
-            Some(Input::Open { key, kind, out }) => {
-                let id = agent.open(kind, now);
+            Some(Input::Open { key, kind, peer, out }) => {
+                let id = agent.open(kind, &peer, now);
                 conns.insert(key, (id, out));
             }
             Some(Input::Bytes { key, data }) => {
@@ -333,12 +339,13 @@ fn agent_loop(mut agent: Agent, inputs: Receiver<Input>, clock: Instant) {
             }
             Some(Input::Hangup { key }) => {
                 if let Some((id, _)) = conns.remove(&key) {
-                    agent.remove(id);
+                    agent.remove(id, now);
                 }
             }
             Some(Input::PacketIn(pi)) => agent.packet_in(*pi, now),
             Some(Input::Link { no, up }) => agent.link(no, up),
             Some(Input::Call(f)) => f(&mut agent, now),
+            Some(Input::Notice(n)) => agent.notice(n, now),
         }
         if agent.next_timeout().is_some_and(|t| t <= now) {
             agent.handle_timeout(now);
@@ -355,8 +362,11 @@ fn agent_loop(mut agent: Agent, inputs: Receiver<Input>, clock: Instant) {
         }
         for key in done {
             if let Some((id, _out)) = conns.remove(&key) {
-                agent.remove(id);
+                agent.remove(id, now);
             }
+        }
+        while let Some(n) = agent.poll_notice() {
+            eprintln!("peregrine: {n}");
         }
     }
 }
@@ -438,17 +448,29 @@ fn tcp_stream(s: tokio::net::TcpStream) -> Box<dyn Stream> {
 }
 
 /// Accepts connections for ever; each is served by a task of its own (after its TLS
-/// handshake, for a TLS listener: one that fails or takes too long just closes).
-async fn accept_loop(l: Listener, kind: SessionKind, input: Sender<Input>, keys: Arc<AtomicU64>) {
+/// handshake, for a TLS listener: one that fails or takes too long closes, and the log
+/// says why). A unix socket's peers are named by `label`.
+async fn accept_loop(
+    l: Listener,
+    kind: SessionKind,
+    label: String,
+    input: Sender<Input>,
+    keys: Arc<AtomicU64>,
+) {
     loop {
         let conn = match &l {
-            Listener::Tcp(t) => t.accept().await.map(|(s, _)| (tcp_stream(s), None)),
-            Listener::Tls(t, a) => t.accept().await.map(|(s, _)| (tcp_stream(s), Some(a.clone()))),
+            Listener::Tcp(t) => {
+                t.accept().await.map(|(s, a)| (tcp_stream(s), None, format!("tcp:{a}")))
+            }
+            Listener::Tls(t, acc) => t
+                .accept()
+                .await
+                .map(|(s, a)| (tcp_stream(s), Some(acc.clone()), format!("ssl:{a}"))),
             Listener::Unix(u) => {
-                u.accept().await.map(|(s, _)| (Box::new(s) as Box<dyn Stream>, None))
+                u.accept().await.map(|(s, _)| (Box::new(s) as Box<dyn Stream>, None, label.clone()))
             }
         };
-        let Ok((s, tls)) = conn else {
+        let Ok((s, tls, peer)) = conn else {
             tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
@@ -458,27 +480,45 @@ async fn accept_loop(l: Listener, kind: SessionKind, input: Sender<Input>, keys:
                 None => s,
                 Some(a) => match tokio::time::timeout(HANDSHAKE_TIMEOUT, a.accept(s)).await {
                     Ok(Ok(s)) => Box::new(s),
-                    _ => return,
+                    Ok(Err(e)) => {
+                        let why = format!("TLS handshake failed: {e}");
+                        let _ = input.send(Input::Notice(Notice::Refused { peer, why }));
+                        return;
+                    }
+                    Err(_) => {
+                        let why =
+                            format!("no TLS handshake within {} s", HANDSHAKE_TIMEOUT.as_secs());
+                        let _ = input.send(Input::Notice(Notice::Refused { peer, why }));
+                        return;
+                    }
                 },
             };
-            serve(s, kind, input, &keys).await;
+            serve(s, kind, peer, input, &keys).await;
         });
     }
 }
 
-/// Connects to an active target (`tcp:`, `ssl:` with `tls`, `unix:`).
-async fn dial(t: &Target, tls: Option<&Arc<rustls::ClientConfig>>) -> Option<Box<dyn Stream>> {
+/// Connects to an active target (`tcp:`, `ssl:` with `tls`, `unix:`), or says why not.
+async fn dial(
+    t: &Target,
+    tls: Option<&Arc<rustls::ClientConfig>>,
+) -> Result<Box<dyn Stream>, String> {
+    let text = |e: io::Error| e.to_string();
     match t {
-        Target::Tcp(a) => Some(tcp_stream(tokio::net::TcpStream::connect(a).await.ok()?)),
+        Target::Tcp(a) => Ok(tcp_stream(tokio::net::TcpStream::connect(a).await.map_err(text)?)),
         Target::Ssl(a) => {
-            let s = tcp_stream(tokio::net::TcpStream::connect(a).await.ok()?);
+            let s = tcp_stream(tokio::net::TcpStream::connect(a).await.map_err(text)?);
             let name = rustls_pki_types::ServerName::IpAddress(a.ip().into());
-            let hs = tokio_rustls::TlsConnector::from(tls?.clone()).connect(name, s);
-            let s = tokio::time::timeout(HANDSHAKE_TIMEOUT, hs).await.ok()?.ok()?;
-            Some(Box::new(s))
+            let tls = tls.ok_or("no TLS configuration")?;
+            let hs = tokio_rustls::TlsConnector::from(tls.clone()).connect(name, s);
+            match tokio::time::timeout(HANDSHAKE_TIMEOUT, hs).await {
+                Ok(Ok(s)) => Ok(Box::new(s)),
+                Ok(Err(e)) => Err(format!("TLS handshake failed: {e}")),
+                Err(_) => Err(format!("no TLS handshake within {} s", HANDSHAKE_TIMEOUT.as_secs())),
+            }
         }
-        Target::Unix(p) => Some(Box::new(tokio::net::UnixStream::connect(p).await.ok()?)),
-        Target::PTcp(_) | Target::PSsl(_) | Target::PUnix(_) => None,
+        Target::Unix(p) => Ok(Box::new(tokio::net::UnixStream::connect(p).await.map_err(text)?)),
+        Target::PTcp(_) | Target::PSsl(_) | Target::PUnix(_) => Err("a listener".into()),
     }
 }
 
@@ -492,14 +532,22 @@ async fn connect_loop(
     keys: Arc<AtomicU64>,
 ) {
     let mut backoff = Duration::from_secs(1);
+    // The log hears of the first failed attempt of each outage only.
+    let mut told = false;
     loop {
         match dial(&t, tls.as_ref()).await {
-            Some(s) => {
-                serve(s, SessionKind::Controller, input.clone(), &keys).await;
+            Ok(s) => {
+                serve(s, SessionKind::Controller, t.to_string(), input.clone(), &keys).await;
+                told = false;
                 backoff = Duration::from_secs(1);
                 tokio::time::sleep(backoff).await;
             }
-            None => {
+            Err(why) => {
+                if !told {
+                    let _ =
+                        input.send(Input::Notice(Notice::Unreachable { peer: t.to_string(), why }));
+                    told = true;
+                }
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(MAX_BACKOFF);
             }
@@ -508,10 +556,16 @@ async fn connect_loop(
 }
 
 /// Moves bytes between one socket and the agent until either side ends.
-async fn serve(s: Box<dyn Stream>, kind: SessionKind, input: Sender<Input>, keys: &AtomicU64) {
+async fn serve(
+    s: Box<dyn Stream>,
+    kind: SessionKind,
+    peer: String,
+    input: Sender<Input>,
+    keys: &AtomicU64,
+) {
     let key = keys.fetch_add(1, Ordering::Relaxed);
     let (out_tx, mut out_rx) = unbounded_channel::<Vec<u8>>();
-    if input.send(Input::Open { key, kind, out: out_tx }).is_err() {
+    if input.send(Input::Open { key, kind, peer, out: out_tx }).is_err() {
         return;
     }
     let (mut rd, mut wr) = tokio::io::split(s);

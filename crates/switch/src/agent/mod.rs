@@ -7,6 +7,9 @@
 //!   its bytes; [`Agent::poll_transmit`] yields what to write; once
 //!   [`Agent::is_closed`], the shell writes what is left, closes the socket and calls
 //!   [`Agent::remove`] (which it also calls when the peer hung up).
+//! - [`Agent::poll_notice`]: what the log should say of the connections (connects with
+//!   their version, disconnects and refusals with their reason, role changes),
+//!   rate-limited ([`notice`]).
 //! - [`Agent::handle_timeout`] at [`Agent::next_timeout`]: echo probes and liveness,
 //!   flow expiry (with flow-removed), fail-open.
 //! - [`Agent::packet_in`] for each record the datapath queues, [`Agent::link`] for each
@@ -32,6 +35,7 @@ mod compat10;
 mod extension;
 mod flow_agent;
 mod multipart;
+pub mod notice;
 mod port_admin;
 mod requests;
 mod saved;
@@ -61,13 +65,14 @@ use openflow::{v13, Frame, Message, OfpError, OFP10_VERSION};
 pub use buffers::{Buffered, PacketBuffers, MAX_BUFFERS};
 pub use extension::{exp_type, PEREGRINE_EXPERIMENTER};
 pub use flow_agent::FlowAgent;
+pub use notice::Notice;
 pub use port_admin::{AddPort, PortControl, PortRef, ReloadPlan, Reloaded};
 pub use saved::Restored;
 pub use session::{default_async, AsyncKind, SessionKind};
 
 use std::sync::Arc;
 
-use crate::conn::{ConnConfig, Connection, Event, SwitchFacts};
+use crate::conn::{CloseReason, ConnConfig, Connection, Event, SwitchFacts};
 use crate::fastpath::FastPathView;
 use crate::groups::GroupTable;
 use crate::meters::MeterTable;
@@ -168,6 +173,8 @@ pub struct Agent {
     fast_path: Option<Arc<dyn FastPathView>>,
     /// The runner's port control, for ports added and removed at run time.
     port_control: Option<Box<dyn PortControl>>,
+    /// What the log should say of the connections.
+    notices: notice::Notices,
 }
 
 /// The most frame bytes a packet-in carries: an OpenFlow message is at most 65535
@@ -202,6 +209,7 @@ impl Agent {
             counters: AgentCounters::default(),
             fast_path: None,
             port_control: None,
+            notices: notice::Notices::default(),
             cfg,
         };
         a.cfg.facts.n_buffers = a.buffers.capacity() as u32;
@@ -262,21 +270,43 @@ impl Agent {
         Ok(())
     }
 
-    /// Opens a connection at `now`; its HELLO is queued.
-    pub fn open(&mut self, kind: SessionKind, now: u64) -> SessionId {
+    /// Opens a connection with `peer` (who it is, for the log) at `now`; its HELLO is
+    /// queued.
+    pub fn open(&mut self, kind: SessionKind, peer: &str, now: u64) -> SessionId {
         let id = self.next_session;
         self.next_session += 1;
         let conn = Connection::new(self.facts(), self.cfg.timing, now);
-        self.sessions.insert(id, Session::new(conn, kind));
+        self.sessions.insert(id, Session::new(conn, kind, peer.to_string(), now));
         id
     }
 
-    /// Forgets a connection whose socket is closed.
-    pub fn remove(&mut self, id: SessionId) {
-        self.sessions.remove(&id);
+    /// Forgets a connection whose socket is closed at `now`.
+    pub fn remove(&mut self, id: SessionId, now: u64) {
+        if let Some(s) = self.sessions.remove(&id) {
+            if !s.end_noticed && s.kind == SessionKind::Controller {
+                let why = match s.conn.version() {
+                    Some(_) => "closed by the peer",
+                    None => "closed before a version was agreed",
+                };
+                let secs = now.saturating_sub(s.opened_ns) / crate::conn::NS_PER_SEC;
+                self.notices
+                    .push(Notice::Disconnected { peer: s.peer, secs, why: why.into() }, now);
+            }
+        }
         self.update_fail_open();
         self.update_miss();
         self.publish();
+    }
+
+    /// The next line for the log about the connections.
+    pub fn poll_notice(&mut self) -> Option<Notice> {
+        self.notices.pop()
+    }
+
+    /// Adds what the shell saw of a connection the agent does not (a failed TLS
+    /// handshake, a controller out of reach) to the log's lines, within their rate limit.
+    pub fn notice(&mut self, n: Notice, now: u64) {
+        self.notices.push(n, now);
     }
 
     /// Whether the connection is over (the shell drains it and closes the socket).
@@ -396,13 +426,54 @@ impl Agent {
             let Some(ev) = s.conn.poll_event() else {
                 return;
             };
+            let (kind, peer) = (s.kind, s.peer.clone());
             match ev {
-                Event::Connected { .. } | Event::Closed(_) => {
+                Event::Connected { version } => {
+                    if kind == SessionKind::Controller {
+                        self.notices.push(Notice::Connected { peer, version }, now);
+                    }
+                    self.update_fail_open();
+                    self.update_miss();
+                }
+                Event::Closed(reason) => {
+                    s.end_noticed = true;
+                    let secs = now.saturating_sub(s.opened_ns) / crate::conn::NS_PER_SEC;
+                    let why = self.close_reason_text(&reason);
+                    let n = match reason {
+                        CloseReason::Incompatible { .. } | CloseReason::NoHello { .. } => {
+                            Some(Notice::Refused { peer, why })
+                        }
+                        CloseReason::Framing(_) | CloseReason::Dead => (kind
+                            == SessionKind::Controller)
+                            .then_some(Notice::Disconnected { peer, secs, why }),
+                    };
+                    if let Some(n) = n {
+                        self.notices.push(n, now);
+                    }
                     self.update_fail_open();
                     self.update_miss();
                 }
                 Event::Request { frame, head } => self.request(id, frame, &head, now),
             }
+        }
+    }
+
+    /// Why a connection closed, in words.
+    fn close_reason_text(&self, r: &CloseReason) -> String {
+        match r {
+            CloseReason::Incompatible { peer } => openflow::versions::NoCommonVersion {
+                ours: self.cfg.timing.versions,
+                theirs: peer.clone(),
+            }
+            .to_string(),
+            CloseReason::NoHello { msg_type } => {
+                format!("its first message was of type {msg_type}, not a HELLO")
+            }
+            CloseReason::Framing(e) => format!("its bytes are not OpenFlow messages: {e}"),
+            CloseReason::Dead => format!(
+                "nothing received for {} s, echo requests unanswered",
+                self.cfg.timing.dead_after_ns / crate::conn::NS_PER_SEC
+            ),
         }
     }
 

@@ -2,6 +2,7 @@
 //! meter, port and table mods, packet-outs, roles, queue configuration, and OpenFlow 1.0
 //! requests by way of their 1.3 meaning ([`compat10`](super::compat10)).
 
+use crate::agent::Notice;
 use datapath::action::{port as dport, Action as DpAction};
 use datapath::packet::Packet;
 use datapath::pipeline::Outputs;
@@ -139,7 +140,7 @@ impl Agent {
                 self.dirty = false;
                 Ok(vec![M::BarrierReply])
             }
-            M::RoleRequest(r) => self.role_request(id, r).map(|r| vec![M::RoleReply(r)]),
+            M::RoleRequest(r) => self.role_request(id, r, now).map(|r| vec![M::RoleReply(r)]),
             M::GetAsyncRequest => Ok(self
                 .sessions
                 .get(&id)
@@ -312,7 +313,7 @@ impl Agent {
     }
 
     /// OpenFlow 1.3.5 §6.3.5.
-    fn role_request(&mut self, id: SessionId, r: Role) -> Result<Role, OfpError> {
+    fn role_request(&mut self, id: SessionId, r: Role, now: u64) -> Result<Role, OfpError> {
         let current = |a: &Agent| Role {
             role: a.sessions.get(&id).map_or(ControllerRole::Equal, |s| s.role),
             generation_id: a.generation.unwrap_or(0),
@@ -338,15 +339,25 @@ impl Agent {
                 ))
             }
         }
+        let me = self.sessions.get(&id).map(|s| s.peer.clone()).unwrap_or_default();
         if r.role == ControllerRole::Master {
             for (other, s) in self.sessions.iter_mut() {
                 if *other != id && s.role == ControllerRole::Master {
                     s.role = ControllerRole::Slave;
+                    let n = Notice::Role {
+                        peer: s.peer.clone(),
+                        role: s.role,
+                        demoted_by: Some(me.clone()),
+                    };
+                    self.notices.push(n, now);
                 }
             }
         }
         if let Some(s) = self.sessions.get_mut(&id) {
-            s.role = r.role;
+            if s.role != r.role {
+                s.role = r.role;
+                self.notices.push(Notice::Role { peer: me, role: r.role, demoted_by: None }, now);
+            }
         }
         Ok(current(self))
     }

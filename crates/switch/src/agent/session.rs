@@ -41,13 +41,27 @@ pub fn default_async() -> AsyncConfig {
 pub(crate) struct Session {
     pub conn: Connection,
     pub kind: SessionKind,
+    /// Who is at the other end, for the log (`tcp:192.0.2.1:6653`).
+    pub peer: String,
+    /// When it opened (ns).
+    pub opened_ns: u64,
+    /// Whether its end has been told to the log.
+    pub end_noticed: bool,
     pub role: ControllerRole,
     pub async_cfg: AsyncConfig,
 }
 
 impl Session {
-    pub fn new(conn: Connection, kind: SessionKind) -> Session {
-        Session { conn, kind, role: ControllerRole::Equal, async_cfg: default_async() }
+    pub fn new(conn: Connection, kind: SessionKind, peer: String, opened_ns: u64) -> Session {
+        Session {
+            conn,
+            kind,
+            peer,
+            opened_ns,
+            end_noticed: false,
+            role: ControllerRole::Equal,
+            async_cfg: default_async(),
+        }
     }
 
     pub fn is_slave(&self) -> bool {

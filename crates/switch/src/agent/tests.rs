@@ -63,7 +63,7 @@ impl Rig {
 
     /// Opens a connection and completes the 1.3 handshake; the switch's HELLO is read.
     fn connect(&mut self, kind: SessionKind, version: u8) -> SessionId {
-        let id = self.agent.open(kind, 0);
+        let id = self.agent.open(kind, "tcp:192.0.2.9:6653", 0);
         self.framers.insert(id, Framer::new());
         let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[version])));
         let mut bytes = hello.encode().unwrap();
@@ -388,7 +388,7 @@ fn standalone_fails_open_while_no_controller_is_connected() {
     let mut out = Outputs::new();
     r.dp.process(&mut r.worker, Packet::from_slice(&frame()), 1, 0, &mut out);
     assert!(out.normal.is_empty(), "a connected controller's (empty) tables decide");
-    r.agent.remove(c);
+    r.agent.remove(c, 0);
     assert!(r.agent.in_fail_open());
     // Secure mode never fails open.
     let r = Rig::new();
@@ -592,3 +592,67 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
 mod port_admin;
 mod saved;
 mod v10;
+
+#[test]
+fn the_log_hears_of_connects_roles_disconnects_and_refusals() {
+    let mut r = Rig::new();
+    let notices = |r: &mut Rig| std::iter::from_fn(|| r.agent.poll_notice()).collect::<Vec<_>>();
+    let m = r.connect(SessionKind::Management, OFP13_VERSION);
+    let c1 = r.connect(SessionKind::Controller, OFP13_VERSION);
+    let c2 = r.connect(SessionKind::Controller, openflow::OFP10_VERSION);
+    let peer = "tcp:192.0.2.9:6653".to_string();
+    assert_eq!(
+        notices(&mut r),
+        vec![
+            Notice::Connected { peer: peer.clone(), version: 4 },
+            Notice::Connected { peer: peer.clone(), version: 1 },
+        ],
+        "a management connection is not a controller's"
+    );
+    let master =
+        |g| v13::Message::RoleRequest(Role { role: ControllerRole::Master, generation_id: g });
+    r.send13(c1, master(1), 0);
+    r.send13(c1, master(1), 0);
+    let master_line =
+        Notice::Role { peer: peer.clone(), role: ControllerRole::Master, demoted_by: None };
+    assert_eq!(notices(&mut r), vec![master_line.clone()], "no change, no line");
+    // Another master makes the first a slave.
+    let c3 = r.connect(SessionKind::Controller, OFP13_VERSION);
+    r.send13(c3, master(2), 0);
+    let demoted = Notice::Role {
+        peer: peer.clone(),
+        role: ControllerRole::Slave,
+        demoted_by: Some(peer.clone()),
+    };
+    assert_eq!(
+        notices(&mut r),
+        vec![Notice::Connected { peer: peer.clone(), version: 4 }, demoted, master_line]
+    );
+    r.agent.remove(c2, 7 * SEC);
+    r.agent.remove(m, 7 * SEC);
+    assert_eq!(
+        notices(&mut r),
+        vec![Notice::Disconnected {
+            peer: peer.clone(),
+            secs: 7,
+            why: "closed by the peer".into()
+        }]
+    );
+    // A peer offering only 1.5 is refused, and told why.
+    let id = r.agent.open(SessionKind::Controller, "tcp:192.0.2.7:40000", 0);
+    let hello = Frame {
+        version: 6,
+        xid: 1,
+        message: Message::V13(v13::Message::Hello(v13::Hello::with_versions(&[6]))),
+    };
+    r.agent.receive(id, &hello.encode().unwrap(), 0);
+    assert!(r.agent.is_closed(id));
+    r.agent.remove(id, 0);
+    let got = notices(&mut r);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        got[0].to_string(),
+        "connection from tcp:192.0.2.7:40000 refused: version negotiation failed \
+         (we support versions 0x01, 0x04, peer supports version 0x06)"
+    );
+}

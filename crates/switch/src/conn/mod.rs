@@ -6,10 +6,11 @@
 //! [`Connection::send`] / [`Connection::send_error`].
 //!
 //! What the machine handles itself, for OpenFlow 1.3 and 1.0 peers alike:
-//! - Version negotiation (1.3.5 §6.3.1): a HELLO with a version bitmap offering 1.0 and
-//!   1.3 is queued at construction. The peer's HELLO picks the highest common version
-//!   (from its bitmap if it carries one, else the lower of the two header versions,
-//!   which must then be one we speak). No common version, or a first message that is not
+//! - Version negotiation (1.3.5 §6.3.1, [`openflow::versions`]): a HELLO offering the
+//!   versions of [`ConnConfig::versions`] (a version bitmap; a plain 1.0 HELLO when 1.0
+//!   is the only one) is queued at construction. The peer's HELLO picks the highest
+//!   common version (from its bitmap if it carries one, else the lower of the two header
+//!   versions, which must then be one we allow). No common version, or a first message that is not
 //!   a HELLO, is answered with `OFPET_HELLO_FAILED`/`OFPHFC_INCOMPATIBLE` carrying an
 //!   ASCII reason, and the connection closes ([`Event::Closed`]).
 //! - Framing over arbitrary splits ([`Framer`]). A header length below 8 (or above the
@@ -46,16 +47,13 @@ use openflow::header::{OFPT_ERROR, OFPT_HELLO};
 use openflow::model::FeaturesReply;
 use openflow::v13::switch_config::OFP_DEFAULT_MISS_SEND_LEN;
 use openflow::{error_reply, v10, v13, ErrorKind, Frame, Message, OfpError};
-use openflow::{OFP10_VERSION, OFP13_VERSION};
+use openflow::{Versions, OFP10_VERSION, OFP13_VERSION};
 
 #[cfg(test)]
 mod tests;
 
 /// One second in the nanoseconds the machine's clock arguments use.
 pub const NS_PER_SEC: u64 = 1_000_000_000;
-
-/// The versions this switch speaks, ascending.
-pub const SUPPORTED_VERSIONS: [u8; 2] = [OFP10_VERSION, OFP13_VERSION];
 
 /// Facts about the switch that FEATURES_REPLY reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,10 +86,13 @@ impl Default for SwitchFacts {
     }
 }
 
-/// Liveness timing. Invariant kept by [`Connection::new`]: `idle_probe_ns <=
-/// dead_after_ns` (a larger probe interval is clamped).
+/// The versions a connection offers, and its liveness timing. Invariant kept by
+/// [`Connection::new`]: `idle_probe_ns <= dead_after_ns` (a larger probe interval is
+/// clamped).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConnConfig {
+    /// The OpenFlow versions offered and accepted (default: every one peregrine speaks).
+    pub versions: Versions,
     /// Silence after which an ECHO_REQUEST is sent (default 5 s).
     pub idle_probe_ns: u64,
     /// Silence after which the peer is declared dead (default 15 s, counted from the
@@ -101,7 +102,11 @@ pub struct ConnConfig {
 
 impl Default for ConnConfig {
     fn default() -> Self {
-        ConnConfig { idle_probe_ns: 5 * NS_PER_SEC, dead_after_ns: 15 * NS_PER_SEC }
+        ConnConfig {
+            versions: Versions::default(),
+            idle_probe_ns: 5 * NS_PER_SEC,
+            dead_after_ns: 15 * NS_PER_SEC,
+        }
     }
 }
 
@@ -209,9 +214,7 @@ impl Connection {
             counters: ConnCounters::default(),
         };
         let xid = c.alloc_xid();
-        let hello =
-            Frame::v13(xid, v13::Message::Hello(v13::Hello::with_versions(&SUPPORTED_VERSIONS)));
-        c.queue_frame(&hello);
+        c.queue_frame(&timing.versions.hello(xid));
         c
     }
 
@@ -444,33 +447,21 @@ impl Connection {
         let hdr_version = msg[0];
         // Elements we cannot parse are ignored (§7.5.1): negotiation then falls back to
         // the header version.
-        let bitmap = match Frame::decode(msg) {
-            Ok(Frame { message: Message::V13(v13::Message::Hello(h)), .. }) => h.versions(),
-            _ => None,
-        };
-        let (chosen, offered) = match bitmap {
-            Some(peer) => {
-                let best = SUPPORTED_VERSIONS.iter().rev().find(|v| peer.contains(v)).copied();
-                (best, peer)
-            }
-            None => {
-                let ours = SUPPORTED_VERSIONS[SUPPORTED_VERSIONS.len() - 1];
-                let v = hdr_version.min(ours);
-                (SUPPORTED_VERSIONS.contains(&v).then_some(v), vec![hdr_version])
-            }
-        };
-        match chosen {
-            Some(v) => {
+        let hello = Frame::decode(msg).unwrap_or(Frame {
+            version: hdr_version,
+            xid: xid_of(msg),
+            message: Message::V13(v13::Message::Hello(v13::Hello::default())),
+        });
+        match self.timing.versions.negotiate(&hello) {
+            Ok(v) => {
                 self.state = State::Connected(v);
                 self.events.push_back(Event::Connected { version: v });
             }
-            None => {
-                let reason = format!(
-                    "no common OpenFlow version: peer offers {offered:?}, switch supports {SUPPORTED_VERSIONS:?} (wire versions)"
-                );
+            Err(e) => {
+                let reason = format!("no common OpenFlow version: {}", e.sides());
                 self.counters.rx_errors += 1;
                 self.queue_bytes(hello_failed(hdr_version, xid_of(msg), &reason));
-                self.close(CloseReason::Incompatible { peer: offered });
+                self.close(CloseReason::Incompatible { peer: e.theirs });
             }
         }
     }

@@ -139,6 +139,36 @@ fn handshake_without_bitmap_uses_lower_header_version() {
     }
 }
 
+/// A new connection offering only `versions`, its hello drained and returned.
+fn offering(versions: &str) -> (Connection, Frame) {
+    let versions = Versions::parse(versions).unwrap();
+    let mut c = Connection::new(facts(), ConnConfig { versions, ..ConnConfig::default() }, 0);
+    let hello = Frame::decode(&drain(&mut c)[0]).unwrap();
+    (c, hello)
+}
+
+#[test]
+fn an_operator_narrows_the_versions_offered_and_accepted() {
+    // Only 1.0: a plain 1.0 hello, and a peer offering 1.0 and 1.3 gets 1.0.
+    let (mut c, hello) = offering("OpenFlow10");
+    assert_eq!((hello.version, hello.message), (1, Message::V10(v10::Message::Hello(vec![]))));
+    c.receive(&peer_hello13(), 0);
+    assert_eq!(c.version(), Some(OFP10_VERSION));
+    // Only 1.3: a bitmap of 1.3 alone; a 1.0 peer is refused, in the peer's version.
+    let (mut c, hello) = offering("OpenFlow13");
+    let Message::V13(v13::Message::Hello(h)) = &hello.message else { panic!("{hello:?}") };
+    assert_eq!((hello.version, h.versions()), (4, Some(vec![4])));
+    c.receive(&peer_hello10(), 0);
+    assert_eq!(c.close_reason(), Some(&CloseReason::Incompatible { peer: vec![1] }));
+    let out = drain(&mut c);
+    assert_eq!(&out[0][..2], &[1, 1]);
+    let text = std::str::from_utf8(&out[0][12..]).unwrap();
+    assert_eq!(
+        text,
+        "no common OpenFlow version: we support version 0x04, peer supports version 0x01"
+    );
+}
+
 #[test]
 fn bitmap_offering_only_14_is_incompatible() {
     let mut c = hello_sent();

@@ -75,7 +75,7 @@ impl Rig {
         let mut agent =
             Agent::new(AgentConfig::default(), dp.clone(), writer, table, Box::new(Discard));
         let worker = dp.worker(64);
-        let mgmt = agent.open(SessionKind::Management, 0);
+        let mgmt = agent.open(SessionKind::Management, "the management socket", 0);
         let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[OFP13_VERSION])));
         agent.receive(mgmt, &hello.encode().unwrap(), 0);
         let mut r = Rig {

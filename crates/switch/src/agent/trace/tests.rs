@@ -41,7 +41,7 @@ impl Rig {
         let (table, dp, writer, _packet_ins, worker) = three_port_datapath();
         let cfg = AgentConfig { fail_mode, ..AgentConfig::default() };
         let mut agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(Discard));
-        let conn = agent.open(kind, 0);
+        let conn = agent.open(kind, "tcp:192.0.2.9:6653", 0);
         let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[4])));
         agent.receive(conn, &hello.encode().unwrap(), 0);
         let mut r = Rig { agent, dp, worker, conn, framer: Framer::new(), xid: 100 };

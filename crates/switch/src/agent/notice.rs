@@ -1,0 +1,186 @@
+//! What an operator reads in the switch's log about its OpenFlow connections: a
+//! controller connected (with the version agreed), disconnected (and why), changed role,
+//! or a connection refused (and why). One line each, from the agent's point of view; the
+//! shell prints them.
+//!
+//! [`Notices`] holds them for the shell and limits their rate: at most [`BURST`] lines
+//! per [`WINDOW_NS`]; what comes beyond is counted, and the first line allowed after
+//! says how many were left out, so a controller that reconnects in a loop cannot flood
+//! the log.
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use openflow::v13::role::ControllerRole;
+
+/// Lines allowed per window.
+pub const BURST: u32 = 20;
+/// The window, in nanoseconds (one minute).
+pub const WINDOW_NS: u64 = 60_000_000_000;
+
+/// One event of a connection, for the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// A controller's HELLO agreed on `version` (wire number).
+    Connected { peer: String, version: u8 },
+    /// A controller's connection ended after `secs` seconds; `why` is what ended it
+    /// (the switch's reason, or that the peer or the socket closed it).
+    Disconnected { peer: String, secs: u64, why: String },
+    /// A connection was refused before it served anything.
+    Refused { peer: String, why: String },
+    /// A controller could not be reached; the switch keeps trying.
+    Unreachable { peer: String, why: String },
+    /// A controller took `role`; `demoted_by` names the connection whose master request
+    /// made this one a slave.
+    Role { peer: String, role: ControllerRole, demoted_by: Option<String> },
+    /// `n` notices were left out by the rate limit.
+    Suppressed { n: u64 },
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Notice::Connected { peer, version } => {
+                write!(f, "controller {peer}: connected, OpenFlow {}", version_name(*version))
+            }
+            Notice::Disconnected { peer, secs, why } => {
+                write!(f, "controller {peer}: disconnected after {secs} s ({why})")
+            }
+            Notice::Refused { peer, why } => write!(f, "connection from {peer} refused: {why}"),
+            Notice::Unreachable { peer, why } => {
+                write!(f, "controller {peer}: cannot connect ({why}); retrying")
+            }
+            Notice::Role { peer, role, demoted_by: None } => {
+                write!(f, "controller {peer}: role {}", role_name(*role))
+            }
+            Notice::Role { peer, role, demoted_by: Some(by) } => {
+                write!(f, "controller {peer}: role {} ({by} became master)", role_name(*role))
+            }
+            Notice::Suppressed { n } => {
+                write!(f, "{n} connection log lines left out (more than {BURST} a minute)")
+            }
+        }
+    }
+}
+
+/// `1.3` for wire version 4.
+fn version_name(v: u8) -> String {
+    match v {
+        1..=6 => format!("1.{}", v - 1),
+        _ => format!("version 0x{v:02x}"),
+    }
+}
+
+fn role_name(r: ControllerRole) -> String {
+    match r {
+        ControllerRole::NoChange => "unchanged".into(),
+        ControllerRole::Equal => "equal".into(),
+        ControllerRole::Master => "master".into(),
+        ControllerRole::Slave => "slave".into(),
+        ControllerRole::Unknown(n) => format!("{n}"),
+    }
+}
+
+/// The notices not yet taken, rate-limited (see the module documentation).
+#[derive(Debug, Default)]
+pub struct Notices {
+    queue: VecDeque<Notice>,
+    window_start: Option<u64>,
+    in_window: u32,
+    suppressed: u64,
+}
+
+impl Notices {
+    /// Adds `n` at `now` unless the window's lines are spent.
+    pub fn push(&mut self, n: Notice, now: u64) {
+        let start = *self.window_start.get_or_insert(now);
+        if now.saturating_sub(start) >= WINDOW_NS {
+            self.window_start = Some(now);
+            self.in_window = 0;
+        }
+        if self.in_window >= BURST {
+            self.suppressed += 1;
+            return;
+        }
+        if self.suppressed > 0 {
+            self.queue.push_back(Notice::Suppressed { n: self.suppressed });
+            self.suppressed = 0;
+        }
+        self.in_window += 1;
+        self.queue.push_back(n);
+    }
+
+    pub fn pop(&mut self) -> Option<Notice> {
+        self.queue.pop_front()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(i: u32) -> Notice {
+        Notice::Refused { peer: format!("tcp:192.0.2.1:{i}"), why: "x".into() }
+    }
+
+    #[test]
+    fn lines_read_as_an_operator_expects() {
+        let peer = "tcp:192.0.2.1:6653".to_string();
+        let lines = [
+            (
+                Notice::Connected { peer: peer.clone(), version: 4 },
+                "controller tcp:192.0.2.1:6653: connected, OpenFlow 1.3",
+            ),
+            (
+                Notice::Connected { peer: peer.clone(), version: 1 },
+                "controller tcp:192.0.2.1:6653: connected, OpenFlow 1.0",
+            ),
+            (
+                Notice::Disconnected {
+                    peer: peer.clone(),
+                    secs: 12,
+                    why: "closed by the peer".into(),
+                },
+                "controller tcp:192.0.2.1:6653: disconnected after 12 s (closed by the peer)",
+            ),
+            (
+                Notice::Role {
+                    peer: peer.clone(),
+                    role: ControllerRole::Slave,
+                    demoted_by: Some("tcp:192.0.2.2:6653".into()),
+                },
+                "controller tcp:192.0.2.1:6653: role slave (tcp:192.0.2.2:6653 became master)",
+            ),
+            (
+                Notice::Role { peer, role: ControllerRole::Master, demoted_by: None },
+                "controller tcp:192.0.2.1:6653: role master",
+            ),
+        ];
+        for (n, want) in lines {
+            assert_eq!(n.to_string(), want);
+        }
+    }
+
+    #[test]
+    fn a_flood_is_cut_to_the_burst_and_counted() {
+        let mut q = Notices::default();
+        let t0 = 5 * WINDOW_NS;
+        for i in 0..BURST + 7 {
+            q.push(refused(i), t0 + u64::from(i));
+        }
+        let first: Vec<Notice> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(first, (0..BURST).map(refused).collect::<Vec<_>>());
+        // Still inside the window: counted, not queued.
+        q.push(refused(99), t0 + WINDOW_NS - 1);
+        assert_eq!(q.pop(), None);
+        // The next window: the count first, then the line.
+        q.push(refused(100), t0 + WINDOW_NS);
+        assert_eq!(q.pop(), Some(Notice::Suppressed { n: 8 }));
+        assert_eq!(q.pop(), Some(refused(100)));
+        assert_eq!(q.pop(), None);
+        assert_eq!(
+            Notice::Suppressed { n: 8 }.to_string(),
+            "8 connection log lines left out (more than 20 a minute)"
+        );
+    }
+}
