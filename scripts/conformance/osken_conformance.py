@@ -3,21 +3,24 @@ runs os-ken's OpenFlow switch test tool (os_ken/tests/switch/tester.py) with one
 machine-readable line per case, and summarises the results.
 
 usage:
-  osken_conformance.py select --of13 DIR --dest DIR [--quick] [--subset PATTERN ...]
+  osken_conformance.py select --suite DIR --dest DIR [--quick] [--subset PATTERN ...]
   osken_conformance.py run --cases DIR --results FILE [--port N]
                            [--target-dpid HEX] [--tester-dpid HEX]
+                           [--target-version openflow13|openflow10]
   osken_conformance.py summarize --manifest FILE --results FILE --out DIR
                                  [--status TEXT] [--title TEXT]
 
-select: copies the chosen JSON case files from the tester's of13 directory into DEST,
-keeping their paths relative to of13 (the category of a case is its place there), and
-writes DEST/manifest.json ({relative path: number of cases}). PATTERN is a path or a glob
-relative to of13 (or absolute): a directory selects every case file below it. Prints the
-number of cases selected.
+select: copies the chosen JSON case files from a suite directory of the tester (of13 or
+of10) into DEST (a title two files share made unique, see unique_title), keeping their paths relative to it (the category of a case is its place
+there), and writes DEST/manifest.json ({relative path: number of cases}). PATTERN is a
+path or a glob relative to the suite (or absolute): a directory selects every case file
+below it. The quick subset is the suite's own (QUICK). Prints the number of cases
+selected.
 
 run: starts the tester through os_ken.base.app_manager (os-ken 4.x has no osken-manager)
 under the eventlet hub, listening on 127.0.0.1:PORT for the target and the tester
-switch. The tester's own log goes to stderr. Each finished case is appended to FILE as
+switch, the target speaking --target-version (the tester switch always 1.3). The
+tester's own log goes to stderr. Each finished case is appended to FILE as
 one JSON object {"file", "category", "case", "result", "reason", "seconds"} and flushed,
 so a run that is cut short keeps every case that finished; the tester's end (normal or
 not) appends {"end": message}. A case in which the tester itself raises an exception it
@@ -48,27 +51,42 @@ import time
 
 CATEGORIES = ["match", "action", "set_field", "group", "meter"]
 
-# The quick subset: a few dozen cases that finish in about a minute on a 2-core box. It
-# covers matches on L2, VLAN, L3 and L4 fields (with and without masks), output, VLAN
+# The quick subset of each suite: a few dozen cases that finish in about a minute on a
+# 2-core box. OpenFlow 1.3's covers matches on L2, VLAN, L3 and L4 fields (with and without masks), output, VLAN
 # push/pop, TTL decrement and set-field on L2/L3/L4. Group and meter cases are left out:
 # each one drives traffic for 30 s.
-QUICK = [
-    "match/00_IN_PORT.json",
-    "match/03_ETH_DST_Mask.json",
-    "match/06_VLAN_VID.json",
-    "match/12_IPV4_DST.json",
-    "action/00_OUTPUT.json",
-    "action/17_PUSH_VLAN.json",
-    "action/18_POP_VLAN.json",
-    "action/24_DEC_NW_TTL_IPv4.json",
-    "action/25_SET_FIELD/03_ETH_DST.json",
-    "action/25_SET_FIELD/11_IPV4_SRC.json",
-    "action/25_SET_FIELD/14_TCP_DST_IPv4.json",
-]
+QUICK = {
+    "of13": [
+        "match/00_IN_PORT.json",
+        "match/03_ETH_DST_Mask.json",
+        "match/06_VLAN_VID.json",
+        "match/12_IPV4_DST.json",
+        "action/00_OUTPUT.json",
+        "action/17_PUSH_VLAN.json",
+        "action/18_POP_VLAN.json",
+        "action/24_DEC_NW_TTL_IPv4.json",
+        "action/25_SET_FIELD/03_ETH_DST.json",
+        "action/25_SET_FIELD/11_IPV4_SRC.json",
+        "action/25_SET_FIELD/14_TCP_DST_IPv4.json",
+    ],
+    # OpenFlow 1.0: L2, VLAN, L3 (masked) and L4 matches; output, VLAN and L3/L4
+    # rewrites.
+    "of10": [
+        "match/00_IN_PORT.json",
+        "match/03_DL_VLAN.json",
+        "match/08_NW_SRC_Mask.json",
+        "match/11_TP_DST_IPv4_TCP.json",
+        "action/00_OUTPUT.json",
+        "action/01_SET_VLAN_VID.json",
+        "action/03_STRIP_VLAN.json",
+        "action/06_SET_NW_SRC.json",
+        "action/10_SET_TP_DST_IPv4_UDP.json",
+    ],
+}
 
 
 def category_of(rel):
-    """The category of a case file from its path relative to of13."""
+    """The category of a case file from its path relative to its suite."""
     parts = rel.replace(os.sep, "/").split("/")
     if len(parts) >= 2 and parts[0] == "action" and parts[1] == "25_SET_FIELD":
         return "set_field"
@@ -84,10 +102,28 @@ def count_cases(path):
 # ---------------------------------------------------------------------------- select
 
 
+def unique_title(path, rel, seen):
+    """The tester keys case files by their title (the first string of the file) and so
+    runs only the last of several files with one title; os-ken's of10 suite has such
+    twins (09/10_*_IPv6_TCP.json carry their IPv4 twin's title). A repeated title gets
+    the file's path appended, in the copy only."""
+    with open(path) as f:
+        data = json.load(f)
+    if data and isinstance(data[0], str):
+        if data[0] in seen:
+            data[0] = "%s [%s]" % (data[0], rel)
+            with open(path, "w") as f:
+                json.dump(data, f)
+        seen.add(data[0])
+
+
 def select(args):
-    of13 = os.path.abspath(args.of13)
+    of13 = os.path.abspath(args.suite)
     chosen = []
-    patterns = list(QUICK) if args.quick else []
+    suite = os.path.basename(of13)
+    if args.quick and suite not in QUICK:
+        sys.exit("select: no quick subset for the suite %s" % suite)
+    patterns = list(QUICK[suite]) if args.quick else []
     for p in args.subset or []:
         patterns.extend(x for x in p.split(",") if x)
     if not patterns:
@@ -113,10 +149,12 @@ def select(args):
     if not chosen:
         sys.exit("select: no case file selected")
     manifest = {}
+    titles = set()
     for rel in chosen:
         dest = os.path.join(args.dest, rel)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         shutil.copyfile(os.path.join(of13, rel), dest)
+        unique_title(dest, rel, titles)
         manifest[rel] = count_cases(dest)
     with open(os.path.join(args.dest, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
@@ -212,6 +250,7 @@ def run(args):
             "--test-switch-target", args.target_dpid,
             "--test-switch-tester", args.tester_dpid,
             "--test-switch-dir", os.path.abspath(args.cases),
+            "--test-switch-target-version", args.target_version,
         ],
         project="os_ken",
     )
@@ -493,7 +532,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("select")
-    s.add_argument("--of13", required=True)
+    s.add_argument("--suite", required=True)
     s.add_argument("--dest", required=True)
     s.add_argument("--quick", action="store_true")
     s.add_argument("--subset", action="append")
@@ -503,6 +542,7 @@ def main():
     r.add_argument("--port", type=int, default=6653)
     r.add_argument("--target-dpid", default="0000000000000001")
     r.add_argument("--tester-dpid", default="0000000000000002")
+    r.add_argument("--target-version", default="openflow13")
     m = sub.add_parser("summarize")
     m.add_argument("--manifest", required=True)
     m.add_argument("--results", required=True)

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Runs os-ken's OpenFlow switch test tool (os_ken/tests/switch/tester.py, the OF1.3
-# cases of tests/switch/of13) against peregrine, with a private Open vSwitch
-# (userspace datapath, datapath_type=netdev) as the tester switch.
+# cases of tests/switch/of13 or the OF1.0 ones of tests/switch/of10) against peregrine,
+# with a private Open vSwitch (userspace datapath, datapath_type=netdev) as the tester
+# switch.
 #
-# usage: scripts/conformance/run.sh [--quick | --subset PATTERN]... [--out DIR]
-#            [--target peregrine|ovs] [--backend B] [--timeout SECS] [--stall SECS]
+# usage: scripts/conformance/run.sh [--version 13|10] [--quick | --subset PATTERN]...
+#            [--out DIR] [--target peregrine|ovs] [--backend B] [--timeout SECS]
+#            [--stall SECS]
 #
+#   --version V       the suite: 13 (default; of13, 991 cases) or 10 (of10, 40 files);
+#                     the target is started with --protocols OpenFlow1V so that it
+#                     joins the tester in that version (the tester switch speaks 1.3)
 #   --quick           a fixed subset of a few dozen cases (see QUICK in
 #                     osken_conformance.py); about a minute
-#   --subset PATTERN  case files to run: a directory or a glob relative to of13
+#   --subset PATTERN  case files to run: a directory or a glob relative to the suite
 #                     (match, action/25_SET_FIELD, 'match/1*_TCP_*.json',
 #                     meter/01_DROP_00_KBPS_00_1M.json); repeatable or comma-separated.
-#                     Default: all of of13 (991 cases).
+#                     Default: the whole suite.
 #   --out DIR         where results go (default: ./conformance-out); created
 #   --target          the switch under test: peregrine (default) or a second OVS
 #                     bridge (a baseline for the tester setup itself)
@@ -50,6 +55,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 HELPER="$HERE/osken_conformance.py"
 
 QUICK=0
+VERSION=13
 SUBSETS=()
 OUT=./conformance-out
 TARGET=peregrine
@@ -66,6 +72,7 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1 ;;
+        --version) [ $# -ge 2 ] || die "--version needs 13 or 10"; VERSION=$2; shift ;;
         --subset) [ $# -ge 2 ] || die "--subset needs a pattern"; SUBSETS+=("$2"); shift ;;
         --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift ;;
         --target) [ $# -ge 2 ] || die "--target needs peregrine|ovs"; TARGET=$2; shift ;;
@@ -78,6 +85,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 case "$TARGET" in peregrine|ovs) ;; *) die "--target must be peregrine or ovs" ;; esac
+case "$VERSION" in 13|10) ;; *) die "--version must be 13 or 10" ;; esac
+PROTOCOL="OpenFlow$VERSION"
 [[ "$STALL" =~ ^[0-9]+$ ]] || die "--stall must be a number of seconds"
 if [ -z "$TIMEOUT" ]; then
     if [ "$QUICK" = 1 ]; then TIMEOUT=300; else TIMEOUT=7200; fi
@@ -87,7 +96,7 @@ fi
 
 PY=${OSKEN_PYTHON:-$ROOT/.venv/bin/python}
 [ -x "$PY" ] || die "no python with os-ken at $PY (set OSKEN_PYTHON)"
-OF13=$("$PY" -c 'import os, os_ken.tests.switch as t; print(os.path.join(os.path.dirname(t.__file__), "of13"))') \
+SUITE=$("$PY" -c 'import os, os_ken.tests.switch as t; print(os.path.join(os.path.dirname(t.__file__), "of'"$VERSION"'"))') \
     || die "$PY cannot import os_ken"
 PEREGRINE=${PEREGRINE:-$ROOT/target/release/peregrine}
 if [ "$TARGET" = peregrine ]; then
@@ -160,7 +169,7 @@ finish() {
     if [ -r "$WORK/cases/manifest.json" ]; then
         "$PY" "$HELPER" summarize --manifest "$WORK/cases/manifest.json" \
             --results "$OUT/cases.jsonl" --out "$OUT" --status "$STATUS" \
-            --title "os-ken switch tester (OF1.3) against $TARGET_DESC; tester: Open vSwitch $(ovs-vswitchd --version | awk 'NR==1{print $NF}') netdev" \
+            --title "os-ken switch tester (OF1.${VERSION#1}) against $TARGET_DESC; tester: Open vSwitch $(ovs-vswitchd --version | awk 'NR==1{print $NF}') netdev" \
             >/dev/null
         log "summary: $OUT/summary.txt"
     fi
@@ -180,7 +189,7 @@ fi
 SEL_ARGS=()
 [ "$QUICK" = 1 ] && SEL_ARGS+=(--quick)
 for s in ${SUBSETS[@]+"${SUBSETS[@]}"}; do SEL_ARGS+=(--subset "$s"); done
-NCASES=$("$PY" "$HELPER" select --of13 "$OF13" --dest "$WORK/cases" ${SEL_ARGS[@]+"${SEL_ARGS[@]}"})
+NCASES=$("$PY" "$HELPER" select --suite "$SUITE" --dest "$WORK/cases" ${SEL_ARGS[@]+"${SEL_ARGS[@]}"})
 log "$NCASES cases selected; out: $OUT"
 
 # ---- namespace and veths
@@ -198,6 +207,7 @@ done
 : > "$OUT/cases.jsonl"
 ip netns exec "$NS" "$PY" "$HELPER" run --cases "$WORK/cases" --results "$OUT/cases.jsonl" \
     --port "$OF_PORT" --target-dpid "$TARGET_DPID" --tester-dpid "$TESTER_DPID" \
+    --target-version "openflow$VERSION" \
     > "$OUT/tester.log" 2>&1 &
 TESTER_PID=$!
 for i in $(seq 100); do
@@ -219,22 +229,22 @@ nsx ovsdb-server --remote="punix:$WORK/db.sock" --pidfile="$WORK/ovsdb.pid" \
 nsx ovs-vswitchd "unix:$WORK/db.sock" --pidfile="$WORK/vs.pid" --unixctl="$WORK/vs.ctl" \
     --detach --log-file="$WORK/vs.log"
 
-add_ovs_bridge() {  # add_ovs_bridge NAME DPID PORT-PREFIX
-    local br=$1 dpid=$2 pfx=$3
+add_ovs_bridge() {  # add_ovs_bridge NAME DPID PORT-PREFIX PROTOCOL
+    local br=$1 dpid=$2 pfx=$3 proto=$4
     "${VSCTL[@]}" add-br "$br" -- set bridge "$br" datapath_type=netdev \
-        protocols=OpenFlow13 other-config:datapath-id="$dpid" fail-mode=secure
+        protocols="$proto" other-config:datapath-id="$dpid" fail-mode=secure
     for n in 1 2 3; do
         "${VSCTL[@]}" add-port "$br" "$pfx$n" -- set interface "$pfx$n" ofport_request="$n"
     done
     "${VSCTL[@]}" set-controller "$br" "tcp:127.0.0.1:$OF_PORT" \
         -- set controller "$br" max_backoff=1000 inactivity_probe=30000
 }
-add_ovs_bridge tester "$TESTER_DPID" ts
+add_ovs_bridge tester "$TESTER_DPID" ts OpenFlow13
 
 # ---- the target
 start_target() {
     if [ "$TARGET" = ovs ]; then
-        add_ovs_bridge target "$TARGET_DPID" tg
+        add_ovs_bridge target "$TARGET_DPID" tg "$PROTOCOL"
         return
     fi
     local extra=()
@@ -244,7 +254,7 @@ start_target() {
     echo "=== $(date +%T) start" >> "$OUT/peregrine.log"
     ip netns exec "$NS" "$PEREGRINE" run --port "tg1,backend=$BACKEND" --port "tg2,backend=$BACKEND" \
         --port "tg3,backend=$BACKEND" --dpid "$TARGET_DPID" \
-        --controller "tcp:127.0.0.1:$OF_PORT" --fail-mode secure --workers 1 \
+        --controller "tcp:127.0.0.1:$OF_PORT" --fail-mode secure --workers 1 --protocols "$PROTOCOL" \
         ${extra[@]+"${extra[@]}"} >> "$OUT/peregrine.log" 2>&1 &
     TARGET_PID=$!
 }

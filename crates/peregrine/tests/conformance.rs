@@ -1,7 +1,8 @@
-//! Conformance: the quick subset of os-ken's OpenFlow switch test tool (OF1.3 cases of
-//! `os_ken/tests/switch/of13`) against `peregrine run`, through
-//! `scripts/conformance/run.sh --quick` (a private namespace, veth pairs, a private
-//! Open vSwitch netdev bridge as the tester switch; see the script's header).
+//! Conformance: the quick subsets of os-ken's OpenFlow switch test tool (the OF1.3 cases
+//! of `os_ken/tests/switch/of13` and the OF1.0 ones of `of10`) against `peregrine run`,
+//! through `scripts/conformance/run.sh --quick [--version 10]` (a private namespace, veth
+//! pairs, a private Open vSwitch netdev bridge as the tester switch; see the script's
+//! header).
 //!
 //! Root is needed (namespace, veths, OVS), so it is ignored by default; CI runs it as root
 //! with `cargo test -- --ignored`. os-ken comes from the repository's `.venv`, Open vSwitch
@@ -23,6 +24,10 @@ const QUICK_PASS_FLOOR: usize = 63;
 
 /// The cases the quick subset holds (QUICK in scripts/conformance/osken_conformance.py).
 const QUICK_CASES: usize = 63;
+
+/// The cases of the OpenFlow 1.0 quick subset, all of which must pass: each is one packet
+/// and its expected output or packet-in (the whole 1.0 suite, 192 cases, passes).
+const QUICK10_CASES: usize = 43;
 
 /// The runner, stopped with SIGTERM (so that it tears its namespace and daemons down) and
 /// then killed, by PID, on drop if it is still running.
@@ -76,6 +81,18 @@ fn read(path: &Path) -> String {
 #[test]
 #[ignore = "needs root: network namespaces"]
 fn os_ken_switch_tester_quick_subset() {
+    quick_subset("13", QUICK_CASES, QUICK_PASS_FLOOR);
+}
+
+#[test]
+#[ignore = "needs root: network namespaces"]
+fn os_ken_switch_tester_quick_subset_of_openflow10() {
+    quick_subset("10", QUICK10_CASES, QUICK10_CASES);
+}
+
+/// Runs the quick subset of the suite of OpenFlow `version` (13 or 10): all `cases` must
+/// run, at least `floor` pass.
+fn quick_subset(version: &str, cases: usize, floor: usize) {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let py = root().join(".venv/bin/python");
     assert!(
@@ -92,7 +109,7 @@ fn os_ken_switch_tester_quick_subset() {
     let log = std::fs::File::create(out.0.join("run.log")).expect("create run.log");
     let child = Command::new("bash")
         .arg(root().join("scripts/conformance/run.sh"))
-        .args(["--quick", "--timeout", "240", "--stall", "90", "--out"])
+        .args(["--quick", "--version", version, "--timeout", "240", "--stall", "90", "--out"])
         .arg(&out.0)
         .env("PEREGRINE", env!("CARGO_BIN_EXE_peregrine"))
         .env("OSKEN_PYTHON", &py)
@@ -125,9 +142,9 @@ fn os_ken_switch_tester_quick_subset() {
         summary.lines().any(|l| l.starts_with("run: complete")),
         "the tester did not finish the subset {where_}"
     );
-    assert_eq!(ran.len(), QUICK_CASES, "cases run {where_}");
+    assert_eq!(ran.len(), cases, "cases run {where_}");
     assert!(
-        passed >= QUICK_PASS_FLOOR,
-        "{passed} of {QUICK_CASES} cases passed, fewer than the floor {QUICK_PASS_FLOOR} {where_}"
+        passed >= floor,
+        "{passed} of {cases} cases passed, fewer than the floor {floor} {where_}"
     );
 }

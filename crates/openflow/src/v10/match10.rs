@@ -153,10 +153,11 @@ impl Match {
     /// other VID becomes `OFPVID_PRESENT | (vid & 0xfff)`; a PCP matched with the VID wildcarded
     /// adds `VLAN_VID = present/present` (any tagged frame), its 1.3 prerequisite.
     /// Network fields appear only when `dl_type` is matched and is IPv4 (ToS → DSCP,
-    /// proto, masked addresses) or ARP (`nw_proto` → `ARP_OP`, addresses → `ARP_SPA` /
-    /// `ARP_TPA`); transport fields only when IPv4 `nw_proto` is matched and is TCP, UDP,
-    /// SCTP (ports) or ICMP (`tp_src` → type, `tp_dst` → code). Masked address values
-    /// are cleared outside their mask.
+    /// proto, masked addresses), IPv6 (ToS → DSCP, proto; 1.0's addresses are IPv4 ones)
+    /// or ARP (`nw_proto` → `ARP_OP`, addresses → `ARP_SPA` / `ARP_TPA`); transport
+    /// fields only when `nw_proto` is matched and is TCP, UDP, SCTP (ports) or the IP
+    /// version's ICMP (`tp_src` → type, `tp_dst` → code). IPv6 is read as Open vSwitch
+    /// reads a 1.0 match. Masked address values are cleared outside their mask.
     pub fn to_oxm(&self) -> match13::Match {
         use wildcards as fw;
         let mut f = Vec::new();
@@ -204,7 +205,16 @@ impl Match {
                 if let Some((a, m)) = dst {
                     f.push(Oxm::Ipv4Dst(a, m));
                 }
-                self.push_transport(proto, &mut f);
+                self.push_transport(proto, false, &mut f);
+            }
+            Some(headers::ethertype::IPV6) => {
+                if !self.is_wildcarded(fw::NW_TOS) {
+                    f.push(Oxm::IpDscp(self.nw_tos >> 2));
+                }
+                if let Some(p) = proto {
+                    f.push(Oxm::IpProto(p));
+                }
+                self.push_transport(proto, true, &mut f);
             }
             Some(ETH_TYPE_ARP) => {
                 if let Some(p) = proto {
@@ -222,7 +232,8 @@ impl Match {
         match13::Match { fields: f }
     }
 
-    fn push_transport(&self, proto: Option<u8>, f: &mut Vec<Oxm>) {
+    /// The transport fields of an IPv4 (`v6` false) or IPv6 packet of protocol `proto`.
+    fn push_transport(&self, proto: Option<u8>, v6: bool, f: &mut Vec<Oxm>) {
         let src = (!self.is_wildcarded(wildcards::TP_SRC)).then_some(self.tp_src);
         let dst = (!self.is_wildcarded(wildcards::TP_DST)).then_some(self.tp_dst);
         let (mk_src, mk_dst): (MakeOxm, MakeOxm) = match proto {
@@ -230,9 +241,13 @@ impl Match {
             Some(IP_PROTO_UDP) => (Oxm::UdpSrc, Oxm::UdpDst),
             Some(IP_PROTO_SCTP) => (Oxm::SctpSrc, Oxm::SctpDst),
             // ICMP type and code are 8 bits; the 1.0 fields carry them in the low byte.
-            Some(IP_PROTO_ICMP) => (
+            Some(IP_PROTO_ICMP) if !v6 => (
                 |v| Oxm::Icmpv4Type((v & 0xff) as u8),
                 |v| Oxm::Icmpv4Code((v & 0xff) as u8),
+            ),
+            Some(headers::ip_proto::ICMPV6) if v6 => (
+                |v| Oxm::Icmpv6Type((v & 0xff) as u8),
+                |v| Oxm::Icmpv6Code((v & 0xff) as u8),
             ),
             _ => return,
         };
@@ -497,15 +512,20 @@ mod tests {
             Oxm::IpProto(_) | Oxm::Ipv4Src(..) | Oxm::TcpSrc(_) | Oxm::IpDscp(_)
         )));
         assert!(fields.contains(&Oxm::EthSrc(MacAddr([0, 1, 2, 3, 4, 5]), None)));
-        // IPv6 dl_type: 1.0 has no IPv6 fields.
+        // IPv6 dl_type, as Open vSwitch reads it: ToS, protocol and ports, not the
+        // (IPv4) addresses; ICMPv6's type and code.
         let m = Match {
             dl_type: 0x86dd,
             ..tcp_match()
         };
         let fields = m.to_oxm().fields;
         assert!(fields.contains(&Oxm::EthType(0x86dd)));
-        assert_eq!(fields.last(), Some(&Oxm::VlanPcp(5)));
-        assert_eq!(fields.len(), 6);
+        let l3: Vec<&Oxm> = fields.iter().skip_while(|f| !matches!(f, Oxm::VlanPcp(_))).skip(1).collect();
+        assert_eq!(l3, [&Oxm::IpDscp(m.nw_tos >> 2), &Oxm::IpProto(6), &Oxm::TcpSrc(1234), &Oxm::TcpDst(80)]);
+        let icmp6 = Match { dl_type: 0x86dd, nw_proto: 58, ..tcp_match() }.to_oxm().fields;
+        assert!(icmp6.ends_with(&[Oxm::Icmpv6Type(1234u16 as u8), Oxm::Icmpv6Code(80)]));
+        let icmp4_in_v6 = Match { dl_type: 0x86dd, nw_proto: 1, ..tcp_match() }.to_oxm().fields;
+        assert_eq!(icmp4_in_v6.last(), Some(&Oxm::IpProto(1)));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! count 32 (as Open vSwitch writes it), no bit above `OFPFW_ALL` is set. So for a
 //! canonical 1.0 match `m`, `match_from_v13(&m.to_oxm()) == m`; for any 1.0 match
 //! it gives the canonical match that means the same. A 1.3 match 1.0 cannot express
-//! (IPv6, MPLS, metadata, masked MACs, non-prefix address masks, "any tagged" without a
+//! (IPv6 addresses and extension headers, MPLS, metadata, masked MACs, non-prefix address masks, "any tagged" without a
 //! PCP, ECN, ...) is an error of kind `OFPET_BAD_MATCH`.
 
 use std::net::Ipv4Addr;
@@ -160,11 +160,11 @@ pub fn match_from_v13(m: &Match13) -> Result<Match, OfpError> {
                 out.tp_dst = p;
                 clear(&mut out, fw::TP_DST);
             }
-            Oxm::Icmpv4Type(t) => {
+            Oxm::Icmpv4Type(t) | Oxm::Icmpv6Type(t) => {
                 out.tp_src = u16::from(t);
                 clear(&mut out, fw::TP_SRC);
             }
-            Oxm::Icmpv4Code(c) => {
+            Oxm::Icmpv4Code(c) | Oxm::Icmpv6Code(c) => {
                 out.tp_dst = u16::from(c);
                 clear(&mut out, fw::TP_DST);
             }
