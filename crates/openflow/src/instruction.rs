@@ -17,15 +17,12 @@
 use crate::action::Action;
 use crate::model::WireAction;
 
-/// `ofp_instruction_type` numbers.
-pub mod instruction_type {
-    pub const GOTO_TABLE: u16 = 1;
-    pub const WRITE_METADATA: u16 = 2;
-    pub const WRITE_ACTIONS: u16 = 3;
-    pub const APPLY_ACTIONS: u16 = 4;
-    pub const CLEAR_ACTIONS: u16 = 5;
-    pub const METER: u16 = 6;
-    pub const EXPERIMENTER: u16 = 0xffff;
+spec_table! {
+    /// `ofp_instruction_type` numbers.
+    pub mod instruction_type: u16 as numbers {
+        GOTO_TABLE = 1, WRITE_METADATA, WRITE_ACTIONS, APPLY_ACTIONS, CLEAR_ACTIONS, METER,
+        EXPERIMENTER = 0xffff,
+    }
 }
 
 /// One OpenFlow 1.3 instruction.

@@ -12,21 +12,12 @@ use crate::error::{ErrorKind, OfpError};
 use crate::wire::{MacAddr, Reader, Writer};
 use std::net::Ipv4Addr;
 
-/// `ofp_action_type` numbers of OpenFlow 1.0.
-pub mod action_type {
-    pub const OUTPUT: u16 = 0;
-    pub const SET_VLAN_VID: u16 = 1;
-    pub const SET_VLAN_PCP: u16 = 2;
-    pub const STRIP_VLAN: u16 = 3;
-    pub const SET_DL_SRC: u16 = 4;
-    pub const SET_DL_DST: u16 = 5;
-    pub const SET_NW_SRC: u16 = 6;
-    pub const SET_NW_DST: u16 = 7;
-    pub const SET_NW_TOS: u16 = 8;
-    pub const SET_TP_SRC: u16 = 9;
-    pub const SET_TP_DST: u16 = 10;
-    pub const ENQUEUE: u16 = 11;
-    pub const VENDOR: u16 = 0xffff;
+spec_table! {
+    /// `ofp_action_type` numbers of OpenFlow 1.0.
+    pub mod action_type: u16 as numbers {
+        OUTPUT, SET_VLAN_VID, SET_VLAN_PCP, STRIP_VLAN, SET_DL_SRC, SET_DL_DST, SET_NW_SRC,
+        SET_NW_DST, SET_NW_TOS, SET_TP_SRC, SET_TP_DST, ENQUEUE, VENDOR = 0xffff,
+    }
 }
 
 /// One OpenFlow 1.0 action.

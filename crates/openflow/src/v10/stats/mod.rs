@@ -34,15 +34,11 @@ pub use entries::{AggregateStats, DescStats, FlowStats, PortStats, QueueStats, T
 pub(crate) use split::chunk;
 pub use split::MAX_REPLY_BODY;
 
-/// `ofp_stats_types` numbers.
-pub mod stats_type {
-    pub const DESC: u16 = 0;
-    pub const FLOW: u16 = 1;
-    pub const AGGREGATE: u16 = 2;
-    pub const TABLE: u16 = 3;
-    pub const PORT: u16 = 4;
-    pub const QUEUE: u16 = 5;
-    pub const VENDOR: u16 = 0xffff;
+spec_table! {
+    /// `ofp_stats_types` numbers.
+    pub mod stats_type: u16 as numbers {
+        DESC, FLOW, AGGREGATE, TABLE, PORT, QUEUE, VENDOR = 0xffff,
+    }
 }
 
 /// `OFPSF_REPLY_MORE`: more replies follow.

@@ -51,23 +51,13 @@ pub const OFPMPF_REPLY_MORE: u16 = 1;
 /// Length of the multipart header after the OpenFlow header (`type, flags, pad[4]`).
 pub const MULTIPART_HEADER_LEN: usize = 8;
 
-/// `ofp_multipart_type` numbers.
-pub mod mp_type {
-    pub const DESC: u16 = 0;
-    pub const FLOW: u16 = 1;
-    pub const AGGREGATE: u16 = 2;
-    pub const TABLE: u16 = 3;
-    pub const PORT_STATS: u16 = 4;
-    pub const QUEUE: u16 = 5;
-    pub const GROUP: u16 = 6;
-    pub const GROUP_DESC: u16 = 7;
-    pub const GROUP_FEATURES: u16 = 8;
-    pub const METER: u16 = 9;
-    pub const METER_CONFIG: u16 = 10;
-    pub const METER_FEATURES: u16 = 11;
-    pub const TABLE_FEATURES: u16 = 12;
-    pub const PORT_DESC: u16 = 13;
-    pub const EXPERIMENTER: u16 = 0xffff;
+spec_table! {
+    /// `ofp_multipart_type` numbers.
+    pub mod mp_type: u16 as numbers {
+        DESC, FLOW, AGGREGATE, TABLE, PORT_STATS, QUEUE, GROUP, GROUP_DESC, GROUP_FEATURES,
+        METER, METER_CONFIG, METER_FEATURES, TABLE_FEATURES, PORT_DESC,
+        EXPERIMENTER = 0xffff,
+    }
 }
 
 /// The spec's name of a multipart type (`OFPMP_FLOW`), if 1.3 defines it.

@@ -23,24 +23,14 @@ use crate::oxm::OXM_CLASS_EXPERIMENTER;
 use crate::v13::flow_mod::OFPTT_MAX;
 use crate::wire::{Reader, Writer};
 
-/// `ofp_table_feature_prop_type` numbers.
-pub mod prop_type {
-    pub const INSTRUCTIONS: u16 = 0;
-    pub const INSTRUCTIONS_MISS: u16 = 1;
-    pub const NEXT_TABLES: u16 = 2;
-    pub const NEXT_TABLES_MISS: u16 = 3;
-    pub const WRITE_ACTIONS: u16 = 4;
-    pub const WRITE_ACTIONS_MISS: u16 = 5;
-    pub const APPLY_ACTIONS: u16 = 6;
-    pub const APPLY_ACTIONS_MISS: u16 = 7;
-    pub const MATCH: u16 = 8;
-    pub const WILDCARDS: u16 = 10;
-    pub const WRITE_SETFIELD: u16 = 12;
-    pub const WRITE_SETFIELD_MISS: u16 = 13;
-    pub const APPLY_SETFIELD: u16 = 14;
-    pub const APPLY_SETFIELD_MISS: u16 = 15;
-    pub const EXPERIMENTER: u16 = 0xfffe;
-    pub const EXPERIMENTER_MISS: u16 = 0xffff;
+spec_table! {
+    /// `ofp_table_feature_prop_type` numbers.
+    pub mod prop_type: u16 as numbers {
+        INSTRUCTIONS, INSTRUCTIONS_MISS, NEXT_TABLES, NEXT_TABLES_MISS, WRITE_ACTIONS,
+        WRITE_ACTIONS_MISS, APPLY_ACTIONS, APPLY_ACTIONS_MISS, MATCH, WILDCARDS = 10,
+        WRITE_SETFIELD = 12, WRITE_SETFIELD_MISS, APPLY_SETFIELD, APPLY_SETFIELD_MISS,
+        EXPERIMENTER = 0xfffe, EXPERIMENTER_MISS,
+    }
 }
 
 /// The instruction and action type number of experimenter ids.
