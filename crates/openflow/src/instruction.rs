@@ -168,10 +168,7 @@ impl Instruction {
     /// An experimenter instruction whose `data` is not a multiple of 8 bytes long gets
     /// zero padding after it (so it decodes with the padding as part of `data`).
     pub fn encode(&self, w: &mut Writer) {
-        let start = w.len();
-        w.u16(self.instruction_type());
-        w.u16(0);
-        match self {
+        w.tlv8(self.instruction_type(), |w| match self {
             Instruction::GotoTable(table) => {
                 w.u8(*table);
                 w.zeros(3);
@@ -191,9 +188,7 @@ impl Instruction {
                 w.u32(*experimenter);
                 w.bytes(data);
             }
-        }
-        w.pad_to(start, 8);
-        w.patch_len16(start + 2, start);
+        });
     }
 
     /// Reads instructions until the reader is empty.

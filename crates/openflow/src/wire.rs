@@ -486,6 +486,17 @@ impl Writer {
         self.patch_len16(start + len_at, start);
     }
 
+    /// Writes a `type:u16, len:u16, body` TLV of the kind [`Tlv8`] reads: the header,
+    /// `body`, zeros up to a multiple of 8, and `len` counting all of it.
+    pub fn tlv8(&mut self, ty: u16, body: impl FnOnce(&mut Writer)) {
+        let start = self.len();
+        self.u16(ty);
+        self.u16(0);
+        body(self);
+        self.pad_to(start, 8);
+        self.patch_len16(start + 2, start);
+    }
+
     /// Patches the u16 length field at `at` with the number of bytes written since
     /// `start`. Lengths beyond 65535 saturate; the message-level encoder rejects them.
     pub fn patch_len16(&mut self, at: usize, start: usize) {

@@ -9,7 +9,7 @@
 
 use super::port::ofpp;
 use crate::error::{ErrorKind, OfpError};
-use crate::wire::{MacAddr, Reader, Writer};
+use crate::wire::{MacAddr, Reader, Tlv8, Writer};
 use std::net::Ipv4Addr;
 
 spec_table! {
@@ -55,8 +55,23 @@ pub enum Action {
     },
 }
 
-fn bad_len(detail: String) -> OfpError {
-    OfpError::new(ErrorKind::BAD_ACTION_BAD_LEN, detail)
+/// The fixed wire length of an action type, `None` for vendor actions and unknown
+/// types.
+fn fixed_len(ty: u16) -> Option<usize> {
+    use action_type as t;
+    match ty {
+        t::OUTPUT
+        | t::SET_VLAN_VID
+        | t::SET_VLAN_PCP
+        | t::STRIP_VLAN
+        | t::SET_NW_SRC
+        | t::SET_NW_DST
+        | t::SET_NW_TOS
+        | t::SET_TP_SRC
+        | t::SET_TP_DST => Some(8),
+        t::SET_DL_SRC | t::SET_DL_DST | t::ENQUEUE => Some(16),
+        _ => None,
+    }
 }
 
 impl Action {
@@ -90,53 +105,19 @@ impl Action {
     }
 
     /// Reads one action.
+    ///
+    /// Errors: a framing fault (fewer than 4 bytes, `len` below 8, not a multiple of 8,
+    /// past the end of the reader, or not the size of a fixed-size type) →
+    /// `OFPBAC_BAD_LEN`; an unknown type → `OFPBAC_BAD_TYPE`.
     pub fn decode(r: &mut Reader) -> Result<Action, OfpError> {
         use action_type as t;
-        if r.remaining() < 8 {
-            return Err(bad_len(format!(
-                "{} bytes left where an action (at least 8) was expected",
-                r.remaining()
-            )));
-        }
-        let ty = r.peek_u16(0)?;
-        let len = usize::from(r.peek_u16(2)?);
-        if len < 8 || len % 8 != 0 {
-            return Err(bad_len(format!(
-                "action type {ty} has length {len}, not a multiple of 8 of at least 8"
-            )));
-        }
-        if len > r.remaining() {
-            return Err(bad_len(format!(
-                "action type {ty} has length {len} but only {} bytes remain",
-                r.remaining()
-            )));
-        }
-        let fixed = match ty {
-            t::OUTPUT
-            | t::SET_VLAN_VID
-            | t::SET_VLAN_PCP
-            | t::STRIP_VLAN
-            | t::SET_NW_SRC
-            | t::SET_NW_DST
-            | t::SET_NW_TOS
-            | t::SET_TP_SRC
-            | t::SET_TP_DST => 8,
-            t::SET_DL_SRC | t::SET_DL_DST | t::ENQUEUE => 16,
-            t::VENDOR => len,
-            _ => {
-                return Err(OfpError::new(
-                    ErrorKind::BAD_ACTION_BAD_TYPE,
-                    format!("unknown OpenFlow 1.0 action type {ty}"),
-                ))
-            }
+        const FRAMING: Tlv8 = Tlv8 {
+            what: "action",
+            type_name: |_| "OpenFlow 1.0",
+            fixed_len,
+            bad_len: ErrorKind::BAD_ACTION_BAD_LEN,
         };
-        if len != fixed {
-            return Err(bad_len(format!(
-                "action type {ty} has length {len}, must be {fixed}"
-            )));
-        }
-        let mut b = r.sub(len)?;
-        b.skip(4)?;
+        let (ty, _, mut b) = FRAMING.take(r)?;
         let a = match ty {
             t::OUTPUT => Action::Output {
                 port: b.u16()?,
@@ -160,10 +141,16 @@ impl Action {
                     queue_id: b.u32()?,
                 }
             }
-            _ => Action::Vendor {
+            t::VENDOR => Action::Vendor {
                 vendor: b.u32()?,
                 data: b.take_rest().to_vec(),
             },
+            _ => {
+                return Err(OfpError::new(
+                    ErrorKind::BAD_ACTION_BAD_TYPE,
+                    format!("unknown OpenFlow 1.0 action type {ty}"),
+                ))
+            }
         };
         Ok(a)
     }
@@ -171,10 +158,7 @@ impl Action {
     /// Writes one action. A vendor action whose data does not make a multiple of 8 is
     /// padded with zeros (its length field counts the padding).
     pub fn encode(&self, w: &mut Writer) {
-        let start = w.len();
-        w.u16(self.type_code());
-        w.u16(0);
-        match self {
+        w.tlv8(self.type_code(), |w| match self {
             Action::Output { port, max_len } => {
                 w.u16(*port);
                 w.u16(*max_len);
@@ -193,9 +177,7 @@ impl Action {
                 w.u32(*vendor);
                 w.bytes(data);
             }
-        }
-        w.pad_to(start, 8);
-        w.patch_len16(start + 2, start);
+        });
     }
 
     /// The stateless argument checks a switch makes: output and enqueue ports must be
