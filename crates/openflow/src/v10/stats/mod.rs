@@ -280,31 +280,18 @@ impl crate::model::StatsBody for StatsReplyBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
-
-    fn enc_req(s: &StatsRequest) -> Vec<u8> {
-        let mut w = Writer::new();
-        s.encode(&mut w);
-        w.into_vec()
-    }
-
-    fn enc_rep(s: &StatsReply) -> Vec<u8> {
-        let mut w = Writer::new();
-        s.encode(&mut w);
-        w.into_vec()
-    }
 
     proptest! {
         #[test]
         fn request_roundtrip(s in strategy::arb_stats_request()) {
-            let b = enc_req(&s);
-            prop_assert_eq!(StatsRequest::decode(&mut Reader::new(&b)).unwrap(), s);
+            assert_roundtrip(&s, StatsRequest::encode, StatsRequest::decode);
         }
 
         #[test]
         fn reply_roundtrip(s in strategy::arb_stats_reply()) {
-            let b = enc_rep(&s);
-            prop_assert_eq!(StatsReply::decode(&mut Reader::new(&b)).unwrap(), s);
+            assert_roundtrip(&s, StatsReply::encode, StatsReply::decode);
         }
     }
 
@@ -318,16 +305,22 @@ mod tests {
             (StatsReplyBody::Queue(vec![QueueStats::default()]), 4 + 32),
         ];
         for (body, len) in sizes {
-            assert_eq!(enc_rep(&StatsReply { flags: 0, body }).len(), len);
+            assert_eq!(
+                encoded(|w| StatsReply { flags: 0, body }.encode(w)).len(),
+                len
+            );
         }
         let fs = entries::strip_vlan_flow();
-        let b = enc_rep(&StatsReply {
-            flags: OFPSF_REPLY_MORE,
-            body: StatsReplyBody::Flow(vec![fs]),
+        let b = encoded(|w| {
+            StatsReply {
+                flags: OFPSF_REPLY_MORE,
+                body: StatsReplyBody::Flow(vec![fs]),
+            }
+            .encode(w)
         });
         assert_eq!(b.len(), 4 + 96);
         assert_eq!(&b[..6], &[0, 1, 0, 1, 0, 96]);
-        let req = |body| enc_req(&StatsRequest { flags: 0, body });
+        let req = |body| encoded(|w| StatsRequest { flags: 0, body }.encode(w));
         assert_eq!(req(StatsRequestBody::Desc).len(), 4);
         assert_eq!(
             req(StatsRequestBody::Port(PortStatsRequest { port_no: 1 })),
@@ -383,17 +376,23 @@ mod tests {
             assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN, "{b:?}");
         }
         // A port stats list that is not a multiple of 104.
-        let mut b = enc_rep(&StatsReply {
-            flags: 0,
-            body: StatsReplyBody::Port(vec![PortStats::default(); 2]),
+        let mut b = encoded(|w| {
+            StatsReply {
+                flags: 0,
+                body: StatsReplyBody::Port(vec![PortStats::default(); 2]),
+            }
+            .encode(w)
         });
         b.pop();
         let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
         // Aggregate reply with trailing bytes.
-        let mut b = enc_rep(&StatsReply {
-            flags: 0,
-            body: StatsReplyBody::Aggregate(AggregateStats::default()),
+        let mut b = encoded(|w| {
+            StatsReply {
+                flags: 0,
+                body: StatsReplyBody::Aggregate(AggregateStats::default()),
+            }
+            .encode(w)
         });
         b.push(0);
         let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();

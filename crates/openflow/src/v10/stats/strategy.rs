@@ -4,6 +4,8 @@
 use super::*;
 use crate::v10::action10::strategy::arb_actions;
 use crate::v10::match10::strategy::arb_match;
+// `ofp_desc` is the same in both versions (`DescStats` is 1.3's `Desc`).
+use crate::v13::multipart::strategy::arb_desc;
 use proptest::prelude::*;
 
 fn arb_vendor() -> impl Strategy<Value = (u32, Vec<u8>)> {
@@ -21,19 +23,6 @@ pub fn arb_stats_request() -> impl Strategy<Value = StatsRequest> {
         arb_vendor().prop_map(|(vendor, data)| StatsRequestBody::Vendor { vendor, data }),
     ];
     (any::<u16>(), body).prop_map(|(flags, body)| StatsRequest { flags, body })
-}
-
-fn arb_desc() -> impl Strategy<Value = DescStats> {
-    let s = || "[a-zA-Z0-9 ._-]{0,40}";
-    (s(), s(), s(), "[a-zA-Z0-9]{0,31}", s()).prop_map(
-        |(mfr_desc, hw_desc, sw_desc, serial_num, dp_desc)| DescStats {
-            mfr_desc,
-            hw_desc,
-            sw_desc,
-            serial_num,
-            dp_desc,
-        },
-    )
 }
 
 fn arb_flow_stats() -> impl Strategy<Value = FlowStats> {
