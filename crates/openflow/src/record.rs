@@ -405,16 +405,7 @@ macro_rules! messages {
                         ))
                     }
                 };
-                if !r.is_empty() {
-                    return Err(OfpError::new(
-                        ErrorKind::BAD_REQUEST_BAD_LEN,
-                        format!(
-                            "{} trailing bytes after the {} body",
-                            r.remaining(),
-                            m.name()
-                        ),
-                    ));
-                }
+                r.expect_end(format_args!("{} body", m.name()))?;
                 Ok(m)
             }
 

@@ -313,6 +313,18 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// Fails with `OFPBRC_BAD_LEN` if bytes are left after `what`, something that
+    /// must fill the reader (a message or statistics body).
+    pub fn expect_end(&self, what: impl fmt::Display) -> Result<(), OfpError> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        Err(OfpError::new(
+            ErrorKind::BAD_REQUEST_BAD_LEN,
+            format!("{} trailing bytes after the {what}", self.remaining()),
+        ))
+    }
+
     /// Peeks a big-endian u16 at `offset` bytes past the cursor without consuming.
     pub fn peek_u16(&self, offset: usize) -> Result<u16, OfpError> {
         let start = self.pos + offset;

@@ -59,18 +59,6 @@ fn bad_type(ty: u16) -> OfpError {
     )
 }
 
-/// Checks that a fixed-size body was consumed exactly.
-fn expect_end(r: &Reader, what: &str) -> Result<(), OfpError> {
-    if r.is_empty() {
-        Ok(())
-    } else {
-        Err(bad_len(format!(
-            "{} trailing bytes after the {what} stats body",
-            r.remaining()
-        )))
-    }
-}
-
 /// Reads a list of fixed-size elements filling `r`.
 fn fixed_list<T>(
     r: &mut Reader,
@@ -157,7 +145,7 @@ impl crate::model::StatsBody for StatsRequestBody {
 
     fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use stats_type as t;
-        let body = match ty {
+        Ok(match ty {
             t::DESC => StatsRequestBody::Desc,
             t::FLOW => StatsRequestBody::Flow(FlowStatsRequest::decode(r)?),
             t::AGGREGATE => StatsRequestBody::Aggregate(FlowStatsRequest::decode(r)?),
@@ -169,9 +157,7 @@ impl crate::model::StatsBody for StatsRequestBody {
                 data: r.take_rest().to_vec(),
             },
             _ => return Err(bad_type(ty)),
-        };
-        expect_end(r, "request")?;
-        Ok(body)
+        })
     }
 
     fn encode_body(&self, w: &mut Writer) {
@@ -230,7 +216,7 @@ impl crate::model::StatsBody for StatsReplyBody {
 
     fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use stats_type as t;
-        let body = match ty {
+        Ok(match ty {
             t::DESC => StatsReplyBody::Desc(DescStats::decode(r)?),
             t::FLOW => StatsReplyBody::Flow(r.list(FlowStats::decode)?),
             t::AGGREGATE => StatsReplyBody::Aggregate(AggregateStats::decode(r)?),
@@ -256,9 +242,7 @@ impl crate::model::StatsBody for StatsReplyBody {
                 data: r.take_rest().to_vec(),
             },
             _ => return Err(bad_type(ty)),
-        };
-        expect_end(r, "reply")?;
-        Ok(body)
+        })
     }
 
     fn encode_body(&self, w: &mut Writer) {

@@ -90,18 +90,6 @@ fn bad_multipart(ty: u16) -> OfpError {
     )
 }
 
-/// Fails with `OFPBRC_BAD_LEN` if `r` still holds bytes after a body.
-pub(crate) fn expect_end(r: &Reader, what: &str) -> Result<(), OfpError> {
-    if r.is_empty() {
-        Ok(())
-    } else {
-        Err(OfpError::new(
-            ErrorKind::BAD_REQUEST_BAD_LEN,
-            format!("{} bytes after the {what} body", r.remaining()),
-        ))
-    }
-}
-
 pub(crate) use crate::wire::take_sized;
 
 /// An `OFPT_MULTIPART_REQUEST` body (after the OpenFlow header): the statistics header
@@ -180,7 +168,7 @@ impl MultipartRequestBody {
     /// Reads the body of type `ty`; `r` must hold exactly the body.
     pub fn decode(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use mp_type as t;
-        let body = match ty {
+        Ok(match ty {
             t::DESC => Self::Desc,
             t::FLOW => Self::Flow(FlowStatsRequest::decode(r)?),
             t::AGGREGATE => Self::Aggregate(FlowStatsRequest::decode(r)?),
@@ -220,9 +208,7 @@ impl MultipartRequestBody {
                 data: r.take_rest().to_vec(),
             },
             _ => return Err(bad_multipart(ty)),
-        };
-        expect_end(r, type_name(ty).unwrap_or("multipart"))?;
-        Ok(body)
+        })
     }
 
     /// Writes the body (without the multipart header).
@@ -340,7 +326,7 @@ impl MultipartReplyBody {
     /// Reads the body of type `ty`; `r` must hold exactly the body.
     pub fn decode(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use mp_type as t;
-        let body = match ty {
+        Ok(match ty {
             t::DESC => Self::Desc(Desc::decode(r)?),
             t::FLOW => Self::Flow(r.list(FlowStats::decode)?),
             t::AGGREGATE => Self::Aggregate(AggregateStats::decode(r)?),
@@ -361,9 +347,7 @@ impl MultipartReplyBody {
                 data: r.take_rest().to_vec(),
             },
             _ => return Err(bad_multipart(ty)),
-        };
-        expect_end(r, type_name(ty).unwrap_or("multipart"))?;
-        Ok(body)
+        })
     }
 
     /// Writes the body (without the multipart header).

@@ -103,6 +103,7 @@ proptest! {
             prop_assert_eq!(joined.len(), whole);
             let mut r = Reader::new(&joined.buf);
             let back = MultipartReplyBody::decode(body.multipart_type(), &mut r).unwrap();
+            prop_assert!(r.is_empty());
             prop_assert_eq!(back, body);
         }
     }
