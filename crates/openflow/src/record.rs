@@ -225,7 +225,7 @@ macro_rules! record {
     }};
     (@arb $ty:ty, rest) => {{
         use proptest::strategy::Strategy;
-        proptest::collection::vec(proptest::arbitrary::any::<u8>(), 0..64).boxed()
+        $crate::wire::arb_bytes(0..64).boxed()
     }};
     (@arb $ty:ty, list) => { <$ty as $crate::record::ListBytes>::arb_bytes() };
 }
@@ -324,7 +324,7 @@ impl<T: crate::wire::ListItem + std::fmt::Debug + 'static> ListBytes for Vec<T> 
 #[cfg(test)]
 pub(crate) fn pad_bytes(n: usize) -> proptest::strategy::BoxedStrategy<Vec<u8>> {
     use proptest::strategy::Strategy;
-    proptest::collection::vec(proptest::arbitrary::any::<u8>(), n).boxed()
+    crate::wire::arb_bytes(n).boxed()
 }
 
 /// Declares one version's message enum from its list of message types, with the types

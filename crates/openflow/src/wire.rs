@@ -517,6 +517,14 @@ impl Writer {
     }
 }
 
+/// Any `len` bytes (a length or a range of lengths), for tests' strategies.
+#[cfg(test)]
+pub(crate) fn arb_bytes(
+    len: impl Into<proptest::collection::SizeRange>,
+) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    proptest::collection::vec(proptest::arbitrary::any::<u8>(), len)
+}
+
 /// The bytes `enc` writes, for tests: `encoded(|w| x.encode(w))`.
 #[cfg(test)]
 pub(crate) fn encoded(enc: impl FnOnce(&mut Writer)) -> Vec<u8> {

@@ -229,12 +229,12 @@ wire_by_methods!(WireAction for Action, crate::header::OFP10_VERSION);
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
+    use crate::wire::arb_bytes;
     use proptest::prelude::*;
 
     pub fn arb_action() -> impl Strategy<Value = Action> {
         prop_oneof![
-            (any::<u16>(), any::<u16>())
-                .prop_map(|(port, max_len)| Action::Output { port, max_len }),
+            any::<(u16, u16)>().prop_map(|(port, max_len)| Action::Output { port, max_len }),
             any::<u16>().prop_map(Action::SetVlanVid),
             any::<u8>().prop_map(Action::SetVlanPcp),
             Just(Action::StripVlan),
@@ -245,11 +245,9 @@ pub(crate) mod strategy {
             any::<u8>().prop_map(Action::SetNwTos),
             any::<u16>().prop_map(Action::SetTpSrc),
             any::<u16>().prop_map(Action::SetTpDst),
-            (any::<u16>(), any::<u32>())
-                .prop_map(|(port, queue_id)| Action::Enqueue { port, queue_id }),
+            any::<(u16, u32)>().prop_map(|(port, queue_id)| Action::Enqueue { port, queue_id }),
             (any::<u32>(), 0usize..4).prop_flat_map(|(vendor, n)| {
-                proptest::collection::vec(any::<u8>(), n * 8..=n * 8)
-                    .prop_map(move |data| Action::Vendor { vendor, data })
+                arb_bytes(n * 8).prop_map(move |data| Action::Vendor { vendor, data })
             }),
         ]
     }

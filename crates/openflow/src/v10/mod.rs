@@ -92,19 +92,15 @@ impl Message {
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
-    use proptest::collection::vec;
+    use crate::wire::arb_bytes;
     use proptest::prelude::*;
-
-    fn bytes() -> impl Strategy<Value = Vec<u8>> {
-        vec(any::<u8>(), 0..48)
-    }
 
     pub fn arb_message() -> impl Strategy<Value = Message> {
         prop_oneof![
-            bytes().prop_map(Message::Hello),
+            arb_bytes(0..48).prop_map(Message::Hello),
             ErrorMsg::arb().prop_map(Message::Error),
-            bytes().prop_map(Message::EchoRequest),
-            bytes().prop_map(Message::EchoReply),
+            arb_bytes(0..48).prop_map(Message::EchoRequest),
+            arb_bytes(0..48).prop_map(Message::EchoReply),
             Vendor::arb().prop_map(Message::Vendor),
             Just(Message::FeaturesRequest),
             crate::model::features::strategy::arb_features_reply(OFP10_VERSION)

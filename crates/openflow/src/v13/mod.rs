@@ -97,12 +97,9 @@ impl Message {
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
+    use crate::wire::arb_bytes;
     use proptest::prelude::*;
     use proptest::strategy::{BoxedStrategy, Union};
-
-    fn data() -> impl Strategy<Value = Vec<u8>> {
-        proptest::collection::vec(any::<u8>(), 0..64)
-    }
 
     pub fn arb_message() -> impl Strategy<Value = Message> {
         let arms: Vec<BoxedStrategy<Message>> = vec![
@@ -112,8 +109,8 @@ pub(crate) mod strategy {
             error_msg::strategy::arb_error_msg()
                 .prop_map(Message::Error)
                 .boxed(),
-            data().prop_map(Message::EchoRequest).boxed(),
-            data().prop_map(Message::EchoReply).boxed(),
+            arb_bytes(0..64).prop_map(Message::EchoRequest).boxed(),
+            arb_bytes(0..64).prop_map(Message::EchoReply).boxed(),
             Experimenter::arb().prop_map(Message::Experimenter).boxed(),
             Just(Message::FeaturesRequest).boxed(),
             crate::model::features::strategy::arb_features_reply(OFP13_VERSION)

@@ -2,6 +2,7 @@
 //! encoding; vendor data of any length).
 
 use super::*;
+use crate::model::counters::strategy::{arb_port_stats, arb_queue_stats};
 use crate::v10::action10::strategy::arb_actions;
 use crate::v10::match10::strategy::arb_match;
 // `ofp_desc` is the same in both versions (`DescStats` is 1.3's `Desc`).
@@ -53,14 +54,6 @@ fn arb_table_stats() -> impl Strategy<Value = TableStats> {
         )
 }
 
-fn arb_port_stats() -> impl Strategy<Value = PortStats> {
-    crate::model::counters::strategy::arb_port_stats(crate::OFP10_VERSION)
-}
-
-fn arb_queue_stats() -> impl Strategy<Value = QueueStats> {
-    crate::model::counters::strategy::arb_queue_stats(crate::OFP10_VERSION)
-}
-
 pub fn arb_stats_reply() -> impl Strategy<Value = StatsReply> {
     use proptest::collection::vec;
     let body = prop_oneof![
@@ -68,8 +61,8 @@ pub fn arb_stats_reply() -> impl Strategy<Value = StatsReply> {
         vec(arb_flow_stats(), 0..3).prop_map(StatsReplyBody::Flow),
         AggregateStats::arb().prop_map(StatsReplyBody::Aggregate),
         vec(arb_table_stats(), 0..3).prop_map(StatsReplyBody::Table),
-        vec(arb_port_stats(), 0..3).prop_map(StatsReplyBody::Port),
-        vec(arb_queue_stats(), 0..3).prop_map(StatsReplyBody::Queue),
+        vec(arb_port_stats(OFP10_VERSION), 0..3).prop_map(StatsReplyBody::Port),
+        vec(arb_queue_stats(OFP10_VERSION), 0..3).prop_map(StatsReplyBody::Queue),
         arb_vendor().prop_map(|(vendor, data)| StatsReplyBody::Vendor { vendor, data }),
     ];
     (any::<u16>(), body).prop_map(|(flags, body)| StatsReply { flags, body })
