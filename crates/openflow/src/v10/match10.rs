@@ -28,14 +28,12 @@ pub const MATCH_LEN: usize = 40;
 pub const OFP_VLAN_NONE: u16 = 0xffff;
 
 /// Ethertypes whose network-layer fields a 1.0 match understands.
-pub const ETH_TYPE_IP: u16 = 0x0800;
-pub const ETH_TYPE_ARP: u16 = 0x0806;
+pub use headers::ethertype::{ARP as ETH_TYPE_ARP, IPV4 as ETH_TYPE_IP};
 
 /// IP protocol numbers whose transport fields a 1.0 match understands.
-pub const IP_PROTO_ICMP: u8 = 1;
-pub const IP_PROTO_TCP: u8 = 6;
-pub const IP_PROTO_UDP: u8 = 17;
-pub const IP_PROTO_SCTP: u8 = 132;
+pub use headers::ip_proto::{
+    ICMP as IP_PROTO_ICMP, SCTP as IP_PROTO_SCTP, TCP as IP_PROTO_TCP, UDP as IP_PROTO_UDP,
+};
 
 spec_table! {
     /// `ofp_flow_wildcards` bits. A set bit means the field is not matched.
