@@ -18,17 +18,12 @@
 
 use crate::oxm::Oxm;
 
-/// `OFPP_*` reserved port numbers (1.3).
-pub mod port {
-    pub const MAX: u32 = 0xffff_ff00;
-    pub const IN_PORT: u32 = 0xffff_fff8;
-    pub const TABLE: u32 = 0xffff_fff9;
-    pub const NORMAL: u32 = 0xffff_fffa;
-    pub const FLOOD: u32 = 0xffff_fffb;
-    pub const ALL: u32 = 0xffff_fffc;
-    pub const CONTROLLER: u32 = 0xffff_fffd;
-    pub const LOCAL: u32 = 0xffff_fffe;
-    pub const ANY: u32 = 0xffff_ffff;
+spec_table! {
+    /// `OFPP_*` reserved port numbers (1.3).
+    pub mod port: u32 as numbers {
+        MAX = 0xffff_ff00, IN_PORT = 0xffff_fff8, TABLE, NORMAL, FLOOD, ALL, CONTROLLER,
+        LOCAL, ANY,
+    }
 }
 
 /// `OFPCML_NO_BUFFER`: send the whole packet to the controller.
@@ -39,25 +34,13 @@ pub const OFPG_ANY: u32 = 0xffff_ffff;
 /// Largest ordinary group id, `OFPG_MAX`.
 pub const OFPG_MAX: u32 = 0xffff_ff00;
 
-/// `ofp_action_type` numbers.
-pub mod action_type {
-    pub const OUTPUT: u16 = 0;
-    pub const COPY_TTL_OUT: u16 = 11;
-    pub const COPY_TTL_IN: u16 = 12;
-    pub const SET_MPLS_TTL: u16 = 15;
-    pub const DEC_MPLS_TTL: u16 = 16;
-    pub const PUSH_VLAN: u16 = 17;
-    pub const POP_VLAN: u16 = 18;
-    pub const PUSH_MPLS: u16 = 19;
-    pub const POP_MPLS: u16 = 20;
-    pub const SET_QUEUE: u16 = 21;
-    pub const GROUP: u16 = 22;
-    pub const SET_NW_TTL: u16 = 23;
-    pub const DEC_NW_TTL: u16 = 24;
-    pub const SET_FIELD: u16 = 25;
-    pub const PUSH_PBB: u16 = 26;
-    pub const POP_PBB: u16 = 27;
-    pub const EXPERIMENTER: u16 = 0xffff;
+spec_table! {
+    /// `ofp_action_type` numbers.
+    pub mod action_type: u16 as numbers {
+        OUTPUT, COPY_TTL_OUT = 11, COPY_TTL_IN, SET_MPLS_TTL = 15, DEC_MPLS_TTL, PUSH_VLAN,
+        POP_VLAN, PUSH_MPLS, POP_MPLS, SET_QUEUE, GROUP, SET_NW_TTL, DEC_NW_TTL, SET_FIELD,
+        PUSH_PBB, POP_PBB, EXPERIMENTER = 0xffff,
+    }
 }
 
 /// One OpenFlow 1.3 action.

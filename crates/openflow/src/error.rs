@@ -17,23 +17,14 @@ pub struct ErrorKind {
     pub code: u16,
 }
 
-/// `ofp_error_type` numbers of OpenFlow 1.3.
-pub mod error_type {
-    pub const HELLO_FAILED: u16 = 0;
-    pub const BAD_REQUEST: u16 = 1;
-    pub const BAD_ACTION: u16 = 2;
-    pub const BAD_INSTRUCTION: u16 = 3;
-    pub const BAD_MATCH: u16 = 4;
-    pub const FLOW_MOD_FAILED: u16 = 5;
-    pub const GROUP_MOD_FAILED: u16 = 6;
-    pub const PORT_MOD_FAILED: u16 = 7;
-    pub const TABLE_MOD_FAILED: u16 = 8;
-    pub const QUEUE_OP_FAILED: u16 = 9;
-    pub const SWITCH_CONFIG_FAILED: u16 = 10;
-    pub const ROLE_REQUEST_FAILED: u16 = 11;
-    pub const METER_MOD_FAILED: u16 = 12;
-    pub const TABLE_FEATURES_FAILED: u16 = 13;
-    pub const EXPERIMENTER: u16 = 0xffff;
+spec_table! {
+    /// `ofp_error_type` numbers of OpenFlow 1.3.
+    pub mod error_type: u16 as numbers {
+        HELLO_FAILED, BAD_REQUEST, BAD_ACTION, BAD_INSTRUCTION, BAD_MATCH, FLOW_MOD_FAILED,
+        GROUP_MOD_FAILED, PORT_MOD_FAILED, TABLE_MOD_FAILED, QUEUE_OP_FAILED,
+        SWITCH_CONFIG_FAILED, ROLE_REQUEST_FAILED, METER_MOD_FAILED, TABLE_FEATURES_FAILED,
+        EXPERIMENTER = 0xffff,
+    }
 }
 
 macro_rules! error_kinds {

@@ -14,38 +14,16 @@ pub const HEADER_LEN: usize = 8;
 pub const OFPT_HELLO: u8 = 0;
 pub const OFPT_ERROR: u8 = 1;
 
-/// Message type numbers of OpenFlow 1.3.
-pub mod t13 {
-    pub const HELLO: u8 = 0;
-    pub const ERROR: u8 = 1;
-    pub const ECHO_REQUEST: u8 = 2;
-    pub const ECHO_REPLY: u8 = 3;
-    pub const EXPERIMENTER: u8 = 4;
-    pub const FEATURES_REQUEST: u8 = 5;
-    pub const FEATURES_REPLY: u8 = 6;
-    pub const GET_CONFIG_REQUEST: u8 = 7;
-    pub const GET_CONFIG_REPLY: u8 = 8;
-    pub const SET_CONFIG: u8 = 9;
-    pub const PACKET_IN: u8 = 10;
-    pub const FLOW_REMOVED: u8 = 11;
-    pub const PORT_STATUS: u8 = 12;
-    pub const PACKET_OUT: u8 = 13;
-    pub const FLOW_MOD: u8 = 14;
-    pub const GROUP_MOD: u8 = 15;
-    pub const PORT_MOD: u8 = 16;
-    pub const TABLE_MOD: u8 = 17;
-    pub const MULTIPART_REQUEST: u8 = 18;
-    pub const MULTIPART_REPLY: u8 = 19;
-    pub const BARRIER_REQUEST: u8 = 20;
-    pub const BARRIER_REPLY: u8 = 21;
-    pub const QUEUE_GET_CONFIG_REQUEST: u8 = 22;
-    pub const QUEUE_GET_CONFIG_REPLY: u8 = 23;
-    pub const ROLE_REQUEST: u8 = 24;
-    pub const ROLE_REPLY: u8 = 25;
-    pub const GET_ASYNC_REQUEST: u8 = 26;
-    pub const GET_ASYNC_REPLY: u8 = 27;
-    pub const SET_ASYNC: u8 = 28;
-    pub const METER_MOD: u8 = 29;
+spec_table! {
+    /// Message type numbers of OpenFlow 1.3.
+    pub mod t13: u8 as numbers {
+        HELLO, ERROR, ECHO_REQUEST, ECHO_REPLY, EXPERIMENTER, FEATURES_REQUEST,
+        FEATURES_REPLY, GET_CONFIG_REQUEST, GET_CONFIG_REPLY, SET_CONFIG, PACKET_IN,
+        FLOW_REMOVED, PORT_STATUS, PACKET_OUT, FLOW_MOD, GROUP_MOD, PORT_MOD, TABLE_MOD,
+        MULTIPART_REQUEST, MULTIPART_REPLY, BARRIER_REQUEST, BARRIER_REPLY,
+        QUEUE_GET_CONFIG_REQUEST, QUEUE_GET_CONFIG_REPLY, ROLE_REQUEST, ROLE_REPLY,
+        GET_ASYNC_REQUEST, GET_ASYNC_REPLY, SET_ASYNC, METER_MOD,
+    }
 }
 
 /// Message type numbers of OpenFlow 1.0: up to `FLOW_MOD` 1.3's (with 1.0's name for

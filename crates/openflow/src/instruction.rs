@@ -17,15 +17,12 @@
 use crate::action::Action;
 use crate::model::WireAction;
 
-/// `ofp_instruction_type` numbers.
-pub mod instruction_type {
-    pub const GOTO_TABLE: u16 = 1;
-    pub const WRITE_METADATA: u16 = 2;
-    pub const WRITE_ACTIONS: u16 = 3;
-    pub const APPLY_ACTIONS: u16 = 4;
-    pub const CLEAR_ACTIONS: u16 = 5;
-    pub const METER: u16 = 6;
-    pub const EXPERIMENTER: u16 = 0xffff;
+spec_table! {
+    /// `ofp_instruction_type` numbers.
+    pub mod instruction_type: u16 as numbers {
+        GOTO_TABLE = 1, WRITE_METADATA, WRITE_ACTIONS, APPLY_ACTIONS, CLEAR_ACTIONS, METER,
+        EXPERIMENTER = 0xffff,
+    }
 }
 
 /// One OpenFlow 1.3 instruction.
@@ -171,10 +168,7 @@ impl Instruction {
     /// An experimenter instruction whose `data` is not a multiple of 8 bytes long gets
     /// zero padding after it (so it decodes with the padding as part of `data`).
     pub fn encode(&self, w: &mut Writer) {
-        let start = w.len();
-        w.u16(self.instruction_type());
-        w.u16(0);
-        match self {
+        w.tlv8(self.instruction_type(), |w| match self {
             Instruction::GotoTable(table) => {
                 w.u8(*table);
                 w.zeros(3);
@@ -194,9 +188,7 @@ impl Instruction {
                 w.u32(*experimenter);
                 w.bytes(data);
             }
-        }
-        w.pad_to(start, 8);
-        w.patch_len16(start + 2, start);
+        });
     }
 
     /// Reads instructions until the reader is empty.

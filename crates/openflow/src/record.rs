@@ -38,6 +38,65 @@
 //! begin after them: `[length at 0, fields at 4]` writes the length and 2 pad bytes
 //! first), `decode` takes that many bytes ([`crate::wire::take_sized`]: at least
 //! `WIRE_LEN`, `OFPBRC_BAD_LEN` otherwise) and `encode` writes the length.
+//!
+//! `spec_table!` declares a module of a spec's constants (flag bits, type numbers) from
+//! their names in order, as the spec's C enums list them.
+
+/// A module of a spec's constants, named in order:
+///
+/// ```text
+/// spec_table! {
+///     /// `ofp_flow_mod_flags` bits (1.0).
+///     pub mod flow_mod_flags: u16 as bits {
+///         SEND_FLOW_REM, CHECK_OVERLAP,
+///         /// Install into the emergency flow cache.
+///         EMERG,
+///     }
+/// }
+/// spec_table! {
+///     /// `ofp_instruction_type` numbers.
+///     pub mod instruction_type: u16 as numbers {
+///         GOTO_TABLE = 1, WRITE_METADATA, WRITE_ACTIONS, EXPERIMENTER = 0xffff,
+///     }
+/// }
+/// ```
+///
+/// Each name takes the next place, counted from 0 as a C enum counts, or the place
+/// given after `=` (where the spec skips some). The constant is the place itself
+/// (`numbers`) or the bit at that place, `1 << place` (`bits`), and keeps its doc
+/// comment. After the names, a `;` may introduce other items of the module
+/// (a mask of all the bits, a field that is no single bit).
+macro_rules! spec_table {
+    (
+        $(#[$attr:meta])*
+        $vis:vis mod $name:ident: $ty:ty as $kind:ident { $($body:tt)* }
+    ) => {
+        $(#[$attr])*
+        $vis mod $name {
+            spec_table!(@next $kind $ty, 0; $($body)*);
+        }
+    };
+    (@next $kind:ident $ty:ty, $at:expr;) => {};
+    (@next $kind:ident $ty:ty, $at:expr; ; $($item:item)*) => { $($item)* };
+    (@next $kind:ident $ty:ty, $at:expr;
+        $(#[$cattr:meta])* $konst:ident = $place:expr, $($rest:tt)*) => {
+        spec_table!(@next $kind $ty, $place; $(#[$cattr])* $konst, $($rest)*);
+    };
+    (@next $kind:ident $ty:ty, $at:expr;
+        $(#[$cattr:meta])* $konst:ident = $place:expr; $($item:item)*) => {
+        spec_table!(@next $kind $ty, $place; $(#[$cattr])* $konst, ; $($item)*);
+    };
+    (@next $kind:ident $ty:ty, $at:expr; $(#[$cattr:meta])* $konst:ident; $($item:item)*) => {
+        spec_table!(@next $kind $ty, $at; $(#[$cattr])* $konst, ; $($item)*);
+    };
+    (@next $kind:ident $ty:ty, $at:expr; $(#[$cattr:meta])* $konst:ident, $($rest:tt)*) => {
+        $(#[$cattr])*
+        pub const $konst: $ty = spec_table!(@value $kind, $at);
+        spec_table!(@next $kind $ty, $at + 1; $($rest)*);
+    };
+    (@value numbers, $at:expr) => { $at };
+    (@value bits, $at:expr) => { 1 << ($at) };
+}
 
 /// See the module comment.
 macro_rules! record {
@@ -166,7 +225,7 @@ macro_rules! record {
     }};
     (@arb $ty:ty, rest) => {{
         use proptest::strategy::Strategy;
-        proptest::collection::vec(proptest::arbitrary::any::<u8>(), 0..64).boxed()
+        $crate::wire::arb_bytes(0..64).boxed()
     }};
     (@arb $ty:ty, list) => { <$ty as $crate::record::ListBytes>::arb_bytes() };
 }
@@ -265,7 +324,7 @@ impl<T: crate::wire::ListItem + std::fmt::Debug + 'static> ListBytes for Vec<T> 
 #[cfg(test)]
 pub(crate) fn pad_bytes(n: usize) -> proptest::strategy::BoxedStrategy<Vec<u8>> {
     use proptest::strategy::Strategy;
-    proptest::collection::vec(proptest::arbitrary::any::<u8>(), n).boxed()
+    crate::wire::arb_bytes(n).boxed()
 }
 
 /// Declares one version's message enum from its list of message types, with the types
@@ -346,16 +405,7 @@ macro_rules! messages {
                         ))
                     }
                 };
-                if !r.is_empty() {
-                    return Err(OfpError::new(
-                        ErrorKind::BAD_REQUEST_BAD_LEN,
-                        format!(
-                            "{} trailing bytes after the {} body",
-                            r.remaining(),
-                            m.name()
-                        ),
-                    ));
-                }
+                r.expect_end(format_args!("{} body", m.name()))?;
                 Ok(m)
             }
 

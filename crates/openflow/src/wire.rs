@@ -313,6 +313,18 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// Fails with `OFPBRC_BAD_LEN` if bytes are left after `what`, something that
+    /// must fill the reader (a message or statistics body).
+    pub fn expect_end(&self, what: impl fmt::Display) -> Result<(), OfpError> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        Err(OfpError::new(
+            ErrorKind::BAD_REQUEST_BAD_LEN,
+            format!("{} trailing bytes after the {what}", self.remaining()),
+        ))
+    }
+
     /// Peeks a big-endian u16 at `offset` bytes past the cursor without consuming.
     pub fn peek_u16(&self, offset: usize) -> Result<u16, OfpError> {
         let start = self.pos + offset;
@@ -486,12 +498,31 @@ impl Writer {
         self.patch_len16(start + len_at, start);
     }
 
+    /// Writes a `type:u16, len:u16, body` TLV of the kind [`Tlv8`] reads: the header,
+    /// `body`, zeros up to a multiple of 8, and `len` counting all of it.
+    pub fn tlv8(&mut self, ty: u16, body: impl FnOnce(&mut Writer)) {
+        let start = self.len();
+        self.u16(ty);
+        self.u16(0);
+        body(self);
+        self.pad_to(start, 8);
+        self.patch_len16(start + 2, start);
+    }
+
     /// Patches the u16 length field at `at` with the number of bytes written since
     /// `start`. Lengths beyond 65535 saturate; the message-level encoder rejects them.
     pub fn patch_len16(&mut self, at: usize, start: usize) {
         let len = self.buf.len() - start;
         self.patch_u16(at, u16::try_from(len).unwrap_or(u16::MAX));
     }
+}
+
+/// Any `len` bytes (a length or a range of lengths), for tests' strategies.
+#[cfg(test)]
+pub(crate) fn arb_bytes(
+    len: impl Into<proptest::collection::SizeRange>,
+) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    proptest::collection::vec(proptest::arbitrary::any::<u8>(), len)
 }
 
 /// The bytes `enc` writes, for tests: `encoded(|w| x.encode(w))`.

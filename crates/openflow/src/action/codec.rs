@@ -142,10 +142,7 @@ impl Action {
     /// An experimenter action whose `data` is not a multiple of 8 bytes long gets zero
     /// padding after it (so it decodes with the padding as part of `data`).
     pub fn encode(&self, w: &mut Writer) {
-        let start = w.len();
-        w.u16(self.action_type());
-        w.u16(0);
-        match self {
+        w.tlv8(self.action_type(), |w| match self {
             Action::Output { port, max_len } => {
                 w.u32(*port);
                 w.u16(*max_len);
@@ -174,9 +171,7 @@ impl Action {
                 w.u32(*experimenter);
                 w.bytes(data);
             }
-        }
-        w.pad_to(start, 8);
-        w.patch_len16(start + 2, start);
+        });
     }
 
     /// Total bytes [`WireAction::encode_list`] writes for `actions`.

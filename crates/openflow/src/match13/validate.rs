@@ -22,19 +22,15 @@ use crate::action::port;
 use crate::error::{ErrorKind, OfpError};
 use crate::oxm::{Oxm, OxmField, OFPVID_PRESENT};
 
-const ETH_IPV4: u16 = 0x0800;
-const ETH_ARP: u16 = 0x0806;
-const ETH_IPV6: u16 = 0x86dd;
-const ETH_MPLS: u16 = 0x8847;
-const ETH_MPLS_MC: u16 = 0x8848;
-const ETH_PBB: u16 = 0x88e7;
-const PROTO_ICMP: u8 = 1;
-const PROTO_TCP: u8 = 6;
-const PROTO_UDP: u8 = 17;
-const PROTO_ICMPV6: u8 = 58;
-const PROTO_SCTP: u8 = 132;
-const ND_SOLICIT: u8 = 135;
-const ND_ADVERT: u8 = 136;
+use headers::ethertype::{
+    ARP as ETH_ARP, IPV4 as ETH_IPV4, IPV6 as ETH_IPV6, MPLS as ETH_MPLS,
+    MPLS_MCAST as ETH_MPLS_MC, PBB as ETH_PBB,
+};
+use headers::ip_proto::{
+    ICMP as PROTO_ICMP, ICMPV6 as PROTO_ICMPV6, SCTP as PROTO_SCTP, TCP as PROTO_TCP,
+    UDP as PROTO_UDP,
+};
+use headers::nd::{NA as ND_ADVERT, NS as ND_SOLICIT};
 
 fn err(kind: ErrorKind, detail: String) -> OfpError {
     OfpError::new(kind, detail)

@@ -17,17 +17,12 @@ use crate::v10::port::PHY_PORT_LEN;
 use crate::wire::{Reader, Writer};
 use crate::OFP10_VERSION;
 
-/// Capability bits as Open vSwitch numbers them internally (its printing order).
-pub mod cap {
-    pub const FLOW_STATS: u32 = 1 << 0;
-    pub const TABLE_STATS: u32 = 1 << 1;
-    pub const PORT_STATS: u32 = 1 << 2;
-    pub const STP: u32 = 1 << 3;
-    pub const GROUP_STATS: u32 = 1 << 4;
-    pub const IP_REASM: u32 = 1 << 5;
-    pub const QUEUE_STATS: u32 = 1 << 6;
-    pub const ARP_MATCH_IP: u32 = 1 << 7;
-    pub const PORT_BLOCKED: u32 = 1 << 8;
+spec_table! {
+    /// Capability bits as Open vSwitch numbers them internally (its printing order).
+    pub mod cap: u32 as bits {
+        FLOW_STATS, TABLE_STATS, PORT_STATS, STP, GROUP_STATS, IP_REASM, QUEUE_STATS,
+        ARP_MATCH_IP, PORT_BLOCKED,
+    }
 }
 
 /// Bits that are at the same place on every wire and in [`cap`]: flow, table and port

@@ -15,7 +15,8 @@ pub trait StatsBody: Sized {
     /// The body's statistics type number.
     fn stats_type(&self) -> u16;
 
-    /// Reads a body of type `ty`; `r` holds exactly its bytes, which it must use up.
+    /// Reads a body of type `ty`; `r` holds exactly its bytes ([`Stats::decode`] checks
+    /// that the body used them all up).
     fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError>;
 
     /// Writes the body.
@@ -31,17 +32,17 @@ pub struct Stats<B> {
 }
 
 impl<B: StatsBody> Stats<B> {
-    /// Reads the header and the body (everything after the OpenFlow header).
+    /// Reads the header and the body (everything after the OpenFlow header), which
+    /// must fill `r` (`OFPBRC_BAD_LEN` otherwise: bytes after a fixed body or a list).
     pub fn decode(r: &mut Reader) -> Result<Self, OfpError> {
         let ty = r.u16()?;
         let flags = r.u16()?;
         if B::VERSION != OFP10_VERSION {
             r.skip(4)?;
         }
-        Ok(Stats {
-            flags,
-            body: B::decode_body(ty, r)?,
-        })
+        let body = B::decode_body(ty, r)?;
+        r.expect_end(format_args!("statistics body of type {ty}"))?;
+        Ok(Stats { flags, body })
     }
 
     /// Writes the header and the body.

@@ -21,19 +21,14 @@ use crate::wire::MacAddr;
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-pub(crate) const ETH_IP: u16 = 0x0800;
-pub(crate) const ETH_IPV6: u16 = 0x86dd;
-pub(crate) const ETH_ARP: u16 = 0x0806;
-pub(crate) const ETH_RARP: u16 = 0x8035;
-pub(crate) const ETH_MPLS: u16 = 0x8847;
-pub(crate) const ETH_MPLSM: u16 = 0x8848;
-pub(crate) const ETH_PBB: u16 = 0x88e7;
-pub(crate) const PROTO_ICMP: u8 = 1;
-pub(crate) const PROTO_IGMP: u8 = 2;
-pub(crate) const PROTO_TCP: u8 = 6;
-pub(crate) const PROTO_UDP: u8 = 17;
-pub(crate) const PROTO_SCTP: u8 = 132;
-pub(crate) const PROTO_ICMPV6: u8 = 58;
+pub(crate) use headers::ethertype::{
+    ARP as ETH_ARP, IPV4 as ETH_IP, IPV6 as ETH_IPV6, MPLS as ETH_MPLS, MPLS_MCAST as ETH_MPLSM,
+    PBB as ETH_PBB, RARP as ETH_RARP,
+};
+pub(crate) use headers::ip_proto::{
+    ICMP as PROTO_ICMP, ICMPV6 as PROTO_ICMPV6, IGMP as PROTO_IGMP, SCTP as PROTO_SCTP,
+    TCP as PROTO_TCP, UDP as PROTO_UDP,
+};
 
 /// The protocol shorthands: name, eth_type, ip_proto.
 pub(crate) const SHORTHANDS: [(&str, u16, Option<u8>); 16] = [

@@ -9,24 +9,15 @@
 
 use super::port::ofpp;
 use crate::error::{ErrorKind, OfpError};
-use crate::wire::{MacAddr, Reader, Writer};
+use crate::wire::{MacAddr, Reader, Tlv8, Writer};
 use std::net::Ipv4Addr;
 
-/// `ofp_action_type` numbers of OpenFlow 1.0.
-pub mod action_type {
-    pub const OUTPUT: u16 = 0;
-    pub const SET_VLAN_VID: u16 = 1;
-    pub const SET_VLAN_PCP: u16 = 2;
-    pub const STRIP_VLAN: u16 = 3;
-    pub const SET_DL_SRC: u16 = 4;
-    pub const SET_DL_DST: u16 = 5;
-    pub const SET_NW_SRC: u16 = 6;
-    pub const SET_NW_DST: u16 = 7;
-    pub const SET_NW_TOS: u16 = 8;
-    pub const SET_TP_SRC: u16 = 9;
-    pub const SET_TP_DST: u16 = 10;
-    pub const ENQUEUE: u16 = 11;
-    pub const VENDOR: u16 = 0xffff;
+spec_table! {
+    /// `ofp_action_type` numbers of OpenFlow 1.0.
+    pub mod action_type: u16 as numbers {
+        OUTPUT, SET_VLAN_VID, SET_VLAN_PCP, STRIP_VLAN, SET_DL_SRC, SET_DL_DST, SET_NW_SRC,
+        SET_NW_DST, SET_NW_TOS, SET_TP_SRC, SET_TP_DST, ENQUEUE, VENDOR = 0xffff,
+    }
 }
 
 /// One OpenFlow 1.0 action.
@@ -64,8 +55,23 @@ pub enum Action {
     },
 }
 
-fn bad_len(detail: String) -> OfpError {
-    OfpError::new(ErrorKind::BAD_ACTION_BAD_LEN, detail)
+/// The fixed wire length of an action type, `None` for vendor actions and unknown
+/// types.
+fn fixed_len(ty: u16) -> Option<usize> {
+    use action_type as t;
+    match ty {
+        t::OUTPUT
+        | t::SET_VLAN_VID
+        | t::SET_VLAN_PCP
+        | t::STRIP_VLAN
+        | t::SET_NW_SRC
+        | t::SET_NW_DST
+        | t::SET_NW_TOS
+        | t::SET_TP_SRC
+        | t::SET_TP_DST => Some(8),
+        t::SET_DL_SRC | t::SET_DL_DST | t::ENQUEUE => Some(16),
+        _ => None,
+    }
 }
 
 impl Action {
@@ -99,53 +105,19 @@ impl Action {
     }
 
     /// Reads one action.
+    ///
+    /// Errors: a framing fault (fewer than 4 bytes, `len` below 8, not a multiple of 8,
+    /// past the end of the reader, or not the size of a fixed-size type) →
+    /// `OFPBAC_BAD_LEN`; an unknown type → `OFPBAC_BAD_TYPE`.
     pub fn decode(r: &mut Reader) -> Result<Action, OfpError> {
         use action_type as t;
-        if r.remaining() < 8 {
-            return Err(bad_len(format!(
-                "{} bytes left where an action (at least 8) was expected",
-                r.remaining()
-            )));
-        }
-        let ty = r.peek_u16(0)?;
-        let len = usize::from(r.peek_u16(2)?);
-        if len < 8 || len % 8 != 0 {
-            return Err(bad_len(format!(
-                "action type {ty} has length {len}, not a multiple of 8 of at least 8"
-            )));
-        }
-        if len > r.remaining() {
-            return Err(bad_len(format!(
-                "action type {ty} has length {len} but only {} bytes remain",
-                r.remaining()
-            )));
-        }
-        let fixed = match ty {
-            t::OUTPUT
-            | t::SET_VLAN_VID
-            | t::SET_VLAN_PCP
-            | t::STRIP_VLAN
-            | t::SET_NW_SRC
-            | t::SET_NW_DST
-            | t::SET_NW_TOS
-            | t::SET_TP_SRC
-            | t::SET_TP_DST => 8,
-            t::SET_DL_SRC | t::SET_DL_DST | t::ENQUEUE => 16,
-            t::VENDOR => len,
-            _ => {
-                return Err(OfpError::new(
-                    ErrorKind::BAD_ACTION_BAD_TYPE,
-                    format!("unknown OpenFlow 1.0 action type {ty}"),
-                ))
-            }
+        const FRAMING: Tlv8 = Tlv8 {
+            what: "action",
+            type_name: |_| "OpenFlow 1.0",
+            fixed_len,
+            bad_len: ErrorKind::BAD_ACTION_BAD_LEN,
         };
-        if len != fixed {
-            return Err(bad_len(format!(
-                "action type {ty} has length {len}, must be {fixed}"
-            )));
-        }
-        let mut b = r.sub(len)?;
-        b.skip(4)?;
+        let (ty, _, mut b) = FRAMING.take(r)?;
         let a = match ty {
             t::OUTPUT => Action::Output {
                 port: b.u16()?,
@@ -169,10 +141,16 @@ impl Action {
                     queue_id: b.u32()?,
                 }
             }
-            _ => Action::Vendor {
+            t::VENDOR => Action::Vendor {
                 vendor: b.u32()?,
                 data: b.take_rest().to_vec(),
             },
+            _ => {
+                return Err(OfpError::new(
+                    ErrorKind::BAD_ACTION_BAD_TYPE,
+                    format!("unknown OpenFlow 1.0 action type {ty}"),
+                ))
+            }
         };
         Ok(a)
     }
@@ -180,10 +158,7 @@ impl Action {
     /// Writes one action. A vendor action whose data does not make a multiple of 8 is
     /// padded with zeros (its length field counts the padding).
     pub fn encode(&self, w: &mut Writer) {
-        let start = w.len();
-        w.u16(self.type_code());
-        w.u16(0);
-        match self {
+        w.tlv8(self.type_code(), |w| match self {
             Action::Output { port, max_len } => {
                 w.u16(*port);
                 w.u16(*max_len);
@@ -202,9 +177,7 @@ impl Action {
                 w.u32(*vendor);
                 w.bytes(data);
             }
-        }
-        w.pad_to(start, 8);
-        w.patch_len16(start + 2, start);
+        });
     }
 
     /// The stateless argument checks a switch makes: output and enqueue ports must be
@@ -256,12 +229,12 @@ wire_by_methods!(WireAction for Action, crate::header::OFP10_VERSION);
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
+    use crate::wire::arb_bytes;
     use proptest::prelude::*;
 
     pub fn arb_action() -> impl Strategy<Value = Action> {
         prop_oneof![
-            (any::<u16>(), any::<u16>())
-                .prop_map(|(port, max_len)| Action::Output { port, max_len }),
+            any::<(u16, u16)>().prop_map(|(port, max_len)| Action::Output { port, max_len }),
             any::<u16>().prop_map(Action::SetVlanVid),
             any::<u8>().prop_map(Action::SetVlanPcp),
             Just(Action::StripVlan),
@@ -272,11 +245,9 @@ pub(crate) mod strategy {
             any::<u8>().prop_map(Action::SetNwTos),
             any::<u16>().prop_map(Action::SetTpSrc),
             any::<u16>().prop_map(Action::SetTpDst),
-            (any::<u16>(), any::<u32>())
-                .prop_map(|(port, queue_id)| Action::Enqueue { port, queue_id }),
+            any::<(u16, u32)>().prop_map(|(port, queue_id)| Action::Enqueue { port, queue_id }),
             (any::<u32>(), 0usize..4).prop_flat_map(|(vendor, n)| {
-                proptest::collection::vec(any::<u8>(), n * 8..=n * 8)
-                    .prop_map(move |data| Action::Vendor { vendor, data })
+                arb_bytes(n * 8).prop_map(move |data| Action::Vendor { vendor, data })
             }),
         ]
     }

@@ -18,12 +18,14 @@ pub use crate::v13::flow_mod::OFP_NO_BUFFER as NO_BUFFER;
 /// The flow-mod commands are the same in every version.
 pub use crate::v13::flow_mod::FlowModCommand;
 
-/// `ofp_flow_mod_flags` bits (1.0).
-pub mod flow_mod_flags {
-    pub const SEND_FLOW_REM: u16 = 1 << 0;
-    pub const CHECK_OVERLAP: u16 = 1 << 1;
-    /// Install into the emergency flow cache; such flows must have zero timeouts.
-    pub const EMERG: u16 = 1 << 2;
+spec_table! {
+    /// `ofp_flow_mod_flags` bits (1.0).
+    pub mod flow_mod_flags: u16 as bits {
+        SEND_FLOW_REM,
+        CHECK_OVERLAP,
+        /// Install into the emergency flow cache; such flows must have zero timeouts.
+        EMERG,
+    }
 }
 
 /// An `OFPT_FLOW_MOD` body over 1.0's match and actions: the flow-mod type of every

@@ -28,40 +28,33 @@ pub const MATCH_LEN: usize = 40;
 pub const OFP_VLAN_NONE: u16 = 0xffff;
 
 /// Ethertypes whose network-layer fields a 1.0 match understands.
-pub const ETH_TYPE_IP: u16 = 0x0800;
-pub const ETH_TYPE_ARP: u16 = 0x0806;
+pub use headers::ethertype::{ARP as ETH_TYPE_ARP, IPV4 as ETH_TYPE_IP};
 
 /// IP protocol numbers whose transport fields a 1.0 match understands.
-pub const IP_PROTO_ICMP: u8 = 1;
-pub const IP_PROTO_TCP: u8 = 6;
-pub const IP_PROTO_UDP: u8 = 17;
-pub const IP_PROTO_SCTP: u8 = 132;
+pub use headers::ip_proto::{
+    ICMP as IP_PROTO_ICMP, SCTP as IP_PROTO_SCTP, TCP as IP_PROTO_TCP, UDP as IP_PROTO_UDP,
+};
 
-/// `ofp_flow_wildcards` bits. A set bit means the field is not matched.
-///
-/// `NW_SRC` and `NW_DST` are 6-bit counts, not single bits: the number of low-order
-/// address bits that are wildcarded (32 or more wildcards the whole address).
-pub mod wildcards {
-    pub const IN_PORT: u32 = 1 << 0;
-    pub const DL_VLAN: u32 = 1 << 1;
-    pub const DL_SRC: u32 = 1 << 2;
-    pub const DL_DST: u32 = 1 << 3;
-    pub const DL_TYPE: u32 = 1 << 4;
-    pub const NW_PROTO: u32 = 1 << 5;
-    pub const TP_SRC: u32 = 1 << 6;
-    pub const TP_DST: u32 = 1 << 7;
-    pub const NW_SRC_SHIFT: u32 = 8;
-    pub const NW_SRC_BITS: u32 = 6;
-    pub const NW_SRC_MASK: u32 = ((1 << NW_SRC_BITS) - 1) << NW_SRC_SHIFT;
-    pub const NW_SRC_ALL: u32 = 32 << NW_SRC_SHIFT;
-    pub const NW_DST_SHIFT: u32 = 14;
-    pub const NW_DST_BITS: u32 = 6;
-    pub const NW_DST_MASK: u32 = ((1 << NW_DST_BITS) - 1) << NW_DST_SHIFT;
-    pub const NW_DST_ALL: u32 = 32 << NW_DST_SHIFT;
-    pub const DL_VLAN_PCP: u32 = 1 << 20;
-    pub const NW_TOS: u32 = 1 << 21;
-    /// `OFPFW_ALL`: every field wildcarded.
-    pub const ALL: u32 = (1 << 22) - 1;
+spec_table! {
+    /// `ofp_flow_wildcards` bits. A set bit means the field is not matched.
+    ///
+    /// `NW_SRC` and `NW_DST` are 6-bit counts, not single bits: the number of low-order
+    /// address bits that are wildcarded (32 or more wildcards the whole address). They
+    /// take places 8 to 19, between the single bits.
+    pub mod wildcards: u32 as bits {
+        IN_PORT, DL_VLAN, DL_SRC, DL_DST, DL_TYPE, NW_PROTO, TP_SRC, TP_DST,
+        DL_VLAN_PCP = 20, NW_TOS;
+        pub const NW_SRC_SHIFT: u32 = 8;
+        pub const NW_SRC_BITS: u32 = 6;
+        pub const NW_SRC_MASK: u32 = ((1 << NW_SRC_BITS) - 1) << NW_SRC_SHIFT;
+        pub const NW_SRC_ALL: u32 = 32 << NW_SRC_SHIFT;
+        pub const NW_DST_SHIFT: u32 = 14;
+        pub const NW_DST_BITS: u32 = 6;
+        pub const NW_DST_MASK: u32 = ((1 << NW_DST_BITS) - 1) << NW_DST_SHIFT;
+        pub const NW_DST_ALL: u32 = 32 << NW_DST_SHIFT;
+        /// `OFPFW_ALL`: every field wildcarded.
+        pub const ALL: u32 = (1 << 22) - 1;
+    }
 }
 
 record! {

@@ -26,6 +26,8 @@ pub mod stats;
 pub mod translate;
 
 #[cfg(test)]
+pub(crate) mod strategy;
+#[cfg(test)]
 mod tests;
 
 use crate::error::OfpError;
@@ -85,52 +87,5 @@ impl Message {
             Message::PacketOut(p) => p.validate(),
             _ => Ok(()),
         }
-    }
-}
-
-/// proptest strategies for every 1.0 message.
-#[cfg(test)]
-pub(crate) mod strategy {
-    use super::*;
-    use proptest::collection::vec;
-    use proptest::prelude::*;
-
-    fn bytes() -> impl Strategy<Value = Vec<u8>> {
-        vec(any::<u8>(), 0..48)
-    }
-
-    pub fn arb_message() -> impl Strategy<Value = Message> {
-        prop_oneof![
-            bytes().prop_map(Message::Hello),
-            ErrorMsg::arb().prop_map(Message::Error),
-            bytes().prop_map(Message::EchoRequest),
-            bytes().prop_map(Message::EchoReply),
-            Vendor::arb().prop_map(Message::Vendor),
-            Just(Message::FeaturesRequest),
-            crate::model::features::strategy::arb_features_reply(OFP10_VERSION)
-                .prop_map(Message::FeaturesReply),
-            Just(Message::GetConfigRequest),
-            SwitchConfig::arb().prop_map(Message::GetConfigReply),
-            SwitchConfig::arb().prop_map(Message::SetConfig),
-            crate::model::packet_in::strategy::arb_packet_in(OFP10_VERSION)
-                .prop_map(Message::PacketIn),
-            crate::model::flow_removed::strategy::arb_flow_removed(match10::strategy::arb_match())
-                .prop_map(Message::FlowRemoved),
-            crate::model::port::strategy::arb_port_status(OFP10_VERSION)
-                .prop_map(Message::PortStatus),
-            crate::model::packet_out::strategy::arb_packet_out(
-                OFP10_VERSION,
-                action10::strategy::arb_actions()
-            )
-            .prop_map(Message::PacketOut),
-            flow::strategy::arb_flow_mod().prop_map(Message::FlowMod),
-            PortMod::arb().prop_map(Message::PortMod),
-            stats::strategy::arb_stats_request().prop_map(Message::StatsRequest),
-            stats::strategy::arb_stats_reply().prop_map(Message::StatsReply),
-            Just(Message::BarrierRequest),
-            Just(Message::BarrierReply),
-            any::<u16>().prop_map(Message::QueueGetConfigRequest),
-            queue::strategy::arb_queue_config_reply().prop_map(Message::QueueGetConfigReply),
-        ]
     }
 }

@@ -12,19 +12,15 @@
 
 use crate::wire::MacAddr;
 
-/// `OFPP_*` port numbers of OpenFlow 1.0.
-pub mod ofpp {
-    /// Largest physical port number.
-    pub const MAX: u16 = 0xff00;
-    pub const IN_PORT: u16 = 0xfff8;
-    pub const TABLE: u16 = 0xfff9;
-    pub const NORMAL: u16 = 0xfffa;
-    pub const FLOOD: u16 = 0xfffb;
-    pub const ALL: u16 = 0xfffc;
-    pub const CONTROLLER: u16 = 0xfffd;
-    pub const LOCAL: u16 = 0xfffe;
-    /// Not a port: "no output port" in flow mods and stats requests.
-    pub const NONE: u16 = 0xffff;
+spec_table! {
+    /// `OFPP_*` port numbers of OpenFlow 1.0.
+    pub mod ofpp: u16 as numbers {
+        /// Largest physical port number.
+        MAX = 0xff00,
+        IN_PORT = 0xfff8, TABLE, NORMAL, FLOOD, ALL, CONTROLLER, LOCAL,
+        /// Not a port: "no output port" in flow mods and stats requests.
+        NONE,
+    }
 }
 
 /// A 1.0 port number in the 1.3 numbering (`0xff00..=0xffff` → `0xffffff00..`).
@@ -53,38 +49,34 @@ pub const PHY_PORT_LEN: usize = 48;
 /// Length of the name field (`OFP_MAX_PORT_NAME_LEN`).
 pub const PORT_NAME_LEN: usize = 16;
 
-/// `ofp_port_config` bits (1.0).
-pub mod port_config {
-    pub const PORT_DOWN: u32 = 1 << 0;
-    pub const NO_STP: u32 = 1 << 1;
-    pub const NO_RECV: u32 = 1 << 2;
-    pub const NO_RECV_STP: u32 = 1 << 3;
-    pub const NO_FLOOD: u32 = 1 << 4;
-    pub const NO_FWD: u32 = 1 << 5;
-    pub const NO_PACKET_IN: u32 = 1 << 6;
+spec_table! {
+    /// `ofp_port_config` bits (1.0).
+    pub mod port_config: u32 as bits {
+        PORT_DOWN, NO_STP, NO_RECV, NO_RECV_STP, NO_FLOOD, NO_FWD, NO_PACKET_IN,
+    }
 }
 
-/// `ofp_port_state` bits and STP state values (1.0).
-pub mod port_state {
-    pub const LINK_DOWN: u32 = 1 << 0;
-    pub const STP_LISTEN: u32 = 0 << 8;
-    pub const STP_LEARN: u32 = 1 << 8;
-    pub const STP_FORWARD: u32 = 2 << 8;
-    pub const STP_BLOCK: u32 = 3 << 8;
-    pub const STP_MASK: u32 = 3 << 8;
+spec_table! {
+    /// `ofp_port_state` bits and STP state values (1.0).
+    pub mod port_state: u32 as bits {
+        LINK_DOWN;
+        pub const STP_LISTEN: u32 = 0 << 8;
+        pub const STP_LEARN: u32 = 1 << 8;
+        pub const STP_FORWARD: u32 = 2 << 8;
+        pub const STP_BLOCK: u32 = 3 << 8;
+        pub const STP_MASK: u32 = 3 << 8;
+    }
 }
 
-/// `ofp_port_features` bits (1.0): the speeds up to 10 Gb/s at 1.3's places, then the
-/// media bits four places lower than 1.3 has them.
-pub mod port_features {
-    pub use crate::v13::port::port_features::{
-        F_100MB_FD, F_100MB_HD, F_10GB_FD, F_10MB_FD, F_10MB_HD, F_1GB_FD, F_1GB_HD,
-    };
-    pub const COPPER: u32 = 1 << 7;
-    pub const FIBER: u32 = 1 << 8;
-    pub const AUTONEG: u32 = 1 << 9;
-    pub const PAUSE: u32 = 1 << 10;
-    pub const PAUSE_ASYM: u32 = 1 << 11;
+spec_table! {
+    /// `ofp_port_features` bits (1.0): the speeds up to 10 Gb/s at 1.3's places, then the
+    /// media bits four places lower than 1.3 has them.
+    pub mod port_features: u32 as bits {
+        COPPER = 7, FIBER, AUTONEG, PAUSE, PAUSE_ASYM;
+        pub use crate::v13::port::port_features::{
+            F_100MB_FD, F_100MB_HD, F_10GB_FD, F_10MB_FD, F_10MB_HD, F_1GB_FD, F_1GB_HD,
+        };
+    }
 }
 
 /// The port description and port-status have one type for every version

@@ -30,14 +30,12 @@ wire_enum! {
     }
 }
 
-/// `ofp_flow_mod_flags` bits.
-pub mod flow_mod_flags {
-    pub const SEND_FLOW_REM: u16 = 1 << 0;
-    pub const CHECK_OVERLAP: u16 = 1 << 1;
-    pub const RESET_COUNTS: u16 = 1 << 2;
-    pub const NO_PKT_COUNTS: u16 = 1 << 3;
-    pub const NO_BYT_COUNTS: u16 = 1 << 4;
-    pub const ALL: u16 = 0x1f;
+spec_table! {
+    /// `ofp_flow_mod_flags` bits.
+    pub mod flow_mod_flags: u16 as bits {
+        SEND_FLOW_REM, CHECK_OVERLAP, RESET_COUNTS, NO_PKT_COUNTS, NO_BYT_COUNTS;
+        pub const ALL: u16 = 0x1f;
+    }
 }
 
 /// An `OFPT_FLOW_MOD` body over 1.3's match and instructions: the flow-mod type of

@@ -23,12 +23,11 @@ wire_enum! {
     }
 }
 
-/// `ofp_meter_flags` bits.
-pub mod meter_flags {
-    pub const KBPS: u16 = 1 << 0;
-    pub const PKTPS: u16 = 1 << 1;
-    pub const BURST: u16 = 1 << 2;
-    pub const STATS: u16 = 1 << 3;
+spec_table! {
+    /// `ofp_meter_flags` bits.
+    pub mod meter_flags: u16 as bits {
+        KBPS, PKTPS, BURST, STATS,
+    }
 }
 
 /// `OFPM_MAX` and the virtual meters.
@@ -71,11 +70,11 @@ record! {
 
 list_item_by_methods!(MeterBand, strategy::arb_meter_band());
 
-/// `ofp_meter_band_type` numbers.
-pub mod band_type {
-    pub const DROP: u16 = 1;
-    pub const DSCP_REMARK: u16 = 2;
-    pub const EXPERIMENTER: u16 = 0xffff;
+spec_table! {
+    /// `ofp_meter_band_type` numbers.
+    pub mod band_type: u16 as numbers {
+        DROP = 1, DSCP_REMARK, EXPERIMENTER = 0xffff,
+    }
 }
 
 /// Every `ofp_meter_flags` bit 1.3 defines.

@@ -16,31 +16,19 @@ pub mod port_config {
     pub use crate::v10::port::port_config::{NO_FWD, NO_PACKET_IN, NO_RECV, PORT_DOWN};
 }
 
-/// `ofp_port_state` bits.
-pub mod port_state {
-    pub const LINK_DOWN: u32 = 1 << 0;
-    pub const BLOCKED: u32 = 1 << 1;
-    pub const LIVE: u32 = 1 << 2;
+spec_table! {
+    /// `ofp_port_state` bits.
+    pub mod port_state: u32 as bits {
+        LINK_DOWN, BLOCKED, LIVE,
+    }
 }
 
-/// `ofp_port_features` bits.
-pub mod port_features {
-    pub const F_10MB_HD: u32 = 1 << 0;
-    pub const F_10MB_FD: u32 = 1 << 1;
-    pub const F_100MB_HD: u32 = 1 << 2;
-    pub const F_100MB_FD: u32 = 1 << 3;
-    pub const F_1GB_HD: u32 = 1 << 4;
-    pub const F_1GB_FD: u32 = 1 << 5;
-    pub const F_10GB_FD: u32 = 1 << 6;
-    pub const F_40GB_FD: u32 = 1 << 7;
-    pub const F_100GB_FD: u32 = 1 << 8;
-    pub const F_1TB_FD: u32 = 1 << 9;
-    pub const F_OTHER: u32 = 1 << 10;
-    pub const COPPER: u32 = 1 << 11;
-    pub const FIBER: u32 = 1 << 12;
-    pub const AUTONEG: u32 = 1 << 13;
-    pub const PAUSE: u32 = 1 << 14;
-    pub const PAUSE_ASYM: u32 = 1 << 15;
+spec_table! {
+    /// `ofp_port_features` bits.
+    pub mod port_features: u32 as bits {
+        F_10MB_HD, F_10MB_FD, F_100MB_HD, F_100MB_FD, F_1GB_HD, F_1GB_FD, F_10GB_FD,
+        F_40GB_FD, F_100GB_FD, F_1TB_FD, F_OTHER, COPPER, FIBER, AUTONEG, PAUSE, PAUSE_ASYM,
+    }
 }
 
 /// The port description has one type for every version ([`crate::model`]).

@@ -10,12 +10,11 @@
 use crate::error::{ErrorKind, OfpError};
 use crate::v13::flow_mod::{OFPTT_ALL, OFPTT_MAX};
 
-/// `ofp_config_flags` values.
-pub mod config_flags {
-    pub const FRAG_NORMAL: u16 = 0;
-    pub const FRAG_DROP: u16 = 1;
-    pub const FRAG_REASM: u16 = 2;
-    pub const FRAG_MASK: u16 = 3;
+spec_table! {
+    /// `ofp_config_flags` values.
+    pub mod config_flags: u16 as numbers {
+        FRAG_NORMAL, FRAG_DROP, FRAG_REASM, FRAG_MASK,
+    }
 }
 
 /// `OFP_DEFAULT_MISS_SEND_LEN`: the `miss_send_len` a switch starts with.

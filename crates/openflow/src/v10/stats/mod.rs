@@ -34,15 +34,11 @@ pub use entries::{AggregateStats, DescStats, FlowStats, PortStats, QueueStats, T
 pub(crate) use split::chunk;
 pub use split::MAX_REPLY_BODY;
 
-/// `ofp_stats_types` numbers.
-pub mod stats_type {
-    pub const DESC: u16 = 0;
-    pub const FLOW: u16 = 1;
-    pub const AGGREGATE: u16 = 2;
-    pub const TABLE: u16 = 3;
-    pub const PORT: u16 = 4;
-    pub const QUEUE: u16 = 5;
-    pub const VENDOR: u16 = 0xffff;
+spec_table! {
+    /// `ofp_stats_types` numbers.
+    pub mod stats_type: u16 as numbers {
+        DESC, FLOW, AGGREGATE, TABLE, PORT, QUEUE, VENDOR = 0xffff,
+    }
 }
 
 /// `OFPSF_REPLY_MORE`: more replies follow.
@@ -61,18 +57,6 @@ fn bad_type(ty: u16) -> OfpError {
         ErrorKind::BAD_REQUEST_BAD_MULTIPART,
         format!("unknown OpenFlow 1.0 stats type {ty}"),
     )
-}
-
-/// Checks that a fixed-size body was consumed exactly.
-fn expect_end(r: &Reader, what: &str) -> Result<(), OfpError> {
-    if r.is_empty() {
-        Ok(())
-    } else {
-        Err(bad_len(format!(
-            "{} trailing bytes after the {what} stats body",
-            r.remaining()
-        )))
-    }
 }
 
 /// Reads a list of fixed-size elements filling `r`.
@@ -161,7 +145,7 @@ impl crate::model::StatsBody for StatsRequestBody {
 
     fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use stats_type as t;
-        let body = match ty {
+        Ok(match ty {
             t::DESC => StatsRequestBody::Desc,
             t::FLOW => StatsRequestBody::Flow(FlowStatsRequest::decode(r)?),
             t::AGGREGATE => StatsRequestBody::Aggregate(FlowStatsRequest::decode(r)?),
@@ -173,9 +157,7 @@ impl crate::model::StatsBody for StatsRequestBody {
                 data: r.take_rest().to_vec(),
             },
             _ => return Err(bad_type(ty)),
-        };
-        expect_end(r, "request")?;
-        Ok(body)
+        })
     }
 
     fn encode_body(&self, w: &mut Writer) {
@@ -234,7 +216,7 @@ impl crate::model::StatsBody for StatsReplyBody {
 
     fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use stats_type as t;
-        let body = match ty {
+        Ok(match ty {
             t::DESC => StatsReplyBody::Desc(DescStats::decode(r)?),
             t::FLOW => StatsReplyBody::Flow(r.list(FlowStats::decode)?),
             t::AGGREGATE => StatsReplyBody::Aggregate(AggregateStats::decode(r)?),
@@ -260,9 +242,7 @@ impl crate::model::StatsBody for StatsReplyBody {
                 data: r.take_rest().to_vec(),
             },
             _ => return Err(bad_type(ty)),
-        };
-        expect_end(r, "reply")?;
-        Ok(body)
+        })
     }
 
     fn encode_body(&self, w: &mut Writer) {
@@ -284,31 +264,18 @@ impl crate::model::StatsBody for StatsReplyBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
-
-    fn enc_req(s: &StatsRequest) -> Vec<u8> {
-        let mut w = Writer::new();
-        s.encode(&mut w);
-        w.into_vec()
-    }
-
-    fn enc_rep(s: &StatsReply) -> Vec<u8> {
-        let mut w = Writer::new();
-        s.encode(&mut w);
-        w.into_vec()
-    }
 
     proptest! {
         #[test]
         fn request_roundtrip(s in strategy::arb_stats_request()) {
-            let b = enc_req(&s);
-            prop_assert_eq!(StatsRequest::decode(&mut Reader::new(&b)).unwrap(), s);
+            assert_roundtrip(&s, StatsRequest::encode, StatsRequest::decode);
         }
 
         #[test]
         fn reply_roundtrip(s in strategy::arb_stats_reply()) {
-            let b = enc_rep(&s);
-            prop_assert_eq!(StatsReply::decode(&mut Reader::new(&b)).unwrap(), s);
+            assert_roundtrip(&s, StatsReply::encode, StatsReply::decode);
         }
     }
 
@@ -322,16 +289,22 @@ mod tests {
             (StatsReplyBody::Queue(vec![QueueStats::default()]), 4 + 32),
         ];
         for (body, len) in sizes {
-            assert_eq!(enc_rep(&StatsReply { flags: 0, body }).len(), len);
+            assert_eq!(
+                encoded(|w| StatsReply { flags: 0, body }.encode(w)).len(),
+                len
+            );
         }
         let fs = entries::strip_vlan_flow();
-        let b = enc_rep(&StatsReply {
-            flags: OFPSF_REPLY_MORE,
-            body: StatsReplyBody::Flow(vec![fs]),
+        let b = encoded(|w| {
+            StatsReply {
+                flags: OFPSF_REPLY_MORE,
+                body: StatsReplyBody::Flow(vec![fs]),
+            }
+            .encode(w)
         });
         assert_eq!(b.len(), 4 + 96);
         assert_eq!(&b[..6], &[0, 1, 0, 1, 0, 96]);
-        let req = |body| enc_req(&StatsRequest { flags: 0, body });
+        let req = |body| encoded(|w| StatsRequest { flags: 0, body }.encode(w));
         assert_eq!(req(StatsRequestBody::Desc).len(), 4);
         assert_eq!(
             req(StatsRequestBody::Port(PortStatsRequest { port_no: 1 })),
@@ -387,17 +360,23 @@ mod tests {
             assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN, "{b:?}");
         }
         // A port stats list that is not a multiple of 104.
-        let mut b = enc_rep(&StatsReply {
-            flags: 0,
-            body: StatsReplyBody::Port(vec![PortStats::default(); 2]),
+        let mut b = encoded(|w| {
+            StatsReply {
+                flags: 0,
+                body: StatsReplyBody::Port(vec![PortStats::default(); 2]),
+            }
+            .encode(w)
         });
         b.pop();
         let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
         // Aggregate reply with trailing bytes.
-        let mut b = enc_rep(&StatsReply {
-            flags: 0,
-            body: StatsReplyBody::Aggregate(AggregateStats::default()),
+        let mut b = encoded(|w| {
+            StatsReply {
+                flags: 0,
+                body: StatsReplyBody::Aggregate(AggregateStats::default()),
+            }
+            .encode(w)
         });
         b.push(0);
         let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();

@@ -2,8 +2,11 @@
 //! encoding; vendor data of any length).
 
 use super::*;
+use crate::model::counters::strategy::{arb_port_stats, arb_queue_stats};
 use crate::v10::action10::strategy::arb_actions;
 use crate::v10::match10::strategy::arb_match;
+// `ofp_desc` is the same in both versions (`DescStats` is 1.3's `Desc`).
+use crate::v13::multipart::strategy::arb_desc;
 use proptest::prelude::*;
 
 fn arb_vendor() -> impl Strategy<Value = (u32, Vec<u8>)> {
@@ -21,19 +24,6 @@ pub fn arb_stats_request() -> impl Strategy<Value = StatsRequest> {
         arb_vendor().prop_map(|(vendor, data)| StatsRequestBody::Vendor { vendor, data }),
     ];
     (any::<u16>(), body).prop_map(|(flags, body)| StatsRequest { flags, body })
-}
-
-fn arb_desc() -> impl Strategy<Value = DescStats> {
-    let s = || "[a-zA-Z0-9 ._-]{0,40}";
-    (s(), s(), s(), "[a-zA-Z0-9]{0,31}", s()).prop_map(
-        |(mfr_desc, hw_desc, sw_desc, serial_num, dp_desc)| DescStats {
-            mfr_desc,
-            hw_desc,
-            sw_desc,
-            serial_num,
-            dp_desc,
-        },
-    )
 }
 
 fn arb_flow_stats() -> impl Strategy<Value = FlowStats> {
@@ -64,14 +54,6 @@ fn arb_table_stats() -> impl Strategy<Value = TableStats> {
         )
 }
 
-fn arb_port_stats() -> impl Strategy<Value = PortStats> {
-    crate::model::counters::strategy::arb_port_stats(crate::OFP10_VERSION)
-}
-
-fn arb_queue_stats() -> impl Strategy<Value = QueueStats> {
-    crate::model::counters::strategy::arb_queue_stats(crate::OFP10_VERSION)
-}
-
 pub fn arb_stats_reply() -> impl Strategy<Value = StatsReply> {
     use proptest::collection::vec;
     let body = prop_oneof![
@@ -79,8 +61,8 @@ pub fn arb_stats_reply() -> impl Strategy<Value = StatsReply> {
         vec(arb_flow_stats(), 0..3).prop_map(StatsReplyBody::Flow),
         AggregateStats::arb().prop_map(StatsReplyBody::Aggregate),
         vec(arb_table_stats(), 0..3).prop_map(StatsReplyBody::Table),
-        vec(arb_port_stats(), 0..3).prop_map(StatsReplyBody::Port),
-        vec(arb_queue_stats(), 0..3).prop_map(StatsReplyBody::Queue),
+        vec(arb_port_stats(OFP10_VERSION), 0..3).prop_map(StatsReplyBody::Port),
+        vec(arb_queue_stats(OFP10_VERSION), 0..3).prop_map(StatsReplyBody::Queue),
         arb_vendor().prop_map(|(vendor, data)| StatsReplyBody::Vendor { vendor, data }),
     ];
     (any::<u16>(), body).prop_map(|(flags, body)| StatsReply { flags, body })

@@ -2,7 +2,6 @@
 //! (`ofp_flow_stats_request`, shared by both), the per-flow reply element
 //! (`ofp_flow_stats`) and the aggregate reply (`ofp_aggregate_stats_reply`).
 
-use super::expect_end;
 use crate::error::OfpError;
 use crate::instruction::Instruction;
 use crate::match13::Match;
@@ -52,7 +51,7 @@ impl FlowStatsRequest {
         let cookie = r.u64()?;
         let cookie_mask = r.u64()?;
         let match_ = Match::decode(r)?;
-        expect_end(r, "flow stats request")?;
+        r.expect_end("flow stats request body")?;
         Ok(FlowStatsRequest {
             table_id,
             out_port,

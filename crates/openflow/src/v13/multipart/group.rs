@@ -60,10 +60,9 @@ record! {
     }
 }
 
-/// `ofp_group_capabilities` bits.
-pub mod group_capabilities {
-    pub const SELECT_WEIGHT: u32 = 1 << 0;
-    pub const SELECT_LIVENESS: u32 = 1 << 1;
-    pub const CHAINING: u32 = 1 << 2;
-    pub const CHAINING_CHECKS: u32 = 1 << 3;
+spec_table! {
+    /// `ofp_group_capabilities` bits.
+    pub mod group_capabilities: u32 as bits {
+        SELECT_WEIGHT, SELECT_LIVENESS, CHAINING, CHAINING_CHECKS,
+    }
 }

@@ -51,23 +51,13 @@ pub const OFPMPF_REPLY_MORE: u16 = 1;
 /// Length of the multipart header after the OpenFlow header (`type, flags, pad[4]`).
 pub const MULTIPART_HEADER_LEN: usize = 8;
 
-/// `ofp_multipart_type` numbers.
-pub mod mp_type {
-    pub const DESC: u16 = 0;
-    pub const FLOW: u16 = 1;
-    pub const AGGREGATE: u16 = 2;
-    pub const TABLE: u16 = 3;
-    pub const PORT_STATS: u16 = 4;
-    pub const QUEUE: u16 = 5;
-    pub const GROUP: u16 = 6;
-    pub const GROUP_DESC: u16 = 7;
-    pub const GROUP_FEATURES: u16 = 8;
-    pub const METER: u16 = 9;
-    pub const METER_CONFIG: u16 = 10;
-    pub const METER_FEATURES: u16 = 11;
-    pub const TABLE_FEATURES: u16 = 12;
-    pub const PORT_DESC: u16 = 13;
-    pub const EXPERIMENTER: u16 = 0xffff;
+spec_table! {
+    /// `ofp_multipart_type` numbers.
+    pub mod mp_type: u16 as numbers {
+        DESC, FLOW, AGGREGATE, TABLE, PORT_STATS, QUEUE, GROUP, GROUP_DESC, GROUP_FEATURES,
+        METER, METER_CONFIG, METER_FEATURES, TABLE_FEATURES, PORT_DESC,
+        EXPERIMENTER = 0xffff,
+    }
 }
 
 /// The spec's name of a multipart type (`OFPMP_FLOW`), if 1.3 defines it.
@@ -98,18 +88,6 @@ fn bad_multipart(ty: u16) -> OfpError {
         ErrorKind::BAD_REQUEST_BAD_MULTIPART,
         format!("unknown multipart type {ty}"),
     )
-}
-
-/// Fails with `OFPBRC_BAD_LEN` if `r` still holds bytes after a body.
-pub(crate) fn expect_end(r: &Reader, what: &str) -> Result<(), OfpError> {
-    if r.is_empty() {
-        Ok(())
-    } else {
-        Err(OfpError::new(
-            ErrorKind::BAD_REQUEST_BAD_LEN,
-            format!("{} bytes after the {what} body", r.remaining()),
-        ))
-    }
 }
 
 pub(crate) use crate::wire::take_sized;
@@ -190,7 +168,7 @@ impl MultipartRequestBody {
     /// Reads the body of type `ty`; `r` must hold exactly the body.
     pub fn decode(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use mp_type as t;
-        let body = match ty {
+        Ok(match ty {
             t::DESC => Self::Desc,
             t::FLOW => Self::Flow(FlowStatsRequest::decode(r)?),
             t::AGGREGATE => Self::Aggregate(FlowStatsRequest::decode(r)?),
@@ -230,9 +208,7 @@ impl MultipartRequestBody {
                 data: r.take_rest().to_vec(),
             },
             _ => return Err(bad_multipart(ty)),
-        };
-        expect_end(r, type_name(ty).unwrap_or("multipart"))?;
-        Ok(body)
+        })
     }
 
     /// Writes the body (without the multipart header).
@@ -350,7 +326,7 @@ impl MultipartReplyBody {
     /// Reads the body of type `ty`; `r` must hold exactly the body.
     pub fn decode(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use mp_type as t;
-        let body = match ty {
+        Ok(match ty {
             t::DESC => Self::Desc(Desc::decode(r)?),
             t::FLOW => Self::Flow(r.list(FlowStats::decode)?),
             t::AGGREGATE => Self::Aggregate(AggregateStats::decode(r)?),
@@ -371,9 +347,7 @@ impl MultipartReplyBody {
                 data: r.take_rest().to_vec(),
             },
             _ => return Err(bad_multipart(ty)),
-        };
-        expect_end(r, type_name(ty).unwrap_or("multipart"))?;
-        Ok(body)
+        })
     }
 
     /// Writes the body (without the multipart header).

@@ -2,19 +2,8 @@ use super::strategy::*;
 use super::*;
 use crate::error::error_type;
 use crate::v13::table_features::{OxmId, TableFeatureProp};
+use crate::wire::encoded;
 use proptest::prelude::*;
-
-fn enc_req(m: &MultipartRequest) -> Vec<u8> {
-    let mut w = Writer::new();
-    m.encode(&mut w);
-    w.into_vec()
-}
-
-fn enc_rep(m: &MultipartReply) -> Vec<u8> {
-    let mut w = Writer::new();
-    m.encode(&mut w);
-    w.into_vec()
-}
 
 fn req(bytes: &[u8]) -> Result<MultipartRequest, OfpError> {
     MultipartRequest::decode(&mut Reader::new(bytes))
@@ -35,26 +24,26 @@ fn with_header(ty: u16, body: &[u8]) -> Vec<u8> {
 proptest! {
     #[test]
     fn request_roundtrip(m in arb_multipart_request()) {
-        let bytes = enc_req(&m);
+        let bytes = encoded(|w| m.encode(w));
         let got = req(&bytes).unwrap();
         prop_assert_eq!(&got, &m);
-        prop_assert_eq!(enc_req(&got), bytes);
+        prop_assert_eq!(encoded(|w| got.encode(w)), bytes);
         prop_assert_eq!(type_name(m.body.multipart_type()), Some(m.body.name()));
     }
 
     #[test]
     fn reply_roundtrip(m in arb_multipart_reply()) {
-        let bytes = enc_rep(&m);
+        let bytes = encoded(|w| m.encode(w));
         prop_assert_eq!(bytes.len(), MULTIPART_HEADER_LEN + m.body.encoded_len());
         let got = rep(&bytes).unwrap();
         prop_assert_eq!(&got, &m);
-        prop_assert_eq!(enc_rep(&got), bytes);
+        prop_assert_eq!(encoded(|w| got.encode(w)), bytes);
         prop_assert_eq!(type_name(m.body.multipart_type()), Some(m.body.name()));
     }
 
     #[test]
     fn truncated_requests_never_panic(m in arb_multipart_request()) {
-        let bytes = enc_req(&m);
+        let bytes = encoded(|w| m.encode(w));
         for n in 0..bytes.len() {
             let _ = req(&bytes[..n]);
         }
@@ -62,7 +51,7 @@ proptest! {
 
     #[test]
     fn truncated_replies_never_panic(m in arb_multipart_reply()) {
-        let bytes = enc_rep(&m);
+        let bytes = encoded(|w| m.encode(w));
         for n in 0..bytes.len() {
             if let Ok(got) = rep(&bytes[..n]) {
                 // Only a list cut exactly between elements may still decode.
@@ -114,6 +103,7 @@ proptest! {
             prop_assert_eq!(joined.len(), whole);
             let mut r = Reader::new(&joined.buf);
             let back = MultipartReplyBody::decode(body.multipart_type(), &mut r).unwrap();
+            prop_assert!(r.is_empty());
             prop_assert_eq!(back, body);
         }
     }
@@ -338,7 +328,7 @@ fn port_stats_request_bytes_value_bytes() {
         }
     );
     assert_eq!(m.body.name(), "OFPMP_PORT_STATS");
-    assert_eq!(enc_req(&m), bytes);
+    assert_eq!(encoded(|w| m.encode(w)), bytes);
 }
 
 #[test]
@@ -367,7 +357,7 @@ fn group_and_meter_stats_bytes_value_bytes() {
             }],
         }])
     );
-    assert_eq!(enc_rep(&m), bytes);
+    assert_eq!(encoded(|w| m.encode(w)), bytes);
 
     // Meter 1, len 40, 2 flows, no bands.
     let mut ms = vec![0, 0, 0, 1, 0, 40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
@@ -382,7 +372,7 @@ fn group_and_meter_stats_bytes_value_bytes() {
             ..MeterStats::default()
         }])
     );
-    assert_eq!(enc_rep(&m), bytes);
+    assert_eq!(encoded(|w| m.encode(w)), bytes);
 }
 
 #[test]
@@ -409,7 +399,7 @@ fn desc_reply_bytes_value_bytes() {
     let bytes = with_header(mp_type::DESC, &body);
     let m = rep(&bytes).unwrap();
     assert_eq!(m.body, MultipartReplyBody::Desc(d));
-    assert_eq!(enc_rep(&m), bytes);
+    assert_eq!(encoded(|w| m.encode(w)), bytes);
 }
 
 #[test]
@@ -423,7 +413,7 @@ fn table_features_errors_keep_their_kind() {
         flags: 0,
         body: MultipartRequestBody::TableFeatures(vec![tf]),
     };
-    let mut bytes = enc_req(&m);
+    let mut bytes = encoded(|w| m.encode(w));
     assert_eq!(req(&bytes).unwrap(), m);
     assert!(m.validate().is_ok());
     // Property length past the table's end.
@@ -433,7 +423,7 @@ fn table_features_errors_keep_their_kind() {
         ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN
     );
     // Unknown property type decodes but does not validate.
-    let mut bytes = enc_req(&m);
+    let mut bytes = encoded(|w| m.encode(w));
     bytes[MULTIPART_HEADER_LEN + 65] = 9;
     let got = req(&bytes).unwrap();
     assert_eq!(
@@ -494,8 +484,14 @@ fn osken_multipart_captures_roundtrip() {
             let Ok(msg) = r.bytes(len.max(8)) else { break };
             let body = &msg[8..];
             let (kind, result) = match msg[1] {
-                18 => ("request", req(body).map(|m| (m.body.name(), enc_req(&m)))),
-                19 => ("reply", rep(body).map(|m| (m.body.name(), enc_rep(&m)))),
+                18 => (
+                    "request",
+                    req(body).map(|m| (m.body.name(), encoded(|w| m.encode(w)))),
+                ),
+                19 => (
+                    "reply",
+                    rep(body).map(|m| (m.body.name(), encoded(|w| m.encode(w)))),
+                ),
                 _ => continue,
             };
             match result {

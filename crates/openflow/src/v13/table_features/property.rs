@@ -23,24 +23,14 @@ use crate::oxm::OXM_CLASS_EXPERIMENTER;
 use crate::v13::flow_mod::OFPTT_MAX;
 use crate::wire::{Reader, Writer};
 
-/// `ofp_table_feature_prop_type` numbers.
-pub mod prop_type {
-    pub const INSTRUCTIONS: u16 = 0;
-    pub const INSTRUCTIONS_MISS: u16 = 1;
-    pub const NEXT_TABLES: u16 = 2;
-    pub const NEXT_TABLES_MISS: u16 = 3;
-    pub const WRITE_ACTIONS: u16 = 4;
-    pub const WRITE_ACTIONS_MISS: u16 = 5;
-    pub const APPLY_ACTIONS: u16 = 6;
-    pub const APPLY_ACTIONS_MISS: u16 = 7;
-    pub const MATCH: u16 = 8;
-    pub const WILDCARDS: u16 = 10;
-    pub const WRITE_SETFIELD: u16 = 12;
-    pub const WRITE_SETFIELD_MISS: u16 = 13;
-    pub const APPLY_SETFIELD: u16 = 14;
-    pub const APPLY_SETFIELD_MISS: u16 = 15;
-    pub const EXPERIMENTER: u16 = 0xfffe;
-    pub const EXPERIMENTER_MISS: u16 = 0xffff;
+spec_table! {
+    /// `ofp_table_feature_prop_type` numbers.
+    pub mod prop_type: u16 as numbers {
+        INSTRUCTIONS, INSTRUCTIONS_MISS, NEXT_TABLES, NEXT_TABLES_MISS, WRITE_ACTIONS,
+        WRITE_ACTIONS_MISS, APPLY_ACTIONS, APPLY_ACTIONS_MISS, MATCH, WILDCARDS = 10,
+        WRITE_SETFIELD = 12, WRITE_SETFIELD_MISS, APPLY_SETFIELD, APPLY_SETFIELD_MISS,
+        EXPERIMENTER = 0xfffe, EXPERIMENTER_MISS,
+    }
 }
 
 /// The instruction and action type number of experimenter ids.
@@ -451,29 +441,6 @@ mod tests {
     use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
 
-    proptest! {
-        #[test]
-        fn roundtrip(p in strategy::arb_prop()) {
-            let bytes = assert_roundtrip(&p, TableFeatureProp::encode, TableFeatureProp::decode);
-            prop_assert_eq!(bytes.len() % 8, 0);
-        }
-
-        #[test]
-        fn truncation_is_an_error(p in strategy::arb_prop()) {
-            let bytes = encoded(|w| p.encode(w));
-            for n in 0..bytes.len() {
-                let e = TableFeatureProp::decode(&mut Reader::new(&bytes[..n])).unwrap_err();
-                prop_assert_eq!(e.kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN);
-            }
-        }
-
-        #[test]
-        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-            let mut r = Reader::new(&bytes);
-            while TableFeatureProp::decode(&mut r).is_ok() && !r.is_empty() {}
-        }
-    }
-
     #[test]
     fn wire_form_of_each_body_kind() {
         // Instructions: goto-table, apply-actions, and one experimenter id; 4+4+4+8 = 20,
@@ -513,6 +480,29 @@ mod tests {
             tables: vec![1, 2, 3],
         };
         assert_eq!(encoded(|w| p.encode(w)), [0, 2, 0, 7, 1, 2, 3, 0]);
+    }
+
+    proptest! {
+        #[test]
+        fn roundtrip(p in strategy::arb_prop()) {
+            let bytes = assert_roundtrip(&p, TableFeatureProp::encode, TableFeatureProp::decode);
+            prop_assert_eq!(bytes.len() % 8, 0);
+        }
+
+        #[test]
+        fn truncation_is_an_error(p in strategy::arb_prop()) {
+            let bytes = encoded(|w| p.encode(w));
+            for n in 0..bytes.len() {
+                let e = TableFeatureProp::decode(&mut Reader::new(&bytes[..n])).unwrap_err();
+                prop_assert_eq!(e.kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN);
+            }
+        }
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let mut r = Reader::new(&bytes);
+            while TableFeatureProp::decode(&mut r).is_ok() && !r.is_empty() {}
+        }
     }
 
     #[test]
