@@ -105,6 +105,37 @@ mod tests {
         }
     }
 
+    proptest! {
+        #[test]
+        fn split_respects_limit_flags_and_order(s in arb_stats_reply(), max_body in 20usize..300) {
+            let parts = s.clone().split(max_body);
+            prop_assert!(!parts.is_empty());
+            let mut joined = Writer::new();
+            for (i, p) in parts.iter().enumerate() {
+                prop_assert_eq!(p.body.type_code(), s.body.type_code());
+                let n = body_len(p);
+                let single = entries(&p.body) == Some(1);
+                prop_assert!(n <= max_body || single || entries(&p.body).is_none(),
+                    "part {} of {} bytes", i, n);
+                if i + 1 < parts.len() {
+                    prop_assert_eq!(p.flags, s.flags | OFPSF_REPLY_MORE);
+                    prop_assert!(entries(&p.body).unwrap_or(0) > 0);
+                } else {
+                    prop_assert_eq!(p.flags, s.flags);
+                }
+                let mut w = Writer::new();
+                p.encode(&mut w);
+                joined.bytes(&w.buf[STATS_HEADER_LEN..]);
+            }
+            let mut whole = Writer::new();
+            s.encode(&mut whole);
+            prop_assert_eq!(&joined.buf[..], &whole.buf[STATS_HEADER_LEN..]);
+            if entries(&s.body).is_none() {
+                prop_assert_eq!(parts, vec![s]);
+            }
+        }
+    }
+
     #[test]
     fn split_is_greedy_between_entries() {
         // Table entries are 64 bytes: two fit in 130, the fifth is alone in the last part.
@@ -168,36 +199,5 @@ mod tests {
         let bytes = vendor(MAX_REPLY_BODY).expect("a full body fits");
         assert_eq!(bytes.len(), usize::from(u16::MAX));
         assert!(vendor(MAX_REPLY_BODY + 1).is_err());
-    }
-
-    proptest! {
-        #[test]
-        fn split_respects_limit_flags_and_order(s in arb_stats_reply(), max_body in 20usize..300) {
-            let parts = s.clone().split(max_body);
-            prop_assert!(!parts.is_empty());
-            let mut joined = Writer::new();
-            for (i, p) in parts.iter().enumerate() {
-                prop_assert_eq!(p.body.type_code(), s.body.type_code());
-                let n = body_len(p);
-                let single = entries(&p.body) == Some(1);
-                prop_assert!(n <= max_body || single || entries(&p.body).is_none(),
-                    "part {} of {} bytes", i, n);
-                if i + 1 < parts.len() {
-                    prop_assert_eq!(p.flags, s.flags | OFPSF_REPLY_MORE);
-                    prop_assert!(entries(&p.body).unwrap_or(0) > 0);
-                } else {
-                    prop_assert_eq!(p.flags, s.flags);
-                }
-                let mut w = Writer::new();
-                p.encode(&mut w);
-                joined.bytes(&w.buf[STATS_HEADER_LEN..]);
-            }
-            let mut whole = Writer::new();
-            s.encode(&mut whole);
-            prop_assert_eq!(&joined.buf[..], &whole.buf[STATS_HEADER_LEN..]);
-            if entries(&s.body).is_none() {
-                prop_assert_eq!(parts, vec![s]);
-            }
-        }
     }
 }
