@@ -441,6 +441,29 @@ mod tests {
     use crate::wire::{assert_roundtrip, encoded};
     use proptest::prelude::*;
 
+    proptest! {
+        #[test]
+        fn roundtrip(p in strategy::arb_prop()) {
+            let bytes = assert_roundtrip(&p, TableFeatureProp::encode, TableFeatureProp::decode);
+            prop_assert_eq!(bytes.len() % 8, 0);
+        }
+
+        #[test]
+        fn truncation_is_an_error(p in strategy::arb_prop()) {
+            let bytes = encoded(|w| p.encode(w));
+            for n in 0..bytes.len() {
+                let e = TableFeatureProp::decode(&mut Reader::new(&bytes[..n])).unwrap_err();
+                prop_assert_eq!(e.kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN);
+            }
+        }
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let mut r = Reader::new(&bytes);
+            while TableFeatureProp::decode(&mut r).is_ok() && !r.is_empty() {}
+        }
+    }
+
     #[test]
     fn wire_form_of_each_body_kind() {
         // Instructions: goto-table, apply-actions, and one experimenter id; 4+4+4+8 = 20,
@@ -480,29 +503,6 @@ mod tests {
             tables: vec![1, 2, 3],
         };
         assert_eq!(encoded(|w| p.encode(w)), [0, 2, 0, 7, 1, 2, 3, 0]);
-    }
-
-    proptest! {
-        #[test]
-        fn roundtrip(p in strategy::arb_prop()) {
-            let bytes = assert_roundtrip(&p, TableFeatureProp::encode, TableFeatureProp::decode);
-            prop_assert_eq!(bytes.len() % 8, 0);
-        }
-
-        #[test]
-        fn truncation_is_an_error(p in strategy::arb_prop()) {
-            let bytes = encoded(|w| p.encode(w));
-            for n in 0..bytes.len() {
-                let e = TableFeatureProp::decode(&mut Reader::new(&bytes[..n])).unwrap_err();
-                prop_assert_eq!(e.kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN);
-            }
-        }
-
-        #[test]
-        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-            let mut r = Reader::new(&bytes);
-            while TableFeatureProp::decode(&mut r).is_ok() && !r.is_empty() {}
-        }
     }
 
     #[test]
