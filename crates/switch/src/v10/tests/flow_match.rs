@@ -61,11 +61,13 @@ fn canonical(m: &Match10) -> Match10 {
     }
     let ip = !wild(fw::DL_TYPE) && m.dl_type == 0x0800;
     let arp = !wild(fw::DL_TYPE) && m.dl_type == 0x0806;
+    // IPv6 as Open vSwitch reads a 1.0 match: ToS, protocol and ports, no addresses.
+    let ip6 = !wild(fw::DL_TYPE) && m.dl_type == 0x86dd;
+    if (ip || arp || ip6) && !wild(fw::NW_PROTO) {
+        c.nw_proto = m.nw_proto;
+        keep(&mut c, fw::NW_PROTO);
+    }
     if ip || arp {
-        if !wild(fw::NW_PROTO) {
-            c.nw_proto = m.nw_proto;
-            keep(&mut c, fw::NW_PROTO);
-        }
         let prefix = |shift: u32, a: Ipv4Addr| {
             let count = (m.wildcards >> shift & 63).min(32);
             let mask = u32::MAX.checked_shl(count).unwrap_or(0);
@@ -78,14 +80,15 @@ fn canonical(m: &Match10) -> Match10 {
         c.wildcards = c.wildcards & !fw::NW_DST_MASK | count;
         c.nw_dst = a;
     }
-    if ip && !wild(fw::NW_TOS) {
+    if (ip || ip6) && !wild(fw::NW_TOS) {
         c.nw_tos = m.nw_tos & 0xfc;
         keep(&mut c, fw::NW_TOS);
     }
-    let transport = ip && !wild(fw::NW_PROTO);
+    let transport = (ip || ip6) && !wild(fw::NW_PROTO);
     let width = match m.nw_proto {
         6 | 17 | 132 => Some(0xffff),
-        1 => Some(0xff),
+        1 if ip => Some(0xff),
+        58 if ip6 => Some(0xff),
         _ => None,
     };
     if let (true, Some(width)) = (transport, width) {
@@ -119,7 +122,7 @@ fn random_match(rng: &mut Rng, wildcards: u32) -> Match10 {
         dl_vlan_pcp: rng.pick(&[0, 5, 7, r8]),
         dl_type: rng.pick(&[0x0800, 0x0806, 0x86dd, 0x8847, r16]),
         nw_tos: rng.u8(),
-        nw_proto: rng.pick(&[1, 6, 17, 132, 47, 2, r8]),
+        nw_proto: rng.pick(&[1, 6, 17, 132, 47, 2, 58, r8]),
         nw_src: Ipv4Addr::from(rng.u32()),
         nw_dst: Ipv4Addr::from(rng.u32()),
         tp_src: rng.u16(),
@@ -141,7 +144,7 @@ fn canonical_matches_come_back_unchanged_for_every_wildcard_combination() {
         let bits =
             BITS.iter().enumerate().filter(|(i, _)| combo >> i & 1 == 1).fold(0, |a, (_, b)| a | b);
         for dl_type in [0x0800, 0x0806, 0x86dd] {
-            for nw_proto in [1, 6, 17, 132, 47] {
+            for nw_proto in [1, 6, 17, 132, 47, 58] {
                 for dl_vlan in [OFP_VLAN_NONE, rng.u16() & 0x0fff] {
                     let counts = (rng.below(64) as u32) << fw::NW_SRC_SHIFT
                         | (rng.below(64) as u32) << fw::NW_DST_SHIFT;
@@ -163,7 +166,7 @@ fn canonical_matches_come_back_unchanged_for_every_wildcard_combination() {
             }
         }
     }
-    assert_eq!(checked, 1024 * 3 * 5 * 2);
+    assert_eq!(checked, 1024 * 3 * 6 * 2);
 }
 
 #[test]
