@@ -1,6 +1,8 @@
 //! The macros every protocol module is written with: `fields!` declares a `field` module
 //! of offsets and checks that they lie inside the header, `view!` declares a view type
-//! with its constructors and byte access and, from a list of fields, its accessors.
+//! with its constructors and byte access and, from a list of fields, its accessors; and
+//! `spec_table!` (exported: the OpenFlow codec, the datapath and the tier use it too)
+//! declares a module of a spec's numbers or flag bits from their names in order.
 
 /// Declares a module `$module` of field offsets, `pub const NAME: Range<usize> = a..b;`
 /// for `NAME: a..b` and `pub const NAME: usize = a;` for a one-byte `NAME: a`, and a
@@ -328,4 +330,61 @@ macro_rules! check_view {
         $($(built.$set($v);)?)*
         assert_eq!(built.as_bytes()[..], $bytes[..$len]);
     }};
+}
+
+/// A module of a spec's constants, named in order:
+///
+/// ```text
+/// headers::spec_table! {
+///     /// `ofp_flow_mod_flags` bits (1.0).
+///     pub mod flow_mod_flags: u16 as bits {
+///         SEND_FLOW_REM, CHECK_OVERLAP,
+///         /// Install into the emergency flow cache.
+///         EMERG,
+///     }
+/// }
+/// spec_table! {
+///     /// `ofp_instruction_type` numbers.
+///     pub mod instruction_type: u16 as numbers {
+///         GOTO_TABLE = 1, WRITE_METADATA, WRITE_ACTIONS, EXPERIMENTER = 0xffff,
+///     }
+/// }
+/// ```
+///
+/// Each name takes the next place, counted from 0 as a C enum counts, or the place
+/// given after `=` (where the spec skips some). The constant is the place itself
+/// (`numbers`) or the bit at that place, `1 << place` (`bits`), and keeps its doc
+/// comment. After the names, a `;` may introduce other items of the module
+/// (a mask of all the bits, a field that is no single bit).
+#[macro_export]
+macro_rules! spec_table {
+    (
+        $(#[$attr:meta])*
+        $vis:vis mod $name:ident: $ty:ty as $kind:ident { $($body:tt)* }
+    ) => {
+        $(#[$attr])*
+        $vis mod $name {
+            $crate::spec_table!(@next $kind $ty, 0; $($body)*);
+        }
+    };
+    (@next $kind:ident $ty:ty, $at:expr;) => {};
+    (@next $kind:ident $ty:ty, $at:expr; ; $($item:item)*) => { $($item)* };
+    (@next $kind:ident $ty:ty, $at:expr;
+        $(#[$cattr:meta])* $konst:ident = $place:expr, $($rest:tt)*) => {
+        $crate::spec_table!(@next $kind $ty, $place; $(#[$cattr])* $konst, $($rest)*);
+    };
+    (@next $kind:ident $ty:ty, $at:expr;
+        $(#[$cattr:meta])* $konst:ident = $place:expr; $($item:item)*) => {
+        $crate::spec_table!(@next $kind $ty, $place; $(#[$cattr])* $konst, ; $($item)*);
+    };
+    (@next $kind:ident $ty:ty, $at:expr; $(#[$cattr:meta])* $konst:ident; $($item:item)*) => {
+        $crate::spec_table!(@next $kind $ty, $at; $(#[$cattr])* $konst, ; $($item)*);
+    };
+    (@next $kind:ident $ty:ty, $at:expr; $(#[$cattr:meta])* $konst:ident, $($rest:tt)*) => {
+        $(#[$cattr])*
+        pub const $konst: $ty = $crate::spec_table!(@value $kind, $at);
+        $crate::spec_table!(@next $kind $ty, $at + 1; $($rest)*);
+    };
+    (@value numbers, $at:expr) => { $at };
+    (@value bits, $at:expr) => { 1 << ($at) };
 }

@@ -20,19 +20,13 @@ fn flow_mod() -> Frame {
                     Oxm::InPort(1),
                     Oxm::EthType(0x0800),
                     Oxm::VlanVid(OFPVID_PRESENT | 10, None),
-                    Oxm::Ipv4Dst(
-                        Ipv4Addr::new(10, 1, 0, 0),
-                        Some(Ipv4Addr::new(255, 255, 0, 0)),
-                    ),
+                    Oxm::Ipv4Dst(Ipv4Addr::new(10, 1, 0, 0), Some(Ipv4Addr::new(255, 255, 0, 0))),
                     Oxm::IpProto(6),
                 ],
             },
             instructions: vec![Instruction::ApplyActions(vec![
                 Action::SetField(Oxm::EthDst(MacAddr([2, 0, 0, 0, 0, 1]), None)),
-                Action::Output {
-                    port: 2,
-                    max_len: 0,
-                },
+                Action::Output { port: 2, max_len: 0 },
             ])],
             ..FlowMod::default()
         }),
@@ -50,25 +44,18 @@ fn packet_in() -> Frame {
             reason: PacketInReason::NoMatch,
             table_id: 0,
             cookie: 0,
-            match_: Match {
-                fields: vec![Oxm::InPort(3)],
-            },
+            match_: Match { fields: vec![Oxm::InPort(3)] },
             data,
         }),
     )
 }
 
 fn bench(c: &mut Criterion) {
-    for (name, frame) in [
-        ("flow_mod_5oxm_2act", flow_mod()),
-        ("packet_in_64B", packet_in()),
-    ] {
+    for (name, frame) in [("flow_mod_5oxm_2act", flow_mod()), ("packet_in_64B", packet_in())] {
         let bytes = frame.encode().unwrap();
         let mut g = c.benchmark_group(name);
         g.throughput(Throughput::Elements(1));
-        g.bench_function("decode", |b| {
-            b.iter(|| Frame::decode(black_box(&bytes)).unwrap())
-        });
+        g.bench_function("decode", |b| b.iter(|| Frame::decode(black_box(&bytes)).unwrap()));
         g.bench_function("decode_validated", |b| {
             b.iter(|| Frame::decode_validated(black_box(&bytes)).unwrap())
         });

@@ -272,10 +272,7 @@ pub struct OfpError {
 
 impl OfpError {
     pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
-        OfpError {
-            kind,
-            detail: detail.into(),
-        }
+        OfpError { kind, detail: detail.into() }
     }
 }
 

@@ -31,11 +31,7 @@ impl Framer {
 
     /// A framer rejecting messages longer than `max_len` bytes (at least 8).
     pub fn with_max_len(max_len: usize) -> Self {
-        Framer {
-            buf: Vec::new(),
-            start: 0,
-            max_len: max_len.max(HEADER_LEN),
-        }
+        Framer { buf: Vec::new(), start: 0, max_len: max_len.max(HEADER_LEN) }
     }
 
     /// Appends bytes read from the stream.
@@ -105,10 +101,7 @@ mod tests {
     fn rejects_short_and_long_lengths() {
         let mut f = Framer::new();
         f.push(&[4, 0, 0, 7, 0, 0, 0, 0]);
-        assert_eq!(
-            f.next_message().unwrap_err().kind,
-            ErrorKind::BAD_REQUEST_BAD_LEN
-        );
+        assert_eq!(f.next_message().unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_LEN);
         let mut f = Framer::with_max_len(100);
         f.push(&[4, 0, 0, 200, 0, 0, 0, 0]);
         assert!(f.next_message().is_err());

@@ -65,12 +65,7 @@ impl Header {
                 format!("header length {length} is below the 8-byte minimum"),
             ));
         }
-        Ok(Header {
-            version,
-            msg_type,
-            length,
-            xid,
-        })
+        Ok(Header { version, msg_type, length, xid })
     }
 
     /// Reads the header at the start of `buf` without consuming anything.
@@ -95,15 +90,10 @@ impl Header {
 /// code is renumbered for OpenFlow 1.0 when `version` is 1. The reply reuses the
 /// request's xid when its header is readable.
 pub fn error_reply(version: u8, err: &OfpError, offending: &[u8]) -> Vec<u8> {
-    let xid = offending
-        .get(4..8)
-        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-        .unwrap_or(0);
-    let (ty, code) = if version == OFP10_VERSION {
-        err.kind.to_v10()
-    } else {
-        (err.kind.ty, err.kind.code)
-    };
+    let xid =
+        offending.get(4..8).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
+    let (ty, code) =
+        if version == OFP10_VERSION { err.kind.to_v10() } else { (err.kind.ty, err.kind.code) };
     let data = &offending[..offending.len().min(crate::error::ERROR_DATA_LEN)];
     error_message(version, xid, ty, code, data)
 }

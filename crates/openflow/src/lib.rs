@@ -23,6 +23,9 @@
 #![forbid(unsafe_code)]
 
 #[macro_use]
+extern crate headers;
+
+#[macro_use]
 mod record;
 
 pub mod action;
@@ -65,19 +68,11 @@ pub struct Frame {
 
 impl Frame {
     pub fn v13(xid: u32, message: v13::Message) -> Self {
-        Frame {
-            version: OFP13_VERSION,
-            xid,
-            message: Message::V13(message),
-        }
+        Frame { version: OFP13_VERSION, xid, message: Message::V13(message) }
     }
 
     pub fn v10(xid: u32, message: v10::Message) -> Self {
-        Frame {
-            version: OFP10_VERSION,
-            xid,
-            message: Message::V10(message),
-        }
+        Frame { version: OFP10_VERSION, xid, message: Message::V10(message) }
     }
 
     /// Decodes exactly one message; `bytes` must be the whole message (as the framer
@@ -88,11 +83,7 @@ impl Frame {
         if h.length as usize != bytes.len() {
             return Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_BAD_LEN,
-                format!(
-                    "header length {} but message is {} bytes",
-                    h.length,
-                    bytes.len()
-                ),
+                format!("header length {} but message is {} bytes", h.length, bytes.len()),
             ));
         }
         let message = match h.version {
@@ -108,11 +99,7 @@ impl Frame {
                 ))
             }
         };
-        Ok(Frame {
-            version: h.version,
-            xid: h.xid,
-            message,
-        })
+        Ok(Frame { version: h.version, xid: h.xid, message })
     }
 
     /// Decodes and then applies the stateless semantic checks a switch makes on a
@@ -166,15 +153,9 @@ mod tests {
         prop_oneof![
             (any::<u32>(), v13::strategy::arb_message()).prop_map(|(x, m)| Frame::v13(x, m)),
             (any::<u32>(), v10::strategy::arb_message()).prop_map(|(x, m)| Frame::v10(x, m)),
-            (
-                any::<u32>(),
-                v13::multipart::strategy::arb_multipart_request()
-            )
+            (any::<u32>(), v13::multipart::strategy::arb_multipart_request())
                 .prop_map(|(x, m)| Frame::v13(x, v13::Message::MultipartRequest(m))),
-            (
-                any::<u32>(),
-                v13::multipart::strategy::arb_multipart_reply()
-            )
+            (any::<u32>(), v13::multipart::strategy::arb_multipart_reply())
                 .prop_map(|(x, m)| Frame::v13(x, v13::Message::MultipartReply(m))),
         ]
     }

@@ -42,62 +42,6 @@
 //! `spec_table!` declares a module of a spec's constants (flag bits, type numbers) from
 //! their names in order, as the spec's C enums list them.
 
-/// A module of a spec's constants, named in order:
-///
-/// ```text
-/// spec_table! {
-///     /// `ofp_flow_mod_flags` bits (1.0).
-///     pub mod flow_mod_flags: u16 as bits {
-///         SEND_FLOW_REM, CHECK_OVERLAP,
-///         /// Install into the emergency flow cache.
-///         EMERG,
-///     }
-/// }
-/// spec_table! {
-///     /// `ofp_instruction_type` numbers.
-///     pub mod instruction_type: u16 as numbers {
-///         GOTO_TABLE = 1, WRITE_METADATA, WRITE_ACTIONS, EXPERIMENTER = 0xffff,
-///     }
-/// }
-/// ```
-///
-/// Each name takes the next place, counted from 0 as a C enum counts, or the place
-/// given after `=` (where the spec skips some). The constant is the place itself
-/// (`numbers`) or the bit at that place, `1 << place` (`bits`), and keeps its doc
-/// comment. After the names, a `;` may introduce other items of the module
-/// (a mask of all the bits, a field that is no single bit).
-macro_rules! spec_table {
-    (
-        $(#[$attr:meta])*
-        $vis:vis mod $name:ident: $ty:ty as $kind:ident { $($body:tt)* }
-    ) => {
-        $(#[$attr])*
-        $vis mod $name {
-            spec_table!(@next $kind $ty, 0; $($body)*);
-        }
-    };
-    (@next $kind:ident $ty:ty, $at:expr;) => {};
-    (@next $kind:ident $ty:ty, $at:expr; ; $($item:item)*) => { $($item)* };
-    (@next $kind:ident $ty:ty, $at:expr;
-        $(#[$cattr:meta])* $konst:ident = $place:expr, $($rest:tt)*) => {
-        spec_table!(@next $kind $ty, $place; $(#[$cattr])* $konst, $($rest)*);
-    };
-    (@next $kind:ident $ty:ty, $at:expr;
-        $(#[$cattr:meta])* $konst:ident = $place:expr; $($item:item)*) => {
-        spec_table!(@next $kind $ty, $place; $(#[$cattr])* $konst, ; $($item)*);
-    };
-    (@next $kind:ident $ty:ty, $at:expr; $(#[$cattr:meta])* $konst:ident; $($item:item)*) => {
-        spec_table!(@next $kind $ty, $at; $(#[$cattr])* $konst, ; $($item)*);
-    };
-    (@next $kind:ident $ty:ty, $at:expr; $(#[$cattr:meta])* $konst:ident, $($rest:tt)*) => {
-        $(#[$cattr])*
-        pub const $konst: $ty = spec_table!(@value $kind, $at);
-        spec_table!(@next $kind $ty, $at + 1; $($rest)*);
-    };
-    (@value numbers, $at:expr) => { $at };
-    (@value bits, $at:expr) => { 1 << ($at) };
-}
-
 /// See the module comment.
 macro_rules! record {
     (

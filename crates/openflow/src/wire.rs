@@ -21,11 +21,7 @@ impl MacAddr {
 impl fmt::Display for MacAddr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        write!(
-            f,
-            "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
-            b[0], b[1], b[2], b[3], b[4], b[5]
-        )
+        write!(f, "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", b[0], b[1], b[2], b[3], b[4], b[5])
     }
 }
 
@@ -362,10 +358,7 @@ impl Tlv8 {
         let err = |detail: String| OfpError::new(self.bad_len, detail);
         let what = self.what;
         if r.remaining() < 4 {
-            return Err(err(format!(
-                "{what} header needs 4 bytes, {} left",
-                r.remaining()
-            )));
+            return Err(err(format!("{what} header needs 4 bytes, {} left", r.remaining())));
         }
         let ty = r.peek_u16(0).map_err(|e| err(e.detail))?;
         let len = usize::from(r.peek_u16(2).map_err(|e| err(e.detail))?);
@@ -383,9 +376,7 @@ impl Tlv8 {
         }
         if let Some(want) = (self.fixed_len)(ty) {
             if len != want {
-                return Err(err(format!(
-                    "{name} {what} has length {len}, must be {want}"
-                )));
+                return Err(err(format!("{name} {what} has length {len}, must be {want}")));
             }
         }
         let mut body = r.sub(len)?;
@@ -406,9 +397,7 @@ impl Writer {
     }
 
     pub fn with_capacity(n: usize) -> Self {
-        Writer {
-            buf: Vec::with_capacity(n),
-        }
+        Writer { buf: Vec::with_capacity(n) }
     }
 
     pub fn len(&self) -> usize {
@@ -548,11 +537,7 @@ pub(crate) fn assert_roundtrip<T: PartialEq + fmt::Debug>(
         Ok(back) => assert_eq!(&back, v, "decoded value differs from the encoded one"),
         Err(e) => panic!("{v:?} encodes to {bytes:02x?}, which does not decode: {e:?}"),
     }
-    assert!(
-        r.is_empty(),
-        "{} of {bytes:02x?} left unread",
-        r.remaining()
-    );
+    assert!(r.is_empty(), "{} of {bytes:02x?} left unread", r.remaining());
     bytes
 }
 
@@ -609,10 +594,7 @@ mod tests {
             assert_eq!(w.len(), 16);
             assert_eq!(Reader::new(&w.buf).fixed_str(16).unwrap(), s);
         }
-        assert_eq!(
-            Reader::new(b"0123456789abcdef").fixed_str(16).unwrap(),
-            "0123456789abcdef"
-        );
+        assert_eq!(Reader::new(b"0123456789abcdef").fixed_str(16).unwrap(), "0123456789abcdef");
     }
 
     #[test]

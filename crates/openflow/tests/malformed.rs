@@ -98,17 +98,11 @@ fn flow_mod(f: Fm) -> Vec<u8> {
 }
 
 fn fm_match(tlvs: &[Vec<u8>]) -> Vec<u8> {
-    flow_mod(Fm {
-        matched: ofp_match(tlvs),
-        ..Fm::default()
-    })
+    flow_mod(Fm { matched: ofp_match(tlvs), ..Fm::default() })
 }
 
 fn fm_actions(actions: &[Vec<u8>]) -> Vec<u8> {
-    flow_mod(Fm {
-        insts: vec![apply(actions)],
-        ..Fm::default()
-    })
+    flow_mod(Fm { insts: vec![apply(actions)], ..Fm::default() })
 }
 
 fn group_mod(command: u16, ty: u8, group: u32, buckets: &[Vec<u8>]) -> Vec<u8> {
@@ -191,67 +185,23 @@ fn cases() -> Vec<(&'static str, Vec<u8>, ErrorKind)> {
         t
     };
     vec![
-        (
-            "unsupported version",
-            msg(9, 2, &[]),
-            K::BAD_REQUEST_BAD_VERSION,
-        ),
-        (
-            "unknown 1.3 message type",
-            m13(99, &[]),
-            K::BAD_REQUEST_BAD_TYPE,
-        ),
-        (
-            "header length below 8",
-            short_header,
-            K::BAD_REQUEST_BAD_LEN,
-        ),
-        (
-            "header length past the data",
-            len_mismatch,
-            K::BAD_REQUEST_BAD_LEN,
-        ),
-        (
-            "barrier request with a body",
-            m13(20, &[0; 8]),
-            K::BAD_REQUEST_BAD_LEN,
-        ),
-        (
-            "features request with a body",
-            m13(5, &[0; 4]),
-            K::BAD_REQUEST_BAD_LEN,
-        ),
-        (
-            "flow-mod cut inside its fixed part",
-            fm_truncated,
-            K::BAD_REQUEST_BAD_LEN,
-        ),
-        (
-            "match of type OFPMT_STANDARD",
-            std_match,
-            K::BAD_MATCH_BAD_TYPE,
-        ),
+        ("unsupported version", msg(9, 2, &[]), K::BAD_REQUEST_BAD_VERSION),
+        ("unknown 1.3 message type", m13(99, &[]), K::BAD_REQUEST_BAD_TYPE),
+        ("header length below 8", short_header, K::BAD_REQUEST_BAD_LEN),
+        ("header length past the data", len_mismatch, K::BAD_REQUEST_BAD_LEN),
+        ("barrier request with a body", m13(20, &[0; 8]), K::BAD_REQUEST_BAD_LEN),
+        ("features request with a body", m13(5, &[0; 4]), K::BAD_REQUEST_BAD_LEN),
+        ("flow-mod cut inside its fixed part", fm_truncated, K::BAD_REQUEST_BAD_LEN),
+        ("match of type OFPMT_STANDARD", std_match, K::BAD_MATCH_BAD_TYPE),
         ("match length below 4", short_match, K::BAD_MATCH_BAD_LEN),
-        (
-            "unknown basic OXM field",
-            fm_match(&[oxm(45, &[0, 0], None)]),
-            K::BAD_MATCH_BAD_FIELD,
-        ),
-        (
-            "in_port OXM of 2 bytes",
-            fm_match(&[oxm(0, &[0, 1], None)]),
-            K::BAD_MATCH_BAD_LEN,
-        ),
+        ("unknown basic OXM field", fm_match(&[oxm(45, &[0, 0], None)]), K::BAD_MATCH_BAD_FIELD),
+        ("in_port OXM of 2 bytes", fm_match(&[oxm(0, &[0, 1], None)]), K::BAD_MATCH_BAD_LEN),
         (
             "masked in_port",
             fm_match(&[oxm(0, &[0, 0, 0, 1], Some(&[0xff; 4]))]),
             K::BAD_MATCH_BAD_MASK,
         ),
-        (
-            "experimenter OXM without its id",
-            fm_match(&[exp_oxm_short]),
-            K::BAD_MATCH_BAD_LEN,
-        ),
+        ("experimenter OXM without its id", fm_match(&[exp_oxm_short]), K::BAD_MATCH_BAD_LEN),
         (
             "tcp_dst without ip_proto",
             fm_match(&[oxm(5, &ETH_IP, None), oxm(14, &[0, 80], None)]),
@@ -269,10 +219,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, ErrorKind)> {
         ),
         (
             "ipv4_src bits outside its mask",
-            fm_match(&[
-                oxm(5, &ETH_IP, None),
-                oxm(11, &[10, 0, 0, 1], Some(&[255, 0, 0, 0])),
-            ]),
+            fm_match(&[oxm(5, &ETH_IP, None), oxm(11, &[10, 0, 0, 1], Some(&[255, 0, 0, 0]))]),
             K::BAD_MATCH_BAD_WILDCARDS,
         ),
         (
@@ -295,26 +242,14 @@ fn cases() -> Vec<(&'static str, Vec<u8>, ErrorKind)> {
             fm_actions(&[vec![0, 0, 0, 8, 0, 0, 0, 1]]),
             K::BAD_ACTION_BAD_LEN,
         ),
-        (
-            "output to port 0",
-            fm_actions(&[output(0)]),
-            K::BAD_ACTION_BAD_OUT_PORT,
-        ),
+        ("output to port 0", fm_actions(&[output(0)]), K::BAD_ACTION_BAD_OUT_PORT),
         (
             "push_vlan with ethertype 0x0800",
             fm_actions(&[vec![0, 17, 0, 8, 0x08, 0x00, 0, 0]]),
             K::BAD_ACTION_BAD_ARGUMENT,
         ),
-        (
-            "set_field on in_port",
-            fm_actions(&[set_field_in_port]),
-            K::BAD_ACTION_BAD_SET_TYPE,
-        ),
-        (
-            "set_field with a mask",
-            fm_actions(&[set_field_masked]),
-            K::BAD_ACTION_BAD_SET_ARGUMENT,
-        ),
+        ("set_field on in_port", fm_actions(&[set_field_in_port]), K::BAD_ACTION_BAD_SET_TYPE),
+        ("set_field with a mask", fm_actions(&[set_field_masked]), K::BAD_ACTION_BAD_SET_ARGUMENT),
         (
             "group action beyond OFPG_MAX",
             fm_actions(&[vec![0, 22, 0, 8, 0xff, 0xff, 0xff, 0xfe]]),
@@ -322,10 +257,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, ErrorKind)> {
         ),
         (
             "unknown instruction type",
-            flow_mod(Fm {
-                insts: vec![vec![0, 9, 0, 8, 0, 0, 0, 0]],
-                ..Fm::default()
-            }),
+            flow_mod(Fm { insts: vec![vec![0, 9, 0, 8, 0, 0, 0, 0]], ..Fm::default() }),
             K::BAD_INSTRUCTION_UNKNOWN_INST,
         ),
         (
@@ -338,50 +270,30 @@ fn cases() -> Vec<(&'static str, Vec<u8>, ErrorKind)> {
         ),
         (
             "goto_table backwards",
-            flow_mod(Fm {
-                table: 3,
-                insts: vec![goto(2)],
-                ..Fm::default()
-            }),
+            flow_mod(Fm { table: 3, insts: vec![goto(2)], ..Fm::default() }),
             K::BAD_INSTRUCTION_BAD_TABLE_ID,
         ),
         (
             "two apply-actions instructions",
-            flow_mod(Fm {
-                insts: vec![apply(&[output(1)]), apply(&[output(2)])],
-                ..Fm::default()
-            }),
+            flow_mod(Fm { insts: vec![apply(&[output(1)]), apply(&[output(2)])], ..Fm::default() }),
             K::BAD_INSTRUCTION_DUP_INST,
         ),
         (
             "flow-mod command 9",
-            flow_mod(Fm {
-                command: 9,
-                ..Fm::default()
-            }),
+            flow_mod(Fm { command: 9, ..Fm::default() }),
             K::FLOW_MOD_FAILED_BAD_COMMAND,
         ),
         (
             "flow-mod unknown flag bit",
-            flow_mod(Fm {
-                flags: 0x100,
-                ..Fm::default()
-            }),
+            flow_mod(Fm { flags: 0x100, ..Fm::default() }),
             K::FLOW_MOD_FAILED_BAD_FLAGS,
         ),
         (
             "flow-mod add to OFPTT_ALL",
-            flow_mod(Fm {
-                table: 0xff,
-                ..Fm::default()
-            }),
+            flow_mod(Fm { table: 0xff, ..Fm::default() }),
             K::FLOW_MOD_FAILED_BAD_TABLE_ID,
         ),
-        (
-            "packet-out actions_len past the end",
-            po_bad_len,
-            K::BAD_REQUEST_BAD_LEN,
-        ),
+        ("packet-out actions_len past the end", po_bad_len, K::BAD_REQUEST_BAD_LEN),
         (
             "group-mod unknown type",
             group_mod(0, 7, 1, &[bucket(0, &[output(1)])]),
@@ -407,16 +319,8 @@ fn cases() -> Vec<(&'static str, Vec<u8>, ErrorKind)> {
             meter_mod(0, 0b11, 1, &[band(1, 1000)]),
             K::METER_MOD_FAILED_BAD_FLAGS,
         ),
-        (
-            "meter band of rate 0",
-            meter_mod(0, 1, 1, &[band(1, 0)]),
-            K::METER_MOD_FAILED_BAD_RATE,
-        ),
-        (
-            "meter id 0",
-            meter_mod(0, 1, 0, &[band(1, 1000)]),
-            K::METER_MOD_FAILED_INVALID_METER,
-        ),
+        ("meter band of rate 0", meter_mod(0, 1, 1, &[band(1, 0)]), K::METER_MOD_FAILED_BAD_RATE),
+        ("meter id 0", meter_mod(0, 1, 0, &[band(1, 1000)]), K::METER_MOD_FAILED_INVALID_METER),
         (
             "meter band of unknown type",
             meter_mod(0, 1, 1, &[band(5, 1000)]),
@@ -437,11 +341,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, ErrorKind)> {
             m13(9, &[0, 0x10, 0, 128]),
             K::SWITCH_CONFIG_FAILED_BAD_FLAGS,
         ),
-        (
-            "1.0 unknown message type",
-            msg(1, 30, &[]),
-            K::BAD_REQUEST_BAD_TYPE,
-        ),
+        ("1.0 unknown message type", msg(1, 30, &[]), K::BAD_REQUEST_BAD_TYPE),
         (
             "1.0 stats request of unknown type",
             msg(1, 16, &[0, 9, 0, 0]),
@@ -490,20 +390,9 @@ fn the_well_formed_baselines_are_accepted() {
     // for the one reason it names.
     let ok = [
         flow_mod(Fm::default()),
-        fm_match(&[
-            oxm(5, &ETH_IP, None),
-            oxm(10, &[6], None),
-            oxm(14, &[0, 80], None),
-        ]),
-        fm_match(&[
-            oxm(5, &ETH_IP, None),
-            oxm(11, &[10, 0, 0, 0], Some(&[255, 0, 0, 0])),
-        ]),
-        flow_mod(Fm {
-            table: 1,
-            insts: vec![goto(2)],
-            ..Fm::default()
-        }),
+        fm_match(&[oxm(5, &ETH_IP, None), oxm(10, &[6], None), oxm(14, &[0, 80], None)]),
+        fm_match(&[oxm(5, &ETH_IP, None), oxm(11, &[10, 0, 0, 0], Some(&[255, 0, 0, 0]))]),
+        flow_mod(Fm { table: 1, insts: vec![goto(2)], ..Fm::default() }),
         group_mod(0, 1, 1, &[bucket(1, &[output(1)]), bucket(2, &[output(2)])]),
         meter_mod(0, 1, 1, &[band(1, 1000)]),
         m13(18, &[0, 0, 0, 0, 0, 0, 0, 0]),
@@ -531,12 +420,7 @@ fn error_replies_carry_the_offending_bytes() {
         if version == 4 {
             assert_eq!(
                 &reply[8..12],
-                &[
-                    (want.ty >> 8) as u8,
-                    want.ty as u8,
-                    (want.code >> 8) as u8,
-                    want.code as u8
-                ],
+                &[(want.ty >> 8) as u8, want.ty as u8, (want.code >> 8) as u8, want.code as u8],
                 "{name}"
             );
         }

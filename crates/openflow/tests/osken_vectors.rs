@@ -99,10 +99,7 @@ fn check_dir(version: &str, expect_version: u8, min_files: usize) {
         files.len(),
         failures.join("\n")
     );
-    eprintln!(
-        "{version}: {} files, {messages} messages round-trip",
-        files.len()
-    );
+    eprintln!("{version}: {} files, {messages} messages round-trip", files.len());
     assert!(
         files.len() >= min_files,
         "expected os-ken's {min_files} {version} captures, found {}",

@@ -102,17 +102,12 @@ struct Ovs {
 
 impl Ovs {
     fn start() -> Ovs {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
+        let nanos =
+            SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         let id = std::process::id();
         let dir = std::env::temp_dir().join(format!("peregrine-ovs-{id}-{nanos}"));
         std::fs::create_dir_all(&dir).expect("create temp dir");
-        let ovs = Ovs {
-            dir,
-            bridge: format!("pgt{}", (id ^ nanos) % 100_000),
-        };
+        let ovs = Ovs { dir, bridge: format!("pgt{}", (id ^ nanos) % 100_000) };
         let d = ovs.dir.display().to_string();
         let schema = "/usr/share/openvswitch/vswitch.ovsschema";
         assert!(Path::new(schema).exists(), "{schema} is missing");
@@ -244,9 +239,7 @@ impl Drop for Ovs {
 
 /// The lines of a dump reply after its `OFPST_... reply` header.
 fn body_lines(dump: &str) -> Vec<&str> {
-    dump.lines()
-        .filter(|l| !l.starts_with("OFPST_") && !l.trim().is_empty())
-        .collect()
+    dump.lines().filter(|l| !l.starts_with("OFPST_") && !l.trim().is_empty()).collect()
 }
 
 /// Adds each entry of `corpus` with `ovs-ofctl ADD br entry` and returns what we parse
@@ -318,48 +311,22 @@ fn ovs_dumps_parse_to_what_we_parse_and_we_print_what_ovs_prints() {
     let dump = ovs.ofctl(&["--no-stats", "dump-flows", &br]);
     let lines = body_lines(&dump);
     assert_eq!(lines.len(), FLOWS.len());
-    check_dump(
-        &lines,
-        &flows,
-        parse_flow,
-        flow_key,
-        format_flow_mod,
-        str::trim_start,
-    );
+    check_dump(&lines, &flows, parse_flow, flow_key, format_flow_mod, str::trim_start);
 
     let dump = ovs.ofctl(&["dump-groups", &br]);
     let lines = body_lines(&dump);
     assert_eq!(lines.len(), GROUPS.len(), "dump-groups printed:\n{dump}");
-    check_dump(
-        &lines,
-        &groups,
-        parse_group,
-        group_id,
-        format_group_mod,
-        str::trim_start,
-    );
+    check_dump(&lines, &groups, parse_group, group_id, format_group_mod, str::trim_start);
 
     let dump = ovs.ofctl(&["dump-meters", &br]);
     let blocks: Vec<String> = dump
         .split("\n\n")
-        .map(|b| {
-            b.lines()
-                .filter(|l| !l.starts_with("OFPST_"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
+        .map(|b| b.lines().filter(|l| !l.starts_with("OFPST_")).collect::<Vec<_>>().join("\n"))
         .filter(|b| !b.trim().is_empty())
         .collect();
     assert_eq!(blocks.len(), METERS.len(), "dump-meters printed:\n{dump}");
     let blocks: Vec<&str> = blocks.iter().map(String::as_str).collect();
-    check_dump(
-        &blocks,
-        &meters,
-        parse_meter,
-        meter_id,
-        format_meter_mod,
-        str::trim,
-    );
+    check_dump(&blocks, &meters, parse_meter, meter_id, format_meter_mod, str::trim);
 
     // Our del-flows printing is what ovs-ofctl del-flows reads: deleting table 6's IPv4
     // flows that output to port 7 removes exactly the priority-602 flow.
@@ -368,10 +335,8 @@ fn ovs_dumps_parse_to_what_we_parse_and_we_print_what_ovs_prints() {
     assert_eq!(del_text, "table=6, out_port=7, ip");
     ovs.ofctl(&["del-flows", &br, &del_text]);
     let dump = ovs.ofctl(&["dump-flows", &br, "table=6"]);
-    let left: Vec<u16> = body_lines(&dump)
-        .iter()
-        .map(|l| parse_flow(l).unwrap().priority)
-        .collect();
+    let left: Vec<u16> =
+        body_lines(&dump).iter().map(|l| parse_flow(l).unwrap().priority).collect();
     assert_eq!(left.len(), 3, "table 6 after del-flows:\n{dump}");
     assert!(!left.contains(&602), "table 6 after del-flows:\n{dump}");
 }

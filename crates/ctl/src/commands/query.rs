@@ -469,16 +469,21 @@ pub fn dump_fastpath(ctx: &Ctx) -> Result<(), CtlError> {
     use switch::agent::{exp_type, PEREGRINE_EXPERIMENTER};
     let mut c = ctx.open()?;
     need13(&c, "dump-fastpath")?;
-    let replies = c.dump(mp(Q13::Experimenter {
+    let replies = c.dump(mp(Q13::Experimenter(openflow::v13::Experimenter {
         experimenter: PEREGRINE_EXPERIMENTER,
         exp_type: exp_type::FAST_PATH,
         data: b"{}".to_vec(),
-    }))?;
+    })))?;
     let mut data = Vec::new();
     for r in replies {
         match r.message {
             Message::V13(M13::MultipartReply(openflow::v13::multipart::MultipartReply {
-                body: R13::Experimenter { experimenter: PEREGRINE_EXPERIMENTER, data: part, .. },
+                body:
+                    R13::Experimenter(openflow::v13::Experimenter {
+                        experimenter: PEREGRINE_EXPERIMENTER,
+                        data: part,
+                        ..
+                    }),
                 ..
             })) => data.extend_from_slice(&part),
             other => {

@@ -120,12 +120,8 @@ impl Action {
     /// type → `OFPBAC_BAD_TYPE`; a bad set-field OXM → `OFPBAC_BAD_SET_TYPE`,
     /// `OFPBAC_BAD_SET_LEN` or `OFPBAC_BAD_SET_ARGUMENT` (the OXM's own error, renumbered).
     pub fn decode(r: &mut Reader) -> Result<Action, OfpError> {
-        const FRAMING: Tlv8 = Tlv8 {
-            what: "action",
-            type_name,
-            fixed_len,
-            bad_len: ErrorKind::BAD_ACTION_BAD_LEN,
-        };
+        const FRAMING: Tlv8 =
+            Tlv8 { what: "action", type_name, fixed_len, bad_len: ErrorKind::BAD_ACTION_BAD_LEN };
         let (ty, len, mut body) = FRAMING.take(r)?;
         let name = type_name(ty);
         decode_body(ty, len, &mut body).map_err(|e| {
@@ -204,10 +200,9 @@ fn decode_body(ty: u16, len: usize, body: &mut Reader) -> Result<Action, OfpErro
         t::PUSH_PBB => Action::PushPbb(body.u16()?),
         t::POP_PBB => Action::PopPbb,
         t::SET_FIELD => Action::SetField(decode_set_field(len, body)?),
-        t::EXPERIMENTER => Action::Experimenter {
-            experimenter: body.u32()?,
-            data: body.take_rest().to_vec(),
-        },
+        t::EXPERIMENTER => {
+            Action::Experimenter { experimenter: body.u32()?, data: body.take_rest().to_vec() }
+        }
         _ => {
             return Err(OfpError::new(
                 ErrorKind::BAD_ACTION_BAD_TYPE,
@@ -278,20 +273,14 @@ fn decode_set_field(len: usize, body: &mut Reader) -> Result<Oxm, OfpError> {
     if !tlv.is_empty() {
         return Err(OfpError::new(
             ErrorKind::BAD_ACTION_BAD_SET_LEN,
-            format!(
-                "set_field OXM length {oxm_len} leaves {} bytes unread",
-                tlv.remaining()
-            ),
+            format!("set_field OXM length {oxm_len} leaves {} bytes unread", tlv.remaining()),
         ));
     }
     Ok(oxm)
 }
 
 fn set_len(e: OfpError) -> OfpError {
-    OfpError::new(
-        ErrorKind::BAD_ACTION_BAD_SET_LEN,
-        format!("set_field OXM header: {}", e.detail),
-    )
+    OfpError::new(ErrorKind::BAD_ACTION_BAD_SET_LEN, format!("set_field OXM header: {}", e.detail))
 }
 
 // OpenFlow 1.3's actions as the action list of version-neutral messages

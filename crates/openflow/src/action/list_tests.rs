@@ -87,11 +87,7 @@ pub(crate) fn assert_all_fail<T: ListItem>(cases: &[Vec<u8>], kind: ErrorKind) {
 pub(crate) fn assert_unknown_types<T: ListItem>(types: &[u16], kind: ErrorKind) {
     for ty in types {
         let [a, b] = ty.to_be_bytes();
-        assert_eq!(
-            decode_err::<T>(&[a, b, 0, 8, 0, 0, 0, 0]),
-            kind,
-            "type {ty}"
-        );
+        assert_eq!(decode_err::<T>(&[a, b, 0, 8, 0, 0, 0, 0]), kind, "type {ty}");
     }
 }
 

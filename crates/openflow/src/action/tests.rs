@@ -31,10 +31,7 @@ fn set_field(len: u8, oxm: [u8; 4], rest: &[u8]) -> Vec<u8> {
 fn fixed_actions_have_the_spec_layout() {
     let cases: Vec<(Action, Vec<u8>)> = vec![
         (
-            Action::Output {
-                port: 3,
-                max_len: 0xffe5,
-            },
+            Action::Output { port: 3, max_len: 0xffe5 },
             vec![0, 0, 0, 16, 0, 0, 0, 3, 0xff, 0xe5, 0, 0, 0, 0, 0, 0],
         ),
         (Action::CopyTtlOut, vec![0, 11, 0, 8, 0, 0, 0, 0]),
@@ -43,10 +40,7 @@ fn fixed_actions_have_the_spec_layout() {
         (Action::DecMplsTtl, vec![0, 16, 0, 8, 0, 0, 0, 0]),
         (Action::PushVlan(0x8100), vec![0, 17, 0, 8, 0x81, 0, 0, 0]),
         (Action::PopVlan, vec![0, 18, 0, 8, 0, 0, 0, 0]),
-        (
-            Action::PushMpls(0x8847),
-            vec![0, 19, 0, 8, 0x88, 0x47, 0, 0],
-        ),
+        (Action::PushMpls(0x8847), vec![0, 19, 0, 8, 0x88, 0x47, 0, 0]),
         (Action::PopMpls(0x0800), vec![0, 20, 0, 8, 0x08, 0, 0, 0]),
         (Action::SetQueue(0x01020304), vec![0, 21, 0, 8, 1, 2, 3, 4]),
         (Action::Group(7), vec![0, 22, 0, 8, 0, 0, 0, 7]),
@@ -55,20 +49,12 @@ fn fixed_actions_have_the_spec_layout() {
         (Action::PushPbb(0x88e7), vec![0, 26, 0, 8, 0x88, 0xe7, 0, 0]),
         (Action::PopPbb, vec![0, 27, 0, 8, 0, 0, 0, 0]),
         (
-            Action::Experimenter {
-                experimenter: 0x2320,
-                data: vec![],
-            },
+            Action::Experimenter { experimenter: 0x2320, data: vec![] },
             vec![0xff, 0xff, 0, 8, 0, 0, 0x23, 0x20],
         ),
         (
-            Action::Experimenter {
-                experimenter: 0x2320,
-                data: vec![0, 0x26, 1, 2, 3, 4, 5, 6],
-            },
-            vec![
-                0xff, 0xff, 0, 16, 0, 0, 0x23, 0x20, 0, 0x26, 1, 2, 3, 4, 5, 6,
-            ],
+            Action::Experimenter { experimenter: 0x2320, data: vec![0, 0x26, 1, 2, 3, 4, 5, 6] },
+            vec![0xff, 0xff, 0, 16, 0, 0, 0x23, 0x20, 0, 0x26, 1, 2, 3, 4, 5, 6],
         ),
     ];
     list::assert_layouts(cases);
@@ -78,37 +64,21 @@ fn fixed_actions_have_the_spec_layout() {
 fn padding_is_ignored_on_read_and_zeroed_on_write() {
     let bytes = [0, 0, 0, 16, 0, 0, 0, 1, 0, 0x80, 9, 9, 9, 9, 9, 9];
     let a = decode(&bytes).unwrap();
-    assert_eq!(
-        a,
-        vec![Action::Output {
-            port: 1,
-            max_len: 0x80
-        }]
-    );
+    assert_eq!(a, vec![Action::Output { port: 1, max_len: 0x80 }]);
     assert_eq!(&encode(&a)[10..], &[0; 6]);
 }
 
 #[test]
 fn experimenter_data_is_padded_on_write() {
-    let a = Action::Experimenter {
-        experimenter: 1,
-        data: vec![0xaa, 0xbb, 0xcc],
-    };
-    let bytes = [
-        0xff, 0xff, 0, 16, 0, 0, 0, 1, 0xaa, 0xbb, 0xcc, 0, 0, 0, 0, 0,
-    ];
+    let a = Action::Experimenter { experimenter: 1, data: vec![0xaa, 0xbb, 0xcc] };
+    let bytes = [0xff, 0xff, 0, 16, 0, 0, 0, 1, 0xaa, 0xbb, 0xcc, 0, 0, 0, 0, 0];
     list::assert_encodes(&a, &bytes);
 }
 
 #[test]
 fn set_field_other_class_layout() {
     // NXM_1 class, field 33, 4-byte payload: TLV of 8 bytes, action of 16 (4 of padding).
-    let oxm = Oxm::Other {
-        class: 1,
-        field: 33,
-        has_mask: false,
-        payload: vec![1, 2, 3, 4],
-    };
+    let oxm = Oxm::Other { class: 1, field: 33, has_mask: false, payload: vec![1, 2, 3, 4] };
     let mut w = Writer::new();
     oxm.encode(&mut w);
     let tlv = w.into_vec();
@@ -173,11 +143,7 @@ fn set_field_length_errors() {
 #[test]
 fn set_field_with_mask_is_bad_argument() {
     // ipv4_src/255.255.255.0: hasmask, 8 bytes: TLV of 12 bytes in a 16-byte action.
-    let b = set_field(
-        16,
-        oxm_header(0x8000, 11, true, 8),
-        &[10, 0, 0, 1, 255, 255, 255, 0],
-    );
+    let b = set_field(16, oxm_header(0x8000, 11, true, 8), &[10, 0, 0, 1, 255, 255, 255, 0]);
     assert_eq!(decode_err(&b), ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT);
 }
 
@@ -196,18 +162,9 @@ fn hex(s: &str) -> Vec<u8> {
 fn set_field_vectors_from_os_ken() {
     // Set-field actions as os-ken's of13 flow-mod captures carry them.
     let cases = [
-        (
-            "0019001080000c020102000000000000",
-            Oxm::VlanVid(0x0102, None),
-        ),
-        (
-            "00190010800008060102030405060000",
-            Oxm::EthSrc(MacAddr([1, 2, 3, 4, 5, 6]), None),
-        ),
-        (
-            "0019001080001804c0a8020900000000",
-            Oxm::Ipv4Dst([192, 168, 2, 9].into(), None),
-        ),
+        ("0019001080000c020102000000000000", Oxm::VlanVid(0x0102, None)),
+        ("00190010800008060102030405060000", Oxm::EthSrc(MacAddr([1, 2, 3, 4, 5, 6]), None)),
+        ("0019001080001804c0a8020900000000", Oxm::Ipv4Dst([192, 168, 2, 9].into(), None)),
         (
             "00190010ffff00074f4e46000a000100",
             Oxm::Other {
@@ -227,32 +184,21 @@ fn set_field_vectors_from_os_ken() {
     }
     // The vlan_vid vector lacks OFPVID_PRESENT: it decodes, but a switch refuses it.
     let a = decode(&hex(cases[0].0)).unwrap();
-    assert_eq!(
-        Action::validate_list(&a).unwrap_err().kind,
-        ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT
-    );
+    assert_eq!(Action::validate_list(&a).unwrap_err().kind, ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT);
 }
 
 #[test]
 fn set_field_oxm_errors_are_renumbered() {
     let bad_len = [
         // eth_type with a 3-byte value: the OXM codec's BAD_LEN becomes BAD_SET_LEN.
-        set_field(
-            16,
-            oxm_header(0x8000, 5, false, 3),
-            &[8, 0, 0, 0, 0, 0, 0, 0],
-        ),
+        set_field(16, oxm_header(0x8000, 5, false, 3), &[8, 0, 0, 0, 0, 0, 0, 0]),
         // An experimenter-class OXM too short for its experimenter id.
         set_field(16, oxm_header(0xffff, 1, false, 2), &[0; 8]),
     ];
     list::assert_all_fail::<Action>(&bad_len, ErrorKind::BAD_ACTION_BAD_SET_LEN);
     let bad_argument = [
         // A mask on a field that cannot have one: still a masked set-field.
-        set_field(
-            16,
-            oxm_header(0x8000, 5, true, 4),
-            &[8, 0, 0xff, 0xff, 0, 0, 0, 0],
-        ),
+        set_field(16, oxm_header(0x8000, 5, true, 4), &[8, 0, 0xff, 0xff, 0, 0, 0, 0]),
         // A masked NXM field.
         set_field(16, oxm_header(0x0001, 33, true, 8), &[0; 8]),
     ];
@@ -268,26 +214,13 @@ fn set_field_of_a_decoded_basic_field_validates() {
         &[0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
     );
     let a = decode(&b).unwrap();
-    assert_eq!(
-        a,
-        vec![Action::SetField(Oxm::Ipv6Dst(
-            "2001:db8::1".parse().unwrap(),
-            None
-        ))]
-    );
+    assert_eq!(a, vec![Action::SetField(Oxm::Ipv6Dst("2001:db8::1".parse().unwrap(), None))]);
     Action::validate_list(&a).unwrap();
     assert_eq!(encode(&a), b);
     // in_port decodes (the wire form is fine) but may not be set.
-    let b = set_field(
-        16,
-        oxm_header(0x8000, 0, false, 4),
-        &[0, 0, 0, 1, 0, 0, 0, 0],
-    );
+    let b = set_field(16, oxm_header(0x8000, 0, false, 4), &[0, 0, 0, 1, 0, 0, 0, 0]);
     let a = decode(&b).unwrap();
-    assert_eq!(
-        Action::validate_list(&a).unwrap_err().kind,
-        ErrorKind::BAD_ACTION_BAD_SET_TYPE
-    );
+    assert_eq!(Action::validate_list(&a).unwrap_err().kind, ErrorKind::BAD_ACTION_BAD_SET_TYPE);
 }
 
 fn validate_err(a: Action) -> ErrorKind {
@@ -348,10 +281,7 @@ fn validate_push_ethertypes() {
         Action::PushPbb(0x88e7),
         Action::PopMpls(0x0800),
         Action::SetQueue(u32::MAX),
-        Action::Experimenter {
-            experimenter: 0,
-            data: vec![],
-        },
+        Action::Experimenter { experimenter: 0, data: vec![] },
     ]);
     let bad = [
         Action::PushVlan(0x0800),
@@ -370,23 +300,10 @@ fn validate_set_field_types() {
         Oxm::InPhyPort(1),
         Oxm::Metadata(1, None),
         Oxm::Ipv6Exthdr(1, None),
-        Oxm::Other {
-            class: 1,
-            field: 33,
-            has_mask: false,
-            payload: vec![0; 4],
-        },
-        Oxm::Other {
-            class: 0xffff,
-            field: 1,
-            has_mask: false,
-            payload: vec![0; 8],
-        },
+        Oxm::Other { class: 1, field: 33, has_mask: false, payload: vec![0; 4] },
+        Oxm::Other { class: 0xffff, field: 1, has_mask: false, payload: vec![0; 8] },
     ];
-    assert_invalid(
-        bad.map(Action::SetField),
-        ErrorKind::BAD_ACTION_BAD_SET_TYPE,
-    );
+    assert_invalid(bad.map(Action::SetField), ErrorKind::BAD_ACTION_BAD_SET_TYPE);
 }
 
 #[test]
@@ -421,26 +338,13 @@ fn validate_set_field_arguments() {
         Oxm::Ipv4Src([10, 0, 0, 1].into(), Some([255, 0, 0, 0].into())),
         Oxm::VlanVid(0x1001, Some(0x1fff)),
     ];
-    assert_invalid(
-        bad.map(Action::SetField),
-        ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT,
-    );
+    assert_invalid(bad.map(Action::SetField), ErrorKind::BAD_ACTION_BAD_SET_ARGUMENT);
 }
 
 #[test]
 fn validate_list_reports_the_first_failure() {
-    let list = [
-        Action::PopVlan,
-        Action::Group(OFPG_ANY),
-        Action::Output {
-            port: 0,
-            max_len: 0,
-        },
-    ];
-    assert_eq!(
-        Action::validate_list(&list).unwrap_err().kind,
-        ErrorKind::BAD_ACTION_BAD_OUT_GROUP
-    );
+    let list = [Action::PopVlan, Action::Group(OFPG_ANY), Action::Output { port: 0, max_len: 0 }];
+    assert_eq!(Action::validate_list(&list).unwrap_err().kind, ErrorKind::BAD_ACTION_BAD_OUT_GROUP);
     Action::validate_list(&list[..1]).unwrap();
     Action::validate_list(&[]).unwrap();
 }
@@ -448,54 +352,28 @@ fn validate_list_reports_the_first_failure() {
 #[test]
 fn action_set_holds_one_action_per_slot() {
     let ok = [
-        Action::Output {
-            port: 1,
-            max_len: 0,
-        },
+        Action::Output { port: 1, max_len: 0 },
         Action::SetField(Oxm::EthDst(MacAddr::ZERO, None)),
         Action::SetField(Oxm::EthSrc(MacAddr::ZERO, None)),
         Action::PushVlan(0x8100),
         Action::PushMpls(0x8847),
-        Action::Experimenter {
-            experimenter: 0x2320,
-            data: vec![0; 8],
-        },
-        Action::Experimenter {
-            experimenter: 0x2320,
-            data: vec![1; 8],
-        },
+        Action::Experimenter { experimenter: 0x2320, data: vec![0; 8] },
+        Action::Experimenter { experimenter: 0x2320, data: vec![1; 8] },
     ];
     Action::validate_action_set(&ok).unwrap();
     let too_many = ErrorKind::BAD_ACTION_TOO_MANY;
-    let two_outputs = [
-        Action::Output {
-            port: 1,
-            max_len: 0,
-        },
-        Action::Output {
-            port: 2,
-            max_len: 0,
-        },
-    ];
-    assert_eq!(
-        Action::validate_action_set(&two_outputs).unwrap_err().kind,
-        too_many
-    );
+    let two_outputs =
+        [Action::Output { port: 1, max_len: 0 }, Action::Output { port: 2, max_len: 0 }];
+    assert_eq!(Action::validate_action_set(&two_outputs).unwrap_err().kind, too_many);
     // The same list is a fine apply-actions list.
     Action::validate_list(&two_outputs).unwrap();
     let same_field = [
         Action::SetField(Oxm::EthDst(MacAddr::ZERO, None)),
         Action::SetField(Oxm::EthDst(MacAddr::BROADCAST, None)),
     ];
-    assert_eq!(
-        Action::validate_action_set(&same_field).unwrap_err().kind,
-        too_many
-    );
+    assert_eq!(Action::validate_action_set(&same_field).unwrap_err().kind, too_many);
     let two_pops = [Action::PopVlan, Action::PopVlan];
-    assert_eq!(
-        Action::validate_action_set(&two_pops).unwrap_err().kind,
-        too_many
-    );
+    assert_eq!(Action::validate_action_set(&two_pops).unwrap_err().kind, too_many);
     // Invalid actions are reported with their own kind before the slot check.
     let bad = [Action::Group(OFPG_ALL), Action::Group(OFPG_ALL)];
     assert_eq!(

@@ -65,9 +65,7 @@ fn bad_set_arg(detail: String) -> OfpError {
 /// `Err(BAD_SET_ARGUMENT)` unless `value <= max`.
 fn in_range(name: &str, value: u64, max: u64) -> Result<(), OfpError> {
     if value > max {
-        return Err(bad_set_arg(format!(
-            "set_field {name} value {value:#x} exceeds {max:#x}"
-        )));
+        return Err(bad_set_arg(format!("set_field {name} value {value:#x} exceeds {max:#x}")));
     }
     Ok(())
 }
@@ -90,9 +88,7 @@ fn validate_set_field(oxm: &Oxm) -> Result<(), OfpError> {
             ))
         }
         Oxm::Ipv6Exthdr(..) => {
-            return Err(bad_set_type(
-                "set_field may not write the IPV6_EXTHDR pseudo-field".into(),
-            ))
+            return Err(bad_set_type("set_field may not write the IPV6_EXTHDR pseudo-field".into()))
         }
         Oxm::Other { class, field, .. } => {
             return Err(bad_set_type(format!(
@@ -102,9 +98,7 @@ fn validate_set_field(oxm: &Oxm) -> Result<(), OfpError> {
         _ => {}
     }
     if oxm.has_mask() {
-        return Err(bad_set_arg(format!(
-            "set_field OXM carries a mask: {oxm:?}"
-        )));
+        return Err(bad_set_arg(format!("set_field OXM carries a mask: {oxm:?}")));
     }
     match *oxm {
         Oxm::VlanVid(v, _) => {
@@ -140,15 +134,15 @@ impl Action {
                 ErrorKind::BAD_ACTION_BAD_OUT_GROUP,
                 format!("group action to group {g:#x}, above OFPG_MAX"),
             )),
-            Action::PushVlan(et) if !VLAN_TPIDS.contains(&et) => Err(bad_arg(format!(
-                "push_vlan ethertype {et:#06x} is not 0x8100 or 0x88a8"
-            ))),
-            Action::PushMpls(et) if !MPLS_ETHERTYPES.contains(&et) => Err(bad_arg(format!(
-                "push_mpls ethertype {et:#06x} is not 0x8847 or 0x8848"
-            ))),
-            Action::PushPbb(et) if et != PBB_ETHERTYPE => Err(bad_arg(format!(
-                "push_pbb ethertype {et:#06x} is not 0x88e7"
-            ))),
+            Action::PushVlan(et) if !VLAN_TPIDS.contains(&et) => {
+                Err(bad_arg(format!("push_vlan ethertype {et:#06x} is not 0x8100 or 0x88a8")))
+            }
+            Action::PushMpls(et) if !MPLS_ETHERTYPES.contains(&et) => {
+                Err(bad_arg(format!("push_mpls ethertype {et:#06x} is not 0x8847 or 0x8848")))
+            }
+            Action::PushPbb(et) if et != PBB_ETHERTYPE => {
+                Err(bad_arg(format!("push_pbb ethertype {et:#06x} is not 0x88e7")))
+            }
             Action::SetField(ref oxm) => validate_set_field(oxm),
             _ => Ok(()),
         }

@@ -17,61 +17,37 @@ fn decode_err(bytes: &[u8]) -> ErrorKind {
 }
 
 fn validate_err(insts: &[Instruction], table_id: u8) -> ErrorKind {
-    Instruction::validate_list(insts, table_id)
-        .expect_err("validate must fail")
-        .kind
+    Instruction::validate_list(insts, table_id).expect_err("validate must fail").kind
 }
 
 const OUTPUT_1: [u8; 16] = [0, 0, 0, 16, 0, 0, 0, 1, 0xff, 0xff, 0, 0, 0, 0, 0, 0];
 
 #[test]
 fn instructions_have_the_spec_layout() {
-    let out1 = Action::Output {
-        port: 1,
-        max_len: 0xffff,
-    };
+    let out1 = Action::Output { port: 1, max_len: 0xffff };
     let cases: Vec<(Instruction, Vec<u8>)> = vec![
         (Instruction::GotoTable(5), vec![0, 1, 0, 8, 5, 0, 0, 0]),
         (
-            Instruction::WriteMetadata {
-                metadata: 0x0102030405060708,
-                mask: 0xff,
-            },
-            vec![
-                0, 2, 0, 24, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0xff,
-            ],
+            Instruction::WriteMetadata { metadata: 0x0102030405060708, mask: 0xff },
+            vec![0, 2, 0, 24, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0xff],
         ),
-        (
-            Instruction::WriteActions(vec![]),
-            vec![0, 3, 0, 8, 0, 0, 0, 0],
-        ),
+        (Instruction::WriteActions(vec![]), vec![0, 3, 0, 8, 0, 0, 0, 0]),
         (
             Instruction::ApplyActions(vec![out1.clone()]),
             [&[0, 4, 0, 24, 0, 0, 0, 0][..], &OUTPUT_1[..]].concat(),
         ),
         (
             Instruction::WriteActions(vec![Action::PopVlan, out1]),
-            [
-                &[0, 3, 0, 32, 0, 0, 0, 0][..],
-                &[0, 18, 0, 8, 0, 0, 0, 0],
-                &OUTPUT_1[..],
-            ]
-            .concat(),
+            [&[0, 3, 0, 32, 0, 0, 0, 0][..], &[0, 18, 0, 8, 0, 0, 0, 0], &OUTPUT_1[..]].concat(),
         ),
         (Instruction::ClearActions, vec![0, 5, 0, 8, 0, 0, 0, 0]),
         (Instruction::Meter(9), vec![0, 6, 0, 8, 0, 0, 0, 9]),
         (
-            Instruction::Experimenter {
-                experimenter: 0x00d0f0,
-                data: vec![],
-            },
+            Instruction::Experimenter { experimenter: 0x00d0f0, data: vec![] },
             vec![0xff, 0xff, 0, 8, 0, 0, 0xd0, 0xf0],
         ),
         (
-            Instruction::Experimenter {
-                experimenter: 1,
-                data: vec![7; 8],
-            },
+            Instruction::Experimenter { experimenter: 1, data: vec![7; 8] },
             vec![0xff, 0xff, 0, 16, 0, 0, 0, 1, 7, 7, 7, 7, 7, 7, 7, 7],
         ),
     ];
@@ -80,10 +56,7 @@ fn instructions_have_the_spec_layout() {
 
 #[test]
 fn experimenter_data_is_padded_on_write() {
-    let i = Instruction::Experimenter {
-        experimenter: 1,
-        data: vec![1, 2],
-    };
+    let i = Instruction::Experimenter { experimenter: 1, data: vec![1, 2] };
     let bytes = [0xff, 0xff, 0, 16, 0, 0, 0, 1, 1, 2, 0, 0, 0, 0, 0, 0];
     list::assert_encodes(&i, &bytes);
 }
@@ -136,10 +109,7 @@ fn action_errors_keep_their_kind() {
 #[test]
 fn duplicate_instructions() {
     let dup = ErrorKind::BAD_INSTRUCTION_DUP_INST;
-    assert_eq!(
-        validate_err(&[Instruction::ClearActions, Instruction::ClearActions], 0),
-        dup
-    );
+    assert_eq!(validate_err(&[Instruction::ClearActions, Instruction::ClearActions], 0), dup);
     assert_eq!(
         validate_err(
             &[
@@ -151,14 +121,8 @@ fn duplicate_instructions() {
         ),
         dup
     );
-    assert_eq!(
-        validate_err(&[Instruction::GotoTable(1), Instruction::GotoTable(2)], 0),
-        dup
-    );
-    let exp = |id| Instruction::Experimenter {
-        experimenter: id,
-        data: vec![],
-    };
+    assert_eq!(validate_err(&[Instruction::GotoTable(1), Instruction::GotoTable(2)], 0), dup);
+    let exp = |id| Instruction::Experimenter { experimenter: id, data: vec![] };
     assert_eq!(validate_err(&[exp(1), exp(2)], 0), dup);
     // Write and apply are different types.
     Instruction::validate_list(
@@ -166,10 +130,7 @@ fn duplicate_instructions() {
             Instruction::ApplyActions(vec![Action::PopVlan]),
             Instruction::WriteActions(vec![Action::PopVlan]),
             Instruction::ClearActions,
-            Instruction::WriteMetadata {
-                metadata: 1,
-                mask: 1,
-            },
+            Instruction::WriteMetadata { metadata: 1, mask: 1 },
             Instruction::Meter(1),
             exp(1),
             Instruction::GotoTable(1),
@@ -198,47 +159,19 @@ fn meter_ids() {
     for id in [1, 100, OFPM_MAX, OFPM_SLOWPATH, OFPM_CONTROLLER] {
         Instruction::validate_list(&[Instruction::Meter(id)], 0).unwrap();
     }
-    for id in [
-        0,
-        OFPM_MAX + 1,
-        0xffff_fff0,
-        crate::v13::meter_mod::OFPM_ALL,
-    ] {
-        assert_eq!(
-            validate_err(&[Instruction::Meter(id)], 0),
-            bad,
-            "meter {id:#x}"
-        );
+    for id in [0, OFPM_MAX + 1, 0xffff_fff0, crate::v13::meter_mod::OFPM_ALL] {
+        assert_eq!(validate_err(&[Instruction::Meter(id)], 0), bad, "meter {id:#x}");
     }
 }
 
 #[test]
 fn actions_are_validated() {
-    let bad_group = [Instruction::ApplyActions(vec![
-        Action::PopVlan,
-        Action::Group(OFPG_ANY),
-    ])];
-    assert_eq!(
-        validate_err(&bad_group, 0),
-        ErrorKind::BAD_ACTION_BAD_OUT_GROUP
-    );
-    let bad_set = [Instruction::WriteActions(vec![Action::SetField(
-        Oxm::InPort(1),
-    )])];
-    assert_eq!(
-        validate_err(&bad_set, 0),
-        ErrorKind::BAD_ACTION_BAD_SET_TYPE
-    );
-    let two_outputs = vec![
-        Action::Output {
-            port: 1,
-            max_len: 0,
-        },
-        Action::Output {
-            port: 2,
-            max_len: 0,
-        },
-    ];
+    let bad_group = [Instruction::ApplyActions(vec![Action::PopVlan, Action::Group(OFPG_ANY)])];
+    assert_eq!(validate_err(&bad_group, 0), ErrorKind::BAD_ACTION_BAD_OUT_GROUP);
+    let bad_set = [Instruction::WriteActions(vec![Action::SetField(Oxm::InPort(1))])];
+    assert_eq!(validate_err(&bad_set, 0), ErrorKind::BAD_ACTION_BAD_SET_TYPE);
+    let two_outputs =
+        vec![Action::Output { port: 1, max_len: 0 }, Action::Output { port: 2, max_len: 0 }];
     Instruction::validate_list(&[Instruction::ApplyActions(two_outputs.clone())], 0).unwrap();
     assert_eq!(
         validate_err(&[Instruction::WriteActions(two_outputs)], 0),

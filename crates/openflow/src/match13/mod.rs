@@ -62,11 +62,8 @@ impl Match {
         let ty = r.u16()?;
         let len = usize::from(r.u16()?);
         if ty != OFPMT_OXM {
-            let what = if ty == OFPMT_STANDARD {
-                " (OFPMT_STANDARD is not OpenFlow 1.3)"
-            } else {
-                ""
-            };
+            let what =
+                if ty == OFPMT_STANDARD { " (OFPMT_STANDARD is not OpenFlow 1.3)" } else { "" };
             return Err(OfpError::new(
                 ErrorKind::BAD_MATCH_BAD_TYPE,
                 format!("ofp_match type {ty}{what}, expected OFPMT_OXM (1)"),

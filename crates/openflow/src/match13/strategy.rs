@@ -98,12 +98,7 @@ fn arb_stack() -> impl Strategy<Value = Stack> {
         1 => Just(Some(128)),
     ];
     (eth, proto, icmpv6).prop_map(|(eth_type, ip_proto, icmpv6_type)| {
-        Stack {
-            eth_type,
-            ip_proto,
-            icmpv6_type,
-        }
-        .normalized()
+        Stack { eth_type, ip_proto, icmpv6_type }.normalized()
     })
 }
 

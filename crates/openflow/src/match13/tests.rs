@@ -56,10 +56,7 @@ fn decodes_real_match() {
             Oxm::InPort(1),
             Oxm::EthDst(MacAddr([0, 0x11, 0x22, 0x33, 0x44, 0x55]), None),
             Oxm::EthType(0x0800),
-            Oxm::Ipv4Src(
-                Ipv4Addr::new(10, 0, 0, 0),
-                Some(Ipv4Addr::new(255, 0, 0, 0))
-            ),
+            Oxm::Ipv4Src(Ipv4Addr::new(10, 0, 0, 0), Some(Ipv4Addr::new(255, 0, 0, 0))),
         ]
     );
     assert_eq!(r.rest(), [0xaa, 0xbb]);
@@ -73,27 +70,18 @@ fn decodes_real_match() {
 #[test]
 fn pads_to_eight() {
     let m = Match::new(vec![Oxm::InPort(3)]);
-    assert_eq!(
-        encode(&m),
-        [0, 1, 0, 12, 0x80, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 0]
-    );
+    assert_eq!(encode(&m), [0, 1, 0, 12, 0x80, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 0]);
     assert_eq!(m.unpadded_len(), 12);
     assert_eq!(m.wire_len(), 16);
     let empty = Match::default();
     assert_eq!(encode(&empty), [0, 1, 0, 4, 0, 0, 0, 0]);
-    assert_eq!(
-        Match::decode(&mut Reader::new(&[0, 1, 0, 4, 0, 0, 0, 0])).unwrap(),
-        empty
-    );
+    assert_eq!(Match::decode(&mut Reader::new(&[0, 1, 0, 4, 0, 0, 0, 0])).unwrap(), empty);
 }
 
 #[test]
 fn type_other_than_oxm_is_bad_type() {
-    let cases: [&[u8]; 3] = [
-        &[0, 0, 0, 88],
-        &[0, 2, 0, 4, 0, 0, 0, 0],
-        &[0xff, 0xff, 0, 4, 0, 0, 0, 0],
-    ];
+    let cases: [&[u8]; 3] =
+        [&[0, 0, 0, 88], &[0, 2, 0, 4, 0, 0, 0, 0], &[0xff, 0xff, 0, 4, 0, 0, 0, 0]];
     assert_all_fail(&cases, ErrorKind::BAD_MATCH_BAD_TYPE);
 }
 
@@ -133,26 +121,15 @@ fn tlv_errors_propagate() {
 
 #[test]
 fn validate_rejects_other_classes() {
-    let nx = Oxm::Other {
-        class: 0x0001,
-        field: 0,
-        has_mask: false,
-        payload: vec![0, 0, 0, 1],
-    };
+    let nx = Oxm::Other { class: 0x0001, field: 0, has_mask: false, payload: vec![0, 0, 0, 1] };
     assert_eq!(invalid(vec![nx.clone()]), ErrorKind::BAD_MATCH_BAD_FIELD);
     // Checked before duplicates that come later.
-    assert_eq!(
-        invalid(vec![Oxm::InPort(1), nx, Oxm::InPort(1)]),
-        ErrorKind::BAD_MATCH_BAD_FIELD
-    );
+    assert_eq!(invalid(vec![Oxm::InPort(1), nx, Oxm::InPort(1)]), ErrorKind::BAD_MATCH_BAD_FIELD);
 }
 
 #[test]
 fn validate_rejects_duplicates() {
-    assert_eq!(
-        invalid(vec![Oxm::InPort(1), Oxm::InPort(2)]),
-        ErrorKind::BAD_MATCH_DUP_FIELD
-    );
+    assert_eq!(invalid(vec![Oxm::InPort(1), Oxm::InPort(2)]), ErrorKind::BAD_MATCH_DUP_FIELD);
     assert_eq!(
         invalid(vec![
             Oxm::EthType(0x0800),
@@ -167,10 +144,7 @@ fn validate_rejects_duplicates() {
 fn validate_rejects_value_bits_outside_mask() {
     let w = ErrorKind::BAD_MATCH_BAD_WILDCARDS;
     let v4 = Oxm::EthType(0x0800);
-    let ip = Oxm::Ipv4Dst(
-        Ipv4Addr::new(10, 0, 0, 1),
-        Some(Ipv4Addr::new(255, 0, 0, 0)),
-    );
+    let ip = Oxm::Ipv4Dst(Ipv4Addr::new(10, 0, 0, 1), Some(Ipv4Addr::new(255, 0, 0, 0)));
     assert_eq!(invalid(vec![v4, ip]), w);
     let mac = MacAddr([1, 2, 3, 4, 5, 6]);
     let half = MacAddr([0xff, 0xff, 0xff, 0, 0, 0]);
@@ -183,10 +157,7 @@ fn validate_rejects_value_bits_outside_mask() {
     assert_eq!(invalid(vec![v6, Oxm::Ipv6Src(a, Some(p))]), w);
     // Checked before the value range.
     assert_eq!(invalid(vec![Oxm::VlanVid(0x2000, Some(0x1fff))]), w);
-    valid(vec![
-        Oxm::Metadata(0x10, Some(0xf0)),
-        Oxm::TunnelId(0, Some(0)),
-    ]);
+    valid(vec![Oxm::Metadata(0x10, Some(0xf0)), Oxm::TunnelId(0, Some(0))]);
 }
 
 #[test]
@@ -199,10 +170,7 @@ fn validate_checks_vlan_vid() {
     valid(vec![Oxm::VlanVid(5, Some(0x0fff))]);
     valid(vec![Oxm::VlanVid(OFPVID_PRESENT | 5, Some(0xffff))]);
     assert_eq!(invalid(vec![Oxm::VlanVid(5, None)]), v);
-    assert_eq!(
-        invalid(vec![Oxm::VlanVid(0x2000 | OFPVID_PRESENT, None)]),
-        v
-    );
+    assert_eq!(invalid(vec![Oxm::VlanVid(0x2000 | OFPVID_PRESENT, None)]), v);
     assert_eq!(invalid(vec![Oxm::VlanVid(5, Some(0x1fff))]), v);
 }
 
@@ -226,10 +194,7 @@ fn validate_checks_value_ranges() {
     valid(vec![mpls(), Oxm::MplsTc(7), Oxm::MplsBos(1)]);
     assert_eq!(invalid(vec![ip6(), Oxm::Ipv6Flabel(1 << 20, None)]), v);
     valid(vec![ip6(), Oxm::Ipv6Flabel(0xfffff, Some(0xfffff))]);
-    assert_eq!(
-        invalid(vec![Oxm::EthType(0x88e7), Oxm::PbbIsid(1 << 24, None)]),
-        v
-    );
+    assert_eq!(invalid(vec![Oxm::EthType(0x88e7), Oxm::PbbIsid(1 << 24, None)]), v);
     assert_eq!(invalid(vec![ip6(), Oxm::Ipv6Exthdr(0x200, None)]), v);
     valid(vec![ip6(), Oxm::Ipv6Exthdr(0x1ff, Some(0x1ff))]);
     // Checked before prerequisites.
@@ -242,23 +207,12 @@ fn validate_checks_ports() {
     for p in [1, 65534, port::MAX, port::LOCAL, port::CONTROLLER] {
         valid(vec![Oxm::InPort(p)]);
     }
-    for p in [
-        0,
-        port::MAX + 1,
-        port::IN_PORT,
-        port::NORMAL,
-        port::FLOOD,
-        port::ALL,
-        port::ANY,
-    ] {
+    for p in [0, port::MAX + 1, port::IN_PORT, port::NORMAL, port::FLOOD, port::ALL, port::ANY] {
         assert_eq!(invalid(vec![Oxm::InPort(p)]), v, "in_port {p:#x}");
     }
     valid(vec![Oxm::InPort(1), Oxm::InPhyPort(2)]);
     assert_eq!(invalid(vec![Oxm::InPort(1), Oxm::InPhyPort(0)]), v);
-    assert_eq!(
-        invalid(vec![Oxm::InPort(port::LOCAL), Oxm::InPhyPort(port::LOCAL)]),
-        v
-    );
+    assert_eq!(invalid(vec![Oxm::InPort(port::LOCAL), Oxm::InPhyPort(port::LOCAL)]), v);
 }
 
 #[test]
@@ -274,14 +228,8 @@ fn validate_checks_prerequisites() {
         (vec![Oxm::InPhyPort(1)], false),
         (vec![Oxm::InPhyPort(1), Oxm::InPort(1)], true),
         (vec![Oxm::VlanPcp(1)], false),
-        (
-            vec![Oxm::VlanVid(OFPVID_NONE, None), Oxm::VlanPcp(1)],
-            false,
-        ),
-        (
-            vec![Oxm::VlanPcp(1), Oxm::VlanVid(0x1000, Some(0x1000))],
-            true,
-        ),
+        (vec![Oxm::VlanVid(OFPVID_NONE, None), Oxm::VlanPcp(1)], false),
+        (vec![Oxm::VlanPcp(1), Oxm::VlanVid(0x1000, Some(0x1000))], true),
         (vec![Oxm::IpDscp(1)], false),
         (vec![Oxm::IpEcn(1), e(0x0806)], false),
         (vec![Oxm::IpEcn(1), e(0x86dd)], true),
@@ -298,57 +246,19 @@ fn validate_checks_prerequisites() {
         (vec![Oxm::Icmpv4Type(8), e(0x86dd), ip(1)], false),
         (vec![Oxm::Icmpv4Code(0), e(0x0800), ip(1)], true),
         (vec![Oxm::ArpOp(1), e(0x0800)], false),
-        (
-            vec![Oxm::ArpSpa(a4, None), Oxm::ArpTha(mac, None), e(0x0806)],
-            true,
-        ),
+        (vec![Oxm::ArpSpa(a4, None), Oxm::ArpTha(mac, None), e(0x0806)], true),
         (vec![Oxm::Ipv6Src(a6, None), e(0x0800)], false),
-        (
-            vec![
-                Oxm::Ipv6Flabel(1, None),
-                Oxm::Ipv6Exthdr(1, None),
-                e(0x86dd),
-            ],
-            true,
-        ),
+        (vec![Oxm::Ipv6Flabel(1, None), Oxm::Ipv6Exthdr(1, None), e(0x86dd)], true),
         (vec![Oxm::Icmpv6Type(135), e(0x86dd), ip(17)], false),
         (vec![Oxm::Icmpv6Code(0), e(0x0800), ip(58)], false),
         (vec![Oxm::Icmpv6Code(0), e(0x86dd), ip(58)], true),
         (vec![Oxm::Ipv6NdTarget(a6), e(0x86dd), ip(58)], false),
-        (
-            vec![
-                Oxm::Ipv6NdTarget(a6),
-                e(0x86dd),
-                ip(58),
-                Oxm::Icmpv6Type(128),
-            ],
-            false,
-        ),
-        (
-            vec![
-                Oxm::Ipv6NdTarget(a6),
-                Oxm::Icmpv6Type(136),
-                ip(58),
-                e(0x86dd),
-            ],
-            true,
-        ),
-        (
-            vec![Oxm::Ipv6NdSll(mac), Oxm::Icmpv6Type(136), ip(58), e(0x86dd)],
-            false,
-        ),
-        (
-            vec![Oxm::Ipv6NdSll(mac), Oxm::Icmpv6Type(135), ip(58), e(0x86dd)],
-            true,
-        ),
-        (
-            vec![Oxm::Ipv6NdTll(mac), Oxm::Icmpv6Type(135), ip(58), e(0x86dd)],
-            false,
-        ),
-        (
-            vec![Oxm::Ipv6NdTll(mac), Oxm::Icmpv6Type(136), ip(58), e(0x86dd)],
-            true,
-        ),
+        (vec![Oxm::Ipv6NdTarget(a6), e(0x86dd), ip(58), Oxm::Icmpv6Type(128)], false),
+        (vec![Oxm::Ipv6NdTarget(a6), Oxm::Icmpv6Type(136), ip(58), e(0x86dd)], true),
+        (vec![Oxm::Ipv6NdSll(mac), Oxm::Icmpv6Type(136), ip(58), e(0x86dd)], false),
+        (vec![Oxm::Ipv6NdSll(mac), Oxm::Icmpv6Type(135), ip(58), e(0x86dd)], true),
+        (vec![Oxm::Ipv6NdTll(mac), Oxm::Icmpv6Type(135), ip(58), e(0x86dd)], false),
+        (vec![Oxm::Ipv6NdTll(mac), Oxm::Icmpv6Type(136), ip(58), e(0x86dd)], true),
         (vec![Oxm::MplsLabel(1), e(0x0800)], false),
         (vec![Oxm::MplsLabel(1), e(0x8848)], true),
         (vec![Oxm::PbbIsid(1, None), e(0x8847)], false),

@@ -108,15 +108,13 @@ fn check_value(x: &Oxm) -> Result<(), OfpError> {
             bad(format!("in_phy_port 0x{p:x} is not a physical port"))
         }
         Oxm::VlanVid(v, _) if v > 0x1fff => bad(format!("vlan_vid 0x{v:x} exceeds 0x1fff")),
-        Oxm::VlanVid(v, None) if v != 0 && v & OFPVID_PRESENT == 0 => bad(format!(
-            "vlan_vid 0x{v:x} has a VLAN id without OFPVID_PRESENT (0x1000)"
-        )),
+        Oxm::VlanVid(v, None) if v != 0 && v & OFPVID_PRESENT == 0 => {
+            bad(format!("vlan_vid 0x{v:x} has a VLAN id without OFPVID_PRESENT (0x1000)"))
+        }
         Oxm::VlanVid(v, Some(m))
             if m & OFPVID_PRESENT != 0 && v & OFPVID_PRESENT == 0 && v != 0 =>
         {
-            bad(format!(
-                "vlan_vid 0x{v:x}/0x{m:x} asks for an untagged packet with a VLAN id"
-            ))
+            bad(format!("vlan_vid 0x{v:x}/0x{m:x} asks for an untagged packet with a VLAN id"))
         }
         Oxm::VlanPcp(v) if v > 7 => bad(format!("vlan_pcp {v} exceeds 7")),
         Oxm::IpDscp(v) if v > 63 => bad(format!("ip_dscp {v} exceeds 63")),
@@ -194,22 +192,18 @@ impl Facts {
             F::VlanPcp => (c.vlan_tagged, "vlan_vid other than OFPVID_NONE"),
             F::IpDscp | F::IpEcn | F::IpProto => (c.ip(), "eth_type 0x0800 or 0x86dd"),
             F::Ipv4Src | F::Ipv4Dst => (c.eth_is(&[ETH_IPV4]), "eth_type 0x0800"),
-            F::TcpSrc | F::TcpDst => (
-                c.ip() && c.proto_is(PROTO_TCP),
-                "ip_proto 6 with eth_type 0x0800 or 0x86dd",
-            ),
-            F::UdpSrc | F::UdpDst => (
-                c.ip() && c.proto_is(PROTO_UDP),
-                "ip_proto 17 with eth_type 0x0800 or 0x86dd",
-            ),
-            F::SctpSrc | F::SctpDst => (
-                c.ip() && c.proto_is(PROTO_SCTP),
-                "ip_proto 132 with eth_type 0x0800 or 0x86dd",
-            ),
-            F::Icmpv4Type | F::Icmpv4Code => (
-                c.eth_is(&[ETH_IPV4]) && c.proto_is(PROTO_ICMP),
-                "ip_proto 1 with eth_type 0x0800",
-            ),
+            F::TcpSrc | F::TcpDst => {
+                (c.ip() && c.proto_is(PROTO_TCP), "ip_proto 6 with eth_type 0x0800 or 0x86dd")
+            }
+            F::UdpSrc | F::UdpDst => {
+                (c.ip() && c.proto_is(PROTO_UDP), "ip_proto 17 with eth_type 0x0800 or 0x86dd")
+            }
+            F::SctpSrc | F::SctpDst => {
+                (c.ip() && c.proto_is(PROTO_SCTP), "ip_proto 132 with eth_type 0x0800 or 0x86dd")
+            }
+            F::Icmpv4Type | F::Icmpv4Code => {
+                (c.eth_is(&[ETH_IPV4]) && c.proto_is(PROTO_ICMP), "ip_proto 1 with eth_type 0x0800")
+            }
             F::ArpOp | F::ArpSpa | F::ArpTpa | F::ArpSha | F::ArpTha => {
                 (c.eth_is(&[ETH_ARP]), "eth_type 0x0806")
             }
@@ -238,10 +232,9 @@ impl Facts {
                     && c.icmpv6_type == Some(ND_ADVERT),
                 "icmpv6_type 136 (with ip_proto 58, eth_type 0x86dd)",
             ),
-            F::MplsLabel | F::MplsTc | F::MplsBos => (
-                c.eth_is(&[ETH_MPLS, ETH_MPLS_MC]),
-                "eth_type 0x8847 or 0x8848",
-            ),
+            F::MplsLabel | F::MplsTc | F::MplsBos => {
+                (c.eth_is(&[ETH_MPLS, ETH_MPLS_MC]), "eth_type 0x8847 or 0x8848")
+            }
             F::PbbIsid => (c.eth_is(&[ETH_PBB]), "eth_type 0x88e7"),
             F::InPort
             | F::Metadata
@@ -259,9 +252,8 @@ fn check_prereq(c: &Facts, x: &Oxm) -> Result<(), OfpError> {
     let Some(f) = x.field() else { return Ok(()) };
     match c.unmet(f) {
         None => Ok(()),
-        Some(need) => Err(err(
-            ErrorKind::BAD_MATCH_BAD_PREREQ,
-            format!("{} requires {need}", f.name()),
-        )),
+        Some(need) => {
+            Err(err(ErrorKind::BAD_MATCH_BAD_PREREQ, format!("{} requires {need}", f.name())))
+        }
     }
 }

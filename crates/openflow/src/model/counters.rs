@@ -258,15 +258,11 @@ pub(crate) mod strategy {
 
     /// Port stats of `version`'s wire.
     pub fn arb_port_stats(version: u8) -> impl Strategy<Value = PortStats> {
-        from_bytes(port_stats_len(version), move |r| {
-            PortStats::decode(version, r)
-        })
+        from_bytes(port_stats_len(version), move |r| PortStats::decode(version, r))
     }
 
     /// Queue stats of `version`'s wire.
     pub fn arb_queue_stats(version: u8) -> impl Strategy<Value = QueueStats> {
-        from_bytes(queue_stats_len(version), move |r| {
-            QueueStats::decode(version, r)
-        })
+        from_bytes(queue_stats_len(version), move |r| QueueStats::decode(version, r))
     }
 }

@@ -67,16 +67,9 @@ impl FeaturesReply {
         let wire = r.u32()?;
         let actions = r.u32()?;
         let (capabilities, defined) = if v10 {
-            (
-                wire & (SAME_EVERYWHERE | cap::ARP_MATCH_IP | cap::STP),
-                0xef,
-            )
+            (wire & (SAME_EVERYWHERE | cap::ARP_MATCH_IP | cap::STP), 0xef)
         } else {
-            let group = if wire & WIRE_BIT_3 != 0 {
-                cap::GROUP_STATS
-            } else {
-                0
-            };
+            let group = if wire & WIRE_BIT_3 != 0 { cap::GROUP_STATS } else { 0 };
             (wire & (SAME_EVERYWHERE | cap::PORT_BLOCKED) | group, 0x16f)
         };
         let ports = if v10 { decode_ports(r)? } else { Vec::new() };
@@ -108,11 +101,7 @@ impl FeaturesReply {
         let mut wire = if v10 {
             c & (SAME_EVERYWHERE | cap::ARP_MATCH_IP | cap::STP)
         } else {
-            let group = if c & cap::GROUP_STATS != 0 {
-                WIRE_BIT_3
-            } else {
-                0
-            };
+            let group = if c & cap::GROUP_STATS != 0 { WIRE_BIT_3 } else { 0 };
             c & (SAME_EVERYWHERE | cap::PORT_BLOCKED) | group
         };
         if let Some((v, bits)) = self.undefined {
@@ -154,11 +143,7 @@ pub(crate) mod strategy {
 
     /// Arbitrary wire bytes of `version`, decoded (with up to three 1.0 ports).
     pub fn arb_features_reply(version: u8) -> impl Strategy<Value = FeaturesReply> {
-        let ports = if version == OFP10_VERSION {
-            0..4usize
-        } else {
-            0..1
-        };
+        let ports = if version == OFP10_VERSION { 0..4usize } else { 0..1 };
         (
             proptest::collection::vec(any::<u8>(), FEATURES_FIXED_LEN),
             proptest::collection::vec(super::super::port::strategy::arb_port(version), ports),
@@ -186,9 +171,7 @@ mod tests {
 
     #[test]
     fn spec_bytes_13() {
-        let b = [
-            0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 254, 0, 0, 0, 0, 0, 0, 0x4f, 0, 0, 0, 0,
-        ];
+        let b = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 254, 0, 0, 0, 0, 0, 0, 0x4f, 0, 0, 0, 0];
         let f = FeaturesReply::decode(OFP13_VERSION, &mut Reader::new(&b)).unwrap();
         assert_eq!(
             f,
@@ -214,15 +197,9 @@ mod tests {
             ..FeaturesReply::default()
         };
         // 1.3: group stats at bit 3, port-blocked at 8, no STP.
-        assert_eq!(
-            bytes(&f, OFP13_VERSION)[16..20],
-            (1u32 | 1 << 3 | 1 << 8).to_be_bytes()
-        );
+        assert_eq!(bytes(&f, OFP13_VERSION)[16..20], (1u32 | 1 << 3 | 1 << 8).to_be_bytes());
         // 1.0: STP at bit 3, no group stats or port-blocked.
-        assert_eq!(
-            bytes(&f, OFP10_VERSION)[16..20],
-            (1u32 | 1 << 3).to_be_bytes()
-        );
+        assert_eq!(bytes(&f, OFP10_VERSION)[16..20], (1u32 | 1 << 3).to_be_bytes());
     }
 
     #[test]
@@ -238,10 +215,7 @@ mod tests {
 
     #[test]
     fn partial_port_is_bad_len() {
-        let f = FeaturesReply {
-            ports: vec![Port::default()],
-            ..FeaturesReply::default()
-        };
+        let f = FeaturesReply { ports: vec![Port::default()], ..FeaturesReply::default() };
         let b = bytes(&f, OFP10_VERSION);
         assert_eq!(b.len(), FEATURES_FIXED_LEN + PHY_PORT_LEN);
         for cut in 1..PHY_PORT_LEN {

@@ -116,11 +116,8 @@ impl<M: WireMatch, A: WireActions> FlowMod<M, A> {
         let v10 = M::VERSION == OFP10_VERSION;
         let match10 = if v10 { Some(M::decode(r)?) } else { None };
         let cookie = r.u64()?;
-        let (cookie_mask, table_id, command) = if v10 {
-            (0, 0, r.u16()?)
-        } else {
-            (r.u64()?, r.u8()?, u16::from(r.u8()?))
-        };
+        let (cookie_mask, table_id, command) =
+            if v10 { (0, 0, r.u16()?) } else { (r.u64()?, r.u8()?, u16::from(r.u8()?)) };
         let idle_timeout = r.u16()?;
         let hard_timeout = r.u16()?;
         let priority = r.u16()?;

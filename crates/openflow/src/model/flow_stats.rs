@@ -97,11 +97,7 @@ impl<M: WireMatch, A: WireActions> FlowStats<M, Vec<A>> {
     /// Reads one entry in `M`'s version.
     pub fn decode(r: &mut Reader) -> Result<Self, OfpError> {
         let v10 = M::VERSION == OFP10_VERSION;
-        let min = if v10 {
-            FLOW_STATS_FIXED_LEN_10
-        } else {
-            FLOW_STATS_FIXED_LEN
-        };
+        let min = if v10 { FLOW_STATS_FIXED_LEN_10 } else { FLOW_STATS_FIXED_LEN };
         let mut s = take_sized(r, 0, min, "flow stats")?;
         s.skip(2)?;
         let table_id = s.u8()?;

@@ -88,11 +88,8 @@ impl FlowEntry {
 /// space by [`port_to_v13`](crate::v10::port::port_to_v13); later versions: 32 bits),
 /// then skips to the end of its `field_len` bytes (the number and its padding).
 pub(crate) fn read_port(version: u8, r: &mut Reader, field_len: usize) -> Result<u32, OfpError> {
-    let (port, width) = if version == OFP10_VERSION {
-        (port_to_v13(r.u16()?), 2)
-    } else {
-        (r.u32()?, 4)
-    };
+    let (port, width) =
+        if version == OFP10_VERSION { (port_to_v13(r.u16()?), 2) } else { (r.u32()?, 4) };
     r.skip(field_len - width)?;
     Ok(port)
 }
@@ -161,11 +158,7 @@ pub fn format_actions10(actions: &[A10]) -> String {
     if actions.is_empty() {
         "drop".into()
     } else {
-        actions
-            .iter()
-            .map(format_action10)
-            .collect::<Vec<_>>()
-            .join(",")
+        actions.iter().map(format_action10).collect::<Vec<_>>().join(",")
     }
 }
 
@@ -211,11 +204,7 @@ pub(crate) mod strategy {
         m: &M,
         list: &[A],
     ) -> Vec<u8> {
-        let at = if M::VERSION == OFP10_VERSION {
-            match10_at
-        } else {
-            fixed.len()
-        };
+        let at = if M::VERSION == OFP10_VERSION { match10_at } else { fixed.len() };
         crate::wire::encoded(|w| {
             w.bytes(&fixed[..at]);
             m.encode(w);
@@ -253,26 +242,14 @@ mod tests {
     fn v10_actions_print_like_ovs() {
         use std::net::Ipv4Addr;
         let acts = vec![
-            A10::Output {
-                port: 2,
-                max_len: 0,
-            },
-            A10::Output {
-                port: 0xfffd,
-                max_len: 128,
-            },
-            A10::Output {
-                port: 0xfffe,
-                max_len: 0,
-            },
+            A10::Output { port: 2, max_len: 0 },
+            A10::Output { port: 0xfffd, max_len: 128 },
+            A10::Output { port: 0xfffe, max_len: 0 },
             A10::SetVlanVid(5),
             A10::StripVlan,
             A10::SetNwSrc(Ipv4Addr::new(10, 0, 0, 1)),
             A10::SetNwTos(8),
-            A10::Enqueue {
-                port: 1,
-                queue_id: 2,
-            },
+            A10::Enqueue { port: 1, queue_id: 2 },
         ];
         assert_eq!(
             format_actions10(&acts),
@@ -283,30 +260,17 @@ mod tests {
         let out = |port| A10::Output { port, max_len: 0 };
         assert_eq!(format_action10(&out(0xfff7)), "UNSET");
         assert_eq!(format_action10(&out(0xff00)), "4294967040");
-        let enqueue = A10::Enqueue {
-            port: 0xfff7,
-            queue_id: 1,
-        };
+        let enqueue = A10::Enqueue { port: 0xfff7, queue_id: 1 };
         assert_eq!(format_action10(&enqueue), "enqueue:UNSET:1");
-        let vendor = A10::Vendor {
-            vendor: 0x2320,
-            data: vec![0xab; 100],
-        };
-        assert_eq!(
-            format_action10(&vendor),
-            format!("vendor(0x2320,data=0x{})", "ab".repeat(100))
-        );
+        let vendor = A10::Vendor { vendor: 0x2320, data: vec![0xab; 100] };
+        assert_eq!(format_action10(&vendor), format!("vendor(0x2320,data=0x{})", "ab".repeat(100)));
     }
 
     #[test]
     fn splits_at_top_level_commas() {
         assert_eq!(
             split_top_level("meter:1,write_actions(output:1,output:2),goto_table:3"),
-            vec![
-                "meter:1",
-                "write_actions(output:1,output:2)",
-                "goto_table:3"
-            ]
+            vec!["meter:1", "write_actions(output:1,output:2)", "goto_table:3"]
         );
         assert_eq!(split_top_level("drop"), vec!["drop"]);
         assert!(split_top_level("").is_empty());

@@ -73,9 +73,7 @@ impl PacketIn {
             let in_port = read_port(version, r, 2)?;
             let reason = PacketInReason::of_version(version, r.u8()?);
             r.skip(1)?;
-            let m = Match {
-                fields: vec![Oxm::InPort(in_port)],
-            };
+            let m = Match { fields: vec![Oxm::InPort(in_port)] };
             (reason, 0, u64::MAX, m)
         } else {
             let reason = PacketInReason::from_u8(r.u8()?);
@@ -127,11 +125,7 @@ pub(crate) mod strategy {
     pub fn arb_packet_in(version: u8) -> impl Strategy<Value = PacketIn> {
         (
             (any::<u32>(), any::<u16>(), any::<u16>()),
-            (
-                <PacketInReason as crate::wire::Field>::arb(),
-                any::<u8>(),
-                any::<u64>(),
-            ),
+            (<PacketInReason as crate::wire::Field>::arb(), any::<u8>(), any::<u64>()),
             crate::match13::strategy::arb_match(),
             proptest::collection::vec(any::<u8>(), 0..80),
         )
@@ -189,9 +183,7 @@ mod tests {
                 reason: PacketInReason::NoMatch,
                 table_id: 3,
                 cookie: 0x1234,
-                match_: Match {
-                    fields: vec![Oxm::InPort(2)]
-                },
+                match_: Match { fields: vec![Oxm::InPort(2)] },
                 data: vec![0xaa; 14],
             }
         );
@@ -233,10 +225,7 @@ mod tests {
             match_: Match { fields: vec![] },
             data: vec![],
         };
-        assert_eq!(
-            bytes(&p, OFP10_VERSION)[6..8],
-            crate::v10::port::ofpp::NONE.to_be_bytes()
-        );
+        assert_eq!(bytes(&p, OFP10_VERSION)[6..8], crate::v10::port::ofpp::NONE.to_be_bytes());
     }
 
     proptest! {

@@ -82,12 +82,7 @@ impl<A: WireAction> PacketOut<A> {
             ));
         }
         let actions = A::decode_list(&mut r.sub(actions_len)?)?;
-        Ok(PacketOut {
-            buffer_id,
-            in_port,
-            actions,
-            data: r.take_rest().to_vec(),
-        })
+        Ok(PacketOut { buffer_id, in_port, actions, data: r.take_rest().to_vec() })
     }
 
     pub fn encode(&self, w: &mut Writer) {
@@ -141,17 +136,15 @@ pub(crate) mod strategy {
             actions,
             proptest::collection::vec(any::<u8>(), 0..80),
         )
-            .prop_map(
-                move |((buffer_id, port, port10), actions, data)| PacketOut {
-                    buffer_id,
-                    in_port: if version == OFP10_VERSION {
-                        crate::v10::port::port_to_v13(port10)
-                    } else {
-                        port
-                    },
-                    actions,
-                    data,
+            .prop_map(move |((buffer_id, port, port10), actions, data)| PacketOut {
+                buffer_id,
+                in_port: if version == OFP10_VERSION {
+                    crate::v10::port::port_to_v13(port10)
+                } else {
+                    port
                 },
-            )
+                actions,
+                data,
+            })
     }
 }

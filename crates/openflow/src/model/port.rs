@@ -186,15 +186,7 @@ impl Wire {
         let state = r.u32()?;
         let features = [r.u32()?, r.u32()?, r.u32()?, r.u32()?];
         let speeds = if v10 { [0, 0] } else { [r.u32()?, r.u32()?] };
-        Ok(Wire {
-            port_no,
-            hw_addr,
-            name,
-            config,
-            state,
-            features,
-            speeds,
-        })
+        Ok(Wire { port_no, hw_addr, name, config, state, features, speeds })
     }
 
     fn write(&self, version: u8, w: &mut Writer) {
@@ -255,13 +247,8 @@ impl Port {
             || undefined.state != 0
             || undefined.features.iter().any(|&f| f != 0);
         // Defined feature bits in the 1.3 layout.
-        let [curr, advertised, supported, peer] = wire.features.map(|f| {
-            if v10 {
-                features_from_v10(f & features)
-            } else {
-                f & features
-            }
-        });
+        let [curr, advertised, supported, peer] =
+            wire.features.map(|f| if v10 { features_from_v10(f & features) } else { f & features });
         let (port_no, [curr_speed, max_speed]) = if v10 {
             let port_no = port_to_v13(wire.port_no as u16);
             (port_no, [speed_kbps(curr), speed_kbps(supported)])
@@ -293,11 +280,8 @@ impl Port {
         let (extra_config, extra_state, extra_features) =
             extra.map_or((0, 0, [0; 4]), |u| (u.config, u.state, u.features));
         let neutral = [self.curr, self.advertised, self.supported, self.peer];
-        let mut wire_features = if v10 {
-            neutral.map(features_to_v10)
-        } else {
-            neutral.map(|f| f & features)
-        };
+        let mut wire_features =
+            if v10 { neutral.map(features_to_v10) } else { neutral.map(|f| f & features) };
         for (f, x) in wire_features.iter_mut().zip(extra_features) {
             *f |= x;
         }
@@ -346,10 +330,7 @@ impl PortStatus {
     pub fn decode(version: u8, r: &mut Reader) -> Result<PortStatus, OfpError> {
         let reason = PortReason::from_u8(r.u8()?);
         r.skip(7)?;
-        Ok(PortStatus {
-            reason,
-            port: Port::decode(version, r)?,
-        })
+        Ok(PortStatus { reason, port: Port::decode(version, r)? })
     }
 
     pub fn encode(&self, version: u8, w: &mut Writer) {
@@ -369,12 +350,7 @@ pub(crate) mod strategy {
     /// Arbitrary wire fields of `version` (a 16-bit number for 1.0).
     pub fn arb_wire(version: u8) -> impl Strategy<Value = Wire> {
         let v10 = version == OFP10_VERSION;
-        (
-            any::<u32>(),
-            any::<[u8; 6]>(),
-            "[a-z0-9-]{0,15}",
-            proptest::array::uniform8(any::<u32>()),
-        )
+        (any::<u32>(), any::<[u8; 6]>(), "[a-z0-9-]{0,15}", proptest::array::uniform8(any::<u32>()))
             .prop_map(move |(port_no, mac, name, v)| Wire {
                 port_no: if v10 { port_no & 0xffff } else { port_no },
                 hw_addr: MacAddr(mac),
@@ -392,10 +368,8 @@ pub(crate) mod strategy {
     }
 
     pub fn arb_port_status(version: u8) -> impl Strategy<Value = PortStatus> {
-        (any::<u8>(), arb_port(version)).prop_map(|(r, port)| PortStatus {
-            reason: PortReason::from_u8(r),
-            port,
-        })
+        (any::<u8>(), arb_port(version))
+            .prop_map(|(r, port)| PortStatus { reason: PortReason::from_u8(r), port })
     }
 }
 
@@ -478,15 +452,9 @@ mod tests {
             ..Port::default()
         };
         let w10 = p.to_wire(OFP10_VERSION);
-        assert_eq!(
-            (w10.config, w10.state, w10.features[0]),
-            (0x12, 1 << 9, 1 << 7)
-        );
+        assert_eq!((w10.config, w10.state, w10.features[0]), (0x12, 1 << 9, 1 << 7));
         let w13 = p.to_wire(OFP13_VERSION);
-        assert_eq!(
-            (w13.config, w13.state, w13.features[0]),
-            (0x10, 1 << 2, 0x880)
-        );
+        assert_eq!((w13.config, w13.state, w13.features[0]), (0x10, 1 << 2, 0x880));
         // 1.3's bit 4 reads back as an undefined bit, as Open vSwitch reads it.
         let back = Port::from_wire(OFP13_VERSION, w13);
         assert_eq!(back.config, 0);
@@ -495,21 +463,12 @@ mod tests {
 
     #[test]
     fn port_numbers_by_version() {
-        let p = Port {
-            port_no: 0xffff_fffe,
-            ..Port::default()
-        };
+        let p = Port { port_no: 0xffff_fffe, ..Port::default() };
         assert_eq!(p.to_wire(OFP10_VERSION).port_no, 0xfffe);
         assert_eq!(p.to_wire(OFP13_VERSION).port_no, 0xffff_fffe);
-        let none = Port {
-            port_no: 0x1_0000,
-            ..Port::default()
-        };
+        let none = Port { port_no: 0x1_0000, ..Port::default() };
         assert_eq!(none.to_wire(OFP10_VERSION).port_no, 0xffff);
-        let w = Wire {
-            port_no: 0xfff8,
-            ..Wire::default()
-        };
+        let w = Wire { port_no: 0xfff8, ..Wire::default() };
         assert_eq!(Port::from_wire(OFP10_VERSION, w).port_no, 0xffff_fff8);
     }
 }

@@ -69,9 +69,7 @@ impl QueueProperty {
                     ("max-rate", QueueProperty::MaxRate)
                 };
                 if len != 16 {
-                    return Err(bad_len(format!(
-                        "{name} queue property has length {len}, not 16"
-                    )));
+                    return Err(bad_len(format!("{name} queue property has length {len}, not 16")));
                 }
                 Ok(make(body.u16()?))
             }
@@ -83,15 +81,9 @@ impl QueueProperty {
                 }
                 let experimenter = body.u32()?;
                 body.skip(4)?;
-                Ok(QueueProperty::Experimenter {
-                    experimenter,
-                    data: body.take_rest().to_vec(),
-                })
+                Ok(QueueProperty::Experimenter { experimenter, data: body.take_rest().to_vec() })
             }
-            _ => Ok(QueueProperty::Unknown {
-                ty,
-                data: body.take_rest().to_vec(),
-            }),
+            _ => Ok(QueueProperty::Unknown { ty, data: body.take_rest().to_vec() }),
         }
     }
 
@@ -169,11 +161,7 @@ impl PacketQueue {
         while !body.is_empty() {
             properties.push(QueueProperty::decode(version, &mut body)?);
         }
-        Ok(PacketQueue {
-            queue_id,
-            port,
-            properties,
-        })
+        Ok(PacketQueue { queue_id, port, properties })
     }
 
     pub fn encode(&self, version: u8, w: &mut Writer) {

@@ -205,10 +205,7 @@ impl Oxm {
     pub fn decode(r: &mut Reader) -> Result<Oxm, OfpError> {
         let at = r.position();
         let header = r.u32().map_err(|_| {
-            bad_len(format!(
-                "OXM header truncated at offset {at}: {} bytes left",
-                r.remaining()
-            ))
+            bad_len(format!("OXM header truncated at offset {at}: {} bytes left", r.remaining()))
         })?;
         let class = (header >> 16) as u16;
         let field = ((header >> 9) & 0x7f) as u8;
@@ -425,9 +422,9 @@ impl Oxm {
     fn payload_len(&self) -> usize {
         match self {
             Oxm::Other { payload, .. } => payload.len().min(255),
-            _ => self.parts().map_or(0, |(f, _, m)| {
-                f.value_len() * if m.is_some() { 2 } else { 1 }
-            }),
+            _ => {
+                self.parts().map_or(0, |(f, _, m)| f.value_len() * if m.is_some() { 2 } else { 1 })
+            }
         }
     }
 
@@ -469,13 +466,7 @@ impl Oxm {
 
     /// Splits an `Other` payload into value and mask (empty for basic fields).
     fn other_halves(&self) -> (&[u8], Option<&[u8]>) {
-        let Oxm::Other {
-            class,
-            has_mask,
-            payload,
-            ..
-        } = self
-        else {
+        let Oxm::Other { class, has_mask, payload, .. } = self else {
             return (&[], None);
         };
         let body = match *class {

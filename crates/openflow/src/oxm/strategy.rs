@@ -58,9 +58,7 @@ fn masked_oxm<T: Clone + Debug + 'static>(
     and: fn(T, T) -> T,
     make: fn(T, Option<T>) -> Oxm,
 ) -> BoxedStrategy<Oxm> {
-    masked(value, mask, and)
-        .prop_map(move |(v, m)| make(v, m))
-        .boxed()
+    masked(value, mask, and).prop_map(move |(v, m)| make(v, m)).boxed()
 }
 
 fn and_u16(v: u16, m: u16) -> u16 {
@@ -84,10 +82,7 @@ pub fn arb_in_port() -> impl Strategy<Value = u32> {
 
 /// A `VLAN_VID` (with optional mask) that `validate` accepts.
 fn arb_vlan_vid() -> impl Strategy<Value = Oxm> {
-    let value = prop_oneof![
-        Just(OFPVID_NONE),
-        (0..0x1000u16).prop_map(|v| v | OFPVID_PRESENT)
-    ];
+    let value = prop_oneof![Just(OFPVID_NONE), (0..0x1000u16).prop_map(|v| v | OFPVID_PRESENT)];
     prop_oneof![
         1 => Just(Oxm::VlanVid(OFPVID_PRESENT, Some(OFPVID_PRESENT))),
         6 => masked(value, 0..=0x1fffu16, and_u16).prop_map(|(v, m)| Oxm::VlanVid(v, m)),
@@ -162,12 +157,7 @@ pub fn arb_other_oxm() -> impl Strategy<Value = Oxm> {
             } else {
                 body
             };
-            Oxm::Other {
-                class,
-                field,
-                has_mask,
-                payload,
-            }
+            Oxm::Other { class, field, has_mask, payload }
         })
 }
 

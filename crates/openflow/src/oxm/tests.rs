@@ -80,34 +80,17 @@ fn field_table_matches_spec() {
 
 #[test]
 fn known_encodings() {
-    assert_eq!(
-        encode(&Oxm::EthType(0x0800)),
-        [0x80, 0x00, 0x0a, 0x02, 0x08, 0x00]
-    );
+    assert_eq!(encode(&Oxm::EthType(0x0800)), [0x80, 0x00, 0x0a, 0x02, 0x08, 0x00]);
     assert_eq!(Oxm::EthType(0x0800).header(), 0x8000_0a02);
     let isid = Oxm::PbbIsid(0x12_3456, Some(0xff_ffff));
-    assert_eq!(
-        encode(&isid),
-        [0x80, 0x00, 0x4b, 0x06, 0x12, 0x34, 0x56, 0xff, 0xff, 0xff]
-    );
+    assert_eq!(encode(&isid), [0x80, 0x00, 0x4b, 0x06, 0x12, 0x34, 0x56, 0xff, 0xff, 0xff]);
     assert_eq!(isid.wire_len(), 10);
     assert!(isid.has_mask());
     let vid = Oxm::VlanVid(0x1000, Some(0x1000));
-    assert_eq!(
-        encode(&vid),
-        [0x80, 0x00, 0x0d, 0x04, 0x10, 0x00, 0x10, 0x00]
-    );
+    assert_eq!(encode(&vid), [0x80, 0x00, 0x0d, 0x04, 0x10, 0x00, 0x10, 0x00]);
     let label = Oxm::MplsLabel(0xf_ffff);
-    assert_eq!(
-        encode(&label),
-        [0x80, 0x00, 0x44, 0x04, 0x00, 0x0f, 0xff, 0xff]
-    );
-    let nx = Oxm::Other {
-        class: 0x0001,
-        field: 0x7f,
-        has_mask: true,
-        payload: vec![1, 2, 3, 4],
-    };
+    assert_eq!(encode(&label), [0x80, 0x00, 0x44, 0x04, 0x00, 0x0f, 0xff, 0xff]);
+    let nx = Oxm::Other { class: 0x0001, field: 0x7f, has_mask: true, payload: vec![1, 2, 3, 4] };
     assert_eq!(encode(&nx), [0x00, 0x01, 0xff, 0x04, 1, 2, 3, 4]);
     assert_eq!(nx.field(), None);
     assert_eq!(nx.class(), 1);
@@ -115,18 +98,12 @@ fn known_encodings() {
 
 #[test]
 fn value_and_mask_bytes() {
-    let ip = Oxm::Ipv4Src(
-        Ipv4Addr::new(10, 0, 0, 0),
-        Some(Ipv4Addr::new(255, 0, 0, 0)),
-    );
+    let ip = Oxm::Ipv4Src(Ipv4Addr::new(10, 0, 0, 0), Some(Ipv4Addr::new(255, 0, 0, 0)));
     assert_eq!(ip.value_bytes(), [10, 0, 0, 0]);
     assert_eq!(ip.mask_bytes(), Some(vec![255, 0, 0, 0]));
     assert_eq!(Oxm::InPort(7).value_bytes(), [0, 0, 0, 7]);
     assert_eq!(Oxm::InPort(7).mask_bytes(), None);
-    assert_eq!(
-        Oxm::PbbIsid(0xabcdef, None).value_bytes(),
-        [0xab, 0xcd, 0xef]
-    );
+    assert_eq!(Oxm::PbbIsid(0xabcdef, None).value_bytes(), [0xab, 0xcd, 0xef]);
     let exp = Oxm::Other {
         class: OXM_CLASS_EXPERIMENTER,
         field: 3,
@@ -139,63 +116,36 @@ fn value_and_mask_bytes() {
 
 #[test]
 fn from_bytes_checks_width_and_mask() {
+    assert_eq!(Oxm::from_bytes(OxmField::TcpDst, &[0, 80], None), Ok(Oxm::TcpDst(80)));
     assert_eq!(
-        Oxm::from_bytes(OxmField::TcpDst, &[0, 80], None),
-        Ok(Oxm::TcpDst(80))
-    );
-    assert_eq!(
-        Oxm::from_bytes(OxmField::TcpDst, &[0, 80], Some(&[0xff, 0xff]))
-            .unwrap_err()
-            .kind,
+        Oxm::from_bytes(OxmField::TcpDst, &[0, 80], Some(&[0xff, 0xff])).unwrap_err().kind,
         ErrorKind::BAD_MATCH_BAD_MASK
     );
     assert_eq!(
-        Oxm::from_bytes(OxmField::TcpDst, &[80], None)
-            .unwrap_err()
-            .kind,
+        Oxm::from_bytes(OxmField::TcpDst, &[80], None).unwrap_err().kind,
         ErrorKind::BAD_MATCH_BAD_LEN
     );
     assert_eq!(
-        Oxm::from_bytes(OxmField::Ipv4Dst, &[1, 2, 3, 4], Some(&[255]))
-            .unwrap_err()
-            .kind,
+        Oxm::from_bytes(OxmField::Ipv4Dst, &[1, 2, 3, 4], Some(&[255])).unwrap_err().kind,
         ErrorKind::BAD_MATCH_BAD_LEN
     );
 }
 
 #[test]
 fn unknown_basic_field_is_bad_field() {
-    assert_eq!(
-        decode_err(&[0x80, 0x00, 40 << 1, 0]),
-        ErrorKind::BAD_MATCH_BAD_FIELD
-    );
-    assert_eq!(
-        decode_err(&[0x80, 0x00, 0xfe, 1, 0]),
-        ErrorKind::BAD_MATCH_BAD_FIELD
-    );
+    assert_eq!(decode_err(&[0x80, 0x00, 40 << 1, 0]), ErrorKind::BAD_MATCH_BAD_FIELD);
+    assert_eq!(decode_err(&[0x80, 0x00, 0xfe, 1, 0]), ErrorKind::BAD_MATCH_BAD_FIELD);
 }
 
 #[test]
 fn wrong_length_is_bad_len() {
     // in_port with 3 and with 5 payload bytes.
-    assert_eq!(
-        decode_err(&[0x80, 0x00, 0x00, 3, 0, 0, 1]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
-    assert_eq!(
-        decode_err(&[0x80, 0x00, 0x00, 5, 0, 0, 0, 1, 0]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
+    assert_eq!(decode_err(&[0x80, 0x00, 0x00, 3, 0, 0, 1]), ErrorKind::BAD_MATCH_BAD_LEN);
+    assert_eq!(decode_err(&[0x80, 0x00, 0x00, 5, 0, 0, 0, 1, 0]), ErrorKind::BAD_MATCH_BAD_LEN);
     // masked eth_dst with the length of an unmasked one.
-    assert_eq!(
-        decode_err(&[0x80, 0x00, 0x07, 6, 0, 1, 2, 3, 4, 5]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
+    assert_eq!(decode_err(&[0x80, 0x00, 0x07, 6, 0, 1, 2, 3, 4, 5]), ErrorKind::BAD_MATCH_BAD_LEN);
     // unmasked pbb_isid written as 4 bytes.
-    assert_eq!(
-        decode_err(&[0x80, 0x00, 0x4a, 4, 0, 1, 2, 3]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
+    assert_eq!(decode_err(&[0x80, 0x00, 0x4a, 4, 0, 1, 2, 3]), ErrorKind::BAD_MATCH_BAD_LEN);
 }
 
 #[test]
@@ -215,18 +165,9 @@ fn mask_on_unmaskable_field_is_bad_mask() {
 #[test]
 fn truncation_is_bad_len() {
     assert_eq!(decode_err(&[]), ErrorKind::BAD_MATCH_BAD_LEN);
-    assert_eq!(
-        decode_err(&[0x80, 0x00, 0x0a]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
-    assert_eq!(
-        decode_err(&[0x80, 0x00, 0x0a, 2, 0x08]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
-    assert_eq!(
-        decode_err(&[0x00, 0x01, 0x02, 9, 1, 2]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
+    assert_eq!(decode_err(&[0x80, 0x00, 0x0a]), ErrorKind::BAD_MATCH_BAD_LEN);
+    assert_eq!(decode_err(&[0x80, 0x00, 0x0a, 2, 0x08]), ErrorKind::BAD_MATCH_BAD_LEN);
+    assert_eq!(decode_err(&[0x00, 0x01, 0x02, 9, 1, 2]), ErrorKind::BAD_MATCH_BAD_LEN);
 }
 
 #[test]
@@ -236,15 +177,7 @@ fn other_classes_are_kept() {
         bytes.extend_from_slice(&[0x05, 3, 9, 8, 7, 0xee]);
         let mut r = Reader::new(&bytes);
         let x = Oxm::decode(&mut r).unwrap();
-        assert_eq!(
-            x,
-            Oxm::Other {
-                class,
-                field: 2,
-                has_mask: true,
-                payload: vec![9, 8, 7]
-            }
-        );
+        assert_eq!(x, Oxm::Other { class, field: 2, has_mask: true, payload: vec![9, 8, 7] });
         assert_eq!(r.rest(), [0xee]);
         assert_eq!(encode(&x), bytes[..7]);
     }
@@ -252,10 +185,7 @@ fn other_classes_are_kept() {
 
 #[test]
 fn experimenter_needs_its_id() {
-    assert_eq!(
-        decode_err(&[0xff, 0xff, 0x00, 3, 0, 0, 0x23]),
-        ErrorKind::BAD_MATCH_BAD_LEN
-    );
+    assert_eq!(decode_err(&[0xff, 0xff, 0x00, 3, 0, 0, 0x23]), ErrorKind::BAD_MATCH_BAD_LEN);
     let ok = [0xff, 0xff, 0x00, 4, 0, 0, 0x23, 0x20];
     assert_eq!(
         Oxm::decode(&mut Reader::new(&ok)).unwrap(),

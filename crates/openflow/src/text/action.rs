@@ -36,10 +36,7 @@ impl ActState {
             Oxm::VlanVid(v, mk) => v & 0x1000 != 0 && mk.is_none_or(|mk| mk & 0x1000 != 0),
             _ => false,
         });
-        ActState {
-            ctx: Context::of_match(m),
-            has_vlan,
-        }
+        ActState { ctx: Context::of_match(m), has_vlan }
     }
 }
 
@@ -88,9 +85,9 @@ fn push_ethertype(
     let t = parse_num(v, 0xffff, &format!("{name} ethertype"))? as u16;
     if !allowed.contains(&t) {
         let [a, b] = allowed;
-        return Err(v.err(format!(
-            "{name} ethertype {t:#06x} is not {kind} ({a:#06x} or {b:#06x})"
-        )));
+        return Err(
+            v.err(format!("{name} ethertype {t:#06x} is not {kind} ({a:#06x} or {b:#06x})"))
+        );
     }
     Ok(t)
 }
@@ -141,10 +138,7 @@ pub(crate) fn parse_action(
                 }
                 Some(v) => parse_num(v, 0xffff, "controller max_len")? as u16,
             };
-            out.push(Action::Output {
-                port: port::CONTROLLER,
-                max_len,
-            });
+            out.push(Action::Output { port: port::CONTROLLER, max_len });
         }
         "normal" | "flood" | "all" | "local" | "in_port" | "table" => {
             it.no_value()?;
@@ -206,9 +200,7 @@ pub(crate) fn parse_action(
         "mod_tp_src" | "mod_tp_dst" => {
             let v = num(0xffff, &lkey)? as u16;
             let o = st.ctx.transport(lkey == "mod_tp_src", v).ok_or_else(|| {
-                it.err(format!(
-                    "{lkey} needs a tcp, udp or sctp match to know which port to set"
-                ))
+                it.err(format!("{lkey} needs a tcp, udp or sctp match to know which port to set"))
             })?;
             out.push(Action::SetField(o));
         }
@@ -253,14 +245,7 @@ pub(crate) fn parse_action(
 }
 
 fn output(p: u32) -> Action {
-    Action::Output {
-        port: p,
-        max_len: if p == port::CONTROLLER {
-            OFPCML_NO_BUFFER
-        } else {
-            0
-        },
-    }
+    Action::Output { port: p, max_len: if p == port::CONTROLLER { OFPCML_NO_BUFFER } else { 0 } }
 }
 
 fn push_vlan_if_needed(st: &mut ActState, out: &mut Vec<Action>) {
@@ -491,12 +476,7 @@ pub fn format_action(a: &Action) -> String {
         Action::Group(g) => format!("group:{g}"),
         Action::SetNwTtl(t) => format!("mod_nw_ttl:{t}"),
         Action::DecNwTtl => "dec_ttl".into(),
-        Action::SetField(Oxm::Other {
-            class,
-            field,
-            has_mask,
-            payload,
-        }) => format!(
+        Action::SetField(Oxm::Other { class, field, has_mask, payload }) => format!(
             "set_field:oxm(class=0x{class:04x},field={field}{},payload=0x{})",
             if *has_mask { ",masked" } else { "" },
             super::match_format::hex_bytes(payload)
@@ -522,9 +502,5 @@ pub fn format_actions(actions: &[Action]) -> String {
     if actions.is_empty() {
         return "drop".into();
     }
-    actions
-        .iter()
-        .map(format_action)
-        .collect::<Vec<_>>()
-        .join(",")
+    actions.iter().map(format_action).collect::<Vec<_>>().join(",")
 }

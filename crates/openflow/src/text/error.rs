@@ -19,11 +19,7 @@ pub struct TextError {
 
 impl TextError {
     pub fn new(pos: usize, token: impl Into<String>, message: impl Into<String>) -> Self {
-        TextError {
-            pos,
-            token: token.into(),
-            message: message.into(),
-        }
+        TextError { pos, token: token.into(), message: message.into() }
     }
 
     /// The 1-based column (in bytes) that `Display` reports.
@@ -34,13 +30,7 @@ impl TextError {
 
 impl fmt::Display for TextError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "at column {} ({:?}): {}",
-            self.column(),
-            self.token,
-            self.message
-        )
+        write!(f, "at column {} ({:?}): {}", self.column(), self.token, self.message)
     }
 }
 
@@ -65,19 +55,13 @@ impl<'a> Span<'a> {
 
     /// The sub-span `text[from..to]`; both must be char boundaries inside `text`.
     pub fn slice(&self, from: usize, to: usize) -> Span<'a> {
-        Span {
-            text: self.text.get(from..to).unwrap_or(""),
-            pos: self.pos + from,
-        }
+        Span { text: self.text.get(from..to).unwrap_or(""), pos: self.pos + from }
     }
 
     /// Splits at the first `sep`: the part before and, if present, the part after.
     pub fn split_once(&self, sep: &str) -> (Span<'a>, Option<Span<'a>>) {
         match self.text.find(sep) {
-            Some(i) => (
-                self.slice(0, i),
-                Some(self.slice(i + sep.len(), self.text.len())),
-            ),
+            Some(i) => (self.slice(0, i), Some(self.slice(i + sep.len(), self.text.len()))),
             None => (*self, None),
         }
     }
@@ -90,10 +74,7 @@ mod tests {
     #[test]
     fn display_names_column_token_and_message() {
         let e = TextError::new(22, "nw_scr=1.2.3.4", "unknown field \"nw_scr\"");
-        assert_eq!(
-            e.to_string(),
-            "at column 23 (\"nw_scr=1.2.3.4\"): unknown field \"nw_scr\""
-        );
+        assert_eq!(e.to_string(), "at column 23 (\"nw_scr=1.2.3.4\"): unknown field \"nw_scr\"");
     }
 
     #[test]

@@ -244,10 +244,7 @@ impl Context {
     /// [`Facts::of`](crate::match13::Facts::of)).
     pub fn of_match(m: &Match) -> Context {
         let f = crate::match13::Facts::of(m);
-        Context {
-            eth_type: f.eth_type,
-            ip_proto: f.ip_proto,
-        }
+        Context { eth_type: f.eth_type, ip_proto: f.ip_proto }
     }
 
     fn is_ip_any(&self) -> bool {
@@ -328,9 +325,9 @@ fn num_masked_norm(
 
 fn no_mask<'a>(name: &str, sp: Span<'a>) -> Result<Span<'a>, TextError> {
     if sp.text.contains('/') {
-        return Err(sp.err(format!(
-            "{name} cannot be masked in OpenFlow 1.3 (an exact value is required)"
-        )));
+        return Err(
+            sp.err(format!("{name} cannot be masked in OpenFlow 1.3 (an exact value is required)"))
+        );
     }
     Ok(sp)
 }
@@ -393,9 +390,7 @@ impl<'a> MatchBuilder<'a> {
             }
             F::NdSll => oxm(Oxm::Ipv6NdSll(parse_mac(no_mask(name, value)?)?)),
             F::NdTll => oxm(Oxm::Ipv6NdTll(parse_mac(no_mask(name, value)?)?)),
-            F::EthType => oxm(Oxm::EthType(
-                parse_num(no_mask(name, value)?, 0xffff, name)? as u16,
-            )),
+            F::EthType => oxm(Oxm::EthType(parse_num(no_mask(name, value)?, 0xffff, name)? as u16)),
             F::DlVlan => {
                 let v = parse_num(no_mask(name, value)?, 0xffff, name)? as u16;
                 if v == 0xffff {
@@ -424,9 +419,7 @@ impl<'a> MatchBuilder<'a> {
                 self.tci(v as u16, m.unwrap_or(0xffff) as u16, token);
                 None
             }
-            F::IpDscp => oxm(Oxm::IpDscp(
-                parse_num(no_mask(name, value)?, 63, name)? as u8
-            )),
+            F::IpDscp => oxm(Oxm::IpDscp(parse_num(no_mask(name, value)?, 63, name)? as u8)),
             F::NwTos => {
                 let v = parse_num(no_mask(name, value)?, 255, name)? as u8;
                 if v & 3 != 0 {
@@ -438,9 +431,9 @@ impl<'a> MatchBuilder<'a> {
                 oxm(Oxm::IpDscp(v >> 2))
             }
             F::IpEcn => oxm(Oxm::IpEcn(parse_num(no_mask(name, value)?, 3, name)? as u8)),
-            F::NwProto => Some(Pending::NwProto(
-                parse_num(no_mask(name, value)?, 255, name)? as u8,
-            )),
+            F::NwProto => {
+                Some(Pending::NwProto(parse_num(no_mask(name, value)?, 255, name)? as u8))
+            }
             F::NwSrc | F::NwDst | F::ArpSpa | F::ArpTpa => {
                 let (v, m) = parse_ip_masked(value)?;
                 norm_mask(v, m, v4_and, Ipv4Addr::BROADCAST, Ipv4Addr::UNSPECIFIED).map(|(v, m)| {
@@ -471,42 +464,29 @@ impl<'a> MatchBuilder<'a> {
                 typ: f == F::IcmpType,
                 v: parse_num(no_mask(name, value)?, 255, name)? as u8,
             }),
-            F::Icmpv6Type => oxm(Oxm::Icmpv6Type(
-                parse_num(no_mask(name, value)?, 255, name)? as u8,
-            )),
-            F::Icmpv6Code => oxm(Oxm::Icmpv6Code(
-                parse_num(no_mask(name, value)?, 255, name)? as u8,
-            )),
-            F::ArpOp => oxm(Oxm::ArpOp(
-                parse_num(no_mask(name, value)?, 0xffff, name)? as u16
-            )),
+            F::Icmpv6Type => {
+                oxm(Oxm::Icmpv6Type(parse_num(no_mask(name, value)?, 255, name)? as u8))
+            }
+            F::Icmpv6Code => {
+                oxm(Oxm::Icmpv6Code(parse_num(no_mask(name, value)?, 255, name)? as u8))
+            }
+            F::ArpOp => oxm(Oxm::ArpOp(parse_num(no_mask(name, value)?, 0xffff, name)? as u16)),
             F::Ipv6Src | F::Ipv6Dst => {
                 let (v, m) = parse_ip_masked(value)?;
-                norm_mask(
-                    v,
-                    m,
-                    v6_and,
-                    Ipv6Addr::from(u128::MAX),
-                    Ipv6Addr::UNSPECIFIED,
+                norm_mask(v, m, v6_and, Ipv6Addr::from(u128::MAX), Ipv6Addr::UNSPECIFIED).and_then(
+                    |(v, m)| {
+                        oxm(if f == F::Ipv6Src { Oxm::Ipv6Src(v, m) } else { Oxm::Ipv6Dst(v, m) })
+                    },
                 )
-                .and_then(|(v, m)| {
-                    oxm(if f == F::Ipv6Src {
-                        Oxm::Ipv6Src(v, m)
-                    } else {
-                        Oxm::Ipv6Dst(v, m)
-                    })
-                })
             }
             F::Ipv6Label => num_masked_norm(value, 0xfffff, name)?
                 .and_then(|(v, m)| oxm(Oxm::Ipv6Flabel(v as u32, m.map(|m| m as u32)))),
             F::NdTarget => oxm(Oxm::Ipv6NdTarget(parse_ip(no_mask(name, value)?)?)),
-            F::MplsLabel => oxm(Oxm::MplsLabel(
-                parse_num(no_mask(name, value)?, 0xfffff, name)? as u32,
-            )),
+            F::MplsLabel => {
+                oxm(Oxm::MplsLabel(parse_num(no_mask(name, value)?, 0xfffff, name)? as u32))
+            }
             F::MplsTc => oxm(Oxm::MplsTc(parse_num(no_mask(name, value)?, 7, name)? as u8)),
-            F::MplsBos => oxm(Oxm::MplsBos(
-                parse_num(no_mask(name, value)?, 1, name)? as u8
-            )),
+            F::MplsBos => oxm(Oxm::MplsBos(parse_num(no_mask(name, value)?, 1, name)? as u8)),
             F::PbbIsid => num_masked_norm(value, 0xff_ffff, name)?
                 .and_then(|(v, m)| oxm(Oxm::PbbIsid(v as u32, m.map(|m| m as u32)))),
             F::Ipv6Exthdr => num_masked_norm(value, 0x1ff, name)?
@@ -596,9 +576,7 @@ impl<'a> MatchBuilder<'a> {
         for (o, tok) in out.values() {
             check_prereq(o, &fields).map_err(|msg| tok.err(msg))?;
         }
-        Ok(Match {
-            fields: out.into_values().map(|(o, _)| o).collect(),
-        })
+        Ok(Match { fields: out.into_values().map(|(o, _)| o).collect() })
     }
 }
 
@@ -631,11 +609,7 @@ fn tci_to_oxms(v: u16, m: u16, tok: Span<'_>) -> Result<Vec<Oxm>, TextError> {
     }
     let vid_mask = m & 0x1fff;
     if vid_mask != 0 {
-        let mask = if vid_mask == 0x1fff {
-            None
-        } else {
-            Some(vid_mask)
-        };
+        let mask = if vid_mask == 0x1fff { None } else { Some(vid_mask) };
         out.push(Oxm::VlanVid(v & vid_mask, mask));
     }
     if let Some(p) = pcp {
@@ -725,10 +699,9 @@ fn check_prereq(o: &Oxm, f: &BTreeMap<OxmField, Oxm>) -> Result<(), String> {
         Oxm::TcpSrc(_) | Oxm::TcpDst(_) => l4(PROTO_TCP, "tcp or tcp6"),
         Oxm::UdpSrc(_) | Oxm::UdpDst(_) => l4(PROTO_UDP, "udp or udp6"),
         Oxm::SctpSrc(_) | Oxm::SctpDst(_) => l4(PROTO_SCTP, "sctp or sctp6"),
-        Oxm::Icmpv4Type(_) | Oxm::Icmpv4Code(_) => need(
-            eth == Some(ETH_IP) && proto == Some(PROTO_ICMP),
-            "icmp (ip,nw_proto=1)",
-        ),
+        Oxm::Icmpv4Type(_) | Oxm::Icmpv4Code(_) => {
+            need(eth == Some(ETH_IP) && proto == Some(PROTO_ICMP), "icmp (ip,nw_proto=1)")
+        }
         Oxm::ArpOp(_) | Oxm::ArpSpa(..) | Oxm::ArpTpa(..) | Oxm::ArpSha(..) | Oxm::ArpTha(..) => {
             need(
                 matches!(eth, Some(ETH_ARP) | Some(ETH_RARP)),

@@ -52,11 +52,8 @@ pub fn parse_flow_mod(s: &str, command: FlowModCommand) -> Result<FlowMod, TextE
         C::Modify | C::ModifyStrict => "mod-flows",
         _ => "del-flows",
     };
-    let mut fm = FlowMod {
-        command,
-        table_id: if is_del { OFPTT_ALL } else { 0 },
-        ..FlowMod::default()
-    };
+    let mut fm =
+        FlowMod { command, table_id: if is_del { OFPTT_ALL } else { 0 }, ..FlowMod::default() };
     let mut mb = MatchBuilder::default();
     let mut actions: Option<Span<'_>> = None;
     let mut table_tok: Option<Span<'_>> = None;
@@ -66,11 +63,7 @@ pub fn parse_flow_mod(s: &str, command: FlowModCommand) -> Result<FlowMod, TextE
         let not_for = |what: &str| {
             it.err(format!(
                 "{what} cannot be used with {cmd_name}{}",
-                if key == "priority" {
-                    " without --strict"
-                } else {
-                    ""
-                }
+                if key == "priority" { " without --strict" } else { "" }
             ))
         };
         match key {
@@ -176,9 +169,7 @@ pub fn parse_flow_mod(s: &str, command: FlowModCommand) -> Result<FlowMod, TextE
         }
         None if is_add || is_mod => {
             let end = Span::new("", s.len());
-            return Err(end.err(format!(
-                "{cmd_name} needs actions= (use actions=drop to drop)"
-            )));
+            return Err(end.err(format!("{cmd_name} needs actions= (use actions=drop to drop)")));
         }
         None => {}
     }
@@ -256,10 +247,7 @@ pub fn format_flow_mod(fm: &FlowMod) -> String {
         s.push_str(&format!("out_group={}, ", fm.out_group));
     }
     format_flags(fm.flags, &mut s);
-    let is_del = matches!(
-        fm.command,
-        FlowModCommand::Delete | FlowModCommand::DeleteStrict
-    );
+    let is_del = matches!(fm.command, FlowModCommand::Delete | FlowModCommand::DeleteStrict);
     push_match_and_actions(
         &mut s,
         &fm.match_,

@@ -33,12 +33,8 @@ pub fn parse_group_mod(s: &str, command: GroupModCommand) -> Result<GroupMod, Te
     }
     let is_del = command == GroupModCommand::Delete;
     let items = Lexer::new(whole).collect_all()?;
-    let mut gm = GroupMod {
-        command,
-        group_type: GroupType::All,
-        group_id: OFPG_ALL,
-        buckets: Vec::new(),
-    };
+    let mut gm =
+        GroupMod { command, group_type: GroupType::All, group_id: OFPG_ALL, buckets: Vec::new() };
     let (mut have_id, mut have_type) = (false, false);
     let mut buckets: Vec<Vec<Item<'_>>> = Vec::new();
     for it in &items {
@@ -225,34 +221,23 @@ mod tests {
             "group_id=11,type=select,bucket=weight:1,watch_port:3,actions=output:1,bucket=weight:0,output:2",
             "group_id=11,type=select,bucket=watch_port:3,actions=output:1,bucket=weight:0,actions=output:2",
         );
-        g(
-            "group_id=9,type=all,bucket=actions=drop",
-            "group_id=9,type=all,bucket=actions=drop",
-        );
-        let gm = parse_group_mod(
-            "group_id=1,type=select,bucket=output:1",
-            GroupModCommand::Add,
-        )
-        .unwrap();
+        g("group_id=9,type=all,bucket=actions=drop", "group_id=9,type=all,bucket=actions=drop");
+        let gm = parse_group_mod("group_id=1,type=select,bucket=output:1", GroupModCommand::Add)
+            .unwrap();
         assert_eq!(gm.buckets[0].weight, 1);
         let del = parse_group_mod("", GroupModCommand::Delete).unwrap();
         assert_eq!(del.group_id, OFPG_ALL);
         assert_eq!(format_group_mod(&del), "group_id=all");
         let e = parse_group_mod("group_id=1,bucket=output:1", GroupModCommand::Add).unwrap_err();
         assert!(e.message.contains("type="), "{e}");
-        let e = parse_group_mod(
-            "group_id=1,type=all,bucket=weight:5,output:1",
-            GroupModCommand::Add,
-        )
-        .unwrap_err();
+        let e =
+            parse_group_mod("group_id=1,type=all,bucket=weight:5,output:1", GroupModCommand::Add)
+                .unwrap_err();
         assert_eq!((e.pos, e.token.as_str()), (27, "weight:5"));
         let e = parse_group_mod("group_id=1,type=bogus", GroupModCommand::Add).unwrap_err();
         assert_eq!((e.pos, e.token.as_str()), (16, "bogus"));
-        let e = parse_group_mod(
-            "group_id=1,type=all,bucket=output:1,frob",
-            GroupModCommand::Add,
-        )
-        .unwrap_err();
+        let e = parse_group_mod("group_id=1,type=all,bucket=output:1,frob", GroupModCommand::Add)
+            .unwrap_err();
         assert_eq!((e.pos, e.token.as_str()), (36, "frob"));
     }
 }

@@ -54,7 +54,7 @@ pub(crate) fn parse_instructions(
         let inst = match key.as_str() {
             "meter" => {
                 Some(Instruction::Meter(
-                    parse_num(it.need_value()?, u32::MAX as u64, "meter")? as u32,
+                    parse_num(it.need_value()?, u32::MAX as u64, "meter")? as u32
                 ))
             }
             "clear_actions" => {
@@ -75,9 +75,7 @@ pub(crate) fn parse_instructions(
                 })
             }
             "goto_table" => {
-                Some(Instruction::GotoTable(
-                    parse_num(it.need_value()?, 254, "goto_table")? as u8,
-                ))
+                Some(Instruction::GotoTable(parse_num(it.need_value()?, 254, "goto_table")? as u8))
             }
             "experimenter_instruction" => {
                 let (experimenter, data) = parse_experimenter(it)?;
@@ -142,11 +140,7 @@ pub fn format_instructions(insts: &[Instruction]) -> String {
             Instruction::WriteMetadata { metadata, mask } => Some(if *mask == u64::MAX {
                 format!("write_metadata:{}", hex_or_zero(*metadata))
             } else {
-                format!(
-                    "write_metadata:{}/{}",
-                    hex_or_zero(*metadata),
-                    hex_or_zero(*mask)
-                )
+                format!("write_metadata:{}/{}", hex_or_zero(*metadata), hex_or_zero(*mask))
             }),
             Instruction::GotoTable(t) => Some(format!("goto_table:{t}")),
             Instruction::Experimenter { experimenter, data } => Some(format!(

@@ -26,8 +26,7 @@ impl<'a> Item<'a> {
 
     /// The value, or an error saying the key needs one.
     pub fn need_value(&self) -> Result<Span<'a>, TextError> {
-        self.value
-            .ok_or_else(|| self.err(format!("\"{}\" needs a value", self.key.text)))
+        self.value.ok_or_else(|| self.err(format!("\"{}\" needs a value", self.key.text)))
     }
 
     /// An error unless there is no value.
@@ -74,10 +73,7 @@ impl<'a> Lexer<'a> {
         let key = self.src.slice(start, self.at);
         if key.text.is_empty() {
             let end = self.scan_value(start + 1)?;
-            return Err(self
-                .src
-                .slice(start, end)
-                .err("missing keyword before value"));
+            return Err(self.src.slice(start, end).err("missing keyword before value"));
         }
         let value = match b.get(self.at) {
             Some(b':') | Some(b'=') => {
@@ -114,11 +110,7 @@ impl<'a> Lexer<'a> {
             }
             _ => None,
         };
-        Ok(Some(Item {
-            token: self.src.slice(start, self.at),
-            key,
-            value,
-        }))
+        Ok(Some(Item { token: self.src.slice(start, self.at), key, value }))
     }
 
     /// Scans a `:`/`=` value from `from`: to the next separator outside parentheses.
@@ -141,10 +133,7 @@ impl<'a> Lexer<'a> {
             i += 1;
         }
         if depth != 0 {
-            return Err(self
-                .src
-                .slice(from, b.len())
-                .err("unbalanced \"(\": missing \")\""));
+            return Err(self.src.slice(from, b.len()).err("unbalanced \"(\": missing \")\""));
         }
         Ok(i)
     }
@@ -176,13 +165,7 @@ mod tests {
             .collect_all()
             .unwrap()
             .into_iter()
-            .map(|i| {
-                (
-                    i.key.text.into(),
-                    i.value.map(|v| v.text.into()),
-                    i.token.pos,
-                )
-            })
+            .map(|i| (i.key.text.into(), i.value.map(|v| v.text.into()), i.token.pos))
             .collect()
     }
 
@@ -220,15 +203,11 @@ mod tests {
 
     #[test]
     fn unbalanced_parentheses_are_errors_with_positions() {
-        let e = Lexer::new(Span::new("a,write_actions(output:1", 0))
-            .collect_all()
-            .unwrap_err();
+        let e = Lexer::new(Span::new("a,write_actions(output:1", 0)).collect_all().unwrap_err();
         assert_eq!(e.pos, 2);
         let e = Lexer::new(Span::new("a,b)", 0)).collect_all().unwrap_err();
         assert_eq!(e.pos, 3);
-        let e = Lexer::new(Span::new("x=1,=5", 0))
-            .collect_all()
-            .unwrap_err();
+        let e = Lexer::new(Span::new("x=1,=5", 0)).collect_all().unwrap_err();
         assert_eq!((e.pos, e.token.as_str()), (4, "=5"));
     }
 }

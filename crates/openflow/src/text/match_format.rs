@@ -16,10 +16,7 @@ pub(crate) fn format_match_prio(m: &Match, priority: Option<u16>) -> String {
         parts.push(format!("priority={p}"));
     }
     let get = |f: OxmField| {
-        m.fields
-            .iter()
-            .rev()
-            .find(|o| !matches!(o, Oxm::Other { .. }) && oxm_field(o) == f)
+        m.fields.iter().rev().find(|o| !matches!(o, Oxm::Other { .. }) && oxm_field(o) == f)
     };
     let ctx = Context::of_match(m);
     let (mut skip_type, mut skip_proto) = (false, false);
@@ -190,13 +187,7 @@ pub(crate) fn format_match_prio(m: &Match, priority: Option<u16>) -> String {
         }
     }
     for o in &m.fields {
-        if let Oxm::Other {
-            class,
-            field,
-            has_mask,
-            payload,
-        } = o
-        {
+        if let Oxm::Other { class, field, has_mask, payload } = o {
             parts.push(format!(
                 "oxm(class=0x{class:04x},field={field}{},payload=0x{})",
                 if *has_mask { ",masked" } else { "" },

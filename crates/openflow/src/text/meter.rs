@@ -19,12 +19,8 @@ use crate::v13::meter_mod::{
     OFPM_SLOWPATH,
 };
 
-const FLAGS: [(&str, u16); 4] = [
-    ("kbps", mf::KBPS),
-    ("pktps", mf::PKTPS),
-    ("burst", mf::BURST),
-    ("stats", mf::STATS),
-];
+const FLAGS: [(&str, u16); 4] =
+    [("kbps", mf::KBPS), ("pktps", mf::PKTPS), ("burst", mf::BURST), ("stats", mf::STATS)];
 
 fn parse_meter_id(sp: Span<'_>) -> Result<u32, TextError> {
     match sp.text {
@@ -63,12 +59,7 @@ pub fn parse_meter_mod(s: &str, command: MeterModCommand) -> Result<MeterMod, Te
         return Err(whole.err(format!("meter-mod command {n} has no ovs-ofctl syntax")));
     }
     let is_del = command == MeterModCommand::Delete;
-    let mut mm = MeterMod {
-        command,
-        flags: 0,
-        meter_id: OFPM_ALL,
-        bands: Vec::new(),
-    };
+    let mut mm = MeterMod { command, flags: 0, meter_id: OFPM_ALL, bands: Vec::new() };
     let mut have_id = false;
     let mut in_bands = false;
     let mut bands: Vec<BandText<'_>> = Vec::new();
@@ -153,9 +144,7 @@ pub fn parse_meter_mod(s: &str, command: MeterModCommand) -> Result<MeterMod, Te
     for b in bands {
         let rate = b.rate.ok_or_else(|| b.token.err("a band needs rate="))?;
         if mm.flags & mf::BURST != 0 && b.burst_size.is_none() {
-            return Err(b
-                .token
-                .err("a band needs burst_size= when the meter has the burst flag"));
+            return Err(b.token.err("a band needs burst_size= when the meter has the burst flag"));
         }
         let burst_size = b.burst_size.unwrap_or(0);
         mm.bands.push(match b.kind {
@@ -200,12 +189,8 @@ pub fn format_meter_mod(mm: &MeterMod) -> String {
     for b in &mm.bands {
         let (kind, rate, bs) = match b {
             MeterBand::Drop { rate, burst_size } => ("drop", rate, burst_size),
-            MeterBand::DscpRemark {
-                rate, burst_size, ..
-            } => ("dscp_remark", rate, burst_size),
-            MeterBand::Experimenter {
-                rate, burst_size, ..
-            } => ("experimenter", rate, burst_size),
+            MeterBand::DscpRemark { rate, burst_size, .. } => ("dscp_remark", rate, burst_size),
+            MeterBand::Experimenter { rate, burst_size, .. } => ("experimenter", rate, burst_size),
         };
         s.push_str(&format!("\ntype={kind} rate={rate}"));
         // OVS prints burst_size only under the burst flag; a nonzero size given without
@@ -217,9 +202,7 @@ pub fn format_meter_mod(mm: &MeterMod) -> String {
             MeterBand::DscpRemark { prec_level, .. } => {
                 s.push_str(&format!(" prec_level={prec_level}"))
             }
-            MeterBand::Experimenter {
-                experimenter, data, ..
-            } => {
+            MeterBand::Experimenter { experimenter, data, .. } => {
                 s.push_str(&format!(" experimenter={experimenter:#x}"));
                 if !data.is_empty() {
                     s.push_str(&format!(" data=0x{}", hex_bytes(data)));
@@ -246,15 +229,9 @@ mod tests {
             "meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100",
             "meter=1 kbps burst stats bands=\ntype=drop rate=1000 burst_size=100",
         );
-        m(
-            "meter=2,pktps,bands=type=drop,rate=10",
-            "meter=2 pktps bands=\ntype=drop rate=10",
-        );
+        m("meter=2,pktps,bands=type=drop,rate=10", "meter=2 pktps bands=\ntype=drop rate=10");
         // Open vSwitch takes `band=` as well.
-        m(
-            "meter=2,pktps,band=type=drop,rate=10",
-            "meter=2 pktps bands=\ntype=drop rate=10",
-        );
+        m("meter=2,pktps,band=type=drop,rate=10", "meter=2 pktps bands=\ntype=drop rate=10");
         m(
             "meter=4,kbps,burst,bands=type=drop,rate=1000,burst_size=10,type=drop,rate=2000,burst_size=20",
             "meter=4 kbps burst bands=\ntype=drop rate=1000 burst_size=10\ntype=drop rate=2000 burst_size=20",
@@ -272,22 +249,12 @@ mod tests {
             MeterModCommand::Add,
         )
         .unwrap();
-        assert_eq!(
-            mm.bands,
-            vec![MeterBand::DscpRemark {
-                rate: 5,
-                burst_size: 0,
-                prec_level: 2
-            }]
-        );
+        assert_eq!(mm.bands, vec![MeterBand::DscpRemark { rate: 5, burst_size: 0, prec_level: 2 }]);
         let e =
             parse_meter_mod("meter=1,bands=type=drop,rate=5", MeterModCommand::Add).unwrap_err();
         assert!(e.message.contains("kbps or pktps"));
-        let e = parse_meter_mod(
-            "meter=1,kbps,burst,bands=type=drop,rate=5",
-            MeterModCommand::Add,
-        )
-        .unwrap_err();
+        let e = parse_meter_mod("meter=1,kbps,burst,bands=type=drop,rate=5", MeterModCommand::Add)
+            .unwrap_err();
         assert_eq!((e.pos, e.token.as_str()), (25, "type=drop"));
         let e = parse_meter_mod("meter=1,kbps,bands=type=foo,rate=1", MeterModCommand::Add)
             .unwrap_err();

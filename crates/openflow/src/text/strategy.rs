@@ -29,9 +29,7 @@ pub fn arb_port() -> impl Strategy<Value = u32> {
         Just(port::IN_PORT),
         Just(port::CONTROLLER),
     ]
-    .prop_filter("OpenFlow 1.0 reserved range", |p| {
-        !(0xff00..=0xffff).contains(p)
-    })
+    .prop_filter("OpenFlow 1.0 reserved range", |p| !(0xff00..=0xffff).contains(p))
 }
 
 fn norm<T: Copy + PartialEq>(
@@ -72,10 +70,7 @@ where
 {
     (
         any::<N>().prop_map(A::from),
-        option::of(prop_oneof![
-            any::<N>().prop_map(A::from),
-            (0..=A::BITS).prop_map(A::prefix)
-        ]),
+        option::of(prop_oneof![any::<N>().prop_map(A::from), (0..=A::BITS).prop_map(A::prefix)]),
     )
         .prop_map(|(v, m)| norm(v, m, A::prefix(A::BITS), A::prefix(0), |a, b| a & b))
 }
@@ -97,13 +92,8 @@ fn arb_v6() -> impl Strategy<Value = Ipv6Addr> {
 }
 
 fn vlan() -> impl Strategy<Value = Vec<Oxm>> {
-    (
-        0u16..=0x1fff,
-        1u16..=0x1fff,
-        option::of(0u8..=7),
-        any::<bool>(),
-    )
-        .prop_map(|(v, m, pcp, exact)| {
+    (0u16..=0x1fff, 1u16..=0x1fff, option::of(0u8..=7), any::<bool>()).prop_map(
+        |(v, m, pcp, exact)| {
             let m = if exact { 0x1fff } else { m };
             let v = v & m;
             let mut out = vec![Oxm::VlanVid(v, (m != 0x1fff).then_some(m))];
@@ -113,7 +103,8 @@ fn vlan() -> impl Strategy<Value = Vec<Oxm>> {
                 }
             }
             out
-        })
+        },
+    )
 }
 
 fn l4(v6: bool) -> BoxedStrategy<Vec<Oxm>> {
@@ -138,9 +129,7 @@ fn l4(v6: bool) -> BoxedStrategy<Vec<Oxm>> {
         })
     };
     let other = any::<u8>()
-        .prop_filter("named protocol", move |p| {
-            ![6, 17, 132, if v6 { 58 } else { 1 }].contains(p)
-        })
+        .prop_filter("named protocol", move |p| ![6, 17, 132, if v6 { 58 } else { 1 }].contains(p))
         .prop_map(|p| vec![Oxm::IpProto(p)]);
     let icmp = if v6 {
         (
@@ -192,13 +181,8 @@ fn l4(v6: bool) -> BoxedStrategy<Vec<Oxm>> {
 
 fn l3() -> BoxedStrategy<Vec<Oxm>> {
     let tos = || (option::of(0u8..=63), option::of(0u8..=3));
-    let ip = (
-        option::of(masked_v4()),
-        option::of(masked_v4()),
-        tos(),
-        l4(false),
-    )
-        .prop_map(|(s, d, (dscp, ecn), l4)| {
+    let ip = (option::of(masked_v4()), option::of(masked_v4()), tos(), l4(false)).prop_map(
+        |(s, d, (dscp, ecn), l4)| {
             let mut o = vec![Oxm::EthType(0x0800)];
             o.extend(s.map(|(a, m)| Oxm::Ipv4Src(a, m)));
             o.extend(d.map(|(a, m)| Oxm::Ipv4Dst(a, m)));
@@ -206,7 +190,8 @@ fn l3() -> BoxedStrategy<Vec<Oxm>> {
             o.extend(ecn.map(Oxm::IpEcn));
             o.extend(l4);
             o
-        });
+        },
+    );
     let ip6 = (
         option::of(masked_v6()),
         option::of(masked_v6()),
@@ -339,10 +324,7 @@ pub fn arb_text_action() -> BoxedStrategy<Action> {
             port: p,
             max_len: if p == port::CONTROLLER { 0xffff } else { 0 }
         }),
-        any::<u16>().prop_map(|l| Action::Output {
-            port: port::CONTROLLER,
-            max_len: l
-        }),
+        any::<u16>().prop_map(|l| Action::Output { port: port::CONTROLLER, max_len: l }),
         Just(Action::CopyTtlOut),
         Just(Action::CopyTtlIn),
         any::<u8>().prop_map(Action::SetMplsTtl),
@@ -409,20 +391,18 @@ pub fn arb_text_flow_mod() -> impl Strategy<Value = FlowMod> {
         arb_text_match(),
         arb_text_instructions(),
     )
-        .prop_map(
-            |(table_id, priority, cookie, idle, hard, flags, m, insts)| FlowMod {
-                table_id,
-                priority,
-                cookie,
-                idle_timeout: idle,
-                hard_timeout: hard,
-                flags,
-                match_: m,
-                instructions: insts,
-                command: FlowModCommand::Add,
-                ..FlowMod::default()
-            },
-        )
+        .prop_map(|(table_id, priority, cookie, idle, hard, flags, m, insts)| FlowMod {
+            table_id,
+            priority,
+            cookie,
+            idle_timeout: idle,
+            hard_timeout: hard,
+            flags,
+            match_: m,
+            instructions: insts,
+            command: FlowModCommand::Add,
+            ..FlowMod::default()
+        })
 }
 
 /// A group to add.
@@ -436,15 +416,7 @@ pub fn arb_text_group_mod() -> impl Strategy<Value = GroupMod> {
             (4u8..=255).prop_map(GroupType::Unknown),
         ],
         any::<u32>(),
-        vec(
-            (
-                any::<u16>(),
-                arb_port(),
-                any::<u32>(),
-                vec(arb_text_action(), 0..3),
-            ),
-            0..4,
-        ),
+        vec((any::<u16>(), arb_port(), any::<u32>(), vec(arb_text_action(), 0..3)), 0..4),
     )
         .prop_map(|(group_type, group_id, bs)| GroupMod {
             command: GroupModCommand::Add,
@@ -453,11 +425,7 @@ pub fn arb_text_group_mod() -> impl Strategy<Value = GroupMod> {
             buckets: bs
                 .into_iter()
                 .map(|(w, watch_port, watch_group, actions)| Bucket {
-                    weight: if group_type == GroupType::Select {
-                        w
-                    } else {
-                        0
-                    },
+                    weight: if group_type == GroupType::Select { w } else { 0 },
                     watch_port,
                     watch_group,
                     actions,
@@ -473,16 +441,7 @@ pub fn arb_text_meter_mod() -> impl Strategy<Value = MeterMod> {
         any::<bool>(),
         any::<bool>(),
         any::<u32>(),
-        vec(
-            (
-                0u8..3,
-                any::<u32>(),
-                any::<u32>(),
-                any::<u8>(),
-                vec(any::<u8>(), 0..6),
-            ),
-            0..4,
-        ),
+        vec((0u8..3, any::<u32>(), any::<u32>(), any::<u8>(), vec(any::<u8>(), 0..6)), 0..4),
     )
         .prop_map(|(rate_flags, burst, stats, meter_id, bands)| {
             let flags = rate_flags | if burst { 4 } else { 0 } | if stats { 8 } else { 0 };
@@ -496,17 +455,10 @@ pub fn arb_text_meter_mod() -> impl Strategy<Value = MeterMod> {
                         let burst_size = if burst { bs } else { 0 };
                         match k {
                             0 => MeterBand::Drop { rate, burst_size },
-                            1 => MeterBand::DscpRemark {
-                                rate,
-                                burst_size,
-                                prec_level: x,
-                            },
-                            _ => MeterBand::Experimenter {
-                                rate,
-                                burst_size,
-                                experimenter: bs,
-                                data,
-                            },
+                            1 => MeterBand::DscpRemark { rate, burst_size, prec_level: x },
+                            _ => {
+                                MeterBand::Experimenter { rate, burst_size, experimenter: bs, data }
+                            }
                         }
                     })
                     .collect(),

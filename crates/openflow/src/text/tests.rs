@@ -33,11 +33,7 @@ fn ovs(input: &str, printed: &str) {
 #[track_caller]
 fn err(input: &str, kind: FlowModCommand, pos: usize, token: &str, msg: &str) {
     let e = parse_flow_mod(input, kind).expect_err(input);
-    assert_eq!(
-        (e.pos, e.token.as_str()),
-        (pos, token),
-        "{input}: error {e} at the wrong place"
-    );
+    assert_eq!((e.pos, e.token.as_str()), (pos, token), "{input}: error {e} at the wrong place");
     assert!(e.message.contains(msg), "{input}: message {:?}", e.message);
 }
 
@@ -48,10 +44,7 @@ fn mac(s: &str) -> MacAddr {
 #[test]
 fn match_fields_print_like_ovs() {
     ovs("in_port=1,actions=output:2", "in_port=1 actions=output:2");
-    ovs(
-        "priority=32768,ip,nw_src=10.0.0.0/8,actions=2",
-        "ip,nw_src=10.0.0.0/8 actions=output:2",
-    );
+    ovs("priority=32768,ip,nw_src=10.0.0.0/8,actions=2", "ip,nw_src=10.0.0.0/8 actions=output:2");
     ovs(
         "table=3,cookie=0x10,idle_timeout=10,hard_timeout=20,priority=5,tcp,tp_dst=80,actions=drop",
         "cookie=0x10, table=3, idle_timeout=10, hard_timeout=20, priority=5,tcp,tp_dst=80 actions=drop",
@@ -78,33 +71,18 @@ fn match_fields_print_like_ovs() {
         "arp,arp_spa=10.0.0.1,arp_op=2 actions=drop",
     );
     ovs("metadata=0,actions=drop", "metadata=0 actions=drop");
-    ovs(
-        "metadata=0x5/0xff,actions=drop",
-        "metadata=0x5/0xff actions=drop",
-    );
+    ovs("metadata=0x5/0xff,actions=drop", "metadata=0x5/0xff actions=drop");
     ovs("tun_id=0x5,actions=drop", "tun_id=0x5 actions=drop");
-    ovs(
-        "tunnel_id=0/0xff,actions=drop",
-        "tun_id=0/0xff actions=drop",
-    );
+    ovs("tunnel_id=0/0xff,actions=drop", "tun_id=0/0xff actions=drop");
     ovs(
         "mpls,mpls_label=5,mpls_tc=2,mpls_bos=1,actions=drop",
         "mpls,mpls_label=5,mpls_tc=2,mpls_bos=1 actions=drop",
     );
     ovs("mplsm,actions=drop", "mplsm actions=drop");
     ovs("rarp,actions=drop", "rarp actions=drop");
-    ovs(
-        "ipv6,ipv6_label=0x12345,actions=drop",
-        "ipv6,ipv6_label=0x12345 actions=drop",
-    );
-    ovs(
-        "ipv6,ipv6_label=5,actions=drop",
-        "ipv6,ipv6_label=0x00005 actions=drop",
-    );
-    ovs(
-        "ipv6,ipv6_label=0x5/0xff,actions=drop",
-        "ipv6,ipv6_label=0x00005/0x000ff actions=drop",
-    );
+    ovs("ipv6,ipv6_label=0x12345,actions=drop", "ipv6,ipv6_label=0x12345 actions=drop");
+    ovs("ipv6,ipv6_label=5,actions=drop", "ipv6,ipv6_label=0x00005 actions=drop");
+    ovs("ipv6,ipv6_label=0x5/0xff,actions=drop", "ipv6,ipv6_label=0x00005/0x000ff actions=drop");
     ovs(
         "icmp6,icmp_type=135,nd_target=fe80::1,nd_sll=00:01:02:03:04:05,actions=drop",
         "icmp6,icmp_type=135,nd_target=fe80::1,nd_sll=00:01:02:03:04:05 actions=drop",
@@ -113,19 +91,13 @@ fn match_fields_print_like_ovs() {
         "icmp6,icmpv6_type=136,icmpv6_code=0,nd_tll=00:01:02:03:04:05,actions=drop",
         "icmp6,icmp_type=136,icmp_code=0,nd_tll=00:01:02:03:04:05 actions=drop",
     );
-    ovs(
-        "ip,nw_ecn=2,ip_dscp=10,actions=drop",
-        "ip,nw_tos=40,nw_ecn=2 actions=drop",
-    );
+    ovs("ip,nw_ecn=2,ip_dscp=10,actions=drop", "ip,nw_tos=40,nw_ecn=2 actions=drop");
     ovs("ip,nw_proto=47,actions=drop", "ip,nw_proto=47 actions=drop");
     ovs("ip,nw_proto=2,actions=drop", "ip,nw_proto=2 actions=drop");
     ovs("ip,nw_proto=1,actions=drop", "icmp actions=drop");
     ovs("ipv6,nw_proto=58,actions=drop", "icmp6 actions=drop");
     ovs("ip,nw_proto=58,actions=drop", "ip,nw_proto=58 actions=drop");
-    ovs(
-        "ipv6,nw_proto=47,actions=drop",
-        "ipv6,nw_proto=47 actions=drop",
-    );
+    ovs("ipv6,nw_proto=47,actions=drop", "ipv6,nw_proto=47 actions=drop");
     ovs("dl_type=0x1234,actions=drop", "dl_type=0x1234 actions=drop");
     ovs("sctp,sctp_src=5,actions=drop", "sctp,tp_src=5 actions=drop");
     ovs(
@@ -144,20 +116,11 @@ fn match_fields_print_like_ovs() {
         "ipv6,ipv6_src=1:0:0:1:0:0:0:1,ipv6_dst=0:0:1::,actions=drop",
         "ipv6,ipv6_src=1:0:0:1::1,ipv6_dst=0:0:1:: actions=drop",
     );
-    ovs(
-        "ipv6,ipv6_src=::/1,actions=drop",
-        "ipv6,ipv6_src=::/1 actions=drop",
-    );
+    ovs("ipv6,ipv6_src=::/1,actions=drop", "ipv6,ipv6_src=::/1 actions=drop");
     ovs("in_port=LOCAL,actions=drop", "in_port=LOCAL actions=drop");
     ovs("in_port=65534,actions=drop", "in_port=LOCAL actions=drop");
-    ovs(
-        "in_port=CONTROLLER,actions=drop",
-        "in_port=CONTROLLER actions=drop",
-    );
-    ovs(
-        "in_port=4294967040,actions=drop",
-        "in_port=65280 actions=drop",
-    );
+    ovs("in_port=CONTROLLER,actions=drop", "in_port=CONTROLLER actions=drop");
+    ovs("in_port=4294967040,actions=drop", "in_port=65280 actions=drop");
     ovs("in_port=65279,actions=drop", "in_port=65279 actions=drop");
     ovs(
         "dl_dst=01:00:00:00:00:00/01:00:00:00:00:00,actions=drop",
@@ -176,33 +139,15 @@ fn match_fields_print_like_ovs() {
 #[test]
 fn vlan_forms_print_like_ovs() {
     ovs("dl_vlan=5,actions=drop", "dl_vlan=5 actions=drop");
-    ovs(
-        "dl_vlan=5,dl_vlan_pcp=3,actions=drop",
-        "dl_vlan=5,dl_vlan_pcp=3 actions=drop",
-    );
-    ovs(
-        "vlan_tci=0x1005/0x1fff,actions=drop",
-        "dl_vlan=5 actions=drop",
-    );
-    ovs(
-        "vlan_tci=0,actions=drop",
-        "vlan_tci=0x0000/0x1fff actions=drop",
-    );
+    ovs("dl_vlan=5,dl_vlan_pcp=3,actions=drop", "dl_vlan=5,dl_vlan_pcp=3 actions=drop");
+    ovs("vlan_tci=0x1005/0x1fff,actions=drop", "dl_vlan=5 actions=drop");
+    ovs("vlan_tci=0,actions=drop", "vlan_tci=0x0000/0x1fff actions=drop");
     ovs("vlan_vid=0x1005,actions=drop", "dl_vlan=5 actions=drop");
-    ovs(
-        "vlan_vid=0x1000/0x1000,actions=drop",
-        "vlan_tci=0x1000/0x1000 actions=drop",
-    );
+    ovs("vlan_vid=0x1000/0x1000,actions=drop", "vlan_tci=0x1000/0x1000 actions=drop");
     ovs("vlan_pcp=3,actions=drop", "dl_vlan_pcp=3 actions=drop");
-    ovs(
-        "dl_vlan=0xffff,actions=drop",
-        "vlan_tci=0x0000/0x1fff actions=drop",
-    );
+    ovs("dl_vlan=0xffff,actions=drop", "vlan_tci=0x0000/0x1fff actions=drop");
     let m = parse_match("dl_vlan_pcp=3").unwrap();
-    assert_eq!(
-        m.fields,
-        vec![Oxm::VlanVid(0x1000, Some(0x1000)), Oxm::VlanPcp(3)]
-    );
+    assert_eq!(m.fields, vec![Oxm::VlanVid(0x1000, Some(0x1000)), Oxm::VlanPcp(3)]);
     let m = parse_match("dl_vlan=0xffff").unwrap();
     assert_eq!(m.fields, vec![Oxm::VlanVid(0, None)]);
     let m = parse_match("vlan_tci=0x0005/0x0fff").unwrap();
@@ -223,10 +168,7 @@ fn actions_print_like_ovs() {
         "actions=push_vlan:0x8100,set_field:4101->vlan_vid,push_vlan:0x88a8",
         "actions=push_vlan:0x8100,set_field:4101->vlan_vid,push_vlan:0x88a8",
     );
-    ovs(
-        "actions=mod_vlan_vid:5",
-        "actions=push_vlan:0x8100,set_field:4101->vlan_vid",
-    );
+    ovs("actions=mod_vlan_vid:5", "actions=push_vlan:0x8100,set_field:4101->vlan_vid");
     ovs(
         "dl_vlan=3,actions=mod_vlan_vid:5,pop_vlan,mod_vlan_pcp:2",
         "dl_vlan=3 actions=set_field:4101->vlan_vid,pop_vlan,push_vlan:0x8100,set_field:2->vlan_pcp",
@@ -263,10 +205,7 @@ fn actions_print_like_ovs() {
         "sctp,actions=set_field:5->sctp_src,mod_tp_dst:4",
         "sctp actions=set_field:5->sctp_src,set_field:4->sctp_dst",
     );
-    ovs(
-        "actions=set_queue:3,output:3",
-        "actions=set_queue:3,output:3",
-    );
+    ovs("actions=set_queue:3,output:3", "actions=set_queue:3,output:3");
     ovs("actions=group:5", "actions=group:5");
     ovs(
         "actions=controller(max_len=100),controller:200,controller",
@@ -284,14 +223,8 @@ fn actions_print_like_ovs() {
         "ip,actions=set_field:16->ip_dscp,set_field:2->ip_ecn",
         "ip actions=set_field:16->ip_dscp,set_field:2->nw_ecn",
     );
-    ovs(
-        "actions=set_field:5->in_port",
-        "actions=set_field:5->in_port",
-    );
-    ovs(
-        "actions=set_field:LOCAL->in_port",
-        "actions=set_field:LOCAL->in_port",
-    );
+    ovs("actions=set_field:5->in_port", "actions=set_field:5->in_port");
+    ovs("actions=set_field:LOCAL->in_port", "actions=set_field:LOCAL->in_port");
     ovs(
         "icmp,actions=set_field:5->icmp_type,set_field:1->icmp_code",
         "icmp actions=set_field:5->icmp_type,set_field:1->icmp_code",
@@ -322,10 +255,7 @@ fn actions_print_like_ovs() {
         "mpls,actions=pop_mpls:0x0800,push_mpls:0x8848",
         "mpls actions=pop_mpls:0x0800,push_mpls:0x8848",
     );
-    ovs(
-        "ipv6,actions=dec_ttl,mod_nw_ttl:3",
-        "ipv6 actions=dec_ttl,mod_nw_ttl:3",
-    );
+    ovs("ipv6,actions=dec_ttl,mod_nw_ttl:3", "ipv6 actions=dec_ttl,mod_nw_ttl:3");
     ovs("actions=", "actions=drop");
     ovs("actions=drop", "actions=drop");
     ovs(
@@ -344,27 +274,15 @@ fn action_values() {
     assert_eq!(
         a,
         vec![
-            Action::Output {
-                port: 3,
-                max_len: 0
-            },
-            Action::Output {
-                port: port::LOCAL,
-                max_len: 0
-            },
-            Action::Output {
-                port: 7,
-                max_len: 0
-            },
+            Action::Output { port: 3, max_len: 0 },
+            Action::Output { port: port::LOCAL, max_len: 0 },
+            Action::Output { port: 7, max_len: 0 },
             Action::SetField(Oxm::Ipv4Src("10.0.0.1".parse().unwrap(), None)),
         ]
     );
     assert_eq!(
         parse_actions("mod_dl_dst:00:00:00:00:00:09").unwrap(),
-        vec![Action::SetField(Oxm::EthDst(
-            mac("00:00:00:00:00:09"),
-            None
-        ))]
+        vec![Action::SetField(Oxm::EthDst(mac("00:00:00:00:00:09"), None))]
     );
     assert_eq!(parse_actions("drop").unwrap(), vec![]);
     assert_eq!(
@@ -388,10 +306,7 @@ fn instructions_print_like_ovs() {
         "actions=clear_actions,write_metadata:0x5/0xff,goto_table:1",
     );
     ovs("actions=write_metadata:0x5", "actions=write_metadata:0x5");
-    ovs(
-        "actions=write_metadata:0/0xff",
-        "actions=write_metadata:0/0xff",
-    );
+    ovs("actions=write_metadata:0/0xff", "actions=write_metadata:0/0xff");
     ovs(
         "actions=output:1,clear_actions,write_actions(output:2),write_metadata:0x1,goto_table:3",
         "actions=output:1,clear_actions,write_actions(output:2),write_metadata:0x1,goto_table:3",
@@ -402,17 +317,12 @@ fn instructions_print_like_ovs() {
         fm.instructions,
         vec![
             Instruction::Meter(2),
-            Instruction::ApplyActions(vec![Action::Output {
-                port: 1,
-                max_len: 0
-            }]),
+            Instruction::ApplyActions(vec![Action::Output { port: 1, max_len: 0 }]),
             Instruction::GotoTable(4)
         ]
     );
-    let unordered = vec![
-        Instruction::GotoTable(1),
-        Instruction::ApplyActions(vec![Action::DecNwTtl]),
-    ];
+    let unordered =
+        vec![Instruction::GotoTable(1), Instruction::ApplyActions(vec![Action::DecNwTtl])];
     assert_eq!(format_instructions(&unordered), "dec_ttl,goto_table:1");
 }
 
@@ -424,18 +334,12 @@ fn flags_and_defaults_print_like_ovs() {
     );
     ovs("priority=0,actions=drop", "priority=0 actions=drop");
     ovs("priority=65535,actions=drop", "priority=65535 actions=drop");
-    ovs(
-        "cookie=0xffffffffffffffff,actions=drop",
-        "cookie=0xffffffffffffffff, actions=drop",
-    );
+    ovs("cookie=0xffffffffffffffff,actions=drop", "cookie=0xffffffffffffffff, actions=drop");
     ovs(
         "send_flow_rem,idle_timeout=5,priority=7,ip,actions=drop",
         "idle_timeout=5, send_flow_rem priority=7,ip actions=drop",
     );
-    ovs(
-        "table=2,send_flow_rem,actions=drop",
-        "table=2, send_flow_rem actions=drop",
-    );
+    ovs("table=2,send_flow_rem,actions=drop", "table=2, send_flow_rem actions=drop");
     ovs(
         "table=3,cookie=0x5,hard_timeout=9,reset_counts,in_port=1,actions=output:2",
         "cookie=0x5, table=3, hard_timeout=9, reset_counts in_port=1 actions=output:2",
@@ -472,11 +376,7 @@ fn dumped_stats_lines_parse_and_print() {
 
 #[test]
 fn mod_and_del_syntax() {
-    let fm = parse_flow_mod(
-        "cookie=0x5/0xff,ip,actions=output:1",
-        FlowModCommand::Modify,
-    )
-    .unwrap();
+    let fm = parse_flow_mod("cookie=0x5/0xff,ip,actions=output:1", FlowModCommand::Modify).unwrap();
     assert_eq!((fm.cookie, fm.cookie_mask), (5, 0xff));
     let fm = parse_flow_mod(
         "table=1,out_port=2,out_group=3,cookie=1/1,n_packets=5,ip",
@@ -488,14 +388,8 @@ fn mod_and_del_syntax() {
         (1, 2, 3, FlowModCommand::Delete)
     );
     assert!(fm.instructions.is_empty());
-    assert_eq!(
-        format_flow_mod(&fm),
-        "cookie=0x1/0x1, table=1, out_port=2, out_group=3, ip"
-    );
-    assert_eq!(
-        parse_flow_mod(&format_flow_mod(&fm), FlowModCommand::Delete).unwrap(),
-        fm
-    );
+    assert_eq!(format_flow_mod(&fm), "cookie=0x1/0x1, table=1, out_port=2, out_group=3, ip");
+    assert_eq!(parse_flow_mod(&format_flow_mod(&fm), FlowModCommand::Delete).unwrap(), fm);
     let all = parse_flow_mod("", FlowModCommand::Delete).unwrap();
     assert_eq!(all.table_id, 0xff);
     assert_eq!(format_flow_mod(&all), "table=255");
@@ -506,47 +400,14 @@ fn mod_and_del_syntax() {
 #[test]
 fn errors_name_token_and_position() {
     use FlowModCommand::*;
-    err(
-        "ip,nw_scr=1.2.3.4,actions=drop",
-        Add,
-        3,
-        "nw_scr=1.2.3.4",
-        "unknown field \"nw_scr\"",
-    );
+    err("ip,nw_scr=1.2.3.4,actions=drop", Add, 3, "nw_scr=1.2.3.4", "unknown field \"nw_scr\"");
     let e = parse_flow("ip,nw_scr=1.2.3.4,actions=drop").unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "at column 4 (\"nw_scr=1.2.3.4\"): unknown field \"nw_scr\""
-    );
-    err(
-        "tp_src=80,actions=drop",
-        Add,
-        0,
-        "tp_src=80",
-        "needs tcp, udp or sctp",
-    );
-    err(
-        "icmp_type=3,actions=drop",
-        Add,
-        0,
-        "icmp_type=3",
-        "icmp or icmp6",
-    );
-    err(
-        "ipv6,nw_src=1.2.3.4,actions=drop",
-        Add,
-        5,
-        "nw_src=1.2.3.4",
-        "needs ip or arp",
-    );
+    assert_eq!(e.to_string(), "at column 4 (\"nw_scr=1.2.3.4\"): unknown field \"nw_scr\"");
+    err("tp_src=80,actions=drop", Add, 0, "tp_src=80", "needs tcp, udp or sctp");
+    err("icmp_type=3,actions=drop", Add, 0, "icmp_type=3", "icmp or icmp6");
+    err("ipv6,nw_src=1.2.3.4,actions=drop", Add, 5, "nw_src=1.2.3.4", "needs ip or arp");
     err("nw_proto=6,actions=drop", Add, 0, "nw_proto=6", "needs ip");
-    err(
-        "ip,tcp_dst=5,actions=drop",
-        Add,
-        3,
-        "tcp_dst=5",
-        "tcp or tcp6",
-    );
+    err("ip,tcp_dst=5,actions=drop", Add, 3, "tcp_dst=5", "tcp or tcp6");
     err(
         "icmp6,nd_sll=00:00:00:00:00:01,actions=drop",
         Add,
@@ -561,36 +422,12 @@ fn errors_name_token_and_position() {
     err("ip,nw_tos=17,actions=drop", Add, 10, "17", "multiple of 4");
     err("ip,ip_dscp=64,actions=drop", Add, 11, "64", "out of range");
     err("dl_vlan=4096,actions=drop", Add, 8, "4096", "out of range");
-    err(
-        "ip,nw_src=1.2.3.4/33,actions=drop",
-        Add,
-        18,
-        "33",
-        "out of range",
-    );
-    err(
-        "ip,nw_src=1.2.3,actions=drop",
-        Add,
-        10,
-        "1.2.3",
-        "not an IPv4 address",
-    );
-    err(
-        "dl_src=00:11,actions=drop",
-        Add,
-        7,
-        "00:11",
-        "not an Ethernet address",
-    );
+    err("ip,nw_src=1.2.3.4/33,actions=drop", Add, 18, "33", "out of range");
+    err("ip,nw_src=1.2.3,actions=drop", Add, 10, "1.2.3", "not an IPv4 address");
+    err("dl_src=00:11,actions=drop", Add, 7, "00:11", "not an Ethernet address");
     err("in_port=eth0,actions=drop", Add, 8, "eth0", "unknown port");
     err("metadata=xyz,actions=drop", Add, 9, "xyz", "not a number");
-    err(
-        "udp,tp_src=0x10/0xf0,actions=drop",
-        Add,
-        11,
-        "0x10/0xf0",
-        "cannot be masked",
-    );
+    err("udp,tp_src=0x10/0xf0,actions=drop", Add, 11, "0x10/0xf0", "cannot be masked");
     err(
         "ip,actions=set_field:1.2.3.4/255.0.0.0->ip_src",
         Add,
@@ -598,105 +435,27 @@ fn errors_name_token_and_position() {
         "1.2.3.4/255.0.0.0",
         "set_field with a mask",
     );
-    err(
-        "actions=set_field:1->nw_scr",
-        Add,
-        21,
-        "nw_scr",
-        "unknown field",
-    );
+    err("actions=set_field:1->nw_scr", Add, 21, "nw_scr", "unknown field");
     err("actions=set_field:1", Add, 18, "1", "VALUE->FIELD");
-    err(
-        "actions=load:1->NXM_NX_REG0[]",
-        Add,
-        8,
-        "load:1->NXM_NX_REG0[]",
-        "use set_field",
-    );
-    err(
-        "actions=resubmit(,2)",
-        Add,
-        8,
-        "resubmit(,2)",
-        "extension action",
-    );
-    err(
-        "cookie=1/1,actions=drop",
-        Add,
-        0,
-        "cookie=1/1",
-        "cookie mask",
-    );
-    err(
-        "actions=goto_table:3,output:1",
-        Add,
-        21,
-        "output:1",
-        "instruction order",
-    );
+    err("actions=load:1->NXM_NX_REG0[]", Add, 8, "load:1->NXM_NX_REG0[]", "use set_field");
+    err("actions=resubmit(,2)", Add, 8, "resubmit(,2)", "extension action");
+    err("cookie=1/1,actions=drop", Add, 0, "cookie=1/1", "cookie mask");
+    err("actions=goto_table:3,output:1", Add, 21, "output:1", "instruction order");
     err("actions=meter:1,meter:2", Add, 16, "meter:2", "twice");
     err("actions=goto_table:255", Add, 19, "255", "out of range");
     err("actions=output:1,drop", Add, 17, "drop", "only action");
-    err(
-        "tcp_flags=+syn,tcp,actions=drop",
-        Add,
-        0,
-        "tcp_flags=+syn",
-        "Open vSwitch extension",
-    );
-    err(
-        "reg0=5,actions=drop",
-        Add,
-        0,
-        "reg0=5",
-        "Open vSwitch extension",
-    );
-    err(
-        "ip,actions=mod_tp_src:5",
-        Add,
-        11,
-        "mod_tp_src:5",
-        "tcp, udp or sctp",
-    );
-    err(
-        "actions=mod_nw_tos:3",
-        Add,
-        8,
-        "mod_nw_tos:3",
-        "multiple of 4",
-    );
+    err("tcp_flags=+syn,tcp,actions=drop", Add, 0, "tcp_flags=+syn", "Open vSwitch extension");
+    err("reg0=5,actions=drop", Add, 0, "reg0=5", "Open vSwitch extension");
+    err("ip,actions=mod_tp_src:5", Add, 11, "mod_tp_src:5", "tcp, udp or sctp");
+    err("actions=mod_nw_tos:3", Add, 8, "mod_nw_tos:3", "multiple of 4");
     err("actions=push_vlan:0x800", Add, 18, "0x800", "TPID");
-    err(
-        "actions=controller(reason=no_match)",
-        Add,
-        19,
-        "reason=no_match",
-        "max_len",
-    );
+    err("actions=controller(reason=no_match)", Add, 19, "reason=no_match", "max_len");
     err("table=255,actions=drop", Add, 0, "table=255", "0 to 254");
-    err(
-        "out_port=2,actions=drop",
-        Add,
-        0,
-        "out_port=2",
-        "cannot be used with add-flow",
-    );
-    err(
-        "ip,actions=drop",
-        Delete,
-        3,
-        "actions=drop",
-        "cannot be used with del-flows",
-    );
+    err("out_port=2,actions=drop", Add, 0, "out_port=2", "cannot be used with add-flow");
+    err("ip,actions=drop", Delete, 3, "actions=drop", "cannot be used with del-flows");
     err("priority=5", Delete, 0, "priority=5", "without --strict");
     err("idle_timeout=5", Delete, 0, "idle_timeout=5", "del-flows");
-    err(
-        "ip,actions=write_actions(output:1",
-        Add,
-        11,
-        "write_actions(output:1",
-        "unbalanced",
-    );
+    err("ip,actions=write_actions(output:1", Add, 11, "write_actions(output:1", "unbalanced");
     err("ip)", Add, 2, ")", "unbalanced");
     err("ip,tp_dst", Add, 3, "tp_dst", "needs a value");
     err("ip=5,actions=drop", Add, 0, "ip=5", "takes no value");

@@ -26,19 +26,13 @@ pub(crate) fn decode_hex(digits: &str) -> Option<Vec<u8>> {
     if digits.len() % 2 == 1 || !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
         return None;
     }
-    (0..digits.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).ok())
-        .collect()
+    (0..digits.len()).step_by(2).map(|i| u8::from_str_radix(&digits[i..i + 2], 16).ok()).collect()
 }
 
 /// Parses a number no larger than `max`; `what` names it in errors.
 pub(crate) fn parse_num(sp: Span<'_>, max: u64, what: &str) -> Result<u64, TextError> {
     let v = parse_u64_str(sp.text).ok_or_else(|| {
-        sp.err(format!(
-            "{what}: \"{}\" is not a number (decimal or 0x hex)",
-            sp.text
-        ))
+        sp.err(format!("{what}: \"{}\" is not a number (decimal or 0x hex)", sp.text))
     })?;
     if v > max {
         return Err(sp.err(format!("{what}: {v} is out of range (maximum {max})")));
@@ -68,10 +62,7 @@ pub(crate) fn parse_num_masked(
 
 pub(crate) fn parse_mac(sp: Span<'_>) -> Result<MacAddr, TextError> {
     sp.text.parse::<MacAddr>().map_err(|_| {
-        sp.err(format!(
-            "\"{}\" is not an Ethernet address (xx:xx:xx:xx:xx:xx)",
-            sp.text
-        ))
+        sp.err(format!("\"{}\" is not an Ethernet address (xx:xx:xx:xx:xx:xx)", sp.text))
     })
 }
 
@@ -172,10 +163,7 @@ const PORT_NAMES: [(&str, u32); 8] = [
 /// 0xff00..=0xffff are OpenFlow 1.0 reserved numbers and become 0xffffff00..=0xffffffff
 /// (so 65534 is LOCAL); every other number is taken as the 32-bit OpenFlow 1.3 port.
 pub(crate) fn parse_port(sp: Span<'_>) -> Result<u32, TextError> {
-    if let Some(&(_, p)) = PORT_NAMES
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(sp.text))
-    {
+    if let Some(&(_, p)) = PORT_NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(sp.text)) {
         return Ok(p);
     }
     if sp.text.eq_ignore_ascii_case("NONE") {
@@ -292,29 +280,17 @@ mod tests {
     fn numbers_decimal_and_hex_with_ranges() {
         assert_eq!(parse_num(sp("10"), 255, "x").unwrap(), 10);
         assert_eq!(parse_num(sp("0x1F"), 255, "x").unwrap(), 31);
-        assert!(parse_num(sp("256"), 255, "x")
-            .unwrap_err()
-            .message
-            .contains("out of range"));
+        assert!(parse_num(sp("256"), 255, "x").unwrap_err().message.contains("out of range"));
         assert!(parse_num(sp("0x"), 255, "x").is_err());
         assert!(parse_num(sp("-1"), 255, "x").is_err());
         assert!(parse_num(sp("99999999999999999999999"), u64::MAX, "x").is_err());
-        assert_eq!(
-            parse_num_masked(sp("0x5/0xff"), u64::MAX, "x").unwrap(),
-            (5, Some(255))
-        );
+        assert_eq!(parse_num_masked(sp("0x5/0xff"), u64::MAX, "x").unwrap(), (5, Some(255)));
     }
 
     #[test]
     fn ipv4_masks_prefix_and_dotted() {
         let (a, m) = parse_ip_masked::<Ipv4Addr>(sp("10.1.2.3/8")).unwrap();
-        assert_eq!(
-            (a, m),
-            (
-                "10.1.2.3".parse().unwrap(),
-                Some("255.0.0.0".parse().unwrap())
-            )
-        );
+        assert_eq!((a, m), ("10.1.2.3".parse().unwrap(), Some("255.0.0.0".parse().unwrap())));
         let (_, m) = parse_ip_masked::<Ipv4Addr>(sp("10.1.2.3/0")).unwrap();
         assert_eq!(m, Some(Ipv4Addr::UNSPECIFIED));
         assert!(parse_ip_masked::<Ipv4Addr>(sp("10.1.2.3/33")).is_err());
@@ -366,10 +342,7 @@ mod tests {
         assert_eq!(parse_port(sp("65534")).unwrap(), port::LOCAL);
         assert_eq!(parse_port(sp("4294967040")).unwrap(), 0xffff_ff00);
         assert_eq!(parse_port(sp("NONE")).unwrap(), port::ANY);
-        assert!(parse_port(sp("eth0"))
-            .unwrap_err()
-            .message
-            .contains("unknown port"));
+        assert!(parse_port(sp("eth0")).unwrap_err().message.contains("unknown port"));
         assert_eq!(format_port(port::LOCAL), "LOCAL");
         assert_eq!(format_port(0xffff_ff00), "65280");
         assert_eq!(format_port(7), "7");

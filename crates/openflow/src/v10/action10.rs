@@ -119,10 +119,7 @@ impl Action {
         };
         let (ty, _, mut b) = FRAMING.take(r)?;
         let a = match ty {
-            t::OUTPUT => Action::Output {
-                port: b.u16()?,
-                max_len: b.u16()?,
-            },
+            t::OUTPUT => Action::Output { port: b.u16()?, max_len: b.u16()? },
             t::SET_VLAN_VID => Action::SetVlanVid(b.u16()?),
             t::SET_VLAN_PCP => Action::SetVlanPcp(b.u8()?),
             t::STRIP_VLAN => Action::StripVlan,
@@ -136,15 +133,9 @@ impl Action {
             t::ENQUEUE => {
                 let port = b.u16()?;
                 b.skip(6)?;
-                Action::Enqueue {
-                    port,
-                    queue_id: b.u32()?,
-                }
+                Action::Enqueue { port, queue_id: b.u32()? }
             }
-            t::VENDOR => Action::Vendor {
-                vendor: b.u32()?,
-                data: b.take_rest().to_vec(),
-            },
+            t::VENDOR => Action::Vendor { vendor: b.u32()?, data: b.take_rest().to_vec() },
             _ => {
                 return Err(OfpError::new(
                     ErrorKind::BAD_ACTION_BAD_TYPE,
@@ -294,23 +285,14 @@ mod tests {
     #[test]
     fn exact_bytes() {
         let cases: [(Action, &[u8]); 4] = [
-            (
-                Action::Output {
-                    port: 6,
-                    max_len: 0xffff,
-                },
-                &[0, 0, 0, 8, 0, 6, 0xff, 0xff],
-            ),
+            (Action::Output { port: 6, max_len: 0xffff }, &[0, 0, 0, 8, 0, 6, 0xff, 0xff]),
             (Action::SetVlanPcp(5), &[0, 2, 0, 8, 5, 0, 0, 0]),
             (
                 Action::SetDlDst(MacAddr([1, 2, 3, 4, 5, 6])),
                 &[0, 5, 0, 16, 1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0],
             ),
             (
-                Action::Enqueue {
-                    port: 3,
-                    queue_id: 9,
-                },
+                Action::Enqueue { port: 3, queue_id: 9 },
                 &[0, 11, 0, 16, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9],
             ),
         ];
@@ -318,26 +300,15 @@ mod tests {
             assert_eq!(encoded(|w| a.encode(w)), want, "{a:?}");
         }
         // A Nicira action, kept opaque.
-        let nx = [
-            0xff, 0xff, 0, 16, 0, 0, 0x23, 0x20, 0, 0x12, 0, 0, 0, 0, 0, 0,
-        ];
+        let nx = [0xff, 0xff, 0, 16, 0, 0, 0x23, 0x20, 0, 0x12, 0, 0, 0, 0, 0, 0];
         let a = Action::decode(&mut Reader::new(&nx)).unwrap();
-        assert_eq!(
-            a,
-            Action::Vendor {
-                vendor: 0x2320,
-                data: vec![0, 0x12, 0, 0, 0, 0, 0, 0]
-            }
-        );
+        assert_eq!(a, Action::Vendor { vendor: 0x2320, data: vec![0, 0x12, 0, 0, 0, 0, 0, 0] });
         assert_eq!(encoded(|w| a.encode(w)), nx);
     }
 
     #[test]
     fn vendor_data_is_padded() {
-        let a = Action::Vendor {
-            vendor: 1,
-            data: vec![9],
-        };
+        let a = Action::Vendor { vendor: 1, data: vec![9] };
         assert_eq!(
             encoded(|w| a.encode(w)),
             [0xff, 0xff, 0, 16, 0, 0, 0, 1, 9, 0, 0, 0, 0, 0, 0, 0]
@@ -408,18 +379,11 @@ mod tests {
             enq(ofpp::FLOOD).validate().unwrap_err().kind,
             ErrorKind::BAD_ACTION_BAD_OUT_PORT
         );
-        assert_eq!(
-            enq(0).validate().unwrap_err().kind,
-            ErrorKind::BAD_ACTION_BAD_OUT_PORT
-        );
+        assert_eq!(enq(0).validate().unwrap_err().kind, ErrorKind::BAD_ACTION_BAD_OUT_PORT);
         assert!(Action::SetVlanVid(4095).validate().is_ok());
         assert!(Action::SetVlanPcp(7).validate().is_ok());
         assert!(Action::SetNwTos(0xfc).validate().is_ok());
-        for bad in [
-            Action::SetVlanVid(4096),
-            Action::SetVlanPcp(8),
-            Action::SetNwTos(0x01),
-        ] {
+        for bad in [Action::SetVlanVid(4096), Action::SetVlanPcp(8), Action::SetNwTos(0x01)] {
             let e = bad.validate().unwrap_err();
             assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_ARGUMENT, "{bad:?}");
             assert_eq!(e.kind.to_v10(), (2, 5));

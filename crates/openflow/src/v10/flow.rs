@@ -113,32 +113,18 @@ mod tests {
     fn validate_command_and_timeouts() {
         let ok = FlowMod::default();
         assert!(ok.validate().is_ok());
-        let bad = FlowMod {
-            command: FlowModCommand::Unknown(5),
-            ..FlowMod::default()
-        };
+        let bad = FlowMod { command: FlowModCommand::Unknown(5), ..FlowMod::default() };
         let e = bad.validate().unwrap_err();
         assert_eq!(e.kind, ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND);
         assert_eq!(e.kind.to_v10(), (3, 4));
-        let emerg = FlowMod {
-            flags: flow_mod_flags::EMERG,
-            hard_timeout: 10,
-            ..FlowMod::default()
-        };
+        let emerg =
+            FlowMod { flags: flow_mod_flags::EMERG, hard_timeout: 10, ..FlowMod::default() };
         let e = emerg.validate().unwrap_err();
         assert_eq!(e.kind.to_v10(), (3, 3));
-        let emerg_ok = FlowMod {
-            flags: flow_mod_flags::EMERG,
-            ..FlowMod::default()
-        };
+        let emerg_ok = FlowMod { flags: flow_mod_flags::EMERG, ..FlowMod::default() };
         assert!(emerg_ok.validate().is_ok());
-        let bad_action = FlowMod {
-            instructions: vec![Action::SetVlanPcp(9)],
-            ..FlowMod::default()
-        };
-        assert_eq!(
-            bad_action.validate().unwrap_err().kind,
-            ErrorKind::BAD_ACTION_BAD_ARGUMENT
-        );
+        let bad_action =
+            FlowMod { instructions: vec![Action::SetVlanPcp(9)], ..FlowMod::default() };
+        assert_eq!(bad_action.validate().unwrap_err().kind, ErrorKind::BAD_ACTION_BAD_ARGUMENT);
     }
 }

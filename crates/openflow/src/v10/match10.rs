@@ -122,20 +122,12 @@ impl Match {
     /// How many leading bits of `nw_src` are matched: 32 − the wildcarded count, 0 when
     /// 32 or more bits are wildcarded.
     pub fn nw_src_prefix_len(&self) -> u8 {
-        prefix_len(
-            self.wildcards,
-            wildcards::NW_SRC_MASK,
-            wildcards::NW_SRC_SHIFT,
-        )
+        prefix_len(self.wildcards, wildcards::NW_SRC_MASK, wildcards::NW_SRC_SHIFT)
     }
 
     /// How many leading bits of `nw_dst` are matched (see [`Match::nw_src_prefix_len`]).
     pub fn nw_dst_prefix_len(&self) -> u8 {
-        prefix_len(
-            self.wildcards,
-            wildcards::NW_DST_MASK,
-            wildcards::NW_DST_SHIFT,
-        )
+        prefix_len(self.wildcards, wildcards::NW_DST_MASK, wildcards::NW_DST_SHIFT)
     }
 
     /// The equivalent OpenFlow 1.3 match, fields in OXM field-number order.
@@ -234,14 +226,12 @@ impl Match {
             Some(IP_PROTO_UDP) => (Oxm::UdpSrc, Oxm::UdpDst),
             Some(IP_PROTO_SCTP) => (Oxm::SctpSrc, Oxm::SctpDst),
             // ICMP type and code are 8 bits; the 1.0 fields carry them in the low byte.
-            Some(IP_PROTO_ICMP) if !v6 => (
-                |v| Oxm::Icmpv4Type((v & 0xff) as u8),
-                |v| Oxm::Icmpv4Code((v & 0xff) as u8),
-            ),
-            Some(headers::ip_proto::ICMPV6) if v6 => (
-                |v| Oxm::Icmpv6Type((v & 0xff) as u8),
-                |v| Oxm::Icmpv6Code((v & 0xff) as u8),
-            ),
+            Some(IP_PROTO_ICMP) if !v6 => {
+                (|v| Oxm::Icmpv4Type((v & 0xff) as u8), |v| Oxm::Icmpv4Code((v & 0xff) as u8))
+            }
+            Some(headers::ip_proto::ICMPV6) if v6 => {
+                (|v| Oxm::Icmpv6Type((v & 0xff) as u8), |v| Oxm::Icmpv6Code((v & 0xff) as u8))
+            }
             _ => return,
         };
         f.extend(src.map(mk_src));
@@ -269,10 +259,7 @@ fn masked(addr: Ipv4Addr, len: u8) -> Option<(Ipv4Addr, Option<Ipv4Addr>)> {
         32.. => Some((addr, None)),
         n => {
             let mask = u32::MAX << (32 - u32::from(n));
-            Some((
-                Ipv4Addr::from(u32::from(addr) & mask),
-                Some(Ipv4Addr::from(mask)),
-            ))
+            Some((Ipv4Addr::from(u32::from(addr) & mask), Some(Ipv4Addr::from(mask))))
         }
     }
 }
@@ -386,10 +373,7 @@ mod tests {
 
     #[test]
     fn wildcard_all_is_empty_match() {
-        let m = Match {
-            wildcards: fw::ALL,
-            ..tcp_match()
-        };
+        let m = Match { wildcards: fw::ALL, ..tcp_match() };
         assert!(m.to_oxm().fields.is_empty());
         assert_eq!(Match::default(), Match::all());
         assert!(Match::all().to_oxm().fields.is_empty());
@@ -430,10 +414,7 @@ mod tests {
             m.to_oxm().fields,
             vec![
                 Oxm::EthType(ETH_TYPE_IP),
-                Oxm::Ipv4Src(
-                    Ipv4Addr::new(192, 168, 7, 0),
-                    Some(Ipv4Addr::new(255, 255, 255, 0))
-                ),
+                Oxm::Ipv4Src(Ipv4Addr::new(192, 168, 7, 0), Some(Ipv4Addr::new(255, 255, 255, 0))),
             ]
         );
     }
@@ -451,17 +432,10 @@ mod tests {
 
     #[test]
     fn pcp_without_vid_requires_a_tag() {
-        let m = Match {
-            wildcards: fw::ALL & !fw::DL_VLAN_PCP,
-            dl_vlan_pcp: 6,
-            ..Match::all()
-        };
+        let m = Match { wildcards: fw::ALL & !fw::DL_VLAN_PCP, dl_vlan_pcp: 6, ..Match::all() };
         assert_eq!(
             m.to_oxm().fields,
-            vec![
-                Oxm::VlanVid(OFPVID_PRESENT, Some(OFPVID_PRESENT)),
-                Oxm::VlanPcp(6)
-            ]
+            vec![Oxm::VlanVid(OFPVID_PRESENT, Some(OFPVID_PRESENT)), Oxm::VlanPcp(6)]
         );
     }
 
@@ -495,10 +469,7 @@ mod tests {
     #[test]
     fn network_fields_need_ip_or_arp_dl_type() {
         // dl_type wildcarded: every network and transport field is dropped.
-        let m = Match {
-            wildcards: fw::DL_TYPE,
-            ..tcp_match()
-        };
+        let m = Match { wildcards: fw::DL_TYPE, ..tcp_match() };
         let fields = m.to_oxm().fields;
         assert!(!fields.iter().any(|f| matches!(
             f,
@@ -507,14 +478,15 @@ mod tests {
         assert!(fields.contains(&Oxm::EthSrc(MacAddr([0, 1, 2, 3, 4, 5]), None)));
         // IPv6 dl_type, as Open vSwitch reads it: ToS, protocol and ports, not the
         // (IPv4) addresses; ICMPv6's type and code.
-        let m = Match {
-            dl_type: 0x86dd,
-            ..tcp_match()
-        };
+        let m = Match { dl_type: 0x86dd, ..tcp_match() };
         let fields = m.to_oxm().fields;
         assert!(fields.contains(&Oxm::EthType(0x86dd)));
-        let l3: Vec<&Oxm> = fields.iter().skip_while(|f| !matches!(f, Oxm::VlanPcp(_))).skip(1).collect();
-        assert_eq!(l3, [&Oxm::IpDscp(m.nw_tos >> 2), &Oxm::IpProto(6), &Oxm::TcpSrc(1234), &Oxm::TcpDst(80)]);
+        let l3: Vec<&Oxm> =
+            fields.iter().skip_while(|f| !matches!(f, Oxm::VlanPcp(_))).skip(1).collect();
+        assert_eq!(
+            l3,
+            [&Oxm::IpDscp(m.nw_tos >> 2), &Oxm::IpProto(6), &Oxm::TcpSrc(1234), &Oxm::TcpDst(80)]
+        );
         let icmp6 = Match { dl_type: 0x86dd, nw_proto: 58, ..tcp_match() }.to_oxm().fields;
         assert!(icmp6.ends_with(&[Oxm::Icmpv6Type(1234u16 as u8), Oxm::Icmpv6Code(80)]));
         let icmp4_in_v6 = Match { dl_type: 0x86dd, nw_proto: 1, ..tcp_match() }.to_oxm().fields;
@@ -523,15 +495,8 @@ mod tests {
 
     #[test]
     fn transport_ports_only_with_known_proto() {
-        let with = |wildcards, nw_proto| {
-            Match {
-                wildcards,
-                nw_proto,
-                ..tcp_match()
-            }
-            .to_oxm()
-            .fields
-        };
+        let with =
+            |wildcards, nw_proto| Match { wildcards, nw_proto, ..tcp_match() }.to_oxm().fields;
         assert!(with(0, 6).contains(&Oxm::TcpDst(80)));
         let udp = with(0, 17);
         assert!(udp.contains(&Oxm::UdpSrc(1234)) && udp.contains(&Oxm::UdpDst(80)));
@@ -541,16 +506,11 @@ mod tests {
         assert!(icmp.contains(&Oxm::Icmpv4Code(80)));
         // nw_proto wildcarded: no transport fields even though tp_* are matched.
         let wild = with(fw::NW_PROTO, 6);
-        assert!(!wild
-            .iter()
-            .any(|f| matches!(f, Oxm::TcpSrc(_) | Oxm::TcpDst(_))));
+        assert!(!wild.iter().any(|f| matches!(f, Oxm::TcpSrc(_) | Oxm::TcpDst(_))));
         assert!(!wild.iter().any(|f| matches!(f, Oxm::IpProto(_))));
         // Another protocol: no transport fields.
         let gre = with(0, 47);
-        assert_eq!(
-            gre.last(),
-            Some(&Oxm::Ipv4Dst(Ipv4Addr::new(10, 0, 0, 2), None))
-        );
+        assert_eq!(gre.last(), Some(&Oxm::Ipv4Dst(Ipv4Addr::new(10, 0, 0, 2), None)));
         // TP_SRC wildcarded alone: only the destination port.
         let dst_only = with(fw::TP_SRC, 6);
         assert!(!dst_only.contains(&Oxm::TcpSrc(1234)));
@@ -559,11 +519,7 @@ mod tests {
 
     #[test]
     fn reserved_in_port_is_renumbered() {
-        let m = Match {
-            wildcards: fw::ALL & !fw::IN_PORT,
-            in_port: 0xfffe,
-            ..Match::all()
-        };
+        let m = Match { wildcards: fw::ALL & !fw::IN_PORT, in_port: 0xfffe, ..Match::all() };
         assert_eq!(m.to_oxm().fields, vec![Oxm::InPort(0xffff_fffe)]);
     }
 }

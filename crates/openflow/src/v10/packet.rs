@@ -35,10 +35,7 @@ mod tests {
         let p = PacketOut {
             buffer_id: 0xffff_ffff,
             in_port: crate::v10::port::port_to_v13(0xfffd),
-            actions: vec![Action::Output {
-                port: 0xfffc,
-                max_len: 0xffff,
-            }],
+            actions: vec![Action::Output { port: 0xfffc, max_len: 0xffff }],
             data: vec![0xab, 0xcd],
         };
         let got = encoded(|w| p.encode(w));
@@ -59,16 +56,7 @@ mod tests {
         let e = PacketOut::decode(&mut Reader::new(&short)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_LEN);
         // Validation of the actions.
-        let bad = PacketOut {
-            actions: vec![Action::Output {
-                port: 0,
-                max_len: 0,
-            }],
-            ..p
-        };
-        assert_eq!(
-            bad.validate().unwrap_err().kind,
-            ErrorKind::BAD_ACTION_BAD_OUT_PORT
-        );
+        let bad = PacketOut { actions: vec![Action::Output { port: 0, max_len: 0 }], ..p };
+        assert_eq!(bad.validate().unwrap_err().kind, ErrorKind::BAD_ACTION_BAD_OUT_PORT);
     }
 }

@@ -127,10 +127,7 @@ mod tests {
         assert_eq!(port_to_v13(1), 1);
         assert_eq!(port_to_v13(0xfeff), 0xfeff);
         assert_eq!(port_to_v13(ofpp::MAX), 0xffff_ff00);
-        assert_eq!(
-            port_to_v13(ofpp::CONTROLLER),
-            crate::action::port::CONTROLLER
-        );
+        assert_eq!(port_to_v13(ofpp::CONTROLLER), crate::action::port::CONTROLLER);
         assert_eq!(port_to_v13(ofpp::NONE), crate::action::port::ANY);
         assert_eq!(port_from_v13(crate::action::port::LOCAL), Some(ofpp::LOCAL));
         assert_eq!(port_from_v13(0x1_0000), None);
@@ -158,10 +155,7 @@ mod tests {
             want.extend_from_slice(&v.to_be_bytes());
         }
         assert_eq!(got, want);
-        assert_eq!(
-            Port::decode(OFP10_VERSION, &mut Reader::new(&want)).unwrap(),
-            p
-        );
+        assert_eq!(Port::decode(OFP10_VERSION, &mut Reader::new(&want)).unwrap(), p);
         for n in 0..PHY_PORT_LEN {
             assert!(Port::decode(OFP10_VERSION, &mut Reader::new(&want[..n])).is_err());
         }

@@ -28,10 +28,7 @@ pub(crate) mod strategy {
         (
             any::<u16>().prop_map(crate::v10::port::port_to_v13),
             proptest::collection::vec(
-                (
-                    any::<u32>(),
-                    proptest::collection::vec(arb_property(), 0..3),
-                ),
+                (any::<u32>(), proptest::collection::vec(arb_property(), 0..3)),
                 0..3,
             ),
         )
@@ -39,11 +36,7 @@ pub(crate) mod strategy {
                 port,
                 queues: queues
                     .into_iter()
-                    .map(|(queue_id, properties)| PacketQueue {
-                        queue_id,
-                        port,
-                        properties,
-                    })
+                    .map(|(queue_id, properties)| PacketQueue { queue_id, port, properties })
                     .collect(),
             })
     }
@@ -108,10 +101,7 @@ mod tests {
         let d = QueueGetConfigReply::decode(OFP10_VERSION, &mut Reader::new(&other)).unwrap();
         assert_eq!(
             d.queues[0].properties[0],
-            QueueProperty::Unknown {
-                ty: 9,
-                data: vec![0xaa, 0xf4, 0, 0, 0, 0, 0, 0]
-            }
+            QueueProperty::Unknown { ty: 9, data: vec![0xaa, 0xf4, 0, 0, 0, 0, 0, 0] }
         );
         assert_eq!(encoded(|w| d.encode(OFP10_VERSION, w)), other);
     }

@@ -136,11 +136,7 @@ fn names_and_types() {
         (Message::PortMod(port_mod()), 15, "OFPT_PORT_MOD"),
         (Message::BarrierRequest, 18, "OFPT_BARRIER_REQUEST"),
         (Message::BarrierReply, 19, "OFPT_BARRIER_REPLY"),
-        (
-            Message::QueueGetConfigRequest(1),
-            20,
-            "OFPT_QUEUE_GET_CONFIG_REQUEST",
-        ),
+        (Message::QueueGetConfigRequest(1), 20, "OFPT_QUEUE_GET_CONFIG_REQUEST"),
     ];
     for (m, t, n) in cases {
         assert_eq!(m.msg_type(), t);
@@ -153,13 +149,7 @@ fn names_and_types() {
 }
 
 fn port_mod() -> PortMod {
-    PortMod {
-        port_no: 1,
-        hw_addr: MacAddr([2, 0, 0, 0, 0, 1]),
-        config: 1,
-        mask: 1,
-        advertise: 0,
-    }
+    PortMod { port_no: 1, hw_addr: MacAddr([2, 0, 0, 0, 0, 1]), config: 1, mask: 1, advertise: 0 }
 }
 
 #[test]
@@ -196,32 +186,19 @@ fn short_variable_messages_are_bad_len() {
 
 #[test]
 fn empty_and_opaque_bodies() {
-    assert_eq!(
-        decode_body(t10::HELLO, &[]).unwrap(),
-        Message::Hello(vec![])
-    );
-    assert_eq!(
-        decode_body(t10::HELLO, &[0, 1, 0, 8]).unwrap(),
-        Message::Hello(vec![0, 1, 0, 8])
-    );
+    assert_eq!(decode_body(t10::HELLO, &[]).unwrap(), Message::Hello(vec![]));
+    assert_eq!(decode_body(t10::HELLO, &[0, 1, 0, 8]).unwrap(), Message::Hello(vec![0, 1, 0, 8]));
     assert_eq!(
         decode_body(t10::ECHO_REQUEST, b"ping").unwrap(),
         Message::EchoRequest(b"ping".to_vec())
     );
     assert_eq!(
         decode_body(t10::VENDOR, &[0, 0, 0x23, 0x20, 0, 0, 0, 10]).unwrap(),
-        Message::Vendor(Vendor {
-            vendor: 0x2320,
-            data: vec![0, 0, 0, 10]
-        })
+        Message::Vendor(Vendor { vendor: 0x2320, data: vec![0, 0, 0, 10] })
     );
     assert_eq!(
         decode_body(t10::ERROR, &[0, 2, 0, 4, 1, 14]).unwrap(),
-        Message::Error(ErrorMsg {
-            err_type: 2,
-            code: 4,
-            data: vec![1, 14]
-        })
+        Message::Error(ErrorMsg { err_type: 2, code: 4, data: vec![1, 14] })
     );
 }
 
@@ -242,10 +219,7 @@ fn flow_mod_wire_bytes() {
         buffer_id: 0xffff_ffff,
         out_port: crate::action::port::ANY,
         flags: flow::flow_mod_flags::SEND_FLOW_REM,
-        instructions: vec![Action::Output {
-            port: 2,
-            max_len: 0,
-        }],
+        instructions: vec![Action::Output { port: 2, max_len: 0 }],
         ..FlowMod::default()
     };
     let bytes = frame_bytes(Message::FlowMod(fm.clone()));
@@ -297,19 +271,14 @@ fn features_reply_wire_bytes() {
 
 #[test]
 fn validation_paths() {
-    let bad_cmd = Message::FlowMod(FlowMod {
-        command: FlowModCommand::Unknown(9),
-        ..FlowMod::default()
-    });
+    let bad_cmd =
+        Message::FlowMod(FlowMod { command: FlowModCommand::Unknown(9), ..FlowMod::default() });
     let e = bad_cmd.validate().unwrap_err();
     assert_eq!(e.kind, ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND);
     assert_eq!(e.kind.to_v10(), (3, 4));
     // The unknown command decodes (nothing is lost), and fails validation.
     let bytes = frame_bytes(bad_cmd.clone());
-    assert_eq!(
-        Frame::decode(&bytes).unwrap().message,
-        crate::Message::V10(bad_cmd)
-    );
+    assert_eq!(Frame::decode(&bytes).unwrap().message, crate::Message::V10(bad_cmd));
     assert_eq!(
         Frame::decode_validated(&bytes).unwrap_err().kind,
         ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND
@@ -320,20 +289,14 @@ fn validation_paths() {
             instructions: vec![out(1), out(port)],
             ..FlowMod::default()
         });
-        assert_eq!(
-            m.validate().unwrap_err().kind,
-            ErrorKind::BAD_ACTION_BAD_OUT_PORT
-        );
+        assert_eq!(m.validate().unwrap_err().kind, ErrorKind::BAD_ACTION_BAD_OUT_PORT);
         let po = Message::PacketOut(PacketOut {
             buffer_id: 0xffff_ffff,
             in_port: port_to_v13(ofpp::CONTROLLER),
             actions: vec![out(port)],
             data: vec![],
         });
-        assert_eq!(
-            po.validate().unwrap_err().kind,
-            ErrorKind::BAD_ACTION_BAD_OUT_PORT
-        );
+        assert_eq!(po.validate().unwrap_err().kind, ErrorKind::BAD_ACTION_BAD_OUT_PORT);
     }
     let po = Message::PacketOut(PacketOut {
         buffer_id: 0xffff_ffff,
@@ -377,10 +340,7 @@ fn error_kinds_map_to_the_right_v10_codes() {
 fn stats_errors_through_messages() {
     let e = decode_body(t10::STATS_REQUEST, &[0, 9, 0, 0]).unwrap_err();
     assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
-    let desc = Message::StatsRequest(StatsRequest {
-        flags: 0,
-        body: StatsRequestBody::Desc,
-    });
+    let desc = Message::StatsRequest(StatsRequest { flags: 0, body: StatsRequestBody::Desc });
     let mut b = body(&desc);
     assert_eq!(b, [0, stats_type::DESC as u8, 0, 0]);
     b.push(0);

@@ -33,10 +33,7 @@ const TPID_8021Q: u16 = 0x8100;
 fn no_v10(a: &Action13) -> OfpError {
     OfpError::new(
         ErrorKind::BAD_ACTION_BAD_TYPE,
-        format!(
-            "{}: OpenFlow 1.0 has no such action",
-            crate::text::format_action(a)
-        ),
+        format!("{}: OpenFlow 1.0 has no such action", crate::text::format_action(a)),
     )
 }
 
@@ -73,17 +70,12 @@ pub fn take_action(rest: &[Action13]) -> Result<(Action10, usize), OfpError> {
         [A::PushVlan(TPID_8021Q), A::SetField(Oxm::VlanPcp(p)), ..] => {
             Ok((Action10::SetVlanPcp(*p), 2))
         }
-        [A::SetQueue(q), A::Output { port, .. }, ..] => Ok((
-            Action10::Enqueue {
-                port: port10(*port)?,
-                queue_id: *q,
-            },
-            2,
-        )),
-        [A::Output { port, max_len }, ..] => one(Action10::Output {
-            port: port10(*port)?,
-            max_len: *max_len,
-        }),
+        [A::SetQueue(q), A::Output { port, .. }, ..] => {
+            Ok((Action10::Enqueue { port: port10(*port)?, queue_id: *q }, 2))
+        }
+        [A::Output { port, max_len }, ..] => {
+            one(Action10::Output { port: port10(*port)?, max_len: *max_len })
+        }
         [A::SetField(Oxm::VlanVid(v, None)), ..] => one(Action10::SetVlanVid(v & 0x0fff)),
         [A::SetField(Oxm::VlanPcp(p)), ..] => one(Action10::SetVlanPcp(*p)),
         [A::PopVlan, ..] => one(Action10::StripVlan),
@@ -154,39 +146,18 @@ mod tests {
     fn each_row_of_the_table() {
         use Action10 as A;
         for (text, want) in [
-            (
-                "output:3",
-                vec![A::Output {
-                    port: 3,
-                    max_len: 0,
-                }],
-            ),
-            (
-                "output:LOCAL",
-                vec![A::Output {
-                    port: 0xfffe,
-                    max_len: 0,
-                }],
-            ),
+            ("output:3", vec![A::Output { port: 3, max_len: 0 }]),
+            ("output:LOCAL", vec![A::Output { port: 0xfffe, max_len: 0 }]),
             ("mod_vlan_vid:5", vec![A::SetVlanVid(5)]),
             ("mod_vlan_pcp:3", vec![A::SetVlanPcp(3)]),
             ("set_field:4->vlan_vid", vec![A::SetVlanVid(4)]),
             ("strip_vlan", vec![A::StripVlan]),
-            (
-                "set_queue:7,output:2",
-                vec![A::Enqueue {
-                    port: 2,
-                    queue_id: 7,
-                }],
-            ),
+            ("set_queue:7,output:2", vec![A::Enqueue { port: 2, queue_id: 7 }]),
             (
                 "mod_dl_src:00:00:00:00:00:01",
                 vec![A::SetDlSrc("00:00:00:00:00:01".parse().unwrap())],
             ),
-            (
-                "mod_nw_dst:10.0.0.1",
-                vec![A::SetNwDst([10, 0, 0, 1].into())],
-            ),
+            ("mod_nw_dst:10.0.0.1", vec![A::SetNwDst([10, 0, 0, 1].into())]),
             ("mod_nw_tos:8", vec![A::SetNwTos(8)]),
             ("set_field:80->tcp_dst", vec![A::SetTpDst(80)]),
             ("set_field:53->udp_src", vec![A::SetTpSrc(53)]),
@@ -200,10 +171,7 @@ mod tests {
             Action13::SetField(Oxm::VlanVid(OFPVID_PRESENT, None)),
             Action13::SetField(Oxm::VlanPcp(5)),
         ];
-        assert_eq!(
-            actions_from_v13(&push).unwrap(),
-            vec![Action10::SetVlanPcp(5)]
-        );
+        assert_eq!(actions_from_v13(&push).unwrap(), vec![Action10::SetVlanPcp(5)]);
     }
 
     #[test]
@@ -217,18 +185,12 @@ mod tests {
         ] {
             let e = from_text(text).unwrap_err();
             assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_TYPE, "{text}");
-            assert!(
-                e.detail.contains("OpenFlow 1.0 has no such action"),
-                "{text}: {e:?}"
-            );
+            assert!(e.detail.contains("OpenFlow 1.0 has no such action"), "{text}: {e:?}");
         }
         let e = from_text("output:70000").unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_PORT);
         let goto = [Instruction::GotoTable(1)];
-        assert_eq!(
-            apply_actions(&goto).unwrap_err().kind,
-            ErrorKind::BAD_INSTRUCTION_UNSUP_INST
-        );
+        assert_eq!(apply_actions(&goto).unwrap_err().kind, ErrorKind::BAD_INSTRUCTION_UNSUP_INST);
         assert_eq!(apply_actions(&[]).unwrap(), &[]);
     }
 }

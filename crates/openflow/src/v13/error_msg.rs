@@ -16,15 +16,8 @@ use crate::wire::{Reader, Writer};
 /// experimenter form).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorMsg {
-    Standard {
-        kind: ErrorKind,
-        data: Vec<u8>,
-    },
-    Experimenter {
-        exp_type: u16,
-        experimenter: u32,
-        data: Vec<u8>,
-    },
+    Standard { kind: ErrorKind, data: Vec<u8> },
+    Experimenter { exp_type: u16, experimenter: u32, data: Vec<u8> },
 }
 
 impl ErrorMsg {
@@ -33,17 +26,10 @@ impl ErrorMsg {
         if ty == error_type::EXPERIMENTER {
             let exp_type = r.u16()?;
             let experimenter = r.u32()?;
-            Ok(ErrorMsg::Experimenter {
-                exp_type,
-                experimenter,
-                data: r.take_rest().to_vec(),
-            })
+            Ok(ErrorMsg::Experimenter { exp_type, experimenter, data: r.take_rest().to_vec() })
         } else {
             let code = r.u16()?;
-            Ok(ErrorMsg::Standard {
-                kind: ErrorKind::new(ty, code),
-                data: r.take_rest().to_vec(),
-            })
+            Ok(ErrorMsg::Standard { kind: ErrorKind::new(ty, code), data: r.take_rest().to_vec() })
         }
     }
 
@@ -54,11 +40,7 @@ impl ErrorMsg {
                 w.u16(kind.code);
                 w.bytes(data);
             }
-            ErrorMsg::Experimenter {
-                exp_type,
-                experimenter,
-                data,
-            } => {
+            ErrorMsg::Experimenter { exp_type, experimenter, data } => {
                 w.u16(error_type::EXPERIMENTER);
                 w.u16(*exp_type);
                 w.u32(*experimenter);
@@ -91,17 +73,10 @@ pub(crate) mod strategy {
     pub fn arb_error_msg() -> impl Strategy<Value = ErrorMsg> {
         prop_oneof![
             (0u16..0xffff, any::<u16>(), arb_data()).prop_map(|(ty, code, data)| {
-                ErrorMsg::Standard {
-                    kind: ErrorKind::new(ty, code),
-                    data,
-                }
+                ErrorMsg::Standard { kind: ErrorKind::new(ty, code), data }
             }),
             (any::<u16>(), any::<u32>(), arb_data()).prop_map(|(exp_type, experimenter, data)| {
-                ErrorMsg::Experimenter {
-                    exp_type,
-                    experimenter,
-                    data,
-                }
+                ErrorMsg::Experimenter { exp_type, experimenter, data }
             }),
         ]
     }
@@ -130,11 +105,7 @@ mod tests {
         let e = ErrorMsg::decode(&mut Reader::new(&bytes)).unwrap();
         assert_eq!(
             e,
-            ErrorMsg::Experimenter {
-                exp_type: 7,
-                experimenter: 0x2320,
-                data: vec![1, 2]
-            }
+            ErrorMsg::Experimenter { exp_type: 7, experimenter: 0x2320, data: vec![1, 2] }
         );
         assert_eq!(encoded(|w| e.encode(w)), bytes);
     }

@@ -111,9 +111,7 @@ mod tests {
             idle_timeout: 30,
             priority: 100,
             flags: flow_mod_flags::SEND_FLOW_REM,
-            match_: Match {
-                fields: vec![Oxm::InPort(1)],
-            },
+            match_: Match { fields: vec![Oxm::InPort(1)] },
             instructions: vec![Instruction::ApplyActions(vec![Action::Output {
                 port: 2,
                 max_len: 0,
@@ -144,48 +142,25 @@ mod tests {
     fn validate_errors() {
         let kind = |fm: FlowMod| fm.validate().unwrap_err().kind;
         assert_eq!(
-            kind(FlowMod {
-                command: FlowModCommand::Unknown(5),
-                ..spec_flow_mod()
-            }),
+            kind(FlowMod { command: FlowModCommand::Unknown(5), ..spec_flow_mod() }),
             ErrorKind::FLOW_MOD_FAILED_BAD_COMMAND
         );
         assert_eq!(
-            kind(FlowMod {
-                flags: 0x20,
-                ..spec_flow_mod()
-            }),
+            kind(FlowMod { flags: 0x20, ..spec_flow_mod() }),
             ErrorKind::FLOW_MOD_FAILED_BAD_FLAGS
         );
-        for command in [
-            FlowModCommand::Add,
-            FlowModCommand::Modify,
-            FlowModCommand::ModifyStrict,
-        ] {
+        for command in [FlowModCommand::Add, FlowModCommand::Modify, FlowModCommand::ModifyStrict] {
             assert_eq!(
-                kind(FlowMod {
-                    command,
-                    table_id: OFPTT_ALL,
-                    ..spec_flow_mod()
-                }),
+                kind(FlowMod { command, table_id: OFPTT_ALL, ..spec_flow_mod() }),
                 ErrorKind::FLOW_MOD_FAILED_BAD_TABLE_ID
             );
         }
         for command in [FlowModCommand::Delete, FlowModCommand::DeleteStrict] {
-            let fm = FlowMod {
-                command,
-                table_id: OFPTT_ALL,
-                ..spec_flow_mod()
-            };
+            let fm = FlowMod { command, table_id: OFPTT_ALL, ..spec_flow_mod() };
             assert!(fm.validate().is_ok(), "{command:?}");
         }
         // The match is checked: IP_PROTO without ETH_TYPE lacks its prerequisite.
-        let fm = FlowMod {
-            match_: Match {
-                fields: vec![Oxm::IpProto(6)],
-            },
-            ..spec_flow_mod()
-        };
+        let fm = FlowMod { match_: Match { fields: vec![Oxm::IpProto(6)] }, ..spec_flow_mod() };
         assert_eq!(kind(fm), ErrorKind::BAD_MATCH_BAD_PREREQ);
         // The instructions are checked against the table: goto must go forward.
         let fm = FlowMod {

@@ -61,10 +61,7 @@ impl Bucket {
     pub fn decode(r: &mut Reader) -> Result<Bucket, OfpError> {
         let bad = |detail: String| OfpError::new(ErrorKind::GROUP_MOD_FAILED_BAD_BUCKET, detail);
         if r.remaining() < BUCKET_HEADER_LEN {
-            return Err(bad(format!(
-                "buckets end with {} stray bytes",
-                r.remaining()
-            )));
+            return Err(bad(format!("buckets end with {} stray bytes", r.remaining())));
         }
         let len = r.peek_u16(0)? as usize;
         if len < BUCKET_HEADER_LEN || len > r.remaining() {
@@ -79,12 +76,7 @@ impl Bucket {
         let watch_port = b.u32()?;
         let watch_group = b.u32()?;
         b.skip(4)?;
-        Ok(Bucket {
-            weight,
-            watch_port,
-            watch_group,
-            actions: Action::decode_list(&mut b)?,
-        })
+        Ok(Bucket { weight, watch_port, watch_group, actions: Action::decode_list(&mut b)? })
     }
 
     pub fn encode(&self, w: &mut Writer) {
@@ -121,12 +113,8 @@ impl GroupMod {
     ///   bucket watching nothing is `OFPGMFC_BAD_WATCH`; then each bucket's actions
     ///   ([`Action::validate_list`]).
     pub fn validate(&self) -> Result<(), OfpError> {
-        let invalid = |detail: String| {
-            Err(OfpError::new(
-                ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP,
-                detail,
-            ))
-        };
+        let invalid =
+            |detail: String| Err(OfpError::new(ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP, detail));
         let bad_watch =
             |detail: String| Err(OfpError::new(ErrorKind::GROUP_MOD_FAILED_BAD_WATCH, detail));
         match self.command {
@@ -151,10 +139,7 @@ impl GroupMod {
             GroupModCommand::Add | GroupModCommand::Modify => {}
         }
         if self.group_id > OFPG_MAX {
-            return invalid(format!(
-                "group id 0x{:08x} is above OFPG_MAX",
-                self.group_id
-            ));
+            return invalid(format!("group id 0x{:08x} is above OFPG_MAX", self.group_id));
         }
         if let GroupType::Unknown(n) = self.group_type {
             return Err(OfpError::new(
@@ -206,12 +191,7 @@ pub(crate) mod strategy {
     use proptest::prelude::*;
 
     pub fn arb_bucket() -> impl Strategy<Value = Bucket> {
-        (
-            any::<u16>(),
-            any::<u32>(),
-            any::<u32>(),
-            proptest::collection::vec(arb_action(), 0..3),
-        )
+        (any::<u16>(), any::<u32>(), any::<u32>(), proptest::collection::vec(arb_action(), 0..3))
             .prop_map(|(weight, watch_port, watch_group, actions)| Bucket {
                 weight,
                 watch_port,
@@ -236,12 +216,7 @@ mod tests {
     }
 
     fn bucket(weight: u16, port: u32) -> Bucket {
-        Bucket {
-            weight,
-            watch_port: ofpp::ANY,
-            watch_group: OFPG_ANY,
-            actions: vec![output(port)],
-        }
+        Bucket { weight, watch_port: ofpp::ANY, watch_group: OFPG_ANY, actions: vec![output(port)] }
     }
 
     /// An add of select group 1 with one bucket (weight 1, watch port 1, watch group
@@ -281,11 +256,7 @@ mod tests {
             b[9] = len;
             b.truncate(b.len() - cut);
             let e = GroupMod::decode(&mut Reader::new(&b)).unwrap_err();
-            assert_eq!(
-                e.kind,
-                ErrorKind::GROUP_MOD_FAILED_BAD_BUCKET,
-                "len {len} cut {cut}"
-            );
+            assert_eq!(e.kind, ErrorKind::GROUP_MOD_FAILED_BAD_BUCKET, "len {len} cut {cut}");
         }
         let mut b = spec_bytes();
         b.extend_from_slice(&[0; 8]);
@@ -310,14 +281,8 @@ mod tests {
         let ff = GroupMod {
             group_type: GroupType::FastFailover,
             buckets: vec![
-                Bucket {
-                    watch_port: 1,
-                    ..bucket(0, 1)
-                },
-                Bucket {
-                    watch_group: 7,
-                    ..bucket(0, 2)
-                },
+                Bucket { watch_port: 1, ..bucket(0, 1) },
+                Bucket { watch_group: 7, ..bucket(0, 2) },
             ],
             ..select()
         };
@@ -329,11 +294,8 @@ mod tests {
             buckets: vec![],
         };
         assert!(del_all.validate().is_ok());
-        let indirect = GroupMod {
-            group_type: GroupType::Indirect,
-            buckets: vec![bucket(0, 1)],
-            ..select()
-        };
+        let indirect =
+            GroupMod { group_type: GroupType::Indirect, buckets: vec![bucket(0, 1)], ..select() };
         assert!(indirect.validate().is_ok());
     }
 
@@ -341,25 +303,16 @@ mod tests {
     fn validate_errors() {
         let kind = |g: GroupMod| g.validate().unwrap_err().kind;
         assert_eq!(
-            kind(GroupMod {
-                command: GroupModCommand::Unknown(3),
-                ..select()
-            }),
+            kind(GroupMod { command: GroupModCommand::Unknown(3), ..select() }),
             ErrorKind::GROUP_MOD_FAILED_BAD_COMMAND
         );
         assert_eq!(
-            kind(GroupMod {
-                group_type: GroupType::Unknown(4),
-                ..select()
-            }),
+            kind(GroupMod { group_type: GroupType::Unknown(4), ..select() }),
             ErrorKind::GROUP_MOD_FAILED_BAD_TYPE
         );
         for id in [OFPG_MAX + 1, OFPG_ALL, OFPG_ANY] {
             assert_eq!(
-                kind(GroupMod {
-                    group_id: id,
-                    ..select()
-                }),
+                kind(GroupMod { group_id: id, ..select() }),
                 ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP
             );
         }
@@ -373,29 +326,19 @@ mod tests {
             ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP
         );
         assert_eq!(
-            kind(GroupMod {
-                command: GroupModCommand::Delete,
-                ..select()
-            }),
+            kind(GroupMod { command: GroupModCommand::Delete, ..select() }),
             ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP
         );
         for n in [0, 2] {
             let buckets = (0..n).map(|i| bucket(0, i + 1)).collect();
             assert_eq!(
-                kind(GroupMod {
-                    group_type: GroupType::Indirect,
-                    buckets,
-                    ..select()
-                }),
+                kind(GroupMod { group_type: GroupType::Indirect, buckets, ..select() }),
                 ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP,
                 "{n} buckets"
             );
         }
         assert_eq!(
-            kind(GroupMod {
-                group_type: GroupType::All,
-                ..select()
-            }),
+            kind(GroupMod { group_type: GroupType::All, ..select() }),
             ErrorKind::GROUP_MOD_FAILED_INVALID_GROUP
         );
         assert_eq!(
@@ -408,30 +351,21 @@ mod tests {
         );
         assert_eq!(
             kind(GroupMod {
-                buckets: vec![Bucket {
-                    watch_port: ofpp::MAX + 1,
-                    ..bucket(1, 1)
-                }],
+                buckets: vec![Bucket { watch_port: ofpp::MAX + 1, ..bucket(1, 1) }],
                 ..select()
             }),
             ErrorKind::GROUP_MOD_FAILED_BAD_WATCH
         );
         assert_eq!(
             kind(GroupMod {
-                buckets: vec![Bucket {
-                    watch_group: OFPG_ALL,
-                    ..bucket(1, 1)
-                }],
+                buckets: vec![Bucket { watch_group: OFPG_ALL, ..bucket(1, 1) }],
                 ..select()
             }),
             ErrorKind::GROUP_MOD_FAILED_BAD_WATCH
         );
         // Bucket actions are validated: output to port 0 is not a port.
         assert_eq!(
-            kind(GroupMod {
-                buckets: vec![bucket(1, 0)],
-                ..select()
-            }),
+            kind(GroupMod { buckets: vec![bucket(1, 0)], ..select() }),
             ErrorKind::BAD_ACTION_BAD_OUT_PORT
         );
     }

@@ -39,20 +39,14 @@ pub struct Hello {
 impl Hello {
     /// A hello with one version-bitmap element announcing `versions`.
     pub fn with_versions(versions: &[u8]) -> Hello {
-        let words = versions
-            .iter()
-            .map(|&v| v as usize / 32 + 1)
-            .max()
-            .unwrap_or(1);
+        let words = versions.iter().map(|&v| v as usize / 32 + 1).max().unwrap_or(1);
         let mut bitmap = vec![0u32; words];
         for &v in versions {
             if let Some(word) = bitmap.get_mut(v as usize / 32) {
                 *word |= 1 << (v % 32);
             }
         }
-        Hello {
-            elements: vec![HelloElement::VersionBitmap(bitmap)],
-        }
+        Hello { elements: vec![HelloElement::VersionBitmap(bitmap)] }
     }
 
     /// The versions announced by the first version-bitmap element, ascending; `None`
@@ -117,10 +111,7 @@ impl Hello {
                         .collect(),
                 )
             } else {
-                HelloElement::Unknown {
-                    ty,
-                    data: body.to_vec(),
-                }
+                HelloElement::Unknown { ty, data: body.to_vec() }
             });
         }
         Ok(Hello { elements })
@@ -188,10 +179,7 @@ mod tests {
         assert_eq!(h.elements, vec![HelloElement::VersionBitmap(vec![0x12])]);
         assert_eq!(h.versions(), Some(vec![1, 4]));
         let h = Hello::with_versions(&[4, 33]);
-        assert_eq!(
-            h.elements,
-            vec![HelloElement::VersionBitmap(vec![0x10, 0x2])]
-        );
+        assert_eq!(h.elements, vec![HelloElement::VersionBitmap(vec![0x10, 0x2])]);
         assert_eq!(h.versions(), Some(vec![4, 33]));
         assert_eq!(Hello::default().versions(), None);
     }
@@ -205,17 +193,12 @@ mod tests {
         assert_eq!(encoded(|w| h.encode(w)), bytes);
 
         // Unknown element of 5 bytes, padded to 8, then a 2-word bitmap.
-        let bytes = [
-            0, 9, 0, 5, 0xaa, 0, 0, 0, 0, 1, 0, 12, 0, 0, 0, 0x10, 0, 0, 0, 1, 0, 0, 0, 0,
-        ];
+        let bytes = [0, 9, 0, 5, 0xaa, 0, 0, 0, 0, 1, 0, 12, 0, 0, 0, 0x10, 0, 0, 0, 1, 0, 0, 0, 0];
         let h = decode(&bytes).unwrap();
         assert_eq!(
             h.elements,
             vec![
-                HelloElement::Unknown {
-                    ty: 9,
-                    data: vec![0xaa]
-                },
+                HelloElement::Unknown { ty: 9, data: vec![0xaa] },
                 HelloElement::VersionBitmap(vec![0x10, 1])
             ]
         );
@@ -225,13 +208,7 @@ mod tests {
     #[test]
     fn missing_final_padding_is_accepted() {
         let h = decode(&[0, 9, 0, 5, 0xaa]).unwrap();
-        assert_eq!(
-            h.elements,
-            vec![HelloElement::Unknown {
-                ty: 9,
-                data: vec![0xaa]
-            }]
-        );
+        assert_eq!(h.elements, vec![HelloElement::Unknown { ty: 9, data: vec![0xaa] }]);
     }
 
     #[test]

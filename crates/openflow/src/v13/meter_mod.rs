@@ -131,17 +131,11 @@ impl MeterBand {
             }
             band_type::DSCP_REMARK => {
                 want_16("dscp-remark")?;
-                Ok(MeterBand::DscpRemark {
-                    rate,
-                    burst_size,
-                    prec_level: b.u8()?,
-                })
+                Ok(MeterBand::DscpRemark { rate, burst_size, prec_level: b.u8()? })
             }
             band_type::EXPERIMENTER => {
                 if len < 16 {
-                    return Err(bad_len(format!(
-                        "experimenter band length {len} is below 16"
-                    )));
+                    return Err(bad_len(format!("experimenter band length {len} is below 16")));
                 }
                 Ok(MeterBand::Experimenter {
                     rate,
@@ -174,9 +168,7 @@ impl MeterBand {
                 w.u8(*prec_level);
                 w.zeros(3);
             }
-            MeterBand::Experimenter {
-                experimenter, data, ..
-            } => {
+            MeterBand::Experimenter { experimenter, data, .. } => {
                 w.u32(*experimenter);
                 w.bytes(data);
             }
@@ -195,12 +187,8 @@ impl MeterMod {
     /// - for add and modify: the flags (`OFPMMFC_BAD_FLAGS` for undefined bits or both
     ///   `KBPS` and `PKTPS`), then each band's rate (`OFPMMFC_BAD_RATE` when 0).
     pub fn validate(&self) -> Result<(), OfpError> {
-        let invalid = |detail: String| {
-            Err(OfpError::new(
-                ErrorKind::METER_MOD_FAILED_INVALID_METER,
-                detail,
-            ))
-        };
+        let invalid =
+            |detail: String| Err(OfpError::new(ErrorKind::METER_MOD_FAILED_INVALID_METER, detail));
         if let MeterModCommand::Unknown(n) = self.command {
             return Err(OfpError::new(
                 ErrorKind::METER_MOD_FAILED_BAD_COMMAND,
@@ -255,11 +243,7 @@ pub(crate) mod strategy {
             (any::<u32>(), any::<u32>())
                 .prop_map(|(rate, burst_size)| MeterBand::Drop { rate, burst_size }),
             (any::<u32>(), any::<u32>(), any::<u8>()).prop_map(|(rate, burst_size, prec_level)| {
-                MeterBand::DscpRemark {
-                    rate,
-                    burst_size,
-                    prec_level,
-                }
+                MeterBand::DscpRemark { rate, burst_size, prec_level }
             }),
             (
                 any::<u32>(),
@@ -268,12 +252,7 @@ pub(crate) mod strategy {
                 proptest::collection::vec(any::<u8>(), 0..12)
             )
                 .prop_map(|(rate, burst_size, experimenter, data)| {
-                    MeterBand::Experimenter {
-                        rate,
-                        burst_size,
-                        experimenter,
-                        data,
-                    }
+                    MeterBand::Experimenter { rate, burst_size, experimenter, data }
                 }),
         ]
     }
@@ -304,15 +283,8 @@ mod tests {
             flags: meter_flags::KBPS | meter_flags::BURST | meter_flags::STATS,
             meter_id: 100,
             bands: vec![
-                MeterBand::Drop {
-                    rate: 1000,
-                    burst_size: 10,
-                },
-                MeterBand::DscpRemark {
-                    rate: 1000,
-                    burst_size: 10,
-                    prec_level: 1,
-                },
+                MeterBand::Drop { rate: 1000, burst_size: 10 },
+                MeterBand::DscpRemark { rate: 1000, burst_size: 10, prec_level: 1 },
             ],
         }
     }
@@ -329,9 +301,7 @@ mod tests {
     #[test]
     fn experimenter_band_keeps_its_bytes() {
         let mut b = vec![0, 0, 0, 1, 0, 0, 0, 1];
-        b.extend_from_slice(&[
-            0xff, 0xff, 0, 18, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0x23, 0x20, 7, 8,
-        ]);
+        b.extend_from_slice(&[0xff, 0xff, 0, 18, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0x23, 0x20, 7, 8]);
         let m = MeterMod::decode(&mut Reader::new(&b)).unwrap();
         assert_eq!(
             m.bands,
@@ -351,11 +321,7 @@ mod tests {
         for (at, v) in [(11usize, 11u8), (11, 64), (11, 24), (27, 8)] {
             let mut b = spec_bytes();
             b[at] = v;
-            assert_eq!(
-                decode(&b),
-                ErrorKind::BAD_REQUEST_BAD_LEN,
-                "byte {at} = {v}"
-            );
+            assert_eq!(decode(&b), ErrorKind::BAD_REQUEST_BAD_LEN, "byte {at} = {v}");
         }
         let mut b = spec_bytes();
         b[9] = 3;
@@ -374,27 +340,17 @@ mod tests {
     #[test]
     fn validate_accepts() {
         for id in [1, OFPM_MAX, OFPM_SLOWPATH, OFPM_CONTROLLER] {
-            let m = MeterMod {
-                meter_id: id,
-                ..spec_meter_mod()
-            };
+            let m = MeterMod { meter_id: id, ..spec_meter_mod() };
             assert!(m.validate().is_ok(), "{id:#x}");
         }
         let del_all = MeterMod {
             command: MeterModCommand::Delete,
             flags: 0xffff,
             meter_id: OFPM_ALL,
-            bands: vec![MeterBand::Drop {
-                rate: 0,
-                burst_size: 0,
-            }],
+            bands: vec![MeterBand::Drop { rate: 0, burst_size: 0 }],
         };
         assert!(del_all.validate().is_ok());
-        let pktps = MeterMod {
-            flags: meter_flags::PKTPS,
-            bands: vec![],
-            ..spec_meter_mod()
-        };
+        let pktps = MeterMod { flags: meter_flags::PKTPS, bands: vec![], ..spec_meter_mod() };
         assert!(pktps.validate().is_ok());
     }
 
@@ -402,36 +358,23 @@ mod tests {
     fn validate_errors() {
         let kind = |m: MeterMod| m.validate().unwrap_err().kind;
         assert_eq!(
-            kind(MeterMod {
-                command: MeterModCommand::Unknown(3),
-                ..spec_meter_mod()
-            }),
+            kind(MeterMod { command: MeterModCommand::Unknown(3), ..spec_meter_mod() }),
             ErrorKind::METER_MOD_FAILED_BAD_COMMAND
         );
         for id in [0, OFPM_MAX + 1, OFPM_SLOWPATH - 1, OFPM_ALL] {
             assert_eq!(
-                kind(MeterMod {
-                    meter_id: id,
-                    ..spec_meter_mod()
-                }),
+                kind(MeterMod { meter_id: id, ..spec_meter_mod() }),
                 ErrorKind::METER_MOD_FAILED_INVALID_METER,
                 "{id:#x}"
             );
         }
         assert_eq!(
-            kind(MeterMod {
-                command: MeterModCommand::Delete,
-                meter_id: 0,
-                ..spec_meter_mod()
-            }),
+            kind(MeterMod { command: MeterModCommand::Delete, meter_id: 0, ..spec_meter_mod() }),
             ErrorKind::METER_MOD_FAILED_INVALID_METER
         );
         for flags in [meter_flags::KBPS | meter_flags::PKTPS, 0x10, 0x8001] {
             assert_eq!(
-                kind(MeterMod {
-                    flags,
-                    ..spec_meter_mod()
-                }),
+                kind(MeterMod { flags, ..spec_meter_mod() }),
                 ErrorKind::METER_MOD_FAILED_BAD_FLAGS,
                 "{flags:#x}"
             );

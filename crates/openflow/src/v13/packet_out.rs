@@ -23,9 +23,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn spec_bytes() -> Vec<u8> {
-        let mut b = vec![
-            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfd, 0, 16, 0, 0, 0, 0, 0, 0,
-        ];
+        let mut b = vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfd, 0, 16, 0, 0, 0, 0, 0, 0];
         // OUTPUT to port 1, max_len 0xffe5 (OFPCML_MAX).
         b.extend_from_slice(&[0, 0, 0, 16, 0, 0, 0, 1, 0xff, 0xe5, 0, 0, 0, 0, 0, 0]);
         b.extend_from_slice(&[0x11; 20]);
@@ -41,10 +39,7 @@ mod tests {
             PacketOut {
                 buffer_id: OFP_NO_BUFFER,
                 in_port: ofpp::CONTROLLER,
-                actions: vec![Action::Output {
-                    port: 1,
-                    max_len: 0xffe5
-                }],
+                actions: vec![Action::Output { port: 1, max_len: 0xffe5 }],
                 data: vec![0x11; 20],
             }
         );
@@ -64,52 +59,25 @@ mod tests {
         let p = PacketOut {
             buffer_id: OFP_NO_BUFFER,
             in_port: ofpp::CONTROLLER,
-            actions: vec![Action::Output {
-                port: 0,
-                max_len: 0,
-            }],
+            actions: vec![Action::Output { port: 0, max_len: 0 }],
             data: vec![1, 2, 3],
         };
-        assert_eq!(
-            p.validate().unwrap_err().kind,
-            ErrorKind::BAD_ACTION_BAD_OUT_PORT
-        );
-        let p = PacketOut {
-            actions: vec![Action::Output {
-                port: ofpp::TABLE,
-                max_len: 0,
-            }],
-            ..p
-        };
+        assert_eq!(p.validate().unwrap_err().kind, ErrorKind::BAD_ACTION_BAD_OUT_PORT);
+        let p = PacketOut { actions: vec![Action::Output { port: ofpp::TABLE, max_len: 0 }], ..p };
         assert!(p.validate().is_ok());
     }
 
     #[test]
     fn validate_in_port() {
-        let mut p = PacketOut {
-            buffer_id: OFP_NO_BUFFER,
-            in_port: 1,
-            actions: vec![],
-            data: vec![],
-        };
+        let mut p =
+            PacketOut { buffer_id: OFP_NO_BUFFER, in_port: 1, actions: vec![], data: vec![] };
         for ok in [1, ofpp::MAX, ofpp::CONTROLLER, ofpp::LOCAL] {
             p.in_port = ok;
             assert!(p.validate().is_ok(), "{ok:#x}");
         }
-        for bad in [
-            0,
-            ofpp::MAX + 1,
-            ofpp::ANY,
-            ofpp::IN_PORT,
-            ofpp::TABLE,
-            ofpp::FLOOD,
-        ] {
+        for bad in [0, ofpp::MAX + 1, ofpp::ANY, ofpp::IN_PORT, ofpp::TABLE, ofpp::FLOOD] {
             p.in_port = bad;
-            assert_eq!(
-                p.validate().unwrap_err().kind,
-                ErrorKind::BAD_REQUEST_BAD_PORT,
-                "{bad:#x}"
-            );
+            assert_eq!(p.validate().unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_PORT, "{bad:#x}");
         }
     }
 

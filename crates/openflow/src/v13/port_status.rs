@@ -51,9 +51,7 @@ mod tests {
     #[test]
     fn spec_bytes() {
         let mut bytes = vec![2, 0, 0, 0, 0, 0, 0, 0];
-        bytes.extend_from_slice(&[
-            0, 0, 0, 7, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0, 0,
-        ]);
+        bytes.extend_from_slice(&[0, 0, 0, 7, 0, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0, 0]);
         bytes.extend_from_slice(b"veth7\0\0\0\0\0\0\0\0\0\0\0");
         bytes.extend_from_slice(&[0, 0, 0, 1]); // config PORT_DOWN
         bytes.extend_from_slice(&[0; 28]);
@@ -77,16 +75,10 @@ mod tests {
 
     #[test]
     fn validate() {
-        let mut m = PortMod {
-            port_no: ofpp::MAX,
-            ..PortMod::default()
-        };
+        let mut m = PortMod { port_no: ofpp::MAX, ..PortMod::default() };
         assert!(m.validate().is_ok());
         m.port_no = ofpp::LOCAL;
-        assert_eq!(
-            m.validate().unwrap_err().kind,
-            ErrorKind::PORT_MOD_FAILED_BAD_PORT
-        );
+        assert_eq!(m.validate().unwrap_err().kind, ErrorKind::PORT_MOD_FAILED_BAD_PORT);
     }
 
     proptest! {

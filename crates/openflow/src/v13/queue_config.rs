@@ -30,23 +30,12 @@ pub(crate) mod strategy {
     }
 
     pub fn arb_packet_queue() -> impl Strategy<Value = PacketQueue> {
-        (
-            any::<u32>(),
-            any::<u32>(),
-            proptest::collection::vec(arb_queue_property(), 0..3),
-        )
-            .prop_map(|(queue_id, port, properties)| PacketQueue {
-                queue_id,
-                port,
-                properties,
-            })
+        (any::<u32>(), any::<u32>(), proptest::collection::vec(arb_queue_property(), 0..3))
+            .prop_map(|(queue_id, port, properties)| PacketQueue { queue_id, port, properties })
     }
 
     pub fn arb_queue_get_config_reply() -> impl Strategy<Value = QueueGetConfigReply> {
-        (
-            any::<u32>(),
-            proptest::collection::vec(arb_packet_queue(), 0..3),
-        )
+        (any::<u32>(), proptest::collection::vec(arb_packet_queue(), 0..3))
             .prop_map(|(port, queues)| QueueGetConfigReply { port, queues })
     }
 }
@@ -118,10 +107,7 @@ mod tests {
         b[25] = 9;
         assert_eq!(
             decode(&b).unwrap().queues[0].properties,
-            vec![QueueProperty::Unknown {
-                ty: 9,
-                data: vec![]
-            }]
+            vec![QueueProperty::Unknown { ty: 9, data: vec![] }]
         );
         // Trailing bytes that cannot be a queue.
         let mut b = spec_reply();

@@ -62,13 +62,7 @@ mod tests {
     fn spec_bytes() {
         let bytes = [0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9];
         let r = Role::decode(&mut Reader::new(&bytes)).unwrap();
-        assert_eq!(
-            r,
-            Role {
-                role: ControllerRole::Master,
-                generation_id: 9
-            }
-        );
+        assert_eq!(r, Role { role: ControllerRole::Master, generation_id: 9 });
         assert_eq!(encoded(|w| r.encode(w)), bytes);
 
         let mut bytes = [0u8; 24];
@@ -83,20 +77,11 @@ mod tests {
     #[test]
     fn validate() {
         for n in 0..4 {
-            let r = Role {
-                role: ControllerRole::from_u32(n),
-                generation_id: 0,
-            };
+            let r = Role { role: ControllerRole::from_u32(n), generation_id: 0 };
             assert!(r.validate().is_ok());
         }
-        let bad = Role {
-            role: ControllerRole::from_u32(4),
-            generation_id: 0,
-        };
-        assert_eq!(
-            bad.validate().unwrap_err().kind,
-            ErrorKind::ROLE_REQUEST_FAILED_BAD_ROLE
-        );
+        let bad = Role { role: ControllerRole::from_u32(4), generation_id: 0 };
+        assert_eq!(bad.validate().unwrap_err().kind, ErrorKind::ROLE_REQUEST_FAILED_BAD_ROLE);
     }
 
     proptest! {

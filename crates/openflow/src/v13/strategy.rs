@@ -8,12 +8,8 @@ use proptest::strategy::{BoxedStrategy, Union};
 
 pub fn arb_message() -> impl Strategy<Value = Message> {
     let arms: Vec<BoxedStrategy<Message>> = vec![
-        hello::strategy::arb_hello()
-            .prop_map(Message::Hello)
-            .boxed(),
-        error_msg::strategy::arb_error_msg()
-            .prop_map(Message::Error)
-            .boxed(),
+        hello::strategy::arb_hello().prop_map(Message::Hello).boxed(),
+        error_msg::strategy::arb_error_msg().prop_map(Message::Error).boxed(),
         arb_bytes(0..64).prop_map(Message::EchoRequest).boxed(),
         arb_bytes(0..64).prop_map(Message::EchoReply).boxed(),
         Experimenter::arb().prop_map(Message::Experimenter).boxed(),
@@ -22,9 +18,7 @@ pub fn arb_message() -> impl Strategy<Value = Message> {
             .prop_map(Message::FeaturesReply)
             .boxed(),
         Just(Message::GetConfigRequest).boxed(),
-        SwitchConfig::arb()
-            .prop_map(Message::GetConfigReply)
-            .boxed(),
+        SwitchConfig::arb().prop_map(Message::GetConfigReply).boxed(),
         SwitchConfig::arb().prop_map(Message::SetConfig).boxed(),
         crate::model::packet_in::strategy::arb_packet_in(OFP13_VERSION)
             .prop_map(Message::PacketIn)
@@ -50,16 +44,12 @@ pub fn arb_message() -> impl Strategy<Value = Message> {
         )
         .prop_map(Message::FlowMod)
         .boxed(),
-        group_mod::strategy::arb_group_mod()
-            .prop_map(Message::GroupMod)
-            .boxed(),
+        group_mod::strategy::arb_group_mod().prop_map(Message::GroupMod).boxed(),
         PortMod::arb().prop_map(Message::PortMod).boxed(),
         TableMod::arb().prop_map(Message::TableMod).boxed(),
         Just(Message::BarrierRequest).boxed(),
         Just(Message::BarrierReply).boxed(),
-        any::<u32>()
-            .prop_map(Message::QueueGetConfigRequest)
-            .boxed(),
+        any::<u32>().prop_map(Message::QueueGetConfigRequest).boxed(),
         queue_config::strategy::arb_queue_get_config_reply()
             .prop_map(Message::QueueGetConfigReply)
             .boxed(),
@@ -68,9 +58,7 @@ pub fn arb_message() -> impl Strategy<Value = Message> {
         Just(Message::GetAsyncRequest).boxed(),
         AsyncConfig::arb().prop_map(Message::GetAsyncReply).boxed(),
         AsyncConfig::arb().prop_map(Message::SetAsync).boxed(),
-        meter_mod::strategy::arb_meter_mod()
-            .prop_map(Message::MeterMod)
-            .boxed(),
+        meter_mod::strategy::arb_meter_mod().prop_map(Message::MeterMod).boxed(),
     ];
     Union::new(arms)
 }

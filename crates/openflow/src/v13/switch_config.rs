@@ -36,10 +36,7 @@ record! {
 
 impl Default for SwitchConfig {
     fn default() -> Self {
-        SwitchConfig {
-            flags: config_flags::FRAG_NORMAL,
-            miss_send_len: OFP_DEFAULT_MISS_SEND_LEN,
-        }
+        SwitchConfig { flags: config_flags::FRAG_NORMAL, miss_send_len: OFP_DEFAULT_MISS_SEND_LEN }
     }
 }
 
@@ -51,10 +48,7 @@ impl SwitchConfig {
         if self.flags & !config_flags::FRAG_MASK != 0 {
             return Err(OfpError::new(
                 ErrorKind::SWITCH_CONFIG_FAILED_BAD_FLAGS,
-                format!(
-                    "switch config flags 0x{:04x} set undefined bits",
-                    self.flags
-                ),
+                format!("switch config flags 0x{:04x} set undefined bits", self.flags),
             ));
         }
         Ok(())
@@ -101,49 +95,20 @@ mod tests {
     #[test]
     fn spec_bytes() {
         let c = SwitchConfig::decode(&mut Reader::new(&[0, 1, 0xff, 0xff])).unwrap();
-        assert_eq!(
-            c,
-            SwitchConfig {
-                flags: config_flags::FRAG_DROP,
-                miss_send_len: 0xffff
-            }
-        );
+        assert_eq!(c, SwitchConfig { flags: config_flags::FRAG_DROP, miss_send_len: 0xffff });
         let t = TableMod::decode(&mut Reader::new(&[3, 0, 0, 0, 0, 0, 0, 3])).unwrap();
-        assert_eq!(
-            t,
-            TableMod {
-                table_id: 3,
-                config: 3
-            }
-        );
+        assert_eq!(t, TableMod { table_id: 3, config: 3 });
         assert_eq!(encoded(|w| t.encode(w)), [3, 0, 0, 0, 0, 0, 0, 3]);
     }
 
     #[test]
     fn validate() {
         assert!(SwitchConfig::default().validate().is_ok());
-        let bad = SwitchConfig {
-            flags: 4,
-            miss_send_len: 0,
-        };
-        assert_eq!(
-            bad.validate().unwrap_err().kind,
-            ErrorKind::SWITCH_CONFIG_FAILED_BAD_FLAGS
-        );
-        assert!(TableMod {
-            table_id: OFPTT_ALL,
-            config: 3
-        }
-        .validate()
-        .is_ok());
-        let bad = TableMod {
-            table_id: 0,
-            config: 4,
-        };
-        assert_eq!(
-            bad.validate().unwrap_err().kind,
-            ErrorKind::TABLE_MOD_FAILED_BAD_CONFIG
-        );
+        let bad = SwitchConfig { flags: 4, miss_send_len: 0 };
+        assert_eq!(bad.validate().unwrap_err().kind, ErrorKind::SWITCH_CONFIG_FAILED_BAD_FLAGS);
+        assert!(TableMod { table_id: OFPTT_ALL, config: 3 }.validate().is_ok());
+        let bad = TableMod { table_id: 0, config: 4 };
+        assert_eq!(bad.validate().unwrap_err().kind, ErrorKind::TABLE_MOD_FAILED_BAD_CONFIG);
     }
 
     proptest! {

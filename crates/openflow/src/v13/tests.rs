@@ -76,10 +76,7 @@ fn names_and_type_numbers() {
     assert_eq!(type_name(30), None);
     assert_eq!(Message::FlowMod(FlowMod::default()).name(), "OFPT_FLOW_MOD");
     assert_eq!(Message::BarrierReply.msg_type(), 21);
-    assert_eq!(
-        Message::QueueGetConfigRequest(1).name(),
-        "OFPT_QUEUE_GET_CONFIG_REQUEST"
-    );
+    assert_eq!(Message::QueueGetConfigRequest(1).name(), "OFPT_QUEUE_GET_CONFIG_REQUEST");
 }
 
 #[test]
@@ -125,37 +122,19 @@ fn hello_of_any_version_decodes_as_elements() {
 #[test]
 fn spec_bytes_through_frame() {
     let cases: Vec<(Vec<u8>, Message)> = vec![
-        (
-            frame_bytes(t13::ECHO_REQUEST, b"ping"),
-            Message::EchoRequest(b"ping".to_vec()),
-        ),
-        (
-            frame_bytes(t13::BARRIER_REQUEST, &[]),
-            Message::BarrierRequest,
-        ),
+        (frame_bytes(t13::ECHO_REQUEST, b"ping"), Message::EchoRequest(b"ping".to_vec())),
+        (frame_bytes(t13::BARRIER_REQUEST, &[]), Message::BarrierRequest),
         (
             frame_bytes(t13::SET_CONFIG, &[0, 0, 0xff, 0xe5]),
-            Message::SetConfig(SwitchConfig {
-                flags: 0,
-                miss_send_len: 0xffe5,
-            }),
+            Message::SetConfig(SwitchConfig { flags: 0, miss_send_len: 0xffe5 }),
         ),
         (
-            frame_bytes(
-                t13::QUEUE_GET_CONFIG_REQUEST,
-                &[0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0],
-            ),
+            frame_bytes(t13::QUEUE_GET_CONFIG_REQUEST, &[0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]),
             Message::QueueGetConfigRequest(0xffff_ffff),
         ),
         (
-            frame_bytes(
-                t13::ROLE_REQUEST,
-                &[0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5],
-            ),
-            Message::RoleRequest(Role {
-                role: ControllerRole::Slave,
-                generation_id: 5,
-            }),
+            frame_bytes(t13::ROLE_REQUEST, &[0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5]),
+            Message::RoleRequest(Role { role: ControllerRole::Slave, generation_id: 5 }),
         ),
         (
             frame_bytes(t13::ERROR, &[0, 1, 0, 6, 4, 14]),
@@ -166,10 +145,7 @@ fn spec_bytes_through_frame() {
         ),
         (
             frame_bytes(t13::TABLE_MOD, &[0xff, 0, 0, 0, 0, 0, 0, 0]),
-            Message::TableMod(TableMod {
-                table_id: 0xff,
-                config: 0,
-            }),
+            Message::TableMod(TableMod { table_id: 0xff, config: 0 }),
         ),
     ];
     for (bytes, want) in cases {
@@ -184,15 +160,9 @@ fn spec_bytes_through_frame() {
 #[test]
 fn validate_through_frame() {
     let cases: Vec<(Vec<u8>, ErrorKind)> = vec![
+        (frame_bytes(t13::SET_CONFIG, &[0, 4, 0, 128]), ErrorKind::SWITCH_CONFIG_FAILED_BAD_FLAGS),
         (
-            frame_bytes(t13::SET_CONFIG, &[0, 4, 0, 128]),
-            ErrorKind::SWITCH_CONFIG_FAILED_BAD_FLAGS,
-        ),
-        (
-            frame_bytes(
-                t13::ROLE_REQUEST,
-                &[0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-            ),
+            frame_bytes(t13::ROLE_REQUEST, &[0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
             ErrorKind::ROLE_REQUEST_FAILED_BAD_ROLE,
         ),
         (
@@ -212,9 +182,7 @@ fn validate_through_frame() {
         (
             frame_bytes(
                 t13::PACKET_OUT,
-                &[
-                    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0,
-                ],
+                &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0],
             ),
             ErrorKind::BAD_REQUEST_BAD_PORT,
         ),
@@ -233,10 +201,8 @@ fn validate_through_frame() {
         assert_eq!(e.kind, want, "{e}");
     }
     // Replies and asynchronous messages are never rejected by validate.
-    let role_reply = frame_bytes(
-        t13::ROLE_REPLY,
-        &[0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-    );
+    let role_reply =
+        frame_bytes(t13::ROLE_REPLY, &[0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     assert!(Frame::decode_validated(&role_reply).is_ok());
     let config_reply = frame_bytes(t13::GET_CONFIG_REPLY, &[0xff, 0xff, 0, 0]);
     assert!(Frame::decode_validated(&config_reply).is_ok());

@@ -40,7 +40,7 @@ impl Agent {
         // Statistics include the kernel tier's hits so far. Peregrine's own requests read
         // what they need themselves, as their OFPT_EXPERIMENTER form does (the fast-path
         // dump harvests on its own).
-        if !matches!(req.body, R::Experimenter { .. }) {
+        if !matches!(req.body, R::Experimenter(_)) {
             self.sync_fast_path();
         }
         let dp = self.flows.datapath().clone();
@@ -92,14 +92,16 @@ impl Agent {
                 ))
             }
             R::PortDesc => B::PortDesc(self.ports.desc()),
-            R::Experimenter { experimenter: super::PEREGRINE_EXPERIMENTER, exp_type, data } => {
-                B::Experimenter {
-                    experimenter: super::PEREGRINE_EXPERIMENTER,
-                    exp_type: *exp_type,
-                    data: self.extension_data(*exp_type, data, false, now)?,
-                }
-            }
-            R::Experimenter { experimenter, .. } => {
+            R::Experimenter(v13::Experimenter {
+                experimenter: super::PEREGRINE_EXPERIMENTER,
+                exp_type,
+                data,
+            }) => B::Experimenter(v13::Experimenter {
+                experimenter: super::PEREGRINE_EXPERIMENTER,
+                exp_type: *exp_type,
+                data: self.extension_data(*exp_type, data, false, now)?,
+            }),
+            R::Experimenter(v13::Experimenter { experimenter, .. }) => {
                 return Err(OfpError::new(
                     ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER,
                     format!("experimenter {experimenter:#x} multipart is not supported"),

@@ -488,11 +488,11 @@ fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
 
     let xid = r.send13(
         m,
-        ask(MultipartRequestBody::Experimenter {
+        ask(MultipartRequestBody::Experimenter(v13::Experimenter {
             experimenter: PEREGRINE_EXPERIMENTER,
             exp_type: exp_type::FAST_PATH,
             data: b"{}".to_vec(),
-        }),
+        })),
         0,
     );
     let got = r.read(m);
@@ -503,7 +503,11 @@ fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
         let Message::V13(v13::Message::MultipartReply(mp)) = &f.message else { panic!("{f:?}") };
         let more = mp.flags & openflow::v13::multipart::OFPMPF_REPLY_MORE != 0;
         assert_eq!(more, i + 1 < got.len(), "part {i}");
-        let MultipartReplyBody::Experimenter { experimenter, exp_type: t, data: d } = &mp.body
+        let MultipartReplyBody::Experimenter(v13::Experimenter {
+            experimenter,
+            exp_type: t,
+            data: d,
+        }) = &mp.body
         else {
             panic!("{:?}", mp.body)
         };
@@ -521,8 +525,11 @@ fn a_fast_path_dump_of_any_size_comes_back_as_a_multipart_reply() {
     assert_eq!(syncs(), 1);
 
     // Another experimenter's multipart request is still refused.
-    let other =
-        ask(MultipartRequestBody::Experimenter { experimenter: 0x1234, exp_type: 1, data: vec![] });
+    let other = ask(MultipartRequestBody::Experimenter(v13::Experimenter {
+        experimenter: 0x1234,
+        exp_type: 1,
+        data: vec![],
+    }));
     assert_eq!(r.error_of(m, other), ErrorKind::BAD_REQUEST_BAD_EXPERIMENTER);
 }
 

@@ -76,61 +76,35 @@ fn action() -> impl Strategy<Value = Action> {
     ]
 }
 
-fn rule_spec() -> impl Strategy<Value = RuleSpec> {
-    (
-        0u8..3,
-        0u16..4,
-        proptest::option::of(1u32..5),
-        proptest::option::of(0u64..4),
-        proptest::option::of(0u64..4),
-        proptest::option::of(0u64..4),
-        vec(action(), 0..3),
-        proptest::option::of(vec(action(), 0..2)),
-        proptest::option::of(0u64..4),
-        proptest::option::of(1u8..3),
-        0u8..4,
-    )
-        .prop_map(
-            |(
-                table,
-                priority,
-                in_port,
-                dst,
-                src,
-                metadata,
-                mut apply,
-                mut write,
-                mut write_metadata,
-                mut goto,
-                shape,
-            )| {
-                // A quarter of the rules take the shapes the fast paths know: one
-                // apply-output to a port, or one goto.
-                match (shape, goto) {
-                    (0, _) => {
-                        apply = vec![Action::Output(1 + (priority as u32 % 4))];
-                        (write, write_metadata, goto) = (None, None, None);
-                    }
-                    (1, Some(_)) => {
-                        apply.clear();
-                        (write, write_metadata) = (None, None);
-                    }
-                    _ => {}
-                }
-                RuleSpec {
-                    table,
-                    priority,
-                    in_port,
-                    dst,
-                    src,
-                    metadata,
-                    apply,
-                    write,
-                    write_metadata,
-                    goto,
-                }
-            },
-        )
+prop_compose! {
+    fn rule_spec()(
+        table in 0u8..3,
+        priority in 0u16..4,
+        in_port in proptest::option::of(1u32..5),
+        dst in proptest::option::of(0u64..4),
+        src in proptest::option::of(0u64..4),
+        metadata in proptest::option::of(0u64..4),
+        mut apply in vec(action(), 0..3),
+        mut write in proptest::option::of(vec(action(), 0..2)),
+        mut write_metadata in proptest::option::of(0u64..4),
+        mut goto in proptest::option::of(1u8..3),
+        shape in 0u8..4,
+    ) -> RuleSpec {
+        // A quarter of the rules take the shapes the fast paths know: one
+        // apply-output to a port, or one goto.
+        match (shape, goto) {
+            (0, _) => {
+                apply = vec![Action::Output(1 + (priority as u32 % 4))];
+                (write, write_metadata, goto) = (None, None, None);
+            }
+            (1, Some(_)) => {
+                apply.clear();
+                (write, write_metadata) = (None, None);
+            }
+            _ => {}
+        }
+        RuleSpec { table, priority, in_port, dst, src, metadata, apply, write, write_metadata, goto }
+    }
 }
 
 type Pkt = (u32, u64, u64);

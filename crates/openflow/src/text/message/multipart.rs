@@ -41,26 +41,20 @@ pub(super) fn queue_id(q: u32) -> String {
 }
 
 fn experimenter_text(experimenter: u32, exp_type: u32, data: &[u8]) -> String {
-    format!(
-        "experimenter={experimenter:#010x} exp_type={exp_type} {}",
-        data_summary(data)
-    )
+    format!("experimenter={experimenter:#010x} exp_type={exp_type} {}", data_summary(data))
 }
 
 pub(super) fn reply(r: &MultipartReply) -> String {
     use MultipartReplyBody as B;
     let h = head(r.body.name(), r.flags);
     match &r.body {
-        B::Queue(qs) => with_lines(
-            join(h, format!("{} queues", qs.len())),
-            qs.iter().map(queue_stats),
-        ),
+        B::Queue(qs) => {
+            with_lines(join(h, format!("{} queues", qs.len())), qs.iter().map(queue_stats))
+        }
         B::TableFeatures(tables) => with_lines(h, tables.iter().map(table_features)),
-        B::Experimenter {
-            experimenter,
-            exp_type,
-            data,
-        } => join(h, experimenter_text(*experimenter, *exp_type, data)),
+        B::Experimenter(Experimenter { experimenter, exp_type, data }) => {
+            join(h, experimenter_text(*experimenter, *exp_type, data))
+        }
         // The ovs-ofctl printer (`text::print`) prints the other replies.
         _ => h,
     }
@@ -149,11 +143,9 @@ const OXM_NAMES: [&str; 40] = [
 fn oxm_id(o: &OxmId) -> String {
     let mut s = match (o.class, OXM_NAMES.get(usize::from(o.field))) {
         (0x8000, Some(n)) => (*n).to_string(),
-        (OXM_CLASS_EXPERIMENTER, _) => format!(
-            "oxm(exp={:#x},field={})",
-            o.experimenter.unwrap_or_default(),
-            o.field
-        ),
+        (OXM_CLASS_EXPERIMENTER, _) => {
+            format!("oxm(exp={:#x},field={})", o.experimenter.unwrap_or_default(), o.field)
+        }
         _ => format!("oxm(class={:#06x},field={})", o.class, o.field),
     };
     if o.has_mask {
@@ -200,18 +192,11 @@ fn table_ranges(tables: &[u8]) -> String {
     let mut i = 0;
     while let Some(&start) = sorted.get(i) {
         let mut end = start;
-        while sorted
-            .get(i + 1)
-            .is_some_and(|&n| u16::from(n) == u16::from(end) + 1)
-        {
+        while sorted.get(i + 1).is_some_and(|&n| u16::from(n) == u16::from(end) + 1) {
             i += 1;
             end = sorted.get(i).copied().unwrap_or(end);
         }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
+        parts.push(if start == end { start.to_string() } else { format!("{start}-{end}") });
         i += 1;
     }
     if parts.is_empty() {
@@ -233,11 +218,9 @@ fn oxm_ids(ids: &[OxmId]) -> String {
 fn prop(p: &TableFeatureProp) -> String {
     use TableFeatureProp as P;
     let (name, miss, value) = match p {
-        P::Instructions { miss, ids } => (
-            "instructions",
-            *miss,
-            feature_ids(ids, instruction_type_name),
-        ),
+        P::Instructions { miss, ids } => {
+            ("instructions", *miss, feature_ids(ids, instruction_type_name))
+        }
         P::NextTables { miss, tables } => ("next_tables", *miss, table_ranges(tables)),
         P::WriteActions { miss, ids } => {
             ("write_actions", *miss, feature_ids(ids, action_type_name))
@@ -249,12 +232,7 @@ fn prop(p: &TableFeatureProp) -> String {
         P::Wildcards(ids) => ("wildcards", false, oxm_ids(ids)),
         P::WriteSetfield { miss, fields } => ("write_setfield", *miss, oxm_ids(fields)),
         P::ApplySetfield { miss, fields } => ("apply_setfield", *miss, oxm_ids(fields)),
-        P::Experimenter {
-            miss,
-            experimenter,
-            exp_type,
-            data,
-        } => {
+        P::Experimenter { miss, experimenter, exp_type, data } => {
             let text = experimenter_text(*experimenter, *exp_type, data);
             ("experimenter", *miss, format!("({text})"))
         }

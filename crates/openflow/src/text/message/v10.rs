@@ -73,9 +73,9 @@ pub fn error_name(ty: u16, code: u16) -> String {
         ("OFPET_QUEUE_OP_FAILED", QUEUE_OP),
     ];
     match TYPES.get(usize::from(ty)) {
-        Some((_, codes)) if usize::from(code) < codes.len() => codes
-            .get(usize::from(code))
-            .map_or_else(|| code.to_string(), |c| (*c).to_string()),
+        Some((_, codes)) if usize::from(code) < codes.len() => {
+            codes.get(usize::from(code)).map_or_else(|| code.to_string(), |c| (*c).to_string())
+        }
         Some((t, _)) => format!("{t}(code={code})"),
         None => format!("type={ty},code={code}"),
     }

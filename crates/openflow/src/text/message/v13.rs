@@ -109,11 +109,8 @@ fn role(r: &Role) -> String {
     format!("role={name} generation_id={}", r.generation_id)
 }
 
-const PACKET_IN_REASONS: [(u32, &str); 3] = [
-    (1 << 0, "no_match"),
-    (1 << 1, "action"),
-    (1 << 2, "invalid_ttl"),
-];
+const PACKET_IN_REASONS: [(u32, &str); 3] =
+    [(1 << 0, "no_match"), (1 << 1, "action"), (1 << 2, "invalid_ttl")];
 const PORT_REASONS: [(u32, &str); 3] = [(1 << 0, "add"), (1 << 1, "delete"), (1 << 2, "modify")];
 const REMOVED_REASONS: [(u32, &str); 5] = [
     (1 << 0, "idle"),

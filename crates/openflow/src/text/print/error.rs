@@ -61,16 +61,10 @@ fn payload(ty: u16, data: &[u8]) -> String {
 
 pub(super) fn error13(e: &ErrorMsg, version: u8) -> String {
     match e {
-        ErrorMsg::Standard { kind, data } => format!(
-            " {}\n{}",
-            error_name(kind.ty, kind.code, version),
-            payload(kind.ty, data)
-        ),
-        ErrorMsg::Experimenter {
-            exp_type,
-            experimenter,
-            data,
-        } => format!(
+        ErrorMsg::Standard { kind, data } => {
+            format!(" {}\n{}", error_name(kind.ty, kind.code, version), payload(kind.ty, data))
+        }
+        ErrorMsg::Experimenter { exp_type, experimenter, data } => format!(
             " OFPET_EXPERIMENTER experimenter={experimenter:#010x} exp_type={exp_type}\n{}",
             payload(1, data)
         ),
@@ -78,11 +72,7 @@ pub(super) fn error13(e: &ErrorMsg, version: u8) -> String {
 }
 
 pub(super) fn error10(e: &crate::v10::ErrorMsg) -> String {
-    format!(
-        " {}\n{}",
-        error_name10(e.err_type, e.code),
-        payload(e.err_type, &e.data)
-    )
+    format!(" {}\n{}", error_name10(e.err_type, e.code), payload(e.err_type, &e.data))
 }
 
 #[cfg(test)]

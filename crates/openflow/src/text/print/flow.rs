@@ -107,10 +107,7 @@ pub fn flow_line(e: &FlowEntry, show_stats: bool) -> String {
         s.push_str(&format!("cookie={:#x}, ", e.cookie));
     }
     if show_stats {
-        s.push_str(&format!(
-            "duration={}, ",
-            duration(e.duration_sec, e.duration_nsec)
-        ));
+        s.push_str(&format!("duration={}, ", duration(e.duration_sec, e.duration_nsec)));
     }
     if show_stats || e.table_id != 0 {
         s.push_str(&format!("table={}, ", e.table_id));
@@ -125,10 +122,7 @@ pub fn flow_line(e: &FlowEntry, show_stats: bool) -> String {
     if e.hard_timeout != 0 {
         s.push_str(&format!("hard_timeout={}, ", e.hard_timeout));
     }
-    s.push_str(&flag_words(
-        e.flags,
-        matches!(e.instructions, Actions::V10(_)),
-    ));
+    s.push_str(&flag_words(e.flags, matches!(e.instructions, Actions::V10(_))));
     let m = match_with_priority(&e.match_, e.priority);
     if !m.is_empty() {
         s.push_str(&m);
@@ -141,19 +135,14 @@ pub fn flow_line(e: &FlowEntry, show_stats: bool) -> String {
 
 /// The body of a flow-stats reply: each flow on its own line.
 pub(super) fn flow_lines(entries: impl Iterator<Item = FlowEntry>) -> String {
-    entries
-        .map(|e| format!("\n {}", flow_line(&e, true)))
-        .collect()
+    entries.map(|e| format!("\n {}", flow_line(&e, true))).collect()
 }
 
 /// The body of a flow-mod of either version. 1.0 has no table or cookie mask (its
 /// cookie is always the new flow's) and no flags past `check_overlap`.
 pub(super) fn flow_mod<M: PrintMatch, A: PrintList>(f: &FlowMod<M, A>) -> String {
     let v10 = M::VERSION == OFP10_VERSION;
-    let mut s = format!(
-        " {}",
-        crate::text::message::flow_mod_command_name(f.command)
-    );
+    let mut s = format!(" {}", crate::text::message::flow_mod_command_name(f.command));
     if !v10 && f.table_id != 0 {
         s.push_str(&format!(" table:{}", f.table_id));
     }

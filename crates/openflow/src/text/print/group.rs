@@ -56,10 +56,7 @@ pub(super) fn group_descs(list: &[GroupDesc]) -> String {
 pub fn group_stats_line(g: &GroupStats) -> String {
     let mut s = format!("group_id={},", g.group_id);
     if g.duration_sec != u32::MAX {
-        s.push_str(&format!(
-            "duration={},",
-            duration(g.duration_sec, g.duration_nsec)
-        ));
+        s.push_str(&format!("duration={},", duration(g.duration_sec, g.duration_nsec)));
     }
     s.push_str(&format!(
         "ref_count={},packet_count={},byte_count={}",
@@ -77,9 +74,7 @@ pub fn group_stats_line(g: &GroupStats) -> String {
 }
 
 pub(super) fn group_stats(list: &[GroupStats]) -> String {
-    list.iter()
-        .map(|g| format!("\n {}", group_stats_line(g)))
-        .collect()
+    list.iter().map(|g| format!("\n {}", group_stats_line(g))).collect()
 }
 
 /// Action names of an OpenFlow 1.3 action bitmap, in Open vSwitch's order (bits it
@@ -112,10 +107,7 @@ pub(super) fn group_features(g: &GroupFeatures) -> String {
         if g.types & (1 << i) != 0 {
             s.push_str(&format!("    {name} group:\n"));
             s.push_str(&format!("       max_groups={}\n", c_hex(g.max_groups[i])));
-            s.push_str(&format!(
-                "       actions: {}\n",
-                action_bitmap_names(g.actions[i])
-            ));
+            s.push_str(&format!("       actions: {}\n", action_bitmap_names(g.actions[i])));
         }
     }
     s
@@ -128,8 +120,5 @@ pub(super) fn group_mod(g: &GroupMod) -> String {
         GroupModCommand::Delete => "DEL".into(),
         GroupModCommand::Unknown(n) => format!("cmd:{n}"),
     };
-    format!(
-        "\n {cmd} {}",
-        group_text(g.group_id, g.group_type, &g.buckets)
-    )
+    format!("\n {cmd} {}", group_text(g.group_id, g.group_type, &g.buckets))
 }

@@ -27,12 +27,9 @@ pub fn meter_id(id: u32, sep: char) -> String {
 /// The flag words of a meter, each followed by a space.
 pub fn meter_flag_words(flags: u16) -> String {
     let mut s = String::new();
-    for (bit, n) in [
-        (mf::KBPS, "kbps"),
-        (mf::PKTPS, "pktps"),
-        (mf::BURST, "burst"),
-        (mf::STATS, "stats"),
-    ] {
+    for (bit, n) in
+        [(mf::KBPS, "kbps"), (mf::PKTPS, "pktps"), (mf::BURST, "burst"), (mf::STATS, "stats")]
+    {
         if flags & bit != 0 {
             s.push_str(n);
             s.push(' ');
@@ -75,9 +72,7 @@ fn config_text(id: u32, flags: u16, bands: &[MeterBand]) -> String {
 }
 
 pub(super) fn meter_configs(list: &[MeterConfig]) -> String {
-    list.iter()
-        .map(|m| format!("\n{}", config_text(m.meter_id, m.flags, &m.bands)))
-        .collect()
+    list.iter().map(|m| format!("\n{}", config_text(m.meter_id, m.flags, &m.bands))).collect()
 }
 
 /// One meter's counters (the meter line, then one line per band).
@@ -100,9 +95,7 @@ pub fn meter_stats_text(m: &MeterStats) -> String {
 }
 
 pub(super) fn meter_stats(list: &[MeterStats]) -> String {
-    list.iter()
-        .map(|m| format!("\n{}", meter_stats_text(m)))
-        .collect()
+    list.iter().map(|m| format!("\n{}", meter_stats_text(m))).collect()
 }
 
 pub(super) fn meter_features(f: &MeterFeatures) -> String {

@@ -94,11 +94,7 @@ pub fn raw(bytes: &[u8], verbosity: u8) -> String {
 /// ovs-ofctl's port-desc reply for a list of ports we got otherwise (OpenFlow 1.0's
 /// features reply).
 pub fn port_desc_reply(version: u8, xid: u32, ports: &[Port]) -> String {
-    finish(format!(
-        "{}\n{}",
-        header(version, "OFPST_PORT_DESC reply", xid),
-        port::ports(ports)
-    ))
+    finish(format!("{}\n{}", header(version, "OFPST_PORT_DESC reply", xid), port::ports(ports)))
 }
 
 /// `NAME (OF1.3) (xid=0x5):`.
@@ -230,11 +226,7 @@ fn body13(m: &M13, version: u8, verbosity: u8) -> String {
         | M13::BarrierRequest
         | M13::BarrierReply
         | M13::GetAsyncRequest => String::new(),
-        other => fallback(&Frame {
-            version,
-            xid: 0,
-            message: Message::V13(other.clone()),
-        }),
+        other => fallback(&Frame { version, xid: 0, message: Message::V13(other.clone()) }),
     }
 }
 
@@ -294,11 +286,9 @@ fn request13(b: &Q13) -> String {
         Q13::Meter { meter_id } | Q13::MeterConfig { meter_id } => {
             format!(" {}", meter::meter_id(*meter_id, '='))
         }
-        Q13::Queue { port_no, queue_id } => format!(
-            " port={} queue={}",
-            crate::model::port_name(*port_no),
-            queue_name(*queue_id)
-        ),
+        Q13::Queue { port_no, queue_id } => {
+            format!(" port={} queue={}", crate::model::port_name(*port_no), queue_name(*queue_id))
+        }
         _ => String::new(),
     }
 }
@@ -341,10 +331,7 @@ fn request10(b: &Q10) -> String {
         Q10::Flow(r) | Q10::Aggregate(r) => {
             flow::flow_request(r.table_id, port_to_v13(r.out_port), &r.match_.to_oxm())
         }
-        Q10::Port(p) => format!(
-            " port_no={}",
-            crate::model::port_name(port_to_v13(p.port_no))
-        ),
+        Q10::Port(p) => format!(" port_no={}", crate::model::port_name(port_to_v13(p.port_no))),
         Q10::Queue(q) => format!(
             " port={} queue={}",
             crate::model::port_name(port_to_v13(q.port_no)),
@@ -363,10 +350,7 @@ fn reply10(b: &R10) -> String {
         R10::Port(ps) => port::port_stats(ps),
         other => fallback(&Frame::v10(
             0,
-            M10::StatsReply(crate::v10::stats::StatsReply {
-                flags: 0,
-                body: other.clone(),
-            }),
+            M10::StatsReply(crate::v10::stats::StatsReply { flags: 0, body: other.clone() }),
         )),
     }
 }
@@ -434,11 +418,7 @@ pub fn hex_dump(data: &[u8]) -> String {
         }
         s.push('|');
         for &b in chunk {
-            s.push(if (32..127).contains(&b) {
-                b as char
-            } else {
-                '.'
-            });
+            s.push(if (32..127).contains(&b) { b as char } else { '.' });
         }
         for _ in chunk.len()..16 {
             s.push(' ');

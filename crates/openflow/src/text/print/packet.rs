@@ -40,16 +40,13 @@ impl<'a> Bytes<'a> {
         self.get(at, 2).map(|b| u16::from_be_bytes([b[0], b[1]]))
     }
     fn u32(&self, at: usize) -> Option<u32> {
-        self.get(at, 4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        self.get(at, 4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
     fn mac(&self, at: usize) -> Option<MacAddr> {
-        self.get(at, 6)
-            .map(|b| MacAddr([b[0], b[1], b[2], b[3], b[4], b[5]]))
+        self.get(at, 6).map(|b| MacAddr([b[0], b[1], b[2], b[3], b[4], b[5]]))
     }
     fn ipv4(&self, at: usize) -> Option<Ipv4Addr> {
-        self.get(at, 4)
-            .map(|b| Ipv4Addr::new(b[0], b[1], b[2], b[3]))
+        self.get(at, 4).map(|b| Ipv4Addr::new(b[0], b[1], b[2], b[3]))
     }
     fn ipv6(&self, at: usize) -> Option<Ipv6Addr> {
         self.get(at, 16).map(|b| {
@@ -170,9 +167,7 @@ pub fn summary(data: &[u8]) -> String {
             let zero4 = Ipv4Addr::UNSPECIFIED;
             let (op, sha, spa, tha, tpa) = if valid {
                 (
-                    a.u16(arp::field::OPER.start)
-                        .filter(|o| *o <= 0xff)
-                        .unwrap_or(0),
+                    a.u16(arp::field::OPER.start).filter(|o| *o <= 0xff).unwrap_or(0),
                     a.mac(arp::field::SHA.start).unwrap_or(MacAddr::ZERO),
                     a.ipv4(arp::field::SPA.start).unwrap_or(zero4),
                     a.mac(arp::field::THA.start).unwrap_or(MacAddr::ZERO),
@@ -188,11 +183,7 @@ pub fn summary(data: &[u8]) -> String {
             l3_fields.push(format!("arp_tha={tha}"));
         }
         ethertype::MPLS | ethertype::MPLS_MCAST => {
-            shorthand = Some(if ty == ethertype::MPLS {
-                "mpls"
-            } else {
-                "mplsm"
-            });
+            shorthand = Some(if ty == ethertype::MPLS { "mpls" } else { "mplsm" });
             if let Some(lse) = MplsEntry::new_checked(l3) {
                 l3_fields.push(format!("mpls_label={}", lse.label()));
                 l3_fields.push(format!("mpls_tc={}", lse.tc()));
@@ -222,11 +213,7 @@ pub fn summary(data: &[u8]) -> String {
     fields.extend(l3_fields);
     if transport.masked {
         let icmp = matches!(shorthand, Some("icmp") | Some("icmp6"));
-        let (a, b) = if icmp {
-            ("icmp_type", "icmp_code")
-        } else {
-            ("tp_src", "tp_dst")
-        };
+        let (a, b) = if icmp { ("icmp_type", "icmp_code") } else { ("tp_src", "tp_dst") };
         fields.push(format!("{a}={}", transport.src));
         fields.push(format!("{b}={}", transport.dst));
         if let Some((target, sll, tll)) = transport.nd {
@@ -290,10 +277,7 @@ fn ipv4(l3: &[u8]) -> ((Ipv4Addr, Ipv4Addr), Net, Transport) {
     let addrs = (Ipv4Addr::from(ip.src_addr()), Ipv4Addr::from(ip.dst_addr()));
     let l4 = &l3[ihl..tot];
     let t = if net.frag.1 {
-        Transport {
-            csum: checksum(net.proto, l4, false),
-            ..Transport::default()
-        }
+        Transport { csum: checksum(net.proto, l4, false), ..Transport::default() }
     } else {
         transport(net.proto, l4, false)
     };
@@ -345,10 +329,7 @@ fn ipv6(l3: &[u8]) -> ((Ipv6Addr, Ipv6Addr), u32, Net, Transport) {
     }
     let l4 = l3.get(off..end).unwrap_or(&[]);
     let t = if net.frag.1 {
-        Transport {
-            csum: checksum(net.proto, l4, true),
-            ..Transport::default()
-        }
+        Transport { csum: checksum(net.proto, l4, true), ..Transport::default() }
     } else {
         transport(net.proto, l4, true)
     };
@@ -360,21 +341,21 @@ fn ipv6(l3: &[u8]) -> ((Ipv6Addr, Ipv6Addr), u32, Net, Transport) {
 fn checksum(proto: u8, l4: &[u8], v6: bool) -> Option<String> {
     let b = Bytes(l4);
     match proto {
-        ip_proto::TCP if l4.len() >= tcp::HEADER_LEN => b
-            .u16(tcp::field::CHECKSUM.start)
-            .map(|c| format!("tcp_csum:{c:x}")),
-        ip_proto::UDP if l4.len() >= udp::HEADER_LEN => b
-            .u16(udp::field::CHECKSUM.start)
-            .map(|c| format!("udp_csum:{c:x}")),
-        ip_proto::SCTP if l4.len() >= sctp::HEADER_LEN => b
-            .u32(sctp::field::CHECKSUM.start)
-            .map(|c| format!("sctp_csum:{c:x}")),
-        ip_proto::ICMP if !v6 && l4.len() >= icmp::V4_HEADER_LEN => b
-            .u16(icmp::field::CHECKSUM.start)
-            .map(|c| format!("icmp_csum:{c:x}")),
-        ip_proto::ICMPV6 if v6 && l4.len() >= icmp::HEADER_LEN => b
-            .u16(icmp::field::CHECKSUM.start)
-            .map(|c| format!("icmp6_csum:{c:x}")),
+        ip_proto::TCP if l4.len() >= tcp::HEADER_LEN => {
+            b.u16(tcp::field::CHECKSUM.start).map(|c| format!("tcp_csum:{c:x}"))
+        }
+        ip_proto::UDP if l4.len() >= udp::HEADER_LEN => {
+            b.u16(udp::field::CHECKSUM.start).map(|c| format!("udp_csum:{c:x}"))
+        }
+        ip_proto::SCTP if l4.len() >= sctp::HEADER_LEN => {
+            b.u32(sctp::field::CHECKSUM.start).map(|c| format!("sctp_csum:{c:x}"))
+        }
+        ip_proto::ICMP if !v6 && l4.len() >= icmp::V4_HEADER_LEN => {
+            b.u16(icmp::field::CHECKSUM.start).map(|c| format!("icmp_csum:{c:x}"))
+        }
+        ip_proto::ICMPV6 if v6 && l4.len() >= icmp::HEADER_LEN => {
+            b.u16(icmp::field::CHECKSUM.start).map(|c| format!("icmp6_csum:{c:x}"))
+        }
         _ => None,
     }
 }
@@ -449,15 +430,12 @@ fn transport(proto: u8, l4: &[u8], v6: bool) -> Transport {
 /// The target and link-layer addresses of a neighbour solicitation/advertisement.
 fn nd(b: &Bytes) -> (Ipv6Addr, MacAddr, MacAddr) {
     // The target and each option as far as the message holds them.
-    let target = b
-        .ipv6(nd::field::TARGET.start)
-        .unwrap_or(Ipv6Addr::UNSPECIFIED);
+    let target = b.ipv6(nd::field::TARGET.start).unwrap_or(Ipv6Addr::UNSPECIFIED);
     let (mut sll, mut tll) = (MacAddr::ZERO, MacAddr::ZERO);
     let mut off = nd::HEADER_LEN;
-    while let (Some(ty), Some(len)) = (
-        b.u8(off + nd::opt_field::TYPE),
-        b.u8(off + nd::opt_field::LEN),
-    ) {
+    while let (Some(ty), Some(len)) =
+        (b.u8(off + nd::opt_field::TYPE), b.u8(off + nd::opt_field::LEN))
+    {
         if len == 0 {
             break;
         }
@@ -480,9 +458,8 @@ pub fn tcp_flag_names(flags: u16) -> String {
     if flags == 0 {
         return "0".into();
     }
-    let names = [
-        "fin", "syn", "rst", "psh", "ack", "urg", "ece", "cwr", "ns", "[200]", "[400]", "[800]",
-    ];
+    let names =
+        ["fin", "syn", "rst", "psh", "ack", "urg", "ece", "cwr", "ns", "[200]", "[400]", "[800]"];
     (0..12)
         .filter(|i| flags & (1 << i) != 0)
         .map(|i| names[i].to_string())
@@ -554,11 +531,7 @@ pub(super) fn packet_in(p: &crate::model::PacketIn, verbosity: u8) -> String {
 
 /// The body of a packet-out of either version.
 pub(super) fn packet_out<A: PrintList>(p: &PacketOut<A>, verbosity: u8) -> String {
-    let mut s = format!(
-        " in_port={} actions={}",
-        port_name(p.in_port),
-        A::list_text(&p.actions)
-    );
+    let mut s = format!(" in_port={} actions={}", port_name(p.in_port), A::list_text(&p.actions));
     if p.buffer_id == u32::MAX {
         s.push_str(&format!(" data_len={}", p.data.len()));
         if verbosity > 0 && !p.data.is_empty() {
@@ -619,11 +592,7 @@ mod tests {
         );
         // 802.3 with a length and no SNAP header.
         let llc = hex("ffffffffffff0000000000010026424203000000");
-        assert!(
-            summary(&llc).ends_with(",dl_type=0x05ff"),
-            "{}",
-            summary(&llc)
-        );
+        assert!(summary(&llc).ends_with(",dl_type=0x05ff"), "{}", summary(&llc));
         let other = hex("ffffffffffff00000000000188cc00");
         assert_eq!(
             summary(&other),

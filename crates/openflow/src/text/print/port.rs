@@ -81,11 +81,7 @@ pub fn feature_names(f: u32) -> String {
 
 /// One port as ovs-ofctl prints it (five or more lines, each ending in `\n`).
 pub(super) fn port(p: &Port) -> String {
-    let name: String = p
-        .name
-        .chars()
-        .take_while(|c| c.is_ascii_graphic() || *c == ' ')
-        .collect();
+    let name: String = p.name.chars().take_while(|c| c.is_ascii_graphic() || *c == ' ').collect();
     let mut s = format!(" {}({name}): addr:{}\n", port_name(p.port_no), p.hw_addr);
     s.push_str(&format!("     config:     {}\n", config_names(p.config)));
     s.push_str(&format!("     state:      {}\n", state_names(p.state)));
@@ -136,11 +132,7 @@ pub(super) fn port_status(reason: u8, p: &Port) -> String {
 }
 
 fn counter(leader: &str, v: u64, more: bool) -> String {
-    let n = if v == u64::MAX {
-        "?".to_string()
-    } else {
-        v.to_string()
-    };
+    let n = if v == u64::MAX { "?".to_string() } else { v.to_string() };
     format!("{leader}{n}{}", if more { ", " } else { "\n" })
 }
 

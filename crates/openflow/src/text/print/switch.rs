@@ -45,18 +45,13 @@ pub fn actions10_names(bits: u32) -> String {
 
 /// The body of a features reply of `version`, with the 1.0 action types and ports.
 pub(super) fn features(f: &FeaturesReply, version: u8) -> String {
-    let mut s = format!(
-        " dpid:{:016x}\nn_tables:{}, n_buffers:{}",
-        f.datapath_id, f.n_tables, f.n_buffers
-    );
+    let mut s =
+        format!(" dpid:{:016x}\nn_tables:{}, n_buffers:{}", f.datapath_id, f.n_tables, f.n_buffers);
     if f.auxiliary_id != 0 {
         s.push_str(&format!(", auxiliary_id:{}", f.auxiliary_id));
     }
     s.push('\n');
-    s.push_str(&format!(
-        "capabilities: {}\n",
-        capability_names(f.capabilities)
-    ));
+    s.push_str(&format!("capabilities: {}\n", capability_names(f.capabilities)));
     if version == OFP10_VERSION {
         if f.actions != 0 {
             s.push_str(&format!("actions: {}\n", actions10_names(f.actions)));

@@ -23,10 +23,7 @@ fn fields_of(wildcards: u32) -> Vec<&'static str> {
         (w::TP_SRC, "tcp_src"),
         (w::TP_DST, "tcp_dst"),
     ];
-    MAP.iter()
-        .filter(|(bit, _)| wildcards & bit != 0)
-        .map(|(_, n)| *n)
-        .collect()
+    MAP.iter().filter(|(bit, _)| wildcards & bit != 0).map(|(_, n)| *n).collect()
 }
 
 /// The features Open vSwitch derives from a table-stats entry.
@@ -218,10 +215,7 @@ mod tests {
             print_names(&all, 0),
             "in_port eth_{src,dst,type} vlan_{vid,pcp} ip_{src,dst} nw_{proto,tos} tcp_{src,dst}"
         );
-        assert_eq!(
-            print_names(&["reg0", "reg1", "reg2", "reg3"], 0),
-            "reg0...reg3"
-        );
+        assert_eq!(print_names(&["reg0", "reg1", "reg2", "reg3"], 0), "reg0...reg3");
         assert_eq!(print_names(&["reg0", "reg1"], 0), "reg0 reg1");
         assert_eq!(print_names(&["a"], 0), "a");
     }

@@ -54,15 +54,7 @@ fn port13(no: u32, name: &str, addr: &str, config: u32, state: u32, curr: u32, s
 fn ovs_ports() -> Vec<Port> {
     vec![
         port13(1, "p1", "aa:55:aa:55:00:01", 0, 4, 0, 0),
-        port13(
-            0xffff_fffe,
-            "br0",
-            "d6:d2:b3:7b:a7:4c",
-            1,
-            1,
-            (1 << 6) | (1 << 11),
-            10_000_000,
-        ),
+        port13(0xffff_fffe, "br0", "d6:d2:b3:7b:a7:4c", 1, 1, (1 << 6) | (1 << 11), 10_000_000),
         port13(2, "p2", "aa:55:aa:55:00:00", 0, 4, 0, 0),
     ]
 }
@@ -98,13 +90,8 @@ fn features_and_port_desc_13() {
          2(p2): addr:aa:55:aa:55:00:00\n     config:     0\n     state:      LIVE\n     speed: 0 Mbps now, 0 Mbps max\n \
          LOCAL(br0): addr:d6:d2:b3:7b:a7:4c\n     config:     PORT_DOWN\n     state:      LINK_DOWN\n     current:    10GB-FD COPPER\n     speed: 10000 Mbps now, 0 Mbps max\n"
     );
-    let cfg = Frame::v13(
-        5,
-        M13::GetConfigReply(crate::v13::SwitchConfig {
-            flags: 0,
-            miss_send_len: 0,
-        }),
-    );
+    let cfg =
+        Frame::v13(5, M13::GetConfigReply(crate::v13::SwitchConfig { flags: 0, miss_send_len: 0 }));
     assert_eq!(
         frame(&cfg, 1),
         "OFPT_GET_CONFIG_REPLY (OF1.3) (xid=0x5): frags=normal miss_send_len=0\n"
@@ -138,14 +125,7 @@ fn features_with_ports_10() {
             auxiliary_id: 0,
             undefined: None,
             ports: vec![
-                p(
-                    0xfffe,
-                    "br0",
-                    "d6:d2:b3:7b:a7:4c",
-                    1,
-                    1,
-                    pf::F_10GB_FD | pf::COPPER,
-                ),
+                p(0xfffe, "br0", "d6:d2:b3:7b:a7:4c", 1, 1, pf::F_10GB_FD | pf::COPPER),
                 p(2, "p2", "aa:55:aa:55:00:00", 0, 0, 0),
                 p(1, "p1", "aa:55:aa:55:00:01", 0, 0, 0),
             ],
@@ -223,13 +203,7 @@ fn table_stats_10_have_features() {
     };
     let mut tables = vec![t(0, 2)];
     tables.extend((1..=253).map(|i| t(i, 0)));
-    let f = Frame::v10(
-        2,
-        M10::StatsReply(StatsReply {
-            flags: 0,
-            body: R10::Table(tables),
-        }),
-    );
+    let f = Frame::v10(2, M10::StatsReply(StatsReply { flags: 0, body: R10::Table(tables) }));
     assert_eq!(
         frame(&f, 1),
         "OFPST_TABLE reply (xid=0x2):\n  table 0:\n    active=2, lookup=0, matched=0\n    max_entries=1000000\n    matching:\n      exact match or wildcard: in_port eth_{src,dst,type} vlan_{vid,pcp} ip_{src,dst} nw_{proto,tos} tcp_{src,dst}\n\n  table 1:\n    active=0, lookup=0, matched=0\n    (same features)\n\n  tables 2...253: ditto\n"
@@ -299,9 +273,7 @@ fn flow_stats_lines() {
         table_id: 0,
         duration_nsec: 31_000_000,
         match_: Default::default(),
-        instructions: crate::text::parse_flow("actions=CONTROLLER:65535")
-            .unwrap()
-            .instructions,
+        instructions: crate::text::parse_flow("actions=CONTROLLER:65535").unwrap().instructions,
         ..fs.clone()
     };
     assert_eq!(
@@ -375,10 +347,7 @@ fn meters_and_meter_mods() {
     let mc = print_reply(R13::MeterConfig(vec![MeterConfig {
         flags: 0b1101,
         meter_id: 1,
-        bands: vec![MeterBand::Drop {
-            rate: 1000,
-            burst_size: 100,
-        }],
+        bands: vec![MeterBand::Drop { rate: 1000, burst_size: 100 }],
     }]));
     assert_eq!(
         mc,
@@ -391,10 +360,7 @@ fn meters_and_meter_mods() {
         byte_in_count: 0,
         duration_sec: 0,
         duration_nsec: 101_000_000,
-        band_stats: vec![MeterBandStats {
-            packet_band_count: 0,
-            byte_band_count: 0,
-        }],
+        band_stats: vec![MeterBandStats { packet_band_count: 0, byte_band_count: 0 }],
     }]));
     assert_eq!(
         ms,
@@ -417,11 +383,7 @@ fn meters_and_meter_mods() {
             command: MeterModCommand::Add,
             flags: 2,
             meter_id: 2,
-            bands: vec![MeterBand::DscpRemark {
-                rate: 100,
-                burst_size: 0,
-                prec_level: 1,
-            }],
+            bands: vec![MeterBand::DscpRemark { rate: 100, burst_size: 0, prec_level: 1 }],
         }),
     );
     assert_eq!(
@@ -463,10 +425,7 @@ fn groups() {
         byte_count: 0,
         duration_sec: 0,
         duration_nsec: 49_000_000,
-        bucket_stats: vec![BucketCounter {
-            packet_count: 0,
-            byte_count: 0,
-        }],
+        bucket_stats: vec![BucketCounter { packet_count: 0, byte_count: 0 }],
     };
     assert_eq!(
         frame(&reply13(6, 0, R13::Group(vec![gs])), 1),
@@ -557,10 +516,7 @@ fn requests_and_raw_bytes() {
             }),
         }),
     );
-    assert_eq!(
-        frame(&req, 1),
-        "OFPST_FLOW request (OF1.3) (xid=0x2): table=1 out_port=2 ip\n"
-    );
+    assert_eq!(frame(&req, 1), "OFPST_FLOW request (OF1.3) (xid=0x2): table=1 out_port=2 ip\n");
     assert_eq!(
         frame(&Frame::v13(9, M13::BarrierRequest), 1),
         "OFPT_BARRIER_REQUEST (OF1.3) (xid=0x9):\n"

@@ -20,9 +20,7 @@ use crate::{ErrorKind, MacAddr, OfpError};
 
 /// A field as ovs-ofctl writes it (`ipv6_src=::1`), for error messages.
 fn field_text(o: &Oxm) -> String {
-    crate::text::format_match(&Match13 {
-        fields: vec![o.clone()],
-    })
+    crate::text::format_match(&Match13 { fields: vec![o.clone()] })
 }
 
 fn unsupported(kind: ErrorKind, what: String) -> OfpError {
@@ -131,10 +129,7 @@ pub fn match_from_v13(m: &Match13) -> Result<Match, OfpError> {
                 clear(&mut out, fw::NW_TOS);
             }
             Oxm::IpDscp(d) => {
-                return Err(unsupported(
-                    ErrorKind::BAD_MATCH_BAD_VALUE,
-                    format!("ip_dscp {d}"),
-                ))
+                return Err(unsupported(ErrorKind::BAD_MATCH_BAD_VALUE, format!("ip_dscp {d}")))
             }
             Oxm::IpProto(p) => {
                 out.nw_proto = p;
@@ -169,10 +164,7 @@ pub fn match_from_v13(m: &Match13) -> Result<Match, OfpError> {
                 clear(&mut out, fw::TP_DST);
             }
             ref other => {
-                return Err(unsupported(
-                    ErrorKind::BAD_MATCH_BAD_FIELD,
-                    field_text(other),
-                ))
+                return Err(unsupported(ErrorKind::BAD_MATCH_BAD_FIELD, field_text(other)))
             }
         }
     }

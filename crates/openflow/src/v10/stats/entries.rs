@@ -73,10 +73,7 @@ mod tests {
             let at = 8 + usize::from(i) * 8;
             assert_eq!(&w.buf[at..at + 8], &u64::from(i + 1).to_be_bytes());
         }
-        assert_eq!(
-            PortStats::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(),
-            p
-        );
+        assert_eq!(PortStats::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(), p);
     }
 
     #[test]
@@ -108,10 +105,7 @@ mod tests {
         assert_eq!(w.len(), crate::model::table_stats_len(OFP10_VERSION));
         assert_eq!(&w.buf[4..15], b"classifier\0");
         assert_eq!(&w.buf[36..40], &[0, 0x3f, 0xff, 0xff]);
-        assert_eq!(
-            TableStats::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(),
-            t
-        );
+        assert_eq!(TableStats::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap(), t);
     }
 
     #[test]

@@ -152,10 +152,9 @@ impl crate::model::StatsBody for StatsRequestBody {
             t::TABLE => StatsRequestBody::Table,
             t::PORT => StatsRequestBody::Port(PortStatsRequest::decode(r)?),
             t::QUEUE => StatsRequestBody::Queue(QueueStatsRequest::decode(r)?),
-            t::VENDOR => StatsRequestBody::Vendor {
-                vendor: r.u32()?,
-                data: r.take_rest().to_vec(),
-            },
+            t::VENDOR => {
+                StatsRequestBody::Vendor { vendor: r.u32()?, data: r.take_rest().to_vec() }
+            }
             _ => return Err(bad_type(ty)),
         })
     }
@@ -237,10 +236,7 @@ impl crate::model::StatsBody for StatsReplyBody {
                 "queue",
                 |r| QueueStats::decode(OFP10_VERSION, r),
             )?),
-            t::VENDOR => StatsReplyBody::Vendor {
-                vendor: r.u32()?,
-                data: r.take_rest().to_vec(),
-            },
+            t::VENDOR => StatsReplyBody::Vendor { vendor: r.u32()?, data: r.take_rest().to_vec() },
             _ => return Err(bad_type(ty)),
         })
     }
@@ -289,18 +285,11 @@ mod tests {
             (StatsReplyBody::Queue(vec![QueueStats::default()]), 4 + 32),
         ];
         for (body, len) in sizes {
-            assert_eq!(
-                encoded(|w| StatsReply { flags: 0, body }.encode(w)).len(),
-                len
-            );
+            assert_eq!(encoded(|w| StatsReply { flags: 0, body }.encode(w)).len(), len);
         }
         let fs = entries::strip_vlan_flow();
         let b = encoded(|w| {
-            StatsReply {
-                flags: OFPSF_REPLY_MORE,
-                body: StatsReplyBody::Flow(vec![fs]),
-            }
-            .encode(w)
+            StatsReply { flags: OFPSF_REPLY_MORE, body: StatsReplyBody::Flow(vec![fs]) }.encode(w)
         });
         assert_eq!(b.len(), 4 + 96);
         assert_eq!(&b[..6], &[0, 1, 0, 1, 0, 96]);
@@ -311,10 +300,7 @@ mod tests {
             [0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
         );
         assert_eq!(
-            req(StatsRequestBody::Queue(QueueStatsRequest {
-                port_no: 0xfffc,
-                queue_id: OFPQ_ALL
-            })),
+            req(StatsRequestBody::Queue(QueueStatsRequest { port_no: 0xfffc, queue_id: OFPQ_ALL })),
             [0, 5, 0, 0, 0xff, 0xfc, 0, 0, 0xff, 0xff, 0xff, 0xff]
         );
         let flow_req = req(StatsRequestBody::Flow(FlowStatsRequest {
@@ -351,32 +337,22 @@ mod tests {
             assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN, "{b:?}");
         }
         // Short request bodies.
-        for b in [
-            &[0u8, 4, 0, 0, 0, 1][..],
-            &[0, 1, 0, 0][..],
-            &[0xff, 0xff, 0, 0, 0][..],
-        ] {
+        for b in [&[0u8, 4, 0, 0, 0, 1][..], &[0, 1, 0, 0][..], &[0xff, 0xff, 0, 0, 0][..]] {
             let e = StatsRequest::decode(&mut Reader::new(b)).unwrap_err();
             assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN, "{b:?}");
         }
         // A port stats list that is not a multiple of 104.
         let mut b = encoded(|w| {
-            StatsReply {
-                flags: 0,
-                body: StatsReplyBody::Port(vec![PortStats::default(); 2]),
-            }
-            .encode(w)
+            StatsReply { flags: 0, body: StatsReplyBody::Port(vec![PortStats::default(); 2]) }
+                .encode(w)
         });
         b.pop();
         let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
         // Aggregate reply with trailing bytes.
         let mut b = encoded(|w| {
-            StatsReply {
-                flags: 0,
-                body: StatsReplyBody::Aggregate(AggregateStats::default()),
-            }
-            .encode(w)
+            StatsReply { flags: 0, body: StatsReplyBody::Aggregate(AggregateStats::default()) }
+                .encode(w)
         });
         b.push(0);
         let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();

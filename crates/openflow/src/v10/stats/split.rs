@@ -69,11 +69,7 @@ impl StatsReply {
             .into_iter()
             .enumerate()
             .map(|(i, body)| StatsReply {
-                flags: if i < last {
-                    self.flags | OFPSF_REPLY_MORE
-                } else {
-                    self.flags
-                },
+                flags: if i < last { self.flags | OFPSF_REPLY_MORE } else { self.flags },
                 body,
             })
             .collect()
@@ -139,17 +135,9 @@ mod tests {
     #[test]
     fn split_is_greedy_between_entries() {
         // Table entries are 64 bytes: two fit in 130, the fifth is alone in the last part.
-        let tables: Vec<TableStats> = (0..5)
-            .map(|i| TableStats {
-                table_id: i,
-                ..TableStats::default()
-            })
-            .collect();
-        let parts = StatsReply {
-            flags: 0,
-            body: StatsReplyBody::Table(tables.clone()),
-        }
-        .split(130);
+        let tables: Vec<TableStats> =
+            (0..5).map(|i| TableStats { table_id: i, ..TableStats::default() }).collect();
+        let parts = StatsReply { flags: 0, body: StatsReplyBody::Table(tables.clone()) }.split(130);
         let want = [&tables[0..2], &tables[2..4], &tables[4..5]];
         assert_eq!(parts.len(), want.len());
         for (i, (p, w)) in parts.iter().zip(want).enumerate() {
@@ -161,25 +149,14 @@ mod tests {
     #[test]
     fn oversized_entries_stand_alone_and_empty_lists_stay_whole() {
         let big = PortStats::default();
-        let parts = StatsReply {
-            flags: OFPSF_REPLY_MORE,
-            body: StatsReplyBody::Port(vec![big; 3]),
-        }
-        .split(50);
+        let parts =
+            StatsReply { flags: OFPSF_REPLY_MORE, body: StatsReplyBody::Port(vec![big; 3]) }
+                .split(50);
         assert_eq!(
             parts,
-            vec![
-                StatsReply {
-                    flags: OFPSF_REPLY_MORE,
-                    body: StatsReplyBody::Port(vec![big])
-                };
-                3
-            ]
+            vec![StatsReply { flags: OFPSF_REPLY_MORE, body: StatsReplyBody::Port(vec![big]) }; 3]
         );
-        let empty = StatsReply {
-            flags: 0,
-            body: StatsReplyBody::Queue(Vec::<QueueStats>::new()),
-        };
+        let empty = StatsReply { flags: 0, body: StatsReplyBody::Queue(Vec::<QueueStats>::new()) };
         assert_eq!(empty.clone().split(10), vec![empty]);
     }
 
@@ -189,10 +166,7 @@ mod tests {
             let reply = StatsReply {
                 flags: 0,
                 // The vendor id is the first 4 bytes of the body.
-                body: StatsReplyBody::Vendor {
-                    vendor: 1,
-                    data: vec![0; n - 4],
-                },
+                body: StatsReplyBody::Vendor { vendor: 1, data: vec![0; n - 4] },
             };
             crate::Frame::v10(1, crate::v10::Message::StatsReply(reply)).encode()
         };

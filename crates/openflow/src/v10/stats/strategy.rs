@@ -35,23 +35,17 @@ fn arb_flow_stats() -> impl Strategy<Value = FlowStats> {
 }
 
 fn arb_table_stats() -> impl Strategy<Value = TableStats> {
-    (
-        any::<u8>(),
-        "[a-z0-9_]{0,31}",
-        any::<(u32, u32, u32)>(),
-        any::<(u64, u64)>(),
+    (any::<u8>(), "[a-z0-9_]{0,31}", any::<(u32, u32, u32)>(), any::<(u64, u64)>()).prop_map(
+        |(table_id, name, (wildcards, max_entries, active_count), (l, m))| TableStats {
+            table_id,
+            name,
+            wildcards: Some(wildcards),
+            max_entries,
+            active_count,
+            lookup_count: l,
+            matched_count: m,
+        },
     )
-        .prop_map(
-            |(table_id, name, (wildcards, max_entries, active_count), (l, m))| TableStats {
-                table_id,
-                name,
-                wildcards: Some(wildcards),
-                max_entries,
-                active_count,
-                lookup_count: l,
-                matched_count: m,
-            },
-        )
 }
 
 pub fn arb_stats_reply() -> impl Strategy<Value = StatsReply> {

@@ -52,14 +52,7 @@ impl FlowStatsRequest {
         let cookie_mask = r.u64()?;
         let match_ = Match::decode(r)?;
         r.expect_end("flow stats request body")?;
-        Ok(FlowStatsRequest {
-            table_id,
-            out_port,
-            out_group,
-            cookie,
-            cookie_mask,
-            match_,
-        })
+        Ok(FlowStatsRequest { table_id, out_port, out_group, cookie, cookie_mask, match_ })
     }
 
     pub fn encode(&self, w: &mut Writer) {

@@ -42,6 +42,7 @@ use crate::error::{ErrorKind, OfpError};
 use crate::header::OFP13_VERSION;
 use crate::v13::port::Port;
 use crate::v13::table_features::TableFeatures;
+pub use crate::v13::Experimenter;
 use crate::wire::{Reader, Writer};
 
 /// `OFPMPF_REQ_MORE`: more request messages follow.
@@ -84,10 +85,7 @@ pub fn type_name(ty: u16) -> Option<&'static str> {
 }
 
 fn bad_multipart(ty: u16) -> OfpError {
-    OfpError::new(
-        ErrorKind::BAD_REQUEST_BAD_MULTIPART,
-        format!("unknown multipart type {ty}"),
-    )
+    OfpError::new(ErrorKind::BAD_REQUEST_BAD_MULTIPART, format!("unknown multipart type {ty}"))
 }
 
 pub(crate) use crate::wire::take_sized;
@@ -129,12 +127,9 @@ pub enum MultipartRequestBody {
     /// Empty: a query; otherwise the controller's desired table configuration.
     TableFeatures(Vec<TableFeatures>),
     PortDesc,
-    /// `ofp_experimenter_multipart_header` and the bytes after it.
-    Experimenter {
-        experimenter: u32,
-        exp_type: u32,
-        data: Vec<u8>,
-    },
+    /// `ofp_experimenter_multipart_header` and the bytes after it: the layout of an
+    /// `OFPT_EXPERIMENTER` body.
+    Experimenter(Experimenter),
 }
 
 impl MultipartRequestBody {
@@ -156,7 +151,7 @@ impl MultipartRequestBody {
             Self::MeterFeatures => t::METER_FEATURES,
             Self::TableFeatures(_) => t::TABLE_FEATURES,
             Self::PortDesc => t::PORT_DESC,
-            Self::Experimenter { .. } => t::EXPERIMENTER,
+            Self::Experimenter(_) => t::EXPERIMENTER,
         }
     }
 
@@ -178,10 +173,7 @@ impl MultipartRequestBody {
                 r.skip(4)?;
                 Self::PortStats { port_no }
             }
-            t::QUEUE => Self::Queue {
-                port_no: r.u32()?,
-                queue_id: r.u32()?,
-            },
+            t::QUEUE => Self::Queue { port_no: r.u32()?, queue_id: r.u32()? },
             t::GROUP => {
                 let group_id = r.u32()?;
                 r.skip(4)?;
@@ -202,11 +194,7 @@ impl MultipartRequestBody {
             t::METER_FEATURES => Self::MeterFeatures,
             t::TABLE_FEATURES => Self::TableFeatures(TableFeatures::decode_list(r)?),
             t::PORT_DESC => Self::PortDesc,
-            t::EXPERIMENTER => Self::Experimenter {
-                experimenter: r.u32()?,
-                exp_type: r.u32()?,
-                data: r.take_rest().to_vec(),
-            },
+            t::EXPERIMENTER => Self::Experimenter(Experimenter::decode(r)?),
             _ => return Err(bad_multipart(ty)),
         })
     }
@@ -236,15 +224,7 @@ impl MultipartRequestBody {
                 w.zeros(4);
             }
             Self::TableFeatures(tables) => tables.iter().for_each(|t| t.encode(w)),
-            Self::Experimenter {
-                experimenter,
-                exp_type,
-                data,
-            } => {
-                w.u32(*experimenter);
-                w.u32(*exp_type);
-                w.bytes(data);
-            }
+            Self::Experimenter(e) => e.encode(w),
         }
     }
 }
@@ -287,12 +267,9 @@ pub enum MultipartReplyBody {
     MeterFeatures(MeterFeatures),
     TableFeatures(Vec<TableFeatures>),
     PortDesc(Vec<Port>),
-    /// `ofp_experimenter_multipart_header` and the bytes after it.
-    Experimenter {
-        experimenter: u32,
-        exp_type: u32,
-        data: Vec<u8>,
-    },
+    /// `ofp_experimenter_multipart_header` and the bytes after it: the layout of an
+    /// `OFPT_EXPERIMENTER` body.
+    Experimenter(Experimenter),
 }
 
 impl MultipartReplyBody {
@@ -314,7 +291,7 @@ impl MultipartReplyBody {
             Self::MeterFeatures(_) => t::METER_FEATURES,
             Self::TableFeatures(_) => t::TABLE_FEATURES,
             Self::PortDesc(_) => t::PORT_DESC,
-            Self::Experimenter { .. } => t::EXPERIMENTER,
+            Self::Experimenter(_) => t::EXPERIMENTER,
         }
     }
 
@@ -341,11 +318,7 @@ impl MultipartReplyBody {
             t::METER_FEATURES => Self::MeterFeatures(MeterFeatures::decode(r)?),
             t::TABLE_FEATURES => Self::TableFeatures(TableFeatures::decode_list(r)?),
             t::PORT_DESC => Self::PortDesc(r.list(|r| Port::decode(OFP13_VERSION, r))?),
-            t::EXPERIMENTER => Self::Experimenter {
-                experimenter: r.u32()?,
-                exp_type: r.u32()?,
-                data: r.take_rest().to_vec(),
-            },
+            t::EXPERIMENTER => Self::Experimenter(Experimenter::decode(r)?),
             _ => return Err(bad_multipart(ty)),
         })
     }
@@ -367,15 +340,7 @@ impl MultipartReplyBody {
             Self::MeterFeatures(f) => f.encode(w),
             Self::TableFeatures(v) => v.iter().for_each(|x| x.encode(w)),
             Self::PortDesc(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
-            Self::Experimenter {
-                experimenter,
-                exp_type,
-                data,
-            } => {
-                w.u32(*experimenter);
-                w.u32(*exp_type);
-                w.bytes(data);
-            }
+            Self::Experimenter(e) => e.encode(w),
         }
     }
 

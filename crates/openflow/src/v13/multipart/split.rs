@@ -7,7 +7,9 @@
 //! gives back the data. Other bodies that are not lists (desc, aggregate, features) and
 //! empty lists come back as a single part, so every reply yields at least one message.
 
-use super::{MultipartReply, MultipartReplyBody, MULTIPART_HEADER_LEN, OFPMPF_REPLY_MORE};
+use super::{
+    Experimenter, MultipartReply, MultipartReplyBody, MULTIPART_HEADER_LEN, OFPMPF_REPLY_MORE,
+};
 use crate::header::{HEADER_LEN, OFP13_VERSION};
 use crate::v10::stats::chunk;
 
@@ -34,24 +36,14 @@ impl MultipartReplyBody {
             B::MeterConfig(v) => chunk(v, m, |x, w| x.encode(w), B::MeterConfig),
             B::TableFeatures(v) => chunk(v, m, |x, w| x.encode(w), B::TableFeatures),
             B::PortDesc(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::PortDesc),
-            B::Experimenter {
-                experimenter,
-                exp_type,
-                data,
-            } => {
+            B::Experimenter(Experimenter { experimenter, exp_type, data }) => {
                 let room = m.saturating_sub(EXPERIMENTER_HEADER_LEN).max(1);
                 if data.len() <= room {
-                    return vec![B::Experimenter {
-                        experimenter,
-                        exp_type,
-                        data,
-                    }];
+                    return vec![B::Experimenter(Experimenter { experimenter, exp_type, data })];
                 }
                 data.chunks(room)
-                    .map(|c| B::Experimenter {
-                        experimenter,
-                        exp_type,
-                        data: c.to_vec(),
+                    .map(|c| {
+                        B::Experimenter(Experimenter { experimenter, exp_type, data: c.to_vec() })
                     })
                     .collect()
             }
@@ -74,11 +66,7 @@ impl MultipartReply {
             .into_iter()
             .enumerate()
             .map(|(i, body)| MultipartReply {
-                flags: if i == last {
-                    flags
-                } else {
-                    flags | OFPMPF_REPLY_MORE
-                },
+                flags: if i == last { flags } else { flags | OFPMPF_REPLY_MORE },
                 body,
             })
             .collect()

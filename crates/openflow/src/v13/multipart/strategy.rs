@@ -8,28 +8,16 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 
 pub fn arb_flow_stats_request() -> impl Strategy<Value = FlowStatsRequest> {
-    (
-        any::<u8>(),
-        any::<u32>(),
-        any::<u32>(),
-        any::<u64>(),
-        any::<u64>(),
-        arb_match(),
+    (any::<u8>(), any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>(), arb_match()).prop_map(
+        |(table_id, out_port, out_group, cookie, cookie_mask, match_)| FlowStatsRequest {
+            table_id,
+            out_port,
+            out_group,
+            cookie,
+            cookie_mask,
+            match_,
+        },
     )
-        .prop_map(
-            |(table_id, out_port, out_group, cookie, cookie_mask, match_)| FlowStatsRequest {
-                table_id,
-                out_port,
-                out_group,
-                cookie,
-                cookie_mask,
-                match_,
-            },
-        )
-}
-
-fn arb_experimenter_parts() -> impl Strategy<Value = (u32, u32, Vec<u8>)> {
-    (any::<u32>(), any::<u32>(), vec(any::<u8>(), 0..24))
 }
 
 pub fn arb_request_body() -> impl Strategy<Value = MultipartRequestBody> {
@@ -49,11 +37,7 @@ pub fn arb_request_body() -> impl Strategy<Value = MultipartRequestBody> {
         Just(B::MeterFeatures),
         vec(arb_table_features(), 0..3).prop_map(B::TableFeatures),
         Just(B::PortDesc),
-        arb_experimenter_parts().prop_map(|(experimenter, exp_type, data)| B::Experimenter {
-            experimenter,
-            exp_type,
-            data
-        }),
+        Experimenter::arb().prop_map(B::Experimenter),
     ]
 }
 
@@ -120,16 +104,9 @@ pub fn arb_reply_body() -> impl Strategy<Value = MultipartReplyBody> {
         vec(MeterConfig::arb(), 0..3).prop_map(B::MeterConfig),
         MeterFeatures::arb().prop_map(B::MeterFeatures),
         vec(arb_table_features(), 0..3).prop_map(B::TableFeatures),
-        vec(
-            crate::model::port::strategy::arb_port(crate::OFP13_VERSION),
-            0..3
-        )
-        .prop_map(B::PortDesc),
-        arb_experimenter_parts().prop_map(|(experimenter, exp_type, data)| B::Experimenter {
-            experimenter,
-            exp_type,
-            data
-        }),
+        vec(crate::model::port::strategy::arb_port(crate::OFP13_VERSION), 0..3)
+            .prop_map(B::PortDesc),
+        Experimenter::arb().prop_map(B::Experimenter),
     ]
 }
 

@@ -117,11 +117,11 @@ proptest! {
         for p in &parts {
             prop_assert_eq!(p.multipart_type(), body.multipart_type());
         }
-        if let B::Experimenter { experimenter, exp_type, data } = &body {
+        if let B::Experimenter(Experimenter { experimenter, exp_type, data }) = &body {
             // Cut between data bytes; each part repeats the header and fits.
             let mut joined = Vec::new();
             for p in &parts {
-                let B::Experimenter { experimenter: e, exp_type: t, data: d } = p else {
+                let B::Experimenter(Experimenter { experimenter: e, exp_type: t, data: d }) = p else {
                     return Err(TestCaseError::fail("not an experimenter part"));
                 };
                 prop_assert_eq!((e, t), (experimenter, exp_type));
@@ -149,18 +149,10 @@ proptest! {
 
 #[test]
 fn split_a_large_port_desc_into_messages() {
-    let ports: Vec<Port> = (0..2000)
-        .map(|i| Port {
-            port_no: i,
-            name: format!("p{i}"),
-            ..Port::default()
-        })
-        .collect();
-    let msgs = MultipartReply {
-        flags: 0,
-        body: MultipartReplyBody::PortDesc(ports.clone()),
-    }
-    .into_messages();
+    let ports: Vec<Port> =
+        (0..2000).map(|i| Port { port_no: i, name: format!("p{i}"), ..Port::default() }).collect();
+    let msgs = MultipartReply { flags: 0, body: MultipartReplyBody::PortDesc(ports.clone()) }
+        .into_messages();
     // 2000 * 64 = 128000 bytes of body; 65519 / 64 = 1023 ports per message.
     assert_eq!(msgs.len(), 2);
     let mut all = Vec::new();
@@ -190,14 +182,8 @@ fn split_keeps_an_oversized_element_alone_and_empty_lists_whole() {
 fn unknown_type_is_bad_multipart() {
     for ty in [14u16, 15, 0x100, 0xfffe] {
         let bytes = with_header(ty, &[0; 8]);
-        assert_eq!(
-            req(&bytes).unwrap_err().kind,
-            ErrorKind::BAD_REQUEST_BAD_MULTIPART
-        );
-        assert_eq!(
-            rep(&bytes).unwrap_err().kind,
-            ErrorKind::BAD_REQUEST_BAD_MULTIPART
-        );
+        assert_eq!(req(&bytes).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
+        assert_eq!(rep(&bytes).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
         assert_eq!(type_name(ty), None);
     }
 }
@@ -206,14 +192,8 @@ fn unknown_type_is_bad_multipart() {
 fn short_header_is_bad_len() {
     for n in 0..MULTIPART_HEADER_LEN {
         let bytes = with_header(mp_type::DESC, &[]);
-        assert_eq!(
-            req(&bytes[..n]).unwrap_err().kind,
-            ErrorKind::BAD_REQUEST_BAD_LEN
-        );
-        assert_eq!(
-            rep(&bytes[..n]).unwrap_err().kind,
-            ErrorKind::BAD_REQUEST_BAD_LEN
-        );
+        assert_eq!(req(&bytes[..n]).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+        assert_eq!(rep(&bytes[..n]).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_LEN);
     }
 }
 
@@ -351,10 +331,7 @@ fn group_and_meter_stats_bytes_value_bytes() {
             byte_count: 1000,
             duration_sec: 3,
             duration_nsec: 4,
-            bucket_stats: vec![BucketCounter {
-                packet_count: 1,
-                byte_count: 64
-            }],
+            bucket_stats: vec![BucketCounter { packet_count: 1, byte_count: 64 }],
         }])
     );
     assert_eq!(encoded(|w| m.encode(w)), bytes);
@@ -385,13 +362,9 @@ fn desc_reply_bytes_value_bytes() {
         dp_desc: "dp0".into(),
     };
     let mut body = Vec::new();
-    for (s, n) in [
-        ("peregrine project", 256),
-        ("x86_64", 256),
-        ("0.1.0", 256),
-        ("none", 32),
-        ("dp0", 256),
-    ] {
+    for (s, n) in
+        [("peregrine project", 256), ("x86_64", 256), ("0.1.0", 256), ("none", 32), ("dp0", 256)]
+    {
         let mut f = vec![0u8; n];
         f[..s.len()].copy_from_slice(s.as_bytes());
         body.extend_from_slice(&f);
@@ -409,35 +382,24 @@ fn table_features_errors_keep_their_kind() {
         properties: vec![TableFeatureProp::Match(vec![OxmId::basic(0, false, 4)])],
         ..Default::default()
     };
-    let m = MultipartRequest {
-        flags: 0,
-        body: MultipartRequestBody::TableFeatures(vec![tf]),
-    };
+    let m = MultipartRequest { flags: 0, body: MultipartRequestBody::TableFeatures(vec![tf]) };
     let mut bytes = encoded(|w| m.encode(w));
     assert_eq!(req(&bytes).unwrap(), m);
     assert!(m.validate().is_ok());
     // Property length past the table's end.
     bytes[MULTIPART_HEADER_LEN + 66..MULTIPART_HEADER_LEN + 68].copy_from_slice(&[0, 40]);
-    assert_eq!(
-        req(&bytes).unwrap_err().kind,
-        ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN
-    );
+    assert_eq!(req(&bytes).unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN);
     // Unknown property type decodes but does not validate.
     let mut bytes = encoded(|w| m.encode(w));
     bytes[MULTIPART_HEADER_LEN + 65] = 9;
     let got = req(&bytes).unwrap();
-    assert_eq!(
-        got.validate().unwrap_err().kind,
-        ErrorKind::TABLE_FEATURES_FAILED_BAD_TYPE
-    );
+    assert_eq!(got.validate().unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_TYPE);
 }
 
 #[test]
 fn match_errors_keep_their_kind() {
     // A flow stats request whose match has type OFPMT_STANDARD (0), length 4.
-    let mut body = vec![
-        0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    ];
+    let mut body = vec![0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff];
     body.extend_from_slice(&[0; 20]);
     body.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0]);
     let e = req(&with_header(mp_type::FLOW, &body)).unwrap_err();
@@ -446,10 +408,7 @@ fn match_errors_keep_their_kind() {
 
 #[test]
 fn every_type_has_its_name() {
-    let names: Vec<_> = (0u16..14)
-        .chain([0xffff])
-        .map(|t| type_name(t).unwrap())
-        .collect();
+    let names: Vec<_> = (0u16..14).chain([0xffff]).map(|t| type_name(t).unwrap()).collect();
     assert_eq!(names[1], "OFPMP_FLOW");
     assert_eq!(names[12], "OFPMP_TABLE_FEATURES");
     assert_eq!(names[14], "OFPMP_EXPERIMENTER");
@@ -484,14 +443,8 @@ fn osken_multipart_captures_roundtrip() {
             let Ok(msg) = r.bytes(len.max(8)) else { break };
             let body = &msg[8..];
             let (kind, result) = match msg[1] {
-                18 => (
-                    "request",
-                    req(body).map(|m| (m.body.name(), encoded(|w| m.encode(w)))),
-                ),
-                19 => (
-                    "reply",
-                    rep(body).map(|m| (m.body.name(), encoded(|w| m.encode(w)))),
-                ),
+                18 => ("request", req(body).map(|m| (m.body.name(), encoded(|w| m.encode(w))))),
+                19 => ("reply", rep(body).map(|m| (m.body.name(), encoded(|w| m.encode(w))))),
                 _ => continue,
             };
             match result {
@@ -526,24 +479,17 @@ fn split_flow_stats_frames_fit_and_decode() {
         cookie: u64::from(i),
         packet_count: 0,
         byte_count: 0,
-        match_: crate::match13::Match {
-            fields: vec![Oxm::InPort(i)],
-        },
+        match_: crate::match13::Match { fields: vec![Oxm::InPort(i)] },
         instructions: vec![Instruction::GotoTable(1)],
     };
     let flows: Vec<FlowStats> = (0..1000).map(flow).collect();
-    let reply = MultipartReply {
-        flags: 0,
-        body: MultipartReplyBody::Flow(flows.clone()),
-    };
+    let reply = MultipartReply { flags: 0, body: MultipartReplyBody::Flow(flows.clone()) };
     let mut back = Vec::new();
     let msgs = reply.into_messages();
     assert!(msgs.len() > 1);
     let last = msgs.len() - 1;
     for (i, m) in msgs.into_iter().enumerate() {
-        let bytes = Frame::v13(7, crate::v13::Message::MultipartReply(m))
-            .encode()
-            .unwrap();
+        let bytes = Frame::v13(7, crate::v13::Message::MultipartReply(m)).encode().unwrap();
         assert!(bytes.len() <= u16::MAX as usize);
         let f = Frame::decode(&bytes).unwrap();
         let Message::V13(crate::v13::Message::MultipartReply(r)) = f.message else {
@@ -565,16 +511,11 @@ fn request_validate_reports_match_and_table_feature_errors() {
     let m = MultipartRequest {
         flags: 0,
         body: MultipartRequestBody::Flow(FlowStatsRequest {
-            match_: crate::match13::Match {
-                fields: vec![Oxm::TcpDst(80)],
-            },
+            match_: crate::match13::Match { fields: vec![Oxm::TcpDst(80)] },
             ..FlowStatsRequest::default()
         }),
     };
-    assert_eq!(
-        m.validate().unwrap_err().kind,
-        ErrorKind::BAD_MATCH_BAD_PREREQ
-    );
+    assert_eq!(m.validate().unwrap_err().kind, ErrorKind::BAD_MATCH_BAD_PREREQ);
     let ok = MultipartRequest {
         flags: 0,
         body: MultipartRequestBody::Aggregate(FlowStatsRequest::default()),
@@ -583,16 +524,10 @@ fn request_validate_reports_match_and_table_feature_errors() {
     let tf = MultipartRequest {
         flags: 0,
         body: MultipartRequestBody::TableFeatures(vec![
-            crate::v13::table_features::TableFeatures {
-                table_id: 0xff,
-                ..Default::default()
-            },
+            crate::v13::table_features::TableFeatures { table_id: 0xff, ..Default::default() },
         ]),
     };
-    assert_eq!(
-        tf.validate().unwrap_err().kind,
-        ErrorKind::TABLE_FEATURES_FAILED_BAD_TABLE
-    );
+    assert_eq!(tf.validate().unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_TABLE);
 }
 
 #[test]
@@ -600,11 +535,11 @@ fn split_an_experimenter_body_into_messages_that_fit() {
     let data: Vec<u8> = (0..200_000u32).map(|i| i as u8).collect();
     let reply = MultipartReply {
         flags: 0,
-        body: MultipartReplyBody::Experimenter {
+        body: MultipartReplyBody::Experimenter(Experimenter {
             experimenter: 0x00ab_cdef,
             exp_type: 4,
             data: data.clone(),
-        },
+        }),
     };
     let parts = reply.split(MAX_REPLY_BODY);
     assert_eq!(parts.len(), 4);
@@ -615,7 +550,7 @@ fn split_an_experimenter_body_into_messages_that_fit() {
         let mut w = Writer::new();
         p.body.encode(&mut w);
         assert!(w.buf.len() <= MAX_REPLY_BODY, "part {i}: {}", w.buf.len());
-        let MultipartReplyBody::Experimenter { data: d, .. } = &p.body else {
+        let MultipartReplyBody::Experimenter(Experimenter { data: d, .. }) = &p.body else {
             panic!("part {i}: {:?}", p.body.multipart_type())
         };
         joined.extend_from_slice(d);

@@ -104,9 +104,7 @@ impl TableFeatures {
                 format!("table id {} is above OFPTT_MAX", self.table_id),
             ));
         }
-        self.properties
-            .iter()
-            .try_for_each(TableFeatureProp::validate)
+        self.properties.iter().try_for_each(TableFeatureProp::validate)
     }
 }
 
@@ -117,37 +115,18 @@ pub(crate) mod strategy {
     use proptest::collection::vec;
     use proptest::prelude::*;
 
-    pub fn arb_table_features() -> impl Strategy<Value = TableFeatures> {
-        (
-            any::<u8>(),
-            "[a-zA-Z0-9 _-]{0,32}",
-            any::<u64>(),
-            any::<u64>(),
-            any::<u32>(),
-            any::<u32>(),
-            vec(property::strategy::arb_prop(), 0..6),
-        )
-            .prop_map(
-                |(
-                    table_id,
-                    name,
-                    metadata_match,
-                    metadata_write,
-                    config,
-                    max_entries,
-                    properties,
-                )| {
-                    TableFeatures {
-                        table_id,
-                        name,
-                        metadata_match,
-                        metadata_write,
-                        config,
-                        max_entries,
-                        properties,
-                    }
-                },
-            )
+    prop_compose! {
+        pub fn arb_table_features()(
+            table_id in any::<u8>(),
+            name in "[a-zA-Z0-9 _-]{0,32}",
+            metadata_match in any::<u64>(),
+            metadata_write in any::<u64>(),
+            config in any::<u32>(),
+            max_entries in any::<u32>(),
+            properties in vec(property::strategy::arb_prop(), 0..6),
+        ) -> TableFeatures {
+            TableFeatures { table_id, name, metadata_match, metadata_write, config, max_entries, properties }
+        }
     }
 }
 
@@ -189,10 +168,7 @@ mod tests {
             config: 0,
             max_entries: 1_000_000,
             properties: vec![
-                TableFeatureProp::NextTables {
-                    miss: false,
-                    tables: vec![4, 5],
-                },
+                TableFeatureProp::NextTables { miss: false, tables: vec![4, 5] },
                 TableFeatureProp::Match(vec![OxmId::basic(0, false, 4)]),
             ],
         }
@@ -242,18 +218,9 @@ mod tests {
         assert!(sample().validate().is_ok());
         let mut t = sample();
         t.table_id = 0xff;
-        assert_eq!(
-            t.validate().unwrap_err().kind,
-            ErrorKind::TABLE_FEATURES_FAILED_BAD_TABLE
-        );
+        assert_eq!(t.validate().unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_TABLE);
         let mut t = sample();
-        t.properties.push(TableFeatureProp::Unknown {
-            ty: 11,
-            data: vec![],
-        });
-        assert_eq!(
-            t.validate().unwrap_err().kind,
-            ErrorKind::TABLE_FEATURES_FAILED_BAD_TYPE
-        );
+        t.properties.push(TableFeatureProp::Unknown { ty: 11, data: vec![] });
+        assert_eq!(t.validate().unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_TYPE);
     }
 }

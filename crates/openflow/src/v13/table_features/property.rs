@@ -88,14 +88,9 @@ impl FeatureId {
             }
             let mut body = r.sub(len - 4).map_err(tf_len)?;
             let experimenter = body.u32().map_err(tf_len)?;
-            Ok(FeatureId::Experimenter {
-                experimenter,
-                data: body.take_rest().to_vec(),
-            })
+            Ok(FeatureId::Experimenter { experimenter, data: body.take_rest().to_vec() })
         } else if len != 4 {
-            Err(bad_len(format!(
-                "instruction/action id {ty} has length {len}, expected 4"
-            )))
+            Err(bad_len(format!("instruction/action id {ty} has length {len}, expected 4")))
         } else {
             Ok(FeatureId::Type(ty))
         }
@@ -136,24 +131,15 @@ pub struct OxmId {
 impl OxmId {
     /// An OpenFlow-basic field header.
     pub fn basic(field: u8, has_mask: bool, length: u8) -> Self {
-        OxmId {
-            class: crate::oxm::OXM_CLASS_BASIC,
-            field,
-            has_mask,
-            length,
-            experimenter: None,
-        }
+        OxmId { class: crate::oxm::OXM_CLASS_BASIC, field, has_mask, length, experimenter: None }
     }
 
     /// Reads one header; `r` holds the property body.
     pub fn decode(r: &mut Reader) -> Result<OxmId, OfpError> {
         let h = r.u32().map_err(tf_len)?;
         let class = (h >> 16) as u16;
-        let experimenter = if class == OXM_CLASS_EXPERIMENTER {
-            Some(r.u32().map_err(tf_len)?)
-        } else {
-            None
-        };
+        let experimenter =
+            if class == OXM_CLASS_EXPERIMENTER { Some(r.u32().map_err(tf_len)?) } else { None };
         Ok(OxmId {
             class,
             field: ((h >> 9) & 0x7f) as u8,
@@ -196,12 +182,7 @@ pub enum TableFeatureProp {
     /// `OFPTFPT_APPLY_SETFIELD` / `_MISS`.
     ApplySetfield { miss: bool, fields: Vec<OxmId> },
     /// `OFPTFPT_EXPERIMENTER` / `_MISS`.
-    Experimenter {
-        miss: bool,
-        experimenter: u32,
-        exp_type: u32,
-        data: Vec<u8>,
-    },
+    Experimenter { miss: bool, experimenter: u32, exp_type: u32, data: Vec<u8> },
     /// A property type OpenFlow 1.3 does not define, body kept as read. Invariant: `ty`
     /// is none of the types above.
     Unknown { ty: u16, data: Vec<u8> },
@@ -236,9 +217,7 @@ impl TableFeatureProp {
         let ty = r.u16().map_err(tf_len)?;
         let len = r.u16().map_err(tf_len)? as usize;
         if len < 4 {
-            return Err(bad_len(format!(
-                "table-features property {ty} has length {len}, below 4"
-            )));
+            return Err(bad_len(format!("table-features property {ty} has length {len}, below 4")));
         }
         let mut body = r.sub(len - 4).map_err(|_| {
             bad_len(format!(
@@ -248,9 +227,7 @@ impl TableFeatureProp {
         })?;
         let pad = len.next_multiple_of(8) - len;
         r.skip(pad).map_err(|_| {
-            bad_len(format!(
-                "table-features property {ty} lacks its {pad} bytes of padding"
-            ))
+            bad_len(format!("table-features property {ty} lacks its {pad} bytes of padding"))
         })?;
         let b = &mut body;
         let prop = match ty {
@@ -258,10 +235,9 @@ impl TableFeatureProp {
                 miss: ty == t::INSTRUCTIONS_MISS,
                 ids: b.list(FeatureId::decode)?,
             },
-            t::NEXT_TABLES | t::NEXT_TABLES_MISS => Self::NextTables {
-                miss: ty == t::NEXT_TABLES_MISS,
-                tables: b.take_rest().to_vec(),
-            },
+            t::NEXT_TABLES | t::NEXT_TABLES_MISS => {
+                Self::NextTables { miss: ty == t::NEXT_TABLES_MISS, tables: b.take_rest().to_vec() }
+            }
             t::WRITE_ACTIONS | t::WRITE_ACTIONS_MISS => Self::WriteActions {
                 miss: ty == t::WRITE_ACTIONS_MISS,
                 ids: b.list(FeatureId::decode)?,
@@ -290,10 +266,7 @@ impl TableFeatureProp {
                     data: b.take_rest().to_vec(),
                 }
             }
-            _ => Self::Unknown {
-                ty,
-                data: b.take_rest().to_vec(),
-            },
+            _ => Self::Unknown { ty, data: b.take_rest().to_vec() },
         };
         Ok(prop)
     }
@@ -312,12 +285,7 @@ impl TableFeatureProp {
             | Self::Wildcards(fields)
             | Self::WriteSetfield { fields, .. }
             | Self::ApplySetfield { fields, .. } => fields.iter().for_each(|f| f.encode(w)),
-            Self::Experimenter {
-                experimenter,
-                exp_type,
-                data,
-                ..
-            } => {
+            Self::Experimenter { experimenter, exp_type, data, .. } => {
                 w.u32(*experimenter);
                 w.u32(*exp_type);
                 w.bytes(data);
@@ -365,27 +333,19 @@ pub(crate) mod strategy {
     }
 
     pub fn arb_oxm_id() -> impl Strategy<Value = OxmId> {
-        (
-            any::<u16>(),
-            0u8..128,
-            any::<bool>(),
-            any::<u8>(),
-            any::<u32>(),
-        )
-            .prop_map(|(class, field, has_mask, length, exp)| OxmId {
+        (any::<u16>(), 0u8..128, any::<bool>(), any::<u8>(), any::<u32>()).prop_map(
+            |(class, field, has_mask, length, exp)| OxmId {
                 class,
                 field,
                 has_mask,
                 length,
                 experimenter: (class == OXM_CLASS_EXPERIMENTER).then_some(exp),
-            })
+            },
+        )
     }
 
     fn arb_class() -> impl Strategy<Value = u16> {
-        prop_oneof![
-            Just(crate::oxm::OXM_CLASS_BASIC),
-            Just(OXM_CLASS_EXPERIMENTER)
-        ]
+        prop_oneof![Just(crate::oxm::OXM_CLASS_BASIC), Just(OXM_CLASS_EXPERIMENTER)]
     }
 
     /// Like [`arb_oxm_id`] but hitting the experimenter class often.
@@ -414,22 +374,15 @@ pub(crate) mod strategy {
             oxms().prop_map(P::Wildcards),
             (any::<bool>(), oxms()).prop_map(|(miss, fields)| P::WriteSetfield { miss, fields }),
             (any::<bool>(), oxms()).prop_map(|(miss, fields)| P::ApplySetfield { miss, fields }),
-            (
-                any::<bool>(),
-                any::<u32>(),
-                any::<u32>(),
-                vec(any::<u8>(), 0..13)
-            )
-                .prop_map(|(miss, experimenter, exp_type, data)| P::Experimenter {
+            (any::<bool>(), any::<u32>(), any::<u32>(), vec(any::<u8>(), 0..13)).prop_map(
+                |(miss, experimenter, exp_type, data)| P::Experimenter {
                     miss,
                     experimenter,
                     exp_type,
                     data
-                }),
-            (
-                prop_oneof![Just(9u16), Just(11u16), 16u16..0xfffe],
-                vec(any::<u8>(), 0..13)
-            )
+                }
+            ),
+            (prop_oneof![Just(9u16), Just(11u16), 16u16..0xfffe], vec(any::<u8>(), 0..13))
                 .prop_map(|(ty, data)| P::Unknown { ty, data }),
         ]
     }
@@ -473,10 +426,7 @@ mod tests {
             ids: vec![
                 FeatureId::Type(1),
                 FeatureId::Type(4),
-                FeatureId::Experimenter {
-                    experimenter: 0x2320,
-                    data: vec![],
-                },
+                FeatureId::Experimenter { experimenter: 0x2320, data: vec![] },
             ],
         };
         assert_eq!(
@@ -498,10 +448,7 @@ mod tests {
             encoded(|w| p.encode(w)),
             [0, 8, 0, 16, 0x80, 0, 0, 4, 0xff, 0xff, 3, 8, 0x4f, 0x4e, 0x46, 0]
         );
-        let p = TableFeatureProp::NextTables {
-            miss: false,
-            tables: vec![1, 2, 3],
-        };
+        let p = TableFeatureProp::NextTables { miss: false, tables: vec![1, 2, 3] };
         assert_eq!(encoded(|w| p.encode(w)), [0, 2, 0, 7, 1, 2, 3, 0]);
     }
 
@@ -527,11 +474,7 @@ mod tests {
         ];
         for bytes in cases {
             let e = TableFeatureProp::decode(&mut Reader::new(bytes)).unwrap_err();
-            assert_eq!(
-                e.kind,
-                ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN,
-                "{bytes:?}: {e}"
-            );
+            assert_eq!(e.kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN, "{bytes:?}: {e}");
         }
     }
 
@@ -539,34 +482,16 @@ mod tests {
     fn unknown_type_round_trips_but_does_not_validate() {
         let bytes = [0, 9, 0, 6, 0xab, 0xcd, 0, 0];
         let p = TableFeatureProp::decode(&mut Reader::new(&bytes)).unwrap();
-        assert_eq!(
-            p,
-            TableFeatureProp::Unknown {
-                ty: 9,
-                data: vec![0xab, 0xcd]
-            }
-        );
+        assert_eq!(p, TableFeatureProp::Unknown { ty: 9, data: vec![0xab, 0xcd] });
         assert_eq!(encoded(|w| p.encode(w)), bytes);
-        assert_eq!(
-            p.validate().unwrap_err().kind,
-            ErrorKind::TABLE_FEATURES_FAILED_BAD_TYPE
-        );
+        assert_eq!(p.validate().unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_TYPE);
     }
 
     #[test]
     fn next_table_beyond_max_is_bad_argument() {
-        let ok = TableFeatureProp::NextTables {
-            miss: false,
-            tables: vec![0, 0xfe],
-        };
+        let ok = TableFeatureProp::NextTables { miss: false, tables: vec![0, 0xfe] };
         assert!(ok.validate().is_ok());
-        let bad = TableFeatureProp::NextTables {
-            miss: true,
-            tables: vec![1, 0xff],
-        };
-        assert_eq!(
-            bad.validate().unwrap_err().kind,
-            ErrorKind::TABLE_FEATURES_FAILED_BAD_ARGUMENT
-        );
+        let bad = TableFeatureProp::NextTables { miss: true, tables: vec![1, 0xff] };
+        assert_eq!(bad.validate().unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_ARGUMENT);
     }
 }

@@ -21,10 +21,7 @@ fn queue_and_table_features_replies() {
             duration_nsec: 0,
         }]),
     );
-    assert!(
-        s.ends_with("\n port 1 queue 2: bytes=3, pkts=4, errors=5, duration=6s"),
-        "{s}"
-    );
+    assert!(s.ends_with("\n port 1 queue 2: bytes=3, pkts=4, errors=5, duration=6s"), "{s}");
     let tf = TableFeatures {
         table_id: 0,
         name: "classifier".into(),
@@ -33,10 +30,7 @@ fn queue_and_table_features_replies() {
         config: 0,
         max_entries: 1000,
         properties: vec![
-            TableFeatureProp::NextTables {
-                miss: false,
-                tables: vec![1, 2, 3, 5],
-            },
+            TableFeatureProp::NextTables { miss: false, tables: vec![1, 2, 3, 5] },
             TableFeatureProp::Instructions {
                 miss: true,
                 ids: vec![FeatureId::Type(1), FeatureId::Type(4)],

@@ -5,10 +5,7 @@ use super::*;
 #[test]
 fn hello_and_empty_bodies() {
     let h = m13::Hello::with_versions(&[1, 4]);
-    assert_eq!(
-        p13(1, M13::Hello(h)),
-        "OFPT_HELLO (OF1.3) (xid=0x1): version bitmap: 0x01, 0x04"
-    );
+    assert_eq!(p13(1, M13::Hello(h)), "OFPT_HELLO (OF1.3) (xid=0x1): version bitmap: 0x01, 0x04");
     let bodiless = [
         (M13::BarrierRequest, "OFPT_BARRIER_REQUEST"),
         (M13::BarrierReply, "OFPT_BARRIER_REPLY"),
@@ -25,18 +22,12 @@ fn hello_and_empty_bodies() {
         xid: 9,
         message: crate::Message::V13(M13::Hello(m13::Hello::with_versions(&[4, 5]))),
     };
-    assert_eq!(
-        format_frame(&f),
-        "OFPT_HELLO (OF1.4) (xid=0x9): version bitmap: 0x04, 0x05"
-    );
+    assert_eq!(format_frame(&f), "OFPT_HELLO (OF1.4) (xid=0x9): version bitmap: 0x04, 0x05");
 }
 
 #[test]
 fn role_async_table_mod_queue_experimenter() {
-    let r = m13::Role {
-        role: m13::ControllerRole::Master,
-        generation_id: 7,
-    };
+    let r = m13::Role { role: m13::ControllerRole::Master, generation_id: 7 };
     assert_eq!(
         p13(1, M13::RoleRequest(r)),
         "OFPT_ROLE_REQUEST (OF1.3) (xid=0x1): role=master generation_id=7"
@@ -51,13 +42,7 @@ fn role_async_table_mod_queue_experimenter() {
         "OFPT_SET_ASYNC (OF1.3) (xid=0x1): master: PACKET_IN: no_match action PORT_STATUS: add delete modify FLOW_REMOVED: idle hard delete group_delete\n slave: PACKET_IN: (off) PORT_STATUS: add delete modify FLOW_REMOVED: (off)"
     );
     assert_eq!(
-        p13(
-            1,
-            M13::TableMod(m13::TableMod {
-                table_id: 1,
-                config: 3
-            })
-        ),
+        p13(1, M13::TableMod(m13::TableMod { table_id: 1, config: 3 })),
         "OFPT_TABLE_MOD (OF1.3) (xid=0x1): table_id=1 config=0x3"
     );
     assert_eq!(
@@ -69,21 +54,14 @@ fn role_async_table_mod_queue_experimenter() {
         queues: vec![m13::PacketQueue {
             queue_id: 2,
             port: 1,
-            properties: vec![
-                m13::QueueProperty::MinRate(500),
-                m13::QueueProperty::MaxRate(2000),
-            ],
+            properties: vec![m13::QueueProperty::MinRate(500), m13::QueueProperty::MaxRate(2000)],
         }],
     };
     assert_eq!(
         p13(1, M13::QueueGetConfigReply(q)),
         "OFPT_QUEUE_GET_CONFIG_REPLY (OF1.3) (xid=0x1): port=1\n queue 2: min_rate:50.0% max_rate:disabled"
     );
-    let e = m13::Experimenter {
-        experimenter: 0x2320,
-        exp_type: 9,
-        data: vec![0xff],
-    };
+    let e = m13::Experimenter { experimenter: 0x2320, exp_type: 9, data: vec![0xff] };
     assert_eq!(
         p13(1, M13::Experimenter(e)),
         "OFPT_EXPERIMENTER (OF1.3) (xid=0x1): experimenter=0x00002320 exp_type=9 data_len=1 data=0xff"
