@@ -8,10 +8,13 @@
 //! with `cargo test -- --ignored`. os-ken comes from the repository's `.venv`, Open vSwitch
 //! from the system (`ovs-vswitchd`, `ovsdb-server`).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
+
+use common::RunDir;
 
 /// Cases of the quick subset that must pass. Measured: 63 of 63 in each of three runs
 /// (release and debug builds, 2-core box, switch agent of commit ab2d292), so the floor is
@@ -58,18 +61,6 @@ impl Drop for Runner {
     }
 }
 
-/// A fresh output directory, removed on drop unless the test failed (then it is kept
-/// for its logs and its path is in the failure message).
-struct OutDir(PathBuf);
-
-impl Drop for OutDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -93,24 +84,18 @@ fn os_ken_switch_tester_quick_subset_of_openflow10() {
 /// Runs the quick subset of the suite of OpenFlow `version` (13 or 10): all `cases` must
 /// run, at least `floor` pass.
 fn quick_subset(version: &str, cases: usize, floor: usize) {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
     let py = root().join(".venv/bin/python");
     assert!(
         py.exists(),
         "{} is missing: run .ci/run (or `python3 -m venv .venv && .venv/bin/pip install os-ken==4.2.2`)",
         py.display()
     );
-    let out = OutDir(std::env::temp_dir().join(format!(
-        "peregrine-conformance-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )));
-    std::fs::create_dir_all(&out.0).expect("create the output directory");
-    let log = std::fs::File::create(out.0.join("run.log")).expect("create run.log");
+    let out = RunDir::new("conformance");
+    let log = std::fs::File::create(out.path().join("run.log")).expect("create run.log");
     let child = Command::new("bash")
         .arg(root().join("scripts/conformance/run.sh"))
         .args(["--quick", "--version", version, "--timeout", "240", "--stall", "90", "--out"])
-        .arg(&out.0)
+        .arg(out.path())
         .env("PEREGRINE", env!("CARGO_BIN_EXE_peregrine"))
         .env("OSKEN_PYTHON", &py)
         .stdin(Stdio::null())
@@ -128,16 +113,16 @@ fn quick_subset(version: &str, cases: usize, floor: usize) {
     assert!(
         status.success(),
         "run.sh failed ({status}) (output kept in {}):\n{}",
-        out.0.display(),
-        read(&out.0.join("run.log"))
+        out.path().display(),
+        read(&out.path().join("run.log"))
     );
 
-    let summary = read(&out.0.join("summary.txt"));
-    let results = read(&out.0.join("results.txt"));
+    let summary = read(&out.path().join("summary.txt"));
+    let results = read(&out.path().join("results.txt"));
     let ran: Vec<&str> =
         results.lines().filter(|l| l.starts_with("OK ") || l.starts_with("ERROR ")).collect();
     let passed = ran.iter().filter(|l| l.starts_with("OK ")).count();
-    let where_ = format!("(output kept in {})\n{summary}", out.0.display());
+    let where_ = format!("(output kept in {})\n{summary}", out.path().display());
     assert!(
         summary.lines().any(|l| l.starts_with("run: complete")),
         "the tester did not finish the subset {where_}"

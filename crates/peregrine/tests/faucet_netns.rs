@@ -17,12 +17,11 @@ use std::collections::BTreeSet;
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
 use common::osken::free_port;
-use common::{ctl, read_lines, wait_for_line};
+use common::{ctl, read_lines, wait_for_line, RunDir};
 
 /// The switch's datapath id, as Faucet's configuration names it.
 const DPID: &str = "a1";
@@ -57,18 +56,6 @@ impl Proc {
 impl Drop for Proc {
     fn drop(&mut self) {
         self.kill();
-    }
-}
-
-/// The run's directory (configurations, logs, Gauge's output), removed on drop unless
-/// the test failed.
-struct WorkDir(PathBuf);
-
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
     }
 }
 
@@ -378,7 +365,6 @@ fn configs(dir: &Path) -> (String, String) {
 #[test]
 #[ignore = "needs root: network namespaces; Faucet's venv (.ci/run makes it)"]
 fn faucet_routes_two_vlans_applies_an_acl_survives_a_restart_and_gauge_polls() {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
     let started = Instant::now();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let venv =
@@ -389,16 +375,13 @@ fn faucet_routes_two_vlans_applies_an_acl_survives_a_restart_and_gauge_polls() {
          .venv-faucet/bin/pip install faucet==1.10.12`), or point FAUCET_VENV at such a venv",
         venv.display()
     );
-    let dir = WorkDir(std::env::temp_dir().join(format!(
-        "peregrine-faucet-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )));
-    std::fs::create_dir_all(dir.0.join("gauge-flows")).expect("create the run's directory");
+    // The run's directory: configurations, logs, Gauge's output.
+    let dir = RunDir::new("faucet");
+    std::fs::create_dir_all(dir.path().join("gauge-flows")).expect("create the run's directory");
     let bed = Bed {
-        dir: dir.0.clone(),
+        dir: dir.path().to_path_buf(),
         venv,
-        mgmt: dir.0.join("switch.mgmt").display().to_string(),
+        mgmt: dir.path().join("switch.mgmt").display().to_string(),
         faucet_port: free_port(),
         gauge_port: free_port(),
         prom_port: free_port(),

@@ -248,3 +248,30 @@ impl Drop for MgmtPath {
         let _ = std::fs::remove_file(&self.0);
     }
 }
+
+/// A fresh directory under the system's temporary one (`what` names the test), unique
+/// to the run, removed on drop unless the test failed: then it is kept for its logs (a
+/// failure message should give [`RunDir::path`]).
+pub struct RunDir(std::path::PathBuf);
+
+impl RunDir {
+    pub fn new(what: &str) -> RunDir {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("peregrine-{what}-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("create the run's directory");
+        RunDir(dir)
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
