@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use bench::topo::{Host, Topology};
 use common::osken::free_port;
-use common::{ctl, read_lines, wait_for_line, RunDir};
+use common::{ctl, spawn_with_lines, wait_for_line, RunDir};
 
 /// The switch's datapath id, as Faucet's configuration names it.
 const DPID: &str = "a1";
@@ -267,15 +267,9 @@ fn listener(ns: &str, ports: &[u16]) -> Proc {
         while True:\n    \
             for s in select.select(ls, [], [])[0]:\n        \
                 s.accept()[0].close()\n";
-    let mut child = Command::new("ip")
-        .args(["netns", "exec", ns, "python3", "-c", PROG])
-        .args(ports.iter().map(u16::to_string))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the TCP listener");
-    let lines = read_lines(child.stdout.take().unwrap());
+    let mut cmd = Command::new("ip");
+    cmd.args(["netns", "exec", ns, "python3", "-c", PROG]).args(ports.iter().map(u16::to_string));
+    let (child, lines) = spawn_with_lines(&mut cmd, "the TCP listener");
     let p = Proc(child);
     assert!(
         wait_for_line(&lines, "listening", Duration::from_secs(10)).is_ok(),

@@ -202,22 +202,10 @@ fn two_overloading_inputs_get_equal_shares() {
     ping_until_ok(&topo, &h[0], &h[2].ip);
     ping_until_ok(&topo, &h[1], &h[2].ip);
     let secs = Duration::from_secs(2);
-    let a = bench::blast::start(
-        ports::Backend::AfPacket,
-        &h[0].ns,
-        "eth0",
-        vec![udp(&h[0], &h[2])],
-        secs,
-        Some(0),
-    );
-    let b = bench::blast::start(
-        ports::Backend::AfPacket,
-        &h[1].ns,
-        "eth0",
-        vec![udp(&h[1], &h[2])],
-        secs,
-        Some(0),
-    );
+    let [a, b] = [0, 1].map(|i| {
+        let frames = vec![udp(&h[i], &h[2])];
+        bench::blast::start(ports::Backend::AfPacket, &h[i].ns, "eth0", frames, secs, Some(0))
+    });
     let (sa, sb) = (a.join().unwrap().unwrap(), b.join().unwrap().unwrap());
     let table = sw.stop();
     let ((rx1, _), (rx2, _)) = (port_row(&table, 1), port_row(&table, 2));

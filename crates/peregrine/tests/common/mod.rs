@@ -138,6 +138,19 @@ impl Drop for SwitchProc {
     }
 }
 
+/// Starts `cmd` with no input and its errors discarded; `what` names it in the panic if
+/// it cannot start. Returns it with the lines of its standard output ([`read_lines`]).
+pub fn spawn_with_lines(cmd: &mut Command, what: &str) -> (Child, mpsc::Receiver<String>) {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {what}: {e}"));
+    let lines = read_lines(child.stdout.take().unwrap());
+    (child, lines)
+}
+
 /// The lines `from` gives (a child's stdout or stderr), read by a thread of their own
 /// until it ends or the receiver is dropped.
 pub fn read_lines(from: impl Read + Send + 'static) -> mpsc::Receiver<String> {

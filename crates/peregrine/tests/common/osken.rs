@@ -3,11 +3,11 @@
 
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use super::{read_lines, wait_for_line};
+use super::{spawn_with_lines, wait_for_line};
 
 /// A TCP port free on 127.0.0.1 now.
 pub fn free_port() -> u16 {
@@ -36,17 +36,9 @@ impl Controller {
     /// is.
     pub fn start(app: &str, port: u16) -> Controller {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/osken");
-        let mut child = Command::new(venv_python())
-            .arg(dir.join("run_app.py"))
-            .arg(port.to_string())
-            .arg(app)
-            .current_dir(&dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start os-ken");
-        let lines = read_lines(child.stdout.take().unwrap());
+        let mut cmd = Command::new(venv_python());
+        cmd.arg(dir.join("run_app.py")).arg(port.to_string()).arg(app).current_dir(&dir);
+        let (child, lines) = spawn_with_lines(&mut cmd, "os-ken");
         let mut c = Controller { child, lines };
         c.wait_line("listening", Duration::from_secs(20));
         c
