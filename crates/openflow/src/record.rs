@@ -480,3 +480,20 @@ macro_rules! wire_by_methods {
         }
     };
 }
+
+/// For tests: one property test per codec, `name: strategy => Type;`: every value the
+/// strategy makes encodes (`Type::encode`) to bytes that `Type::decode` reads whole,
+/// giving the value back ([`crate::wire::assert_roundtrip`]).
+#[cfg(test)]
+macro_rules! roundtrip_tests {
+    ($($name:ident: $strategy:expr => $ty:ident;)*) => {
+        proptest::proptest! {
+            $(
+                #[test]
+                fn $name(v in $strategy) {
+                    $crate::wire::assert_roundtrip(&v, $ty::encode, $ty::decode);
+                }
+            )*
+        }
+    };
+}

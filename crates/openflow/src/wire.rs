@@ -541,6 +541,34 @@ pub(crate) fn assert_roundtrip<T: PartialEq + fmt::Debug>(
     bytes
 }
 
+/// [`assert_roundtrip`] for what OpenFlow pads to a multiple of 8 bytes (actions,
+/// instructions, properties, table features): also asserts that the bytes are.
+#[cfg(test)]
+pub(crate) fn assert_padded_roundtrip<T: PartialEq + fmt::Debug>(
+    v: &T,
+    enc: impl FnOnce(&T, &mut Writer),
+    dec: impl FnOnce(&mut Reader) -> Result<T, OfpError>,
+) -> Vec<u8> {
+    let bytes = assert_roundtrip(v, enc, dec);
+    assert!(bytes.len().is_multiple_of(8), "{v:?}: {} bytes, not padded to 8", bytes.len());
+    bytes
+}
+
+/// For tests: asserts that `dec` refuses each of `cases` with an error of `kind`.
+#[cfg(test)]
+pub(crate) fn assert_refused<T: fmt::Debug>(
+    cases: &[&[u8]],
+    dec: impl Fn(&mut Reader) -> Result<T, OfpError>,
+    kind: ErrorKind,
+) {
+    for bytes in cases {
+        match dec(&mut Reader::new(bytes)) {
+            Ok(v) => panic!("{bytes:02x?} decodes, to {v:?}"),
+            Err(e) => assert_eq!(e.kind, kind, "{bytes:02x?}: {e}"),
+        }
+    }
+}
+
 /// [`assert_roundtrip`] for codecs that take the protocol version first.
 #[cfg(test)]
 pub(crate) fn assert_roundtrip_in<T: PartialEq + fmt::Debug>(

@@ -84,11 +84,11 @@ mod tests {
     use crate::wire::assert_roundtrip;
     use proptest::prelude::*;
 
+    roundtrip_tests! {
+        flow_mod_roundtrip: strategy::arb_flow_mod() => FlowMod;
+    }
+
     proptest! {
-        #[test]
-        fn flow_mod_roundtrip(f in strategy::arb_flow_mod()) {
-            assert_roundtrip(&f, FlowMod::encode, FlowMod::decode);
-        }
 
         #[test]
         fn flow_removed_roundtrip(f in arb_flow_removed(arb_match())) {

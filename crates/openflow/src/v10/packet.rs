@@ -20,14 +20,10 @@ mod tests {
     use crate::error::ErrorKind;
     use crate::model::packet_out::strategy::arb_packet_out;
     use crate::v10::action10::strategy::arb_actions;
-    use crate::wire::{assert_roundtrip, encoded, Reader};
-    use proptest::prelude::*;
+    use crate::wire::{encoded, Reader};
 
-    proptest! {
-        #[test]
-        fn packet_out_roundtrip(p in arb_packet_out(crate::OFP10_VERSION, arb_actions())) {
-            assert_roundtrip(&p, PacketOut::encode, PacketOut::decode);
-        }
+    roundtrip_tests! {
+        packet_out_roundtrip: arb_packet_out(crate::OFP10_VERSION, arb_actions()) => PacketOut;
     }
 
     #[test]

@@ -85,7 +85,7 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{assert_roundtrip, encoded};
+    use crate::wire::{assert_refused, assert_roundtrip, encoded};
     use proptest::prelude::*;
 
     #[test]
@@ -112,10 +112,8 @@ mod tests {
 
     #[test]
     fn truncated() {
-        for bytes in [&[0u8, 1, 0][..], &[0xff, 0xff, 0, 1, 0, 0, 0]] {
-            let e = ErrorMsg::decode(&mut Reader::new(bytes)).unwrap_err();
-            assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
-        }
+        let cases: &[&[u8]] = &[&[0, 1, 0], &[0xff, 0xff, 0, 1, 0, 0, 0]];
+        assert_refused(cases, ErrorMsg::decode, ErrorKind::BAD_REQUEST_BAD_LEN);
         let e = Experimenter::decode(&mut Reader::new(&[0, 0, 0, 1, 0, 0, 0])).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
     }

@@ -81,9 +81,8 @@ mod tests {
     use crate::match13::strategy::arb_match;
     use crate::model::flow_mod::strategy::arb_flow_mod;
     use crate::oxm::Oxm;
-    use crate::wire::{assert_roundtrip, encoded, Reader};
+    use crate::wire::{encoded, Reader};
     use proptest::collection::vec;
-    use proptest::prelude::*;
 
     /// A flow mod built by hand from the 1.3.5 spec layout: add to table 0, priority
     /// 100, idle 30, send-flow-removed, match `in_port=1`, apply `output:2`.
@@ -171,10 +170,7 @@ mod tests {
         assert_eq!(kind(fm), ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID);
     }
 
-    proptest! {
-        #[test]
-        fn roundtrip(fm in arb_flow_mod(crate::OFP13_VERSION, arb_match(), vec(arb_instruction(), 0..4))) {
-            assert_roundtrip(&fm, FlowMod::encode, FlowMod::decode);
-        }
+    roundtrip_tests! {
+        roundtrip: arb_flow_mod(crate::OFP13_VERSION, arb_match(), vec(arb_instruction(), 0..4)) => FlowMod;
     }
 }

@@ -208,8 +208,7 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{assert_roundtrip, encoded};
-    use proptest::prelude::*;
+    use crate::wire::encoded;
 
     fn output(port: u32) -> Action {
         Action::Output { port, max_len: 0 }
@@ -370,10 +369,7 @@ mod tests {
         );
     }
 
-    proptest! {
-        #[test]
-        fn roundtrip(g in strategy::arb_group_mod()) {
-            assert_roundtrip(&g, GroupMod::encode, GroupMod::decode);
-        }
+    roundtrip_tests! {
+        roundtrip: strategy::arb_group_mod() => GroupMod;
     }
 }

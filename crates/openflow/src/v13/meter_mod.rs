@@ -265,8 +265,7 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{assert_roundtrip, encoded};
-    use proptest::prelude::*;
+    use crate::wire::encoded;
 
     /// Add meter 100 (KBPS | BURST | STATS) with a drop band and a DSCP-remark band,
     /// laid out by hand.
@@ -389,10 +388,7 @@ mod tests {
         assert_eq!(kind(m), ErrorKind::METER_MOD_FAILED_BAD_RATE);
     }
 
-    proptest! {
-        #[test]
-        fn roundtrip(m in strategy::arb_meter_mod()) {
-            assert_roundtrip(&m, MeterMod::encode, MeterMod::decode);
-        }
+    roundtrip_tests! {
+        roundtrip: strategy::arb_meter_mod() => MeterMod;
     }
 }

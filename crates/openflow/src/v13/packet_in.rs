@@ -23,8 +23,7 @@ mod tests {
     use crate::match13::strategy::in_port_match_bytes;
     use crate::model::flow_removed::strategy::arb_flow_removed;
     use crate::oxm::Oxm;
-    use crate::wire::{assert_roundtrip, encoded, Reader};
-    use proptest::prelude::*;
+    use crate::wire::{encoded, Reader};
 
     #[test]
     fn flow_removed_spec_bytes() {
@@ -47,10 +46,7 @@ mod tests {
         assert_eq!(encoded(|w| f.encode(w)), bytes);
     }
 
-    proptest! {
-        #[test]
-        fn roundtrip(f in arb_flow_removed(crate::match13::strategy::arb_match())) {
-            assert_roundtrip(&f, FlowRemoved::encode, FlowRemoved::decode);
-        }
+    roundtrip_tests! {
+        roundtrip: arb_flow_removed(crate::match13::strategy::arb_match()) => FlowRemoved;
     }
 }

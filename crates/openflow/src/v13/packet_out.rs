@@ -18,9 +18,8 @@ mod tests {
     use crate::error::ErrorKind;
     use crate::model::packet_out::strategy::arb_packet_out;
     use crate::v13::flow_mod::OFP_NO_BUFFER;
-    use crate::wire::{assert_roundtrip, encoded, Reader};
+    use crate::wire::{encoded, Reader};
     use proptest::collection::vec;
-    use proptest::prelude::*;
 
     fn spec_bytes() -> Vec<u8> {
         let mut b = vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfd, 0, 16, 0, 0, 0, 0, 0, 0];
@@ -81,10 +80,7 @@ mod tests {
         }
     }
 
-    proptest! {
-        #[test]
-        fn roundtrip(p in arb_packet_out(crate::OFP13_VERSION, vec(arb_action(), 0..4))) {
-            assert_roundtrip(&p, PacketOut::encode, PacketOut::decode);
-        }
+    roundtrip_tests! {
+        roundtrip: arb_packet_out(crate::OFP13_VERSION, vec(arb_action(), 0..4)) => PacketOut;
     }
 }

@@ -260,19 +260,11 @@ impl crate::model::StatsBody for StatsReplyBody {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{assert_roundtrip, encoded};
-    use proptest::prelude::*;
+    use crate::wire::encoded;
 
-    proptest! {
-        #[test]
-        fn request_roundtrip(s in strategy::arb_stats_request()) {
-            assert_roundtrip(&s, StatsRequest::encode, StatsRequest::decode);
-        }
-
-        #[test]
-        fn reply_roundtrip(s in strategy::arb_stats_reply()) {
-            assert_roundtrip(&s, StatsReply::encode, StatsReply::decode);
-        }
+    roundtrip_tests! {
+        request_roundtrip: strategy::arb_stats_request() => StatsRequest;
+        reply_roundtrip: strategy::arb_stats_reply() => StatsReply;
     }
 
     #[test]

@@ -391,14 +391,13 @@ pub(crate) mod strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{assert_roundtrip, encoded};
+    use crate::wire::{assert_padded_roundtrip, assert_refused, encoded};
     use proptest::prelude::*;
 
     proptest! {
         #[test]
         fn roundtrip(p in strategy::arb_prop()) {
-            let bytes = assert_roundtrip(&p, TableFeatureProp::encode, TableFeatureProp::decode);
-            prop_assert_eq!(bytes.len() % 8, 0);
+            assert_padded_roundtrip(&p, TableFeatureProp::encode, TableFeatureProp::decode);
         }
 
         #[test]
@@ -472,10 +471,7 @@ mod tests {
             // experimenter property without exp_type
             &[0xff, 0xfe, 0, 8, 0, 0, 0, 1],
         ];
-        for bytes in cases {
-            let e = TableFeatureProp::decode(&mut Reader::new(bytes)).unwrap_err();
-            assert_eq!(e.kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN, "{bytes:?}: {e}");
-        }
+        assert_refused(cases, TableFeatureProp::decode, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN);
     }
 
     #[test]
