@@ -355,25 +355,19 @@ mod tests {
         assert_eq!(match_object(&a), json!({"dl_type": "0x0806", "arp_op": "1"}));
     }
 
+    /// A flow whose entry the JSON form is checked on.
+    const FLOW: &str = "cookie=0x5,table=1,idle_timeout=30,priority=7,send_flow_rem,tcp,tp_dst=80,\
+                        actions=mod_vlan_vid:5,output:1";
+
     #[test]
     fn flows_carry_counters_and_lists() {
-        let fm = openflow::text::parse_flow(
-            "cookie=0x5,table=1,priority=7,send_flow_rem,tcp,tp_dst=80,actions=mod_vlan_vid:5,output:1",
-        )
-        .unwrap();
+        let fm = openflow::text::parse_flow(FLOW).unwrap();
         let e = FlowEntry {
-            table_id: 1,
             duration_sec: 3,
             duration_nsec: 5,
-            priority: 7,
-            idle_timeout: 30,
-            hard_timeout: 0,
-            flags: 1,
-            cookie: 5,
             packet_count: u64::MAX,
             byte_count: 60,
-            match_: fm.match_,
-            instructions: Actions::V13(fm.instructions),
+            ..fm.installed(fm.match_.clone(), Actions::V13(fm.instructions.clone()))
         };
         let v = flow(&e);
         assert_eq!(v["table"], 1);

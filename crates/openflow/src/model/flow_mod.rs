@@ -89,6 +89,26 @@ impl<M, A> FlowMod<M, A> {
         }
     }
 
+    /// The flow-stats entry of the flow this flow-mod installs, before any time passes or
+    /// packet matches, with `match_` and `instructions` (this flow-mod's, or as another
+    /// version or a printer holds them).
+    pub fn installed<M2, L>(&self, match_: M2, instructions: L) -> super::FlowStats<M2, L> {
+        super::FlowStats {
+            table_id: self.table_id,
+            duration_sec: 0,
+            duration_nsec: 0,
+            priority: self.priority,
+            idle_timeout: self.idle_timeout,
+            hard_timeout: self.hard_timeout,
+            flags: self.flags,
+            cookie: self.cookie,
+            packet_count: 0,
+            byte_count: 0,
+            match_,
+            instructions,
+        }
+    }
+
     /// The check every version makes first: a command the version defines
     /// (`OFPFMFC_BAD_COMMAND`).
     pub fn check_command(&self) -> Result<(), OfpError> {

@@ -253,18 +253,8 @@ fn flow_stats_lines() {
     )
     .unwrap();
     let fs = FlowStats {
-        table_id: 1,
-        duration_sec: 0,
         duration_nsec: 48_000_000,
-        priority: 7,
-        idle_timeout: 30,
-        hard_timeout: 0,
-        flags: 0,
-        cookie: 5,
-        packet_count: 0,
-        byte_count: 0,
-        match_: fm.match_.clone(),
-        instructions: fm.instructions.clone(),
+        ..fm.installed(fm.match_.clone(), fm.instructions.clone())
     };
     let all = FlowStats {
         priority: 0,
