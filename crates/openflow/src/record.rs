@@ -39,8 +39,14 @@
 //! first), `decode` takes that many bytes ([`crate::wire::take_sized`]: at least
 //! `WIRE_LEN`, `OFPBRC_BAD_LEN` otherwise) and `encode` writes the length.
 //!
-//! `spec_table!` declares a module of a spec's constants (flag bits, type numbers) from
-//! their names in order, as the spec's C enums list them.
+//! `spec_table!` (the `headers` crate's, used here throughout) declares a module of a
+//! spec's constants (flag bits, type numbers) from their names in order, as the spec's C
+//! enums list them.
+//!
+//! `messages!` declares a version's message enum and `stats_replies!` its statistics
+//! reply body, each with what both versions share listed once in the macro.
+//! `roundtrip_tests!` writes, for tests, the property test that a codec reads back what
+//! it writes.
 
 /// See the module comment.
 macro_rules! record {
@@ -495,5 +501,124 @@ macro_rules! roundtrip_tests {
                 }
             )*
         }
+    };
+}
+
+/// Declares one version's statistics reply body (1.0 `OFPT_STATS_REPLY`, 1.3
+/// `OFPT_MULTIPART_REPLY`), with the six kinds both versions have declared here once:
+///
+/// ```text
+/// stats_replies! {
+///     /// The statistics a reply carries.
+///     pub enum StatsReplyBody: stats_type, OFP10_VERSION, bad_type, fn type_code {
+///         port Port = PORT;
+///         Vendor(VendorStats) = VENDOR plain VendorStats,
+///     }
+/// }
+/// ```
+///
+/// The shared kinds are description, flows, aggregate, tables, ports (named `port`, as
+/// each version names it) and queues; the version's own follow. Each variant names its
+/// type number in the types module and how its body is read and written: `plain T`
+/// (`T::decode(r)`, `v.encode(w)`), `list T` (such records to the end), `fixed T LEN`
+/// (the version's fixed-size counters, `LEN(version)` bytes each, the body a whole number
+/// of them), `versioned T` (records read with the version first, to the end) or
+/// `tlvs T` (`T::decode_list`, each written by `encode`). It writes the enum, the type
+/// number (`fn`), `decode` (`bad(ty)` for a number not listed), `encode` and the
+/// [`crate::model::StatsBody`] implementation.
+macro_rules! stats_replies {
+    (
+        $(#[$attr:meta])*
+        $vis:vis enum $name:ident: $types:ident, $version:ident, $bad:ident, fn $typefn:ident {
+            port $port:ident = $port_code:ident;
+            $($own:tt)*
+        }
+    ) => {
+        stats_replies! {
+            @build [$(#[$attr])*] $vis $name $types $version $bad $typefn {
+                Desc(Desc) = DESC plain Desc,
+                Flow(Vec<FlowStats>) = FLOW list FlowStats,
+                Aggregate(AggregateStats) = AGGREGATE plain AggregateStats,
+                Table(Vec<TableStats>) = TABLE fixed TableStats table_stats_len,
+                $port(Vec<PortStats>) = $port_code fixed PortStats port_stats_len,
+                Queue(Vec<QueueStats>) = QUEUE fixed QueueStats queue_stats_len,
+                $($own)*
+            }
+        }
+    };
+    (
+        @build [$($attr:tt)*] $vis:vis $name:ident $types:ident $version:ident $bad:ident
+            $typefn:ident {
+            $($(#[$vattr:meta])* $variant:ident($ty:ty) = $code:ident $codec:ident $elem:ident
+                $($len:ident)?,)*
+        }
+    ) => {
+        $($attr)*
+        $vis enum $name {
+            $($(#[$vattr])* $variant($ty),)*
+        }
+
+        impl $name {
+            /// The type number of the body.
+            pub fn $typefn(&self) -> u16 {
+                match self {
+                    $(Self::$variant(_) => $types::$code,)*
+                }
+            }
+
+            /// Reads the body of type `ty`; `r` must hold exactly the body.
+            pub fn decode(
+                ty: u16,
+                r: &mut $crate::wire::Reader,
+            ) -> Result<Self, $crate::error::OfpError> {
+                Ok(match ty {
+                    $($types::$code => Self::$variant(
+                        stats_replies!(@dec $codec $elem $($len)?, $version, r)
+                    ),)*
+                    _ => return Err($bad(ty)),
+                })
+            }
+
+            /// Writes the body (without the statistics header).
+            pub fn encode(&self, w: &mut $crate::wire::Writer) {
+                match self {
+                    $(Self::$variant(v) => stats_replies!(@enc $codec, $version, v, w),)*
+                }
+            }
+        }
+
+        impl $crate::model::StatsBody for $name {
+            const VERSION: u8 = $version;
+            fn stats_type(&self) -> u16 {
+                self.$typefn()
+            }
+            fn decode_body(
+                ty: u16,
+                r: &mut $crate::wire::Reader,
+            ) -> Result<Self, $crate::error::OfpError> {
+                Self::decode(ty, r)
+            }
+            fn encode_body(&self, w: &mut $crate::wire::Writer) {
+                self.encode(w)
+            }
+        }
+    };
+    (@dec plain $elem:ident, $version:ident, $r:ident) => { $elem::decode($r)? };
+    (@dec list $elem:ident, $version:ident, $r:ident) => { $r.list($elem::decode)? };
+    (@dec tlvs $elem:ident, $version:ident, $r:ident) => { $elem::decode_list($r)? };
+    (@dec versioned $elem:ident, $version:ident, $r:ident) => {
+        $r.list(|r| $elem::decode($version, r))?
+    };
+    (@dec fixed $elem:ident $len:ident, $version:ident, $r:ident) => {
+        $r.fixed_list($crate::model::$len($version), |r| $elem::decode($version, r))?
+    };
+    (@enc plain, $version:ident, $v:ident, $w:ident) => { $v.encode($w) };
+    (@enc list, $version:ident, $v:ident, $w:ident) => { $v.iter().for_each(|x| x.encode($w)) };
+    (@enc tlvs, $version:ident, $v:ident, $w:ident) => { $v.iter().for_each(|x| x.encode($w)) };
+    (@enc versioned, $version:ident, $v:ident, $w:ident) => {
+        $v.iter().for_each(|x| x.encode($version, $w))
+    };
+    (@enc fixed, $version:ident, $v:ident, $w:ident) => {
+        $v.iter().for_each(|x| x.encode($version, $w))
     };
 }

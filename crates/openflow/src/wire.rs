@@ -309,6 +309,25 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// [`Reader::list`] of fixed-size entries, `size` bytes each: `OFPBRC_BAD_LEN` unless
+    /// what is left is a whole number of them.
+    pub fn fixed_list<T>(
+        &mut self,
+        size: usize,
+        f: impl FnMut(&mut Reader<'a>) -> Result<T, OfpError>,
+    ) -> Result<Vec<T>, OfpError> {
+        if !self.remaining().is_multiple_of(size) {
+            return Err(OfpError::new(
+                ErrorKind::BAD_REQUEST_BAD_LEN,
+                format!(
+                    "a list of {} bytes is not a whole number of {size}-byte entries",
+                    self.remaining()
+                ),
+            ));
+        }
+        self.list(f)
+    }
+
     /// Fails with `OFPBRC_BAD_LEN` if bytes are left after `what`, something that
     /// must fill the reader (a message or statistics body).
     pub fn expect_end(&self, what: impl fmt::Display) -> Result<(), OfpError> {

@@ -6,7 +6,7 @@
 use super::multipart::{head, join, queue_id};
 use super::{counter, data_summary, hex_dump, port_name, with_lines};
 use crate::v10::port::{ofpp, port_to_v13};
-use crate::v10::stats::stats_type;
+use crate::v10::stats::{stats_type, VendorStats};
 use crate::v10::*;
 
 fn port10(p: u16) -> String {
@@ -145,7 +145,7 @@ fn stats_reply(r: &StatsReply) -> String {
                 )
             }),
         ),
-        StatsReplyBody::Vendor { vendor, data } => {
+        StatsReplyBody::Vendor(VendorStats { vendor, data }) => {
             join(h, format!("vendor={vendor:#010x} {}", data_summary(data)))
         }
         // The ovs-ofctl printer (`text::print`) prints the other replies.

@@ -1,5 +1,5 @@
 //! The entries of OpenFlow 1.0 stats replies: description strings, flow entries,
-//! aggregate counters, tables, ports and queues. Each encodes to its fixed size (flow
+//! aggregate counters, tables, ports, queues and a vendor's body. Each encodes to its fixed size (flow
 //! entries: 88 bytes plus actions, their length field derived from the actions).
 
 use crate::v10::action10::Action;
@@ -18,6 +18,15 @@ pub use crate::v13::multipart::AggregateStats;
 /// The port, queue and table counters have one type for every version
 /// ([`crate::model`]).
 pub use crate::model::{PortStats, QueueStats, TableStats};
+
+record! {
+    /// A vendor's statistics body: its vendor id and the bytes after it.
+    #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct VendorStats {
+        pub vendor: u32,
+        pub data: Vec<u8> [rest],
+    }
+}
 
 /// For tests: an all-zero flow entry over the match of everything whose one action
 /// strips the VLAN tag.

@@ -27,10 +27,13 @@ pub(crate) mod strategy;
 use super::match10::Match;
 use crate::error::{ErrorKind, OfpError};
 use crate::header::OFP10_VERSION;
-use crate::model::{port_stats_len, queue_stats_len, table_stats_len};
+
 use crate::wire::{Reader, Writer};
 
-pub use entries::{AggregateStats, DescStats, FlowStats, PortStats, QueueStats, TableStats};
+use entries::DescStats as Desc;
+pub use entries::{
+    AggregateStats, DescStats, FlowStats, PortStats, QueueStats, TableStats, VendorStats,
+};
 pub(crate) use split::chunk;
 pub use split::MAX_REPLY_BODY;
 
@@ -48,31 +51,11 @@ pub const OFPQ_ALL: u32 = 0xffff_ffff;
 /// `OFP_MAX_TABLE_NAME_LEN`.
 pub const TABLE_NAME_LEN: usize = 32;
 
-fn bad_len(detail: String) -> OfpError {
-    OfpError::new(ErrorKind::BAD_REQUEST_BAD_LEN, detail)
-}
-
 fn bad_type(ty: u16) -> OfpError {
     OfpError::new(
         ErrorKind::BAD_REQUEST_BAD_MULTIPART,
         format!("unknown OpenFlow 1.0 stats type {ty}"),
     )
-}
-
-/// Reads a list of fixed-size elements filling `r`.
-fn fixed_list<T>(
-    r: &mut Reader,
-    size: usize,
-    what: &str,
-    f: impl Fn(&mut Reader) -> Result<T, OfpError>,
-) -> Result<Vec<T>, OfpError> {
-    if r.remaining() / size * size != r.remaining() {
-        return Err(bad_len(format!(
-            "{what} stats list of {} bytes is not a multiple of {size}",
-            r.remaining()
-        )));
-    }
-    r.list(f)
 }
 
 /// An `OFPT_STATS_REQUEST` body: the statistics header of every version
@@ -178,82 +161,12 @@ impl crate::model::StatsBody for StatsRequestBody {
 /// [`OFPSF_REPLY_MORE`] when more replies follow.
 pub type StatsReply = crate::model::Stats<StatsReplyBody>;
 
-/// The statistics a reply carries.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum StatsReplyBody {
-    Desc(DescStats),
-    Flow(Vec<FlowStats>),
-    Aggregate(AggregateStats),
-    Table(Vec<TableStats>),
-    Port(Vec<PortStats>),
-    Queue(Vec<QueueStats>),
-    Vendor { vendor: u32, data: Vec<u8> },
-}
-
-impl StatsReplyBody {
-    /// The stats type number.
-    pub fn type_code(&self) -> u16 {
-        use stats_type as t;
-        match self {
-            Self::Desc(_) => t::DESC,
-            Self::Flow(_) => t::FLOW,
-            Self::Aggregate(_) => t::AGGREGATE,
-            Self::Table(_) => t::TABLE,
-            Self::Port(_) => t::PORT,
-            Self::Queue(_) => t::QUEUE,
-            Self::Vendor { .. } => t::VENDOR,
-        }
-    }
-}
-
-impl crate::model::StatsBody for StatsReplyBody {
-    const VERSION: u8 = OFP10_VERSION;
-
-    fn stats_type(&self) -> u16 {
-        self.type_code()
-    }
-
-    fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
-        use stats_type as t;
-        Ok(match ty {
-            t::DESC => StatsReplyBody::Desc(DescStats::decode(r)?),
-            t::FLOW => StatsReplyBody::Flow(r.list(FlowStats::decode)?),
-            t::AGGREGATE => StatsReplyBody::Aggregate(AggregateStats::decode(r)?),
-            t::TABLE => StatsReplyBody::Table(fixed_list(
-                r,
-                table_stats_len(OFP10_VERSION),
-                "table",
-                |r| TableStats::decode(OFP10_VERSION, r),
-            )?),
-            t::PORT => {
-                StatsReplyBody::Port(fixed_list(r, port_stats_len(OFP10_VERSION), "port", |r| {
-                    PortStats::decode(OFP10_VERSION, r)
-                })?)
-            }
-            t::QUEUE => StatsReplyBody::Queue(fixed_list(
-                r,
-                queue_stats_len(OFP10_VERSION),
-                "queue",
-                |r| QueueStats::decode(OFP10_VERSION, r),
-            )?),
-            t::VENDOR => StatsReplyBody::Vendor { vendor: r.u32()?, data: r.take_rest().to_vec() },
-            _ => return Err(bad_type(ty)),
-        })
-    }
-
-    fn encode_body(&self, w: &mut Writer) {
-        match self {
-            StatsReplyBody::Desc(d) => d.encode(w),
-            StatsReplyBody::Flow(l) => l.iter().for_each(|f| f.encode(w)),
-            StatsReplyBody::Aggregate(a) => a.encode(w),
-            StatsReplyBody::Table(l) => l.iter().for_each(|t| t.encode(OFP10_VERSION, w)),
-            StatsReplyBody::Port(l) => l.iter().for_each(|p| p.encode(OFP10_VERSION, w)),
-            StatsReplyBody::Queue(l) => l.iter().for_each(|q| q.encode(OFP10_VERSION, w)),
-            StatsReplyBody::Vendor { vendor, data } => {
-                w.u32(*vendor);
-                w.bytes(data);
-            }
-        }
+stats_replies! {
+    /// The statistics a reply carries.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum StatsReplyBody: stats_type, OFP10_VERSION, bad_type, fn type_code {
+        port Port = PORT;
+        Vendor(VendorStats) = VENDOR plain VendorStats,
     }
 }
 

@@ -62,7 +62,7 @@ impl StatsReply {
             B::Table(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Table),
             B::Port(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Port),
             B::Queue(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Queue),
-            other @ (B::Desc(_) | B::Aggregate(_) | B::Vendor { .. }) => vec![other],
+            other @ (B::Desc(_) | B::Aggregate(_) | B::Vendor(_)) => vec![other],
         };
         let last = bodies.len() - 1;
         bodies
@@ -166,7 +166,10 @@ mod tests {
             let reply = StatsReply {
                 flags: 0,
                 // The vendor id is the first 4 bytes of the body.
-                body: StatsReplyBody::Vendor { vendor: 1, data: vec![0; n - 4] },
+                body: StatsReplyBody::Vendor(crate::v10::stats::VendorStats {
+                    vendor: 1,
+                    data: vec![0; n - 4],
+                }),
             };
             crate::Frame::v10(1, crate::v10::Message::StatsReply(reply)).encode()
         };

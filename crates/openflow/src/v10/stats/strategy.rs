@@ -57,7 +57,8 @@ pub fn arb_stats_reply() -> impl Strategy<Value = StatsReply> {
         vec(arb_table_stats(), 0..3).prop_map(StatsReplyBody::Table),
         vec(arb_port_stats(OFP10_VERSION), 0..3).prop_map(StatsReplyBody::Port),
         vec(arb_queue_stats(OFP10_VERSION), 0..3).prop_map(StatsReplyBody::Queue),
-        arb_vendor().prop_map(|(vendor, data)| StatsReplyBody::Vendor { vendor, data }),
+        arb_vendor()
+            .prop_map(|(vendor, data)| StatsReplyBody::Vendor(VendorStats { vendor, data })),
     ];
     (any::<u16>(), body).prop_map(|(flags, body)| StatsReply { flags, body })
 }

@@ -250,98 +250,29 @@ impl MultipartRequest {
 /// of every version ([`crate::model::Stats`]) over 1.3's reply bodies.
 pub type MultipartReply = crate::model::Stats<MultipartReplyBody>;
 
-/// The type-specific part of a multipart reply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MultipartReplyBody {
-    Desc(Desc),
-    Flow(Vec<FlowStats>),
-    Aggregate(AggregateStats),
-    Table(Vec<TableStats>),
-    PortStats(Vec<PortStats>),
-    Queue(Vec<QueueStats>),
-    Group(Vec<GroupStats>),
-    GroupDesc(Vec<GroupDesc>),
-    GroupFeatures(GroupFeatures),
-    Meter(Vec<MeterStats>),
-    MeterConfig(Vec<MeterConfig>),
-    MeterFeatures(MeterFeatures),
-    TableFeatures(Vec<TableFeatures>),
-    PortDesc(Vec<Port>),
-    /// `ofp_experimenter_multipart_header` and the bytes after it: the layout of an
-    /// `OFPT_EXPERIMENTER` body.
-    Experimenter(Experimenter),
+stats_replies! {
+    /// The type-specific part of a multipart reply.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum MultipartReplyBody: mp_type, OFP13_VERSION, bad_multipart, fn multipart_type {
+        port PortStats = PORT_STATS;
+        Group(Vec<GroupStats>) = GROUP list GroupStats,
+        GroupDesc(Vec<GroupDesc>) = GROUP_DESC list GroupDesc,
+        GroupFeatures(GroupFeatures) = GROUP_FEATURES plain GroupFeatures,
+        Meter(Vec<MeterStats>) = METER list MeterStats,
+        MeterConfig(Vec<MeterConfig>) = METER_CONFIG list MeterConfig,
+        MeterFeatures(MeterFeatures) = METER_FEATURES plain MeterFeatures,
+        TableFeatures(Vec<TableFeatures>) = TABLE_FEATURES tlvs TableFeatures,
+        PortDesc(Vec<Port>) = PORT_DESC versioned Port,
+        /// `ofp_experimenter_multipart_header` and the bytes after it: the layout of an
+        /// `OFPT_EXPERIMENTER` body.
+        Experimenter(Experimenter) = EXPERIMENTER plain Experimenter,
+    }
 }
 
 impl MultipartReplyBody {
-    /// The `ofp_multipart_type` number.
-    pub fn multipart_type(&self) -> u16 {
-        use mp_type as t;
-        match self {
-            Self::Desc(_) => t::DESC,
-            Self::Flow(_) => t::FLOW,
-            Self::Aggregate(_) => t::AGGREGATE,
-            Self::Table(_) => t::TABLE,
-            Self::PortStats(_) => t::PORT_STATS,
-            Self::Queue(_) => t::QUEUE,
-            Self::Group(_) => t::GROUP,
-            Self::GroupDesc(_) => t::GROUP_DESC,
-            Self::GroupFeatures(_) => t::GROUP_FEATURES,
-            Self::Meter(_) => t::METER,
-            Self::MeterConfig(_) => t::METER_CONFIG,
-            Self::MeterFeatures(_) => t::METER_FEATURES,
-            Self::TableFeatures(_) => t::TABLE_FEATURES,
-            Self::PortDesc(_) => t::PORT_DESC,
-            Self::Experimenter(_) => t::EXPERIMENTER,
-        }
-    }
-
     /// The spec's name of the type (`OFPMP_FLOW`).
     pub fn name(&self) -> &'static str {
         type_name(self.multipart_type()).unwrap_or("OFPMP_UNKNOWN")
-    }
-
-    /// Reads the body of type `ty`; `r` must hold exactly the body.
-    pub fn decode(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
-        use mp_type as t;
-        Ok(match ty {
-            t::DESC => Self::Desc(Desc::decode(r)?),
-            t::FLOW => Self::Flow(r.list(FlowStats::decode)?),
-            t::AGGREGATE => Self::Aggregate(AggregateStats::decode(r)?),
-            t::TABLE => Self::Table(r.list(|r| TableStats::decode(OFP13_VERSION, r))?),
-            t::PORT_STATS => Self::PortStats(r.list(|r| PortStats::decode(OFP13_VERSION, r))?),
-            t::QUEUE => Self::Queue(r.list(|r| QueueStats::decode(OFP13_VERSION, r))?),
-            t::GROUP => Self::Group(r.list(GroupStats::decode)?),
-            t::GROUP_DESC => Self::GroupDesc(r.list(GroupDesc::decode)?),
-            t::GROUP_FEATURES => Self::GroupFeatures(GroupFeatures::decode(r)?),
-            t::METER => Self::Meter(r.list(MeterStats::decode)?),
-            t::METER_CONFIG => Self::MeterConfig(r.list(MeterConfig::decode)?),
-            t::METER_FEATURES => Self::MeterFeatures(MeterFeatures::decode(r)?),
-            t::TABLE_FEATURES => Self::TableFeatures(TableFeatures::decode_list(r)?),
-            t::PORT_DESC => Self::PortDesc(r.list(|r| Port::decode(OFP13_VERSION, r))?),
-            t::EXPERIMENTER => Self::Experimenter(Experimenter::decode(r)?),
-            _ => return Err(bad_multipart(ty)),
-        })
-    }
-
-    /// Writes the body (without the multipart header).
-    pub fn encode(&self, w: &mut Writer) {
-        match self {
-            Self::Desc(d) => d.encode(w),
-            Self::Flow(v) => v.iter().for_each(|x| x.encode(w)),
-            Self::Aggregate(a) => a.encode(w),
-            Self::Table(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
-            Self::PortStats(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
-            Self::Queue(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
-            Self::Group(v) => v.iter().for_each(|x| x.encode(w)),
-            Self::GroupDesc(v) => v.iter().for_each(|x| x.encode(w)),
-            Self::GroupFeatures(f) => f.encode(w),
-            Self::Meter(v) => v.iter().for_each(|x| x.encode(w)),
-            Self::MeterConfig(v) => v.iter().for_each(|x| x.encode(w)),
-            Self::MeterFeatures(f) => f.encode(w),
-            Self::TableFeatures(v) => v.iter().for_each(|x| x.encode(w)),
-            Self::PortDesc(v) => v.iter().for_each(|x| x.encode(OFP13_VERSION, w)),
-            Self::Experimenter(e) => e.encode(w),
-        }
     }
 
     /// The number of bytes [`Self::encode`] writes.
@@ -355,4 +286,3 @@ impl MultipartReplyBody {
 // 1.3's request and reply bodies as the bodies of the statistics header of every
 // version (`crate::model::Stats`).
 wire_by_methods!(StatsBody for MultipartRequestBody, crate::OFP13_VERSION);
-wire_by_methods!(StatsBody for MultipartReplyBody, crate::OFP13_VERSION);
