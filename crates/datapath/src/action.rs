@@ -5,17 +5,12 @@
 
 use crate::key::Field;
 
-/// OpenFlow 1.3 port numbers the datapath knows.
-pub mod port {
-    pub const MAX: u32 = 0xffff_ff00;
-    pub const IN_PORT: u32 = 0xffff_fff8;
-    pub const TABLE: u32 = 0xffff_fff9;
-    pub const NORMAL: u32 = 0xffff_fffa;
-    pub const FLOOD: u32 = 0xffff_fffb;
-    pub const ALL: u32 = 0xffff_fffc;
-    pub const CONTROLLER: u32 = 0xffff_fffd;
-    pub const LOCAL: u32 = 0xffff_fffe;
-    pub const ANY: u32 = 0xffff_ffff;
+headers::spec_table! {
+    /// OpenFlow 1.3 port numbers the datapath knows.
+    pub mod port: u32 as numbers {
+        MAX = 0xffff_ff00, IN_PORT = 0xffff_fff8, TABLE, NORMAL, FLOOD, ALL, CONTROLLER,
+        LOCAL, ANY,
+    }
 }
 
 /// One action on a packet.
