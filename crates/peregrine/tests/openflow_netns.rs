@@ -128,6 +128,9 @@ fn ovs_ofctl_10_programs_flows_on_the_same_state() {
     assert_eq!(flows13.len(), 2, "{flows13:?}");
     let ports = ofctl(v10, "dump-ports", port, &[]);
     assert!(ports.contains("port  2: rx pkts="), "{ports}");
+    // Open vSwitch's 1.0 port descriptions (stats type 13).
+    let desc = ofctl(v10, "dump-ports-desc", port, &[]);
+    assert!(desc.starts_with("OFPST_PORT_DESC reply") && desc.contains("\n 2("), "{desc}");
     ofctl(v10, "del-flows", port, &["in_port=1"]);
     assert_eq!(flow_lines(&ofctl(v10, "dump-flows", port, &[])).len(), 1);
     drop(topo);

@@ -2,7 +2,8 @@
 //! 1.0 statistics replies.
 //!
 //! Requests: desc, flow, aggregate, table, port and queue map to the 1.3 types of the same
-//! name ([`stats_request_to_v13`]). Flow and aggregate keep the table id (0xff is `OFPTT_ALL` in both) and take the
+//! name ([`stats_request_to_v13`]), as does Open vSwitch's 1.0 port description (type 13,
+//! what `ovs-ofctl -O OpenFlow10 dump-ports-desc` sends). Flow and aggregate keep the table id (0xff is `OFPTT_ALL` in both) and take the
 //! match of [`match_to_v13`], the out port renumbered (`OFPP_NONE` → `OFPP_ANY`), out
 //! group `OFPG_ANY`, no cookie filter. Port stats: `OFPP_NONE` ("all") → `OFPP_ANY`.
 //! Queue stats: 1.0 says "all ports" with `OFPP_ALL`, 1.3 with `OFPP_ANY`; `OFPQ_ALL` is
@@ -19,9 +20,10 @@
 //! flow stats of the request (not with the 1.3 aggregate, which counts every entry),
 //! and 1.0 table stats with [`count_v10_flows`]'s active counts. Port and queue entries of
 //! ports without a 1.0 number are left out; their durations are dropped. Table entries
-//! get what 1.0 adds ([`table_stats_to_v10`]). The `OFPSF_REPLY_MORE` flag is the same bit.
-//! A 1.3-only reply type (groups, meters, table features, port descriptions) is not the
-//! answer to any 1.0 request: `OFPBRC_BAD_STAT`.
+//! get what 1.0 adds ([`table_stats_to_v10`]); port descriptions list the ports with a
+//! 1.0 number. The `OFPSF_REPLY_MORE` flag is the same bit. A 1.3-only reply type
+//! (groups, meters, table features) is not the answer to any 1.0 request:
+//! `OFPBRC_BAD_STAT`.
 //!
 //! A 1.0 flow entry can be longer than its 1.3 form (the fixed 40-byte match), so a
 //! reply that fitted one 1.3 message may not fit one 1.0 message: [`split_stats_reply`]
@@ -43,7 +45,7 @@ use openflow::{ErrorKind, OfpError};
 
 use super::actions::{instructions_from_v13, PacketFacts};
 use super::flow_match::{match_from_v13, match_to_v13};
-use super::ports::{port_no_from_v13, port_no_to_v13};
+use super::ports::{port_no_from_v13, port_no_to_v13, port_to_v10};
 
 /// The largest stats-reply body (after the OpenFlow header and the 4-byte `type, flags`)
 /// one 1.0 message can carry ([`openflow::v10::stats::MAX_REPLY_BODY`]).
@@ -73,6 +75,7 @@ pub fn stats_request_to_v13(req: &StatsRequest) -> Result<MultipartRequest, OfpE
         StatsRequestBody::Aggregate(r) => Req13::Aggregate(flow_request_to_v13(r)),
         StatsRequestBody::Table => Req13::Table,
         StatsRequestBody::Port(p) => Req13::PortStats { port_no: port_no_to_v13(p.port_no) },
+        StatsRequestBody::PortDesc => Req13::PortDesc,
         StatsRequestBody::Queue(q) => Req13::Queue {
             port_no: if q.port_no == p10::ALL { p13::ANY } else { port_no_to_v13(q.port_no) },
             queue_id: q.queue_id,
@@ -152,6 +155,9 @@ pub fn stats_reply_to_v10(rep: &MultipartReply) -> Result<StatsReply, OfpError> 
         Reply13::Queue(v) => StatsReplyBody::Queue(
             v.iter().filter(|q| port_no_from_v13(q.port_no).is_ok()).copied().collect(),
         ),
+        Reply13::PortDesc(v) => {
+            StatsReplyBody::PortDesc(v.iter().filter_map(|p| port_to_v10(p).ok()).collect())
+        }
         other => {
             return Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_BAD_MULTIPART,

@@ -120,6 +120,7 @@ fn stats_name(ty: u16) -> String {
         stats_type::TABLE => "OFPST_TABLE".into(),
         stats_type::PORT => "OFPST_PORT".into(),
         stats_type::QUEUE => "OFPST_QUEUE".into(),
+        stats_type::PORT_DESC => "OFPST_PORT_DESC".into(),
         stats_type::VENDOR => "OFPST_VENDOR".into(),
         n => format!("OFPST_{n}"),
     }

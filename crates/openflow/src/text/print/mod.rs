@@ -190,6 +190,7 @@ fn stats10_name(ty: u16, dir: &str) -> String {
         t::TABLE => "TABLE",
         t::PORT => "PORT",
         t::QUEUE => "QUEUE",
+        t::PORT_DESC => "PORT_DESC",
         _ => "VENDOR",
     };
     format!("OFPST_{n} {dir}")
@@ -332,6 +333,7 @@ fn request10(b: &Q10) -> String {
             flow::flow_request(r.table_id, port_to_v13(r.out_port), &r.match_.to_oxm())
         }
         Q10::Port(p) => format!(" port_no={}", crate::model::port_name(port_to_v13(p.port_no))),
+        Q10::PortDesc => " port=ANY".into(),
         Q10::Queue(q) => format!(
             " port={} queue={}",
             crate::model::port_name(port_to_v13(q.port_no)),
@@ -348,6 +350,7 @@ fn reply10(b: &R10) -> String {
         R10::Aggregate(a) => aggregate(a.packet_count, a.byte_count, a.flow_count),
         R10::Table(ts) => table::tables(ts),
         R10::Port(ps) => port::port_stats(ps),
+        R10::PortDesc(ps) => format!("\n{}", port::ports(ps)),
         other => fallback(&Frame::v10(
             0,
             M10::StatsReply(crate::v10::stats::StatsReply { flags: 0, body: other.clone() }),

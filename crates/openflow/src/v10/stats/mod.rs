@@ -14,6 +14,7 @@
 //! | TABLE (3) | empty | [`TableStats`] list (64 each) |
 //! | PORT (4) | port_no, pad (8) | [`PortStats`] list (104 each) |
 //! | QUEUE (5) | port_no, pad, queue_id (8) | [`QueueStats`] list (32 each) |
+//! | PORT_DESC (13, Open vSwitch's) | empty | `ofp_phy_port` list (48 each) |
 //! | VENDOR (0xffff) | vendor, data | vendor, data |
 //!
 //! The reply entries live in [`entries`]. A reply too long for one message is cut with
@@ -30,6 +31,7 @@ use crate::header::OFP10_VERSION;
 
 use crate::wire::{Reader, Writer};
 
+use crate::model::Port;
 use entries::DescStats as Desc;
 pub use entries::{
     AggregateStats, DescStats, FlowStats, PortStats, QueueStats, TableStats, VendorStats,
@@ -40,7 +42,12 @@ pub use split::MAX_REPLY_BODY;
 spec_table! {
     /// `ofp_stats_types` numbers.
     pub mod stats_type: u16 as numbers {
-        DESC, FLOW, AGGREGATE, TABLE, PORT, QUEUE, VENDOR = 0xffff,
+        DESC, FLOW, AGGREGATE, TABLE, PORT, QUEUE,
+        /// Open vSwitch's port descriptions for OpenFlow 1.0 (what `ovs-ofctl -O
+        /// OpenFlow10 dump-ports-desc` asks for): a request with no body, a reply of
+        /// `ofp_phy_port`s.
+        PORT_DESC = 13,
+        VENDOR = 0xffff,
     }
 }
 
@@ -71,6 +78,7 @@ pub enum StatsRequestBody {
     Table,
     Port(PortStatsRequest),
     Queue(QueueStatsRequest),
+    PortDesc,
     Vendor { vendor: u32, data: Vec<u8> },
 }
 
@@ -114,6 +122,7 @@ impl StatsRequestBody {
             Self::Table => t::TABLE,
             Self::Port(_) => t::PORT,
             Self::Queue(_) => t::QUEUE,
+            Self::PortDesc => t::PORT_DESC,
             Self::Vendor { .. } => t::VENDOR,
         }
     }
@@ -135,6 +144,7 @@ impl crate::model::StatsBody for StatsRequestBody {
             t::TABLE => StatsRequestBody::Table,
             t::PORT => StatsRequestBody::Port(PortStatsRequest::decode(r)?),
             t::QUEUE => StatsRequestBody::Queue(QueueStatsRequest::decode(r)?),
+            t::PORT_DESC => StatsRequestBody::PortDesc,
             t::VENDOR => {
                 StatsRequestBody::Vendor { vendor: r.u32()?, data: r.take_rest().to_vec() }
             }
@@ -144,7 +154,7 @@ impl crate::model::StatsBody for StatsRequestBody {
 
     fn encode_body(&self, w: &mut Writer) {
         match self {
-            StatsRequestBody::Desc | StatsRequestBody::Table => {}
+            StatsRequestBody::Desc | StatsRequestBody::Table | StatsRequestBody::PortDesc => {}
             StatsRequestBody::Flow(f) | StatsRequestBody::Aggregate(f) => f.encode(w),
             StatsRequestBody::Port(p) => p.encode(w),
             StatsRequestBody::Queue(q) => q.encode(w),
@@ -166,6 +176,7 @@ stats_replies! {
     #[derive(Clone, Debug, PartialEq, Eq, Hash)]
     pub enum StatsReplyBody: stats_type, OFP10_VERSION, bad_type, fn type_code {
         port Port = PORT;
+        PortDesc(Vec<Port>) = PORT_DESC versioned Port,
         Vendor(VendorStats) = VENDOR plain VendorStats,
     }
 }

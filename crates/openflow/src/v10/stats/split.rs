@@ -62,6 +62,7 @@ impl StatsReply {
             B::Table(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Table),
             B::Port(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Port),
             B::Queue(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Queue),
+            B::PortDesc(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::PortDesc),
             other @ (B::Desc(_) | B::Aggregate(_) | B::Vendor(_)) => vec![other],
         };
         let last = bodies.len() - 1;

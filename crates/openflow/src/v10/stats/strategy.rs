@@ -21,6 +21,7 @@ pub fn arb_stats_request() -> impl Strategy<Value = StatsRequest> {
         Just(StatsRequestBody::Table),
         PortStatsRequest::arb().prop_map(StatsRequestBody::Port),
         QueueStatsRequest::arb().prop_map(StatsRequestBody::Queue),
+        Just(StatsRequestBody::PortDesc),
         arb_vendor().prop_map(|(vendor, data)| StatsRequestBody::Vendor { vendor, data }),
     ];
     (any::<u16>(), body).prop_map(|(flags, body)| StatsRequest { flags, body })
@@ -57,6 +58,8 @@ pub fn arb_stats_reply() -> impl Strategy<Value = StatsReply> {
         vec(arb_table_stats(), 0..3).prop_map(StatsReplyBody::Table),
         vec(arb_port_stats(OFP10_VERSION), 0..3).prop_map(StatsReplyBody::Port),
         vec(arb_queue_stats(OFP10_VERSION), 0..3).prop_map(StatsReplyBody::Queue),
+        vec(crate::model::port::strategy::arb_port(OFP10_VERSION), 0..3)
+            .prop_map(StatsReplyBody::PortDesc),
         arb_vendor()
             .prop_map(|(vendor, data)| StatsReplyBody::Vendor(VendorStats { vendor, data })),
     ];

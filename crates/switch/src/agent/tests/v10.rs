@@ -298,3 +298,16 @@ fn a_13_dump_shows_the_conditional_actions_as_standard_ones() {
     assert_eq!(out[0][12..16], [0x81, 0x00, 0x00, 0x05]);
     assert_ne!(out[0][16..18], [0x81, 0x00], "a second tag was pushed");
 }
+
+#[test]
+fn open_vswitch_port_descriptions_answer_over_10() {
+    // `ovs-ofctl -O OpenFlow10 dump-ports-desc` asks with Open vSwitch's stats type 13.
+    let mut r = Rig::new();
+    let c10 = r.connect(SessionKind::Controller, OFP10_VERSION);
+    let ports = match r.stats10(c10, StatsRequestBody::PortDesc).as_slice() {
+        [StatsReplyBody::PortDesc(p)] => p.clone(),
+        other => panic!("not one port-desc reply: {other:?}"),
+    };
+    let numbers: Vec<u32> = ports.iter().map(|p| p.port_no).collect();
+    assert_eq!(numbers, vec![1, 2, 3]);
+}
