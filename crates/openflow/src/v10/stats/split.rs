@@ -98,6 +98,7 @@ mod tests {
             StatsReplyBody::Table(v) => Some(v.len()),
             StatsReplyBody::Port(v) => Some(v.len()),
             StatsReplyBody::Queue(v) => Some(v.len()),
+            StatsReplyBody::PortDesc(v) => Some(v.len()),
             _ => None,
         }
     }
