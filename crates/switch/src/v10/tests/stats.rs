@@ -189,12 +189,18 @@ fn more_flag_and_1_3_only_replies() {
         stats_reply_to_v10(&MultipartReply { flags: OFPSF_REPLY_MORE, body: B13::Table(vec![]) })
             .unwrap();
     assert_eq!(r.flags, OFPSF_REPLY_MORE);
-    for body in [
-        B13::Group(vec![]),
-        B13::PortDesc(vec![]),
-        B13::MeterConfig(vec![]),
-        B13::TableFeatures(vec![]),
-    ] {
+    // Port descriptions have a 1.0 form (Open vSwitch's stats type 13): the ports with a
+    // 1.0 number.
+    let port = |port_no| openflow::model::Port { port_no, ..Default::default() };
+    let r = stats_reply_to_v10(&MultipartReply {
+        flags: 0,
+        body: B13::PortDesc(vec![port(1), port(0x1_0000), port(0xffff_fffe)]),
+    })
+    .unwrap();
+    let B10::PortDesc(ports) = r.body else { panic!("{r:?}") };
+    let numbers: Vec<u32> = ports.iter().map(|p| p.port_no).collect();
+    assert_eq!(numbers, [1, 0xffff_fffe]);
+    for body in [B13::Group(vec![]), B13::MeterConfig(vec![]), B13::TableFeatures(vec![])] {
         let e = stats_reply_to_v10(&MultipartReply { flags: 0, body }).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
     }
