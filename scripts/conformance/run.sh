@@ -23,6 +23,9 @@
 #   --backend B       peregrine's port backend (default afpacket)
 #   --timeout SECS    bound on the whole tester run (default 300 with --quick, else 7200)
 #   --stall SECS      stop if no case finishes for this long (default 240)
+#   --tester-cpus L   run the tester (the os-ken app and the private Open vSwitch) on
+#                     CPUs L only (taskset list, e.g. 0); default: anywhere
+#   --target-cpus L   run the target on CPUs L only (its one worker pinned to the first)
 #
 # Builds nothing: the switch is $PEREGRINE, else target/release/peregrine. os-ken comes
 # from $OSKEN_PYTHON, else the repository's .venv/bin/python. Needs root.
@@ -56,6 +59,8 @@ HELPER="$HERE/osken_conformance.py"
 
 QUICK=0
 VERSION=13
+TESTER_CPUS=
+TARGET_CPUS=
 SUBSETS=()
 OUT=./conformance-out
 TARGET=peregrine
@@ -79,6 +84,8 @@ while [ $# -gt 0 ]; do
         --backend) [ $# -ge 2 ] || die "--backend needs a name"; BACKEND=$2; shift ;;
         --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; TIMEOUT=$2; shift ;;
         --stall) [ $# -ge 2 ] || die "--stall needs seconds"; STALL=$2; shift ;;
+        --tester-cpus) [ $# -ge 2 ] || die "--tester-cpus needs a CPU list"; TESTER_CPUS=$2; shift ;;
+        --target-cpus) [ $# -ge 2 ] || die "--target-cpus needs a CPU list"; TARGET_CPUS=$2; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument $1 (see --help)" ;;
     esac
@@ -87,6 +94,15 @@ done
 case "$TARGET" in peregrine|ovs) ;; *) die "--target must be peregrine or ovs" ;; esac
 case "$VERSION" in 13|10) ;; *) die "--version must be 13 or 10" ;; esac
 PROTOCOL="OpenFlow$VERSION"
+# Pinning: a command prefix per side (empty: the OS places them).
+ON_TESTER=()
+ON_TARGET=()
+for l in "$TESTER_CPUS" "$TARGET_CPUS"; do
+    [ -z "$l" ] || [[ "$l" =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] \
+        || die "a CPU list is like 0 or 0-1,3, not $l"
+done
+[ -n "$TESTER_CPUS" ] && ON_TESTER=(taskset -c "$TESTER_CPUS")
+[ -n "$TARGET_CPUS" ] && ON_TARGET=(taskset -c "$TARGET_CPUS")
 [[ "$STALL" =~ ^[0-9]+$ ]] || die "--stall must be a number of seconds"
 if [ -z "$TIMEOUT" ]; then
     if [ "$QUICK" = 1 ]; then TIMEOUT=300; else TIMEOUT=7200; fi
@@ -184,6 +200,8 @@ if [ "$TARGET" = peregrine ]; then
 else
     TARGET_DESC="Open vSwitch netdev bridge (baseline)"
 fi
+[ -n "$TARGET_CPUS" ] && TARGET_DESC="$TARGET_DESC on CPUs $TARGET_CPUS"
+[ -n "$TESTER_CPUS" ] && TARGET_DESC="$TARGET_DESC; tester on CPUs $TESTER_CPUS"
 
 # ---- cases
 SEL_ARGS=()
@@ -205,7 +223,7 @@ done
 
 # ---- the tester app (the controller of both switches)
 : > "$OUT/cases.jsonl"
-ip netns exec "$NS" "$PY" "$HELPER" run --cases "$WORK/cases" --results "$OUT/cases.jsonl" \
+ip netns exec "$NS" ${ON_TESTER[@]+"${ON_TESTER[@]}"} "$PY" "$HELPER" run --cases "$WORK/cases" --results "$OUT/cases.jsonl" \
     --port "$OF_PORT" --target-dpid "$TARGET_DPID" --tester-dpid "$TESTER_DPID" \
     --target-version "openflow$VERSION" \
     > "$OUT/tester.log" 2>&1 &
@@ -220,13 +238,13 @@ nsx ss -ltnH "sport = :$OF_PORT" | grep -q . || { STATUS="tester did not start";
 # ---- private Open vSwitch: the tester switch (and the target with --target ovs)
 VSCTL=(ovs-vsctl --db="unix:$WORK/db.sock" --timeout=30)
 ovsdb-tool create "$WORK/conf.db" "$SCHEMA"
-nsx ovsdb-server --remote="punix:$WORK/db.sock" --pidfile="$WORK/ovsdb.pid" \
+nsx ${ON_TESTER[@]+"${ON_TESTER[@]}"} ovsdb-server --remote="punix:$WORK/db.sock" --pidfile="$WORK/ovsdb.pid" \
     --unixctl="$WORK/ovsdb.ctl" --detach --log-file="$WORK/ovsdb.log" "$WORK/conf.db"
 "${VSCTL[@]}" --no-wait init
 # flow-limit=0: no datapath flow cache, so the tester never forwards with flows that a
 # barrier has already replaced.
 "${VSCTL[@]}" --no-wait set Open_vSwitch . other_config:flow-limit=0
-nsx ovs-vswitchd "unix:$WORK/db.sock" --pidfile="$WORK/vs.pid" --unixctl="$WORK/vs.ctl" \
+nsx ${ON_TESTER[@]+"${ON_TESTER[@]}"} ovs-vswitchd "unix:$WORK/db.sock" --pidfile="$WORK/vs.pid" --unixctl="$WORK/vs.ctl" \
     --detach --log-file="$WORK/vs.log"
 
 add_ovs_bridge() {  # add_ovs_bridge NAME DPID PORT-PREFIX PROTOCOL
@@ -252,7 +270,8 @@ start_target() {
     # Each start must be a fresh switch: no tables restored from the last one.
     "$PEREGRINE" run --help 2>/dev/null | grep -q -- '--state-dir' && extra+=(--state-dir none)
     echo "=== $(date +%T) start" >> "$OUT/peregrine.log"
-    ip netns exec "$NS" "$PEREGRINE" run --port "tg1,backend=$BACKEND" --port "tg2,backend=$BACKEND" \
+    [ -n "$TARGET_CPUS" ] && extra+=(--cpus "${TARGET_CPUS%%[,-]*}")
+    ip netns exec "$NS" ${ON_TARGET[@]+"${ON_TARGET[@]}"} "$PEREGRINE" run --port "tg1,backend=$BACKEND" --port "tg2,backend=$BACKEND" \
         --port "tg3,backend=$BACKEND" --dpid "$TARGET_DPID" \
         --controller "tcp:127.0.0.1:$OF_PORT" --fail-mode secure --workers 1 --protocols "$PROTOCOL" \
         ${extra[@]+"${extra[@]}"} >> "$OUT/peregrine.log" 2>&1 &
