@@ -24,17 +24,11 @@ const UNSPOKEN: [&str; 4] = ["OpenFlow11", "OpenFlow12", "OpenFlow14", "OpenFlow
 impl Default for Versions {
     /// Every version peregrine speaks.
     fn default() -> Self {
-        Versions::of(&KNOWN.map(|(v, _)| v))
+        Versions(KNOWN.iter().fold(0, |set, (v, _)| set | 1 << v))
     }
 }
 
 impl Versions {
-    /// The set of `versions` that peregrine speaks (others are left out).
-    fn of(versions: &[u8]) -> Versions {
-        let bits = versions.iter().filter(|v| KNOWN.iter().any(|(k, _)| k == *v));
-        Versions(bits.fold(0, |set, v| set | 1 << v))
-    }
-
     /// Parses a comma-separated list of names, `OpenFlow13` or `OpenFlow10,OpenFlow13`
     /// (case does not matter), saying what is wrong with a name that is not one.
     pub fn parse(s: &str) -> Result<Versions, String> {

@@ -426,10 +426,10 @@ impl Agent {
             let Some(ev) = s.conn.poll_event() else {
                 return;
             };
-            let (kind, peer) = (s.kind, s.peer.clone());
             match ev {
                 Event::Connected { version } => {
-                    if kind == SessionKind::Controller {
+                    if s.kind == SessionKind::Controller {
+                        let peer = s.peer.clone();
                         self.notices.push(Notice::Connected { peer, version }, now);
                     }
                     self.update_fail_open();
@@ -437,17 +437,12 @@ impl Agent {
                 }
                 Event::Closed(reason) => {
                     s.end_noticed = true;
-                    let secs = now.saturating_sub(s.opened_ns) / crate::conn::NS_PER_SEC;
-                    let why = self.close_reason_text(&reason);
-                    let n = match reason {
-                        CloseReason::Incompatible { .. } | CloseReason::NoHello { .. } => {
-                            Some(Notice::Refused { peer, why })
-                        }
-                        CloseReason::Framing(_) | CloseReason::Dead => (kind
-                            == SessionKind::Controller)
-                            .then_some(Notice::Disconnected { peer, secs, why }),
-                    };
-                    if let Some(n) = n {
+                    let (kind, peer, secs) = (
+                        s.kind,
+                        s.peer.clone(),
+                        now.saturating_sub(s.opened_ns) / crate::conn::NS_PER_SEC,
+                    );
+                    if let Some(n) = self.close_notice(kind, peer, secs, &reason) {
                         self.notices.push(n, now);
                     }
                     self.update_fail_open();
@@ -458,23 +453,34 @@ impl Agent {
         }
     }
 
-    /// Why a connection closed, in words.
-    fn close_reason_text(&self, r: &CloseReason) -> String {
-        match r {
-            CloseReason::Incompatible { peer } => openflow::versions::NoCommonVersion {
-                ours: self.cfg.timing.versions,
-                theirs: peer.clone(),
+    /// What the log says of a connection of `kind` with `peer` that closed for `reason`
+    /// after `secs` seconds: a refusal (no version agreed) for every kind, a disconnect
+    /// for controllers only.
+    fn close_notice(
+        &self,
+        kind: SessionKind,
+        peer: String,
+        secs: u64,
+        reason: &CloseReason,
+    ) -> Option<Notice> {
+        let why = match reason {
+            CloseReason::Incompatible { peer: theirs } => {
+                let ours = self.cfg.timing.versions;
+                let no = openflow::versions::NoCommonVersion { ours, theirs: theirs.clone() };
+                return Some(Notice::Refused { peer, why: no.to_string() });
             }
-            .to_string(),
             CloseReason::NoHello { msg_type } => {
-                format!("its first message was of type {msg_type}, not a HELLO")
+                let why = format!("its first message was of type {msg_type}, not a HELLO");
+                return Some(Notice::Refused { peer, why });
             }
+            _ if kind != SessionKind::Controller => return None,
             CloseReason::Framing(e) => format!("its bytes are not OpenFlow messages: {e}"),
             CloseReason::Dead => format!(
                 "nothing received for {} s, echo requests unanswered",
                 self.cfg.timing.dead_after_ns / crate::conn::NS_PER_SEC
             ),
-        }
+        };
+        Some(Notice::Disconnected { peer, secs, why })
     }
 
     /// Whether a controller connection has negotiated a version.

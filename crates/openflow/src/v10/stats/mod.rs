@@ -32,6 +32,7 @@ use crate::header::OFP10_VERSION;
 use crate::wire::{Reader, Writer};
 
 use crate::model::Port;
+// The name `stats_replies!` gives the description body.
 use entries::DescStats as Desc;
 pub use entries::{
     AggregateStats, DescStats, FlowStats, PortStats, QueueStats, TableStats, VendorStats,
