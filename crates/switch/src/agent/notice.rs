@@ -4,9 +4,10 @@
 //! shell prints them.
 //!
 //! [`Notices`] holds them for the shell and limits their rate: at most [`BURST`] lines
-//! per [`WINDOW_NS`]; what comes beyond is counted, and the first line allowed after
-//! says how many were left out, so a controller that reconnects in a loop cannot flood
-//! the log.
+//! per [`WINDOW_NS`]. The first line beyond says that the rest of the window's are left
+//! out ([`Notice::Throttled`]); they are counted, and the first line allowed after says
+//! how many, so a controller that reconnects in a loop cannot flood the log and the log
+//! never goes quiet without saying so.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -33,6 +34,8 @@ pub enum Notice {
     /// A controller took `role`; `demoted_by` names the connection whose master request
     /// made this one a slave.
     Role { peer: String, role: ControllerRole, demoted_by: Option<String> },
+    /// The window's lines are spent: the next ones are left out (and counted).
+    Throttled,
     /// `n` notices were left out by the rate limit.
     Suppressed { n: u64 },
 }
@@ -56,6 +59,11 @@ impl fmt::Display for Notice {
             Notice::Role { peer, role, demoted_by: Some(by) } => {
                 write!(f, "controller {peer}: role {} ({by} became master)", role_name(*role))
             }
+            Notice::Throttled => write!(
+                f,
+                "more than {BURST} connection log lines this minute: the rest of the minute's \
+                 are left out and counted"
+            ),
             Notice::Suppressed { n } => {
                 write!(f, "{n} connection log lines left out (more than {BURST} a minute)")
             }
@@ -99,6 +107,9 @@ impl Notices {
             self.in_window = 0;
         }
         if self.in_window >= BURST {
+            if self.suppressed == 0 {
+                self.queue.push_back(Notice::Throttled);
+            }
             self.suppressed += 1;
             return;
         }
@@ -169,7 +180,9 @@ mod tests {
             q.push(refused(i), t0 + u64::from(i));
         }
         let first: Vec<Notice> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(first, (0..BURST).map(refused).collect::<Vec<_>>());
+        let mut want: Vec<Notice> = (0..BURST).map(refused).collect();
+        want.push(Notice::Throttled);
+        assert_eq!(first, want, "the burst, then one line saying the rest are left out");
         // Still inside the window: counted, not queued.
         q.push(refused(99), t0 + WINDOW_NS - 1);
         assert_eq!(q.pop(), None);
