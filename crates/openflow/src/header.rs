@@ -9,20 +9,24 @@ use crate::wire::{Reader, Writer};
 
 pub const OFP10_VERSION: u8 = 0x01;
 pub const OFP13_VERSION: u8 = 0x04;
+/// OpenFlow 1.4 (1.4.1): carried by the 1.3 message model ([`crate::v13`]), whose codecs
+/// take the frame's version where the two differ.
+pub const OFP14_VERSION: u8 = 0x05;
 pub const HEADER_LEN: usize = 8;
 /// `OFPT_HELLO` and `OFPT_ERROR` share their numbers across all versions.
 pub const OFPT_HELLO: u8 = 0;
 pub const OFPT_ERROR: u8 = 1;
 
 spec_table! {
-    /// Message type numbers of OpenFlow 1.3.
+    /// Message type numbers of OpenFlow 1.3, then those 1.4 adds (from `ROLE_STATUS`).
     pub mod t13: u8 as numbers {
         HELLO, ERROR, ECHO_REQUEST, ECHO_REPLY, EXPERIMENTER, FEATURES_REQUEST,
         FEATURES_REPLY, GET_CONFIG_REQUEST, GET_CONFIG_REPLY, SET_CONFIG, PACKET_IN,
         FLOW_REMOVED, PORT_STATUS, PACKET_OUT, FLOW_MOD, GROUP_MOD, PORT_MOD, TABLE_MOD,
         MULTIPART_REQUEST, MULTIPART_REPLY, BARRIER_REQUEST, BARRIER_REPLY,
         QUEUE_GET_CONFIG_REQUEST, QUEUE_GET_CONFIG_REPLY, ROLE_REQUEST, ROLE_REPLY,
-        GET_ASYNC_REQUEST, GET_ASYNC_REPLY, SET_ASYNC, METER_MOD,
+        GET_ASYNC_REQUEST, GET_ASYNC_REPLY, SET_ASYNC, METER_MOD, ROLE_STATUS, TABLE_STATUS,
+        REQUESTFORWARD, BUNDLE_CONTROL, BUNDLE_ADD_MESSAGE,
     }
 }
 

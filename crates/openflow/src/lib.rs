@@ -43,7 +43,7 @@ pub mod versions;
 pub mod wire;
 
 pub use error::{ErrorKind, OfpError};
-pub use header::{error_reply, Header, OFP10_VERSION, OFP13_VERSION};
+pub use header::{error_reply, Header, OFP10_VERSION, OFP13_VERSION, OFP14_VERSION};
 pub use versions::Versions;
 pub use wire::{MacAddr, Reader, Writer};
 

@@ -53,10 +53,11 @@ pub const OFPMPF_REPLY_MORE: u16 = 1;
 pub const MULTIPART_HEADER_LEN: usize = 8;
 
 spec_table! {
-    /// `ofp_multipart_type` numbers.
+    /// `ofp_multipart_type` numbers (1.3's, then 1.4's from `TABLE_DESC`).
     pub mod mp_type: u16 as numbers {
         DESC, FLOW, AGGREGATE, TABLE, PORT_STATS, QUEUE, GROUP, GROUP_DESC, GROUP_FEATURES,
-        METER, METER_CONFIG, METER_FEATURES, TABLE_FEATURES, PORT_DESC,
+        METER, METER_CONFIG, METER_FEATURES, TABLE_FEATURES, PORT_DESC, TABLE_DESC, QUEUE_DESC,
+        FLOW_MONITOR,
         EXPERIMENTER = 0xffff,
     }
 }
