@@ -731,6 +731,16 @@ impl SlotAlloc {
         self.retiring.push(slot);
     }
 
+    /// How many slots are retired and not yet released.
+    pub fn retiring_len(&self) -> usize {
+        self.retiring.len()
+    }
+
+    /// Takes back the retirements after the first `n` (their objects live again).
+    pub fn unretire_after(&mut self, n: usize) {
+        self.retiring.truncate(n);
+    }
+
     /// Moves the retired slots to the free list, returning them (to be zeroed first).
     pub fn release(&mut self) -> Vec<u32> {
         let r = std::mem::take(&mut self.retiring);

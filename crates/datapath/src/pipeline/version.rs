@@ -214,6 +214,31 @@ enum Replaced {
     Meter(Arc<Meter>),
 }
 
+/// The change that undoes `ch`, which replaced `r` (and, for a config, `old_config`).
+fn inverse(ch: &Change, r: &Replaced, old_config: Option<Arc<DatapathConfig>>) -> Option<Change> {
+    Some(match (ch, r) {
+        (
+            Change::InsertRule { table, .. } | Change::RemoveRule { table, .. },
+            Replaced::Rule(old),
+        ) => Change::InsertRule { table: *table, rule: old.clone() },
+        (Change::InsertRule { table, rule }, _) => Change::RemoveRule {
+            table: *table,
+            m: Box::new(rule.flow_match),
+            priority: rule.priority,
+        },
+        (Change::SetGroup(_) | Change::RemoveGroup(_), Replaced::Group(old)) => {
+            Change::SetGroup(old.clone())
+        }
+        (Change::SetGroup(g), _) => Change::RemoveGroup(g.id),
+        (Change::SetMeter(_) | Change::RemoveMeter(_), Replaced::Meter(old)) => {
+            Change::SetMeter(old.clone())
+        }
+        (Change::SetMeter(m), _) => Change::RemoveMeter(m.id),
+        (Change::SetConfig(_), _) => Change::SetConfig(old_config?),
+        _ => return None,
+    })
+}
+
 /// What the datapath's threads share.
 pub(crate) struct Shared<C> {
     copies: [RwLock<PipelineVersion<C>>; 2],
@@ -311,6 +336,7 @@ impl<C: RuleTable> Datapath<C> {
             meter_slots: SlotAlloc::new(MAX_OBJECTS),
             band_slots: SlotAlloc::new(MAX_OBJECTS),
             removed: Vec::new(),
+            txn: None,
         };
         (Datapath { shared }, writer, rx)
     }
@@ -422,6 +448,11 @@ pub struct Published {
 }
 
 /// The single writer (the agent's side): changes the unpublished copy, then publishes.
+///
+/// A transaction ([`Writer::begin`]) lets a run of changes be taken back before anyone
+/// sees them: [`Writer::rollback`] undoes every change since `begin` (the unpublished
+/// copy is as it was, and so is what the next publish does); [`Writer::publish`] or
+/// [`Writer::end`] keeps them.
 pub struct Writer<C = DefaultClassifier> {
     shared: Arc<Shared<C>>,
     log: Vec<Change>,
@@ -431,6 +462,20 @@ pub struct Writer<C = DefaultClassifier> {
     meter_slots: SlotAlloc,
     band_slots: SlotAlloc,
     removed: Vec<(u8, Arc<Rule>)>,
+    txn: Option<Txn>,
+}
+
+/// The slot allocators of a writer, in the order [`Txn`] lists them.
+const SLOT_KINDS: usize = 5;
+
+/// An open transaction: the inverse of each change since it began (applied in reverse
+/// to roll back), and what to give back of the slot bookkeeping: the lengths of the
+/// retired lists and of `removed` when it began, and every slot allocated since.
+struct Txn {
+    undo: Vec<Change>,
+    retiring: [usize; SLOT_KINDS],
+    removed: usize,
+    allocated: [Vec<u32>; SLOT_KINDS],
 }
 
 impl<C: RuleTable> Writer<C> {
@@ -439,9 +484,70 @@ impl<C: RuleTable> Writer<C> {
     }
 
     fn change(&mut self, ch: Change) -> Replaced {
+        let old_config = match (&ch, &self.txn) {
+            (Change::SetConfig(_), Some(_)) => Some(self.pending().config.clone()),
+            _ => None,
+        };
         let r = self.shared.write(self.inactive()).apply(&ch);
+        if let Some(txn) = &mut self.txn {
+            if let Some(inverse) = inverse(&ch, &r, old_config) {
+                txn.undo.push(inverse);
+            }
+        }
         self.log.push(ch);
         r
+    }
+
+    fn slots(&mut self) -> [&mut SlotAlloc; SLOT_KINDS] {
+        [
+            &mut self.rule_slots,
+            &mut self.group_slots,
+            &mut self.bucket_slots,
+            &mut self.meter_slots,
+            &mut self.band_slots,
+        ]
+    }
+
+    /// Allocates a slot of kind `k` (an index into [`Writer::slots`]), noting it in an
+    /// open transaction.
+    fn alloc(&mut self, k: usize) -> Result<u32, WriteError> {
+        let s = self.slots()[k].alloc().ok_or(WriteError::Full)?;
+        if let Some(txn) = &mut self.txn {
+            txn.allocated[k].push(s);
+        }
+        Ok(s)
+    }
+
+    /// Starts a transaction (see [`Writer`]); one already open goes on.
+    pub fn begin(&mut self) {
+        if self.txn.is_none() {
+            let retiring = self.slots().map(|s| s.retiring_len());
+            let removed = self.removed.len();
+            self.txn =
+                Some(Txn { undo: Vec::new(), retiring, removed, allocated: Default::default() });
+        }
+    }
+
+    /// Keeps the changes of the open transaction, if any, and closes it.
+    pub fn end(&mut self) {
+        self.txn = None;
+    }
+
+    /// Undoes every change since [`Writer::begin`] and closes the transaction: the objects
+    /// it replaced or removed are back with their slots (so their counters go on), and the
+    /// slots it allocated are retired. Without a transaction it does nothing.
+    pub fn rollback(&mut self) {
+        let Some(txn) = self.txn.take() else { return };
+        for ch in txn.undo.into_iter().rev() {
+            self.change(ch);
+        }
+        self.removed.truncate(txn.removed);
+        for ((slots, keep), allocated) in
+            self.slots().into_iter().zip(txn.retiring).zip(txn.allocated)
+        {
+            slots.unretire_after(keep);
+            allocated.into_iter().for_each(|s| slots.retire(s));
+        }
     }
 
     /// The state as changed so far (published or not).
@@ -457,7 +563,7 @@ impl<C: RuleTable> Writer<C> {
         if table as usize >= NUM_TABLES {
             return Err(WriteError::BadTable);
         }
-        rule.id = self.rule_slots.alloc().ok_or(WriteError::Full)?;
+        rule.id = self.alloc(0)?;
         rule.table = table;
         rule.refresh();
         let id = rule.id;
@@ -504,9 +610,9 @@ impl<C: RuleTable> Writer<C> {
 
     /// Adds or replaces a group (its counters start at zero).
     pub fn set_group(&mut self, mut g: Group) -> Result<(), WriteError> {
-        g.counter = self.group_slots.alloc().ok_or(WriteError::Full)?;
+        g.counter = self.alloc(1)?;
         for b in &mut g.buckets {
-            b.counter = self.bucket_slots.alloc().ok_or(WriteError::Full)?;
+            b.counter = self.alloc(2)?;
         }
         g.compile();
         if let Replaced::Group(old) = self.change(Change::SetGroup(Arc::new(g))) {
@@ -534,9 +640,9 @@ impl<C: RuleTable> Writer<C> {
 
     /// Adds or replaces a meter (its buckets start full, its counters at zero).
     pub fn set_meter(&mut self, mut m: Meter) -> Result<(), WriteError> {
-        m.counter = self.meter_slots.alloc().ok_or(WriteError::Full)?;
+        m.counter = self.alloc(3)?;
         for b in m.state.iter_mut() {
-            b.counter = self.band_slots.alloc().ok_or(WriteError::Full)?;
+            b.counter = self.alloc(4)?;
         }
         if let Some(pool) = self.shared.bands.get() {
             m.lend_cells(pool);
@@ -571,8 +677,10 @@ impl<C: RuleTable> Writer<C> {
 
     /// Publishes every change made since the last publish and returns once every worker
     /// has moved to the new version (see the module comment). With no change it returns
-    /// at once: every earlier change is already published.
+    /// at once: every earlier change is already published. It ends an open transaction,
+    /// keeping its changes.
     pub fn publish(&mut self) -> Published {
+        self.txn = None;
         let inactive = self.inactive();
         if self.log.is_empty() {
             return Published { version: self.pending().version, removed: Vec::new() };

@@ -326,3 +326,63 @@ fn lookups_equal_a_linear_scan_of_their_version_across_concurrent_updates() {
     let ops = writer.join().unwrap();
     assert!(ops > 100 && checked > 100, "ops {ops}, batches {checked}");
 }
+
+#[test]
+fn rollback_undoes_every_change_of_the_transaction() {
+    use crate::group::{Bucket, Group, GroupKind};
+    let (dp, mut wr, _rx) = datapath(config(4));
+    let a = wr.insert_rule(0, out_to(2)).unwrap();
+    let on_3 = wr.insert_rule(0, output_rule(on_port(3), 5, 4)).unwrap();
+    wr.set_group(Group::new(1, GroupKind::Indirect, vec![Bucket::new(vec![Action::Output(2)])]))
+        .unwrap();
+    wr.publish();
+    let mut w = dp.worker(8);
+    let ports = |o: &Outputs| o.tx.iter().map(|t| t.port).collect::<Vec<_>>();
+    assert_eq!(ports(&run(&dp, &mut w, &frame(1, 1), 1, 10)), [2]);
+
+    wr.begin();
+    // Replace the catch-all (new id), remove the port-3 rule, add one more, change the
+    // group, add a meterless group, and change the settings.
+    let replaced = wr.insert_rule(0, out_to(3)).unwrap();
+    assert_ne!(replaced, a);
+    assert!(wr.remove_rule(0, &on_port(3), 5).is_some());
+    wr.insert_rule(1, out_to(4)).unwrap();
+    wr.set_group(Group::new(1, GroupKind::Indirect, vec![Bucket::new(vec![Action::Output(3)])]))
+        .unwrap();
+    wr.set_group(Group::new(2, GroupKind::Indirect, vec![])).unwrap();
+    wr.set_config(config(2));
+    assert_eq!(wr.pending().rule(a).map(|r| r.id), None);
+    wr.rollback();
+
+    {
+        let p = wr.pending();
+        assert_eq!(p.rule(a).map(|r| r.id), Some(a));
+        assert_eq!(p.rule(on_3).map(|r| r.priority), Some(5));
+        assert!(p.rule(replaced).is_none());
+        assert_eq!(p.table(1).map(|t| t.len()), Some(0));
+        assert!(p.group(2).is_none());
+        assert_eq!(p.config().ports.len(), 4);
+    }
+    let published = wr.publish();
+    assert!(published.removed.is_empty(), "nothing the transaction removed is gone");
+    assert_eq!(ports(&run(&dp, &mut w, &frame(1, 1), 1, 20)), [2]);
+    assert_eq!(ports(&run(&dp, &mut w, &frame(1, 1), 3, 30)), [4]);
+    assert_eq!(dp.read_rule(a).packets, 2, "the restored rule keeps counting");
+    assert_eq!(dp.read_group(1).map(|(_, b)| b.len()), Some(1));
+
+    // The slots the transaction took are free again once published.
+    for i in 0..3 {
+        wr.insert_rule(2, output_rule(on_port(i + 1), 1, 2)).unwrap();
+    }
+    wr.publish();
+}
+
+#[test]
+fn publish_ends_a_transaction_keeping_its_changes() {
+    let (_dp, mut wr, _rx) = datapath(config(3));
+    wr.begin();
+    let id = wr.insert_rule(0, out_to(2)).unwrap();
+    wr.publish();
+    wr.rollback();
+    assert!(wr.pending().rule(id).is_some());
+}
