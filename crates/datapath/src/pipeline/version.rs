@@ -469,10 +469,13 @@ pub struct Writer<C = DefaultClassifier> {
 const SLOT_KINDS: usize = 5;
 
 /// An open transaction: the inverse of each change since it began (applied in reverse
-/// to roll back), and what to give back of the slot bookkeeping: the lengths of the
-/// retired lists and of `removed` when it began, and every slot allocated since.
+/// to roll back), the length of the log when it began (the changes after it are taken
+/// out of the log again, so a rollback leaves nothing to publish), and what to give back
+/// of the slot bookkeeping: the lengths of the retired lists and of `removed` when it
+/// began, and every slot allocated since.
 struct Txn {
     undo: Vec<Change>,
+    log: usize,
     retiring: [usize; SLOT_KINDS],
     removed: usize,
     allocated: [Vec<u32>; SLOT_KINDS],
@@ -522,9 +525,9 @@ impl<C: RuleTable> Writer<C> {
     pub fn begin(&mut self) {
         if self.txn.is_none() {
             let retiring = self.slots().map(|s| s.retiring_len());
-            let removed = self.removed.len();
-            self.txn =
-                Some(Txn { undo: Vec::new(), retiring, removed, allocated: Default::default() });
+            let (removed, log) = (self.removed.len(), self.log.len());
+            let allocated = Default::default();
+            self.txn = Some(Txn { undo: Vec::new(), log, retiring, removed, allocated });
         }
     }
 
@@ -538,9 +541,13 @@ impl<C: RuleTable> Writer<C> {
     /// slots it allocated are retired. Without a transaction it does nothing.
     pub fn rollback(&mut self) {
         let Some(txn) = self.txn.take() else { return };
-        for ch in txn.undo.into_iter().rev() {
-            self.change(ch);
+        {
+            let mut copy = self.shared.write(self.inactive());
+            for ch in txn.undo.iter().rev() {
+                copy.apply(ch);
+            }
         }
+        self.log.truncate(txn.log);
         self.removed.truncate(txn.removed);
         for ((slots, keep), allocated) in
             self.slots().into_iter().zip(txn.retiring).zip(txn.allocated)

@@ -55,6 +55,17 @@ pub struct FlowAgent {
     /// When to look for expired entries next (see [`FlowAgent::next_check`]): never later
     /// than the earliest expiry.
     check_at: Option<u64>,
+    /// The open transaction, if any ([`FlowAgent::begin`]).
+    txn: Option<FlowTxn>,
+}
+
+/// What a transaction needs besides the tables' and the writer's own undo: the counter
+/// baselines and expiry check time from before it, and the flow-removed messages its
+/// removals call for, which go out only if it is kept.
+struct FlowTxn {
+    base: HashMap<RuleId, (u64, u64)>,
+    check_at: Option<u64>,
+    removed: Vec<PendingRemoved>,
 }
 
 /// The least time between two scans for expired entries: OpenFlow timeouts are whole
@@ -79,7 +90,47 @@ impl FlowAgent {
     /// An agent over `dp` and its writer. The datapath should hold no rules the agent did
     /// not install (normally a fresh one from [`Datapath::new`]).
     pub fn new(dp: Datapath, writer: Writer) -> FlowAgent {
-        FlowAgent { flows: FlowTables::new(), dp, writer, base: HashMap::new(), check_at: None }
+        FlowAgent {
+            flows: FlowTables::new(),
+            dp,
+            writer,
+            base: HashMap::new(),
+            check_at: None,
+            txn: None,
+        }
+    }
+
+    /// Starts a transaction: the flow-mods that follow (and the group, meter and port
+    /// changes made through [`FlowAgent::writer`]) are applied to the tables and the
+    /// unpublished datapath as usual, but nothing is published and no flow-removed is
+    /// produced until [`FlowAgent::end`] keeps them; [`FlowAgent::rollback`] takes them
+    /// all back instead. One already open goes on.
+    pub fn begin(&mut self) {
+        if self.txn.is_none() {
+            self.flows.begin();
+            self.writer.begin();
+            let (base, check_at) = (self.base.clone(), self.check_at);
+            self.txn = Some(FlowTxn { base, check_at, removed: Vec::new() });
+        }
+    }
+
+    /// Keeps the open transaction's changes, publishing them if any removal waits for its
+    /// final counters, and returns the flow-removed bodies its removals call for.
+    pub fn end(&mut self) -> Vec<FlowRemoved> {
+        let Some(txn) = self.txn.take() else { return Vec::new() };
+        self.flows.end();
+        self.writer.end();
+        self.finish_removed(txn.removed)
+    }
+
+    /// Takes back every change of the open transaction: tables, datapath rules (with their
+    /// ids and counters), baselines; its flow-removed messages are dropped.
+    pub fn rollback(&mut self) {
+        let Some(txn) = self.txn.take() else { return };
+        self.flows.rollback();
+        self.writer.rollback();
+        self.base = txn.base;
+        self.check_at = txn.check_at;
     }
 
     /// The authoritative flow tables.
@@ -238,7 +289,13 @@ impl FlowAgent {
             let due = now.saturating_add(u64::from(t) * 1_000_000_000);
             self.check_at = Some(self.check_at.map_or(due, |c| c.min(due)));
         }
-        Ok(self.finish_removed(pending))
+        match &mut self.txn {
+            Some(txn) => {
+                txn.removed.extend(pending);
+                Ok(Vec::new())
+            }
+            None => Ok(self.finish_removed(pending)),
+        }
     }
 
     /// Undoes the add `fm` made to the tables (its entry has no rule yet).

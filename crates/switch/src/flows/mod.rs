@@ -213,10 +213,25 @@ impl FlowChange {
 /// the key its own match and priority give (see [`FlowEntry`]); `timed` holds exactly
 /// the `(table, key)` of the entries with an idle or hard timeout, so that expiry costs
 /// nothing for the entries without one.
+///
+/// A transaction ([`FlowTables::begin`]) journals the entry each change found at its key,
+/// so that [`FlowTables::rollback`] puts every one back as it was.
 #[derive(Clone, Debug)]
 pub struct FlowTables {
     tables: Vec<BTreeMap<FlowKey, FlowEntry>>,
     timed: BTreeSet<(u8, FlowKey)>,
+    journal: Option<Journal>,
+}
+
+/// What an open transaction changed, in order: each key and the entry it held before.
+type Journal = Vec<(u8, FlowKey, Option<FlowEntry>)>;
+
+/// Notes in `journal`, if a transaction is open, that the entry at `key` of table `t` was
+/// `before`.
+fn note(journal: &mut Option<Journal>, t: u8, key: &FlowKey, before: Option<&FlowEntry>) {
+    if let Some(j) = journal {
+        j.push((t, key.clone(), before.cloned()));
+    }
 }
 
 impl Default for FlowTables {
@@ -259,7 +274,44 @@ impl Selector {
 impl FlowTables {
     /// Empty tables `0..NUM_TABLES`.
     pub fn new() -> FlowTables {
-        FlowTables { tables: vec![BTreeMap::new(); NUM_TABLES], timed: BTreeSet::new() }
+        FlowTables {
+            tables: vec![BTreeMap::new(); NUM_TABLES],
+            timed: BTreeSet::new(),
+            journal: None,
+        }
+    }
+
+    /// Starts a transaction (see [`FlowTables`]); one already open goes on.
+    pub fn begin(&mut self) {
+        self.journal.get_or_insert_with(Vec::new);
+    }
+
+    /// Keeps the open transaction's changes and closes it.
+    pub fn end(&mut self) {
+        self.journal = None;
+    }
+
+    /// Puts back every entry the open transaction changed, newest change first, and
+    /// closes it.
+    pub fn rollback(&mut self) {
+        let Some(journal) = self.journal.take() else { return };
+        for (t, key, before) in journal.into_iter().rev() {
+            let timed = (t, key.clone());
+            match before {
+                Some(e) => {
+                    if e.has_timeout() {
+                        self.timed.insert(timed);
+                    } else {
+                        self.timed.remove(&timed);
+                    }
+                    self.tables[usize::from(t)].insert(key, e);
+                }
+                None => {
+                    self.timed.remove(&timed);
+                    self.tables[usize::from(t)].remove(&key);
+                }
+            }
+        }
     }
 
     /// Applies one flow-mod at `now` (see the module comment for the semantics) and
@@ -346,6 +398,7 @@ impl FlowTables {
             rule: None,
         };
         let timed = entry.has_timeout();
+        note(&mut self.journal, fm.table_id, &key, table.get(&key));
         let change = match table.remove(&key) {
             Some(old) => {
                 entry.rule = old.rule;
@@ -371,8 +424,10 @@ impl FlowTables {
         let reset_counts = fm.flags & flow_mod_flags::RESET_COUNTS != 0;
         let table_id = fm.table_id;
         let table = &mut self.tables[usize::from(table_id)];
+        let journal = &mut self.journal;
         let mut changes = Vec::new();
         let mut update = |key: &FlowKey, e: &mut FlowEntry| {
+            note(journal, table_id, key, Some(e));
             e.instructions = fm.instructions.clone();
             changes.push(FlowChange::Modify { table: table_id, key: key.clone(), reset_counts });
         };
@@ -406,6 +461,7 @@ impl FlowTables {
             table.iter().filter(|(k, e)| pred(k, e)).map(|(k, _)| k.clone()).collect();
         for key in doomed {
             if let Some(entry) = table.remove(&key) {
+                note(&mut self.journal, t as u8, &key, Some(&entry));
                 if entry.has_timeout() {
                     self.timed.remove(&(t as u8, key.clone()));
                 }
@@ -442,6 +498,7 @@ impl FlowTables {
             for (t, key) in doomed {
                 self.timed.remove(&(t, key.clone()));
                 if let Some(entry) = self.tables[usize::from(t)].remove(&key) {
+                    note(&mut self.journal, t, &key, Some(&entry));
                     changes.push(FlowChange::Remove { table: t, key, reason, entry });
                 }
             }
@@ -509,6 +566,7 @@ impl FlowTables {
     pub fn set_rule(&mut self, table: u8, key: &FlowKey, rule: RuleId) -> bool {
         match self.tables.get_mut(usize::from(table)).and_then(|t| t.get_mut(key)) {
             Some(e) => {
+                note(&mut self.journal, table, key, Some(e));
                 e.rule = Some(rule);
                 true
             }

@@ -363,7 +363,9 @@ fn rollback_undoes_every_change_of_the_transaction() {
         assert!(p.group(2).is_none());
         assert_eq!(p.config().ports.len(), 4);
     }
+    let version = dp.current().version();
     let published = wr.publish();
+    assert_eq!(published.version, version, "a rollback leaves nothing to publish");
     assert!(published.removed.is_empty(), "nothing the transaction removed is gone");
     assert_eq!(ports(&run(&dp, &mut w, &frame(1, 1), 1, 20)), [2]);
     assert_eq!(ports(&run(&dp, &mut w, &frame(1, 1), 3, 30)), [4]);

@@ -247,3 +247,62 @@ fn next_check_follows_adds_and_keeps_the_granularity_after_a_scan() {
     assert_eq!(r.agent.flows().len(), 1);
     assert_eq!(r.agent.next_check(), None);
 }
+
+#[test]
+fn a_rolled_back_transaction_leaves_tables_datapath_and_counters_as_they_were() {
+    let mut r = Rig::new();
+    r.add("priority=9,in_port=1,cookie=1,send_flow_rem,actions=output:2");
+    r.add("priority=9,in_port=2,cookie=2,idle_timeout=5,actions=output:1");
+    r.agent.barrier();
+    assert_eq!(r.send(1, SEC), vec![2]);
+    let len = frame().len() as u64;
+    let before = |r: &Rig| {
+        let mut v: Vec<_> = r
+            .stats(2 * SEC)
+            .into_iter()
+            .map(|s| (s.cookie, s.packet_count, s.byte_count, format!("{:?}", s.instructions)))
+            .collect();
+        v.sort();
+        v
+    };
+    let snapshot = before(&r);
+    let version = r.version();
+    let expiry = r.next_expiry();
+
+    r.agent.begin();
+    // Replace, reset, modify, delete (with flow-removed due) and add, all unpublished.
+    r.ok("priority=9,in_port=1,cookie=3,reset_counts,actions=output:4", FlowModCommand::Add, SEC);
+    r.ok("in_port=2,actions=output:3", FlowModCommand::Modify, SEC);
+    let removed = r.ok("in_port=1", FlowModCommand::Delete, SEC);
+    assert!(removed.is_empty(), "flow-removed waits for the transaction to be kept");
+    r.ok("priority=1,in_port=3,actions=output:1", FlowModCommand::Add, SEC);
+    assert_eq!(r.agent.flows().len(), 2);
+    r.agent.rollback();
+
+    assert_eq!(before(&r), snapshot);
+    assert_eq!(r.next_expiry(), expiry);
+    assert_eq!(r.version(), version, "nothing left to publish after the rollback");
+    assert_eq!(r.send(1, 3 * SEC), vec![2]);
+    assert_eq!(r.send(3, 3 * SEC), Vec::<u32>::new());
+    let counted: Vec<_> = r.stats(3 * SEC).iter().map(|s| (s.cookie, s.packet_count)).collect();
+    assert!(counted.contains(&(1, 2)), "the rule kept its counters: {counted:?}");
+    assert_eq!(r.stats(3 * SEC).iter().find(|s| s.cookie == 1).unwrap().byte_count, 2 * len);
+}
+
+#[test]
+fn a_kept_transaction_publishes_once_and_then_sends_its_flow_removed() {
+    let mut r = Rig::new();
+    r.add("priority=9,in_port=1,send_flow_rem,actions=output:2");
+    r.agent.barrier();
+    assert_eq!(r.send(1, SEC), vec![2]);
+    let version = r.version();
+    r.agent.begin();
+    assert!(r.ok("in_port=1", FlowModCommand::Delete, SEC).is_empty());
+    r.ok("priority=5,in_port=1,actions=output:3", FlowModCommand::Add, SEC);
+    assert_eq!(r.send(1, SEC), vec![2], "the old rules serve until the transaction ends");
+    let removed = r.agent.end();
+    assert_eq!(removed.len(), 1);
+    assert_eq!(removed[0].packet_count, 2, "with the packet it forwarded meanwhile");
+    assert_eq!(r.agent.datapath().current().version(), version + 1, "one publish");
+    assert_eq!(r.send(1, 2 * SEC), vec![3]);
+}
