@@ -6,7 +6,7 @@ usage:
   osken_conformance.py select --suite DIR --dest DIR [--quick] [--subset PATTERN ...]
   osken_conformance.py run --cases DIR --results FILE [--port N]
                            [--target-dpid HEX] [--tester-dpid HEX]
-                           [--target-version openflow13|openflow10]
+                           [--target-version openflow13|openflow10|openflow14]
   osken_conformance.py summarize --manifest FILE --results FILE --out DIR
                                  [--status TEXT] [--title TEXT]
 
@@ -57,6 +57,20 @@ CATEGORIES = ["match", "action", "set_field", "group", "meter"]
 # each one drives traffic for 30 s.
 QUICK = {
     "of13": [
+        "match/00_IN_PORT.json",
+        "match/03_ETH_DST_Mask.json",
+        "match/06_VLAN_VID.json",
+        "match/12_IPV4_DST.json",
+        "action/00_OUTPUT.json",
+        "action/17_PUSH_VLAN.json",
+        "action/18_POP_VLAN.json",
+        "action/24_DEC_NW_TTL_IPv4.json",
+        "action/25_SET_FIELD/03_ETH_DST.json",
+        "action/25_SET_FIELD/11_IPV4_SRC.json",
+        "action/25_SET_FIELD/14_TCP_DST_IPv4.json",
+    ],
+    # OpenFlow 1.4: the same cases as 1.3's (the suite is 1.3's, sent as 1.4).
+    "of14": [
         "match/00_IN_PORT.json",
         "match/03_ETH_DST_Mask.json",
         "match/06_VLAN_VID.json",

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Runs os-ken's OpenFlow switch test tool (os_ken/tests/switch/tester.py, the OF1.3
-# cases of tests/switch/of13 or the OF1.0 ones of tests/switch/of10) against peregrine,
+# cases of tests/switch/of13, the OF1.0 ones of of10 or the OF1.4 ones of of14) against
+# peregrine,
 # with a private Open vSwitch (userspace datapath, datapath_type=netdev) as the tester
 # switch.
 #
-# usage: scripts/conformance/run.sh [--version 13|10] [--quick | --subset PATTERN]...
+# usage: scripts/conformance/run.sh [--version 13|10|14] [--quick | --subset PATTERN]...
 #            [--out DIR] [--target peregrine|ovs] [--backend B] [--timeout SECS]
 #            [--stall SECS]
 #
-#   --version V       the suite: 13 (default; of13, 991 cases) or 10 (of10, 40 files);
+#   --version V       the suite: 13 (default; of13, 991 cases), 10 (of10, 40 files) or
+#                     14 (of14, 146 files);
 #                     the target is started with --protocols OpenFlow1V so that it
 #                     joins the tester in that version (the tester switch speaks 1.3)
 #   --quick           a fixed subset of a few dozen cases (see QUICK in
@@ -77,7 +79,7 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1 ;;
-        --version) [ $# -ge 2 ] || die "--version needs 13 or 10"; VERSION=$2; shift ;;
+        --version) [ $# -ge 2 ] || die "--version needs 13, 10 or 14"; VERSION=$2; shift ;;
         --subset) [ $# -ge 2 ] || die "--subset needs a pattern"; SUBSETS+=("$2"); shift ;;
         --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift ;;
         --target) [ $# -ge 2 ] || die "--target needs peregrine|ovs"; TARGET=$2; shift ;;
@@ -92,7 +94,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 case "$TARGET" in peregrine|ovs) ;; *) die "--target must be peregrine or ovs" ;; esac
-case "$VERSION" in 13|10) ;; *) die "--version must be 13 or 10" ;; esac
+case "$VERSION" in 13|10|14) ;; *) die "--version must be 13, 10 or 14" ;; esac
 PROTOCOL="OpenFlow$VERSION"
 # Pinning: a command prefix per side (empty: the OS places them).
 ON_TESTER=()
