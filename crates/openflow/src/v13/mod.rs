@@ -55,11 +55,11 @@ pub use hello::{Hello, HelloElement};
 pub use meter_mod::MeterMod;
 pub use packet_in::{FlowRemoved, FlowRemovedReason, PacketIn, PacketInReason};
 pub use packet_out::PacketOut;
-pub use port_status::{PortMod, PortReason, PortStatus};
+pub use port_status::{PortMod, PortModProp, PortReason, PortStatus};
 pub use property::Property;
 pub use queue_config::{PacketQueue, QueueGetConfigReply, QueueProperty};
 pub use request_forward::RequestForward;
-pub use role::{AsyncConfig, ControllerRole, ControllerRoleReason, Role, RoleStatus};
+pub use role::{AsyncConfig, AsyncProp, ControllerRole, ControllerRoleReason, Role, RoleStatus};
 pub use switch_config::{
     SwitchConfig, TableDesc, TableMod, TableModProp, TableReason, TableStatus,
 };
@@ -76,7 +76,7 @@ messages! {
         Hello(Hello) = HELLO plain,
         Experimenter(Experimenter) = EXPERIMENTER plain,
         GroupMod(GroupMod) = GROUP_MOD plain,
-        PortMod(PortMod) = PORT_MOD plain,
+        PortMod(PortMod) = PORT_MOD versioned,
         TableMod(TableMod) = TABLE_MOD versioned,
         MultipartRequest(multipart::MultipartRequest) = MULTIPART_REQUEST plain,
         MultipartReply(multipart::MultipartReply) = MULTIPART_REPLY plain,
@@ -85,8 +85,8 @@ messages! {
         RoleRequest(Role) = ROLE_REQUEST plain,
         RoleReply(Role) = ROLE_REPLY plain,
         GetAsyncRequest = GET_ASYNC_REQUEST none,
-        GetAsyncReply(AsyncConfig) = GET_ASYNC_REPLY plain,
-        SetAsync(AsyncConfig) = SET_ASYNC plain,
+        GetAsyncReply(AsyncConfig) = GET_ASYNC_REPLY versioned,
+        SetAsync(AsyncConfig) = SET_ASYNC versioned,
         MeterMod(MeterMod) = METER_MOD plain,
         RoleStatus(RoleStatus) = ROLE_STATUS plain in OFP14_VERSION..=u8::MAX,
         TableStatus(TableStatus) = TABLE_STATUS plain in OFP14_VERSION..=u8::MAX,
@@ -115,6 +115,7 @@ impl Message {
             Message::RoleRequest(m) => m.validate(),
             Message::PortMod(m) => m.validate(),
             Message::TableMod(m) => m.validate(version),
+            Message::SetAsync(m) => m.validate(),
             Message::BundleControl(m) => m.validate(),
             Message::BundleAdd(m) => m.validate(),
             Message::MultipartRequest(m) => m.validate(),

@@ -54,15 +54,15 @@ pub fn arb_message_in(version: u8) -> impl Strategy<Value = Message> {
         .prop_map(Message::FlowMod)
         .boxed(),
         group_mod::strategy::arb_group_mod().prop_map(Message::GroupMod).boxed(),
-        PortMod::arb().prop_map(Message::PortMod).boxed(),
+        port_status::strategy::arb_port_mod(version).prop_map(Message::PortMod).boxed(),
         switch_config::strategy::arb_table_mod(version).prop_map(Message::TableMod).boxed(),
         Just(Message::BarrierRequest).boxed(),
         Just(Message::BarrierReply).boxed(),
         Role::arb().prop_map(Message::RoleRequest).boxed(),
         Role::arb().prop_map(Message::RoleReply).boxed(),
         Just(Message::GetAsyncRequest).boxed(),
-        AsyncConfig::arb().prop_map(Message::GetAsyncReply).boxed(),
-        AsyncConfig::arb().prop_map(Message::SetAsync).boxed(),
+        role::strategy::arb_async_config(version).prop_map(Message::GetAsyncReply).boxed(),
+        role::strategy::arb_async_config(version).prop_map(Message::SetAsync).boxed(),
         meter_mod::strategy::arb_meter_mod().prop_map(Message::MeterMod).boxed(),
     ];
     if version < OFP14_VERSION {

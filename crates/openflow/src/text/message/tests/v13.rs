@@ -36,6 +36,7 @@ fn role_async_table_mod_queue_experimenter() {
         packet_in_mask: [3, 0],
         port_status_mask: [7, 7],
         flow_removed_mask: [0xf, 0],
+        ..m13::AsyncConfig::default()
     };
     assert_eq!(
         p13(1, M13::SetAsync(a)),
