@@ -1,8 +1,8 @@
 //! OpenFlow error types and codes, and the error value every decoder returns.
 //!
-//! [`ErrorKind`] is an OpenFlow 1.3 `(type, code)` pair. Named constants cover every type
-//! and code of OpenFlow 1.3.5 (`ofp_error_type` and the `ofp_*_code` enums); any other pair
-//! is still representable, so nothing read from the wire is lost. [`OfpError`] pairs a kind
+//! [`ErrorKind`] is an OpenFlow 1.3/1.4 `(type, code)` pair (1.4 keeps 1.3's numbers and
+//! adds to them). Named constants cover every type and code of OpenFlow 1.3.5 and 1.4.1
+//! (`ofp_error_type` and the `ofp_*_code` enums); any other pair is still representable, so nothing read from the wire is lost. [`OfpError`] pairs a kind
 //! with a human-readable detail: every decode or validation failure is one, and
 //! [`crate::header::error_reply`] turns it into the `OFPT_ERROR` message a switch sends
 //! back, carrying the first bytes of the offending request. [`ErrorKind::to_v10`] maps a kind onto the
@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-/// An OpenFlow error `(type, code)` pair, numbered as in OpenFlow 1.3.
+/// An OpenFlow error `(type, code)` pair, numbered as in OpenFlow 1.3 and 1.4.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ErrorKind {
     pub ty: u16,
@@ -18,11 +18,12 @@ pub struct ErrorKind {
 }
 
 spec_table! {
-    /// `ofp_error_type` numbers of OpenFlow 1.3.
+    /// `ofp_error_type` numbers of OpenFlow 1.3, then those 1.4 adds (from `BAD_PROPERTY`).
     pub mod error_type: u16 as numbers {
         HELLO_FAILED, BAD_REQUEST, BAD_ACTION, BAD_INSTRUCTION, BAD_MATCH, FLOW_MOD_FAILED,
         GROUP_MOD_FAILED, PORT_MOD_FAILED, TABLE_MOD_FAILED, QUEUE_OP_FAILED,
         SWITCH_CONFIG_FAILED, ROLE_REQUEST_FAILED, METER_MOD_FAILED, TABLE_FEATURES_FAILED,
+        BAD_PROPERTY, ASYNC_CONFIG_FAILED, FLOW_MONITOR_FAILED, BUNDLE_FAILED,
         EXPERIMENTER = 0xffff,
     }
 }
@@ -32,7 +33,7 @@ macro_rules! error_kinds {
         impl ErrorKind {
             $( $( pub const $konst: ErrorKind = ErrorKind { ty: error_type::$ty, code: $code }; )* )*
 
-            /// Every named kind of OpenFlow 1.3, in numeric order.
+            /// Every named kind of OpenFlow 1.3 and 1.4, in numeric order.
             pub const ALL: &'static [ErrorKind] = &[ $( $( ErrorKind::$konst, )* )* ];
 
             /// The spec's name of the code (`OFPBRC_BAD_LEN`), if it is a named one.
@@ -75,6 +76,8 @@ error_kinds! {
         BAD_REQUEST_BAD_PORT = 11 => "OFPBRC_BAD_PORT",
         BAD_REQUEST_BAD_PACKET = 12 => "OFPBRC_BAD_PACKET",
         BAD_REQUEST_MULTIPART_BUFFER_OVERFLOW = 13 => "OFPBRC_MULTIPART_BUFFER_OVERFLOW",
+        BAD_REQUEST_MULTIPART_REQUEST_TIMEOUT = 14 => "OFPBRC_MULTIPART_REQUEST_TIMEOUT",
+        BAD_REQUEST_MULTIPART_REPLY_TIMEOUT = 15 => "OFPBRC_MULTIPART_REPLY_TIMEOUT",
     }
     BAD_ACTION / "OFPET_BAD_ACTION": {
         BAD_ACTION_BAD_TYPE = 0 => "OFPBAC_BAD_TYPE",
@@ -129,6 +132,8 @@ error_kinds! {
         FLOW_MOD_FAILED_BAD_TIMEOUT = 5 => "OFPFMFC_BAD_TIMEOUT",
         FLOW_MOD_FAILED_BAD_COMMAND = 6 => "OFPFMFC_BAD_COMMAND",
         FLOW_MOD_FAILED_BAD_FLAGS = 7 => "OFPFMFC_BAD_FLAGS",
+        FLOW_MOD_FAILED_CANT_SYNC = 8 => "OFPFMFC_CANT_SYNC",
+        FLOW_MOD_FAILED_BAD_PRIORITY = 9 => "OFPFMFC_BAD_PRIORITY",
     }
     GROUP_MOD_FAILED / "OFPET_GROUP_MOD_FAILED": {
         GROUP_MOD_FAILED_GROUP_EXISTS = 0 => "OFPGMFC_GROUP_EXISTS",
@@ -196,6 +201,66 @@ error_kinds! {
         TABLE_FEATURES_FAILED_BAD_ARGUMENT = 4 => "OFPTFFC_BAD_ARGUMENT",
         TABLE_FEATURES_FAILED_EPERM = 5 => "OFPTFFC_EPERM",
     }
+    BAD_PROPERTY / "OFPET_BAD_PROPERTY": {
+        BAD_PROPERTY_BAD_TYPE = 0 => "OFPBPC_BAD_TYPE",
+        BAD_PROPERTY_BAD_LEN = 1 => "OFPBPC_BAD_LEN",
+        BAD_PROPERTY_BAD_VALUE = 2 => "OFPBPC_BAD_VALUE",
+        BAD_PROPERTY_TOO_MANY = 3 => "OFPBPC_TOO_MANY",
+        BAD_PROPERTY_DUP_TYPE = 4 => "OFPBPC_DUP_TYPE",
+        BAD_PROPERTY_BAD_EXPERIMENTER = 5 => "OFPBPC_BAD_EXPERIMENTER",
+        BAD_PROPERTY_BAD_EXP_TYPE = 6 => "OFPBPC_BAD_EXP_TYPE",
+        BAD_PROPERTY_BAD_EXP_VALUE = 7 => "OFPBPC_BAD_EXP_VALUE",
+        BAD_PROPERTY_EPERM = 8 => "OFPBPC_EPERM",
+    }
+    ASYNC_CONFIG_FAILED / "OFPET_ASYNC_CONFIG_FAILED": {
+        ASYNC_CONFIG_FAILED_INVALID = 0 => "OFPACFC_INVALID",
+        ASYNC_CONFIG_FAILED_UNSUPPORTED = 1 => "OFPACFC_UNSUPPORTED",
+        ASYNC_CONFIG_FAILED_EPERM = 2 => "OFPACFC_EPERM",
+    }
+    FLOW_MONITOR_FAILED / "OFPET_FLOW_MONITOR_FAILED": {
+        FLOW_MONITOR_FAILED_UNKNOWN = 0 => "OFPMOFC_UNKNOWN",
+        FLOW_MONITOR_FAILED_MONITOR_EXISTS = 1 => "OFPMOFC_MONITOR_EXISTS",
+        FLOW_MONITOR_FAILED_INVALID_MONITOR = 2 => "OFPMOFC_INVALID_MONITOR",
+        FLOW_MONITOR_FAILED_UNKNOWN_MONITOR = 3 => "OFPMOFC_UNKNOWN_MONITOR",
+        FLOW_MONITOR_FAILED_BAD_COMMAND = 4 => "OFPMOFC_BAD_COMMAND",
+        FLOW_MONITOR_FAILED_BAD_FLAGS = 5 => "OFPMOFC_BAD_FLAGS",
+        FLOW_MONITOR_FAILED_BAD_TABLE_ID = 6 => "OFPMOFC_BAD_TABLE_ID",
+        FLOW_MONITOR_FAILED_BAD_OUT = 7 => "OFPMOFC_BAD_OUT",
+    }
+    BUNDLE_FAILED / "OFPET_BUNDLE_FAILED": {
+        BUNDLE_FAILED_UNKNOWN = 0 => "OFPBFC_UNKNOWN",
+        BUNDLE_FAILED_EPERM = 1 => "OFPBFC_EPERM",
+        BUNDLE_FAILED_BAD_ID = 2 => "OFPBFC_BAD_ID",
+        BUNDLE_FAILED_BUNDLE_EXIST = 3 => "OFPBFC_BUNDLE_EXIST",
+        BUNDLE_FAILED_BUNDLE_CLOSED = 4 => "OFPBFC_BUNDLE_CLOSED",
+        BUNDLE_FAILED_OUT_OF_BUNDLES = 5 => "OFPBFC_OUT_OF_BUNDLES",
+        BUNDLE_FAILED_BAD_TYPE = 6 => "OFPBFC_BAD_TYPE",
+        BUNDLE_FAILED_BAD_FLAGS = 7 => "OFPBFC_BAD_FLAGS",
+        BUNDLE_FAILED_MSG_BAD_LEN = 8 => "OFPBFC_MSG_BAD_LEN",
+        BUNDLE_FAILED_MSG_BAD_XID = 9 => "OFPBFC_MSG_BAD_XID",
+        BUNDLE_FAILED_MSG_UNSUP = 10 => "OFPBFC_MSG_UNSUP",
+        BUNDLE_FAILED_MSG_CONFLICT = 11 => "OFPBFC_MSG_CONFLICT",
+        BUNDLE_FAILED_MSG_TOO_MANY = 12 => "OFPBFC_MSG_TOO_MANY",
+        BUNDLE_FAILED_MSG_FAILED = 13 => "OFPBFC_MSG_FAILED",
+        BUNDLE_FAILED_TIMEOUT = 14 => "OFPBFC_TIMEOUT",
+        BUNDLE_FAILED_BUNDLE_IN_PROGRESS = 15 => "OFPBFC_BUNDLE_IN_PROGRESS",
+    }
+}
+
+/// The Open Networking Foundation's experimenter id (`ONF_EXPERIMENTER_ID`), under which
+/// OpenFlow 1.3 carries extensions 1.4 made standard (bundles among them).
+pub const ONF_EXPERIMENTER_ID: u32 = 0x4f4e_4600;
+
+/// The ONF experimenter error code of 1.3's bundle extension for 1.4's bundle error code
+/// 0: the others follow in 1.4's order (`OFPBFC_*` + 2300).
+pub const ONF_BUNDLE_ERROR_BASE: u16 = 2300;
+
+/// An error reply's numbers in one version's terms: a standard `(type, code)` pair, or
+/// an experimenter error (`OFPET_EXPERIMENTER`: `exp_code` and the experimenter id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WireError {
+    Standard { ty: u16, code: u16 },
+    Experimenter { exp_code: u16, experimenter: u32 },
 }
 
 impl ErrorKind {
@@ -241,6 +306,22 @@ impl ErrorKind {
             t::PORT_MOD_FAILED => (4, self.code.min(1)),
             t::QUEUE_OP_FAILED => (5, self.code.min(2)),
             _ => (1, 5), // OFPBRC_EPERM: the request is not one 1.0 can satisfy
+        }
+    }
+}
+
+impl ErrorKind {
+    /// This kind as an OpenFlow 1.3 connection gets it: a bundle error (1.4's
+    /// `OFPET_BUNDLE_FAILED`) is the ONF experimenter error of 1.3's bundle extension
+    /// (`exp_code` 2300 + the 1.4 code, experimenter [`ONF_EXPERIMENTER_ID`]), as Open
+    /// vSwitch sends it; every other kind keeps its numbers.
+    pub fn to_v13(self) -> WireError {
+        match self.ty {
+            error_type::BUNDLE_FAILED => WireError::Experimenter {
+                exp_code: ONF_BUNDLE_ERROR_BASE.saturating_add(self.code),
+                experimenter: ONF_EXPERIMENTER_ID,
+            },
+            _ => WireError::Standard { ty: self.ty, code: self.code },
         }
     }
 }
@@ -302,5 +383,26 @@ mod tests {
         all.dedup();
         assert_eq!(all.len(), ErrorKind::ALL.len(), "duplicate (type, code)");
         assert!(ErrorKind::ALL.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(ErrorKind::BUNDLE_FAILED_BUNDLE_IN_PROGRESS, ErrorKind::new(17, 15));
+        assert_eq!(
+            ErrorKind::BAD_PROPERTY_BAD_LEN.to_string(),
+            "OFPET_BAD_PROPERTY/OFPBPC_BAD_LEN"
+        );
+    }
+
+    #[test]
+    fn bundle_errors_for_1_3_are_onf_experimenter_errors() {
+        assert_eq!(
+            ErrorKind::BUNDLE_FAILED_UNKNOWN.to_v13(),
+            WireError::Experimenter { exp_code: 2300, experimenter: 0x4f4e_4600 }
+        );
+        assert_eq!(
+            ErrorKind::BUNDLE_FAILED_MSG_UNSUP.to_v13(),
+            WireError::Experimenter { exp_code: 2310, experimenter: 0x4f4e_4600 }
+        );
+        assert_eq!(
+            ErrorKind::BAD_PROPERTY_BAD_LEN.to_v13(),
+            WireError::Standard { ty: 14, code: 1 }
+        );
     }
 }

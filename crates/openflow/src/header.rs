@@ -4,7 +4,7 @@
 //! the header and is at least 8. Type numbers differ between 1.0 and 1.3, so each version
 //! has its own table of constants.
 
-use crate::error::{ErrorKind, OfpError};
+use crate::error::{error_type, ErrorKind, OfpError, WireError};
 use crate::wire::{Reader, Writer};
 
 pub const OFP10_VERSION: u8 = 0x01;
@@ -91,20 +91,35 @@ impl Header {
 
 /// Builds the complete `OFPT_ERROR` message answering `offending` (the raw request, or as
 /// much of it as was received). `version` is the connection's negotiated version; the
-/// code is renumbered for OpenFlow 1.0 when `version` is 1. The reply reuses the
-/// request's xid when its header is readable.
+/// code is renumbered for OpenFlow 1.0 when `version` is 1 ([`ErrorKind::to_v10`]), and
+/// a bundle error becomes the ONF experimenter error of 1.3's bundle extension when
+/// `version` is 4 ([`ErrorKind::to_v13`]). The reply reuses the request's xid when its
+/// header is readable.
 pub fn error_reply(version: u8, err: &OfpError, offending: &[u8]) -> Vec<u8> {
     let xid =
         offending.get(4..8).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
-    let (ty, code) =
-        if version == OFP10_VERSION { err.kind.to_v10() } else { (err.kind.ty, err.kind.code) };
     let data = &offending[..offending.len().min(crate::error::ERROR_DATA_LEN)];
-    error_message(version, xid, ty, code, data)
+    if version == OFP10_VERSION {
+        let (ty, code) = err.kind.to_v10();
+        return error_message(version, xid, ty, code, data);
+    }
+    match err.kind {
+        k if version == OFP13_VERSION => match k.to_v13() {
+            WireError::Standard { ty, code } => error_message(version, xid, ty, code, data),
+            WireError::Experimenter { exp_code, experimenter } => {
+                let mut body = experimenter.to_be_bytes().to_vec();
+                body.extend_from_slice(data);
+                error_message(version, xid, error_type::EXPERIMENTER, exp_code, &body)
+            }
+        },
+        k => error_message(version, xid, k.ty, k.code, data),
+    }
 }
 
 /// An `OFPT_ERROR` message of wire `version` with `xid`, type `ty`, code `code` and
 /// `data` (the layout is the same in every version; `data` must leave the message
-/// under 64 KiB).
+/// under 64 KiB). For `OFPET_EXPERIMENTER`, `code` is the `exp_code` and `data` starts
+/// with the experimenter id.
 pub fn error_message(version: u8, xid: u32, ty: u16, code: u16, data: &[u8]) -> Vec<u8> {
     let len = 12 + data.len();
     let mut out = Vec::with_capacity(len);
@@ -134,5 +149,21 @@ mod tests {
         let r10 = error_reply(1, &e, &req[..20]);
         assert_eq!(&r10[8..12], &[0, 3, 0, 4]);
         assert_eq!(r10.len(), 32);
+    }
+
+    #[test]
+    fn bundle_errors_on_1_3_are_onf_experimenter_errors() {
+        let req = [4u8, 4, 0, 16, 0, 0, 0, 9, 0x4f, 0x4e, 0x46, 0, 0, 0, 0x08, 0xfc];
+        let e = OfpError::new(ErrorKind::BUNDLE_FAILED_BAD_ID, "no bundle 7");
+        let r = error_reply(4, &e, &req);
+        // OFPET_EXPERIMENTER, exp_code 2302, experimenter ONF, then the request.
+        let head = [4, 1, 0, 32, 0, 0, 0, 9, 0xff, 0xff, 0x08, 0xfe, 0x4f, 0x4e, 0x46, 0];
+        assert_eq!(&r[..16], &head);
+        assert_eq!(&r[16..], &req);
+        // 1.4 has the standard type; other kinds keep their numbers on 1.3.
+        let r14 = error_reply(5, &e, &req);
+        assert_eq!(&r14[..12], &[5, 1, 0, 28, 0, 0, 0, 9, 0, 17, 0, 2]);
+        let p = OfpError::new(ErrorKind::BAD_PROPERTY_BAD_TYPE, "type 9");
+        assert_eq!(&error_reply(4, &p, &req)[8..12], &[0, 14, 0, 0]);
     }
 }

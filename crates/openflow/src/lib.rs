@@ -1,4 +1,4 @@
-//! The OpenFlow wire protocol, versions 1.3 (1.3.5) and 1.0, for peregrine.
+//! The OpenFlow wire protocol, versions 1.4 (1.4.1), 1.3 (1.3.5) and 1.0, for peregrine.
 //!
 //! Two levels, in the style of smoltcp's `wire` module: [`wire::Reader`] is a view over
 //! received bytes whose accessors never panic, and each protocol structure has a typed
@@ -8,8 +8,9 @@
 //! represented is a decode error, an [`OfpError`] that names the exact `OFPT_ERROR`
 //! type/code a switch answers with ([`header::error_reply`] builds that reply).
 //!
-//! - [`Frame`] is one whole message of either version: header fields plus
-//!   [`v13::Message`] or [`v10::Message`].
+//! - [`Frame`] is one whole message of any version: header fields plus
+//!   [`v13::Message`] (1.3 and 1.4, whose codecs take the frame's version where the two
+//!   differ) or [`v10::Message`].
 //! - [`framing::Framer`] splits a byte stream into messages.
 //! - [`model`] holds what both versions share as one type: the port description and
 //!   port-status ([`model::Port`], [`model::PortStatus`]) and the port, queue and table
@@ -47,7 +48,7 @@ pub use header::{error_reply, Header, OFP10_VERSION, OFP13_VERSION, OFP14_VERSIO
 pub use versions::Versions;
 pub use wire::{MacAddr, Reader, Writer};
 
-/// A message of either supported version.
+/// A message of any supported version: 1.3 and 1.4 share [`v13::Message`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
     V13(v13::Message),
@@ -58,7 +59,8 @@ pub enum Message {
 ///
 /// A hello of any version decodes (it is how versions are negotiated): versions other
 /// than 1.0 use the 1.3 hello form (elements), and `version` keeps the number read.
-/// Every other message must be version 1 or 4 (`OFPBRC_BAD_VERSION` otherwise).
+/// Every other message must be version 1, 4 or 5 (`OFPBRC_BAD_VERSION` otherwise); 4 and
+/// 5 are both [`Message::V13`], the codec laying bodies out by `version`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frame {
     pub version: u8,
@@ -69,6 +71,10 @@ pub struct Frame {
 impl Frame {
     pub fn v13(xid: u32, message: v13::Message) -> Self {
         Frame { version: OFP13_VERSION, xid, message: Message::V13(message) }
+    }
+
+    pub fn v14(xid: u32, message: v13::Message) -> Self {
+        Frame { version: OFP14_VERSION, xid, message: Message::V13(message) }
     }
 
     pub fn v10(xid: u32, message: v10::Message) -> Self {
@@ -87,10 +93,12 @@ impl Frame {
             ));
         }
         let message = match h.version {
-            OFP13_VERSION => Message::V13(v13::Message::decode(h.msg_type, &mut r)?),
+            OFP13_VERSION | OFP14_VERSION => {
+                Message::V13(v13::Message::decode_version(h.version, h.msg_type, &mut r)?)
+            }
             OFP10_VERSION => Message::V10(v10::Message::decode(h.msg_type, &mut r)?),
             _ if h.msg_type == header::OFPT_HELLO => {
-                Message::V13(v13::Message::decode(h.msg_type, &mut r)?)
+                Message::V13(v13::Message::decode_version(h.version, h.msg_type, &mut r)?)
             }
             v => {
                 return Err(OfpError::new(
@@ -103,12 +111,23 @@ impl Frame {
     }
 
     /// Decodes and then applies the stateless semantic checks a switch makes on a
-    /// request (see [`v13::Message::validate`] and [`v10::Message::validate`]).
+    /// request (see [`v13::Message::validate_version`] and [`v10::Message::validate`]),
+    /// and the one that needs the header: a bundle add's inner message has the bundle
+    /// add's xid (`OFPBFC_MSG_BAD_XID`).
     pub fn decode_validated(bytes: &[u8]) -> Result<Frame, OfpError> {
         let f = Frame::decode(bytes)?;
         match &f.message {
-            Message::V13(m) => m.validate()?,
+            Message::V13(m) => m.validate_version(f.version)?,
             Message::V10(m) => m.validate()?,
+        }
+        if let Message::V13(v13::Message::BundleAdd(a)) = &f.message {
+            let inner = a.header()?.xid;
+            if inner != f.xid {
+                return Err(OfpError::new(
+                    ErrorKind::BUNDLE_FAILED_MSG_BAD_XID,
+                    format!("bundled message xid {inner:#x} is not the bundle add's {:#x}", f.xid),
+                ));
+            }
         }
         Ok(f)
     }
@@ -121,13 +140,21 @@ impl Frame {
         }
     }
 
-    /// Encodes the whole message. Fails only if the body exceeds 65535 bytes
-    /// (`OFPBRC_BAD_LEN`); callers split multipart replies before that.
+    /// Encodes the whole message, the body laid out for `version`. Fails if the body
+    /// exceeds 65535 bytes (`OFPBRC_BAD_LEN`; callers split multipart replies before
+    /// that) or if `version` has no such message type (`OFPBRC_BAD_TYPE`: a 1.4-only
+    /// message in a 1.3 frame, or 1.3's queue configuration in a 1.4 one).
     pub fn encode(&self) -> Result<Vec<u8>, OfpError> {
         let mut w = Writer::with_capacity(64);
         let at = Header::encode_start(self.version, self.msg_type(), self.xid, &mut w);
         match &self.message {
-            Message::V13(m) => m.encode_body(&mut w),
+            Message::V13(m) if !m.in_version(self.version) => {
+                return Err(OfpError::new(
+                    ErrorKind::BAD_REQUEST_BAD_TYPE,
+                    format!("{} is no message of version 0x{:02x}", m.name(), self.version),
+                ))
+            }
+            Message::V13(m) => m.encode_version(self.version, &mut w),
             Message::V10(m) => m.encode_body(&mut w),
         }
         if w.len() > u16::MAX as usize {
@@ -152,6 +179,8 @@ mod tests {
     fn arb_frame() -> impl Strategy<Value = Frame> {
         prop_oneof![
             (any::<u32>(), v13::strategy::arb_message()).prop_map(|(x, m)| Frame::v13(x, m)),
+            (any::<u32>(), v13::strategy::arb_message_in(OFP14_VERSION))
+                .prop_map(|(x, m)| Frame::v14(x, m)),
             (any::<u32>(), v10::strategy::arb_message()).prop_map(|(x, m)| Frame::v10(x, m)),
             (any::<u32>(), v13::multipart::strategy::arb_multipart_request())
                 .prop_map(|(x, m)| Frame::v13(x, v13::Message::MultipartRequest(m))),
@@ -182,8 +211,8 @@ mod tests {
 
         #[test]
         fn random_bytes_never_panic(
-            version in prop_oneof![Just(1u8), Just(4u8), any::<u8>()],
-            ty in 0u8..32,
+            version in prop_oneof![Just(1u8), Just(4u8), Just(5u8), any::<u8>()],
+            ty in 0u8..36,
             body in proptest::collection::vec(any::<u8>(), 0..300),
         ) {
             let mut b = vec![version, ty, 0, 0, 0, 0, 0, 1];

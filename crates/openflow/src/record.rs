@@ -277,8 +277,8 @@ pub(crate) fn pad_bytes(n: usize) -> proptest::strategy::BoxedStrategy<Vec<u8>> 
     crate::wire::arb_bytes(n).boxed()
 }
 
-/// Declares one version's message enum from its list of message types, with the types
-/// both 1.0 and 1.3 have (and so write the same way) declared here once:
+/// Declares one version family's message enum from its list of message types, with the
+/// types both 1.0 and 1.3 have (and so write the same way) declared here once:
 ///
 /// ```text
 /// messages! {
@@ -286,18 +286,26 @@ pub(crate) fn pad_bytes(n: usize) -> proptest::strategy::BoxedStrategy<Vec<u8>> 
 ///     pub enum Message: "1.3", t13, OFP13_VERSION, names type_name {
 ///         Hello(Hello) = HELLO plain,
 ///         GetAsyncRequest = GET_ASYNC_REQUEST none,
-///         QueueGetConfigRequest(u32) = QUEUE_GET_CONFIG_REQUEST (pad 4),
+///         QueueGetConfigRequest(u32) = QUEUE_GET_CONFIG_REQUEST (pad 4) in 0..=OFP13_VERSION,
+///         RoleStatus(RoleStatus) = ROLE_STATUS plain in OFP14_VERSION..=u8::MAX,
 ///     }
 /// }
 /// ```
 ///
-/// Each variant names its `OFPT_*` number in the types module (`t13::HELLO`) and how its
+/// Each variant names its `OFPT_*` number in the types module (`t13::HELLO`), how its
 /// body is read and written: `none` (no body), `rest` (the bytes as they are), `plain`
-/// (`T::decode(r)`, `m.encode(w)`), `versioned` (the same with the version first), or
-/// `(pad N)` (a [`crate::wire::Field`] then `N` pad bytes). From that it writes the enum, `decode` (which fails with
-/// `OFPBRC_BAD_TYPE` on a number not listed and `OFPBRC_BAD_LEN` on bytes left after the
-/// body), `encode_body`, `msg_type`, `name` and the function from numbers to names
-/// (`OFPT_` and the constant's name).
+/// (`T::decode(r)`, `m.encode(w)`), `versioned` (the same with the frame's version
+/// first), `by_version` (`T::decode_version(version, r)`, `m.encode_version(version,
+/// w)`), or `(pad N)` (a [`crate::wire::Field`] then `N` pad bytes), and optionally, after
+/// `in`, the pattern of the versions that have the type (all of the family's otherwise).
+///
+/// From that it writes the enum; `decode_version` (the body of a frame of that version,
+/// which fails with `OFPBRC_BAD_TYPE` on a number not listed or not in the version and
+/// `OFPBRC_BAD_LEN` on bytes left after the body) and `decode` (the same for the family's
+/// first version, the `$version` named); `encode_version` and `encode_body` likewise;
+/// `in_version` (whether the version has the message's type), `msg_type`, `name` and the
+/// function from numbers to names (`OFPT_` and the constant's name, for any version of
+/// the family).
 macro_rules! messages {
     (
         $(#[$attr:meta])*
@@ -315,14 +323,14 @@ macro_rules! messages {
                 GetConfigReply(SwitchConfig) = GET_CONFIG_REPLY plain,
                 SetConfig(SwitchConfig) = SET_CONFIG plain,
                 PacketIn(PacketIn) = PACKET_IN versioned,
-                FlowRemoved(FlowRemoved) = FLOW_REMOVED plain,
+                FlowRemoved(FlowRemoved) = FLOW_REMOVED by_version,
                 PortStatus(PortStatus) = PORT_STATUS versioned,
                 PacketOut(PacketOut) = PACKET_OUT plain,
-                FlowMod(FlowMod) = FLOW_MOD plain,
-                PortMod(PortMod) = PORT_MOD plain,
+                FlowMod(FlowMod) = FLOW_MOD by_version,
                 BarrierRequest = BARRIER_REQUEST none,
                 BarrierReply = BARRIER_REPLY none,
-                QueueGetConfigReply(QueueGetConfigReply) = QUEUE_GET_CONFIG_REPLY versioned,
+                QueueGetConfigReply(QueueGetConfigReply) = QUEUE_GET_CONFIG_REPLY versioned
+                    in 0..=$crate::header::OFP13_VERSION,
                 $($own)*
             }
         }
@@ -330,7 +338,8 @@ macro_rules! messages {
     (
         @build [$($attr:tt)*] $vis:vis $name:ident $vname:literal $types:ident $version:ident
             $names:ident {
-            $($(#[$vattr:meta])* $variant:ident $(($ty:ty))? = $code:ident $codec:tt,)*
+            $($(#[$vattr:meta])* $variant:ident $(($ty:ty))? = $code:ident $codec:tt
+                $(in $versions:pat)?,)*
         }
     ) => {
         $($attr)*
@@ -339,19 +348,36 @@ macro_rules! messages {
         }
 
         impl $name {
-            /// Decodes the body of a message of type `msg_type`; `r` holds exactly the
-            /// bytes after the header and must be consumed to its end.
+            /// Decodes the body of a message of type `msg_type` in a frame of the family's
+            /// first version; `r` holds exactly the bytes after the header and must be
+            /// consumed to its end.
             pub fn decode(
+                msg_type: u8,
+                r: &mut $crate::wire::Reader,
+            ) -> Result<Self, $crate::error::OfpError> {
+                Self::decode_version($version, msg_type, r)
+            }
+
+            /// Decodes the body of a message of type `msg_type` in a frame of `version`;
+            /// `r` holds exactly the bytes after the header and must be consumed to its
+            /// end.
+            pub fn decode_version(
+                version: u8,
                 msg_type: u8,
                 r: &mut $crate::wire::Reader,
             ) -> Result<Self, $crate::error::OfpError> {
                 use $crate::error::{ErrorKind, OfpError};
                 let m = match msg_type {
-                    $($types::$code => messages!(@dec $codec, $version, r, Self::$variant $(, $ty)?),)*
+                    $($types::$code $(if matches!(version, $versions))? => {
+                        messages!(@dec $codec, version, r, Self::$variant $(, $ty)?)
+                    })*
                     n => {
                         return Err(OfpError::new(
                             ErrorKind::BAD_REQUEST_BAD_TYPE,
-                            format!("message type {n} is not an OpenFlow {} message", $vname),
+                            format!(
+                                "message type {n} is not an OpenFlow {} message of version 0x{version:02x}",
+                                $vname
+                            ),
                         ))
                     }
                 };
@@ -359,12 +385,25 @@ macro_rules! messages {
                 Ok(m)
             }
 
-            /// Writes the body (everything after the header).
+            /// Writes the body (everything after the header) for a frame of the family's
+            /// first version.
             pub fn encode_body(&self, w: &mut $crate::wire::Writer) {
+                self.encode_version($version, w)
+            }
+
+            /// Writes the body (everything after the header) for a frame of `version`.
+            pub fn encode_version(&self, version: u8, w: &mut $crate::wire::Writer) {
                 match self {
                     $(m @ Self::$variant { .. } => {
-                        messages!(@enc $codec, $version, w, m, Self::$variant $(, $ty)?)
+                        messages!(@enc $codec, version, w, m, Self::$variant $(, $ty)?)
                     })*
+                }
+            }
+
+            /// Whether a frame of `version` can carry this message's type.
+            pub fn in_version(&self, version: u8) -> bool {
+                match self {
+                    $(Self::$variant { .. } => true $(&& matches!(version, $versions))?,)*
                 }
             }
 
@@ -381,7 +420,8 @@ macro_rules! messages {
             }
         }
 
-        /// The spec's name of this version's message type `msg_type`, if it is one.
+        /// The spec's name of message type `msg_type` in any version of this family, if
+        /// it is one.
         pub fn $names(msg_type: u8) -> Option<&'static str> {
             Some(match msg_type {
                 $($types::$code => concat!("OFPT_", stringify!($code)),)*
@@ -393,6 +433,9 @@ macro_rules! messages {
     (@dec rest, $v:ident, $r:ident, $var:path, $ty:ty) => { $var($r.take_rest().to_vec()) };
     (@dec plain, $v:ident, $r:ident, $var:path, $ty:ty) => { $var(<$ty>::decode($r)?) };
     (@dec versioned, $v:ident, $r:ident, $var:path, $ty:ty) => { $var(<$ty>::decode($v, $r)?) };
+    (@dec by_version, $v:ident, $r:ident, $var:path, $ty:ty) => {
+        $var(<$ty>::decode_version($v, $r)?)
+    };
     (@dec (pad $n:literal), $v:ident, $r:ident, $var:path, $ty:ty) => {{
         let value = <$ty as $crate::wire::Field>::read($r)?;
         $r.skip($n)?;
@@ -409,6 +452,9 @@ macro_rules! messages {
     };
     (@enc versioned, $v:ident, $w:ident, $m:ident, $var:path, $ty:ty) => {
         if let $var(b) = $m { b.encode($v, $w) }
+    };
+    (@enc by_version, $v:ident, $w:ident, $m:ident, $var:path, $ty:ty) => {
+        if let $var(b) = $m { b.encode_version($v, $w) }
     };
     (@enc (pad $n:literal), $v:ident, $w:ident, $m:ident, $var:path, $ty:ty) => {
         if let $var(b) = $m {

@@ -90,6 +90,7 @@ field_via_bytes! {
     u16: 2, u16::from_be_bytes, u16::to_be_bytes;
     u32: 4, u32::from_be_bytes, u32::to_be_bytes;
     u64: 8, u64::from_be_bytes, u64::to_be_bytes;
+    i32: 4, i32::from_be_bytes, i32::to_be_bytes;
     MacAddr: 6, MacAddr, |m: MacAddr| m.0;
     Ipv4Addr: 4, Ipv4Addr::from, |a: Ipv4Addr| a.octets();
     Ipv6Addr: 16, Ipv6Addr::from, |a: Ipv6Addr| a.octets();

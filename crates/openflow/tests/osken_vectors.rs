@@ -1,6 +1,6 @@
-//! Protocol vectors written by a third party: every OpenFlow 1.0 and 1.3 message capture
-//! that os-ken ships (`os_ken/tests/packet_data/of10` and `of13`) must decode and
-//! re-encode byte-identically.
+//! Protocol vectors written by a third party: every OpenFlow 1.0, 1.3 and 1.4 message
+//! capture that os-ken ships (`os_ken/tests/packet_data/of10`, `of13` and `of14`) must
+//! decode and re-encode byte-identically.
 //!
 //! The captures come from the installed os-ken package; `.ci/run` installs it into
 //! `.venv` and exports `OSKEN_PACKET_DATA`. Each `.packet` file holds one or more
@@ -117,6 +117,12 @@ fn of10_captures_roundtrip() {
 #[ignore = "needs os-ken's captures (.venv from .ci/run, or OSKEN_PACKET_DATA)"]
 fn of13_captures_roundtrip() {
     check_dir("of13", 4, 104);
+}
+
+#[test]
+#[ignore = "needs os-ken's captures (.venv from .ci/run, or OSKEN_PACKET_DATA)"]
+fn of14_captures_roundtrip() {
+    check_dir("of14", 5, 73);
 }
 
 #[test]

@@ -117,6 +117,7 @@ fn validate_set_field(oxm: &Oxm) -> Result<(), OfpError> {
         Oxm::MplsBos(v) => in_range("MPLS_BOS", v.into(), 1),
         Oxm::Ipv6Flabel(v, _) => in_range("IPV6_FLABEL", v.into(), (1 << 20) - 1),
         Oxm::PbbIsid(v, _) => in_range("PBB_ISID", v.into(), (1 << 24) - 1),
+        Oxm::PbbUca(v) => in_range("PBB_UCA", v.into(), 1),
         _ => Ok(()),
     }
 }

@@ -58,7 +58,7 @@ impl Stack {
             F::Ipv6NdSll => self.icmpv6_type == Some(135),
             F::Ipv6NdTll => self.icmpv6_type == Some(136),
             F::MplsLabel | F::MplsTc | F::MplsBos => eth(&[0x8847, 0x8848]),
-            F::PbbIsid => eth(&[0x88e7]),
+            F::PbbIsid | F::PbbUca => eth(&[0x88e7]),
             F::InPort
             | F::InPhyPort
             | F::Metadata
@@ -106,7 +106,7 @@ fn assemble(stack: Stack, include: Vec<bool>, values: Vec<Oxm>) -> Vec<Oxm> {
     let chosen = |f: OxmField| include.get(f as usize).copied().unwrap_or(false);
     let vlan_tagged =
         matches!(values.get(OxmField::VlanVid as usize), Some(Oxm::VlanVid(v, _)) if *v != 0);
-    let mut fields: Vec<Oxm> = OxmField::ALL
+    let mut fields: Vec<Oxm> = OxmField::ALL14
         .into_iter()
         .zip(values)
         .filter(|(f, _)| chosen(*f) && stack.allows(*f))
@@ -126,8 +126,9 @@ fn assemble(stack: Stack, include: Vec<bool>, values: Vec<Oxm>) -> Vec<Oxm> {
 /// A match that passes [`Match::validate`]: fields chosen from those a random protocol
 /// stack allows, with valid values and consistent masks, no duplicates, in random order.
 pub fn arb_valid_match() -> impl Strategy<Value = Match> {
-    let values: Vec<BoxedStrategy<Oxm>> = OxmField::ALL.into_iter().map(arb_field).collect();
-    let include = proptest::collection::vec(proptest::bool::weighted(0.3), 40);
+    let values: Vec<BoxedStrategy<Oxm>> = OxmField::ALL14.into_iter().map(arb_field).collect();
+    // Indexed by field number (41 for PBB_UCA).
+    let include = proptest::collection::vec(proptest::bool::weighted(0.3), 42);
     (arb_stack(), include, values)
         .prop_map(|(stack, include, values)| assemble(stack, include, values))
         .prop_flat_map(|fields| Just(fields).prop_shuffle())

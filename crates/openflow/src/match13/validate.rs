@@ -126,6 +126,7 @@ fn check_value(x: &Oxm) -> Result<(), OfpError> {
             bad(format!("ipv6_flabel 0x{v:x} exceeds 20 bits"))
         }
         Oxm::PbbIsid(v, _) if v >= 1 << 24 => bad(format!("pbb_isid 0x{v:x} exceeds 24 bits")),
+        Oxm::PbbUca(v) if v > 1 => bad(format!("pbb_uca {v} exceeds 1")),
         Oxm::Ipv6Exthdr(v, _) if v > 0x1ff => {
             bad(format!("ipv6_exthdr 0x{v:x} exceeds 9 bits (0x1ff)"))
         }
@@ -235,7 +236,7 @@ impl Facts {
             F::MplsLabel | F::MplsTc | F::MplsBos => {
                 (c.eth_is(&[ETH_MPLS, ETH_MPLS_MC]), "eth_type 0x8847 or 0x8848")
             }
-            F::PbbIsid => (c.eth_is(&[ETH_PBB]), "eth_type 0x88e7"),
+            F::PbbIsid | F::PbbUca => (c.eth_is(&[ETH_PBB]), "eth_type 0x88e7"),
             F::InPort
             | F::Metadata
             | F::EthDst

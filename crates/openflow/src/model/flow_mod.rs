@@ -7,17 +7,20 @@
 //! actions to the end. 1.3 body: `cookie:u64, cookie_mask:u64, table_id:u8, command:u8,
 //! idle_timeout:u16, hard_timeout:u16, priority:u16, buffer_id:u32, out_port:u32,
 //! out_group:u32, flags:u16, pad[2]`, an `ofp_match`, then instructions to the end.
+//! 1.4 body: 1.3's, with `importance:u16` in place of the 2 pad bytes.
 //!
 //! `out_port` is in the 1.3 numbering whatever the version. 1.0 has no cookie mask,
 //! table id or out group: decoding 1.0 gives 0, 0 and `OFPG_ANY`, and encoding 1.0
-//! leaves them out. What a flow-mod may ask is each version's own check (`validate`,
+//! leaves them out. `importance` is 1.4's: decoding an older version gives 0 (1.3's pad
+//! bytes are not read) and encoding an older version leaves it out (1.3 writes zeros
+//! there). What a flow-mod may ask is each version's own check (`validate`,
 //! beside each version's match).
 
 use super::flow_stats::WireActions;
 use super::{read_port, write_port, WireMatch};
 use crate::action::{port, OFPG_ANY};
 use crate::error::OfpError;
-use crate::header::OFP10_VERSION;
+use crate::header::{OFP10_VERSION, OFP14_VERSION};
 use crate::v13::flow_mod::{FlowModCommand, OFP_NO_BUFFER};
 use crate::wire::{Reader, Writer};
 
@@ -40,6 +43,8 @@ pub struct FlowMod<M, A> {
     /// For deletes (1.3): only flows with an output to this group; `OFPG_ANY` from 1.0.
     pub out_group: u32,
     pub flags: u16,
+    /// 1.4's eviction importance; 0 from older versions.
+    pub importance: u16,
     pub match_: M,
     /// What the flow does: 1.3 instructions, 1.0 actions.
     pub instructions: Vec<A>,
@@ -62,6 +67,7 @@ impl<M: Default, A> Default for FlowMod<M, A> {
             out_port: port::ANY,
             out_group: OFPG_ANY,
             flags: 0,
+            importance: 0,
             match_: M::default(),
             instructions: Vec::new(),
         }
@@ -84,6 +90,7 @@ impl<M, A> FlowMod<M, A> {
             out_port: self.out_port,
             out_group: self.out_group,
             flags: self.flags,
+            importance: self.importance,
             match_,
             instructions,
         }
@@ -133,6 +140,17 @@ impl<M, A> FlowMod<M, A> {
 impl<M: WireMatch, A: WireActions> FlowMod<M, A> {
     /// Reads a body in `M`'s version; the list runs to the end of `r`.
     pub fn decode(r: &mut Reader) -> Result<Self, OfpError> {
+        Self::decode_version(M::VERSION, r)
+    }
+
+    /// Writes the body in `M`'s version.
+    pub fn encode(&self, w: &mut Writer) {
+        self.encode_version(M::VERSION, w)
+    }
+
+    /// Reads a body of a frame of `version` (`M`'s, or a later one that uses `M`'s
+    /// match); the list runs to the end of `r`.
+    pub fn decode_version(version: u8, r: &mut Reader) -> Result<Self, OfpError> {
         let v10 = M::VERSION == OFP10_VERSION;
         let match10 = if v10 { Some(M::decode(r)?) } else { None };
         let cookie = r.u64()?;
@@ -145,10 +163,15 @@ impl<M: WireMatch, A: WireActions> FlowMod<M, A> {
         let out_port = read_port(M::VERSION, r, if v10 { 2 } else { 4 })?;
         let out_group = if v10 { OFPG_ANY } else { r.u32()? };
         let flags = r.u16()?;
+        let mut importance = 0;
         let match_ = match match10 {
             Some(m) => m,
             None => {
-                r.skip(2)?;
+                if version >= OFP14_VERSION {
+                    importance = r.u16()?;
+                } else {
+                    r.skip(2)?;
+                }
                 M::decode(r)?
             }
         };
@@ -164,14 +187,16 @@ impl<M: WireMatch, A: WireActions> FlowMod<M, A> {
             out_port,
             out_group,
             flags,
+            importance,
             match_,
             instructions: A::decode_list(r)?,
         })
     }
 
-    /// Writes the body in `M`'s version. 1.3 writes a command above 255 as 255, which
-    /// no version defines; 1.0 writes a port with no 1.0 number as `OFPP_NONE`.
-    pub fn encode(&self, w: &mut Writer) {
+    /// Writes the body for a frame of `version` (see [`Self::decode_version`]). 1.3 and
+    /// later write a command above 255 as 255, which no version defines; 1.0 writes a
+    /// port with no 1.0 number as `OFPP_NONE`.
+    pub fn encode_version(&self, version: u8, w: &mut Writer) {
         let v10 = M::VERSION == OFP10_VERSION;
         if v10 {
             self.match_.encode(w);
@@ -194,7 +219,7 @@ impl<M: WireMatch, A: WireActions> FlowMod<M, A> {
         }
         w.u16(self.flags);
         if !v10 {
-            w.zeros(2);
+            w.u16(if version >= OFP14_VERSION { self.importance } else { 0 });
             self.match_.encode(w);
         }
         A::encode_list(&self.instructions, w);
@@ -207,6 +232,7 @@ impl<M: WireMatch, A: WireActions> FlowMod<M, A> {
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
+    use crate::header::OFP13_VERSION;
     use crate::model::strategy::wire_with;
     use proptest::prelude::*;
 
@@ -215,12 +241,16 @@ pub(crate) mod strategy {
         matches: impl Strategy<Value = M>,
         lists: impl Strategy<Value = Vec<A>>,
     ) -> impl Strategy<Value = FlowMod<M, A>> {
-        assert_eq!(version, M::VERSION, "the version of the match's wire");
+        assert!(
+            version == M::VERSION || version == OFP14_VERSION && M::VERSION == OFP13_VERSION,
+            "the version of the match's wire, or 1.4 over 1.3's match"
+        );
         let fixed_len = if version == OFP10_VERSION { 24 } else { 40 };
         let fixed = proptest::collection::vec(any::<u8>(), fixed_len);
-        (fixed, 0u16..7, matches, lists).prop_map(|(fixed, command, m, list)| {
+        (fixed, 0u16..7, matches, lists).prop_map(move |(fixed, command, m, list)| {
             let b = wire_with(&fixed, 0, &m, &list);
-            let mut f = FlowMod::decode(&mut Reader::new(&b)).expect("any fixed part decodes");
+            let mut f = FlowMod::decode_version(version, &mut Reader::new(&b))
+                .expect("any fixed part decodes");
             f.command = FlowModCommand::from_u16(command);
             f
         })

@@ -11,7 +11,7 @@
 //! encoding 1.0 leaves them out.
 
 use crate::error::OfpError;
-use crate::header::OFP10_VERSION;
+use crate::header::{OFP10_VERSION, OFP14_VERSION};
 use crate::wire::{Reader, Writer};
 
 /// The match of one OpenFlow version's wire, as a version-neutral message that carries a
@@ -29,7 +29,8 @@ pub trait WireMatch: Sized {
 
 wire_enum! {
     /// `ofp_flow_removed_reason`. 1.0 defines the first three; 1.3 adds group-delete and
-    /// (1.3.5) meter-delete. Numbers a version does not define decode as `Unknown`.
+    /// (1.3.5) meter-delete, 1.4 eviction. Numbers a version does not define decode as
+    /// `Unknown`.
     pub enum FlowRemovedReason: u8 as from_u8 / to_u8 {
         IdleTimeout = 0,
         HardTimeout = 1,
@@ -37,6 +38,8 @@ wire_enum! {
         GroupDelete = 3,
         /// 1.3.5's `OFPRR_METER_DELETE`.
         MeterDelete = 4,
+        /// 1.4's `OFPRR_EVICTION`.
+        Eviction = 5,
     }
 }
 
@@ -45,6 +48,7 @@ impl FlowRemovedReason {
     pub fn of_version(version: u8, v: u8) -> Self {
         match Self::from_u8(v) {
             Self::GroupDelete | Self::MeterDelete if version == OFP10_VERSION => Self::Unknown(v),
+            Self::Eviction if version < OFP14_VERSION => Self::Unknown(v),
             r => r,
         }
     }
@@ -69,12 +73,24 @@ pub struct FlowRemoved<M> {
 }
 
 impl<M: WireMatch> FlowRemoved<M> {
+    /// Reads a body of `M`'s version.
     pub fn decode(r: &mut Reader) -> Result<FlowRemoved<M>, OfpError> {
+        Self::decode_version(M::VERSION, r)
+    }
+
+    /// Writes the body in `M`'s version.
+    pub fn encode(&self, w: &mut Writer) {
+        self.encode_version(M::VERSION, w)
+    }
+
+    /// Reads a body of a frame of `version` (`M`'s, or 1.4 over 1.3's match: the layout
+    /// is the same, the reasons differ).
+    pub fn decode_version(version: u8, r: &mut Reader) -> Result<FlowRemoved<M>, OfpError> {
         let v10 = M::VERSION == OFP10_VERSION;
         let early = if v10 { Some(M::decode(r)?) } else { None };
         let cookie = r.u64()?;
         let priority = r.u16()?;
-        let reason = FlowRemovedReason::of_version(M::VERSION, r.u8()?);
+        let reason = FlowRemovedReason::of_version(version, r.u8()?);
         let table_id = if v10 {
             r.skip(1)?;
             0
@@ -111,7 +127,9 @@ impl<M: WireMatch> FlowRemoved<M> {
         })
     }
 
-    pub fn encode(&self, w: &mut Writer) {
+    /// Writes the body for a frame of `version` (the layout is `M`'s).
+    pub fn encode_version(&self, version: u8, w: &mut Writer) {
+        let _ = version;
         let v10 = M::VERSION == OFP10_VERSION;
         if v10 {
             self.match_.encode(w);
@@ -142,7 +160,15 @@ pub(crate) mod strategy {
     pub fn arb_flow_removed<M: WireMatch + std::fmt::Debug>(
         matches: impl Strategy<Value = M>,
     ) -> impl Strategy<Value = FlowRemoved<M>> {
-        (proptest::collection::vec(any::<u8>(), 40), matches).prop_map(|(fixed, m)| {
+        arb_flow_removed_in(M::VERSION, matches)
+    }
+
+    /// Flow-removed bodies as a frame of `version` carries them over `M`'s match.
+    pub fn arb_flow_removed_in<M: WireMatch + std::fmt::Debug>(
+        version: u8,
+        matches: impl Strategy<Value = M>,
+    ) -> impl Strategy<Value = FlowRemoved<M>> {
+        (proptest::collection::vec(any::<u8>(), 40), matches).prop_map(move |(fixed, m)| {
             let b = crate::wire::encoded(|w| {
                 if M::VERSION == OFP10_VERSION {
                     m.encode(w);
@@ -152,7 +178,8 @@ pub(crate) mod strategy {
                     m.encode(w);
                 }
             });
-            FlowRemoved::decode(&mut Reader::new(&b)).expect("any fixed part decodes")
+            FlowRemoved::decode_version(version, &mut Reader::new(&b))
+                .expect("any fixed part decodes")
         })
     }
 }

@@ -40,8 +40,8 @@ pub use flow_stats::{FlowStats, WireActions, FLOW_STATS_FIXED_LEN, FLOW_STATS_FI
 pub use packet_in::{PacketIn, PacketInReason};
 pub use packet_out::{PacketOut, WireAction};
 pub use port::{
-    features_from_v10, features_to_v10, port_len, speed_kbps, Port, PortReason, PortStatus,
-    UndefinedBits,
+    features_from_v10, features_to_v10, port_len, port_prop_type, speed_kbps, Port, PortOptical,
+    PortProp, PortReason, PortStatus, UndefinedBits,
 };
 pub use stats::{Stats, StatsBody};
 

@@ -15,11 +15,12 @@ use crate::error::OfpError;
 use crate::match13::Match;
 use crate::oxm::Oxm;
 use crate::wire::{Reader, Writer};
-use crate::OFP10_VERSION;
+use crate::{OFP10_VERSION, OFP14_VERSION};
 
 wire_enum! {
-    /// `ofp_packet_in_reason`. 1.0 defines the first two; numbers a version does not
-    /// define decode as `Unknown`.
+    /// `ofp_packet_in_reason`. 1.0 defines the first two, 1.3 the first three, 1.4 all
+    /// six (naming 1 `OFPR_APPLY_ACTION`); numbers a version does not define decode as
+    /// `Unknown`.
     pub enum PacketInReason: u8 as from_u8 / to_u8 {
         /// No matching flow (table-miss flow entry).
         NoMatch = 0,
@@ -27,6 +28,12 @@ wire_enum! {
         Action = 1,
         /// The packet has an invalid TTL (1.3).
         InvalidTtl = 2,
+        /// Output to the controller in the action set (1.4).
+        ActionSet = 3,
+        /// Output to the controller in a group bucket (1.4).
+        Group = 4,
+        /// Output to the controller in a packet-out's actions (1.4).
+        PacketOut = 5,
     }
 }
 
@@ -35,6 +42,9 @@ impl PacketInReason {
     pub fn of_version(version: u8, v: u8) -> Self {
         match Self::from_u8(v) {
             Self::InvalidTtl if version == OFP10_VERSION => Self::Unknown(v),
+            Self::ActionSet | Self::Group | Self::PacketOut if version < OFP14_VERSION => {
+                Self::Unknown(v)
+            }
             r => r,
         }
     }
@@ -76,7 +86,7 @@ impl PacketIn {
             let m = Match { fields: vec![Oxm::InPort(in_port)] };
             (reason, 0, u64::MAX, m)
         } else {
-            let reason = PacketInReason::from_u8(r.u8()?);
+            let reason = PacketInReason::of_version(version, r.u8()?);
             let table_id = r.u8()?;
             let cookie = r.u64()?;
             let m = Match::decode(r)?;
@@ -134,14 +144,13 @@ pub(crate) mod strategy {
                     let mut p = PacketIn {
                         buffer_id,
                         total_len,
-                        reason,
+                        reason: PacketInReason::of_version(version, reason.to_u8()),
                         table_id,
                         cookie,
                         match_: m,
                         data,
                     };
                     if version == OFP10_VERSION {
-                        p.reason = PacketInReason::of_version(version, reason.to_u8());
                         p.table_id = 0;
                         p.cookie = u64::MAX;
                         p.match_ = Match {

@@ -1,7 +1,8 @@
 //! The port description, one type for every OpenFlow version: [`Port`] is what a switch
 //! says about one of its ports, whether on the wire of OpenFlow 1.0 (`ofp_phy_port`, 48
-//! bytes: in the features reply and in port-status) or of 1.3 (`ofp_port`, 64 bytes: in
-//! port-status and the port-description reply), and [`PortStatus`] is the port-status
+//! bytes: in the features reply and in port-status), of 1.3 (`ofp_port`, 64 bytes: in
+//! port-status and the port-description reply) or of 1.4 (`ofp_port`, 40 bytes and
+//! properties, its `length` saying how many), and [`PortStatus`] is the port-status
 //! message that carries one. As Open vSwitch's `ofputil_phy_port` (`ofp-port.c`), the
 //! type holds the version-neutral meaning and `decode(version, ..)` / `encode(version,
 //! ..)` hold each version's layout and numbering.
@@ -24,6 +25,18 @@
 //! - `curr_speed`, `max_speed` in kbit/s: 1.3 carries them; for 1.0 they are derived from
 //!   `curr` and `supported` ([`speed_kbps`], as Open vSwitch does) and not written.
 //!
+//! 1.4's `ofp_port` is 1.3's without the features and speeds (`port_no:u32, length:u16,
+//! pad[2], hw_addr[6], pad[2], name[16], config:u32, state:u32`), which move to the
+//! ethernet property (`OFPPDPT_ETHERNET`, type 0, 32 bytes: `pad[4], curr, advertised,
+//! supported, peer, curr_speed, max_speed`), among others ([`PortProp`]): config, state
+//! and features have 1.3's bits. A 1.4 port without an ethernet property decodes with
+//! zero features and speeds. [`Port::properties`] keeps the property list as read, the
+//! ethernet one as a marker of its place, so that what the neutral fields cannot hold
+//! (optical and experimenter properties, the order) re-encodes as read; a port built by
+//! hand, or one whose list is just the ethernet property, has `None`, which 1.4 writes
+//! as the ethernet property alone. A `length` below 40 or beyond what holds the port is
+//! `OFPBRC_BAD_LEN`; a second ethernet property is `OFPBPC_DUP_TYPE`.
+//!
 //! What each encoder writes of the neutral bits: for 1.0 the bits 1.0 defines (`BLOCKED`
 //! and `LIVE` and 1.3's four speeds are dropped); for 1.3 the bits 1.3 defines plus
 //! `NO_FLOOD` at bit 4, which 1.3 leaves undefined but this switch honours in both
@@ -34,25 +47,67 @@
 //! state bits 1-7 and 10-31, feature bits 12-31; 1.3: config bits 1, 3, 4 and 7-31, state
 //! bits 3-31, feature bits 16-31) are kept, at their places on that wire, in
 //! [`Port::undefined`] together with the version, and written back by the encoder for
-//! that version only. So decoding and re-encoding gives the same bytes, for either
-//! version, except for the name field's bytes after its first NUL.
+//! that version only (1.4's undefined bits are 1.3's). So decoding and re-encoding gives
+//! the same bytes, for every version, except for the name field's bytes after its first
+//! NUL and padding.
 
-use crate::error::OfpError;
-use crate::header::OFP10_VERSION;
+use crate::error::{ErrorKind, OfpError};
+use crate::header::{OFP10_VERSION, OFP14_VERSION};
 use crate::v10::port::{ofpp, port_from_v13, port_to_v13};
-use crate::wire::{MacAddr, Reader, Writer};
+use crate::v13::property::{self, Property};
+use crate::wire::{take_sized, MacAddr, Reader, Writer};
 
 /// Length of the name field in both versions (`OFP_MAX_PORT_NAME_LEN`).
 const PORT_NAME_LEN: usize = 16;
 
-/// Bytes of one port description on the wire of `version`: 48 for 1.0 (`ofp_phy_port`),
-/// 64 for 1.3 (`ofp_port`).
-pub fn port_len(version: u8) -> usize {
-    if version == OFP10_VERSION {
-        48
-    } else {
-        64
+/// Bytes of one port description on the wire of `version` when that is fixed: 48 for
+/// 1.0 (`ofp_phy_port`), 64 for 1.3 (`ofp_port`); `None` from 1.4 on, where a port
+/// carries its length ([`Port::encoded_len`]).
+pub fn port_len(version: u8) -> Option<usize> {
+    match version {
+        OFP10_VERSION => Some(48),
+        v if v < OFP14_VERSION => Some(64),
+        _ => None,
     }
+}
+
+/// The fixed part of a 1.4 `ofp_port`, before its properties.
+const PORT14_FIXED_LEN: usize = 40;
+
+spec_table! {
+    /// `ofp_port_desc_prop_type` numbers (1.4).
+    pub mod port_prop_type: u16 as numbers {
+        ETHERNET, OPTICAL, EXPERIMENTER = 0xffff,
+    }
+}
+
+record! {
+    /// The body of 1.4's optical port property (`ofp_port_desc_prop_optical`, after its
+    /// header and 4 pad bytes): frequencies or wavelengths and transmit powers.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct PortOptical {
+        /// `OFPOPF_*` features.
+        pub supported: u32,
+        pub tx_min_freq_lmda: u32,
+        pub tx_max_freq_lmda: u32,
+        pub tx_grid_freq_lmda: u32,
+        pub rx_min_freq_lmda: u32,
+        pub rx_max_freq_lmda: u32,
+        pub rx_grid_freq_lmda: u32,
+        pub tx_pwr_min: u16,
+        pub tx_pwr_max: u16,
+    }
+}
+
+/// One property of a 1.4 port description, in [`Port::properties`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PortProp {
+    /// Where the ethernet property is: it is written from the port's neutral fields.
+    Ethernet,
+    /// `OFPPDPT_OPTICAL` (40 bytes; `OFPBPC_BAD_LEN` otherwise).
+    Optical(PortOptical),
+    /// An experimenter's property or one of a type 1.4 does not define.
+    Other(Property),
 }
 
 /// 1.0 config bits: all seven, `PORT_DOWN` ... `NO_PACKET_IN`.
@@ -150,6 +205,9 @@ pub struct Port {
     pub max_speed: u32,
     /// The wire bits of the decoded version that the fields above do not hold.
     pub undefined: Option<UndefinedBits>,
+    /// 1.4's property list as read (module comment); `None` for the ethernet property
+    /// alone. Other versions' encoders ignore it.
+    pub properties: Option<Vec<PortProp>>,
 }
 
 /// A port's fields as one version's wire has them (the 1.0 number widened to 32 bits);
@@ -189,6 +247,74 @@ impl Wire {
         Ok(Wire { port_no, hw_addr, name, config, state, features, speeds })
     }
 
+    /// Reads a 1.4 port (its `length` says how far) and its properties; the ethernet
+    /// property gives the features and speeds.
+    fn read14(r: &mut Reader) -> Result<(Wire, Vec<PortProp>), OfpError> {
+        let mut s = take_sized(r, 4, PORT14_FIXED_LEN, "port")?;
+        let port_no = s.u32()?;
+        s.skip(4)?;
+        let hw_addr = s.mac()?;
+        s.skip(2)?;
+        let name = s.fixed_str(PORT_NAME_LEN)?;
+        let config = s.u32()?;
+        let state = s.u32()?;
+        let mut wire =
+            Wire { port_no, hw_addr, name, config, state, features: [0; 4], speeds: [0; 2] };
+        let mut ethernet = false;
+        let props = property::read_list(&mut s, "port", |ty, body| {
+            Ok(match ty {
+                port_prop_type::ETHERNET => {
+                    if ethernet {
+                        return Err(OfpError::new(
+                            ErrorKind::BAD_PROPERTY_DUP_TYPE,
+                            "port with two ethernet properties",
+                        ));
+                    }
+                    ethernet = true;
+                    property::expect_len(body, 28, "port ethernet")?;
+                    body.skip(4)?;
+                    wire.features = [body.u32()?, body.u32()?, body.u32()?, body.u32()?];
+                    wire.speeds = [body.u32()?, body.u32()?];
+                    PortProp::Ethernet
+                }
+                port_prop_type::OPTICAL => {
+                    property::expect_len(body, 4 + PortOptical::WIRE_LEN, "port optical")?;
+                    body.skip(4)?;
+                    PortProp::Optical(PortOptical::decode(body)?)
+                }
+                _ => PortProp::Other(Property::from_body(ty, body, "port")?),
+            })
+        })?;
+        Ok((wire, props))
+    }
+
+    /// Writes a 1.4 port with `props` (the ethernet one from the features and speeds).
+    fn write14(&self, props: &[PortProp], w: &mut Writer) {
+        w.sized(4, |w| {
+            w.u32(self.port_no);
+            w.zeros(4);
+            w.mac(self.hw_addr);
+            w.zeros(2);
+            w.fixed_str(&self.name, PORT_NAME_LEN);
+            w.u32(self.config);
+            w.u32(self.state);
+            for p in props {
+                match p {
+                    PortProp::Ethernet => property::write(w, port_prop_type::ETHERNET, |w| {
+                        w.zeros(4);
+                        self.features.iter().for_each(|&f| w.u32(f));
+                        self.speeds.iter().for_each(|&s| w.u32(s));
+                    }),
+                    PortProp::Optical(o) => property::write(w, port_prop_type::OPTICAL, |w| {
+                        w.zeros(4);
+                        o.encode(w);
+                    }),
+                    PortProp::Other(o) => o.encode(w),
+                }
+            }
+        });
+    }
+
     fn write(&self, version: u8, w: &mut Writer) {
         let v10 = version == OFP10_VERSION;
         if v10 {
@@ -221,16 +347,42 @@ fn defined(version: u8) -> (u32, u32, u32) {
     }
 }
 
+/// The property list a port has when [`Port::properties`] is `None`.
+const ETHERNET_ONLY: &[PortProp] = &[PortProp::Ethernet];
+
 impl Port {
     /// Reads one port description of `version`'s layout.
     pub fn decode(version: u8, r: &mut Reader) -> Result<Port, OfpError> {
+        if version >= OFP14_VERSION {
+            let (wire, props) = Wire::read14(r)?;
+            let mut p = Port::from_wire(version, wire);
+            p.properties = (props != ETHERNET_ONLY).then_some(props);
+            return Ok(p);
+        }
         Ok(Port::from_wire(version, Wire::read(version, r)?))
     }
 
-    /// Writes the port in `version`'s layout ([`port_len`] bytes; module comment for
-    /// what each version keeps).
+    /// Writes the port in `version`'s layout (module comment for what each version
+    /// keeps).
     pub fn encode(&self, version: u8, w: &mut Writer) {
-        self.to_wire(version).write(version, w);
+        let wire = self.to_wire(version);
+        if version >= OFP14_VERSION {
+            wire.write14(self.properties.as_deref().unwrap_or(ETHERNET_ONLY), w);
+        } else {
+            wire.write(version, w);
+        }
+    }
+
+    /// Bytes [`Self::encode`] writes for `version`.
+    pub fn encoded_len(&self, version: u8) -> usize {
+        match port_len(version) {
+            Some(n) => n,
+            None => {
+                let mut w = Writer::new();
+                self.encode(version, &mut w);
+                w.len()
+            }
+        }
     }
 
     /// The port that `version`'s wire fields describe.
@@ -268,6 +420,7 @@ impl Port {
             curr_speed,
             max_speed,
             undefined: any_undefined.then_some(undefined),
+            properties: None,
         }
     }
 
@@ -314,7 +467,7 @@ wire_enum! {
 }
 
 /// An `OFPT_PORT_STATUS` body, the same in every version: `reason:u8, pad[7]`, then the
-/// port in the version's layout (56 bytes in 1.0, 72 in 1.3).
+/// port in the version's layout (56 bytes in 1.0, 72 in 1.3, 48 and up in 1.4).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PortStatus {
     pub reason: PortReason,
@@ -323,8 +476,8 @@ pub struct PortStatus {
 
 impl PortStatus {
     /// Bytes of the body on the wire of `version`.
-    pub fn body_len(version: u8) -> usize {
-        8 + port_len(version)
+    pub fn encoded_len(&self, version: u8) -> usize {
+        8 + self.port.encoded_len(version)
     }
 
     pub fn decode(version: u8, r: &mut Reader) -> Result<PortStatus, OfpError> {
@@ -362,9 +515,40 @@ pub(crate) mod strategy {
             })
     }
 
-    /// The ports that arbitrary wire fields of `version` decode to.
-    pub fn arb_port(version: u8) -> impl Strategy<Value = Port> {
-        arb_wire(version).prop_map(move |w| Port::from_wire(version, w))
+    /// A 1.4 property list: optical and other properties, the ethernet one or not,
+    /// anywhere among them.
+    pub fn arb_props14() -> impl Strategy<Value = Vec<PortProp>> {
+        let other = prop_oneof![
+            PortOptical::arb().prop_map(PortProp::Optical),
+            crate::v13::property::strategy::arb_property(&[
+                port_prop_type::ETHERNET,
+                port_prop_type::OPTICAL
+            ])
+            .prop_map(PortProp::Other),
+        ];
+        (proptest::collection::vec(other, 0..3), proptest::option::weighted(0.8, 0..3usize))
+            .prop_map(|(mut props, ethernet)| {
+                if let Some(at) = ethernet {
+                    props.insert(at.min(props.len()), PortProp::Ethernet);
+                }
+                props
+            })
+    }
+
+    /// The ports that arbitrary wire fields (and for 1.4 properties) of `version` decode
+    /// to.
+    pub fn arb_port(version: u8) -> BoxedStrategy<Port> {
+        if version >= OFP14_VERSION {
+            (arb_wire(version), arb_props14())
+                .prop_map(move |(wire, props)| {
+                    let mut w = Writer::new();
+                    wire.write14(&props, &mut w);
+                    Port::decode(version, &mut Reader::new(&w.buf)).expect("a whole port decodes")
+                })
+                .boxed()
+        } else {
+            arb_wire(version).prop_map(move |w| Port::from_wire(version, w)).boxed()
+        }
     }
 
     pub fn arb_port_status(version: u8) -> impl Strategy<Value = PortStatus> {
@@ -380,21 +564,41 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// Port-status bodies of both versions round-trip at their lengths.
+        /// Port-status bodies of every version round-trip at their lengths.
         #[test]
         fn port_status_roundtrip(
             s10 in strategy::arb_port_status(OFP10_VERSION),
             s13 in strategy::arb_port_status(OFP13_VERSION),
+            s14 in strategy::arb_port_status(OFP14_VERSION),
         ) {
-            for (version, s, len) in [(OFP10_VERSION, s10, 56), (OFP13_VERSION, s13, 72)] {
+            for (version, s) in [(OFP10_VERSION, s10), (OFP13_VERSION, s13), (OFP14_VERSION, s14)] {
                 let bytes = crate::wire::assert_roundtrip_in(
                     version,
                     &s,
                     PortStatus::encode,
                     PortStatus::decode,
                 );
-                prop_assert_eq!(bytes.len(), len);
+                prop_assert_eq!(bytes.len(), s.encoded_len(version));
+                if let Some(len) = port_len(version) {
+                    prop_assert_eq!(bytes.len(), 8 + len);
+                } else {
+                    prop_assert_eq!(bytes.len() % 8, 0);
+                }
             }
+        }
+
+        /// 1.4 wire fields and properties → bytes → port → the same bytes.
+        #[test]
+        fn any_wire_bits_survive_14(
+            wire in strategy::arb_wire(OFP14_VERSION),
+            props in strategy::arb_props14(),
+        ) {
+            let mut bytes = Writer::new();
+            wire.write14(&props, &mut bytes);
+            let p = Port::decode(OFP14_VERSION, &mut Reader::new(&bytes.buf)).unwrap();
+            let mut again = Writer::new();
+            p.encode(OFP14_VERSION, &mut again);
+            prop_assert_eq!(again.buf, bytes.buf);
         }
 
         /// Wire fields → bytes → port → the same bytes, in both versions.
@@ -406,7 +610,7 @@ mod tests {
             for (version, wire) in [(OFP10_VERSION, w10), (OFP13_VERSION, w13)] {
                 let mut bytes = Writer::new();
                 wire.write(version, &mut bytes);
-                prop_assert_eq!(bytes.len(), port_len(version));
+                prop_assert_eq!(Some(bytes.len()), port_len(version));
                 let p = Port::decode(version, &mut Reader::new(&bytes.buf)).unwrap();
                 prop_assert_eq!(p.to_wire(version), wire);
                 let mut again = Writer::new();
@@ -459,6 +663,61 @@ mod tests {
         let back = Port::from_wire(OFP13_VERSION, w13);
         assert_eq!(back.config, 0);
         assert_eq!(back.undefined.map(|u| u.config), Some(NO_FLOOD));
+    }
+
+    /// A 1.4 port from the spec's layout: port 7 with an ethernet property (100 Mb/s
+    /// full duplex, copper, autonegotiation; 5 Mb/s) and an experimenter property.
+    #[test]
+    fn spec_bytes_14() {
+        let mut b = vec![0, 0, 0, 7, 0, 88, 0, 0, 0xf2, 0x0b, 0xa4, 0xd0, 0x3f, 0x70, 0, 0];
+        b.extend_from_slice(b"eth7\0\0\0\0\0\0\0\0\0\0\0\0");
+        b.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 4]); // config 0, state LIVE
+        b.extend_from_slice(&[0, 0, 0, 32, 0, 0, 0, 0]); // ethernet, length 32
+        for v in [0x2808u32, 0x2800, 0x2808, 0x2808, 5000, 5000] {
+            b.extend_from_slice(&v.to_be_bytes());
+        }
+        b.extend_from_slice(&[0xff, 0xff, 0, 16, 0, 0, 0, 0x65, 0, 0, 0, 1, 0, 0, 0, 1]);
+        let p = Port::decode(OFP14_VERSION, &mut Reader::new(&b)).unwrap();
+        assert_eq!((p.port_no, p.name.as_str(), p.state), (7, "eth7", 4));
+        assert_eq!((p.curr, p.advertised, p.curr_speed, p.max_speed), (0x2808, 0x2800, 5000, 5000));
+        let exp =
+            Property::Experimenter { experimenter: 0x65, exp_type: 1, data: vec![0, 0, 0, 1] };
+        assert_eq!(p.properties, Some(vec![PortProp::Ethernet, PortProp::Other(exp)]));
+        let mut w = Writer::new();
+        p.encode(OFP14_VERSION, &mut w);
+        assert_eq!(w.buf, b);
+        assert_eq!(p.encoded_len(OFP14_VERSION), 88);
+
+        // Without the experimenter property it is what a port built by hand writes.
+        let plain = Port { properties: None, ..p.clone() };
+        let mut w = Writer::new();
+        plain.encode(OFP14_VERSION, &mut w);
+        let mut want = b[..72].to_vec();
+        want[5] = 72;
+        assert_eq!(w.buf, want);
+        assert_eq!(Port::decode(OFP14_VERSION, &mut Reader::new(&want)).unwrap(), plain);
+        // The same port for 1.3.
+        assert_eq!(plain.encoded_len(OFP13_VERSION), 64);
+
+        // A length below 40 or beyond the bytes; a second ethernet property.
+        let mut short = want.clone();
+        short[5] = 36;
+        let e = Port::decode(OFP14_VERSION, &mut Reader::new(&short)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+        let e = Port::decode(OFP14_VERSION, &mut Reader::new(&want[..71])).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+        let mut two = want.clone();
+        two.extend_from_slice(&want[40..]);
+        two[5] = 104;
+        let e = Port::decode(OFP14_VERSION, &mut Reader::new(&two)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_PROPERTY_DUP_TYPE);
+        // An ethernet property of the wrong length.
+        let mut bad = want.clone();
+        bad[43] = 24;
+        bad.truncate(64);
+        bad[5] = 64;
+        let e = Port::decode(OFP14_VERSION, &mut Reader::new(&bad)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_PROPERTY_BAD_LEN);
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! The OpenFlow 1.3.5 table of basic OXM fields: number, wire width, maskability and
-//! spec name of every `OFPXMT_OFB_*` field (spec §7.2.3.7, table 11).
+//! spec name of every `OFPXMT_OFB_*` field (spec §7.2.3.7, table 11), and the one 1.4
+//! adds (`PBB_UCA`, 41).
 
 use super::OxmField;
 
 impl OxmField {
-    /// Every basic field, in field-number order (`ALL[n] as u8 == n`).
+    /// Every basic field of OpenFlow 1.3, in field-number order (`ALL[n] as u8 == n`).
     pub const ALL: [OxmField; 40] = [
         OxmField::InPort,
         OxmField::InPhyPort,
@@ -48,9 +49,23 @@ impl OxmField {
         OxmField::Ipv6Exthdr,
     ];
 
-    /// The field with wire number `n`, if it is one of the 40 basic fields.
+    /// Every basic field of OpenFlow 1.4: 1.3's, then `PBB_UCA`.
+    pub const ALL14: [OxmField; 41] = {
+        let mut all = [OxmField::PbbUca; 41];
+        let mut i = 0;
+        while i < 40 {
+            all[i] = OxmField::ALL[i];
+            i += 1;
+        }
+        all
+    };
+
+    /// The field with wire number `n`, if it is one of the basic fields of 1.3 or 1.4.
     pub fn from_u8(n: u8) -> Option<OxmField> {
-        OxmField::ALL.get(usize::from(n)).copied()
+        match n {
+            41 => Some(OxmField::PbbUca),
+            _ => OxmField::ALL.get(usize::from(n)).copied(),
+        }
     }
 
     /// Width of the value on the wire in bytes (the mask, when present, is as wide).
@@ -66,7 +81,8 @@ impl OxmField {
             | F::Icmpv6Type
             | F::Icmpv6Code
             | F::MplsTc
-            | F::MplsBos => 1,
+            | F::MplsBos
+            | F::PbbUca => 1,
             F::EthType
             | F::VlanVid
             | F::TcpSrc
@@ -161,11 +177,12 @@ impl OxmField {
             F::PbbIsid => "pbb_isid",
             F::TunnelId => "tunnel_id",
             F::Ipv6Exthdr => "ipv6_exthdr",
+            F::PbbUca => "pbb_uca",
         }
     }
 
     /// The field whose [`name`](Self::name) is `s`.
     pub fn from_name(s: &str) -> Option<OxmField> {
-        OxmField::ALL.into_iter().find(|f| f.name() == s)
+        OxmField::ALL14.into_iter().find(|f| f.name() == s)
     }
 }

@@ -1,7 +1,8 @@
 //! OpenFlow Extensible Match (OXM) fields.
 //!
 //! An OXM TLV is `class:u16, field:u7, hasmask:u1, length:u8, value[, mask]`. [`Oxm`] has
-//! one variant per OpenFlow 1.3 basic field (class `0x8000`, fields 0..=39); maskable
+//! one variant per OpenFlow 1.3 basic field (class `0x8000`, fields 0..=39) and 1.4's
+//! `PBB_UCA` (41; decoded in every version, as the field number is unambiguous); maskable
 //! fields carry `Option<mask>`, so a field that the spec does not let be masked cannot
 //! hold one. Values keep the width the wire gives them (`VLAN_VID` includes the
 //! `OFPVID_PRESENT` bit 0x1000; `PBB_ISID` is 24 bits in a u32; `MPLS_LABEL` is 20 bits in
@@ -72,6 +73,8 @@ pub enum Oxm {
     PbbIsid(u32, Option<u32>),
     TunnelId(u64, Option<u64>),
     Ipv6Exthdr(u16, Option<u16>),
+    /// 1.4's `OXM_OF_PBB_UCA`: the PBB I-TAG's use-customer-address bit (1 byte, 0 or 1).
+    PbbUca(u8),
     /// A TLV of a class other than OpenFlow basic, kept as read. `payload` is everything
     /// after the 4-byte OXM header (for class 0xffff it starts with the experimenter id).
     Other {
@@ -82,7 +85,8 @@ pub enum Oxm {
     },
 }
 
-/// The OpenFlow 1.3 basic field numbers (`oxm_ofb_match_fields`).
+/// The OpenFlow 1.3 and 1.4 basic field numbers (`oxm_ofb_match_fields`; 40 is
+/// unassigned).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum OxmField {
@@ -126,6 +130,8 @@ pub enum OxmField {
     PbbIsid = 37,
     TunnelId = 38,
     Ipv6Exthdr = 39,
+    /// OpenFlow 1.4.
+    PbbUca = 41,
 }
 
 mod field;
@@ -325,6 +331,7 @@ impl Oxm {
             F::PbbIsid => Oxm::PbbIsid(u24(v)?, opt(m, u24)?),
             F::TunnelId => Oxm::TunnelId(v.u64()?, opt(m, Reader::u64)?),
             F::Ipv6Exthdr => Oxm::Ipv6Exthdr(v.u16()?, opt(m, Reader::u16)?),
+            F::PbbUca => Oxm::PbbUca(v.u8()?),
         })
     }
 
@@ -373,6 +380,7 @@ impl Oxm {
             Oxm::PbbIsid(v, m) => (F::PbbIsid, V::U24(v), m.map(V::U24)),
             Oxm::TunnelId(v, m) => (F::TunnelId, V::U64(v), m.map(V::U64)),
             Oxm::Ipv6Exthdr(v, m) => (F::Ipv6Exthdr, V::U16(v), m.map(V::U16)),
+            Oxm::PbbUca(v) => (F::PbbUca, V::U8(v), None),
             Oxm::Other { .. } => return None,
         })
     }

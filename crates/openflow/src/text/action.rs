@@ -357,6 +357,7 @@ fn parse_set_field(it: &Item<'_>, st: &ActState) -> Result<Oxm, TextError> {
         F::MplsBos => Oxm::MplsBos(num(1)? as u8),
         F::PbbIsid => Oxm::PbbIsid(num(0xff_ffff)? as u32, None),
         F::Ipv6Exthdr => Oxm::Ipv6Exthdr(num(0x1ff)? as u16, None),
+        F::PbbUca => Oxm::PbbUca(num(1)? as u8),
     })
 }
 
@@ -427,6 +428,7 @@ fn set_field_parts(o: &Oxm) -> (&'static str, String) {
         Oxm::PbbIsid(v, _) => ("pbb_isid", hex_or_zero(*v as u64)),
         Oxm::TunnelId(v, _) => ("tun_id", hex_or_zero(*v)),
         Oxm::Ipv6Exthdr(v, _) => ("ipv6_exthdr", hex_or_zero(*v as u64)),
+        Oxm::PbbUca(v) => ("pbb_uca", v.to_string()),
         Oxm::Other { .. } => ("oxm", String::new()),
     };
     (name, v)

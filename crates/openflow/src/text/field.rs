@@ -99,6 +99,7 @@ pub(crate) enum FieldName {
     PbbIsid,
     TunId,
     Ipv6Exthdr,
+    PbbUca,
 }
 
 /// Looks up a field by any of its names.
@@ -151,6 +152,7 @@ pub(crate) fn field_by_name(name: &str) -> Option<FieldName> {
         "pbb_isid" => PbbIsid,
         "tun_id" | "tunnel_id" => TunId,
         "ipv6_exthdr" => Ipv6Exthdr,
+        "pbb_uca" => PbbUca,
         _ => return None,
     })
 }
@@ -203,6 +205,7 @@ pub fn oxm_field_named(name: &str) -> Option<crate::oxm::OxmField> {
         PbbIsid => O::PbbIsid,
         TunId => O::TunnelId,
         Ipv6Exthdr => O::Ipv6Exthdr,
+        PbbUca => O::PbbUca,
     })
 }
 
@@ -491,6 +494,7 @@ impl<'a> MatchBuilder<'a> {
                 .and_then(|(v, m)| oxm(Oxm::PbbIsid(v as u32, m.map(|m| m as u32)))),
             F::Ipv6Exthdr => num_masked_norm(value, 0x1ff, name)?
                 .and_then(|(v, m)| oxm(Oxm::Ipv6Exthdr(v as u16, m.map(|m| m as u16)))),
+            F::PbbUca => oxm(Oxm::PbbUca(parse_num(no_mask(name, value)?, 1, name)? as u8)),
         };
         if let Some(p) = p {
             self.entries.push((p, token));
@@ -662,6 +666,7 @@ pub(crate) fn oxm_field(o: &Oxm) -> OxmField {
         Oxm::PbbIsid(..) => F::PbbIsid,
         Oxm::TunnelId(..) => F::TunnelId,
         Oxm::Ipv6Exthdr(..) => F::Ipv6Exthdr,
+        Oxm::PbbUca(_) => F::PbbUca,
         Oxm::Other { .. } => F::Ipv6Exthdr,
     }
 }
@@ -722,7 +727,7 @@ fn check_prereq(o: &Oxm, f: &BTreeMap<OxmField, Oxm>) -> Result<(), String> {
             matches!(eth, Some(ETH_MPLS) | Some(ETH_MPLSM)),
             "mpls or mplsm (eth_type 0x8847 or 0x8848)",
         ),
-        Oxm::PbbIsid(..) => need(eth == Some(ETH_PBB), "pbb (eth_type 0x88e7)"),
+        Oxm::PbbIsid(..) | Oxm::PbbUca(_) => need(eth == Some(ETH_PBB), "pbb (eth_type 0x88e7)"),
         _ => Ok(()),
     }
 }

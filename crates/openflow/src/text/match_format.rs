@@ -144,6 +144,9 @@ pub(crate) fn format_match_prio(m: &Match, priority: Option<u16>) -> String {
             None => format!("pbb_isid={v:#x}"),
         });
     }
+    if let Some(Oxm::PbbUca(v)) = get(OxmField::PbbUca) {
+        parts.push(format!("pbb_uca={v}"));
+    }
     for (f, name) in [
         (OxmField::Icmpv4Type, "icmp_type"),
         (OxmField::Icmpv4Code, "icmp_code"),

@@ -70,6 +70,7 @@ messages! {
         /// Any bytes after the header are kept.
         Hello(Vec<u8>) = HELLO rest,
         Vendor(Vendor) = VENDOR plain,
+        PortMod(PortMod) = PORT_MOD plain,
         StatsRequest(StatsRequest) = STATS_REQUEST plain,
         StatsReply(StatsReply) = STATS_REPLY plain,
         /// The port whose queues are asked for (`port:u16, pad[2]`).

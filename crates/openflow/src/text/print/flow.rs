@@ -204,8 +204,8 @@ pub(super) fn flow_removed<M: PrintMatch>(f: &FlowRemoved<M>) -> String {
     s
 }
 
-/// The reason word of a flow-removed message (either version: 1.0's reasons are the
-/// first three).
+/// The reason word of a flow-removed message (any version: 1.0's reasons are the
+/// first three, 1.4 adds eviction).
 pub fn removed_reason(r: crate::model::FlowRemovedReason) -> String {
     use crate::model::FlowRemovedReason as R;
     match r {
@@ -214,6 +214,7 @@ pub fn removed_reason(r: crate::model::FlowRemovedReason) -> String {
         R::Delete => "delete".into(),
         R::GroupDelete => "group_delete".into(),
         R::MeterDelete => "meter_delete".into(),
+        R::Eviction => "eviction".into(),
         R::Unknown(n) => n.to_string(),
     }
 }

@@ -505,6 +505,9 @@ pub fn reason(r: crate::model::PacketInReason) -> String {
         R::NoMatch => "no_match".into(),
         R::Action => "action".into(),
         R::InvalidTtl => "invalid_ttl".into(),
+        R::ActionSet => "action_set".into(),
+        R::Group => "group".into(),
+        R::PacketOut => "packet_out".into(),
         R::Unknown(n) => n.to_string(),
     }
 }

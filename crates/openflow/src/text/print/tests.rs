@@ -48,6 +48,7 @@ fn port13(no: u32, name: &str, addr: &str, config: u32, state: u32, curr: u32, s
         curr_speed: speed,
         max_speed: 0,
         undefined: None,
+        properties: None,
     }
 }
 

@@ -36,13 +36,14 @@ fn role_async_table_mod_queue_experimenter() {
         packet_in_mask: [3, 0],
         port_status_mask: [7, 7],
         flow_removed_mask: [0xf, 0],
+        ..m13::AsyncConfig::default()
     };
     assert_eq!(
         p13(1, M13::SetAsync(a)),
         "OFPT_SET_ASYNC (OF1.3) (xid=0x1): master: PACKET_IN: no_match action PORT_STATUS: add delete modify FLOW_REMOVED: idle hard delete group_delete\n slave: PACKET_IN: (off) PORT_STATUS: add delete modify FLOW_REMOVED: (off)"
     );
     assert_eq!(
-        p13(1, M13::TableMod(m13::TableMod { table_id: 1, config: 3 })),
+        p13(1, M13::TableMod(m13::TableMod { table_id: 1, config: 3, properties: vec![] })),
         "OFPT_TABLE_MOD (OF1.3) (xid=0x1): table_id=1 config=0x3"
     );
     assert_eq!(
