@@ -113,6 +113,7 @@ impl PortEntry {
             curr_speed: speed_kbps,
             max_speed: speed_kbps,
             undefined: None,
+            properties: None,
         }
     }
 

@@ -31,6 +31,7 @@
 //! replies and asynchronous messages back ([`crate::v10`]).
 
 mod buffers;
+mod bundle;
 mod compat10;
 mod extension;
 mod flow_agent;
@@ -148,6 +149,9 @@ pub struct AgentCounters {
 enum Out {
     Msg(v13::Message),
     Err(OfpError),
+    /// An error about another message than the request (one in a bundle), whose first
+    /// bytes (and so xid) are given.
+    ErrAbout(OfpError, Vec<u8>),
 }
 
 /// The OpenFlow agent (see the module documentation).
@@ -332,7 +336,8 @@ impl Agent {
     /// When [`Agent::handle_timeout`] should next run.
     pub fn next_timeout(&self) -> Option<u64> {
         let conns = self.sessions.values().filter_map(|s| s.conn.next_timeout());
-        conns.chain(self.flows.next_check()).min()
+        let bundles = self.sessions.values().filter_map(|s| bundle::next_expiry(&s.bundles));
+        conns.chain(bundles).chain(self.flows.next_check()).min()
     }
 
     /// Runs the timers due at `now`.
@@ -344,6 +349,7 @@ impl Agent {
             }
             self.drain_events(id, now);
         }
+        self.expire_bundles(now);
         if self.flows.next_check().is_some_and(|t| t <= now) {
             // Idle timeouts see the kernel tier's hits up to now.
             self.sync_fast_path();
@@ -564,6 +570,13 @@ impl Agent {
     fn request(&mut self, id: SessionId, frame: Frame, head: &[u8], now: u64) {
         let xid = frame.xid;
         let outs = match frame.message {
+            Message::V13(v13::Message::BundleControl(c)) => self.bundle_control(id, &c, false, now),
+            Message::V13(v13::Message::BundleAdd(a)) => {
+                self.bundle_add(id, &a, frame.version, xid, now)
+            }
+            Message::V13(v13::Message::Experimenter(e)) if bundle::is_onf(&e) => {
+                self.onf_bundle(id, &e, frame.version, xid, now)
+            }
             Message::V13(m) => {
                 let mut outs = self.request13(id, m, now);
                 for o in &mut outs {
@@ -592,6 +605,10 @@ impl Agent {
             Out::Err(e) => {
                 self.counters.errors_sent += 1;
                 let _ = s.conn.send_error(&e, head);
+            }
+            Out::ErrAbout(e, about) => {
+                self.counters.errors_sent += 1;
+                let _ = s.conn.send_error(&e, &about);
             }
             Out::Msg(m) if v == Some(OFP10_VERSION) => match compat10::reply_to_v10(m) {
                 Ok(ms) => {

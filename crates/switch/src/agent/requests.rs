@@ -144,7 +144,7 @@ impl Agent {
             M::GetAsyncRequest => Ok(self
                 .sessions
                 .get(&id)
-                .map(|s| vec![M::GetAsyncReply(s.async_cfg)])
+                .map(|s| vec![M::GetAsyncReply(s.async_cfg.clone())])
                 .unwrap_or_default()),
             M::SetAsync(c) => {
                 if let Some(s) = self.sessions.get_mut(&id) {
@@ -183,7 +183,7 @@ impl Agent {
 
     /// A flow-mod from a connection: applied, then its buffered packet (if any) runs
     /// through the tables as a packet-out to `OFPP_TABLE` would.
-    fn flow_mod_request(&mut self, fm: &FlowMod, now: u64) -> Vec<Out> {
+    pub(super) fn flow_mod_request(&mut self, fm: &FlowMod, now: u64) -> Vec<Out> {
         self.counters.flow_mods += 1;
         self.apply_flow_mod(fm, now)
     }

@@ -29,12 +29,18 @@ pub enum AsyncKind {
 
 /// The default filter of OpenFlow 1.3.5 §6.1.1: masters and equals get every packet-in
 /// (no match, action, invalid TTL), port-status and flow-removed reason; slaves get only
-/// port-status.
+/// port-status. Of 1.4's kinds, every connection gets role-status (master request,
+/// config, experimenter) and table-status (vacancy down and up), and none gets
+/// request-forward until it asks for it.
 pub fn default_async() -> AsyncConfig {
     AsyncConfig {
         packet_in_mask: [0b111, 0],
         port_status_mask: [0b111, 0b111],
         flow_removed_mask: [0b1111, 0],
+        role_status_mask: [0b111, 0b111],
+        table_status_mask: [0b11000, 0b11000],
+        requestforward_mask: [0, 0],
+        properties: None,
     }
 }
 
@@ -49,6 +55,8 @@ pub(crate) struct Session {
     pub end_noticed: bool,
     pub role: ControllerRole,
     pub async_cfg: AsyncConfig,
+    /// Its open bundles ([`super::bundle`]).
+    pub bundles: super::bundle::Bundles,
 }
 
 impl Session {
@@ -61,6 +69,7 @@ impl Session {
             end_noticed: false,
             role: ControllerRole::Equal,
             async_cfg: default_async(),
+            bundles: Default::default(),
         }
     }
 

@@ -317,8 +317,9 @@ impl Connection {
         let State::Connected(v) = self.state else {
             return Err(SendError::NotConnected);
         };
+        // The 1.3 message model carries 1.4 too.
         let (mv, is_barrier_reply) = match &message {
-            Message::V13(m) => (OFP13_VERSION, *m == v13::Message::BarrierReply),
+            Message::V13(m) => (v.max(OFP13_VERSION), *m == v13::Message::BarrierReply),
             Message::V10(m) => (OFP10_VERSION, *m == v10::Message::BarrierReply),
         };
         if mv != v {

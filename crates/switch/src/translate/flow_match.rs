@@ -51,7 +51,7 @@ pub fn match_to_flow(m: &Match) -> Result<FlowMatch, TranslateError> {
             }
         }
         let Some(FieldValue { field, value, mask }) = field_value(oxm) else {
-            // Unreachable after the class check above; kept total rather than panicking.
+            // A basic field the datapath lacks (`OFPXMT_OFB_PBB_UCA`).
             return Err(TranslateError::UnsupportedField {
                 class: oxm.class(),
                 field: (oxm.header() >> 9 & 0x7f) as u8,
@@ -76,7 +76,8 @@ fn mac(m: MacAddr) -> u128 {
 }
 
 /// The datapath field an OXM's value lives in, with the value and mask. `None` for
-/// [`Oxm::Other`] (no basic field).
+/// [`Oxm::Other`] (no basic field) and for [`Oxm::PbbUca`], which the datapath cannot
+/// match or set.
 pub(crate) fn field_value(oxm: &Oxm) -> Option<FieldValue> {
     fn fv<T: Into<u128>>(field: Field, value: T, mask: Option<T>) -> FieldValue {
         FieldValue { field, value: value.into(), mask: mask.map(Into::into) }
@@ -124,6 +125,7 @@ pub(crate) fn field_value(oxm: &Oxm) -> Option<FieldValue> {
         Oxm::PbbIsid(v, m) => fv(F::PbbIsid, v, m),
         Oxm::TunnelId(v, m) => fv(F::TunnelId, v, m),
         Oxm::Ipv6Exthdr(v, m) => fv(F::Ipv6Exthdr, v, m),
-        Oxm::Other { .. } => return None,
+        // The datapath does not parse the I-TAG's UCA bit.
+        Oxm::PbbUca(_) | Oxm::Other { .. } => return None,
     })
 }

@@ -123,6 +123,7 @@ pub fn flow_mod_to_v13(fm: &FlowMod10) -> Result<FlowModV13, OfpError> {
         out_port: fm.out_port,
         out_group: OFPG_ANY,
         flags,
+        importance: 0,
         match_: match_to_v13(&fm.match_),
         instructions,
     };
@@ -148,7 +149,9 @@ pub fn flow_removed_to_v10(fr: &FlowRemoved13) -> Result<FlowRemoved10, OfpError
     let reason = match fr.reason {
         Reason13::IdleTimeout => Reason10::IdleTimeout,
         Reason13::HardTimeout => Reason10::HardTimeout,
-        Reason13::Delete | Reason13::GroupDelete | Reason13::MeterDelete => Reason10::Delete,
+        Reason13::Delete | Reason13::GroupDelete | Reason13::MeterDelete | Reason13::Eviction => {
+            Reason10::Delete
+        }
         Reason13::Unknown(n) => Reason10::Unknown(n),
     };
     // One type in both versions: the same entry with the 1.0 match and reason (1.0 has

@@ -72,5 +72,6 @@ pub fn port_mod_to_v13(pm: &PortMod10) -> PortMod13 {
         config: pm.config & mask,
         mask,
         advertise: features_from_v10(pm.advertise),
+        properties: None,
     }
 }
