@@ -70,8 +70,8 @@ messages! {
         /// Any bytes after the header are kept.
         Hello(Vec<u8>) = HELLO rest,
         Vendor(Vendor) = VENDOR plain,
-        StatsRequest(StatsRequest) = STATS_REQUEST plain,
-        StatsReply(StatsReply) = STATS_REPLY plain,
+        StatsRequest(StatsRequest) = STATS_REQUEST versioned,
+        StatsReply(StatsReply) = STATS_REPLY versioned,
         /// The port whose queues are asked for (`port:u16, pad[2]`).
         QueueGetConfigRequest(u16) = QUEUE_GET_CONFIG_REQUEST (pad 2),
     }

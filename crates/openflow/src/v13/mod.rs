@@ -29,6 +29,7 @@ pub mod port_status;
 pub mod queue_config;
 pub mod role;
 pub mod switch_config;
+pub mod table_desc;
 pub mod table_features;
 
 use crate::error::{ErrorKind, OfpError};
@@ -46,6 +47,7 @@ pub use port_status::{PortMod, PortReason, PortStatus};
 pub use queue_config::{PacketQueue, QueueGetConfigReply, QueueProperty};
 pub use role::{AsyncConfig, ControllerRole, Role};
 pub use switch_config::{SwitchConfig, TableMod};
+pub use table_desc::{TableDesc, TableModProp};
 
 /// An `OFPBRC_BAD_LEN` error with `detail`.
 pub(crate) fn bad_len(detail: impl Into<String>) -> OfpError {
@@ -60,8 +62,8 @@ messages! {
         Experimenter(Experimenter) = EXPERIMENTER plain,
         GroupMod(GroupMod) = GROUP_MOD plain,
         TableMod(TableMod) = TABLE_MOD plain,
-        MultipartRequest(multipart::MultipartRequest) = MULTIPART_REQUEST plain,
-        MultipartReply(multipart::MultipartReply) = MULTIPART_REPLY plain,
+        MultipartRequest(multipart::MultipartRequest) = MULTIPART_REQUEST versioned,
+        MultipartReply(multipart::MultipartReply) = MULTIPART_REPLY versioned,
         /// The port whose queues are asked for (`OFPP_ANY` for all).
         QueueGetConfigRequest(u32) = QUEUE_GET_CONFIG_REQUEST (pad 4),
         RoleRequest(Role) = ROLE_REQUEST plain,

@@ -1,16 +1,33 @@
 use super::strategy::*;
 use super::*;
 use crate::error::error_type;
+use crate::header::OFP14_VERSION;
 use crate::v13::table_features::{OxmId, TableFeatureProp};
 use crate::wire::encoded;
 use proptest::prelude::*;
 
+const V13: u8 = OFP13_VERSION;
+const V14: u8 = OFP14_VERSION;
+
 fn req(bytes: &[u8]) -> Result<MultipartRequest, OfpError> {
-    MultipartRequest::decode(&mut Reader::new(bytes))
+    req_in(V13, bytes)
 }
 
 fn rep(bytes: &[u8]) -> Result<MultipartReply, OfpError> {
-    MultipartReply::decode(&mut Reader::new(bytes))
+    rep_in(V13, bytes)
+}
+
+fn req_in(version: u8, bytes: &[u8]) -> Result<MultipartRequest, OfpError> {
+    MultipartRequest::decode(version, &mut Reader::new(bytes))
+}
+
+fn rep_in(version: u8, bytes: &[u8]) -> Result<MultipartReply, OfpError> {
+    MultipartReply::decode(version, &mut Reader::new(bytes))
+}
+
+/// 1.3 or 1.4.
+fn versions() -> impl Strategy<Value = u8> {
+    prop_oneof![Just(V13), Just(V14)]
 }
 
 /// A multipart header of type `ty` followed by `body`.
@@ -23,69 +40,73 @@ fn with_header(ty: u16, body: &[u8]) -> Vec<u8> {
 
 proptest! {
     #[test]
-    fn request_roundtrip(m in arb_multipart_request()) {
-        let bytes = encoded(|w| m.encode(w));
-        let got = req(&bytes).unwrap();
+    fn request_roundtrip((v, m) in versions().prop_flat_map(|v| (Just(v), arb_multipart_request_in(v)))) {
+        let bytes = encoded(|w| m.encode(v, w));
+        let got = req_in(v, &bytes).unwrap();
         prop_assert_eq!(&got, &m);
-        prop_assert_eq!(encoded(|w| got.encode(w)), bytes);
+        prop_assert_eq!(encoded(|w| got.encode(v, w)), bytes);
         prop_assert_eq!(type_name(m.body.multipart_type()), Some(m.body.name()));
     }
 
     #[test]
-    fn reply_roundtrip(m in arb_multipart_reply()) {
-        let bytes = encoded(|w| m.encode(w));
-        prop_assert_eq!(bytes.len(), MULTIPART_HEADER_LEN + m.body.encoded_len());
-        let got = rep(&bytes).unwrap();
+    fn reply_roundtrip((v, m) in versions().prop_flat_map(|v| (Just(v), arb_multipart_reply_in(v)))) {
+        let bytes = encoded(|w| m.encode(v, w));
+        prop_assert_eq!(bytes.len(), MULTIPART_HEADER_LEN + m.body.encoded_len(v));
+        let got = rep_in(v, &bytes).unwrap();
         prop_assert_eq!(&got, &m);
-        prop_assert_eq!(encoded(|w| got.encode(w)), bytes);
+        prop_assert_eq!(encoded(|w| got.encode(v, w)), bytes);
         prop_assert_eq!(type_name(m.body.multipart_type()), Some(m.body.name()));
     }
 
     #[test]
-    fn truncated_requests_never_panic(m in arb_multipart_request()) {
-        let bytes = encoded(|w| m.encode(w));
+    fn truncated_requests_never_panic((v, m) in versions().prop_flat_map(|v| (Just(v), arb_multipart_request_in(v)))) {
+        let bytes = encoded(|w| m.encode(v, w));
         for n in 0..bytes.len() {
-            let _ = req(&bytes[..n]);
+            let _ = req_in(v, &bytes[..n]);
         }
     }
 
     #[test]
-    fn truncated_replies_never_panic(m in arb_multipart_reply()) {
-        let bytes = encoded(|w| m.encode(w));
+    fn truncated_replies_never_panic((v, m) in versions().prop_flat_map(|v| (Just(v), arb_multipart_reply_in(v)))) {
+        let bytes = encoded(|w| m.encode(v, w));
         for n in 0..bytes.len() {
-            if let Ok(got) = rep(&bytes[..n]) {
+            if let Ok(got) = rep_in(v, &bytes[..n]) {
                 // Only a list cut exactly between elements may still decode.
-                prop_assert!(got.body.encoded_len() < m.body.encoded_len());
+                prop_assert!(got.body.encoded_len(v) < m.body.encoded_len(v));
             }
         }
     }
 
     #[test]
     fn random_bodies_never_panic(
-        ty in prop_oneof![0u16..16, Just(0xffff)],
+        v in versions(),
+        ty in prop_oneof![0u16..18, Just(0xffff)],
         body in proptest::collection::vec(any::<u8>(), 0..300),
     ) {
         let bytes = with_header(ty, &body);
-        let _ = req(&bytes);
-        let _ = rep(&bytes);
+        let _ = req_in(v, &bytes);
+        let _ = rep_in(v, &bytes);
     }
 
     #[test]
     fn split_respects_limit_and_keeps_order(
-        ports in proptest::collection::vec(arb_port_stats(), 0..40),
+        (v, ports) in versions().prop_flat_map(|v| (
+            Just(v),
+            proptest::collection::vec(crate::model::counters::strategy::arb_port_stats(v), 0..40),
+        )),
         tables in proptest::collection::vec(
             crate::v13::table_features::strategy::arb_table_features(), 0..12),
         max_body in 100usize..2000,
         flags in any::<u16>(),
     ) {
         for body in [MultipartReplyBody::PortStats(ports), MultipartReplyBody::TableFeatures(tables)] {
-            let whole = body.encoded_len();
-            let parts = MultipartReply { flags, body: body.clone() }.split(max_body);
+            let whole = body.encoded_len(v);
+            let parts = MultipartReply { flags, body: body.clone() }.split(v, max_body);
             prop_assert!(!parts.is_empty());
             let mut joined = Writer::new();
             for (i, p) in parts.iter().enumerate() {
                 prop_assert_eq!(p.body.multipart_type(), body.multipart_type());
-                let n = p.body.encoded_len();
+                let n = p.body.encoded_len(v);
                 let single = match &p.body {
                     MultipartReplyBody::PortStats(v) => v.len() == 1,
                     MultipartReplyBody::TableFeatures(v) => v.len() == 1,
@@ -98,11 +119,11 @@ proptest! {
                 } else {
                     prop_assert_eq!(p.flags, flags);
                 }
-                p.body.encode(&mut joined);
+                p.body.encode(v, &mut joined);
             }
             prop_assert_eq!(joined.len(), whole);
             let mut r = Reader::new(&joined.buf);
-            let back = MultipartReplyBody::decode(body.multipart_type(), &mut r).unwrap();
+            let back = MultipartReplyBody::decode(v, body.multipart_type(), &mut r).unwrap();
             prop_assert!(r.is_empty());
             prop_assert_eq!(back, body);
         }
@@ -111,9 +132,12 @@ proptest! {
 
 proptest! {
     #[test]
-    fn split_of_every_kind_concatenates_to_input(body in arb_reply_body(), max in 50usize..400) {
+    fn split_of_every_kind_concatenates_to_input(
+        (v, body) in versions().prop_flat_map(|v| (Just(v), arb_reply_body_in(v))),
+        max in 50usize..400,
+    ) {
         use MultipartReplyBody as B;
-        let parts = body.clone().split(max);
+        let parts = body.clone().split(v, max);
         for p in &parts {
             prop_assert_eq!(p.multipart_type(), body.multipart_type());
         }
@@ -132,10 +156,10 @@ proptest! {
         } else {
             let mut joined = Writer::new();
             for p in &parts {
-                p.encode(&mut joined);
+                p.encode(v, &mut joined);
             }
             let mut whole = Writer::new();
-            body.encode(&mut whole);
+            body.encode(v, &mut whole);
             prop_assert_eq!(joined.buf, whole.buf);
         }
         if matches!(
@@ -152,12 +176,12 @@ fn split_a_large_port_desc_into_messages() {
     let ports: Vec<Port> =
         (0..2000).map(|i| Port { port_no: i, name: format!("p{i}"), ..Port::default() }).collect();
     let msgs = MultipartReply { flags: 0, body: MultipartReplyBody::PortDesc(ports.clone()) }
-        .into_messages();
+        .into_messages(V13);
     // 2000 * 64 = 128000 bytes of body; 65519 / 64 = 1023 ports per message.
     assert_eq!(msgs.len(), 2);
     let mut all = Vec::new();
     for (i, m) in msgs.iter().enumerate() {
-        assert!(HEADER_LEN_PLUS_MP + m.body.encoded_len() <= u16::MAX as usize);
+        assert!(HEADER_LEN_PLUS_MP + m.body.encoded_len(V13) <= u16::MAX as usize);
         assert_eq!(m.flags, if i == 0 { OFPMPF_REPLY_MORE } else { 0 });
         match &m.body {
             MultipartReplyBody::PortDesc(v) => all.extend(v.iter().cloned()),
@@ -172,19 +196,42 @@ const HEADER_LEN_PLUS_MP: usize = crate::header::HEADER_LEN + MULTIPART_HEADER_L
 #[test]
 fn split_keeps_an_oversized_element_alone_and_empty_lists_whole() {
     let big = PortStats::default();
-    let parts = MultipartReplyBody::PortStats(vec![big, big, big]).split(50);
-    assert_eq!(parts.len(), 3);
-    let parts = MultipartReplyBody::Flow(Vec::new()).split(50);
+    for v in [V13, V14] {
+        let parts = MultipartReplyBody::PortStats(vec![big.clone(); 3]).split(v, 50);
+        assert_eq!(parts.len(), 3);
+    }
+    let parts = MultipartReplyBody::Flow(Vec::new()).split(V13, 50);
     assert_eq!(parts, vec![MultipartReplyBody::Flow(Vec::new())]);
 }
 
 #[test]
 fn unknown_type_is_bad_multipart() {
-    for ty in [14u16, 15, 0x100, 0xfffe] {
+    for ty in [17u16, 0x100, 0xfffe] {
         let bytes = with_header(ty, &[0; 8]);
-        assert_eq!(req(&bytes).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
-        assert_eq!(rep(&bytes).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
+        for v in [V13, V14] {
+            let e = req_in(v, &bytes).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
+            assert_eq!(rep_in(v, &bytes).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
+        }
         assert_eq!(type_name(ty), None);
+    }
+}
+
+#[test]
+fn types_of_1_4_are_bad_multipart_in_1_3() {
+    use mp_type as t;
+    // Valid 1.4 bodies: the table-desc request (empty), a queue-desc request, a
+    // flow-monitor request with an empty match; empty replies of each.
+    let monitor = [[0u8; 16].as_slice(), &[0, 1, 0, 4, 0, 0, 0, 0]].concat();
+    let requests: [(u16, &[u8]); 3] =
+        [(t::TABLE_DESC, &[]), (t::QUEUE_DESC, &[0; 8]), (t::FLOW_MONITOR, &monitor)];
+    for (ty, body) in requests {
+        let bytes = with_header(ty, body);
+        assert!(req_in(V14, &bytes).is_ok(), "{ty}");
+        assert_eq!(req(&bytes).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART, "{ty}");
+        let empty = with_header(ty, &[]);
+        assert!(rep_in(V14, &empty).is_ok(), "{ty}");
+        assert_eq!(rep(&empty).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART, "{ty}");
     }
 }
 
@@ -308,7 +355,7 @@ fn port_stats_request_bytes_value_bytes() {
         }
     );
     assert_eq!(m.body.name(), "OFPMP_PORT_STATS");
-    assert_eq!(encoded(|w| m.encode(w)), bytes);
+    assert_eq!(encoded(|w| m.encode(V13, w)), bytes);
 }
 
 #[test]
@@ -334,7 +381,7 @@ fn group_and_meter_stats_bytes_value_bytes() {
             bucket_stats: vec![BucketCounter { packet_count: 1, byte_count: 64 }],
         }])
     );
-    assert_eq!(encoded(|w| m.encode(w)), bytes);
+    assert_eq!(encoded(|w| m.encode(V13, w)), bytes);
 
     // Meter 1, len 40, 2 flows, no bands.
     let mut ms = vec![0, 0, 0, 1, 0, 40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
@@ -349,7 +396,7 @@ fn group_and_meter_stats_bytes_value_bytes() {
             ..MeterStats::default()
         }])
     );
-    assert_eq!(encoded(|w| m.encode(w)), bytes);
+    assert_eq!(encoded(|w| m.encode(V13, w)), bytes);
 }
 
 #[test]
@@ -372,7 +419,7 @@ fn desc_reply_bytes_value_bytes() {
     let bytes = with_header(mp_type::DESC, &body);
     let m = rep(&bytes).unwrap();
     assert_eq!(m.body, MultipartReplyBody::Desc(d));
-    assert_eq!(encoded(|w| m.encode(w)), bytes);
+    assert_eq!(encoded(|w| m.encode(V13, w)), bytes);
 }
 
 #[test]
@@ -383,14 +430,14 @@ fn table_features_errors_keep_their_kind() {
         ..Default::default()
     };
     let m = MultipartRequest { flags: 0, body: MultipartRequestBody::TableFeatures(vec![tf]) };
-    let mut bytes = encoded(|w| m.encode(w));
+    let mut bytes = encoded(|w| m.encode(V13, w));
     assert_eq!(req(&bytes).unwrap(), m);
     assert!(m.validate().is_ok());
     // Property length past the table's end.
     bytes[MULTIPART_HEADER_LEN + 66..MULTIPART_HEADER_LEN + 68].copy_from_slice(&[0, 40]);
     assert_eq!(req(&bytes).unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN);
     // Unknown property type decodes but does not validate.
-    let mut bytes = encoded(|w| m.encode(w));
+    let mut bytes = encoded(|w| m.encode(V13, w));
     bytes[MULTIPART_HEADER_LEN + 65] = 9;
     let got = req(&bytes).unwrap();
     assert_eq!(got.validate().unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_TYPE);
@@ -408,10 +455,12 @@ fn match_errors_keep_their_kind() {
 
 #[test]
 fn every_type_has_its_name() {
-    let names: Vec<_> = (0u16..14).chain([0xffff]).map(|t| type_name(t).unwrap()).collect();
+    let names: Vec<_> = (0u16..17).chain([0xffff]).map(|t| type_name(t).unwrap()).collect();
     assert_eq!(names[1], "OFPMP_FLOW");
     assert_eq!(names[12], "OFPMP_TABLE_FEATURES");
-    assert_eq!(names[14], "OFPMP_EXPERIMENTER");
+    assert_eq!(names[14], "OFPMP_TABLE_DESC");
+    assert_eq!(names[16], "OFPMP_FLOW_MONITOR");
+    assert_eq!(names[17], "OFPMP_EXPERIMENTER");
     let mut dedup = names.clone();
     dedup.sort();
     dedup.dedup();
@@ -443,8 +492,10 @@ fn osken_multipart_captures_roundtrip() {
             let Ok(msg) = r.bytes(len.max(8)) else { break };
             let body = &msg[8..];
             let (kind, result) = match msg[1] {
-                18 => ("request", req(body).map(|m| (m.body.name(), encoded(|w| m.encode(w))))),
-                19 => ("reply", rep(body).map(|m| (m.body.name(), encoded(|w| m.encode(w))))),
+                18 => {
+                    ("request", req(body).map(|m| (m.body.name(), encoded(|w| m.encode(V13, w)))))
+                }
+                19 => ("reply", rep(body).map(|m| (m.body.name(), encoded(|w| m.encode(V13, w))))),
                 _ => continue,
             };
             match result {
@@ -476,6 +527,7 @@ fn split_flow_stats_frames_fit_and_decode() {
         idle_timeout: 0,
         hard_timeout: 0,
         flags: 0,
+        importance: 0,
         cookie: u64::from(i),
         packet_count: 0,
         byte_count: 0,
@@ -485,7 +537,7 @@ fn split_flow_stats_frames_fit_and_decode() {
     let flows: Vec<FlowStats> = (0..1000).map(flow).collect();
     let reply = MultipartReply { flags: 0, body: MultipartReplyBody::Flow(flows.clone()) };
     let mut back = Vec::new();
-    let msgs = reply.into_messages();
+    let msgs = reply.into_messages(V13);
     assert!(msgs.len() > 1);
     let last = msgs.len() - 1;
     for (i, m) in msgs.into_iter().enumerate() {
@@ -541,14 +593,14 @@ fn split_an_experimenter_body_into_messages_that_fit() {
             data: data.clone(),
         }),
     };
-    let parts = reply.split(MAX_REPLY_BODY);
+    let parts = reply.split(V13, MAX_REPLY_BODY);
     assert_eq!(parts.len(), 4);
     let mut joined = Vec::new();
     for (i, p) in parts.iter().enumerate() {
         let more = p.flags & OFPMPF_REPLY_MORE != 0;
         assert_eq!(more, i + 1 < parts.len(), "part {i}");
         let mut w = Writer::new();
-        p.body.encode(&mut w);
+        p.body.encode(V13, &mut w);
         assert!(w.buf.len() <= MAX_REPLY_BODY, "part {i}: {}", w.buf.len());
         let MultipartReplyBody::Experimenter(Experimenter { data: d, .. }) = &p.body else {
             panic!("part {i}: {:?}", p.body.multipart_type())
@@ -556,4 +608,70 @@ fn split_an_experimenter_body_into_messages_that_fit() {
         joined.extend_from_slice(d);
     }
     assert_eq!(joined, data);
+}
+
+/// The 1.4 captures whose round trip needs 1.4 codecs outside the multipart bodies, and
+/// what they need: they are reported, not asserted, until those codecs exist.
+const OF14_PENDING: &[(&str, &str)] = &[
+    ("5-12-ofp_flow_stats_reply.packet", "OXM field 41 (OFPXMT_OFB_PBB_UCA) in a set-field"),
+    ("5-52-ofp_port_desc_reply.packet", "1.4's ofp_port (length and properties)"),
+];
+
+/// Every multipart request and reply in os-ken's OpenFlow 1.4 captures (36 messages)
+/// decodes at version 5 and re-encodes byte for byte (the body after the 8-byte
+/// OpenFlow header, as `Frame` does not take 1.4 frames yet), but for those of
+/// [`OF14_PENDING`]. The directory comes from `OSKEN_PACKET_DATA`, as for 1.3.
+#[test]
+#[ignore = "needs os-ken's captures (OSKEN_PACKET_DATA)"]
+fn osken_of14_multipart_captures_roundtrip() {
+    let dir = std::path::PathBuf::from(
+        std::env::var("OSKEN_PACKET_DATA").expect("OSKEN_PACKET_DATA not set"),
+    )
+    .join("of14");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "packet"))
+        .collect();
+    files.sort();
+    let mut passed = Vec::new();
+    let mut failures = Vec::new();
+    let mut pending = Vec::new();
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut r = Reader::new(&bytes);
+        while r.remaining() >= 8 {
+            let len = r.peek_u16(2).unwrap() as usize;
+            let Ok(msg) = r.bytes(len.max(8)) else { break };
+            assert_eq!(msg[0], V14, "{name}");
+            let body = &msg[8..];
+            let (kind, result) = match msg[1] {
+                18 => ("request", req_in(V14, body).map(|m| encoded(|w| m.encode(V14, w)))),
+                19 => ("reply", rep_in(V14, body).map(|m| encoded(|w| m.encode(V14, w)))),
+                _ => continue,
+            };
+            match result {
+                Ok(out) if out == body => passed.push(name.clone()),
+                result => {
+                    let why = match result {
+                        Ok(out) => format!(
+                            "{kind} re-encodes differently (first at {:?})",
+                            body.iter().zip(&out).position(|(a, b)| a != b)
+                        ),
+                        Err(e) => format!("{kind} does not decode: {e}"),
+                    };
+                    match OF14_PENDING.iter().find(|(f, _)| *f == name) {
+                        Some((_, needs)) => pending.push(format!("{name} (needs {needs}): {why}")),
+                        None => failures.push(format!("{name}: {why}")),
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("round-trip at version 5: {passed:?}");
+    eprintln!("pending: {pending:#?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(passed.len() + pending.len(), 36, "{passed:?}");
 }
