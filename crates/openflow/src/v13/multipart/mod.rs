@@ -271,14 +271,16 @@ impl MultipartRequestBody {
 }
 
 impl MultipartRequest {
-    /// The stateless checks a switch makes before serving the request: a flow or
-    /// aggregate request's match is consistent (its own `OFPET_BAD_MATCH` kinds), and
-    /// table-features requests name real tables with valid properties (`OFPTFFC_*`).
+    /// The stateless checks a switch makes before serving the request: a flow,
+    /// aggregate or flow-monitor request's match is consistent (its own
+    /// `OFPET_BAD_MATCH` kinds), and table-features requests name real tables with
+    /// valid properties (`OFPTFFC_*`).
     pub fn validate(&self) -> Result<(), OfpError> {
         match &self.body {
             MultipartRequestBody::Flow(f) | MultipartRequestBody::Aggregate(f) => {
                 f.match_.validate()
             }
+            MultipartRequestBody::FlowMonitor(m) => m.match_.validate(),
             MultipartRequestBody::TableFeatures(tables) => {
                 tables.iter().try_for_each(TableFeatures::validate)
             }

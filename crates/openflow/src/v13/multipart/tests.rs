@@ -400,6 +400,105 @@ fn group_and_meter_stats_bytes_value_bytes() {
 }
 
 #[test]
+fn flow_stats_importance_is_1_4s() {
+    use crate::instruction::Instruction;
+    // Table 1, 2 s 3 ns, priority 100, flags send_flow_rem, importance 77 (1.4) in the
+    // 2 bytes 1.3 pads, cookie 9, 5 packets, 6 bytes; empty match; goto table 2.
+    let mut entry =
+        vec![0, 64, 1, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 100, 0, 0, 0, 0, 0, 1, 0, 77, 0, 0];
+    for v in [9u64, 5, 6] {
+        entry.extend_from_slice(&v.to_be_bytes());
+    }
+    entry.extend_from_slice(&[0, 1, 0, 4, 0, 0, 0, 0, 0, 1, 0, 8, 2, 0, 0, 0]);
+    let bytes = with_header(mp_type::FLOW, &entry);
+    let m = rep_in(V14, &bytes).unwrap();
+    let MultipartReplyBody::Flow(flows) = &m.body else { panic!("{m:?}") };
+    let f = &flows[0];
+    assert_eq!((f.table_id, f.duration_sec, f.duration_nsec, f.priority), (1, 2, 3, 100));
+    assert_eq!((f.flags, f.importance, f.cookie, f.packet_count, f.byte_count), (1, 77, 9, 5, 6));
+    assert_eq!(f.instructions, vec![Instruction::GotoTable(2)]);
+    assert_eq!(encoded(|w| m.encode(V14, w)), bytes);
+    // 1.3 reads those bytes as padding and writes zeros there.
+    let m13 = rep(&bytes).unwrap();
+    let MultipartReplyBody::Flow(flows13) = &m13.body else { panic!("{m13:?}") };
+    assert_eq!(flows13[0].importance, 0);
+    let again = encoded(|w| m13.encode(V13, w));
+    assert_eq!(&again[8 + 20..8 + 24], &[0, 0, 0, 0]);
+    assert_eq!(again.len(), bytes.len());
+}
+
+#[test]
+fn port_and_queue_stats_lists_follow_1_4_lengths() {
+    let p = PortStats { port_no: 3, rx_packets: 1, ..PortStats::default() };
+    let q = QueueStats { port_no: 3, queue_id: 1, ..QueueStats::default() };
+    for (body, each) in [
+        (MultipartReplyBody::PortStats(vec![p.clone(), p]), 80 + 40),
+        (MultipartReplyBody::Queue(vec![q.clone(), q]), 48),
+    ] {
+        let m = MultipartReply { flags: 0, body };
+        let bytes = encoded(|w| m.encode(V14, w));
+        assert_eq!(bytes.len(), MULTIPART_HEADER_LEN + 2 * each);
+        assert_eq!(usize::from(u16::from_be_bytes([bytes[8], bytes[9]])), each);
+        assert_eq!(rep_in(V14, &bytes).unwrap(), m);
+        // One byte short of the second element.
+        let e = rep_in(V14, &bytes[..bytes.len() - 1]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+    }
+}
+
+#[test]
+fn new_1_4_bodies_bytes_value_bytes() {
+    // Queue-desc request: port 7, every queue.
+    let bytes = with_header(mp_type::QUEUE_DESC, &[0, 0, 0, 7, 0xff, 0xff, 0xff, 0xff]);
+    let m = req_in(V14, &bytes).unwrap();
+    assert_eq!(
+        m.body,
+        MultipartRequestBody::QueueDesc { port_no: 7, queue_id: port_stats::OFPQ_ALL }
+    );
+    assert_eq!(m.body.name(), "OFPMP_QUEUE_DESC");
+    assert_eq!(encoded(|w| m.encode(V14, w)), bytes);
+    // Table-desc reply: table 3, vacancy events on, no properties.
+    let bytes = with_header(mp_type::TABLE_DESC, &[0, 8, 3, 0, 0, 0, 0, 8]);
+    let m = rep_in(V14, &bytes).unwrap();
+    assert_eq!(
+        m.body,
+        MultipartReplyBody::TableDesc(vec![TableDesc {
+            table_id: 3,
+            config: 8,
+            properties: vec![]
+        }])
+    );
+    assert_eq!(encoded(|w| m.encode(V14, w)), bytes);
+    // Flow-monitor reply: paused, then resumed.
+    let bytes =
+        with_header(mp_type::FLOW_MONITOR, &[0, 8, 0, 5, 0, 0, 0, 0, 0, 8, 0, 6, 0, 0, 0, 0]);
+    let m = rep_in(V14, &bytes).unwrap();
+    assert_eq!(
+        m.body,
+        MultipartReplyBody::FlowMonitor(vec![FlowUpdate::Paused, FlowUpdate::Resumed])
+    );
+    assert_eq!(encoded(|w| m.encode(V14, w)), bytes);
+}
+
+#[test]
+fn flow_monitor_request_validates_its_match() {
+    use crate::oxm::Oxm;
+    let m = MultipartRequest {
+        flags: 0,
+        body: MultipartRequestBody::FlowMonitor(FlowMonitorRequest {
+            monitor_id: 1,
+            out_port: crate::action::port::ANY,
+            out_group: crate::action::OFPG_ANY,
+            flags: flow_monitor::monitor_flags::ADD,
+            table_id: 0xff,
+            command: FlowMonitorCommand::Add,
+            match_: crate::match13::Match { fields: vec![Oxm::TcpDst(80)] },
+        }),
+    };
+    assert_eq!(m.validate().unwrap_err().kind, ErrorKind::BAD_MATCH_BAD_PREREQ);
+}
+
+#[test]
 fn desc_reply_bytes_value_bytes() {
     let d = Desc {
         mfr_desc: "peregrine project".into(),
