@@ -439,8 +439,8 @@ macro_rules! list_item_by_methods {
 }
 
 /// Implements `crate::model::WireMatch`, `WireAction` or `StatsBody` (by
-/// `multipart_type`, `decode` and `encode`) for one version's type by its own methods of
-/// the same names: `wire_by_methods!(WireMatch for
+/// `multipart_type`, and `decode` and `encode` with the frame's version first) for one
+/// version's type by its own methods of the same names: `wire_by_methods!(WireMatch for
 /// Match, OFP13_VERSION);`.
 macro_rules! wire_by_methods {
     (WireMatch for $ty:ty, $version:expr) => {
