@@ -13,8 +13,9 @@
 //! One file per message family: `hello`, `error_msg` (error, experimenter),
 //! `switch_config` (get/set config, table mod), `packet_in` (packet-in, flow-removed),
 //! `packet_out`, `port_status` (port status, port mod), `flow_mod`, `group_mod`,
-//! `meter_mod`, `queue_config`, `role` (role, async config), `multipart`. The features
-//! reply has one type for every version, [`crate::model::FeaturesReply`].
+//! `meter_mod`, `queue_config`, `role` (role, async config), `multipart`, `table_desc`
+//! (OpenFlow 1.4's table description and table-mod properties). The features reply has
+//! one type for every version, [`crate::model::FeaturesReply`].
 
 pub mod error_msg;
 pub mod flow_mod;
