@@ -485,8 +485,8 @@ macro_rules! list_item_by_methods {
 }
 
 /// Implements `crate::model::WireMatch`, `WireAction` or `StatsBody` (by
-/// `multipart_type`, `decode` and `encode`) for one version's type by its own methods of
-/// the same names: `wire_by_methods!(WireMatch for
+/// `multipart_type`, and `decode` and `encode` with the frame's version first) for one
+/// version's type by its own methods of the same names: `wire_by_methods!(WireMatch for
 /// Match, OFP13_VERSION);`.
 macro_rules! wire_by_methods {
     (WireMatch for $ty:ty, $version:expr) => {
@@ -507,13 +507,14 @@ macro_rules! wire_by_methods {
                 self.multipart_type()
             }
             fn decode_body(
+                version: u8,
                 ty: u16,
                 r: &mut $crate::wire::Reader,
             ) -> Result<Self, $crate::error::OfpError> {
-                <$ty>::decode(ty, r)
+                <$ty>::decode(version, ty, r)
             }
-            fn encode_body(&self, w: &mut $crate::wire::Writer) {
-                <$ty>::encode(self, w)
+            fn encode_body(&self, version: u8, w: &mut $crate::wire::Writer) {
+                <$ty>::encode(self, version, w)
             }
         }
     };
@@ -535,23 +536,31 @@ macro_rules! wire_by_methods {
 
 /// For tests: one property test per codec, `name: strategy => Type;`: every value the
 /// strategy makes encodes (`Type::encode`) to bytes that `Type::decode` reads whole,
-/// giving the value back ([`crate::wire::assert_roundtrip`]).
+/// giving the value back ([`crate::wire::assert_roundtrip`]). `name: strategy => Type in
+/// VERSION;` does the same for codecs that take the version first
+/// ([`crate::wire::assert_roundtrip_in`]).
 #[cfg(test)]
 macro_rules! roundtrip_tests {
-    ($($name:ident: $strategy:expr => $ty:ident;)*) => {
+    ($($name:ident: $strategy:expr => $ty:ident $(in $version:expr)?;)*) => {
         proptest::proptest! {
             $(
                 #[test]
                 fn $name(v in $strategy) {
-                    $crate::wire::assert_roundtrip(&v, $ty::encode, $ty::decode);
+                    roundtrip_tests!(@check v, $ty $(, $version)?);
                 }
             )*
         }
     };
+    (@check $v:ident, $ty:ident) => {
+        $crate::wire::assert_roundtrip(&$v, $ty::encode, $ty::decode);
+    };
+    (@check $v:ident, $ty:ident, $version:expr) => {
+        $crate::wire::assert_roundtrip_in($version, &$v, $ty::encode, $ty::decode);
+    };
 }
 
-/// Declares one version's statistics reply body (1.0 `OFPT_STATS_REPLY`, 1.3
-/// `OFPT_MULTIPART_REPLY`), with the six kinds both versions have declared here once:
+/// Declares one version family's statistics reply body (1.0 `OFPT_STATS_REPLY`, 1.3 and
+/// 1.4 `OFPT_MULTIPART_REPLY`), with the six kinds every version has declared here once:
 ///
 /// ```text
 /// stats_replies! {
@@ -559,6 +568,7 @@ macro_rules! roundtrip_tests {
 ///     pub enum StatsReplyBody: stats_type, OFP10_VERSION, bad_type, fn type_code {
 ///         port Port = PORT;
 ///         Vendor(VendorStats) = VENDOR plain VendorStats,
+///         TableDesc(Vec<TableDesc>) = TABLE_DESC list TableDesc since OFP14_VERSION,
 ///     }
 /// }
 /// ```
@@ -566,11 +576,13 @@ macro_rules! roundtrip_tests {
 /// The shared kinds are description, flows, aggregate, tables, ports (named `port`, as
 /// each version names it) and queues; the version's own follow. Each variant names its
 /// type number in the types module and how its body is read and written: `plain T`
-/// (`T::decode(r)`, `v.encode(w)`), `list T` (such records to the end), `fixed T LEN`
-/// (the version's fixed-size counters, `LEN(version)` bytes each, the body a whole number
-/// of them), `versioned T` (records read with the version first, to the end) or
-/// `tlvs T` (`T::decode_list`, each written by `encode`). It writes the enum, the type
-/// number (`fn`), `decode` (`bad(ty)` for a number not listed), `encode` and the
+/// (`T::decode(r)`, `v.encode(w)`), `list T` (such records to the end), `versioned T`
+/// (records read with the frame's version first, to the end), `counters T` (the
+/// counters of [`crate::model`]: `T::decode_list(version, r)`, each written with the
+/// version) or `tlvs T` (`T::decode_list`, each written by `encode`). A variant marked
+/// `since V` exists from version `V` on: an older frame with its number gets `bad(ty)`,
+/// as does a number not listed. It writes the enum, the type number (`fn`), `decode`
+/// and `encode` (both with the frame's version first) and the
 /// [`crate::model::StatsBody`] implementation.
 macro_rules! stats_replies {
     (
@@ -583,11 +595,11 @@ macro_rules! stats_replies {
         stats_replies! {
             @build [$(#[$attr])*] $vis $name $types $version $bad $typefn {
                 Desc(Desc) = DESC plain Desc,
-                Flow(Vec<FlowStats>) = FLOW list FlowStats,
+                Flow(Vec<FlowStats>) = FLOW versioned FlowStats,
                 Aggregate(AggregateStats) = AGGREGATE plain AggregateStats,
-                Table(Vec<TableStats>) = TABLE fixed TableStats table_stats_len,
-                $port(Vec<PortStats>) = $port_code fixed PortStats port_stats_len,
-                Queue(Vec<QueueStats>) = QUEUE fixed QueueStats queue_stats_len,
+                Table(Vec<TableStats>) = TABLE counters TableStats,
+                $port(Vec<PortStats>) = $port_code counters PortStats,
+                Queue(Vec<QueueStats>) = QUEUE counters QueueStats,
                 $($own)*
             }
         }
@@ -596,7 +608,7 @@ macro_rules! stats_replies {
         @build [$($attr:tt)*] $vis:vis $name:ident $types:ident $version:ident $bad:ident
             $typefn:ident {
             $($(#[$vattr:meta])* $variant:ident($ty:ty) = $code:ident $codec:ident $elem:ident
-                $($len:ident)?,)*
+                $(since $since:ident)?,)*
         }
     ) => {
         $($attr)*
@@ -612,23 +624,29 @@ macro_rules! stats_replies {
                 }
             }
 
-            /// Reads the body of type `ty`; `r` must hold exactly the body.
+            /// Reads the body of type `ty` in the layout of `version`; `r` must hold
+            /// exactly the body.
             pub fn decode(
+                version: u8,
                 ty: u16,
                 r: &mut $crate::wire::Reader,
             ) -> Result<Self, $crate::error::OfpError> {
                 Ok(match ty {
-                    $($types::$code => Self::$variant(
-                        stats_replies!(@dec $codec $elem $($len)?, $version, r)
-                    ),)*
+                    $($types::$code => {
+                        $(if version < $crate::header::$since {
+                            return Err($bad(ty));
+                        })?
+                        Self::$variant(stats_replies!(@dec $codec $elem, version, r))
+                    })*
                     _ => return Err($bad(ty)),
                 })
             }
 
-            /// Writes the body (without the statistics header).
-            pub fn encode(&self, w: &mut $crate::wire::Writer) {
+            /// Writes the body (without the statistics header) in the layout of
+            /// `version`.
+            pub fn encode(&self, version: u8, w: &mut $crate::wire::Writer) {
                 match self {
-                    $(Self::$variant(v) => stats_replies!(@enc $codec, $version, v, w),)*
+                    $(Self::$variant(v) => stats_replies!(@enc $codec, version, v, w),)*
                 }
             }
         }
@@ -639,13 +657,14 @@ macro_rules! stats_replies {
                 self.$typefn()
             }
             fn decode_body(
+                version: u8,
                 ty: u16,
                 r: &mut $crate::wire::Reader,
             ) -> Result<Self, $crate::error::OfpError> {
-                Self::decode(ty, r)
+                Self::decode(version, ty, r)
             }
-            fn encode_body(&self, w: &mut $crate::wire::Writer) {
-                self.encode(w)
+            fn encode_body(&self, version: u8, w: &mut $crate::wire::Writer) {
+                self.encode(version, w)
             }
         }
     };
@@ -655,8 +674,8 @@ macro_rules! stats_replies {
     (@dec versioned $elem:ident, $version:ident, $r:ident) => {
         $r.list(|r| $elem::decode($version, r))?
     };
-    (@dec fixed $elem:ident $len:ident, $version:ident, $r:ident) => {
-        $r.fixed_list($crate::model::$len($version), |r| $elem::decode($version, r))?
+    (@dec counters $elem:ident, $version:ident, $r:ident) => {
+        $elem::decode_list($version, $r)?
     };
     (@enc plain, $version:ident, $v:ident, $w:ident) => { $v.encode($w) };
     (@enc list, $version:ident, $v:ident, $w:ident) => { $v.iter().for_each(|x| x.encode($w)) };
@@ -664,7 +683,7 @@ macro_rules! stats_replies {
     (@enc versioned, $version:ident, $v:ident, $w:ident) => {
         $v.iter().for_each(|x| x.encode($version, $w))
     };
-    (@enc fixed, $version:ident, $v:ident, $w:ident) => {
+    (@enc counters, $version:ident, $v:ident, $w:ident) => {
         $v.iter().for_each(|x| x.encode($version, $w))
     };
 }

@@ -6,20 +6,24 @@
 //! is the only version allowed (a 1.0 peer knows no bitmap). The agreed version is the
 //! highest one both bitmaps hold or, when the peer's hello has no bitmap, the lower of
 //! the two header versions, which must then be one we allow. Names are Open vSwitch's
-//! (`OpenFlow10`, `OpenFlow13`).
+//! (`OpenFlow10`, `OpenFlow13`, `OpenFlow14`).
 
 use crate::v13::{Hello, Message as M13};
-use crate::{Frame, Message, OFP10_VERSION, OFP13_VERSION};
+use crate::{Frame, Message, OFP10_VERSION, OFP13_VERSION, OFP14_VERSION};
 
-/// A set of wire versions, each one peregrine speaks (1.0 and 1.3). Never empty.
+/// A set of wire versions, each one peregrine speaks (1.0, 1.3 and 1.4). Never empty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Versions(u32);
 
 /// Every version peregrine speaks, with its name, ascending.
-const KNOWN: [(u8, &str); 2] = [(OFP10_VERSION, "OpenFlow10"), (OFP13_VERSION, "OpenFlow13")];
+const KNOWN: [(u8, &str); 3] = [
+    (OFP10_VERSION, "OpenFlow10"),
+    (OFP13_VERSION, "OpenFlow13"),
+    (OFP14_VERSION, "OpenFlow14"),
+];
 
 /// Versions of OpenFlow that exist but peregrine does not speak.
-const UNSPOKEN: [&str; 4] = ["OpenFlow11", "OpenFlow12", "OpenFlow14", "OpenFlow15"];
+const UNSPOKEN: [&str; 3] = ["OpenFlow11", "OpenFlow12", "OpenFlow15"];
 
 impl Default for Versions {
     /// Every version peregrine speaks.
@@ -71,12 +75,13 @@ impl Versions {
         31 - self.0.leading_zeros() as u8
     }
 
-    /// The hello offering these versions.
+    /// The hello offering these versions: its header carries the highest one.
     pub fn hello(self, xid: u32) -> Frame {
         if self.list() == [OFP10_VERSION] {
             Frame::v10(xid, crate::v10::Message::Hello(Vec::new()))
         } else {
-            Frame::v13(xid, M13::Hello(Hello::with_versions(&self.list())))
+            let hello = M13::Hello(Hello::with_versions(&self.list()));
+            Frame { version: self.max(), xid, message: Message::V13(hello) }
         }
     }
 
@@ -150,31 +155,33 @@ mod tests {
         assert_eq!(Versions::parse("OpenFlow13,OpenFlow10").unwrap().list(), vec![1, 4]);
         assert_eq!(Versions::parse("openflow10").unwrap().list(), vec![1]);
         assert_eq!(Versions::parse(" OpenFlow10 , ").unwrap().list(), vec![1]);
-        let e = Versions::parse("OpenFlow14").unwrap_err();
+        assert_eq!(Versions::parse("OpenFlow14,OpenFlow13").unwrap().list(), vec![4, 5]);
+        let e = Versions::parse("OpenFlow15").unwrap_err();
         assert_eq!(
             e,
-            "OpenFlow14: this OpenFlow version is not supported \
-             (peregrine speaks OpenFlow10,OpenFlow13)"
+            "OpenFlow15: this OpenFlow version is not supported \
+             (peregrine speaks OpenFlow10,OpenFlow13,OpenFlow14)"
         );
         assert!(Versions::parse("OF13").unwrap_err().contains("unknown"));
         assert!(Versions::parse("").is_err());
         assert!(Versions::parse(",").is_err());
-        assert_eq!(Versions::default().list(), vec![1, 4]);
-        assert_eq!(Versions::default().to_string(), "OpenFlow10,OpenFlow13");
+        assert_eq!(Versions::default().list(), vec![1, 4, 5]);
+        assert_eq!(Versions::default().to_string(), "OpenFlow10,OpenFlow13,OpenFlow14");
         assert_eq!(Versions::parse("OpenFlow10").unwrap().max(), 1);
     }
 
     #[test]
     fn hello_carries_the_offer() {
         let h = Versions::default().hello(1);
-        assert_eq!(h.version, 4);
+        assert_eq!(h.version, 5);
         match &h.message {
-            Message::V13(M13::Hello(h)) => assert_eq!(h.versions(), Some(vec![1, 4])),
+            Message::V13(M13::Hello(h)) => assert_eq!(h.versions(), Some(vec![1, 4, 5])),
             m => panic!("{m:?}"),
         }
-        let h13 = Versions::parse("OpenFlow13").unwrap().hello(1);
+        let h13 = Versions::parse("OpenFlow13,OpenFlow10").unwrap().hello(1);
+        assert_eq!(h13.version, 4);
         match &h13.message {
-            Message::V13(M13::Hello(h)) => assert_eq!(h.versions(), Some(vec![4])),
+            Message::V13(M13::Hello(h)) => assert_eq!(h.versions(), Some(vec![1, 4])),
             m => panic!("{m:?}"),
         }
         let h10 = Versions::parse("OpenFlow10").unwrap().hello(1);
@@ -185,7 +192,8 @@ mod tests {
 
     #[test]
     fn negotiates_like_the_spec() {
-        let both = Versions::default();
+        let all = Versions::default();
+        let both = Versions::parse("OpenFlow10,OpenFlow13").unwrap();
         let only13 = Versions::parse("OpenFlow13").unwrap();
         let only10 = Versions::parse("OpenFlow10").unwrap();
         let bitmap = |vs: &[u8]| Frame::v13(1, M13::Hello(Hello::with_versions(vs)));
@@ -193,6 +201,10 @@ mod tests {
         let plain13 = Frame::v13(1, M13::Hello(Hello { elements: vec![] }));
         assert_eq!(both.negotiate(&bitmap(&[1, 4])), Ok(4));
         assert_eq!(both.negotiate(&bitmap(&[1, 4, 5, 6])), Ok(4));
+        assert_eq!(all.negotiate(&bitmap(&[1, 4, 5, 6])), Ok(5));
+        assert_eq!(all.negotiate(&bitmap(&[1, 4])), Ok(4));
+        assert_eq!(all.negotiate(&Frame { version: 6, ..plain13.clone() }), Ok(5));
+        assert_eq!(all.negotiate(&plain13), Ok(4));
         assert_eq!(both.negotiate(&bitmap(&[1])), Ok(1));
         assert_eq!(both.negotiate(&plain10), Ok(1));
         assert_eq!(both.negotiate(&plain13), Ok(4));
@@ -210,5 +222,6 @@ mod tests {
         // A header version we do not speak, below our highest: nothing in common.
         let plain12 = Frame { version: 3, ..plain13 };
         assert_eq!(both.negotiate(&plain12).unwrap_err().theirs, vec![3]);
+        assert_eq!(all.negotiate(&plain12).unwrap_err().theirs, vec![3]);
     }
 }

@@ -346,6 +346,7 @@ impl PortTable {
                     collisions: 0,
                     duration_sec: (d / 1_000_000_000) as u32,
                     duration_nsec: (d % 1_000_000_000) as u32,
+                    properties: Vec::new(),
                 }
             })
             .collect())

@@ -1,8 +1,9 @@
 //! Port, queue and table counters, one type each for every OpenFlow version: the
-//! port-stats element (`ofp_port_stats`: 104 bytes in 1.0, 112 in 1.3), the queue-stats
-//! element (`ofp_queue_stats`: 32 bytes in 1.0, 40 in 1.3) and the table-stats element
-//! (`ofp_table_stats`: 64 bytes in 1.0, 24 in 1.3), with `decode(version, ..)` and
-//! `encode(version, ..)`.
+//! port-stats element (`ofp_port_stats`: 104 bytes in 1.0, 112 in 1.3, 80 and
+//! properties in 1.4), the queue-stats element (`ofp_queue_stats`: 32 bytes in 1.0, 40
+//! in 1.3, 48 and properties in 1.4) and the table-stats element (`ofp_table_stats`:
+//! 64 bytes in 1.0, 24 from 1.3), with `decode(version, ..)`, `encode(version, ..)` and
+//! `decode_list(version, ..)` (a reply's whole list).
 //!
 //! Port numbers are in the 1.3 numbering whatever the version (1.0's reserved ports
 //! `0xff00..` are `0xffffff00..`, see
@@ -11,29 +12,59 @@
 //! has no duration: decoding 1.0 gives `u32::MAX` in both duration fields, which
 //! [`PortStats::duration`] reads as "none", as Open vSwitch does. A counter the switch
 //! does not have is all ones in every version.
+//!
+//! OpenFlow 1.4 gives port and queue counters a `length` and a list of properties
+//! (framed as [`crate::v13::multipart::prop`] describes): a port's frame, overrun, CRC
+//! and collision counters move to its Ethernet property; the other properties are kept
+//! as read ([`PortStatsProp`], [`OtherProp`]) so that a reply re-encodes byte for byte.
+//! Earlier versions carry no properties: decoding them gives none, encoding them leaves
+//! them out.
 
 use super::{read_port, write_port};
 use crate::error::OfpError;
-use crate::header::OFP10_VERSION;
-use crate::wire::{Reader, Writer};
+use crate::header::{OFP10_VERSION, OFP14_VERSION};
+use crate::v13::multipart::prop::{self, OtherProp};
+use crate::wire::{take_sized, Reader, Writer};
 
-/// Bytes of one port-stats element on the wire of `version`.
+/// Bytes of one port-stats element on the wire of `version` (from 1.4: of its fixed
+/// part, before the properties).
 pub fn port_stats_len(version: u8) -> usize {
-    if version == OFP10_VERSION {
-        104
-    } else {
-        112
+    match version {
+        OFP10_VERSION => 104,
+        v if v >= OFP14_VERSION => PORT_STATS_FIXED_LEN_14,
+        _ => 112,
     }
 }
 
-/// Bytes of one queue-stats element on the wire of `version`.
+/// Bytes of one queue-stats element on the wire of `version` (from 1.4: of its fixed
+/// part, before the properties).
 pub fn queue_stats_len(version: u8) -> usize {
-    if version == OFP10_VERSION {
-        32
-    } else {
-        40
+    match version {
+        OFP10_VERSION => 32,
+        v if v >= OFP14_VERSION => QUEUE_STATS_FIXED_LEN_14,
+        _ => 40,
     }
 }
+
+/// The fixed part of a 1.4 `ofp_port_stats`.
+pub const PORT_STATS_FIXED_LEN_14: usize = 80;
+/// The fixed part of a 1.4 `ofp_queue_stats`.
+pub const QUEUE_STATS_FIXED_LEN_14: usize = 48;
+
+/// `ofp_port_stats_prop_type` numbers (OpenFlow 1.4).
+pub mod port_stats_prop {
+    /// `OFPPSPT_ETHERNET`: frame, overrun, CRC and collision counters.
+    pub const ETHERNET: u16 = 0;
+    /// `OFPPSPT_OPTICAL`: an optical port's tuning and power.
+    pub const OPTICAL: u16 = 1;
+    /// `OFPPSPT_EXPERIMENTER`.
+    pub const EXPERIMENTER: u16 = 0xffff;
+}
+
+/// Length of the Ethernet property's body (after its header): pad and four counters.
+const ETHERNET_PROP_BODY: usize = 36;
+/// Length of the optical property's body (after its header): pad and the fields.
+const OPTICAL_PROP_BODY: usize = 40;
 
 /// Reads the duration fields of 1.3, or "none" (all ones) for 1.0.
 fn read_duration(version: u8, r: &mut Reader) -> Result<(u32, u32), OfpError> {
@@ -44,9 +75,30 @@ fn read_duration(version: u8, r: &mut Reader) -> Result<(u32, u32), OfpError> {
     }
 }
 
+/// Reads a list of elements of `version`: fixed-size ones (`fixed` bytes each, the list
+/// a whole number of them) before 1.4, length-prefixed ones from 1.4.
+fn decode_counters<'a, T>(
+    version: u8,
+    r: &mut Reader<'a>,
+    fixed: usize,
+    decode: impl Fn(u8, &mut Reader<'a>) -> Result<T, OfpError>,
+) -> Result<Vec<T>, OfpError> {
+    if version >= OFP14_VERSION {
+        r.list(|r| decode(version, r))
+    } else {
+        r.fixed_list(fixed, |r| decode(version, r))
+    }
+}
+
 /// `ofp_port_stats`: a port's counters (all ones where a counter is unavailable) and, from
-/// OpenFlow 1.3 on, how long the port has been up.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// OpenFlow 1.3 on, how long the port has been up; from 1.4 on, its other properties.
+///
+/// In 1.4 `rx_frame_err`, `rx_over_err`, `rx_crc_err` and `collisions` are the first
+/// Ethernet property's (all ones when there is none). Encoding 1.4 writes that property
+/// first, then `properties`; it leaves it out when all four are all ones (unavailable)
+/// and no `Unknown` property of the Ethernet type follows, so that decoding gives back
+/// the same value.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PortStats {
     /// In the 1.3 numbering.
     pub port_no: u32,
@@ -65,10 +117,75 @@ pub struct PortStats {
     /// `u32::MAX` (with `duration_nsec`) when not known: always in OpenFlow 1.0.
     pub duration_sec: u32,
     pub duration_nsec: u32,
+    /// OpenFlow 1.4 on: the properties after the Ethernet one, in wire order.
+    pub properties: Vec<PortStatsProp>,
+}
+
+/// A port-stats property other than the (first) Ethernet one (OpenFlow 1.4).
+///
+/// Invariant: `Unknown` never holds the optical or experimenter type; it holds the
+/// Ethernet type only for a second Ethernet property.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PortStatsProp {
+    /// `OFPPSPT_OPTICAL` (`ofp_port_stats_prop_optical`).
+    Optical(OpticalPortStats),
+    /// `OFPPSPT_EXPERIMENTER`.
+    Experimenter { experimenter: u32, exp_type: u32, data: Vec<u8> },
+    /// Any other type, its body as read.
+    Unknown { ty: u16, data: Vec<u8> },
+}
+
+record! {
+    /// `ofp_port_stats_prop_optical` after its header and 4 pad bytes: which readings
+    /// are valid (`OFPOSF_*`), the transmitter's and receiver's tuning, and power, bias
+    /// and temperature.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct OpticalPortStats {
+        pub flags: u32,
+        pub tx_freq_lmda: u32,
+        pub tx_offset: u32,
+        pub tx_grid_span: u32,
+        pub rx_freq_lmda: u32,
+        pub rx_offset: u32,
+        pub rx_grid_span: u32,
+        pub tx_pwr: u16,
+        pub rx_pwr: u16,
+        pub bias_current: u16,
+        pub temperature: u16,
+    }
+}
+
+impl PortStatsProp {
+    /// The property type number.
+    pub fn prop_type(&self) -> u16 {
+        match self {
+            PortStatsProp::Optical(_) => port_stats_prop::OPTICAL,
+            PortStatsProp::Experimenter { .. } => port_stats_prop::EXPERIMENTER,
+            PortStatsProp::Unknown { ty, .. } => *ty,
+        }
+    }
+
+    /// Writes the property with its padding.
+    pub fn encode(&self, w: &mut Writer) {
+        match self {
+            PortStatsProp::Optical(o) => prop::write(w, port_stats_prop::OPTICAL, |w| {
+                w.zeros(4);
+                o.encode(w);
+            }),
+            PortStatsProp::Experimenter { experimenter, exp_type, data } => {
+                prop::write_experimenter(w, *experimenter, *exp_type, data)
+            }
+            PortStatsProp::Unknown { ty, data } => prop::write(w, *ty, |w| w.bytes(data)),
+        }
+    }
 }
 
 impl PortStats {
+    /// Reads one element of `version`'s layout.
     pub fn decode(version: u8, r: &mut Reader) -> Result<PortStats, OfpError> {
+        if version >= OFP14_VERSION {
+            return Self::decode14(r);
+        }
         let port_no = read_port(version, r, 8)?;
         let mut c = [0u64; 12];
         for v in &mut c {
@@ -93,10 +210,79 @@ impl PortStats {
             collisions,
             duration_sec,
             duration_nsec,
+            properties: Vec::new(),
         })
     }
 
+    /// The 1.4 element: `length:u16, pad[2], port_no, duration_sec, duration_nsec`, eight
+    /// counters, then properties to `length`.
+    fn decode14(r: &mut Reader) -> Result<PortStats, OfpError> {
+        let mut s = take_sized(r, 0, PORT_STATS_FIXED_LEN_14, "port stats")?;
+        s.skip(4)?;
+        let port_no = s.u32()?;
+        let (duration_sec, duration_nsec) = (s.u32()?, s.u32()?);
+        let mut c = [0u64; 8];
+        for v in &mut c {
+            *v = s.u64()?;
+        }
+        let [rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped, tx_dropped, rx_errors, tx_errors] =
+            c;
+        let mut ethernet = None;
+        let mut properties = Vec::new();
+        while !s.is_empty() {
+            let (ty, mut body) = prop::take(&mut s, "port stats")?;
+            match ty {
+                port_stats_prop::ETHERNET if ethernet.is_none() => {
+                    prop::expect_len(&body, ETHERNET_PROP_BODY, "port stats Ethernet")?;
+                    body.skip(4)?;
+                    ethernet = Some([body.u64()?, body.u64()?, body.u64()?, body.u64()?]);
+                }
+                port_stats_prop::OPTICAL => {
+                    prop::expect_len(&body, OPTICAL_PROP_BODY, "port stats optical")?;
+                    body.skip(4)?;
+                    properties.push(PortStatsProp::Optical(OpticalPortStats::decode(&mut body)?));
+                }
+                port_stats_prop::EXPERIMENTER => {
+                    let (experimenter, exp_type, data) =
+                        prop::read_experimenter(&mut body, "port stats")?;
+                    properties.push(PortStatsProp::Experimenter { experimenter, exp_type, data });
+                }
+                ty => {
+                    properties.push(PortStatsProp::Unknown { ty, data: body.take_rest().to_vec() })
+                }
+            }
+        }
+        let [rx_frame_err, rx_over_err, rx_crc_err, collisions] = ethernet.unwrap_or([u64::MAX; 4]);
+        Ok(PortStats {
+            port_no,
+            rx_packets,
+            tx_packets,
+            rx_bytes,
+            tx_bytes,
+            rx_dropped,
+            tx_dropped,
+            rx_errors,
+            tx_errors,
+            rx_frame_err,
+            rx_over_err,
+            rx_crc_err,
+            collisions,
+            duration_sec,
+            duration_nsec,
+            properties,
+        })
+    }
+
+    /// Reads a reply's whole list of `version`'s elements.
+    pub fn decode_list(version: u8, r: &mut Reader) -> Result<Vec<PortStats>, OfpError> {
+        decode_counters(version, r, port_stats_len(version), PortStats::decode)
+    }
+
+    /// Writes the element in `version`'s layout.
     pub fn encode(&self, version: u8, w: &mut Writer) {
+        if version >= OFP14_VERSION {
+            return self.encode14(w);
+        }
         write_port(version, self.port_no, w, 8);
         for v in [
             self.rx_packets,
@@ -120,14 +306,46 @@ impl PortStats {
         }
     }
 
+    fn encode14(&self, w: &mut Writer) {
+        w.sized(0, |w| {
+            w.zeros(4);
+            w.u32(self.port_no);
+            w.u32(self.duration_sec);
+            w.u32(self.duration_nsec);
+            for v in [
+                self.rx_packets,
+                self.tx_packets,
+                self.rx_bytes,
+                self.tx_bytes,
+                self.rx_dropped,
+                self.tx_dropped,
+                self.rx_errors,
+                self.tx_errors,
+            ] {
+                w.u64(v);
+            }
+            let ethernet = [self.rx_frame_err, self.rx_over_err, self.rx_crc_err, self.collisions];
+            let second_ethernet =
+                self.properties.iter().any(|p| p.prop_type() == port_stats_prop::ETHERNET);
+            if ethernet != [u64::MAX; 4] || second_ethernet {
+                prop::write(w, port_stats_prop::ETHERNET, |w| {
+                    w.zeros(4);
+                    ethernet.iter().for_each(|&v| w.u64(v));
+                });
+            }
+            self.properties.iter().for_each(|p| p.encode(w));
+        });
+    }
+
     /// How long the port has been up (seconds, nanoseconds), when reported.
     pub fn duration(&self) -> Option<(u32, u32)> {
         (self.duration_sec != u32::MAX).then_some((self.duration_sec, self.duration_nsec))
     }
 }
 
-/// `ofp_queue_stats`: one queue's counters and, from OpenFlow 1.3 on, its age.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// `ofp_queue_stats`: one queue's counters and, from OpenFlow 1.3 on, its age; from 1.4
+/// on, its properties (the spec defines only the experimenter's).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct QueueStats {
     /// In the 1.3 numbering.
     pub port_no: u32,
@@ -138,14 +356,31 @@ pub struct QueueStats {
     /// `u32::MAX` (with `duration_nsec`) when not known: always in OpenFlow 1.0.
     pub duration_sec: u32,
     pub duration_nsec: u32,
+    /// OpenFlow 1.4 on: the properties, in wire order (no type has fields here).
+    pub properties: Vec<OtherProp>,
 }
 
 impl QueueStats {
+    /// Reads one element of `version`'s layout (1.4: `length:u16, pad[6]` first, then
+    /// the 1.3 fields, then properties to `length`).
     pub fn decode(version: u8, r: &mut Reader) -> Result<QueueStats, OfpError> {
+        let mut sized;
+        let r = if version >= OFP14_VERSION {
+            sized = take_sized(r, 0, QUEUE_STATS_FIXED_LEN_14, "queue stats")?;
+            sized.skip(8)?;
+            &mut sized
+        } else {
+            r
+        };
         let port_no = read_port(version, r, 4)?;
         let queue_id = r.u32()?;
         let (tx_bytes, tx_packets, tx_errors) = (r.u64()?, r.u64()?, r.u64()?);
         let (duration_sec, duration_nsec) = read_duration(version, r)?;
+        let properties = if version >= OFP14_VERSION {
+            OtherProp::decode_list(r, "queue stats")?
+        } else {
+            Vec::new()
+        };
         Ok(QueueStats {
             port_no,
             queue_id,
@@ -154,18 +389,36 @@ impl QueueStats {
             tx_errors,
             duration_sec,
             duration_nsec,
+            properties,
         })
     }
 
+    /// Reads a reply's whole list of `version`'s elements.
+    pub fn decode_list(version: u8, r: &mut Reader) -> Result<Vec<QueueStats>, OfpError> {
+        decode_counters(version, r, queue_stats_len(version), QueueStats::decode)
+    }
+
+    /// Writes the element in `version`'s layout.
     pub fn encode(&self, version: u8, w: &mut Writer) {
-        write_port(version, self.port_no, w, 4);
-        w.u32(self.queue_id);
-        w.u64(self.tx_bytes);
-        w.u64(self.tx_packets);
-        w.u64(self.tx_errors);
-        if version != OFP10_VERSION {
-            w.u32(self.duration_sec);
-            w.u32(self.duration_nsec);
+        let fields = |w: &mut Writer| {
+            write_port(version, self.port_no, w, 4);
+            w.u32(self.queue_id);
+            w.u64(self.tx_bytes);
+            w.u64(self.tx_packets);
+            w.u64(self.tx_errors);
+            if version != OFP10_VERSION {
+                w.u32(self.duration_sec);
+                w.u32(self.duration_nsec);
+            }
+        };
+        if version >= OFP14_VERSION {
+            w.sized(0, |w| {
+                w.zeros(8);
+                fields(w);
+                self.properties.iter().for_each(|p| p.encode(w));
+            });
+        } else {
+            fields(w);
         }
     }
 
@@ -225,6 +478,11 @@ impl TableStats {
         })
     }
 
+    /// Reads a reply's whole list of `version`'s elements (fixed-size in every version).
+    pub fn decode_list(version: u8, r: &mut Reader) -> Result<Vec<TableStats>, OfpError> {
+        r.fixed_list(table_stats_len(version), |r| TableStats::decode(version, r))
+    }
+
     pub fn encode(&self, version: u8, w: &mut Writer) {
         w.u8(self.table_id);
         w.zeros(3);
@@ -256,13 +514,207 @@ pub(crate) mod strategy {
         })
     }
 
-    /// Port stats of `version`'s wire.
-    pub fn arb_port_stats(version: u8) -> impl Strategy<Value = PortStats> {
-        from_bytes(port_stats_len(version), move |r| PortStats::decode(version, r))
+    /// Port stats of `version`'s wire (1.4's: with and without the Ethernet property,
+    /// and up to 3 other properties).
+    pub fn arb_port_stats(version: u8) -> BoxedStrategy<PortStats> {
+        use crate::header::OFP13_VERSION;
+        let v13 =
+            from_bytes(port_stats_len(OFP13_VERSION), |r| PortStats::decode(OFP13_VERSION, r));
+        if version < OFP14_VERSION {
+            return from_bytes(port_stats_len(version), move |r| PortStats::decode(version, r))
+                .boxed();
+        }
+        (v13, any::<bool>(), proptest::collection::vec(arb_port_stats_prop(), 0..3))
+            .prop_map(|(mut p, no_ethernet, properties)| {
+                if no_ethernet {
+                    p.rx_frame_err = u64::MAX;
+                    p.rx_over_err = u64::MAX;
+                    p.rx_crc_err = u64::MAX;
+                    p.collisions = u64::MAX;
+                }
+                p.properties = properties;
+                p
+            })
+            .boxed()
     }
 
-    /// Queue stats of `version`'s wire.
-    pub fn arb_queue_stats(version: u8) -> impl Strategy<Value = QueueStats> {
-        from_bytes(queue_stats_len(version), move |r| QueueStats::decode(version, r))
+    /// Every port-stats property (a second Ethernet one among the unknown).
+    pub fn arb_port_stats_prop() -> impl Strategy<Value = PortStatsProp> {
+        use crate::v13::multipart::prop::strategy::arb_other_prop;
+        prop_oneof![
+            OpticalPortStats::arb().prop_map(PortStatsProp::Optical),
+            arb_other_prop(&[port_stats_prop::OPTICAL]).prop_map(|p| match p {
+                OtherProp::Experimenter { experimenter, exp_type, data } => {
+                    PortStatsProp::Experimenter { experimenter, exp_type, data }
+                }
+                OtherProp::Unknown { ty, data } => PortStatsProp::Unknown { ty, data },
+            }),
+        ]
+    }
+
+    /// Queue stats of `version`'s wire (1.4's: with up to 3 properties).
+    pub fn arb_queue_stats(version: u8) -> BoxedStrategy<QueueStats> {
+        use crate::header::OFP13_VERSION;
+        use crate::v13::multipart::prop::strategy::arb_other_prop;
+        if version < OFP14_VERSION {
+            return from_bytes(queue_stats_len(version), move |r| QueueStats::decode(version, r))
+                .boxed();
+        }
+        let v13 =
+            from_bytes(queue_stats_len(OFP13_VERSION), |r| QueueStats::decode(OFP13_VERSION, r));
+        (v13, proptest::collection::vec(arb_other_prop(&[]), 0..3))
+            .prop_map(|(q, properties)| QueueStats { properties, ..q })
+            .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strategy::*;
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::header::OFP13_VERSION;
+    use crate::wire::{assert_refused, assert_roundtrip_in, encoded};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn port_stats_roundtrip(v in prop_oneof![Just(OFP10_VERSION), Just(OFP13_VERSION), Just(OFP14_VERSION)]
+            .prop_flat_map(|v| (Just(v), arb_port_stats(v)))) {
+            let (version, p) = v;
+            let bytes = assert_roundtrip_in(version, &p, PortStats::encode, PortStats::decode);
+            if version >= OFP14_VERSION {
+                prop_assert_eq!(usize::from(u16::from_be_bytes([bytes[0], bytes[1]])), bytes.len());
+                prop_assert_eq!(bytes.len() % 8, 0);
+            } else {
+                prop_assert_eq!(bytes.len(), port_stats_len(version));
+            }
+        }
+
+        #[test]
+        fn queue_stats_roundtrip(v in prop_oneof![Just(OFP10_VERSION), Just(OFP13_VERSION), Just(OFP14_VERSION)]
+            .prop_flat_map(|v| (Just(v), arb_queue_stats(v)))) {
+            let (version, q) = v;
+            let bytes = assert_roundtrip_in(version, &q, QueueStats::encode, QueueStats::decode);
+            if version < OFP14_VERSION {
+                prop_assert_eq!(bytes.len(), queue_stats_len(version));
+            } else {
+                prop_assert_eq!(usize::from(u16::from_be_bytes([bytes[0], bytes[1]])), bytes.len());
+            }
+        }
+
+        #[test]
+        fn truncated_14_elements_are_errors(p in arb_port_stats(OFP14_VERSION), q in arb_queue_stats(OFP14_VERSION)) {
+            let pb = encoded(|w| p.encode(OFP14_VERSION, w));
+            let qb = encoded(|w| q.encode(OFP14_VERSION, w));
+            for n in 0..pb.len() {
+                prop_assert!(PortStats::decode(OFP14_VERSION, &mut Reader::new(&pb[..n])).is_err());
+            }
+            for n in 0..qb.len() {
+                prop_assert!(QueueStats::decode(OFP14_VERSION, &mut Reader::new(&qb[..n])).is_err());
+            }
+        }
+    }
+
+    /// A 1.4 port-stats element: port 7, duration 1 s 2 ns, counters 1..=8, the Ethernet
+    /// property with 9..=12, then an experimenter property.
+    fn port_stats_14_bytes() -> Vec<u8> {
+        let mut b = vec![0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0, 2];
+        for i in 1..=8u64 {
+            b.extend_from_slice(&i.to_be_bytes());
+        }
+        b.extend_from_slice(&[0, 0, 0, 40, 0, 0, 0, 0]);
+        for i in 9..=12u64 {
+            b.extend_from_slice(&i.to_be_bytes());
+        }
+        b.extend_from_slice(&[0xff, 0xff, 0, 13, 0, 0, 0x23, 0x20, 0, 0, 0, 1, 0xaa, 0, 0, 0]);
+        let len = b.len() as u16;
+        b[..2].copy_from_slice(&len.to_be_bytes());
+        b
+    }
+
+    #[test]
+    fn port_stats_14_bytes_value_bytes() {
+        let bytes = port_stats_14_bytes();
+        assert_eq!(bytes.len(), 80 + 40 + 16);
+        let p = PortStats::decode(OFP14_VERSION, &mut Reader::new(&bytes)).unwrap();
+        assert_eq!(
+            p,
+            PortStats {
+                port_no: 7,
+                duration_sec: 1,
+                duration_nsec: 2,
+                rx_packets: 1,
+                tx_packets: 2,
+                rx_bytes: 3,
+                tx_bytes: 4,
+                rx_dropped: 5,
+                tx_dropped: 6,
+                rx_errors: 7,
+                tx_errors: 8,
+                rx_frame_err: 9,
+                rx_over_err: 10,
+                rx_crc_err: 11,
+                collisions: 12,
+                properties: vec![PortStatsProp::Experimenter {
+                    experimenter: 0x2320,
+                    exp_type: 1,
+                    data: vec![0xaa]
+                }],
+            }
+        );
+        assert_eq!(encoded(|w| p.encode(OFP14_VERSION, w)), bytes);
+        // The same counters in 1.3 are 112 bytes with the Ethernet ones inline.
+        let b13 = encoded(|w| p.encode(OFP13_VERSION, w));
+        assert_eq!(b13.len(), 112);
+        assert_eq!(&b13[8 + 8 * 8..8 + 9 * 8], &9u64.to_be_bytes());
+    }
+
+    #[test]
+    fn port_stats_14_without_ethernet_reads_unavailable() {
+        let mut b = port_stats_14_bytes();
+        b.drain(80..120);
+        b[..2].copy_from_slice(&96u16.to_be_bytes());
+        let p = PortStats::decode(OFP14_VERSION, &mut Reader::new(&b)).unwrap();
+        assert_eq!(
+            (p.rx_frame_err, p.rx_over_err, p.rx_crc_err, p.collisions),
+            (u64::MAX, u64::MAX, u64::MAX, u64::MAX)
+        );
+        assert_eq!(encoded(|w| p.encode(OFP14_VERSION, w)), b);
+    }
+
+    #[test]
+    fn port_stats_14_length_errors() {
+        let good = port_stats_14_bytes();
+        let with_len = |len: u16| {
+            let mut b = good.clone();
+            b[..2].copy_from_slice(&len.to_be_bytes());
+            b
+        };
+        let mut short_ethernet = good.clone();
+        short_ethernet[83] = 32;
+        let cases = [with_len(72), with_len(200), with_len(84), short_ethernet];
+        let cases: Vec<&[u8]> = cases.iter().map(Vec::as_slice).collect();
+        assert_refused(
+            &cases,
+            |r| PortStats::decode(OFP14_VERSION, r),
+            ErrorKind::BAD_REQUEST_BAD_LEN,
+        );
+    }
+
+    #[test]
+    fn lists_of_14_elements_follow_their_lengths() {
+        let one = port_stats_14_bytes();
+        let two = [one.clone(), one.clone()].concat();
+        let v = PortStats::decode_list(OFP14_VERSION, &mut Reader::new(&two)).unwrap();
+        assert_eq!(v.len(), 2);
+        // 1.3 lists must be whole 112-byte elements.
+        let e = PortStats::decode_list(OFP13_VERSION, &mut Reader::new(&two)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+        let q = QueueStats { port_no: 1, queue_id: 2, ..QueueStats::default() };
+        let qb = encoded(|w| q.encode(OFP14_VERSION, w));
+        assert_eq!(qb.len(), 48);
+        assert_eq!(&qb[..8], &[0, 48, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(&qb[8..16], &[0, 0, 0, 1, 0, 0, 0, 2]);
     }
 }

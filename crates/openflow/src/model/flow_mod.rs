@@ -108,6 +108,7 @@ impl<M, A> FlowMod<M, A> {
             idle_timeout: self.idle_timeout,
             hard_timeout: self.hard_timeout,
             flags: self.flags,
+            importance: 0,
             cookie: self.cookie,
             packet_count: 0,
             byte_count: 0,

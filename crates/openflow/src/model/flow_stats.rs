@@ -9,13 +9,15 @@
 //! 1.3 (48 bytes, then the match and instructions): `length:u16, table_id:u8, pad[1],
 //! duration_sec:u32, duration_nsec:u32, priority:u16, idle_timeout:u16,
 //! hard_timeout:u16, flags:u16, pad[4], cookie:u64, packet_count:u64, byte_count:u64`,
-//! then an `ofp_match`. The length field is derived when encoding; decoding requires
-//! it to cover the fixed part and to fit in what is left.
+//! then an `ofp_match`. 1.4 is 1.3 with `importance:u16` in the first 2 of those 4 pad
+//! bytes. The length field is derived when encoding; decoding requires it to cover the
+//! fixed part and to fit in what is left. `decode` and `encode` take the frame's
+//! version (1.3 or 1.4 for 1.3's match; 1.0's match is 1.0's alone).
 
 use super::flow_removed::WireMatch;
 use super::packet_out::WireAction;
 use crate::error::OfpError;
-use crate::header::OFP10_VERSION;
+use crate::header::{OFP10_VERSION, OFP14_VERSION};
 use crate::instruction::Instruction;
 use crate::v13::multipart::take_sized;
 use crate::wire::{Reader, Writer};
@@ -64,6 +66,9 @@ pub struct FlowStats<M, L> {
     pub hard_timeout: u16,
     /// `OFPFF_*` flags (1.3; 0 from 1.0, which has none here).
     pub flags: u16,
+    /// The flow's importance for eviction (OpenFlow 1.4 on; 0 from earlier versions,
+    /// which leave it out).
+    pub importance: u16,
     pub cookie: u64,
     pub packet_count: u64,
     pub byte_count: u64,
@@ -84,6 +89,7 @@ impl<M, L> FlowStats<M, L> {
             idle_timeout: self.idle_timeout,
             hard_timeout: self.hard_timeout,
             flags: self.flags,
+            importance: self.importance,
             cookie: self.cookie,
             packet_count: self.packet_count,
             byte_count: self.byte_count,
@@ -94,9 +100,11 @@ impl<M, L> FlowStats<M, L> {
 }
 
 impl<M: WireMatch, A: WireActions> FlowStats<M, Vec<A>> {
-    /// Reads one entry in `M`'s version.
-    pub fn decode(r: &mut Reader) -> Result<Self, OfpError> {
+    /// Reads one entry of a frame of `version` (its layout is `M`'s version's, with
+    /// 1.4's importance when `version` is 1.4 or later).
+    pub fn decode(version: u8, r: &mut Reader) -> Result<Self, OfpError> {
         let v10 = M::VERSION == OFP10_VERSION;
+        let v14 = !v10 && version >= OFP14_VERSION;
         let min = if v10 { FLOW_STATS_FIXED_LEN_10 } else { FLOW_STATS_FIXED_LEN };
         let mut s = take_sized(r, 0, min, "flow stats")?;
         s.skip(2)?;
@@ -109,7 +117,14 @@ impl<M: WireMatch, A: WireActions> FlowStats<M, Vec<A>> {
         let idle_timeout = s.u16()?;
         let hard_timeout = s.u16()?;
         let flags = if v10 { 0 } else { s.u16()? };
-        s.skip(if v10 { 6 } else { 4 })?;
+        let importance = if v14 { s.u16()? } else { 0 };
+        s.skip(if v10 {
+            6
+        } else if v14 {
+            2
+        } else {
+            4
+        })?;
         let cookie = s.u64()?;
         let packet_count = s.u64()?;
         let byte_count = s.u64()?;
@@ -125,6 +140,7 @@ impl<M: WireMatch, A: WireActions> FlowStats<M, Vec<A>> {
             idle_timeout,
             hard_timeout,
             flags,
+            importance,
             cookie,
             packet_count,
             byte_count,
@@ -133,9 +149,11 @@ impl<M: WireMatch, A: WireActions> FlowStats<M, Vec<A>> {
         })
     }
 
-    /// Writes the entry in `M`'s version (1.0 has no flags).
-    pub fn encode(&self, w: &mut Writer) {
+    /// Writes the entry for a frame of `version` (1.0 has no flags, versions before 1.4
+    /// no importance).
+    pub fn encode(&self, version: u8, w: &mut Writer) {
         let v10 = M::VERSION == OFP10_VERSION;
+        let v14 = !v10 && version >= OFP14_VERSION;
         let start = w.len();
         w.u16(0);
         w.u8(self.table_id);
@@ -150,6 +168,10 @@ impl<M: WireMatch, A: WireActions> FlowStats<M, Vec<A>> {
         w.u16(self.hard_timeout);
         if v10 {
             w.zeros(6);
+        } else if v14 {
+            w.u16(self.flags);
+            w.u16(self.importance);
+            w.zeros(2);
         } else {
             w.u16(self.flags);
             w.zeros(4);
@@ -178,14 +200,17 @@ pub(crate) mod strategy {
         matches: impl Strategy<Value = M>,
         actions: impl Strategy<Value = Vec<A>>,
     ) -> impl Strategy<Value = FlowStats<M, Vec<A>>> {
-        assert_eq!(version, M::VERSION, "the version of the match's wire");
+        assert!(
+            version == M::VERSION || (M::VERSION != OFP10_VERSION && version >= M::VERSION),
+            "the version of the match's wire"
+        );
         // Both versions: 48 bytes besides the match.
         let fixed = proptest::collection::vec(any::<u8>(), FLOW_STATS_FIXED_LEN);
-        (fixed, matches, actions).prop_map(|(fixed, m, list)| {
+        (fixed, matches, actions).prop_map(move |(fixed, m, list)| {
             let mut b = wire_with(&fixed, 4, &m, &list);
             let len = u16::try_from(b.len()).expect("a few actions fit");
             b[..2].copy_from_slice(&len.to_be_bytes());
-            FlowStats::decode(&mut Reader::new(&b)).expect("any fixed part decodes")
+            FlowStats::decode(version, &mut Reader::new(&b)).expect("any fixed part decodes")
         })
     }
 }

@@ -31,7 +31,8 @@ pub mod queue;
 mod stats;
 
 pub use counters::{
-    port_stats_len, queue_stats_len, table_stats_len, PortStats, QueueStats, TableStats,
+    port_stats_len, port_stats_prop, queue_stats_len, table_stats_len, OpticalPortStats, PortStats,
+    PortStatsProp, QueueStats, TableStats, PORT_STATS_FIXED_LEN_14, QUEUE_STATS_FIXED_LEN_14,
 };
 pub use features::{cap, FeaturesReply, FEATURES_FIXED_LEN};
 pub use flow_mod::FlowMod;

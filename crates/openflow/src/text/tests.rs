@@ -362,6 +362,7 @@ fn dumped_stats_lines_parse_and_print() {
         idle_timeout: fm.idle_timeout,
         hard_timeout: 0,
         flags: fm.flags,
+        importance: 0,
         cookie: 0,
         packet_count: 0,
         byte_count: 0,

@@ -71,8 +71,8 @@ messages! {
         Hello(Vec<u8>) = HELLO rest,
         Vendor(Vendor) = VENDOR plain,
         PortMod(PortMod) = PORT_MOD plain,
-        StatsRequest(StatsRequest) = STATS_REQUEST plain,
-        StatsReply(StatsReply) = STATS_REPLY plain,
+        StatsRequest(StatsRequest) = STATS_REQUEST versioned,
+        StatsReply(StatsReply) = STATS_REPLY versioned,
         /// The port whose queues are asked for (`port:u16, pad[2]`).
         QueueGetConfigRequest(u16) = QUEUE_GET_CONFIG_REQUEST (pad 2),
     }

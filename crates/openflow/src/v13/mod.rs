@@ -78,8 +78,8 @@ messages! {
         GroupMod(GroupMod) = GROUP_MOD plain,
         PortMod(PortMod) = PORT_MOD versioned,
         TableMod(TableMod) = TABLE_MOD versioned,
-        MultipartRequest(multipart::MultipartRequest) = MULTIPART_REQUEST plain,
-        MultipartReply(multipart::MultipartReply) = MULTIPART_REPLY plain,
+        MultipartRequest(multipart::MultipartRequest) = MULTIPART_REQUEST versioned,
+        MultipartReply(multipart::MultipartReply) = MULTIPART_REPLY versioned,
         /// The port whose queues are asked for (`OFPP_ANY` for all); 1.3 only.
         QueueGetConfigRequest(u32) = QUEUE_GET_CONFIG_REQUEST (pad 4) in 0..=OFP13_VERSION,
         RoleRequest(Role) = ROLE_REQUEST plain,

@@ -285,6 +285,34 @@ impl TableDesc {
     }
 }
 
+spec_table! {
+    /// `ofp_table_mod_prop_eviction_flag` bits: what the switch evicts by.
+    pub mod eviction_flag: u32 as bits {
+        OTHER, IMPORTANCE, LIFETIME,
+    }
+}
+
+impl TableDesc {
+    /// The eviction property's flags, if the description has one.
+    pub fn eviction_flags(&self) -> Option<u32> {
+        self.properties.iter().find_map(|p| match p {
+            TableModProp::Eviction { flags } => Some(*flags),
+            _ => None,
+        })
+    }
+
+    /// The vacancy property's `(vacancy_down, vacancy_up, vacancy)`, if the description
+    /// has one.
+    pub fn vacancy(&self) -> Option<(u8, u8, u8)> {
+        self.properties.iter().find_map(|p| match p {
+            TableModProp::Vacancy { vacancy_down, vacancy_up, vacancy } => {
+                Some((*vacancy_down, *vacancy_up, *vacancy))
+            }
+            _ => None,
+        })
+    }
+}
+
 list_item_by_methods!(TableDesc, strategy::arb_table_desc());
 
 wire_enum! {

@@ -36,6 +36,7 @@ use openflow::action::{port, OFPG_ANY};
 use openflow::match13::Match;
 use openflow::v13::flow_mod::OFPTT_ALL;
 use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
+use openflow::v13::multipart::FullUpdateEvent;
 use openflow::v13::multipart::{AggregateStats, FlowStats, FlowStatsRequest, TableStats};
 use openflow::v13::packet_in::{FlowRemoved, FlowRemovedReason};
 use openflow::{ErrorKind, OfpError};
@@ -57,6 +58,20 @@ pub struct FlowAgent {
     check_at: Option<u64>,
     /// The open transaction, if any ([`FlowAgent::begin`]).
     txn: Option<FlowTxn>,
+    /// Whether changes are recorded in `events` ([`FlowAgent::watch`]).
+    watching: bool,
+    events: Vec<FlowEvent>,
+}
+
+/// A change to a flow entry, for flow monitors: what happened, in which table, the entry
+/// (as it is after an add or modify, as it was for a removal) and, for a removal, the
+/// `ofp_flow_removed_reason`.
+#[derive(Clone, Debug)]
+pub struct FlowEvent {
+    pub event: FullUpdateEvent,
+    pub table: u8,
+    pub entry: FlowEntry,
+    pub reason: u8,
 }
 
 /// What a transaction needs besides the tables' and the writer's own undo: the counter
@@ -66,6 +81,8 @@ struct FlowTxn {
     base: HashMap<RuleId, (u64, u64)>,
     check_at: Option<u64>,
     removed: Vec<PendingRemoved>,
+    /// How many events were recorded when it began (its own are dropped by a rollback).
+    events: usize,
 }
 
 /// The least time between two scans for expired entries: OpenFlow timeouts are whole
@@ -97,6 +114,41 @@ impl FlowAgent {
             base: HashMap::new(),
             check_at: None,
             txn: None,
+            watching: false,
+            events: Vec::new(),
+        }
+    }
+
+    /// Whether to record every change to the entries as a [`FlowEvent`] (while some
+    /// connection monitors flows); turning it off drops what was not taken.
+    pub fn watch(&mut self, on: bool) {
+        self.watching = on;
+        if !on {
+            self.events.clear();
+        }
+    }
+
+    /// The changes recorded since the last call (none while a transaction is open: its
+    /// changes are recorded once it is kept).
+    pub fn take_events(&mut self) -> Vec<FlowEvent> {
+        match &self.txn {
+            Some(_) => Vec::new(),
+            None => std::mem::take(&mut self.events),
+        }
+    }
+
+    fn record(&mut self, event: FullUpdateEvent, table: u8, entry: &FlowEntry, reason: u8) {
+        if self.watching {
+            self.events.push(FlowEvent { event, table, entry: entry.clone(), reason });
+        }
+    }
+
+    /// Records the entry now at `key` (after an add or modify).
+    fn record_at(&mut self, event: FullUpdateEvent, table: u8, key: &FlowKey) {
+        if self.watching {
+            if let Some(e) = self.flows.get(table, key).cloned() {
+                self.record(event, table, &e, 0);
+            }
         }
     }
 
@@ -109,8 +161,8 @@ impl FlowAgent {
         if self.txn.is_none() {
             self.flows.begin();
             self.writer.begin();
-            let (base, check_at) = (self.base.clone(), self.check_at);
-            self.txn = Some(FlowTxn { base, check_at, removed: Vec::new() });
+            let (base, check_at, events) = (self.base.clone(), self.check_at, self.events.len());
+            self.txn = Some(FlowTxn { base, check_at, removed: Vec::new(), events });
         }
     }
 
@@ -131,6 +183,7 @@ impl FlowAgent {
         self.writer.rollback();
         self.base = txn.base;
         self.check_at = txn.check_at;
+        self.events.truncate(txn.events);
     }
 
     /// The authoritative flow tables.
@@ -244,6 +297,7 @@ impl FlowAgent {
                     match self.writer.insert_rule(table, rule) {
                         Ok(id) => {
                             self.flows.set_rule(table, &key, id);
+                            self.record_at(FullUpdateEvent::Added, table, &key);
                         }
                         Err(e) => {
                             // An add is the only change of its flow-mod: undo it.
@@ -268,6 +322,7 @@ impl FlowAgent {
                             .map_err(|e| table_full(table, e))?;
                         self.flows.set_rule(table, &key, id);
                     }
+                    self.record_at(FullUpdateEvent::Modified, table, &key);
                 }
                 FlowChange::Modify { table, key, reset_counts } => {
                     let Some(new) = &rule else { continue };
@@ -278,8 +333,10 @@ impl FlowAgent {
                     if !rewritten {
                         self.reinstall(table, &key)?;
                     }
+                    self.record_at(FullUpdateEvent::Modified, table, &key);
                 }
                 FlowChange::Remove { table, reason, entry, .. } => {
+                    self.record(FullUpdateEvent::Removed, table, &entry, reason.to_u8());
                     self.remove_entry(table, &entry, reason, now, sends, &mut pending);
                 }
             }
@@ -447,6 +504,7 @@ impl FlowAgent {
         for ch in changes {
             let sends = ch.sends_flow_removed();
             if let FlowChange::Remove { table, reason, entry, .. } = ch {
+                self.record(FullUpdateEvent::Removed, table, &entry, reason.to_u8());
                 self.remove_entry(table, &entry, reason, now, sends, &mut pending);
             }
         }
@@ -491,6 +549,7 @@ impl FlowAgent {
                     idle_timeout: e.idle_timeout,
                     hard_timeout: e.hard_timeout,
                     flags: e.flags,
+                    importance: e.importance,
                     cookie: e.cookie,
                     packet_count,
                     byte_count,

@@ -35,6 +35,7 @@ mod bundle;
 mod compat10;
 mod extension;
 mod flow_agent;
+mod monitor;
 mod multipart;
 pub mod notice;
 mod port_admin;
@@ -296,6 +297,10 @@ impl Agent {
                 self.notices
                     .push(Notice::Disconnected { peer: s.peer, secs, why: why.into() }, now);
             }
+            if !s.monitors.is_empty() {
+                let watching = self.sessions.values().any(|s| !s.monitors.is_empty());
+                self.flows.watch(watching);
+            }
         }
         self.update_fail_open();
         self.update_miss();
@@ -355,6 +360,7 @@ impl Agent {
             self.sync_fast_path();
             let removed = self.flows.expire(now);
             self.broadcast_flow_removed(removed);
+            self.report_flow_events(None);
         }
         self.publish();
     }
@@ -593,6 +599,7 @@ impl Agent {
         for o in outs {
             self.reply(id, xid, o, head);
         }
+        self.report_flow_events(Some((id, xid)));
     }
 
     /// Queues `o` on connection `id` as an answer to the request with `xid`.
@@ -635,7 +642,7 @@ impl Agent {
         let Some(v) = s.conn.version() else {
             return false;
         };
-        if !s.wants(kind, reason) {
+        if !s.wants(kind, reason) || (!kind.in_v13() && v < openflow::OFP14_VERSION) {
             return false;
         }
         if v == OFP10_VERSION {

@@ -16,9 +16,10 @@ use openflow::v13::multipart::{
     MAX_REPLY_BODY, OFPMPF_REPLY_MORE, OFPMPF_REQ_MORE,
 };
 use openflow::v13::table_features::{FeatureId, OxmId, TableFeatureProp, TableFeatures};
+use openflow::v13::TableDesc;
 use openflow::{v13, ErrorKind, OfpError};
 
-use super::Agent;
+use super::{Agent, SessionId};
 use crate::flows::NUM_TABLES;
 
 /// `OFPQ_ALL`.
@@ -28,7 +29,9 @@ impl Agent {
     /// The reply messages (already split) to `req`, or the error to send.
     pub(super) fn multipart(
         &mut self,
+        id: SessionId,
         req: &MultipartRequest,
+        version: u8,
         now: u64,
     ) -> Result<Vec<v13::Message>, OfpError> {
         if req.flags & OFPMPF_REQ_MORE != 0 {
@@ -92,6 +95,23 @@ impl Agent {
                 ))
             }
             R::PortDesc => B::PortDesc(self.ports.desc()),
+            // Tables neither evict nor send vacancy events.
+            R::TableDesc => B::TableDesc(
+                (0..NUM_TABLES as u8)
+                    .map(|table_id| TableDesc { table_id, config: 0, properties: Vec::new() })
+                    .collect(),
+            ),
+            R::QueueDesc { port_no, .. } => {
+                if *port_no != port::ANY && !self.ports.contains(*port_no) {
+                    return Err(OfpError::new(
+                        ErrorKind::QUEUE_OP_FAILED_BAD_PORT,
+                        format!("port {port_no} does not exist"),
+                    ));
+                }
+                // Ports have no queues.
+                B::QueueDesc(Vec::new())
+            }
+            R::FlowMonitor(m) => return self.flow_monitor(id, m, version),
             R::Experimenter(v13::Experimenter {
                 experimenter: super::PEREGRINE_EXPERIMENTER,
                 exp_type,
@@ -108,13 +128,13 @@ impl Agent {
                 ))
             }
         };
-        Ok(split(body))
+        Ok(split(body, version))
     }
 }
 
-/// Splits a reply body into messages that each fit in 64 KiB.
-pub(crate) fn split(body: B) -> Vec<v13::Message> {
-    let parts = body.split(MAX_REPLY_BODY);
+/// Splits a reply body into messages of wire `version` that each fit in 64 KiB.
+pub(crate) fn split(body: B, version: u8) -> Vec<v13::Message> {
+    let parts = body.split(version, MAX_REPLY_BODY);
     let n = parts.len();
     parts
         .into_iter()
@@ -129,7 +149,7 @@ pub(crate) fn split(body: B) -> Vec<v13::Message> {
 }
 
 /// What every table supports: all instructions, every action, every OXM field of 1.3
-/// for matching (maskable ones with masks), wildcarding and set-field, and goto to any
+/// (1.4's `PBB_UCA` the datapath cannot match) for matching (maskable ones with masks), wildcarding and set-field, and goto to any
 /// later table.
 fn table_features() -> Vec<TableFeatures> {
     let instructions: Vec<FeatureId> = (1..=6).map(FeatureId::Type).collect();
@@ -141,6 +161,7 @@ fn table_features() -> Vec<TableFeatures> {
     let fields = |masks: bool| -> Vec<OxmId> {
         OxmField::ALL
             .iter()
+            .filter(|f| **f != OxmField::PbbUca)
             .map(|f| OxmId::basic(*f as u8, masks && f.maskable(), f.value_len() as u8))
             .collect()
     };

@@ -105,6 +105,11 @@ impl Agent {
         Ok(())
     }
 
+    /// The wire version connection `id` negotiated (1.3 until it has).
+    pub(super) fn version_of(&self, id: SessionId) -> u8 {
+        self.sessions.get(&id).and_then(|s| s.conn.version()).unwrap_or(openflow::OFP13_VERSION)
+    }
+
     fn is_slave(&self, id: SessionId) -> bool {
         self.sessions.get(&id).is_some_and(Session::is_slave)
     }
@@ -134,7 +139,7 @@ impl Agent {
             M::PortMod(pm) => self.port_mod(&pm).map(|()| vec![]),
             M::TableMod(tm) => table_mod(&tm).map(|()| vec![]),
             M::PacketOut(po) => self.packet_out(&po, now).map(|()| vec![]),
-            M::MultipartRequest(req) => self.multipart(&req, now),
+            M::MultipartRequest(req) => self.multipart(id, &req, self.version_of(id), now),
             M::BarrierRequest => {
                 self.flows.barrier();
                 self.dirty = false;
@@ -147,8 +152,9 @@ impl Agent {
                 .map(|s| vec![M::GetAsyncReply(s.async_cfg.clone())])
                 .unwrap_or_default()),
             M::SetAsync(c) => {
+                let version = self.version_of(id);
                 if let Some(s) = self.sessions.get_mut(&id) {
-                    s.async_cfg = c;
+                    c.apply_to(version, &mut s.async_cfg);
                 }
                 Ok(vec![])
             }
@@ -340,10 +346,12 @@ impl Agent {
             }
         }
         let me = self.sessions.get(&id).map(|s| s.peer.clone()).unwrap_or_default();
+        let mut demoted = Vec::new();
         if r.role == ControllerRole::Master {
             for (other, s) in self.sessions.iter_mut() {
                 if *other != id && s.role == ControllerRole::Master {
                     s.role = ControllerRole::Slave;
+                    demoted.push(*other);
                     let n = Notice::Role {
                         peer: s.peer.clone(),
                         role: s.role,
@@ -358,6 +366,18 @@ impl Agent {
                 s.role = r.role;
                 self.notices.push(Notice::Role { peer: me, role: r.role, demoted_by: None }, now);
             }
+        }
+        // 1.4 tells each demoted controller (OFPT_ROLE_STATUS).
+        let status = v13::RoleStatus {
+            role: ControllerRole::Slave,
+            reason: v13::ControllerRoleReason::MasterRequest,
+            generation_id: self.generation.unwrap_or(0),
+            properties: Vec::new(),
+        };
+        for other in demoted {
+            let reason = status.reason.to_u8();
+            let m = v13::Message::RoleStatus(status.clone());
+            self.send_async(other, super::AsyncKind::RoleStatus, reason, m);
         }
         Ok(current(self))
     }

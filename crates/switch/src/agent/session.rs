@@ -25,6 +25,20 @@ pub enum AsyncKind {
     PacketIn,
     PortStatus,
     FlowRemoved,
+    /// 1.4.
+    RoleStatus,
+    /// 1.4.
+    TableStatus,
+    /// 1.4.
+    RequestForward,
+}
+
+impl AsyncKind {
+    /// Whether OpenFlow 1.3 has this kind of message (else it goes to 1.4 connections
+    /// only).
+    pub fn in_v13(self) -> bool {
+        matches!(self, AsyncKind::PacketIn | AsyncKind::PortStatus | AsyncKind::FlowRemoved)
+    }
 }
 
 /// The default filter of OpenFlow 1.3.5 §6.1.1: masters and equals get every packet-in
@@ -57,6 +71,8 @@ pub(crate) struct Session {
     pub async_cfg: AsyncConfig,
     /// Its open bundles ([`super::bundle`]).
     pub bundles: super::bundle::Bundles,
+    /// Its flow monitors ([`super::monitor`]).
+    pub monitors: super::monitor::Monitors,
 }
 
 impl Session {
@@ -70,6 +86,7 @@ impl Session {
             role: ControllerRole::Equal,
             async_cfg: default_async(),
             bundles: Default::default(),
+            monitors: Default::default(),
         }
     }
 
@@ -84,6 +101,9 @@ impl Session {
             AsyncKind::PacketIn => self.async_cfg.packet_in_mask,
             AsyncKind::PortStatus => self.async_cfg.port_status_mask,
             AsyncKind::FlowRemoved => self.async_cfg.flow_removed_mask,
+            AsyncKind::RoleStatus => self.async_cfg.role_status_mask,
+            AsyncKind::TableStatus => self.async_cfg.table_status_mask,
+            AsyncKind::RequestForward => self.async_cfg.requestforward_mask,
         };
         reason < 32 && masks.get(i).is_some_and(|m| m & (1 << reason) != 0)
     }

@@ -90,6 +90,9 @@ pub struct FlowEntry {
     pub hard_timeout: u16,
     /// `ofp_flow_mod_flags` of the add.
     pub flags: u16,
+    /// 1.4's eviction importance (0 from older versions); kept and reported, never used
+    /// to evict (tables do not evict).
+    pub importance: u16,
     pub instructions: Vec<Instruction>,
     /// When the entry was added (ns, the caller's clock); its duration counts from here.
     pub installed_at: u64,
@@ -393,6 +396,7 @@ impl FlowTables {
             idle_timeout: fm.idle_timeout,
             hard_timeout: fm.hard_timeout,
             flags: fm.flags,
+            importance: fm.importance,
             instructions: fm.instructions.clone(),
             installed_at: now,
             rule: None,

@@ -150,10 +150,10 @@ pub fn stats_reply_to_v10(rep: &MultipartReply) -> Result<StatsReply, OfpError> 
         Reply13::Table(v) => StatsReplyBody::Table(v.iter().map(table_stats_to_v10).collect()),
         // One type in both versions: the entries whose port has a 1.0 number, as they are.
         Reply13::PortStats(v) => StatsReplyBody::Port(
-            v.iter().filter(|p| port_no_from_v13(p.port_no).is_ok()).copied().collect(),
+            v.iter().filter(|p| port_no_from_v13(p.port_no).is_ok()).cloned().collect(),
         ),
         Reply13::Queue(v) => StatsReplyBody::Queue(
-            v.iter().filter(|q| port_no_from_v13(q.port_no).is_ok()).copied().collect(),
+            v.iter().filter(|q| port_no_from_v13(q.port_no).is_ok()).cloned().collect(),
         ),
         Reply13::PortDesc(v) => {
             StatsReplyBody::PortDesc(v.iter().filter_map(|p| port_to_v10(p).ok()).collect())

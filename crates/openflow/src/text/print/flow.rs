@@ -123,6 +123,9 @@ pub fn flow_line(e: &FlowEntry, show_stats: bool) -> String {
         s.push_str(&format!("hard_timeout={}, ", e.hard_timeout));
     }
     s.push_str(&flag_words(e.flags, matches!(e.instructions, Actions::V10(_))));
+    if e.importance != 0 {
+        s.push_str(&format!("importance={}, ", e.importance));
+    }
     let m = match_with_priority(&e.match_, e.priority);
     if !m.is_empty() {
         s.push_str(&m);

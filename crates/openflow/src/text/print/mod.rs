@@ -14,7 +14,8 @@
 //! trailing spaces and adds the final newline. Message families live in submodules:
 //! `switch` (features, config), `port` (descriptions, counters, port-mod, port-status),
 //! `flow` (flow stats, flow-mod, flow-removed, flow requests), `table` (table stats),
-//! `group`, `meter`, `packet` (packet-in/out and the flow of a packet), `error`.
+//! `group`, `meter`, `packet` (packet-in/out and the flow of a packet), `error`, `mp14`
+//! (OpenFlow 1.4's table and queue descriptions and flow monitors).
 //! Messages no ovs-ofctl command of ours receives print with the `openflow` crate's
 //! one-line form after the same header.
 
@@ -22,6 +23,7 @@ mod error;
 mod flow;
 mod group;
 mod meter;
+mod mp14;
 mod packet;
 mod port;
 mod switch;
@@ -176,6 +178,9 @@ fn mp_name(ty: u16, dir: &str) -> String {
         t::METER_FEATURES => "METER_FEATURES",
         t::TABLE_FEATURES => "TABLE_FEATURES",
         t::PORT_DESC => "PORT_DESC",
+        t::TABLE_DESC => "TABLE_DESC",
+        t::QUEUE_DESC => "QUEUE_DESC",
+        t::FLOW_MONITOR => "FLOW_MONITOR",
         _ => "EXPERIMENTER",
     };
     format!("OFPST_{n} {dir}")
@@ -290,6 +295,8 @@ fn request13(b: &Q13) -> String {
         Q13::Queue { port_no, queue_id } => {
             format!(" port={} queue={}", crate::model::port_name(*port_no), queue_name(*queue_id))
         }
+        Q13::QueueDesc { port_no, queue_id } => mp14::queue_desc_request(*port_no, *queue_id),
+        Q13::FlowMonitor(m) => mp14::flow_monitor_request(m),
         _ => String::new(),
     }
 }
@@ -309,6 +316,7 @@ fn reply13(b: &R13) -> String {
         R13::Aggregate(a) => aggregate(a.packet_count, a.byte_count, a.flow_count),
         R13::Table(ts) => table::tables(ts),
         R13::PortStats(ps) => port::port_stats(ps),
+        R13::Queue(qs) => queue_stats(qs),
         R13::PortDesc(ps) => format!("\n{}", port::ports(ps)),
         R13::Group(gs) => group::group_stats(gs),
         R13::GroupDesc(gd) => group::group_descs(gd),
@@ -316,6 +324,9 @@ fn reply13(b: &R13) -> String {
         R13::Meter(ms) => meter::meter_stats(ms),
         R13::MeterConfig(mc) => meter::meter_configs(mc),
         R13::MeterFeatures(f) => meter::meter_features(f),
+        R13::TableDesc(t) => mp14::table_descs(t),
+        R13::QueueDesc(q) => mp14::queue_descs(q),
+        R13::FlowMonitor(u) => mp14::flow_updates(u),
         other => fallback(&Frame::v13(
             0,
             M13::MultipartReply(crate::v13::multipart::MultipartReply {
@@ -350,6 +361,7 @@ fn reply10(b: &R10) -> String {
         R10::Aggregate(a) => aggregate(a.packet_count, a.byte_count, a.flow_count),
         R10::Table(ts) => table::tables(ts),
         R10::Port(ps) => port::port_stats(ps),
+        R10::Queue(qs) => queue_stats(qs),
         R10::PortDesc(ps) => format!("\n{}", port::ports(ps)),
         other => fallback(&Frame::v10(
             0,
@@ -363,6 +375,25 @@ fn desc(d: &crate::v13::multipart::Desc) -> String {
         "\nManufacturer: {}\nHardware: {}\nSoftware: {}\nSerial Num: {}\nDP Description: {}\n",
         d.mfr_desc, d.hw_desc, d.sw_desc, d.serial_num, d.dp_desc
     )
+}
+
+/// Queue counters: how many, then `  port P queue Q: bytes=.., pkts=.., errors=..,
+/// duration=..` per queue (`?` for what is not available).
+fn queue_stats(qs: &[crate::model::QueueStats]) -> String {
+    let stat = |v: u64| if v == u64::MAX { "?".to_string() } else { v.to_string() };
+    let mut s = format!(" {} queues\n", qs.len());
+    for q in qs {
+        let d = q.duration().map_or_else(|| "?".to_string(), |(sec, ns)| duration(sec, ns));
+        s.push_str(&format!(
+            "  port {} queue {}: bytes={}, pkts={}, errors={}, duration={d}\n",
+            crate::model::port_name(q.port_no),
+            queue_name(q.queue_id),
+            stat(q.tx_bytes),
+            stat(q.tx_packets),
+            stat(q.tx_errors),
+        ));
+    }
+    s
 }
 
 fn aggregate(packets: u64, bytes: u64, flows: u32) -> String {

@@ -228,6 +228,7 @@ fn ps13(no: u32, na: u64, dur: (u32, u32)) -> PortStats {
         collisions: na,
         duration_sec: dur.0,
         duration_nsec: dur.1,
+        properties: Vec::new(),
     }
 }
 

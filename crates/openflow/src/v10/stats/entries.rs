@@ -44,6 +44,7 @@ pub(crate) fn strip_vlan_flow() -> FlowStats {
         packet_count: 0,
         byte_count: 0,
         flags: 0,
+        importance: 0,
         instructions: vec![Action::StripVlan],
     }
 }
@@ -73,6 +74,7 @@ mod tests {
             collisions: 12,
             duration_sec: u32::MAX,
             duration_nsec: u32::MAX,
+            properties: Vec::new(),
         };
         let mut w = Writer::new();
         p.encode(OFP10_VERSION, &mut w);
@@ -95,6 +97,7 @@ mod tests {
             tx_errors: 5,
             duration_sec: u32::MAX,
             duration_nsec: u32::MAX,
+            properties: Vec::new(),
         };
         let mut w = Writer::new();
         q.encode(OFP10_VERSION, &mut w);
@@ -121,11 +124,11 @@ mod tests {
     fn flow_stats_bad_action_inside_entry() {
         let f = strip_vlan_flow();
         let mut w = Writer::new();
-        f.encode(&mut w);
+        f.encode(OFP10_VERSION, &mut w);
         assert_eq!(w.len(), crate::model::FLOW_STATS_FIXED_LEN_10 + 8);
         // Unknown action type inside the entry.
         w.buf[crate::model::FLOW_STATS_FIXED_LEN_10 + 1] = 0x33;
-        let e = FlowStats::decode(&mut Reader::new(&w.buf)).unwrap_err();
+        let e = FlowStats::decode(OFP10_VERSION, &mut Reader::new(&w.buf)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_ACTION_BAD_TYPE);
     }
 }

@@ -136,7 +136,8 @@ impl crate::model::StatsBody for StatsRequestBody {
         self.type_code()
     }
 
-    fn decode_body(ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
+    /// Every 1.0 body has one layout: `_version` is always 1.0.
+    fn decode_body(_version: u8, ty: u16, r: &mut Reader) -> Result<Self, OfpError> {
         use stats_type as t;
         Ok(match ty {
             t::DESC => StatsRequestBody::Desc,
@@ -153,7 +154,7 @@ impl crate::model::StatsBody for StatsRequestBody {
         })
     }
 
-    fn encode_body(&self, w: &mut Writer) {
+    fn encode_body(&self, _version: u8, w: &mut Writer) {
         match self {
             StatsRequestBody::Desc | StatsRequestBody::Table | StatsRequestBody::PortDesc => {}
             StatsRequestBody::Flow(f) | StatsRequestBody::Aggregate(f) => f.encode(w),
@@ -188,8 +189,8 @@ mod tests {
     use crate::wire::encoded;
 
     roundtrip_tests! {
-        request_roundtrip: strategy::arb_stats_request() => StatsRequest;
-        reply_roundtrip: strategy::arb_stats_reply() => StatsReply;
+        request_roundtrip: strategy::arb_stats_request() => StatsRequest in OFP10_VERSION;
+        reply_roundtrip: strategy::arb_stats_reply() => StatsReply in OFP10_VERSION;
     }
 
     #[test]
@@ -202,15 +203,19 @@ mod tests {
             (StatsReplyBody::Queue(vec![QueueStats::default()]), 4 + 32),
         ];
         for (body, len) in sizes {
-            assert_eq!(encoded(|w| StatsReply { flags: 0, body }.encode(w)).len(), len);
+            assert_eq!(
+                encoded(|w| StatsReply { flags: 0, body }.encode(OFP10_VERSION, w)).len(),
+                len
+            );
         }
         let fs = entries::strip_vlan_flow();
         let b = encoded(|w| {
-            StatsReply { flags: OFPSF_REPLY_MORE, body: StatsReplyBody::Flow(vec![fs]) }.encode(w)
+            StatsReply { flags: OFPSF_REPLY_MORE, body: StatsReplyBody::Flow(vec![fs]) }
+                .encode(OFP10_VERSION, w)
         });
         assert_eq!(b.len(), 4 + 96);
         assert_eq!(&b[..6], &[0, 1, 0, 1, 0, 96]);
-        let req = |body| encoded(|w| StatsRequest { flags: 0, body }.encode(w));
+        let req = |body| encoded(|w| StatsRequest { flags: 0, body }.encode(OFP10_VERSION, w));
         assert_eq!(req(StatsRequestBody::Desc).len(), 4);
         assert_eq!(
             req(StatsRequestBody::Port(PortStatsRequest { port_no: 1 })),
@@ -235,10 +240,10 @@ mod tests {
         for ty in [6u16, 12, 14, 0xfffe] {
             let mut b = ty.to_be_bytes().to_vec();
             b.extend_from_slice(&[0, 0]);
-            let e = StatsRequest::decode(&mut Reader::new(&b)).unwrap_err();
+            let e = StatsRequest::decode(OFP10_VERSION, &mut Reader::new(&b)).unwrap_err();
             assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
             assert_eq!(e.kind.to_v10(), (1, 2));
-            let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
+            let e = StatsReply::decode(OFP10_VERSION, &mut Reader::new(&b)).unwrap_err();
             assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
         }
     }
@@ -251,36 +256,36 @@ mod tests {
             &[0, 3, 0, 0, 1, 2, 3, 4][..],
             &[0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0][..],
         ] {
-            let e = StatsRequest::decode(&mut Reader::new(b)).unwrap_err();
+            let e = StatsRequest::decode(OFP10_VERSION, &mut Reader::new(b)).unwrap_err();
             assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN, "{b:?}");
         }
         // Short request bodies.
         for b in [&[0u8, 4, 0, 0, 0, 1][..], &[0, 1, 0, 0][..], &[0xff, 0xff, 0, 0, 0][..]] {
-            let e = StatsRequest::decode(&mut Reader::new(b)).unwrap_err();
+            let e = StatsRequest::decode(OFP10_VERSION, &mut Reader::new(b)).unwrap_err();
             assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN, "{b:?}");
         }
         // A port stats list that is not a multiple of 104.
         let mut b = encoded(|w| {
             StatsReply { flags: 0, body: StatsReplyBody::Port(vec![PortStats::default(); 2]) }
-                .encode(w)
+                .encode(OFP10_VERSION, w)
         });
         b.pop();
-        let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
+        let e = StatsReply::decode(OFP10_VERSION, &mut Reader::new(&b)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
         // Aggregate reply with trailing bytes.
         let mut b = encoded(|w| {
             StatsReply { flags: 0, body: StatsReplyBody::Aggregate(AggregateStats::default()) }
-                .encode(w)
+                .encode(OFP10_VERSION, w)
         });
         b.push(0);
-        let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
+        let e = StatsReply::decode(OFP10_VERSION, &mut Reader::new(&b)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
         // Flow stats whose length is below the fixed part, or beyond the body.
         for len in [0u16, 8, 87, 200] {
             let mut b = vec![0, 1, 0, 0];
             b.extend_from_slice(&len.to_be_bytes());
             b.resize(4 + 88, 0);
-            let e = StatsReply::decode(&mut Reader::new(&b)).unwrap_err();
+            let e = StatsReply::decode(OFP10_VERSION, &mut Reader::new(&b)).unwrap_err();
             assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN, "len {len}");
         }
     }

@@ -58,7 +58,7 @@ impl StatsReply {
         use StatsReplyBody as B;
         let m = max_body;
         let bodies = match self.body {
-            B::Flow(v) => chunk(v, m, |x, w| x.encode(w), B::Flow),
+            B::Flow(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Flow),
             B::Table(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Table),
             B::Port(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Port),
             B::Queue(v) => chunk(v, m, |x, w| x.encode(OFP10_VERSION, w), B::Queue),
@@ -87,7 +87,7 @@ mod tests {
     /// The encoded length of a reply's body (after `type, flags`).
     fn body_len(r: &StatsReply) -> usize {
         let mut w = Writer::new();
-        r.encode(&mut w);
+        r.encode(OFP10_VERSION, &mut w);
         w.len() - STATS_HEADER_LEN
     }
 
@@ -122,11 +122,11 @@ mod tests {
                     prop_assert_eq!(p.flags, s.flags);
                 }
                 let mut w = Writer::new();
-                p.encode(&mut w);
+                p.encode(OFP10_VERSION, &mut w);
                 joined.bytes(&w.buf[STATS_HEADER_LEN..]);
             }
             let mut whole = Writer::new();
-            s.encode(&mut whole);
+            s.encode(OFP10_VERSION, &mut whole);
             prop_assert_eq!(&joined.buf[..], &whole.buf[STATS_HEADER_LEN..]);
             if entries(&s.body).is_none() {
                 prop_assert_eq!(parts, vec![s]);
@@ -151,9 +151,11 @@ mod tests {
     #[test]
     fn oversized_entries_stand_alone_and_empty_lists_stay_whole() {
         let big = PortStats::default();
-        let parts =
-            StatsReply { flags: OFPSF_REPLY_MORE, body: StatsReplyBody::Port(vec![big; 3]) }
-                .split(50);
+        let parts = StatsReply {
+            flags: OFPSF_REPLY_MORE,
+            body: StatsReplyBody::Port(vec![big.clone(); 3]),
+        }
+        .split(50);
         assert_eq!(
             parts,
             vec![StatsReply { flags: OFPSF_REPLY_MORE, body: StatsReplyBody::Port(vec![big]) }; 3]

@@ -10,7 +10,7 @@
 use super::{
     Experimenter, MultipartReply, MultipartReplyBody, MULTIPART_HEADER_LEN, OFPMPF_REPLY_MORE,
 };
-use crate::header::{HEADER_LEN, OFP13_VERSION};
+use crate::header::HEADER_LEN;
 use crate::v10::stats::chunk;
 
 /// The largest body (after the OpenFlow and multipart headers) one message can carry.
@@ -19,23 +19,27 @@ pub const MAX_REPLY_BODY: usize = u16::MAX as usize - HEADER_LEN - MULTIPART_HEA
 const EXPERIMENTER_HEADER_LEN: usize = 8;
 
 impl MultipartReplyBody {
-    /// Splits a list body into parts whose bodies each encode to at most `max_body`
-    /// bytes (see the module comment for the exceptions); concatenating the parts'
-    /// lists gives back the original list.
-    pub fn split(self, max_body: usize) -> Vec<MultipartReplyBody> {
+    /// Splits a list body into parts whose bodies each encode (for a frame of
+    /// `version`) to at most `max_body` bytes (see the module comment for the
+    /// exceptions); concatenating the parts' lists gives back the original list.
+    pub fn split(self, version: u8, max_body: usize) -> Vec<MultipartReplyBody> {
         use MultipartReplyBody as B;
         let m = max_body;
+        let v = version;
         match self {
-            B::Flow(v) => chunk(v, m, |x, w| x.encode(w), B::Flow),
-            B::Table(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::Table),
-            B::PortStats(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::PortStats),
-            B::Queue(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::Queue),
-            B::Group(v) => chunk(v, m, |x, w| x.encode(w), B::Group),
-            B::GroupDesc(v) => chunk(v, m, |x, w| x.encode(w), B::GroupDesc),
-            B::Meter(v) => chunk(v, m, |x, w| x.encode(w), B::Meter),
-            B::MeterConfig(v) => chunk(v, m, |x, w| x.encode(w), B::MeterConfig),
-            B::TableFeatures(v) => chunk(v, m, |x, w| x.encode(w), B::TableFeatures),
-            B::PortDesc(v) => chunk(v, m, |x, w| x.encode(OFP13_VERSION, w), B::PortDesc),
+            B::Flow(l) => chunk(l, m, |x, w| x.encode(v, w), B::Flow),
+            B::Table(l) => chunk(l, m, |x, w| x.encode(v, w), B::Table),
+            B::PortStats(l) => chunk(l, m, |x, w| x.encode(v, w), B::PortStats),
+            B::Queue(l) => chunk(l, m, |x, w| x.encode(v, w), B::Queue),
+            B::Group(l) => chunk(l, m, |x, w| x.encode(w), B::Group),
+            B::GroupDesc(l) => chunk(l, m, |x, w| x.encode(w), B::GroupDesc),
+            B::Meter(l) => chunk(l, m, |x, w| x.encode(w), B::Meter),
+            B::MeterConfig(l) => chunk(l, m, |x, w| x.encode(w), B::MeterConfig),
+            B::TableFeatures(l) => chunk(l, m, |x, w| x.encode(w), B::TableFeatures),
+            B::PortDesc(l) => chunk(l, m, |x, w| x.encode(v, w), B::PortDesc),
+            B::TableDesc(l) => chunk(l, m, |x, w| x.encode(w), B::TableDesc),
+            B::QueueDesc(l) => chunk(l, m, |x, w| x.encode(w), B::QueueDesc),
+            B::FlowMonitor(l) => chunk(l, m, |x, w| x.encode(w), B::FlowMonitor),
             B::Experimenter(Experimenter { experimenter, exp_type, data }) => {
                 let room = m.saturating_sub(EXPERIMENTER_HEADER_LEN).max(1);
                 if data.len() <= room {
@@ -55,12 +59,13 @@ impl MultipartReplyBody {
 }
 
 impl MultipartReply {
-    /// Splits the reply into messages whose bodies each encode to at most `max_body`
-    /// bytes ([`MAX_REPLY_BODY`] makes every whole message fit in 65535 bytes). All but
-    /// the last carry [`OFPMPF_REPLY_MORE`]; the last keeps `self.flags`.
-    pub fn split(self, max_body: usize) -> Vec<MultipartReply> {
+    /// Splits the reply into messages whose bodies each encode (for a frame of
+    /// `version`) to at most `max_body` bytes ([`MAX_REPLY_BODY`] makes every whole
+    /// message fit in 65535 bytes). All but the last carry [`OFPMPF_REPLY_MORE`]; the
+    /// last keeps `self.flags`.
+    pub fn split(self, version: u8, max_body: usize) -> Vec<MultipartReply> {
         let flags = self.flags;
-        let bodies = self.body.split(max_body);
+        let bodies = self.body.split(version, max_body);
         let last = bodies.len().saturating_sub(1);
         bodies
             .into_iter()
@@ -72,8 +77,8 @@ impl MultipartReply {
             .collect()
     }
 
-    /// [`Self::split`] at the largest size one message allows.
-    pub fn into_messages(self) -> Vec<MultipartReply> {
-        self.split(MAX_REPLY_BODY)
+    /// [`Self::split`] at the largest size one message of `version` allows.
+    pub fn into_messages(self, version: u8) -> Vec<MultipartReply> {
+        self.split(version, MAX_REPLY_BODY)
     }
 }

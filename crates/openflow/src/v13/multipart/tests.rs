@@ -1,16 +1,33 @@
 use super::strategy::*;
 use super::*;
 use crate::error::error_type;
+use crate::header::OFP14_VERSION;
 use crate::v13::table_features::{OxmId, TableFeatureProp};
 use crate::wire::encoded;
 use proptest::prelude::*;
 
+const V13: u8 = OFP13_VERSION;
+const V14: u8 = OFP14_VERSION;
+
 fn req(bytes: &[u8]) -> Result<MultipartRequest, OfpError> {
-    MultipartRequest::decode(&mut Reader::new(bytes))
+    req_in(V13, bytes)
 }
 
 fn rep(bytes: &[u8]) -> Result<MultipartReply, OfpError> {
-    MultipartReply::decode(&mut Reader::new(bytes))
+    rep_in(V13, bytes)
+}
+
+fn req_in(version: u8, bytes: &[u8]) -> Result<MultipartRequest, OfpError> {
+    MultipartRequest::decode(version, &mut Reader::new(bytes))
+}
+
+fn rep_in(version: u8, bytes: &[u8]) -> Result<MultipartReply, OfpError> {
+    MultipartReply::decode(version, &mut Reader::new(bytes))
+}
+
+/// 1.3 or 1.4.
+fn versions() -> impl Strategy<Value = u8> {
+    prop_oneof![Just(V13), Just(V14)]
 }
 
 /// A multipart header of type `ty` followed by `body`.
@@ -23,69 +40,114 @@ fn with_header(ty: u16, body: &[u8]) -> Vec<u8> {
 
 proptest! {
     #[test]
-    fn request_roundtrip(m in arb_multipart_request()) {
-        let bytes = encoded(|w| m.encode(w));
-        let got = req(&bytes).unwrap();
+    fn request_roundtrip((v, m) in versions().prop_flat_map(|v| (Just(v), arb_multipart_request_in(v)))) {
+        let bytes = encoded(|w| m.encode(v, w));
+        let got = req_in(v, &bytes).unwrap();
         prop_assert_eq!(&got, &m);
-        prop_assert_eq!(encoded(|w| got.encode(w)), bytes);
+        prop_assert_eq!(encoded(|w| got.encode(v, w)), bytes);
         prop_assert_eq!(type_name(m.body.multipart_type()), Some(m.body.name()));
     }
 
     #[test]
-    fn reply_roundtrip(m in arb_multipart_reply()) {
-        let bytes = encoded(|w| m.encode(w));
-        prop_assert_eq!(bytes.len(), MULTIPART_HEADER_LEN + m.body.encoded_len());
-        let got = rep(&bytes).unwrap();
+    fn reply_roundtrip((v, m) in versions().prop_flat_map(|v| (Just(v), arb_multipart_reply_in(v)))) {
+        let bytes = encoded(|w| m.encode(v, w));
+        prop_assert_eq!(bytes.len(), MULTIPART_HEADER_LEN + m.body.encoded_len(v));
+        let got = rep_in(v, &bytes).unwrap();
         prop_assert_eq!(&got, &m);
-        prop_assert_eq!(encoded(|w| got.encode(w)), bytes);
+        prop_assert_eq!(encoded(|w| got.encode(v, w)), bytes);
         prop_assert_eq!(type_name(m.body.multipart_type()), Some(m.body.name()));
     }
 
     #[test]
-    fn truncated_requests_never_panic(m in arb_multipart_request()) {
-        let bytes = encoded(|w| m.encode(w));
+    fn truncated_requests_never_panic((v, m) in versions().prop_flat_map(|v| (Just(v), arb_multipart_request_in(v)))) {
+        let bytes = encoded(|w| m.encode(v, w));
         for n in 0..bytes.len() {
-            let _ = req(&bytes[..n]);
+            let _ = req_in(v, &bytes[..n]);
         }
     }
 
     #[test]
-    fn truncated_replies_never_panic(m in arb_multipart_reply()) {
-        let bytes = encoded(|w| m.encode(w));
+    fn truncated_replies_never_panic((v, m) in versions().prop_flat_map(|v| (Just(v), arb_multipart_reply_in(v)))) {
+        let bytes = encoded(|w| m.encode(v, w));
         for n in 0..bytes.len() {
-            if let Ok(got) = rep(&bytes[..n]) {
+            if let Ok(got) = rep_in(v, &bytes[..n]) {
                 // Only a list cut exactly between elements may still decode.
-                prop_assert!(got.body.encoded_len() < m.body.encoded_len());
+                prop_assert!(got.body.encoded_len(v) < m.body.encoded_len(v));
             }
         }
     }
 
     #[test]
     fn random_bodies_never_panic(
-        ty in prop_oneof![0u16..16, Just(0xffff)],
+        v in versions(),
+        ty in prop_oneof![0u16..18, Just(0xffff)],
         body in proptest::collection::vec(any::<u8>(), 0..300),
     ) {
         let bytes = with_header(ty, &body);
-        let _ = req(&bytes);
-        let _ = rep(&bytes);
+        let _ = req_in(v, &bytes);
+        let _ = rep_in(v, &bytes);
+    }
+
+    #[test]
+    fn bodies_that_decode_reencode_to_the_same_value(
+        v in versions(),
+        ty in prop_oneof![0u16..18, Just(0xffff)],
+        mut body in proptest::collection::vec(any::<u8>(), 0..300),
+    ) {
+        // Give a leading length field (most 1.4 list elements start with one) a chance
+        // to cover the body.
+        if body.len() >= 2 && ty != mp_type::QUEUE_DESC {
+            let n = body.len() as u16;
+            body[..2].copy_from_slice(&n.to_be_bytes());
+        }
+        let bytes = with_header(ty, &body);
+        if let Ok(m) = rep_in(v, &bytes) {
+            let again = encoded(|w| m.encode(v, w));
+            prop_assert_eq!(rep_in(v, &again).unwrap(), m);
+        }
+        if let Ok(m) = req_in(v, &bytes) {
+            let again = encoded(|w| m.encode(v, w));
+            prop_assert_eq!(req_in(v, &again).unwrap(), m);
+        }
+    }
+
+    #[test]
+    fn mutated_bodies_that_decode_reencode_to_the_same_value(
+        (v, m) in versions().prop_flat_map(|v| (Just(v), arb_multipart_reply_in(v))),
+        flips in proptest::collection::vec((any::<proptest::sample::Index>(), any::<u8>()), 1..4),
+    ) {
+        let mut bytes = encoded(|w| m.encode(v, w));
+        for (i, x) in &flips {
+            let at = 8 + i.index(bytes.len().saturating_sub(8).max(1));
+            if let Some(b) = bytes.get_mut(at) {
+                *b ^= x | 1;
+            }
+        }
+        if let Ok(got) = rep_in(v, &bytes) {
+            let again = encoded(|w| got.encode(v, w));
+            prop_assert_eq!(rep_in(v, &again).unwrap(), got);
+        }
     }
 
     #[test]
     fn split_respects_limit_and_keeps_order(
-        ports in proptest::collection::vec(arb_port_stats(), 0..40),
+        (v, ports) in versions().prop_flat_map(|v| (
+            Just(v),
+            proptest::collection::vec(crate::model::counters::strategy::arb_port_stats(v), 0..40),
+        )),
         tables in proptest::collection::vec(
             crate::v13::table_features::strategy::arb_table_features(), 0..12),
         max_body in 100usize..2000,
         flags in any::<u16>(),
     ) {
         for body in [MultipartReplyBody::PortStats(ports), MultipartReplyBody::TableFeatures(tables)] {
-            let whole = body.encoded_len();
-            let parts = MultipartReply { flags, body: body.clone() }.split(max_body);
+            let whole = body.encoded_len(v);
+            let parts = MultipartReply { flags, body: body.clone() }.split(v, max_body);
             prop_assert!(!parts.is_empty());
             let mut joined = Writer::new();
             for (i, p) in parts.iter().enumerate() {
                 prop_assert_eq!(p.body.multipart_type(), body.multipart_type());
-                let n = p.body.encoded_len();
+                let n = p.body.encoded_len(v);
                 let single = match &p.body {
                     MultipartReplyBody::PortStats(v) => v.len() == 1,
                     MultipartReplyBody::TableFeatures(v) => v.len() == 1,
@@ -98,11 +160,11 @@ proptest! {
                 } else {
                     prop_assert_eq!(p.flags, flags);
                 }
-                p.body.encode(&mut joined);
+                p.body.encode(v, &mut joined);
             }
             prop_assert_eq!(joined.len(), whole);
             let mut r = Reader::new(&joined.buf);
-            let back = MultipartReplyBody::decode(body.multipart_type(), &mut r).unwrap();
+            let back = MultipartReplyBody::decode(v, body.multipart_type(), &mut r).unwrap();
             prop_assert!(r.is_empty());
             prop_assert_eq!(back, body);
         }
@@ -111,9 +173,12 @@ proptest! {
 
 proptest! {
     #[test]
-    fn split_of_every_kind_concatenates_to_input(body in arb_reply_body(), max in 50usize..400) {
+    fn split_of_every_kind_concatenates_to_input(
+        (v, body) in versions().prop_flat_map(|v| (Just(v), arb_reply_body_in(v))),
+        max in 50usize..400,
+    ) {
         use MultipartReplyBody as B;
-        let parts = body.clone().split(max);
+        let parts = body.clone().split(v, max);
         for p in &parts {
             prop_assert_eq!(p.multipart_type(), body.multipart_type());
         }
@@ -132,10 +197,10 @@ proptest! {
         } else {
             let mut joined = Writer::new();
             for p in &parts {
-                p.encode(&mut joined);
+                p.encode(v, &mut joined);
             }
             let mut whole = Writer::new();
-            body.encode(&mut whole);
+            body.encode(v, &mut whole);
             prop_assert_eq!(joined.buf, whole.buf);
         }
         if matches!(
@@ -152,12 +217,12 @@ fn split_a_large_port_desc_into_messages() {
     let ports: Vec<Port> =
         (0..2000).map(|i| Port { port_no: i, name: format!("p{i}"), ..Port::default() }).collect();
     let msgs = MultipartReply { flags: 0, body: MultipartReplyBody::PortDesc(ports.clone()) }
-        .into_messages();
+        .into_messages(V13);
     // 2000 * 64 = 128000 bytes of body; 65519 / 64 = 1023 ports per message.
     assert_eq!(msgs.len(), 2);
     let mut all = Vec::new();
     for (i, m) in msgs.iter().enumerate() {
-        assert!(HEADER_LEN_PLUS_MP + m.body.encoded_len() <= u16::MAX as usize);
+        assert!(HEADER_LEN_PLUS_MP + m.body.encoded_len(V13) <= u16::MAX as usize);
         assert_eq!(m.flags, if i == 0 { OFPMPF_REPLY_MORE } else { 0 });
         match &m.body {
             MultipartReplyBody::PortDesc(v) => all.extend(v.iter().cloned()),
@@ -172,19 +237,42 @@ const HEADER_LEN_PLUS_MP: usize = crate::header::HEADER_LEN + MULTIPART_HEADER_L
 #[test]
 fn split_keeps_an_oversized_element_alone_and_empty_lists_whole() {
     let big = PortStats::default();
-    let parts = MultipartReplyBody::PortStats(vec![big, big, big]).split(50);
-    assert_eq!(parts.len(), 3);
-    let parts = MultipartReplyBody::Flow(Vec::new()).split(50);
+    for v in [V13, V14] {
+        let parts = MultipartReplyBody::PortStats(vec![big.clone(); 3]).split(v, 50);
+        assert_eq!(parts.len(), 3);
+    }
+    let parts = MultipartReplyBody::Flow(Vec::new()).split(V13, 50);
     assert_eq!(parts, vec![MultipartReplyBody::Flow(Vec::new())]);
 }
 
 #[test]
 fn unknown_type_is_bad_multipart() {
-    for ty in [14u16, 15, 0x100, 0xfffe] {
+    for ty in [17u16, 0x100, 0xfffe] {
         let bytes = with_header(ty, &[0; 8]);
-        assert_eq!(req(&bytes).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
-        assert_eq!(rep(&bytes).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
+        for v in [V13, V14] {
+            let e = req_in(v, &bytes).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
+            assert_eq!(rep_in(v, &bytes).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART);
+        }
         assert_eq!(type_name(ty), None);
+    }
+}
+
+#[test]
+fn types_of_1_4_are_bad_multipart_in_1_3() {
+    use mp_type as t;
+    // Valid 1.4 bodies: the table-desc request (empty), a queue-desc request, a
+    // flow-monitor request with an empty match; empty replies of each.
+    let monitor = [[0u8; 16].as_slice(), &[0, 1, 0, 4, 0, 0, 0, 0]].concat();
+    let requests: [(u16, &[u8]); 3] =
+        [(t::TABLE_DESC, &[]), (t::QUEUE_DESC, &[0; 8]), (t::FLOW_MONITOR, &monitor)];
+    for (ty, body) in requests {
+        let bytes = with_header(ty, body);
+        assert!(req_in(V14, &bytes).is_ok(), "{ty}");
+        assert_eq!(req(&bytes).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART, "{ty}");
+        let empty = with_header(ty, &[]);
+        assert!(rep_in(V14, &empty).is_ok(), "{ty}");
+        assert_eq!(rep(&empty).unwrap_err().kind, ErrorKind::BAD_REQUEST_BAD_MULTIPART, "{ty}");
     }
 }
 
@@ -308,7 +396,7 @@ fn port_stats_request_bytes_value_bytes() {
         }
     );
     assert_eq!(m.body.name(), "OFPMP_PORT_STATS");
-    assert_eq!(encoded(|w| m.encode(w)), bytes);
+    assert_eq!(encoded(|w| m.encode(V13, w)), bytes);
 }
 
 #[test]
@@ -334,7 +422,7 @@ fn group_and_meter_stats_bytes_value_bytes() {
             bucket_stats: vec![BucketCounter { packet_count: 1, byte_count: 64 }],
         }])
     );
-    assert_eq!(encoded(|w| m.encode(w)), bytes);
+    assert_eq!(encoded(|w| m.encode(V13, w)), bytes);
 
     // Meter 1, len 40, 2 flows, no bands.
     let mut ms = vec![0, 0, 0, 1, 0, 40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
@@ -349,7 +437,106 @@ fn group_and_meter_stats_bytes_value_bytes() {
             ..MeterStats::default()
         }])
     );
-    assert_eq!(encoded(|w| m.encode(w)), bytes);
+    assert_eq!(encoded(|w| m.encode(V13, w)), bytes);
+}
+
+#[test]
+fn flow_stats_importance_is_1_4s() {
+    use crate::instruction::Instruction;
+    // Table 1, 2 s 3 ns, priority 100, flags send_flow_rem, importance 77 (1.4) in the
+    // 2 bytes 1.3 pads, cookie 9, 5 packets, 6 bytes; empty match; goto table 2.
+    let mut entry =
+        vec![0, 64, 1, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 100, 0, 0, 0, 0, 0, 1, 0, 77, 0, 0];
+    for v in [9u64, 5, 6] {
+        entry.extend_from_slice(&v.to_be_bytes());
+    }
+    entry.extend_from_slice(&[0, 1, 0, 4, 0, 0, 0, 0, 0, 1, 0, 8, 2, 0, 0, 0]);
+    let bytes = with_header(mp_type::FLOW, &entry);
+    let m = rep_in(V14, &bytes).unwrap();
+    let MultipartReplyBody::Flow(flows) = &m.body else { panic!("{m:?}") };
+    let f = &flows[0];
+    assert_eq!((f.table_id, f.duration_sec, f.duration_nsec, f.priority), (1, 2, 3, 100));
+    assert_eq!((f.flags, f.importance, f.cookie, f.packet_count, f.byte_count), (1, 77, 9, 5, 6));
+    assert_eq!(f.instructions, vec![Instruction::GotoTable(2)]);
+    assert_eq!(encoded(|w| m.encode(V14, w)), bytes);
+    // 1.3 reads those bytes as padding and writes zeros there.
+    let m13 = rep(&bytes).unwrap();
+    let MultipartReplyBody::Flow(flows13) = &m13.body else { panic!("{m13:?}") };
+    assert_eq!(flows13[0].importance, 0);
+    let again = encoded(|w| m13.encode(V13, w));
+    assert_eq!(&again[8 + 20..8 + 24], &[0, 0, 0, 0]);
+    assert_eq!(again.len(), bytes.len());
+}
+
+#[test]
+fn port_and_queue_stats_lists_follow_1_4_lengths() {
+    let p = PortStats { port_no: 3, rx_packets: 1, ..PortStats::default() };
+    let q = QueueStats { port_no: 3, queue_id: 1, ..QueueStats::default() };
+    for (body, each) in [
+        (MultipartReplyBody::PortStats(vec![p.clone(), p]), 80 + 40),
+        (MultipartReplyBody::Queue(vec![q.clone(), q]), 48),
+    ] {
+        let m = MultipartReply { flags: 0, body };
+        let bytes = encoded(|w| m.encode(V14, w));
+        assert_eq!(bytes.len(), MULTIPART_HEADER_LEN + 2 * each);
+        assert_eq!(usize::from(u16::from_be_bytes([bytes[8], bytes[9]])), each);
+        assert_eq!(rep_in(V14, &bytes).unwrap(), m);
+        // One byte short of the second element.
+        let e = rep_in(V14, &bytes[..bytes.len() - 1]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BAD_REQUEST_BAD_LEN);
+    }
+}
+
+#[test]
+fn new_1_4_bodies_bytes_value_bytes() {
+    // Queue-desc request: port 7, every queue.
+    let bytes = with_header(mp_type::QUEUE_DESC, &[0, 0, 0, 7, 0xff, 0xff, 0xff, 0xff]);
+    let m = req_in(V14, &bytes).unwrap();
+    assert_eq!(
+        m.body,
+        MultipartRequestBody::QueueDesc { port_no: 7, queue_id: port_stats::OFPQ_ALL }
+    );
+    assert_eq!(m.body.name(), "OFPMP_QUEUE_DESC");
+    assert_eq!(encoded(|w| m.encode(V14, w)), bytes);
+    // Table-desc reply: table 3, vacancy events on, no properties.
+    let bytes = with_header(mp_type::TABLE_DESC, &[0, 8, 3, 0, 0, 0, 0, 8]);
+    let m = rep_in(V14, &bytes).unwrap();
+    assert_eq!(
+        m.body,
+        MultipartReplyBody::TableDesc(vec![TableDesc {
+            table_id: 3,
+            config: 8,
+            properties: vec![]
+        }])
+    );
+    assert_eq!(encoded(|w| m.encode(V14, w)), bytes);
+    // Flow-monitor reply: paused, then resumed.
+    let bytes =
+        with_header(mp_type::FLOW_MONITOR, &[0, 8, 0, 5, 0, 0, 0, 0, 0, 8, 0, 6, 0, 0, 0, 0]);
+    let m = rep_in(V14, &bytes).unwrap();
+    assert_eq!(
+        m.body,
+        MultipartReplyBody::FlowMonitor(vec![FlowUpdate::Paused, FlowUpdate::Resumed])
+    );
+    assert_eq!(encoded(|w| m.encode(V14, w)), bytes);
+}
+
+#[test]
+fn flow_monitor_request_validates_its_match() {
+    use crate::oxm::Oxm;
+    let m = MultipartRequest {
+        flags: 0,
+        body: MultipartRequestBody::FlowMonitor(FlowMonitorRequest {
+            monitor_id: 1,
+            out_port: crate::action::port::ANY,
+            out_group: crate::action::OFPG_ANY,
+            flags: flow_monitor::monitor_flags::ADD,
+            table_id: 0xff,
+            command: FlowMonitorCommand::Add,
+            match_: crate::match13::Match { fields: vec![Oxm::TcpDst(80)] },
+        }),
+    };
+    assert_eq!(m.validate().unwrap_err().kind, ErrorKind::BAD_MATCH_BAD_PREREQ);
 }
 
 #[test]
@@ -372,7 +559,7 @@ fn desc_reply_bytes_value_bytes() {
     let bytes = with_header(mp_type::DESC, &body);
     let m = rep(&bytes).unwrap();
     assert_eq!(m.body, MultipartReplyBody::Desc(d));
-    assert_eq!(encoded(|w| m.encode(w)), bytes);
+    assert_eq!(encoded(|w| m.encode(V13, w)), bytes);
 }
 
 #[test]
@@ -383,14 +570,14 @@ fn table_features_errors_keep_their_kind() {
         ..Default::default()
     };
     let m = MultipartRequest { flags: 0, body: MultipartRequestBody::TableFeatures(vec![tf]) };
-    let mut bytes = encoded(|w| m.encode(w));
+    let mut bytes = encoded(|w| m.encode(V13, w));
     assert_eq!(req(&bytes).unwrap(), m);
     assert!(m.validate().is_ok());
     // Property length past the table's end.
     bytes[MULTIPART_HEADER_LEN + 66..MULTIPART_HEADER_LEN + 68].copy_from_slice(&[0, 40]);
     assert_eq!(req(&bytes).unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_LEN);
     // Unknown property type decodes but does not validate.
-    let mut bytes = encoded(|w| m.encode(w));
+    let mut bytes = encoded(|w| m.encode(V13, w));
     bytes[MULTIPART_HEADER_LEN + 65] = 9;
     let got = req(&bytes).unwrap();
     assert_eq!(got.validate().unwrap_err().kind, ErrorKind::TABLE_FEATURES_FAILED_BAD_TYPE);
@@ -408,10 +595,12 @@ fn match_errors_keep_their_kind() {
 
 #[test]
 fn every_type_has_its_name() {
-    let names: Vec<_> = (0u16..14).chain([0xffff]).map(|t| type_name(t).unwrap()).collect();
+    let names: Vec<_> = (0u16..17).chain([0xffff]).map(|t| type_name(t).unwrap()).collect();
     assert_eq!(names[1], "OFPMP_FLOW");
     assert_eq!(names[12], "OFPMP_TABLE_FEATURES");
-    assert_eq!(names[14], "OFPMP_EXPERIMENTER");
+    assert_eq!(names[14], "OFPMP_TABLE_DESC");
+    assert_eq!(names[16], "OFPMP_FLOW_MONITOR");
+    assert_eq!(names[17], "OFPMP_EXPERIMENTER");
     let mut dedup = names.clone();
     dedup.sort();
     dedup.dedup();
@@ -443,8 +632,10 @@ fn osken_multipart_captures_roundtrip() {
             let Ok(msg) = r.bytes(len.max(8)) else { break };
             let body = &msg[8..];
             let (kind, result) = match msg[1] {
-                18 => ("request", req(body).map(|m| (m.body.name(), encoded(|w| m.encode(w))))),
-                19 => ("reply", rep(body).map(|m| (m.body.name(), encoded(|w| m.encode(w))))),
+                18 => {
+                    ("request", req(body).map(|m| (m.body.name(), encoded(|w| m.encode(V13, w)))))
+                }
+                19 => ("reply", rep(body).map(|m| (m.body.name(), encoded(|w| m.encode(V13, w))))),
                 _ => continue,
             };
             match result {
@@ -476,6 +667,7 @@ fn split_flow_stats_frames_fit_and_decode() {
         idle_timeout: 0,
         hard_timeout: 0,
         flags: 0,
+        importance: 0,
         cookie: u64::from(i),
         packet_count: 0,
         byte_count: 0,
@@ -485,7 +677,7 @@ fn split_flow_stats_frames_fit_and_decode() {
     let flows: Vec<FlowStats> = (0..1000).map(flow).collect();
     let reply = MultipartReply { flags: 0, body: MultipartReplyBody::Flow(flows.clone()) };
     let mut back = Vec::new();
-    let msgs = reply.into_messages();
+    let msgs = reply.into_messages(V13);
     assert!(msgs.len() > 1);
     let last = msgs.len() - 1;
     for (i, m) in msgs.into_iter().enumerate() {
@@ -541,14 +733,14 @@ fn split_an_experimenter_body_into_messages_that_fit() {
             data: data.clone(),
         }),
     };
-    let parts = reply.split(MAX_REPLY_BODY);
+    let parts = reply.split(V13, MAX_REPLY_BODY);
     assert_eq!(parts.len(), 4);
     let mut joined = Vec::new();
     for (i, p) in parts.iter().enumerate() {
         let more = p.flags & OFPMPF_REPLY_MORE != 0;
         assert_eq!(more, i + 1 < parts.len(), "part {i}");
         let mut w = Writer::new();
-        p.body.encode(&mut w);
+        p.body.encode(V13, &mut w);
         assert!(w.buf.len() <= MAX_REPLY_BODY, "part {i}: {}", w.buf.len());
         let MultipartReplyBody::Experimenter(Experimenter { data: d, .. }) = &p.body else {
             panic!("part {i}: {:?}", p.body.multipart_type())

@@ -19,6 +19,7 @@ fn queue_and_table_features_replies() {
             tx_errors: 5,
             duration_sec: 6,
             duration_nsec: 0,
+            properties: Vec::new(),
         }]),
     );
     assert!(s.ends_with("\n port 1 queue 2: bytes=3, pkts=4, errors=5, duration=6s"), "{s}");
