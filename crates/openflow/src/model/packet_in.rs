@@ -223,6 +223,30 @@ mod tests {
         assert_eq!(bytes(&p, OFP10_VERSION), b);
     }
 
+    /// 1.4's reasons 3 to 5 (action set, group, packet-out) are numbers in 1.3.
+    #[test]
+    fn reasons_by_version() {
+        use crate::OFP14_VERSION;
+        let r = |version, n| PacketInReason::of_version(version, n);
+        assert_eq!(r(OFP14_VERSION, 3), PacketInReason::ActionSet);
+        assert_eq!(r(OFP14_VERSION, 4), PacketInReason::Group);
+        assert_eq!(r(OFP14_VERSION, 5), PacketInReason::PacketOut);
+        assert_eq!(r(OFP14_VERSION, 6), PacketInReason::Unknown(6));
+        assert_eq!(r(OFP13_VERSION, 3), PacketInReason::Unknown(3));
+        assert_eq!(r(OFP13_VERSION, 2), PacketInReason::InvalidTtl);
+        // Through a 1.4 body, and back to the same byte in 1.3.
+        let mut b = vec![0xff, 0xff, 0xff, 0xff, 0, 60, 4, 0];
+        b.extend_from_slice(&0u64.to_be_bytes());
+        b.extend_from_slice(&in_port_match_bytes(2));
+        b.extend_from_slice(&[0, 0]);
+        let p = PacketIn::decode(OFP14_VERSION, &mut Reader::new(&b)).unwrap();
+        assert_eq!(p.reason, PacketInReason::Group);
+        assert_eq!(bytes(&p, OFP14_VERSION), b);
+        let p = PacketIn::decode(OFP13_VERSION, &mut Reader::new(&b)).unwrap();
+        assert_eq!(p.reason, PacketInReason::Unknown(4));
+        assert_eq!(bytes(&p, OFP13_VERSION), b);
+    }
+
     #[test]
     fn a_10_packet_in_without_a_port_says_none() {
         let p = PacketIn {

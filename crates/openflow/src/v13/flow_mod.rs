@@ -128,6 +128,21 @@ mod tests {
         assert!(fm.validate().is_ok());
     }
 
+    /// 1.4's importance takes 1.3's two pad bytes after the flags: 1.4 reads and writes
+    /// it; 1.3 ignores those bytes (importance 0) and writes zeros there.
+    #[test]
+    fn importance_is_1_4s() {
+        use crate::header::{OFP13_VERSION, OFP14_VERSION};
+        let mut bytes = spec_bytes();
+        bytes[38..40].copy_from_slice(&[0, 55]);
+        let fm = FlowMod::decode_version(OFP14_VERSION, &mut Reader::new(&bytes)).unwrap();
+        assert_eq!(fm, FlowMod { importance: 55, ..spec_flow_mod() });
+        assert_eq!(encoded(|w| fm.encode_version(OFP14_VERSION, w)), bytes);
+        let fm13 = FlowMod::decode_version(OFP13_VERSION, &mut Reader::new(&bytes)).unwrap();
+        assert_eq!(fm13, spec_flow_mod());
+        assert_eq!(encoded(|w| fm.encode_version(OFP13_VERSION, w)), spec_bytes());
+    }
+
     #[test]
     fn truncated_fixed_part() {
         let bytes = spec_bytes();
@@ -172,5 +187,17 @@ mod tests {
 
     roundtrip_tests! {
         roundtrip: arb_flow_mod(crate::OFP13_VERSION, arb_match(), vec(arb_instruction(), 0..4)) => FlowMod;
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn roundtrip_14(fm in arb_flow_mod(crate::OFP14_VERSION, arb_match(), vec(arb_instruction(), 0..4))) {
+            crate::wire::assert_roundtrip_in(
+                crate::OFP14_VERSION,
+                &fm,
+                FlowMod::encode_version,
+                FlowMod::decode_version,
+            );
+        }
     }
 }

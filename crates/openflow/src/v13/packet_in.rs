@@ -46,6 +46,21 @@ mod tests {
         assert_eq!(encoded(|w| f.encode(w)), bytes);
     }
 
+    /// 1.4's eviction reason (5) is a number in 1.3.
+    #[test]
+    fn eviction_is_1_4s() {
+        use crate::header::{OFP13_VERSION, OFP14_VERSION};
+        let mut bytes = vec![0; 40];
+        bytes[10] = 5;
+        bytes.extend_from_slice(&in_port_match_bytes(1));
+        let f = FlowRemoved::decode_version(OFP14_VERSION, &mut Reader::new(&bytes)).unwrap();
+        assert_eq!(f.reason, FlowRemovedReason::Eviction);
+        assert_eq!(encoded(|w| f.encode_version(OFP14_VERSION, w)), bytes);
+        let f = FlowRemoved::decode_version(OFP13_VERSION, &mut Reader::new(&bytes)).unwrap();
+        assert_eq!(f.reason, FlowRemovedReason::Unknown(5));
+        assert_eq!(encoded(|w| f.encode(w)), bytes);
+    }
+
     roundtrip_tests! {
         roundtrip: arb_flow_removed(crate::match13::strategy::arb_match()) => FlowRemoved;
     }

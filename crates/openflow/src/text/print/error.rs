@@ -4,6 +4,7 @@
 //! offending request printed whole when the switch sent it back whole, else its header
 //! and a hex dump.
 
+use crate::error::ONF_BUNDLE_ERROR_BASE;
 use crate::v13::ErrorMsg;
 use crate::ErrorKind;
 
@@ -63,6 +64,15 @@ pub(super) fn error13(e: &ErrorMsg, version: u8) -> String {
     match e {
         ErrorMsg::Standard { kind, data } => {
             format!(" {}\n{}", error_name(kind.ty, kind.code, version), payload(kind.ty, data))
+        }
+        ErrorMsg::Experimenter { exp_type, experimenter, data }
+            if *experimenter == crate::error::ONF_EXPERIMENTER_ID
+                && (ONF_BUNDLE_ERROR_BASE..=ONF_BUNDLE_ERROR_BASE + 15).contains(exp_type) =>
+        {
+            // OpenFlow 1.3's bundle extension: 1.4's bundle error, by its name.
+            let code = exp_type - ONF_BUNDLE_ERROR_BASE;
+            let name = error_name(crate::error::error_type::BUNDLE_FAILED, code, version);
+            format!(" {name}\n{}", payload(1, data))
         }
         ErrorMsg::Experimenter { exp_type, experimenter, data } => format!(
             " OFPET_EXPERIMENTER experimenter={experimenter:#010x} exp_type={exp_type}\n{}",

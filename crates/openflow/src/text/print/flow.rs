@@ -168,6 +168,9 @@ pub(super) fn flow_mod<M: PrintMatch, A: PrintList>(f: &FlowMod<M, A>) -> String
     if f.hard_timeout != 0 {
         s.push_str(&format!("hard:{} ", f.hard_timeout));
     }
+    if f.importance != 0 {
+        s.push_str(&format!("importance:{} ", f.importance));
+    }
     if f.buffer_id != u32::MAX {
         s.push_str(&format!("buf:{:#x} ", f.buffer_id));
     }

@@ -14,8 +14,9 @@
 //! trailing spaces and adds the final newline. Message families live in submodules:
 //! `switch` (features, config), `port` (descriptions, counters, port-mod, port-status),
 //! `flow` (flow stats, flow-mod, flow-removed, flow requests), `table` (table stats),
-//! `group`, `meter`, `packet` (packet-in/out and the flow of a packet), `error`, `mp14`
-//! (OpenFlow 1.4's table and queue descriptions and flow monitors).
+//! `group`, `meter`, `packet` (packet-in/out and the flow of a packet), `error`, `v14`
+//! (the messages 1.4 added, 1.4's table-mod, roles and the asynchronous configuration)
+//! and `mp14` (1.4's table and queue descriptions and flow monitors).
 //! Messages no ovs-ofctl command of ours receives print with the `openflow` crate's
 //! one-line form after the same header.
 
@@ -28,6 +29,7 @@ mod packet;
 mod port;
 mod switch;
 mod table;
+mod v14;
 
 pub use error::error_name;
 pub use flow::{flow_line, removed_reason};
@@ -156,6 +158,9 @@ pub fn name(f: &Frame) -> String {
         Message::V13(M13::MultipartReply(r)) => mp_name(r.body.multipart_type(), "reply"),
         Message::V10(M10::StatsRequest(r)) => stats10_name(r.body.type_code(), "request"),
         Message::V10(M10::StatsReply(r)) => stats10_name(r.body.type_code(), "reply"),
+        Message::V13(M13::Experimenter(e)) if v14::onf_bundle_name(e).is_some() => {
+            v14::onf_bundle_name(e).unwrap_or_default().to_string()
+        }
         Message::V13(m) => m.name().to_string(),
         Message::V10(m) => m.name().to_string(),
     }
@@ -203,10 +208,17 @@ fn stats10_name(ty: u16, dir: &str) -> String {
 
 /// The name of a message type number (for messages that do not decode).
 fn type_name(version: u8, ty: u8) -> String {
-    let n = if version == crate::OFP10_VERSION {
-        crate::v10::name_of(ty)
-    } else {
-        crate::v13::type_name(ty)
+    use crate::header::t13;
+    let n = match (version, ty) {
+        (crate::OFP10_VERSION, _) => crate::v10::name_of(ty),
+        // 1.4's types are none of 1.3's, 1.3's queue configuration none of 1.4's.
+        (v, t13::ROLE_STATUS..=t13::BUNDLE_ADD_MESSAGE) if v < crate::OFP14_VERSION => None,
+        (v, t13::QUEUE_GET_CONFIG_REQUEST | t13::QUEUE_GET_CONFIG_REPLY)
+            if v >= crate::OFP14_VERSION =>
+        {
+            None
+        }
+        _ => crate::v13::type_name(ty),
     };
     n.map_or_else(|| format!("OFPT_UNKNOWN({ty})"), str::to_string)
 }
@@ -225,6 +237,17 @@ fn body13(m: &M13, version: u8, verbosity: u8) -> String {
         M13::GroupMod(g) => group::group_mod(g),
         M13::MeterMod(mm) => meter::meter_mod(mm),
         M13::PortMod(p) => port::port_mod(p.port_no, p.hw_addr, p.config, p.mask, p.advertise),
+        M13::TableMod(t) if version >= crate::OFP14_VERSION => v14::table_mod14(t),
+        M13::RoleRequest(r) | M13::RoleReply(r) => v14::role(r),
+        M13::GetAsyncReply(a) | M13::SetAsync(a) => v14::async_config(a),
+        M13::RoleStatus(r) => v14::role_status(r),
+        M13::TableStatus(t) => v14::table_status(t),
+        M13::RequestForward(r) => v14::request_forward(r, verbosity),
+        M13::BundleControl(b) => v14::bundle_control(b),
+        M13::BundleAdd(b) => v14::bundle_add(b, verbosity),
+        M13::Experimenter(e) => v14::onf_bundle(e, verbosity).unwrap_or_else(|| {
+            fallback(&Frame { version, xid: 0, message: Message::V13(m.clone()) })
+        }),
         M13::MultipartRequest(r) => request13(&r.body),
         M13::MultipartReply(r) => reply13(&r.body),
         M13::FeaturesRequest
