@@ -16,11 +16,8 @@ use crate::{Frame, Message, OFP10_VERSION, OFP13_VERSION, OFP14_VERSION};
 pub struct Versions(u32);
 
 /// Every version peregrine speaks, with its name, ascending.
-const KNOWN: [(u8, &str); 3] = [
-    (OFP10_VERSION, "OpenFlow10"),
-    (OFP13_VERSION, "OpenFlow13"),
-    (OFP14_VERSION, "OpenFlow14"),
-];
+const KNOWN: [(u8, &str); 3] =
+    [(OFP10_VERSION, "OpenFlow10"), (OFP13_VERSION, "OpenFlow13"), (OFP14_VERSION, "OpenFlow14")];
 
 /// Versions of OpenFlow that exist but peregrine does not speak.
 const UNSPOKEN: [&str; 3] = ["OpenFlow11", "OpenFlow12", "OpenFlow15"];

@@ -58,7 +58,7 @@ pub use packet_out::PacketOut;
 pub use port_status::{PortMod, PortModProp, PortReason, PortStatus};
 pub use property::Property;
 pub use queue_config::{PacketQueue, QueueGetConfigReply, QueueProperty};
-pub use request_forward::RequestForward;
+pub use request_forward::{RequestForward, RequestForwardReason};
 pub use role::{AsyncConfig, AsyncProp, ControllerRole, ControllerRoleReason, Role, RoleStatus};
 pub use switch_config::{
     SwitchConfig, TableDesc, TableMod, TableModProp, TableReason, TableStatus,

@@ -575,6 +575,7 @@ impl Agent {
     /// Handles one request of connection `id`.
     fn request(&mut self, id: SessionId, frame: Frame, head: &[u8], now: u64) {
         let xid = frame.xid;
+        let forward = self.forwardable(id, &frame);
         let outs = match frame.message {
             Message::V13(v13::Message::BundleControl(c)) => self.bundle_control(id, &c, false, now),
             Message::V13(v13::Message::BundleAdd(a)) => {
@@ -596,10 +597,53 @@ impl Agent {
             }
             Message::V10(m) => self.request10(id, m, now),
         };
+        let refused = outs.iter().any(|o| matches!(o, Out::Err(_) | Out::ErrAbout(..)));
         for o in outs {
             self.reply(id, xid, o, head);
         }
         self.report_flow_events(Some((id, xid)));
+        if let (Some((reason, rf)), false) = (forward, refused) {
+            self.forward_request(id, reason, rf);
+        }
+    }
+
+    /// For a group-mod or meter-mod of a 1.4 connection that another connection may want
+    /// forwarded (`OFPT_REQUESTFORWARD`), the reason and the message to forward.
+    fn forwardable(
+        &self,
+        id: SessionId,
+        frame: &Frame,
+    ) -> Option<(v13::RequestForwardReason, v13::RequestForward)> {
+        use v13::RequestForwardReason as R;
+        let reason = match &frame.message {
+            Message::V13(v13::Message::GroupMod(_)) => R::GroupMod,
+            Message::V13(v13::Message::MeterMod(_)) => R::MeterMod,
+            _ => return None,
+        };
+        let wanted = self.sessions.iter().any(|(other, s)| {
+            *other != id
+                && s.conn.version().is_some_and(|v| v >= openflow::OFP14_VERSION)
+                && s.wants(AsyncKind::RequestForward, reason.to_u8())
+        });
+        if !wanted || frame.version < openflow::OFP14_VERSION {
+            return None;
+        }
+        v13::RequestForward::new(frame).ok().map(|rf| (reason, rf))
+    }
+
+    /// Sends a request connection `id` made (and the switch carried out) to every other
+    /// connection that asked for such requests (OpenFlow 1.4.1 §6.1.4).
+    fn forward_request(
+        &mut self,
+        id: SessionId,
+        reason: v13::RequestForwardReason,
+        rf: v13::RequestForward,
+    ) {
+        let ids: Vec<SessionId> = self.sessions.keys().copied().filter(|o| *o != id).collect();
+        for other in ids {
+            let m = v13::Message::RequestForward(rf.clone());
+            self.send_async(other, AsyncKind::RequestForward, reason.to_u8(), m);
+        }
     }
 
     /// Queues `o` on connection `id` as an answer to the request with `xid`.

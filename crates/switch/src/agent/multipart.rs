@@ -149,7 +149,7 @@ pub(crate) fn split(body: B, version: u8) -> Vec<v13::Message> {
 }
 
 /// What every table supports: all instructions, every action, every OXM field of 1.3
-/// (1.4's `PBB_UCA` the datapath cannot match) for matching (maskable ones with masks), wildcarding and set-field, and goto to any
+/// (not 1.4's `PBB_UCA`, which the datapath cannot match) for matching (maskable ones with masks), wildcarding and set-field, and goto to any
 /// later table.
 fn table_features() -> Vec<TableFeatures> {
     let instructions: Vec<FeatureId> = (1..=6).map(FeatureId::Type).collect();
@@ -161,7 +161,6 @@ fn table_features() -> Vec<TableFeatures> {
     let fields = |masks: bool| -> Vec<OxmId> {
         OxmField::ALL
             .iter()
-            .filter(|f| **f != OxmField::PbbUca)
             .map(|f| OxmId::basic(*f as u8, masks && f.maskable(), f.value_len() as u8))
             .collect()
     };
