@@ -129,6 +129,7 @@ mod tests {
             idle_timeout: 0,
             hard_timeout: 0,
             flags: 0,
+            importance: 0,
             cookie: 0,
             packet_count: 0,
             byte_count: 0,

@@ -45,6 +45,7 @@ fn flow(prio: u16, text: &str) -> FlowStats {
         idle_timeout: 0,
         hard_timeout: 0,
         flags: 0,
+        importance: 0,
         cookie: 0,
         packet_count: 3,
         byte_count: 180,

@@ -383,6 +383,7 @@ mod tests {
             config,
             mask,
             advertise: 0,
+            properties: None,
         }
     }
 

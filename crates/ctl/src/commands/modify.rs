@@ -239,6 +239,7 @@ pub fn mod_port(ctx: &Ctx, port_arg: &str, action: &str) -> Result<(), CtlError>
             config,
             mask: bit,
             advertise: 0,
+            properties: None,
         }))
     };
     let refusals = c.transact_noreply(vec![msg])?;

@@ -207,12 +207,12 @@ pub fn dump_ports(ctx: &Ctx, port: Option<&str>) -> Result<(), CtlError> {
     let mut list: Vec<PortStats> = Vec::new();
     for b in bodies13(&frames) {
         if let R13::PortStats(ps) = b {
-            list.extend(ps);
+            list.extend(ps.iter().cloned());
         }
     }
     for b in bodies10(&frames) {
         if let R10::Port(ps) = b {
-            list.extend(ps);
+            list.extend(ps.iter().cloned());
         }
     }
     out_json(&json!(list.iter().map(json::port_counters).collect::<Vec<_>>()))

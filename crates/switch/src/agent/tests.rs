@@ -75,8 +75,13 @@ impl Rig {
     }
 
     fn send13(&mut self, id: SessionId, m: v13::Message, now: u64) -> u32 {
+        self.send_v(id, OFP13_VERSION, m, now)
+    }
+
+    /// Sends `m` in a frame of wire `version` (1.3 or 1.4); its xid.
+    fn send_v(&mut self, id: SessionId, version: u8, m: v13::Message, now: u64) -> u32 {
         self.xid += 1;
-        let bytes = Frame::v13(self.xid, m).encode().unwrap();
+        let bytes = Frame { version, xid: self.xid, message: Message::V13(m) }.encode().unwrap();
         self.agent.receive(id, &bytes, now);
         self.xid
     }
@@ -124,7 +129,8 @@ impl Rig {
                 match_: Match::default(),
             }),
         };
-        self.send13(id, v13::Message::MultipartRequest(req), 0);
+        let version = self.agent.version_of(id);
+        self.send_v(id, version, v13::Message::MultipartRequest(req), 0);
         self.read(id)
     }
 
@@ -188,7 +194,7 @@ fn errors_keep_the_connection_and_name_the_request() {
     assert_eq!(r.error_of(c, v13::Message::FlowMod(fm)), ErrorKind::BAD_ACTION_BAD_OUT_GROUP);
     let fm = flow_mod("table=0,actions=meter:7,output:1", FlowModCommand::Add);
     assert_eq!(r.error_of(c, v13::Message::FlowMod(fm)), ErrorKind::METER_MOD_FAILED_UNKNOWN_METER);
-    let tm = TableMod { table_id: 0, config: 8 };
+    let tm = TableMod { table_id: 0, config: 8, properties: Vec::new() };
     assert_eq!(r.error_of(c, v13::Message::TableMod(tm)), ErrorKind::TABLE_MOD_FAILED_BAD_CONFIG);
     let fr = v13::FeaturesReply { datapath_id: 1, n_tables: 1, ..Default::default() };
     assert_eq!(r.error_of(c, v13::Message::FeaturesReply(fr)), ErrorKind::BAD_REQUEST_BAD_TYPE);
@@ -352,8 +358,9 @@ fn port_mod_reports_port_status_and_bad_ports_are_refused() {
         config: v13::port::port_config::NO_FWD,
         mask: v13::port::port_config::NO_FWD,
         advertise: 0,
+        properties: None,
     };
-    r.send13(m, v13::Message::PortMod(pm), 0);
+    r.send13(m, v13::Message::PortMod(pm.clone()), 0);
     for id in [c, m] {
         let got = r.read(id);
         assert!(
@@ -596,6 +603,7 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
     assert!(!r.agent.is_closed(c));
 }
 
+mod of14;
 mod port_admin;
 mod saved;
 mod v10;
@@ -660,6 +668,6 @@ fn the_log_hears_of_connects_roles_disconnects_and_refusals() {
     assert_eq!(
         got[0].to_string(),
         "connection from tcp:192.0.2.7:40000 refused: version negotiation failed \
-         (we support versions 0x01, 0x04, peer supports version 0x06)"
+         (we support versions 0x01, 0x04, 0x05, peer supports version 0x06)"
     );
 }

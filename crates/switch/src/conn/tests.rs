@@ -7,6 +7,7 @@ use openflow::instruction::Instruction;
 use openflow::match13::Match;
 use openflow::model::cap;
 use openflow::v13::flow_mod::FlowModCommand;
+use openflow::OFP14_VERSION;
 
 const S: u64 = NS_PER_SEC;
 
@@ -90,18 +91,18 @@ fn bad_flow_mod(xid: u32) -> Vec<u8> {
 }
 
 #[test]
-fn first_message_is_hello_offering_10_and_13() {
+fn first_message_is_hello_offering_10_13_and_14() {
     let mut c = Connection::new(facts(), ConnConfig::default(), 0);
     let out = drain(&mut c);
     assert_eq!(out.len(), 1);
-    assert_eq!(out[0][0], OFP13_VERSION);
-    // header, then element type 1, length 8, bitmap 0b10010 (versions 1 and 4).
-    assert_eq!(&out[0][8..], &[0, 1, 0, 8, 0, 0, 0, 0x12]);
+    assert_eq!(out[0][0], OFP14_VERSION, "the header names the highest version");
+    // header, then element type 1, length 8, bitmap 0b110010 (versions 1, 4 and 5).
+    assert_eq!(&out[0][8..], &[0, 1, 0, 8, 0, 0, 0, 0x32]);
     let f = Frame::decode(&out[0]).unwrap();
     let Message::V13(v13::Message::Hello(h)) = f.message else {
         panic!("not a hello: {f:?}");
     };
-    assert_eq!(h.versions(), Some(vec![1, 4]));
+    assert_eq!(h.versions(), Some(vec![1, 4, 5]));
     assert_eq!(c.version(), None);
     assert!(events(&mut c).is_empty());
 }
@@ -116,8 +117,8 @@ fn handshake_with_13_bitmap_picks_highest_common() {
         message: Message::V13(v13::Message::Hello(v13::Hello::with_versions(&[1, 4, 5, 6]))),
     });
     c.receive(&hello, 0);
-    assert_eq!(c.version(), Some(OFP13_VERSION));
-    assert_eq!(events(&mut c), vec![Event::Connected { version: OFP13_VERSION }]);
+    assert_eq!(c.version(), Some(OFP14_VERSION));
+    assert_eq!(events(&mut c), vec![Event::Connected { version: OFP14_VERSION }]);
 }
 
 #[test]
@@ -128,7 +129,7 @@ fn handshake_with_10_header_only() {
 
 #[test]
 fn handshake_without_bitmap_uses_lower_header_version() {
-    for (peer, want) in [(4u8, Some(4u8)), (5, Some(4)), (1, Some(1)), (3, None)] {
+    for (peer, want) in [(4u8, Some(4u8)), (5, Some(5)), (6, Some(5)), (1, Some(1)), (3, None)] {
         let mut c = hello_sent();
         c.receive(&[peer, 0, 0, 8, 0, 0, 0, 3], 0);
         assert_eq!(c.version(), want, "peer header version {peer}");
@@ -170,23 +171,23 @@ fn an_operator_narrows_the_versions_offered_and_accepted() {
 }
 
 #[test]
-fn bitmap_offering_only_14_is_incompatible() {
+fn bitmap_offering_only_15_is_incompatible() {
     let mut c = hello_sent();
     let hello = enc(Frame {
-        version: 5,
+        version: 6,
         xid: 0x55,
-        message: Message::V13(v13::Message::Hello(v13::Hello::with_versions(&[5]))),
+        message: Message::V13(v13::Message::Hello(v13::Hello::with_versions(&[6]))),
     });
     c.receive(&hello, 0);
     assert_eq!(c.version(), None);
     assert!(c.is_closed());
-    let reason = CloseReason::Incompatible { peer: vec![5] };
+    let reason = CloseReason::Incompatible { peer: vec![6] };
     assert_eq!(events(&mut c), vec![Event::Closed(reason.clone())]);
     let out = drain(&mut c);
     assert_eq!(out.len(), 1);
     let e = &out[0];
-    // version 5 (the peer's), OFPT_ERROR, xid of the hello, HELLO_FAILED/INCOMPATIBLE.
-    assert_eq!(&e[..2], &[5, 1]);
+    // version 6 (the peer's), OFPT_ERROR, xid of the hello, HELLO_FAILED/INCOMPATIBLE.
+    assert_eq!(&e[..2], &[6, 1]);
     assert_eq!(u16::from_be_bytes([e[2], e[3]]) as usize, e.len());
     assert_eq!(&e[4..12], &[0, 0, 0, 0x55, 0, 0, 0, 0]);
     let text = std::str::from_utf8(&e[12..]).unwrap();

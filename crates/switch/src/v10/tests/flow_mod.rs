@@ -264,6 +264,7 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
             idle_timeout: e.idle_timeout,
             hard_timeout: e.hard_timeout,
             flags: e.flags,
+            importance: 0,
             cookie: e.cookie,
             packet_count: 0,
             byte_count: 0,

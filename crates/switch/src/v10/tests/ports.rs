@@ -81,6 +81,7 @@ fn port13() -> Port {
         curr_speed: 10_000_000,
         max_speed: 40_000_000,
         undefined: None,
+        properties: None,
     }
 }
 

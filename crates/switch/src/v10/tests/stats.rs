@@ -106,7 +106,7 @@ fn port_and_queue_replies() {
         duration_sec: 9,
         ..PortStats::default()
     };
-    let far = PortStats { port_no: 70_000, ..p };
+    let far = PortStats { port_no: 70_000, ..p.clone() };
     let B10::Port(v) = reply(B13::PortStats(vec![p, far])).body else { panic!("not port") };
     assert_eq!(v.len(), 1, "the port without a 1.0 number is left out");
     assert_eq!(openflow::v10::port::port_from_v13(v[0].port_no), Some(0xfffe));
@@ -119,6 +119,7 @@ fn port_and_queue_replies() {
         tx_errors: 4,
         duration_sec: 5,
         duration_nsec: 6,
+        properties: Vec::new(),
     };
     let B10::Queue(v) = reply(B13::Queue(vec![q])).body else { panic!("not queue") };
     assert_eq!(
@@ -136,6 +137,7 @@ fn flow(match_: Match13, instructions: Vec<Instruction>) -> FlowStats {
         idle_timeout: 4,
         hard_timeout: 5,
         flags: 0,
+        importance: 0,
         cookie: 6,
         packet_count: 7,
         byte_count: 8,
