@@ -815,7 +815,7 @@ mod tests {
     #[test]
     fn protocols_from_the_flag_or_the_file() {
         let list = |c: RunConfig| c.protocols.list();
-        assert_eq!(list(RunConfig::load(&flags(&["a"]), 4).unwrap()), vec![1, 4]);
+        assert_eq!(list(RunConfig::load(&flags(&["a"]), 4).unwrap()), vec![1, 4, 5]);
         let mut f = flags(&["a"]);
         f.protocols = Some("OpenFlow10".into());
         assert_eq!(list(from_toml("protocols = \"OpenFlow13\"", &f).unwrap()), vec![1]);
@@ -823,9 +823,10 @@ mod tests {
         assert_eq!(list(from_toml("protocols = \"OpenFlow13\"", &none).unwrap()), vec![4]);
         let both = from_toml("protocols = [\"OpenFlow13\", \"OpenFlow10\"]", &none).unwrap();
         assert_eq!(list(both), vec![1, 4]);
-        let e = from_toml("protocols = \"OpenFlow14\"", &none).unwrap_err();
+        assert_eq!(list(from_toml("protocols = \"OpenFlow14\"", &none).unwrap()), vec![5]);
+        let e = from_toml("protocols = \"OpenFlow15\"", &none).unwrap_err();
         assert_eq!(e.place, "t.toml: protocols");
-        assert!(e.message.contains("OpenFlow14: this OpenFlow version is not supported"), "{e}");
+        assert!(e.message.contains("OpenFlow15: this OpenFlow version is not supported"), "{e}");
         f.protocols = Some("OF13".into());
         let e = RunConfig::load(&f, 4).unwrap_err();
         assert_eq!(e.place, "--protocols");
