@@ -9,7 +9,8 @@
 //!
 //! Bundles belong to their connection and go with it. A message is checked when added
 //! (it must decode, validate, be of the connection's version, carry the add's xid and
-//! be a flow, group or meter mod without a buffered packet); a bundle that sees no
+//! be a flow, group or meter mod without a buffered packet); once an add is refused, the
+//! bundle's commit fails and applies nothing; a bundle that sees no
 //! control or add message for [`BUNDLE_IDLE_NS`] is discarded with `OFPBFC_TIMEOUT`.
 //! At most [`MAX_BUNDLES`] bundles per connection and [`MAX_BUNDLE_MSGS`] messages per
 //! bundle are held.
@@ -41,6 +42,10 @@ pub(super) struct Bundle {
     closed: bool,
     /// The messages added, each with its first bytes (for an error about it).
     msgs: Vec<(v13::Message, Vec<u8>)>,
+    /// Which add was refused first, if one was: the bundle can then only be discarded (a
+    /// commit applies nothing and fails with `OFPBFC_MSG_FAILED`), so that a controller
+    /// that sent its commit behind the adds never gets half of what it meant as a whole.
+    refused: Option<String>,
     last_used: u64,
 }
 
@@ -192,7 +197,6 @@ impl Agent {
                 "a slave controller may not change the switch",
             ));
         }
-        let msg = checked_message(&add.message, version, xid)?;
         if !s.bundles.contains_key(&bid) {
             if s.bundles.len() >= MAX_BUNDLES {
                 return Err(failed(
@@ -203,32 +207,30 @@ impl Agent {
             s.bundles.insert(bid, Bundle::new(add.flags, now));
         }
         let Some(b) = s.bundles.get_mut(&bid) else { return Ok(()) };
-        if b.closed {
-            return Err(failed(
-                ErrorKind::BUNDLE_FAILED_BUNDLE_CLOSED,
-                format!("bundle {bid} is closed"),
-            ));
-        }
-        if b.flags != add.flags {
-            return Err(failed(
-                ErrorKind::BUNDLE_FAILED_BAD_FLAGS,
-                format!("bundle {bid} was opened with flags {:#x}, not {:#x}", b.flags, add.flags),
-            ));
-        }
-        if b.msgs.len() >= MAX_BUNDLE_MSGS {
-            return Err(failed(
-                ErrorKind::BUNDLE_FAILED_MSG_TOO_MANY,
-                format!("a bundle may hold {MAX_BUNDLE_MSGS} messages"),
-            ));
-        }
-        let head = add.message[..add.message.len().min(openflow::error::ERROR_DATA_LEN)].to_vec();
-        b.msgs.push((msg, head));
         b.last_used = now;
-        Ok(())
+        match b.check_add(bid, add, version, xid) {
+            Ok(msg) => {
+                let head = &add.message[..add.message.len().min(openflow::error::ERROR_DATA_LEN)];
+                b.msgs.push((msg, head.to_vec()));
+                Ok(())
+            }
+            Err(e) => {
+                if b.refused.is_none() {
+                    b.refused = Some(format!("message {} ({})", b.msgs.len() + 1, e.kind));
+                }
+                Err(e)
+            }
+        }
     }
 
     /// Applies bundle `b`'s messages all or none (module comment).
     fn commit(&mut self, b: Bundle, now: u64) -> Result<(), Vec<Out>> {
+        if let Some(what) = &b.refused {
+            return Err(vec![Out::Err(failed(
+                ErrorKind::BUNDLE_FAILED_MSG_FAILED,
+                format!("{what} was refused when added to the bundle: nothing was applied"),
+            ))]);
+        }
         let (groups, meters) = (self.groups.clone(), self.meters.clone());
         self.flows.begin();
         for (msg, head) in &b.msgs {
@@ -290,7 +292,39 @@ impl Agent {
 
 impl Bundle {
     fn new(flags: u16, now: u64) -> Bundle {
-        Bundle { flags, closed: false, msgs: Vec::new(), last_used: now }
+        Bundle { flags, closed: false, msgs: Vec::new(), refused: None, last_used: now }
+    }
+
+    /// The message bundle add `add` (of bundle `bid`) carries, if the bundle takes it.
+    fn check_add(
+        &self,
+        bid: u32,
+        add: &BundleAdd,
+        version: u8,
+        xid: u32,
+    ) -> Result<v13::Message, OfpError> {
+        if self.closed {
+            return Err(failed(
+                ErrorKind::BUNDLE_FAILED_BUNDLE_CLOSED,
+                format!("bundle {bid} is closed"),
+            ));
+        }
+        if self.flags != add.flags {
+            return Err(failed(
+                ErrorKind::BUNDLE_FAILED_BAD_FLAGS,
+                format!(
+                    "bundle {bid} was opened with flags {:#x}, not {:#x}",
+                    self.flags, add.flags
+                ),
+            ));
+        }
+        if self.msgs.len() >= MAX_BUNDLE_MSGS {
+            return Err(failed(
+                ErrorKind::BUNDLE_FAILED_MSG_TOO_MANY,
+                format!("a bundle may hold {MAX_BUNDLE_MSGS} messages"),
+            ));
+        }
+        checked_message(&add.message, version, xid)
     }
 }
 

@@ -334,3 +334,18 @@ fn group_mods_are_forwarded_to_the_connections_that_ask() {
     assert_eq!(r.read(changer).len(), 1);
     assert!(r.read(listener).is_empty());
 }
+
+#[test]
+fn a_bundle_with_a_refused_add_commits_nothing() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, V14);
+    r.bundle_add(c, 4, fm("in_port=1,actions=output:2"));
+    r.bundle_add(c, 4, fm("in_port=2,actions=goto_table:0"));
+    let refused: Vec<ErrorKind> = r.read(c).iter().map(standard_error).collect();
+    assert_eq!(refused, vec![ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID]);
+    let errs = r.errors_v14(c, ctrl(4, T::CommitRequest, FLAGS));
+    assert_eq!(errs.iter().map(|e| e.1).collect::<Vec<_>>(), [ErrorKind::BUNDLE_FAILED_MSG_FAILED]);
+    assert!(r.packet(1, SEC).is_empty(), "the good add was not applied either");
+    let errs = r.errors_v14(c, ctrl(4, T::CommitRequest, FLAGS));
+    assert_eq!(errs[0].1, ErrorKind::BUNDLE_FAILED_BAD_ID, "the failed commit discarded it");
+}
