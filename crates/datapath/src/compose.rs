@@ -130,6 +130,7 @@ pub fn field_name(f: Field) -> &'static str {
         Field::MplsBos => "mpls_bos",
         Field::Ipv6Exthdr => "ipv6_exthdr",
         Field::PbbIsid => "pbb_isid",
+        Field::PbbUca => "pbb_uca",
         Field::Ipv6Flabel => "ipv6_label",
         Field::TcpFlags => "tcp_flags",
         Field::IpFrag => "nw_frag",
@@ -524,6 +525,7 @@ fn mpls(s: &Spec, f: &mut Vec<u8>) {
 fn pbb(s: &Spec, f: &mut Vec<u8>) {
     let mut itag = PbbItag::new([0u8; headers::pbb::ITAG_LEN]);
     itag.set_isid(s.val(Field::PbbIsid) as u32);
+    itag.set_uca(s.val(Field::PbbUca) as u8);
     f.extend_from_slice(itag.as_bytes());
     // The customer addresses (zero) and an empty customer payload of type 802.3.
     f.extend_from_slice(&[0; ethernet::ADDRS_LEN]);

@@ -84,7 +84,9 @@ fields! {
     MplsBos = (8, 48, 8),
     /// The `OFPIEH_*` bits of the IPv6 extension headers seen.
     Ipv6Exthdr = (8, 32, 16),
-    PbbIsid = (8, 0, 32),
+    PbbIsid = (8, 0, 24),
+    /// The I-TAG's "use customer addresses" bit (OpenFlow 1.4's `PBB_UCA`).
+    PbbUca = (8, 24, 8),
     Ipv6Flabel = (9, 32, 32),
     /// TCP flags (12 bits); not an OpenFlow 1.3 match field, kept for the tracer and later
     /// versions.

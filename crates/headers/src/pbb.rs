@@ -20,6 +20,8 @@ fields! {
 pub const ISID_MASK: u32 = 0x00ff_ffff;
 /// Where the 3-bit priority code point starts in the TCI.
 pub const PCP_SHIFT: u32 = 29;
+/// The "use customer addresses" bit of the TCI.
+pub const UCA_SHIFT: u32 = 27;
 
 view! {
     /// A view of a PBB I-TAG TCI ([`ITAG_LEN`] bytes).
@@ -31,6 +33,8 @@ view! {
     isid / set_isid: u32 = tci / set_tci[ISID_MASK];
     /// The priority code point (3 bits).
     pcp: u8 = tci[7 << PCP_SHIFT];
+    /// Use customer addresses (1 bit).
+    uca / set_uca: u8 = tci / set_tci[1 << UCA_SHIFT];
 }
 
 #[cfg(test)]
@@ -42,7 +46,7 @@ mod tests {
         let mut b = [0xa0, 0xab, 0xcd, 0xef];
         check_view! {
             PbbItag, ITAG_LEN, b;
-            tci = 0xa0ab_cdef, isid = 0xab_cdef, pcp = 5;
+            tci = 0xa0ab_cdef, isid = 0xab_cdef, pcp = 5, uca = 0;
             build(t) {
                 t.set_tci(0xa0ff_ffff);
                 t.set_isid(0xab_cdef);
@@ -52,5 +56,9 @@ mod tests {
         let mut t = PbbItag::new_checked_mut(&mut b).unwrap();
         t.set_isid(0x12_3456);
         assert_eq!(b, [0xa0, 0x12, 0x34, 0x56]);
+        let mut t = PbbItag::new_checked_mut(&mut b).unwrap();
+        t.set_uca(1);
+        assert_eq!((t.uca(), t.isid(), t.pcp()), (1, 0x12_3456, 5));
+        assert_eq!(b, [0xa8, 0x12, 0x34, 0x56]);
     }
 }

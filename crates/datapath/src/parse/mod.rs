@@ -286,6 +286,7 @@ fn l2(frame: &[u8], key: &mut FlowKey, out: &mut ParseOutcome) -> Result<(), Par
         PBB => {
             let itag = PbbItag::new_checked_at(frame, l3).ok_or(ParseError::TruncatedPbb)?;
             put(key, Field::PbbIsid, itag.isid() as u64);
+            put(key, Field::PbbUca, itag.uca() as u64);
             Ok(())
         }
         _ => Ok(()),

@@ -339,15 +339,20 @@ pub(super) fn set_field(
             key.set(Field::MplsTc, u128::from(lse.tc()));
             key.set(Field::MplsBos, u128::from(lse.bos()));
         }
-        Field::PbbIsid => {
+        Field::PbbIsid | Field::PbbUca => {
             if eth_type(key) != ethertype::PBB {
                 return Err(MissingHeader);
             }
             // The I-TAG follows its ethertype.
             let at = usize::from(layers.ethertype) + ethernet::field::ETHERTYPE.len();
             let mut itag = PbbItag::new_checked_at_mut(data, at).ok_or(MissingHeader)?;
-            itag.set_isid(v as u32);
-            key.set(f, u128::from(itag.isid()));
+            if f == Field::PbbIsid {
+                itag.set_isid(v as u32);
+                key.set(f, u128::from(itag.isid()));
+            } else {
+                itag.set_uca(v as u8);
+                key.set(f, u128::from(itag.uca()));
+            }
         }
         Field::TunnelId | Field::Metadata => key.set(f, v),
         Field::InPort

@@ -205,6 +205,7 @@ pub(super) fn push_mpls(
     clear_l3(key);
     // An I-TAG the ethertype named is now below the stack, where the parser stops.
     key.set(Field::PbbIsid, 0);
+    key.set(Field::PbbUca, 0);
     Ok(())
 }
 

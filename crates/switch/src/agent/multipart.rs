@@ -87,7 +87,7 @@ impl Agent {
             }
             R::MeterConfig { meter_id } => B::MeterConfig(self.meters.config(*meter_id)),
             R::MeterFeatures => B::MeterFeatures(crate::meters::MeterTable::features()),
-            R::TableFeatures(set) if set.is_empty() => B::TableFeatures(table_features()),
+            R::TableFeatures(set) if set.is_empty() => B::TableFeatures(table_features(version)),
             R::TableFeatures(_) => {
                 return Err(OfpError::new(
                     ErrorKind::TABLE_FEATURES_FAILED_EPERM,
@@ -148,10 +148,10 @@ pub(crate) fn split(body: B, version: u8) -> Vec<v13::Message> {
         .collect()
 }
 
-/// What every table supports: all instructions, every action, every OXM field of 1.3
-/// (not 1.4's `PBB_UCA`, which the datapath cannot match) for matching (maskable ones with masks), wildcarding and set-field, and goto to any
-/// later table.
-fn table_features() -> Vec<TableFeatures> {
+/// What every table supports: all instructions, every action, every OXM field of the
+/// connection's `version` (1.4 adds `PBB_UCA`) for matching (maskable ones with masks),
+/// wildcarding and set-field, and goto to any later table.
+fn table_features(version: u8) -> Vec<TableFeatures> {
     let instructions: Vec<FeatureId> = (1..=6).map(FeatureId::Type).collect();
     // Output .. pop-pbb, without the 1.1/1.2 numbers 1..=10 that 1.3 removed.
     let actions: Vec<FeatureId> = [0, 11, 12, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27]
@@ -159,8 +159,9 @@ fn table_features() -> Vec<TableFeatures> {
         .map(FeatureId::Type)
         .collect();
     let fields = |masks: bool| -> Vec<OxmId> {
-        OxmField::ALL
-            .iter()
+        let all: &[OxmField] =
+            if version >= openflow::OFP14_VERSION { &OxmField::ALL14 } else { &OxmField::ALL };
+        all.iter()
             .map(|f| OxmId::basic(*f as u8, masks && f.maskable(), f.value_len() as u8))
             .collect()
     };

@@ -812,6 +812,7 @@ fn oxm_of(f: Field, v: u128, key: &DpKey) -> Option<Oxm> {
         Field::MplsTc => Oxm::MplsTc(v as u8),
         Field::MplsBos => Oxm::MplsBos(v as u8),
         Field::PbbIsid => Oxm::PbbIsid(v as u32, None),
+        Field::PbbUca => Oxm::PbbUca(v as u8),
         Field::Ipv6Exthdr => Oxm::Ipv6Exthdr(v as u16, None),
         Field::TcpFlags | Field::IpFrag | Field::IpTtl => return None,
     })
@@ -854,7 +855,7 @@ fn key_text(key: &DpKey) -> String {
         ethertype::MPLS | ethertype::MPLS_MCAST => {
             fields.extend([Field::MplsLabel, Field::MplsTc, Field::MplsBos])
         }
-        ethertype::PBB => fields.push(Field::PbbIsid),
+        ethertype::PBB => fields.extend([Field::PbbIsid, Field::PbbUca]),
         _ => {}
     }
     if ip {

@@ -51,7 +51,7 @@ pub fn match_to_flow(m: &Match) -> Result<FlowMatch, TranslateError> {
             }
         }
         let Some(FieldValue { field, value, mask }) = field_value(oxm) else {
-            // A basic field the datapath lacks (`OFPXMT_OFB_PBB_UCA`).
+            // Unreachable after the class check above; kept total rather than panicking.
             return Err(TranslateError::UnsupportedField {
                 class: oxm.class(),
                 field: (oxm.header() >> 9 & 0x7f) as u8,
@@ -76,8 +76,7 @@ fn mac(m: MacAddr) -> u128 {
 }
 
 /// The datapath field an OXM's value lives in, with the value and mask. `None` for
-/// [`Oxm::Other`] (no basic field) and for [`Oxm::PbbUca`], which the datapath cannot
-/// match or set.
+/// [`Oxm::Other`] (no basic field).
 pub(crate) fn field_value(oxm: &Oxm) -> Option<FieldValue> {
     fn fv<T: Into<u128>>(field: Field, value: T, mask: Option<T>) -> FieldValue {
         FieldValue { field, value: value.into(), mask: mask.map(Into::into) }
@@ -125,7 +124,7 @@ pub(crate) fn field_value(oxm: &Oxm) -> Option<FieldValue> {
         Oxm::PbbIsid(v, m) => fv(F::PbbIsid, v, m),
         Oxm::TunnelId(v, m) => fv(F::TunnelId, v, m),
         Oxm::Ipv6Exthdr(v, m) => fv(F::Ipv6Exthdr, v, m),
-        // The datapath does not parse the I-TAG's UCA bit.
-        Oxm::PbbUca(_) | Oxm::Other { .. } => return None,
+        Oxm::PbbUca(v) => fv(F::PbbUca, v, None),
+        Oxm::Other { .. } => return None,
     })
 }

@@ -304,11 +304,13 @@ fn ieee_802_3_length_frames() {
 }
 
 #[test]
-fn pbb_isid() {
+fn pbb_isid_and_uca() {
+    // TCI 0xe8abcdef: PCP 7, DEI 0, UCA 1, I-SID 0xabcdef.
     let f = cat(&[&eth(0x88e7), &[0xe8, 0xab, 0xcd, 0xef], &DST, &SRC, &[0x08, 0x00]]);
     let (k, o) = run(&f);
     let mut want = eth_fields(0x88e7);
     want.push((Field::PbbIsid, 0xabcdef));
+    want.push((Field::PbbUca, 1));
     assert_fields(&k, &want);
     assert_eq!(o.error, None);
     let (k, o) = run(&f[..17]);

@@ -124,6 +124,12 @@ fn push_pbb_puts_an_itag_in_front() {
     // A second push keeps the I-SID.
     c.apply(&Action::SetField(Field::PbbIsid, 0xabcdef)).unwrap();
     c.assert_consistent();
+    c.apply(&Action::SetField(Field::PbbUca, 1)).unwrap();
+    assert_eq!(&c.pkt.data()[12..18], &[0x88, 0xe7, 0x68, 0xab, 0xcd, 0xef]);
+    assert_eq!((c.key.get(Field::PbbUca), c.key.get(Field::PbbIsid)), (1, 0xabcdef));
+    c.assert_consistent();
+    c.apply(&Action::SetField(Field::PbbUca, 0)).unwrap();
+    c.assert_consistent();
     c.apply(&Action::PushPbb(0x88e7)).unwrap();
     assert_eq!(&c.pkt.data()[12..18], &[0x88, 0xe7, 0, 0xab, 0xcd, 0xef]);
     assert_eq!(c.key.get(Field::PbbIsid), 0xabcdef);

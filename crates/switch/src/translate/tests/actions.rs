@@ -60,6 +60,7 @@ fn set_field_cases() -> Vec<(Oxm, Field, u128)> {
         (Oxm::MplsTc(7), F::MplsTc, 7),
         (Oxm::MplsBos(1), F::MplsBos, 1),
         (Oxm::PbbIsid(0xff_fffe, None), F::PbbIsid, 0xff_fffe),
+        (Oxm::PbbUca(1), F::PbbUca, 1),
         (Oxm::TunnelId(u64::MAX - 1, None), F::TunnelId, u128::from(u64::MAX - 1)),
     ]
 }
