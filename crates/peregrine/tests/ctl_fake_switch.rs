@@ -423,6 +423,7 @@ fn sequence(log: &Log) -> Vec<(u8, String)> {
         assert_eq!(inner.xid, xid, "the bundled message carries the add's xid");
         match inner.message {
             Message::V13(M::FlowMod(f)) => flow(&f),
+            Message::V13(M::GroupMod(g)) => format!("group:{:?}:{}", g.command, g.group_id),
             other => format!("{other:?}"),
         }
     };
@@ -500,6 +501,13 @@ fn bundle_add_flows_over_14_opens_adds_and_commits() {
             "commit"
         ]
     );
+
+    // Groups go in bundles too.
+    log.lock().unwrap().clear();
+    let o = ctl(&["--bundle", "add-group", &sw, "group_id=7,type=all,bucket=output:1"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let words: Vec<String> = sequence(&log).into_iter().map(|(_, w)| w).collect();
+    assert_eq!(words, ["open", "add:group:Add:7", "barrier", "commit"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -3,12 +3,13 @@
 //! (`add-meter`, `mod-meter`, `del-meter(s)`), `mod-port` and `packet-out`.
 //!
 //! Their requests have no reply unless they fail. All of a command's requests go out,
-//! then one barrier (with `--bundle`, flow and group changes go inside one bundle
-//! instead, see [`crate::bundle`]; a bundle that is not committed changed nothing, and
-//! a last line says so); every error that comes back before the barrier reply is printed as
+//! then one barrier; every error that comes back before the barrier reply is printed as
 //! ovs-ofctl prints it (the error, then the request it names) on standard error, after
 //! `FILE:LINE:` when the request came from a file, and the run exits with status 1.
-//! Arguments are parsed completely before anything is sent.
+//! Arguments are parsed completely before anything is sent. With `--bundle`, flow and
+//! group changes go inside one bundle instead ([`crate::bundle`]), their errors
+//! reported the same way; a bundle that is not committed changed nothing, and a last
+//! line says so.
 
 use serde_json::json;
 
