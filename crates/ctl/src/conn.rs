@@ -7,7 +7,8 @@
 //!   without the flag ([`Gather`] holds that rule, apart from the socket);
 //! - [`Conn::transact`] sends a request that has exactly one reply;
 //! - [`Conn::transact_noreply`] sends requests that have no reply unless they fail,
-//!   then one barrier, and returns the errors that came back before the barrier reply.
+//!   then one barrier, and returns the errors that came back before the barrier reply;
+//! - [`Conn::bundle_transact`] sends such requests inside one bundle ([`crate::bundle`]).
 //!
 //! Echo requests from the switch are answered wherever we wait. Messages with other xids
 //! are skipped, as ovs-ofctl does. Every wait is bounded: by the `--timeout` deadline
@@ -23,9 +24,11 @@ use std::time::{Duration, Instant};
 use openflow::framing::Framer;
 use openflow::header::{t10, t13, Header};
 use openflow::v10::Message as M10;
+use openflow::v13::bundle::BundleCtrlType;
 use openflow::v13::Message as M13;
 use openflow::{Frame, Message, OFP10_VERSION};
 
+use super::bundle;
 use super::target::{Stream, Target};
 use super::CtlError;
 use openflow::Versions;
@@ -141,6 +144,16 @@ pub struct Received {
 pub struct Refusal {
     pub index: Option<usize>,
     pub error: Received,
+}
+
+/// What a bundle did ([`Conn::bundle_transact`]).
+#[derive(Clone, Debug)]
+pub struct Bundled {
+    /// The errors the switch sent, in arrival order.
+    pub refusals: Vec<Refusal>,
+    /// Whether the switch committed the bundle (then every message took effect; when
+    /// not, none did).
+    pub committed: bool,
 }
 
 /// An open, version-negotiated connection.
@@ -457,6 +470,78 @@ impl Conn {
         }
     }
 
+    /// Sends every message inside one bundle ([`crate::bundle`]): open it (waiting for
+    /// the reply), add each message, a barrier, then commit it when the switch refused
+    /// no add, or else discard it. Returns the refusals in arrival order — an add's names
+    /// its message's index, as does the error a commit reports for the message that
+    /// failed (it carries that message's xid) — and whether the bundle was committed.
+    /// The connection must speak OpenFlow 1.3 or later.
+    pub fn bundle_transact(&mut self, messages: Vec<Message>) -> Result<Bundled, CtlError> {
+        let mut refusals = Vec::new();
+        if !self.bundle_control(BundleCtrlType::OpenRequest, &[], &mut refusals)? {
+            return Ok(Bundled { refusals, committed: false });
+        }
+        let mut frames = Vec::with_capacity(messages.len());
+        for m in messages {
+            let xid = self.next_xid();
+            let f = bundle::add(self.version, xid, m)
+                .map_err(|e| CtlError::fatal(format!("{}: {e}", self.name)))?;
+            frames.push(f);
+        }
+        refusals.extend(self.transact_frames_noreply(&frames)?);
+        let committed = if refusals.is_empty() {
+            self.bundle_control(BundleCtrlType::CommitRequest, &frames, &mut refusals)?
+        } else {
+            self.bundle_control(BundleCtrlType::DiscardRequest, &frames, &mut refusals)?;
+            false
+        };
+        Ok(Bundled { refusals, committed })
+    }
+
+    /// Sends a bundle control request of `ctrl_type` and waits for its answer: true for
+    /// the matching reply, false for an error (added to `refusals`). Errors about other
+    /// requests that come first are added too, with their index in `frames`.
+    fn bundle_control(
+        &mut self,
+        ctrl_type: BundleCtrlType,
+        frames: &[Frame],
+        refusals: &mut Vec<Refusal>,
+    ) -> Result<bool, CtlError> {
+        let req = self.frame(bundle::control(self.version, ctrl_type));
+        self.write_frame(&req)?;
+        loop {
+            let r = self.recv()?;
+            let Ok(f) = &r.frame else {
+                if Header::peek(&r.bytes).is_ok_and(|h| h.xid == req.xid) {
+                    return Err(CtlError::fatal(format!(
+                        "{}: undecodable reply: {}",
+                        self.name,
+                        openflow::text::print::raw(&r.bytes, 1)
+                    )));
+                }
+                self.note_refusal(r, frames, refusals);
+                continue;
+            };
+            if f.xid != req.xid {
+                self.note_refusal(r, frames, refusals);
+                continue;
+            }
+            if f.msg_type() == openflow::header::OFPT_ERROR {
+                refusals.push(Refusal { index: None, error: r });
+                return Ok(false);
+            }
+            match bundle::control_of(f) {
+                Some(c) if c.ctrl_type == bundle::reply_to(ctrl_type) => return Ok(true),
+                _ => {
+                    return Err(CtlError::fatal(format!(
+                        "received bad reply: {}",
+                        openflow::text::print::frame(f, 1)
+                    )))
+                }
+            }
+        }
+    }
+
     fn note_refusal(&self, r: Received, frames: &[Frame], out: &mut Vec<Refusal>) {
         let Ok(h) = Header::peek(&r.bytes) else {
             return;
@@ -709,6 +794,220 @@ mod tests {
         .err()
         .unwrap();
         assert!(e.is_timeout(), "{e:?}");
+    }
+
+    /// The frames a [`peer`] read, decoded.
+    fn sent(bytes: &[u8]) -> Vec<Frame> {
+        let mut fr = Framer::new();
+        fr.push(bytes);
+        let mut seen = Vec::new();
+        while let Ok(Some(m)) = fr.next_message() {
+            seen.push(Frame::decode(m).unwrap());
+        }
+        seen
+    }
+
+    /// A bundle control reply of `ctrl_type` in `version`'s form.
+    fn ctrl(version: u8, xid: u32, ctrl_type: BundleCtrlType) -> Frame {
+        Frame { version, xid, message: bundle::control(version, ctrl_type) }
+    }
+
+    /// Each frame as `xid:what`: a bundle control by type, a bundle add with its inner
+    /// message's type and xid, or the message's name.
+    fn sequence(frames: &[Frame]) -> Vec<String> {
+        use openflow::v13::bundle::BundleAdd;
+        let name = |m: &Message| match m {
+            Message::V13(m) => m.name(),
+            Message::V10(m) => m.name(),
+        };
+        frames
+            .iter()
+            .map(|f| {
+                let add = match &f.message {
+                    Message::V13(M13::BundleAdd(a)) => Some(a.clone()),
+                    Message::V13(M13::Experimenter(e)) => {
+                        BundleAdd::from_experimenter(e).map(Result::unwrap)
+                    }
+                    _ => None,
+                };
+                let what = if let Some(c) = bundle::control_of(f) {
+                    format!("{:?}", c.ctrl_type)
+                } else if let Some(a) = add {
+                    assert_eq!((a.bundle_id, a.flags), (bundle::BUNDLE_ID, bundle::FLAGS));
+                    let inner = a.decode_message().unwrap();
+                    assert_eq!(inner.version, f.version);
+                    format!("add({}:{})", inner.xid, name(&inner.message))
+                } else {
+                    name(&f.message).to_string()
+                };
+                format!("{}:{what}", f.xid)
+            })
+            .collect()
+    }
+
+    fn two_flow_mods() -> Vec<Message> {
+        ["priority=1,actions=drop", "priority=2,ip,actions=output:1"]
+            .iter()
+            .map(|t| {
+                let fm =
+                    openflow::text::parse_flow_mod(t, openflow::v13::flow_mod::FlowModCommand::Add)
+                        .unwrap();
+                Message::V13(M13::FlowMod(fm))
+            })
+            .collect()
+    }
+
+    fn bundle_error(version: u8, xid: u32, kind: openflow::ErrorKind) -> Vec<u8> {
+        let e = openflow::OfpError::new(kind, "test");
+        let about = Frame { version, xid, message: Message::V13(M13::BarrierRequest) };
+        openflow::error_reply(version, &e, &about.encode().unwrap())
+    }
+
+    #[test]
+    fn bundle_14_opens_adds_syncs_and_commits() {
+        use openflow::v13::Hello;
+        use BundleCtrlType as T;
+        // Hello (1), open (2), two adds (3, 4), barrier (5), commit (6).
+        let script = bytes(&[
+            Frame::v14(1, M13::Hello(Hello::with_versions(&[1, 4, 5]))),
+            ctrl(5, 2, T::OpenReply),
+            Frame::v14(5, M13::BarrierReply),
+            ctrl(5, 6, T::CommitReply),
+        ]);
+        let (a, h) = peer(script);
+        let mut c = Conn::handshake(
+            Box::new(a),
+            "pair",
+            Versions::default(),
+            Xids::new(Cell::new(1)),
+            limits(),
+        )
+        .unwrap();
+        assert_eq!(c.version, 5);
+        let b = c.bundle_transact(two_flow_mods()).unwrap();
+        assert!(b.committed);
+        assert!(b.refusals.is_empty());
+        drop(c);
+        let seen = sent(&h.join().unwrap());
+        assert!(seen.iter().all(|f| f.version == 5));
+        assert!(matches!(&seen[1].message, Message::V13(M13::BundleControl(_))));
+        assert!(matches!(&seen[2].message, Message::V13(M13::BundleAdd(_))));
+        assert_eq!(
+            sequence(&seen),
+            [
+                "1:OFPT_HELLO",
+                "2:OpenRequest",
+                "3:add(3:OFPT_FLOW_MOD)",
+                "4:add(4:OFPT_FLOW_MOD)",
+                "5:OFPT_BARRIER_REQUEST",
+                "6:CommitRequest"
+            ]
+        );
+    }
+
+    #[test]
+    fn bundle_13_in_onf_form_discards_when_an_add_is_refused() {
+        use openflow::v13::Hello;
+        use BundleCtrlType as T;
+        let script: Vec<u8> = [
+            bytes(&[
+                Frame::v13(1, M13::Hello(Hello::with_versions(&[1, 4]))),
+                ctrl(4, 2, T::OpenReply),
+            ]),
+            bundle_error(4, 4, openflow::ErrorKind::BUNDLE_FAILED_MSG_UNSUP),
+            bytes(&[Frame::v13(5, M13::BarrierReply), ctrl(4, 6, T::DiscardReply)]),
+        ]
+        .concat();
+        let (a, h) = peer(script);
+        let mut c = Conn::handshake(
+            Box::new(a),
+            "pair",
+            Versions::default(),
+            Xids::new(Cell::new(1)),
+            limits(),
+        )
+        .unwrap();
+        assert_eq!(c.version, 4);
+        let b = c.bundle_transact(two_flow_mods()).unwrap();
+        assert!(!b.committed);
+        assert_eq!(b.refusals.len(), 1);
+        assert_eq!(b.refusals[0].index, Some(1), "the second add's message");
+        drop(c);
+        let seen = sent(&h.join().unwrap());
+        assert!(seen[1..].iter().all(|f| matches!(
+            &f.message,
+            Message::V13(M13::Experimenter(_) | M13::BarrierRequest)
+        )));
+        assert_eq!(
+            sequence(&seen),
+            [
+                "1:OFPT_HELLO",
+                "2:OpenRequest",
+                "3:add(3:OFPT_FLOW_MOD)",
+                "4:add(4:OFPT_FLOW_MOD)",
+                "5:OFPT_BARRIER_REQUEST",
+                "6:DiscardRequest"
+            ]
+        );
+    }
+
+    #[test]
+    fn bundle_commit_failure_names_the_message_and_commits_nothing() {
+        use openflow::v13::Hello;
+        use BundleCtrlType as T;
+        // The commit fails on the first message: its own error (its xid, 3), then
+        // OFPBFC_MSG_FAILED for the commit (6).
+        let script: Vec<u8> = [
+            bytes(&[
+                Frame::v14(1, M13::Hello(Hello::with_versions(&[5]))),
+                ctrl(5, 2, T::OpenReply),
+                Frame::v14(5, M13::BarrierReply),
+            ]),
+            bundle_error(5, 3, openflow::ErrorKind::BAD_INSTRUCTION_BAD_TABLE_ID),
+            bundle_error(5, 6, openflow::ErrorKind::BUNDLE_FAILED_MSG_FAILED),
+        ]
+        .concat();
+        let (a, h) = peer(script);
+        let mut c = Conn::handshake(
+            Box::new(a),
+            "pair",
+            Versions::default(),
+            Xids::new(Cell::new(1)),
+            limits(),
+        )
+        .unwrap();
+        let b = c.bundle_transact(two_flow_mods()).unwrap();
+        assert!(!b.committed);
+        let idx: Vec<Option<usize>> = b.refusals.iter().map(|r| r.index).collect();
+        assert_eq!(idx, [Some(0), None]);
+        drop(c);
+        let seen = sent(&h.join().unwrap());
+        assert_eq!(sequence(&seen).last().unwrap(), "6:CommitRequest");
+    }
+
+    #[test]
+    fn bundle_open_refused_sends_nothing_more() {
+        use openflow::v13::Hello;
+        let script: Vec<u8> = [
+            bytes(&[Frame::v14(1, M13::Hello(Hello::with_versions(&[5])))]),
+            bundle_error(5, 2, openflow::ErrorKind::BUNDLE_FAILED_OUT_OF_BUNDLES),
+        ]
+        .concat();
+        let (a, h) = peer(script);
+        let mut c = Conn::handshake(
+            Box::new(a),
+            "pair",
+            Versions::default(),
+            Xids::new(Cell::new(1)),
+            limits(),
+        )
+        .unwrap();
+        let b = c.bundle_transact(two_flow_mods()).unwrap();
+        assert!(!b.committed);
+        assert_eq!(b.refusals.len(), 1);
+        assert_eq!(b.refusals[0].index, None);
+        drop(c);
+        assert_eq!(sequence(&sent(&h.join().unwrap())), ["1:OFPT_HELLO", "2:OpenRequest"]);
     }
 
     #[test]

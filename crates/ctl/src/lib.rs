@@ -3,19 +3,20 @@
 //! command name changed.
 //!
 //! ```text
-//! peregrine ctl [-O VERSIONS] [--strict] [--json] [--timeout SECS] [--sort[=F]]
-//!               [--rsort[=F]] [--no-stats] COMMAND SWITCH [ARGS...]
+//! peregrine ctl [-O VERSIONS] [--strict] [--bundle] [--readd] [--json] [--timeout SECS]
+//!               [--sort[=F]] [--rsort[=F]] [--no-stats] COMMAND SWITCH [ARGS...]
 //! ```
 //!
 //! It is a plain OpenFlow client: it connects to SWITCH ([`target`]), exchanges hellos
 //! ([`openflow::versions`]), sends requests and prints the replies ([`conn`], [`print`](mod@print)). It uses
-//! no Open vSwitch extension, so it works with any OpenFlow 1.0/1.3 switch.
+//! no Open vSwitch extension, so it works with any OpenFlow 1.0/1.3/1.4 switch (bundles
+//! over 1.3 use the ONF extension that OpenFlow 1.4's bundles come from, as ovs-ofctl).
 //!
 //! Commands: `show`, `dump-desc`, `dump-tables`, `dump-ports [PORT]`,
 //! `dump-ports-desc [PORT]`, `mod-port PORT ACTION`, `dump-flows [FLOW]`,
 //! `dump-aggregate [FLOW]`, `add-flow FLOW`, `add-flows FILE`, `mod-flows FLOW`,
-//! `del-flows [FLOW]`, `add-group GROUP`, `add-groups FILE`, `mod-group GROUP`,
-//! `del-groups [GROUP]`, `dump-groups [GROUP]`, `dump-group-stats [GROUP]`,
+//! `del-flows [FLOW]`, `replace-flows FILE`, `add-group GROUP`, `add-groups FILE`,
+//! `mod-group GROUP`, `del-groups [GROUP]`, `dump-groups [GROUP]`, `dump-group-stats [GROUP]`,
 //! `dump-group-features`, `add-meter METER`, `mod-meter METER`, `del-meter[s] [METER]`,
 //! `dump-meter[s] [METER]`, `meter-stats [METER]`, `meter-features`,
 //! `packet-out IN_PORT ACTIONS PACKET...` or `packet-out "in_port=..,packet=..,actions=.."`,
@@ -29,9 +30,9 @@
 //! for each.
 //!
 //! Where we differ from ovs-ofctl, on purpose:
-//! - Versions: with no `-O`, we offer OpenFlow 1.0 and 1.3 and use what the switch
-//!   picks (ovs-ofctl offers only 1.0 by default). `-O OpenFlow10` or `OpenFlow13`
-//!   narrows the offer; other versions are refused.
+//! - Versions: with no `-O`, we offer OpenFlow 1.0, 1.3 and 1.4 and use what the
+//!   switch picks (ovs-ofctl offers only 1.0 by default). `-O OpenFlow10`, `OpenFlow13`
+//!   or `OpenFlow14` (comma separated) narrows the offer; other versions are refused.
 //! - Over OpenFlow 1.0 we use standard 1.0 only: what needs Open vSwitch's Nicira
 //!   extensions (tables other than 0, cookie masks, IPv6 fields, ...) is an error that
 //!   says to use `-O OpenFlow13`; flow dumps are headed `OFPST_FLOW reply` (ovs-ofctl
@@ -48,7 +49,21 @@
 //! - `add-flows` (and `add-groups`) send everything, then one barrier, and report every
 //!   error, each after `FILE:LINE:` (ovs-ofctl stops at the first). Bad lines are
 //!   reported before anything is sent.
-//! - Port names (`--names`), bundles and Nicira-only commands are not supported.
+//! - `--bundle` ([`bundle`]): as ovs-ofctl, flow and group changes (`add-flow(s)`,
+//!   `mod-flows`, `del-flows`, `replace-flows`, `add-group(s)`, `mod-group`,
+//!   `del-groups`) go in one atomic, ordered bundle over OpenFlow 1.4, or over 1.3 in
+//!   the ONF extension's form. Where ovs-ofctl, given `-O` without 1.3 or later,
+//!   quietly offers 1.4 instead, we stop with an error saying bundles need 1.3 or
+//!   later, and likewise when the switch picks 1.0; `--bundle` with any other command
+//!   is an error (ovs-ofctl ignores it). Refusals are reported as for `add-flows`
+//!   (ovs-ofctl prints `Error NAME for: MESSAGE`), then a line saying that the bundle
+//!   was not committed.
+//! - `replace-flows` (see `commands::replace`) compares flows as ovs-ofctl does, but
+//!   sends all deletions first and then the additions in file order (ovs-ofctl goes
+//!   table by table), and refuses a file line that starts with a command word other
+//!   than `add`.
+//! - Port names (`--names`), `diff-flows`, `bundle FILE` and Nicira-only commands are
+//!   not supported.
 //!   Output never uses port names, as ovs-ofctl's output when not on a terminal.
 //! - Xids: ours count 1 (hello), 2, ... per run; ovs-ofctl spends some on looking up
 //!   port and table names first, so its xids can be higher.
@@ -104,6 +119,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bundle;
 pub mod commands;
 pub mod compat10;
 pub mod conn;
@@ -131,7 +147,8 @@ const DEFAULT_IDLE: Duration = Duration::from_secs(60);
 #[command(after_help = "Commands (ovs-ofctl's): show, dump-desc, dump-tables, \
 dump-ports [PORT], dump-ports-desc [PORT], mod-port PORT ACTION, dump-flows [FLOW], \
 dump-aggregate [FLOW], add-flow FLOW, add-flows FILE, mod-flows FLOW, del-flows [FLOW], \
-add-group GROUP, add-groups FILE, mod-group GROUP, del-groups [GROUP], dump-groups [GROUP], \
+replace-flows FILE, add-group GROUP, add-groups FILE, mod-group GROUP, del-groups [GROUP], \
+dump-groups [GROUP], \
 dump-group-stats [GROUP], dump-group-features, add-meter METER, mod-meter METER, \
 del-meters [METER], dump-meters [METER], meter-stats [METER], meter-features, \
 packet-out IN_PORT ACTIONS PACKET... | packet-out \"in_port=P,packet=HEX,actions=A\", \
@@ -140,13 +157,20 @@ del-port IFACE|N, list-ports, reload (these four over the management socket).\n\
 unix:PATH, a socket path, or a switch name NAME for its management socket \
 $PEREGRINE_RUNDIR/NAME.mgmt (/run/peregrine/NAME.mgmt).")]
 pub struct CtlArgs {
-    /// OpenFlow versions to offer: OpenFlow10, OpenFlow13 or both, comma separated
-    /// (default: both; the switch picks).
+    /// OpenFlow versions to offer: OpenFlow10, OpenFlow13, OpenFlow14, comma separated
+    /// (default: all three; the switch picks).
     #[arg(short = 'O', long = "protocols", value_name = "VERSIONS")]
     pub protocols: Option<String>,
     /// mod-flows and del-flows match flows strictly (priority and match exactly).
     #[arg(long)]
     pub strict: bool,
+    /// Flow and group changes go in one atomic bundle (OpenFlow 1.4, or 1.3's ONF
+    /// extension with -O OpenFlow13): all of them take effect, or none.
+    #[arg(long)]
+    pub bundle: bool,
+    /// replace-flows: add every flow of the file, also those the switch has already.
+    #[arg(long)]
+    pub readd: bool,
     /// Print JSON instead of ovs-ofctl's text.
     #[arg(long)]
     pub json: bool,
@@ -204,6 +228,10 @@ pub struct Ctx {
     pub limits: Limits,
     pub json: bool,
     pub strict: bool,
+    /// `--bundle`: modifications go in one bundle ([`bundle`]).
+    pub bundle: bool,
+    /// `--readd`: replace-flows adds the flows the switch has already.
+    pub readd: bool,
     pub show_stats: bool,
     pub sort: Vec<sort::SortKey>,
 }
@@ -226,6 +254,13 @@ pub fn context(
         Some(p) => Versions::parse(p).map_err(|e| CtlError::fatal(format!("-O: {e}")))?,
         None => Versions::default(),
     };
+    if a.bundle && versions.max() < openflow::OFP13_VERSION {
+        return Err(CtlError::fatal(format!(
+            "--bundle: bundles need OpenFlow 1.3 or later, but -O {} allows only {versions} \
+             (use -O OpenFlow14 or -O OpenFlow13)",
+            a.protocols.as_deref().unwrap_or_default()
+        )));
+    }
     let rundir =
         std::env::var("PEREGRINE_RUNDIR").unwrap_or_else(|_| target::DEFAULT_RUNDIR.into());
     let target = Target::parse(switch, &rundir).map_err(CtlError::Fatal)?;
@@ -247,6 +282,8 @@ pub fn context(
         limits: Limits { deadline, idle: DEFAULT_IDLE },
         json: a.json,
         strict: a.strict,
+        bundle: a.bundle,
+        readd: a.readd,
         show_stats: !a.no_stats,
         sort,
     })
@@ -258,6 +295,9 @@ pub fn main(a: &CtlArgs) -> ExitCode {
         let (cmd, rest) =
             a.args.split_first().ok_or_else(|| CtlError::fatal("missing COMMAND (see --help)"))?;
         commands::check_arity(cmd, rest.len())?;
+        if a.bundle {
+            commands::check_bundle(cmd)?;
+        }
         let switch = rest
             .first()
             .ok_or_else(|| CtlError::fatal(format!("'{cmd}' needs a SWITCH argument")))?;

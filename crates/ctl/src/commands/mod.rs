@@ -5,7 +5,9 @@
 //!   send a request, print each reply message as it comes (or gather them for
 //!   `--json`, `--sort`, `--no-stats`);
 //! - `modify`: flow, group, meter and port changes and `packet-out`: requests that
-//!   have no reply unless they fail, sent with one barrier behind them;
+//!   have no reply unless they fail, sent with one barrier behind them (or, with
+//!   `--bundle`, inside one bundle: [`crate::bundle`]);
+//! - `replace`: `replace-flows`, which makes the switch's flows those of a file;
 //! - `monitor`: print what the switch sends until killed or `--timeout`;
 //! - `ports`: peregrine's `add-port`, `del-port`, `list-ports` and `reload`.
 
@@ -13,6 +15,7 @@ mod modify;
 mod monitor;
 mod ports;
 mod query;
+mod replace;
 
 use std::io::Write;
 
@@ -41,6 +44,7 @@ const COMMANDS: &[(&str, usize, usize)] = &[
     ("add-flows", 2, 2),
     ("mod-flows", 2, 2),
     ("del-flows", 1, 2),
+    ("replace-flows", 2, 2),
     ("add-group", 2, 2),
     ("add-groups", 2, 2),
     ("mod-group", 2, 2),
@@ -80,6 +84,31 @@ pub fn check_arity(cmd: &str, n: usize) -> Result<(), CtlError> {
     Ok(())
 }
 
+/// The commands `--bundle` applies to: ovs-ofctl's flow and group changes.
+const BUNDLED: &[&str] = &[
+    "add-flow",
+    "add-flows",
+    "mod-flows",
+    "del-flows",
+    "replace-flows",
+    "add-group",
+    "add-groups",
+    "mod-group",
+    "del-groups",
+];
+
+/// Checks that `--bundle` applies to command `cmd`.
+pub fn check_bundle(cmd: &str) -> Result<(), CtlError> {
+    if BUNDLED.contains(&cmd) {
+        Ok(())
+    } else {
+        Err(CtlError::fatal(format!(
+            "--bundle: '{cmd}' cannot be bundled (only {} can)",
+            BUNDLED.join(", ")
+        )))
+    }
+}
+
 /// Runs command `cmd` with its arguments after SWITCH.
 pub fn run(ctx: &Ctx, cmd: &str, args: &[String]) -> Result<(), CtlError> {
     let arg = |i: usize| args.get(i).map(String::as_str);
@@ -110,6 +139,7 @@ pub fn run(ctx: &Ctx, cmd: &str, args: &[String]) -> Result<(), CtlError> {
             let c = if ctx.strict { FlowModCommand::DeleteStrict } else { FlowModCommand::Delete };
             modify::flow_cmd(ctx, arg(0).unwrap_or(""), c)
         }
+        "replace-flows" => replace::replace_flows(ctx, &args[0]),
         "add-group" => modify::group_cmd(ctx, &args[0], modify::GroupCmd::Add),
         "add-groups" => modify::group_file(ctx, &args[0]),
         "mod-group" => modify::group_cmd(ctx, &args[0], modify::GroupCmd::Modify),
@@ -220,6 +250,23 @@ mod tests {
         let e = check_arity("frob", 1).unwrap_err();
         assert!(matches!(e, CtlError::Fatal(ref m) if m.contains("unknown command 'frob'")));
         assert!(check_arity("packet-out", 5).is_ok());
+        assert!(check_arity("replace-flows", 2).is_ok());
+        assert!(check_arity("replace-flows", 1).is_err());
+    }
+
+    #[test]
+    fn bundle_applies_to_flow_and_group_changes() {
+        for c in ["add-flow", "add-flows", "mod-flows", "del-flows", "replace-flows", "add-groups"]
+        {
+            assert!(check_bundle(c).is_ok(), "{c}");
+        }
+        let e = check_bundle("dump-flows").unwrap_err();
+        assert!(
+            matches!(e, CtlError::Fatal(ref m) if m.starts_with("--bundle: 'dump-flows' cannot be bundled (only add-flow, ")),
+            "{e:?}"
+        );
+        assert!(check_bundle("add-meter").is_err());
+        assert!(check_bundle("packet-out").is_err());
     }
 
     #[test]

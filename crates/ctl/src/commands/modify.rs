@@ -6,7 +6,10 @@
 //! then one barrier; every error that comes back before the barrier reply is printed as
 //! ovs-ofctl prints it (the error, then the request it names) on standard error, after
 //! `FILE:LINE:` when the request came from a file, and the run exits with status 1.
-//! Arguments are parsed completely before anything is sent.
+//! Arguments are parsed completely before anything is sent. With `--bundle`, flow and
+//! group changes go inside one bundle instead ([`crate::bundle`]), their errors
+//! reported the same way; a bundle that is not committed changed nothing, and a last
+//! line says so.
 
 use serde_json::json;
 
@@ -19,8 +22,9 @@ use openflow::v13::Message as M13;
 use openflow::{Message, OFP10_VERSION};
 
 use super::{out_json, parse_flow_arg};
+use crate::bundle;
 use crate::compat10;
-use crate::conn::Refusal;
+use crate::conn::{Conn, Refusal};
 use crate::flow_file;
 use crate::json;
 use crate::ports;
@@ -35,7 +39,8 @@ fn locate(file: Option<&str>, line: Option<usize>, msg: &str) -> String {
     }
 }
 
-/// Sends the requests built from `items` (with their file lines) and reports refusals.
+/// Sends the requests built from `items` (with their file lines) over a new
+/// connection and reports refusals.
 fn send<T>(
     ctx: &Ctx,
     file: Option<&str>,
@@ -43,13 +48,44 @@ fn send<T>(
     build: impl Fn(u8, &T) -> Result<Message, String>,
 ) -> Result<(), CtlError> {
     let mut c = ctx.open()?;
+    send_on(ctx, &mut c, file, items, build)
+}
+
+/// [`send`] over an open connection: with `--bundle` inside one bundle, else with one
+/// barrier behind them.
+pub(super) fn send_on<T>(
+    ctx: &Ctx,
+    c: &mut Conn,
+    file: Option<&str>,
+    items: &[(Option<usize>, T)],
+    build: impl Fn(u8, &T) -> Result<Message, String>,
+) -> Result<(), CtlError> {
+    if ctx.bundle {
+        bundle::check_version(c.version, &c.name).map_err(CtlError::Fatal)?;
+    }
     let mut msgs = Vec::with_capacity(items.len());
     for (line, it) in items {
         msgs.push(build(c.version, it).map_err(|e| CtlError::Fatal(locate(file, *line, &e)))?);
     }
-    let refusals = c.transact_noreply(msgs)?;
     let lines: Vec<Option<usize>> = items.iter().map(|(l, _)| *l).collect();
-    report(ctx, file, &lines, &refusals, c.version)
+    if ctx.bundle {
+        let b = c.bundle_transact(msgs)?;
+        let mut r = report(ctx, file, &lines, &b.refusals, c.version);
+        if !b.committed {
+            let not = format!(
+                "peregrine ctl: {}: the bundle was not committed: nothing was changed\n",
+                c.name
+            );
+            r = match r {
+                Err(CtlError::Reported(t)) => Err(CtlError::Reported(t + &not)),
+                _ => Err(CtlError::Reported(not)),
+            };
+        }
+        r
+    } else {
+        let refusals = c.transact_noreply(msgs)?;
+        report(ctx, file, &lines, &refusals, c.version)
+    }
 }
 
 fn report(
@@ -83,7 +119,7 @@ fn report(
     }
 }
 
-fn flow_msg(version: u8, fm: &FlowMod) -> Result<Message, String> {
+pub(super) fn flow_msg(version: u8, fm: &FlowMod) -> Result<Message, String> {
     if version == OFP10_VERSION {
         compat10::flow_mod10(fm).map(|f| Message::V10(M10::FlowMod(f)))
     } else {

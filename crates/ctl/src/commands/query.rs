@@ -254,7 +254,11 @@ pub fn dump_ports_desc(ctx: &Ctx) -> Result<(), CtlError> {
 }
 
 /// The flow-stats (or aggregate) request for a FLOW filter.
-fn flow_request(version: u8, fm: &FlowMod, aggregate: bool) -> Result<Message, CtlError> {
+pub(super) fn flow_request(
+    version: u8,
+    fm: &FlowMod,
+    aggregate: bool,
+) -> Result<Message, CtlError> {
     if version == OFP10_VERSION {
         if fm.cookie_mask != 0 {
             return Err(CtlError::fatal(
