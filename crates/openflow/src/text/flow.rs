@@ -110,7 +110,11 @@ pub fn parse_flow_mod(s: &str, command: FlowModCommand) -> Result<FlowMod, TextE
                 }
             }
             "importance" => {
-                parse_num(it.need_value()?, 0xffff, key)?;
+                if is_del {
+                    return Err(not_for(key));
+                }
+                // OpenFlow 1.4's; older versions' encoders leave it out.
+                fm.importance = parse_num(it.need_value()?, 0xffff, key)? as u16;
             }
             "flags" => {
                 if is_del {

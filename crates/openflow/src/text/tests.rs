@@ -345,7 +345,7 @@ fn flags_and_defaults_print_like_ovs() {
         "cookie=0x5, table=3, hard_timeout=9, reset_counts in_port=1 actions=output:2",
     );
     let fm = parse_flow("importance=5,actions=drop").unwrap();
-    assert_eq!(fm, FlowMod::default());
+    assert_eq!(fm, FlowMod { importance: 5, ..FlowMod::default() });
 }
 
 #[test]
