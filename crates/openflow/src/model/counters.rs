@@ -175,77 +175,30 @@ impl PortStatsProp {
     }
 }
 
-impl PortStats {
-    /// Reads one element of `version`'s layout.
-    pub fn decode(version: u8, r: &mut Reader) -> Result<PortStats, OfpError> {
-        if version >= OFP14_VERSION {
-            return Self::decode14(r);
-        }
-        let port_no = read_port(version, r, 8)?;
-        let mut c = [0u64; 12];
-        for v in &mut c {
-            *v = r.u64()?;
-        }
-        let (duration_sec, duration_nsec) = read_duration(version, r)?;
-        let [rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped, tx_dropped, rx_errors, tx_errors, rx_frame_err, rx_over_err, rx_crc_err, collisions] =
-            c;
-        Ok(PortStats {
-            port_no,
-            rx_packets,
-            tx_packets,
-            rx_bytes,
-            tx_bytes,
-            rx_dropped,
-            tx_dropped,
-            rx_errors,
-            tx_errors,
-            rx_frame_err,
-            rx_over_err,
-            rx_crc_err,
-            collisions,
-            duration_sec,
-            duration_nsec,
-            properties: Vec::new(),
-        })
+/// Reads `N` `u64` counters in wire order.
+fn read_counters<const N: usize>(r: &mut Reader) -> Result<[u64; N], OfpError> {
+    let mut c = [0u64; N];
+    for v in &mut c {
+        *v = r.u64()?;
     }
+    Ok(c)
+}
 
-    /// The 1.4 element: `length:u16, pad[2], port_no, duration_sec, duration_nsec`, eight
-    /// counters, then properties to `length`.
-    fn decode14(r: &mut Reader) -> Result<PortStats, OfpError> {
-        let mut s = take_sized(r, 0, PORT_STATS_FIXED_LEN_14, "port stats")?;
-        s.skip(4)?;
-        let port_no = s.u32()?;
-        let (duration_sec, duration_nsec) = (s.u32()?, s.u32()?);
-        let mut c = [0u64; 8];
-        for v in &mut c {
-            *v = s.u64()?;
-        }
+impl PortStats {
+    /// The element from its fields in wire order: the eight counters every version has
+    /// inline (`rx_packets` .. `tx_errors`), the four Ethernet ones (`rx_frame_err` ..
+    /// `collisions`), the duration and 1.4's other properties.
+    fn from_counters(
+        port_no: u32,
+        counters: [u64; 8],
+        ethernet: [u64; 4],
+        (duration_sec, duration_nsec): (u32, u32),
+        properties: Vec<PortStatsProp>,
+    ) -> PortStats {
         let [rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped, tx_dropped, rx_errors, tx_errors] =
-            c;
-        let mut ethernet = None;
-        let mut properties = Vec::new();
-        while !s.is_empty() {
-            let (ty, mut body) = property::take(&mut s, "port stats")?;
-            match ty {
-                port_stats_prop::ETHERNET if ethernet.is_none() => {
-                    property::expect_len(&body, ETHERNET_PROP_BODY, "port stats Ethernet")?;
-                    body.skip(4)?;
-                    ethernet = Some([body.u64()?, body.u64()?, body.u64()?, body.u64()?]);
-                }
-                port_stats_prop::OPTICAL => {
-                    property::expect_len(&body, OPTICAL_PROP_BODY, "port stats optical")?;
-                    body.skip(4)?;
-                    properties.push(PortStatsProp::Optical(OpticalPortStats::decode(&mut body)?));
-                }
-                ty => properties.push(PortStatsProp::Other(Property::from_body(
-                    ty,
-                    &mut body,
-                    "port stats",
-                )?)),
-            }
-        }
-        let [rx_frame_err, rx_over_err, rx_crc_err, collisions] = ethernet.unwrap_or([u64::MAX; 4]);
-        Ok(PortStats {
+            counters;
+        let [rx_frame_err, rx_over_err, rx_crc_err, collisions] = ethernet;
+        PortStats {
             port_no,
             rx_packets,
             tx_packets,
@@ -262,7 +215,68 @@ impl PortStats {
             duration_sec,
             duration_nsec,
             properties,
-        })
+        }
+    }
+
+    /// The eight counters every version has inline, in wire order.
+    fn counters(&self) -> [u64; 8] {
+        [
+            self.rx_packets,
+            self.tx_packets,
+            self.rx_bytes,
+            self.tx_bytes,
+            self.rx_dropped,
+            self.tx_dropped,
+            self.rx_errors,
+            self.tx_errors,
+        ]
+    }
+
+    /// The four counters 1.4 moves to the Ethernet property, in wire order.
+    fn ethernet(&self) -> [u64; 4] {
+        [self.rx_frame_err, self.rx_over_err, self.rx_crc_err, self.collisions]
+    }
+
+    /// Reads one element of `version`'s layout.
+    pub fn decode(version: u8, r: &mut Reader) -> Result<PortStats, OfpError> {
+        if version >= OFP14_VERSION {
+            return Self::decode14(r);
+        }
+        let port_no = read_port(version, r, 8)?;
+        let counters = read_counters(r)?;
+        let ethernet = read_counters(r)?;
+        let duration = read_duration(version, r)?;
+        Ok(Self::from_counters(port_no, counters, ethernet, duration, Vec::new()))
+    }
+
+    /// The 1.4 element: `length:u16, pad[2], port_no, duration_sec, duration_nsec`, eight
+    /// counters, then properties to `length`.
+    fn decode14(r: &mut Reader) -> Result<PortStats, OfpError> {
+        let mut s = take_sized(r, 0, PORT_STATS_FIXED_LEN_14, "port stats")?;
+        s.skip(4)?;
+        let port_no = s.u32()?;
+        let duration = (s.u32()?, s.u32()?);
+        let counters = read_counters(&mut s)?;
+        let mut ethernet = None;
+        let properties = property::read_list(&mut s, "port stats", |ty, body| {
+            Ok(match ty {
+                port_stats_prop::ETHERNET if ethernet.is_none() => {
+                    property::expect_len(body, ETHERNET_PROP_BODY, "port stats Ethernet")?;
+                    body.skip(4)?;
+                    ethernet = Some(read_counters(body)?);
+                    None
+                }
+                port_stats_prop::OPTICAL => {
+                    property::expect_len(body, OPTICAL_PROP_BODY, "port stats optical")?;
+                    body.skip(4)?;
+                    Some(PortStatsProp::Optical(OpticalPortStats::decode(body)?))
+                }
+                ty => Some(PortStatsProp::Other(Property::from_body(ty, body, "port stats")?)),
+            })
+        })?;
+        let ethernet = ethernet.unwrap_or([u64::MAX; 4]);
+        let properties = properties.into_iter().flatten().collect();
+        Ok(Self::from_counters(port_no, counters, ethernet, duration, properties))
     }
 
     /// Reads a reply's whole list of `version`'s elements.
@@ -276,22 +290,7 @@ impl PortStats {
             return self.encode14(w);
         }
         write_port(version, self.port_no, w, 8);
-        for v in [
-            self.rx_packets,
-            self.tx_packets,
-            self.rx_bytes,
-            self.tx_bytes,
-            self.rx_dropped,
-            self.tx_dropped,
-            self.rx_errors,
-            self.tx_errors,
-            self.rx_frame_err,
-            self.rx_over_err,
-            self.rx_crc_err,
-            self.collisions,
-        ] {
-            w.u64(v);
-        }
+        self.counters().iter().chain(&self.ethernet()).for_each(|&v| w.u64(v));
         if version != OFP10_VERSION {
             w.u32(self.duration_sec);
             w.u32(self.duration_nsec);
@@ -304,19 +303,8 @@ impl PortStats {
             w.u32(self.port_no);
             w.u32(self.duration_sec);
             w.u32(self.duration_nsec);
-            for v in [
-                self.rx_packets,
-                self.tx_packets,
-                self.rx_bytes,
-                self.tx_bytes,
-                self.rx_dropped,
-                self.tx_dropped,
-                self.rx_errors,
-                self.tx_errors,
-            ] {
-                w.u64(v);
-            }
-            let ethernet = [self.rx_frame_err, self.rx_over_err, self.rx_crc_err, self.collisions];
+            self.counters().iter().for_each(|&v| w.u64(v));
+            let ethernet = self.ethernet();
             let second_ethernet =
                 self.properties.iter().any(|p| p.prop_type() == port_stats_prop::ETHERNET);
             if ethernet != [u64::MAX; 4] || second_ethernet {
@@ -539,6 +527,33 @@ pub(crate) mod strategy {
         ]
     }
 
+    /// Port `port_no`'s counters numbered 1 to 12 in the order 1.0 and 1.3 write them
+    /// (`rx_packets` 1 .. `collisions` 12), with `duration` and `properties`.
+    pub fn numbered_port_stats(
+        port_no: u32,
+        (duration_sec, duration_nsec): (u32, u32),
+        properties: Vec<PortStatsProp>,
+    ) -> PortStats {
+        PortStats {
+            port_no,
+            rx_packets: 1,
+            tx_packets: 2,
+            rx_bytes: 3,
+            tx_bytes: 4,
+            rx_dropped: 5,
+            tx_dropped: 6,
+            rx_errors: 7,
+            tx_errors: 8,
+            rx_frame_err: 9,
+            rx_over_err: 10,
+            rx_crc_err: 11,
+            collisions: 12,
+            duration_sec,
+            duration_nsec,
+            properties,
+        }
+    }
+
     /// Queue stats of `version`'s wire (1.4's: with up to 2 properties).
     pub fn arb_queue_stats(version: u8) -> BoxedStrategy<QueueStats> {
         use crate::header::OFP13_VERSION;
@@ -626,27 +641,7 @@ mod tests {
         let p = PortStats::decode(OFP14_VERSION, &mut Reader::new(&bytes)).unwrap();
         let experimenter =
             Property::Experimenter { experimenter: 0x2320, exp_type: 1, data: vec![0xaa] };
-        assert_eq!(
-            p,
-            PortStats {
-                port_no: 7,
-                duration_sec: 1,
-                duration_nsec: 2,
-                rx_packets: 1,
-                tx_packets: 2,
-                rx_bytes: 3,
-                tx_bytes: 4,
-                rx_dropped: 5,
-                tx_dropped: 6,
-                rx_errors: 7,
-                tx_errors: 8,
-                rx_frame_err: 9,
-                rx_over_err: 10,
-                rx_crc_err: 11,
-                collisions: 12,
-                properties: vec![PortStatsProp::Other(experimenter)],
-            }
-        );
+        assert_eq!(p, numbered_port_stats(7, (1, 2), vec![PortStatsProp::Other(experimenter)]));
         assert_eq!(encoded(|w| p.encode(OFP14_VERSION, w)), bytes);
         // The same counters in 1.3 are 112 bytes with the Ethernet ones inline.
         let b13 = encoded(|w| p.encode(OFP13_VERSION, w));
