@@ -14,16 +14,17 @@
 //! does not have is all ones in every version.
 //!
 //! OpenFlow 1.4 gives port and queue counters a `length` and a list of properties
-//! (framed as [`crate::v13::multipart::prop`] describes): a port's frame, overrun, CRC
-//! and collision counters move to its Ethernet property; the other properties are kept
-//! as read ([`PortStatsProp`], [`OtherProp`]) so that a reply re-encodes byte for byte.
+//! (framed as [`crate::v13::property`] describes, length faults `OFPBPC_BAD_LEN`): a
+//! port's frame, overrun, CRC and collision counters move to its Ethernet property; the
+//! other properties are kept as read ([`PortStatsProp`], [`Property`]) so that a reply
+//! re-encodes byte for byte.
 //! Earlier versions carry no properties: decoding them gives none, encoding them leaves
 //! them out.
 
 use super::{read_port, write_port};
 use crate::error::OfpError;
 use crate::header::{OFP10_VERSION, OFP14_VERSION};
-use crate::v13::multipart::prop::{self, OtherProp};
+use crate::v13::property::{self, Property};
 use crate::wire::{take_sized, Reader, Writer};
 
 /// Bytes of one port-stats element on the wire of `version` (from 1.4: of its fixed
@@ -123,16 +124,14 @@ pub struct PortStats {
 
 /// A port-stats property other than the (first) Ethernet one (OpenFlow 1.4).
 ///
-/// Invariant: `Unknown` never holds the optical or experimenter type; it holds the
+/// Invariant: `Other` never holds an unknown property of the optical type; it holds the
 /// Ethernet type only for a second Ethernet property.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PortStatsProp {
     /// `OFPPSPT_OPTICAL` (`ofp_port_stats_prop_optical`).
     Optical(OpticalPortStats),
-    /// `OFPPSPT_EXPERIMENTER`.
-    Experimenter { experimenter: u32, exp_type: u32, data: Vec<u8> },
-    /// Any other type, its body as read.
-    Unknown { ty: u16, data: Vec<u8> },
+    /// `OFPPSPT_EXPERIMENTER`, or a type 1.4 does not define (or a second Ethernet one).
+    Other(Property),
 }
 
 record! {
@@ -160,100 +159,46 @@ impl PortStatsProp {
     pub fn prop_type(&self) -> u16 {
         match self {
             PortStatsProp::Optical(_) => port_stats_prop::OPTICAL,
-            PortStatsProp::Experimenter { .. } => port_stats_prop::EXPERIMENTER,
-            PortStatsProp::Unknown { ty, .. } => *ty,
+            PortStatsProp::Other(p) => p.prop_type(),
         }
     }
 
     /// Writes the property with its padding.
     pub fn encode(&self, w: &mut Writer) {
         match self {
-            PortStatsProp::Optical(o) => prop::write(w, port_stats_prop::OPTICAL, |w| {
+            PortStatsProp::Optical(o) => property::write(w, port_stats_prop::OPTICAL, |w| {
                 w.zeros(4);
                 o.encode(w);
             }),
-            PortStatsProp::Experimenter { experimenter, exp_type, data } => {
-                prop::write_experimenter(w, *experimenter, *exp_type, data)
-            }
-            PortStatsProp::Unknown { ty, data } => prop::write(w, *ty, |w| w.bytes(data)),
+            PortStatsProp::Other(p) => p.encode(w),
         }
     }
 }
 
-impl PortStats {
-    /// Reads one element of `version`'s layout.
-    pub fn decode(version: u8, r: &mut Reader) -> Result<PortStats, OfpError> {
-        if version >= OFP14_VERSION {
-            return Self::decode14(r);
-        }
-        let port_no = read_port(version, r, 8)?;
-        let mut c = [0u64; 12];
-        for v in &mut c {
-            *v = r.u64()?;
-        }
-        let (duration_sec, duration_nsec) = read_duration(version, r)?;
-        let [rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped, tx_dropped, rx_errors, tx_errors, rx_frame_err, rx_over_err, rx_crc_err, collisions] =
-            c;
-        Ok(PortStats {
-            port_no,
-            rx_packets,
-            tx_packets,
-            rx_bytes,
-            tx_bytes,
-            rx_dropped,
-            tx_dropped,
-            rx_errors,
-            tx_errors,
-            rx_frame_err,
-            rx_over_err,
-            rx_crc_err,
-            collisions,
-            duration_sec,
-            duration_nsec,
-            properties: Vec::new(),
-        })
+/// Reads `N` `u64` counters in wire order.
+fn read_counters<const N: usize>(r: &mut Reader) -> Result<[u64; N], OfpError> {
+    let mut c = [0u64; N];
+    for v in &mut c {
+        *v = r.u64()?;
     }
+    Ok(c)
+}
 
-    /// The 1.4 element: `length:u16, pad[2], port_no, duration_sec, duration_nsec`, eight
-    /// counters, then properties to `length`.
-    fn decode14(r: &mut Reader) -> Result<PortStats, OfpError> {
-        let mut s = take_sized(r, 0, PORT_STATS_FIXED_LEN_14, "port stats")?;
-        s.skip(4)?;
-        let port_no = s.u32()?;
-        let (duration_sec, duration_nsec) = (s.u32()?, s.u32()?);
-        let mut c = [0u64; 8];
-        for v in &mut c {
-            *v = s.u64()?;
-        }
+impl PortStats {
+    /// The element from its fields in wire order: the eight counters every version has
+    /// inline (`rx_packets` .. `tx_errors`), the four Ethernet ones (`rx_frame_err` ..
+    /// `collisions`), the duration and 1.4's other properties.
+    fn from_counters(
+        port_no: u32,
+        counters: [u64; 8],
+        ethernet: [u64; 4],
+        (duration_sec, duration_nsec): (u32, u32),
+        properties: Vec<PortStatsProp>,
+    ) -> PortStats {
         let [rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped, tx_dropped, rx_errors, tx_errors] =
-            c;
-        let mut ethernet = None;
-        let mut properties = Vec::new();
-        while !s.is_empty() {
-            let (ty, mut body) = prop::take(&mut s, "port stats")?;
-            match ty {
-                port_stats_prop::ETHERNET if ethernet.is_none() => {
-                    prop::expect_len(&body, ETHERNET_PROP_BODY, "port stats Ethernet")?;
-                    body.skip(4)?;
-                    ethernet = Some([body.u64()?, body.u64()?, body.u64()?, body.u64()?]);
-                }
-                port_stats_prop::OPTICAL => {
-                    prop::expect_len(&body, OPTICAL_PROP_BODY, "port stats optical")?;
-                    body.skip(4)?;
-                    properties.push(PortStatsProp::Optical(OpticalPortStats::decode(&mut body)?));
-                }
-                port_stats_prop::EXPERIMENTER => {
-                    let (experimenter, exp_type, data) =
-                        prop::read_experimenter(&mut body, "port stats")?;
-                    properties.push(PortStatsProp::Experimenter { experimenter, exp_type, data });
-                }
-                ty => {
-                    properties.push(PortStatsProp::Unknown { ty, data: body.take_rest().to_vec() })
-                }
-            }
-        }
-        let [rx_frame_err, rx_over_err, rx_crc_err, collisions] = ethernet.unwrap_or([u64::MAX; 4]);
-        Ok(PortStats {
+            counters;
+        let [rx_frame_err, rx_over_err, rx_crc_err, collisions] = ethernet;
+        PortStats {
             port_no,
             rx_packets,
             tx_packets,
@@ -270,7 +215,68 @@ impl PortStats {
             duration_sec,
             duration_nsec,
             properties,
-        })
+        }
+    }
+
+    /// The eight counters every version has inline, in wire order.
+    fn counters(&self) -> [u64; 8] {
+        [
+            self.rx_packets,
+            self.tx_packets,
+            self.rx_bytes,
+            self.tx_bytes,
+            self.rx_dropped,
+            self.tx_dropped,
+            self.rx_errors,
+            self.tx_errors,
+        ]
+    }
+
+    /// The four counters 1.4 moves to the Ethernet property, in wire order.
+    fn ethernet(&self) -> [u64; 4] {
+        [self.rx_frame_err, self.rx_over_err, self.rx_crc_err, self.collisions]
+    }
+
+    /// Reads one element of `version`'s layout.
+    pub fn decode(version: u8, r: &mut Reader) -> Result<PortStats, OfpError> {
+        if version >= OFP14_VERSION {
+            return Self::decode14(r);
+        }
+        let port_no = read_port(version, r, 8)?;
+        let counters = read_counters(r)?;
+        let ethernet = read_counters(r)?;
+        let duration = read_duration(version, r)?;
+        Ok(Self::from_counters(port_no, counters, ethernet, duration, Vec::new()))
+    }
+
+    /// The 1.4 element: `length:u16, pad[2], port_no, duration_sec, duration_nsec`, eight
+    /// counters, then properties to `length`.
+    fn decode14(r: &mut Reader) -> Result<PortStats, OfpError> {
+        let mut s = take_sized(r, 0, PORT_STATS_FIXED_LEN_14, "port stats")?;
+        s.skip(4)?;
+        let port_no = s.u32()?;
+        let duration = (s.u32()?, s.u32()?);
+        let counters = read_counters(&mut s)?;
+        let mut ethernet = None;
+        let properties = property::read_list(&mut s, "port stats", |ty, body| {
+            Ok(match ty {
+                port_stats_prop::ETHERNET if ethernet.is_none() => {
+                    property::expect_len(body, ETHERNET_PROP_BODY, "port stats Ethernet")?;
+                    body.skip(4)?;
+                    ethernet = Some(read_counters(body)?);
+                    None
+                }
+                port_stats_prop::OPTICAL => {
+                    property::expect_len(body, OPTICAL_PROP_BODY, "port stats optical")?;
+                    body.skip(4)?;
+                    Some(PortStatsProp::Optical(OpticalPortStats::decode(body)?))
+                }
+                ty => Some(PortStatsProp::Other(Property::from_body(ty, body, "port stats")?)),
+            })
+        })?;
+        let ethernet = ethernet.unwrap_or([u64::MAX; 4]);
+        let properties = properties.into_iter().flatten().collect();
+        Ok(Self::from_counters(port_no, counters, ethernet, duration, properties))
     }
 
     /// Reads a reply's whole list of `version`'s elements.
@@ -284,22 +290,7 @@ impl PortStats {
             return self.encode14(w);
         }
         write_port(version, self.port_no, w, 8);
-        for v in [
-            self.rx_packets,
-            self.tx_packets,
-            self.rx_bytes,
-            self.tx_bytes,
-            self.rx_dropped,
-            self.tx_dropped,
-            self.rx_errors,
-            self.tx_errors,
-            self.rx_frame_err,
-            self.rx_over_err,
-            self.rx_crc_err,
-            self.collisions,
-        ] {
-            w.u64(v);
-        }
+        self.counters().iter().chain(&self.ethernet()).for_each(|&v| w.u64(v));
         if version != OFP10_VERSION {
             w.u32(self.duration_sec);
             w.u32(self.duration_nsec);
@@ -312,23 +303,12 @@ impl PortStats {
             w.u32(self.port_no);
             w.u32(self.duration_sec);
             w.u32(self.duration_nsec);
-            for v in [
-                self.rx_packets,
-                self.tx_packets,
-                self.rx_bytes,
-                self.tx_bytes,
-                self.rx_dropped,
-                self.tx_dropped,
-                self.rx_errors,
-                self.tx_errors,
-            ] {
-                w.u64(v);
-            }
-            let ethernet = [self.rx_frame_err, self.rx_over_err, self.rx_crc_err, self.collisions];
+            self.counters().iter().for_each(|&v| w.u64(v));
+            let ethernet = self.ethernet();
             let second_ethernet =
                 self.properties.iter().any(|p| p.prop_type() == port_stats_prop::ETHERNET);
             if ethernet != [u64::MAX; 4] || second_ethernet {
-                prop::write(w, port_stats_prop::ETHERNET, |w| {
+                property::write(w, port_stats_prop::ETHERNET, |w| {
                     w.zeros(4);
                     ethernet.iter().for_each(|&v| w.u64(v));
                 });
@@ -357,7 +337,7 @@ pub struct QueueStats {
     pub duration_sec: u32,
     pub duration_nsec: u32,
     /// OpenFlow 1.4 on: the properties, in wire order (no type has fields here).
-    pub properties: Vec<OtherProp>,
+    pub properties: Vec<Property>,
 }
 
 impl QueueStats {
@@ -377,7 +357,7 @@ impl QueueStats {
         let (tx_bytes, tx_packets, tx_errors) = (r.u64()?, r.u64()?, r.u64()?);
         let (duration_sec, duration_nsec) = read_duration(version, r)?;
         let properties = if version >= OFP14_VERSION {
-            OtherProp::decode_list(r, "queue stats")?
+            Property::decode_list(r, "queue stats")?
         } else {
             Vec::new()
         };
@@ -502,6 +482,7 @@ impl TableStats {
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
+    use crate::v13::property::strategy::{arb_properties, arb_property};
     use proptest::prelude::*;
 
     /// The element of `len` arbitrary bytes that `decode` reads.
@@ -515,7 +496,7 @@ pub(crate) mod strategy {
     }
 
     /// Port stats of `version`'s wire (1.4's: with and without the Ethernet property,
-    /// and up to 3 other properties).
+    /// and up to 2 other properties).
     pub fn arb_port_stats(version: u8) -> BoxedStrategy<PortStats> {
         use crate::header::OFP13_VERSION;
         let v13 =
@@ -540,29 +521,49 @@ pub(crate) mod strategy {
 
     /// Every port-stats property (a second Ethernet one among the unknown).
     pub fn arb_port_stats_prop() -> impl Strategy<Value = PortStatsProp> {
-        use crate::v13::multipart::prop::strategy::arb_other_prop;
         prop_oneof![
             OpticalPortStats::arb().prop_map(PortStatsProp::Optical),
-            arb_other_prop(&[port_stats_prop::OPTICAL]).prop_map(|p| match p {
-                OtherProp::Experimenter { experimenter, exp_type, data } => {
-                    PortStatsProp::Experimenter { experimenter, exp_type, data }
-                }
-                OtherProp::Unknown { ty, data } => PortStatsProp::Unknown { ty, data },
-            }),
+            arb_property(&[port_stats_prop::OPTICAL]).prop_map(PortStatsProp::Other),
         ]
     }
 
-    /// Queue stats of `version`'s wire (1.4's: with up to 3 properties).
+    /// Port `port_no`'s counters numbered 1 to 12 in the order 1.0 and 1.3 write them
+    /// (`rx_packets` 1 .. `collisions` 12), with `duration` and `properties`.
+    pub fn numbered_port_stats(
+        port_no: u32,
+        (duration_sec, duration_nsec): (u32, u32),
+        properties: Vec<PortStatsProp>,
+    ) -> PortStats {
+        PortStats {
+            port_no,
+            rx_packets: 1,
+            tx_packets: 2,
+            rx_bytes: 3,
+            tx_bytes: 4,
+            rx_dropped: 5,
+            tx_dropped: 6,
+            rx_errors: 7,
+            tx_errors: 8,
+            rx_frame_err: 9,
+            rx_over_err: 10,
+            rx_crc_err: 11,
+            collisions: 12,
+            duration_sec,
+            duration_nsec,
+            properties,
+        }
+    }
+
+    /// Queue stats of `version`'s wire (1.4's: with up to 2 properties).
     pub fn arb_queue_stats(version: u8) -> BoxedStrategy<QueueStats> {
         use crate::header::OFP13_VERSION;
-        use crate::v13::multipart::prop::strategy::arb_other_prop;
         if version < OFP14_VERSION {
             return from_bytes(queue_stats_len(version), move |r| QueueStats::decode(version, r))
                 .boxed();
         }
         let v13 =
             from_bytes(queue_stats_len(OFP13_VERSION), |r| QueueStats::decode(OFP13_VERSION, r));
-        (v13, proptest::collection::vec(arb_other_prop(&[]), 0..3))
+        (v13, arb_properties(&[]))
             .prop_map(|(q, properties)| QueueStats { properties, ..q })
             .boxed()
     }
@@ -638,31 +639,9 @@ mod tests {
         let bytes = port_stats_14_bytes();
         assert_eq!(bytes.len(), 80 + 40 + 16);
         let p = PortStats::decode(OFP14_VERSION, &mut Reader::new(&bytes)).unwrap();
-        assert_eq!(
-            p,
-            PortStats {
-                port_no: 7,
-                duration_sec: 1,
-                duration_nsec: 2,
-                rx_packets: 1,
-                tx_packets: 2,
-                rx_bytes: 3,
-                tx_bytes: 4,
-                rx_dropped: 5,
-                tx_dropped: 6,
-                rx_errors: 7,
-                tx_errors: 8,
-                rx_frame_err: 9,
-                rx_over_err: 10,
-                rx_crc_err: 11,
-                collisions: 12,
-                properties: vec![PortStatsProp::Experimenter {
-                    experimenter: 0x2320,
-                    exp_type: 1,
-                    data: vec![0xaa]
-                }],
-            }
-        );
+        let experimenter =
+            Property::Experimenter { experimenter: 0x2320, exp_type: 1, data: vec![0xaa] };
+        assert_eq!(p, numbered_port_stats(7, (1, 2), vec![PortStatsProp::Other(experimenter)]));
         assert_eq!(encoded(|w| p.encode(OFP14_VERSION, w)), bytes);
         // The same counters in 1.3 are 112 bytes with the Ethernet ones inline.
         let b13 = encoded(|w| p.encode(OFP13_VERSION, w));
@@ -691,15 +670,17 @@ mod tests {
             b[..2].copy_from_slice(&len.to_be_bytes());
             b
         };
+        let decode = |r: &mut Reader| PortStats::decode(OFP14_VERSION, r);
+        // The element's length below its fixed part or beyond the bytes.
+        let cases = [with_len(72), with_len(200)];
+        let cases: Vec<&[u8]> = cases.iter().map(Vec::as_slice).collect();
+        assert_refused(&cases, decode, ErrorKind::BAD_REQUEST_BAD_LEN);
+        // The Ethernet property past the element's end, or of the wrong length.
         let mut short_ethernet = good.clone();
         short_ethernet[83] = 32;
-        let cases = [with_len(72), with_len(200), with_len(84), short_ethernet];
+        let cases = [with_len(84), short_ethernet];
         let cases: Vec<&[u8]> = cases.iter().map(Vec::as_slice).collect();
-        assert_refused(
-            &cases,
-            |r| PortStats::decode(OFP14_VERSION, r),
-            ErrorKind::BAD_REQUEST_BAD_LEN,
-        );
+        assert_refused(&cases, decode, ErrorKind::BAD_PROPERTY_BAD_LEN);
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! The property lists of OpenFlow 1.4 messages (port, port-mod, table-mod and table
-//! description, asynchronous configuration, role status, bundles).
+//! description, asynchronous configuration, role status, bundles) and multipart bodies
+//! (port and queue statistics, queue description).
 //!
 //! A property is `type:u16, length:u16, body`, where `length` counts the 4-byte header
 //! and the body but not the zeros that follow it up to a multiple of 8. Reading requires
 //! `length` to be at least 4 and the body and its padding to fit in what holds the list
-//! (`OFPBPC_BAD_LEN` otherwise, the 1.4 error for a length problem in a property); the
-//! padding is skipped whatever it holds and written as zeros. The experimenter property
+//! (`OFPBPC_BAD_LEN` otherwise, the 1.4 error for a length problem in a property, in a
+//! request or a reply alike); the padding is skipped whatever it holds and written as
+//! zeros. The experimenter property
 //! (type 0xffff, and 0xfffe for the asynchronous configuration's slave one) is
 //! `experimenter:u32, exp_type:u32` and experimenter-defined bytes: 8 body bytes at least.
 //!
@@ -250,6 +252,11 @@ mod tests {
         let bytes = [0, 9, 0, 5, 7, 0, 0, 0];
         let props = decode(&mut Reader::new(&bytes)).unwrap();
         assert_eq!(props, vec![Property::Unknown { ty: 9, data: vec![7] }]);
+        assert_eq!(encoded(|w| Property::encode_list(&props, w)), bytes);
+        // An unknown type with an empty body: length 4, 4 pad bytes.
+        let bytes = [0, 9, 0, 4, 0, 0, 0, 0];
+        let props = decode(&mut Reader::new(&bytes)).unwrap();
+        assert_eq!(props, vec![Property::Unknown { ty: 9, data: vec![] }]);
         assert_eq!(encoded(|w| Property::encode_list(&props, w)), bytes);
     }
 

@@ -602,36 +602,37 @@ fn openflow_1_4_messages_print_as_ovs_does() {
 /// as numbers, properties it has no fields for print as `property:` lines.
 #[test]
 fn openflow_1_4_messages_beyond_ovs() {
-    // Table 3, eviction and vacancy events on, eviction by importance, 10% and 20%.
-    let tm = hex("0511002000000000030000000000000c0002000800000002000300080a140000");
-    assert_eq!(
-        raw(&tm, 2),
-        "OFPT_TABLE_MOD (OF1.4) (xid=0x0): table_id=3, eviction=on, eviction_flags=IMPORTANCE, vacancy=on vacancy:10,20\n"
-    );
-    // All tables, nothing on.
-    let all = hex("0511001000000000ff00000000000000");
-    assert_eq!(
-        raw(&all, 2),
-        "OFPT_TABLE_MOD (OF1.4) (xid=0x0): table_id: ALL_TABLES, eviction=off, vacancy=off\n"
-    );
-    // Bundle control of type 9 with flag 0x4 and an experimenter property.
-    let bc = hex("05210020000000000000000100090004ffff000c000000650000000700000000");
-    assert_eq!(
-        raw(&bc, 2),
-        "OFPT_BUNDLE_CONTROL (OF1.4) (xid=0x0):\n bundle_id=0x1 type=9 flags=0x4\n property: experimenter=0x65 exp_type=7\n"
-    );
-    // Role status of an undefined reason; a table status of an undefined reason whose
-    // description has no eviction property.
-    let rs = hex("051e00180000000000000002070000000000000000000009");
-    assert_eq!(
-        raw(&rs, 2),
-        "OFPT_ROLE_STATUS (OF1.4) (xid=0x0): role=primary generation_id=9 reason=(unknown)\n"
-    );
-    let ts = hex("051f00180000000005000000000000000008080000000008");
-    assert_eq!(
-        raw(&ts, 2),
-        "OFPT_TABLE_STATUS (OF1.4) (xid=0x0): reason=5\ntable_desc:-\n  table 8:\n   eviction=off eviction_flags=(default)\n   vacancy=on vacancy_down=0% vacancy_up=0% vacancy=0%\n"
-    );
+    let cases = [
+        // Table 3, eviction and vacancy events on, eviction by importance, 10% and 20%.
+        (
+            "0511002000000000030000000000000c0002000800000002000300080a140000",
+            "OFPT_TABLE_MOD (OF1.4) (xid=0x0): table_id=3, eviction=on, eviction_flags=IMPORTANCE, vacancy=on vacancy:10,20\n",
+        ),
+        // All tables, nothing on.
+        (
+            "0511001000000000ff00000000000000",
+            "OFPT_TABLE_MOD (OF1.4) (xid=0x0): table_id: ALL_TABLES, eviction=off, vacancy=off\n",
+        ),
+        // Bundle control of type 9 with flag 0x4 and an experimenter property.
+        (
+            "05210020000000000000000100090004ffff000c000000650000000700000000",
+            "OFPT_BUNDLE_CONTROL (OF1.4) (xid=0x0):\n bundle_id=0x1 type=9 flags=0x4\n property: experimenter=0x65 exp_type=7\n",
+        ),
+        // Role status of an undefined reason.
+        (
+            "051e00180000000000000002070000000000000000000009",
+            "OFPT_ROLE_STATUS (OF1.4) (xid=0x0): role=primary generation_id=9 reason=(unknown)\n",
+        ),
+        // A table status of an undefined reason whose description has no eviction
+        // property.
+        (
+            "051f00180000000005000000000000000008080000000008",
+            "OFPT_TABLE_STATUS (OF1.4) (xid=0x0): reason=5\ntable_desc:-\n  table 8:\n   eviction=off eviction_flags=(default)\n   vacancy=on vacancy_down=0% vacancy_up=0% vacancy=0%\n",
+        ),
+    ];
+    for (bytes, want) in cases {
+        assert_eq!(raw(&hex(bytes), 2), want, "{bytes}");
+    }
     // A 1.4 type in a 1.3 frame does not decode and is named as no 1.3 message.
     let in13 = hex("04210010000000000000000100000000");
     assert!(raw(&in13, 2)

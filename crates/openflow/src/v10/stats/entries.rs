@@ -54,28 +54,12 @@ mod tests {
     use super::*;
     use crate::error::ErrorKind;
     use crate::header::OFP10_VERSION;
+    use crate::model::counters::strategy::numbered_port_stats;
     use crate::wire::{Reader, Writer};
 
     #[test]
     fn port_stats_field_order() {
-        let p = PortStats {
-            port_no: 3,
-            rx_packets: 1,
-            tx_packets: 2,
-            rx_bytes: 3,
-            tx_bytes: 4,
-            rx_dropped: 5,
-            tx_dropped: 6,
-            rx_errors: 7,
-            tx_errors: 8,
-            rx_frame_err: 9,
-            rx_over_err: 10,
-            rx_crc_err: 11,
-            collisions: 12,
-            duration_sec: u32::MAX,
-            duration_nsec: u32::MAX,
-            properties: Vec::new(),
-        };
+        let p = numbered_port_stats(3, (u32::MAX, u32::MAX), Vec::new());
         let mut w = Writer::new();
         p.encode(OFP10_VERSION, &mut w);
         assert_eq!(w.len(), crate::model::port_stats_len(OFP10_VERSION));

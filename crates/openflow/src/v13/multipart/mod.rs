@@ -28,7 +28,6 @@ pub mod flow_monitor;
 pub mod group;
 pub mod meter;
 pub mod port_stats;
-pub mod prop;
 pub mod queue_desc;
 mod split;
 pub mod table;
@@ -47,7 +46,6 @@ pub use flow_monitor::{
 pub use group::{BucketCounter, GroupDesc, GroupFeatures, GroupStats};
 pub use meter::{MeterBandStats, MeterConfig, MeterFeatures, MeterStats};
 pub use port_stats::{OpticalPortStats, PortStats, PortStatsProp, QueueStats};
-pub use prop::OtherProp;
 pub use queue_desc::{QueueDesc, QueueDescProp};
 pub use split::MAX_REPLY_BODY;
 pub use table::TableStats;

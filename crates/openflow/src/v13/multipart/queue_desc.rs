@@ -2,11 +2,12 @@
 //! `OFPQ_ALL` wildcards); the reply lists `ofp_queue_desc`s, `port_no:u32, queue_id:u32,
 //! len:u16, pad[6]` (16 bytes) then properties to `len`: minimum and maximum rate
 //! (types 1 and 2, `rate:u16, pad[2]`, in 1/10 of a percent, above 1000 disabled) and
-//! experimenter (0xffff), framed as [`super::prop`] describes; other types are kept as
-//! read. Length faults are `OFPBRC_BAD_LEN`.
+//! experimenter (0xffff), framed as [`crate::v13::property`] describes; other types are
+//! kept as read. A `len` below the fixed part or beyond the bytes is `OFPBRC_BAD_LEN`, a
+//! length fault in a property `OFPBPC_BAD_LEN`.
 
-use super::prop::{self, OtherProp};
 use crate::error::OfpError;
+use crate::v13::property::{self, Property};
 use crate::wire::{take_sized, Reader, Writer};
 
 /// Length of `ofp_queue_desc` before its properties.
@@ -21,17 +22,15 @@ spec_table! {
 
 /// A queue-description property.
 ///
-/// Invariant: `Unknown` never holds the min-rate, max-rate or experimenter type.
+/// Invariant: `Other` never holds an unknown property of the min-rate or max-rate type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum QueueDescProp {
     /// `OFPQDPT_MIN_RATE`: the guaranteed rate, in 1/10 of a percent.
     MinRate(u16),
     /// `OFPQDPT_MAX_RATE`: the most the queue may use, in 1/10 of a percent.
     MaxRate(u16),
-    /// `OFPQDPT_EXPERIMENTER`.
-    Experimenter { experimenter: u32, exp_type: u32, data: Vec<u8> },
-    /// Any other type, its body as read.
-    Unknown { ty: u16, data: Vec<u8> },
+    /// `OFPQDPT_EXPERIMENTER`, or a type 1.4 does not define.
+    Other(Property),
 }
 
 impl QueueDescProp {
@@ -40,30 +39,26 @@ impl QueueDescProp {
         match self {
             QueueDescProp::MinRate(_) => queue_desc_prop::MIN_RATE,
             QueueDescProp::MaxRate(_) => queue_desc_prop::MAX_RATE,
-            QueueDescProp::Experimenter { .. } => queue_desc_prop::EXPERIMENTER,
-            QueueDescProp::Unknown { ty, .. } => *ty,
+            QueueDescProp::Other(p) => p.prop_type(),
         }
     }
 
-    /// Reads one property.
-    pub fn decode(r: &mut Reader) -> Result<QueueDescProp, OfpError> {
-        let (ty, mut body) = prop::take(r, "queue desc")?;
-        Ok(match ty {
-            queue_desc_prop::MIN_RATE | queue_desc_prop::MAX_RATE => {
-                prop::expect_len(&body, 4, "queue desc rate")?;
-                let rate = body.u16()?;
-                if ty == queue_desc_prop::MIN_RATE {
-                    QueueDescProp::MinRate(rate)
-                } else {
-                    QueueDescProp::MaxRate(rate)
+    /// Reads a list of properties to the end of `r`.
+    pub fn decode_list(r: &mut Reader) -> Result<Vec<QueueDescProp>, OfpError> {
+        property::read_list(r, "queue desc", |ty, body| {
+            Ok(match ty {
+                queue_desc_prop::MIN_RATE | queue_desc_prop::MAX_RATE => {
+                    property::expect_len(body, 4, "queue desc rate")?;
+                    let rate = body.u16()?;
+                    body.skip(2)?;
+                    if ty == queue_desc_prop::MIN_RATE {
+                        QueueDescProp::MinRate(rate)
+                    } else {
+                        QueueDescProp::MaxRate(rate)
+                    }
                 }
-            }
-            ty => match OtherProp::from_body(ty, &mut body, "queue desc")? {
-                OtherProp::Experimenter { experimenter, exp_type, data } => {
-                    QueueDescProp::Experimenter { experimenter, exp_type, data }
-                }
-                OtherProp::Unknown { ty, data } => QueueDescProp::Unknown { ty, data },
-            },
+                ty => QueueDescProp::Other(Property::from_body(ty, body, "queue desc")?),
+            })
         })
     }
 
@@ -71,15 +66,12 @@ impl QueueDescProp {
     pub fn encode(&self, w: &mut Writer) {
         match self {
             QueueDescProp::MinRate(rate) | QueueDescProp::MaxRate(rate) => {
-                prop::write(w, self.prop_type(), |w| {
+                property::write(w, self.prop_type(), |w| {
                     w.u16(*rate);
                     w.zeros(2);
                 })
             }
-            QueueDescProp::Experimenter { experimenter, exp_type, data } => {
-                prop::write_experimenter(w, *experimenter, *exp_type, data)
-            }
-            QueueDescProp::Unknown { ty, data } => prop::write(w, *ty, |w| w.bytes(data)),
+            QueueDescProp::Other(p) => p.encode(w),
         }
     }
 }
@@ -100,7 +92,7 @@ impl QueueDesc {
         let port_no = s.u32()?;
         let queue_id = s.u32()?;
         s.skip(8)?;
-        Ok(QueueDesc { port_no, queue_id, properties: s.list(QueueDescProp::decode)? })
+        Ok(QueueDesc { port_no, queue_id, properties: QueueDescProp::decode_list(&mut s)? })
     }
 
     /// Writes the description with its length.
@@ -134,7 +126,7 @@ impl QueueDesc {
 #[cfg(test)]
 pub(crate) mod strategy {
     use super::*;
-    use crate::v13::multipart::prop::strategy::arb_other_prop;
+    use crate::v13::property::strategy::arb_property;
     use proptest::prelude::*;
 
     /// Every queue-description property.
@@ -142,14 +134,8 @@ pub(crate) mod strategy {
         prop_oneof![
             any::<u16>().prop_map(QueueDescProp::MinRate),
             any::<u16>().prop_map(QueueDescProp::MaxRate),
-            arb_other_prop(&[queue_desc_prop::MIN_RATE, queue_desc_prop::MAX_RATE]).prop_map(|p| {
-                match p {
-                    OtherProp::Experimenter { experimenter, exp_type, data } => {
-                        QueueDescProp::Experimenter { experimenter, exp_type, data }
-                    }
-                    OtherProp::Unknown { ty, data } => QueueDescProp::Unknown { ty, data },
-                }
-            }),
+            arb_property(&[queue_desc_prop::MIN_RATE, queue_desc_prop::MAX_RATE])
+                .prop_map(QueueDescProp::Other),
         ]
     }
 
@@ -205,9 +191,11 @@ mod tests {
             // len below the fixed part, beyond the bytes
             &[0, 0, 0, 8, 0, 0, 0, 1, 0, 8, 0, 0, 0, 0, 0, 0],
             &[0, 0, 0, 8, 0, 0, 0, 1, 0, 24, 0, 0, 0, 0, 0, 0],
-            // a rate property of length 6
-            &[0, 0, 0, 8, 0, 0, 0, 1, 0, 24, 0, 0, 0, 0, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0],
         ];
         assert_refused(cases, QueueDesc::decode, ErrorKind::BAD_REQUEST_BAD_LEN);
+        // a rate property of length 6
+        let rate6: &[u8] =
+            &[0, 0, 0, 8, 0, 0, 0, 1, 0, 24, 0, 0, 0, 0, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0];
+        assert_refused(&[rate6], QueueDesc::decode, ErrorKind::BAD_PROPERTY_BAD_LEN);
     }
 }
