@@ -693,6 +693,15 @@ mod tests {
         frames.iter().flat_map(|f| f.encode().unwrap()).collect()
     }
 
+    /// A connection offering every version to a peer that plays `script`, handshaken,
+    /// and the peer's thread (which returns what it received).
+    fn connected(script: Vec<u8>) -> (Conn, std::thread::JoinHandle<Vec<u8>>) {
+        let (a, h) = peer(script);
+        let xids = Xids::new(Cell::new(1));
+        let c = Conn::handshake(Box::new(a), "pair", Versions::default(), xids, limits()).unwrap();
+        (c, h)
+    }
+
     #[test]
     fn conn_negotiates_gathers_and_answers_echoes() {
         use openflow::v13::Hello;
@@ -703,10 +712,7 @@ mod tests {
             Frame::v13(5, M13::BarrierReply),
             mp(2, 0),
         ]);
-        let (a, h) = peer(script);
-        let xids = Xids::new(Cell::new(1));
-        let mut c =
-            Conn::handshake(Box::new(a), "pair", Versions::default(), xids, limits()).unwrap();
+        let (mut c, h) = connected(script);
         assert_eq!(c.version, 4);
         let parts = c
             .dump(Message::V13(M13::MultipartRequest(openflow::v13::multipart::MultipartRequest {
@@ -749,15 +755,7 @@ mod tests {
             err(3),
             Frame::v13(5, M13::BarrierReply),
         ]);
-        let (a, h) = peer(script);
-        let mut c = Conn::handshake(
-            Box::new(a),
-            "pair",
-            Versions::default(),
-            Xids::new(Cell::new(1)),
-            limits(),
-        )
-        .unwrap();
+        let (mut c, h) = connected(script);
         let refusals = c
             .transact_noreply(vec![
                 Message::V13(M13::FeaturesRequest),
@@ -874,15 +872,7 @@ mod tests {
             Frame::v14(5, M13::BarrierReply),
             ctrl(5, 6, T::CommitReply),
         ]);
-        let (a, h) = peer(script);
-        let mut c = Conn::handshake(
-            Box::new(a),
-            "pair",
-            Versions::default(),
-            Xids::new(Cell::new(1)),
-            limits(),
-        )
-        .unwrap();
+        let (mut c, h) = connected(script);
         assert_eq!(c.version, 5);
         let b = c.bundle_transact(two_flow_mods()).unwrap();
         assert!(b.committed);
@@ -918,15 +908,7 @@ mod tests {
             bytes(&[Frame::v13(5, M13::BarrierReply), ctrl(4, 6, T::DiscardReply)]),
         ]
         .concat();
-        let (a, h) = peer(script);
-        let mut c = Conn::handshake(
-            Box::new(a),
-            "pair",
-            Versions::default(),
-            Xids::new(Cell::new(1)),
-            limits(),
-        )
-        .unwrap();
+        let (mut c, h) = connected(script);
         assert_eq!(c.version, 4);
         let b = c.bundle_transact(two_flow_mods()).unwrap();
         assert!(!b.committed);
@@ -967,15 +949,7 @@ mod tests {
             bundle_error(5, 6, openflow::ErrorKind::BUNDLE_FAILED_MSG_FAILED),
         ]
         .concat();
-        let (a, h) = peer(script);
-        let mut c = Conn::handshake(
-            Box::new(a),
-            "pair",
-            Versions::default(),
-            Xids::new(Cell::new(1)),
-            limits(),
-        )
-        .unwrap();
+        let (mut c, h) = connected(script);
         let b = c.bundle_transact(two_flow_mods()).unwrap();
         assert!(!b.committed);
         let idx: Vec<Option<usize>> = b.refusals.iter().map(|r| r.index).collect();
@@ -993,15 +967,7 @@ mod tests {
             bundle_error(5, 2, openflow::ErrorKind::BUNDLE_FAILED_OUT_OF_BUNDLES),
         ]
         .concat();
-        let (a, h) = peer(script);
-        let mut c = Conn::handshake(
-            Box::new(a),
-            "pair",
-            Versions::default(),
-            Xids::new(Cell::new(1)),
-            limits(),
-        )
-        .unwrap();
+        let (mut c, h) = connected(script);
         let b = c.bundle_transact(two_flow_mods()).unwrap();
         assert!(!b.committed);
         assert_eq!(b.refusals.len(), 1);

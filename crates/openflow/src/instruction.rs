@@ -90,6 +90,21 @@ fn type_name(ty: u16) -> &'static str {
 }
 
 impl Instruction {
+    /// Where this instruction runs among a flow's instructions (OpenFlow 1.3.5 §5.9):
+    /// meter, apply-actions, clear-actions, write-actions, write-metadata, goto-table,
+    /// then an experimenter's.
+    pub fn execution_rank(&self) -> usize {
+        match self {
+            Instruction::Meter(_) => 0,
+            Instruction::ApplyActions(_) => 1,
+            Instruction::ClearActions => 2,
+            Instruction::WriteActions(_) => 3,
+            Instruction::WriteMetadata { .. } => 4,
+            Instruction::GotoTable(_) => 5,
+            Instruction::Experimenter { .. } => 6,
+        }
+    }
+
     /// The `ofp_instruction_type` number of this instruction.
     pub fn instruction_type(&self) -> u16 {
         match self {

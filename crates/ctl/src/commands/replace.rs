@@ -176,20 +176,11 @@ fn same(version: u8, w: &Wanted, e: &FlowEntry) -> bool {
 /// An instruction list in a form where equal effect is equal value: in the order the
 /// switch carries them out (OpenFlow 1.3 §5.9), action lists that do nothing dropped.
 fn normal(list: &[Instruction]) -> Vec<&Instruction> {
-    let rank = |i: &Instruction| match i {
-        Instruction::Meter(_) => 0,
-        Instruction::ApplyActions(_) => 1,
-        Instruction::ClearActions => 2,
-        Instruction::WriteActions(_) => 3,
-        Instruction::WriteMetadata { .. } => 4,
-        Instruction::GotoTable(_) => 5,
-        Instruction::Experimenter { .. } => 6,
-    };
     let mut v: Vec<&Instruction> = list
         .iter()
         .filter(|i| !matches!(i, Instruction::ApplyActions(a) | Instruction::WriteActions(a) if a.is_empty()))
         .collect();
-    v.sort_by_key(|i| rank(i));
+    v.sort_by_key(|i| i.execution_rank());
     v
 }
 

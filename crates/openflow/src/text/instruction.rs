@@ -27,18 +27,6 @@ const RANK_NAMES: [&str; 7] = [
     "experimenter_instruction",
 ];
 
-fn rank(i: &Instruction) -> usize {
-    match i {
-        Instruction::Meter(_) => 0,
-        Instruction::ApplyActions(_) => 1,
-        Instruction::ClearActions => 2,
-        Instruction::WriteActions(_) => 3,
-        Instruction::WriteMetadata { .. } => 4,
-        Instruction::GotoTable(_) => 5,
-        Instruction::Experimenter { .. } => 6,
-    }
-}
-
 /// Parses the text after `actions=`.
 pub(crate) fn parse_instructions(
     sp: Span<'_>,
@@ -83,7 +71,7 @@ pub(crate) fn parse_instructions(
             }
             _ => None,
         };
-        let r = inst.as_ref().map(rank).unwrap_or(1);
+        let r = inst.as_ref().map(Instruction::execution_rank).unwrap_or(1);
         let name = RANK_NAMES.get(r).copied().unwrap_or("instruction");
         if let Some((lr, lname)) = last {
             if r < lr {
@@ -117,7 +105,7 @@ pub(crate) fn parse_instructions(
         }
     }
     if !apply.is_empty() {
-        let at = out.iter().position(|i| rank(i) > 1).unwrap_or(out.len());
+        let at = out.iter().position(|i| i.execution_rank() > 1).unwrap_or(out.len());
         out.insert(at, Instruction::ApplyActions(apply));
     }
     Ok(out)
@@ -127,7 +115,7 @@ pub(crate) fn parse_instructions(
 /// bare actions, `drop` when there is nothing to print.
 pub fn format_instructions(insts: &[Instruction]) -> String {
     let mut sorted: Vec<&Instruction> = insts.iter().collect();
-    sorted.sort_by_key(|i| rank(i));
+    sorted.sort_by_key(|i| i.execution_rank());
     let parts: Vec<String> = sorted
         .into_iter()
         .filter_map(|i| match i {

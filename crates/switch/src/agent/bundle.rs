@@ -165,23 +165,8 @@ impl Agent {
     }
 
     /// A bundle add of connection `id`, whose wire version is `version` and whose header
-    /// carried `xid`: the message is checked and kept, or refused (nothing is sent on
-    /// success).
+    /// carried `xid`: the message is checked and kept (nothing is sent), or refused.
     pub(super) fn bundle_add(
-        &mut self,
-        id: SessionId,
-        add: &BundleAdd,
-        version: u8,
-        xid: u32,
-        now: u64,
-    ) -> Vec<Out> {
-        match self.bundle_add_result(id, add, version, xid, now) {
-            Ok(()) => vec![],
-            Err(e) => vec![Out::Err(e)],
-        }
-    }
-
-    fn bundle_add_result(
         &mut self,
         id: SessionId,
         add: &BundleAdd,
@@ -383,10 +368,10 @@ impl Agent {
             };
         }
         if let Some(add) = BundleAdd::from_experimenter(e) {
-            return match add.and_then(|a| a.validate().map(|()| a)) {
-                Ok(a) => self.bundle_add(id, &a, version, xid, now),
-                Err(err) => vec![Out::Err(err)],
-            };
+            let added = add
+                .and_then(|a| a.validate().map(|()| a))
+                .and_then(|a| self.bundle_add(id, &a, version, xid, now));
+            return added.err().map(Out::Err).into_iter().collect();
         }
         vec![Out::Err(failed(
             ErrorKind::BAD_REQUEST_BAD_EXP_TYPE,

@@ -579,7 +579,8 @@ impl Agent {
         let outs = match frame.message {
             Message::V13(v13::Message::BundleControl(c)) => self.bundle_control(id, &c, false, now),
             Message::V13(v13::Message::BundleAdd(a)) => {
-                self.bundle_add(id, &a, frame.version, xid, now)
+                let added = self.bundle_add(id, &a, frame.version, xid, now);
+                added.err().map(Out::Err).into_iter().collect()
             }
             Message::V13(v13::Message::Experimenter(e)) if bundle::is_onf(&e) => {
                 self.onf_bundle(id, &e, frame.version, xid, now)
