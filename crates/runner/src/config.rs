@@ -284,7 +284,8 @@ pub struct RunFlags {
     #[arg(long, value_enum)]
     pub fail_mode: Option<FailMode>,
     /// The OpenFlow versions to offer and accept, comma separated (Open vSwitch's
-    /// names: OpenFlow10, OpenFlow13; default: both). A controller that offers none of
+    /// names: OpenFlow10, OpenFlow13, OpenFlow14; default: all three). A controller that
+    /// offers none of
     /// them is refused.
     #[arg(long, value_name = "LIST")]
     pub protocols: Option<String>,

@@ -154,7 +154,7 @@ impl Agent {
                         "a slave controller may not change the switch".to_string(),
                     ));
                 }
-                self.commit(b, now)?;
+                self.commit(id, b, now)?;
                 Ok(Some(T::CommitReply))
             }
             other => Err(err(
@@ -208,8 +208,8 @@ impl Agent {
         }
     }
 
-    /// Applies bundle `b`'s messages all or none (module comment).
-    fn commit(&mut self, b: Bundle, now: u64) -> Result<(), Vec<Out>> {
+    /// Applies bundle `b` of connection `id`, its messages all or none (module comment).
+    fn commit(&mut self, id: SessionId, b: Bundle, now: u64) -> Result<(), Vec<Out>> {
         if let Some(what) = &b.refused {
             return Err(vec![Out::Err(failed(
                 ErrorKind::BUNDLE_FAILED_MSG_FAILED,
@@ -218,7 +218,11 @@ impl Agent {
         }
         let (groups, meters) = (self.groups.clone(), self.meters.clone());
         self.flows.begin();
+        // Where each message's flow changes start, and its xid, for flow monitors.
+        let mut marks = Vec::with_capacity(b.msgs.len());
         for (msg, head) in &b.msgs {
+            let xid = head.get(4..8).map_or(0, |x| u32::from_be_bytes([x[0], x[1], x[2], x[3]]));
+            marks.push((self.flows.recorded(), (id, xid)));
             let r = match msg {
                 v13::Message::FlowMod(fm) => {
                     match self.flow_mod_request(fm, now).into_iter().next() {
@@ -245,6 +249,7 @@ impl Agent {
         self.dirty = true;
         self.publish();
         self.broadcast_flow_removed(removed);
+        self.bundle_marks = marks;
         Ok(())
     }
 

@@ -137,6 +137,12 @@ impl FlowAgent {
         }
     }
 
+    /// How many changes are recorded and not yet taken (a mark to tell which later ones a
+    /// request made).
+    pub fn recorded(&self) -> usize {
+        self.events.len()
+    }
+
     fn record(&mut self, event: FullUpdateEvent, table: u8, entry: &FlowEntry, reason: u8) {
         if self.watching {
             self.events.push(FlowEvent { event, table, entry: entry.clone(), reason });

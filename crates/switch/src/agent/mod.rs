@@ -173,6 +173,9 @@ pub struct Agent {
     fail_open: bool,
     /// Changes not yet published.
     dirty: bool,
+    /// For the flow changes a committed bundle recorded: where each message's start
+    /// among the recorded changes, and its request (the next report uses them).
+    bundle_marks: Vec<(usize, (SessionId, u32))>,
     counters: AgentCounters,
     /// The in-kernel fast tier, if the switch runs one.
     fast_path: Option<Arc<dyn FastPathView>>,
@@ -211,6 +214,7 @@ impl Agent {
             tx,
             fail_open: false,
             dirty: false,
+            bundle_marks: Vec::new(),
             counters: AgentCounters::default(),
             fast_path: None,
             port_control: None,

@@ -5,10 +5,11 @@
 //! monitor asks for `OFPFMF_INITIAL`; afterwards every add, modify and removal of a
 //! selected flow (`OFPFMF_ADD`, `_MODIFY`, `_REMOVED`), by any connection, by expiry or
 //! by a group or meter delete, reaches the connection as an unsolicited flow-monitor
-//! reply (xid 0), instructions included with `OFPFMF_INSTRUCTIONS`. A connection's own
-//! changes come abbreviated to the xid of its request unless `OFPFMF_NO_ABBREV`;
-//! `OFPFMF_ONLY_OWN` limits a monitor to them. A bundle's changes are reported once
-//! it is committed.
+//! reply (with a switch-chosen xid, as its other asynchronous messages), instructions
+//! included with `OFPFMF_INSTRUCTIONS` except for removals. A connection's own changes
+//! come abbreviated, one `OFPFME_ABBREV` with the xid of each request that made them,
+//! unless `OFPFMF_NO_ABBREV`; `OFPFMF_ONLY_OWN` limits a monitor to them. A bundle's
+//! changes are reported once it is committed, each message's by its own xid.
 //!
 //! Monitors belong to their connection (at most [`MAX_MONITORS`]). While any exists the
 //! flow agent records its changes ([`FlowAgent::watch`](super::FlowAgent::watch)); the
@@ -34,6 +35,9 @@ pub const MAX_MONITORS: usize = 1024;
 /// A connection's flow monitors by id.
 pub(super) type Monitors = BTreeMap<u32, FlowMonitorRequest>;
 
+/// The connection and xid of the request that made a change, if one did.
+pub(super) type Origin = Option<(SessionId, u32)>;
+
 fn failed(kind: ErrorKind, detail: String) -> OfpError {
     OfpError::new(kind, detail)
 }
@@ -46,7 +50,8 @@ fn selects(m: &FlowMonitorRequest, table: u8, entry: &FlowEntry) -> bool {
         && NormMatch::new(&m.match_).covers(&NormMatch::new(&entry.match_))
 }
 
-/// The full update for `entry` of `table` that monitor `m` reports.
+/// The full update for `entry` of `table` that monitor `m` reports (a removal's without
+/// instructions).
 fn full(
     m: &FlowMonitorRequest,
     event: FullUpdateEvent,
@@ -54,8 +59,8 @@ fn full(
     e: &FlowEntry,
     reason: u8,
 ) -> FlowUpdate {
-    let instructions =
-        if m.flags & mf::INSTRUCTIONS != 0 { e.instructions.clone() } else { Vec::new() };
+    let with = m.flags & mf::INSTRUCTIONS != 0 && event != FullUpdateEvent::Removed;
+    let instructions = if with { e.instructions.clone() } else { Vec::new() };
     FlowUpdate::Full(FlowUpdateFull {
         event,
         table_id: table,
@@ -159,9 +164,20 @@ impl Agent {
 
     /// Reports the flow changes recorded since the last call to the connections whose
     /// monitors select them; `origin` is the connection and xid of the request that made
-    /// them, if one did.
-    pub(super) fn report_flow_events(&mut self, origin: Option<(SessionId, u32)>) {
+    /// them, if one did, unless a committed bundle left the request of each of its
+    /// messages' changes (`bundle_marks`).
+    pub(super) fn report_flow_events(&mut self, origin: Origin) {
         let events = self.flows.take_events();
+        let marks = std::mem::take(&mut self.bundle_marks);
+        let origin_of =
+            |i: usize| marks.iter().rev().find(|(at, _)| *at <= i).map(|(_, o)| *o).or(origin);
+        let tagged = events.into_iter().enumerate().map(|(i, e)| (e, origin_of(i))).collect();
+        self.report_events(tagged);
+    }
+
+    /// Reports `events`, each with the connection and xid of the request that made it
+    /// (if one did), to the connections whose monitors select them.
+    fn report_events(&mut self, events: Vec<(FlowEvent, Origin)>) {
         if events.is_empty() {
             return;
         }
@@ -172,7 +188,7 @@ impl Agent {
             .map(|(id, _)| *id)
             .collect();
         for id in ids {
-            let updates = self.updates_for(id, &events, origin);
+            let updates = self.updates_for(id, &events);
             if updates.is_empty() {
                 continue;
             }
@@ -184,18 +200,13 @@ impl Agent {
         }
     }
 
-    /// What connection `id`'s monitors report of `events`: each event once, in order.
-    fn updates_for(
-        &self,
-        id: SessionId,
-        events: &[FlowEvent],
-        origin: Option<(SessionId, u32)>,
-    ) -> Vec<FlowUpdate> {
+    /// What connection `id`'s monitors report of `events`: each event once, in order, a
+    /// run of its own changes by one request as one abbreviation.
+    fn updates_for(&self, id: SessionId, events: &[(FlowEvent, Origin)]) -> Vec<FlowUpdate> {
         let Some(s) = self.sessions.get(&id) else { return Vec::new() };
-        let own_xid = origin.filter(|(o, _)| *o == id).map(|(_, xid)| xid);
         let mut out = Vec::new();
-        let mut abbreviated = false;
-        for ev in events {
+        for (ev, origin) in events {
+            let own_xid = origin.filter(|(o, _)| *o == id).map(|(_, xid)| xid);
             let m = s.monitors.values().find(|m| {
                 m.flags & wanted_by(ev.event) != 0
                     && (own_xid.is_some() || m.flags & mf::ONLY_OWN == 0)
@@ -204,9 +215,8 @@ impl Agent {
             let Some(m) = m else { continue };
             match own_xid {
                 Some(xid) if m.flags & mf::NO_ABBREV == 0 => {
-                    if !abbreviated {
+                    if out.last() != Some(&FlowUpdate::Abbrev { xid }) {
                         out.push(FlowUpdate::Abbrev { xid });
-                        abbreviated = true;
                     }
                 }
                 _ => out.push(full(m, ev.event, ev.table, &ev.entry, ev.reason)),

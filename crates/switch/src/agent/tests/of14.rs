@@ -249,7 +249,7 @@ fn flow_monitors_report_initial_flows_and_every_later_change() {
     let delete = v13::FlowRemovedReason::Delete.to_u8();
     assert_eq!(
         fulls(&updates(&r.read(watcher))),
-        vec![(E::Added, 9, 0, true), (E::Modified, 7, 0, true), (E::Removed, 9, delete, true)]
+        vec![(E::Added, 9, 0, true), (E::Modified, 7, 0, true), (E::Removed, 9, delete, false)]
     );
     assert!(r.read(own_only).is_empty(), "ONLY_OWN: others' changes are not reported");
 
@@ -260,12 +260,26 @@ fn flow_monitors_report_initial_flows_and_every_later_change() {
     assert_eq!(updates(&r.read(own_only)), vec![FlowUpdate::Abbrev { xid: mine }]);
     assert_eq!(fulls(&updates(&r.read(watcher))), vec![(E::Added, 4, 0, true)]);
 
+    // A committed bundle's changes: each message's own abbreviated by its xid.
+    let first = r.bundle_add(watcher, 9, fm("priority=20,in_port=1,actions=output:2"));
+    let second = r.bundle_add(watcher, 9, fm("priority=21,in_port=1,actions=output:3"));
+    assert!(r.read(watcher).is_empty(), "nothing is reported before the commit");
+    r.send_v(watcher, V14, ctrl(9, T::CommitRequest, FLAGS), 0);
+    let got = r.read(watcher);
+    assert!(matches!(got[0].message, Message::V13(v13::Message::BundleControl(_))), "{got:?}");
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(
+        updates(&got[1..]),
+        vec![FlowUpdate::Abbrev { xid: first }, FlowUpdate::Abbrev { xid: second }]
+    );
+    assert_eq!(fulls(&updates(&r.read(own_only))), vec![]);
+
     // Expiry is reported too; a deleted monitor reports nothing more.
     r.send_v(other, V14, fm("priority=11,hard_timeout=1,actions=output:1"), 0);
     r.read(watcher);
     r.agent.handle_timeout(2 * SEC);
     let hard = v13::FlowRemovedReason::HardTimeout.to_u8();
-    assert_eq!(fulls(&updates(&r.read(watcher))), vec![(E::Removed, 11, hard, true)]);
+    assert_eq!(fulls(&updates(&r.read(watcher))), vec![(E::Removed, 11, hard, false)]);
     let v13::Message::MultipartRequest(mut del) = monitor(1, 0) else { unreachable!() };
     if let MultipartRequestBody::FlowMonitor(m) = &mut del.body {
         m.command = FlowMonitorCommand::Delete;
