@@ -10,11 +10,10 @@
 //! Bundles belong to their connection and go with it. A message is checked when added
 //! (it must decode, validate, be of the connection's version, carry the add's xid and
 //! be a flow, group or meter mod without a buffered packet); once an add is refused, the
-//! bundle's commit fails and applies nothing; a bundle that sees no
-//! control or add message for [`BUNDLE_IDLE_NS`] is discarded with `OFPBFC_TIMEOUT`.
-//! At most [`MAX_BUNDLES`] bundles per connection and [`MAX_BUNDLE_MSGS`] messages per
-//! bundle are held.
-//!
+//! bundle's commit fails and applies nothing. A bundle that sees no control or add
+//! message for [`BUNDLE_IDLE_NS`] is discarded with `OFPBFC_TIMEOUT`. At most
+//! [`MAX_BUNDLES`] bundles per connection and [`MAX_BUNDLE_MSGS`] messages per bundle
+//! are held.
 //!
 //! [`FlowAgent::begin`]: super::FlowAgent::begin
 //! [`FlowAgent::rollback`]: super::FlowAgent::rollback
