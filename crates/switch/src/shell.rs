@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -416,6 +416,12 @@ fn bind(t: &Target) -> io::Result<StdListener> {
 
 /// Binds a unix listener at `path` with permissions `mode`, replacing a stale socket
 /// (one nobody accepts on); a live one is an error.
+///
+/// The socket never exists at `path` with other permissions, whatever the umask: it is
+/// bound inside a fresh directory beside `path` that only the owner may enter (mode
+/// 0700), given `mode` there, and then renamed to `path`, which is atomic. A parent
+/// directory that has to be made gets mode 0755, so that nobody else can put a file in
+/// it.
 fn bind_unix(path: &Path, mode: u32) -> io::Result<StdListener> {
     let ctx =
         |e: io::Error| io::Error::new(e.kind(), format!("listening on {}: {e}", path.display()));
@@ -428,11 +434,22 @@ fn bind_unix(path: &Path, mode: u32) -> io::Result<StdListener> {
         }
         std::fs::remove_file(path).map_err(ctx)?;
     }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(ctx)?;
-    }
-    let l = std::os::unix::net::UnixListener::bind(path).map_err(ctx)?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(ctx)?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::DirBuilder::new().recursive(true).mode(0o755).create(dir).map_err(ctx)?;
+    let private = dir.join(format!(".bind-{}", std::process::id()));
+    // Left over by a process of this number that died mid-bind: nothing else is in it.
+    let _ = std::fs::remove_file(private.join("s"));
+    let _ = std::fs::remove_dir(&private);
+    std::fs::DirBuilder::new().mode(0o700).create(&private).map_err(ctx)?;
+    let inside = private.join("s");
+    let bound = std::os::unix::net::UnixListener::bind(&inside).and_then(|l| {
+        std::fs::set_permissions(&inside, std::fs::Permissions::from_mode(mode))?;
+        std::fs::rename(&inside, path)?;
+        Ok(l)
+    });
+    let _ = std::fs::remove_file(&inside);
+    let _ = std::fs::remove_dir(&private);
+    let l = bound.map_err(ctx)?;
     l.set_nonblocking(true).map_err(ctx)?;
     Ok(StdListener::Unix(l))
 }
@@ -601,6 +618,51 @@ async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fresh directory under the system's temporary one, removed on drop.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let p = std::env::temp_dir().join(format!("pg-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&p);
+            std::fs::create_dir(&p).unwrap();
+            Scratch(p)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn a_unix_socket_appears_with_its_final_mode_and_leaves_nothing_beside_it() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = Scratch::new("bind");
+        let path = dir.0.join("made/by/bind/s.mgmt");
+        let l = bind_unix(&path, 0o600).unwrap();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        assert!(meta.file_type().is_socket());
+        assert_eq!(meta.permissions().mode() & 0o7777, 0o600);
+        let made = std::fs::metadata(path.parent().unwrap()).unwrap();
+        assert_eq!(made.permissions().mode() & 0o022, 0, "nobody else may write the directory");
+        let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["s.mgmt"], "the private directory is gone");
+        // It is the listener's socket: a client reaches it at the final path.
+        assert!(std::os::unix::net::UnixStream::connect(&path).is_ok());
+        // A live socket is not taken over; a stale one is replaced.
+        let e = bind_unix(&path, 0o600).err().expect("refused");
+        assert_eq!(e.kind(), io::ErrorKind::AddrInUse);
+        drop(l);
+        bind_unix(&path, 0o640).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
+    }
 
     #[test]
     fn targets_parse_as_open_vswitch_writes_them() {
