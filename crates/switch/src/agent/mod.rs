@@ -143,6 +143,8 @@ pub struct AgentCounters {
     /// Packet-outs whose packets could not be handed to the workers.
     pub packet_out_drops: u64,
     pub flow_mods: u64,
+    /// `OFPT_ERROR`s sent (from [`Agent::counters`]: on every connection, by whoever
+    /// made them; kept in the agent for the connections that have closed).
     pub errors_sent: u64,
 }
 
@@ -248,8 +250,11 @@ impl Agent {
         &self.ports
     }
 
+    /// The agent's counters; `errors_sent` counts every `OFPT_ERROR` sent on any
+    /// connection, closed ones included, whoever made it.
     pub fn counters(&self) -> AgentCounters {
-        self.counters
+        let live: u64 = self.sessions.values().map(|s| s.conn.counters().tx_errors).sum();
+        AgentCounters { errors_sent: self.counters.errors_sent + live, ..self.counters }
     }
 
     /// Whether the fail-open learning switch is forwarding.
@@ -292,6 +297,7 @@ impl Agent {
     /// Forgets a connection whose socket is closed at `now`.
     pub fn remove(&mut self, id: SessionId, now: u64) {
         if let Some(s) = self.sessions.remove(&id) {
+            self.counters.errors_sent += s.conn.counters().tx_errors;
             if !s.end_noticed && s.kind == SessionKind::Controller {
                 let why = match s.conn.version() {
                     Some(_) => "closed by the peer",
@@ -659,11 +665,9 @@ impl Agent {
         let v = s.conn.version();
         match o {
             Out::Err(e) => {
-                self.counters.errors_sent += 1;
                 let _ = s.conn.send_error(&e, head);
             }
             Out::ErrAbout(e, about) => {
-                self.counters.errors_sent += 1;
                 let _ = s.conn.send_error(&e, &about);
             }
             Out::Msg(m) if v == Some(OFP10_VERSION) => match compat10::reply_to_v10(m) {
@@ -673,7 +677,6 @@ impl Agent {
                     }
                 }
                 Err(e) => {
-                    self.counters.errors_sent += 1;
                     let _ = s.conn.send_error(&e, head);
                 }
             },

@@ -671,3 +671,36 @@ fn the_log_hears_of_connects_roles_disconnects_and_refusals() {
          (we support versions 0x01, 0x04, 0x05, peer supports version 0x06)"
     );
 }
+
+#[test]
+fn the_error_counter_counts_every_error_sent_also_on_closed_connections() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    // A message the codec refuses (a flow-mod cut short), answered by the connection.
+    let mut bad =
+        Frame::v13(7, v13::Message::FlowMod(flow_mod("actions=drop", FlowModCommand::Add)))
+            .encode()
+            .unwrap();
+    bad.truncate(20);
+    bad[2..4].copy_from_slice(&20u16.to_be_bytes());
+    r.agent.receive(c, &bad, 0);
+    // One the agent refuses.
+    let fm = flow_mod("table=0,actions=group:7", FlowModCommand::Add);
+    r.send13(c, v13::Message::FlowMod(fm), 0);
+    let errors = r
+        .read(c)
+        .iter()
+        .filter(|f| matches!(f.message, Message::V13(v13::Message::Error(_))))
+        .count();
+    assert_eq!(errors, 2);
+    assert_eq!(r.agent.counters().errors_sent, 2);
+    // A peer offering no common version is refused with an error, then closed.
+    let other = r.agent.open(SessionKind::Controller, "tcp:192.0.2.8:1", 0);
+    let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[6])));
+    let mut bytes = hello.encode().unwrap();
+    bytes[0] = 6;
+    r.agent.receive(other, &bytes, 0);
+    while r.agent.poll_transmit(other).is_some() {}
+    r.agent.remove(other, 0);
+    assert_eq!(r.agent.counters().errors_sent, 3, "the closed connection's error still counts");
+}

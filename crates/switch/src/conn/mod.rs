@@ -160,6 +160,8 @@ pub struct ConnCounters {
     pub tx_msgs: u64,
     /// Received messages refused with an `OFPT_ERROR` (malformed, bad version, ...).
     pub rx_errors: u64,
+    /// `OFPT_ERROR`s queued for the peer, whoever made them (the machine or the agent).
+    pub tx_errors: u64,
     /// Messages ignored (a HELLO after negotiation, anything after closing).
     pub rx_ignored: u64,
     /// ECHO_REQUESTs sent as liveness probes.
@@ -347,7 +349,7 @@ impl Connection {
         let State::Connected(v) = self.state else {
             return Err(SendError::NotConnected);
         };
-        self.queue_bytes(error_reply(v, err, head));
+        self.queue_error(error_reply(v, err, head));
         Ok(())
     }
 
@@ -359,6 +361,11 @@ impl Connection {
         let x = self.next_xid;
         self.next_xid = self.next_xid.wrapping_add(1);
         x
+    }
+
+    fn queue_error(&mut self, bytes: Vec<u8>) {
+        self.counters.tx_errors += 1;
+        self.queue_bytes(bytes);
     }
 
     fn queue_bytes(&mut self, bytes: Vec<u8>) {
@@ -395,7 +402,7 @@ impl Connection {
                         _ => head.first().copied().unwrap_or(OFP13_VERSION),
                     };
                     self.counters.rx_errors += 1;
-                    self.queue_bytes(error_reply(v, &e, &head));
+                    self.queue_error(error_reply(v, &e, &head));
                     self.close(CloseReason::Framing(e));
                     break;
                 }
@@ -415,7 +422,7 @@ impl Connection {
                 if msg_type != OFPT_ERROR {
                     let reason =
                         format!("expected OFPT_HELLO first, received message type {msg_type}");
-                    self.queue_bytes(hello_failed(hdr_version, xid_of(msg), &reason));
+                    self.queue_error(hello_failed(hdr_version, xid_of(msg), &reason));
                 }
                 self.counters.rx_errors += 1;
                 self.close(CloseReason::NoHello { msg_type });
@@ -440,7 +447,7 @@ impl Connection {
         // A peer's error is never answered with an error, so two peers cannot bounce
         // errors back and forth.
         if msg[1] != OFPT_ERROR {
-            self.queue_bytes(error_reply(version, err, msg));
+            self.queue_error(error_reply(version, err, msg));
         }
     }
 
@@ -461,7 +468,7 @@ impl Connection {
             Err(e) => {
                 let reason = format!("no common OpenFlow version: {}", e.sides());
                 self.counters.rx_errors += 1;
-                self.queue_bytes(hello_failed(hdr_version, xid_of(msg), &reason));
+                self.queue_error(hello_failed(hdr_version, xid_of(msg), &reason));
                 self.close(CloseReason::Incompatible { peer: e.theirs });
             }
         }
@@ -518,7 +525,7 @@ impl Connection {
                     format!("fragment handling {flags:#x}: only OFPC_FRAG_NORMAL is supported"),
                 );
                 self.counters.rx_errors += 1;
-                self.queue_bytes(error_reply(
+                self.queue_error(error_reply(
                     v,
                     &e,
                     &raw[..raw.len().min(openflow::error::ERROR_DATA_LEN)],
