@@ -40,6 +40,11 @@ use switch::agent::{Agent, AgentConfig, SessionKind, Transmit};
 use switch::ports::{PortSpec, PortTable};
 
 const MS: u64 = 1_000_000;
+/// How long the switch keeps an idle bundle.
+const BUNDLE_IDLE_NS: u64 = 10_000 * MS;
+/// The target's xids start above this; the switch numbers its own requests (echo) from 1,
+/// so replies are told from them by xid.
+const FIRST_XID: u32 = 1000;
 
 /// A flow's identity in the model: table, priority and its match as sorted OXM TLVs.
 type Key = (u8, u16, Vec<Vec<u8>>);
@@ -56,8 +61,9 @@ struct Conn {
     id: u64,
     version: u8,
     framer: Framer,
-    /// Flow-mods each open bundle took without an error, in order.
-    bundles: BTreeMap<u32, Vec<FlowMod>>,
+    /// Each open bundle: when the target last sent a message for it, and the flow-mods it
+    /// took without an error, in order.
+    bundles: BTreeMap<u32, (u64, Vec<FlowMod>)>,
     /// The xid of the last barrier answered.
     barrier_done: u32,
 }
@@ -179,6 +185,7 @@ impl World {
 
     /// Every frame queued on connection `c`, decoded; checks barrier order.
     fn read(&mut self, c: usize) -> Vec<Frame> {
+        let now = self.now;
         let Some(conn) = self.conns[c].as_mut() else { return Vec::new() };
         while let Some(b) = self.agent.poll_transmit(conn.id) {
             conn.framer.push(&b);
@@ -193,7 +200,7 @@ impl World {
             let f = Frame::decode(m).unwrap_or_else(|e| {
                 panic!("connection {c}: the switch sent a message that does not decode: {e}: {m:02x?}")
             });
-            if f.xid != 0 && f.xid < conn.barrier_done {
+            if f.xid > FIRST_XID && f.xid < conn.barrier_done {
                 panic!(
                     "connection {c}: reply {f:?} to a request sent before barrier {} came after its reply",
                     conn.barrier_done
@@ -203,14 +210,8 @@ impl World {
                 conn.barrier_done = conn.barrier_done.max(f.xid);
             }
             if let Message::V13(v13::Message::Error(ErrorMsg::Standard { kind, data })) = &f.message {
-                if *kind == ErrorKind::BUNDLE_FAILED_TIMEOUT {
-                    let text = String::from_utf8_lossy(data);
-                    let bid = text
-                        .strip_prefix("bundle ")
-                        .and_then(|t| t.split(' ').next())
-                        .and_then(|n| n.parse::<u32>().ok())
-                        .unwrap_or_else(|| panic!("bundle timeout names no bundle: {text}"));
-                    conn.bundles.remove(&bid);
+                if *kind == ErrorKind::BUNDLE_FAILED_TIMEOUT && data.is_empty() {
+                    conn.bundles.retain(|_, b| b.0 + BUNDLE_IDLE_NS > now);
                 }
             }
             out.push(f);
@@ -260,7 +261,7 @@ impl World {
             got[pos]
         );
         assert!(
-            got[pos + 1..].iter().all(|f| f.xid == 0 || f.xid > xid),
+            got[pos + 1..].iter().all(|f| f.xid <= FIRST_XID || f.xid > xid),
             "connection {c}: replies after barrier {xid}: {got:?}"
         );
         self.drain_all();
@@ -375,9 +376,15 @@ impl World {
                 let add = BundleAdd { bundle_id: bid, flags: 3, message: inner, properties: Vec::new() };
                 let xid = self.send(c, v13::Message::BundleAdd(add));
                 let Some(got) = self.barrier(c) else { return Ok(()) };
+                let now = self.now;
+                if let Some(b) = self.conns[c].as_mut().and_then(|k| k.bundles.get_mut(&bid)) {
+                    b.0 = now;
+                }
                 if !Self::error_for(&got, xid) {
                     if let Some(conn) = self.conns[c].as_mut() {
-                        conn.bundles.entry(bid).or_default().push(fm);
+                        let b = conn.bundles.entry(bid).or_default();
+                        b.0 = now;
+                        b.1.push(fm);
                     }
                 }
                 self.check_model();
@@ -395,13 +402,17 @@ impl World {
                 let xid = self.send(c, v13::Message::BundleControl(m));
                 let Some(got) = self.barrier(c) else { return Ok(()) };
                 let failed = Self::error_for(&got, xid);
+                let now = self.now;
                 let Some(conn) = self.conns[c].as_mut() else { return Ok(()) };
+                if let Some(b) = conn.bundles.get_mut(&bid) {
+                    b.0 = now;
+                }
                 match ctrl_type {
                     BundleCtrlType::OpenRequest if !failed => {
-                        conn.bundles.insert(bid, Vec::new());
+                        conn.bundles.insert(bid, (now, Vec::new()));
                     }
                     BundleCtrlType::CommitRequest => {
-                        let fms = conn.bundles.remove(&bid).unwrap_or_default();
+                        let fms = conn.bundles.remove(&bid).unwrap_or_default().1;
                         if !failed {
                             fms.iter().for_each(|fm| apply(&mut self.model, fm));
                         }
@@ -488,7 +499,7 @@ impl World {
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let mut w = World { agent: new_agent(), conns: [None, None, None], model: BTreeSet::new(), now: 0, xid: 1000 };
+    let mut w = World { agent: new_agent(), conns: [None, None, None], model: BTreeSet::new(), now: 0, xid: FIRST_XID };
     for _ in 0..64 {
         if u.is_empty() || w.step(&mut u).is_err() {
             break;
