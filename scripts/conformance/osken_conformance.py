@@ -69,20 +69,6 @@ QUICK = {
         "action/25_SET_FIELD/11_IPV4_SRC.json",
         "action/25_SET_FIELD/14_TCP_DST_IPv4.json",
     ],
-    # OpenFlow 1.4: the same cases as 1.3's (the suite is 1.3's, sent as 1.4).
-    "of14": [
-        "match/00_IN_PORT.json",
-        "match/03_ETH_DST_Mask.json",
-        "match/06_VLAN_VID.json",
-        "match/12_IPV4_DST.json",
-        "action/00_OUTPUT.json",
-        "action/17_PUSH_VLAN.json",
-        "action/18_POP_VLAN.json",
-        "action/24_DEC_NW_TTL_IPv4.json",
-        "action/25_SET_FIELD/03_ETH_DST.json",
-        "action/25_SET_FIELD/11_IPV4_SRC.json",
-        "action/25_SET_FIELD/14_TCP_DST_IPv4.json",
-    ],
     # OpenFlow 1.0: L2, VLAN, L3 (masked) and L4 matches; output, VLAN and L3/L4
     # rewrites.
     "of10": [
@@ -97,6 +83,8 @@ QUICK = {
         "action/10_SET_TP_DST_IPv4_UDP.json",
     ],
 }
+# OpenFlow 1.4: the same cases as 1.3's (the suite is 1.3's, sent as 1.4).
+QUICK["of14"] = QUICK["of13"]
 
 
 def category_of(rel):

@@ -33,7 +33,14 @@ use crate::flows::{FlowEntry, NormMatch, NUM_TABLES};
 pub const MAX_MONITORS: usize = 1024;
 
 /// A connection's flow monitors by id.
-pub(super) type Monitors = BTreeMap<u32, FlowMonitorRequest>;
+pub(super) type Monitors = BTreeMap<u32, Monitor>;
+
+/// One flow monitor: the request that set it up, and its match normalised once (as the
+/// flow tables compare matches).
+pub(super) struct Monitor {
+    req: FlowMonitorRequest,
+    norm: NormMatch,
+}
 
 /// The connection and xid of the request that made a change, if one did.
 pub(super) type Origin = Option<(SessionId, u32)>;
@@ -42,12 +49,13 @@ fn failed(kind: ErrorKind, detail: String) -> OfpError {
     OfpError::new(kind, detail)
 }
 
-/// Whether monitor `m` selects `entry` of `table`.
-fn selects(m: &FlowMonitorRequest, table: u8, entry: &FlowEntry) -> bool {
-    (m.table_id == OFPTT_ALL || m.table_id == table)
-        && entry.outputs_to(m.out_port)
-        && entry.outputs_to_group(m.out_group)
-        && NormMatch::new(&m.match_).covers(&NormMatch::new(&entry.match_))
+/// Whether monitor `m` selects `entry` of `table`, whose match normalised is `norm`.
+fn selects(m: &Monitor, table: u8, entry: &FlowEntry, norm: &NormMatch) -> bool {
+    let r = &m.req;
+    (r.table_id == OFPTT_ALL || r.table_id == table)
+        && entry.outputs_to(r.out_port)
+        && entry.outputs_to_group(r.out_group)
+        && m.norm.covers(norm)
 }
 
 /// The full update for `entry` of `table` that monitor `m` reports (a removal's without
@@ -137,7 +145,8 @@ impl Agent {
                 s.monitors.remove(&m.monitor_id);
             }
             FlowMonitorCommand::Add | FlowMonitorCommand::Modify => {
-                s.monitors.insert(m.monitor_id, m.clone());
+                let norm = NormMatch::new(&m.match_);
+                s.monitors.insert(m.monitor_id, Monitor { req: m.clone(), norm });
             }
             FlowMonitorCommand::Unknown(c) => {
                 return Err(failed(
@@ -150,10 +159,11 @@ impl Agent {
         self.flows.watch(watching);
         let initial = m.command != FlowMonitorCommand::Delete && m.flags & mf::INITIAL != 0;
         let updates: Vec<FlowUpdate> = if initial {
+            let watch = Monitor { req: m.clone(), norm: NormMatch::new(&m.match_) };
             self.flows
                 .flows()
                 .iter()
-                .filter(|(t, _, e)| selects(m, *t, e))
+                .filter(|(t, k, e)| selects(&watch, *t, e, &k.match_))
                 .map(|(t, _, e)| full(m, FullUpdateEvent::Initial, t, e, 0))
                 .collect()
         } else {
@@ -207,12 +217,13 @@ impl Agent {
         let mut out = Vec::new();
         for (ev, origin) in events {
             let own_xid = origin.filter(|(o, _)| *o == id).map(|(_, xid)| xid);
-            let m = s.monitors.values().find(|m| {
-                m.flags & wanted_by(ev.event) != 0
-                    && (own_xid.is_some() || m.flags & mf::ONLY_OWN == 0)
-                    && selects(m, ev.table, &ev.entry)
+            let norm = NormMatch::new(&ev.entry.match_);
+            let m = s.monitors.values().map(|m| (m, &m.req)).find(|(w, r)| {
+                r.flags & wanted_by(ev.event) != 0
+                    && (own_xid.is_some() || r.flags & mf::ONLY_OWN == 0)
+                    && selects(w, ev.table, &ev.entry, &norm)
             });
-            let Some(m) = m else { continue };
+            let Some((_, m)) = m else { continue };
             match own_xid {
                 Some(xid) if m.flags & mf::NO_ABBREV == 0 => {
                     if out.last() != Some(&FlowUpdate::Abbrev { xid }) {
