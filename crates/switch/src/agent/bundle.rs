@@ -51,10 +51,6 @@ pub(super) struct Bundle {
 /// A connection's bundles by id.
 pub(super) type Bundles = BTreeMap<u32, Bundle>;
 
-fn failed(kind: ErrorKind, detail: impl Into<String>) -> OfpError {
-    OfpError::new(kind, detail)
-}
-
 /// The earliest time one of `bundles` times out.
 pub(super) fn next_expiry(bundles: &Bundles) -> Option<u64> {
     bundles.values().map(|b| b.last_used.saturating_add(BUNDLE_IDLE_NS)).min()
@@ -98,7 +94,7 @@ impl Agent {
         now: u64,
     ) -> Result<Option<BundleCtrlType>, Vec<Out>> {
         use BundleCtrlType as T;
-        let err = |kind, detail: String| vec![Out::Err(failed(kind, detail))];
+        let err = |kind, detail: String| vec![Out::Err(OfpError::new(kind, detail))];
         let bid = ctrl.bundle_id;
         let Some(s) = self.sessions.get_mut(&id) else { return Ok(None) };
         let known = s.bundles.get(&bid).map(|b| (b.flags, b.closed));
@@ -176,14 +172,14 @@ impl Agent {
         let bid = add.bundle_id;
         let Some(s) = self.sessions.get_mut(&id) else { return Ok(()) };
         if s.is_slave() {
-            return Err(failed(
+            return Err(OfpError::new(
                 ErrorKind::BAD_REQUEST_IS_SLAVE,
                 "a slave controller may not change the switch",
             ));
         }
         if !s.bundles.contains_key(&bid) {
             if s.bundles.len() >= MAX_BUNDLES {
-                return Err(failed(
+                return Err(OfpError::new(
                     ErrorKind::BUNDLE_FAILED_OUT_OF_BUNDLES,
                     format!("a connection may hold {MAX_BUNDLES} bundles"),
                 ));
@@ -210,7 +206,7 @@ impl Agent {
     /// Applies bundle `b` of connection `id`, its messages all or none (module comment).
     fn commit(&mut self, id: SessionId, b: Bundle, now: u64) -> Result<(), Vec<Out>> {
         if let Some(what) = &b.refused {
-            return Err(vec![Out::Err(failed(
+            return Err(vec![Out::Err(OfpError::new(
                 ErrorKind::BUNDLE_FAILED_MSG_FAILED,
                 format!("{what} was refused when added to the bundle: nothing was applied"),
             ))]);
@@ -237,7 +233,7 @@ impl Agent {
                 self.flows.rollback();
                 self.groups = groups;
                 self.meters = meters;
-                let all = failed(
+                let all = OfpError::new(
                     ErrorKind::BUNDLE_FAILED_MSG_FAILED,
                     format!("{} of the bundle failed: nothing was applied", msg.name()),
                 );
@@ -266,7 +262,7 @@ impl Agent {
                 .collect();
             due.iter().for_each(|bid| drop(s.bundles.remove(bid)));
             for bid in due {
-                let e = failed(
+                let e = OfpError::new(
                     ErrorKind::BUNDLE_FAILED_TIMEOUT,
                     format!(
                         "bundle {bid} was idle for {} s and is discarded",
@@ -293,13 +289,13 @@ impl Bundle {
         xid: u32,
     ) -> Result<v13::Message, OfpError> {
         if self.closed {
-            return Err(failed(
+            return Err(OfpError::new(
                 ErrorKind::BUNDLE_FAILED_BUNDLE_CLOSED,
                 format!("bundle {bid} is closed"),
             ));
         }
         if self.flags != add.flags {
-            return Err(failed(
+            return Err(OfpError::new(
                 ErrorKind::BUNDLE_FAILED_BAD_FLAGS,
                 format!(
                     "bundle {bid} was opened with flags {:#x}, not {:#x}",
@@ -308,7 +304,7 @@ impl Bundle {
             ));
         }
         if self.msgs.len() >= MAX_BUNDLE_MSGS {
-            return Err(failed(
+            return Err(OfpError::new(
                 ErrorKind::BUNDLE_FAILED_MSG_TOO_MANY,
                 format!("a bundle may hold {MAX_BUNDLE_MSGS} messages"),
             ));
@@ -321,7 +317,7 @@ impl Bundle {
 fn checked_message(bytes: &[u8], version: u8, xid: u32) -> Result<v13::Message, OfpError> {
     let frame = Frame::decode_validated(bytes)?;
     if frame.version != version {
-        return Err(failed(
+        return Err(OfpError::new(
             ErrorKind::BAD_REQUEST_BAD_VERSION,
             format!(
                 "a version {} message in a bundle of a version {version} connection",
@@ -330,24 +326,24 @@ fn checked_message(bytes: &[u8], version: u8, xid: u32) -> Result<v13::Message, 
         ));
     }
     if frame.xid != xid {
-        return Err(failed(
+        return Err(OfpError::new(
             ErrorKind::BUNDLE_FAILED_MSG_BAD_XID,
             format!("the added message's xid {} is not the bundle add's {xid}", frame.xid),
         ));
     }
     let Message::V13(m) = frame.message else {
-        return Err(failed(
+        return Err(OfpError::new(
             ErrorKind::BUNDLE_FAILED_MSG_UNSUP,
             "only OpenFlow 1.3 and later have bundles",
         ));
     };
     match &m {
-        v13::Message::FlowMod(fm) if fm.buffer_id != OFP_NO_BUFFER => Err(failed(
+        v13::Message::FlowMod(fm) if fm.buffer_id != OFP_NO_BUFFER => Err(OfpError::new(
             ErrorKind::BUNDLE_FAILED_MSG_UNSUP,
             "a flow-mod in a bundle may not name a buffered packet",
         )),
         v13::Message::FlowMod(_) | v13::Message::GroupMod(_) | v13::Message::MeterMod(_) => Ok(m),
-        other => Err(failed(
+        other => Err(OfpError::new(
             ErrorKind::BUNDLE_FAILED_MSG_UNSUP,
             format!("{} cannot be bundled: only flow, group and meter mods can", other.name()),
         )),
@@ -377,7 +373,7 @@ impl Agent {
                 .and_then(|a| self.bundle_add(id, &a, version, xid, now));
             return added.err().map(Out::Err).into_iter().collect();
         }
-        vec![Out::Err(failed(
+        vec![Out::Err(OfpError::new(
             ErrorKind::BAD_REQUEST_BAD_EXP_TYPE,
             format!("ONF extension message type {} is not supported", e.exp_type),
         ))]

@@ -45,10 +45,6 @@ pub(super) struct Monitor {
 /// The connection and xid of the request that made a change, if one did.
 pub(super) type Origin = Option<(SessionId, u32)>;
 
-fn failed(kind: ErrorKind, detail: String) -> OfpError {
-    OfpError::new(kind, detail)
-}
-
 /// Whether monitor `m` selects `entry` of `table`, whose match normalised is `norm`.
 fn selects(m: &Monitor, table: u8, entry: &FlowEntry, norm: &NormMatch) -> bool {
     let r = &m.req;
@@ -109,13 +105,13 @@ impl Agent {
             | mf::NO_ABBREV
             | mf::ONLY_OWN;
         if m.flags & !known != 0 {
-            return Err(failed(
+            return Err(OfpError::new(
                 ErrorKind::FLOW_MONITOR_FAILED_BAD_FLAGS,
                 format!("flow monitor flags {:#x} set undefined bits", m.flags),
             ));
         }
         if m.table_id != OFPTT_ALL && usize::from(m.table_id) >= NUM_TABLES {
-            return Err(failed(
+            return Err(OfpError::new(
                 ErrorKind::FLOW_MONITOR_FAILED_BAD_TABLE_ID,
                 format!("table {} does not exist", m.table_id),
             ));
@@ -124,19 +120,19 @@ impl Agent {
         let exists = s.monitors.contains_key(&m.monitor_id);
         match m.command {
             FlowMonitorCommand::Add if exists => {
-                return Err(failed(
+                return Err(OfpError::new(
                     ErrorKind::FLOW_MONITOR_FAILED_MONITOR_EXISTS,
                     format!("monitor {} exists", m.monitor_id),
                 ))
             }
             FlowMonitorCommand::Add if s.monitors.len() >= MAX_MONITORS => {
-                return Err(failed(
+                return Err(OfpError::new(
                     ErrorKind::FLOW_MONITOR_FAILED_UNKNOWN,
                     format!("a connection may hold {MAX_MONITORS} flow monitors"),
                 ))
             }
             FlowMonitorCommand::Modify | FlowMonitorCommand::Delete if !exists => {
-                return Err(failed(
+                return Err(OfpError::new(
                     ErrorKind::FLOW_MONITOR_FAILED_UNKNOWN_MONITOR,
                     format!("no monitor {}", m.monitor_id),
                 ))
@@ -149,7 +145,7 @@ impl Agent {
                 s.monitors.insert(m.monitor_id, Monitor { req: m.clone(), norm });
             }
             FlowMonitorCommand::Unknown(c) => {
-                return Err(failed(
+                return Err(OfpError::new(
                     ErrorKind::FLOW_MONITOR_FAILED_BAD_COMMAND,
                     format!("flow monitor command {c} is not defined"),
                 ))
