@@ -414,7 +414,13 @@ impl Injector {
     /// packets; without a handler they are dropped). Packets keep their order, across
     /// calls too. All or nothing: when the queue cannot take every packet of `out`, or
     /// the runtime has stopped, nothing of it is queued.
-    pub fn send(&self, out: Outputs) -> Result<(), InjectError> {
+    pub fn send(&self, mut out: Outputs) -> Result<(), InjectError> {
+        self.offer(&mut out)
+    }
+
+    /// [`Injector::send`] that leaves `out` as it was when nothing of it is queued (so
+    /// that the caller can offer it again once worker 0 caught up), and empty otherwise.
+    pub fn offer(&self, out: &mut Outputs) -> Result<(), InjectError> {
         let adding = out.tx.len() + out.normal.len();
         {
             let mut q = self.inner.lock();
@@ -428,9 +434,8 @@ impl Injector {
             if adding == 0 {
                 return Ok(());
             }
-            let Outputs { tx, normal } = out;
-            q.out.tx.extend(tx);
-            q.out.normal.extend(normal);
+            q.out.tx.append(&mut out.tx);
+            q.out.normal.append(&mut out.normal);
             self.inner.queued.store(queued + adding, Ordering::Relaxed);
         }
         // A full counter only means a wakeup is already pending.
@@ -1357,9 +1362,14 @@ mod tests {
         assert_eq!(refused, Err(InjectError::Full { queued: INJECT_CAPACITY, adding: 1 }));
         assert!(refused.unwrap_err().to_string().contains("full"));
         assert_eq!(inj.send(Outputs::new()), Ok(()), "nothing to add fits");
+        // An offer refused is left whole, to be offered again.
+        let mut again = tx_to(1, 5000);
+        assert!(matches!(inj.offer(&mut again), Err(InjectError::Full { .. })));
+        assert_eq!(again.tx.len(), 1);
         drop(held);
         wait_for("the queue drains", || b.sent.lock().unwrap().len() == INJECT_CAPACITY);
-        inj.send(tx_to(1, 5000)).unwrap();
+        inj.offer(&mut again).unwrap();
+        assert!(again.tx.is_empty(), "taken");
         wait_for("a send after draining", || a.sent.lock().unwrap().len() == 2);
         rt.stop();
         assert_eq!(a.sent(), vec![frame(0, 0), frame(0, 5000)], "9999 was refused");

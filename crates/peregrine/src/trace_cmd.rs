@@ -355,7 +355,10 @@ mod tests {
     struct Discard;
 
     impl switch::agent::Transmit for Discard {
-        fn transmit(&mut self, _: datapath::pipeline::Outputs) -> Result<(), String> {
+        fn transmit(
+            &mut self,
+            _: &mut datapath::pipeline::Outputs,
+        ) -> Result<(), switch::agent::TransmitError> {
             Ok(())
         }
     }

@@ -22,11 +22,13 @@ use anyhow::Context;
 use datapath::action::port as ofport;
 use datapath::normal::{MacTable, MacTableConfig, SECOND_NS};
 use datapath::pipeline::{Datapath, DatapathConfig, Outputs, PortInfo};
-use datapath::runtime::{Injector, NormalWorker, Realtime, Runtime, WorkerPort, WorkerSpec};
+use datapath::runtime::{
+    InjectError, Injector, NormalWorker, Realtime, Runtime, WorkerPort, WorkerSpec,
+};
 use ports::afxdp::AttachMode;
 use ports::{Backend, LinkEvent, LinkMonitor};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use switch::agent::{Agent, AgentConfig, PortRef, Transmit};
+use switch::agent::{Agent, AgentConfig, PortRef, Transmit, TransmitError};
 use switch::conn::{ConnConfig, SwitchFacts};
 use switch::ports::{PortSpec, PortTable};
 use switch::shell::{Input, Shell, Target};
@@ -80,9 +82,13 @@ pub struct Switch {
 struct ToWorkers(Arc<OnceLock<Injector>>);
 
 impl Transmit for ToWorkers {
-    fn transmit(&mut self, out: Outputs) -> Result<(), String> {
-        let inj = self.0.get().ok_or("the workers are not running")?;
-        inj.send(out).map_err(|e| e.to_string())
+    fn transmit(&mut self, out: &mut Outputs) -> Result<(), TransmitError> {
+        let inj =
+            self.0.get().ok_or(TransmitError::Failed("the workers are not running".into()))?;
+        inj.offer(out).map_err(|e| match e {
+            InjectError::Full { .. } => TransmitError::Busy,
+            InjectError::Stopped => TransmitError::Failed(e.to_string()),
+        })
     }
 }
 

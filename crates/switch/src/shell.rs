@@ -11,6 +11,13 @@
 //!   management unix socket), active connections (`tcp:`) that reconnect with backoff
 //!   (1 s doubling to 8 s), and one task per connection moving bytes both ways; and,
 //!   tasks started later ([`Shell::spawn_io`]: the Prometheus endpoint);
+//!
+//! Back-pressure ([`Gate`]): a connection's task reads its socket only while the agent
+//! wants its input ([`Agent::wants_input`]: it is not held for its backlog) and while
+//! less than [`INBOUND_MAX`] of what it read waits for the agent thread; it tells the
+//! agent what it wrote ([`Agent::transmitted`]). A peer that sends without reading thus
+//! meets TCP's flow control, and costs a bounded amount of memory. A connection the
+//! agent closed gets [`CLOSE_GRACE`] to take what was queued for it, then is dropped.
 //! - a **packet-in thread** moves the datapath's packet-in records onto the agent's
 //!   channel.
 //!
@@ -25,7 +32,7 @@ use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -46,6 +53,50 @@ pub const DEFAULT_PORT: u16 = 6653;
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
 /// Longest a TLS handshake may take.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Bytes read from one connection that may wait for the agent thread before its task
+/// stops reading.
+pub const INBOUND_MAX: usize = 1 << 20;
+/// How long a connection the agent closed has to take what was queued for it.
+pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// What a connection's task and the agent thread share to pace its reading.
+pub struct Gate {
+    /// Bytes read and handed to the agent thread, not yet fed to the agent.
+    unread: AtomicUsize,
+    /// Whether the agent wants more of its input.
+    open: AtomicBool,
+    /// Wakes the task's reader when either changes.
+    wake: tokio::sync::Notify,
+    /// Tells the task that the agent closed the connection.
+    closed: tokio::sync::Notify,
+}
+
+impl Gate {
+    fn new() -> Gate {
+        Gate {
+            unread: AtomicUsize::new(0),
+            open: AtomicBool::new(true),
+            wake: tokio::sync::Notify::new(),
+            closed: tokio::sync::Notify::new(),
+        }
+    }
+
+    fn lets_in(&self) -> bool {
+        self.open.load(Ordering::Acquire) && self.unread.load(Ordering::Acquire) < INBOUND_MAX
+    }
+
+    /// Waits until the reader may read.
+    async fn wait(&self) {
+        loop {
+            // Made before the test: a wake-up in between leaves a permit.
+            let woken = self.wake.notified();
+            if self.lets_in() {
+                return;
+            }
+            woken.await;
+        }
+    }
+}
 
 /// Where to connect or listen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -154,10 +205,16 @@ pub enum Input {
         kind: SessionKind,
         peer: String,
         out: UnboundedSender<Vec<u8>>,
+        gate: Arc<Gate>,
     },
     Bytes {
         key: u64,
         data: Vec<u8>,
+    },
+    /// A connection's task wrote `bytes` of what it was given.
+    Written {
+        key: u64,
+        bytes: usize,
     },
     Hangup {
         key: u64,
@@ -311,9 +368,16 @@ fn now_ns(clock: Instant) -> u64 {
     clock.elapsed().as_nanos().min(u64::MAX as u128) as u64
 }
 
+/// A connection as the agent thread holds it.
+struct Conn {
+    id: SessionId,
+    out: UnboundedSender<Vec<u8>>,
+    gate: Arc<Gate>,
+}
+
 /// The agent thread: inputs in order, timers when due, bytes out after each step.
 fn agent_loop(mut agent: Agent, inputs: Receiver<Input>, clock: Instant) {
-    let mut conns: HashMap<u64, (SessionId, UnboundedSender<Vec<u8>>)> = HashMap::new();
+    let mut conns: HashMap<u64, Conn> = HashMap::new();
     loop {
         let now = now_ns(clock);
         let wait = agent
@@ -328,18 +392,24 @@ fn agent_loop(mut agent: Agent, inputs: Receiver<Input>, clock: Instant) {
         match input {
             None => {}
             Some(Input::Stop) => return,
-            Some(Input::Open { key, kind, peer, out }) => {
+            Some(Input::Open { key, kind, peer, out, gate }) => {
                 let id = agent.open(kind, &peer, now);
-                conns.insert(key, (id, out));
+                conns.insert(key, Conn { id, out, gate });
             }
             Some(Input::Bytes { key, data }) => {
-                if let Some((id, _)) = conns.get(&key) {
-                    agent.receive(*id, &data, now);
+                if let Some(c) = conns.get(&key) {
+                    c.gate.unread.fetch_sub(data.len(), Ordering::AcqRel);
+                    agent.receive(c.id, &data, now);
+                }
+            }
+            Some(Input::Written { key, bytes }) => {
+                if let Some(c) = conns.get(&key) {
+                    agent.transmitted(c.id, bytes, now);
                 }
             }
             Some(Input::Hangup { key }) => {
-                if let Some((id, _)) = conns.remove(&key) {
-                    agent.remove(id, now);
+                if let Some(c) = conns.remove(&key) {
+                    agent.remove(c.id, now);
                 }
             }
             Some(Input::PacketIn(pi)) => agent.packet_in(*pi, now),
@@ -350,19 +420,26 @@ fn agent_loop(mut agent: Agent, inputs: Receiver<Input>, clock: Instant) {
         if agent.next_timeout().is_some_and(|t| t <= now) {
             agent.handle_timeout(now);
         }
-        // Hand out what every connection has queued; close the finished ones.
+        // Hand out what every connection has queued, open or close its reading, and
+        // close the finished ones.
         let mut done = Vec::new();
-        for (key, (id, out)) in &conns {
-            while let Some(bytes) = agent.poll_transmit(*id) {
-                let _ = out.send(bytes);
+        for (key, c) in &conns {
+            while let Some(bytes) = agent.poll_transmit(c.id) {
+                let _ = c.out.send(bytes);
             }
-            if agent.is_closed(*id) {
+            let open = agent.wants_input(c.id);
+            c.gate.open.store(open, Ordering::Release);
+            if open {
+                c.gate.wake.notify_one();
+            }
+            if agent.is_closed(c.id) {
                 done.push(*key);
             }
         }
         for key in done {
-            if let Some((id, _out)) = conns.remove(&key) {
-                agent.remove(id, now);
+            if let Some(c) = conns.remove(&key) {
+                c.gate.closed.notify_one();
+                agent.remove(c.id, now);
             }
         }
         while let Some(n) = agent.poll_notice() {
@@ -572,7 +649,8 @@ async fn connect_loop(
     }
 }
 
-/// Moves bytes between one socket and the agent until either side ends.
+/// Moves bytes between one socket and the agent until either side ends, reading only
+/// while its [`Gate`] lets it and reporting what it wrote.
 async fn serve(
     s: Box<dyn Stream>,
     kind: SessionKind,
@@ -582,17 +660,20 @@ async fn serve(
 ) {
     let key = keys.fetch_add(1, Ordering::Relaxed);
     let (out_tx, mut out_rx) = unbounded_channel::<Vec<u8>>();
-    if input.send(Input::Open { key, kind, peer, out: out_tx }).is_err() {
+    let gate = Arc::new(Gate::new());
+    if input.send(Input::Open { key, kind, peer, out: out_tx, gate: gate.clone() }).is_err() {
         return;
     }
     let (mut rd, mut wr) = tokio::io::split(s);
     let reader = async {
         let mut buf = vec![0u8; 64 * 1024];
         loop {
+            gate.wait().await;
             match rd.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
                     let data = buf.get(..n).unwrap_or_default().to_vec();
+                    gate.unread.fetch_add(n, Ordering::AcqRel);
                     if input.send(Input::Bytes { key, data }).is_err() {
                         break;
                     }
@@ -602,15 +683,31 @@ async fn serve(
     };
     let writer = async {
         while let Some(bytes) = out_rx.recv().await {
+            let mut written = bytes.len();
             if wr.write_all(&bytes).await.is_err() {
-                break;
+                return;
+            }
+            // What else is queued goes out before the agent hears of it.
+            while let Ok(more) = out_rx.try_recv() {
+                written += more.len();
+                if wr.write_all(&more).await.is_err() {
+                    return;
+                }
+            }
+            if input.send(Input::Written { key, bytes: written }).is_err() {
+                return;
             }
         }
         let _ = wr.shutdown().await;
     };
+    let closed = async {
+        gate.closed.notified().await;
+        tokio::time::sleep(CLOSE_GRACE).await;
+    };
     tokio::select! {
         _ = reader => {}
         _ = writer => {}
+        _ = closed => {}
     }
     let _ = input.send(Input::Hangup { key });
 }

@@ -216,7 +216,7 @@ mod channel_tests {
 
     struct Nowhere;
     impl Transmit for Nowhere {
-        fn transmit(&mut self, _: Outputs) -> Result<(), String> {
+        fn transmit(&mut self, _: &mut Outputs) -> Result<(), crate::agent::TransmitError> {
             Ok(())
         }
     }

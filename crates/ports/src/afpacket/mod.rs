@@ -296,7 +296,14 @@ impl PortIo for AfPacketPort {
                 } else {
                     c.dropped += 1;
                 }
-            } else if self.tx.push(&self.map, &hdr, p.data()) {
+            } else if self.tx.push(&self.map, &hdr, p.data())
+                || (c.filled > 0 && {
+                    // Every slot is filled: the kick sends them (a veth or a local device
+                    // takes them at once) and gives the slots back.
+                    self.flush(&mut c);
+                    self.tx.push(&self.map, &hdr, p.data())
+                })
+            {
                 c.filled += 1;
                 c.bytes += len as u64;
             } else {

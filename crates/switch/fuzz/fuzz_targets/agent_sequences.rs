@@ -52,7 +52,7 @@ type Key = (u8, u16, Vec<Vec<u8>>);
 struct Discard;
 
 impl Transmit for Discard {
-    fn transmit(&mut self, _out: Outputs) -> Result<(), String> {
+    fn transmit(&mut self, _: &mut Outputs) -> Result<(), switch::agent::TransmitError> {
         Ok(())
     }
 }
@@ -187,9 +187,7 @@ impl World {
     fn read(&mut self, c: usize) -> Vec<Frame> {
         let now = self.now;
         let Some(conn) = self.conns[c].as_mut() else { return Vec::new() };
-        while let Some(b) = self.agent.poll_transmit(conn.id) {
-            conn.framer.push(&b);
-        }
+        conn.framer.push(&self.agent.transmit_all(conn.id, now));
         let mut out = Vec::new();
         loop {
             let m = match conn.framer.next_message() {

@@ -63,6 +63,9 @@ pub struct FlowAgent {
     events: Vec<FlowEvent>,
 }
 
+/// Where an entry is: its table and its key there.
+pub type FlowPlace = (u8, crate::flows::FlowKey);
+
 /// A change to a flow entry, for flow monitors: what happened, in which table, the entry
 /// (as it is after an add or modify, as it was for a removal) and, for a removal, the
 /// `ofp_flow_removed_reason`.
@@ -541,29 +544,52 @@ impl FlowAgent {
     /// The flow-stats reply entries for `req` at `now`, with the datapath's counters.
     /// A table the switch lacks is `OFPBRC_BAD_TABLE_ID`.
     pub fn flow_stats(&self, req: &FlowStatsRequest, now: u64) -> Result<Vec<FlowStats>, OfpError> {
-        Ok(self
-            .flows
-            .select(req)?
-            .map(|(table_id, _, e)| {
-                let (packet_count, byte_count) = self.counts(e);
-                let (duration_sec, duration_nsec) = e.duration(now);
-                FlowStats {
-                    table_id,
-                    duration_sec,
-                    duration_nsec,
-                    priority: e.priority,
-                    idle_timeout: e.idle_timeout,
-                    hard_timeout: e.hard_timeout,
-                    flags: e.flags,
-                    importance: e.importance,
-                    cookie: e.cookie,
-                    packet_count,
-                    byte_count,
-                    match_: e.match_.clone(),
-                    instructions: e.instructions.clone(),
-                }
-            })
-            .collect())
+        Ok(self.flow_stats_part(req, None, usize::MAX, now)?.0)
+    }
+
+    /// Up to `max` of the flow-stats reply entries for `req`, from the entry after
+    /// `after` on (see [`FlowTables::select_after`]), and where the next part starts:
+    /// `None` once no entry is left.
+    pub fn flow_stats_part(
+        &self,
+        req: &FlowStatsRequest,
+        after: Option<(u8, &crate::flows::FlowKey)>,
+        max: usize,
+        now: u64,
+    ) -> Result<(Vec<FlowStats>, Option<FlowPlace>), OfpError> {
+        let mut it = self.flows.select_after(req, after)?;
+        let mut out = Vec::new();
+        let mut last = None;
+        for (table_id, key, e) in it.by_ref() {
+            out.push(self.entry_stats(table_id, e, now));
+            if out.len() >= max {
+                last = Some((table_id, key.clone()));
+                break;
+            }
+        }
+        let next = last.filter(|_| it.next().is_some());
+        Ok((out, next))
+    }
+
+    /// The flow-stats entry of `e` in `table_id` at `now`.
+    fn entry_stats(&self, table_id: u8, e: &FlowEntry, now: u64) -> FlowStats {
+        let (packet_count, byte_count) = self.counts(e);
+        let (duration_sec, duration_nsec) = e.duration(now);
+        FlowStats {
+            table_id,
+            duration_sec,
+            duration_nsec,
+            priority: e.priority,
+            idle_timeout: e.idle_timeout,
+            hard_timeout: e.hard_timeout,
+            flags: e.flags,
+            importance: e.importance,
+            cookie: e.cookie,
+            packet_count,
+            byte_count,
+            match_: e.match_.clone(),
+            instructions: e.instructions.clone(),
+        }
     }
 
     /// An entry's `(packets, bytes)` as OpenFlow counts them.

@@ -4,9 +4,11 @@
 //! datapath's batches use) and datapath events in, and takes bytes out.
 //!
 //! - [`Agent::open`] starts a connection (its HELLO is queued); [`Agent::receive`] feeds
-//!   its bytes; [`Agent::poll_transmit`] yields what to write; once
-//!   [`Agent::is_closed`], the shell writes what is left, closes the socket and calls
-//!   [`Agent::remove`] (which it also calls when the peer hung up).
+//!   its bytes; [`Agent::poll_transmit`] yields what to write and
+//!   [`Agent::transmitted`] says what was written: a connection with too much unsent is
+//!   held, and the shell reads its socket only while [`Agent::wants_input`] ([`pace`]);
+//!   once [`Agent::is_closed`], the shell writes what is left, closes the socket and
+//!   calls [`Agent::remove`] (which it also calls when the peer hung up).
 //! - [`Agent::poll_notice`]: what the log should say of the connections (connects with
 //!   their version, disconnects and refusals with their reason, role changes),
 //!   rate-limited ([`notice`]).
@@ -38,6 +40,7 @@ mod flow_agent;
 mod monitor;
 mod multipart;
 pub mod notice;
+mod pace;
 mod port_admin;
 mod requests;
 mod saved;
@@ -68,6 +71,7 @@ pub use buffers::{Buffered, PacketBuffers, MAX_BUFFERS};
 pub use extension::{exp_type, PEREGRINE_EXPERIMENTER};
 pub use flow_agent::FlowAgent;
 pub use notice::Notice;
+pub use pace::{BACKLOG_HIGH, BACKLOG_LOW, BACKLOG_MAX, DUMP_PART};
 pub use port_admin::{AddPort, PortControl, PortRef, ReloadPlan, Reloaded};
 pub use saved::Restored;
 pub use session::{default_async, AsyncKind, SessionKind};
@@ -96,7 +100,18 @@ pub enum FailMode {
 /// Where the packets a packet-out produces go: the ports (through the workers) and the
 /// learning switch.
 pub trait Transmit: Send {
-    fn transmit(&mut self, out: Outputs) -> Result<(), String>;
+    /// Takes every packet of `out` (leaving it empty), or none of them (leaving it as it
+    /// was) and says why.
+    fn transmit(&mut self, out: &mut Outputs) -> Result<(), TransmitError>;
+}
+
+/// Why [`Transmit::transmit`] took nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransmitError {
+    /// The workers are behind: the same packets may be offered again shortly.
+    Busy,
+    /// They will never be taken (the workers stopped).
+    Failed(String),
 }
 
 /// The agent's settings.
@@ -142,6 +157,8 @@ pub struct AgentCounters {
     pub packet_outs: u64,
     /// Packet-outs whose packets could not be handed to the workers.
     pub packet_out_drops: u64,
+    /// Packet-ins not sent to a connection whose backlog was at `BACKLOG_HIGH`.
+    pub packet_ins_backlogged: u64,
     pub flow_mods: u64,
     /// `OFPT_ERROR`s sent (from [`Agent::counters`]: on every connection, by whoever
     /// made them; kept in the agent for the connections that have closed).
@@ -185,6 +202,11 @@ pub struct Agent {
     port_control: Option<Box<dyn PortControl>>,
     /// What the log should say of the connections.
     notices: notice::Notices,
+    /// Packet-outs of the request being handled that the workers could not take yet
+    /// (they go to its connection's `stalled`).
+    stalled: Vec<Outputs>,
+    /// When to offer stalled packet-outs to the workers again.
+    stall_retry_at: Option<u64>,
 }
 
 /// The most frame bytes a packet-in carries: an OpenFlow message is at most 65535
@@ -221,6 +243,8 @@ impl Agent {
             fast_path: None,
             port_control: None,
             notices: notice::Notices::default(),
+            stalled: Vec::new(),
+            stall_retry_at: None,
             cfg,
         };
         a.cfg.facts.n_buffers = a.buffers.capacity() as u32;
@@ -294,16 +318,24 @@ impl Agent {
         id
     }
 
-    /// Forgets a connection whose socket is closed at `now`.
+    /// Forgets a connection whose socket is closed at `now`; its work under way (a
+    /// reply, held requests) is dropped.
     pub fn remove(&mut self, id: SessionId, now: u64) {
         if let Some(s) = self.sessions.remove(&id) {
             self.counters.errors_sent += s.conn.counters().tx_errors;
-            if !s.end_noticed && s.kind == SessionKind::Controller {
+            let secs = now.saturating_sub(s.opened_ns) / crate::conn::NS_PER_SEC;
+            if s.end_noticed {
+                // Told already.
+            } else if let Some(reason) = s.conn.close_reason() {
+                // Closed while its events were held: what ended it was not read yet.
+                if let Some(n) = self.close_notice(s.kind, s.peer, secs, reason) {
+                    self.notices.push(n, now);
+                }
+            } else if s.kind == SessionKind::Controller {
                 let why = match s.conn.version() {
                     Some(_) => "closed by the peer",
                     None => "closed before a version was agreed",
                 };
-                let secs = now.saturating_sub(s.opened_ns) / crate::conn::NS_PER_SEC;
                 self.notices
                     .push(Notice::Disconnected { peer: s.peer, secs, why: why.into() }, now);
             }
@@ -333,18 +365,57 @@ impl Agent {
         self.sessions.get(&id).is_none_or(|s| s.conn.is_closed())
     }
 
-    /// The next message to write on connection `id`.
+    /// The next message to write on connection `id`; its bytes count as unsent until
+    /// [`Agent::transmitted`] says they were written.
     pub fn poll_transmit(&mut self, id: SessionId) -> Option<Vec<u8>> {
-        self.sessions.get_mut(&id)?.conn.poll_transmit()
+        let s = self.sessions.get_mut(&id)?;
+        let m = s.conn.poll_transmit()?;
+        s.in_flight += m.len();
+        Some(m)
     }
 
-    /// Feeds bytes read from connection `id` at `now` and handles what they hold.
+    /// Says that `bytes` of what [`Agent::poll_transmit`] gave for connection `id` were
+    /// written at `now`: work held for its backlog may go on.
+    pub fn transmitted(&mut self, id: SessionId, bytes: usize, now: u64) {
+        let Some(s) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        s.in_flight = s.in_flight.saturating_sub(bytes);
+        self.pace(id, now);
+        self.publish();
+    }
+
+    /// Everything connection `id` has to send, as a caller that writes at once would
+    /// take it: [`Agent::poll_transmit`] and [`Agent::transmitted`] until nothing is
+    /// left (so a long reply comes whole).
+    pub fn transmit_all(&mut self, id: SessionId, now: u64) -> Vec<u8> {
+        let mut all = Vec::new();
+        loop {
+            let before = all.len();
+            while let Some(m) = self.poll_transmit(id) {
+                all.extend_from_slice(&m);
+            }
+            if all.len() == before {
+                return all;
+            }
+            self.transmitted(id, all.len() - before, now);
+        }
+    }
+
+    /// Whether the shell should read more from connection `id`: false while it is held
+    /// (its backlog is high or a long reply is under way) or closed.
+    pub fn wants_input(&self, id: SessionId) -> bool {
+        self.sessions.get(&id).is_some_and(|s| !s.conn.is_held() && !s.conn.is_closed())
+    }
+
+    /// Feeds bytes read from connection `id` at `now` and handles what they hold, as far
+    /// as its backlog allows ([`pace`]).
     pub fn receive(&mut self, id: SessionId, bytes: &[u8], now: u64) {
         let Some(s) = self.sessions.get_mut(&id) else {
             return;
         };
         s.conn.receive(bytes, now);
-        self.drain_events(id, now);
+        self.pace(id, now);
         self.publish();
     }
 
@@ -352,17 +423,19 @@ impl Agent {
     pub fn next_timeout(&self) -> Option<u64> {
         let conns = self.sessions.values().filter_map(|s| s.conn.next_timeout());
         let bundles = self.sessions.values().filter_map(|s| bundle::next_expiry(&s.bundles));
-        conns.chain(bundles).chain(self.flows.next_check()).min()
+        conns.chain(bundles).chain(self.flows.next_check()).chain(self.stall_retry_at).min()
     }
 
     /// Runs the timers due at `now`.
     pub fn handle_timeout(&mut self, now: u64) {
+        self.stall_retry_at = None;
         let ids: Vec<SessionId> = self.sessions.keys().copied().collect();
         for id in ids {
             if let Some(s) = self.sessions.get_mut(&id) {
                 s.conn.handle_timeout(now);
             }
-            self.drain_events(id, now);
+            self.retry_stalled(id, now);
+            self.pace(id, now);
         }
         self.expire_bundles(now);
         if self.flows.next_check().is_some_and(|t| t <= now) {
@@ -441,37 +514,39 @@ impl Agent {
 
     /// Handles connection `id`'s events until it has none left.
     fn drain_events(&mut self, id: SessionId, now: u64) {
-        loop {
-            let Some(s) = self.sessions.get_mut(&id) else {
-                return;
-            };
-            let Some(ev) = s.conn.poll_event() else {
-                return;
-            };
-            match ev {
-                Event::Connected { version } => {
-                    if s.kind == SessionKind::Controller {
-                        let peer = s.peer.clone();
-                        self.notices.push(Notice::Connected { peer, version }, now);
-                    }
-                    self.update_fail_open();
-                    self.update_miss();
+        while let Some(ev) = self.sessions.get_mut(&id).and_then(|s| s.conn.poll_event()) {
+            self.event(id, ev, now);
+        }
+    }
+
+    /// Handles one event of connection `id`.
+    fn event(&mut self, id: SessionId, ev: Event, now: u64) {
+        let Some(s) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        match ev {
+            Event::Connected { version } => {
+                if s.kind == SessionKind::Controller {
+                    let peer = s.peer.clone();
+                    self.notices.push(Notice::Connected { peer, version }, now);
                 }
-                Event::Closed(reason) => {
-                    s.end_noticed = true;
-                    let (kind, peer, secs) = (
-                        s.kind,
-                        s.peer.clone(),
-                        now.saturating_sub(s.opened_ns) / crate::conn::NS_PER_SEC,
-                    );
-                    if let Some(n) = self.close_notice(kind, peer, secs, &reason) {
-                        self.notices.push(n, now);
-                    }
-                    self.update_fail_open();
-                    self.update_miss();
-                }
-                Event::Request { frame, head } => self.request(id, frame, &head, now),
+                self.update_fail_open();
+                self.update_miss();
             }
+            Event::Closed(reason) => {
+                s.end_noticed = true;
+                let (kind, peer, secs) = (
+                    s.kind,
+                    s.peer.clone(),
+                    now.saturating_sub(s.opened_ns) / crate::conn::NS_PER_SEC,
+                );
+                if let Some(n) = self.close_notice(kind, peer, secs, &reason) {
+                    self.notices.push(n, now);
+                }
+                self.update_fail_open();
+                self.update_miss();
+            }
+            Event::Request { frame, head } => self.request(id, frame, &head, now),
         }
     }
 
@@ -501,6 +576,9 @@ impl Agent {
                 "nothing received for {} s, echo requests unanswered",
                 self.cfg.timing.dead_after_ns / crate::conn::NS_PER_SEC
             ),
+            CloseReason::Backlog { unsent } => {
+                format!("it left {} KiB unread; the switch gave up on it", unsent / 1024)
+            }
         };
         Some(Notice::Disconnected { peer, secs, why })
     }
@@ -585,6 +663,9 @@ impl Agent {
     /// Handles one request of connection `id`.
     fn request(&mut self, id: SessionId, frame: Frame, head: &[u8], now: u64) {
         let xid = frame.xid;
+        if self.start_dump(id, &frame.message, xid, head) {
+            return;
+        }
         let forward = self.forwardable(id, &frame);
         let outs = match frame.message {
             Message::V13(v13::Message::BundleControl(c)) => self.bundle_control(id, &c, false, now),
@@ -612,6 +693,7 @@ impl Agent {
         for o in outs {
             self.reply(id, xid, o, head);
         }
+        self.stall(id, now);
         self.report_flow_events(Some((id, xid)));
         if let (Some((reason, rf)), false) = (forward, refused) {
             self.forward_request(id, reason, rf);
@@ -697,14 +779,23 @@ impl Agent {
         if !s.wants(kind, reason) || (!kind.in_v13() && v < openflow::OFP14_VERSION) {
             return false;
         }
-        if v == OFP10_VERSION {
+        if kind == AsyncKind::PacketIn && s.backlog() >= BACKLOG_HIGH {
+            self.counters.packet_ins_backlogged += 1;
+            return false;
+        }
+        let sent = if v == OFP10_VERSION {
             match compat10::async_to_v10(&m) {
                 Some(m10) => s.conn.send_async(Message::V10(m10)).is_ok(),
                 None => false,
             }
         } else {
             s.conn.send_async(Message::V13(m)).is_ok()
+        };
+        let unsent = s.backlog();
+        if unsent > BACKLOG_MAX {
+            s.conn.abort(CloseReason::Backlog { unsent });
         }
+        sent
     }
 
     fn broadcast_flow_removed(&mut self, removed: Vec<FlowRemoved>) {

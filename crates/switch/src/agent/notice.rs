@@ -34,6 +34,11 @@ pub enum Notice {
     /// A controller took `role`; `demoted_by` names the connection whose master request
     /// made this one a slave.
     Role { peer: String, role: ControllerRole, demoted_by: Option<String> },
+    /// A connection's backlog reached the limit: it is held until its peer reads
+    /// (logged once per connection).
+    Backlogged { peer: String, unsent: usize },
+    /// A packet-out's packets were dropped: the workers will never take them.
+    PacketOutLost { why: String },
     /// The window's lines are spent: the next ones are left out (and counted).
     Throttled,
     /// `n` notices were left out by the rate limit.
@@ -59,6 +64,13 @@ impl fmt::Display for Notice {
             Notice::Role { peer, role, demoted_by: Some(by) } => {
                 write!(f, "controller {peer}: role {} ({by} became master)", role_name(*role))
             }
+            Notice::Backlogged { peer, unsent } => write!(
+                f,
+                "connection {peer}: {} KiB unsent; its requests wait until it reads \
+                 (back-pressure; said once per connection)",
+                unsent / 1024
+            ),
+            Notice::PacketOutLost { why } => write!(f, "a packet-out was dropped: {why}"),
             Notice::Throttled => write!(
                 f,
                 "more than {BURST} connection log lines this minute: the rest of the minute's \

@@ -16,7 +16,7 @@ use openflow::v13::switch_config::TableMod;
 use openflow::{v10, v13, ErrorKind, OfpError};
 
 use super::extension::PEREGRINE_EXPERIMENTER;
-use super::{compat10, session::Session, Agent, Out, SessionId};
+use super::{compat10, session::Session, Agent, Out, SessionId, TransmitError};
 use crate::translate::actions_to_datapath;
 use crate::translate::prereq;
 
@@ -312,8 +312,14 @@ impl Agent {
         if out.tx.is_empty() && out.normal.is_empty() {
             return Ok(());
         }
-        if self.tx.transmit(out).is_err() {
-            self.counters.packet_out_drops += 1;
+        match self.tx.transmit(&mut out) {
+            Ok(()) => {}
+            // The request's connection waits until the workers take them ([`pace`]).
+            Err(TransmitError::Busy) => self.stalled.push(out),
+            Err(TransmitError::Failed(why)) => {
+                self.counters.packet_out_drops += 1;
+                self.notices.push(Notice::PacketOutLost { why }, now);
+            }
         }
         Ok(())
     }

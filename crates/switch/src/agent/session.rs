@@ -73,6 +73,18 @@ pub(crate) struct Session {
     pub bundles: super::bundle::Bundles,
     /// Its flow monitors ([`super::monitor`]).
     pub monitors: super::monitor::Monitors,
+    /// Bytes the shell took and has not yet written ([`super::pace`]).
+    pub in_flight: usize,
+    /// Its flow-stats reply under way.
+    pub dump: Option<super::pace::Dump>,
+    /// Whether its backlog reached `BACKLOG_HIGH` and has not yet come down to
+    /// `BACKLOG_LOW`.
+    pub pressed: bool,
+    /// Whether the log was told that its backlog held it.
+    pub backlog_noticed: bool,
+    /// A packet-out's packets the workers could not take yet: the connection is held
+    /// until they do.
+    pub stalled: Option<datapath::pipeline::Outputs>,
 }
 
 impl Session {
@@ -87,7 +99,17 @@ impl Session {
             async_cfg: default_async(),
             bundles: Default::default(),
             monitors: Default::default(),
+            in_flight: 0,
+            dump: None,
+            pressed: false,
+            backlog_noticed: false,
+            stalled: None,
         }
+    }
+
+    /// What it has unsent: queued, or taken by the shell and not yet written.
+    pub fn backlog(&self) -> usize {
+        self.conn.outbox_bytes() + self.in_flight
     }
 
     pub fn is_slave(&self) -> bool {

@@ -26,8 +26,8 @@ use openflow::v13::switch_config::TableMod;
 struct Capture(Arc<Mutex<Vec<Outputs>>>);
 
 impl Transmit for Capture {
-    fn transmit(&mut self, out: Outputs) -> Result<(), String> {
-        self.0.lock().unwrap().push(out);
+    fn transmit(&mut self, out: &mut Outputs) -> Result<(), crate::agent::TransmitError> {
+        self.0.lock().unwrap().push(std::mem::take(out));
         Ok(())
     }
 }
@@ -51,9 +51,17 @@ struct Rig {
 
 impl Rig {
     fn with(cfg: AgentConfig) -> Rig {
-        let (table, dp, writer, packet_ins, worker) = three_port_datapath();
         let sent = Capture::default();
-        let agent = Agent::new(cfg, dp.clone(), writer, table, Box::new(sent.clone()));
+        let mut r = Rig::with_tx(cfg, Box::new(sent.clone()));
+        r.sent = sent;
+        r
+    }
+
+    /// A rig whose packet-outs go to `tx` (`sent` then captures nothing).
+    fn with_tx(cfg: AgentConfig, tx: Box<dyn Transmit>) -> Rig {
+        let (table, dp, writer, packet_ins, worker) = three_port_datapath();
+        let agent = Agent::new(cfg, dp.clone(), writer, table, tx);
+        let sent = Capture::default();
         Rig { agent, dp, worker, packet_ins, sent, framers: BTreeMap::new(), xid: 100 }
     }
 
@@ -89,9 +97,7 @@ impl Rig {
     /// Every message the switch queued on `id`.
     fn read(&mut self, id: SessionId) -> Vec<Frame> {
         let f = self.framers.get_mut(&id).unwrap();
-        while let Some(b) = self.agent.poll_transmit(id) {
-            f.push(&b);
-        }
+        f.push(&self.agent.transmit_all(id, 0));
         let mut out = Vec::new();
         while let Some(m) = f.next_message().unwrap() {
             out.push(Frame::decode(m).unwrap());
@@ -604,6 +610,7 @@ fn set_field_without_its_prerequisite_is_refused_and_the_connection_lives() {
 }
 
 mod of14;
+mod pace;
 mod port_admin;
 mod saved;
 mod v10;

@@ -123,6 +123,8 @@ pub enum CloseReason {
     Framing(OfpError),
     /// Nothing was received for `dead_after_ns`.
     Dead,
+    /// The peer left `unsent` bytes unread (the agent gave up on it).
+    Backlog { unsent: usize },
 }
 
 /// What the agent must act on, in arrival order.
@@ -183,6 +185,10 @@ pub struct Connection {
     state: State,
     framer: Framer,
     outbox: VecDeque<Vec<u8>>,
+    /// The bytes in `outbox`.
+    outbox_bytes: usize,
+    /// Whether the agent holds back the peer's messages ([`Connection::hold`]).
+    held: bool,
     events: VecDeque<Event>,
     /// `flags` and `miss_send_len`, the same layout in 1.0 and 1.3.
     switch_config: v13::SwitchConfig,
@@ -206,6 +212,8 @@ impl Connection {
             state: State::AwaitHello,
             framer: Framer::new(),
             outbox: VecDeque::new(),
+            outbox_bytes: 0,
+            held: false,
             events: VecDeque::new(),
             switch_config: v13::SwitchConfig { flags: 0, miss_send_len: OFP_DEFAULT_MISS_SEND_LEN },
             last_rx_ns: now_ns,
@@ -270,7 +278,35 @@ impl Connection {
 
     /// The next whole message to write to the socket.
     pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        self.outbox.pop_front()
+        let m = self.outbox.pop_front()?;
+        self.outbox_bytes -= m.len();
+        Some(m)
+    }
+
+    /// The bytes queued and not yet taken by [`Connection::poll_transmit`].
+    pub fn outbox_bytes(&self) -> usize {
+        self.outbox_bytes
+    }
+
+    /// The bytes received and not yet taken as messages (held back, or part of one).
+    pub fn unread_bytes(&self) -> usize {
+        self.framer.pending()
+    }
+
+    /// Holds back (`true`) or lets through the peer's messages: while held, bytes are
+    /// buffered and nothing more is taken from them (nor answered, not even an echo), as
+    /// while a barrier is pending; letting them through takes what is buffered at once.
+    pub fn hold(&mut self, held: bool) {
+        let resume = self.held && !held;
+        self.held = held;
+        if resume {
+            self.process();
+        }
+    }
+
+    /// Whether the peer's messages are held back ([`Connection::hold`]).
+    pub fn is_held(&self) -> bool {
+        self.held
     }
 
     /// The next event for the agent.
@@ -353,6 +389,14 @@ impl Connection {
         Ok(())
     }
 
+    /// Closes the connection for `reason` (a decision of the agent's); what is queued
+    /// stays for the caller to drain or drop.
+    pub fn abort(&mut self, reason: CloseReason) {
+        if !self.is_closed() {
+            self.close(reason);
+        }
+    }
+
     fn dead_deadline(&self) -> u64 {
         self.last_rx_ns.saturating_add(self.timing.dead_after_ns)
     }
@@ -370,6 +414,7 @@ impl Connection {
 
     fn queue_bytes(&mut self, bytes: Vec<u8>) {
         self.counters.tx_msgs += 1;
+        self.outbox_bytes += bytes.len();
         self.outbox.push_back(bytes);
     }
 
@@ -389,9 +434,9 @@ impl Connection {
     }
 
     /// Takes whole messages from the framer until it needs more bytes, the connection
-    /// closes, or a barrier is pending.
+    /// closes, a barrier is pending, or the agent holds the messages back.
     fn process(&mut self) {
-        while !self.is_closed() && self.barrier_pending.is_none() {
+        while !self.is_closed() && self.barrier_pending.is_none() && !self.held {
             let msg = match self.framer.next_message() {
                 Ok(Some(m)) => m.to_vec(),
                 Ok(None) => break,

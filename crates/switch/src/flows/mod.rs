@@ -52,6 +52,7 @@ use openflow::v13::multipart::FlowStatsRequest;
 use openflow::v13::packet_in::{FlowRemoved, FlowRemovedReason};
 use openflow::{ErrorKind, OfpError};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 use std::rc::Rc;
 
 /// Number of flow tables: those of the datapath, `0..NUM_TABLES`.
@@ -532,6 +533,17 @@ impl FlowTables {
         &'a self,
         req: &FlowStatsRequest,
     ) -> Result<impl Iterator<Item = (u8, &'a FlowKey, &'a FlowEntry)> + 'a, OfpError> {
+        self.select_after(req, None)
+    }
+
+    /// [`FlowTables::select`] from the entry after `after` (a table and a key in it,
+    /// whether or not that entry still exists) on, in the same order: how a long reply
+    /// goes on where its last part ended.
+    pub fn select_after<'a>(
+        &'a self,
+        req: &FlowStatsRequest,
+        after: Option<(u8, &FlowKey)>,
+    ) -> Result<impl Iterator<Item = (u8, &'a FlowKey, &'a FlowEntry)> + 'a, OfpError> {
         let tables = if req.table_id == OFPTT_ALL {
             0..NUM_TABLES
         } else if usize::from(req.table_id) < NUM_TABLES {
@@ -551,10 +563,16 @@ impl FlowTables {
             out_port: req.out_port,
             out_group: req.out_group,
         });
-        Ok(tables.flat_map(move |t| {
+        let after = after.map(|(t, k)| (usize::from(t), k.clone()));
+        let first = after.as_ref().map_or(tables.start, |(t, _)| (*t).max(tables.start));
+        Ok((first..tables.end).flat_map(move |t| {
             let sel = Rc::clone(&sel);
+            let from = match &after {
+                Some((at, key)) if *at == t => Bound::Excluded(key.clone()),
+                _ => Bound::Unbounded,
+            };
             self.tables[t]
-                .iter()
+                .range((from, Bound::Unbounded))
                 .filter(move |(k, e)| sel.selects(k, e))
                 .map(move |(k, e)| (t as u8, k, e))
         }))

@@ -31,7 +31,7 @@ const ODD_NAME: &str = "q\"\\\nx";
 struct Discard;
 
 impl Transmit for Discard {
-    fn transmit(&mut self, _: Outputs) -> Result<(), String> {
+    fn transmit(&mut self, _: &mut Outputs) -> Result<(), crate::agent::TransmitError> {
         Ok(())
     }
 }
@@ -93,9 +93,7 @@ impl Rig {
 
     /// Every message the switch queued on the management connection.
     fn replies(&mut self) -> Vec<v13::Message> {
-        while let Some(b) = self.agent.poll_transmit(self.mgmt) {
-            self.framer.push(&b);
-        }
+        self.framer.push(&self.agent.transmit_all(self.mgmt, 0));
         let mut out = Vec::new();
         while let Some(m) = self.framer.next_message().unwrap() {
             match Frame::decode(m).unwrap().message {

@@ -21,7 +21,7 @@ use crate::testing::three_port_datapath;
 struct Discard;
 
 impl Transmit for Discard {
-    fn transmit(&mut self, _: Outputs) -> Result<(), String> {
+    fn transmit(&mut self, _: &mut Outputs) -> Result<(), crate::agent::TransmitError> {
         Ok(())
     }
 }
@@ -57,9 +57,7 @@ impl Rig {
     }
 
     fn read(&mut self) -> Vec<Frame> {
-        while let Some(b) = self.agent.poll_transmit(self.conn) {
-            self.framer.push(&b);
-        }
+        self.framer.push(&self.agent.transmit_all(self.conn, 0));
         let mut out = Vec::new();
         while let Some(m) = self.framer.next_message().unwrap() {
             out.push(Frame::decode(m).unwrap());

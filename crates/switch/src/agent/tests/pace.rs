@@ -1,0 +1,189 @@
+//! Back-pressure: a connection that does not read is held at its backlog limit, a long
+//! flow dump is produced as the connection drains, packet-outs the workers cannot take
+//! yet hold their connection instead of being dropped.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::*;
+use crate::agent::{BACKLOG_HIGH, BACKLOG_LOW, BACKLOG_MAX};
+use openflow::v13::multipart::OFPMPF_REPLY_MORE;
+
+/// Adds `n` flows (distinct TCP ports) on `c` and reads the (empty) answers.
+fn add_flows(r: &mut Rig, c: SessionId, n: u32) {
+    for i in 0..n {
+        r.flow(c, &format!("tcp,tp_dst={i},actions=output:2"), FlowModCommand::Add);
+    }
+    assert!(r.read(c).is_empty());
+}
+
+/// Sends a flow-stats request for every flow; its xid.
+fn ask_for_flows(r: &mut Rig, c: SessionId) -> u32 {
+    let req = v13::multipart::MultipartRequest {
+        flags: 0,
+        body: MultipartRequestBody::Flow(FlowStatsRequest::default()),
+    };
+    r.send13(c, v13::Message::MultipartRequest(req), 0)
+}
+
+/// Takes what `c` has queued without saying it was written; returns the bytes and the
+/// frames.
+fn take_unwritten(r: &mut Rig, c: SessionId) -> (usize, Vec<Frame>) {
+    let mut f = Framer::new();
+    let mut n = 0;
+    while let Some(b) = r.agent.poll_transmit(c) {
+        n += b.len();
+        f.push(&b);
+    }
+    let mut out = Vec::new();
+    while let Some(m) = f.next_message().unwrap() {
+        out.push(Frame::decode(m).unwrap());
+    }
+    (n, out)
+}
+
+fn is_echo_reply(f: &Frame) -> bool {
+    matches!(f.message, Message::V13(v13::Message::EchoReply(_)))
+}
+
+#[test]
+fn a_long_dump_stops_at_the_backlog_limit_and_goes_on_as_the_peer_reads() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    // About 100 bytes an entry: 30,000 entries are about three times the limit.
+    let n = 30_000;
+    add_flows(&mut r, c, n);
+    let xid = ask_for_flows(&mut r, c);
+    let echo = r.send13(c, v13::Message::EchoRequest(b"after".to_vec()), 0);
+    let (first, frames) = take_unwritten(&mut r, c);
+    assert!(first >= BACKLOG_HIGH, "it fills the backlog: {first}");
+    assert!(first < BACKLOG_HIGH + 128 * 1024, "and stops there: {first}");
+    assert!(!r.agent.wants_input(c), "a held connection's socket is not read");
+    assert!(!frames.iter().any(is_echo_reply), "the echo waits for the reply to end");
+    // Nothing more comes until the peer has taken most of it.
+    r.agent.transmitted(c, first - BACKLOG_LOW - 1, 0);
+    assert_eq!(take_unwritten(&mut r, c).0, 0, "not below the low mark yet");
+    r.agent.transmitted(c, BACKLOG_LOW + 1, 0);
+    let mut all = frames;
+    all.extend(r.read(c));
+    assert!(r.agent.wants_input(c));
+    // Every entry once, in one reply whose parts all say more but the last; then the echo.
+    let (last, parts) = all.split_last().unwrap();
+    assert!(is_echo_reply(last) && last.xid == echo, "{last:?}");
+    let flags: Vec<u16> = parts
+        .iter()
+        .map(|f| match &f.message {
+            Message::V13(v13::Message::MultipartReply(m)) if f.xid == xid => m.flags,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let (final_flags, more) = flags.split_last().unwrap();
+    assert_eq!(*final_flags, 0);
+    assert!(more.iter().all(|f| f & OFPMPF_REPLY_MORE != 0));
+    let mut ports: Vec<String> =
+        flows_in(parts).iter().map(|f| format!("{:?}", f.match_.fields)).collect();
+    assert_eq!(ports.len(), n as usize);
+    ports.sort();
+    ports.dedup();
+    assert_eq!(ports.len(), n as usize, "no entry twice");
+}
+
+#[test]
+fn a_dump_lists_what_exists_as_it_goes_and_a_closed_connection_drops_it() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    let other = r.connect(SessionKind::Controller, OFP13_VERSION);
+    add_flows(&mut r, c, 20_000);
+    ask_for_flows(&mut r, c);
+    let (first, frames) = take_unwritten(&mut r, c);
+    let listed = flows_in(&frames).len();
+    assert!(listed < 20_000);
+    // Another connection deletes everything meanwhile: the rest of the dump is empty.
+    r.flow(other, "", FlowModCommand::Delete);
+    r.agent.transmitted(c, first, 0);
+    let rest = r.read(c);
+    assert_eq!(flows_in(&rest).len(), 0, "the deleted entries are not listed");
+    let Some(Frame { message: Message::V13(v13::Message::MultipartReply(m)), .. }) = rest.last()
+    else {
+        panic!("{rest:?}")
+    };
+    assert_eq!(m.flags, 0, "the reply ends");
+    // A dump under way is dropped with its connection.
+    add_flows(&mut r, other, 20_000);
+    ask_for_flows(&mut r, other);
+    let _ = take_unwritten(&mut r, other);
+    r.agent.remove(other, 0);
+    assert!(r.agent.sessions().iter().all(|(id, ..)| *id != other));
+}
+
+#[test]
+fn a_peer_that_reads_nothing_gets_no_packet_ins_past_the_limit_and_is_closed_at_the_most() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    r.flow(c, "in_port=1,actions=controller", FlowModCommand::Add);
+    add_flows(&mut r, c, 20_000);
+    ask_for_flows(&mut r, c);
+    let _ = take_unwritten(&mut r, c);
+    r.packet(1, 0);
+    r.deliver_packet_ins(0);
+    assert_eq!(r.agent.counters().packet_ins_sent, 0);
+    assert_eq!(r.agent.counters().packet_ins_backlogged, 1);
+    assert_eq!(take_unwritten(&mut r, c).0, 0, "nothing more is queued");
+    // An asynchronous message past the most a connection may leave unread closes it.
+    r.agent.sessions.get_mut(&c).unwrap().in_flight = BACKLOG_MAX;
+    assert!(!r.agent.is_closed(c));
+    r.agent.link(1, false);
+    assert!(r.agent.is_closed(c));
+    assert!(matches!(
+        r.agent.sessions.get(&c).and_then(|s| s.conn.close_reason().cloned()),
+        Some(crate::conn::CloseReason::Backlog { .. })
+    ));
+}
+
+/// Refuses every packet-out while `busy` is above 0, counting down.
+struct Busy {
+    busy: Arc<AtomicUsize>,
+    sent: Capture,
+}
+
+impl Transmit for Busy {
+    fn transmit(&mut self, out: &mut Outputs) -> Result<(), TransmitError> {
+        if self.busy.load(Ordering::SeqCst) > 0 {
+            self.busy.fetch_sub(1, Ordering::SeqCst);
+            return Err(TransmitError::Busy);
+        }
+        self.sent.transmit(out)
+    }
+}
+
+#[test]
+fn packet_outs_the_workers_cannot_take_hold_their_connection_and_are_never_dropped() {
+    let busy = Arc::new(AtomicUsize::new(0));
+    let sent = Capture::default();
+    let tx = Busy { busy: busy.clone(), sent: sent.clone() };
+    let mut r = Rig::with_tx(AgentConfig::default(), Box::new(tx));
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    let out = |p: u32| {
+        v13::Message::PacketOut(PacketOut {
+            buffer_id: OFP_NO_BUFFER,
+            in_port: port::CONTROLLER,
+            actions: vec![Action::Output { port: p, max_len: 0 }],
+            data: frame(),
+        })
+    };
+    busy.store(3, Ordering::SeqCst);
+    r.send13(c, out(2), 0);
+    r.send13(c, out(3), 0);
+    let echo = r.send13(c, v13::Message::EchoRequest(vec![]), 0);
+    assert!(r.read(c).is_empty(), "held: the echo waits");
+    assert!(!r.agent.wants_input(c));
+    let step = crate::agent::pace::STALL_RETRY_NS;
+    assert_eq!(r.agent.next_timeout(), Some(step), "offered again shortly");
+    for i in 1..=3 {
+        r.agent.handle_timeout(i * step);
+    }
+    let got = r.read(c);
+    assert!(got.len() == 1 && is_echo_reply(&got[0]) && got[0].xid == echo, "{got:?}");
+    assert_eq!(sent.ports(), [2, 3], "both sent, in order");
+    assert_eq!(r.agent.counters().packet_out_drops, 0);
+    assert!(r.agent.wants_input(c));
+}
