@@ -448,10 +448,47 @@ impl Conn {
             self.write_frame(f)?;
             if (i + 1) % DRAIN_EVERY == 0 {
                 for r in self.drain_available()? {
-                    self.note_refusal(r, frames, &mut refusals);
+                    self.note_refusal(r, |x| frames.iter().position(|f| f.xid == x), &mut refusals);
                 }
             }
         }
+        self.barrier_noting(|x| frames.iter().position(|f| f.xid == x), &mut refusals)?;
+        Ok(refusals)
+    }
+
+    /// [`Conn::transact_noreply`] for messages made as they are sent (a long file read
+    /// line by line): what is held at once does not grow with their number. The first
+    /// message that cannot be made stops the run (what was sent stays sent).
+    pub fn transact_iter_noreply(
+        &mut self,
+        messages: impl Iterator<Item = Result<Message, CtlError>>,
+    ) -> Result<Vec<Refusal>, CtlError> {
+        // Frames take consecutive xids from here: a refusal's xid gives its index.
+        let first = self.xids.get();
+        let mut sent = 0usize;
+        let mut refusals = Vec::new();
+        for m in messages {
+            let f = self.frame(m?);
+            self.write_frame(&f)?;
+            sent += 1;
+            if sent.is_multiple_of(DRAIN_EVERY) {
+                for r in self.drain_available()? {
+                    let index = |x: u32| Some(x.wrapping_sub(first) as usize).filter(|i| *i < sent);
+                    self.note_refusal(r, index, &mut refusals);
+                }
+            }
+        }
+        let index = |x: u32| Some(x.wrapping_sub(first) as usize).filter(|i| *i < sent);
+        self.barrier_noting(index, &mut refusals)?;
+        Ok(refusals)
+    }
+
+    /// Sends a barrier and waits for its reply, noting the errors that come first.
+    fn barrier_noting(
+        &mut self,
+        index: impl Fn(u32) -> Option<usize>,
+        refusals: &mut Vec<Refusal>,
+    ) -> Result<(), CtlError> {
         let barrier = if self.version == OFP10_VERSION {
             Message::V10(M10::BarrierRequest)
         } else {
@@ -463,10 +500,10 @@ impl Conn {
             let r = self.recv()?;
             if let Ok(f) = &r.frame {
                 if f.xid == b.xid && f.msg_type() == reply_type_for(b.version, b.msg_type()) {
-                    return Ok(refusals);
+                    return Ok(());
                 }
             }
-            self.note_refusal(r, frames, &mut refusals);
+            self.note_refusal(r, &index, refusals);
         }
     }
 
@@ -519,11 +556,11 @@ impl Conn {
                         openflow::text::print::raw(&r.bytes, 1)
                     )));
                 }
-                self.note_refusal(r, frames, refusals);
+                self.note_refusal(r, |x| frames.iter().position(|f| f.xid == x), refusals);
                 continue;
             };
             if f.xid != req.xid {
-                self.note_refusal(r, frames, refusals);
+                self.note_refusal(r, |x| frames.iter().position(|f| f.xid == x), refusals);
                 continue;
             }
             if f.msg_type() == openflow::header::OFPT_ERROR {
@@ -542,15 +579,20 @@ impl Conn {
         }
     }
 
-    fn note_refusal(&self, r: Received, frames: &[Frame], out: &mut Vec<Refusal>) {
+    /// Notes `r` if it is an error; `index` gives the index of the message with an xid.
+    fn note_refusal(
+        &self,
+        r: Received,
+        index: impl Fn(u32) -> Option<usize>,
+        out: &mut Vec<Refusal>,
+    ) {
         let Ok(h) = Header::peek(&r.bytes) else {
             return;
         };
         if h.msg_type != openflow::header::OFPT_ERROR {
             return;
         }
-        let index = frames.iter().position(|f| f.xid == h.xid);
-        out.push(Refusal { index, error: r });
+        out.push(Refusal { index: index(h.xid), error: r });
     }
 
     /// Reads whatever the switch has already sent, without waiting.

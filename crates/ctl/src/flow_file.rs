@@ -4,7 +4,9 @@
 //! a command word — `add`, `modify`, `modify_strict`, `delete`, `delete_strict` for
 //! flows; `add`, `modify`, `delete` for groups — and otherwise is an addition.
 //! Every line is parsed before anything is sent; the first bad line stops the run
-//! with `FILE:LINE: what is wrong`.
+//! with `FILE:LINE: what is wrong`. A flow file (not standard input) is read twice,
+//! once to check it and once to send it line by line, so that a file of a million
+//! flows costs no more memory than a few.
 
 use std::io::{BufRead, BufReader, Read};
 
@@ -20,29 +22,43 @@ pub struct Line {
 
 /// The lines of `name` (`-` for standard input) that hold items.
 pub fn read_lines(name: &str) -> Result<Vec<Line>, String> {
+    lines_of(name)?.collect()
+}
+
+/// The lines of `name` (`-` for standard input) that hold items, read as they are
+/// taken.
+pub fn lines_of(name: &str) -> Result<impl Iterator<Item = Result<Line, String>>, String> {
     let reader: Box<dyn Read> = if name == "-" {
         Box::new(std::io::stdin())
     } else {
         Box::new(std::fs::File::open(name).map_err(|e| format!("{name}: open failed ({e})"))?)
     };
-    split_lines(BufReader::new(reader)).map_err(|e| format!("{name}: read failed ({e})"))
+    let name = name.to_string();
+    Ok(item_lines(BufReader::new(reader))
+        .map(move |l| l.map_err(|e| format!("{name}: read failed ({e})"))))
 }
 
 /// The item lines of a stream.
 pub fn split_lines(r: impl BufRead) -> std::io::Result<Vec<Line>> {
-    let mut out = Vec::new();
-    for (i, line) in r.lines().enumerate() {
-        let line = line?;
+    item_lines(r).collect()
+}
+
+/// The item lines of a stream, as they are read.
+fn item_lines(r: impl BufRead) -> impl Iterator<Item = std::io::Result<Line>> {
+    r.lines().enumerate().filter_map(|(i, line)| {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => return Some(Err(e)),
+        };
         let text = match line.find('#') {
             Some(at) => &line[..at],
             None => &line[..],
         };
         if text.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
-            continue;
+            return None;
         }
-        out.push(Line { number: i + 1, text: text.to_string() });
-    }
-    Ok(out)
+        Some(Ok(Line { number: i + 1, text: text.to_string() }))
+    })
 }
 
 /// Splits a leading command word off a line: `(word, rest)` when the first token is
@@ -65,8 +81,14 @@ pub fn parse_flows(
     lines: &[Line],
     default: FlowModCommand,
 ) -> Result<Vec<(usize, FlowMod)>, String> {
+    lines.iter().map(|l| parse_flow_line(file, l, default).map(|fm| (l.number, fm))).collect()
+}
+
+/// Parses one line of a flow file (see [`parse_flows`]); an error says
+/// `FILE:LINE: what is wrong`.
+pub fn parse_flow_line(file: &str, l: &Line, default: FlowModCommand) -> Result<FlowMod, String> {
     let words = ["add", "modify", "modify_strict", "delete", "delete_strict"];
-    parse_lines(file, lines, &words, |word, rest| {
+    parse_line(file, l, &words, |word, rest| {
         let command = match word {
             Some("add") => FlowModCommand::Add,
             Some("modify") => FlowModCommand::Modify,
@@ -91,25 +113,28 @@ pub fn parse_groups(file: &str, lines: &[Line]) -> Result<Vec<(usize, GroupMod)>
     })
 }
 
-/// Parses each line with `parse`, which gets the line's command word (when its first
-/// token is one of `words`) and the rest; the items with their line numbers, or the
-/// first failure as `FILE:LINE: what is wrong`.
+/// Parses each line with `parse` ([`parse_line`]); the items with their line numbers,
+/// or the first failure.
 fn parse_lines<T>(
     file: &str,
     lines: &[Line],
     words: &[&str],
     parse: impl Fn(Option<&str>, &str) -> Result<T, String>,
 ) -> Result<Vec<(usize, T)>, String> {
-    lines
-        .iter()
-        .map(|l| {
-            let (word, rest) = command_word(&l.text, words);
-            let rest = rest.trim_start_matches([',', ' ', '\t']);
-            parse(word, rest)
-                .map(|item| (l.number, item))
-                .map_err(|e| format!("{file}:{}: {e}", l.number))
-        })
-        .collect()
+    lines.iter().map(|l| parse_line(file, l, words, &parse).map(|it| (l.number, it))).collect()
+}
+
+/// Parses a line with `parse`, which gets the line's command word (when its first
+/// token is one of `words`) and the rest; a failure reads `FILE:LINE: what is wrong`.
+fn parse_line<T>(
+    file: &str,
+    l: &Line,
+    words: &[&str],
+    parse: impl Fn(Option<&str>, &str) -> Result<T, String>,
+) -> Result<T, String> {
+    let (word, rest) = command_word(&l.text, words);
+    let rest = rest.trim_start_matches([',', ' ', '\t']);
+    parse(word, rest).map_err(|e| format!("{file}:{}: {e}", l.number))
 }
 
 #[cfg(test)]

@@ -138,7 +138,30 @@ pub fn flow_cmd(ctx: &Ctx, arg: &str, command: FlowModCommand) -> Result<(), Ctl
 
 /// `add-flows FILE`: lines without a command word are `default`.
 pub fn flow_file(ctx: &Ctx, file: &str, default: FlowModCommand) -> Result<(), CtlError> {
-    send_file(ctx, file, |lines| flow_file::parse_flows(file, lines, default), flow_msg)
+    if file == "-" || ctx.bundle {
+        return send_file(
+            ctx,
+            file,
+            |lines| flow_file::parse_flows(file, lines, default),
+            flow_msg,
+        );
+    }
+    // Checked whole first (nothing is sent if a line is bad), then sent as read again.
+    let mut lines = Vec::new();
+    for l in flow_file::lines_of(file).map_err(CtlError::Fatal)? {
+        let l = l.map_err(CtlError::Fatal)?;
+        flow_file::parse_flow_line(file, &l, default).map_err(CtlError::Fatal)?;
+        lines.push(Some(l.number));
+    }
+    let mut c = ctx.open()?;
+    let version = c.version;
+    let msgs = flow_file::lines_of(file).map_err(CtlError::Fatal)?.map(|l| {
+        let l = l.map_err(CtlError::Fatal)?;
+        let fm = flow_file::parse_flow_line(file, &l, default).map_err(CtlError::Fatal)?;
+        flow_msg(version, &fm).map_err(|e| CtlError::Fatal(locate(Some(file), Some(l.number), &e)))
+    });
+    let refusals = c.transact_iter_noreply(msgs)?;
+    report(ctx, Some(file), &lines, &refusals, version)
 }
 
 /// Reads `file` (`-`: standard input), parses its lines with `parse` into numbered

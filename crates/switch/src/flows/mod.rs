@@ -462,16 +462,21 @@ impl FlowTables {
         mut pred: impl FnMut(&FlowKey, &FlowEntry) -> bool,
     ) {
         let table = &mut self.tables[t];
-        let doomed: Vec<FlowKey> =
-            table.iter().filter(|(k, e)| pred(k, e)).map(|(k, _)| k.clone()).collect();
-        for key in doomed {
-            if let Some(entry) = table.remove(&key) {
-                note(&mut self.journal, t as u8, &key, Some(&entry));
-                if entry.has_timeout() {
-                    self.timed.remove(&(t as u8, key.clone()));
-                }
-                changes.push(FlowChange::Remove { table: t as u8, key, reason, entry });
+        let doomed: Vec<(FlowKey, FlowEntry)> = if table.iter().all(|(k, e)| pred(k, e)) {
+            // All of it (a delete-all): taken whole, without a lookup per entry.
+            std::mem::take(table).into_iter().collect()
+        } else {
+            let keys: Vec<FlowKey> =
+                table.iter().filter(|(k, e)| pred(k, e)).map(|(k, _)| k.clone()).collect();
+            keys.into_iter().filter_map(|k| table.remove_entry(&k)).collect()
+        };
+        changes.reserve(doomed.len());
+        for (key, entry) in doomed {
+            note(&mut self.journal, t as u8, &key, Some(&entry));
+            if entry.has_timeout() {
+                self.timed.remove(&(t as u8, key.clone()));
             }
+            changes.push(FlowChange::Remove { table: t as u8, key, reason, entry });
         }
     }
 

@@ -20,19 +20,39 @@ use openflow::oxm::OxmField;
 
 /// One field's constraint: a packet's field `p` satisfies it when `p & mask == value`.
 /// Invariants: `value.len() == mask.len()`, `value & !mask == 0`, mask not all zero.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Constraint {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Constraint<'a> {
     /// The OXM header without `hasmask` and length: `class << 16 | field << 9`.
     header: u32,
-    value: Vec<u8>,
-    mask: Vec<u8>,
+    value: &'a [u8],
+    mask: &'a [u8],
 }
 
-/// A match normalised for comparison (see the module comment). Invariant: constraints
-/// sorted by header, at most one per header.
+/// A match normalised for comparison (see the module comment), packed in one
+/// allocation: per constraint, its header (4 bytes, big-endian), its width `w` (1 byte),
+/// then `w` value bytes and `w` mask bytes. Invariant: constraints sorted by header, at
+/// most one per header; so two normal forms are equal exactly when their bytes are, and
+/// ordering the bytes orders the matches (by first header, ...).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NormMatch {
-    fields: Vec<Constraint>,
+    packed: Box<[u8]>,
+}
+
+/// The constraints of a packed normal form, in order.
+struct Constraints<'a>(&'a [u8]);
+
+impl<'a> Iterator for Constraints<'a> {
+    type Item = Constraint<'a>;
+
+    fn next(&mut self) -> Option<Constraint<'a>> {
+        let (head, rest) = self.0.split_first_chunk::<5>()?;
+        let w = usize::from(head[4]);
+        let (value, rest) = rest.split_at_checked(w)?;
+        let (mask, rest) = rest.split_at_checked(w)?;
+        self.0 = rest;
+        let header = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+        Some(Constraint { header, value, mask })
+    }
 }
 
 /// Bits of a maskable field that carry meaning, for fields narrower than their wire
@@ -50,10 +70,10 @@ impl NormMatch {
     /// Normalises `m`. Never fails: a match that `Match::validate` would refuse (a
     /// duplicate field) keeps the constraint that comes first in wire order.
     pub fn new(m: &Match) -> NormMatch {
-        let mut fields: Vec<Constraint> = Vec::with_capacity(m.fields.len());
+        let mut fields: Vec<(u32, Vec<u8>, Vec<u8>)> = Vec::with_capacity(m.fields.len());
         for x in &m.fields {
             let header = x.header() & 0xffff_fe00;
-            if fields.iter().any(|c| c.header == header) {
+            if fields.iter().any(|c| c.0 == header) {
                 continue;
             }
             let mut value = x.value_bytes();
@@ -67,37 +87,45 @@ impl NormMatch {
             for (v, m) in value.iter_mut().zip(&mask) {
                 *v &= m;
             }
-            if mask.iter().all(|&b| b == 0) {
+            // An OXM payload is at most 255 bytes, value and mask together.
+            if mask.iter().all(|&b| b == 0) || value.len() > usize::from(u8::MAX) {
                 continue;
             }
-            fields.push(Constraint { header, value, mask });
+            fields.push((header, value, mask));
         }
-        fields.sort();
-        NormMatch { fields }
+        fields.sort_by_key(|c| c.0);
+        let mut packed = Vec::with_capacity(fields.iter().map(|c| 5 + 2 * c.1.len()).sum());
+        for (header, value, mask) in fields {
+            packed.extend_from_slice(&header.to_be_bytes());
+            packed.push(value.len() as u8);
+            packed.extend_from_slice(&value);
+            packed.extend_from_slice(&mask);
+        }
+        NormMatch { packed: packed.into_boxed_slice() }
     }
 
     /// Whether the match has no constraints (matches every packet).
     pub fn is_empty(&self) -> bool {
-        self.fields.is_empty()
+        self.packed.is_empty()
     }
 
-    fn get(&self, header: u32) -> Option<&Constraint> {
-        self.fields.binary_search_by_key(&header, |c| c.header).ok().map(|i| &self.fields[i])
+    fn constraints(&self) -> Constraints<'_> {
+        Constraints(&self.packed)
+    }
+
+    fn get(&self, header: u32) -> Option<Constraint<'_>> {
+        self.constraints().take_while(|c| c.header <= header).find(|c| c.header == header)
     }
 
     /// Whether every packet `other` matches is matched by `self`: `other` is at least as
     /// specific as `self` in every field `self` constrains. This is how non-strict modify
     /// and delete, and flow-stats requests, select entries (spec §6.4).
     pub fn covers(&self, other: &NormMatch) -> bool {
-        self.fields.iter().all(|c| {
+        self.constraints().all(|c| {
             other.get(c.header).is_some_and(|o| {
                 o.value.len() == c.value.len()
-                    && c.mask.iter().zip(&o.mask).all(|(cm, om)| cm & !om == 0)
-                    && o.value
-                        .iter()
-                        .zip(&c.mask)
-                        .zip(&c.value)
-                        .all(|((ov, cm), cv)| ov & cm == *cv)
+                    && c.mask.iter().zip(o.mask).all(|(cm, om)| cm & !om == 0)
+                    && o.value.iter().zip(c.mask).zip(c.value).all(|((ov, cm), cv)| ov & cm == *cv)
             })
         })
     }
@@ -106,14 +134,14 @@ impl NormMatch {
     /// agree on the bits both masks care about. (Fields only one constrains leave the
     /// other free.)
     pub fn overlaps(&self, other: &NormMatch) -> bool {
-        self.fields.iter().all(|c| match other.get(c.header) {
+        self.constraints().all(|c| match other.get(c.header) {
             None => true,
             Some(o) => {
                 o.value.len() == c.value.len()
                     && c.value
                         .iter()
-                        .zip(&o.value)
-                        .zip(c.mask.iter().zip(&o.mask))
+                        .zip(o.value)
+                        .zip(c.mask.iter().zip(o.mask))
                         .all(|((cv, ov), (cm, om))| (cv ^ ov) & cm & om == 0)
             }
         })
