@@ -382,6 +382,7 @@ impl Agent {
         };
         s.in_flight = s.in_flight.saturating_sub(bytes);
         self.pace(id, now);
+        self.note_refused(id, now);
         self.publish();
     }
 
@@ -416,7 +417,18 @@ impl Agent {
         };
         s.conn.receive(bytes, now);
         self.pace(id, now);
+        self.note_refused(id, now);
         self.publish();
+    }
+
+    /// Tells the log of the last malformed message connection `id` sent, if any since.
+    fn note_refused(&mut self, id: SessionId, now: u64) {
+        if let Some(s) = self.sessions.get_mut(&id) {
+            if let Some(why) = s.conn.take_refused() {
+                let peer = s.peer.clone();
+                self.notices.push(Notice::Malformed { peer, why }, now);
+            }
+        }
     }
 
     /// When [`Agent::handle_timeout`] should next run.

@@ -37,6 +37,8 @@ pub enum Notice {
     /// A connection's backlog reached the limit: it is held until its peer reads
     /// (logged once per connection).
     Backlogged { peer: String, unsent: usize },
+    /// A connection sent a malformed message (answered with an error; it goes on).
+    Malformed { peer: String, why: String },
     /// A packet-out's packets were dropped: the workers will never take them.
     PacketOutLost { why: String },
     /// The window's lines are spent: the next ones are left out (and counted).
@@ -70,6 +72,9 @@ impl fmt::Display for Notice {
                  (back-pressure; said once per connection)",
                 unsent / 1024
             ),
+            Notice::Malformed { peer, why } => {
+                write!(f, "connection {peer}: malformed message refused ({why})")
+            }
             Notice::PacketOutLost { why } => write!(f, "a packet-out was dropped: {why}"),
             Notice::Throttled => write!(
                 f,

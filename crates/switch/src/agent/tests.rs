@@ -701,6 +701,18 @@ fn the_error_counter_counts_every_error_sent_also_on_closed_connections() {
         .count();
     assert_eq!(errors, 2);
     assert_eq!(r.agent.counters().errors_sent, 2);
+    // The log names the malformed one (the refused flow-mod is no news for it).
+    let said: Vec<String> =
+        std::iter::from_fn(|| r.agent.poll_notice()).map(|n| n.to_string()).collect();
+    let bad: Vec<&String> = said.iter().filter(|l| l.contains("malformed")).collect();
+    assert_eq!(bad.len(), 1, "{said:?}");
+    assert!(
+        bad[0].starts_with(
+            "connection tcp:192.0.2.9:6653: malformed message refused (message type 14: "
+        ),
+        "{}",
+        bad[0]
+    );
     // A peer offering no common version is refused with an error, then closed.
     let other = r.agent.open(SessionKind::Controller, "tcp:192.0.2.8:1", 0);
     let hello = Frame::v13(1, v13::Message::Hello(v13::Hello::with_versions(&[6])));

@@ -199,6 +199,8 @@ pub struct Connection {
     next_xid: u32,
     close_reason: Option<CloseReason>,
     counters: ConnCounters,
+    /// What was wrong with the last message refused as malformed, until taken.
+    refused: Option<String>,
 }
 
 impl Connection {
@@ -222,6 +224,7 @@ impl Connection {
             next_xid: 1,
             close_reason: None,
             counters: ConnCounters::default(),
+            refused: None,
         };
         let xid = c.alloc_xid();
         c.queue_frame(&timing.versions.hello(xid));
@@ -256,6 +259,12 @@ impl Connection {
     /// The facts FEATURES_REPLY reports; the agent may update them (e.g. 1.0 ports).
     pub fn facts_mut(&mut self) -> &mut SwitchFacts {
         &mut self.facts
+    }
+
+    /// What was wrong with the last message refused as malformed (undecodable, of the
+    /// wrong version, unframable) since the last call, for the log.
+    pub fn take_refused(&mut self) -> Option<String> {
+        self.refused.take()
     }
 
     /// The xid of the BARRIER_REQUEST awaiting the agent's reply, if any.
@@ -447,6 +456,7 @@ impl Connection {
                         _ => head.first().copied().unwrap_or(OFP13_VERSION),
                     };
                     self.counters.rx_errors += 1;
+                    self.refused = Some(e.to_string());
                     self.queue_error(error_reply(v, &e, &head));
                     self.close(CloseReason::Framing(e));
                     break;
@@ -489,6 +499,7 @@ impl Connection {
 
     fn refuse(&mut self, version: u8, err: &OfpError, msg: &[u8]) {
         self.counters.rx_errors += 1;
+        self.refused = Some(format!("message type {}: {err}", msg[1]));
         // A peer's error is never answered with an error, so two peers cannot bounce
         // errors back and forth.
         if msg[1] != OFPT_ERROR {
