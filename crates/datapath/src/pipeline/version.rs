@@ -90,6 +90,11 @@ impl<C: RuleTable> PipelineVersion<C> {
         self.rules.get(id as usize)?.as_deref()
     }
 
+    /// How many rules table `table` holds (0 for a table the pipeline lacks).
+    pub fn table_len(&self, table: u8) -> usize {
+        self.tables.get(table as usize).map_or(0, |t| t.len())
+    }
+
     pub fn group(&self, id: u32) -> Option<&Arc<Group>> {
         self.groups.get(id)
     }
@@ -130,6 +135,18 @@ impl<C: RuleTable> PipelineVersion<C> {
                     self.set_rule_slot(o.id, None);
                 }
                 old.map_or(Replaced::None, |o| Replaced::Rule(o.into_rule()))
+            }
+            Change::ClearTable(table) => {
+                let Some(t) = self.tables.get_mut(*table as usize) else {
+                    return Replaced::None;
+                };
+                *t = C::default();
+                for slot in self.rules.iter_mut() {
+                    if slot.as_ref().is_some_and(|r| r.table == *table) {
+                        *slot = None;
+                    }
+                }
+                Replaced::None
             }
             Change::SetGroup(g) => {
                 self.groups.insert(g.id, g.clone()).map_or(Replaced::None, Replaced::Group)
@@ -173,8 +190,17 @@ impl<C: RuleTable> PipelineVersion<C> {
 
 /// A change, applied to one copy at once and replayed on the other after the swap.
 enum Change {
-    InsertRule { table: u8, rule: Arc<Rule> },
-    RemoveRule { table: u8, m: Box<FlowMatch>, priority: u16 },
+    InsertRule {
+        table: u8,
+        rule: Arc<Rule>,
+    },
+    RemoveRule {
+        table: u8,
+        m: Box<FlowMatch>,
+        priority: u16,
+    },
+    /// Every rule of a table goes (the writer retired them).
+    ClearTable(u8),
     SetGroup(Arc<Group>),
     RemoveGroup(u32),
     SetMeter(Arc<Meter>),
@@ -199,7 +225,7 @@ impl Changes {
                 Change::RemoveGroup(id) => c.groups.push(*id),
                 Change::SetMeter(m) => c.meters.push(m.id),
                 Change::RemoveMeter(id) => c.meters.push(*id),
-                Change::RemoveRule { .. } | Change::SetVersion(_) => {}
+                Change::RemoveRule { .. } | Change::ClearTable(_) | Change::SetVersion(_) => {}
             }
         }
         c.rules.extend(removed.iter().map(|(_, r)| r.id));
@@ -608,6 +634,30 @@ impl<C: RuleTable> Writer<C> {
             }
             _ => None,
         }
+    }
+
+    /// Removes every rule of `table` (unpublished), as [`Writer::remove_rule`] would one
+    /// by one but without looking each up: the table is replaced by an empty one.
+    /// Returns how many went. Inside a transaction they go one by one (so that a
+    /// rollback can put them back).
+    pub fn clear_table(&mut self, table: u8) -> usize {
+        if table as usize >= NUM_TABLES {
+            return 0;
+        }
+        let doomed: Vec<Arc<Rule>> =
+            self.pending().rules.iter().flatten().filter(|r| r.table == table).cloned().collect();
+        if self.txn.is_some() {
+            for r in &doomed {
+                self.remove_rule(table, &r.flow_match, r.priority);
+            }
+            return doomed.len();
+        }
+        self.change(Change::ClearTable(table));
+        let n = doomed.len();
+        for r in doomed {
+            self.retire_rule(table, r);
+        }
+        n
     }
 
     fn retire_rule(&mut self, table: u8, old: Arc<Rule>) {

@@ -297,6 +297,7 @@ impl FlowAgent {
             _ => None,
         };
         let changes = self.flows.apply(fm, now)?;
+        let cleared = self.clear_emptied(&changes);
         let mut pending = Vec::new();
         for ch in changes {
             let sends = ch.sends_flow_removed();
@@ -346,7 +347,8 @@ impl FlowAgent {
                 }
                 FlowChange::Remove { table, reason, entry, .. } => {
                     self.record(FullUpdateEvent::Removed, table, &entry, reason.to_u8());
-                    self.remove_entry(table, &entry, reason, now, sends, &mut pending);
+                    let gone = cleared.contains(&table);
+                    self.remove_entry(table, &entry, reason, now, sends, gone, &mut pending);
                 }
             }
         }
@@ -433,6 +435,9 @@ impl FlowAgent {
     /// Drops removed `entry`'s rule ([`Self::drop_rule`]) and, if it `sends` a
     /// flow-removed message, adds that (with `reason`, at `now`) to `pending`, to wait for
     /// the rule's final counters.
+    /// Forgets removed `entry` of `table`: its rule leaves the datapath (unless the table
+    /// was cleared whole, `cleared`) and a flow-removed is prepared if it `sends` one.
+    #[allow(clippy::too_many_arguments)]
     fn remove_entry(
         &mut self,
         table: u8,
@@ -440,9 +445,14 @@ impl FlowAgent {
         reason: FlowRemovedReason,
         now: u64,
         sends: bool,
+        cleared: bool,
         pending: &mut Vec<PendingRemoved>,
     ) {
-        let base = self.drop_rule(table, entry);
+        let base = if cleared {
+            entry.rule.and_then(|id| self.base.remove(&id)).unwrap_or((0, 0))
+        } else {
+            self.drop_rule(table, entry)
+        };
         if sends {
             pending.push(PendingRemoved {
                 rule: entry.rule,
@@ -450,6 +460,31 @@ impl FlowAgent {
                 base,
             });
         }
+    }
+
+    /// Clears the datapath tables whose every rule `changes` removes (a delete of all a
+    /// table holds): one change there instead of a lookup per rule. Which tables those
+    /// are. A table that also holds a rule of no entry (the fail-open rule) is not one;
+    /// nor, inside a transaction, any.
+    fn clear_emptied(&mut self, changes: &[FlowChange]) -> Vec<u8> {
+        if self.txn.is_some() {
+            return Vec::new();
+        }
+        let mut removed = [0usize; crate::flows::NUM_TABLES];
+        for ch in changes {
+            if let FlowChange::Remove { table, .. } = ch {
+                removed[usize::from(*table)] += 1;
+            }
+        }
+        let mut cleared = Vec::new();
+        for (t, n) in removed.into_iter().enumerate() {
+            let t = t as u8;
+            if n > 0 && self.flows.table_len(t) == 0 && self.writer.pending().table_len(t) == n {
+                self.writer.clear_table(t);
+                cleared.push(t);
+            }
+        }
+        cleared
     }
 
     /// Removes `entry`'s rule from the datapath (unpublished) and forgets its baseline,
@@ -514,7 +549,7 @@ impl FlowAgent {
             let sends = ch.sends_flow_removed();
             if let FlowChange::Remove { table, reason, entry, .. } = ch {
                 self.record(FullUpdateEvent::Removed, table, &entry, reason.to_u8());
-                self.remove_entry(table, &entry, reason, now, sends, &mut pending);
+                self.remove_entry(table, &entry, reason, now, sends, false, &mut pending);
             }
         }
         let removed = self.finish_removed(pending);

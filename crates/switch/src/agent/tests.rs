@@ -409,6 +409,44 @@ fn standalone_fails_open_while_no_controller_is_connected() {
 }
 
 #[test]
+fn deleting_everything_clears_the_tables_yet_reports_and_keeps_the_fail_open_rule() {
+    let cfg = AgentConfig { fail_mode: FailMode::Standalone, ..AgentConfig::default() };
+    let mut r = Rig::with(cfg);
+    let m = r.connect(SessionKind::Management, OFP13_VERSION);
+    r.flow(m, "in_port=1,send_flow_rem,actions=output:2", FlowModCommand::Add);
+    r.flow(m, "in_port=3,actions=output:2", FlowModCommand::Add);
+    r.flow(m, "table=1,in_port=3,actions=output:1", FlowModCommand::Add);
+    r.read(m);
+    // Table 0 also holds the hidden fail-open rule: its entries go one by one.
+    r.flow(m, "", FlowModCommand::Delete);
+    let got = r.read(m);
+    let removed: Vec<u64> = got
+        .iter()
+        .filter_map(|f| match &f.message {
+            Message::V13(v13::Message::FlowRemoved(fr)) => Some(fr.packet_count),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(removed, [0], "the flow-removed is sent");
+    let mut out = Outputs::new();
+    r.dp.process(&mut r.worker, Packet::from_slice(&frame()), 1, 0, &mut out);
+    assert_eq!(out.normal.len(), 1, "fail-open still forwards");
+    assert_eq!(r.agent.flows().datapath().current().table_len(1), 0, "table 1 cleared");
+    // Without the hidden rule, table 0 is cleared whole, and its flow-removed still goes.
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    r.flow(c, "in_port=1,send_flow_rem,actions=output:2", FlowModCommand::Add);
+    r.read(c);
+    assert_eq!(r.agent.flows().datapath().current().table_len(0), 1);
+    r.dp.process(&mut r.worker, Packet::from_slice(&frame()), 1, 0, &mut Outputs::new());
+    r.flow(c, "", FlowModCommand::Delete);
+    assert!(r.read(c).iter().any(|f| matches!(
+        &f.message,
+        Message::V13(v13::Message::FlowRemoved(fr)) if fr.packet_count == 1
+    )));
+    assert_eq!(r.agent.flows().datapath().current().table_len(0), 0);
+}
+
+#[test]
 fn dead_peers_close_and_flows_expire_with_flow_removed() {
     let mut r = Rig::new();
     let c = r.connect(SessionKind::Controller, OFP13_VERSION);

@@ -96,6 +96,39 @@ fn removed_rules_report_final_counters_and_slots_restart_at_zero() {
 }
 
 #[test]
+fn clearing_a_table_removes_its_rules_at_once_and_leaves_the_others() {
+    let (dp, mut wr, id, mut w) = published_out_to_2();
+    let m = FlowMatch::ANY.exact(Field::EthDst, 9);
+    let other = wr.insert_rule(0, output_rule(m, 5, 3)).unwrap();
+    let kept = wr.insert_rule(1, out_to(1)).unwrap();
+    wr.publish();
+    run(&dp, &mut w, &frame(1, 2), 1, 7);
+    assert_eq!(wr.pending().table_len(0), 2);
+    assert_eq!(wr.clear_table(0), 2);
+    assert_eq!(wr.pending().table_len(0), 0);
+    let p = wr.publish();
+    let mut gone: Vec<(RuleId, u64)> =
+        p.removed.iter().map(|r| (r.rule.id, r.stats.packets)).collect();
+    gone.sort();
+    assert_eq!(gone, vec![(id, 1), (other, 0)], "final counters, as removals report them");
+    assert!(run(&dp, &mut w, &frame(1, 2), 1, 7).tx.is_empty(), "table 0 misses");
+    assert!(dp.current().rule(id).is_none() && dp.current().rule(kept).is_some());
+    assert_eq!(wr.pending().table_len(1), 1);
+    // Both copies agree: the next publish starts from the cleared one.
+    let again = wr.insert_rule(0, out_to(3)).unwrap();
+    wr.publish();
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 7).ports(), vec![3]);
+    assert_eq!(dp.current().table(0).unwrap().len(), 1);
+    assert!(dp.current().rule(again).is_some());
+    // Inside a transaction the rules go one by one, and a rollback puts them back.
+    wr.begin();
+    assert_eq!(wr.clear_table(0), 1);
+    wr.rollback();
+    wr.publish();
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 7).ports(), vec![3]);
+}
+
+#[test]
 fn insert_replaces_and_modify_keeps_counters() {
     let (dp, mut wr, id, mut w) = published_out_to_2();
     run(&dp, &mut w, &frame(1, 2), 1, 0);
