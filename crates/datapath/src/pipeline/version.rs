@@ -168,6 +168,13 @@ impl<C: RuleTable> PipelineVersion<C> {
             Change::SetVersion(v) => {
                 // Last change of a publish: the tables are final for this version.
                 self.version = *v;
+                // Slots of removed rules at the end need no room.
+                while matches!(self.rules.last(), Some(None)) {
+                    self.rules.pop();
+                }
+                if self.rules.capacity() > 2 * self.rules.len() + 4096 {
+                    self.rules.shrink_to_fit();
+                }
                 self.cheap_lookup = self.lookup_is_cheap();
                 Replaced::None
             }
@@ -263,6 +270,13 @@ fn inverse(ch: &Change, r: &Replaced, old_config: Option<Arc<DatapathConfig>>) -
         (Change::SetConfig(_), _) => Change::SetConfig(old_config?),
         _ => return None,
     })
+}
+
+/// Gives back the memory of an empty buffer that grew large (above 4096 items).
+fn shrink_idle<T>(v: &mut Vec<T>) {
+    if v.is_empty() && v.capacity() > 4096 {
+        *v = Vec::new();
+    }
 }
 
 /// What the datapath's threads share.
@@ -781,6 +795,10 @@ impl<C: RuleTable> Writer<C> {
         for s in self.band_slots.release() {
             ws.iter().for_each(|w| w.bands.zero(s));
         }
+        // A bulk change (a million rules added or deleted) leaves big buffers behind:
+        // they go back rather than stay held.
+        shrink_idle(&mut self.log);
+        shrink_idle(&mut self.removed);
         Published { version, removed }
     }
 }

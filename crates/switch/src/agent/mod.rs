@@ -323,6 +323,10 @@ impl Agent {
     pub fn remove(&mut self, id: SessionId, now: u64) {
         if let Some(s) = self.sessions.remove(&id) {
             self.counters.errors_sent += s.conn.counters().tx_errors;
+            // A packet-out still waiting for the workers goes with its connection.
+            if s.stalled.is_some() {
+                self.counters.packet_out_drops += 1;
+            }
             let secs = now.saturating_sub(s.opened_ns) / crate::conn::NS_PER_SEC;
             if s.end_noticed {
                 // Told already.

@@ -186,4 +186,10 @@ fn packet_outs_the_workers_cannot_take_hold_their_connection_and_are_never_dropp
     assert_eq!(sent.ports(), [2, 3], "both sent, in order");
     assert_eq!(r.agent.counters().packet_out_drops, 0);
     assert!(r.agent.wants_input(c));
+    // One still waiting when its connection goes is counted as dropped.
+    busy.store(1000, Ordering::SeqCst);
+    r.send13(c, out(2), 0);
+    assert!(!r.agent.wants_input(c));
+    r.agent.remove(c, 0);
+    assert_eq!(r.agent.counters().packet_out_drops, 1);
 }
