@@ -14,9 +14,18 @@
 //! Monitors belong to their connection (at most [`MAX_MONITORS`]). While any exists the
 //! flow agent records its changes ([`FlowAgent::watch`](super::FlowAgent::watch)); the
 //! agent hands them out after each request and timer ([`Agent::report_flow_events`]).
-//! Updates are not paused when a connection falls behind (`OFPFME_PAUSED` is never sent).
+//!
+//! A connection that falls behind is paused: when updates are due while its backlog is
+//! at [`BACKLOG_HIGH`] ([`super::pace`]), it is sent `OFPFME_PAUSED` (after what was
+//! queued) instead. While paused, additions and modifications are not sent but noted;
+//! a removal is sent only for a flow that existed before the pause (one added and
+//! removed meanwhile was never told of). Once its backlog is down to `BACKLOG_LOW`, it
+//! is sent every flow added during the pause that still exists (`OFPFME_ADDED`), every
+//! older flow modified during it (`OFPFME_MODIFIED`), as its monitors select them now,
+//! and then `OFPFME_RESUMED`. What a pause holds is two sets of flow keys, at most the
+//! flow table's size.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use openflow::v13::flow_mod::OFPTT_ALL;
 use openflow::v13::multipart::{
@@ -26,8 +35,9 @@ use openflow::v13::multipart::{
 use openflow::{v13, ErrorKind, Message, OfpError};
 
 use super::flow_agent::FlowEvent;
+use super::pace::BACKLOG_HIGH;
 use super::{multipart::split, Agent, SessionId};
-use crate::flows::{FlowEntry, NormMatch, NUM_TABLES};
+use crate::flows::{FlowEntry, FlowKey, NormMatch, NUM_TABLES};
 
 /// Monitors one connection may hold.
 pub const MAX_MONITORS: usize = 1024;
@@ -40,6 +50,14 @@ pub(super) type Monitors = BTreeMap<u32, Monitor>;
 pub(super) struct Monitor {
     req: FlowMonitorRequest,
     norm: NormMatch,
+}
+
+/// What a paused connection was not told (see the module comment): the flows added
+/// during the pause, and the older ones modified during it.
+#[derive(Default)]
+pub(super) struct Paused {
+    added: BTreeSet<(u8, FlowKey)>,
+    modified: BTreeSet<(u8, FlowKey)>,
 }
 
 /// The connection and xid of the request that made a change, if one did.
@@ -76,6 +94,31 @@ fn full(
         match_: e.match_.clone(),
         instructions,
     })
+}
+
+/// Notes `events` in pause `p` (see the module comment); returns those still to be
+/// reported: removals of flows older than the pause.
+fn note_paused(p: &mut Paused, events: &[(FlowEvent, Origin)]) -> Vec<(FlowEvent, Origin)> {
+    let mut older = Vec::new();
+    for (ev, origin) in events {
+        let match_ = NormMatch::new(&ev.entry.match_);
+        let key = (ev.table, FlowKey { match_, priority: ev.entry.priority });
+        match ev.event {
+            FullUpdateEvent::Added => {
+                p.added.insert(key);
+            }
+            FullUpdateEvent::Modified if !p.added.contains(&key) => {
+                p.modified.insert(key);
+            }
+            // One added during the pause and removed again was never told of.
+            FullUpdateEvent::Removed if !p.added.remove(&key) => {
+                p.modified.remove(&key);
+                older.push((ev.clone(), *origin));
+            }
+            _ => {}
+        }
+    }
+    older
 }
 
 /// The flag a monitor needs to report `event`.
@@ -194,21 +237,74 @@ impl Agent {
             .map(|(id, _)| *id)
             .collect();
         for id in ids {
-            let updates = self.updates_for(id, &events);
+            let version = self.version_of(id);
+            let Some(s) = self.sessions.get_mut(&id) else { continue };
+            let behind = s.backlog() >= BACKLOG_HIGH;
+            let updates = if let Some(p) = &mut s.monitor_pause {
+                let older = note_paused(p, &events);
+                self.updates_for(id, &older, false)
+            } else {
+                let updates = self.updates_for(id, &events, true);
+                if updates.is_empty() || !behind {
+                    updates
+                } else {
+                    // It falls behind: this batch is noted, not sent.
+                    let mut p = Paused::default();
+                    let older = note_paused(&mut p, &events);
+                    let mut updates = vec![FlowUpdate::Paused];
+                    updates.extend(self.updates_for(id, &older, false));
+                    if let Some(s) = self.sessions.get_mut(&id) {
+                        s.monitor_pause = Some(p);
+                    }
+                    updates
+                }
+            };
+            let Some(s) = self.sessions.get_mut(&id) else { continue };
             if updates.is_empty() {
                 continue;
             }
-            let version = self.version_of(id);
-            let Some(s) = self.sessions.get_mut(&id) else { continue };
             for m in split(MultipartReplyBody::FlowMonitor(updates), version) {
                 let _ = s.conn.send_async(Message::V13(m));
             }
         }
     }
 
+    /// Ends connection `id`'s pause, if it is paused: sends what it was not told, then
+    /// `OFPFME_RESUMED`.
+    pub(super) fn resume_monitors(&mut self, id: SessionId) {
+        let Some(s) = self.sessions.get_mut(&id) else { return };
+        let Some(p) = s.monitor_pause.take() else { return };
+        let tables = self.flows.flows();
+        let catch_up = [(FullUpdateEvent::Added, p.added), (FullUpdateEvent::Modified, p.modified)];
+        let mut updates = Vec::new();
+        for (event, keys) in catch_up {
+            for (table, key) in keys {
+                let Some(e) = tables.get(table, &key) else { continue };
+                let m = s.monitors.values().find(|m| {
+                    m.req.flags & wanted_by(event) != 0
+                        && m.req.flags & mf::ONLY_OWN == 0
+                        && selects(m, table, e, &key.match_)
+                });
+                if let Some(m) = m {
+                    updates.push(full(&m.req, event, table, e, 0));
+                }
+            }
+        }
+        updates.push(FlowUpdate::Resumed);
+        let version = s.conn.version().unwrap_or(openflow::OFP14_VERSION);
+        for m in split(MultipartReplyBody::FlowMonitor(updates), version) {
+            let _ = s.conn.send_async(Message::V13(m));
+        }
+    }
+
     /// What connection `id`'s monitors report of `events`: each event once, in order, a
-    /// run of its own changes by one request as one abbreviation.
-    fn updates_for(&self, id: SessionId, events: &[(FlowEvent, Origin)]) -> Vec<FlowUpdate> {
+    /// run of its own changes by one request as one abbreviation (when `abbreviate`).
+    fn updates_for(
+        &self,
+        id: SessionId,
+        events: &[(FlowEvent, Origin)],
+        abbreviate: bool,
+    ) -> Vec<FlowUpdate> {
         let Some(s) = self.sessions.get(&id) else { return Vec::new() };
         let mut out = Vec::new();
         for (ev, origin) in events {
@@ -221,7 +317,7 @@ impl Agent {
             });
             let Some((_, m)) = m else { continue };
             match own_xid {
-                Some(xid) if m.flags & mf::NO_ABBREV == 0 => {
+                Some(xid) if abbreviate && m.flags & mf::NO_ABBREV == 0 => {
                     if out.last() != Some(&FlowUpdate::Abbrev { xid }) {
                         out.push(FlowUpdate::Abbrev { xid });
                     }

@@ -199,6 +199,10 @@ impl Agent {
                 }
                 s.pressed = false;
             }
+            if s.monitor_pause.is_some() && backlog <= BACKLOG_LOW {
+                self.resume_monitors(id);
+                continue;
+            }
             if s.dump.is_some() {
                 self.dump_part(id, now);
                 continue;

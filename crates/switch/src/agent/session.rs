@@ -73,6 +73,8 @@ pub(crate) struct Session {
     pub bundles: super::bundle::Bundles,
     /// Its flow monitors ([`super::monitor`]).
     pub monitors: super::monitor::Monitors,
+    /// While its monitors' updates are paused, what it was not told.
+    pub monitor_pause: Option<super::monitor::Paused>,
     /// Bytes the shell took and has not yet written ([`super::pace`]).
     pub in_flight: usize,
     /// Its flow-stats reply under way.
@@ -99,6 +101,7 @@ impl Session {
             async_cfg: default_async(),
             bundles: Default::default(),
             monitors: Default::default(),
+            monitor_pause: None,
             in_flight: 0,
             dump: None,
             pressed: false,

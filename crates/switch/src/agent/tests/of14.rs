@@ -54,7 +54,7 @@ fn standard_error(f: &Frame) -> ErrorKind {
     }
 }
 
-fn fm(s: &str) -> v13::Message {
+pub(super) fn fm(s: &str) -> v13::Message {
     v13::Message::FlowMod(flow_mod(s, FlowModCommand::Add))
 }
 
@@ -190,7 +190,7 @@ fn openflow_13_bundles_travel_as_onf_experimenter_messages() {
     }
 }
 
-fn monitor(id: u32, flags: u16) -> v13::Message {
+pub(super) fn monitor(id: u32, flags: u16) -> v13::Message {
     let m = FlowMonitorRequest {
         monitor_id: id,
         out_port: port::ANY,
@@ -205,7 +205,7 @@ fn monitor(id: u32, flags: u16) -> v13::Message {
 }
 
 /// The flow updates in what `c` received.
-fn updates(frames: &[Frame]) -> Vec<FlowUpdate> {
+pub(super) fn updates(frames: &[Frame]) -> Vec<FlowUpdate> {
     frames
         .iter()
         .flat_map(|f| match &f.message {
@@ -219,7 +219,7 @@ fn updates(frames: &[Frame]) -> Vec<FlowUpdate> {
 }
 
 /// Each full update as (event, priority, reason, whether it has instructions).
-fn fulls(u: &[FlowUpdate]) -> Vec<(FullUpdateEvent, u16, u8, bool)> {
+pub(super) fn fulls(u: &[FlowUpdate]) -> Vec<(FullUpdateEvent, u16, u8, bool)> {
     u.iter()
         .map(|u| match u {
             FlowUpdate::Full(f) => (f.event, f.priority, f.reason, !f.instructions.is_empty()),

@@ -193,3 +193,48 @@ fn packet_outs_the_workers_cannot_take_hold_their_connection_and_are_never_dropp
     r.agent.remove(c, 0);
     assert_eq!(r.agent.counters().packet_out_drops, 1);
 }
+
+#[test]
+fn a_flow_monitor_that_falls_behind_is_paused_then_told_what_it_missed() {
+    use super::of14::{fm, fulls, monitor, updates};
+    use openflow::v13::multipart::{monitor_flags as mf, FlowUpdate, FullUpdateEvent as E};
+    use openflow::OFP14_VERSION as V14;
+    let mut r = Rig::new();
+    let watcher = r.connect(SessionKind::Controller, V14);
+    let other = r.connect(SessionKind::Controller, V14);
+    for i in 0..30_000 {
+        r.send_v(other, V14, fm(&format!("priority=5,tcp,tp_dst={i},actions=output:2")), 0);
+    }
+    r.send_v(other, V14, fm("priority=7,in_port=1,actions=output:2"), 0);
+    r.send_v(other, V14, fm("priority=8,in_port=2,actions=output:1"), 0);
+    assert!(r.read(other).is_empty());
+    // The initial flows fill the watcher's backlog; it reads none of them.
+    let all = mf::INITIAL | mf::ADD | mf::REMOVED | mf::MODIFY;
+    r.send_v(watcher, V14, monitor(1, all), 0);
+    let (initial, _) = take_unwritten(&mut r, watcher);
+    assert!(initial >= BACKLOG_HIGH, "{initial}");
+    let strict = |s: &str, cmd, priority| {
+        v13::Message::FlowMod(v13::FlowMod { priority, ..flow_mod(s, cmd) })
+    };
+    // Added during the pause and kept; added and removed; an older one modified; an
+    // older one removed.
+    r.send_v(other, V14, fm("priority=9,in_port=3,actions=output:1"), 0);
+    r.send_v(other, V14, fm("priority=10,in_port=3,actions=output:2"), 0);
+    r.send_v(other, V14, strict("in_port=3", FlowModCommand::DeleteStrict, 10), 0);
+    r.send_v(other, V14, strict("in_port=1,actions=output:3", FlowModCommand::ModifyStrict, 7), 0);
+    r.send_v(other, V14, strict("in_port=2", FlowModCommand::DeleteStrict, 8), 0);
+    let (_, frames) = take_unwritten(&mut r, watcher);
+    let got = updates(&frames);
+    assert_eq!(got[0], FlowUpdate::Paused, "{got:?}");
+    let delete = v13::FlowRemovedReason::Delete.to_u8();
+    assert_eq!(fulls(&got[1..]), vec![(E::Removed, 8, delete, false)], "only the older removal");
+    // Once it has read, it is told what it missed, then that updates resume.
+    r.agent.transmitted(watcher, usize::MAX, 0);
+    let got = updates(&r.read(watcher));
+    let (last, caught_up) = got.split_last().unwrap();
+    assert_eq!(*last, FlowUpdate::Resumed);
+    assert_eq!(fulls(caught_up), vec![(E::Added, 9, 0, false), (E::Modified, 7, 0, false)]);
+    // And later changes come as before.
+    r.send_v(other, V14, fm("priority=11,actions=drop"), 0);
+    assert_eq!(fulls(&updates(&r.read(watcher))), vec![(E::Added, 11, 0, false)]);
+}
