@@ -16,7 +16,7 @@ pub(super) enum Request10 {
     /// A flow-mod; for a modify, the add to apply when it selects no entry (1.0 §4.6).
     FlowMod(t::FlowModV13),
     /// An aggregate request: answered from the flow stats of this selection, counting
-    /// only the entries the 1.0 flow dump lists ([`t::aggregate_to_v10`]).
+    /// only the entries the 1.0 flow dump lists ([`t::add_to_v10_aggregate`]).
     Aggregate(v13::multipart::FlowStatsRequest),
     /// A table stats request: active counts are those of the 1.0 flow dump
     /// ([`t::count_v10_flows`]).

@@ -432,17 +432,30 @@ impl Agent {
         use v13::multipart::{MultipartReply, MultipartReplyBody as B};
         self.sync_fast_path();
         let all = v13::multipart::FlowStatsRequest::default();
-        let flows = match self.flows.flow_stats(aggregate.unwrap_or(&all), now) {
-            Ok(f) => f,
-            Err(e) => return vec![Out::Err(e)],
-        };
-        let body = match aggregate {
-            Some(_) => B::Aggregate(crate::v10::aggregate_to_v10(&flows)),
-            None => {
-                let mut tables = self.flows.table_stats();
-                crate::v10::count_v10_flows(&mut tables, &flows);
-                B::Table(tables)
+        let req = aggregate.unwrap_or(&all);
+        let mut sum = v13::multipart::AggregateStats::default();
+        let mut tables = self.flows.table_stats();
+        tables.iter_mut().for_each(|t| t.active_count = 0);
+        // Part by part, so that a million entries are never all listed at once.
+        let mut after = None;
+        loop {
+            let at = after.as_ref().map(|(t, k)| (*t, k));
+            let (part, next) = match self.flows.flow_stats_part(req, at, super::DUMP_PART, now) {
+                Ok(p) => p,
+                Err(e) => return vec![Out::Err(e)],
+            };
+            match aggregate {
+                Some(_) => crate::v10::add_to_v10_aggregate(&mut sum, &part),
+                None => crate::v10::count_v10_flows(&mut tables, &part),
             }
+            match next {
+                Some(n) => after = Some(n),
+                None => break,
+            }
+        }
+        let body = match aggregate {
+            Some(_) => B::Aggregate(sum),
+            None => B::Table(tables),
         };
         vec![Out::Msg(v13::Message::MultipartReply(MultipartReply { flags: 0, body }))]
     }

@@ -9,7 +9,7 @@
 //!   (1.0 §4.6: such a modify acts like an add) — [`FlowModV13`];
 //! - [`packet_out_to_v13`], [`port_mod_to_v13`], [`stats_request_to_v13`] (the agent
 //!   answers aggregate and table stats itself, counting only the flows the 1.0 flow dump
-//!   lists: [`flow_stats_to_v10`], [`aggregate_to_v10`], [`count_v10_flows`]).
+//!   lists: [`flow_stats_to_v10`], [`add_to_v10_aggregate`], [`count_v10_flows`]).
 //!
 //! Replies and asynchronous messages, 1.3 → 1.0: [`packet_in_to_v10`],
 //! [`flow_removed_to_v10`], [`port_status_to_v10`] / [`port_to_v10`] (ports and port
@@ -67,8 +67,9 @@ pub use ports::{
     port_mod_to_v13, port_no_from_v13, port_no_to_v13, port_status_to_v10, port_to_v10,
 };
 pub use stats::{
-    aggregate_to_v10, count_v10_flows, flow_request_to_v13, flow_stats_to_v10, split_stats_reply,
-    stats_reply_to_v10, stats_request_to_v13, table_stats_to_v10, MAX_STATS_REPLY_BODY,
+    add_to_v10_aggregate, count_v10_flows, flow_request_to_v13, flow_stats_to_v10,
+    split_stats_reply, stats_reply_to_v10, stats_request_to_v13, table_stats_to_v10,
+    MAX_STATS_REPLY_BODY,
 };
 
 #[cfg(doc)]

@@ -16,7 +16,7 @@
 //! meaning differs) is left out of the reply — a 1.0 controller cannot read it and
 //! could not modify or delete it other than by a wider match. [`flow_stats_to_v10`] is
 //! that one selection, and whatever counts flows for a 1.0 controller counts the same
-//! ones: the agent answers a 1.0 aggregate request with [`aggregate_to_v10`] over the
+//! ones: the agent answers a 1.0 aggregate request with [`add_to_v10_aggregate`] over the
 //! flow stats of the request (not with the 1.3 aggregate, which counts every entry),
 //! and 1.0 table stats with [`count_v10_flows`]'s active counts. Port and queue entries of
 //! ports without a 1.0 number are left out; their durations are dropped. Table entries
@@ -113,30 +113,32 @@ pub fn flow_stats_to_v10(f: &FlowStats13) -> Option<FlowStats10> {
     Some(FlowStats10 { flags: 0, ..f.with(match_, actions) })
 }
 
-/// The aggregate of the entries of `flows` that a 1.0 controller sees
-/// ([`flow_stats_to_v10`]): the answer to a 1.0 aggregate request whose selection gave
-/// `flows`, so that it counts what the 1.0 flow dump of the same request lists.
-pub fn aggregate_to_v10(flows: &[FlowStats13]) -> AggregateStats {
-    flows.iter().filter(|f| flow_stats_to_v10(f).is_some()).fold(
-        AggregateStats::default(),
-        |mut a, f| {
-            a.packet_count += f.packet_count;
-            a.byte_count += f.byte_count;
-            a.flow_count += 1;
-            a
-        },
-    )
+/// Adds to `a` the entries of `flows` that a 1.0 controller sees ([`flow_stats_to_v10`]),
+/// one part of a long list at a time: the answer to a 1.0 aggregate request counts
+/// what the 1.0 flow dump of the same request lists.
+pub fn add_to_v10_aggregate(a: &mut AggregateStats, flows: &[FlowStats13]) {
+    for f in flows.iter().filter(|f| flow_stats_to_v10(f).is_some()) {
+        a.packet_count += f.packet_count;
+        a.byte_count += f.byte_count;
+        a.flow_count += 1;
+    }
 }
 
-/// Sets each table's `active_count` to the number of entries of `flows` (every table's
-/// entries) in it that a 1.0 controller sees ([`flow_stats_to_v10`]), as the 1.0 flow
-/// dump of that table lists them.
+/// Adds to each table's `active_count` the number of entries of `flows` in it that a
+/// 1.0 controller sees ([`flow_stats_to_v10`]), as the 1.0 flow dump of that table lists
+/// them (one part of a long list at a time; start from zero counts). `tables` are
+/// every table's statistics, in table order.
 pub fn count_v10_flows(tables: &mut [TableStats13], flows: &[FlowStats13]) {
-    for t in tables.iter_mut() {
-        t.active_count = flows
-            .iter()
-            .filter(|f| f.table_id == t.table_id && flow_stats_to_v10(f).is_some())
-            .count() as u32;
+    for f in flows.iter().filter(|f| flow_stats_to_v10(f).is_some()) {
+        let at = tables.get_mut(usize::from(f.table_id)).filter(|t| t.table_id == f.table_id);
+        match at {
+            Some(t) => t.active_count += 1,
+            None => {
+                if let Some(t) = tables.iter_mut().find(|t| t.table_id == f.table_id) {
+                    t.active_count += 1;
+                }
+            }
+        }
     }
 }
 
