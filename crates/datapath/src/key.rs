@@ -215,9 +215,72 @@ impl FlowMatch {
     }
 }
 
+/// A [`FlowMatch`] in the room its constraints need, for storing many: which words its
+/// mask sets (bit `i` of `words` for word `i`), and for each of those, in order, the
+/// key's word and the mask's. A rule keeps its match so (the 288 bytes of a
+/// `FlowMatch` would be most of a rule); [`CompactMatch::get`] gives it back (key bits
+/// outside the mask, which match nothing, are not kept).
+/// Invariant: `vals` holds two words per bit of `words`, and no mask word is zero.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CompactMatch {
+    words: u32,
+    vals: Box<[u64]>,
+}
+
+const _: () = assert!(KEY_WORDS <= 32, "a CompactMatch names words by a 32-bit set");
+
+impl CompactMatch {
+    /// The match as a [`FlowMatch`].
+    pub fn get(&self) -> FlowMatch {
+        let mut m = FlowMatch::ANY;
+        let mut vals = self.vals.chunks_exact(2);
+        for i in 0..KEY_WORDS {
+            if self.words & (1 << i) != 0 {
+                if let Some([k, mask]) = vals.next() {
+                    m.key.words[i] = *k;
+                    m.mask.words[i] = *mask;
+                }
+            }
+        }
+        m
+    }
+
+    /// Whether it matches every packet (no mask bit set).
+    pub fn is_any(&self) -> bool {
+        self.words == 0
+    }
+}
+
+impl From<&FlowMatch> for CompactMatch {
+    fn from(m: &FlowMatch) -> CompactMatch {
+        let mut words = 0;
+        let mut vals = Vec::new();
+        for i in 0..KEY_WORDS {
+            if m.mask.words[i] != 0 {
+                words |= 1 << i;
+                vals.extend([m.key.words[i] & m.mask.words[i], m.mask.words[i]]);
+            }
+        }
+        CompactMatch { words, vals: vals.into_boxed_slice() }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compact_match_gives_the_match_back() {
+        let m = FlowMatch::ANY
+            .exact(Field::InPort, 3)
+            .masked(Field::Ipv4Src, 0x0a00_0001, 0xffff_ff00)
+            .exact(Field::TpDst, 80);
+        let c = CompactMatch::from(&m);
+        assert_eq!(c.get(), m);
+        assert!(!c.is_any() && CompactMatch::from(&FlowMatch::ANY).is_any());
+        assert_eq!(CompactMatch::from(&FlowMatch::ANY).get(), FlowMatch::ANY);
+        assert!(std::mem::size_of::<CompactMatch>() <= 24);
+    }
 
     #[test]
     fn fields_do_not_overlap_and_fit() {

@@ -18,7 +18,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::action::{port, Action};
-use crate::key::FlowMatch;
+use crate::key::{CompactMatch, FlowMatch};
 
 /// A rule's dense counter slot.
 pub type RuleId = u32;
@@ -106,7 +106,8 @@ pub struct Rule {
     pub hard_timeout: u16,
     /// OpenFlow `OFPFF_*` flags, kept for the agent.
     pub flags: u16,
-    pub flow_match: FlowMatch,
+    /// The match ([`Rule::flow_match`]), kept compact: tables hold it themselves.
+    pub(crate) matches: CompactMatch,
 }
 
 impl Rule {
@@ -116,7 +117,7 @@ impl Rule {
             id: 0,
             cookie: 0,
             priority,
-            flow_match,
+            matches: CompactMatch::from(&flow_match),
             instructions,
             idle_timeout: 0,
             hard_timeout: 0,
@@ -134,7 +135,18 @@ impl Rule {
     pub(crate) fn refresh(&mut self) {
         self.cache_safe = self.instructions.cache_safe();
         self.fast = Fast::of(&self.instructions, self.table);
-        self.table_miss = self.priority == 0 && self.flow_match.mask == FlowMatch::ANY.mask;
+        self.table_miss = self.priority == 0 && self.matches.is_any();
+    }
+
+    /// The rule's match.
+    pub fn flow_match(&self) -> FlowMatch {
+        self.matches.get()
+    }
+
+    /// Gives the rule another match (before it is inserted).
+    pub fn set_flow_match(&mut self, m: &FlowMatch) {
+        self.matches = CompactMatch::from(m);
+        self.refresh();
     }
 
     /// Whether this is the table-miss entry (priority 0, matches everything): packet-ins

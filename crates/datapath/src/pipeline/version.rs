@@ -119,7 +119,7 @@ impl<C: RuleTable> PipelineVersion<C> {
                 let Some(t) = self.tables.get_mut(*table as usize) else {
                     return Replaced::None;
                 };
-                let old = t.insert(rule.flow_match, rule.priority, TableRule::new(rule.clone()));
+                let old = t.insert(rule.flow_match(), rule.priority, TableRule::new(rule.clone()));
                 if let Some(o) = &old {
                     self.set_rule_slot(o.id, None);
                 }
@@ -225,7 +225,7 @@ impl Changes {
             match ch {
                 Change::InsertRule { table, rule } => {
                     c.rules.push(rule.id);
-                    c.added.push((*table, rule.flow_match, rule.priority));
+                    c.added.push((*table, rule.flow_match(), rule.priority));
                 }
                 Change::SetConfig(_) => c.config = true,
                 Change::SetGroup(g) => c.groups.push(g.id),
@@ -256,7 +256,7 @@ fn inverse(ch: &Change, r: &Replaced, old_config: Option<Arc<DatapathConfig>>) -
         ) => Change::InsertRule { table: *table, rule: old.clone() },
         (Change::InsertRule { table, rule }, _) => Change::RemoveRule {
             table: *table,
-            m: Box::new(rule.flow_match),
+            m: Box::new(rule.flow_match()),
             priority: rule.priority,
         },
         (Change::SetGroup(_) | Change::RemoveGroup(_), Replaced::Group(old)) => {
@@ -625,11 +625,11 @@ impl<C: RuleTable> Writer<C> {
     /// (flow-mod modify); `f` may change its cookie, instructions, timeouts and flags.
     pub fn modify_rule(&mut self, id: RuleId, f: impl FnOnce(&mut Rule)) -> Result<(), WriteError> {
         let mut rule = self.pending().rule(id).cloned().ok_or(WriteError::NoSuchRule)?;
-        let (table, fm, priority) = (rule.table, rule.flow_match, rule.priority);
+        let (table, matches, priority) = (rule.table, rule.matches.clone(), rule.priority);
         f(&mut rule);
         rule.id = id;
         rule.table = table;
-        rule.flow_match = fm;
+        rule.matches = matches;
         rule.priority = priority;
         rule.refresh();
         self.change(Change::InsertRule { table, rule: Arc::new(rule) });
@@ -662,7 +662,7 @@ impl<C: RuleTable> Writer<C> {
             self.pending().rules.iter().flatten().filter(|r| r.table == table).cloned().collect();
         if self.txn.is_some() {
             for r in &doomed {
-                self.remove_rule(table, &r.flow_match, r.priority);
+                self.remove_rule(table, &r.flow_match(), r.priority);
             }
             return doomed.len();
         }

@@ -493,7 +493,7 @@ impl FlowAgent {
         let Some(id) = entry.rule else {
             return (0, 0);
         };
-        let m = self.writer.pending().rule(id).map(|r| (r.flow_match, r.priority));
+        let m = self.writer.pending().rule(id).map(|r| (r.flow_match(), r.priority));
         if let Some((m, priority)) = m {
             self.writer.remove_rule(table, &m, priority);
         }

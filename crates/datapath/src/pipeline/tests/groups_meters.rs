@@ -129,7 +129,7 @@ fn meter_drops_above_rate_pktps_and_kbps() {
     wr.insert_rule(0, metered(1)).unwrap();
     let mut by_bits = metered(2);
     by_bits.priority = 2;
-    by_bits.flow_match = on_port(2);
+    by_bits.set_flow_match(&on_port(2));
     wr.insert_rule(0, by_bits).unwrap();
     wr.publish();
     let mut w = dp.worker(16);

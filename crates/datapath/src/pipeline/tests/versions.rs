@@ -329,7 +329,7 @@ fn lookups_equal_a_linear_scan_of_their_version_across_concurrent_updates() {
                     b.v.rules
                         .iter()
                         .flatten()
-                        .filter(|r| r.table() == 0 && r.flow_match.matches(&key))
+                        .filter(|r| r.table() == 0 && r.flow_match().matches(&key))
                         .max_by_key(|r| r.priority)
                         .expect("the table-miss rule matches");
                 match (&best.instructions.apply[..], &best.instructions.write_actions) {

@@ -367,7 +367,10 @@ fn flow_mod_fills_every_rule_field() {
     assert_eq!(r.idle_timeout, 30);
     assert_eq!(r.hard_timeout, 300);
     assert_eq!(r.flags, flow_mod_flags::SEND_FLOW_REM | flow_mod_flags::NO_BYT_COUNTS);
-    assert_eq!(r.flow_match, FlowMatch::ANY.exact(Field::InPort, 4).exact(Field::EthType, 0x0800));
+    assert_eq!(
+        r.flow_match(),
+        FlowMatch::ANY.exact(Field::InPort, 4).exact(Field::EthType, 0x0800)
+    );
     assert_eq!(r.instructions, instructions_to_datapath(&all_instructions()).unwrap());
     assert!(!r.is_table_miss());
     // A priority-0 match-all rule is the table-miss entry.
