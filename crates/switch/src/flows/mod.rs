@@ -462,15 +462,18 @@ impl FlowTables {
         mut pred: impl FnMut(&FlowKey, &FlowEntry) -> bool,
     ) {
         let table = &mut self.tables[t];
-        let doomed: Vec<(FlowKey, FlowEntry)> = if table.iter().all(|(k, e)| pred(k, e)) {
-            // All of it (a delete-all): taken whole, without a lookup per entry.
-            std::mem::take(table).into_iter().collect()
-        } else {
-            let keys: Vec<FlowKey> =
-                table.iter().filter(|(k, e)| pred(k, e)).map(|(k, _)| k.clone()).collect();
-            keys.into_iter().filter_map(|k| table.remove_entry(&k)).collect()
-        };
-        changes.reserve(doomed.len());
+        let doomed: Box<dyn Iterator<Item = (FlowKey, FlowEntry)>> =
+            if table.iter().all(|(k, e)| pred(k, e)) {
+                // All of it (a delete-all): taken whole, without a lookup per entry.
+                changes.reserve(table.len());
+                Box::new(std::mem::take(table).into_iter())
+            } else {
+                let keys: Vec<FlowKey> =
+                    table.iter().filter(|(k, e)| pred(k, e)).map(|(k, _)| k.clone()).collect();
+                let taken: Vec<_> =
+                    keys.into_iter().filter_map(|k| table.remove_entry(&k)).collect();
+                Box::new(taken.into_iter())
+            };
         for (key, entry) in doomed {
             note(&mut self.journal, t as u8, &key, Some(&entry));
             if entry.has_timeout() {
