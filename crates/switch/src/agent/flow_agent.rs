@@ -231,7 +231,7 @@ impl FlowAgent {
         let victims: Vec<(u8, u16, Match)> = match self.flows.select(&all) {
             Ok(it) => it
                 .filter(|(_, _, e)| pick(e))
-                .map(|(t, _, e)| (t, e.priority, e.match_.clone()))
+                .map(|(t, _, e)| (t, e.priority, e.match_()))
                 .collect(),
             Err(_) => return Vec::new(),
         };
@@ -397,7 +397,7 @@ impl FlowAgent {
             idle_timeout: e.idle_timeout,
             hard_timeout: e.hard_timeout,
             flags: e.flags,
-            match_: e.match_.clone(),
+            match_: e.match_(),
             instructions: e.instructions.clone(),
             ..FlowMod::default()
         };
@@ -622,7 +622,7 @@ impl FlowAgent {
             cookie: e.cookie,
             packet_count,
             byte_count,
-            match_: e.match_.clone(),
+            match_: e.match_(),
             instructions: e.instructions.clone(),
         }
     }

@@ -91,7 +91,7 @@ fn full(
         hard_timeout: e.hard_timeout,
         priority: e.priority,
         cookie: e.cookie,
-        match_: e.match_.clone(),
+        match_: e.match_(),
         instructions,
     })
 }
@@ -101,7 +101,7 @@ fn full(
 fn note_paused(p: &mut Paused, events: &[(FlowEvent, Origin)]) -> Vec<(FlowEvent, Origin)> {
     let mut older = Vec::new();
     for (ev, origin) in events {
-        let match_ = NormMatch::new(&ev.entry.match_);
+        let match_ = NormMatch::new(&ev.entry.match_());
         let key = (ev.table, FlowKey { match_, priority: ev.entry.priority });
         match ev.event {
             FullUpdateEvent::Added => {
@@ -309,7 +309,7 @@ impl Agent {
         let mut out = Vec::new();
         for (ev, origin) in events {
             let own_xid = origin.filter(|(o, _)| *o == id).map(|(_, xid)| xid);
-            let norm = NormMatch::new(&ev.entry.match_);
+            let norm = NormMatch::new(&ev.entry.match_());
             let m = s.monitors.values().map(|m| (m, &m.req)).find(|(w, r)| {
                 r.flags & wanted_by(ev.event) != 0
                     && (own_xid.is_some() || r.flags & mf::ONLY_OWN == 0)

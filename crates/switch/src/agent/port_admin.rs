@@ -98,7 +98,7 @@ impl Agent {
     pub fn ports_flows_name(&self) -> std::collections::BTreeSet<u32> {
         let mut named = std::collections::BTreeSet::new();
         for (_, _, e) in self.flows.flows().iter() {
-            if let Some(Oxm::InPort(p)) = e.match_.get(openflow::oxm::OxmField::InPort) {
+            if let Some(Oxm::InPort(p)) = e.match_().get(openflow::oxm::OxmField::InPort) {
                 named.insert(*p);
             }
             for i in &e.instructions {

@@ -93,7 +93,7 @@ impl Agent {
             if !sends_to_group(&e.instructions) {
                 continue;
             }
-            if let Err(x) = prereq::check_instructions(&e.match_, &e.instructions, &lookup) {
+            if let Err(x) = prereq::check_instructions(&e.match_(), &e.instructions, &lookup) {
                 let mut error = x.error;
                 error.detail = format!(
                     "group {} would not suit the flow in table {table} at priority {}: {}",

@@ -64,7 +64,7 @@ impl Agent {
                 priority: e.priority,
                 buffer_id: OFP_NO_BUFFER,
                 flags: e.flags,
-                match_: e.match_.clone(),
+                match_: e.match_(),
                 instructions: e.instructions.clone(),
                 ..FlowMod::default()
             }));

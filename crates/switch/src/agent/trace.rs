@@ -474,9 +474,11 @@ impl Render<'_> {
         };
         let head = format!("table {table}: priority {priority}, cookie {cookie:#x}:");
         let (entry, m, i) = match self.entries.get(&id) {
-            Some(e) => {
-                ("flow", Some(format_match(&e.match_)), Some(format_instructions(&e.instructions)))
-            }
+            Some(e) => (
+                "flow",
+                Some(format_match(&e.match_())),
+                Some(format_instructions(&e.instructions)),
+            ),
             None if table == 0 && priority == FAIL_OPEN_PRIORITY && self.agent.fail_open => {
                 ("fail-open", Some(String::new()), Some("NORMAL".to_string()))
             }

@@ -75,14 +75,37 @@ pub struct FlowKey {
     pub priority: u16,
 }
 
+/// A match kept as its wire bytes (an `ofp_match` with its OXM TLVs, without padding):
+/// a tenth of the room its fields take decoded, for a table of a million entries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackedMatch(Box<[u8]>);
+
+impl PackedMatch {
+    pub fn new(m: &Match) -> PackedMatch {
+        let mut w = openflow::wire::Writer::new();
+        m.encode(&mut w);
+        let mut bytes = w.into_vec();
+        bytes.truncate(m.unpadded_len());
+        PackedMatch(bytes.into_boxed_slice())
+    }
+
+    /// The match. (Its bytes came from [`Match::encode`], so they decode; were they not
+    /// to, the match would read as empty.)
+    pub fn get(&self) -> Match {
+        let mut padded = self.0.to_vec();
+        padded.resize(padded.len().next_multiple_of(8), 0);
+        Match::decode(&mut openflow::wire::Reader::new(&padded)).unwrap_or_default()
+    }
+}
+
 /// One flow entry as the controller installed it.
-/// Invariant: `FlowKey { match_: NormMatch::new(&self.match_), priority: self.priority }`
+/// Invariant: `FlowKey { match_: NormMatch::new(&self.match_()), priority: self.priority }`
 /// is the key it is stored under.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlowEntry {
     /// The match as the flow-mod that installed the entry sent it (for flow-removed and
-    /// flow-stats replies).
-    pub match_: Match,
+    /// flow-stats replies), packed ([`FlowEntry::match_`] gives it).
+    pub packed_match: PackedMatch,
     pub priority: u16,
     pub cookie: u64,
     /// Seconds; 0 is none.
@@ -102,6 +125,11 @@ pub struct FlowEntry {
 }
 
 impl FlowEntry {
+    /// The match as the flow-mod that installed the entry sent it.
+    pub fn match_(&self) -> Match {
+        self.packed_match.get()
+    }
+
     fn actions(&self) -> impl Iterator<Item = &Action> {
         self.instructions.iter().flat_map(|i| match i {
             Instruction::ApplyActions(a) | Instruction::WriteActions(a) => a.as_slice(),
@@ -155,7 +183,7 @@ impl FlowEntry {
             hard_timeout: self.hard_timeout,
             packet_count,
             byte_count,
-            match_: self.match_.clone(),
+            match_: self.match_(),
         }
     }
 
@@ -391,7 +419,7 @@ impl FlowTables {
             }
         }
         let mut entry = FlowEntry {
-            match_: fm.match_.clone(),
+            packed_match: PackedMatch::new(&fm.match_),
             priority: fm.priority,
             cookie: fm.cookie,
             idle_timeout: fm.idle_timeout,

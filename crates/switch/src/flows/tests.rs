@@ -244,7 +244,7 @@ fn modify_changes_instructions_of_covered_entries_only() {
         .iter()
         .all(|c| matches!(c, FlowChange::Modify { reset_counts: false, table: 0, .. })));
     for (k, e) in t.table(0) {
-        let v4 = e.match_.fields.first() == Some(&Oxm::EthType(0x0800));
+        let v4 = e.match_().fields.first() == Some(&Oxm::EthType(0x0800));
         let expect = if v4 { out(7) } else { out(1) };
         assert_eq!(e.instructions, expect, "{k:?}");
         // Cookie, timeouts, flags and duration are left as they were.
@@ -324,7 +324,7 @@ fn delete_non_strict_ignores_priority_and_reports_removals() {
         assert!(c.sends_flow_removed());
         let msg = entry.flow_removed(0, *reason, 3 * SEC + 5, 4, 400);
         assert_eq!((msg.duration_sec, msg.duration_nsec, msg.packet_count), (2, 5, 4));
-        assert_eq!((msg.priority, &msg.match_), (entry.priority, &entry.match_));
+        assert_eq!((msg.priority, &msg.match_), (entry.priority, &entry.match_()));
     }
     assert_eq!((t.table_len(0), t.table_len(1)), (2, 1));
     // An empty match deletes the rest of the table; no flag, no flow-removed.
@@ -636,4 +636,16 @@ fn next_expiry_is_the_earliest_deadline() {
     assert!(t.expire(40 * SEC - 1, |_| Some(37 * SEC)).is_empty());
     assert_eq!(t.expire(40 * SEC, |_| Some(37 * SEC)).len(), 1);
     assert_eq!(t.next_expiry(|_| None), None);
+}
+
+#[test]
+fn a_packed_match_gives_back_the_match_as_sent() {
+    let mut fields = vec![Oxm::InPort(3), Oxm::EthType(0x0800)];
+    fields.extend(v4dst(ip(10, 0, 0, 0), Some(ip(255, 0, 0, 0))));
+    fields.push(Oxm::VlanVid(0x1005, None));
+    for m in [Match::default(), Match::new(fields)] {
+        let packed = PackedMatch::new(&m);
+        assert_eq!(packed.get(), m);
+        assert!(packed.0.len() <= m.unpadded_len(), "no padding kept");
+    }
 }

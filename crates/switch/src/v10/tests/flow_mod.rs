@@ -268,7 +268,7 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
             cookie: e.cookie,
             packet_count: 0,
             byte_count: 0,
-            match_: e.match_.clone(),
+            match_: e.match_(),
             instructions: e.instructions.clone(),
         })
         .collect();
