@@ -22,11 +22,13 @@
 //! never dropped for being too many; the peer is slowed down instead.
 //!
 //! Asynchronous messages are not held back: packet-ins for a connection whose backlog
-//! is past [`BACKLOG_HIGH`] are dropped (and counted); a connection whose backlog passes
-//! [`BACKLOG_MAX`] reads nothing and is closed.
+//! is past [`BACKLOG_HIGH`] are dropped (and counted), flow monitors pause
+//! ([`super::monitor`]), and a connection whose backlog passes [`BACKLOG_MAX`] reads
+//! nothing and is closed.
 //!
-//! Invariant between calls: a connection with a dump, or with a backlog at or past
-//! `BACKLOG_HIGH`, is held; a held connection's queued events wait.
+//! Invariant after each [`Agent::pace`]: a connection with a dump, a stalled
+//! packet-out, or a backlog that reached `BACKLOG_HIGH` and has not come down to
+//! `BACKLOG_LOW`, is held; a held connection's queued events wait.
 
 use openflow::v13::multipart::{
     FlowStatsRequest, MultipartReply, MultipartReplyBody as B, MultipartRequestBody as R,
