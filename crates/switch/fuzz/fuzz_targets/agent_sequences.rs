@@ -23,12 +23,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use datapath::pipeline::{Datapath, DatapathConfig, Outputs};
 use libfuzzer_sys::arbitrary::{Result as AResult, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use openflow::action::{port, OFPG_ANY};
 use openflow::framing::Framer;
 use openflow::match13::Match;
 use openflow::text::parse_flow_mod;
 use openflow::v13::bundle::{BundleAdd, BundleControl, BundleCtrlType};
-use openflow::v13::flow_mod::{FlowMod, FlowModCommand, OFPTT_ALL};
+use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 use openflow::v13::group_mod::{GroupMod, GroupModCommand, GroupType};
 use openflow::v13::multipart::{
     FlowStatsRequest, MultipartReplyBody, MultipartRequest, MultipartRequestBody,
@@ -281,14 +280,7 @@ impl World {
         };
         let req = MultipartRequest {
             flags: 0,
-            body: MultipartRequestBody::Flow(FlowStatsRequest {
-                table_id: OFPTT_ALL,
-                out_port: port::ANY,
-                out_group: OFPG_ANY,
-                cookie: 0,
-                cookie_mask: 0,
-                match_: Match::default(),
-            }),
+            body: MultipartRequestBody::Flow(FlowStatsRequest::default()),
         };
         let xid = self.send(c, v13::Message::MultipartRequest(req));
         let got = self.read(c);

@@ -34,7 +34,6 @@ use std::collections::HashMap;
 use datapath::pipeline::{Datapath, Rule, RuleId, WriteError, Writer};
 use openflow::action::{port, OFPG_ANY};
 use openflow::match13::Match;
-use openflow::v13::flow_mod::OFPTT_ALL;
 use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 use openflow::v13::multipart::FullUpdateEvent;
 use openflow::v13::multipart::{AggregateStats, FlowStats, FlowStatsRequest, TableStats};
@@ -220,14 +219,7 @@ impl FlowAgent {
         reason: FlowRemovedReason,
         now: u64,
     ) -> Vec<FlowRemoved> {
-        let all = FlowStatsRequest {
-            table_id: OFPTT_ALL,
-            out_port: port::ANY,
-            out_group: OFPG_ANY,
-            cookie: 0,
-            cookie_mask: 0,
-            match_: Match::default(),
-        };
+        let all = FlowStatsRequest::default();
         let victims: Vec<(u8, u16, Match)> = match self.flows.select(&all) {
             Ok(it) => it
                 .filter(|(_, _, e)| pick(e))

@@ -328,14 +328,13 @@ impl Agent {
                 self.counters.packet_out_drops += 1;
             }
             let secs = now.saturating_sub(s.opened_ns) / crate::conn::NS_PER_SEC;
-            if s.end_noticed {
-                // Told already.
-            } else if let Some(reason) = s.conn.close_reason() {
+            let untold = !s.end_noticed;
+            if let (true, Some(reason)) = (untold, s.conn.close_reason()) {
                 // Closed while its events were held: what ended it was not read yet.
                 if let Some(n) = self.close_notice(s.kind, s.peer, secs, reason) {
                     self.notices.push(n, now);
                 }
-            } else if s.kind == SessionKind::Controller {
+            } else if untold && s.kind == SessionKind::Controller {
                 let why = match s.conn.version() {
                     Some(_) => "closed by the peer",
                     None => "closed before a version was agreed",

@@ -126,14 +126,7 @@ impl Rig {
     fn dump_flows(&mut self, id: SessionId) -> Vec<Frame> {
         let req = v13::multipart::MultipartRequest {
             flags: 0,
-            body: MultipartRequestBody::Flow(FlowStatsRequest {
-                table_id: v13::flow_mod::OFPTT_ALL,
-                out_port: port::ANY,
-                out_group: OFPG_ANY,
-                cookie: 0,
-                cookie_mask: 0,
-                match_: Match::default(),
-            }),
+            body: MultipartRequestBody::Flow(FlowStatsRequest::default()),
         };
         let version = self.agent.version_of(id);
         self.send_v(id, version, v13::Message::MultipartRequest(req), 0);
