@@ -12,6 +12,7 @@ pub mod classifier;
 pub mod compose;
 pub mod counters;
 pub mod group;
+pub mod intern;
 pub mod key;
 pub mod meter;
 pub mod mirror;

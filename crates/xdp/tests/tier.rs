@@ -90,7 +90,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         // A change of the rule it took: the entry is gone from the publish on, and its
         // hits up to then are credited.
         wr.modify_rule(id, |r| {
-            r.instructions.apply =
+            std::sync::Arc::make_mut(&mut r.instructions).apply =
                 vec![Action::SetField(Field::EthDst, 0x0200_0000_0077), Action::Output(2)]
         })
         .unwrap();
@@ -138,8 +138,11 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         );
 
         // A decision the program cannot redo is not mirrored.
-        wr.modify_rule(id, |r| r.instructions.apply = vec![Action::Controller { max_len: 128 }])
-            .unwrap();
+        wr.modify_rule(id, |r| {
+            std::sync::Arc::make_mut(&mut r.instructions).apply =
+                vec![Action::Controller { max_len: 128 }]
+        })
+        .unwrap();
         wr.publish();
         tier.consider(&key);
         assert!(matches!(tier.verdict(&key), Verdict::Refused(_)));

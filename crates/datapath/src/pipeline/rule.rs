@@ -10,9 +10,13 @@
 //! - `fast` is the compiled shape of the instructions (see [`Fast`]), recomputed with the
 //!   other derived fields whenever the rule changes.
 //!
+//! - `instructions` are shared: the writer gives rules with equal instructions one copy
+//!   ([`crate::intern::Interner`]), so a table of a million flows that all output to a few ports holds a
+//!   few instruction lists, not a million.
+//!
 //! Layout: `Rule` is `repr(C)` with what a forwarded packet reads first (id, the fast
 //! form, flags, cookie) at the start, so a rule of the common shape costs one cache line
-//! per packet; the 288-byte match, which forwarding never reads, comes last.
+//! per packet; the match, which forwarding never reads, comes last.
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -25,7 +29,7 @@ pub type RuleId = u32;
 
 /// The instructions of a rule, executed in this order (OpenFlow 1.3 §5.9): meter,
 /// apply-actions, clear-actions, write-actions, write-metadata, goto-table.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Instructions {
     /// Meter the packet first; the meter may drop it or remark its DSCP.
     pub meter: Option<u32>,
@@ -100,7 +104,9 @@ pub struct Rule {
     pub(crate) table: u8,
     pub priority: u16,
     pub cookie: u64,
-    pub instructions: Instructions,
+    /// Shared with other rules of equal instructions once inserted (change them through
+    /// [`Arc::make_mut`]).
+    pub instructions: Arc<Instructions>,
     /// Kept for the agent (which expires rules from the counters' last-used time).
     pub idle_timeout: u16,
     pub hard_timeout: u16,
@@ -118,7 +124,7 @@ impl Rule {
             cookie: 0,
             priority,
             matches: CompactMatch::from(&flow_match),
-            instructions,
+            instructions: Arc::new(instructions),
             idle_timeout: 0,
             hard_timeout: 0,
             flags: 0,

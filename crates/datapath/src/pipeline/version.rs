@@ -19,6 +19,7 @@ use crate::counters::{
     MAX_OBJECTS, MAX_RULES,
 };
 use crate::group::Group;
+use crate::intern::Interner;
 use crate::key::FlowMatch;
 use crate::meter::{BandPool, Meter};
 use crate::mirror::{Changes, Mirror};
@@ -377,6 +378,7 @@ impl<C: RuleTable> Datapath<C> {
             band_slots: SlotAlloc::new(MAX_OBJECTS),
             removed: Vec::new(),
             txn: None,
+            instructions: Interner::default(),
         };
         (Datapath { shared }, writer, rx)
     }
@@ -503,6 +505,8 @@ pub struct Writer<C = DefaultClassifier> {
     band_slots: SlotAlloc,
     removed: Vec<(u8, Arc<Rule>)>,
     txn: Option<Txn>,
+    /// One copy of each instruction list the rules use.
+    pub(crate) instructions: Interner<super::Instructions>,
 }
 
 /// The slot allocators of a writer, in the order [`Txn`] lists them.
@@ -613,6 +617,7 @@ impl<C: RuleTable> Writer<C> {
         rule.id = self.alloc(0)?;
         rule.table = table;
         rule.refresh();
+        self.instructions.share(&mut rule.instructions);
         let id = rule.id;
         if let Replaced::Rule(old) = self.change(Change::InsertRule { table, rule: Arc::new(rule) })
         {
@@ -632,6 +637,7 @@ impl<C: RuleTable> Writer<C> {
         rule.matches = matches;
         rule.priority = priority;
         rule.refresh();
+        self.instructions.share(&mut rule.instructions);
         self.change(Change::InsertRule { table, rule: Arc::new(rule) });
         Ok(())
     }

@@ -390,7 +390,7 @@ impl FlowAgent {
             hard_timeout: e.hard_timeout,
             flags: e.flags,
             match_: e.match_(),
-            instructions: e.instructions.clone(),
+            instructions: e.instructions.to_vec(),
             ..FlowMod::default()
         };
         let rule = flow_mod_to_rule(&fm, table)?;
@@ -615,7 +615,7 @@ impl FlowAgent {
             packet_count,
             byte_count,
             match_: e.match_(),
-            instructions: e.instructions.clone(),
+            instructions: e.instructions.to_vec(),
         }
     }
 

@@ -82,7 +82,7 @@ fn full(
     reason: u8,
 ) -> FlowUpdate {
     let with = m.flags & mf::INSTRUCTIONS != 0 && event != FullUpdateEvent::Removed;
-    let instructions = if with { e.instructions.clone() } else { Vec::new() };
+    let instructions = if with { e.instructions.to_vec() } else { Vec::new() };
     FlowUpdate::Full(FlowUpdateFull {
         event,
         table_id: table,

@@ -101,7 +101,7 @@ impl Agent {
             if let Some(Oxm::InPort(p)) = e.match_().get(openflow::oxm::OxmField::InPort) {
                 named.insert(*p);
             }
-            for i in &e.instructions {
+            for i in e.instructions.iter() {
                 if let Instruction::ApplyActions(a) | Instruction::WriteActions(a) = i {
                     for a in a {
                         if let openflow::action::Action::Output { port, .. } = a {

@@ -65,7 +65,7 @@ impl Agent {
                 buffer_id: OFP_NO_BUFFER,
                 flags: e.flags,
                 match_: e.match_(),
-                instructions: e.instructions.clone(),
+                instructions: e.instructions.to_vec(),
                 ..FlowMod::default()
             }));
         }

@@ -54,6 +54,9 @@ use openflow::{ErrorKind, OfpError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::rc::Rc;
+use std::sync::Arc;
+
+use datapath::intern::Interner;
 
 /// Number of flow tables: those of the datapath, `0..NUM_TABLES`.
 pub const NUM_TABLES: usize = datapath::pipeline::NUM_TABLES;
@@ -117,7 +120,8 @@ pub struct FlowEntry {
     /// 1.4's eviction importance (0 from older versions); kept and reported, never used
     /// to evict (tables do not evict).
     pub importance: u16,
-    pub instructions: Vec<Instruction>,
+    /// Shared with the other entries of equal instructions (see [`FlowTables`]).
+    pub instructions: Arc<[Instruction]>,
     /// When the entry was added (ns, the caller's clock); its duration counts from here.
     pub installed_at: u64,
     /// The datapath rule implementing the entry, once the caller has set it.
@@ -246,6 +250,9 @@ impl FlowChange {
 /// the `(table, key)` of the entries with an idle or hard timeout, so that expiry costs
 /// nothing for the entries without one.
 ///
+/// Entries with equal instructions share one copy (`instructions`, an [`Interner`]): a
+/// million entries that output to a few ports hold a few lists.
+///
 /// A transaction ([`FlowTables::begin`]) journals the entry each change found at its key,
 /// so that [`FlowTables::rollback`] puts every one back as it was.
 #[derive(Clone, Debug)]
@@ -253,6 +260,7 @@ pub struct FlowTables {
     tables: Vec<BTreeMap<FlowKey, FlowEntry>>,
     timed: BTreeSet<(u8, FlowKey)>,
     journal: Option<Journal>,
+    instructions: Interner<[Instruction]>,
 }
 
 /// What an open transaction changed, in order: each key and the entry it held before.
@@ -310,6 +318,7 @@ impl FlowTables {
             tables: vec![BTreeMap::new(); NUM_TABLES],
             timed: BTreeSet::new(),
             journal: None,
+            instructions: Interner::default(),
         }
     }
 
@@ -401,6 +410,7 @@ impl FlowTables {
         match_: NormMatch,
         now: u64,
     ) -> Result<Vec<FlowChange>, OfpError> {
+        let instructions = self.instructions.get(&fm.instructions);
         let table = &mut self.tables[usize::from(fm.table_id)];
         let key = FlowKey { match_, priority: fm.priority };
         if fm.flags & flow_mod_flags::CHECK_OVERLAP != 0 {
@@ -426,7 +436,7 @@ impl FlowTables {
             hard_timeout: fm.hard_timeout,
             flags: fm.flags,
             importance: fm.importance,
-            instructions: fm.instructions.clone(),
+            instructions,
             installed_at: now,
             rule: None,
         };
@@ -456,12 +466,13 @@ impl FlowTables {
     fn modify(&mut self, fm: &FlowMod, sel: &Selector) -> Vec<FlowChange> {
         let reset_counts = fm.flags & flow_mod_flags::RESET_COUNTS != 0;
         let table_id = fm.table_id;
+        let instructions = self.instructions.get(&fm.instructions);
         let table = &mut self.tables[usize::from(table_id)];
         let journal = &mut self.journal;
         let mut changes = Vec::new();
         let mut update = |key: &FlowKey, e: &mut FlowEntry| {
             note(journal, table_id, key, Some(e));
-            e.instructions = fm.instructions.clone();
+            e.instructions = instructions.clone();
             changes.push(FlowChange::Modify { table: table_id, key: key.clone(), reset_counts });
         };
         if sel.strict.is_some() {

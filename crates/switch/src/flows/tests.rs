@@ -69,7 +69,7 @@ fn add_installs_an_entry() {
         (e.cookie, e.idle_timeout, e.hard_timeout, e.flags, e.installed_at),
         (7, 10, 20, ff::SEND_FLOW_REM, 5 * SEC)
     );
-    assert_eq!(e.instructions, out(2));
+    assert_eq!(*e.instructions, out(2));
     assert_eq!(e.rule, None);
     assert!(t.set_rule(3, &k, 42));
     assert_eq!(t.get(3, &k).unwrap().rule, Some(42));
@@ -111,7 +111,7 @@ fn add_replaces_identical_entry_whatever_the_spelling() {
     assert!(!ch[0].sends_flow_removed(), "a replaced entry is not removed");
     let e = t.get(0, &k).unwrap();
     assert_eq!((e.cookie, e.flags, e.installed_at), (2, 0, 3 * SEC));
-    assert_eq!((e.instructions.clone(), e.rule), (out(2), Some(9)));
+    assert_eq!((e.instructions.to_vec(), e.rule), (out(2), Some(9)));
     assert_eq!(t.len(), 1);
 
     let third =
@@ -246,7 +246,7 @@ fn modify_changes_instructions_of_covered_entries_only() {
     for (k, e) in t.table(0) {
         let v4 = e.match_().fields.first() == Some(&Oxm::EthType(0x0800));
         let expect = if v4 { out(7) } else { out(1) };
-        assert_eq!(e.instructions, expect, "{k:?}");
+        assert_eq!(*e.instructions, expect, "{k:?}");
         // Cookie, timeouts, flags and duration are left as they were.
         assert_ne!(e.cookie, 0x99);
         assert_eq!((e.idle_timeout, e.hard_timeout), (5, 50));
@@ -269,7 +269,7 @@ fn modify_strict_needs_identical_match_and_priority() {
     let ch = t.apply(&strict(10, v4dst(ip(10, 0, 0, 1), None)), 0).unwrap();
     assert_eq!(modified(&ch), vec![10]);
     let k = key(10, v4dst(ip(10, 0, 0, 1), None));
-    assert_eq!(t.get(0, &k).unwrap().instructions, out(7));
+    assert_eq!(*t.get(0, &k).unwrap().instructions, out(7));
     // RESET_COUNTS on the modify is reported.
     let f = FlowMod { flags: ff::RESET_COUNTS, ..strict(10, v4dst(ip(10, 0, 0, 1), None)) };
     assert!(matches!(t.apply(&f, 0).unwrap()[..], [FlowChange::Modify { reset_counts: true, .. }]));
@@ -461,7 +461,7 @@ fn errors_pass_through_and_change_nothing() {
     for (f, kind) in cases {
         assert_eq!(err_kind(&mut t, &f), kind, "{f:?}");
         assert_eq!(t.len(), 1);
-        assert_eq!(t.table(0).next().unwrap().1.instructions, out(1));
+        assert_eq!(*t.table(0).next().unwrap().1.instructions, out(1));
     }
 }
 

@@ -132,7 +132,8 @@ fn clearing_a_table_removes_its_rules_at_once_and_leaves_the_others() {
 fn insert_replaces_and_modify_keeps_counters() {
     let (dp, mut wr, id, mut w) = published_out_to_2();
     run(&dp, &mut w, &frame(1, 2), 1, 0);
-    wr.modify_rule(id, |r| r.instructions.apply = vec![Action::Output(3)]).unwrap();
+    wr.modify_rule(id, |r| Arc::make_mut(&mut r.instructions).apply = vec![Action::Output(3)])
+        .unwrap();
     assert_eq!(wr.publish().removed.len(), 0);
     assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 0).ports(), vec![3]);
     assert_eq!(dp.read_rule(id).packets, 2);
@@ -420,4 +421,41 @@ fn publish_ends_a_transaction_keeping_its_changes() {
     wr.publish();
     wr.rollback();
     assert!(wr.pending().rule(id).is_some());
+}
+
+#[test]
+fn rules_with_equal_instructions_share_one_copy() {
+    let (dp, mut wr, _rx) = datapath(config(3));
+    let ids: Vec<RuleId> = (0..4000u32)
+        .map(|i| wr.insert_rule(0, output_rule(on_port(i), 1, 1 + i % 2)).unwrap())
+        .collect();
+    wr.publish();
+    let v = dp.current();
+    let ins = |id: RuleId| v.rule(id).unwrap().instructions.clone();
+    assert!(Arc::ptr_eq(&ins(ids[0]), &ins(ids[2000])));
+    assert!(Arc::ptr_eq(&ins(ids[1]), &ins(ids[3999])));
+    assert!(!Arc::ptr_eq(&ins(ids[0]), &ins(ids[1])));
+    assert_eq!(ins(ids[1]).apply, vec![Action::Output(2)]);
+    drop(v);
+    assert_eq!(wr.instructions.len(), 2);
+    // A modify shares too, and lists no rule uses any more are swept once the set grows.
+    let id = ids[0];
+    wr.modify_rule(id, |r| Arc::make_mut(&mut r.instructions).apply = vec![Action::Output(2)])
+        .unwrap();
+    wr.publish();
+    assert!(Arc::ptr_eq(&dp.current().rule(id).unwrap().instructions, &ins_of(&dp, ids[1])));
+    for i in 0..3000u32 {
+        let m = on_port(i).exact(Field::EthType, 0x0800);
+        let id = wr.insert_rule(1, output_rule(m, 1, 100 + i)).unwrap();
+        if i % 100 != 0 {
+            let r = wr.remove_rule(1, &m, 1);
+            assert_eq!(r.map(|r| r.id), Some(id));
+        }
+        wr.publish();
+    }
+    assert!(wr.instructions.len() < 2100, "unused lists were kept: {}", wr.instructions.len());
+}
+
+fn ins_of(dp: &Datapath, id: RuleId) -> Arc<Instructions> {
+    dp.current().rule(id).unwrap().instructions.clone()
 }

@@ -371,7 +371,7 @@ fn flow_mod_fills_every_rule_field() {
         r.flow_match(),
         FlowMatch::ANY.exact(Field::InPort, 4).exact(Field::EthType, 0x0800)
     );
-    assert_eq!(r.instructions, instructions_to_datapath(&all_instructions()).unwrap());
+    assert_eq!(*r.instructions, instructions_to_datapath(&all_instructions()).unwrap());
     assert!(!r.is_table_miss());
     // A priority-0 match-all rule is the table-miss entry.
     let miss = FlowMod {

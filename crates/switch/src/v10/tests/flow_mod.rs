@@ -269,7 +269,7 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
             packet_count: 0,
             byte_count: 0,
             match_: e.match_(),
-            instructions: e.instructions.clone(),
+            instructions: e.instructions.to_vec(),
         })
         .collect();
     assert_eq!(stats.len(), 3);
