@@ -742,9 +742,15 @@ impl SlotAlloc {
     }
 
     /// Moves the retired slots to the free list, returning them (to be zeroed first).
+    /// When every slot handed out is free again (a table of a million rules deleted),
+    /// numbering restarts from 0 and the free list's memory goes back.
     pub fn release(&mut self) -> Vec<u32> {
         let r = std::mem::take(&mut self.retiring);
         self.free.extend_from_slice(&r);
+        if self.free.len() == self.next as usize {
+            self.free = Vec::new();
+            self.next = 0;
+        }
         r
     }
 }
@@ -753,6 +759,24 @@ impl SlotAlloc {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[test]
+    fn slots_restart_from_zero_once_all_are_free() {
+        let mut a = SlotAlloc::new(10);
+        let s: Vec<u32> = (0..4).map(|_| a.alloc().unwrap()).collect();
+        assert_eq!(s, vec![0, 1, 2, 3]);
+        a.retire(1);
+        a.retire(3);
+        assert_eq!(a.alloc(), Some(4), "retired slots wait for the release");
+        assert_eq!(a.release(), vec![1, 3]);
+        assert_eq!(a.alloc(), Some(3));
+        for k in [0, 2, 3, 4] {
+            a.retire(k);
+        }
+        a.release();
+        assert_eq!(a.free.capacity(), 0);
+        assert_eq!((a.alloc(), a.alloc()), (Some(0), Some(1)));
+    }
 
     #[test]
     fn held_rule_credits_merge_runs_and_reach_the_counters() {

@@ -22,6 +22,7 @@ pub mod parse;
 pub mod pipeline;
 pub mod port;
 pub mod prefetch;
+pub mod reap;
 pub mod rewrite;
 pub mod runtime;
 pub mod trace;

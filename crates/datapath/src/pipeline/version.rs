@@ -24,6 +24,7 @@ use crate::key::FlowMatch;
 use crate::meter::{BandPool, Meter};
 use crate::mirror::{Changes, Mirror};
 use crate::parse::ParseError;
+use crate::reap::reap;
 
 /// One state of the whole pipeline: tables, groups, meters, settings.
 pub struct PipelineVersion<C = DefaultClassifier> {
@@ -141,11 +142,17 @@ impl<C: RuleTable> PipelineVersion<C> {
                 let Some(t) = self.tables.get_mut(*table as usize) else {
                     return Replaced::None;
                 };
-                *t = C::default();
-                for slot in self.rules.iter_mut() {
-                    if slot.as_ref().is_some_and(|r| r.table == *table) {
-                        *slot = None;
+                let old = std::mem::take(t);
+                if self.tables.iter().all(|t| t.is_empty()) {
+                    // Every rule was in this table: the slots go whole, unread.
+                    reap((old, std::mem::take(&mut self.rules)));
+                } else {
+                    for slot in self.rules.iter_mut() {
+                        if slot.as_ref().is_some_and(|r| r.table == *table) {
+                            *slot = None;
+                        }
                     }
+                    reap(old);
                 }
                 Replaced::None
             }
@@ -219,8 +226,9 @@ enum Change {
 
 impl Changes {
     /// What `log` (the changes since the last publish) did to rules and groups, with
-    /// `removed` the rules those changes replaced or removed.
-    fn of(log: &[Change], removed: &[(u8, Arc<Rule>)]) -> Changes {
+    /// `removed` the rules those changes replaced or removed and `cleared` the ids of
+    /// the rules of cleared tables.
+    fn of(log: &[Change], removed: &[(u8, Arc<Rule>)], cleared: &[RuleId]) -> Changes {
         let mut c = Changes::default();
         for ch in log {
             match ch {
@@ -237,6 +245,7 @@ impl Changes {
             }
         }
         c.rules.extend(removed.iter().map(|(_, r)| r.id));
+        c.rules.extend_from_slice(cleared);
         c
     }
 }
@@ -377,6 +386,7 @@ impl<C: RuleTable> Datapath<C> {
             meter_slots: SlotAlloc::new(MAX_OBJECTS),
             band_slots: SlotAlloc::new(MAX_OBJECTS),
             removed: Vec::new(),
+            cleared: Vec::new(),
             txn: None,
             instructions: Interner::default(),
         };
@@ -504,6 +514,9 @@ pub struct Writer<C = DefaultClassifier> {
     meter_slots: SlotAlloc,
     band_slots: SlotAlloc,
     removed: Vec<(u8, Arc<Rule>)>,
+    /// The ids of the rules of tables cleared since the last publish (outside
+    /// transactions), which `removed` does not list.
+    cleared: Vec<RuleId>,
     txn: Option<Txn>,
     /// One copy of each instruction list the rules use.
     pub(crate) instructions: Interner<super::Instructions>,
@@ -657,25 +670,56 @@ impl<C: RuleTable> Writer<C> {
     }
 
     /// Removes every rule of `table` (unpublished), as [`Writer::remove_rule`] would one
-    /// by one but without looking each up: the table is replaced by an empty one.
-    /// Returns how many went. Inside a transaction they go one by one (so that a
-    /// rollback can put them back).
+    /// by one but without looking each up: the table is replaced by an empty one, and
+    /// the old one is freed off this thread ([`reap`]). Returns how many went.
+    ///
+    /// Outside a transaction the rules are not listed in the next
+    /// [`Published::removed`] (reading a million rules' final counters is what a bulk
+    /// delete does not need; a caller that wants them removes the rules one by one).
+    /// Inside a transaction they go one by one, so that a rollback can put them back,
+    /// and are listed.
     pub fn clear_table(&mut self, table: u8) -> usize {
         if table as usize >= NUM_TABLES {
             return 0;
         }
-        let doomed: Vec<Arc<Rule>> =
-            self.pending().rules.iter().flatten().filter(|r| r.table == table).cloned().collect();
         if self.txn.is_some() {
+            let doomed: Vec<Arc<Rule>> = self
+                .pending()
+                .rules
+                .iter()
+                .flatten()
+                .filter(|r| r.table == table)
+                .cloned()
+                .collect();
             for r in &doomed {
                 self.remove_rule(table, &r.flow_match(), r.priority);
             }
             return doomed.len();
         }
+        let ids: Vec<RuleId> = {
+            let v = self.pending();
+            let alone =
+                v.tables.iter().enumerate().all(|(i, t)| i == table as usize || t.is_empty());
+            let slots = v.rules.iter().enumerate();
+            if alone {
+                // Every rule is in this table: no rule need be read.
+                slots.filter(|(_, r)| r.is_some()).map(|(i, _)| i as RuleId).collect()
+            } else {
+                slots
+                    .filter(|(_, r)| r.as_ref().is_some_and(|r| r.table == table))
+                    .map(|(i, _)| i as RuleId)
+                    .collect()
+            }
+        };
         self.change(Change::ClearTable(table));
-        let n = doomed.len();
-        for r in doomed {
-            self.retire_rule(table, r);
+        for &id in &ids {
+            self.rule_slots.retire(id);
+        }
+        let n = ids.len();
+        if self.cleared.is_empty() {
+            self.cleared = ids;
+        } else {
+            self.cleared.extend_from_slice(&ids);
         }
         n
     }
@@ -766,7 +810,8 @@ impl<C: RuleTable> Writer<C> {
             let w = self.shared.write(inactive);
             w.version + 1
         };
-        let changes = self.shared.mirror.get().map(|_| Changes::of(&self.log, &self.removed));
+        let changes =
+            self.shared.mirror.get().map(|_| Changes::of(&self.log, &self.removed, &self.cleared));
         self.change(Change::SetVersion(version));
         self.shared.active.store(inactive, Ordering::SeqCst);
         if let (Some(m), Some(c)) = (self.shared.mirror.get(), changes) {
@@ -803,8 +848,10 @@ impl<C: RuleTable> Writer<C> {
         }
         // A bulk change (a million rules added or deleted) leaves big buffers behind:
         // they go back rather than stay held.
+        self.cleared.clear();
         shrink_idle(&mut self.log);
         shrink_idle(&mut self.removed);
+        shrink_idle(&mut self.cleared);
         Published { version, removed }
     }
 }

@@ -32,6 +32,7 @@ mod tests;
 use std::collections::HashMap;
 
 use datapath::pipeline::{Datapath, Rule, RuleId, WriteError, Writer};
+use datapath::reap::reap;
 use openflow::action::{port, OFPG_ANY};
 use openflow::match13::Match;
 use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
@@ -42,6 +43,9 @@ use openflow::{ErrorKind, OfpError};
 
 use crate::flows::{FlowChange, FlowEntry, FlowKey, FlowTables};
 use crate::translate::flow_mod_to_rule;
+
+/// A flow-mod that changes more entries than this frees them off the agent's thread.
+const BULK: usize = 1024;
 
 /// The agent's flow state and the datapath writer it drives (see the module comment for
 /// the invariants).
@@ -291,15 +295,15 @@ impl FlowAgent {
         let changes = self.flows.apply(fm, now)?;
         let cleared = self.clear_emptied(&changes);
         let mut pending = Vec::new();
-        for ch in changes {
+        for ch in &changes {
             let sends = ch.sends_flow_removed();
-            match ch {
-                FlowChange::Add { table, key } => {
+            match *ch {
+                FlowChange::Add { table, ref key } => {
                     let Some(rule) = rule.clone() else { continue };
                     match self.writer.insert_rule(table, rule) {
                         Ok(id) => {
-                            self.flows.set_rule(table, &key, id);
-                            self.record_at(FullUpdateEvent::Added, table, &key);
+                            self.flows.set_rule(table, key, id);
+                            self.record_at(FullUpdateEvent::Added, table, key);
                         }
                         Err(e) => {
                             // An add is the only change of its flow-mod: undo it.
@@ -308,7 +312,7 @@ impl FlowAgent {
                         }
                     }
                 }
-                FlowChange::Replace { table, key, old, reset_counts } => {
+                FlowChange::Replace { table, ref key, ref old, reset_counts } => {
                     let Some(new) = rule.clone() else { continue };
                     let rewritten = self.rewrite_rule(old.rule, reset_counts, |r| {
                         r.cookie = new.cookie;
@@ -322,27 +326,31 @@ impl FlowAgent {
                             .writer
                             .insert_rule(table, new)
                             .map_err(|e| table_full(table, e))?;
-                        self.flows.set_rule(table, &key, id);
+                        self.flows.set_rule(table, key, id);
                     }
-                    self.record_at(FullUpdateEvent::Modified, table, &key);
+                    self.record_at(FullUpdateEvent::Modified, table, key);
                 }
-                FlowChange::Modify { table, key, reset_counts } => {
+                FlowChange::Modify { table, ref key, reset_counts } => {
                     let Some(new) = &rule else { continue };
-                    let current = self.flows.get(table, &key).and_then(|e| e.rule);
+                    let current = self.flows.get(table, key).and_then(|e| e.rule);
                     let rewritten = self.rewrite_rule(current, reset_counts, |r| {
                         r.instructions = new.instructions.clone()
                     });
                     if !rewritten {
-                        self.reinstall(table, &key)?;
+                        self.reinstall(table, key)?;
                     }
-                    self.record_at(FullUpdateEvent::Modified, table, &key);
+                    self.record_at(FullUpdateEvent::Modified, table, key);
                 }
-                FlowChange::Remove { table, reason, entry, .. } => {
-                    self.record(FullUpdateEvent::Removed, table, &entry, reason.to_u8());
+                FlowChange::Remove { table, reason, ref entry, .. } => {
+                    self.record(FullUpdateEvent::Removed, table, entry, reason.to_u8());
                     let gone = cleared.contains(&table);
-                    self.remove_entry(table, &entry, reason, now, sends, gone, &mut pending);
+                    self.remove_entry(table, entry, reason, now, sends, gone, &mut pending);
                 }
             }
+        }
+        if changes.len() > BULK {
+            // A bulk delete's entries are freed off this thread.
+            reap(changes);
         }
         let first = [fm.idle_timeout, fm.hard_timeout].into_iter().filter(|&t| t != 0).min();
         if let (Some(t), FlowModCommand::Add) = (first, fm.command) {
@@ -457,21 +465,29 @@ impl FlowAgent {
     /// Clears the datapath tables whose every rule `changes` removes (a delete of all a
     /// table holds): one change there instead of a lookup per rule. Which tables those
     /// are. A table that also holds a rule of no entry (the fail-open rule) is not one;
-    /// nor, inside a transaction, any.
+    /// nor one where a removed entry sends a flow-removed (which needs the rule's final
+    /// counters, which clearing does not read); nor, inside a transaction, any.
     fn clear_emptied(&mut self, changes: &[FlowChange]) -> Vec<u8> {
         if self.txn.is_some() {
             return Vec::new();
         }
         let mut removed = [0usize; crate::flows::NUM_TABLES];
+        let mut reported = [false; crate::flows::NUM_TABLES];
         for ch in changes {
             if let FlowChange::Remove { table, .. } = ch {
                 removed[usize::from(*table)] += 1;
+                reported[usize::from(*table)] |= ch.sends_flow_removed();
             }
         }
         let mut cleared = Vec::new();
         for (t, n) in removed.into_iter().enumerate() {
+            let skip = reported[t];
             let t = t as u8;
-            if n > 0 && self.flows.table_len(t) == 0 && self.writer.pending().table_len(t) == n {
+            if n > 0
+                && !skip
+                && self.flows.table_len(t) == 0
+                && self.writer.pending().table_len(t) == n
+            {
                 self.writer.clear_table(t);
                 cleared.push(t);
             }

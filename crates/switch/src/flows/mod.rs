@@ -227,13 +227,13 @@ pub enum FlowChange {
     /// An add replaced the identical entry `old`. The new entry still names `old.rule`:
     /// rewrite that rule (keeping its counters unless `reset_counts`), or install a new
     /// one, carry the counters over unless `reset_counts`, and set it.
-    Replace { table: u8, key: FlowKey, old: FlowEntry, reset_counts: bool },
+    Replace { table: u8, key: FlowKey, old: Box<FlowEntry>, reset_counts: bool },
     /// A modify replaced the instructions of the entry at `key`; reset its rule's
     /// counters if `reset_counts`.
     Modify { table: u8, key: FlowKey, reset_counts: bool },
     /// The entry was removed: drop `entry.rule` from the datapath, and if
     /// [`FlowChange::sends_flow_removed`] send [`FlowEntry::flow_removed`] with `reason`.
-    Remove { table: u8, key: FlowKey, reason: FlowRemovedReason, entry: FlowEntry },
+    Remove { table: u8, key: FlowKey, reason: FlowRemovedReason, entry: Box<FlowEntry> },
 }
 
 impl FlowChange {
@@ -257,20 +257,22 @@ impl FlowChange {
 /// so that [`FlowTables::rollback`] puts every one back as it was.
 #[derive(Clone, Debug)]
 pub struct FlowTables {
-    tables: Vec<BTreeMap<FlowKey, FlowEntry>>,
+    /// Entries are boxed: a B-tree node keeps room for 11 of what it holds and is often
+    /// half full, so 8-byte boxes there waste less than 72-byte entries would.
+    tables: Vec<BTreeMap<FlowKey, Box<FlowEntry>>>,
     timed: BTreeSet<(u8, FlowKey)>,
     journal: Option<Journal>,
     instructions: Interner<[Instruction]>,
 }
 
 /// What an open transaction changed, in order: each key and the entry it held before.
-type Journal = Vec<(u8, FlowKey, Option<FlowEntry>)>;
+type Journal = Vec<(u8, FlowKey, Option<Box<FlowEntry>>)>;
 
 /// Notes in `journal`, if a transaction is open, that the entry at `key` of table `t` was
 /// `before`.
 fn note(journal: &mut Option<Journal>, t: u8, key: &FlowKey, before: Option<&FlowEntry>) {
     if let Some(j) = journal {
-        j.push((t, key.clone(), before.cloned()));
+        j.push((t, key.clone(), before.map(|e| Box::new(e.clone()))));
     }
 }
 
@@ -428,7 +430,7 @@ impl FlowTables {
                 ));
             }
         }
-        let mut entry = FlowEntry {
+        let mut entry = Box::new(FlowEntry {
             packed_match: PackedMatch::new(&fm.match_),
             priority: fm.priority,
             cookie: fm.cookie,
@@ -439,9 +441,9 @@ impl FlowTables {
             instructions,
             installed_at: now,
             rule: None,
-        };
+        });
         let timed = entry.has_timeout();
-        note(&mut self.journal, fm.table_id, &key, table.get(&key));
+        note(&mut self.journal, fm.table_id, &key, table.get(&key).map(|e| &**e));
         let change = match table.remove(&key) {
             Some(old) => {
                 entry.rule = old.rule;
@@ -501,7 +503,7 @@ impl FlowTables {
         mut pred: impl FnMut(&FlowKey, &FlowEntry) -> bool,
     ) {
         let table = &mut self.tables[t];
-        let doomed: Box<dyn Iterator<Item = (FlowKey, FlowEntry)>> =
+        let doomed: Box<dyn Iterator<Item = (FlowKey, Box<FlowEntry>)>> =
             if table.iter().all(|(k, e)| pred(k, e)) {
                 // All of it (a delete-all): taken whole, without a lookup per entry.
                 changes.reserve(table.len());
@@ -621,13 +623,13 @@ impl FlowTables {
             self.tables[t]
                 .range((from, Bound::Unbounded))
                 .filter(move |(k, e)| sel.selects(k, e))
-                .map(move |(k, e)| (t as u8, k, e))
+                .map(move |(k, e)| (t as u8, k, &**e))
         }))
     }
 
     /// The entry at `key` in `table`.
     pub fn get(&self, table: u8, key: &FlowKey) -> Option<&FlowEntry> {
-        self.tables.get(usize::from(table))?.get(key)
+        self.tables.get(usize::from(table))?.get(key).map(|e| &**e)
     }
 
     /// Records the datapath rule implementing the entry at `key`; false if there is no
@@ -645,7 +647,7 @@ impl FlowTables {
 
     /// The entries of `table` in key order (empty for a table the switch lacks).
     pub fn table(&self, table: u8) -> impl Iterator<Item = (&FlowKey, &FlowEntry)> {
-        self.tables.get(usize::from(table)).into_iter().flatten()
+        self.tables.get(usize::from(table)).into_iter().flatten().map(|(k, e)| (k, &**e))
     }
 
     /// Every entry with its table, tables in order.
@@ -653,7 +655,7 @@ impl FlowTables {
         self.tables
             .iter()
             .enumerate()
-            .flat_map(|(t, m)| m.iter().map(move |(k, e)| (t as u8, k, e)))
+            .flat_map(|(t, m)| m.iter().map(move |(k, e)| (t as u8, k, &**e)))
     }
 
     /// Number of entries in `table` (0 for a table the switch lacks).
