@@ -55,6 +55,17 @@ impl Classify<TableRule> for MacTable {
         let (p, r) = self.rules.get(&(key.get(Field::EthDst) as u64))?;
         Some((*p, r))
     }
+    fn get(&self, m: &FlowMatch, priority: u16) -> Option<&TableRule> {
+        let (p, r) = self.rules.get(&(m.key.get(Field::EthDst) as u64))?;
+        (*p == priority).then_some(r)
+    }
+    fn rules(&self) -> Box<dyn Iterator<Item = (FlowMatch, u16, &TableRule)> + '_> {
+        Box::new(
+            self.rules.iter().map(|(&mac, (p, r))| {
+                (FlowMatch::ANY.exact(Field::EthDst, u128::from(mac)), *p, r)
+            }),
+        )
+    }
     fn len(&self) -> usize {
         self.rules.len()
     }

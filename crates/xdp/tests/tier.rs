@@ -89,7 +89,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
 
         // A change of the rule it took: the entry is gone from the publish on, and its
         // hits up to then are credited.
-        wr.modify_rule(id, |r| {
+        wr.modify_rule(id, None, |r| {
             std::sync::Arc::make_mut(&mut r.instructions).apply =
                 vec![Action::SetField(Field::EthDst, 0x0200_0000_0077), Action::Output(2)]
         })
@@ -138,7 +138,7 @@ fn decisions_are_mirrored_credited_and_dropped_at_publish() {
         );
 
         // A decision the program cannot redo is not mirrored.
-        wr.modify_rule(id, |r| {
+        wr.modify_rule(id, None, |r| {
             std::sync::Arc::make_mut(&mut r.instructions).apply =
                 vec![Action::Controller { max_len: 128 }]
         })

@@ -162,7 +162,9 @@ fn a_port_going_down_takes_out_the_fast_failover_entries_that_read_it() {
         wr.set_group(Group::new(5, GroupKind::Indirect, vec![out(4)])).unwrap();
         wr.insert_rule(0, to_group(4)).unwrap();
         let mut other = to_group(5);
-        other.set_flow_match(&other.flow_match().exact(Field::TpSrc, 3000));
+        other.set_flow_match(
+            &other.flow_match().expect("not inserted yet").exact(Field::TpSrc, 3000),
+        );
         other.priority = 20;
         wr.insert_rule(0, other).unwrap();
         wr.publish();

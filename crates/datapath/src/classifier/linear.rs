@@ -72,6 +72,15 @@ impl<T> Classify<T> for LinearClassifier<T> {
         Some(self.rules.remove(i).value)
     }
 
+    fn get(&self, m: &FlowMatch, priority: u16) -> Option<&T> {
+        let m = &Self::normalized(m);
+        self.rules.iter().find(|e| e.priority == priority && e.m == *m).map(|e| &e.value)
+    }
+
+    fn rules(&self) -> Box<dyn Iterator<Item = (FlowMatch, u16, &T)> + '_> {
+        Box::new(self.iter())
+    }
+
     fn lookup(&self, key: &FlowKey) -> Option<(u16, &T)> {
         self.find(key).map(|(_, p, v)| (p, v))
     }

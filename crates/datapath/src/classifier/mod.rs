@@ -10,9 +10,9 @@
 //! - A rule is identified by its match and priority together: inserting the same pair
 //!   again replaces the value and returns the old one.
 //! - A classifier need not keep each rule's [`FlowMatch`] as given: lookups hand out the
-//!   priority and the value, not a reference to a stored match (values that need their
-//!   match, like the pipeline's rules, hold it themselves). Where a classifier lists its
-//!   rules it rebuilds their matches by value.
+//!   priority and the value, not a reference to a stored match. Where a classifier lists
+//!   its rules it rebuilds their matches by value. The classifier is where a rule's
+//!   match lives: the pipeline's rules do not keep a copy.
 //!
 //! [`LinearClassifier`] is the reference model: a plain list scanned in full.
 //! [`TupleSpace`] is the fast one: a hash table per mask (tuple space search).
@@ -39,6 +39,10 @@ pub trait Classify<T> {
     fn insert(&mut self, m: FlowMatch, priority: u16, value: T) -> Option<T>;
     /// Removes the rule with exactly this match and priority.
     fn remove(&mut self, m: &FlowMatch, priority: u16) -> Option<T>;
+    /// The value of the rule with exactly this match and priority.
+    fn get(&self, m: &FlowMatch, priority: u16) -> Option<&T>;
+    /// Every rule: its match (rebuilt, by value), priority and value, in no set order.
+    fn rules(&self) -> Box<dyn Iterator<Item = (FlowMatch, u16, &T)> + '_>;
     /// The best matching rule for `key`: its priority and value.
     fn lookup(&self, key: &FlowKey) -> Option<(u16, &T)>;
     /// Number of rules.

@@ -816,6 +816,14 @@ impl<T> Classify<T> for TupleSpace<T> {
         Some(old)
     }
 
+    fn get(&self, m: &FlowMatch, priority: u16) -> Option<&T> {
+        TupleSpace::get(self, m, priority)
+    }
+
+    fn rules(&self) -> Box<dyn Iterator<Item = (FlowMatch, u16, &T)> + '_> {
+        Box::new(self.iter())
+    }
+
     #[inline]
     fn lookup(&self, key: &FlowKey) -> Option<(u16, &T)> {
         self.find(key).map(|r| (r.priority, r.value))

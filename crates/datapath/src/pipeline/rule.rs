@@ -14,9 +14,13 @@
 //!   ([`crate::intern::Interner`]), so a table of a million flows that all output to a few ports holds a
 //!   few instruction lists, not a million.
 //!
+//! - A rule carries its match only until it is inserted: the writer takes it
+//!   ([`Rule::flow_match`] is `None` after), and the table, which must hold it anyway,
+//!   is where it lives. A rule is thus 48 bytes.
+//!
 //! Layout: `Rule` is `repr(C)` with what a forwarded packet reads first (id, the fast
 //! form, flags, cookie) at the start, so a rule of the common shape costs one cache line
-//! per packet; the match, which forwarding never reads, comes last.
+//! per packet.
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -103,18 +107,21 @@ pub struct Rule {
     pub(crate) table_miss: bool,
     pub(crate) table: u8,
     pub priority: u16,
-    pub cookie: u64,
-    /// Shared with other rules of equal instructions once inserted (change them through
-    /// [`Arc::make_mut`]).
-    pub instructions: Arc<Instructions>,
     /// Kept for the agent (which expires rules from the counters' last-used time).
     pub idle_timeout: u16,
     pub hard_timeout: u16,
     /// OpenFlow `OFPFF_*` flags, kept for the agent.
     pub flags: u16,
-    /// The match ([`Rule::flow_match`]), kept compact: tables hold it themselves.
-    pub(crate) matches: CompactMatch,
+    pub cookie: u64,
+    /// Shared with other rules of equal instructions once inserted (change them through
+    /// [`Arc::make_mut`]).
+    pub instructions: Arc<Instructions>,
+    /// The match, until the writer inserts the rule (then the table holds it).
+    pub(crate) matches: Option<Box<CompactMatch>>,
 }
+
+// A shared rule is then a 64-byte allocation (with the `Arc`'s counts).
+const _: () = assert!(std::mem::size_of::<Rule>() <= 48, "Rule grew past 48 bytes");
 
 impl Rule {
     /// A rule with no cookie, timeouts or flags.
@@ -123,7 +130,7 @@ impl Rule {
             id: 0,
             cookie: 0,
             priority,
-            matches: CompactMatch::from(&flow_match),
+            matches: Some(Box::new(CompactMatch::from(&flow_match))),
             instructions: Arc::new(instructions),
             idle_timeout: 0,
             hard_timeout: 0,
@@ -141,17 +148,20 @@ impl Rule {
     pub(crate) fn refresh(&mut self) {
         self.cache_safe = self.instructions.cache_safe();
         self.fast = Fast::of(&self.instructions, self.table);
-        self.table_miss = self.priority == 0 && self.matches.is_any();
+        if let Some(m) = &self.matches {
+            self.table_miss = self.priority == 0 && m.is_any();
+        }
     }
 
-    /// The rule's match.
-    pub fn flow_match(&self) -> FlowMatch {
-        self.matches.get()
+    /// The rule's match as built; `None` once the rule is in a table (the table holds
+    /// it: see [`Classify::rules`](crate::classifier::Classify::rules)).
+    pub fn flow_match(&self) -> Option<FlowMatch> {
+        self.matches.as_ref().map(|m| m.get())
     }
 
     /// Gives the rule another match (before it is inserted).
     pub fn set_flow_match(&mut self, m: &FlowMatch) {
-        self.matches = CompactMatch::from(m);
+        self.matches = Some(Box::new(CompactMatch::from(m)));
         self.refresh();
     }
 

@@ -20,7 +20,7 @@ use crate::counters::{
 };
 use crate::group::Group;
 use crate::intern::Interner;
-use crate::key::FlowMatch;
+use crate::key::{CompactMatch, FlowMatch};
 use crate::meter::{BandPool, Meter};
 use crate::mirror::{Changes, Mirror};
 use crate::parse::ParseError;
@@ -117,11 +117,11 @@ impl<C: RuleTable> PipelineVersion<C> {
 
     fn apply(&mut self, ch: &Change) -> Replaced {
         match ch {
-            Change::InsertRule { table, rule } => {
+            Change::InsertRule { table, rule, m } => {
                 let Some(t) = self.tables.get_mut(*table as usize) else {
                     return Replaced::None;
                 };
-                let old = t.insert(rule.flow_match(), rule.priority, TableRule::new(rule.clone()));
+                let old = t.insert(m.get(), rule.priority, TableRule::new(rule.clone()));
                 if let Some(o) = &old {
                     self.set_rule_slot(o.id, None);
                 }
@@ -132,7 +132,7 @@ impl<C: RuleTable> PipelineVersion<C> {
                 let Some(t) = self.tables.get_mut(*table as usize) else {
                     return Replaced::None;
                 };
-                let old = t.remove(m, *priority);
+                let old = t.remove(&m.get(), *priority);
                 if let Some(o) = &old {
                     self.set_rule_slot(o.id, None);
                 }
@@ -204,14 +204,16 @@ impl<C: RuleTable> PipelineVersion<C> {
 }
 
 /// A change, applied to one copy at once and replayed on the other after the swap.
+/// Rules are inserted and removed by match (which they do not hold themselves).
 enum Change {
     InsertRule {
         table: u8,
         rule: Arc<Rule>,
+        m: CompactMatch,
     },
     RemoveRule {
         table: u8,
-        m: Box<FlowMatch>,
+        m: CompactMatch,
         priority: u16,
     },
     /// Every rule of a table goes (the writer retired them).
@@ -232,9 +234,9 @@ impl Changes {
         let mut c = Changes::default();
         for ch in log {
             match ch {
-                Change::InsertRule { table, rule } => {
+                Change::InsertRule { table, rule, m } => {
                     c.rules.push(rule.id);
-                    c.added.push((*table, rule.flow_match(), rule.priority));
+                    c.added.push((*table, m.get(), rule.priority));
                 }
                 Change::SetConfig(_) => c.config = true,
                 Change::SetGroup(g) => c.groups.push(g.id),
@@ -261,14 +263,12 @@ enum Replaced {
 fn inverse(ch: &Change, r: &Replaced, old_config: Option<Arc<DatapathConfig>>) -> Option<Change> {
     Some(match (ch, r) {
         (
-            Change::InsertRule { table, .. } | Change::RemoveRule { table, .. },
+            Change::InsertRule { table, m, .. } | Change::RemoveRule { table, m, .. },
             Replaced::Rule(old),
-        ) => Change::InsertRule { table: *table, rule: old.clone() },
-        (Change::InsertRule { table, rule }, _) => Change::RemoveRule {
-            table: *table,
-            m: Box::new(rule.flow_match()),
-            priority: rule.priority,
-        },
+        ) => Change::InsertRule { table: *table, rule: old.clone(), m: m.clone() },
+        (Change::InsertRule { table, rule, m }, _) => {
+            Change::RemoveRule { table: *table, m: m.clone(), priority: rule.priority }
+        }
         (Change::SetGroup(_) | Change::RemoveGroup(_), Replaced::Group(old)) => {
             Change::SetGroup(old.clone())
         }
@@ -482,6 +482,9 @@ pub enum WriteError {
     Full,
     /// No such rule (modify).
     NoSuchRule,
+    /// The rule to insert has no match: it came from a table (where its match stays),
+    /// not from [`Rule::new`].
+    NoMatch,
 }
 
 /// A rule removed or replaced by the changes of a publish, with its final counters.
@@ -627,32 +630,76 @@ impl<C: RuleTable> Writer<C> {
         if table as usize >= NUM_TABLES {
             return Err(WriteError::BadTable);
         }
+        let m = *rule.matches.take().ok_or(WriteError::NoMatch)?;
         rule.id = self.alloc(0)?;
         rule.table = table;
+        rule.table_miss = rule.priority == 0 && m.is_any();
         rule.refresh();
         self.instructions.share(&mut rule.instructions);
         let id = rule.id;
-        if let Replaced::Rule(old) = self.change(Change::InsertRule { table, rule: Arc::new(rule) })
-        {
+        let ch = Change::InsertRule { table, rule: Arc::new(rule), m };
+        if let Replaced::Rule(old) = self.change(ch) {
             self.retire_rule(table, old);
         }
         Ok(id)
     }
 
+    /// The match of rule `id` (in `table`, of `priority`): `hint` when the rule at
+    /// `hint` is `id` (one probe), else found by a scan of the table.
+    fn match_of(
+        &self,
+        table: u8,
+        id: RuleId,
+        priority: u16,
+        hint: Option<&FlowMatch>,
+    ) -> Option<FlowMatch> {
+        let v = self.pending();
+        let t = v.table(table)?;
+        if let Some(m) = hint {
+            if t.get(m, priority).is_some_and(|r| r.id == id) {
+                return Some(*m);
+            }
+        }
+        let found = t.rules().find(|(_, p, r)| *p == priority && r.id == id).map(|(m, _, _)| m);
+        found
+    }
+
     /// Changes rule `id` in place, keeping its id, counters, table, match and priority
     /// (flow-mod modify); `f` may change its cookie, instructions, timeouts and flags.
-    pub fn modify_rule(&mut self, id: RuleId, f: impl FnOnce(&mut Rule)) -> Result<(), WriteError> {
+    /// `hint` is the rule's match if the caller knows it (else the table is scanned for
+    /// it; a wrong hint costs the scan, nothing else).
+    pub fn modify_rule(
+        &mut self,
+        id: RuleId,
+        hint: Option<&FlowMatch>,
+        f: impl FnOnce(&mut Rule),
+    ) -> Result<(), WriteError> {
         let mut rule = self.pending().rule(id).cloned().ok_or(WriteError::NoSuchRule)?;
-        let (table, matches, priority) = (rule.table, rule.matches.clone(), rule.priority);
+        let (table, priority, table_miss) = (rule.table, rule.priority, rule.table_miss);
+        let m = self.match_of(table, id, priority, hint).ok_or(WriteError::NoSuchRule)?;
         f(&mut rule);
         rule.id = id;
         rule.table = table;
-        rule.matches = matches;
+        rule.matches = None;
         rule.priority = priority;
+        rule.table_miss = table_miss;
         rule.refresh();
         self.instructions.share(&mut rule.instructions);
-        self.change(Change::InsertRule { table, rule: Arc::new(rule) });
+        self.change(Change::InsertRule { table, rule: Arc::new(rule), m: CompactMatch::from(&m) });
         Ok(())
+    }
+
+    /// Removes rule `id` (of `table` and `priority`): as [`Writer::remove_rule`], with
+    /// `hint` its match if the caller knows it (else the table is scanned for it).
+    pub fn remove_rule_id(
+        &mut self,
+        table: u8,
+        id: RuleId,
+        priority: u16,
+        hint: Option<&FlowMatch>,
+    ) -> Option<Arc<Rule>> {
+        let m = self.match_of(table, id, priority, hint)?;
+        self.remove_rule(table, &m, priority)
     }
 
     /// Removes the rule with exactly this match and priority.
@@ -660,7 +707,7 @@ impl<C: RuleTable> Writer<C> {
         if table as usize >= NUM_TABLES {
             return None;
         }
-        match self.change(Change::RemoveRule { table, m: Box::new(*m), priority }) {
+        match self.change(Change::RemoveRule { table, m: CompactMatch::from(m), priority }) {
             Replaced::Rule(old) => {
                 self.retire_rule(table, old.clone());
                 Some(old)
@@ -683,16 +730,12 @@ impl<C: RuleTable> Writer<C> {
             return 0;
         }
         if self.txn.is_some() {
-            let doomed: Vec<Arc<Rule>> = self
-                .pending()
-                .rules
-                .iter()
-                .flatten()
-                .filter(|r| r.table == table)
-                .cloned()
-                .collect();
-            for r in &doomed {
-                self.remove_rule(table, &r.flow_match(), r.priority);
+            let doomed: Vec<(FlowMatch, u16)> = match self.pending().table(table) {
+                Some(t) => t.rules().map(|(m, p, _)| (m, p)).collect(),
+                None => Vec::new(),
+            };
+            for (m, p) in &doomed {
+                self.remove_rule(table, m, *p);
             }
             return doomed.len();
         }

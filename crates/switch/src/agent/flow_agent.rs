@@ -31,6 +31,7 @@ mod tests;
 
 use std::collections::HashMap;
 
+use datapath::key::FlowMatch;
 use datapath::pipeline::{Datapath, Rule, RuleId, WriteError, Writer};
 use datapath::reap::reap;
 use openflow::action::{port, OFPG_ANY};
@@ -42,10 +43,16 @@ use openflow::v13::packet_in::{FlowRemoved, FlowRemovedReason};
 use openflow::{ErrorKind, OfpError};
 
 use crate::flows::{FlowChange, FlowEntry, FlowKey, FlowTables};
-use crate::translate::flow_mod_to_rule;
+use crate::translate::{flow_mod_to_rule, match_to_flow};
 
 /// A flow-mod that changes more entries than this frees them off the agent's thread.
 const BULK: usize = 1024;
+
+/// The datapath match of `e`'s rule, as the entry's match translates (the rule was built
+/// from it), for the writer to find the rule by; `None` if it does not translate.
+fn flow_match_of(e: &FlowEntry) -> Option<FlowMatch> {
+    match_to_flow(&e.match_()).ok()
+}
 
 /// The agent's flow state and the datapath writer it drives (see the module comment for
 /// the invariants).
@@ -314,7 +321,8 @@ impl FlowAgent {
                 }
                 FlowChange::Replace { table, ref key, ref old, reset_counts } => {
                     let Some(new) = rule.clone() else { continue };
-                    let rewritten = self.rewrite_rule(old.rule, reset_counts, |r| {
+                    let target = old.rule.map(|id| (id, flow_match_of(old)));
+                    let rewritten = self.rewrite_rule(target, reset_counts, |r| {
                         r.cookie = new.cookie;
                         r.idle_timeout = new.idle_timeout;
                         r.hard_timeout = new.hard_timeout;
@@ -332,8 +340,9 @@ impl FlowAgent {
                 }
                 FlowChange::Modify { table, ref key, reset_counts } => {
                     let Some(new) = &rule else { continue };
-                    let current = self.flows.get(table, key).and_then(|e| e.rule);
-                    let rewritten = self.rewrite_rule(current, reset_counts, |r| {
+                    let target =
+                        self.flows.get(table, key).and_then(|e| Some((e.rule?, flow_match_of(e))));
+                    let rewritten = self.rewrite_rule(target, reset_counts, |r| {
                         r.instructions = new.instructions.clone()
                     });
                     if !rewritten {
@@ -413,12 +422,12 @@ impl FlowAgent {
     /// id, and nothing was reset).
     fn rewrite_rule(
         &mut self,
-        id: Option<RuleId>,
+        target: Option<(RuleId, Option<FlowMatch>)>,
         reset_counts: bool,
         change: impl FnOnce(&mut Rule),
     ) -> bool {
-        let Some(id) = id else { return false };
-        if self.writer.modify_rule(id, change).is_err() {
+        let Some((id, hint)) = target else { return false };
+        if self.writer.modify_rule(id, hint.as_ref(), change).is_err() {
             return false;
         }
         if reset_counts {
@@ -501,10 +510,8 @@ impl FlowAgent {
         let Some(id) = entry.rule else {
             return (0, 0);
         };
-        let m = self.writer.pending().rule(id).map(|r| (r.flow_match(), r.priority));
-        if let Some((m, priority)) = m {
-            self.writer.remove_rule(table, &m, priority);
-        }
+        let hint = flow_match_of(entry);
+        self.writer.remove_rule_id(table, id, entry.priority, hint.as_ref());
         self.base.remove(&id).unwrap_or((0, 0))
     }
 

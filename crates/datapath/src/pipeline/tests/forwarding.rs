@@ -118,7 +118,8 @@ fn action_set_executes_in_spec_order() {
     assert_eq!(t.outputs.ports(), vec![2]);
     assert_eq!(t.outputs.tx[0].queue, Some(1));
     // Without the apply-actions' TTL the decrement fails and ends the packet there.
-    wr.modify_rule(0, |r| std::sync::Arc::make_mut(&mut r.instructions).apply.clear()).unwrap();
+    wr.modify_rule(0, None, |r| std::sync::Arc::make_mut(&mut r.instructions).apply.clear())
+        .unwrap();
     wr.publish();
     let t = dp.trace(&frame(1, 2), 1, 0);
     assert_eq!(t.set_actions().last(), Some(&Action::DecNwTtl));

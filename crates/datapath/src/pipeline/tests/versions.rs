@@ -130,8 +130,10 @@ fn clearing_a_table_removes_its_rules_at_once_and_leaves_the_others() {
 fn insert_replaces_and_modify_keeps_counters() {
     let (dp, mut wr, id, mut w) = published_out_to_2();
     run(&dp, &mut w, &frame(1, 2), 1, 0);
-    wr.modify_rule(id, |r| Arc::make_mut(&mut r.instructions).apply = vec![Action::Output(3)])
-        .unwrap();
+    wr.modify_rule(id, None, |r| {
+        Arc::make_mut(&mut r.instructions).apply = vec![Action::Output(3)]
+    })
+    .unwrap();
     assert_eq!(wr.publish().removed.len(), 0);
     assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 0).ports(), vec![3]);
     assert_eq!(dp.read_rule(id).packets, 2);
@@ -140,7 +142,7 @@ fn insert_replaces_and_modify_keeps_counters() {
     let p = wr.publish();
     assert_ne!(id2, id);
     assert_eq!(p.removed[0].stats.packets, 2);
-    assert_eq!(wr.modify_rule(id, |_| {}), Err(WriteError::NoSuchRule));
+    assert_eq!(wr.modify_rule(id, None, |_| {}), Err(WriteError::NoSuchRule));
     assert_eq!(wr.insert_rule(254, out_to(1)), Err(WriteError::BadTable));
     assert_eq!(wr.pending().table(0).unwrap().len(), 1);
 }
@@ -325,11 +327,12 @@ fn lookups_equal_a_linear_scan_of_their_version_across_concurrent_updates() {
                 let mut key = FlowKey::ZERO;
                 crate::parse::parse(f, IN, &mut key);
                 let best =
-                    b.v.rules
-                        .iter()
-                        .flatten()
-                        .filter(|r| r.table() == 0 && r.flow_match().matches(&key))
-                        .max_by_key(|r| r.priority)
+                    b.v.table(0)
+                        .expect("table 0")
+                        .rules()
+                        .filter(|(m, _, _)| m.matches(&key))
+                        .max_by_key(|(_, p, _)| *p)
+                        .map(|(_, _, r)| r)
                         .expect("the table-miss rule matches");
                 match (&best.instructions.apply[..], &best.instructions.write_actions) {
                     ([Action::Output(p)], _) => *p,
@@ -438,8 +441,10 @@ fn rules_with_equal_instructions_share_one_copy() {
     assert_eq!(wr.instructions.len(), 2);
     // A modify shares too, and lists no rule uses any more are swept once the set grows.
     let id = ids[0];
-    wr.modify_rule(id, |r| Arc::make_mut(&mut r.instructions).apply = vec![Action::Output(2)])
-        .unwrap();
+    wr.modify_rule(id, None, |r| {
+        Arc::make_mut(&mut r.instructions).apply = vec![Action::Output(2)]
+    })
+    .unwrap();
     wr.publish();
     assert!(Arc::ptr_eq(&dp.current().rule(id).unwrap().instructions, &ins_of(&dp, ids[1])));
     for i in 0..3000u32 {
@@ -480,4 +485,27 @@ fn clearing_the_only_table_in_use_frees_every_slot() {
     wr.insert_rule(0, output_rule(on_port(2), 1, 3)).unwrap();
     wr.publish();
     assert_eq!(dp.current().table_len(0), 2);
+}
+
+#[test]
+fn rules_are_found_by_their_match_in_the_table_and_a_wrong_hint_costs_only_a_scan() {
+    let (dp, mut wr, _rx) = datapath(config(3));
+    let a = wr.insert_rule(0, output_rule(on_port(1), 5, 2)).unwrap();
+    let b = wr.insert_rule(0, output_rule(on_port(2), 5, 1)).unwrap();
+    wr.publish();
+    let inserted = dp.current().rule(a).cloned().unwrap();
+    assert_eq!(inserted.flow_match(), None, "the table holds the match");
+    assert_eq!(wr.insert_rule(0, inserted), Err(WriteError::NoMatch));
+    // The hint names rule b: rule a is found by a scan, and b is left alone.
+    let set3 = |r: &mut Rule| Arc::make_mut(&mut r.instructions).apply = vec![Action::Output(3)];
+    wr.modify_rule(a, Some(&on_port(2)), set3).unwrap();
+    wr.publish();
+    let mut w = dp.worker(0);
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 1, 0).ports(), vec![3]);
+    assert_eq!(run(&dp, &mut w, &frame(1, 2), 2, 0).ports(), vec![1]);
+    assert_eq!(wr.remove_rule_id(0, b, 5, None).map(|r| r.id), Some(b));
+    assert_eq!(wr.remove_rule_id(0, a, 5, Some(&on_port(1))).map(|r| r.id), Some(a));
+    assert!(wr.remove_rule_id(0, a, 5, None).is_none());
+    wr.publish();
+    assert_eq!(dp.current().table_len(0), 0);
 }

@@ -369,7 +369,7 @@ fn flow_mod_fills_every_rule_field() {
     assert_eq!(r.flags, flow_mod_flags::SEND_FLOW_REM | flow_mod_flags::NO_BYT_COUNTS);
     assert_eq!(
         r.flow_match(),
-        FlowMatch::ANY.exact(Field::InPort, 4).exact(Field::EthType, 0x0800)
+        Some(FlowMatch::ANY.exact(Field::InPort, 4).exact(Field::EthType, 0x0800))
     );
     assert_eq!(*r.instructions, instructions_to_datapath(&all_instructions()).unwrap());
     assert!(!r.is_table_miss());
