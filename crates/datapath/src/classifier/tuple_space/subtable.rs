@@ -42,17 +42,40 @@ pub(super) struct ActiveWord {
     mask: u64,
 }
 
+/// A rule of an entry: its priority and sequence number packed in one word (priority in
+/// the top 16 bits, the sequence number in the low 48), and its value.
 pub(super) struct Rule<T> {
-    pub(super) priority: u16,
-    pub(super) seq: u64,
+    rank: u64,
     pub(super) value: T,
+}
+
+/// The largest sequence number a rule keeps (2^48 - 1): numbers past it (after 2^48
+/// insertions, centuries at a million a second) all read as it, so only the order among
+/// equal-priority rules inserted after that is left to the layout.
+const SEQ_MAX: u64 = (1 << 48) - 1;
+
+impl<T> Rule<T> {
+    fn new(priority: u16, seq: u64, value: T) -> Self {
+        Rule { rank: u64::from(priority) << 48 | seq.min(SEQ_MAX), value }
+    }
+
+    #[inline]
+    pub(super) fn priority(&self) -> u16 {
+        (self.rank >> 48) as u16
+    }
+
+    #[inline]
+    pub(super) fn seq(&self) -> u64 {
+        self.rank & SEQ_MAX
+    }
 }
 
 /// Laid out so that a probe of a mask of up to [`HEAD`] words reads one stretch: the
 /// inline words, then the best rule (for the pipeline's 16-byte values, one cache line).
 /// Rules of the same match at lower priorities are rare, so they live out of line
-/// (`rest`, `None` when there are none): an entry is 72 bytes, a million of them kept
-/// twice (the two published copies) cost 48 MB less than with inline slices.
+/// (`rest`, `None` when there are none): an entry is 64 bytes (a cache line), a million
+/// of them kept twice (the two published copies) 64 MB less than with inline slices and
+/// unpacked ranks.
 #[repr(C)]
 struct Entry<T> {
     head: [u64; HEAD],
@@ -62,6 +85,9 @@ struct Entry<T> {
     #[allow(clippy::box_collection)]
     rest: Option<Box<Vec<Rule<T>>>>,
 }
+
+// The pipeline's 16-byte values make a 64-byte entry, one cache line.
+const _: () = assert!(std::mem::size_of::<Entry<[u64; 2]>>() == 64);
 
 impl<T> Entry<T> {
     fn rest(&self) -> &[Rule<T>] {
@@ -263,8 +289,8 @@ impl<T> Subtable<T> {
         let e = &self.entries[i];
         RuleRef {
             mask: &self.mask,
-            priority: e.best.priority,
-            seq: e.best.seq,
+            priority: e.best.priority(),
+            seq: e.best.seq(),
             value: &e.best.value,
         }
     }
@@ -287,27 +313,27 @@ impl<T> Subtable<T> {
     /// The value of the rule with match `m` and `priority`.
     pub(super) fn get(&self, m: &FlowMatch, priority: u16) -> Option<&T> {
         let (_, i) = self.locate(m)?;
-        self.entries[i].rules().find(|r| r.priority == priority).map(|r| &r.value)
+        self.entries[i].rules().find(|r| r.priority() == priority).map(|r| &r.value)
     }
 
     /// Adds the rule (`m` must have this subtable's mask and a masked key), or replaces
     /// the value of the rule with the same match and priority and returns the old one.
     /// A new rule takes sequence number `seq`.
     pub(super) fn insert(&mut self, m: &FlowMatch, priority: u16, seq: u64, value: T) -> Option<T> {
-        let rule = Rule { priority, seq, value };
+        let rule = Rule::new(priority, seq, value);
         if let Some((_, i)) = self.locate(m) {
             let e = &mut self.entries[i];
-            if e.best.priority == priority {
+            if e.best.priority() == priority {
                 return Some(std::mem::replace(&mut e.best.value, rule.value));
             }
             let rest = e.rest.get_or_insert_with(Box::default);
-            if let Some(r) = rest.iter_mut().find(|r| r.priority == priority) {
+            if let Some(r) = rest.iter_mut().find(|r| r.priority() == priority) {
                 return Some(std::mem::replace(&mut r.value, rule.value));
             }
-            if priority > e.best.priority {
+            if priority > e.best.priority() {
                 rest.insert(0, std::mem::replace(&mut e.best, rule));
             } else {
-                let at = rest.partition_point(|r| r.priority > priority);
+                let at = rest.partition_point(|r| r.priority() > priority);
                 rest.insert(at, rule);
             }
         } else {
@@ -342,13 +368,13 @@ impl<T> Subtable<T> {
         let (pos, i) = self.locate(m)?;
         let e = &mut self.entries[i];
         let value = match e.rest.as_deref_mut() {
-            None if e.best.priority == priority => self.remove_entry(pos, i),
+            None if e.best.priority() == priority => self.remove_entry(pos, i),
             None => return None,
             Some(rest) => {
-                let value = if e.best.priority == priority {
+                let value = if e.best.priority() == priority {
                     std::mem::replace(&mut e.best, rest.remove(0)).value
                 } else {
-                    let at = rest.iter().position(|r| r.priority == priority)?;
+                    let at = rest.iter().position(|r| r.priority() == priority)?;
                     rest.remove(at).value
                 };
                 if rest.is_empty() {
@@ -395,7 +421,7 @@ impl<T> Subtable<T> {
     pub(super) fn iter(&self) -> impl Iterator<Item = (FlowMatch, u16, &T)> {
         self.entries.iter().enumerate().flat_map(move |(i, e)| {
             let m = self.entry_match(i, e);
-            e.rules().map(move |r| (m, r.priority, &r.value))
+            e.rules().map(move |r| (m, r.priority(), &r.value))
         })
     }
 
@@ -440,11 +466,11 @@ impl<T> Subtable<T> {
             assert!(self.filter.may_contain(self.hash_key(&m.key)), "filter lost an entry");
             let mut prev: Option<u16> = None;
             for r in e.rules() {
-                assert!(prev.is_none_or(|p| p > r.priority), "entry rules out of order");
-                prev = Some(r.priority);
-                let c = counts.entry(r.priority).or_insert((0, u64::MAX));
+                assert!(prev.is_none_or(|p| p > r.priority()), "entry rules out of order");
+                prev = Some(r.priority());
+                let c = counts.entry(r.priority()).or_insert((0, u64::MAX));
                 c.0 += 1;
-                c.1 = c.1.min(r.seq);
+                c.1 = c.1.min(r.seq());
             }
         }
         assert_eq!(counts.len(), self.prios.len());
@@ -474,4 +500,17 @@ fn hash_words<T>(
     let n = words.len().min(HEAD);
     let head = entries.get(i).map_or(&[][..], |e| &e.head[..n]);
     head.iter().chain(tail_of(tails, stride, i)).fold(HASH_SEED, |h, &w| hash_word(h, w))
+}
+
+#[cfg(test)]
+mod rank_tests {
+    use super::*;
+
+    #[test]
+    fn a_rank_keeps_priority_and_sequence_apart() {
+        let r = Rule::new(0xffff, 7, ());
+        assert_eq!((r.priority(), r.seq()), (0xffff, 7));
+        let r = Rule::new(3, u64::MAX, ());
+        assert_eq!((r.priority(), r.seq()), (3, SEQ_MAX), "a sequence past 2^48 saturates");
+    }
 }
