@@ -16,7 +16,6 @@
 //! valid with `eth_type` and `ip_proto`, which the match must then carry itself.
 
 use openflow::match13::Match;
-use openflow::oxm::OxmField;
 
 /// One field's constraint: a packet's field `p` satisfies it when `p & mask == value`.
 /// Invariants: `value.len() == mask.len()`, `value & !mask == 0`, mask not all zero.
@@ -29,10 +28,13 @@ struct Constraint<'a> {
 }
 
 /// A match normalised for comparison (see the module comment), packed in one
-/// allocation: per constraint, its header (4 bytes, big-endian), its width `w` (1 byte),
-/// then `w` value bytes and `w` mask bytes. Invariant: constraints sorted by header, at
-/// most one per header; so two normal forms are equal exactly when their bytes are, and
-/// ordering the bytes orders the matches (by first header, ...).
+/// allocation: per constraint, a 4-byte big-endian word — its header (`class << 16 |
+/// field << 9`) with, in the 9 bits a header leaves zero, bit 8 set when the mask is
+/// full (all the field's meaningful bits: then it is not stored) and the width `w` in
+/// bits 0..8 — then `w` value bytes and, unless full, `w` mask bytes. An exact 5-tuple
+/// match is 25 bytes. Invariant: constraints sorted by header, at most one per header,
+/// "full" set exactly when the mask is full; so two normal forms are equal exactly when
+/// their bytes are, and ordering the bytes orders the matches (by first header, ...).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NormMatch {
     packed: Box<[u8]>,
@@ -41,27 +43,47 @@ pub struct NormMatch {
 /// The constraints of a packed normal form, in order.
 struct Constraints<'a>(&'a [u8]);
 
+/// Bit 8 of a constraint's word: its mask is full (see [`NormMatch`]).
+const FULL: u32 = 1 << 8;
+
+/// All ones, the full mask of a field without a narrower meaning (an OXM value is at
+/// most 255 bytes).
+static ONES: [u8; 255] = [0xff; 255];
+
 impl<'a> Iterator for Constraints<'a> {
     type Item = Constraint<'a>;
 
     fn next(&mut self) -> Option<Constraint<'a>> {
-        let (head, rest) = self.0.split_first_chunk::<5>()?;
-        let w = usize::from(head[4]);
+        let (head, rest) = self.0.split_first_chunk::<4>()?;
+        let word = u32::from_be_bytes(*head);
+        let (header, w) = (word & 0xffff_fe00, (word & 0xff) as usize);
         let (value, rest) = rest.split_at_checked(w)?;
-        let (mask, rest) = rest.split_at_checked(w)?;
+        let (mask, rest) = if word & FULL != 0 {
+            (full_mask(header, w)?, rest)
+        } else {
+            rest.split_at_checked(w)?
+        };
         self.0 = rest;
-        let header = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
         Some(Constraint { header, value, mask })
     }
 }
 
-/// Bits of a maskable field that carry meaning, for fields narrower than their wire
-/// width.
-fn width_mask(f: Option<OxmField>) -> Option<&'static [u8]> {
-    match f? {
-        OxmField::VlanVid => Some(&[0x1f, 0xff]),
-        OxmField::Ipv6Flabel => Some(&[0x00, 0x0f, 0xff, 0xff]),
-        OxmField::Ipv6Exthdr => Some(&[0x01, 0xff]),
+/// The full mask of a field of `header` and width `w`: its meaningful bits.
+fn full_mask(header: u32, w: usize) -> Option<&'static [u8]> {
+    match narrow_mask(header) {
+        Some(m) if m.len() == w => Some(m),
+        Some(_) => None,
+        None => ONES.get(..w),
+    }
+}
+
+/// The meaningful bits of the fields narrower than their wire width, by header.
+fn narrow_mask(header: u32) -> Option<&'static [u8]> {
+    const OPENFLOW_BASIC: u32 = 0x8000 << 16;
+    match header {
+        h if h == OPENFLOW_BASIC | 6 << 9 => Some(&[0x1f, 0xff]),
+        h if h == OPENFLOW_BASIC | 28 << 9 => Some(&[0x00, 0x0f, 0xff, 0xff]),
+        h if h == OPENFLOW_BASIC | 39 << 9 => Some(&[0x01, 0xff]),
         _ => None,
     }
 }
@@ -79,7 +101,7 @@ impl NormMatch {
             let mut value = x.value_bytes();
             let mut mask = x.mask_bytes().unwrap_or_else(|| vec![0xff; value.len()]);
             mask.resize(value.len(), 0);
-            if let Some(w) = width_mask(x.field()) {
+            if let Some(w) = narrow_mask(header) {
                 for (m, w) in mask.iter_mut().zip(w) {
                     *m &= w;
                 }
@@ -94,14 +116,28 @@ impl NormMatch {
             fields.push((header, value, mask));
         }
         fields.sort_by_key(|c| c.0);
-        let mut packed = Vec::with_capacity(fields.iter().map(|c| 5 + 2 * c.1.len()).sum());
+        let full = |h: u32, m: &[u8]| full_mask(h, m.len()) == Some(m);
+        let size = fields
+            .iter()
+            .map(|(h, v, m)| 4 + v.len() + if full(*h, m) { 0 } else { m.len() })
+            .sum();
+        let mut packed = Vec::with_capacity(size);
         for (header, value, mask) in fields {
-            packed.extend_from_slice(&header.to_be_bytes());
-            packed.push(value.len() as u8);
+            let is_full = full(header, &mask);
+            let word = header | if is_full { FULL } else { 0 } | value.len() as u32;
+            packed.extend_from_slice(&word.to_be_bytes());
             packed.extend_from_slice(&value);
-            packed.extend_from_slice(&mask);
+            if !is_full {
+                packed.extend_from_slice(&mask);
+            }
         }
         NormMatch { packed: packed.into_boxed_slice() }
+    }
+
+    /// The bytes of the packed form.
+    #[cfg(test)]
+    pub(crate) fn packed_len(&self) -> usize {
+        self.packed.len()
     }
 
     /// Whether the match has no constraints (matches every packet).

@@ -585,6 +585,37 @@ mod normal_form {
     }
 
     #[test]
+    fn full_masks_are_not_stored_and_narrow_fields_read_theirs() {
+        // An exact IPv4 5-tuple's constraints: a 4-byte word and the value each.
+        let exact = norm(vec![
+            Oxm::EthType(0x800),
+            Oxm::IpProto(6),
+            Oxm::Ipv4Src(ip(10, 0, 0, 1), None),
+            Oxm::TcpDst(80),
+        ]);
+        assert_eq!(exact.packed_len(), 4 * 4 + 2 + 1 + 4 + 2);
+        // A narrow field's full mask is its meaningful bits, however it was spelt.
+        for (full, partial) in [
+            (Oxm::VlanVid(0x1005, Some(0x1fff)), Oxm::VlanVid(0x1005, Some(0x0fff))),
+            (Oxm::Ipv6Flabel(5, Some(0xf_ffff)), Oxm::Ipv6Flabel(5, Some(0xf_fff0))),
+            (Oxm::Ipv6Exthdr(3, Some(0x1ff)), Oxm::Ipv6Exthdr(3, Some(0xff))),
+        ] {
+            let unmasked = match &full {
+                Oxm::VlanVid(v, _) => Oxm::VlanVid(*v, None),
+                Oxm::Ipv6Flabel(v, _) => Oxm::Ipv6Flabel(*v, None),
+                Oxm::Ipv6Exthdr(v, _) => Oxm::Ipv6Exthdr(*v, None),
+                _ => unreachable!(),
+            };
+            let (a, b) = (norm(vec![full.clone()]), norm(vec![unmasked]));
+            assert_eq!(a, b, "{full:?}");
+            assert_eq!(a.packed_len(), 4 + full.value_bytes().len(), "{full:?}: mask stored");
+            let p = norm(vec![partial.clone()]);
+            assert_ne!(p, a, "{partial:?}");
+            assert!(a.covers(&a) && p.covers(&a) && !a.covers(&p), "{partial:?}");
+        }
+    }
+
+    #[test]
     fn covers() {
         let net8 = norm(v4dst(ip(10, 0, 0, 0), Some(ip(255, 0, 0, 0))));
         let net16 = norm(v4dst(ip(10, 1, 0, 0), Some(ip(255, 255, 0, 0))));
