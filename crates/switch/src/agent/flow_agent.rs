@@ -50,8 +50,8 @@ const BULK: usize = 1024;
 
 /// The datapath match of `e`'s rule, as the entry's match translates (the rule was built
 /// from it), for the writer to find the rule by; `None` if it does not translate.
-fn flow_match_of(e: &FlowEntry) -> Option<FlowMatch> {
-    match_to_flow(&e.match_()).ok()
+fn flow_match_of(key: &FlowKey, e: &FlowEntry) -> Option<FlowMatch> {
+    match_to_flow(&e.match_(key)).ok()
 }
 
 /// The agent's flow state and the datapath writer it drives (see the module comment for
@@ -83,6 +83,8 @@ pub type FlowPlace = (u8, crate::flows::FlowKey);
 pub struct FlowEvent {
     pub event: FullUpdateEvent,
     pub table: u8,
+    /// The key the entry is (or was) stored under.
+    pub key: FlowKey,
     pub entry: FlowEntry,
     pub reason: u8,
 }
@@ -156,9 +158,17 @@ impl FlowAgent {
         self.events.len()
     }
 
-    fn record(&mut self, event: FullUpdateEvent, table: u8, entry: &FlowEntry, reason: u8) {
+    fn record(
+        &mut self,
+        event: FullUpdateEvent,
+        table: u8,
+        key: &FlowKey,
+        entry: &FlowEntry,
+        reason: u8,
+    ) {
         if self.watching {
-            self.events.push(FlowEvent { event, table, entry: entry.clone(), reason });
+            let (key, entry) = (key.clone(), entry.clone());
+            self.events.push(FlowEvent { event, table, key, entry, reason });
         }
     }
 
@@ -166,7 +176,7 @@ impl FlowAgent {
     fn record_at(&mut self, event: FullUpdateEvent, table: u8, key: &FlowKey) {
         if self.watching {
             if let Some(e) = self.flows.get(table, key).cloned() {
-                self.record(event, table, &e, 0);
+                self.record(event, table, key, &e, 0);
             }
         }
     }
@@ -234,7 +244,7 @@ impl FlowAgent {
         let victims: Vec<(u8, u16, Match)> = match self.flows.select(&all) {
             Ok(it) => it
                 .filter(|(_, _, e)| pick(e))
-                .map(|(t, _, e)| (t, e.priority, e.match_()))
+                .map(|(t, k, e)| (t, e.priority, e.match_(k)))
                 .collect(),
             Err(_) => return Vec::new(),
         };
@@ -321,7 +331,7 @@ impl FlowAgent {
                 }
                 FlowChange::Replace { table, ref key, ref old, reset_counts } => {
                     let Some(new) = rule.clone() else { continue };
-                    let target = old.rule.map(|id| (id, flow_match_of(old)));
+                    let target = old.rule.map(|id| (id, flow_match_of(key, old)));
                     let rewritten = self.rewrite_rule(target, reset_counts, |r| {
                         r.cookie = new.cookie;
                         r.idle_timeout = new.idle_timeout;
@@ -340,8 +350,10 @@ impl FlowAgent {
                 }
                 FlowChange::Modify { table, ref key, reset_counts } => {
                     let Some(new) = &rule else { continue };
-                    let target =
-                        self.flows.get(table, key).and_then(|e| Some((e.rule?, flow_match_of(e))));
+                    let target = self
+                        .flows
+                        .get(table, key)
+                        .and_then(|e| Some((e.rule?, flow_match_of(key, e))));
                     let rewritten = self.rewrite_rule(target, reset_counts, |r| {
                         r.instructions = new.instructions.clone()
                     });
@@ -350,10 +362,10 @@ impl FlowAgent {
                     }
                     self.record_at(FullUpdateEvent::Modified, table, key);
                 }
-                FlowChange::Remove { table, reason, ref entry, .. } => {
-                    self.record(FullUpdateEvent::Removed, table, entry, reason.to_u8());
+                FlowChange::Remove { table, ref key, reason, ref entry } => {
+                    self.record(FullUpdateEvent::Removed, table, key, entry, reason.to_u8());
                     let gone = cleared.contains(&table);
-                    self.remove_entry(table, entry, reason, now, sends, gone, &mut pending);
+                    self.remove_entry(table, key, entry, reason, now, sends, gone, &mut pending);
                 }
             }
         }
@@ -406,7 +418,7 @@ impl FlowAgent {
             idle_timeout: e.idle_timeout,
             hard_timeout: e.hard_timeout,
             flags: e.flags,
-            match_: e.match_(),
+            match_: e.match_(key),
             instructions: e.instructions.to_vec(),
             ..FlowMod::default()
         };
@@ -441,15 +453,15 @@ impl FlowAgent {
         self.base.insert(id, (s.packets, s.bytes));
     }
 
-    /// Drops removed `entry`'s rule ([`Self::drop_rule`]) and, if it `sends` a
-    /// flow-removed message, adds that (with `reason`, at `now`) to `pending`, to wait for
-    /// the rule's final counters.
-    /// Forgets removed `entry` of `table`: its rule leaves the datapath (unless the table
-    /// was cleared whole, `cleared`) and a flow-removed is prepared if it `sends` one.
+    /// Forgets removed `entry` of `table` (stored under `key`): its rule leaves the
+    /// datapath (unless the table was cleared whole, `cleared`), and if it `sends` a
+    /// flow-removed, that (with `reason`, at `now`) is added to `pending` to wait for the
+    /// rule's final counters.
     #[allow(clippy::too_many_arguments)]
     fn remove_entry(
         &mut self,
         table: u8,
+        key: &FlowKey,
         entry: &FlowEntry,
         reason: FlowRemovedReason,
         now: u64,
@@ -460,12 +472,12 @@ impl FlowAgent {
         let base = if cleared {
             entry.rule.and_then(|id| self.base.remove(&id)).unwrap_or((0, 0))
         } else {
-            self.drop_rule(table, entry)
+            self.drop_rule(table, key, entry)
         };
         if sends {
             pending.push(PendingRemoved {
                 rule: entry.rule,
-                removed: entry.flow_removed(table, reason, now, 0, 0),
+                removed: entry.flow_removed(key, table, reason, now, 0, 0),
                 base,
             });
         }
@@ -506,11 +518,11 @@ impl FlowAgent {
 
     /// Removes `entry`'s rule from the datapath (unpublished) and forgets its baseline,
     /// which it returns.
-    fn drop_rule(&mut self, table: u8, entry: &FlowEntry) -> (u64, u64) {
+    fn drop_rule(&mut self, table: u8, key: &FlowKey, entry: &FlowEntry) -> (u64, u64) {
         let Some(id) = entry.rule else {
             return (0, 0);
         };
-        let hint = flow_match_of(entry);
+        let hint = flow_match_of(key, entry);
         self.writer.remove_rule_id(table, id, entry.priority, hint.as_ref());
         self.base.remove(&id).unwrap_or((0, 0))
     }
@@ -562,9 +574,9 @@ impl FlowAgent {
         let mut pending = Vec::new();
         for ch in changes {
             let sends = ch.sends_flow_removed();
-            if let FlowChange::Remove { table, reason, entry, .. } = ch {
-                self.record(FullUpdateEvent::Removed, table, &entry, reason.to_u8());
-                self.remove_entry(table, &entry, reason, now, sends, false, &mut pending);
+            if let FlowChange::Remove { table, key, reason, entry } = ch {
+                self.record(FullUpdateEvent::Removed, table, &key, &entry, reason.to_u8());
+                self.remove_entry(table, &key, &entry, reason, now, sends, false, &mut pending);
             }
         }
         let removed = self.finish_removed(pending);
@@ -611,7 +623,7 @@ impl FlowAgent {
         let mut out = Vec::new();
         let mut last = None;
         for (table_id, key, e) in it.by_ref() {
-            out.push(self.entry_stats(table_id, e, now));
+            out.push(self.entry_stats(table_id, key, e, now));
             if out.len() >= max {
                 last = Some((table_id, key.clone()));
                 break;
@@ -622,7 +634,7 @@ impl FlowAgent {
     }
 
     /// The flow-stats entry of `e` in `table_id` at `now`.
-    fn entry_stats(&self, table_id: u8, e: &FlowEntry, now: u64) -> FlowStats {
+    fn entry_stats(&self, table_id: u8, key: &FlowKey, e: &FlowEntry, now: u64) -> FlowStats {
         let (packet_count, byte_count) = self.counts(e);
         let (duration_sec, duration_nsec) = e.duration(now);
         FlowStats {
@@ -637,7 +649,7 @@ impl FlowAgent {
             cookie: e.cookie,
             packet_count,
             byte_count,
-            match_: e.match_(),
+            match_: e.match_(key),
             instructions: e.instructions.to_vec(),
         }
     }

@@ -78,6 +78,7 @@ fn full(
     m: &FlowMonitorRequest,
     event: FullUpdateEvent,
     table: u8,
+    key: &FlowKey,
     e: &FlowEntry,
     reason: u8,
 ) -> FlowUpdate {
@@ -91,7 +92,7 @@ fn full(
         hard_timeout: e.hard_timeout,
         priority: e.priority,
         cookie: e.cookie,
-        match_: e.match_(),
+        match_: e.match_(key),
         instructions,
     })
 }
@@ -101,8 +102,7 @@ fn full(
 fn note_paused(p: &mut Paused, events: &[(FlowEvent, Origin)]) -> Vec<(FlowEvent, Origin)> {
     let mut older = Vec::new();
     for (ev, origin) in events {
-        let match_ = NormMatch::new(&ev.entry.match_());
-        let key = (ev.table, FlowKey { match_, priority: ev.entry.priority });
+        let key = (ev.table, ev.key.clone());
         match ev.event {
             FullUpdateEvent::Added => {
                 p.added.insert(key);
@@ -203,7 +203,7 @@ impl Agent {
                 .flows()
                 .iter()
                 .filter(|(t, k, e)| selects(&watch, *t, e, &k.match_))
-                .map(|(t, _, e)| full(m, FullUpdateEvent::Initial, t, e, 0))
+                .map(|(t, k, e)| full(m, FullUpdateEvent::Initial, t, k, e, 0))
                 .collect()
         } else {
             Vec::new()
@@ -286,7 +286,7 @@ impl Agent {
                         && selects(m, table, e, &key.match_)
                 });
                 if let Some(m) = m {
-                    updates.push(full(&m.req, event, table, e, 0));
+                    updates.push(full(&m.req, event, table, &key, e, 0));
                 }
             }
         }
@@ -309,11 +309,11 @@ impl Agent {
         let mut out = Vec::new();
         for (ev, origin) in events {
             let own_xid = origin.filter(|(o, _)| *o == id).map(|(_, xid)| xid);
-            let norm = NormMatch::new(&ev.entry.match_());
+            let norm = &ev.key.match_;
             let m = s.monitors.values().map(|m| (m, &m.req)).find(|(w, r)| {
                 r.flags & wanted_by(ev.event) != 0
                     && (own_xid.is_some() || r.flags & mf::ONLY_OWN == 0)
-                    && selects(w, ev.table, &ev.entry, &norm)
+                    && selects(w, ev.table, &ev.entry, norm)
             });
             let Some((_, m)) = m else { continue };
             match own_xid {
@@ -322,7 +322,7 @@ impl Agent {
                         out.push(FlowUpdate::Abbrev { xid });
                     }
                 }
-                _ => out.push(full(m, ev.event, ev.table, &ev.entry, ev.reason)),
+                _ => out.push(full(m, ev.event, ev.table, &ev.key, &ev.entry, ev.reason)),
             }
         }
         out

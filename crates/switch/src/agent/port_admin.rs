@@ -97,8 +97,8 @@ impl Agent {
     /// tables.
     pub fn ports_flows_name(&self) -> std::collections::BTreeSet<u32> {
         let mut named = std::collections::BTreeSet::new();
-        for (_, _, e) in self.flows.flows().iter() {
-            if let Some(Oxm::InPort(p)) = e.match_().get(openflow::oxm::OxmField::InPort) {
+        for (_, k, e) in self.flows.flows().iter() {
+            if let Some(Oxm::InPort(p)) = e.match_(k).get(openflow::oxm::OxmField::InPort) {
                 named.insert(*p);
             }
             for i in e.instructions.iter() {

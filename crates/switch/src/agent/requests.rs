@@ -89,11 +89,11 @@ impl Agent {
                 self.groups.buckets(g)
             }
         };
-        for (table, _, e) in self.flows.flows().iter() {
+        for (table, k, e) in self.flows.flows().iter() {
             if !sends_to_group(&e.instructions) {
                 continue;
             }
-            if let Err(x) = prereq::check_instructions(&e.match_(), &e.instructions, &lookup) {
+            if let Err(x) = prereq::check_instructions(&e.match_(k), &e.instructions, &lookup) {
                 let mut error = x.error;
                 error.detail = format!(
                     "group {} would not suit the flow in table {table} at priority {}: {}",

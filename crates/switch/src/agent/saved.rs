@@ -54,7 +54,7 @@ impl Agent {
                 buckets: g.buckets,
             }));
         }
-        for (table_id, _, e) in self.flows.flows().iter() {
+        for (table_id, k, e) in self.flows.flows().iter() {
             put(v13::Message::FlowMod(FlowMod {
                 cookie: e.cookie,
                 table_id,
@@ -64,7 +64,7 @@ impl Agent {
                 priority: e.priority,
                 buffer_id: OFP_NO_BUFFER,
                 flags: e.flags,
-                match_: e.match_(),
+                match_: e.match_(k),
                 instructions: e.instructions.to_vec(),
                 ..FlowMod::default()
             }));

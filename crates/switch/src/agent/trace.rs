@@ -73,7 +73,7 @@ use openflow::{ErrorKind, MacAddr, OfpError};
 use serde_json::{json, Value};
 
 use super::{Agent, FAIL_OPEN_PRIORITY};
-use crate::flows::FlowEntry;
+use crate::flows::{FlowEntry, FlowKey};
 use crate::translate::{match_to_flow, TranslateError};
 
 /// A user's mistake in a trace request: the message and, for flow text, the 1-based
@@ -198,11 +198,11 @@ impl Agent {
                 _ => None,
             })
             .collect();
-        let entries: BTreeMap<RuleId, &FlowEntry> = self
+        let entries: BTreeMap<RuleId, (&FlowKey, &FlowEntry)> = self
             .flows
             .flows()
             .iter()
-            .filter_map(|(_, _, e)| e.rule.filter(|r| wanted.contains(r)).map(|r| (r, e)))
+            .filter_map(|(_, k, e)| e.rule.filter(|r| wanted.contains(r)).map(|r| (r, (k, e))))
             .collect();
         let mut r = Render {
             agent: self,
@@ -265,7 +265,7 @@ struct Render<'a> {
     agent: &'a Agent,
     in_port: u32,
     /// The flow entries of the rules the trace matched, by rule id.
-    entries: BTreeMap<RuleId, &'a FlowEntry>,
+    entries: BTreeMap<RuleId, (&'a FlowKey, &'a FlowEntry)>,
     steps: Vec<Value>,
     lines: Vec<String>,
     drops: Vec<String>,
@@ -474,9 +474,9 @@ impl Render<'_> {
         };
         let head = format!("table {table}: priority {priority}, cookie {cookie:#x}:");
         let (entry, m, i) = match self.entries.get(&id) {
-            Some(e) => (
+            Some((k, e)) => (
                 "flow",
-                Some(format_match(&e.match_())),
+                Some(format_match(&e.match_(k))),
                 Some(format_instructions(&e.instructions)),
             ),
             None if table == 0 && priority == FAIL_OPEN_PRIORITY && self.agent.fail_open => {

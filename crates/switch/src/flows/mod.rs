@@ -101,14 +101,61 @@ impl PackedMatch {
     }
 }
 
+/// How an entry keeps the match its flow-mod sent, which flow-removed, flow-stats and
+/// monitor messages give back as sent. Most matches are their normal form (the entry's
+/// key) in some order: each field once, no value bit outside its mask, no all-zero mask,
+/// a mask sent exactly when it is not full. Such a match is kept as the order its fields
+/// came in, `Ranks` (field `i` is the key's constraint of rank `ranks >> 4i & 15`, at
+/// most 16 fields); any other as its wire bytes.
+/// Invariant: [`SentMatch::get`] with the key's normal form gives the match as sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SentMatch {
+    Ranks { n: u8, ranks: u64 },
+    Packed(PackedMatch),
+}
+
+impl SentMatch {
+    /// How to keep `m`, whose normal form is `norm`.
+    pub fn new(m: &Match, norm: &NormMatch) -> SentMatch {
+        match Self::ranked(m, norm) {
+            Some(s) if s.get(norm) == *m => s,
+            _ => SentMatch::Packed(PackedMatch::new(m)),
+        }
+    }
+
+    fn ranked(m: &Match, norm: &NormMatch) -> Option<SentMatch> {
+        let headers: Vec<u32> = norm.headers().collect();
+        if m.fields.len() > 16 || headers.len() != m.fields.len() {
+            return None;
+        }
+        let mut ranks = 0u64;
+        for (i, x) in m.fields.iter().enumerate() {
+            let r = headers.iter().position(|&h| h == x.header() & 0xffff_fe00)?;
+            ranks |= (r as u64) << (4 * i);
+        }
+        Some(SentMatch::Ranks { n: m.fields.len() as u8, ranks })
+    }
+
+    /// The match as sent, given the normal form of the key it is stored under.
+    pub fn get(&self, norm: &NormMatch) -> Match {
+        match self {
+            SentMatch::Packed(p) => p.get(),
+            SentMatch::Ranks { n, ranks } => {
+                let r: Vec<u8> = (0..*n).map(|i| (ranks >> (4 * i) & 15) as u8).collect();
+                norm.to_match(Some(&r)).unwrap_or_default()
+            }
+        }
+    }
+}
+
 /// One flow entry as the controller installed it.
-/// Invariant: `FlowKey { match_: NormMatch::new(&self.match_()), priority: self.priority }`
-/// is the key it is stored under.
+/// Invariant: `FlowKey { match_: NormMatch::new(&self.match_(key)), priority:
+/// self.priority }` is `key`, the key it is stored under.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlowEntry {
     /// The match as the flow-mod that installed the entry sent it (for flow-removed and
-    /// flow-stats replies), packed ([`FlowEntry::match_`] gives it).
-    pub packed_match: PackedMatch,
+    /// flow-stats replies; [`FlowEntry::match_`] gives it).
+    pub sent: SentMatch,
     pub priority: u16,
     pub cookie: u64,
     /// Seconds; 0 is none.
@@ -129,9 +176,10 @@ pub struct FlowEntry {
 }
 
 impl FlowEntry {
-    /// The match as the flow-mod that installed the entry sent it.
-    pub fn match_(&self) -> Match {
-        self.packed_match.get()
+    /// The match as the flow-mod that installed the entry sent it; `key` is the key the
+    /// entry is stored under.
+    pub fn match_(&self, key: &FlowKey) -> Match {
+        self.sent.get(&key.match_)
     }
 
     fn actions(&self) -> impl Iterator<Item = &Action> {
@@ -165,10 +213,11 @@ impl FlowEntry {
         duration_since(self.installed_at, now)
     }
 
-    /// The `OFPT_FLOW_REMOVED` body for this entry, removed from `table_id` at `now`
-    /// with the datapath's final counters.
+    /// The `OFPT_FLOW_REMOVED` body for this entry (stored under `key`), removed from
+    /// `table_id` at `now` with the datapath's final counters.
     pub fn flow_removed(
         &self,
+        key: &FlowKey,
         table_id: u8,
         reason: FlowRemovedReason,
         now: u64,
@@ -187,7 +236,7 @@ impl FlowEntry {
             hard_timeout: self.hard_timeout,
             packet_count,
             byte_count,
-            match_: self.match_(),
+            match_: self.match_(key),
         }
     }
 
@@ -431,7 +480,7 @@ impl FlowTables {
             }
         }
         let mut entry = Box::new(FlowEntry {
-            packed_match: PackedMatch::new(&fm.match_),
+            sent: SentMatch::new(&fm.match_, &key.match_),
             priority: fm.priority,
             cookie: fm.cookie,
             idle_timeout: fm.idle_timeout,

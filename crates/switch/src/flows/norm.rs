@@ -140,6 +140,51 @@ impl NormMatch {
         self.packed.len()
     }
 
+    /// The match these constraints make, its TLVs in the order `ranks` gives: the
+    /// `i`-th TLV is the constraint of rank `ranks[i]` in header order (all of them, in
+    /// header order, when `ranks` is `None`), each with its mask unless it is full.
+    /// `None` if `ranks` names a constraint that is not there, or the bytes do not decode.
+    pub(crate) fn to_match(&self, ranks: Option<&[u8]>) -> Option<Match> {
+        let words: Vec<&[u8]> = self.words().collect();
+        let mut tlvs = Vec::with_capacity(4 + self.packed.len() * 2);
+        tlvs.extend_from_slice(&[0, 1, 0, 0]);
+        let all: Vec<u8> = (0..words.len()).map(|i| i as u8).collect();
+        for &r in ranks.unwrap_or(&all) {
+            let w = words.get(usize::from(r))?;
+            let (head, rest) = w.split_first_chunk::<4>()?;
+            let word = u32::from_be_bytes(*head);
+            let (header, len) = (word & 0xffff_fe00, (word & 0xff) as usize);
+            let masked = word & FULL == 0;
+            let payload = if masked { 2 * len } else { len };
+            let tlv_header = header | u32::from(masked) << 8 | u32::try_from(payload).ok()?;
+            tlvs.extend_from_slice(&tlv_header.to_be_bytes());
+            tlvs.extend_from_slice(rest);
+        }
+        let len = u16::try_from(tlvs.len()).ok()?.to_be_bytes();
+        tlvs[2..4].copy_from_slice(&len);
+        tlvs.resize(tlvs.len().next_multiple_of(8), 0);
+        Match::decode(&mut openflow::wire::Reader::new(&tlvs)).ok()
+    }
+
+    /// Each constraint's stored bytes (word, value, mask if not full), in header order.
+    fn words(&self) -> impl Iterator<Item = &[u8]> {
+        let mut rest: &[u8] = &self.packed;
+        std::iter::from_fn(move || {
+            let head = rest.first_chunk::<4>()?;
+            let word = u32::from_be_bytes(*head);
+            let w = (word & 0xff) as usize;
+            let n = 4 + if word & FULL != 0 { w } else { 2 * w };
+            let (this, next) = rest.split_at_checked(n)?;
+            rest = next;
+            Some(this)
+        })
+    }
+
+    /// The headers of the constraints, in order.
+    pub(crate) fn headers(&self) -> impl Iterator<Item = u32> + '_ {
+        self.constraints().map(|c| c.header)
+    }
+
     /// Whether the match has no constraints (matches every packet).
     pub fn is_empty(&self) -> bool {
         self.packed.is_empty()

@@ -244,7 +244,7 @@ fn modify_changes_instructions_of_covered_entries_only() {
         .iter()
         .all(|c| matches!(c, FlowChange::Modify { reset_counts: false, table: 0, .. })));
     for (k, e) in t.table(0) {
-        let v4 = e.match_().fields.first() == Some(&Oxm::EthType(0x0800));
+        let v4 = e.match_(k).fields.first() == Some(&Oxm::EthType(0x0800));
         let expect = if v4 { out(7) } else { out(1) };
         assert_eq!(*e.instructions, expect, "{k:?}");
         // Cookie, timeouts, flags and duration are left as they were.
@@ -319,12 +319,12 @@ fn delete_non_strict_ignores_priority_and_reports_removals() {
     r.sort();
     assert_eq!(r, vec![(0, 10), (0, 20), (0, 30)]);
     for c in &ch {
-        let FlowChange::Remove { reason, entry, .. } = c else { unreachable!() };
+        let FlowChange::Remove { key, reason, entry, .. } = c else { unreachable!() };
         assert_eq!(*reason, FlowRemovedReason::Delete);
         assert!(c.sends_flow_removed());
-        let msg = entry.flow_removed(0, *reason, 3 * SEC + 5, 4, 400);
+        let msg = entry.flow_removed(key, 0, *reason, 3 * SEC + 5, 4, 400);
         assert_eq!((msg.duration_sec, msg.duration_nsec, msg.packet_count), (2, 5, 4));
-        assert_eq!((msg.priority, &msg.match_), (entry.priority, &entry.match_()));
+        assert_eq!((msg.priority, &msg.match_), (entry.priority, &entry.match_(key)));
     }
     assert_eq!((t.table_len(0), t.table_len(1)), (2, 1));
     // An empty match deletes the rest of the table; no flag, no flow-removed.
@@ -678,5 +678,38 @@ fn a_packed_match_gives_back_the_match_as_sent() {
         let packed = PackedMatch::new(&m);
         assert_eq!(packed.get(), m);
         assert!(packed.0.len() <= m.unpadded_len(), "no padding kept");
+    }
+}
+
+#[test]
+fn entries_give_back_the_match_as_sent_keeping_only_its_order_when_they_can() {
+    let net = |a, m| Oxm::Ipv4Src(a, Some(m));
+    let clean_sorted =
+        vec![Oxm::EthType(0x800), Oxm::IpProto(6), Oxm::Ipv4Src(ip(10, 0, 0, 1), None)];
+    let clean_shuffled = vec![
+        Oxm::EthType(0x800),
+        net(ip(10, 1, 0, 0), ip(255, 255, 0, 0)),
+        Oxm::IpProto(6),
+        Oxm::TcpDst(80),
+        Oxm::InPort(3),
+    ];
+    let full_mask_spelt = vec![Oxm::VlanVid(0x1005, Some(0x1fff))];
+    let ones_spelt = vec![Oxm::EthType(0x800), net(ip(10, 1, 2, 3), ip(255, 255, 255, 255))];
+    let zero_mask = vec![Oxm::EthType(0x800), net(ip(0, 0, 0, 0), ip(0, 0, 0, 0))];
+    let cases = [
+        (vec![], true),
+        (clean_sorted, true),
+        (clean_shuffled, true),
+        (full_mask_spelt, false),
+        (ones_spelt, false),
+        (zero_mask, false),
+    ];
+    for (i, (fields, ranked)) in cases.into_iter().enumerate() {
+        let mut t = FlowTables::new();
+        let sent = Match::new(fields);
+        t.apply(&FlowMod { match_: sent.clone(), ..add(i as u16, vec![], out(1)) }, 0).unwrap();
+        let (k, e) = t.table(0).next().unwrap();
+        assert_eq!(e.match_(k), sent, "case {i}");
+        assert_eq!(matches!(e.sent, SentMatch::Ranks { .. }), ranked, "case {i}: {:?}", e.sent);
     }
 }

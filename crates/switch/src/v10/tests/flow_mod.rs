@@ -256,7 +256,7 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
     let stats: Vec<FlowStats> = tables
         .select(&FlowStatsRequest::default())
         .unwrap()
-        .map(|(table_id, _, e)| FlowStats {
+        .map(|(table_id, k, e)| FlowStats {
             table_id,
             duration_sec: 0,
             duration_nsec: 0,
@@ -268,7 +268,7 @@ fn a_1_0_flow_comes_back_in_flow_stats() {
             cookie: e.cookie,
             packet_count: 0,
             byte_count: 0,
-            match_: e.match_(),
+            match_: e.match_(k),
             instructions: e.instructions.to_vec(),
         })
         .collect();
