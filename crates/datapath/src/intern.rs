@@ -47,15 +47,15 @@ impl<T: ?Sized + Hash + Eq> Interner<T> {
         self.set.insert(v.clone());
     }
 
-    /// The shared copy of `v` (added if new).
+    /// The shared copy of `v` (a clone of it added if new).
     pub fn get(&mut self, v: &T) -> Arc<T>
     where
-        for<'a> &'a T: Into<Arc<T>>,
+        T: Clone,
     {
         match self.set.get(v) {
             Some(known) => known.clone(),
             None => {
-                let mut a: Arc<T> = v.into();
+                let mut a = Arc::new(v.clone());
                 self.share(&mut a);
                 a
             }
@@ -79,19 +79,19 @@ mod tests {
 
     #[test]
     fn equal_values_share_and_unused_ones_are_swept() {
-        let mut i: Interner<[u32]> = Interner::default();
-        let a = i.get(&[1, 2][..]);
-        let b = i.get(&[1, 2][..]);
+        let mut i: Interner<Vec<u32>> = Interner::default();
+        let a = i.get(&vec![1, 2]);
+        let b = i.get(&vec![1, 2]);
         assert!(Arc::ptr_eq(&a, &b));
-        let mut c: Arc<[u32]> = Arc::from(&[1, 2][..]);
+        let mut c = Arc::new(vec![1, 2]);
         i.share(&mut c);
         assert!(Arc::ptr_eq(&a, &c));
         drop((a, b, c));
-        let kept: Vec<Arc<[u32]>> = (0..10u32).map(|n| i.get(&[n][..])).collect();
+        let kept: Vec<Arc<Vec<u32>>> = (0..10u32).map(|n| i.get(&vec![n])).collect();
         for n in 100..5000u32 {
-            i.get(&[n][..]);
+            i.get(&vec![n]);
         }
-        assert!(i.len() < 2 * Interner::<[u32]>::MIN_SWEEP, "{}", i.len());
+        assert!(i.len() < 2 * Interner::<Vec<u32>>::MIN_SWEEP, "{}", i.len());
         for k in &kept {
             assert!(Arc::ptr_eq(k, &i.get(k)), "a value in use was dropped");
         }

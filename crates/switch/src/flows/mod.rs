@@ -105,12 +105,13 @@ impl PackedMatch {
 /// monitor messages give back as sent. Most matches are their normal form (the entry's
 /// key) in some order: each field once, no value bit outside its mask, no all-zero mask,
 /// a mask sent exactly when it is not full. Such a match is kept as the order its fields
-/// came in, `Ranks` (field `i` is the key's constraint of rank `ranks >> 4i & 15`, at
-/// most 16 fields); any other as its wire bytes.
+/// came in, `Ranks` (at most 15 fields: their number in the top 4 bits, and field `i` the
+/// key's constraint of rank `ranks >> 4i & 15`); any other as its wire bytes. Either
+/// takes 16 bytes in the entry.
 /// Invariant: [`SentMatch::get`] with the key's normal form gives the match as sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SentMatch {
-    Ranks { n: u8, ranks: u64 },
+    Ranks(u64),
     Packed(PackedMatch),
 }
 
@@ -125,23 +126,25 @@ impl SentMatch {
 
     fn ranked(m: &Match, norm: &NormMatch) -> Option<SentMatch> {
         let headers: Vec<u32> = norm.headers().collect();
-        if m.fields.len() > 16 || headers.len() != m.fields.len() {
+        let n = m.fields.len();
+        if n > 15 || headers.len() != n {
             return None;
         }
-        let mut ranks = 0u64;
+        let mut ranks = (n as u64) << 60;
         for (i, x) in m.fields.iter().enumerate() {
             let r = headers.iter().position(|&h| h == x.header() & 0xffff_fe00)?;
             ranks |= (r as u64) << (4 * i);
         }
-        Some(SentMatch::Ranks { n: m.fields.len() as u8, ranks })
+        Some(SentMatch::Ranks(ranks))
     }
 
     /// The match as sent, given the normal form of the key it is stored under.
     pub fn get(&self, norm: &NormMatch) -> Match {
         match self {
             SentMatch::Packed(p) => p.get(),
-            SentMatch::Ranks { n, ranks } => {
-                let r: Vec<u8> = (0..*n).map(|i| (ranks >> (4 * i) & 15) as u8).collect();
+            SentMatch::Ranks(ranks) => {
+                let n = ranks >> 60;
+                let r: Vec<u8> = (0..n).map(|i| (ranks >> (4 * i) & 15) as u8).collect();
                 norm.to_match(Some(&r)).unwrap_or_default()
             }
         }
@@ -167,13 +170,17 @@ pub struct FlowEntry {
     /// 1.4's eviction importance (0 from older versions); kept and reported, never used
     /// to evict (tables do not evict).
     pub importance: u16,
-    /// Shared with the other entries of equal instructions (see [`FlowTables`]).
-    pub instructions: Arc<[Instruction]>,
+    /// Shared with the other entries of equal instructions (see [`FlowTables`]); a thin
+    /// pointer, 8 bytes in every entry.
+    pub instructions: Arc<Vec<Instruction>>,
     /// When the entry was added (ns, the caller's clock); its duration counts from here.
     pub installed_at: u64,
     /// The datapath rule implementing the entry, once the caller has set it.
     pub rule: Option<RuleId>,
 }
+
+// A boxed entry is a 64-byte allocation: a million entries, 64 MB.
+const _: () = assert!(std::mem::size_of::<FlowEntry>() <= 64, "FlowEntry grew past 64 bytes");
 
 impl FlowEntry {
     /// The match as the flow-mod that installed the entry sent it; `key` is the key the
@@ -311,7 +318,7 @@ pub struct FlowTables {
     tables: Vec<BTreeMap<FlowKey, Box<FlowEntry>>>,
     timed: BTreeSet<(u8, FlowKey)>,
     journal: Option<Journal>,
-    instructions: Interner<[Instruction]>,
+    instructions: Interner<Vec<Instruction>>,
 }
 
 /// What an open transaction changed, in order: each key and the entry it held before.
