@@ -613,10 +613,8 @@ impl Agent {
             return;
         }
         // A flow entry with the same match and priority owns that datapath rule.
-        let key = crate::flows::FlowKey {
-            match_: crate::flows::NormMatch::new(&Match::default()),
-            priority: FAIL_OPEN_PRIORITY,
-        };
+        let any = crate::flows::NormMatch::new(&Match::default());
+        let key = crate::flows::FlowKey::new(any.view(), FAIL_OPEN_PRIORITY);
         let taken = self.flows.flows().get(0, &key).is_some();
         let w = self.flows.writer();
         if want {

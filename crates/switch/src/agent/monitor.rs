@@ -37,7 +37,7 @@ use openflow::{v13, ErrorKind, Message, OfpError};
 use super::flow_agent::FlowEvent;
 use super::pace::BACKLOG_HIGH;
 use super::{multipart::split, Agent, SessionId};
-use crate::flows::{FlowEntry, FlowKey, NormMatch, NUM_TABLES};
+use crate::flows::{FlowEntry, FlowKey, NormMatch, NormRef, NUM_TABLES};
 
 /// Monitors one connection may hold.
 pub const MAX_MONITORS: usize = 1024;
@@ -64,7 +64,7 @@ pub(super) struct Paused {
 pub(super) type Origin = Option<(SessionId, u32)>;
 
 /// Whether monitor `m` selects `entry` of `table`, whose match normalised is `norm`.
-fn selects(m: &Monitor, table: u8, entry: &FlowEntry, norm: &NormMatch) -> bool {
+fn selects(m: &Monitor, table: u8, entry: &FlowEntry, norm: NormRef<'_>) -> bool {
     let r = &m.req;
     (r.table_id == OFPTT_ALL || r.table_id == table)
         && entry.outputs_to(r.out_port)
@@ -202,7 +202,7 @@ impl Agent {
             self.flows
                 .flows()
                 .iter()
-                .filter(|(t, k, e)| selects(&watch, *t, e, &k.match_))
+                .filter(|(t, k, e)| selects(&watch, *t, e, k.match_()))
                 .map(|(t, k, e)| full(m, FullUpdateEvent::Initial, t, k, e, 0))
                 .collect()
         } else {
@@ -283,7 +283,7 @@ impl Agent {
                 let m = s.monitors.values().find(|m| {
                     m.req.flags & wanted_by(event) != 0
                         && m.req.flags & mf::ONLY_OWN == 0
-                        && selects(m, table, e, &key.match_)
+                        && selects(m, table, e, key.match_())
                 });
                 if let Some(m) = m {
                     updates.push(full(&m.req, event, table, &key, e, 0));
@@ -309,7 +309,7 @@ impl Agent {
         let mut out = Vec::new();
         for (ev, origin) in events {
             let own_xid = origin.filter(|(o, _)| *o == id).map(|(_, xid)| xid);
-            let norm = &ev.key.match_;
+            let norm = ev.key.match_();
             let m = s.monitors.values().map(|m| (m, &m.req)).find(|(w, r)| {
                 r.flags & wanted_by(ev.event) != 0
                     && (own_xid.is_some() || r.flags & mf::ONLY_OWN == 0)

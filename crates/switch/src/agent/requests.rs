@@ -490,10 +490,7 @@ impl Agent {
     /// cookie.
     fn modify_tables(&self, fm: &FlowMod) -> Vec<u8> {
         let strict = (fm.command == v13::flow_mod::FlowModCommand::ModifyStrict).then(|| {
-            crate::flows::FlowKey {
-                match_: crate::flows::NormMatch::new(&fm.match_),
-                priority: fm.priority,
-            }
+            crate::flows::FlowKey::new(crate::flows::NormMatch::new(&fm.match_).view(), fm.priority)
         });
         let req = v13::multipart::FlowStatsRequest {
             table_id: fm.table_id,

@@ -41,7 +41,7 @@ mod norm;
 #[cfg(test)]
 mod tests;
 
-pub use norm::NormMatch;
+pub use norm::{NormMatch, NormRef};
 
 use datapath::pipeline::RuleId;
 use openflow::action::{port, Action, OFPG_ANY};
@@ -71,11 +71,33 @@ pub fn duration_since(since: u64, now: u64) -> (u32, u32) {
     (sec, (d % NS_PER_SEC) as u32)
 }
 
-/// What identifies a flow entry within its table: its normalised match and priority.
+/// What identifies a flow entry within its table: its normalised match and priority,
+/// in one allocation (the priority's two bytes, big-endian, then the normal form's), so
+/// that a key is 16 bytes in the table's B-tree. Keys order by priority, then match.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FlowKey {
-    pub match_: NormMatch,
-    pub priority: u16,
+    packed: Box<[u8]>,
+}
+
+impl FlowKey {
+    pub fn new(match_: NormRef<'_>, priority: u16) -> FlowKey {
+        let mut packed = Vec::with_capacity(2 + match_.0.len());
+        packed.extend_from_slice(&priority.to_be_bytes());
+        packed.extend_from_slice(match_.0);
+        FlowKey { packed: packed.into_boxed_slice() }
+    }
+
+    /// The normalised match.
+    pub fn match_(&self) -> NormRef<'_> {
+        NormRef(self.packed.get(2..).unwrap_or_default())
+    }
+
+    pub fn priority(&self) -> u16 {
+        match self.packed.first_chunk::<2>() {
+            Some(p) => u16::from_be_bytes(*p),
+            None => 0,
+        }
+    }
 }
 
 /// A match kept as its wire bytes (an `ofp_match` with its OXM TLVs, without padding):
@@ -117,14 +139,14 @@ pub enum SentMatch {
 
 impl SentMatch {
     /// How to keep `m`, whose normal form is `norm`.
-    pub fn new(m: &Match, norm: &NormMatch) -> SentMatch {
+    pub fn new(m: &Match, norm: NormRef<'_>) -> SentMatch {
         match Self::ranked(m, norm) {
             Some(s) if s.get(norm) == *m => s,
             _ => SentMatch::Packed(PackedMatch::new(m)),
         }
     }
 
-    fn ranked(m: &Match, norm: &NormMatch) -> Option<SentMatch> {
+    fn ranked(m: &Match, norm: NormRef<'_>) -> Option<SentMatch> {
         let headers: Vec<u32> = norm.headers().collect();
         let n = m.fields.len();
         if n > 15 || headers.len() != n {
@@ -139,7 +161,7 @@ impl SentMatch {
     }
 
     /// The match as sent, given the normal form of the key it is stored under.
-    pub fn get(&self, norm: &NormMatch) -> Match {
+    pub fn get(&self, norm: NormRef<'_>) -> Match {
         match self {
             SentMatch::Packed(p) => p.get(),
             SentMatch::Ranks(ranks) => {
@@ -152,8 +174,8 @@ impl SentMatch {
 }
 
 /// One flow entry as the controller installed it.
-/// Invariant: `FlowKey { match_: NormMatch::new(&self.match_(key)), priority:
-/// self.priority }` is `key`, the key it is stored under.
+/// Invariant: `FlowKey::new(NormMatch::new(&self.match_(key)).view(), self.priority)`
+/// is `key`, the key it is stored under.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlowEntry {
     /// The match as the flow-mod that installed the entry sent it (for flow-removed and
@@ -186,7 +208,7 @@ impl FlowEntry {
     /// The match as the flow-mod that installed the entry sent it; `key` is the key the
     /// entry is stored under.
     pub fn match_(&self, key: &FlowKey) -> Match {
-        self.sent.get(&key.match_)
+        self.sent.get(key.match_())
     }
 
     fn actions(&self) -> impl Iterator<Item = &Action> {
@@ -359,8 +381,8 @@ struct Selector {
 impl Selector {
     fn selects(&self, key: &FlowKey, e: &FlowEntry) -> bool {
         let by_match = match self.strict {
-            Some(p) => key.priority == p && key.match_ == self.match_,
-            None => self.match_.covers(&key.match_),
+            Some(p) => key.priority() == p && key.match_() == self.match_.view(),
+            None => self.match_.covers(key.match_()),
         };
         by_match
             && e.cookie_matches(self.cookie, self.cookie_mask)
@@ -470,24 +492,25 @@ impl FlowTables {
     ) -> Result<Vec<FlowChange>, OfpError> {
         let instructions = self.instructions.get(&fm.instructions);
         let table = &mut self.tables[usize::from(fm.table_id)];
-        let key = FlowKey { match_, priority: fm.priority };
+        let key = FlowKey::new(match_.view(), fm.priority);
         if fm.flags & flow_mod_flags::CHECK_OVERLAP != 0 {
-            if let Some(k) =
-                table.keys().find(|k| k.priority == key.priority && k.match_.overlaps(&key.match_))
+            if let Some(k) = table
+                .keys()
+                .find(|k| k.priority() == key.priority() && k.match_().overlaps(key.match_()))
             {
                 return Err(OfpError::new(
                     ErrorKind::FLOW_MOD_FAILED_OVERLAP,
                     format!(
                         "table {}: an entry of priority {} overlaps the new one{}",
                         fm.table_id,
-                        k.priority,
+                        k.priority(),
                         if *k == key { " (identical match)" } else { "" }
                     ),
                 ));
             }
         }
         let mut entry = Box::new(FlowEntry {
-            sent: SentMatch::new(&fm.match_, &key.match_),
+            sent: SentMatch::new(&fm.match_, key.match_()),
             priority: fm.priority,
             cookie: fm.cookie,
             idle_timeout: fm.idle_timeout,
@@ -534,7 +557,7 @@ impl FlowTables {
             changes.push(FlowChange::Modify { table: table_id, key: key.clone(), reset_counts });
         };
         if sel.strict.is_some() {
-            let key = FlowKey { match_: sel.match_.clone(), priority: fm.priority };
+            let key = FlowKey::new(sel.match_.view(), fm.priority);
             if let Some(e) = table.get_mut(&key) {
                 if sel.selects(&key, e) {
                     update(&key, e);

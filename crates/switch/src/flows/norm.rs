@@ -134,19 +134,46 @@ impl NormMatch {
         NormMatch { packed: packed.into_boxed_slice() }
     }
 
+    /// The normal form, borrowed.
+    pub fn view(&self) -> NormRef<'_> {
+        NormRef(&self.packed)
+    }
+
     /// The bytes of the packed form.
     #[cfg(test)]
     pub(crate) fn packed_len(&self) -> usize {
         self.packed.len()
     }
 
+    /// Whether the match has no constraints (matches every packet).
+    pub fn is_empty(&self) -> bool {
+        self.packed.is_empty()
+    }
+
+    /// As [`NormRef::covers`].
+    pub fn covers(&self, other: NormRef<'_>) -> bool {
+        self.view().covers(other)
+    }
+
+    /// As [`NormRef::overlaps`].
+    pub fn overlaps(&self, other: NormRef<'_>) -> bool {
+        self.view().overlaps(other)
+    }
+}
+
+/// A normal form, borrowed: a [`NormMatch`]'s bytes, or the match part of a
+/// [`FlowKey`](super::FlowKey)'s. Two are equal exactly when they are the same match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NormRef<'a>(pub(super) &'a [u8]);
+
+impl<'a> NormRef<'a> {
     /// The match these constraints make, its TLVs in the order `ranks` gives: the
     /// `i`-th TLV is the constraint of rank `ranks[i]` in header order (all of them, in
     /// header order, when `ranks` is `None`), each with its mask unless it is full.
     /// `None` if `ranks` names a constraint that is not there, or the bytes do not decode.
-    pub(crate) fn to_match(&self, ranks: Option<&[u8]>) -> Option<Match> {
+    pub(crate) fn to_match(self, ranks: Option<&[u8]>) -> Option<Match> {
         let words: Vec<&[u8]> = self.words().collect();
-        let mut tlvs = Vec::with_capacity(4 + self.packed.len() * 2);
+        let mut tlvs = Vec::with_capacity(4 + self.0.len() * 2);
         tlvs.extend_from_slice(&[0, 1, 0, 0]);
         let all: Vec<u8> = (0..words.len()).map(|i| i as u8).collect();
         for &r in ranks.unwrap_or(&all) {
@@ -167,8 +194,8 @@ impl NormMatch {
     }
 
     /// Each constraint's stored bytes (word, value, mask if not full), in header order.
-    fn words(&self) -> impl Iterator<Item = &[u8]> {
-        let mut rest: &[u8] = &self.packed;
+    fn words(self) -> impl Iterator<Item = &'a [u8]> {
+        let mut rest: &'a [u8] = self.0;
         std::iter::from_fn(move || {
             let head = rest.first_chunk::<4>()?;
             let word = u32::from_be_bytes(*head);
@@ -181,27 +208,27 @@ impl NormMatch {
     }
 
     /// The headers of the constraints, in order.
-    pub(crate) fn headers(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn headers(self) -> impl Iterator<Item = u32> + 'a {
         self.constraints().map(|c| c.header)
     }
 
     /// Whether the match has no constraints (matches every packet).
-    pub fn is_empty(&self) -> bool {
-        self.packed.is_empty()
+    pub fn is_empty(self) -> bool {
+        self.0.is_empty()
     }
 
-    fn constraints(&self) -> Constraints<'_> {
-        Constraints(&self.packed)
+    fn constraints(self) -> Constraints<'a> {
+        Constraints(self.0)
     }
 
-    fn get(&self, header: u32) -> Option<Constraint<'_>> {
+    fn get(self, header: u32) -> Option<Constraint<'a>> {
         self.constraints().take_while(|c| c.header <= header).find(|c| c.header == header)
     }
 
     /// Whether every packet `other` matches is matched by `self`: `other` is at least as
     /// specific as `self` in every field `self` constrains. This is how non-strict modify
     /// and delete, and flow-stats requests, select entries (spec §6.4).
-    pub fn covers(&self, other: &NormMatch) -> bool {
+    pub fn covers(self, other: NormRef<'_>) -> bool {
         self.constraints().all(|c| {
             other.get(c.header).is_some_and(|o| {
                 o.value.len() == c.value.len()
@@ -214,7 +241,7 @@ impl NormMatch {
     /// Whether some packet could match both: in every field both constrain, the values
     /// agree on the bits both masks care about. (Fields only one constrains leave the
     /// other free.)
-    pub fn overlaps(&self, other: &NormMatch) -> bool {
+    pub fn overlaps(self, other: NormRef<'_>) -> bool {
         self.constraints().all(|c| match other.get(c.header) {
             None => true,
             Some(o) => {
