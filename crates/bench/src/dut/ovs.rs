@@ -233,6 +233,11 @@ impl Ovs {
         ["vs.pid", "ovsdb.pid"].iter().filter_map(|f| read_pid(&self.dir.join(f))).collect()
     }
 
+    /// ovs-vswitchd's PID (if its pidfile is there).
+    pub fn vswitchd_pid(&self) -> Option<u32> {
+        read_pid(&self.dir.join("vs.pid"))
+    }
+
     /// The device's namespace.
     pub fn namespace(&self) -> &str {
         &self.ns.name

@@ -273,6 +273,16 @@ pub struct Point {
     /// Flow table modifications applied per second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow_mods_per_s: Option<Summary>,
+    /// The table-size experiment: the resident memory of the device's process once its
+    /// rules were loaded, in MiB (ovs-vswitchd's for Open vSwitch; for peregrine, which
+    /// runs inside the harness, the harness process's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_mib: Option<Summary>,
+    /// The table-size experiment: what each rule beyond the smallest table's cost in
+    /// resident memory, in bytes: `(rss - rss at the smallest size) / (rules - smallest
+    /// size)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_rule: Option<Summary>,
 }
 
 /// Where the device's CPUs spent their busy time, in nanoseconds per forwarded packet,
@@ -308,11 +318,15 @@ pub enum Metric {
     PacketTime,
     Cpu,
     FlowMods,
+    /// The device process's resident memory.
+    Rss,
+    /// Resident memory per rule, from `Rss`.
+    BytesPerRule,
 }
 
 impl Metric {
     /// Every metric, in the order a report's columns list them.
-    pub const ALL: [Metric; 7] = [
+    pub const ALL: [Metric; 9] = [
         Metric::Forwarded,
         Metric::Offered,
         Metric::Loss,
@@ -320,6 +334,8 @@ impl Metric {
         Metric::PacketTime,
         Metric::Cpu,
         Metric::FlowMods,
+        Metric::Rss,
+        Metric::BytesPerRule,
     ];
 
     /// The metric's value at `p`, if measured.
@@ -332,6 +348,8 @@ impl Metric {
             Metric::PacketTime => p.packet_time_us,
             Metric::Cpu => p.cpu_ns_per_pkt,
             Metric::FlowMods => p.flow_mods_per_s,
+            Metric::Rss => p.rss_mib,
+            Metric::BytesPerRule => p.bytes_per_rule,
         }
     }
 
@@ -345,6 +363,8 @@ impl Metric {
             Metric::PacketTime => "per-packet time (µs)",
             Metric::Cpu => "CPU (ns/pkt)",
             Metric::FlowMods => "flow mods/s",
+            Metric::Rss => "device RSS (MiB)",
+            Metric::BytesPerRule => "bytes/rule (RSS)",
         }
     }
 

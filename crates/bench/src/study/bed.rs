@@ -99,6 +99,18 @@ pub struct Bed {
 }
 
 impl Bed {
+    /// The resident memory of the device's process in MiB: ovs-vswitchd's for Open
+    /// vSwitch, this process's for peregrine (which runs in it); `None` for the kernel's
+    /// devices and the ceiling.
+    pub fn device_rss_mib(&self) -> Option<f64> {
+        let pid = match self.device.as_ref()? {
+            Device::Peregrine(_) => std::process::id(),
+            Device::Other(Running::Ovs(o)) => o.vswitchd_pid()?,
+            Device::Other(_) => return None,
+        };
+        rss_kib(pid).map(|k| k as f64 / 1024.0)
+    }
+
     /// Builds a bed for `dut` (none: the ceiling) with `inputs` input hosts (1 or 2),
     /// loaded with what `load` makes of the input hosts and the sink host.
     pub fn new(ctx: &Ctx, dut: Option<Dut>, inputs: usize, load: &LoadFn) -> Result<Bed, String> {
@@ -279,6 +291,12 @@ impl Bed {
     pub fn name(&self) -> &str {
         self.topo.prefix()
     }
+}
+
+/// Process `pid`'s resident set size (`VmRSS`), in KiB.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.split_whitespace().next()?.parse().ok()
 }
 
 fn parse_ip(s: &str) -> Result<Ipv4Addr, String> {

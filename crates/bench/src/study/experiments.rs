@@ -174,6 +174,8 @@ pub(super) fn point(x: f64, runs: &[Measured]) -> Point {
         packet_time_us: None,
         queue_shares: queue_shares(runs),
         flow_mods_per_s: None,
+        rss_mib: None,
+        bytes_per_rule: None,
     }
 }
 
@@ -545,6 +547,20 @@ pub(super) fn packet_time_text(
     }
 }
 
+/// Fills in each point's resident bytes per rule beyond the smallest table's (the first
+/// point with a memory reading).
+fn per_rule_memory(points: &mut [Point]) {
+    let Some((x0, r0)) = points.iter().find_map(|p| Some((p.x, p.rss_mib?.median))) else {
+        return;
+    };
+    for p in points.iter_mut().filter(|p| p.x > x0) {
+        if let Some(r) = p.rss_mib {
+            let bytes = (r.median - r0) * 1024.0 * 1024.0 / (p.x - x0);
+            p.bytes_per_rule = Summary::of(&[bytes]);
+        }
+    }
+}
+
 fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
     let kind = ExperimentKind::TableSize;
     let sizes = ctx.opts.table_sizes.clone();
@@ -578,6 +594,7 @@ fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
                 })
             })?;
             ctx.progress(&format!("  {n} rules loaded in {:.1} s", t.elapsed().as_secs_f64()));
+            let rss = bed.device_rss_mib();
             let flows: Vec<FlowHeader> = match dut {
                 Dut::Router if routes > 0 => {
                     let base = bed.flows(0, Spread::DstIps, 1, SPACE, SEED)?[0];
@@ -590,14 +607,17 @@ fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
                 Dut::Bridge | Dut::BridgeStatic => bed.flows(0, Spread::DstMacs, n, SPACE, SEED)?,
                 _ => bed.flows(0, Spread::UdpPorts, n, SPACE, SEED)?,
             };
-            points.push(flat_point(ctx, &bed, &frames(&flows, 64), n as f64, "rules")?);
+            let mut p = flat_point(ctx, &bed, &frames(&flows, 64), n as f64, "rules")?;
+            p.rss_mib = rss.and_then(|r| Summary::of(&[r]));
+            points.push(p);
         }
+        per_rule_memory(&mut points);
         Ok(points)
     });
     Ok(Experiment {
         kind,
         note: note(
-            "64 B frames flat out; N rules and N random flows that all hit them: exact 5-tuple flows for OpenFlow devices (random UDP ports), static FDB entries for the bridge (random destination MACs), routes for the router (/24 and /32 prefixes, random destinations inside).".into(),
+            "64 B frames flat out; N rules and N random flows that all hit them: exact 5-tuple flows for OpenFlow devices (random UDP ports), static FDB entries for the bridge (random destination MACs), routes for the router (/24 and /32 prefixes, random destinations inside). Device RSS is read once the rules are loaded (ovs-vswitchd's; peregrine's is the harness process's, which runs it, and may reuse memory an earlier, smaller table freed); bytes/rule is its growth over the smallest table's, per rule.".into(),
             &failed,
         ),
         ceiling: Vec::new(),
@@ -936,6 +956,23 @@ fn zero_loss(ctx: &mut Ctx) -> Result<Experiment, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_per_rule_is_growth_over_the_smallest_table() {
+        let at = |x: f64, rss: Option<f64>| Point {
+            x,
+            rss_mib: rss.map(Summary::single),
+            ..Point::default()
+        };
+        let mut points = vec![at(1.0, Some(30.0)), at(1025.0, Some(31.0)), at(2049.0, None)];
+        per_rule_memory(&mut points);
+        assert_eq!(points[0].bytes_per_rule, None);
+        assert_eq!(points[1].bytes_per_rule.map(|s| s.median), Some(1024.0));
+        assert_eq!(points[2].bytes_per_rule, None, "no reading, no figure");
+        let mut none = vec![at(1.0, None), at(8.0, None)];
+        per_rule_memory(&mut none);
+        assert!(none.iter().all(|p| p.bytes_per_rule.is_none()));
+    }
 
     #[test]
     fn packet_time_is_each_run_less_the_wire_and_keeps_its_sign() {
