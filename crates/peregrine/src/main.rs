@@ -57,26 +57,35 @@ enum Command {
     Bench(bench_cmd::BenchCommand),
 }
 
+/// Turns jemalloc's background thread on: freed memory goes back to the system within
+/// seconds, even while idle.
+fn give_memory_back() {
+    if let Err(e) = tikv_jemalloc_ctl::background_thread::write(true) {
+        eprintln!("peregrine: memory is given back only while busy: {e}");
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run(flags) => {
-            // Freed memory goes back to the system within seconds, even while idle.
-            if let Err(e) = tikv_jemalloc_ctl::background_thread::write(true) {
-                eprintln!("peregrine: memory is given back only while busy: {e}");
-            }
+            give_memory_back();
             runner::run::main(&flags)
         }
         Command::Demo(args) => demo::main(&args),
         Command::Ctl(args) => ctl::main(&args),
         Command::Trace(args) => trace_cmd::main(&args),
-        Command::Bench(b) => match bench_cmd::run(b) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("peregrine bench: {e}");
-                ExitCode::FAILURE
+        Command::Bench(b) => {
+            // The study runs peregrine in this process and reads its memory as `run`'s.
+            give_memory_back();
+            match bench_cmd::run(b) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("peregrine bench: {e}");
+                    ExitCode::FAILURE
+                }
             }
-        },
+        }
         Command::OfpParse { file, roundtrip } => {
             let bytes = match std::fs::read(&file) {
                 Ok(b) => b,

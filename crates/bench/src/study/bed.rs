@@ -18,7 +18,7 @@
 //! Field order matters: the device is dropped (stopped) before the topology under it.
 
 use std::net::Ipv4Addr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::dut::{Running, Setup, Target, NOBODY};
 use crate::method::cpu::{self, Thresholds};
@@ -101,14 +101,27 @@ pub struct Bed {
 impl Bed {
     /// The resident memory of the device's process in MiB: ovs-vswitchd's for Open
     /// vSwitch, this process's for peregrine (which runs in it); `None` for the kernel's
-    /// devices and the ceiling.
+    /// devices and the ceiling. Read once it has settled: memory the loading freed (the
+    /// rule texts, the change log) goes back to the system over a few seconds, and the
+    /// reading waits until it stops falling (at most [`SETTLE_MAX`]).
     pub fn device_rss_mib(&self) -> Option<f64> {
         let pid = match self.device.as_ref()? {
             Device::Peregrine(_) => std::process::id(),
             Device::Other(Running::Ovs(o)) => o.vswitchd_pid()?,
             Device::Other(_) => return None,
         };
-        rss_kib(pid).map(|k| k as f64 / 1024.0)
+        let start = Instant::now();
+        let mut last = rss_kib(pid)?;
+        let mut steady_since = Instant::now();
+        while start.elapsed() < SETTLE_MAX && steady_since.elapsed() < SETTLE_STEADY {
+            std::thread::sleep(Duration::from_millis(250));
+            let now = rss_kib(pid)?;
+            if now + now / 200 < last {
+                steady_since = Instant::now();
+            }
+            last = now;
+        }
+        Some(last as f64 / 1024.0)
     }
 
     /// Builds a bed for `dut` (none: the ceiling) with `inputs` input hosts (1 or 2),
@@ -292,6 +305,11 @@ impl Bed {
         self.topo.prefix()
     }
 }
+
+/// The longest a memory reading waits for the device's memory to settle.
+pub const SETTLE_MAX: Duration = Duration::from_secs(20);
+/// How long memory must not fall (by more than 0.5 %) to count as settled.
+const SETTLE_STEADY: Duration = Duration::from_secs(3);
 
 /// Process `pid`'s resident set size (`VmRSS`), in KiB.
 fn rss_kib(pid: u32) -> Option<u64> {

@@ -617,7 +617,7 @@ fn table_size(ctx: &mut Ctx) -> Result<Experiment, String> {
     Ok(Experiment {
         kind,
         note: note(
-            "64 B frames flat out; N rules and N random flows that all hit them: exact 5-tuple flows for OpenFlow devices (random UDP ports), static FDB entries for the bridge (random destination MACs), routes for the router (/24 and /32 prefixes, random destinations inside). Device RSS is read once the rules are loaded (ovs-vswitchd's; peregrine's is the harness process's, which runs it, and may reuse memory an earlier, smaller table freed); bytes/rule is its growth over the smallest table's, per rule.".into(),
+            "64 B frames flat out; N rules and N random flows that all hit them: exact 5-tuple flows for OpenFlow devices (random UDP ports), static FDB entries for the bridge (random destination MACs), routes for the router (/24 and /32 prefixes, random destinations inside). Device RSS is read once the rules are loaded and it has stopped falling (ovs-vswitchd's; peregrine's is the harness process's, which runs it); bytes/rule is its growth over the smallest table's, per rule.".into(),
             &failed,
         ),
         ceiling: Vec::new(),
