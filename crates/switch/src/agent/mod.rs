@@ -128,6 +128,10 @@ pub struct AgentConfig {
     pub buffers: usize,
     /// How long a buffered packet is kept.
     pub buffer_timeout_ns: u64,
+    /// Flow entries past which the log says how many there are (and at each doubling).
+    pub flow_soft_limit: usize,
+    /// Connections past which the log says how many there are (and at each doubling).
+    pub connection_soft_limit: usize,
 }
 
 impl Default for AgentConfig {
@@ -146,6 +150,8 @@ impl Default for AgentConfig {
             },
             buffers: 256,
             buffer_timeout_ns: 5_000_000_000,
+            flow_soft_limit: 1_000_000,
+            connection_soft_limit: 256,
         }
     }
 }
@@ -202,6 +208,9 @@ pub struct Agent {
     port_control: Option<Box<dyn PortControl>>,
     /// What the log should say of the connections.
     notices: notice::Notices,
+    /// The soft limits on flow entries and connections (see [`AgentConfig`]).
+    flow_limit: notice::SoftLimit,
+    connection_limit: notice::SoftLimit,
     /// Packet-outs of the request being handled that the workers could not take yet
     /// (they go to its connection's `stalled`).
     stalled: Vec<Outputs>,
@@ -243,6 +252,8 @@ impl Agent {
             fast_path: None,
             port_control: None,
             notices: notice::Notices::default(),
+            flow_limit: notice::SoftLimit::new(cfg.flow_soft_limit),
+            connection_limit: notice::SoftLimit::new(cfg.connection_soft_limit),
             stalled: Vec::new(),
             stall_retry_at: None,
             cfg,
@@ -295,7 +306,22 @@ impl Agent {
     pub fn flow_mod(&mut self, fm: &FlowMod, now: u64) -> Result<(), OfpError> {
         self.flow_mod_unpublished(fm, now)?;
         self.publish();
+        self.note_growth(now);
         Ok(())
+    }
+
+    /// Tells the log when the flow entries or the connections pass their soft limits.
+    fn note_growth(&mut self, now: u64) {
+        let flows = self.flows.flows().len();
+        if self.flow_limit.check(flows) {
+            let limit = self.flow_limit.limit();
+            self.notices.push(Notice::Grown { what: "flow entries", count: flows, limit }, now);
+        }
+        let conns = self.sessions.len();
+        if self.connection_limit.check(conns) {
+            let limit = self.connection_limit.limit();
+            self.notices.push(Notice::Grown { what: "connections", count: conns, limit }, now);
+        }
     }
 
     /// [`Agent::flow_mod`] without the publish (a caller applying many publishes once).
@@ -315,6 +341,7 @@ impl Agent {
         self.next_session += 1;
         let conn = Connection::new(self.facts(), self.cfg.timing, now);
         self.sessions.insert(id, Session::new(conn, kind, peer.to_string(), now));
+        self.note_growth(now);
         id
     }
 
@@ -422,6 +449,7 @@ impl Agent {
         self.pace(id, now);
         self.note_refused(id, now);
         self.publish();
+        self.note_growth(now);
     }
 
     /// Tells the log of the last malformed message connection `id` sent, if any since.

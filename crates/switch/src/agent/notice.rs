@@ -41,6 +41,9 @@ pub enum Notice {
     Malformed { peer: String, why: String },
     /// A packet-out's packets were dropped: the workers will never take them.
     PacketOutLost { why: String },
+    /// The switch holds `count` of `what` (plural noun), past its soft limit `limit`
+    /// (said when the limit is reached and at each doubling past it).
+    Grown { what: &'static str, count: usize, limit: usize },
     /// The window's lines are spent: the next ones are left out (and counted).
     Throttled,
     /// `n` notices were left out by the rate limit.
@@ -76,6 +79,10 @@ impl fmt::Display for Notice {
                 write!(f, "connection {peer}: malformed message refused ({why})")
             }
             Notice::PacketOutLost { why } => write!(f, "a packet-out was dropped: {why}"),
+            Notice::Grown { what, count, limit } => write!(
+                f,
+                "{count} {what}, past the soft limit of {limit} (said again at each doubling)"
+            ),
             Notice::Throttled => write!(
                 f,
                 "more than {BURST} connection log lines this minute: the rest of the minute's \
@@ -103,6 +110,41 @@ fn role_name(r: ControllerRole) -> String {
         ControllerRole::Master => "master".into(),
         ControllerRole::Slave => "slave".into(),
         ControllerRole::Unknown(n) => format!("{n}"),
+    }
+}
+
+/// A soft limit on how much of something the switch holds: [`SoftLimit::check`] says
+/// when the count first reaches the limit, then at each doubling past it; once the count
+/// falls below a quarter of the next level, the level comes back down (never below the
+/// limit), so that growing again is said again.
+#[derive(Clone, Copy, Debug)]
+pub struct SoftLimit {
+    limit: usize,
+    next: usize,
+}
+
+impl SoftLimit {
+    pub const fn new(limit: usize) -> SoftLimit {
+        SoftLimit { limit, next: limit }
+    }
+
+    /// The limit.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Whether `count` reached a level not said yet (and takes note).
+    pub fn check(&mut self, count: usize) -> bool {
+        if count >= self.next {
+            while self.next <= count {
+                self.next = self.next.saturating_mul(2).max(1);
+            }
+            return true;
+        }
+        while self.next > self.limit && count < self.next / 4 {
+            self.next /= 2;
+        }
+        false
     }
 }
 
@@ -187,6 +229,22 @@ mod tests {
         for (n, want) in lines {
             assert_eq!(n.to_string(), want);
         }
+    }
+
+    #[test]
+    fn a_soft_limit_speaks_at_the_limit_and_each_doubling_and_again_after_a_fall() {
+        let mut l = SoftLimit::new(100);
+        let said: Vec<usize> =
+            [10, 99, 100, 150, 199, 200, 450, 800].into_iter().filter(|&n| l.check(n)).collect();
+        assert_eq!(said, vec![100, 200, 450, 800]);
+        assert!(!l.check(1000) && !l.check(500), "1600 is the next level");
+        assert!(!l.check(10), "a fall says nothing");
+        assert!(l.check(100), "growing again past the limit is said again");
+        let n = Notice::Grown { what: "flows", count: 1_048_576, limit: 1_000_000 };
+        assert_eq!(
+            n.to_string(),
+            "1048576 flows, past the soft limit of 1000000 (said again at each doubling)"
+        );
     }
 
     #[test]

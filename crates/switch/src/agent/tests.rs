@@ -754,3 +754,31 @@ fn the_error_counter_counts_every_error_sent_also_on_closed_connections() {
     r.agent.remove(other, 0);
     assert_eq!(r.agent.counters().errors_sent, 3, "the closed connection's error still counts");
 }
+
+#[test]
+fn the_log_says_when_flows_and_connections_pass_their_soft_limits() {
+    let cfg = AgentConfig { flow_soft_limit: 3, connection_soft_limit: 2, ..Default::default() };
+    let mut r = Rig::with(cfg);
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    let said = |r: &mut Rig| -> Vec<String> {
+        std::iter::from_fn(|| r.agent.poll_notice())
+            .map(|n| n.to_string())
+            .filter(|l| l.contains("soft limit"))
+            .collect()
+    };
+    for i in 0..7 {
+        r.flow(c, &format!("priority={i},actions=output:2"), FlowModCommand::Add);
+    }
+    assert_eq!(
+        said(&mut r),
+        vec![
+            "3 flow entries, past the soft limit of 3 (said again at each doubling)",
+            "6 flow entries, past the soft limit of 3 (said again at each doubling)",
+        ]
+    );
+    r.connect(SessionKind::Controller, OFP13_VERSION);
+    assert_eq!(
+        said(&mut r),
+        vec!["2 connections, past the soft limit of 2 (said again at each doubling)"]
+    );
+}
