@@ -195,7 +195,9 @@ impl World {
                 Err(e) => panic!("connection {c}: the switch sent bytes that do not frame: {e}"),
             };
             let f = Frame::decode(m).unwrap_or_else(|e| {
-                panic!("connection {c}: the switch sent a message that does not decode: {e}: {m:02x?}")
+                panic!(
+                    "connection {c}: the switch sent a message that does not decode: {e}: {m:02x?}"
+                )
             });
             if f.xid > FIRST_XID && f.xid < conn.barrier_done {
                 panic!(
@@ -203,10 +205,13 @@ impl World {
                     conn.barrier_done
                 );
             }
-            if let Message::V13(v13::Message::BarrierReply) | Message::V10(openflow::v10::Message::BarrierReply) = &f.message {
+            if let Message::V13(v13::Message::BarrierReply)
+            | Message::V10(openflow::v10::Message::BarrierReply) = &f.message
+            {
                 conn.barrier_done = conn.barrier_done.max(f.xid);
             }
-            if let Message::V13(v13::Message::Error(ErrorMsg::Standard { kind, data })) = &f.message {
+            if let Message::V13(v13::Message::Error(ErrorMsg::Standard { kind, data })) = &f.message
+            {
                 if *kind == ErrorKind::BUNDLE_FAILED_TIMEOUT && data.is_empty() {
                     conn.bundles.retain(|_, b| b.0 + BUNDLE_IDLE_NS > now);
                 }
@@ -238,7 +243,9 @@ impl World {
         let bytes = if version == openflow::OFP10_VERSION {
             Frame::v10(xid, openflow::v10::Message::BarrierRequest).encode().unwrap()
         } else {
-            Frame { version, xid, message: Message::V13(v13::Message::BarrierRequest) }.encode().unwrap()
+            Frame { version, xid, message: Message::V13(v13::Message::BarrierRequest) }
+                .encode()
+                .unwrap()
         };
         self.agent.receive(id, &bytes, self.now);
         let got = self.read(c);
@@ -246,13 +253,15 @@ impl World {
             self.drain_all();
             return None;
         }
-        let pos = got.iter().position(|f| f.xid == xid).unwrap_or_else(|| {
-            panic!("connection {c}: barrier {xid} not answered: {got:?}")
-        });
+        let pos = got
+            .iter()
+            .position(|f| f.xid == xid)
+            .unwrap_or_else(|| panic!("connection {c}: barrier {xid} not answered: {got:?}"));
         assert!(
             matches!(
                 got[pos].message,
-                Message::V13(v13::Message::BarrierReply) | Message::V10(openflow::v10::Message::BarrierReply)
+                Message::V13(v13::Message::BarrierReply)
+                    | Message::V10(openflow::v10::Message::BarrierReply)
             ),
             "connection {c}: barrier {xid} answered with {:?}",
             got[pos]
@@ -266,8 +275,17 @@ impl World {
     }
 
     fn error_for(got: &[Frame], xid: u32) -> bool {
-        got.iter().any(|f| {
-            f.xid == xid && matches!(f.message, Message::V13(v13::Message::Error(_)))
+        got.iter()
+            .any(|f| f.xid == xid && matches!(f.message, Message::V13(v13::Message::Error(_))))
+    }
+
+    /// The kind of the standard error answering `xid`, if any.
+    fn error_kind_for(got: &[Frame], xid: u32) -> Option<ErrorKind> {
+        got.iter().find_map(|f| match &f.message {
+            Message::V13(v13::Message::Error(ErrorMsg::Standard { kind, .. })) if f.xid == xid => {
+                Some(*kind)
+            }
+            _ => None,
         })
     }
 
@@ -302,7 +320,10 @@ impl World {
             }
         }
         if !answered {
-            assert!(self.agent.is_closed(self.conns[c].as_ref().unwrap().id), "flow stats not answered: {got:?}");
+            assert!(
+                self.agent.is_closed(self.conns[c].as_ref().unwrap().id),
+                "flow stats not answered: {got:?}"
+            );
             self.drain_all();
             return;
         }
@@ -330,17 +351,29 @@ impl World {
                     return Ok(());
                 }
                 let version = *u.choose(&[1u8, 4, 5])?;
-                let kind = if u.ratio(1, 4)? { SessionKind::Management } else { SessionKind::Controller };
+                let kind =
+                    if u.ratio(1, 4)? { SessionKind::Management } else { SessionKind::Controller };
                 let id = self.agent.open(kind, "fuzz", self.now);
-                self.conns[c] = Some(Conn { id, version, framer: Framer::new(), bundles: BTreeMap::new(), barrier_done: 0 });
-                let mut hello = Frame::v13(0, v13::Message::Hello(v13::Hello::with_versions(&[version])))
-                    .encode()
-                    .unwrap();
+                self.conns[c] = Some(Conn {
+                    id,
+                    version,
+                    framer: Framer::new(),
+                    bundles: BTreeMap::new(),
+                    barrier_done: 0,
+                });
+                let mut hello =
+                    Frame::v13(0, v13::Message::Hello(v13::Hello::with_versions(&[version])))
+                        .encode()
+                        .unwrap();
                 hello[0] = version;
                 self.agent.receive(id, &hello, self.now);
                 let got = self.read(c);
                 assert!(
-                    got.first().is_some_and(|f| matches!(f.message, Message::V13(v13::Message::Hello(_)) | Message::V10(openflow::v10::Message::Hello(_)))),
+                    got.first().is_some_and(|f| matches!(
+                        f.message,
+                        Message::V13(v13::Message::Hello(_))
+                            | Message::V10(openflow::v10::Message::Hello(_))
+                    )),
                     "the switch did not say hello first: {got:?}"
                 );
                 self.drain_all();
@@ -360,15 +393,30 @@ impl World {
                 let Some(fm) = arb_flow_mod(u)? else { return Ok(()) };
                 let bid = u.int_in_range(1..=2u32)?;
                 let version = self.conns[c].as_ref().unwrap().version;
-                let inner = Frame { version, xid: self.xid + 1, message: Message::V13(v13::Message::FlowMod(fm.clone())) }
-                    .encode()
-                    .unwrap();
-                let add = BundleAdd { bundle_id: bid, flags: 3, message: inner, properties: Vec::new() };
+                let inner = Frame {
+                    version,
+                    xid: self.xid + 1,
+                    message: Message::V13(v13::Message::FlowMod(fm.clone())),
+                }
+                .encode()
+                .unwrap();
+                let add =
+                    BundleAdd { bundle_id: bid, flags: 3, message: inner, properties: Vec::new() };
                 let xid = self.send(c, v13::Message::BundleAdd(add));
                 let Some(got) = self.barrier(c) else { return Ok(()) };
                 let now = self.now;
+                // The switch's bundle counts as used by every add it takes up, refused
+                // messages included; not by one refused before (a slave's, or one past
+                // the connection's bundles).
+                let kind = Self::error_kind_for(&got, xid);
+                let untouched = matches!(
+                    kind,
+                    Some(ErrorKind::BAD_REQUEST_IS_SLAVE | ErrorKind::BUNDLE_FAILED_OUT_OF_BUNDLES)
+                );
                 if let Some(b) = self.conns[c].as_mut().and_then(|k| k.bundles.get_mut(&bid)) {
-                    b.0 = now;
+                    if !untouched {
+                        b.0 = now;
+                    }
                 }
                 if !Self::error_for(&got, xid) {
                     if let Some(conn) = self.conns[c].as_mut() {
@@ -388,13 +436,18 @@ impl World {
                     BundleCtrlType::CommitRequest,
                     BundleCtrlType::DiscardRequest,
                 ])?;
-                let m = BundleControl { bundle_id: bid, ctrl_type, flags: 3, properties: Vec::new() };
+                let m =
+                    BundleControl { bundle_id: bid, ctrl_type, flags: 3, properties: Vec::new() };
                 let xid = self.send(c, v13::Message::BundleControl(m));
                 let Some(got) = self.barrier(c) else { return Ok(()) };
                 let failed = Self::error_for(&got, xid);
                 let now = self.now;
                 let Some(conn) = self.conns[c].as_mut() else { return Ok(()) };
-                if let Some(b) = conn.bundles.get_mut(&bid) {
+                // Of the control messages only a close the switch takes counts as use
+                // (a refused open of an open bundle does not).
+                if let (Some(b), BundleCtrlType::CloseRequest, false) =
+                    (conn.bundles.get_mut(&bid), ctrl_type, failed)
+                {
                     b.0 = now;
                 }
                 match ctrl_type {
@@ -416,16 +469,26 @@ impl World {
             }
             4 => {
                 let Some(c) = self.live(u, true, false)? else { return Ok(()) };
-                let command = *u.choose(&[GroupModCommand::Add, GroupModCommand::Delete, GroupModCommand::Modify])?;
+                let command = *u.choose(&[
+                    GroupModCommand::Add,
+                    GroupModCommand::Delete,
+                    GroupModCommand::Modify,
+                ])?;
                 let group_id = u.int_in_range(1..=2u32)?;
-                let m = GroupMod { command, group_type: GroupType::All, group_id, buckets: Vec::new() };
+                let m =
+                    GroupMod { command, group_type: GroupType::All, group_id, buckets: Vec::new() };
                 self.send(c, v13::Message::GroupMod(m));
                 self.barrier(c);
                 self.check_model();
             }
             5 => {
                 let Some(c) = self.live(u, true, false)? else { return Ok(()) };
-                let role = *u.choose(&[ControllerRole::NoChange, ControllerRole::Equal, ControllerRole::Master, ControllerRole::Slave])?;
+                let role = *u.choose(&[
+                    ControllerRole::NoChange,
+                    ControllerRole::Equal,
+                    ControllerRole::Master,
+                    ControllerRole::Slave,
+                ])?;
                 let generation_id = u.int_in_range(0..=3u64)?;
                 self.send(c, v13::Message::RoleRequest(Role { role, generation_id }));
                 self.barrier(c);
@@ -438,7 +501,8 @@ impl World {
                 let got = self.read(c);
                 if !self.conns[c].as_ref().is_some_and(|k| self.agent.is_closed(k.id)) {
                     assert!(
-                        got.iter().any(|f| f.xid == xid && f.message == Message::V13(v13::Message::EchoReply(data.clone()))),
+                        got.iter().any(|f| f.xid == xid
+                            && f.message == Message::V13(v13::Message::EchoReply(data.clone()))),
                         "echo {xid} not answered with its data: {got:?}"
                     );
                 }
@@ -489,7 +553,13 @@ impl World {
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let mut w = World { agent: new_agent(), conns: [None, None, None], model: BTreeSet::new(), now: 0, xid: FIRST_XID };
+    let mut w = World {
+        agent: new_agent(),
+        conns: [None, None, None],
+        model: BTreeSet::new(),
+        now: 0,
+        xid: FIRST_XID,
+    };
     for _ in 0..64 {
         if u.is_empty() || w.step(&mut u).is_err() {
             break;
