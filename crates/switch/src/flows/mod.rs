@@ -117,10 +117,14 @@ impl PackedMatch {
     /// The match. (Its bytes came from [`Match::encode`], so they decode; were they not
     /// to, the match would read as empty.)
     pub fn get(&self) -> Match {
-        let mut padded = self.0.to_vec();
-        padded.resize(padded.len().next_multiple_of(8), 0);
-        Match::decode(&mut openflow::wire::Reader::new(&padded)).unwrap_or_default()
+        decode_unpadded(self.0.to_vec()).unwrap_or_default()
     }
+}
+
+/// The match whose `ofp_match` bytes, without their padding, are `bytes`.
+fn decode_unpadded(mut bytes: Vec<u8>) -> Option<Match> {
+    bytes.resize(bytes.len().next_multiple_of(8), 0);
+    Match::decode(&mut openflow::wire::Reader::new(&bytes)).ok()
 }
 
 /// How an entry keeps the match its flow-mod sent, which flow-removed, flow-stats and

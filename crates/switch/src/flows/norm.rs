@@ -16,6 +16,7 @@
 //! valid with `eth_type` and `ip_proto`, which the match must then carry itself.
 
 use openflow::match13::Match;
+use openflow::oxm::{OxmField, OXM_CLASS_BASIC};
 
 /// One field's constraint: a packet's field `p` satisfies it when `p & mask == value`.
 /// Invariants: `value.len() == mask.len()`, `value & !mask == 0`, mask not all zero.
@@ -79,11 +80,13 @@ fn full_mask(header: u32, w: usize) -> Option<&'static [u8]> {
 
 /// The meaningful bits of the fields narrower than their wire width, by header.
 fn narrow_mask(header: u32) -> Option<&'static [u8]> {
-    const OPENFLOW_BASIC: u32 = 0x8000 << 16;
-    match header {
-        h if h == OPENFLOW_BASIC | 6 << 9 => Some(&[0x1f, 0xff]),
-        h if h == OPENFLOW_BASIC | 28 << 9 => Some(&[0x00, 0x0f, 0xff, 0xff]),
-        h if h == OPENFLOW_BASIC | 39 << 9 => Some(&[0x01, 0xff]),
+    if header >> 16 != u32::from(OXM_CLASS_BASIC) {
+        return None;
+    }
+    match OxmField::ALL.get((header >> 9 & 0x7f) as usize)? {
+        OxmField::VlanVid => Some(&[0x1f, 0xff]),
+        OxmField::Ipv6Flabel => Some(&[0x00, 0x0f, 0xff, 0xff]),
+        OxmField::Ipv6Exthdr => Some(&[0x01, 0xff]),
         _ => None,
     }
 }
@@ -189,8 +192,7 @@ impl<'a> NormRef<'a> {
         }
         let len = u16::try_from(tlvs.len()).ok()?.to_be_bytes();
         tlvs[2..4].copy_from_slice(&len);
-        tlvs.resize(tlvs.len().next_multiple_of(8), 0);
-        Match::decode(&mut openflow::wire::Reader::new(&tlvs)).ok()
+        super::decode_unpadded(tlvs)
     }
 
     /// Each constraint's stored bytes (word, value, mask if not full), in header order.
