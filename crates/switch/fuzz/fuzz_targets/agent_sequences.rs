@@ -1,12 +1,18 @@
 //! Drives the sans-IO agent with a sequence of steps over up to three connections
 //! (open with a 1.0, 1.3 or 1.4 handshake; flow-mods, bundles, group-mods, role
-//! requests, echoes, barriers and length-correct raw messages; advancing time; closing)
-//! and checks after every step:
+//! requests, echoes, barriers and length-correct raw messages; flows enough for a
+//! dump of several parts, dumped while another connection deletes them; a client that stops reading (a flood of large echoes left unread) and later
+//! reads only part of what waits; advancing time; closing) and checks after every step:
 //!
 //! - nothing panics;
 //! - every byte the agent queues frames and decodes as an OpenFlow message;
-//! - every barrier is answered at once, and no reply to a request sent before a barrier
-//!   comes after that barrier's reply;
+//! - a connection with nothing left unsent takes input; one left unread past the
+//!   backlog limit takes none;
+//! - every barrier is answered once its connection's earlier output is read (at once
+//!   when it is read as it comes), and no reply to a request sent before a barrier comes
+//!   after that barrier's reply;
+//! - a connection left unread delays no other: an echo on a connection read as it comes
+//!   is answered at once;
 //! - the flow tables equal a model kept from the flow-mods (and committed bundles) the
 //!   switch did not refuse: after every flow-mod, bundle message or raw message the
 //!   target sends a barrier, then dumps the flows over a 1.3/1.4 connection and compares
@@ -31,6 +37,7 @@ use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 use openflow::v13::group_mod::{GroupMod, GroupModCommand, GroupType};
 use openflow::v13::multipart::{
     FlowStatsRequest, MultipartReplyBody, MultipartRequest, MultipartRequestBody,
+    OFPMPF_REPLY_MORE,
 };
 use openflow::v13::role::{ControllerRole, Role};
 use openflow::v13::{self, ErrorMsg};
@@ -44,6 +51,8 @@ const BUNDLE_IDLE_NS: u64 = 10_000 * MS;
 /// The target's xids start above this; the switch numbers its own requests (echo) from 1,
 /// so replies are told from them by xid.
 const FIRST_XID: u32 = 1000;
+/// Flow entries per part of a dump.
+const DUMP_PART: usize = 4;
 
 /// A flow's identity in the model: table, priority and its match as sorted OXM TLVs.
 type Key = (u8, u16, Vec<Vec<u8>>);
@@ -65,6 +74,9 @@ struct Conn {
     bundles: BTreeMap<u32, (u64, Vec<FlowMod>)>,
     /// The xid of the last barrier answered.
     barrier_done: u32,
+    /// Whether the target leaves this connection's output unread (a stalled client) until
+    /// a step reads it in full.
+    unread: bool,
 }
 
 struct World {
@@ -124,7 +136,10 @@ fn new_agent() -> Agent {
     let table = PortTable::new(specs, 0);
     let config = DatapathConfig { ports: table.datapath_ports(), ..DatapathConfig::default() };
     let (dp, writer, _packet_ins) = Datapath::new(config, 64);
-    Agent::new(AgentConfig::default(), dp, writer, table, Box::new(Discard))
+    // Dumps of a few entries a part, so that the fuzzer's handfuls of flows make
+    // dumps of several parts.
+    let cfg = AgentConfig { dump_part: DUMP_PART, ..AgentConfig::default() };
+    Agent::new(cfg, dp, writer, table, Box::new(Discard))
 }
 
 /// A flow-mod from a small vocabulary, as ovs-ofctl text; `None` when the text does not
@@ -182,11 +197,41 @@ impl World {
         xid
     }
 
-    /// Every frame queued on connection `c`, decoded; checks barrier order.
+    /// Every frame queued on connection `c`, decoded; checks barrier order, and that a
+    /// connection with nothing left unsent takes input again.
     fn read(&mut self, c: usize) -> Vec<Frame> {
         let now = self.now;
         let Some(conn) = self.conns[c].as_mut() else { return Vec::new() };
         conn.framer.push(&self.agent.transmit_all(conn.id, now));
+        conn.unread = false;
+        assert!(
+            self.agent.is_closed(conn.id) || self.agent.wants_input(conn.id),
+            "connection {c}: all its output read, yet it takes no input"
+        );
+        self.frames(c)
+    }
+
+    /// Up to `n` of the messages queued on connection `c`, as a client that reads slowly
+    /// would take them; the connection stays unread.
+    fn read_some(&mut self, c: usize, n: usize) -> Vec<Frame> {
+        let now = self.now;
+        let Some(id) = self.conns[c].as_ref().map(|k| k.id) else { return Vec::new() };
+        let mut bytes = Vec::new();
+        for _ in 0..n {
+            match self.agent.poll_transmit(id) {
+                Some(m) => bytes.extend_from_slice(&m),
+                None => break,
+            }
+        }
+        self.agent.transmitted(id, bytes.len(), now);
+        self.conns[c].as_mut().unwrap().framer.push(&bytes);
+        self.frames(c)
+    }
+
+    /// The whole frames connection `c`'s framer holds, decoded; checks barrier order.
+    fn frames(&mut self, c: usize) -> Vec<Frame> {
+        let now = self.now;
+        let Some(conn) = self.conns[c].as_mut() else { return Vec::new() };
         let mut out = Vec::new();
         loop {
             let m = match conn.framer.next_message() {
@@ -221,10 +266,12 @@ impl World {
         out
     }
 
-    /// Reads every connection; forgets those the switch closed.
+    /// Reads every connection but those left unread; forgets those the switch closed.
     fn drain_all(&mut self) {
         for c in 0..3 {
-            self.read(c);
+            if self.conns[c].as_ref().is_some_and(|k| !k.unread) {
+                self.read(c);
+            }
             if let Some(conn) = &self.conns[c] {
                 if self.agent.is_closed(conn.id) {
                     self.agent.remove(conn.id, self.now);
@@ -289,11 +336,14 @@ impl World {
         })
     }
 
-    /// Dumps the flows over the first 1.3/1.4 connection and compares with the model.
+    /// Dumps the flows over a 1.3/1.4 connection (one read as it comes if there is one)
+    /// and compares with the model.
     fn check_model(&mut self) {
-        let Some(c) = (0..3).find(|&c| {
-            self.conns[c].as_ref().is_some_and(|k| k.version != openflow::OFP10_VERSION)
-        }) else {
+        let v13 = |k: &Conn| k.version != openflow::OFP10_VERSION;
+        let Some(c) = (0..3)
+            .find(|&c| self.conns[c].as_ref().is_some_and(|k| v13(k) && !k.unread))
+            .or_else(|| (0..3).find(|&c| self.conns[c].as_ref().is_some_and(v13)))
+        else {
             return;
         };
         let req = MultipartRequest {
@@ -344,7 +394,7 @@ impl World {
     }
 
     fn step(&mut self, u: &mut Unstructured) -> AResult<()> {
-        match u.int_in_range(0..=10u8)? {
+        match u.int_in_range(0..=13u8)? {
             0 => {
                 let c = u.int_in_range(0..=2usize)?;
                 if self.conns[c].is_some() {
@@ -360,6 +410,7 @@ impl World {
                     framer: Framer::new(),
                     bundles: BTreeMap::new(),
                     barrier_done: 0,
+                    unread: false,
                 });
                 let mut hello =
                     Frame::v13(0, v13::Message::Hello(v13::Hello::with_versions(&[version])))
@@ -531,6 +582,117 @@ impl World {
                 bytes.extend_from_slice(body);
                 self.agent.receive(id, &bytes, self.now);
                 self.barrier(c);
+                self.check_model();
+            }
+            11 => {
+                // A flood of echoes (behind up to two flow dumps) left unread: past the
+                // backlog limit the connection takes no more input, whatever it sends.
+                let Some(c) = self.live(u, true, false)? else { return Ok(()) };
+                let n = u.int_in_range(1..=24usize)?;
+                let len = *u.choose(&[0usize, 1000, 65_000])?;
+                let fill = u.arbitrary::<u8>()?;
+                let dumps = u.int_in_range(0..=2usize)?;
+                self.conns[c].as_mut().unwrap().unread = true;
+                let id = self.conns[c].as_ref().unwrap().id;
+                for i in 0..n {
+                    let m = if i < dumps {
+                        v13::Message::MultipartRequest(MultipartRequest {
+                            flags: 0,
+                            body: MultipartRequestBody::Flow(FlowStatsRequest::default()),
+                        })
+                    } else {
+                        v13::Message::EchoRequest(vec![fill; len])
+                    };
+                    self.send(c, m);
+                }
+                if (n - n.min(dumps)) * (len + 8) > switch::agent::BACKLOG_HIGH + len + 8
+                    && !self.agent.is_closed(id)
+                {
+                    assert!(
+                        !self.agent.wants_input(id),
+                        "connection {c}: {n} echoes of {len} bytes left unread, yet it takes input"
+                    );
+                }
+                self.drain_all();
+            }
+            12 => {
+                let Some(c) = self.live(u, false, false)? else { return Ok(()) };
+                if !self.conns[c].as_ref().unwrap().unread {
+                    return Ok(());
+                }
+                let n = u.int_in_range(1..=8usize)?;
+                self.read_some(c, n);
+                self.drain_all();
+            }
+            13 => {
+                // Flows enough for several dump parts, a dump of them read in part, the table emptied
+                // (from this or another connection) before the rest is read: the dump
+                // lists no entry twice, nothing that never existed, and every entry the
+                // delete left alone.
+                let Some(c) = self.live(u, true, false)? else { return Ok(()) };
+                let n = u.int_in_range(1..=3 * DUMP_PART as u32)?;
+                let k = u.int_in_range(0..=4usize)?;
+                let d = u.int_in_range(0..=2usize)?;
+                let mut sent = Vec::new();
+                for i in 0..n {
+                    let text = format!(
+                        "table=2,priority=5,ip,nw_src=10.1.{}.{},actions=output:1",
+                        i / 256,
+                        i % 256
+                    );
+                    let fm = parse_flow_mod(&text, FlowModCommand::Add).unwrap();
+                    sent.push((self.send(c, v13::Message::FlowMod(fm.clone())), fm));
+                }
+                let Some(got) = self.barrier(c) else { return Ok(()) };
+                for (xid, fm) in &sent {
+                    if !Self::error_for(&got, *xid) {
+                        apply(&mut self.model, fm);
+                    }
+                }
+                let before = self.model.clone();
+                self.conns[c].as_mut().unwrap().unread = true;
+                let req = MultipartRequest {
+                    flags: 0,
+                    body: MultipartRequestBody::Flow(FlowStatsRequest::default()),
+                };
+                let dump = self.send(c, v13::Message::MultipartRequest(req));
+                let mut got = self.read_some(c, k);
+                if self.conns[d].as_ref().is_some_and(|k| k.version != openflow::OFP10_VERSION) {
+                    let del = parse_flow_mod("table=2", FlowModCommand::Delete).unwrap();
+                    let xid = self.send(d, v13::Message::FlowMod(del.clone()));
+                    let Some(got_d) = self.barrier(d) else { return Ok(()) };
+                    if !Self::error_for(&got_d, xid) {
+                        apply(&mut self.model, &del);
+                    }
+                    if d == c {
+                        got.extend(got_d);
+                    }
+                }
+                got.extend(self.read(c));
+                let mut seen = BTreeSet::new();
+                let mut last = false;
+                for f in got.iter().filter(|f| f.xid == dump) {
+                    let Message::V13(v13::Message::MultipartReply(r)) = &f.message else {
+                        panic!("flow stats request answered with {f:?}")
+                    };
+                    assert!(!last, "dump goes on after its last part");
+                    last = r.flags & OFPMPF_REPLY_MORE == 0;
+                    let MultipartReplyBody::Flow(flows) = &r.body else {
+                        panic!("flow stats answered with {f:?}")
+                    };
+                    for s in flows {
+                        let k = (s.table_id, s.priority, norm(&s.match_));
+                        assert!(before.contains(&k), "dump lists {k:?}, never installed");
+                        assert!(seen.insert(k.clone()), "dump lists {k:?} twice");
+                    }
+                }
+                if self.conns[c].as_ref().is_some_and(|k| !self.agent.is_closed(k.id)) {
+                    assert!(last, "dump not finished once its connection was read");
+                    let kept: BTreeSet<_> = before.iter().filter(|k| k.0 != 2).cloned().collect();
+                    let missing: Vec<_> = kept.difference(&seen).collect();
+                    assert!(missing.is_empty(), "dump leaves out {missing:?}");
+                }
+                self.drain_all();
                 self.check_model();
             }
             9 => {

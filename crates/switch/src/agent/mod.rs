@@ -132,6 +132,9 @@ pub struct AgentConfig {
     pub flow_soft_limit: usize,
     /// Connections past which the log says how many there are (and at each doubling).
     pub connection_soft_limit: usize,
+    /// Flow entries per part of a flow-stats or aggregate reply ([`DUMP_PART`]; at least
+    /// 1): a part is made in one go, so smaller parts let other connections in sooner.
+    pub dump_part: usize,
 }
 
 impl Default for AgentConfig {
@@ -152,6 +155,7 @@ impl Default for AgentConfig {
             buffer_timeout_ns: 5_000_000_000,
             flow_soft_limit: 1_000_000,
             connection_soft_limit: 256,
+            dump_part: DUMP_PART,
         }
     }
 }

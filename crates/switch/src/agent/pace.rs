@@ -10,7 +10,7 @@
 //! about `BACKLOG_HIGH` plus what it sent, whatever it asks for.
 //!
 //! A flow-stats request (1.0, 1.3, 1.4) is a [`Dump`]: its reply is produced part by
-//! part ([`DUMP_PART`] entries, each part of one or more messages, all flagged
+//! part ([`DUMP_PART`] entries unless `AgentConfig::dump_part` says otherwise, each part of one or more messages, all flagged
 //! `REPLY_MORE` but the very last) as the backlog allows, the connection held until the
 //! last part is queued, so its later requests are answered after it, in order. Each
 //! part lists the entries that exist when it is made, after the last one sent: an entry
@@ -46,7 +46,7 @@ pub const BACKLOG_HIGH: usize = 1 << 20;
 pub const BACKLOG_LOW: usize = 256 << 10;
 /// Unsent bytes past which the connection is closed: its peer reads nothing.
 pub const BACKLOG_MAX: usize = 64 << 20;
-/// Flow entries per part of a flow-stats reply.
+/// Flow entries per part of a flow-stats reply, by default.
 pub const DUMP_PART: usize = 256;
 /// How long after the workers refused a packet-out's packets they are offered again.
 pub const STALL_RETRY_NS: u64 = 500_000;
@@ -102,13 +102,14 @@ impl Agent {
         let Some(d) = s.dump.take() else { return };
         let v = s.conn.version().unwrap_or(openflow::OFP13_VERSION);
         let after = d.after.as_ref().map(|(t, k)| (*t, k));
-        let (mut stats, next) = match self.flows.flow_stats_part(&d.req, after, DUMP_PART, now) {
-            Ok(part) => part,
-            Err(e) => {
-                self.reply(id, d.xid, Out::Err(e), &d.head);
-                return;
-            }
-        };
+        let (mut stats, next) =
+            match self.flows.flow_stats_part(&d.req, after, self.cfg.dump_part.max(1), now) {
+                Ok(part) => part,
+                Err(e) => {
+                    self.reply(id, d.xid, Out::Err(e), &d.head);
+                    return;
+                }
+            };
         if v != OFP10_VERSION {
             crate::v10::show_flow_stats_to_v13(&mut stats);
         }
