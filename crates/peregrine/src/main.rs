@@ -14,7 +14,8 @@ use clap::{Parser, Subcommand};
 /// jemalloc: a switch's memory comes in many small pieces (flow entries and their rules)
 /// that come and go by the million; jemalloc keeps them with less waste than the C
 /// library's allocator and, with its background thread, gives memory freed by a bulk
-/// delete back to the system instead of keeping it.
+/// delete back to the system instead of keeping it. Its settings are built in
+/// (`.cargo/config.toml` says which and why).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 use std::path::PathBuf;
@@ -108,5 +109,19 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The settings `.cargo/config.toml` gives jemalloc are built in and in force.
+    #[test]
+    fn jemalloc_runs_with_the_switch_settings() {
+        let conf = tikv_jemalloc_ctl::config::malloc_conf::read().unwrap();
+        for setting in ["slab_sizes:1-4096:16", "dirty_decay_ms:2000", "tcache_nslots_small_max:32"]
+        {
+            assert!(conf.contains(setting), "jemalloc built without {setting}: {conf:?}");
+        }
+        assert_eq!(tikv_jemalloc_ctl::opt::tcache_max::read().unwrap(), 1024);
     }
 }
