@@ -71,7 +71,7 @@ pub use buffers::{Buffered, PacketBuffers, MAX_BUFFERS};
 pub use extension::{exp_type, PEREGRINE_EXPERIMENTER};
 pub use flow_agent::FlowAgent;
 pub use notice::Notice;
-pub use pace::{BACKLOG_HIGH, BACKLOG_LOW, BACKLOG_MAX, DUMP_PART};
+pub use pace::{BACKLOG_HIGH, BACKLOG_LOW, BACKLOG_MAX, BACKLOG_NOTICE_NS, DUMP_PART};
 pub use port_admin::{AddPort, PortControl, PortRef, ReloadPlan, Reloaded};
 pub use saved::Restored;
 pub use session::{default_async, AsyncKind, SessionKind};
@@ -470,7 +470,17 @@ impl Agent {
     pub fn next_timeout(&self) -> Option<u64> {
         let conns = self.sessions.values().filter_map(|s| s.conn.next_timeout());
         let bundles = self.sessions.values().filter_map(|s| bundle::next_expiry(&s.bundles));
-        conns.chain(bundles).chain(self.flows.next_check()).chain(self.stall_retry_at).min()
+        let backlogs = self
+            .sessions
+            .values()
+            .filter(|s| s.pressed && !s.backlog_noticed)
+            .map(|s| s.pressed_at + BACKLOG_NOTICE_NS);
+        conns
+            .chain(bundles)
+            .chain(backlogs)
+            .chain(self.flows.next_check())
+            .chain(self.stall_retry_at)
+            .min()
     }
 
     /// Runs the timers due at `now`.

@@ -34,8 +34,8 @@ pub enum Notice {
     /// A controller took `role`; `demoted_by` names the connection whose master request
     /// made this one a slave.
     Role { peer: String, role: ControllerRole, demoted_by: Option<String> },
-    /// A connection's backlog reached the limit: it is held until its peer reads
-    /// (logged once per connection).
+    /// A connection has been held for its backlog for [`super::BACKLOG_NOTICE_NS`]: its
+    /// peer is not reading (logged once per connection).
     Backlogged { peer: String, unsent: usize },
     /// A connection sent a malformed message (answered with an error; it goes on).
     Malformed { peer: String, why: String },
@@ -71,8 +71,8 @@ impl fmt::Display for Notice {
             }
             Notice::Backlogged { peer, unsent } => write!(
                 f,
-                "connection {peer}: {} KiB unsent; its requests wait until it reads \
-                 (back-pressure; said once per connection)",
+                "connection {peer}: {} KiB unsent for a second; its requests wait until it \
+                 reads (back-pressure; said once per connection)",
                 unsent / 1024
             ),
             Notice::Malformed { peer, why } => {

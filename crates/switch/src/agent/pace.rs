@@ -46,6 +46,10 @@ pub const BACKLOG_HIGH: usize = 1 << 20;
 pub const BACKLOG_LOW: usize = 256 << 10;
 /// Unsent bytes past which the connection is closed: its peer reads nothing.
 pub const BACKLOG_MAX: usize = 64 << 20;
+/// How long a connection stays held for its backlog before the log says so: a peer
+/// that reads a long dump as it comes is held for moments at a time, one that reads
+/// nothing stays held.
+pub const BACKLOG_NOTICE_NS: u64 = 1_000_000_000;
 /// Flow entries per part of a flow-stats reply, by default.
 pub const DUMP_PART: usize = 256;
 /// How long after the workers refused a packet-out's packets they are offered again.
@@ -184,20 +188,18 @@ impl Agent {
                 s.conn.abort(CloseReason::Backlog { unsent: backlog });
                 continue;
             }
-            if backlog >= BACKLOG_HIGH {
-                if !s.pressed {
-                    s.pressed = true;
-                    s.conn.hold(true);
-                    if !s.backlog_noticed {
+            if backlog >= BACKLOG_HIGH && !s.pressed {
+                s.pressed = true;
+                s.pressed_at = now;
+                s.conn.hold(true);
+            }
+            if s.pressed {
+                if backlog > BACKLOG_LOW {
+                    if !s.backlog_noticed && now >= s.pressed_at + BACKLOG_NOTICE_NS {
                         s.backlog_noticed = true;
                         let peer = s.peer.clone();
                         self.notices.push(Notice::Backlogged { peer, unsent: backlog }, now);
                     }
-                }
-                return;
-            }
-            if s.pressed {
-                if backlog > BACKLOG_LOW {
                     return;
                 }
                 s.pressed = false;

@@ -82,6 +82,8 @@ pub(crate) struct Session {
     /// Whether its backlog reached `BACKLOG_HIGH` and has not yet come down to
     /// `BACKLOG_LOW`.
     pub pressed: bool,
+    /// When its backlog last reached `BACKLOG_HIGH`.
+    pub pressed_at: u64,
     /// Whether the log was told that its backlog held it.
     pub backlog_noticed: bool,
     /// A packet-out's packets the workers could not take yet: the connection is held
@@ -105,6 +107,7 @@ impl Session {
             in_flight: 0,
             dump: None,
             pressed: false,
+            pressed_at: 0,
             backlog_noticed: false,
             stalled: None,
         }

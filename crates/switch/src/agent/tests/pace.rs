@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::*;
-use crate::agent::{BACKLOG_HIGH, BACKLOG_LOW, BACKLOG_MAX};
+use crate::agent::{Notice, BACKLOG_HIGH, BACKLOG_LOW, BACKLOG_MAX, BACKLOG_NOTICE_NS};
 use openflow::v13::multipart::OFPMPF_REPLY_MORE;
 
 /// Adds `n` flows (distinct TCP ports) on `c` and reads the (empty) answers.
@@ -85,6 +85,39 @@ fn a_long_dump_stops_at_the_backlog_limit_and_goes_on_as_the_peer_reads() {
     ports.sort();
     ports.dedup();
     assert_eq!(ports.len(), n as usize, "no entry twice");
+}
+
+#[test]
+fn the_log_tells_of_a_backlog_only_when_the_peer_stops_reading() {
+    let mut r = Rig::new();
+    let c = r.connect(SessionKind::Controller, OFP13_VERSION);
+    add_flows(&mut r, c, 30_000);
+    let backlogged = |r: &mut Rig| {
+        std::iter::from_fn(|| r.agent.poll_notice())
+            .filter(|n| matches!(n, Notice::Backlogged { .. }))
+            .count()
+    };
+    // A long dump read as it comes holds its connection for moments: no line.
+    ask_for_flows(&mut r, c);
+    assert_eq!(flows_in(&r.read(c)).len(), 30_000);
+    r.agent.handle_timeout(2 * BACKLOG_NOTICE_NS);
+    assert_eq!(backlogged(&mut r), 0);
+    // A peer that stops reading is told of once it has been held for the time.
+    let t0 = 3 * BACKLOG_NOTICE_NS;
+    let req = v13::multipart::MultipartRequest {
+        flags: 0,
+        body: MultipartRequestBody::Flow(FlowStatsRequest::default()),
+    };
+    r.send13(c, v13::Message::MultipartRequest(req), t0);
+    let (unread, _) = take_unwritten(&mut r, c);
+    assert!(unread >= BACKLOG_HIGH && !r.agent.wants_input(c));
+    assert!(r.agent.next_timeout().is_some_and(|t| t <= t0 + BACKLOG_NOTICE_NS));
+    r.agent.handle_timeout(t0 + BACKLOG_NOTICE_NS - 1);
+    assert_eq!(backlogged(&mut r), 0, "not yet");
+    r.agent.handle_timeout(t0 + BACKLOG_NOTICE_NS);
+    assert_eq!(backlogged(&mut r), 1);
+    r.agent.handle_timeout(t0 + 5 * BACKLOG_NOTICE_NS);
+    assert_eq!(backlogged(&mut r), 0, "once per connection");
 }
 
 #[test]
