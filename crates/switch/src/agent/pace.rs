@@ -10,11 +10,15 @@
 //! about `BACKLOG_HIGH` plus what it sent, whatever it asks for.
 //!
 //! A flow-stats request (1.0, 1.3, 1.4) is a [`Dump`]: its reply is produced part by
-//! part ([`DUMP_PART`] entries unless `AgentConfig::dump_part` says otherwise, each part of one or more messages, all flagged
-//! `REPLY_MORE` but the very last) as the backlog allows, the connection held until the
-//! last part is queued, so its later requests are answered after it, in order. Each
-//! part lists the entries that exist when it is made, after the last one sent: an entry
-//! added or removed meanwhile may or may not be listed, none twice.
+//! part (`AgentConfig::dump_part` entries, by default [`DUMP_PART`]; each part of one or
+//! more messages, all flagged `REPLY_MORE` but the very last) as the backlog allows,
+//! the connection held until the last part is queued, so its later requests are
+//! answered after it, in order. Each part lists the entries that exist when it is made,
+//! after the last one sent: an entry added or removed meanwhile may or may not be
+//! listed, none twice.
+//!
+//! A reader that keeps up with a long dump still sees its connection held for moments
+//! at a time; the log is told of a connection held for [`BACKLOG_NOTICE_NS`] on end.
 //!
 //! A packet-out whose packets the workers cannot take yet (their queue is full) holds
 //! its connection: the packets are offered again every [`STALL_RETRY_NS`] until taken,
