@@ -132,8 +132,8 @@ pub struct AgentConfig {
     pub flow_soft_limit: usize,
     /// Connections past which the log says how many there are (and at each doubling).
     pub connection_soft_limit: usize,
-    /// Flow entries per part of a flow-stats or aggregate reply ([`DUMP_PART`]; at least
-    /// 1): a part is made in one go, so smaller parts let other connections in sooner.
+    /// Flow entries per part of a flow-stats or aggregate reply ([`DUMP_PART`]; 0 counts
+    /// as 1): a part is made in one go, so smaller parts let other connections in sooner.
     pub dump_part: usize,
 }
 
@@ -260,7 +260,7 @@ impl Agent {
             connection_limit: notice::SoftLimit::new(cfg.connection_soft_limit),
             stalled: Vec::new(),
             stall_retry_at: None,
-            cfg,
+            cfg: AgentConfig { dump_part: cfg.dump_part.max(1), ..cfg },
         };
         a.cfg.facts.n_buffers = a.buffers.capacity() as u32;
         a.update_fail_open();

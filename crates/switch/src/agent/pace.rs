@@ -111,7 +111,7 @@ impl Agent {
         let v = s.conn.version().unwrap_or(openflow::OFP13_VERSION);
         let after = d.after.as_ref().map(|(t, k)| (*t, k));
         let (mut stats, next) =
-            match self.flows.flow_stats_part(&d.req, after, self.cfg.dump_part.max(1), now) {
+            match self.flows.flow_stats_part(&d.req, after, self.cfg.dump_part, now) {
                 Ok(part) => part,
                 Err(e) => {
                     self.reply(id, d.xid, Out::Err(e), &d.head);

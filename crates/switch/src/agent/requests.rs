@@ -440,11 +440,10 @@ impl Agent {
         let mut after = None;
         loop {
             let at = after.as_ref().map(|(t, k)| (*t, k));
-            let (part, next) =
-                match self.flows.flow_stats_part(req, at, self.cfg.dump_part.max(1), now) {
-                    Ok(p) => p,
-                    Err(e) => return vec![Out::Err(e)],
-                };
+            let (part, next) = match self.flows.flow_stats_part(req, at, self.cfg.dump_part, now) {
+                Ok(p) => p,
+                Err(e) => return vec![Out::Err(e)],
+            };
             match aggregate {
                 Some(_) => crate::v10::add_to_v10_aggregate(&mut sum, &part),
                 None => crate::v10::count_v10_flows(&mut tables, &part),
