@@ -1,8 +1,9 @@
 //! Drives the sans-IO agent with a sequence of steps over up to three connections
 //! (open with a 1.0, 1.3 or 1.4 handshake; flow-mods, bundles, group-mods, role
 //! requests, echoes, barriers and length-correct raw messages; flows enough for a
-//! dump of several parts, dumped while another connection deletes them; a client that stops reading (a flood of large echoes left unread) and later
-//! reads only part of what waits; advancing time; closing) and checks after every step:
+//! dump of several parts, dumped while another connection deletes them; a client that
+//! stops reading (a flood of large echoes left unread) and later reads only part of
+//! what waits; advancing time; closing) and checks after every step:
 //!
 //! - nothing panics;
 //! - every byte the agent queues frames and decodes as an OpenFlow message;
@@ -13,6 +14,8 @@
 //!   after that barrier's reply;
 //! - a connection left unread delays no other: an echo on a connection read as it comes
 //!   is answered at once;
+//! - a dump read in part while its entries are deleted ends, lists no entry twice,
+//!   none that never existed, and every one the delete left alone;
 //! - the flow tables equal a model kept from the flow-mods (and committed bundles) the
 //!   switch did not refuse: after every flow-mod, bundle message or raw message the
 //!   target sends a barrier, then dumps the flows over a 1.3/1.4 connection and compares
@@ -36,8 +39,7 @@ use openflow::v13::bundle::{BundleAdd, BundleControl, BundleCtrlType};
 use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
 use openflow::v13::group_mod::{GroupMod, GroupModCommand, GroupType};
 use openflow::v13::multipart::{
-    FlowStatsRequest, MultipartReplyBody, MultipartRequest, MultipartRequestBody,
-    OFPMPF_REPLY_MORE,
+    FlowStatsRequest, MultipartReplyBody, MultipartRequest, MultipartRequestBody, OFPMPF_REPLY_MORE,
 };
 use openflow::v13::role::{ControllerRole, Role};
 use openflow::v13::{self, ErrorMsg};
@@ -103,6 +105,14 @@ fn norm(m: &Match) -> Vec<Vec<u8>> {
         .collect();
     v.sort();
     v
+}
+
+/// A flow-stats request for every flow.
+fn all_flows() -> v13::Message {
+    v13::Message::MultipartRequest(MultipartRequest {
+        flags: 0,
+        body: MultipartRequestBody::Flow(FlowStatsRequest::default()),
+    })
 }
 
 fn apply(model: &mut BTreeSet<Key>, fm: &FlowMod) {
@@ -346,11 +356,7 @@ impl World {
         else {
             return;
         };
-        let req = MultipartRequest {
-            flags: 0,
-            body: MultipartRequestBody::Flow(FlowStatsRequest::default()),
-        };
-        let xid = self.send(c, v13::Message::MultipartRequest(req));
+        let xid = self.send(c, all_flows());
         let got = self.read(c);
         let mut seen = BTreeSet::new();
         let mut answered = false;
@@ -596,10 +602,7 @@ impl World {
                 let id = self.conns[c].as_ref().unwrap().id;
                 for i in 0..n {
                     let m = if i < dumps {
-                        v13::Message::MultipartRequest(MultipartRequest {
-                            flags: 0,
-                            body: MultipartRequestBody::Flow(FlowStatsRequest::default()),
-                        })
+                        all_flows()
                     } else {
                         v13::Message::EchoRequest(vec![fill; len])
                     };
@@ -651,11 +654,7 @@ impl World {
                 }
                 let before = self.model.clone();
                 self.conns[c].as_mut().unwrap().unread = true;
-                let req = MultipartRequest {
-                    flags: 0,
-                    body: MultipartRequestBody::Flow(FlowStatsRequest::default()),
-                };
-                let dump = self.send(c, v13::Message::MultipartRequest(req));
+                let dump = self.send(c, all_flows());
                 let mut got = self.read_some(c, k);
                 if self.conns[d].as_ref().is_some_and(|k| k.version != openflow::OFP10_VERSION) {
                     let del = parse_flow_mod("table=2", FlowModCommand::Delete).unwrap();
