@@ -3,11 +3,14 @@
 //! or a connection refused (and why). One line each, from the agent's point of view; the
 //! shell prints them.
 //!
-//! [`Notices`] holds them for the shell and limits their rate: at most [`BURST`] lines
-//! per [`WINDOW_NS`]. The first line beyond says that the rest of the window's are left
-//! out ([`Notice::Throttled`]); they are counted, and the first line allowed after says
-//! how many, so a controller that reconnects in a loop cannot flood the log and the log
-//! never goes quiet without saying so.
+//! [`Notices`] holds them for the shell and limits their rate, each kind of line on its
+//! own (connects, disconnects, refusals, back-pressure, ...: [`Notice::kind`]): at most
+//! [`BURST`] lines of a kind per [`WINDOW_NS`]. The first line beyond says that the rest
+//! of the window's lines of that kind are left out ([`Notice::Throttled`]); they are
+//! counted, and the first line of the kind allowed after says how many. So a controller
+//! that reconnects in a loop cannot flood the log, the log never goes quiet without
+//! saying so, and a flood of one kind (a script's many short connections) does not hide
+//! the lines of another (a client that stopped reading).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -44,10 +47,29 @@ pub enum Notice {
     /// The switch holds `count` of `what` (plural noun), past its soft limit `limit`
     /// (said when the limit is reached and at each doubling past it).
     Grown { what: &'static str, count: usize, limit: usize },
-    /// The window's lines are spent: the next ones are left out (and counted).
-    Throttled,
-    /// `n` notices were left out by the rate limit.
-    Suppressed { n: u64 },
+    /// The window's lines of `kind` are spent: the next ones are left out (and counted).
+    Throttled { kind: &'static str },
+    /// `n` lines of `kind` were left out by the rate limit.
+    Suppressed { kind: &'static str, n: u64 },
+}
+
+impl Notice {
+    /// The kind of line this is: the rate limit counts each kind on its own, and its
+    /// own lines name the kind ("more than 20 connect lines this minute").
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Notice::Connected { .. } => "connect",
+            Notice::Disconnected { .. } => "disconnect",
+            Notice::Refused { .. } => "refused-connection",
+            Notice::Unreachable { .. } => "unreachable-controller",
+            Notice::Role { .. } => "role-change",
+            Notice::Backlogged { .. } => "back-pressure",
+            Notice::Malformed { .. } => "malformed-message",
+            Notice::PacketOutLost { .. } => "lost-packet-out",
+            Notice::Grown { .. } => "soft-limit",
+            Notice::Throttled { .. } | Notice::Suppressed { .. } => "rate-limit",
+        }
+    }
 }
 
 impl fmt::Display for Notice {
@@ -83,13 +105,13 @@ impl fmt::Display for Notice {
                 f,
                 "{count} {what}, past the soft limit of {limit} (said again at each doubling)"
             ),
-            Notice::Throttled => write!(
+            Notice::Throttled { kind } => write!(
                 f,
-                "more than {BURST} connection log lines this minute: the rest of the minute's \
-                 are left out and counted"
+                "more than {BURST} {kind} lines this minute: the rest of the minute's {kind} \
+                 lines are left out and counted"
             ),
-            Notice::Suppressed { n } => {
-                write!(f, "{n} connection log lines left out (more than {BURST} a minute)")
+            Notice::Suppressed { kind, n } => {
+                write!(f, "{n} {kind} lines left out (more than {BURST} a minute)")
             }
         }
     }
@@ -148,35 +170,50 @@ impl SoftLimit {
     }
 }
 
-/// The notices not yet taken, rate-limited (see the module documentation).
+/// The notices not yet taken, rate-limited per kind (see the module documentation).
 #[derive(Debug, Default)]
 pub struct Notices {
     queue: VecDeque<Notice>,
-    window_start: Option<u64>,
-    in_window: u32,
+    /// One entry per kind seen (a handful: the kinds are [`Notice::kind`]'s).
+    windows: Vec<Window>,
+}
+
+/// The rate limit's state for one kind of line.
+#[derive(Debug)]
+struct Window {
+    kind: &'static str,
+    start: u64,
+    lines: u32,
     suppressed: u64,
 }
 
 impl Notices {
-    /// Adds `n` at `now` unless the window's lines are spent.
+    /// Adds `n` at `now` unless the window's lines of its kind are spent.
     pub fn push(&mut self, n: Notice, now: u64) {
-        let start = *self.window_start.get_or_insert(now);
-        if now.saturating_sub(start) >= WINDOW_NS {
-            self.window_start = Some(now);
-            self.in_window = 0;
-        }
-        if self.in_window >= BURST {
-            if self.suppressed == 0 {
-                self.queue.push_back(Notice::Throttled);
+        let kind = n.kind();
+        let w = match self.windows.iter().position(|w| w.kind == kind) {
+            Some(i) => &mut self.windows[i],
+            None => {
+                self.windows.push(Window { kind, start: now, lines: 0, suppressed: 0 });
+                self.windows.last_mut().expect("just pushed")
             }
-            self.suppressed += 1;
+        };
+        if now.saturating_sub(w.start) >= WINDOW_NS {
+            w.start = now;
+            w.lines = 0;
+        }
+        if w.lines >= BURST {
+            if w.suppressed == 0 {
+                self.queue.push_back(Notice::Throttled { kind });
+            }
+            w.suppressed += 1;
             return;
         }
-        if self.suppressed > 0 {
-            self.queue.push_back(Notice::Suppressed { n: self.suppressed });
-            self.suppressed = 0;
+        if w.suppressed > 0 {
+            self.queue.push_back(Notice::Suppressed { kind, n: w.suppressed });
+            w.suppressed = 0;
         }
-        self.in_window += 1;
+        w.lines += 1;
         self.queue.push_back(n);
     }
 
@@ -256,19 +293,58 @@ mod tests {
         }
         let first: Vec<Notice> = std::iter::from_fn(|| q.pop()).collect();
         let mut want: Vec<Notice> = (0..BURST).map(refused).collect();
-        want.push(Notice::Throttled);
+        let kind = "refused-connection";
+        want.push(Notice::Throttled { kind });
         assert_eq!(first, want, "the burst, then one line saying the rest are left out");
         // Still inside the window: counted, not queued.
         q.push(refused(99), t0 + WINDOW_NS - 1);
         assert_eq!(q.pop(), None);
         // The next window: the count first, then the line.
         q.push(refused(100), t0 + WINDOW_NS);
-        assert_eq!(q.pop(), Some(Notice::Suppressed { n: 8 }));
+        assert_eq!(q.pop(), Some(Notice::Suppressed { kind, n: 8 }));
         assert_eq!(q.pop(), Some(refused(100)));
         assert_eq!(q.pop(), None);
         assert_eq!(
-            Notice::Suppressed { n: 8 }.to_string(),
-            "8 connection log lines left out (more than 20 a minute)"
+            Notice::Throttled { kind }.to_string(),
+            "more than 20 refused-connection lines this minute: the rest of the minute's \
+             refused-connection lines are left out and counted"
         );
+        assert_eq!(
+            Notice::Suppressed { kind, n: 8 }.to_string(),
+            "8 refused-connection lines left out (more than 20 a minute)"
+        );
+    }
+
+    /// A script's many short connections spend the connect and disconnect lines of the
+    /// minute; a client that stops reading, a role change or a lost packet-out is still
+    /// told, and each kind's own flood is still cut.
+    #[test]
+    fn a_flood_of_one_kind_does_not_hide_another() {
+        let mut q = Notices::default();
+        let t0 = 3 * WINDOW_NS;
+        let peer = |i: u32| format!("unix:{i}");
+        for i in 0..3 * BURST {
+            let now = t0 + u64::from(i);
+            q.push(Notice::Connected { peer: peer(i), version: 4 }, now);
+            q.push(Notice::Disconnected { peer: peer(i), secs: 0, why: "closed".into() }, now);
+        }
+        let late = t0 + 1_000;
+        let backlog = Notice::Backlogged { peer: peer(999), unsent: 1 << 20 };
+        let role = Notice::Role { peer: peer(7), role: ControllerRole::Master, demoted_by: None };
+        let lost = Notice::PacketOutLost { why: "the workers stopped".into() };
+        for n in [&backlog, &role, &lost] {
+            q.push(n.clone(), late);
+        }
+        let got: Vec<Notice> = std::iter::from_fn(|| q.pop()).collect();
+        let count = |kind: &str| got.iter().filter(|n| n.kind() == kind).count();
+        assert_eq!(count("connect"), BURST as usize);
+        assert_eq!(count("disconnect"), BURST as usize);
+        let throttled: Vec<&Notice> =
+            got.iter().filter(|n| matches!(n, Notice::Throttled { .. })).collect();
+        assert_eq!(
+            throttled,
+            [&Notice::Throttled { kind: "connect" }, &Notice::Throttled { kind: "disconnect" }]
+        );
+        assert_eq!(&got[got.len() - 3..], [backlog, role, lost], "told despite the flood");
     }
 }
