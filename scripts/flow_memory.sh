@@ -4,6 +4,7 @@
 #
 #   scripts/flow_memory.sh [--binary PATH] [--flows N] [--out DIR]
 #                          [--switch peregrine|ovs|both] [--step-timeout SECS]
+#                          [--cycles C]
 #
 #   --binary PATH    the peregrine binary (default target/release/peregrine)
 #   --flows N        how many flows (default 1000000, at most 16777216)
@@ -12,6 +13,8 @@
 #   --switch WHICH   peregrine, ovs or both (default both)
 #   --step-timeout S the longest an install or delete may take before it is stopped
 #                    and reported as timed out (default 300)
+#   --cycles C       install and delete the flows C times in the same switch process
+#                    (default 1), to see whether what a delete leaves is reused
 #
 # One flow file of N lines `priority=10,tcp,nw_src=10.A.B.C,tp_dst=80,actions=output:2`
 # (every line a different source address) is given to each switch. For each switch:
@@ -29,7 +32,11 @@
 #    first poll saw and when 0 was seen (from the start of the delete);
 # 4. RSS right after the delete returned, 5 s and 15 s after it, and how far each is
 #    above the RSS before the install (MB, % of that RSS, and % of what the install
-#    added still held).
+#    added still held), and how the RSS before the install and 15 s after the delete
+#    divide into anonymous memory (RssAnon: the heap, stacks, the allocator's own
+#    bookkeeping) and file pages (RssFile: the binary's and libraries' code and data);
+# 5. with --cycles C, steps 2-4 again C-1 times: RSS 5 s after each install and 15 s
+#    after each delete.
 #
 # peregrine runs as `BINARY run --port P1 --port P2 --mgmt SOCK --state-dir none
 # --fail-mode secure` in the root namespace, its ports the root-side ends of two veth
@@ -53,7 +60,8 @@ N=1000000
 OUT=
 WHICH=both
 STEP_TIMEOUT=300
-usage() { sed -n "5,14p" "$0" | sed "s/^# \{0,1\}//" >&2; exit "${1:-2}"; }
+CYCLES=1
+usage() { sed -n "5,17p" "$0" | sed "s/^# \{0,1\}//" >&2; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
     case $1 in
     --binary) BIN=${2:?--binary PATH}; shift 2 ;;
@@ -61,6 +69,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=${2:?--out DIR}; shift 2 ;;
     --switch) WHICH=${2:?--switch peregrine|ovs|both}; shift 2 ;;
     --step-timeout) STEP_TIMEOUT=${2:?--step-timeout SECS}; shift 2 ;;
+    --cycles) CYCLES=${2:?--cycles C}; shift 2 ;;
     -h | --help) usage 0 ;;
     *) echo "unknown argument: $1" >&2; usage ;;
     esac
@@ -71,6 +80,10 @@ if ! [[ $N =~ ^[1-9][0-9]*$ ]] || [ "$N" -gt 16777216 ]; then
     exit 2
 fi
 [[ $STEP_TIMEOUT =~ ^[1-9][0-9]*$ ]] || { echo "--step-timeout must be a number" >&2; exit 2; }
+if ! [[ $CYCLES =~ ^[1-9][0-9]*$ ]] || [ "$CYCLES" -gt 100 ]; then
+    echo "--cycles must be 1..100" >&2
+    exit 2
+fi
 [ "$(id -u)" = 0 ] || { echo "needs root (namespaces, veths)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install time" >&2; exit 2; }
 want() { [ "$WHICH" = both ] || [ "$WHICH" = "$1" ]; }
@@ -134,10 +147,10 @@ trap 'exit 143' TERM
 
 log() { echo "[$(date +%T)] $*" >&2; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# VmRSS of process $1 in KiB ("-" when it is gone).
+# VmRSS (or field $2 of /proc/PID/status) of process $1 in KiB ("-" when it is gone).
 rss() {
     local v
-    v=$(awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || true)
+    v=$(awk -v f="${2:-VmRSS}:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null || true)
     echo "${v:--}"
 }
 # Sleeps until $1 ms (now_ms time) unless that is past.
@@ -201,11 +214,32 @@ flow_count() {
 # The measurement for switch $1 (pg|ovs): its process $2 (and ovsdb-server $3 for OVS),
 # with the install, delete and aggregate commands in arrays ADD, DEL and AGG.
 measure() {
-    local sw=$1 pid=$2 db=${3:-} t_end n t_del0 first polls
+    local sw=$1 pid=$2 db=${3:-} t_end n t_del0 c
     sample() { # label
         put "$sw.rss_$1" "$(rss "$pid")"
+        put "$sw.anon_$1" "$(rss "$pid" RssAnon)"
+        put "$sw.file_$1" "$(rss "$pid" RssFile)"
         [ -n "$db" ] && put "$sw.db_rss_$1" "$(rss "$db")"
         return 0
+    }
+    # Polls dump-aggregate until the table is empty, for at most the step timeout from
+    # $1 (the delete's start, now_ms); sets FIRST (the first poll's count), POLLS and
+    # EMPTY (0 once empty, else -).
+    wait_empty() {
+        FIRST=
+        POLLS=0
+        while :; do
+            EMPTY=$(flow_count "${AGG[@]}")
+            POLLS=$((POLLS + 1))
+            [ -z "$FIRST" ] && FIRST=$EMPTY
+            [ "$EMPTY" = 0 ] && break
+            if [ $(($(now_ms) - $1)) -gt $((STEP_TIMEOUT * 1000)) ]; then
+                log "$sw: flow_count still $EMPTY after ${STEP_TIMEOUT}s"
+                EMPTY=-
+                break
+            fi
+            sleep 0.2
+        done
     }
     sleep 3
     sample before
@@ -230,29 +264,33 @@ measure() {
     put "$sw.delete_rc" "$T_RC"
     put "$sw.delete_tool_maxrss" "$T_MAXRSS"
     # Is the table empty when the delete command has returned? Poll until it is.
-    first=
-    polls=0
-    while :; do
-        n=$(flow_count "${AGG[@]}")
-        polls=$((polls + 1))
-        [ -z "$first" ] && first=$n
-        [ "$n" = 0 ] && break
-        if [ $(($(now_ms) - t_del0)) -gt $((STEP_TIMEOUT * 1000)) ]; then
-            log "$sw: flow_count still $n after ${STEP_TIMEOUT}s"
-            n=-
-            break
-        fi
-        sleep 0.2
-    done
-    put "$sw.flows_after_delete_first_poll" "$first"
-    put "$sw.delete_polls" "$polls"
-    if [ "$n" = 0 ]; then put "$sw.zero_seen_ms" "$(($(now_ms) - t_del0))"; else put "$sw.zero_seen_ms" -; fi
+    wait_empty "$t_del0"
+    put "$sw.flows_after_delete_first_poll" "$FIRST"
+    put "$sw.delete_polls" "$POLLS"
+    if [ "$EMPTY" = 0 ]; then put "$sw.zero_seen_ms" "$(($(now_ms) - t_del0))"; else put "$sw.zero_seen_ms" -; fi
     sleep_until $((t_end + 5000))
     put "$sw.deleted5_at_ms" "$(($(now_ms) - t_end))"
     sample deleted5
     sleep_until $((t_end + 15000))
     sample deleted15
-    log "$sw: delete took $T_MS ms (rc $T_RC); first poll saw $first flows"
+    log "$sw: delete took $T_MS ms (rc $T_RC); first poll saw $FIRST flows"
+    for c in $(seq 2 "$CYCLES"); do
+        log "$sw: cycle $c of $CYCLES: installing and deleting again"
+        timed "$sw-add-flows-$c" "${ADD[@]}"
+        t_end=$(now_ms)
+        put "$sw.install_rc_c$c" "$T_RC"
+        sleep_until $((t_end + 5000))
+        sample "installed5_c$c"
+        put "$sw.flows_installed_c$c" "$(flow_count "${AGG[@]}")"
+        t_del0=$(now_ms)
+        timed "$sw-del-flows-$c" "${DEL[@]}"
+        t_end=$(now_ms)
+        put "$sw.delete_rc_c$c" "$T_RC"
+        wait_empty "$t_del0"
+        put "$sw.flows_after_delete_c$c" "$EMPTY"
+        sleep_until $((t_end + 15000))
+        sample "deleted15_c$c"
+    done
 }
 
 run_peregrine() {
@@ -382,9 +420,15 @@ for s in pg ovs; do
         R[$s.above_pct_$t]=$(pct "$(g "$s.rss_$t")" "$b" "$b")
         R[$s.held_pct_$t]=$(pct "$(g "$s.rss_$t")" "$b" "$grow")
     done
+    for k in anon file; do
+        R[$s.${k}_pct]=$(pct "$(g "$s.${k}_deleted15")" "$(g "$s.${k}_before")" "$b")
+    done
+    for c in $(seq 2 "$CYCLES"); do
+        R[$s.above_pct_c$c]=$(pct "$(g "$s.rss_deleted15_c$c")" "$b" "$b")
+    done
 done
 {
-    echo "flow_memory.sh: $N flows, one run, $(date -u +%FT%TZ), $(nproc) CPUs, kernel $(uname -r)"
+    echo "flow_memory.sh: $N flows, $CYCLES cycle(s), one run, $(date -u +%FT%TZ), $(nproc) CPUs, kernel $(uname -r)"
     echo "peregrine: $(want peregrine && echo "$BIN" || echo "not run")"
     echo "OVS: $(want ovs && g ovs.version || echo "not run") (netdev datapath)"
     echo "flow lines like: $(g first_flow)"
@@ -420,6 +464,23 @@ done
         rows "  $l delete: % of pre-install RSS" ident "above_pct_$t"
         rows "  $l delete: % of the growth still held" ident "held_pct_$t"
     done
+    echo "RSS by kind (MiB): before install, 15 s after delete"
+    for k in anon file; do
+        case $k in anon) l="anonymous (RssAnon)" ;; *) l="file pages (RssFile)" ;; esac
+        rows "  $l before" mib "${k}_before"
+        rows "  $l 15 s after delete" mib "${k}_deleted15"
+        rows "  $l: growth, % of pre-install RSS" ident "${k}_pct"
+    done
+    if [ "$CYCLES" -gt 1 ]; then
+        echo "cycles: RSS (MiB) 5 s after each install, 15 s after each delete"
+        rows "  cycle 1: installed" mib rss_installed5
+        rows "  cycle 1: deleted" mib rss_deleted15
+        for c in $(seq 2 "$CYCLES"); do
+            rows "  cycle $c: installed" mib "rss_installed5_c$c"
+            rows "  cycle $c: deleted" mib "rss_deleted15_c$c"
+            rows "  cycle $c: deleted, % above pre-install RSS" ident "above_pct_c$c"
+        done
+    fi
     if want ovs; then
         echo "ovsdb-server RSS (MiB, OVS only)"
         for t in before installed installed5 deleted deleted5 deleted15; do
@@ -433,6 +494,16 @@ done
         done
         v=$(g "$s.flows_installed")
         [ "$v" != - ] && [ "$v" != "$N" ] && echo "NOTE: $s had $v flows after the install, not $N"
+        for c in $(seq 2 "$CYCLES"); do
+            for k in install_rc delete_rc; do
+                v=$(g "$s.${k}_c$c")
+                [ "$v" != - ] && [ "$v" != 0 ] && echo "NOTE: $s cycle $c $k=$v"
+            done
+            v=$(g "$s.flows_installed_c$c")
+            [ "$v" != - ] && [ "$v" != "$N" ] && echo "NOTE: $s cycle $c had $v flows after the install"
+            v=$(g "$s.flows_after_delete_c$c")
+            [ "$v" != - ] && [ "$v" != 0 ] && echo "NOTE: $s cycle $c had $v flows after the delete"
+        done
     done
     echo
     echo "raw values: $OUT/raw.txt; logs and tool output: $OUT/"
