@@ -710,6 +710,10 @@ async fn serve(
         _ = closed => {}
     }
     let _ = input.send(Input::Hangup { key });
+    // This thread freed what the agent sent this connection: what the allocator keeps
+    // of it cached here goes back (a connection that installed a million flows leaves
+    // some of their pages pinned otherwise).
+    datapath::reap::trim_this_thread();
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use std::collections::HashMap;
 
 use datapath::key::FlowMatch;
 use datapath::pipeline::{Datapath, Rule, RuleId, WriteError, Writer};
-use datapath::reap::reap;
+use datapath::reap::{reap, trim_this_thread};
 use openflow::action::{port, OFPG_ANY};
 use openflow::match13::Match;
 use openflow::v13::flow_mod::{FlowMod, FlowModCommand};
@@ -370,8 +370,10 @@ impl FlowAgent {
             }
         }
         if changes.len() > BULK {
-            // A bulk delete's entries are freed off this thread.
+            // A bulk delete's entries are freed off this thread, and what the allocator
+            // keeps cached for it goes back.
             reap(changes);
+            trim_this_thread();
         }
         let first = [fm.idle_timeout, fm.hard_timeout].into_iter().filter(|&t| t != 0).min();
         if let (Some(t), FlowModCommand::Add) = (first, fm.command) {
