@@ -72,31 +72,95 @@ pub fn duration_since(since: u64, now: u64) -> (u32, u32) {
 }
 
 /// What identifies a flow entry within its table: its normalised match and priority,
-/// in one allocation (the priority's two bytes, big-endian, then the normal form's), so
-/// that a key is 16 bytes in the table's B-tree. Keys order by priority, then match.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FlowKey {
-    packed: Box<[u8]>,
+/// packed (the priority's two bytes, big-endian, then the normal form's). Up to
+/// [`FlowKey::INLINE`] bytes, such as `tcp,nw_src=10.0.0.1,tp_dst=80`'s 27, are held in
+/// the key itself, with no allocation of their own; longer ones in one allocation. A key
+/// is 32 bytes in the table's B-tree. Keys compare, order and hash by their bytes:
+/// by priority, then match.
+#[derive(Clone)]
+pub struct FlowKey(Packed);
+
+/// A key's bytes. Invariant: `Inline` exactly when there are at most
+/// [`FlowKey::INLINE`] of them, its `len` first bytes of `bytes`.
+#[derive(Clone)]
+enum Packed {
+    Inline { len: u8, bytes: [u8; FlowKey::INLINE] },
+    Heap(Box<[u8]>),
 }
 
+const _: () = assert!(std::mem::size_of::<FlowKey>() == 32, "FlowKey is not 32 bytes");
+
 impl FlowKey {
+    /// The most bytes a key holds without an allocation of its own.
+    pub const INLINE: usize = 30;
+
     pub fn new(match_: NormRef<'_>, priority: u16) -> FlowKey {
-        let mut packed = Vec::with_capacity(2 + match_.0.len());
+        let len = 2 + match_.0.len();
+        if len <= Self::INLINE {
+            let mut bytes = [0; Self::INLINE];
+            bytes[..2].copy_from_slice(&priority.to_be_bytes());
+            bytes[2..len].copy_from_slice(match_.0);
+            return FlowKey(Packed::Inline { len: len as u8, bytes });
+        }
+        let mut packed = Vec::with_capacity(len);
         packed.extend_from_slice(&priority.to_be_bytes());
         packed.extend_from_slice(match_.0);
-        FlowKey { packed: packed.into_boxed_slice() }
+        FlowKey(Packed::Heap(packed.into_boxed_slice()))
+    }
+
+    /// The packed bytes: priority, then normal form.
+    fn bytes(&self) -> &[u8] {
+        match &self.0 {
+            Packed::Inline { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            Packed::Heap(b) => b,
+        }
     }
 
     /// The normalised match.
     pub fn match_(&self) -> NormRef<'_> {
-        NormRef(self.packed.get(2..).unwrap_or_default())
+        NormRef(self.bytes().get(2..).unwrap_or_default())
     }
 
     pub fn priority(&self) -> u16 {
-        match self.packed.first_chunk::<2>() {
+        match self.bytes().first_chunk::<2>() {
             Some(p) => u16::from_be_bytes(*p),
             None => 0,
         }
+    }
+}
+
+impl PartialEq for FlowKey {
+    fn eq(&self, other: &FlowKey) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for FlowKey {}
+
+impl PartialOrd for FlowKey {
+    fn partial_cmp(&self, other: &FlowKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for FlowKey {
+    fn cmp(&self, other: &FlowKey) -> std::cmp::Ordering {
+        self.bytes().cmp(other.bytes())
+    }
+}
+
+impl std::hash::Hash for FlowKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.bytes().hash(state);
+    }
+}
+
+impl std::fmt::Debug for FlowKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlowKey")
+            .field("priority", &self.priority())
+            .field("match", &self.match_().0)
+            .finish()
     }
 }
 

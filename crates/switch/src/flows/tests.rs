@@ -713,3 +713,51 @@ fn entries_give_back_the_match_as_sent_keeping_only_its_order_when_they_can() {
         assert_eq!(matches!(e.sent, SentMatch::Ranks { .. }), ranked, "case {i}: {:?}", e.sent);
     }
 }
+
+/// Keys short enough to live in the key and longer ones that need an allocation compare,
+/// order and hash as their bytes do (priority first, then match), and give back both.
+#[test]
+fn keys_of_every_length_order_by_priority_then_match() {
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+    let short = vec![Oxm::EthType(0x0800)];
+    // eth_type, ip_proto, ipv4_src, tcp_dst: 25 bytes of normal form, 27 with the
+    // priority: the common exact flow, held in the key.
+    let exact = vec![
+        Oxm::EthType(0x0800),
+        Oxm::IpProto(6),
+        Oxm::Ipv4Src(ip(10, 0, 0, 1), None),
+        Oxm::TcpDst(80),
+    ];
+    let mut five = exact.clone();
+    five.push(Oxm::Ipv4Dst(ip(10, 0, 0, 2), None));
+    five.push(Oxm::TcpSrc(1234));
+    let (s, e, f) = (norm(short.clone()), norm(exact.clone()), norm(five.clone()));
+    assert!(2 + e.view().0.len() <= FlowKey::INLINE);
+    assert!(2 + f.view().0.len() > FlowKey::INLINE, "the 5-tuple needs an allocation");
+    let keys = [key(9, five.clone()), key(9, exact.clone()), key(9, short), key(10, five)];
+    for (k, (m, p)) in keys.iter().zip([(&f, 9), (&e, 9), (&s, 9), (&f, 10)]) {
+        assert_eq!((k.match_().0, k.priority()), (m.view().0, p));
+    }
+    let hash = |k: &FlowKey| {
+        let mut h = DefaultHasher::new();
+        k.hash(&mut h);
+        h.finish()
+    };
+    for a in &keys {
+        for b in &keys {
+            let bytes = |k: &FlowKey| {
+                let mut v = k.priority().to_be_bytes().to_vec();
+                v.extend_from_slice(k.match_().0);
+                v
+            };
+            assert_eq!(a.cmp(b), bytes(a).cmp(&bytes(b)), "{a:?} vs {b:?}");
+            assert_eq!(a == b, bytes(a) == bytes(b));
+            if a == b {
+                assert_eq!(hash(a), hash(b));
+            }
+        }
+    }
+    assert_eq!(keys[1].clone(), key(9, exact));
+    assert!(keys[2] < keys[3], "priority 9 sorts before 10 whatever the match");
+}
