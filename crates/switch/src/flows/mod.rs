@@ -37,6 +37,7 @@
 //! commands, overlap checks, stats and expiry scan the table(s).
 
 mod norm;
+mod store;
 
 #[cfg(test)]
 mod tests;
@@ -269,7 +270,7 @@ pub struct FlowEntry {
     pub rule: Option<RuleId>,
 }
 
-// A boxed entry is a 64-byte allocation: a million entries, 64 MB.
+// An entry is a 64-byte slot of the store (`store.rs`): a million entries, 64 MB.
 const _: () = assert!(std::mem::size_of::<FlowEntry>() <= 64, "FlowEntry grew past 64 bytes");
 
 impl FlowEntry {
@@ -373,13 +374,13 @@ pub enum FlowChange {
     /// An add replaced the identical entry `old`. The new entry still names `old.rule`:
     /// rewrite that rule (keeping its counters unless `reset_counts`), or install a new
     /// one, carry the counters over unless `reset_counts`, and set it.
-    Replace { table: u8, key: FlowKey, old: Box<FlowEntry>, reset_counts: bool },
+    Replace { table: u8, key: FlowKey, old: FlowEntry, reset_counts: bool },
     /// A modify replaced the instructions of the entry at `key`; reset its rule's
     /// counters if `reset_counts`.
     Modify { table: u8, key: FlowKey, reset_counts: bool },
     /// The entry was removed: drop `entry.rule` from the datapath, and if
     /// [`FlowChange::sends_flow_removed`] send [`FlowEntry::flow_removed`] with `reason`.
-    Remove { table: u8, key: FlowKey, reason: FlowRemovedReason, entry: Box<FlowEntry> },
+    Remove { table: u8, key: FlowKey, reason: FlowRemovedReason, entry: FlowEntry },
 }
 
 impl FlowChange {
@@ -392,7 +393,8 @@ impl FlowChange {
 }
 
 /// The flow tables. Invariants: `tables.len() == NUM_TABLES`; every entry is stored under
-/// the key its own match and priority give (see [`FlowEntry`]); `timed` holds exactly
+/// the key its own match and priority give (see [`FlowEntry`]); the tables' slot numbers
+/// name distinct slots of `entries`, which holds no other entry; `timed` holds exactly
 /// the `(table, key)` of the entries with an idle or hard timeout, so that expiry costs
 /// nothing for the entries without one.
 ///
@@ -403,22 +405,24 @@ impl FlowChange {
 /// so that [`FlowTables::rollback`] puts every one back as it was.
 #[derive(Clone, Debug)]
 pub struct FlowTables {
-    /// Entries are boxed: a B-tree node keeps room for 11 of what it holds and is often
-    /// half full, so 8-byte boxes there waste less than 72-byte entries would.
-    tables: Vec<BTreeMap<FlowKey, Box<FlowEntry>>>,
+    /// Each key's entry is a slot of `entries`: a B-tree node keeps room for 11 of what
+    /// it holds and is often half full, so 4-byte slot numbers there waste less than
+    /// 64-byte entries would.
+    tables: Vec<BTreeMap<FlowKey, u32>>,
+    entries: store::Entries,
     timed: BTreeSet<(u8, FlowKey)>,
     journal: Option<Journal>,
     instructions: Interner<Vec<Instruction>>,
 }
 
 /// What an open transaction changed, in order: each key and the entry it held before.
-type Journal = Vec<(u8, FlowKey, Option<Box<FlowEntry>>)>;
+type Journal = Vec<(u8, FlowKey, Option<FlowEntry>)>;
 
 /// Notes in `journal`, if a transaction is open, that the entry at `key` of table `t` was
 /// `before`.
 fn note(journal: &mut Option<Journal>, t: u8, key: &FlowKey, before: Option<&FlowEntry>) {
     if let Some(j) = journal {
-        j.push((t, key.clone(), before.map(|e| Box::new(e.clone()))));
+        j.push((t, key.clone(), before.cloned()));
     }
 }
 
@@ -464,6 +468,7 @@ impl FlowTables {
     pub fn new() -> FlowTables {
         FlowTables {
             tables: vec![BTreeMap::new(); NUM_TABLES],
+            entries: store::Entries::default(),
             timed: BTreeSet::new(),
             journal: None,
             instructions: Interner::default(),
@@ -493,11 +498,13 @@ impl FlowTables {
                     } else {
                         self.timed.remove(&timed);
                     }
-                    self.tables[usize::from(t)].insert(key, e);
+                    self.put(t, key, e);
                 }
                 None => {
                     self.timed.remove(&timed);
-                    self.tables[usize::from(t)].remove(&key);
+                    if let Some(i) = self.tables[usize::from(t)].remove(&key) {
+                        self.entries.take(i);
+                    }
                 }
             }
         }
@@ -577,7 +584,7 @@ impl FlowTables {
                 ));
             }
         }
-        let mut entry = Box::new(FlowEntry {
+        let mut entry = FlowEntry {
             sent: SentMatch::new(&fm.match_, key.match_()),
             priority: fm.priority,
             cookie: fm.cookie,
@@ -588,35 +595,46 @@ impl FlowTables {
             instructions,
             installed_at: now,
             rule: None,
-        });
-        let timed = entry.has_timeout();
-        note(&mut self.journal, fm.table_id, &key, table.get(&key).map(|e| &**e));
-        let change = match table.remove(&key) {
-            Some(old) => {
-                entry.rule = old.rule;
-                FlowChange::Replace {
-                    table: fm.table_id,
-                    key: key.clone(),
-                    old,
-                    reset_counts: fm.flags & flow_mod_flags::RESET_COUNTS != 0,
-                }
-            }
-            None => FlowChange::Add { table: fm.table_id, key: key.clone() },
         };
+        let timed = entry.has_timeout();
+        let before = table.get(&key).and_then(|&i| self.entries.get(i));
+        note(&mut self.journal, fm.table_id, &key, before);
+        if let Some(old) = before {
+            entry.rule = old.rule;
+        }
         if timed {
             self.timed.insert((fm.table_id, key.clone()));
         } else {
             self.timed.remove(&(fm.table_id, key.clone()));
         }
-        self.tables[usize::from(fm.table_id)].insert(key, entry);
+        let change = match self.put(fm.table_id, key.clone(), entry) {
+            Some(old) => FlowChange::Replace {
+                table: fm.table_id,
+                key,
+                old,
+                reset_counts: fm.flags & flow_mod_flags::RESET_COUNTS != 0,
+            },
+            None => FlowChange::Add { table: fm.table_id, key },
+        };
         Ok(vec![change])
+    }
+
+    /// Puts `e` at `key` in table `t`; returns the entry it replaced.
+    fn put(&mut self, t: u8, key: FlowKey, e: FlowEntry) -> Option<FlowEntry> {
+        let table = &mut self.tables[usize::from(t)];
+        if let Some(slot) = table.get(&key).and_then(|&i| self.entries.get_mut(i)) {
+            return Some(std::mem::replace(slot, e));
+        }
+        table.insert(key, self.entries.insert(e));
+        None
     }
 
     fn modify(&mut self, fm: &FlowMod, sel: &Selector) -> Vec<FlowChange> {
         let reset_counts = fm.flags & flow_mod_flags::RESET_COUNTS != 0;
         let table_id = fm.table_id;
         let instructions = self.instructions.get(&fm.instructions);
-        let table = &mut self.tables[usize::from(table_id)];
+        let table = &self.tables[usize::from(table_id)];
+        let entries = &mut self.entries;
         let journal = &mut self.journal;
         let mut changes = Vec::new();
         let mut update = |key: &FlowKey, e: &mut FlowEntry| {
@@ -626,15 +644,16 @@ impl FlowTables {
         };
         if sel.strict.is_some() {
             let key = FlowKey::new(sel.match_.view(), fm.priority);
-            if let Some(e) = table.get_mut(&key) {
+            if let Some(e) = table.get(&key).and_then(|&i| entries.get_mut(i)) {
                 if sel.selects(&key, e) {
                     update(&key, e);
                 }
             }
         } else {
-            for (k, e) in table.iter_mut() {
-                if sel.selects(k, e) {
-                    update(k, e);
+            for (k, &i) in table {
+                match entries.get_mut(i) {
+                    Some(e) if sel.selects(k, e) => update(k, e),
+                    _ => {}
                 }
             }
         }
@@ -650,19 +669,22 @@ impl FlowTables {
         mut pred: impl FnMut(&FlowKey, &FlowEntry) -> bool,
     ) {
         let table = &mut self.tables[t];
-        let doomed: Box<dyn Iterator<Item = (FlowKey, Box<FlowEntry>)>> =
-            if table.iter().all(|(k, e)| pred(k, e)) {
+        let entries = &self.entries;
+        let mut picks = |k: &FlowKey, i: u32| entries.get(i).is_some_and(|e| pred(k, e));
+        let doomed: Box<dyn Iterator<Item = (FlowKey, u32)>> =
+            if table.iter().all(|(k, &i)| picks(k, i)) {
                 // All of it (a delete-all): taken whole, without a lookup per entry.
                 changes.reserve(table.len());
                 Box::new(std::mem::take(table).into_iter())
             } else {
                 let keys: Vec<FlowKey> =
-                    table.iter().filter(|(k, e)| pred(k, e)).map(|(k, _)| k.clone()).collect();
+                    table.iter().filter(|(k, &i)| picks(k, i)).map(|(k, _)| k.clone()).collect();
                 let taken: Vec<_> =
                     keys.into_iter().filter_map(|k| table.remove_entry(&k)).collect();
                 Box::new(taken.into_iter())
             };
-        for (key, entry) in doomed {
+        for (key, i) in doomed {
+            let Some(entry) = self.entries.take(i) else { continue };
             note(&mut self.journal, t as u8, &key, Some(&entry));
             if entry.has_timeout() {
                 self.timed.remove(&(t as u8, key.clone()));
@@ -683,7 +705,7 @@ impl FlowTables {
         let mut hard: Vec<(u8, FlowKey)> = Vec::new();
         let mut idle: Vec<(u8, FlowKey)> = Vec::new();
         for (t, k) in &self.timed {
-            let Some(e) = self.tables.get(usize::from(*t)).and_then(|m| m.get(k)) else {
+            let Some(e) = self.get(*t, k) else {
                 continue;
             };
             if e.hard_expired(now) {
@@ -698,7 +720,8 @@ impl FlowTables {
         {
             for (t, key) in doomed {
                 self.timed.remove(&(t, key.clone()));
-                if let Some(entry) = self.tables[usize::from(t)].remove(&key) {
+                let slot = self.tables[usize::from(t)].remove(&key);
+                if let Some(entry) = slot.and_then(|i| self.entries.take(i)) {
                     note(&mut self.journal, t, &key, Some(&entry));
                     changes.push(FlowChange::Remove { table: t, key, reason, entry });
                 }
@@ -713,7 +736,7 @@ impl FlowTables {
     pub fn next_expiry(&self, last_used: impl Fn(RuleId) -> Option<u64>) -> Option<u64> {
         self.timed
             .iter()
-            .filter_map(|(t, k)| self.tables.get(usize::from(*t))?.get(k))
+            .filter_map(|(t, k)| self.get(*t, k))
             .filter_map(|e| {
                 let idle = e.idle_deadline(e.rule.and_then(&last_used));
                 e.hard_deadline().into_iter().chain(idle).min()
@@ -771,20 +794,22 @@ impl FlowTables {
             };
             self.tables[t]
                 .range((from, Bound::Unbounded))
+                .filter_map(move |(k, &i)| Some((k, self.entries.get(i)?)))
                 .filter(move |(k, e)| sel.selects(k, e))
-                .map(move |(k, e)| (t as u8, k, &**e))
+                .map(move |(k, e)| (t as u8, k, e))
         }))
     }
 
     /// The entry at `key` in `table`.
     pub fn get(&self, table: u8, key: &FlowKey) -> Option<&FlowEntry> {
-        self.tables.get(usize::from(table))?.get(key).map(|e| &**e)
+        self.entries.get(*self.tables.get(usize::from(table))?.get(key)?)
     }
 
     /// Records the datapath rule implementing the entry at `key`; false if there is no
     /// such entry.
     pub fn set_rule(&mut self, table: u8, key: &FlowKey, rule: RuleId) -> bool {
-        match self.tables.get_mut(usize::from(table)).and_then(|t| t.get_mut(key)) {
+        let slot = self.tables.get(usize::from(table)).and_then(|t| t.get(key));
+        match slot.and_then(|&i| self.entries.get_mut(i)) {
             Some(e) => {
                 note(&mut self.journal, table, key, Some(e));
                 e.rule = Some(rule);
@@ -796,15 +821,19 @@ impl FlowTables {
 
     /// The entries of `table` in key order (empty for a table the switch lacks).
     pub fn table(&self, table: u8) -> impl Iterator<Item = (&FlowKey, &FlowEntry)> {
-        self.tables.get(usize::from(table)).into_iter().flatten().map(|(k, e)| (k, &**e))
+        let entries = &self.entries;
+        self.tables
+            .get(usize::from(table))
+            .into_iter()
+            .flatten()
+            .filter_map(move |(k, &i)| Some((k, entries.get(i)?)))
     }
 
     /// Every entry with its table, tables in order.
     pub fn iter(&self) -> impl Iterator<Item = (u8, &FlowKey, &FlowEntry)> {
-        self.tables
-            .iter()
-            .enumerate()
-            .flat_map(|(t, m)| m.iter().map(move |(k, e)| (t as u8, k, &**e)))
+        self.tables.iter().enumerate().flat_map(move |(t, m)| {
+            m.iter().filter_map(move |(k, &i)| Some((t as u8, k, self.entries.get(i)?)))
+        })
     }
 
     /// Number of entries in `table` (0 for a table the switch lacks).
