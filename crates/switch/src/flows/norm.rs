@@ -192,7 +192,7 @@ impl<'a> NormRef<'a> {
         }
         let len = u16::try_from(tlvs.len()).ok()?.to_be_bytes();
         tlvs[2..4].copy_from_slice(&len);
-        super::decode_unpadded(tlvs)
+        super::entry::decode_unpadded(tlvs)
     }
 
     /// Each constraint's stored bytes (word, value, mask if not full), in header order.

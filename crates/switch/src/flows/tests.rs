@@ -4,6 +4,8 @@
 
 use super::norm::norm;
 use super::*;
+use openflow::action::Action;
+use openflow::match13::Match;
 use openflow::oxm::Oxm;
 use openflow::v13::flow_mod::flow_mod_flags as ff;
 use std::net::Ipv4Addr;
