@@ -13,10 +13,10 @@ use super::FlowEntry;
 /// Slots per chunk: 64-byte entries, 64 KiB a chunk.
 pub(super) const CHUNK: usize = 1024;
 
-/// The entries. Invariants: `chunks[c].live` is the number of `Some` slots of chunk
-/// `c`; a chunk with no live slot holds no memory (`slots` and `free` empty); a chunk
-/// with memory has `CHUNK` slots and `free` lists exactly its `None` ones; `open` lists
-/// (once each) the chunks with a free slot or no memory; `len` is the sum of `live`.
+/// The entries. Invariants: a chunk with memory has `CHUNK` slots, at least one of them
+/// `Some`, and `free` lists exactly its `None` ones; a chunk with no entry holds no
+/// memory (`slots` and `free` empty); `open` lists (once each) the chunks with a free
+/// slot or no memory; `len` is the number of `Some` slots.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Entries {
     chunks: Vec<Chunk>,
@@ -28,7 +28,6 @@ pub(super) struct Entries {
 struct Chunk {
     slots: Vec<Option<FlowEntry>>,
     free: Vec<u16>,
-    live: u16,
 }
 
 impl Entries {
@@ -50,7 +49,6 @@ impl Entries {
         }
         let s = chunk.free.pop().expect("an open chunk has a free slot");
         chunk.slots[usize::from(s)] = Some(e);
-        chunk.live += 1;
         if chunk.free.is_empty() {
             self.open.pop();
         }
@@ -76,8 +74,7 @@ impl Entries {
             self.open.push(c);
         }
         chunk.free.push((i & 1023) as u16);
-        chunk.live -= 1;
-        if chunk.live == 0 {
+        if chunk.free.len() == CHUNK {
             chunk.slots = Vec::new();
             chunk.free = Vec::new();
         }
