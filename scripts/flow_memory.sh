@@ -267,6 +267,7 @@ measure() {
     wait_empty "$t_del0"
     put "$sw.flows_after_delete_first_poll" "$FIRST"
     put "$sw.delete_polls" "$POLLS"
+    put "$sw.flows_after_delete" "$EMPTY"
     if [ "$EMPTY" = 0 ]; then put "$sw.zero_seen_ms" "$(($(now_ms) - t_del0))"; else put "$sw.zero_seen_ms" -; fi
     sleep_until $((t_end + 5000))
     put "$sw.deleted5_at_ms" "$(($(now_ms) - t_end))"
@@ -487,23 +488,22 @@ done
             row "  $t" - "$(mib "$(g "ovs.db_rss_$t")")"
         done
     fi
-    for s in pg ovs; do
+    # What went wrong in cycle $3 of switch $1, whose keys end in $2.
+    cycle_notes() {
+        local v k
         for k in install_rc delete_rc; do
-            v=$(g "$s.$k")
-            [ "$v" != - ] && [ "$v" != 0 ] && echo "NOTE: $s $k=$v (124: stopped after ${STEP_TIMEOUT}s)"
+            v=$(g "$1.$k$2")
+            [ "$v" != - ] && [ "$v" != 0 ] && echo "NOTE: $1 cycle $3 $k=$v (124: stopped after ${STEP_TIMEOUT}s)"
         done
-        v=$(g "$s.flows_installed")
-        [ "$v" != - ] && [ "$v" != "$N" ] && echo "NOTE: $s had $v flows after the install, not $N"
-        for c in $(seq 2 "$CYCLES"); do
-            for k in install_rc delete_rc; do
-                v=$(g "$s.${k}_c$c")
-                [ "$v" != - ] && [ "$v" != 0 ] && echo "NOTE: $s cycle $c $k=$v"
-            done
-            v=$(g "$s.flows_installed_c$c")
-            [ "$v" != - ] && [ "$v" != "$N" ] && echo "NOTE: $s cycle $c had $v flows after the install"
-            v=$(g "$s.flows_after_delete_c$c")
-            [ "$v" != - ] && [ "$v" != 0 ] && echo "NOTE: $s cycle $c had $v flows after the delete"
-        done
+        v=$(g "$1.flows_installed$2")
+        [ "$v" != - ] && [ "$v" != "$N" ] && echo "NOTE: $1 cycle $3 had $v flows after the install, not $N"
+        v=$(g "$1.flows_after_delete$2")
+        [ "$v" != - ] && [ "$v" != 0 ] && echo "NOTE: $1 cycle $3 had $v flows after the delete"
+        return 0
+    }
+    for s in pg ovs; do
+        cycle_notes "$s" "" 1
+        for c in $(seq 2 "$CYCLES"); do cycle_notes "$s" "_c$c" "$c"; done
     done
     echo
     echo "raw values: $OUT/raw.txt; logs and tool output: $OUT/"
